@@ -1,0 +1,518 @@
+"""The version tables: every VHLO op, type and attribute, and the dated release log, as data.
+
+The facts live in three TOML files next to this module (the single source of truth; nothing else in
+the toolkit hard-codes a version):
+
+* ``ops.toml`` — every VHLO op fork (``add_v1``, ``all_gather_v2``, ...): version range, operands,
+  attributes in declaration order with their defaults, results, regions, the StableHLO op it maps to;
+* ``types.toml`` — VHLO types and attributes/enums with version ranges, parameters, bytecode codes;
+* ``releases.toml`` — StableHLO 0.9.0 ... 1.20.0, one entry per minor version, dated, with upstream's
+  version log.
+
+They are read once (``tomllib``, cached) into frozen dataclasses.  Legality is a range test
+(``min <= target <= max`` with the target's patch treated as 0, where ``max = "current"`` means
+the newest release); "the current fork"
+of an op is derived (the fork whose range reaches the current version).
+
+Lookups::
+
+    from stablehlo_py import specs
+    specs.op("add_v1")                      # by VHLO name (``vhlo.`` prefix optional)
+    specs.op_for_stablehlo("stablehlo.add")  # the fork a StableHLO/func op legalizes to
+    specs.forks("all_gather")               # every fork, oldest first
+    specs.fork_at("all_gather", Version(1, 4, 0))
+    specs.ops_legal_at("1.4.0")
+    specs.type_spec("f8E4M3_v1"), specs.attr_spec("comparison_direction_v1")
+    specs.releases(), specs.release("1.7.0")
+"""
+
+from __future__ import annotations
+
+import datetime
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from stablehlo_py.version import Version, get_current_version
+
+__all__ = [
+    "AttrSpec",
+    "EnumCase",
+    "OpAttributeSpec",
+    "OpSpec",
+    "Release",
+    "TypeSpec",
+    "ValueSpec",
+    "attr_spec",
+    "attrs",
+    "attrs_legal_at",
+    "current_fork",
+    "fork_at",
+    "forks",
+    "op",
+    "op_for_stablehlo",
+    "ops",
+    "ops_legal_at",
+    "release",
+    "releases",
+    "type_spec",
+    "types",
+    "types_legal_at",
+]
+
+CURRENT = "current"
+"""The spelling of an open upper bound in the tables (upstream's ``VHLO_Op<..., "current">``)."""
+
+DEFAULT_RULES = frozenset(
+    {
+        "ones(num_spatial_dims)",
+        "falses(num_spatial_dims)",
+        "zeros(num_spatial_dims, 2)",
+        "ones(num_window_dims)",
+        "zeros(num_window_dims, 2)",
+    }
+)
+"""Shape-dependent defaults: a tensor of ones/zeros/falses with one entry (or one pair) per spatial
+dimension (convolutions) or per window dimension (reduce_window, select_and_scatter)."""
+
+
+def _resolve_max(text: str) -> Version:
+    return get_current_version() if text == CURRENT else Version.from_string(text)
+
+
+def _as_version(version: Version | str) -> Version:
+    if isinstance(version, Version):
+        return version
+    return get_current_version() if version == CURRENT else Version.from_string(version)
+
+
+class _Ranged:
+    """Mixin for table rows with ``min``/``max`` version bounds (strings as written in the TOML)."""
+
+    min: str
+    max: str
+
+    @property
+    def min_version(self) -> Version:
+        return Version.from_string(self.min)
+
+    @property
+    def max_version(self) -> Version:
+        """The upper bound; ``"current"`` resolves to the current version."""
+        return _resolve_max(self.max)
+
+    @property
+    def is_current(self) -> bool:
+        """Whether the row is still legal at the current version."""
+        return self.max == CURRENT
+
+    def is_legal_at(self, version: Version | str) -> bool:
+        """The range test ``min <= version <= max``, with the version's patch treated as 0.
+
+        Bounds are always X.Y.0 releases and patches never change the opset, so ``1.4.1`` has the
+        1.4.0 opset (upstream's vhlo_to_version_downgrade_patch.mlir: target 1.4.1 selects
+        ``all_to_all_v1``, whose max is 1.4.0).
+        """
+        target = _as_version(version).with_zero_patch()
+        return self.min_version <= target <= self.max_version
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """An operand, result or region of an op: its name and whether it is variadic."""
+
+    name: str
+    variadic: bool = False
+
+
+@dataclass(frozen=True)
+class OpAttributeSpec:
+    """One attribute of a VHLO op, with StableHLO's default where one exists.
+
+    ``default`` is the default value in StableHLO text (``false``, ``0 : i64``, ``[]``,
+    ``#stablehlo<comparison_type NOTYPE>``); ``default_rule`` replaces it when the value depends
+    on the operand shapes (see :data:`DEFAULT_RULES`).  ``vhlo_default`` is the same value as
+    upstream's ``stablehlo-legalize-to-vhlo`` writes it (``N`` stands for the dimension count).
+    An attribute with neither ``default`` nor ``default_rule`` nor ``vhlo_default`` is required.
+    """
+
+    name: str
+    default: str | None = None
+    default_rule: str | None = None
+    vhlo_default: str | None = None
+    note: str | None = None
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not None or self.default_rule is not None or (
+            self.vhlo_default is not None
+        )
+
+
+@dataclass(frozen=True)
+class OpSpec(_Ranged):
+    """One VHLO op fork, e.g. ``all_gather_v2``."""
+
+    name: str
+    """VHLO name with version suffix, e.g. ``add_v1``."""
+    base: str
+    """Name without the suffix, shared by all forks, e.g. ``add``."""
+    version: int
+    mnemonic: str
+    """Full op name, e.g. ``vhlo.add_v1``."""
+    td_def: str
+    min: str
+    max: str
+    stablehlo: tuple[str, ...]
+    """StableHLO/func ops this fork maps to directly (empty for forks reached only by upgrade)."""
+    operands: tuple[ValueSpec, ...]
+    attributes: tuple[OpAttributeSpec, ...]
+    results: tuple[ValueSpec, ...]
+    regions: tuple[ValueSpec, ...]
+    traits: tuple[str, ...] = ()
+    assembly_format: bool = False
+    note: str | None = None
+
+    def attribute(self, name: str) -> OpAttributeSpec:
+        for attribute in self.attributes:
+            if attribute.name == name:
+                return attribute
+        raise KeyError(f"VHLO op {self.mnemonic} has no attribute {name!r}")
+
+    @property
+    def attribute_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attributes)
+
+
+@dataclass(frozen=True)
+class TypeSpec(_Ranged):
+    """A VHLO type, e.g. ``f8E4M3_v1`` (``!vhlo.f8E4M3_v1``)."""
+
+    name: str
+    mnemonic: str
+    td_def: str
+    cpp: str
+    min: str
+    max: str
+    parameters: tuple[str, ...]
+    bytecode_code: int
+
+
+@dataclass(frozen=True)
+class EnumCase:
+    name: str
+    value: int
+
+
+@dataclass(frozen=True)
+class AttrSpec(_Ranged):
+    """A VHLO attribute (``kind == "attr"``) or enum attribute (``kind == "enum"``)."""
+
+    name: str
+    kind: str
+    td_def: str
+    cpp: str
+    min: str
+    max: str
+    parameters: tuple[str, ...]
+    cases: tuple[EnumCase, ...]
+    bytecode_code: int
+
+    def case(self, name: str) -> EnumCase:
+        for case in self.cases:
+            if case.name == name:
+                return case
+        raise KeyError(f"VHLO enum {self.name} has no case {name!r}")
+
+
+@dataclass(frozen=True)
+class Release:
+    """One minor release of StableHLO (the X.Y.0 tag)."""
+
+    version: Version
+    date: datetime.date
+    date_exact: bool
+    """False when the date is an estimate from pull-request dates (see releases.toml)."""
+    mlir_bytecode_version: int
+    changes: tuple[str, ...]
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def _read(filename: str) -> dict[str, Any]:
+    text = resources.files(__name__).joinpath(filename).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _values(rows: list[dict[str, Any]]) -> tuple[ValueSpec, ...]:
+    return tuple(ValueSpec(r["name"], bool(r.get("variadic", False))) for r in rows)
+
+
+def _op(row: dict[str, Any]) -> OpSpec:
+    return OpSpec(
+        name=row["name"],
+        base=row["base"],
+        version=row["version"],
+        mnemonic=row["mnemonic"],
+        td_def=row["td_def"],
+        min=row["min"],
+        max=row["max"],
+        stablehlo=tuple(row["stablehlo"]),
+        operands=_values(row["operands"]),
+        attributes=tuple(
+            OpAttributeSpec(
+                name=a["name"],
+                default=a.get("default"),
+                default_rule=a.get("default_rule"),
+                vhlo_default=a.get("vhlo_default"),
+                note=a.get("note"),
+            )
+            for a in row["attributes"]
+        ),
+        results=_values(row["results"]),
+        regions=_values(row["regions"]),
+        traits=tuple(row.get("traits", ())),
+        assembly_format=bool(row.get("assembly_format", False)),
+        note=row.get("note"),
+    )
+
+
+@dataclass(frozen=True)
+class _Tables:
+    ops: tuple[OpSpec, ...]
+    types: tuple[TypeSpec, ...]
+    attrs: tuple[AttrSpec, ...]
+    releases: tuple[Release, ...]
+    op_by_name: dict[str, OpSpec]
+    forks_by_base: dict[str, tuple[OpSpec, ...]]
+    op_by_stablehlo: dict[str, OpSpec]
+    type_by_name: dict[str, TypeSpec]
+    attr_by_name: dict[str, AttrSpec]
+    release_by_version: dict[Version, Release]
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(f"stablehlo_py.specs: inconsistent table: {message}")
+
+
+@cache
+def _releases() -> tuple[Release, ...]:
+    """The release log alone (stablehlo_py.version needs it without the op tables)."""
+    rows = _read("releases.toml")["release"]
+    result = tuple(
+        Release(
+            version=Version.from_string(r["version"]),
+            date=r["date"],
+            date_exact=bool(r["date_exact"]),
+            mlir_bytecode_version=r["mlir_bytecode_version"],
+            changes=tuple(r["changes"]),
+        )
+        for r in rows
+    )
+    _check(len(result) > 0, "the release log is empty")
+    for earlier, later in zip(result, result[1:]):
+        _check(earlier.version < later.version, f"{later.version} listed after {earlier.version}")
+        _check(earlier.date <= later.date, f"{later.version} dated before {earlier.version}")
+    for r in result:
+        _check(r.version.patch == 0, f"release {r.version} is not an X.Y.0 version")
+        _check(isinstance(r.date, datetime.date), f"release {r.version} has no date")
+    return result
+
+
+@cache
+def _tables() -> _Tables:
+    release_log = _releases()
+    op_rows = tuple(_op(r) for r in _read("ops.toml")["op"])
+    ta = _read("types.toml")
+    type_rows = tuple(
+        TypeSpec(
+            name=r["name"],
+            mnemonic=r["mnemonic"],
+            td_def=r["td_def"],
+            cpp=r["cpp"],
+            min=r["min"],
+            max=r["max"],
+            parameters=tuple(r["parameters"]),
+            bytecode_code=r["bytecode_code"],
+        )
+        for r in ta["type"]
+    )
+    attr_rows = tuple(
+        AttrSpec(
+            name=r["name"],
+            kind=r["kind"],
+            td_def=r["td_def"],
+            cpp=r["cpp"],
+            min=r["min"],
+            max=r["max"],
+            parameters=tuple(r.get("parameters", ())),
+            cases=tuple(EnumCase(c["name"], c["value"]) for c in r.get("cases", ())),
+            bytecode_code=r["bytecode_code"],
+        )
+        for r in ta["attr"]
+    )
+
+    op_by_name = {o.name: o for o in op_rows}
+    _check(len(op_by_name) == len(op_rows), "duplicate op names")
+    forks: dict[str, list[OpSpec]] = {}
+    for o in op_rows:
+        forks.setdefault(o.base, []).append(o)
+    forks_by_base = {b: tuple(sorted(fs, key=lambda o: o.version)) for b, fs in forks.items()}
+    op_by_stablehlo: dict[str, OpSpec] = {}
+    for o in op_rows:
+        for name in o.stablehlo:
+            _check(name not in op_by_stablehlo, f"{name} maps to two VHLO ops")
+            op_by_stablehlo[name] = o
+    type_by_name = {t.name: t for t in type_rows}
+    attr_by_name = {a.name: a for a in attr_rows}
+    _check(len(type_by_name) == len(type_rows), "duplicate type names")
+    _check(len(attr_by_name) == len(attr_rows), "duplicate attribute names")
+    for row in (*op_rows, *type_rows, *attr_rows):
+        _check(row.min_version <= row.max_version, f"{row.name} has min above max")
+        _check(
+            release_log[0].version <= row.min_version,
+            f"{row.name} starts before the first release",
+        )
+    for o in op_rows:
+        for a in o.attributes:
+            _check(
+                a.default_rule is None or a.default_rule in DEFAULT_RULES,
+                f"{o.name}.{a.name} has unknown default_rule {a.default_rule!r}",
+            )
+    return _Tables(
+        ops=op_rows,
+        types=type_rows,
+        attrs=attr_rows,
+        releases=release_log,
+        op_by_name=op_by_name,
+        forks_by_base=forks_by_base,
+        op_by_stablehlo=op_by_stablehlo,
+        type_by_name=type_by_name,
+        attr_by_name=attr_by_name,
+        release_by_version={r.version: r for r in release_log},
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Lookups
+
+
+def ops() -> tuple[OpSpec, ...]:
+    """Every VHLO op fork, in table order (alphabetical by upstream's VhloOps.td)."""
+    return _tables().ops
+
+
+def op(name: str) -> OpSpec:
+    """The op fork with VHLO name ``name`` (``add_v1`` or ``vhlo.add_v1``)."""
+    key = name.removeprefix("vhlo.")
+    try:
+        return _tables().op_by_name[key]
+    except KeyError:
+        raise KeyError(f"no VHLO op named {name!r} (expected e.g. 'add_v1')") from None
+
+
+def _base_of(name: str) -> str:
+    t = _tables()
+    if name in t.forks_by_base:
+        return name
+    if name in t.op_by_stablehlo:
+        return t.op_by_stablehlo[name].base
+    key = name.removeprefix("vhlo.")
+    if key in t.op_by_name:
+        return t.op_by_name[key].base
+    raise KeyError(f"no VHLO op family for {name!r}")
+
+
+def forks(name: str) -> tuple[OpSpec, ...]:
+    """Every fork of an op, oldest first.
+
+    ``name`` may be the base name (``all_gather``), any fork's VHLO name (``all_gather_v1``) or the
+    StableHLO op it maps to (``stablehlo.all_gather``).
+    """
+    return _tables().forks_by_base[_base_of(name)]
+
+
+def current_fork(name: str) -> OpSpec:
+    """The fork legal at the current version (accepts the same names as :func:`forks`)."""
+    family = forks(name)
+    for fork in family:
+        if fork.is_current:
+            return fork
+    raise KeyError(f"VHLO op {family[0].base!r} has no fork at the current version")
+
+
+def fork_at(name: str, version: Version | str) -> OpSpec | None:
+    """The fork legal at ``version``, or None when the op does not exist at that version."""
+    for fork in forks(name):
+        if fork.is_legal_at(version):
+            return fork
+    return None
+
+
+def op_for_stablehlo(name: str) -> OpSpec:
+    """The VHLO fork a StableHLO (or func) op legalizes to, e.g. ``stablehlo.add`` → ``add_v1``."""
+    try:
+        return _tables().op_by_stablehlo[name]
+    except KeyError:
+        raise KeyError(f"no VHLO op maps to {name!r}") from None
+
+
+def ops_legal_at(version: Version | str) -> tuple[OpSpec, ...]:
+    """Every op fork whose range contains ``version``."""
+    target = _as_version(version)
+    return tuple(o for o in ops() if o.is_legal_at(target))
+
+
+def types() -> tuple[TypeSpec, ...]:
+    return _tables().types
+
+
+def type_spec(name: str) -> TypeSpec:
+    """A VHLO type by name (``f32_v1`` or ``!vhlo.f32_v1``)."""
+    key = name.removeprefix("!vhlo.")
+    try:
+        return _tables().type_by_name[key]
+    except KeyError:
+        raise KeyError(f"no VHLO type named {name!r}") from None
+
+
+def types_legal_at(version: Version | str) -> tuple[TypeSpec, ...]:
+    target = _as_version(version)
+    return tuple(t for t in types() if t.is_legal_at(target))
+
+
+def attrs() -> tuple[AttrSpec, ...]:
+    return _tables().attrs
+
+
+def attr_spec(name: str) -> AttrSpec:
+    """A VHLO attribute or enum by name (``integer_v1``, ``comparison_direction_v1``)."""
+    key = name.removeprefix("#vhlo.")
+    try:
+        return _tables().attr_by_name[key]
+    except KeyError:
+        raise KeyError(f"no VHLO attribute named {name!r}") from None
+
+
+def attrs_legal_at(version: Version | str) -> tuple[AttrSpec, ...]:
+    target = _as_version(version)
+    return tuple(a for a in attrs() if a.is_legal_at(target))
+
+
+def releases() -> tuple[Release, ...]:
+    """The release log, oldest first."""
+    return _releases()
+
+
+def release(version: Version | str) -> Release:
+    """The release entry of a minor version (a patch is ignored: ``1.7.3`` → 1.7.0's entry)."""
+    target = _as_version(version).with_zero_patch()
+    try:
+        return _tables().release_by_version[target]
+    except KeyError:
+        raise KeyError(f"no StableHLO release {target} in the release log") from None

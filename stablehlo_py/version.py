@@ -1,0 +1,173 @@
+"""StableHLO versions: parsing, ordering, the supported range and compatibility targets.
+
+Everything here is derived from the dated release log in ``specs/releases.toml``
+(:func:`stablehlo_py.specs.releases`): the current version is the newest release (1.20.0), the
+minimum version the oldest (0.9.0), and the WEEK_4 / WEEK_12 targets are the newest releases at
+least 28 / 84 days old on a given day — computed, not hand-kept.
+
+As upstream does, a target with a non-zero patch is treated as X.Y.0 (patch versions never change
+the opset), and a target above the current or below the minimum version is refused.  A target
+inside the range that is not itself a release (there are none today) behaves like the newest
+release before it, since legality is a range test.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from stablehlo_py.errors import VersionError
+
+if TYPE_CHECKING:
+    from stablehlo_py.specs import Release
+
+__all__ = [
+    "CompatibilityRequirement",
+    "Version",
+    "get_current_version",
+    "get_minimum_version",
+    "get_smaller_version",
+    "get_version_from_compatibility_requirement",
+    "validate_target",
+]
+
+_VERSION_RE = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    """A StableHLO version ``major.minor.patch``; ordered, hashable, printed as ``X.Y.Z``."""
+
+    major: int
+    minor: int
+    patch: int
+
+    def __post_init__(self) -> None:
+        for part in (self.major, self.minor, self.patch):
+            if not isinstance(part, int) or isinstance(part, bool) or part < 0:
+                raise VersionError(
+                    f"invalid version ({self.major!r}, {self.minor!r}, {self.patch!r}): "
+                    "each part must be a non-negative integer"
+                )
+
+    @classmethod
+    def from_string(cls, text: str) -> Version:
+        """Parse ``"X.Y.Z"`` (three decimal numbers, nothing else), like upstream's
+        ``Version::fromString``.  Raises :class:`VersionError` on anything else."""
+        if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise VersionError(f"invalid version {text!r}: expected a string like '1.20.0'")
+        match = _VERSION_RE.fullmatch(text)
+        if match is None:
+            raise VersionError(
+                f"invalid version '{text}': expected MAJOR.MINOR.PATCH with decimal numbers, "
+                "e.g. '1.20.0'"
+            )
+        return cls(int(match[1]), int(match[2]), int(match[3]))
+
+    parse = from_string
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+    def with_zero_patch(self) -> Version:
+        """``X.Y.0``: the release whose opset this version has."""
+        return Version(self.major, self.minor, 0)
+
+
+def _coerce(version: Version | str) -> Version:
+    return version if isinstance(version, Version) else Version.from_string(version)
+
+
+def _release_log() -> tuple[Release, ...]:
+    # Imported here: stablehlo_py.specs imports this module for Version.
+    from stablehlo_py.specs import releases
+
+    return releases()
+
+
+def get_current_version() -> Version:
+    """The newest version in the release log (1.20.0)."""
+    return _release_log()[-1].version
+
+
+def get_minimum_version() -> Version:
+    """The oldest supported version (0.9.0)."""
+    return _release_log()[0].version
+
+
+def get_smaller_version(a: Version | str, b: Version | str) -> Version:
+    """The smaller of two versions (strings are parsed)."""
+    va, vb = _coerce(a), _coerce(b)
+    return va if va <= vb else vb
+
+
+def validate_target(target: Version | str) -> Version:
+    """Check a serialization / downgrade target and return it as ``X.Y.0``.
+
+    Accepts a :class:`Version`, ``"X.Y.Z"`` or ``"current"``.  A non-zero patch is dropped
+    (``1.7.3`` → ``1.7.0``).  A target below the minimum or above the current version raises
+    :class:`VersionError` naming the valid range.
+    """
+    if isinstance(target, str) and target == "current":
+        return get_current_version()
+    version = _coerce(target).with_zero_patch()
+    minimum, current = get_minimum_version(), get_current_version()
+    if version < minimum:
+        raise VersionError(
+            f"target version {target} is older than the minimum supported version {minimum}",
+            note=f"choose a target from {minimum} to {current}",
+        )
+    if version > current:
+        raise VersionError(
+            f"target version {target} is newer than the current version {current}",
+            note=f"choose a target from {minimum} to {current}",
+        )
+    return version
+
+
+class CompatibilityRequirement(enum.Enum):
+    """How far back a portable artifact must stay readable (upstream's enum, same values)."""
+
+    NONE = 0
+    """No requirement: the current version."""
+    WEEK_4 = 1
+    """About one month: the newest release at least 28 days old."""
+    WEEK_12 = 2
+    """About three months: the newest release at least 84 days old."""
+    MAX = 3
+    """Maximum compatibility: the minimum supported version."""
+
+
+_MIN_AGE_DAYS = {CompatibilityRequirement.WEEK_4: 28, CompatibilityRequirement.WEEK_12: 84}
+
+
+def get_version_from_compatibility_requirement(
+    requirement: CompatibilityRequirement | str,
+    today: datetime.date | None = None,
+) -> Version:
+    """A target version meeting ``requirement`` on ``today`` (default: the current date).
+
+    WEEK_4 / WEEK_12 give the newest release tagged at least 28 / 84 days before ``today``; when no
+    release is that old (a ``today`` before 0.9.0 was four weeks old) the minimum version is the
+    best available and is returned.  ``requirement`` may also be given by name (``"WEEK_4"``).
+    """
+    if isinstance(requirement, str):
+        try:
+            requirement = CompatibilityRequirement[requirement.upper()]
+        except KeyError:
+            names = ", ".join(r.name for r in CompatibilityRequirement)
+            raise VersionError(
+                f"unknown compatibility requirement '{requirement}'", note=f"use one of {names}"
+            ) from None
+    if requirement is CompatibilityRequirement.NONE:
+        return get_current_version()
+    if requirement is CompatibilityRequirement.MAX:
+        return get_minimum_version()
+    day = today if today is not None else datetime.date.today()
+    cutoff = day - datetime.timedelta(days=_MIN_AGE_DAYS[requirement])
+    log = _release_log()
+    old_enough = [r.version for r in log if r.date <= cutoff]
+    return old_enough[-1] if old_enough else log[0].version

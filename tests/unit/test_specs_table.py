@@ -1,0 +1,261 @@
+"""The version tables in specs/*.toml: diffed against upstream's facts, and checked for consistency.
+
+The diff against ``../shared/reference/vhlo_ops.json`` and ``vhlo_types_attrs.json`` (extracted
+from upstream's VhloOps.td / VhloTypes.td / VhloAttrs.td / VhloBytecode.cpp) is skipped when the
+shared folder is absent (a user's clone); the consistency checks always run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stablehlo_py import specs
+from stablehlo_py.version import Version
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+REFERENCE = SHARED / "reference"
+CONFORMANCE_VHLO = SHARED / "conformance" / "vhlo"
+
+needs_reference = pytest.mark.skipif(
+    not (REFERENCE / "vhlo_ops.json").is_file(), reason="../shared/reference is absent"
+)
+
+
+def _load(name: str) -> Any:
+    return json.loads((REFERENCE / name).read_text(encoding="utf-8"))
+
+
+def _values(rows: list[dict[str, Any]]) -> list[tuple[str, bool]]:
+    return [(r["name"], r["variadic"]) for r in rows]
+
+
+def _spec_values(values: tuple[specs.ValueSpec, ...]) -> list[tuple[str, bool]]:
+    return [(v.name, v.variadic) for v in values]
+
+
+# --------------------------------------------------------------------------------------------
+# Diff against upstream's facts
+
+
+@needs_reference
+def test_ops_have_the_same_names_as_upstream() -> None:
+    upstream = {o["mnemonic"] for o in _load("vhlo_ops.json")}
+    ours = {o.mnemonic for o in specs.ops()}
+    assert ours == upstream, (
+        f"only in specs: {sorted(ours - upstream)}; only upstream: {sorted(upstream - ours)}"
+    )
+    assert len(specs.ops()) == len(_load("vhlo_ops.json")) == 145
+
+
+@needs_reference
+@pytest.mark.parametrize("row", _load("vhlo_ops.json") if REFERENCE.is_dir() else [],
+                         ids=lambda r: r["mnemonic"])
+def test_op_matches_upstream(row: dict[str, Any]) -> None:
+    spec = specs.op(row["mnemonic"])
+    assert spec.name == f"{row['name']}_v{row['version']}"
+    assert spec.base == row["name"]
+    assert spec.version == row["version"]
+    assert spec.td_def == row["td_def"]
+    assert (spec.min, spec.max) == (row["min"], row["max"])
+    assert _spec_values(spec.operands) == _values(row["operands"])
+    assert list(spec.attribute_names) == row["attributes"], "attributes differ or are reordered"
+    assert _spec_values(spec.results) == _values(row["results"])
+    assert _spec_values(spec.regions) == _values(row["regions"])
+    assert list(spec.traits) == row["traits"]
+    assert spec.assembly_format == row["assembly_format"]
+    expected_map = row["stablehlo"].split("|") if row["stablehlo"] else []
+    assert list(spec.stablehlo) == expected_map
+
+
+@needs_reference
+def test_types_match_upstream() -> None:
+    upstream = _load("vhlo_types_attrs.json")["types"]
+    assert [t.name for t in specs.types()] == [t["name"] for t in upstream]
+    assert len(upstream) == 42
+    for row in upstream:
+        spec = specs.type_spec(row["name"])
+        assert spec.mnemonic == f"!vhlo.{row['name']}"
+        assert (spec.td_def, spec.cpp) == (row["td_def"], row["cpp"])
+        assert (spec.min, spec.max) == (row["min"], row["max"]), row["name"]
+        assert list(spec.parameters) == row["parameters"], row["name"]
+        assert spec.bytecode_code == row["bytecode_code"], row["name"]
+
+
+@needs_reference
+def test_attributes_match_upstream() -> None:
+    upstream = _load("vhlo_types_attrs.json")["attributes"]
+    assert [a.name for a in specs.attrs()] == [a["name"] for a in upstream]
+    assert len(upstream) == 25
+    for row in upstream:
+        spec = specs.attr_spec(row["name"])
+        assert spec.kind == row["kind"], row["name"]
+        assert (spec.td_def, spec.cpp) == (row["td_def"], row["cpp"])
+        assert (spec.min, spec.max) == (row["min"], row["max"]), row["name"]
+        assert list(spec.parameters) == row.get("parameters", []), row["name"]
+        assert [(c.name, c.value) for c in spec.cases] == [
+            (c["name"], c["value"]) for c in row.get("cases", [])
+        ], row["name"]
+        assert spec.bytecode_code == row["bytecode_code"], row["name"]
+
+
+@pytest.mark.skipif(
+    not (CONFORMANCE_VHLO / "stablehlo_legalize_to_vhlo.mlir").is_file(),
+    reason="../shared/conformance is absent",
+)
+def test_vhlo_defaults_appear_in_upstream_legalization_checks() -> None:
+    """Every ``vhlo_default`` is what upstream's stablehlo-legalize-to-vhlo writes (its CHECKs)."""
+    text = (CONFORMANCE_VHLO / "stablehlo_legalize_to_vhlo.mlir").read_text(encoding="utf-8")
+    missing: list[str] = []
+    for spec in specs.ops():
+        for attribute in spec.attributes:
+            if attribute.vhlo_default is None:
+                continue
+            pattern = re.escape(f"{attribute.name} = {attribute.vhlo_default}")
+            pattern = pattern.replace("tensor<N", r"tensor<\d+")
+            if not re.search(pattern, text):
+                missing.append(f"{spec.name}.{attribute.name}")
+    assert not missing
+
+
+# --------------------------------------------------------------------------------------------
+# Consistency (always runs)
+
+
+def test_bytecode_codes_are_unique() -> None:
+    type_codes = [t.bytecode_code for t in specs.types()]
+    attr_codes = [a.bytecode_code for a in specs.attrs()]
+    assert len(set(type_codes)) == len(type_codes)
+    assert len(set(attr_codes)) == len(attr_codes)
+
+
+def test_forks_are_contiguous_and_one_is_current() -> None:
+    bases = {o.base for o in specs.ops()}
+    assert len(bases) == 120
+    for base in bases:
+        family = specs.forks(base)
+        assert [f.version for f in family] == list(range(1, len(family) + 1)), base
+        for older, newer in zip(family, family[1:]):
+            assert not older.is_current, f"{older.name} is superseded but still current"
+            nxt = older.max_version.minor + 1
+            assert newer.min_version in (
+                Version(older.max_version.major, nxt, 0),
+                Version(older.max_version.major + 1, 0, 0),
+            ), f"gap or overlap between {older.name} and {newer.name}"
+        assert family[-1].is_current, base
+        assert specs.current_fork(base) is family[-1]
+        # Only the current fork maps directly to StableHLO (when anything maps at all).
+        assert all(not f.stablehlo for f in family[:-1]), base
+
+
+def test_every_version_bound_is_a_release() -> None:
+    released = {str(r.version) for r in specs.releases()}
+    for row in (*specs.ops(), *specs.types(), *specs.attrs()):
+        assert row.min in released, row.name
+        assert row.max == "current" or row.max in released, row.name
+
+
+def test_release_log() -> None:
+    log = specs.releases()
+    versions = [str(r.version) for r in log]
+    assert versions[0] == "0.9.0" and versions[-1] == "1.20.0"
+    assert versions == [f"0.{m}.0" for m in range(9, 21)] + [f"1.{m}.0" for m in range(0, 21)]
+    assert all(isinstance(r.date, datetime.date) for r in log)
+    assert [r.date for r in log] == sorted(r.date for r in log)
+    assert log[0].date == datetime.date(2023, 3, 2)
+    assert specs.release("1.7.0").date == datetime.date(2024, 9, 5)
+    assert specs.release("1.7.0").date_exact
+    assert specs.release("1.9.4").version == Version(1, 9, 0)
+    assert log[0].changes == ("Initial stability guarantees.",)
+    assert specs.release("0.13.0").changes == ()  # no entry in upstream's version log
+    assert [r.mlir_bytecode_version for r in log[:6]] == [0, 1, 1, 3, 3, 4]
+    assert log[-1].mlir_bytecode_version == 6
+
+
+def test_every_new_feature_has_a_release_entry() -> None:
+    """A version where a fork, type or attribute starts has a dated entry with changes."""
+    starts = {row.min for row in (*specs.ops(), *specs.types(), *specs.attrs())}
+    for version in starts - {"0.9.0"}:
+        assert specs.release(version).changes, version
+
+
+def test_default_rules_use_the_known_vocabulary() -> None:
+    for spec in specs.ops():
+        for attribute in spec.attributes:
+            if attribute.default_rule is not None:
+                assert attribute.default_rule in specs.DEFAULT_RULES
+                assert attribute.default is None
+            if attribute.default is not None or attribute.default_rule is not None:
+                assert attribute.vhlo_default is not None, f"{spec.name}.{attribute.name}"
+
+
+def test_known_defaults() -> None:
+    assert specs.op("compare_v1").attribute("compare_type").default == (
+        "#stablehlo<comparison_type NOTYPE>"
+    )
+    assert specs.op("sort_v1").attribute("dimension").default == "-1 : i64"
+    assert specs.op("custom_call_v2").attribute("result_tilings").default == "[]"
+    assert specs.op("convolution_v1").attribute("window_strides").default_rule == (
+        "ones(num_spatial_dims)"
+    )
+    assert not specs.op("compare_v1").attribute("comparison_direction").has_default
+    tanh = specs.op("tanh_v2").attribute("result_accuracy")
+    assert tanh.default is not None and "DEFAULT" in tanh.default
+
+
+def test_lookups() -> None:
+    assert specs.op("add_v1") is specs.op("vhlo.add_v1")
+    assert specs.op_for_stablehlo("stablehlo.add").name == "add_v1"
+    assert specs.op_for_stablehlo("func.return").name == "return_v1"
+    assert specs.op_for_stablehlo("stablehlo.return").name == "return_v1"
+    assert specs.op_for_stablehlo("func.func").name == "func_v1"
+    assert specs.op_for_stablehlo("stablehlo.all_gather").name == "all_gather_v2"
+    assert [f.name for f in specs.forks("stablehlo.all_gather")] == [
+        "all_gather_v1",
+        "all_gather_v2",
+    ]
+    assert specs.forks("all_gather_v1") == specs.forks("all_gather")
+    assert specs.fork_at("all_gather", "1.4.0") is specs.op("all_gather_v1")
+    assert specs.fork_at("all_gather", Version(1, 5, 0)) is specs.op("all_gather_v2")
+    assert specs.fork_at("tan", "1.3.0") is None
+    assert specs.type_spec("!vhlo.f32_v1").bytecode_code == 4
+    assert specs.attr_spec("comparison_direction_v1").case("GT").value == 3
+    with pytest.raises(KeyError, match="no VHLO op named"):
+        specs.op("nonexistent_v9")
+    with pytest.raises(KeyError):
+        specs.op_for_stablehlo("stablehlo.nonexistent")
+    with pytest.raises(KeyError):
+        specs.release("0.8.0")
+
+
+def test_legality_is_a_range_test() -> None:
+    at_current = specs.ops_legal_at("current")
+    assert len(at_current) == 120
+    assert {o.base for o in at_current} == {o.base for o in specs.ops()}
+    at_min = {o.name for o in specs.ops_legal_at("0.9.0")}
+    assert "add_v1" in at_min and "all_gather_v1" in at_min
+    assert "all_gather_v2" not in at_min and "tan_v1" not in at_min
+    assert "collective_broadcast_v1" not in at_min
+    assert specs.op("collective_broadcast_v1").is_legal_at("0.16.0")
+    assert specs.op("collective_broadcast_v1").is_legal_at("1.19.0")
+    assert not specs.op("collective_broadcast_v1").is_legal_at("1.20.0")
+    assert specs.op("cbrt_v1").is_legal_at(Version(1, 9, 7))  # patch treated as 0
+    # upstream vhlo_to_version_downgrade_patch.mlir: target 1.4.1 selects all_to_all_v1
+    assert specs.fork_at("all_to_all", "1.4.1") is specs.op("all_to_all_v1")
+    assert specs.fork_at("all_to_all", "1.5.3") is specs.op("all_to_all_v2")
+    types_at_min = {t.name for t in specs.types_legal_at("0.9.0")}
+    assert "f32_v1" in types_at_min and "f8E4M3FNUZ_v1" not in types_at_min
+    assert "result_accuracy_v1" not in {a.name for a in specs.attrs_legal_at("1.8.0")}
+    assert "result_accuracy_v1" in {a.name for a in specs.attrs_legal_at("1.9.0")}
+
+
+def test_toml_ships_as_package_data() -> None:
+    from importlib import resources
+
+    names = {p.name for p in resources.files("stablehlo_py.specs").iterdir()}
+    assert {"ops.toml", "types.toml", "releases.toml"} <= names
