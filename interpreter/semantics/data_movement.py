@@ -465,7 +465,8 @@ def scatter(
     kind = body_kind(update_computation)
     if kind is not None and len(results) == 1:
         target = flat_results[0]
-        kind_ufunc(kind, target.dtype).at(target, flat_targets, values[0].astype(target.dtype))
+        with np.errstate(all="ignore"):
+            kind_ufunc(kind, target.dtype).at(target, flat_targets, values[0].astype(target.dtype))
     else:
         grouped_fold(update_computation, flat_results, flat_targets, values)
     return tuple(r.reshape(shape) for r in flat_results)

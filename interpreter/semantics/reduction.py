@@ -122,8 +122,9 @@ def reduce_window(
         x = padded[0]
         uf = kind_ufunc(kind, x.dtype)
         acc = np.full(out_shape, inits[0], dtype=x.dtype)
-        for offset in offsets:
-            acc = uf(acc, x[window_slices(offset)])
+        with np.errstate(all="ignore"):
+            for offset in offsets:
+                acc = uf(acc, x[window_slices(offset)])
         return (np.asarray(acc, dtype=x.dtype),)
     stacked = [np.stack([p[window_slices(o)] for o in offsets], axis=-1) for p in padded]
     return reduce_axis(body, stacked, inits)
@@ -195,7 +196,8 @@ def select_and_scatter(
     values = source[have]
     kind = body_kind(scatter)
     if kind is not None:
-        kind_ufunc(kind, result.dtype).at(result, targets, values.astype(result.dtype))
+        with np.errstate(all="ignore"):
+            kind_ufunc(kind, result.dtype).at(result, targets, values.astype(result.dtype))
     else:
         grouped_fold(scatter, [result], targets, [values])
     return result.reshape(operand.shape)

@@ -80,7 +80,8 @@ class RegionBody:
     sort_key: tuple[int, str] | None = None
 
     def __call__(self, *args: np.ndarray) -> tuple[np.ndarray, ...]:
-        out = self.fn(*args)
+        with np.errstate(all="ignore"):
+            out = self.fn(*args)
         if isinstance(out, tuple | list):
             return tuple(np.asarray(o) for o in out)
         return (np.asarray(out),)
@@ -117,8 +118,12 @@ def body_sort_key(body: Callable[..., Any]) -> tuple[int, str] | None:
 
 
 def call_body(body: Callable[..., Any], *args: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Call ``body`` and normalise its result to a tuple of ndarrays (never numpy scalars)."""
-    out = body(*args)
+    """Call ``body`` and normalise its result to a tuple of ndarrays (never numpy scalars).
+
+    Floating-point exceptions are not warnings here: NaN and infinity are values.
+    """
+    with np.errstate(all="ignore"):
+        out = body(*args)
     if isinstance(out, tuple | list):
         return tuple(np.asarray(o) for o in out)
     return (np.asarray(out),)
@@ -240,8 +245,9 @@ def reduce_axis(
     if kind is not None and len(xs) == 1:
         x = xs[0]
         uf = kind_ufunc(kind, x.dtype)
-        partial = uf.reduce(x, axis=-1, dtype=x.dtype)
-        res = uf(inits[0].astype(x.dtype), partial)
+        with np.errstate(all="ignore"):
+            partial = uf.reduce(x, axis=-1, dtype=x.dtype)
+            res = uf(inits[0].astype(x.dtype), partial)
         return (np.asarray(res, dtype=x.dtype).reshape(out_shape),)
     tree = tree_reduce(body, xs)
     bcast_inits = [np.broadcast_to(v, out_shape) for v in inits]
