@@ -1,1 +1,28 @@
-"""stablehlo-py."""
+"""The StableHLO IR: dialects, types, attributes and the text layer.
+
+`parse(text)` reads MLIR text into an xDSL `ModuleOp`; `print_ir(module)` writes upstream's text.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from stablehlo_py.ir.registry import default_registry
+
+
+def parse(text: str, filename: str = "-", line_offset: int = 0) -> Operation:
+    """Parse a whole file (aliases, one module or a list of top-level ops)."""
+    from stablehlo_py.ir.text.parser import Parser
+
+    return Parser(text, default_registry(), filename, line_offset).parse_top_level()
+
+
+def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
+    """Print an op (usually a module) as upstream's stablehlo-opt would, with a trailing newline."""
+    from stablehlo_py.ir.text.printer import print_module
+
+    default_registry()
+    return print_module(op, generic=generic, debuginfo=debuginfo)
+
+
+__all__ = ["parse", "print_ir"]

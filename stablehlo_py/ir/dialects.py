@@ -1,0 +1,29 @@
+"""Assemble the registry of every dialect the toolkit reads and writes."""
+
+from __future__ import annotations
+
+import importlib
+
+from stablehlo_py.ir.registry import Registry
+
+# Modules that define `OPS` (a tuple of op classes) and/or `register(registry)`.
+OP_MODULES = (
+    "stablehlo_py.ir.ops.func",
+    "stablehlo_py.ir.ops.elementwise",
+)
+ATTR_MODULES = ("stablehlo_py.ir.enums",)
+
+
+def build_registry() -> Registry:
+    import stablehlo_py.ir.directives  # noqa: F401  (registers custom<...> directives)
+
+    reg = Registry()
+    for name in ATTR_MODULES + OP_MODULES:
+        mod = importlib.import_module(name)
+        ops = getattr(mod, "OPS", None)
+        if ops:
+            reg.add_ops(*ops)
+        register = getattr(mod, "register", None)
+        if register is not None:
+            register(reg)
+    return reg

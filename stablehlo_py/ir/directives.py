@@ -1,0 +1,92 @@
+"""Upstream's `custom<...>` assembly directives (stablehlo/dialect/AssemblyFormat.cpp), one class each
+with `print(pr, op, *args)` and `parse(p, state, *arg_specs)`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects.builtin import FunctionType
+
+from stablehlo_py.ir.format import custom_directive, get_slot, set_slot
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+
+def _functional(pr: Printer, op: Any) -> None:
+    from stablehlo_py.ir.text.printer import function_type_to_str
+
+    pr.write(function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
+
+
+def _flat(xs: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for x in xs:
+        if isinstance(x, list):
+            out.extend(x)
+        elif x is not None:
+            out.append(x)
+    return out
+
+
+def _assign_from_function_type(p: Parser, st: Any, operand_args: list[Any], result_arg: Any, ft: FunctionType) -> None:
+    ins = list(ft.inputs.data)
+    outs = list(ft.outputs.data)
+    # Operand slots may be variadic: split the inputs by the parsed operand counts.
+    i = 0
+    for a in operand_args:
+        cur = get_slot(st, a)
+        if isinstance(cur, list):
+            n = len(cur)
+            set_slot(st, a, ins[i : i + n])
+            i += n
+        else:
+            if i >= len(ins):
+                p.error(f"function type has {len(ins)} inputs; more operands were given")
+            set_slot(st, a, ins[i])
+            i += 1
+    if i != len(ins):
+        p.error(f"function type has {len(ins)} inputs but the op has {i} operands")
+    target = result_arg.target if hasattr(result_arg, "target") else None
+    if target is not None and getattr(target, "variadic", False):
+        set_slot(st, result_arg, outs)
+    else:
+        if len(outs) != 1:
+            p.error(f"expected one result type, the function type has {len(outs)}")
+        set_slot(st, result_arg, outs[0])
+
+
+@custom_directive("SameOperandsAndResultType")
+class SameOperandsAndResultType:
+    """`T` when every operand and the result have type T, else the op's functional type."""
+
+    @staticmethod
+    def print(pr: Printer, op: Any, *args: Any) -> None:
+        from stablehlo_py.ir.text.printer import type_to_str
+
+        *operand_types, result = args
+        operand_types = _flat(list(operand_types))
+        results = result if isinstance(result, list) else [result]
+        if len(results) == 1 and all(t == results[0] for t in operand_types):
+            pr.write(type_to_str(results[0]))
+        else:
+            _functional(pr, op)
+
+    @staticmethod
+    def parse(p: Parser, st: Any, *args: Any) -> None:
+        *operand_args, result_arg = args
+        t = p.parse_type()
+        if isinstance(t, FunctionType):
+            _assign_from_function_type(p, st, operand_args, result_arg, t)
+            return
+        for a in operand_args:
+            cur = get_slot(st, a)
+            set_slot(st, a, [t] * len(cur) if isinstance(cur, list) else t)
+        target = result_arg.target
+        set_slot(st, result_arg, [t] if getattr(target, "variadic", False) else t)
+
+
+@custom_directive("VariadicSameOperandsAndResultType")
+class VariadicSameOperandsAndResultType(SameOperandsAndResultType):
+    """Same as SameOperandsAndResultType for ops with variadic operands (e.g. optimization_barrier)."""

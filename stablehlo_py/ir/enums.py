@@ -1,0 +1,114 @@
+"""StableHLO and CHLO enum attributes (StablehloEnums.td, ChloEnums.td): one table of dialect,
+mnemonic and cases; one attribute class per enum generated from it.
+
+Text: full form `#stablehlo<comparison_direction GT>`; inside an op's format the stripped form ` GT`
+(upstream's enum printer emits a leading space, which is why `stablehlo.compare  GT, ...` has two).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from xdsl.ir import Data
+from xdsl.irdl import irdl_attr_definition
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.registry import Registry
+    from stablehlo_py.ir.text.parser import Parser
+
+ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("stablehlo", "comparison_direction"): ("EQ", "NE", "GE", "GT", "LE", "LT"),
+    ("stablehlo", "comparison_type"): ("NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"),
+    ("stablehlo", "precision"): ("DEFAULT", "HIGH", "HIGHEST"),
+    ("stablehlo", "fft_type"): ("FFT", "IFFT", "RFFT", "IRFFT"),
+    ("stablehlo", "rng_distribution"): ("UNIFORM", "NORMAL"),
+    ("stablehlo", "rng_algorithm"): ("DEFAULT", "THREEFRY", "PHILOX"),
+    ("stablehlo", "transpose"): ("TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"),
+    ("stablehlo", "result_accuracy_mode"): ("DEFAULT", "HIGHEST", "TOLERANCE"),
+    ("chlo", "comparison_direction"): ("EQ", "NE", "GE", "GT", "LE", "LT"),
+    ("chlo", "comparison_type"): ("NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"),
+}
+
+
+class EnumAttr(Data[str]):
+    """Base of the generated enum attributes."""
+
+    DIALECT: ClassVar[str]
+    MNEMONIC: ClassVar[str]
+    CASES: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def parse_parameter(cls, parser):  # type: ignore[override]
+        raise NotImplementedError("parsed by stablehlo_py.ir.text")
+
+    def print_parameter(self, printer) -> None:  # type: ignore[override]
+        printer.print_string(self.data)
+
+    def mlir_text(self) -> str:
+        return f"#{self.DIALECT}<{self.MNEMONIC} {self.data}>"
+
+    def mlir_stripped(self) -> str:
+        return f" {self.data}"
+
+    @classmethod
+    def parse_stripped(cls, p: Parser) -> EnumAttr:
+        p.ws()
+        pos = p.pos
+        word = p.try_bare_id()
+        if word not in cls.CASES:
+            p.error(
+                f"expected a {cls.MNEMONIC} ({', '.join(cls.CASES)}), found "
+                f"{repr(word) if word else 'nothing'}",
+                pos,
+            )
+        return cls.get_case(word)  # type: ignore[arg-type]
+
+    @classmethod
+    def can_start(cls, p: Parser) -> bool:
+        save = p.pos
+        word = p.try_bare_id()
+        p.pos = save
+        return word in cls.CASES
+
+    @classmethod
+    def get_case(cls, value: str) -> EnumAttr:
+        cache = cls.__dict__.get("_cache")
+        if cache is None:
+            cache = {}
+            cls._cache = cache  # type: ignore[attr-defined]
+        a = cache.get(value)
+        if a is None:
+            a = cache[value] = cls(value)
+        return a
+
+
+def _make(dialect: str, mnemonic: str, cases: tuple[str, ...]) -> type[EnumAttr]:
+    cls_name = "".join(w.capitalize() for w in mnemonic.split("_")) + "Attr"
+    if dialect == "chlo":
+        cls_name = "Chlo" + cls_name
+    cls = type(
+        cls_name,
+        (EnumAttr,),
+        {"name": f"{dialect}.{mnemonic}", "DIALECT": dialect, "MNEMONIC": mnemonic, "CASES": cases},
+    )
+    return irdl_attr_definition(cls)
+
+
+ENUM_CLASSES: dict[tuple[str, str], type[EnumAttr]] = {k: _make(*k, v) for k, v in ENUMS.items()}
+
+ComparisonDirectionAttr = ENUM_CLASSES[("stablehlo", "comparison_direction")]
+ComparisonTypeAttr = ENUM_CLASSES[("stablehlo", "comparison_type")]
+PrecisionAttr = ENUM_CLASSES[("stablehlo", "precision")]
+FftTypeAttr = ENUM_CLASSES[("stablehlo", "fft_type")]
+RngDistributionAttr = ENUM_CLASSES[("stablehlo", "rng_distribution")]
+RngAlgorithmAttr = ENUM_CLASSES[("stablehlo", "rng_algorithm")]
+TransposeAttr = ENUM_CLASSES[("stablehlo", "transpose")]
+ResultAccuracyModeAttr = ENUM_CLASSES[("stablehlo", "result_accuracy_mode")]
+ChloComparisonDirectionAttr = ENUM_CLASSES[("chlo", "comparison_direction")]
+ChloComparisonTypeAttr = ENUM_CLASSES[("chlo", "comparison_type")]
+
+
+def register(reg: Registry) -> None:
+    for (dialect, mnemonic), cls in ENUM_CLASSES.items():
+        reg.enum_dialects.add(dialect)
+        reg.attr_parsers[f"{dialect}.{mnemonic}"] = cls.parse_stripped

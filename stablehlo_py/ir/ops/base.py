@@ -1,0 +1,239 @@
+"""What every op of the toolkit shares: construction from parsed parts, pretty parse/print through
+upstream's assembly format (or hand-written `parse_custom`/`print_custom`), and typed property syntax.
+
+Concrete ops subclass `StableHLOOp` (or an undecorated family base) and are decorated with `op_def`,
+which records how each property is written inside the op's format and then applies xDSL's
+`irdl_op_definition`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def
+
+from stablehlo_py.ir import format as fmt
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+I1 = IntegerType(1)
+I32 = IntegerType(32)
+I64 = IntegerType(64)
+
+
+# --------------------------------------------------------------------------- property syntax
+@dataclass(frozen=True)
+class AttrSyntax:
+    """How a property is written where an op's format names it (`$dimension`)."""
+
+    constraint: Any
+    parse: Callable[[Parser], Attribute]
+    can_start: Callable[[Parser], bool]
+
+
+def _int_syntax(t: IntegerType) -> AttrSyntax:
+    def parse(p: Parser) -> Attribute:
+        return IntegerAttr(p.parse_integer(), t)
+
+    return AttrSyntax(IntegerAttr, parse, lambda p: p.peek() == "-" or p.peek().isdigit())
+
+
+def _bool_parse(p: Parser) -> Attribute:
+    if p.try_keyword("true"):
+        return IntegerAttr(1, I1)
+    p.parse_keyword("false")
+    return IntegerAttr(0, I1)
+
+
+def _dense_i64_array_parse(p: Parser) -> Attribute:
+    vals = p.parse_delimited("[", p.parse_integer, "]")
+    return DenseArrayBase.from_list(I64, vals)
+
+
+def _dense_bool_array_parse(p: Parser) -> Attribute:
+    def one() -> int:
+        if p.try_keyword("true"):
+            return 1
+        p.parse_keyword("false")
+        return 0
+
+    return DenseArrayBase.from_list(I1, p.parse_delimited("[", one, "]"))
+
+
+def _float_parse(t: Attribute) -> Callable[[Parser], Attribute]:
+    def parse(p: Parser) -> Attribute:
+        return p.parse_attribute(type_hint=t)
+
+    return parse
+
+
+I64_ATTR = _int_syntax(I64)
+I32_ATTR = _int_syntax(I32)
+BOOL_ATTR = AttrSyntax(IntegerAttr, _bool_parse, lambda p: p.peek(1) in ("t", "f"))
+STR_ATTR = AttrSyntax(StringAttr, lambda p: StringAttr(p.parse_string()), lambda p: p.peek() == '"')
+SYMBOL_ATTR = AttrSyntax(SymbolRefAttr, lambda p: p.parse_symbol_ref(), lambda p: p.peek() == "@")
+DENSE_I64_ARRAY = AttrSyntax(DenseArrayBase, _dense_i64_array_parse, lambda p: p.peek() == "[")
+DENSE_BOOL_ARRAY = AttrSyntax(DenseArrayBase, _dense_bool_array_parse, lambda p: p.peek() == "[")
+ANY_ATTR = AttrSyntax(Attribute, lambda p: p.parse_attribute(), lambda p: True)
+ELEMENTS_ATTR = AttrSyntax(DenseIntOrFPElementsAttr, lambda p: p.parse_attribute(), lambda p: p.peek(5) == "dense")
+ARRAY_ATTR = AttrSyntax(ArrayAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "[")
+DICT_ATTR = AttrSyntax(DictionaryAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "{")
+UNIT_ATTR = AttrSyntax(UnitAttr, lambda p: UnitAttr(), lambda p: False)
+
+
+def float_attr(t: Attribute) -> AttrSyntax:
+    return AttrSyntax(FloatAttr, _float_parse(t), lambda p: p.peek() in "-0123456789")
+
+
+def enum_syntax(cls: Any) -> AttrSyntax:
+    """A StableHLO enum attribute class with `parse_stripped`."""
+    return AttrSyntax(cls, cls.parse_stripped, cls.can_start)
+
+
+class _PropWithSyntax:
+    pass
+
+
+def prop(syntax: AttrSyntax, *, optional: bool = False, default: Attribute | None = None) -> Any:
+    """An inherent attribute (stored as an xDSL property) with its in-format syntax."""
+    constraint = syntax.constraint
+    if optional or default is not None:
+        d = opt_prop_def(constraint, default) if default is not None else opt_prop_def(constraint)
+    else:
+        d = prop_def(constraint)
+    d._syntax = syntax  # type: ignore[attr-defined]
+    return d
+
+
+OpT = TypeVar("OpT", bound=type)
+
+
+def op_def(cls: OpT) -> OpT:
+    """Record property syntaxes (also those inherited from family bases) and apply irdl_op_definition."""
+    syntaxes: dict[str, AttrSyntax] = {}
+    for klass in reversed(cls.__mro__):
+        for k, v in vars(klass).items():
+            s = getattr(v, "_syntax", None)
+            if s is not None:
+                syntaxes[k] = s
+    cls = irdl_op_definition(cls)  # type: ignore[assignment]
+    cls._PROP_SYNTAX = syntaxes  # type: ignore[attr-defined]
+    return cls
+
+
+def _attr_parser(p: Parser, name: str) -> Any:
+    cls = p._current_op_cls  # type: ignore[attr-defined]
+    s = cls._PROP_SYNTAX.get(name)
+    if s is None:
+        return None
+    return fmt._AttrParser(s.parse, s.can_start)
+
+
+fmt._attr_parser = _attr_parser  # the format engine asks ops for property syntax
+
+
+# -------------------------------------------------------------------------------------- base
+class StableHLOOp(IRDLOperation):
+    """Undecorated base of every op in the toolkit's dialects."""
+
+    FORMAT: ClassVar[str | None] = None
+    """Upstream's `assemblyFormat`, verbatim; None when the op has a hand-written syntax."""
+    ISOLATED: ClassVar[bool] = False
+    DEFAULT_DIALECT: ClassVar[str | None] = None
+    _PROP_SYNTAX: ClassVar[dict[str, AttrSyntax]] = {}
+    _COMPILED: ClassVar[list[Any] | None] = None
+    _FORMAT_ATTRS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def build_generic(
+        cls,
+        operands: list[SSAValue],
+        result_types: list[Attribute],
+        properties: dict[str, Attribute],
+        attributes: dict[str, Attribute],
+        regions: list[Region],
+    ) -> Operation:
+        return cls.create(
+            operands=operands,
+            result_types=result_types,
+            properties=properties,
+            attributes=attributes,
+            regions=regions,
+        )
+
+    @classmethod
+    def compiled_format(cls) -> list[Any]:
+        c = cls.__dict__.get("_COMPILED")
+        if c is None:
+            assert cls.FORMAT is not None, cls
+            c = fmt.compile_format(cls.FORMAT, cls)
+            cls._COMPILED = c
+            cls._FORMAT_ATTRS = tuple(_format_attr_names(c))
+        return c
+
+    @classmethod
+    def parse_pretty(cls, p: Parser) -> Operation:
+        if cls.FORMAT is None:
+            return cls.parse_custom(p)
+        elems = cls.compiled_format()
+        saved = getattr(p, "_current_op_cls", None)
+        p._current_op_cls = cls  # type: ignore[attr-defined]
+        try:
+            return fmt.parse_format(elems, p, cls)
+        finally:
+            p._current_op_cls = saved  # type: ignore[attr-defined]
+
+    def print_pretty(self, pr: Printer) -> None:
+        cls = type(self)
+        pr.write(pr.op_name(self.name))
+        if cls.FORMAT is None:
+            self.print_custom(pr)
+            return
+        elems = cls.compiled_format()
+        fmt.print_format(elems, self, pr)
+
+    @classmethod
+    def parse_custom(cls, p: Parser) -> Operation:
+        p.error(f"'{cls.name}' has no pretty syntax; write it in generic form")
+
+    def print_custom(self, pr: Printer) -> None:
+        pr.print_generic(self)
+
+
+def _format_attr_names(elems: list[Any]) -> list[str]:
+    out: list[str] = []
+
+    def walk(es: list[Any]) -> None:
+        for e in es:
+            if isinstance(e, fmt.Var) and e.kind == "attr":
+                out.append(e.name)
+            elif isinstance(e, fmt.Ref):
+                continue
+            elif isinstance(e, fmt.Custom):
+                for a in e.args:
+                    if isinstance(a, fmt.Var) and a.kind == "attr":
+                        out.append(a.name)
+            elif isinstance(e, fmt.Optional_):
+                walk(e.then)
+                if e.else_:
+                    walk(e.else_)
+
+    walk(elems)
+    return out

@@ -1,0 +1,86 @@
+"""Elementwise ops (spec.md "Elementwise" ops): one class each, sharing family bases.
+
+Syntax: `%r = stablehlo.add %a, %b : tensor<4xf32>` (custom<SameOperandsAndResultType>), falling back to
+the functional type when operand and result types differ.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.irdl import operand_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from stablehlo_py.ir.ops.base import StableHLOOp, op_def
+
+
+class UnaryElementwise(StableHLOOp):
+    operand = operand_def()
+    result = result_def()
+    FORMAT: ClassVar[str | None] = "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+    traits = traits_def(Pure())
+
+
+class BinaryElementwise(StableHLOOp):
+    lhs = operand_def()
+    rhs = operand_def()
+    result = result_def()
+    FORMAT: ClassVar[str | None] = (
+        "$lhs `,` $rhs attr-dict `:` custom<SameOperandsAndResultType>(type($lhs), type($rhs), type($result))"
+    )
+    traits = traits_def(Pure())
+
+
+def _unary(op_name: str, doc: str) -> type:
+    cls = type(_class_name(op_name), (UnaryElementwise,), {"name": f"stablehlo.{op_name}", "__doc__": doc})
+    return op_def(cls)
+
+
+def _binary(op_name: str, doc: str) -> type:
+    cls = type(_class_name(op_name), (BinaryElementwise,), {"name": f"stablehlo.{op_name}", "__doc__": doc})
+    return op_def(cls)
+
+
+def _class_name(op_name: str) -> str:
+    return "".join(w.capitalize() for w in op_name.split("_")) + "Op"
+
+
+# name -> the spec's one-line semantics (spec.md#<name>)
+UNARY: dict[str, str] = {
+    "abs": "Element-wise absolute value.",
+    "ceil": "Element-wise ceil.",
+    "count_leading_zeros": "Element-wise number of leading zero bits.",
+    "floor": "Element-wise floor.",
+    "imag": "Element-wise imaginary part.",
+    "is_finite": "Element-wise check whether a value is finite.",
+    "negate": "Element-wise negation.",
+    "not": "Element-wise NOT.",
+    "popcnt": "Element-wise number of set bits.",
+    "real": "Element-wise real part.",
+    "round_nearest_afz": "Element-wise rounding towards the nearest integer, ties away from zero.",
+    "round_nearest_even": "Element-wise rounding towards the nearest integer, ties to even.",
+    "sign": "Element-wise sign.",
+    "convert": "Element-wise conversion from one element type to another.",
+}
+BINARY: dict[str, str] = {
+    "add": "Element-wise addition.",
+    "and": "Element-wise AND.",
+    "atan2": "Element-wise atan2.",
+    "divide": "Element-wise division.",
+    "maximum": "Element-wise max.",
+    "minimum": "Element-wise min.",
+    "multiply": "Element-wise product.",
+    "or": "Element-wise OR.",
+    "power": "Element-wise exponentiation.",
+    "remainder": "Element-wise remainder.",
+    "shift_left": "Element-wise left-shift.",
+    "shift_right_arithmetic": "Element-wise arithmetic right-shift.",
+    "shift_right_logical": "Element-wise logical right-shift.",
+    "subtract": "Element-wise subtraction.",
+    "xor": "Element-wise XOR.",
+}
+
+UNARY_OPS = {n: _unary(n, d) for n, d in UNARY.items()}
+BINARY_OPS = {n: _binary(n, d) for n, d in BINARY.items()}
+
+OPS = (*UNARY_OPS.values(), *BINARY_OPS.values())

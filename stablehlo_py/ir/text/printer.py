@@ -1,0 +1,470 @@
+"""xDSL IR -> MLIR text, byte-identical to upstream's printer.
+
+Value names follow MLIR's `SSANameState`: a region is numbered whole (block arguments, then results),
+then its nested regions, each starting from where the parent region stopped (so sibling regions reuse
+numbers); op-suggested names (`%cst`, `%c`, `%iterArg`) are uniqued with one shared `_N` counter per
+naming context.  Ops print themselves through `print_pretty(printer)`; `generic=True` prints every op in
+generic form (as `--mlir-print-op-generic`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    ComplexType,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    TupleType,
+    UnitAttr,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.traits import IsTerminator
+
+from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
+from stablehlo_py.ir.registry import FOREIGN_SYNTAX
+from stablehlo_py.ir.text import dense as dense_text
+from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
+from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.types import (
+    FLOAT_NAME,
+    TokenType,
+    element_type_name,
+)
+
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+_SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
+
+# ----------------------------------------------------------------------------------------- types
+_TYPE_TEXT: dict[Attribute, str] = {}
+
+
+def type_to_str(t: Attribute) -> str:
+    s = _TYPE_TEXT.get(t)
+    if s is None:
+        s = _TYPE_TEXT[t] = _type_text(t)
+    return s
+
+
+def _type_text(t: Attribute) -> str:
+    name = element_type_name(t)
+    if name is not None:
+        return name
+    if isinstance(t, TensorType):
+        dims = "".join(("?" if d < 0 else str(d)) + "x" for d in t.get_shape())
+        enc = t.encoding
+        from xdsl.dialects.builtin import NoneAttr
+
+        if isinstance(enc, NoneAttr):
+            return f"tensor<{dims}{type_to_str(t.element_type)}>"
+        return f"tensor<{dims}{type_to_str(t.element_type)}, {attr_to_str(enc)}>"
+    if isinstance(t, UnrankedTensorType):
+        return f"tensor<*x{type_to_str(t.element_type)}>"
+    if isinstance(t, ComplexType):
+        return f"complex<{type_to_str(t.element_type)}>"
+    if isinstance(t, TupleType):
+        return "tuple<" + ", ".join(type_to_str(x) for x in t.types.data) + ">"
+    if isinstance(t, FunctionType):
+        return function_type_to_str(t.inputs.data, t.outputs.data)
+    if isinstance(t, TokenType):
+        return "!stablehlo.token"
+    if isinstance(t, OpaqueType):
+        return str(t.data)
+    printer = getattr(t, "mlir_text", None)
+    if printer is not None:
+        return printer()
+    raise ValueError(f"cannot print type {t!r}")
+
+
+def function_type_to_str(inputs: Sequence[Attribute], outputs: Sequence[Attribute]) -> str:
+    ins = ", ".join(type_to_str(x) for x in inputs)
+    return f"({ins}) -> {result_types_to_str(outputs)}"
+
+
+def result_types_to_str(outputs: Sequence[Attribute]) -> str:
+    """MLIR's printOptionalArrowTypeList body: one non-function type bare, else parenthesised."""
+    if len(outputs) == 1 and not isinstance(outputs[0], FunctionType):
+        return type_to_str(outputs[0])
+    return "(" + ", ".join(type_to_str(x) for x in outputs) + ")"
+
+
+# ------------------------------------------------------------------------------------ attributes
+def escape_string(s: str) -> str:
+    """llvm::printEscapedString over the UTF-8 bytes."""
+    out = []
+    for b in s.encode("utf-8", "surrogateescape"):
+        if b == 0x5C:
+            out.append("\\\\")
+        elif 0x20 <= b < 0x7F and b != 0x22:
+            out.append(chr(b))
+        else:
+            out.append("\\" + format(b, "02X"))
+    return "".join(out)
+
+
+def string_literal(s: str) -> str:
+    return '"' + escape_string(s) + '"'
+
+
+def symbol_text(name: str) -> str:
+    if _BARE_KEY.match(name) and not name[:1].isdigit():
+        return "@" + name
+    return "@" + string_literal(name)
+
+
+def attr_to_str(a: Attribute, elide_type: bool = False) -> str:
+    """Full attribute text (`1 : i64`, `dense<...> : tensor<...>`, `#stablehlo<...>`)."""
+    if isinstance(a, StringAttr):
+        return string_literal(a.data)
+    if isinstance(a, IntegerAttr):
+        t = a.type
+        if isinstance(t, IntegerType) and t.width.data == 1:
+            return "true" if a.value.data else "false"
+        v = a.value.data
+        if elide_type:
+            return str(v)
+        return f"{v} : {type_to_str(t)}"
+    if isinstance(a, FloatAttr):
+        sem = FLOAT_SEMANTICS[FLOAT_NAME[type(a.type)]]
+        import numpy as np
+
+        text = format_float(np.asarray(a.value.data, dtype=sem.dtype)[()], sem)
+        return text if elide_type else f"{text} : {type_to_str(a.type)}"
+    if isinstance(a, DenseIntOrFPElementsAttr):
+        body = "dense<" + dense_text.dense_body(a) + ">"
+        return body if elide_type else f"{body} : {type_to_str(a.type)}"
+    if isinstance(a, DenseArrayBase):
+        return dense_text.dense_array_text(a)
+    if isinstance(a, ArrayAttr):
+        return "[" + ", ".join(attr_to_str(x) for x in a.data) + "]"
+    if isinstance(a, DictionaryAttr):
+        return dict_to_str(a.data)
+    if isinstance(a, SymbolRefAttr):
+        return "::".join(symbol_text(x.data) for x in (a.root_reference, *a.nested_references.data))
+    if isinstance(a, UnitAttr):
+        return "unit"
+    if isinstance(a, OpaqueAttr):
+        return str(a.data)
+    if isinstance(a, TextLoc):
+        return f"loc({a.data})"
+    printer = getattr(a, "mlir_text", None)
+    if printer is not None:
+        return printer()
+    return type_to_str(a)
+
+
+def dict_to_str(attrs: dict[str, Attribute] | Iterable[tuple[str, Attribute]]) -> str:
+    """`{a = 1 : i64, b}` with keys sorted as MLIR's DictionaryAttr stores them."""
+    items = attrs.items() if hasattr(attrs, "items") else attrs
+    parts = []
+    for k, v in sorted(items, key=lambda kv: kv[0]):
+        key = k if _BARE_KEY.match(k) else string_literal(k)
+        parts.append(key if isinstance(v, UnitAttr) else f"{key} = {attr_to_str(v)}")
+    return "{" + ", ".join(parts) + "}"
+
+
+# ------------------------------------------------------------------------------------ SSA names
+class _Scope:
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: _Scope | None):
+        self.names: set[str] = set()
+        self.parent = parent
+
+    def __contains__(self, name: str) -> bool:
+        s: _Scope | None = self
+        while s is not None:
+            if name in s.names:
+                return True
+            s = s.parent
+        return False
+
+
+class Namer:
+    """MLIR's SSANameState."""
+
+    def __init__(self, top: Operation, generic: bool):
+        self.generic = generic
+        self.names: dict[SSAValue, str] = {}
+        self.groups: dict[Operation, str] = {}
+        self.block_ids: dict[Block, int] = {}
+        self.next_value = 0
+        self.next_arg = 0
+        self.next_conflict = 0
+        self.scope: _Scope = _Scope(None)
+        stack: list[tuple[Region, int, int, int, _Scope]] = [
+            (r, 0, 0, 0, self.scope) for r in top.regions
+        ]
+        while stack:
+            region, self.next_value, self.next_arg, self.next_conflict, parent = stack.pop()
+            self.scope = _Scope(parent)
+            self._number_region(region)
+            for block in region.blocks:
+                for op in block.ops:
+                    for r in op.regions:
+                        stack.append((r, self.next_value, self.next_arg, self.next_conflict, self.scope))
+
+    def _unique(self, name: str) -> str:
+        name = _SANITIZE.sub("_", name)
+        if name[:1].isdigit():
+            name = "_" + name
+        if name not in self.scope:
+            self.scope.names.add(name)
+            return name
+        while True:
+            probe = f"{name}_{self.next_conflict}"
+            self.next_conflict += 1
+            if probe not in self.scope:
+                self.scope.names.add(probe)
+                return probe
+
+    def _set(self, value: SSAValue, name: str | None) -> None:
+        if not name:
+            self.names[value] = str(self.next_value)
+            self.next_value += 1
+        else:
+            self.names[value] = self._unique(name)
+
+    def _number_region(self, region: Region) -> None:
+        parent = region.parent
+        arg_name = None
+        if parent is not None and not self.generic:
+            fn = getattr(parent, "asm_block_arg_name", None)
+            if fn is not None:
+                arg_name = fn(region)
+        for i, block in enumerate(region.blocks):
+            self.block_ids[block] = i
+            entry = i == 0
+            for arg in block.args:
+                if arg_name is not None:
+                    self._set(arg, arg_name)
+                elif entry:
+                    self._set(arg, f"arg{self.next_arg}")
+                    self.next_arg += 1
+                else:
+                    self._set(arg, None)
+            for op in block.ops:
+                self._number_op(op)
+
+    def _number_op(self, op: Operation) -> None:
+        results = op.results
+        if not results:
+            return
+        suggested = None
+        if not self.generic:
+            fn = getattr(op, "asm_result_names", None)
+            if fn is not None:
+                suggested = fn()
+        if suggested:
+            # Only the names for result 0 (a whole-op name) are supported, as StableHLO needs.
+            self.names[results[0]] = self._unique(suggested)
+            base = self.names[results[0]]
+        else:
+            base = str(self.next_value)
+            self.next_value += 1
+        if len(results) == 1:
+            self.names[results[0]] = base
+        else:
+            self.groups[op] = base
+            for i, r in enumerate(results):
+                self.names[r] = f"{base}#{i}"
+
+
+# ------------------------------------------------------------------------------------- printer
+class Printer:
+    """Accumulates text.  Ops call `write`, `operand`, `type`, `attr`, `region`, ..."""
+
+    def __init__(self, top: Operation, generic: bool = False, debuginfo: bool = False):
+        self.generic = generic
+        self.debuginfo = debuginfo
+        self.namer = Namer(top, generic)
+        self.out: list[str] = []
+        self.indent = 0
+        self.default_dialects: list[str] = ["builtin"]
+
+    # -- primitives
+    def write(self, s: str) -> None:
+        self.out.append(s)
+
+    def newline(self) -> None:
+        self.out.append("\n" + "  " * self.indent)
+
+    def value(self, v: SSAValue) -> str:
+        name = self.namer.names.get(v)
+        if name is None:
+            return "%<<UNKNOWN SSA VALUE>>"
+        return "%" + name
+
+    def operand(self, v: SSAValue) -> None:
+        self.out.append(self.value(v))
+
+    def operands(self, vs: Iterable[SSAValue]) -> None:
+        self.out.append(", ".join(self.value(v) for v in vs))
+
+    def type(self, t: Attribute) -> None:
+        self.out.append(type_to_str(t))
+
+    def types(self, ts: Iterable[Attribute]) -> None:
+        self.out.append(", ".join(type_to_str(t) for t in ts))
+
+    def attr(self, a: Attribute) -> None:
+        self.out.append(attr_to_str(a))
+
+    def attr_dict(self, attrs: dict[str, Attribute], elided: Iterable[str] = (), keyword: bool = False) -> None:
+        """MLIR's printOptionalAttrDict(WithKeyword): ` {..}` or nothing."""
+        skip = set(elided)
+        items = [(k, v) for k, v in attrs.items() if k not in skip]
+        if not items:
+            return
+        self.out.append(" attributes " if keyword else " ")
+        self.out.append(dict_to_str(items))
+
+    def location(self, op: Operation) -> None:
+        if self.debuginfo:
+            loc = op.location
+            self.out.append(f" loc({loc.data})" if isinstance(loc, TextLoc) else " loc(unknown)")
+
+    # -- ops
+    def op_name(self, name: str) -> str:
+        dd = self.default_dialects[-1]
+        if dd and name.startswith(dd + ".") and name.count(".") >= 1:
+            return name[len(dd) + 1 :]
+        return name
+
+    def print_op(self, op: Operation) -> None:
+        results = op.results
+        if results:
+            grp = self.namer.groups.get(op)
+            if grp is not None:
+                self.out.append(f"%{grp}:{len(results)} = ")
+            else:
+                self.out.append(self.value(results[0]) + " = ")
+        if self.generic:
+            self.print_generic(op)
+        elif hasattr(op, "print_pretty"):
+            op.print_pretty(self)  # type: ignore[attr-defined]
+        else:
+            foreign = FOREIGN_SYNTAX.get(type(op))
+            if foreign is None:
+                self.print_generic(op)
+            else:
+                foreign.print(op, self)
+        self.location(op)
+
+    def print_generic(self, op: Operation) -> None:
+        out = self.out
+        out.append(string_literal(op.name))
+        out.append("(" + ", ".join(self.value(v) for v in op.operands) + ")")
+        if op.properties:
+            out.append(" <" + dict_to_str(op.properties) + ">")
+        if op.regions:
+            out.append(" (")
+            for i, r in enumerate(op.regions):
+                if i:
+                    out.append(", ")
+                self.region(r, print_entry_args=True, print_empty_block=True, default_dialect="")
+            out.append(")")
+        if op.attributes:
+            out.append(" " + dict_to_str(op.attributes))
+        out.append(" : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
+
+    def region(
+        self,
+        region: Region,
+        print_entry_args: bool = True,
+        print_terminators: bool = True,
+        print_empty_block: bool = False,
+        default_dialect: str | None = None,
+    ) -> None:
+        out = self.out
+        out.append("{")
+        self.default_dialects.append(self.default_dialects[-1] if default_dialect is None else default_dialect)
+        self.indent += 1
+        blocks = list(region.blocks)
+        for i, block in enumerate(blocks):
+            show_header = i > 0 or (print_entry_args and len(block.args) > 0) or (
+                print_empty_block and not block.ops and i == 0 and len(blocks) >= 1 and False
+            )
+            if show_header:
+                self.indent -= 1
+                self.newline()
+                self._block_header(block)
+                self.indent += 1
+            ops = list(block.ops)
+            if not print_terminators and ops and ops[-1].has_trait(IsTerminator):
+                ops = ops[:-1]
+            for op in ops:
+                self.newline()
+                self.print_op(op)
+        self.indent -= 1
+        self.default_dialects.pop()
+        self.newline()
+        out.append("}")
+
+    def _block_header(self, block: Block) -> None:
+        out = self.out
+        out.append(f"^bb{self.namer.block_ids.get(block, 0)}")
+        if block.args:
+            parts = []
+            for a in block.args:
+                s = f"{self.value(a)}: {type_to_str(a.type)}"
+                if self.debuginfo and isinstance(a.location, TextLoc):
+                    s += f" loc({a.location.data})"
+                parts.append(s)
+            out.append("(" + ", ".join(parts) + ")")
+        out.append(":")
+
+    def text(self) -> str:
+        return "".join(self.out)
+
+
+def print_module(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
+    """Print a top-level op (usually `builtin.module`) and a trailing newline."""
+    p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo)
+    p.print_op(op)
+    p.write("\n")
+    return p.text()
+
+
+class _Wrapper:
+    """Lets the namer treat the top-level op as a region child (so its own results are numbered)."""
+
+    def __init__(self, op: Operation):
+        self.regions = (_FakeRegion(op),)
+
+
+class _FakeRegion:
+    def __init__(self, op: Operation):
+        self.blocks = (_FakeBlock(op),)
+        self.parent = None
+
+
+class _FakeBlock:
+    def __init__(self, op: Operation):
+        self.args = ()
+        self.ops = (op,)
+
+
+__all__ = [
+    "Printer",
+    "print_module",
+    "type_to_str",
+    "attr_to_str",
+    "dict_to_str",
+    "string_literal",
+    "symbol_text",
+    "BoolAttr",
+    "BlockArgument",
+]
