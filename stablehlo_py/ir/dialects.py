@@ -10,6 +10,7 @@ from stablehlo_py.ir.registry import Registry
 OP_MODULES = (
     "stablehlo_py.ir.ops.func",
     "stablehlo_py.ir.ops.elementwise",
+    "stablehlo_py.ir.ops.misc",
 )
 ATTR_MODULES = ("stablehlo_py.ir.enums",)
 

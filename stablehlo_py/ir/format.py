@@ -461,11 +461,30 @@ def _elided_props(op: Operation) -> set[str]:
 
 
 def _discardable_and_extra_props(op: Operation) -> dict[str, Attribute]:
-    """attr-dict prints the properties the format does not mention, plus discardable attributes."""
+    """attr-dict prints the properties the format does not mention (except those equal to their
+    declared default, as MLIR's printer elides them), plus discardable attributes."""
     used = _elided_props(op)
-    merged = {k: v for k, v in op.properties.items() if k not in used}
+    defaults = prop_defaults(type(op))
+    merged = {k: v for k, v in op.properties.items() if k not in used and defaults.get(k) != v}
     merged.update(op.attributes)
     return merged
+
+
+_DEFAULTS: dict[type, dict[str, Attribute]] = {}
+
+
+def prop_defaults(cls: type) -> dict[str, Attribute]:
+    """Declared default of each property (from the IRDL definition), cached per class."""
+    d = _DEFAULTS.get(cls)
+    if d is None:
+        d = {}
+        get_def = getattr(cls, "get_irdl_definition", None)
+        if get_def is not None:
+            for n, pd in get_def().properties.items():
+                if pd.default_value is not None:
+                    d[n] = pd.default_value
+        _DEFAULTS[cls] = d
+    return d
 
 
 def attr_in_format(a: Attribute) -> str:

@@ -141,7 +141,10 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
             else:
                 parts.append(_float_token(p, t, sem, pos))
         arr = np.array(parts, dtype=sem.dtype).reshape(-1, 2)
-        return (arr[:, 0] + 1j * arr[:, 1].astype(np.float64)).astype(dt)
+        out = np.empty(arr.shape[0], dtype=dt)
+        out.real = arr[:, 0]
+        out.imag = arr[:, 1]
+        return out
     p.error(f"dense elements of type {element_type_name(elem) or elem} are not supported", pos)
 
 
