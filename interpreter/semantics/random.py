@@ -162,7 +162,7 @@ def _bits_to_type(bits: np.ndarray, dtype: np.dtype[Any], width: int) -> np.ndar
     storage = storage_uint(dtype)
     if width < 8 * dtype.itemsize:
         bits = bits & bits.dtype.type((1 << width) - 1)
-    return np.ascontiguousarray(bits.astype(storage)).view(dtype)
+    return bits.astype(storage).copy(order="C").view(dtype)
 
 
 def rng_bit_generator(
