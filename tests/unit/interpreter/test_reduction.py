@@ -308,3 +308,13 @@ def test_top_k():
     values, indices = Rd.top_k(a([[1, 3, 3, 2, 0], [5, 4, 3, 2, 1]], np.float32), 3)
     assert values.tolist() == [[3, 3, 2], [5, 4, 3]]
     assert indices.tolist() == [[1, 2, 3], [0, 1, 2]] and indices.dtype == np.int32
+
+
+def test_top_k_total_order_testdata():
+    # testdata/top_k_float32_5_chlo.mlir: NaN above +Inf, -NaN below -Inf
+    x = np.array([0x7F800000, 0x7FC00000, 0xFFC00000, 0xFF800000, 0x40400000], np.uint32).view(np.float32)
+    values, indices = Rd.top_k(x, 5)
+    assert values.view(np.uint32).tolist() == [0x7FC00000, 0x7F800000, 0x40400000, 0xFF800000, 0xFFC00000]
+    assert indices.tolist() == [1, 0, 4, 3, 2]
+    bools, idx = Rd.top_k(np.ones((5, 3), np.bool_), 2)
+    assert bools.all() and idx.tolist() == [[0, 1]] * 5
