@@ -232,7 +232,9 @@ def real_dynamic_slice(
     return slice(operand, _ints(start_indices), _ints(limit_indices), _ints(strides))
 
 
-def dynamic_iota(output_shape: ArrayLike, iota_dimension: int, element_type: DTypeLike) -> np.ndarray:
+def dynamic_iota(
+    output_shape: ArrayLike, iota_dimension: int, element_type: DTypeLike
+) -> np.ndarray:
     """``iota`` with a runtime shape (spec.md#dynamic_iota)."""
     return iota(iota_dimension, _ints(output_shape), element_type)
 

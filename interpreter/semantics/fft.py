@@ -10,11 +10,16 @@ from numpy.typing import ArrayLike
 
 __all__ = ["fft"]
 
-_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
+_COMPLEX_OF = {
+    np.dtype(np.float32): np.dtype(np.complex64),
+    np.dtype(np.float64): np.dtype(np.complex128),
+}
 _REAL_OF = {c: f for f, c in _COMPLEX_OF.items()}
 
 
-def _result_shape(shape: tuple[int, ...], fft_type: str, fft_length: Sequence[int]) -> tuple[int, ...]:
+def _result_shape(
+    shape: tuple[int, ...], fft_type: str, fft_length: Sequence[int]
+) -> tuple[int, ...]:
     out = list(shape)
     if fft_type == "RFFT":
         out[-1] = 0 if shape[-1] == 0 else fft_length[-1] // 2 + 1

@@ -90,7 +90,10 @@ def _conv_windows(
         [0, *_ints(padding[:, 1]), 0],
         [0, *[d - 1 for d in lhs_dilation], 0],
     )
-    extents = [(k - 1) * d + 1 if k > 0 else 0 for k, d in zip(kernel_spatial, rhs_dilation, strict=True)]
+    extents = [
+        (k - 1) * d + 1 if k > 0 else 0
+        for k, d in zip(kernel_spatial, rhs_dilation, strict=True)
+    ]
     out_spatial = []
     for i in range(spatial):
         size = padded.shape[1 + i]
@@ -105,7 +108,10 @@ def _conv_windows(
     )
     index = (
         (slice(None),)
-        + tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(out_spatial, window_strides, strict=True))
+        + tuple(
+            slice(0, (o - 1) * s + 1, s)
+            for o, s in zip(out_spatial, window_strides, strict=True)
+        )
         + (slice(None),)
         + tuple(slice(None, None, d) for d in rhs_dilation)
     )
@@ -251,7 +257,9 @@ def triangular_solve(
         tri = np.where(eye, np.ones((), work), tri)
     mode = str(transpose_a).upper()
     if mode not in ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"):
-        raise ValueError(f"transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT, got {transpose_a!r}")
+        raise ValueError(
+            f"transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT, got {transpose_a!r}"
+        )
     op = tri
     op_lower = bool(lower)
     if mode in ("TRANSPOSE", "ADJOINT"):
@@ -263,7 +271,8 @@ def triangular_solve(
         x = _solve_left(op, bm, op_lower)
     else:
         # x op = b  <=>  op^T x^T = b^T
-        x = np.swapaxes(_solve_left(np.swapaxes(op, -1, -2), np.swapaxes(bm, -1, -2), not op_lower), -1, -2)
+        op_t = np.swapaxes(op, -1, -2)
+        x = np.swapaxes(_solve_left(op_t, np.swapaxes(bm, -1, -2), not op_lower), -1, -2)
     return np.asarray(x.astype(out_dtype))
 
 

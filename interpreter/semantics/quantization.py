@@ -26,7 +26,9 @@ def _infer_storage(storage_min: int, storage_max: int) -> np.dtype[Any]:
     return np.dtype(np.int64)
 
 
-def _per_axis(values: ArrayLike, ndim: int, quantization_dimension: int | None, dtype: DTypeLike) -> np.ndarray:
+def _per_axis(
+    values: ArrayLike, ndim: int, quantization_dimension: int | None, dtype: DTypeLike
+) -> np.ndarray:
     arr = np.asarray(values, dtype=dtype)
     if quantization_dimension is None:
         return arr.reshape(())
@@ -54,7 +56,11 @@ def uniform_quantize(
     """
     x = np.asarray(operand)
     expressed = x.dtype
-    storage = np.dtype(storage_type) if storage_type is not None else _infer_storage(int(storage_min), int(storage_max))
+    storage = (
+        np.dtype(storage_type)
+        if storage_type is not None
+        else _infer_storage(int(storage_min), int(storage_max))
+    )
     scales = _per_axis(scale, x.ndim, quantization_dimension, expressed)
     zero_points = _per_axis(zero_point, x.ndim, quantization_dimension, np.int64).astype(expressed)
     lo = np.asarray(storage_min).astype(expressed)

@@ -117,7 +117,9 @@ def _combine_halves(
     return both.reshape(merged)[tuple(slice(0, d) for d in shape)]
 
 
-def _threefry_bits(key: np.uint64, state: np.uint64, shape: tuple[int, ...], width: int) -> tuple[np.ndarray, np.uint64]:
+def _threefry_bits(
+    key: np.uint64, state: np.uint64, shape: tuple[int, ...], width: int
+) -> tuple[np.ndarray, np.uint64]:
     k0, k1 = _lo32(np.asarray(key)), _hi32(np.asarray(key))
     with np.errstate(over="ignore"):
         if width == 64:
@@ -205,7 +207,9 @@ def rng_bit_generator(
         words = [key, low] if state.size == 2 else [key, low, high]
         output_state = np.array(words, dtype=_U64)
     else:
-        raise ValueError(f"rng_algorithm must be DEFAULT, THREE_FRY or PHILOX, got {rng_algorithm!r}")
+        raise ValueError(
+            f"rng_algorithm must be DEFAULT, THREE_FRY or PHILOX, got {rng_algorithm!r}"
+        )
     return output_state, _bits_to_type(bits, dtype, width)
 
 
@@ -238,10 +242,12 @@ def rng(
             high = int(hi.astype(np.int64)) if dtype != np.uint64 else int(hi)
             if high <= low:
                 return np.full(out_shape, lo, dtype=dtype)
-            drawn = gen.integers(low, high, size=out_shape, dtype=np.uint64 if dtype == np.uint64 else np.int64)
+            draw_type = np.uint64 if dtype == np.uint64 else np.int64
+            drawn = gen.integers(low, high, size=out_shape, dtype=draw_type)
             return np.asarray(drawn.astype(dtype))
         u = gen.random(out_shape)
-        values = (lo.astype(np.float64) + (hi.astype(np.float64) - lo.astype(np.float64)) * u).astype(dtype)
+        lo64, hi64 = lo.astype(np.float64), hi.astype(np.float64)
+        values = (lo64 + (hi64 - lo64) * u).astype(dtype)
         return np.asarray(np.where(values >= hi, lo, values).astype(dtype))
     if dist == "NORMAL":
         z = gen.standard_normal(out_shape)

@@ -232,7 +232,9 @@ def total_order_key(x: ArrayLike) -> np.ndarray:
     raise TypeError(f"no total-order key for element type {dt}")
 
 
-def _merge_sort_permutation(comparator: Callable[..., Any], rows: Sequence[np.ndarray]) -> np.ndarray:
+def _merge_sort_permutation(
+    comparator: Callable[..., Any], rows: Sequence[np.ndarray]
+) -> np.ndarray:
     """Stable bottom-up merge sort of every row of ``rows`` (each ``(B, n)``) at once.
 
     Each level merges adjacent sorted runs of width ``w``: an element's new position is its
