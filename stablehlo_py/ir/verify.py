@@ -1,5 +1,5 @@
 """Verification entry point: xDSL's structural checks plus each op's spec constraints (`verify_`),
-reported as one `VerifyError` naming the op and its location."""
+reported as one `VerifyError` naming the op and the location it was parsed from."""
 
 from __future__ import annotations
 
@@ -9,11 +9,20 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py.errors import VerifyError
 
 
-def verify(op: Operation) -> None:
-    try:
-        op.verify()
-    except VerifyException as e:
-        raise VerifyError(_message(e)) from None
+def verify(top: Operation) -> None:
+    """Verify every op (outer ops first); the first failure is raised with the op's location."""
+    for op in top.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as e:
+            raise VerifyError(f"'{op.name}' op {_message(e)}", location=op_location(op)) from None
+
+
+def op_location(op: Operation) -> str | None:
+    """Where to report a diagnostic for `op`: its `loc(...)` if it has a file one, else where it was parsed."""
+    from stablehlo_py.ir.text.parser import op_source_location
+
+    return op_source_location(op)
 
 
 def _message(e: VerifyException) -> str:

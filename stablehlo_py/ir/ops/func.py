@@ -103,8 +103,9 @@ def parse_func(p: Parser) -> Operation:
                 results.append(p.parse_type())
                 res_attrs.append({})
         else:
+            # A single unparenthesised result type carries no attributes (`-> T {` opens the body).
             results.append(p.parse_type())
-            res_attrs.append(p.try_attr_dict())
+            res_attrs.append({})
     attrs: dict[str, Attribute] = {}
     if p.try_keyword("attributes"):
         attrs = p.parse_attr_dict_body()

@@ -87,6 +87,36 @@ def unescape(body: str) -> str:
         return raw
 
 
+class Source:
+    """A parsed buffer: maps an offset to `file:line:col` on demand (ops keep `(source, offset)`)."""
+
+    __slots__ = ("text", "filename", "line_offset", "_starts")
+
+    def __init__(self, text: str, filename: str, line_offset: int):
+        self.text = text
+        self.filename = filename
+        self.line_offset = line_offset
+        self._starts: list[int] | None = None
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        line = bisect_right(self._starts, pos) - 1
+        return line + 1 + self.line_offset, pos - self._starts[line] + 1
+
+    def location(self, pos: int) -> str:
+        line, col = self.line_col(pos)
+        return f"{self.filename}:{line}:{col}"
+
+
+def op_source_location(op: Operation) -> str | None:
+    """`file:line:col` where the op was parsed, if it came from text."""
+    src = getattr(op, "_src", None)
+    if src is None:
+        return None
+    return src[0].location(src[1])
+
+
 class Parser:
     """One parse of one text buffer.  Op classes use its `parse_*`/`try_*` methods in `parse_pretty`."""
 
@@ -96,7 +126,7 @@ class Parser:
         self.registry = registry
         self.filename = filename
         self.line_offset = line_offset
-        self._line_starts: list[int] | None = None
+        self.source = Source(text, filename, line_offset)
         self.scopes: list[dict[str, SSAValue]] = [{}]
         self.default_dialects: list[str] = [""]
         self.attr_alias_text: dict[str, int] = {}
@@ -108,11 +138,7 @@ class Parser:
 
     # ------------------------------------------------------------------ positions and errors
     def location_of(self, pos: int) -> str:
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        line = bisect_right(self._line_starts, pos) - 1
-        col = pos - self._line_starts[line] + 1
-        return f"{self.filename}:{line + 1 + self.line_offset}:{col}"
+        return self.source.location(pos)
 
     def error(self, message: str, pos: int | None = None) -> NoReturn:
         raise ParseError(message, location=self.location_of(self.pos if pos is None else pos))
@@ -794,6 +820,7 @@ class Parser:
                 self.error(f"unknown operation '{word}'", name_pos)
             foreign = FOREIGN_SYNTAX.get(cls)
             op = foreign.parse(self) if foreign is not None else cls.parse_pretty(self)
+        op._src = (self.source, name_pos)  # type: ignore[attr-defined]
         loc = self.try_location()
         if loc is not None:
             op.location = loc  # type: ignore[assignment]

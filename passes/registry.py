@@ -1,0 +1,54 @@
+"""The pass table: upstream's pass name -> function(module, options) -> module."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.ir import Operation
+
+from stablehlo_py.errors import StableHLOError
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    name: str
+    summary: str
+    module: str  # module defining `run(module, options) -> module`
+
+    def run(self, op: Operation, options: dict[str, str]) -> Operation:
+        fn: Callable[[Operation, dict[str, str]], Operation] = importlib.import_module(self.module).run
+        return fn(op, options)
+
+
+PASSES: dict[str, PassInfo] = {
+    p.name: p
+    for p in (
+        PassInfo("inline", "Inline calls to private functions and drop the dead ones", "stablehlo_py.passes.inline"),
+    )
+}
+
+
+def parse_pass_options(text: str) -> dict[str, str]:
+    """`target=1.0.0 allow-other-dialects=true` (also quoted, or wrapped in braces) -> dict."""
+    text = text.strip().strip("'\"").strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    out: dict[str, str] = {}
+    for item in text.replace(",", " ").split():
+        if "=" in item:
+            k, v = item.split("=", 1)
+            out[k.strip()] = v.strip().strip("'\"")
+        else:
+            out[item] = "true"
+    return out
+
+
+def run_pipeline(op: Operation, pipeline: list[tuple[str, dict[str, str]]]) -> Operation:
+    for name, options in pipeline:
+        info = PASSES.get(name)
+        if info is None:
+            raise StableHLOError(f"unknown pass '{name}'; available: {', '.join(sorted(PASSES))}")
+        op = info.run(op, options)
+    return op

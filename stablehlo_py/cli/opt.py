@@ -1,0 +1,176 @@
+"""`stablehlo-opt`: parse, verify, run passes, print — with upstream's flags.
+
+    stablehlo-opt [FILE|-] [-o OUT] [--split-input-file] [--mlir-print-op-generic]
+                  [--mlir-print-debuginfo] [--verify-diagnostics] [--<pass>[=<options>] ...]
+
+Passes run in command-line order (e.g. `--stablehlo-legalize-to-vhlo --vhlo-to-version='target=1.0.0'`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from stablehlo_py.cli.common import (
+    SPLIT_MARKER,
+    check_diagnostic,
+    expected_diagnostics,
+    normalize_argv,
+    read_input,
+    run_guarded,
+    split_chunks,
+    unmet,
+    write_output,
+)
+from stablehlo_py.errors import StableHLOError
+
+_SHORT = {"-o", "-h"}
+
+
+def _pass_pipeline(extra: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
+    from stablehlo_py.passes import PASSES, parse_pass_options
+
+    pipeline: list[tuple[str, dict[str, str]]] = []
+    for a in extra:
+        if not a.startswith("--"):
+            raise StableHLOError(f"unexpected argument '{a}' (one input file is accepted)")
+        name, _, opts = a[2:].partition("=")
+        if name not in PASSES:
+            raise StableHLOError(
+                f"unknown option or pass '--{name}'; passes: {', '.join('--' + p for p in sorted(PASSES))}; "
+                "see stablehlo-opt --help"
+            )
+        pipeline.append((name, parse_pass_options(opts)))
+    return pipeline
+
+
+def process_text(
+    text: str,
+    name: str,
+    pipeline: list[tuple[str, dict[str, str]]],
+    generic: bool,
+    debuginfo: bool,
+    line_offset: int = 0,
+) -> str:
+    from stablehlo_py.ir import parse, print_ir
+    from stablehlo_py.ir.verify import verify
+    from stablehlo_py.passes import run_pipeline
+
+    module = parse(text, name, line_offset)
+    verify(module)
+    module = run_pipeline(module, pipeline)
+    return print_ir(module, generic=generic, debuginfo=debuginfo)
+
+
+@click.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["--help", "-h"]}
+)
+@click.argument("input_file", default="-", required=False)
+@click.option("-o", "output", default=None, help="Output file (default: stdout).")
+@click.option("--split-input-file", is_flag=True, help="Process each `// -----` chunk separately.")
+@click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print ops in generic form.")
+@click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
+@click.option("--verify-diagnostics", is_flag=True, help="Check `expected-error` annotations.")
+@click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    input_file: str,
+    output: str | None,
+    split_input_file: bool,
+    generic: bool,
+    debuginfo: bool,
+    verify_diagnostics: bool,
+    allow_unregistered_dialect: bool,
+) -> int:
+    """Parse, verify, transform and print StableHLO programs."""
+    pipeline = _pass_pipeline(list(ctx.meta.get("pass_args", ())) + list(ctx.args))
+    text, name = read_input(input_file)
+    outputs: list[str] = []
+    problems: list[str] = []
+    for offset, chunk in split_chunks(text, split_input_file):
+        if verify_diagnostics:
+            expected = expected_diagnostics(chunk, offset)
+            try:
+                outputs.append(process_text(chunk, name, pipeline, generic, debuginfo, offset))
+            except StableHLOError as e:
+                problems.extend(check_diagnostic(expected, e, name))
+            problems.extend(unmet(expected, name))
+        else:
+            try:
+                outputs.append(process_text(chunk, name, pipeline, generic, debuginfo, offset))
+            except StableHLOError as e:
+                if not split_input_file:
+                    raise
+                print(str(e), file=sys.stderr)
+                problems.append(str(e))
+    write_output(output, (SPLIT_MARKER + "\n").join(outputs))
+    if problems:
+        if verify_diagnostics:
+            for p in problems:
+                print(p, file=sys.stderr)
+        return 1
+    return 0
+
+
+_OWN_FLAGS = {
+    "--split-input-file",
+    "--mlir-print-op-generic",
+    "--mlir-print-debuginfo",
+    "--verify-diagnostics",
+    "--allow-unregistered-dialect",
+    "--help",
+    "-h",
+    "-o",
+}
+
+
+def split_pass_args(args: list[str], own: set[str]) -> tuple[list[str], list[str]]:
+    """Separate `--<pass>[=opts]` flags (kept in order) from the tool's own options."""
+    tool, passes = [], []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        flag = a.split("=", 1)[0]
+        if a.startswith("--") and flag not in own:
+            passes.append(a)
+        else:
+            tool.append(a)
+            if flag in own and "=" not in a and flag in ("-o",) and i + 1 < len(args):
+                tool.append(args[i + 1])
+                i += 1
+        i += 1
+    return tool, passes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = normalize_argv(sys.argv[1:] if argv is None else argv, _SHORT)
+    args, pass_args = split_pass_args(args, _OWN_FLAGS)
+
+    def body() -> int:
+        try:
+            rc = _run_with_passes(args, pass_args)
+        except click.exceptions.Exit as e:
+            return e.exit_code
+        except click.UsageError as e:
+            raise StableHLOError(f"{e.format_message()}; see stablehlo-opt --help") from None
+        return rc
+
+    code = run_guarded(body)
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+def _run_with_passes(args: list[str], pass_args: list[str]) -> int:
+    ctx = cli.make_context("stablehlo-opt", list(args))
+    ctx.meta["pass_args"] = pass_args
+    with ctx:
+        rc = cli.invoke(ctx)
+    return rc if isinstance(rc, int) else 0
+
+
+if __name__ == "__main__":
+    main()
