@@ -90,3 +90,55 @@ class SameOperandsAndResultType:
 @custom_directive("VariadicSameOperandsAndResultType")
 class VariadicSameOperandsAndResultType(SameOperandsAndResultType):
     """Same as SameOperandsAndResultType for ops with variadic operands (e.g. optimization_barrier)."""
+
+
+def _i64_values(attr: Any) -> tuple[int, ...]:
+    """The integers of a DenseI64ArrayAttr (or, as upstream's GenericDenseI64Array also accepts, of a
+    rank-1 dense integer elements attribute)."""
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    if isinstance(attr, DenseArrayBase):
+        return tuple(int(v) for v in attr.get_values())
+    get_values = getattr(attr, "get_values", None)
+    if get_values is None:
+        raise TypeError(f"expected an i64 array attribute, got {attr!r}")
+    return tuple(int(v) for v in get_values())
+
+
+def parse_i64_list(p: Parser) -> list[int]:
+    """`[1, -2, 3]` (possibly empty)."""
+    return p.parse_delimited("[", p.parse_integer, "]")
+
+
+@custom_directive("DenseI64Array")
+class DenseI64Array:
+    """`[1, 2]` for an `array<i64: 1, 2>` attribute (printDenseI64Array/parseDenseI64Array)."""
+
+    @staticmethod
+    def print(pr: Printer, op: Any, attr: Any) -> None:
+        pr.write("[" + ", ".join(str(v) for v in _i64_values(attr)) + "]")
+
+    @staticmethod
+    def parse(p: Parser, st: Any, arg: Any) -> None:
+        from xdsl.dialects.builtin import DenseArrayBase, IntegerType
+
+        set_slot(st, arg, DenseArrayBase.from_list(IntegerType(64), parse_i64_list(p)))
+
+
+@custom_directive("VariadicOperandWithAttribute")
+class VariadicOperandWithAttribute:
+    """`%a, %b,` -- each operand followed by a comma, stopping at the first non-value (the attribute
+    that follows, e.g. `dim = 0`)."""
+
+    @staticmethod
+    def print(pr: Printer, op: Any, operands: Any) -> None:
+        pr.operands(operands)
+        pr.write(",")
+
+    @staticmethod
+    def parse(p: Parser, st: Any, arg: Any) -> None:
+        values = []
+        while p.peek() == "%":
+            values.append(p.parse_operand())
+            p.parse_literal(",")
+        set_slot(st, arg, values)
