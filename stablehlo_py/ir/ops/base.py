@@ -170,6 +170,15 @@ class StableHLOOp(IRDLOperation):
         attributes: dict[str, Attribute],
         regions: list[Region],
     ) -> Operation:
+        # As MLIR does for ops with properties: inherent attributes written in the attribute
+        # dictionary of the generic form (`{dimension = 1 : i64}`) are the op's properties.
+        if attributes:
+            declared = cls.get_irdl_definition().properties  # type: ignore[attr-defined]
+            if any(k in declared for k in attributes):
+                properties = dict(properties)
+                attributes = dict(attributes)
+                for k in [k for k in attributes if k in declared]:
+                    properties[k] = attributes.pop(k)
         return cls.create(
             operands=operands,
             result_types=result_types,
