@@ -158,7 +158,7 @@ def _float_token(p: Parser, t: str, sem, pos: int) -> float:
 def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
     """After the `dense` keyword: `<...> : type`."""
     text = p.text
-    start = p.pos
+    start = p.pos - len("dense")
     p.parse_literal("<")
     p.ws()
     hex_m = _HEX.match(text, p.pos)

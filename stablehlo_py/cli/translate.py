@@ -1,0 +1,91 @@
+"""`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
+
+    stablehlo-translate --interpret [--split-input-file] [--args=...] [FILE|-]
+    stablehlo-translate --serialize --target=X|current [--strip-debuginfo] [FILE|-] [-o OUT]
+    stablehlo-translate --deserialize [FILE|-] [-o OUT]
+    stablehlo-translate --print-stablehlo-version
+
+Input and output conventions are stablehlo-opt's (`-` is stdin/stdout, `-o` names the output).
+Modes are registered in `MODES`; a mode whose implementation is not installed says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+import click
+
+from stablehlo_py.cli.common import normalize_argv, run_guarded
+from stablehlo_py.errors import NotSupportedError, StableHLOError
+
+_SHORT = {"-o", "-h"}
+
+# mode flag -> (module, function, what delivers it)
+MODES: dict[str, tuple[str, str, str]] = {
+    "interpret": ("stablehlo_py.cli.translate_modes", "interpret", "the reference interpreter"),
+    "serialize": ("stablehlo_py.cli.translate_modes", "serialize", "portable artifacts"),
+    "deserialize": ("stablehlo_py.cli.translate_modes", "deserialize", "portable artifacts"),
+    "check_compat": ("stablehlo_py.cli.translate_modes", "check_compat", "compatibility tooling"),
+}
+
+
+@click.command(context_settings={"help_option_names": ["--help", "-h"]})
+@click.argument("input_file", default="-", required=False)
+@click.option("-o", "output", default=None, help="Output file (default: stdout).")
+@click.option("--interpret", is_flag=True, help="Run the program with the reference interpreter.")
+@click.option("--serialize", is_flag=True, help="Write a portable artifact (needs --target).")
+@click.option("--deserialize", is_flag=True, help="Read a portable artifact and print StableHLO.")
+@click.option("--check-compat", is_flag=True, help="Can --consumer-version load this artifact?")
+@click.option("--print-stablehlo-version", is_flag=True, help="Print the current StableHLO version.")
+@click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
+@click.option("--consumer-version", default=None, help="Consumer version for --check-compat.")
+@click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
+@click.option("--split-input-file", is_flag=True, help="Process each `// -----` chunk separately.")
+@click.option("--args", "args_", default=None, help="Arguments for `main` when interpreting.")
+@click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print ops in generic form.")
+@click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
+@click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)
+def cli(**options: object) -> int:
+    """Translate StableHLO programs: interpret, serialize, deserialize."""
+    if options.pop("print_stablehlo_version"):
+        from stablehlo_py.version import get_current_version
+
+        click.echo(str(get_current_version()))
+        return 0
+    chosen = [m for m in MODES if options.get(m)]
+    if len(chosen) != 1:
+        raise StableHLOError(
+            "choose exactly one of --interpret, --serialize, --deserialize, --check-compat "
+            "(or --print-stablehlo-version)"
+        )
+    mode = chosen[0]
+    module_name, fn_name, feature = MODES[mode]
+    try:
+        fn = getattr(importlib.import_module(module_name), fn_name)
+    except (ImportError, AttributeError):
+        raise NotSupportedError(f"--{mode.replace('_', '-')} needs {feature}, which is not implemented yet") from None
+    return int(fn(options))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = normalize_argv(sys.argv[1:] if argv is None else argv, _SHORT)
+
+    def body() -> int:
+        try:
+            rc = cli.main(args=args, prog_name="stablehlo-translate", standalone_mode=False)
+        except click.exceptions.Exit as e:
+            return e.exit_code
+        except click.UsageError as e:
+            raise StableHLOError(f"{e.format_message()}; see stablehlo-translate --help") from None
+        return rc if isinstance(rc, int) else 0
+
+    code = run_guarded(body)
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+if __name__ == "__main__":
+    main()
