@@ -1,0 +1,1 @@
+"""Interpreter impls, one module per op family; each registers itself with `registry.impl`."""

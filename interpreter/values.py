@@ -1,0 +1,53 @@
+"""IR types and attributes <-> interpreter values (numpy arrays of `dtypes.py` dtypes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, TensorType, TupleType
+from xdsl.ir import Attribute
+
+from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.interpreter import dtypes
+from stablehlo_py.ir.text.dense import dense_values
+from stablehlo_py.ir.types import TokenType, UniformQuantizedType, element_type_name
+
+
+def element_name(t: Attribute) -> str:
+    """MLIR spelling of an element type (`f32`, `ui4`, `complex<f32>`)."""
+    if isinstance(t, ComplexType):
+        return f"complex<{element_type_name(t.element_type)}>"
+    if isinstance(t, UniformQuantizedType):
+        return element_name(t.params.storage_type)
+    name = element_type_name(t)
+    if name is None:
+        raise NotSupportedError(f"the interpreter does not support element type {t}")
+    return "i64" if name == "index" else name
+
+
+def dtype_of_type(t: Attribute) -> np.dtype:
+    """numpy dtype of a tensor type's elements."""
+    if isinstance(t, TensorType):
+        t = t.element_type
+    return dtypes.dtype_of(element_name(t))
+
+
+def array_from_attr(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """A dense attribute as an interpreter value (a fresh array, safe to keep)."""
+    raw = dense_values(attr)
+    dt = dtype_of_type(attr.type)
+    if raw.dtype != dt:
+        return raw.astype(dt)
+    return np.array(raw)
+
+
+def zeros_of(t: Attribute) -> Any:
+    if isinstance(t, TokenType):
+        from stablehlo_py.interpreter.evaluator import TOKEN
+
+        return TOKEN
+    if isinstance(t, TupleType):
+        return tuple(zeros_of(x) for x in t.types.data)
+    assert isinstance(t, TensorType)
+    return np.zeros(t.get_shape(), dtype=dtype_of_type(t))
