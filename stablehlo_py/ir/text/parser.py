@@ -337,7 +337,8 @@ class Parser:
                 self.pos = m.end() + 1
                 items = self.parse_comma_list(self.parse_type, ">")
                 self.parse_literal(">")
-                return TupleType(items)
+                # xDSL 0.74's TupleType keeps a list given to it (unhashable); pass an ArrayAttr.
+                return TupleType(ArrayAttr(items))
             t = simple_type(word)
             if t is not None:
                 self.pos = m.end()
