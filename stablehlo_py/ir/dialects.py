@@ -11,6 +11,9 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.func",
     "stablehlo_py.ir.ops.elementwise",
     "stablehlo_py.ir.ops.misc",
+    "stablehlo_py.ir.ops.data_movement",
+    "stablehlo_py.ir.ops.chlo",
+    "stablehlo_py.ir.ops.check",
 )
 ATTR_MODULES = ("stablehlo_py.ir.enums",)
 

@@ -11,7 +11,8 @@ from typing import ClassVar
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from stablehlo_py.ir.ops.base import StableHLOOp, op_def
+from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
+from stablehlo_py.ir.ops.base import StableHLOOp, enum_syntax, op_def, prop
 
 
 class UnaryElementwise(StableHLOOp):
@@ -84,3 +85,67 @@ UNARY_OPS = {n: _unary(n, d) for n, d in UNARY.items()}
 BINARY_OPS = {n: _binary(n, d) for n, d in BINARY.items()}
 
 OPS = (*UNARY_OPS.values(), *BINARY_OPS.values())
+
+
+# ------------------------------------------------------------------------------------- compare
+def _compare_type_for(e: object) -> tuple[str, ...] | None:
+    """compare_c3: the compare_type values allowed for element type `e` (None: not decidable)."""
+    from xdsl.dialects.builtin import ComplexType, IntegerType, Signedness
+
+    from stablehlo_py.ir.types import FLOAT_NAME
+
+    if isinstance(e, IntegerType):
+        if e.width.data == 1 or e.signedness.data == Signedness.UNSIGNED:
+            return ("UNSIGNED",)
+        return ("SIGNED",)
+    if type(e) in FLOAT_NAME:
+        return ("FLOAT", "TOTALORDER")
+    if isinstance(e, ComplexType):
+        return ("FLOAT",)
+    return None
+
+
+@op_def
+class CompareOp(StableHLOOp):
+    """Element-wise comparison of `lhs` and `rhs` by `comparison_direction` and `compare_type`
+    (spec.md#compare)."""
+
+    name = "stablehlo.compare"
+    lhs = operand_def()
+    rhs = operand_def()
+    comparison_direction = prop(enum_syntax(ComparisonDirectionAttr))
+    compare_type = prop(enum_syntax(ComparisonTypeAttr), optional=True)
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "$comparison_direction `,` $lhs `,` $rhs (`,` $compare_type^)? attr-dict `:` functional-type(operands, results)"
+    )
+
+    def verify_(self) -> None:
+        from xdsl.dialects.builtin import IntegerType
+        from xdsl.utils.exceptions import VerifyException
+
+        from stablehlo_py.ir.ops.data_movement import _baseline_element, _shape_ok, _t
+        from stablehlo_py.ir.types import element_type, shape_of
+
+        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
+        # compare_c1
+        if _baseline_element(lt) != _baseline_element(rt):
+            raise VerifyException(f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same element type")
+        # compare_c2
+        if not (_shape_ok(shape_of(lt), shape_of(rt)) and _shape_ok(shape_of(lt), shape_of(res))):
+            raise VerifyException(f"lhs {_t(lt)}, rhs {_t(rt)} and result {_t(res)} must have the same shape")
+        if element_type(res) != IntegerType(1):
+            raise VerifyException(f"result type {_t(res)} must be a tensor of i1")
+        # compare_c3
+        ct = self.compare_type
+        if ct is not None and ct.data != "NOTYPE":
+            allowed = _compare_type_for(element_type(lt))
+            if allowed is not None and ct.data not in allowed:
+                raise VerifyException(
+                    f"compare_type {ct.data} is not allowed for element type {_t(element_type(lt))} "
+                    f"(expected {' or '.join(allowed)})"
+                )
+
+
+OPS = (*OPS, CompareOp)
