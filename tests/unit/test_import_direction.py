@@ -1,0 +1,40 @@
+"""DESIGN.md §1: stablehlo_py.ir <- vhlo <- passes <- serialization; the interpreter sees only the
+stablehlo IR; cli and api sit on top.  Scans every static import."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# folder -> the stablehlo_py subpackages it must not import
+FORBIDDEN = {
+    "stablehlo_py/ir": ("vhlo", "passes", "serialization", "interpreter", "cli", "api"),
+    "vhlo": ("passes", "serialization", "interpreter", "cli", "api"),
+    "passes": ("serialization", "interpreter", "cli", "api"),
+    "serialization": ("interpreter", "cli", "api"),
+    "interpreter": ("vhlo", "passes", "serialization", "cli", "api"),
+}
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def test_import_direction() -> None:
+    problems = []
+    for folder, banned in FORBIDDEN.items():
+        for path in sorted((REPO / folder).rglob("*.py")):
+            for name in _imports(path):
+                parts = name.split(".")
+                if parts[0] == "stablehlo_py" and len(parts) > 1 and parts[1] in banned:
+                    problems.append(f"{path.relative_to(REPO)} imports {name}")
+    assert not problems, "\n".join(problems)
