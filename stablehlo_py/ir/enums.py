@@ -27,6 +27,7 @@ ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("stablehlo", "result_accuracy_mode"): ("DEFAULT", "HIGHEST", "TOLERANCE"),
     ("chlo", "comparison_direction"): ("EQ", "NE", "GE", "GT", "LE", "LT"),
     ("chlo", "comparison_type"): ("NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"),
+    ("chlo", "precision"): ("DEFAULT", "HIGH", "HIGHEST"),
 }
 
 
@@ -106,6 +107,7 @@ TransposeAttr = ENUM_CLASSES[("stablehlo", "transpose")]
 ResultAccuracyModeAttr = ENUM_CLASSES[("stablehlo", "result_accuracy_mode")]
 ChloComparisonDirectionAttr = ENUM_CLASSES[("chlo", "comparison_direction")]
 ChloComparisonTypeAttr = ENUM_CLASSES[("chlo", "comparison_type")]
+ChloPrecisionAttr = ENUM_CLASSES[("chlo", "precision")]
 
 
 def register(reg: Registry) -> None:

@@ -314,6 +314,10 @@ def _present(e: Any, op: Operation) -> bool:
         if e.kind == "attr":
             if v is None:
                 return False
+            # A default-valued attribute anchors its group only when it differs from the default
+            # (MLIR's OpFormatGen: `attr && attr != default`).
+            if prop_defaults(type(op)).get(e.name) == v:
+                return False
             from xdsl.dialects.builtin import UnitAttr
 
             return True if not isinstance(v, UnitAttr) else True

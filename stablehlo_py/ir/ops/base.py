@@ -79,7 +79,17 @@ def _dense_bool_array_parse(p: Parser) -> Attribute:
 
 def _float_parse(t: Attribute) -> Callable[[Parser], Attribute]:
     def parse(p: Parser) -> Attribute:
-        return p.parse_attribute(type_hint=t)
+        # The type is known from the op definition, so (as MLIR's parseAttribute(type)) a
+        # following `:` is not read as the attribute's type: `tolerance = 0.1 : tensor<f64>`.
+        from stablehlo_py.ir.text import dense as dense_text
+        from stablehlo_py.ir.text.parser import _NUMBER
+
+        p.ws()
+        m = _NUMBER.match(p.text, p.pos)
+        if not m:
+            p.error(f"expected a floating-point number, found {p._found()}")
+        p.pos = m.end()
+        return dense_text.scalar_attr(p, m.group(0), t, m.start())
 
     return parse
 
@@ -211,6 +221,10 @@ class StableHLOOp(IRDLOperation):
 
     def print_pretty(self, pr: Printer) -> None:
         cls = type(self)
+        if cls.FORMAT is None and cls.print_custom is StableHLOOp.print_custom:
+            # No pretty syntax upstream (e.g. chlo.ragged_dot): the generic form, name included.
+            pr.print_generic(self)
+            return
         pr.write(pr.op_name(self.name))
         if cls.FORMAT is None:
             self.print_custom(pr)

@@ -199,6 +199,7 @@ class Namer:
         self.generic = generic
         self.names: dict[SSAValue, str] = {}
         self.groups: dict[Operation, str] = {}
+        self.result_groups: dict[Operation, list[tuple[str, int]]] = {}
         self.block_ids: dict[Block, int] = {}
         self.next_value = 0
         self.next_arg = 0
@@ -247,8 +248,13 @@ class Namer:
         for i, block in enumerate(region.blocks):
             self.block_ids[block] = i
             entry = i == 0
-            for arg in block.args:
-                if arg_name is not None:
+            # `asm_block_arg_name` gives one name for every argument, or one name per entry-block
+            # argument (a list, as getAsmBlockArgumentNames names each: scan's %input/%carry).
+            per_arg = arg_name if isinstance(arg_name, (list, tuple)) and entry else None
+            for j, arg in enumerate(block.args):
+                if per_arg is not None and j < len(per_arg):
+                    self._set(arg, per_arg[j])
+                elif arg_name is not None and not isinstance(arg_name, (list, tuple)):
                     self._set(arg, arg_name)
                 elif entry:
                     self._set(arg, f"arg{self.next_arg}")
@@ -267,8 +273,11 @@ class Namer:
             fn = getattr(op, "asm_result_names", None)
             if fn is not None:
                 suggested = fn()
+        if isinstance(suggested, (list, tuple)):
+            self._number_named_results(op, suggested)
+            return
         if suggested:
-            # Only the names for result 0 (a whole-op name) are supported, as StableHLO needs.
+            # A str names the whole op (result 0); a list names results one by one.
             self.names[results[0]] = self._unique(suggested)
             base = self.names[results[0]]
         else:
@@ -280,6 +289,30 @@ class Namer:
             self.groups[op] = base
             for i, r in enumerate(results):
                 self.names[r] = f"{base}#{i}"
+
+    def _number_named_results(self, op: Operation, names: Sequence[str | None]) -> None:
+        """getAsmResultNames naming some results: each named result starts a result group
+        (`%values, %indices = ...`); the others join the group before them (`%name#k`)."""
+        results = op.results
+        starts = [0] + [i for i in range(1, len(results)) if i < len(names) and names[i]]
+        bases: list[str] = []
+        for k, start in enumerate(starts):
+            name = names[start] if start < len(names) else None
+            if name:
+                bases.append(self._unique(name))
+            else:
+                bases.append(str(self.next_value))
+                self.next_value += 1
+        spans = []
+        for k, start in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(results)
+            spans.append((bases[k], end - start))
+            for i in range(start, end):
+                self.names[results[i]] = bases[k] if end - start == 1 else f"{bases[k]}#{i - start}"
+        if len(spans) > 1:
+            self.result_groups[op] = spans
+        elif spans[0][1] > 1:
+            self.groups[op] = spans[0][0]
 
 
 # ------------------------------------------------------------------------------------- printer
@@ -347,7 +380,10 @@ class Printer:
         results = op.results
         if results:
             grp = self.namer.groups.get(op)
-            if grp is not None:
+            spans = self.namer.result_groups.get(op)
+            if spans is not None:
+                self.out.append(", ".join(f"%{b}" if n == 1 else f"%{b}:{n}" for b, n in spans) + " = ")
+            elif grp is not None:
                 self.out.append(f"%{grp}:{len(results)} = ")
             else:
                 self.out.append(self.value(results[0]) + " = ")

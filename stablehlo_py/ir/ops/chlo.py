@@ -1,0 +1,1000 @@
+"""CHLO ("client HLO") ops, as upstream's stablehlo/dialect/ChloOps.td defines them.
+
+CHLO ops are not in the StableHLO spec: they model XlaBuilder helpers (implicitly broadcasting binary
+ops, special functions, top_k, ragged_dot, scan) that `chlo-legalize-to-stablehlo` decomposes.  Field
+names, formats and verifiers follow ChloOps.td / ChloOps.cpp; each check is labelled with the ODS trait
+or C++ function it mirrors (there are no spec ids for CHLO).
+
+Syntax:
+  %r = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
+  %r = chlo.broadcast_add %a, %b : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %r = chlo.next_after %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %v, %i = chlo.top_k(%x, k = 2) : tensor<8xf32> -> (tensor<2xf32>, tensor<2xi32>)
+  %o:2 = chlo.scan(%x) inits (%c) dimension=0  {...} : (...) -> (...)
+  %r = "chlo.ragged_dot"(%l, %r, %g) <{ragged_dot_dimension_numbers = #chlo.ragged_dot<...>}> : ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    ComplexType,
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    AttrSizedResultSegments,
+    irdl_attr_definition,
+    operand_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import IsolatedFromAbove, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py.ir.enums import ChloComparisonDirectionAttr, ChloComparisonTypeAttr, ChloPrecisionAttr
+from stablehlo_py.ir.ops.base import (
+    ANY_ATTR,
+    ARRAY_ATTR,
+    BOOL_ATTR,
+    DENSE_I64_ARRAY,
+    ELEMENTS_ATTR,
+    I32,
+    I64,
+    I64_ATTR,
+    AttrSyntax,
+    StableHLOOp,
+    enum_syntax,
+    op_def,
+    prop,
+)
+from stablehlo_py.ir.types import FLOAT_NAME, _TextData, element_type, shape_of
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.registry import Registry
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+
+# ------------------------------------------------------------------------------- type helpers
+def _t(t: Attribute) -> str:
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    return type_to_str(t)
+
+
+def _is_float(t: Attribute) -> bool:
+    return type(t) in FLOAT_NAME
+
+
+def _is_complex(t: Attribute) -> bool:
+    return isinstance(t, ComplexType)
+
+
+def _is_pred(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def _is_int(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data != 1
+
+
+# Element-type classes of ODS tensor constraints (HLO_AnyFpTensor, HLO_AnyPredOrIntTensor, ...).
+_KINDS: dict[str, tuple[str, Any]] = {
+    "fp": ("floating-point", _is_float),
+    "fp_or_complex": ("floating-point or complex", lambda t: _is_float(t) or _is_complex(t)),
+    "complex": ("complex", _is_complex),
+    "pred": ("boolean (i1)", _is_pred),
+    "int": ("integer", _is_int),
+    "pred_or_int": ("boolean or integer", lambda t: _is_pred(t) or _is_int(t)),
+    "any": ("any", lambda t: True),
+}
+
+
+def _check_elem(op: Operation, what: str, t: Attribute, kind: str) -> None:
+    desc, pred = _KINDS[kind]
+    if not pred(element_type(t)):
+        raise VerifyException(f"{what} must be a tensor of {desc} values, but it has type {_t(t)}")
+
+
+def _dims_compatible(a: int, b: int) -> bool:
+    return a == b or a < 0 or b < 0
+
+
+def _shapes_compatible(a: Attribute, b: Attribute) -> bool:
+    sa, sb = shape_of(a), shape_of(b)
+    if sa is None or sb is None:
+        return True
+    return len(sa) == len(sb) and all(_dims_compatible(x, y) for x, y in zip(sa, sb))
+
+
+def _broadcasted_shape(x: Sequence[int], y: Sequence[int]) -> tuple[int, ...] | None:
+    """mlir::OpTrait::util::getBroadcastedShape (numpy rules, -1 for a dynamic dimension)."""
+    out: list[int] = []
+    n = max(len(x), len(y))
+    xs = [1] * (n - len(x)) + list(x)
+    ys = [1] * (n - len(y)) + list(y)
+    for a, b in zip(xs, ys):
+        if a < 0 or b < 0:
+            if a > 1:
+                out.append(a)
+            elif b > 1:
+                out.append(b)
+            elif a == 1:
+                out.append(b)
+            elif b == 1:
+                out.append(a)
+            else:
+                out.append(-1)
+        elif a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        else:
+            return None
+    return tuple(out)
+
+
+def broadcast_shape(
+    x: Attribute, y: Attribute, broadcast_dimensions: Sequence[int] | None
+) -> tuple[int, ...] | None | bool:
+    """ChloOps.cpp getBroadcastType: the result shape of broadcasting `x` with `y`.
+
+    Returns None when an operand is unranked (shape unknown) and False when the shapes do not
+    broadcast (upstream infers an unranked type there; we report it)."""
+    sx, sy = shape_of(x), shape_of(y)
+    if sx is None or sy is None:
+        return None
+    if len(sx) == len(sy) or broadcast_dimensions is None:
+        out = _broadcasted_shape(sx, sy)
+        return False if out is None else out
+    large, small = (sx, sy) if len(sx) > len(sy) else (sy, sx)
+    if len(broadcast_dimensions) != len(small):
+        return False
+    if any(d < 0 or d >= len(large) for d in broadcast_dimensions):
+        return False
+    filtered = _broadcasted_shape(small, [large[d] for d in broadcast_dimensions])
+    if filtered is None:
+        return False
+    out_l = list(large)
+    for i, d in enumerate(broadcast_dimensions):
+        out_l[d] = filtered[i]
+    return tuple(out_l)
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "[" + ", ".join("?" if d < 0 else str(d) for d in shape) + "]"
+
+
+def _check_result_shape(result: Attribute, inferred: tuple[int, ...] | None) -> None:
+    rs = shape_of(result)
+    if inferred is None or rs is None:
+        return
+    if len(rs) != len(inferred) or not all(_dims_compatible(a, b) for a, b in zip(rs, inferred)):
+        raise VerifyException(
+            f"inferred shape '{_shape_str(inferred)}' is incompatible with the result type {_t(result)}"
+        )
+
+
+# ------------------------------------------------------------------------ unary elementwise ops
+class ChloUnaryElementwise(StableHLOOp):
+    """CHLO_UnaryElementwiseOp: `$operand attr-dict : type($operand) -> type($result)`."""
+
+    operand = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = "$operand attr-dict `:` type($operand) `->` type($result)"
+    OPERAND_KIND: ClassVar[str] = "fp_or_complex"
+    RESULT_IS_PRED: ClassVar[bool] = False
+
+    def verify_(self) -> None:
+        ot, rt = self.operand.type, self.result.type
+        # ArgTensorType / ResultTensorType
+        _check_elem(self, "operand", ot, self.OPERAND_KIND)
+        if self.RESULT_IS_PRED:
+            _check_elem(self, "result", rt, "pred")
+        # SameOperandsAndResultShape
+        if not _shapes_compatible(ot, rt):
+            raise VerifyException(
+                f"operand type {_t(ot)} and result type {_t(rt)} must have compatible shapes"
+            )
+        # HLO_CompatibleOperandsAndResultType
+        if not self.RESULT_IS_PRED and element_type(ot) != element_type(rt):
+            raise VerifyException(
+                f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type"
+            )
+
+
+def _class_name(op_name: str) -> str:
+    return "".join(w.capitalize() for w in op_name.split("_")) + "Op"
+
+
+def _unary(op_name: str, kind: str, doc: str, pred_result: bool = False) -> type:
+    cls = type(
+        _class_name(op_name),
+        (ChloUnaryElementwise,),
+        {
+            "name": f"chlo.{op_name}",
+            "__doc__": doc,
+            "OPERAND_KIND": kind,
+            "RESULT_IS_PRED": pred_result,
+            "__annotations__": {"OPERAND_KIND": ClassVar[str], "RESULT_IS_PRED": ClassVar[bool]},
+            "__module__": __name__,
+        },
+    )
+    return op_def(cls)
+
+
+# name -> (operand element kind, ChloOps.td summary)
+UNARY: dict[str, tuple[str, str]] = {
+    "acos": ("fp_or_complex", "Returns `Acos(operand)` element-wise."),
+    "acosh": ("fp_or_complex", "Returns `Acosh(operand)` element-wise."),
+    "asin": ("fp_or_complex", "Returns `Asin(operand)` element-wise."),
+    "asin_acos_kernel": ("complex", "Returns `AsinAcosKernel(operand)` element-wise (complex operands)."),
+    "asinh": ("fp_or_complex", "Returns `Asinh(operand)` element-wise."),
+    "atan": ("fp_or_complex", "Returns `Atan(operand)` element-wise."),
+    "atanh": ("fp_or_complex", "Returns `Atanh(operand)` element-wise."),
+    "bessel_i1e": ("fp_or_complex", "Returns `bessel_i1e(operand)` element-wise."),
+    "conj": ("fp_or_complex", "Returns `Conj(operand)` element-wise."),
+    "cosh": ("fp_or_complex", "Returns `Cosh(operand)` element-wise."),
+    "sinh": ("fp_or_complex", "Returns `Sinh(operand)` element-wise."),
+    "square": ("fp_or_complex", "Returns `Square(operand)` element-wise."),
+    "tan": ("fp_or_complex", "Returns `Tan(operand)` element-wise."),
+    "digamma": ("fp", "Returns `Digamma(operand)` element-wise."),
+    "erf": ("fp", "Computes the Gauss error function of `operand` element-wise."),
+    "erf_inv": ("fp", "Returns `ErfInv(operand)` element-wise."),
+    "erfc": ("fp", "Computes the complementary error function (1 - erf(x)) element-wise."),
+    "lgamma": ("fp", "Returns `Lgamma(operand)` element-wise."),
+}
+# Predicates: floating-point operand, i1 result of the same shape.
+UNARY_PRED: dict[str, str] = {
+    "is_inf": "Returns if a value is +/-inf element-wise.",
+    "is_neg_inf": "Returns if a value is -inf element-wise.",
+    "is_pos_inf": "Returns if a value is +inf element-wise.",
+}
+
+UNARY_OPS: dict[str, type] = {n: _unary(n, k, d) for n, (k, d) in UNARY.items()}
+UNARY_OPS.update({n: _unary(n, "fp", d, pred_result=True) for n, d in UNARY_PRED.items()})
+
+
+# -------------------------------------------------------------- broadcasting binary elementwise ops
+class ChloBroadcastBinary(StableHLOOp):
+    """CHLO_BroadcastBinaryElementwiseOp: implicit numpy broadcasting, or explicit rank broadcasting
+    through `broadcast_dimensions`."""
+
+    lhs = operand_def()
+    rhs = operand_def()
+    broadcast_dimensions = prop(DENSE_I64_ARRAY, optional=True)
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type(results)"
+    )
+    OPERAND_KIND: ClassVar[str] = "any"
+    RESULT_ELEMENT: ClassVar[str] = "same"  # "same" | "complex" | "pred"
+
+    def _bdims(self) -> tuple[int, ...] | None:
+        b = self.properties.get("broadcast_dimensions")
+        return tuple(b.get_values()) if isinstance(b, DenseArrayBase) else None  # type: ignore[arg-type]
+
+    def verify_(self) -> None:
+        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
+        _check_elem(self, "lhs", lt, self.OPERAND_KIND)
+        _check_elem(self, "rhs", rt, self.OPERAND_KIND)
+        # InferBroadcastBinaryOpReturnTypeComponents: "mismatched operand types"
+        if element_type(lt) != element_type(rt):
+            raise VerifyException(
+                f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same element type"
+            )
+        le = element_type(lt)
+        expected = {"same": le, "complex": ComplexType(le), "pred": IntegerType(1)}[self.RESULT_ELEMENT]
+        if element_type(res) != expected:
+            raise VerifyException(
+                f"result type {_t(res)} must have element type {_t(expected)} "
+                f"(from lhs type {_t(lt)})"
+            )
+        shape = broadcast_shape(lt, rt, self._bdims())
+        if shape is False:
+            b = self._bdims()
+            raise VerifyException(
+                f"lhs type {_t(lt)} and rhs type {_t(rt)} do not broadcast"
+                + (f" with broadcast_dimensions = {list(b)}" if b is not None else "")
+            )
+        _check_result_shape(res, shape)  # type: ignore[arg-type]
+
+
+def _broadcast(op_name: str, kind: str, doc: str, result: str = "same") -> type:
+    cls = type(
+        _class_name(op_name),
+        (ChloBroadcastBinary,),
+        {
+            "name": f"chlo.{op_name}",
+            "__doc__": doc,
+            "OPERAND_KIND": kind,
+            "RESULT_ELEMENT": result,
+            "__annotations__": {"OPERAND_KIND": ClassVar[str], "RESULT_ELEMENT": ClassVar[str]},
+            "__module__": __name__,
+        },
+    )
+    return op_def(cls)
+
+
+# name -> (operand element kind, summary)
+BROADCAST_BINARY: dict[str, tuple[str, str]] = {
+    "broadcast_add": ("any", "Returns `lhs + rhs` element-wise (with optional broadcasting)."),
+    "broadcast_atan2": ("any", "Returns `atan2(lhs/rhs)` element-wise (with optional broadcasting)."),
+    "broadcast_divide": ("any", "Returns `lhs / rhs` element-wise (with optional broadcasting)."),
+    "broadcast_maximum": ("any", "Returns `max(lhs, rhs)` element-wise (with optional broadcasting)."),
+    "broadcast_minimum": ("any", "Returns `min(lhs, rhs)` element-wise (with optional broadcasting)."),
+    "broadcast_multiply": ("any", "Returns `lhs * rhs` element-wise (with optional broadcasting)."),
+    "broadcast_next_after": ("any", "Returns the next representable value of `lhs` towards `rhs`."),
+    "broadcast_polygamma": ("any", "Returns `Polygamma(lhs, rhs)` element-wise (with broadcasting)."),
+    "broadcast_power": ("any", "Returns `lhs ^ rhs` element-wise (with optional broadcasting)."),
+    "broadcast_remainder": ("any", "Returns `lhs % rhs` element-wise (with optional broadcasting)."),
+    "broadcast_shift_left": ("any", "Returns `lhs << rhs` element-wise (with optional broadcasting)."),
+    "broadcast_shift_right_arithmetic": ("any", "Returns `lhs >> rhs` (arithmetic), with broadcasting."),
+    "broadcast_shift_right_logical": ("any", "Returns `lhs >> rhs` (logical), with broadcasting."),
+    "broadcast_subtract": ("any", "Returns `lhs - rhs` element-wise (with optional broadcasting)."),
+    "broadcast_zeta": ("fp", "Returns the Hurwitz zeta `Zeta(lhs, rhs)` element-wise (with broadcasting)."),
+    "broadcast_and": ("pred_or_int", "Returns `logical_and(lhs, rhs)` element-wise (with broadcasting)."),
+    "broadcast_or": ("pred_or_int", "Returns `logical_or(lhs, rhs)` element-wise (with broadcasting)."),
+    "broadcast_xor": ("pred_or_int", "Returns `logical_xor(lhs, rhs)` element-wise (with broadcasting)."),
+}
+
+BROADCAST_OPS: dict[str, type] = {n: _broadcast(n, k, d) for n, (k, d) in BROADCAST_BINARY.items()}
+BROADCAST_OPS["broadcast_complex"] = _broadcast(
+    "broadcast_complex",
+    "fp",
+    "Builds complex values from real (`lhs`) and imaginary (`rhs`) parts (with broadcasting).",
+    result="complex",
+)
+
+
+@op_def
+class BroadcastCompareOp(ChloBroadcastBinary):
+    """Compares `lhs` and `rhs` element-wise by `comparison_direction` and `compare_type` (with
+    optional broadcasting)."""
+
+    name = "chlo.broadcast_compare"
+    comparison_direction = prop(enum_syntax(ChloComparisonDirectionAttr))
+    compare_type = prop(enum_syntax(ChloComparisonTypeAttr), optional=True)
+    RESULT_ELEMENT: ClassVar[str] = "pred"
+
+
+BROADCAST_OPS["broadcast_compare"] = BroadcastCompareOp
+
+
+@op_def
+class BroadcastSelectOp(StableHLOOp):
+    """Selects from `on_true` or `on_false` by `pred`, with numpy-style broadcasting of all three."""
+
+    name = "chlo.broadcast_select"
+    pred = operand_def()
+    on_true = operand_def()
+    on_false = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "$pred `,` $on_true `,` $on_false attr-dict `:` "
+        "`(` type($pred) `,` type($on_true) `,` type($on_false) `)` `->` type(results)"
+    )
+
+    def verify_(self) -> None:
+        pt, tt, ft, res = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
+        # HLO_PredTensor:$pred
+        _check_elem(self, "pred", pt, "pred")
+        # BroadcastSelectOp::inferReturnTypeComponents: "mismatched operand types"
+        if element_type(tt) != element_type(ft):
+            raise VerifyException(
+                f"on_true type {_t(tt)} and on_false type {_t(ft)} must have the same element type"
+            )
+        if element_type(res) != element_type(tt):
+            raise VerifyException(f"result type {_t(res)} must have the element type of on_true {_t(tt)}")
+        first = broadcast_shape(tt, ft, None)
+        if first is False:
+            raise VerifyException(f"on_true type {_t(tt)} and on_false type {_t(ft)} do not broadcast")
+        if first is None:
+            return
+        both = _broadcasted_shape(first, shape_of(pt) or ()) if shape_of(pt) is not None else None  # type: ignore[arg-type]
+        if shape_of(pt) is not None and both is None:
+            raise VerifyException(
+                f"pred type {_t(pt)} does not broadcast with the shape {_shape_str(first)} of the values"
+            )
+        _check_result_shape(res, both)
+
+
+# ------------------------------------------------------------------ non-broadcasting binary ops
+class ChloBinarySameType(StableHLOOp):
+    """Binary ops with HLO_CompatibleOperandsAndResultType (next_after, polygamma, zeta, mulhi)."""
+
+    result = result_def()
+    traits = traits_def(Pure())
+    OPERAND_KIND: ClassVar[str] = "fp"
+    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "y")
+
+    def verify_(self) -> None:
+        a, b = self.OPERAND_NAMES
+        at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
+        _check_elem(self, a, at, self.OPERAND_KIND)
+        _check_elem(self, b, bt, self.OPERAND_KIND)
+        _check_elem(self, "result", rt, self.OPERAND_KIND)
+        # HLO_CompatibleOperandsAndResultType
+        for what, t in ((b, bt), ("result", rt)):
+            if element_type(t) != element_type(at) or not _shapes_compatible(t, at):
+                raise VerifyException(f"{a} type {_t(at)} and {what} type {_t(t)} must be compatible")
+
+
+@op_def
+class NextAfterOp(ChloBinarySameType):
+    """Returns the next representable value of `x` in the direction of `y`, element-wise."""
+
+    name = "chlo.next_after"
+    x = operand_def()
+    y = operand_def()
+    FORMAT: ClassVar[str | None] = "$x `,` $y attr-dict `:` type($x) `,` type($y) `->` type(results)"
+    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "y")
+
+
+@op_def
+class PolygammaOp(ChloBinarySameType):
+    """Returns `Polygamma(n, x)` element-wise."""
+
+    name = "chlo.polygamma"
+    n = operand_def()
+    x = operand_def()
+    FORMAT: ClassVar[str | None] = "$n `,` $x attr-dict `:` type($n) `,` type($x) `->` type(results)"
+    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("n", "x")
+
+
+@op_def
+class ZetaOp(ChloBinarySameType):
+    """Returns the Hurwitz zeta function `Zeta(x, q)` element-wise."""
+
+    name = "chlo.zeta"
+    x = operand_def()
+    q = operand_def()
+    FORMAT: ClassVar[str | None] = "$x `,` $q attr-dict `:` type($x) `,` type($q) `->` type(results)"
+    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "q")
+
+
+@op_def
+class MulhiOp(ChloBinarySameType):
+    """Returns the most significant half of each element-wise product `lhs * rhs` (integers)."""
+
+    name = "chlo.mulhi"
+    lhs = operand_def()
+    rhs = operand_def()
+    FORMAT: ClassVar[str | None] = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type(results)"
+    OPERAND_KIND: ClassVar[str] = "int"
+    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("lhs", "rhs")
+
+
+# ---------------------------------------------------------------------------------- constants
+@op_def
+class ConstantOp(StableHLOOp):
+    """Represents a constant `value` (`chlo.constant dense<...> : tensor<...>`)."""
+
+    name = "chlo.constant"
+    value = prop(ELEMENTS_ATTR)
+    output = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = None
+
+    def asm_result_names(self) -> str:
+        return "c" if isinstance(element_type(self.output.type), IntegerType) else "cst"
+
+    @classmethod
+    def parse_custom(cls, p: Parser) -> Operation:
+        # "attr-dict $value": the result type is the value's type (InferTypeOpInterface).
+        attrs = p.try_attr_dict()
+        p.ws()
+        pos = p.pos
+        value = p.parse_attribute()
+        t = getattr(value, "type", None)
+        if t is None:
+            p.error("expected a dense elements attribute (e.g. dense<1.0> : tensor<f32>)", pos)
+        props = {"value": value}
+        if "value" in attrs:
+            p.error("'value' is given twice", pos)
+        return cls.build_generic([], [t], props, attrs, [])
+
+    def print_custom(self, pr: Printer) -> None:
+        pr.attr_dict(dict(self.attributes))
+        pr.write(" ")
+        pr.attr(self.properties["value"])
+
+    def verify_(self) -> None:
+        value = self.properties["value"]
+        vt = getattr(value, "type", None)
+        # InferTypeOpInterface: the result type is the value's type
+        if vt != self.output.type:
+            raise VerifyException(
+                f"result type {_t(self.output.type)} must be the type of the value {_t(vt) if vt else '?'}"
+            )
+        # HLO_StaticShapeTensor:$output
+        shape = shape_of(self.output.type)
+        if shape is None or any(d < 0 for d in shape):
+            raise VerifyException(f"result type {_t(self.output.type)} must have a static shape")
+
+
+@op_def
+class ConstantLikeOp(StableHLOOp):
+    """Returns a splat constant `value` with the shape of `operand` (generic syntax only)."""
+
+    name = "chlo.constant_like"
+    value = prop(ANY_ATTR)
+    operand = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        value = self.properties["value"]
+        vt = getattr(value, "type", None)
+        # ConstantLikeOp::verify
+        if vt is None or vt != element_type(self.result.type):
+            raise VerifyException(
+                f"value's type {_t(vt) if vt is not None else '(untyped)'} doesn't match the element "
+                f"type of the result {_t(self.result.type)}"
+            )
+        # SameOperandsAndResultShape
+        if not _shapes_compatible(self.operand.type, self.result.type):
+            raise VerifyException(
+                f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
+                "must have compatible shapes"
+            )
+
+
+# ------------------------------------------------------------------------------------- top_k
+@op_def
+class TopKOp(StableHLOOp):
+    """Values and indices of the `k` largest elements along the last dimension of `operand`."""
+
+    name = "chlo.top_k"
+    operand = operand_def()
+    k = prop(I64_ATTR)
+    values = result_def()
+    indices = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "`(`$operand `,` `k` `=` $k`)` attr-dict `:` "
+        "type($operand) `->` `(`type($values)`,` type($indices)`)`"
+    )
+
+    def asm_result_names(self) -> list[str]:
+        # getAsmResultNames: `%values, %indices = chlo.top_k(...)`
+        return ["values", "indices"]
+
+    def verify_(self) -> None:
+        ot = self.operand.type
+        k = self.properties["k"].value.data  # type: ignore[attr-defined]
+        shape = shape_of(ot)
+        # hlo::inferTopKOp
+        if k < 0:
+            raise VerifyException(f"k must be non-negative, got k = {k}")
+        for what, t in (("values", self.values.type), ("indices", self.indices.type)):
+            rs = shape_of(t)
+            if shape is not None and rs is not None:
+                if len(shape) < 1:
+                    raise VerifyException(f"operand's rank must be at least 1, got type {_t(ot)}")
+                if shape[-1] >= 0 and shape[-1] < k:
+                    raise VerifyException(
+                        f"operand's last dimension must be at least {k}, got type {_t(ot)}"
+                    )
+                _check_result_shape(t, (*shape[:-1], k))
+        if element_type(self.values.type) != element_type(ot):
+            raise VerifyException(
+                f"values type {_t(self.values.type)} must have the element type of operand {_t(ot)}"
+            )
+        if element_type(self.indices.type) != I32:
+            raise VerifyException(f"indices type {_t(self.indices.type)} must have element type i32")
+
+
+# ------------------------------------------------------------------ minimum_broadcast_shapes
+@op_def
+class MinimumBroadcastShapesOp(StableHLOOp):
+    """Minimizes the rank of two or more shapes (1-D index tensors) to be broadcasted."""
+
+    name = "chlo.minimum_broadcast_shapes"
+    shapes = var_operand_def()
+    results_ = var_result_def()
+    traits = traits_def(Pure())
+    # Upstream's `$results`: xDSL reserves `results`, so the field is `results_` (same syntax).
+    FORMAT: ClassVar[str | None] = "$shapes attr-dict `:` type($shapes) `->` type($results_)"
+
+    def verify_(self) -> None:
+        from xdsl.dialects.builtin import IndexType
+
+        n, m = len(self.shapes), len(self.results)
+        # MinimumBroadcastShapesOp::verify
+        if n != m:
+            raise VerifyException(f"number of operand shapes ({n}) does not match number of result shapes ({m})")
+        if n < 2:
+            raise VerifyException(f"number of operand shapes ({n}) should be >= 2")
+        for i, v in enumerate([*self.shapes, *self.results]):
+            t = v.type
+            s = shape_of(t)
+            if not isinstance(element_type(t), IndexType) or s is None or len(s) != 1:
+                raise VerifyException(f"shape #{i} must be a 1-D tensor of index values, got {_t(t)}")
+
+
+
+# --------------------------------------------------------------------------------- ragged_dot
+@dataclass(frozen=True)
+class RaggedDotDims:
+    lhs_batching_dimensions: tuple[int, ...] = ()
+    rhs_batching_dimensions: tuple[int, ...] = ()
+    lhs_contracting_dimensions: tuple[int, ...] = ()
+    rhs_contracting_dimensions: tuple[int, ...] = ()
+    lhs_ragged_dimensions: tuple[int, ...] = ()
+    rhs_group_dimensions: tuple[int, ...] = ()
+
+
+_RAGGED_FIELDS = tuple(RaggedDotDims.__dataclass_fields__)
+
+
+@irdl_attr_definition
+class RaggedDotDimensionNumbersAttr(_TextData):
+    """`#chlo.ragged_dot<lhs_batching_dimensions = [0], ...>` (empty lists are not printed)."""
+
+    name = "chlo.ragged_dot"
+
+    def __init__(self, dims: RaggedDotDims) -> None:
+        super().__init__(dims)
+
+    @property
+    def dims(self) -> RaggedDotDims:
+        return self.data  # type: ignore[return-value]
+
+    def mlir_text(self) -> str:
+        # ChloOps.cpp printStruct: fields with an empty list are omitted.
+        parts = []
+        for f in _RAGGED_FIELDS:
+            v = getattr(self.dims, f)
+            if v:
+                parts.append(f"{f} = [{', '.join(str(x) for x in v)}]")
+        return "#chlo.ragged_dot<" + ", ".join(parts) + ">"
+
+    @staticmethod
+    def parse_after_name(p: Parser) -> RaggedDotDimensionNumbersAttr:
+        """ChloOps.cpp RaggedDotDimensionNumbersAttr::parse (parseStruct)."""
+        p.parse_literal("<")
+        seen: dict[str, tuple[int, ...]] = {}
+        while not p.try_literal(">"):
+            p.ws()
+            pos = p.pos
+            word = p.try_bare_id()
+            if word not in _RAGGED_FIELDS:
+                p.error("expected one of: " + ", ".join(f"`{f}`" for f in _RAGGED_FIELDS), pos)
+            if word in seen:
+                p.error(f"duplicated `{word}` entry", pos)
+            p.parse_literal("=")
+            seen[word] = tuple(p.parse_delimited("[", p.parse_integer, "]"))  # type: ignore[arg-type]
+            if not p.try_literal(","):
+                p.parse_literal(">", "to close #chlo.ragged_dot")
+                break
+        return RaggedDotDimensionNumbersAttr(RaggedDotDims(**seen))
+
+
+_RAGGED_SYNTAX = AttrSyntax(
+    RaggedDotDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek(16) == "#chlo.ragged_dot"
+)
+
+
+@op_def
+class RaggedDotOp(StableHLOOp):
+    """A dot_general where one dimension of `lhs` is ragged: split into groups of `group_sizes`
+    rows, each multiplied by its own slice of `rhs` (generic syntax only)."""
+
+    name = "chlo.ragged_dot"
+    lhs = operand_def()
+    rhs = operand_def()
+    group_sizes = operand_def()
+    ragged_dot_dimension_numbers = prop(_RAGGED_SYNTAX)
+    precision_config = prop(ARRAY_ATTR, optional=True)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        d: RaggedDotDims = self.properties["ragged_dot_dimension_numbers"].dims  # type: ignore[attr-defined]
+        pc = self.properties.get("precision_config")
+        # hlo::verifyPrecisionConfig
+        if pc is not None:
+            assert isinstance(pc, ArrayAttr)
+            if len(pc.data) not in (0, 2):
+                raise VerifyException(
+                    f"expects precision config to be empty or have <= 2 elements, got {len(pc.data)}"
+                )
+            for a in pc.data:
+                if not isinstance(a, ChloPrecisionAttr):
+                    raise VerifyException(f"precision_config entries must be #chlo<precision ...>, got {a}")
+        lt, rt, gt = self.lhs.type, self.rhs.type, self.group_sizes.type
+        ls, rs, gs = shape_of(lt), shape_of(rt), shape_of(gt)
+        if ls is None or rs is None or gs is None:
+            return
+        _check_dot_dims(d, ls, rs)
+        inferred = _check_ragged(d, ls, rs, gs)
+        _check_result_shape(self.result.type, inferred)
+
+
+def _check_dims_in_range(dims: Sequence[int], rank: int, what: str, rank_what: str) -> None:
+    for x in dims:
+        if x < 0 or x >= rank:
+            raise VerifyException(f"{what} value: {x} is out of range: [0, {rank})")
+
+
+def _check_dot_dims(d: RaggedDotDims, ls: Sequence[int], rs: Sequence[int]) -> None:
+    """hlo::checkDotGeneralConstraints on the dot part of the dimension numbers."""
+    lb, rb, lc, rc = (
+        d.lhs_batching_dimensions,
+        d.rhs_batching_dimensions,
+        d.lhs_contracting_dimensions,
+        d.rhs_contracting_dimensions,
+    )
+    if len(lb) != len(rb):
+        raise VerifyException(
+            f"lhs and rhs should have the same number of batching dimensions, got {list(lb)} and {list(rb)}"
+        )
+    if len(lc) != len(rc):
+        raise VerifyException(
+            f"lhs and rhs should have the same number of contracting dimensions, got {list(lc)} and {list(rc)}"
+        )
+    for dims, side in (((*lb, *lc), "lhs"), ((*rb, *rc), "rhs")):
+        if len(set(dims)) != len(dims):
+            raise VerifyException(f"has duplicated dimension from {side}_batching_dimensions and "
+                                  f"{side}_contracting_dimensions: {list(dims)}")
+    _check_dims_in_range(lb, len(ls), "lhs_batching_dimensions", "lhs_rank")
+    _check_dims_in_range(rb, len(rs), "rhs_batching_dimensions", "rhs_rank")
+    _check_dims_in_range(lc, len(ls), "lhs_contracting_dimensions", "lhs_rank")
+    _check_dims_in_range(rc, len(rs), "rhs_contracting_dimensions", "rhs_rank")
+    for a, b, what in ((lb, rb, "batching"), (lc, rc, "contracting")):
+        for x, y in zip(a, b):
+            if not _dims_compatible(ls[x], rs[y]):
+                raise VerifyException(
+                    f"{what} dimension sizes must match for lhs/rhs: lhs dimension {x} has size "
+                    f"{ls[x]}, rhs dimension {y} has size {rs[y]}"
+                )
+
+
+def _check_ragged(
+    d: RaggedDotDims, ls: Sequence[int], rs: Sequence[int], gs: Sequence[int]
+) -> tuple[int, ...]:
+    """ChloOps.cpp checkRaggedDotConstraints + inferRaggedDotOutputDimensions."""
+    if len(d.lhs_ragged_dimensions) != 1:
+        raise VerifyException("There must be exactly one ragged dimension in the lhs.")
+    ragged = d.lhs_ragged_dimensions[0]
+    _check_dims_in_range([ragged], len(ls), "lhs_ragged_dim", "lhs_rank")
+    lb, lc = d.lhs_batching_dimensions, d.lhs_contracting_dimensions
+    if ragged in lb:
+        mode, prefix = "batch", list(lb[: lb.index(ragged)])
+    elif ragged in lc:
+        mode, prefix = "contracting", [*lb, *lc[: lc.index(ragged)]]
+    else:
+        mode = "noncontracting"
+        prefix = [*lb, *[i for i in range(ragged) if i not in lb and i not in lc]]
+    expected = [ls[i] for i in prefix]
+    if len(gs) != 1:
+        if len(gs) != len(expected) + 1:
+            raise VerifyException(f"expected group_sizes to have rank {len(expected) + 1}, got {len(gs)}")
+        if any(not _dims_compatible(a, b) for a, b in zip(expected, gs)):
+            raise VerifyException(
+                f"group_sizes is expected to have shape {_shape_str([*expected, gs[-1]])}, got {_shape_str(gs)}"
+            )
+    num_groups = gs[-1] if gs else 1
+    rg = d.rhs_group_dimensions
+    _check_dims_in_range(rg, len(rs), "rhs_group_dim", "rhs_rank")
+    for other, what in ((d.rhs_batching_dimensions, "rhs_batching_dimensions"),
+                        (d.rhs_contracting_dimensions, "rhs_contracting_dimensions")):
+        common = set(rg) & set(other)
+        if common:
+            raise VerifyException(
+                f"rhs_group_dimensions and {what} must be distinct, both contain {sorted(common)}"
+            )
+    if mode in ("batch", "contracting"):
+        if rg:
+            raise VerifyException(
+                "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."
+            )
+    else:
+        if len(rg) != 1:
+            raise VerifyException(
+                "There must be exactly one group dimension in the rhs when the lhs ragged dimension is "
+                "non-contracting."
+            )
+        if not _dims_compatible(num_groups, rs[rg[0]]):
+            raise VerifyException(
+                f"rhs group dimension is expected to have size={num_groups}, got {rs[rg[0]]}"
+            )
+    dims: list[int] = []
+    if ragged in lc:
+        dims.append(num_groups)
+    dims += [ls[i] for i in lb]
+    dims += [ls[i] for i in range(len(ls)) if i not in lb and i not in lc]
+    rb, rc = d.rhs_batching_dimensions, d.rhs_contracting_dimensions
+    dims += [rs[i] for i in range(len(rs)) if i not in rb and i not in rc and i not in rg]
+    return tuple(dims)
+
+
+# --------------------------------------------------------------------------------------- scan
+@op_def
+class ScanOp(StableHLOOp):
+    """Scans `inputs` along `dimension`, threading carries (initialised by `inits`) through `body`;
+    returns the stacked per-step outputs and the final carries.
+
+    `chlo.scan(%x) inits (%c) dimension=0  {^bb0(%input: T, %carry: C): ...} : (...) -> (...)`;
+    extra attributes (`is_reverse`, `is_associative`) print as `attributes {...}` before the body."""
+
+    name = "chlo.scan"
+    inputs = var_operand_def()
+    inits = var_operand_def()
+    dimension = prop(I64_ATTR)
+    is_reverse = prop(BOOL_ATTR, optional=True)
+    is_associative = prop(BOOL_ATTR, optional=True)
+    outputs = var_result_def()
+    carries = var_result_def()
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove())
+    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
+    FORMAT: ClassVar[str | None] = None
+    ISOLATED: ClassVar[bool] = True
+    _ELIDED: ClassVar[tuple[str, ...]] = ("dimension", "operandSegmentSizes", "resultSegmentSizes")
+
+    @classmethod
+    def build_generic(
+        cls,
+        operands: list[SSAValue],
+        result_types: list[Attribute],
+        properties: dict[str, Attribute],
+        attributes: dict[str, Attribute],
+        regions: list[Region],
+    ) -> Operation:
+        # The segment sizes are inherent attributes too (an attr-dict of the generic form may hold them).
+        if any(k in attributes for k in ("operandSegmentSizes", "resultSegmentSizes")):
+            properties, attributes = dict(properties), dict(attributes)
+            for k in ("operandSegmentSizes", "resultSegmentSizes"):
+                if k in attributes:
+                    properties[k] = attributes.pop(k)
+        return super().build_generic(operands, result_types, properties, attributes, regions)
+
+    def asm_block_arg_name(self, region: Region) -> list[str]:
+        n_in = len(self.inputs)
+        block = region.blocks.first
+        n = len(block.args) if block is not None else 0
+        return ["input" if i < n_in else "carry" for i in range(n)]
+
+    @classmethod
+    def parse_custom(cls, p: Parser) -> Operation:
+        inputs = p.parse_delimited("(", p.parse_operand, ")")
+        p.parse_keyword("inits")
+        inits = p.parse_delimited("(", p.parse_operand, ")")
+        p.parse_keyword("dimension")
+        p.parse_literal("=")
+        dim = p.parse_integer("the scan dimension")
+        attrs: dict[str, Attribute] = {}
+        if p.try_keyword("attributes"):
+            attrs = p.parse_attr_dict_body()
+        body = p.parse_region(default_dialect="", isolated=True)
+        p.parse_literal(":")
+        p.ws()
+        pos = p.pos
+        ft = p.parse_function_type()
+        ins, outs = list(ft.inputs.data), list(ft.outputs.data)
+        operands = [*inputs, *inits]
+        if len(ins) != len(operands):
+            p.error(f"'chlo.scan' has {len(operands)} operands but its type lists {len(ins)}", pos)
+        for i, (v, t) in enumerate(zip(operands, ins)):
+            if v.type != t:
+                p.error(f"operand #{i} of 'chlo.scan' has type {_t(v.type)} but the signature says {_t(t)}", pos)
+        if len(outs) < len(inits):
+            p.error(f"'chlo.scan' has {len(inits)} inits but only {len(outs)} results", pos)
+        for k in cls._ELIDED:
+            if k in attrs:
+                p.error(f"'{k}' is given by the syntax of chlo.scan, not in its attributes", pos)
+        props: dict[str, Attribute] = {
+            "dimension": IntegerAttr(dim, I64),
+            "operandSegmentSizes": DenseArrayBase.from_list(I32, [len(inputs), len(inits)]),
+            "resultSegmentSizes": DenseArrayBase.from_list(I32, [len(outs) - len(inits), len(inits)]),
+        }
+        return cls.build_generic(operands, outs, props, attrs, [body])
+
+    def print_custom(self, pr: Printer) -> None:
+        from stablehlo_py.ir.text.printer import function_type_to_str
+
+        pr.write("(")
+        pr.operands(self.inputs)
+        pr.write(") inits (")
+        pr.operands(self.inits)
+        pr.write(f") dimension={self.properties['dimension'].value.data} ")  # type: ignore[attr-defined]
+        merged = {**self.properties, **self.attributes}
+        pr.attr_dict(merged, elided=self._ELIDED, keyword=True)
+        pr.write(" ")
+        pr.region(self.body, print_entry_args=True, print_terminators=True, default_dialect="")
+        pr.write(
+            " : " + function_type_to_str([v.type for v in self.operands], [r.type for r in self.results])
+        )
+
+    def verify_(self) -> None:
+        dim = self.properties["dimension"].value.data  # type: ignore[attr-defined]
+        n_in, n_init = len(self.inputs), len(self.inits)
+        scan_size: int | None = None
+        for i, v in enumerate(self.inputs):
+            s = shape_of(v.type)
+            if s is None:
+                continue
+            if dim < 0 or dim >= len(s):
+                raise VerifyException(f"dimension {dim} is out of range for input #{i} of type {_t(v.type)}")
+            if s[dim] >= 0:
+                if scan_size is not None and scan_size != s[dim]:
+                    raise VerifyException(
+                        f"all inputs must have the same size along dimension {dim}: input #{i} has "
+                        f"{s[dim]}, an earlier input has {scan_size}"
+                    )
+                scan_size = s[dim]
+        if len(self.carries) != n_init:
+            raise VerifyException(f"expected {n_init} carries (one per init), got {len(self.carries)}")
+        for i, (c, r) in enumerate(zip(self.inits, self.carries)):
+            if c.type != r.type:
+                raise VerifyException(f"carry #{i} has type {_t(r.type)} but its init has type {_t(c.type)}")
+        block = self.body.blocks.first
+        if block is None:
+            raise VerifyException("the body must have one block")
+        if len(block.args) != n_in + n_init:
+            raise VerifyException(
+                f"the body must take {n_in + n_init} arguments ({n_in} input slices, {n_init} carries), "
+                f"got {len(block.args)}"
+            )
+        for i, (v, a) in enumerate(zip(self.inputs, block.args)):
+            s = shape_of(v.type)
+            sa = shape_of(a.type)
+            if s is not None and sa is not None and 0 <= dim < len(s):
+                want = (*s[:dim], *s[dim + 1 :])
+                if element_type(a.type) != element_type(v.type) or not _shapes_compatible(
+                    a.type, TensorType(element_type(v.type), want)  # type: ignore[arg-type]
+                ):
+                    raise VerifyException(
+                        f"body argument #{i} has type {_t(a.type)}, expected input #{i} ({_t(v.type)}) "
+                        f"without dimension {dim}"
+                    )
+        for i, (c, a) in enumerate(zip(self.inits, block.args[n_in:])):
+            if c.type != a.type:
+                raise VerifyException(
+                    f"body argument #{n_in + i} has type {_t(a.type)} but init #{i} has type {_t(c.type)}"
+                )
+        term = block.last_op
+        if term is not None and len(term.operands) != len(self.outputs) + n_init:
+            raise VerifyException(
+                f"the body returns {len(term.operands)} values; expected {len(self.outputs) + n_init} "
+                f"({len(self.outputs)} outputs, {n_init} carries)"
+            )
+
+
+# ------------------------------------------------------------------------------------ registry
+OPS = (
+    *UNARY_OPS.values(),
+    *BROADCAST_OPS.values(),
+    BroadcastSelectOp,
+    NextAfterOp,
+    PolygammaOp,
+    ZetaOp,
+    MulhiOp,
+    ConstantOp,
+    ConstantLikeOp,
+    TopKOp,
+    MinimumBroadcastShapesOp,
+    RaggedDotOp,
+    ScanOp,
+)
+
+
+def register(reg: Registry) -> None:
+    reg.attr_parsers["chlo.ragged_dot"] = RaggedDotDimensionNumbersAttr.parse_after_name
