@@ -1,0 +1,49 @@
+"""Execute upstream's `// RUN:` lines with our tools, like lit does (one shared helper)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def tool(name: str) -> str:
+    p = BIN / name
+    return str(p) if p.exists() else (shutil.which(name) or name)
+
+
+def run_lines(path: Path) -> list[str]:
+    lines = []
+    cont = ""
+    for line in path.read_text().splitlines():
+        s = line.strip()
+        if not s.startswith("// RUN:"):
+            continue
+        body = s[len("// RUN:") :].strip()
+        if body.endswith("\\"):
+            cont += body[:-1] + " "
+            continue
+        lines.append(cont + body)
+        cont = ""
+    return lines
+
+
+def substitute(cmd: str, path: Path, tmp: Path) -> str:
+    out = cmd.replace("%s", shlex.quote(str(path))).replace("%t", shlex.quote(str(tmp)))
+    for t in ("stablehlo-opt", "stablehlo-translate"):
+        out = out.replace(t, shlex.quote(tool(t)))
+    out = out.replace("FileCheck", shlex.quote(tool("filecheck")))
+    return out
+
+
+def execute(cmd: str, path: Path, tmp: Path, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    full = substitute(cmd, path, tmp)
+    if full.startswith("not "):
+        full = f"! {{ {full[4:]} ; }}"
+    return subprocess.run(
+        ["bash", "-o", "pipefail", "-c", full], capture_output=True, text=True, timeout=timeout
+    )
