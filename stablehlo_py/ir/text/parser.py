@@ -430,6 +430,9 @@ class Parser:
             if c in "<([{":
                 depth += 1
             elif c in ">)]}":
+                if c == ">" and i > 0 and text[i - 1] == "-":
+                    i += 1  # the arrow of `(d0) -> (d0)` inside e.g. #sparse_tensor.encoding<{map = ...}>
+                    continue
                 depth -= 1
                 if depth == 0:
                     self.pos = i + 1
