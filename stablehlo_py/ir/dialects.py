@@ -14,6 +14,9 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.data_movement",
     "stablehlo_py.ir.ops.chlo",
     "stablehlo_py.ir.ops.check",
+    "stablehlo_py.ir.ops.control_flow",
+    "stablehlo_py.ir.ops.reduction",
+    "stablehlo_py.ir.ops.collectives",
 )
 ATTR_MODULES = ("stablehlo_py.ir.enums",)
 

@@ -89,7 +89,17 @@ class SameOperandsAndResultType:
 
 @custom_directive("VariadicSameOperandsAndResultType")
 class VariadicSameOperandsAndResultType(SameOperandsAndResultType):
-    """Same as SameOperandsAndResultType for ops with variadic operands (e.g. optimization_barrier)."""
+    """`custom<VariadicSameOperandsAndResultType>(ref($inputs), type($inputs), type($result))` (after_all):
+    SameOperandsAndResultType over the variadic operand group; the leading `ref($inputs)` only tells
+    upstream's parser how many operand types to expect, which our parse state already knows."""
+
+    @staticmethod
+    def print(pr: Printer, op: Any, *args: Any) -> None:
+        SameOperandsAndResultType.print(pr, op, *args[1:])
+
+    @staticmethod
+    def parse(p: Parser, st: Any, *args: Any) -> None:
+        SameOperandsAndResultType.parse(p, st, *args[1:])
 
 
 def _i64_values(attr: Any) -> tuple[int, ...]:

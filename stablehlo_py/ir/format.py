@@ -388,13 +388,15 @@ def _print_value_elem(e: Any, op: Operation, pr: Printer) -> None:
         elif e.kind == "attr":
             pr.write(attr_in_format(v))
         elif e.kind == "region":
+            # MLIR's printRegion pushes the parent op's default dialect ("" unless it declares one).
+            dd = getattr(type(op), "DEFAULT_DIALECT", None) or ""
             if isinstance(v, (list, tuple)):
                 for i, r in enumerate(v):
                     if i:
                         pr.write(", ")
-                    pr.region(r)
+                    pr.region(r, default_dialect=dd)
             else:
-                pr.region(v)
+                pr.region(v, default_dialect=dd)
         return
     if isinstance(e, TypeOf):
         pr.write(", ".join(type_to_str(t) for t in _types_of(op, e.target)))
@@ -409,10 +411,11 @@ def _print_value_elem(e: Any, op: Operation, pr: Printer) -> None:
         d.print(pr, op, *[_custom_arg_value(op, a) for a in e.args])
         return
     if isinstance(e, Regions):
+        dd = getattr(type(op), "DEFAULT_DIALECT", None) or ""
         for i, r in enumerate(op.regions):
             if i:
                 pr.write(", ")
-            pr.region(r)
+            pr.region(r, default_dialect=dd)
         return
     if isinstance(e, Operands):
         pr.operands(op.operands)

@@ -1,0 +1,803 @@
+"""Collective and communication ops (spec.md "all_gather", "all_reduce", "all_to_all",
+"reduce_scatter", "collective_permute", "collective_broadcast", "collective_reduce", "infeed",
+"outfeed", "send", "recv", "replica_id", "partition_id") and their attributes:
+
+- `#stablehlo.channel_handle<handle = 1, type = 0>` (`ChannelHandleAttr`);
+- replica groups, either `dense<[[0, 1]]> : tensor<1x2xi64>` or the mesh-axes form
+  `#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "x",
+  sub_axis_info = (1)2>]>` (`ReplicaGroupMeshAxesAttr`, `AxisRefAttr`).
+
+Upstream has no pretty syntax for the collectives, infeed, outfeed, send and recv: they print
+generically. `replica_id` and `partition_id` print `stablehlo.replica_id : tensor<ui32>`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, UnitAttr
+from xdsl.ir import Attribute, Data
+from xdsl.irdl import (
+    irdl_attr_definition,
+    operand_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py.ir.ops.base import (
+    ANY_ATTR,
+    ARRAY_ATTR,
+    BOOL_ATTR,
+    I1,
+    I64_ATTR,
+    STR_ATTR,
+    UNIT_ATTR,
+    StableHLOOp,
+    op_def,
+    prop,
+)
+from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp
+from stablehlo_py.ir.ops.region_utils import (
+    check_scalar_reducer,
+    dense_ints,
+    dim_eq,
+    elem,
+    int_value,
+    rank,
+    require_single_block,
+    shape,
+    shapes_compatible,
+    t2s,
+    types2s,
+    types_compatible,
+)
+from stablehlo_py.ir.types import TokenType
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.registry import Registry
+    from stablehlo_py.ir.text.parser import Parser
+
+
+# --------------------------------------------------------------------------------- attributes
+class _AttrData(Data[object]):
+    @classmethod
+    def parse_parameter(cls, parser):  # type: ignore[override]
+        raise NotImplementedError("parsed by stablehlo_py.ir.text")
+
+    def print_parameter(self, printer) -> None:  # type: ignore[override]
+        printer.print_string(self.mlir_text())  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class ChannelHandle:
+    handle: int
+    type: int
+
+
+CHANNEL_TYPES = {
+    0: "CHANNEL_TYPE_INVALID",
+    1: "DEVICE_TO_DEVICE",
+    2: "DEVICE_TO_HOST",
+    3: "HOST_TO_DEVICE",
+}
+"""Values of `type` in a channel handle (xla::ChannelHandle::ChannelType)."""
+
+
+@irdl_attr_definition
+class ChannelHandleAttr(_AttrData):
+    """`#stablehlo.channel_handle<handle = 1, type = 0>`: a channel id and its type (spec `channel_id`)."""
+
+    name = "stablehlo.channel_handle"
+
+    def __init__(self, handle: int, type_: int) -> None:
+        super().__init__(ChannelHandle(int(handle), int(type_)))
+
+    @property
+    def handle(self) -> int:
+        return self.data.handle  # type: ignore[attr-defined]
+
+    @property
+    def channel_type(self) -> int:
+        return self.data.type  # type: ignore[attr-defined]
+
+    def mlir_text(self) -> str:
+        return f"#stablehlo.channel_handle<handle = {self.handle}, type = {self.channel_type}>"
+
+
+def _parse_struct(p: Parser, what: str, fields: dict[str, object]) -> dict[str, object]:
+    """`<key = value, ...>` with each key at most once, in any order (upstream's parseStruct);
+    `fields` maps a key to its value parser."""
+    p.parse_literal("<", f"to open {what}")
+    seen: dict[str, object] = {}
+
+    def one() -> None:
+        p.ws()
+        pos = p.pos
+        key = p.parse_keyword()
+        if key not in fields:
+            p.error(f"unknown field '{key}' in {what} (expected one of {', '.join(fields)})", pos)
+        if key in seen:
+            p.error(f"field '{key}' given twice in {what}", pos)
+        p.parse_literal("=")
+        seen[key] = fields[key]()  # type: ignore[operator]
+
+    p.parse_comma_list(one, ">")
+    p.parse_literal(">", f"to close {what}")
+    return seen
+
+
+def parse_channel_handle(p: Parser) -> Attribute:
+    got = _parse_struct(
+        p, "#stablehlo.channel_handle", {"handle": p.parse_integer, "type": p.parse_integer}
+    )
+    return ChannelHandleAttr(int(got.get("handle", 0)), int(got.get("type", 0)))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class AxisRef:
+    name: str
+    sub_axis_info: tuple[int, int] | None  # (pre_size, size)
+
+
+@irdl_attr_definition
+class AxisRefAttr(_AttrData):
+    """`#stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>`: a mesh axis, or a sub-axis of it."""
+
+    name = "stablehlo.axis_ref"
+
+    def __init__(self, axis_name: str, sub_axis_info: tuple[int, int] | None = None) -> None:
+        super().__init__(
+            AxisRef(axis_name, None if sub_axis_info is None else tuple(sub_axis_info))
+        )  # type: ignore[arg-type]
+
+    @property
+    def axis_name(self) -> str:
+        return self.data.name  # type: ignore[attr-defined]
+
+    @property
+    def sub_axis_info(self) -> tuple[int, int] | None:
+        return self.data.sub_axis_info  # type: ignore[attr-defined]
+
+    def mlir_text(self) -> str:
+        from stablehlo_py.ir.text.printer import string_literal
+
+        text = f"#stablehlo.axis_ref<name = {string_literal(self.axis_name)}"
+        if self.sub_axis_info is not None:
+            pre, size = self.sub_axis_info
+            text += f", sub_axis_info = ({pre}){size}"
+        return text + ">"
+
+
+def _parse_sub_axis_info(p: Parser) -> tuple[int, int]:
+    p.parse_literal("(")
+    pre = p.parse_integer()
+    p.parse_literal(")")
+    return (pre, p.parse_integer())
+
+
+def parse_axis_ref(p: Parser) -> Attribute:
+    got = _parse_struct(
+        p,
+        "#stablehlo.axis_ref",
+        {
+            "name": lambda: p.parse_string("an axis name"),
+            "sub_axis_info": lambda: _parse_sub_axis_info(p),
+        },
+    )
+    if "name" not in got:
+        p.error("#stablehlo.axis_ref needs a 'name'")
+    return AxisRefAttr(got["name"], got.get("sub_axis_info"))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class MeshAxes:
+    mesh: Attribute
+    axes: tuple[Attribute, ...]
+
+
+@irdl_attr_definition
+class ReplicaGroupMeshAxesAttr(_AttrData):
+    """`#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<...>, ...]>`:
+    replica groups named by the axes of a mesh instead of listed device ids."""
+
+    name = "stablehlo.replica_group_mesh_axes"
+
+    def __init__(self, mesh: Attribute, axes: tuple[Attribute, ...] | list[Attribute]) -> None:
+        super().__init__(MeshAxes(mesh, tuple(axes)))
+
+    @property
+    def mesh(self) -> Attribute:
+        return self.data.mesh  # type: ignore[attr-defined]
+
+    @property
+    def axes(self) -> tuple[Attribute, ...]:
+        return self.data.axes  # type: ignore[attr-defined]
+
+    def mlir_text(self) -> str:
+        from stablehlo_py.ir.text.printer import attr_to_str
+
+        axes = ", ".join(attr_to_str(a) for a in self.axes)
+        return (
+            f"#stablehlo.replica_group_mesh_axes<mesh = {attr_to_str(self.mesh)}, axes = [{axes}]>"
+        )
+
+
+def parse_replica_group_mesh_axes(p: Parser) -> Attribute:
+    def axes() -> list[Attribute]:
+        return p.parse_delimited("[", p.parse_attribute, "]")
+
+    got = _parse_struct(
+        p, "#stablehlo.replica_group_mesh_axes", {"mesh": p.parse_attribute, "axes": axes}
+    )
+    if "mesh" not in got:
+        p.error("#stablehlo.replica_group_mesh_axes needs a 'mesh'")
+    return ReplicaGroupMeshAxesAttr(got["mesh"], got.get("axes", []))  # type: ignore[arg-type]
+
+
+def register(reg: Registry) -> None:
+    reg.attr_parsers["stablehlo.channel_handle"] = parse_channel_handle
+    reg.attr_parsers["stablehlo.axis_ref"] = parse_axis_ref
+    reg.attr_parsers["stablehlo.replica_group_mesh_axes"] = parse_replica_group_mesh_axes
+
+
+# ------------------------------------------------------------------------------ verification
+def channel_id(op: StableHLOOp) -> int:
+    ch = op.properties.get("channel_handle")
+    return ch.handle if isinstance(ch, ChannelHandleAttr) else 0
+
+
+def _replica_groups(
+    op: StableHLOOp, label_unique: str, allow_padding: bool = True
+) -> np.ndarray | None:
+    """Check replica_groups (dense 2-D i64 or mesh axes) and return the dense groups, if dense.
+
+    `is_unique(replica_groups)`; `-1` pads uneven groups where upstream allows it. The upper bound
+    (num_replicas / num_partitions) is only known when the program runs."""
+    rg = op.properties.get("replica_groups")
+    if rg is None or isinstance(rg, ReplicaGroupMeshAxesAttr):
+        return None
+    if not isinstance(rg, DenseIntOrFPElementsAttr):
+        raise VerifyException(
+            f"replica_groups must be a 2-D dense i64 tensor or #stablehlo.replica_group_mesh_axes, got {rg}"
+        )
+    if len(rg.type.get_shape()) != 2:
+        raise VerifyException(
+            f"replica_groups must be a 2-D tensor, has shape {list(rg.type.get_shape())}"
+        )
+    groups = np.asarray(dense_ints(rg), dtype=np.int64)
+    flat = groups.reshape(-1)
+    ids = flat[flat != -1] if allow_padding else flat
+    if (ids < 0).any():
+        raise VerifyException(f"replica_groups contain the invalid id {int(ids[ids < 0][0])}")
+    uniq, counts = np.unique(ids, return_counts=True)
+    if (counts > 1).any():  # *_c: is_unique(replica_groups)
+        raise VerifyException(
+            f"{label_unique}: replica id {int(uniq[counts > 1][0])} appears more than once in replica_groups"
+        )
+    return groups
+
+
+def _group_size(groups: np.ndarray | None) -> int | None:
+    if groups is None or groups.ndim != 2 or groups.shape[1] == 0 or groups.shape[0] == 0:
+        return None
+    return int(groups.shape[1])
+
+
+def _check_global_ids(op: StableHLOOp, label: str) -> None:
+    if isinstance(op.properties.get("use_global_device_ids"), UnitAttr) and channel_id(op) <= 0:
+        raise VerifyException(
+            f"{label}: use_global_device_ids requires a channel_handle with handle > 0"
+        )
+
+
+def _check_pairs(op: StableHLOOp, prefix: str, required: bool) -> None:
+    stp = op.properties.get("source_target_pairs")
+    if stp is None:
+        if required:
+            raise VerifyException("source_target_pairs is required")
+        return
+    if not isinstance(stp, DenseIntOrFPElementsAttr):
+        raise VerifyException(f"source_target_pairs must be a 2-D dense i64 tensor, got {stp}")
+    s = tuple(stp.type.get_shape())
+    if len(s) != 2 or s[1] != 2:  # *_c1
+        raise VerifyException(
+            f"{prefix}_c1: source_target_pairs must have shape [N, 2], has {list(s)}"
+        )
+    pairs = np.asarray(dense_ints(stp), dtype=np.int64).reshape(-1, 2)
+    for col, cid, what in ((0, "c2", "source"), (1, "c3", "target")):
+        u, c = np.unique(pairs[:, col], return_counts=True)
+        if (c > 1).any():
+            raise VerifyException(
+                f"{prefix}_{cid}: {what} {int(u[c > 1][0])} appears more than once in source_target_pairs"
+            )
+    if (pairs < 0).any():  # *_c4
+        raise VerifyException(
+            f"{prefix}_c4: source_target_pairs contain the negative id {int(pairs[pairs < 0][0])}"
+        )
+
+
+def _check_reducer(
+    op: StableHLOOp, region_name: str, label: str, operand_types: list[Attribute]
+) -> Attribute:
+    region = getattr(op, region_name)
+    require_single_block(op, region, region_name)
+    accs = None
+    for t in operand_types or [None]:
+        accs = check_scalar_reducer(region, 1, [t] if t is not None else [], region_name, label)
+    assert accs is not None
+    return accs[0]
+
+
+# ------------------------------------------------------------------------------ ids and feeds
+@op_def
+class ReplicaIdOp(StableHLOOp):
+    """Produces `replica_id` of the current process (spec.md#replica_id)."""
+
+    name = "stablehlo.replica_id"
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
+
+    def verify_(self) -> None:
+        if not (shape(self.result.type) == () and t2s(elem(self.result.type)) == "ui32"):
+            raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
+
+
+@op_def
+class PartitionIdOp(StableHLOOp):
+    """Produces `partition_id` of the current process (spec.md#partition_id)."""
+
+    name = "stablehlo.partition_id"
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
+
+    def verify_(self) -> None:
+        if not (shape(self.result.type) == () and t2s(elem(self.result.type)) == "ui32"):
+            raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
+
+
+@op_def
+class InfeedOp(GenericSyntaxOp):
+    """Reads data from the infeed and produces `results` (spec.md#infeed)."""
+
+    name = "stablehlo.infeed"
+    token = operand_def()
+    infeed_config = prop(STR_ATTR, default=StringAttr(""))
+    layout = prop(ARRAY_ATTR, optional=True)
+    results_ = var_result_def()
+
+    def verify_(self) -> None:
+        if not isinstance(self.token.type, TokenType):
+            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
+        res = [r.type for r in self.results]
+        if not res:  # infeed_c1
+            raise VerifyException("infeed_c1: infeed needs at least one result (the token)")
+        for i, t in enumerate(res[:-1]):
+            if isinstance(t, TokenType):  # infeed_c2
+                raise VerifyException(f"infeed_c2: result #{i} must be a tensor, is {t2s(t)}")
+        if not isinstance(res[-1], TokenType):  # infeed_c3
+            raise VerifyException(
+                f"infeed_c3: the last result must be a !stablehlo.token, is {t2s(res[-1])}"
+            )
+
+
+@op_def
+class OutfeedOp(GenericSyntaxOp):
+    """Writes `inputs` to the outfeed and produces a `result` token (spec.md#outfeed)."""
+
+    name = "stablehlo.outfeed"
+    inputs = var_operand_def()
+    token = operand_def()
+    outfeed_config = prop(STR_ATTR, default=StringAttr(""))
+    result = result_def()
+
+    def verify_(self) -> None:
+        if not isinstance(self.token.type, TokenType):
+            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
+        if not isinstance(self.result.type, TokenType):
+            raise VerifyException(f"result must be a !stablehlo.token, is {t2s(self.result.type)}")
+
+
+def _check_channel_type(op: StableHLOOp, prefix: str, host_type: int) -> None:
+    ch = op.properties.get("channel_handle")
+    if not isinstance(ch, ChannelHandleAttr):
+        raise VerifyException(f"channel_handle must be a #stablehlo.channel_handle, got {ch}")
+    host = int_value(op.properties.get("is_host_transfer"), 0) != 0
+    want = host_type if host else 1
+    if ch.channel_type != want:  # *_c5
+        raise VerifyException(
+            f"{prefix}_c5: channel_handle type must be {want} ({CHANNEL_TYPES[want]}) when is_host_transfer is "
+            f"{'true' if host else 'false'}, is {ch.channel_type}"
+        )
+
+
+@op_def
+class SendOp(GenericSyntaxOp):
+    """Sends `inputs` to a channel `channel_id` and produces a `result` token (spec.md#send)."""
+
+    name = "stablehlo.send"
+    inputs = var_operand_def()
+    token = operand_def()
+    channel_handle = prop(ANY_ATTR)
+    is_host_transfer = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
+    source_target_pairs = prop(ANY_ATTR, optional=True)
+    result = result_def()
+
+    def verify_(self) -> None:
+        if not isinstance(self.token.type, TokenType):
+            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
+        _check_pairs(self, "send", required=False)
+        _check_channel_type(self, "send", 2)
+
+
+@op_def
+class RecvOp(GenericSyntaxOp):
+    """Receives data from a channel with `channel_id` and produces `results` (spec.md#recv)."""
+
+    name = "stablehlo.recv"
+    token = operand_def()
+    channel_handle = prop(ANY_ATTR)
+    is_host_transfer = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
+    source_target_pairs = prop(ANY_ATTR, optional=True)
+    results_ = var_result_def()
+
+    def verify_(self) -> None:
+        if not isinstance(self.token.type, TokenType):
+            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
+        res = [r.type for r in self.results]
+        if not res or not isinstance(res[-1], TokenType):
+            raise VerifyException(
+                f"the last result must be a !stablehlo.token, results are {types2s(res)}"
+            )
+        _check_pairs(self, "recv", required=False)
+        _check_channel_type(self, "recv", 3)
+
+
+# -------------------------------------------------------------------------------- collectives
+@op_def
+class AllGatherOp(GenericSyntaxOp):
+    """Within each process group, concatenates the values of the `operands` from each process along
+    `all_gather_dim` and produces `results` (spec.md#all_gather)."""
+
+    name = "stablehlo.all_gather"
+    operands_ = var_operand_def()
+    all_gather_dim = prop(I64_ATTR)
+    replica_groups = prop(ANY_ATTR)
+    channel_handle = prop(ANY_ATTR, optional=True)
+    use_global_device_ids = prop(UNIT_ATTR, optional=True)
+    results_ = var_result_def()
+
+    def verify_(self) -> None:
+        groups = _replica_groups(self, "all_gather_c2")
+        _check_global_ids(self, "all_gather_c5")
+        d = int_value(self.properties.get("all_gather_dim"))
+        ins = [v.type for v in self.operands]
+        outs = [r.type for r in self.results]
+        if len(ins) != len(outs):
+            raise VerifyException(f"all_gather has {len(ins)} operands but {len(outs)} results")
+        g = _group_size(groups)
+        for i, (a, b) in enumerate(zip(ins, outs)):
+            r = rank(a)
+            if r is not None and not 0 <= d < r:  # all_gather_c1
+                raise VerifyException(
+                    f"all_gather_c1: all_gather_dim {d} is out of range for operand #{i} of rank {r}"
+                )
+            if elem(a) != elem(b):  # all_gather_c6
+                raise VerifyException(
+                    f"all_gather_c6: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
+                )
+            sa, sb = shape(a), shape(b)
+            if sa is None or sb is None:
+                continue
+            ok = len(sa) == len(sb) and all(
+                dim_eq(x, y) for k, (x, y) in enumerate(zip(sa, sb)) if k != d
+            )
+            if ok and g is not None and 0 <= d < len(sa) and sa[d] >= 0 and sb[d] >= 0:
+                ok = sb[d] == sa[d] * g
+            if not ok:  # all_gather_c6
+                raise VerifyException(
+                    f"all_gather_c6: result #{i} {t2s(b)} must be operand #{i} {t2s(a)} with dimension {d} "
+                    f"multiplied by the group size{'' if g is None else f' {g}'}"
+                )
+
+
+@op_def
+class AllReduceOp(GenericSyntaxOp):
+    """Within each process group, applies a reduction function `computation` to the values of the
+    `operands` from each process and produces `results` (spec.md#all_reduce)."""
+
+    name = "stablehlo.all_reduce"
+    operands_ = var_operand_def()
+    replica_groups = prop(ANY_ATTR)
+    channel_handle = prop(ANY_ATTR, optional=True)
+    use_global_device_ids = prop(UNIT_ATTR, optional=True)
+    computation = region_def()
+    results_ = var_result_def()
+
+    def verify_(self) -> None:
+        _replica_groups(self, "all_reduce_c1")
+        _check_global_ids(self, "all_reduce_c4")
+        ins = [v.type for v in self.operands]
+        outs = [r.type for r in self.results]
+        e = _check_reducer(self, "computation", "all_reduce_c5", ins)
+        if len(ins) != len(outs):
+            raise VerifyException(f"all_reduce has {len(ins)} operands but {len(outs)} results")
+        for i, (a, b) in enumerate(zip(ins, outs)):
+            if not shapes_compatible(shape(a), shape(b)):  # all_reduce_c6
+                raise VerifyException(
+                    f"all_reduce_c6: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different shapes"
+                )
+            if elem(b) != elem(e):  # all_reduce_c7
+                raise VerifyException(
+                    f"all_reduce_c7: element type of result #{i} ({t2s(elem(b))}) differs from the computation's ({t2s(elem(e))})"
+                )
+
+
+@op_def
+class AllToAllOp(GenericSyntaxOp):
+    """Within each process group, splits the `operands` along `split_dimension`, scatters the parts
+    between the processes, concatenates them along `concat_dimension` and produces `results`
+    (spec.md#all_to_all)."""
+
+    name = "stablehlo.all_to_all"
+    operands_ = var_operand_def()
+    split_dimension = prop(I64_ATTR)
+    concat_dimension = prop(I64_ATTR)
+    split_count = prop(I64_ATTR)
+    replica_groups = prop(ANY_ATTR)
+    channel_handle = prop(ANY_ATTR, optional=True)
+    results_ = var_result_def()
+
+    def verify_(self) -> None:
+        groups = _replica_groups(self, "all_to_all_c5", allow_padding=False)
+        sd = int_value(self.properties.get("split_dimension"))
+        cd = int_value(self.properties.get("concat_dimension"))
+        n = int_value(self.properties.get("split_count"))
+        if n <= 0:  # all_to_all_c4
+            raise VerifyException(f"all_to_all_c4: split_count {n} must be positive")
+        g = _group_size(groups)
+        if g is not None and g != n:  # all_to_all_c8
+            raise VerifyException(
+                f"all_to_all_c8: replica groups have size {g} but split_count is {n}"
+            )
+        ins = [v.type for v in self.operands]
+        outs = [r.type for r in self.results]
+        if len(ins) != len(outs):
+            raise VerifyException(f"all_to_all has {len(ins)} operands but {len(outs)} results")
+        for i, (a, b) in enumerate(zip(ins, outs)):
+            r = rank(a)
+            if r is not None and not 0 <= sd < r:  # all_to_all_c1
+                raise VerifyException(
+                    f"all_to_all_c1: split_dimension {sd} is out of range for operand #{i} of rank {r}"
+                )
+            if r is not None and not 0 <= cd < r:  # all_to_all_c3
+                raise VerifyException(
+                    f"all_to_all_c3: concat_dimension {cd} is out of range for operand #{i} of rank {r}"
+                )
+            sa, sb = shape(a), shape(b)
+            if sa is not None and sa[sd] >= 0 and sa[sd] % n:  # all_to_all_c2
+                raise VerifyException(
+                    f"all_to_all_c2: dimension {sd} of operand #{i} ({sa[sd]}) is not a multiple of split_count {n}"
+                )
+            if elem(a) != elem(b):  # all_to_all_c9
+                raise VerifyException(
+                    f"all_to_all_c9: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
+                )
+            if sa is None or sb is None:
+                continue
+            expected = list(sa)
+            if sd != cd:
+                if expected[sd] >= 0:
+                    expected[sd] //= n
+                if expected[cd] >= 0:
+                    expected[cd] *= n
+            if not shapes_compatible(tuple(expected), sb):  # all_to_all_c9
+                raise VerifyException(
+                    f"all_to_all_c9: result #{i} has shape {list(sb)}, expected {expected}"
+                )
+
+
+@op_def
+class ReduceScatterOp(GenericSyntaxOp):
+    """Within each process group, reduces the `operand` with `computation`, splits the result along
+    `scatter_dimension` and scatters the parts between the processes (spec.md#reduce_scatter)."""
+
+    name = "stablehlo.reduce_scatter"
+    operand = operand_def()
+    scatter_dimension = prop(I64_ATTR)
+    replica_groups = prop(ANY_ATTR)
+    channel_handle = prop(ANY_ATTR, optional=True)
+    use_global_device_ids = prop(UNIT_ATTR, optional=True)
+    computation = region_def()
+    result = result_def()
+
+    def verify_(self) -> None:
+        groups = _replica_groups(self, "reduce_scatter_c3")
+        _check_global_ids(self, "reduce_scatter_c6")
+        a, b = self.operand.type, self.result.type
+        d = int_value(self.properties.get("scatter_dimension"))
+        r = rank(a)
+        if r is not None and not 0 <= d < r:  # reduce_scatter_c2
+            raise VerifyException(
+                f"reduce_scatter_c2: scatter_dimension {d} is out of range for operand rank {r}"
+            )
+        g = _group_size(groups)
+        sa, sb = shape(a), shape(b)
+        if g is not None and sa is not None and sa[d] >= 0 and sa[d] % g:  # reduce_scatter_c1
+            raise VerifyException(
+                f"reduce_scatter_c1: dimension {d} of the operand ({sa[d]}) is not a multiple of the group size {g}"
+            )
+        e = _check_reducer(self, "computation", "reduce_scatter_c7", [a])
+        if sa is not None and sb is not None:
+            expected = list(sa)
+            if g is not None and expected[d] >= 0:
+                expected[d] //= g
+            else:
+                expected[d] = -1
+            if not shapes_compatible(tuple(expected), sb):  # reduce_scatter_c8
+                raise VerifyException(
+                    f"reduce_scatter_c8: result has shape {list(sb)}, expected {expected}"
+                )
+        if elem(b) != elem(e):  # reduce_scatter_c9
+            raise VerifyException(
+                f"reduce_scatter_c9: result element type {t2s(elem(b))} differs from the computation's {t2s(elem(e))}"
+            )
+
+
+@op_def
+class CollectivePermuteOp(GenericSyntaxOp):
+    """Within each process group, sends the value of `operand` from the source process to the target
+    process and produces a `result` (spec.md#collective_permute)."""
+
+    name = "stablehlo.collective_permute"
+    operand = operand_def()
+    source_target_pairs = prop(ANY_ATTR)
+    channel_handle = prop(ANY_ATTR, optional=True)
+    result = result_def()
+
+    def verify_(self) -> None:
+        _check_pairs(self, "collective_permute", required=True)
+        if not types_compatible(self.operand.type, self.result.type):  # collective_permute_c5
+            raise VerifyException(
+                f"collective_permute_c5: result {t2s(self.result.type)} and operand {t2s(self.operand.type)} have different types"
+            )
+
+
+@op_def
+class CollectiveBroadcastOp(GenericSyntaxOp):
+    """Within each process group, sends the value of `operands` from the source process to the target
+    processes and produces `results` (spec.md#collective_broadcast)."""
+
+    name = "stablehlo.collective_broadcast"
+    operands_ = var_operand_def()
+    replica_groups = prop(ANY_ATTR)
+    channel_handle = prop(ANY_ATTR, optional=True)
+    has_dynamic_root = prop(UNIT_ATTR, optional=True)
+    results_ = var_result_def()
+
+    def verify_(self) -> None:
+        _replica_groups(self, "collective_broadcast_c1", allow_padding=False)
+        ins = [v.type for v in self.operands]
+        outs = [r.type for r in self.results]
+        dynamic = isinstance(self.properties.get("has_dynamic_root"), UnitAttr)
+        data = ins[:-1] if dynamic else ins
+        if len(outs) != len(data):  # collective_broadcast_c5
+            raise VerifyException(
+                f"collective_broadcast_c5: expected {len(data)} results for {len(ins)} operands"
+                f"{' with a dynamic root' if dynamic else ''}, got {len(outs)}"
+            )
+        if dynamic:
+            if len(ins) < 2:  # collective_broadcast_c4
+                raise VerifyException(
+                    "collective_broadcast_c4: a dynamic root needs at least one data operand and the root operand"
+                )
+            root = ins[-1]
+            if not (
+                shape(root) is not None
+                and len(shape(root) or ()) == 1
+                and dim_eq(shape(root)[0], len(data))  # type: ignore[index]
+                and t2s(elem(root)) in ("i32", "si32")
+            ):  # collective_broadcast_c4
+                raise VerifyException(
+                    f"collective_broadcast_c4: the root operand must be tensor<{len(data)}xi32>, is {t2s(root)}"
+                )
+        elif not ins:  # collective_broadcast_c3
+            raise VerifyException(
+                "collective_broadcast_c3: collective_broadcast needs at least one operand"
+            )
+        for j, (a, b) in enumerate(zip(data, outs)):
+            if not types_compatible(a, b):  # collective_broadcast_c3 / c4
+                raise VerifyException(
+                    f"collective_broadcast_c{'4' if dynamic else '3'}: result #{j} {t2s(b)} and operand #{j} {t2s(a)} "
+                    "have different types"
+                )
+
+
+@op_def
+class CollectiveReduceOp(GenericSyntaxOp):
+    """Within each process group, reduces the `operands` of every process with `computation` and keeps
+    the results on the source process (spec.md#collective_reduce)."""
+
+    name = "stablehlo.collective_reduce"
+    operands_ = var_operand_def()
+    replica_groups = prop(ANY_ATTR)
+    channel_handle = prop(ANY_ATTR, optional=True)
+    use_global_device_ids = prop(UNIT_ATTR, optional=True)
+    has_dynamic_root = prop(UNIT_ATTR, optional=True)
+    computation = region_def()
+    results_ = var_result_def()
+
+    def verify_(self) -> None:
+        _replica_groups(self, "collective_reduce_c1")
+        ins = [v.type for v in self.operands]
+        outs = [r.type for r in self.results]
+        dynamic = isinstance(self.properties.get("has_dynamic_root"), UnitAttr)
+        data = ins[:-1] if dynamic else ins
+        if dynamic:
+            root = ins[-1] if ins else None
+            rs = shape(root) if root is not None else None
+            if root is None or (
+                rs is not None and (len(rs) != 1 or not dim_eq(rs[0], len(data)))
+            ):  # collective_reduce_c3
+                raise VerifyException(
+                    f"collective_reduce_c3: with a dynamic root the last operand must be a 1-D tensor of {len(data)} "
+                    f"roots, is {t2s(root) if root is not None else 'missing'}"
+                )
+        if len(outs) != len(data):  # collective_reduce_c3
+            raise VerifyException(
+                f"collective_reduce_c3: expected {len(data)} results, got {len(outs)}"
+            )
+        e = _check_reducer(self, "computation", "collective_reduce_c4", data)
+        for j, (a, b) in enumerate(zip(data, outs)):
+            if not shapes_compatible(shape(a), shape(b)):  # collective_reduce_c3
+                raise VerifyException(
+                    f"collective_reduce_c3: result #{j} {t2s(b)} and operand #{j} {t2s(a)} have different shapes"
+                )
+            if elem(b) != elem(e):
+                raise VerifyException(
+                    f"collective_reduce_c4: element type of result #{j} ({t2s(elem(b))}) differs from the computation's ({t2s(elem(e))})"
+                )
+
+
+@op_def
+class CrossReplicaSumOp(GenericSyntaxOp):
+    """Sums `operand` across the replicas of each replica group (an all_reduce with an add body; not in
+    the spec, kept for compatibility)."""
+
+    name = "stablehlo.cross-replica-sum"
+    operand = operand_def()
+    replica_groups = prop(ANY_ATTR)
+    result = result_def()
+
+    def verify_(self) -> None:
+        _replica_groups(self, "cross-replica-sum")
+        if not types_compatible(self.operand.type, self.result.type):
+            raise VerifyException(
+                f"result {t2s(self.result.type)} and operand {t2s(self.operand.type)} have different types"
+            )
+
+
+OPS = (
+    ReplicaIdOp,
+    PartitionIdOp,
+    InfeedOp,
+    OutfeedOp,
+    SendOp,
+    RecvOp,
+    AllGatherOp,
+    AllReduceOp,
+    AllToAllOp,
+    ReduceScatterOp,
+    CollectivePermuteOp,
+    CollectiveBroadcastOp,
+    CollectiveReduceOp,
+    CrossReplicaSumOp,
+)

@@ -1,0 +1,502 @@
+"""Control-flow ops (spec.md "Control flow"): if, case, while, return, optimization_barrier, after_all,
+create_token and composite.
+
+Syntax follows upstream's printer: `while` is hand-written (`stablehlo.while(%iterArg = %0) : T cond {..}
+do {..}`, block arguments named `iterArg`), `return`/`optimization_barrier`/`after_all`/`create_token`
+use their declarative formats, `composite` prints `"name" %inputs ({regions}) {attrs} : type`, and
+`if`/`case` have no pretty form (upstream prints them generically).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from xdsl.dialects.builtin import DictionaryAttr, FunctionType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation, Region
+from xdsl.irdl import (
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_region_def,
+    var_result_def,
+)
+from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py.ir.format import custom_directive, get_slot, prop_defaults, set_slot
+from stablehlo_py.ir.ops.base import (
+    DICT_ATTR,
+    I32,
+    I32_ATTR,
+    SYMBOL_ATTR,
+    StableHLOOp,
+    op_def,
+)
+from stablehlo_py.ir.ops.base import prop as prop_
+from stablehlo_py.ir.ops.region_utils import (
+    elem,
+    entry_arg_types,
+    is_scalar_tensor,
+    require_single_block,
+    return_types,
+    t2s,
+    types2s,
+    types_compatible,
+)
+from stablehlo_py.ir.types import TokenType
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+
+# ------------------------------------------------------------------------------------ helpers
+class GenericSyntaxOp(StableHLOOp):
+    """An op upstream prints in generic form only (`"stablehlo.if"(%p) ({..}, {..}) : ...`)."""
+
+    @classmethod
+    def parse_pretty(cls, p: Parser) -> Operation:
+        p.error(
+            f"'{cls.name}' has no pretty syntax; write it in generic form (\"{cls.name}\"(...) ... : type)"
+        )
+
+    def print_pretty(self, pr: Printer) -> None:
+        pr.print_generic(self)
+
+
+def print_region_argument(pr: Printer, arg: Any) -> None:
+    """OpAsmPrinter::printRegionArgument: `%name: type` (+ ` loc(...)` with debug info)."""
+    from stablehlo_py.ir.text.location import TextLoc
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    pr.write(f"{pr.value(arg)}: {type_to_str(arg.type)}")
+    if pr.debuginfo:
+        loc = getattr(arg, "location", None)
+        pr.write(f" loc({loc.data})" if isinstance(loc, TextLoc) else " loc(unknown)")
+
+
+def format_attrs(op: Operation, elided: tuple[str, ...] = ()) -> dict[str, Attribute]:
+    """What a declarative `attr-dict` prints: properties not in the format and not equal to their
+    default, plus discardable attributes."""
+    defaults = prop_defaults(type(op))
+    out = {k: v for k, v in op.properties.items() if k not in elided and defaults.get(k) != v}
+    out.update(op.attributes)
+    return out
+
+
+def _branch_outputs(region: Region, label: str, what: str) -> list[Attribute]:
+    rets = return_types(region)
+    if rets is None:
+        raise VerifyException(f"{label}: {what} must have a block ending with stablehlo.return")
+    return rets
+
+
+# ------------------------------------------------------------------------------------- return
+@op_def
+class ReturnOp(StableHLOOp):
+    """Terminates the regions of StableHLO ops, returning `results` to the parent op."""
+
+    name = "stablehlo.return"
+    # Upstream's operand group is `results`, which is the name of xDSL's op results: `results_` here.
+    results_ = var_operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+    FORMAT: ClassVar[str | None] = "$results_ attr-dict (`:` type($results_)^)?"
+
+
+# ----------------------------------------------------------------------------------------- if
+@op_def
+class IfOp(GenericSyntaxOp):
+    """Produces the output from executing exactly one branch from `true_branch` or `false_branch`
+    depending on the value of `pred` (spec.md#if)."""
+
+    name = "stablehlo.if"
+    pred = operand_def()
+    true_branch = region_def()
+    false_branch = region_def()
+    results_ = var_result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        t = self.pred.type
+        if not (is_scalar_tensor(t) and t2s(elem(t)) == "i1"):  # if_i1
+            raise VerifyException(f"pred must be a 0-d tensor of i1, is {t2s(t)}")
+        for r, what in ((self.true_branch, "true_branch"), (self.false_branch, "false_branch")):
+            require_single_block(self, r, what)
+            ins = entry_arg_types(r)
+            if ins:  # if_c1
+                raise VerifyException(f"if_c1: {what} must take no arguments, takes {types2s(ins)}")
+        t_out = _branch_outputs(self.true_branch, "if_c2", "true_branch")
+        f_out = _branch_outputs(self.false_branch, "if_c2", "false_branch")
+        if len(t_out) != len(f_out) or not all(
+            types_compatible(a, b) for a, b in zip(t_out, f_out)
+        ):  # if_c2
+            raise VerifyException(
+                f"if_c2: true_branch returns {types2s(t_out)} but false_branch returns {types2s(f_out)}"
+            )
+        res = [r.type for r in self.results]
+        if len(res) != len(t_out) or not all(
+            types_compatible(a, b) for a, b in zip(res, t_out)
+        ):  # if_c3
+            raise VerifyException(
+                f"if_c3: results {types2s(res)} differ from the branch outputs {types2s(t_out)}"
+            )
+
+
+# --------------------------------------------------------------------------------------- case
+@op_def
+class CaseOp(GenericSyntaxOp):
+    """Produces the output from executing exactly one function from `branches` depending on the
+    value of `index` (spec.md#case)."""
+
+    name = "stablehlo.case"
+    index = operand_def()
+    branches = var_region_def()
+    results_ = var_result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        t = self.index.type
+        if not (is_scalar_tensor(t) and t2s(elem(t)) in ("i32", "si32")):  # case_i1
+            raise VerifyException(f"index must be a 0-d tensor of i32, is {t2s(t)}")
+        branches = list(self.branches)
+        if not branches:  # case_c1
+            raise VerifyException("case_c1: case needs at least one branch")
+        outs0: list[Attribute] | None = None
+        for i, r in enumerate(branches):
+            require_single_block(self, r, f"branch #{i}")
+            ins = entry_arg_types(r)
+            if ins:  # case_c2
+                raise VerifyException(
+                    f"case_c2: branch #{i} must take no arguments, takes {types2s(ins)}"
+                )
+            outs = _branch_outputs(r, "case_c3", f"branch #{i}")
+            if outs0 is None:
+                outs0 = outs
+            elif len(outs) != len(outs0) or not all(
+                types_compatible(a, b) for a, b in zip(outs, outs0)
+            ):  # case_c3
+                raise VerifyException(
+                    f"case_c3: branch #{i} returns {types2s(outs)} but branch #0 returns {types2s(outs0)}"
+                )
+        res = [r.type for r in self.results]
+        assert outs0 is not None
+        if len(res) != len(outs0) or not all(
+            types_compatible(a, b) for a, b in zip(res, outs0)
+        ):  # case_c4
+            raise VerifyException(
+                f"case_c4: results {types2s(res)} differ from the branch outputs {types2s(outs0)}"
+            )
+
+
+# -------------------------------------------------------------------------------------- while
+@op_def
+class WhileOp(StableHLOOp):
+    """Produces the output from executing `body` 0 or more times while `cond` outputs `true`
+    (spec.md#while)."""
+
+    name = "stablehlo.while"
+    operand = var_operand_def()
+    cond = region_def()
+    body = region_def()
+    results_ = var_result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def asm_block_arg_name(self, region: Region) -> str:
+        # Upstream's getAsmBlockArgumentNames: both regions' arguments are `%iterArg...`, and as
+        # sibling regions they get the same names, which the pretty form prints once.
+        return "iterArg"
+
+    @classmethod
+    def parse_custom(cls, p: Parser) -> Operation:
+        start = p.pos
+        p.parse_literal("(")
+        names: list[tuple[str, int]] = []
+        operands = []
+        if not p.try_literal(")"):
+            while True:
+                p.ws()
+                pos = p.pos
+                names.append((p.parse_value_def_name(), pos))
+                p.parse_literal("=")
+                operands.append(p.parse_operand())
+                if p.try_literal(")"):
+                    break
+                p.parse_literal(",")
+        types: list[Attribute] = []
+        if operands:
+            p.parse_literal(":")
+            types = p.parse_comma_list(p.parse_type)
+            if len(types) != len(operands):
+                p.error(
+                    f"stablehlo.while has {len(operands)} operands but {len(types)} types", start
+                )
+            for i, (v, t) in enumerate(zip(operands, types)):
+                if v.type != t:
+                    p.error(
+                        f"operand #{i} of stablehlo.while has type {t2s(v.type)} but is written as {t2s(t)}",
+                        start,
+                    )
+        attrs: dict[str, Attribute] = {}
+        if p.try_keyword("attributes"):
+            attrs = p.parse_attr_dict_body()
+        args = [(n, t, None) for (n, _), t in zip(names, types)]
+        p.parse_keyword("cond")
+        cond = p.parse_region(entry_args=args, default_dialect="")
+        p.parse_keyword("do")
+        body = p.parse_region(entry_args=args, default_dialect="")
+        return cls.build_generic(operands, list(types), {}, attrs, [cond, body])
+
+    def print_custom(self, pr: Printer) -> None:
+        body_args = list(self.body.blocks.first.args) if self.body.blocks else []
+        pr.write("(")
+        pr.write(
+            ", ".join(f"{pr.value(a)} = {pr.value(v)}" for a, v in zip(body_args, self.operand))
+        )
+        pr.write(")")
+        if len(self.operand):
+            pr.write(" : ")
+            pr.types(v.type for v in self.operand)
+        pr.attr_dict(dict(self.attributes), keyword=True)
+        pr.newline()
+        pr.write(" cond ")
+        pr.region(self.cond, print_entry_args=False, default_dialect="")
+        pr.write(" do ")
+        pr.region(self.body, print_entry_args=False, default_dialect="")
+
+    def verify_(self) -> None:
+        ts = [v.type for v in self.operand]
+        require_single_block(self, self.cond, "cond")
+        require_single_block(self, self.body, "body")
+        c_in = entry_arg_types(self.cond)
+        if len(c_in) != len(ts) or not all(
+            types_compatible(a, b) for a, b in zip(c_in, ts)
+        ):  # while_c1
+            raise VerifyException(
+                f"while_c1: cond takes {types2s(c_in)} but the operands are {types2s(ts)}"
+            )
+        c_out = return_types(self.cond) or []
+        if len(c_out) != 1 or not (
+            is_scalar_tensor(c_out[0]) and t2s(elem(c_out[0])) == "i1"
+        ):  # while_c1
+            raise VerifyException(
+                f"while_c1: cond must return one tensor<i1>, returns {types2s(c_out)}"
+            )
+        b_in = entry_arg_types(self.body)
+        if len(b_in) != len(ts) or not all(
+            types_compatible(a, b) for a, b in zip(b_in, ts)
+        ):  # while_c2
+            raise VerifyException(
+                f"while_c2: body takes {types2s(b_in)} but the operands are {types2s(ts)}"
+            )
+        b_out = return_types(self.body) or []
+        if len(b_out) != len(ts) or not all(
+            types_compatible(a, b) for a, b in zip(b_out, ts)
+        ):  # while_c2
+            raise VerifyException(
+                f"while_c2: body returns {types2s(b_out)} but the operands are {types2s(ts)}"
+            )
+        res = [r.type for r in self.results]
+        if len(res) != len(ts) or not all(
+            types_compatible(a, b) for a, b in zip(res, ts)
+        ):  # while_c3
+            raise VerifyException(
+                f"while_c3: results {types2s(res)} differ from the operands {types2s(ts)}"
+            )
+
+
+# ------------------------------------------------------------------------ optimization_barrier
+@custom_directive("PairwiseOpType")
+class PairwiseOpType:
+    """`T0, T1, ...`: the operand types; the results have the same types (printPairwiseOpType)."""
+
+    @staticmethod
+    def print(pr: Printer, op: Any, operand_types: Any, result_types: Any) -> None:
+        pr.types(operand_types)
+
+    @staticmethod
+    def parse(p: Parser, st: Any, operand_arg: Any, result_arg: Any) -> None:
+        types = p.parse_comma_list(p.parse_type)
+        n = len(get_slot(st, operand_arg) or [])
+        if len(types) != n:
+            p.error(f"expected {n} types (one per operand), found {len(types)}")
+        set_slot(st, operand_arg, types)
+        set_slot(st, result_arg, list(types))
+
+
+@op_def
+class OptimizationBarrierOp(StableHLOOp):
+    """Ensures that the operations that produce the `operand` are executed before any operations
+    that depend on the `result` (spec.md#optimization_barrier)."""
+
+    name = "stablehlo.optimization_barrier"
+    operand = var_operand_def()
+    result = var_result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "attr-dict ($operand^ `:` custom<PairwiseOpType>(type($operand), type($result))):(`(` `)`)?"
+    )
+
+    def verify_(self) -> None:
+        ins = [v.type for v in self.operand]
+        outs = [r.type for r in self.result]
+        if ins != outs:  # optimization_barrier_c1
+            raise VerifyException(
+                f"optimization_barrier_c1: operand types {types2s(ins)} differ from result types {types2s(outs)}"
+            )
+
+
+# -------------------------------------------------------------------------- after_all / token
+@op_def
+class AfterAllOp(StableHLOOp):
+    """Ensures that the operations producing the `inputs` are executed before any operations that
+    depend on `result` (spec.md#after_all)."""
+
+    name = "stablehlo.after_all"
+    inputs = var_operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "$inputs attr-dict `:` custom<VariadicSameOperandsAndResultType>(ref($inputs), type($inputs), type($result))"
+    )
+
+    def verify_(self) -> None:
+        for i, v in enumerate(self.inputs):
+            if not isinstance(v.type, TokenType):  # after_all_i1
+                raise VerifyException(f"input #{i} must be a !stablehlo.token, is {t2s(v.type)}")
+        if not isinstance(self.result.type, TokenType):
+            raise VerifyException(f"result must be a !stablehlo.token, is {t2s(self.result.type)}")
+
+
+@op_def
+class CreateTokenOp(StableHLOOp):
+    """Produces a token (same as after_all with no inputs; not in the spec)."""
+
+    name = "stablehlo.create_token"
+    output = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
+
+    def verify_(self) -> None:
+        if not isinstance(self.output.type, TokenType):
+            raise VerifyException(f"result must be a !stablehlo.token, is {t2s(self.output.type)}")
+
+
+# ---------------------------------------------------------------------------------- composite
+@op_def
+class CompositeOp(StableHLOOp):
+    """Encapsulates an operation made up of other StableHLO operations, taking `inputs` and
+    `composite_attributes` and producing `results`; `decomposition` implements it (spec.md#composite)."""
+
+    name = "stablehlo.composite"
+    inputs = var_operand_def()
+    # The property is called `name`, which is also xDSL's op-name class attribute.
+    name_prop = prop_def(StringAttr, prop_name="name")
+    composite_attributes = prop_(DICT_ATTR, default=DictionaryAttr({}))
+    decomposition = prop_(SYMBOL_ATTR)
+    version = prop_(I32_ATTR, default=IntegerAttr(0, I32))
+    composite_regions = var_region_def()
+    results_ = var_result_def()
+    FORMAT: ClassVar[str | None] = None
+
+    @classmethod
+    def parse_custom(cls, p: Parser) -> Operation:
+        start = p.pos
+        comp_name = p.parse_string("the composite's name (a string)")
+        operands = p.parse_operand_list() if p.peek() == "%" else []
+        regions: list[Region] = []
+        if p.try_literal("("):
+            regions = p.parse_comma_list(lambda: p.parse_region(default_dialect=""))
+            p.parse_literal(")")
+        attrs = p.try_attr_dict()
+        p.parse_literal(":")
+        ft = p.parse_function_type()
+        ins = list(ft.inputs.data)
+        if len(ins) != len(operands):
+            p.error(
+                f"stablehlo.composite has {len(operands)} inputs but its type lists {len(ins)}",
+                start,
+            )
+        for i, (v, t) in enumerate(zip(operands, ins)):
+            if v.type != t:
+                p.error(
+                    f"input #{i} of stablehlo.composite has type {t2s(v.type)} but is written as {t2s(t)}",
+                    start,
+                )
+        props: dict[str, Attribute] = {"name": StringAttr(comp_name)}
+        return cls.build_generic(operands, list(ft.outputs.data), props, attrs, regions)
+
+    def print_custom(self, pr: Printer) -> None:
+        from stablehlo_py.ir.text.printer import function_type_to_str, string_literal
+
+        name_attr = self.properties.get("name")
+        pr.write(" " + string_literal(name_attr.data if isinstance(name_attr, StringAttr) else ""))
+        pr.write(" ")
+        pr.operands(self.inputs)
+        if self.composite_regions:
+            pr.write(" (")
+            for i, r in enumerate(self.composite_regions):
+                if i:
+                    pr.write(", ")
+                pr.region(r, default_dialect="")
+            pr.write(")")
+        pr.attr_dict(format_attrs(self, ("name",)))
+        pr.write(
+            " : "
+            + function_type_to_str([v.type for v in self.inputs], [r.type for r in self.results])
+        )
+
+    def verify_(self) -> None:
+        name_attr = self.properties.get("name")
+        comp = name_attr.data if isinstance(name_attr, StringAttr) else ""
+        parts = comp.split(".")
+        if len(parts) < 2 or not all(parts):  # composite_c1
+            raise VerifyException(
+                f"composite_c1: name {comp!r} must be a namespaced op name like 'my_namespace.my_op'"
+            )
+        callee = self.properties.get("decomposition")
+        root = getattr(callee, "root_reference", None)
+        if root is None:
+            return
+        module = self.parent_op()
+        while module is not None and not isinstance(module, ModuleOp):
+            module = module.parent_op()
+        if module is None:
+            return
+        target = None
+        for op in module.body.ops:
+            sym = op.properties.get("sym_name") or op.attributes.get("sym_name")
+            if isinstance(sym, StringAttr) and sym.data == root.data:
+                target = op
+                break
+        if target is None:  # composite_c2
+            raise VerifyException(
+                f"composite_c2: decomposition @{root.data} is not defined in the enclosing module"
+            )
+        ftype = target.properties.get("function_type")
+        if not isinstance(ftype, FunctionType):
+            return
+        ins = [v.type for v in self.inputs]
+        if list(ftype.inputs.data) != ins:  # composite_c3
+            raise VerifyException(
+                f"composite_c3: inputs {types2s(ins)} differ from the inputs of @{root.data} {types2s(list(ftype.inputs.data))}"
+            )
+        outs = [r.type for r in self.results]
+        if list(ftype.outputs.data) != outs:  # composite_c4
+            raise VerifyException(
+                f"composite_c4: results {types2s(outs)} differ from the results of @{root.data} {types2s(list(ftype.outputs.data))}"
+            )
+
+
+OPS = (
+    ReturnOp,
+    IfOp,
+    CaseOp,
+    WhileOp,
+    OptimizationBarrierOp,
+    AfterAllOp,
+    CreateTokenOp,
+    CompositeOp,
+)

@@ -1,0 +1,607 @@
+"""Ops that apply a region to tensors (spec.md "reduce", "reduce_window", "select_and_scatter",
+"sort", "map").
+
+`reduce` has upstream's hand-written syntax (hlo::printReduceOp / parseReduceOp): the compact form
+`stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = [1] : (..) -> ..` when the
+body is one commutative binary op forwarding the block arguments, else
+`stablehlo.reduce(%x init: %i) across dimensions = [1] : (..) -> ..\\n reducer(%a: T, %b: T) {..}`.
+The others have no pretty form upstream and print generically.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, IntegerAttr
+from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.irdl import (
+    SameVariadicOperandSize,
+    operand_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import RecursiveMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py.ir.ops.base import (
+    ANY_ATTR,
+    BOOL_ATTR,
+    DENSE_I64_ARRAY,
+    I1,
+    I64,
+    I64_ATTR,
+    StableHLOOp,
+    op_def,
+    prop,
+)
+from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp, ReturnOp, print_region_argument
+from stablehlo_py.ir.ops.region_utils import (
+    check_scalar_reducer,
+    dense_ints,
+    elem,
+    entry_arg_types,
+    i64_array,
+    int_value,
+    rank,
+    require_single_block,
+    return_types,
+    shape,
+    shapes_compatible,
+    t2s,
+    types2s,
+)
+from stablehlo_py.ir.types import tensor_type
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+COMMUTATIVE_BINARY_OPS = frozenset(
+    {
+        "stablehlo.add",
+        "stablehlo.and",
+        "stablehlo.maximum",
+        "stablehlo.minimum",
+        "stablehlo.multiply",
+        "stablehlo.or",
+        "stablehlo.xor",
+    }
+)
+"""StableHLO ops with the Commutative trait, two operands, one result and no region: the inner ops the
+compact `reduce ... applies <op>` form may name (isCommutativeNoRegionMatchingDialect)."""
+
+
+# ------------------------------------------------------------------------------------- reduce
+@op_def
+class ReduceOp(StableHLOOp):
+    """Applies a reduction function `body` to `inputs` and `init_values` along the `dimensions` and
+    produces `results` (spec.md#reduce)."""
+
+    name = "stablehlo.reduce"
+    inputs = var_operand_def()
+    init_values = var_operand_def()
+    dimensions = prop(DENSE_I64_ARRAY)
+    body = region_def()
+    results_ = var_result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+    irdl_options = (SameVariadicOperandSize(),)
+    FORMAT: ClassVar[str | None] = None
+
+    # ---------------------------------------------------------------- syntax
+    def _compact_inner_op(self) -> Operation | None:
+        """The inner op when the body is eligible for the compact form (E1-E5 of upstream's
+        isReduceEligibleForCompactPrint), else None."""
+        if not self.body.blocks:
+            return None
+        block = self.body.blocks.first
+        assert block is not None
+        ops = list(block.ops)
+        if len(ops) != 2:  # E1: one op besides the terminator
+            return None
+        inner, ret = ops
+        if (
+            inner.name not in COMMUTATIVE_BINARY_OPS or inner.regions or len(inner.operands) != 2
+        ):  # E2
+            return None
+        if len(inner.results) != 1:
+            return None
+        expected = inner.operands[0].type
+        if (
+            any(v.type != expected for v in inner.operands) or inner.results[0].type != expected
+        ):  # E2
+            return None
+        if not len(self.inputs):  # E3
+            return None
+        if expected != tensor_type(elem(self.inputs[0].type), ()):
+            return None
+        if list(block.args) != list(inner.operands):  # E4
+            return None
+        if ret.name.split(".")[-1] != "return":  # E5
+            return None
+        if list(ret.operands) != list(inner.results):
+            return None
+        return inner
+
+    def print_custom(self, pr: Printer) -> None:
+        from stablehlo_py.ir.text.printer import function_type_to_str
+
+        n = len(self.operands) // 2
+        ops = list(self.operands)
+        pr.write(", ".join(f"({pr.value(ops[i])} init: {pr.value(ops[i + n])})" for i in range(n)))
+        inner = self._compact_inner_op()
+        if inner is not None:
+            pr.write(" applies " + inner.name)
+        dims = i64_array(self.properties.get("dimensions")) or ()
+        pr.write(" across dimensions = [" + ", ".join(str(d) for d in dims) + "]")
+        pr.attr_dict(dict(self.attributes))
+        pr.write(
+            " : " + function_type_to_str([v.type for v in ops], [r.type for r in self.results])
+        )
+        if inner is None:
+            pr.newline()
+            pr.write(" reducer")
+            block = self.body.blocks.first
+            args = list(block.args) if block is not None else []
+            for i in range(n):
+                pr.write("(")
+                if i < len(args):
+                    print_region_argument(pr, args[i])
+                pr.write(", ")
+                if i + n < len(args):
+                    print_region_argument(pr, args[i + n])
+                pr.write(") ")
+            pr.write(" ")
+            pr.region(self.body, print_entry_args=False, default_dialect="")
+
+    @classmethod
+    def parse_custom(cls, p: Parser) -> Operation:
+        start = p.pos
+        inputs = []
+        inits = []
+
+        def pair() -> None:
+            if not p.try_literal("("):
+                return
+            inputs.append(p.parse_operand())
+            p.parse_keyword("init")
+            p.parse_literal(":")
+            inits.append(p.parse_operand())
+            p.parse_literal(")")
+
+        p.parse_comma_list(pair)
+        operands = inputs + inits
+        inner_name: str | None = None
+        if p.try_keyword("applies"):
+            p.ws()
+            name_pos = p.pos
+            word = p.try_bare_id()
+            if word is not None and "." not in word:
+                word = f"stablehlo.{word}"
+            if word not in COMMUTATIVE_BINARY_OPS:
+                p.error(
+                    "expected the inner-op to be a commutative binary-op from the stablehlo dialect, with zero "
+                    f"region, producing single result (one of {', '.join(sorted(COMMUTATIVE_BINARY_OPS))})",
+                    name_pos,
+                )
+            inner_name = word
+        p.parse_keyword("across")
+        p.parse_keyword("dimensions")
+        p.parse_literal("=")
+        dims = p.parse_delimited("[", p.parse_integer, "]")
+        attrs = p.try_attr_dict()
+        p.parse_literal(":")
+        p.ws()
+        ft_pos = p.pos
+        ft = p.parse_type()
+        from xdsl.dialects.builtin import FunctionType
+
+        if not isinstance(ft, FunctionType):
+            p.error(
+                "expected a function type like (tensor<4xf32>, tensor<f32>) -> tensor<f32>", ft_pos
+            )
+        ins = list(ft.inputs.data)
+        if len(ins) != len(operands):
+            p.error(
+                f"stablehlo.reduce has {len(operands)} operands but its type lists {len(ins)}",
+                start,
+            )
+        for i, (v, t) in enumerate(zip(operands, ins)):
+            if v.type != t:
+                p.error(
+                    f"operand #{i} of stablehlo.reduce has type {t2s(v.type)} but is written as {t2s(t)}",
+                    start,
+                )
+        props: dict[str, Attribute] = {"dimensions": DenseArrayBase.from_list(I64, dims)}
+        if inner_name is not None:
+            if not ins:
+                p.error("input types missing in reduce-op function type", ft_pos)
+            loc = p.try_location()
+            t = tensor_type(elem(ins[0]), ())
+            block = Block(arg_types=[t, t])
+            inner_cls = p.registry.ops[inner_name]
+            inner = inner_cls.build_generic(list(block.args), [t], {}, {}, [])  # type: ignore[attr-defined]
+            ret = ReturnOp.build_generic(list(inner.results), [], {}, {}, [])
+            block.add_ops([inner, ret])
+            op = cls.build_generic(operands, list(ft.outputs.data), props, attrs, [Region(block)])
+            if loc is not None:
+                for a in block.args:
+                    a.location = loc  # type: ignore[attr-defined]
+                inner.location = loc  # type: ignore[assignment]
+                ret.location = loc  # type: ignore[assignment]
+                op.location = loc  # type: ignore[assignment]
+            return op
+        p.parse_keyword("reducer")
+        firsts: list[tuple[str, Attribute, object]] = []
+        seconds: list[tuple[str, Attribute, object]] = []
+
+        def block_operand() -> tuple[str, Attribute, object]:
+            name = p.parse_value_def_name()
+            p.parse_literal(":")
+            t = p.parse_type()
+            return (name, t, p.try_location())
+
+        while p.try_literal("("):
+            firsts.append(block_operand())
+            p.parse_literal(",")
+            seconds.append(block_operand())
+            p.parse_literal(")")
+        region = p.parse_region(entry_args=firsts + seconds, default_dialect="")  # type: ignore[arg-type]
+        return cls.build_generic(operands, list(ft.outputs.data), props, attrs, [region])
+
+    # ---------------------------------------------------------------- verifier
+    def verify_(self) -> None:
+        inputs = [v.type for v in self.inputs]
+        inits = [v.type for v in self.init_values]
+        n = len(inputs)
+        if n == 0 or n != len(inits) or n != len(self.results):  # reduce_c3
+            raise VerifyException(
+                f"reduce_c3: needs 0 < size(inputs) = size(init_values) = size(results), got "
+                f"{n}, {len(inits)} and {len(self.results)}"
+            )
+        s0 = shape(inputs[0])
+        for i, t in enumerate(inputs[1:], 1):
+            if not shapes_compatible(s0, shape(t)):  # reduce_c1
+                raise VerifyException(
+                    f"reduce_c1: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
+                )
+        for i, (a, b) in enumerate(zip(inputs, inits)):
+            if elem(a) != elem(b):  # reduce_c2
+                raise VerifyException(
+                    f"reduce_c2: element type of input #{i} ({t2s(elem(a))}) differs from that of init value "
+                    f"#{i} ({t2s(elem(b))})"
+                )
+        dims = i64_array(self.properties.get("dimensions")) or ()
+        r = rank(inputs[0])
+        for d in dims:
+            if r is not None and not 0 <= d < r:  # reduce_c4
+                raise VerifyException(
+                    f"reduce_c4: dimension {d} is out of range for input rank {r}"
+                )
+        if len(set(dims)) != len(dims):  # reduce_c5
+            raise VerifyException(f"reduce_c5: dimensions {list(dims)} are not unique")
+        require_single_block(self, self.body, "body")
+        accs = check_scalar_reducer(self.body, n, inputs, "body", "reduce_c6")
+        if s0 is not None:
+            expected = tuple(s for k, s in enumerate(s0) if k not in dims)
+            for i, res in enumerate(self.results):
+                rs = shape(res.type)
+                if rs is not None and not shapes_compatible(rs, expected):  # reduce_c7
+                    raise VerifyException(
+                        f"reduce_c7: result #{i} has shape {list(rs)}, expected {list(expected)} (the input shape "
+                        f"without dimensions {list(dims)})"
+                    )
+        for i, res in enumerate(self.results):
+            if elem(res.type) != elem(accs[i]):  # reduce_c8
+                raise VerifyException(
+                    f"reduce_c8: element type of result #{i} ({t2s(elem(res.type))}) differs from the body's "
+                    f"({t2s(elem(accs[i]))})"
+                )
+
+
+# ------------------------------------------------------------------------------ reduce_window
+def _window_checks(
+    label: str,
+    operand_shape: tuple[int, ...] | None,
+    r: int | None,
+    props: dict[str, Attribute],
+    ids: dict[str, str],
+) -> dict[str, tuple[int, ...]]:
+    """Shared window attribute checks; `ids` maps attribute -> spec id of its size check. Returns
+    the attributes with their defaults filled."""
+    out: dict[str, tuple[int, ...]] = {}
+    for attr_name, (size_id, pos_id) in (
+        ("window_dimensions", ids["window_dimensions"].split("/")),
+        ("window_strides", ids["window_strides"].split("/")),
+        ("base_dilations", ids.get("base_dilations", "/").split("/")),
+        ("window_dilations", ids.get("window_dilations", "/").split("/")),
+    ):
+        if not size_id:
+            continue
+        vals = i64_array(props.get(attr_name))
+        if vals is None:
+            if attr_name == "window_dimensions":
+                raise VerifyException(f"{label}: window_dimensions is required")
+            if r is None:
+                continue
+            vals = (1,) * r
+        if r is not None and len(vals) != r:
+            raise VerifyException(
+                f"{size_id}: {attr_name} has {len(vals)} elements, expected the operand rank {r}"
+            )
+        if any(v <= 0 for v in vals):
+            raise VerifyException(f"{pos_id}: {attr_name} {list(vals)} must be positive")
+        out[attr_name] = vals
+    padding = props.get("padding")
+    if padding is not None:
+        if not isinstance(padding, DenseIntOrFPElementsAttr):
+            raise VerifyException(f"{ids['padding']}: padding must be a dense i64 tensor attribute")
+        ps = tuple(padding.type.get_shape())
+        if r is not None and ps != (r, 2) and not (r == 0 and ps in ((0, 2), (0,))):
+            raise VerifyException(
+                f"{ids['padding']}: padding has shape {list(ps)}, expected [{r}, 2]"
+            )
+        out["padding"] = tuple(int(v) for v in dense_ints(padding).reshape(-1))
+    elif r is not None:
+        out["padding"] = (0,) * (2 * r)
+    return out
+
+
+def _num_windows(
+    in_shape: tuple[int, ...], w: dict[str, tuple[int, ...]], dilate_base: bool = True
+) -> tuple[int, ...]:
+    dims = w["window_dimensions"]
+    strides = w.get("window_strides", (1,) * len(dims))
+    base = w.get("base_dilations", (1,) * len(dims)) if dilate_base else (1,) * len(dims)
+    wdil = w.get("window_dilations", (1,) * len(dims))
+    pad = w.get("padding", (0,) * (2 * len(dims)))
+    out = []
+    for k, s in enumerate(in_shape):
+        if s < 0:
+            out.append(-1)
+            continue
+        dilated = 0 if s == 0 else (s - 1) * base[k] + 1
+        padded = pad[2 * k] + dilated + pad[2 * k + 1]
+        win = (dims[k] - 1) * wdil[k] + 1
+        if padded == 0 or win > padded:
+            out.append(0)
+        else:
+            out.append((padded - win) // strides[k] + 1)
+    return tuple(out)
+
+
+@op_def
+class ReduceWindowOp(GenericSyntaxOp):
+    """Applies a reduction function `body` to windows of `inputs` and `init_values` and produces
+    `results` (spec.md#reduce_window)."""
+
+    name = "stablehlo.reduce_window"
+    inputs = var_operand_def()
+    init_values = var_operand_def()
+    window_dimensions = prop(DENSE_I64_ARRAY)
+    window_strides = prop(DENSE_I64_ARRAY, optional=True)
+    base_dilations = prop(DENSE_I64_ARRAY, optional=True)
+    window_dilations = prop(DENSE_I64_ARRAY, optional=True)
+    padding = prop(ANY_ATTR, optional=True)
+    body = region_def()
+    results_ = var_result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+    irdl_options = (SameVariadicOperandSize(),)
+
+    def verify_(self) -> None:
+        inputs = [v.type for v in self.inputs]
+        inits = [v.type for v in self.init_values]
+        n = len(inputs)
+        if n == 0 or n != len(inits) or n != len(self.results):  # reduce_window_c1
+            raise VerifyException(
+                f"reduce_window_c1: needs 0 < size(inputs) = size(init_values) = size(results), got "
+                f"{n}, {len(inits)} and {len(self.results)}"
+            )
+        s0 = shape(inputs[0])
+        for i, t in enumerate(inputs[1:], 1):
+            if not shapes_compatible(s0, shape(t)):  # reduce_window_c2
+                raise VerifyException(
+                    f"reduce_window_c2: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
+                )
+        for i, (a, b) in enumerate(zip(inputs, inits)):
+            if elem(a) != elem(b):  # reduce_window_c3
+                raise VerifyException(
+                    f"reduce_window_c3: element type of input #{i} ({t2s(elem(a))}) differs from that of init "
+                    f"value #{i} ({t2s(elem(b))})"
+                )
+        w = _window_checks(
+            "reduce_window",
+            s0,
+            rank(inputs[0]),
+            dict(self.properties),
+            {
+                "window_dimensions": "reduce_window_c4/reduce_window_c5",
+                "window_strides": "reduce_window_c6/reduce_window_c7",
+                "base_dilations": "reduce_window_c8/reduce_window_c9",
+                "window_dilations": "reduce_window_c10/reduce_window_c11",
+                "padding": "reduce_window_c12",
+            },
+        )
+        require_single_block(self, self.body, "body")
+        accs = check_scalar_reducer(self.body, n, inputs, "body", "reduce_window_c13")
+        res_shapes = [shape(r.type) for r in self.results]
+        for i, rs in enumerate(res_shapes[1:], 1):
+            if not shapes_compatible(res_shapes[0], rs):  # reduce_window_c14
+                raise VerifyException(
+                    f"reduce_window_c14: result #{i} and result #0 have different shapes"
+                )
+        if s0 is not None and res_shapes[0] is not None:
+            expected = _num_windows(s0, w)
+            if not shapes_compatible(res_shapes[0], expected):  # reduce_window_c15
+                raise VerifyException(
+                    f"reduce_window_c15: result shape {list(res_shapes[0])} differs from the number of windows "
+                    f"{list(expected)}"
+                )
+        for i, res in enumerate(self.results):
+            if elem(res.type) != elem(accs[i]):  # reduce_window_c16
+                raise VerifyException(
+                    f"reduce_window_c16: element type of result #{i} ({t2s(elem(res.type))}) differs from the "
+                    f"body's ({t2s(elem(accs[i]))})"
+                )
+
+
+# ------------------------------------------------------------------------- select_and_scatter
+@op_def
+class SelectAndScatterOp(GenericSyntaxOp):
+    """Scatters the values from the `source` tensor using `scatter` based on the outcome of
+    `reduce_window` of the `input` tensor using `select` and produces a `result` tensor
+    (spec.md#select_and_scatter)."""
+
+    name = "stablehlo.select_and_scatter"
+    operand = operand_def()
+    source = operand_def()
+    init_value = operand_def()
+    window_dimensions = prop(DENSE_I64_ARRAY, optional=True)
+    window_strides = prop(DENSE_I64_ARRAY, optional=True)
+    padding = prop(ANY_ATTR, optional=True)
+    select = region_def()
+    scatter = region_def()
+    result = result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        ot, st, it = self.operand.type, self.source.type, self.init_value.type
+        e = elem(ot)
+        if elem(st) != e:  # select_and_scatter_c1
+            raise VerifyException(
+                f"select_and_scatter_c1: source element type {t2s(elem(st))} differs from operand's {t2s(e)}"
+            )
+        if elem(it) != e:  # select_and_scatter_c3
+            raise VerifyException(
+                f"select_and_scatter_c3: init_value element type {t2s(elem(it))} differs from operand's {t2s(e)}"
+            )
+        r = rank(ot)
+        props = dict(self.properties)
+        if "window_dimensions" not in props and r is not None:
+            props["window_dimensions"] = DenseArrayBase.from_list(I64, [1] * r)
+        w = _window_checks(
+            "select_and_scatter",
+            shape(ot),
+            r,
+            props,
+            {
+                "window_dimensions": "select_and_scatter_c4/select_and_scatter_c5",
+                "window_strides": "select_and_scatter_c6/select_and_scatter_c7",
+                "padding": "select_and_scatter_c8",
+            },
+        )
+        os_, ss = shape(ot), shape(st)
+        if os_ is not None and ss is not None and "window_dimensions" in w:
+            expected = _num_windows(os_, w, dilate_base=False)
+            if not shapes_compatible(ss, expected):  # select_and_scatter_c2
+                raise VerifyException(
+                    f"select_and_scatter_c2: source shape {list(ss)} differs from the number of windows {list(expected)}"
+                )
+        require_single_block(self, self.select, "select")
+        require_single_block(self, self.scatter, "scatter")
+        scalar = tensor_type(e, ())
+        s_in = entry_arg_types(self.select)
+        s_out = return_types(self.select) or []
+        if (
+            s_in != [scalar, scalar] or len(s_out) != 1 or s_out[0] != tensor_type(I1, ())
+        ):  # select_and_scatter_c9
+            raise VerifyException(
+                f"select_and_scatter_c9: select must have type ({t2s(scalar)}, {t2s(scalar)}) -> tensor<i1>, has "
+                f"{types2s(s_in)} -> {types2s(s_out)}"
+            )
+        accs = check_scalar_reducer(self.scatter, 1, [ot], "scatter", "select_and_scatter_c10")
+        if not shapes_compatible(os_, shape(self.result.type)):  # select_and_scatter_c11
+            raise VerifyException(
+                f"select_and_scatter_c11: result {t2s(self.result.type)} and operand {t2s(ot)} have different shapes"
+            )
+        if elem(self.result.type) != elem(accs[0]):  # select_and_scatter_c12
+            raise VerifyException(
+                f"select_and_scatter_c12: result element type {t2s(elem(self.result.type))} differs from the scatter "
+                f"type {t2s(elem(accs[0]))}"
+            )
+
+
+# --------------------------------------------------------------------------------------- sort
+@op_def
+class SortOp(GenericSyntaxOp):
+    """Sorts 1-dimensional slices of `inputs` along `dimension` together, according to a
+    `comparator`, and produces `results` (spec.md#sort)."""
+
+    name = "stablehlo.sort"
+    inputs = var_operand_def()
+    dimension = prop(I64_ATTR, default=IntegerAttr(-1, I64))
+    is_stable = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
+    comparator = region_def()
+    results_ = var_result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        ins = [v.type for v in self.inputs]
+        outs = [r.type for r in self.results]
+        if not ins:  # sort_c1
+            raise VerifyException("sort_c1: sort needs at least one input")
+        if len(ins) != len(outs) or any(elem(a) != elem(b) for a, b in zip(ins, outs)):  # sort_c2
+            raise VerifyException(
+                f"sort_c2: input types {types2s(ins)} differ from result types {types2s(outs)}"
+            )
+        s0 = shape(ins[0])
+        for t in ins + outs:
+            if not shapes_compatible(s0, shape(t)):  # sort_c3
+                raise VerifyException(f"sort_c3: {t2s(t)} and {t2s(ins[0])} have different shapes")
+        d = int_value(self.properties.get("dimension"), -1)
+        r = rank(ins[0])
+        if r is not None and not -r <= d < r:  # sort_c4
+            raise VerifyException(f"sort_c4: dimension {d} is out of range for rank {r}")
+        require_single_block(self, self.comparator, "comparator")
+        args = entry_arg_types(self.comparator)
+        expected = [tensor_type(elem(t), ()) for t in ins for _ in (0, 1)]
+        rets = return_types(self.comparator) or []
+        if args != expected or len(rets) != 1 or rets[0] != tensor_type(I1, ()):  # sort_c5
+            raise VerifyException(
+                f"sort_c5: comparator must have type {types2s(expected)} -> tensor<i1>, has "
+                f"{types2s(args)} -> {types2s(rets)}"
+            )
+
+
+# ---------------------------------------------------------------------------------------- map
+@op_def
+class MapOp(GenericSyntaxOp):
+    """Applies a map function `computation` to `inputs` along the `dimensions` and produces a
+    `result` tensor (spec.md#map)."""
+
+    name = "stablehlo.map"
+    inputs = var_operand_def()
+    dimensions = prop(DENSE_I64_ARRAY)
+    computation = region_def()
+    result = result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        ins = [v.type for v in self.inputs]
+        if not ins:  # map_c2
+            raise VerifyException("map_c2: map needs at least one input")
+        rs = shape(self.result.type)
+        for i, t in enumerate(ins):
+            if not shapes_compatible(shape(t), rs):  # map_c1
+                raise VerifyException(
+                    f"map_c1: input #{i} {t2s(t)} and result {t2s(self.result.type)} have different shapes"
+                )
+        dims = i64_array(self.properties.get("dimensions")) or ()
+        r = rank(ins[0])
+        if r is not None and tuple(dims) != tuple(range(r)):  # map_c3
+            raise VerifyException(f"map_c3: dimensions {list(dims)} must be {list(range(r))}")
+        require_single_block(self, self.computation, "computation")
+        args = entry_arg_types(self.computation)
+        expected = [tensor_type(elem(t), ()) for t in ins]
+        rets = return_types(self.computation) or []
+        out = tensor_type(elem(self.result.type), ())
+        if args != expected or rets != [out]:  # map_c4
+            raise VerifyException(
+                f"map_c4: computation must have type {types2s(expected)} -> {t2s(out)}, has "
+                f"{types2s(args)} -> {types2s(rets)}"
+            )
+
+
+OPS = (ReduceOp, ReduceWindowOp, SelectAndScatterOp, SortOp, MapOp)
