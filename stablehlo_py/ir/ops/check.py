@@ -70,7 +70,9 @@ def _check_tensor(what: str, t: Attribute, float_or_complex: bool = False) -> No
     if float_or_complex:
         e = element_type(t)
         if type(e) not in FLOAT_NAME and not isinstance(e, ComplexType):
-            raise VerifyException(f"{what} must be a tensor of floating-point or complex values, got {_t(t)}")
+            raise VerifyException(
+                f"{what} must be a tensor of floating-point or complex values, got {_t(t)}"
+            )
 
 
 def _check_value_type(lhs: SSAValue, value: Attribute) -> None:
@@ -99,7 +101,9 @@ class ExpectEqOp(CheckOp):
         _check_tensor("lhs", self.lhs.type)
         # SameTypeOperands
         if self.lhs.type != self.rhs.type:
-            raise VerifyException(f"lhs type {_t(self.lhs.type)} and rhs type {_t(self.rhs.type)} must match")
+            raise VerifyException(
+                f"lhs type {_t(self.lhs.type)} and rhs type {_t(self.rhs.type)} must match"
+            )
 
 
 @op_def
@@ -124,13 +128,17 @@ class ExpectAlmostEqOp(CheckOp):
     lhs = operand_def()
     rhs = operand_def()
     tolerance = prop(F64_ATTR, default=DEFAULT_TOLERANCE)
-    FORMAT: ClassVar[str | None] = "$lhs `,` $rhs (`,` `tolerance` `=` $tolerance^)? attr-dict `:` type($lhs)"
+    FORMAT: ClassVar[str | None] = (
+        "$lhs `,` $rhs (`,` `tolerance` `=` $tolerance^)? attr-dict `:` type($lhs)"
+    )
 
     def verify_(self) -> None:
         _check_tensor("lhs", self.lhs.type, float_or_complex=True)
         # SameTypeOperands
         if self.lhs.type != self.rhs.type:
-            raise VerifyException(f"lhs type {_t(self.lhs.type)} and rhs type {_t(self.rhs.type)} must match")
+            raise VerifyException(
+                f"lhs type {_t(self.lhs.type)} and rhs type {_t(self.rhs.type)} must match"
+            )
 
 
 @op_def
@@ -185,7 +193,11 @@ class ExpectCloseOp(CheckOp):
             raise VerifyException(f"actual type {_t(at)} and expected type {_t(et)} must match")
         lo = self.properties.get("min_ulp_difference")
         hi = self.properties.get("max_ulp_difference")
-        if isinstance(lo, IntegerAttr) and isinstance(hi, IntegerAttr) and lo.value.data > hi.value.data:
+        if (
+            isinstance(lo, IntegerAttr)
+            and isinstance(hi, IntegerAttr)
+            and lo.value.data > hi.value.data
+        ):
             raise VerifyException(
                 f"min_ulp_difference ({lo.value.data}) must not exceed max_ulp_difference ({hi.value.data})"
             )
@@ -216,5 +228,3 @@ OPS = (
     ExpectCloseOp,
     ExpectSerializedEqOp,
 )
-
-

@@ -1,9 +1,9 @@
 """CHLO ("client HLO") ops, as upstream's stablehlo/dialect/ChloOps.td defines them.
 
-CHLO ops are not in the StableHLO spec: they model XlaBuilder helpers (implicitly broadcasting binary
-ops, special functions, top_k, ragged_dot, scan) that `chlo-legalize-to-stablehlo` decomposes.  Field
-names, formats and verifiers follow ChloOps.td / ChloOps.cpp; each check is labelled with the ODS trait
-or C++ function it mirrors (there are no spec ids for CHLO).
+CHLO ops are not in the StableHLO spec: they model XlaBuilder helpers (implicitly broadcasting
+binary ops, special functions, top_k, ragged_dot, scan) that `chlo-legalize-to-stablehlo`
+decomposes.  Field names, formats and verifiers follow ChloOps.td / ChloOps.cpp; each check is
+labelled with the ODS trait or C++ function it mirrors (there are no spec ids for CHLO).
 
 Syntax:
   %r = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
@@ -43,7 +43,11 @@ from xdsl.irdl import (
 from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from stablehlo_py.ir.enums import ChloComparisonDirectionAttr, ChloComparisonTypeAttr, ChloPrecisionAttr
+from stablehlo_py.ir.enums import (
+    ChloComparisonDirectionAttr,
+    ChloComparisonTypeAttr,
+    ChloPrecisionAttr,
+)
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     ARRAY_ATTR,
@@ -129,9 +133,7 @@ def _broadcasted_shape(x: Sequence[int], y: Sequence[int]) -> tuple[int, ...] | 
         if a < 0 or b < 0:
             if a > 1:
                 out.append(a)
-            elif b > 1:
-                out.append(b)
-            elif a == 1:
+            elif b > 1 or a == 1:
                 out.append(b)
             elif b == 1:
                 out.append(a)
@@ -183,7 +185,8 @@ def _check_result_shape(result: Attribute, inferred: tuple[int, ...] | None) -> 
         return
     if len(rs) != len(inferred) or not all(_dims_compatible(a, b) for a, b in zip(rs, inferred)):
         raise VerifyException(
-            f"inferred shape '{_shape_str(inferred)}' is incompatible with the result type {_t(result)}"
+            f"inferred shape '{_shape_str(inferred)}' is incompatible with the result type "
+            f"{_t(result)}"
         )
 
 
@@ -241,7 +244,10 @@ UNARY: dict[str, tuple[str, str]] = {
     "acos": ("fp_or_complex", "Returns `Acos(operand)` element-wise."),
     "acosh": ("fp_or_complex", "Returns `Acosh(operand)` element-wise."),
     "asin": ("fp_or_complex", "Returns `Asin(operand)` element-wise."),
-    "asin_acos_kernel": ("complex", "Returns `AsinAcosKernel(operand)` element-wise (complex operands)."),
+    "asin_acos_kernel": (
+        "complex",
+        "Returns `AsinAcosKernel(operand)` element-wise (complex operands).",
+    ),
     "asinh": ("fp_or_complex", "Returns `Asinh(operand)` element-wise."),
     "atan": ("fp_or_complex", "Returns `Atan(operand)` element-wise."),
     "atanh": ("fp_or_complex", "Returns `Atanh(operand)` element-wise."),
@@ -286,7 +292,9 @@ class ChloBroadcastBinary(StableHLOOp):
 
     def _bdims(self) -> tuple[int, ...] | None:
         b = self.properties.get("broadcast_dimensions")
-        return tuple(b.get_values()) if isinstance(b, DenseArrayBase) else None  # type: ignore[arg-type]
+        if not isinstance(b, DenseArrayBase):
+            return None
+        return tuple(b.get_values())  # type: ignore[arg-type]
 
     def verify_(self) -> None:
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
@@ -298,7 +306,9 @@ class ChloBroadcastBinary(StableHLOOp):
                 f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same element type"
             )
         le = element_type(lt)
-        expected = {"same": le, "complex": ComplexType(le), "pred": IntegerType(1)}[self.RESULT_ELEMENT]
+        expected = {"same": le, "complex": ComplexType(le), "pred": IntegerType(1)}[
+            self.RESULT_ELEMENT
+        ]
         if element_type(res) != expected:
             raise VerifyException(
                 f"result type {_t(res)} must have element type {_t(expected)} "
@@ -333,23 +343,56 @@ def _broadcast(op_name: str, kind: str, doc: str, result: str = "same") -> type:
 # name -> (operand element kind, summary)
 BROADCAST_BINARY: dict[str, tuple[str, str]] = {
     "broadcast_add": ("any", "Returns `lhs + rhs` element-wise (with optional broadcasting)."),
-    "broadcast_atan2": ("any", "Returns `atan2(lhs/rhs)` element-wise (with optional broadcasting)."),
+    "broadcast_atan2": (
+        "any",
+        "Returns `atan2(lhs/rhs)` element-wise (with optional broadcasting).",
+    ),
     "broadcast_divide": ("any", "Returns `lhs / rhs` element-wise (with optional broadcasting)."),
-    "broadcast_maximum": ("any", "Returns `max(lhs, rhs)` element-wise (with optional broadcasting)."),
-    "broadcast_minimum": ("any", "Returns `min(lhs, rhs)` element-wise (with optional broadcasting)."),
+    "broadcast_maximum": (
+        "any",
+        "Returns `max(lhs, rhs)` element-wise (with optional broadcasting).",
+    ),
+    "broadcast_minimum": (
+        "any",
+        "Returns `min(lhs, rhs)` element-wise (with optional broadcasting).",
+    ),
     "broadcast_multiply": ("any", "Returns `lhs * rhs` element-wise (with optional broadcasting)."),
     "broadcast_next_after": ("any", "Returns the next representable value of `lhs` towards `rhs`."),
-    "broadcast_polygamma": ("any", "Returns `Polygamma(lhs, rhs)` element-wise (with broadcasting)."),
+    "broadcast_polygamma": (
+        "any",
+        "Returns `Polygamma(lhs, rhs)` element-wise (with broadcasting).",
+    ),
     "broadcast_power": ("any", "Returns `lhs ^ rhs` element-wise (with optional broadcasting)."),
-    "broadcast_remainder": ("any", "Returns `lhs % rhs` element-wise (with optional broadcasting)."),
-    "broadcast_shift_left": ("any", "Returns `lhs << rhs` element-wise (with optional broadcasting)."),
-    "broadcast_shift_right_arithmetic": ("any", "Returns `lhs >> rhs` (arithmetic), with broadcasting."),
+    "broadcast_remainder": (
+        "any",
+        "Returns `lhs % rhs` element-wise (with optional broadcasting).",
+    ),
+    "broadcast_shift_left": (
+        "any",
+        "Returns `lhs << rhs` element-wise (with optional broadcasting).",
+    ),
+    "broadcast_shift_right_arithmetic": (
+        "any",
+        "Returns `lhs >> rhs` (arithmetic), with broadcasting.",
+    ),
     "broadcast_shift_right_logical": ("any", "Returns `lhs >> rhs` (logical), with broadcasting."),
     "broadcast_subtract": ("any", "Returns `lhs - rhs` element-wise (with optional broadcasting)."),
-    "broadcast_zeta": ("fp", "Returns the Hurwitz zeta `Zeta(lhs, rhs)` element-wise (with broadcasting)."),
-    "broadcast_and": ("pred_or_int", "Returns `logical_and(lhs, rhs)` element-wise (with broadcasting)."),
-    "broadcast_or": ("pred_or_int", "Returns `logical_or(lhs, rhs)` element-wise (with broadcasting)."),
-    "broadcast_xor": ("pred_or_int", "Returns `logical_xor(lhs, rhs)` element-wise (with broadcasting)."),
+    "broadcast_zeta": (
+        "fp",
+        "Returns the Hurwitz zeta `Zeta(lhs, rhs)` element-wise (with broadcasting).",
+    ),
+    "broadcast_and": (
+        "pred_or_int",
+        "Returns `logical_and(lhs, rhs)` element-wise (with broadcasting).",
+    ),
+    "broadcast_or": (
+        "pred_or_int",
+        "Returns `logical_or(lhs, rhs)` element-wise (with broadcasting).",
+    ),
+    "broadcast_xor": (
+        "pred_or_int",
+        "Returns `logical_xor(lhs, rhs)` element-wise (with broadcasting).",
+    ),
 }
 
 BROADCAST_OPS: dict[str, type] = {n: _broadcast(n, k, d) for n, (k, d) in BROADCAST_BINARY.items()}
@@ -400,16 +443,24 @@ class BroadcastSelectOp(StableHLOOp):
                 f"on_true type {_t(tt)} and on_false type {_t(ft)} must have the same element type"
             )
         if element_type(res) != element_type(tt):
-            raise VerifyException(f"result type {_t(res)} must have the element type of on_true {_t(tt)}")
+            raise VerifyException(
+                f"result type {_t(res)} must have the element type of on_true {_t(tt)}"
+            )
         first = broadcast_shape(tt, ft, None)
         if first is False:
-            raise VerifyException(f"on_true type {_t(tt)} and on_false type {_t(ft)} do not broadcast")
+            raise VerifyException(
+                f"on_true type {_t(tt)} and on_false type {_t(ft)} do not broadcast"
+            )
         if first is None:
             return
-        both = _broadcasted_shape(first, shape_of(pt) or ()) if shape_of(pt) is not None else None  # type: ignore[arg-type]
-        if shape_of(pt) is not None and both is None:
+        ps = shape_of(pt)
+        if ps is None:
+            return
+        both = _broadcasted_shape(first, ps)  # type: ignore[arg-type]
+        if both is None:
             raise VerifyException(
-                f"pred type {_t(pt)} does not broadcast with the shape {_shape_str(first)} of the values"
+                f"pred type {_t(pt)} does not broadcast with the shape {_shape_str(first)} "  # type: ignore[arg-type]
+                "of the values"
             )
         _check_result_shape(res, both)
 
@@ -432,7 +483,9 @@ class ChloBinarySameType(StableHLOOp):
         # HLO_CompatibleOperandsAndResultType
         for what, t in ((b, bt), ("result", rt)):
             if element_type(t) != element_type(at) or not _shapes_compatible(t, at):
-                raise VerifyException(f"{a} type {_t(at)} and {what} type {_t(t)} must be compatible")
+                raise VerifyException(
+                    f"{a} type {_t(at)} and {what} type {_t(t)} must be compatible"
+                )
 
 
 @op_def
@@ -442,7 +495,9 @@ class NextAfterOp(ChloBinarySameType):
     name = "chlo.next_after"
     x = operand_def()
     y = operand_def()
-    FORMAT: ClassVar[str | None] = "$x `,` $y attr-dict `:` type($x) `,` type($y) `->` type(results)"
+    FORMAT: ClassVar[str | None] = (
+        "$x `,` $y attr-dict `:` type($x) `,` type($y) `->` type(results)"
+    )
     OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "y")
 
 
@@ -453,7 +508,9 @@ class PolygammaOp(ChloBinarySameType):
     name = "chlo.polygamma"
     n = operand_def()
     x = operand_def()
-    FORMAT: ClassVar[str | None] = "$n `,` $x attr-dict `:` type($n) `,` type($x) `->` type(results)"
+    FORMAT: ClassVar[str | None] = (
+        "$n `,` $x attr-dict `:` type($n) `,` type($x) `->` type(results)"
+    )
     OPERAND_NAMES: ClassVar[tuple[str, str]] = ("n", "x")
 
 
@@ -464,7 +521,9 @@ class ZetaOp(ChloBinarySameType):
     name = "chlo.zeta"
     x = operand_def()
     q = operand_def()
-    FORMAT: ClassVar[str | None] = "$x `,` $q attr-dict `:` type($x) `,` type($q) `->` type(results)"
+    FORMAT: ClassVar[str | None] = (
+        "$x `,` $q attr-dict `:` type($x) `,` type($q) `->` type(results)"
+    )
     OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "q")
 
 
@@ -475,7 +534,9 @@ class MulhiOp(ChloBinarySameType):
     name = "chlo.mulhi"
     lhs = operand_def()
     rhs = operand_def()
-    FORMAT: ClassVar[str | None] = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type(results)"
+    FORMAT: ClassVar[str | None] = (
+        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type(results)"
+    )
     OPERAND_KIND: ClassVar[str] = "int"
     OPERAND_NAMES: ClassVar[tuple[str, str]] = ("lhs", "rhs")
 
@@ -520,7 +581,8 @@ class ConstantOp(StableHLOOp):
         # InferTypeOpInterface: the result type is the value's type
         if vt != self.output.type:
             raise VerifyException(
-                f"result type {_t(self.output.type)} must be the type of the value {_t(vt) if vt else '?'}"
+                f"result type {_t(self.output.type)} must be the type of the value "
+                f"{_t(vt) if vt else '?'}"
             )
         # HLO_StaticShapeTensor:$output
         shape = shape_of(self.output.type)
@@ -597,7 +659,9 @@ class TopKOp(StableHLOOp):
                 f"values type {_t(self.values.type)} must have the element type of operand {_t(ot)}"
             )
         if element_type(self.indices.type) != I32:
-            raise VerifyException(f"indices type {_t(self.indices.type)} must have element type i32")
+            raise VerifyException(
+                f"indices type {_t(self.indices.type)} must have element type i32"
+            )
 
 
 # ------------------------------------------------------------------ minimum_broadcast_shapes
@@ -618,15 +682,18 @@ class MinimumBroadcastShapesOp(StableHLOOp):
         n, m = len(self.shapes), len(self.results)
         # MinimumBroadcastShapesOp::verify
         if n != m:
-            raise VerifyException(f"number of operand shapes ({n}) does not match number of result shapes ({m})")
+            raise VerifyException(
+                f"number of operand shapes ({n}) does not match number of result shapes ({m})"
+            )
         if n < 2:
             raise VerifyException(f"number of operand shapes ({n}) should be >= 2")
         for i, v in enumerate([*self.shapes, *self.results]):
             t = v.type
             s = shape_of(t)
             if not isinstance(element_type(t), IndexType) or s is None or len(s) != 1:
-                raise VerifyException(f"shape #{i} must be a 1-D tensor of index values, got {_t(t)}")
-
+                raise VerifyException(
+                    f"shape #{i} must be a 1-D tensor of index values, got {_t(t)}"
+                )
 
 
 # --------------------------------------------------------------------------------- ragged_dot
@@ -687,7 +754,9 @@ class RaggedDotDimensionNumbersAttr(_TextData):
 
 
 _RAGGED_SYNTAX = AttrSyntax(
-    RaggedDotDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek(16) == "#chlo.ragged_dot"
+    RaggedDotDimensionNumbersAttr,
+    lambda p: p.parse_attribute(),
+    lambda p: p.peek(16) == "#chlo.ragged_dot",
 )
 
 
@@ -717,7 +786,9 @@ class RaggedDotOp(StableHLOOp):
                 )
             for a in pc.data:
                 if not isinstance(a, ChloPrecisionAttr):
-                    raise VerifyException(f"precision_config entries must be #chlo<precision ...>, got {a}")
+                    raise VerifyException(
+                        f"precision_config entries must be #chlo<precision ...>, got {a}"
+                    )
         lt, rt, gt = self.lhs.type, self.rhs.type, self.group_sizes.type
         ls, rs, gs = shape_of(lt), shape_of(rt), shape_of(gt)
         if ls is None or rs is None or gs is None:
@@ -751,8 +822,10 @@ def _check_dot_dims(d: RaggedDotDims, ls: Sequence[int], rs: Sequence[int]) -> N
         )
     for dims, side in (((*lb, *lc), "lhs"), ((*rb, *rc), "rhs")):
         if len(set(dims)) != len(dims):
-            raise VerifyException(f"has duplicated dimension from {side}_batching_dimensions and "
-                                  f"{side}_contracting_dimensions: {list(dims)}")
+            raise VerifyException(
+                f"has duplicated dimension from {side}_batching_dimensions and "
+                f"{side}_contracting_dimensions: {list(dims)}"
+            )
     _check_dims_in_range(lb, len(ls), "lhs_batching_dimensions", "lhs_rank")
     _check_dims_in_range(rb, len(rs), "rhs_batching_dimensions", "rhs_rank")
     _check_dims_in_range(lc, len(ls), "lhs_contracting_dimensions", "lhs_rank")
@@ -785,7 +858,9 @@ def _check_ragged(
     expected = [ls[i] for i in prefix]
     if len(gs) != 1:
         if len(gs) != len(expected) + 1:
-            raise VerifyException(f"expected group_sizes to have rank {len(expected) + 1}, got {len(gs)}")
+            raise VerifyException(
+                f"expected group_sizes to have rank {len(expected) + 1}, got {len(gs)}"
+            )
         if any(not _dims_compatible(a, b) for a, b in zip(expected, gs)):
             raise VerifyException(
                 f"group_sizes is expected to have shape {_shape_str([*expected, gs[-1]])}, got {_shape_str(gs)}"
@@ -793,8 +868,10 @@ def _check_ragged(
     num_groups = gs[-1] if gs else 1
     rg = d.rhs_group_dimensions
     _check_dims_in_range(rg, len(rs), "rhs_group_dim", "rhs_rank")
-    for other, what in ((d.rhs_batching_dimensions, "rhs_batching_dimensions"),
-                        (d.rhs_contracting_dimensions, "rhs_contracting_dimensions")):
+    for other, what in (
+        (d.rhs_batching_dimensions, "rhs_batching_dimensions"),
+        (d.rhs_contracting_dimensions, "rhs_contracting_dimensions"),
+    ):
         common = set(rg) & set(other)
         if common:
             raise VerifyException(
@@ -844,7 +921,10 @@ class ScanOp(StableHLOOp):
     carries = var_result_def()
     body = region_def("single_block")
     traits = traits_def(IsolatedFromAbove())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
+    irdl_options = (
+        AttrSizedOperandSegments(as_property=True),
+        AttrSizedResultSegments(as_property=True),
+    )
     FORMAT: ClassVar[str | None] = None
     ISOLATED: ClassVar[bool] = True
     _ELIDED: ClassVar[tuple[str, ...]] = ("dimension", "operandSegmentSizes", "resultSegmentSizes")
@@ -894,7 +974,10 @@ class ScanOp(StableHLOOp):
             p.error(f"'chlo.scan' has {len(operands)} operands but its type lists {len(ins)}", pos)
         for i, (v, t) in enumerate(zip(operands, ins)):
             if v.type != t:
-                p.error(f"operand #{i} of 'chlo.scan' has type {_t(v.type)} but the signature says {_t(t)}", pos)
+                p.error(
+                    f"operand #{i} of 'chlo.scan' has type {_t(v.type)} but the signature says {_t(t)}",
+                    pos,
+                )
         if len(outs) < len(inits):
             p.error(f"'chlo.scan' has {len(inits)} inits but only {len(outs)} results", pos)
         for k in cls._ELIDED:
@@ -903,7 +986,9 @@ class ScanOp(StableHLOOp):
         props: dict[str, Attribute] = {
             "dimension": IntegerAttr(dim, I64),
             "operandSegmentSizes": DenseArrayBase.from_list(I32, [len(inputs), len(inits)]),
-            "resultSegmentSizes": DenseArrayBase.from_list(I32, [len(outs) - len(inits), len(inits)]),
+            "resultSegmentSizes": DenseArrayBase.from_list(
+                I32, [len(outs) - len(inits), len(inits)]
+            ),
         }
         return cls.build_generic(operands, outs, props, attrs, [body])
 
@@ -920,7 +1005,8 @@ class ScanOp(StableHLOOp):
         pr.write(" ")
         pr.region(self.body, print_entry_args=True, print_terminators=True, default_dialect="")
         pr.write(
-            " : " + function_type_to_str([v.type for v in self.operands], [r.type for r in self.results])
+            " : "
+            + function_type_to_str([v.type for v in self.operands], [r.type for r in self.results])
         )
 
     def verify_(self) -> None:
@@ -932,7 +1018,9 @@ class ScanOp(StableHLOOp):
             if s is None:
                 continue
             if dim < 0 or dim >= len(s):
-                raise VerifyException(f"dimension {dim} is out of range for input #{i} of type {_t(v.type)}")
+                raise VerifyException(
+                    f"dimension {dim} is out of range for input #{i} of type {_t(v.type)}"
+                )
             if s[dim] >= 0:
                 if scan_size is not None and scan_size != s[dim]:
                     raise VerifyException(
@@ -941,10 +1029,14 @@ class ScanOp(StableHLOOp):
                     )
                 scan_size = s[dim]
         if len(self.carries) != n_init:
-            raise VerifyException(f"expected {n_init} carries (one per init), got {len(self.carries)}")
+            raise VerifyException(
+                f"expected {n_init} carries (one per init), got {len(self.carries)}"
+            )
         for i, (c, r) in enumerate(zip(self.inits, self.carries)):
             if c.type != r.type:
-                raise VerifyException(f"carry #{i} has type {_t(r.type)} but its init has type {_t(c.type)}")
+                raise VerifyException(
+                    f"carry #{i} has type {_t(r.type)} but its init has type {_t(c.type)}"
+                )
         block = self.body.blocks.first
         if block is None:
             raise VerifyException("the body must have one block")
@@ -959,7 +1051,8 @@ class ScanOp(StableHLOOp):
             if s is not None and sa is not None and 0 <= dim < len(s):
                 want = (*s[:dim], *s[dim + 1 :])
                 if element_type(a.type) != element_type(v.type) or not _shapes_compatible(
-                    a.type, TensorType(element_type(v.type), want)  # type: ignore[arg-type]
+                    a.type,
+                    TensorType(element_type(v.type), want),  # type: ignore[arg-type]
                 ):
                     raise VerifyException(
                         f"body argument #{i} has type {_t(a.type)}, expected input #{i} ({_t(v.type)}) "

@@ -32,22 +32,37 @@ ARGS = f"%arg0: {F}, %arg1: {F}"
     "line,printed",
     [
         (f"check.expect_eq %arg0, %arg1 : {F}", None),
-        ("check.expect_eq_const %arg0, dense<[1.0, 2.0]> : tensor<2xf64>",
-         "check.expect_eq_const %arg0, dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf64>"),
+        (
+            "check.expect_eq_const %arg0, dense<[1.0, 2.0]> : tensor<2xf64>",
+            "check.expect_eq_const %arg0, dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf64>",
+        ),
         (f"check.expect_almost_eq %arg0, %arg1 : {F}", None),
-        (f"check.expect_almost_eq %arg0, %arg1, tolerance = 0.1 : {F}",
-         f"check.expect_almost_eq %arg0, %arg1, tolerance = 1.000000e-01 : {F}"),
+        (
+            f"check.expect_almost_eq %arg0, %arg1, tolerance = 0.1 : {F}",
+            f"check.expect_almost_eq %arg0, %arg1, tolerance = 1.000000e-01 : {F}",
+        ),
         # the default tolerance (1e-4) is not printed
-        (f"check.expect_almost_eq %arg0, %arg1, tolerance = 1.0e-4 : {F}",
-         f"check.expect_almost_eq %arg0, %arg1 : {F}"),
-        ("check.expect_almost_eq_const %arg0, dense<5.1> : tensor<2xf64> {tolerance = 0.1 : f64}",
-         "check.expect_almost_eq_const %arg0, dense<5.100000e+00> : tensor<2xf64>, tolerance = 1.000000e-01"),
-        ("check.expect_almost_eq_const %arg0, dense<5.1> : tensor<2xf64>, tolerance = 0.5",
-         "check.expect_almost_eq_const %arg0, dense<5.100000e+00> : tensor<2xf64>, tolerance = 5.000000e-01"),
+        (
+            f"check.expect_almost_eq %arg0, %arg1, tolerance = 1.0e-4 : {F}",
+            f"check.expect_almost_eq %arg0, %arg1 : {F}",
+        ),
+        (
+            "check.expect_almost_eq_const %arg0, dense<5.1> : tensor<2xf64> {tolerance = 0.1 : f64}",
+            "check.expect_almost_eq_const %arg0, dense<5.100000e+00> : tensor<2xf64>, tolerance = 1.000000e-01",
+        ),
+        (
+            "check.expect_almost_eq_const %arg0, dense<5.1> : tensor<2xf64>, tolerance = 0.5",
+            "check.expect_almost_eq_const %arg0, dense<5.100000e+00> : tensor<2xf64>, tolerance = 5.000000e-01",
+        ),
         (f"check.expect_close %arg0, %arg1, max_ulp_difference = 3 : {F}, {F}", None),
-        (f"check.expect_close %arg0, %arg1, max_ulp_difference = 3, min_ulp_difference = 1 : {F}, {F}", None),
-        (f"check.expect_close %arg0, %arg1, max_ulp_difference = 3, min_ulp_difference = 0 : {F}, {F}",
-         f"check.expect_close %arg0, %arg1, max_ulp_difference = 3 : {F}, {F}"),
+        (
+            f"check.expect_close %arg0, %arg1, max_ulp_difference = 3, min_ulp_difference = 1 : {F}, {F}",
+            None,
+        ),
+        (
+            f"check.expect_close %arg0, %arg1, max_ulp_difference = 3, min_ulp_difference = 0 : {F}, {F}",
+            f"check.expect_close %arg0, %arg1, max_ulp_difference = 3 : {F}, {F}",
+        ),
         (f'check.expect_serialized_eq %arg0, probe_id = "probe0" : {F}', None),
         (f'check.expect_serialized_eq %arg0, probe_id = "probe0", iter = 2 : {F}', None),
     ],
@@ -81,13 +96,27 @@ def test_expect_close_generic_without_max_gets_default() -> None:
 @pytest.mark.parametrize(
     "line,msg",
     [
-        ("check.expect_eq %arg0, %arg2 : tensor<2xf64>", "lhs type tensor<2xf64> and rhs type tensor<2xf32> must match"),
-        ("check.expect_eq_const %arg0, dense<[1, 2]> : tensor<2xi64>", "lhs type tensor<2xf64> and value type tensor<2xi64> must match"),
+        (
+            "check.expect_eq %arg0, %arg2 : tensor<2xf64>",
+            "lhs type tensor<2xf64> and rhs type tensor<2xf32> must match",
+        ),
+        (
+            "check.expect_eq_const %arg0, dense<[1, 2]> : tensor<2xi64>",
+            "lhs type tensor<2xf64> and value type tensor<2xi64> must match",
+        ),
         ("check.expect_almost_eq %arg3, %arg3 : tensor<2xi32>", "floating-point or complex"),
-        ("check.expect_almost_eq_const %arg3, dense<1> : tensor<2xi32>", "floating-point or complex"),
-        ("check.expect_close %arg0, %arg2, max_ulp_difference = 1 : tensor<2xf64>, tensor<2xf32>", "must match"),
-        ("check.expect_close %arg0, %arg1, max_ulp_difference = 1, min_ulp_difference = 2 : tensor<2xf64>, tensor<2xf64>",
-         "must not exceed"),
+        (
+            "check.expect_almost_eq_const %arg3, dense<1> : tensor<2xi32>",
+            "floating-point or complex",
+        ),
+        (
+            "check.expect_close %arg0, %arg2, max_ulp_difference = 1 : tensor<2xf64>, tensor<2xf32>",
+            "must match",
+        ),
+        (
+            "check.expect_close %arg0, %arg1, max_ulp_difference = 1, min_ulp_difference = 2 : tensor<2xf64>, tensor<2xf64>",
+            "must not exceed",
+        ),
         ('check.expect_serialized_eq %arg4, probe_id = "p" : i32', "must be a tensor"),
     ],
 )
@@ -101,8 +130,14 @@ def test_verifiers(line: str, msg: str) -> None:
     "line,msg",
     [
         (f"check.expect_close %arg0, %arg1 : {F}, {F}", "expected ','"),
-        (f"check.expect_close %arg0, %arg1, max_ulp_difference = -1 : {F}, {F}", "-1 does not fit in ui64"),
-        (f"check.expect_almost_eq %arg0, %arg1, tolerance = x : {F}", "expected a floating-point number"),
+        (
+            f"check.expect_close %arg0, %arg1, max_ulp_difference = -1 : {F}, {F}",
+            "-1 does not fit in ui64",
+        ),
+        (
+            f"check.expect_almost_eq %arg0, %arg1, tolerance = x : {F}",
+            "expected a floating-point number",
+        ),
         (f"check.expect_serialized_eq %arg0, probe_id = 3 : {F}", "expected a string"),
     ],
 )

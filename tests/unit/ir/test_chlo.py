@@ -69,9 +69,19 @@ def test_unary_rejects_element_type(name: str, bad: str) -> None:
         verify(parse(_func(f"  %0 = chlo.{name} %arg0 : {bad} -> {bad}", f"%arg0: {bad}")))
 
 
-def test_unary_rejects_shape_change() -> None:
+@pytest.mark.parametrize("name", UNARY_FP + UNARY_PRED)
+def test_unary_rejects_shape_change(name: str) -> None:
+    t = "tensor<2x3xcomplex<f32>>" if chlo.UNARY.get(name, ("",))[0] == "complex" else T
+    r = t.replace("2x3", "3x2")
+    if name in chlo.UNARY_PRED:
+        r = "tensor<3x2xi1>"
     with pytest.raises(VerifyError, match="compatible shapes"):
-        verify(parse(_func(f"  %0 = chlo.erf %arg0 : {T} -> tensor<3x2xf32>", f"%arg0: {T}")))
+        verify(parse(_func(f"  %0 = chlo.{name} %arg0 : {t} -> {r}", f"%arg0: {t}")))
+
+
+def test_asin_acos_kernel_is_complex_only() -> None:
+    with pytest.raises(VerifyError, match="tensor of complex values"):
+        verify(parse(_func(f"  %0 = chlo.asin_acos_kernel %arg0 : {T} -> {T}", f"%arg0: {T}")))
 
 
 def test_is_inf_rejects_non_pred_result() -> None:
@@ -85,14 +95,20 @@ BROADCAST = sorted(set(chlo.BROADCAST_BINARY) - {"broadcast_and", "broadcast_or"
 @pytest.mark.parametrize("name", BROADCAST)
 def test_broadcast_binary_roundtrip(name: str) -> None:
     sig = f"({T}, tensor<3xf32>) -> {T}"
-    out = _roundtrip(_func(f"  %0 = chlo.{name} %arg0, %arg1 : {sig}", f"%arg0: {T}, %arg1: tensor<3xf32>"))
+    out = _roundtrip(
+        _func(f"  %0 = chlo.{name} %arg0, %arg1 : {sig}", f"%arg0: {T}, %arg1: tensor<3xf32>")
+    )
     assert f"%0 = chlo.{name} %arg0, %arg1 : {sig}" in out
 
 
 @pytest.mark.parametrize("name", ["broadcast_and", "broadcast_or", "broadcast_xor"])
 def test_broadcast_logical_roundtrip(name: str) -> None:
     sig = "(tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>"
-    out = _roundtrip(_func(f"  %0 = chlo.{name} %arg0, %arg1 : {sig}", "%arg0: tensor<4xi8>, %arg1: tensor<4xi8>"))
+    out = _roundtrip(
+        _func(
+            f"  %0 = chlo.{name} %arg0, %arg1 : {sig}", "%arg0: tensor<4xi8>, %arg1: tensor<4xi8>"
+        )
+    )
     assert f"chlo.{name} %arg0, %arg1 : {sig}" in out
 
 
@@ -109,14 +125,20 @@ def test_broadcast_dimensions_and_generic_form() -> None:
 
 def test_broadcast_complex() -> None:
     sig = f"({T}, {T}) -> tensor<2x3xcomplex<f32>>"
-    out = _roundtrip(_func(f"  %0 = chlo.broadcast_complex %arg0, %arg1 : {sig}", f"%arg0: {T}, %arg1: {T}"))
+    out = _roundtrip(
+        _func(f"  %0 = chlo.broadcast_complex %arg0, %arg1 : {sig}", f"%arg0: {T}, %arg1: {T}")
+    )
     assert sig in out
 
 
-def test_broadcast_rejects_non_broadcastable() -> None:
-    body = f"  %0 = chlo.broadcast_add %arg0, %arg1 : ({T}, tensor<4xf32>) -> {T}"
+@pytest.mark.parametrize("name", sorted(chlo.BROADCAST_OPS.keys() - {"broadcast_compare"}))
+def test_broadcast_rejects_non_broadcastable(name: str) -> None:
+    et = "i32" if name in ("broadcast_and", "broadcast_or", "broadcast_xor") else "f32"
+    a, b = f"tensor<2x3x{et}>", f"tensor<4x{et}>"
+    r = "tensor<2x3xcomplex<f32>>" if name == "broadcast_complex" else a
+    body = f"  %0 = chlo.{name} %arg0, %arg1 : ({a}, {b}) -> {r}"
     with pytest.raises(VerifyError, match="do not broadcast"):
-        verify(parse(_func(body, f"%arg0: {T}, %arg1: tensor<4xf32>")))
+        verify(parse(_func(body, f"%arg0: {a}, %arg1: {b}")))
 
 
 def test_broadcast_rejects_wrong_result_shape() -> None:
@@ -200,7 +222,9 @@ def test_binary_same_type_rejects_mismatch(name: str) -> None:
 
 def test_mulhi() -> None:
     t = "tensor<3xi8>"
-    out = _roundtrip(_func(f'  %0 = "chlo.mulhi"(%arg0, %arg1) : ({t}, {t}) -> {t}', f"%arg0: {t}, %arg1: {t}"))
+    out = _roundtrip(
+        _func(f'  %0 = "chlo.mulhi"(%arg0, %arg1) : ({t}, {t}) -> {t}', f"%arg0: {t}, %arg1: {t}")
+    )
     assert f"%0 = chlo.mulhi %arg0, %arg1 : {t}, {t} -> {t}" in out
     with pytest.raises(VerifyError, match="tensor of integer values"):
         verify(parse(_func(f"  %0 = chlo.mulhi %arg0, %arg0 : {T}, {T} -> {T}", f"%arg0: {T}")))
@@ -208,7 +232,11 @@ def test_mulhi() -> None:
 
 def test_top_k() -> None:
     body = "  %0:2 = chlo.top_k(%arg0, k=8) : tensor<16x16xi32> -> (tensor<16x8xi32>, tensor<16x8xi32>)"
-    out = _roundtrip(_func(body + "\n  check.expect_eq %0#1, %0#1 : tensor<16x8xi32>", "%arg0: tensor<16x16xi32>"))
+    out = _roundtrip(
+        _func(
+            body + "\n  check.expect_eq %0#1, %0#1 : tensor<16x8xi32>", "%arg0: tensor<16x16xi32>"
+        )
+    )
     assert (
         "%values, %indices = chlo.top_k(%arg0, k = 8) : tensor<16x16xi32> -> "
         "(tensor<16x8xi32>, tensor<16x8xi32>)"
@@ -217,11 +245,10 @@ def test_top_k() -> None:
 
 
 def test_top_k_generic() -> None:
-    body = (
-        '  %0:2 = "chlo.top_k"(%arg0) <{k = 2 : i64}> : (tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi32>)'
-    )
-    assert "chlo.top_k(%arg0, k = 2) : tensor<5xf32> -> (tensor<2xf32>, tensor<2xi32>)" in _roundtrip(
-        _func(body, "%arg0: tensor<5xf32>")
+    body = '  %0:2 = "chlo.top_k"(%arg0) <{k = 2 : i64}> : (tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi32>)'
+    assert (
+        "chlo.top_k(%arg0, k = 2) : tensor<5xf32> -> (tensor<2xf32>, tensor<2xi32>)"
+        in _roundtrip(_func(body, "%arg0: tensor<5xf32>"))
     )
 
 
@@ -240,7 +267,11 @@ def test_top_k_rejects(types: str, msg: str) -> None:
 
 
 def test_constant() -> None:
-    out = _roundtrip(_func("  %0 = chlo.constant dense<[1, 2]> : tensor<2xi32>\n  %1 = chlo.constant dense<1.5> : tensor<f32>"))
+    out = _roundtrip(
+        _func(
+            "  %0 = chlo.constant dense<[1, 2]> : tensor<2xi32>\n  %1 = chlo.constant dense<1.5> : tensor<f32>"
+        )
+    )
     assert "%c = chlo.constant dense<[1, 2]> : tensor<2xi32>" in out
     assert "%cst = chlo.constant dense<1.500000e+00> : tensor<f32>" in out
 
@@ -254,7 +285,9 @@ def test_constant_generic_type_mismatch() -> None:
 def test_constant_like() -> None:
     body = f'  %0 = "chlo.constant_like"(%arg0) {{value = 1.0 : f32}} : ({T}) -> {T}'
     out = _roundtrip(_func(body, f"%arg0: {T}"))
-    assert f'%0 = "chlo.constant_like"(%arg0) <{{value = 1.000000e+00 : f32}}> : ({T}) -> {T}' in out
+    assert (
+        f'%0 = "chlo.constant_like"(%arg0) <{{value = 1.000000e+00 : f32}}> : ({T}) -> {T}' in out
+    )
     bad = f'  %0 = "chlo.constant_like"(%arg0) {{value = 1 : i32}} : ({T}) -> {T}'
     with pytest.raises(VerifyError, match="doesn't match the element type"):
         verify(parse(_func(bad, f"%arg0: {T}")))
@@ -263,11 +296,14 @@ def test_constant_like() -> None:
 def test_minimum_broadcast_shapes() -> None:
     t = "tensor<?xindex>"
     body = f"  %0:2 = chlo.minimum_broadcast_shapes %arg0, %arg1 : {t}, {t} -> {t}, {t}"
-    assert f"%0:2 = chlo.minimum_broadcast_shapes %arg0, %arg1 : {t}, {t} -> {t}, {t}" in _roundtrip(
-        _func(body, f"%arg0: {t}, %arg1: {t}")
+    assert (
+        f"%0:2 = chlo.minimum_broadcast_shapes %arg0, %arg1 : {t}, {t} -> {t}, {t}"
+        in _roundtrip(_func(body, f"%arg0: {t}, %arg1: {t}"))
     )
     with pytest.raises(VerifyError, match="should be >= 2"):
-        verify(parse(_func(f"  %0 = chlo.minimum_broadcast_shapes %arg0 : {t} -> {t}", f"%arg0: {t}")))
+        verify(
+            parse(_func(f"  %0 = chlo.minimum_broadcast_shapes %arg0 : {t} -> {t}", f"%arg0: {t}"))
+        )
 
 
 RAGGED = (
@@ -299,7 +335,9 @@ def test_ragged_dot_elides_empty_dimension_lists() -> None:
         "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>} : "
         "(tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x7xf32>"
     )
-    out = _roundtrip(_func(body, "%arg0: tensor<11x5xf32>, %arg1: tensor<3x5x7xf32>, %arg2: tensor<3xi64>"))
+    out = _roundtrip(
+        _func(body, "%arg0: tensor<11x5xf32>, %arg1: tensor<3x5x7xf32>, %arg2: tensor<3xi64>")
+    )
     assert (
         "#chlo.ragged_dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], "
         "lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>"
@@ -312,7 +350,9 @@ def test_ragged_dot_rejects_result_shape() -> None:
 
 
 def test_ragged_dot_rejects_group_count() -> None:
-    text = _func(RAGGED.format(result="tensor<2x11x7xf32>"), RAGGED_ARGS).replace("tensor<3xi64>", "tensor<4xi64>")
+    text = _func(RAGGED.format(result="tensor<2x11x7xf32>"), RAGGED_ARGS).replace(
+        "tensor<3xi64>", "tensor<4xi64>"
+    )
     with pytest.raises(VerifyError, match="rhs group dimension is expected to have size=4, got 3"):
         verify(parse(text))
 
@@ -321,7 +361,9 @@ def test_ragged_dot_attribute_parse_errors() -> None:
     text = _func(RAGGED.format(result="tensor<2x11x7xf32>"), RAGGED_ARGS).replace(
         "rhs_group_dimensions = [0]", "rhs_group_dimensions = [0], lhs_ragged_dimensions = [1]"
     )
-    with pytest.raises(ParseError, match=r"t\.mlir:\d+:\d+: error: duplicated `lhs_ragged_dimensions`"):
+    with pytest.raises(
+        ParseError, match=r"t\.mlir:\d+:\d+: error: duplicated `lhs_ragged_dimensions`"
+    ):
         parse(text, "t.mlir")
     text = _func(RAGGED.format(result="tensor<2x11x7xf32>"), RAGGED_ARGS).replace(
         "rhs_group_dimensions", "rhs_grp_dimensions"
@@ -338,14 +380,19 @@ SCAN = """  %c0 = stablehlo.constant dense<0> : tensor<2xi32>
   }} : (tensor<2x3xi32>, tensor<2xi32>) -> ({out}, tensor<2xi32>)"""
 
 
-@pytest.mark.skipif(not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet")
+@pytest.mark.skipif(
+    not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet"
+)
 def test_scan_roundtrip() -> None:
     out = _roundtrip(_func(SCAN.format(attrs="", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>"))
     assert "%0:2 = chlo.scan(%arg0) inits (%c) dimension=1  {\n" in out
     assert "^bb0(%input: tensor<2xi32>, %carry: tensor<2xi32>):" in out
     assert "} : (tensor<2x3xi32>, tensor<2xi32>) -> (tensor<2x3xi32>, tensor<2xi32>)" in out
     out = _roundtrip(
-        _func(SCAN.format(attrs="attributes {is_reverse = true} ", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>")
+        _func(
+            SCAN.format(attrs="attributes {is_reverse = true} ", out="tensor<2x3xi32>"),
+            "%arg0: tensor<2x3xi32>",
+        )
     )
     assert "dimension=1  attributes {is_reverse = true} {" in out
     m = parse(out)
@@ -357,16 +404,22 @@ def test_scan_roundtrip() -> None:
     )
 
 
-@pytest.mark.skipif(not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet")
+@pytest.mark.skipif(
+    not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet"
+)
 def test_scan_rejects_carry_type() -> None:
     text = _func(SCAN.format(attrs="", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>").replace(
         "-> (tensor<2x3xi32>, tensor<2xi32>)", "-> (tensor<2x3xi32>, tensor<3xi32>)"
     )
-    with pytest.raises(VerifyError, match="carry #0 has type tensor<3xi32> but its init has type tensor<2xi32>"):
+    with pytest.raises(
+        VerifyError, match="carry #0 has type tensor<3xi32> but its init has type tensor<2xi32>"
+    ):
         verify(parse(text))
 
 
-@pytest.mark.skipif(not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet")
+@pytest.mark.skipif(
+    not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet"
+)
 def test_scan_rejects_dimension() -> None:
     text = _func(SCAN.format(attrs="", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>").replace(
         "dimension=1", "dimension=2"
@@ -388,7 +441,10 @@ def test_parse_errors_have_locations() -> None:
     text = _func(f"  %0 = chlo.erf %arg0 : {T} {T}", f"%arg0: {T}")
     with pytest.raises(ParseError, match=r"e\.mlir:2:\d+: error: expected '->'"):
         parse(text, "e.mlir")
-    text = _func(f"  %0 = chlo.broadcast_compare %arg0, %arg0 {{comparison_direction = #chlo<comparison_direction XX>}} : ({T}, {T}) -> tensor<2x3xi1>", f"%arg0: {T}")
+    text = _func(
+        f"  %0 = chlo.broadcast_compare %arg0, %arg0 {{comparison_direction = #chlo<comparison_direction XX>}} : ({T}, {T}) -> tensor<2x3xi1>",
+        f"%arg0: {T}",
+    )
     with pytest.raises(ParseError, match=r"e\.mlir:2:\d+: error: expected a comparison_direction"):
         parse(text, "e.mlir")
 
