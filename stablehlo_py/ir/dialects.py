@@ -17,8 +17,10 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.control_flow",
     "stablehlo_py.ir.ops.reduction",
     "stablehlo_py.ir.ops.collectives",
+    "stablehlo_py.ir.ops.linalg",
+    "stablehlo_py.ir.ops.quantization",
 )
-ATTR_MODULES = ("stablehlo_py.ir.enums",)
+ATTR_MODULES = ("stablehlo_py.ir.enums", "stablehlo_py.ir.types", "stablehlo_py.ir.op_attrs")
 
 
 def build_registry() -> Registry:

@@ -7,7 +7,9 @@ are small xDSL `Data` attributes holding frozen Python values, so they are cheap
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
@@ -38,6 +40,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Data, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.registry import Registry
+    from stablehlo_py.ir.text.parser import Parser
 
 DYNAMIC = -1
 """xDSL's marker for a dynamic dimension (`?`)."""
@@ -237,6 +243,41 @@ class UniformQuantizedType(_TextData, TypeAttribute):
     def is_per_axis(self) -> bool:
         return self.params.quantized_dimension is not None
 
+    def mlir_text(self) -> str:
+        """MLIR's quant printer: `!quant.uniform<i8<-127:127>:f32:1, {2.000000e+00:3,5.000000e-01}>`.
+
+        The storage type is `iN`/`uN`, its range only when it is not the full range; scales are
+        printed as MLIR prints an f64 (`printFloat`), zero points only when non-zero, per-axis
+        parameters separated by a bare `,`."""
+        from stablehlo_py.ir.text.printer import type_to_str
+
+        q = self.params
+        width = q.storage_type.width.data  # type: ignore[attr-defined]
+        s = ("i" if q.signed else "u") + str(width)
+        if (q.storage_min, q.storage_max) != storage_range(width, q.signed):
+            s += f"<{q.storage_min}:{q.storage_max}>"
+        s += ":" + type_to_str(q.expressed_type)
+        if q.quantized_dimension is None:
+            s += ", " + _quant_param_text(q.scales[0], q.zero_points[0])
+        else:
+            body = ",".join(_quant_param_text(sc, zp) for sc, zp in zip(q.scales, q.zero_points))
+            s += f":{q.quantized_dimension}, {{{body}}}"
+        return f"!quant.uniform<{s}>"
+
+
+def storage_range(width: int, signed: bool) -> tuple[int, int]:
+    """The default `[storage_min, storage_max]` of an iN (signed) or uN storage type."""
+    if signed:
+        return -(1 << (width - 1)), (1 << (width - 1)) - 1
+    return 0, (1 << width) - 1
+
+
+def _quant_param_text(scale: float, zero_point: int) -> str:
+    from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
+
+    text = format_float(scale, FLOAT_SEMANTICS["f64"])
+    return text if zero_point == 0 else f"{text}:{zero_point}"
+
 
 @dataclass(frozen=True)
 class Bounds:
@@ -257,6 +298,10 @@ class TypeExtensionsAttr(_TextData):
     @property
     def bounds(self) -> tuple[int, ...]:
         return self.data.bounds  # type: ignore[attr-defined]
+
+    def mlir_text(self) -> str:
+        """Upstream's short form `#stablehlo.bounds<3, ?>` (also for `#stablehlo.type_extensions<...>`)."""
+        return "#stablehlo.bounds<" + ", ".join("?" if b < 0 else str(b) for b in self.bounds) + ">"
 
 
 def tensor_type(element: Attribute, shape: tuple[int, ...], encoding: Attribute | None = None) -> TensorType:
@@ -295,3 +340,122 @@ def num_elements(shape: tuple[int, ...]) -> int:
     for d in shape:
         n *= d
     return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Text parsers of the types and encodings above (registered with the dialect registry)
+# ---------------------------------------------------------------------------------------------
+
+_STORAGE_WORD = re.compile(r"(si|ui|i|u)([0-9]+)\Z")
+_MAX_STORAGE_BITS = 32  # MLIR's QuantizedType::MaxStorageBits
+
+
+def parse_quant_uniform(p: Parser) -> UniformQuantizedType:
+    """After `!quant.uniform`: `<storage[<min:max>]:expressed[:axis], scale[:zp]>` (per-tensor) or
+    `<storage[<min:max>]:expressed:axis, {scale[:zp], ...}>` (per-axis), as MLIR's quant parser."""
+    p.parse_literal("<", "to open !quant.uniform")
+    p.ws()
+    pos = p.pos
+    word = p.try_bare_id() or ""
+    m = _STORAGE_WORD.match(word)
+    if not m:
+        found = repr(word) if word else p._found()
+        p.error(f"expected an integer storage type (i8, u8, i16, ...) in !quant.uniform, found {found}", pos)
+    signed = m.group(1) in ("i", "si")
+    width = int(m.group(2))
+    if not 0 < width <= _MAX_STORAGE_BITS:
+        p.error(f"illegal storage type size: {width} (expected 1 to {_MAX_STORAGE_BITS} bits)", pos)
+    lo, hi = storage_range(width, signed)
+    smin, smax = lo, hi
+    if p.text.startswith("<", p.pos):
+        p.pos += 1
+        smin = p.parse_integer("the storage minimum")
+        p.parse_literal(":")
+        smax = p.parse_integer("the storage maximum")
+        p.parse_literal(">")
+        if smin < lo or smax > hi or smin >= smax:
+            p.error(f"illegal storage min and storage max: ({smin}:{smax}) for storage type {word}", pos)
+    p.parse_literal(":", "after the storage type")
+    p.ws()
+    epos = p.pos
+    expressed = p.parse_type()
+    if type(expressed) not in FLOAT_NAME:
+        from stablehlo_py.ir.text.printer import type_to_str
+
+        p.error(f"expressed type must be a floating-point type, found {type_to_str(expressed)}", epos)
+    axis: int | None = None
+    if p.try_literal(":"):
+        axis = p.parse_integer("the quantized dimension")
+        if axis < 0:
+            p.error(f"illegal quantized dimension: {axis}")
+    p.parse_literal(",", "before the quantization scale")
+    if axis is not None:
+        p.parse_literal("{", "to open the per-axis scales")
+        params = p.parse_comma_list(lambda: _parse_scale_zero_point(p, expressed), "}")
+        p.parse_literal("}")
+        if not params:
+            p.error("per-axis quantization needs at least one scale")
+    else:
+        params = [_parse_scale_zero_point(p, expressed)]
+    p.parse_literal(">", "to close !quant.uniform")
+    scales = tuple(s for s, _ in params)
+    zero_points = tuple(z for _, z in params)
+    return UniformQuantizedType(
+        QuantParams(IntegerType(width), smin, smax, expressed, scales, zero_points, axis, signed)
+    )
+
+
+def _parse_scale_zero_point(p: Parser, expressed: Attribute) -> tuple[float, int]:
+    from stablehlo_py.ir.text.parser import _NUMBER
+
+    p.ws()
+    pos = p.pos
+    m = _NUMBER.match(p.text, p.pos)
+    if not m:
+        p.error(f"expected a quantization scale, found {p._found()}")
+    tok = m.group(0)
+    p.pos = m.end()
+    if "x" in tok:
+        neg = tok.startswith("-")
+        bits = int(tok.lstrip("+-"), 16)
+        scale = float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
+        scale = -scale if neg else scale
+    else:
+        scale = float(tok)
+    if not (scale > 0.0 and np.isfinite(scale)):
+        p.error(f"quantization scale must be a positive finite number, found {tok}", pos)
+    zero_point = 0
+    if p.try_literal(":"):
+        zero_point = p.parse_integer("a zero point")
+    return scale, zero_point
+
+
+def _dim_size(p: Parser) -> int:
+    """`?` (dynamic, -1) or an integer (upstream's dimSizeFromString)."""
+    if p.try_literal("?"):
+        return DYNAMIC
+    return p.parse_integer("a dimension size or '?'")
+
+
+def parse_bounds(p: Parser) -> TypeExtensionsAttr:
+    """After `#stablehlo.bounds`: `<3, ?>`."""
+    p.parse_literal("<", "to open #stablehlo.bounds")
+    bounds = p.parse_comma_list(lambda: _dim_size(p), ">")
+    p.parse_literal(">", "to close #stablehlo.bounds")
+    return TypeExtensionsAttr(tuple(bounds))
+
+
+def parse_type_extensions(p: Parser) -> TypeExtensionsAttr:
+    """After `#stablehlo.type_extensions`: `<bounds = [3, ?]>`."""
+    p.parse_literal("<", "to open #stablehlo.type_extensions")
+    p.parse_keyword("bounds")
+    p.parse_literal("=")
+    bounds = p.parse_delimited("[", lambda: _dim_size(p), "]")
+    p.parse_literal(">", "to close #stablehlo.type_extensions")
+    return TypeExtensionsAttr(tuple(bounds))
+
+
+def register(reg: Registry) -> None:
+    reg.type_parsers["quant.uniform"] = parse_quant_uniform
+    reg.attr_parsers["stablehlo.bounds"] = parse_bounds
+    reg.attr_parsers["stablehlo.type_extensions"] = parse_type_extensions

@@ -126,3 +126,77 @@ class CompareOp(StableHLOOp):
 
 
 OPS = (*OPS, CompareOp)
+
+
+# --------------------------------------------------------------- unary ops with result_accuracy
+def _result_accuracy_syntax():  # type: ignore[no-untyped-def]
+    from stablehlo_py.ir.op_attrs import ResultAccuracyAttr
+    from stablehlo_py.ir.ops.base import AttrSyntax
+
+    return AttrSyntax(ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
+
+
+class UnaryElementwiseWithAccuracy(UnaryElementwise):
+    """Transcendental unary ops: a `result_accuracy` (`#stablehlo.result_accuracy<...>`) that the
+    attr-dict shows only when it differs from the default (DefaultValuedOptionalAttr)."""
+
+    from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY as _DEFAULT
+
+    result_accuracy = prop(_result_accuracy_syntax(), default=_DEFAULT)
+    del _DEFAULT
+
+    def verify_(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        from stablehlo_py.ir.ops.linalg import same_baseline_type
+        from stablehlo_py.ir.text.printer import type_to_str
+        from stablehlo_py.ir.types import UniformQuantizedType, element_type
+
+        ot, rt = self.operand.type, self.result.type
+        op = self.name.split(".", 1)[1]
+        # <op>_c1: baseline_type(operand) = baseline_type(result)
+        if not same_baseline_type(ot, rt):
+            raise VerifyException(
+                f"operand type {type_to_str(ot)} and result type {type_to_str(rt)} must be the same ({op}_c1)"
+            )
+        e = element_type(ot)
+        # <op>_i1: floating-point or complex, or per-tensor quantized
+        if isinstance(e, UniformQuantizedType) and e.is_per_axis:
+            raise VerifyException(f"operand type {type_to_str(ot)} must not be per-axis quantized ({op}_i1)")
+        acc = self.result_accuracy
+        if acc is not None:
+            a = acc.accuracy  # type: ignore[attr-defined]
+            # upstream's ResultAccuracyAttr::verify
+            if a.atol < 0 or a.rtol < 0 or a.ulps < 0:
+                raise VerifyException("result_accuracy tolerances (atol, rtol, ulps) must be non-negative")
+            if a.mode != "TOLERANCE" and (a.atol_bits or a.rtol_bits or a.ulps):
+                raise VerifyException(
+                    f"result_accuracy with mode {a.mode} must have zero tolerances (atol, rtol and ulps are "
+                    "only meaningful with mode TOLERANCE)"
+                )
+
+
+def _unary_with_accuracy(op_name: str, doc: str) -> type:
+    cls = type(
+        _class_name(op_name), (UnaryElementwiseWithAccuracy,), {"name": f"stablehlo.{op_name}", "__doc__": doc}
+    )
+    return op_def(cls)
+
+
+UNARY_WITH_ACCURACY: dict[str, str] = {
+    "cbrt": "Element-wise cubic root (spec.md#cbrt).",
+    "cosine": "Element-wise cosine (spec.md#cosine).",
+    "exponential": "Element-wise exponential (spec.md#exponential).",
+    "exponential_minus_one": "Element-wise exponential minus one (spec.md#exponential_minus_one).",
+    "log": "Element-wise logarithm (spec.md#log).",
+    "log_plus_one": "Element-wise logarithm plus one (spec.md#log_plus_one).",
+    "logistic": "Element-wise logistic (spec.md#logistic).",
+    "rsqrt": "Element-wise reciprocal square root (spec.md#rsqrt).",
+    "sine": "Element-wise sine (spec.md#sine).",
+    "sqrt": "Element-wise square root (spec.md#sqrt).",
+    "tan": "Element-wise tangent (spec.md#tan).",
+    "tanh": "Element-wise hyperbolic tangent (spec.md#tanh).",
+}
+UNARY_WITH_ACCURACY_OPS = {n: _unary_with_accuracy(n, d) for n, d in UNARY_WITH_ACCURACY.items()}
+
+OPS = (*OPS, *UNARY_WITH_ACCURACY_OPS.values())

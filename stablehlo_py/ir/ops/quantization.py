@@ -1,0 +1,226 @@
+"""Quantization and bit-level conversion ops (spec.md: uniform_quantize, uniform_dequantize,
+reduce_precision, bitcast_convert).
+
+Syntax is upstream's:
+
+    %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-20>>
+    %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-20>>) -> tensor<2xf32>
+    %2 = stablehlo.reduce_precision %x, format = e5m10 : tensor<2xf32>
+    %3 = stablehlo.bitcast_convert %x : (tensor<2xf32>) -> tensor<2xi32>
+
+The `!quant.uniform` element type itself is `stablehlo_py.ir.types.UniformQuantizedType`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from xdsl.dialects.builtin import ComplexType, IndexType, IntegerAttr, IntegerType
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import operand_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py.ir.format import custom_directive, set_slot
+from stablehlo_py.ir.ops.base import I32, I32_ATTR, StableHLOOp, op_def, prop
+from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, element_type, shape_of
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+
+def _t(t: Attribute) -> str:
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    return type_to_str(t)
+
+
+def _fail(msg: str) -> None:
+    raise VerifyException(msg)
+
+
+def _dim_ok(a: int, b: int) -> bool:
+    return a < 0 or b < 0 or a == b
+
+
+def _shape_ok(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(_dim_ok(x, y) for x, y in zip(a, b))
+
+
+def _shape_str(s: Any) -> str:
+    return "[" + ", ".join("?" if d < 0 else str(d) for d in s) + "]"
+
+
+def _quant(t: Attribute) -> UniformQuantizedType | None:
+    e = element_type(t)
+    return e if isinstance(e, UniformQuantizedType) else None
+
+
+def num_bits(e: Attribute) -> int | None:
+    """spec.md num_bits of an element type (a quantized type counts its storage type); None when unknown."""
+    from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS
+
+    if isinstance(e, UniformQuantizedType):
+        return e.params.storage_type.width.data  # type: ignore[attr-defined]
+    if isinstance(e, IntegerType):
+        return e.width.data
+    name = FLOAT_NAME.get(type(e))
+    if name is not None:
+        return 32 if name == "tf32" else FLOAT_SEMANTICS[name].bits
+    if isinstance(e, ComplexType):
+        inner = num_bits(e.element_type)
+        return None if inner is None else 2 * inner
+    if isinstance(e, IndexType):
+        return 64
+    return None
+
+
+_UNARY_FORMAT = "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+
+
+@op_def
+class UniformQuantizeOp(StableHLOOp):
+    """Quantizes a floating-point `operand` (or requantizes a quantized one) (spec.md#uniform_quantize)."""
+
+    name = "stablehlo.uniform_quantize"
+    operand = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = _UNARY_FORMAT
+
+    def verify_(self) -> None:
+        ot, rt = self.operand.type, self.result.type
+        rq = _quant(rt)
+        # uniform_quantize_o1
+        if rq is None:
+            _fail(f"result type {_t(rt)} must be a tensor of quantized type")
+        # uniform_quantize_c1
+        if not _shape_ok(shape_of(ot), shape_of(rt)):
+            _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
+        # uniform_quantize_c2
+        oe = element_type(ot)
+        oq = _quant(ot)
+        expected = oq.params.expressed_type if oq is not None else oe
+        if oq is None and type(oe) not in FLOAT_NAME:
+            _fail(f"operand {_t(ot)} must be a tensor of floating-point or quantized type")
+        if rq.params.expressed_type != expected:
+            _fail(f"the expressed type of result {_t(rt)} must be the element type {_t(expected)} of operand {_t(ot)}")
+
+
+@op_def
+class UniformDequantizeOp(StableHLOOp):
+    """Converts a quantized `operand` to its expressed type (spec.md#uniform_dequantize)."""
+
+    name = "stablehlo.uniform_dequantize"
+    operand = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = _UNARY_FORMAT
+
+    def verify_(self) -> None:
+        ot, rt = self.operand.type, self.result.type
+        oq = _quant(ot)
+        # uniform_dequantize_i1
+        if oq is None:
+            _fail(f"operand {_t(ot)} must be a tensor of quantized type")
+        # uniform_dequantize_c1
+        if not _shape_ok(shape_of(ot), shape_of(rt)):
+            _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
+        # uniform_dequantize_c2
+        if element_type(rt) != oq.params.expressed_type:
+            _fail(f"result type {_t(rt)} must have the expressed type {_t(oq.params.expressed_type)} of operand "
+                  f"{_t(ot)} as element type")
+
+
+@custom_directive("ExponentMantissa")
+class ExponentMantissa:
+    """`e5m10` for exponent_bits = 5, mantissa_bits = 10 (print/parseExponentMantissa)."""
+
+    @staticmethod
+    def print(pr: Printer, op: Operation, exponent: IntegerAttr, mantissa: IntegerAttr) -> None:
+        pr.write(f"e{exponent.value.data}m{mantissa.value.data}")
+
+    @staticmethod
+    def parse(p: Parser, st: Any, exponent_arg: Any, mantissa_arg: Any) -> None:
+        import re
+
+        p.ws()
+        pos = p.pos
+        word = p.try_bare_id() or ""
+        m = re.fullmatch(r"e([0-9]+)m([0-9]+)", word)
+        if not m:
+            p.error(f"expected exponent mantissa in format e#m#, saw {word or p._found()}", pos)
+        set_slot(st, exponent_arg, IntegerAttr(int(m.group(1)), I32))
+        set_slot(st, mantissa_arg, IntegerAttr(int(m.group(2)), I32))
+
+
+@op_def
+class ReducePrecisionOp(StableHLOOp):
+    """Rounds `operand` to a float type with `exponent_bits` and `mantissa_bits` (spec.md#reduce_precision)."""
+
+    name = "stablehlo.reduce_precision"
+    operand = operand_def()
+    exponent_bits = prop(I32_ATTR)
+    mantissa_bits = prop(I32_ATTR)
+    output = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "$operand `,` `format` `=` custom<ExponentMantissa>($exponent_bits, $mantissa_bits) attr-dict "
+        "`:` custom<SameOperandsAndResultType>(type($operand), type($output))"
+    )
+
+    def verify_(self) -> None:
+        from stablehlo_py.ir.ops.linalg import same_baseline_type
+
+        ot, rt = self.operand.type, self.output.type
+        # reduce_precision_c1
+        if not same_baseline_type(ot, rt):
+            _fail(f"output type {_t(rt)} must match operand {_t(ot)}")
+        e, m = self.exponent_bits.value.data, self.mantissa_bits.value.data
+        # reduce_precision_c2
+        if e < 1:
+            _fail(f"exponent_bits must be at least 1, but is {e}")
+        # reduce_precision_c3
+        if m < 0:
+            _fail(f"mantissa_bits must be non-negative, but is {m}")
+
+
+@op_def
+class BitcastConvertOp(StableHLOOp):
+    """Reinterprets the bits of `operand` as another element type (spec.md#bitcast_convert)."""
+
+    name = "stablehlo.bitcast_convert"
+    operand = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        ot, rt = self.operand.type, self.result.type
+        oe, re_ = element_type(ot), element_type(rt)
+        # bitcast_convert_c2
+        if isinstance(oe, ComplexType) != isinstance(re_, ComplexType):
+            _fail(f"operand {_t(ot)} and result {_t(rt)} must both be complex or both not complex")
+        # bitcast_convert_c1
+        eb, rb = num_bits(oe), num_bits(re_)
+        os_, rs = shape_of(ot), shape_of(rt)
+        if eb is None or rb is None or os_ is None or rs is None:
+            return
+        r = len(os_)
+        if rb == eb:
+            if not _shape_ok(os_, rs):
+                _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
+        elif rb < eb:
+            if len(rs) != r + 1 or not _shape_ok(os_, rs[:r]) or (rs[r] >= 0 and rs[r] * rb != eb):
+                _fail(f"result type {_t(rt)} must have shape {_shape_str(list(os_) + [eb // rb])} "
+                      f"to bitcast {_t(ot)} to {rb}-bit elements")
+        else:
+            if r == 0 or len(rs) != r - 1 or not _shape_ok(os_[:-1], rs) or (os_[-1] >= 0 and os_[-1] * eb != rb):
+                _fail(f"operand {_t(ot)} must have {rb // eb} elements in its last dimension to bitcast to "
+                      f"{_t(rt)}")
+
+
+OPS = (UniformQuantizeOp, UniformDequantizeOp, ReducePrecisionOp, BitcastConvertOp)
