@@ -113,8 +113,9 @@ class GatherDimensionNumbersAttr(_StructAttr):
 
     def __init__(self, data: GatherDimensionNumbers | None = None, **kw: object) -> None:
         if data is None:
-            data = GatherDimensionNumbers(**{k: (tuple(v) if isinstance(v, (list, tuple)) else v)
-                                             for k, v in kw.items()})  # type: ignore[arg-type]
+            data = GatherDimensionNumbers(
+                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
+            )  # type: ignore[arg-type]
         super().__init__(data)
 
     @property
@@ -132,8 +133,9 @@ class ScatterDimensionNumbersAttr(_StructAttr):
 
     def __init__(self, data: ScatterDimensionNumbers | None = None, **kw: object) -> None:
         if data is None:
-            data = ScatterDimensionNumbers(**{k: (tuple(v) if isinstance(v, (list, tuple)) else v)
-                                              for k, v in kw.items()})  # type: ignore[arg-type]
+            data = ScatterDimensionNumbers(
+                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
+            )  # type: ignore[arg-type]
         super().__init__(data)
 
     @property

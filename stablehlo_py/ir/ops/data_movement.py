@@ -15,6 +15,7 @@ tensors are accepted wherever the constraint cannot be decided from the types.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -65,9 +66,15 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
 
 # `array<i64: ...>` properties (DenseI64ArrayAttr), written `[1, 2]` where a format names them.
-I64_ARRAY = AttrSyntax(DenseArrayBase.constr(i64), _dense_i64_array_parse, lambda p: p.peek() == "[")
-GATHER_DIMS = AttrSyntax(GatherDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
-SCATTER_DIMS = AttrSyntax(ScatterDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
+I64_ARRAY = AttrSyntax(
+    DenseArrayBase.constr(i64), _dense_i64_array_parse, lambda p: p.peek() == "["
+)
+GATHER_DIMS = AttrSyntax(
+    GatherDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
+SCATTER_DIMS = AttrSyntax(
+    ScatterDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
 FALSE = IntegerAttr(0, I1)
 
 
@@ -115,8 +122,15 @@ def _baseline_element(t: Attribute) -> Attribute | tuple:
     e = element_type(t)
     if isinstance(e, UniformQuantizedType):
         q = e.params
-        return ("quant", q.storage_type, q.storage_min, q.storage_max, q.expressed_type,
-                q.quantized_dimension, q.signed)
+        return (
+            "quant",
+            q.storage_type,
+            q.storage_min,
+            q.storage_max,
+            q.expressed_type,
+            q.quantized_dimension,
+            q.signed,
+        )
     return e
 
 
@@ -144,7 +158,7 @@ def _is_unique(xs: Sequence[int]) -> bool:
 
 
 def _is_sorted(xs: Sequence[int]) -> bool:
-    return all(a <= b for a, b in zip(xs, xs[1:]))
+    return all(a <= b for a, b in pairwise(xs))
 
 
 def _in_range(xs: Sequence[int], hi: int) -> bool:
@@ -178,8 +192,10 @@ class _Generic:
 
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:
-        p.error(f"'{cls.name}' has no custom assembly form; write it in generic form "  # type: ignore[attr-defined]
-                f"(\"{cls.name}\"(...) ... : (...) -> ...)")  # type: ignore[attr-defined]
+        p.error(
+            f"'{cls.name}' has no custom assembly form; write it in generic form "  # type: ignore[attr-defined]
+            f'("{cls.name}"(...) ... : (...) -> ...)'
+        )  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------------- custom directives
@@ -192,8 +208,10 @@ class SliceRanges:
         s, l, k = _ints(start), _ints(limit), _ints(strides)
         if not (len(s) == len(l) == len(k)):
             # As upstream: readable, but not parseable, text for invalid IR.
-            pr.write(f"[start_indices: {', '.join(map(str, s))}, limit_indices: {', '.join(map(str, l))}, "
-                     f"strides: {', '.join(map(str, k))}]")
+            pr.write(
+                f"[start_indices: {', '.join(map(str, s))}, limit_indices: {', '.join(map(str, l))}, "
+                f"strides: {', '.join(map(str, k))}]"
+            )
             return
         parts = [f"{a}:{b}" + (f":{c}" if c != 1 else "") for a, b, c in zip(s, l, k)]
         pr.write("[" + ", ".join(parts) + "]")
@@ -227,7 +245,9 @@ class SelectOpType:
         from stablehlo_py.ir.text.printer import function_type_to_str
 
         if on_true != result or on_false != result:
-            pr.write(function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
+            pr.write(
+                function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
+            )
             return
         pr.write(f"{_t(pred)}, {_t(result)}")
 
@@ -260,7 +280,9 @@ def _real_type(t: Attribute) -> Attribute | None:
         enc = t.encoding
         from xdsl.dialects.builtin import NoneAttr
 
-        return tensor_type(e.element_type, t.get_shape(), None if isinstance(enc, NoneAttr) else enc)
+        return tensor_type(
+            e.element_type, t.get_shape(), None if isinstance(enc, NoneAttr) else enc
+        )
     if isinstance(t, UnrankedTensorType):
         return UnrankedTensorType(e.element_type)
     return None
@@ -277,7 +299,9 @@ class ComplexOpType:
 
         real = _real_type(result)
         if lhs != real or rhs != real:
-            pr.write(function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
+            pr.write(
+                function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
+            )
             return
         pr.write(_t(result))
 
@@ -340,12 +364,16 @@ class BroadcastOp(StableHLOOp):
         if any(s < 0 for s in sizes):
             _fail(f"broadcast_sizes {list(sizes)} must be non-negative")
         if element_type(self.operand.type) != element_type(self.result.type):
-            _fail(f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
-                  "must have the same element type")
+            _fail(
+                f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
+                "must have the same element type"
+            )
         s = shape_of(self.operand.type)
         r = shape_of(self.result.type)
         if s is not None and r is not None and not _shape_ok(list(sizes) + list(s), r):
-            _fail(f"result type {_t(self.result.type)} must have shape {_shape_str(list(sizes) + list(s))}")
+            _fail(
+                f"result type {_t(self.result.type)} must have shape {_shape_str(list(sizes) + list(s))}"
+            )
 
 
 @op_def
@@ -380,7 +408,9 @@ class BroadcastInDimOp(StableHLOOp):
         # broadcast_in_dim_c3
         for d in dims:
             if not 0 <= d < len(r):
-                _fail(f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank")
+                _fail(
+                    f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank"
+                )
         # broadcast_in_dim_c4
         if not _is_unique(dims):
             _fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
@@ -388,16 +418,25 @@ class BroadcastInDimOp(StableHLOOp):
         if s is not None:
             for i, (od, bd) in enumerate(zip(s, dims)):
                 if od >= 0 and od != 1 and od != r[bd]:
-                    _fail(f"operand dimension {i} has size {od}, which is neither 1 nor the size "
-                          f"{r[bd]} of result dimension {bd}")
+                    _fail(
+                        f"operand dimension {i} has size {od}, which is neither 1 nor the size "
+                        f"{r[bd]} of result dimension {bd}"
+                    )
         # broadcast_in_dim_c6
         oe, re_ = element_type(ot), element_type(rt)
-        if isinstance(re_, UniformQuantizedType) and re_.is_per_axis and isinstance(oe, UniformQuantizedType) \
-                and oe.is_per_axis and s is not None:
+        if (
+            isinstance(re_, UniformQuantizedType)
+            and re_.is_per_axis
+            and isinstance(oe, UniformQuantizedType)
+            and oe.is_per_axis
+            and s is not None
+        ):
             qo = oe.params.quantized_dimension
             qr = re_.params.quantized_dimension
             if qo is not None and qo < len(dims) and qr != dims[qo]:
-                _fail(f"result quantization dimension {qr} must be broadcast_dimensions[{qo}] = {dims[qo]}")
+                _fail(
+                    f"result quantization dimension {qr} must be broadcast_dimensions[{qo}] = {dims[qo]}"
+                )
 
 
 @op_def
@@ -431,24 +470,33 @@ class DynamicBroadcastInDimOp(StableHLOOp):
                 _fail(f"output_dimensions has {n} elements but the result rank is {len(r)}")
             for d in dims:
                 if not 0 <= d < len(r):
-                    _fail(f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank")
+                    _fail(
+                        f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank"
+                    )
             if s is not None:
                 for i, (od, bd) in enumerate(zip(s, dims)):
                     if od >= 0 and od != 1 and r[bd] >= 0 and od != r[bd]:
-                        _fail(f"operand dimension {i} has size {od}, which is neither 1 nor the size "
-                              f"{r[bd]} of result dimension {bd}")
+                        _fail(
+                            f"operand dimension {i} has size {od}, which is neither 1 nor the size "
+                            f"{r[bd]} of result dimension {bd}"
+                        )
         if not _is_unique(dims):
             _fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
         exp = _ints(self.known_expanding_dimensions)
         nonexp = _ints(self.known_nonexpanding_dimensions)
-        for what, ds in (("known_expanding_dimensions", exp), ("known_nonexpanding_dimensions", nonexp)):
+        for what, ds in (
+            ("known_expanding_dimensions", exp),
+            ("known_nonexpanding_dimensions", nonexp),
+        ):
             if not _is_unique(ds):
                 _fail(f"{what} {list(ds)} must not contain duplicates")
             if s is not None and not _in_range(ds, len(s)):
                 _fail(f"{what} {list(ds)} must be operand dimensions, in [0, {len(s)})")
         if set(exp) & set(nonexp):
-            _fail(f"known_expanding_dimensions {list(exp)} and known_nonexpanding_dimensions "
-                  f"{list(nonexp)} must be disjoint")
+            _fail(
+                f"known_expanding_dimensions {list(exp)} and known_nonexpanding_dimensions "
+                f"{list(nonexp)} must be disjoint"
+            )
 
 
 @op_def
@@ -474,9 +522,13 @@ class ConcatenateOp(StableHLOOp):
         e0 = element_type(ins[0].type)
         for i, v in enumerate(ins):
             if element_type(v.type) != e0:
-                _fail(f"input #{i} has type {_t(v.type)}, whose element type differs from input #0's {_t(ins[0].type)}")
+                _fail(
+                    f"input #{i} has type {_t(v.type)}, whose element type differs from input #0's {_t(ins[0].type)}"
+                )
         if element_type(self.result.type) != e0:
-            _fail(f"result type {_t(self.result.type)} must have the element type of the inputs ({_t(e0)})")
+            _fail(
+                f"result type {_t(self.result.type)} must have the element type of the inputs ({_t(e0)})"
+            )
         ranked = [(i, shape_of(v.type)) for i, v in enumerate(ins) if shape_of(v.type) is not None]
         if not ranked:
             return
@@ -490,8 +542,10 @@ class ConcatenateOp(StableHLOOp):
                 _fail(f"input #{i} has rank {len(s)} but input #{i0} has rank {len(s0)}")
             for d, (a, b) in enumerate(zip(s, s0)):
                 if d != dim and not _dim_ok(a, b):
-                    _fail(f"input #{i} has size {a} in dimension {d} but input #{i0} has size {b}; "
-                          f"inputs may differ only in dimension {dim}")
+                    _fail(
+                        f"input #{i} has size {a} in dimension {d} but input #{i0} has size {b}; "
+                        f"inputs may differ only in dimension {dim}"
+                    )
         # concatenate_c6
         r = shape_of(self.result.type)
         if r is None:
@@ -530,16 +584,24 @@ class DynamicSliceOp(StableHLOOp):
             _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
         # dynamic_slice_c2
         if len(starts) != len(sizes):
-            _fail(f"the number of start_indices ({len(starts)}) must equal the number of slice_sizes ({len(sizes)})")
+            _fail(
+                f"the number of start_indices ({len(starts)}) must equal the number of slice_sizes ({len(sizes)})"
+            )
         s = shape_of(ot)
         if s is not None and len(s) != len(starts):
-            _fail(f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})")
+            _fail(
+                f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
+            )
         # dynamic_slice_c3
         for i, v in enumerate(starts):
             if _rank(v.type) not in (0, None) or not _is_int_tensor_element(v.type):
-                _fail(f"start index #{i} must be a 0-dimensional integer tensor, but has type {_t(v.type)}")
+                _fail(
+                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {_t(v.type)}"
+                )
             if v.type != starts[0].type:
-                _fail(f"start index #{i} has type {_t(v.type)} but start index #0 has type {_t(starts[0].type)}")
+                _fail(
+                    f"start index #{i} has type {_t(v.type)} but start index #0 has type {_t(starts[0].type)}"
+                )
         # dynamic_slice_c4
         for d, z in enumerate(sizes):
             if z < 0:
@@ -579,13 +641,19 @@ class DynamicUpdateSliceOp(StableHLOOp):
             _fail(f"update rank ({len(u)}) must equal the operand rank ({len(s)})")
         # dynamic_update_slice_c4
         if s is not None and len(starts) != len(s):
-            _fail(f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})")
+            _fail(
+                f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
+            )
         # dynamic_update_slice_c5
         for i, v in enumerate(starts):
             if _rank(v.type) not in (0, None) or not _is_int_tensor_element(v.type):
-                _fail(f"start index #{i} must be a 0-dimensional integer tensor, but has type {_t(v.type)}")
+                _fail(
+                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {_t(v.type)}"
+                )
             if v.type != starts[0].type:
-                _fail(f"start index #{i} has type {_t(v.type)} but start index #0 has type {_t(starts[0].type)}")
+                _fail(
+                    f"start index #{i} has type {_t(v.type)} but start index #0 has type {_t(starts[0].type)}"
+                )
         # dynamic_update_slice_c6
         if s is not None and u is not None:
             for d, (a, b) in enumerate(zip(s, u)):
@@ -610,8 +678,10 @@ def _verify_gather_dims(
         _fail(f"start_indices must have an integer element type, but has type {_t(indices_t)}")
     # gather_c1
     if o is not None and len(o) != len(offset) + len(collapsed) + len(obatch):
-        _fail(f"operand rank ({len(o)}) must equal size(offset_dims) + size(collapsed_slice_dims) + "
-              f"size(operand_batching_dims) = {len(offset)} + {len(collapsed)} + {len(obatch)}")
+        _fail(
+            f"operand rank ({len(o)}) must equal size(offset_dims) + size(collapsed_slice_dims) + "
+            f"size(operand_batching_dims) = {len(offset)} + {len(collapsed)} + {len(obatch)}"
+        )
     if idx is not None:
         # gather_c2
         if not 0 <= ivd <= len(idx):
@@ -628,8 +698,10 @@ def _verify_gather_dims(
         _fail(f"offset_dims {list(offset)} must be in [0, {len(r)}), the result rank")
     # gather_c6
     if not _is_unique(collapsed + obatch):
-        _fail(f"collapsed_slice_dims {list(collapsed)} and operand_batching_dims {list(obatch)} "
-              "must not contain duplicates")
+        _fail(
+            f"collapsed_slice_dims {list(collapsed)} and operand_batching_dims {list(obatch)} "
+            "must not contain duplicates"
+        )
     # gather_c7, gather_c10
     if not _is_sorted(collapsed):
         _fail(f"collapsed_slice_dims {list(collapsed)} must be sorted")
@@ -637,8 +709,11 @@ def _verify_gather_dims(
         _fail(f"operand_batching_dims {list(obatch)} must be sorted")
     if o is not None:
         # gather_c8, gather_c11, gather_c19
-        for what, ds in (("collapsed_slice_dims", collapsed), ("operand_batching_dims", obatch),
-                         ("start_index_map", smap)):
+        for what, ds in (
+            ("collapsed_slice_dims", collapsed),
+            ("operand_batching_dims", obatch),
+            ("start_index_map", smap),
+        ):
             if not _in_range(ds, len(o)):
                 _fail(f"{what} {list(ds)} must be in [0, {len(o)}), the operand rank")
     if slice_sizes is not None:
@@ -646,27 +721,37 @@ def _verify_gather_dims(
         for what, ds in (("collapsed_slice_dims", collapsed), ("operand_batching_dims", obatch)):
             for d in ds:
                 if 0 <= d < len(slice_sizes) and slice_sizes[d] > 1:
-                    _fail(f"slice_sizes[{d}] = {slice_sizes[d]} must be at most 1, as {d} is in {what}")
+                    _fail(
+                        f"slice_sizes[{d}] = {slice_sizes[d]} must be at most 1, as {d} is in {what}"
+                    )
     # gather_c13, gather_c14, gather_c15
     if not _is_unique(ibatch):
         _fail(f"start_indices_batching_dims {list(ibatch)} must not contain duplicates")
     if idx is not None and not _in_range(ibatch, len(idx)):
-        _fail(f"start_indices_batching_dims {list(ibatch)} must be in [0, {len(idx)}), the rank of start_indices")
+        _fail(
+            f"start_indices_batching_dims {list(ibatch)} must be in [0, {len(idx)}), the rank of start_indices"
+        )
     if ivd in ibatch:
         _fail(f"index_vector_dim {ivd} must not be in start_indices_batching_dims {list(ibatch)}")
     # gather_c16
     if len(obatch) != len(ibatch):
-        _fail(f"operand_batching_dims {list(obatch)} and start_indices_batching_dims {list(ibatch)} "
-              "must have the same size")
+        _fail(
+            f"operand_batching_dims {list(obatch)} and start_indices_batching_dims {list(ibatch)} "
+            "must have the same size"
+        )
     # gather_c17
     if o is not None and idx is not None:
         for a, b in zip(obatch, ibatch):
             if 0 <= a < len(o) and 0 <= b < len(idx) and not _dim_ok(o[a], idx[b]):
-                _fail(f"operand dimension {a} (size {o[a]}) and start_indices dimension {b} "
-                      f"(size {idx[b]}) are batching dimensions and must have the same size")
+                _fail(
+                    f"operand dimension {a} (size {o[a]}) and start_indices dimension {b} "
+                    f"(size {idx[b]}) are batching dimensions and must have the same size"
+                )
     # gather_c18
     if not _is_unique(smap + obatch):
-        _fail(f"start_index_map {list(smap)} and operand_batching_dims {list(obatch)} must not contain duplicates")
+        _fail(
+            f"start_index_map {list(smap)} and operand_batching_dims {list(obatch)} must not contain duplicates"
+        )
     if slice_sizes is not None and o is not None:
         # gather_c20
         if len(slice_sizes) != len(o):
@@ -674,10 +759,14 @@ def _verify_gather_dims(
         # gather_c21
         for d, (z, od) in enumerate(zip(slice_sizes, o)):
             if z < 0 or (od >= 0 and z > od):
-                _fail(f"slice_sizes[{d}] = {z} must be in [0, {od}], the operand's size in dimension {d}")
+                _fail(
+                    f"slice_sizes[{d}] = {z} must be in [0, {od}], the operand's size in dimension {d}"
+                )
     # gather_c23
     if element_type(operand_t) != element_type(result_t):
-        _fail(f"result type {_t(result_t)} must have the element type of the operand type {_t(operand_t)}")
+        _fail(
+            f"result type {_t(result_t)} must have the element type of the operand type {_t(operand_t)}"
+        )
     # gather_c22
     if r is None or idx is None or slice_sizes is None or o is None or len(slice_sizes) != len(o):
         return
@@ -713,8 +802,14 @@ class GatherOp(_Generic, StableHLOOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_gather_dims(self, self.dimension_numbers, self.operand.type, self.start_indices.type,
-                            _ints(self.slice_sizes), self.result.type)
+        _verify_gather_dims(
+            self,
+            self.dimension_numbers,
+            self.operand.type,
+            self.start_indices.type,
+            _ints(self.slice_sizes),
+            self.result.type,
+        )
 
 
 @op_def
@@ -735,8 +830,14 @@ class DynamicGatherOp(_Generic, StableHLOOp):
         o = shape_of(self.operand.type)
         if n is not None and o is not None and n != len(o):
             _fail(f"slice_sizes has {n} elements but the operand rank is {len(o)}")
-        _verify_gather_dims(self, self.dimension_numbers, self.operand.type, self.start_indices.type,
-                            None, self.result.type)
+        _verify_gather_dims(
+            self,
+            self.dimension_numbers,
+            self.operand.type,
+            self.start_indices.type,
+            None,
+            self.result.type,
+        )
 
 
 @op_def
@@ -762,10 +863,16 @@ class ScatterOp(_Generic, StableHLOOp):
         it = self.scatter_indices.type
         g = self.scatter_dimension_numbers.dims
         uwd, iwd, ibd = g.update_window_dims, g.inserted_window_dims, g.input_batching_dims
-        sibd, sdod, ivd = g.scatter_indices_batching_dims, g.scatter_dims_to_operand_dims, g.index_vector_dim
+        sibd, sdod, ivd = (
+            g.scatter_indices_batching_dims,
+            g.scatter_dims_to_operand_dims,
+            g.index_vector_dim,
+        )
         # scatter_c5
         if not ins or len(ins) != len(ups):
-            _fail(f"scatter needs N > 0 inputs and as many updates, got {len(ins)} inputs and {len(ups)} updates")
+            _fail(
+                f"scatter needs N > 0 inputs and as many updates, got {len(ins)} inputs and {len(ups)} updates"
+            )
         if len(res) != len(ins):
             _fail(f"scatter has {len(ins)} inputs but {len(res)} results")
         if not _is_int_tensor_element(it):
@@ -774,92 +881,136 @@ class ScatterOp(_Generic, StableHLOOp):
         s0 = shape_of(ins[0].type)
         for i, v in enumerate(ins):
             if not _shape_ok(shape_of(v.type), s0):
-                _fail(f"input #{i} has type {_t(v.type)}, whose shape differs from input #0's {_t(ins[0].type)}")
+                _fail(
+                    f"input #{i} has type {_t(v.type)}, whose shape differs from input #0's {_t(ins[0].type)}"
+                )
         # scatter_c3
         u0 = shape_of(ups[0].type)
         for i, v in enumerate(ups):
             if not _shape_ok(shape_of(v.type), u0):
-                _fail(f"update #{i} has type {_t(v.type)}, whose shape differs from update #0's {_t(ups[0].type)}")
+                _fail(
+                    f"update #{i} has type {_t(v.type)}, whose shape differs from update #0's {_t(ups[0].type)}"
+                )
         # scatter_c6
         for i, (a, b) in enumerate(zip(ins, ups)):
             if element_type(a.type) != element_type(b.type):
-                _fail(f"update #{i} has type {_t(b.type)}, whose element type differs from input #{i}'s {_t(a.type)}")
+                _fail(
+                    f"update #{i} has type {_t(b.type)}, whose element type differs from input #{i}'s {_t(a.type)}"
+                )
         idx = shape_of(it)
         # scatter_c2
         if s0 is not None and len(s0) != len(uwd) + len(iwd) + len(ibd):
-            _fail(f"input rank ({len(s0)}) must equal size(update_window_dims) + size(inserted_window_dims) + "
-                  f"size(input_batching_dims) = {len(uwd)} + {len(iwd)} + {len(ibd)}")
+            _fail(
+                f"input rank ({len(s0)}) must equal size(update_window_dims) + size(inserted_window_dims) + "
+                f"size(input_batching_dims) = {len(uwd)} + {len(iwd)} + {len(ibd)}"
+            )
         # scatter_c7
         if not (_is_unique(uwd) and _is_sorted(uwd)):
             _fail(f"update_window_dims {list(uwd)} must be sorted and unique")
         # scatter_c8
         if u0 is not None and not _in_range(uwd, len(u0)):
-            _fail(f"update_window_dims {list(uwd)} must be in [0, {len(u0)}), the rank of the updates")
+            _fail(
+                f"update_window_dims {list(uwd)} must be in [0, {len(u0)}), the rank of the updates"
+            )
         # scatter_c9, scatter_c10, scatter_c12
         if not _is_unique(iwd + ibd):
-            _fail(f"inserted_window_dims {list(iwd)} and input_batching_dims {list(ibd)} must not contain duplicates")
+            _fail(
+                f"inserted_window_dims {list(iwd)} and input_batching_dims {list(ibd)} must not contain duplicates"
+            )
         if not _is_sorted(iwd):
             _fail(f"inserted_window_dims {list(iwd)} must be sorted")
         if not _is_sorted(ibd):
             _fail(f"input_batching_dims {list(ibd)} must be sorted")
         # scatter_c11, scatter_c13, scatter_c21
         if s0 is not None:
-            for what, ds in (("inserted_window_dims", iwd), ("input_batching_dims", ibd),
-                             ("scatter_dims_to_operand_dims", sdod)):
+            for what, ds in (
+                ("inserted_window_dims", iwd),
+                ("input_batching_dims", ibd),
+                ("scatter_dims_to_operand_dims", sdod),
+            ):
                 if not _in_range(ds, len(s0)):
                     _fail(f"{what} {list(ds)} must be in [0, {len(s0)}), the input rank")
         # scatter_c14, scatter_c15, scatter_c16
         if not _is_unique(sibd):
             _fail(f"scatter_indices_batching_dims {list(sibd)} must not contain duplicates")
         if idx is not None and not _in_range(sibd, len(idx)):
-            _fail(f"scatter_indices_batching_dims {list(sibd)} must be in [0, {len(idx)}), the rank of scatter_indices")
+            _fail(
+                f"scatter_indices_batching_dims {list(sibd)} must be in [0, {len(idx)}), the rank of scatter_indices"
+            )
         if ivd in sibd:
-            _fail(f"index_vector_dim {ivd} must not be in scatter_indices_batching_dims {list(sibd)}")
+            _fail(
+                f"index_vector_dim {ivd} must not be in scatter_indices_batching_dims {list(sibd)}"
+            )
         # scatter_c17
         if len(ibd) != len(sibd):
-            _fail(f"input_batching_dims {list(ibd)} and scatter_indices_batching_dims {list(sibd)} "
-                  "must have the same size")
+            _fail(
+                f"input_batching_dims {list(ibd)} and scatter_indices_batching_dims {list(sibd)} "
+                "must have the same size"
+            )
         # scatter_c18
         if s0 is not None and idx is not None:
             for a, b in zip(ibd, sibd):
                 if 0 <= a < len(s0) and 0 <= b < len(idx) and not _dim_ok(s0[a], idx[b]):
-                    _fail(f"input dimension {a} (size {s0[a]}) and scatter_indices dimension {b} "
-                          f"(size {idx[b]}) are batching dimensions and must have the same size")
+                    _fail(
+                        f"input dimension {a} (size {s0[a]}) and scatter_indices dimension {b} "
+                        f"(size {idx[b]}) are batching dimensions and must have the same size"
+                    )
         if idx is not None:
             # scatter_c22
             if not 0 <= ivd <= len(idx):
-                _fail(f"index_vector_dim {ivd} must be in [0, {len(idx)}], the rank of scatter_indices")
+                _fail(
+                    f"index_vector_dim {ivd} must be in [0, {len(idx)}], the rank of scatter_indices"
+                )
             # scatter_c19
             n = idx[ivd] if ivd < len(idx) else 1
             if n >= 0 and len(sdod) != n:
-                _fail(f"scatter_dims_to_operand_dims has {len(sdod)} elements but the index vector has size {n}")
+                _fail(
+                    f"scatter_dims_to_operand_dims has {len(sdod)} elements but the index vector has size {n}"
+                )
         # scatter_c20
         if not _is_unique(sdod + ibd):
-            _fail(f"scatter_dims_to_operand_dims {list(sdod)} and input_batching_dims {list(ibd)} "
-                  "must not contain duplicates")
+            _fail(
+                f"scatter_dims_to_operand_dims {list(sdod)} and input_batching_dims {list(ibd)} "
+                "must not contain duplicates"
+            )
         # scatter_c4
         if idx is not None and u0 is not None and s0 is not None and 0 <= ivd <= len(idx):
             scatter_sizes = [d for i, d in enumerate(idx) if i != ivd]
             if len(u0) != len(scatter_sizes) + len(uwd):
-                _fail(f"updates rank ({len(u0)}) must equal {len(scatter_sizes)} scatter dimensions plus "
-                      f"{len(uwd)} update_window_dims")
+                _fail(
+                    f"updates rank ({len(u0)}) must equal {len(scatter_sizes)} scatter dimensions plus "
+                    f"{len(uwd)} update_window_dims"
+                )
             scatter_dims = [d for d in range(len(u0)) if d not in uwd]
             for k, d in enumerate(scatter_dims):
                 if not _dim_ok(u0[d], scatter_sizes[k]):
-                    _fail(f"updates dimension {d} has size {u0[d]} but the matching scatter_indices "
-                          f"dimension has size {scatter_sizes[k]}")
+                    _fail(
+                        f"updates dimension {d} has size {u0[d]} but the matching scatter_indices "
+                        f"dimension has size {scatter_sizes[k]}"
+                    )
             window_bounds = [z for d, z in enumerate(s0) if d not in iwd and d not in ibd]
             for k, d in enumerate(uwd):
-                if k < len(window_bounds) and 0 <= d < len(u0):
-                    if u0[d] >= 0 and window_bounds[k] >= 0 and u0[d] > window_bounds[k]:
-                        _fail(f"updates dimension {d} has size {u0[d]}, larger than the matching input "
-                              f"window bound {window_bounds[k]}")
+                if (
+                    k < len(window_bounds)
+                    and 0 <= d < len(u0)
+                    and u0[d] >= 0
+                    and window_bounds[k] >= 0
+                    and u0[d] > window_bounds[k]
+                ):
+                    _fail(
+                        f"updates dimension {d} has size {u0[d]}, larger than the matching input "
+                        f"window bound {window_bounds[k]}"
+                    )
         # scatter_c24
         for i, (a, r) in enumerate(zip(ins, res)):
             if not _shape_ok(shape_of(a.type), shape_of(r.type)):
-                _fail(f"result #{i} has type {_t(r.type)}, whose shape differs from input #{i}'s {_t(a.type)}")
+                _fail(
+                    f"result #{i} has type {_t(r.type)}, whose shape differs from input #{i}'s {_t(a.type)}"
+                )
         # scatter_c23, scatter_c25
-        _verify_update_computation(self.update_computation, [v.type for v in ins], [r.type for r in res])
+        _verify_update_computation(
+            self.update_computation, [v.type for v in ins], [r.type for r in res]
+        )
 
 
 def _promotable(x: Attribute, y: Attribute) -> bool:
@@ -871,16 +1022,24 @@ def _promotable(x: Attribute, y: Attribute) -> bool:
     if isinstance(x, ComplexType) and isinstance(y, ComplexType):
         return _promotable(x.element_type, y.element_type)
     xb, yb = getattr(x, "bitwidth", None), getattr(y, "bitwidth", None)
-    if xb is not None and yb is not None and not isinstance(x, (IntegerType, ComplexType)) \
-            and not isinstance(y, (IntegerType, ComplexType)):
+    if (
+        xb is not None
+        and yb is not None
+        and not isinstance(x, (IntegerType, ComplexType))
+        and not isinstance(y, (IntegerType, ComplexType))
+    ):
         return yb >= xb
     if isinstance(x, UniformQuantizedType) and isinstance(y, UniformQuantizedType):
-        return x.params.expressed_type == y.params.expressed_type and \
-            getattr(y.params.storage_type, "width", None) is not None
+        return (
+            x.params.expressed_type == y.params.expressed_type
+            and getattr(y.params.storage_type, "width", None) is not None
+        )
     return False
 
 
-def _verify_update_computation(region: Any, input_types: list[Attribute], result_types: list[Attribute]) -> None:
+def _verify_update_computation(
+    region: Any, input_types: list[Attribute], result_types: list[Attribute]
+) -> None:
     """scatter_c23: `(tensor<E0>, ..., tensor<EN-1>, tensor<E0>, ..., tensor<EN-1>) -> (tensor<E0>, ...)`
     with is_promotable(element_type(inputs[i]), Ei); scatter_c25: element_type(results[i]) = Ei."""
     if not region.blocks:
@@ -889,32 +1048,44 @@ def _verify_update_computation(region: Any, input_types: list[Attribute], result
     n = len(input_types)
     args = [a.type for a in block.args]
     if len(args) != 2 * n:
-        _fail(f"update_computation must take {2 * n} arguments (two per input), but takes {len(args)}")
+        _fail(
+            f"update_computation must take {2 * n} arguments (two per input), but takes {len(args)}"
+        )
     es: list[Attribute] = []
     for i, t in enumerate(args):
         if _rank(t) not in (0, None):
-            _fail(f"update_computation argument #{i} must be a 0-dimensional tensor, but has type {_t(t)}")
+            _fail(
+                f"update_computation argument #{i} must be a 0-dimensional tensor, but has type {_t(t)}"
+            )
     for i in range(n):
         a, b = args[i], args[i + n]
         if a != b:
-            _fail(f"update_computation arguments #{i} and #{i + n} must have the same type, "
-                  f"but have {_t(a)} and {_t(b)}")
+            _fail(
+                f"update_computation arguments #{i} and #{i + n} must have the same type, "
+                f"but have {_t(a)} and {_t(b)}"
+            )
         e = element_type(a)
         es.append(e)
         if not _promotable(element_type(input_types[i]), e):
-            _fail(f"update_computation argument #{i} has element type {_t(e)}, to which input #{i}'s "
-                  f"element type {_t(element_type(input_types[i]))} cannot be promoted")
+            _fail(
+                f"update_computation argument #{i} has element type {_t(e)}, to which input #{i}'s "
+                f"element type {_t(element_type(input_types[i]))} cannot be promoted"
+            )
     term = block.last_op
     if term is not None and len(term.operands) == n:
         for i, v in enumerate(term.operands):
             if element_type(v.type) != es[i] or _rank(v.type) not in (0, None):
-                _fail(f"update_computation must return tensor<{_t(es[i])}> as result #{i}, but returns {_t(v.type)}")
+                _fail(
+                    f"update_computation must return tensor<{_t(es[i])}> as result #{i}, but returns {_t(v.type)}"
+                )
     elif term is not None and term.name.endswith(".return"):
         _fail(f"update_computation must return {n} values, but returns {len(term.operands)}")
     for i, t in enumerate(result_types):
         if element_type(t) != es[i]:
-            _fail(f"result #{i} has type {_t(t)}, but its element type must be {_t(es[i])}, "
-                  "the update_computation's")
+            _fail(
+                f"result #{i} has type {_t(t)}, but its element type must be {_t(es[i])}, "
+                "the update_computation's"
+            )
 
 
 @op_def
@@ -926,15 +1097,20 @@ class GetDimensionSizeOp(StableHLOOp):
     dimension = prop(I64_ATTR)
     result = result_def()
     traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = "$operand `,` `dim` `=` $dimension attr-dict `:` functional-type(operands, results)"
+    FORMAT: ClassVar[str | None] = (
+        "$operand `,` `dim` `=` $dimension attr-dict `:` functional-type(operands, results)"
+    )
 
     def verify_(self) -> None:
         d = self.dimension.value.data
         r = _rank(self.operand.type)
         # get_dimension_size_c1
         if d < 0 or (r is not None and d >= r):
-            _fail(f"dimension {d} must be in [0, {r}), the operand rank" if r is not None
-                  else f"dimension {d} must be non-negative")
+            _fail(
+                f"dimension {d} must be in [0, {r}), the operand rank"
+                if r is not None
+                else f"dimension {d} must be non-negative"
+            )
         rt = self.result.type
         if _rank(rt) not in (0, None) or element_type(rt) != IntegerType(32):
             _fail(f"result type {_t(rt)} must be tensor<i32>")
@@ -958,18 +1134,22 @@ class SetDimensionSizeOp(StableHLOOp):
         d = self.dimension.value.data
         r = _rank(self.operand.type)
         if d < 0 or (r is not None and d >= r):
-            _fail(f"dimension {d} must be in [0, {r}), the operand rank" if r is not None
-                  else f"dimension {d} must be non-negative")
+            _fail(
+                f"dimension {d} must be in [0, {r}), the operand rank"
+                if r is not None
+                else f"dimension {d} must be non-negative"
+            )
         st = self.size.type
         if _rank(st) not in (0, None) or element_type(st) != IntegerType(32):
             _fail(f"size must be tensor<i32>, but has type {_t(st)}")
         if element_type(self.operand.type) != element_type(self.result.type):
-            _fail(f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
-                  "must have the same element type")
+            _fail(
+                f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
+                "must have the same element type"
+            )
         o, rs = shape_of(self.operand.type), shape_of(self.result.type)
-        if o is not None and rs is not None:
-            if len(o) != len(rs):
-                _fail(f"result rank ({len(rs)}) must equal the operand rank ({len(o)})")
+        if o is not None and rs is not None and len(o) != len(rs):
+            _fail(f"result rank ({len(rs)}) must equal the operand rank ({len(o)})")
 
 
 @op_def
@@ -981,7 +1161,9 @@ class GetTupleElementOp(StableHLOOp):
     index = prop(I32_ATTR)
     result = result_def()
     traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = "$operand `[` $index `]` attr-dict `:` functional-type(operands, results)"
+    FORMAT: ClassVar[str | None] = (
+        "$operand `[` $index `]` attr-dict `:` functional-type(operands, results)"
+    )
 
     def verify_(self) -> None:
         t = self.operand.type
@@ -994,7 +1176,9 @@ class GetTupleElementOp(StableHLOOp):
             _fail(f"index {i} is out of range for a tuple of {len(elems)} elements")
         # get_tuple_element_c2
         if elems[i] != self.result.type:
-            _fail(f"result type {_t(self.result.type)} must be the tuple's element #{i}, {_t(elems[i])}")
+            _fail(
+                f"result type {_t(self.result.type)} must be the tuple's element #{i}, {_t(elems[i])}"
+            )
 
 
 @op_def
@@ -1005,7 +1189,9 @@ class TupleOp(StableHLOOp):
     val = var_operand_def()
     result = result_def()
     traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = "$val attr-dict `:` custom<TupleOpType>(type($val), type($result))"
+    FORMAT: ClassVar[str | None] = (
+        "$val attr-dict `:` custom<TupleOpType>(type($val), type($result))"
+    )
 
     def verify_(self) -> None:
         t = self.result.type
@@ -1014,7 +1200,9 @@ class TupleOp(StableHLOOp):
         if not isinstance(t, TupleType) or list(t.types.data) != expected:
             from stablehlo_py.ir.text.printer import type_to_str
 
-            _fail(f"result type {_t(t)} must be tuple<{', '.join(type_to_str(x) for x in expected)}>")
+            _fail(
+                f"result type {_t(t)} must be tuple<{', '.join(type_to_str(x) for x in expected)}>"
+            )
 
 
 @op_def
@@ -1083,19 +1271,29 @@ class PadOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
-        low, high, interior = _ints(self.edge_padding_low), _ints(self.edge_padding_high), _ints(self.interior_padding)
+        low, high, interior = (
+            _ints(self.edge_padding_low),
+            _ints(self.edge_padding_high),
+            _ints(self.interior_padding),
+        )
         # pad_c1
         if not element_type(ot) == element_type(pt) == element_type(rt):
-            _fail(f"operand {_t(ot)}, padding_value {_t(pt)} and result {_t(rt)} must have the same element type")
+            _fail(
+                f"operand {_t(ot)}, padding_value {_t(pt)} and result {_t(rt)} must have the same element type"
+            )
         if _rank(pt) not in (0, None):
             _fail(f"padding_value must be a 0-dimensional tensor, but has type {_t(pt)}")
         # pad_c2
         if not len(low) == len(high) == len(interior):
-            _fail(f"edge_padding_low {list(low)}, edge_padding_high {list(high)} and interior_padding "
-                  f"{list(interior)} must have the same size")
+            _fail(
+                f"edge_padding_low {list(low)}, edge_padding_high {list(high)} and interior_padding "
+                f"{list(interior)} must have the same size"
+            )
         s = shape_of(ot)
         if s is not None and len(low) != len(s):
-            _fail(f"the padding attributes have {len(low)} elements but the operand rank is {len(s)}")
+            _fail(
+                f"the padding attributes have {len(low)} elements but the operand rank is {len(s)}"
+            )
         # pad_c3
         if any(x < 0 for x in interior):
             _fail(f"interior_padding {list(interior)} must be non-negative")
@@ -1103,8 +1301,10 @@ class PadOp(StableHLOOp):
         r = shape_of(rt)
         if s is None or r is None:
             return
-        expected = [-1 if d < 0 else d + lo + max(d - 1, 0) * it + hi
-                    for d, lo, hi, it in zip(s, low, high, interior)]
+        expected = [
+            -1 if d < 0 else d + lo + max(d - 1, 0) * it + hi
+            for d, lo, hi, it in zip(s, low, high, interior)
+        ]
         for d, e in enumerate(expected):
             if e != -1 and e < 0:
                 _fail(f"padding makes dimension {d} of the operand negative ({e})")
@@ -1129,12 +1329,20 @@ class DynamicPadOp(StableHLOOp):
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
         if not element_type(ot) == element_type(pt) == element_type(rt):
-            _fail(f"operand {_t(ot)}, padding_value {_t(pt)} and result {_t(rt)} must have the same element type")
+            _fail(
+                f"operand {_t(ot)}, padding_value {_t(pt)} and result {_t(rt)} must have the same element type"
+            )
         if _rank(pt) not in (0, None):
             _fail(f"padding_value must be a 0-dimensional tensor, but has type {_t(pt)}")
-        types = [self.edge_padding_low.type, self.edge_padding_high.type, self.interior_padding.type]
+        types = [
+            self.edge_padding_low.type,
+            self.edge_padding_high.type,
+            self.interior_padding.type,
+        ]
         if not types[0] == types[1] == types[2]:
-            _fail("edge_padding_low, edge_padding_high and interior_padding must have the same type")
+            _fail(
+                "edge_padding_low, edge_padding_high and interior_padding must have the same type"
+            )
         n = _dimension_tensor(self.name, "edge_padding_low", types[0])
         s, r = shape_of(ot), shape_of(rt)
         if s is not None:
@@ -1169,13 +1377,25 @@ class ReshapeOp(StableHLOOp):
                 _fail(f"operand type {_t(ot)} has {a} elements but result type {_t(rt)} has {b}")
         # reshape_c3
         oe, re_ = element_type(ot), element_type(rt)
-        if isinstance(oe, UniformQuantizedType) and oe.is_per_axis and isinstance(re_, UniformQuantizedType) \
-                and s is not None and all(d >= 0 for d in s):
+        if (
+            isinstance(oe, UniformQuantizedType)
+            and oe.is_per_axis
+            and isinstance(re_, UniformQuantizedType)
+            and s is not None
+            and all(d >= 0 for d in s)
+        ):
             qo, qr = oe.params.quantized_dimension, re_.params.quantized_dimension
-            if qo is not None and qr is not None and qr < len(r):
-                if (_prod(s[:qo]), s[qo], _prod(s[qo + 1:])) != (_prod(r[:qr]), r[qr], _prod(r[qr + 1:])):
-                    _fail(f"reshape must keep quantization dimension {qo} of {_t(ot)} intact as dimension "
-                          f"{qr} of {_t(rt)}")
+            kept = (_prod(s[:qo]), s[qo], _prod(s[qo + 1 :])) if qo is not None else None
+            if (
+                kept is not None
+                and qr is not None
+                and qr < len(r)
+                and kept != (_prod(r[:qr]), r[qr], _prod(r[qr + 1 :]))
+            ):
+                _fail(
+                    f"reshape must keep quantization dimension {qo} of {_t(ot)} intact as "
+                    f"dimension {qr} of {_t(rt)}"
+                )
 
 
 def _prod(xs: Sequence[int]) -> int:
@@ -1204,9 +1424,12 @@ class DynamicReshapeOp(StableHLOOp):
         s, r = shape_of(ot), shape_of(rt)
         if r is not None and n is not None and n != len(r):
             _fail(f"output_shape has {n} elements but the result rank is {len(r)}")
-        if s is not None and r is not None and all(d >= 0 for d in s) and all(d >= 0 for d in r):
-            if _prod(s) != _prod(r):
-                _fail(f"operand type {_t(ot)} has {_prod(s)} elements but result type {_t(rt)} has {_prod(r)}")
+        static = s is not None and r is not None and all(d >= 0 for d in (*s, *r))
+        if static and _prod(s) != _prod(r):  # type: ignore[arg-type]
+            _fail(
+                f"operand type {_t(ot)} has {_prod(s)} elements but result type {_t(rt)} "  # type: ignore[arg-type]
+                f"has {_prod(r)}"  # type: ignore[arg-type]
+            )
 
 
 @op_def
@@ -1258,14 +1481,20 @@ class SliceOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        start, limit, strides = _ints(self.start_indices), _ints(self.limit_indices), _ints(self.strides)
+        start, limit, strides = (
+            _ints(self.start_indices),
+            _ints(self.limit_indices),
+            _ints(self.strides),
+        )
         # slice_c1
         if element_type(ot) != element_type(rt):
             _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
         # slice_c2
         if not len(start) == len(limit) == len(strides):
-            _fail(f"start_indices {list(start)}, limit_indices {list(limit)} and strides {list(strides)} "
-                  "must have the same size")
+            _fail(
+                f"start_indices {list(start)}, limit_indices {list(limit)} and strides {list(strides)} "
+                "must have the same size"
+            )
         s = shape_of(ot)
         if s is not None and len(start) != len(s):
             _fail(f"the slice has {len(start)} dimensions but the operand rank is {len(s)}")
@@ -1306,8 +1535,10 @@ class RealDynamicSliceOp(StableHLOOp):
             _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
         types = [self.start_indices.type, self.limit_indices.type, self.strides.type]
         if not types[0] == types[1] == types[2]:
-            _fail(f"start_indices {_t(types[0])}, limit_indices {_t(types[1])} and strides {_t(types[2])} "
-                  "must have the same type")
+            _fail(
+                f"start_indices {_t(types[0])}, limit_indices {_t(types[1])} and strides {_t(types[2])} "
+                "must have the same type"
+            )
         n = _dimension_tensor(self.name, "start_indices", types[0])
         s, r = shape_of(ot), shape_of(rt)
         if s is not None:
@@ -1350,7 +1581,11 @@ class TransposeOp(StableHLOOp):
             _fail(f"result type {_t(rt)} must have shape {_shape_str(expected)}")
         # transpose_c4
         oe, re_ = element_type(ot), element_type(rt)
-        if isinstance(re_, UniformQuantizedType) and re_.is_per_axis and isinstance(oe, UniformQuantizedType):
+        if (
+            isinstance(re_, UniformQuantizedType)
+            and re_.is_per_axis
+            and isinstance(oe, UniformQuantizedType)
+        ):
             qo, qr = oe.params.quantized_dimension, re_.params.quantized_dimension
             if qr is not None and qr < len(perm) and qo != perm[qr]:
                 _fail(f"operand quantization dimension {qo} must be permutation[{qr}] = {perm[qr]}")
@@ -1380,9 +1615,13 @@ class SelectOp(StableHLOOp):
             _fail(f"pred type {_t(pt)} must be 0-dimensional or have the shape of on_true {_t(tt)}")
         # select_c2
         if not _baseline_element(tt) == _baseline_element(ft) == _baseline_element(rt):
-            _fail(f"on_true {_t(tt)}, on_false {_t(ft)} and result {_t(rt)} must have the same element type")
+            _fail(
+                f"on_true {_t(tt)}, on_false {_t(ft)} and result {_t(rt)} must have the same element type"
+            )
         if not (_shape_ok(shape_of(tt), shape_of(ft)) and _shape_ok(shape_of(tt), shape_of(rt))):
-            _fail(f"on_true {_t(tt)}, on_false {_t(ft)} and result {_t(rt)} must have the same shape")
+            _fail(
+                f"on_true {_t(tt)}, on_false {_t(ft)} and result {_t(rt)} must have the same shape"
+            )
 
 
 @op_def
@@ -1407,10 +1646,14 @@ class ClampOp(StableHLOOp):
         for what, t in (("min", mn), ("max", mx)):
             ts = shape_of(t)
             if ts is not None and len(ts) != 0 and not _shape_ok(ts, s):
-                _fail(f"{what} type {_t(t)} must be 0-dimensional or have the shape of the operand {_t(ot)}")
+                _fail(
+                    f"{what} type {_t(t)} must be 0-dimensional or have the shape of the operand {_t(ot)}"
+                )
         # clamp_c3
         if not _baseline_element(mn) == _baseline_element(ot) == _baseline_element(mx):
-            _fail(f"min {_t(mn)}, operand {_t(ot)} and max {_t(mx)} must have the same element type")
+            _fail(
+                f"min {_t(mn)}, operand {_t(ot)} and max {_t(mx)} must have the same element type"
+            )
         # clamp_c4
         if _baseline_element(ot) != _baseline_element(rt) or not _shape_ok(s, shape_of(rt)):
             _fail(f"result type {_t(rt)} must be the operand type {_t(ot)}")

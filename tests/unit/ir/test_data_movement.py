@@ -9,7 +9,10 @@ import pytest
 
 from stablehlo_py.errors import ParseError, VerifyError
 from stablehlo_py.ir import parse, print_ir
-from stablehlo_py.ir.gather_scatter_attrs import GatherDimensionNumbersAttr, ScatterDimensionNumbersAttr
+from stablehlo_py.ir.gather_scatter_attrs import (
+    GatherDimensionNumbersAttr,
+    ScatterDimensionNumbersAttr,
+)
 from stablehlo_py.ir.registry import default_registry
 from stablehlo_py.ir.verify import verify
 
@@ -35,77 +38,168 @@ def _roundtrip(args: str, line: str) -> str:
 
 # (function arguments, op as upstream prints it)
 PRETTY = [
-    ("%a: tensor<1x2xf32>", "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<1x2xf32>) -> tensor<1x2x3xf32>"),
-    ("%a: tensor<3xi32>", "%0 = stablehlo.broadcast %arg0, sizes = [1, 2] : (tensor<3xi32>) -> tensor<1x2x3xi32>"),
-    ("%a: tensor<1xf32>, %s: tensor<2xindex>",
-     "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [1] {known_nonexpanding_dimensions = array<i64: 0>} "
-     ": (tensor<1xf32>, tensor<2xindex>) -> tensor<?x?xf32>"),
-    ("%a: tensor<3x2xi64>, %b: tensor<1x2xi64>",
-     "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<3x2xi64>, tensor<1x2xi64>) -> tensor<4x2xi64>"),
-    ("%a: tensor<4x4xi32>, %i: tensor<i64>",
-     "%0 = stablehlo.dynamic_slice %arg0, %arg1, %arg1, sizes = [2, 2] : (tensor<4x4xi32>, tensor<i64>, tensor<i64>) -> tensor<2x2xi32>"),
-    ("%a: tensor<4x4xi32>, %u: tensor<2x2xi32>, %i: tensor<i64>",
-     "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2, %arg2 : (tensor<4x4xi32>, tensor<2x2xi32>, tensor<i64>, tensor<i64>) -> tensor<4x4xi32>"),
+    (
+        "%a: tensor<1x2xf32>",
+        "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<1x2xf32>) -> tensor<1x2x3xf32>",
+    ),
+    (
+        "%a: tensor<3xi32>",
+        "%0 = stablehlo.broadcast %arg0, sizes = [1, 2] : (tensor<3xi32>) -> tensor<1x2x3xi32>",
+    ),
+    (
+        "%a: tensor<1xf32>, %s: tensor<2xindex>",
+        (
+            "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [1] {known_nonexpanding_dimensions = array<i64: 0>} "
+            ": (tensor<1xf32>, tensor<2xindex>) -> tensor<?x?xf32>"
+        ),
+    ),
+    (
+        "%a: tensor<3x2xi64>, %b: tensor<1x2xi64>",
+        "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<3x2xi64>, tensor<1x2xi64>) -> tensor<4x2xi64>",
+    ),
+    (
+        "%a: tensor<4x4xi32>, %i: tensor<i64>",
+        "%0 = stablehlo.dynamic_slice %arg0, %arg1, %arg1, sizes = [2, 2] : (tensor<4x4xi32>, tensor<i64>, tensor<i64>) -> tensor<2x2xi32>",
+    ),
+    (
+        "%a: tensor<4x4xi32>, %u: tensor<2x2xi32>, %i: tensor<i64>",
+        "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2, %arg2 : (tensor<4x4xi32>, tensor<2x2xi32>, tensor<i64>, tensor<i64>) -> tensor<4x4xi32>",
+    ),
     ("", "%0 = stablehlo.iota dim = 0 : tensor<4x5xi32>"),
-    ("%s: tensor<1xindex>", "%0 = stablehlo.dynamic_iota %arg0, dim = 0 : (tensor<1xindex>) -> tensor<4xi32>"),
-    ("%a: tensor<2x3xi32>, %p: tensor<i32>",
-     "%0 = stablehlo.pad %arg0, %arg1, low = [0, 1], high = [2, 1], interior = [1, 2] : (tensor<2x3xi32>, tensor<i32>) -> tensor<5x9xi32>"),
-    ("%a: tensor<?x?xf32>, %p: tensor<f32>, %l: tensor<2xindex>",
-     "%0 = stablehlo.dynamic_pad %arg0, %arg1, %arg2, %arg2, %arg2 : (tensor<?x?xf32>, tensor<f32>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>) -> tensor<?x?xf32>"),
+    (
+        "%s: tensor<1xindex>",
+        "%0 = stablehlo.dynamic_iota %arg0, dim = 0 : (tensor<1xindex>) -> tensor<4xi32>",
+    ),
+    (
+        "%a: tensor<2x3xi32>, %p: tensor<i32>",
+        "%0 = stablehlo.pad %arg0, %arg1, low = [0, 1], high = [2, 1], interior = [1, 2] : (tensor<2x3xi32>, tensor<i32>) -> tensor<5x9xi32>",
+    ),
+    (
+        "%a: tensor<?x?xf32>, %p: tensor<f32>, %l: tensor<2xindex>",
+        "%0 = stablehlo.dynamic_pad %arg0, %arg1, %arg2, %arg2, %arg2 : (tensor<?x?xf32>, tensor<f32>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>) -> tensor<?x?xf32>",
+    ),
     ("%a: tensor<2xf32>", "%0 = stablehlo.reshape %arg0 : (tensor<2xf32>) -> tensor<1x2xf32>"),
-    ("%a: tensor<?xf32>, %s: tensor<2xindex>",
-     "%0 = stablehlo.dynamic_reshape %arg0, %arg1 : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x?xf32>"),
+    (
+        "%a: tensor<?xf32>, %s: tensor<2xindex>",
+        "%0 = stablehlo.dynamic_reshape %arg0, %arg1 : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x?xf32>",
+    ),
     ("%a: tensor<3x2xi32>", "%0 = stablehlo.reverse %arg0, dims = [1] : tensor<3x2xi32>"),
-    ("%a: tensor<3x8xf32>", "%0 = stablehlo.slice %arg0 [1:3, 4:8:2] : (tensor<3x8xf32>) -> tensor<2x2xf32>"),
-    ("%a: tensor<256x?xf32>, %s: tensor<2xindex>",
-     "%0 = stablehlo.real_dynamic_slice %arg0, %arg1, %arg1, %arg1 : (tensor<256x?xf32>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>) -> tensor<256x?xf32>"),
-    ("%a: tensor<1x2x3xi32>", "%0 = stablehlo.transpose %arg0, dims = [2, 1, 0] : (tensor<1x2x3xi32>) -> tensor<3x2x1xi32>"),
-    ("%t: tuple<tensor<2xf32>, tuple<tensor<i32>>>",
-     "%0 = stablehlo.get_tuple_element %arg0[1] : (tuple<tensor<2xf32>, tuple<tensor<i32>>>) -> tuple<tensor<i32>>"),
-    ("%a: tensor<2xf32>, %b: tuple<tensor<i32>>", "%0 = stablehlo.tuple %arg0, %arg1 : tuple<tensor<2xf32>, tuple<tensor<i32>>>"),
+    (
+        "%a: tensor<3x8xf32>",
+        "%0 = stablehlo.slice %arg0 [1:3, 4:8:2] : (tensor<3x8xf32>) -> tensor<2x2xf32>",
+    ),
+    (
+        "%a: tensor<256x?xf32>, %s: tensor<2xindex>",
+        "%0 = stablehlo.real_dynamic_slice %arg0, %arg1, %arg1, %arg1 : (tensor<256x?xf32>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>) -> tensor<256x?xf32>",
+    ),
+    (
+        "%a: tensor<1x2x3xi32>",
+        "%0 = stablehlo.transpose %arg0, dims = [2, 1, 0] : (tensor<1x2x3xi32>) -> tensor<3x2x1xi32>",
+    ),
+    (
+        "%t: tuple<tensor<2xf32>, tuple<tensor<i32>>>",
+        "%0 = stablehlo.get_tuple_element %arg0[1] : (tuple<tensor<2xf32>, tuple<tensor<i32>>>) -> tuple<tensor<i32>>",
+    ),
+    (
+        "%a: tensor<2xf32>, %b: tuple<tensor<i32>>",
+        "%0 = stablehlo.tuple %arg0, %arg1 : tuple<tensor<2xf32>, tuple<tensor<i32>>>",
+    ),
     ("", "%0 = stablehlo.tuple  : tuple<>"),
-    ("%a: tensor<2x3xi64>", "%0 = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<2x3xi64>) -> tensor<i32>"),
-    ("%a: tensor<4x2xf32>, %s: tensor<i32>",
-     "%0 = stablehlo.set_dimension_size %arg0, %arg1, dim = 1 : (tensor<4x2xf32>, tensor<i32>) -> tensor<4x?xf32>"),
-    ("%p: tensor<2x2xi1>, %a: tensor<2x2xi32>", "%0 = stablehlo.select %arg0, %arg1, %arg1 : tensor<2x2xi1>, tensor<2x2xi32>"),
-    ("%p: tensor<i1>, %a: tensor<2x?xi32>, %b: tensor<?x2xi32>",
-     "%0 = stablehlo.select %arg0, %arg1, %arg2 : (tensor<i1>, tensor<2x?xi32>, tensor<?x2xi32>) -> tensor<2x2xi32>"),
+    (
+        "%a: tensor<2x3xi64>",
+        "%0 = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<2x3xi64>) -> tensor<i32>",
+    ),
+    (
+        "%a: tensor<4x2xf32>, %s: tensor<i32>",
+        "%0 = stablehlo.set_dimension_size %arg0, %arg1, dim = 1 : (tensor<4x2xf32>, tensor<i32>) -> tensor<4x?xf32>",
+    ),
+    (
+        "%p: tensor<2x2xi1>, %a: tensor<2x2xi32>",
+        "%0 = stablehlo.select %arg0, %arg1, %arg1 : tensor<2x2xi1>, tensor<2x2xi32>",
+    ),
+    (
+        "%p: tensor<i1>, %a: tensor<2x?xi32>, %b: tensor<?x2xi32>",
+        "%0 = stablehlo.select %arg0, %arg1, %arg2 : (tensor<i1>, tensor<2x?xi32>, tensor<?x2xi32>) -> tensor<2x2xi32>",
+    ),
     ("%a: tensor<3xi32>", "%0 = stablehlo.clamp %arg0, %arg0, %arg0 : tensor<3xi32>"),
-    ("%m: tensor<i32>, %a: tensor<3xi32>", "%0 = stablehlo.clamp %arg0, %arg1, %arg0 : (tensor<i32>, tensor<3xi32>, tensor<i32>) -> tensor<3xi32>"),
+    (
+        "%m: tensor<i32>, %a: tensor<3xi32>",
+        "%0 = stablehlo.clamp %arg0, %arg1, %arg0 : (tensor<i32>, tensor<3xi32>, tensor<i32>) -> tensor<3xi32>",
+    ),
     ("%a: tensor<2xf64>", "%0 = stablehlo.complex %arg0, %arg0 : tensor<2xcomplex<f64>>"),
-    ("%a: tensor<2xf32>", "%0 = stablehlo.compare LT, %arg0, %arg0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>"),
-    ("%a: tensor<2xi32>", "%0 = stablehlo.compare GE, %arg0, %arg0, SIGNED : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>"),
-    ("%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>",
-     '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
-     "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, indices_are_sorted = true, "
-     "slice_sizes = array<i64: 1, 2, 2>}> : (tensor<3x4x2xi32>, tensor<2x3x2xi64>) -> tensor<2x3x2x2xi32>"),
-    ("%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>",
-     '%0 = "stablehlo.dynamic_gather"(%arg0, %arg1, %arg2) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
-     "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>}> "
-     ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x2x2xi32>"),
-    ("%a: tensor<8x128x3072x64xf32>, %i: tensor<8x16x1024xi32>",
-     '%0 = "stablehlo.torch_index_select"(%arg0, %arg1) <{batch_dims = 1 : i64, dim = 2 : i64}> '
-     ": (tensor<8x128x3072x64xf32>, tensor<8x16x1024xi32>) -> tensor<8x128x16x1024x64xf32>"),
+    (
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.compare LT, %arg0, %arg0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    ),
+    (
+        "%a: tensor<2xi32>",
+        "%0 = stablehlo.compare GE, %arg0, %arg0, SIGNED : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>",
+    ),
+    (
+        "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>",
+        (
+            '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
+            "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, indices_are_sorted = true, "
+            "slice_sizes = array<i64: 1, 2, 2>}> : (tensor<3x4x2xi32>, tensor<2x3x2xi64>) -> tensor<2x3x2x2xi32>"
+        ),
+    ),
+    (
+        "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>",
+        (
+            '%0 = "stablehlo.dynamic_gather"(%arg0, %arg1, %arg2) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
+            "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>}> "
+            ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x2x2xi32>"
+        ),
+    ),
+    (
+        "%a: tensor<8x128x3072x64xf32>, %i: tensor<8x16x1024xi32>",
+        (
+            '%0 = "stablehlo.torch_index_select"(%arg0, %arg1) <{batch_dims = 1 : i64, dim = 2 : i64}> '
+            ": (tensor<8x128x3072x64xf32>, tensor<8x16x1024xi32>) -> tensor<8x128x16x1024x64xf32>"
+        ),
+    ),
 ]
 
 
-@pytest.mark.parametrize("args,line", PRETTY, ids=[line.split("(")[0].split(" = ")[1].strip('" ') for _, line in PRETTY])
+@pytest.mark.parametrize(
+    "args,line", PRETTY, ids=[line.split("(")[0].split(" = ")[1].strip('" ') for _, line in PRETTY]
+)
 def test_pretty_roundtrip(args: str, line: str) -> None:
     assert _roundtrip(args, line) == line
 
 
 # (function arguments, generic form accepted as input, expected pretty print)
 GENERIC = [
-    ("%a: tensor<1x2xf32>", '%0 = "stablehlo.broadcast_in_dim"(%arg0) {broadcast_dimensions = array<i64: 0, 1>} : (tensor<1x2xf32>) -> tensor<1x2x3xf32>',
-     "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<1x2xf32>) -> tensor<1x2x3xf32>"),
-    ("%a: tensor<3x4xi32>", '%0 = "stablehlo.slice"(%arg0) {start_indices = array<i64: 1, 0>, limit_indices = array<i64: 2, 4>, strides = array<i64: 1, 2>} : (tensor<3x4xi32>) -> tensor<1x2xi32>',
-     "%0 = stablehlo.slice %arg0 [1:2, 0:4:2] : (tensor<3x4xi32>) -> tensor<1x2xi32>"),
-    ("%a: tensor<3xi32>", '%0 = "stablehlo.compare"(%arg0, %arg0) <{compare_type = #stablehlo<comparison_type TOTALORDER>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>',
-     "%0 = stablehlo.compare LT, %arg0, %arg0, TOTALORDER : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>"),
-    ("", '%0 = "stablehlo.iota"() {iota_dimension = 1 : i64} : () -> tensor<1x10xf32>', "%0 = stablehlo.iota dim = 1 : tensor<1x10xf32>"),
-    ("%a: tensor<i32>", '%0 = "stablehlo.tuple"() : () -> tuple<>', "%0 = stablehlo.tuple  : tuple<>"),
-    ("%a: tensor<2xf32>", '%0 = "stablehlo.complex"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xcomplex<f32>>',
-     "%0 = stablehlo.complex %arg0, %arg0 : tensor<2xcomplex<f32>>"),
+    (
+        "%a: tensor<1x2xf32>",
+        '%0 = "stablehlo.broadcast_in_dim"(%arg0) {broadcast_dimensions = array<i64: 0, 1>} : (tensor<1x2xf32>) -> tensor<1x2x3xf32>',
+        "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<1x2xf32>) -> tensor<1x2x3xf32>",
+    ),
+    (
+        "%a: tensor<3x4xi32>",
+        '%0 = "stablehlo.slice"(%arg0) {start_indices = array<i64: 1, 0>, limit_indices = array<i64: 2, 4>, strides = array<i64: 1, 2>} : (tensor<3x4xi32>) -> tensor<1x2xi32>',
+        "%0 = stablehlo.slice %arg0 [1:2, 0:4:2] : (tensor<3x4xi32>) -> tensor<1x2xi32>",
+    ),
+    (
+        "%a: tensor<3xi32>",
+        '%0 = "stablehlo.compare"(%arg0, %arg0) <{compare_type = #stablehlo<comparison_type TOTALORDER>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>',
+        "%0 = stablehlo.compare LT, %arg0, %arg0, TOTALORDER : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>",
+    ),
+    (
+        "",
+        '%0 = "stablehlo.iota"() {iota_dimension = 1 : i64} : () -> tensor<1x10xf32>',
+        "%0 = stablehlo.iota dim = 1 : tensor<1x10xf32>",
+    ),
+    (
+        "%a: tensor<i32>",
+        '%0 = "stablehlo.tuple"() : () -> tuple<>',
+        "%0 = stablehlo.tuple  : tuple<>",
+    ),
+    (
+        "%a: tensor<2xf32>",
+        '%0 = "stablehlo.complex"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xcomplex<f32>>',
+        "%0 = stablehlo.complex %arg0, %arg0 : tensor<2xcomplex<f32>>",
+    ),
 ]
 
 
@@ -115,7 +209,12 @@ def test_generic_input(args: str, generic: str, pretty: str) -> None:
 
 
 def test_properties_are_properties() -> None:
-    m = parse(_func("%a: tensor<3xi32>", '%0 = "stablehlo.concatenate"(%arg0) {dimension = 0 : i64} : (tensor<3xi32>) -> tensor<3xi32>'))
+    m = parse(
+        _func(
+            "%a: tensor<3xi32>",
+            '%0 = "stablehlo.concatenate"(%arg0) {dimension = 0 : i64} : (tensor<3xi32>) -> tensor<3xi32>',
+        )
+    )
     op = next(o for o in m.walk() if o.name == "stablehlo.concatenate")
     assert "dimension" in op.properties and not op.attributes
     assert '"stablehlo.concatenate"(%arg0) <{dimension = 0 : i64}>' in print_ir(m, generic=True)
@@ -123,23 +222,33 @@ def test_properties_are_properties() -> None:
 
 def test_default_valued_properties_in_generic_form() -> None:
     # Set explicitly they stay (as upstream prints them); absent they are not invented.
-    line = ('%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], '
-            "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, "
-            "slice_sizes = array<i64: 1, 2>}> : (tensor<3x2xf32>, tensor<4x1xi32>) -> tensor<4x2xf32>")
+    line = (
+        '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], '
+        "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, "
+        "slice_sizes = array<i64: 1, 2>}> : (tensor<3x2xf32>, tensor<4x1xi32>) -> tensor<4x2xf32>"
+    )
     assert _roundtrip("%a: tensor<3x2xf32>, %i: tensor<4x1xi32>", line) == line
-    op = next(o for o in parse(_func("%a: tensor<3x2xf32>, %i: tensor<4x1xi32>", line.replace("indices_are_sorted = false, ", ""))).walk()
-              if o.name == "stablehlo.gather")
+    op = next(
+        o
+        for o in parse(
+            _func(
+                "%a: tensor<3x2xf32>, %i: tensor<4x1xi32>",
+                line.replace("indices_are_sorted = false, ", ""),
+            )
+        ).walk()
+        if o.name == "stablehlo.gather"
+    )
     assert "indices_are_sorted" not in op.properties
     assert op.indices_are_sorted.value.data == 0
 
 
 def test_slice_stride_one_is_elided_and_empty_ranges() -> None:
-    assert _roundtrip("%a: tensor<8xf32>", "%0 = stablehlo.slice %arg0 [0:1:1] : (tensor<8xf32>) -> tensor<1xf32>") == (
-        "%0 = stablehlo.slice %arg0 [0:1] : (tensor<8xf32>) -> tensor<1xf32>"
-    )
-    assert _roundtrip("%a: tensor<f32>", "%0 = stablehlo.slice %arg0 [] : (tensor<f32>) -> tensor<f32>") == (
-        "%0 = stablehlo.slice %arg0 [] : (tensor<f32>) -> tensor<f32>"
-    )
+    assert _roundtrip(
+        "%a: tensor<8xf32>", "%0 = stablehlo.slice %arg0 [0:1:1] : (tensor<8xf32>) -> tensor<1xf32>"
+    ) == ("%0 = stablehlo.slice %arg0 [0:1] : (tensor<8xf32>) -> tensor<1xf32>")
+    assert _roundtrip(
+        "%a: tensor<f32>", "%0 = stablehlo.slice %arg0 [] : (tensor<f32>) -> tensor<f32>"
+    ) == ("%0 = stablehlo.slice %arg0 [] : (tensor<f32>) -> tensor<f32>")
 
 
 # ------------------------------------------------------------------ #stablehlo.gather / scatter
@@ -158,13 +267,17 @@ def test_gather_attr_fields_any_order_optional_commas_and_elision() -> None:
 
 
 def test_scatter_attr_all_fields_in_declaration_order() -> None:
-    text = ("#stablehlo.scatter<update_window_dims = [2], inserted_window_dims = [1, 2], input_batching_dims = [0], "
-            "scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1, 2], index_vector_dim = 2>")
+    text = (
+        "#stablehlo.scatter<update_window_dims = [2], inserted_window_dims = [1, 2], input_batching_dims = [0], "
+        "scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1, 2], index_vector_dim = 2>"
+    )
     a = _attr(text.replace("update_window_dims = [2], ", "") + "")
     assert isinstance(a, ScatterDimensionNumbersAttr)
-    full = _attr("#stablehlo.scatter<index_vector_dim = 2, scatter_dims_to_operand_dims = [1, 2], "
-                 "scatter_indices_batching_dims = [0], input_batching_dims = [0], inserted_window_dims = [1, 2], "
-                 "update_window_dims = [2]>")
+    full = _attr(
+        "#stablehlo.scatter<index_vector_dim = 2, scatter_dims_to_operand_dims = [1, 2], "
+        "scatter_indices_batching_dims = [0], input_batching_dims = [0], inserted_window_dims = [1, 2], "
+        "update_window_dims = [2]>"
+    )
     assert full.mlir_text() == text
 
 
@@ -181,11 +294,11 @@ def _needs_return() -> None:
         pytest.skip("stablehlo.return (control-flow ops) is not defined yet")
 
 
-SCATTER = '''%0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2, 3], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2>}> ({
+SCATTER = """%0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2, 3], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2>}> ({
   ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
     %1 = stablehlo.add %arg3, %arg4 : tensor<i32>
     stablehlo.return %1 : tensor<i32>
-  }) : (tensor<3x4x2xi32>, tensor<2x3x2xi64>, tensor<2x3x2x2xi32>) -> tensor<3x4x2xi32>'''
+  }) : (tensor<3x4x2xi32>, tensor<2x3x2xi64>, tensor<2x3x2x2xi32>) -> tensor<3x4x2xi32>"""
 SCATTER_ARGS = "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>, %u: tensor<2x3x2x2xi32>"
 
 
@@ -201,106 +314,235 @@ def test_scatter_roundtrip() -> None:
 
 def test_scatter_verifier_update_computation() -> None:
     _needs_return()
-    bad = SCATTER.replace("%arg4: tensor<i32>", "%arg4: tensor<f32>").replace("%arg3, %arg4 : tensor<i32>", "%arg3, %arg3 : tensor<i32>")
+    bad = SCATTER.replace("%arg4: tensor<i32>", "%arg4: tensor<f32>").replace(
+        "%arg3, %arg4 : tensor<i32>", "%arg3, %arg3 : tensor<i32>"
+    )
     with pytest.raises(VerifyError, match="scatter.*arguments #0 and #1 must have the same type"):
         verify(parse(_func(SCATTER_ARGS, "  " + bad)))
 
 
 def test_scatter_verifier_dims() -> None:
     _needs_return()
-    bad = SCATTER.replace("scatter_dims_to_operand_dims = [1, 0]", "scatter_dims_to_operand_dims = [1]")
-    with pytest.raises(VerifyError, match="scatter_dims_to_operand_dims has 1 elements but the index vector has size 2"):
+    bad = SCATTER.replace(
+        "scatter_dims_to_operand_dims = [1, 0]", "scatter_dims_to_operand_dims = [1]"
+    )
+    with pytest.raises(
+        VerifyError,
+        match="scatter_dims_to_operand_dims has 1 elements but the index vector has size 2",
+    ):
         verify(parse(_func(SCATTER_ARGS, "  " + bad)))
 
 
 # ----------------------------------------------------------------------------- verifiers
 INVALID = [
     # (op, args, line, message fragment)
-    ("broadcast_in_dim_c5", "%a: tensor<2xf32>",
-     "%0 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<2xf32>) -> tensor<2x3xf32>",
-     "operand dimension 0 has size 2, which is neither 1 nor the size 3 of result dimension 1"),
-    ("broadcast_in_dim_c2", "%a: tensor<2xf32>",
-     "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<2xf32>) -> tensor<2x3xf32>",
-     "broadcast_dimensions size (2) must equal the operand rank (1)"),
-    ("broadcast", "%a: tensor<3xi32>", "%0 = stablehlo.broadcast %arg0, sizes = [2] : (tensor<3xi32>) -> tensor<3x2xi32>",
-     "must have shape [2, 3]"),
-    ("dynamic_broadcast_in_dim", "%a: tensor<1xf32>, %s: tensor<2xindex>",
-     "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [2] : (tensor<1xf32>, tensor<2xindex>) -> tensor<?x?xf32>",
-     "broadcast_dimensions [2] must be in [0, 2)"),
-    ("concatenate_c2", "%a: tensor<3x2xi64>, %b: tensor<1x3xi64>",
-     "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<3x2xi64>, tensor<1x3xi64>) -> tensor<4x2xi64>",
-     "input #1 has size 3 in dimension 1"),
-    ("concatenate_c6", "%a: tensor<3x2xi64>, %b: tensor<1x2xi64>",
-     "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<3x2xi64>, tensor<1x2xi64>) -> tensor<5x2xi64>",
-     "must have shape [4, 2]"),
-    ("dynamic_slice_c4", "%a: tensor<4x4xi32>, %i: tensor<i64>",
-     "%0 = stablehlo.dynamic_slice %arg0, %arg1, %arg1, sizes = [5, 2] : (tensor<4x4xi32>, tensor<i64>, tensor<i64>) -> tensor<5x2xi32>",
-     "slice size 5 in dimension 0 exceeds the operand's size 4"),
-    ("dynamic_update_slice_c4", "%a: tensor<4x4xi32>, %u: tensor<2x2xi32>, %i: tensor<i64>",
-     "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 : (tensor<4x4xi32>, tensor<2x2xi32>, tensor<i64>) -> tensor<4x4xi32>",
-     "the number of start_indices (1) must equal the operand rank (2)"),
-    ("iota_c1", "", "%0 = stablehlo.iota dim = 2 : tensor<4x5xi32>", "iota_dimension 2 must be in [0, 2)"),
-    ("dynamic_iota", "%s: tensor<2xindex>", "%0 = stablehlo.dynamic_iota %arg0, dim = 0 : (tensor<2xindex>) -> tensor<4xi32>",
-     "output_shape has 2 elements but the result rank is 1"),
-    ("pad_c4", "%a: tensor<2x3xi32>, %p: tensor<i32>",
-     "%0 = stablehlo.pad %arg0, %arg1, low = [0, 1], high = [2, 1], interior = [1, 2] : (tensor<2x3xi32>, tensor<i32>) -> tensor<5x8xi32>",
-     "must have shape [5, 9]"),
-    ("pad_c3", "%a: tensor<2x3xi32>, %p: tensor<i32>",
-     "%0 = stablehlo.pad %arg0, %arg1, low = [0, 0], high = [0, 0], interior = [-1, 0] : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x3xi32>",
-     "interior_padding [-1, 0] must be non-negative"),
-    ("dynamic_pad", "%a: tensor<?x?xf32>, %p: tensor<f32>, %l: tensor<3xindex>",
-     "%0 = stablehlo.dynamic_pad %arg0, %arg1, %arg2, %arg2, %arg2 : (tensor<?x?xf32>, tensor<f32>, tensor<3xindex>, tensor<3xindex>, tensor<3xindex>) -> tensor<?x?xf32>",
-     "the padding operands have 3 elements but the operand rank is 2"),
-    ("reshape_c2", "%a: tensor<2x3xf32>", "%0 = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<5xf32>",
-     "has 6 elements but result type tensor<5xf32> has 5"),
-    ("dynamic_reshape", "%a: tensor<?xf32>, %s: tensor<3xindex>",
-     "%0 = stablehlo.dynamic_reshape %arg0, %arg1 : (tensor<?xf32>, tensor<3xindex>) -> tensor<?x?xf32>",
-     "output_shape has 3 elements but the result rank is 2"),
-    ("reverse_c2", "%a: tensor<3x2xi32>", "%0 = stablehlo.reverse %arg0, dims = [1, 1] : tensor<3x2xi32>",
-     "dimensions [1, 1] must not contain duplicates"),
-    ("slice_c3", "%a: tensor<3x8xf32>", "%0 = stablehlo.slice %arg0 [2:1, 0:8] : (tensor<3x8xf32>) -> tensor<0x8xf32>",
-     "start index 2 is larger than limit index 1 in dimension 0"),
-    ("slice_c5", "%a: tensor<3x8xf32>", "%0 = stablehlo.slice %arg0 [0:3, 0:8:3] : (tensor<3x8xf32>) -> tensor<3x2xf32>",
-     "must have shape [3, 3]"),
-    ("real_dynamic_slice", "%a: tensor<256x?xf32>, %s: tensor<3xindex>",
-     "%0 = stablehlo.real_dynamic_slice %arg0, %arg1, %arg1, %arg1 : (tensor<256x?xf32>, tensor<3xindex>, tensor<3xindex>, tensor<3xindex>) -> tensor<256x?xf32>",
-     "start_indices has 3 elements but the operand rank is 2"),
-    ("transpose_c2", "%a: tensor<1x2x3xi32>", "%0 = stablehlo.transpose %arg0, dims = [2, 2, 0] : (tensor<1x2x3xi32>) -> tensor<3x3x1xi32>",
-     "permutation [2, 2, 0] must be a permutation of [0, 3)"),
-    ("get_tuple_element_c1", "%t: tuple<tensor<2xf32>>",
-     "%0 = stablehlo.get_tuple_element %arg0[1] : (tuple<tensor<2xf32>>) -> tensor<2xf32>",
-     "index 1 is out of range for a tuple of 1 elements"),
-    ("tuple_c1", "%a: tensor<2xf32>", '%0 = "stablehlo.tuple"(%arg0) : (tensor<2xf32>) -> tuple<tensor<3xf32>>',
-     "must be tuple<tensor<2xf32>>"),
-    ("get_dimension_size_c1", "%a: tensor<2x3xi64>", "%0 = stablehlo.get_dimension_size %arg0, dim = 2 : (tensor<2x3xi64>) -> tensor<i32>",
-     "dimension 2 must be in [0, 2)"),
-    ("set_dimension_size", "%a: tensor<4x2xf32>, %s: tensor<i64>",
-     "%0 = stablehlo.set_dimension_size %arg0, %arg1, dim = 1 : (tensor<4x2xf32>, tensor<i64>) -> tensor<4x?xf32>",
-     "size must be tensor<i32>"),
-    ("select_c1", "%p: tensor<3xi1>, %a: tensor<2xi32>", "%0 = stablehlo.select %arg0, %arg1, %arg1 : tensor<3xi1>, tensor<2xi32>",
-     "must be 0-dimensional or have the shape of on_true"),
-    ("clamp_c1", "%m: tensor<2xi32>, %a: tensor<3xi32>",
-     "%0 = stablehlo.clamp %arg0, %arg1, %arg0 : (tensor<2xi32>, tensor<3xi32>, tensor<2xi32>) -> tensor<3xi32>",
-     "min type tensor<2xi32> must be 0-dimensional or have the shape of the operand"),
-    ("complex_c3", "%a: tensor<2xf32>", '%0 = "stablehlo.complex"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xcomplex<f64>>',
-     "must have element type complex<f32>"),
-    ("compare_c2", "%a: tensor<2xi32>, %b: tensor<3xi32>",
-     "%0 = stablehlo.compare LT, %arg0, %arg1 : (tensor<2xi32>, tensor<3xi32>) -> tensor<2xi1>", "must have the same shape"),
-    ("gather_c22", "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>",
-     '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
-     "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 2, 2>}> "
-     ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>) -> tensor<2x3x2x3xi32>", "must have shape [2, 3, 2, 2]"),
-    ("gather_c9", "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>",
-     '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
-     "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, slice_sizes = array<i64: 2, 2, 2>}> "
-     ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>) -> tensor<2x3x2x2xi32>", "slice_sizes[0] = 2 must be at most 1"),
-    ("dynamic_gather", "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>, %s: tensor<2xi64>",
-     '%0 = "stablehlo.dynamic_gather"(%arg0, %arg1, %arg2) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
-     "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>}> "
-     ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>, tensor<2xi64>) -> tensor<2x3x2x2xi32>", "slice_sizes has 2 elements but the operand rank is 3"),
-    ("torch_index_select", "%a: tensor<8x128xf32>, %i: tensor<8x16xi32>",
-     '%0 = "stablehlo.torch_index_select"(%arg0, %arg1) <{batch_dims = 1 : i64, dim = 2 : i64}> '
-     ": (tensor<8x128xf32>, tensor<8x16xi32>) -> tensor<8x16xf32>", "dim 2 must be in [0, 2)"),
+    (
+        "broadcast_in_dim_c5",
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<2xf32>) -> tensor<2x3xf32>",
+        "operand dimension 0 has size 2, which is neither 1 nor the size 3 of result dimension 1",
+    ),
+    (
+        "broadcast_in_dim_c2",
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<2xf32>) -> tensor<2x3xf32>",
+        "broadcast_dimensions size (2) must equal the operand rank (1)",
+    ),
+    (
+        "broadcast",
+        "%a: tensor<3xi32>",
+        "%0 = stablehlo.broadcast %arg0, sizes = [2] : (tensor<3xi32>) -> tensor<3x2xi32>",
+        "must have shape [2, 3]",
+    ),
+    (
+        "dynamic_broadcast_in_dim",
+        "%a: tensor<1xf32>, %s: tensor<2xindex>",
+        "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [2] : (tensor<1xf32>, tensor<2xindex>) -> tensor<?x?xf32>",
+        "broadcast_dimensions [2] must be in [0, 2)",
+    ),
+    (
+        "concatenate_c2",
+        "%a: tensor<3x2xi64>, %b: tensor<1x3xi64>",
+        "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<3x2xi64>, tensor<1x3xi64>) -> tensor<4x2xi64>",
+        "input #1 has size 3 in dimension 1",
+    ),
+    (
+        "concatenate_c6",
+        "%a: tensor<3x2xi64>, %b: tensor<1x2xi64>",
+        "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<3x2xi64>, tensor<1x2xi64>) -> tensor<5x2xi64>",
+        "must have shape [4, 2]",
+    ),
+    (
+        "dynamic_slice_c4",
+        "%a: tensor<4x4xi32>, %i: tensor<i64>",
+        "%0 = stablehlo.dynamic_slice %arg0, %arg1, %arg1, sizes = [5, 2] : (tensor<4x4xi32>, tensor<i64>, tensor<i64>) -> tensor<5x2xi32>",
+        "slice size 5 in dimension 0 exceeds the operand's size 4",
+    ),
+    (
+        "dynamic_update_slice_c4",
+        "%a: tensor<4x4xi32>, %u: tensor<2x2xi32>, %i: tensor<i64>",
+        "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 : (tensor<4x4xi32>, tensor<2x2xi32>, tensor<i64>) -> tensor<4x4xi32>",
+        "the number of start_indices (1) must equal the operand rank (2)",
+    ),
+    (
+        "iota_c1",
+        "",
+        "%0 = stablehlo.iota dim = 2 : tensor<4x5xi32>",
+        "iota_dimension 2 must be in [0, 2)",
+    ),
+    (
+        "dynamic_iota",
+        "%s: tensor<2xindex>",
+        "%0 = stablehlo.dynamic_iota %arg0, dim = 0 : (tensor<2xindex>) -> tensor<4xi32>",
+        "output_shape has 2 elements but the result rank is 1",
+    ),
+    (
+        "pad_c4",
+        "%a: tensor<2x3xi32>, %p: tensor<i32>",
+        "%0 = stablehlo.pad %arg0, %arg1, low = [0, 1], high = [2, 1], interior = [1, 2] : (tensor<2x3xi32>, tensor<i32>) -> tensor<5x8xi32>",
+        "must have shape [5, 9]",
+    ),
+    (
+        "pad_c3",
+        "%a: tensor<2x3xi32>, %p: tensor<i32>",
+        "%0 = stablehlo.pad %arg0, %arg1, low = [0, 0], high = [0, 0], interior = [-1, 0] : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x3xi32>",
+        "interior_padding [-1, 0] must be non-negative",
+    ),
+    (
+        "dynamic_pad",
+        "%a: tensor<?x?xf32>, %p: tensor<f32>, %l: tensor<3xindex>",
+        "%0 = stablehlo.dynamic_pad %arg0, %arg1, %arg2, %arg2, %arg2 : (tensor<?x?xf32>, tensor<f32>, tensor<3xindex>, tensor<3xindex>, tensor<3xindex>) -> tensor<?x?xf32>",
+        "the padding operands have 3 elements but the operand rank is 2",
+    ),
+    (
+        "reshape_c2",
+        "%a: tensor<2x3xf32>",
+        "%0 = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<5xf32>",
+        "has 6 elements but result type tensor<5xf32> has 5",
+    ),
+    (
+        "dynamic_reshape",
+        "%a: tensor<?xf32>, %s: tensor<3xindex>",
+        "%0 = stablehlo.dynamic_reshape %arg0, %arg1 : (tensor<?xf32>, tensor<3xindex>) -> tensor<?x?xf32>",
+        "output_shape has 3 elements but the result rank is 2",
+    ),
+    (
+        "reverse_c2",
+        "%a: tensor<3x2xi32>",
+        "%0 = stablehlo.reverse %arg0, dims = [1, 1] : tensor<3x2xi32>",
+        "dimensions [1, 1] must not contain duplicates",
+    ),
+    (
+        "slice_c3",
+        "%a: tensor<3x8xf32>",
+        "%0 = stablehlo.slice %arg0 [2:1, 0:8] : (tensor<3x8xf32>) -> tensor<0x8xf32>",
+        "start index 2 is larger than limit index 1 in dimension 0",
+    ),
+    (
+        "slice_c5",
+        "%a: tensor<3x8xf32>",
+        "%0 = stablehlo.slice %arg0 [0:3, 0:8:3] : (tensor<3x8xf32>) -> tensor<3x2xf32>",
+        "must have shape [3, 3]",
+    ),
+    (
+        "real_dynamic_slice",
+        "%a: tensor<256x?xf32>, %s: tensor<3xindex>",
+        "%0 = stablehlo.real_dynamic_slice %arg0, %arg1, %arg1, %arg1 : (tensor<256x?xf32>, tensor<3xindex>, tensor<3xindex>, tensor<3xindex>) -> tensor<256x?xf32>",
+        "start_indices has 3 elements but the operand rank is 2",
+    ),
+    (
+        "transpose_c2",
+        "%a: tensor<1x2x3xi32>",
+        "%0 = stablehlo.transpose %arg0, dims = [2, 2, 0] : (tensor<1x2x3xi32>) -> tensor<3x3x1xi32>",
+        "permutation [2, 2, 0] must be a permutation of [0, 3)",
+    ),
+    (
+        "get_tuple_element_c1",
+        "%t: tuple<tensor<2xf32>>",
+        "%0 = stablehlo.get_tuple_element %arg0[1] : (tuple<tensor<2xf32>>) -> tensor<2xf32>",
+        "index 1 is out of range for a tuple of 1 elements",
+    ),
+    (
+        "tuple_c1",
+        "%a: tensor<2xf32>",
+        '%0 = "stablehlo.tuple"(%arg0) : (tensor<2xf32>) -> tuple<tensor<3xf32>>',
+        "must be tuple<tensor<2xf32>>",
+    ),
+    (
+        "get_dimension_size_c1",
+        "%a: tensor<2x3xi64>",
+        "%0 = stablehlo.get_dimension_size %arg0, dim = 2 : (tensor<2x3xi64>) -> tensor<i32>",
+        "dimension 2 must be in [0, 2)",
+    ),
+    (
+        "set_dimension_size",
+        "%a: tensor<4x2xf32>, %s: tensor<i64>",
+        "%0 = stablehlo.set_dimension_size %arg0, %arg1, dim = 1 : (tensor<4x2xf32>, tensor<i64>) -> tensor<4x?xf32>",
+        "size must be tensor<i32>",
+    ),
+    (
+        "select_c1",
+        "%p: tensor<3xi1>, %a: tensor<2xi32>",
+        "%0 = stablehlo.select %arg0, %arg1, %arg1 : tensor<3xi1>, tensor<2xi32>",
+        "must be 0-dimensional or have the shape of on_true",
+    ),
+    (
+        "clamp_c1",
+        "%m: tensor<2xi32>, %a: tensor<3xi32>",
+        "%0 = stablehlo.clamp %arg0, %arg1, %arg0 : (tensor<2xi32>, tensor<3xi32>, tensor<2xi32>) -> tensor<3xi32>",
+        "min type tensor<2xi32> must be 0-dimensional or have the shape of the operand",
+    ),
+    (
+        "complex_c3",
+        "%a: tensor<2xf32>",
+        '%0 = "stablehlo.complex"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xcomplex<f64>>',
+        "must have element type complex<f32>",
+    ),
+    (
+        "compare_c2",
+        "%a: tensor<2xi32>, %b: tensor<3xi32>",
+        "%0 = stablehlo.compare LT, %arg0, %arg1 : (tensor<2xi32>, tensor<3xi32>) -> tensor<2xi1>",
+        "must have the same shape",
+    ),
+    (
+        "gather_c22",
+        "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>",
+        (
+            '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
+            "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 2, 2>}> "
+            ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>) -> tensor<2x3x2x3xi32>"
+        ),
+        "must have shape [2, 3, 2, 2]",
+    ),
+    (
+        "gather_c9",
+        "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>",
+        (
+            '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
+            "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, slice_sizes = array<i64: 2, 2, 2>}> "
+            ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>) -> tensor<2x3x2x2xi32>"
+        ),
+        "slice_sizes[0] = 2 must be at most 1",
+    ),
+    (
+        "dynamic_gather",
+        "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>, %s: tensor<2xi64>",
+        (
+            '%0 = "stablehlo.dynamic_gather"(%arg0, %arg1, %arg2) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], '
+            "collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>}> "
+            ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>, tensor<2xi64>) -> tensor<2x3x2x2xi32>"
+        ),
+        "slice_sizes has 2 elements but the operand rank is 3",
+    ),
+    (
+        "torch_index_select",
+        "%a: tensor<8x128xf32>, %i: tensor<8x16xi32>",
+        (
+            '%0 = "stablehlo.torch_index_select"(%arg0, %arg1) <{batch_dims = 1 : i64, dim = 2 : i64}> '
+            ": (tensor<8x128xf32>, tensor<8x16xi32>) -> tensor<8x16xf32>"
+        ),
+        "dim 2 must be in [0, 2)",
+    ),
 ]
 
 
@@ -315,20 +557,46 @@ def test_verifier_rejects(case: str, args: str, line: str, message: str) -> None
 
 # ---------------------------------------------------------------------------- parse errors
 PARSE_ERRORS = [
-    ("%a: tensor<8xf32>", "%0 = stablehlo.slice %arg0 [0;1] : (tensor<8xf32>) -> tensor<1xf32>", r"bad\.mlir:2:\d+: error: expected ':'"),
-    ("%p: tensor<i1>, %a: tensor<2xf32>", "%0 = stablehlo.select %arg0, %arg1, %arg1 : tensor<2xf32>",
-     r"bad\.mlir:2:\d+: error: expected functional type or list of two types"),
-    ("%a: tensor<2xf32>", "%0 = stablehlo.complex %arg0, %arg0 : tensor<2xf32>",
-     r"bad\.mlir:2:\d+: error: expected tensor with complex element type"),
-    ("%a: tensor<2xf32>", "%0 = stablehlo.tuple %arg0 : tensor<2xf32>", r"bad\.mlir:2:\d+: error: expected tuple type"),
-    ("%a: tensor<2xf32>", "%0 = stablehlo.broadcast_in_dim %arg0, dims = 0 : (tensor<2xf32>) -> tensor<2xf32>",
-     r"bad\.mlir:2:\d+: error: expected '\['"),
-    ("%a: tensor<3xi32>", "%0 = stablehlo.compare XX, %arg0, %arg0 : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>",
-     r"bad\.mlir:2:\d+: error: expected a comparison_direction"),
-    ("%a: tensor<3x2xf32>, %i: tensor<4x1xi32>", '%0 = stablehlo.gather(%arg0, %arg1) : (tensor<3x2xf32>, tensor<4x1xi32>) -> tensor<4x2xf32>',
-     r"bad\.mlir:2:\d+: error: 'stablehlo\.gather' has no custom assembly form"),
-    ("%a: tensor<2x3xi32>", "%0 = stablehlo.concatenate %arg0 dim = 0 : (tensor<2x3xi32>) -> tensor<2x3xi32>",
-     r"bad\.mlir:2:\d+: error: expected ','"),
+    (
+        "%a: tensor<8xf32>",
+        "%0 = stablehlo.slice %arg0 [0;1] : (tensor<8xf32>) -> tensor<1xf32>",
+        r"bad\.mlir:2:\d+: error: expected ':'",
+    ),
+    (
+        "%p: tensor<i1>, %a: tensor<2xf32>",
+        "%0 = stablehlo.select %arg0, %arg1, %arg1 : tensor<2xf32>",
+        r"bad\.mlir:2:\d+: error: expected functional type or list of two types",
+    ),
+    (
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.complex %arg0, %arg0 : tensor<2xf32>",
+        r"bad\.mlir:2:\d+: error: expected tensor with complex element type",
+    ),
+    (
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.tuple %arg0 : tensor<2xf32>",
+        r"bad\.mlir:2:\d+: error: expected tuple type",
+    ),
+    (
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.broadcast_in_dim %arg0, dims = 0 : (tensor<2xf32>) -> tensor<2xf32>",
+        r"bad\.mlir:2:\d+: error: expected '\['",
+    ),
+    (
+        "%a: tensor<3xi32>",
+        "%0 = stablehlo.compare XX, %arg0, %arg0 : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>",
+        r"bad\.mlir:2:\d+: error: expected a comparison_direction",
+    ),
+    (
+        "%a: tensor<3x2xf32>, %i: tensor<4x1xi32>",
+        "%0 = stablehlo.gather(%arg0, %arg1) : (tensor<3x2xf32>, tensor<4x1xi32>) -> tensor<4x2xf32>",
+        r"bad\.mlir:2:\d+: error: 'stablehlo\.gather' has no custom assembly form",
+    ),
+    (
+        "%a: tensor<2x3xi32>",
+        "%0 = stablehlo.concatenate %arg0 dim = 0 : (tensor<2x3xi32>) -> tensor<2x3xi32>",
+        r"bad\.mlir:2:\d+: error: expected ','",
+    ),
 ]
 
 
