@@ -22,6 +22,9 @@ from stablehlo_py.interpreter.registry import IMPLS, load_impls
 from stablehlo_py.interpreter.semantics.regions import RegionBody, make_body
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return"})
+# Hooks `(op, impl) -> impl` applied once per op when it first runs (e.g. impls/quantization.py
+# wraps ops on quantized tensors as dequantize -> op -> quantize).
+IMPL_WRAPPERS: list[Any] = []
 _KIND_OPS = {
     "stablehlo.add": "add",
     "stablehlo.multiply": "mul",
@@ -136,7 +139,13 @@ class Evaluator:
                 raise InterpreterError(f"'{name}' uses a value that was not computed", location=_loc(op)) from None
             if name in RETURN_OPS:
                 return operands
-            fn = impls.get(name)
+            fn = op.__dict__.get("_interp_impl")
+            if fn is None:
+                fn = impls.get(name)
+                for wrap in IMPL_WRAPPERS:
+                    fn = wrap(op, fn)
+                if fn is not None:
+                    op.__dict__["_interp_impl"] = fn
             if fn is None:
                 raise NotSupportedError(
                     f"the interpreter does not support '{name}' yet", location=_loc(op)

@@ -44,6 +44,8 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
 @click.option("--split-input-file", is_flag=True, help="Process each `// -----` chunk separately.")
 @click.option("--args", "args_", default=None, help="Arguments for `main` when interpreting.")
+@click.option("--probe-output-dir", default=None, help="Directory for interpreter.probe's tensors.")
+@click.option("--interpreter-print-dense", is_flag=True, help="Print results as dense attributes.")
 @click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print ops in generic form.")
 @click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
 @click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)

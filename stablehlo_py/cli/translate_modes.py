@@ -12,8 +12,6 @@ from stablehlo_py.errors import StableHLOError
 def interpret(options: dict[str, Any]) -> int:
     """Run `main` (or, without one, every function taking no arguments) of each chunk; report every
     failing check with its function, op and values; exit 1 if any failed."""
-    import numpy as np
-
     from stablehlo_py.interpreter.evaluator import Evaluator
     from stablehlo_py.interpreter.printing import format_value
     from stablehlo_py.ir import parse
@@ -28,6 +26,8 @@ def interpret(options: dict[str, Any]) -> int:
         module = parse(chunk, name, offset)
         verify(module)
         ev = Evaluator(module)
+        ev.probe_dir = options.get("probe_output_dir") or None  # type: ignore[attr-defined]
+        ev.print_sink = out.append  # type: ignore[attr-defined]  # interpreter.print, in order
         if "main" in ev.funcs:
             entries = ["main"]
         else:
@@ -38,13 +38,15 @@ def interpret(options: dict[str, Any]) -> int:
             if args_text and entry == "main":
                 args = _parse_args(str(args_text), ev.funcs[entry])
             results = ev.call(entry, args)
-            for r in results:
-                out.append(format_value(r, np))
+            types = ev.funcs[entry].function_type.outputs.data
+            dense = bool(options.get("interpreter_print_dense"))
+            for r, t in zip(results, types):
+                out.append(format_value(r, t, dense=dense) + "\n")
         for f in ev.failures:
             print(str(f), file=sys.stderr)
         failures += len(ev.failures)
     if out:
-        write_output(options.get("output"), "\n".join(out) + "\n")  # type: ignore[arg-type]
+        write_output(options.get("output"), "".join(out))  # type: ignore[arg-type]
     return 1 if failures else 0
 
 
@@ -55,7 +57,10 @@ def _parse_args(text: str, func: Any) -> list[Any]:
     from stablehlo_py.ir.text.parser import Parser
 
     p = Parser(text, default_registry(), "--args")
+    bracketed = p.try_literal("[")  # upstream's form: --args="[dense<1> : tensor<2xi32>, ...]"
     attrs = p.parse_comma_list(p.parse_attribute)
+    if bracketed:
+        p.parse_literal("]")
     if not p.at_end():
         p.error("unexpected text after the arguments")
     n = len(func.function_type.inputs.data)

@@ -17,6 +17,7 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.control_flow",
     "stablehlo_py.ir.ops.reduction",
     "stablehlo_py.ir.ops.collectives",
+    "stablehlo_py.ir.ops.interpreter_ops",
     "stablehlo_py.ir.ops.linalg",
     "stablehlo_py.ir.ops.quantization",
 )

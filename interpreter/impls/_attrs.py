@@ -1,0 +1,264 @@
+"""Reading an op's inherent attributes as plain Python values, whatever xDSL class holds them.
+
+The IR stores properties as xDSL attributes: `IntegerAttr` (`.value.data`), `DenseArrayBase`
+(`.get_values()`), dense elements (`DenseIntOrFPElementsAttr`), enum attributes (`.data` is the case
+name), struct attributes (`.data` is a frozen dataclass with the spec's field names) and `UnitAttr`
+flags.  These helpers accept any of them (and plain Python values), so impls read `ints(op, "dimensions")`
+instead of knowing which class a given op uses.  A missing optional attribute gives the default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
+
+from stablehlo_py.errors import InterpreterError
+from stablehlo_py.interpreter.values import dtype_of_type
+
+_MISSING = object()
+
+
+def attr(op: Operation, name: str) -> Any:
+    """The attribute `name` of `op` (property first, then discardable attribute), or None."""
+    a = op.properties.get(name)
+    if a is None:
+        a = op.attributes.get(name)
+    return a
+
+
+def has(op: Operation, name: str) -> bool:
+    return attr(op, name) is not None
+
+
+def value_of(a: Any) -> Any:
+    """Plain Python value of an attribute: int, float, bool, str, list, dataclass, ndarray."""
+    if a is None:
+        return None
+    if isinstance(a, UnitAttr):
+        return True
+    if isinstance(a, IntegerAttr):
+        v = int(a.value.data)
+        width = getattr(a.type, "width", None)
+        if width is not None and width.data == 1:
+            return bool(v)
+        return v
+    if isinstance(a, FloatAttr):
+        return float(a.value.data)
+    if isinstance(a, StringAttr):
+        return a.data
+    if isinstance(a, SymbolRefAttr):
+        return a.root_reference.data
+    if isinstance(a, DenseArrayBase):
+        return [v for v in a.get_values()]
+    if isinstance(a, DenseIntOrFPElementsAttr):
+        from stablehlo_py.interpreter.values import array_from_attr
+
+        return array_from_attr(a)
+    if isinstance(a, ArrayAttr):
+        return [value_of(x) for x in a.data]
+    if isinstance(a, Data):
+        return a.data
+    if isinstance(a, ParametrizedAttribute):
+        return a
+    return a
+
+
+def get(op: Operation, name: str, default: Any = None) -> Any:
+    a = attr(op, name)
+    return default if a is None else value_of(a)
+
+
+def ints(op: Operation, name: str, default: Any = None) -> list[int] | None:
+    """An integer list attribute (dense array, array attr, 1-d dense elements)."""
+    a = attr(op, name)
+    if a is None:
+        return default
+    return as_ints(value_of(a))
+
+
+def as_ints(v: Any) -> list[int]:
+    if isinstance(v, np.ndarray):
+        return [int(x) for x in v.reshape(-1)]
+    return [int(x) for x in v]
+
+
+def int_(op: Operation, name: str, default: int | None = None) -> int:
+    a = attr(op, name)
+    if a is None:
+        if default is None:
+            raise InterpreterError(f"'{op.name}' needs the attribute '{name}'")
+        return default
+    v = value_of(a)
+    if isinstance(v, np.ndarray):
+        return int(v.reshape(-1)[0])
+    return int(v)
+
+
+def bool_(op: Operation, name: str, default: bool = False) -> bool:
+    a = attr(op, name)
+    if a is None:
+        return default
+    v = value_of(a)
+    if isinstance(v, np.ndarray):
+        return bool(v.reshape(-1)[0])
+    return bool(v)
+
+
+def bools(op: Operation, name: str) -> list[bool] | None:
+    a = attr(op, name)
+    if a is None:
+        return None
+    v = value_of(a)
+    return [bool(x) for x in (v.reshape(-1) if isinstance(v, np.ndarray) else v)]
+
+
+def float_(op: Operation, name: str, default: float | None = None) -> float:
+    a = attr(op, name)
+    if a is None:
+        if default is None:
+            raise InterpreterError(f"'{op.name}' needs the attribute '{name}'")
+        return default
+    v = value_of(a)
+    if isinstance(v, np.ndarray):
+        return float(v.reshape(-1)[0])
+    return float(v)
+
+
+def enum(op: Operation, name: str, default: str | None = None) -> str | None:
+    """An enum attribute's case name (`"FFT"`, `"LT"`), upper-case."""
+    a = attr(op, name)
+    if a is None:
+        return default
+    v = value_of(a)
+    if isinstance(v, str):
+        return v.upper()
+    data = getattr(v, "data", None)
+    if isinstance(data, str):
+        return data.upper()
+    text = str(v)
+    return text.split()[-1].rstrip(">").upper()
+
+
+def field(struct: Any, name: str, default: Any = _MISSING) -> Any:
+    """A field of a struct attribute (dot/conv/gather dimension numbers, channel_handle)."""
+    if struct is None:
+        if default is _MISSING:
+            raise InterpreterError(f"missing struct attribute (wanted its field '{name}')")
+        return default
+    candidates = [struct]
+    data = getattr(struct, "data", None)
+    if data is not None:
+        candidates.insert(0, data)
+    for c in candidates:
+        if dataclasses.is_dataclass(c) and not isinstance(c, type):
+            if any(f.name == name for f in dataclasses.fields(c)):
+                return _plain(getattr(c, name))
+        if isinstance(c, dict) and name in c:
+            return _plain(c[name])
+    if isinstance(struct, ParametrizedAttribute):
+        names = [n for n in getattr(type(struct), "get_irdl_definition")().parameters] if hasattr(
+            type(struct), "get_irdl_definition"
+        ) else []
+        for i, n in enumerate(names):
+            pname = n[0] if isinstance(n, tuple) else n
+            if pname == name:
+                return _plain(struct.parameters[i])
+    if hasattr(struct, name):
+        return _plain(getattr(struct, name))
+    if default is _MISSING:
+        raise InterpreterError(f"struct attribute {struct} has no field '{name}'")
+    return default
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, Attribute):
+        return value_of(v)
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+def struct(op: Operation, name: str) -> Any:
+    return attr(op, name)
+
+
+def result_shape(op: Operation, i: int = 0) -> tuple[int, ...]:
+    t = op.results[i].type
+    if not isinstance(t, TensorType):
+        raise InterpreterError(f"result {i} of '{op.name}' is not a tensor")
+    shape = tuple(int(d) for d in t.get_shape())
+    if any(d < 0 for d in shape):
+        raise InterpreterError(
+            f"result {i} of '{op.name}' has a dynamic shape {t}; the interpreter needs static "
+            "shapes (refine them first, e.g. with stablehlo-opt --stablehlo-refine-shapes)"
+        )
+    return shape
+
+
+def result_dtype(op: Operation, i: int = 0) -> np.dtype:
+    """numpy dtype of result `i`'s elements; for a quantized type, its expressed type (impls of
+    quantized ops receive and return dequantized values, see `impls/quantization.py`)."""
+    from stablehlo_py.ir.types import UniformQuantizedType
+
+    t = op.results[i].type
+    e = t.element_type if isinstance(t, TensorType) else t
+    if isinstance(e, UniformQuantizedType):
+        return dtype_of_type(e.params.expressed_type)
+    return dtype_of_type(t)
+
+
+def region_arg_dtypes(region: Any) -> list[np.dtype | None]:
+    """dtypes of a region's block arguments (None for non-tensor arguments)."""
+    from stablehlo_py.ir.types import UniformQuantizedType
+
+    block = region.blocks.first
+    out: list[np.dtype | None] = []
+    for a in block.args:
+        t = a.type
+        if isinstance(t, TensorType):
+            e = t.element_type
+            if isinstance(e, UniformQuantizedType):
+                out.append(dtype_of_type(e.params.expressed_type))
+            else:
+                out.append(dtype_of_type(t))
+        else:
+            out.append(None)
+    return out
+
+
+def to_types(values: list[Any], dtypes: list[np.dtype | None]) -> list[Any]:
+    """`to_destination_type`: convert each array to the dtype of the region argument it feeds."""
+    from stablehlo_py.interpreter.semantics.conversion import convert
+
+    out = []
+    for v, d in zip(values, dtypes):
+        if d is not None and isinstance(v, np.ndarray) and v.dtype != d:
+            out.append(convert(v, d))
+        else:
+            out.append(v)
+    return out
+
+
+def sym_name(a: Any) -> str:
+    """`@f` (FlatSymbolRefAttr / SymbolRefAttr / StringAttr) -> "f"."""
+    if isinstance(a, SymbolRefAttr):
+        return a.root_reference.data
+    if isinstance(a, StringAttr):
+        return a.data
+    if isinstance(a, str):
+        return a
+    raise InterpreterError(f"expected a symbol reference, got {a}")

@@ -1,0 +1,289 @@
+"""CHLO ops: the elementwise functions of `semantics/chlo.py`, the broadcasting binary ops (numpy
+broadcasting, or `broadcast_dimensions` for rank broadcasting) over the StableHLO semantics, and
+top_k, mulhi, ragged_dot, scan, constant, constant_like."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablehlo_py.errors import InterpreterError
+from stablehlo_py.interpreter import dtypes
+from stablehlo_py.interpreter import semantics as sem
+from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.semantics import chlo as chlo_sem
+from stablehlo_py.interpreter.semantics import data_movement as dm
+from stablehlo_py.interpreter.semantics import linalg as la
+from stablehlo_py.interpreter.values import array_from_attr
+
+# chlo unary op -> semantics function
+UNARY = {
+    name: getattr(chlo_sem, name)
+    for name in (
+        "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh",
+        "tan", "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf",
+    )
+    if hasattr(chlo_sem, name)
+}
+UNARY["square"] = lambda x: sem.multiply(x, x)
+
+# chlo binary (same shape) op -> semantics function
+BINARY = {
+    "next_after": chlo_sem.next_after,
+    "polygamma": chlo_sem.polygamma,
+    "zeta": chlo_sem.zeta,
+}
+
+# chlo.broadcast_<name> -> StableHLO / CHLO semantics function
+BROADCAST = {
+    "add": sem.add, "atan2": sem.atan2, "divide": sem.divide, "maximum": sem.maximum,
+    "minimum": sem.minimum, "multiply": sem.multiply, "next_after": chlo_sem.next_after,
+    "polygamma": chlo_sem.polygamma, "power": sem.power, "remainder": sem.remainder,
+    "shift_left": sem.shift_left, "shift_right_arithmetic": sem.shift_right_arithmetic,
+    "shift_right_logical": sem.shift_right_logical, "subtract": sem.subtract,
+    "zeta": chlo_sem.zeta, "and": sem.and_, "or": sem.or_, "xor": sem.xor,
+    "complex": sem.complex,
+}
+
+
+def _register_unary(name: str, fn: Any) -> None:
+    @impl(f"chlo.{name}")
+    def run(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        return [fn(args[0])]
+
+
+def _register_binary(name: str, fn: Any) -> None:
+    @impl(f"chlo.{name}")
+    def run(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        return [fn(args[0], args[1])]
+
+
+def broadcast_operands(op: Any, *values: Any) -> list[np.ndarray]:
+    """CHLO's implicit broadcasting: with `broadcast_dimensions`, the lower-rank operand's
+    dimensions map to those result dimensions; otherwise numpy (trailing-aligned) broadcasting."""
+    arrays = [np.asarray(v) for v in values]
+    shape = A.result_shape(op)
+    bdims = A.ints(op, "broadcast_dimensions")
+    out = []
+    for a in arrays:
+        if a.shape == shape:
+            out.append(a)
+        elif bdims is not None and a.ndim < len(shape) and a.ndim == len(bdims):
+            out.append(dm.broadcast_in_dim(a, bdims, shape))
+        else:
+            out.append(np.broadcast_to(a, shape))
+    return out
+
+
+def _register_broadcast(name: str, fn: Any) -> None:
+    @impl(f"chlo.broadcast_{name}")
+    def run(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        return [fn(*broadcast_operands(op, *args))]
+
+
+for _name, _fn in UNARY.items():
+    _register_unary(_name, _fn)
+for _name, _fn in BINARY.items():
+    _register_binary(_name, _fn)
+for _name, _fn in BROADCAST.items():
+    _register_broadcast(_name, _fn)
+
+
+@impl("chlo.broadcast_compare")
+def _broadcast_compare(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    lhs, rhs = broadcast_operands(op, *args)
+    return [sem.compare(lhs, rhs, A.enum(op, "comparison_direction"), A.enum(op, "compare_type"))]
+
+
+@impl("chlo.broadcast_select")
+def _broadcast_select(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    shape = A.result_shape(op)
+    pred, on_true, on_false = (np.broadcast_to(np.asarray(a), shape) for a in args)
+    return [sem.select(pred, on_true, on_false)]
+
+
+@impl("chlo.constant")
+def _constant(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [array_from_attr(A.attr(op, "value"))]
+
+
+@impl("chlo.constant_like")
+def _constant_like(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """A tensor shaped like the operand, filled with the scalar `value`."""
+    value = A.get(op, "value")
+    dtype = A.result_dtype(op)
+    scalar = np.asarray(value).reshape(-1)[0] if isinstance(value, np.ndarray) else value
+    return [np.full(np.shape(args[0]), scalar, dtype=dtype)]
+
+
+@impl("chlo.top_k")
+def _top_k(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    values, indices = chlo_sem.top_k(args[0], A.int_(op, "k"))
+    return [values, indices.astype(A.result_dtype(op, 1))]
+
+
+# ---------------------------------------------------------------------------------------- mulhi
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+def _umulhi64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """High 64 bits of the 128-bit product of uint64 arrays (32-bit limbs, no overflow)."""
+    s32 = np.uint64(32)
+    a_lo, a_hi = a & _M32, a >> s32
+    b_lo, b_hi = b & _M32, b >> s32
+    lo_lo = a_lo * b_lo
+    hi_lo = a_hi * b_lo
+    lo_hi = a_lo * b_hi
+    hi_hi = a_hi * b_hi
+    cross = (lo_lo >> s32) + (hi_lo & _M32) + lo_hi
+    return hi_hi + (hi_lo >> s32) + (cross >> s32)
+
+
+def mulhi(lhs: Any, rhs: Any) -> np.ndarray:
+    """The high half of the double-width product of two integers of the same type."""
+    a, b = np.asarray(lhs), np.asarray(rhs)
+    dtype = a.dtype
+    if not dtypes.is_int(dtype):
+        raise InterpreterError(f"chlo.mulhi needs integer operands, got {dtype}")
+    width = dtypes.bitwidth(dtype)
+    signed = dtypes.is_signed_int(dtype)
+    with np.errstate(over="ignore"):
+        if width < 64:
+            if signed:
+                prod = a.astype(np.int64) * b.astype(np.int64)
+                high = prod >> np.int64(width)
+            else:
+                prod = a.astype(np.uint64) * b.astype(np.uint64)
+                high = prod >> np.uint64(width)
+            return sem.convert(high, dtype)
+        ua, ub = a.view(np.uint64), b.view(np.uint64)
+        high = _umulhi64(ua, ub)
+        if signed:
+            high = high - np.where(a < 0, ub, np.uint64(0)) - np.where(b < 0, ua, np.uint64(0))
+        return high.view(dtype)
+
+
+@impl("chlo.mulhi")
+def _mulhi(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [mulhi(args[0], args[1])]
+
+
+# ------------------------------------------------------------------------------------ ragged_dot
+
+
+def ragged_dot(
+    lhs: Any,
+    rhs: Any,
+    group_sizes: Any,
+    *,
+    lhs_batching_dimensions: list[int],
+    rhs_batching_dimensions: list[int],
+    lhs_contracting_dimensions: list[int],
+    rhs_contracting_dimensions: list[int],
+    lhs_ragged_dimensions: list[int],
+    rhs_group_dimensions: list[int],
+    result_element_type: Any,
+) -> np.ndarray:
+    """chlo.ragged_dot: the lhs ragged dimension is split into consecutive groups of
+    `group_sizes`; group g multiplies `rhs`'s slice g (ragged non-contracting dimension), or
+    contributes result slice g (ragged contracting dimension: the result gets a leading group
+    dimension), or is an ordinary batch (ragged batch dimension).  Rows past the last group are
+    zeros.  One masked dot_general per group (the loop runs over groups, not elements)."""
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    sizes = np.asarray(group_sizes).astype(np.int64)
+    lb, rb = list(lhs_batching_dimensions), list(rhs_batching_dimensions)
+    lc, rc = list(lhs_contracting_dimensions), list(rhs_contracting_dimensions)
+    (ragged,) = lhs_ragged_dimensions
+    g = sizes.shape[-1]
+    if ragged in lb:
+        prefix = lb[: lb.index(ragged)]
+    elif ragged in lc:
+        prefix = [*lb, *lc[: lc.index(ragged)]]
+    else:
+        prefix = [*lb, *[i for i in range(ragged) if i not in lb and i not in lc]]
+    ends = np.cumsum(sizes, axis=-1)
+    starts = ends - sizes
+    pos = dm.broadcast_in_dim(np.arange(lhs.shape[ragged]), [ragged], lhs.shape)
+
+    def mask(k: int) -> np.ndarray:
+        s, e = starts[..., k], ends[..., k]
+        dims = prefix if sizes.ndim > 1 else []
+        s_b = dm.broadcast_in_dim(s, dims, lhs.shape)
+        e_b = dm.broadcast_in_dim(e, dims, lhs.shape)
+        return (pos >= s_b) & (pos < e_b)
+
+    def dot(l: np.ndarray, r: np.ndarray, rbatch: list[int], rcontract: list[int]) -> np.ndarray:
+        return la.dot_general(
+            l, r, lb, rbatch, lc, rcontract, result_element_type=result_element_type
+        )
+
+    zero = np.zeros((), lhs.dtype)
+    if ragged in lc:
+        parts = [dot(np.where(mask(k), lhs, zero), rhs, rb, rc) for k in range(g)]
+        return np.stack(parts, axis=0)
+    if ragged in lb:
+        inside = np.zeros(lhs.shape, dtype=bool)
+        for k in range(g):
+            inside |= mask(k)
+        return dot(np.where(inside, lhs, zero), rhs, rb, rc)
+    (gdim,) = rhs_group_dimensions
+
+    def drop(dims: list[int]) -> list[int]:
+        return [d - (1 if d > gdim else 0) for d in dims]
+
+    out = None
+    for k in range(g):
+        part = dot(np.where(mask(k), lhs, zero), np.take(rhs, k, axis=gdim), drop(rb), drop(rc))
+        out = part if out is None else sem.add(out, part)
+    assert out is not None
+    return out
+
+
+@impl("chlo.ragged_dot")
+def _ragged_dot(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    d = A.attr(op, "ragged_dot_dimension_numbers")
+    names = (
+        "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+        "rhs_contracting_dimensions", "lhs_ragged_dimensions", "rhs_group_dimensions",
+    )
+    kwargs = {n: list(A.field(d, n, [])) for n in names}
+    return [ragged_dot(*args, result_element_type=A.result_dtype(op), **kwargs)]
+
+
+# ------------------------------------------------------------------------------------------ scan
+
+
+@impl("chlo.scan")
+def _scan(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """chlo.scan: `body(input slices..., carries...) -> (output slices..., carries...)` applied
+    along `dimension` (from the end with `is_reverse`); the outputs are stacked along `dimension`.
+    The loop runs over the scanned dimension, each step on whole slices."""
+    n_inputs = len(op.inputs) if hasattr(op, "inputs") else len(args)
+    inputs = [np.asarray(a) for a in args[:n_inputs]]
+    carries = list(args[n_inputs:])
+    n_outputs = len(op.results) - len(carries)
+    dim = A.int_(op, "dimension")
+    reverse = A.bool_(op, "is_reverse")
+    region = op.regions[0]
+    if inputs:
+        length = inputs[0].shape[dim]
+    else:
+        length = A.result_shape(op, 0)[dim] if n_outputs else 0
+    steps = range(length - 1, -1, -1) if reverse else range(length)
+    slices: list[list[np.ndarray]] = [[] for _ in range(n_outputs)]
+    for i in steps:
+        step_inputs = [np.take(x, i, axis=dim) for x in inputs]
+        results = ev.run_region(region, [*step_inputs, *carries], env)
+        for k in range(n_outputs):
+            slices[k].append(np.asarray(results[k]))
+        carries = list(results[n_outputs:])
+    outputs = []
+    for k in range(n_outputs):
+        parts = slices[k][::-1] if reverse else slices[k]
+        if parts:
+            outputs.append(np.stack(parts, axis=dim))
+        else:
+            outputs.append(np.zeros(A.result_shape(op, k), A.result_dtype(op, k)))
+    return [*outputs, *carries]

@@ -1,0 +1,413 @@
+"""Distribution ops over a replica x partition process grid (spec.md "Distribution ops").
+
+`interpreter.run_parallel` (impls/interpreter_ops.py) runs one thread per process; every process
+has its own `Evaluator` whose `ProcessContext` points at the shared `ProcessGrid`.  Collectives
+meet at a rendezvous: the processes of one process group, for one channel, each contribute their
+operands; when the last arrives every member reads all contributions (in process-group order) and
+computes its own result.  Outside `run_parallel` the grid is 1 x 1.
+
+Process groups follow the spec: `cross_replica`, `cross_partition`, `cross_replica_and_partition`
+and `flattened_ids`, chosen from `channel_handle` and `use_global_device_ids`; `-1` entries of
+`replica_groups` are padding and are skipped.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from stablehlo_py.errors import InterpreterError
+from stablehlo_py.interpreter.evaluator import TOKEN, ProcessContext
+from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.semantics.regions import tree_reduce
+
+ProcessId = tuple[int, int]  # (replica_id, partition_id)
+ProcessGroup = tuple[ProcessId, ...]
+
+#: seconds a process waits at a rendezvous (or for a send/recv partner) before giving up
+TIMEOUT = 60.0
+
+
+class ProcessGrid:
+    """Shared state of the processes of one `run_parallel`: rendezvous rounds, send/recv
+    channels, the infeed queue (function names) and the outfeed."""
+
+    def __init__(self, num_replicas: int, num_partitions: int, infeed: Sequence[Any] = ()):
+        self.num_replicas = num_replicas
+        self.num_partitions = num_partitions
+        self._cond = threading.Condition()
+        self._rounds: dict[tuple[ProcessGroup, int, int], dict[str, Any]] = {}
+        self._next_round: dict[tuple[ProcessGroup, int, ProcessId], int] = {}
+        self._channels: dict[int, queue.Queue[list[Any]]] = {}
+        self._infeed = deque(infeed)
+        self.outfeed: list[list[Any]] = []
+        self.aborted: BaseException | None = None
+
+    # ---------------------------------------------------------------------- process groups
+    def cross_replica(self, groups: list[list[int]]) -> list[ProcessGroup]:
+        return [
+            tuple((r, p) for r in group) for group in groups for p in range(self.num_partitions)
+        ]
+
+    def cross_partition(self, groups: list[list[int]]) -> list[ProcessGroup]:
+        return [
+            tuple((r, p) for p in group) for group in groups for r in range(self.num_replicas)
+        ]
+
+    def cross_replica_and_partition(self, groups: list[list[int]]) -> list[ProcessGroup]:
+        return [
+            tuple((r, p) for p in range(self.num_partitions) for r in group) for group in groups
+        ]
+
+    def flattened_ids(self, groups: list[list[int]]) -> list[ProcessGroup]:
+        n = self.num_partitions
+        return [tuple((i // n, i % n) for i in group) for group in groups]
+
+    def check_group(self, group: ProcessGroup) -> None:
+        for r, p in group:
+            if not (0 <= r < self.num_replicas and 0 <= p < self.num_partitions):
+                raise InterpreterError(
+                    f"process (replica {r}, partition {p}) is outside the "
+                    f"{self.num_replicas} x {self.num_partitions} process grid"
+                )
+
+    # -------------------------------------------------------------------------- rendezvous
+    def rendezvous(
+        self, group: ProcessGroup, channel_id: int, pid: ProcessId, values: list[Any]
+    ) -> dict[ProcessId, list[Any]]:
+        """Contribute `values`; returns every member's contribution once all have arrived."""
+        members = tuple(dict.fromkeys(group))
+        if len(members) == 1:
+            return {pid: values}
+        self.check_group(members)
+        with self._cond:
+            slot = (members, channel_id, pid)
+            n = self._next_round.get(slot, 0)
+            self._next_round[slot] = n + 1
+            key = (members, channel_id, n)
+            state = self._rounds.setdefault(key, {"values": {}, "readers": len(members)})
+            state["values"][pid] = values
+            if len(state["values"]) == len(members):
+                self._cond.notify_all()
+            elif not self._cond.wait_for(
+                lambda: len(state["values"]) == len(members) or self.aborted is not None,
+                TIMEOUT,
+            ):
+                raise InterpreterError(
+                    f"collective rendezvous of processes {list(members)} timed out: not every "
+                    "process of the group reached the same collective op"
+                )
+            if self.aborted is not None and len(state["values"]) != len(members):
+                raise InterpreterError("another process of the run_parallel failed")
+            result = dict(state["values"])
+            state["readers"] -= 1
+            if state["readers"] == 0:
+                del self._rounds[key]
+            return result
+
+    def abort(self, error: BaseException) -> None:
+        with self._cond:
+            if self.aborted is None:
+                self.aborted = error
+            self._cond.notify_all()
+
+    # --------------------------------------------------------------------------- send/recv
+    def _channel(self, channel_id: int) -> queue.Queue[list[Any]]:
+        with self._cond:
+            return self._channels.setdefault(channel_id, queue.Queue())
+
+    def send(self, channel_id: int, values: list[Any]) -> None:
+        self._channel(channel_id).put(values)
+
+    def recv(self, channel_id: int) -> list[Any]:
+        ch = self._channel(channel_id)
+        waited = 0.0
+        while True:
+            try:
+                return ch.get(timeout=0.1)
+            except queue.Empty:
+                waited += 0.1
+                if self.aborted is not None:
+                    raise InterpreterError("another process of the run_parallel failed") from None
+                if waited >= TIMEOUT:
+                    raise InterpreterError(
+                        f"recv on channel {channel_id} timed out: nothing was sent on it"
+                    ) from None
+
+    # ------------------------------------------------------------------------------ feeds
+    def infeed(self) -> Any:
+        with self._cond:
+            if not self._infeed:
+                raise InterpreterError(
+                    "infeed: the infeed queue is empty (give run_parallel an `infeed` list)"
+                )
+            return self._infeed.popleft()
+
+
+def grid_of(ev: Any) -> ProcessGrid:
+    """The evaluator's process grid (a 1 x 1 grid outside run_parallel)."""
+    process: ProcessContext = ev.process
+    if process.grid is None:
+        process.grid = ProcessGrid(
+            process.num_replicas, process.num_partitions, list(process.infeed)
+        )
+    return process.grid
+
+
+def _pid(ev: Any) -> ProcessId:
+    return (ev.process.replica_id, ev.process.partition_id)
+
+
+def _groups_attr(op: Any, name: str = "replica_groups") -> list[list[int]]:
+    g = A.get(op, name)
+    if g is None:
+        return []
+    arr = np.asarray(g, dtype=np.int64)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1) if arr.size else arr.reshape(0, 0)
+    return [[int(x) for x in row if x != -1] for row in arr]
+
+
+def _channel_id(op: Any) -> int:
+    h = A.attr(op, "channel_handle")
+    if h is None:
+        return 0
+    return int(A.field(h, "handle", 0))
+
+
+def _all_if_empty(groups: list[list[int]], n: int) -> list[list[int]]:
+    groups = [g for g in groups if g]
+    return groups if groups else [list(range(n))]
+
+
+def _reduce_groups(ev: Any, op: Any) -> list[ProcessGroup]:
+    """Process groups of all_reduce / all_gather / reduce_scatter / collective_reduce."""
+    grid = grid_of(ev)
+    groups = _groups_attr(op)
+    channel_id = _channel_id(op)
+    use_global = A.bool_(op, "use_global_device_ids")
+    if channel_id <= 0 and not use_global:
+        return grid.cross_replica(_all_if_empty(groups, grid.num_replicas))
+    if channel_id > 0 and not use_global:
+        return grid.cross_replica_and_partition(_all_if_empty(groups, grid.num_replicas))
+    return grid.flattened_ids(_all_if_empty(groups, grid.num_replicas * grid.num_partitions))
+
+
+def _replica_or_partition_groups(ev: Any, op: Any, name: str = "replica_groups") -> list[ProcessGroup]:
+    """cross_replica when channel_id <= 0, else cross_partition (all_to_all, collective_broadcast)."""
+    grid = grid_of(ev)
+    groups = _groups_attr(op, name)
+    if _channel_id(op) <= 0:
+        return grid.cross_replica(_all_if_empty(groups, grid.num_replicas))
+    return grid.cross_partition(_all_if_empty(groups, grid.num_partitions))
+
+
+def _my_group(groups: list[ProcessGroup], pid: ProcessId, op: Any) -> ProcessGroup | None:
+    for g in groups:
+        if pid in g:
+            return g
+    return None
+
+
+def _require_group(groups: list[ProcessGroup], pid: ProcessId, op: Any) -> ProcessGroup:
+    g = _my_group(groups, pid, op)
+    if g is None:
+        raise InterpreterError(
+            f"'{op.name}': process (replica {pid[0]}, partition {pid[1]}) is in no process group"
+        )
+    return g
+
+
+def _exchange(ev: Any, op: Any, group: ProcessGroup, values: list[Any]) -> list[list[Any]]:
+    """Rendezvous with `group`; the contributions in process-group order."""
+    got = grid_of(ev).rendezvous(group, _channel_id(op), _pid(ev), values)
+    return [got[p] for p in group]
+
+
+def _combine(ev: Any, op: Any, env: dict, contributions: list[list[Any]]) -> list[np.ndarray]:
+    """Reduce the group's contributions elementwise with the op's computation region, in group
+    order (a balanced tree over the processes, vectorized over elements).  The region is binary;
+    with several operands it reduces each one separately."""
+    region = op.regions[0]
+    types = A.region_arg_dtypes(region)
+    body = ev.region_body(region, env)
+    out = []
+    for i in range(len(contributions[0])):
+        stacked = np.stack([np.asarray(c[i]) for c in contributions], axis=-1)
+        (stacked,) = A.to_types([stacked], types[-1:])
+        (reduced,) = tree_reduce(body, [stacked])
+        out.append(np.asarray(reduced))
+    return out
+
+
+def _typed(op: Any, values: list[np.ndarray]) -> list[np.ndarray]:
+    out = []
+    for i, v in enumerate(values):
+        want = A.result_dtype(op, i)
+        out.append(v if v.dtype == want else v.astype(want))
+    return out
+
+
+@impl("stablehlo.all_reduce")
+def _all_reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    group = _require_group(_reduce_groups(ev, op), _pid(ev), op)
+    contributions = _exchange(ev, op, group, list(args))
+    return _typed(op, _combine(ev, op, env, contributions))
+
+
+@impl("stablehlo.collective_reduce")
+def _collective_reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """Like all_reduce, but only the group's first process (its root) receives the reduction;
+    the others receive zeros."""
+    pid = _pid(ev)
+    group = _require_group(_reduce_groups(ev, op), pid, op)
+    contributions = _exchange(ev, op, group, list(args))
+    if pid != group[0]:
+        return [np.zeros(np.shape(a), A.result_dtype(op, i)) for i, a in enumerate(args)]
+    return _typed(op, _combine(ev, op, env, contributions))
+
+
+@impl("stablehlo.all_gather")
+def _all_gather(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    group = _require_group(_reduce_groups(ev, op), _pid(ev), op)
+    contributions = _exchange(ev, op, group, list(args))
+    dim = A.int_(op, "all_gather_dim")
+    return [
+        np.concatenate([np.asarray(c[i]) for c in contributions], axis=dim)
+        for i in range(len(args))
+    ]
+
+
+@impl("stablehlo.reduce_scatter")
+def _reduce_scatter(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    pid = _pid(ev)
+    group = _require_group(_reduce_groups(ev, op), pid, op)
+    contributions = _exchange(ev, op, group, list(args))
+    reduced = _combine(ev, op, env, contributions)
+    dim = A.int_(op, "scatter_dimension")
+    index = group.index(pid)
+    parts = [np.split(r, len(group), axis=dim)[index] for r in reduced]
+    return _typed(op, parts)
+
+
+@impl("stablehlo.all_to_all")
+def _all_to_all(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    pid = _pid(ev)
+    group = _require_group(_replica_or_partition_groups(ev, op), pid, op)
+    split_dim = A.int_(op, "split_dimension")
+    concat_dim = A.int_(op, "concat_dimension")
+    split_count = A.int_(op, "split_count")
+    pieces = [np.split(np.asarray(a), split_count, axis=split_dim) for a in args]
+    contributions = _exchange(ev, op, group, pieces)
+    index = group.index(pid)
+    return [
+        np.concatenate([c[i][index] for c in contributions], axis=concat_dim)
+        for i in range(len(args))
+    ]
+
+
+@impl("stablehlo.collective_permute")
+def _collective_permute(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """Each (source, target) pair is a group of two; the target receives the source's operand,
+    a process that is no pair's target receives zeros."""
+    pid = _pid(ev)
+    pairs = _replica_or_partition_groups(ev, op, "source_target_pairs")
+    result: list[Any] | None = None
+    grid = grid_of(ev)
+    for pair in pairs:
+        source, target = pair[0], pair[1]
+        if pid not in (source, target):
+            continue
+        got = grid.rendezvous(pair, _channel_id(op), pid, list(args))
+        if target == pid:
+            result = got[source]
+    if result is None:
+        return [np.zeros(np.shape(a), np.asarray(a).dtype) for a in args]
+    return list(result)
+
+
+@impl("stablehlo.collective_broadcast")
+def _collective_broadcast(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """Every process of a group receives the operands of the group's root: its first process, or
+    with `has_dynamic_root` the process at index `root[k]` of the group for operand k.  A
+    process in no group receives zeros."""
+    pid = _pid(ev)
+    dynamic = A.bool_(op, "has_dynamic_root")
+    data = list(args[:-1]) if dynamic else list(args)
+    group = _my_group(_replica_or_partition_groups(ev, op), pid, op)
+    if group is None:
+        return [np.zeros(np.shape(a), np.asarray(a).dtype) for a in data]
+    contributions = _exchange(ev, op, group, data)
+    if dynamic:
+        roots = np.asarray(args[-1]).reshape(-1).astype(np.int64)
+        if roots.size == 1 and len(data) > 1:
+            roots = np.repeat(roots, len(data))
+        return [contributions[int(roots[k])][k] for k in range(len(data))]
+    return list(contributions[0])
+
+
+@impl("stablehlo.replica_id")
+def _replica_id(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [np.array(ev.process.replica_id, dtype=A.result_dtype(op))]
+
+
+@impl("stablehlo.partition_id")
+def _partition_id(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [np.array(ev.process.partition_id, dtype=A.result_dtype(op))]
+
+
+@impl("stablehlo.after_all")
+def _after_all(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [TOKEN]
+
+
+@impl("stablehlo.create_token")
+def _create_token(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [TOKEN]
+
+
+@impl("stablehlo.infeed")
+def _infeed(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """Takes the next entry of the infeed queue: a function name (as `run_parallel`'s `infeed`
+    attribute gives them; the function is called and its results are the values) or a list of
+    values (`ProcessContext.infeed` given by an API user)."""
+    entry = grid_of(ev).infeed()
+    if isinstance(entry, str):
+        values = ev.call(entry, [])
+    else:
+        values = list(entry) if isinstance(entry, list | tuple) else [entry]
+    n = len(op.results) - 1
+    if len(values) != n:
+        raise InterpreterError(f"infeed: the queue entry has {len(values)} values, the op expects {n}")
+    return [*values, TOKEN]
+
+
+@impl("stablehlo.outfeed")
+def _outfeed(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    values = list(args[:-1])
+    grid = grid_of(ev)
+    with grid._cond:
+        grid.outfeed.append(values)
+    ev.process.outfeed.append(values)
+    return [TOKEN]
+
+
+@impl("stablehlo.send")
+def _send(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    grid_of(ev).send(_channel_id(op), list(args[:-1]))
+    return [TOKEN]
+
+
+@impl("stablehlo.recv")
+def _recv(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    values = grid_of(ev).recv(_channel_id(op))
+    n = len(op.results) - 1
+    if len(values) != n:
+        raise InterpreterError(f"recv: received {len(values)} values, the op expects {n}")
+    return [*values, TOKEN]

@@ -1,0 +1,255 @@
+"""Data-movement ops: thin wrappers over `semantics/data_movement.py` (spec.md "Data movement").
+
+Each impl reads the op's attributes with the spec's names and calls the semantics function; result
+shapes come from the op's (static) result types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablehlo_py.errors import InterpreterError
+from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.semantics import conversion as conv
+from stablehlo_py.interpreter.semantics import data_movement as dm
+
+
+@impl("stablehlo.broadcast_in_dim")
+def _broadcast_in_dim(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    dims = A.ints(op, "broadcast_dimensions", [])
+    return [dm.broadcast_in_dim(args[0], dims, A.result_shape(op))]
+
+
+@impl("stablehlo.broadcast")
+def _broadcast(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """Deprecated `broadcast`: `broadcast_sizes` dimensions prepended to the operand's."""
+    operand = np.asarray(args[0])
+    sizes = A.ints(op, "broadcast_sizes", [])
+    shape = tuple(sizes) + operand.shape
+    dims = list(range(len(sizes), len(shape)))
+    return [dm.broadcast_in_dim(operand, dims, shape)]
+
+
+@impl("stablehlo.dynamic_broadcast_in_dim")
+def _dynamic_broadcast_in_dim(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [
+        dm.dynamic_broadcast_in_dim(args[0], args[1], A.ints(op, "broadcast_dimensions", []))
+    ]
+
+
+@impl("stablehlo.concatenate")
+def _concatenate(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.concatenate(args, A.int_(op, "dimension"))]
+
+
+@impl("stablehlo.slice")
+def _slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [
+        dm.slice(
+            args[0],
+            A.ints(op, "start_indices"),
+            A.ints(op, "limit_indices"),
+            A.ints(op, "strides"),
+        )
+    ]
+
+
+@impl("stablehlo.real_dynamic_slice")
+def _real_dynamic_slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.real_dynamic_slice(args[0], args[1], args[2], args[3])]
+
+
+@impl("stablehlo.dynamic_slice")
+def _dynamic_slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.dynamic_slice(args[0], args[1:], A.ints(op, "slice_sizes"))]
+
+
+@impl("stablehlo.dynamic_update_slice")
+def _dynamic_update_slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.dynamic_update_slice(args[0], args[1], args[2:])]
+
+
+def _gather_dims(op: Any) -> dict[str, Any]:
+    d = A.struct(op, "dimension_numbers")
+    return {
+        "offset_dims": A.field(d, "offset_dims", []),
+        "collapsed_slice_dims": A.field(d, "collapsed_slice_dims", []),
+        "operand_batching_dims": A.field(d, "operand_batching_dims", []),
+        "start_indices_batching_dims": A.field(d, "start_indices_batching_dims", []),
+        "start_index_map": A.field(d, "start_index_map", []),
+        "index_vector_dim": A.field(d, "index_vector_dim", 0),
+        "indices_are_sorted": A.bool_(op, "indices_are_sorted"),
+    }
+
+
+@impl("stablehlo.gather")
+def _gather(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.gather(args[0], args[1], slice_sizes=A.ints(op, "slice_sizes"), **_gather_dims(op))]
+
+
+@impl("stablehlo.dynamic_gather")
+def _dynamic_gather(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.dynamic_gather(args[0], args[1], args[2], **_gather_dims(op))]
+
+
+@impl("stablehlo.scatter")
+def _scatter(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    n = (len(args) - 1) // 2
+    inputs, indices, updates = args[:n], args[n], args[n + 1 :]
+    region = op.regions[0]
+    types = A.region_arg_dtypes(region)
+    # to_destination_type: inputs and updates take the element types of the region's arguments
+    inputs = A.to_types(list(inputs), types[:n])
+    updates = A.to_types(list(updates), types[n:])
+    d = A.struct(op, "scatter_dimension_numbers")
+    results = dm.scatter(
+        inputs,
+        indices,
+        updates,
+        update_window_dims=A.field(d, "update_window_dims", []),
+        inserted_window_dims=A.field(d, "inserted_window_dims", []),
+        scatter_dims_to_operand_dims=A.field(d, "scatter_dims_to_operand_dims", []),
+        index_vector_dim=A.field(d, "index_vector_dim", 0),
+        input_batching_dims=A.field(d, "input_batching_dims", []),
+        scatter_indices_batching_dims=A.field(d, "scatter_indices_batching_dims", []),
+        update_computation=ev.region_body(region, env),
+        indices_are_sorted=A.bool_(op, "indices_are_sorted"),
+        unique_indices=A.bool_(op, "unique_indices"),
+    )
+    return [_as(r, A.result_dtype(op, i)) for i, r in enumerate(results)]
+
+
+def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return x if x.dtype == dtype else conv.convert(x, dtype)
+
+
+@impl("stablehlo.iota")
+def _iota(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.iota(A.int_(op, "iota_dimension"), A.result_shape(op), A.result_dtype(op))]
+
+
+@impl("stablehlo.dynamic_iota")
+def _dynamic_iota(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.dynamic_iota(args[0], A.int_(op, "iota_dimension"), A.result_dtype(op))]
+
+
+@impl("stablehlo.pad")
+def _pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [
+        dm.pad(
+            args[0],
+            args[1],
+            A.ints(op, "edge_padding_low"),
+            A.ints(op, "edge_padding_high"),
+            A.ints(op, "interior_padding"),
+        )
+    ]
+
+
+@impl("stablehlo.dynamic_pad")
+def _dynamic_pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.dynamic_pad(*args)]
+
+
+@impl("stablehlo.reshape")
+def _reshape(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.reshape(args[0], A.result_shape(op))]
+
+
+@impl("stablehlo.dynamic_reshape")
+def _dynamic_reshape(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.dynamic_reshape(args[0], args[1])]
+
+
+@impl("stablehlo.reverse")
+def _reverse(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.reverse(args[0], A.ints(op, "dimensions", []))]
+
+
+@impl("stablehlo.transpose")
+def _transpose(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.transpose(args[0], A.ints(op, "permutation"))]
+
+
+@impl("stablehlo.tuple")
+def _tuple(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [tuple(args)]
+
+
+@impl("stablehlo.get_tuple_element")
+def _get_tuple_element(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    t = args[0]
+    if not isinstance(t, tuple):
+        raise InterpreterError("get_tuple_element needs a tuple operand")
+    return [t[A.int_(op, "index")]]
+
+
+@impl("stablehlo.get_dimension_size")
+def _get_dimension_size(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.get_dimension_size(args[0], A.int_(op, "dimension")).astype(A.result_dtype(op))]
+
+
+@impl("stablehlo.set_dimension_size")
+def _set_dimension_size(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [dm.set_dimension_size(args[0], args[1], A.int_(op, "dimension"))]
+
+
+@impl("stablehlo.torch_index_select")
+def _torch_index_select(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """`torch.index_select` with batch dims: gather along `dim` with indices batched over the
+    leading `batch_dims` dimensions (what upstream lowers it to)."""
+    operand, index = np.asarray(args[0]), np.asarray(args[1]).astype(np.int64)
+    dim = A.int_(op, "dim")
+    batch_dims = A.int_(op, "batch_dims", 0)
+    if dim < 0:
+        dim += operand.ndim
+    if batch_dims < 0:
+        batch_dims += index.ndim
+    return [_index_select(operand, index, dim, batch_dims)]
+
+
+def _index_select(operand: np.ndarray, index: np.ndarray, dim: int, batch_dims: int) -> np.ndarray:
+    batch_shape = index.shape[:batch_dims]
+    idx_rest = index.shape[batch_dims:]
+    # operand: batch..., middle (dims batch_dims..dim-1), dim, tail
+    middle = operand.shape[batch_dims:dim]
+    tail = operand.shape[dim + 1 :]
+    grids = []
+    nb, ni, nm, nt = len(batch_shape), len(idx_rest), len(middle), len(tail)
+    rank = nb + nm + ni + nt
+    out_shape = batch_shape + middle + idx_rest + tail
+    for d in range(nb):
+        shape = [1] * rank
+        shape[d] = batch_shape[d]
+        grids.append(np.arange(batch_shape[d]).reshape(shape))
+    for k in range(nm):
+        shape = [1] * rank
+        shape[nb + k] = middle[k]
+        grids.append(np.arange(middle[k]).reshape(shape))
+    ishape = list(batch_shape) + [1] * nm + list(idx_rest) + [1] * nt
+    grids.append(index.reshape(ishape))
+    for k in range(nt):
+        shape = [1] * rank
+        shape[nb + nm + ni + k] = tail[k]
+        grids.append(np.arange(tail[k]).reshape(shape))
+    return operand[tuple(np.broadcast_to(g, out_shape) for g in grids)]
+
+
+@impl("stablehlo.bitcast_convert")
+def _bitcast_convert(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    from stablehlo_py.interpreter.values import dtype_of_type
+
+    # storage-level: quantized types bitcast through their storage type
+    return [conv.bitcast_convert(args[0], dtype_of_type(op.results[0].type), A.result_shape(op))]
+
+
+@impl("stablehlo.reduce_precision")
+def _reduce_precision(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    return [
+        conv.reduce_precision(
+            args[0], A.int_(op, "exponent_bits"), A.int_(op, "mantissa_bits")
+        )
+    ]

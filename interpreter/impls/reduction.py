@@ -1,0 +1,157 @@
+"""Region-bodied reductions: reduce, reduce_window, select_and_scatter, sort, map.
+
+Inputs and init values are converted to the element types of the region's arguments first
+(`to_destination_type` in the spec: a body may compute in a wider type than its inputs); the
+region runs vectorized on whole arrays (`Evaluator.region_body`).  Sort comparators of the form
+`compare(arg[2i], arg[2i+1], LT|GT)` (a total order) are recognized and sorted with `np.argsort`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablehlo_py.interpreter import dtypes
+from stablehlo_py.interpreter.evaluator import RETURN_OPS
+from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.semantics import reduction as red
+from stablehlo_py.interpreter.semantics.regions import make_comparator
+
+
+def _split(args: list[Any]) -> tuple[list[Any], list[Any]]:
+    n = len(args) // 2
+    return list(args[:n]), list(args[n:])
+
+
+def _results(op: Any, results: Any) -> list[Any]:
+    out = []
+    for i, r in enumerate(results):
+        want = A.result_dtype(op, i)
+        r = np.asarray(r)
+        out.append(r if r.dtype == want else r.astype(want))
+    return out
+
+
+@impl("stablehlo.reduce")
+def _reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    inputs, inits = _split(args)
+    region = op.regions[0]
+    types = A.region_arg_dtypes(region)
+    n = len(inputs)
+    inputs = A.to_types(inputs, types[n:])
+    inits = A.to_types(inits, types[:n])
+    results = red.reduce(inputs, inits, A.ints(op, "dimensions", []), ev.region_body(region, env))
+    return _results(op, results)
+
+
+def _padding(op: Any) -> np.ndarray | None:
+    p = A.get(op, "padding")
+    if p is None:
+        return None
+    return np.asarray(p, dtype=np.int64).reshape(-1, 2)
+
+
+@impl("stablehlo.reduce_window")
+def _reduce_window(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    inputs, inits = _split(args)
+    region = op.regions[0]
+    types = A.region_arg_dtypes(region)
+    n = len(inputs)
+    inputs = A.to_types(inputs, types[n:])
+    inits = A.to_types(inits, types[:n])
+    results = red.reduce_window(
+        inputs,
+        inits,
+        window_dimensions=A.ints(op, "window_dimensions"),
+        window_strides=A.ints(op, "window_strides"),
+        base_dilations=A.ints(op, "base_dilations"),
+        window_dilations=A.ints(op, "window_dilations"),
+        padding=_padding(op),
+        body=ev.region_body(region, env),
+    )
+    return _results(op, results)
+
+
+@impl("stablehlo.select_and_scatter")
+def _select_and_scatter(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    operand, source, init = args
+    select_region, scatter_region = op.regions[0], op.regions[1]
+    (operand,) = A.to_types([operand], A.region_arg_dtypes(select_region)[:1])
+    stypes = A.region_arg_dtypes(scatter_region)
+    source, init = A.to_types([source, init], [stypes[1], stypes[0]])
+    result = red.select_and_scatter(
+        operand,
+        source,
+        init,
+        window_dimensions=A.ints(op, "window_dimensions"),
+        window_strides=A.ints(op, "window_strides"),
+        padding=_padding(op),
+        select=ev.region_body(select_region, env),
+        scatter=ev.region_body(scatter_region, env),
+    )
+    return _results(op, [result])
+
+
+def comparator_key(region: Any, inputs: list[np.ndarray]) -> tuple[int, str] | None:
+    """(i, "LT"|"GT") when the comparator is `return compare(arg[2i], arg[2i+1], LT|GT)` (or with
+    the arguments swapped) and the comparison is a total order on input i's elements."""
+    block = region.blocks.first
+    if block is None:
+        return None
+    ops = list(block.ops)
+    if len(ops) != 2 or ops[0].name != "stablehlo.compare" or ops[1].name not in RETURN_OPS:
+        return None
+    cmp, ret = ops
+    if list(ret.operands) != [cmp.results[0]]:
+        return None
+    direction = A.enum(cmp, "comparison_direction")
+    if direction not in ("LT", "GT"):
+        return None
+    block_args = list(block.args)
+    try:
+        a, b = (block_args.index(v) for v in cmp.operands)
+    except ValueError:
+        return None
+    if a // 2 != b // 2 or a == b:
+        return None
+    key = a // 2
+    if a % 2 == 1:  # compare(arg[2i+1], arg[2i], d) sorts like the opposite direction
+        direction = "GT" if direction == "LT" else "LT"
+    dt = inputs[key].dtype
+    if dtypes.is_complex(dt):
+        return None
+    if dtypes.is_float(dt):
+        if A.enum(cmp, "compare_type") != "TOTALORDER":
+            return None
+    return key, direction
+
+
+@impl("stablehlo.sort")
+def _sort(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    region = op.regions[0]
+    inputs = [np.asarray(a) for a in args]
+    key = comparator_key(region, inputs)
+    if key is not None:
+
+        def fn(*arrays: Any) -> tuple[Any, ...]:
+            return tuple(ev.run_region(region, arrays, env))
+
+        comparator = make_comparator(fn, key[1], key[0])
+    else:
+        comparator = ev.region_body(region, env)
+    dimension = A.int_(op, "dimension", -1)
+    results = red.sort(inputs, dimension, A.bool_(op, "is_stable"), comparator)
+    return list(results)
+
+
+@impl("stablehlo.map")
+def _map(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """`map`: the computation applied elementwise, evaluated once on the whole arrays."""
+    region = op.regions[0]
+    inputs = A.to_types([np.asarray(a) for a in args], A.region_arg_dtypes(region))
+    shape = A.result_shape(op)
+    body = ev.region_body(region, env)
+    (out,) = body(*inputs)
+    return _results(op, [np.broadcast_to(out, shape).copy()])
