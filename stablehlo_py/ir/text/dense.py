@@ -197,7 +197,7 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
     if shape is None:  # splat scalar
         values = _convert_scalars(p, scalars, elem, start)
         return _new_dense(ty, values.tobytes()) if n != 0 else _new_dense(ty, b"")
-    if shape == () and not scalars:
+    if not shape and not scalars:
         if n != 0:
             p.error(f"empty dense literal for a type with {n} elements", start)
         return _new_dense(ty, b"")

@@ -30,7 +30,7 @@ class FloatSemantics:
 
 def _sem(name: str, dtype: object) -> FloatSemantics:
     dt = np.dtype(dtype)
-    info = ml_dtypes.finfo(dt) if dt.kind == "V" or dt.name not in ("float16", "float32", "float64") else np.finfo(dt)
+    info = ml_dtypes.finfo(dt)
     return FloatSemantics(name, int(info.nmant) + 1, int(info.minexp), dt, int(info.bits))
 
 
@@ -196,7 +196,7 @@ _MAX_CACHE: dict[str, float] = {}
 def _max_finite(sem: FloatSemantics) -> float:
     v = _MAX_CACHE.get(sem.name)
     if v is None:
-        info = ml_dtypes.finfo(sem.dtype) if sem.dtype.kind == "V" else np.finfo(sem.dtype)
+        info = ml_dtypes.finfo(sem.dtype)
         v = _MAX_CACHE[sem.name] = float(info.max)
     return v
 
