@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Data
+from xdsl.ir import Attribute, Data, TypeAttribute
 from xdsl.irdl import (
     irdl_attr_definition,
     operand_def,
@@ -241,7 +241,34 @@ def parse_replica_group_mesh_axes(p: Parser) -> Attribute:
     return ReplicaGroupMeshAxesAttr(got["mesh"], got.get("axes", []))  # type: ignore[arg-type]
 
 
+@irdl_attr_definition
+class FutureType(_AttrData, TypeAttribute):
+    """`!stablehlo.future<tensor<4xf32>, ...>`: the values an `async_start` will produce."""
+
+    name = "stablehlo.future"
+
+    def __init__(self, types: tuple[Attribute, ...] | list[Attribute]) -> None:
+        super().__init__(tuple(types))
+
+    @property
+    def types(self) -> tuple[Attribute, ...]:
+        return self.data  # type: ignore[return-value]
+
+    def mlir_text(self) -> str:
+        from stablehlo_py.ir.text.printer import type_to_str
+
+        return "!stablehlo.future<" + ", ".join(type_to_str(t) for t in self.types) + ">"
+
+
+def parse_future_type(p: Parser) -> Attribute:
+    p.parse_literal("<", "to open !stablehlo.future")
+    types = p.parse_comma_list(p.parse_type, ">")
+    p.parse_literal(">", "to close !stablehlo.future")
+    return FutureType(types)
+
+
 def register(reg: Registry) -> None:
+    reg.type_parsers["stablehlo.future"] = parse_future_type
     reg.attr_parsers["stablehlo.channel_handle"] = parse_channel_handle
     reg.attr_parsers["stablehlo.axis_ref"] = parse_axis_ref
     reg.attr_parsers["stablehlo.replica_group_mesh_axes"] = parse_replica_group_mesh_axes
@@ -290,6 +317,15 @@ def _group_size(groups: np.ndarray | None) -> int | None:
     return int(groups.shape[1])
 
 
+def _process_group_size(op: StableHLOOp, groups: np.ndarray | None) -> int | None:
+    """`dim(process_groups, 1)` when it is known statically: in the cross_replica
+    (`channel_id <= 0`) and flattened_ids (`use_global_device_ids`) modes it is the replica group
+    size; in cross_replica_and_partition it is also multiplied by num_partitions (known at run time)."""
+    if isinstance(op.properties.get("use_global_device_ids"), UnitAttr) or channel_id(op) <= 0:
+        return _group_size(groups)
+    return None
+
+
 def _check_global_ids(op: StableHLOOp, label: str) -> None:
     if isinstance(op.properties.get("use_global_device_ids"), UnitAttr) and channel_id(op) <= 0:
         raise VerifyException(
@@ -335,6 +371,14 @@ def _check_reducer(
     return accs[0]
 
 
+def _with_default_str(props: dict[str, Attribute], key: str) -> dict[str, Attribute]:
+    """MLIR populates a non-optional DefaultValuedStrAttr when the op is created, so the generic
+    form prints it (`<{infeed_config = ""}>`) even when the input did not give it."""
+    if key in props:
+        return props
+    return {**props, key: StringAttr("")}
+
+
 # ------------------------------------------------------------------------------ ids and feeds
 @op_def
 class ReplicaIdOp(StableHLOOp):
@@ -371,6 +415,15 @@ class InfeedOp(GenericSyntaxOp):
     name = "stablehlo.infeed"
     token = operand_def()
     infeed_config = prop(STR_ATTR, default=StringAttr(""))
+
+    @classmethod
+    def build_generic(cls, operands, result_types, properties, attributes, regions):  # type: ignore[no-untyped-def]
+        if "infeed_config" in attributes:
+            attributes = dict(attributes)
+            properties = {**properties, "infeed_config": attributes.pop("infeed_config")}
+        props = _with_default_str(properties, "infeed_config")
+        return super().build_generic(operands, result_types, props, attributes, regions)
+
     layout = prop(ARRAY_ATTR, optional=True)
     results_ = var_result_def()
 
@@ -397,6 +450,15 @@ class OutfeedOp(GenericSyntaxOp):
     inputs = var_operand_def()
     token = operand_def()
     outfeed_config = prop(STR_ATTR, default=StringAttr(""))
+
+    @classmethod
+    def build_generic(cls, operands, result_types, properties, attributes, regions):  # type: ignore[no-untyped-def]
+        if "outfeed_config" in attributes:
+            attributes = dict(attributes)
+            properties = {**properties, "outfeed_config": attributes.pop("outfeed_config")}
+        props = _with_default_str(properties, "outfeed_config")
+        return super().build_generic(operands, result_types, props, attributes, regions)
+
     result = result_def()
 
     def verify_(self) -> None:
@@ -476,14 +538,13 @@ class AllGatherOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        groups = _replica_groups(self, "all_gather_c2")
+        _replica_groups(self, "all_gather_c2")
         _check_global_ids(self, "all_gather_c5")
         d = int_value(self.properties.get("all_gather_dim"))
         ins = [v.type for v in self.operands]
         outs = [r.type for r in self.results]
         if len(ins) != len(outs):
             raise VerifyException(f"all_gather has {len(ins)} operands but {len(outs)} results")
-        g = _group_size(groups)
         for i, (a, b) in enumerate(zip(ins, outs)):
             r = rank(a)
             if r is not None and not 0 <= d < r:  # all_gather_c1
@@ -500,12 +561,14 @@ class AllGatherOp(GenericSyntaxOp):
             ok = len(sa) == len(sb) and all(
                 dim_eq(x, y) for k, (x, y) in enumerate(zip(sa, sb)) if k != d
             )
-            if ok and g is not None and 0 <= d < len(sa) and sa[d] >= 0 and sb[d] >= 0:
-                ok = sb[d] == sa[d] * g
+            if ok and 0 <= d < len(sa) and sa[d] >= 0 and sb[d] >= 0:
+                # As upstream's verifier: the result dimension is a multiple of the operand's (the
+                # process group size is only fully known at run time).
+                ok = sb[d] % sa[d] == 0 if sa[d] else sb[d] == 0
             if not ok:  # all_gather_c6
                 raise VerifyException(
                     f"all_gather_c6: result #{i} {t2s(b)} must be operand #{i} {t2s(a)} with dimension {d} "
-                    f"multiplied by the group size{'' if g is None else f' {g}'}"
+                    "multiplied by the process group size"
                 )
 
 
@@ -629,7 +692,7 @@ class ReduceScatterOp(GenericSyntaxOp):
             raise VerifyException(
                 f"reduce_scatter_c2: scatter_dimension {d} is out of range for operand rank {r}"
             )
-        g = _group_size(groups)
+        g = _process_group_size(self, groups)
         sa, sb = shape(a), shape(b)
         if g is not None and sa is not None and sa[d] >= 0 and sa[d] % g:  # reduce_scatter_c1
             raise VerifyException(
@@ -638,11 +701,13 @@ class ReduceScatterOp(GenericSyntaxOp):
         e = _check_reducer(self, "computation", "reduce_scatter_c7", [a])
         if sa is not None and sb is not None:
             expected = list(sa)
-            if g is not None and expected[d] >= 0:
-                expected[d] //= g
-            else:
-                expected[d] = -1
-            if not shapes_compatible(tuple(expected), sb):  # reduce_scatter_c8
+            expected[d] = -1
+            ok = shapes_compatible(tuple(expected), sb)
+            if ok and sa[d] >= 0 and sb[d] >= 0:
+                # As upstream's verifier: the result dimension divides the operand's (the process
+                # group size is only fully known at run time).
+                ok = sa[d] % sb[d] == 0 if sb[d] else sa[d] == 0
+            if not ok:  # reduce_scatter_c8
                 raise VerifyException(
                     f"reduce_scatter_c8: result has shape {list(sb)}, expected {expected}"
                 )
@@ -785,7 +850,61 @@ class CrossReplicaSumOp(GenericSyntaxOp):
             )
 
 
+@op_def
+class AsyncStartOp(GenericSyntaxOp):
+    """Starts the collective in region `collective` on `operands` asynchronously and produces a
+    `!stablehlo.future` of its results (not in the spec; since 1.15)."""
+
+    name = "stablehlo.async_start"
+    operands_ = var_operand_def()
+    collective = region_def()
+    result = result_def()
+
+    def verify_(self) -> None:
+        require_single_block(self, self.collective, "collective")
+        ins = [v.type for v in self.operands]
+        args = [a.type for a in self.collective.blocks.first.args]  # type: ignore[union-attr]
+        if args != ins:
+            raise VerifyException(
+                f"the collective region takes {types2s(args)} but the operands are {types2s(ins)}"
+            )
+        fut = self.result.type
+        if not isinstance(fut, FutureType):
+            raise VerifyException(f"result must be a !stablehlo.future, is {t2s(fut)}")
+        rets = [v.type for v in self.collective.blocks.first.last_op.operands]  # type: ignore[union-attr]
+        if len(rets) != len(fut.types) or not all(
+            types_compatible(a, b) for a, b in zip(rets, fut.types)
+        ):
+            raise VerifyException(
+                f"the collective region returns {types2s(rets)} but the future holds {types2s(list(fut.types))}"
+            )
+
+
+@op_def
+class AsyncDoneOp(GenericSyntaxOp):
+    """Waits for the `!stablehlo.future` `operand` and produces its values (not in the spec; since
+    1.15)."""
+
+    name = "stablehlo.async_done"
+    operand = operand_def()
+    result = var_result_def()
+
+    def verify_(self) -> None:
+        fut = self.operand.type
+        if not isinstance(fut, FutureType):
+            raise VerifyException(f"operand must be a !stablehlo.future, is {t2s(fut)}")
+        res = [r.type for r in self.results]
+        if len(res) != len(fut.types) or not all(
+            types_compatible(a, b) for a, b in zip(res, fut.types)
+        ):
+            raise VerifyException(
+                f"results {types2s(res)} differ from the values of the future {types2s(list(fut.types))}"
+            )
+
+
 OPS = (
+    AsyncStartOp,
+    AsyncDoneOp,
     ReplicaIdOp,
     PartitionIdOp,
     InfeedOp,

@@ -283,7 +283,8 @@ class ReduceOp(StableHLOOp):
         if len(set(dims)) != len(dims):  # reduce_c5
             raise VerifyException(f"reduce_c5: dimensions {list(dims)} are not unique")
         require_single_block(self, self.body, "body")
-        accs = check_scalar_reducer(self.body, n, inputs, "body", "reduce_c6")
+        allowed = [s for k, s in enumerate(s0) if k not in dims] if s0 is not None else [-1] * 64
+        accs = check_scalar_reducer(self.body, n, inputs, "body", "reduce_c6", allowed)
         if s0 is not None:
             expected = tuple(s for k, s in enumerate(s0) if k not in dims)
             for i, res in enumerate(self.results):

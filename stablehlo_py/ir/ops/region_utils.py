@@ -170,11 +170,19 @@ def require_single_block(op: Operation, region: Region, what: str) -> None:
 
 
 def check_scalar_reducer(
-    region: Region, n: int, inputs: Sequence[Attribute], what: str, label: str
+    region: Region,
+    n: int,
+    inputs: Sequence[Attribute],
+    what: str,
+    label: str,
+    allowed_dims: Sequence[int] = (),
 ) -> list[Attribute]:
     """A reducer `(tensor<E0>..tensor<EN-1>, tensor<E0>..tensor<EN-1>) -> (tensor<E0>..tensor<EN-1>)`
     with `is_promotable(element_type(inputs[i]), Ei)` (reduce_c6, reduce_window_c13, all_reduce_c5...).
-    Returns the accumulator types [tensor<Ei>]."""
+
+    As upstream's verifyReducerShape, an accumulator may also be a ranked tensor whose dimensions are
+    a subsequence of `allowed_dims` (the result dimensions of reduce); with no allowed dimensions it
+    must be 0-d.  Returns the accumulator types."""
     args = entry_arg_types(region)
     rets = return_types(region) or []
     if len(args) != 2 * n:
@@ -188,19 +196,31 @@ def check_scalar_reducer(
     accs = args[:n]
     for i in range(n):
         a, b, r = args[i], args[i + n], rets[i]
-        if not (isinstance(a, TensorType) and a.get_shape() == ()):
+        if not isinstance(a, (TensorType, UnrankedTensorType)):
+            raise VerifyException(f"{label}: argument #{i} of {what} must be a tensor, is {t2s(a)}")
+        if not (types_compatible(a, b) and types_compatible(a, r)):
             raise VerifyException(
-                f"{label}: argument #{i} of {what} must be a 0-d tensor, is {t2s(a)}"
-            )
-        if a != b or a != r:
-            raise VerifyException(
-                f"{label}: {what} argument #{i} ({t2s(a)}), argument #{i + n} ({t2s(b)}) and result #{i} "
-                f"({t2s(r)}) must have the same type"
+                f"{label}: {what} argument #{i} ({t2s(a)}), argument #{i + n} ({t2s(b)}) and result "
+                f"#{i} ({t2s(r)}) must have the same type"
             )
         if i < len(inputs) and not is_promotable(elem(inputs[i]), elem(a)):
             raise VerifyException(
-                f"{label}: element type {t2s(elem(inputs[i]))} of input #{i} cannot be promoted to the "
-                f"{what} type {t2s(elem(a))}"
+                f"{label}: element type {t2s(elem(inputs[i]))} of input #{i} cannot be promoted to "
+                f"the {what} type {t2s(elem(a))}"
+            )
+        s = shape(b)
+        if s is None or not s:
+            continue
+        k = 0
+        for d in allowed_dims:
+            if k < len(s) and dim_eq(d, s[k]):
+                k += 1
+        if k != len(s):
+            raise VerifyException(
+                f"{label}: argument #{i + n} of {what} must be a 0-d tensor, is {t2s(b)}"
+                if not allowed_dims
+                else f"{label}: the shape of {what} argument #{i + n} ({t2s(b)}) is not compatible "
+                f"with the result shape {list(allowed_dims)}"
             )
     return accs
 
