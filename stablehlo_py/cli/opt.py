@@ -74,6 +74,7 @@ def process_text(
 @click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
 @click.option("--verify-diagnostics", is_flag=True, help="Check `expected-error` annotations.")
 @click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)
+@click.option("--mlir-print-local-scope", is_flag=True, hidden=True, help="Accepted; locations are always inline.")
 @click.pass_context
 def cli(
     ctx: click.Context,
@@ -84,6 +85,7 @@ def cli(
     debuginfo: bool,
     verify_diagnostics: bool,
     allow_unregistered_dialect: bool,
+    mlir_print_local_scope: bool,
 ) -> int:
     """Parse, verify, transform and print StableHLO programs."""
     pipeline = _pass_pipeline(list(ctx.meta.get("pass_args", ())) + list(ctx.args))
@@ -121,6 +123,7 @@ _OWN_FLAGS = {
     "--mlir-print-debuginfo",
     "--verify-diagnostics",
     "--allow-unregistered-dialect",
+    "--mlir-print-local-scope",
     "--help",
     "-h",
     "-o",

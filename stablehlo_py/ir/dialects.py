@@ -9,6 +9,8 @@ from stablehlo_py.ir.registry import Registry
 # Modules that define `OPS` (a tuple of op classes) and/or `register(registry)`.
 OP_MODULES = (
     "stablehlo_py.ir.ops.func",
+    "stablehlo_py.ir.ops.arith",
+    "stablehlo_py.ir.ops.einsum",
     "stablehlo_py.ir.ops.elementwise",
     "stablehlo_py.ir.ops.misc",
     "stablehlo_py.ir.ops.data_movement",
@@ -20,6 +22,7 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.interpreter_ops",
     "stablehlo_py.ir.ops.linalg",
     "stablehlo_py.ir.ops.quantization",
+    "stablehlo_py.vhlo",  # VHLO (imported here, by name, only when the registry is built)
 )
 ATTR_MODULES = ("stablehlo_py.ir.enums", "stablehlo_py.ir.types", "stablehlo_py.ir.op_attrs")
 

@@ -77,7 +77,6 @@ class ConstantOp(StableHLOOp):
     def print_custom(self, pr: Printer) -> None:
         value = self.properties["value"]
         if getattr(value, "type", None) != self.output.type:
-            pr.write(" ")
             _print_generic_tail(self, pr)
             return
         pr.attr_dict(dict(self.attributes))

@@ -70,6 +70,15 @@ _I64 = IntegerType(64)
 _TYPE_CACHE: dict[str, Attribute] = {}
 
 
+_WS_RUN = re.compile(r'("(?:[^"\\]|\\.)*")|\s+')
+
+
+def normalize_opaque(text: str) -> str:
+    """Unmodelled dialect attributes keep their text with whitespace runs (outside strings) collapsed,
+    which is how MLIR reprints e.g. a multi-line `#sparse_tensor.encoding<{ map = ... }>`."""
+    return _WS_RUN.sub(lambda m: m.group(1) or " ", text)
+
+
 def unescape(body: str) -> str:
     if "\\" not in body:
         return body
@@ -569,7 +578,7 @@ class Parser:
             return self._resolve_alias("#", name, start)
         if self.text.startswith("<", self.pos):
             self._skip_balanced()
-        return OpaqueAttr(self.text[start : self.pos])
+        return OpaqueAttr(normalize_opaque(self.text[start : self.pos]))
 
     # ------------------------------------------------------------------ locations
     def try_location(self) -> TextLoc | None:

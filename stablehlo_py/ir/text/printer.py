@@ -315,6 +315,17 @@ class Namer:
             self.groups[op] = spans[0][0]
 
 
+def location_text(op: Operation) -> str:
+    loc = op.location
+    if isinstance(loc, TextLoc):
+        return loc.data
+    src = getattr(op, "_src", None)
+    if src is not None:
+        line, col = src[0].line_col(src[1])
+        return f"{string_literal(src[0].filename)}:{line}:{col}"
+    return "unknown"
+
+
 # ------------------------------------------------------------------------------------- printer
 class Printer:
     """Accumulates text.  Ops call `write`, `operand`, `type`, `attr`, `region`, ..."""
@@ -365,9 +376,10 @@ class Printer:
         self.out.append(dict_to_str(items))
 
     def location(self, op: Operation) -> None:
+        """` loc(...)` with --mlir-print-debuginfo: the op's own location, else where it was parsed
+        (MLIR's parser gives every op its file:line:col), else unknown."""
         if self.debuginfo:
-            loc = op.location
-            self.out.append(f" loc({loc.data})" if isinstance(loc, TextLoc) else " loc(unknown)")
+            self.out.append(f" loc({location_text(op)})")
 
     # -- ops
     def op_name(self, name: str) -> str:
@@ -471,7 +483,39 @@ def print_module(op: Operation, generic: bool = False, debuginfo: bool = False) 
     p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo)
     p.print_op(op)
     p.write("\n")
-    return p.text()
+    text = p.text()
+    aliases = _attribute_aliases(op)
+    if aliases:
+        head = []
+        for value, name in aliases.items():
+            text = text.replace(value, name)
+            head.append(f"{name} = {value}\n")
+        text = "".join(head) + text
+    return text
+
+
+# Unmodelled attributes MLIR prints through an alias at the top of the file: text prefix -> alias stem.
+ALIASED_ATTRIBUTES = {"#sparse_tensor.encoding<": "#sparse"}
+
+
+def _attribute_aliases(top: Operation) -> dict[str, str]:
+    """`#sparse`, `#sparse1`, ... for sparse encodings, in order of first use (as MLIR's AliasState)."""
+    found: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for op in top.walk():
+        types = [v.type for v in op.results] + [v.type for r in op.regions for b in r.blocks for v in b.args]
+        ft = op.properties.get("function_type")
+        if isinstance(ft, FunctionType):
+            types += list(ft.inputs.data) + list(ft.outputs.data)
+        for t in types:
+            enc = getattr(t, "encoding", None)
+            if isinstance(enc, OpaqueAttr) and enc.data not in found:
+                for prefix, stem in ALIASED_ATTRIBUTES.items():
+                    if str(enc.data).startswith(prefix):
+                        n = counts.get(stem, 0)
+                        counts[stem] = n + 1
+                        found[str(enc.data)] = stem if n == 0 else f"{stem}{n}"
+    return found
 
 
 class _Wrapper:
