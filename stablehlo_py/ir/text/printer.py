@@ -44,6 +44,7 @@ from stablehlo_py.ir.types import (
     element_type_name,
 )
 
+_I64 = IntegerType(64)
 _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
 _SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
 
@@ -124,8 +125,11 @@ def symbol_text(name: str) -> str:
     return "@" + string_literal(name)
 
 
-def attr_to_str(a: Attribute, elide_type: bool = False) -> str:
-    """Full attribute text (`1 : i64`, `dense<...> : tensor<...>`, `#stablehlo<...>`)."""
+def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False) -> str:
+    """Full attribute text (`1 : i64`, `dense<...> : tensor<...>`, `#stablehlo<...>`).
+
+    `may_elide` is MLIR's AttrTypeElision::May (array elements): i64 integers and f64 floats drop
+    their type there (`[0, 1]`, not `[0 : i64, 1 : i64]`)."""
     if isinstance(a, StringAttr):
         return string_literal(a.data)
     if isinstance(a, IntegerAttr):
@@ -133,7 +137,7 @@ def attr_to_str(a: Attribute, elide_type: bool = False) -> str:
         if isinstance(t, IntegerType) and t.width.data == 1:
             return "true" if a.value.data else "false"
         v = a.value.data
-        if elide_type:
+        if elide_type or (may_elide and t == _I64):
             return str(v)
         return f"{v} : {type_to_str(t)}"
     if isinstance(a, FloatAttr):
@@ -141,14 +145,14 @@ def attr_to_str(a: Attribute, elide_type: bool = False) -> str:
         import numpy as np
 
         text = format_float(np.asarray(a.value.data, dtype=sem.dtype)[()], sem)
-        return text if elide_type else f"{text} : {type_to_str(a.type)}"
+        return text if elide_type or (may_elide and sem.name == "f64") else f"{text} : {type_to_str(a.type)}"
     if isinstance(a, DenseIntOrFPElementsAttr):
         body = "dense<" + dense_text.dense_body(a) + ">"
         return body if elide_type else f"{body} : {type_to_str(a.type)}"
     if isinstance(a, DenseArrayBase):
         return dense_text.dense_array_text(a)
     if isinstance(a, ArrayAttr):
-        return "[" + ", ".join(attr_to_str(x) for x in a.data) + "]"
+        return "[" + ", ".join(attr_to_str(x, may_elide=True) for x in a.data) + "]"
     if isinstance(a, DictionaryAttr):
         return dict_to_str(a.data)
     if isinstance(a, SymbolRefAttr):
