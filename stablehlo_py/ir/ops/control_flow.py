@@ -261,7 +261,7 @@ class WhileOp(StableHLOOp):
             pr.types(v.type for v in self.operand)
         pr.attr_dict(dict(self.attributes), keyword=True)
         pr.newline()
-        pr.write(" cond ")
+        pr.write("cond ")
         pr.region(self.cond, print_entry_args=False, default_dialect="")
         pr.write(" do ")
         pr.region(self.body, print_entry_args=False, default_dialect="")
