@@ -1,1 +1,152 @@
-"""stablehlo-py."""
+"""Portable artifacts: StableHLO programs as versioned msgpack files (DESIGN.md §5).
+
+The API follows upstream's Python bindings (``stablehlo.serialize_portable_artifact`` ...)::
+
+    data = serialize_portable_artifact(module, "1.0.0")        # or "current"; also a Version
+    module = deserialize_portable_artifact(data)                 # StableHLO at the current version
+    get_portable_artifact_version(data)                          # Version(1, 0, 0), header only
+    serialize_portable_artifact_str(text, "1.0.0") -> bytes      # text in
+    deserialize_portable_artifact_str(data) -> str               # text out
+    check_compat(data, "0.20.0") -> CompatReport                 # can that consumer load it?
+
+Writing is ``stablehlo-legalize-to-vhlo`` -> ``vhlo-to-version{target}`` -> :func:`write_artifact`;
+reading is :func:`read_artifact` -> ``vhlo-to-version{current}`` -> ``vhlo-legalize-to-stablehlo``.
+The low-level pair works on VHLO modules only.  Every failure is a
+:class:`~stablehlo_py.errors.StableHLOError` (:class:`SerializationError` for the bytes themselves,
+with the byte offset).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from stablehlo_py.errors import SerializationError, StableHLOError
+from stablehlo_py.serialization.compat import CompatReport, check_compat
+from stablehlo_py.serialization.format import CURRENT_SCHEMA, FORMAT_VERSIONS, MAGIC
+from stablehlo_py.serialization.reader import Header, read_artifact, read_header
+from stablehlo_py.serialization.writer import write_artifact
+from stablehlo_py.version import Version, get_current_version, validate_target
+
+__all__ = [
+    "CURRENT_SCHEMA",
+    "FORMAT_VERSIONS",
+    "MAGIC",
+    "CompatReport",
+    "Header",
+    "check_compat",
+    "deserialize_portable_artifact",
+    "deserialize_portable_artifact_str",
+    "get_portable_artifact_version",
+    "read_artifact",
+    "read_header",
+    "serialize_portable_artifact",
+    "serialize_portable_artifact_str",
+    "to_vhlo",
+    "write_artifact",
+]
+
+
+def _clone_keeping_sources(module: Operation) -> Operation:
+    """A deep copy that keeps each op's parse position (used for file:line:col locations)."""
+    copy = module.clone()
+    for old, new in zip(module.walk(), copy.walk()):
+        src = getattr(old, "_src", None)
+        if src is not None:
+            new._src = src  # type: ignore[attr-defined]
+    return copy
+
+
+def to_vhlo(module: Operation, target_version: Version | str, allow_other_dialects: bool = False) -> Operation:
+    """StableHLO module -> VHLO at ``target_version`` (the module is converted in place)."""
+    from stablehlo_py.passes import PASSES
+
+    target = validate_target(target_version)
+    opts = {"allow-other-dialects": "true"} if allow_other_dialects else {}
+    vhlo = PASSES["stablehlo-legalize-to-vhlo"].run(module, opts)
+    return PASSES["vhlo-to-version"].run(vhlo, {"target": str(target)})
+
+
+def serialize_portable_artifact(
+    module: Operation,
+    target_version: Version | str,
+    allow_other_dialects: bool = False,
+    *,
+    strip_debuginfo: bool = False,
+) -> bytes:
+    """Write a StableHLO module as a portable artifact readable by consumers at ``target_version``
+    (``"X.Y.Z"``, ``"current"`` or a :class:`Version`) and newer.  ``module`` is not modified.
+
+    ``allow_other_dialects`` is upstream's flag; artifacts hold VHLO only, so a program that still
+    has ops of other dialects after legalization is refused (naming them) either way.
+    """
+    target = validate_target(target_version)
+    if not isinstance(module, ModuleOp):
+        raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
+    vhlo = to_vhlo(_clone_keeping_sources(module), target, allow_other_dialects)
+    return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+
+
+def serialize_portable_artifact_str(
+    module_str: str | bytes,
+    target_version: Version | str,
+    *,
+    strip_debuginfo: bool = False,
+    name: str = "<string>",
+) -> bytes:
+    """Upstream's ``serialize_portable_artifact_str``: StableHLO text in, artifact bytes out."""
+    from stablehlo_py.ir import parse
+    from stablehlo_py.ir.verify import verify
+
+    target = validate_target(target_version)
+    text = module_str.decode("utf-8") if isinstance(module_str, (bytes, bytearray)) else module_str
+    module = parse(text, name)
+    verify(module)
+    if not isinstance(module, ModuleOp):
+        raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
+    vhlo = to_vhlo(module, target)
+    return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+
+
+def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") -> ModuleOp:
+    """Read an artifact back as a StableHLO module at the current version (verified)."""
+    from stablehlo_py.ir.verify import verify
+    from stablehlo_py.passes import PASSES
+
+    _header, vhlo = read_artifact(artifact, name)
+    try:
+        current = PASSES["vhlo-to-version"].run(vhlo, {"target": str(get_current_version())})
+        module = PASSES["vhlo-legalize-to-stablehlo"].run(current, {})
+        verify(module)
+    except StableHLOError as e:
+        raise SerializationError(
+            f"the artifact decodes, but its program is not valid: {e.message}",
+            location=e.location or name,
+            note=e.note,
+        ) from None
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as e:  # noqa: BLE001 - a malformed program must not escape as a crash
+        raise SerializationError(
+            f"the artifact decodes, but its program cannot be converted to StableHLO "
+            f"({type(e).__name__}: {e})",
+            location=name,
+        ) from None
+    return module  # type: ignore[return-value]
+
+
+def deserialize_portable_artifact_str(artifact: bytes, *, name: str = "<artifact>") -> str:
+    """Upstream's ``deserialize_portable_artifact_str``: artifact bytes in, StableHLO text out."""
+    from stablehlo_py.ir import print_ir
+
+    return print_ir(deserialize_portable_artifact(artifact, name=name))
+
+
+def get_portable_artifact_version(artifact: bytes) -> Version:
+    """The StableHLO version an artifact was written for, from its header alone."""
+    return read_header(artifact).version
+
+
+_ = Any

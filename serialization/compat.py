@@ -1,0 +1,162 @@
+"""Compatibility questions about an artifact: can a consumer at version X load it, and if not, why.
+
+A consumer at StableHLO version X reads artifacts written for any version P <= X (backward
+compatibility: it upgrades P -> X).  An artifact written for P > X is refused by that consumer,
+whatever it contains; what matters then is whether the program *could* be written for X (forward
+compatibility: the producer re-serializes with ``--target=X``).  :func:`check_compat` answers both:
+it decodes the artifact, and when P > X dry-runs ``vhlo-to-version{target=X}`` on the program to list
+every op, type or attribute that does not exist at X (with its location and the first version that
+has it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from stablehlo_py.errors import StableHLOError, VersionError
+from stablehlo_py.serialization import codes
+from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for_code
+from stablehlo_py.version import Version, get_current_version, get_minimum_version
+
+__all__ = ["CompatReport", "check_compat", "unknown_codes"]
+
+
+@dataclass(frozen=True)
+class CompatReport:
+    """The answer of :func:`check_compat`."""
+
+    artifact_version: Version
+    """The version the artifact was written for (its header's producer)."""
+    consumer_version: Version
+    producer: str
+    toolkit: str
+    blockers: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def compatible(self) -> bool:
+        return not self.blockers
+
+    def __bool__(self) -> bool:
+        return self.compatible
+
+    def render(self) -> str:
+        head = (
+            f"artifact written for StableHLO {self.artifact_version} by {self.toolkit or 'an unknown toolkit'}; "
+            f"consumer at StableHLO {self.consumer_version}: "
+        )
+        if self.compatible:
+            text = head + "compatible"
+        else:
+            text = head + f"NOT compatible ({len(self.blockers)} blocker{'s' if len(self.blockers) != 1 else ''})"
+            text += "".join(f"\n  blocker: {b}" for b in self.blockers)
+        text += "".join(f"\n  note: {n}" for n in self.notes)
+        return text
+
+    __str__ = render
+
+
+def _walk_ops(record: Any, out: list[int]) -> None:
+    """Collect the op codes of a raw module record (tolerant of malformed data)."""
+    stack = [record]
+    while stack:
+        rec = stack.pop()
+        if type(rec) is not list:
+            continue
+        for region in rec:
+            if type(region) is not list:
+                continue
+            for block in region:
+                if type(block) is not list or len(block) < 2 or type(block[1]) is not list:
+                    continue
+                for op in block[1]:
+                    if type(op) is list and op:
+                        out.append(op[0])
+                        if len(op) > 5 and type(op[5]) is list:
+                            stack.append(op[5])
+
+
+def unknown_codes(raw: Any) -> list[str]:
+    """The op, type and attribute codes of a raw artifact this toolkit does not know (sorted)."""
+    found: set[tuple[str, int]] = set()
+    entries, _, module = raw.sections[:3]
+    if type(entries) is list:
+        for e in entries:
+            if type(e) is list and len(e) >= 2 and e[0] in (TYPE, ATTR) and type(e[1]) is int:
+                if codec_for_code(e[0], e[1]) is None:
+                    found.add(("type" if e[0] == TYPE else "attribute", e[1]))
+    ops: list[int] = []
+    if type(module) is list and len(module) > 2:
+        _walk_ops([module[2]], ops)
+    for code in ops:
+        if type(code) is int and codes.op_name_for_code(code) is None:
+            found.add(("op", code))
+    return [f"{kind} code {code}" for kind, code in sorted(found)]
+
+
+def _consumer(version: Version | str) -> Version:
+    if isinstance(version, str) and version == "current":
+        return get_current_version()
+    v = version if isinstance(version, Version) else Version.from_string(version)
+    if v < get_minimum_version():
+        raise VersionError(
+            f"consumer version {v} is older than the first stable version {get_minimum_version()}",
+            note="portable artifacts exist from StableHLO 0.9.0",
+        )
+    return v.with_zero_patch()
+
+
+def check_compat(data: bytes, consumer_version: Version | str, name: str = "<artifact>") -> CompatReport:
+    """Can a consumer at ``consumer_version`` load this artifact?  Raises SerializationError when the
+    bytes are not a readable artifact at all; otherwise reports every blocker."""
+    from stablehlo_py.serialization.reader import build_module, read_raw
+
+    consumer = _consumer(consumer_version)
+    raw = read_raw(data, name)
+    header = raw.header
+    produced = header.version.with_zero_patch()
+    current = get_current_version()
+    base = dict(
+        artifact_version=header.version,
+        consumer_version=consumer,
+        producer=header.producer,
+        toolkit=header.toolkit,
+    )
+    if produced > current:
+        # Written by a newer toolkit: name what this toolkit cannot even decode.
+        blockers = [
+            f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} "
+            f"reads artifacts written for {get_minimum_version()} to {consumer}"
+        ]
+        unknown = unknown_codes(raw)
+        blockers += [f"{u} is unknown to this toolkit (StableHLO {current})" for u in unknown]
+        return CompatReport(**base, blockers=tuple(blockers))
+    module = build_module(raw)
+    if produced <= consumer:
+        notes = ()
+        if consumer > current:
+            notes = (f"{consumer} is newer than this toolkit ({current}); assuming its backward compatibility",)
+        return CompatReport(**base, notes=notes)
+    blockers = [
+        f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} reads "
+        f"artifacts written for {get_minimum_version()} to {consumer}"
+    ]
+    from stablehlo_py.passes import PASSES
+
+    try:
+        PASSES["vhlo-to-version"].run(module, {"target": str(consumer)})
+    except StableHLOError as e:
+        blockers.append(
+            f"the program cannot be written for {consumer} either: {e.message}"
+            + (f" ({e.note})" if e.note else "")
+        )
+        return CompatReport(**base, blockers=tuple(blockers))
+    return CompatReport(
+        **base,
+        blockers=tuple(blockers),
+        notes=(
+            f"every op of the program exists at {consumer}: re-serialize it with "
+            f"--target={consumer} for this consumer",
+        ),
+    )

@@ -1,0 +1,714 @@
+"""Read a portable artifact back into a VHLO module (see ``format.py`` for the layout).
+
+Robustness: the input may be truncated, corrupted or not an artifact at all.  Every declared size is
+checked before anything is allocated -- msgpack's unpacker is given limits equal to the bytes that
+remain, so a declared string, byte, array or map length larger than the data is refused before it
+is allocated; the header's body size is compared with the data; references are range-checked --
+and every value is checked for its wire type before use.  Nothing is ever evaluated (no pickle, no
+eval, no msgpack extension types).  Any problem raises :class:`SerializationError` with the byte
+offset of the offending record (found, on the error path only, by ``locate.py``).
+
+Version handling: the header's producer version P is the StableHLO version the artifact was written
+for.  Every op, type and attribute must be legal at P.  An artifact for a version newer than this
+toolkit's current version is refused with the versions involved and the op/type/attribute codes this
+toolkit does not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import msgpack
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py import specs
+from stablehlo_py.errors import SerializationError
+from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.serialization import codes, locate
+from stablehlo_py.serialization.entries import (
+    ATTR,
+    KIND_NAMES,
+    TYPE,
+    DecodeProblem,
+    codec_for_code,
+)
+from stablehlo_py.serialization.format import (
+    CURRENT_SCHEMA,
+    MAGIC,
+    MLIR_BYTECODE_MAGIC,
+    PRODUCER_PREFIX,
+    Record,
+    Schema,
+    artifact_error,
+    parse_producer,
+)
+from stablehlo_py.version import Version, get_current_version, get_minimum_version
+
+__all__ = ["Header", "RawArtifact", "read_artifact", "read_header", "read_raw"]
+
+_SECTIONS = ("entries", "locs", "module")
+
+
+@dataclass(frozen=True)
+class Header:
+    """What the header says (readable without decoding the body)."""
+
+    format_version: int
+    producer: str
+    """``StableHLO_vX.Y.Z``."""
+    version: Version
+    """The StableHLO version the artifact was written for (its target)."""
+    toolkit: str
+    body_size: int
+    body_offset: int
+    """Offset of the body in the artifact."""
+
+
+class _Fail(Exception):
+    """A problem at a path inside a section (indices, innermost last once reversed)."""
+
+    def __init__(self, message: str, note: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.note = note
+        self.path: list[int] = []
+
+
+def _unpacker(limit: int) -> msgpack.Unpacker:
+    def no_ext(code: int, data: bytes) -> NoReturn:
+        raise ValueError(f"msgpack extension type {code} is not used by portable artifacts")
+
+    limit = max(limit, 1)
+    return msgpack.Unpacker(
+        raw=False,
+        use_list=True,
+        strict_map_key=True,
+        unicode_errors="surrogatepass",
+        ext_hook=no_ext,
+        max_buffer_size=limit,
+        max_str_len=limit,
+        max_bin_len=limit,
+        max_array_len=limit,
+        max_map_len=limit,
+        max_ext_len=limit,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Header
+
+
+def read_header(data: bytes, name: str = "<artifact>") -> Header:
+    """Check the magic and decode the header only."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise SerializationError(f"a portable artifact is bytes, not {type(data).__name__}")
+    data = bytes(data)
+    if not data.startswith(MAGIC):
+        if data.startswith(MLIR_BYTECODE_MAGIC):
+            raise artifact_error(
+                "this is an MLIR bytecode artifact (upstream StableHLO's format); stablehlo-py "
+                "reads and writes its own msgpack artifacts only",
+                0,
+                name,
+                note="convert it to text with upstream's `stablehlo-translate --deserialize`, then "
+                "serialize that text with stablehlo-py",
+            )
+        if len(data) < len(MAGIC) and MAGIC.startswith(data):
+            raise artifact_error(f"artifact truncated: {len(data)} bytes, inside the magic", len(data), name)
+        what = "empty input" if not data else f"starts with {data[:8]!r}"
+        raise artifact_error(
+            f"not a StableHLO portable artifact ({what}; expected the magic {MAGIC!r})", 0, name
+        )
+    start = len(MAGIC)
+    up = _unpacker(len(data) - start)
+    up.feed(data[start : start + 4096])
+    try:
+        record = up.unpack()
+    except msgpack.OutOfData:
+        if len(data) - start > 4096:
+            up = _unpacker(len(data) - start)
+            up.feed(data[start:])
+            try:
+                record = up.unpack()
+            except Exception:  # noqa: BLE001
+                _raise_undecodable(data, start, "header", name)
+        else:
+            _raise_undecodable(data, start, "header", name)
+    except Exception:  # noqa: BLE001 - msgpack raises ValueError subclasses and others
+        _raise_undecodable(data, start, "header", name)
+    body_offset = start + up.tell()
+    rec = CURRENT_SCHEMA["header"]
+    if type(record) is not list:
+        raise artifact_error(f"the header must be an array, found {_kind(record)}", start, name)
+    problem = rec.missing_required(record)
+    if problem is not None:
+        raise artifact_error(problem, start, name)
+    values = _padded(record, rec)
+    fv, producer, toolkit, body_size = values[:4]
+    if type(fv) is not int or fv < 1:
+        raise artifact_error(f"format version must be a positive integer, found {fv!r}", start, name)
+    version = parse_producer(producer)
+    if version is None:
+        raise artifact_error(
+            f"producer must be '{PRODUCER_PREFIX}X.Y.Z', found {_short(producer)}", start, name
+        )
+    if type(toolkit) is not str:
+        raise artifact_error(f"toolkit must be a string, found {_kind(toolkit)}", start, name)
+    if type(body_size) is not int or body_size < 0:
+        raise artifact_error(f"body size must be a non-negative integer, found {body_size!r}", start, name)
+    extra = rec.extra_fields_problem(record)
+    if extra is not None:
+        raise artifact_error(
+            extra, start, name, note=f"written by {toolkit or 'an unknown toolkit'}; upgrade stablehlo-py"
+        )
+    actual = len(data) - body_offset
+    if actual < body_size:
+        raise artifact_error(
+            f"artifact truncated: the header declares a body of {body_size} bytes, "
+            f"{actual} are present",
+            len(data),
+            name,
+        )
+    if actual > body_size:
+        raise artifact_error(
+            f"{actual - body_size} unexpected bytes after the end of the artifact",
+            body_offset + body_size,
+            name,
+        )
+    return Header(fv, producer, version, toolkit, body_size, body_offset)
+
+
+def _raise_undecodable(data: bytes, start: int, what: str, name: str) -> NoReturn:
+    offset, why = locate.first_problem(data, start)
+    if why == "the data decodes here":
+        offset, why = start, "invalid data"
+    if offset >= len(data) or "end of data" in why:
+        raise artifact_error(f"artifact truncated inside the {what} ({why})", min(offset, len(data)), name)
+    raise artifact_error(f"corrupted {what}: {why}", offset, name)
+
+
+def _kind(value: object) -> str:
+    return {
+        list: "an array",
+        dict: "a map",
+        str: "a string",
+        bytes: "bytes",
+        int: "an integer",
+        float: "a float",
+        bool: "a boolean",
+        type(None): "nil",
+    }.get(type(value), type(value).__name__)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 48 else text[:45] + "..."
+
+
+def _padded(record: list[Any], rec: Record) -> list[Any]:
+    n = len(record)
+    known = len(rec.fields)
+    if n >= known:
+        return record
+    return record + [list(d) if isinstance(d, tuple) else d for d in rec.defaults[n:]]
+
+
+# --------------------------------------------------------------------------------------------
+# Body
+
+
+@dataclass
+class RawArtifact:
+    """The decoded msgpack of an artifact, before any IR is built."""
+
+    header: Header
+    sections: list[Any]
+    """entries, locs, module (padded with defaults)."""
+    offsets: list[int]
+    """Byte offset of each section present in the data."""
+    data: bytes
+    name: str
+
+
+def read_raw(data: bytes, name: str = "<artifact>") -> RawArtifact:
+    """Header and the body's msgpack objects (checked for size and encoding only)."""
+    header = read_header(data, name)
+    data = bytes(data)
+    start = header.body_offset
+    up = _unpacker(len(data) - start)
+    up.feed(data[start:])
+    sections: list[Any] = []
+    offsets: list[int] = []
+    while True:
+        pos = start + up.tell()
+        if pos >= len(data):
+            break
+        try:
+            obj = up.unpack()
+        except msgpack.OutOfData:
+            _raise_undecodable(data, pos, _section_name(len(sections)), name)
+        except Exception:  # noqa: BLE001 - any msgpack decoding problem
+            _raise_undecodable(data, pos, _section_name(len(sections)), name)
+        sections.append(obj)
+        offsets.append(pos)
+    body = CURRENT_SCHEMA["body"]
+    extra = body.extra_fields_problem(sections)
+    if extra is not None:
+        i = next(i for i in range(len(body.fields), len(sections)) if sections[i])
+        raise artifact_error(
+            extra.replace("body record", "the body") + " (a section this reader does not know)",
+            offsets[i],
+            name,
+            note=f"written by {header.toolkit}; upgrade stablehlo-py",
+        )
+    return RawArtifact(header, _padded(sections, body), offsets, data, name)
+
+
+def _section_name(i: int) -> str:
+    return f"{_SECTIONS[i]} section" if i < len(_SECTIONS) else f"section {i}"
+
+
+class _Reader:
+    def __init__(self, raw: RawArtifact, schema: Schema):
+        self.raw = raw
+        self.version = raw.header.version
+        self.schema = schema
+        self.objs: list[Attribute] = []
+        self.kinds: list[int] = []
+        self.locs: list[TextLoc | None] = [None]
+        self.stack: list[SSAValue] = []
+        self.op_infos: dict[int, tuple[type[Operation], specs.OpSpec, frozenset[str]]] = {}
+        op = schema["op"]
+        self.op_width = len(op.fields)
+        self.op_pad = [list(d) if isinstance(d, tuple) else d for d in op.defaults]
+        self.op_record = op
+        block = schema["block"]
+        self.block_width = len(block.fields)
+        self.block_pad = [list(d) if isinstance(d, tuple) else d for d in block.defaults]
+        self.block_record = block
+        self.legal_codecs: set[int] = set()
+
+    # -- errors
+    def fail_at(self, section: int, path: list[int], message: str, note: str | None = None) -> NoReturn:
+        raw = self.raw
+        if section < len(raw.offsets):
+            offset = locate.offset_of(raw.data, raw.offsets[section], path)
+        else:
+            offset = len(raw.data)
+        raise artifact_error(message, offset, raw.name, note)
+
+    # -- entries
+    def entries(self, table: Any) -> None:
+        if type(table) is not list:
+            self.fail_at(0, [], f"the entries section must be an array, found {_kind(table)}")
+        for i, e in enumerate(table):
+            try:
+                obj, kind = self.entry(e)
+            except _Fail as f:
+                self.fail_at(0, [i, *reversed(f.path)], f"entry {i}: {f.message}", f.note)
+            except DecodeProblem as p:
+                self.fail_at(0, [i], f"entry {i}: {p}")
+            self.objs.append(obj)
+            self.kinds.append(kind)
+
+    def entry(self, e: Any) -> tuple[Attribute, int]:
+        if type(e) is not list or len(e) < 2:
+            raise _Fail(f"an entry must be an array [kind, code, ...], found {_kind(e)}")
+        kind, code = e[0], e[1]
+        if kind not in (TYPE, ATTR) or type(kind) is not int:
+            _path_fail(f"entry kind must be 0 (type) or 1 (attribute), found {_short(kind)}", [0])
+        if type(code) is not int:
+            _path_fail(f"entry code must be an integer, found {_kind(code)}", [1])
+        codec = codec_for_code(kind, code)
+        if codec is None:
+            _path_fail(
+                f"unknown {KIND_NAMES[kind]} code {code}",
+                [1],
+                note=f"the artifact was written for StableHLO {self.version} by "
+                f"{self.raw.header.toolkit}; this toolkit may be older than the writer",
+            )
+        if id(codec) not in self.legal_codecs:
+            if not codec.spec.is_legal_at(self.version):
+                s = codec.spec
+                _path_fail(
+                    f"{KIND_NAMES[kind]} vhlo.{codec.name} is not in StableHLO {self.version} "
+                    f"(it exists from {s.min} to {s.max}), but the artifact says it was written for "
+                    f"{self.version}",
+                    [1],
+                )
+            self.legal_codecs.add(id(codec))
+        fields = e[2:]
+        rec = codec.record
+        n = len(fields)
+        if n < rec.required:
+            raise _Fail(
+                f"{KIND_NAMES[kind]} vhlo.{codec.name} has {n} fields; field "
+                f"'{rec.fields[n].name}' is required"
+            )
+        if n > len(rec.fields):
+            problem = rec.extra_fields_problem(fields)
+            if problem is not None:
+                raise _Fail(f"vhlo.{codec.name}: " + problem.replace("entry fields record", "entry"))
+            fields = fields[: len(rec.fields)]
+        elif n < len(rec.fields):
+            fields = fields + [list(d) if isinstance(d, tuple) else d for d in rec.defaults[n:]]
+        values = [self.field(v, wk, j + 2) for j, (v, wk) in enumerate(zip(fields, codec.wire))]
+        return codec.decode(values), kind
+
+    def ref(self, v: Any, kind: int, path: list[int]) -> Attribute:
+        if type(v) is not int or not 0 <= v < len(self.objs):
+            _path_fail(
+                f"reference {_short(v)} is not an earlier entry (there are {len(self.objs)})", path
+            )
+        if self.kinds[v] != kind:
+            _path_fail(f"entry {v} is {'a type' if self.kinds[v] == TYPE else 'an attribute'}, "
+                       f"expected {'a type' if kind == TYPE else 'an attribute'}", path)
+        return self.objs[v]
+
+    def field(self, v: Any, wk: str, j: int) -> Any:
+        if wk == "T":
+            return self.ref(v, TYPE, [j])
+        if wk == "A":
+            return self.ref(v, ATTR, [j])
+        if wk == "A?":
+            return None if v is None else self.ref(v, ATTR, [j])
+        if wk == "Ts" or wk == "As":
+            _expect_list(v, j)
+            k = TYPE if wk == "Ts" else ATTR
+            return [self.ref(x, k, [j, m]) for m, x in enumerate(v)]
+        if wk == "i":
+            if type(v) is not int:
+                _path_fail(f"expected an integer, found {_kind(v)}", [j])
+            return v
+        if wk == "is":
+            _expect_list(v, j)
+            for m, x in enumerate(v):
+                if type(x) is not int:
+                    _path_fail(f"expected an integer, found {_kind(x)}", [j, m])
+            return v
+        if wk == "f":
+            if type(v) is not float:
+                _path_fail(f"expected a float, found {_kind(v)}", [j])
+            return v
+        if wk == "fs":
+            _expect_list(v, j)
+            for m, x in enumerate(v):
+                if type(x) is not float:
+                    _path_fail(f"expected a float, found {_kind(x)}", [j, m])
+            return v
+        if wk == "b":
+            if type(v) is not bytes:
+                _path_fail(f"expected bytes, found {_kind(v)}", [j])
+            return v
+        if wk == "s":
+            if type(v) is not str:
+                _path_fail(f"expected a string, found {_kind(v)}", [j])
+            return v
+        if type(v) is not bool:
+            _path_fail(f"expected a boolean, found {_kind(v)}", [j])
+        return v
+
+    # -- locations
+    def read_locs(self, locs: Any) -> None:
+        if type(locs) is not list:
+            self.fail_at(1, [], f"the locs section must be an array, found {_kind(locs)}")
+        for i, text in enumerate(locs):
+            if type(text) is not str:
+                self.fail_at(1, [i], f"location {i} must be a string, found {_kind(text)}")
+            self.locs.append(TextLoc(text))
+
+    def loc(self, v: Any, path: list[int]) -> TextLoc | None:
+        if type(v) is not int or not 0 <= v < len(self.locs):
+            _path_fail(f"location reference {_short(v)} out of range (there are {len(self.locs) - 1})", path)
+        return self.locs[v]
+
+    # -- ops
+    def op_info(self, code: Any) -> tuple[type[Operation], specs.OpSpec, frozenset[str]]:
+        info = self.op_infos.get(code) if type(code) is int else None
+        if info is not None:
+            return info
+        if type(code) is not int:
+            _path_fail(f"op code must be an integer, found {_kind(code)}", [0])
+        name = codes.op_name_for_code(code)
+        if name is None:
+            _path_fail(
+                f"unknown op code {code}",
+                [0],
+                note=f"the artifact was written for StableHLO {self.version} by "
+                f"{self.raw.header.toolkit}; this toolkit may be older than the writer",
+            )
+        spec = specs.op(name)
+        if not spec.is_legal_at(self.version):
+            _path_fail(
+                f"op vhlo.{name} is not in StableHLO {self.version} (it exists from {spec.min} to "
+                f"{spec.max}), but the artifact says it was written for {self.version}",
+                [0],
+            )
+        from stablehlo_py.vhlo.ops import op_class
+
+        cls = op_class(name)
+        info = (cls, spec, frozenset(spec.attribute_names))
+        self.op_infos[code] = info
+        return info
+
+    def op(self, rec: Any) -> Operation:
+        if type(rec) is not list or not rec:
+            raise _Fail(f"an op must be a non-empty array, found {_kind(rec)}")
+        n = len(rec)
+        if n < self.op_width:
+            rec = rec + self.op_pad[n:]
+        elif n > self.op_width:
+            problem = self.op_record.extra_fields_problem(rec)
+            if problem is not None:
+                raise _Fail(problem, note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py")
+        code, operands, result_types, loc, attrs, regions, extra = rec[:7]
+        cls, spec, _ = self.op_info(code)
+        stack = self.stack
+        depth = len(stack)
+        _expect_list(operands, 1)
+        values = []
+        for i, r in enumerate(operands):
+            if type(r) is not int or not 1 <= r <= depth:
+                _path_fail(
+                    f"operand #{i} of vhlo.{spec.name} refers to value {_short(r)} back, but "
+                    f"{depth} values are in scope",
+                    [1, i],
+                )
+            values.append(stack[depth - r])
+        _expect_list(result_types, 2)
+        objs, kinds = self.objs, self.kinds
+        n_objs = len(objs)
+        rtypes = []
+        for i, t in enumerate(result_types):
+            if type(t) is not int or not 0 <= t < n_objs or kinds[t] != TYPE:
+                _path_fail(f"result type #{i} of vhlo.{spec.name} is not a type entry: {_short(t)}", [2, i])
+            rtypes.append(objs[t])
+        location = self.loc(loc, [3])
+        _expect_list(attrs, 4)
+        names = spec.attribute_names
+        if len(attrs) > len(names):
+            _path_fail(
+                f"vhlo.{spec.name} has {len(names)} attributes; the record lists {len(attrs)}", [4]
+            )
+        props: dict[str, Attribute] = {}
+        for i, a in enumerate(attrs):
+            if a is None:
+                continue
+            if type(a) is not int or not 0 <= a < n_objs or kinds[a] != ATTR:
+                _path_fail(f"attribute '{names[i]}' of vhlo.{spec.name} is not an attribute entry", [4, i])
+            props[names[i]] = objs[a]
+        _expect_list(regions, 5)
+        region_objs = []
+        for i, r in enumerate(regions):
+            try:
+                region_objs.append(self.region(r))
+            except _Fail as f:
+                f.path.extend((i, 5))
+                raise
+        _expect_list(extra, 6)
+        attributes: dict[str, Attribute] = {}
+        if extra:
+            if len(extra) % 2:
+                _path_fail("extra attributes must come as name, entry pairs", [6])
+            for i in range(0, len(extra), 2):
+                k, a = extra[i], extra[i + 1]
+                if type(k) is not str:
+                    _path_fail(f"attribute name must be a string, found {_kind(k)}", [6, i])
+                if type(a) is not int or not 0 <= a < n_objs or kinds[a] != ATTR:
+                    _path_fail(f"attribute '{k}' is not an attribute entry", [6, i + 1])
+                if k in props or k in attributes:
+                    _path_fail(f"attribute '{k}' is given twice", [6, i])
+                attributes[k] = objs[a]
+        op = cls.create(
+            operands=values,
+            result_types=rtypes,
+            properties=props,
+            attributes=attributes,
+            regions=region_objs,
+        )
+        if location is not None:
+            op.location = location
+        try:
+            op.verify_()
+        except VerifyException as e:
+            raise _Fail(f"invalid vhlo.{spec.name}: {e}") from None
+        stack.extend(op.results)
+        return op
+
+    def region(self, rec: Any) -> Region:
+        if type(rec) is not list:
+            raise _Fail(f"a region must be an array of blocks, found {_kind(rec)}")
+        stack = self.stack
+        mark = len(stack)
+        blocks: list[tuple[Block, list[Any], list[Any]]] = []
+        objs, kinds = self.objs, self.kinds
+        n_objs = len(objs)
+        for b, brec in enumerate(rec):
+            if type(brec) is not list:
+                _path_fail(f"a block must be an array, found {_kind(brec)}", [b])
+            n = len(brec)
+            if n < self.block_width:
+                brec = brec + self.block_pad[n:]
+            elif n > self.block_width:
+                problem = self.block_record.extra_fields_problem(brec)
+                if problem is not None:
+                    _path_fail(problem, [b], note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py")
+            arg_types, ops, arg_locs = brec[:3]
+            _expect_list(arg_types, 0, b)
+            types = []
+            for i, t in enumerate(arg_types):
+                if type(t) is not int or not 0 <= t < n_objs or kinds[t] != TYPE:
+                    _path_fail(f"block argument #{i} type is not a type entry: {_short(t)}", [b, 0, i])
+                types.append(objs[t])
+            block = Block(arg_types=types)
+            _expect_list(arg_locs, 2, b)
+            if arg_locs:
+                if len(arg_locs) != len(types):
+                    _path_fail(
+                        f"block has {len(types)} arguments but {len(arg_locs)} argument locations", [b, 2]
+                    )
+                for i, (arg, lv) in enumerate(zip(block.args, arg_locs)):
+                    loc = self.loc(lv, [b, 2, i])
+                    if loc is not None:
+                        arg.location = loc
+            stack.extend(block.args)
+            _expect_list(ops, 1, b)
+            blocks.append((block, ops, brec))
+        region = Region()
+        for b, (block, ops, _) in enumerate(blocks):
+            built = []
+            for j, o in enumerate(ops):
+                try:
+                    built.append(self.op(o))
+                except _Fail as f:
+                    f.path.extend((j, 1, b))
+                    raise
+            block.add_ops(built)
+            region.add_block(block)
+        del stack[mark:]
+        return region
+
+    def module(self, rec: Any) -> ModuleOp:
+        if rec is None:
+            rec = []
+        if type(rec) is not list:
+            self.fail_at(2, [], f"the module must be an array, found {_kind(rec)}")
+        mrec = self.schema["module"]
+        if len(rec) > len(mrec.fields):
+            problem = mrec.extra_fields_problem(rec)
+            if problem is not None:
+                self.fail_at(2, [], problem, f"written by {self.raw.header.toolkit}; upgrade stablehlo-py")
+        sym, attrs, body, loc, vhlo_attrs = _padded(rec, mrec)[:5]
+        try:
+            if sym is not None and type(sym) is not str:
+                _path_fail(f"module name must be a string or nil, found {_kind(sym)}", [0])
+            attributes: dict[str, Attribute] = {}
+            for j, pairs in ((1, attrs), (4, vhlo_attrs)):
+                _expect_list(pairs, j)
+                if len(pairs) % 2:
+                    _path_fail("module attributes must come as name, entry pairs", [j])
+                for i in range(0, len(pairs), 2):
+                    k, a = pairs[i], pairs[i + 1]
+                    if type(k) is not str:
+                        _path_fail(f"attribute name must be a string, found {_kind(k)}", [j, i])
+                    if k in attributes:
+                        _path_fail(f"module attribute '{k}' is given twice", [j, i])
+                    value = self.ref(a, ATTR, [j, i + 1])
+                    if j == 1:
+                        value = _module_attr_from_vhlo(value, [j, i + 1])
+                    attributes[k] = value
+            try:
+                region = self.region(body)
+            except _Fail as f:
+                f.path.append(2)
+                raise
+            if len(region.blocks) != 1:
+                _path_fail(f"the module body must have one block, found {len(region.blocks)}", [2])
+            if region.blocks.first.args:  # type: ignore[union-attr]
+                _path_fail("the module body block cannot have arguments", [2])
+            location = self.loc(loc, [3])
+        except _Fail as f:
+            self.fail_at(2, list(reversed(f.path)), f.message, f.note)
+        props: dict[str, Attribute] = {} if sym is None else {"sym_name": StringAttr(sym)}
+        module = ModuleOp.create(properties=props, attributes=attributes, regions=[region])
+        if location is not None:
+            module.location = location
+        return module
+
+
+def _module_attr_from_vhlo(a: Attribute, path: list[int]) -> Attribute:
+    from stablehlo_py.vhlo.convert import to_builtin_attr
+
+    try:
+        b = to_builtin_attr(a)
+    except Exception:  # noqa: BLE001 - a combination the conversion does not handle
+        b = None
+    if b is None:
+        _path_fail(f"module attribute {a.name} has no builtin counterpart", path)
+    return b
+
+
+def _path_fail(message: str, path: list[int], note: str | None = None) -> NoReturn:
+    f = _Fail(message, note)
+    f.path.extend(reversed(path))
+    raise f
+
+
+def _expect_list(v: Any, j: int, *outer: int) -> None:
+    if type(v) is not list:
+        _path_fail(f"expected an array, found {_kind(v)}", [*outer, j])
+
+
+def check_version(header: Header, raw: RawArtifact | None, name: str) -> None:
+    """Refuse artifacts written for versions this toolkit cannot read, saying why."""
+    current, minimum = get_current_version(), get_minimum_version()
+    v = header.version
+    if v.with_zero_patch() > current:
+        unknown = ""
+        if raw is not None:
+            from stablehlo_py.serialization.compat import unknown_codes
+
+            found = unknown_codes(raw)
+            if found:
+                unknown = "; codes this toolkit does not know: " + ", ".join(found)
+        raise artifact_error(
+            f"the artifact was written for StableHLO {v} (by {header.toolkit or 'an unknown toolkit'}), "
+            f"newer than this consumer, which reads StableHLO {minimum} to {current}{unknown}",
+            len(MAGIC),
+            name,
+            note=f"ask the producer to serialize with --target={current} (or older), or upgrade stablehlo-py",
+        )
+    if v < minimum:
+        raise artifact_error(
+            f"the artifact was written for StableHLO {v}, older than the oldest version this "
+            f"consumer reads ({minimum})",
+            len(MAGIC),
+            name,
+        )
+
+
+def read_artifact(
+    data: bytes, name: str = "<artifact>", schema: Schema = CURRENT_SCHEMA
+) -> tuple[Header, ModuleOp]:
+    """Decode an artifact into (header, VHLO module at the header's version)."""
+    raw = read_raw(data, name)
+    check_version(raw.header, raw, name)
+    return raw.header, build_module(raw, schema)
+
+
+def build_module(raw: RawArtifact, schema: Schema = CURRENT_SCHEMA) -> ModuleOp:
+    from stablehlo_py.ir import no_gc
+
+    r = _Reader(raw, schema)
+    entries, locs, module = raw.sections[:3]
+    with no_gc():
+        r.entries(entries)
+        r.read_locs(locs)
+        return r.module(module)
+
+
+_ = Callable

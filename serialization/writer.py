@@ -1,0 +1,388 @@
+"""Write a VHLO module as a portable artifact (see ``format.py`` for the layout).
+
+Only VHLO is accepted: a ``builtin.module`` whose ops are VHLO ops (``vhlo.add_v1``...) and whose
+types and attributes are VHLO types and attributes, all legal at the target version.  Everything
+that is not -- a StableHLO op, a builtin type, an op fork outside the target's range -- is collected
+and reported together in one error naming each op and its location.
+
+Determinism: the traversal follows the IR's order; entries and locations are numbered in first-use
+order and deduplicated by their encoded form (never by hash order or object identity alone);
+discardable attributes are sorted by name; msgpack encoding is canonical for the values we write
+(smallest integer encodings, float64 for floats, bin for bytes).  So the same module and target give
+the same bytes in any process, whatever ``PYTHONHASHSEED``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgpack
+from xdsl.dialects.builtin import ModuleOp, UnknownLoc
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from stablehlo_py import specs
+from stablehlo_py.errors import SerializationError
+from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.text.printer import location_text
+from stablehlo_py.serialization import codes
+from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for, float_key
+from stablehlo_py.serialization.format import (
+    CURRENT_SCHEMA,
+    MAGIC,
+    Schema,
+    producer_string,
+    toolkit_string,
+)
+from stablehlo_py.version import Version
+
+__all__ = ["write_artifact"]
+
+_MAX_PROBLEMS = 50
+
+
+def _packer() -> msgpack.Packer:
+    return msgpack.Packer(use_bin_type=True, use_single_float=False, unicode_errors="surrogatepass")
+
+
+def _op_location_text(op: Operation) -> str:
+    return f"loc({location_text(op)})"
+
+
+class _OpInfo:
+    __slots__ = ("attr_names", "code", "spec")
+
+    def __init__(self, code: int, spec: specs.OpSpec):
+        self.code = code
+        self.spec = spec
+        self.attr_names = spec.attribute_names
+
+
+class _Writer:
+    def __init__(self, target: Version, strip_debuginfo: bool, schema: Schema):
+        self.target = target
+        self.strip = strip_debuginfo
+        self.schema = schema
+        self.fv = schema.format_for_target(target)
+        self.op_record = schema["op"]
+        self.block_record = schema["block"]
+        self.entries: list[list[Any]] = []
+        self.entry_kinds: list[int] = []
+        self.by_id: dict[int, int] = {}
+        self.by_key: dict[tuple[Any, ...], int] = {}
+        self.alive: list[Attribute] = []
+        self.locs: list[str] = []
+        self.loc_index: dict[str, int] = {}
+        self.stack: list[int] = []  # id() of each value in scope, by position
+        self.position: dict[int, int] = {}
+        self.ops: dict[type, _OpInfo | None] = {}
+        self.legal: dict[int, bool] = {}
+        self.problems: list[str] = []
+
+    # -- problems (reported together)
+    def problem(self, text: str) -> None:
+        if len(self.problems) < _MAX_PROBLEMS:
+            self.problems.append(text)
+
+    # -- entries
+    def entry(self, a: Attribute, kind: int, where: Operation | None) -> int:
+        idx = self.by_id.get(id(a))
+        if idx is not None:
+            if self.entry_kinds[idx] != kind:
+                self._wrong_kind(a, kind, where)
+            return idx
+        codec = codec_for(a)
+        if codec is None:
+            self._not_vhlo(a, kind, where)
+            return 0
+        if codec.kind != kind:
+            self._wrong_kind(a, kind, where)
+        legal = self.legal.get(id(codec))
+        if legal is None:
+            legal = self.legal[id(codec)] = codec.spec.is_legal_at(self.target)
+        if not legal:
+            s = codec.spec
+            at = f" used by {where.name} at {_op_location_text(where)}" if where is not None else ""
+            self.problem(
+                f"{'type' if kind == TYPE else 'attribute'} vhlo.{codec.name}{at} is not in StableHLO "
+                f"{self.target} (it exists from {s.min} to {s.max})"
+            )
+        values = codec.encode(a)
+        wire: list[Any] = []
+        key: list[Any] = [codec.kind, codec.code]
+        for value, wk in zip(values, codec.wire):
+            if wk == "T" or wk == "A":
+                r = self.entry(value, TYPE if wk == "T" else ATTR, where)
+                wire.append(r)
+                key.append(r)
+            elif wk == "A?":
+                r = None if value is None else self.entry(value, ATTR, where)
+                wire.append(r)
+                key.append(r)
+            elif wk == "Ts" or wk == "As":
+                k = TYPE if wk == "Ts" else ATTR
+                refs = [self.entry(x, k, where) for x in value]
+                wire.append(refs)
+                key.append(tuple(refs))
+            elif wk == "i":
+                v = int(value)
+                wire.append(v)
+                key.append(v)
+            elif wk == "is":
+                vs = [int(x) for x in value]
+                wire.append(vs)
+                key.append(tuple(vs))
+            elif wk == "f":
+                v = float(value)
+                wire.append(v)
+                key.append(float_key(v))
+            elif wk == "fs":
+                fs = [float(x) for x in value]
+                wire.append(fs)
+                key.append(tuple(float_key(x) for x in fs))
+            elif wk == "b":
+                b = bytes(value)
+                wire.append(b)
+                key.append(b)
+            elif wk == "s":
+                s = str(value)
+                wire.append(s)
+                key.append(s)
+            else:  # "?"
+                v = bool(value)
+                wire.append(v)
+                key.append(v)
+        tkey = tuple(key)
+        idx = self.by_key.get(tkey)
+        if idx is None:
+            idx = len(self.entries)
+            self.entries.append([codec.kind, codec.code, *codec.record.pack(wire, self.fv)])
+            self.entry_kinds.append(codec.kind)
+            self.by_key[tkey] = idx
+        self.by_id[id(a)] = idx
+        self.alive.append(a)
+        return idx
+
+    def _not_vhlo(self, a: Attribute, kind: int, where: Operation | None) -> None:
+        from stablehlo_py.ir.text.printer import attr_to_str, type_to_str
+
+        try:
+            text = type_to_str(a) if kind == TYPE else attr_to_str(a)
+        except Exception:  # noqa: BLE001 - only for the message
+            text = a.name
+        at = f" in {where.name} at {_op_location_text(where)}" if where is not None else ""
+        self.problem(
+            f"{'type' if kind == TYPE else 'attribute'} {text}{at} is not a VHLO "
+            f"{'type' if kind == TYPE else 'attribute'}; portable artifacts hold only VHLO "
+            "(run stablehlo-legalize-to-vhlo first)"
+        )
+
+    def _wrong_kind(self, a: Attribute, kind: int, where: Operation | None) -> None:
+        at = f" in {where.name} at {_op_location_text(where)}" if where is not None else ""
+        want = "a type" if kind == TYPE else "an attribute"
+        self.problem(f"{a.name}{at} is used where {want} is expected")
+
+    # -- locations
+    def op_loc(self, op: Operation) -> int:
+        """The op's location; for an op parsed from text without one, where it was parsed (as
+        MLIR's parser gives every op its file:line:col, and the printer shows with debuginfo)."""
+        if self.strip:
+            return 0
+        loc = op.location
+        if not isinstance(loc, TextLoc) and getattr(op, "_src", None) is not None:
+            return self.loc_text(location_text(op))
+        return self.loc(loc)
+
+    def loc(self, loc: Attribute) -> int:
+        if self.strip or not isinstance(loc, TextLoc):
+            if isinstance(loc, (TextLoc, UnknownLoc)) or self.strip:
+                return 0
+            self.problem(f"unsupported location kind {loc.name}")
+            return 0
+        return self.loc_text(loc.data)
+
+    def loc_text(self, text: str) -> int:
+        if text == "unknown":
+            return 0
+        idx = self.loc_index.get(text)
+        if idx is None:
+            idx = self.loc_index[text] = len(self.locs) + 1
+            self.locs.append(text)
+        return idx
+
+    # -- values
+    def push(self, value: object) -> None:
+        self.position[id(value)] = len(self.stack)
+        self.stack.append(id(value))
+
+    def pop_to(self, mark: int) -> None:
+        for vid in self.stack[mark:]:
+            del self.position[vid]
+        del self.stack[mark:]
+
+    # -- ops
+    def op_info(self, op: Operation) -> _OpInfo | None:
+        cls = type(op)
+        if cls in self.ops:
+            return self.ops[cls]
+        info: _OpInfo | None = None
+        name = op.name
+        if name.startswith("vhlo."):
+            try:
+                spec = specs.op(name)
+                info = _OpInfo(codes.op_code(spec.name), spec)
+            except KeyError:
+                info = None
+        self.ops[cls] = info
+        return info
+
+    def op(self, op: Operation) -> list[Any]:
+        info = self.op_info(op)
+        if info is None:
+            self.problem(
+                f"op {op.name} at {_op_location_text(op)} is not a VHLO op; portable artifacts hold "
+                "only VHLO (run stablehlo-legalize-to-vhlo first; other dialects are not supported)"
+            )
+            return [0]
+        spec = info.spec
+        if not spec.is_legal_at(self.target):
+            self.problem(
+                f"op {op.name} at {_op_location_text(op)} is not in StableHLO {self.target} "
+                f"(it exists from {spec.min} to {spec.max}); run vhlo-to-version first"
+            )
+        if op.successors:
+            self.problem(f"op {op.name} at {_op_location_text(op)} has successors, which VHLO ops never have")
+        n = len(self.stack)
+        position = self.position
+        operands = []
+        for i, v in enumerate(op.operands):
+            p = position.get(id(v))
+            if p is None:
+                self.problem(
+                    f"operand #{i} of {op.name} at {_op_location_text(op)} is not defined before "
+                    "the op in an enclosing scope"
+                )
+                p = 0
+            operands.append(n - p)
+        result_types = [self.entry(r.type, TYPE, op) for r in op.results]
+        props = op.properties
+        attrs: list[int | None] = []
+        names = info.attr_names
+        for name in names:
+            a = props.get(name)
+            if a is None:
+                a = op.attributes.get(name)
+            attrs.append(None if a is None else self.entry(a, ATTR, op))
+        while attrs and attrs[-1] is None:
+            attrs.pop()
+        extra: list[Any] = []
+        if op.attributes or len(props) > len(names):
+            others = {k: v for k, v in op.attributes.items() if k not in names}
+            others.update((k, v) for k, v in props.items() if k not in names)
+            for k in sorted(others):
+                extra.append(k)
+                extra.append(self.entry(others[k], ATTR, op))
+        regions = [self.region(r) for r in op.regions] if op.regions else []
+        for r in op.results:
+            self.push(r)
+        return self.op_record.pack(
+            [info.code, operands, result_types, self.op_loc(op), attrs, regions, extra], self.fv
+        )
+
+    def region(self, region: Region) -> list[Any]:
+        mark = len(self.stack)
+        blocks: Sequence[Block] = list(region.blocks)
+        for block in blocks:
+            for a in block.args:
+                self.push(a)
+        out = []
+        for block in blocks:
+            arg_types = [self.entry(a.type, TYPE, block.parent_op()) for a in block.args]
+            ops = [self.op(o) for o in block.ops]
+            arg_locs = [self.loc(a.location) for a in block.args]
+            if not any(arg_locs):
+                arg_locs = []
+            out.append(self.block_record.pack([arg_types, ops, arg_locs], self.fv))
+        self.pop_to(mark)
+        return out
+
+    def module(self, module: ModuleOp) -> list[Any]:
+        name = module.properties.get("sym_name")
+        sym = None if name is None else name.data  # type: ignore[attr-defined]
+        attrs: list[Any] = []
+        vhlo_attrs: list[Any] = []
+        for k in sorted(module.attributes):
+            a = module.attributes[k]
+            if codec_for(a) is not None:
+                vhlo_attrs += [k, self.entry(a, ATTR, module)]
+                continue
+            converted = _module_attr_to_vhlo(a)
+            if converted is None:
+                self.problem(
+                    f"module attribute '{k}' ({_attr_text(a)}) has no VHLO counterpart that converts "
+                    "back to it exactly, so it cannot be stored in a portable artifact"
+                )
+                continue
+            attrs += [k, self.entry(converted, ATTR, module)]
+        body = self.region(module.body)
+        return self.schema["module"].pack(
+            [sym, attrs, body, self.op_loc(module), vhlo_attrs], self.fv
+        )
+
+
+def _attr_text(a: Attribute) -> str:
+    from stablehlo_py.ir.text.printer import attr_to_str
+
+    try:
+        return attr_to_str(a)
+    except Exception:  # noqa: BLE001 - only for the message
+        return a.name
+
+
+def _module_attr_to_vhlo(a: Attribute) -> Attribute | None:
+    """The VHLO form of a builtin module attribute, if converting it back gives it exactly."""
+    from stablehlo_py.vhlo.convert import to_builtin_attr, to_vhlo_attr
+
+    try:
+        v = to_vhlo_attr(a)
+        if v is None or codec_for(v) is None:
+            return None
+        return v if to_builtin_attr(v) == a else None
+    except Exception:  # noqa: BLE001 - an attribute the conversion does not handle
+        return None
+
+
+def write_artifact(
+    module: Operation,
+    target: Version,
+    strip_debuginfo: bool = False,
+    schema: Schema = CURRENT_SCHEMA,
+) -> bytes:
+    """Encode a VHLO ``builtin.module`` whose contents are legal at ``target`` (an X.Y.0 release).
+
+    Raises :class:`SerializationError` listing every op, type or attribute that is not VHLO or not
+    legal at ``target``.
+    """
+    if not isinstance(module, ModuleOp):
+        raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
+    w = _Writer(target, strip_debuginfo, schema)
+    from stablehlo_py.ir import no_gc
+
+    with no_gc():
+        module_record = w.module(module)
+        if w.problems:
+            more = "" if len(w.problems) < _MAX_PROBLEMS else f"\n  (stopped after {_MAX_PROBLEMS})"
+            raise SerializationError(
+                f"cannot write a portable artifact for StableHLO {target}:\n  "
+                + "\n  ".join(w.problems)
+                + more
+            )
+        packer = _packer()
+        body = b"".join(
+            packer.pack(section)
+            for section in schema["body"].pack([w.entries, w.locs, module_record], w.fv)
+        )
+        header = schema["header"].pack(
+            [w.fv, producer_string(target), toolkit_string(), len(body)], w.fv
+        )
+        return MAGIC + packer.pack(header) + body
