@@ -878,6 +878,10 @@ class BatchNormGradOp(_BatchNormBase):
     grad_scale = result_def()
     grad_offset = result_def()
 
+    def asm_result_names(self) -> list[str]:
+        # getAsmResultNames: `%grad_operand, %grad_scale, %grad_offset = ...`
+        return ["grad_operand", "grad_scale", "grad_offset"]
+
     def verify_(self) -> None:
         size = _verify_feature_index(self, self.operand.type)
         # batch_norm_grad_c2
@@ -927,6 +931,10 @@ class BatchNormTrainingOp(_BatchNormBase):
     output = result_def()
     batch_mean = result_def()
     batch_var = result_def()
+
+    def asm_result_names(self) -> list[str]:
+        # getAsmResultNames: `%output, %batch_mean, %batch_var = ...`
+        return ["output", "batch_mean", "batch_var"]
 
     def verify_(self) -> None:
         size = _verify_feature_index(self, self.operand.type)
