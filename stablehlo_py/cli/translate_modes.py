@@ -67,3 +67,51 @@ def _parse_args(text: str, func: Any) -> list[Any]:
     if len(attrs) != n:
         raise StableHLOError(f"@main takes {n} arguments, --args gave {len(attrs)}")
     return [array_from_attr(a) for a in attrs]  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------- portable artifacts
+def serialize(options: dict[str, Any]) -> int:
+    """`--serialize --target=X|current [--strip-debuginfo]`: StableHLO text -> portable artifact."""
+    from stablehlo_py.serialization import serialize_portable_artifact_str
+
+    target = options.get("target")
+    if not target:
+        raise StableHLOError(
+            "--serialize needs --target=X.Y.Z (or --target=current): the version the consumer runs"
+        )
+    if options.get("split_input_file"):
+        raise StableHLOError("--serialize writes one artifact; it does not take --split-input-file")
+    text, name = read_input(str(options["input_file"]))
+    data = serialize_portable_artifact_str(
+        text, str(target), strip_debuginfo=bool(options.get("strip_debuginfo")), name=name
+    )
+    write_output(options.get("output"), data)  # type: ignore[arg-type]
+    return 0
+
+
+def deserialize(options: dict[str, Any]) -> int:
+    """`--deserialize`: portable artifact -> StableHLO text at the current version."""
+    from stablehlo_py.cli.common import read_input_bytes
+    from stablehlo_py.ir import print_ir
+    from stablehlo_py.serialization import deserialize_portable_artifact
+
+    data, name = read_input_bytes(str(options["input_file"]))
+    module = deserialize_portable_artifact(data, name=name)
+    text = print_ir(module, generic=bool(options.get("generic")), debuginfo=bool(options.get("debuginfo")))
+    write_output(options.get("output"), text)  # type: ignore[arg-type]
+    return 0
+
+
+def check_compat(options: dict[str, Any]) -> int:
+    """`--check-compat --consumer-version=X ARTIFACT`: can a consumer at X load the artifact?  Prints
+    the answer and every blocker; exit 0 when compatible, 1 when not."""
+    from stablehlo_py.cli.common import read_input_bytes
+    from stablehlo_py.serialization import check_compat as check
+
+    consumer = options.get("consumer_version")
+    if not consumer:
+        raise StableHLOError("--check-compat needs --consumer-version=X.Y.Z (or current)")
+    data, name = read_input_bytes(str(options["input_file"]))
+    report = check(data, str(consumer), name)
+    write_output(options.get("output"), report.render() + "\n")  # type: ignore[arg-type]
+    return 0 if report.compatible else 1
