@@ -8,3 +8,22 @@ from stablehlo_py.version import (
     get_version_from_compatibility_requirement as get_version_from_compatibility_requirement,
 )
 from stablehlo_py.version import validate_target as validate_target
+
+# Portable artifacts (stablehlo_py.api), loaded on first use so `import stablehlo_py` stays light.
+_ARTIFACT_API = (
+    "serialize_portable_artifact",
+    "serialize_portable_artifact_str",
+    "deserialize_portable_artifact",
+    "deserialize_portable_artifact_str",
+    "get_portable_artifact_version",
+    "check_compat",
+    "CompatReport",
+)
+
+
+def __getattr__(name: str) -> object:
+    if name in _ARTIFACT_API:
+        from stablehlo_py import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'stablehlo_py' has no attribute {name!r}")
