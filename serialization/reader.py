@@ -36,6 +36,7 @@ from stablehlo_py.serialization.entries import (
     DecodeProblem,
     codec_for_code,
 )
+from stablehlo_py.serialization.locations import LocationError, render_locations
 from stablehlo_py.serialization.format import (
     CURRENT_SCHEMA,
     MAGIC,
@@ -279,7 +280,8 @@ class _Reader:
         self.schema = schema
         self.objs: list[Attribute] = []
         self.kinds: list[int] = []
-        self.locs: list[TextLoc | None] = [None]
+        self.loc_texts: list[str | None] = [None]
+        self.loc_objs: dict[int, TextLoc] = {}
         self.stack: list[SSAValue] = []
         self.op_infos: dict[int, tuple[type[Operation], specs.OpSpec, frozenset[str]]] = {}
         op = schema["op"]
@@ -413,18 +415,26 @@ class _Reader:
         return v
 
     # -- locations
-    def read_locs(self, locs: Any) -> None:
-        if type(locs) is not list:
-            self.fail_at(1, [], f"the locs section must be an array, found {_kind(locs)}")
-        for i, text in enumerate(locs):
-            if type(text) is not str:
-                self.fail_at(1, [i], f"location {i} must be a string, found {_kind(text)}")
-            self.locs.append(TextLoc(text))
+    def read_locs(self, items: Any) -> None:
+        budget = max(64 << 20, 256 * len(self.raw.data))
+        try:
+            self.loc_texts = render_locations(items, budget)
+        except LocationError as e:
+            self.fail_at(1, [e.index, *e.path] if e.index >= 0 else [], f"location {e.index}: {e.message}")
 
     def loc(self, v: Any, path: list[int]) -> TextLoc | None:
-        if type(v) is not int or not 0 <= v < len(self.locs):
-            _path_fail(f"location reference {_short(v)} out of range (there are {len(self.locs) - 1})", path)
-        return self.locs[v]
+        got = self.loc_objs.get(v) if type(v) is int else None
+        if got is not None:
+            return got
+        if type(v) is not int or not 0 <= v < len(self.loc_texts):
+            _path_fail(
+                f"location reference {_short(v)} out of range (there are {len(self.loc_texts) - 1})", path
+            )
+        text = self.loc_texts[v]
+        if text is None:
+            return None
+        loc = self.loc_objs[v] = TextLoc(text)
+        return loc
 
     # -- ops
     def op_info(self, code: Any) -> tuple[type[Operation], specs.OpSpec, frozenset[str]]:

@@ -27,6 +27,7 @@ from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.text.printer import location_text
 from stablehlo_py.serialization import codes
 from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for, float_key
+from stablehlo_py.serialization.locations import LocationTable
 from stablehlo_py.serialization.format import (
     CURRENT_SCHEMA,
     MAGIC,
@@ -71,8 +72,7 @@ class _Writer:
         self.by_id: dict[int, int] = {}
         self.by_key: dict[tuple[Any, ...], int] = {}
         self.alive: list[Attribute] = []
-        self.locs: list[str] = []
-        self.loc_index: dict[str, int] = {}
+        self.locs = LocationTable()
         self.stack: list[int] = []  # id() of each value in scope, by position
         self.position: dict[int, int] = {}
         self.ops: dict[type, _OpInfo | None] = {}
@@ -202,13 +202,7 @@ class _Writer:
         return self.loc_text(loc.data)
 
     def loc_text(self, text: str) -> int:
-        if text == "unknown":
-            return 0
-        idx = self.loc_index.get(text)
-        if idx is None:
-            idx = self.loc_index[text] = len(self.locs) + 1
-            self.locs.append(text)
-        return idx
+        return self.locs.ref(text)
 
     # -- values
     def push(self, value: object) -> None:
@@ -380,7 +374,7 @@ def write_artifact(
         packer = _packer()
         body = b"".join(
             packer.pack(section)
-            for section in schema["body"].pack([w.entries, w.locs, module_record], w.fv)
+            for section in schema["body"].pack([w.entries, w.locs.items, module_record], w.fv)
         )
         header = schema["header"].pack(
             [w.fv, producer_string(target), toolkit_string(), len(body)], w.fv
