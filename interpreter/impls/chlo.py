@@ -15,7 +15,7 @@ from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics import chlo as chlo_sem
 from stablehlo_py.interpreter.semantics import data_movement as dm
-from stablehlo_py.interpreter.semantics import linalg as la
+from stablehlo_py.interpreter.impls.linalg import contract
 from stablehlo_py.interpreter.values import array_from_attr
 
 # chlo unary op -> semantics function
@@ -215,9 +215,7 @@ def ragged_dot(
         return (pos >= s_b) & (pos < e_b)
 
     def dot(l: np.ndarray, r: np.ndarray, rbatch: list[int], rcontract: list[int]) -> np.ndarray:
-        return la.dot_general(
-            l, r, lb, rbatch, lc, rcontract, result_element_type=result_element_type
-        )
+        return contract(l, r, lb, rbatch, lc, rcontract, result_element_type=result_element_type)
 
     zero = np.zeros((), lhs.dtype)
     if ragged in lc:

@@ -140,7 +140,7 @@ def _print(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     from stablehlo_py.interpreter.printing import format_tensor
 
     emit(ev, _ssa_prefix(op) + format_tensor(args[0], op.operands[0].type) + "\n")
-    return [args[0]] * len(op.results)
+    return []
 
 
 # ----------------------------------------------------------------------------------------- probe

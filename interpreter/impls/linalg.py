@@ -4,10 +4,12 @@ intermediate rounds in the element type)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from stablehlo_py.interpreter import dtypes
 from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
@@ -16,6 +18,55 @@ from stablehlo_py.interpreter.semantics import fft as fft_sem
 from stablehlo_py.interpreter.semantics import linalg as la
 from stablehlo_py.interpreter.semantics import reduction as red
 from stablehlo_py.interpreter.semantics.regions import ADD
+
+
+def _work_dtype(out: np.dtype) -> np.dtype:
+    """Accumulation type: f32 for floats narrower than 32 bits (as XLA), else the result type."""
+    if dtypes.is_float(out) and dtypes.bitwidth(out) < 32:
+        return np.dtype(np.float32)
+    return out
+
+
+def contract(
+    lhs: Any,
+    rhs: Any,
+    lhs_batching_dimensions: Sequence[int] = (),
+    rhs_batching_dimensions: Sequence[int] = (),
+    lhs_contracting_dimensions: Sequence[int] = (),
+    rhs_contracting_dimensions: Sequence[int] = (),
+    result_element_type: Any = None,
+) -> np.ndarray:
+    """`dot_general` whose float/complex sums run in index order over the contracting dimensions
+    (row-major over them, as listed), one rounded multiply and add per step in the accumulation
+    type: the schedule of upstream's interpreter and XLA's CPU backend, which BLAS's blocked sums do
+    not reproduce to a few ULP.  The loop runs over the contraction, vectorized over the batch and
+    free dimensions.  Integer and boolean dots (exact, wrapping) use `semantics.linalg`."""
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    out = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
+    lb, rb = list(lhs_batching_dimensions), list(rhs_batching_dimensions)
+    lc, rc = list(lhs_contracting_dimensions), list(rhs_contracting_dimensions)
+    if not (dtypes.is_float(out) or dtypes.is_complex(out)):
+        return la.dot_general(lhs, rhs, lb, rb, lc, rc, result_element_type=out)
+    lf = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
+    rf = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
+    batch = [lhs.shape[d] for d in lb]
+    lfs, rfs = [lhs.shape[d] for d in lf], [rhs.shape[d] for d in rf]
+    b, m, n = (int(np.prod(x, dtype=np.int64)) for x in (batch, lfs, rfs))
+    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    work = _work_dtype(out)
+    lt = _as(np.transpose(lhs, lb + lf + lc), out).astype(work).reshape(b, m, k)
+    rt = _as(np.transpose(rhs, rb + rc + rf), out).astype(work).reshape(b, k, n)
+    acc = np.zeros((b, m, n), dtype=work)
+    term = np.empty_like(acc)
+    with np.errstate(all="ignore"):
+        for i in range(k):
+            np.multiply(lt[:, :, i, None], rt[:, None, i, :], out=term)
+            acc += term
+    return acc.astype(out).reshape(batch + lfs + rfs)
+
+
+def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return x if x.dtype == dtype else sem.convert(x, dtype)
 
 
 def _precision(op: Any) -> list[str] | None:
@@ -30,7 +81,7 @@ def _dot(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     """Deprecated `dot`: contracts lhs's last dimension with rhs's first."""
     lhs, rhs = np.asarray(args[0]), np.asarray(args[1])
     return [
-        la.dot_general(
+        contract(
             lhs,
             rhs,
             lhs_contracting_dimensions=[lhs.ndim - 1],
@@ -44,14 +95,13 @@ def _dot(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 def _dot_general(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     d = A.struct(op, "dot_dimension_numbers")
     return [
-        la.dot_general(
+        contract(
             args[0],
             args[1],
             lhs_batching_dimensions=A.field(d, "lhs_batching_dimensions", []),
             rhs_batching_dimensions=A.field(d, "rhs_batching_dimensions", []),
             lhs_contracting_dimensions=A.field(d, "lhs_contracting_dimensions", []),
             rhs_contracting_dimensions=A.field(d, "rhs_contracting_dimensions", []),
-            precision_config=_precision(op),
             result_element_type=A.result_dtype(op),
         )
     ]
@@ -80,16 +130,88 @@ def _conv_attrs(op: Any) -> dict[str, Any]:
     }
 
 
+def convolution(
+    lhs: Any,
+    rhs: Any,
+    *,
+    padding: Any,
+    window_strides: Sequence[int] | None,
+    lhs_dilation: Sequence[int] | None,
+    rhs_dilation: Sequence[int] | None,
+    window_reversal: Sequence[bool] | None,
+    input_batch_dimension: int,
+    input_feature_dimension: int,
+    input_spatial_dimensions: Sequence[int],
+    kernel_input_feature_dimension: int,
+    kernel_output_feature_dimension: int,
+    kernel_spatial_dimensions: Sequence[int],
+    output_batch_dimension: int,
+    output_feature_dimension: int,
+    output_spatial_dimensions: Sequence[int],
+    feature_group_count: int = 1,
+    batch_group_count: int = 1,
+    precision_config: Any = None,
+    result_element_type: Any = None,
+) -> np.ndarray:
+    """`semantics.linalg.convolution`'s layout and grouping with the windows contracted by
+    `contract` (spatial dimensions, then the input feature, in order), so float sums round
+    as upstream's interpreter and XLA round them."""
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    out_dtype = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
+    in_sp, k_sp = list(input_spatial_dimensions), list(kernel_spatial_dimensions)
+    s = len(in_sp)
+    strides = list(window_strides) if window_strides is not None else [1] * s
+    pads = (
+        np.asarray(padding, dtype=np.int64).reshape(s, 2)
+        if padding is not None
+        else np.zeros((s, 2), dtype=np.int64)
+    )
+    ldil = list(lhs_dilation) if lhs_dilation is not None else [1] * s
+    rdil = list(rhs_dilation) if rhs_dilation is not None else [1] * s
+    reversal = [bool(r) for r in window_reversal] if window_reversal is not None else [False] * s
+    lhs_c = np.transpose(lhs, [input_batch_dimension, *in_sp, input_feature_dimension])
+    rhs_c = np.transpose(
+        rhs, [*k_sp, kernel_input_feature_dimension, kernel_output_feature_dimension]
+    )
+
+    def core(lc: np.ndarray, rc: np.ndarray) -> np.ndarray:
+        windows = la._conv_windows(lc, rc.shape[:s], strides, pads, ldil, rdil, reversal)
+        # windows: (N, O..., C, K...); rhs: (K..., I, O)
+        return contract(
+            windows,
+            rc,
+            lhs_contracting_dimensions=[*range(2 + s, 2 + 2 * s), 1 + s],
+            rhs_contracting_dimensions=[*range(s), s],
+            result_element_type=out_dtype,
+        )
+
+    fgc, bgc = int(feature_group_count), int(batch_group_count)
+    if fgc > 1:
+        parts = zip(np.split(lhs_c, fgc, axis=-1), np.split(rhs_c, fgc, axis=-1), strict=True)
+        out_c = np.concatenate([core(lp, rp) for lp, rp in parts], axis=-1)
+    elif bgc > 1:
+        parts = zip(np.split(lhs_c, bgc, axis=0), np.split(rhs_c, bgc, axis=-1), strict=True)
+        out_c = np.concatenate([core(lp, rp) for lp, rp in parts], axis=-1)
+    else:
+        out_c = core(lhs_c, rhs_c)
+    placement = [output_batch_dimension, *output_spatial_dimensions, output_feature_dimension]
+    inverse = [0] * len(placement)
+    for canonical_axis, result_axis in enumerate(placement):
+        inverse[result_axis] = canonical_axis
+    return np.transpose(out_c, inverse)
+
+
 @impl("stablehlo.convolution")
 def _convolution(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     p = A.get(op, "padding")
     padding = None if p is None else np.asarray(p, dtype=np.int64).reshape(-1, 2)
-    return [la.convolution(args[0], args[1], padding=padding, **_conv_attrs(op))]
+    return [convolution(args[0], args[1], padding=padding, **_conv_attrs(op))]
 
 
 @impl("stablehlo.dynamic_conv")
 def _dynamic_conv(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [la.dynamic_conv(args[0], args[1], args[2], **_conv_attrs(op))]
+    padding = np.asarray(args[2], dtype=np.int64).reshape(-1, 2)
+    return [convolution(args[0], args[1], padding=padding, **_conv_attrs(op))]
 
 
 @impl("stablehlo.fft")

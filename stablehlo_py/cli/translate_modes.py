@@ -51,21 +51,33 @@ def interpret(options: dict[str, Any]) -> int:
 
 
 def _parse_args(text: str, func: Any) -> list[Any]:
-    """`--args=dense<...> : tensor<..>, dense<...> : tensor<..>`: MLIR dense attributes, one per argument."""
+    """`--args="[dense<...> : tensor<..>, ...]"`: an array of dense attributes, one per argument of
+    @main (upstream's form and error messages, including their spelling)."""
+    from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr
+
     from stablehlo_py.interpreter.values import array_from_attr
     from stablehlo_py.ir.registry import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
-    p = Parser(text, default_registry(), "--args")
-    bracketed = p.try_literal("[")  # upstream's form: --args="[dense<1> : tensor<2xi32>, ...]"
-    attrs = p.parse_comma_list(p.parse_attribute)
-    if bracketed:
-        p.parse_literal("]")
-    if not p.at_end():
-        p.error("unexpected text after the arguments")
+    example = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
+    try:
+        p = Parser(text, default_registry(), "--args")
+        attr = p.parse_attribute()
+        if not p.at_end():
+            raise StableHLOError("trailing text")
+    except StableHLOError:
+        attr = None
+    if not isinstance(attr, ArrayAttr):
+        raise StableHLOError(f"expectected array attribute string for args, {example}")
+    attrs = list(attr.data)
+    if not all(isinstance(a, DenseIntOrFPElementsAttr) for a in attrs):
+        raise StableHLOError(f"expected dense elements attribute for args elements, {example}")
     n = len(func.function_type.inputs.data)
     if len(attrs) != n:
-        raise StableHLOError(f"@main takes {n} arguments, --args gave {len(attrs)}")
+        raise StableHLOError(
+            f"incorrect number of arguments specified, provided {len(attrs)} inputs but function "
+            f"expected {n}"
+        )
     return [array_from_attr(a) for a in attrs]  # type: ignore[arg-type]
 
 

@@ -5,7 +5,7 @@ ops outside the spec that the interpreter's tests use.
   giving one function per process (rows are replicas, columns partitions); `inputs` and `results`
   are the processes' arguments and results concatenated in row-major process order; `infeed` lists
   functions whose results feed the `infeed` ops in order.  Generic syntax only.
-- `interpreter.print %x : tensor<...>`: prints the value to stdout and returns it.
+- `interpreter.print %x : tensor<...>`: prints the value to stdout.
 - `interpreter.probe %x, probe_id = "id" : tensor<...>`: serializes the value (NumPy format) to the
   probe output directory and returns it.
 """
@@ -107,12 +107,11 @@ class RunParallelOp(StableHLOOp):
 
 @op_def
 class PrintOp(StableHLOOp):
-    """Print the value to stdout."""
+    """Print the value to stdout (no result: `interpreter.print %x : tensor<2xi32>`)."""
 
     name = "interpreter.print"
     operand = operand_def()
-    result = result_def()
-    FORMAT: ClassVar[str | None] = "$operand attr-dict `:` type($result)"
+    FORMAT: ClassVar[str | None] = "$operand attr-dict `:` type($operand)"
 
 
 @op_def
