@@ -103,11 +103,15 @@ def _unpacker(limit: int) -> msgpack.Unpacker:
 # Header
 
 
-def read_header(data: bytes, name: str = "<artifact>") -> Header:
-    """Check the magic and decode the header only."""
+def read_header(data: bytes, name: str = "<artifact>", check_body: bool = True) -> Header:
+    """Check the magic and decode the header only.  With ``check_body=False`` the bytes after the
+    header are not looked at (a prefix of an artifact is enough); otherwise their length must be the
+    header's body size."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise SerializationError(f"a portable artifact is bytes, not {type(data).__name__}")
     data = bytes(data)
+    if not data:
+        raise artifact_error("not a StableHLO portable artifact (empty input)", 0, name)
     if not data.startswith(MAGIC):
         if data.startswith(MLIR_BYTECODE_MAGIC):
             raise artifact_error(
@@ -167,6 +171,8 @@ def read_header(data: bytes, name: str = "<artifact>") -> Header:
             extra, start, name, note=f"written by {toolkit or 'an unknown toolkit'}; upgrade stablehlo-py"
         )
     actual = len(data) - body_offset
+    if not check_body:
+        return Header(fv, producer, version, toolkit, body_size, body_offset)
     if actual < body_size:
         raise artifact_error(
             f"artifact truncated: the header declares a body of {body_size} bytes, "

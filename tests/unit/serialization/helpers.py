@@ -1,0 +1,35 @@
+"""Shared helpers: a representative program, and re-encoding an artifact after editing its records
+(how the tests play a newer or older writer, or corrupt a record on purpose)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import msgpack
+
+from stablehlo_py.serialization.format import MAGIC
+from stablehlo_py.serialization.reader import read_raw
+
+PROGRAM = (Path(__file__).parent / "program.mlir").read_text()
+
+
+def rewrite(data: bytes, edit: Callable[[list[Any], list[Any]], None]) -> bytes:
+    """Decode header and sections, let ``edit(header, sections)`` change them in place, re-encode."""
+    raw = read_raw(data)
+    up = msgpack.Unpacker(raw=False)
+    up.feed(data[len(MAGIC) :])
+    header = up.unpack()
+    sections = [s for s in raw.sections]
+    edit(header, sections)
+    while sections and not sections[-1]:
+        sections.pop()
+    body = b"".join(msgpack.packb(s, use_bin_type=True) for s in sections)
+    header[3] = len(body)
+    return MAGIC + msgpack.packb(header, use_bin_type=True) + body
+
+
+def first_op(sections: list[Any]) -> list[Any]:
+    """The first op record of the module body (the first func)."""
+    module = sections[2]
+    return module[2][0][1][0]
