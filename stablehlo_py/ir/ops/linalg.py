@@ -166,6 +166,36 @@ def _verify_precision_config(a: Attribute | None, cid: str) -> None:
         _fail(f"precision_config must be empty or have 2 elements ({cid}), but has {len(a.data)}")
 
 
+_PRINTABLE_KINDS: dict[str, type | tuple[type, ...]] = {
+    "window_strides": DenseArrayBase,
+    "lhs_dilation": DenseArrayBase,
+    "rhs_dilation": DenseArrayBase,
+    "window_reversal": DenseArrayBase,
+    "padding": DenseIntOrFPElementsAttr,
+    "dot_dimension_numbers": DotDimensionNumbersAttr,
+    "algorithm": DotAlgorithmAttr,
+}
+
+
+def _printable(op: Operation) -> bool:
+    """Can the op's custom directives print its properties?  (Only IR built with properties of the
+    wrong kind, which upstream cannot even represent, fails this; it is printed generically.)"""
+    for name, kind in _PRINTABLE_KINDS.items():
+        a = op.properties.get(name)
+        if a is not None and not isinstance(a, kind):
+            return False
+    pc = op.properties.get("precision_config")
+    return pc is None or (isinstance(pc, ArrayAttr) and all(isinstance(x, PrecisionAttr) for x in pc.data))
+
+
+class _PrintableOrGeneric:
+    def print_pretty(self, pr: Printer) -> None:
+        if not _printable(self):  # type: ignore[arg-type]
+            pr.print_generic(self)  # type: ignore[arg-type]
+            return
+        super().print_pretty(pr)  # type: ignore[misc]
+
+
 class _Generic:
     """Ops that upstream prints in generic form (no assembly format)."""
 
@@ -363,7 +393,7 @@ class WindowAttributesDirective:
 
 # ------------------------------------------------------------------------------------ dot ops
 @op_def
-class DotOp(StableHLOOp):
+class DotOp(_PrintableOrGeneric, StableHLOOp):
     """Matrix/vector product of `lhs` and `rhs` (upstream's `dot`; a special case of dot_general)."""
 
     name = "stablehlo.dot"
@@ -393,7 +423,7 @@ class DotOp(StableHLOOp):
 
 
 @op_def
-class DotGeneralOp(StableHLOOp):
+class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
     """Dot products between slices of `lhs` and `rhs` (spec.md#dot_general)."""
 
     name = "stablehlo.dot_general"
@@ -663,6 +693,15 @@ class ConvolutionOp(_ConvBase):
         "`window` `=` `{` custom<WindowAttributes>($window_strides, $padding, $lhs_dilation, $rhs_dilation, "
         "$window_reversal) `}` attr-dict `:` functional-type(operands, results)"
     )
+
+    def print_pretty(self, pr: Printer) -> None:
+        # Dimension numbers the compact `[b, 0, f]x...` form cannot show (upstream aborts printing
+        # them) and properties of the wrong kind are printed in generic form, which reads back.
+        d = self.properties.get("dimension_numbers")
+        if not isinstance(d, ConvDimensionNumbersAttr) or conv_dims_text(d.dims) is None or not _printable(self):
+            pr.print_generic(self)
+            return
+        super().print_pretty(pr)
 
     def verify_(self) -> None:
         pad = self.padding

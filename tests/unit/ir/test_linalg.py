@@ -124,7 +124,7 @@ GENERIC_ONLY = [
      "transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = true}> "
      ": (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>"),
     ("%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
-     '%0:3 = "stablehlo.batch_norm_grad"(%arg0, %arg1, %arg1, %arg1, %arg0) <{epsilon = 1.000000e-03 : f32, '
+     '%grad_operand, %grad_scale, %grad_offset = "stablehlo.batch_norm_grad"(%arg0, %arg1, %arg1, %arg1, %arg0) <{epsilon = 1.000000e-03 : f32, '
      "feature_index = 0 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
      "tensor<2x2x2x2xf32>) -> (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)"),
     ("%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
@@ -132,7 +132,7 @@ GENERIC_ONLY = [
      "feature_index = 3 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
      "tensor<2xf32>) -> tensor<2x2x2x2xf32>"),
     ("%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
-     '%0:3 = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) <{epsilon = 1.000000e-03 : f32, '
+     '%output, %batch_mean, %batch_var = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) <{epsilon = 1.000000e-03 : f32, '
      "feature_index = 3 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>) "
      "-> (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)"),
     ("%a: tensor<1x8x8x207xf32>, %b: tensor<3x3x207x16xf32>, %p: tensor<2x2xi64>",
