@@ -175,7 +175,11 @@ def jaxlib_context():
 def test_jaxlib_accepts_our_text(path: Path, jaxlib_context) -> None:
     from jaxlib.mlir import ir
 
-    ours = print_ir(parse(path.read_text(), str(path)))
+    module = parse(path.read_text(), str(path))
+    ours = print_ir(module)
+    ours_generic = print_ir(module, generic=True)
     with jaxlib_context:
-        module = ir.Module.parse(ours)
-        assert str(module) == ours
+        theirs = ir.Module.parse(ours)
+        assert str(theirs) == ours
+        generic = ir.Module.parse(ours_generic).operation.get_asm(print_generic_op_form=True)
+        assert generic == ours_generic

@@ -213,7 +213,12 @@ class Namer:
             (r, 0, 0, 0, self.scope) for r in top.regions
         ]
         while stack:
-            region, self.next_value, self.next_arg, self.next_conflict, parent = stack.pop()
+            region, nv, na, nc, parent = stack.pop()
+            if not generic:
+                # Each region restarts from the counters its parent region ended with (sibling regions
+                # reuse numbers); generic form prints unique SSA ids (MLIR's printUniqueSSAIDs), so the
+                # counters just run on, in stack (last-in-first-out) order.
+                self.next_value, self.next_arg, self.next_conflict = nv, na, nc
             self.scope = _Scope(parent)
             self._number_region(region)
             for block in region.blocks:
