@@ -28,7 +28,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import Pure
+from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.ops.base import (
@@ -852,42 +852,45 @@ class CrossReplicaSumOp(GenericSyntaxOp):
 
 @op_def
 class AsyncStartOp(GenericSyntaxOp):
-    """Starts the collective in region `collective` on `operands` asynchronously and produces a
-    `!stablehlo.future` of its results (not in the spec; since 1.15)."""
+    """Starts the collective in region `body` on `operands` asynchronously and produces a
+    `!stablehlo.future` of its results (not in the spec; since 1.15). The body is isolated from
+    above: it sees the operands only through its block arguments."""
 
     name = "stablehlo.async_start"
     operands_ = var_operand_def()
-    collective = region_def()
+    body = region_def()  # VHLO calls it `collective`
     result = result_def()
+    traits = traits_def(IsolatedFromAbove())
+    ISOLATED: ClassVar[bool] = True
 
     def verify_(self) -> None:
-        require_single_block(self, self.collective, "collective")
+        require_single_block(self, self.body, "body")
         ins = [v.type for v in self.operands]
-        args = [a.type for a in self.collective.blocks.first.args]  # type: ignore[union-attr]
+        args = [a.type for a in self.body.blocks.first.args]  # type: ignore[union-attr]
         if args != ins:
             raise VerifyException(
-                f"the collective region takes {types2s(args)} but the operands are {types2s(ins)}"
+                f"the body takes {types2s(args)} but the operands are {types2s(ins)}"
             )
         fut = self.result.type
         if not isinstance(fut, FutureType):
             raise VerifyException(f"result must be a !stablehlo.future, is {t2s(fut)}")
-        rets = [v.type for v in self.collective.blocks.first.last_op.operands]  # type: ignore[union-attr]
+        rets = [v.type for v in self.body.blocks.first.last_op.operands]  # type: ignore[union-attr]
         if len(rets) != len(fut.types) or not all(
             types_compatible(a, b) for a, b in zip(rets, fut.types)
         ):
             raise VerifyException(
-                f"the collective region returns {types2s(rets)} but the future holds {types2s(list(fut.types))}"
+                f"the body returns {types2s(rets)} but the future holds {types2s(list(fut.types))}"
             )
 
 
 @op_def
 class AsyncDoneOp(GenericSyntaxOp):
-    """Waits for the `!stablehlo.future` `operand` and produces its values (not in the spec; since
+    """Waits for the `!stablehlo.future` `operand` and produces its value (not in the spec; since
     1.15)."""
 
     name = "stablehlo.async_done"
     operand = operand_def()
-    result = var_result_def()
+    result = result_def()
 
     def verify_(self) -> None:
         fut = self.operand.type
