@@ -3,6 +3,8 @@ verifiers."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from stablehlo_py.errors import ParseError, VerifyError
@@ -88,8 +90,9 @@ def test_reduce_variadic_reducer_pairs() -> None:
     )
     # block arguments are (inputs' accumulators..., inits'...): the pairs interleave them
     g = print_ir(parse(text), generic=True)
-    assert (
-        "^bb0(%arg4: tensor<f32>, %arg5: tensor<i32>, %arg6: tensor<f32>, %arg7: tensor<i32>):" in g
+    assert re.search(
+        r"\^bb0\(%arg\d+: tensor<f32>, %arg\d+: tensor<i32>, %arg\d+: tensor<f32>, %arg\d+: tensor<i32>\):",
+        g,
     )
 
 
@@ -102,10 +105,13 @@ def test_reduce_compact_parse_builds_body_and_locations() -> None:
     m = parse(text)
     verify(m)
     g = print_ir(m, generic=True, debuginfo=True)
-    assert (
-        '"stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32> loc("here")' in g
+    assert re.search(
+        r'"stablehlo.add"\(%arg\d+, %arg\d+\) : \(tensor<f32>, tensor<f32>\) -> tensor<f32> loc\("here"\)',
+        g,
     )
-    assert '^bb0(%arg2: tensor<f32> loc("here"), %arg3: tensor<f32> loc("here")):' in g
+    assert re.search(
+        r'\^bb0\(%arg\d+: tensor<f32> loc\("here"\), %arg\d+: tensor<f32> loc\("here"\)\):', g
+    )
     assert "{user = 1 : i64}" in print_ir(m)
 
 
