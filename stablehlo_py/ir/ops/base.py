@@ -49,8 +49,14 @@ class AttrSyntax:
 
 
 def _int_syntax(t: IntegerType) -> AttrSyntax:
+    cache: dict[int, IntegerAttr] = {}
+
     def parse(p: Parser) -> Attribute:
-        return IntegerAttr(p.parse_integer(), t)
+        v = p.parse_integer()
+        a = cache.get(v)
+        if a is None:
+            a = cache[v] = IntegerAttr(v, t)
+        return a
 
     return AttrSyntax(IntegerAttr, parse, lambda p: p.peek() == "-" or p.peek().isdigit())
 
@@ -62,9 +68,15 @@ def _bool_parse(p: Parser) -> Attribute:
     return IntegerAttr(0, I1)
 
 
+_I64_ARRAYS: dict[tuple[int, ...], DenseArrayBase] = {}
+
+
 def _dense_i64_array_parse(p: Parser) -> Attribute:
-    vals = p.parse_delimited("[", p.parse_integer, "]")
-    return DenseArrayBase.from_list(I64, vals)
+    vals = tuple(p.parse_delimited("[", p.parse_integer, "]"))
+    a = _I64_ARRAYS.get(vals)
+    if a is None:
+        a = _I64_ARRAYS[vals] = DenseArrayBase.from_list(I64, vals)
+    return a
 
 
 def _dense_bool_array_parse(p: Parser) -> Attribute:

@@ -51,8 +51,21 @@ def make_dense(type_: TensorType, values: np.ndarray) -> DenseIntOrFPElementsAtt
     return _new_dense(type_, flat.tobytes())
 
 
+_SMALL_DENSE: dict[tuple[TensorType, bytes], DenseIntOrFPElementsAttr] = {}
+
+
 def _new_dense(type_: TensorType, raw: bytes) -> DenseIntOrFPElementsAttr:
-    return DenseIntOrFPElementsAttr(type_, BytesAttr(raw))
+    """Build the attribute; small ones (splats, short lists) are interned, since attributes are
+    immutable and the same constants recur throughout a program."""
+    if len(raw) > 64:
+        return DenseIntOrFPElementsAttr(type_, BytesAttr(raw))
+    key = (type_, raw)
+    a = _SMALL_DENSE.get(key)
+    if a is None:
+        if len(_SMALL_DENSE) > 100_000:
+            _SMALL_DENSE.clear()
+        a = _SMALL_DENSE[key] = DenseIntOrFPElementsAttr(type_, BytesAttr(raw))
+    return a
 
 
 def is_splat(attr: DenseIntOrFPElementsAttr) -> bool:

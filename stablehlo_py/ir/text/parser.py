@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
 
 _WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+_WS_START = frozenset(" \t\r\n/")
 _BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 _SUFFIX_ID = re.compile(r"(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)")
 _VALUE_USE = re.compile(r"%([0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?:#([0-9]+))?")
@@ -153,7 +154,10 @@ class Parser:
         raise ParseError(message, location=self.location_of(self.pos if pos is None else pos))
 
     def ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] not in _WS_START:
+            return
+        self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
 
     def peek(self, n: int = 1) -> str:
         self.ws()
