@@ -17,11 +17,11 @@
 // CHECK-NEXT: return %6 : !stablehlo.token
 // GENERIC: "stablehlo.replica_id"() : () -> tensor<ui32>
 // GENERIC: "stablehlo.partition_id"() : () -> tensor<ui32>
-// GENERIC{LITERAL}: "stablehlo.infeed"(%arg0) <{infeed_config = "cfg", layout = [[1, 0]]}> : (!stablehlo.token) -> (tensor<3x4xi32>, !stablehlo.token)
+// GENERIC: "stablehlo.infeed"(%{{[a-z0-9_#]+}}) <{infeed_config = "cfg", layout = {{\[\[}}1, 0]]}> : (!stablehlo.token) -> (tensor<3x4xi32>, !stablehlo.token)
 // GENERIC: "stablehlo.outfeed"(%{{[a-z0-9_#]+}}, %{{[a-z0-9_#]+}}) <{outfeed_config = ""}> : (tensor<3x4xi32>, !stablehlo.token) -> !stablehlo.token
 // GENERIC: "stablehlo.send"(%{{[a-z0-9_#]+}}, %{{[a-z0-9_#]+}}) <{channel_handle = #stablehlo.channel_handle<handle = 5, type = 2>, is_host_transfer = true}> : (tensor<3x4xi32>, !stablehlo.token) -> !stablehlo.token
 // GENERIC: "stablehlo.recv"(%{{[a-z0-9_#]+}}) <{channel_handle = #stablehlo.channel_handle<handle = 5, type = 3>, is_host_transfer = true}> : (!stablehlo.token) -> (tensor<3x4xi32>, !stablehlo.token)
-// GENERIC{LITERAL}: "stablehlo.send"(%arg1, %5#1) <{channel_handle = #stablehlo.channel_handle<handle = 0, type = 1>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<3x4xi32>, !stablehlo.token) -> !stablehlo.token
+// GENERIC: "stablehlo.send"(%{{[a-z0-9_#]+}}, %{{[a-z0-9_#]+}}) <{channel_handle = #stablehlo.channel_handle<handle = 0, type = 1>, source_target_pairs = dense<{{\[\[}}0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<3x4xi32>, !stablehlo.token) -> !stablehlo.token
 func.func @ids_and_feeds(%token: !stablehlo.token, %x: tensor<3x4xi32>) -> !stablehlo.token {
   %0 = "stablehlo.replica_id"() : () -> tensor<ui32>
   %1 = stablehlo.partition_id : tensor<ui32>
@@ -51,14 +51,14 @@ func.func @ids_and_feeds(%token: !stablehlo.token, %x: tensor<3x4xi32>) -> !stab
 // CHECK-NEXT{LITERAL}: %6 = "stablehlo.collective_broadcast"(%arg0) <{replica_groups = dense<[[2, 1]]> : tensor<1x2xi64>}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
 // CHECK-NEXT{LITERAL}: %7 = "stablehlo.cross-replica-sum"(%arg0) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
 // CHECK-NEXT: stablehlo.return
-// GENERIC{LITERAL}: "stablehlo.all_gather"(%arg0) <{all_gather_dim = 1 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> : (tensor<2x4xf32>) -> tensor<2x8xf32>
-// GENERIC{LITERAL}: "stablehlo.all_gather"(%arg0, %arg0) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
-// GENERIC{LITERAL}: "stablehlo.all_reduce"(%arg0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+// GENERIC: "stablehlo.all_gather"(%{{[a-z0-9_#]+}}) <{all_gather_dim = 1 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> : (tensor<2x4xf32>) -> tensor<2x8xf32>
+// GENERIC: "stablehlo.all_gather"(%{{[a-z0-9_#]+}}, %{{[a-z0-9_#]+}}) <{all_gather_dim = 0 : i64, replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>}> : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
+// GENERIC: "stablehlo.all_reduce"(%{{[a-z0-9_#]+}}) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>}> ({
 // GENERIC: "stablehlo.return"(%{{[a-z0-9_#]+}}) : (tensor<f32>) -> ()
-// GENERIC{LITERAL}: "stablehlo.all_to_all"(%arg0) <{concat_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, split_count = 2 : i64, split_dimension = 1 : i64}> : (tensor<2x4xf32>) -> tensor<4x2xf32>
-// GENERIC{LITERAL}: "stablehlo.reduce_scatter"(%arg0) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, scatter_dimension = 1 : i64}> ({
+// GENERIC: "stablehlo.all_to_all"(%{{[a-z0-9_#]+}}) <{concat_dimension = 0 : i64, replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>, split_count = 2 : i64, split_dimension = 1 : i64}> : (tensor<2x4xf32>) -> tensor<4x2xf32>
+// GENERIC: "stablehlo.reduce_scatter"(%{{[a-z0-9_#]+}}) <{replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>, scatter_dimension = 1 : i64}> ({
 // GENERIC: "stablehlo.return"(%{{[a-z0-9_#]+}}) : (tensor<f32>) -> ()
-// GENERIC{LITERAL}: "stablehlo.collective_permute"(%arg0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
+// GENERIC: "stablehlo.collective_permute"(%{{[a-z0-9_#]+}}) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, source_target_pairs = dense<{{\[\[}}0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
 func.func @collectives(%arg0: tensor<2x4xf32>, %root: tensor<1xi32>) -> () {
   %0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, use_global_device_ids} : (tensor<2x4xf32>) -> tensor<2x8xf32>
   %1:2 = "stablehlo.all_gather"(%arg0, %arg0) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
