@@ -15,11 +15,42 @@ from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
 from stablehlo_py.ir.ops.base import StableHLOOp, enum_syntax, op_def, prop
 
 
+# Unary ops whose result element type may differ from the operand's (spec constraints on shapes only;
+# element-type rules of these ops are checked by the interpreter's semantics).
+_SHAPE_ONLY = frozenset({"convert", "abs", "is_finite", "real", "imag"})
+
+
+def _verify_elementwise(op: StableHLOOp, values: list) -> None:  # type: ignore[type-arg]
+    """<op>_c1 of the spec's elementwise ops: operands and result have the same shape, and (except
+    for the ops in _SHAPE_ONLY) the same baseline type."""
+    from xdsl.utils.exceptions import VerifyException
+
+    from stablehlo_py.ir.ops.data_movement import _shape_ok
+    from stablehlo_py.ir.ops.linalg import same_baseline_type
+    from stablehlo_py.ir.text.printer import type_to_str
+    from stablehlo_py.ir.types import shape_of
+
+    short = op.name.split(".", 1)[1]
+    result = op.results[0].type
+    for i, v in enumerate(values):
+        t = v.type
+        ok = _shape_ok(shape_of(t), shape_of(result)) if short in _SHAPE_ONLY else same_baseline_type(t, result)
+        if not ok:
+            what = "shape" if short in _SHAPE_ONLY else "type"
+            raise VerifyException(
+                f"operand #{i} has type {type_to_str(t)} but the result has type {type_to_str(result)}; "
+                f"they must have the same {what} ({short}_c1)"
+            )
+
+
 class UnaryElementwise(StableHLOOp):
     operand = operand_def()
     result = result_def()
     FORMAT: ClassVar[str | None] = "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
     traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _verify_elementwise(self, [self.operand])
 
 
 class BinaryElementwise(StableHLOOp):
@@ -30,6 +61,9 @@ class BinaryElementwise(StableHLOOp):
         "$lhs `,` $rhs attr-dict `:` custom<SameOperandsAndResultType>(type($lhs), type($rhs), type($result))"
     )
     traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _verify_elementwise(self, [self.lhs, self.rhs])
 
 
 def _unary(op_name: str, doc: str) -> type:
