@@ -1,0 +1,95 @@
+// Negative tests: one per op family; each error names the op, the values and the spec id.
+// RUN: stablehlo-opt --verify-diagnostics --split-input-file %s
+func.func @elementwise(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{must have the same type (add_c1)}}
+  %0 = stablehlo.add %a, %b : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @concatenate(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{inputs may differ only in dimension 0}}
+  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @broadcast_in_dim(%a: tensor<3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{which is neither 1 nor the size 4 of result dimension 1}}
+  %0 = stablehlo.broadcast_in_dim %a, dims = [1] : (tensor<3xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @reduce(%a: tensor<4x5xf32>, %init: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+1 {{reduce_c4: dimension 2 is out of range for input rank 2}}
+  %0 = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [2] : (tensor<4x5xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @while(%a: tensor<i64>) -> tensor<i64> {
+  // expected-error @+1 {{while_c1: cond must return one tensor<i1>}}
+  %0 = stablehlo.while(%iterArg = %a) : tensor<i64>
+  cond {
+    stablehlo.return %iterArg : tensor<i64>
+  } do {
+    stablehlo.return %iterArg : tensor<i64>
+  }
+  return %0 : tensor<i64>
+}
+
+// -----
+
+func.func @dot_general(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{must have the same size}}
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @all_gather(%a: tensor<2x2xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{all_gather_c1: all_gather_dim 5 is out of range}}
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 5 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @uniform_quantize(%a: tensor<2xi32>) -> tensor<2x!quant.uniform<i8:f32, 1.000000e+00>> {
+  // expected-error @+1 {{must be a tensor of floating-point or quantized type}}
+  %0 = stablehlo.uniform_quantize %a : (tensor<2xi32>) -> tensor<2x!quant.uniform<i8:f32, 1.000000e+00>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 1.000000e+00>>
+}
+
+// -----
+
+func.func @chlo(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{do not broadcast}}
+  %0 = chlo.broadcast_add %a, %b : (tensor<2xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @custom_call_and_constant() -> tensor<2xf32> {
+  // expected-error @+1 {{(constant_c1)}}
+  %0 = "stablehlo.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @sort(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{sort_c5: comparator must have type}}
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    stablehlo.return %x : tensor<f32>
+  }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
