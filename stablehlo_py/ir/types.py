@@ -299,6 +299,17 @@ class TypeExtensionsAttr(_TextData):
     def bounds(self) -> tuple[int, ...]:
         return self.data.bounds  # type: ignore[attr-defined]
 
+    def verify_encoding(self, shape: tuple[int, ...]) -> str | None:
+        """Upstream's verifyBounds for a tensor of `shape` with this encoding: a message, or None."""
+        if len(self.bounds) != len(shape):
+            return (f"Bounds length is {len(self.bounds)}, expected to be equal to rank({len(shape)}) "
+                    "of the tensor")
+        for dim, (bound, size) in enumerate(zip(self.bounds, shape)):
+            if bound != DYNAMIC and size != DYNAMIC:
+                return (f"Static dimension {dim} cannot have a bound, use ShapedType::kDynamic to indicate "
+                        "a missing bound")
+        return None
+
     def mlir_text(self) -> str:
         """Upstream's short form `#stablehlo.bounds<3, ?>` (also for `#stablehlo.type_extensions<...>`)."""
         return "#stablehlo.bounds<" + ", ".join("?" if b < 0 else str(b) for b in self.bounds) + ">"
@@ -385,6 +396,8 @@ def parse_quant_uniform(p: Parser) -> UniformQuantizedType:
         p.error(f"expressed type must be a floating-point type, found {type_to_str(expressed)}", epos)
     axis: int | None = None
     if p.try_literal(":"):
+        if p.peek() == "{":
+            p.error("sub-channel quantization (`:{dim:block, ...}`) is not supported by stablehlo-py")
         axis = p.parse_integer("the quantized dimension")
         if axis < 0:
             p.error(f"illegal quantized dimension: {axis}")

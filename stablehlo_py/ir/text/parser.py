@@ -377,7 +377,14 @@ class Parser:
         elem = self.parse_type()
         encoding = None
         if self.try_literal(","):
+            self.ws()
+            epos = self.pos
             encoding = self.parse_attribute()
+            # A VerifiableTensorEncoding (e.g. #stablehlo.bounds) checks itself against the shape.
+            check = getattr(encoding, "verify_encoding", None)
+            problem = check(shape) if check is not None else None
+            if problem:
+                self.error(problem, epos)
         self.parse_literal(">", "to close the tensor type")
         key = text[start : self.pos]
         t = _TYPE_CACHE.get(key)

@@ -308,6 +308,18 @@ def test_output_operand_alias_attr() -> None:
     assert a.mlir_text() == text
 
 
+@pytest.mark.parametrize(
+    "t,message",
+    [
+        ("tensor<?x3xf32, #stablehlo.bounds<3, 4>>", "Static dimension 1 cannot have a bound"),
+        ("tensor<?xf32, #stablehlo.bounds<3, ?>>", "Bounds length is 2, expected to be equal to rank(1) of the tensor"),
+    ],
+)
+def test_bounds_encoding_errors(t: str, message: str) -> None:
+    with pytest.raises(ParseError, match=r"-:1:\d+: error: " + re.escape(message)):
+        parse(_func(f"%a: {t}", ""))
+
+
 def test_bounds_encoding() -> None:
     t = "tensor<?x?xf32, #stablehlo.bounds<3, ?>>"
     m = parse(_func(f"%a: {t}, %b: tensor<f32, #stablehlo.bounds<>>, "
@@ -356,6 +368,7 @@ def test_quant_type_params() -> None:
         ("!quant.uniform<i8:f32, -1.0>", "quantization scale must be a positive finite number"),
         ("!quant.uniform<i8:f32:0, 1.0>", "expected '{' to open the per-axis scales"),
         ("!quant.uniform<i64:f32, 1.0>", "illegal storage type size: 64"),
+        ("!quant.uniform<i8:f32:{0:1}, {{1.0}}>", "sub-channel quantization"),
     ],
 )
 def test_quant_type_errors(text: str, message: str) -> None:
