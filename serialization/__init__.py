@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import SerializationError, StableHLOError
+from stablehlo_py.ir import no_gc
 from stablehlo_py.serialization.compat import CompatReport, check_compat
 from stablehlo_py.serialization.format import CURRENT_SCHEMA, FORMAT_VERSIONS, MAGIC
 from stablehlo_py.serialization.reader import Header, read_artifact, read_header
@@ -85,8 +86,9 @@ def serialize_portable_artifact(
     target = validate_target(target_version)
     if not isinstance(module, ModuleOp):
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
-    vhlo = to_vhlo(_clone_keeping_sources(module), target, allow_other_dialects)
-    return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+    with no_gc():
+        vhlo = to_vhlo(_clone_keeping_sources(module), target, allow_other_dialects)
+        return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
 
 
 def serialize_portable_artifact_str(
@@ -102,16 +104,23 @@ def serialize_portable_artifact_str(
 
     target = validate_target(target_version)
     text = module_str.decode("utf-8") if isinstance(module_str, (bytes, bytearray)) else module_str
-    module = parse(text, name)
-    verify(module)
-    if not isinstance(module, ModuleOp):
-        raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
-    vhlo = to_vhlo(module, target)
-    return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+    with no_gc():
+        module = parse(text, name)
+        verify(module)
+        if not isinstance(module, ModuleOp):
+            raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
+        vhlo = to_vhlo(module, target)
+        return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
 
 
 def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") -> ModuleOp:
     """Read an artifact back as a StableHLO module at the current version (verified)."""
+
+    with no_gc():
+        return _deserialize(artifact, name)
+
+
+def _deserialize(artifact: bytes, name: str) -> ModuleOp:
     from stablehlo_py.ir.verify import verify
     from stablehlo_py.passes import PASSES
 
@@ -126,8 +135,6 @@ def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") 
             location=e.location or name,
             note=e.note,
         ) from None
-    except (RecursionError, MemoryError):
-        raise
     except Exception as e:  # noqa: BLE001 - a malformed program must not escape as a crash
         raise SerializationError(
             f"the artifact decodes, but its program cannot be converted to StableHLO "

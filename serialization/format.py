@@ -297,7 +297,10 @@ OP = Record(
     ),
 )
 """An operation.  ``operands`` are relative value references (1 = the value defined last in the
-enclosing scopes); ``attributes`` follows the op fork's attribute list in ``specs/ops.toml`` (an
+enclosing scopes); ``loc`` is the location reference minus the previous op's (ops in pre-order: an
+op before the ops of its regions), so 0 -- the default -- repeats the previous op's location and a
+module parsed from text spends one byte per op on it; ``result_types`` is a list of type entries,
+or the entry itself for the common single result; ``attributes`` follows the op fork's attribute list in ``specs/ops.toml`` (an
 entry reference, or nil when absent); ``extra_attributes`` holds attributes the fork does not declare
 (discardable ones) as a flat [name, entry, ...] list sorted by name."""
 

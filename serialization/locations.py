@@ -10,7 +10,11 @@ of items; an op refers to item ``i`` as ``i + 1`` (0 = no location).  Each item 
 * ``[0, file, line, col]``: ``"file":line:col`` (``file`` refers to a string item);
 * ``[1, name, child]``: ``"name"`` or ``"name"(child)`` (``child`` 0 when absent);
 * ``[2, callee, caller]``: ``callsite(callee at caller)``;
-* ``[3, [loc, ...]]``: ``fused[loc, ...]``.
+* ``[3, [loc, ...]]``: ``fused[loc, ...]``;
+* ``[4, line_delta, col]``: ``"file":line:col`` in the file of the previous file item (kind 0 or 4),
+  ``line`` = that item's line + ``line_delta`` (ops parsed from one file cost a few bytes each);
+* ``[5, file, line, col, end_line_delta, end_col]``: ``"file":line:col to :end_col`` (delta 0) or
+  ``"file":line:col to end_line:end_col`` (JAX's debug locations are ranges).
 
 References are 1-based and point to earlier items.  The writer stores a location structurally only
 when printing the structure gives back exactly the same text; anything else (ranges, fused metadata,
@@ -26,11 +30,14 @@ __all__ = ["LocationTable", "render_locations"]
 
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _INT = re.compile(r"[0-9]+")
+_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":([0-9]+):([0-9]+)')
 
 FILE_LINE_COL = 0
 NAME = 1
 CALLSITE = 2
 FUSED = 3
+SAME_FILE = 4
+RANGE = 5
 
 
 class _NoStructure(Exception):
@@ -44,6 +51,8 @@ class LocationTable:
         self.items: list[Any] = []
         self.by_text: dict[str, int] = {}
         self.by_item: dict[Any, int] = {}
+        self.last_file = 0
+        self.last_line = 0
 
     def ref(self, text: str) -> int:
         """1-based reference of a location text (0 for ``unknown``)."""
@@ -52,6 +61,11 @@ class LocationTable:
         got = self.by_text.get(text)
         if got is not None:
             return got
+        m = _FILE_LINE_COL.fullmatch(text)
+        if m is not None and str(int(m.group(2))) == m.group(2) and str(int(m.group(3))) == m.group(3):
+            r = self.file_line_col(m.group(1), int(m.group(2)), int(m.group(3)))
+            self.by_text[text] = r
+            return r
         mark = len(self.items)
         try:
             r, end = self._loc(text, 0)
@@ -63,6 +77,24 @@ class LocationTable:
                 del self.by_item[k]
             r = self._add(("s", text), text)
         self.by_text[text] = r
+        return r
+
+    def file_line_col(self, file: str, line: int, col: int) -> int:
+        """Reference of ``"file":line:col`` (``file`` as written between the quotes)."""
+        key = (FILE_LINE_COL, file, line, col)
+        got = self.by_item.get(key)
+        if got is not None:
+            return got
+        f = self._string(file)
+        k = (FILE_LINE_COL, f, line, col)
+        r = self.by_item.get(k)
+        if r is None:
+            if self.last_file == f:
+                r = self._add(k, [SAME_FILE, line - self.last_line, col])
+            else:
+                r = self._add(k, [FILE_LINE_COL, f, line, col])
+            self.last_file, self.last_line = f, line
+        self.by_item[key] = r
         return r
 
     def _add(self, key: Any, item: Any) -> int:
@@ -89,13 +121,33 @@ class LocationTable:
                 if line is None or not text.startswith(":", line.end()):
                     raise _NoStructure
                 col = _INT.match(text, line.end() + 1)
-                if col is None or text.startswith(" to", col.end()):
+                if col is None:
                     raise _NoStructure
                 ln, cl = int(line.group(0)), int(col.group(0))
                 if str(ln) != line.group(0) or str(cl) != col.group(0):
                     raise _NoStructure
+                if not text.startswith(" to ", col.end()):
+                    return self.file_line_col(raw, ln, cl), col.end()
+                # FileLineColRange: `to :C2` on the same line, `to L2:C2` otherwise
+                pos = col.end() + 4
+                end_line = ln
+                if not text.startswith(":", pos):
+                    m2 = _INT.match(text, pos)
+                    if m2 is None or str(int(m2.group(0))) != m2.group(0):
+                        raise _NoStructure
+                    end_line = int(m2.group(0))
+                    if end_line == ln:
+                        raise _NoStructure  # MLIR prints `to :C2` then; keep this spelling as text
+                    pos = m2.end()
+                if not text.startswith(":", pos):
+                    raise _NoStructure
+                m3 = _INT.match(text, pos + 1)
+                if m3 is None or str(int(m3.group(0))) != m3.group(0):
+                    raise _NoStructure
                 f = self._string(raw)
-                return self._add((FILE_LINE_COL, f, ln, cl), [FILE_LINE_COL, f, ln, cl]), col.end()
+                key = (RANGE, f, ln, cl, end_line, int(m3.group(0)))
+                item = [RANGE, f, ln, cl, end_line - ln, int(m3.group(0))]
+                return self._add(key, item), m3.end()
             child = 0
             if text.startswith("(", pos):
                 child, pos = self._loc(text, pos + 1)
@@ -146,6 +198,8 @@ def render_locations(items: Any, budget: int) -> list[str | None]:
         raise LocationError(-1, [], "the locs section must be an array")
     texts: list[str | None] = [None]
     is_string: list[bool] = [False]
+    last_file: str | None = None
+    last_line = 0
 
     def ref(i: int, v: Any, path: list[int], what: str, allow_zero: bool = False) -> str | None:
         if type(v) is not int or not (0 if allow_zero else 1) <= v <= i:
@@ -170,6 +224,24 @@ def render_locations(items: Any, budget: int) -> list[str | None]:
             if type(line) is not int or type(col) is not int or line < 0 or col < 0:
                 raise LocationError(i, [2], "line and column must be non-negative integers")
             text = f'"{f}":{line}:{col}'
+            last_file, last_line = f, line
+        elif kind == SAME_FILE and n == 3:
+            if last_file is None:
+                raise LocationError(i, [0], "a same-file location needs an earlier file location")
+            delta, col = item[1], item[2]
+            if type(delta) is not int or type(col) is not int or last_line + delta < 0 or col < 0:
+                raise LocationError(i, [1], "line delta and column must be integers (line >= 0, column >= 0)")
+            last_line += delta
+            text = f'"{last_file}":{last_line}:{col}'
+        elif kind == RANGE and n == 6:
+            f = ref(i, item[1], [1], "file")
+            if not is_string[item[1]]:
+                raise LocationError(i, [1], "the file of a location must be a string item")
+            line, col, delta, end_col = item[2:6]
+            if any(type(x) is not int for x in item[2:6]) or min(line, col, end_col, line + delta) < 0:
+                raise LocationError(i, [2], "range bounds must be non-negative integers")
+            end = f":{end_col}" if delta == 0 else f"{line + delta}:{end_col}"
+            text = f'"{f}":{line}:{col} to {end}'
         elif kind == NAME and n == 3:
             name = ref(i, item[1], [1], "name")
             if not is_string[item[1]]:

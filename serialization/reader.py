@@ -23,7 +23,6 @@ from typing import Any, NoReturn
 import msgpack
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.errors import SerializationError
@@ -288,8 +287,9 @@ class _Reader:
         self.kinds: list[int] = []
         self.loc_texts: list[str | None] = [None]
         self.loc_objs: dict[int, TextLoc] = {}
+        self.prev_loc = 0
         self.stack: list[SSAValue] = []
-        self.op_infos: dict[int, tuple[type[Operation], specs.OpSpec, frozenset[str]]] = {}
+        self.op_infos: dict[int, _OpShape] = {}
         op = schema["op"]
         self.op_width = len(op.fields)
         self.op_pad = [list(d) if isinstance(d, tuple) else d for d in op.defaults]
@@ -443,7 +443,7 @@ class _Reader:
         return loc
 
     # -- ops
-    def op_info(self, code: Any) -> tuple[type[Operation], specs.OpSpec, frozenset[str]]:
+    def op_info(self, code: Any) -> _OpShape:
         info = self.op_infos.get(code) if type(code) is int else None
         if info is not None:
             return info
@@ -464,10 +464,7 @@ class _Reader:
                 f"{spec.max}), but the artifact says it was written for {self.version}",
                 [0],
             )
-        from stablehlo_py.vhlo.ops import op_class
-
-        cls = op_class(name)
-        info = (cls, spec, frozenset(spec.attribute_names))
+        info = _OpShape(spec)
         self.op_infos[code] = info
         return info
 
@@ -482,7 +479,8 @@ class _Reader:
             if problem is not None:
                 raise _Fail(problem, note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py")
         code, operands, result_types, loc, attrs, regions, extra = rec[:7]
-        cls, spec, _ = self.op_info(code)
+        shape = self.op_info(code)
+        spec = shape.spec
         stack = self.stack
         depth = len(stack)
         _expect_list(operands, 1)
@@ -495,7 +493,10 @@ class _Reader:
                     [1, i],
                 )
             values.append(stack[depth - r])
-        _expect_list(result_types, 2)
+        if type(result_types) is int:  # the common single result, written without a list
+            result_types = [result_types]
+        else:
+            _expect_list(result_types, 2)
         objs, kinds = self.objs, self.kinds
         n_objs = len(objs)
         rtypes = []
@@ -503,7 +504,11 @@ class _Reader:
             if type(t) is not int or not 0 <= t < n_objs or kinds[t] != TYPE:
                 _path_fail(f"result type #{i} of vhlo.{spec.name} is not a type entry: {_short(t)}", [2, i])
             rtypes.append(objs[t])
+        if type(loc) is not int:
+            _path_fail(f"location delta must be an integer, found {_kind(loc)}", [3])
+        loc += self.prev_loc
         location = self.loc(loc, [3])
+        self.prev_loc = loc
         _expect_list(attrs, 4)
         names = spec.attribute_names
         if len(attrs) > len(names):
@@ -539,7 +544,10 @@ class _Reader:
                 if k in props or k in attributes:
                     _path_fail(f"attribute '{k}' is given twice", [6, i])
                 attributes[k] = objs[a]
-        op = cls.create(
+        problem = shape.problem(len(values), len(rtypes), len(region_objs), props)
+        if problem is not None:
+            raise _Fail(f"invalid vhlo.{spec.name}: {problem}")
+        op = shape.cls.create(
             operands=values,
             result_types=rtypes,
             properties=props,
@@ -548,10 +556,6 @@ class _Reader:
         )
         if location is not None:
             op.location = location
-        try:
-            op.verify_()
-        except VerifyException as e:
-            raise _Fail(f"invalid vhlo.{spec.name}: {e}") from None
         stack.extend(op.results)
         return op
 
@@ -668,6 +672,47 @@ def _module_attr_from_vhlo(a: Attribute, path: list[int]) -> Attribute:
     return b
 
 
+class _OpShape:
+    """What the reader checks of an op fork before building it: the operand, result and region
+    counts its groups allow (fixed groups take one value, variadic groups share the rest equally, as
+    ``VhloOp.verify_``) and that every attribute is present (VHLO attributes are all required; the
+    defaults are written out by the legalization).  Types and attributes are VHLO by construction."""
+
+    __slots__ = ("cls", "n_attrs", "operands", "regions", "results", "spec")
+
+    def __init__(self, spec: specs.OpSpec):
+        from stablehlo_py.vhlo.ops import op_class
+
+        self.spec = spec
+        self.cls = op_class(spec.name)
+        self.operands = _rule(spec.operands)
+        self.results = _rule(spec.results)
+        self.regions = _rule(spec.regions)
+        self.n_attrs = len(spec.attributes)
+
+    def problem(self, n_operands: int, n_results: int, n_regions: int, props: dict[str, Any]) -> str | None:
+        for what, n, (fixed, var), groups in (
+            ("operands", n_operands, self.operands, self.spec.operands),
+            ("results", n_results, self.results, self.spec.results),
+            ("regions", n_regions, self.regions, self.spec.regions),
+        ):
+            rest = n - fixed
+            if rest < 0 or (rest if var == 0 else rest % var):
+                sig = ", ".join(g.name + ("..." if g.variadic else "") for g in groups)
+                return f"expects {what} ({sig}) but has {n}"
+        if len(props) != self.n_attrs:
+            missing = [n for n in self.spec.attribute_names if n not in props]
+            return f"requires attribute '{missing[0]}'" + (
+                f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            )
+        return None
+
+
+def _rule(groups: tuple[specs.ValueSpec, ...]) -> tuple[int, int]:
+    n_var = sum(1 for g in groups if g.variadic)
+    return len(groups) - n_var, n_var
+
+
 def _path_fail(message: str, path: list[int], note: str | None = None) -> NoReturn:
     f = _Fail(message, note)
     f.path.extend(reversed(path))
@@ -711,9 +756,12 @@ def read_artifact(
     data: bytes, name: str = "<artifact>", schema: Schema = CURRENT_SCHEMA
 ) -> tuple[Header, ModuleOp]:
     """Decode an artifact into (header, VHLO module at the header's version)."""
-    raw = read_raw(data, name)
-    check_version(raw.header, raw, name)
-    return raw.header, build_module(raw, schema)
+    from stablehlo_py.ir import no_gc
+
+    with no_gc():  # msgpack builds many lists: repeated full collections would dominate
+        raw = read_raw(data, name)
+        check_version(raw.header, raw, name)
+        return raw.header, build_module(raw, schema)
 
 
 def build_module(raw: RawArtifact, schema: Schema = CURRENT_SCHEMA) -> ModuleOp:

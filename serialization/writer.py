@@ -24,7 +24,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from stablehlo_py import specs
 from stablehlo_py.errors import SerializationError
 from stablehlo_py.ir.text.location import TextLoc
-from stablehlo_py.ir.text.printer import location_text
+from stablehlo_py.ir.text.printer import escape_string, location_text
 from stablehlo_py.serialization import codes
 from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for, float_key
 from stablehlo_py.serialization.locations import LocationTable
@@ -51,12 +51,16 @@ def _op_location_text(op: Operation) -> str:
 
 
 class _OpInfo:
-    __slots__ = ("attr_names", "code", "spec")
+    __slots__ = ("attr_names", "code", "legal", "spec")
 
-    def __init__(self, code: int, spec: specs.OpSpec):
+    def __init__(self, code: int, spec: specs.OpSpec, target: Version):
         self.code = code
         self.spec = spec
         self.attr_names = spec.attribute_names
+        self.legal = spec.is_legal_at(target)
+
+
+_MISSING = object()
 
 
 class _Writer:
@@ -66,6 +70,9 @@ class _Writer:
         self.schema = schema
         self.fv = schema.format_for_target(target)
         self.op_record = schema["op"]
+        # all fields of the op record this writer fills exist in the target's format: trimming
+        # trailing zero values is all that pack() would do (falsy == zero value for wire values)
+        self.op_fast = self.op_record.width(self.fv) >= 7
         self.block_record = schema["block"]
         self.entries: list[list[Any]] = []
         self.entry_kinds: list[int] = []
@@ -73,6 +80,8 @@ class _Writer:
         self.by_key: dict[tuple[Any, ...], int] = {}
         self.alive: list[Attribute] = []
         self.locs = LocationTable()
+        self.file_names: dict[int, str] = {}
+        self.prev_loc = 0
         self.stack: list[int] = []  # id() of each value in scope, by position
         self.position: dict[int, int] = {}
         self.ops: dict[type, _OpInfo | None] = {}
@@ -189,8 +198,17 @@ class _Writer:
         if self.strip:
             return 0
         loc = op.location
-        if not isinstance(loc, TextLoc) and getattr(op, "_src", None) is not None:
-            return self.loc_text(location_text(op))
+        if type(loc) is TextLoc:
+            return self.locs.ref(loc.data)
+        src = op.__dict__.get("_src")
+        if src is not None:
+            source, pos = src
+            name = self.file_names.get(id(source))
+            if name is None:
+                name = self.file_names[id(source)] = escape_string(source.filename)
+                self.alive.append(source)
+            line, col = source.line_col(pos)
+            return self.locs.file_line_col(name, line, col)
         return self.loc(loc)
 
     def loc(self, loc: Attribute) -> int:
@@ -224,64 +242,101 @@ class _Writer:
         if name.startswith("vhlo."):
             try:
                 spec = specs.op(name)
-                info = _OpInfo(codes.op_code(spec.name), spec)
+                info = _OpInfo(codes.op_code(spec.name), spec, self.target)
             except KeyError:
                 info = None
         self.ops[cls] = info
         return info
 
     def op(self, op: Operation) -> list[Any]:
-        info = self.op_info(op)
+        info = self.ops.get(type(op), _MISSING)
+        if info is _MISSING:
+            info = self.op_info(op)
         if info is None:
             self.problem(
                 f"op {op.name} at {_op_location_text(op)} is not a VHLO op; portable artifacts hold "
                 "only VHLO (run stablehlo-legalize-to-vhlo first; other dialects are not supported)"
             )
             return [0]
-        spec = info.spec
-        if not spec.is_legal_at(self.target):
+        if not info.legal:
+            spec = info.spec
             self.problem(
                 f"op {op.name} at {_op_location_text(op)} is not in StableHLO {self.target} "
                 f"(it exists from {spec.min} to {spec.max}); run vhlo-to-version first"
             )
-        if op.successors:
+        # xDSL 0.74's private fields (_successors, _operands, _type): the public accessors build
+        # view objects and cost 2-3x as much on this hot path
+        if op._successors:  # noqa: SLF001
             self.problem(f"op {op.name} at {_op_location_text(op)} has successors, which VHLO ops never have")
-        n = len(self.stack)
+        stack = self.stack
         position = self.position
-        operands = []
+        n = len(stack)
+        try:
+            operands = [n - position[id(v)] for v in op._operands]  # noqa: SLF001
+        except KeyError:
+            operands = self._operands_slow(op, n)
+        by_id = self.by_id
+        kinds = self.entry_kinds
+        result_types = []
+        results = op.results
+        for r in results:
+            t = r._type  # noqa: SLF001
+            idx = by_id.get(id(t))
+            if idx is None or kinds[idx] != TYPE:
+                idx = self.entry(t, TYPE, op)
+            result_types.append(idx)
+        props = op.properties
+        attributes = op.attributes
+        attrs: list[int | None] = []
+        names = info.attr_names
+        if names:
+            for name in names:
+                a = props.get(name)
+                if a is None:
+                    a = attributes.get(name)
+                    if a is None:
+                        attrs.append(None)
+                        continue
+                idx = by_id.get(id(a))
+                if idx is None or kinds[idx] != ATTR:
+                    idx = self.entry(a, ATTR, op)
+                attrs.append(idx)
+            while attrs and attrs[-1] is None:
+                attrs.pop()
+        extra: list[Any] = []
+        if attributes or len(props) > len(names):
+            others = {k: v for k, v in attributes.items() if k not in names}
+            others.update((k, v) for k, v in props.items() if k not in names)
+            for k in sorted(others):
+                extra.append(k)
+                extra.append(self.entry(others[k], ATTR, op))
+        loc = self.op_loc(op)  # before the regions: the reader sees the ops in this order
+        loc_delta = loc - self.prev_loc
+        self.prev_loc = loc
+        regions = [self.region(r) for r in op.regions] if op.regions else []
+        for r in results:
+            position[id(r)] = len(stack)
+            stack.append(id(r))
+        rt: Any = result_types[0] if len(result_types) == 1 else result_types
+        record = [info.code, operands, rt, loc_delta, attrs, regions, extra]
+        if self.op_fast:
+            while len(record) > 1 and not record[-1]:
+                record.pop()
+            return record
+        return self.op_record.pack(record, self.fv)
+
+    def _operands_slow(self, op: Operation, n: int) -> list[int]:
+        out = []
         for i, v in enumerate(op.operands):
-            p = position.get(id(v))
+            p = self.position.get(id(v))
             if p is None:
                 self.problem(
                     f"operand #{i} of {op.name} at {_op_location_text(op)} is not defined before "
                     "the op in an enclosing scope"
                 )
                 p = 0
-            operands.append(n - p)
-        result_types = [self.entry(r.type, TYPE, op) for r in op.results]
-        props = op.properties
-        attrs: list[int | None] = []
-        names = info.attr_names
-        for name in names:
-            a = props.get(name)
-            if a is None:
-                a = op.attributes.get(name)
-            attrs.append(None if a is None else self.entry(a, ATTR, op))
-        while attrs and attrs[-1] is None:
-            attrs.pop()
-        extra: list[Any] = []
-        if op.attributes or len(props) > len(names):
-            others = {k: v for k, v in op.attributes.items() if k not in names}
-            others.update((k, v) for k, v in props.items() if k not in names)
-            for k in sorted(others):
-                extra.append(k)
-                extra.append(self.entry(others[k], ATTR, op))
-        regions = [self.region(r) for r in op.regions] if op.regions else []
-        for r in op.results:
-            self.push(r)
-        return self.op_record.pack(
-            [info.code, operands, result_types, self.op_loc(op), attrs, regions, extra], self.fv
-        )
+            out.append(n - p)
+        return out
 
     def region(self, region: Region) -> list[Any]:
         mark = len(self.stack)

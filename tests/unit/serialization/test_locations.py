@@ -14,6 +14,8 @@ TEXTS = [
     'callsite("g"("a.py":3:1) at "b.py":9:2)',
     'fused["a", "b.py":1:2]',
     '"f.py":1:2 to 3:4',
+    '"f.py":1:2 to :9',
+    '"f.py":1:2 to 1:9',
     'fused<"meta">["a"]',
     '"esc\\"aped\\0A"(\"f.py\":1:1)',
     "callsite( weird spacing )",
@@ -31,7 +33,8 @@ def test_every_location_renders_back_exactly() -> None:
     assert table.items.count("f.py") == 1
     # structured when possible, text otherwise
     assert isinstance(table.items[refs[0] - 1], list)
-    assert table.items[refs[6] - 1] == TEXTS[6]
+    assert isinstance(table.items[refs[6] - 1], list)  # a range
+    assert table.items[refs[8] - 1] == TEXTS[8]  # `to 1:9` on the same line: MLIR would print `to :9`
 
 
 def test_malformed_items_are_refused() -> None:

@@ -1,0 +1,176 @@
+"""Portable artifacts: write time, read time and size, side by side with jaxlib in one run.
+
+    python bench/serialization.py [--repeat N] [--layers L] [--ops N]
+
+Programs: a ~2 MB program lowered by JAX (MLP/normalization blocks with weights as constants, debug
+locations on, as `jax.export` ships them) and a generated straight-line 10k-op module.  Both toolkits
+serialize the same text for the same target (the older of the two current versions).
+
+Rows (best of N runs each):
+
+* write   -- in-memory StableHLO module -> artifact bytes (legalize to VHLO, to target version, encode);
+             jaxlib: ``serialize_portable_artifact(module, target)`` on a parsed ``ir.Module``
+* read    -- artifact bytes -> in-memory StableHLO module at the current version;
+             jaxlib: ``deserialize_portable_artifact(context, bytes)``
+* text->artifact -- ``serialize_portable_artifact_str`` (includes parsing the text)
+* size    -- artifact bytes
+
+plus our own breakdown (encode only, decode only, the passes).  Targets (issue 5): <= 3x jaxlib's
+time, <= 1.0x its size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+
+def generated_module(n_ops: int) -> str:
+    from parse_print import generated_module as gen  # the same 10k-op module as the parse benchmark
+
+    return gen(n_ops)
+
+
+def jax_program(layers: int) -> str | None:
+    """~2 MB of StableHLO text from JAX, with constants and debug locations."""
+    try:
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+    except ImportError:
+        return None
+    jax.config.update("jax_platforms", "cpu")
+    rng = np.random.default_rng(0)
+    weights = [rng.standard_normal((48, 48)).astype(np.float32) for _ in range(layers)]
+
+    def layer(x: Any, w: Any, i: int) -> Any:
+        h = jax.nn.gelu(x @ w + jnp.float32(0.01 * i))
+        mu = h.mean(-1, keepdims=True)
+        h = (h - mu) / jnp.sqrt(((h - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+        h = jnp.where(h > 0, h, 0.1 * h)
+        return x + jax.nn.softmax(h, axis=-1) * h
+
+    def f(x: Any, y: Any) -> Any:
+        for i, w in enumerate(weights):
+            x = layer(x, jnp.asarray(w), i)
+            x = jnp.cumsum(x, axis=0) * 0.5 + jnp.sort(x, axis=-1) * 0.5
+            x = jax.lax.fori_loop(0, 2, lambda j, c: c * 0.9 + jnp.tanh(c), x)
+        return x.sum(), x @ y.T
+
+    x = jnp.ones((16, 48), jnp.float32)
+    y = jnp.ones((8, 48), jnp.float32)
+    return jax.jit(f).lower(x, y).as_text(debug_info=True)
+
+
+def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    times = []
+    out = None
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def measure(name: str, text: str, repeat: int) -> dict[str, float]:
+    from stablehlo_py.ir import parse
+    from stablehlo_py.passes import PASSES
+    from stablehlo_py.serialization import (
+        deserialize_portable_artifact,
+        read_artifact,
+        serialize_portable_artifact,
+        serialize_portable_artifact_str,
+        to_vhlo,
+        write_artifact,
+    )
+    from stablehlo_py.version import Version, get_current_version
+
+    row: dict[str, float] = {}
+    try:
+        from jaxlib.mlir import ir
+        from jaxlib.mlir.dialects import stablehlo as jst
+    except ImportError:
+        jst = None  # type: ignore[assignment]
+    target = str(get_current_version())
+    if jst is not None:
+        target = str(min(Version.from_string(jst.get_current_version()), get_current_version()))
+
+    module = parse(text, "-")
+    n_ops = sum(1 for _ in module.walk())
+    row["ops"] = n_ops
+    row["text MB"] = len(text) / 1e6
+    row["ours write"], data = best(lambda: serialize_portable_artifact(module, target), repeat)
+    row["ours read"], _ = best(lambda: deserialize_portable_artifact(data), repeat)
+    row["ours text->artifact"], _ = best(lambda: serialize_portable_artifact_str(text, target), repeat)
+    row["ours size"] = len(data)
+    vhlo = to_vhlo(parse(text, "-"), target)
+    row["ours encode only"], _ = best(lambda: write_artifact(vhlo, Version.from_string(target)), repeat)  # type: ignore[arg-type]
+    row["ours decode only"], _ = best(lambda: read_artifact(data), repeat)
+    row["ours legalize+to_version"], _ = best(lambda: to_vhlo(parse(text, "-"), target), 1)
+    row["ours legalize+to_version"] -= best(lambda: parse(text, "-"), 1)[0]
+    _, vm = read_artifact(data)
+
+    def upgrade_and_legalize() -> Any:
+        _, m = read_artifact(data)
+        m = PASSES["vhlo-to-version"].run(m, {"target": str(get_current_version())})
+        return PASSES["vhlo-legalize-to-stablehlo"].run(m, {})
+
+    row["ours to_current+legalize"] = best(upgrade_and_legalize, 1)[0] - row["ours decode only"]
+
+    if jst is not None:
+        ctx = ir.Context()
+        ctx.allow_unregistered_dialects = True
+        jmod = ir.Module.parse(text, ctx)
+        row["jax write"], jdata = best(lambda: jst.serialize_portable_artifact(jmod, target), repeat)
+        row["jax read"], _ = best(lambda: jst.deserialize_portable_artifact(ir.Context(), jdata), repeat)
+        row["jax text->artifact"], _ = best(lambda: jst.serialize_portable_artifact_str(text, target), repeat)
+        row["jax size"] = len(jdata)
+    print(f"\n== {name}: {n_ops} ops, {row['text MB']:.2f} MB of text, target {target}")
+    for k in ("write", "read", "text->artifact"):
+        ours = row[f"ours {k}"]
+        line = f"  {k:16s} ours {ours * 1e3:9.1f} ms ({ours / n_ops * 1e6:6.1f} µs/op)"
+        if f"jax {k}" in row:
+            j = row[f"jax {k}"]
+            line += f"   jaxlib {j * 1e3:8.1f} ms   ratio {ours / j:6.1f}x"
+        print(line)
+    line = f"  {'size':16s} ours {row['ours size'] / 1e3:9.1f} KB"
+    if "jax size" in row:
+        line += f"   jaxlib {row['jax size'] / 1e3:8.1f} KB   ratio {row['ours size'] / row['jax size']:6.2f}x"
+    print(line)
+    print(
+        "  ours breakdown: encode {:.1f} ms, decode {:.1f} ms, legalize+to_version {:.1f} ms, "
+        "to_current+legalize {:.1f} ms".format(
+            row["ours encode only"] * 1e3,
+            row["ours decode only"] * 1e3,
+            row["ours legalize+to_version"] * 1e3,
+            row["ours to_current+legalize"] * 1e3,
+        )
+    )
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--layers", type=int, default=76, help="blocks in the JAX program (76 ~ 2 MB)")
+    ap.add_argument("--ops", type=int, default=10_000, help="ops in the generated module")
+    args = ap.parse_args()
+    text = jax_program(args.layers)
+    if text is None:
+        print("jax is not installed (pip install -e .[oracle]): the JAX program and jaxlib columns are skipped")
+    else:
+        measure("JAX program", text, args.repeat)
+    measure(f"generated {args.ops}-op module", generated_module(args.ops), args.repeat)
+
+
+if __name__ == "__main__":
+    main()
