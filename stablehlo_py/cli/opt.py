@@ -75,6 +75,10 @@ def process_text(
 @click.option("--verify-diagnostics", is_flag=True, help="Check `expected-error` annotations.")
 @click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)
 @click.option("--mlir-print-local-scope", is_flag=True, hidden=True, help="Accepted; locations are always inline.")
+@click.option("--serialize", is_flag=True, help="Write the result as a portable artifact (needs --target).")
+@click.option("--deserialize", is_flag=True, help="The input is a portable artifact.")
+@click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
+@click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
 @click.pass_context
 def cli(
     ctx: click.Context,
@@ -86,9 +90,20 @@ def cli(
     verify_diagnostics: bool,
     allow_unregistered_dialect: bool,
     mlir_print_local_scope: bool,
+    serialize: bool = False,
+    deserialize: bool = False,
+    target: str | None = None,
+    strip_debuginfo: bool = False,
 ) -> int:
     """Parse, verify, transform and print StableHLO programs."""
     pipeline = _pass_pipeline(list(ctx.meta.get("pass_args", ())) + list(ctx.args))
+    if serialize or deserialize:
+        from stablehlo_py.cli.artifacts import run_opt_artifact
+
+        return run_opt_artifact(
+            input_file, output, pipeline, serialize=serialize, deserialize=deserialize, target=target,
+            strip_debuginfo=strip_debuginfo, generic=generic, debuginfo=debuginfo,
+        )
     text, name = read_input(input_file)
     outputs: list[str] = []
     problems: list[str] = []
@@ -124,6 +139,10 @@ _OWN_FLAGS = {
     "--verify-diagnostics",
     "--allow-unregistered-dialect",
     "--mlir-print-local-scope",
+    "--serialize",
+    "--deserialize",
+    "--target",
+    "--strip-debuginfo",
     "--help",
     "-h",
     "-o",
