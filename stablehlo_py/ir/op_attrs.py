@@ -145,8 +145,11 @@ class DotDimensionNumbersAttr(_StructAttr):
         return self.data
 
     def mlir_text(self) -> str:
-        parts = [f"{f.name} = {_ints_text(getattr(self.data, f.name))}" for f in fields(self.data)
-                 if getattr(self.data, f.name)]
+        parts = [
+            f"{f.name} = {_ints_text(getattr(self.data, f.name))}"
+            for f in fields(self.data)
+            if getattr(self.data, f.name)
+        ]
         return f"#stablehlo.dot<{', '.join(parts)}>"
 
     @classmethod
@@ -175,7 +178,9 @@ _IO_BATCH, _IO_FEATURE, _KI_FEATURE, _KO_FEATURE = -1, -2, -3, -4
 _NON_SPATIAL_CHAR = {_IO_BATCH: "b", _IO_FEATURE: "f", _KI_FEATURE: "i", _KO_FEATURE: "o"}
 
 
-def _conv_group_text(spatial: tuple[int, ...], non_spatial: tuple[tuple[int, int], ...]) -> str | None:
+def _conv_group_text(
+    spatial: tuple[int, ...], non_spatial: tuple[tuple[int, int], ...]
+) -> str | None:
     n = len(spatial) + len(non_spatial)
     dims: list[int | None] = [None] * n
     for pos, tag in non_spatial:
@@ -195,13 +200,21 @@ def conv_dims_text(d: ConvDimensionNumbers) -> str | None:
     """`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (printConvolutionDimensions); None when the numbers
     cannot be written that way (a dimension out of range or unmentioned)."""
     groups = (
-        _conv_group_text(d.input_spatial_dimensions,
-                         ((d.input_batch_dimension, _IO_BATCH), (d.input_feature_dimension, _IO_FEATURE))),
-        _conv_group_text(d.kernel_spatial_dimensions,
-                         ((d.kernel_input_feature_dimension, _KI_FEATURE),
-                          (d.kernel_output_feature_dimension, _KO_FEATURE))),
-        _conv_group_text(d.output_spatial_dimensions,
-                         ((d.output_batch_dimension, _IO_BATCH), (d.output_feature_dimension, _IO_FEATURE))),
+        _conv_group_text(
+            d.input_spatial_dimensions,
+            ((d.input_batch_dimension, _IO_BATCH), (d.input_feature_dimension, _IO_FEATURE)),
+        ),
+        _conv_group_text(
+            d.kernel_spatial_dimensions,
+            (
+                (d.kernel_input_feature_dimension, _KI_FEATURE),
+                (d.kernel_output_feature_dimension, _KO_FEATURE),
+            ),
+        ),
+        _conv_group_text(
+            d.output_spatial_dimensions,
+            ((d.output_batch_dimension, _IO_BATCH), (d.output_feature_dimension, _IO_FEATURE)),
+        ),
     )
     if any(g is None for g in groups):
         return None
@@ -229,26 +242,36 @@ def _parse_conv_group(p: Parser, allowed: list[int]) -> tuple[tuple[int, ...], d
         else:
             word = p.try_bare_id()
             if word is None:
-                p.error(f"expected a dimension number or one of {', '.join(_NON_SPATIAL_CHAR[a] for a in allowed)}, "
-                        f"found {p._found()}", pos)
+                p.error(
+                    f"expected a dimension number or one of {', '.join(_NON_SPATIAL_CHAR[a] for a in allowed)}, "
+                    f"found {p._found()}",
+                    pos,
+                )
             if len(word) != 1 or not allowed:
                 p.error(f"Unexpected keyword {word}", pos)
             tag = next((a for a in allowed if _NON_SPATIAL_CHAR[a] == word), None)
             if tag is None:
-                p.error(f"Unexpected dimension {word}, expecting "
-                        f"{', '.join(_NON_SPATIAL_CHAR[a] for a in allowed)}", pos)
+                p.error(
+                    f"Unexpected dimension {word}, expecting "
+                    f"{', '.join(_NON_SPATIAL_CHAR[a] for a in allowed)}",
+                    pos,
+                )
             non_spatial[tag] = index
             allowed.remove(tag)
         index += 1
         if not p.try_literal(","):
             break
     if allowed:
-        p.error(f"Expected dimensions {', '.join(_NON_SPATIAL_CHAR[a] for a in allowed)} not specified")
+        p.error(
+            f"Expected dimensions {', '.join(_NON_SPATIAL_CHAR[a] for a in allowed)} not specified"
+        )
     p.parse_literal("]")
     n = max(spatial_at) + 1 if spatial_at else 0
     missing = [d for d in range(n) if d not in spatial_at]
     if missing:
-        p.error(f"Expected spatial dimensions {', '.join(str(d) for d in missing[:10])} not specified")
+        p.error(
+            f"Expected spatial dimensions {', '.join(str(d) for d in missing[:10])} not specified"
+        )
     return tuple(spatial_at[d] for d in range(n)), non_spatial
 
 
@@ -260,9 +283,15 @@ def parse_conv_dims(p: Parser) -> ConvDimensionNumbers:
     p.parse_literal("->")
     out_sp, out_ns = _parse_conv_group(p, [_IO_BATCH, _IO_FEATURE])
     return ConvDimensionNumbers(
-        in_ns[_IO_BATCH], in_ns[_IO_FEATURE], in_sp,
-        k_ns[_KI_FEATURE], k_ns[_KO_FEATURE], k_sp,
-        out_ns[_IO_BATCH], out_ns[_IO_FEATURE], out_sp,
+        in_ns[_IO_BATCH],
+        in_ns[_IO_FEATURE],
+        in_sp,
+        k_ns[_KI_FEATURE],
+        k_ns[_KO_FEATURE],
+        k_sp,
+        out_ns[_IO_BATCH],
+        out_ns[_IO_FEATURE],
+        out_sp,
     )
 
 
@@ -275,8 +304,9 @@ class ConvDimensionNumbersAttr(_StructAttr):
 
     def __init__(self, data: ConvDimensionNumbers | None = None, **kw: Any) -> None:
         if data is None:
-            data = ConvDimensionNumbers(**{k: (tuple(v) if isinstance(v, (list, tuple)) else v)
-                                           for k, v in kw.items()})
+            data = ConvDimensionNumbers(
+                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
+            )
         super().__init__(data)
 
     @property
@@ -300,7 +330,9 @@ class ConvDimensionNumbersAttr(_StructAttr):
         if p.try_keyword("raw"):
             parsers: dict[str, Callable[[], object]] = {}
             for f in fields(ConvDimensionNumbers):
-                parsers[f.name] = (lambda: parse_dims(p)) if f.name.endswith("dimensions") else p.parse_integer
+                parsers[f.name] = (
+                    (lambda: parse_dims(p)) if f.name.endswith("dimensions") else p.parse_integer
+                )
             vals = parse_struct(p, "#stablehlo.conv", parsers)
             return cls(ConvDimensionNumbers(**vals))  # type: ignore[arg-type]
         d = parse_conv_dims(p)
@@ -426,10 +458,16 @@ class ResultAccuracyAttr(_StructAttr):
     name = "stablehlo.result_accuracy"
     MNEMONIC = "result_accuracy"
 
-    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0, mode: str = "DEFAULT") -> None:
+    def __init__(
+        self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0, mode: str = "DEFAULT"
+    ) -> None:
         if mode not in ResultAccuracyModeAttr.CASES:
-            raise ValueError(f"result accuracy mode must be one of {ResultAccuracyModeAttr.CASES}, not {mode!r}")
-        super().__init__(ResultAccuracy(_f64_bits(float(atol)), _f64_bits(float(rtol)), int(ulps), mode))
+            raise ValueError(
+                f"result accuracy mode must be one of {ResultAccuracyModeAttr.CASES}, not {mode!r}"
+            )
+        super().__init__(
+            ResultAccuracy(_f64_bits(float(atol)), _f64_bits(float(rtol)), int(ulps), mode)
+        )
 
     @property
     def accuracy(self) -> ResultAccuracy:
@@ -465,7 +503,12 @@ class ResultAccuracyAttr(_StructAttr):
         vals = parse_struct(
             p,
             "#stablehlo.result_accuracy",
-            {"atol": lambda: parse_f64(p), "rtol": lambda: parse_f64(p), "ulps": p.parse_integer, "mode": mode},
+            {
+                "atol": lambda: parse_f64(p),
+                "rtol": lambda: parse_f64(p),
+                "ulps": p.parse_integer,
+                "mode": mode,
+            },
             required=("mode",),
         )
         return cls(**vals)  # type: ignore[arg-type]
@@ -491,8 +534,9 @@ class OutputOperandAliasAttr(_StructAttr):
 
     def __init__(self, data: OutputOperandAlias | None = None, **kw: Any) -> None:
         if data is None:
-            data = OutputOperandAlias(**{k: (tuple(v) if isinstance(v, (list, tuple)) else v)
-                                         for k, v in kw.items()})
+            data = OutputOperandAlias(
+                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
+            )
         super().__init__(data)
 
     @property
@@ -501,9 +545,11 @@ class OutputOperandAliasAttr(_StructAttr):
 
     def mlir_text(self) -> str:
         d: OutputOperandAlias = self.data
-        return (f"#stablehlo.output_operand_alias<output_tuple_indices = {_dims_text(d.output_tuple_indices)}, "
-                f"operand_index = {d.operand_index}, "
-                f"operand_tuple_indices = {_dims_text(d.operand_tuple_indices)}>")
+        return (
+            f"#stablehlo.output_operand_alias<output_tuple_indices = {_dims_text(d.output_tuple_indices)}, "
+            f"operand_index = {d.operand_index}, "
+            f"operand_tuple_indices = {_dims_text(d.operand_tuple_indices)}>"
+        )
 
     @classmethod
     def parse_body(cls, p: Parser) -> OutputOperandAliasAttr:

@@ -163,21 +163,17 @@ OPS = (*OPS, CompareOp)
 
 
 # --------------------------------------------------------------- unary ops with result_accuracy
-def _result_accuracy_syntax():  # type: ignore[no-untyped-def]
-    from stablehlo_py.ir.op_attrs import ResultAccuracyAttr
-    from stablehlo_py.ir.ops.base import AttrSyntax
+from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
+from stablehlo_py.ir.ops.base import AttrSyntax
 
-    return AttrSyntax(ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
+RESULT_ACCURACY = AttrSyntax(ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
 
 
 class UnaryElementwiseWithAccuracy(UnaryElementwise):
     """Transcendental unary ops: a `result_accuracy` (`#stablehlo.result_accuracy<...>`) that the
     attr-dict shows only when it differs from the default (DefaultValuedOptionalAttr)."""
 
-    from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY as _DEFAULT
-
-    result_accuracy = prop(_result_accuracy_syntax(), default=_DEFAULT)
-    del _DEFAULT
+    result_accuracy = prop(RESULT_ACCURACY, default=DEFAULT_RESULT_ACCURACY)
 
     def verify_(self) -> None:
         from xdsl.utils.exceptions import VerifyException

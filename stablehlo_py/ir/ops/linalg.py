@@ -69,15 +69,27 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, element_type, shape_of, tensor_type
+from stablehlo_py.ir.types import (
+    FLOAT_NAME,
+    UniformQuantizedType,
+    element_type,
+    shape_of,
+    tensor_type,
+)
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import Printer
 
-DOT_DIMS = AttrSyntax(DotDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
-CONV_DIMS = AttrSyntax(ConvDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
-DOT_ALGORITHM = AttrSyntax(DotAlgorithmAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
+DOT_DIMS = AttrSyntax(
+    DotDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
+CONV_DIMS = AttrSyntax(
+    ConvDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
+DOT_ALGORITHM = AttrSyntax(
+    DotAlgorithmAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -134,8 +146,15 @@ def baseline_element(t: Attribute) -> Attribute | tuple:
     e = element_type(t)
     if isinstance(e, UniformQuantizedType):
         q = e.params
-        return ("quant", q.storage_type, q.signed, q.storage_min, q.storage_max, q.expressed_type,
-                q.quantized_dimension)
+        return (
+            "quant",
+            q.storage_type,
+            q.signed,
+            q.storage_min,
+            q.storage_max,
+            q.expressed_type,
+            q.quantized_dimension,
+        )
     return e
 
 
@@ -185,7 +204,9 @@ def _printable(op: Operation) -> bool:
         if a is not None and not isinstance(a, kind):
             return False
     pc = op.properties.get("precision_config")
-    return pc is None or (isinstance(pc, ArrayAttr) and all(isinstance(x, PrecisionAttr) for x in pc.data))
+    return pc is None or (
+        isinstance(pc, ArrayAttr) and all(isinstance(x, PrecisionAttr) for x in pc.data)
+    )
 
 
 class _PrintableOrGeneric:
@@ -207,7 +228,9 @@ class _Generic:
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:
         name = cls.name  # type: ignore[attr-defined]
-        p.error(f"'{name}' has no custom assembly form; write it in generic form (\"{name}\"(...) ... : (...) -> ...)")
+        p.error(
+            f"'{name}' has no custom assembly form; write it in generic form (\"{name}\"(...) ... : (...) -> ...)"
+        )
 
 
 # ------------------------------------------------------------------------- custom directives
@@ -237,10 +260,14 @@ class DotDimensionNumbersDirective:
     def print(pr: Printer, op: Operation, attr: DotDimensionNumbersAttr) -> None:
         d = attr.dims
         if d.lhs_batching_dimensions or d.rhs_batching_dimensions:
-            pr.write(f"batching_dims = {_i64_list_text(d.lhs_batching_dimensions)} x "
-                     f"{_i64_list_text(d.rhs_batching_dimensions)}, ")
-        pr.write(f"contracting_dims = {_i64_list_text(d.lhs_contracting_dimensions)} x "
-                 f"{_i64_list_text(d.rhs_contracting_dimensions)}")
+            pr.write(
+                f"batching_dims = {_i64_list_text(d.lhs_batching_dimensions)} x "
+                f"{_i64_list_text(d.rhs_batching_dimensions)}, "
+            )
+        pr.write(
+            f"contracting_dims = {_i64_list_text(d.lhs_contracting_dimensions)} x "
+            f"{_i64_list_text(d.rhs_contracting_dimensions)}"
+        )
 
     @staticmethod
     def parse(p: Parser, st: Any, arg: Any) -> None:
@@ -257,7 +284,13 @@ class DotDimensionNumbersDirective:
         lc = _parse_i64_list(p)
         p.parse_keyword("x")
         rc = _parse_i64_list(p)
-        set_slot(st, arg, DotDimensionNumbersAttr(DotDimensionNumbers(tuple(lb), tuple(rb), tuple(lc), tuple(rc))))
+        set_slot(
+            st,
+            arg,
+            DotDimensionNumbersAttr(
+                DotDimensionNumbers(tuple(lb), tuple(rb), tuple(lc), tuple(rc))
+            ),
+        )
 
 
 def _print_precision(pr: Printer, precision: Attribute | None) -> None:
@@ -292,7 +325,9 @@ class PrecisionConfigAndAlgorithmDirective:
     """`, precision = [...]` and/or `, algorithm = <...>` (each only when present)."""
 
     @staticmethod
-    def print(pr: Printer, op: Operation, precision: Attribute | None, algorithm: Attribute | None) -> None:
+    def print(
+        pr: Printer, op: Operation, precision: Attribute | None, algorithm: Attribute | None
+    ) -> None:
         _print_precision(pr, precision)
         if algorithm is not None:
             pr.write(", algorithm = " + algorithm.mlir_stripped())  # type: ignore[attr-defined]
@@ -338,7 +373,9 @@ class WindowAttributesDirective:
     each only when present (printWindowAttributes); parsed in any order."""
 
     @staticmethod
-    def print(pr: Printer, op: Operation, strides: Any, padding: Any, lhs_dil: Any, rhs_dil: Any, rev: Any) -> None:
+    def print(
+        pr: Printer, op: Operation, strides: Any, padding: Any, lhs_dil: Any, rhs_dil: Any, rev: Any
+    ) -> None:
         parts = []
         if strides is not None:
             parts.append(f"stride = {_i64_list_text(_ints(strides))}")
@@ -351,11 +388,21 @@ class WindowAttributesDirective:
         if rhs_dil is not None:
             parts.append(f"rhs_dilate = {_i64_list_text(_ints(rhs_dil))}")
         if rev is not None:
-            parts.append("reverse = [" + ", ".join("true" if v else "false" for v in _ints(rev)) + "]")
+            parts.append(
+                "reverse = [" + ", ".join("true" if v else "false" for v in _ints(rev)) + "]"
+            )
         pr.write(", ".join(parts))
 
     @staticmethod
-    def parse(p: Parser, st: Any, strides_arg: Any, padding_arg: Any, lhs_arg: Any, rhs_arg: Any, rev_arg: Any) -> None:
+    def parse(
+        p: Parser,
+        st: Any,
+        strides_arg: Any,
+        padding_arg: Any,
+        lhs_arg: Any,
+        rhs_arg: Any,
+        rev_arg: Any,
+    ) -> None:
         seen: set[str] = set()
         while True:
             p.ws()
@@ -368,24 +415,34 @@ class WindowAttributesDirective:
             seen.add(key)
             p.parse_literal("=")
             if key == "pad":
+
                 def pair() -> list[int]:
                     ppos = p.pos
                     vals = _parse_i64_list(p)
                     if len(vals) != 2:
-                        p.error(f"Expected array with 2 elements, got {len(vals)} elements instead", ppos)
+                        p.error(
+                            f"Expected array with 2 elements, got {len(vals)} elements instead",
+                            ppos,
+                        )
                     return vals
 
                 pairs = p.parse_delimited("[", pair, "]")
                 from stablehlo_py.ir.text.dense import make_dense
 
-                arr = np.array([v for pr_ in pairs for v in pr_], dtype=np.int64).reshape(len(pairs), 2)
+                arr = np.array([v for pr_ in pairs for v in pr_], dtype=np.int64).reshape(
+                    len(pairs), 2
+                )
                 set_slot(st, padding_arg, make_dense(tensor_type(I64, (len(pairs), 2)), arr))
             else:
                 vals = _parse_i64_list(p)
                 if key == "reverse":
-                    set_slot(st, rev_arg, DenseArrayBase.from_list(I1, [1 if v else 0 for v in vals]))
+                    set_slot(
+                        st, rev_arg, DenseArrayBase.from_list(I1, [1 if v else 0 for v in vals])
+                    )
                 else:
-                    target = {"stride": strides_arg, "lhs_dilate": lhs_arg, "rhs_dilate": rhs_arg}[key]
+                    target = {"stride": strides_arg, "lhs_dilate": lhs_arg, "rhs_dilate": rhs_arg}[
+                        key
+                    ]
                     set_slot(st, target, DenseArrayBase.from_list(I64, vals))
             if not p.try_literal(","):
                 break
@@ -415,10 +472,14 @@ class DotOp(_PrintableOrGeneric, StableHLOOp):
                 _fail(f"{what} type {_t(t)} must be a rank-1 or rank-2 tensor")
         if ls is not None and rs is not None:
             if not _dim_ok(ls[-1], rs[0]):
-                _fail(f"the last dimension of lhs {_t(lt)} must match the first dimension of rhs {_t(rt)}")
+                _fail(
+                    f"the last dimension of lhs {_t(lt)} must match the first dimension of rhs {_t(rt)}"
+                )
             expected = list(ls[:-1]) + list(rs[1:])
             if os_ is not None and not _shape_ok(os_, expected):
-                _fail(f"result type {_t(res)} must have shape {_shape_str(expected)} for lhs {_t(lt)} and rhs {_t(rt)}")
+                _fail(
+                    f"result type {_t(res)} must have shape {_shape_str(expected)} for lhs {_t(lt)} and rhs {_t(rt)}"
+                )
         _verify_precision_config(self.precision_config, "dot")
 
 
@@ -448,20 +509,32 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         lc, rc = d.lhs_contracting_dimensions, d.rhs_contracting_dimensions
         # dot_general_c1
         if len(lb) != len(rb):
-            _fail(f"lhs_batching_dimensions {_i64_list_text(lb)} and rhs_batching_dimensions "
-                  f"{_i64_list_text(rb)} must have the same size")
+            _fail(
+                f"lhs_batching_dimensions {_i64_list_text(lb)} and rhs_batching_dimensions "
+                f"{_i64_list_text(rb)} must have the same size"
+            )
         # dot_general_c2
         if len(lc) != len(rc):
-            _fail(f"lhs_contracting_dimensions {_i64_list_text(lc)} and rhs_contracting_dimensions "
-                  f"{_i64_list_text(rc)} must have the same size")
+            _fail(
+                f"lhs_contracting_dimensions {_i64_list_text(lc)} and rhs_contracting_dimensions "
+                f"{_i64_list_text(rc)} must have the same size"
+            )
         # dot_general_c3
         if not _is_unique(lb + lc):
-            _fail(f"lhs batching and contracting dimensions {_i64_list_text(lb + lc)} must be unique")
+            _fail(
+                f"lhs batching and contracting dimensions {_i64_list_text(lb + lc)} must be unique"
+            )
         # dot_general_c4
         if not _is_unique(rb + rc):
-            _fail(f"rhs batching and contracting dimensions {_i64_list_text(rb + rc)} must be unique")
-        for cid, what, dims, s in (("c5", "lhs_batching_dimensions", lb, ls), ("c6", "lhs_contracting_dimensions", lc, ls),
-                                   ("c7", "rhs_batching_dimensions", rb, rs), ("c8", "rhs_contracting_dimensions", rc, rs)):
+            _fail(
+                f"rhs batching and contracting dimensions {_i64_list_text(rb + rc)} must be unique"
+            )
+        for cid, what, dims, s in (
+            ("c5", "lhs_batching_dimensions", lb, ls),
+            ("c6", "lhs_contracting_dimensions", lc, ls),
+            ("c7", "rhs_batching_dimensions", rb, rs),
+            ("c8", "rhs_contracting_dimensions", rc, rs),
+        ):
             # dot_general_c5, dot_general_c6, dot_general_c7, dot_general_c8
             if s is not None and not all(0 <= x < len(s) for x in dims):
                 _fail(f"{what} {_i64_list_text(dims)} must be in [0, {len(s)}) (dot_general_{cid})")
@@ -469,11 +542,15 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
             # dot_general_c9
             for a, b in zip(lb, rb):
                 if not _dim_ok(ls[a], rs[b]):
-                    _fail(f"batching dimension {a} of lhs {_t(lt)} and dimension {b} of rhs {_t(rt)} must have the same size")
+                    _fail(
+                        f"batching dimension {a} of lhs {_t(lt)} and dimension {b} of rhs {_t(rt)} must have the same size"
+                    )
             # dot_general_c10
             for a, b in zip(lc, rc):
                 if not _dim_ok(ls[a], rs[b]):
-                    _fail(f"contracting dimension {a} of lhs {_t(lt)} and dimension {b} of rhs {_t(rt)} must have the same size")
+                    _fail(
+                        f"contracting dimension {a} of lhs {_t(lt)} and dimension {b} of rhs {_t(rt)} must have the same size"
+                    )
             # dot_general_c12
             lhs_res = [i for i in range(len(ls)) if i not in lb and i not in lc]
             rhs_res = [i for i in range(len(rs)) if i not in rb and i not in rc]
@@ -490,29 +567,49 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         else:
             # dot_general_c14
             if rq is None or (lq is None) != (oq is None):
-                _fail(f"a quantized dot_general needs a quantized rhs, and a quantized lhs exactly when the result "
-                      f"is quantized (lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})")
+                _fail(
+                    f"a quantized dot_general needs a quantized rhs, and a quantized lhs exactly when the result "
+                    f"is quantized (lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+                )
             # dot_general_c15
             if any(z != 0 for z in rq.params.zero_points):
                 _fail(f"rhs type {_t(rt)} must have zero points equal to 0")
             # dot_general_c16
             if rq.is_per_axis and rq.params.quantized_dimension in rc:
-                _fail(f"the quantization dimension of rhs {_t(rt)} must not be a contracting dimension")
+                _fail(
+                    f"the quantization dimension of rhs {_t(rt)} must not be a contracting dimension"
+                )
             if lq is not None and oq is not None:
                 # dot_general_c17
-                if (lq.params.storage_type, lq.params.signed) != (rq.params.storage_type, rq.params.signed):
-                    _fail(f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same storage type")
+                if (lq.params.storage_type, lq.params.signed) != (
+                    rq.params.storage_type,
+                    rq.params.signed,
+                ):
+                    _fail(
+                        f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same storage type"
+                    )
                 # dot_general_c18
-                if not lq.params.expressed_type == rq.params.expressed_type == oq.params.expressed_type:
-                    _fail(f"lhs, rhs and result ({_t(lt)}, {_t(rt)}, {_t(res)}) must have the same expressed type")
+                if (
+                    not lq.params.expressed_type
+                    == rq.params.expressed_type
+                    == oq.params.expressed_type
+                ):
+                    _fail(
+                        f"lhs, rhs and result ({_t(lt)}, {_t(rt)}, {_t(res)}) must have the same expressed type"
+                    )
                 # dot_general_c19
                 if not rq.is_per_axis and oq.is_per_axis:
-                    _fail(f"result type {_t(res)} must be per-tensor quantized when rhs {_t(rt)} is")
-            elif lq is None:
+                    _fail(
+                        f"result type {_t(res)} must be per-tensor quantized when rhs {_t(rt)} is"
+                    )
+            elif lq is None and not element_type(lt) == rq.params.expressed_type == element_type(
+                res
+            ):
                 # dot_general_c20
-                if not element_type(lt) == rq.params.expressed_type == element_type(res):
-                    _fail(f"lhs element type, rhs expressed type and result element type must be equal "
-                          f"(lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})")
+                _fail(
+                    f"lhs element type, rhs expressed type and result element type must be equal "
+                    f"(lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+                )
         alg = self.algorithm
         if alg is not None:
             a = alg.algorithm  # type: ignore[attr-defined]
@@ -520,15 +617,19 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
             if any(v != "DEFAULT" for v in _precision_values(self.precision_config)):
                 _fail("precision_config must be DEFAULT when an algorithm is given")
             # dot_general_c22, dot_general_c23, dot_general_c24
-            for cid, what, v in (("c22", "lhs_component_count", a.lhs_component_count),
-                                 ("c23", "rhs_component_count", a.rhs_component_count),
-                                 ("c24", "num_primitive_operations", a.num_primitive_operations)):
+            for cid, what, v in (
+                ("c22", "lhs_component_count", a.lhs_component_count),
+                ("c23", "rhs_component_count", a.rhs_component_count),
+                ("c24", "num_primitive_operations", a.num_primitive_operations),
+            ):
                 if v <= 0:
                     _fail(f"algorithm {what} must be positive, but is {v} (dot_general_{cid})")
 
 
 # ---------------------------------------------------------------------------------- convolution
-def _verify_conv(op: Any, padding_shape: tuple[int, ...] | None, padding: list[tuple[int, int]] | None) -> None:
+def _verify_conv(
+    op: Any, padding_shape: tuple[int, ...] | None, padding: list[tuple[int, int]] | None
+) -> None:
     """Constraints shared by convolution and dynamic_conv (`padding` is None when it is an operand)."""
     d = op.dimension_numbers.dims
     lt, rt, res = op.lhs.type, op.rhs.type, op.result.type
@@ -542,18 +643,31 @@ def _verify_conv(op: Any, padding_shape: tuple[int, ...] | None, padding: list[t
     rhs_dil = _ints(op.rhs_dilation) if op.rhs_dilation is not None else None
     rev = _ints(op.window_reversal) if op.window_reversal is not None else None
     if n is not None:
-        for cid, what, vals in (("c2", "window_strides", strides), ("c5", "lhs_dilation", lhs_dil),
-                                ("c7", "rhs_dilation", rhs_dil), ("c9", "window_reversal", rev)):
+        for cid, what, vals in (
+            ("c2", "window_strides", strides),
+            ("c5", "lhs_dilation", lhs_dil),
+            ("c7", "rhs_dilation", rhs_dil),
+            ("c9", "window_reversal", rev),
+        ):
             # convolution_c2, convolution_c5, convolution_c7, convolution_c9
             if vals is not None and len(vals) != n - 2:
-                _fail(f"{what} must have {n - 2} elements (rank - 2), but has {len(vals)} (convolution_{cid})")
+                _fail(
+                    f"{what} must have {n - 2} elements (rank - 2), but has {len(vals)} (convolution_{cid})"
+                )
         # convolution_c4
-        if padding_shape is not None and tuple(padding_shape) != (n - 2, 2) and not (
-            len(padding_shape) == 2 and _shape_ok(padding_shape, (n - 2, 2))
+        if (
+            padding_shape is not None
+            and tuple(padding_shape) != (n - 2, 2)
+            and not (len(padding_shape) == 2 and _shape_ok(padding_shape, (n - 2, 2)))
         ):
-            _fail(f"padding must have shape [{n - 2}, 2], but has shape {_shape_str(padding_shape)}")
-    for cid, what, vals in (("c3", "window_strides", strides), ("c6", "lhs_dilation", lhs_dil),
-                            ("c8", "rhs_dilation", rhs_dil)):
+            _fail(
+                f"padding must have shape [{n - 2}, 2], but has shape {_shape_str(padding_shape)}"
+            )
+    for cid, what, vals in (
+        ("c3", "window_strides", strides),
+        ("c6", "lhs_dilation", lhs_dil),
+        ("c8", "rhs_dilation", rhs_dil),
+    ):
         # convolution_c3, convolution_c6, convolution_c8
         if vals is not None and any(v <= 0 for v in vals):
             _fail(f"{what} {_i64_list_text(vals)} must be positive (convolution_{cid})")
@@ -570,18 +684,41 @@ def _verify_conv(op: Any, padding_shape: tuple[int, ...] | None, padding: list[t
         _fail(f"feature_group_count ({fgc}) or batch_group_count ({bgc}) must be 1")
     if n is not None:
         for cid, what, dims in (
-            ("c12/c13", "input", (d.input_batch_dimension, *d.input_spatial_dimensions, d.input_feature_dimension)),
-            ("c17/c18", "kernel", (*d.kernel_spatial_dimensions, d.kernel_input_feature_dimension,
-                                   d.kernel_output_feature_dimension)),
-            ("c19/c20", "output", (d.output_batch_dimension, *d.output_spatial_dimensions, d.output_feature_dimension)),
+            (
+                "c12/c13",
+                "input",
+                (d.input_batch_dimension, *d.input_spatial_dimensions, d.input_feature_dimension),
+            ),
+            (
+                "c17/c18",
+                "kernel",
+                (
+                    *d.kernel_spatial_dimensions,
+                    d.kernel_input_feature_dimension,
+                    d.kernel_output_feature_dimension,
+                ),
+            ),
+            (
+                "c19/c20",
+                "output",
+                (
+                    d.output_batch_dimension,
+                    *d.output_spatial_dimensions,
+                    d.output_feature_dimension,
+                ),
+            ),
         ):
             # convolution_c12, convolution_c13, convolution_c17, convolution_c18, convolution_c19, convolution_c20
             if len(dims) != n:
-                _fail(f"the {what} dimension numbers must name {n} dimensions (rank), but name {len(dims)} "
-                      f"(convolution_{cid})")
+                _fail(
+                    f"the {what} dimension numbers must name {n} dimensions (rank), but name {len(dims)} "
+                    f"(convolution_{cid})"
+                )
             if not _is_unique(dims) or not all(0 <= x < n for x in dims):
-                _fail(f"the {what} dimension numbers {_i64_list_text(dims)} must be unique and in [0, {n}) "
-                      f"(convolution_{cid})")
+                _fail(
+                    f"the {what} dimension numbers {_i64_list_text(dims)} must be unique and in [0, {n}) "
+                    f"(convolution_{cid})"
+                )
     if ls is not None:
         b, f = ls[d.input_batch_dimension], ls[d.input_feature_dimension]
         # convolution_c10
@@ -589,7 +726,9 @@ def _verify_conv(op: Any, padding_shape: tuple[int, ...] | None, padding: list[t
             _fail(f"input batch dimension size {b} must be a multiple of batch_group_count {bgc}")
         # convolution_c11
         if f >= 0 and f % fgc != 0:
-            _fail(f"input feature dimension size {f} must be a multiple of feature_group_count {fgc}")
+            _fail(
+                f"input feature dimension size {f} must be a multiple of feature_group_count {fgc}"
+            )
     if rs is not None:
         kof = rs[d.kernel_output_feature_dimension]
         # convolution_c14
@@ -597,14 +736,20 @@ def _verify_conv(op: Any, padding_shape: tuple[int, ...] | None, padding: list[t
             f = ls[d.input_feature_dimension]
             kif = rs[d.kernel_input_feature_dimension]
             if f >= 0 and kif >= 0 and kif != f // fgc:
-                _fail(f"kernel input feature dimension size {kif} must be the input feature size {f} divided by "
-                      f"feature_group_count {fgc}")
+                _fail(
+                    f"kernel input feature dimension size {kif} must be the input feature size {f} divided by "
+                    f"feature_group_count {fgc}"
+                )
         # convolution_c15
         if kof >= 0 and kof % bgc != 0:
-            _fail(f"kernel output feature dimension size {kof} must be a multiple of batch_group_count {bgc}")
+            _fail(
+                f"kernel output feature dimension size {kof} must be a multiple of batch_group_count {bgc}"
+            )
         # convolution_c16
         if kof >= 0 and kof % fgc != 0:
-            _fail(f"kernel output feature dimension size {kof} must be a multiple of feature_group_count {fgc}")
+            _fail(
+                f"kernel output feature dimension size {kof} must be a multiple of feature_group_count {fgc}"
+            )
     # convolution_c24
     _verify_precision_config(op.precision_config, "convolution_c24")
     if n is not None and os_ is not None:
@@ -629,7 +774,9 @@ def _verify_conv(op: Any, padding_shape: tuple[int, ...] | None, padding: list[t
                 padded = lo + dil_in + hi
                 dil_w = 0 if w == 0 else (w - 1) * rd + 1
                 empty = padded <= 0 or dil_w > padded
-                expected[d.output_spatial_dimensions[i]] = 0 if empty else (padded - dil_w) // st + 1
+                expected[d.output_spatial_dimensions[i]] = (
+                    0 if empty else (padded - dil_w) // st + 1
+                )
             if not _shape_ok(os_, expected):
                 _fail(f"result type {_t(res)} must have shape {_shape_str(expected)}")
     lq, rq, oq = _quant(lt), _quant(rt), _quant(res)
@@ -640,31 +787,44 @@ def _verify_conv(op: Any, padding_shape: tuple[int, ...] | None, padding: list[t
         return
     # convolution_c28
     if rq is None or (lq is None) != (oq is None):
-        _fail(f"a quantized convolution needs a quantized rhs, and a quantized lhs exactly when the result is "
-              f"quantized (lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})")
+        _fail(
+            f"a quantized convolution needs a quantized rhs, and a quantized lhs exactly when the result is "
+            f"quantized (lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+        )
     # convolution_c29
     if rq.is_per_axis and rq.params.quantized_dimension != d.kernel_output_feature_dimension:
-        _fail(f"the quantization dimension of rhs {_t(rt)} must be kernel_output_feature_dimension "
-              f"{d.kernel_output_feature_dimension}")
+        _fail(
+            f"the quantization dimension of rhs {_t(rt)} must be kernel_output_feature_dimension "
+            f"{d.kernel_output_feature_dimension}"
+        )
     # convolution_c30
-    if oq is not None and oq.is_per_axis and oq.params.quantized_dimension != d.output_feature_dimension:
-        _fail(f"the quantization dimension of result {_t(res)} must be output_feature_dimension "
-              f"{d.output_feature_dimension}")
+    if (
+        oq is not None
+        and oq.is_per_axis
+        and oq.params.quantized_dimension != d.output_feature_dimension
+    ):
+        _fail(
+            f"the quantization dimension of result {_t(res)} must be output_feature_dimension "
+            f"{d.output_feature_dimension}"
+        )
     if lq is not None and oq is not None:
         # convolution_c31
         if (lq.params.storage_type, lq.params.signed) != (rq.params.storage_type, rq.params.signed):
             _fail(f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same storage type")
         # convolution_c32
         if not lq.params.expressed_type == rq.params.expressed_type == oq.params.expressed_type:
-            _fail(f"lhs, rhs and result ({_t(lt)}, {_t(rt)}, {_t(res)}) must have the same expressed type")
+            _fail(
+                f"lhs, rhs and result ({_t(lt)}, {_t(rt)}, {_t(res)}) must have the same expressed type"
+            )
         # convolution_c33
         if not rq.is_per_axis and oq.is_per_axis:
             _fail(f"result type {_t(res)} must be per-tensor quantized when rhs {_t(rt)} is")
-    elif lq is None:
+    elif lq is None and not element_type(lt) == rq.params.expressed_type == element_type(res):
         # convolution_c34
-        if not element_type(lt) == rq.params.expressed_type == element_type(res):
-            _fail(f"lhs element type, rhs expressed type and result element type must be equal "
-                  f"(lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})")
+        _fail(
+            f"lhs element type, rhs expressed type and result element type must be equal "
+            f"(lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+        )
 
 
 class _ConvBase(StableHLOOp):
@@ -698,7 +858,11 @@ class ConvolutionOp(_ConvBase):
         # Dimension numbers the compact `[b, 0, f]x...` form cannot show (upstream aborts printing
         # them) and properties of the wrong kind are printed in generic form, which reads back.
         d = self.properties.get("dimension_numbers")
-        if not isinstance(d, ConvDimensionNumbersAttr) or conv_dims_text(d.dims) is None or not _printable(self):
+        if (
+            not isinstance(d, ConvDimensionNumbersAttr)
+            or conv_dims_text(d.dims) is None
+            or not _printable(self)
+        ):
             pr.print_generic(self)
             return
         super().print_pretty(pr)
@@ -710,7 +874,11 @@ class ConvolutionOp(_ConvBase):
         if pad is not None:
             shape = tuple(pad.type.get_shape())  # type: ignore[attr-defined]
             flat = _ints(pad)
-            pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat) - 1, 2)] if len(shape) == 2 else None
+            pairs = (
+                [(flat[i], flat[i + 1]) for i in range(0, len(flat) - 1, 2)]
+                if len(shape) == 2
+                else None
+            )
         _verify_conv(self, shape, pairs)
 
 
@@ -760,27 +928,41 @@ class FftOp(StableHLOOp):
             _fail(f"fft_length {_i64_list_text(length)} must have 1 to 3 elements")
         # fft_c1
         if os_ is not None and len(length) > len(os_):
-            _fail(f"fft_length {_i64_list_text(length)} has more elements than operand {_t(ot)} has dimensions")
+            _fail(
+                f"fft_length {_i64_list_text(length)} has more elements than operand {_t(ot)} has dimensions"
+            )
         oe, re_ = element_type(ot), element_type(rt)
         # fft_c2
         if kind in ("FFT", "IFFT"):
             if not isinstance(oe, ComplexType) or oe != re_:
-                _fail(f"{kind} needs operand and result of the same complex type, got {_t(ot)} and {_t(rt)}")
+                _fail(
+                    f"{kind} needs operand and result of the same complex type, got {_t(ot)} and {_t(rt)}"
+                )
             real = None
         elif kind == "RFFT":
             if not _is_float(oe) or not isinstance(re_, ComplexType) or re_.element_type != oe:
-                _fail(f"RFFT needs a floating-point operand and a complex result of the same precision, "
-                      f"got {_t(ot)} and {_t(rt)}")
+                _fail(
+                    f"RFFT needs a floating-point operand and a complex result of the same precision, "
+                    f"got {_t(ot)} and {_t(rt)}"
+                )
             real = os_
         else:
             if not isinstance(oe, ComplexType) or not _is_float(re_) or oe.element_type != re_:
-                _fail(f"IRFFT needs a complex operand and a floating-point result of the same precision, "
-                      f"got {_t(ot)} and {_t(rt)}")
+                _fail(
+                    f"IRFFT needs a complex operand and a floating-point result of the same precision, "
+                    f"got {_t(ot)} and {_t(rt)}"
+                )
             real = rs
         # fft_c4
-        if real is not None and len(real) >= len(length) and not _shape_ok(real[len(real) - len(length):], length):
-            _fail(f"the trailing dimensions of the real tensor {_shape_str(real)} must be fft_length "
-                  f"{_i64_list_text(length)}")
+        if (
+            real is not None
+            and len(real) >= len(length)
+            and not _shape_ok(real[len(real) - len(length) :], length)
+        ):
+            _fail(
+                f"the trailing dimensions of the real tensor {_shape_str(real)} must be fft_length "
+                f"{_i64_list_text(length)}"
+            )
         # fft_c5
         if os_ is not None and rs is not None:
             if len(os_) != len(rs):
@@ -793,7 +975,9 @@ class FftOp(StableHLOOp):
                 last = rs[-1]
                 want = -1 if last < 0 else (0 if last == 0 else last // 2 + 1)
                 if not _dim_ok(os_[-1], want):
-                    _fail(f"the last dimension of operand {_t(ot)} must be {want} for result {_t(rt)}")
+                    _fail(
+                        f"the last dimension of operand {_t(ot)} must be {want} for result {_t(rt)}"
+                    )
                 expected[-1] = rs[-1]
             if not _shape_ok(rs, expected):
                 _fail(f"result type {_t(rt)} must have shape {_shape_str(expected)}")
@@ -834,8 +1018,10 @@ class TriangularSolveOp(_Generic, StableHLOOp):
                 _fail(f"the batch dimensions of a {_t(at)} and b {_t(bt)} must match")
             k = bs[-2] if self.left_side.value.data else bs[-1]
             if not (_dim_ok(as_[-2], as_[-1]) and _dim_ok(as_[-1], k) and _dim_ok(as_[-2], k)):
-                _fail(f"a {_t(at)} must be square with size {k}, the size of b {_t(bt)} along "
-                      f"{'dimension -2' if self.left_side.value.data else 'dimension -1'}")
+                _fail(
+                    f"a {_t(at)} must be square with size {k}, the size of b {_t(bt)} along "
+                    f"{'dimension -2' if self.left_side.value.data else 'dimension -1'}"
+                )
         # triangular_solve_c4
         if not same_baseline_type(bt, rt):
             _fail(f"result type {_t(rt)} must match b {_t(bt)}")
@@ -885,7 +1071,9 @@ def _verify_same_element(types: Sequence[tuple[str, Attribute]]) -> None:
     first = baseline_element(types[0][1])
     for name, t in types[1:]:
         if baseline_element(t) != first:
-            _fail(f"{types[0][0]} {_t(types[0][1])} and {name} {_t(t)} must have the same element type")
+            _fail(
+                f"{types[0][0]} {_t(types[0][1])} and {name} {_t(t)} must have the same element type"
+            )
 
 
 def _verify_feature_sized(names: Sequence[tuple[str, Attribute]], size: int | None) -> None:
@@ -924,15 +1112,35 @@ class BatchNormGradOp(_BatchNormBase):
     def verify_(self) -> None:
         size = _verify_feature_index(self, self.operand.type)
         # batch_norm_grad_c2
-        _verify_same_element([(n, getattr(self, n).type) for n in (
-            "operand", "scale", "mean", "variance", "grad_output", "grad_operand", "grad_scale", "grad_offset")])
+        _verify_same_element(
+            [
+                (n, getattr(self, n).type)
+                for n in (
+                    "operand",
+                    "scale",
+                    "mean",
+                    "variance",
+                    "grad_output",
+                    "grad_operand",
+                    "grad_scale",
+                    "grad_offset",
+                )
+            ]
+        )
         # batch_norm_grad_c3
         for n in ("grad_output", "grad_operand"):
             if not _shape_ok(shape_of(self.operand.type), shape_of(getattr(self, n).type)):
-                _fail(f"{n} {_t(getattr(self, n).type)} must have the shape of operand {_t(self.operand.type)}")
+                _fail(
+                    f"{n} {_t(getattr(self, n).type)} must have the shape of operand {_t(self.operand.type)}"
+                )
         # batch_norm_grad_c4, batch_norm_grad_c5
-        _verify_feature_sized([(n, getattr(self, n).type) for n in (
-            "scale", "mean", "variance", "grad_scale", "grad_offset")], size)
+        _verify_feature_sized(
+            [
+                (n, getattr(self, n).type)
+                for n in ("scale", "mean", "variance", "grad_scale", "grad_offset")
+            ],
+            size,
+        )
 
 
 @op_def
@@ -950,10 +1158,16 @@ class BatchNormInferenceOp(_BatchNormBase):
     def verify_(self) -> None:
         size = _verify_feature_index(self, self.operand.type)
         # batch_norm_inference_c2
-        _verify_same_element([(n, getattr(self, n).type) for n in (
-            "operand", "scale", "offset", "mean", "variance", "result")])
+        _verify_same_element(
+            [
+                (n, getattr(self, n).type)
+                for n in ("operand", "scale", "offset", "mean", "variance", "result")
+            ]
+        )
         # batch_norm_inference_c3, batch_norm_inference_c4, batch_norm_inference_c5, batch_norm_inference_c6
-        _verify_feature_sized([(n, getattr(self, n).type) for n in ("scale", "offset", "mean", "variance")], size)
+        _verify_feature_sized(
+            [(n, getattr(self, n).type) for n in ("scale", "offset", "mean", "variance")], size
+        )
         # batch_norm_inference_c7
         if not same_baseline_type(self.operand.type, self.result.type):
             _fail(f"result type {_t(self.result.type)} must match operand {_t(self.operand.type)}")
@@ -978,11 +1192,17 @@ class BatchNormTrainingOp(_BatchNormBase):
     def verify_(self) -> None:
         size = _verify_feature_index(self, self.operand.type)
         # batch_norm_training_c2
-        _verify_same_element([(n, getattr(self, n).type) for n in (
-            "operand", "scale", "offset", "batch_mean", "batch_var", "output")])
+        _verify_same_element(
+            [
+                (n, getattr(self, n).type)
+                for n in ("operand", "scale", "offset", "batch_mean", "batch_var", "output")
+            ]
+        )
         # batch_norm_training_c3, batch_norm_training_c4, batch_norm_training_c5, batch_norm_training_c6
-        _verify_feature_sized([(n, getattr(self, n).type) for n in ("scale", "offset", "batch_mean", "batch_var")],
-                              size)
+        _verify_feature_sized(
+            [(n, getattr(self, n).type) for n in ("scale", "offset", "batch_mean", "batch_var")],
+            size,
+        )
         # batch_norm_training_c7
         if not same_baseline_type(self.operand.type, self.output.type):
             _fail(f"output type {_t(self.output.type)} must match operand {_t(self.operand.type)}")

@@ -78,7 +78,9 @@ def num_bits(e: Attribute) -> int | None:
     return None
 
 
-_UNARY_FORMAT = "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+_UNARY_FORMAT = (
+    "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+)
 
 
 @op_def
@@ -107,7 +109,9 @@ class UniformQuantizeOp(StableHLOOp):
         if oq is None and type(oe) not in FLOAT_NAME:
             _fail(f"operand {_t(ot)} must be a tensor of floating-point or quantized type")
         if rq.params.expressed_type != expected:
-            _fail(f"the expressed type of result {_t(rt)} must be the element type {_t(expected)} of operand {_t(ot)}")
+            _fail(
+                f"the expressed type of result {_t(rt)} must be the element type {_t(expected)} of operand {_t(ot)}"
+            )
 
 
 @op_def
@@ -131,8 +135,10 @@ class UniformDequantizeOp(StableHLOOp):
             _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
         # uniform_dequantize_c2
         if element_type(rt) != oq.params.expressed_type:
-            _fail(f"result type {_t(rt)} must have the expressed type {_t(oq.params.expressed_type)} of operand "
-                  f"{_t(ot)} as element type")
+            _fail(
+                f"result type {_t(rt)} must have the expressed type {_t(oq.params.expressed_type)} of operand "
+                f"{_t(ot)} as element type"
+            )
 
 
 @custom_directive("ExponentMantissa")
@@ -215,12 +221,21 @@ class BitcastConvertOp(StableHLOOp):
                 _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
         elif rb < eb:
             if len(rs) != r + 1 or not _shape_ok(os_, rs[:r]) or (rs[r] >= 0 and rs[r] * rb != eb):
-                _fail(f"result type {_t(rt)} must have shape {_shape_str(list(os_) + [eb // rb])} "
-                      f"to bitcast {_t(ot)} to {rb}-bit elements")
+                _fail(
+                    f"result type {_t(rt)} must have shape {_shape_str(list(os_) + [eb // rb])} "
+                    f"to bitcast {_t(ot)} to {rb}-bit elements"
+                )
         else:
-            if r == 0 or len(rs) != r - 1 or not _shape_ok(os_[:-1], rs) or (os_[-1] >= 0 and os_[-1] * eb != rb):
-                _fail(f"operand {_t(ot)} must have {rb // eb} elements in its last dimension to bitcast to "
-                      f"{_t(rt)}")
+            if (
+                r == 0
+                or len(rs) != r - 1
+                or not _shape_ok(os_[:-1], rs)
+                or (os_[-1] >= 0 and os_[-1] * eb != rb)
+            ):
+                _fail(
+                    f"operand {_t(ot)} must have {rb // eb} elements in its last dimension to bitcast to "
+                    f"{_t(rt)}"
+                )
 
 
 OPS = (UniformQuantizeOp, UniformDequantizeOp, ReducePrecisionOp, BitcastConvertOp)

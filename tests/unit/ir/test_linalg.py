@@ -52,57 +52,128 @@ ACC = "#stablehlo.result_accuracy<atol = 1.000000e-05, ulps = 2, mode = #stableh
 
 # (function arguments, op as upstream prints it)
 PRETTY = [
-    ("%a: tensor<3xi64>",
-     "%0 = stablehlo.dot %arg0, %arg0, precision = [DEFAULT, DEFAULT] : (tensor<3xi64>, tensor<3xi64>) -> tensor<i64>"),
-    ("%a: tensor<3xi64>", "%0 = stablehlo.dot %arg0, %arg0, precision = [] : (tensor<3xi64>, tensor<3xi64>) -> tensor<i64>"),
-    ("%a: tensor<2x3xf32>, %b: tensor<3x4xf32>",
-     "%0 = stablehlo.dot %arg0, %arg1 : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>"),
-    ("%a: tensor<2x2x2xi8>, %b: tensor<2x2x3xi8>",
-     "%0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1] "
-     ": (tensor<2x2x2xi8>, tensor<2x2x3xi8>) -> tensor<2x2x3xi32>"),
-    ("%a: tensor<2x2xi8>, %b: tensor<2x3xi8>",
-     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], "
-     "algorithm = " + ALGORITHM + " : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>"),
-    ("%a: tensor<2x2xi8>, %b: tensor<2x3xi8>",
-     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], algorithm = " + ALGORITHM
-     + " : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>"),
-    ("%a: tensor<2x2xi64>",
-     "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [] x [] : (tensor<2x2xi64>, tensor<2x2xi64>) "
-     "-> tensor<2x2x2x2xi64>"),
-    ("%a: tensor<1x4x4x1xi64>, %b: tensor<3x3x1x1xi64>",
-     "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
-     "window = {stride = [4, 4], pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1], "
-     "reverse = [false, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, "
-     "precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} "
-     ": (tensor<1x4x4x1xi64>, tensor<3x3x1x1xi64>) -> tensor<1x2x2x1xi64>"),
-    ("%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
-     "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {} "
-     "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x5xf32>, tensor<2x3x2xf32>) "
-     "-> tensor<1x2x4xf32>"),
-    ("%a: tensor<16xcomplex<f32>>",
-     "%0 = stablehlo.fft %arg0, type = FFT, length = [16] : (tensor<16xcomplex<f32>>) -> tensor<16xcomplex<f32>>"),
-    ("%a: tensor<3x9xf32>",
-     "%0 = stablehlo.fft %arg0, type = RFFT, length = [9] : (tensor<3x9xf32>) -> tensor<3x5xcomplex<f32>>"),
-    ("%a: tensor<3x5xcomplex<f64>>",
-     "%0 = stablehlo.fft %arg0, type = IRFFT, length = [9] : (tensor<3x5xcomplex<f64>>) -> tensor<3x9xf64>"),
+    (
+        "%a: tensor<3xi64>",
+        "%0 = stablehlo.dot %arg0, %arg0, precision = [DEFAULT, DEFAULT] : (tensor<3xi64>, tensor<3xi64>) -> tensor<i64>",
+    ),
+    (
+        "%a: tensor<3xi64>",
+        "%0 = stablehlo.dot %arg0, %arg0, precision = [] : (tensor<3xi64>, tensor<3xi64>) -> tensor<i64>",
+    ),
+    (
+        "%a: tensor<2x3xf32>, %b: tensor<3x4xf32>",
+        "%0 = stablehlo.dot %arg0, %arg1 : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>",
+    ),
+    (
+        "%a: tensor<2x2x2xi8>, %b: tensor<2x2x3xi8>",
+        (
+            "%0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1] "
+            ": (tensor<2x2x2xi8>, tensor<2x2x3xi8>) -> tensor<2x2x3xi32>"
+        ),
+    ),
+    (
+        "%a: tensor<2x2xi8>, %b: tensor<2x3xi8>",
+        "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], "
+        "algorithm = " + ALGORITHM + " : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>",
+    ),
+    (
+        "%a: tensor<2x2xi8>, %b: tensor<2x3xi8>",
+        "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], algorithm = "
+        + ALGORITHM
+        + " : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>",
+    ),
+    (
+        "%a: tensor<2x2xi64>",
+        (
+            "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [] x [] : (tensor<2x2xi64>, tensor<2x2xi64>) "
+            "-> tensor<2x2x2x2xi64>"
+        ),
+    ),
+    (
+        "%a: tensor<1x4x4x1xi64>, %b: tensor<3x3x1x1xi64>",
+        (
+            "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+            "window = {stride = [4, 4], pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1], "
+            "reverse = [false, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, "
+            "precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} "
+            ": (tensor<1x4x4x1xi64>, tensor<3x3x1x1xi64>) -> tensor<1x2x2x1xi64>"
+        ),
+    ),
+    (
+        "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
+        (
+            "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {} "
+            "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x5xf32>, tensor<2x3x2xf32>) "
+            "-> tensor<1x2x4xf32>"
+        ),
+    ),
+    (
+        "%a: tensor<16xcomplex<f32>>",
+        "%0 = stablehlo.fft %arg0, type = FFT, length = [16] : (tensor<16xcomplex<f32>>) -> tensor<16xcomplex<f32>>",
+    ),
+    (
+        "%a: tensor<3x9xf32>",
+        "%0 = stablehlo.fft %arg0, type = RFFT, length = [9] : (tensor<3x9xf32>) -> tensor<3x5xcomplex<f32>>",
+    ),
+    (
+        "%a: tensor<3x5xcomplex<f64>>",
+        "%0 = stablehlo.fft %arg0, type = IRFFT, length = [9] : (tensor<3x5xcomplex<f64>>) -> tensor<3x9xf64>",
+    ),
     ("%a: tensor<2x2xf32>", "%0 = stablehlo.cholesky %arg0 : tensor<2x2xf32>"),
     ("%a: tensor<2x2xf32>", "%0 = stablehlo.cholesky %arg0, lower = true : tensor<2x2xf32>"),
-    ("%a: tensor<f32>, %s: tensor<3xi64>",
-     "%0 = stablehlo.rng %arg0, %arg0, %arg1, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<3xi64>) "
-     "-> tensor<2x3x5xf32>"),
-    ("%a: tensor<2xui64>",
-     "%output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = THREE_FRY : (tensor<2xui64>) "
-     "-> (tensor<2xui64>, tensor<4xui32>)"),
-    ("%a: tensor<2xf32>", f"%0 = stablehlo.uniform_quantize %arg0 : (tensor<2xf32>) -> tensor<2x{Q_AXIS}>"),
-    (f"%a: tensor<2x{Q_AXIS}>", f"%0 = stablehlo.uniform_quantize %arg0 : (tensor<2x{Q_AXIS}>) -> tensor<2x{Q}>"),
-    (f"%a: tensor<2x{Q}>", f"%0 = stablehlo.uniform_dequantize %arg0 : (tensor<2x{Q}>) -> tensor<2xf32>"),
-    ("%a: tensor<3x4xf32>", "%0 = stablehlo.reduce_precision %arg0, format = e5m10 : tensor<3x4xf32>"),
-    ("%a: tensor<2xf32>", "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf32>) -> tensor<2xi32>"),
-    ("%a: tensor<2xf64>", "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf64>) -> tensor<2x2xf32>"),
-    ("%a: tensor<2x4xi8>", "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2x4xi8>) -> tensor<2xf32>"),
-    *[("%a: tensor<2xf32>", f"%0 = stablehlo.{op} %arg0 : tensor<2xf32>") for op in UNARY_WITH_ACCURACY],
-    *[("%a: tensor<2xf32>", f"%0 = stablehlo.{op} %arg0 {{result_accuracy = {ACC}}} : tensor<2xf32>")
-      for op in ("exponential", "tanh")],
+    (
+        "%a: tensor<f32>, %s: tensor<3xi64>",
+        (
+            "%0 = stablehlo.rng %arg0, %arg0, %arg1, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<3xi64>) "
+            "-> tensor<2x3x5xf32>"
+        ),
+    ),
+    (
+        "%a: tensor<2xui64>",
+        (
+            "%output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = THREE_FRY : (tensor<2xui64>) "
+            "-> (tensor<2xui64>, tensor<4xui32>)"
+        ),
+    ),
+    (
+        "%a: tensor<2xf32>",
+        f"%0 = stablehlo.uniform_quantize %arg0 : (tensor<2xf32>) -> tensor<2x{Q_AXIS}>",
+    ),
+    (
+        f"%a: tensor<2x{Q_AXIS}>",
+        f"%0 = stablehlo.uniform_quantize %arg0 : (tensor<2x{Q_AXIS}>) -> tensor<2x{Q}>",
+    ),
+    (
+        f"%a: tensor<2x{Q}>",
+        f"%0 = stablehlo.uniform_dequantize %arg0 : (tensor<2x{Q}>) -> tensor<2xf32>",
+    ),
+    (
+        "%a: tensor<3x4xf32>",
+        "%0 = stablehlo.reduce_precision %arg0, format = e5m10 : tensor<3x4xf32>",
+    ),
+    (
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf32>) -> tensor<2xi32>",
+    ),
+    (
+        "%a: tensor<2xf64>",
+        "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf64>) -> tensor<2x2xf32>",
+    ),
+    (
+        "%a: tensor<2x4xi8>",
+        "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2x4xi8>) -> tensor<2xf32>",
+    ),
+    *[
+        ("%a: tensor<2xf32>", f"%0 = stablehlo.{op} %arg0 : tensor<2xf32>")
+        for op in UNARY_WITH_ACCURACY
+    ],
+    *[
+        (
+            "%a: tensor<2xf32>",
+            f"%0 = stablehlo.{op} %arg0 {{result_accuracy = {ACC}}} : tensor<2xf32>",
+        )
+        for op in ("exponential", "tanh")
+    ],
     ("%a: tensor<2xcomplex<f64>>", "%0 = stablehlo.sqrt %arg0 : tensor<2xcomplex<f64>>"),
     (f"%a: tensor<2x{Q}>", f"%0 = stablehlo.tanh %arg0 : tensor<2x{Q}>"),
 ]
@@ -119,80 +190,136 @@ def test_pretty_roundtrip(args: str, line: str) -> None:
 
 # Ops without a pretty form: upstream prints them generically.
 GENERIC_ONLY = [
-    ("%a: tensor<4x4xf32>, %b: tensor<4x3xf32>",
-     '%0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{left_side = true, lower = true, '
-     "transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = true}> "
-     ": (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>"),
-    ("%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
-     '%grad_operand, %grad_scale, %grad_offset = "stablehlo.batch_norm_grad"(%arg0, %arg1, %arg1, %arg1, %arg0) <{epsilon = 1.000000e-03 : f32, '
-     "feature_index = 0 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
-     "tensor<2x2x2x2xf32>) -> (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)"),
-    ("%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
-     '%0 = "stablehlo.batch_norm_inference"(%arg0, %arg1, %arg1, %arg1, %arg1) <{epsilon = 1.000000e-03 : f32, '
-     "feature_index = 3 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
-     "tensor<2xf32>) -> tensor<2x2x2x2xf32>"),
-    ("%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
-     '%output, %batch_mean, %batch_var = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) <{epsilon = 1.000000e-03 : f32, '
-     "feature_index = 3 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>) "
-     "-> (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)"),
-    ("%a: tensor<1x8x8x207xf32>, %b: tensor<3x3x207x16xf32>, %p: tensor<2x2xi64>",
-     '%0 = "stablehlo.dynamic_conv"(%arg0, %arg1, %arg2) <{batch_group_count = 1 : i64, '
-     "dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, "
-     "lhs_dilation = array<i64: 1, 1>, precision_config = [#stablehlo<precision DEFAULT>, "
-     "#stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, "
-     "window_strides = array<i64: 1, 1>}> : (tensor<1x8x8x207xf32>, tensor<3x3x207x16xf32>, tensor<2x2xi64>) "
-     "-> tensor<1x?x?x16xf32>"),
+    (
+        "%a: tensor<4x4xf32>, %b: tensor<4x3xf32>",
+        (
+            '%0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{left_side = true, lower = true, '
+            "transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = true}> "
+            ": (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>"
+        ),
+    ),
+    (
+        "%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
+        (
+            '%grad_operand, %grad_scale, %grad_offset = "stablehlo.batch_norm_grad"(%arg0, %arg1, %arg1, %arg1, %arg0) <{epsilon = 1.000000e-03 : f32, '
+            "feature_index = 0 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
+            "tensor<2x2x2x2xf32>) -> (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)"
+        ),
+    ),
+    (
+        "%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
+        (
+            '%0 = "stablehlo.batch_norm_inference"(%arg0, %arg1, %arg1, %arg1, %arg1) <{epsilon = 1.000000e-03 : f32, '
+            "feature_index = 3 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
+            "tensor<2xf32>) -> tensor<2x2x2x2xf32>"
+        ),
+    ),
+    (
+        "%x: tensor<2x2x2x2xf32>, %s: tensor<2xf32>",
+        (
+            '%output, %batch_mean, %batch_var = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) <{epsilon = 1.000000e-03 : f32, '
+            "feature_index = 3 : i64}> : (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>) "
+            "-> (tensor<2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)"
+        ),
+    ),
+    (
+        "%a: tensor<1x8x8x207xf32>, %b: tensor<3x3x207x16xf32>, %p: tensor<2x2xi64>",
+        (
+            '%0 = "stablehlo.dynamic_conv"(%arg0, %arg1, %arg2) <{batch_group_count = 1 : i64, '
+            "dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, "
+            "lhs_dilation = array<i64: 1, 1>, precision_config = [#stablehlo<precision DEFAULT>, "
+            "#stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, "
+            "window_strides = array<i64: 1, 1>}> : (tensor<1x8x8x207xf32>, tensor<3x3x207x16xf32>, tensor<2x2xi64>) "
+            "-> tensor<1x?x?x16xf32>"
+        ),
+    ),
 ]
 
 
-@pytest.mark.parametrize("args,line", GENERIC_ONLY, ids=[_pretty_id(line) for _, line in GENERIC_ONLY])
+@pytest.mark.parametrize(
+    "args,line", GENERIC_ONLY, ids=[_pretty_id(line) for _, line in GENERIC_ONLY]
+)
 def test_generic_only_roundtrip(args: str, line: str) -> None:
     assert _roundtrip(args, line) == line
 
 
 def test_generic_only_ops_have_no_pretty_form() -> None:
-    with pytest.raises(ParseError, match=r"-:2:\d+: error: 'stablehlo.triangular_solve' has no custom assembly form"):
-        parse(_func("%a: tensor<4x4xf32>", "  %0 = stablehlo.triangular_solve %arg0, %arg0 : tensor<4x4xf32>"))
+    with pytest.raises(
+        ParseError,
+        match=r"-:2:\d+: error: 'stablehlo.triangular_solve' has no custom assembly form",
+    ):
+        parse(
+            _func(
+                "%a: tensor<4x4xf32>",
+                "  %0 = stablehlo.triangular_solve %arg0, %arg0 : tensor<4x4xf32>",
+            )
+        )
 
 
 # (function arguments, generic form accepted as input, expected pretty print)
 GENERIC = [
-    ("%a: tensor<100x26x26x32xi8>, %b: tensor<3x3x1x32xi8>",
-     '%0 = "stablehlo.convolution"(%arg0, %arg1) {batch_group_count = 1 : i64, dimension_numbers = '
-     "#stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, input_spatial_dimensions = [1, 2], "
-     "kernel_input_feature_dimension = 3, kernel_output_feature_dimension = 2, kernel_spatial_dimensions = [0, 1], "
-     "output_batch_dimension = 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2]>, "
-     "feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<2> : tensor<2x2xi64>, "
-     "rhs_dilation = array<i64: 1, 1>, window_strides = array<i64: 1, 1>, window_reversal = array<i1: true, true>} "
-     ": (tensor<100x26x26x32xi8>, tensor<3x3x1x32xi8>) -> tensor<100x28x28x1xi32>",
-     "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], "
-     "window = {stride = [1, 1], pad = [[2, 2], [2, 2]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], "
-     "reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
-     ": (tensor<100x26x26x32xi8>, tensor<3x3x1x32xi8>) -> tensor<100x28x28x1xi32>"),
-    ("%a: tensor<2x2xi8>, %b: tensor<2x3xi8>",
-     '%0 = "stablehlo.dot_general"(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [], '
-     "lhs_contracting_dimensions = [1], rhs_batching_dimensions = [], rhs_contracting_dimensions = [0]>, "
-     "precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], algorithm = "
-     "#stablehlo.dot_algorithm" + ALGORITHM + "} : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>",
-     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], "
-     "algorithm = " + ALGORITHM + " : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>"),
-    ("%a: tensor<3x4xf32>",
-     '%0 = "stablehlo.reduce_precision"(%arg0) {exponent_bits = 8 : i32, mantissa_bits = 10 : i32} '
-     ": (tensor<3x4xf32>) -> tensor<3x4xf32>",
-     "%0 = stablehlo.reduce_precision %arg0, format = e8m10 : tensor<3x4xf32>"),
-    ("%a: tensor<2x2xf32>",
-     '%0 = "stablehlo.cholesky"(%arg0) {lower = false} : (tensor<2x2xf32>) -> tensor<2x2xf32>',
-     "%0 = stablehlo.cholesky %arg0 : tensor<2x2xf32>"),
-    ("%a: tensor<2xf32>",
-     '%0 = "stablehlo.exponential"(%arg0) {result_accuracy = #stablehlo.result_accuracy<atol = 0.000000e+00, '
-     "rtol = 0.000000e+00, ulps = 0, mode = #stablehlo.result_accuracy_mode<DEFAULT>>} "
-     ": (tensor<2xf32>) -> tensor<2xf32>",
-     "%0 = stablehlo.exponential %arg0 : tensor<2xf32>"),
-    ("%a: tensor<f32>",
-     '%0:2 = "stablehlo.rng_bit_generator"(%arg0) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} '
-     ": (tensor<f32>) -> (tensor<f32>, tensor<2x2xui32>)",
-     "%output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = PHILOX : (tensor<f32>) "
-     "-> (tensor<f32>, tensor<2x2xui32>)"),
+    (
+        "%a: tensor<100x26x26x32xi8>, %b: tensor<3x3x1x32xi8>",
+        (
+            '%0 = "stablehlo.convolution"(%arg0, %arg1) {batch_group_count = 1 : i64, dimension_numbers = '
+            "#stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, input_spatial_dimensions = [1, 2], "
+            "kernel_input_feature_dimension = 3, kernel_output_feature_dimension = 2, kernel_spatial_dimensions = [0, 1], "
+            "output_batch_dimension = 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2]>, "
+            "feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<2> : tensor<2x2xi64>, "
+            "rhs_dilation = array<i64: 1, 1>, window_strides = array<i64: 1, 1>, window_reversal = array<i1: true, true>} "
+            ": (tensor<100x26x26x32xi8>, tensor<3x3x1x32xi8>) -> tensor<100x28x28x1xi32>"
+        ),
+        (
+            "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], "
+            "window = {stride = [1, 1], pad = [[2, 2], [2, 2]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], "
+            "reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+            ": (tensor<100x26x26x32xi8>, tensor<3x3x1x32xi8>) -> tensor<100x28x28x1xi32>"
+        ),
+    ),
+    (
+        "%a: tensor<2x2xi8>, %b: tensor<2x3xi8>",
+        '%0 = "stablehlo.dot_general"(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [], '
+        "lhs_contracting_dimensions = [1], rhs_batching_dimensions = [], rhs_contracting_dimensions = [0]>, "
+        "precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], algorithm = "
+        "#stablehlo.dot_algorithm"
+        + ALGORITHM
+        + "} : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>",
+        "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], "
+        "algorithm = " + ALGORITHM + " : (tensor<2x2xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>",
+    ),
+    (
+        "%a: tensor<3x4xf32>",
+        (
+            '%0 = "stablehlo.reduce_precision"(%arg0) {exponent_bits = 8 : i32, mantissa_bits = 10 : i32} '
+            ": (tensor<3x4xf32>) -> tensor<3x4xf32>"
+        ),
+        "%0 = stablehlo.reduce_precision %arg0, format = e8m10 : tensor<3x4xf32>",
+    ),
+    (
+        "%a: tensor<2x2xf32>",
+        '%0 = "stablehlo.cholesky"(%arg0) {lower = false} : (tensor<2x2xf32>) -> tensor<2x2xf32>',
+        "%0 = stablehlo.cholesky %arg0 : tensor<2x2xf32>",
+    ),
+    (
+        "%a: tensor<2xf32>",
+        (
+            '%0 = "stablehlo.exponential"(%arg0) {result_accuracy = #stablehlo.result_accuracy<atol = 0.000000e+00, '
+            "rtol = 0.000000e+00, ulps = 0, mode = #stablehlo.result_accuracy_mode<DEFAULT>>} "
+            ": (tensor<2xf32>) -> tensor<2xf32>"
+        ),
+        "%0 = stablehlo.exponential %arg0 : tensor<2xf32>",
+    ),
+    (
+        "%a: tensor<f32>",
+        (
+            '%0:2 = "stablehlo.rng_bit_generator"(%arg0) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} '
+            ": (tensor<f32>) -> (tensor<f32>, tensor<2x2xui32>)"
+        ),
+        (
+            "%output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = PHILOX : (tensor<f32>) "
+            "-> (tensor<f32>, tensor<2x2xui32>)"
+        ),
+    ),
 ]
 
 
@@ -203,23 +330,38 @@ def test_generic_input(args: str, generic: str, pretty: str) -> None:
 
 def test_pretty_input_variants() -> None:
     # Window attributes in any order, `reverse` as integers (older printers), batching_dims written empty.
-    conv = ("%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], "
-            "window = {reverse = [0], stride = [1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
-            ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>")
-    assert "window = {stride = [1], reverse = [false]}" in _roundtrip("%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>", conv)
-    dot = ("%0 = stablehlo.dot_general %arg0, %arg0, batching_dims = [] x [], contracting_dims = [1] x [0] "
-           ": (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>")
+    conv = (
+        "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], "
+        "window = {reverse = [0], stride = [1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+        ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>"
+    )
+    assert "window = {stride = [1], reverse = [false]}" in _roundtrip(
+        "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>", conv
+    )
+    dot = (
+        "%0 = stablehlo.dot_general %arg0, %arg0, batching_dims = [] x [], contracting_dims = [1] x [0] "
+        ": (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>"
+    )
     assert _roundtrip("%a: tensor<2x2xf32>", dot) == dot.replace("batching_dims = [] x [], ", "")
 
 
 def test_generic_properties() -> None:
-    m = parse(_func("%a: tensor<2x2xf32>", "  %0 = stablehlo.cholesky %arg0, lower = true : tensor<2x2xf32>\n"
-                    "  %1 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0] "
-                    ": (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>"))
+    m = parse(
+        _func(
+            "%a: tensor<2x2xf32>",
+            "  %0 = stablehlo.cholesky %arg0, lower = true : tensor<2x2xf32>\n"
+            "  %1 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0] "
+            ": (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
+        )
+    )
     g = print_ir(m, generic=True)
-    assert '"stablehlo.cholesky"(%arg0) <{lower = true}> : (tensor<2x2xf32>) -> tensor<2x2xf32>' in g
-    assert ('"stablehlo.dot_general"(%arg0, %arg0) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions '
-            "= [1], rhs_contracting_dimensions = [0]>}>") in g
+    assert (
+        '"stablehlo.cholesky"(%arg0) <{lower = true}> : (tensor<2x2xf32>) -> tensor<2x2xf32>' in g
+    )
+    assert (
+        '"stablehlo.dot_general"(%arg0, %arg0) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions '
+        "= [1], rhs_contracting_dimensions = [0]>}>"
+    ) in g
 
 
 # ------------------------------------------------------------------------------- attributes
@@ -230,13 +372,20 @@ def _attr(text: str):
 
 
 def test_dot_attr() -> None:
-    a = _attr("#stablehlo.dot<rhs_contracting_dimensions = [0], lhs_batching_dimensions = [], "
-              "lhs_contracting_dimensions = [1],>")
+    a = _attr(
+        "#stablehlo.dot<rhs_contracting_dimensions = [0], lhs_batching_dimensions = [], "
+        "lhs_contracting_dimensions = [1],>"
+    )
     assert isinstance(a, DotDimensionNumbersAttr)
     assert a.dims.lhs_contracting_dimensions == (1,) and a.dims.rhs_contracting_dimensions == (0,)
-    assert a.mlir_text() == "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>"
+    assert (
+        a.mlir_text()
+        == "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>"
+    )
     assert _attr("#stablehlo.dot<>").mlir_text() == "#stablehlo.dot<>"
-    with pytest.raises(ParseError, match=r"-:1:\d+: error: duplicated `lhs_batching_dimensions` entry"):
+    with pytest.raises(
+        ParseError, match=r"-:1:\d+: error: duplicated `lhs_batching_dimensions` entry"
+    ):
         _attr("#stablehlo.dot<lhs_batching_dimensions = [0], lhs_batching_dimensions = [0]>")
 
 
@@ -244,14 +393,26 @@ def test_conv_attr_forms() -> None:
     a = _attr("#stablehlo.conv<[0, 1, b, f]x[0, 1, o, i]->[f, 0, 1, b]>")
     assert isinstance(a, ConvDimensionNumbersAttr)
     d = a.dims
-    assert (d.input_batch_dimension, d.input_feature_dimension, d.input_spatial_dimensions) == (2, 3, (0, 1))
-    assert (d.output_batch_dimension, d.output_feature_dimension, d.output_spatial_dimensions) == (3, 0, (1, 2))
+    assert (d.input_batch_dimension, d.input_feature_dimension, d.input_spatial_dimensions) == (
+        2,
+        3,
+        (0, 1),
+    )
+    assert (d.output_batch_dimension, d.output_feature_dimension, d.output_spatial_dimensions) == (
+        3,
+        0,
+        (1, 2),
+    )
     assert a.mlir_text() == "#stablehlo.conv<[0, 1, b, f]x[0, 1, o, i]->[f, 0, 1, b]>"
     # Spatial dimensions may be listed out of order.
-    assert _attr("#stablehlo.conv<[b, 1, 0, f]x[1, 0, i, o]->[b, 1, 0, f]>").dims.input_spatial_dimensions == (2, 1)
-    raw = ("#stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 2, input_spatial_dimensions = [1], "
-           "kernel_input_feature_dimension = 1, kernel_output_feature_dimension = 2, kernel_spatial_dimensions = [0], "
-           "output_batch_dimension = 0, output_feature_dimension = 2, output_spatial_dimensions = [1]>")
+    assert _attr(
+        "#stablehlo.conv<[b, 1, 0, f]x[1, 0, i, o]->[b, 1, 0, f]>"
+    ).dims.input_spatial_dimensions == (2, 1)
+    raw = (
+        "#stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 2, input_spatial_dimensions = [1], "
+        "kernel_input_feature_dimension = 1, kernel_output_feature_dimension = 2, kernel_spatial_dimensions = [0], "
+        "output_batch_dimension = 0, output_feature_dimension = 2, output_spatial_dimensions = [1]>"
+    )
     assert _attr(raw).mlir_text() == "#stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>"
     # Numbers the compact form cannot show are printed in the raw form, which reads back.
     bad = raw.replace("input_batch_dimension = 0", "input_batch_dimension = 7")
@@ -279,24 +440,37 @@ def test_dot_algorithm_attr() -> None:
     a = _attr("#stablehlo.dot_algorithm<" + ", ".join(reversed(fields)) + ">")
     assert isinstance(a, DotAlgorithmAttr)
     assert a.mlir_text() == "#stablehlo.dot_algorithm" + ALGORITHM
-    with pytest.raises(ParseError, match="missing required parameter: allow_imprecise_accumulation"):
+    with pytest.raises(
+        ParseError, match="missing required parameter: allow_imprecise_accumulation"
+    ):
         _attr("#stablehlo.dot_algorithm<" + ", ".join(fields[:-1]) + ">")
 
 
 def test_result_accuracy_attr() -> None:
-    a = _attr("#stablehlo.result_accuracy<atol = 1.0e-5, rtol = 0.0, ulps = 0, mode = "
-              "#stablehlo.result_accuracy_mode<TOLERANCE>>")
+    a = _attr(
+        "#stablehlo.result_accuracy<atol = 1.0e-5, rtol = 0.0, ulps = 0, mode = "
+        "#stablehlo.result_accuracy_mode<TOLERANCE>>"
+    )
     assert isinstance(a, ResultAccuracyAttr)
     assert a.accuracy.atol == 1e-5 and a.accuracy.mode == "TOLERANCE"
-    assert a.mlir_text() == ("#stablehlo.result_accuracy<atol = 1.000000e-05, "
-                             "mode = #stablehlo.result_accuracy_mode<TOLERANCE>>")
-    assert _attr("#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>") == ResultAccuracyAttr()
+    assert a.mlir_text() == (
+        "#stablehlo.result_accuracy<atol = 1.000000e-05, "
+        "mode = #stablehlo.result_accuracy_mode<TOLERANCE>>"
+    )
+    assert (
+        _attr("#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>")
+        == ResultAccuracyAttr()
+    )
     # As APFloat attributes, -0.0 is not the default 0.0.
-    neg = _attr("#stablehlo.result_accuracy<atol = -0.0, mode = #stablehlo.result_accuracy_mode<HIGHEST>>")
+    neg = _attr(
+        "#stablehlo.result_accuracy<atol = -0.0, mode = #stablehlo.result_accuracy_mode<HIGHEST>>"
+    )
     assert neg.mlir_text().startswith("#stablehlo.result_accuracy<atol = -0.000000e+00, ")
     with pytest.raises(ParseError, match="missing required parameter: mode"):
         _attr("#stablehlo.result_accuracy<ulps = 1>")
-    with pytest.raises(ParseError, match=r"expected a result_accuracy_mode \(DEFAULT, HIGHEST, TOLERANCE\)"):
+    with pytest.raises(
+        ParseError, match=r"expected a result_accuracy_mode \(DEFAULT, HIGHEST, TOLERANCE\)"
+    ):
         _attr("#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<FAST>>")
 
 
@@ -304,7 +478,11 @@ def test_output_operand_alias_attr() -> None:
     text = "#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 1, operand_tuple_indices = []>"
     a = _attr(text.replace(", ", ",\n   "))
     assert isinstance(a, OutputOperandAliasAttr)
-    assert (a.alias.output_tuple_indices, a.alias.operand_index, a.alias.operand_tuple_indices) == ((0,), 1, ())
+    assert (a.alias.output_tuple_indices, a.alias.operand_index, a.alias.operand_tuple_indices) == (
+        (0,),
+        1,
+        (),
+    )
     assert a.mlir_text() == text
 
 
@@ -312,7 +490,10 @@ def test_output_operand_alias_attr() -> None:
     "t,message",
     [
         ("tensor<?x3xf32, #stablehlo.bounds<3, 4>>", "Static dimension 1 cannot have a bound"),
-        ("tensor<?xf32, #stablehlo.bounds<3, ?>>", "Bounds length is 2, expected to be equal to rank(1) of the tensor"),
+        (
+            "tensor<?xf32, #stablehlo.bounds<3, ?>>",
+            "Bounds length is 2, expected to be equal to rank(1) of the tensor",
+        ),
     ],
 )
 def test_bounds_encoding_errors(t: str, message: str) -> None:
@@ -322,10 +503,18 @@ def test_bounds_encoding_errors(t: str, message: str) -> None:
 
 def test_bounds_encoding() -> None:
     t = "tensor<?x?xf32, #stablehlo.bounds<3, ?>>"
-    m = parse(_func(f"%a: {t}, %b: tensor<f32, #stablehlo.bounds<>>, "
-                    "%c: tensor<?xf32, #stablehlo.type_extensions<bounds = [4]>>", ""))
+    m = parse(
+        _func(
+            f"%a: {t}, %b: tensor<f32, #stablehlo.bounds<>>, "
+            "%c: tensor<?xf32, #stablehlo.type_extensions<bounds = [4]>>",
+            "",
+        )
+    )
     text = print_ir(m)
-    assert f"%arg0: {t}, %arg1: tensor<f32, #stablehlo.bounds<>>, %arg2: tensor<?xf32, #stablehlo.bounds<4>>" in text
+    assert (
+        f"%arg0: {t}, %arg1: tensor<f32, #stablehlo.bounds<>>, %arg2: tensor<?xf32, #stablehlo.bounds<4>>"
+        in text
+    )
     fn = next(o for o in m.walk() if o.name == "func.func")
     enc = fn.body.blocks[0].args[0].type.encoding
     assert isinstance(enc, TypeExtensionsAttr) and enc.bounds == (3, -1)
@@ -338,9 +527,15 @@ def test_bounds_encoding() -> None:
         ("!quant.uniform<i8:f32, 34.0:16>", "!quant.uniform<i8:f32, 3.400000e+01:16>"),
         ("!quant.uniform<i8:f32, 2.0>", "!quant.uniform<i8:f32, 2.000000e+00>"),
         ("!quant.uniform<si8:f32, 2:0>", "!quant.uniform<i8:f32, 2.000000e+00>"),
-        ("!quant.uniform<u8:bf16, 0.0078431372549019607:128>", "!quant.uniform<u8:bf16, 0.0078431372549019607:128>"),
+        (
+            "!quant.uniform<u8:bf16, 0.0078431372549019607:128>",
+            "!quant.uniform<u8:bf16, 0.0078431372549019607:128>",
+        ),
         ("!quant.uniform<ui16<0:1000>:f16, 1.5>", "!quant.uniform<u16<0:1000>:f16, 1.500000e+00>"),
-        ("!quant.uniform<i8<-127:127>:f32:1, {0.1:-30, 0.5}>", "!quant.uniform<i8<-127:127>:f32:1, {1.000000e-01:-30,5.000000e-01}>"),
+        (
+            "!quant.uniform<i8<-127:127>:f32:1, {0.1:-30, 0.5}>",
+            "!quant.uniform<i8<-127:127>:f32:1, {1.000000e-01:-30,5.000000e-01}>",
+        ),
         ("!quant.uniform<i4:f32, 0.25:-8>", "!quant.uniform<i4:f32, 2.500000e-01:-8>"),
     ],
 )
@@ -363,7 +558,10 @@ def test_quant_type_params() -> None:
     "text,message",
     [
         ("!quant.uniform<f8:f32, 1.0>", "expected an integer storage type"),
-        ("!quant.uniform<i8<-200:100>:f32, 1.0>", "illegal storage min and storage max: (-200:100)"),
+        (
+            "!quant.uniform<i8<-200:100>:f32, 1.0>",
+            "illegal storage min and storage max: (-200:100)",
+        ),
         ("!quant.uniform<i8:i32, 1.0>", "expressed type must be a floating-point type"),
         ("!quant.uniform<i8:f32, -1.0>", "quantization scale must be a positive finite number"),
         ("!quant.uniform<i8:f32:0, 1.0>", "expected '{' to open the per-axis scales"),
@@ -379,103 +577,238 @@ def test_quant_type_errors(text: str, message: str) -> None:
 # ----------------------------------------------------------------------------- verifiers
 INVALID = [
     # (op, args, line, message fragment)
-    ("dot", "%a: tensor<2x3xf32>, %b: tensor<2x4xf32>",
-     "%0 = stablehlo.dot %arg0, %arg1 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>",
-     "the last dimension of lhs tensor<2x3xf32> must match the first dimension of rhs tensor<2x4xf32>"),
-    ("dot_general_c1", "%a: tensor<2x2x2xf32>",
-     "%0 = stablehlo.dot_general %arg0, %arg0, batching_dims = [0] x [], contracting_dims = [2] x [1] "
-     ": (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2x2xf32>",
-     "lhs_batching_dimensions [0] and rhs_batching_dimensions [] must have the same size"),
-    ("dot_general_c6", "%a: tensor<2x3xf32>",
-     "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [2] x [0] : (tensor<2x3xf32>, tensor<2x3xf32>) "
-     "-> tensor<2x3xf32>", "lhs_contracting_dimensions [2] must be in [0, 2) (dot_general_c6)"),
-    ("dot_general_c10", "%a: tensor<2x3xf32>",
-     "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<2x3xf32>) "
-     "-> tensor<2x3xf32>", "contracting dimension 1 of lhs tensor<2x3xf32> and dimension 0 of rhs"),
-    ("dot_general_c12", "%a: tensor<2x3xf32>, %b: tensor<3x4xf32>",
-     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) "
-     "-> tensor<2x5xf32>", "result type tensor<2x5xf32> must have shape [2, 4]"),
-    ("dot_general_c13", "%a: tensor<2x3xf32>, %b: tensor<3x4xf64>",
-     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf64>) "
-     "-> tensor<2x4xf32>", "must have the same element type"),
-    ("dot_general_c21", "%a: tensor<2x2xf32>",
-     "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0], precision = [HIGH, DEFAULT], "
-     "algorithm = " + ALGORITHM + " : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
-     "precision_config must be DEFAULT when an algorithm is given"),
-    ("convolution_c25", "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
-     "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {} "
-     "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x5xf32>, tensor<2x3x2xf32>) "
-     "-> tensor<1x2x5xf32>", "result type tensor<1x2x5xf32> must have shape [1, 2, 4]"),
-    ("convolution_c2", "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
-     "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = "
-     "{stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
-     ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>",
-     "window_strides must have 1 elements (rank - 2), but has 2 (convolution_c2)"),
-    ("convolution_c23", "%a: tensor<2x4x5xf32>, %b: tensor<4x2x2xf32>",
-     "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {} "
-     "{batch_group_count = 2 : i64, feature_group_count = 2 : i64} : (tensor<2x4x5xf32>, tensor<4x2x2xf32>) "
-     "-> tensor<1x4x4xf32>", "feature_group_count (2) or batch_group_count (2) must be 1"),
-    ("dynamic_conv", "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>, %p: tensor<2x2xi64>",
-     '%0 = "stablehlo.dynamic_conv"(%arg0, %arg1, %arg2) {batch_group_count = 1 : i64, dimension_numbers = '
-     "#stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 1 : i64} "
-     ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>, tensor<2x2xi64>) -> tensor<1x2x?xf32>",
-     "padding must have shape [1, 2], but has shape [2, 2]"),
-    ("fft_c2", "%a: tensor<16xf32>",
-     "%0 = stablehlo.fft %arg0, type = FFT, length = [16] : (tensor<16xf32>) -> tensor<16xcomplex<f32>>",
-     "FFT needs operand and result of the same complex type"),
-    ("fft_c5", "%a: tensor<3x9xf32>",
-     "%0 = stablehlo.fft %arg0, type = RFFT, length = [9] : (tensor<3x9xf32>) -> tensor<3x9xcomplex<f32>>",
-     "result type tensor<3x9xcomplex<f32>> must have shape [3, 5]"),
-    ("fft_c4", "%a: tensor<3x9xf32>",
-     "%0 = stablehlo.fft %arg0, type = RFFT, length = [8] : (tensor<3x9xf32>) -> tensor<3x5xcomplex<f32>>",
-     "the trailing dimensions of the real tensor [3, 9] must be fft_length [8]"),
-    ("triangular_solve_c3", "%a: tensor<4x4xf32>, %b: tensor<3x4xf32>",
-     '%0 = "stablehlo.triangular_solve"(%arg0, %arg1) {left_side = true, lower = true, unit_diagonal = false, '
-     "transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<4x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>",
-     "a tensor<4x4xf32> must be square with size 3"),
-    ("cholesky_c3", "%a: tensor<2x3xf32>", "%0 = stablehlo.cholesky %arg0 : tensor<2x3xf32>",
-     "a tensor<2x3xf32> must be a batch of square matrices"),
-    ("batch_norm_grad_c1", "%x: tensor<2x2xf32>, %s: tensor<2xf32>",
-     '%0:3 = "stablehlo.batch_norm_grad"(%arg0, %arg1, %arg1, %arg1, %arg0) {epsilon = 1.0e-3 : f32, '
-     "feature_index = 2 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>) "
-     "-> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>)", "feature_index 2 must be in [0, 2)"),
-    ("batch_norm_inference_c3", "%x: tensor<2x3xf32>, %s: tensor<2xf32>",
-     '%0 = "stablehlo.batch_norm_inference"(%arg0, %arg1, %arg1, %arg1, %arg1) {epsilon = 1.0e-3 : f32, '
-     "feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) "
-     "-> tensor<2x3xf32>", "scale tensor<2xf32> must have 3 elements, the size of the feature dimension"),
-    ("batch_norm_training_c2", "%x: tensor<2x2xf32>, %s: tensor<2xf64>",
-     '%0:3 = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} '
-     ": (tensor<2x2xf32>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2x2xf32>, tensor<2xf64>, tensor<2xf64>)",
-     "operand tensor<2x2xf32> and scale tensor<2xf64> must have the same element type"),
-    ("rng_c2", "%a: tensor<i32>, %s: tensor<1xi64>",
-     "%0 = stablehlo.rng %arg0, %arg0, %arg1, distribution = NORMAL : (tensor<i32>, tensor<i32>, tensor<1xi64>) "
-     "-> tensor<4xi32>", "a NORMAL distribution needs a floating-point a"),
-    ("rng_bit_generator_c1", "%a: tensor<2xui64>",
-     "%output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = THREE_FRY : (tensor<2xui64>) "
-     "-> (tensor<3xui64>, tensor<4xui32>)", "output_state type tensor<3xui64> must match initial_state"),
-    ("uniform_quantize_c2", "%a: tensor<2xbf16>",
-     f"%0 = stablehlo.uniform_quantize %arg0 : (tensor<2xbf16>) -> tensor<2x{Q}>",
-     "the expressed type of result"),
-    ("uniform_dequantize_c2", f"%a: tensor<2x{Q}>",
-     f"%0 = stablehlo.uniform_dequantize %arg0 : (tensor<2x{Q}>) -> tensor<2xf64>",
-     "must have the expressed type f32 of operand"),
-    ("reduce_precision_c2", "%a: tensor<2xf32>",
-     '%0 = "stablehlo.reduce_precision"(%arg0) {exponent_bits = 0 : i32, mantissa_bits = 10 : i32} '
-     ": (tensor<2xf32>) -> tensor<2xf32>", "exponent_bits must be at least 1, but is 0"),
-    ("bitcast_convert_c1", "%a: tensor<2xf32>",
-     "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf32>) -> tensor<2x3xi16>",
-     "result type tensor<2x3xi16> must have shape [2, 2]"),
-    ("bitcast_convert_c2", "%a: tensor<2xf64>",
-     "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf64>) -> tensor<2xcomplex<f32>>",
-     "must both be complex or both not complex"),
-    ("sqrt_c1", "%a: tensor<2xf32>", "%0 = stablehlo.sqrt %arg0 : (tensor<2xf32>) -> tensor<2xf64>",
-     "operand type tensor<2xf32> and result type tensor<2xf64> must be the same (sqrt_c1)"),
-    ("exponential_result_accuracy", "%a: tensor<2xf32>",
-     "%0 = stablehlo.exponential %arg0 {result_accuracy = #stablehlo.result_accuracy<ulps = 2, "
-     "mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<2xf32>",
-     "result_accuracy with mode HIGHEST must have zero tolerances"),
-    ("cosine_i1", f"%a: tensor<2x{Q_AXIS}>", f"%0 = stablehlo.cosine %arg0 : tensor<2x{Q_AXIS}>",
-     "must not be per-axis quantized (cosine_i1)"),
+    (
+        "dot",
+        "%a: tensor<2x3xf32>, %b: tensor<2x4xf32>",
+        "%0 = stablehlo.dot %arg0, %arg1 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>",
+        "the last dimension of lhs tensor<2x3xf32> must match the first dimension of rhs tensor<2x4xf32>",
+    ),
+    (
+        "dot_general_c1",
+        "%a: tensor<2x2x2xf32>",
+        (
+            "%0 = stablehlo.dot_general %arg0, %arg0, batching_dims = [0] x [], contracting_dims = [2] x [1] "
+            ": (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2x2xf32>"
+        ),
+        "lhs_batching_dimensions [0] and rhs_batching_dimensions [] must have the same size",
+    ),
+    (
+        "dot_general_c6",
+        "%a: tensor<2x3xf32>",
+        (
+            "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [2] x [0] : (tensor<2x3xf32>, tensor<2x3xf32>) "
+            "-> tensor<2x3xf32>"
+        ),
+        "lhs_contracting_dimensions [2] must be in [0, 2) (dot_general_c6)",
+    ),
+    (
+        "dot_general_c10",
+        "%a: tensor<2x3xf32>",
+        (
+            "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<2x3xf32>) "
+            "-> tensor<2x3xf32>"
+        ),
+        "contracting dimension 1 of lhs tensor<2x3xf32> and dimension 0 of rhs",
+    ),
+    (
+        "dot_general_c12",
+        "%a: tensor<2x3xf32>, %b: tensor<3x4xf32>",
+        (
+            "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) "
+            "-> tensor<2x5xf32>"
+        ),
+        "result type tensor<2x5xf32> must have shape [2, 4]",
+    ),
+    (
+        "dot_general_c13",
+        "%a: tensor<2x3xf32>, %b: tensor<3x4xf64>",
+        (
+            "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf64>) "
+            "-> tensor<2x4xf32>"
+        ),
+        "must have the same element type",
+    ),
+    (
+        "dot_general_c21",
+        "%a: tensor<2x2xf32>",
+        "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0], precision = [HIGH, DEFAULT], "
+        "algorithm = " + ALGORITHM + " : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
+        "precision_config must be DEFAULT when an algorithm is given",
+    ),
+    (
+        "convolution_c25",
+        "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
+        (
+            "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {} "
+            "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x5xf32>, tensor<2x3x2xf32>) "
+            "-> tensor<1x2x5xf32>"
+        ),
+        "result type tensor<1x2x5xf32> must have shape [1, 2, 4]",
+    ),
+    (
+        "convolution_c2",
+        "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
+        (
+            "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = "
+            "{stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+            ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>"
+        ),
+        "window_strides must have 1 elements (rank - 2), but has 2 (convolution_c2)",
+    ),
+    (
+        "convolution_c23",
+        "%a: tensor<2x4x5xf32>, %b: tensor<4x2x2xf32>",
+        (
+            "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {} "
+            "{batch_group_count = 2 : i64, feature_group_count = 2 : i64} : (tensor<2x4x5xf32>, tensor<4x2x2xf32>) "
+            "-> tensor<1x4x4xf32>"
+        ),
+        "feature_group_count (2) or batch_group_count (2) must be 1",
+    ),
+    (
+        "dynamic_conv",
+        "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>, %p: tensor<2x2xi64>",
+        (
+            '%0 = "stablehlo.dynamic_conv"(%arg0, %arg1, %arg2) {batch_group_count = 1 : i64, dimension_numbers = '
+            "#stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 1 : i64} "
+            ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>, tensor<2x2xi64>) -> tensor<1x2x?xf32>"
+        ),
+        "padding must have shape [1, 2], but has shape [2, 2]",
+    ),
+    (
+        "fft_c2",
+        "%a: tensor<16xf32>",
+        "%0 = stablehlo.fft %arg0, type = FFT, length = [16] : (tensor<16xf32>) -> tensor<16xcomplex<f32>>",
+        "FFT needs operand and result of the same complex type",
+    ),
+    (
+        "fft_c5",
+        "%a: tensor<3x9xf32>",
+        "%0 = stablehlo.fft %arg0, type = RFFT, length = [9] : (tensor<3x9xf32>) -> tensor<3x9xcomplex<f32>>",
+        "result type tensor<3x9xcomplex<f32>> must have shape [3, 5]",
+    ),
+    (
+        "fft_c4",
+        "%a: tensor<3x9xf32>",
+        "%0 = stablehlo.fft %arg0, type = RFFT, length = [8] : (tensor<3x9xf32>) -> tensor<3x5xcomplex<f32>>",
+        "the trailing dimensions of the real tensor [3, 9] must be fft_length [8]",
+    ),
+    (
+        "triangular_solve_c3",
+        "%a: tensor<4x4xf32>, %b: tensor<3x4xf32>",
+        (
+            '%0 = "stablehlo.triangular_solve"(%arg0, %arg1) {left_side = true, lower = true, unit_diagonal = false, '
+            "transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<4x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>"
+        ),
+        "a tensor<4x4xf32> must be square with size 3",
+    ),
+    (
+        "cholesky_c3",
+        "%a: tensor<2x3xf32>",
+        "%0 = stablehlo.cholesky %arg0 : tensor<2x3xf32>",
+        "a tensor<2x3xf32> must be a batch of square matrices",
+    ),
+    (
+        "batch_norm_grad_c1",
+        "%x: tensor<2x2xf32>, %s: tensor<2xf32>",
+        (
+            '%0:3 = "stablehlo.batch_norm_grad"(%arg0, %arg1, %arg1, %arg1, %arg0) {epsilon = 1.0e-3 : f32, '
+            "feature_index = 2 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>) "
+            "-> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>)"
+        ),
+        "feature_index 2 must be in [0, 2)",
+    ),
+    (
+        "batch_norm_inference_c3",
+        "%x: tensor<2x3xf32>, %s: tensor<2xf32>",
+        (
+            '%0 = "stablehlo.batch_norm_inference"(%arg0, %arg1, %arg1, %arg1, %arg1) {epsilon = 1.0e-3 : f32, '
+            "feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) "
+            "-> tensor<2x3xf32>"
+        ),
+        "scale tensor<2xf32> must have 3 elements, the size of the feature dimension",
+    ),
+    (
+        "batch_norm_training_c2",
+        "%x: tensor<2x2xf32>, %s: tensor<2xf64>",
+        (
+            '%0:3 = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} '
+            ": (tensor<2x2xf32>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2x2xf32>, tensor<2xf64>, tensor<2xf64>)"
+        ),
+        "operand tensor<2x2xf32> and scale tensor<2xf64> must have the same element type",
+    ),
+    (
+        "rng_c2",
+        "%a: tensor<i32>, %s: tensor<1xi64>",
+        (
+            "%0 = stablehlo.rng %arg0, %arg0, %arg1, distribution = NORMAL : (tensor<i32>, tensor<i32>, tensor<1xi64>) "
+            "-> tensor<4xi32>"
+        ),
+        "a NORMAL distribution needs a floating-point a",
+    ),
+    (
+        "rng_bit_generator_c1",
+        "%a: tensor<2xui64>",
+        (
+            "%output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = THREE_FRY : (tensor<2xui64>) "
+            "-> (tensor<3xui64>, tensor<4xui32>)"
+        ),
+        "output_state type tensor<3xui64> must match initial_state",
+    ),
+    (
+        "uniform_quantize_c2",
+        "%a: tensor<2xbf16>",
+        f"%0 = stablehlo.uniform_quantize %arg0 : (tensor<2xbf16>) -> tensor<2x{Q}>",
+        "the expressed type of result",
+    ),
+    (
+        "uniform_dequantize_c2",
+        f"%a: tensor<2x{Q}>",
+        f"%0 = stablehlo.uniform_dequantize %arg0 : (tensor<2x{Q}>) -> tensor<2xf64>",
+        "must have the expressed type f32 of operand",
+    ),
+    (
+        "reduce_precision_c2",
+        "%a: tensor<2xf32>",
+        (
+            '%0 = "stablehlo.reduce_precision"(%arg0) {exponent_bits = 0 : i32, mantissa_bits = 10 : i32} '
+            ": (tensor<2xf32>) -> tensor<2xf32>"
+        ),
+        "exponent_bits must be at least 1, but is 0",
+    ),
+    (
+        "bitcast_convert_c1",
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf32>) -> tensor<2x3xi16>",
+        "result type tensor<2x3xi16> must have shape [2, 2]",
+    ),
+    (
+        "bitcast_convert_c2",
+        "%a: tensor<2xf64>",
+        "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf64>) -> tensor<2xcomplex<f32>>",
+        "must both be complex or both not complex",
+    ),
+    (
+        "sqrt_c1",
+        "%a: tensor<2xf32>",
+        "%0 = stablehlo.sqrt %arg0 : (tensor<2xf32>) -> tensor<2xf64>",
+        "operand type tensor<2xf32> and result type tensor<2xf64> must be the same (sqrt_c1)",
+    ),
+    (
+        "exponential_result_accuracy",
+        "%a: tensor<2xf32>",
+        (
+            "%0 = stablehlo.exponential %arg0 {result_accuracy = #stablehlo.result_accuracy<ulps = 2, "
+            "mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<2xf32>"
+        ),
+        "result_accuracy with mode HIGHEST must have zero tolerances",
+    ),
+    (
+        "cosine_i1",
+        f"%a: tensor<2x{Q_AXIS}>",
+        f"%0 = stablehlo.cosine %arg0 : tensor<2x{Q_AXIS}>",
+        "must not be per-axis quantized (cosine_i1)",
+    ),
 ]
 
 
@@ -501,28 +834,55 @@ def test_every_op_has_a_negative_test() -> None:
 @pytest.mark.parametrize(
     "args,line,message",
     [
-        ("%a: tensor<2x2xf32>",
-         "%0 = stablehlo.dot_general %arg0, %arg0, batching_dims = [0] x [0] : (tensor<2x2xf32>, tensor<2x2xf32>) "
-         "-> tensor<2x2xf32>", "expected ',', found ':'"),
-        ("%a: tensor<2x2xf32>",
-         "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] [0] : (tensor<2x2xf32>, tensor<2x2xf32>) "
-         "-> tensor<2x2xf32>", "expected 'x', found '[0]'"),
-        ("%a: tensor<3xi64>",
-         "%0 = stablehlo.dot %arg0, %arg0, precision = [FAST] : (tensor<3xi64>, tensor<3xi64>) -> tensor<i64>",
-         "expected a precision (DEFAULT, HIGH, HIGHEST), found 'FAST'"),
-        ("%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
-         "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], "
-         "window = {stride = [1], size = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
-         ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>", "Unexpected keyword size"),
-        ("%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
-         "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], "
-         "window = {pad = [[1, 1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
-         ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>",
-         "Expected array with 2 elements, got 3 elements instead"),
-        ("%a: tensor<2xf32>", "%0 = stablehlo.reduce_precision %arg0, format = e5 : tensor<2xf32>",
-         "expected exponent mantissa in format e#m#, saw e5"),
-        ("%a: tensor<2xf32>", "%0 = stablehlo.fft %arg0, type = DFT, length = [2] : (tensor<2xf32>) -> tensor<2xf32>",
-         "expected a fft_type (FFT, IFFT, RFFT, IRFFT), found 'DFT'"),
+        (
+            "%a: tensor<2x2xf32>",
+            (
+                "%0 = stablehlo.dot_general %arg0, %arg0, batching_dims = [0] x [0] : (tensor<2x2xf32>, tensor<2x2xf32>) "
+                "-> tensor<2x2xf32>"
+            ),
+            "expected ',', found ':'",
+        ),
+        (
+            "%a: tensor<2x2xf32>",
+            (
+                "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] [0] : (tensor<2x2xf32>, tensor<2x2xf32>) "
+                "-> tensor<2x2xf32>"
+            ),
+            "expected 'x', found '[0]'",
+        ),
+        (
+            "%a: tensor<3xi64>",
+            "%0 = stablehlo.dot %arg0, %arg0, precision = [FAST] : (tensor<3xi64>, tensor<3xi64>) -> tensor<i64>",
+            "expected a precision (DEFAULT, HIGH, HIGHEST), found 'FAST'",
+        ),
+        (
+            "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
+            (
+                "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], "
+                "window = {stride = [1], size = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+                ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>"
+            ),
+            "Unexpected keyword size",
+        ),
+        (
+            "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
+            (
+                "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], "
+                "window = {pad = [[1, 1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+                ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>) -> tensor<1x2x4xf32>"
+            ),
+            "Expected array with 2 elements, got 3 elements instead",
+        ),
+        (
+            "%a: tensor<2xf32>",
+            "%0 = stablehlo.reduce_precision %arg0, format = e5 : tensor<2xf32>",
+            "expected exponent mantissa in format e#m#, saw e5",
+        ),
+        (
+            "%a: tensor<2xf32>",
+            "%0 = stablehlo.fft %arg0, type = DFT, length = [2] : (tensor<2xf32>) -> tensor<2xf32>",
+            "expected a fft_type (FFT, IFFT, RFFT, IRFFT), found 'DFT'",
+        ),
     ],
 )
 def test_parse_errors(args: str, line: str, message: str) -> None:
