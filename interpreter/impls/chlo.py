@@ -91,6 +91,13 @@ for _name, _fn in BROADCAST.items():
     _register_broadcast(_name, _fn)
 
 
+@impl("chlo.asin_acos_kernel")
+def _asin_acos_kernel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """The complex `w` with `asin(z) = complex(atan2(z.real, w.real), sign(z.imag) * w.imag)`."""
+    _, _, q, imag = chlo_sem._asin_acos_kernel(np.asarray(args[0]))
+    return [sem.complex(q, imag)]
+
+
 @impl("chlo.broadcast_compare")
 def _broadcast_compare(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     lhs, rhs = broadcast_operands(op, *args)

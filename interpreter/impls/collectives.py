@@ -34,6 +34,13 @@ ProcessGroup = tuple[ProcessId, ...]
 TIMEOUT = 60.0
 
 
+class AbortedError(InterpreterError):
+    """A process gave up waiting because another process of the run_parallel failed."""
+
+    def __init__(self) -> None:
+        super().__init__("another process of the run_parallel failed")
+
+
 class ProcessGrid:
     """Shared state of the processes of one `run_parallel`: rendezvous rounds, send/recv
     channels, the infeed queue (function names) and the outfeed."""
@@ -104,7 +111,7 @@ class ProcessGrid:
                     "process of the group reached the same collective op"
                 )
             if self.aborted is not None and len(state["values"]) != len(members):
-                raise InterpreterError("another process of the run_parallel failed")
+                raise AbortedError()
             result = dict(state["values"])
             state["readers"] -= 1
             if state["readers"] == 0:
@@ -134,7 +141,7 @@ class ProcessGrid:
             except queue.Empty:
                 waited += 0.1
                 if self.aborted is not None:
-                    raise InterpreterError("another process of the run_parallel failed") from None
+                    raise AbortedError() from None
                 if waited >= TIMEOUT:
                     raise InterpreterError(
                         f"recv on channel {channel_id} timed out: nothing was sent on it"
@@ -259,6 +266,20 @@ def _all_reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     group = _require_group(_reduce_groups(ev, op), _pid(ev), op)
     contributions = _exchange(ev, op, group, list(args))
     return _typed(op, _combine(ev, op, env, contributions))
+
+
+@impl("stablehlo.cross-replica-sum")
+def _cross_replica_sum(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """Deprecated: an all_reduce with an add body over cross_replica(replica_groups)."""
+    from stablehlo_py.interpreter.semantics.regions import ADD
+
+    grid = grid_of(ev)
+    groups = grid.cross_replica(_all_if_empty(_groups_attr(op), grid.num_replicas))
+    group = _require_group(groups, _pid(ev), op)
+    contributions = _exchange(ev, op, group, list(args))
+    stacked = np.stack([np.asarray(c[0]) for c in contributions], axis=-1)
+    (reduced,) = tree_reduce(ADD, [stacked])
+    return [np.asarray(reduced)]
 
 
 @impl("stablehlo.collective_reduce")

@@ -27,7 +27,7 @@ from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import checks
 from stablehlo_py.interpreter.evaluator import ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
-from stablehlo_py.interpreter.impls.collectives import ProcessGrid
+from stablehlo_py.interpreter.impls.collectives import AbortedError, ProcessGrid
 from stablehlo_py.interpreter.registry import impl
 
 INDEX_FILE = "index.csv"
@@ -94,7 +94,7 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     for t in threads:
         t.join()
     if errors:
-        errors.sort(key=lambda e: (str(e[1]) == "another process of the run_parallel failed", e[0]))
+        errors.sort(key=lambda e: (isinstance(e[1], AbortedError), e[0]))
         raise errors[0][1]
     return [v for r in results for v in (r or [])]
 
