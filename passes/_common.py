@@ -1,0 +1,116 @@
+"""What the VHLO passes share: option parsing, diagnostics with op locations, op re-creation and the
+value bookkeeping of a rebuild-style conversion (including `unrealized_conversion_cast`s around ops
+of other dialects when ``allow-other-dialects`` is set)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+
+from stablehlo_py.errors import StableHLOError
+
+
+class LegalizationError(StableHLOError):
+    """An op cannot be converted between StableHLO and VHLO (upstream: "failed to legalize operation
+    '<name>' that was explicitly marked illegal")."""
+
+
+def flag(options: dict[str, str], name: str, default: bool = False) -> bool:
+    """A boolean pass option (`allow-other-dialects`, `allow-other-dialects=true`)."""
+    value = options.get(name)
+    if value is None:
+        return default
+    v = value.strip().lower()
+    if v in ("", "1", "true", "yes", "on"):
+        return True
+    if v in ("0", "false", "no", "off"):
+        return False
+    raise StableHLOError(f"option '{name}' expects true or false, got '{value}'")
+
+
+def check_options(pass_name: str, options: dict[str, str], known: set[str]) -> None:
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise StableHLOError(
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(repr(u) for u in unknown)} "
+            f"for pass '{pass_name}'; it takes: {', '.join(sorted(known)) or 'no options'}"
+        )
+
+
+def op_location(op: Operation) -> str | None:
+    """`file:line:col` where the op was parsed, or its `loc(...)` text."""
+    from stablehlo_py.ir.text.location import TextLoc
+    from stablehlo_py.ir.text.parser import op_source_location
+
+    where = op_source_location(op)
+    if where is not None:
+        return where
+    loc = op.location
+    if isinstance(loc, TextLoc) and loc.data != "unknown":
+        return f"loc({loc.data})"
+    return None
+
+
+def legalize_error(op: Operation, why: str) -> LegalizationError:
+    return LegalizationError(
+        f"failed to legalize operation '{op.name}' that was explicitly marked illegal: {why}",
+        location=op_location(op),
+    )
+
+
+def carry_location(new: Operation, old: Operation) -> Operation:
+    """Keep the location and the parse position (for diagnostics) of a replaced op."""
+    new.location = old.location
+    src = getattr(old, "_src", None)
+    if src is not None:
+        new._src = src  # type: ignore[attr-defined]
+    return new
+
+
+class ValueMap:
+    """Old value -> new value for a rebuild, with cached casts between VHLO and builtin types.
+
+    ``use(v, want_vhlo)`` returns the new value of ``v`` with a VHLO type (for a VHLO op) or a
+    builtin type (for an op of another dialect), inserting `builtin.unrealized_conversion_cast` right
+    after the defining op (or at the start of the block for a block argument) the first time a
+    value crosses the boundary, as MLIR's conversion framework materializes it.
+    """
+
+    def __init__(self, is_target_type: Callable[[Attribute], bool]):
+        self.map: dict[SSAValue, SSAValue] = {}
+        self.casts: dict[tuple[SSAValue, Attribute], SSAValue] = {}
+        self._arg_cast_tail: dict[Block, Operation] = {}
+        self.is_target_type = is_target_type
+
+    def __setitem__(self, old: SSAValue, new: SSAValue) -> None:
+        self.map[old] = new
+
+    def get(self, old: SSAValue) -> SSAValue:
+        return self.map.get(old, old)
+
+    def cast(self, value: SSAValue, to_type: Attribute) -> SSAValue:
+        if value.type == to_type:
+            return value
+        key = (value, to_type)
+        got = self.casts.get(key)
+        if got is not None:
+            return got
+        cast = UnrealizedConversionCastOp.create(operands=[value], result_types=[to_type])
+        if isinstance(value, BlockArgument):
+            block = value.block
+            tail = self._arg_cast_tail.get(block)
+            if tail is not None:
+                block.insert_op_after(cast, tail)
+            elif block.first_op is not None:
+                block.insert_op_before(cast, block.first_op)
+            else:
+                block.add_op(cast)
+            self._arg_cast_tail[block] = cast
+        else:
+            owner = value.owner
+            assert isinstance(owner, Operation) and owner.parent is not None
+            owner.parent.insert_op_after(cast, owner)
+        self.casts[key] = cast.results[0]
+        return cast.results[0]

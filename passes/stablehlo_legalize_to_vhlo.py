@@ -1,0 +1,324 @@
+"""`stablehlo-legalize-to-vhlo`: StableHLO/func ops -> their current VHLO fork, types and attributes
+-> VHLO, every defaulted attribute written out explicitly (upstream StablehloLegalizeToVhlo.cpp).
+
+Tables, not if-chains: ``_FLATTEN`` says which StableHLO struct attribute becomes which flat VHLO
+attributes; ``_RENAME`` handles `channel_handle`; defaults come from ``specs/ops.toml`` (each VHLO
+attribute's ``vhlo_default``, or its shape-dependent ``default_rule``).
+
+Options: ``allow-other-dialects`` keeps ops of other dialects (chlo, ...) and their attributes as they
+are, with `builtin.unrealized_conversion_cast` at the boundaries (as upstream).  Without it such an op
+is an error naming it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from stablehlo_py import specs
+from stablehlo_py.passes._common import (
+    ValueMap,
+    carry_location,
+    check_options,
+    flag,
+    legalize_error,
+)
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import convert, stablehlo_text
+from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.ops import VhloOp, op_class
+
+NAME = "stablehlo-legalize-to-vhlo"
+OPTIONS = {"allow-other-dialects"}
+
+# StableHLO struct attribute (by op attribute name) -> VHLO attributes it is flattened into.
+_CONV_FIELDS = (
+    "input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions",
+    "kernel_input_feature_dimension", "kernel_output_feature_dimension", "kernel_spatial_dimensions",
+    "output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions",
+)
+_GATHER_FIELDS = (
+    "offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
+    "start_index_map", "index_vector_dim",
+)
+_SCATTER_FIELDS = (
+    "update_window_dims", "inserted_window_dims", "input_batching_dims",
+    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim",
+)
+_DOT_FIELDS = (
+    "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+    "rhs_contracting_dimensions",
+)
+_ALGORITHM_FIELDS = (
+    "lhs_precision_type", "rhs_precision_type", "accumulation_type", "lhs_component_count",
+    "rhs_component_count", "num_primitive_operations", "allow_imprecise_accumulation",
+)
+
+_FLATTEN: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
+    ("stablehlo.convolution", "dimension_numbers"): ("conv", _CONV_FIELDS),
+    ("stablehlo.dynamic_conv", "dimension_numbers"): ("conv", _CONV_FIELDS),
+    ("stablehlo.gather", "dimension_numbers"): ("gather", _GATHER_FIELDS),
+    ("stablehlo.dynamic_gather", "dimension_numbers"): ("gather", _GATHER_FIELDS),
+    ("stablehlo.scatter", "scatter_dimension_numbers"): ("scatter", _SCATTER_FIELDS),
+    ("stablehlo.dot_general", "dot_dimension_numbers"): ("dot", _DOT_FIELDS),
+    ("stablehlo.dot_general", "algorithm"): ("dot_algorithm", _ALGORITHM_FIELDS),
+    ("stablehlo.send", "channel_handle"): ("channel_handle", ("channel_id", "channel_type")),
+    ("stablehlo.recv", "channel_handle"): ("channel_handle", ("channel_id", "channel_type")),
+}
+"""(op, attribute) -> (StableHLO struct mnemonic, VHLO attributes in field order)."""
+
+_FIELD_OF = {"channel_id": "handle", "channel_type": "type"}
+"""VHLO attribute -> struct field when the names differ."""
+
+_CHANNEL_ID_ONLY = {
+    "stablehlo.all_gather", "stablehlo.all_reduce", "stablehlo.all_to_all",
+    "stablehlo.collective_permute", "stablehlo.reduce_scatter", "stablehlo.collective_broadcast",
+    "stablehlo.collective_reduce",
+}
+"""Ops whose `channel_handle` is kept in VHLO as its handle only (`channel_id`)."""
+
+
+def run(op: Operation, options: dict[str, str]) -> Operation:
+    check_options(NAME, options, OPTIONS)
+    return legalize_to_vhlo(op, allow_other_dialects=flag(options, "allow-other-dialects"))
+
+
+def legalize_to_vhlo(module: Operation, allow_other_dialects: bool = False) -> Operation:
+    """Convert a module (in place: its body is rebuilt) and return it."""
+    conv = _Legalizer(allow_other_dialects)
+    if isinstance(module, ModuleOp):
+        conv.convert_region_in_place(module.regions[0])
+        return module
+    new = conv.convert_op(module)
+    return new
+
+
+def _is_convertible(op: Operation) -> bool:
+    return op.name in _stablehlo_names()
+
+
+@lru_cache(maxsize=1)
+def _stablehlo_names() -> frozenset[str]:
+    return frozenset(n for o in specs.ops() for n in o.stablehlo)
+
+
+class _Legalizer:
+    def __init__(self, allow_other: bool):
+        self.allow_other = allow_other
+        self.values = ValueMap(lambda t: isinstance(t, vt.VhloType))
+
+    # ---------------------------------------------------------------------------- regions
+    def convert_region_in_place(self, region: Region) -> None:
+        """The body of a builtin.module: its ops are replaced, the region object stays."""
+        for block in region.blocks:
+            old_ops = list(block.ops)
+            for o in old_ops:
+                block.detach_op(o)
+            for o in old_ops:
+                if isinstance(o, ModuleOp):
+                    self.convert_region_in_place(o.regions[0])
+                    block.add_op(o)
+                    continue
+                block.add_op(self.convert_op(o))
+
+    def convert_region(self, region: Region, owner: Operation, to_vhlo: bool) -> Region:
+        new = Region()
+        pairs: list[tuple[Block, Block]] = []
+        for block in region.blocks:
+            types = []
+            for a in block.args:
+                t = self._type(a.type, owner, "a block argument") if to_vhlo else a.type
+                types.append(t)
+            nb = Block(arg_types=types)
+            for a, na in zip(block.args, nb.args):
+                self.values[a] = na
+                na.location = a.location  # type: ignore[assignment]
+            new.add_block(nb)
+            pairs.append((block, nb))
+        for block, nb in pairs:
+            for o in block.ops:
+                nb.add_op(self.convert_op(o))
+        return new
+
+    # ---------------------------------------------------------------------------- ops
+    def convert_op(self, op: Operation) -> Operation:
+        if _is_convertible(op):
+            return self._convert_known(op)
+        if isinstance(op, ModuleOp):
+            self.convert_region_in_place(op.regions[0])
+            return op
+        return self._convert_other(op)
+
+    def _convert_other(self, op: Operation) -> Operation:
+        dialect = op.name.split(".")[0]
+        if not self.allow_other:
+            raise legalize_error(
+                op,
+                f"'{dialect}' ops have no VHLO counterpart; pass allow-other-dialects=true to keep "
+                "them (the result is then not a portable artifact)",
+            )
+        operands = [self.values.cast(self.values.get(v), v.type) for v in op.operands]
+        regions = [self.convert_region(r, op, to_vhlo=False) for r in op.regions]
+        new = op.create(
+            operands=operands,
+            result_types=[r.type for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+            regions=regions,
+        )
+        for r, nr in zip(op.results, new.results):
+            self.values[r] = nr
+        return carry_location(new, op)
+
+    def _type(self, t: Attribute, op: Operation, what: str) -> Attribute:
+        v = convert.to_vhlo_type(t)
+        if v is None:
+            from stablehlo_py.ir.text.printer import type_to_str
+
+            raise legalize_error(op, f"{what} has type {type_to_str(t)}, which has no VHLO counterpart")
+        return v
+
+    def _convert_known(self, op: Operation) -> Operation:
+        spec = specs.op_for_stablehlo(op.name)
+        cls = op_class(spec.name)
+        attrs = self._attributes(op, spec)
+        props = {k: v for k, v in attrs.items() if k in cls.ATTR_NAMES}
+        discardable = {k: v for k, v in attrs.items() if k not in cls.ATTR_NAMES}
+        operands = []
+        for v in op.operands:
+            nv = self.values.get(v)
+            if not isinstance(nv.type, vt.VhloType):
+                nv = self.values.cast(nv, self._type(nv.type, op, "an operand"))
+            operands.append(nv)
+        result_types = [self._type(r.type, op, f"result #{i}") for i, r in enumerate(op.results)]
+        regions = [self.convert_region(r, op, to_vhlo=True) for r in op.regions]
+        new = cls.create(
+            operands=operands,
+            result_types=result_types,
+            properties=props,
+            attributes=discardable,
+            regions=regions,
+        )
+        for r, nr in zip(op.results, new.results):
+            self.values[r] = nr
+        return carry_location(new, op)
+
+    # ---------------------------------------------------------------------------- attributes
+    def _attributes(self, op: Operation, spec: specs.OpSpec) -> dict[str, Attribute]:
+        out: dict[str, Attribute] = {}
+        merged = {**op.attributes, **op.properties}
+        for name in sorted(merged):
+            value = merged[name]
+            flat = _FLATTEN.get((op.name, name))
+            if flat is not None:
+                self._flatten(op, name, value, flat, out)
+                continue
+            if name == "channel_handle" and op.name in _CHANNEL_ID_ONLY:
+                f = self._read(op, name, value, "channel_handle")
+                out["channel_id"] = va.integer(f["handle"])
+                continue
+            if name == "api_version" and op.name == "stablehlo.custom_call":
+                out[name] = self._api_version(op, value)
+                continue
+            if isinstance(value, UnitAttr) and name in spec.attribute_names:
+                out[name] = va.TRUE  # unit attributes (use_global_device_ids, has_dynamic_root, ...)
+                continue
+            converted = convert.to_vhlo_attr(value, allow_other=self.allow_other)
+            if converted is None:
+                from stablehlo_py.ir.text.printer import attr_to_str
+
+                raise legalize_error(
+                    op, f"attribute '{name}' = {attr_to_str(value)} has no VHLO counterpart"
+                )
+            out[name] = converted
+        self._defaults(op, spec, out)
+        return out
+
+    def _read(self, op: Operation, name: str, value: Attribute, mnemonic: str) -> dict[str, Any]:
+        try:
+            got, fields = stablehlo_text.read(value)
+        except stablehlo_text.StructTextError as e:
+            raise legalize_error(op, f"attribute '{name}': {e}") from None
+        if got != mnemonic:
+            raise legalize_error(op, f"attribute '{name}' should be a #stablehlo.{mnemonic}")
+        return fields
+
+    def _flatten(
+        self,
+        op: Operation,
+        name: str,
+        value: Attribute,
+        flat: tuple[str, tuple[str, ...]],
+        out: dict[str, Attribute],
+    ) -> None:
+        mnemonic, names = flat
+        f = self._read(op, name, value, mnemonic)
+        for vname in names:
+            v = f[_FIELD_OF.get(vname, vname)]
+            if isinstance(v, bool):
+                out[vname] = va.boolean(v)
+            elif isinstance(v, int):
+                out[vname] = va.integer(v)
+            elif isinstance(v, tuple):
+                out[vname] = va.i64_tensor(v)
+            else:
+                t = convert.to_vhlo_type(v)
+                if t is None:
+                    raise legalize_error(op, f"'{name}.{vname}' has no VHLO type")
+                out[vname] = va.TypeV1Attr(t)
+
+    def _api_version(self, op: Operation, value: Attribute) -> Attribute:
+        cls = va.ENUM_CLASSES["api_version_v1"]
+        if isinstance(value, IntegerAttr):
+            try:
+                return cls.from_value(value.value.data)
+            except ValueError:
+                pass
+        else:
+            text = stablehlo_text.attr_text(value)
+            for case in cls.CASES:
+                if text.endswith(case + ">") or text == case:
+                    return cls.get(case)
+        raise legalize_error(op, f"api_version {stablehlo_text.attr_text(value)} has no VHLO counterpart")
+
+    def _defaults(self, op: Operation, spec: specs.OpSpec, out: dict[str, Attribute]) -> None:
+        for a in spec.attributes:
+            if a.name in out:
+                continue
+            if a.default_rule is not None:
+                out[a.name] = _rule_default(a.default_rule, out, op)
+            elif a.name == "backend_config" and out.get("api_version") == va.enum(
+                "api_version_v1", "API_VERSION_TYPED_FFI"
+            ):
+                out[a.name] = va.EMPTY_DICT
+            elif a.vhlo_default is not None:
+                out[a.name] = _parse_vhlo_default(a.vhlo_default)
+            else:
+                raise legalize_error(op, f"required attribute '{a.name}' is missing")
+
+
+def _rule_default(rule: str, out: dict[str, Attribute], op: Operation) -> Attribute:
+    """ones(N) / zeros(N, 2) / falses(N) where N counts spatial dims (convolutions) or window dims."""
+    source = "input_spatial_dimensions" if "spatial" in rule else "window_dimensions"
+    ref = out.get(source)
+    if not isinstance(ref, va.TensorV1Attr):
+        raise legalize_error(op, f"cannot default an attribute: '{source}' is missing")
+    n = int(ref.values().size)
+    if rule.startswith("ones"):
+        return va.i64_tensor([1] * n)
+    if rule.startswith("zeros"):
+        return va.i64_tensor([0] * (2 * n), (n, 2))
+    return va.bool_tensor([False] * n)
+
+
+@lru_cache(maxsize=256)
+def _parse_vhlo_default(text: str) -> Attribute:
+    return stablehlo_text.parse_attr(text)
+
+
+__all__ = ["NAME", "legalize_to_vhlo", "run"]
+
+_ = VhloOp

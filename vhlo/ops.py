@@ -1,0 +1,291 @@
+"""VHLO ops: one class per row of ``specs/ops.toml``, generated at import time.
+
+Each class (``AddOpV1`` named ``vhlo.add_v1``, ``AllGatherOpV2`` named ``vhlo.all_gather_v2``, ...)
+carries its table row as ``SPEC``: version range, operand/result/region groups, attribute names.  All
+inherent attributes are xDSL properties, printed in the generic form's `<{...}>` exactly as upstream
+prints VHLO; other (discardable) attributes follow the regions in `{...}`.
+
+VHLO ops have no pretty syntax except `vhlo.func_v1`, whose custom format is upstream's
+`@name(%arg0: T, ...) -> (R, ...) { body } {attrs}` (VhloOps.cpp printFunctionBody).
+
+The classes subclass xDSL's plain ``Operation`` (not IRDL): their structure is data in ``SPEC`` and
+``verify_`` checks it (operand/result/region counts per group, required attributes, VHLO types and
+attributes).  Named accessors: ``op.group("inputs")`` gives an operand group, ``op.prop("dimension")`` an
+attribute.
+
+This module also gives `builtin.unrealized_conversion_cast` its MLIR syntax; the legalization passes
+insert it around ops of other dialects when ``allow-other-dialects`` is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
+from xdsl.ir import Attribute, Block, Operation, OpTraits, Region, SSAValue
+from xdsl.traits import IsolatedFromAbove, IsTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py import specs
+from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import types as vt
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.registry import Registry
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+
+def _groups(values: Sequence[object], spec_groups: Sequence[specs.ValueSpec]) -> list[tuple[int, int]] | None:
+    """(start, length) of each group: fixed groups take one value, variadic groups share the rest
+    equally (upstream's single-variadic and SameVariadicOperandSize rules).  None if impossible."""
+    n = len(values)
+    n_var = sum(1 for g in spec_groups if g.variadic)
+    n_fixed = len(spec_groups) - n_var
+    rest = n - n_fixed
+    if rest < 0 or (n_var == 0 and rest != 0) or (n_var and rest % n_var):
+        return None
+    each = rest // n_var if n_var else 0
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for g in spec_groups:
+        k = each if g.variadic else 1
+        out.append((pos, k))
+        pos += k
+    return out
+
+
+class VhloOp(Operation):
+    """Base of the generated VHLO op classes."""
+
+    SPEC: ClassVar[specs.OpSpec]
+    ATTR_NAMES: ClassVar[frozenset[str]] = frozenset()
+    ISOLATED: ClassVar[bool] = False
+    traits = OpTraits(lambda: ())
+
+    # -- construction
+    @classmethod
+    def build_generic(
+        cls,
+        operands: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+        properties: dict[str, Attribute],
+        attributes: dict[str, Attribute],
+        regions: Sequence[Region],
+    ) -> Operation:
+        # As MLIR: inherent attributes written in the attribute dictionary are properties.
+        if attributes and any(k in cls.ATTR_NAMES for k in attributes):
+            properties = dict(properties)
+            attributes = dict(attributes)
+            for k in [k for k in attributes if k in cls.ATTR_NAMES]:
+                properties[k] = attributes.pop(k)
+        return cls.create(
+            operands=operands,
+            result_types=result_types,
+            properties=properties,
+            attributes=attributes,
+            regions=regions,
+        )
+
+    @classmethod
+    def parse_pretty(cls, p: Parser) -> Operation:
+        p.error(f"'{cls.name}' has no custom syntax; VHLO ops are written in generic form")
+
+    # -- accessors
+    def group(self, name: str) -> list[SSAValue]:
+        """The operands of the named operand group (`inputs`, `init_values`, ...)."""
+        spec = self.SPEC
+        bounds = _groups(self.operands, spec.operands)
+        if bounds is None:
+            raise ValueError(f"{self.name} has an invalid operand list")
+        for g, (start, k) in zip(spec.operands, bounds):
+            if g.name == name:
+                return list(self.operands[start : start + k])
+        raise KeyError(f"{self.name} has no operand group {name!r}")
+
+    def prop(self, name: str) -> Attribute | None:
+        return self.properties.get(name)
+
+    # -- verification
+    def verify_(self) -> None:
+        spec = self.SPEC
+        if _groups(self.operands, spec.operands) is None:
+            raise VerifyException(
+                f"expects operands {_signature(spec.operands)} but has {len(self.operands)} operands"
+            )
+        if _groups(self.results, spec.results) is None:
+            raise VerifyException(
+                f"expects results {_signature(spec.results)} but has {len(self.results)} results"
+            )
+        if _groups(self.regions, spec.regions) is None:
+            raise VerifyException(
+                f"expects regions {_signature(spec.regions)} but has {len(self.regions)} regions"
+            )
+        for name in spec.attribute_names:
+            if name not in self.properties:
+                raise VerifyException(f"requires attribute '{name}'")
+        for name, a in self.properties.items():
+            if name not in self.ATTR_NAMES:
+                raise VerifyException(f"has no inherent attribute '{name}'")
+            if not va.is_vhlo(a):
+                raise VerifyException(f"attribute '{name}' must be a VHLO attribute")
+        for i, v in enumerate(self.operands):
+            if not isinstance(v.type, vt.VhloType):
+                raise VerifyException(f"operand #{i} must be a VHLO type")
+        for i, r in enumerate(self.results):
+            if not isinstance(r.type, vt.VhloType):
+                raise VerifyException(f"result #{i} must be a VHLO type")
+
+
+def _signature(groups: Sequence[specs.ValueSpec]) -> str:
+    return "(" + ", ".join(g.name + ("..." if g.variadic else "") for g in groups) + ")"
+
+
+# --------------------------------------------------------------------------------------------
+# vhlo.func_v1 pretty syntax (VhloOps.cpp printFunctionBody / parseFunctionBody)
+
+
+class FuncOpBase(VhloOp):
+    ISOLATED = True
+
+    @classmethod
+    def parse_pretty(cls, p: Parser) -> Operation:
+        name = p.parse_symbol_name()
+        args: list[tuple[str, Attribute, object]] = []
+
+        def one_arg() -> None:
+            n = p.parse_value_def_name()
+            p.parse_literal(":")
+            t = p.parse_type()
+            args.append((n, t, p.try_location()))
+
+        p.parse_delimited("(", one_arg, ")")
+        results: list[Attribute] = []
+        if p.try_literal("->"):
+            results = p.parse_result_types()
+        region = p.parse_region(entry_args=args, default_dialect="", isolated=True)  # type: ignore[arg-type]
+        attrs = p.try_attr_dict()
+        props = {
+            "sym_name": va.string(name),
+            "function_type": va.TypeV1Attr(vt.func_type([t for _, t, _ in args], results)),
+        }
+        return cls.build_generic([], [], props, attrs, [region])
+
+    def print_pretty(self, pr: Printer) -> None:
+        from stablehlo_py.ir.text.printer import symbol_text, type_to_str
+        from stablehlo_py.ir.text.location import TextLoc
+
+        pr.write(self.name + " ")
+        name = self.properties.get("sym_name")
+        pr.write(symbol_text(name.value if isinstance(name, va.StringV1Attr) else "?"))
+        pr.write("(")
+        body = self.regions[0]
+        args = body.blocks.first.args if body.blocks else ()  # type: ignore[union-attr]
+        parts = []
+        for a in args:
+            s = f"{pr.value(a)}: {type_to_str(a.type)}"
+            if pr.debuginfo and isinstance(a.location, TextLoc):
+                s += f" loc({a.location.data})"
+            parts.append(s)
+        pr.write(", ".join(parts))
+        pr.write(") -> (")
+        ft = self.properties.get("function_type")
+        outs = ft.value.outputs if isinstance(ft, va.TypeV1Attr) and isinstance(ft.value, vt.FuncV1Type) else ()
+        pr.write(", ".join(type_to_str(t) for t in outs))
+        pr.write(") ")
+        pr.region(body, print_entry_args=False, print_terminators=True, print_empty_block=True)
+        rest = {k: v for k, v in self.properties.items() if k not in ("sym_name", "function_type")}
+        rest.update(self.attributes)
+        pr.attr_dict(rest)
+
+
+# --------------------------------------------------------------------------------------------
+# Generation from the table
+
+
+def _class_name(spec: specs.OpSpec) -> str:
+    words = spec.base.replace("-", "_").split("_")
+    return "".join(w[:1].upper() + w[1:] for w in words) + f"OpV{spec.version}"
+
+
+def _make_op(spec: specs.OpSpec) -> type[VhloOp]:
+    base: type[VhloOp] = FuncOpBase if spec.base == "func" else VhloOp
+    traits = OpTraits(lambda: ())
+    if "Terminator" in spec.traits:
+        traits = OpTraits(lambda: (IsTerminator(),))
+    if spec.base == "func":
+        traits = OpTraits(lambda: (IsolatedFromAbove(),))
+    namespace = {
+        "name": spec.mnemonic,
+        "SPEC": spec,
+        "ATTR_NAMES": frozenset(spec.attribute_names),
+        "traits": traits,
+        "__doc__": f"`{spec.mnemonic}` ({spec.min} .. {spec.max})"
+        + (f": {spec.note}" if spec.note else "")
+        + ".",
+    }
+    return type(_class_name(spec), (base,), namespace)  # type: ignore[return-value]
+
+
+OP_CLASSES: dict[str, type[VhloOp]] = {s.name: _make_op(s) for s in specs.ops()}
+"""Every VHLO op class by table name (`OP_CLASSES["add_v1"]`)."""
+
+BY_MNEMONIC: dict[str, type[VhloOp]] = {c.name: c for c in OP_CLASSES.values()}
+
+
+def op_class(name: str) -> type[VhloOp]:
+    """The class of `add_v1` / `vhlo.add_v1`."""
+    return OP_CLASSES[name.removeprefix("vhlo.")]
+
+
+FuncOpV1 = OP_CLASSES["func_v1"]
+ReturnOpV1 = OP_CLASSES["return_v1"]
+CallOpV1 = OP_CLASSES["call_v1"]
+
+
+# --------------------------------------------------------------------------------------------
+# builtin.unrealized_conversion_cast (MLIR's syntax: `%0 = builtin.unrealized_conversion_cast %a : A to B`)
+
+
+def _parse_cast(p: Parser) -> Operation:
+    operands: list[SSAValue] = []
+    types: list[Attribute] = []
+    if not p.try_keyword("to"):
+        operands = p.parse_operand_list()
+        p.parse_literal(":")
+        types = p.parse_comma_list(p.parse_type)
+        p.parse_keyword("to")
+    results = p.parse_comma_list(p.parse_type)
+    attrs = p.try_attr_dict()
+    if len(types) != len(operands):
+        p.error("unrealized_conversion_cast lists a different number of operands and types")
+    return UnrealizedConversionCastOp.create(operands=operands, result_types=results, attributes=attrs)
+
+
+def _print_cast(op: Operation, pr: Printer) -> None:
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    pr.write(pr.op_name(op.name))
+    if op.operands:
+        pr.write(" ")
+        pr.operands(op.operands)
+        pr.write(" : ")
+        pr.types(v.type for v in op.operands)
+    pr.write(" to " + ", ".join(type_to_str(r.type) for r in op.results))
+    pr.attr_dict(dict(op.attributes))
+
+
+FOREIGN_SYNTAX[UnrealizedConversionCastOp] = ForeignSyntax(_parse_cast, _print_cast)
+
+OPS: tuple[type[Operation], ...] = (*OP_CLASSES.values(), UnrealizedConversionCastOp)
+
+
+def register(reg: Registry) -> None:
+    for cls in OPS:
+        if cls.name not in reg.ops:
+            reg.add_ops(cls)
+
+
+_ = Block
