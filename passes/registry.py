@@ -26,6 +26,21 @@ PASSES: dict[str, PassInfo] = {
     p.name: p
     for p in (
         PassInfo("inline", "Inline calls to private functions and drop the dead ones", "stablehlo_py.passes.inline"),
+        PassInfo(
+            "stablehlo-legalize-to-vhlo",
+            "Legalize StableHLO to VHLO at the current version (defaults written out)",
+            "stablehlo_py.passes.stablehlo_legalize_to_vhlo",
+        ),
+        PassInfo(
+            "vhlo-legalize-to-stablehlo",
+            "Legalize VHLO (at the current version) to StableHLO (defaults erased)",
+            "stablehlo_py.passes.vhlo_legalize_to_stablehlo",
+        ),
+        PassInfo(
+            "vhlo-to-version",
+            "Upgrade or downgrade VHLO to target=X.Y.Z (also current, minimum)",
+            "stablehlo_py.passes.vhlo_to_version",
+        ),
     )
 }
 

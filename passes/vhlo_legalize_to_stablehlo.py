@@ -1,0 +1,395 @@
+"""`vhlo-legalize-to-stablehlo`: VHLO at the current version -> StableHLO/func ops, types and
+attributes; attributes holding their default values are erased (upstream VhloLegalizeToStablehlo.cpp).
+
+Tables: ``_IMPLODE`` regroups flat VHLO attributes into StableHLO struct attributes, ``_DENSE_ARRAYS``
+lists the attributes that are `array<i64: ...>` in StableHLO, ``_SYMBOLS`` the strings that are symbol
+references.  Default erasure reads each attribute's default from ``specs/ops.toml``.
+
+An op at an older fork (e.g. `vhlo.all_gather_v1`) is refused with a note to run
+`vhlo-to-version{target=current}` first, as upstream.  Options: ``allow-other-dialects`` keeps ops of
+other dialects and folds the `unrealized_conversion_cast`s around them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    UnrealizedConversionCastOp,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from stablehlo_py import specs
+from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.passes._common import (
+    ValueMap,
+    carry_location,
+    check_options,
+    flag,
+    legalize_error,
+)
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import convert, stablehlo_text
+from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.ops import VhloOp
+
+NAME = "vhlo-legalize-to-stablehlo"
+OPTIONS = {"allow-other-dialects"}
+
+_CONV = (
+    "input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions",
+    "kernel_input_feature_dimension", "kernel_output_feature_dimension", "kernel_spatial_dimensions",
+    "output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions",
+)
+_GATHER = (
+    "offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
+    "start_index_map", "index_vector_dim",
+)
+_SCATTER = (
+    "update_window_dims", "inserted_window_dims", "input_batching_dims",
+    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim",
+)
+_DOT = (
+    "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+    "rhs_contracting_dimensions",
+)
+_ALGORITHM = (
+    "lhs_precision_type", "rhs_precision_type", "accumulation_type", "lhs_component_count",
+    "rhs_component_count", "num_primitive_operations", "allow_imprecise_accumulation",
+)
+
+_IMPLODE: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
+    "convolution": (("dimension_numbers", "conv", _CONV),),
+    "dynamic_conv": (("dimension_numbers", "conv", _CONV),),
+    "gather": (("dimension_numbers", "gather", _GATHER),),
+    "dynamic_gather": (("dimension_numbers", "gather", _GATHER),),
+    "scatter": (("scatter_dimension_numbers", "scatter", _SCATTER),),
+    "dot_general": (
+        ("dot_dimension_numbers", "dot", _DOT),
+        ("algorithm", "dot_algorithm", _ALGORITHM),
+    ),
+    "send": (("channel_handle", "channel_handle", ("channel_id", "channel_type")),),
+    "recv": (("channel_handle", "channel_handle", ("channel_id", "channel_type")),),
+}
+"""VHLO op family -> (StableHLO attribute, struct mnemonic, flat VHLO attributes)."""
+
+_FIELD_OF = {"channel_id": "handle", "channel_type": "type"}
+
+_DENSE_ARRAYS: dict[str, frozenset[str]] = {
+    "fft": frozenset({"fft_length"}),
+    "broadcast": frozenset({"broadcast_sizes"}),
+    "dynamic_slice": frozenset({"slice_sizes"}),
+    "reverse": frozenset({"dimensions"}),
+    "transpose": frozenset({"permutation"}),
+    "pad": frozenset({"edge_padding_low", "edge_padding_high", "interior_padding"}),
+    "slice": frozenset({"start_indices", "limit_indices", "strides"}),
+    "broadcast_in_dim": frozenset({"broadcast_dimensions"}),
+    "dynamic_broadcast_in_dim": frozenset(
+        {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"}
+    ),
+    "select_and_scatter": frozenset({"window_dimensions", "window_strides"}),
+    "reduce_window": frozenset(
+        {"window_dimensions", "window_strides", "base_dilations", "window_dilations"}
+    ),
+    "map": frozenset({"dimensions"}),
+    "reduce": frozenset({"dimensions"}),
+    "gather": frozenset({"slice_sizes"}),
+    "convolution": frozenset({"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"}),
+    "dynamic_conv": frozenset({"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"}),
+}
+"""VHLO attributes that are dense arrays in StableHLO (`array<i64: ...>` / `array<i1: ...>`)."""
+
+_SYMBOLS: dict[str, frozenset[str]] = {
+    "call": frozenset({"callee"}),
+    "composite": frozenset({"decomposition"}),
+}
+_CHANNEL_ID_ONLY = frozenset(
+    {"all_gather", "all_reduce", "all_to_all", "collective_permute", "reduce_scatter",
+     "collective_broadcast", "collective_reduce"}
+)
+_UNIT_FLAGS = frozenset({"use_global_device_ids", "has_dynamic_root"})
+"""VHLO booleans that are unit attributes in StableHLO (absent when false)."""
+
+
+def run(op: Operation, options: dict[str, str]) -> Operation:
+    check_options(NAME, options, OPTIONS)
+    return legalize_to_stablehlo(op, allow_other_dialects=flag(options, "allow-other-dialects"))
+
+
+def legalize_to_stablehlo(module: Operation, allow_other_dialects: bool = False) -> Operation:
+    conv = _Legalizer(allow_other_dialects)
+    if isinstance(module, ModuleOp):
+        conv.convert_region_in_place(module.regions[0])
+        return module
+    return conv.convert_op(module, None)
+
+
+class _Legalizer:
+    def __init__(self, allow_other: bool):
+        self.allow_other = allow_other
+        self.values = ValueMap(lambda t: not isinstance(t, vt.VhloType))
+        self.registry = default_registry()
+
+    def convert_region_in_place(self, region: Region) -> None:
+        for block in region.blocks:
+            old_ops = list(block.ops)
+            for o in old_ops:
+                block.detach_op(o)
+            for o in old_ops:
+                new = self.convert_op(o, None)
+                if new is not None:
+                    block.add_op(new)
+
+    def convert_region(self, region: Region, owner: Operation) -> Region:
+        new = Region()
+        pairs: list[tuple[Block, Block]] = []
+        for block in region.blocks:
+            try:
+                types = [convert.to_builtin_type(a.type) for a in block.args]
+            except convert.NotVhlo as e:
+                raise legalize_error(owner, str(e)) from None
+            nb = Block(arg_types=types)
+            for a, na in zip(block.args, nb.args):
+                self.values[a] = na
+                na.location = a.location  # type: ignore[assignment]
+            new.add_block(nb)
+            pairs.append((block, nb))
+        for block, nb in pairs:
+            for o in block.ops:
+                n = self.convert_op(o, owner)
+                if n is not None:
+                    nb.add_op(n)
+        return new
+
+    # ------------------------------------------------------------------------------- ops
+    def convert_op(self, op: Operation, parent: Operation | None) -> Operation | None:
+        if isinstance(op, VhloOp):
+            return self._convert_vhlo(op, parent)
+        if isinstance(op, ModuleOp):
+            self.convert_region_in_place(op.regions[0])
+            return op
+        if isinstance(op, UnrealizedConversionCastOp) and len(op.operands) == 1 and len(op.results) == 1:
+            src = self.values.get(op.operands[0])
+            want = convert.to_builtin_type(op.results[0].type)
+            if src.type == want:
+                self.values[op.results[0]] = src  # the boundary cast folds away
+                return None
+        if not self.allow_other:
+            raise legalize_error(
+                op,
+                f"'{op.name.split('.')[0]}' ops are not VHLO; pass allow-other-dialects=true to keep them",
+            )
+        operands = [self.values.get(v) for v in op.operands]
+        regions = [self.convert_region(r, op) for r in op.regions]
+        new = op.create(
+            operands=operands,
+            result_types=[convert.to_builtin_type(r.type) for r in op.results],
+            properties=dict(op.properties),
+            attributes={k: convert.to_builtin_attr(v) or v for k, v in op.attributes.items()},
+            regions=regions,
+        )
+        for r, nr in zip(op.results, new.results):
+            self.values[r] = nr
+        return carry_location(new, op)
+
+    def _convert_vhlo(self, op: VhloOp, parent: Operation | None) -> Operation:
+        spec = op.SPEC
+        if not spec.stablehlo:
+            current = specs.current_fork(spec.base)
+            raise legalize_error(
+                op,
+                f"{op.name} is not the current fork of '{spec.base}' ({current.mnemonic}); "
+                "run vhlo-to-version{target=current} first",
+            )
+        target = spec.stablehlo[0]
+        if spec.base == "return":
+            in_func = isinstance(parent, (FuncOp,)) or (
+                isinstance(parent, VhloOp) and parent.SPEC.base == "func"
+            )
+            target = "func.return" if in_func else "stablehlo.return"
+        cls = self.registry.ops.get(target)
+        if cls is None:
+            raise legalize_error(op, f"'{target}' is not available in this build of stablehlo-py")
+        try:
+            attrs = self._attributes(op)
+            result_types = [convert.to_builtin_type(r.type) for r in op.results]
+        except convert.NotVhlo as e:
+            raise legalize_error(op, str(e)) from None
+        operands = [self.values.get(v) for v in op.operands]
+        for i, v in enumerate(operands):
+            if isinstance(v.type, vt.VhloType):
+                operands[i] = self.values.cast(v, convert.to_builtin_type(v.type))
+        regions = [self.convert_region(r, op) for r in op.regions]
+        new = _create(cls, operands, result_types, attrs, regions)
+        for r, nr in zip(op.results, new.results):
+            self.values[r] = nr
+        return carry_location(new, op)
+
+    # ------------------------------------------------------------------------ attributes
+    def _attributes(self, op: VhloOp) -> dict[str, Attribute]:
+        spec = op.SPEC
+        base = spec.base
+        vattrs: dict[str, Attribute] = {**op.attributes, **op.properties}
+        if base == "dot_general" and all(vattrs.get(n) == _NONE_TYPE for n in _ALGORITHM):
+            for n in _ALGORITHM:
+                vattrs.pop(n, None)  # no `algorithm`
+        out: dict[str, Attribute] = {}
+        for sattr, mnemonic, names in _IMPLODE.get(base, ()):
+            present = [n for n in names if n in vattrs]
+            if not present:
+                continue
+            if len(present) != len(names):
+                raise legalize_error(op, f"'{sattr}' needs all of {', '.join(names)}")
+            fields = {_FIELD_OF.get(n, n): _plain(vattrs.pop(n), op, n) for n in names}
+            out[sattr] = stablehlo_text.write(mnemonic, fields)
+        _remove_defaults(op, vattrs)
+        dense = _DENSE_ARRAYS.get(base, frozenset())
+        symbols = _SYMBOLS.get(base, frozenset())
+        for name, value in vattrs.items():
+            if base in _CHANNEL_ID_ONLY and name == "channel_id":
+                out["channel_handle"] = stablehlo_text.write(
+                    "channel_handle", {"handle": _plain(value, op, name), "type": 0}
+                )
+            elif name in _UNIT_FLAGS and name in spec.attribute_names:
+                if value == va.TRUE:
+                    out[name] = UnitAttr()
+                elif value != va.FALSE:
+                    raise legalize_error(op, f"'{name}' must be a #vhlo.bool_v1")
+            elif name in dense:
+                out[name] = _dense_array(value, op, name)
+            elif name in symbols:
+                out[name] = _symbol(value, op, name)
+            elif base == "custom_call" and name == "called_computations":
+                if not isinstance(value, va.ArrayV1Attr):
+                    raise legalize_error(op, "'called_computations' must be a #vhlo.array_v1")
+                out[name] = ArrayAttr([_symbol(x, op, name) for x in value.value])
+            elif base == "custom_call" and name == "api_version":
+                if not isinstance(value, va.VhloEnumAttr):
+                    raise legalize_error(op, "'api_version' must be a #vhlo<api_version_v1 ...>")
+                out[name] = IntegerAttr(value.value, IntegerType(32))
+            else:
+                b = convert.to_builtin_attr(value)
+                if b is None:
+                    raise legalize_error(
+                        op, f"attribute '{name}' = {stablehlo_text.attr_text(value)} has no StableHLO counterpart"
+                    )
+                out[name] = b
+        return out
+
+
+def _create(
+    cls: type[Operation],
+    operands: list,
+    result_types: list[Attribute],
+    attrs: dict[str, Attribute],
+    regions: list[Region],
+) -> Operation:
+    build = getattr(cls, "build_generic", None)
+    if build is not None:
+        return build(operands=operands, result_types=result_types, properties={}, attributes=attrs, regions=regions)
+    declared: set[str] = set()
+    get_def = getattr(cls, "get_irdl_definition", None)
+    if get_def is not None:
+        declared = set(get_def().properties)
+    props = {k: v for k, v in attrs.items() if k in declared}
+    rest = {k: v for k, v in attrs.items() if k not in declared}
+    return cls.create(
+        operands=operands, result_types=result_types, properties=props, attributes=rest, regions=regions
+    )
+
+
+def _plain(value: Attribute, op: Operation, name: str) -> Any:
+    """A flat VHLO attribute as the Python value of a struct field."""
+    if isinstance(value, va.IntegerV1Attr):
+        return value.value
+    if isinstance(value, va.BooleanV1Attr):
+        return value.value
+    if isinstance(value, va.TensorV1Attr):
+        return tuple(int(x) for x in value.values().reshape(-1))
+    if isinstance(value, va.TypeV1Attr):
+        return convert.to_builtin_type(value.value)
+    raise legalize_error(op, f"attribute '{name}' = {stablehlo_text.attr_text(value)} is not a scalar, list or type")
+
+
+def _dense_array(value: Attribute, op: Operation, name: str) -> Attribute:
+    if not isinstance(value, va.TensorV1Attr):
+        raise legalize_error(op, f"'{name}' must be a #vhlo.tensor_v1")
+    vals = value.values().reshape(-1)
+    et = value.dense.type.element_type
+    if isinstance(et, IntegerType) and et.width.data == 1:
+        return DenseArrayBase.from_list(IntegerType(1), [int(bool(x)) for x in vals])
+    return DenseArrayBase.from_list(IntegerType(64), [int(x) for x in vals])
+
+
+def _symbol(value: Attribute, op: Operation, name: str) -> Attribute:
+    if not isinstance(value, va.StringV1Attr):
+        raise legalize_error(op, f"'{name}' must be a #vhlo.string_v1 naming a symbol")
+    return SymbolRefAttr(value.value)
+
+
+# ------------------------------------------------------------------------------ defaults
+
+
+def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
+    """Erase every attribute equal to its default (upstream removeDefaults)."""
+    spec = op.SPEC
+    for a in spec.attributes:
+        v = vattrs.get(a.name)
+        if v is None:
+            continue
+        if a.default_rule is not None:
+            want = 0 if a.default_rule.startswith(("zeros", "falses")) else 1
+            if _is_splat(v, want):
+                del vattrs[a.name]
+        elif a.name == "precision_config":
+            if isinstance(v, va.ArrayV1Attr) and all(
+                x == va.enum("precision_v1", "DEFAULT") for x in v.value
+            ):
+                del vattrs[a.name]
+        elif a.name == "backend_config":
+            typed_ffi = vattrs.get("api_version") == va.enum("api_version_v1", "API_VERSION_TYPED_FFI")
+            if v == (va.EMPTY_DICT if typed_ffi else va.string("")):
+                del vattrs[a.name]
+        elif a.vhlo_default is not None:
+            d = _default(a.vhlo_default)
+            if v == d or _same_integer(v, d) or _both_empty_tensors(v, d):
+                del vattrs[a.name]
+
+
+_NONE_TYPE = va.TypeV1Attr(vt.NONE)
+
+
+@lru_cache(maxsize=256)
+def _default(text: str) -> Attribute:
+    return stablehlo_text.parse_attr(text)
+
+
+def _same_integer(v: Attribute, d: Attribute) -> bool:
+    return isinstance(v, va.IntegerV1Attr) and isinstance(d, va.IntegerV1Attr) and v.value == d.value
+
+
+def _both_empty_tensors(v: Attribute, d: Attribute) -> bool:
+    return isinstance(v, va.TensorV1Attr) and isinstance(d, va.TensorV1Attr) and v.is_empty and d.is_empty
+
+
+def _is_splat(v: Attribute, value: int) -> bool:
+    if not isinstance(v, va.TensorV1Attr):
+        return False
+    arr = v.values()
+    return arr.size == 0 or bool(np.all(arr == value))
+
+
+__all__ = ["NAME", "legalize_to_stablehlo", "run"]
+
+_ = StringAttr
