@@ -10,9 +10,9 @@ func.func @broadcasts(%arg0: tensor<1x2xf32>, %arg1: tensor<3xi32>, %arg2: tenso
   // CHECK-NEXT: %0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<1x2xf32>) -> tensor<1x2x3xf32>
   // CHECK-NEXT: %1 = stablehlo.broadcast %arg1, sizes = [1, 2] : (tensor<3xi32>) -> tensor<1x2x3xi32>
   // CHECK-NEXT: %2 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg2, dims = [0, 1] {known_expanding_dimensions = array<i64: 0>} : (tensor<1x2xf32>, tensor<2xindex>) -> tensor<?x?xf32>
-  // GENERIC: "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x2xf32>) -> tensor<1x2x3xf32>
-  // GENERIC: "stablehlo.broadcast"(%arg1) <{broadcast_sizes = array<i64: 1, 2>}> : (tensor<3xi32>) -> tensor<1x2x3xi32>
-  // GENERIC: "stablehlo.dynamic_broadcast_in_dim"(%arg0, %arg2) <{broadcast_dimensions = array<i64: 0, 1>, known_expanding_dimensions = array<i64: 0>}>
+  // GENERIC: "stablehlo.broadcast_in_dim"(%{{[a-z]*[0-9]+}}) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x2xf32>) -> tensor<1x2x3xf32>
+  // GENERIC: "stablehlo.broadcast"(%{{[a-z]*[0-9]+}}) <{broadcast_sizes = array<i64: 1, 2>}> : (tensor<3xi32>) -> tensor<1x2x3xi32>
+  // GENERIC: "stablehlo.dynamic_broadcast_in_dim"(%{{[a-z]*[0-9]+}}, %{{[a-z]*[0-9]+}}) <{broadcast_dimensions = array<i64: 0, 1>, known_expanding_dimensions = array<i64: 0>}>
   %0 = "stablehlo.broadcast_in_dim"(%arg0) {broadcast_dimensions = array<i64: 0, 1>} : (tensor<1x2xf32>) -> tensor<1x2x3xf32>
   %1 = stablehlo.broadcast %arg1, sizes = [1, 2] : (tensor<3xi32>) -> tensor<1x2x3xi32>
   %2 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg2, dims = [0, 1] {known_expanding_dimensions = array<i64: 0>} : (tensor<1x2xf32>, tensor<2xindex>) -> tensor<?x?xf32>
@@ -26,9 +26,9 @@ func.func @concatenate_and_slices(%arg0: tensor<3x8xf32>, %arg1: tensor<1x8xf32>
   // CHECK-NEXT: %2 = stablehlo.slice %arg0 [0:1, 0:8] : (tensor<3x8xf32>) -> tensor<1x8xf32>
   // CHECK-NEXT: %3 = stablehlo.dynamic_slice %arg0, %arg2, %arg2, sizes = [1, 4] : (tensor<3x8xf32>, tensor<i64>, tensor<i64>) -> tensor<1x4xf32>
   // CHECK-NEXT: %4 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2, %arg2 : (tensor<3x8xf32>, tensor<1x8xf32>, tensor<i64>, tensor<i64>) -> tensor<3x8xf32>
-  // GENERIC: "stablehlo.concatenate"(%arg0, %arg1) <{dimension = 0 : i64}>
-  // GENERIC: "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 3, 8>, start_indices = array<i64: 1, 4>, strides = array<i64: 1, 2>}>
-  // GENERIC: "stablehlo.dynamic_slice"(%arg0, %arg2, %arg2) <{slice_sizes = array<i64: 1, 4>}>
+  // GENERIC: "stablehlo.concatenate"(%{{[a-z]*[0-9]+}}, %{{[a-z]*[0-9]+}}) <{dimension = 0 : i64}>
+  // GENERIC: "stablehlo.slice"(%{{[a-z]*[0-9]+}}) <{limit_indices = array<i64: 3, 8>, start_indices = array<i64: 1, 4>, strides = array<i64: 1, 2>}>
+  // GENERIC: "stablehlo.dynamic_slice"(%{{[a-z]*[0-9]+}}, %{{[a-z]*[0-9]+}}, %{{[a-z]*[0-9]+}}) <{slice_sizes = array<i64: 1, 4>}>
   %0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<3x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   %1 = stablehlo.slice %arg0 [1:3:1, 4:8:2] : (tensor<3x8xf32>) -> tensor<2x2xf32>
   %2 = "stablehlo.slice"(%arg0) {start_indices = array<i64: 0, 0>, limit_indices = array<i64: 1, 8>, strides = array<i64: 1, 1>} : (tensor<3x8xf32>) -> tensor<1x8xf32>
@@ -51,9 +51,9 @@ func.func @shapes(%arg0: tensor<2x3xi32>, %arg1: tensor<i32>, %arg2: tensor<2xin
   // CHECK-NEXT: %9 = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<2x3xi32>) -> tensor<i32>
   // CHECK-NEXT: %10 = stablehlo.set_dimension_size %arg0, %9, dim = 1 : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x?xi32>
   // GENERIC: "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> tensor<2x3xi32>
-  // GENERIC: "stablehlo.transpose"(%arg0) <{permutation = array<i64: 1, 0>}>
-  // GENERIC: "stablehlo.reverse"(%arg0) <{dimensions = array<i64: 0, 1>}>
-  // GENERIC: "stablehlo.pad"(%arg0, %arg1) <{edge_padding_high = array<i64: 2, -1>, edge_padding_low = array<i64: 0, 1>, interior_padding = array<i64: 1, 0>}>
+  // GENERIC: "stablehlo.transpose"(%{{[a-z]*[0-9]+}}) <{permutation = array<i64: 1, 0>}>
+  // GENERIC: "stablehlo.reverse"(%{{[a-z]*[0-9]+}}) <{dimensions = array<i64: 0, 1>}>
+  // GENERIC: "stablehlo.pad"(%{{[a-z]*[0-9]+}}, %{{[a-z]*[0-9]+}}) <{edge_padding_high = array<i64: 2, -1>, edge_padding_low = array<i64: 0, 1>, interior_padding = array<i64: 1, 0>}>
   %0 = stablehlo.iota dim = 1 : tensor<2x3xi32>
   %1 = stablehlo.dynamic_iota %arg2, dim = 0 : (tensor<2xindex>) -> tensor<?x?xi32>
   %2 = stablehlo.reshape %arg0 : (tensor<2x3xi32>) -> tensor<6xi32>
@@ -77,8 +77,8 @@ func.func @elementwise_selection(%p: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: te
   // CHECK-NEXT: %4 = stablehlo.complex %arg1, %arg2 : tensor<2x3xcomplex<f32>>
   // CHECK-NEXT: %5 = stablehlo.compare LT, %arg1, %arg2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
   // CHECK-NEXT: %6 = stablehlo.compare EQ, %arg1, %arg2, TOTALORDER : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
-  // GENERIC: "stablehlo.compare"(%arg1, %arg2) <{comparison_direction = #stablehlo<comparison_direction LT>}>
-  // GENERIC: "stablehlo.compare"(%arg1, %arg2) <{compare_type = #stablehlo<comparison_type TOTALORDER>, comparison_direction = #stablehlo<comparison_direction EQ>}>
+  // GENERIC: "stablehlo.compare"(%{{[a-z]*[0-9]+}}, %{{[a-z]*[0-9]+}}) <{comparison_direction = #stablehlo<comparison_direction LT>}>
+  // GENERIC: "stablehlo.compare"(%{{[a-z]*[0-9]+}}, %{{[a-z]*[0-9]+}}) <{compare_type = #stablehlo<comparison_type TOTALORDER>, comparison_direction = #stablehlo<comparison_direction EQ>}>
   %0 = stablehlo.select %p, %a, %b : tensor<2x3xi1>, tensor<2x3xf32>
   %1 = stablehlo.select %p, %a, %d : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x?xf32>) -> tensor<2x3xf32>
   %2 = stablehlo.clamp %a, %a, %b : tensor<2x3xf32>
@@ -94,7 +94,7 @@ func.func @tuples(%arg0: tensor<i32>, %arg1: tensor<2xf32>) -> () {
   // CHECK-NEXT: %0 = stablehlo.tuple %arg0, %arg1 : tuple<tensor<i32>, tensor<2xf32>>
   // CHECK-NEXT: %1 = stablehlo.tuple : tuple<>
   // CHECK-NEXT: %2 = stablehlo.get_tuple_element %0[1] : (tuple<tensor<i32>, tensor<2xf32>>) -> tensor<2xf32>
-  // GENERIC: "stablehlo.get_tuple_element"(%0) <{index = 1 : i32}>
+  // GENERIC: "stablehlo.get_tuple_element"(%{{[a-z]*[0-9]+}}) <{index = 1 : i32}>
   %0 = stablehlo.tuple %arg0, %arg1 : tuple<tensor<i32>, tensor<2xf32>>
   %1 = "stablehlo.tuple"() : () -> tuple<>
   %2 = stablehlo.get_tuple_element %0[1] : (tuple<tensor<i32>, tensor<2xf32>>) -> tensor<2xf32>
