@@ -67,6 +67,8 @@ def to_vhlo(module: Operation, target_version: Version | str, allow_other_dialec
     target = validate_target(target_version)
     opts = {"allow-other-dialects": "true"} if allow_other_dialects else {}
     vhlo = PASSES["stablehlo-legalize-to-vhlo"].run(module, opts)
+    if target == get_current_version():
+        return vhlo  # the legalization writes the current forks: nothing to convert
     return PASSES["vhlo-to-version"].run(vhlo, {"target": str(target)})
 
 
@@ -124,9 +126,11 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
     from stablehlo_py.ir.verify import verify
     from stablehlo_py.passes import PASSES
 
-    _header, vhlo = read_artifact(artifact, name)
+    header, vhlo = read_artifact(artifact, name)
     try:
-        current = PASSES["vhlo-to-version"].run(vhlo, {"target": str(get_current_version())})
+        current = vhlo
+        if header.version.with_zero_patch() != get_current_version():
+            current = PASSES["vhlo-to-version"].run(vhlo, {"target": str(get_current_version())})
         module = PASSES["vhlo-legalize-to-stablehlo"].run(current, {})
         verify(module)
     except StableHLOError as e:
