@@ -72,7 +72,7 @@ class ProcessContext:
     partition_id: int = 0
     num_replicas: int = 1
     num_partitions: int = 1
-    grid: Any = None  # interpreter.process_grid.ProcessGrid when running in parallel
+    grid: Any = None  # impls.collectives.ProcessGrid (shared by the processes of a run_parallel)
     infeed: list[Any] = field(default_factory=list)
     outfeed: list[Any] = field(default_factory=list)
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter import dtypes
 from xdsl.dialects.builtin import ComplexType, TensorType
 from xdsl.ir import Attribute
-
-from stablehlo_py.interpreter import dtypes
 
 
 def type_of_value(value: Any) -> Attribute:
     """The IR type of an interpreter value (a ranked tensor type built from the array's dtype)."""
     from stablehlo_py.interpreter.evaluator import Token
+
     from stablehlo_py.ir.types import TOKEN, simple_type, tensor_type
 
     if isinstance(value, Token):

@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.values import dtype_of_type
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -27,7 +28,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
 
 from stablehlo_py.errors import InterpreterError
-from stablehlo_py.interpreter.values import dtype_of_type
 
 _MISSING = object()
 
@@ -164,19 +164,11 @@ def field(struct: Any, name: str, default: Any = _MISSING) -> Any:
     if data is not None:
         candidates.insert(0, data)
     for c in candidates:
-        if dataclasses.is_dataclass(c) and not isinstance(c, type):
-            if any(f.name == name for f in dataclasses.fields(c)):
-                return _plain(getattr(c, name))
+        is_struct = dataclasses.is_dataclass(c) and not isinstance(c, type)
+        if is_struct and any(f.name == name for f in dataclasses.fields(c)):
+            return _plain(getattr(c, name))
         if isinstance(c, dict) and name in c:
             return _plain(c[name])
-    if isinstance(struct, ParametrizedAttribute):
-        names = [n for n in getattr(type(struct), "get_irdl_definition")().parameters] if hasattr(
-            type(struct), "get_irdl_definition"
-        ) else []
-        for i, n in enumerate(names):
-            pname = n[0] if isinstance(n, tuple) else n
-            if pname == name:
-                return _plain(struct.parameters[i])
     if hasattr(struct, name):
         return _plain(getattr(struct, name))
     if default is _MISSING:

@@ -7,23 +7,40 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import dtypes
 from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.impls.linalg import contract
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics import chlo as chlo_sem
 from stablehlo_py.interpreter.semantics import data_movement as dm
-from stablehlo_py.interpreter.impls.linalg import contract
 from stablehlo_py.interpreter.values import array_from_attr
+
+from stablehlo_py.errors import InterpreterError
 
 # chlo unary op -> semantics function
 UNARY = {
     name: getattr(chlo_sem, name)
     for name in (
-        "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh",
-        "tan", "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf",
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atan",
+        "atanh",
+        "bessel_i1e",
+        "conj",
+        "cosh",
+        "sinh",
+        "tan",
+        "digamma",
+        "erf",
+        "erf_inv",
+        "erfc",
+        "lgamma",
+        "is_inf",
+        "is_neg_inf",
+        "is_pos_inf",
     )
     if hasattr(chlo_sem, name)
 }
@@ -38,12 +55,24 @@ BINARY = {
 
 # chlo.broadcast_<name> -> StableHLO / CHLO semantics function
 BROADCAST = {
-    "add": sem.add, "atan2": sem.atan2, "divide": sem.divide, "maximum": sem.maximum,
-    "minimum": sem.minimum, "multiply": sem.multiply, "next_after": chlo_sem.next_after,
-    "polygamma": chlo_sem.polygamma, "power": sem.power, "remainder": sem.remainder,
-    "shift_left": sem.shift_left, "shift_right_arithmetic": sem.shift_right_arithmetic,
-    "shift_right_logical": sem.shift_right_logical, "subtract": sem.subtract,
-    "zeta": chlo_sem.zeta, "and": sem.and_, "or": sem.or_, "xor": sem.xor,
+    "add": sem.add,
+    "atan2": sem.atan2,
+    "divide": sem.divide,
+    "maximum": sem.maximum,
+    "minimum": sem.minimum,
+    "multiply": sem.multiply,
+    "next_after": chlo_sem.next_after,
+    "polygamma": chlo_sem.polygamma,
+    "power": sem.power,
+    "remainder": sem.remainder,
+    "shift_left": sem.shift_left,
+    "shift_right_arithmetic": sem.shift_right_arithmetic,
+    "shift_right_logical": sem.shift_right_logical,
+    "subtract": sem.subtract,
+    "zeta": chlo_sem.zeta,
+    "and": sem.and_,
+    "or": sem.or_,
+    "xor": sem.xor,
     "complex": sem.complex,
 }
 
@@ -250,8 +279,12 @@ def ragged_dot(
 def _ragged_dot(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     d = A.attr(op, "ragged_dot_dimension_numbers")
     names = (
-        "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
-        "rhs_contracting_dimensions", "lhs_ragged_dimensions", "rhs_group_dimensions",
+        "lhs_batching_dimensions",
+        "rhs_batching_dimensions",
+        "lhs_contracting_dimensions",
+        "rhs_contracting_dimensions",
+        "lhs_ragged_dimensions",
+        "rhs_group_dimensions",
     )
     kwargs = {n: list(A.field(d, n, [])) for n in names}
     return [ragged_dot(*args, result_element_type=A.result_dtype(op), **kwargs)]

@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter.evaluator import TOKEN, ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics.regions import tree_reduce
+
+from stablehlo_py.errors import InterpreterError
 
 ProcessId = tuple[int, int]  # (replica_id, partition_id)
 ProcessGroup = tuple[ProcessId, ...]
@@ -63,9 +63,7 @@ class ProcessGrid:
         ]
 
     def cross_partition(self, groups: list[list[int]]) -> list[ProcessGroup]:
-        return [
-            tuple((r, p) for p in group) for group in groups for r in range(self.num_replicas)
-        ]
+        return [tuple((r, p) for p in group) for group in groups for r in range(self.num_replicas)]
 
     def cross_replica_and_partition(self, groups: list[list[int]]) -> list[ProcessGroup]:
         return [
@@ -206,7 +204,9 @@ def _reduce_groups(ev: Any, op: Any) -> list[ProcessGroup]:
     return grid.flattened_ids(_all_if_empty(groups, grid.num_replicas * grid.num_partitions))
 
 
-def _replica_or_partition_groups(ev: Any, op: Any, name: str = "replica_groups") -> list[ProcessGroup]:
+def _replica_or_partition_groups(
+    ev: Any, op: Any, name: str = "replica_groups"
+) -> list[ProcessGroup]:
     """cross_replica when channel_id <= 0, else cross_partition (all_to_all, collective_broadcast)."""
     grid = grid_of(ev)
     groups = _groups_attr(op, name)
@@ -405,7 +405,9 @@ def _infeed(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
         values = list(entry) if isinstance(entry, list | tuple) else [entry]
     n = len(op.results) - 1
     if len(values) != n:
-        raise InterpreterError(f"infeed: the queue entry has {len(values)} values, the op expects {n}")
+        raise InterpreterError(
+            f"infeed: the queue entry has {len(values)} values, the op expects {n}"
+        )
     return [*values, TOKEN]
 
 

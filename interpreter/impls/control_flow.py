@@ -5,16 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
+
+from stablehlo_py.errors import InterpreterError
 
 
 def _truth(value: Any, what: str) -> bool:
     arr = np.asarray(value)
     if arr.size != 1:
-        raise InterpreterError(f"{what} must be a tensor<i1> with one element, got shape {list(arr.shape)}")
+        raise InterpreterError(
+            f"{what} must be a tensor<i1> with one element, got shape {list(arr.shape)}"
+        )
     return bool(arr.reshape(-1)[0])
 
 

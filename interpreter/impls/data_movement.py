@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics import conversion as conv
 from stablehlo_py.interpreter.semantics import data_movement as dm
+
+from stablehlo_py.errors import InterpreterError
 
 
 @impl("stablehlo.broadcast_in_dim")
@@ -35,9 +35,7 @@ def _broadcast(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 
 @impl("stablehlo.dynamic_broadcast_in_dim")
 def _dynamic_broadcast_in_dim(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [
-        dm.dynamic_broadcast_in_dim(args[0], args[1], A.ints(op, "broadcast_dimensions", []))
-    ]
+    return [dm.dynamic_broadcast_in_dim(args[0], args[1], A.ints(op, "broadcast_dimensions", []))]
 
 
 @impl("stablehlo.concatenate")
@@ -249,7 +247,5 @@ def _bitcast_convert(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 @impl("stablehlo.reduce_precision")
 def _reduce_precision(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [
-        conv.reduce_precision(
-            args[0], A.int_(op, "exponent_bits"), A.int_(op, "mantissa_bits")
-        )
+        conv.reduce_precision(args[0], A.int_(op, "exponent_bits"), A.int_(op, "mantissa_bits"))
     ]

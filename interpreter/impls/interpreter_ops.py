@@ -22,13 +22,13 @@ import threading
 from typing import Any
 
 import numpy as np
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import checks
 from stablehlo_py.interpreter.evaluator import ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.collectives import AbortedError, ProcessGrid
 from stablehlo_py.interpreter.registry import impl
+
+from stablehlo_py.errors import InterpreterError
 
 INDEX_FILE = "index.csv"
 _PRINT_LOCK = threading.Lock()
@@ -55,7 +55,9 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     position = 0
     for i, row in enumerate(programs):
         if len(row) != num_partitions:
-            raise InterpreterError("interpreter.run_parallel: every row of `programs` needs the same length")
+            raise InterpreterError(
+                "interpreter.run_parallel: every row of `programs` needs the same length"
+            )
         for j, name in enumerate(row):
             func = ev.funcs.get(name)
             if func is None:
@@ -86,7 +88,9 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
             grid.abort(e)
 
     threads = [
-        threading.Thread(target=work, args=(k, *job), name=f"process-{job[0]}-{job[1]}", daemon=True)
+        threading.Thread(
+            target=work, args=(k, *job), name=f"process-{job[0]}-{job[1]}", daemon=True
+        )
         for k, job in enumerate(jobs)
     ]
     for t in threads:

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from stablehlo_py.interpreter import dtypes
 from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
@@ -314,9 +313,7 @@ def _batch_norm_grad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     i4 = sem.multiply(i3, centered)
     i5 = sem.divide(i4, sem.add(variance_b, epsilon_b))
     i6 = sem.subtract(sem.subtract(i1, i2), i5)
-    grad_operand = sem.multiply(
-        sem.divide(sem.divide(scale_b, stddev), elements_per_feature), i6
-    )
+    grad_operand = sem.multiply(sem.divide(sem.divide(scale_b, stddev), elements_per_feature), i6)
     grad_scale = _reduce_but(sem.multiply(grad_output, normalized), fi)
     grad_offset = _reduce_but(grad_output, fi)
     return [grad_operand, grad_scale, grad_offset]

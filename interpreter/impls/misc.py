@@ -8,14 +8,14 @@ import re
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import dtypes
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics import conversion as conv
 from stablehlo_py.interpreter.values import array_from_attr, dtype_of_type
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
+
+from stablehlo_py.errors import InterpreterError
 
 _EINSUM = re.compile(r"^\s*([a-zA-Z]*)\s*(?:,\s*([a-zA-Z]*)\s*)?->\s*([a-zA-Z]*)\s*$")
 

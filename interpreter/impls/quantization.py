@@ -16,13 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
-
-from stablehlo_py.errors import NotSupportedError
 from stablehlo_py.interpreter.evaluator import IMPL_WRAPPERS
 from stablehlo_py.interpreter.registry import Impl, impl
 from stablehlo_py.interpreter.semantics import quantization as q
 from stablehlo_py.interpreter.values import dtype_of_type
+from xdsl.dialects.builtin import TensorType
+
+from stablehlo_py.errors import NotSupportedError
 from stablehlo_py.ir.types import QuantParams, UniformQuantizedType
 
 # ops whose values pass through (or that look only at storage bits)
@@ -143,7 +143,9 @@ def _dequantize_op_quantize(op: Any, fn: Impl | None) -> Impl | None:
     quantized = [t for t in operand_types + result_types if quant_params(t) is not None]
     if not quantized:
         return fn
-    if op.name in _MOVEMENT and all(quant_params(t) == quant_params(quantized[0]) for t in quantized):
+    if op.name in _MOVEMENT and all(
+        quant_params(t) == quant_params(quantized[0]) for t in quantized
+    ):
         return fn
     if op.regions:
         name = op.name

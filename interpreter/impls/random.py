@@ -21,6 +21,9 @@ def _rng(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 @impl("stablehlo.rng_bit_generator")
 def _rng_bit_generator(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     state, output = rnd.rng_bit_generator(
-        args[0], A.enum(op, "rng_algorithm", "DEFAULT"), A.result_shape(op, 1), A.result_dtype(op, 1)
+        args[0],
+        A.enum(op, "rng_algorithm", "DEFAULT"),
+        A.result_shape(op, 1),
+        A.result_dtype(op, 1),
     )
     return [state.astype(A.result_dtype(op, 0)), output]

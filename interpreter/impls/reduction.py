@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from stablehlo_py.interpreter import dtypes
 from stablehlo_py.interpreter.evaluator import RETURN_OPS
 from stablehlo_py.interpreter.impls import _attrs as A
@@ -122,9 +121,8 @@ def comparator_key(region: Any, inputs: list[np.ndarray]) -> tuple[int, str] | N
     dt = inputs[key].dtype
     if dtypes.is_complex(dt):
         return None
-    if dtypes.is_float(dt):
-        if A.enum(cmp, "compare_type") != "TOTALORDER":
-            return None
+    if dtypes.is_float(dt) and A.enum(cmp, "compare_type") != "TOTALORDER":
+        return None  # FLOAT comparisons treat -0 == +0 and NaN as unordered: not a total order
     return key, direction
 
 

@@ -59,6 +59,7 @@ def _testdata_params() -> list[object]:
 @pytest.mark.parametrize("path", _testdata_params())
 def test_testdata_interprets(path: Path) -> None:
     from stablehlo_py.interpreter.evaluator import Evaluator
+
     from stablehlo_py.ir import parse
     from stablehlo_py.ir.verify import verify
 
@@ -92,7 +93,9 @@ def interpret_commands(path: Path) -> list[str]:
             if ">" in cmd and "|" not in cmd:
                 lowered_to = cmd.split(">")[-1].strip()  # e.g. %t.mlir, read by the next lines
                 continue
-            rest = cmd.split("|", 1)[1].strip()  # `stablehlo-opt <pass> %s | stablehlo-translate ...`
+            rest = cmd.split("|", 1)[
+                1
+            ].strip()  # `stablehlo-opt <pass> %s | stablehlo-translate ...`
             commands.append(rest + " %s" if "%s" not in rest else rest)
             continue
         if lowered_to is not None:
@@ -109,7 +112,9 @@ def test_interpret_file(path: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for cmd in commands:
             r = execute(cmd, path, Path(tmp) / "out")
-            assert r.returncode == 0, f"RUN: {cmd}\nstdout:\n{r.stdout[-3000:]}\nstderr:\n{r.stderr[-3000:]}"
+            assert r.returncode == 0, (
+                f"RUN: {cmd}\nstdout:\n{r.stdout[-3000:]}\nstderr:\n{r.stderr[-3000:]}"
+            )
 
 
 @pytest.mark.skipif(not INTERPRET, reason="../shared/conformance/interpret is absent")

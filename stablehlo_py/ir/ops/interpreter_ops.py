@@ -67,7 +67,9 @@ class RunParallelOp(StableHLOOp):
                 )
             for program in row.data:
                 if not isinstance(program, SymbolRefAttr):
-                    raise VerifyException(f"`programs` entries must be function symbols, got {program}")
+                    raise VerifyException(
+                        f"`programs` entries must be function symbols, got {program}"
+                    )
                 if funcs is None:
                     continue
                 func = funcs.get(program.root_reference.data)

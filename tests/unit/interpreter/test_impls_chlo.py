@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.impls.chlo import mulhi, ragged_dot
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int32, np.int64, np.uint64])
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int32, np.int64, np.uint64]
+)
 def test_mulhi_against_python_integers(dtype: type) -> None:
     info = np.iinfo(dtype)
     rng = np.random.default_rng(3)
@@ -72,18 +73,30 @@ def test_ragged_dot_noncontracting_and_contracting_modes() -> None:
     lhs = rng.standard_normal((7, 4))
     rhs = rng.standard_normal((3, 4, 5))
     got = ragged_dot(
-        lhs, rhs, np.array([2, 4, 0]),
-        lhs_batching_dimensions=[], rhs_batching_dimensions=[],
-        lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[1],
-        lhs_ragged_dimensions=[0], rhs_group_dimensions=[0], result_element_type=np.float64,
+        lhs,
+        rhs,
+        np.array([2, 4, 0]),
+        lhs_batching_dimensions=[],
+        rhs_batching_dimensions=[],
+        lhs_contracting_dimensions=[1],
+        rhs_contracting_dimensions=[1],
+        lhs_ragged_dimensions=[0],
+        rhs_group_dimensions=[0],
+        result_element_type=np.float64,
     )
     np.testing.assert_allclose(got, _ragged_reference(lhs, rhs, [2, 4, 0], "noncontracting"))
     rhs2 = rng.standard_normal((4, 5))
     got2 = ragged_dot(
-        lhs, rhs2, np.array([1, 3]),
-        lhs_batching_dimensions=[], rhs_batching_dimensions=[],
-        lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0],
-        lhs_ragged_dimensions=[1], rhs_group_dimensions=[], result_element_type=np.float64,
+        lhs,
+        rhs2,
+        np.array([1, 3]),
+        lhs_batching_dimensions=[],
+        rhs_batching_dimensions=[],
+        lhs_contracting_dimensions=[1],
+        rhs_contracting_dimensions=[0],
+        lhs_ragged_dimensions=[1],
+        rhs_group_dimensions=[],
+        result_element_type=np.float64,
     )
     np.testing.assert_allclose(got2, _ragged_reference(lhs, rhs2, [1, 3], "contracting"))
 

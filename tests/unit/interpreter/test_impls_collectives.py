@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.impls.collectives import ProcessGrid
+
+from stablehlo_py.errors import InterpreterError
 
 
 def test_process_groups_follow_the_spec() -> None:
@@ -23,7 +23,8 @@ def test_process_groups_follow_the_spec() -> None:
 def _ids_program(body: str, result: str, programs: str, n: int) -> str:
     inputs = ", ".join(f"%x{i}" for i in range(n))
     consts = "\n".join(
-        f"  %x{i} = stablehlo.constant dense<[{2 * i}, {2 * i + 1}]> : tensor<2xi64>" for i in range(n)
+        f"  %x{i} = stablehlo.constant dense<[{2 * i}, {2 * i + 1}]> : tensor<2xi64>"
+        for i in range(n)
     )
     types = ", ".join(["tensor<2xi64>"] * n)
     rtypes = ", ".join([result] * n)

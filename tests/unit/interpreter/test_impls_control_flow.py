@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from stablehlo_py.interpreter import run
 
 
@@ -127,7 +126,7 @@ func.func @main(%k: tensor<6xf32>, %v: tensor<6xi32>) -> (tensor<6xf32>, tensor<
 def test_sort_comparators(body: str, order: str) -> None:
     keys = np.array([3.0, -0.0, 0.0, np.nan, -np.inf, 3.0], np.float32)
     values = np.array([0, 1, 2, 3, 4, 5], np.int32)
-    k, v = run(SORT.replace("BODY", body), keys, values)
+    _, v = run(SORT.replace("BODY", body), keys, values)
     if order == "asc":  # total order: -inf < -0 < +0 < 3 < nan, stable
         np.testing.assert_array_equal(v, [4, 1, 2, 0, 5, 3])
     elif order == "desc":

@@ -9,11 +9,11 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-
-from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.evaluator import TOKEN, Evaluator
 from stablehlo_py.interpreter.printing import format_value
+
+from stablehlo_py.errors import InterpreterError
 from stablehlo_py.ir import parse
 
 
@@ -23,7 +23,9 @@ def test_format_matches_upstream_tensor_print() -> None:
     assert format_value(np.arange(4, dtype=np.int64).reshape(2, 2)) == (
         "tensor<2x2xi64> {\n  [\n    [0, 1],\n    [2, 3]\n  ]\n}"
     )
-    assert format_value(np.zeros((2, 0), np.int8)) == "tensor<2x0xi8> {\n  [\n    [],\n    []\n  ]\n}"
+    assert (
+        format_value(np.zeros((2, 0), np.int8)) == "tensor<2x0xi8> {\n  [\n    [],\n    []\n  ]\n}"
+    )
     assert format_value(np.array([1.0, -0.5], np.float32)) == (
         "tensor<2xf32> {\n  [1.000000e+00, -5.000000e-01]\n}"
     )
@@ -38,7 +40,10 @@ def test_dense_format() -> None:
     assert format_value(np.array([[1, 2], [3, 4]], np.int8), dense=True) == (
         "dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>"
     )
-    assert format_value(np.full(3, 2.5, np.float32), dense=True) == "dense<2.500000e+00> : tensor<3xf32>"
+    assert (
+        format_value(np.full(3, 2.5, np.float32), dense=True)
+        == "dense<2.500000e+00> : tensor<3xf32>"
+    )
 
 
 def test_print_writes_ssa_name_and_value_to_the_sink() -> None:
@@ -80,7 +85,10 @@ def test_probe_round_trips_through_the_probe_directory(tmp_path: Path) -> None:
 
 
 def test_expect_serialized_eq_reports_mismatches(tmp_path: Path) -> None:
-    text = PROBE.replace('check.expect_serialized_eq %x, probe_id = "p/0" :', 'check.expect_serialized_eq %z, probe_id = "p/0" :')
+    text = PROBE.replace(
+        'check.expect_serialized_eq %x, probe_id = "p/0" :',
+        'check.expect_serialized_eq %z, probe_id = "p/0" :',
+    )
     with pytest.raises(InterpreterError, match="check failed"):
         run(text)
 

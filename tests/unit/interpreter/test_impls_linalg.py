@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.impls.linalg import contract
 
@@ -99,20 +98,28 @@ def test_batch_norm_ops_follow_their_decompositions() -> None:
     g = rng.standard_normal((4, 2, 3)).astype(np.float32)
     inf, out, mean, var, gx, gs, go = run(BN, x, s, o, m, v, g)
     eps = 1e-3
-    b = lambda a: a[None, :, None]  # noqa: E731
+    b = lambda a: a[None, :, None]
     np.testing.assert_allclose(inf, (x - b(m)) / np.sqrt(b(v) + eps) * b(s) + b(o), rtol=1e-5)
     bm, bv = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
     np.testing.assert_allclose(mean, bm, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(var, bv, rtol=1e-4)
-    np.testing.assert_allclose(out, (x - b(bm)) / np.sqrt(b(bv) + eps) * b(s) + b(o), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        out, (x - b(bm)) / np.sqrt(b(bv) + eps) * b(s) + b(o), rtol=1e-4, atol=1e-5
+    )
     # gradients of y = scale * (x - mean) / sqrt(var + eps) + offset with mean/var given
     xhat = (x - b(m)) / np.sqrt(b(v) + eps)
     np.testing.assert_allclose(go, g.sum(axis=(0, 2)), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(gs, (g * xhat).sum(axis=(0, 2)), rtol=1e-5, atol=1e-5)
     n = x.size / x.shape[1]
     ref_gx = (
-        b(s) / np.sqrt(b(v) + eps) / n
-        * (n * g - b(g.sum(axis=(0, 2))) - (x - b(m)) * b((g * (x - b(m))).sum(axis=(0, 2))) / (b(v) + eps))
+        b(s)
+        / np.sqrt(b(v) + eps)
+        / n
+        * (
+            n * g
+            - b(g.sum(axis=(0, 2)))
+            - (x - b(m)) * b((g * (x - b(m))).sum(axis=(0, 2))) / (b(v) + eps)
+        )
     )
     np.testing.assert_allclose(gx, ref_gx, rtol=1e-4, atol=1e-5)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from stablehlo_py.interpreter import run
 
 from stablehlo_py.errors import NotSupportedError
-from stablehlo_py.interpreter import run
 
 Q1 = "!quant.uniform<i8:f32, 0.5:-20>"
 QA = "!quant.uniform<i8:f32:0, {0.1:-30,0.5:-20}>"
@@ -55,7 +55,9 @@ func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xi8> {{
 }}""",
         np.array([[0.0, 1.0], [2.0, 3.0]], np.float32),
     )
-    np.testing.assert_array_equal(r, (np.array([[0.0, 2.0], [1.0, 3.0]]) / 0.5 - 20).astype(np.int8))
+    np.testing.assert_array_equal(
+        r, (np.array([[0.0, 2.0], [1.0, 3.0]]) / 0.5 - 20).astype(np.int8)
+    )
 
 
 def test_region_ops_on_quantized_tensors_say_they_are_unsupported() -> None:
