@@ -70,6 +70,8 @@ def _type_text(t: Attribute) -> str:
 
         if isinstance(enc, NoneAttr):
             return f"tensor<{dims}{type_to_str(t.element_type)}>"
+        if isinstance(enc, OpaqueAttr) and any(str(enc.data).startswith(p) for p in ALIASED_ATTRIBUTES):
+            _SEEN_ALIASED[0] = True
         return f"tensor<{dims}{type_to_str(t.element_type)}, {attr_to_str(enc)}>"
     if isinstance(t, UnrankedTensorType):
         return f"tensor<*x{type_to_str(t.element_type)}>"
@@ -180,6 +182,21 @@ def dict_to_str(attrs: dict[str, Attribute] | Iterable[tuple[str, Attribute]]) -
 
 
 # ------------------------------------------------------------------------------------ SSA names
+_SANITIZED: dict[str, str] = {}
+
+
+def ops_of(block: Block) -> list[Operation]:
+    """A block's ops as a list (walks xDSL's linked list directly: its iterator is slow)."""
+    if not isinstance(block, Block):
+        return list(block.ops)  # the printer's wrapper around the top-level op
+    out = []
+    op = block._first_op  # noqa: SLF001
+    while op is not None:
+        out.append(op)
+        op = op._next_op  # noqa: SLF001
+    return out
+
+
 class _Scope:
     __slots__ = ("names", "parent")
 
@@ -222,14 +239,18 @@ class Namer:
             self.scope = _Scope(parent)
             self._number_region(region)
             for block in region.blocks:
-                for op in block.ops:
+                for op in ops_of(block):
                     for r in op.regions:
                         stack.append((r, self.next_value, self.next_arg, self.next_conflict, self.scope))
 
     def _unique(self, name: str) -> str:
-        name = _SANITIZE.sub("_", name)
-        if name[:1].isdigit():
-            name = "_" + name
+        clean = _SANITIZED.get(name)
+        if clean is None:
+            clean = _SANITIZE.sub("_", name)
+            if clean[:1].isdigit():
+                clean = "_" + clean
+            _SANITIZED[name] = clean
+        name = clean
         if name not in self.scope:
             self.scope.names.add(name)
             return name
@@ -270,7 +291,7 @@ class Namer:
                     self.next_arg += 1
                 else:
                     self._set(arg, None)
-            for op in block.ops:
+            for op in ops_of(block):
                 self._number_op(op)
 
     def _number_op(self, op: Operation) -> None:
@@ -459,7 +480,7 @@ class Printer:
                 self.newline()
                 self._block_header(block)
                 self.indent += 1
-            ops = list(block.ops)
+            ops = ops_of(block)
             if not print_terminators and ops and ops[-1].has_trait(IsTerminator):
                 ops = ops[:-1]
             for op in ops:
@@ -493,7 +514,7 @@ def print_module(op: Operation, generic: bool = False, debuginfo: bool = False) 
     p.print_op(op)
     p.write("\n")
     text = p.text()
-    aliases = _attribute_aliases(op)
+    aliases = _attribute_aliases(op) if _SEEN_ALIASED[0] else {}
     if aliases:
         head = []
         for value, name in aliases.items():
@@ -502,6 +523,8 @@ def print_module(op: Operation, generic: bool = False, debuginfo: bool = False) 
         text = "".join(head) + text
     return text
 
+
+_SEEN_ALIASED = [False]  # set once a type with an aliased encoding has been printed
 
 # Unmodelled attributes MLIR prints through an alias at the top of the file: text prefix -> alias stem.
 ALIASED_ATTRIBUTES = {"#sparse_tensor.encoding<": "#sparse"}
