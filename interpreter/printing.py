@@ -81,11 +81,24 @@ def _nested(strs: np.ndarray, indent: int, last: bool) -> str:
     return f"\n{pad}[{body}]{tail}"
 
 
+def _static_type(arr: np.ndarray, type_: Attribute | None) -> TensorType:
+    """`type_` when it is a tensor type of `arr`'s shape; a dynamic type (`tensor<?xi32>`) takes the
+    runtime shape; otherwise the type is built from the array."""
+    from stablehlo_py.ir.types import tensor_type
+
+    if isinstance(type_, TensorType):
+        if tuple(type_.get_shape()) == arr.shape:
+            return type_
+        if len(type_.get_shape()) == arr.ndim:
+            return tensor_type(type_.element_type, tuple(arr.shape))
+    return type_of_value(arr)  # type: ignore[return-value]
+
+
 def format_tensor(value: Any, type_: Attribute | None = None) -> str:
     from stablehlo_py.ir.text.printer import type_to_str
 
     arr = np.asarray(value)
-    t = type_ if isinstance(type_, TensorType) else type_of_value(arr)
+    t = _static_type(arr, type_)
     strs = _element_strings(arr, t.element_type)  # type: ignore[union-attr]
     if arr.ndim == 0:
         body = strs.reshape(())[()]
@@ -101,7 +114,7 @@ def format_dense(value: Any, type_: Attribute | None = None) -> str:
     from stablehlo_py.ir.types import storage_dtype
 
     arr = np.asarray(value)
-    t = type_ if isinstance(type_, TensorType) else type_of_value(arr)
+    t = _static_type(arr, type_)
     storage = storage_dtype(t.element_type)  # type: ignore[union-attr]
     attr = make_dense(t, arr.astype(storage))  # type: ignore[arg-type]
     return f"dense<{dense_body(attr)}> : {type_to_str(t)}"

@@ -69,6 +69,7 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
         raise InterpreterError(
             f"interpreter.run_parallel has {len(args)} inputs but its programs take {position}"
         )
+    shared_state(ev)  # created before the copies, so the processes share it
     results: list[list[Any] | None] = [None] * len(jobs)
     errors: list[tuple[int, BaseException]] = []
 
@@ -171,14 +172,17 @@ class ProbeState:
         return os.path.join(self.directory, INDEX_FILE)
 
 
+def shared_state(ev: Any) -> dict[str, Any]:
+    """State shared by an evaluator and the processes of its run_parallel ops (copies of it)."""
+    return ev.__dict__.setdefault("_shared_state", {})
+
+
 def probe_state(ev: Any) -> ProbeState:
-    state = ev.__dict__.get("_probe_state")
-    if state is None:
-        with _PRINT_LOCK:
-            state = ev.__dict__.get("_probe_state")
-            if state is None:
-                state = ProbeState(getattr(ev, "probe_dir", None))
-                ev.__dict__["_probe_state"] = state
+    shared = shared_state(ev)
+    with _PRINT_LOCK:
+        state = shared.get("probe")
+        if state is None:
+            state = shared["probe"] = ProbeState(getattr(ev, "probe_dir", None))
     return state
 
 

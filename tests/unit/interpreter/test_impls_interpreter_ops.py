@@ -129,3 +129,31 @@ func.func @main() {
   return
 }"""
         )
+
+
+def test_parallel_processes_share_one_probe_directory(tmp_path: Path) -> None:
+    module = parse(
+        """
+func.func @p(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %y = interpreter.probe %x, probe_id = "q" : tensor<2xi32>
+  return %y : tensor<2xi32>
+}
+func.func @main() {
+  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %r:2 = "interpreter.run_parallel"(%a, %a) {programs = [[@p], [@p]]} : (tensor<2xi32>, tensor<2xi32>) -> (tensor<2xi32>, tensor<2xi32>)
+  check.expect_serialized_eq %a, probe_id = "q", iter = 1 : tensor<2xi32>
+  return
+}"""
+    )
+    ev = Evaluator(module)
+    ev.probe_dir = str(tmp_path)  # type: ignore[attr-defined]
+    ev.call("main", [])
+    assert not ev.failures
+    assert len((tmp_path / "index.csv").read_text().splitlines()) == 2
+
+
+def test_dynamic_result_types_print_with_the_runtime_shape() -> None:
+    from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, i32
+
+    t = TensorType(i32, [DYNAMIC_INDEX])
+    assert format_value(np.array([1, 2], np.int32), t) == "tensor<2xi32> {\n  [1, 2]\n}"
