@@ -1,0 +1,212 @@
+"""Interpreter speed, side by side in one run: ours vs upstream's reference interpreter
+(`jaxlib.mlir.dialects.stablehlo.eval_module`) vs XLA CPU (`jax.jit`).  Needs the `oracle` extra.
+
+    python bench/interpreter.py [--suite] [--suite-limit N] [--repeat N]
+
+(b) models: an MLP 64x256x256x64 f32, a small CNN (conv, relu, max-pool via reduce_window), a
+transformer block (attention, softmax, layer norm) and a 100-step while-loop scan.
+(a) with --suite: every conformance testdata program, interpretation time only (parsing excluded);
+upstream's interpreter runs in a worker process that is restarted if it crashes (it does on a few
+programs), each program with a time limit.
+
+Targets (issue 3): on (b) >= 1000x faster than upstream and <= 2x XLA CPU (the scan: >= 100x faster than
+upstream); on (a) faster in total than upstream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+TESTDATA = REPO.parent / "shared" / "conformance" / "testdata"
+
+
+def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    t = float("inf")
+    for _ in range(repeat):
+        s = time.perf_counter()
+        fn()
+        t = min(t, time.perf_counter() - s)
+    return t
+
+
+def models():  # type: ignore[no-untyped-def]
+    import jax
+    import jax.numpy as jnp
+
+    r = np.random.default_rng(0)
+    f32 = np.float32
+
+    def mlp(x, w1, w2, w3):
+        return jnp.maximum(jnp.maximum(x @ w1, 0) @ w2, 0) @ w3
+
+    def cnn(x, k1, k2):
+        y = jax.lax.conv_general_dilated(x, k1, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = jnp.maximum(y, 0)
+        y = jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        y = jax.lax.conv_general_dilated(y, k2, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return jnp.maximum(y, 0).mean(axis=(1, 2))
+
+    def transformer(x, wq, wk, wv, wo, w1, w2):
+        def ln(v):  # written without var() so that JAX emits no chlo ops upstream cannot run
+            d = v - v.mean(-1, keepdims=True)
+            return d / jnp.sqrt((d * d).mean(-1, keepdims=True) + 1e-5)
+
+        q, k, v = x @ wq, x @ wk, x @ wv
+        a = jax.nn.softmax(q @ k.T / np.sqrt(q.shape[-1]), axis=-1) @ v
+        h = ln(x + a @ wo)
+        return ln(h + jnp.maximum(h @ w1, 0) @ w2)
+
+    def scan(x):
+        def step(c, _):
+            c = jnp.tanh(c * 1.01 + 0.1)
+            return c, c.sum()
+
+        return jax.lax.scan(step, x, None, length=100)
+
+    return {
+        "MLP 64x256x256x64": (mlp, (r.normal(size=(64, 256)).astype(f32), r.normal(size=(256, 256)).astype(f32) * 0.05,
+                                    r.normal(size=(256, 256)).astype(f32) * 0.05, r.normal(size=(256, 64)).astype(f32) * 0.05)),
+        "small CNN": (cnn, (r.normal(size=(2, 16, 16, 3)).astype(f32), r.normal(size=(3, 3, 3, 8)).astype(f32),
+                            r.normal(size=(3, 3, 8, 16)).astype(f32))),
+        "transformer block": (transformer, (r.normal(size=(32, 64)).astype(f32),
+                                            *[r.normal(size=(64, 64)).astype(f32) * 0.1 for _ in range(4)],
+                                            r.normal(size=(64, 128)).astype(f32) * 0.1, r.normal(size=(128, 64)).astype(f32) * 0.1)),
+        "100-step while scan": (scan, (r.normal(size=(16,)).astype(f32),)),
+    }
+
+
+def bench_models(repeat: int) -> None:
+    import jax
+    from jax._src.interpreters import mlir
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo as upstream
+
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.ir import parse
+
+    print(f"{'workload':24} {'ours':>10} {'upstream':>10} {'XLA CPU':>10} | {'vs upstream':>12} {'vs XLA':>8}")
+    for name, (fn, args) in models().items():
+        text = jax.jit(fn).lower(*args).as_text()
+        ours_mod = parse(text)
+        jitted = jax.jit(fn)
+        jax.block_until_ready(jitted(*args))
+        t_xla = best(lambda: jax.block_until_ready(jitted(*args)), max(repeat, 5))
+        t_ours = best(lambda: run(ours_mod, *args), repeat)
+        ctx = mlir.make_ir_context()
+        with ctx:
+            up_mod = ir.Module.parse(text)
+            up_args = [ir.DenseElementsAttr.get(np.ascontiguousarray(a)) for a in args]
+            t_up = best(lambda: upstream.eval_module(up_mod, up_args), 1)
+        print(f"{name:24} {t_ours * 1e3:8.2f}ms {t_up * 1e3:8.1f}ms {t_xla * 1e3:8.3f}ms | "
+              f"{t_up / t_ours:10.0f}x {t_ours / t_xla:7.1f}x")
+
+
+WORKER = r"""
+import sys, time, json
+from jax._src.interpreters import mlir
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
+ctx = mlir.make_ir_context()
+for line in sys.stdin:
+    path = line.strip()
+    with ctx:
+        m = ir.Module.parse(open(path).read())
+        s = time.perf_counter()
+        try:
+            stablehlo.eval_module(m, [])
+            ok = True
+        except Exception:
+            ok = False
+        t = time.perf_counter() - s
+    print(json.dumps({"path": path, "t": t, "ok": ok}), flush=True)
+"""
+
+
+def upstream_suite(files: list[Path], timeout: float) -> dict[str, tuple[float, str]]:
+    """Run upstream's interpreter on each file in a worker; crashes and timeouts are recorded."""
+    out: dict[str, tuple[float, str]] = {}
+    pending = list(files)
+    while pending:
+        proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+        assert proc.stdin and proc.stdout
+        while pending:
+            f = pending[0]
+            proc.stdin.write(str(f) + "\n")
+            proc.stdin.flush()
+            start = time.perf_counter()
+            line = _readline_with_timeout(proc, timeout)
+            pending.pop(0)
+            if line is None:
+                status = "timeout" if proc.poll() is None else "crash"
+                out[f.name] = (time.perf_counter() - start, status)
+                proc.kill()
+                break
+            rec = json.loads(line)
+            out[f.name] = (rec["t"], "ok" if rec["ok"] else "error")
+        else:
+            proc.stdin.close()
+            proc.wait()
+    return out
+
+
+def _readline_with_timeout(proc: subprocess.Popen, timeout: float) -> str | None:  # type: ignore[type-arg]
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
+    if not sel.select(timeout):
+        return None
+    line = proc.stdout.readline()  # type: ignore[union-attr]
+    return line or None
+
+
+def bench_suite(limit: int | None, timeout: float) -> None:
+    from stablehlo_py.interpreter.evaluator import Evaluator
+    from stablehlo_py.ir import parse
+
+    files = sorted(TESTDATA.glob("*.mlir"))[:limit]
+    ours_total = 0.0
+    ours_fail = 0
+    for f in files:
+        module = parse(f.read_text(), str(f))
+        s = time.perf_counter()
+        ev = Evaluator(module)
+        ev.call("main", [])
+        ours_total += time.perf_counter() - s
+        ours_fail += bool(ev.failures)
+    up = upstream_suite(files, timeout)
+    up_total = sum(t for t, _ in up.values())
+    bad = {k: v[1] for k, v in up.items() if v[1] != "ok"}
+    print(f"(a) testdata suite, {len(files)} programs, interpretation only:")
+    print(f"    ours     {ours_total:8.2f} s  ({ours_fail} with failing checks)")
+    print(f"    upstream {up_total:8.2f} s  ({len(bad)} not ok: {dict(list(bad.items())[:8])})")
+    print(f"    ratio    {up_total / ours_total:8.1f}x faster")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--suite", action="store_true", help="also run (a), the testdata suite")
+    ap.add_argument("--suite-limit", type=int, default=None)
+    ap.add_argument("--timeout", type=float, default=120.0, help="per-program limit for upstream in (a)")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        sys.exit("bench/interpreter.py needs the oracle extra: pip install -e '.[oracle]'")
+    bench_models(args.repeat)
+    if args.suite:
+        bench_suite(args.suite_limit, args.timeout)
+
+
+if __name__ == "__main__":
+    main()
