@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
+from xdsl.ir import Attribute, Data, Operation
 
 from stablehlo_py.errors import InterpreterError
 
@@ -72,9 +72,7 @@ def value_of(a: Any) -> Any:
         return [value_of(x) for x in a.data]
     if isinstance(a, Data):
         return a.data
-    if isinstance(a, ParametrizedAttribute):
-        return a
-    return a
+    return a  # e.g. a ParametrizedAttribute: read its fields with `field`
 
 
 def get(op: Operation, name: str, default: Any = None) -> Any:
