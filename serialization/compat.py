@@ -147,11 +147,13 @@ def check_compat(data: bytes, consumer_version: Version | str, name: str = "<art
     try:
         PASSES["vhlo-to-version"].run(module, {"target": str(consumer)})
     except StableHLOError as e:
-        blockers.append(
-            f"the program cannot be written for {consumer} either: {e.message}"
-            + (f" ({e.note})" if e.note else "")
-        )
-        return CompatReport(**base, blockers=tuple(blockers))
+        blocked = getattr(e, "blocked", None)  # vhlo-to-version's DowngradeError: every op and why
+        if blocked:
+            blockers.extend(f"cannot be written for {consumer}: {b.line()}" for b in blocked)
+        else:
+            blockers.append(f"the program cannot be written for {consumer}: {e.message}")
+        notes = (e.note,) if e.note else ()
+        return CompatReport(**base, blockers=tuple(blockers), notes=notes)
     return CompatReport(
         **base,
         blockers=tuple(blockers),

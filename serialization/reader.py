@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, NoReturn
 
 import msgpack
@@ -340,7 +341,7 @@ class _Reader:
                 f"{self.raw.header.toolkit}; this toolkit may be older than the writer",
             )
         if id(codec) not in self.legal_codecs:
-            if not codec.spec.is_legal_at(self.version):
+            if not _legal_at(codec.kind, codec.name, self.version):
                 s = codec.spec
                 _path_fail(
                     f"{KIND_NAMES[kind]} vhlo.{codec.name} is not in StableHLO {self.version} "
@@ -458,13 +459,13 @@ class _Reader:
                 f"{self.raw.header.toolkit}; this toolkit may be older than the writer",
             )
         spec = specs.op(name)
-        if not spec.is_legal_at(self.version):
+        if not _legal_at(2, name, self.version):
             _path_fail(
                 f"op vhlo.{name} is not in StableHLO {self.version} (it exists from {spec.min} to "
                 f"{spec.max}), but the artifact says it was written for {self.version}",
                 [0],
             )
-        info = _OpShape(spec)
+        info = _op_shape(code)
         self.op_infos[code] = info
         return info
 
@@ -706,6 +707,20 @@ class _OpShape:
                 f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
             )
         return None
+
+
+@cache
+def _op_shape(code: int) -> _OpShape:
+    return _OpShape(specs.op(codes.OP_CODES[code]))
+
+
+@cache
+def _legal_at(kind: int, name: str, version: Version) -> bool:
+    """Range test of an op (kind 2), type or attribute at a version (cached: Version objects are
+    rebuilt on every test otherwise)."""
+    if kind == 2:
+        return specs.op(name).is_legal_at(version)
+    return (specs.type_spec(name) if kind == TYPE else specs.attr_spec(name)).is_legal_at(version)
 
 
 def _rule(groups: tuple[specs.ValueSpec, ...]) -> tuple[int, int]:

@@ -15,6 +15,7 @@ the same bytes in any process, whatever ``PYTHONHASHSEED``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import msgpack
@@ -63,6 +64,23 @@ class _OpInfo:
 _MISSING = object()
 
 
+@cache
+def _op_info(name: str, target: Version) -> _OpInfo | None:
+    if not name.startswith("vhlo."):
+        return None
+    try:
+        spec = specs.op(name)
+        return _OpInfo(codes.op_code(spec.name), spec, target)
+    except KeyError:
+        return None
+
+
+@cache
+def _codec_legal(kind: int, name: str, target: Version) -> bool:
+    spec = specs.type_spec(name) if kind == TYPE else specs.attr_spec(name)
+    return spec.is_legal_at(target)
+
+
 class _Writer:
     def __init__(self, target: Version, strip_debuginfo: bool, schema: Schema):
         self.target = target
@@ -85,7 +103,6 @@ class _Writer:
         self.stack: list[int] = []  # id() of each value in scope, by position
         self.position: dict[int, int] = {}
         self.ops: dict[type, _OpInfo | None] = {}
-        self.legal: dict[int, bool] = {}
         self.problems: list[str] = []
 
     # -- problems (reported together)
@@ -106,10 +123,7 @@ class _Writer:
             return 0
         if codec.kind != kind:
             self._wrong_kind(a, kind, where)
-        legal = self.legal.get(id(codec))
-        if legal is None:
-            legal = self.legal[id(codec)] = codec.spec.is_legal_at(self.target)
-        if not legal:
+        if not _codec_legal(codec.kind, codec.name, self.target):
             s = codec.spec
             at = f" used by {where.name} at {_op_location_text(where)}" if where is not None else ""
             self.problem(
@@ -234,18 +248,8 @@ class _Writer:
 
     # -- ops
     def op_info(self, op: Operation) -> _OpInfo | None:
-        cls = type(op)
-        if cls in self.ops:
-            return self.ops[cls]
-        info: _OpInfo | None = None
-        name = op.name
-        if name.startswith("vhlo."):
-            try:
-                spec = specs.op(name)
-                info = _OpInfo(codes.op_code(spec.name), spec, self.target)
-            except KeyError:
-                info = None
-        self.ops[cls] = info
+        info = _op_info(op.name, self.target)
+        self.ops[type(op)] = info
         return info
 
     def op(self, op: Operation) -> list[Any]:
