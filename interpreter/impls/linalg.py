@@ -40,11 +40,12 @@ def contract(
     rhs_contracting_dimensions: Sequence[int] = (),
     result_element_type: Any = None,
 ) -> np.ndarray:
-    """`dot_general` whose float/complex sums run in index order over the contracting dimensions
-    (row-major over them, as listed), one rounded multiply and add per step in the accumulation
-    type: the schedule of upstream's interpreter and XLA's CPU backend, which BLAS's blocked sums do
-    not reproduce to a few ULP.  The loop runs over the contraction, vectorized over the batch and
-    free dimensions.  Integer and boolean dots (exact, wrapping) use `semantics.linalg`."""
+    """`dot_general` whose float/complex sums of up to `SEQUENTIAL_MAX_K` terms run in index order
+    over the contracting dimensions (row-major over them, as listed), one rounded multiply and add
+    per step in the accumulation type: the schedule of upstream's interpreter and XLA's CPU backend,
+    which BLAS's blocked sums do not reproduce to a few ULP.  That loop runs over the contraction,
+    vectorized over the batch and free dimensions.  Longer sums use BLAS in double precision,
+    rounded once.  Integer and boolean dots (exact, wrapping) use `semantics.linalg`."""
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
     lb, rb = list(lhs_batching_dimensions), list(rhs_batching_dimensions)
@@ -67,8 +68,10 @@ def contract(
         wide = np.complex128 if dtypes.is_complex(work) else np.float64
         with np.errstate(all="ignore"):
             res = np.matmul(lt.astype(wide), rt.astype(wide))
-        return sem.convert(res.astype(work), out).reshape(batch + lfs + rfs) if work != out else (
-            res.astype(out).reshape(batch + lfs + rfs)
+        return (
+            sem.convert(res.astype(work), out).reshape(batch + lfs + rfs)
+            if work != out
+            else (res.astype(out).reshape(batch + lfs + rfs))
         )
     acc = np.zeros((b, m, n), dtype=work)
     term = np.empty_like(acc)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
-from stablehlo_py.interpreter.impls.linalg import contract
+from stablehlo_py.interpreter.impls.linalg import SEQUENTIAL_MAX_K, contract
 
 
 def _sequential_reference(a: np.ndarray, b: np.ndarray, dtype: type) -> np.ndarray:
@@ -19,13 +19,25 @@ def _sequential_reference(a: np.ndarray, b: np.ndarray, dtype: type) -> np.ndarr
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.float64])
 def test_contract_sums_in_contraction_order(dtype: type) -> None:
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((5, 40)).astype(dtype)
-    b = rng.standard_normal((40, 3)).astype(dtype)
+    k = SEQUENTIAL_MAX_K
+    a = rng.standard_normal((5, k)).astype(dtype)
+    b = rng.standard_normal((k, 3)).astype(dtype)
     if np.dtype(dtype).kind == "c":
         a = a + 1j * rng.standard_normal(a.shape).astype(np.float32)
         b = b - 1j * rng.standard_normal(b.shape).astype(np.float32)
     got = contract(a, b, lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0])
     np.testing.assert_array_equal(got, _sequential_reference(a, b, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_long_contractions_are_correctly_rounded_sums(dtype: type) -> None:
+    rng = np.random.default_rng(5)
+    k = 4 * SEQUENTIAL_MAX_K
+    a = rng.standard_normal((4, k)).astype(dtype)
+    b = rng.standard_normal((k, 2)).astype(dtype)
+    got = contract(a, b, lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0])
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    np.testing.assert_array_equal(got, (a.astype(wide) @ b.astype(wide)).astype(dtype))
 
 
 def test_contract_narrow_floats_accumulate_in_f32_and_ints_wrap() -> None:
