@@ -127,11 +127,12 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
     row["ours to_current+legalize"] = best(upgrade_and_legalize, 1)[0] - row["ours decode only"]
 
     if jst is not None:
-        ctx = ir.Context()
-        ctx.allow_unregistered_dialects = True
-        jmod = ir.Module.parse(text, ctx)
+        from jax._src.interpreters import mlir as jmlir
+
+        jmod = ir.Module.parse(text, jmlir.make_ir_context())
         row["jax write"], jdata = best(lambda: jst.serialize_portable_artifact(jmod, target), repeat)
-        row["jax read"], _ = best(lambda: jst.deserialize_portable_artifact(ir.Context(), jdata), repeat)
+        # a fresh context per read, as a consumer loading an artifact (jax's own context setup)
+        row["jax read"], _ = best(lambda: jst.deserialize_portable_artifact(jmlir.make_ir_context(), jdata), repeat)
         row["jax text->artifact"], _ = best(lambda: jst.serialize_portable_artifact_str(text, target), repeat)
         row["jax size"] = len(jdata)
     print(f"\n== {name}: {n_ops} ops, {row['text MB']:.2f} MB of text, target {target}")
