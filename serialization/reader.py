@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any, NoReturn
 
 import msgpack
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from stablehlo_py import specs
@@ -52,6 +52,7 @@ from stablehlo_py.version import Version, get_current_version, get_minimum_versi
 __all__ = ["Header", "RawArtifact", "read_artifact", "read_header", "read_raw"]
 
 _SECTIONS = ("entries", "locs", "module")
+_UNKNOWN = UnknownLoc()
 
 
 @dataclass(frozen=True)
@@ -508,7 +509,9 @@ class _Reader:
         if type(loc) is not int:
             _path_fail(f"location delta must be an integer, found {_kind(loc)}", [3])
         loc += self.prev_loc
-        location = self.loc(loc, [3])
+        location = self.loc_objs.get(loc)
+        if location is None:
+            location = self.loc(loc, [3])
         self.prev_loc = loc
         _expect_list(attrs, 4)
         names = spec.attribute_names
@@ -545,18 +548,18 @@ class _Reader:
                 if k in props or k in attributes:
                     _path_fail(f"attribute '{k}' is given twice", [6, i])
                 attributes[k] = objs[a]
-        problem = shape.problem(len(values), len(rtypes), len(region_objs), props)
-        if problem is not None:
-            raise _Fail(f"invalid vhlo.{spec.name}: {problem}")
+        if shape.counts != (len(values), len(rtypes), len(region_objs), len(props)):
+            problem = shape.problem(len(values), len(rtypes), len(region_objs), props)
+            if problem is not None:
+                raise _Fail(f"invalid vhlo.{spec.name}: {problem}")
         op = shape.cls.create(
             operands=values,
             result_types=rtypes,
             properties=props,
             attributes=attributes,
             regions=region_objs,
+            location=_UNKNOWN if location is None else location,
         )
-        if location is not None:
-            op.location = location
         stack.extend(op.results)
         return op
 
@@ -679,7 +682,7 @@ class _OpShape:
     ``VhloOp.verify_``) and that every attribute is present (VHLO attributes are all required; the
     defaults are written out by the legalization).  Types and attributes are VHLO by construction."""
 
-    __slots__ = ("cls", "n_attrs", "operands", "regions", "results", "spec")
+    __slots__ = ("cls", "counts", "n_attrs", "operands", "regions", "results", "spec")
 
     def __init__(self, spec: specs.OpSpec):
         from stablehlo_py.vhlo.ops import op_class
@@ -690,6 +693,12 @@ class _OpShape:
         self.results = _rule(spec.results)
         self.regions = _rule(spec.regions)
         self.n_attrs = len(spec.attributes)
+        fixed = (self.operands, self.results, self.regions)
+        # the one valid (operands, results, regions, attributes) count of a fork without variadic
+        # groups: checked with one tuple comparison on the hot path
+        self.counts = (
+            tuple(f for f, _ in fixed) + (self.n_attrs,) if all(v == 0 for _, v in fixed) else None
+        )
 
     def problem(self, n_operands: int, n_results: int, n_regions: int, props: dict[str, Any]) -> str | None:
         for what, n, (fixed, var), groups in (
