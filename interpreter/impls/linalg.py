@@ -68,11 +68,8 @@ def contract(
         wide = np.complex128 if dtypes.is_complex(work) else np.float64
         with np.errstate(all="ignore"):
             res = np.matmul(lt.astype(wide), rt.astype(wide))
-        return (
-            sem.convert(res.astype(work), out).reshape(batch + lfs + rfs)
-            if work != out
-            else (res.astype(out).reshape(batch + lfs + rfs))
-        )
+        # One rounding from double to the result type (convert rounds narrow floats exactly once).
+        return sem.convert(res, out).reshape(batch + lfs + rfs)
     acc = np.zeros((b, m, n), dtype=work)
     term = np.empty_like(acc)
     with np.errstate(all="ignore"):
