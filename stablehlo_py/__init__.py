@@ -8,6 +8,8 @@ from stablehlo_py.version import (
     get_version_from_compatibility_requirement as get_version_from_compatibility_requirement,
 )
 from stablehlo_py.version import validate_target as validate_target
+from stablehlo_py.min_version import MinimumVersion as MinimumVersion
+from stablehlo_py.min_version import minimum_version as minimum_version
 
 # Portable artifacts (stablehlo_py.api), loaded on first use so `import stablehlo_py` stays light.
 _ARTIFACT_API = (

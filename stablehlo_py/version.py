@@ -107,25 +107,28 @@ def get_smaller_version(a: Version | str, b: Version | str) -> Version:
 def validate_target(target: Version | str) -> Version:
     """Check a serialization / downgrade target and return it as ``X.Y.0``.
 
-    Accepts a :class:`Version`, ``"X.Y.Z"`` or ``"current"``.  A non-zero patch is dropped
-    (``1.7.3`` → ``1.7.0``).  A target below the minimum or above the current version raises
-    :class:`VersionError` naming the valid range.
+    Accepts a :class:`Version`, ``"X.Y.Z"``, ``"current"`` or ``"minimum"``.  A non-zero patch is
+    dropped (``1.7.3`` → ``1.7.0``).  A target below the minimum or above the current version raises
+    :class:`VersionError` with upstream's wording ("target version 0.0.0 is less than minimum supported
+    0.9.0") and a note naming the valid range.
     """
     if isinstance(target, str) and target == "current":
         return get_current_version()
-    version = _coerce(target).with_zero_patch()
+    if isinstance(target, str) and target == "minimum":
+        return get_minimum_version()
+    version = _coerce(target)
     minimum, current = get_minimum_version(), get_current_version()
     if version < minimum:
         raise VersionError(
-            f"target version {target} is older than the minimum supported version {minimum}",
-            note=f"choose a target from {minimum} to {current}",
+            f"target version {target} is less than minimum supported {minimum}",
+            note=f"choose a target from {minimum} to {current} (or 'current', 'minimum')",
         )
-    if version > current:
+    if version.with_zero_patch() > current:
         raise VersionError(
-            f"target version {target} is newer than the current version {current}",
-            note=f"choose a target from {minimum} to {current}",
+            f"target version {target} is greater than current version {current}",
+            note=f"choose a target from {minimum} to {current} (or 'current', 'minimum')",
         )
-    return version
+    return version.with_zero_patch()
 
 
 class CompatibilityRequirement(enum.Enum):

@@ -1,0 +1,151 @@
+"""`vhlo-to-version{target=X}`: upgrade or downgrade every VHLO op to the fork legal at X
+(upstream VhloToVersion.cpp).
+
+``target`` is `X.Y.Z` (a patch is treated as 0), `current` or `minimum`.  The pass first plans every
+op (``stablehlo_py.vhlo.legality.plan``), and only if no op is blocked rewrites the module: a failed
+downgrade leaves the module untouched and raises one ``DowngradeError`` listing every blocking op with
+its location, the blocking feature and the lowest version that has it.
+
+Options: ``allow-other-dialects`` leaves ops of other dialects and non-VHLO attributes alone instead of
+reporting them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Operation, Region
+
+from stablehlo_py.errors import VersionError
+from stablehlo_py.passes._common import carry_location, check_options, flag, op_location
+from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
+from stablehlo_py.vhlo import legality
+from stablehlo_py.vhlo.forks import ForkOp
+from stablehlo_py.vhlo.ops import VhloOp, op_class
+
+NAME = "vhlo-to-version"
+OPTIONS = {"target", "allow-other-dialects"}
+
+
+@dataclass(frozen=True)
+class BlockedOp:
+    """One op that cannot be written for the target."""
+
+    op_name: str
+    location: str | None
+    blockers: tuple[legality.Blocker, ...]
+
+    def line(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        why = "; ".join(b.text() for b in self.blockers)
+        return f"{where}failed to legalize operation '{self.op_name}' that was explicitly marked illegal: {why}"
+
+
+class DowngradeError(VersionError):
+    """A module cannot be written for a target version; ``blocked`` lists every op and why."""
+
+    def __init__(self, target: Version, blocked: list[BlockedOp], location: str | None):
+        self.target = target
+        self.blocked = blocked
+        lows = [b.since for op in blocked for b in op.blockers if b.since is not None]
+        highs = [b.until for op in blocked for b in op.blockers if b.until is not None]
+        n = len(blocked)
+        message = (
+            f"failed to convert VHLO to v{target}: {n} operation{'s' if n != 1 else ''} "
+            f"cannot be expressed at {target}"
+        )
+        note = None
+        if lows and not highs:
+            note = f"the lowest target these operations allow is {max(lows)}"
+        elif highs and not lows:
+            note = f"these operations need a target no newer than {min(highs)}"
+        super().__init__(message, location=location, note=note)
+
+    def render(self) -> str:
+        head = f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        lines = [head] + ["  " + b.line() for b in getattr(self, "blocked", ())]
+        if self.note:
+            lines.append(f"{self.location + ': ' if self.location else ''}note: {self.note}")
+        return "\n".join(lines)
+
+
+def parse_target(text: str | None) -> Version:
+    """upstream's validateTargetVersion, plus `current` and `minimum`."""
+    if text is None or text == "":
+        raise VersionError(
+            "No target version specified.\nTarget version must be of the form `#.#.#`.",
+            note=f"use target=X.Y.Z between {get_minimum_version()} and {get_current_version()}, "
+            "or target=current / target=minimum",
+        )
+    if text not in ("current", "minimum"):
+        try:
+            Version.from_string(text)
+        except VersionError:
+            raise VersionError(
+                f"Invalid target version argument '{text}'\nTarget version must be of the form `#.#.#`.",
+                note=f"use target=X.Y.Z between {get_minimum_version()} and {get_current_version()}, "
+                "or target=current / target=minimum",
+            ) from None
+    return validate_target(text)
+
+
+def run(op: Operation, options: dict[str, str]) -> Operation:
+    check_options(NAME, options, OPTIONS)
+    target = parse_target(options.get("target"))
+    return to_version(op, target, allow_other_dialects=flag(options, "allow-other-dialects"))
+
+
+def to_version(module: Operation, target: Version | str, allow_other_dialects: bool = False) -> Operation:
+    """Convert every VHLO op of ``module`` to the fork legal at ``target`` (in place)."""
+    version = validate_target(target) if isinstance(target, (str, Version)) else target
+    plans: list[tuple[VhloOp, ForkOp]] = []
+    blocked: list[BlockedOp] = []
+    for op in module.walk():
+        if not isinstance(op, VhloOp):
+            continue
+        p = legality.plan(op, version, allow_other_dialects)
+        if p.blockers:
+            blocked.append(BlockedOp(op.name, op_location(op), tuple(p.blockers)))
+        elif _changed(op, p.state):
+            plans.append((op, p.state))
+    if blocked:
+        raise DowngradeError(version, blocked, op_location(module))
+    for op, state in plans:
+        _apply(op, state)
+    return module
+
+
+def _changed(op: VhloOp, state: ForkOp) -> bool:
+    return (
+        state.version != op.SPEC.version
+        or state.properties != op.properties
+        or state.regions != tuple(op.regions)
+    )
+
+
+def _apply(op: VhloOp, state: ForkOp) -> None:
+    cls = op_class(f"{state.base}_v{state.version}")
+    regions: list[Region] = []
+    for r in state.regions:
+        if r.parent is op:
+            op.detach_region(r)
+        regions.append(r)
+    for r in op.regions:  # regions the new fork drops (only ever empty ones)
+        assert not r.blocks or r in state.regions
+    new = cls.create(
+        operands=list(state.operands),
+        result_types=list(state.result_types),
+        properties=state.properties,
+        attributes=state.attributes,
+        regions=regions,
+    )
+    carry_location(new, op)
+    block = op.parent
+    assert block is not None
+    block.insert_op_before(new, op)
+    for old, nr in zip(op.results, new.results):
+        old.replace_all_uses_with(nr)
+    block.erase_op(op)
+
+
+__all__ = ["NAME", "DowngradeError", "parse_target", "run", "to_version"]

@@ -1,0 +1,305 @@
+"""What a VHLO op needs from a target version (upstream VhloToVersion.cpp `isLegalOperation`), and the
+fork a target selects.
+
+For an op and a target version ``plan(op, target)`` walks the op's forks (upgrades always succeed;
+downgrades may be ``Blocked``) to the fork legal at the target, then checks that fork's state the way
+upstream does: every attribute (inherent and discardable, recursively) and every operand/result type
+must exist at the target, the op's value-dependent constraints (``CONSTRAINTS``) must hold, and the
+location must be expressible.  Each problem is a ``Blocker``: the feature and the lowest version that
+has it (or, for the one feature VHLO removed, the highest).
+
+Legality is monotonic in the target (types and attributes are never removed; every fork has an
+upgrade), which ``minimum_target(op)`` uses: the lowest release at which ``plan`` finds no blocker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from xdsl.ir import Attribute, Operation
+
+from stablehlo_py import specs
+from stablehlo_py.version import Version, get_current_version, get_minimum_version
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import forks as fk
+from stablehlo_py.vhlo import types as vt
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Why an op cannot be written for a target: ``feature`` exists from ``since`` (or, for a removed
+    feature, up to ``until``)."""
+
+    feature: str
+    since: Version | None = None
+    until: Version | None = None
+
+    def text(self) -> str:
+        if self.until is not None:
+            return f"{self.feature} (only up to {self.until})"
+        return f"{self.feature} (needs {self.since})"
+
+
+@dataclass
+class Plan:
+    """The fork an op takes at a target, or why it cannot."""
+
+    state: fk.ForkOp
+    blockers: list[Blocker]
+
+
+# ------------------------------------------------------------------------------ types, attributes
+_MIN = None
+
+
+def _minimum() -> Version:
+    global _MIN
+    if _MIN is None:
+        _MIN = get_minimum_version()
+    return _MIN
+
+
+@lru_cache(maxsize=4096)
+def _spec_min(kind: str, name: str) -> Version:
+    s = specs.type_spec(name) if kind == "type" else specs.attr_spec(name)
+    return s.min_version
+
+
+def type_needs(t: Attribute) -> tuple[Version, str]:
+    """The lowest version a type exists at and the nested part that sets it (`!vhlo.f8E4M3_v1`)."""
+    got = _TYPE_NEEDS.get(t)
+    if got is None:
+        got = _TYPE_NEEDS[t] = _type_needs(t)
+    return got
+
+
+_TYPE_NEEDS: dict[Attribute, tuple[Version, str]] = {}
+
+
+def _type_needs(t: Attribute) -> tuple[Version, str]:
+    if not isinstance(t, vt.VhloType):
+        return Version(999, 0, 0), f"non-VHLO type {_text(t)}"
+    best = (_spec_min("type", t.SPEC_NAME), f"type {_short(t)}")
+    for c in t.children():
+        n = attr_needs(c) if not isinstance(c, vt.VhloType) else type_needs(c)
+        if n[0] > best[0]:
+            best = n
+    return best
+
+
+def attr_needs(a: Attribute) -> tuple[Version, str]:
+    """The lowest version an attribute exists at (recursively) and the part that sets it."""
+    try:
+        got = _ATTR_NEEDS.get(a)
+    except TypeError:  # an unhashable attribute: do not cache
+        return _attr_needs(a)
+    if got is None:
+        got = _attr_needs(a)
+        if len(_ATTR_NEEDS) < 100_000:
+            _ATTR_NEEDS[a] = got
+    return got
+
+
+_ATTR_NEEDS: dict[Attribute, tuple[Version, str]] = {}
+
+
+def _attr_needs(a: Attribute) -> tuple[Version, str]:
+    if isinstance(a, vt.VhloType):
+        return type_needs(a)
+    if not isinstance(a, va.VhloAttr):
+        return Version(999, 0, 0), f"non-VHLO attribute {_text(a)}"
+    best = (_spec_min("attr", a.SPEC_NAME), f"attribute {_short(a)}")
+    for c in a.children():
+        n = type_needs(c) if isinstance(c, vt.VhloType) else attr_needs(c)
+        if n[0] > best[0]:
+            best = n
+    return best
+
+
+def _text(a: Attribute) -> str:
+    from stablehlo_py.ir.text.printer import attr_to_str
+
+    return attr_to_str(a)
+
+
+def _short(a: Attribute) -> str:
+    """`!vhlo.f8E4M3_v1`, `#vhlo.result_accuracy_v1`: the name without parameters."""
+    if isinstance(a, vt.VhloType):
+        return "!" + a.name
+    if isinstance(a, va.VhloEnumAttr):
+        return a.mlir_text()
+    return "#" + a.name
+
+
+# ------------------------------------------------------------------------------ value constraints
+
+_V0_17 = Version(0, 17, 0)
+_V1_3 = Version(1, 3, 0)
+_V1_17 = Version(1, 17, 0)
+_V1_9 = Version(1, 9, 0)
+
+
+def _element(t: Attribute) -> Attribute:
+    return vt.element_type(t)
+
+
+def _promotion(op: fk.ForkOp) -> list[tuple[Version, str]]:
+    """0.17.0: a reduction's result element types may differ from its inputs' (type promotion)."""
+    ins = [_element(v.type) for v in op.operands]
+    outs = [_element(t) for t in op.result_types]
+    if any(a != b for a, b in zip(ins, outs)):
+        return [(_V0_17, "result element types that differ from the operands' (reduction type promotion)")]
+    return []
+
+
+def _custom_call_v1(op: fk.ForkOp) -> list[tuple[Version, str]]:
+    out: list[tuple[Version, str]] = []
+    typed_ffi = op.prop("api_version") == va.enum("api_version_v1", "API_VERSION_TYPED_FFI")
+    if typed_ffi or not isinstance(op.prop("backend_config"), va.StringV1Attr):
+        out.append((_V1_3, "API_VERSION_TYPED_FFI with a dictionary backend_config"))
+    types = [v.type for v in op.operands] + list(op.result_types)
+    if any(isinstance(t, vt.FutureV1Type) for t in types):
+        out.append((_V1_17, "!vhlo.future_v1 operands or results"))
+    return out
+
+
+CONSTRAINTS: dict[str, Callable[[fk.ForkOp], list[tuple[Version, str]]]] = {
+    "all_reduce_v1": _promotion,
+    "reduce_v1": _promotion,
+    "reduce_scatter_v1": _promotion,
+    "reduce_window_v1": _promotion,
+    "scatter_v1": _promotion,
+    "select_and_scatter_v1": _promotion,
+    "custom_call_v1": _custom_call_v1,
+}
+"""upstream's VersionedOpConstraintInterface (VhloOps.cpp validateConstraint): fork -> the versions
+its values need.  Covers every op with that trait in ``specs/ops.toml``."""
+
+_RANGE_LOC = re.compile(r'"(?:[^"\\]|\\.)*":\d+:\d+ to (?:\d+)?:\d+')
+
+
+def location_needs(op: Operation) -> tuple[Version, str] | None:
+    """A `file:line:col to line:col` range location needs 1.8.4 (so 1.9.0 as an X.Y.0 target)."""
+    from stablehlo_py.ir.text.location import TextLoc
+
+    loc = op.location
+    if isinstance(loc, TextLoc) and " to " in loc.data and _RANGE_LOC.search(loc.data):
+        return _V1_9, "a file:line:col range location (FileLineColRange, 1.8.4+)"
+    return None
+
+
+# ------------------------------------------------------------------------------ planning
+
+
+def fork_for(base: str, target: Version) -> specs.OpSpec | None:
+    return specs.fork_at(base, target)
+
+
+def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
+    """The state ``op`` takes at ``target`` (an X.Y.0 version) and what blocks it."""
+    state = fk.ForkOp.of(op)
+    blockers: list[Blocker] = []
+    base = state.base
+    want = fork_for(base, target)
+    if want is None:
+        family = specs.forks(base)
+        first = family[0]
+        if target < first.min_version:
+            blockers.append(Blocker(f"op '{base}'", since=first.min_version))
+        else:
+            blockers.append(Blocker(f"op '{base}'", until=family[-1].max_version))
+        return Plan(state, blockers)
+    try:
+        while state.version < want.version:
+            state = fk.upgrade(state)
+        while state.version > want.version:
+            since = state.spec.min_version
+            try:
+                state = fk.downgrade(state)
+            except fk.Blocked as b:
+                blockers.append(Blocker(str(b), since=since))
+                return Plan(state, blockers)
+    except fk.Blocked as b:  # an upgrade that would lose information
+        blockers.append(Blocker(str(b), until=state.spec.max_version))
+        return Plan(state, blockers)
+    blockers.extend(_state_blockers(state, op, target, allow_other))
+    return Plan(state, blockers)
+
+
+def _state_blockers(state: fk.ForkOp, op: Operation, target: Version, allow_other: bool) -> list[Blocker]:
+    out: list[Blocker] = []
+    seen: set[str] = set()
+
+    def add(v: Version, feature: str) -> None:
+        if v > target and feature not in seen:
+            seen.add(feature)
+            if v.major >= 999:
+                out.append(Blocker(f"{feature}, which VHLO cannot hold at any version", since=None))
+            else:
+                out.append(Blocker(feature, since=v))
+
+    for name, a in (*state.properties.items(), *state.attributes.items()):
+        if allow_other and not _is_vhlo_deep(a):
+            continue
+        v, what = attr_needs(a)
+        if v > target:
+            add(v, what if what.startswith("non-VHLO") else f"{what} in '{name}'")
+    for t in (*(v.type for v in state.operands), *state.result_types):
+        if allow_other and not isinstance(t, vt.VhloType):
+            continue
+        v, what = type_needs(t)
+        add(v, what)
+    constraint = CONSTRAINTS.get(f"{state.base}_v{state.version}")
+    if constraint is not None:
+        for v, what in constraint(state):
+            add(v, what)
+    loc = location_needs(op)
+    if loc is not None:
+        add(*loc)
+    return out
+
+
+def _is_vhlo_deep(a: Attribute) -> bool:
+    return isinstance(a, (va.VhloAttr, vt.VhloType))
+
+
+def releases() -> tuple[Version, ...]:
+    return tuple(r.version for r in specs.releases())
+
+
+def minimum_target(op: Operation, allow_other: bool = False) -> tuple[Version | None, list[Blocker]]:
+    """The lowest release ``op`` can be written for, and the blockers one release below it (the
+    features that set that floor; empty when the floor is the minimum version).  (None, blockers
+    at the current version) when no release works."""
+    rels = releases()
+    current = plan(op, rels[-1], allow_other)
+    if current.blockers:
+        return None, current.blockers
+    lo, hi = 0, len(rels) - 1  # plan(rels[hi]) is clean; find the first clean release
+    if not plan(op, rels[0], allow_other).blockers:
+        return rels[0], []
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if plan(op, rels[mid], allow_other).blockers:
+            lo = mid
+        else:
+            hi = mid
+    return rels[hi], plan(op, rels[lo], allow_other).blockers
+
+
+__all__ = [
+    "CONSTRAINTS",
+    "Blocker",
+    "Plan",
+    "attr_needs",
+    "fork_for",
+    "location_needs",
+    "minimum_target",
+    "plan",
+    "type_needs",
+]
+
+_ = get_current_version
