@@ -15,7 +15,6 @@ tensors are accepted wherever the constraint cannot be decided from the types.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -40,7 +39,6 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.traits import Pure, RecursiveMemoryEffect
-from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.directives import _assign_from_function_type
 from stablehlo_py.ir.format import custom_directive, get_slot, set_slot
@@ -59,7 +57,29 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.types import UniformQuantizedType, element_type, shape_of, tensor_type
+from stablehlo_py.ir.ops.constraints import (
+    baseline_element,
+    dims_compatible,
+    element_modulo_axis,
+    fail,
+    in_range,
+    int_values,
+    is_int_or_index,
+    is_sorted,
+    is_unique,
+    rank,
+    shape_str,
+    shapes_compatible,
+    t2s,
+    types_compatible,
+)
+from stablehlo_py.ir.types import (
+    UniformQuantizedType,
+    element_type,
+    num_elements,
+    shape_of,
+    tensor_type,
+)
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -79,106 +99,15 @@ FALSE = IntegerAttr(0, I1)
 
 
 # ------------------------------------------------------------------------------------ helpers
-def _t(t: Attribute) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    return type_to_str(t)
-
-
-def _fail(msg: str) -> None:
-    raise VerifyException(msg)
-
-
-def _ints(a: Attribute | None) -> tuple[int, ...]:
-    if a is None:
-        return ()
-    if isinstance(a, DenseArrayBase):
-        return tuple(int(v) for v in a.get_values())
-    return tuple(int(v) for v in a.get_values())  # type: ignore[attr-defined]
-
-
-def _rank(t: Attribute) -> int | None:
-    s = shape_of(t)
-    return None if s is None else len(s)
-
-
-def _dim_ok(a: int, b: int) -> bool:
-    """Are two dimension sizes compatible (equal, or either is dynamic)?"""
-    return a < 0 or b < 0 or a == b
-
-
-def _shape_ok(a: Sequence[int] | None, b: Sequence[int] | None) -> bool:
-    if a is None or b is None:
-        return True
-    return len(a) == len(b) and all(_dim_ok(x, y) for x, y in zip(a, b))
-
-
-def _shape_str(s: Sequence[int]) -> str:
-    return "[" + ", ".join("?" if d < 0 else str(d) for d in s) + "]"
-
-
-def _baseline_element(t: Attribute) -> Attribute | tuple:
-    """spec.md baseline_element_type: a quantized type without its scales and zero points."""
-    e = element_type(t)
-    if isinstance(e, UniformQuantizedType):
-        q = e.params
-        return (
-            "quant",
-            q.storage_type,
-            q.storage_min,
-            q.storage_max,
-            q.expressed_type,
-            q.quantized_dimension,
-            q.signed,
-        )
-    return e
-
-
-def _element_modulo_axis(t: Attribute) -> Attribute | tuple:
-    """The element type, except that a per-axis quantized type's quantization dimension, scales and
-    zero points are ignored (C1 of broadcast_in_dim, reshape, transpose)."""
-    e = element_type(t)
-    if isinstance(e, UniformQuantizedType) and e.is_per_axis:
-        q = e.params
-        return ("quant", q.storage_type, q.storage_min, q.storage_max, q.expressed_type, q.signed)
-    return e
-
-
-def _compatible_types(a: Attribute, b: Attribute) -> bool:
-    """Same element type and compatible shapes (MLIR's isCompatibleForHloTypeInference, roughly)."""
-    if a == b:
-        return True
-    if element_type(a) != element_type(b):
-        return False
-    return _shape_ok(shape_of(a), shape_of(b))
-
-
-def _is_unique(xs: Sequence[int]) -> bool:
-    return len(set(xs)) == len(xs)
-
-
-def _is_sorted(xs: Sequence[int]) -> bool:
-    return all(a <= b for a, b in pairwise(xs))
-
-
-def _in_range(xs: Sequence[int], hi: int) -> bool:
-    return all(0 <= x < hi for x in xs)
-
-
-def _is_int_tensor_element(t: Attribute) -> bool:
-    e = element_type(t)
-    return isinstance(e, IntegerType) or e.__class__.__name__ == "IndexType"
-
-
 def _dimension_tensor(op_name: str, what: str, t: Attribute) -> int | None:
     """Checks a 1-D integer shape operand; returns its static size (None if unknown)."""
     s = shape_of(t)
     if s is None:
         return None
     if len(s) != 1:
-        _fail(f"{what} must be a 1-dimensional tensor, but has type {_t(t)}")
-    if not _is_int_tensor_element(t):
-        _fail(f"{what} must have an integer or index element type, but has type {_t(t)}")
+        fail(f"{what} must be a 1-dimensional tensor, but has type {t2s(t)}")
+    if not is_int_or_index(element_type(t)):
+        fail(f"{what} must have an integer or index element type, but has type {t2s(t)}")
     return None if s[0] < 0 else s[0]
 
 
@@ -205,7 +134,7 @@ class SliceRanges:
 
     @staticmethod
     def print(pr: Printer, op: Any, start: Any, limit: Any, strides: Any) -> None:
-        s, l, k = _ints(start), _ints(limit), _ints(strides)
+        s, l, k = int_values(start), int_values(limit), int_values(strides)
         if not (len(s) == len(l) == len(k)):
             # As upstream: readable, but not parseable, text for invalid IR.
             pr.write(
@@ -249,7 +178,7 @@ class SelectOpType:
                 function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
             )
             return
-        pr.write(f"{_t(pred)}, {_t(result)}")
+        pr.write(f"{t2s(pred)}, {t2s(result)}")
 
     @staticmethod
     def parse(p: Parser, st: Any, pred: Any, on_true: Any, on_false: Any, result: Any) -> None:
@@ -303,7 +232,7 @@ class ComplexOpType:
                 function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
             )
             return
-        pr.write(_t(result))
+        pr.write(t2s(result))
 
     @staticmethod
     def parse(p: Parser, st: Any, lhs: Any, rhs: Any, result: Any) -> None:
@@ -327,7 +256,7 @@ class TupleOpType:
 
     @staticmethod
     def print(pr: Printer, op: Any, operands: Any, result: Any) -> None:
-        pr.write(_t(result))
+        pr.write(t2s(result))
 
     @staticmethod
     def parse(p: Parser, st: Any, operands: Any, result: Any) -> None:
@@ -360,19 +289,19 @@ class BroadcastOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        sizes = _ints(self.broadcast_sizes)
+        sizes = int_values(self.broadcast_sizes)
         if any(s < 0 for s in sizes):
-            _fail(f"broadcast_sizes {list(sizes)} must be non-negative")
+            fail(f"broadcast_sizes {list(sizes)} must be non-negative")
         if element_type(self.operand.type) != element_type(self.result.type):
-            _fail(
-                f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
+            fail(
+                f"operand type {t2s(self.operand.type)} and result type {t2s(self.result.type)} "
                 "must have the same element type"
             )
         s = shape_of(self.operand.type)
         r = shape_of(self.result.type)
-        if s is not None and r is not None and not _shape_ok(list(sizes) + list(s), r):
-            _fail(
-                f"result type {_t(self.result.type)} must have shape {_shape_str(list(sizes) + list(s))}"
+        if s is not None and r is not None and not shapes_compatible(list(sizes) + list(s), r):
+            fail(
+                f"result type {t2s(self.result.type)} must have shape {shape_str(list(sizes) + list(s))}"
             )
 
 
@@ -393,32 +322,32 @@ class BroadcastInDimOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        dims = _ints(self.broadcast_dimensions)
+        dims = int_values(self.broadcast_dimensions)
         # broadcast_in_dim_c1
-        if _element_modulo_axis(ot) != _element_modulo_axis(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+        if element_modulo_axis(ot) != element_modulo_axis(rt):
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         s, r = shape_of(ot), shape_of(rt)
         if r is not None and any(d < 0 for d in r):
-            _fail(f"result type {_t(rt)} must have a static shape")
+            fail(f"result type {t2s(rt)} must have a static shape")
         # broadcast_in_dim_c2
         if s is not None and len(dims) != len(s):
-            _fail(f"broadcast_dimensions size ({len(dims)}) must equal the operand rank ({len(s)})")
+            fail(f"broadcast_dimensions size ({len(dims)}) must equal the operand rank ({len(s)})")
         if r is None:
             return
         # broadcast_in_dim_c3
         for d in dims:
             if not 0 <= d < len(r):
-                _fail(
-                    f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank"
-                )
+                fail(f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank")
         # broadcast_in_dim_c4
-        if not _is_unique(dims):
-            _fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
+        if not is_unique(dims):
+            fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
         # broadcast_in_dim_c5
         if s is not None:
             for i, (od, bd) in enumerate(zip(s, dims)):
                 if od >= 0 and od != 1 and od != r[bd]:
-                    _fail(
+                    fail(
                         f"operand dimension {i} has size {od}, which is neither 1 nor the size "
                         f"{r[bd]} of result dimension {bd}"
                     )
@@ -434,7 +363,7 @@ class BroadcastInDimOp(StableHLOOp):
             qo = oe.params.quantized_dimension
             qr = re_.params.quantized_dimension
             if qo is not None and qo < len(dims) and qr != dims[qo]:
-                _fail(
+                fail(
                     f"result quantization dimension {qr} must be broadcast_dimensions[{qo}] = {dims[qo]}"
                 )
 
@@ -458,42 +387,44 @@ class DynamicBroadcastInDimOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        dims = _ints(self.broadcast_dimensions)
-        if _element_modulo_axis(ot) != _element_modulo_axis(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+        dims = int_values(self.broadcast_dimensions)
+        if element_modulo_axis(ot) != element_modulo_axis(rt):
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         n = _dimension_tensor(self.name, "output_dimensions", self.output_dimensions.type)
         s, r = shape_of(ot), shape_of(rt)
         if s is not None and len(dims) != len(s):
-            _fail(f"broadcast_dimensions size ({len(dims)}) must equal the operand rank ({len(s)})")
+            fail(f"broadcast_dimensions size ({len(dims)}) must equal the operand rank ({len(s)})")
         if r is not None:
             if n is not None and n != len(r):
-                _fail(f"output_dimensions has {n} elements but the result rank is {len(r)}")
+                fail(f"output_dimensions has {n} elements but the result rank is {len(r)}")
             for d in dims:
                 if not 0 <= d < len(r):
-                    _fail(
+                    fail(
                         f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank"
                     )
             if s is not None:
                 for i, (od, bd) in enumerate(zip(s, dims)):
                     if od >= 0 and od != 1 and r[bd] >= 0 and od != r[bd]:
-                        _fail(
+                        fail(
                             f"operand dimension {i} has size {od}, which is neither 1 nor the size "
                             f"{r[bd]} of result dimension {bd}"
                         )
-        if not _is_unique(dims):
-            _fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
-        exp = _ints(self.known_expanding_dimensions)
-        nonexp = _ints(self.known_nonexpanding_dimensions)
+        if not is_unique(dims):
+            fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
+        exp = int_values(self.known_expanding_dimensions)
+        nonexp = int_values(self.known_nonexpanding_dimensions)
         for what, ds in (
             ("known_expanding_dimensions", exp),
             ("known_nonexpanding_dimensions", nonexp),
         ):
-            if not _is_unique(ds):
-                _fail(f"{what} {list(ds)} must not contain duplicates")
-            if s is not None and not _in_range(ds, len(s)):
-                _fail(f"{what} {list(ds)} must be operand dimensions, in [0, {len(s)})")
+            if not is_unique(ds):
+                fail(f"{what} {list(ds)} must not contain duplicates")
+            if s is not None and not in_range(ds, len(s)):
+                fail(f"{what} {list(ds)} must be operand dimensions, in [0, {len(s)})")
         if set(exp) & set(nonexp):
-            _fail(
+            fail(
                 f"known_expanding_dimensions {list(exp)} and known_nonexpanding_dimensions "
                 f"{list(nonexp)} must be disjoint"
             )
@@ -517,17 +448,17 @@ class ConcatenateOp(StableHLOOp):
         dim = self.dimension.value.data
         # concatenate_c3
         if not ins:
-            _fail("concatenate needs at least one input")
+            fail("concatenate needs at least one input")
         # concatenate_c1, concatenate_c5
         e0 = element_type(ins[0].type)
         for i, v in enumerate(ins):
             if element_type(v.type) != e0:
-                _fail(
-                    f"input #{i} has type {_t(v.type)}, whose element type differs from input #0's {_t(ins[0].type)}"
+                fail(
+                    f"input #{i} has type {t2s(v.type)}, whose element type differs from input #0's {t2s(ins[0].type)}"
                 )
         if element_type(self.result.type) != e0:
-            _fail(
-                f"result type {_t(self.result.type)} must have the element type of the inputs ({_t(e0)})"
+            fail(
+                f"result type {t2s(self.result.type)} must have the element type of the inputs ({t2s(e0)})"
             )
         ranked = [(i, shape_of(v.type)) for i, v in enumerate(ins) if shape_of(v.type) is not None]
         if not ranked:
@@ -535,14 +466,14 @@ class ConcatenateOp(StableHLOOp):
         i0, s0 = ranked[0]
         # concatenate_c4
         if not 0 <= dim < len(s0):
-            _fail(f"dimension {dim} must be in [0, {len(s0)}), the rank of the inputs")
+            fail(f"dimension {dim} must be in [0, {len(s0)}), the rank of the inputs")
         # concatenate_c2
         for i, s in ranked[1:]:
             if len(s) != len(s0):
-                _fail(f"input #{i} has rank {len(s)} but input #{i0} has rank {len(s0)}")
+                fail(f"input #{i} has rank {len(s)} but input #{i0} has rank {len(s0)}")
             for d, (a, b) in enumerate(zip(s, s0)):
-                if d != dim and not _dim_ok(a, b):
-                    _fail(
+                if d != dim and not dims_compatible(a, b):
+                    fail(
                         f"input #{i} has size {a} in dimension {d} but input #{i0} has size {b}; "
                         f"inputs may differ only in dimension {dim}"
                     )
@@ -556,8 +487,8 @@ class ConcatenateOp(StableHLOOp):
             expected[dim] = -1 if any(x < 0 for x in sizes) else sum(sizes)
         else:
             expected[dim] = -1
-        if not _shape_ok(expected, r):
-            _fail(f"result type {_t(self.result.type)} must have shape {_shape_str(expected)}")
+        if not shapes_compatible(expected, r):
+            fail(f"result type {t2s(self.result.type)} must have shape {shape_str(expected)}")
 
 
 @op_def
@@ -577,40 +508,42 @@ class DynamicSliceOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        sizes = _ints(self.slice_sizes)
+        sizes = int_values(self.slice_sizes)
         starts = list(self.start_indices)
         # dynamic_slice_c1
         if element_type(ot) != element_type(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         # dynamic_slice_c2
         if len(starts) != len(sizes):
-            _fail(
+            fail(
                 f"the number of start_indices ({len(starts)}) must equal the number of slice_sizes ({len(sizes)})"
             )
         s = shape_of(ot)
         if s is not None and len(s) != len(starts):
-            _fail(
+            fail(
                 f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
             )
         # dynamic_slice_c3
         for i, v in enumerate(starts):
-            if _rank(v.type) not in (0, None) or not _is_int_tensor_element(v.type):
-                _fail(
-                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {_t(v.type)}"
+            if rank(v.type) not in (0, None) or not is_int_or_index(element_type(v.type)):
+                fail(
+                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {t2s(v.type)}"
                 )
             if v.type != starts[0].type:
-                _fail(
-                    f"start index #{i} has type {_t(v.type)} but start index #0 has type {_t(starts[0].type)}"
+                fail(
+                    f"start index #{i} has type {t2s(v.type)} but start index #0 has type {t2s(starts[0].type)}"
                 )
         # dynamic_slice_c4
         for d, z in enumerate(sizes):
             if z < 0:
-                _fail(f"slice size {z} in dimension {d} must be non-negative")
+                fail(f"slice size {z} in dimension {d} must be non-negative")
             if s is not None and s[d] >= 0 and z > s[d]:
-                _fail(f"slice size {z} in dimension {d} exceeds the operand's size {s[d]}")
+                fail(f"slice size {z} in dimension {d} exceeds the operand's size {s[d]}")
         # dynamic_slice_c5
-        if not _shape_ok(sizes, shape_of(rt)):
-            _fail(f"result type {_t(rt)} must have shape {_shape_str(sizes)} (the slice_sizes)")
+        if not shapes_compatible(sizes, shape_of(rt)):
+            fail(f"result type {t2s(rt)} must have shape {shape_str(sizes)} (the slice_sizes)")
 
 
 @op_def
@@ -630,35 +563,35 @@ class DynamicUpdateSliceOp(StableHLOOp):
         ot, ut, rt = self.operand.type, self.update.type, self.result.type
         starts = list(self.start_indices)
         # dynamic_update_slice_c1
-        if not _compatible_types(ot, rt):
-            _fail(f"result type {_t(rt)} must equal the operand type {_t(ot)}")
+        if not types_compatible(ot, rt):
+            fail(f"result type {t2s(rt)} must equal the operand type {t2s(ot)}")
         # dynamic_update_slice_c2
         if element_type(ut) != element_type(ot):
-            _fail(f"update type {_t(ut)} must have the element type of the operand type {_t(ot)}")
+            fail(f"update type {t2s(ut)} must have the element type of the operand type {t2s(ot)}")
         s, u = shape_of(ot), shape_of(ut)
         # dynamic_update_slice_c3
         if s is not None and u is not None and len(s) != len(u):
-            _fail(f"update rank ({len(u)}) must equal the operand rank ({len(s)})")
+            fail(f"update rank ({len(u)}) must equal the operand rank ({len(s)})")
         # dynamic_update_slice_c4
         if s is not None and len(starts) != len(s):
-            _fail(
+            fail(
                 f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
             )
         # dynamic_update_slice_c5
         for i, v in enumerate(starts):
-            if _rank(v.type) not in (0, None) or not _is_int_tensor_element(v.type):
-                _fail(
-                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {_t(v.type)}"
+            if rank(v.type) not in (0, None) or not is_int_or_index(element_type(v.type)):
+                fail(
+                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {t2s(v.type)}"
                 )
             if v.type != starts[0].type:
-                _fail(
-                    f"start index #{i} has type {_t(v.type)} but start index #0 has type {_t(starts[0].type)}"
+                fail(
+                    f"start index #{i} has type {t2s(v.type)} but start index #0 has type {t2s(starts[0].type)}"
                 )
         # dynamic_update_slice_c6
         if s is not None and u is not None:
             for d, (a, b) in enumerate(zip(s, u)):
                 if a >= 0 and b >= 0 and b > a:
-                    _fail(f"update size {b} in dimension {d} exceeds the operand's size {a}")
+                    fail(f"update size {b} in dimension {d} exceeds the operand's size {a}")
 
 
 def _verify_gather_dims(
@@ -674,39 +607,39 @@ def _verify_gather_dims(
     o, idx, r = shape_of(operand_t), shape_of(indices_t), shape_of(result_t)
     offset, collapsed, obatch = g.offset_dims, g.collapsed_slice_dims, g.operand_batching_dims
     ibatch, smap, ivd = g.start_indices_batching_dims, g.start_index_map, g.index_vector_dim
-    if not _is_int_tensor_element(indices_t):
-        _fail(f"start_indices must have an integer element type, but has type {_t(indices_t)}")
+    if not is_int_or_index(element_type(indices_t)):
+        fail(f"start_indices must have an integer element type, but has type {t2s(indices_t)}")
     # gather_c1
     if o is not None and len(o) != len(offset) + len(collapsed) + len(obatch):
-        _fail(
+        fail(
             f"operand rank ({len(o)}) must equal size(offset_dims) + size(collapsed_slice_dims) + "
             f"size(operand_batching_dims) = {len(offset)} + {len(collapsed)} + {len(obatch)}"
         )
     if idx is not None:
         # gather_c2
         if not 0 <= ivd <= len(idx):
-            _fail(f"index_vector_dim {ivd} must be in [0, {len(idx)}], the rank of start_indices")
+            fail(f"index_vector_dim {ivd} must be in [0, {len(idx)}], the rank of start_indices")
         # gather_c3
         n = idx[ivd] if ivd < len(idx) else 1
         if n >= 0 and len(smap) != n:
-            _fail(f"start_index_map has {len(smap)} elements but the index vector has size {n}")
+            fail(f"start_index_map has {len(smap)} elements but the index vector has size {n}")
     # gather_c4
-    if not (_is_unique(offset) and _is_sorted(offset)):
-        _fail(f"offset_dims {list(offset)} must be sorted and unique")
+    if not (is_unique(offset) and is_sorted(offset)):
+        fail(f"offset_dims {list(offset)} must be sorted and unique")
     # gather_c5
-    if r is not None and not _in_range(offset, len(r)):
-        _fail(f"offset_dims {list(offset)} must be in [0, {len(r)}), the result rank")
+    if r is not None and not in_range(offset, len(r)):
+        fail(f"offset_dims {list(offset)} must be in [0, {len(r)}), the result rank")
     # gather_c6
-    if not _is_unique(collapsed + obatch):
-        _fail(
+    if not is_unique(collapsed + obatch):
+        fail(
             f"collapsed_slice_dims {list(collapsed)} and operand_batching_dims {list(obatch)} "
             "must not contain duplicates"
         )
     # gather_c7, gather_c10
-    if not _is_sorted(collapsed):
-        _fail(f"collapsed_slice_dims {list(collapsed)} must be sorted")
-    if not _is_sorted(obatch):
-        _fail(f"operand_batching_dims {list(obatch)} must be sorted")
+    if not is_sorted(collapsed):
+        fail(f"collapsed_slice_dims {list(collapsed)} must be sorted")
+    if not is_sorted(obatch):
+        fail(f"operand_batching_dims {list(obatch)} must be sorted")
     if o is not None:
         # gather_c8, gather_c11, gather_c19
         for what, ds in (
@@ -714,78 +647,78 @@ def _verify_gather_dims(
             ("operand_batching_dims", obatch),
             ("start_index_map", smap),
         ):
-            if not _in_range(ds, len(o)):
-                _fail(f"{what} {list(ds)} must be in [0, {len(o)}), the operand rank")
+            if not in_range(ds, len(o)):
+                fail(f"{what} {list(ds)} must be in [0, {len(o)}), the operand rank")
     if slice_sizes is not None:
         # gather_c9, gather_c12
         for what, ds in (("collapsed_slice_dims", collapsed), ("operand_batching_dims", obatch)):
             for d in ds:
                 if 0 <= d < len(slice_sizes) and slice_sizes[d] > 1:
-                    _fail(
+                    fail(
                         f"slice_sizes[{d}] = {slice_sizes[d]} must be at most 1, as {d} is in {what}"
                     )
     # gather_c13, gather_c14, gather_c15
-    if not _is_unique(ibatch):
-        _fail(f"start_indices_batching_dims {list(ibatch)} must not contain duplicates")
-    if idx is not None and not _in_range(ibatch, len(idx)):
-        _fail(
+    if not is_unique(ibatch):
+        fail(f"start_indices_batching_dims {list(ibatch)} must not contain duplicates")
+    if idx is not None and not in_range(ibatch, len(idx)):
+        fail(
             f"start_indices_batching_dims {list(ibatch)} must be in [0, {len(idx)}), the rank of start_indices"
         )
     if ivd in ibatch:
-        _fail(f"index_vector_dim {ivd} must not be in start_indices_batching_dims {list(ibatch)}")
+        fail(f"index_vector_dim {ivd} must not be in start_indices_batching_dims {list(ibatch)}")
     # gather_c16
     if len(obatch) != len(ibatch):
-        _fail(
+        fail(
             f"operand_batching_dims {list(obatch)} and start_indices_batching_dims {list(ibatch)} "
             "must have the same size"
         )
     # gather_c17
     if o is not None and idx is not None:
         for a, b in zip(obatch, ibatch):
-            if 0 <= a < len(o) and 0 <= b < len(idx) and not _dim_ok(o[a], idx[b]):
-                _fail(
+            if 0 <= a < len(o) and 0 <= b < len(idx) and not dims_compatible(o[a], idx[b]):
+                fail(
                     f"operand dimension {a} (size {o[a]}) and start_indices dimension {b} "
                     f"(size {idx[b]}) are batching dimensions and must have the same size"
                 )
     # gather_c18
-    if not _is_unique(smap + obatch):
-        _fail(
+    if not is_unique(smap + obatch):
+        fail(
             f"start_index_map {list(smap)} and operand_batching_dims {list(obatch)} must not contain duplicates"
         )
     if slice_sizes is not None and o is not None:
         # gather_c20
         if len(slice_sizes) != len(o):
-            _fail(f"slice_sizes has {len(slice_sizes)} elements but the operand rank is {len(o)}")
+            fail(f"slice_sizes has {len(slice_sizes)} elements but the operand rank is {len(o)}")
         # gather_c21
         for d, (z, od) in enumerate(zip(slice_sizes, o)):
             if z < 0 or (od >= 0 and z > od):
-                _fail(
+                fail(
                     f"slice_sizes[{d}] = {z} must be in [0, {od}], the operand's size in dimension {d}"
                 )
     # gather_c23
     if element_type(operand_t) != element_type(result_t):
-        _fail(
-            f"result type {_t(result_t)} must have the element type of the operand type {_t(operand_t)}"
+        fail(
+            f"result type {t2s(result_t)} must have the element type of the operand type {t2s(operand_t)}"
         )
     # gather_c22
     if r is None or idx is None or slice_sizes is None or o is None or len(slice_sizes) != len(o):
         return
     batch = [d for i, d in enumerate(idx) if i != ivd]
     offs = [z for d, z in enumerate(slice_sizes) if d not in collapsed and d not in obatch]
-    rank = len(batch) + len(offset)
+    result_rank = len(batch) + len(offset)
     if len(offs) != len(offset):
         return  # reported by gather_c1
     expected: list[int] = []
     bi = oi = 0
-    for d in range(rank):
+    for d in range(result_rank):
         if d in offset:
             expected.append(offs[oi])
             oi += 1
         else:
             expected.append(batch[bi])
             bi += 1
-    if not _shape_ok(expected, r):
-        _fail(f"result type {_t(result_t)} must have shape {_shape_str(expected)}")
+    if not shapes_compatible(expected, r):
+        fail(f"result type {t2s(result_t)} must have shape {shape_str(expected)}")
 
 
 @op_def
@@ -807,7 +740,7 @@ class GatherOp(_Generic, StableHLOOp):
             self.dimension_numbers,
             self.operand.type,
             self.start_indices.type,
-            _ints(self.slice_sizes),
+            int_values(self.slice_sizes),
             self.result.type,
         )
 
@@ -829,7 +762,7 @@ class DynamicGatherOp(_Generic, StableHLOOp):
         n = _dimension_tensor(self.name, "slice_sizes", self.slice_sizes.type)
         o = shape_of(self.operand.type)
         if n is not None and o is not None and n != len(o):
-            _fail(f"slice_sizes has {n} elements but the operand rank is {len(o)}")
+            fail(f"slice_sizes has {n} elements but the operand rank is {len(o)}")
         _verify_gather_dims(
             self,
             self.dimension_numbers,
@@ -870,57 +803,57 @@ class ScatterOp(_Generic, StableHLOOp):
         )
         # scatter_c5
         if not ins or len(ins) != len(ups):
-            _fail(
+            fail(
                 f"scatter needs N > 0 inputs and as many updates, got {len(ins)} inputs and {len(ups)} updates"
             )
         if len(res) != len(ins):
-            _fail(f"scatter has {len(ins)} inputs but {len(res)} results")
-        if not _is_int_tensor_element(it):
-            _fail(f"scatter_indices must have an integer element type, but has type {_t(it)}")
+            fail(f"scatter has {len(ins)} inputs but {len(res)} results")
+        if not is_int_or_index(element_type(it)):
+            fail(f"scatter_indices must have an integer element type, but has type {t2s(it)}")
         # scatter_c1
         s0 = shape_of(ins[0].type)
         for i, v in enumerate(ins):
-            if not _shape_ok(shape_of(v.type), s0):
-                _fail(
-                    f"input #{i} has type {_t(v.type)}, whose shape differs from input #0's {_t(ins[0].type)}"
+            if not shapes_compatible(shape_of(v.type), s0):
+                fail(
+                    f"input #{i} has type {t2s(v.type)}, whose shape differs from input #0's {t2s(ins[0].type)}"
                 )
         # scatter_c3
         u0 = shape_of(ups[0].type)
         for i, v in enumerate(ups):
-            if not _shape_ok(shape_of(v.type), u0):
-                _fail(
-                    f"update #{i} has type {_t(v.type)}, whose shape differs from update #0's {_t(ups[0].type)}"
+            if not shapes_compatible(shape_of(v.type), u0):
+                fail(
+                    f"update #{i} has type {t2s(v.type)}, whose shape differs from update #0's {t2s(ups[0].type)}"
                 )
         # scatter_c6
         for i, (a, b) in enumerate(zip(ins, ups)):
             if element_type(a.type) != element_type(b.type):
-                _fail(
-                    f"update #{i} has type {_t(b.type)}, whose element type differs from input #{i}'s {_t(a.type)}"
+                fail(
+                    f"update #{i} has type {t2s(b.type)}, whose element type differs from input #{i}'s {t2s(a.type)}"
                 )
         idx = shape_of(it)
         # scatter_c2
         if s0 is not None and len(s0) != len(uwd) + len(iwd) + len(ibd):
-            _fail(
+            fail(
                 f"input rank ({len(s0)}) must equal size(update_window_dims) + size(inserted_window_dims) + "
                 f"size(input_batching_dims) = {len(uwd)} + {len(iwd)} + {len(ibd)}"
             )
         # scatter_c7
-        if not (_is_unique(uwd) and _is_sorted(uwd)):
-            _fail(f"update_window_dims {list(uwd)} must be sorted and unique")
+        if not (is_unique(uwd) and is_sorted(uwd)):
+            fail(f"update_window_dims {list(uwd)} must be sorted and unique")
         # scatter_c8
-        if u0 is not None and not _in_range(uwd, len(u0)):
-            _fail(
+        if u0 is not None and not in_range(uwd, len(u0)):
+            fail(
                 f"update_window_dims {list(uwd)} must be in [0, {len(u0)}), the rank of the updates"
             )
         # scatter_c9, scatter_c10, scatter_c12
-        if not _is_unique(iwd + ibd):
-            _fail(
+        if not is_unique(iwd + ibd):
+            fail(
                 f"inserted_window_dims {list(iwd)} and input_batching_dims {list(ibd)} must not contain duplicates"
             )
-        if not _is_sorted(iwd):
-            _fail(f"inserted_window_dims {list(iwd)} must be sorted")
-        if not _is_sorted(ibd):
-            _fail(f"input_batching_dims {list(ibd)} must be sorted")
+        if not is_sorted(iwd):
+            fail(f"inserted_window_dims {list(iwd)} must be sorted")
+        if not is_sorted(ibd):
+            fail(f"input_batching_dims {list(ibd)} must be sorted")
         # scatter_c11, scatter_c13, scatter_c21
         if s0 is not None:
             for what, ds in (
@@ -928,48 +861,48 @@ class ScatterOp(_Generic, StableHLOOp):
                 ("input_batching_dims", ibd),
                 ("scatter_dims_to_operand_dims", sdod),
             ):
-                if not _in_range(ds, len(s0)):
-                    _fail(f"{what} {list(ds)} must be in [0, {len(s0)}), the input rank")
+                if not in_range(ds, len(s0)):
+                    fail(f"{what} {list(ds)} must be in [0, {len(s0)}), the input rank")
         # scatter_c14, scatter_c15, scatter_c16
-        if not _is_unique(sibd):
-            _fail(f"scatter_indices_batching_dims {list(sibd)} must not contain duplicates")
-        if idx is not None and not _in_range(sibd, len(idx)):
-            _fail(
+        if not is_unique(sibd):
+            fail(f"scatter_indices_batching_dims {list(sibd)} must not contain duplicates")
+        if idx is not None and not in_range(sibd, len(idx)):
+            fail(
                 f"scatter_indices_batching_dims {list(sibd)} must be in [0, {len(idx)}), the rank of scatter_indices"
             )
         if ivd in sibd:
-            _fail(
+            fail(
                 f"index_vector_dim {ivd} must not be in scatter_indices_batching_dims {list(sibd)}"
             )
         # scatter_c17
         if len(ibd) != len(sibd):
-            _fail(
+            fail(
                 f"input_batching_dims {list(ibd)} and scatter_indices_batching_dims {list(sibd)} "
                 "must have the same size"
             )
         # scatter_c18
         if s0 is not None and idx is not None:
             for a, b in zip(ibd, sibd):
-                if 0 <= a < len(s0) and 0 <= b < len(idx) and not _dim_ok(s0[a], idx[b]):
-                    _fail(
+                if 0 <= a < len(s0) and 0 <= b < len(idx) and not dims_compatible(s0[a], idx[b]):
+                    fail(
                         f"input dimension {a} (size {s0[a]}) and scatter_indices dimension {b} "
                         f"(size {idx[b]}) are batching dimensions and must have the same size"
                     )
         if idx is not None:
             # scatter_c22
             if not 0 <= ivd <= len(idx):
-                _fail(
+                fail(
                     f"index_vector_dim {ivd} must be in [0, {len(idx)}], the rank of scatter_indices"
                 )
             # scatter_c19
             n = idx[ivd] if ivd < len(idx) else 1
             if n >= 0 and len(sdod) != n:
-                _fail(
+                fail(
                     f"scatter_dims_to_operand_dims has {len(sdod)} elements but the index vector has size {n}"
                 )
         # scatter_c20
-        if not _is_unique(sdod + ibd):
-            _fail(
+        if not is_unique(sdod + ibd):
+            fail(
                 f"scatter_dims_to_operand_dims {list(sdod)} and input_batching_dims {list(ibd)} "
                 "must not contain duplicates"
             )
@@ -977,14 +910,14 @@ class ScatterOp(_Generic, StableHLOOp):
         if idx is not None and u0 is not None and s0 is not None and 0 <= ivd <= len(idx):
             scatter_sizes = [d for i, d in enumerate(idx) if i != ivd]
             if len(u0) != len(scatter_sizes) + len(uwd):
-                _fail(
+                fail(
                     f"updates rank ({len(u0)}) must equal {len(scatter_sizes)} scatter dimensions plus "
                     f"{len(uwd)} update_window_dims"
                 )
             scatter_dims = [d for d in range(len(u0)) if d not in uwd]
             for k, d in enumerate(scatter_dims):
-                if not _dim_ok(u0[d], scatter_sizes[k]):
-                    _fail(
+                if not dims_compatible(u0[d], scatter_sizes[k]):
+                    fail(
                         f"updates dimension {d} has size {u0[d]} but the matching scatter_indices "
                         f"dimension has size {scatter_sizes[k]}"
                     )
@@ -997,15 +930,15 @@ class ScatterOp(_Generic, StableHLOOp):
                     and window_bounds[k] >= 0
                     and u0[d] > window_bounds[k]
                 ):
-                    _fail(
+                    fail(
                         f"updates dimension {d} has size {u0[d]}, larger than the matching input "
                         f"window bound {window_bounds[k]}"
                     )
         # scatter_c24
         for i, (a, r) in enumerate(zip(ins, res)):
-            if not _shape_ok(shape_of(a.type), shape_of(r.type)):
-                _fail(
-                    f"result #{i} has type {_t(r.type)}, whose shape differs from input #{i}'s {_t(a.type)}"
+            if not shapes_compatible(shape_of(a.type), shape_of(r.type)):
+                fail(
+                    f"result #{i} has type {t2s(r.type)}, whose shape differs from input #{i}'s {t2s(a.type)}"
                 )
         # scatter_c23, scatter_c25
         _verify_update_computation(
@@ -1043,47 +976,47 @@ def _verify_update_computation(
     """scatter_c23: `(tensor<E0>, ..., tensor<EN-1>, tensor<E0>, ..., tensor<EN-1>) -> (tensor<E0>, ...)`
     with is_promotable(element_type(inputs[i]), Ei); scatter_c25: element_type(results[i]) = Ei."""
     if not region.blocks:
-        _fail("update_computation must have a body")
+        fail("update_computation must have a body")
     block = region.blocks[0]
     n = len(input_types)
     args = [a.type for a in block.args]
     if len(args) != 2 * n:
-        _fail(
+        fail(
             f"update_computation must take {2 * n} arguments (two per input), but takes {len(args)}"
         )
     es: list[Attribute] = []
     for i, t in enumerate(args):
-        if _rank(t) not in (0, None):
-            _fail(
-                f"update_computation argument #{i} must be a 0-dimensional tensor, but has type {_t(t)}"
+        if rank(t) not in (0, None):
+            fail(
+                f"update_computation argument #{i} must be a 0-dimensional tensor, but has type {t2s(t)}"
             )
     for i in range(n):
         a, b = args[i], args[i + n]
         if a != b:
-            _fail(
+            fail(
                 f"update_computation arguments #{i} and #{i + n} must have the same type, "
-                f"but have {_t(a)} and {_t(b)}"
+                f"but have {t2s(a)} and {t2s(b)}"
             )
         e = element_type(a)
         es.append(e)
         if not _promotable(element_type(input_types[i]), e):
-            _fail(
-                f"update_computation argument #{i} has element type {_t(e)}, to which input #{i}'s "
-                f"element type {_t(element_type(input_types[i]))} cannot be promoted"
+            fail(
+                f"update_computation argument #{i} has element type {t2s(e)}, to which input #{i}'s "
+                f"element type {t2s(element_type(input_types[i]))} cannot be promoted"
             )
     term = block.last_op
     if term is not None and len(term.operands) == n:
         for i, v in enumerate(term.operands):
-            if element_type(v.type) != es[i] or _rank(v.type) not in (0, None):
-                _fail(
-                    f"update_computation must return tensor<{_t(es[i])}> as result #{i}, but returns {_t(v.type)}"
+            if element_type(v.type) != es[i] or rank(v.type) not in (0, None):
+                fail(
+                    f"update_computation must return tensor<{t2s(es[i])}> as result #{i}, but returns {t2s(v.type)}"
                 )
     elif term is not None and term.name.endswith(".return"):
-        _fail(f"update_computation must return {n} values, but returns {len(term.operands)}")
+        fail(f"update_computation must return {n} values, but returns {len(term.operands)}")
     for i, t in enumerate(result_types):
         if element_type(t) != es[i]:
-            _fail(
-                f"result #{i} has type {_t(t)}, but its element type must be {_t(es[i])}, "
+            fail(
+                f"result #{i} has type {t2s(t)}, but its element type must be {t2s(es[i])}, "
                 "the update_computation's"
             )
 
@@ -1103,17 +1036,17 @@ class GetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         d = self.dimension.value.data
-        r = _rank(self.operand.type)
+        r = rank(self.operand.type)
         # get_dimension_size_c1
         if d < 0 or (r is not None and d >= r):
-            _fail(
+            fail(
                 f"dimension {d} must be in [0, {r}), the operand rank"
                 if r is not None
                 else f"dimension {d} must be non-negative"
             )
         rt = self.result.type
-        if _rank(rt) not in (0, None) or element_type(rt) != IntegerType(32):
-            _fail(f"result type {_t(rt)} must be tensor<i32>")
+        if rank(rt) not in (0, None) or element_type(rt) != IntegerType(32):
+            fail(f"result type {t2s(rt)} must be tensor<i32>")
 
 
 @op_def
@@ -1132,24 +1065,24 @@ class SetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         d = self.dimension.value.data
-        r = _rank(self.operand.type)
+        r = rank(self.operand.type)
         if d < 0 or (r is not None and d >= r):
-            _fail(
+            fail(
                 f"dimension {d} must be in [0, {r}), the operand rank"
                 if r is not None
                 else f"dimension {d} must be non-negative"
             )
         st = self.size.type
-        if _rank(st) not in (0, None) or element_type(st) != IntegerType(32):
-            _fail(f"size must be tensor<i32>, but has type {_t(st)}")
+        if rank(st) not in (0, None) or element_type(st) != IntegerType(32):
+            fail(f"size must be tensor<i32>, but has type {t2s(st)}")
         if element_type(self.operand.type) != element_type(self.result.type):
-            _fail(
-                f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
+            fail(
+                f"operand type {t2s(self.operand.type)} and result type {t2s(self.result.type)} "
                 "must have the same element type"
             )
         o, rs = shape_of(self.operand.type), shape_of(self.result.type)
         if o is not None and rs is not None and len(o) != len(rs):
-            _fail(f"result rank ({len(rs)}) must equal the operand rank ({len(o)})")
+            fail(f"result rank ({len(rs)}) must equal the operand rank ({len(o)})")
 
 
 @op_def
@@ -1168,16 +1101,16 @@ class GetTupleElementOp(StableHLOOp):
     def verify_(self) -> None:
         t = self.operand.type
         if not isinstance(t, TupleType):
-            _fail(f"operand must be a tuple, but has type {_t(t)}")
+            fail(f"operand must be a tuple, but has type {t2s(t)}")
         elems = list(t.types.data)
         i = self.index.value.data
         # get_tuple_element_c1
         if not 0 <= i < len(elems):
-            _fail(f"index {i} is out of range for a tuple of {len(elems)} elements")
+            fail(f"index {i} is out of range for a tuple of {len(elems)} elements")
         # get_tuple_element_c2
         if elems[i] != self.result.type:
-            _fail(
-                f"result type {_t(self.result.type)} must be the tuple's element #{i}, {_t(elems[i])}"
+            fail(
+                f"result type {t2s(self.result.type)} must be the tuple's element #{i}, {t2s(elems[i])}"
             )
 
 
@@ -1200,8 +1133,8 @@ class TupleOp(StableHLOOp):
         if not isinstance(t, TupleType) or list(t.types.data) != expected:
             from stablehlo_py.ir.text.printer import type_to_str
 
-            _fail(
-                f"result type {_t(t)} must be tuple<{', '.join(type_to_str(x) for x in expected)}>"
+            fail(
+                f"result type {t2s(t)} must be tuple<{', '.join(type_to_str(x) for x in expected)}>"
             )
 
 
@@ -1219,12 +1152,12 @@ class IotaOp(StableHLOOp):
         d = self.iota_dimension.value.data
         s = shape_of(self.output.type)
         if s is None:
-            _fail(f"output type {_t(self.output.type)} must be a ranked tensor")
+            fail(f"output type {t2s(self.output.type)} must be a ranked tensor")
         # iota_c1
         if not 0 <= d < len(s):
-            _fail(f"iota_dimension {d} must be in [0, {len(s)}), the output rank")
+            fail(f"iota_dimension {d} must be in [0, {len(s)}), the output rank")
         if any(x < 0 for x in s):
-            _fail(f"output type {_t(self.output.type)} must have a static shape")
+            fail(f"output type {t2s(self.output.type)} must have a static shape")
 
 
 @op_def
@@ -1246,9 +1179,9 @@ class DynamicIotaOp(StableHLOOp):
         s = shape_of(self.result.type)
         if s is not None:
             if n is not None and n != len(s):
-                _fail(f"output_shape has {n} elements but the result rank is {len(s)}")
+                fail(f"output_shape has {n} elements but the result rank is {len(s)}")
             if not 0 <= d < len(s):
-                _fail(f"iota_dimension {d} must be in [0, {len(s)}), the result rank")
+                fail(f"iota_dimension {d} must be in [0, {len(s)}), the result rank")
 
 
 @op_def
@@ -1272,31 +1205,31 @@ class PadOp(StableHLOOp):
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
         low, high, interior = (
-            _ints(self.edge_padding_low),
-            _ints(self.edge_padding_high),
-            _ints(self.interior_padding),
+            int_values(self.edge_padding_low),
+            int_values(self.edge_padding_high),
+            int_values(self.interior_padding),
         )
         # pad_c1
         if not element_type(ot) == element_type(pt) == element_type(rt):
-            _fail(
-                f"operand {_t(ot)}, padding_value {_t(pt)} and result {_t(rt)} must have the same element type"
+            fail(
+                f"operand {t2s(ot)}, padding_value {t2s(pt)} and result {t2s(rt)} must have the same element type"
             )
-        if _rank(pt) not in (0, None):
-            _fail(f"padding_value must be a 0-dimensional tensor, but has type {_t(pt)}")
+        if rank(pt) not in (0, None):
+            fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
         # pad_c2
         if not len(low) == len(high) == len(interior):
-            _fail(
+            fail(
                 f"edge_padding_low {list(low)}, edge_padding_high {list(high)} and interior_padding "
                 f"{list(interior)} must have the same size"
             )
         s = shape_of(ot)
         if s is not None and len(low) != len(s):
-            _fail(
+            fail(
                 f"the padding attributes have {len(low)} elements but the operand rank is {len(s)}"
             )
         # pad_c3
         if any(x < 0 for x in interior):
-            _fail(f"interior_padding {list(interior)} must be non-negative")
+            fail(f"interior_padding {list(interior)} must be non-negative")
         # pad_c4
         r = shape_of(rt)
         if s is None or r is None:
@@ -1307,9 +1240,9 @@ class PadOp(StableHLOOp):
         ]
         for d, e in enumerate(expected):
             if e != -1 and e < 0:
-                _fail(f"padding makes dimension {d} of the operand negative ({e})")
-        if not _shape_ok(expected, r):
-            _fail(f"result type {_t(rt)} must have shape {_shape_str(expected)}")
+                fail(f"padding makes dimension {d} of the operand negative ({e})")
+        if not shapes_compatible(expected, r):
+            fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
 
 
 @op_def
@@ -1329,27 +1262,25 @@ class DynamicPadOp(StableHLOOp):
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
         if not element_type(ot) == element_type(pt) == element_type(rt):
-            _fail(
-                f"operand {_t(ot)}, padding_value {_t(pt)} and result {_t(rt)} must have the same element type"
+            fail(
+                f"operand {t2s(ot)}, padding_value {t2s(pt)} and result {t2s(rt)} must have the same element type"
             )
-        if _rank(pt) not in (0, None):
-            _fail(f"padding_value must be a 0-dimensional tensor, but has type {_t(pt)}")
+        if rank(pt) not in (0, None):
+            fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
         types = [
             self.edge_padding_low.type,
             self.edge_padding_high.type,
             self.interior_padding.type,
         ]
         if not types[0] == types[1] == types[2]:
-            _fail(
-                "edge_padding_low, edge_padding_high and interior_padding must have the same type"
-            )
+            fail("edge_padding_low, edge_padding_high and interior_padding must have the same type")
         n = _dimension_tensor(self.name, "edge_padding_low", types[0])
         s, r = shape_of(ot), shape_of(rt)
         if s is not None:
             if n is not None and n != len(s):
-                _fail(f"the padding operands have {n} elements but the operand rank is {len(s)}")
+                fail(f"the padding operands have {n} elements but the operand rank is {len(s)}")
             if r is not None and len(r) != len(s):
-                _fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
+                fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
 
 
 @op_def
@@ -1365,16 +1296,18 @@ class ReshapeOp(StableHLOOp):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         # reshape_c1
-        if _element_modulo_axis(ot) != _element_modulo_axis(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+        if element_modulo_axis(ot) != element_modulo_axis(rt):
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         s, r = shape_of(ot), shape_of(rt)
         if r is None or any(d < 0 for d in r):
-            _fail(f"result type {_t(rt)} must have a static shape")
+            fail(f"result type {t2s(rt)} must have a static shape")
         # reshape_c2
         if s is not None and all(d >= 0 for d in s):
-            a, b = _prod(s), _prod(r)
+            a, b = num_elements(s), num_elements(r)
             if a != b:
-                _fail(f"operand type {_t(ot)} has {a} elements but result type {_t(rt)} has {b}")
+                fail(f"operand type {t2s(ot)} has {a} elements but result type {t2s(rt)} has {b}")
         # reshape_c3
         oe, re_ = element_type(ot), element_type(rt)
         if (
@@ -1385,24 +1318,19 @@ class ReshapeOp(StableHLOOp):
             and all(d >= 0 for d in s)
         ):
             qo, qr = oe.params.quantized_dimension, re_.params.quantized_dimension
-            kept = (_prod(s[:qo]), s[qo], _prod(s[qo + 1 :])) if qo is not None else None
+            kept = (
+                (num_elements(s[:qo]), s[qo], num_elements(s[qo + 1 :])) if qo is not None else None
+            )
             if (
                 kept is not None
                 and qr is not None
                 and qr < len(r)
-                and kept != (_prod(r[:qr]), r[qr], _prod(r[qr + 1 :]))
+                and kept != (num_elements(r[:qr]), r[qr], num_elements(r[qr + 1 :]))
             ):
-                _fail(
-                    f"reshape must keep quantization dimension {qo} of {_t(ot)} intact as "
-                    f"dimension {qr} of {_t(rt)}"
+                fail(
+                    f"reshape must keep quantization dimension {qo} of {t2s(ot)} intact as "
+                    f"dimension {qr} of {t2s(rt)}"
                 )
-
-
-def _prod(xs: Sequence[int]) -> int:
-    n = 1
-    for x in xs:
-        n *= x
-    return n
 
 
 @op_def
@@ -1418,17 +1346,19 @@ class DynamicReshapeOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        if _element_modulo_axis(ot) != _element_modulo_axis(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+        if element_modulo_axis(ot) != element_modulo_axis(rt):
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         n = _dimension_tensor(self.name, "output_shape", self.output_shape.type)
         s, r = shape_of(ot), shape_of(rt)
         if r is not None and n is not None and n != len(r):
-            _fail(f"output_shape has {n} elements but the result rank is {len(r)}")
+            fail(f"output_shape has {n} elements but the result rank is {len(r)}")
         static = s is not None and r is not None and all(d >= 0 for d in (*s, *r))
-        if static and _prod(s) != _prod(r):  # type: ignore[arg-type]
-            _fail(
-                f"operand type {_t(ot)} has {_prod(s)} elements but result type {_t(rt)} "  # type: ignore[arg-type]
-                f"has {_prod(r)}"  # type: ignore[arg-type]
+        if static and num_elements(s) != num_elements(r):  # type: ignore[arg-type]
+            fail(
+                f"operand type {t2s(ot)} has {num_elements(s)} elements but result type {t2s(rt)} "  # type: ignore[arg-type]
+                f"has {num_elements(r)}"  # type: ignore[arg-type]
             )
 
 
@@ -1448,19 +1378,19 @@ class ReverseOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        dims = _ints(self.dimensions)
+        dims = int_values(self.dimensions)
         # reverse_c1
-        if not _compatible_types(ot, rt):
-            _fail(f"result type {_t(rt)} must equal the operand type {_t(ot)}")
+        if not types_compatible(ot, rt):
+            fail(f"result type {t2s(rt)} must equal the operand type {t2s(ot)}")
         # reverse_c2
-        if not _is_unique(dims):
-            _fail(f"dimensions {list(dims)} must not contain duplicates")
+        if not is_unique(dims):
+            fail(f"dimensions {list(dims)} must not contain duplicates")
         # reverse_c3
-        r = _rank(rt)
-        if r is not None and not _in_range(dims, r):
-            _fail(f"dimensions {list(dims)} must be in [0, {r}), the result rank")
+        r = rank(rt)
+        if r is not None and not in_range(dims, r):
+            fail(f"dimensions {list(dims)} must be in [0, {r}), the result rank")
         if any(d < 0 for d in dims):
-            _fail(f"dimensions {list(dims)} must be non-negative")
+            fail(f"dimensions {list(dims)} must be non-negative")
 
 
 @op_def
@@ -1482,38 +1412,40 @@ class SliceOp(StableHLOOp):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         start, limit, strides = (
-            _ints(self.start_indices),
-            _ints(self.limit_indices),
-            _ints(self.strides),
+            int_values(self.start_indices),
+            int_values(self.limit_indices),
+            int_values(self.strides),
         )
         # slice_c1
         if element_type(ot) != element_type(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         # slice_c2
         if not len(start) == len(limit) == len(strides):
-            _fail(
+            fail(
                 f"start_indices {list(start)}, limit_indices {list(limit)} and strides {list(strides)} "
                 "must have the same size"
             )
         s = shape_of(ot)
         if s is not None and len(start) != len(s):
-            _fail(f"the slice has {len(start)} dimensions but the operand rank is {len(s)}")
+            fail(f"the slice has {len(start)} dimensions but the operand rank is {len(s)}")
         expected = []
         for d, (a, b, k) in enumerate(zip(start, limit, strides)):
             # slice_c3
             if a < 0:
-                _fail(f"start index {a} in dimension {d} must be non-negative")
+                fail(f"start index {a} in dimension {d} must be non-negative")
             if a > b:
-                _fail(f"start index {a} is larger than limit index {b} in dimension {d}")
+                fail(f"start index {a} is larger than limit index {b} in dimension {d}")
             if s is not None and s[d] >= 0 and b > s[d]:
-                _fail(f"limit index {b} in dimension {d} exceeds the operand's size {s[d]}")
+                fail(f"limit index {b} in dimension {d} exceeds the operand's size {s[d]}")
             # slice_c4
             if k <= 0:
-                _fail(f"stride {k} in dimension {d} must be positive")
+                fail(f"stride {k} in dimension {d} must be positive")
             expected.append(-(-(b - a) // k))
         # slice_c5
-        if s is not None and not _shape_ok(expected, shape_of(rt)):
-            _fail(f"result type {_t(rt)} must have shape {_shape_str(expected)}")
+        if s is not None and not shapes_compatible(expected, shape_of(rt)):
+            fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
 
 
 @op_def
@@ -1532,20 +1464,22 @@ class RealDynamicSliceOp(StableHLOOp):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         if element_type(ot) != element_type(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         types = [self.start_indices.type, self.limit_indices.type, self.strides.type]
         if not types[0] == types[1] == types[2]:
-            _fail(
-                f"start_indices {_t(types[0])}, limit_indices {_t(types[1])} and strides {_t(types[2])} "
+            fail(
+                f"start_indices {t2s(types[0])}, limit_indices {t2s(types[1])} and strides {t2s(types[2])} "
                 "must have the same type"
             )
         n = _dimension_tensor(self.name, "start_indices", types[0])
         s, r = shape_of(ot), shape_of(rt)
         if s is not None:
             if n is not None and n != len(s):
-                _fail(f"start_indices has {n} elements but the operand rank is {len(s)}")
+                fail(f"start_indices has {n} elements but the operand rank is {len(s)}")
             if r is not None and len(r) != len(s):
-                _fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
+                fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
 
 
 @op_def
@@ -1563,22 +1497,24 @@ class TransposeOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        perm = _ints(self.permutation)
+        perm = int_values(self.permutation)
         # transpose_c1
-        if _element_modulo_axis(ot) != _element_modulo_axis(rt):
-            _fail(f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type")
+        if element_modulo_axis(ot) != element_modulo_axis(rt):
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
+            )
         s = shape_of(ot)
         # transpose_c2
         if s is not None and sorted(perm) != list(range(len(s))):
-            _fail(f"permutation {list(perm)} must be a permutation of [0, {len(s)})")
+            fail(f"permutation {list(perm)} must be a permutation of [0, {len(s)})")
         if s is None:
             if sorted(perm) != list(range(len(perm))):
-                _fail(f"permutation {list(perm)} must be a permutation of [0, {len(perm)})")
+                fail(f"permutation {list(perm)} must be a permutation of [0, {len(perm)})")
             return
         # transpose_c3
         expected = [s[p] for p in perm]
-        if not _shape_ok(expected, shape_of(rt)):
-            _fail(f"result type {_t(rt)} must have shape {_shape_str(expected)}")
+        if not shapes_compatible(expected, shape_of(rt)):
+            fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
         # transpose_c4
         oe, re_ = element_type(ot), element_type(rt)
         if (
@@ -1588,7 +1524,7 @@ class TransposeOp(StableHLOOp):
         ):
             qo, qr = oe.params.quantized_dimension, re_.params.quantized_dimension
             if qr is not None and qr < len(perm) and qo != perm[qr]:
-                _fail(f"operand quantization dimension {qo} must be permutation[{qr}] = {perm[qr]}")
+                fail(f"operand quantization dimension {qo} must be permutation[{qr}] = {perm[qr]}")
 
 
 @op_def
@@ -1608,19 +1544,24 @@ class SelectOp(StableHLOOp):
     def verify_(self) -> None:
         pt, tt, ft, rt = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
         if element_type(pt) != I1:
-            _fail(f"pred must be a tensor of i1, but has type {_t(pt)}")
+            fail(f"pred must be a tensor of i1, but has type {t2s(pt)}")
         # select_c1
         ps = shape_of(pt)
-        if ps is not None and len(ps) != 0 and not _shape_ok(ps, shape_of(tt)):
-            _fail(f"pred type {_t(pt)} must be 0-dimensional or have the shape of on_true {_t(tt)}")
-        # select_c2
-        if not _baseline_element(tt) == _baseline_element(ft) == _baseline_element(rt):
-            _fail(
-                f"on_true {_t(tt)}, on_false {_t(ft)} and result {_t(rt)} must have the same element type"
+        if ps is not None and len(ps) != 0 and not shapes_compatible(ps, shape_of(tt)):
+            fail(
+                f"pred type {t2s(pt)} must be 0-dimensional or have the shape of on_true {t2s(tt)}"
             )
-        if not (_shape_ok(shape_of(tt), shape_of(ft)) and _shape_ok(shape_of(tt), shape_of(rt))):
-            _fail(
-                f"on_true {_t(tt)}, on_false {_t(ft)} and result {_t(rt)} must have the same shape"
+        # select_c2
+        if not baseline_element(tt) == baseline_element(ft) == baseline_element(rt):
+            fail(
+                f"on_true {t2s(tt)}, on_false {t2s(ft)} and result {t2s(rt)} must have the same element type"
+            )
+        if not (
+            shapes_compatible(shape_of(tt), shape_of(ft))
+            and shapes_compatible(shape_of(tt), shape_of(rt))
+        ):
+            fail(
+                f"on_true {t2s(tt)}, on_false {t2s(ft)} and result {t2s(rt)} must have the same shape"
             )
 
 
@@ -1645,18 +1586,18 @@ class ClampOp(StableHLOOp):
         # clamp_c1, clamp_c2
         for what, t in (("min", mn), ("max", mx)):
             ts = shape_of(t)
-            if ts is not None and len(ts) != 0 and not _shape_ok(ts, s):
-                _fail(
-                    f"{what} type {_t(t)} must be 0-dimensional or have the shape of the operand {_t(ot)}"
+            if ts is not None and len(ts) != 0 and not shapes_compatible(ts, s):
+                fail(
+                    f"{what} type {t2s(t)} must be 0-dimensional or have the shape of the operand {t2s(ot)}"
                 )
         # clamp_c3
-        if not _baseline_element(mn) == _baseline_element(ot) == _baseline_element(mx):
-            _fail(
-                f"min {_t(mn)}, operand {_t(ot)} and max {_t(mx)} must have the same element type"
+        if not baseline_element(mn) == baseline_element(ot) == baseline_element(mx):
+            fail(
+                f"min {t2s(mn)}, operand {t2s(ot)} and max {t2s(mx)} must have the same element type"
             )
         # clamp_c4
-        if _baseline_element(ot) != _baseline_element(rt) or not _shape_ok(s, shape_of(rt)):
-            _fail(f"result type {_t(rt)} must be the operand type {_t(ot)}")
+        if baseline_element(ot) != baseline_element(rt) or not shapes_compatible(s, shape_of(rt)):
+            fail(f"result type {t2s(rt)} must be the operand type {t2s(ot)}")
 
 
 @op_def
@@ -1675,18 +1616,18 @@ class ComplexOp(StableHLOOp):
     def verify_(self) -> None:
         lt, rt_, res = self.lhs.type, self.rhs.type, self.result.type
         # complex_c1
-        if not _compatible_types(lt, rt_):
-            _fail(f"lhs type {_t(lt)} and rhs type {_t(rt_)} must be the same")
+        if not types_compatible(lt, rt_):
+            fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt_)} must be the same")
         e = element_type(lt)
-        if _t(e) not in ("f32", "f64"):
-            _fail(f"lhs and rhs must have element type f32 or f64, not {_t(e)}")
+        if t2s(e) not in ("f32", "f64"):
+            fail(f"lhs and rhs must have element type f32 or f64, not {t2s(e)}")
         # complex_c2
-        if not _shape_ok(shape_of(lt), shape_of(res)):
-            _fail(f"result type {_t(res)} must have the shape of lhs {_t(lt)}")
+        if not shapes_compatible(shape_of(lt), shape_of(res)):
+            fail(f"result type {t2s(res)} must have the shape of lhs {t2s(lt)}")
         # complex_c3
         re_ = element_type(res)
         if not isinstance(re_, ComplexType) or re_.element_type != e:
-            _fail(f"result type {_t(res)} must have element type complex<{_t(e)}>")
+            fail(f"result type {t2s(res)} must have element type complex<{t2s(e)}>")
 
 
 @op_def
@@ -1703,13 +1644,13 @@ class TorchIndexSelectOp(_Generic, StableHLOOp):
 
     def verify_(self) -> None:
         d, b = self.dim.value.data, self.batch_dims.value.data
-        r = _rank(self.operand.type)
+        r = rank(self.operand.type)
         if r is not None and not 0 <= d < r:
-            _fail(f"dim {d} must be in [0, {r}), the operand rank")
+            fail(f"dim {d} must be in [0, {r}), the operand rank")
         if b < 0 or b > d:
-            _fail(f"batch_dims {b} must be in [0, dim = {d}]")
-        if not _is_int_tensor_element(self.index.type):
-            _fail(f"index must have an integer element type, but has type {_t(self.index.type)}")
+            fail(f"batch_dims {b} must be in [0, dim = {d}]")
+        if not is_int_or_index(element_type(self.index.type)):
+            fail(f"index must have an integer element type, but has type {t2s(self.index.type)}")
 
 
 OPS = (

@@ -12,8 +12,16 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
-from stablehlo_py.ir.ops.base import StableHLOOp, enum_syntax, op_def, prop
-
+from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
+from stablehlo_py.ir.ops.base import I1, AttrSyntax, StableHLOOp, enum_syntax, op_def, prop
+from stablehlo_py.ir.ops.constraints import (
+    baseline_element,
+    fail,
+    same_baseline_type,
+    shapes_compatible,
+    t2s,
+)
+from stablehlo_py.ir.types import UniformQuantizedType, element_type, shape_of
 
 # Unary ops whose result element type may differ from the operand's (spec constraints on shapes only;
 # element-type rules of these ops are checked by the interpreter's semantics).
@@ -23,23 +31,16 @@ _SHAPE_ONLY = frozenset({"convert", "abs", "is_finite", "real", "imag"})
 def _verify_elementwise(op: StableHLOOp, values: list) -> None:  # type: ignore[type-arg]
     """<op>_c1 of the spec's elementwise ops: operands and result have the same shape, and (except
     for the ops in _SHAPE_ONLY) the same baseline type."""
-    from xdsl.utils.exceptions import VerifyException
-
-    from stablehlo_py.ir.ops.data_movement import _shape_ok
-    from stablehlo_py.ir.ops.linalg import same_baseline_type
-    from stablehlo_py.ir.text.printer import type_to_str
-    from stablehlo_py.ir.types import shape_of
-
     short = op.name.split(".", 1)[1]
     result = op.results[0].type
+    shape_only = short in _SHAPE_ONLY
     for i, v in enumerate(values):
         t = v.type
-        ok = _shape_ok(shape_of(t), shape_of(result)) if short in _SHAPE_ONLY else same_baseline_type(t, result)
+        ok = shapes_compatible(shape_of(t), shape_of(result)) if shape_only else same_baseline_type(t, result)
         if not ok:
-            what = "shape" if short in _SHAPE_ONLY else "type"
-            raise VerifyException(
-                f"operand #{i} has type {type_to_str(t)} but the result has type {type_to_str(result)}; "
-                f"they must have the same {what} ({short}_c1)"
+            fail(
+                f"operand #{i} has type {t2s(t)} but the result has type {t2s(result)}; "
+                f"they must have the same {'shape' if shape_only else 'type'} ({short}_c1)"
             )
 
 
@@ -139,21 +140,18 @@ class CompareOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        from xdsl.dialects.builtin import IntegerType
-        from xdsl.utils.exceptions import VerifyException
-
-        from stablehlo_py.ir.ops.data_movement import _baseline_element, _shape_ok, _t
-        from stablehlo_py.ir.types import element_type, shape_of
-
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
         # compare_c1
-        if _baseline_element(lt) != _baseline_element(rt):
-            raise VerifyException(f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same element type")
+        if baseline_element(lt) != baseline_element(rt):
+            fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same element type")
         # compare_c2
-        if not (_shape_ok(shape_of(lt), shape_of(rt)) and _shape_ok(shape_of(lt), shape_of(res))):
-            raise VerifyException(f"lhs {_t(lt)}, rhs {_t(rt)} and result {_t(res)} must have the same shape")
-        if element_type(res) != IntegerType(1):
-            raise VerifyException(f"result type {_t(res)} must be a tensor of i1")
+        if not (
+            shapes_compatible(shape_of(lt), shape_of(rt))
+            and shapes_compatible(shape_of(lt), shape_of(res))
+        ):
+            fail(f"lhs {t2s(lt)}, rhs {t2s(rt)} and result {t2s(res)} must have the same shape")
+        if element_type(res) != I1:
+            fail(f"result type {t2s(res)} must be a tensor of i1")
         # compare_c3 is not enforced: upstream's verifier accepts any compare_type (its own test
         # print_stablehlo.mlir @compare_op compares i32 with TOTALORDER), and programs it accepts
         # must verify here too.
@@ -163,9 +161,6 @@ OPS = (*OPS, CompareOp)
 
 
 # --------------------------------------------------------------- unary ops with result_accuracy
-from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
-from stablehlo_py.ir.ops.base import AttrSyntax
-
 RESULT_ACCURACY = AttrSyntax(ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
 
 
@@ -176,31 +171,25 @@ class UnaryElementwiseWithAccuracy(UnaryElementwise):
     result_accuracy = prop(RESULT_ACCURACY, default=DEFAULT_RESULT_ACCURACY)
 
     def verify_(self) -> None:
-        from xdsl.utils.exceptions import VerifyException
-
-        from stablehlo_py.ir.ops.linalg import same_baseline_type
-        from stablehlo_py.ir.text.printer import type_to_str
-        from stablehlo_py.ir.types import UniformQuantizedType, element_type
-
         ot, rt = self.operand.type, self.result.type
         op = self.name.split(".", 1)[1]
         # <op>_c1: baseline_type(operand) = baseline_type(result)
         if not same_baseline_type(ot, rt):
-            raise VerifyException(
-                f"operand type {type_to_str(ot)} and result type {type_to_str(rt)} must be the same ({op}_c1)"
+            fail(
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must be the same ({op}_c1)"
             )
         e = element_type(ot)
         # <op>_i1: floating-point or complex, or per-tensor quantized
         if isinstance(e, UniformQuantizedType) and e.is_per_axis:
-            raise VerifyException(f"operand type {type_to_str(ot)} must not be per-axis quantized ({op}_i1)")
+            fail(f"operand type {t2s(ot)} must not be per-axis quantized ({op}_i1)")
         acc = self.result_accuracy
         if acc is not None:
             a = acc.accuracy  # type: ignore[attr-defined]
             # upstream's ResultAccuracyAttr::verify
             if a.atol < 0 or a.rtol < 0 or a.ulps < 0:
-                raise VerifyException("result_accuracy tolerances (atol, rtol, ulps) must be non-negative")
+                fail("result_accuracy tolerances (atol, rtol, ulps) must be non-negative")
             if a.mode != "TOLERANCE" and (a.atol_bits or a.rtol_bits or a.ulps):
-                raise VerifyException(
+                fail(
                     f"result_accuracy with mode {a.mode} must have zero tolerances (atol, rtol and ulps are "
                     "only meaningful with mode TOLERANCE)"
                 )

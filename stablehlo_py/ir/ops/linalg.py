@@ -35,7 +35,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.enums import (
     FftTypeAttr,
@@ -69,13 +68,20 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.types import (
-    FLOAT_NAME,
-    UniformQuantizedType,
-    element_type,
-    shape_of,
-    tensor_type,
+from stablehlo_py.ir.ops.constraints import (
+    baseline_element,
+    dims_compatible,
+    fail,
+    int_values,
+    is_float,
+    is_unique,
+    quantized_element,
+    same_baseline_type,
+    shape_str,
+    shapes_compatible,
+    t2s,
 )
+from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -93,84 +99,6 @@ DOT_ALGORITHM = AttrSyntax(
 
 
 # ------------------------------------------------------------------------------------ helpers
-def _t(t: Attribute) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    return type_to_str(t)
-
-
-def _fail(msg: str) -> None:
-    raise VerifyException(msg)
-
-
-def _ints(a: Attribute | None) -> tuple[int, ...]:
-    """Values of a DenseArrayBase or an integer dense elements attribute."""
-    if a is None:
-        return ()
-    if isinstance(a, DenseArrayBase):
-        return tuple(int(v) for v in a.get_values())
-    if isinstance(a, DenseIntOrFPElementsAttr):
-        from stablehlo_py.ir.text.dense import dense_values
-
-        return tuple(int(v) for v in np.asarray(dense_values(a)).reshape(-1).tolist())
-    return tuple(int(v) for v in a.get_values())  # type: ignore[attr-defined]
-
-
-def _shape_str(s: Sequence[int]) -> str:
-    return "[" + ", ".join("?" if d < 0 else str(d) for d in s) + "]"
-
-
-def _dim_ok(a: int, b: int) -> bool:
-    """Are two dimension sizes compatible (equal, or either is dynamic)?"""
-    return a < 0 or b < 0 or a == b
-
-
-def _shape_ok(a: Sequence[int] | None, b: Sequence[int] | None) -> bool:
-    if a is None or b is None:
-        return True
-    return len(a) == len(b) and all(_dim_ok(x, y) for x, y in zip(a, b))
-
-
-def _rank(t: Attribute) -> int | None:
-    s = shape_of(t)
-    return None if s is None else len(s)
-
-
-def _quant(t: Attribute) -> UniformQuantizedType | None:
-    e = element_type(t)
-    return e if isinstance(e, UniformQuantizedType) else None
-
-
-def baseline_element(t: Attribute) -> Attribute | tuple:
-    """spec.md baseline_element_type: a quantized element type without scales and zero points."""
-    e = element_type(t)
-    if isinstance(e, UniformQuantizedType):
-        q = e.params
-        return (
-            "quant",
-            q.storage_type,
-            q.signed,
-            q.storage_min,
-            q.storage_max,
-            q.expressed_type,
-            q.quantized_dimension,
-        )
-    return e
-
-
-def same_baseline_type(a: Attribute, b: Attribute) -> bool:
-    """spec.md `baseline_type(a) = baseline_type(b)` (shapes compared up to dynamic dimensions)."""
-    return baseline_element(a) == baseline_element(b) and _shape_ok(shape_of(a), shape_of(b))
-
-
-def _is_float(e: Attribute) -> bool:
-    return type(e) in FLOAT_NAME
-
-
-def _is_unique(xs: Sequence[int]) -> bool:
-    return len(set(xs)) == len(xs)
-
-
 def _precision_values(a: Attribute | None) -> list[str]:
     return [x.data for x in a.data] if isinstance(a, ArrayAttr) else []  # type: ignore[attr-defined]
 
@@ -179,10 +107,10 @@ def _verify_precision_config(a: Attribute | None, cid: str) -> None:
     if a is None:
         return
     if not isinstance(a, ArrayAttr) or not all(isinstance(x, PrecisionAttr) for x in a.data):
-        _fail("precision_config must be an array of #stablehlo<precision ...> attributes")
+        fail("precision_config must be an array of #stablehlo<precision ...> attributes")
     # upstream's verifyPrecisionConfig: empty or up to 2 elements (the spec's (C) asks for 2)
     if len(a.data) > 2:
-        _fail(f"precision_config must be empty or have 2 elements ({cid}), but has {len(a.data)}")
+        fail(f"precision_config must be empty or have 2 elements ({cid}), but has {len(a.data)}")
 
 
 _PRINTABLE_KINDS: dict[str, type | tuple[type, ...]] = {
@@ -378,18 +306,18 @@ class WindowAttributesDirective:
     ) -> None:
         parts = []
         if strides is not None:
-            parts.append(f"stride = {_i64_list_text(_ints(strides))}")
+            parts.append(f"stride = {_i64_list_text(int_values(strides))}")
         if padding is not None:
-            flat = _ints(padding)
+            flat = int_values(padding)
             pairs = ", ".join(f"[{flat[i]}, {flat[i + 1]}]" for i in range(0, len(flat) - 1, 2))
             parts.append(f"pad = [{pairs}]")
         if lhs_dil is not None:
-            parts.append(f"lhs_dilate = {_i64_list_text(_ints(lhs_dil))}")
+            parts.append(f"lhs_dilate = {_i64_list_text(int_values(lhs_dil))}")
         if rhs_dil is not None:
-            parts.append(f"rhs_dilate = {_i64_list_text(_ints(rhs_dil))}")
+            parts.append(f"rhs_dilate = {_i64_list_text(int_values(rhs_dil))}")
         if rev is not None:
             parts.append(
-                "reverse = [" + ", ".join("true" if v else "false" for v in _ints(rev)) + "]"
+                "reverse = [" + ", ".join("true" if v else "false" for v in int_values(rev)) + "]"
             )
         pr.write(", ".join(parts))
 
@@ -469,16 +397,16 @@ class DotOp(_PrintableOrGeneric, StableHLOOp):
         # upstream verifyDotOp: rank-1 or rank-2 operands, matching contracting dimension
         for what, s, t in (("lhs", ls, lt), ("rhs", rs, rt)):
             if s is not None and len(s) not in (1, 2):
-                _fail(f"{what} type {_t(t)} must be a rank-1 or rank-2 tensor")
+                fail(f"{what} type {t2s(t)} must be a rank-1 or rank-2 tensor")
         if ls is not None and rs is not None:
-            if not _dim_ok(ls[-1], rs[0]):
-                _fail(
-                    f"the last dimension of lhs {_t(lt)} must match the first dimension of rhs {_t(rt)}"
+            if not dims_compatible(ls[-1], rs[0]):
+                fail(
+                    f"the last dimension of lhs {t2s(lt)} must match the first dimension of rhs {t2s(rt)}"
                 )
             expected = list(ls[:-1]) + list(rs[1:])
-            if os_ is not None and not _shape_ok(os_, expected):
-                _fail(
-                    f"result type {_t(res)} must have shape {_shape_str(expected)} for lhs {_t(lt)} and rhs {_t(rt)}"
+            if os_ is not None and not shapes_compatible(os_, expected):
+                fail(
+                    f"result type {t2s(res)} must have shape {shape_str(expected)} for lhs {t2s(lt)} and rhs {t2s(rt)}"
                 )
         _verify_precision_config(self.precision_config, "dot")
 
@@ -509,24 +437,24 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         lc, rc = d.lhs_contracting_dimensions, d.rhs_contracting_dimensions
         # dot_general_c1
         if len(lb) != len(rb):
-            _fail(
+            fail(
                 f"lhs_batching_dimensions {_i64_list_text(lb)} and rhs_batching_dimensions "
                 f"{_i64_list_text(rb)} must have the same size"
             )
         # dot_general_c2
         if len(lc) != len(rc):
-            _fail(
+            fail(
                 f"lhs_contracting_dimensions {_i64_list_text(lc)} and rhs_contracting_dimensions "
                 f"{_i64_list_text(rc)} must have the same size"
             )
         # dot_general_c3
-        if not _is_unique(lb + lc):
-            _fail(
+        if not is_unique(lb + lc):
+            fail(
                 f"lhs batching and contracting dimensions {_i64_list_text(lb + lc)} must be unique"
             )
         # dot_general_c4
-        if not _is_unique(rb + rc):
-            _fail(
+        if not is_unique(rb + rc):
+            fail(
                 f"rhs batching and contracting dimensions {_i64_list_text(rb + rc)} must be unique"
             )
         for cid, what, dims, s in (
@@ -537,47 +465,47 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         ):
             # dot_general_c5, dot_general_c6, dot_general_c7, dot_general_c8
             if s is not None and not all(0 <= x < len(s) for x in dims):
-                _fail(f"{what} {_i64_list_text(dims)} must be in [0, {len(s)}) (dot_general_{cid})")
+                fail(f"{what} {_i64_list_text(dims)} must be in [0, {len(s)}) (dot_general_{cid})")
         if ls is not None and rs is not None:
             # dot_general_c9
             for a, b in zip(lb, rb):
-                if not _dim_ok(ls[a], rs[b]):
-                    _fail(
-                        f"batching dimension {a} of lhs {_t(lt)} and dimension {b} of rhs {_t(rt)} must have the same size"
+                if not dims_compatible(ls[a], rs[b]):
+                    fail(
+                        f"batching dimension {a} of lhs {t2s(lt)} and dimension {b} of rhs {t2s(rt)} must have the same size"
                     )
             # dot_general_c10
             for a, b in zip(lc, rc):
-                if not _dim_ok(ls[a], rs[b]):
-                    _fail(
-                        f"contracting dimension {a} of lhs {_t(lt)} and dimension {b} of rhs {_t(rt)} must have the same size"
+                if not dims_compatible(ls[a], rs[b]):
+                    fail(
+                        f"contracting dimension {a} of lhs {t2s(lt)} and dimension {b} of rhs {t2s(rt)} must have the same size"
                     )
             # dot_general_c12
             lhs_res = [i for i in range(len(ls)) if i not in lb and i not in lc]
             rhs_res = [i for i in range(len(rs)) if i not in rb and i not in rc]
             expected = [ls[i] for i in lb] + [ls[i] for i in lhs_res] + [rs[i] for i in rhs_res]
-            if os_ is not None and not _shape_ok(os_, expected):
-                _fail(f"result type {_t(res)} must have shape {_shape_str(expected)}")
+            if os_ is not None and not shapes_compatible(os_, expected):
+                fail(f"result type {t2s(res)} must have shape {shape_str(expected)}")
         # dot_general_c11
         _verify_precision_config(self.precision_config, "dot_general_c11")
-        lq, rq, oq = _quant(lt), _quant(rt), _quant(res)
+        lq, rq, oq = quantized_element(lt), quantized_element(rt), quantized_element(res)
         if lq is None and rq is None and oq is None:
             # dot_general_c13
             if element_type(lt) != element_type(rt):
-                _fail(f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same element type")
+                fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same element type")
         else:
             # dot_general_c14
             if rq is None or (lq is None) != (oq is None):
-                _fail(
+                fail(
                     f"a quantized dot_general needs a quantized rhs, and a quantized lhs exactly when the result "
-                    f"is quantized (lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+                    f"is quantized (lhs {t2s(lt)}, rhs {t2s(rt)}, result {t2s(res)})"
                 )
             # dot_general_c15
             if any(z != 0 for z in rq.params.zero_points):
-                _fail(f"rhs type {_t(rt)} must have zero points equal to 0")
+                fail(f"rhs type {t2s(rt)} must have zero points equal to 0")
             # dot_general_c16
             if rq.is_per_axis and rq.params.quantized_dimension in rc:
-                _fail(
-                    f"the quantization dimension of rhs {_t(rt)} must not be a contracting dimension"
+                fail(
+                    f"the quantization dimension of rhs {t2s(rt)} must not be a contracting dimension"
                 )
             if lq is not None and oq is not None:
                 # dot_general_c17
@@ -585,8 +513,8 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
                     rq.params.storage_type,
                     rq.params.signed,
                 ):
-                    _fail(
-                        f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same storage type"
+                    fail(
+                        f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same storage type"
                     )
                 # dot_general_c18
                 if (
@@ -594,28 +522,28 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
                     == rq.params.expressed_type
                     == oq.params.expressed_type
                 ):
-                    _fail(
-                        f"lhs, rhs and result ({_t(lt)}, {_t(rt)}, {_t(res)}) must have the same expressed type"
+                    fail(
+                        f"lhs, rhs and result ({t2s(lt)}, {t2s(rt)}, {t2s(res)}) must have the same expressed type"
                     )
                 # dot_general_c19
                 if not rq.is_per_axis and oq.is_per_axis:
-                    _fail(
-                        f"result type {_t(res)} must be per-tensor quantized when rhs {_t(rt)} is"
+                    fail(
+                        f"result type {t2s(res)} must be per-tensor quantized when rhs {t2s(rt)} is"
                     )
             elif lq is None and not element_type(lt) == rq.params.expressed_type == element_type(
                 res
             ):
                 # dot_general_c20
-                _fail(
+                fail(
                     f"lhs element type, rhs expressed type and result element type must be equal "
-                    f"(lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+                    f"(lhs {t2s(lt)}, rhs {t2s(rt)}, result {t2s(res)})"
                 )
         alg = self.algorithm
         if alg is not None:
             a = alg.algorithm  # type: ignore[attr-defined]
             # dot_general_c21
             if any(v != "DEFAULT" for v in _precision_values(self.precision_config)):
-                _fail("precision_config must be DEFAULT when an algorithm is given")
+                fail("precision_config must be DEFAULT when an algorithm is given")
             # dot_general_c22, dot_general_c23, dot_general_c24
             for cid, what, v in (
                 ("c22", "lhs_component_count", a.lhs_component_count),
@@ -623,7 +551,7 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
                 ("c24", "num_primitive_operations", a.num_primitive_operations),
             ):
                 if v <= 0:
-                    _fail(f"algorithm {what} must be positive, but is {v} (dot_general_{cid})")
+                    fail(f"algorithm {what} must be positive, but is {v} (dot_general_{cid})")
 
 
 # ---------------------------------------------------------------------------------- convolution
@@ -637,11 +565,11 @@ def _verify_conv(
     n = len(ls) if ls is not None else (len(rs) if rs is not None else None)
     # convolution_c1
     if ls is not None and rs is not None and len(ls) != len(rs):
-        _fail(f"lhs {_t(lt)} and rhs {_t(rt)} must have the same rank")
-    strides = _ints(op.window_strides) if op.window_strides is not None else None
-    lhs_dil = _ints(op.lhs_dilation) if op.lhs_dilation is not None else None
-    rhs_dil = _ints(op.rhs_dilation) if op.rhs_dilation is not None else None
-    rev = _ints(op.window_reversal) if op.window_reversal is not None else None
+        fail(f"lhs {t2s(lt)} and rhs {t2s(rt)} must have the same rank")
+    strides = int_values(op.window_strides) if op.window_strides is not None else None
+    lhs_dil = int_values(op.lhs_dilation) if op.lhs_dilation is not None else None
+    rhs_dil = int_values(op.rhs_dilation) if op.rhs_dilation is not None else None
+    rev = int_values(op.window_reversal) if op.window_reversal is not None else None
     if n is not None:
         for cid, what, vals in (
             ("c2", "window_strides", strides),
@@ -651,18 +579,16 @@ def _verify_conv(
         ):
             # convolution_c2, convolution_c5, convolution_c7, convolution_c9
             if vals is not None and len(vals) != n - 2:
-                _fail(
+                fail(
                     f"{what} must have {n - 2} elements (rank - 2), but has {len(vals)} (convolution_{cid})"
                 )
         # convolution_c4
         if (
             padding_shape is not None
             and tuple(padding_shape) != (n - 2, 2)
-            and not (len(padding_shape) == 2 and _shape_ok(padding_shape, (n - 2, 2)))
+            and not (len(padding_shape) == 2 and shapes_compatible(padding_shape, (n - 2, 2)))
         ):
-            _fail(
-                f"padding must have shape [{n - 2}, 2], but has shape {_shape_str(padding_shape)}"
-            )
+            fail(f"padding must have shape [{n - 2}, 2], but has shape {shape_str(padding_shape)}")
     for cid, what, vals in (
         ("c3", "window_strides", strides),
         ("c6", "lhs_dilation", lhs_dil),
@@ -670,18 +596,18 @@ def _verify_conv(
     ):
         # convolution_c3, convolution_c6, convolution_c8
         if vals is not None and any(v <= 0 for v in vals):
-            _fail(f"{what} {_i64_list_text(vals)} must be positive (convolution_{cid})")
+            fail(f"{what} {_i64_list_text(vals)} must be positive (convolution_{cid})")
     fgc = op.feature_group_count.value.data
     bgc = op.batch_group_count.value.data
     # convolution_c21
     if fgc <= 0:
-        _fail(f"feature_group_count must be positive, but is {fgc}")
+        fail(f"feature_group_count must be positive, but is {fgc}")
     # convolution_c22
     if bgc <= 0:
-        _fail(f"batch_group_count must be positive, but is {bgc}")
+        fail(f"batch_group_count must be positive, but is {bgc}")
     # convolution_c23
     if fgc != 1 and bgc != 1:
-        _fail(f"feature_group_count ({fgc}) or batch_group_count ({bgc}) must be 1")
+        fail(f"feature_group_count ({fgc}) or batch_group_count ({bgc}) must be 1")
     if n is not None:
         for cid, what, dims in (
             (
@@ -710,12 +636,12 @@ def _verify_conv(
         ):
             # convolution_c12, convolution_c13, convolution_c17, convolution_c18, convolution_c19, convolution_c20
             if len(dims) != n:
-                _fail(
+                fail(
                     f"the {what} dimension numbers must name {n} dimensions (rank), but name {len(dims)} "
                     f"(convolution_{cid})"
                 )
-            if not _is_unique(dims) or not all(0 <= x < n for x in dims):
-                _fail(
+            if not is_unique(dims) or not all(0 <= x < n for x in dims):
+                fail(
                     f"the {what} dimension numbers {_i64_list_text(dims)} must be unique and in [0, {n}) "
                     f"(convolution_{cid})"
                 )
@@ -723,10 +649,10 @@ def _verify_conv(
         b, f = ls[d.input_batch_dimension], ls[d.input_feature_dimension]
         # convolution_c10
         if b >= 0 and b % bgc != 0:
-            _fail(f"input batch dimension size {b} must be a multiple of batch_group_count {bgc}")
+            fail(f"input batch dimension size {b} must be a multiple of batch_group_count {bgc}")
         # convolution_c11
         if f >= 0 and f % fgc != 0:
-            _fail(
+            fail(
                 f"input feature dimension size {f} must be a multiple of feature_group_count {fgc}"
             )
     if rs is not None:
@@ -736,18 +662,18 @@ def _verify_conv(
             f = ls[d.input_feature_dimension]
             kif = rs[d.kernel_input_feature_dimension]
             if f >= 0 and kif >= 0 and kif != f // fgc:
-                _fail(
+                fail(
                     f"kernel input feature dimension size {kif} must be the input feature size {f} divided by "
                     f"feature_group_count {fgc}"
                 )
         # convolution_c15
         if kof >= 0 and kof % bgc != 0:
-            _fail(
+            fail(
                 f"kernel output feature dimension size {kof} must be a multiple of batch_group_count {bgc}"
             )
         # convolution_c16
         if kof >= 0 and kof % fgc != 0:
-            _fail(
+            fail(
                 f"kernel output feature dimension size {kof} must be a multiple of feature_group_count {fgc}"
             )
     # convolution_c24
@@ -755,7 +681,7 @@ def _verify_conv(
     if n is not None and os_ is not None:
         # convolution_c26
         if len(os_) != n:
-            _fail(f"result type {_t(res)} must have rank {n}")
+            fail(f"result type {t2s(res)} must have rank {n}")
         # convolution_c25
         if ls is not None and rs is not None:
             expected = [-1] * n
@@ -777,24 +703,24 @@ def _verify_conv(
                 expected[d.output_spatial_dimensions[i]] = (
                     0 if empty else (padded - dil_w) // st + 1
                 )
-            if not _shape_ok(os_, expected):
-                _fail(f"result type {_t(res)} must have shape {_shape_str(expected)}")
-    lq, rq, oq = _quant(lt), _quant(rt), _quant(res)
+            if not shapes_compatible(os_, expected):
+                fail(f"result type {t2s(res)} must have shape {shape_str(expected)}")
+    lq, rq, oq = quantized_element(lt), quantized_element(rt), quantized_element(res)
     if lq is None and rq is None and oq is None:
         # convolution_c27 (as upstream's verifier: the result element type may differ, e.g. i8 x i8 -> i32)
         if element_type(lt) != element_type(rt):
-            _fail(f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same element type")
+            fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same element type")
         return
     # convolution_c28
     if rq is None or (lq is None) != (oq is None):
-        _fail(
+        fail(
             f"a quantized convolution needs a quantized rhs, and a quantized lhs exactly when the result is "
-            f"quantized (lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+            f"quantized (lhs {t2s(lt)}, rhs {t2s(rt)}, result {t2s(res)})"
         )
     # convolution_c29
     if rq.is_per_axis and rq.params.quantized_dimension != d.kernel_output_feature_dimension:
-        _fail(
-            f"the quantization dimension of rhs {_t(rt)} must be kernel_output_feature_dimension "
+        fail(
+            f"the quantization dimension of rhs {t2s(rt)} must be kernel_output_feature_dimension "
             f"{d.kernel_output_feature_dimension}"
         )
     # convolution_c30
@@ -803,27 +729,27 @@ def _verify_conv(
         and oq.is_per_axis
         and oq.params.quantized_dimension != d.output_feature_dimension
     ):
-        _fail(
-            f"the quantization dimension of result {_t(res)} must be output_feature_dimension "
+        fail(
+            f"the quantization dimension of result {t2s(res)} must be output_feature_dimension "
             f"{d.output_feature_dimension}"
         )
     if lq is not None and oq is not None:
         # convolution_c31
         if (lq.params.storage_type, lq.params.signed) != (rq.params.storage_type, rq.params.signed):
-            _fail(f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same storage type")
+            fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same storage type")
         # convolution_c32
         if not lq.params.expressed_type == rq.params.expressed_type == oq.params.expressed_type:
-            _fail(
-                f"lhs, rhs and result ({_t(lt)}, {_t(rt)}, {_t(res)}) must have the same expressed type"
+            fail(
+                f"lhs, rhs and result ({t2s(lt)}, {t2s(rt)}, {t2s(res)}) must have the same expressed type"
             )
         # convolution_c33
         if not rq.is_per_axis and oq.is_per_axis:
-            _fail(f"result type {_t(res)} must be per-tensor quantized when rhs {_t(rt)} is")
+            fail(f"result type {t2s(res)} must be per-tensor quantized when rhs {t2s(rt)} is")
     elif lq is None and not element_type(lt) == rq.params.expressed_type == element_type(res):
         # convolution_c34
-        _fail(
+        fail(
             f"lhs element type, rhs expressed type and result element type must be equal "
-            f"(lhs {_t(lt)}, rhs {_t(rt)}, result {_t(res)})"
+            f"(lhs {t2s(lt)}, rhs {t2s(rt)}, result {t2s(res)})"
         )
 
 
@@ -873,7 +799,7 @@ class ConvolutionOp(_ConvBase):
         shape = None
         if pad is not None:
             shape = tuple(pad.type.get_shape())  # type: ignore[attr-defined]
-            flat = _ints(pad)
+            flat = int_values(pad)
             pairs = (
                 [(flat[i], flat[i + 1]) for i in range(0, len(flat) - 1, 2)]
                 if len(shape) == 2
@@ -897,9 +823,9 @@ class DynamicConvOp(_Generic, _ConvBase):
         pt = self.padding.type
         ps = shape_of(pt)
         if ps is not None and len(ps) != 2:
-            _fail(f"padding {_t(pt)} must be a rank-2 tensor")
+            fail(f"padding {t2s(pt)} must be a rank-2 tensor")
         if not isinstance(element_type(pt), IntegerType):
-            _fail(f"padding {_t(pt)} must be a tensor of integers")
+            fail(f"padding {t2s(pt)} must be a tensor of integers")
         _verify_conv(self, tuple(ps) if ps is not None else None, None)
 
 
@@ -921,52 +847,52 @@ class FftOp(StableHLOOp):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         kind = self.fft_type.data
-        length = _ints(self.fft_length)
+        length = int_values(self.fft_length)
         os_, rs = shape_of(ot), shape_of(rt)
         # fft_c3
         if not 1 <= len(length) <= 3:
-            _fail(f"fft_length {_i64_list_text(length)} must have 1 to 3 elements")
+            fail(f"fft_length {_i64_list_text(length)} must have 1 to 3 elements")
         # fft_c1
         if os_ is not None and len(length) > len(os_):
-            _fail(
-                f"fft_length {_i64_list_text(length)} has more elements than operand {_t(ot)} has dimensions"
+            fail(
+                f"fft_length {_i64_list_text(length)} has more elements than operand {t2s(ot)} has dimensions"
             )
         oe, re_ = element_type(ot), element_type(rt)
         # fft_c2
         if kind in ("FFT", "IFFT"):
             if not isinstance(oe, ComplexType) or oe != re_:
-                _fail(
-                    f"{kind} needs operand and result of the same complex type, got {_t(ot)} and {_t(rt)}"
+                fail(
+                    f"{kind} needs operand and result of the same complex type, got {t2s(ot)} and {t2s(rt)}"
                 )
             real = None
         elif kind == "RFFT":
-            if not _is_float(oe) or not isinstance(re_, ComplexType) or re_.element_type != oe:
-                _fail(
+            if not is_float(oe) or not isinstance(re_, ComplexType) or re_.element_type != oe:
+                fail(
                     f"RFFT needs a floating-point operand and a complex result of the same precision, "
-                    f"got {_t(ot)} and {_t(rt)}"
+                    f"got {t2s(ot)} and {t2s(rt)}"
                 )
             real = os_
         else:
-            if not isinstance(oe, ComplexType) or not _is_float(re_) or oe.element_type != re_:
-                _fail(
+            if not isinstance(oe, ComplexType) or not is_float(re_) or oe.element_type != re_:
+                fail(
                     f"IRFFT needs a complex operand and a floating-point result of the same precision, "
-                    f"got {_t(ot)} and {_t(rt)}"
+                    f"got {t2s(ot)} and {t2s(rt)}"
                 )
             real = rs
         # fft_c4
         if (
             real is not None
             and len(real) >= len(length)
-            and not _shape_ok(real[len(real) - len(length) :], length)
+            and not shapes_compatible(real[len(real) - len(length) :], length)
         ):
-            _fail(
-                f"the trailing dimensions of the real tensor {_shape_str(real)} must be fft_length "
+            fail(
+                f"the trailing dimensions of the real tensor {shape_str(real)} must be fft_length "
                 f"{_i64_list_text(length)}"
             )
         # fft_c5
         if os_ is not None and rs is not None:
             if len(os_) != len(rs):
-                _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same rank")
+                fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same rank")
             expected = list(os_)
             if kind == "RFFT" and expected:
                 last = os_[-1]
@@ -974,13 +900,13 @@ class FftOp(StableHLOOp):
             elif kind == "IRFFT" and expected:
                 last = rs[-1]
                 want = -1 if last < 0 else (0 if last == 0 else last // 2 + 1)
-                if not _dim_ok(os_[-1], want):
-                    _fail(
-                        f"the last dimension of operand {_t(ot)} must be {want} for result {_t(rt)}"
+                if not dims_compatible(os_[-1], want):
+                    fail(
+                        f"the last dimension of operand {t2s(ot)} must be {want} for result {t2s(rt)}"
                     )
                 expected[-1] = rs[-1]
-            if not _shape_ok(rs, expected):
-                _fail(f"result type {_t(rt)} must have shape {_shape_str(expected)}")
+            if not shapes_compatible(rs, expected):
+                fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
 
 
 # ----------------------------------------------------------------------- linear algebra solvers
@@ -1002,29 +928,33 @@ class TriangularSolveOp(_Generic, StableHLOOp):
         at, bt, rt = self.a.type, self.b.type, self.result.type
         # triangular_solve_i4
         if self.transpose_a.data == "TRANSPOSE_INVALID":
-            _fail("transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT")
+            fail("transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT")
         # triangular_solve_c1
         if baseline_element(at) != baseline_element(bt):
-            _fail(f"a {_t(at)} and b {_t(bt)} must have the same element type")
+            fail(f"a {t2s(at)} and b {t2s(bt)} must have the same element type")
         as_, bs = shape_of(at), shape_of(bt)
         # triangular_solve_c2
         if as_ is not None and len(as_) < 2:
-            _fail(f"a {_t(at)} must have rank 2 or more")
+            fail(f"a {t2s(at)} must have rank 2 or more")
         if as_ is not None and bs is not None:
             if len(as_) != len(bs):
-                _fail(f"a {_t(at)} and b {_t(bt)} must have the same rank")
+                fail(f"a {t2s(at)} and b {t2s(bt)} must have the same rank")
             # triangular_solve_c3
-            if not _shape_ok(as_[:-2], bs[:-2]):
-                _fail(f"the batch dimensions of a {_t(at)} and b {_t(bt)} must match")
+            if not shapes_compatible(as_[:-2], bs[:-2]):
+                fail(f"the batch dimensions of a {t2s(at)} and b {t2s(bt)} must match")
             k = bs[-2] if self.left_side.value.data else bs[-1]
-            if not (_dim_ok(as_[-2], as_[-1]) and _dim_ok(as_[-1], k) and _dim_ok(as_[-2], k)):
-                _fail(
-                    f"a {_t(at)} must be square with size {k}, the size of b {_t(bt)} along "
+            if not (
+                dims_compatible(as_[-2], as_[-1])
+                and dims_compatible(as_[-1], k)
+                and dims_compatible(as_[-2], k)
+            ):
+                fail(
+                    f"a {t2s(at)} must be square with size {k}, the size of b {t2s(bt)} along "
                     f"{'dimension -2' if self.left_side.value.data else 'dimension -1'}"
                 )
         # triangular_solve_c4
         if not same_baseline_type(bt, rt):
-            _fail(f"result type {_t(rt)} must match b {_t(bt)}")
+            fail(f"result type {t2s(rt)} must match b {t2s(bt)}")
 
 
 @op_def
@@ -1044,15 +974,15 @@ class CholeskyOp(StableHLOOp):
         at, rt = self.a.type, self.result.type
         # cholesky_c1
         if not same_baseline_type(at, rt):
-            _fail(f"result type {_t(rt)} must match a {_t(at)}")
+            fail(f"result type {t2s(rt)} must match a {t2s(at)}")
         s = shape_of(at)
         if s is not None:
             # cholesky_c2
             if len(s) < 2:
-                _fail(f"a {_t(at)} must have rank 2 or more")
+                fail(f"a {t2s(at)} must have rank 2 or more")
             # cholesky_c3
-            if not _dim_ok(s[-2], s[-1]):
-                _fail(f"a {_t(at)} must be a batch of square matrices")
+            if not dims_compatible(s[-2], s[-1]):
+                fail(f"a {t2s(at)} must be a batch of square matrices")
 
 
 # ------------------------------------------------------------------------------- batch norm
@@ -1061,7 +991,7 @@ def _verify_feature_index(op: Any, operand_t: Attribute) -> int | None:
     s = shape_of(operand_t)
     # batch_norm_*_c1
     if s is not None and not 0 <= fi < len(s):
-        _fail(f"feature_index {fi} must be in [0, {len(s)}), the rank of operand {_t(operand_t)}")
+        fail(f"feature_index {fi} must be in [0, {len(s)}), the rank of operand {t2s(operand_t)}")
     if s is None:
         return None
     return s[fi]
@@ -1071,8 +1001,8 @@ def _verify_same_element(types: Sequence[tuple[str, Attribute]]) -> None:
     first = baseline_element(types[0][1])
     for name, t in types[1:]:
         if baseline_element(t) != first:
-            _fail(
-                f"{types[0][0]} {_t(types[0][1])} and {name} {_t(t)} must have the same element type"
+            fail(
+                f"{types[0][0]} {t2s(types[0][1])} and {name} {t2s(t)} must have the same element type"
             )
 
 
@@ -1080,9 +1010,9 @@ def _verify_feature_sized(names: Sequence[tuple[str, Attribute]], size: int | No
     for name, t in names:
         s = shape_of(t)
         if s is not None and len(s) != 1:
-            _fail(f"{name} {_t(t)} must be a 1-dimensional tensor")
-        if s is not None and size is not None and not _dim_ok(s[0], size):
-            _fail(f"{name} {_t(t)} must have {size} elements, the size of the feature dimension")
+            fail(f"{name} {t2s(t)} must be a 1-dimensional tensor")
+        if s is not None and size is not None and not dims_compatible(s[0], size):
+            fail(f"{name} {t2s(t)} must have {size} elements, the size of the feature dimension")
 
 
 class _BatchNormBase(_Generic, StableHLOOp):
@@ -1129,9 +1059,9 @@ class BatchNormGradOp(_BatchNormBase):
         )
         # batch_norm_grad_c3
         for n in ("grad_output", "grad_operand"):
-            if not _shape_ok(shape_of(self.operand.type), shape_of(getattr(self, n).type)):
-                _fail(
-                    f"{n} {_t(getattr(self, n).type)} must have the shape of operand {_t(self.operand.type)}"
+            if not shapes_compatible(shape_of(self.operand.type), shape_of(getattr(self, n).type)):
+                fail(
+                    f"{n} {t2s(getattr(self, n).type)} must have the shape of operand {t2s(self.operand.type)}"
                 )
         # batch_norm_grad_c4, batch_norm_grad_c5
         _verify_feature_sized(
@@ -1170,7 +1100,7 @@ class BatchNormInferenceOp(_BatchNormBase):
         )
         # batch_norm_inference_c7
         if not same_baseline_type(self.operand.type, self.result.type):
-            _fail(f"result type {_t(self.result.type)} must match operand {_t(self.operand.type)}")
+            fail(f"result type {t2s(self.result.type)} must match operand {t2s(self.operand.type)}")
 
 
 @op_def
@@ -1205,7 +1135,7 @@ class BatchNormTrainingOp(_BatchNormBase):
         )
         # batch_norm_training_c7
         if not same_baseline_type(self.operand.type, self.output.type):
-            _fail(f"output type {_t(self.output.type)} must match operand {_t(self.operand.type)}")
+            fail(f"output type {t2s(self.output.type)} must match operand {t2s(self.operand.type)}")
 
 
 # ------------------------------------------------------------------------------------ random
@@ -1229,19 +1159,19 @@ class RngOp(StableHLOOp):
             # rng_i1, rng_i2
             s = shape_of(t)
             if s is not None and len(s) != 0:
-                _fail(f"{what} {_t(t)} must be a 0-dimensional tensor")
+                fail(f"{what} {t2s(t)} must be a 0-dimensional tensor")
         # rng_c1
         if not element_type(at) == element_type(bt) == element_type(rt):
-            _fail(f"a {_t(at)}, b {_t(bt)} and result {_t(rt)} must have the same element type")
+            fail(f"a {t2s(at)}, b {t2s(bt)} and result {t2s(rt)} must have the same element type")
         # rng_c2
-        if self.rng_distribution.data == "NORMAL" and not _is_float(element_type(at)):
-            _fail(f"a NORMAL distribution needs a floating-point a, got {_t(at)}")
+        if self.rng_distribution.data == "NORMAL" and not is_float(element_type(at)):
+            fail(f"a NORMAL distribution needs a floating-point a, got {t2s(at)}")
         # rng_c3 (only the size of `shape` can be checked from the types)
         ss, rs = shape_of(st), shape_of(rt)
         if ss is not None and len(ss) != 1:
-            _fail(f"shape {_t(st)} must be a 1-dimensional tensor")
-        if ss is not None and rs is not None and not _dim_ok(ss[0], len(rs)):
-            _fail(f"shape {_t(st)} must have {len(rs)} elements, the rank of result {_t(rt)}")
+            fail(f"shape {t2s(st)} must be a 1-dimensional tensor")
+        if ss is not None and rs is not None and not dims_compatible(ss[0], len(rs)):
+            fail(f"shape {t2s(st)} must have {len(rs)} elements, the rank of result {t2s(rt)}")
 
 
 @op_def
@@ -1264,8 +1194,10 @@ class RngBitGeneratorOp(StableHLOOp):
     def verify_(self) -> None:
         it, ot = self.initial_state.type, self.output_state.type
         # rng_bit_generator_c1
-        if not (element_type(it) == element_type(ot) and _shape_ok(shape_of(it), shape_of(ot))):
-            _fail(f"output_state type {_t(ot)} must match initial_state {_t(it)}")
+        if not (
+            element_type(it) == element_type(ot) and shapes_compatible(shape_of(it), shape_of(ot))
+        ):
+            fail(f"output_state type {t2s(ot)} must match initial_state {t2s(it)}")
         # rng_bit_generator_c2 (the state size per algorithm) is not checked, as upstream's verifier
         # does not: the conformance suite itself uses other sizes (e.g. a tensor<f32> THREE_FRY state).
 

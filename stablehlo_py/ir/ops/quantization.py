@@ -15,67 +15,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from xdsl.dialects.builtin import ComplexType, IndexType, IntegerAttr, IntegerType
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import ComplexType, IntegerAttr
+from xdsl.ir import Operation
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.ops.base import I32, I32_ATTR, StableHLOOp, op_def, prop
-from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, element_type, shape_of
+from stablehlo_py.ir.ops.constraints import (
+    fail,
+    is_float,
+    num_bits,
+    quantized_element,
+    same_baseline_type,
+    shape_str,
+    shapes_compatible,
+    t2s,
+)
+from stablehlo_py.ir.types import element_type, shape_of
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import Printer
-
-
-def _t(t: Attribute) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    return type_to_str(t)
-
-
-def _fail(msg: str) -> None:
-    raise VerifyException(msg)
-
-
-def _dim_ok(a: int, b: int) -> bool:
-    return a < 0 or b < 0 or a == b
-
-
-def _shape_ok(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return True
-    return len(a) == len(b) and all(_dim_ok(x, y) for x, y in zip(a, b))
-
-
-def _shape_str(s: Any) -> str:
-    return "[" + ", ".join("?" if d < 0 else str(d) for d in s) + "]"
-
-
-def _quant(t: Attribute) -> UniformQuantizedType | None:
-    e = element_type(t)
-    return e if isinstance(e, UniformQuantizedType) else None
-
-
-def num_bits(e: Attribute) -> int | None:
-    """spec.md num_bits of an element type (a quantized type counts its storage type); None when unknown."""
-    from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS
-
-    if isinstance(e, UniformQuantizedType):
-        return e.params.storage_type.width.data  # type: ignore[attr-defined]
-    if isinstance(e, IntegerType):
-        return e.width.data
-    name = FLOAT_NAME.get(type(e))
-    if name is not None:
-        return 32 if name == "tf32" else FLOAT_SEMANTICS[name].bits
-    if isinstance(e, ComplexType):
-        inner = num_bits(e.element_type)
-        return None if inner is None else 2 * inner
-    if isinstance(e, IndexType):
-        return 64
-    return None
 
 
 _UNARY_FORMAT = (
@@ -95,22 +56,22 @@ class UniformQuantizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        rq = _quant(rt)
+        rq = quantized_element(rt)
         # uniform_quantize_o1
         if rq is None:
-            _fail(f"result type {_t(rt)} must be a tensor of quantized type")
+            fail(f"result type {t2s(rt)} must be a tensor of quantized type")
         # uniform_quantize_c1
-        if not _shape_ok(shape_of(ot), shape_of(rt)):
-            _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
+        if not shapes_compatible(shape_of(ot), shape_of(rt)):
+            fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same shape")
         # uniform_quantize_c2
         oe = element_type(ot)
-        oq = _quant(ot)
+        oq = quantized_element(ot)
         expected = oq.params.expressed_type if oq is not None else oe
-        if oq is None and type(oe) not in FLOAT_NAME:
-            _fail(f"operand {_t(ot)} must be a tensor of floating-point or quantized type")
+        if oq is None and not is_float(oe):
+            fail(f"operand {t2s(ot)} must be a tensor of floating-point or quantized type")
         if rq.params.expressed_type != expected:
-            _fail(
-                f"the expressed type of result {_t(rt)} must be the element type {_t(expected)} of operand {_t(ot)}"
+            fail(
+                f"the expressed type of result {t2s(rt)} must be the element type {t2s(expected)} of operand {t2s(ot)}"
             )
 
 
@@ -126,18 +87,18 @@ class UniformDequantizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        oq = _quant(ot)
+        oq = quantized_element(ot)
         # uniform_dequantize_i1
         if oq is None:
-            _fail(f"operand {_t(ot)} must be a tensor of quantized type")
+            fail(f"operand {t2s(ot)} must be a tensor of quantized type")
         # uniform_dequantize_c1
-        if not _shape_ok(shape_of(ot), shape_of(rt)):
-            _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
+        if not shapes_compatible(shape_of(ot), shape_of(rt)):
+            fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same shape")
         # uniform_dequantize_c2
         if element_type(rt) != oq.params.expressed_type:
-            _fail(
-                f"result type {_t(rt)} must have the expressed type {_t(oq.params.expressed_type)} of operand "
-                f"{_t(ot)} as element type"
+            fail(
+                f"result type {t2s(rt)} must have the expressed type {t2s(oq.params.expressed_type)} of operand "
+                f"{t2s(ot)} as element type"
             )
 
 
@@ -179,19 +140,17 @@ class ReducePrecisionOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        from stablehlo_py.ir.ops.linalg import same_baseline_type
-
         ot, rt = self.operand.type, self.output.type
         # reduce_precision_c1
         if not same_baseline_type(ot, rt):
-            _fail(f"output type {_t(rt)} must match operand {_t(ot)}")
+            fail(f"output type {t2s(rt)} must match operand {t2s(ot)}")
         e, m = self.exponent_bits.value.data, self.mantissa_bits.value.data
         # reduce_precision_c2
         if e < 1:
-            _fail(f"exponent_bits must be at least 1, but is {e}")
+            fail(f"exponent_bits must be at least 1, but is {e}")
         # reduce_precision_c3
         if m < 0:
-            _fail(f"mantissa_bits must be non-negative, but is {m}")
+            fail(f"mantissa_bits must be non-negative, but is {m}")
 
 
 @op_def
@@ -209,7 +168,7 @@ class BitcastConvertOp(StableHLOOp):
         oe, re_ = element_type(ot), element_type(rt)
         # bitcast_convert_c2
         if isinstance(oe, ComplexType) != isinstance(re_, ComplexType):
-            _fail(f"operand {_t(ot)} and result {_t(rt)} must both be complex or both not complex")
+            fail(f"operand {t2s(ot)} and result {t2s(rt)} must both be complex or both not complex")
         # bitcast_convert_c1
         eb, rb = num_bits(oe), num_bits(re_)
         os_, rs = shape_of(ot), shape_of(rt)
@@ -217,24 +176,28 @@ class BitcastConvertOp(StableHLOOp):
             return
         r = len(os_)
         if rb == eb:
-            if not _shape_ok(os_, rs):
-                _fail(f"operand {_t(ot)} and result {_t(rt)} must have the same shape")
+            if not shapes_compatible(os_, rs):
+                fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same shape")
         elif rb < eb:
-            if len(rs) != r + 1 or not _shape_ok(os_, rs[:r]) or (rs[r] >= 0 and rs[r] * rb != eb):
-                _fail(
-                    f"result type {_t(rt)} must have shape {_shape_str(list(os_) + [eb // rb])} "
-                    f"to bitcast {_t(ot)} to {rb}-bit elements"
+            if (
+                len(rs) != r + 1
+                or not shapes_compatible(os_, rs[:r])
+                or (rs[r] >= 0 and rs[r] * rb != eb)
+            ):
+                fail(
+                    f"result type {t2s(rt)} must have shape {shape_str(list(os_) + [eb // rb])} "
+                    f"to bitcast {t2s(ot)} to {rb}-bit elements"
                 )
         else:
             if (
                 r == 0
                 or len(rs) != r - 1
-                or not _shape_ok(os_[:-1], rs)
+                or not shapes_compatible(os_[:-1], rs)
                 or (os_[-1] >= 0 and os_[-1] * eb != rb)
             ):
-                _fail(
-                    f"operand {_t(ot)} must have {rb // eb} elements in its last dimension to bitcast to "
-                    f"{_t(rt)}"
+                fail(
+                    f"operand {t2s(ot)} must have {rb // eb} elements in its last dimension to bitcast to "
+                    f"{t2s(rt)}"
                 )
 
 
