@@ -132,8 +132,10 @@ def _apply(op: VhloOp, state: ForkOp) -> None:
         regions.append(r)
     for r in op.regions:  # regions the new fork drops (only ever empty ones)
         assert not r.blocks or r in state.regions
+    # The op's current operands: an earlier replacement may have rewired them since planning
+    # (forks never change which values an op uses).
     new = cls.create(
-        operands=list(state.operands),
+        operands=list(op.operands),
         result_types=list(state.result_types),
         properties=state.properties,
         attributes=state.attributes,
