@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ComplexType, FloatAttr, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import operand_def
 from xdsl.utils.exceptions import VerifyException
@@ -30,7 +30,8 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.types import FLOAT_NAME, FLOAT_TYPES, element_type, integer_type, is_tensor
+from stablehlo_py.ir.ops.constraints import is_float_or_complex, t2s
+from stablehlo_py.ir.types import FLOAT_TYPES, element_type, integer_type, is_tensor
 
 F64 = FLOAT_TYPES["f64"]
 UI64 = integer_type("ui64")
@@ -58,20 +59,13 @@ F64_ATTR = float_attr(F64)
 DEFAULT_TOLERANCE = FloatAttr(1e-4, F64)  # type: ignore[arg-type]
 
 
-def _t(t: Attribute) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    return type_to_str(t)
-
-
 def _check_tensor(what: str, t: Attribute, float_or_complex: bool = False) -> None:
     if not is_tensor(t):
-        raise VerifyException(f"{what} must be a tensor, got {_t(t)}")
+        raise VerifyException(f"{what} must be a tensor, got {t2s(t)}")
     if float_or_complex:
-        e = element_type(t)
-        if type(e) not in FLOAT_NAME and not isinstance(e, ComplexType):
+        if not is_float_or_complex(element_type(t)):
             raise VerifyException(
-                f"{what} must be a tensor of floating-point or complex values, got {_t(t)}"
+                f"{what} must be a tensor of floating-point or complex values, got {t2s(t)}"
             )
 
 
@@ -80,7 +74,7 @@ def _check_value_type(lhs: SSAValue, value: Attribute) -> None:
     vt = getattr(value, "type", None)
     if vt != lhs.type:
         raise VerifyException(
-            f"lhs type {_t(lhs.type)} and value type {_t(vt) if vt is not None else '(untyped)'} must match"
+            f"lhs type {t2s(lhs.type)} and value type {t2s(vt) if vt is not None else '(untyped)'} must match"
         )
 
 
@@ -102,7 +96,7 @@ class ExpectEqOp(CheckOp):
         # SameTypeOperands
         if self.lhs.type != self.rhs.type:
             raise VerifyException(
-                f"lhs type {_t(self.lhs.type)} and rhs type {_t(self.rhs.type)} must match"
+                f"lhs type {t2s(self.lhs.type)} and rhs type {t2s(self.rhs.type)} must match"
             )
 
 
@@ -137,7 +131,7 @@ class ExpectAlmostEqOp(CheckOp):
         # SameTypeOperands
         if self.lhs.type != self.rhs.type:
             raise VerifyException(
-                f"lhs type {_t(self.lhs.type)} and rhs type {_t(self.rhs.type)} must match"
+                f"lhs type {t2s(self.lhs.type)} and rhs type {t2s(self.rhs.type)} must match"
             )
 
 
@@ -190,7 +184,7 @@ class ExpectCloseOp(CheckOp):
         _check_tensor("expected", et, float_or_complex=True)
         # AllTypesMatch<["actual", "expected"]>
         if at != et:
-            raise VerifyException(f"actual type {_t(at)} and expected type {_t(et)} must match")
+            raise VerifyException(f"actual type {t2s(at)} and expected type {t2s(et)} must match")
         lo = self.properties.get("min_ulp_difference")
         hi = self.properties.get("max_ulp_difference")
         if (

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -26,7 +26,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
     IntegerType,
-    TensorType,
 )
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -63,7 +62,15 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.types import FLOAT_NAME, _TextData, element_type, shape_of
+from stablehlo_py.ir.ops.constraints import (
+    check_element_kind,
+    dims_compatible,
+    is_unique,
+    shape_str,
+    shapes_compatible,
+    t2s,
+)
+from stablehlo_py.ir.types import _TextData, element_type, shape_of
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -71,58 +78,7 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
 
 
-# ------------------------------------------------------------------------------- type helpers
-def _t(t: Attribute) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    return type_to_str(t)
-
-
-def _is_float(t: Attribute) -> bool:
-    return type(t) in FLOAT_NAME
-
-
-def _is_complex(t: Attribute) -> bool:
-    return isinstance(t, ComplexType)
-
-
-def _is_pred(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data == 1
-
-
-def _is_int(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data != 1
-
-
-# Element-type classes of ODS tensor constraints (HLO_AnyFpTensor, HLO_AnyPredOrIntTensor, ...).
-_KINDS: dict[str, tuple[str, Any]] = {
-    "fp": ("floating-point", _is_float),
-    "fp_or_complex": ("floating-point or complex", lambda t: _is_float(t) or _is_complex(t)),
-    "complex": ("complex", _is_complex),
-    "pred": ("boolean (i1)", _is_pred),
-    "int": ("integer", _is_int),
-    "pred_or_int": ("boolean or integer", lambda t: _is_pred(t) or _is_int(t)),
-    "any": ("any", lambda t: True),
-}
-
-
-def _check_elem(op: Operation, what: str, t: Attribute, kind: str) -> None:
-    desc, pred = _KINDS[kind]
-    if not pred(element_type(t)):
-        raise VerifyException(f"{what} must be a tensor of {desc} values, but it has type {_t(t)}")
-
-
-def _dims_compatible(a: int, b: int) -> bool:
-    return a == b or a < 0 or b < 0
-
-
-def _shapes_compatible(a: Attribute, b: Attribute) -> bool:
-    sa, sb = shape_of(a), shape_of(b)
-    if sa is None or sb is None:
-        return True
-    return len(sa) == len(sb) and all(_dims_compatible(x, y) for x, y in zip(sa, sb))
-
-
+# ------------------------------------------------------------------------------- shape helpers
 def _broadcasted_shape(x: Sequence[int], y: Sequence[int]) -> tuple[int, ...] | None:
     """mlir::OpTrait::util::getBroadcastedShape (numpy rules, -1 for a dynamic dimension)."""
     out: list[int] = []
@@ -175,18 +131,11 @@ def broadcast_shape(
     return tuple(out_l)
 
 
-def _shape_str(shape: Sequence[int]) -> str:
-    return "[" + ", ".join("?" if d < 0 else str(d) for d in shape) + "]"
-
-
 def _check_result_shape(result: Attribute, inferred: tuple[int, ...] | None) -> None:
-    rs = shape_of(result)
-    if inferred is None or rs is None:
-        return
-    if len(rs) != len(inferred) or not all(_dims_compatible(a, b) for a, b in zip(rs, inferred)):
+    if inferred is not None and not shapes_compatible(shape_of(result), inferred):
         raise VerifyException(
-            f"inferred shape '{_shape_str(inferred)}' is incompatible with the result type "
-            f"{_t(result)}"
+            f"inferred shape '{shape_str(inferred)}' is incompatible with the result type "
+            f"{t2s(result)}"
         )
 
 
@@ -204,18 +153,18 @@ class ChloUnaryElementwise(StableHLOOp):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         # ArgTensorType / ResultTensorType
-        _check_elem(self, "operand", ot, self.OPERAND_KIND)
+        check_element_kind("operand", ot, self.OPERAND_KIND)
         if self.RESULT_IS_PRED:
-            _check_elem(self, "result", rt, "pred")
+            check_element_kind("result", rt, "pred")
         # SameOperandsAndResultShape
-        if not _shapes_compatible(ot, rt):
+        if not shapes_compatible(shape_of(ot), shape_of(rt)):
             raise VerifyException(
-                f"operand type {_t(ot)} and result type {_t(rt)} must have compatible shapes"
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have compatible shapes"
             )
         # HLO_CompatibleOperandsAndResultType
         if not self.RESULT_IS_PRED and element_type(ot) != element_type(rt):
             raise VerifyException(
-                f"operand type {_t(ot)} and result type {_t(rt)} must have the same element type"
+                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
             )
 
 
@@ -298,12 +247,12 @@ class ChloBroadcastBinary(StableHLOOp):
 
     def verify_(self) -> None:
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
-        _check_elem(self, "lhs", lt, self.OPERAND_KIND)
-        _check_elem(self, "rhs", rt, self.OPERAND_KIND)
+        check_element_kind("lhs", lt, self.OPERAND_KIND)
+        check_element_kind("rhs", rt, self.OPERAND_KIND)
         # InferBroadcastBinaryOpReturnTypeComponents: "mismatched operand types"
         if element_type(lt) != element_type(rt):
             raise VerifyException(
-                f"lhs type {_t(lt)} and rhs type {_t(rt)} must have the same element type"
+                f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same element type"
             )
         le = element_type(lt)
         expected = {"same": le, "complex": ComplexType(le), "pred": IntegerType(1)}[
@@ -311,14 +260,14 @@ class ChloBroadcastBinary(StableHLOOp):
         ]
         if element_type(res) != expected:
             raise VerifyException(
-                f"result type {_t(res)} must have element type {_t(expected)} "
-                f"(from lhs type {_t(lt)})"
+                f"result type {t2s(res)} must have element type {t2s(expected)} "
+                f"(from lhs type {t2s(lt)})"
             )
         shape = broadcast_shape(lt, rt, self._bdims())
         if shape is False:
             b = self._bdims()
             raise VerifyException(
-                f"lhs type {_t(lt)} and rhs type {_t(rt)} do not broadcast"
+                f"lhs type {t2s(lt)} and rhs type {t2s(rt)} do not broadcast"
                 + (f" with broadcast_dimensions = {list(b)}" if b is not None else "")
             )
         _check_result_shape(res, shape)  # type: ignore[arg-type]
@@ -436,20 +385,20 @@ class BroadcastSelectOp(StableHLOOp):
     def verify_(self) -> None:
         pt, tt, ft, res = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
         # HLO_PredTensor:$pred
-        _check_elem(self, "pred", pt, "pred")
+        check_element_kind("pred", pt, "pred")
         # BroadcastSelectOp::inferReturnTypeComponents: "mismatched operand types"
         if element_type(tt) != element_type(ft):
             raise VerifyException(
-                f"on_true type {_t(tt)} and on_false type {_t(ft)} must have the same element type"
+                f"on_true type {t2s(tt)} and on_false type {t2s(ft)} must have the same element type"
             )
         if element_type(res) != element_type(tt):
             raise VerifyException(
-                f"result type {_t(res)} must have the element type of on_true {_t(tt)}"
+                f"result type {t2s(res)} must have the element type of on_true {t2s(tt)}"
             )
         first = broadcast_shape(tt, ft, None)
         if first is False:
             raise VerifyException(
-                f"on_true type {_t(tt)} and on_false type {_t(ft)} do not broadcast"
+                f"on_true type {t2s(tt)} and on_false type {t2s(ft)} do not broadcast"
             )
         if first is None:
             return
@@ -459,7 +408,7 @@ class BroadcastSelectOp(StableHLOOp):
         both = _broadcasted_shape(first, ps)  # type: ignore[arg-type]
         if both is None:
             raise VerifyException(
-                f"pred type {_t(pt)} does not broadcast with the shape {_shape_str(first)} "  # type: ignore[arg-type]
+                f"pred type {t2s(pt)} does not broadcast with the shape {shape_str(first)} "  # type: ignore[arg-type]
                 "of the values"
             )
         _check_result_shape(res, both)
@@ -477,14 +426,16 @@ class ChloBinarySameType(StableHLOOp):
     def verify_(self) -> None:
         a, b = self.OPERAND_NAMES
         at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
-        _check_elem(self, a, at, self.OPERAND_KIND)
-        _check_elem(self, b, bt, self.OPERAND_KIND)
-        _check_elem(self, "result", rt, self.OPERAND_KIND)
+        check_element_kind(a, at, self.OPERAND_KIND)
+        check_element_kind(b, bt, self.OPERAND_KIND)
+        check_element_kind("result", rt, self.OPERAND_KIND)
         # HLO_CompatibleOperandsAndResultType
         for what, t in ((b, bt), ("result", rt)):
-            if element_type(t) != element_type(at) or not _shapes_compatible(t, at):
+            if element_type(t) != element_type(at) or not shapes_compatible(
+                shape_of(t), shape_of(at)
+            ):
                 raise VerifyException(
-                    f"{a} type {_t(at)} and {what} type {_t(t)} must be compatible"
+                    f"{a} type {t2s(at)} and {what} type {t2s(t)} must be compatible"
                 )
 
 
@@ -581,13 +532,13 @@ class ConstantOp(StableHLOOp):
         # InferTypeOpInterface: the result type is the value's type
         if vt != self.output.type:
             raise VerifyException(
-                f"result type {_t(self.output.type)} must be the type of the value "
-                f"{_t(vt) if vt else '?'}"
+                f"result type {t2s(self.output.type)} must be the type of the value "
+                f"{t2s(vt) if vt else '?'}"
             )
         # HLO_StaticShapeTensor:$output
         shape = shape_of(self.output.type)
         if shape is None or any(d < 0 for d in shape):
-            raise VerifyException(f"result type {_t(self.output.type)} must have a static shape")
+            raise VerifyException(f"result type {t2s(self.output.type)} must have a static shape")
 
 
 @op_def
@@ -606,13 +557,13 @@ class ConstantLikeOp(StableHLOOp):
         # ConstantLikeOp::verify
         if vt is None or vt != element_type(self.result.type):
             raise VerifyException(
-                f"value's type {_t(vt) if vt is not None else '(untyped)'} doesn't match the element "
-                f"type of the result {_t(self.result.type)}"
+                f"value's type {t2s(vt) if vt is not None else '(untyped)'} doesn't match the element "
+                f"type of the result {t2s(self.result.type)}"
             )
         # SameOperandsAndResultShape
-        if not _shapes_compatible(self.operand.type, self.result.type):
+        if not shapes_compatible(shape_of(self.operand.type), shape_of(self.result.type)):
             raise VerifyException(
-                f"operand type {_t(self.operand.type)} and result type {_t(self.result.type)} "
+                f"operand type {t2s(self.operand.type)} and result type {t2s(self.result.type)} "
                 "must have compatible shapes"
             )
 
@@ -648,19 +599,19 @@ class TopKOp(StableHLOOp):
             rs = shape_of(t)
             if shape is not None and rs is not None:
                 if len(shape) < 1:
-                    raise VerifyException(f"operand's rank must be at least 1, got type {_t(ot)}")
+                    raise VerifyException(f"operand's rank must be at least 1, got type {t2s(ot)}")
                 if shape[-1] >= 0 and shape[-1] < k:
                     raise VerifyException(
-                        f"operand's last dimension must be at least {k}, got type {_t(ot)}"
+                        f"operand's last dimension must be at least {k}, got type {t2s(ot)}"
                     )
                 _check_result_shape(t, (*shape[:-1], k))
         if element_type(self.values.type) != element_type(ot):
             raise VerifyException(
-                f"values type {_t(self.values.type)} must have the element type of operand {_t(ot)}"
+                f"values type {t2s(self.values.type)} must have the element type of operand {t2s(ot)}"
             )
         if element_type(self.indices.type) != I32:
             raise VerifyException(
-                f"indices type {_t(self.indices.type)} must have element type i32"
+                f"indices type {t2s(self.indices.type)} must have element type i32"
             )
 
 
@@ -692,7 +643,7 @@ class MinimumBroadcastShapesOp(StableHLOOp):
             s = shape_of(t)
             if not isinstance(element_type(t), IndexType) or s is None or len(s) != 1:
                 raise VerifyException(
-                    f"shape #{i} must be a 1-D tensor of index values, got {_t(t)}"
+                    f"shape #{i} must be a 1-D tensor of index values, got {t2s(t)}"
                 )
 
 
@@ -821,7 +772,7 @@ def _check_dot_dims(d: RaggedDotDims, ls: Sequence[int], rs: Sequence[int]) -> N
             f"lhs and rhs should have the same number of contracting dimensions, got {list(lc)} and {list(rc)}"
         )
     for dims, side in (((*lb, *lc), "lhs"), ((*rb, *rc), "rhs")):
-        if len(set(dims)) != len(dims):
+        if not is_unique(dims):
             raise VerifyException(
                 f"has duplicated dimension from {side}_batching_dimensions and "
                 f"{side}_contracting_dimensions: {list(dims)}"
@@ -832,7 +783,7 @@ def _check_dot_dims(d: RaggedDotDims, ls: Sequence[int], rs: Sequence[int]) -> N
     _check_dims_in_range(rc, len(rs), "rhs_contracting_dimensions", "rhs_rank")
     for a, b, what in ((lb, rb, "batching"), (lc, rc, "contracting")):
         for x, y in zip(a, b):
-            if not _dims_compatible(ls[x], rs[y]):
+            if not dims_compatible(ls[x], rs[y]):
                 raise VerifyException(
                     f"{what} dimension sizes must match for lhs/rhs: lhs dimension {x} has size "
                     f"{ls[x]}, rhs dimension {y} has size {rs[y]}"
@@ -861,9 +812,9 @@ def _check_ragged(
             raise VerifyException(
                 f"expected group_sizes to have rank {len(expected) + 1}, got {len(gs)}"
             )
-        if any(not _dims_compatible(a, b) for a, b in zip(expected, gs)):
+        if any(not dims_compatible(a, b) for a, b in zip(expected, gs)):
             raise VerifyException(
-                f"group_sizes is expected to have shape {_shape_str([*expected, gs[-1]])}, got {_shape_str(gs)}"
+                f"group_sizes is expected to have shape {shape_str([*expected, gs[-1]])}, got {shape_str(gs)}"
             )
     num_groups = gs[-1] if gs else 1
     rg = d.rhs_group_dimensions
@@ -888,7 +839,7 @@ def _check_ragged(
                 "There must be exactly one group dimension in the rhs when the lhs ragged dimension is "
                 "non-contracting."
             )
-        if not _dims_compatible(num_groups, rs[rg[0]]):
+        if not dims_compatible(num_groups, rs[rg[0]]):
             raise VerifyException(
                 f"rhs group dimension is expected to have size={num_groups}, got {rs[rg[0]]}"
             )
@@ -975,7 +926,7 @@ class ScanOp(StableHLOOp):
         for i, (v, t) in enumerate(zip(operands, ins)):
             if v.type != t:
                 p.error(
-                    f"operand #{i} of 'chlo.scan' has type {_t(v.type)} but the signature says {_t(t)}",
+                    f"operand #{i} of 'chlo.scan' has type {t2s(v.type)} but the signature says {t2s(t)}",
                     pos,
                 )
         if len(outs) < len(inits):
@@ -1019,7 +970,7 @@ class ScanOp(StableHLOOp):
                 continue
             if dim < 0 or dim >= len(s):
                 raise VerifyException(
-                    f"dimension {dim} is out of range for input #{i} of type {_t(v.type)}"
+                    f"dimension {dim} is out of range for input #{i} of type {t2s(v.type)}"
                 )
             if s[dim] >= 0:
                 if scan_size is not None and scan_size != s[dim]:
@@ -1035,7 +986,7 @@ class ScanOp(StableHLOOp):
         for i, (c, r) in enumerate(zip(self.inits, self.carries)):
             if c.type != r.type:
                 raise VerifyException(
-                    f"carry #{i} has type {_t(r.type)} but its init has type {_t(c.type)}"
+                    f"carry #{i} has type {t2s(r.type)} but its init has type {t2s(c.type)}"
                 )
         block = self.body.blocks.first
         if block is None:
@@ -1050,18 +1001,15 @@ class ScanOp(StableHLOOp):
             sa = shape_of(a.type)
             if s is not None and sa is not None and 0 <= dim < len(s):
                 want = (*s[:dim], *s[dim + 1 :])
-                if element_type(a.type) != element_type(v.type) or not _shapes_compatible(
-                    a.type,
-                    TensorType(element_type(v.type), want),  # type: ignore[arg-type]
-                ):
+                if element_type(a.type) != element_type(v.type) or not shapes_compatible(sa, want):
                     raise VerifyException(
-                        f"body argument #{i} has type {_t(a.type)}, expected input #{i} ({_t(v.type)}) "
+                        f"body argument #{i} has type {t2s(a.type)}, expected input #{i} ({t2s(v.type)}) "
                         f"without dimension {dim}"
                     )
         for i, (c, a) in enumerate(zip(self.inits, block.args[n_in:])):
             if c.type != a.type:
                 raise VerifyException(
-                    f"body argument #{n_in + i} has type {_t(a.type)} but init #{i} has type {_t(c.type)}"
+                    f"body argument #{n_in + i} has type {t2s(a.type)} but init #{i} has type {t2s(c.type)}"
                 )
         term = block.last_op
         if term is not None and len(term.operands) != len(self.outputs) + n_init:

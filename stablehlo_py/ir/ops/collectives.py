@@ -43,22 +43,22 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp
-from stablehlo_py.ir.ops.region_utils import (
-    check_scalar_reducer,
+from stablehlo_py.ir.ops.constraints import (
     dense_ints,
-    dim_eq,
-    elem,
+    dims_compatible,
     int_value,
     rank,
-    require_single_block,
-    shape,
     shapes_compatible,
     t2s,
     types2s,
     types_compatible,
 )
-from stablehlo_py.ir.types import TokenType
+from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp
+from stablehlo_py.ir.ops.region_utils import (
+    check_scalar_reducer,
+    require_single_block,
+)
+from stablehlo_py.ir.types import TokenType, element_type, shape_of
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -390,7 +390,7 @@ class ReplicaIdOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
-        if not (shape(self.result.type) == () and t2s(elem(self.result.type)) == "ui32"):
+        if not (shape_of(self.result.type) == () and t2s(element_type(self.result.type)) == "ui32"):
             raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
 
 
@@ -404,7 +404,7 @@ class PartitionIdOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
-        if not (shape(self.result.type) == () and t2s(elem(self.result.type)) == "ui32"):
+        if not (shape_of(self.result.type) == () and t2s(element_type(self.result.type)) == "ui32"):
             raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
 
 
@@ -551,15 +551,15 @@ class AllGatherOp(GenericSyntaxOp):
                 raise VerifyException(
                     f"all_gather_c1: all_gather_dim {d} is out of range for operand #{i} of rank {r}"
                 )
-            if elem(a) != elem(b):  # all_gather_c6
+            if element_type(a) != element_type(b):  # all_gather_c6
                 raise VerifyException(
                     f"all_gather_c6: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
                 )
-            sa, sb = shape(a), shape(b)
+            sa, sb = shape_of(a), shape_of(b)
             if sa is None or sb is None:
                 continue
             ok = len(sa) == len(sb) and all(
-                dim_eq(x, y) for k, (x, y) in enumerate(zip(sa, sb)) if k != d
+                dims_compatible(x, y) for k, (x, y) in enumerate(zip(sa, sb)) if k != d
             )
             if ok and 0 <= d < len(sa) and sa[d] >= 0 and sb[d] >= 0:
                 # As upstream's verifier: the result dimension is a multiple of the operand's (the
@@ -594,13 +594,13 @@ class AllReduceOp(GenericSyntaxOp):
         if len(ins) != len(outs):
             raise VerifyException(f"all_reduce has {len(ins)} operands but {len(outs)} results")
         for i, (a, b) in enumerate(zip(ins, outs)):
-            if not shapes_compatible(shape(a), shape(b)):  # all_reduce_c6
+            if not shapes_compatible(shape_of(a), shape_of(b)):  # all_reduce_c6
                 raise VerifyException(
                     f"all_reduce_c6: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different shapes"
                 )
-            if elem(b) != elem(e):  # all_reduce_c7
+            if element_type(b) != element_type(e):  # all_reduce_c7
                 raise VerifyException(
-                    f"all_reduce_c7: element type of result #{i} ({t2s(elem(b))}) differs from the computation's ({t2s(elem(e))})"
+                    f"all_reduce_c7: element type of result #{i} ({t2s(element_type(b))}) differs from the computation's ({t2s(element_type(e))})"
                 )
 
 
@@ -645,12 +645,12 @@ class AllToAllOp(GenericSyntaxOp):
                 raise VerifyException(
                     f"all_to_all_c3: concat_dimension {cd} is out of range for operand #{i} of rank {r}"
                 )
-            sa, sb = shape(a), shape(b)
+            sa, sb = shape_of(a), shape_of(b)
             if sa is not None and sa[sd] >= 0 and sa[sd] % n:  # all_to_all_c2
                 raise VerifyException(
                     f"all_to_all_c2: dimension {sd} of operand #{i} ({sa[sd]}) is not a multiple of split_count {n}"
                 )
-            if elem(a) != elem(b):  # all_to_all_c9
+            if element_type(a) != element_type(b):  # all_to_all_c9
                 raise VerifyException(
                     f"all_to_all_c9: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
                 )
@@ -693,7 +693,7 @@ class ReduceScatterOp(GenericSyntaxOp):
                 f"reduce_scatter_c2: scatter_dimension {d} is out of range for operand rank {r}"
             )
         g = _process_group_size(self, groups)
-        sa, sb = shape(a), shape(b)
+        sa, sb = shape_of(a), shape_of(b)
         if g is not None and sa is not None and sa[d] >= 0 and sa[d] % g:  # reduce_scatter_c1
             raise VerifyException(
                 f"reduce_scatter_c1: dimension {d} of the operand ({sa[d]}) is not a multiple of the group size {g}"
@@ -711,9 +711,9 @@ class ReduceScatterOp(GenericSyntaxOp):
                 raise VerifyException(
                     f"reduce_scatter_c8: result has shape {list(sb)}, expected {expected}"
                 )
-        if elem(b) != elem(e):  # reduce_scatter_c9
+        if element_type(b) != element_type(e):  # reduce_scatter_c9
             raise VerifyException(
-                f"reduce_scatter_c9: result element type {t2s(elem(b))} differs from the computation's {t2s(elem(e))}"
+                f"reduce_scatter_c9: result element type {t2s(element_type(b))} differs from the computation's {t2s(element_type(e))}"
             )
 
 
@@ -766,10 +766,10 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
                 )
             root = ins[-1]
             if not (
-                shape(root) is not None
-                and len(shape(root) or ()) == 1
-                and dim_eq(shape(root)[0], len(data))  # type: ignore[index]
-                and t2s(elem(root)) in ("i32", "si32")
+                shape_of(root) is not None
+                and len(shape_of(root) or ()) == 1
+                and dims_compatible(shape_of(root)[0], len(data))  # type: ignore[index]
+                and t2s(element_type(root)) in ("i32", "si32")
             ):  # collective_broadcast_c4
                 raise VerifyException(
                     f"collective_broadcast_c4: the root operand must be tensor<{len(data)}xi32>, is {t2s(root)}"
@@ -808,9 +808,9 @@ class CollectiveReduceOp(GenericSyntaxOp):
         data = ins[:-1] if dynamic else ins
         if dynamic:
             root = ins[-1] if ins else None
-            rs = shape(root) if root is not None else None
+            rs = shape_of(root) if root is not None else None
             if root is None or (
-                rs is not None and (len(rs) != 1 or not dim_eq(rs[0], len(data)))
+                rs is not None and (len(rs) != 1 or not dims_compatible(rs[0], len(data)))
             ):  # collective_reduce_c3
                 raise VerifyException(
                     f"collective_reduce_c3: with a dynamic root the last operand must be a 1-D tensor of {len(data)} "
@@ -822,13 +822,13 @@ class CollectiveReduceOp(GenericSyntaxOp):
             )
         e = _check_reducer(self, "computation", "collective_reduce_c4", data)
         for j, (a, b) in enumerate(zip(data, outs)):
-            if not shapes_compatible(shape(a), shape(b)):  # collective_reduce_c3
+            if not shapes_compatible(shape_of(a), shape_of(b)):  # collective_reduce_c3
                 raise VerifyException(
                     f"collective_reduce_c3: result #{j} {t2s(b)} and operand #{j} {t2s(a)} have different shapes"
                 )
-            if elem(b) != elem(e):
+            if element_type(b) != element_type(e):
                 raise VerifyException(
-                    f"collective_reduce_c4: element type of result #{j} ({t2s(elem(b))}) differs from the computation's ({t2s(elem(e))})"
+                    f"collective_reduce_c4: element type of result #{j} ({t2s(element_type(b))}) differs from the computation's ({t2s(element_type(e))})"
                 )
 
 

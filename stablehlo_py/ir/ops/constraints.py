@@ -152,6 +152,10 @@ def is_complex(e: Attribute) -> bool:
     return isinstance(e, ComplexType)
 
 
+def is_float_or_complex(e: Attribute) -> bool:
+    return is_float(e) or is_complex(e)
+
+
 def is_pred(e: Attribute) -> bool:
     """i1 (of any signedness)."""
     return isinstance(e, IntegerType) and e.width.data == 1
@@ -169,7 +173,7 @@ def is_int_or_index(e: Attribute) -> bool:
 
 ELEMENT_KINDS: dict[str, tuple[str, Callable[[Attribute], bool]]] = {
     "fp": ("floating-point", is_float),
-    "fp_or_complex": ("floating-point or complex", lambda e: is_float(e) or is_complex(e)),
+    "fp_or_complex": ("floating-point or complex", is_float_or_complex),
     "complex": ("complex", is_complex),
     "pred": ("boolean (i1)", is_pred),
     "int": ("integer", is_int),

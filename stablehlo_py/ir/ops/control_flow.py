@@ -36,17 +36,18 @@ from stablehlo_py.ir.ops.base import (
     op_def,
 )
 from stablehlo_py.ir.ops.base import prop as prop_
-from stablehlo_py.ir.ops.region_utils import (
-    elem,
-    entry_arg_types,
+from stablehlo_py.ir.ops.constraints import (
     is_scalar_tensor,
-    require_single_block,
-    return_types,
     t2s,
     types2s,
     types_compatible,
 )
-from stablehlo_py.ir.types import TokenType
+from stablehlo_py.ir.ops.region_utils import (
+    entry_arg_types,
+    require_single_block,
+    return_types,
+)
+from stablehlo_py.ir.types import TokenType, element_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -121,7 +122,7 @@ class IfOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         t = self.pred.type
-        if not (is_scalar_tensor(t) and t2s(elem(t)) == "i1"):  # if_i1
+        if not (is_scalar_tensor(t) and t2s(element_type(t)) == "i1"):  # if_i1
             raise VerifyException(f"pred must be a 0-d tensor of i1, is {t2s(t)}")
         for r, what in ((self.true_branch, "true_branch"), (self.false_branch, "false_branch")):
             require_single_block(self, r, what)
@@ -159,7 +160,7 @@ class CaseOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         t = self.index.type
-        if not (is_scalar_tensor(t) and t2s(elem(t)) in ("i32", "si32")):  # case_i1
+        if not (is_scalar_tensor(t) and t2s(element_type(t)) in ("i32", "si32")):  # case_i1
             raise VerifyException(f"index must be a 0-d tensor of i32, is {t2s(t)}")
         branches = list(self.branches)
         if not branches:  # case_c1
@@ -279,7 +280,7 @@ class WhileOp(StableHLOOp):
             )
         c_out = return_types(self.cond) or []
         if len(c_out) != 1 or not (
-            is_scalar_tensor(c_out[0]) and t2s(elem(c_out[0])) == "i1"
+            is_scalar_tensor(c_out[0]) and t2s(element_type(c_out[0])) == "i1"
         ):  # while_c1
             raise VerifyException(
                 f"while_c1: cond must return one tensor<i1>, returns {types2s(c_out)}"

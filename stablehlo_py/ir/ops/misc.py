@@ -23,6 +23,8 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
+from stablehlo_py.ir.ops.constraints import fail, quantized_element, t2s
+from stablehlo_py.ir.types import shape_of
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -40,20 +42,14 @@ class ConstantOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = None
 
     def verify_(self) -> None:
-        from xdsl.utils.exceptions import VerifyException
-
-        from stablehlo_py.ir.text.printer import type_to_str
-        from stablehlo_py.ir.types import UniformQuantizedType, element_type, shape_of
-
         vt = getattr(self.value, "type", None)
         ot = self.output.type
         # constant_c1: type(value) = type(output); a quantized output holds its storage values.
         if vt != ot:
-            quant = isinstance(element_type(ot), UniformQuantizedType)
-            if not quant or shape_of(vt) != shape_of(ot):
-                raise VerifyException(
-                    f"value has type {type_to_str(vt) if vt else '?'} but the result has type "
-                    f"{type_to_str(ot)} (constant_c1)"
+            if quantized_element(ot) is None or shape_of(vt) != shape_of(ot):
+                fail(
+                    f"value has type {t2s(vt) if vt else '?'} but the result has type "
+                    f"{t2s(ot)} (constant_c1)"
                 )
 
     def asm_result_names(self) -> str:

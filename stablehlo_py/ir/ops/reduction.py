@@ -37,23 +37,24 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp, ReturnOp, print_region_argument
-from stablehlo_py.ir.ops.region_utils import (
-    check_scalar_reducer,
+from stablehlo_py.ir.ops.constraints import (
     dense_ints,
-    elem,
-    entry_arg_types,
     i64_array,
     int_value,
+    is_unique,
     rank,
-    require_single_block,
-    return_types,
-    shape,
     shapes_compatible,
     t2s,
     types2s,
 )
-from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp, ReturnOp, print_region_argument
+from stablehlo_py.ir.ops.region_utils import (
+    check_scalar_reducer,
+    entry_arg_types,
+    require_single_block,
+    return_types,
+)
+from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -115,7 +116,7 @@ class ReduceOp(StableHLOOp):
             return None
         if not len(self.inputs):  # E3
             return None
-        if expected != tensor_type(elem(self.inputs[0].type), ()):
+        if expected != tensor_type(element_type(self.inputs[0].type), ()):
             return None
         if list(block.args) != list(inner.operands):  # E4
             return None
@@ -219,7 +220,7 @@ class ReduceOp(StableHLOOp):
             if not ins:
                 p.error("input types missing in reduce-op function type", ft_pos)
             loc = p.try_location()
-            t = tensor_type(elem(ins[0]), ())
+            t = tensor_type(element_type(ins[0]), ())
             block = Block(arg_types=[t, t])
             inner_cls = p.registry.ops[inner_name]
             inner = inner_cls.build_generic(list(block.args), [t], {}, {}, [])  # type: ignore[attr-defined]
@@ -261,17 +262,17 @@ class ReduceOp(StableHLOOp):
                 f"reduce_c3: needs 0 < size(inputs) = size(init_values) = size(results), got "
                 f"{n}, {len(inits)} and {len(self.results)}"
             )
-        s0 = shape(inputs[0])
+        s0 = shape_of(inputs[0])
         for i, t in enumerate(inputs[1:], 1):
-            if not shapes_compatible(s0, shape(t)):  # reduce_c1
+            if not shapes_compatible(s0, shape_of(t)):  # reduce_c1
                 raise VerifyException(
                     f"reduce_c1: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
                 )
         for i, (a, b) in enumerate(zip(inputs, inits)):
-            if elem(a) != elem(b):  # reduce_c2
+            if element_type(a) != element_type(b):  # reduce_c2
                 raise VerifyException(
-                    f"reduce_c2: element type of input #{i} ({t2s(elem(a))}) differs from that of init value "
-                    f"#{i} ({t2s(elem(b))})"
+                    f"reduce_c2: element type of input #{i} ({t2s(element_type(a))}) differs from that of init value "
+                    f"#{i} ({t2s(element_type(b))})"
                 )
         dims = i64_array(self.properties.get("dimensions")) or ()
         r = rank(inputs[0])
@@ -280,7 +281,7 @@ class ReduceOp(StableHLOOp):
                 raise VerifyException(
                     f"reduce_c4: dimension {d} is out of range for input rank {r}"
                 )
-        if len(set(dims)) != len(dims):  # reduce_c5
+        if not is_unique(dims):  # reduce_c5
             raise VerifyException(f"reduce_c5: dimensions {list(dims)} are not unique")
         require_single_block(self, self.body, "body")
         allowed = [s for k, s in enumerate(s0) if k not in dims] if s0 is not None else [-1] * 64
@@ -288,17 +289,17 @@ class ReduceOp(StableHLOOp):
         if s0 is not None:
             expected = tuple(s for k, s in enumerate(s0) if k not in dims)
             for i, res in enumerate(self.results):
-                rs = shape(res.type)
+                rs = shape_of(res.type)
                 if rs is not None and not shapes_compatible(rs, expected):  # reduce_c7
                     raise VerifyException(
                         f"reduce_c7: result #{i} has shape {list(rs)}, expected {list(expected)} (the input shape "
                         f"without dimensions {list(dims)})"
                     )
         for i, res in enumerate(self.results):
-            if elem(res.type) != elem(accs[i]):  # reduce_c8
+            if element_type(res.type) != element_type(accs[i]):  # reduce_c8
                 raise VerifyException(
-                    f"reduce_c8: element type of result #{i} ({t2s(elem(res.type))}) differs from the body's "
-                    f"({t2s(elem(accs[i]))})"
+                    f"reduce_c8: element type of result #{i} ({t2s(element_type(res.type))}) differs from the body's "
+                    f"({t2s(element_type(accs[i]))})"
                 )
 
 
@@ -400,17 +401,17 @@ class ReduceWindowOp(GenericSyntaxOp):
                 f"reduce_window_c1: needs 0 < size(inputs) = size(init_values) = size(results), got "
                 f"{n}, {len(inits)} and {len(self.results)}"
             )
-        s0 = shape(inputs[0])
+        s0 = shape_of(inputs[0])
         for i, t in enumerate(inputs[1:], 1):
-            if not shapes_compatible(s0, shape(t)):  # reduce_window_c2
+            if not shapes_compatible(s0, shape_of(t)):  # reduce_window_c2
                 raise VerifyException(
                     f"reduce_window_c2: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
                 )
         for i, (a, b) in enumerate(zip(inputs, inits)):
-            if elem(a) != elem(b):  # reduce_window_c3
+            if element_type(a) != element_type(b):  # reduce_window_c3
                 raise VerifyException(
-                    f"reduce_window_c3: element type of input #{i} ({t2s(elem(a))}) differs from that of init "
-                    f"value #{i} ({t2s(elem(b))})"
+                    f"reduce_window_c3: element type of input #{i} ({t2s(element_type(a))}) differs from that of init "
+                    f"value #{i} ({t2s(element_type(b))})"
                 )
         w = _window_checks(
             "reduce_window",
@@ -427,7 +428,7 @@ class ReduceWindowOp(GenericSyntaxOp):
         )
         require_single_block(self, self.body, "body")
         accs = check_scalar_reducer(self.body, n, inputs, "body", "reduce_window_c13")
-        res_shapes = [shape(r.type) for r in self.results]
+        res_shapes = [shape_of(r.type) for r in self.results]
         for i, rs in enumerate(res_shapes[1:], 1):
             if not shapes_compatible(res_shapes[0], rs):  # reduce_window_c14
                 raise VerifyException(
@@ -441,10 +442,10 @@ class ReduceWindowOp(GenericSyntaxOp):
                     f"{list(expected)}"
                 )
         for i, res in enumerate(self.results):
-            if elem(res.type) != elem(accs[i]):  # reduce_window_c16
+            if element_type(res.type) != element_type(accs[i]):  # reduce_window_c16
                 raise VerifyException(
-                    f"reduce_window_c16: element type of result #{i} ({t2s(elem(res.type))}) differs from the "
-                    f"body's ({t2s(elem(accs[i]))})"
+                    f"reduce_window_c16: element type of result #{i} ({t2s(element_type(res.type))}) differs from the "
+                    f"body's ({t2s(element_type(accs[i]))})"
                 )
 
 
@@ -469,14 +470,14 @@ class SelectAndScatterOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         ot, st, it = self.operand.type, self.source.type, self.init_value.type
-        e = elem(ot)
-        if elem(st) != e:  # select_and_scatter_c1
+        e = element_type(ot)
+        if element_type(st) != e:  # select_and_scatter_c1
             raise VerifyException(
-                f"select_and_scatter_c1: source element type {t2s(elem(st))} differs from operand's {t2s(e)}"
+                f"select_and_scatter_c1: source element type {t2s(element_type(st))} differs from operand's {t2s(e)}"
             )
-        if elem(it) != e:  # select_and_scatter_c3
+        if element_type(it) != e:  # select_and_scatter_c3
             raise VerifyException(
-                f"select_and_scatter_c3: init_value element type {t2s(elem(it))} differs from operand's {t2s(e)}"
+                f"select_and_scatter_c3: init_value element type {t2s(element_type(it))} differs from operand's {t2s(e)}"
             )
         r = rank(ot)
         props = dict(self.properties)
@@ -484,7 +485,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
             props["window_dimensions"] = DenseArrayBase.from_list(I64, [1] * r)
         w = _window_checks(
             "select_and_scatter",
-            shape(ot),
+            shape_of(ot),
             r,
             props,
             {
@@ -493,7 +494,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
                 "padding": "select_and_scatter_c8",
             },
         )
-        os_, ss = shape(ot), shape(st)
+        os_, ss = shape_of(ot), shape_of(st)
         if os_ is not None and ss is not None and "window_dimensions" in w:
             expected = _num_windows(os_, w, dilate_base=False)
             if not shapes_compatible(ss, expected):  # select_and_scatter_c2
@@ -513,14 +514,14 @@ class SelectAndScatterOp(GenericSyntaxOp):
                 f"{types2s(s_in)} -> {types2s(s_out)}"
             )
         accs = check_scalar_reducer(self.scatter, 1, [ot], "scatter", "select_and_scatter_c10")
-        if not shapes_compatible(os_, shape(self.result.type)):  # select_and_scatter_c11
+        if not shapes_compatible(os_, shape_of(self.result.type)):  # select_and_scatter_c11
             raise VerifyException(
                 f"select_and_scatter_c11: result {t2s(self.result.type)} and operand {t2s(ot)} have different shapes"
             )
-        if elem(self.result.type) != elem(accs[0]):  # select_and_scatter_c12
+        if element_type(self.result.type) != element_type(accs[0]):  # select_and_scatter_c12
             raise VerifyException(
-                f"select_and_scatter_c12: result element type {t2s(elem(self.result.type))} differs from the scatter "
-                f"type {t2s(elem(accs[0]))}"
+                f"select_and_scatter_c12: result element type {t2s(element_type(self.result.type))} differs from the scatter "
+                f"type {t2s(element_type(accs[0]))}"
             )
 
 
@@ -543,13 +544,15 @@ class SortOp(GenericSyntaxOp):
         outs = [r.type for r in self.results]
         if not ins:  # sort_c1
             raise VerifyException("sort_c1: sort needs at least one input")
-        if len(ins) != len(outs) or any(elem(a) != elem(b) for a, b in zip(ins, outs)):  # sort_c2
+        if len(ins) != len(outs) or any(
+            element_type(a) != element_type(b) for a, b in zip(ins, outs)
+        ):  # sort_c2
             raise VerifyException(
                 f"sort_c2: input types {types2s(ins)} differ from result types {types2s(outs)}"
             )
-        s0 = shape(ins[0])
+        s0 = shape_of(ins[0])
         for t in ins + outs:
-            if not shapes_compatible(s0, shape(t)):  # sort_c3
+            if not shapes_compatible(s0, shape_of(t)):  # sort_c3
                 raise VerifyException(f"sort_c3: {t2s(t)} and {t2s(ins[0])} have different shapes")
         d = int_value(self.properties.get("dimension"), -1)
         r = rank(ins[0])
@@ -557,7 +560,7 @@ class SortOp(GenericSyntaxOp):
             raise VerifyException(f"sort_c4: dimension {d} is out of range for rank {r}")
         require_single_block(self, self.comparator, "comparator")
         args = entry_arg_types(self.comparator)
-        expected = [tensor_type(elem(t), ()) for t in ins for _ in (0, 1)]
+        expected = [tensor_type(element_type(t), ()) for t in ins for _ in (0, 1)]
         rets = return_types(self.comparator) or []
         if args != expected or len(rets) != 1 or rets[0] != tensor_type(I1, ()):  # sort_c5
             raise VerifyException(
@@ -583,9 +586,9 @@ class MapOp(GenericSyntaxOp):
         ins = [v.type for v in self.inputs]
         if not ins:  # map_c2
             raise VerifyException("map_c2: map needs at least one input")
-        rs = shape(self.result.type)
+        rs = shape_of(self.result.type)
         for i, t in enumerate(ins):
-            if not shapes_compatible(shape(t), rs):  # map_c1
+            if not shapes_compatible(shape_of(t), rs):  # map_c1
                 raise VerifyException(
                     f"map_c1: input #{i} {t2s(t)} and result {t2s(self.result.type)} have different shapes"
                 )
@@ -595,9 +598,9 @@ class MapOp(GenericSyntaxOp):
             raise VerifyException(f"map_c3: dimensions {list(dims)} must be {list(range(r))}")
         require_single_block(self, self.computation, "computation")
         args = entry_arg_types(self.computation)
-        expected = [tensor_type(elem(t), ()) for t in ins]
+        expected = [tensor_type(element_type(t), ()) for t in ins]
         rets = return_types(self.computation) or []
-        out = tensor_type(elem(self.result.type), ())
+        out = tensor_type(element_type(self.result.type), ())
         if args != expected or rets != [out]:  # map_c4
             raise VerifyException(
                 f"map_c4: computation must have type {types2s(expected)} -> {t2s(out)}, has "

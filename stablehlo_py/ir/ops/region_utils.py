@@ -1,146 +1,36 @@
-"""Shape and type helpers shared by the verifiers of the ops with regions and the collectives
-(control_flow, reduction, collectives): region signatures, `is_promotable`, dimension comparison that
-tolerates dynamic sizes, and reading small integer attributes.
-
-All checks are shape-level and cheap: dynamic dimensions (`?`, stored as -1) and unranked tensors
-compare equal to anything.
+"""Region helpers shared by the verifiers of the ops with regions and the collectives (control_flow,
+reduction, collectives): region signatures and the scalar reducer check (reduce_c6, all_reduce_c5...).
+Shape, type and attribute helpers are in `constraints`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-from xdsl.dialects.builtin import (
-    ComplexType,
-    DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
-    UnrankedTensorType,
-)
+from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from stablehlo_py.ir.types import FLOAT_NAME, TokenType, UniformQuantizedType
+from stablehlo_py.ir.ops.constraints import (  # noqa: F401  (DYN ... int_value: re-exported)
+    DYN,
+    dense_ints,
+    dims_compatible,
+    i64_array,
+    int_value,
+    is_promotable,
+    is_scalar_tensor,
+    rank,
+    shapes_compatible,
+    t2s,
+    types2s,
+    types_compatible,
+)
+from stablehlo_py.ir.types import element_type, shape_of
 
-DYN = -1
-
-
-# ------------------------------------------------------------------------------------ text
-def t2s(t: Attribute) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    return type_to_str(t)
-
-
-def types2s(ts: Sequence[Attribute]) -> str:
-    return "(" + ", ".join(t2s(t) for t in ts) + ")"
-
-
-# ------------------------------------------------------------------------------------ shapes
-def rank(t: Attribute) -> int | None:
-    """Rank of a ranked tensor; None when unranked or not a tensor."""
-    if isinstance(t, TensorType):
-        return len(t.get_shape())
-    return None
-
-
-def shape(t: Attribute) -> tuple[int, ...] | None:
-    if isinstance(t, TensorType):
-        return tuple(t.get_shape())
-    return None
-
-
-def elem(t: Attribute) -> Attribute:
-    if isinstance(t, (TensorType, UnrankedTensorType)):
-        return t.element_type
-    return t
-
-
-def dim_eq(a: int, b: int) -> bool:
-    return a == b or a == DYN or b == DYN
-
-
-def shapes_compatible(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> bool:
-    if a is None or b is None:
-        return True
-    return len(a) == len(b) and all(dim_eq(x, y) for x, y in zip(a, b))
-
-
-def types_compatible(a: Attribute, b: Attribute) -> bool:
-    """Same element type and compatible shapes (StableHLO's `isCompatibleForHloTypeInference`,
-    without bounds)."""
-    if a == b:
-        return True
-    if isinstance(a, TokenType) or isinstance(b, TokenType):
-        return isinstance(a, TokenType) and isinstance(b, TokenType)
-    if not isinstance(a, (TensorType, UnrankedTensorType)) or not isinstance(
-        b, (TensorType, UnrankedTensorType)
-    ):
-        return False
-    return elem(a) == elem(b) and shapes_compatible(shape(a), shape(b))
-
-
-def is_scalar_tensor(t: Attribute) -> bool:
-    return isinstance(t, TensorType) and len(t.get_shape()) == 0
-
-
-# ------------------------------------------------------------------------------ element kinds
-def _is_bool(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data == 1
-
-
-def _is_int(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data != 1
-
-
-def _is_float(t: Attribute) -> bool:
-    return type(t) in FLOAT_NAME
-
-
-def _float_bits(t: Attribute) -> int:
-    name = FLOAT_NAME[type(t)]
-    if name in ("f16", "bf16"):
-        return 16
-    if name == "f32":
-        return 32
-    if name == "f64":
-        return 64
-    if name == "tf32":
-        return 19
-    if name.startswith("f8"):
-        return 8
-    if name.startswith("f6"):
-        return 6
-    return 4
-
-
-def _bits(t: Attribute) -> int:
-    if isinstance(t, IntegerType):
-        return t.width.data
-    return _float_bits(t)
-
-
-def is_promotable(x: Attribute, y: Attribute) -> bool:
-    """spec.md `is_promotable(x, y)`: same kind and no narrower (storage type for quantized)."""
-    if x == y:
-        return True
-    if _is_bool(x) and _is_bool(y):
-        return True
-    if _is_int(x) and _is_int(y):
-        return _bits(x) <= _bits(y)
-    if _is_float(x) and _is_float(y):
-        return _bits(x) <= _bits(y)
-    if isinstance(x, ComplexType) and isinstance(y, ComplexType):
-        return _bits(x.element_type) <= _bits(y.element_type)
-    if isinstance(x, UniformQuantizedType) and isinstance(y, UniformQuantizedType):
-        px, py = x.params, y.params
-        return px.expressed_type == py.expressed_type and _bits(px.storage_type) <= _bits(
-            py.storage_type
-        )
-    return False
+# Former names of helpers that now live in `constraints`.
+shape = shape_of
+elem = element_type
+dim_eq = dims_compatible
 
 
 # ----------------------------------------------------------------------------------- regions
@@ -203,17 +93,17 @@ def check_scalar_reducer(
                 f"{label}: {what} argument #{i} ({t2s(a)}), argument #{i + n} ({t2s(b)}) and result "
                 f"#{i} ({t2s(r)}) must have the same type"
             )
-        if i < len(inputs) and not is_promotable(elem(inputs[i]), elem(a)):
+        if i < len(inputs) and not is_promotable(element_type(inputs[i]), element_type(a)):
             raise VerifyException(
-                f"{label}: element type {t2s(elem(inputs[i]))} of input #{i} cannot be promoted to "
-                f"the {what} type {t2s(elem(a))}"
+                f"{label}: element type {t2s(element_type(inputs[i]))} of input #{i} cannot be promoted to "
+                f"the {what} type {t2s(element_type(a))}"
             )
-        s = shape(b)
+        s = shape_of(b)
         if s is None or not s:
             continue
         k = 0
         for d in allowed_dims:
-            if k < len(s) and dim_eq(d, s[k]):
+            if k < len(s) and dims_compatible(d, s[k]):
                 k += 1
         if k != len(s):
             raise VerifyException(
@@ -225,29 +115,6 @@ def check_scalar_reducer(
     return accs
 
 
-# ------------------------------------------------------------------------------ attributes
-def int_value(a: Attribute | None, default: int = 0) -> int:
-    if isinstance(a, IntegerAttr):
-        return int(a.value.data)
-    return default
-
-
-def i64_array(a: Attribute | None) -> tuple[int, ...] | None:
-    """Values of a DenseI64ArrayAttr (or a rank-1 dense integer elements attribute)."""
-    if a is None:
-        return None
-    if isinstance(a, DenseArrayBase):
-        return tuple(int(v) for v in a.get_values())
-    if isinstance(a, DenseIntOrFPElementsAttr):
-        return tuple(int(v) for v in dense_ints(a).reshape(-1))
-    return None
-
-
-def dense_ints(a: DenseIntOrFPElementsAttr) -> np.ndarray:
-    from stablehlo_py.ir.text.dense import dense_values
-
-    return dense_values(a)
-
-
+# ----------------------------------------------------------------------------------- values
 def values(vs: Sequence[SSAValue]) -> list[Attribute]:
     return [v.type for v in vs]
