@@ -96,16 +96,18 @@ def save_fingerprint(path: Path, fingerprint: dict[str, Any]) -> None:
 
 
 def fork_patterns() -> set[tuple[str, str]] | None:
-    """(older fork, newer fork) pairs that ``vhlo-to-version`` upgrades and downgrades between, or
-    None when the pass does not publish its table."""
+    """(older fork, newer fork) pairs that ``vhlo-to-version`` upgrades and downgrades between
+    (``vhlo/forks``: ``FORKS[(op, N)]`` is the pair between ``op_vN`` and ``op_vN+1``), or None when
+    the table cannot be loaded."""
     try:
-        from stablehlo_py.passes import vhlo_to_version as pass_module  # type: ignore[attr-defined]
+        from stablehlo_py.vhlo.forks import FORKS
     except ImportError:
         return None
-    table = getattr(pass_module, "FORK_PAIRS", None)
-    if table is None:
-        return None
-    return {(str(a).removeprefix("vhlo."), str(b).removeprefix("vhlo.")) for a, b in table}
+    pairs = set()
+    for (op, n), fork in FORKS.items():
+        if callable(getattr(fork, "upgrade", None)) and callable(getattr(fork, "downgrade", None)):
+            pairs.add((f"{op}_v{n}", f"{op}_v{n + 1}"))
+    return pairs
 
 
 @dataclass
