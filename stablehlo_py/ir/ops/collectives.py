@@ -44,6 +44,8 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
+    all_types_compatible,
+    check_token,
     dense_ints,
     dims_compatible,
     int_value,
@@ -371,6 +373,23 @@ def _check_reducer(
     return accs[0]
 
 
+def _check_reduced_results(
+    ins: list[Attribute], outs: list[Attribute], e: Attribute, shape_id: str, element_id: str
+) -> None:
+    """Each result has its operand's shape (`shape_id`: all_reduce_c6, collective_reduce_c3) and the
+    element type of the computation's accumulator `e` (`element_id`: all_reduce_c7,
+    collective_reduce_c4)."""
+    for i, (a, b) in enumerate(zip(ins, outs)):
+        if not shapes_compatible(shape_of(a), shape_of(b)):
+            raise VerifyException(
+                f"{shape_id}: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different shapes"
+            )
+        if element_type(b) != element_type(e):
+            raise VerifyException(
+                f"{element_id}: element type of result #{i} ({t2s(element_type(b))}) differs from the computation's ({t2s(element_type(e))})"
+            )
+
+
 def _with_default_str(props: dict[str, Attribute], key: str) -> dict[str, Attribute]:
     """MLIR populates a non-optional DefaultValuedStrAttr when the op is created, so the generic
     form prints it (`<{infeed_config = ""}>`) even when the input did not give it."""
@@ -380,32 +399,30 @@ def _with_default_str(props: dict[str, Attribute], key: str) -> dict[str, Attrib
 
 
 # ------------------------------------------------------------------------------ ids and feeds
+class _ProcessIdOp(StableHLOOp):
+    """replica_id and partition_id: a `tensor<ui32>` result."""
+
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
+
+    def verify_(self) -> None:
+        if not (shape_of(self.result.type) == () and t2s(element_type(self.result.type)) == "ui32"):
+            raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
+
+
 @op_def
-class ReplicaIdOp(StableHLOOp):
+class ReplicaIdOp(_ProcessIdOp):
     """Produces `replica_id` of the current process (spec.md#replica_id)."""
 
     name = "stablehlo.replica_id"
-    result = result_def()
-    traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
-
-    def verify_(self) -> None:
-        if not (shape_of(self.result.type) == () and t2s(element_type(self.result.type)) == "ui32"):
-            raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
 
 
 @op_def
-class PartitionIdOp(StableHLOOp):
+class PartitionIdOp(_ProcessIdOp):
     """Produces `partition_id` of the current process (spec.md#partition_id)."""
 
     name = "stablehlo.partition_id"
-    result = result_def()
-    traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
-
-    def verify_(self) -> None:
-        if not (shape_of(self.result.type) == () and t2s(element_type(self.result.type)) == "ui32"):
-            raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
 
 
 @op_def
@@ -428,8 +445,7 @@ class InfeedOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        if not isinstance(self.token.type, TokenType):
-            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
+        check_token("token", self.token.type)
         res = [r.type for r in self.results]
         if not res:  # infeed_c1
             raise VerifyException("infeed_c1: infeed needs at least one result (the token)")
@@ -462,10 +478,8 @@ class OutfeedOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        if not isinstance(self.token.type, TokenType):
-            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
-        if not isinstance(self.result.type, TokenType):
-            raise VerifyException(f"result must be a !stablehlo.token, is {t2s(self.result.type)}")
+        check_token("token", self.token.type)
+        check_token("result", self.result.type)
 
 
 def _check_channel_type(op: StableHLOOp, prefix: str, host_type: int) -> None:
@@ -494,8 +508,7 @@ class SendOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        if not isinstance(self.token.type, TokenType):
-            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
+        check_token("token", self.token.type)
         _check_pairs(self, "send", required=False)
         _check_channel_type(self, "send", 2)
 
@@ -512,8 +525,7 @@ class RecvOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        if not isinstance(self.token.type, TokenType):
-            raise VerifyException(f"token must be a !stablehlo.token, is {t2s(self.token.type)}")
+        check_token("token", self.token.type)
         res = [r.type for r in self.results]
         if not res or not isinstance(res[-1], TokenType):
             raise VerifyException(
@@ -593,15 +605,7 @@ class AllReduceOp(GenericSyntaxOp):
         e = _check_reducer(self, "computation", "all_reduce_c5", ins)
         if len(ins) != len(outs):
             raise VerifyException(f"all_reduce has {len(ins)} operands but {len(outs)} results")
-        for i, (a, b) in enumerate(zip(ins, outs)):
-            if not shapes_compatible(shape_of(a), shape_of(b)):  # all_reduce_c6
-                raise VerifyException(
-                    f"all_reduce_c6: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different shapes"
-                )
-            if element_type(b) != element_type(e):  # all_reduce_c7
-                raise VerifyException(
-                    f"all_reduce_c7: element type of result #{i} ({t2s(element_type(b))}) differs from the computation's ({t2s(element_type(e))})"
-                )
+        _check_reduced_results(ins, outs, e, "all_reduce_c6", "all_reduce_c7")
 
 
 @op_def
@@ -821,15 +825,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
                 f"collective_reduce_c3: expected {len(data)} results, got {len(outs)}"
             )
         e = _check_reducer(self, "computation", "collective_reduce_c4", data)
-        for j, (a, b) in enumerate(zip(data, outs)):
-            if not shapes_compatible(shape_of(a), shape_of(b)):  # collective_reduce_c3
-                raise VerifyException(
-                    f"collective_reduce_c3: result #{j} {t2s(b)} and operand #{j} {t2s(a)} have different shapes"
-                )
-            if element_type(b) != element_type(e):
-                raise VerifyException(
-                    f"collective_reduce_c4: element type of result #{j} ({t2s(element_type(b))}) differs from the computation's ({t2s(element_type(e))})"
-                )
+        _check_reduced_results(data, outs, e, "collective_reduce_c3", "collective_reduce_c4")
 
 
 @op_def
@@ -875,9 +871,7 @@ class AsyncStartOp(GenericSyntaxOp):
         if not isinstance(fut, FutureType):
             raise VerifyException(f"result must be a !stablehlo.future, is {t2s(fut)}")
         rets = [v.type for v in self.body.blocks.first.last_op.operands]  # type: ignore[union-attr]
-        if len(rets) != len(fut.types) or not all(
-            types_compatible(a, b) for a, b in zip(rets, fut.types)
-        ):
+        if not all_types_compatible(rets, fut.types):
             raise VerifyException(
                 f"the body returns {types2s(rets)} but the future holds {types2s(list(fut.types))}"
             )
@@ -897,9 +891,7 @@ class AsyncDoneOp(GenericSyntaxOp):
         if not isinstance(fut, FutureType):
             raise VerifyException(f"operand must be a !stablehlo.future, is {t2s(fut)}")
         res = [r.type for r in self.results]
-        if len(res) != len(fut.types) or not all(
-            types_compatible(a, b) for a, b in zip(res, fut.types)
-        ):
+        if not all_types_compatible(res, fut.types):
             raise VerifyException(
                 f"results {types2s(res)} differ from the values of the future {types2s(list(fut.types))}"
             )

@@ -102,6 +102,12 @@ def is_scalar_tensor(t: Attribute) -> bool:
     return isinstance(t, TensorType) and len(t.get_shape()) == 0
 
 
+def check_token(what: str, t: Attribute) -> None:
+    """`what` (of type `t`) must be a `!stablehlo.token`."""
+    if not isinstance(t, TokenType):
+        fail(f"{what} must be a !stablehlo.token, is {t2s(t)}")
+
+
 # --------------------------------------------------------------------------- baseline types
 def baseline_element(t: Attribute) -> Attribute | tuple:
     """spec.md baseline_element_type: a quantized element type without scales and zero points."""

@@ -37,17 +37,18 @@ from stablehlo_py.ir.ops.base import (
 )
 from stablehlo_py.ir.ops.base import prop as prop_
 from stablehlo_py.ir.ops.constraints import (
+    all_types_compatible,
+    check_token,
     is_scalar_tensor,
     t2s,
     types2s,
-    types_compatible,
 )
 from stablehlo_py.ir.ops.region_utils import (
     entry_arg_types,
     require_single_block,
     return_types,
 )
-from stablehlo_py.ir.types import TokenType, element_type
+from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -131,16 +132,12 @@ class IfOp(GenericSyntaxOp):
                 raise VerifyException(f"if_c1: {what} must take no arguments, takes {types2s(ins)}")
         t_out = _branch_outputs(self.true_branch, "if_c2", "true_branch")
         f_out = _branch_outputs(self.false_branch, "if_c2", "false_branch")
-        if len(t_out) != len(f_out) or not all(
-            types_compatible(a, b) for a, b in zip(t_out, f_out)
-        ):  # if_c2
+        if not all_types_compatible(t_out, f_out):  # if_c2
             raise VerifyException(
                 f"if_c2: true_branch returns {types2s(t_out)} but false_branch returns {types2s(f_out)}"
             )
         res = [r.type for r in self.results]
-        if len(res) != len(t_out) or not all(
-            types_compatible(a, b) for a, b in zip(res, t_out)
-        ):  # if_c3
+        if not all_types_compatible(res, t_out):  # if_c3
             raise VerifyException(
                 f"if_c3: results {types2s(res)} differ from the branch outputs {types2s(t_out)}"
             )
@@ -176,17 +173,13 @@ class CaseOp(GenericSyntaxOp):
             outs = _branch_outputs(r, "case_c3", f"branch #{i}")
             if outs0 is None:
                 outs0 = outs
-            elif len(outs) != len(outs0) or not all(
-                types_compatible(a, b) for a, b in zip(outs, outs0)
-            ):  # case_c3
+            elif not all_types_compatible(outs, outs0):  # case_c3
                 raise VerifyException(
                     f"case_c3: branch #{i} returns {types2s(outs)} but branch #0 returns {types2s(outs0)}"
                 )
         res = [r.type for r in self.results]
         assert outs0 is not None
-        if len(res) != len(outs0) or not all(
-            types_compatible(a, b) for a, b in zip(res, outs0)
-        ):  # case_c4
+        if not all_types_compatible(res, outs0):  # case_c4
             raise VerifyException(
                 f"case_c4: results {types2s(res)} differ from the branch outputs {types2s(outs0)}"
             )
@@ -272,9 +265,7 @@ class WhileOp(StableHLOOp):
         require_single_block(self, self.cond, "cond")
         require_single_block(self, self.body, "body")
         c_in = entry_arg_types(self.cond)
-        if len(c_in) != len(ts) or not all(
-            types_compatible(a, b) for a, b in zip(c_in, ts)
-        ):  # while_c1
+        if not all_types_compatible(c_in, ts):  # while_c1
             raise VerifyException(
                 f"while_c1: cond takes {types2s(c_in)} but the operands are {types2s(ts)}"
             )
@@ -286,23 +277,17 @@ class WhileOp(StableHLOOp):
                 f"while_c1: cond must return one tensor<i1>, returns {types2s(c_out)}"
             )
         b_in = entry_arg_types(self.body)
-        if len(b_in) != len(ts) or not all(
-            types_compatible(a, b) for a, b in zip(b_in, ts)
-        ):  # while_c2
+        if not all_types_compatible(b_in, ts):  # while_c2
             raise VerifyException(
                 f"while_c2: body takes {types2s(b_in)} but the operands are {types2s(ts)}"
             )
         b_out = return_types(self.body) or []
-        if len(b_out) != len(ts) or not all(
-            types_compatible(a, b) for a, b in zip(b_out, ts)
-        ):  # while_c2
+        if not all_types_compatible(b_out, ts):  # while_c2
             raise VerifyException(
                 f"while_c2: body returns {types2s(b_out)} but the operands are {types2s(ts)}"
             )
         res = [r.type for r in self.results]
-        if len(res) != len(ts) or not all(
-            types_compatible(a, b) for a, b in zip(res, ts)
-        ):  # while_c3
+        if not all_types_compatible(res, ts):  # while_c3
             raise VerifyException(
                 f"while_c3: results {types2s(res)} differ from the operands {types2s(ts)}"
             )
@@ -365,10 +350,8 @@ class AfterAllOp(StableHLOOp):
 
     def verify_(self) -> None:
         for i, v in enumerate(self.inputs):
-            if not isinstance(v.type, TokenType):  # after_all_i1
-                raise VerifyException(f"input #{i} must be a !stablehlo.token, is {t2s(v.type)}")
-        if not isinstance(self.result.type, TokenType):
-            raise VerifyException(f"result must be a !stablehlo.token, is {t2s(self.result.type)}")
+            check_token(f"input #{i}", v.type)  # after_all_i1
+        check_token("result", self.result.type)
 
 
 @op_def
@@ -381,8 +364,7 @@ class CreateTokenOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
-        if not isinstance(self.output.type, TokenType):
-            raise VerifyException(f"result must be a !stablehlo.token, is {t2s(self.output.type)}")
+        check_token("result", self.output.type)
 
 
 # ---------------------------------------------------------------------------------- composite

@@ -111,6 +111,17 @@ def _dimension_tensor(op_name: str, what: str, t: Attribute) -> int | None:
     return None if s[0] < 0 else s[0]
 
 
+def _verify_per_dimension_operand(n: int | None, what: str, ot: Attribute, rt: Attribute) -> None:
+    """A shape operand of `n` elements (one per operand dimension; `what` names it) and a result of
+    the operand's rank (real_dynamic_slice, dynamic_pad)."""
+    s, r = shape_of(ot), shape_of(rt)
+    if s is not None:
+        if n is not None and n != len(s):
+            fail(f"{what} {n} elements but the operand rank is {len(s)}")
+        if r is not None and len(r) != len(s):
+            fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
+
+
 class _Generic:
     """Ops that upstream prints in generic form (no assembly format)."""
 
@@ -491,6 +502,19 @@ class ConcatenateOp(StableHLOOp):
             fail(f"result type {t2s(self.result.type)} must have shape {shape_str(expected)}")
 
 
+def _verify_start_indices(starts: Sequence[Any]) -> None:
+    """0-dimensional integer tensors, all of one type (dynamic_slice_c3, dynamic_update_slice_c5)."""
+    for i, v in enumerate(starts):
+        if rank(v.type) not in (0, None) or not is_int_or_index(element_type(v.type)):
+            fail(
+                f"start index #{i} must be a 0-dimensional integer tensor, but has type {t2s(v.type)}"
+            )
+        if v.type != starts[0].type:
+            fail(
+                f"start index #{i} has type {t2s(v.type)} but start index #0 has type {t2s(starts[0].type)}"
+            )
+
+
 @op_def
 class DynamicSliceOp(StableHLOOp):
     """Extracts a slice of `operand` at dynamically computed `start_indices` (spec.md#dynamic_slice)."""
@@ -526,15 +550,7 @@ class DynamicSliceOp(StableHLOOp):
                 f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
             )
         # dynamic_slice_c3
-        for i, v in enumerate(starts):
-            if rank(v.type) not in (0, None) or not is_int_or_index(element_type(v.type)):
-                fail(
-                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {t2s(v.type)}"
-                )
-            if v.type != starts[0].type:
-                fail(
-                    f"start index #{i} has type {t2s(v.type)} but start index #0 has type {t2s(starts[0].type)}"
-                )
+        _verify_start_indices(starts)
         # dynamic_slice_c4
         for d, z in enumerate(sizes):
             if z < 0:
@@ -578,15 +594,7 @@ class DynamicUpdateSliceOp(StableHLOOp):
                 f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
             )
         # dynamic_update_slice_c5
-        for i, v in enumerate(starts):
-            if rank(v.type) not in (0, None) or not is_int_or_index(element_type(v.type)):
-                fail(
-                    f"start index #{i} must be a 0-dimensional integer tensor, but has type {t2s(v.type)}"
-                )
-            if v.type != starts[0].type:
-                fail(
-                    f"start index #{i} has type {t2s(v.type)} but start index #0 has type {t2s(starts[0].type)}"
-                )
+        _verify_start_indices(starts)
         # dynamic_update_slice_c6
         if s is not None and u is not None:
             for d, (a, b) in enumerate(zip(s, u)):
@@ -1021,6 +1029,22 @@ def _verify_update_computation(
             )
 
 
+def _verify_dimension(d: int, operand_t: Attribute) -> None:
+    """`dimension` is a dimension of the operand (get_dimension_size_c1, set_dimension_size)."""
+    r = rank(operand_t)
+    if d < 0 or (r is not None and d >= r):
+        fail(
+            f"dimension {d} must be in [0, {r}), the operand rank"
+            if r is not None
+            else f"dimension {d} must be non-negative"
+        )
+
+
+def _is_i32_scalar(t: Attribute) -> bool:
+    """tensor<i32> (or an unranked tensor of i32)."""
+    return rank(t) in (0, None) and element_type(t) == IntegerType(32)
+
+
 @op_def
 class GetDimensionSizeOp(StableHLOOp):
     """Produces the size of `dimension` of `operand` (spec.md#get_dimension_size)."""
@@ -1035,17 +1059,10 @@ class GetDimensionSizeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        d = self.dimension.value.data
-        r = rank(self.operand.type)
         # get_dimension_size_c1
-        if d < 0 or (r is not None and d >= r):
-            fail(
-                f"dimension {d} must be in [0, {r}), the operand rank"
-                if r is not None
-                else f"dimension {d} must be non-negative"
-            )
+        _verify_dimension(self.dimension.value.data, self.operand.type)
         rt = self.result.type
-        if rank(rt) not in (0, None) or element_type(rt) != IntegerType(32):
+        if not _is_i32_scalar(rt):
             fail(f"result type {t2s(rt)} must be tensor<i32>")
 
 
@@ -1064,16 +1081,9 @@ class SetDimensionSizeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        d = self.dimension.value.data
-        r = rank(self.operand.type)
-        if d < 0 or (r is not None and d >= r):
-            fail(
-                f"dimension {d} must be in [0, {r}), the operand rank"
-                if r is not None
-                else f"dimension {d} must be non-negative"
-            )
+        _verify_dimension(self.dimension.value.data, self.operand.type)
         st = self.size.type
-        if rank(st) not in (0, None) or element_type(st) != IntegerType(32):
+        if not _is_i32_scalar(st):
             fail(f"size must be tensor<i32>, but has type {t2s(st)}")
         if element_type(self.operand.type) != element_type(self.result.type):
             fail(
@@ -1184,6 +1194,16 @@ class DynamicIotaOp(StableHLOOp):
                 fail(f"iota_dimension {d} must be in [0, {len(s)}), the result rank")
 
 
+def _verify_padding_value(ot: Attribute, pt: Attribute, rt: Attribute) -> None:
+    """pad_c1 (also of dynamic_pad), and padding_value is 0-dimensional."""
+    if not element_type(ot) == element_type(pt) == element_type(rt):
+        fail(
+            f"operand {t2s(ot)}, padding_value {t2s(pt)} and result {t2s(rt)} must have the same element type"
+        )
+    if rank(pt) not in (0, None):
+        fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
+
+
 @op_def
 class PadOp(StableHLOOp):
     """Pads `operand` around and between its elements with `padding_value` (spec.md#pad)."""
@@ -1210,12 +1230,7 @@ class PadOp(StableHLOOp):
             int_values(self.interior_padding),
         )
         # pad_c1
-        if not element_type(ot) == element_type(pt) == element_type(rt):
-            fail(
-                f"operand {t2s(ot)}, padding_value {t2s(pt)} and result {t2s(rt)} must have the same element type"
-            )
-        if rank(pt) not in (0, None):
-            fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
+        _verify_padding_value(ot, pt, rt)
         # pad_c2
         if not len(low) == len(high) == len(interior):
             fail(
@@ -1261,12 +1276,7 @@ class DynamicPadOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
-        if not element_type(ot) == element_type(pt) == element_type(rt):
-            fail(
-                f"operand {t2s(ot)}, padding_value {t2s(pt)} and result {t2s(rt)} must have the same element type"
-            )
-        if rank(pt) not in (0, None):
-            fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
+        _verify_padding_value(ot, pt, rt)
         types = [
             self.edge_padding_low.type,
             self.edge_padding_high.type,
@@ -1275,12 +1285,7 @@ class DynamicPadOp(StableHLOOp):
         if not types[0] == types[1] == types[2]:
             fail("edge_padding_low, edge_padding_high and interior_padding must have the same type")
         n = _dimension_tensor(self.name, "edge_padding_low", types[0])
-        s, r = shape_of(ot), shape_of(rt)
-        if s is not None:
-            if n is not None and n != len(s):
-                fail(f"the padding operands have {n} elements but the operand rank is {len(s)}")
-            if r is not None and len(r) != len(s):
-                fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
+        _verify_per_dimension_operand(n, "the padding operands have", ot, rt)
 
 
 @op_def
@@ -1474,12 +1479,7 @@ class RealDynamicSliceOp(StableHLOOp):
                 "must have the same type"
             )
         n = _dimension_tensor(self.name, "start_indices", types[0])
-        s, r = shape_of(ot), shape_of(rt)
-        if s is not None:
-            if n is not None and n != len(s):
-                fail(f"start_indices has {n} elements but the operand rank is {len(s)}")
-            if r is not None and len(r) != len(s):
-                fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
+        _verify_per_dimension_operand(n, "start_indices has", ot, rt)
 
 
 @op_def

@@ -1016,9 +1016,39 @@ def _verify_feature_sized(names: Sequence[tuple[str, Attribute]], size: int | No
 
 
 class _BatchNormBase(_Generic, StableHLOOp):
+    """The batch_norm ops: their verifiers differ only in which operands and results each check names."""
+
     epsilon = prop(float_attr(Float32Type()))
     feature_index = prop(I64_ATTR)
     traits = traits_def(Pure())
+    SAME_ELEMENT: ClassVar[tuple[str, ...]] = ()
+    """Operands and results with the operand's baseline element type (batch_norm_*_c2)."""
+    OPERAND_SHAPED: ClassVar[tuple[str, ...]] = ()
+    """Values with the operand's shape (batch_norm_grad_c3)."""
+    FEATURE_SIZED: ClassVar[tuple[str, ...]] = ()
+    """1-D values of the feature dimension's size."""
+    NORMALIZED: ClassVar[str | None] = None
+    """The result with the operand's baseline type (batch_norm_inference_c7, batch_norm_training_c7)."""
+
+    def verify_(self) -> None:
+        size = _verify_feature_index(self, self.operand.type)  # type: ignore[attr-defined]
+        # batch_norm_grad_c2, batch_norm_inference_c2, batch_norm_training_c2
+        _verify_same_element([(n, getattr(self, n).type) for n in self.SAME_ELEMENT])
+        # batch_norm_grad_c3
+        for n in self.OPERAND_SHAPED:
+            if not shapes_compatible(shape_of(self.operand.type), shape_of(getattr(self, n).type)):  # type: ignore[attr-defined]
+                fail(
+                    f"{n} {t2s(getattr(self, n).type)} must have the shape of operand {t2s(self.operand.type)}"  # type: ignore[attr-defined]
+                )
+        # batch_norm_grad_c4, batch_norm_grad_c5, batch_norm_inference_c3, batch_norm_inference_c4,
+        # batch_norm_inference_c5, batch_norm_inference_c6, batch_norm_training_c3,
+        # batch_norm_training_c4, batch_norm_training_c5, batch_norm_training_c6
+        _verify_feature_sized([(n, getattr(self, n).type) for n in self.FEATURE_SIZED], size)
+        # batch_norm_inference_c7, batch_norm_training_c7
+        if self.NORMALIZED is not None:
+            ot, rt = self.operand.type, getattr(self, self.NORMALIZED).type  # type: ignore[attr-defined]
+            if not same_baseline_type(ot, rt):
+                fail(f"{self.NORMALIZED} type {t2s(rt)} must match operand {t2s(ot)}")
 
 
 @op_def
@@ -1034,43 +1064,28 @@ class BatchNormGradOp(_BatchNormBase):
     grad_operand = result_def()
     grad_scale = result_def()
     grad_offset = result_def()
+    SAME_ELEMENT: ClassVar[tuple[str, ...]] = (
+        "operand",
+        "scale",
+        "mean",
+        "variance",
+        "grad_output",
+        "grad_operand",
+        "grad_scale",
+        "grad_offset",
+    )
+    OPERAND_SHAPED: ClassVar[tuple[str, ...]] = ("grad_output", "grad_operand")
+    FEATURE_SIZED: ClassVar[tuple[str, ...]] = (
+        "scale",
+        "mean",
+        "variance",
+        "grad_scale",
+        "grad_offset",
+    )
 
     def asm_result_names(self) -> list[str]:
         # getAsmResultNames: `%grad_operand, %grad_scale, %grad_offset = ...`
         return ["grad_operand", "grad_scale", "grad_offset"]
-
-    def verify_(self) -> None:
-        size = _verify_feature_index(self, self.operand.type)
-        # batch_norm_grad_c2
-        _verify_same_element(
-            [
-                (n, getattr(self, n).type)
-                for n in (
-                    "operand",
-                    "scale",
-                    "mean",
-                    "variance",
-                    "grad_output",
-                    "grad_operand",
-                    "grad_scale",
-                    "grad_offset",
-                )
-            ]
-        )
-        # batch_norm_grad_c3
-        for n in ("grad_output", "grad_operand"):
-            if not shapes_compatible(shape_of(self.operand.type), shape_of(getattr(self, n).type)):
-                fail(
-                    f"{n} {t2s(getattr(self, n).type)} must have the shape of operand {t2s(self.operand.type)}"
-                )
-        # batch_norm_grad_c4, batch_norm_grad_c5
-        _verify_feature_sized(
-            [
-                (n, getattr(self, n).type)
-                for n in ("scale", "mean", "variance", "grad_scale", "grad_offset")
-            ],
-            size,
-        )
 
 
 @op_def
@@ -1084,23 +1099,16 @@ class BatchNormInferenceOp(_BatchNormBase):
     mean = operand_def()
     variance = operand_def()
     result = result_def()
-
-    def verify_(self) -> None:
-        size = _verify_feature_index(self, self.operand.type)
-        # batch_norm_inference_c2
-        _verify_same_element(
-            [
-                (n, getattr(self, n).type)
-                for n in ("operand", "scale", "offset", "mean", "variance", "result")
-            ]
-        )
-        # batch_norm_inference_c3, batch_norm_inference_c4, batch_norm_inference_c5, batch_norm_inference_c6
-        _verify_feature_sized(
-            [(n, getattr(self, n).type) for n in ("scale", "offset", "mean", "variance")], size
-        )
-        # batch_norm_inference_c7
-        if not same_baseline_type(self.operand.type, self.result.type):
-            fail(f"result type {t2s(self.result.type)} must match operand {t2s(self.operand.type)}")
+    SAME_ELEMENT: ClassVar[tuple[str, ...]] = (
+        "operand",
+        "scale",
+        "offset",
+        "mean",
+        "variance",
+        "result",
+    )
+    FEATURE_SIZED: ClassVar[tuple[str, ...]] = ("scale", "offset", "mean", "variance")
+    NORMALIZED: ClassVar[str | None] = "result"
 
 
 @op_def
@@ -1114,28 +1122,20 @@ class BatchNormTrainingOp(_BatchNormBase):
     output = result_def()
     batch_mean = result_def()
     batch_var = result_def()
+    SAME_ELEMENT: ClassVar[tuple[str, ...]] = (
+        "operand",
+        "scale",
+        "offset",
+        "batch_mean",
+        "batch_var",
+        "output",
+    )
+    FEATURE_SIZED: ClassVar[tuple[str, ...]] = ("scale", "offset", "batch_mean", "batch_var")
+    NORMALIZED: ClassVar[str | None] = "output"
 
     def asm_result_names(self) -> list[str]:
         # getAsmResultNames: `%output, %batch_mean, %batch_var = ...`
         return ["output", "batch_mean", "batch_var"]
-
-    def verify_(self) -> None:
-        size = _verify_feature_index(self, self.operand.type)
-        # batch_norm_training_c2
-        _verify_same_element(
-            [
-                (n, getattr(self, n).type)
-                for n in ("operand", "scale", "offset", "batch_mean", "batch_var", "output")
-            ]
-        )
-        # batch_norm_training_c3, batch_norm_training_c4, batch_norm_training_c5, batch_norm_training_c6
-        _verify_feature_sized(
-            [(n, getattr(self, n).type) for n in ("scale", "offset", "batch_mean", "batch_var")],
-            size,
-        )
-        # batch_norm_training_c7
-        if not same_baseline_type(self.operand.type, self.output.type):
-            fail(f"output type {t2s(self.output.type)} must match operand {t2s(self.operand.type)}")
 
 
 # ------------------------------------------------------------------------------------ random
