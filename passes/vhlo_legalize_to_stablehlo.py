@@ -344,6 +344,8 @@ def _symbol(value: Attribute, op: Operation, name: str) -> Attribute:
 def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
     """Erase every attribute equal to its default (upstream removeDefaults)."""
     spec = op.SPEC
+    if spec.base == "custom_call":
+        _erase_empty_layouts(vattrs)
     for a in spec.attributes:
         v = vattrs.get(a.name)
         if v is None:
@@ -357,6 +359,10 @@ def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
                 x == va.enum("precision_v1", "DEFAULT") for x in v.value
             ):
                 del vattrs[a.name]
+        elif a.name in ("operand_layouts", "result_layouts"):
+            # Tied together (upstream PR #2377): erased only when both are empty.
+            if vattrs.get("operand_layouts") == va.EMPTY_ARRAY and vattrs.get("result_layouts") == va.EMPTY_ARRAY:
+                continue  # both erased after the loop
         elif a.name == "backend_config":
             typed_ffi = vattrs.get("api_version") == va.enum("api_version_v1", "API_VERSION_TYPED_FFI")
             if v == (va.EMPTY_DICT if typed_ffi else va.string("")):
@@ -368,6 +374,11 @@ def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
 
 
 _NONE_TYPE = va.TypeV1Attr(vt.NONE)
+
+
+def _erase_empty_layouts(vattrs: dict[str, Attribute]) -> None:
+    if vattrs.get("operand_layouts") == va.EMPTY_ARRAY and vattrs.get("result_layouts") == va.EMPTY_ARRAY:
+        del vattrs["operand_layouts"], vattrs["result_layouts"]
 
 
 @lru_cache(maxsize=256)

@@ -232,7 +232,7 @@ def _convert_back(t: Attribute) -> Attribute:
     if isinstance(t, vt.ComplexV1Type):
         return ComplexType(to_builtin_type(t.element_type))  # type: ignore[arg-type]
     if isinstance(t, vt.TupleV1Type):
-        return TupleType([to_builtin_type(x) for x in t.types])
+        return TupleType(ArrayAttr(tuple(to_builtin_type(x) for x in t.types)))
     if isinstance(t, vt.FuncV1Type):
         return FunctionType.from_lists(
             [to_builtin_type(x) for x in t.inputs], [to_builtin_type(x) for x in t.outputs]
