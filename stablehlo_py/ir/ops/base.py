@@ -160,6 +160,22 @@ def op_def(cls: OpT) -> OpT:
     return cls
 
 
+def op_class_name(op_name: str) -> str:
+    """`round_nearest_afz` -> `RoundNearestAfzOp`."""
+    return "".join(w.capitalize() for w in op_name.split("_")) + "Op"
+
+
+def define_op(base: type, name: str, doc: str, **attrs: Any) -> Any:
+    """`op_def` of a subclass of `base` for the op `name` (`stablehlo.round_nearest_afz`), named after
+    it (`RoundNearestAfzOp`): ops of a family that differ only in name, documentation and the class
+    attributes `attrs` (field definitions, or UPPER_CASE class constants)."""
+    ns: dict[str, Any] = {"name": name, "__doc__": doc, "__module__": base.__module__, **attrs}
+    consts = {k: ClassVar[Any] for k in attrs if k.isupper()}
+    if consts:
+        ns["__annotations__"] = consts
+    return op_def(type(op_class_name(name.split(".", 1)[1]), (base,), ns))
+
+
 def _attr_parser(p: Parser, name: str) -> Any:
     cls = p._current_op_cls  # type: ignore[attr-defined]
     s = cls._PROP_SYNTAX.get(name)

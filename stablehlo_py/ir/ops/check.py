@@ -82,17 +82,15 @@ class CheckOp(StableHLOOp):
     """Base of the check ops: side-effecting assertions without results."""
 
 
-@op_def
-class ExpectEqOp(CheckOp):
-    """Checks that the tensor operands `lhs` and `rhs` are exactly equal."""
+class _ExpectPair(CheckOp):
+    """expect_eq and expect_almost_eq: `lhs` and `rhs` of one tensor type."""
 
-    name = "check.expect_eq"
     lhs = operand_def()
     rhs = operand_def()
-    FORMAT: ClassVar[str | None] = "$lhs `,` $rhs attr-dict `:` type($lhs)"
+    FLOAT_OR_COMPLEX: ClassVar[bool] = False
 
     def verify_(self) -> None:
-        _check_tensor("lhs", self.lhs.type)
+        _check_tensor("lhs", self.lhs.type, float_or_complex=self.FLOAT_OR_COMPLEX)
         # SameTypeOperands
         if self.lhs.type != self.rhs.type:
             raise VerifyException(
@@ -100,54 +98,54 @@ class ExpectEqOp(CheckOp):
             )
 
 
-@op_def
-class ExpectEqConstOp(CheckOp):
-    """Checks that the tensor operand `lhs` is exactly equal to the constant `value`."""
+class _ExpectConst(CheckOp):
+    """expect_eq_const and expect_almost_eq_const: a tensor `lhs` and a `value` of its type."""
 
-    name = "check.expect_eq_const"
     lhs = operand_def()
     value = prop(ELEMENTS_ATTR)
-    FORMAT: ClassVar[str | None] = "$lhs `,` $value attr-dict"
+    FLOAT_OR_COMPLEX: ClassVar[bool] = False
 
     def verify_(self) -> None:
-        _check_tensor("lhs", self.lhs.type)
+        _check_tensor("lhs", self.lhs.type, float_or_complex=self.FLOAT_OR_COMPLEX)
         _check_value_type(self.lhs, self.properties["value"])
 
 
 @op_def
-class ExpectAlmostEqOp(CheckOp):
+class ExpectEqOp(_ExpectPair):
+    """Checks that the tensor operands `lhs` and `rhs` are exactly equal."""
+
+    name = "check.expect_eq"
+    FORMAT: ClassVar[str | None] = "$lhs `,` $rhs attr-dict `:` type($lhs)"
+
+
+@op_def
+class ExpectEqConstOp(_ExpectConst):
+    """Checks that the tensor operand `lhs` is exactly equal to the constant `value`."""
+
+    name = "check.expect_eq_const"
+    FORMAT: ClassVar[str | None] = "$lhs `,` $value attr-dict"
+
+
+@op_def
+class ExpectAlmostEqOp(_ExpectPair):
     """Checks that the floating-point or complex operands are equal within `tolerance`."""
 
     name = "check.expect_almost_eq"
-    lhs = operand_def()
-    rhs = operand_def()
     tolerance = prop(F64_ATTR, default=DEFAULT_TOLERANCE)
     FORMAT: ClassVar[str | None] = (
         "$lhs `,` $rhs (`,` `tolerance` `=` $tolerance^)? attr-dict `:` type($lhs)"
     )
-
-    def verify_(self) -> None:
-        _check_tensor("lhs", self.lhs.type, float_or_complex=True)
-        # SameTypeOperands
-        if self.lhs.type != self.rhs.type:
-            raise VerifyException(
-                f"lhs type {t2s(self.lhs.type)} and rhs type {t2s(self.rhs.type)} must match"
-            )
+    FLOAT_OR_COMPLEX: ClassVar[bool] = True
 
 
 @op_def
-class ExpectAlmostEqConstOp(CheckOp):
+class ExpectAlmostEqConstOp(_ExpectConst):
     """Checks that the floating-point or complex operand is equal to `value` within `tolerance`."""
 
     name = "check.expect_almost_eq_const"
-    lhs = operand_def()
-    value = prop(ELEMENTS_ATTR)
     tolerance = prop(F64_ATTR, default=DEFAULT_TOLERANCE)
     FORMAT: ClassVar[str | None] = "$lhs `,` $value (`,` `tolerance` `=` $tolerance^)? attr-dict"
-
-    def verify_(self) -> None:
-        _check_tensor("lhs", self.lhs.type, float_or_complex=True)
-        _check_value_type(self.lhs, self.properties["value"])
+    FLOAT_OR_COMPLEX: ClassVar[bool] = True
 
 
 @op_def

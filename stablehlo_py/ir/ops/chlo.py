@@ -58,6 +58,7 @@ from stablehlo_py.ir.ops.base import (
     I64_ATTR,
     AttrSyntax,
     StableHLOOp,
+    define_op,
     enum_syntax,
     op_def,
     prop,
@@ -168,26 +169,6 @@ class ChloUnaryElementwise(StableHLOOp):
             )
 
 
-def _class_name(op_name: str) -> str:
-    return "".join(w.capitalize() for w in op_name.split("_")) + "Op"
-
-
-def _unary(op_name: str, kind: str, doc: str, pred_result: bool = False) -> type:
-    cls = type(
-        _class_name(op_name),
-        (ChloUnaryElementwise,),
-        {
-            "name": f"chlo.{op_name}",
-            "__doc__": doc,
-            "OPERAND_KIND": kind,
-            "RESULT_IS_PRED": pred_result,
-            "__annotations__": {"OPERAND_KIND": ClassVar[str], "RESULT_IS_PRED": ClassVar[bool]},
-            "__module__": __name__,
-        },
-    )
-    return op_def(cls)
-
-
 # name -> (operand element kind, ChloOps.td summary)
 UNARY: dict[str, tuple[str, str]] = {
     "acos": ("fp_or_complex", "Returns `Acos(operand)` element-wise."),
@@ -219,8 +200,16 @@ UNARY_PRED: dict[str, str] = {
     "is_pos_inf": "Returns if a value is +inf element-wise.",
 }
 
-UNARY_OPS: dict[str, type] = {n: _unary(n, k, d) for n, (k, d) in UNARY.items()}
-UNARY_OPS.update({n: _unary(n, "fp", d, pred_result=True) for n, d in UNARY_PRED.items()})
+UNARY_OPS: dict[str, type] = {
+    n: define_op(ChloUnaryElementwise, f"chlo.{n}", d, OPERAND_KIND=k)
+    for n, (k, d) in UNARY.items()
+}
+UNARY_OPS.update(
+    {
+        n: define_op(ChloUnaryElementwise, f"chlo.{n}", d, OPERAND_KIND="fp", RESULT_IS_PRED=True)
+        for n, d in UNARY_PRED.items()
+    }
+)
 
 
 # -------------------------------------------------------------- broadcasting binary elementwise ops
@@ -271,22 +260,6 @@ class ChloBroadcastBinary(StableHLOOp):
                 + (f" with broadcast_dimensions = {list(b)}" if b is not None else "")
             )
         _check_result_shape(res, shape)  # type: ignore[arg-type]
-
-
-def _broadcast(op_name: str, kind: str, doc: str, result: str = "same") -> type:
-    cls = type(
-        _class_name(op_name),
-        (ChloBroadcastBinary,),
-        {
-            "name": f"chlo.{op_name}",
-            "__doc__": doc,
-            "OPERAND_KIND": kind,
-            "RESULT_ELEMENT": result,
-            "__annotations__": {"OPERAND_KIND": ClassVar[str], "RESULT_ELEMENT": ClassVar[str]},
-            "__module__": __name__,
-        },
-    )
-    return op_def(cls)
 
 
 # name -> (operand element kind, summary)
@@ -344,12 +317,16 @@ BROADCAST_BINARY: dict[str, tuple[str, str]] = {
     ),
 }
 
-BROADCAST_OPS: dict[str, type] = {n: _broadcast(n, k, d) for n, (k, d) in BROADCAST_BINARY.items()}
-BROADCAST_OPS["broadcast_complex"] = _broadcast(
-    "broadcast_complex",
-    "fp",
+BROADCAST_OPS: dict[str, type] = {
+    n: define_op(ChloBroadcastBinary, f"chlo.{n}", d, OPERAND_KIND=k)
+    for n, (k, d) in BROADCAST_BINARY.items()
+}
+BROADCAST_OPS["broadcast_complex"] = define_op(
+    ChloBroadcastBinary,
+    "chlo.broadcast_complex",
     "Builds complex values from real (`lhs`) and imaginary (`rhs`) parts (with broadcasting).",
-    result="complex",
+    OPERAND_KIND="fp",
+    RESULT_ELEMENT="complex",
 )
 
 
@@ -439,57 +416,37 @@ class ChloBinarySameType(StableHLOOp):
                 )
 
 
-@op_def
-class NextAfterOp(ChloBinarySameType):
-    """Returns the next representable value of `x` in the direction of `y`, element-wise."""
-
-    name = "chlo.next_after"
-    x = operand_def()
-    y = operand_def()
-    FORMAT: ClassVar[str | None] = (
-        "$x `,` $y attr-dict `:` type($x) `,` type($y) `->` type(results)"
+def _binary_same_type(name: str, operands: tuple[str, str], kind: str, doc: str) -> type:
+    a, b = operands
+    return define_op(
+        ChloBinarySameType,
+        name,
+        doc,
+        **{a: operand_def(), b: operand_def()},
+        FORMAT=f"${a} `,` ${b} attr-dict `:` type(${a}) `,` type(${b}) `->` type(results)",
+        OPERAND_NAMES=operands,
+        OPERAND_KIND=kind,
     )
-    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "y")
 
 
-@op_def
-class PolygammaOp(ChloBinarySameType):
-    """Returns `Polygamma(n, x)` element-wise."""
-
-    name = "chlo.polygamma"
-    n = operand_def()
-    x = operand_def()
-    FORMAT: ClassVar[str | None] = (
-        "$n `,` $x attr-dict `:` type($n) `,` type($x) `->` type(results)"
-    )
-    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("n", "x")
-
-
-@op_def
-class ZetaOp(ChloBinarySameType):
-    """Returns the Hurwitz zeta function `Zeta(x, q)` element-wise."""
-
-    name = "chlo.zeta"
-    x = operand_def()
-    q = operand_def()
-    FORMAT: ClassVar[str | None] = (
-        "$x `,` $q attr-dict `:` type($x) `,` type($q) `->` type(results)"
-    )
-    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "q")
-
-
-@op_def
-class MulhiOp(ChloBinarySameType):
-    """Returns the most significant half of each element-wise product `lhs * rhs` (integers)."""
-
-    name = "chlo.mulhi"
-    lhs = operand_def()
-    rhs = operand_def()
-    FORMAT: ClassVar[str | None] = (
-        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type(results)"
-    )
-    OPERAND_KIND: ClassVar[str] = "int"
-    OPERAND_NAMES: ClassVar[tuple[str, str]] = ("lhs", "rhs")
+NextAfterOp = _binary_same_type(
+    "chlo.next_after",
+    ("x", "y"),
+    "fp",
+    "Returns the next representable value of `x` in the direction of `y`, element-wise.",
+)
+PolygammaOp = _binary_same_type(
+    "chlo.polygamma", ("n", "x"), "fp", "Returns `Polygamma(n, x)` element-wise."
+)
+ZetaOp = _binary_same_type(
+    "chlo.zeta", ("x", "q"), "fp", "Returns the Hurwitz zeta function `Zeta(x, q)` element-wise."
+)
+MulhiOp = _binary_same_type(
+    "chlo.mulhi",
+    ("lhs", "rhs"),
+    "int",
+    "Returns the most significant half of each element-wise product `lhs * rhs` (integers).",
+)
 
 
 # ---------------------------------------------------------------------------------- constants

@@ -13,7 +13,15 @@ from xdsl.traits import Pure
 
 from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
-from stablehlo_py.ir.ops.base import I1, AttrSyntax, StableHLOOp, enum_syntax, op_def, prop
+from stablehlo_py.ir.ops.base import (
+    I1,
+    AttrSyntax,
+    StableHLOOp,
+    define_op,
+    enum_syntax,
+    op_def,
+    prop,
+)
 from stablehlo_py.ir.ops.constraints import (
     baseline_element,
     fail,
@@ -67,20 +75,6 @@ class BinaryElementwise(StableHLOOp):
         _verify_elementwise(self, [self.lhs, self.rhs])
 
 
-def _unary(op_name: str, doc: str) -> type:
-    cls = type(_class_name(op_name), (UnaryElementwise,), {"name": f"stablehlo.{op_name}", "__doc__": doc})
-    return op_def(cls)
-
-
-def _binary(op_name: str, doc: str) -> type:
-    cls = type(_class_name(op_name), (BinaryElementwise,), {"name": f"stablehlo.{op_name}", "__doc__": doc})
-    return op_def(cls)
-
-
-def _class_name(op_name: str) -> str:
-    return "".join(w.capitalize() for w in op_name.split("_")) + "Op"
-
-
 # name -> the spec's one-line semantics (spec.md#<name>)
 UNARY: dict[str, str] = {
     "abs": "Element-wise absolute value.",
@@ -116,8 +110,8 @@ BINARY: dict[str, str] = {
     "xor": "Element-wise XOR.",
 }
 
-UNARY_OPS = {n: _unary(n, d) for n, d in UNARY.items()}
-BINARY_OPS = {n: _binary(n, d) for n, d in BINARY.items()}
+UNARY_OPS = {n: define_op(UnaryElementwise, f"stablehlo.{n}", d) for n, d in UNARY.items()}
+BINARY_OPS = {n: define_op(BinaryElementwise, f"stablehlo.{n}", d) for n, d in BINARY.items()}
 
 OPS = (*UNARY_OPS.values(), *BINARY_OPS.values())
 
@@ -195,13 +189,6 @@ class UnaryElementwiseWithAccuracy(UnaryElementwise):
                 )
 
 
-def _unary_with_accuracy(op_name: str, doc: str) -> type:
-    cls = type(
-        _class_name(op_name), (UnaryElementwiseWithAccuracy,), {"name": f"stablehlo.{op_name}", "__doc__": doc}
-    )
-    return op_def(cls)
-
-
 UNARY_WITH_ACCURACY: dict[str, str] = {
     "cbrt": "Element-wise cubic root (spec.md#cbrt).",
     "cosine": "Element-wise cosine (spec.md#cosine).",
@@ -216,6 +203,8 @@ UNARY_WITH_ACCURACY: dict[str, str] = {
     "tan": "Element-wise tangent (spec.md#tan).",
     "tanh": "Element-wise hyperbolic tangent (spec.md#tanh).",
 }
-UNARY_WITH_ACCURACY_OPS = {n: _unary_with_accuracy(n, d) for n, d in UNARY_WITH_ACCURACY.items()}
+UNARY_WITH_ACCURACY_OPS = {
+    n: define_op(UnaryElementwiseWithAccuracy, f"stablehlo.{n}", d) for n, d in UNARY_WITH_ACCURACY.items()
+}
 
 OPS = (*OPS, *UNARY_WITH_ACCURACY_OPS.values())

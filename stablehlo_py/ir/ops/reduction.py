@@ -76,6 +76,35 @@ compact `reduce ... applies <op>` form may name (isCommutativeNoRegionMatchingDi
 
 
 # ------------------------------------------------------------------------------------- reduce
+def _verify_inputs_and_inits(
+    op: Operation, sizes_id: str, shapes_id: str, elements_id: str
+) -> list[Attribute]:
+    """reduce and reduce_window: 0 < size(inputs) = size(init_values) = size(results) (`sizes_id`),
+    inputs of one shape (`shapes_id`), each init value of its input's element type (`elements_id`).
+    Returns the input types."""
+    inputs = [v.type for v in op.inputs]  # type: ignore[attr-defined]
+    inits = [v.type for v in op.init_values]  # type: ignore[attr-defined]
+    n = len(inputs)
+    if n == 0 or n != len(inits) or n != len(op.results):
+        raise VerifyException(
+            f"{sizes_id}: needs 0 < size(inputs) = size(init_values) = size(results), got "
+            f"{n}, {len(inits)} and {len(op.results)}"
+        )
+    s0 = shape_of(inputs[0])
+    for i, t in enumerate(inputs[1:], 1):
+        if not shapes_compatible(s0, shape_of(t)):
+            raise VerifyException(
+                f"{shapes_id}: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
+            )
+    for i, (a, b) in enumerate(zip(inputs, inits)):
+        if element_type(a) != element_type(b):
+            raise VerifyException(
+                f"{elements_id}: element type of input #{i} ({t2s(element_type(a))}) differs from that of "
+                f"init value #{i} ({t2s(element_type(b))})"
+            )
+    return inputs
+
+
 @op_def
 class ReduceOp(StableHLOOp):
     """Applies a reduction function `body` to `inputs` and `init_values` along the `dimensions` and
@@ -254,26 +283,9 @@ class ReduceOp(StableHLOOp):
 
     # ---------------------------------------------------------------- verifier
     def verify_(self) -> None:
-        inputs = [v.type for v in self.inputs]
-        inits = [v.type for v in self.init_values]
-        n = len(inputs)
-        if n == 0 or n != len(inits) or n != len(self.results):  # reduce_c3
-            raise VerifyException(
-                f"reduce_c3: needs 0 < size(inputs) = size(init_values) = size(results), got "
-                f"{n}, {len(inits)} and {len(self.results)}"
-            )
-        s0 = shape_of(inputs[0])
-        for i, t in enumerate(inputs[1:], 1):
-            if not shapes_compatible(s0, shape_of(t)):  # reduce_c1
-                raise VerifyException(
-                    f"reduce_c1: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
-                )
-        for i, (a, b) in enumerate(zip(inputs, inits)):
-            if element_type(a) != element_type(b):  # reduce_c2
-                raise VerifyException(
-                    f"reduce_c2: element type of input #{i} ({t2s(element_type(a))}) differs from that of init value "
-                    f"#{i} ({t2s(element_type(b))})"
-                )
+        # reduce_c3, reduce_c1, reduce_c2
+        inputs = _verify_inputs_and_inits(self, "reduce_c3", "reduce_c1", "reduce_c2")
+        n, s0 = len(inputs), shape_of(inputs[0])
         dims = i64_array(self.properties.get("dimensions")) or ()
         r = rank(inputs[0])
         for d in dims:
@@ -393,26 +405,11 @@ class ReduceWindowOp(GenericSyntaxOp):
     irdl_options = (SameVariadicOperandSize(),)
 
     def verify_(self) -> None:
-        inputs = [v.type for v in self.inputs]
-        inits = [v.type for v in self.init_values]
-        n = len(inputs)
-        if n == 0 or n != len(inits) or n != len(self.results):  # reduce_window_c1
-            raise VerifyException(
-                f"reduce_window_c1: needs 0 < size(inputs) = size(init_values) = size(results), got "
-                f"{n}, {len(inits)} and {len(self.results)}"
-            )
-        s0 = shape_of(inputs[0])
-        for i, t in enumerate(inputs[1:], 1):
-            if not shapes_compatible(s0, shape_of(t)):  # reduce_window_c2
-                raise VerifyException(
-                    f"reduce_window_c2: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
-                )
-        for i, (a, b) in enumerate(zip(inputs, inits)):
-            if element_type(a) != element_type(b):  # reduce_window_c3
-                raise VerifyException(
-                    f"reduce_window_c3: element type of input #{i} ({t2s(element_type(a))}) differs from that of init "
-                    f"value #{i} ({t2s(element_type(b))})"
-                )
+        # reduce_window_c1, reduce_window_c2, reduce_window_c3
+        inputs = _verify_inputs_and_inits(
+            self, "reduce_window_c1", "reduce_window_c2", "reduce_window_c3"
+        )
+        n, s0 = len(inputs), shape_of(inputs[0])
         w = _window_checks(
             "reduce_window",
             s0,
