@@ -27,18 +27,13 @@ def normalize_argv(argv: Sequence[str], short_flags: set[str]) -> list[str]:
 
 def read_input(path: str) -> tuple[str, str]:
     """(text, name used in diagnostics)."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise StableHLOError(f"cannot open input file '{path}': {e.strerror}") from None
-        name = path
+    data, name = read_input_bytes(path)
+    return decode_text(data, name), name
+
+
+def decode_text(data: bytes, name: str) -> str:
     try:
-        return data.decode("utf-8"), name
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise StableHLOError(
             f"input is not UTF-8 text (byte {e.start}); binary artifacts are read with "

@@ -15,6 +15,8 @@ import click
 
 from stablehlo_py.cli.common import (
     SPLIT_MARKER,
+    decode_text,
+    read_input_bytes,
     check_diagnostic,
     expected_diagnostics,
     normalize_argv,
@@ -79,6 +81,7 @@ def process_text(
 @click.option("--deserialize", is_flag=True, help="The input is a portable artifact.")
 @click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
 @click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
+@click.option("--emit-bytecode", is_flag=True, help="Write stablehlo-py IR bytecode (read back by stablehlo-opt).")
 @click.pass_context
 def cli(
     ctx: click.Context,
@@ -94,6 +97,7 @@ def cli(
     deserialize: bool = False,
     target: str | None = None,
     strip_debuginfo: bool = False,
+    emit_bytecode: bool = False,
 ) -> int:
     """Parse, verify, transform and print StableHLO programs."""
     pipeline = _pass_pipeline(list(ctx.meta.get("pass_args", ())) + list(ctx.args))
@@ -104,7 +108,10 @@ def cli(
             input_file, output, pipeline, serialize=serialize, deserialize=deserialize, target=target,
             strip_debuginfo=strip_debuginfo, generic=generic, debuginfo=debuginfo,
         )
-    text, name = read_input(input_file)
+    data, name = read_input_bytes(input_file)
+    if _is_binary(data) or emit_bytecode:
+        return _run_binary(data, name, output, pipeline, emit_bytecode, generic, debuginfo)
+    text = decode_text(data, name)
     outputs: list[str] = []
     problems: list[str] = []
     for offset, chunk in split_chunks(text, split_input_file):
@@ -132,6 +139,47 @@ def cli(
     return 0
 
 
+def _is_binary(data: bytes) -> bool:
+    """IR bytecode or a portable artifact (recognised by their magic numbers)."""
+    from stablehlo_py.ir.bytecode import is_ir_bytecode
+    from stablehlo_py.serialization.format import MAGIC as ARTIFACT_MAGIC
+
+    return is_ir_bytecode(data) or data.startswith(ARTIFACT_MAGIC)
+
+
+def _run_binary(
+    data: bytes,
+    name: str,
+    output: str | None,
+    pipeline: list[tuple[str, dict[str, str]]],
+    emit_bytecode: bool,
+    generic: bool,
+    debuginfo: bool,
+) -> int:
+    """Binary input (IR bytecode or a portable artifact, detected by its magic) and/or --emit-bytecode."""
+    from stablehlo_py.ir import parse, print_ir
+    from stablehlo_py.ir.bytecode import is_ir_bytecode, read_ir_bytecode, write_ir_bytecode
+
+    from stablehlo_py.ir.verify import verify
+    from stablehlo_py.passes import run_pipeline
+
+    if is_ir_bytecode(data):
+        module = read_ir_bytecode(data, name)
+    elif _is_binary(data):
+        from stablehlo_py.serialization import deserialize_portable_artifact
+
+        module = deserialize_portable_artifact(data, name=name)
+    else:
+        module = parse(decode_text(data, name), name)
+    verify(module)
+    module = run_pipeline(module, pipeline)
+    if emit_bytecode:
+        write_output(output, write_ir_bytecode(module))
+    else:
+        write_output(output, print_ir(module, generic=generic, debuginfo=debuginfo))
+    return 0
+
+
 _OWN_FLAGS = {
     "--split-input-file",
     "--mlir-print-op-generic",
@@ -143,6 +191,7 @@ _OWN_FLAGS = {
     "--deserialize",
     "--target",
     "--strip-debuginfo",
+    "--emit-bytecode",
     "--help",
     "-h",
     "-o",
@@ -160,7 +209,7 @@ def split_pass_args(args: list[str], own: set[str]) -> tuple[list[str], list[str
             passes.append(a)
         else:
             tool.append(a)
-            if flag in own and "=" not in a and flag in ("-o",) and i + 1 < len(args):
+            if flag in own and "=" not in a and flag in ("-o", "--target") and i + 1 < len(args):
                 tool.append(args[i + 1])
                 i += 1
         i += 1

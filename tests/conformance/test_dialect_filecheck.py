@@ -18,5 +18,5 @@ def test_dialect_file(path: Path, tmp_path: Path) -> None:
     lines = run_lines(path)
     assert lines, f"{path.name} has no RUN line"
     for i, cmd in enumerate(lines):
-        r = execute(cmd, path, tmp_path / f"t{i}")
+        r = execute(cmd, path, tmp_path / "t")  # %t is one path per file, as in lit
         assert r.returncode == 0, f"RUN line {i + 1}: {cmd}\n{r.stderr[-3000:]}"
