@@ -198,6 +198,12 @@ class StableHLOOp(IRDLOperation):
     _PROP_SYNTAX: ClassVar[dict[str, AttrSyntax]] = {}
     _COMPILED: ClassVar[list[Any] | None] = None
     _FORMAT_ATTRS: ClassVar[tuple[str, ...]] = ()
+    INHERENT_EXTRA: ClassVar[tuple[str, ...]] = ()
+    """Inherent attributes that are not declared properties (e.g. `operandSegmentSizes`): read from
+    the attribute dictionary of the generic form as properties too."""
+    POPULATED_DEFAULTS: ClassVar[dict[str, Attribute]] = {}
+    """DefaultValued attributes that MLIR populates when the op is created, so that the generic form
+    prints them even when the input did not give them."""
 
     @classmethod
     def build_generic(
@@ -212,18 +218,22 @@ class StableHLOOp(IRDLOperation):
         # dictionary of the generic form (`{dimension = 1 : i64}`) are the op's properties.
         if attributes:
             declared = cls.get_irdl_definition().properties  # type: ignore[attr-defined]
-            if any(k in declared for k in attributes):
+            extra = cls.INHERENT_EXTRA
+            if any(k in declared or k in extra for k in attributes):
                 properties = dict(properties)
                 attributes = dict(attributes)
-                for k in [k for k in attributes if k in declared]:
+                for k in [*(k for k in extra if k in attributes), *(k for k in attributes if k in declared)]:
                     properties[k] = attributes.pop(k)
-        return cls.create(
+        op = cls.create(
             operands=operands,
             result_types=result_types,
             properties=properties,
             attributes=attributes,
             regions=regions,
         )
+        for k, v in cls.POPULATED_DEFAULTS.items():
+            op.properties.setdefault(k, v)
+        return op
 
     @classmethod
     def compiled_format(cls) -> list[Any]:

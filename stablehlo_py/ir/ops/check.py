@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import operand_def
 from xdsl.utils.exceptions import VerifyException
 
@@ -156,25 +156,15 @@ class ExpectCloseOp(CheckOp):
     actual = operand_def()
     expected = operand_def()
     max_ulp_difference = prop(UI64_ATTR, default=IntegerAttr(1, UI64))
+    # DefaultValuedAttr: always present once built (the format prints it unconditionally).
+    POPULATED_DEFAULTS: ClassVar[dict[str, Attribute]] = {
+        "max_ulp_difference": IntegerAttr(1, UI64)
+    }
     min_ulp_difference = prop(UI64_ATTR, default=IntegerAttr(0, UI64))
     FORMAT: ClassVar[str | None] = (
         "$actual `,` $expected `,` `max_ulp_difference` `=` $max_ulp_difference "
         "(`,` `min_ulp_difference` `=` $min_ulp_difference^)? `:` attr-dict type($actual) `,` type($expected)"
     )
-
-    @classmethod
-    def build_generic(
-        cls,
-        operands: list[SSAValue],
-        result_types: list[Attribute],
-        properties: dict[str, Attribute],
-        attributes: dict[str, Attribute],
-        regions: list[Region],
-    ) -> Operation:
-        op = super().build_generic(operands, result_types, properties, attributes, regions)
-        # DefaultValuedAttr: always present once built (the format prints it unconditionally).
-        op.properties.setdefault("max_ulp_difference", IntegerAttr(1, UI64))
-        return op
 
     def verify_(self) -> None:
         at, et = self.actual.type, self.expected.type

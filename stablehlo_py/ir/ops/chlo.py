@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
 )
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     AttrSizedResultSegments,
@@ -836,23 +836,8 @@ class ScanOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = None
     ISOLATED: ClassVar[bool] = True
     _ELIDED: ClassVar[tuple[str, ...]] = ("dimension", "operandSegmentSizes", "resultSegmentSizes")
-
-    @classmethod
-    def build_generic(
-        cls,
-        operands: list[SSAValue],
-        result_types: list[Attribute],
-        properties: dict[str, Attribute],
-        attributes: dict[str, Attribute],
-        regions: list[Region],
-    ) -> Operation:
-        # The segment sizes are inherent attributes too (an attr-dict of the generic form may hold them).
-        if any(k in attributes for k in ("operandSegmentSizes", "resultSegmentSizes")):
-            properties, attributes = dict(properties), dict(attributes)
-            for k in ("operandSegmentSizes", "resultSegmentSizes"):
-                if k in attributes:
-                    properties[k] = attributes.pop(k)
-        return super().build_generic(operands, result_types, properties, attributes, regions)
+    # The segment sizes are inherent attributes too (an attr-dict of the generic form may hold them).
+    INHERENT_EXTRA: ClassVar[tuple[str, ...]] = ("operandSegmentSizes", "resultSegmentSizes")
 
     def asm_block_arg_name(self, region: Region) -> list[str]:
         n_in = len(self.inputs)

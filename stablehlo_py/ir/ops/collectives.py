@@ -390,14 +390,6 @@ def _check_reduced_results(
             )
 
 
-def _with_default_str(props: dict[str, Attribute], key: str) -> dict[str, Attribute]:
-    """MLIR populates a non-optional DefaultValuedStrAttr when the op is created, so the generic
-    form prints it (`<{infeed_config = ""}>`) even when the input did not give it."""
-    if key in props:
-        return props
-    return {**props, key: StringAttr("")}
-
-
 # ------------------------------------------------------------------------------ ids and feeds
 class _ProcessIdOp(StableHLOOp):
     """replica_id and partition_id: a `tensor<ui32>` result."""
@@ -433,13 +425,9 @@ class InfeedOp(GenericSyntaxOp):
     token = operand_def()
     infeed_config = prop(STR_ATTR, default=StringAttr(""))
 
-    @classmethod
-    def build_generic(cls, operands, result_types, properties, attributes, regions):  # type: ignore[no-untyped-def]
-        if "infeed_config" in attributes:
-            attributes = dict(attributes)
-            properties = {**properties, "infeed_config": attributes.pop("infeed_config")}
-        props = _with_default_str(properties, "infeed_config")
-        return super().build_generic(operands, result_types, props, attributes, regions)
+    # MLIR populates a non-optional DefaultValuedStrAttr when the op is created, so the generic form
+    # prints it (`<{infeed_config = ""}>`) even when the input did not give it.
+    POPULATED_DEFAULTS: ClassVar[dict[str, Attribute]] = {"infeed_config": StringAttr("")}
 
     layout = prop(ARRAY_ATTR, optional=True)
     results_ = var_result_def()
@@ -467,13 +455,9 @@ class OutfeedOp(GenericSyntaxOp):
     token = operand_def()
     outfeed_config = prop(STR_ATTR, default=StringAttr(""))
 
-    @classmethod
-    def build_generic(cls, operands, result_types, properties, attributes, regions):  # type: ignore[no-untyped-def]
-        if "outfeed_config" in attributes:
-            attributes = dict(attributes)
-            properties = {**properties, "outfeed_config": attributes.pop("outfeed_config")}
-        props = _with_default_str(properties, "outfeed_config")
-        return super().build_generic(operands, result_types, props, attributes, regions)
+    # MLIR populates a non-optional DefaultValuedStrAttr when the op is created, so the generic form
+    # prints it (`<{outfeed_config = ""}>`) even when the input did not give it.
+    POPULATED_DEFAULTS: ClassVar[dict[str, Attribute]] = {"outfeed_config": StringAttr("")}
 
     result = result_def()
 
