@@ -4,12 +4,30 @@ of other dialects when ``allow-other-dialects`` is set)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from stablehlo_py.errors import StableHLOError
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a pass builds IR.
+
+    A pass allocates a few objects per op and frees none; the collector's full scans grow with the
+    heap, which makes a pass over N ops cost O(N^2) overall for large N.  Reference counting still
+    frees everything that is not in a cycle; the collector runs again afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class LegalizationError(StableHLOError):

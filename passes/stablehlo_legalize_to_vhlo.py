@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from stablehlo_py import specs
 from stablehlo_py.passes._common import (
     ValueMap,
+    gc_paused,
     carry_location,
     check_options,
     flag,
@@ -88,6 +89,11 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
 
 def legalize_to_vhlo(module: Operation, allow_other_dialects: bool = False) -> Operation:
     """Convert a module (in place: its body is rebuilt) and return it."""
+    with gc_paused():
+        return _legalize(module, allow_other_dialects)
+
+
+def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
     conv = _Legalizer(allow_other_dialects)
     if isinstance(module, ModuleOp):
         conv.convert_region_in_place(module.regions[0])

@@ -34,6 +34,7 @@ from stablehlo_py import specs
 from stablehlo_py.ir.registry import default_registry
 from stablehlo_py.passes._common import (
     ValueMap,
+    gc_paused,
     carry_location,
     check_options,
     flag,
@@ -128,6 +129,11 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
 
 
 def legalize_to_stablehlo(module: Operation, allow_other_dialects: bool = False) -> Operation:
+    with gc_paused():
+        return _legalize(module, allow_other_dialects)
+
+
+def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
     conv = _Legalizer(allow_other_dialects)
     if isinstance(module, ModuleOp):
         conv.convert_region_in_place(module.regions[0])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, Region
 
 from stablehlo_py.errors import VersionError
-from stablehlo_py.passes._common import carry_location, check_options, flag, op_location
+from stablehlo_py.passes._common import carry_location, check_options, flag, gc_paused, op_location
 from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
@@ -98,6 +98,11 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
 def to_version(module: Operation, target: Version | str, allow_other_dialects: bool = False) -> Operation:
     """Convert every VHLO op of ``module`` to the fork legal at ``target`` (in place)."""
     version = validate_target(target) if isinstance(target, (str, Version)) else target
+    with gc_paused():
+        return _to_version(module, version, allow_other_dialects)
+
+
+def _to_version(module: Operation, version: Version, allow_other_dialects: bool) -> Operation:
     plans: list[tuple[VhloOp, ForkOp]] = []
     blocked: list[BlockedOp] = []
     for op in module.walk():

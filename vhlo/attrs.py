@@ -498,7 +498,20 @@ def tensor_attr(dense: DenseIntOrFPElementsAttr) -> TensorV1Attr | None:
 
 
 def i64_tensor(values: Sequence[int], shape: Sequence[int] | None = None) -> TensorV1Attr:
-    """`#vhlo.tensor_v1<dense<...> : tensor<Nxi64>>` from Python ints."""
+    """`#vhlo.tensor_v1<dense<...> : tensor<Nxi64>>` from Python ints (cached: dimension lists repeat)."""
+    key = (tuple(int(v) for v in values), None if shape is None else tuple(shape))
+    got = _I64_TENSORS.get(key)
+    if got is None:
+        got = _i64_tensor(*key)
+        if len(_I64_TENSORS) < 65536:
+            _I64_TENSORS[key] = got
+    return got
+
+
+_I64_TENSORS: dict[tuple[tuple[int, ...], tuple[int, ...] | None], TensorV1Attr] = {}
+
+
+def _i64_tensor(values: tuple[int, ...], shape: tuple[int, ...] | None) -> TensorV1Attr:
     from stablehlo_py.ir.text.dense import make_dense
     from stablehlo_py.ir.types import tensor_type
     from xdsl.dialects.builtin import IntegerType

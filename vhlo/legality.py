@@ -70,13 +70,23 @@ def _spec_min(kind: str, name: str) -> Version:
 
 def type_needs(t: Attribute) -> tuple[Version, str]:
     """The lowest version a type exists at and the nested part that sets it (`!vhlo.f8E4M3_v1`)."""
-    got = _TYPE_NEEDS.get(t)
-    if got is None:
-        got = _TYPE_NEEDS[t] = _type_needs(t)
+    return _needs(t, _type_needs)
+
+
+def _needs(a: Attribute, compute) -> tuple[Version, str]:  # type: ignore[no-untyped-def]
+    # Keyed by identity (attributes are immutable and mostly shared), so nested attributes are not
+    # re-hashed for every op; the entry keeps the attribute alive so its id cannot be reused.
+    entry = _NEEDS.get(id(a))
+    if entry is not None and entry[0] is a:
+        return entry[1]
+    got = compute(a)
+    if len(_NEEDS) >= 200_000:
+        _NEEDS.clear()
+    _NEEDS[id(a)] = (a, got)
     return got
 
 
-_TYPE_NEEDS: dict[Attribute, tuple[Version, str]] = {}
+_NEEDS: dict[int, tuple[Attribute, tuple[Version, str]]] = {}
 
 
 def _type_needs(t: Attribute) -> tuple[Version, str]:
@@ -92,18 +102,7 @@ def _type_needs(t: Attribute) -> tuple[Version, str]:
 
 def attr_needs(a: Attribute) -> tuple[Version, str]:
     """The lowest version an attribute exists at (recursively) and the part that sets it."""
-    try:
-        got = _ATTR_NEEDS.get(a)
-    except TypeError:  # an unhashable attribute: do not cache
-        return _attr_needs(a)
-    if got is None:
-        got = _attr_needs(a)
-        if len(_ATTR_NEEDS) < 100_000:
-            _ATTR_NEEDS[a] = got
-    return got
-
-
-_ATTR_NEEDS: dict[Attribute, tuple[Version, str]] = {}
+    return _needs(a, _attr_needs)
 
 
 def _attr_needs(a: Attribute) -> tuple[Version, str]:
@@ -178,6 +177,10 @@ CONSTRAINTS: dict[str, Callable[[fk.ForkOp], list[tuple[Version, str]]]] = {
 """upstream's VersionedOpConstraintInterface (VhloOps.cpp validateConstraint): fork -> the versions
 its values need.  Covers every op with that trait in ``specs/ops.toml``."""
 
+_CONSTRAINT_BY_KEY = {
+    (name.rsplit("_v", 1)[0], int(name.rsplit("_v", 1)[1])): fn for name, fn in CONSTRAINTS.items()
+}
+
 _RANGE_LOC = re.compile(r'"(?:[^"\\]|\\.)*":\d+:\d+ to (?:\d+)?:\d+')
 
 
@@ -195,7 +198,16 @@ def location_needs(op: Operation) -> tuple[Version, str] | None:
 
 
 def fork_for(base: str, target: Version) -> specs.OpSpec | None:
-    return specs.fork_at(base, target)
+    """The fork of ``base`` legal at ``target`` (cached)."""
+    key = (base, target)
+    got = _FORK_AT.get(key, _UNSET)
+    if got is _UNSET:
+        got = _FORK_AT[key] = specs.fork_at(base, target)
+    return got  # type: ignore[return-value]
+
+
+_FORK_AT: dict[tuple[str, Version], object] = {}
+_UNSET = object()
 
 
 def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
@@ -230,36 +242,43 @@ def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
 
 
 def _state_blockers(state: fk.ForkOp, op: Operation, target: Version, allow_other: bool) -> list[Blocker]:
-    out: list[Blocker] = []
-    seen: set[str] = set()
-
-    def add(v: Version, feature: str) -> None:
-        if v > target and feature not in seen:
-            seen.add(feature)
-            if v.major >= 999:
-                out.append(Blocker(f"{feature}, which VHLO cannot hold at any version", since=None))
-            else:
-                out.append(Blocker(feature, since=v))
-
-    for name, a in (*state.properties.items(), *state.attributes.items()):
-        if allow_other and not _is_vhlo_deep(a):
-            continue
-        v, what = attr_needs(a)
-        if v > target:
-            add(v, what if what.startswith("non-VHLO") else f"{what} in '{name}'")
-    for t in (*(v.type for v in state.operands), *state.result_types):
+    found: dict[str, Version] = {}  # feature -> version (insertion-ordered, deduplicated)
+    for attrs in (state.properties, state.attributes):
+        for name, a in attrs.items():
+            if allow_other and not isinstance(a, (va.VhloAttr, vt.VhloType)):
+                continue
+            v, what = attr_needs(a)
+            if v > target:
+                found.setdefault(what if what.startswith("non-VHLO") else f"{what} in '{name}'", v)
+    for t in state.result_types:
         if allow_other and not isinstance(t, vt.VhloType):
             continue
         v, what = type_needs(t)
-        add(v, what)
-    constraint = CONSTRAINTS.get(f"{state.base}_v{state.version}")
+        if v > target:
+            found.setdefault(what, v)
+    for value in state.operands:
+        t = value.type
+        if allow_other and not isinstance(t, vt.VhloType):
+            continue
+        v, what = type_needs(t)
+        if v > target:
+            found.setdefault(what, v)
+    constraint = _CONSTRAINT_BY_KEY.get((state.base, state.version))
     if constraint is not None:
         for v, what in constraint(state):
-            add(v, what)
+            if v > target:
+                found.setdefault(what, v)
     loc = location_needs(op)
-    if loc is not None:
-        add(*loc)
-    return out
+    if loc is not None and loc[0] > target:
+        found.setdefault(loc[1], loc[0])
+    if not found:
+        return []
+    return [
+        Blocker(f"{what}, which VHLO cannot hold at any version")
+        if v.major >= 999
+        else Blocker(what, since=v)
+        for what, v in found.items()
+    ]
 
 
 def _is_vhlo_deep(a: Attribute) -> bool:

@@ -313,7 +313,23 @@ def _int_or_q(p: Parser) -> int:
 
 def read(a: Attribute) -> tuple[str, dict[str, Any]]:
     """The mnemonic and fields of a StableHLO struct attribute (defaults filled by upstream's
-    rules: empty lists, zeros, DEFAULT mode).  Raises StructTextError when it is not one."""
+    rules: empty lists, zeros, DEFAULT mode).  Raises StructTextError when it is not one.
+    Cached per attribute (a fresh dict is returned each time)."""
+    try:
+        got = _READ_CACHE.get(a)
+    except TypeError:
+        return _read(a)
+    if got is None:
+        got = _read(a)
+        if len(_READ_CACHE) < 16384:
+            _READ_CACHE[a] = got
+    return got[0], dict(got[1])
+
+
+_READ_CACHE: dict[Attribute, tuple[str, dict[str, Any]]] = {}
+
+
+def _read(a: Attribute) -> tuple[str, dict[str, Any]]:
     mnemonic = mnemonic_of(a)
     reader = _READERS.get(mnemonic or "")
     if reader is None:

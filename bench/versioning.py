@@ -1,0 +1,110 @@
+"""VHLO versioning speed on generated modules, each step timed side by side in one run.
+
+    python bench/versioning.py [--sizes 10000,100000] [--repeat 1]
+
+For each size N a module with N StableHLO ops is generated (a mix of elementwise ops, ops with forks
+-- exponential, dot_general, gather -- and ops with defaulted attributes -- compare, sort, reduce with a
+region), then timed:
+
+  legalize    stablehlo-legalize-to-vhlo
+  downgrade   vhlo-to-version{target=0.9.0}   (every fork taken down to its oldest version)
+  upgrade     vhlo-to-version{target=current}
+  back        vhlo-legalize-to-stablehlo
+
+and printed as µs per op.  The last column is the per-op cost at the largest size over the smallest:
+~1.0 means the step grows linearly with the module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+BLOCK = [
+    "%{a} = stablehlo.add %{x}, %{x} : tensor<4x4xf32>",
+    "%{b} = stablehlo.exponential %{a} : tensor<4x4xf32>",
+    "%{c} = stablehlo.dot_general %{b}, %{a}, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>",
+    "%{d} = stablehlo.compare  GT, %{c}, %{a} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xi1>",
+    "%{e} = stablehlo.select %{d}, %{c}, %{a} : tensor<4x4xi1>, tensor<4x4xf32>",
+    '%{f} = "stablehlo.gather"(%{e}, %idx) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>}> : (tensor<4x4xf32>, tensor<4x1xi32>) -> tensor<4x4xf32>',
+    "%{g} = stablehlo.reduce(%{f} init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x4xf32>, tensor<f32>) -> tensor<4xf32>",
+    "%{h} = stablehlo.broadcast_in_dim %{g}, dims = [0] : (tensor<4xf32>) -> tensor<4x4xf32>",
+    "%{y} = stablehlo.tanh %{h} : tensor<4x4xf32>",
+]
+OPS_PER_BLOCK = len(BLOCK) + 1  # the reduce body's add
+
+
+def generate(n_ops: int) -> str:
+    lines = [
+        "func.func @main(%arg0: tensor<4x4xf32>, %idx: tensor<4x1xi32>) -> tensor<4x4xf32> {",
+        "  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
+    ]
+    x = "arg0"
+    blocks = max(1, n_ops // OPS_PER_BLOCK)
+    for i in range(blocks):
+        names = {k: f"{k}{i}" for k in "abcdefghy"}
+        names["x"] = x
+        for template in BLOCK:
+            line = template
+            for k, v in names.items():
+                line = line.replace("{" + k + "}", v)
+            lines.append("  " + line)
+        x = names["y"]
+    lines.append(f"  return %{x} : tensor<4x4xf32>")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def count_ops(module) -> int:  # type: ignore[no-untyped-def]
+    return sum(1 for _ in module.walk()) - 1
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args()
+
+    from stablehlo_py.ir import parse, print_ir
+    from stablehlo_py.passes import run_pipeline
+
+    steps = [
+        ("legalize", ("stablehlo-legalize-to-vhlo", {})),
+        ("downgrade", ("vhlo-to-version", {"target": "0.9.0"})),
+        ("upgrade", ("vhlo-to-version", {"target": "current"})),
+        ("back", ("vhlo-legalize-to-stablehlo", {})),
+    ]
+    results: dict[int, dict[str, float]] = {}
+    for size in (int(s) for s in args.sizes.split(",")):
+        text = generate(size)
+        best: dict[str, float] = {}
+        for _ in range(args.repeat):
+            module = parse(text)
+            n = count_ops(module)
+            original = print_ir(module)
+            for name, step in steps:
+                t0 = time.perf_counter()
+                module = run_pipeline(module, [step])
+                dt = time.perf_counter() - t0
+                best[name] = min(best.get(name, float("inf")), dt / n * 1e6)
+            assert print_ir(module) == original, "the round trip changed the program"
+        results[n] = best
+        print(f"{n:>8d} ops: " + "  ".join(f"{k} {v:6.1f} µs/op" for k, v in best.items()), flush=True)
+    sizes = sorted(results)
+    if len(sizes) > 1:
+        lo, hi = results[sizes[0]], results[sizes[-1]]
+        print(
+            f"per-op cost at {sizes[-1]} / at {sizes[0]} ops: "
+            + "  ".join(f"{k} {hi[k] / lo[k]:.2f}x" for k in lo)
+        )
+        total = sum(hi.values())
+        print(f"whole round trip at {sizes[-1]} ops: {total:.1f} µs/op")
+
+
+if __name__ == "__main__":
+    main()
