@@ -160,6 +160,8 @@ class _Legalizer:
 
     def _convert_other(self, op: Operation) -> Operation:
         dialect = op.name.split(".")[0]
+        if dialect in ("stablehlo", "func"):
+            raise legalize_error(op, f"'{op.name}' has no VHLO counterpart in this version of the tables")
         if not self.allow_other:
             raise legalize_error(
                 op,
