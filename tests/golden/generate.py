@@ -60,19 +60,44 @@ def save_manifest(manifest: dict[str, Any]) -> None:
 
 
 def npz_bytes(arrays: list[Any]) -> bytes:
-    """A deterministic .npz (fixed member order and timestamps)."""
+    """A deterministic .npz (fixed member order and timestamps): ``out<i>.npy`` holds output i --
+    as raw unsigned integers of the same width when numpy cannot name its dtype (bfloat16, the f8
+    types: ml_dtypes) -- and ``dtypes.npy`` the dtype names, so :func:`load_expected` restores them."""
     import zipfile
 
     import numpy as np
 
+    members: list[tuple[str, Any]] = []
+    names = []
+    for i, a in enumerate(arrays):
+        a = np.asarray(a)
+        names.append(a.dtype.name)
+        if a.dtype.kind == "V" or type(a.dtype).__module__.startswith("ml_dtypes") or a.dtype.name not in np.sctypeDict:
+            a = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+        members.append((f"out{i}.npy", a))
+    members.append(("dtypes.npy", np.asarray(names, dtype="U32")))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
-        for i, a in enumerate(arrays):
+        for name, a in members:
             member = io.BytesIO()
-            np.lib.format.write_array(member, np.asarray(a), allow_pickle=False)
-            info = zipfile.ZipInfo(f"out{i}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            z.writestr(info, member.getvalue())
+            np.lib.format.write_array(member, a, allow_pickle=False)
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), member.getvalue())
     return buf.getvalue()
+
+
+def load_expected(data: bytes) -> list[Any]:
+    """The outputs stored by :func:`npz_bytes`, with their dtypes."""
+    import ml_dtypes  # noqa: F401 - registers bfloat16, float8_* ... with numpy
+    import numpy as np
+
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        names = [str(n) for n in z["dtypes.npy" if "dtypes.npy" in z.files else "dtypes"]]
+        out = []
+        for i, name in enumerate(names):
+            a = z[f"out{i}"]
+            want = np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
+            out.append(a.view(want) if a.dtype != want else a)
+    return out
 
 
 def build(version: str) -> tuple[bytes, bytes, dict[str, Any]]:
