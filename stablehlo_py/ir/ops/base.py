@@ -278,6 +278,42 @@ class StableHLOOp(IRDLOperation):
         pr.print_generic(self)
 
 
+class GenericSyntaxOp(StableHLOOp):
+    """An op upstream prints in generic form only (`"stablehlo.if"(%p) ({..}, {..}) : ...`)."""
+
+    GENERIC_ONLY: ClassVar[str] = (
+        "'{name}' has no pretty syntax; write it in generic form (\"{name}\"(...) ... : type)"
+    )
+    """The parse error for the pretty form."""
+
+    @classmethod
+    def parse_pretty(cls, p: Parser) -> Operation:
+        p.error(cls.GENERIC_ONLY.format(name=cls.name))
+
+    def print_pretty(self, pr: Printer) -> None:
+        pr.print_generic(self)
+
+
+class NoAssemblyFormatOp(GenericSyntaxOp):
+    """A GenericSyntaxOp of data_movement or linalg (which word the parse error this way)."""
+
+    GENERIC_ONLY: ClassVar[str] = (
+        "'{name}' has no custom assembly form; write it in generic form "
+        '("{name}"(...) ... : (...) -> ...)'
+    )
+
+
+def print_region_argument(pr: Printer, arg: Any) -> None:
+    """OpAsmPrinter::printRegionArgument: `%name: type` (+ ` loc(...)` with debug info)."""
+    from stablehlo_py.ir.text.location import TextLoc
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    pr.write(f"{pr.value(arg)}: {type_to_str(arg.type)}")
+    if pr.debuginfo:
+        loc = getattr(arg, "location", None)
+        pr.write(f" loc({loc.data})" if isinstance(loc, TextLoc) else " loc(unknown)")
+
+
 def _format_attr_names(elems: list[Any]) -> list[str]:
     out: list[str] = []
 

@@ -39,6 +39,7 @@ from stablehlo_py.ir.ops.base import (
     I64_ATTR,
     STR_ATTR,
     UNIT_ATTR,
+    GenericSyntaxOp,
     StableHLOOp,
     op_def,
     prop,
@@ -55,7 +56,6 @@ from stablehlo_py.ir.ops.constraints import (
     types2s,
     types_compatible,
 )
-from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp
 from stablehlo_py.ir.ops.region_utils import (
     check_scalar_reducer,
     require_single_block,

@@ -27,13 +27,15 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.format import custom_directive, get_slot, prop_defaults, set_slot
-from stablehlo_py.ir.ops.base import (
+from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re-exported)
     DICT_ATTR,
     I32,
     I32_ATTR,
     SYMBOL_ATTR,
+    GenericSyntaxOp,
     StableHLOOp,
     op_def,
+    print_region_argument,
 )
 from stablehlo_py.ir.ops.base import prop as prop_
 from stablehlo_py.ir.ops.constraints import (
@@ -56,30 +58,6 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------------------ helpers
-class GenericSyntaxOp(StableHLOOp):
-    """An op upstream prints in generic form only (`"stablehlo.if"(%p) ({..}, {..}) : ...`)."""
-
-    @classmethod
-    def parse_pretty(cls, p: Parser) -> Operation:
-        p.error(
-            f"'{cls.name}' has no pretty syntax; write it in generic form (\"{cls.name}\"(...) ... : type)"
-        )
-
-    def print_pretty(self, pr: Printer) -> None:
-        pr.print_generic(self)
-
-
-def print_region_argument(pr: Printer, arg: Any) -> None:
-    """OpAsmPrinter::printRegionArgument: `%name: type` (+ ` loc(...)` with debug info)."""
-    from stablehlo_py.ir.text.location import TextLoc
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    pr.write(f"{pr.value(arg)}: {type_to_str(arg.type)}")
-    if pr.debuginfo:
-        loc = getattr(arg, "location", None)
-        pr.write(f" loc({loc.data})" if isinstance(loc, TextLoc) else " loc(unknown)")
-
-
 def format_attrs(op: Operation, elided: tuple[str, ...] = ()) -> dict[str, Attribute]:
     """What a declarative `attr-dict` prints: properties not in the format and not equal to their
     default, plus discardable attributes."""

@@ -52,6 +52,7 @@ from stablehlo_py.ir.ops.base import (
     I32_ATTR,
     I64_ATTR,
     AttrSyntax,
+    NoAssemblyFormatOp,
     StableHLOOp,
     _dense_i64_array_parse,
     op_def,
@@ -120,22 +121,6 @@ def _verify_per_dimension_operand(n: int | None, what: str, ot: Attribute, rt: A
             fail(f"{what} {n} elements but the operand rank is {len(s)}")
         if r is not None and len(r) != len(s):
             fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
-
-
-class _Generic:
-    """Ops that upstream prints in generic form (no assembly format)."""
-
-    FORMAT: ClassVar[str | None] = None
-
-    def print_pretty(self, pr: Printer) -> None:
-        pr.print_generic(self)  # type: ignore[arg-type]
-
-    @classmethod
-    def parse_custom(cls, p: Parser) -> Operation:
-        p.error(
-            f"'{cls.name}' has no custom assembly form; write it in generic form "  # type: ignore[attr-defined]
-            f'("{cls.name}"(...) ... : (...) -> ...)'
-        )  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------------- custom directives
@@ -730,7 +715,7 @@ def _verify_gather_dims(
 
 
 @op_def
-class GatherOp(_Generic, StableHLOOp):
+class GatherOp(NoAssemblyFormatOp):
     """Gathers slices of `operand` at offsets given by `start_indices` (spec.md#gather)."""
 
     name = "stablehlo.gather"
@@ -754,7 +739,7 @@ class GatherOp(_Generic, StableHLOOp):
 
 
 @op_def
-class DynamicGatherOp(_Generic, StableHLOOp):
+class DynamicGatherOp(NoAssemblyFormatOp):
     """gather whose `slice_sizes` are an operand."""
 
     name = "stablehlo.dynamic_gather"
@@ -782,7 +767,7 @@ class DynamicGatherOp(_Generic, StableHLOOp):
 
 
 @op_def
-class ScatterOp(_Generic, StableHLOOp):
+class ScatterOp(NoAssemblyFormatOp):
     """Produces `inputs` with the slices at `scatter_indices` updated from `updates` by
     `update_computation` (spec.md#scatter)."""
 
@@ -1631,7 +1616,7 @@ class ComplexOp(StableHLOOp):
 
 
 @op_def
-class TorchIndexSelectOp(_Generic, StableHLOOp):
+class TorchIndexSelectOp(NoAssemblyFormatOp):
     """Legacy index_select with `batch_dims` leading batch dimensions (PyTorch's index_select)."""
 
     name = "stablehlo.torch_index_select"

@@ -62,6 +62,7 @@ from stablehlo_py.ir.ops.base import (
     I64,
     I64_ATTR,
     AttrSyntax,
+    NoAssemblyFormatOp,
     StableHLOOp,
     enum_syntax,
     float_attr,
@@ -143,22 +144,6 @@ class _PrintableOrGeneric:
             pr.print_generic(self)  # type: ignore[arg-type]
             return
         super().print_pretty(pr)  # type: ignore[misc]
-
-
-class _Generic:
-    """Ops that upstream prints in generic form (no assembly format)."""
-
-    FORMAT: ClassVar[str | None] = None
-
-    def print_pretty(self, pr: Printer) -> None:
-        pr.print_generic(self)  # type: ignore[arg-type]
-
-    @classmethod
-    def parse_custom(cls, p: Parser) -> Operation:
-        name = cls.name  # type: ignore[attr-defined]
-        p.error(
-            f"'{name}' has no custom assembly form; write it in generic form (\"{name}\"(...) ... : (...) -> ...)"
-        )
 
 
 # ------------------------------------------------------------------------- custom directives
@@ -809,7 +794,7 @@ class ConvolutionOp(_ConvBase):
 
 
 @op_def
-class DynamicConvOp(_Generic, _ConvBase):
+class DynamicConvOp(NoAssemblyFormatOp, _ConvBase):
     """Convolution with the padding given as an operand (upstream's `dynamic_conv`)."""
 
     name = "stablehlo.dynamic_conv"
@@ -911,7 +896,7 @@ class FftOp(StableHLOOp):
 
 # ----------------------------------------------------------------------- linear algebra solvers
 @op_def
-class TriangularSolveOp(_Generic, StableHLOOp):
+class TriangularSolveOp(NoAssemblyFormatOp):
     """Solves systems of linear equations with triangular coefficient matrices (spec.md#triangular_solve)."""
 
     name = "stablehlo.triangular_solve"
@@ -1015,7 +1000,7 @@ def _verify_feature_sized(names: Sequence[tuple[str, Attribute]], size: int | No
             fail(f"{name} {t2s(t)} must have {size} elements, the size of the feature dimension")
 
 
-class _BatchNormBase(_Generic, StableHLOOp):
+class _BatchNormBase(NoAssemblyFormatOp):
     """The batch_norm ops: their verifiers differ only in which operands and results each check names."""
 
     epsilon = prop(float_attr(Float32Type()))

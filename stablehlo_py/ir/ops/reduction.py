@@ -33,8 +33,10 @@ from stablehlo_py.ir.ops.base import (
     I1,
     I64,
     I64_ATTR,
+    GenericSyntaxOp,
     StableHLOOp,
     op_def,
+    print_region_argument,
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
@@ -47,7 +49,6 @@ from stablehlo_py.ir.ops.constraints import (
     t2s,
     types2s,
 )
-from stablehlo_py.ir.ops.control_flow import GenericSyntaxOp, ReturnOp, print_region_argument
 from stablehlo_py.ir.ops.region_utils import (
     check_scalar_reducer,
     entry_arg_types,
@@ -253,7 +254,9 @@ class ReduceOp(StableHLOOp):
             block = Block(arg_types=[t, t])
             inner_cls = p.registry.ops[inner_name]
             inner = inner_cls.build_generic(list(block.args), [t], {}, {}, [])  # type: ignore[attr-defined]
-            ret = ReturnOp.build_generic(list(inner.results), [], {}, {}, [])
+            ret = p.registry.ops["stablehlo.return"].build_generic(
+                list(inner.results), [], {}, {}, []
+            )  # type: ignore[attr-defined]
             block.add_ops([inner, ret])
             op = cls.build_generic(operands, list(ft.outputs.data), props, attrs, [Region(block)])
             if loc is not None:
