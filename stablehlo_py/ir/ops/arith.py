@@ -9,6 +9,7 @@ from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Operation
 
+from stablehlo_py.ir.ops.base import parse_attr_dict_and_typed_value
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 
 if TYPE_CHECKING:
@@ -17,13 +18,9 @@ if TYPE_CHECKING:
 
 
 def parse_constant(p: Parser) -> Operation:
-    attrs = p.try_attr_dict()
-    p.ws()
-    pos = p.pos
-    value = p.parse_attribute()
-    t = getattr(value, "type", None)
-    if t is None:
-        p.error("arith.constant needs a typed value (e.g. `0 : i32` or `dense<0> : tensor<i32>`)", pos)
+    attrs, value, t, _ = parse_attr_dict_and_typed_value(
+        p, "arith.constant needs a typed value (e.g. `0 : i32` or `dense<0> : tensor<i32>`)"
+    )
     return ConstantOp.create(result_types=[t], properties={"value": value}, attributes=attrs)
 
 

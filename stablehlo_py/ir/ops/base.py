@@ -303,6 +303,22 @@ class NoAssemblyFormatOp(GenericSyntaxOp):
     )
 
 
+def parse_attr_dict_and_typed_value(
+    p: Parser,
+    untyped_error: str = "expected a dense elements attribute (e.g. dense<1.0> : tensor<f32>)",
+) -> tuple[dict[str, Attribute], Attribute, Attribute, int]:
+    """`attr-dict $value` of a constant op: the attributes, the value, its type (the result type)
+    and where the value starts; `untyped_error` is reported for a value without a type."""
+    attrs = p.try_attr_dict()
+    p.ws()
+    pos = p.pos
+    value = p.parse_attribute()
+    t = getattr(value, "type", None)
+    if t is None:
+        p.error(untyped_error, pos)
+    return attrs, value, t, pos
+
+
 def print_region_argument(pr: Printer, arg: Any) -> None:
     """OpAsmPrinter::printRegionArgument: `%name: type` (+ ` loc(...)` with debug info)."""
     from stablehlo_py.ir.text.location import TextLoc

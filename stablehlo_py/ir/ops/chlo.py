@@ -61,6 +61,7 @@ from stablehlo_py.ir.ops.base import (
     define_op,
     enum_syntax,
     op_def,
+    parse_attr_dict_and_typed_value,
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
@@ -466,13 +467,7 @@ class ConstantOp(StableHLOOp):
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:
         # "attr-dict $value": the result type is the value's type (InferTypeOpInterface).
-        attrs = p.try_attr_dict()
-        p.ws()
-        pos = p.pos
-        value = p.parse_attribute()
-        t = getattr(value, "type", None)
-        if t is None:
-            p.error("expected a dense elements attribute (e.g. dense<1.0> : tensor<f32>)", pos)
+        attrs, value, t, pos = parse_attr_dict_and_typed_value(p)
         props = {"value": value}
         if "value" in attrs:
             p.error("'value' is given twice", pos)

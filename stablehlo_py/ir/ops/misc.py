@@ -21,6 +21,7 @@ from stablehlo_py.ir.ops.base import (
     STR_ATTR,
     StableHLOOp,
     op_def,
+    parse_attr_dict_and_typed_value,
     prop,
 )
 from stablehlo_py.ir.ops.constraints import fail, quantized_element, t2s
@@ -78,13 +79,7 @@ class ConstantOp(StableHLOOp):
             if "value" not in props:
                 p.error("stablehlo.constant needs a 'value' attribute")
             return cls.build_generic([], [rt], props, attrs, [])
-        attrs = p.try_attr_dict()
-        p.ws()
-        pos = p.pos
-        value = p.parse_attribute()
-        t = getattr(value, "type", None)
-        if t is None:
-            p.error("expected a dense elements attribute (e.g. dense<1.0> : tensor<f32>)", pos)
+        attrs, value, t, _ = parse_attr_dict_and_typed_value(p)
         return cls.build_generic([], [t], {"value": value}, attrs, [])
 
     def print_custom(self, pr: Printer) -> None:
