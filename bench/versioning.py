@@ -65,13 +65,16 @@ def count_ops(module) -> int:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
 
-    from stablehlo_py.ir import parse, print_ir
     from stablehlo_py.passes import run_pipeline
+
+    from stablehlo_py.ir import parse, print_ir
 
     steps = [
         ("legalize", ("stablehlo-legalize-to-vhlo", {})),
@@ -94,7 +97,9 @@ def main() -> None:
                 best[name] = min(best.get(name, float("inf")), dt / n * 1e6)
             assert print_ir(module) == original, "the round trip changed the program"
         results[n] = best
-        print(f"{n:>8d} ops: " + "  ".join(f"{k} {v:6.1f} µs/op" for k, v in best.items()), flush=True)
+        print(
+            f"{n:>8d} ops: " + "  ".join(f"{k} {v:6.1f} µs/op" for k, v in best.items()), flush=True
+        )
     sizes = sorted(results)
     if len(sizes) > 1:
         lo, hi = results[sizes[0]], results[sizes[-1]]

@@ -15,47 +15,68 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
-from xdsl.ir import Attribute, Block, Operation, Region
-
-from stablehlo_py import specs
 from stablehlo_py.passes._common import (
     ValueMap,
-    gc_paused,
     carry_location,
     check_options,
     flag,
+    gc_paused,
     legalize_error,
 )
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
 from stablehlo_py.vhlo.ops import VhloOp, op_class
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from stablehlo_py import specs
 
 NAME = "stablehlo-legalize-to-vhlo"
 OPTIONS = {"allow-other-dialects"}
 
 # StableHLO struct attribute (by op attribute name) -> VHLO attributes it is flattened into.
 _CONV_FIELDS = (
-    "input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions",
-    "kernel_input_feature_dimension", "kernel_output_feature_dimension", "kernel_spatial_dimensions",
-    "output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions",
+    "input_batch_dimension",
+    "input_feature_dimension",
+    "input_spatial_dimensions",
+    "kernel_input_feature_dimension",
+    "kernel_output_feature_dimension",
+    "kernel_spatial_dimensions",
+    "output_batch_dimension",
+    "output_feature_dimension",
+    "output_spatial_dimensions",
 )
 _GATHER_FIELDS = (
-    "offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
-    "start_index_map", "index_vector_dim",
+    "offset_dims",
+    "collapsed_slice_dims",
+    "operand_batching_dims",
+    "start_indices_batching_dims",
+    "start_index_map",
+    "index_vector_dim",
 )
 _SCATTER_FIELDS = (
-    "update_window_dims", "inserted_window_dims", "input_batching_dims",
-    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim",
+    "update_window_dims",
+    "inserted_window_dims",
+    "input_batching_dims",
+    "scatter_indices_batching_dims",
+    "scatter_dims_to_operand_dims",
+    "index_vector_dim",
 )
 _DOT_FIELDS = (
-    "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+    "lhs_batching_dimensions",
+    "rhs_batching_dimensions",
+    "lhs_contracting_dimensions",
     "rhs_contracting_dimensions",
 )
 _ALGORITHM_FIELDS = (
-    "lhs_precision_type", "rhs_precision_type", "accumulation_type", "lhs_component_count",
-    "rhs_component_count", "num_primitive_operations", "allow_imprecise_accumulation",
+    "lhs_precision_type",
+    "rhs_precision_type",
+    "accumulation_type",
+    "lhs_component_count",
+    "rhs_component_count",
+    "num_primitive_operations",
+    "allow_imprecise_accumulation",
 )
 
 _FLATTEN: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
@@ -75,8 +96,12 @@ _FIELD_OF = {"channel_id": "handle", "channel_type": "type"}
 """VHLO attribute -> struct field when the names differ."""
 
 _CHANNEL_ID_ONLY = {
-    "stablehlo.all_gather", "stablehlo.all_reduce", "stablehlo.all_to_all",
-    "stablehlo.collective_permute", "stablehlo.reduce_scatter", "stablehlo.collective_broadcast",
+    "stablehlo.all_gather",
+    "stablehlo.all_reduce",
+    "stablehlo.all_to_all",
+    "stablehlo.collective_permute",
+    "stablehlo.reduce_scatter",
+    "stablehlo.collective_broadcast",
     "stablehlo.collective_reduce",
 }
 """Ops whose `channel_handle` is kept in VHLO as its handle only (`channel_id`)."""
@@ -161,7 +186,9 @@ class _Legalizer:
     def _convert_other(self, op: Operation) -> Operation:
         dialect = op.name.split(".")[0]
         if dialect in ("stablehlo", "func"):
-            raise legalize_error(op, f"'{op.name}' has no VHLO counterpart in this version of the tables")
+            raise legalize_error(
+                op, f"'{op.name}' has no VHLO counterpart in this version of the tables"
+            )
         if not self.allow_other:
             raise legalize_error(
                 op,
@@ -186,7 +213,9 @@ class _Legalizer:
         if v is None:
             from stablehlo_py.ir.text.printer import type_to_str
 
-            raise legalize_error(op, f"{what} has type {type_to_str(t)}, which has no VHLO counterpart")
+            raise legalize_error(
+                op, f"{what} has type {type_to_str(t)}, which has no VHLO counterpart"
+            )
         return v
 
     def _convert_known(self, op: Operation) -> Operation:
@@ -232,7 +261,9 @@ class _Legalizer:
                 out[name] = self._api_version(op, value)
                 continue
             if isinstance(value, UnitAttr) and name in spec.attribute_names:
-                out[name] = va.TRUE  # unit attributes (use_global_device_ids, has_dynamic_root, ...)
+                out[name] = (
+                    va.TRUE
+                )  # unit attributes (use_global_device_ids, has_dynamic_root, ...)
                 continue
             converted = convert.to_vhlo_attr(value, allow_other=self.allow_other)
             if converted is None:
@@ -290,7 +321,9 @@ class _Legalizer:
             for case in cls.CASES:
                 if text.endswith(case + ">") or text == case:
                     return cls.get(case)
-        raise legalize_error(op, f"api_version {stablehlo_text.attr_text(value)} has no VHLO counterpart")
+        raise legalize_error(
+            op, f"api_version {stablehlo_text.attr_text(value)} has no VHLO counterpart"
+        )
 
     def _defaults(self, op: Operation, spec: specs.OpSpec, out: dict[str, Attribute]) -> None:
         for a in spec.attributes:

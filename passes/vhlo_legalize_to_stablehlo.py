@@ -16,6 +16,18 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from stablehlo_py.passes._common import (
+    ValueMap,
+    carry_location,
+    check_options,
+    flag,
+    gc_paused,
+    legalize_error,
+)
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import convert, stablehlo_text
+from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.ops import VhloOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -32,42 +44,51 @@ from xdsl.ir import Attribute, Block, Operation, Region
 
 from stablehlo_py import specs
 from stablehlo_py.ir.registry import default_registry
-from stablehlo_py.passes._common import (
-    ValueMap,
-    gc_paused,
-    carry_location,
-    check_options,
-    flag,
-    legalize_error,
-)
-from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, stablehlo_text
-from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.ops import VhloOp
 
 NAME = "vhlo-legalize-to-stablehlo"
 OPTIONS = {"allow-other-dialects"}
 
 _CONV = (
-    "input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions",
-    "kernel_input_feature_dimension", "kernel_output_feature_dimension", "kernel_spatial_dimensions",
-    "output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions",
+    "input_batch_dimension",
+    "input_feature_dimension",
+    "input_spatial_dimensions",
+    "kernel_input_feature_dimension",
+    "kernel_output_feature_dimension",
+    "kernel_spatial_dimensions",
+    "output_batch_dimension",
+    "output_feature_dimension",
+    "output_spatial_dimensions",
 )
 _GATHER = (
-    "offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
-    "start_index_map", "index_vector_dim",
+    "offset_dims",
+    "collapsed_slice_dims",
+    "operand_batching_dims",
+    "start_indices_batching_dims",
+    "start_index_map",
+    "index_vector_dim",
 )
 _SCATTER = (
-    "update_window_dims", "inserted_window_dims", "input_batching_dims",
-    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim",
+    "update_window_dims",
+    "inserted_window_dims",
+    "input_batching_dims",
+    "scatter_indices_batching_dims",
+    "scatter_dims_to_operand_dims",
+    "index_vector_dim",
 )
 _DOT = (
-    "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+    "lhs_batching_dimensions",
+    "rhs_batching_dimensions",
+    "lhs_contracting_dimensions",
     "rhs_contracting_dimensions",
 )
 _ALGORITHM = (
-    "lhs_precision_type", "rhs_precision_type", "accumulation_type", "lhs_component_count",
-    "rhs_component_count", "num_primitive_operations", "allow_imprecise_accumulation",
+    "lhs_precision_type",
+    "rhs_precision_type",
+    "accumulation_type",
+    "lhs_component_count",
+    "rhs_component_count",
+    "num_primitive_operations",
+    "allow_imprecise_accumulation",
 )
 
 _IMPLODE: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
@@ -107,7 +128,9 @@ _DENSE_ARRAYS: dict[str, frozenset[str]] = {
     "reduce": frozenset({"dimensions"}),
     "gather": frozenset({"slice_sizes"}),
     "convolution": frozenset({"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"}),
-    "dynamic_conv": frozenset({"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"}),
+    "dynamic_conv": frozenset(
+        {"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"}
+    ),
 }
 """VHLO attributes that are dense arrays in StableHLO (`array<i64: ...>` / `array<i1: ...>`)."""
 
@@ -116,8 +139,15 @@ _SYMBOLS: dict[str, frozenset[str]] = {
     "composite": frozenset({"decomposition"}),
 }
 _CHANNEL_ID_ONLY = frozenset(
-    {"all_gather", "all_reduce", "all_to_all", "collective_permute", "reduce_scatter",
-     "collective_broadcast", "collective_reduce"}
+    {
+        "all_gather",
+        "all_reduce",
+        "all_to_all",
+        "collective_permute",
+        "reduce_scatter",
+        "collective_broadcast",
+        "collective_reduce",
+    }
 )
 _UNIT_FLAGS = frozenset({"use_global_device_ids", "has_dynamic_root"})
 """VHLO booleans that are unit attributes in StableHLO (absent when false)."""
@@ -185,7 +215,11 @@ class _Legalizer:
         if isinstance(op, ModuleOp):
             self.convert_region_in_place(op.regions[0])
             return op
-        if isinstance(op, UnrealizedConversionCastOp) and len(op.operands) == 1 and len(op.results) == 1:
+        if (
+            isinstance(op, UnrealizedConversionCastOp)
+            and len(op.operands) == 1
+            and len(op.results) == 1
+        ):
             src = self.values.get(op.operands[0])
             want = convert.to_builtin_type(op.results[0].type)
             if src.type == want:
@@ -288,7 +322,8 @@ class _Legalizer:
                 b = convert.to_builtin_attr(value)
                 if b is None:
                     raise legalize_error(
-                        op, f"attribute '{name}' = {stablehlo_text.attr_text(value)} has no StableHLO counterpart"
+                        op,
+                        f"attribute '{name}' = {stablehlo_text.attr_text(value)} has no StableHLO counterpart",
                     )
                 out[name] = b
         return out
@@ -303,7 +338,13 @@ def _create(
 ) -> Operation:
     build = getattr(cls, "build_generic", None)
     if build is not None:
-        return build(operands=operands, result_types=result_types, properties={}, attributes=attrs, regions=regions)
+        return build(
+            operands=operands,
+            result_types=result_types,
+            properties={},
+            attributes=attrs,
+            regions=regions,
+        )
     declared: set[str] = set()
     get_def = getattr(cls, "get_irdl_definition", None)
     if get_def is not None:
@@ -311,7 +352,11 @@ def _create(
     props = {k: v for k, v in attrs.items() if k in declared}
     rest = {k: v for k, v in attrs.items() if k not in declared}
     return cls.create(
-        operands=operands, result_types=result_types, properties=props, attributes=rest, regions=regions
+        operands=operands,
+        result_types=result_types,
+        properties=props,
+        attributes=rest,
+        regions=regions,
     )
 
 
@@ -325,7 +370,9 @@ def _plain(value: Attribute, op: Operation, name: str) -> Any:
         return tuple(int(x) for x in value.values().reshape(-1))
     if isinstance(value, va.TypeV1Attr):
         return convert.to_builtin_type(value.value)
-    raise legalize_error(op, f"attribute '{name}' = {stablehlo_text.attr_text(value)} is not a scalar, list or type")
+    raise legalize_error(
+        op, f"attribute '{name}' = {stablehlo_text.attr_text(value)} is not a scalar, list or type"
+    )
 
 
 def _dense_array(value: Attribute, op: Operation, name: str) -> Attribute:
@@ -367,10 +414,15 @@ def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
                 del vattrs[a.name]
         elif a.name in ("operand_layouts", "result_layouts"):
             # Tied together (upstream PR #2377): erased only when both are empty.
-            if vattrs.get("operand_layouts") == va.EMPTY_ARRAY and vattrs.get("result_layouts") == va.EMPTY_ARRAY:
+            if (
+                vattrs.get("operand_layouts") == va.EMPTY_ARRAY
+                and vattrs.get("result_layouts") == va.EMPTY_ARRAY
+            ):
                 continue  # both erased after the loop
         elif a.name == "backend_config":
-            typed_ffi = vattrs.get("api_version") == va.enum("api_version_v1", "API_VERSION_TYPED_FFI")
+            typed_ffi = vattrs.get("api_version") == va.enum(
+                "api_version_v1", "API_VERSION_TYPED_FFI"
+            )
             if v == (va.EMPTY_DICT if typed_ffi else va.string("")):
                 del vattrs[a.name]
         elif a.vhlo_default is not None:
@@ -383,7 +435,10 @@ _NONE_TYPE = va.TypeV1Attr(vt.NONE)
 
 
 def _erase_empty_layouts(vattrs: dict[str, Attribute]) -> None:
-    if vattrs.get("operand_layouts") == va.EMPTY_ARRAY and vattrs.get("result_layouts") == va.EMPTY_ARRAY:
+    if (
+        vattrs.get("operand_layouts") == va.EMPTY_ARRAY
+        and vattrs.get("result_layouts") == va.EMPTY_ARRAY
+    ):
         del vattrs["operand_layouts"], vattrs["result_layouts"]
 
 
@@ -393,11 +448,18 @@ def _default(text: str) -> Attribute:
 
 
 def _same_integer(v: Attribute, d: Attribute) -> bool:
-    return isinstance(v, va.IntegerV1Attr) and isinstance(d, va.IntegerV1Attr) and v.value == d.value
+    return (
+        isinstance(v, va.IntegerV1Attr) and isinstance(d, va.IntegerV1Attr) and v.value == d.value
+    )
 
 
 def _both_empty_tensors(v: Attribute, d: Attribute) -> bool:
-    return isinstance(v, va.TensorV1Attr) and isinstance(d, va.TensorV1Attr) and v.is_empty and d.is_empty
+    return (
+        isinstance(v, va.TensorV1Attr)
+        and isinstance(d, va.TensorV1Attr)
+        and v.is_empty
+        and d.is_empty
+    )
 
 
 def _is_splat(v: Attribute, value: int) -> bool:

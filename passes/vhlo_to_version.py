@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.ir import Operation, Region
-
-from stablehlo_py.errors import VersionError
 from stablehlo_py.passes._common import carry_location, check_options, flag, gc_paused, op_location
-from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
 from stablehlo_py.vhlo.ops import VhloOp, op_class
+from xdsl.ir import Operation, Region
+
+from stablehlo_py.errors import VersionError
+from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 
 NAME = "vhlo-to-version"
 OPTIONS = {"target", "allow-other-dialects"}

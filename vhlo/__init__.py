@@ -22,6 +22,7 @@ from stablehlo_py.vhlo.ops import OP_CLASSES, VhloOp, op_class
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
 
+
 def register(reg: Registry) -> None:
     """Teach the text layer VHLO's types, attributes and ops (called when the registry is built)."""
     types.register(reg)

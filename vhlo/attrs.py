@@ -29,13 +29,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from stablehlo_py.vhlo.types import VhloType, format_f64
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Attribute, Data, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py import specs
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
-from stablehlo_py.vhlo.types import VhloType, format_f64
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -166,6 +166,7 @@ def enum(name: str, case: str) -> VhloEnumAttr:
 
 def _builtin_type_text(t: Attribute) -> str:
     from stablehlo_py.vhlo.convert import to_builtin_type
+
     from stablehlo_py.ir.text.printer import type_to_str
 
     return type_to_str(to_builtin_type(t))
@@ -198,9 +199,8 @@ class IntegerV1Attr(VhloAttr):
 
     @staticmethod
     def parse_body(p: Parser) -> Attribute:
-        from xdsl.dialects.builtin import IntegerAttr
-
         from stablehlo_py.vhlo.convert import to_vhlo_type
+        from xdsl.dialects.builtin import IntegerAttr
 
         p.parse_literal("<")
         pos = p.pos
@@ -250,6 +250,7 @@ class FloatV1Attr(VhloAttr):
 
     def mlir_text(self) -> str:
         from stablehlo_py.vhlo.convert import to_builtin_type
+
         from stablehlo_py.ir.types import FLOAT_NAME
 
         sem = FLOAT_SEMANTICS[FLOAT_NAME[type(to_builtin_type(self.type))]]
@@ -258,10 +259,10 @@ class FloatV1Attr(VhloAttr):
 
     @staticmethod
     def parse_body(p: Parser) -> Attribute:
+        from stablehlo_py.vhlo.convert import to_builtin_type
+
         from stablehlo_py.ir.text import dense as dense_text
         from stablehlo_py.ir.text.parser import _NUMBER
-
-        from stablehlo_py.vhlo.convert import to_builtin_type
 
         p.parse_literal("<")
         p.ws()
@@ -512,9 +513,10 @@ _I64_TENSORS: dict[tuple[tuple[int, ...], tuple[int, ...] | None], TensorV1Attr]
 
 
 def _i64_tensor(values: tuple[int, ...], shape: tuple[int, ...] | None) -> TensorV1Attr:
+    from xdsl.dialects.builtin import IntegerType
+
     from stablehlo_py.ir.text.dense import make_dense
     from stablehlo_py.ir.types import tensor_type
-    from xdsl.dialects.builtin import IntegerType
 
     arr = np.asarray(list(values), dtype=np.int64)
     shp = (len(arr),) if shape is None else tuple(shape)
@@ -523,9 +525,10 @@ def _i64_tensor(values: tuple[int, ...], shape: tuple[int, ...] | None) -> Tenso
 
 
 def bool_tensor(values: Sequence[bool]) -> TensorV1Attr:
+    from xdsl.dialects.builtin import IntegerType
+
     from stablehlo_py.ir.text.dense import make_dense
     from stablehlo_py.ir.types import tensor_type
-    from xdsl.dialects.builtin import IntegerType
 
     arr = np.asarray(list(values), dtype=np.bool_)
     dense = make_dense(tensor_type(IntegerType(1), (len(arr),)), arr)

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import stablehlo_text
+from stablehlo_py.vhlo import types as vt
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
@@ -50,9 +53,6 @@ from stablehlo_py.ir.types import (
     integer_type,
     tensor_type,
 )
-from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import stablehlo_text
-from stablehlo_py.vhlo import types as vt
 
 # --------------------------------------------------------------------------------------------
 # Tables
@@ -178,8 +178,8 @@ def _future_types(t: Attribute) -> list[Attribute] | None:
             return list(v)
         if isinstance(v, ArrayAttr):
             return list(v.data)
-    from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import type_to_str
 
     text = type_to_str(t)

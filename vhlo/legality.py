@@ -19,13 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import forks as fk
+from stablehlo_py.vhlo import types as vt
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py import specs
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
-from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import forks as fk
-from stablehlo_py.vhlo import types as vt
 
 
 @dataclass(frozen=True)

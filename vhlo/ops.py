@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import types as vt
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, Operation, OpTraits, Region, SSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator
@@ -29,8 +31,6 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
-from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import types as vt
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -174,8 +174,8 @@ class FuncOpBase(VhloOp):
         return cls.build_generic([], [], props, attrs, [region])
 
     def print_pretty(self, pr: Printer) -> None:
-        from stablehlo_py.ir.text.printer import symbol_text, type_to_str
         from stablehlo_py.ir.text.location import TextLoc
+        from stablehlo_py.ir.text.printer import symbol_text, type_to_str
 
         pr.write(self.name + " ")
         name = self.properties.get("sym_name")

@@ -348,12 +348,26 @@ def _read(a: Attribute) -> tuple[str, dict[str, Any]]:
 
 
 _LIST_DEFAULTS = {
-    "dot": ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
-            "rhs_contracting_dimensions"),
-    "gather": ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
-               "start_indices_batching_dims", "start_index_map"),
-    "scatter": ("update_window_dims", "inserted_window_dims", "input_batching_dims",
-                "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"),
+    "dot": (
+        "lhs_batching_dimensions",
+        "rhs_batching_dimensions",
+        "lhs_contracting_dimensions",
+        "rhs_contracting_dimensions",
+    ),
+    "gather": (
+        "offset_dims",
+        "collapsed_slice_dims",
+        "operand_batching_dims",
+        "start_indices_batching_dims",
+        "start_index_map",
+    ),
+    "scatter": (
+        "update_window_dims",
+        "inserted_window_dims",
+        "input_batching_dims",
+        "scatter_indices_batching_dims",
+        "scatter_dims_to_operand_dims",
+    ),
     "output_operand_alias": ("output_tuple_indices", "operand_tuple_indices"),
 }
 
@@ -443,9 +457,7 @@ def text_of(mnemonic: str, f: dict[str, Any]) -> str:
             tail = f", sub_axis_info = ({pre}){size}"
         return f"#stablehlo.axis_ref<name = {string_literal(f['name'])}{tail}>"
     if mnemonic == "replica_group_mesh_axes":
-        return (
-            f"#stablehlo.replica_group_mesh_axes<mesh = {f['mesh']}, axes = [{', '.join(f['axes'])}]>"
-        )
+        return f"#stablehlo.replica_group_mesh_axes<mesh = {f['mesh']}, axes = [{', '.join(f['axes'])}]>"
     if mnemonic == "mesh_axis":
         return f"#stablehlo.mesh_axis<name = {string_literal(f['name'])}, size = {f['size']}>"
     if mnemonic == "mesh":
@@ -464,12 +476,19 @@ def _conv_text(f: dict[str, Any]) -> str:
         return "[" + ", ".join(labels) + "]"
 
     n = len(f["input_spatial_dimensions"]) + 2
-    lhs = dims(n, {"b": f["input_batch_dimension"], "f": f["input_feature_dimension"]},
-               f["input_spatial_dimensions"])
-    rhs = dims(len(f["kernel_spatial_dimensions"]) + 2,
-               {"i": f["kernel_input_feature_dimension"], "o": f["kernel_output_feature_dimension"]},
-               f["kernel_spatial_dimensions"])
-    out = dims(len(f["output_spatial_dimensions"]) + 2,
-               {"b": f["output_batch_dimension"], "f": f["output_feature_dimension"]},
-               f["output_spatial_dimensions"])
+    lhs = dims(
+        n,
+        {"b": f["input_batch_dimension"], "f": f["input_feature_dimension"]},
+        f["input_spatial_dimensions"],
+    )
+    rhs = dims(
+        len(f["kernel_spatial_dimensions"]) + 2,
+        {"i": f["kernel_input_feature_dimension"], "o": f["kernel_output_feature_dimension"]},
+        f["kernel_spatial_dimensions"],
+    )
+    out = dims(
+        len(f["output_spatial_dimensions"]) + 2,
+        {"b": f["output_batch_dimension"], "f": f["output_feature_dimension"]},
+        f["output_spatial_dimensions"],
+    )
     return f"{lhs}x{rhs}->{out}"

@@ -316,7 +316,9 @@ class FuncV1Type(VhloType):
         return (*self.inputs, *self.outputs)
 
     def mlir_text(self) -> str:
-        return f"!vhlo.func_v1<({_type_array_text(self.inputs)}) -> {_type_array_text(self.outputs)}>"
+        return (
+            f"!vhlo.func_v1<({_type_array_text(self.inputs)}) -> {_type_array_text(self.outputs)}>"
+        )
 
     @staticmethod
     def parse_body(p: Parser) -> Attribute:

@@ -13,12 +13,12 @@ import os
 from pathlib import Path
 
 import pytest
+from stablehlo_py.passes import run_pipeline
+from stablehlo_py.passes.vhlo_to_version import DowngradeError
 
 from stablehlo_py import minimum_version, specs
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse, print_ir
-from stablehlo_py.passes import run_pipeline
-from stablehlo_py.passes.vhlo_to_version import DowngradeError
 from tests.conftest import conformance_files
 
 TESTDATA = conformance_files("testdata")

@@ -105,9 +105,7 @@ Step = Callable[[ForkOp], ForkOp]
 def require_single(op: ForkOp, what: str) -> None:
     """Downgrading a variadic fork to a single-operand one: exactly one operand and one result."""
     if len(op.operands) != 1 or len(op.result_types) != 1:
-        raise Blocked(
-            f"{len(op.operands)} operands and {len(op.result_types)} results ({what})"
-        )
+        raise Blocked(f"{len(op.operands)} operands and {len(op.result_types)} results ({what})")
 
 
 def require(op: ForkOp, name: str, default: Attribute, feature: str) -> None:

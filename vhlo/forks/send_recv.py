@@ -17,7 +17,9 @@ def downgrade_v2(op: ForkOp) -> ForkOp:
     if value is not None and not (isinstance(value, va.TensorV1Attr) and value.is_empty):
         from stablehlo_py.ir.text.printer import attr_to_str
 
-        raise Blocked(f"source_target_pairs need 1.12.0 (source_target_pairs = {attr_to_str(value)})")
+        raise Blocked(
+            f"source_target_pairs need 1.12.0 (source_target_pairs = {attr_to_str(value)})"
+        )
     return op.to(1, drop=("source_target_pairs",))
 
 

@@ -4,15 +4,15 @@ and refusal to drop non-default values."""
 from __future__ import annotations
 
 import pytest
-from xdsl.ir import Attribute, Block, Region
-
-from stablehlo_py import specs
-from stablehlo_py.ir.text.parser import Parser
-from stablehlo_py.ir.registry import default_registry
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import forks as fk
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo import types as vt
+from xdsl.ir import Attribute, Block, Region
+
+from stablehlo_py import specs
+from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.text.parser import Parser
 
 T = vt.tensor_type((2, 3, 4, 5), vt.F32)
 FAMILIES = sorted({o.base for o in specs.ops() if o.version > 1})

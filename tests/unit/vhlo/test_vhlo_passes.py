@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from stablehlo_py.passes import run_pipeline
+from stablehlo_py.passes.vhlo_to_version import DowngradeError
 
 from stablehlo_py import Version, minimum_version
 from stablehlo_py.errors import StableHLOError, VersionError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
-from stablehlo_py.passes import run_pipeline
-from stablehlo_py.passes.vhlo_to_version import DowngradeError
 
 LEGALIZE = ("stablehlo-legalize-to-vhlo", {})
 BACK = ("vhlo-legalize-to-stablehlo", {})
@@ -137,7 +137,7 @@ def test_minimum_version_names_the_op_and_feature() -> None:
     assert floor.op == "stablehlo.cosine"
     assert "result accuracy" in (floor.feature or "")
     version, op, feature = floor
-    assert version == floor.version
+    assert (version, op, feature) == (floor.version, floor.op, floor.feature)
 
 
 @pytest.mark.parametrize(

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from stablehlo_py.vhlo import attrs as va
+from stablehlo_py.vhlo import ops as vo
+from stablehlo_py.vhlo import types as vt
 
 from stablehlo_py import specs
 from stablehlo_py.errors import ParseError, VerifyError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
-from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import ops as vo
-from stablehlo_py.vhlo import types as vt
 
 # --------------------------------------------------------------------------------------------
 # Coverage: every row of the table has a class, and nothing else
