@@ -40,6 +40,8 @@ class Blocker:
     def text(self) -> str:
         if self.until is not None:
             return f"{self.feature} (only up to {self.until})"
+        if self.since is None:
+            return self.feature
         return f"{self.feature} (needs {self.since})"
 
 
@@ -150,7 +152,12 @@ def _promotion(op: fk.ForkOp) -> list[tuple[Version, str]]:
     ins = [_element(v.type) for v in op.operands]
     outs = [_element(t) for t in op.result_types]
     if any(a != b for a, b in zip(ins, outs)):
-        return [(_V0_17, "result element types that differ from the operands' (reduction type promotion)")]
+        return [
+            (
+                _V0_17,
+                "result element types that differ from the operands' (reduction type promotion)",
+            )
+        ]
     return []
 
 
@@ -241,7 +248,9 @@ def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
     return Plan(state, blockers)
 
 
-def _state_blockers(state: fk.ForkOp, op: Operation, target: Version, allow_other: bool) -> list[Blocker]:
+def _state_blockers(
+    state: fk.ForkOp, op: Operation, target: Version, allow_other: bool
+) -> list[Blocker]:
     found: dict[str, Version] = {}  # feature -> version (insertion-ordered, deduplicated)
     for attrs in (state.properties, state.attributes):
         for name, a in attrs.items():
@@ -249,7 +258,14 @@ def _state_blockers(state: fk.ForkOp, op: Operation, target: Version, allow_othe
                 continue
             v, what = attr_needs(a)
             if v > target:
-                found.setdefault(what if what.startswith("non-VHLO") else f"{what} in '{name}'", v)
+                if what.startswith("non-VHLO"):
+                    what = (
+                        f"attribute '{name}' is not a VHLO attribute ({what.removeprefix('non-VHLO attribute ')}); "
+                        "pass allow-other-dialects=true to keep it"
+                    )
+                else:
+                    what = f"{what} in '{name}'"
+                found.setdefault(what, v)
     for t in state.result_types:
         if allow_other and not isinstance(t, vt.VhloType):
             continue
@@ -274,10 +290,7 @@ def _state_blockers(state: fk.ForkOp, op: Operation, target: Version, allow_othe
     if not found:
         return []
     return [
-        Blocker(f"{what}, which VHLO cannot hold at any version")
-        if v.major >= 999
-        else Blocker(what, since=v)
-        for what, v in found.items()
+        Blocker(what) if v.major >= 999 else Blocker(what, since=v) for what, v in found.items()
     ]
 
 
@@ -289,7 +302,9 @@ def releases() -> tuple[Version, ...]:
     return tuple(r.version for r in specs.releases())
 
 
-def minimum_target(op: Operation, allow_other: bool = False) -> tuple[Version | None, list[Blocker]]:
+def minimum_target(
+    op: Operation, allow_other: bool = False
+) -> tuple[Version | None, list[Blocker]]:
     """The lowest release ``op`` can be written for, and the blockers one release below it (the
     features that set that floor; empty when the floor is the minimum version).  (None, blockers
     at the current version) when no release works."""

@@ -41,7 +41,10 @@ def test_legalize_writes_every_default() -> None:
     out = run(PROGRAM, LEGALIZE)
     assert "compare_type = #vhlo<comparison_type_v1 NOTYPE>" in out
     assert "result_accuracy = #vhlo.result_accuracy_v1<atol = 0.000000e+00" in out
-    assert '{arg_attrs = #vhlo.array_v1<[]>, res_attrs = #vhlo.array_v1<[]>, sym_visibility = #vhlo.string_v1<"">}' in out
+    assert (
+        '{arg_attrs = #vhlo.array_v1<[]>, res_attrs = #vhlo.array_v1<[]>, sym_visibility = #vhlo.string_v1<"">}'
+        in out
+    )
     assert "vhlo.func_v1 @main(" in out
 
 
@@ -77,7 +80,10 @@ def test_other_dialects_need_the_option() -> None:
         run(text, LEGALIZE)
     assert "test.mlir:2:" in str(info.value)
     out = run(text, ("stablehlo-legalize-to-vhlo", {"allow-other-dialects": "true"}))
-    assert "builtin.unrealized_conversion_cast %arg0 : !vhlo.tensor_v1<!vhlo.f32_v1> to tensor<f32>" in out
+    assert (
+        "builtin.unrealized_conversion_cast %arg0 : !vhlo.tensor_v1<!vhlo.f32_v1> to tensor<f32>"
+        in out
+    )
     assert '"vhlo.abs_v1"' in out
     back = run(
         text,
@@ -145,7 +151,11 @@ def test_minimum_version_names_the_op_and_feature() -> None:
     [
         ("%0 = stablehlo.add %a, %a : tensor<f32>", "0.9.0", None),
         ("%0 = stablehlo.tan %a : tensor<f32>", "1.4.0", "stablehlo.tan"),
-        ("%0 = stablehlo.exponential %a {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<f32>", "1.9.0", "stablehlo.exponential"),
+        (
+            "%0 = stablehlo.exponential %a {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<f32>",
+            "1.9.0",
+            "stablehlo.exponential",
+        ),
     ],
 )
 def test_minimum_version_of_single_ops(body: str, expected: str, op: str | None) -> None:
@@ -173,3 +183,30 @@ def test_minimum_version_is_the_exact_floor() -> None:
     run(NEW_FEATURES, LEGALIZE, to_version(str(floor)))
     with pytest.raises(DowngradeError):
         run(NEW_FEATURES, LEGALIZE, to_version("1.9.0"))
+
+
+DYNAMIC_CONV_V1 = """vhlo.func_v1 @main(%arg0: !vhlo.tensor_v1<1x8x8x2x!vhlo.f32_v1>, %arg1: !vhlo.tensor_v1<3x3x2x4x!vhlo.f32_v1>, %arg2: !vhlo.tensor_v1<2x2x!vhlo.i64_v1>) -> (!vhlo.tensor_v1<1x?x?x4x!vhlo.f32_v1>) {
+  %0 = "vhlo.dynamic_conv_v1"(%arg0, %arg1, %arg2) <{batch_group_count = #vhlo.integer_v1<1 : i64>, feature_group_count = #vhlo.integer_v1<1 : i64>, input_batch_dimension = #vhlo.integer_v1<0 : i64>, input_feature_dimension = #vhlo.integer_v1<3 : i64>, input_spatial_dimensions = #vhlo.tensor_v1<dense<[1, 2]> : tensor<2xi64>>, kernel_input_feature_dimension = #vhlo.integer_v1<2 : i64>, kernel_output_feature_dimension = #vhlo.integer_v1<3 : i64>, kernel_spatial_dimensions = #vhlo.tensor_v1<dense<[0, 1]> : tensor<2xi64>>, lhs_dilation = #vhlo.tensor_v1<dense<1> : tensor<2xi64>>, output_batch_dimension = #vhlo.integer_v1<0 : i64>, output_feature_dimension = #vhlo.integer_v1<3 : i64>, output_spatial_dimensions = #vhlo.tensor_v1<dense<[1, 2]> : tensor<2xi64>>, padding = #vhlo.tensor_v1<dense<PAD> : tensor<2x2xi64>>, precision_config = #vhlo.array_v1<[#vhlo<precision_v1 DEFAULT>, #vhlo<precision_v1 DEFAULT>]>, rhs_dilation = #vhlo.tensor_v1<dense<1> : tensor<2xi64>>, window_reversal = #vhlo.tensor_v1<dense<false> : tensor<2xi1>>, window_strides = #vhlo.tensor_v1<dense<1> : tensor<2xi64>>}> EXTRA: (!vhlo.tensor_v1<1x8x8x2x!vhlo.f32_v1>, !vhlo.tensor_v1<3x3x2x4x!vhlo.f32_v1>, !vhlo.tensor_v1<2x2x!vhlo.i64_v1>) -> !vhlo.tensor_v1<1x?x?x4x!vhlo.f32_v1>
+  "vhlo.return_v1"(%0) : (!vhlo.tensor_v1<1x?x?x4x!vhlo.f32_v1>) -> ()
+} {arg_attrs = #vhlo.array_v1<[]>, res_attrs = #vhlo.array_v1<[]>, sym_visibility = #vhlo.string_v1<"">}
+"""
+
+
+def test_upgrade_refuses_to_lose_information() -> None:
+    text = DYNAMIC_CONV_V1.replace("PAD", "1").replace("EXTRA", "")
+    with pytest.raises(DowngradeError) as info:
+        run(text, to_version("current"))
+    assert "padding" in str(info.value) and "(only up to 0.19.0)" in str(info.value)
+    assert "no newer than 0.19.0" in str(info.value)
+    assert "vhlo.dynamic_conv_v2" in run(
+        text.replace("dense<1> : tensor<2x2xi64>", "dense<0> : tensor<2x2xi64>"),
+        to_version("current"),
+    )
+
+
+def test_non_vhlo_attributes_need_allow_other_dialects() -> None:
+    text = DYNAMIC_CONV_V1.replace("PAD", "0").replace("EXTRA", "{foo = 1 : i32}")
+    with pytest.raises(DowngradeError, match="attribute 'foo' is not a VHLO attribute"):
+        run(text, to_version("0.19.0"))
+    out = run(text, ("vhlo-to-version", {"target": "0.19.0", "allow-other-dialects": "true"}))
+    assert "{foo = 1 : i32}" in out
