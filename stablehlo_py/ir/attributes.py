@@ -7,28 +7,65 @@ StableHLO's own enum and struct attributes live in `stablehlo_py.ir.stablehlo_at
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from xdsl.ir import Data, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 
-class _TextData(Data[object]):
+class TextData(Data[object]):
+    """Base of the toolkit's own Data attributes and types: stablehlo_py.ir.text reads and writes
+    them; xDSL's parser never does, and its printer shows `parameter_text()`."""
+
+    PARSE_ERROR: ClassVar[str] = "parsed by stablehlo_py.ir.text"
+
     @classmethod
     def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("parsed by stablehlo_py.ir.text")
+        raise NotImplementedError(cls.PARSE_ERROR)
 
     def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(str(self.data))
+        printer.print_string(self.parameter_text())
+
+    def parameter_text(self) -> str:
+        return str(self.data)
+
+
+class MlirTextData(TextData):
+    """A TextData whose text is its MLIR spelling, `mlir_text()`."""
+
+    def parameter_text(self) -> str:
+        return self.mlir_text()
+
+    def mlir_text(self) -> str:
+        raise NotImplementedError
+
+
+class StructAttr(MlirTextData):
+    """An attribute holding a frozen dataclass `STRUCT`, built from it or from its fields as keywords
+    (lists become tuples)."""
+
+    MNEMONIC: ClassVar[str]
+    STRUCT: ClassVar[type]
+
+    def __init__(self, data: Any = None, **kw: Any) -> None:
+        if data is None:
+            data = self.STRUCT(
+                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
+            )
+        super().__init__(data)
+
+
 
 
 @irdl_attr_definition
-class OpaqueAttr(_TextData):
+class OpaqueAttr(TextData):
     """An attribute of an unmodelled dialect, stored as its full text (starting with `#`)."""
 
     name = "stablehlo_py.opaque_attr"
 
 
 @irdl_attr_definition
-class OpaqueType(_TextData, TypeAttribute):
+class OpaqueType(TextData, TypeAttribute):
     """A type of an unmodelled dialect, stored as its full text (starting with `!`)."""
 
     name = "stablehlo_py.opaque_type"

@@ -11,10 +11,11 @@ commas inside the lists and an optional trailing comma.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from xdsl.ir import Data
 from xdsl.irdl import irdl_attr_definition
+
+from stablehlo_py.ir.attributes import StructAttr
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -41,18 +42,8 @@ class ScatterDimensionNumbers:
     index_vector_dim: int = 0
 
 
-class _StructAttr(Data[object]):
+class _StructAttr(StructAttr):
     """A struct attribute holding a frozen dataclass; text via `mlir_text` / `parse_body`."""
-
-    MNEMONIC: ClassVar[str]
-    STRUCT: ClassVar[type]
-
-    @classmethod
-    def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("parsed by stablehlo_py.ir.text")
-
-    def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(self.mlir_text())
 
     def mlir_text(self) -> str:
         parts = []
@@ -111,13 +102,6 @@ class GatherDimensionNumbersAttr(_StructAttr):
     MNEMONIC = "gather"
     STRUCT = GatherDimensionNumbers
 
-    def __init__(self, data: GatherDimensionNumbers | None = None, **kw: object) -> None:
-        if data is None:
-            data = GatherDimensionNumbers(
-                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
-            )  # type: ignore[arg-type]
-        super().__init__(data)
-
     @property
     def dims(self) -> GatherDimensionNumbers:
         return self.data  # type: ignore[return-value]
@@ -130,13 +114,6 @@ class ScatterDimensionNumbersAttr(_StructAttr):
     name = "stablehlo.scatter"
     MNEMONIC = "scatter"
     STRUCT = ScatterDimensionNumbers
-
-    def __init__(self, data: ScatterDimensionNumbers | None = None, **kw: object) -> None:
-        if data is None:
-            data = ScatterDimensionNumbers(
-                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
-            )  # type: ignore[arg-type]
-        super().__init__(data)
 
     @property
     def dims(self) -> ScatterDimensionNumbers:

@@ -26,11 +26,12 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from xdsl.ir import Attribute, Data
+from xdsl.ir import Attribute
 from xdsl.irdl import irdl_attr_definition
 
+from stablehlo_py.ir.attributes import StructAttr
 from stablehlo_py.ir.enums import EnumAttr
 
 if TYPE_CHECKING:
@@ -38,20 +39,8 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
 
 
-class _StructAttr(Data[Any]):
-    """An attribute holding a frozen dataclass; text via `mlir_text` and a registered parser."""
-
-    MNEMONIC: ClassVar[str]
-
-    @classmethod
-    def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("parsed by stablehlo_py.ir.text")
-
-    def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(self.mlir_text())
-
-    def mlir_text(self) -> str:
-        raise NotImplementedError
+_StructAttr = StructAttr
+"""An attribute holding a frozen dataclass; text via `mlir_text` and a registered parser."""
 
 
 # ------------------------------------------------------------------------------- text helpers
@@ -301,13 +290,7 @@ class ConvDimensionNumbersAttr(_StructAttr):
 
     name = "stablehlo.conv"
     MNEMONIC = "conv"
-
-    def __init__(self, data: ConvDimensionNumbers | None = None, **kw: Any) -> None:
-        if data is None:
-            data = ConvDimensionNumbers(
-                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
-            )
-        super().__init__(data)
+    STRUCT = ConvDimensionNumbers
 
     @property
     def dims(self) -> ConvDimensionNumbers:
@@ -531,13 +514,7 @@ class OutputOperandAliasAttr(_StructAttr):
 
     name = "stablehlo.output_operand_alias"
     MNEMONIC = "output_operand_alias"
-
-    def __init__(self, data: OutputOperandAlias | None = None, **kw: Any) -> None:
-        if data is None:
-            data = OutputOperandAlias(
-                **{k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in kw.items()}
-            )
-        super().__init__(data)
+    STRUCT = OutputOperandAlias
 
     @property
     def alias(self) -> OutputOperandAlias:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import ml_dtypes
 import numpy as np
@@ -38,8 +38,10 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Data, TypeAttribute
+from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
+
+from stablehlo_py.ir.attributes import TextData
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -188,15 +190,13 @@ def _unsupported(what: str) -> Exception:
 # ---------------------------------------------------------------------------------------------
 
 
-class _TextData(Data[object]):
+class _TextData(TextData):
     """Base of our Data attributes: xDSL's own parser/printer are never used for them."""
 
-    @classmethod
-    def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("stablehlo-py types are parsed by stablehlo_py.ir.text")
+    PARSE_ERROR: ClassVar[str] = "stablehlo-py types are parsed by stablehlo_py.ir.text"
 
-    def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(repr(self.data))
+    def parameter_text(self) -> str:
+        return repr(self.data)
 
 
 @irdl_attr_definition

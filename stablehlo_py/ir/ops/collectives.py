@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Data, TypeAttribute
+from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import (
     irdl_attr_definition,
     operand_def,
@@ -31,6 +31,7 @@ from xdsl.irdl import (
 from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.attributes import MlirTextData
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     ARRAY_ATTR,
@@ -68,13 +69,7 @@ if TYPE_CHECKING:
 
 
 # --------------------------------------------------------------------------------- attributes
-class _AttrData(Data[object]):
-    @classmethod
-    def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("parsed by stablehlo_py.ir.text")
-
-    def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(self.mlir_text())  # type: ignore[attr-defined]
+_AttrData = MlirTextData
 
 
 @dataclass(frozen=True)
