@@ -48,14 +48,18 @@ def run(update: bool = False) -> int:
             save_fingerprint(LOCK, current)
             print(f"schema lint: compatible changes; rewrote {LOCK.relative_to(REPO)}")
             return 0
-        print("schema lint: the changes are compatible, but the fingerprint is out of date: "
-              "run python .ci/schema_lint.py --update and commit it")
+        print(
+            "schema lint: the changes are compatible, but the fingerprint is out of date: "
+            "run python .ci/schema_lint.py --update and commit it"
+        )
         return 1
     print("schema lint: ok")
     return 0
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--update", action="store_true")
     sys.exit(run(ap.parse_args().update))

@@ -24,17 +24,20 @@ sys.path.insert(0, str(REPO))
 
 
 def _seeds() -> list[bytes]:
+    from stablehlo_py.serialization import serialize_portable_artifact_str
+
     from tests.golden.programs import program
     from tests.unit.serialization.test_fuzz import seeds
-
-    from stablehlo_py.serialization import serialize_portable_artifact_str
 
     return [*seeds(), serialize_portable_artifact_str(program("1.20.0"), "current")]
 
 
-def _work(args: tuple[int, int, bool]) -> tuple[int, int, int, list[tuple[bytes, str]], dict[str, int]]:
+def _work(
+    args: tuple[int, int, bool],
+) -> tuple[int, int, int, list[tuple[bytes, str]], dict[str, int]]:
     cases, seed, full = args
     from stablehlo_py.serialization import deserialize_portable_artifact, read_artifact
+
     from tests import fuzzing
 
     reader = deserialize_portable_artifact if full else read_artifact
@@ -43,7 +46,9 @@ def _work(args: tuple[int, int, bool]) -> tuple[int, int, int, list[tuple[bytes,
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--cases", type=int, default=1_000_000)
     ap.add_argument("--jobs", type=int, default=mp.cpu_count())
     ap.add_argument("--seed", type=int, default=1)
@@ -51,8 +56,10 @@ def main() -> int:
     ap.add_argument("--read-only", action="store_true", help="decode only (no passes)")
     ap.add_argument("--out", default="/tmp/fuzz_findings")
     args = ap.parse_args()
-    chunks = [(min(args.chunk, args.cases - i), args.seed * 1_000_003 + i, not args.read_only)
-              for i in range(0, args.cases, args.chunk)]
+    chunks = [
+        (min(args.chunk, args.cases - i), args.seed * 1_000_003 + i, not args.read_only)
+        for i in range(0, args.cases, args.chunk)
+    ]
     total = accepted = refused = 0
     findings: list[tuple[bytes, str]] = []
     messages: collections.Counter[str] = collections.Counter()
@@ -68,10 +75,14 @@ def main() -> int:
                 rate = total / (time.perf_counter() - t0)
                 print(f"  {total:>9} cases, {rate:,.0f}/s, findings {len(findings)}", flush=True)
     dt = time.perf_counter() - t0
-    print(f"\n{total} mutated artifacts in {dt:.0f} s ({total / dt:,.0f}/s, {args.jobs} processes, "
-          f"{'decode only' if args.read_only else 'full deserialization'})")
-    print(f"accepted {accepted} ({100 * accepted / total:.1f}%), refused with StableHLOError {refused}, "
-          f"findings (any other exception) {len(findings)}")
+    print(
+        f"\n{total} mutated artifacts in {dt:.0f} s ({total / dt:,.0f}/s, {args.jobs} processes, "
+        f"{'decode only' if args.read_only else 'full deserialization'})"
+    )
+    print(
+        f"accepted {accepted} ({100 * accepted / total:.1f}%), refused with StableHLOError {refused}, "
+        f"findings (any other exception) {len(findings)}"
+    )
     print("most common refusals:")
     for msg, n in messages.most_common(12):
         print(f"  {n:>8}  {msg}")

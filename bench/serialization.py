@@ -82,7 +82,6 @@ def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 
 def measure(name: str, text: str, repeat: int) -> dict[str, float]:
-    from stablehlo_py.ir import parse
     from stablehlo_py.passes import PASSES
     from stablehlo_py.serialization import (
         deserialize_portable_artifact,
@@ -92,6 +91,8 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
         to_vhlo,
         write_artifact,
     )
+
+    from stablehlo_py.ir import parse
     from stablehlo_py.version import Version, get_current_version
 
     row: dict[str, float] = {}
@@ -110,14 +111,17 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
     row["text MB"] = len(text) / 1e6
     row["ours write"], data = best(lambda: serialize_portable_artifact(module, target), repeat)
     row["ours read"], _ = best(lambda: deserialize_portable_artifact(data), repeat)
-    row["ours text->artifact"], _ = best(lambda: serialize_portable_artifact_str(text, target), repeat)
+    row["ours text->artifact"], _ = best(
+        lambda: serialize_portable_artifact_str(text, target), repeat
+    )
     row["ours size"] = len(data)
     vhlo = to_vhlo(parse(text, "-"), target)
-    row["ours encode only"], _ = best(lambda: write_artifact(vhlo, Version.from_string(target)), repeat)  # type: ignore[arg-type]
+    row["ours encode only"], _ = best(
+        lambda: write_artifact(vhlo, Version.from_string(target)), repeat
+    )  # type: ignore[arg-type]
     row["ours decode only"], _ = best(lambda: read_artifact(data), repeat)
     row["ours legalize+to_version"], _ = best(lambda: to_vhlo(parse(text, "-"), target), 1)
     row["ours legalize+to_version"] -= best(lambda: parse(text, "-"), 1)[0]
-    _, vm = read_artifact(data)
 
     def upgrade_and_legalize() -> Any:
         _, m = read_artifact(data)
@@ -130,10 +134,16 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
         from jax._src.interpreters import mlir as jmlir
 
         jmod = ir.Module.parse(text, jmlir.make_ir_context())
-        row["jax write"], jdata = best(lambda: jst.serialize_portable_artifact(jmod, target), repeat)
+        row["jax write"], jdata = best(
+            lambda: jst.serialize_portable_artifact(jmod, target), repeat
+        )
         # a fresh context per read, as a consumer loading an artifact (jax's own context setup)
-        row["jax read"], _ = best(lambda: jst.deserialize_portable_artifact(jmlir.make_ir_context(), jdata), repeat)
-        row["jax text->artifact"], _ = best(lambda: jst.serialize_portable_artifact_str(text, target), repeat)
+        row["jax read"], _ = best(
+            lambda: jst.deserialize_portable_artifact(jmlir.make_ir_context(), jdata), repeat
+        )
+        row["jax text->artifact"], _ = best(
+            lambda: jst.serialize_portable_artifact_str(text, target), repeat
+        )
         row["jax size"] = len(jdata)
     print(f"\n== {name}: {n_ops} ops, {row['text MB']:.2f} MB of text, target {target}")
     for k in ("write", "read", "text->artifact"):
@@ -160,14 +170,18 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--layers", type=int, default=76, help="blocks in the JAX program (76 ~ 2 MB)")
     ap.add_argument("--ops", type=int, default=10_000, help="ops in the generated module")
     args = ap.parse_args()
     text = jax_program(args.layers)
     if text is None:
-        print("jax is not installed (pip install -e .[oracle]): the JAX program and jaxlib columns are skipped")
+        print(
+            "jax is not installed (pip install -e .[oracle]): the JAX program and jaxlib columns are skipped"
+        )
     else:
         measure("JAX program", text, args.repeat)
     measure(f"generated {args.ops}-op module", generated_module(args.ops), args.repeat)

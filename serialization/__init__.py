@@ -20,15 +20,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from stablehlo_py.serialization.compat import CompatReport, check_compat
+from stablehlo_py.serialization.format import CURRENT_SCHEMA, FORMAT_VERSIONS, MAGIC
+from stablehlo_py.serialization.reader import Header, read_artifact, read_header
+from stablehlo_py.serialization.writer import write_artifact
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import SerializationError, StableHLOError
 from stablehlo_py.ir import no_gc
-from stablehlo_py.serialization.compat import CompatReport, check_compat
-from stablehlo_py.serialization.format import CURRENT_SCHEMA, FORMAT_VERSIONS, MAGIC
-from stablehlo_py.serialization.reader import Header, read_artifact, read_header
-from stablehlo_py.serialization.writer import write_artifact
 from stablehlo_py.version import Version, get_current_version, validate_target
 
 __all__ = [
@@ -60,7 +60,9 @@ def _clone_keeping_sources(module: Operation) -> Operation:
     return copy
 
 
-def to_vhlo(module: Operation, target_version: Version | str, allow_other_dialects: bool = False) -> Operation:
+def to_vhlo(
+    module: Operation, target_version: Version | str, allow_other_dialects: bool = False
+) -> Operation:
     """StableHLO module -> VHLO at ``target_version`` (the module is converted in place)."""
     from stablehlo_py.passes import PASSES
 
@@ -123,8 +125,9 @@ def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") 
 
 
 def _deserialize(artifact: bytes, name: str) -> ModuleOp:
-    from stablehlo_py.ir.verify import verify
     from stablehlo_py.passes import PASSES
+
+    from stablehlo_py.ir.verify import verify
 
     header, vhlo = read_artifact(artifact, name)
     try:

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from stablehlo_py.errors import StableHLOError, VersionError
 from stablehlo_py.serialization import codes
 from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for_code
+
+from stablehlo_py.errors import StableHLOError, VersionError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 
 __all__ = ["CompatReport", "check_compat", "unknown_codes"]
@@ -49,7 +50,10 @@ class CompatReport:
         if self.compatible:
             text = head + "compatible"
         else:
-            text = head + f"NOT compatible ({len(self.blockers)} blocker{'s' if len(self.blockers) != 1 else ''})"
+            text = (
+                head
+                + f"NOT compatible ({len(self.blockers)} blocker{'s' if len(self.blockers) != 1 else ''})"
+            )
             text += "".join(f"\n  blocker: {b}" for b in self.blockers)
         text += "".join(f"\n  note: {n}" for n in self.notes)
         return text
@@ -83,9 +87,9 @@ def unknown_codes(raw: Any) -> list[str]:
     entries, _, module = raw.sections[:3]
     if type(entries) is list:
         for e in entries:
-            if type(e) is list and len(e) >= 2 and e[0] in (TYPE, ATTR) and type(e[1]) is int:
-                if codec_for_code(e[0], e[1]) is None:
-                    found.add(("type" if e[0] == TYPE else "attribute", e[1]))
+            known = type(e) is list and len(e) >= 2 and e[0] in (TYPE, ATTR) and type(e[1]) is int
+            if known and codec_for_code(e[0], e[1]) is None:
+                found.add(("type" if e[0] == TYPE else "attribute", e[1]))
     ops: list[int] = []
     if type(module) is list and len(module) > 2:
         _walk_ops([module[2]], ops)
@@ -107,7 +111,9 @@ def _consumer(version: Version | str) -> Version:
     return v.with_zero_patch()
 
 
-def check_compat(data: bytes, consumer_version: Version | str, name: str = "<artifact>") -> CompatReport:
+def check_compat(
+    data: bytes, consumer_version: Version | str, name: str = "<artifact>"
+) -> CompatReport:
     """Can a consumer at ``consumer_version`` load this artifact?  Raises SerializationError when the
     bytes are not a readable artifact at all; otherwise reports every blocker."""
     from stablehlo_py.serialization.reader import build_module, read_raw
@@ -117,17 +123,19 @@ def check_compat(data: bytes, consumer_version: Version | str, name: str = "<art
     header = raw.header
     produced = header.version.with_zero_patch()
     current = get_current_version()
-    base = dict(
-        artifact_version=header.version,
-        consumer_version=consumer,
-        producer=header.producer,
-        toolkit=header.toolkit,
-    )
+    base = {
+        "artifact_version": header.version,
+        "consumer_version": consumer,
+        "producer": header.producer,
+        "toolkit": header.toolkit,
+    }
     if produced > current:
         # Written by a newer toolkit: name what this toolkit cannot even decode.
         blockers = [
-            f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} "
-            f"reads artifacts written for {get_minimum_version()} to {consumer}"
+            (
+                f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} "
+                f"reads artifacts written for {get_minimum_version()} to {consumer}"
+            )
         ]
         unknown = unknown_codes(raw)
         blockers += [f"{u} is unknown to this toolkit (StableHLO {current})" for u in unknown]
@@ -136,11 +144,15 @@ def check_compat(data: bytes, consumer_version: Version | str, name: str = "<art
     if produced <= consumer:
         notes = ()
         if consumer > current:
-            notes = (f"{consumer} is newer than this toolkit ({current}); assuming its backward compatibility",)
+            notes = (
+                f"{consumer} is newer than this toolkit ({current}); assuming its backward compatibility",
+            )
         return CompatReport(**base, notes=notes)
     blockers = [
-        f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} reads "
-        f"artifacts written for {get_minimum_version()} to {consumer}"
+        (
+            f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} reads "
+            f"artifacts written for {get_minimum_version()} to {consumer}"
+        )
     ]
     from stablehlo_py.passes import PASSES
 
@@ -158,7 +170,9 @@ def check_compat(data: bytes, consumer_version: Version | str, name: str = "<art
         **base,
         blockers=tuple(blockers),
         notes=(
-            f"every op of the program exists at {consumer}: re-serialize it with "
-            f"--target={consumer} for this consumer",
+            (
+                f"every op of the program exists at {consumer}: re-serialize it with "
+                f"--target={consumer} for this consumer"
+            ),
         ),
     )

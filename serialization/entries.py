@@ -39,13 +39,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Attribute
-
-from stablehlo_py import specs
 from stablehlo_py.serialization import codes
 from stablehlo_py.serialization.format import Field, Record
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import types as vt
+from xdsl.ir import Attribute
+
+from stablehlo_py import specs
 
 __all__ = ["ATTR", "CODECS", "TYPE", "Codec", "DecodeProblem", "codec_for", "codec_for_code"]
 
@@ -87,8 +87,18 @@ _CODECS: list[Codec] = []
 
 
 _ZERO: dict[str, Any] = {
-    "T": None, "A": None, "A?": None, "Ts": (), "As": (), "i": 0, "is": (), "f": 0.0, "fs": (),
-    "s": "", "b": b"", "?": False,
+    "T": None,
+    "A": None,
+    "A?": None,
+    "Ts": (),
+    "As": (),
+    "i": 0,
+    "is": (),
+    "f": 0.0,
+    "fs": (),
+    "s": "",
+    "b": b"",
+    "?": False,
 }
 """The default of an optional field, by wire kind (always a zero value)."""
 
@@ -117,7 +127,16 @@ def _register(
 ) -> None:
     code = codes.type_code(name) if kind == TYPE else codes.attr_code(name)
     _CODECS.append(
-        Codec(kind, name, code, cls, tuple(k for _, k in wire), _fields(wire, optional), encode, decode)
+        Codec(
+            kind,
+            name,
+            code,
+            cls,
+            tuple(k for _, k in wire),
+            _fields(wire, optional),
+            encode,
+            decode,
+        )
     )
 
 
@@ -143,7 +162,9 @@ def _check_shape(shape: Sequence[int], what: str) -> tuple[int, ...]:
 def _dec_tensor_type(f: list[Any]) -> Attribute:
     shape, elem, enc = f
     if enc is not None and not isinstance(enc, va.TypeExtensionsV1Attr):
-        raise DecodeProblem(f"the encoding of a tensor type must be #vhlo.type_extensions_v1, not {enc.name}")
+        raise DecodeProblem(
+            f"the encoding of a tensor type must be #vhlo.type_extensions_v1, not {enc.name}"
+        )
     return vt.tensor_type(_check_shape(shape, "a tensor type"), elem, enc)
 
 
@@ -164,6 +185,16 @@ _register(
     lambda t: [list(t.shape), t.element_type],
     lambda f: vt.BufferV1Type((_check_shape(f[0], "a buffer type"), f[1])),
 )
+
+
+def _one_decoder(cls: type) -> Decoder:
+    return lambda f: cls(f[0])
+
+
+def _list_decoder(cls: type) -> Decoder:
+    return lambda f: cls(tuple(f[0]))
+
+
 for _name, _cls in (
     ("complex_v1", vt.ComplexV1Type),
     ("unranked_tensor_v1", vt.UnrankedTensorV1Type),
@@ -174,7 +205,7 @@ for _name, _cls in (
         _cls,
         (("elementType", "T"),),
         lambda t: [t.element_type],
-        (lambda c: lambda f: c(f[0]))(_cls),
+        _one_decoder(_cls),
     )
 for _name, _cls in (("tuple_v1", vt.TupleV1Type), ("future_v1", vt.FutureV1Type)):
     _register(
@@ -183,7 +214,7 @@ for _name, _cls in (("tuple_v1", vt.TupleV1Type), ("future_v1", vt.FutureV1Type)
         _cls,
         (("types", "Ts"),),
         lambda t: [list(t.types)],
-        (lambda c: lambda f: c(tuple(f[0])))(_cls),
+        _list_decoder(_cls),
         optional=("types",),
     )
 _register(
@@ -240,7 +271,9 @@ def _dec_quant_axis(f: list[Any]) -> Attribute:
     flags, storage, expressed, dim, scales, zps, lo, hi = f
     _check_quant(flags, lo, hi)
     if len(scales) != len(zps):
-        raise DecodeProblem(f"per-axis quantized type has {len(scales)} scales but {len(zps)} zero points")
+        raise DecodeProblem(
+            f"per-axis quantized type has {len(scales)} scales but {len(zps)} zero points"
+        )
     if dim < 0:
         raise DecodeProblem(f"per-axis quantized type has quantized dimension {dim}")
     return vt.QuantPerAxisV1Type(
@@ -286,7 +319,9 @@ def _enum_decoder(cls: type[va.VhloEnumAttr]) -> Decoder:
             return cls.from_value(f[0])
         except ValueError:
             cases = ", ".join(f"{n}={v}" for n, v in cls.VALUES.items())
-            raise DecodeProblem(f"{f[0]} is not a value of #vhlo<{cls.SPEC_NAME}> ({cases})") from None
+            raise DecodeProblem(
+                f"{f[0]} is not a value of #vhlo<{cls.SPEC_NAME}> ({cases})"
+            ) from None
 
     return decode
 
@@ -295,11 +330,20 @@ for _name, _ecls in va.ENUM_CLASSES.items():
     _register(ATTR, _name, _ecls, (("value", "i"),), lambda a: [a.value], _enum_decoder(_ecls))
 
 _register(
-    ATTR, "array_v1", va.ArrayV1Attr, (("value", "As"),), lambda a: [list(a.value)],
-    lambda f: va.array(f[0]), optional=("value",),
+    ATTR,
+    "array_v1",
+    va.ArrayV1Attr,
+    (("value", "As"),),
+    lambda a: [list(a.value)],
+    lambda f: va.array(f[0]),
+    optional=("value",),
 )
 _register(
-    ATTR, "bool_v1", va.BooleanV1Attr, (("value", "?"),), lambda a: [bool(a.value)],
+    ATTR,
+    "bool_v1",
+    va.BooleanV1Attr,
+    (("value", "?"),),
+    lambda a: [bool(a.value)],
     lambda f: va.boolean(f[0]),
 )
 
@@ -312,8 +356,13 @@ def _dec_dict(f: list[Any]) -> Attribute:
 
 
 _register(
-    ATTR, "dict_v1", va.DictionaryV1Attr, (("value", "As"),),
-    lambda a: [[x for kv in a.value for x in kv]], _dec_dict, optional=("value",),
+    ATTR,
+    "dict_v1",
+    va.DictionaryV1Attr,
+    (("value", "As"),),
+    lambda a: [[x for kv in a.value for x in kv]],
+    _dec_dict,
+    optional=("value",),
 )
 
 _FLOAT_TYPES = frozenset(
@@ -336,15 +385,21 @@ def _dec_integer(f: list[Any]) -> Attribute:
     name = _simple_name(t)
     bounds = _INT_TYPES.get(name or "")
     if bounds is None:
-        raise DecodeProblem(f"the type of #vhlo.integer_v1 must be an integer type, not {t.mlir_text()}")
+        raise DecodeProblem(
+            f"the type of #vhlo.integer_v1 must be an integer type, not {t.mlir_text()}"
+        )
     if not bounds[0] <= value <= bounds[1]:
         raise DecodeProblem(f"integer {value} does not fit {t.mlir_text()}")
     return va.integer(value, t)
 
 
 _register(
-    ATTR, "integer_v1", va.IntegerV1Attr, (("type", "T"), ("value", "i")),
-    lambda a: [a.type, int(a.value)], _dec_integer,
+    ATTR,
+    "integer_v1",
+    va.IntegerV1Attr,
+    (("type", "T"), ("value", "i")),
+    lambda a: [a.type, int(a.value)],
+    _dec_integer,
 )
 
 
@@ -356,19 +411,35 @@ def _dec_float(f: list[Any]) -> Attribute:
 
 
 _register(
-    ATTR, "float_v1", va.FloatV1Attr, (("type", "T"), ("value", "f")),
-    lambda a: [a.type, float(a.value)], _dec_float,
+    ATTR,
+    "float_v1",
+    va.FloatV1Attr,
+    (("type", "T"), ("value", "f")),
+    lambda a: [a.type, float(a.value)],
+    _dec_float,
 )
 _register(
-    ATTR, "string_v1", va.StringV1Attr, (("value", "s"),), lambda a: [a.value],
-    lambda f: va.string(f[0]), optional=("value",),
+    ATTR,
+    "string_v1",
+    va.StringV1Attr,
+    (("value", "s"),),
+    lambda a: [a.value],
+    lambda f: va.string(f[0]),
+    optional=("value",),
 )
 _register(
-    ATTR, "type_v1", va.TypeV1Attr, (("value", "T"),), lambda a: [a.value],
+    ATTR,
+    "type_v1",
+    va.TypeV1Attr,
+    (("value", "T"),),
+    lambda a: [a.value],
     lambda f: va.TypeV1Attr(f[0]),
 )
 _register(
-    ATTR, "type_extensions_v1", va.TypeExtensionsV1Attr, (("bounds", "is"),),
+    ATTR,
+    "type_extensions_v1",
+    va.TypeExtensionsV1Attr,
+    (("bounds", "is"),),
     lambda a: [list(a.bounds)],
     lambda f: va.TypeExtensionsV1Attr(_check_shape(f[0], "a bounds list")),
     optional=("bounds",),
@@ -396,7 +467,9 @@ _register(
 def _dec_accuracy(f: list[Any]) -> Attribute:
     atol, rtol, ulps, mode = f
     if not isinstance(mode, va.ENUM_CLASSES["result_accuracy_mode_v1"]):
-        raise DecodeProblem(f"result_accuracy mode must be #vhlo<result_accuracy_mode_v1>, not {mode.name}")
+        raise DecodeProblem(
+            f"result_accuracy mode must be #vhlo<result_accuracy_mode_v1>, not {mode.name}"
+        )
     return va.ResultAccuracyV1Attr((atol, rtol, ulps, mode))
 
 
@@ -409,25 +482,45 @@ _register(
     _dec_accuracy,
 )
 _register(
-    ATTR, "sub_axis_info_v1", va.SubAxisInfoV1Attr, (("pre_size", "i"), ("size", "i")),
-    lambda a: [int(a.data[0]), int(a.data[1])], lambda f: va.SubAxisInfoV1Attr((f[0], f[1])),
+    ATTR,
+    "sub_axis_info_v1",
+    va.SubAxisInfoV1Attr,
+    (("pre_size", "i"), ("size", "i")),
+    lambda a: [int(a.data[0]), int(a.data[1])],
+    lambda f: va.SubAxisInfoV1Attr((f[0], f[1])),
 )
 _register(
-    ATTR, "axis_ref_v1", va.AxisRefV1Attr, (("name", "A"), ("sub_axis_info", "A?")),
-    lambda a: [a.data[0], a.data[1]], lambda f: va.AxisRefV1Attr((f[0], f[1])),
+    ATTR,
+    "axis_ref_v1",
+    va.AxisRefV1Attr,
+    (("name", "A"), ("sub_axis_info", "A?")),
+    lambda a: [a.data[0], a.data[1]],
+    lambda f: va.AxisRefV1Attr((f[0], f[1])),
     optional=("sub_axis_info",),
 )
 _register(
-    ATTR, "replica_group_mesh_axes_v1", va.ReplicaGroupMeshAxesV1Attr, (("mesh", "A"), ("axes", "A")),
-    lambda a: [a.data[0], a.data[1]], lambda f: va.ReplicaGroupMeshAxesV1Attr((f[0], f[1])),
+    ATTR,
+    "replica_group_mesh_axes_v1",
+    va.ReplicaGroupMeshAxesV1Attr,
+    (("mesh", "A"), ("axes", "A")),
+    lambda a: [a.data[0], a.data[1]],
+    lambda f: va.ReplicaGroupMeshAxesV1Attr((f[0], f[1])),
 )
 _register(
-    ATTR, "mesh_axis_v1", va.MeshAxisV1Attr, (("name", "A"), ("size", "i")),
-    lambda a: [a.data[0], int(a.data[1])], lambda f: va.MeshAxisV1Attr((f[0], f[1])),
+    ATTR,
+    "mesh_axis_v1",
+    va.MeshAxisV1Attr,
+    (("name", "A"), ("size", "i")),
+    lambda a: [a.data[0], int(a.data[1])],
+    lambda f: va.MeshAxisV1Attr((f[0], f[1])),
 )
 _register(
-    ATTR, "mesh_v1", va.MeshV1Attr, (("axes", "A"), ("device_ids", "A?")),
-    lambda a: [a.data[0], a.data[1]], lambda f: va.MeshV1Attr((f[0], f[1])),
+    ATTR,
+    "mesh_v1",
+    va.MeshV1Attr,
+    (("axes", "A"), ("device_ids", "A?")),
+    lambda a: [a.data[0], a.data[1]],
+    lambda f: va.MeshV1Attr((f[0], f[1])),
     optional=("device_ids",),
 )
 
@@ -440,14 +533,16 @@ _SUBBYTE_FLOAT_BITS = {"f4E2M1FN_v1": 4, "f6E2M3FN_v1": 6, "f6E3M2FN_v1": 6}
 
 
 def _dec_tensor(f: list[Any]) -> Attribute:
+    from stablehlo_py.vhlo.convert import to_builtin_type
     from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr
 
     from stablehlo_py.ir.types import storage_dtype
-    from stablehlo_py.vhlo.convert import to_builtin_type
 
     t, raw = f
     if not isinstance(t, vt.TensorV1Type):
-        raise DecodeProblem(f"the type of #vhlo.tensor_v1 must be a tensor type, not {t.mlir_text()}")
+        raise DecodeProblem(
+            f"the type of #vhlo.tensor_v1 must be a tensor type, not {t.mlir_text()}"
+        )
     if any(d < 0 for d in t.shape):
         raise DecodeProblem(f"the type of #vhlo.tensor_v1 must be static, not {t.mlir_text()}")
     try:
@@ -465,7 +560,9 @@ def _dec_tensor(f: list[Any]) -> Attribute:
         ok = len(raw) == size * n or (len(raw) == size and n != 1)
     if not ok:
         expected = "0 bytes" if n == 0 else f"{size * n} bytes (or {size} for a splat)"
-        raise DecodeProblem(f"dense data of {t.mlir_text()} has {len(raw)} bytes, expected {expected}")
+        raise DecodeProblem(
+            f"dense data of {t.mlir_text()} has {len(raw)} bytes, expected {expected}"
+        )
     _check_storage(raw, dtype, _simple_name(t.element_type) or "")
     return va.TensorV1Attr((t, DenseIntOrFPElementsAttr(builtin, BytesAttr(raw))))  # type: ignore[arg-type]
 
@@ -482,18 +579,30 @@ def _check_storage(raw: bytes, dtype: np.dtype, elem: str) -> None:
     bits = _SUBBYTE_INT_BITS.get(elem)
     if bits is not None:
         values = np.frombuffer(raw, dtype)
-        lo, hi = (0, (1 << bits) - 1) if elem.startswith("u") else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        lo, hi = (
+            (0, (1 << bits) - 1)
+            if elem.startswith("u")
+            else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        )
         if values.min() < lo or values.max() > hi:
-            raise DecodeProblem(f"dense data of a {elem[:-3]} tensor holds values outside {lo}..{hi}")
+            raise DecodeProblem(
+                f"dense data of a {elem[:-3]} tensor holds values outside {lo}..{hi}"
+            )
         return
     bits = _SUBBYTE_FLOAT_BITS.get(elem)
     if bits is not None and np.frombuffer(raw, np.uint8).max() >= (1 << bits):
-        raise DecodeProblem(f"dense data of a {elem[:-3]} tensor holds bytes wider than {bits} bits")
+        raise DecodeProblem(
+            f"dense data of a {elem[:-3]} tensor holds bytes wider than {bits} bits"
+        )
 
 
 _register(
-    ATTR, "tensor_v1", va.TensorV1Attr, (("type", "T"), ("data", "b")),
-    lambda a: [a.type, a.raw_data], _dec_tensor,
+    ATTR,
+    "tensor_v1",
+    va.TensorV1Attr,
+    (("type", "T"), ("data", "b")),
+    lambda a: [a.type, a.raw_data],
+    _dec_tensor,
 )
 
 

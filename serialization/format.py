@@ -46,16 +46,16 @@ from stablehlo_py.version import Version
 
 __all__ = [
     "FORMAT_VERSIONS",
-    "Field",
     "MAGIC",
     "MLIR_BYTECODE_MAGIC",
     "PRODUCER_PREFIX",
+    "Field",
     "Record",
     "Schema",
     "artifact_error",
     "is_zero",
-    "producer_string",
     "parse_producer",
+    "producer_string",
     "toolkit_string",
 ]
 
@@ -143,7 +143,9 @@ class Field:
         if self.required and self.since != 1:
             raise ValueError(f"field {self.name}: a field added after format 1 needs a default")
         if not self.required and not is_zero(self.default):
-            raise ValueError(f"field {self.name}: a default must be a zero value, not {self.default!r}")
+            raise ValueError(
+                f"field {self.name}: a default must be a zero value, not {self.default!r}"
+            )
 
 
 @dataclass(frozen=True)

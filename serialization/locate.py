@@ -46,7 +46,18 @@ def _header(data: bytes, pos: int) -> tuple[str, int, int]:
         return "scalar", 0, 1
     if b == 0xC1:
         raise Bad(pos, "byte 0xc1 is never used in msgpack")
-    fixed = {0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8}
+    fixed = {
+        0xCA: 4,
+        0xCB: 8,
+        0xCC: 1,
+        0xCD: 2,
+        0xCE: 4,
+        0xCF: 8,
+        0xD0: 1,
+        0xD1: 2,
+        0xD2: 4,
+        0xD3: 8,
+    }
     if b in fixed:
         return "scalar", fixed[b], 1
     if b in (0xC4, 0xD9):

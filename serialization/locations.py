@@ -62,7 +62,11 @@ class LocationTable:
         if got is not None:
             return got
         m = _FILE_LINE_COL.fullmatch(text)
-        if m is not None and str(int(m.group(2))) == m.group(2) and str(int(m.group(3))) == m.group(3):
+        if (
+            m is not None
+            and str(int(m.group(2))) == m.group(2)
+            and str(int(m.group(3))) == m.group(3)
+        ):
             r = self.file_line_col(m.group(1), int(m.group(2)), int(m.group(3)))
             self.by_text[text] = r
             return r
@@ -230,7 +234,9 @@ def render_locations(items: Any, budget: int) -> list[str | None]:
                 raise LocationError(i, [0], "a same-file location needs an earlier file location")
             delta, col = item[1], item[2]
             if type(delta) is not int or type(col) is not int or last_line + delta < 0 or col < 0:
-                raise LocationError(i, [1], "line delta and column must be integers (line >= 0, column >= 0)")
+                raise LocationError(
+                    i, [1], "line delta and column must be integers (line >= 0, column >= 0)"
+                )
             last_line += delta
             text = f'"{last_file}":{last_line}:{col}'
         elif kind == RANGE and n == 6:
@@ -238,7 +244,10 @@ def render_locations(items: Any, budget: int) -> list[str | None]:
             if not is_string[item[1]]:
                 raise LocationError(i, [1], "the file of a location must be a string item")
             line, col, delta, end_col = item[2:6]
-            if any(type(x) is not int for x in item[2:6]) or min(line, col, end_col, line + delta) < 0:
+            if (
+                any(type(x) is not int for x in item[2:6])
+                or min(line, col, end_col, line + delta) < 0
+            ):
                 raise LocationError(i, [2], "range bounds must be non-negative integers")
             end = f":{end_col}" if delta == 0 else f"{line + delta}:{end_col}"
             text = f'"{f}":{line}:{col} to {end}'
@@ -259,7 +268,9 @@ def render_locations(items: Any, budget: int) -> list[str | None]:
             raise LocationError(i, [0], f"unknown location item kind {kind!r} with {n} fields")
         budget -= len(text)
         if budget < 0:
-            raise LocationError(i, [], "the location texts would take more memory than the artifact justifies")
+            raise LocationError(
+                i, [], "the location texts would take more memory than the artifact justifies"
+            )
         texts.append(text)
         is_string.append(False)
     return texts

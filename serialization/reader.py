@@ -22,12 +22,6 @@ from functools import cache
 from typing import Any, NoReturn
 
 import msgpack
-from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-
-from stablehlo_py import specs
-from stablehlo_py.errors import SerializationError
-from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.serialization import codes, locate
 from stablehlo_py.serialization.entries import (
     ATTR,
@@ -36,7 +30,6 @@ from stablehlo_py.serialization.entries import (
     DecodeProblem,
     codec_for_code,
 )
-from stablehlo_py.serialization.locations import LocationError, render_locations
 from stablehlo_py.serialization.format import (
     CURRENT_SCHEMA,
     MAGIC,
@@ -47,6 +40,13 @@ from stablehlo_py.serialization.format import (
     artifact_error,
     parse_producer,
 )
+from stablehlo_py.serialization.locations import LocationError, render_locations
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from stablehlo_py import specs
+from stablehlo_py.errors import SerializationError
+from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 
 __all__ = ["Header", "RawArtifact", "read_artifact", "read_header", "read_raw"]
@@ -124,10 +124,19 @@ def read_header(data: bytes, name: str = "<artifact>", check_body: bool = True) 
                 "serialize that text with stablehlo-py",
             )
         if len(data) < len(MAGIC) and MAGIC.startswith(data):
-            raise artifact_error(f"artifact truncated: {len(data)} bytes, inside the magic", len(data), name)
-        what = "empty input" if not data else f"starts with {data[:8]!r}"
+            raise artifact_error(
+                f"artifact truncated: {len(data)} bytes, inside the magic", len(data), name
+            )
+        what = f"starts with {data[:8]!r}"
+        note = None
+        head = data[:4096].lstrip()
+        if head[:1] in (b"m", b"f", b"/", b"#", b'"') and (b"func" in head or b"module" in head):
+            note = "this looks like MLIR text: read it with stablehlo-opt, or serialize it first"
         raise artifact_error(
-            f"not a StableHLO portable artifact ({what}; expected the magic {MAGIC!r})", 0, name
+            f"not a StableHLO portable artifact ({what}; expected the magic {MAGIC!r})",
+            0,
+            name,
+            note=note,
         )
     start = len(MAGIC)
     up = _unpacker(len(data) - start)
@@ -156,7 +165,9 @@ def read_header(data: bytes, name: str = "<artifact>", check_body: bool = True) 
     values = _padded(record, rec)
     fv, producer, toolkit, body_size = values[:4]
     if type(fv) is not int or fv < 1:
-        raise artifact_error(f"format version must be a positive integer, found {fv!r}", start, name)
+        raise artifact_error(
+            f"format version must be a positive integer, found {fv!r}", start, name
+        )
     version = parse_producer(producer)
     if version is None:
         raise artifact_error(
@@ -165,11 +176,16 @@ def read_header(data: bytes, name: str = "<artifact>", check_body: bool = True) 
     if type(toolkit) is not str:
         raise artifact_error(f"toolkit must be a string, found {_kind(toolkit)}", start, name)
     if type(body_size) is not int or body_size < 0:
-        raise artifact_error(f"body size must be a non-negative integer, found {body_size!r}", start, name)
+        raise artifact_error(
+            f"body size must be a non-negative integer, found {body_size!r}", start, name
+        )
     extra = rec.extra_fields_problem(record)
     if extra is not None:
         raise artifact_error(
-            extra, start, name, note=f"written by {toolkit or 'an unknown toolkit'}; upgrade stablehlo-py"
+            extra,
+            start,
+            name,
+            note=f"written by {toolkit or 'an unknown toolkit'}; upgrade stablehlo-py",
         )
     actual = len(data) - body_offset
     if not check_body:
@@ -195,7 +211,9 @@ def _raise_undecodable(data: bytes, start: int, what: str, name: str) -> NoRetur
     if why == "the data decodes here":
         offset, why = start, "invalid data"
     if offset >= len(data) or "end of data" in why:
-        raise artifact_error(f"artifact truncated inside the {what} ({why})", min(offset, len(data)), name)
+        raise artifact_error(
+            f"artifact truncated inside the {what} ({why})", min(offset, len(data)), name
+        )
     raise artifact_error(f"corrupted {what}: {why}", offset, name)
 
 
@@ -303,7 +321,9 @@ class _Reader:
         self.legal_codecs: set[int] = set()
 
     # -- errors
-    def fail_at(self, section: int, path: list[int], message: str, note: str | None = None) -> NoReturn:
+    def fail_at(
+        self, section: int, path: list[int], message: str, note: str | None = None
+    ) -> NoReturn:
         raw = self.raw
         if section < len(raw.offsets):
             offset = locate.offset_of(raw.data, raw.offsets[section], path)
@@ -362,7 +382,9 @@ class _Reader:
         if n > len(rec.fields):
             problem = rec.extra_fields_problem(fields)
             if problem is not None:
-                raise _Fail(f"vhlo.{codec.name}: " + problem.replace("entry fields record", "entry"))
+                raise _Fail(
+                    f"vhlo.{codec.name}: " + problem.replace("entry fields record", "entry")
+                )
             fields = fields[: len(rec.fields)]
         elif n < len(rec.fields):
             fields = fields + [list(d) if isinstance(d, tuple) else d for d in rec.defaults[n:]]
@@ -375,8 +397,11 @@ class _Reader:
                 f"reference {_short(v)} is not an earlier entry (there are {len(self.objs)})", path
             )
         if self.kinds[v] != kind:
-            _path_fail(f"entry {v} is {'a type' if self.kinds[v] == TYPE else 'an attribute'}, "
-                       f"expected {'a type' if kind == TYPE else 'an attribute'}", path)
+            _path_fail(
+                f"entry {v} is {'a type' if self.kinds[v] == TYPE else 'an attribute'}, "
+                f"expected {'a type' if kind == TYPE else 'an attribute'}",
+                path,
+            )
         return self.objs[v]
 
     def field(self, v: Any, wk: str, j: int) -> Any:
@@ -428,7 +453,9 @@ class _Reader:
         try:
             self.loc_texts = render_locations(items, budget)
         except LocationError as e:
-            self.fail_at(1, [e.index, *e.path] if e.index >= 0 else [], f"location {e.index}: {e.message}")
+            self.fail_at(
+                1, [e.index, *e.path] if e.index >= 0 else [], f"location {e.index}: {e.message}"
+            )
 
     def loc(self, v: Any, path: list[int]) -> TextLoc | None:
         got = self.loc_objs.get(v) if type(v) is int else None
@@ -436,7 +463,8 @@ class _Reader:
             return got
         if type(v) is not int or not 0 <= v < len(self.loc_texts):
             _path_fail(
-                f"location reference {_short(v)} out of range (there are {len(self.loc_texts) - 1})", path
+                f"location reference {_short(v)} out of range (there are {len(self.loc_texts) - 1})",
+                path,
             )
         text = self.loc_texts[v]
         if text is None:
@@ -479,7 +507,9 @@ class _Reader:
         elif n > self.op_width:
             problem = self.op_record.extra_fields_problem(rec)
             if problem is not None:
-                raise _Fail(problem, note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py")
+                raise _Fail(
+                    problem, note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py"
+                )
         code, operands, result_types, loc, attrs, regions, extra = rec[:7]
         shape = self.op_info(code)
         spec = shape.spec
@@ -504,7 +534,9 @@ class _Reader:
         rtypes = []
         for i, t in enumerate(result_types):
             if type(t) is not int or not 0 <= t < n_objs or kinds[t] != TYPE:
-                _path_fail(f"result type #{i} of vhlo.{spec.name} is not a type entry: {_short(t)}", [2, i])
+                _path_fail(
+                    f"result type #{i} of vhlo.{spec.name} is not a type entry: {_short(t)}", [2, i]
+                )
             rtypes.append(objs[t])
         if type(loc) is not int:
             _path_fail(f"location delta must be an integer, found {_kind(loc)}", [3])
@@ -524,7 +556,9 @@ class _Reader:
             if a is None:
                 continue
             if type(a) is not int or not 0 <= a < n_objs or kinds[a] != ATTR:
-                _path_fail(f"attribute '{names[i]}' of vhlo.{spec.name} is not an attribute entry", [4, i])
+                _path_fail(
+                    f"attribute '{names[i]}' of vhlo.{spec.name} is not an attribute entry", [4, i]
+                )
             props[names[i]] = objs[a]
         _expect_list(regions, 5)
         region_objs = []
@@ -580,20 +614,27 @@ class _Reader:
             elif n > self.block_width:
                 problem = self.block_record.extra_fields_problem(brec)
                 if problem is not None:
-                    _path_fail(problem, [b], note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py")
+                    _path_fail(
+                        problem,
+                        [b],
+                        note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py",
+                    )
             arg_types, ops, arg_locs = brec[:3]
             _expect_list(arg_types, 0, b)
             types = []
             for i, t in enumerate(arg_types):
                 if type(t) is not int or not 0 <= t < n_objs or kinds[t] != TYPE:
-                    _path_fail(f"block argument #{i} type is not a type entry: {_short(t)}", [b, 0, i])
+                    _path_fail(
+                        f"block argument #{i} type is not a type entry: {_short(t)}", [b, 0, i]
+                    )
                 types.append(objs[t])
             block = Block(arg_types=types)
             _expect_list(arg_locs, 2, b)
             if arg_locs:
                 if len(arg_locs) != len(types):
                     _path_fail(
-                        f"block has {len(types)} arguments but {len(arg_locs)} argument locations", [b, 2]
+                        f"block has {len(types)} arguments but {len(arg_locs)} argument locations",
+                        [b, 2],
                     )
                 for i, (arg, lv) in enumerate(zip(block.args, arg_locs)):
                     loc = self.loc(lv, [b, 2, i])
@@ -625,7 +666,9 @@ class _Reader:
         if len(rec) > len(mrec.fields):
             problem = mrec.extra_fields_problem(rec)
             if problem is not None:
-                self.fail_at(2, [], problem, f"written by {self.raw.header.toolkit}; upgrade stablehlo-py")
+                self.fail_at(
+                    2, [], problem, f"written by {self.raw.header.toolkit}; upgrade stablehlo-py"
+                )
         sym, attrs, body, loc, vhlo_attrs = _padded(rec, mrec)[:5]
         try:
             if sym is not None and type(sym) is not str:
@@ -700,7 +743,9 @@ class _OpShape:
             tuple(f for f, _ in fixed) + (self.n_attrs,) if all(v == 0 for _, v in fixed) else None
         )
 
-    def problem(self, n_operands: int, n_results: int, n_regions: int, props: dict[str, Any]) -> str | None:
+    def problem(
+        self, n_operands: int, n_results: int, n_regions: int, props: dict[str, Any]
+    ) -> str | None:
         for what, n, (fixed, var), groups in (
             ("operands", n_operands, self.operands, self.spec.operands),
             ("results", n_results, self.results, self.spec.results),

@@ -31,12 +31,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stablehlo_py import specs
 from stablehlo_py.serialization import codes
-from stablehlo_py.serialization.format import CURRENT_SCHEMA, FORMAT_VERSIONS, Schema
+from stablehlo_py.serialization.format import CURRENT_SCHEMA, Schema
+
+from stablehlo_py import specs
 from stablehlo_py.version import Version
 
-__all__ = ["LintContext", "current_fingerprint", "fork_patterns", "lint", "load_fingerprint", "save_fingerprint"]
+__all__ = [
+    "LintContext",
+    "current_fingerprint",
+    "fork_patterns",
+    "lint",
+    "load_fingerprint",
+    "save_fingerprint",
+]
 
 LOCK_VERSION = 1
 
@@ -58,11 +66,21 @@ def _op_definition(o: specs.OpSpec) -> dict[str, Any]:
 def current_fingerprint(schema: Schema = CURRENT_SCHEMA) -> dict[str, Any]:
     """The fingerprint of the tables as they are now."""
     ops = {
-        o.name: {"min": o.min, "max": o.max, "code": codes.op_code(o.name), "definition": _digest(_op_definition(o))}
+        o.name: {
+            "min": o.min,
+            "max": o.max,
+            "code": codes.op_code(o.name),
+            "definition": _digest(_op_definition(o)),
+        }
         for o in specs.ops()
     }
     types = {
-        t.name: {"min": t.min, "max": t.max, "code": t.bytecode_code, "definition": _digest(list(t.parameters))}
+        t.name: {
+            "min": t.min,
+            "max": t.max,
+            "code": t.bytecode_code,
+            "definition": _digest(list(t.parameters)),
+        }
         for t in specs.types()
     }
     attrs = {
@@ -70,7 +88,9 @@ def current_fingerprint(schema: Schema = CURRENT_SCHEMA) -> dict[str, Any]:
             "min": a.min,
             "max": a.max,
             "code": a.bytecode_code,
-            "definition": _digest([a.kind, list(a.parameters), [[c.name, c.value] for c in a.cases]]),
+            "definition": _digest(
+                [a.kind, list(a.parameters), [[c.name, c.value] for c in a.cases]]
+            ),
         }
         for a in specs.attrs()
     }
@@ -79,7 +99,9 @@ def current_fingerprint(schema: Schema = CURRENT_SCHEMA) -> dict[str, Any]:
         "current_version": str(specs.releases()[-1].version),
         "releases": {str(r.version): str(r.date) for r in specs.releases()},
         "format_versions": {str(k): str(v) for k, v in sorted(schema.first_target.items())},
-        "records": {name: [f.name for f in rec.fields] for name, rec in sorted(schema.records.items())},
+        "records": {
+            name: [f.name for f in rec.fields] for name, rec in sorted(schema.records.items())
+        },
         "op_codes": list(codes.OP_CODES),
         "ops": ops,
         "types": types,
@@ -138,13 +160,19 @@ def lint(locked: dict[str, Any], current: dict[str, Any], ctx: LintContext) -> l
         if version not in current["releases"]:
             problems.append(f"release {version} was removed from specs/releases.toml")
         elif current["releases"][version] != date:
-            problems.append(f"release {version} changed its date ({date} -> {current['releases'][version]})")
-    new_releases = sorted((_v(v) for v in current["releases"] if v not in locked["releases"]))
+            problems.append(
+                f"release {version} changed its date ({date} -> {current['releases'][version]})"
+            )
+    new_releases = sorted(_v(v) for v in current["releases"] if v not in locked["releases"])
     for v in new_releases:
         if v <= old_current:
-            problems.append(f"release {v} was inserted before the locked current version {old_current}")
+            problems.append(
+                f"release {v} was inserted before the locked current version {old_current}"
+            )
         if str(v) not in ctx.golden_versions:
-            problems.append(f"release {v} has no golden artifact (run tests/golden/generate.py --version {v})")
+            problems.append(
+                f"release {v} has no golden artifact (run tests/golden/generate.py --version {v})"
+            )
 
     # -- wire codes of ops are append-only
     old_codes, new_codes = locked["op_codes"], current["op_codes"]
@@ -162,7 +190,9 @@ def lint(locked: dict[str, Any], current: dict[str, Any], ctx: LintContext) -> l
         for name, old in old_rows.items():
             new = new_rows.get(name)
             if new is None:
-                problems.append(f"{what} {name} was removed; forks are never removed (set its max instead)")
+                problems.append(
+                    f"{what} {name} was removed; forks are never removed (set its max instead)"
+                )
                 continue
             if new["definition"] != old["definition"]:
                 problems.append(
@@ -170,30 +200,40 @@ def lint(locked: dict[str, Any], current: dict[str, Any], ctx: LintContext) -> l
                     f"{_base(name)}_v{_next_fork(name, new_rows)} with min = the new version"
                 )
             if new["min"] != old["min"]:
-                problems.append(f"{what} {name} changed its minimum version {old['min']} -> {new['min']}")
+                problems.append(
+                    f"{what} {name} changed its minimum version {old['min']} -> {new['min']}"
+                )
             if new["code"] != old["code"]:
-                problems.append(f"{what} {name} changed its wire code {old['code']} -> {new['code']}")
+                problems.append(
+                    f"{what} {name} changed its wire code {old['code']} -> {new['code']}"
+                )
             if new["max"] != old["max"]:
                 problems.extend(_check_max(what, name, old, new, new_rows, current))
         for name, new in new_rows.items():
             if name in old_rows:
                 continue
-            problems.extend(_check_new(what, name, new, old_rows, locked, current, ctx, new_current))
+            problems.extend(
+                _check_new(what, name, new, old_rows, locked, current, ctx, new_current)
+            )
 
     # -- artifact records
     old_fv = max(int(k) for k in locked["format_versions"])
     for version, first in locked["format_versions"].items():
         if current["format_versions"].get(version) != first:
-            problems.append(f"format version {version} (first target {first}) was changed or removed")
+            problems.append(
+                f"format version {version} (first target {first}) was changed or removed"
+            )
     for rec, fields in locked["records"].items():
         now = current["records"].get(rec)
         if now is None:
             problems.append(f"artifact record '{rec}' was removed")
         elif now[: len(fields)] != fields:
-            problems.append(f"artifact record '{rec}' changed its fields {fields} -> {now}: fields are append-only")
+            problems.append(
+                f"artifact record '{rec}' changed its fields {fields} -> {now}: fields are append-only"
+            )
         elif len(now) > len(fields) and max(int(k) for k in current["format_versions"]) <= old_fv:
             problems.append(
-                f"artifact record '{rec}' gained fields {now[len(fields):]} without a new format version "
+                f"artifact record '{rec}' gained fields {now[len(fields) :]} without a new format version "
                 "(add it to FORMAT_VERSIONS with the first target that writes it)"
             )
     return problems
@@ -201,12 +241,21 @@ def lint(locked: dict[str, Any], current: dict[str, Any], ctx: LintContext) -> l
 
 def _next_fork(name: str, rows: dict[str, Any]) -> int:
     base = _base(name)
-    versions = [int(n.rsplit("_v", 1)[1]) for n in rows if _base(n) == base and n.rsplit("_v", 1)[1].isdigit()]
+    versions = [
+        int(n.rsplit("_v", 1)[1])
+        for n in rows
+        if _base(n) == base and n.rsplit("_v", 1)[1].isdigit()
+    ]
     return max(versions, default=1) + 1
 
 
 def _check_max(
-    what: str, name: str, old: dict[str, Any], new: dict[str, Any], rows: dict[str, Any], current: dict[str, Any]
+    what: str,
+    name: str,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    rows: dict[str, Any],
+    current: dict[str, Any],
 ) -> Iterable[str]:
     if old["max"] != "current":
         yield f"{what} {name} changed its maximum version {old['max']} -> {new['max']}"
@@ -214,7 +263,11 @@ def _check_max(
     releases = sorted(_v(r) for r in current["releases"])
     last = _v(new["max"])
     after = [r for r in releases if r > last]
-    successor = [n for n, row in rows.items() if _base(n) == _base(name) and n != name and after and _v(row["min"]) == after[0]]
+    successor = [
+        n
+        for n, row in rows.items()
+        if _base(n) == _base(name) and n != name and after and _v(row["min"]) == after[0]
+    ]
     if what != "op":
         if not after:
             yield f"{what} {name} ends at {last} but no later release exists"

@@ -19,16 +19,8 @@ from functools import cache
 from typing import Any
 
 import msgpack
-from xdsl.dialects.builtin import ModuleOp, UnknownLoc
-from xdsl.ir import Attribute, Block, Operation, Region
-
-from stablehlo_py import specs
-from stablehlo_py.errors import SerializationError
-from stablehlo_py.ir.text.location import TextLoc
-from stablehlo_py.ir.text.printer import escape_string, location_text
 from stablehlo_py.serialization import codes
 from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for, float_key
-from stablehlo_py.serialization.locations import LocationTable
 from stablehlo_py.serialization.format import (
     CURRENT_SCHEMA,
     MAGIC,
@@ -36,6 +28,14 @@ from stablehlo_py.serialization.format import (
     producer_string,
     toolkit_string,
 )
+from stablehlo_py.serialization.locations import LocationTable
+from xdsl.dialects.builtin import ModuleOp, UnknownLoc
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from stablehlo_py import specs
+from stablehlo_py.errors import SerializationError
+from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.text.printer import escape_string, location_text
 from stablehlo_py.version import Version
 
 __all__ = ["write_artifact"]
@@ -270,13 +270,15 @@ class _Writer:
             )
         # xDSL 0.74's private fields (_successors, _operands, _type): the public accessors build
         # view objects and cost 2-3x as much on this hot path
-        if op._successors:  # noqa: SLF001
-            self.problem(f"op {op.name} at {_op_location_text(op)} has successors, which VHLO ops never have")
+        if op._successors:
+            self.problem(
+                f"op {op.name} at {_op_location_text(op)} has successors, which VHLO ops never have"
+            )
         stack = self.stack
         position = self.position
         n = len(stack)
         try:
-            operands = [n - position[id(v)] for v in op._operands]  # noqa: SLF001
+            operands = [n - position[id(v)] for v in op._operands]
         except KeyError:
             operands = self._operands_slow(op, n)
         by_id = self.by_id
@@ -284,7 +286,7 @@ class _Writer:
         result_types = []
         results = op.results
         for r in results:
-            t = r._type  # noqa: SLF001
+            t = r._type
             idx = by_id.get(id(t))
             if idx is None or kinds[idx] != TYPE:
                 idx = self.entry(t, TYPE, op)

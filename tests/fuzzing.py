@@ -23,20 +23,70 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
-
-from stablehlo_py.errors import StableHLOError
 from stablehlo_py.serialization.format import MAGIC
 
+from stablehlo_py.errors import StableHLOError
+
 INTERESTING = [
-    b"\x00", b"\xff", b"\x7f", b"\x80", b"\xc0", b"\xc1", b"\xc2", b"\xc3",
-    b"\xdc\xff\xff", b"\xdd\x7f\xff\xff\xff", b"\xdf\xff\xff\xff\xff", b"\xc6\xff\xff\xff\xff",
-    b"\xdb\x00\x10\x00\x00", b"\xc4\xff", b"\xcf\xff\xff\xff\xff\xff\xff\xff\xff", b"\xd3\x80" + b"\x00" * 7,
-    b"\xcb\x7f\xf8\x00\x00\x00\x00\x00\x01", b"\x9f", b"\x8f", b"\xd4\x01\x00", b"\xa5hello",
+    b"\x00",
+    b"\xff",
+    b"\x7f",
+    b"\x80",
+    b"\xc0",
+    b"\xc1",
+    b"\xc2",
+    b"\xc3",
+    b"\xdc\xff\xff",
+    b"\xdd\x7f\xff\xff\xff",
+    b"\xdf\xff\xff\xff\xff",
+    b"\xc6\xff\xff\xff\xff",
+    b"\xdb\x00\x10\x00\x00",
+    b"\xc4\xff",
+    b"\xcf\xff\xff\xff\xff\xff\xff\xff\xff",
+    b"\xd3\x80" + b"\x00" * 7,
+    b"\xcb\x7f\xf8\x00\x00\x00\x00\x00\x01",
+    b"\x9f",
+    b"\x8f",
+    b"\xd4\x01\x00",
+    b"\xa5hello",
 ]
 INTERESTING_VALUES: list[Any] = [
-    0, 1, -1, 2, 7, 127, 128, 255, 256, 65535, 1 << 31, (1 << 63) - 1, -(1 << 63), (1 << 64) - 1,
-    None, True, False, 0.0, -0.0, float("nan"), float("inf"), 1.5, "", "x", "StableHLO_v1.0.0",
-    "\udcff", b"", b"\x00" * 3, b"\xff" * 16, [], [0], [None], [[]], [1, 2, 3], {}, {"a": 1},
+    0,
+    1,
+    -1,
+    2,
+    7,
+    127,
+    128,
+    255,
+    256,
+    65535,
+    1 << 31,
+    (1 << 63) - 1,
+    -(1 << 63),
+    (1 << 64) - 1,
+    None,
+    True,
+    False,
+    0.0,
+    -0.0,
+    float("nan"),
+    float("inf"),
+    1.5,
+    "",
+    "x",
+    "StableHLO_v1.0.0",
+    "\udcff",
+    b"",
+    b"\x00" * 3,
+    b"\xff" * 16,
+    [],
+    [0],
+    [None],
+    [[]],
+    [1, 2, 3],
+    {},
+    {"a": 1},
 ]
 
 
@@ -48,7 +98,9 @@ def split(data: bytes) -> tuple[list[Any], list[Any]]:
 
 
 def join(header: list[Any], sections: Sequence[Any]) -> bytes:
-    body = b"".join(msgpack.packb(s, use_bin_type=True, unicode_errors="surrogatepass") for s in sections)
+    body = b"".join(
+        msgpack.packb(s, use_bin_type=True, unicode_errors="surrogatepass") for s in sections
+    )
     header = list(header)
     if len(header) > 3:
         header[3] = len(body)
@@ -68,7 +120,11 @@ def fix_body_size(data: bytes) -> bytes:
         return data
     header = list(header)
     header[3] = len(data) - end
-    return MAGIC + msgpack.packb(header, use_bin_type=True, unicode_errors="surrogatepass") + data[end:]
+    return (
+        MAGIC
+        + msgpack.packb(header, use_bin_type=True, unicode_errors="surrogatepass")
+        + data[end:]
+    )
 
 
 def _containers(value: Any, out: list[list[Any]], depth: int = 0) -> None:
@@ -101,7 +157,11 @@ def _byte_mutation(rng: random.Random, data: bytes, seeds: Sequence[bytes]) -> b
         b[i : i + len(s)] = s
         return bytes(b)
     if kind == 4:  # insert
-        s = rng.choice(INTERESTING) if rng.random() < 0.5 else bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+        s = (
+            rng.choice(INTERESTING)
+            if rng.random() < 0.5
+            else bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+        )
         i = rng.randrange(n + 1)
         return bytes(b[:i] + s + b[i:])
     if kind == 5:  # delete a range

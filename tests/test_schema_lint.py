@@ -10,15 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from stablehlo_py.serialization.schema_lint import LintContext, current_fingerprint, lint, load_fingerprint
+from stablehlo_py.serialization.schema_lint import (
+    LintContext,
+    current_fingerprint,
+    lint,
+    load_fingerprint,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "tests" / "golden" / "schema.lock.json"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("schema_lint_script", REPO / ".ci" / "schema_lint.py")
+    spec = importlib.util.spec_from_file_location(
+        "schema_lint_script", REPO / ".ci" / "schema_lint.py"
+    )
     mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
     return mod
@@ -35,7 +41,9 @@ def locked() -> dict[str, Any]:
     return current_fingerprint()
 
 
-def _ctx(goldens: set[str] | None = None, patterns: set[tuple[str, str]] | None = None) -> LintContext:
+def _ctx(
+    goldens: set[str] | None = None, patterns: set[tuple[str, str]] | None = None
+) -> LintContext:
     return LintContext(goldens or set(), patterns if patterns is not None else set())
 
 
@@ -48,7 +56,10 @@ def test_changing_an_op_definition_needs_a_new_fork(locked: dict[str, Any]) -> N
     now = copy.deepcopy(locked)
     now["ops"]["compare_v1"]["definition"] = "0" * 16
     problems = lint(locked, now, _ctx())
-    assert any("compare_v1 changed its definition without a new fork" in p and "compare_v2" in p for p in problems)
+    assert any(
+        "compare_v1 changed its definition without a new fork" in p and "compare_v2" in p
+        for p in problems
+    )
 
 
 def test_removing_or_moving_is_refused(locked: dict[str, Any]) -> None:
@@ -71,7 +82,12 @@ def _with_new_fork(locked: dict[str, Any], bump: bool = True, code: bool = True)
         now["releases"]["1.21.0"] = "2026-10-01"
         now["current_version"] = "1.21.0"
     now["ops"]["add_v1"]["max"] = "1.20.0"
-    now["ops"]["add_v2"] = {"min": new_version, "max": "current", "code": len(now["op_codes"]), "definition": "1" * 16}
+    now["ops"]["add_v2"] = {
+        "min": new_version,
+        "max": "current",
+        "code": len(now["op_codes"]),
+        "definition": "1" * 16,
+    }
     if code:
         now["op_codes"].append("add_v2")
     return now

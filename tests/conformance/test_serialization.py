@@ -37,7 +37,9 @@ def _program(path: Path) -> tuple[str, bool]:
     interpret = any("--interpret" in r for r in runs)
     if any(CHLO_PIPELINE in r for r in runs):
         if CHLO_PIPELINE not in PASSES:
-            pytest.skip(f"upstream runs --{CHLO_PIPELINE} first, which stablehlo-py does not implement")
+            pytest.skip(
+                f"upstream runs --{CHLO_PIPELINE} first, which stablehlo-py does not implement"
+            )
         module = parse(text, str(path))
         verify(module)
         text = print_ir(run_pipeline(module, [(CHLO_PIPELINE, {})]))
@@ -47,7 +49,10 @@ def _program(path: Path) -> tuple[str, bool]:
 @pytest.mark.skipif(not TESTDATA, reason="../shared/conformance/testdata is absent")
 @pytest.mark.parametrize("path", TESTDATA, ids=lambda p: p.name)
 def test_round_trip_at_current(path: Path) -> None:
-    from stablehlo_py.serialization import deserialize_portable_artifact, serialize_portable_artifact_str
+    from stablehlo_py.serialization import (
+        deserialize_portable_artifact,
+        serialize_portable_artifact_str,
+    )
 
     text, interpret = _program(path)
     expected = print_ir(parse(text, str(path)))
@@ -75,7 +80,10 @@ def _interpret(module: object) -> tuple[list[bytes], list[str]]:
 @pytest.mark.skipif(not TESTDATA, reason="../shared/conformance/testdata is absent")
 @pytest.mark.parametrize("path", TESTDATA, ids=lambda p: p.name)
 def test_round_trip_at_every_target(path: Path) -> None:
-    from stablehlo_py.serialization import deserialize_portable_artifact, serialize_portable_artifact
+    from stablehlo_py.serialization import (
+        deserialize_portable_artifact,
+        serialize_portable_artifact,
+    )
 
     text, _ = _program(path)
     module = parse(text, str(path))
@@ -92,7 +100,9 @@ def test_round_trip_at_every_target(path: Path) -> None:
             refused.append(target)
             continue
         written.append(target)
-        assert print_ir(deserialize_portable_artifact(data, name=f"{path.name}@{target}")) == expected, target
+        assert (
+            print_ir(deserialize_portable_artifact(data, name=f"{path.name}@{target}")) == expected
+        ), target
     assert written, f"no target accepts {path.name}"
     minimum = _minimum_version(module)
     if minimum is not None:

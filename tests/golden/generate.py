@@ -72,7 +72,11 @@ def npz_bytes(arrays: list[Any]) -> bytes:
     for i, a in enumerate(arrays):
         a = np.asarray(a)
         names.append(a.dtype.name)
-        if a.dtype.kind == "V" or type(a.dtype).__module__.startswith("ml_dtypes") or a.dtype.name not in np.sctypeDict:
+        if (
+            a.dtype.kind == "V"
+            or type(a.dtype).__module__.startswith("ml_dtypes")
+            or a.dtype.name not in np.sctypeDict
+        ):
             a = a.view(np.dtype(f"u{a.dtype.itemsize}"))
         members.append((f"out{i}.npy", a))
     members.append(("dtypes.npy", np.asarray(names, dtype="U32")))
@@ -87,7 +91,7 @@ def npz_bytes(arrays: list[Any]) -> bytes:
 
 def load_expected(data: bytes) -> list[Any]:
     """The outputs stored by :func:`npz_bytes`, with their dtypes."""
-    import ml_dtypes  # noqa: F401 - registers bfloat16, float8_* ... with numpy
+    import ml_dtypes
     import numpy as np
 
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
@@ -95,7 +99,9 @@ def load_expected(data: bytes) -> list[Any]:
         out = []
         for i, name in enumerate(names):
             a = z[f"out{i}"]
-            want = np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
+            want = (
+                np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
+            )
             out.append(a.view(want) if a.dtype != want else a)
     return out
 
@@ -103,10 +109,11 @@ def load_expected(data: bytes) -> list[Any]:
 def build(version: str) -> tuple[bytes, bytes, dict[str, Any]]:
     """(artifact, expected .npz, manifest entry) for one version."""
     from stablehlo_py.interpreter import run
-    from stablehlo_py.ir import parse
-    from stablehlo_py.ir.verify import verify
     from stablehlo_py.serialization import serialize_portable_artifact_str
     from stablehlo_py.serialization.format import toolkit_string
+
+    from stablehlo_py.ir import parse
+    from stablehlo_py.ir.verify import verify
     from tests.golden.programs import features_at, program
 
     text = program(version)
@@ -139,6 +146,7 @@ def xla_check(version: str) -> tuple[list[str], list[str]]:
     except ImportError:
         return [], ["(jax not installed)"]
     from stablehlo_py.interpreter import run
+
     from stablehlo_py.ir import parse
     from tests.golden.programs import features_at
 
@@ -147,11 +155,18 @@ def xla_check(version: str) -> tuple[list[str], list[str]]:
     for f in features_at(version):
         if not f.run:
             continue
-        text = "module {\n" + f"  func.func public @main() -> ({f.results}) {{{f.body}\n  }}\n" + f.extra + "\n}\n"
+        text = (
+            "module {\n"
+            + f"  func.func public @main() -> ({f.results}) {{{f.body}\n  }}\n"
+            + f.extra
+            + "\n}\n"
+        )
         try:
             ours = run(parse(text))
             m = ir.Module.parse(text, jmlir.make_ir_context())
-            exe = backend.compile_and_load(m, xc.DeviceList(tuple(backend.devices()[:1])), xc.CompileOptions())
+            exe = backend.compile_and_load(
+                m, xc.DeviceList(tuple(backend.devices()[:1])), xc.CompileOptions()
+            )
             theirs = [np.asarray(x) for x in exe.execute([])]
         except Exception as e:  # noqa: BLE001 - XLA cannot run it: skip, and say so
             skipped.append(f"{f.name} ({type(e).__name__}: {str(e).splitlines()[0][:80]})")
@@ -168,17 +183,25 @@ def _close(a: Any, b: Any) -> bool:
         return False
     if a.dtype.kind in "fc" or b.dtype.kind in "fc":
         wide = np.complex128 if "c" in (a.dtype.kind, b.dtype.kind) else np.float64
-        return bool(np.allclose(a.astype(wide), b.astype(wide), rtol=1e-5, atol=1e-6, equal_nan=True))
+        return bool(
+            np.allclose(a.astype(wide), b.astype(wide), rtol=1e-5, atol=1e-6, equal_nan=True)
+        )
     return bool(np.array_equal(a, b))
 
 
 def main(argv: list[str] | None = None) -> int:
     from stablehlo_py import specs
 
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--version", action="append", default=[], help="only this version (repeatable)")
-    ap.add_argument("--force", action="store_true", help="overwrite existing goldens (needs --version)")
-    ap.add_argument("--check", action="store_true", help="rebuild in memory and compare; write nothing")
+    ap.add_argument(
+        "--force", action="store_true", help="overwrite existing goldens (needs --version)"
+    )
+    ap.add_argument(
+        "--check", action="store_true", help="rebuild in memory and compare; write nothing"
+    )
     ap.add_argument("--xla", action="store_true", help="also check the expected outputs with XLA")
     args = ap.parse_args(argv)
     if args.force and not args.version:
@@ -193,7 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         artifact, expected, entry = build(v)
         if args.check:
             old = manifest["goldens"].get(v)
-            same = old is not None and old["artifact_sha256"] == entry["artifact_sha256"] and old["expected_sha256"] == entry["expected_sha256"]
+            same = (
+                old is not None
+                and old["artifact_sha256"] == entry["artifact_sha256"]
+                and old["expected_sha256"] == entry["expected_sha256"]
+            )
             print(f"{v}: {'same' if same else 'DIFFERENT (the writer or the interpreter changed)'}")
             status |= 0 if same else 1
             continue
@@ -206,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
             entry["xla_agrees"] = agreed
             entry["xla_skipped"] = skipped
         manifest["goldens"][v] = entry
-        print(f"{v}: wrote {artifact_path(v).name} ({len(artifact)} bytes), {len(entry['features'])} features")
+        print(
+            f"{v}: wrote {artifact_path(v).name} ({len(artifact)} bytes), {len(entry['features'])} features"
+        )
     if not args.check:
         save_manifest(manifest)
     return status

@@ -540,11 +540,15 @@ def program(version: str) -> str:
     """The golden program of ``version``: every feature up to it, and ``@main`` calling the ones that
     run (results in feature order)."""
     feats = features_at(version)
-    lines = [f"module @golden_v{version.replace('.', '_')} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{"]
+    lines = [
+        f"module @golden_v{version.replace('.', '_')} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{"
+    ]
     main_results: list[str] = []
     main_body: list[str] = []
     for f in feats:
-        lines.append(f"  func.func private @feat_{f.name}({f.args}) -> ({f.results}) {{{f.body}\n  }}")
+        lines.append(
+            f"  func.func private @feat_{f.name}({f.args}) -> ({f.results}) {{{f.body}\n  }}"
+        )
         if f.extra:
             lines.append(f.extra.strip("\n"))
         if f.run:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 
 import numpy as np
 import pytest
@@ -39,7 +40,9 @@ def _artifact(version: str) -> bytes:
 
 def test_every_release_has_a_golden() -> None:
     missing = [v for v in RELEASES if v not in MANIFEST["goldens"]]
-    assert not missing, f"releases without a golden artifact: {missing} (run python tests/golden/generate.py)"
+    assert not missing, (
+        f"releases without a golden artifact: {missing} (run python tests/golden/generate.py)"
+    )
 
 
 @pytest.mark.parametrize("version", RELEASES)
@@ -70,7 +73,9 @@ def test_backward_compatibility(version: str) -> None:
     module = deserialize_portable_artifact(data, name=f"stablehlo_v{version}.shlo")
     # the same program as today's round trip of its source at the current version (a round trip
     # writes defaults out and erases them again, so `stride = [1, 1]` in the source reads back absent)
-    today = deserialize_portable_artifact_str(serialize_portable_artifact_str(program(version), "current"))
+    today = deserialize_portable_artifact_str(
+        serialize_portable_artifact_str(program(version), "current")
+    )
     assert print_ir(module) == today, "the golden decodes to a different program"
     outputs = run(module)
     expected = load_expected((HERE / _entry(version)["expected"]).read_bytes())
@@ -78,14 +83,20 @@ def test_backward_compatibility(version: str) -> None:
     for i, (got, want) in enumerate(zip(outputs, expected)):
         assert got.dtype == want.dtype and got.shape == want.shape, i
         if got.dtype.kind in "fc":
-            np.testing.assert_allclose(got, want, rtol=1e-6, atol=0, equal_nan=True, err_msg=f"output {i}")
+            np.testing.assert_allclose(
+                got, want, rtol=1e-6, atol=0, equal_nan=True, err_msg=f"output {i}"
+            )
         else:
             np.testing.assert_array_equal(got, want, err_msg=f"output {i}")
 
 
 @pytest.mark.parametrize("version", RELEASES)
 def test_forward_compatibility(version: str) -> None:
-    from stablehlo_py.serialization import check_compat, read_artifact, serialize_portable_artifact_str
+    from stablehlo_py.serialization import (
+        check_compat,
+        read_artifact,
+        serialize_portable_artifact_str,
+    )
 
     target = Version.from_string(version)
     data = serialize_portable_artifact_str(program(version), version)
@@ -95,7 +106,9 @@ def test_forward_compatibility(version: str) -> None:
         if op.name.startswith("vhlo."):
             assert specs.op(op.name).is_legal_at(target), op.name
     _, golden = read_artifact(_artifact(version))
-    assert print_ir(vhlo, generic=True) == print_ir(golden, generic=True), "the writer changed for an old target"
+    assert print_ir(vhlo, generic=True) == print_ir(golden, generic=True), (
+        "the writer changed for an old target"
+    )
     assert check_compat(data, version).compatible
     index = RELEASES.index(version)
     if index == 0:
@@ -109,5 +122,5 @@ def test_forward_compatibility(version: str) -> None:
 
 
 def test_features_are_cumulative() -> None:
-    for older, newer in zip(RELEASES, RELEASES[1:]):
+    for older, newer in itertools.pairwise(RELEASES):
         assert {f.name for f in features_at(older)} <= {f.name for f in features_at(newer)}

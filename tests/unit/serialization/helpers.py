@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import msgpack
-
 from stablehlo_py.serialization.format import MAGIC
 from stablehlo_py.serialization.reader import read_raw
 

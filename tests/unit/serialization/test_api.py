@@ -5,10 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-import stablehlo_py
-from stablehlo_py.errors import SerializationError, StableHLOError, VersionError
-from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.serialization import (
     MAGIC,
     check_compat,
@@ -18,6 +14,10 @@ from stablehlo_py.serialization import (
     serialize_portable_artifact,
     serialize_portable_artifact_str,
 )
+
+import stablehlo_py
+from stablehlo_py.errors import SerializationError, StableHLOError, VersionError
+from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.version import Version, get_current_version
 from tests.unit.serialization.helpers import PROGRAM
 
@@ -43,8 +43,14 @@ def test_module_api_keeps_the_input_and_locations() -> None:
 
 
 def test_exported_from_the_package() -> None:
-    for name in ("serialize_portable_artifact", "deserialize_portable_artifact", "serialize_portable_artifact_str",
-                 "deserialize_portable_artifact_str", "get_portable_artifact_version", "check_compat"):
+    for name in (
+        "serialize_portable_artifact",
+        "deserialize_portable_artifact",
+        "serialize_portable_artifact_str",
+        "deserialize_portable_artifact_str",
+        "get_portable_artifact_version",
+        "check_compat",
+    ):
         assert callable(getattr(stablehlo_py, name))
         assert getattr(stablehlo_py, name) is getattr(stablehlo_py.api, name)
 
@@ -106,7 +112,9 @@ def program_file(tmp_path: Path) -> Path:
     return p
 
 
-def test_translate_serialize_deserialize(program_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_translate_serialize_deserialize(
+    program_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     art = tmp_path / "p.shlo"
     assert _translate("--serialize", "--target=current", str(program_file), "-o", str(art)) == 0
     assert art.read_bytes().startswith(MAGIC)
@@ -117,7 +125,9 @@ def test_translate_serialize_deserialize(program_file: Path, tmp_path: Path, cap
     assert capsys.readouterr().out.strip() == str(get_current_version())
 
 
-def test_translate_errors_are_messages(program_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_translate_errors_are_messages(
+    program_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _translate("--serialize", str(program_file)) == 1
     assert "--target" in capsys.readouterr().err
     bad = tmp_path / "bad.shlo"
@@ -132,7 +142,9 @@ def test_translate_check_compat(tmp_path: Path, capsys: pytest.CaptureFixture[st
     prog.write_text(TAN)
     art = tmp_path / "tan.shlo"
     assert _translate("--serialize", "--target=current", str(prog), "-o", str(art)) == 0
-    assert _translate("--check-compat", f"--consumer-version={get_current_version()}", str(art)) == 0
+    assert (
+        _translate("--check-compat", f"--consumer-version={get_current_version()}", str(art)) == 0
+    )
     assert "compatible" in capsys.readouterr().out
     assert _translate("--check-compat", "--consumer-version=1.0.0", str(art)) == 1
     out = capsys.readouterr().out
@@ -147,10 +159,22 @@ def test_opt_serialize_and_deserialize(program_file: Path, tmp_path: Path) -> No
     assert out.read_text() == print_ir(parse(PROGRAM))
     # VHLO from the pass pipeline is written as it is
     art2 = tmp_path / "v.shlo"
-    assert _opt(str(program_file), "--stablehlo-legalize-to-vhlo", "--serialize", "--target=current", "-o", str(art2)) == 0
+    assert (
+        _opt(
+            str(program_file),
+            "--stablehlo-legalize-to-vhlo",
+            "--serialize",
+            "--target=current",
+            "-o",
+            str(art2),
+        )
+        == 0
+    )
     assert art2.read_bytes() == art.read_bytes()
 
 
 def test_version_object_targets() -> None:
-    data = serialize_portable_artifact_str(PROGRAM, Version(1, 20, 3) if get_current_version() == Version(1, 20, 0) else "current")
+    data = serialize_portable_artifact_str(
+        PROGRAM, Version(1, 20, 3) if get_current_version() == Version(1, 20, 0) else "current"
+    )
     assert get_portable_artifact_version(data) == get_current_version()

@@ -3,9 +3,10 @@ bytecode codes, and the entry codecs cover the spec tables exactly (a table, one
 
 from __future__ import annotations
 
-from stablehlo_py import specs
 from stablehlo_py.serialization import codes
 from stablehlo_py.serialization.entries import ATTR, CODECS, TYPE, codec_for_code
+
+from stablehlo_py import specs
 
 
 def test_every_op_fork_has_one_code() -> None:
@@ -31,7 +32,9 @@ def test_type_and_attribute_codes_are_upstreams() -> None:
         assert codes.attr_code(a.name) == a.bytecode_code
         assert codes.attr_name_for_code(a.bytecode_code) == a.name
     assert codes.type_name_for_code(10_000) is None
-    assert codes.op_name_for_code(-1) is None and codes.op_name_for_code(len(codes.OP_CODES)) is None
+    assert (
+        codes.op_name_for_code(-1) is None and codes.op_name_for_code(len(codes.OP_CODES)) is None
+    )
 
 
 def test_entry_codecs_cover_the_tables_exactly() -> None:

@@ -25,10 +25,16 @@ for text, target in ((PROGRAM, "current"), (PROGRAM, "1.10.0"), (program("1.20.0
 
 def _in_process() -> list[str]:
     from stablehlo_py.serialization import serialize_portable_artifact_str
+
     from tests.golden.programs import program
     from tests.unit.serialization.helpers import PROGRAM
 
-    cases = ((PROGRAM, "current"), (PROGRAM, "1.10.0"), (program("1.20.0"), "current"), (program("1.20.0"), "1.20.0"))
+    cases = (
+        (PROGRAM, "current"),
+        (PROGRAM, "1.10.0"),
+        (program("1.20.0"), "current"),
+        (program("1.20.0"), "1.20.0"),
+    )
     return [hashlib.sha256(serialize_portable_artifact_str(t, v)).hexdigest() for t, v in cases]
 
 
@@ -37,7 +43,12 @@ def test_same_bytes_in_three_processes_with_different_hash_seeds() -> None:
     for seed in ("0", "1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         out = subprocess.run(
-            [sys.executable, "-c", SCRIPT, str(REPO)], env=env, capture_output=True, text=True, check=True, cwd=REPO
+            [sys.executable, "-c", SCRIPT, str(REPO)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
         ).stdout.split()
         outputs.append(out)
     assert len(outputs[0]) == 4

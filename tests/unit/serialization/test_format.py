@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-
-from stablehlo_py.errors import SerializationError
 from stablehlo_py.serialization.format import (
     CURRENT_SCHEMA,
     FORMAT_VERSIONS,
@@ -16,6 +14,8 @@ from stablehlo_py.serialization.format import (
     parse_producer,
     producer_string,
 )
+
+from stablehlo_py.errors import SerializationError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 
 
@@ -43,13 +43,22 @@ def test_format_versions_cover_every_target() -> None:
 def test_producer_string() -> None:
     assert producer_string(Version(1, 2, 3)) == "StableHLO_v1.2.3"
     assert parse_producer("StableHLO_v1.2.3") == Version(1, 2, 3)
-    for bad in ("StableHLO_v1.2", "stablehlo_v1.2.3", "StableHLO_v1.2.3 ", 3, None, "StableHLO_v1.2.x"):
+    for bad in (
+        "StableHLO_v1.2",
+        "stablehlo_v1.2.3",
+        "StableHLO_v1.2.3 ",
+        3,
+        None,
+        "StableHLO_v1.2.x",
+    ):
         assert parse_producer(bad) is None
 
 
 # -- the struct_size rule, on one record kind
 
-REC = Record("r", (Field("a", required=True), Field("b", default=0), Field("c", since=2, default=())))
+REC = Record(
+    "r", (Field("a", required=True), Field("b", default=0), Field("c", since=2, default=()))
+)
 
 
 def test_pack_trims_trailing_defaults() -> None:
@@ -81,6 +90,13 @@ def test_header_is_a_small_array_after_the_magic() -> None:
     from stablehlo_py.serialization.reader import read_header
 
     h = read_header(blob, check_body=False)
-    assert (h.format_version, h.version, h.toolkit, h.body_size) == (1, Version(1, 0, 0), "stablehlo-py 0.1.0", 10)
-    with pytest.raises(SerializationError, match="truncated: the header declares a body of 10 bytes, 0"):
+    assert (h.format_version, h.version, h.toolkit, h.body_size) == (
+        1,
+        Version(1, 0, 0),
+        "stablehlo-py 0.1.0",
+        10,
+    )
+    with pytest.raises(
+        SerializationError, match="truncated: the header declares a body of 10 bytes, 0"
+    ):
         read_header(blob)

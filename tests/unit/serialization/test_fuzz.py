@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import os
 
-from stablehlo_py.serialization import deserialize_portable_artifact, serialize_portable_artifact_str
+from stablehlo_py.serialization import (
+    deserialize_portable_artifact,
+    serialize_portable_artifact_str,
+)
+
 from tests import fuzzing
 from tests.unit.serialization.helpers import PROGRAM
 
@@ -39,6 +43,8 @@ def seeds() -> list[bytes]:
 def test_mutated_artifacts_raise_only_toolkit_errors() -> None:
     result = fuzzing.run(deserialize_portable_artifact, seeds(), CASES, seed=20260522)
     assert result.cases == CASES
-    assert not result.findings, "\n".join(f"{why}\n  input: {data[:120]!r}" for data, why in result.findings[:5])
+    assert not result.findings, "\n".join(
+        f"{why}\n  input: {data[:120]!r}" for data, why in result.findings[:5]
+    )
     assert result.refused > CASES // 2  # most mutations are caught
     assert result.accepted > 0  # and some (e.g. a flipped constant byte) are still valid artifacts

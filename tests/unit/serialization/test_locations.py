@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from stablehlo_py.serialization.locations import LocationError, LocationTable, render_locations
 
 TEXTS = [
@@ -17,7 +16,7 @@ TEXTS = [
     '"f.py":1:2 to :9',
     '"f.py":1:2 to 1:9',
     'fused<"meta">["a"]',
-    '"esc\\"aped\\0A"(\"f.py\":1:1)',
+    '"esc\\"aped\\0A"("f.py":1:1)',
     "callsite( weird spacing )",
     '"x":01:2',
 ]
@@ -34,7 +33,9 @@ def test_every_location_renders_back_exactly() -> None:
     # structured when possible, text otherwise
     assert isinstance(table.items[refs[0] - 1], list)
     assert isinstance(table.items[refs[6] - 1], list)  # a range
-    assert table.items[refs[8] - 1] == TEXTS[8]  # `to 1:9` on the same line: MLIR would print `to :9`
+    assert (
+        table.items[refs[8] - 1] == TEXTS[8]
+    )  # `to 1:9` on the same line: MLIR would print `to :9`
 
 
 def test_malformed_items_are_refused() -> None:

@@ -4,13 +4,13 @@ and a byte offset (DESIGN.md §5; issue 5 "Errors")."""
 from __future__ import annotations
 
 import pytest
-
-from stablehlo_py.errors import SerializationError, StableHLOError
-from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.passes import PASSES
 from stablehlo_py.serialization import read_artifact, write_artifact
 from stablehlo_py.serialization.format import CURRENT_SCHEMA, MAGIC, Field
 from stablehlo_py.serialization.reader import read_header
+
+from stablehlo_py.errors import SerializationError, StableHLOError
+from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.version import Version, get_current_version
 from tests.unit.serialization.helpers import PROGRAM, first_op, rewrite
 
@@ -40,18 +40,23 @@ def test_strip_debuginfo_drops_locations_only() -> None:
     stripped = write_artifact(_vhlo(), get_current_version(), strip_debuginfo=True)
     assert len(stripped) < len(full)
     _, m = read_artifact(stripped)
-    assert "loc(\"" not in print_ir(m, generic=True, debuginfo=True)
+    assert 'loc("' not in print_ir(m, generic=True, debuginfo=True)
     assert print_ir(m, generic=True) == print_ir(_vhlo(), generic=True)
 
 
 def test_writer_accepts_only_vhlo() -> None:
-    with pytest.raises(SerializationError, match=r"op func.func at loc\(\"program.mlir\":2:3\) is not a VHLO op"):
+    with pytest.raises(
+        SerializationError, match=r"op func.func at loc\(\"program.mlir\":2:3\) is not a VHLO op"
+    ):
         write_artifact(parse(PROGRAM, "program.mlir"), get_current_version())  # type: ignore[arg-type]
 
 
 def test_writer_refuses_ops_outside_the_target() -> None:
     text = "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.tan %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n"
-    with pytest.raises(SerializationError, match=r"vhlo.tan_v2 at loc\(\"program.mlir\":2:8\) is not in StableHLO 1.0.0"):
+    with pytest.raises(
+        SerializationError,
+        match=r"vhlo.tan_v2 at loc\(\"program.mlir\":2:8\) is not in StableHLO 1.0.0",
+    ):
         write_artifact(_vhlo(text), Version(1, 0, 0))
 
 
@@ -88,7 +93,9 @@ def test_trailing_bytes_are_refused(artifact: bytes) -> None:
 
 def test_header_alone_gives_the_version(artifact: bytes) -> None:
     h = read_header(artifact[:80], check_body=False)
-    assert h.version == get_current_version() and h.producer == f"StableHLO_v{get_current_version()}"
+    assert (
+        h.version == get_current_version() and h.producer == f"StableHLO_v{get_current_version()}"
+    )
     assert h.toolkit.startswith("stablehlo-py ")
 
 
@@ -101,7 +108,10 @@ def test_newer_producer_is_refused_with_versions_and_unknown_codes(artifact: byt
     with pytest.raises(SerializationError) as e:
         read_artifact(rewrite(artifact, edit))
     text = str(e.value)
-    assert "written for StableHLO 1.99.0" in text and f"reads StableHLO 0.9.0 to {get_current_version()}" in text
+    assert (
+        "written for StableHLO 1.99.0" in text
+        and f"reads StableHLO 0.9.0 to {get_current_version()}" in text
+    )
     assert "op code 4000" in text and "type code 900" in text
     assert "--target=" in text
 
@@ -110,7 +120,9 @@ def test_op_outside_the_producer_version_is_refused() -> None:
     text = "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.tan %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n"
     data = write_artifact(_vhlo(text), get_current_version())
     lied = rewrite(data, lambda h, s: h.__setitem__(1, "StableHLO_v1.0.0"))
-    with pytest.raises(SerializationError, match="vhlo.(tan_v2|result_accuracy_mode_v1) is not in StableHLO 1.0.0") as e:
+    with pytest.raises(
+        SerializationError, match="vhlo.(tan_v2|result_accuracy_mode_v1) is not in StableHLO 1.0.0"
+    ) as e:
         read_artifact(lied)
     assert _offset(e) > len(MAGIC)
 
@@ -130,7 +142,10 @@ def test_unknown_op_code_is_located(artifact: bytes) -> None:
     ("edit", "pattern"),
     [
         (lambda h, s: s[0].append([1, 9, "x"]), "field 'value' is required"),
-        (lambda h, s: s[0].append([0, 20, [1, 2], 10_000]), "reference 10000 is not an earlier entry"),
+        (
+            lambda h, s: s[0].append([0, 20, [1, 2], 10_000]),
+            "reference 10000 is not an earlier entry",
+        ),
         (lambda h, s: s[0].append([1, 9, 0, 1 << 40]), "does not fit|must be an integer type"),
         (lambda h, s: s[0].append([1, 15, 0, b"x"]), "must be a tensor type|has 1 bytes"),
         (lambda h, s: s[0].append([7, 1]), "entry kind must be 0"),
@@ -161,7 +176,9 @@ def test_only_toolkit_errors_escape_on_invalid_ops(artifact: bytes) -> None:
 
 
 def _newer_schema():
-    return CURRENT_SCHEMA.extended("op", [Field("future_field", since=2, default=None)], 2, Version(1, 20, 0))
+    return CURRENT_SCHEMA.extended(
+        "op", [Field("future_field", since=2, default=None)], 2, Version(1, 20, 0)
+    )
 
 
 def test_older_reader_accepts_newer_records_with_default_extras(artifact: bytes) -> None:
@@ -181,13 +198,16 @@ def test_older_reader_refuses_newer_records_with_set_extras(artifact: bytes) -> 
         op += [[], [], [], 0, [], [], []][len(op) :]
         op.append(42)
 
-    with pytest.raises(SerializationError, match=r"op record has 8 fields; this reader knows 7, and field 7 .* holds 42") as e:
+    with pytest.raises(
+        SerializationError,
+        match=r"op record has 8 fields; this reader knows 7, and field 7 .* holds 42",
+    ) as e:
         read_artifact(rewrite(artifact, edit))
     assert "upgrade stablehlo-py" in str(e.value)
 
 
 def test_newer_reader_reads_older_records(artifact: bytes) -> None:
-    header, module = read_artifact(artifact, schema=_newer_schema())
+    _header, module = read_artifact(artifact, schema=_newer_schema())
     assert print_ir(module, generic=True) == print_ir(read_artifact(artifact)[1], generic=True)
 
 
@@ -206,7 +226,9 @@ def test_reader_fills_missing_fields_one_by_one(artifact: bytes) -> None:
 
     padded = rewrite(artifact, pad)
     assert len(padded) > len(artifact)
-    assert print_ir(read_artifact(padded)[1], generic=True) == print_ir(read_artifact(artifact)[1], generic=True)
+    assert print_ir(read_artifact(padded)[1], generic=True) == print_ir(
+        read_artifact(artifact)[1], generic=True
+    )
 
 
 def test_writer_for_an_older_target_writes_the_older_shape() -> None:
@@ -220,4 +242,6 @@ def test_writer_for_an_older_target_writes_the_older_shape() -> None:
     assert read_header(new).format_version == 2
     assert old[read_header(old).body_offset :] == new[read_header(new).body_offset :]
     # a reader that knows only format 1 reads the format-2 artifact (its extra fields are defaults)
-    assert print_ir(read_artifact(new)[1], generic=True) == print_ir(read_artifact(old)[1], generic=True)
+    assert print_ir(read_artifact(new)[1], generic=True) == print_ir(
+        read_artifact(old)[1], generic=True
+    )
