@@ -33,6 +33,7 @@ from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py.ir.attributes import StructAttr
 from stablehlo_py.ir.enums import EnumAttr
+from stablehlo_py.ir.types import parse_dim_size
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -48,15 +49,9 @@ def _ints_text(xs: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
-def _dim_size(p: Parser) -> int:
-    if p.try_literal("?"):
-        return -1
-    return p.parse_integer("a dimension or '?'")
-
-
 def parse_dims(p: Parser) -> tuple[int, ...]:
     """`[1, 2]` (upstream's parseDimSizes; `?` is a dynamic size)."""
-    return tuple(p.parse_delimited("[", lambda: _dim_size(p), "]"))
+    return tuple(p.parse_delimited("[", lambda: parse_dim_size(p, "a dimension or '?'"), "]"))
 
 
 def parse_bool(p: Parser) -> bool:

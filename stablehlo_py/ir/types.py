@@ -443,17 +443,17 @@ def _parse_scale_zero_point(p: Parser, expressed: Attribute) -> tuple[float, int
     return scale, zero_point
 
 
-def _dim_size(p: Parser) -> int:
-    """`?` (dynamic, -1) or an integer (upstream's dimSizeFromString)."""
+def parse_dim_size(p: Parser, what: str = "a dimension size or '?'") -> int:
+    """`?` (dynamic, -1) or an integer (upstream's dimSizeFromString); `what` names it in errors."""
     if p.try_literal("?"):
         return DYNAMIC
-    return p.parse_integer("a dimension size or '?'")
+    return p.parse_integer(what)
 
 
 def parse_bounds(p: Parser) -> TypeExtensionsAttr:
     """After `#stablehlo.bounds`: `<3, ?>`."""
     p.parse_literal("<", "to open #stablehlo.bounds")
-    bounds = p.parse_comma_list(lambda: _dim_size(p), ">")
+    bounds = p.parse_comma_list(lambda: parse_dim_size(p), ">")
     p.parse_literal(">", "to close #stablehlo.bounds")
     return TypeExtensionsAttr(tuple(bounds))
 
@@ -463,7 +463,7 @@ def parse_type_extensions(p: Parser) -> TypeExtensionsAttr:
     p.parse_literal("<", "to open #stablehlo.type_extensions")
     p.parse_keyword("bounds")
     p.parse_literal("=")
-    bounds = p.parse_delimited("[", lambda: _dim_size(p), "]")
+    bounds = p.parse_delimited("[", lambda: parse_dim_size(p), "]")
     p.parse_literal(">", "to close #stablehlo.type_extensions")
     return TypeExtensionsAttr(tuple(bounds))
 

@@ -39,20 +39,22 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
 
 
-_UNARY_FORMAT = (
-    "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
-)
+class _QuantizeConversion(StableHLOOp):
+    """uniform_quantize and uniform_dequantize: one operand, one result of its shape."""
 
-
-@op_def
-class UniformQuantizeOp(StableHLOOp):
-    """Quantizes a floating-point `operand` (or requantizes a quantized one) (spec.md#uniform_quantize)."""
-
-    name = "stablehlo.uniform_quantize"
     operand = operand_def()
     result = result_def()
     traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = _UNARY_FORMAT
+    FORMAT: ClassVar[str | None] = (
+        "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+    )
+
+
+@op_def
+class UniformQuantizeOp(_QuantizeConversion):
+    """Quantizes a floating-point `operand` (or requantizes a quantized one) (spec.md#uniform_quantize)."""
+
+    name = "stablehlo.uniform_quantize"
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
@@ -76,14 +78,10 @@ class UniformQuantizeOp(StableHLOOp):
 
 
 @op_def
-class UniformDequantizeOp(StableHLOOp):
+class UniformDequantizeOp(_QuantizeConversion):
     """Converts a quantized `operand` to its expressed type (spec.md#uniform_dequantize)."""
 
     name = "stablehlo.uniform_dequantize"
-    operand = operand_def()
-    result = result_def()
-    traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = _UNARY_FORMAT
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
