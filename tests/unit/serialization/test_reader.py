@@ -245,3 +245,10 @@ def test_writer_for_an_older_target_writes_the_older_shape() -> None:
     assert print_ir(read_artifact(new)[1], generic=True) == print_ir(
         read_artifact(old)[1], generic=True
     )
+
+
+def test_header_extra_fields_follow_the_rule(artifact: bytes) -> None:
+    _, module = read_artifact(rewrite(artifact, lambda h, s: h.extend([None, 0, ""])))
+    assert print_ir(module, generic=True) == print_ir(read_artifact(artifact)[1], generic=True)
+    with pytest.raises(SerializationError, match="header record has 5 fields; this reader knows 4"):
+        read_artifact(rewrite(artifact, lambda h, s: h.append("zstd")))
