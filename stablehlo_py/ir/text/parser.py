@@ -352,6 +352,21 @@ class Parser:
                 self.parse_literal(">")
                 # xDSL 0.74's TupleType keeps a list given to it (unhashable); pass an ArrayAttr.
                 return TupleType(ArrayAttr(items))
+            if word == "memref" and text.startswith("<", m.end()):
+                # `memref<2x?xf32>` (StableHLO buffers, VHLO's buffer_v1); layouts and memory
+                # spaces are not part of StableHLO.
+                from xdsl.dialects.builtin import MemRefType
+
+                self.pos = m.end() + 1
+                dm = _DIMS.match(text, self.pos)
+                dims = dm.group(0)  # type: ignore[union-attr]
+                self.pos = dm.end()  # type: ignore[union-attr]
+                shape = [-1 if d == "?" else int(d) for d in dims[:-1].split("x")] if dims else []
+                elem = self.parse_type()
+                if self.peek() == ",":
+                    self.error("memref layouts and memory spaces are not supported by stablehlo-py")
+                self.parse_literal(">", "to close the memref type")
+                return MemRefType(elem, shape)
             t = simple_type(word)
             if t is not None:
                 self.pos = m.end()

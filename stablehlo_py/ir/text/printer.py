@@ -75,6 +75,9 @@ def _type_text(t: Attribute) -> str:
         return f"tensor<{dims}{type_to_str(t.element_type)}, {attr_to_str(enc)}>"
     if isinstance(t, UnrankedTensorType):
         return f"tensor<*x{type_to_str(t.element_type)}>"
+    if t.name == "memref":  # xDSL's MemRefType without layout / memory space (StableHLO buffers)
+        dims = "".join(("?" if d < 0 else str(d)) + "x" for d in t.get_shape())  # type: ignore[attr-defined]
+        return f"memref<{dims}{type_to_str(t.element_type)}>"  # type: ignore[attr-defined]
     if isinstance(t, ComplexType):
         return f"complex<{type_to_str(t.element_type)}>"
     if isinstance(t, TupleType):

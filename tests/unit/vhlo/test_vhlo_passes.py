@@ -210,3 +210,11 @@ def test_non_vhlo_attributes_need_allow_other_dialects() -> None:
         run(text, to_version("0.19.0"))
     out = run(text, ("vhlo-to-version", {"target": "0.19.0", "allow-other-dialects": "true"}))
     assert "{foo = 1 : i32}" in out
+
+
+def test_memref_is_buffer_v1() -> None:
+    text = "func.func @f(%arg0: memref<2x?xf32>) -> memref<2x?xf32> {\n  return %arg0 : memref<2x?xf32>\n}\n"
+    assert "!vhlo.buffer_v1<2x?x!vhlo.f32_v1>" in run(text, LEGALIZE)
+    assert run(text, LEGALIZE, BACK) == run(text)
+    with pytest.raises(DowngradeError, match=r"!vhlo.buffer_v1 .*\(needs 1.13.0\)"):
+        run(text, LEGALIZE, to_version("1.12.0"))
