@@ -30,7 +30,7 @@ def _flat(xs: list[Any]) -> list[Any]:
     return out
 
 
-def _assign_from_function_type(p: Parser, st: Any, operand_args: list[Any], result_arg: Any, ft: FunctionType) -> None:
+def assign_from_function_type(p: Parser, st: Any, operand_args: list[Any], result_arg: Any, ft: FunctionType) -> None:
     ins = list(ft.inputs.data)
     outs = list(ft.outputs.data)
     # Operand slots may be variadic: split the inputs by the parsed operand counts.
@@ -78,7 +78,7 @@ class SameOperandsAndResultType:
         *operand_args, result_arg = args
         t = p.parse_type()
         if isinstance(t, FunctionType):
-            _assign_from_function_type(p, st, operand_args, result_arg, t)
+            assign_from_function_type(p, st, operand_args, result_arg, t)
             return
         for a in operand_args:
             cur = get_slot(st, a)

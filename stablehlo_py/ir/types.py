@@ -190,8 +190,8 @@ def _unsupported(what: str) -> Exception:
 # ---------------------------------------------------------------------------------------------
 
 
-class _TextData(TextData):
-    """Base of our Data attributes: xDSL's own parser/printer are never used for them."""
+class ReprTextData(TextData):
+    """A TextData (the types and attributes of this module) whose xDSL parameter text is `repr(data)`."""
 
     PARSE_ERROR: ClassVar[str] = "stablehlo-py types are parsed by stablehlo_py.ir.text"
 
@@ -200,7 +200,7 @@ class _TextData(TextData):
 
 
 @irdl_attr_definition
-class TokenType(_TextData, TypeAttribute):
+class TokenType(ReprTextData, TypeAttribute):
     """`!stablehlo.token`: orders side effects (spec.md#types)."""
 
     name = "stablehlo.token"
@@ -227,7 +227,7 @@ class QuantParams:
 
 
 @irdl_attr_definition
-class UniformQuantizedType(_TextData, TypeAttribute):
+class UniformQuantizedType(ReprTextData, TypeAttribute):
     """A `!quant.uniform` element type, per-tensor or per-axis (spec.md#types)."""
 
     name = "quant.uniform"
@@ -287,7 +287,7 @@ class Bounds:
 
 
 @irdl_attr_definition
-class TypeExtensionsAttr(_TextData):
+class TypeExtensionsAttr(ReprTextData):
     """Tensor encoding carrying dimension bounds (`#stablehlo.bounds<...>`)."""
 
     name = "stablehlo.bounds"

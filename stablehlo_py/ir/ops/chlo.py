@@ -72,7 +72,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.types import _TextData, element_type, shape_of
+from stablehlo_py.ir.types import ReprTextData, element_type, shape_of
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -614,7 +614,7 @@ _RAGGED_FIELDS = tuple(RaggedDotDims.__dataclass_fields__)
 
 
 @irdl_attr_definition
-class RaggedDotDimensionNumbersAttr(_TextData):
+class RaggedDotDimensionNumbersAttr(ReprTextData):
     """`#chlo.ragged_dot<lhs_batching_dimensions = [0], ...>` (empty lists are not printed)."""
 
     name = "chlo.ragged_dot"

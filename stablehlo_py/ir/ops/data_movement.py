@@ -40,7 +40,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure, RecursiveMemoryEffect
 
-from stablehlo_py.ir.directives import _assign_from_function_type
+from stablehlo_py.ir.directives import assign_from_function_type
 from stablehlo_py.ir.format import custom_directive, get_slot, set_slot
 from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
@@ -184,7 +184,7 @@ class SelectOpType:
         if isinstance(first, FunctionType):
             if p.peek() == ",":
                 p.error("expected functional type or list of two types", pos)
-            _assign_from_function_type(p, st, [pred, on_true, on_false], result, first)
+            assign_from_function_type(p, st, [pred, on_true, on_false], result, first)
             return
         if not p.try_literal(","):
             p.error("expected functional type or list of two types", pos)
@@ -236,7 +236,7 @@ class ComplexOpType:
         pos = p.pos
         t = p.parse_type()
         if isinstance(t, FunctionType):
-            _assign_from_function_type(p, st, [lhs, rhs], result, t)
+            assign_from_function_type(p, st, [lhs, rhs], result, t)
             return
         real = _real_type(t)
         if real is None:
