@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.ir.registry import default_registry
@@ -272,6 +273,16 @@ class _Legalizer:
                 operands[i] = self.values.cast(v, convert.to_builtin_type(v.type))
         regions = [self.convert_region(r, op) for r in op.regions]
         new = _create(cls, operands, result_types, attrs, regions)
+        if target.startswith("stablehlo."):
+            # VHLO has no verifiers: a malformed VHLO op shows up here, named by its VHLO name.
+            # (func ops are verified with their enclosing module, as they need their parents.)
+            try:
+                new.verify(verify_nested_ops=False)
+            except VerifyException as e:
+                text = str(e).strip().splitlines()
+                raise legalize_error(
+                    op, f"it gives an invalid '{target}': {text[0] if text else e}"
+                ) from None
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)
@@ -281,6 +292,8 @@ class _Legalizer:
         spec = op.SPEC
         base = spec.base
         vattrs: dict[str, Attribute] = {**op.attributes, **op.properties}
+        if base == "func":
+            _check_func(op, vattrs)
         if base == "dot_general" and all(vattrs.get(n) == _NONE_TYPE for n in _ALGORITHM):
             for n in _ALGORITHM:
                 vattrs.pop(n, None)  # no `algorithm`
@@ -360,19 +373,79 @@ def _create(
     )
 
 
+_FUNC_KINDS: dict[str, type[Attribute]] = {
+    "sym_name": va.StringV1Attr,
+    "function_type": va.TypeV1Attr,
+    "sym_visibility": va.StringV1Attr,
+    "arg_attrs": va.ArrayV1Attr,
+    "res_attrs": va.ArrayV1Attr,
+}
+
+
+def _check_func(op: Operation, vattrs: dict[str, Attribute]) -> None:
+    """func.func has no verifier that runs before it is printed: check vhlo.func_v1's attributes."""
+    for name, kind in _FUNC_KINDS.items():
+        v = vattrs.get(name)
+        if v is not None and not isinstance(v, kind):
+            raise legalize_error(
+                op, f"'{name}' must be a #{kind.name}, not {stablehlo_text.attr_text(v)}"
+            )
+    ft = vattrs.get("function_type")
+    if isinstance(ft, va.TypeV1Attr) and not isinstance(ft.value, vt.FuncV1Type):
+        raise legalize_error(op, "'function_type' must hold a !vhlo.func_v1")
+    for name in ("arg_attrs", "res_attrs"):
+        v = vattrs.get(name)
+        if isinstance(v, va.ArrayV1Attr) and not all(
+            isinstance(x, va.DictionaryV1Attr) for x in v.value
+        ):
+            raise legalize_error(op, f"'{name}' must be an array of #vhlo.dict_v1")
+
+
+_SCALAR_FIELDS = frozenset(
+    {
+        "index_vector_dim",
+        "channel_id",
+        "channel_type",
+        "input_batch_dimension",
+        "input_feature_dimension",
+        "kernel_input_feature_dimension",
+        "kernel_output_feature_dimension",
+        "output_batch_dimension",
+        "output_feature_dimension",
+        "lhs_component_count",
+        "rhs_component_count",
+        "num_primitive_operations",
+    }
+)
+_TYPE_FIELDS = frozenset({"lhs_precision_type", "rhs_precision_type", "accumulation_type"})
+_BOOL_FIELDS = frozenset({"allow_imprecise_accumulation"})
+"""Flat VHLO attributes that are scalars, types and booleans in their StableHLO struct (every other
+imploded attribute is a list of dimensions)."""
+
+
 def _plain(value: Attribute, op: Operation, name: str) -> Any:
-    """A flat VHLO attribute as the Python value of a struct field."""
-    if isinstance(value, va.IntegerV1Attr):
-        return value.value
-    if isinstance(value, va.BooleanV1Attr):
-        return value.value
-    if isinstance(value, va.TensorV1Attr):
-        return tuple(int(x) for x in value.values().reshape(-1))
-    if isinstance(value, va.TypeV1Attr):
-        return convert.to_builtin_type(value.value)
-    raise legalize_error(
-        op, f"attribute '{name}' = {stablehlo_text.attr_text(value)} is not a scalar, list or type"
-    )
+    """A flat VHLO attribute as the Python value of a struct field, checked against the field."""
+    if name in _SCALAR_FIELDS:
+        ok = isinstance(value, va.IntegerV1Attr)
+        result: Any = value.value if ok else None  # type: ignore[union-attr]
+        kind = "#vhlo.integer_v1"
+    elif name in _TYPE_FIELDS:
+        ok = isinstance(value, va.TypeV1Attr)
+        result = convert.to_builtin_type(value.value) if ok else None  # type: ignore[union-attr]
+        kind = "#vhlo.type_v1"
+    elif name in _BOOL_FIELDS:
+        ok = isinstance(value, va.BooleanV1Attr)
+        result = value.value if ok else None  # type: ignore[union-attr]
+        kind = "#vhlo.bool_v1"
+    else:
+        ok = isinstance(value, va.TensorV1Attr) and len(value.dense.type.get_shape()) == 1
+        result = tuple(int(x) for x in value.values().reshape(-1)) if ok else None  # type: ignore[union-attr]
+        kind = "1-D #vhlo.tensor_v1"
+    if not ok:
+        raise legalize_error(
+            op, f"'{name}' must be a {kind}, not {stablehlo_text.attr_text(value)}"
+        )
+    return result
 
 
 def _dense_array(value: Attribute, op: Operation, name: str) -> Attribute:

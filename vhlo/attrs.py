@@ -604,6 +604,32 @@ def _parse_fields(
     return out
 
 
+def _of(kind: type[Attribute] | tuple[type[Attribute], ...], what: str):  # type: ignore[no-untyped-def]
+    """A field parser that accepts only attributes of ``kind`` (upstream's verifiers)."""
+
+    def parse(p: Parser) -> Attribute:
+        p.ws()
+        pos = p.pos
+        a = p.parse_attribute()
+        if not isinstance(a, kind):
+            p.error(f"expected {what}", pos)
+        return a
+
+    return parse
+
+
+def _array_of(kind: type[Attribute], what: str):  # type: ignore[no-untyped-def]
+    def parse(p: Parser) -> Attribute:
+        p.ws()
+        pos = p.pos
+        a = p.parse_attribute()
+        if not isinstance(a, ArrayV1Attr) or not all(isinstance(x, kind) for x in a.value):
+            p.error(f"expected a #vhlo.array_v1 of {what}", pos)
+        return a
+
+    return parse
+
+
 @irdl_attr_definition
 class TypeExtensionsV1Attr(VhloAttr):
     """`#vhlo.type_extensions_v1<bounds = [16, ?]>` (the encoding of a bounded tensor type)."""
@@ -676,8 +702,11 @@ class ResultAccuracyV1Attr(VhloAttr):
     @property
     def is_default(self) -> bool:
         atol, rtol, ulps, mode = self.data  # type: ignore[misc]
-        return atol == 0.0 and rtol == 0.0 and ulps == 0 and mode == enum(
-            "result_accuracy_mode_v1", "DEFAULT"
+        return (
+            atol == 0.0
+            and rtol == 0.0
+            and ulps == 0
+            and mode == enum("result_accuracy_mode_v1", "DEFAULT")
         )
 
     def mlir_text(self) -> str:
@@ -702,7 +731,12 @@ class ResultAccuracyV1Attr(VhloAttr):
         f = _parse_fields(
             p,
             "#vhlo.result_accuracy_v1",
-            {"atol": _parse_float, "rtol": _parse_float, "ulps": lambda p: p.parse_integer(), "mode": mode},
+            {
+                "atol": _parse_float,
+                "rtol": _parse_float,
+                "ulps": lambda p: p.parse_integer(),
+                "mode": mode,
+            },
         )
         return ResultAccuracyV1Attr((f["atol"], f["rtol"], f["ulps"], f["mode"]))
 
@@ -752,7 +786,10 @@ class AxisRefV1Attr(VhloAttr):
         f = _parse_fields(
             p,
             "#vhlo.axis_ref_v1",
-            {"name": lambda p: p.parse_attribute(), "sub_axis_info": lambda p: p.parse_attribute()},
+            {
+                "name": _of(StringV1Attr, "a #vhlo.string_v1 axis name"),
+                "sub_axis_info": _of(SubAxisInfoV1Attr, "a #vhlo.sub_axis_info_v1"),
+            },
             optional=frozenset({"sub_axis_info"}),
         )
         return AxisRefV1Attr((f["name"], f.get("sub_axis_info")))
@@ -777,7 +814,12 @@ class ReplicaGroupMeshAxesV1Attr(VhloAttr):
         f = _parse_fields(
             p,
             "#vhlo.replica_group_mesh_axes_v1",
-            {"mesh": lambda p: p.parse_attribute(), "axes": lambda p: p.parse_attribute()},
+            {
+                "mesh": _of(
+                    (StringV1Attr, MeshV1Attr), "a #vhlo.string_v1 mesh name or a #vhlo.mesh_v1"
+                ),
+                "axes": _array_of(AxisRefV1Attr, "#vhlo.axis_ref_v1"),
+            },
         )
         return ReplicaGroupMeshAxesV1Attr((f["mesh"], f["axes"]))
 
@@ -801,7 +843,10 @@ class MeshAxisV1Attr(VhloAttr):
         f = _parse_fields(
             p,
             "#vhlo.mesh_axis_v1",
-            {"name": lambda p: p.parse_attribute(), "size": lambda p: p.parse_integer()},
+            {
+                "name": _of(StringV1Attr, "a #vhlo.string_v1 axis name"),
+                "size": lambda p: p.parse_integer(),
+            },
         )
         return MeshAxisV1Attr((f["name"], f["size"]))
 
@@ -826,7 +871,10 @@ class MeshV1Attr(VhloAttr):
         f = _parse_fields(
             p,
             "#vhlo.mesh_v1",
-            {"axes": lambda p: p.parse_attribute(), "device_ids": lambda p: p.parse_attribute()},
+            {
+                "axes": _array_of(MeshAxisV1Attr, "#vhlo.mesh_axis_v1"),
+                "device_ids": _of(TensorV1Attr, "a #vhlo.tensor_v1 of device ids"),
+            },
             optional=frozenset({"device_ids"}),
         )
         return MeshV1Attr((f["axes"], f.get("device_ids")))
