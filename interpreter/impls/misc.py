@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter import dtypes
+from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics import conversion as conv
@@ -82,3 +83,15 @@ def _arith_constant(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 def _cast(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     """Type-only casts: the values are unchanged."""
     return list(args)
+
+
+# arith float binary ops (upstream's mixed-dialect tests): same semantics as the stablehlo ops.
+def _arith_binary(name: str, fn: Any) -> None:
+    @impl(name)
+    def run(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        return [fn(args[0], args[1])]
+
+
+for _n, _f in (("arith.addf", sem.add), ("arith.subf", sem.subtract), ("arith.mulf", sem.multiply),
+               ("arith.divf", sem.divide)):
+    _arith_binary(_n, _f)

@@ -50,3 +50,78 @@ def asm_name(op: Operation) -> str:
 ConstantOp.asm_result_names = asm_name  # type: ignore[attr-defined]
 FOREIGN_SYNTAX[ConstantOp] = ForeignSyntax(parse_constant, print_constant)
 OPS = (ConstantOp,)
+
+
+# ------------------------------------------------------------------- float binary ops (arith.addf ...)
+# Upstream's mixed-dialect tests interleave these with StableHLO ops:
+# `%0 = arith.addf %a, %b : tensor<f32>` (generic: `<{fastmath = #arith.fastmath<none>}>`).
+from xdsl.dialects.arith import AddfOp, DivfOp, FastMathFlag, FastMathFlagsAttr, MulfOp, SubfOp  # noqa: E402
+
+_FLAG_ORDER = list(FastMathFlag)
+
+
+def _fastmath_text(a: FastMathFlagsAttr) -> str:
+    flags = a.data
+    if not flags:
+        return "none"
+    if set(flags) == set(_FLAG_ORDER):
+        return "fast"
+    return ",".join(f.value for f in _FLAG_ORDER if f in flags)
+
+
+def _parse_fastmath_body(p: Parser) -> FastMathFlagsAttr:
+    p.parse_literal("<")
+    words = p.parse_comma_list(p.parse_keyword, ">")
+    p.parse_literal(">")
+    if words in (["none"], []):
+        return FastMathFlagsAttr("none")
+    if words == ["fast"]:
+        return FastMathFlagsAttr("fast")
+    try:
+        return FastMathFlagsAttr([FastMathFlag(w) for w in words])
+    except ValueError:
+        p.error(f"unknown fastmath flag in {words}; expected none, fast or {', '.join(f.value for f in _FLAG_ORDER)}")
+
+
+FastMathFlagsAttr.mlir_text = lambda self: f"#arith.fastmath<{_fastmath_text(self)}>"  # type: ignore[attr-defined]
+
+
+def _parse_float_binary(cls: type) -> object:
+    def parse(p: Parser) -> Operation:
+        lhs = p.parse_operand()
+        p.parse_literal(",")
+        rhs = p.parse_operand()
+        props = {}
+        if p.try_keyword("fastmath"):
+            props["fastmath"] = _parse_fastmath_body(p)
+        attrs = p.try_attr_dict()
+        p.parse_literal(":")
+        p.ws()
+        pos = p.pos
+        t = p.parse_type()
+        if lhs.type != t or rhs.type != t:
+            p.error(f"{cls.name} operands must have the written type", pos)  # type: ignore[attr-defined]
+        return cls.create(operands=[lhs, rhs], result_types=[t], properties=props, attributes=attrs)  # type: ignore[attr-defined]
+
+    return parse
+
+
+def _print_float_binary(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operands(op.operands)
+    fm = op.properties.get("fastmath")
+    if isinstance(fm, FastMathFlagsAttr) and fm.data:
+        pr.write(f" fastmath<{_fastmath_text(fm)}>")
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.results[0].type)
+
+
+FLOAT_BINARY = (AddfOp, SubfOp, MulfOp, DivfOp)
+for _cls in FLOAT_BINARY:
+    FOREIGN_SYNTAX[_cls] = ForeignSyntax(_parse_float_binary(_cls), _print_float_binary)  # type: ignore[arg-type]
+OPS = (*OPS, *FLOAT_BINARY)
+
+
+def register(reg) -> None:  # type: ignore[no-untyped-def]
+    reg.attr_parsers["arith.fastmath"] = _parse_fastmath_body

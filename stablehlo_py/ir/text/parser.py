@@ -521,7 +521,12 @@ class Parser:
             if word == "array" and text.startswith("<", m.end()):
                 self.pos = m.end()
                 return dense_text.parse_dense_array(self)
-            if word in ("dense_resource", "sparse", "affine_map", "affine_set", "strided", "distinct"):
+            if word in ("affine_map", "affine_set") and text.startswith("<", m.end()):
+                # Kept verbatim (whitespace-normalized) like other unmodelled attributes.
+                self.pos = m.end()
+                self._skip_balanced()
+                return OpaqueAttr(normalize_opaque(text[pos : self.pos]))
+            if word in ("dense_resource", "sparse", "strided", "distinct"):
                 self.error(f"'{word}' attributes are not supported by stablehlo-py")
         # A type used as an attribute.
         return self.parse_type()
