@@ -467,6 +467,17 @@ class TensorV1Attr(VhloAttr):
 
         return dense_values(self.dense)
 
+    def ints(self) -> tuple[int, ...]:
+        """The elements as Python ints, flattened (cached: dimension lists are converted often)."""
+        entry = _INTS.get(id(self))
+        if entry is not None and entry[0] is self:
+            return entry[1]
+        got = tuple(int(x) for x in self.values().reshape(-1))
+        if len(_INTS) >= 65536:
+            _INTS.clear()
+        _INTS[id(self)] = (self, got)
+        return got
+
     def children(self) -> tuple[Attribute, ...]:
         return (self.type,)
 
@@ -486,6 +497,9 @@ class TensorV1Attr(VhloAttr):
         if t is None:
             p.error("the type of the dense attribute has no VHLO counterpart", pos)
         return t
+
+
+_INTS: dict[int, tuple[TensorV1Attr, tuple[int, ...]]] = {}
 
 
 def tensor_attr(dense: DenseIntOrFPElementsAttr) -> TensorV1Attr | None:
