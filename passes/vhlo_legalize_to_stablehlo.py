@@ -41,7 +41,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region
-from xdsl.irdl import ConstraintContext, OptPropertyDef
+from xdsl.irdl import OptPropertyDef
+from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
@@ -378,7 +379,7 @@ def _check_properties(new: Operation, op: Operation) -> None:
                 raise legalize_error(op, f"'{new.name}' requires attribute '{name}'")
             continue
         try:
-            constr.verify(value, ConstraintContext())
+            constr.verify(value, VerificationContext())
         except VerifyException as e:
             first = str(e).strip().splitlines()
             raise legalize_error(
