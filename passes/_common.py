@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from stablehlo_py.errors import StableHLOError
 
@@ -99,7 +99,6 @@ class ValueMap:
     def __init__(self, is_target_type: Callable[[Attribute], bool]):
         self.map: dict[SSAValue, SSAValue] = {}
         self.casts: dict[tuple[SSAValue, Attribute], SSAValue] = {}
-        self._arg_cast_tail: dict[Block, Operation] = {}
         self.is_target_type = is_target_type
 
     def __setitem__(self, old: SSAValue, new: SSAValue) -> None:
@@ -117,15 +116,13 @@ class ValueMap:
             return got
         cast = UnrealizedConversionCastOp.create(operands=[value], result_types=[to_type])
         if isinstance(value, BlockArgument):
+            # At the start of the block, each new one before the previous ones (as MLIR's
+            # conversion framework materializes block-argument casts).
             block = value.block
-            tail = self._arg_cast_tail.get(block)
-            if tail is not None:
-                block.insert_op_after(cast, tail)
-            elif block.first_op is not None:
+            if block.first_op is not None:
                 block.insert_op_before(cast, block.first_op)
             else:
                 block.add_op(cast)
-            self._arg_cast_tail[block] = cast
         else:
             owner = value.owner
             assert isinstance(owner, Operation) and owner.parent is not None
