@@ -61,9 +61,13 @@ def parse_pass_options(text: str) -> dict[str, str]:
 
 
 def run_pipeline(op: Operation, pipeline: list[tuple[str, dict[str, str]]]) -> Operation:
+    """Run the passes in order; like MLIR's pass manager, verify the IR after each one."""
+    from stablehlo_py.ir.verify import verify
+
     for name, options in pipeline:
         info = PASSES.get(name)
         if info is None:
             raise StableHLOError(f"unknown pass '{name}'; available: {', '.join(sorted(PASSES))}")
         op = info.run(op, options)
+        verify(op)
     return op
