@@ -96,6 +96,7 @@ class Evaluator:
         if custom_calls:
             self.custom_calls.update(custom_calls)
         self.current_function = ""
+        self._plans: dict[Block, list[Any]] = {}
 
     # ----------------------------------------------------------------------- functions
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
@@ -130,42 +131,51 @@ class Evaluator:
     def run_block(self, block: Block, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
         for a, v in zip(block.args, args):
             env[a] = v
-        impls = IMPLS
-        for op in block.ops:
-            name = op.name
+        plan = self._plans.get(block)
+        if plan is None:
+            plan = self._plans[block] = self._plan(block)
+        for fn, op, operand_values, results in plan:
             try:
-                operands = [env[v] for v in op.operands]
+                operands = [env[v] for v in operand_values]
             except KeyError:
-                raise InterpreterError(f"'{name}' uses a value that was not computed", location=_loc(op)) from None
-            if name in RETURN_OPS:
+                raise InterpreterError(f"'{op.name}' uses a value that was not computed", location=_loc(op)) from None
+            if fn is None:  # a return-like terminator
                 return operands
-            fn = op.__dict__.get("_interp_impl")
-            if fn is None:
-                fn = impls.get(name)
-                for wrap in IMPL_WRAPPERS:
-                    fn = wrap(op, fn)
-                if fn is not None:
-                    op.__dict__["_interp_impl"] = fn
-            if fn is None:
-                raise NotSupportedError(
-                    f"the interpreter does not support '{name}' yet", location=_loc(op)
-                )
             try:
-                results = fn(self, op, operands, env)
+                out = fn(self, op, operands, env)
             except (InterpreterError, NotSupportedError) as e:
                 if e.location is None:
                     e.location = _loc(op)
                     e.args = (e.render(),)
                 raise
             except (ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError, MemoryError) as e:
-                raise InterpreterError(f"'{name}' failed: {type(e).__name__}: {e}", location=_loc(op)) from None
-            res = op.results
-            if len(res) == 1:
-                env[res[0]] = results[0]
+                raise InterpreterError(f"'{op.name}' failed: {type(e).__name__}: {e}", location=_loc(op)) from None
+            if len(results) == 1:
+                env[results[0]] = out[0]
             else:
-                for r, v in zip(res, results):
+                for r, v in zip(results, out):
                     env[r] = v
         return []
+
+    def _plan(self, block: Block) -> list[tuple[Any, Operation, tuple[SSAValue, ...], tuple[SSAValue, ...]]]:
+        """The block as a list of (impl, op, operands, results), resolved once per evaluator: a loop
+        body runs its plan on every iteration without looking anything up again."""
+        plan = []
+        for op in block.ops:
+            name = op.name
+            if name in RETURN_OPS:
+                plan.append((None, op, tuple(op.operands), ()))
+                break
+            fn = op.__dict__.get("_interp_impl")
+            if fn is None:
+                fn = IMPLS.get(name)
+                for wrap in IMPL_WRAPPERS:
+                    fn = wrap(op, fn)
+                if fn is None:
+                    raise NotSupportedError(f"the interpreter does not support '{name}' yet", location=_loc(op))
+                op.__dict__["_interp_impl"] = fn
+            plan.append((fn, op, tuple(op.operands), tuple(op.results)))
+        return plan
 
     def region_body(self, region: Region, env: dict[SSAValue, Any]) -> RegionBody:
         """The region as a vectorized body (with its `kind` when it is a single known binary op)."""
