@@ -17,6 +17,8 @@ import collections
 import multiprocessing as mp
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,16 +35,55 @@ def _seeds() -> list[bytes]:
 
 
 def _work(
-    args: tuple[int, int, bool],
+    args: tuple[int, int, bool, int],
 ) -> tuple[int, int, int, list[tuple[bytes, str]], dict[str, int]]:
-    cases, seed, full = args
+    cases, seed, full, memory_gb = args
     from stablehlo_py.serialization import deserialize_portable_artifact, read_artifact
 
     from tests import fuzzing
 
     reader = deserialize_portable_artifact if full else read_artifact
-    r = fuzzing.run(reader, _seeds(), cases, seed=seed, keep_messages=True)
+    r = fuzzing.run(
+        reader, _seeds(), cases, seed=seed, keep_messages=True, memory_limit=memory_gb << 30
+    )
     return r.cases, r.accepted, r.refused, r.findings, r.messages
+
+
+def _isolate_crashes(chunks: list[tuple[int, int, bool, int]]) -> list[tuple[bytes, str]]:
+    """Rerun chunks whose worker died, each in its own process, case by case, and report the cases
+    that kill a process (reproducible: the same seed gives the same mutations)."""
+    import random
+
+    from tests import fuzzing
+
+    found: list[tuple[bytes, str]] = []
+    seeds = _seeds()
+    for cases, seed, full, memory_gb in chunks:
+        rng = random.Random(seed)
+        for _ in range(cases):
+            data = fuzzing.mutate(rng, seeds)
+            ctx = mp.get_context("fork")
+            p = ctx.Process(target=_one, args=(data, full, memory_gb))
+            p.start()
+            p.join()
+            if p.exitcode != 0:
+                found.append(
+                    (data, f"process died with exit code {p.exitcode} (crash or out of memory)")
+                )
+    return found
+
+
+def _one(data: bytes, full: bool, memory_gb: int) -> None:
+    """Read one artifact; the process exits non-zero only if it crashes or is killed."""
+    from stablehlo_py.serialization import deserialize_portable_artifact, read_artifact
+
+    from tests.fuzzing import _memory_limit
+
+    with _memory_limit(memory_gb << 30):
+        try:
+            (deserialize_portable_artifact if full else read_artifact)(data)
+        except Exception:  # noqa: BLE001, S110 - exceptions are judged by the main run
+            pass
 
 
 def main() -> int:
@@ -55,25 +96,56 @@ def main() -> int:
     ap.add_argument("--chunk", type=int, default=5000)
     ap.add_argument("--read-only", action="store_true", help="decode only (no passes)")
     ap.add_argument("--out", default="/tmp/fuzz_findings")
+    ap.add_argument(
+        "--memory-limit-gb",
+        type=int,
+        default=3,
+        help="address-space limit per process: unbounded allocation becomes a MemoryError finding",
+    )
     args = ap.parse_args()
     chunks = [
-        (min(args.chunk, args.cases - i), args.seed * 1_000_003 + i, not args.read_only)
+        (
+            min(args.chunk, args.cases - i),
+            args.seed * 1_000_003 + i,
+            not args.read_only,
+            args.memory_limit_gb,
+        )
         for i in range(0, args.cases, args.chunk)
     ]
     total = accepted = refused = 0
     findings: list[tuple[bytes, str]] = []
     messages: collections.Counter[str] = collections.Counter()
     t0 = time.perf_counter()
-    with mp.Pool(args.jobs) as pool:
-        for n, a, r, f, m in pool.imap_unordered(_work, chunks):
-            total += n
-            accepted += a
-            refused += r
-            findings.extend(f)
-            messages.update(m)
-            if total % (args.chunk * 20) < args.chunk:
-                rate = total / (time.perf_counter() - t0)
-                print(f"  {total:>9} cases, {rate:,.0f}/s, findings {len(findings)}", flush=True)
+    pending = list(chunks)
+    while pending:
+        # A worker that dies (a crash, or the kernel's OOM killer) breaks the pool: the chunks not
+        # finished are rerun one case per task... never silently lost.
+        with ProcessPoolExecutor(args.jobs, mp_context=mp.get_context("fork")) as pool:
+            futures = {pool.submit(_work, c): c for c in pending}
+            done: list[tuple[int, int, bool, int]] = []
+            try:
+                for fut in as_completed(futures):
+                    n, a, r, f, m = fut.result()
+                    done.append(futures[fut])
+                    total += n
+                    accepted += a
+                    refused += r
+                    findings.extend(f)
+                    messages.update(m)
+                    if total % (args.chunk * 20) < args.chunk:
+                        rate = total / (time.perf_counter() - t0)
+                        print(
+                            f"  {total:>9} cases, {rate:,.0f}/s, findings {len(findings)}",
+                            flush=True,
+                        )
+            except BrokenProcessPool:
+                lost = [c for c in pending if c not in done]
+                print(f"  a worker died; {len(lost)} chunks to redo case by case", flush=True)
+                findings.extend(_isolate_crashes(lost))
+                total += sum(c[0] for c in lost)
+                pending = []
+                continue
+            pending = []
     dt = time.perf_counter() - t0
     print(
         f"\n{total} mutated artifacts in {dt:.0f} s ({total / dt:,.0f}/s, {args.jobs} processes, "

@@ -48,10 +48,18 @@ from stablehlo_py import specs
 from stablehlo_py.errors import SerializationError
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
+from stablehlo_py.vhlo.attrs import TensorV1Attr
 
 __all__ = ["Header", "RawArtifact", "read_artifact", "read_header", "read_raw"]
 
 _SECTIONS = ("entries", "locs", "module")
+
+MAX_ATTR_SPLAT = 1 << 16
+"""Largest splat tensor allowed outside a constant's value (a dimension list or replica group that
+"is" a billion copies of one number would be expanded into Python integers by the conversion)."""
+ATTR_ELEMENT_BUDGET = 1 << 22
+"""Tensor elements all non-constant attribute uses together may describe, plus one per artifact
+byte (uses of one shared entry count each time: the conversion expands each use)."""
 _UNKNOWN = UnknownLoc()
 
 
@@ -305,6 +313,10 @@ class _Reader:
         self.schema = schema
         self.objs: list[Attribute] = []
         self.kinds: list[int] = []
+        self.elems: list[tuple[int, int]] = []
+        self.elems_of: dict[int, tuple[int, int]] = {}
+        self.attr_elements = 0
+        self.attr_budget = ATTR_ELEMENT_BUDGET + len(raw.data)
         self.loc_texts: list[str | None] = [None]
         self.loc_objs: dict[int, TextLoc] = {}
         self.prev_loc = 0
@@ -344,6 +356,50 @@ class _Reader:
                 self.fail_at(0, [i], f"entry {i}: {p}")
             self.objs.append(obj)
             self.kinds.append(kind)
+            row = self._elements(obj) if kind == ATTR else (0, 0)
+            self.elems.append(row)
+            if row[0]:
+                self.elems_of[id(obj)] = row
+
+    def _elements(self, a: Attribute) -> tuple[int, int]:
+        """(elements, largest splat) of the tensors inside an attribute (from its children's rows,
+        which are already computed): what converting it to StableHLO may expand."""
+        if isinstance(a, TensorV1Attr):
+            n = 1
+            for d in a.type.shape:  # type: ignore[attr-defined]
+                n *= d
+            return n, (n if n > 1 and _is_splat(a) else 0)
+        children = getattr(a, "children", None)
+        if children is None:
+            return 0, 0
+        total = biggest = 0
+        for c in children():
+            got = self.elems_of.get(id(c))
+            if got is not None:
+                total += got[0]
+                biggest = max(biggest, got[1])
+        return total, biggest
+
+    def charge(self, a: int, what: str, path: list[int]) -> None:
+        """Count what a non-constant attribute use may expand to (StableHLO keeps dimension lists as
+        Python integers): a splat may stand for at most MAX_ATTR_SPLAT elements, and all uses
+        together for at most ATTR_ELEMENT_BUDGET plus the artifact size."""
+        n, splat = self.elems[a]
+        if not n:
+            return
+        if splat > MAX_ATTR_SPLAT:
+            _path_fail(
+                f"{what} holds a splat tensor standing for {splat} elements; outside constant values "
+                f"tensors are limited to {MAX_ATTR_SPLAT} elements stored as one",
+                path,
+            )
+        self.attr_elements += n
+        if self.attr_elements > self.attr_budget:
+            _path_fail(
+                f"the attributes of the program describe more than {self.attr_budget} tensor elements "
+                f"(an artifact of {len(self.raw.data)} bytes); refusing to expand them",
+                path,
+            )
 
     def entry(self, e: Any) -> tuple[Attribute, int]:
         if type(e) is not list or len(e) < 2:
@@ -559,6 +615,8 @@ class _Reader:
                 _path_fail(
                     f"attribute '{names[i]}' of vhlo.{spec.name} is not an attribute entry", [4, i]
                 )
+            if not (shape.constant and names[i] == "value"):
+                self.charge(a, f"attribute '{names[i]}' of vhlo.{spec.name}", [4, i])
             props[names[i]] = objs[a]
         _expect_list(regions, 5)
         region_objs = []
@@ -581,6 +639,7 @@ class _Reader:
                     _path_fail(f"attribute '{k}' is not an attribute entry", [6, i + 1])
                 if k in props or k in attributes:
                     _path_fail(f"attribute '{k}' is given twice", [6, i])
+                self.charge(a, f"attribute '{k}' of vhlo.{spec.name}", [6, i + 1])
                 attributes[k] = objs[a]
         if shape.counts != (len(values), len(rtypes), len(region_objs), len(props)):
             problem = shape.problem(len(values), len(rtypes), len(region_objs), props)
@@ -685,6 +744,7 @@ class _Reader:
                     if k in attributes:
                         _path_fail(f"module attribute '{k}' is given twice", [j, i])
                     value = self.ref(a, ATTR, [j, i + 1])
+                    self.charge(a, f"module attribute '{k}'", [j, i + 1])
                     if j == 1:
                         value = _module_attr_from_vhlo(value, [j, i + 1])
                     attributes[k] = value
@@ -725,7 +785,7 @@ class _OpShape:
     ``VhloOp.verify_``) and that every attribute is present (VHLO attributes are all required; the
     defaults are written out by the legalization).  Types and attributes are VHLO by construction."""
 
-    __slots__ = ("cls", "counts", "n_attrs", "operands", "regions", "results", "spec")
+    __slots__ = ("cls", "constant", "counts", "n_attrs", "operands", "regions", "results", "spec")
 
     def __init__(self, spec: specs.OpSpec):
         from stablehlo_py.vhlo.ops import op_class
@@ -736,6 +796,7 @@ class _OpShape:
         self.results = _rule(spec.results)
         self.regions = _rule(spec.regions)
         self.n_attrs = len(spec.attributes)
+        self.constant = spec.base == "constant"
         fixed = (self.operands, self.results, self.regions)
         # the one valid (operands, results, regions, attributes) count of a fork without variadic
         # groups: checked with one tuple comparison on the hot path
@@ -780,6 +841,12 @@ def _legal_at(kind: int, name: str, version: Version) -> bool:
 def _rule(groups: tuple[specs.ValueSpec, ...]) -> tuple[int, int]:
     n_var = sum(1 for g in groups if g.variadic)
     return len(groups) - n_var, n_var
+
+
+def _is_splat(a: TensorV1Attr) -> bool:
+    from stablehlo_py.ir.text.dense import is_splat
+
+    return is_splat(a.dense)
 
 
 def _path_fail(message: str, path: list[int], note: str | None = None) -> NoReturn:

@@ -18,7 +18,8 @@ exception is a finding.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,13 +233,23 @@ def run(
     cases: int,
     seed: int = 0,
     keep_messages: bool = False,
+    memory_limit: int | None = 6 << 30,
 ) -> FuzzResult:
     """Feed ``cases`` mutated artifacts to ``read``; collect every exception that is not a
-    StableHLOError as a finding (input, traceback summary)."""
+    StableHLOError as a finding (input, traceback summary).  While it runs, the process's address
+    space is limited to ``memory_limit`` bytes (soft limit, restored after), so an input that would
+    make the reader allocate without bound shows up as a MemoryError finding instead of exhausting
+    the machine."""
     import traceback
 
     rng = random.Random(seed)
     result = FuzzResult()
+    with _memory_limit(memory_limit):
+        _run_cases(read, seeds, cases, rng, result, keep_messages, traceback)
+    return result
+
+
+def _run_cases(read, seeds, cases, rng, result, keep_messages, traceback) -> None:  # noqa: ANN001
     for _ in range(cases):
         data = mutate(rng, seeds)
         result.cases += 1
@@ -253,4 +264,22 @@ def run(
         except Exception as e:  # noqa: BLE001 - the finding
             tb = traceback.extract_tb(e.__traceback__)[-1]
             result.findings.append((data, f"{type(e).__name__}: {e} at {tb.filename}:{tb.lineno}"))
-    return result
+
+
+@contextmanager
+def _memory_limit(limit: int | None) -> Iterator[None]:
+    try:
+        import resource
+    except ImportError:  # not on this platform: run unlimited
+        yield
+        return
+    if limit is None:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    new = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (new, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
