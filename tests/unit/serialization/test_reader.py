@@ -252,3 +252,61 @@ def test_header_extra_fields_follow_the_rule(artifact: bytes) -> None:
     assert print_ir(module, generic=True) == print_ir(read_artifact(artifact)[1], generic=True)
     with pytest.raises(SerializationError, match="header record has 5 fields; this reader knows 4"):
         read_artifact(rewrite(artifact, lambda h, s: h.append("zstd")))
+
+
+def test_declared_sizes_are_checked_before_allocating(artifact: bytes) -> None:
+    import resource
+    import time
+
+    header_end = read_header(artifact).body_offset
+    huge = [
+        b"\xdd\xff\xff\xff\xff",  # an array of 4G elements
+        b"\xdf\xff\xff\xff\xff",  # a map of 4G pairs
+        b"\xc6\xff\xff\xff\xf0",  # 4 GB of bytes
+        b"\xdb\xff\xff\xff\xf0",  # a 4 GB string
+        b"\x91" * 3000 + b"\xc0",  # nesting deeper than any record
+    ]
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, hard))
+    try:
+        for blob in huge:
+            data = artifact[:header_end] + blob
+            data = rewrite_size(data, header_end)
+            t = time.perf_counter()
+            with pytest.raises(SerializationError) as e:
+                read_artifact(data)
+            assert time.perf_counter() - t < 1.0
+            assert _offset(e) >= read_header(data, check_body=False).body_offset
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def rewrite_size(data: bytes, header_end: int) -> bytes:
+    """Fix the header's body size for a body spliced in by hand."""
+    import msgpack
+
+    up = msgpack.Unpacker(raw=False)
+    up.feed(data[len(MAGIC) : header_end])
+    header = up.unpack()
+    header[3] = len(data) - header_end
+    return MAGIC + msgpack.packb(header) + data[header_end:]
+
+
+def test_attribute_tensors_cannot_stand_for_billions_of_elements() -> None:
+    text = (
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = stablehlo.transpose %a, dims = [0] : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  return %0 : tensor<4xf32>\n}\n"
+    )
+    data = write_artifact(_vhlo(text), get_current_version())
+
+    def edit(header, sections):
+        for e in sections[0]:
+            if e[:3] == [0, 20, [1]]:  # tensor<1xi64>, the type of `dims = [0]`
+                e[2] = [1 << 31]
+
+    with pytest.raises(SerializationError, match="splat tensor standing for 2147483648 elements"):
+        read_artifact(rewrite(data, edit))
+    # a constant's value may be a huge splat: it stays one element in memory
+    big = "func.func @main() -> tensor<2147483647xf32> {\n  %0 = stablehlo.constant dense<1.0> : tensor<2147483647xf32>\n  return %0 : tensor<2147483647xf32>\n}\n"
+    read_artifact(write_artifact(_vhlo(big), get_current_version()))
