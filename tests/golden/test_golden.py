@@ -107,7 +107,9 @@ def test_forward_compatibility(version: str) -> None:
             assert specs.op(op.name).is_legal_at(target), op.name
     _, golden = read_artifact(_artifact(version))
     assert print_ir(vhlo, generic=True) == print_ir(golden, generic=True), (
-        "the writer changed for an old target"
+        f"writing this program for {version} today gives other VHLO than the committed golden (old "
+        "consumers would read something else); if the change is intended and compatible, regenerate "
+        f"with tests/golden/generate.py --force --version {version} and say why in the commit"
     )
     assert check_compat(data, version).compatible
     index = RELEASES.index(version)
