@@ -92,8 +92,9 @@ def unescape(body: str) -> str:
 
     raw = _ESCAPE.sub(repl, body)
     try:
-        return raw.encode("latin-1").decode("utf-8")
-    except (UnicodeEncodeError, UnicodeDecodeError):
+        # Escapes are bytes: bytes that are not UTF-8 survive as surrogates and print back as `\XX`.
+        return raw.encode("latin-1").decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
         return raw
 
 
