@@ -27,6 +27,16 @@ PASSES: dict[str, PassInfo] = {
     for p in (
         PassInfo("inline", "Inline calls to private functions and drop the dead ones", "stablehlo_py.passes.inline"),
         PassInfo(
+            "chlo-legalize-to-stablehlo",
+            "Decompose CHLO ops into StableHLO ops (static shapes)",
+            "stablehlo_py.passes.chlo_legalize_to_stablehlo",
+        ),
+        PassInfo(
+            "chlo-pre-serialization-pipeline",
+            "Lower as much as possible to StableHLO before serialization: CHLO (static shapes)",
+            "stablehlo_py.passes.chlo_legalize_to_stablehlo",
+        ),
+        PassInfo(
             "stablehlo-legalize-to-vhlo",
             "Legalize StableHLO to VHLO at the current version (defaults written out)",
             "stablehlo_py.passes.stablehlo_legalize_to_vhlo",

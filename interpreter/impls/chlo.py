@@ -160,50 +160,9 @@ def _top_k(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [values, indices.astype(A.result_dtype(op, 1))]
 
 
-# ---------------------------------------------------------------------------------------- mulhi
-_M32 = np.uint64(0xFFFFFFFF)
-
-
-def _umulhi64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """High 64 bits of the 128-bit product of uint64 arrays (32-bit limbs, no overflow)."""
-    s32 = np.uint64(32)
-    a_lo, a_hi = a & _M32, a >> s32
-    b_lo, b_hi = b & _M32, b >> s32
-    lo_lo = a_lo * b_lo
-    hi_lo = a_hi * b_lo
-    lo_hi = a_lo * b_hi
-    hi_hi = a_hi * b_hi
-    cross = (lo_lo >> s32) + (hi_lo & _M32) + lo_hi
-    return hi_hi + (hi_lo >> s32) + (cross >> s32)
-
-
-def mulhi(lhs: Any, rhs: Any) -> np.ndarray:
-    """The high half of the double-width product of two integers of the same type."""
-    a, b = np.asarray(lhs), np.asarray(rhs)
-    dtype = a.dtype
-    if not dtypes.is_int(dtype):
-        raise InterpreterError(f"chlo.mulhi needs integer operands, got {dtype}")
-    width = dtypes.bitwidth(dtype)
-    signed = dtypes.is_signed_int(dtype)
-    with np.errstate(over="ignore"):
-        if width < 64:
-            if signed:
-                prod = a.astype(np.int64) * b.astype(np.int64)
-                high = prod >> np.int64(width)
-            else:
-                prod = a.astype(np.uint64) * b.astype(np.uint64)
-                high = prod >> np.uint64(width)
-            return sem.convert(high, dtype)
-        ua, ub = a.view(np.uint64), b.view(np.uint64)
-        high = _umulhi64(ua, ub)
-        if signed:
-            high = high - np.where(a < 0, ub, np.uint64(0)) - np.where(b < 0, ua, np.uint64(0))
-        return high.view(dtype)
-
-
 @impl("chlo.mulhi")
 def _mulhi(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [mulhi(args[0], args[1])]
+    return [chlo_sem.mulhi(args[0], args[1])]
 
 
 # ------------------------------------------------------------------------------------ ragged_dot

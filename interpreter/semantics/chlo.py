@@ -23,42 +23,80 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as dt
-from ._common import F32, F64, arr, const_like, from_bits, to_bits, unsupported
-from .bitwise import and_, not_, or_
-from .conversion import convert
-from .elementwise import abs as _abs
-from .elementwise import (
-    add,
-    atan2,
-    clamp,
-    compare,
-    cosine,
-    divide,
-    exponential,
-    exponential_minus_one,
-    floor,
-    imag,
-    is_finite,
-    log,
-    log_plus_one,
-    maximum,
-    minimum,
-    multiply,
-    negate,
-    power,
-    real,
-    remainder,
-    select,
-    sign,
-    sine,
-    sqrt,
-    subtract,
-)
-from .elementwise import (
-    complex as _complex,
-)
+from . import bitwise, conversion, elementwise
+from ._common import F32, F64, arr, const_like, unsupported
 
-Array = np.ndarray
+Array = Any  # an np.ndarray, or a Traced value when the decomposition builds IR
+
+
+class Traced:
+    """A value of a program under construction: what the decompositions compute on when
+    ``chlo-legalize-to-stablehlo`` replays them to emit StableHLO ops instead of evaluating them.
+
+    ``builder.emit(op_name, *args)`` creates the op and returns its result as a new ``Traced``;
+    ``dtype`` (numpy) and ``shape`` answer the same questions as on an array."""
+
+    __slots__ = ("builder", "dtype", "shape", "value")
+
+    def __init__(self, value: Any, builder: Any, dtype: np.dtype[Any], shape: tuple[int, ...]):
+        self.value = value
+        self.builder = builder
+        self.dtype = dtype
+        self.shape = shape
+
+
+def _op(name: str, numpy_fn: Callable[..., Array]) -> Callable[..., Array]:
+    """The StableHLO op `name`: evaluated by its numpy semantics, or emitted for Traced operands."""
+
+    def fn(*args: Any) -> Array:
+        for a in args:
+            if isinstance(a, Traced):
+                return a.builder.emit(name, *args)
+        return numpy_fn(*args)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"stablehlo.{name.rstrip('_')}"
+    return fn
+
+
+add = _op("add", elementwise.add)
+subtract = _op("subtract", elementwise.subtract)
+multiply = _op("multiply", elementwise.multiply)
+divide = _op("divide", elementwise.divide)
+remainder = _op("remainder", elementwise.remainder)
+power = _op("power", elementwise.power)
+atan2 = _op("atan2", elementwise.atan2)
+maximum = _op("maximum", elementwise.maximum)
+minimum = _op("minimum", elementwise.minimum)
+negate = _op("negate", elementwise.negate)
+_abs = _op("abs", elementwise.abs)
+sign = _op("sign", elementwise.sign)
+floor = _op("floor", elementwise.floor)
+sqrt = _op("sqrt", elementwise.sqrt)
+exponential = _op("exponential", elementwise.exponential)
+exponential_minus_one = _op("exponential_minus_one", elementwise.exponential_minus_one)
+log = _op("log", elementwise.log)
+log_plus_one = _op("log_plus_one", elementwise.log_plus_one)
+sine = _op("sine", elementwise.sine)
+cosine = _op("cosine", elementwise.cosine)
+_tan = _op("tan", elementwise.tan)
+is_finite = _op("is_finite", elementwise.is_finite)
+real = _op("real", elementwise.real)
+imag = _op("imag", elementwise.imag)
+_complex = _op("complex", elementwise.complex)
+clamp = _op("clamp", elementwise.clamp)
+select = _op("select", elementwise.select)
+compare = _op("compare", elementwise.compare)
+convert = _op("convert", conversion.convert)
+bitcast_convert = _op("bitcast_convert", conversion.bitcast_convert)
+and_ = _op("and", bitwise.and_)
+or_ = _op("or", bitwise.or_)
+not_ = _op("not", bitwise.not_)
+xor = _op("xor", bitwise.xor)
+shift_left = _op("shift_left", bitwise.shift_left)
+shift_right_logical = _op("shift_right_logical", bitwise.shift_right_logical)
+shift_right_arithmetic = _op("shift_right_arithmetic", bitwise.shift_right_arithmetic)
+
 
 # --------------------------------------------------------------------------------------------
 # Building blocks (the helpers of ChloLegalizeToStablehlo.cpp)
@@ -67,6 +105,8 @@ Array = np.ndarray
 
 def _c(value: Any, like: Array) -> Array:
     """``getConstantLike``: a constant of like's element type, broadcast to its shape."""
+    if isinstance(like, Traced):
+        return like.builder.constant(value, like)
     return np.broadcast_to(const_like(value, like), like.shape)
 
 
@@ -94,8 +134,12 @@ def _ne(a: Array, b: Array) -> Array:
     return compare(a, b, "NE")
 
 
+def _operand(x: Any) -> Array:
+    return x if isinstance(x, Traced) else arr(x)
+
+
 def _float_operand(op: str, x: Any, *, allow_complex: bool = False) -> Array:
-    v = arr(x)
+    v = x if isinstance(x, Traced) else arr(x)
     kind = dt.element_type(v.dtype).kind
     if kind == "float" or (allow_complex and kind == "complex"):
         return v
@@ -646,7 +690,7 @@ def _zeta(x: Array, q: Array) -> Array:
 def zeta(x: Any, q: Any) -> Array:
     """chlo.zeta: Hurwitz ζ(x, q) by Euler-Maclaurin (Johansson 2015), as XLA."""
     xa = _float_operand("chlo.zeta", x)
-    qa = arr(q)
+    qa = _operand(q)
     return _with_upcast([xa, qa], _zeta)
 
 
@@ -665,7 +709,7 @@ def _polygamma(n: Array, x: Array) -> Array:
 def polygamma(n: Any, x: Any) -> Array:
     """chlo.polygamma: ψ⁽ⁿ⁾(x) = (-1)^(n+1) n! ζ(n+1, x); digamma for n = 0; NaN unless n ∈ ℕ."""
     na = _float_operand("chlo.polygamma", n)
-    xa = arr(x)
+    xa = _operand(x)
     return _with_upcast([na, xa], _polygamma)
 
 
@@ -784,23 +828,81 @@ def bessel_i1e(operand: Any) -> Array:
 
 
 def next_after(x: Any, y: Any) -> Array:
-    """chlo.next_after: the representable neighbour of x toward y (bit arithmetic, as XLA)."""
-    xa = _float_operand("chlo.next_after", x)
-    ya = arr(y)
-    bits = dt.bitwidth(xa.dtype)
-    sign_mask = np.uint64(1 << (bits - 1))
-    field = np.uint64((1 << bits) - 1)
-    xb, yb = to_bits(xa), to_bits(ya)
-    x_abs, y_abs = xb & ~sign_mask, yb & ~sign_mask
-    nan_input = np.isnan(xa.astype(F64)) | np.isnan(ya.astype(F64))
-    x_sign, y_sign = xb & sign_mask, yb & sign_mask
-    toward_zero = (x_abs > y_abs) | (x_sign != y_sign)
-    result = np.where(toward_zero, xb - np.uint64(1), xb + np.uint64(1)) & field
-    result = np.where(x_abs == 0, np.where(y_abs == 0, yb, y_sign | np.uint64(1)), result)
-    equal = xa.astype(F64) == ya.astype(F64)
-    result = np.where(equal, yb, result)
-    result = np.where(nan_input, to_bits(const_like(np.nan, xa)), result)
-    return from_bits(result, xa.dtype)
+    """chlo.next_after: the representable neighbour of x toward y, by integer arithmetic on the
+    bit patterns (upstream's ``materializeNextAfter``, op for op)."""
+    xf = _float_operand("chlo.next_after", x)
+    yf = _operand(y)
+    bits = dt.bitwidth(xf.dtype)
+    int_type = dt.dtype_of(f"i{bits}")
+    x_as_int = bitcast_convert(xf, int_type)
+    y_as_int = bitcast_convert(yf, int_type)
+    nan_input = or_(_ne(xf, xf), _ne(yf, yf))
+    result_for_nan = bitcast_convert(_nan(xf), int_type)
+    sign_bit = 1 << (bits - 1)
+    sign_mask = _c(-sign_bit, x_as_int)
+    negated_sign_mask = _c(sign_bit - 1, x_as_int)
+    x_abs = and_(x_as_int, negated_sign_mask)
+    y_abs = and_(y_as_int, negated_sign_mask)
+    x_and_y_are_equal = _eq(xf, yf)
+    zero = _c(0, x_as_int)
+    x_abs_is_zero = _eq(x_abs, zero)
+    y_abs_is_zero = _eq(y_abs, zero)
+    x_sign = and_(x_as_int, sign_mask)
+    y_sign = and_(y_as_int, sign_mask)
+    one = _c(1, x_as_int)
+    # x is ±0 and y is not: the smallest subnormal with y's sign.
+    result_for_x_zero_y_non_zero = or_(y_sign, one)
+    signs_disagree = _ne(x_sign, y_sign)
+    x_magnitude_larger_than_y = _gt(x_abs, y_abs)
+    result_has_smaller_magnitude = or_(x_magnitude_larger_than_y, signs_disagree)
+    minus_one = _c(-1, x_as_int)
+    magnitude_adjustment = select(result_has_smaller_magnitude, minus_one, one)
+    result = add(x_as_int, magnitude_adjustment)
+    result = select(
+        x_abs_is_zero, select(y_abs_is_zero, y_as_int, result_for_x_zero_y_non_zero), result
+    )
+    result = select(x_and_y_are_equal, y_as_int, result)
+    result = select(nan_input, result_for_nan, result)
+    return bitcast_convert(result, xf.dtype)
+
+
+def mulhi(lhs: Any, rhs: Any) -> Array:
+    """chlo.mulhi: the high half of the double-width product of two integers of one type
+    (upstream's decomposition: a double-width multiply and shift; for 64 bits, 32-bit limbs on
+    ui64 and, for signed operands, the two's-complement correction)."""
+    a, b = _operand(lhs), _operand(rhs)
+    if not dt.is_int(a.dtype) or dt.is_bool(a.dtype):
+        raise unsupported("chlo.mulhi", a.dtype)
+    width = dt.bitwidth(a.dtype)
+    signed = dt.is_signed_int(a.dtype)
+    if width < 64:
+        wide = dt.dtype_of(f"{'i' if signed else 'ui'}{2 * width}")
+        product = multiply(convert(a, wide), convert(b, wide))
+        shift = shift_right_arithmetic if signed else shift_right_logical
+        return convert(shift(product, _c(width, product)), a.dtype)
+    u64 = dt.dtype_of("ui64")
+    a_u, b_u = convert(a, u64), convert(b, u64)
+
+    def high(v: Array) -> Array:
+        return shift_right_logical(v, _c(32, v))
+
+    def low(v: Array) -> Array:
+        return and_(v, _c(0xFFFF_FFFF, v))
+
+    a_hi, b_hi = high(a_u), high(b_u)
+    hi_hi = multiply(a_hi, b_hi)
+    a_lo = low(a_u)
+    lo_hi = multiply(a_lo, b_hi)
+    b_lo = low(b_u)
+    carry = add(lo_hi, high(multiply(a_lo, b_lo)))
+    result = add(hi_hi, high(carry))
+    result = add(result, high(add(multiply(a_hi, b_lo), low(carry))))
+    if not signed:
+        return result
+    for x, y in ((a, b), (b, a)):
+        negative = _lt(x, _c(0, x))
+        result = subtract(result, select(negative, convert(y, u64), _c(0, a_u)))
+    return convert(result, a.dtype)
 
 
 def is_inf(operand: Any) -> Array:
@@ -825,7 +927,7 @@ def conj(operand: Any) -> Array:
     """chlo.conj: ``complex(real(x), -imag(x))``."""
     x = _float_operand("chlo.conj", operand, allow_complex=True)
     if dt.is_float(x.dtype):
-        return x.copy()
+        return x if isinstance(x, Traced) else x.copy()
     return _complex(real(x), negate(imag(x)))
 
 
@@ -874,8 +976,6 @@ def sinh(operand: Any) -> Array:
 
 def tan(operand: Any) -> Array:
     """chlo.tan: ``stablehlo.tan``."""
-    from .elementwise import tan as _tan
-
     return _tan(_float_operand("chlo.tan", operand, allow_complex=True))
 
 
@@ -1018,18 +1118,58 @@ def asinh(operand: Any) -> Array:
     return multiply(sign(z), select(_ge(ax, sqrt(_max_finite(z))), large, general))
 
 
+def _atanh_complex(z: Array) -> Array:
+    """Complex atanh of ChloDecompositionPatternsMath.td (safe-region split, no overflow)."""
+    x = real(z)
+    one, neg_one = _c(1.0, x), _c(-1.0, x)
+    sign_x = select(_ge(x, _c(0.0, x)), one, neg_one)
+    four = _c(4.0, x)
+    ax = _abs(x)
+    largest = _max_finite(x)
+    safe_max_opt = select(
+        _gt(largest, _c(1e308, x)),
+        _c(9007199254740994.0, x),
+        select(_gt(largest, _c(1e38, x)), _c(16777218.0, x), _c(2050.0, x)),
+    )
+    safe_max = multiply(safe_max_opt, safe_max_opt)
+    y = imag(z)
+    ay = _abs(y)
+    in_safe_region = and_(_lt(ax, safe_max), _lt(ay, safe_max))
+    naxm1 = subtract(one, ax)
+    y2 = multiply(y, y)
+    safe = divide(ax, add(multiply(naxm1, naxm1), y2))
+    y_small = _lt(multiply(ay, safe_max_opt), ax)
+    reciprocal_ax = divide(one, ax)
+    inf, neg_inf = _inf(x), _inf(x, negative=True)
+    x_inf = or_(_eq(x, inf), _eq(x, neg_inf))
+    y_inf = or_(_eq(y, inf), _eq(y, neg_inf))
+    large = divide(divide(one, add(divide(ax, y), divide(y, ax))), y)
+    unsafe = select(y_small, reciprocal_ax, select(or_(x_inf, y_inf), _c(0.0, x), large))
+    ratio = select(in_safe_region, safe, unsafe)
+    real_part = multiply(multiply(sign_x, log_plus_one(multiply(four, ratio))), _c(0.25, x))
+    imag_safe = atan2(add(y, y), subtract(multiply(naxm1, add(one, ax)), y2))
+    sign_y = select(_ge(y, _c(0.0, x)), one, neg_one)
+    imag_unsafe = multiply(sign_y, _c(np.pi, x))
+    imag_part = multiply(select(in_safe_region, imag_safe, imag_unsafe), _c(0.5, x))
+    return _complex(real_part, imag_part)
+
+
 def atan(operand: Any) -> Array:
-    """chlo.atan: ``atan2(x, 1)`` (complex through the complex atan2 of the spec)."""
+    """chlo.atan: ``atan2(x, 1)``; complex ``-i atanh(i z)``."""
     z = _float_operand("chlo.atan", operand, allow_complex=True)
+    if dt.is_complex(z.dtype):
+        w = _atanh_complex(_complex(negate(imag(z)), real(z)))
+        return _complex(imag(w), negate(real(w)))
     return atan2(z, _c(1.0, z))
 
 
 def atanh(operand: Any) -> Array:
-    """chlo.atanh: ``(log1p(x) - log1p(-x)) / 2``; NaN for real |x| > 1."""
+    """chlo.atanh: ``(log1p(x) - log1p(-x)) / 2`` with NaN for |x| > 1; complex by the safe-region
+    formula of ChloDecompositionPatternsMath.td."""
     z = _float_operand("chlo.atanh", operand, allow_complex=True)
-    value = multiply(subtract(log_plus_one(z), log_plus_one(negate(z))), _c(0.5, z))
     if dt.is_complex(z.dtype):
-        return value
+        return _atanh_complex(z)
+    value = multiply(subtract(log_plus_one(z), log_plus_one(negate(z))), _c(0.5, z))
     return select(_gt(_abs(z), _c(1.0, z)), _nan(z), value)
 
 
@@ -1051,6 +1191,7 @@ __all__ = [
     "is_neg_inf",
     "is_pos_inf",
     "lgamma",
+    "mulhi",
     "next_after",
     "polygamma",
     "sinh",

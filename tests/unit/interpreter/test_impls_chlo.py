@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
-from stablehlo_py.interpreter.impls.chlo import mulhi, ragged_dot
+from stablehlo_py.interpreter.impls.chlo import ragged_dot
+from stablehlo_py.interpreter.semantics.chlo import mulhi
 
 
 @pytest.mark.parametrize(

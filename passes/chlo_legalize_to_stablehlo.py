@@ -1,0 +1,423 @@
+"""`chlo-legalize-to-stablehlo`: every CHLO op becomes StableHLO ops (upstream's
+``stablehlo/transforms/ChloLegalizeToStablehlo.cpp``); `chlo-pre-serialization-pipeline` is this pass
+(upstream adds shape-legalize-to-stablehlo and reconcile-unrealized-casts, which have nothing to do
+on the static-shape programs this toolkit lowers).
+
+One source of truth for the math: the elementwise decompositions are the functions of
+``interpreter/semantics/chlo.py``.  The interpreter evaluates them on numpy arrays; here the same
+functions run on :class:`Traced` values, whose every op (``add``, ``compare``, constants, ...)
+emits the StableHLO op instead of computing it.  So the decomposed program computes exactly what the
+interpreter computes for the CHLO op, op for op, in the order upstream's patterns create them.
+
+Structural ops (broadcasting binaries, broadcast_select, constant, constant_like, top_k) are
+rewritten here directly.  Static shapes only: upstream lowers dynamic broadcasting through the
+shape dialect, which this toolkit does not have; such ops, `chlo.ragged_dot`, `chlo.scan` and
+`chlo.minimum_broadcast_shapes` raise a "not supported" error naming the op and its location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ComplexType,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import Rewriter
+
+from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.interpreter import dtypes as dt
+from stablehlo_py.interpreter.semantics import chlo as math
+from stablehlo_py.interpreter.semantics._common import const_like
+from stablehlo_py.interpreter.semantics.chlo import Traced
+from stablehlo_py.interpreter.values import dtype_of_type
+from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
+from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.text.dense import make_dense
+from stablehlo_py.ir.types import element_type, shape_of, simple_type, storage_dtype, tensor_type
+from stablehlo_py.passes._common import check_options, gc_paused, op_location
+
+PASS_NAME = "chlo-legalize-to-stablehlo"
+I1 = IntegerType(1)
+I32 = IntegerType(32)
+I64 = IntegerType(64)
+
+# ---------------------------------------------------------------------------------------------
+# The IR backend of the decompositions
+# ---------------------------------------------------------------------------------------------
+
+# op (as the decompositions name it) -> how its result element type follows from the operands
+_SAME = "same"  # the first operand's type
+_PRED = "pred"  # i1
+_PART = "part"  # complex<T> -> T (abs, real, imag)
+_COMPLEX = "complex"  # T -> complex<T>
+_RESULT_RULE: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "add", "subtract", "multiply", "divide", "remainder", "power", "atan2", "maximum",
+            "minimum", "and", "or", "xor", "shift_left", "shift_right_logical",
+            "shift_right_arithmetic", "negate", "sign", "floor", "sqrt", "exponential",
+            "exponential_minus_one", "log", "log_plus_one", "sine", "cosine", "tan", "not",
+        ),
+        _SAME,
+    ),
+    "abs": _PART,
+    "real": _PART,
+    "imag": _PART,
+    "complex": _COMPLEX,
+    "is_finite": _PRED,
+    "compare": _PRED,
+}
+
+
+def _element_of(dtype: np.dtype[Any]) -> Attribute:
+    """The MLIR element type of a numpy dtype of the interpreter (`f32`, `ui64`, `complex<f64>`)."""
+    name = dt.name_of(dtype)
+    if name.startswith("complex<"):
+        inner = simple_type(name[len("complex<") : -1])
+        assert inner is not None
+        return ComplexType(inner)
+    t = simple_type(name)
+    assert t is not None, name
+    return t
+
+
+class Builder:
+    """Emits StableHLO ops before `anchor` (the CHLO op being replaced), with its location."""
+
+    def __init__(self, anchor: Operation):
+        self.anchor = anchor
+        self.ops = default_registry().ops
+
+    # -- values
+    def wrap(self, value: SSAValue) -> Traced:
+        t = value.type
+        shape = shape_of(t)
+        return Traced(value, self, dtype_of_type(t), shape if shape is not None else ())
+
+    def _insert(self, op: Operation) -> Operation:
+        op.location = self.anchor.location
+        src = getattr(self.anchor, "_src", None)
+        if src is not None:
+            op._src = src  # type: ignore[attr-defined]
+        block = self.anchor.parent
+        assert block is not None
+        block.insert_op_before(op, self.anchor)
+        return op
+
+    def create(
+        self,
+        name: str,
+        operands: list[SSAValue],
+        result_types: list[Attribute],
+        properties: dict[str, Attribute] | None = None,
+        regions: list[Region] | None = None,
+    ) -> Operation:
+        cls = self.ops[name]
+        op = cls.build_generic(operands, result_types, properties or {}, {}, regions or [])  # type: ignore[attr-defined]
+        return self._insert(op)
+
+    # -- what the decompositions call
+    def emit(self, name: str, *args: Any) -> Traced:
+        if name in ("convert", "bitcast_convert"):
+            x, dtype = args
+            rt = tensor_type(_element_of(np.dtype(dtype)), x.shape)
+            return self._result(self.create(f"stablehlo.{name}", [self._value(x)], [rt]))
+        if name == "compare":
+            lhs, rhs, direction, *rest = args
+            props: dict[str, Attribute] = {
+                "comparison_direction": ComparisonDirectionAttr.get_case(direction)
+            }
+            if rest and rest[0] is not None:
+                props["compare_type"] = ComparisonTypeAttr.get_case(rest[0])
+            rt = tensor_type(I1, lhs.shape)
+            return self._result(
+                self.create("stablehlo.compare", [self._value(lhs), self._value(rhs)], [rt], props)
+            )
+        if name == "clamp":  # clamp(min, operand, max): the operand's type
+            lo, x, hi = args
+            values = [self._value(lo), self._value(x), self._value(hi)]
+            return self._result(self.create("stablehlo.clamp", values, [self._value(x).type]))
+        if name == "select":  # select(pred, on_true, on_false): on_true's type
+            values = [self._value(a) for a in args]
+            return self._result(self.create("stablehlo.select", values, [values[1].type]))
+        rule = _RESULT_RULE.get(name)
+        if rule is None:
+            raise NotSupportedError(f"{PASS_NAME}: no StableHLO op for '{name}'")
+        values = [self._value(a) for a in args]
+        first = values[0].type
+        assert isinstance(first, TensorType)
+        if rule == _SAME:
+            rt: Attribute = first
+        elif rule == _PRED:
+            rt = tensor_type(I1, args[0].shape)
+        elif rule == _PART:
+            el = element_type(first)
+            rt = tensor_type(el.element_type, args[0].shape) if isinstance(el, ComplexType) else first
+        else:
+            rt = tensor_type(ComplexType(element_type(first)), args[0].shape)
+        return self._result(self.create(f"stablehlo.{name}", values, [rt]))
+
+    def constant(self, value: Any, like: Traced) -> Traced:
+        """`getConstantLike`: a splat constant of like's element type and shape."""
+        el = element_type(like.value.type) if like.value is not None else _element_of(like.dtype)
+        return self.splat(value, el, like.dtype, like.shape)
+
+    def splat(self, value: Any, el: Attribute, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Traced:
+        v = const_like(value, np.zeros((), dtype)).astype(storage_dtype(el)).reshape(1)
+        t = tensor_type(el, shape)
+        op = self.create("stablehlo.constant", [], [t], {"value": make_dense(t, v)})
+        return self._result(op)
+
+    def broadcast(self, x: Traced, shape: tuple[int, ...], dims: list[int] | None) -> Traced:
+        """`broadcast_in_dim` to `shape` (numpy's trailing alignment unless `dims` is given)."""
+        if x.shape == shape:
+            return x
+        if dims is None:
+            dims = list(range(len(shape) - len(x.shape), len(shape)))
+        rt = tensor_type(element_type(self._value(x).type), shape)
+        props = {"broadcast_dimensions": DenseArrayBase.from_list(I64, dims)}
+        return self._result(self.create("stablehlo.broadcast_in_dim", [self._value(x)], [rt], props))
+
+    def _value(self, x: Any) -> SSAValue:
+        if not isinstance(x, Traced) or x.builder is not self:
+            raise TypeError(f"{PASS_NAME}: internal error: {x!r} is not a value of this rewrite")
+        return x.value
+
+    def _result(self, op: Operation) -> Traced:
+        return self.wrap(op.results[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Rewrites: op -> values replacing its results
+# ---------------------------------------------------------------------------------------------
+
+Rewrite = Callable[[Builder, Operation], list[Traced]]
+
+_UNARY: dict[str, Callable[[Any], Any]] = {
+    name: getattr(math, name)
+    for name in (
+        "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh",
+        "tan", "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf",
+    )
+}
+_UNARY["square"] = lambda x: math.multiply(x, x)
+_UNARY["asin_acos_kernel"] = lambda z: math._complex(*math._asin_acos_kernel(z)[2:])
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "next_after": math.next_after,
+    "polygamma": math.polygamma,
+    "zeta": math.zeta,
+    "mulhi": math.mulhi,
+}
+_BROADCAST_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "add": math.add,
+    "atan2": math.atan2,
+    "divide": math.divide,
+    "maximum": math.maximum,
+    "minimum": math.minimum,
+    "multiply": math.multiply,
+    "power": math.power,
+    "remainder": math.remainder,
+    "shift_left": math.shift_left,
+    "shift_right_arithmetic": math.shift_right_arithmetic,
+    "shift_right_logical": math.shift_right_logical,
+    "subtract": math.subtract,
+    "and": math.and_,
+    "or": math.or_,
+    "xor": math.xor,
+    "complex": math._complex,
+    "next_after": math.next_after,
+    "polygamma": math.polygamma,
+    "zeta": math.zeta,
+}
+
+
+def _operands(b: Builder, op: Operation) -> list[Traced]:
+    return [b.wrap(v) for v in op.operands]
+
+
+def _unary(fn: Callable[[Any], Any]) -> Rewrite:
+    return lambda b, op: [fn(*_operands(b, op))]
+
+
+def _binary(fn: Callable[[Any, Any], Any]) -> Rewrite:
+    return lambda b, op: [fn(*_operands(b, op))]
+
+
+def _broadcast_dims(op: Operation) -> list[int] | None:
+    dims = op.properties.get("broadcast_dimensions")
+    return list(dims.get_values()) if isinstance(dims, DenseArrayBase) else None  # type: ignore[arg-type]
+
+
+def _broadcasted(b: Builder, op: Operation) -> list[Traced]:
+    """The operands broadcast to the result's shape (`broadcast_dimensions` maps the lower-rank
+    operand's dimensions, as upstream's `BroadcastBinaryOp` lowering)."""
+    shape = shape_of(op.results[0].type)
+    assert shape is not None
+    dims = _broadcast_dims(op)
+    out = []
+    for x in _operands(b, op):
+        use = dims if dims is not None and len(x.shape) < len(shape) else None
+        out.append(b.broadcast(x, shape, use))
+    return out
+
+
+def _broadcast_binary(fn: Callable[[Any, Any], Any]) -> Rewrite:
+    return lambda b, op: [fn(*_broadcasted(b, op))]
+
+
+def _broadcast_compare(b: Builder, op: Operation) -> list[Traced]:
+    lhs, rhs = _broadcasted(b, op)
+    direction = op.properties["comparison_direction"].data  # type: ignore[attr-defined]
+    ctype = op.properties.get("compare_type")
+    return [math.compare(lhs, rhs, direction, ctype.data if ctype is not None else None)]  # type: ignore[attr-defined]
+
+
+def _broadcast_select(b: Builder, op: Operation) -> list[Traced]:
+    shape = shape_of(op.results[0].type)
+    assert shape is not None
+    pred, on_true, on_false = (b.broadcast(x, shape, None) for x in _operands(b, op))
+    return [math.select(pred, on_true, on_false)]
+
+
+def _constant(b: Builder, op: Operation) -> list[Traced]:
+    value = op.properties["value"]
+    res = b.create("stablehlo.constant", [], [op.results[0].type], {"value": value})
+    return [b.wrap(res.results[0])]
+
+
+def _constant_like(b: Builder, op: Operation) -> list[Traced]:
+    t = op.results[0].type
+    value = op.properties["value"]
+    if isinstance(value, FloatAttr | IntegerAttr):
+        scalar: Any = value.value.data
+    else:
+        raise NotSupportedError(
+            f"{PASS_NAME}: 'chlo.constant_like' with value {value} (only integer and float "
+            "scalars are supported)",
+            location=op_location(op),
+        )
+    shape = shape_of(t)
+    assert shape is not None
+    return [b.splat(scalar, element_type(t), dtype_of_type(t), shape)]
+
+
+def _top_k(b: Builder, op: Operation) -> list[Traced]:
+    """iota along the last dimension, a stable sort by `GT` (`TOTALORDER` for floats) carrying the
+    indices, and two slices of the first k."""
+    (x,) = _operands(b, op)
+    k = op.properties["k"].value.data  # type: ignore[attr-defined]
+    last = len(x.shape) - 1
+    value_type = b._value(x).type
+    index_type = tensor_type(I32, x.shape)
+    iota = b.create("stablehlo.iota", [], [index_type], {"iota_dimension": IntegerAttr(last, I64)})
+    el = element_type(value_type)
+    scalar, index_scalar = tensor_type(el, ()), tensor_type(I32, ())
+    block = Block(arg_types=[scalar, scalar, index_scalar, index_scalar])
+    props: dict[str, Attribute] = {"comparison_direction": ComparisonDirectionAttr.get_case("GT")}
+    if dt.is_float(dtype_of_type(value_type)):
+        props["compare_type"] = ComparisonTypeAttr.get_case("TOTALORDER")
+    compare = b.ops["stablehlo.compare"].build_generic(  # type: ignore[attr-defined]
+        [block.args[0], block.args[1]], [tensor_type(I1, ())], props, {}, []
+    )
+    ret = b.ops["stablehlo.return"].build_generic([compare.results[0]], [], {}, {}, [])  # type: ignore[attr-defined]
+    for o in (compare, ret):
+        o.location = op.location
+        block.add_op(o)
+    sort = b.create(
+        "stablehlo.sort",
+        [b._value(x), iota.results[0]],
+        [value_type, index_type],
+        {"dimension": IntegerAttr(last, I64), "is_stable": IntegerAttr(1, I1)},
+        [Region([block])],
+    )
+    out_shape = (*x.shape[:-1], k)
+    slice_props = {
+        "start_indices": DenseArrayBase.from_list(I64, [0] * len(x.shape)),
+        "limit_indices": DenseArrayBase.from_list(I64, list(out_shape)),
+        "strides": DenseArrayBase.from_list(I64, [1] * len(x.shape)),
+    }
+    results = []
+    for r in sort.results:
+        t = tensor_type(element_type(r.type), out_shape)
+        results.append(b.wrap(b.create("stablehlo.slice", [r], [t], dict(slice_props)).results[0]))
+    return results
+
+
+REWRITES: dict[str, Rewrite] = {
+    **{f"chlo.{n}": _unary(f) for n, f in _UNARY.items()},
+    **{f"chlo.{n}": _binary(f) for n, f in _BINARY.items()},
+    **{f"chlo.broadcast_{n}": _broadcast_binary(f) for n, f in _BROADCAST_BINARY.items()},
+    "chlo.broadcast_compare": _broadcast_compare,
+    "chlo.broadcast_select": _broadcast_select,
+    "chlo.constant": _constant,
+    "chlo.constant_like": _constant_like,
+    "chlo.top_k": _top_k,
+}
+
+_WHY_NOT: dict[str, str] = {
+    "chlo.ragged_dot": "its decomposition is not implemented yet (the interpreter runs it natively)",
+    "chlo.scan": "its decomposition is not implemented yet (the interpreter runs it natively)",
+    "chlo.minimum_broadcast_shapes": "it operates on dynamic shapes (shape dialect)",
+}
+
+
+def _not_supported(op: Operation, why: str) -> NotSupportedError:
+    return NotSupportedError(
+        f"{PASS_NAME}: cannot lower '{op.name}': {why}",
+        location=op_location(op),
+    )
+
+
+def _check_static(op: Operation) -> None:
+    for v in (*op.operands, *op.results):
+        t = v.type
+        shape = shape_of(t)
+        if not isinstance(t, TensorType) or shape is None or any(d < 0 for d in shape):
+            from stablehlo_py.ir.text.printer import type_to_str
+
+            raise _not_supported(
+                op,
+                f"type {type_to_str(t)} is not a statically shaped tensor (dynamic shapes are "
+                "lowered through the shape dialect upstream, which stablehlo-py does not implement)",
+            )
+
+
+def legalize(root: Operation) -> int:
+    """Replace every CHLO op under `root`; returns how many were replaced."""
+    chlo_ops = [o for o in root.walk() if o.name.startswith("chlo.")]
+    for op in chlo_ops:
+        rewrite = REWRITES.get(op.name)
+        if rewrite is None:
+            raise _not_supported(op, _WHY_NOT.get(op.name, "no decomposition for this op"))
+        _check_static(op)
+        b = Builder(op)
+        new = rewrite(b, op)
+        for old, value in zip(op.results, new, strict=True):
+            if value.value.type != old.type:
+                raise TypeError(
+                    f"{PASS_NAME}: internal error: the decomposition of {op.name} produced "
+                    f"{value.value.type}, expected {old.type}"
+                )
+            old.replace_all_uses_with(value.value)
+        Rewriter.erase_op(op)
+    return len(chlo_ops)
+
+
+def run(op: Operation, options: dict[str, str]) -> Operation:
+    check_options(PASS_NAME, options, set())
+    with gc_paused():
+        legalize(op)
+    return op
+
+
+__all__ = ["REWRITES", "Builder", "legalize", "run"]
+
