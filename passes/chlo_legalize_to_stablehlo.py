@@ -9,9 +9,9 @@ functions run on :class:`Traced` values, whose every op (``add``, ``compare``, c
 emits the StableHLO op instead of computing it.  So the decomposed program computes exactly what the
 interpreter computes for the CHLO op, op for op, in the order upstream's patterns create them.
 
-Structural ops (broadcasting binaries, broadcast_select, constant, constant_like, top_k) are
+Structural ops (broadcasting binaries, broadcast_select, constant, constant_like, top_k, scan) are
 rewritten here directly.  Static shapes only: upstream lowers dynamic broadcasting through the
-shape dialect, which this toolkit does not have; such ops, `chlo.ragged_dot`, `chlo.scan` and
+shape dialect, which this toolkit does not have; such ops, `chlo.ragged_dot` and
 `chlo.minimum_broadcast_shapes` raise a "not supported" error naming the op and its location.
 """
 
@@ -103,13 +103,26 @@ class Builder:
         return Traced(value, self, dtype_of_type(t), shape if shape is not None else ())
 
     def _insert(self, op: Operation) -> Operation:
+        block = self.anchor.parent
+        assert block is not None
+        block.insert_op_before(op, self.anchor)
+        return op
+
+    def build(
+        self,
+        name: str,
+        operands: list[SSAValue],
+        result_types: list[Attribute],
+        properties: dict[str, Attribute] | None = None,
+        regions: list[Region] | None = None,
+    ) -> Operation:
+        """A new op with the anchor's location, not inserted anywhere."""
+        cls = self.ops[name]
+        op = cls.build_generic(operands, result_types, properties or {}, {}, regions or [])  # type: ignore[attr-defined]
         op.location = self.anchor.location
         src = getattr(self.anchor, "_src", None)
         if src is not None:
             op._src = src  # type: ignore[attr-defined]
-        block = self.anchor.parent
-        assert block is not None
-        block.insert_op_before(op, self.anchor)
         return op
 
     def create(
@@ -120,9 +133,8 @@ class Builder:
         properties: dict[str, Attribute] | None = None,
         regions: list[Region] | None = None,
     ) -> Operation:
-        cls = self.ops[name]
-        op = cls.build_generic(operands, result_types, properties or {}, {}, regions or [])  # type: ignore[attr-defined]
-        return self._insert(op)
+        """A new op inserted before the anchor."""
+        return self._insert(self.build(name, operands, result_types, properties, regions))
 
     # -- what the decompositions call
     def emit(self, name: str, *args: Any) -> Traced:
@@ -325,13 +337,9 @@ def _top_k(b: Builder, op: Operation) -> list[Traced]:
     props: dict[str, Attribute] = {"comparison_direction": ComparisonDirectionAttr.get_case("GT")}
     if dt.is_float(dtype_of_type(value_type)):
         props["compare_type"] = ComparisonTypeAttr.get_case("TOTALORDER")
-    compare = b.ops["stablehlo.compare"].build_generic(  # type: ignore[attr-defined]
-        [block.args[0], block.args[1]], [tensor_type(I1, ())], props, {}, []
-    )
-    ret = b.ops["stablehlo.return"].build_generic([compare.results[0]], [], {}, {}, [])  # type: ignore[attr-defined]
-    for o in (compare, ret):
-        o.location = op.location
-        block.add_op(o)
+    compare = b.build("stablehlo.compare", [block.args[0], block.args[1]], [tensor_type(I1, ())], props)
+    block.add_op(compare)
+    block.add_op(b.build("stablehlo.return", [compare.results[0]], []))
     sort = b.create(
         "stablehlo.sort",
         [b._value(x), iota.results[0]],
@@ -352,6 +360,106 @@ def _top_k(b: Builder, op: Operation) -> list[Traced]:
     return results
 
 
+def _scan(b: Builder, op: Operation) -> list[Traced]:
+    """A `stablehlo.while` over the scanned dimension: step i slices every input at i (from the end
+    with `is_reverse`), runs a copy of the body on the slices and the carries, and writes the step's
+    outputs into accumulators at i.  Results: the accumulators, then the final carries."""
+    inputs, inits = list(op.inputs), list(op.inits)  # type: ignore[attr-defined]
+    outputs, carries = list(op.outputs), list(op.carries)  # type: ignore[attr-defined]
+    dim = op.properties["dimension"].value.data  # type: ignore[attr-defined]
+    rev = op.properties.get("is_reverse")
+    reverse = bool(rev.value.data) if isinstance(rev, IntegerAttr) else False
+    full = shape_of((inputs or outputs)[0].type)
+    assert full is not None
+    length = full[dim]
+    i64 = tensor_type(I64, ())
+
+    def const(block: Block | None, value: Any, t: Attribute) -> SSAValue:
+        el = element_type(t)
+        shape = shape_of(t) or ()
+        v = const_like(value, np.zeros((), dtype_of_type(t))).astype(storage_dtype(el)).reshape(1)
+        c = b.build("stablehlo.constant", [], [tensor_type(el, shape)], {"value": make_dense(t, v)})  # type: ignore[arg-type]
+        if block is None:
+            b._insert(c)
+        else:
+            block.add_op(c)
+        return c.results[0]
+
+    accumulators = [const(None, 0, r.type) for r in outputs]
+    state = [const(None, 0, i64), *inits, *accumulators]
+    types = [v.type for v in state]
+
+    cond = Block(arg_types=types)
+    limit = const(cond, length, i64)
+    less = b.build(
+        "stablehlo.compare", [cond.args[0], limit], [tensor_type(I1, ())],
+        {"comparison_direction": ComparisonDirectionAttr.get_case("LT")},
+    )
+    cond.add_op(less)
+    cond.add_op(b.build("stablehlo.return", [less.results[0]], []))
+
+    body = Block(arg_types=types)
+    n_carry = len(inits)
+    counter = body.args[0]
+    carry_args = list(body.args[1 : 1 + n_carry])
+    acc_args = list(body.args[1 + n_carry :])
+
+    def add_op(name: str, operands: list[SSAValue], rtype: Attribute, props: dict | None = None) -> SSAValue:
+        o = b.build(name, operands, [rtype], props or {})
+        body.add_op(o)
+        return o.results[0]
+
+    index = counter
+    if reverse:
+        index = add_op("stablehlo.subtract", [const(body, length - 1, i64), counter], i64)
+    zero = const(body, 0, i64)
+
+    def starts(rank: int) -> list[SSAValue]:
+        return [index if d == dim else zero for d in range(rank)]
+
+    step_inputs = []
+    for x in inputs:
+        shape = shape_of(x.type)
+        assert shape is not None
+        sizes = [1 if d == dim else n for d, n in enumerate(shape)]
+        el = element_type(x.type)
+        piece = add_op(
+            "stablehlo.dynamic_slice", [x, *starts(len(shape))], tensor_type(el, tuple(sizes)),
+            {"slice_sizes": DenseArrayBase.from_list(I64, sizes)},
+        )
+        step_shape = tuple(n for d, n in enumerate(shape) if d != dim)
+        step_inputs.append(add_op("stablehlo.reshape", [piece], tensor_type(el, step_shape)))
+
+    source = op.regions[0].blocks.first
+    assert source is not None
+    mapper: dict[SSAValue, SSAValue] = dict(zip(source.args, [*step_inputs, *carry_args], strict=True))
+    returned: list[SSAValue] = []
+    for o in source.ops:
+        if o.name in ("stablehlo.return", "func.return"):
+            returned = [mapper.get(v, v) for v in o.operands]
+            break
+        body.add_op(o.clone(mapper))
+    step_outputs, new_carries = returned[: len(outputs)], returned[len(outputs) :]
+
+    new_accs = []
+    for acc, value, result in zip(acc_args, step_outputs, outputs, strict=True):
+        shape = shape_of(result.type)
+        assert shape is not None
+        sizes = tuple(1 if d == dim else n for d, n in enumerate(shape))
+        update = add_op("stablehlo.reshape", [value], tensor_type(element_type(result.type), sizes))
+        new_accs.append(
+            add_op("stablehlo.dynamic_update_slice", [acc, update, *starts(len(shape))], acc.type)
+        )
+    next_counter = add_op("stablehlo.add", [counter, const(body, 1, i64)], i64)
+    body.add_op(b.build("stablehlo.return", [next_counter, *new_carries, *new_accs], []))
+
+    loop = b.create("stablehlo.while", state, types, {}, [Region([cond]), Region([body])])
+    results = list(loop.results)
+    ordered = [*results[1 + n_carry :], *results[1 : 1 + n_carry]]
+    assert len(ordered) == len(outputs) + len(carries)
+    return [b.wrap(v) for v in ordered]
+
+
 REWRITES: dict[str, Rewrite] = {
     **{f"chlo.{n}": _unary(f) for n, f in _UNARY.items()},
     **{f"chlo.{n}": _binary(f) for n, f in _BINARY.items()},
@@ -361,11 +469,11 @@ REWRITES: dict[str, Rewrite] = {
     "chlo.constant": _constant,
     "chlo.constant_like": _constant_like,
     "chlo.top_k": _top_k,
+    "chlo.scan": _scan,
 }
 
 _WHY_NOT: dict[str, str] = {
     "chlo.ragged_dot": "its decomposition is not implemented yet (the interpreter runs it natively)",
-    "chlo.scan": "its decomposition is not implemented yet (the interpreter runs it natively)",
     "chlo.minimum_broadcast_shapes": "it operates on dynamic shapes (shape dialect)",
 }
 

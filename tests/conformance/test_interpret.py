@@ -120,7 +120,6 @@ _IMPLEMENTED_PASSES = ("--chlo-legalize-to-stablehlo",)
 # test_interpret_file_natively.
 LOWERING_MISSING: dict[str, str] = {
     "ragged_dot.mlir": "chlo-legalize-to-stablehlo does not decompose chlo.ragged_dot yet",
-    "scan.mlir": "chlo-legalize-to-stablehlo does not decompose chlo.scan yet",
 }
 
 

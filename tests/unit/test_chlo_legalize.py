@@ -246,6 +246,32 @@ def test_nested_regions_and_locations() -> None:
     assert np.asarray(native[0]).tobytes() == np.asarray(lowered[0]).tobytes()
 
 
+SCAN = """func.func @main(%x: tensor<3x5xf32>, %y: tensor<3x5xi32>) -> (tensor<3x5xf32>, tensor<3x5xi32>, tensor<3xf32>, tensor<3xi32>) {
+  %c0 = stablehlo.constant dense<1.5> : tensor<3xf32>
+  %c1 = stablehlo.constant dense<0> : tensor<3xi32>
+  %0:4 = chlo.scan(%x, %y) inits(%c0, %c1) dimension=1 attributes {is_reverse = REVERSE} {
+  ^bb0(%a: tensor<3xf32>, %b: tensor<3xi32>, %s: tensor<3xf32>, %t: tensor<3xi32>):
+    %m = stablehlo.multiply %s, %a : tensor<3xf32>
+    %n = stablehlo.add %t, %b : tensor<3xi32>
+    stablehlo.return %m, %n, %m, %n : tensor<3xf32>, tensor<3xi32>, tensor<3xf32>, tensor<3xi32>
+  } : (tensor<3x5xf32>, tensor<3x5xi32>, tensor<3xf32>, tensor<3xi32>) -> (tensor<3x5xf32>, tensor<3x5xi32>, tensor<3xf32>, tensor<3xi32>)
+  func.return %0#0, %0#1, %0#2, %0#3 : tensor<3x5xf32>, tensor<3x5xi32>, tensor<3xf32>, tensor<3xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("reverse", ["false", "true"])
+def test_scan_becomes_a_while_loop(reverse: str) -> None:
+    text = SCAN.replace("REVERSE", reverse)
+    module = run_pipeline(parse(text, "scan.mlir"), [(PASS, {})])
+    printed = print_ir(module)
+    assert "chlo." not in printed and "stablehlo.while" in printed
+    args = [R.normal(size=(3, 5)).astype(np.float32), R.integers(-9, 9, size=(3, 5)).astype(np.int32)]
+    native = Evaluator(parse(text, "scan.mlir")).call("main", args)
+    lowered = Evaluator(module).call("main", args)
+    assert [np.asarray(r).tobytes() for r in native] == [np.asarray(r).tobytes() for r in lowered]
+
+
 def test_dynamic_shape_is_not_supported() -> None:
     text = (
         "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n"
