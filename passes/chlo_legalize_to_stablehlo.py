@@ -21,6 +21,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import stablehlo_py.interpreter.dtypes as dt
+import stablehlo_py.interpreter.semantics.chlo as math
+from stablehlo_py.interpreter.semantics._common import const_like
+from stablehlo_py.interpreter.semantics.chlo import Traced
+from stablehlo_py.interpreter.values import dtype_of_type
+from stablehlo_py.passes._common import check_options, gc_paused, op_location
 from xdsl.dialects.builtin import (
     ComplexType,
     DenseArrayBase,
@@ -33,16 +39,10 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from stablehlo_py.errors import NotSupportedError
-from stablehlo_py.interpreter import dtypes as dt
-from stablehlo_py.interpreter.semantics import chlo as math
-from stablehlo_py.interpreter.semantics._common import const_like
-from stablehlo_py.interpreter.semantics.chlo import Traced
-from stablehlo_py.interpreter.values import dtype_of_type
 from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
 from stablehlo_py.ir.registry import default_registry
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import element_type, shape_of, simple_type, storage_dtype, tensor_type
-from stablehlo_py.passes._common import check_options, gc_paused, op_location
 
 PASS_NAME = "chlo-legalize-to-stablehlo"
 I1 = IntegerType(1)

@@ -85,8 +85,9 @@ def test_chlo_native_equals_lowered(path: Path) -> None:
     """The interpreter's CHLO ops and the StableHLO they lower to compute the same bits (the
     decompositions are one set of functions, evaluated or emitted)."""
     from stablehlo_py.interpreter.evaluator import Evaluator
-    from stablehlo_py.ir import parse
     from stablehlo_py.passes import run_pipeline
+
+    from stablehlo_py.ir import parse
 
     def results(module: object) -> list[bytes]:
         ev = Evaluator(module)  # type: ignore[arg-type]

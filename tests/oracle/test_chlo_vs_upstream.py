@@ -15,10 +15,11 @@ pytest.importorskip("jax")
 ir = pytest.importorskip("jaxlib.mlir.ir")
 passmanager = pytest.importorskip("jaxlib.mlir.passmanager")
 
-from stablehlo_py.interpreter.evaluator import Evaluator  # noqa: E402
-from stablehlo_py.ir import parse, print_ir  # noqa: E402
-from stablehlo_py.passes import run_pipeline  # noqa: E402
-from tests.conformance.test_interpret import CHLO_TESTDATA  # noqa: E402
+from stablehlo_py.interpreter.evaluator import Evaluator
+from stablehlo_py.passes import run_pipeline
+
+from stablehlo_py.ir import parse, print_ir
+from tests.conformance.test_interpret import CHLO_TESTDATA
 
 
 def _upstream_lowering(text: str) -> str:
