@@ -125,16 +125,9 @@ class Builder:
             op._src = src  # type: ignore[attr-defined]
         return op
 
-    def create(
-        self,
-        name: str,
-        operands: list[SSAValue],
-        result_types: list[Attribute],
-        properties: dict[str, Attribute] | None = None,
-        regions: list[Region] | None = None,
-    ) -> Operation:
-        """A new op inserted before the anchor."""
-        return self._insert(self.build(name, operands, result_types, properties, regions))
+    def create(self, *args: Any, **kwargs: Any) -> Operation:
+        """A new op (the arguments of `build`) inserted before the anchor."""
+        return self._insert(self.build(*args, **kwargs))
 
     # -- what the decompositions call
     def emit(self, name: str, *args: Any) -> Traced:
@@ -183,10 +176,15 @@ class Builder:
         return self.splat(value, el, like.dtype, like.shape)
 
     def splat(self, value: Any, el: Attribute, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Traced:
+        return self._result(self._insert(self.splat_op(value, el, dtype, shape)))
+
+    def splat_op(
+        self, value: Any, el: Attribute, dtype: np.dtype[Any], shape: tuple[int, ...]
+    ) -> Operation:
+        """A `stablehlo.constant` holding `value` (rounded to `el`) in every element, not inserted."""
         v = const_like(value, np.zeros((), dtype)).astype(storage_dtype(el)).reshape(1)
         t = tensor_type(el, shape)
-        op = self.create("stablehlo.constant", [], [t], {"value": make_dense(t, v)})
-        return self._result(op)
+        return self.build("stablehlo.constant", [], [t], {"value": make_dense(t, v)})
 
     def broadcast(self, x: Traced, shape: tuple[int, ...], dims: list[int] | None) -> Traced:
         """`broadcast_in_dim` to `shape` (numpy's trailing alignment unless `dims` is given)."""
@@ -375,10 +373,7 @@ def _scan(b: Builder, op: Operation) -> list[Traced]:
     i64 = tensor_type(I64, ())
 
     def const(block: Block | None, value: Any, t: Attribute) -> SSAValue:
-        el = element_type(t)
-        shape = shape_of(t) or ()
-        v = const_like(value, np.zeros((), dtype_of_type(t))).astype(storage_dtype(el)).reshape(1)
-        c = b.build("stablehlo.constant", [], [tensor_type(el, shape)], {"value": make_dense(t, v)})  # type: ignore[arg-type]
+        c = b.splat_op(value, element_type(t), dtype_of_type(t), shape_of(t) or ())
         if block is None:
             b._insert(c)
         else:
