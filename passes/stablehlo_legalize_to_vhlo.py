@@ -112,15 +112,21 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
     return legalize_to_vhlo(op, allow_other_dialects=flag(options, "allow-other-dialects"))
 
 
-def legalize_to_vhlo(module: Operation, allow_other_dialects: bool = False) -> Operation:
-    """Convert a module (in place: its body is rebuilt) and return it."""
+def legalize_to_vhlo(
+    module: Operation, allow_other_dialects: bool = False, *, in_place: bool = True
+) -> Operation:
+    """Convert a module and return it: in place (its body is rebuilt), or, with
+    ``in_place=False``, into a new module, leaving ``module`` untouched (no copy is made first:
+    every op is rebuilt anyway)."""
     with gc_paused():
-        return _legalize(module, allow_other_dialects)
+        return _legalize(module, allow_other_dialects, in_place)
 
 
-def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
+def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = True) -> Operation:
     conv = _Legalizer(allow_other_dialects)
     if isinstance(module, ModuleOp):
+        if not in_place:
+            return conv.convert_module_copy(module)
         conv.convert_region_in_place(module.regions[0])
         return module
     new = conv.convert_op(module)
@@ -154,6 +160,17 @@ class _Legalizer:
                     block.add_op(o)
                     continue
                 block.add_op(self.convert_op(o))
+
+    def convert_module_copy(self, module: ModuleOp) -> ModuleOp:
+        """A new module with the converted body (nested modules copied the same way)."""
+        new = module.clone_without_regions()
+        carry_location(new, module)
+        for block in module.regions[0].blocks:
+            nb = Block()
+            new.regions[0].add_block(nb)
+            for o in block.ops:
+                nb.add_op(self.convert_module_copy(o) if isinstance(o, ModuleOp) else self.convert_op(o))
+        return new
 
     def convert_region(self, region: Region, owner: Operation, to_vhlo: bool) -> Region:
         new = Region()
@@ -190,6 +207,13 @@ class _Legalizer:
                 op, f"'{op.name}' has no VHLO counterpart in this version of the tables"
             )
         if not self.allow_other:
+            if dialect == "chlo":
+                raise legalize_error(
+                    op,
+                    "'chlo' ops have no VHLO counterpart; lower them to StableHLO first with "
+                    "`stablehlo-opt --chlo-pre-serialization-pipeline` (Python: "
+                    "run_pipeline(module, [('chlo-pre-serialization-pipeline', {})]))",
+                )
             raise legalize_error(
                 op,
                 f"'{dialect}' ops have no VHLO counterpart; pass allow-other-dialects=true to keep "

@@ -50,25 +50,20 @@ __all__ = [
 ]
 
 
-def _clone_keeping_sources(module: Operation) -> Operation:
-    """A deep copy that keeps each op's parse position (used for file:line:col locations)."""
-    copy = module.clone()
-    for old, new in zip(module.walk(), copy.walk()):
-        src = getattr(old, "_src", None)
-        if src is not None:
-            new._src = src  # type: ignore[attr-defined]
-    return copy
-
-
 def to_vhlo(
-    module: Operation, target_version: Version | str, allow_other_dialects: bool = False
+    module: Operation,
+    target_version: Version | str,
+    allow_other_dialects: bool = False,
+    *,
+    in_place: bool = True,
 ) -> Operation:
-    """StableHLO module -> VHLO at ``target_version`` (the module is converted in place)."""
+    """StableHLO module -> VHLO at ``target_version`` (converted in place, or into a new module
+    leaving ``module`` untouched with ``in_place=False``)."""
     from stablehlo_py.passes import PASSES
+    from stablehlo_py.passes.stablehlo_legalize_to_vhlo import legalize_to_vhlo
 
     target = validate_target(target_version)
-    opts = {"allow-other-dialects": "true"} if allow_other_dialects else {}
-    vhlo = PASSES["stablehlo-legalize-to-vhlo"].run(module, opts)
+    vhlo = legalize_to_vhlo(module, allow_other_dialects, in_place=in_place)
     if target == get_current_version():
         return vhlo  # the legalization writes the current forks: nothing to convert
     return PASSES["vhlo-to-version"].run(vhlo, {"target": str(target)})
@@ -91,7 +86,7 @@ def serialize_portable_artifact(
     if not isinstance(module, ModuleOp):
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
     with no_gc():
-        vhlo = to_vhlo(_clone_keeping_sources(module), target, allow_other_dialects)
+        vhlo = to_vhlo(module, target, allow_other_dialects, in_place=False)
         return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
 
 

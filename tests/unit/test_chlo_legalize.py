@@ -329,3 +329,19 @@ def test_cli_lowers_then_serializes(tmp_path: object) -> None:
     back = subprocess.run([*tr, "--deserialize"], input=data, capture_output=True, check=True).stdout
     again = subprocess.run(opt, input=back, capture_output=True, check=True).stdout.decode()
     assert again == lowered and "chlo." not in lowered
+
+
+def test_serializing_chlo_says_how_to_lower_it() -> None:
+    from stablehlo_py.errors import StableHLOError
+    from stablehlo_py.serialization import serialize_portable_artifact_str
+
+    text = (
+        "func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {\n"
+        "  %0 = chlo.erf %a : tensor<3xf32> -> tensor<3xf32>\n"
+        "  func.return %0 : tensor<3xf32>\n}\n"
+    )
+    with pytest.raises(StableHLOError) as e:
+        serialize_portable_artifact_str(text, "current", name="erf.mlir")
+    assert "chlo.erf" in str(e.value) and "--chlo-pre-serialization-pipeline" in str(e.value)
+    lowered = print_ir(run_pipeline(parse(text, "erf.mlir"), [("chlo-pre-serialization-pipeline", {})]))
+    assert serialize_portable_artifact_str(lowered, "current")
