@@ -9,9 +9,9 @@ functions run on :class:`Traced` values, whose every op (``add``, ``compare``, c
 emits the StableHLO op instead of computing it.  So the decomposed program computes exactly what the
 interpreter computes for the CHLO op, op for op, in the order upstream's patterns create them.
 
-Structural ops (broadcasting binaries, broadcast_select, constant, constant_like, top_k, scan) are
-rewritten here directly.  Static shapes only: upstream lowers dynamic broadcasting through the
-shape dialect, which this toolkit does not have; such ops, `chlo.ragged_dot` and
+Structural ops (broadcasting binaries, broadcast_select, constant, constant_like, top_k, scan,
+ragged_dot) are rewritten here directly.  Static shapes only: upstream lowers dynamic broadcasting
+through the shape dialect, which this toolkit does not have; such ops and
 `chlo.minimum_broadcast_shapes` raise a "not supported" error naming the op and its location.
 """
 
@@ -28,6 +28,7 @@ from stablehlo_py.interpreter.semantics.chlo import Traced
 from stablehlo_py.interpreter.values import dtype_of_type
 from stablehlo_py.passes._common import check_options, gc_paused, op_location
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     ComplexType,
     DenseArrayBase,
     FloatAttr,
@@ -39,7 +40,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from stablehlo_py.errors import NotSupportedError
-from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
+from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr
+from stablehlo_py.ir.op_attrs import DotDimensionNumbersAttr
 from stablehlo_py.ir.registry import default_registry
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import element_type, shape_of, simple_type, storage_dtype, tensor_type
@@ -455,6 +457,105 @@ def _scan(b: Builder, op: Operation) -> list[Traced]:
     return [b.wrap(v) for v in ordered]
 
 
+def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
+    """chlo.ragged_dot as masked dot_generals, one per group (the interpreter's algorithm): the
+    lhs ragged dimension is split into consecutive groups of `group_sizes` (running sums give each
+    group's [start, end)); a ragged non-contracting dimension multiplies group g by `rhs`'s slice g
+    and sums, a ragged contracting dimension stacks one result per group, a ragged batch dimension
+    zeroes the rows past the last group."""
+    lhs, rhs, sizes = _operands(b, op)
+    d = op.properties["ragged_dot_dimension_numbers"].dims  # type: ignore[attr-defined]
+    lb, rb = list(d.lhs_batching_dimensions), list(d.rhs_batching_dimensions)
+    lc, rc = list(d.lhs_contracting_dimensions), list(d.rhs_contracting_dimensions)
+    (ragged,) = d.lhs_ragged_dimensions
+    groups = sizes.shape[-1]
+    if groups == 0:
+        raise _not_supported(op, "group_sizes has no groups")
+    prefix = math.ragged_prefix(ragged, lb, lc)
+    result_el = element_type(op.results[0].type)
+    props: dict[str, Attribute] = {}
+    pc = op.properties.get("precision_config")
+    if isinstance(pc, ArrayAttr):
+        props["precision_config"] = ArrayAttr([PrecisionAttr.get_case(a.data) for a in pc.data])  # type: ignore[attr-defined]
+
+    def value(x: Traced) -> SSAValue:
+        return b._value(x)
+
+    def structural(name: str, operands: list[Traced], shape: tuple[int, ...], el: Attribute,
+                   properties: dict[str, Attribute]) -> Traced:
+        t = tensor_type(el, shape)
+        return b.wrap(b.create(name, [value(x) for x in operands], [t], properties).results[0])
+
+    def i64s(values: list[int]) -> DenseArrayBase:
+        return DenseArrayBase.from_list(I64, values)
+
+    sizes_el = element_type(value(sizes).type)
+    lhs_el = element_type(value(lhs).type)
+    pos = structural("stablehlo.iota", [], lhs.shape, sizes_el, {"iota_dimension": IntegerAttr(ragged, I64)})
+    zero = b.constant(0, lhs)
+
+    def take(x: Traced, dim: int, k: int) -> Traced:
+        """x's slice k along dim, with dim dropped."""
+        start = [0] * len(x.shape)
+        limit = list(x.shape)
+        start[dim], limit[dim] = k, k + 1
+        el = element_type(value(x).type)
+        piece = structural(
+            "stablehlo.slice", [x], tuple(1 if i == dim else n for i, n in enumerate(x.shape)), el,
+            {"start_indices": i64s(start), "limit_indices": i64s(limit), "strides": i64s([1] * len(limit))},
+        )
+        dropped = tuple(n for i, n in enumerate(x.shape) if i != dim)
+        return structural("stablehlo.reshape", [piece], dropped, el, {})
+
+    def spread(x: Traced) -> Traced:
+        dims = prefix if len(sizes.shape) > 1 else []
+        return structural(
+            "stablehlo.broadcast_in_dim", [x], lhs.shape, sizes_el, {"broadcast_dimensions": i64s(dims)}
+        )
+
+    masks = []
+    end: Traced | None = None
+    for k in range(groups):
+        size = take(sizes, len(sizes.shape) - 1, k)
+        end = size if end is None else math.add(end, size)
+        start = math.subtract(end, size)
+        masks.append(math.and_(math.compare(pos, spread(start), "GE"), math.compare(pos, spread(end), "LT")))
+
+    def dot(l: Traced, r: Traced, rbatch: list[int], rcontract: list[int]) -> Traced:
+        lf = [i for i in range(len(l.shape)) if i not in lb and i not in lc]
+        rf = [i for i in range(len(r.shape)) if i not in rbatch and i not in rcontract]
+        shape = tuple([l.shape[i] for i in lb] + [l.shape[i] for i in lf] + [r.shape[i] for i in rf])
+        dims = DotDimensionNumbersAttr(
+            lhs_batching_dimensions=lb, rhs_batching_dimensions=rbatch,
+            lhs_contracting_dimensions=lc, rhs_contracting_dimensions=rcontract,
+        )
+        return structural("stablehlo.dot_general", [l, r], shape, result_el, {"dot_dimension_numbers": dims, **props})
+
+    if ragged in lc:
+        parts = []
+        for mask in masks:
+            part = dot(math.select(mask, lhs, zero), rhs, rb, rc)
+            parts.append(structural("stablehlo.reshape", [part], (1, *part.shape), result_el, {}))
+        shape = (groups, *parts[0].shape[1:])
+        return [structural("stablehlo.concatenate", parts, shape, result_el, {"dimension": IntegerAttr(0, I64)})]
+    if ragged in lb:
+        inside = masks[0]
+        for mask in masks[1:]:
+            inside = math.or_(inside, mask)
+        return [dot(math.select(inside, lhs, zero), rhs, rb, rc)]
+    (gdim,) = d.rhs_group_dimensions
+
+    def drop(dims: list[int]) -> list[int]:
+        return [i - (1 if i > gdim else 0) for i in dims]
+
+    out: Traced | None = None
+    for k, mask in enumerate(masks):
+        part = dot(math.select(mask, lhs, zero), take(rhs, gdim, k), drop(rb), drop(rc))
+        out = part if out is None else math.add(out, part)
+    assert out is not None and lhs_el is not None
+    return [out]
+
+
 REWRITES: dict[str, Rewrite] = {
     **{f"chlo.{n}": _unary(f) for n, f in _UNARY.items()},
     **{f"chlo.{n}": _binary(f) for n, f in _BINARY.items()},
@@ -465,17 +566,17 @@ REWRITES: dict[str, Rewrite] = {
     "chlo.constant_like": _constant_like,
     "chlo.top_k": _top_k,
     "chlo.scan": _scan,
+    "chlo.ragged_dot": _ragged_dot,
 }
 
 _WHY_NOT: dict[str, str] = {
-    "chlo.ragged_dot": "its decomposition is not implemented yet (the interpreter runs it natively)",
     "chlo.minimum_broadcast_shapes": "it operates on dynamic shapes (shape dialect)",
 }
 
 
 def _not_supported(op: Operation, why: str) -> NotSupportedError:
     return NotSupportedError(
-        f"{PASS_NAME}: cannot lower '{op.name}': {why}",
+        f"{PASS_NAME}: lowering '{op.name}' is not supported: {why}",
         location=op_location(op),
     )
 

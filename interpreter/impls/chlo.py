@@ -192,12 +192,7 @@ def ragged_dot(
     lc, rc = list(lhs_contracting_dimensions), list(rhs_contracting_dimensions)
     (ragged,) = lhs_ragged_dimensions
     g = sizes.shape[-1]
-    if ragged in lb:
-        prefix = lb[: lb.index(ragged)]
-    elif ragged in lc:
-        prefix = [*lb, *lc[: lc.index(ragged)]]
-    else:
-        prefix = [*lb, *[i for i in range(ragged) if i not in lb and i not in lc]]
+    prefix = chlo_sem.ragged_prefix(ragged, lb, lc)
     ends = np.cumsum(sizes, axis=-1)
     starts = ends - sizes
     pos = dm.broadcast_in_dim(np.arange(lhs.shape[ragged]), [ragged], lhs.shape)

@@ -905,6 +905,18 @@ def mulhi(lhs: Any, rhs: Any) -> Array:
     return convert(result, a.dtype)
 
 
+def ragged_prefix(ragged: int, lhs_batching: list[int], lhs_contracting: list[int]) -> list[int]:
+    """chlo.ragged_dot: the lhs dimensions that `group_sizes`' leading dimensions index (all but its
+    last): the batch dimensions, and for a ragged contracting dimension the contracting dimensions
+    before it, for a ragged non-contracting one the free dimensions before it."""
+    if ragged in lhs_batching:
+        return lhs_batching[: lhs_batching.index(ragged)]
+    if ragged in lhs_contracting:
+        return [*lhs_batching, *lhs_contracting[: lhs_contracting.index(ragged)]]
+    free_before = [i for i in range(ragged) if i not in lhs_batching and i not in lhs_contracting]
+    return [*lhs_batching, *free_before]
+
+
 def is_inf(operand: Any) -> Array:
     """chlo.is_inf: ``|x| == +inf``."""
     x = _float_operand("chlo.is_inf", operand)

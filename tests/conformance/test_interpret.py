@@ -120,7 +120,6 @@ _IMPLEMENTED_PASSES = ("--chlo-legalize-to-stablehlo",)
 # yet (the pass says so with a "not supported" error); they run natively in
 # test_interpret_file_natively.
 LOWERING_MISSING: dict[str, str] = {
-    "ragged_dot.mlir": "chlo-legalize-to-stablehlo does not decompose chlo.ragged_dot yet",
 }
 
 

@@ -284,21 +284,16 @@ def test_dynamic_shape_is_not_supported() -> None:
     assert "chlo.erf" in msg and "tensor<?xf32>" in msg and "dyn.mlir:2" in msg
 
 
-RAGGED = """func.func @main(%lhs: tensor<4x3xf32>, %rhs: tensor<2x3x5xf32>, %g: tensor<2xi64>) -> tensor<4x5xf32> {
-  %0 = "chlo.ragged_dot"(%lhs, %rhs, %g) {
-    ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [],
-      rhs_batching_dimensions = [], lhs_contracting_dimensions = [1],
-      rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>,
-    precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]
-  } : (tensor<4x3xf32>, tensor<2x3x5xf32>, tensor<2xi64>) -> tensor<4x5xf32>
-  func.return %0 : tensor<4x5xf32>
+DYNAMIC = """func.func @main(%a: tensor<?x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
+  %0 = chlo.broadcast_add %a, %b : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  func.return %0 : tensor<?x3xf32>
 }
 """
 
 
 def test_cli_reports_unsupported_op_without_traceback(tmp_path: object) -> None:
-    path = tmp_path / "ragged.mlir"  # type: ignore[operator]
-    path.write_text(RAGGED)
+    path = tmp_path / "dynamic.mlir"  # type: ignore[operator]
+    path.write_text(DYNAMIC)
     for flag in ("--chlo-legalize-to-stablehlo", "--chlo-pre-serialization-pipeline"):
         r = subprocess.run(
             [sys.executable, "-m", "stablehlo_py.cli.opt", flag, str(path)],
@@ -308,7 +303,8 @@ def test_cli_reports_unsupported_op_without_traceback(tmp_path: object) -> None:
         )
         assert r.returncode != 0
         assert "Traceback" not in r.stderr
-        assert "chlo.ragged_dot" in r.stderr and "not" in r.stderr and "ragged.mlir:2" in r.stderr
+        assert "chlo.broadcast_add" in r.stderr and "tensor<?x3xf32>" in r.stderr
+        assert "not supported" in r.stderr and "dynamic.mlir:2" in r.stderr
 
 
 def test_cli_lowers_then_serializes(tmp_path: object) -> None:
@@ -332,8 +328,9 @@ def test_cli_lowers_then_serializes(tmp_path: object) -> None:
 
 
 def test_serializing_chlo_says_how_to_lower_it() -> None:
-    from stablehlo_py.errors import StableHLOError
     from stablehlo_py.serialization import serialize_portable_artifact_str
+
+    from stablehlo_py.errors import StableHLOError
 
     text = (
         "func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {\n"
@@ -345,3 +342,43 @@ def test_serializing_chlo_says_how_to_lower_it() -> None:
     assert "chlo.erf" in str(e.value) and "--chlo-pre-serialization-pipeline" in str(e.value)
     lowered = print_ir(run_pipeline(parse(text, "erf.mlir"), [("chlo-pre-serialization-pipeline", {})]))
     assert serialize_portable_artifact_str(lowered, "current")
+
+
+_NON_CONTRACTING = (
+    "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], "
+    "lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]"
+)
+_CONTRACTING = (
+    "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1]"
+)
+_BATCH = (
+    "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+    "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0]"
+)
+_BATCHED_GROUPS = (
+    "lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], "
+    "rhs_contracting_dimensions = [2], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]"
+)
+RAGGED_CASES = {
+    # name: (lhs shape, rhs shape, group sizes, result shape, dimension numbers)
+    "non_contracting": ((11, 5), (3, 5, 7), [4, 0, 5], (11, 7), _NON_CONTRACTING),
+    "contracting": ((4, 10), (10, 6), [3, 5, 1], (3, 4, 6), _CONTRACTING),
+    "batch": ((6, 3, 4), (6, 4, 5), [2, 3], (6, 3, 5), _BATCH),
+    "batched_group_sizes": ((2, 11, 5), (3, 2, 5, 7), [[4, 0, 5], [1, 6, 4]], (2, 11, 7), _BATCHED_GROUPS),
+}
+
+
+@pytest.mark.parametrize("case", list(RAGGED_CASES))
+def test_ragged_dot_becomes_masked_dots(case: str) -> None:
+    ls, rs, groups, res, dims = RAGGED_CASES[case]
+    g = np.array(groups, dtype=np.int64)
+    lt, rt, gt, ot = (_tensor(s, e) for s, e in ((ls, "f32"), (rs, "f32"), (g.shape, "i64"), (res, "f32")))
+    body = (
+        _const("l", R.normal(size=ls).astype(np.float32), "f32")
+        + _const("r", R.normal(size=rs).astype(np.float32), "f32")
+        + _const("g", g, "i64")
+        + f'    %o = "chlo.ragged_dot"(%l, %r, %g) {{ragged_dot_dimension_numbers = #chlo.ragged_dot<{dims}>, '
+        f"precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]}} : ({lt}, {rt}, {gt}) -> {ot}\n"
+    )
+    printed = _same_bits(_program(body, [("%o", ot)]))
+    assert "stablehlo.dot_general" in printed
