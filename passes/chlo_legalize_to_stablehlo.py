@@ -256,11 +256,8 @@ def _operands(b: Builder, op: Operation) -> list[Traced]:
     return [b.wrap(v) for v in op.operands]
 
 
-def _unary(fn: Callable[[Any], Any]) -> Rewrite:
-    return lambda b, op: [fn(*_operands(b, op))]
-
-
-def _binary(fn: Callable[[Any, Any], Any]) -> Rewrite:
+def _elementwise(fn: Callable[..., Any]) -> Rewrite:
+    """An op whose operands go straight into its decomposition function."""
     return lambda b, op: [fn(*_operands(b, op))]
 
 
@@ -490,7 +487,6 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
         return DenseArrayBase.from_list(I64, values)
 
     sizes_el = element_type(value(sizes).type)
-    lhs_el = element_type(value(lhs).type)
     pos = structural("stablehlo.iota", [], lhs.shape, sizes_el, {"iota_dimension": IntegerAttr(ragged, I64)})
     zero = b.constant(0, lhs)
 
@@ -552,13 +548,13 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
     for k, mask in enumerate(masks):
         part = dot(math.select(mask, lhs, zero), take(rhs, gdim, k), drop(rb), drop(rc))
         out = part if out is None else math.add(out, part)
-    assert out is not None and lhs_el is not None
+    assert out is not None
     return [out]
 
 
 REWRITES: dict[str, Rewrite] = {
-    **{f"chlo.{n}": _unary(f) for n, f in _UNARY.items()},
-    **{f"chlo.{n}": _binary(f) for n, f in _BINARY.items()},
+    **{f"chlo.{n}": _elementwise(f) for n, f in _UNARY.items()},
+    **{f"chlo.{n}": _elementwise(f) for n, f in _BINARY.items()},
     **{f"chlo.broadcast_{n}": _broadcast_binary(f) for n, f in _BROADCAST_BINARY.items()},
     "chlo.broadcast_compare": _broadcast_compare,
     "chlo.broadcast_select": _broadcast_select,
