@@ -84,7 +84,18 @@ def carry_location(new: Operation, old: Operation) -> Operation:
     src = getattr(old, "_src", None)
     if src is not None:
         new._src = src  # type: ignore[attr-defined]
+    implicit = old.__dict__.get("_implicit_src")
+    if implicit is not None:  # a module the parser made: MLIR locates it at "file":0:0
+        new._implicit_src = implicit  # type: ignore[attr-defined]
     return new
+
+
+def carry_arg_location(new: object, old: object) -> None:
+    """Keep a rebuilt block argument's location (explicit, or where its name was parsed)."""
+    new.location = old.location  # type: ignore[attr-defined]
+    src = old.__dict__.get("_src")
+    if src is not None:
+        new._src = src  # type: ignore[attr-defined]
 
 
 class ValueMap:

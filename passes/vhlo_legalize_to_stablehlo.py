@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from stablehlo_py.passes._common import (
     ValueMap,
+    carry_arg_location,
     carry_location,
     check_options,
     flag,
@@ -201,7 +202,7 @@ class _Legalizer:
             nb = Block(arg_types=types)
             for a, na in zip(block.args, nb.args):
                 self.values[a] = na
-                na.location = a.location  # type: ignore[assignment]
+                carry_arg_location(na, a)
             new.add_block(nb)
             pairs.append((block, nb))
         for block, nb in pairs:

@@ -139,6 +139,7 @@ class Parser:
         self.line_offset = line_offset
         self.source = Source(text, filename, line_offset)
         self.scopes: list[dict[str, SSAValue]] = [{}]
+        self.name_pos: dict[str, int] = {}
         self.default_dialects: list[str] = [""]
         self.attr_alias_text: dict[str, int] = {}
         self.type_alias_text: dict[str, int] = {}
@@ -721,6 +722,7 @@ class Parser:
         m = _VALUE_USE.match(self.text, self.pos)
         if not m or m.group(2) is not None:
             self.error(f"expected a value name like %arg0, found {self._found()}")
+        self.name_pos[m.group(1)] = m.start()
         self.pos = m.end()
         return m.group(1)
 
@@ -768,6 +770,8 @@ class Parser:
                         self.define(name, arg)
                         if loc is not None:
                             arg.location = loc  # type: ignore[assignment]
+                        else:
+                            self._arg_source(arg, self.name_pos.get(name))
                 else:
                     self.error("expected a block label or '}'")
                 first = False
@@ -809,7 +813,14 @@ class Parser:
             self.define(name, a, p)
             if loc is not None:
                 a.location = loc  # type: ignore[assignment]
+            else:
+                self._arg_source(a, p)
         return block
+
+    def _arg_source(self, arg: SSAValue, pos: int | None) -> None:
+        """A block argument without `loc(...)` is where its name was written (MLIR's default)."""
+        if pos is not None:
+            arg._src = (self.source, pos)  # type: ignore[attr-defined]
 
     def _parse_block_ops(self, block: Block) -> None:
         ops: list[Operation] = []
@@ -933,7 +944,9 @@ class Parser:
             ops.append(self.parse_operation())
         if len(ops) == 1 and isinstance(ops[0], ModuleOp):
             return ops[0]
-        return ModuleOp(ops)
+        module = ModuleOp(ops)
+        module._implicit_src = self.source  # type: ignore[attr-defined]  # MLIR: loc("file":0:0)
+        return module
 
 
 def _t(t: Attribute) -> str:

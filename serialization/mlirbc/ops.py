@@ -1,0 +1,228 @@
+"""How ops are laid out in MLIR bytecode: names, properties, attribute dictionaries, locations.
+
+An :class:`OpEncoder` answers, for each op, what MLIR's writer would take from it:
+
+* its name (dialect, name without the dialect, registered);
+* from bytecode version 5 its *properties* record: for a VHLO op one attribute reference per
+  inherent attribute in alphabetical order of the names (ODS' generated ``writeProperties``; all VHLO
+  attributes are required); for ``builtin.module`` the optional ``sym_name`` and ``sym_visibility``;
+* its attribute dictionary: the discardable attributes (version >= 5) or all of them merged (< 5),
+  as a builtin DictionaryAttr sorted by name; ``None`` when empty;
+* its location, and each block argument's location.
+
+Problems (an op that is not VHLO, an attribute without an encoding) are collected and raised
+together by :meth:`OpEncoder.check` as one :class:`NotEncodable` listing each with its location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Attribute, Operation
+
+from stablehlo_py import specs
+from stablehlo_py.serialization.entries import codec_for
+from stablehlo_py.serialization.mlirbc import builtin, vhlo
+from stablehlo_py.serialization.mlirbc.builtin import NotEncodable
+from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+
+__all__ = ["OpEncoder", "OpInfo", "VhloOpEncoder"]
+
+_MAX_PROBLEMS = 50
+
+
+@dataclass
+class OpInfo:
+    full_name: str
+    dialect: str
+    short_name: str
+    registered: bool
+    attr_dict: Entry | None
+    props: tuple[tuple[str, Any], ...] | None
+
+
+class OpEncoder:
+    """Base: locations, builtin values and problem collection; subclasses describe their ops."""
+
+    def __init__(self, version: int, strip_debuginfo: bool = False):
+        self.version = version
+        self.strip = strip_debuginfo
+        self.interner = Interner()
+        self.problems: list[str] = []
+        self._unknown = self.interner.attr("builtin", ("v", builtin.UNKNOWN_LOC))
+        self._file_names: dict[int, str] = {}
+
+    # -- problems
+    def problem(self, text: str) -> None:
+        if len(self.problems) < _MAX_PROBLEMS:
+            self.problems.append(text)
+
+    def check(self) -> None:
+        if self.problems:
+            more = "" if len(self.problems) < _MAX_PROBLEMS else f"\n  (stopped after {_MAX_PROBLEMS})"
+            raise NotEncodable("\n  ".join(self.problems) + more)
+
+    def where(self, op: Operation | None) -> str:
+        if op is None:
+            return ""
+        from stablehlo_py.ir.text.printer import location_text
+
+        try:
+            return f" at loc({location_text(op)})"
+        except Exception:  # noqa: BLE001 - only for the message
+            return ""
+
+    # -- values
+    def type_entry(self, t: Attribute, op: Operation | None) -> Entry:
+        try:
+            if codec_for(t) is not None:
+                return vhlo.entry(self.interner, t)
+            return builtin.type_entry(self.interner, t)
+        except NotEncodable as e:
+            self.problem(f"{e} (in {op.name if op else 'a block'}{self.where(op)})")
+            return self._unknown
+
+    def value_entry(self, a: Attribute, op: Operation | None, name: str) -> Entry:
+        try:
+            if codec_for(a) is not None:
+                return vhlo.entry(self.interner, a)
+            return builtin.attr_entry(self.interner, a)
+        except NotEncodable as e:
+            self.problem(f"attribute '{name}' of {op.name if op else '?'}{self.where(op)}: {e}")
+            return self._unknown
+
+    def dictionary(self, attrs: dict[str, Attribute], op: Operation) -> Entry | None:
+        if not attrs:
+            return None
+        return builtin.dictionary_entry(
+            self.interner, [(k, self.value_entry(v, op, k)) for k, v in attrs.items()]
+        )
+
+    # -- locations
+    def location_text_entry(self, text: str, op: Operation | None) -> Entry:
+        try:
+            return builtin.location_entry(self.interner, text)
+        except NotEncodable as e:
+            self.problem(f"{e} (in {op.name if op else 'a block argument'})")
+            return self._unknown
+
+    def op_location(self, op: Operation) -> Entry:
+        from stablehlo_py.ir.text.location import TextLoc
+
+        if self.strip:
+            return self._unknown
+        loc = op.location
+        if type(loc) is TextLoc:
+            return self.location_text_entry(loc.data, op)
+        src = op.__dict__.get("_src")
+        if src is not None:
+            source, pos = src
+            line, col = source.line_col(pos)
+            return builtin.file_line_col_entry(self.interner, source.filename, line, col)
+        if isinstance(op, ModuleOp):
+            src = op.__dict__.get("_implicit_src")
+            if src is not None:  # MLIR's parser: the implicit module is at "file":0:0
+                return builtin.file_line_col_entry(self.interner, src.filename, 0, 0)
+        if loc is None or isinstance(loc, UnknownLoc):
+            return self._unknown
+        self.problem(f"unsupported location kind {loc.name} (in {op.name})")
+        return self._unknown
+
+    def arg_location(self, arg: Any) -> Entry:
+        from stablehlo_py.ir.text.location import TextLoc
+
+        if self.strip:
+            return self._unknown
+        loc = getattr(arg, "location", None)
+        if type(loc) is TextLoc:
+            return self.location_text_entry(loc.data, None)
+        src = arg.__dict__.get("_src") if hasattr(arg, "__dict__") else None
+        if src is not None:
+            source, pos = src
+            line, col = source.line_col(pos)
+            return builtin.file_line_col_entry(self.interner, source.filename, line, col)
+        return self._unknown
+
+    # -- ops
+    def trait_isolated(self, op: Operation) -> bool:
+        return isinstance(op, ModuleOp)
+
+    def describe(self, op: Operation) -> OpInfo:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def module_info(self, op: ModuleOp) -> OpInfo:
+        sym = op.properties.get("sym_name")
+        vis = op.properties.get("sym_visibility") or op.attributes.get("sym_visibility")
+        discardable = {k: v for k, v in op.attributes.items() if k not in ("sym_name", "sym_visibility")}
+        if self.version >= 5:
+            props = (
+                ("oA", None if sym is None else self.value_entry(sym, op, "sym_name")),
+                ("oA", None if vis is None else self.value_entry(vis, op, "sym_visibility")),
+            )
+            return OpInfo(
+                "builtin.module", "builtin", "module", True, self.dictionary(discardable, op), props
+            )
+        merged = dict(discardable)
+        if sym is not None:
+            merged["sym_name"] = sym
+        if vis is not None:
+            merged["sym_visibility"] = vis
+        return OpInfo("builtin.module", "builtin", "module", True, self.dictionary(merged, op), None)
+
+
+class VhloOpEncoder(OpEncoder):
+    """A ``builtin.module`` of VHLO ops, as upstream's portable artifacts hold."""
+
+    def __init__(self, version: int, strip_debuginfo: bool = False):
+        super().__init__(version, strip_debuginfo)
+        self._specs: dict[str, tuple[str, ...] | None] = {}
+
+    def _inherent(self, name: str) -> tuple[str, ...] | None:
+        got = self._specs.get(name, ())
+        if got != ():
+            return got  # type: ignore[return-value]
+        try:
+            names: tuple[str, ...] | None = tuple(sorted(specs.op(name).attribute_names))
+        except KeyError:
+            names = None
+        self._specs[name] = names
+        return names
+
+    def describe(self, op: Operation) -> OpInfo:
+        if isinstance(op, ModuleOp):
+            return self.module_info(op)
+        name = op.name
+        inherent = self._inherent(name) if name.startswith("vhlo.") else None
+        if inherent is None:
+            self.problem(
+                f"op {name}{self.where(op)} is not a VHLO op; portable artifacts hold only VHLO "
+                "(run stablehlo-legalize-to-vhlo first; other dialects are not supported)"
+            )
+            return OpInfo(name, name.split(".", 1)[0], name.split(".", 1)[-1], False, None, None)
+        props_src = op.properties
+        attrs_src = op.attributes
+        values: dict[str, Attribute] = {}
+        for k in inherent:
+            a = props_src.get(k)
+            if a is None:
+                a = attrs_src.get(k)
+            if a is None:
+                self.problem(f"op {name}{self.where(op)} has no '{k}' attribute")
+                continue
+            values[k] = a
+        discardable = {k: v for k, v in attrs_src.items() if k not in values}
+        discardable.update((k, v) for k, v in props_src.items() if k not in values)
+        short = name[5:]
+        if self.version >= 5:
+            props = tuple(("A", self.value_entry(values[k], op, k)) for k in inherent if k in values)
+            return OpInfo(
+                name, "vhlo", short, True, self.dictionary(discardable, op), props or None
+            )
+        merged = dict(discardable)
+        merged.update(values)
+        return OpInfo(name, "vhlo", short, True, self.dictionary(merged, op), None)
+
+
+_ = StringAttr
