@@ -555,7 +555,7 @@ def _dec_tensor(f: list[Any]) -> Attribute:
         n *= d
     size = dtype.itemsize
     if n == 0:
-        ok = len(raw) == 0
+        ok = len(raw) in (0, size)  # an empty tensor may keep a splat value (MLIR does)
     else:
         ok = len(raw) == size * n or (len(raw) == size and n != 1)
     if not ok:

@@ -27,3 +27,12 @@ def write_vhlo(module, target, strip_debuginfo: bool = False) -> bytes:  # type:
 
     enc = VhloOpEncoder(bytecode_version(target), strip_debuginfo)
     return write_bytecode(module, enc, f"StableHLO_v{target}")
+
+
+def read_vhlo(data: bytes, name: str = "<artifact>"):  # type: ignore[no-untyped-def]
+    """(bytecode version, producer string, VHLO module) of an MLIR bytecode artifact."""
+    from stablehlo_py.serialization.mlirbc.ops import build_vhlo_op
+    from stablehlo_py.serialization.mlirbc.reader import read_bytecode
+
+    art = read_bytecode(data, name, build_vhlo_op)
+    return art.version, art.producer, art.module

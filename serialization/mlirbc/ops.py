@@ -25,7 +25,7 @@ from xdsl.ir import Attribute, Operation
 from stablehlo_py import specs
 from stablehlo_py.serialization.entries import codec_for
 from stablehlo_py.serialization.mlirbc import builtin, vhlo
-from stablehlo_py.serialization.mlirbc.builtin import NotEncodable
+from stablehlo_py.serialization.mlirbc.builtin import Loc, NotEncodable
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 
 __all__ = ["OpEncoder", "OpInfo", "VhloOpEncoder"]
@@ -226,3 +226,114 @@ class VhloOpEncoder(OpEncoder):
 
 
 _ = StringAttr
+
+
+# =============================================================================================
+# Reader side
+
+
+def build_vhlo_op(
+    rd: Any,
+    dialect: str,
+    name: str,
+    pos: int,
+    location: Any,
+    attr_dict: dict[str, Attribute],
+    props_rec: Any,
+    result_types: list[Attribute],
+    operands: list[Any],
+    regions: list[Any],
+) -> Operation:
+    """Build one op of a VHLO artifact (``builtin.module`` or a VHLO op) from its decoded parts;
+    ``rd`` is the bytecode reader (for attribute references in properties)."""
+    from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
+    from stablehlo_py.serialization.reader import _op_shape
+    from stablehlo_py.serialization import codes
+
+    full = f"{dialect}.{name}"
+    props: dict[str, Attribute] = {}
+    if full == "builtin.module":
+        if props_rec is not None:
+            (start, end), at = props_rec
+            r = Reader(rd.data, start, end, "properties")
+            for key in ("sym_name", "sym_visibility"):
+                v = r.varint()
+                if v & 1:
+                    rd._pos = at
+                    a = rd.attr(v >> 1)
+                    if not isinstance(a, StringAttr):
+                        raise BytecodeError(f"module {key} must be a string", at)
+                    props[key] = a
+                elif v:
+                    raise BytecodeError(f"invalid optional reference {v}", at)
+            if not r.at_end():
+                raise BytecodeError("trailing bytes in the module's properties", start)
+        attrs = dict(attr_dict)
+        for key in ("sym_name", "sym_visibility"):
+            if key in attrs:
+                props[key] = attrs.pop(key)
+        if result_types or operands or len(regions) != 1:
+            raise BytecodeError("builtin.module must have one region, no operands or results", pos)
+        if len(regions[0].blocks) != 1 or regions[0].blocks.first.args:
+            raise BytecodeError("the module body must be one block without arguments", pos)
+        if any(isinstance(v, Loc) for v in attrs.values()):
+            raise BytecodeError("a module attribute is a location", pos)
+        module = ModuleOp.create(properties=props, attributes=attrs, regions=regions)
+        module.location = location
+        return module
+    if dialect != "vhlo":
+        raise BytecodeError(
+            f"op {full} is not a VHLO op; portable artifacts hold only VHLO "
+            "(artifacts written with allow_other_dialects are not supported)",
+            pos,
+        )
+    try:
+        code = codes.op_code(name)
+    except KeyError:
+        ver = rd.producer
+        raise BytecodeError(
+            f"unknown VHLO op vhlo.{name} (the artifact's producer is '{ver}'; this toolkit knows "
+            "VHLO up to StableHLO " + str(_current()) + ")",
+            pos,
+        ) from None
+    shape = _op_shape(code)
+    names = tuple(sorted(shape.spec.attribute_names))
+    attrs = dict(attr_dict)
+    if props_rec is not None:
+        (start, end), at = props_rec
+        r = Reader(rd.data, start, end, "properties")
+        for key in names:
+            rd._pos = r.pos
+            props[key] = rd.attr(r.varint())
+        if not r.at_end():
+            raise BytecodeError(f"vhlo.{name}'s properties record has trailing bytes", start)
+    else:
+        for key in names:
+            if key in attrs:
+                props[key] = attrs.pop(key)
+    for key, a in props.items():
+        if isinstance(a, Loc) or codec_for(a) is None:
+            raise BytecodeError(f"attribute '{key}' of vhlo.{name} is not a VHLO attribute", pos)
+    for key, a in attrs.items():
+        if isinstance(a, Loc):
+            raise BytecodeError(f"attribute '{key}' of vhlo.{name} is a location", pos)
+    problem = shape.problem(len(operands), len(result_types), len(regions), props)
+    if problem is not None:
+        raise BytecodeError(f"invalid vhlo.{name}: {problem}", pos)
+    for t in result_types:
+        if codec_for(t) is None:
+            raise BytecodeError(f"a result type of vhlo.{name} is not a VHLO type", pos)
+    return shape.cls.create(
+        operands=operands,
+        result_types=result_types,
+        properties=props,
+        attributes=attrs,
+        regions=regions,
+        location=location,
+    )
+
+
+def _current() -> Any:
+    from stablehlo_py.version import get_current_version
+
+    return get_current_version()

@@ -190,6 +190,10 @@ class ReduceOp(StableHLOOp):
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:
         start = p.pos
+        # upstream's parseReduceOp locates the op (and the compact form's generated block) at the
+        # token after the op name, not at the name
+        p.ws()
+        loc_pos = p.pos
         inputs = []
         inits = []
 
@@ -265,6 +269,10 @@ class ReduceOp(StableHLOOp):
                 inner.location = loc  # type: ignore[assignment]
                 ret.location = loc  # type: ignore[assignment]
                 op.location = loc  # type: ignore[assignment]
+            else:
+                for x in (*block.args, inner, ret):
+                    x._src = (p.source, loc_pos)  # type: ignore[union-attr]
+            op._loc_pos = loc_pos  # type: ignore[attr-defined]
             return op
         p.parse_keyword("reducer")
         firsts: list[tuple[str, Attribute, object]] = []
@@ -282,7 +290,9 @@ class ReduceOp(StableHLOOp):
             seconds.append(block_operand())
             p.parse_literal(")")
         region = p.parse_region(entry_args=firsts + seconds, default_dialect="")  # type: ignore[arg-type]
-        return cls.build_generic(operands, list(ft.outputs.data), props, attrs, [region])
+        op = cls.build_generic(operands, list(ft.outputs.data), props, attrs, [region])
+        op._loc_pos = loc_pos  # type: ignore[attr-defined]
+        return op
 
     # ---------------------------------------------------------------- verifier
     def verify_(self) -> None:

@@ -209,7 +209,8 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
     shape, scalars = _structure(p, body_toks, isinstance(elem, ComplexType), start)
     if shape is None:  # splat scalar
         values = _convert_scalars(p, scalars, elem, start)
-        return _new_dense(ty, values.tobytes()) if n != 0 else _new_dense(ty, b"")
+        # an empty tensor keeps its splat value, as MLIR does (it prints and serializes it)
+        return _new_dense(ty, values.tobytes())
     if not shape and not scalars:
         if n != 0:
             p.error(f"empty dense literal for a type with {n} elements", start)
@@ -401,9 +402,9 @@ def dense_body(attr: DenseIntOrFPElementsAttr) -> str:
     elem = ty.element_type
     shape = ty.get_shape()
     n = num_elements(shape)
-    if n == 0:
-        return ""
     dt = storage_dtype(elem)
+    if n == 0 and len(attr.data.data) != dt.itemsize:
+        return ""
     flat = np.frombuffer(attr.data.data, dtype=dt)
     if flat.size == 1:
         return format_element(flat[0], elem)

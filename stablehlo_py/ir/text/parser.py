@@ -876,7 +876,8 @@ class Parser:
                 self.error(f"unknown operation '{word}'", name_pos)
             foreign = FOREIGN_SYNTAX.get(cls)
             op = foreign.parse(self) if foreign is not None else cls.parse_pretty(self)
-        op._src = (self.source, name_pos)  # type: ignore[attr-defined]
+        # a custom parser may locate its op elsewhere than at the name (upstream's reduce)
+        op._src = (self.source, op.__dict__.pop("_loc_pos", name_pos))  # type: ignore[attr-defined]
         loc = self.try_location()
         if loc is not None:
             op.location = loc  # type: ignore[assignment]

@@ -1,0 +1,493 @@
+"""Read MLIR bytecode (versions 0-6) of a VHLO portable artifact into a VHLO ``builtin.module``.
+
+Follows ``mlir/lib/Bytecode/Reader/BytecodeReader.cpp``: sections in any order (each at most once;
+0-4 required, 8 required from version 5, 5 and 6 together), strings, dialects and op names,
+attributes and types decoded lazily on first reference (memoized; a reference to a later entry is
+fine, a cycle is an error), properties records or the pre-v5 attribute dictionary, values numbered
+per isolated scope, lazily-loadable region sections, use-list orders read and dropped.
+
+Every problem is a :class:`~.encoding.BytecodeError` with the absolute byte offset.  Sizes are
+checked against the bytes present before anything is allocated from them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from stablehlo_py import specs
+from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
+from stablehlo_py.serialization.mlirbc import builtin, vhlo
+from stablehlo_py.serialization.mlirbc.builtin import DecodeContext, Loc
+from stablehlo_py.serialization.mlirbc.encoding import (
+    MAGIC,
+    SECTION_NAMES,
+    BytecodeError,
+    Reader,
+    Section,
+)
+
+__all__ = ["BytecodeArtifact", "read_bytecode", "read_producer"]
+
+MAX_VERSION = 6
+_MAX_DEPTH = 1500  # nesting of attribute references or regions
+
+
+@dataclass
+class BytecodeArtifact:
+    version: int
+    producer: str
+    module: ModuleOp
+
+
+def read_producer(data: bytes) -> tuple[int, str]:
+    """(bytecode version, producer) from the header alone."""
+    if not data.startswith(MAGIC):
+        raise BytecodeError("not MLIR bytecode (the file does not start with 'ML\\xefR')", 0)
+    r = Reader(data, 4)
+    version = r.varint()
+    producer = r.cstring()
+    return version, producer.decode("utf-8", "replace")
+
+
+class _Entry:
+    __slots__ = ("custom", "dialect", "end", "is_type", "start")
+
+    def __init__(self, dialect: str, start: int, end: int, custom: bool, is_type: bool):
+        self.dialect = dialect
+        self.start = start
+        self.end = end
+        self.custom = custom
+        self.is_type = is_type
+
+
+_IN_PROGRESS = object()
+
+
+class _Reader:
+    def __init__(self, data: bytes, name: str, op_builder: Callable[..., Operation]):
+        self.data = data
+        self.name = name
+        self.build_op = op_builder
+
+    # ------------------------------------------------------------------ sections
+    def read(self) -> BytecodeArtifact:
+        data = self.data
+        version, producer = read_producer(data)
+        if version > MAX_VERSION:
+            raise BytecodeError(
+                f"MLIR bytecode version {version} is newer than this reader supports "
+                f"(0..{MAX_VERSION}); the artifact's producer is '{producer}'",
+                4,
+            )
+        self.version = version
+        self.producer = producer
+        r = Reader(data, 4)
+        r.varint()
+        r.cstring()
+        sections: dict[int, tuple[int, int]] = {}
+        while not r.at_end():
+            start = r.pos
+            sid, body, end = r.section_header()
+            if sid >= Section.COUNT:
+                raise BytecodeError(f"unknown section id {sid}", start)
+            if sid in sections:
+                raise BytecodeError(f"duplicate {SECTION_NAMES[sid]} section", start)
+            sections[sid] = (body, end)
+        for sid in (Section.STRING, Section.DIALECT, Section.ATTR_TYPE, Section.ATTR_TYPE_OFFSET, Section.IR):
+            if sid not in sections:
+                raise BytecodeError(f"missing {SECTION_NAMES[sid]} section", len(data))
+        if version >= 5 and Section.PROPERTIES not in sections:
+            raise BytecodeError("missing properties section (required from bytecode version 5)", len(data))
+        if (Section.RESOURCE in sections) != (Section.RESOURCE_OFFSET in sections):
+            raise BytecodeError("resource and resource offset sections must both be present", len(data))
+        self.sections = sections
+        self.read_strings(*sections[Section.STRING])
+        self.read_dialects(*sections[Section.DIALECT])
+        self.read_attr_type_offsets(*sections[Section.ATTR_TYPE_OFFSET], *sections[Section.ATTR_TYPE])
+        if Section.RESOURCE_OFFSET in sections:
+            self.check_resources(*sections[Section.RESOURCE_OFFSET])
+        self.props: list[tuple[int, int]] = []
+        if Section.PROPERTIES in sections:
+            self.read_properties(*sections[Section.PROPERTIES])
+        self.ctx = DecodeContext(self.attr, self.type, self.string)
+        module = self.read_ir(*sections[Section.IR])
+        return BytecodeArtifact(version, producer, module)
+
+    def read_strings(self, start: int, end: int) -> None:
+        r = Reader(self.data, start, end, "string")
+        n = r.count(1, "strings")
+        sizes = [r.varint() for _ in range(n)]
+        sizes.reverse()
+        total = sum(sizes)
+        if total != r.remaining():
+            raise r.fail(f"string sizes add up to {total} bytes but {r.remaining()} remain")
+        out = []
+        pos = r.pos
+        for s in sizes:
+            if s == 0 or self.data[pos + s - 1] != 0:
+                raise BytecodeError("string is not NUL-terminated", pos)
+            out.append(bytes(self.data[pos : pos + s - 1]))
+            pos += s
+        self.strings = out
+
+    def string(self, idx: int) -> bytes:
+        if idx >= len(self.strings):
+            raise BytecodeError(f"string index {idx} out of range ({len(self.strings)} strings)", self._pos)
+        return self.strings[idx]
+
+    def read_dialects(self, start: int, end: int) -> None:
+        r = Reader(self.data, start, end, "dialect")
+        n = r.count(1, "dialects")
+        dialects = []
+        for _ in range(n):
+            self._pos = r.pos
+            if self.version < 1:
+                sid, has_version = r.varint(), False
+            else:
+                sid, has_version = r.varint_flag()
+            dialects.append(self.string(sid).decode("utf-8", "replace"))
+            if has_version:
+                vstart = r.pos
+                sid2, _, _ = r.section_header()
+                if sid2 != Section.DIALECT_VERSIONS:
+                    raise BytecodeError("expected a dialect version section", vstart)
+        self.dialects = dialects
+        names: list[tuple[str, str, bool]] = []
+        declared = r.count(1, "op names") if self.version >= 4 else None
+        while not r.at_end():
+            d = r.varint()
+            if d >= len(dialects):
+                raise r.fail(f"dialect index {d} out of range")
+            for _ in range(r.count(1, "op names")):
+                self._pos = r.pos
+                if self.version >= 5:
+                    sid, registered = r.varint_flag()
+                else:
+                    sid, registered = r.varint(), True
+                names.append((dialects[d], self.string(sid).decode("utf-8", "replace"), registered))
+        if declared is not None and declared != len(names):
+            raise BytecodeError(f"{declared} op names declared but {len(names)} listed", start)
+        self.op_names = names
+
+    def read_attr_type_offsets(self, start: int, end: int, dstart: int, dend: int) -> None:
+        r = Reader(self.data, start, end, "attribute/type offset")
+        n_attrs = r.count(1, "attributes")
+        n_types = r.count(1, "types")
+        entries: list[_Entry] = []
+        pos = dstart
+        for count, is_type in ((n_attrs, False), (n_types, True)):
+            got = 0
+            while got < count:
+                d = r.varint()
+                if d >= len(self.dialects):
+                    raise r.fail(f"dialect index {d} out of range")
+                k = r.count(1, "entries")
+                if got + k > count:
+                    raise r.fail("more attribute/type entries than declared")
+                for _ in range(k):
+                    size, custom = r.varint_flag()
+                    if size > dend - pos:
+                        raise r.fail("an attribute/type entry runs past the end of its section")
+                    entries.append(_Entry(self.dialects[d], pos, pos + size, custom, is_type))
+                    pos += size
+                got += k
+        if not r.at_end():
+            raise r.fail("trailing bytes")
+        if pos != dend:
+            raise BytecodeError("attribute/type section has bytes no entry covers", pos)
+        self.attr_entries = entries[:n_attrs]
+        self.type_entries = entries[n_attrs:]
+        self.attr_cache: list[Any] = [None] * n_attrs
+        self.type_cache: list[Any] = [None] * n_types
+        self.depth = 0
+
+    def attr(self, idx: int) -> Any:
+        if idx >= len(self.attr_cache):
+            raise BytecodeError(f"attribute index {idx} out of range", self._pos)
+        got = self.attr_cache[idx]
+        if got is None:
+            got = self._decode(self.attr_entries[idx], self.attr_cache, idx)
+        elif got is _IN_PROGRESS:
+            raise BytecodeError("an attribute refers to itself", self.attr_entries[idx].start)
+        return got
+
+    def type(self, idx: int) -> Any:
+        if idx >= len(self.type_cache):
+            raise BytecodeError(f"type index {idx} out of range", self._pos)
+        got = self.type_cache[idx]
+        if got is None:
+            got = self._decode(self.type_entries[idx], self.type_cache, idx)
+        elif got is _IN_PROGRESS:
+            raise BytecodeError("a type refers to itself", self.type_entries[idx].start)
+        return got
+
+    def _decode(self, e: _Entry, cache: list[Any], idx: int) -> Any:
+        cache[idx] = _IN_PROGRESS
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise BytecodeError("attributes nest too deeply", e.start)
+        saved = self._pos
+        try:
+            r = Reader(self.data, e.start, e.end, "attribute/type")
+            self._pos = e.start
+            if not e.custom:
+                value = self._text_entry(r, e)
+            elif e.dialect == "builtin":
+                value = builtin.decode_type(r, self.ctx) if e.is_type else builtin.decode_attr(r, self.ctx)
+            elif e.dialect == "vhlo":
+                value = vhlo.decode(r, self.ctx, e.is_type)
+            else:
+                raise BytecodeError(
+                    f"{'type' if e.is_type else 'attribute'} of dialect '{e.dialect}' is not "
+                    "supported (portable artifacts hold VHLO and builtin only)",
+                    e.start,
+                )
+            if not r.at_end():
+                raise BytecodeError("trailing bytes after an attribute/type encoding", r.pos)
+        except BaseException:
+            cache[idx] = None
+            raise
+        finally:
+            self.depth -= 1
+            self._pos = saved
+        cache[idx] = value
+        return value
+
+    def _text_entry(self, r: Reader, e: _Entry) -> Any:
+        raw = r.bytes(r.remaining())
+        if not raw.endswith(b"\x00"):
+            raise BytecodeError("textual attribute/type entry is not NUL-terminated", e.start)
+        text = raw[:-1].decode("utf-8", "replace")
+        raise BytecodeError(
+            f"textual {'type' if e.is_type else 'attribute'} '{text}' (dialect '{e.dialect}') is not "
+            "supported: portable artifacts with other dialects (allow_other_dialects) cannot be read",
+            e.start,
+        )
+
+    def check_resources(self, start: int, end: int) -> None:
+        r = Reader(self.data, start, end, "resource offset")
+        n_external = r.varint()
+        if n_external or not r.at_end():
+            raise BytecodeError(
+                "the artifact carries resources (dense_resource blobs), which portable artifacts "
+                "cannot hold",
+                start,
+            )
+
+    def read_properties(self, start: int, end: int) -> None:
+        r = Reader(self.data, start, end, "properties")
+        n = r.count(1, "properties records")
+        out = []
+        for _ in range(n):
+            size = r.varint()
+            if size > r.remaining():
+                raise r.fail(f"a properties record of {size} bytes runs past the end")
+            out.append((r.pos, r.pos + size))
+            r.pos += size
+        self.props = out
+
+    # ------------------------------------------------------------------ IR
+    def read_ir(self, start: int, end: int) -> ModuleOp:
+        r = Reader(self.data, start, end, "IR")
+        nops, has_args = r.varint_flag()
+        if nops != 1 or has_args:
+            raise r.fail("the IR section must hold exactly one top-level op")
+        self.scopes: list[list[SSAValue | None]] = [[]]
+        self.region_depth = 0
+        op = self.read_op(r)
+        if not r.at_end():
+            raise r.fail("trailing bytes after the top-level op")
+        if not isinstance(op, ModuleOp):
+            raise BytecodeError(f"the top-level op is {op.name}, expected builtin.module", start)
+        return op
+
+    def loc(self, r: Reader) -> TextLoc:
+        pos = r.pos
+        self._pos = pos
+        a = self.attr(r.varint())
+        if not isinstance(a, Loc):
+            raise BytecodeError("expected a location", pos)
+        return UNKNOWN if a.text == "unknown" else TextLoc(a.text)
+
+    def read_op(self, r: Reader) -> Operation:
+        op_start = r.pos
+        idx = r.varint()
+        if idx >= len(self.op_names):
+            raise r.fail(f"op name index {idx} out of range", op_start)
+        dialect, name, _ = self.op_names[idx]
+        mask = r.byte()
+        if mask & 0x80:
+            raise r.fail(f"invalid op encoding mask {mask:#x}", r.pos - 1)
+        location = self.loc(r)
+        attr_dict: dict[str, Attribute] = {}
+        if mask & 0x01:
+            pos = r.pos
+            self._pos = pos
+            d = self.attr(r.varint())
+            if not isinstance(d, DictionaryAttr):
+                raise BytecodeError("an op's attribute dictionary is not a dictionary", pos)
+            attr_dict = dict(d.data)
+        props_rec = None
+        if mask & 0x40:
+            pos = r.pos
+            pidx = r.varint()
+            if pidx >= len(self.props):
+                raise BytecodeError(f"properties index {pidx} out of range", pos)
+            props_rec = (self.props[pidx], pos)
+        result_types: list[Attribute] = []
+        if mask & 0x02:
+            for _ in range(r.count(1, "results")):
+                self._pos = r.pos
+                result_types.append(self.type(r.varint()))
+        operands: list[SSAValue] = []
+        if mask & 0x04:
+            scope = self.scopes[-1]
+            for _ in range(r.count(1, "operands")):
+                pos = r.pos
+                vid = r.varint()
+                v = scope[vid] if vid < len(scope) else None
+                if v is None:
+                    raise BytecodeError(
+                        f"operand refers to value #{vid}, which is not defined before its use "
+                        "(forward references are not supported)",
+                        pos,
+                    )
+                operands.append(v)
+        if mask & 0x08:
+            raise r.fail(f"{dialect}.{name} has successors, which VHLO ops never have", op_start)
+        if mask & 0x20:
+            self.skip_use_lists(r, len(result_types))
+        regions: list[Region] = []
+        if mask & 0x10:
+            nregions, isolated = r.varint_flag()
+            if nregions > r.remaining():
+                raise r.fail(f"{nregions} regions cannot fit in the bytes left")
+            self.region_depth += 1
+            if self.region_depth > _MAX_DEPTH:
+                raise r.fail("regions nest too deeply")
+            if isolated:
+                self.scopes.append([])
+            if isolated and self.version >= 2:
+                sstart = r.pos
+                sid, body, send = r.section_header()
+                if sid != Section.IR:
+                    raise BytecodeError("expected an IR section for an isolated region", sstart)
+                sub = Reader(self.data, body, send, "IR")
+                regions = [self.read_region(sub) for _ in range(nregions)]
+                if not sub.at_end():
+                    raise sub.fail("trailing bytes after the regions")
+            else:
+                regions = [self.read_region(r) for _ in range(nregions)]
+            if isolated:
+                self.scopes.pop()
+            self.region_depth -= 1
+        op = self.build_op(self, dialect, name, op_start, location, attr_dict, props_rec,
+                           result_types, operands, regions)
+        scope = self.scopes[-1]
+        self.define(scope, op.results, op_start)
+        return op
+
+    def define(self, scope: list[SSAValue | None], values: Any, pos: int) -> None:
+        for v in values:
+            i = self.next_id[-1] if self.next_id else len(scope)
+            if i >= len(scope):
+                raise BytecodeError("more values defined than the region declared", pos)
+            scope[i] = v
+            self.next_id[-1] = i + 1
+
+    def skip_use_lists(self, r: Reader, n_results: int) -> None:
+        n = r.count(1, "use-lists") if n_results != 1 else 1
+        for _ in range(n):
+            if n_results != 1:
+                r.varint()
+            k = r.varint() >> 1
+            if k > r.remaining():
+                raise r.fail("a use-list order runs past the end")
+            for _ in range(k):
+                r.varint()
+
+    def read_region(self, r: Reader) -> Region:
+        region = Region()
+        nblocks = r.varint()
+        if nblocks == 0:
+            return region
+        if nblocks > r.remaining():
+            raise r.fail(f"{nblocks} blocks cannot fit in the bytes left")
+        nvalues = r.varint()
+        if nvalues > r.remaining() * 8 + 64:
+            raise r.fail(f"{nvalues} values cannot be defined in the bytes left")
+        scope = self.scopes[-1]
+        base = len(scope)
+        scope.extend([None] * nvalues)
+        if not hasattr(self, "next_id"):
+            self.next_id: list[int] = []
+        self.next_id.append(base)
+        try:
+            for _ in range(nblocks):
+                region.add_block(self.read_block(r, scope))
+        finally:
+            self.next_id.pop()
+        del scope[base:]
+        return region
+
+    def read_block(self, r: Reader, scope: list[SSAValue | None]) -> Block:
+        start = r.pos
+        nops, has_args = r.varint_flag()
+        if nops > r.remaining():
+            raise r.fail(f"{nops} ops cannot fit in the bytes left", start)
+        types: list[Attribute] = []
+        locs: list[TextLoc] = []
+        if has_args:
+            for _ in range(r.count(1, "block arguments")):
+                self._pos = r.pos
+                if self.version >= 4:
+                    tidx, has_loc = r.varint_flag()
+                    t = self.type(tidx)
+                    loc = self.loc(r) if has_loc else UNKNOWN
+                else:
+                    t = self.type(r.varint())
+                    loc = self.loc(r)
+                from xdsl.ir import TypeAttribute
+
+                if not isinstance(t, TypeAttribute):
+                    raise BytecodeError("block argument type is not a type", start)
+                types.append(t)
+                locs.append(loc)
+            if self.version >= 3:
+                m = r.byte()
+                if m not in (0, 0x20):
+                    raise r.fail(f"invalid block use-list mask {m:#x}", r.pos - 1)
+                if m:
+                    self.skip_use_lists(r, len(types))
+        block = Block(arg_types=types)
+        for a, loc in zip(block.args, locs):
+            if loc is not UNKNOWN:
+                a.location = loc  # type: ignore[attr-defined]
+        self.define(scope, block.args, start)
+        ops = [self.read_op(r) for _ in range(nops)]
+        block.add_ops(ops)
+        return block
+
+
+def read_bytecode(
+    data: bytes, name: str, op_builder: Callable[..., Operation]
+) -> BytecodeArtifact:
+    """Read MLIR bytecode; ``op_builder`` builds each op from its decoded parts (see ``ops_read``)."""
+    old = sys.getrecursionlimit()
+    if old < 20000:
+        sys.setrecursionlimit(20000)
+    try:
+        rd = _Reader(data, name, op_builder)
+        rd._pos = 0
+        return rd.read()
+    finally:
+        sys.setrecursionlimit(old)
+
+
+_ = (StringAttr, specs)
