@@ -6,8 +6,8 @@ the toolkit hard-codes a version):
 * ``ops.toml`` — every VHLO op fork (``add_v1``, ``all_gather_v2``, ...): version range, operands,
   attributes in declaration order with their defaults, results, regions, the StableHLO op it maps to;
 * ``types.toml`` — VHLO types and attributes/enums with version ranges, parameters, bytecode codes;
-* ``releases.toml`` — StableHLO 0.9.0 ... 1.20.0, one entry per minor version, dated, with upstream's
-  version log.
+* ``releases.toml`` — StableHLO 0.9.0 ... 1.20.0, one entry per minor version, dated by upstream's
+  vX.Y.0 tags (``tagged = false`` and no date for a minor without one), with upstream's version log.
 
 They are read once (``tomllib``, cached) into frozen dataclasses.  Legality is a range test
 (``min <= target <= max`` with the target's patch treated as 0, where ``max = "current"`` means
@@ -29,6 +29,7 @@ Lookups::
 from __future__ import annotations
 
 import datetime
+import itertools
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -146,8 +147,10 @@ class OpAttributeSpec:
 
     @property
     def has_default(self) -> bool:
-        return self.default is not None or self.default_rule is not None or (
-            self.vhlo_default is not None
+        return (
+            self.default is not None
+            or self.default_rule is not None
+            or (self.vhlo_default is not None)
         )
 
 
@@ -229,12 +232,15 @@ class AttrSpec(_Ranged):
 
 @dataclass(frozen=True)
 class Release:
-    """One minor release of StableHLO (the X.Y.0 tag)."""
+    """One minor release of StableHLO (X.Y.0)."""
 
     version: Version
-    date: datetime.date
-    date_exact: bool
-    """False when the date is an estimate from pull-request dates (see releases.toml)."""
+    date: datetime.date | None
+    """The day upstream's vX.Y.0 tag was made; None for an untagged release."""
+    tagged: bool
+    """False for a minor version upstream never tagged (0.20.0, 1.17.0) or has not tagged yet
+    (1.20.0).  Such a release has no date and is never a WEEK_4 / WEEK_12 answer (upstream measures
+    those from tag dates only; see releases.toml); it is a release in every other sense."""
     mlir_bytecode_version: int
     changes: tuple[str, ...]
 
@@ -307,20 +313,26 @@ def _releases() -> tuple[Release, ...]:
     result = tuple(
         Release(
             version=Version.from_string(r["version"]),
-            date=r["date"],
-            date_exact=bool(r["date_exact"]),
+            date=r.get("date"),
+            tagged=r.get("tagged", True),
             mlir_bytecode_version=r["mlir_bytecode_version"],
             changes=tuple(r["changes"]),
         )
         for r in rows
     )
     _check(len(result) > 0, "the release log is empty")
-    for earlier, later in zip(result, result[1:]):
+    for earlier, later in itertools.pairwise(result):
         _check(earlier.version < later.version, f"{later.version} listed after {earlier.version}")
-        _check(earlier.date <= later.date, f"{later.version} dated before {earlier.version}")
     for r in result:
         _check(r.version.patch == 0, f"release {r.version} is not an X.Y.0 version")
-        _check(isinstance(r.date, datetime.date), f"release {r.version} has no date")
+        _check(isinstance(r.tagged, bool), f"release {r.version}: tagged must be true or false")
+        if r.tagged:
+            _check(type(r.date) is datetime.date, f"release {r.version} has no date (a day)")
+        else:
+            _check(r.date is None, f"release {r.version} is not tagged but has a date")
+    dated = [r for r in result if r.date is not None]
+    for earlier, later in itertools.pairwise(dated):
+        _check(earlier.date <= later.date, f"{later.version} dated before {earlier.version}")
     return result
 
 

@@ -2,8 +2,18 @@
 
 Everything here is derived from the dated release log in ``specs/releases.toml``
 (:func:`stablehlo_py.specs.releases`): the current version is the newest release (1.20.0), the
-minimum version the oldest (0.9.0), and the WEEK_4 / WEEK_12 targets are the newest releases at
-least 28 / 84 days old on a given day — computed, not hand-kept.
+minimum version the oldest (0.9.0), and the WEEK_4 / WEEK_12 targets are the newest releases whose
+vX.Y.0 tag is at least 28 / 84 days old on a given day — computed, not hand-kept.
+
+Untagged releases.  A minor version upstream never tagged (0.20.0, 1.17.0) or has not tagged yet
+(1.20.0, the current version) is ``tagged = false`` in the log, has no date, and is never a WEEK_4 /
+WEEK_12 answer.  This is what upstream does: ``Version::fromCompatibilityRequirement`` measures
+"from the date that the release was tagged on, not merged" (the tag is when a version has been
+verified and exported to XLA), and its anchors are picked from the tag list — at upstream 3c9301c
+(2026-08-13) WEEK_4 = 1.18.0 and WEEK_12 = 1.16.2, the newest tags at least 28 / 84 days old; this
+module gives 1.18.0 and 1.16.0 (the same opset) for that day.  So the date a version bump merged is
+not a stand-in, and none of the untagged minors has a patch tag that could be.  An untagged release
+is still a valid target (``validate_target``) and the current version (``NONE``) when it is newest.
 
 As upstream does, a target with a non-zero patch is treated as X.Y.0 (patch versions never change
 the opset), and a target above the current or below the minimum version is refused.  A target
@@ -101,7 +111,7 @@ def get_minimum_version() -> Version:
 def get_smaller_version(a: Version | str, b: Version | str) -> Version:
     """The smaller of two versions (strings are parsed)."""
     va, vb = _coerce(a), _coerce(b)
-    return va if va <= vb else vb
+    return min(va, vb)
 
 
 def validate_target(target: Version | str) -> Version:
@@ -153,9 +163,11 @@ def get_version_from_compatibility_requirement(
 ) -> Version:
     """A target version meeting ``requirement`` on ``today`` (default: the current date).
 
-    WEEK_4 / WEEK_12 give the newest release tagged at least 28 / 84 days before ``today``; when no
-    release is that old (a ``today`` before 0.9.0 was four weeks old) the minimum version is the
-    best available and is returned.  ``requirement`` may also be given by name (``"WEEK_4"``).
+    WEEK_4 / WEEK_12 give the newest release tagged at least 28 / 84 days before ``today``
+    (untagged releases are skipped, see the module docstring); when no release is that old (a
+    ``today`` before 0.9.0 was four weeks old) the minimum version is the best available and is
+    returned.  ``requirement`` may also be given by name (``"WEEK_4"``).  Pass ``today`` for a
+    deterministic answer.
     """
     if isinstance(requirement, str):
         try:
@@ -172,5 +184,5 @@ def get_version_from_compatibility_requirement(
     day = today if today is not None else datetime.date.today()
     cutoff = day - datetime.timedelta(days=_MIN_AGE_DAYS[requirement])
     log = _release_log()
-    old_enough = [r.version for r in log if r.date <= cutoff]
+    old_enough = [r.version for r in log if r.tagged and r.date is not None and r.date <= cutoff]
     return old_enough[-1] if old_enough else log[0].version

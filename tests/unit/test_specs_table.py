@@ -8,6 +8,7 @@ shared folder is absent (a user's clone); the consistency checks always run.
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import re
 from pathlib import Path
@@ -54,8 +55,9 @@ def test_ops_have_the_same_names_as_upstream() -> None:
 
 
 @needs_reference
-@pytest.mark.parametrize("row", _load("vhlo_ops.json") if REFERENCE.is_dir() else [],
-                         ids=lambda r: r["mnemonic"])
+@pytest.mark.parametrize(
+    "row", _load("vhlo_ops.json") if REFERENCE.is_dir() else [], ids=lambda r: r["mnemonic"]
+)
 def test_op_matches_upstream(row: dict[str, Any]) -> None:
     spec = specs.op(row["mnemonic"])
     assert spec.name == f"{row['name']}_v{row['version']}"
@@ -140,7 +142,7 @@ def test_forks_are_contiguous_and_one_is_current() -> None:
     for base in bases:
         family = specs.forks(base)
         assert [f.version for f in family] == list(range(1, len(family) + 1)), base
-        for older, newer in zip(family, family[1:]):
+        for older, newer in itertools.pairwise(family):
             assert not older.is_current, f"{older.name} is superseded but still current"
             nxt = older.max_version.minor + 1
             assert newer.min_version in (
@@ -164,17 +166,62 @@ def test_release_log() -> None:
     log = specs.releases()
     versions = [str(r.version) for r in log]
     assert versions[0] == "0.9.0" and versions[-1] == "1.20.0"
-    assert versions == [f"0.{m}.0" for m in range(9, 21)] + [f"1.{m}.0" for m in range(0, 21)]
-    assert all(isinstance(r.date, datetime.date) for r in log)
-    assert [r.date for r in log] == sorted(r.date for r in log)
+    assert versions == [f"0.{m}.0" for m in range(9, 21)] + [f"1.{m}.0" for m in range(21)]
+    # Every release is dated by its vX.Y.0 tag, except the three minors upstream has no such tag for.
+    untagged = [str(r.version) for r in log if not r.tagged]
+    assert untagged == ["0.20.0", "1.17.0", "1.20.0"]
+    assert all(r.date is None for r in log if not r.tagged)
+    dates = [r.date for r in log if r.date is not None]
+    assert len(dates) == len(log) - len(untagged)
+    assert all(type(d) is datetime.date for d in dates)
+    assert dates == sorted(dates)
     assert log[0].date == datetime.date(2023, 3, 2)
     assert specs.release("1.7.0").date == datetime.date(2024, 9, 5)
-    assert specs.release("1.7.0").date_exact
+    assert specs.release("1.7.0").tagged
     assert specs.release("1.9.4").version == Version(1, 9, 0)
     assert log[0].changes == ("Initial stability guarantees.",)
     assert specs.release("0.13.0").changes == ()  # no entry in upstream's version log
     assert [r.mlir_bytecode_version for r in log[:6]] == [0, 1, 1, 3, 3, 4]
     assert log[-1].mlir_bytecode_version == 6
+
+
+RELEASE_TAGS = REFERENCE / "release_tags.txt"
+_TAG_LINE = re.compile(r"v([0-9]+\.[0-9]+\.[0-9]+)\s+([0-9]{4}-[0-9]{2}-[0-9]{2})")
+
+
+def _x_y_0_tag_dates() -> dict[Version, datetime.date]:
+    """Upstream's vX.Y.0 tags and their dates, from ``release_tags.txt`` (``vX.Y.Z YYYY-MM-DD``)."""
+    tags: dict[Version, datetime.date] = {}
+    for line in RELEASE_TAGS.read_text(encoding="utf-8").splitlines():
+        match = _TAG_LINE.fullmatch(line.strip())
+        if match is None:
+            continue  # blank lines, non-release tags
+        version = Version.from_string(match[1])
+        if version.patch == 0:
+            tags[version] = datetime.date.fromisoformat(match[2])
+    return tags
+
+
+@pytest.mark.skipif(
+    not RELEASE_TAGS.is_file(), reason="../shared/reference/release_tags.txt is absent"
+)
+def test_release_dates_are_upstream_tag_dates() -> None:
+    """Each release's date is its vX.Y.0 tag's date; ``tagged = false`` exactly when there is none."""
+    tags = _x_y_0_tag_dates()
+    assert tags, f"no vX.Y.0 tags read from {RELEASE_TAGS}"
+    log = specs.releases()
+    for r in log:
+        if r.version in tags:
+            assert r.tagged, (
+                f"{r.version} is tagged upstream ({tags[r.version]}) but tagged = false"
+            )
+            assert r.date == tags[r.version], f"{r.version}: {r.date}, tag date {tags[r.version]}"
+        else:
+            assert not r.tagged, f"{r.version} has no v{r.version} tag but is not tagged = false"
+            assert r.date is None, f"{r.version} has no tag but a date ({r.date})"
+    # And no X.Y.0 tag inside the supported range is missing from the log.
+    in_range = {t for t in tags if log[0].version <= t <= log[-1].version}
+    assert in_range <= {r.version for r in log}
 
 
 def test_every_new_feature_has_a_release_entry() -> None:

@@ -52,8 +52,22 @@ def test_frozen_and_hashable() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "1", "1.2", "1.2.3.4", "v1.2.3", "1.2.x", "1..3", " 1.2.3", "1.2.3 ", "-1.2.3", "1.2.-3",
-     "a.b.c", "1,2,3", "current"],
+    [
+        "",
+        "1",
+        "1.2",
+        "1.2.3.4",
+        "v1.2.3",
+        "1.2.x",
+        "1..3",
+        " 1.2.3",
+        "1.2.3 ",
+        "-1.2.3",
+        "1.2.-3",
+        "a.b.c",
+        "1,2,3",
+        "current",
+    ],
 )
 def test_bad_text_is_refused_with_a_clear_error(text: str) -> None:
     with pytest.raises(VersionError) as info:
@@ -141,7 +155,8 @@ def test_enum_values_match_upstream() -> None:
 
 
 def test_week_4_is_the_newest_release_at_least_28_days_old() -> None:
-    tagged = specs.release("1.7.0").date  # 2024-09-05, a tag date quoted upstream
+    tagged = datetime.date(2024, 9, 5)  # the v1.7.0 tag
+    assert specs.release("1.7.0").date == tagged
     week4 = CompatibilityRequirement.WEEK_4
     assert get_version_from_compatibility_requirement(week4, tagged + datetime.timedelta(28)) == (
         v("1.7.0")
@@ -170,10 +185,61 @@ def test_week_12_is_the_newest_release_at_least_84_days_old() -> None:
     )
 
 
-def test_far_future_today_gives_the_current_version() -> None:
+def test_far_future_today_gives_the_newest_tagged_release() -> None:
+    # 1.20.0, the current version, is not tagged yet (as at upstream 3c9301c), so it is no answer.
     far = datetime.date(2100, 1, 1)
+    newest_tagged = [r.version for r in specs.releases() if r.tagged][-1]
+    assert newest_tagged == v("1.19.0")
     for requirement in (CompatibilityRequirement.WEEK_4, CompatibilityRequirement.WEEK_12):
-        assert get_version_from_compatibility_requirement(requirement, far) == v("1.20.0")
+        assert get_version_from_compatibility_requirement(requirement, far) == newest_tagged
+
+
+@pytest.mark.parametrize(
+    ("day", "week4", "week12"),
+    [
+        # Upstream's own bumps of Version.cpp's anchors, each computed from the tag list that day.
+        (datetime.date(2024, 10, 14), "1.7.1", "1.4.1"),  # PR #2589
+        (datetime.date(2024, 10, 22), "1.7.3", "1.4.2"),  # PR #2596
+        (datetime.date(2024, 10, 24), "1.7.5", "1.5.0"),  # PR #2599
+        (datetime.date(2024, 11, 11), "1.7.7", "1.6.0"),  # PR #2621
+        # The anchors at upstream 3c9301c (2026-08-13): 1.17.0, never tagged, is passed over.
+        (datetime.date(2026, 8, 13), "1.18.0", "1.16.2"),
+    ],
+)
+def test_targets_match_upstreams_anchors(day: datetime.date, week4: str, week12: str) -> None:
+    # Upstream names the newest tag, often a patch tag; the opset (and our answer) is its X.Y.0.
+    got4 = get_version_from_compatibility_requirement(CompatibilityRequirement.WEEK_4, day)
+    got12 = get_version_from_compatibility_requirement(CompatibilityRequirement.WEEK_12, day)
+    assert got4 == validate_target(week4)
+    assert got12 == validate_target(week12)
+
+
+def test_untagged_releases_are_never_targets() -> None:
+    untagged = {r.version for r in specs.releases() if not r.tagged}
+    assert untagged == {v("0.20.0"), v("1.17.0"), v("1.20.0")}
+    answers: set[Version] = set()
+    day = datetime.date(2023, 1, 1)
+    while day < datetime.date(2027, 6, 1):
+        for requirement in (CompatibilityRequirement.WEEK_4, CompatibilityRequirement.WEEK_12):
+            answers.add(get_version_from_compatibility_requirement(requirement, day))
+        day += datetime.timedelta(days=1)
+    assert not answers & untagged
+
+    # The step over an untagged minor goes straight from the release before to the one after.
+    def week4(day: datetime.date) -> Version:
+        return get_version_from_compatibility_requirement(CompatibilityRequirement.WEEK_4, day)
+
+    one_0 = datetime.date(2024, 5, 14)  # v1.0.0; 0.20.0 was bumped to but never tagged
+    assert specs.release("1.0.0").date == one_0
+    assert week4(one_0 + datetime.timedelta(27)) == v("0.19.0")
+    assert week4(one_0 + datetime.timedelta(28)) == v("1.0.0")
+    one_18 = datetime.date(2026, 6, 29)  # v1.18.0; 1.17.0 was never tagged
+    assert specs.release("1.18.0").date == one_18
+    assert week4(one_18 + datetime.timedelta(27)) == v("1.16.0")
+    assert week4(one_18 + datetime.timedelta(28)) == v("1.18.0")
+    # An untagged release is still a valid target, and the current version when it is the newest.
+    assert validate_target("1.17.0") == v("1.17.0")
+    assert get_version_from_compatibility_requirement(CompatibilityRequirement.NONE) == v("1.20.0")
 
 
 def test_today_before_any_release_is_old_enough_gives_the_minimum() -> None:
