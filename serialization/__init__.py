@@ -1,8 +1,15 @@
-"""Portable artifacts: StableHLO programs as versioned msgpack files (DESIGN.md §5).
+"""Portable artifacts: StableHLO programs as versioned files in two formats (DESIGN.md §5).
 
-The API follows upstream's Python bindings (``stablehlo.serialize_portable_artifact`` ...)::
+* ``msgpack`` (the default): this toolkit's format, ``serialization/FORMAT.md``;
+* ``mlir``: upstream's MLIR bytecode over VHLO, byte-identical to upstream's writer, readable by JAX,
+  XLA and upstream's tools (``serialization/mlirbc/``).
+
+Readers detect the format from the first bytes (also JAX's serialized ``Exported``, whose module is
+MLIR bytecode).  The API follows upstream's Python bindings (``stablehlo.serialize_portable_artifact``
+...)::
 
     data = serialize_portable_artifact(module, "1.0.0")        # or "current"; also a Version
+    data = serialize_portable_artifact(module, "1.0.0", format="mlir")   # upstream's bytecode
     module = deserialize_portable_artifact(data)                 # StableHLO at the current version
     get_portable_artifact_version(data)                          # Version(1, 0, 0), header only
     serialize_portable_artifact_str(text, "1.0.0") -> bytes      # text in
@@ -35,14 +42,18 @@ __all__ = [
     "CURRENT_SCHEMA",
     "FORMAT_VERSIONS",
     "MAGIC",
+    "FORMATS",
     "CompatReport",
     "Header",
+    "artifact_format",
+    "convert_artifact",
     "check_compat",
     "deserialize_portable_artifact",
     "deserialize_portable_artifact_str",
     "get_portable_artifact_version",
     "read_artifact",
     "read_header",
+    "read_vhlo_artifact",
     "serialize_portable_artifact",
     "serialize_portable_artifact_str",
     "to_vhlo",
@@ -69,25 +80,49 @@ def to_vhlo(
     return PASSES["vhlo-to-version"].run(vhlo, {"target": str(target)})
 
 
+FORMATS = ("msgpack", "mlir")
+"""Artifact formats: this toolkit's msgpack (the default) and upstream's MLIR bytecode."""
+
+
+def _check_format(format: str) -> str:
+    if format not in FORMATS:
+        raise SerializationError(
+            f"unknown artifact format '{format}'", note=f"use one of: {', '.join(FORMATS)}"
+        )
+    return format
+
+
+def _write(vhlo: Operation, target: Version, strip_debuginfo: bool, format: str) -> bytes:
+    if format == "mlir":
+        from stablehlo_py.serialization.mlir_artifact import write_mlir_artifact
+
+        return write_mlir_artifact(vhlo, target, strip_debuginfo)
+    return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+
+
 def serialize_portable_artifact(
     module: Operation,
     target_version: Version | str,
     allow_other_dialects: bool = False,
     *,
     strip_debuginfo: bool = False,
+    format: str = "msgpack",
 ) -> bytes:
     """Write a StableHLO module as a portable artifact readable by consumers at ``target_version``
     (``"X.Y.Z"``, ``"current"`` or a :class:`Version`) and newer.  ``module`` is not modified.
 
+    ``format`` is ``"msgpack"`` (this toolkit's format, the default) or ``"mlir"`` (upstream's MLIR
+    bytecode, byte-identical to ``stablehlo.serialize_portable_artifact``).
     ``allow_other_dialects`` is upstream's flag; artifacts hold VHLO only, so a program that still
     has ops of other dialects after legalization is refused (naming them) either way.
     """
     target = validate_target(target_version)
+    _check_format(format)
     if not isinstance(module, ModuleOp):
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
     with no_gc():
         vhlo = to_vhlo(module, target, allow_other_dialects, in_place=False)
-        return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+        return _write(vhlo, target, strip_debuginfo, format)
 
 
 def serialize_portable_artifact_str(
@@ -96,12 +131,14 @@ def serialize_portable_artifact_str(
     *,
     strip_debuginfo: bool = False,
     name: str = "<string>",
+    format: str = "msgpack",
 ) -> bytes:
     """Upstream's ``serialize_portable_artifact_str``: StableHLO text in, artifact bytes out."""
     from stablehlo_py.ir import parse
     from stablehlo_py.ir.verify import verify
 
     target = validate_target(target_version)
+    _check_format(format)
     text = module_str.decode("utf-8") if isinstance(module_str, (bytes, bytearray)) else module_str
     with no_gc():
         module = parse(text, name)
@@ -109,7 +146,7 @@ def serialize_portable_artifact_str(
         if not isinstance(module, ModuleOp):
             raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
         vhlo = to_vhlo(module, target)
-        return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+        return _write(vhlo, target, strip_debuginfo, format)
 
 
 def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") -> ModuleOp:
@@ -124,10 +161,10 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
 
     from stablehlo_py.ir.verify import verify
 
-    header, vhlo = read_artifact(artifact, name)
+    version, vhlo = read_vhlo_artifact(artifact, name)
     try:
         current = vhlo
-        if header.version.with_zero_patch() != get_current_version():
+        if version.with_zero_patch() != get_current_version():
             current = PASSES["vhlo-to-version"].run(vhlo, {"target": str(get_current_version())})
         module = PASSES["vhlo-legalize-to-stablehlo"].run(current, {})
         verify(module)
@@ -155,8 +192,80 @@ def deserialize_portable_artifact_str(artifact: bytes, *, name: str = "<artifact
 
 def get_portable_artifact_version(artifact: bytes) -> Version:
     """The StableHLO version an artifact was written for, from its header alone (the body is not
-    decoded, nor needed: the first few dozen bytes of the file are enough)."""
+    decoded, nor needed: the first few dozen bytes of the file are enough).  Either format; for
+    JAX's ``Exported`` the version of the module inside."""
+    fmt = artifact_format(artifact)
+    if fmt == "mlir":
+        from stablehlo_py.serialization.mlir_artifact import mlir_artifact_version
+
+        return mlir_artifact_version(artifact)
+    if fmt == "jax":
+        return get_portable_artifact_version(_jax_module_bytes(artifact, "<artifact>"))
     return read_header(artifact, check_body=False).version
+
+
+def artifact_format(data: bytes) -> str:
+    """``"msgpack"``, ``"mlir"`` or ``"jax"`` (JAX's serialized ``Exported``), from the first
+    bytes; anything else is a SerializationError saying what the bytes look like."""
+    from stablehlo_py.serialization.mlir_artifact import is_mlir_bytecode
+
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise SerializationError(f"a portable artifact is bytes, not {type(data).__name__}")
+    if bytes(data[: len(MAGIC)]) == MAGIC:
+        return "msgpack"
+    if is_mlir_bytecode(data):
+        return "mlir"
+    if _is_jax(data):
+        return "jax"
+    read_header(data)  # raises the msgpack reader's explanation (empty, text, truncated ...)
+    return "msgpack"  # pragma: no cover - read_header always raises here
+
+
+def _is_jax(data: bytes) -> bool:
+    try:
+        from stablehlo_py.serialization.jax_export import is_jax_exported
+    except ImportError:  # pragma: no cover - the module is part of the package
+        return False
+    return is_jax_exported(bytes(data))
+
+
+def _jax_module_bytes(data: bytes, name: str) -> bytes:
+    from stablehlo_py.serialization.jax_export import read_jax_exported
+
+    return read_jax_exported(bytes(data), name).mlir_module_serialized
+
+
+def read_vhlo_artifact(artifact: bytes, name: str = "<artifact>") -> tuple[Version, ModuleOp]:
+    """Either format -> (the version it was written for, its VHLO module at that version)."""
+    fmt = artifact_format(artifact)
+    if fmt == "jax":
+        artifact = _jax_module_bytes(artifact, name)
+        fmt = "mlir"
+    if fmt == "mlir":
+        from stablehlo_py.serialization.mlir_artifact import read_mlir_artifact
+
+        return read_mlir_artifact(artifact, name)
+    header, vhlo = read_artifact(artifact, name)
+    return header.version, vhlo
+
+
+def convert_artifact(
+    artifact: bytes,
+    format: str,
+    target_version: Version | str | None = None,
+    *,
+    name: str = "<artifact>",
+    strip_debuginfo: bool = False,
+) -> bytes:
+    """Rewrite an artifact (either format, or JAX's ``Exported``) in ``format`` for
+    ``target_version`` (default: the version it was written for)."""
+    _check_format(format)
+    if target_version is None:
+        target_version = get_portable_artifact_version(artifact).with_zero_patch()
+    module = deserialize_portable_artifact(artifact, name=name)
+    return serialize_portable_artifact(
+        module, target_version, strip_debuginfo=strip_debuginfo, format=format
+    )
 
 
 _ = Any

@@ -111,36 +111,76 @@ def _consumer(version: Version | str) -> Version:
     return v.with_zero_patch()
 
 
+@dataclass
+class _Source:
+    """An artifact of either format: its version, producer, writer and (lazily) its VHLO module."""
+
+    version: Version
+    producer: str
+    toolkit: str
+    unknown: Any
+    module: Any
+
+
+def _open(data: bytes, name: str) -> _Source:
+    from stablehlo_py.serialization import artifact_format
+
+    fmt = artifact_format(data)
+    if fmt == "jax":
+        from stablehlo_py.serialization.jax_export import read_jax_exported
+
+        data = read_jax_exported(bytes(data), name).mlir_module_serialized
+        fmt = "mlir"
+    if fmt == "mlir":
+        from stablehlo_py.serialization.mlir_artifact import (
+            _unknown_ops,
+            mlir_artifact_version,
+            read_mlir_artifact,
+        )
+        from stablehlo_py.serialization.mlirbc.reader import read_producer
+
+        version = mlir_artifact_version(data, name)
+        _, producer = read_producer(bytes(data))
+        return _Source(
+            version,
+            producer,
+            "an MLIR bytecode writer",
+            lambda: [f"op {o}" for o in _unknown_ops(bytes(data))],
+            lambda: read_mlir_artifact(data, name)[1],
+        )
+    from stablehlo_py.serialization.reader import build_module, read_raw
+
+    raw = read_raw(data, name)
+    h = raw.header
+    return _Source(h.version, h.producer, h.toolkit, lambda: unknown_codes(raw), lambda: build_module(raw))
+
+
 def check_compat(
     data: bytes, consumer_version: Version | str, name: str = "<artifact>"
 ) -> CompatReport:
     """Can a consumer at ``consumer_version`` load this artifact?  Raises SerializationError when the
     bytes are not a readable artifact at all; otherwise reports every blocker."""
-    from stablehlo_py.serialization.reader import build_module, read_raw
-
     consumer = _consumer(consumer_version)
-    raw = read_raw(data, name)
-    header = raw.header
-    produced = header.version.with_zero_patch()
+    source = _open(data, name)
+    produced = source.version.with_zero_patch()
     current = get_current_version()
     base = {
-        "artifact_version": header.version,
+        "artifact_version": source.version,
         "consumer_version": consumer,
-        "producer": header.producer,
-        "toolkit": header.toolkit,
+        "producer": source.producer,
+        "toolkit": source.toolkit,
     }
     if produced > current:
         # Written by a newer toolkit: name what this toolkit cannot even decode.
         blockers = [
             (
-                f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} "
+                f"the artifact was written for StableHLO {source.version}; a consumer at {consumer} "
                 f"reads artifacts written for {get_minimum_version()} to {consumer}"
             )
         ]
-        unknown = unknown_codes(raw)
-        blockers += [f"{u} is unknown to this toolkit (StableHLO {current})" for u in unknown]
+        blockers += [f"{u} is unknown to this toolkit (StableHLO {current})" for u in source.unknown()]
         return CompatReport(**base, blockers=tuple(blockers))
-    module = build_module(raw)
+    module = source.module()
     if produced <= consumer:
         notes = ()
         if consumer > current:
@@ -150,7 +190,7 @@ def check_compat(
         return CompatReport(**base, notes=notes)
     blockers = [
         (
-            f"the artifact was written for StableHLO {header.version}; a consumer at {consumer} reads "
+            f"the artifact was written for StableHLO {source.version}; a consumer at {consumer} reads "
             f"artifacts written for {get_minimum_version()} to {consumer}"
         )
     ]

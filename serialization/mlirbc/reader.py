@@ -31,11 +31,20 @@ from stablehlo_py.serialization.mlirbc.encoding import (
     Reader,
     Section,
 )
+from stablehlo_py.serialization.reader import ATTR_ELEMENT_BUDGET, MAX_ATTR_SPLAT, _is_splat
+from stablehlo_py.vhlo.attrs import TensorV1Attr
 
 __all__ = ["BytecodeArtifact", "read_bytecode", "read_producer"]
 
 MAX_VERSION = 6
-_MAX_DEPTH = 1500  # nesting of attribute references or regions
+_MAX_DEPTH = 1500  # references followed while decoding one entry (JAX's location chains are long)
+MAX_NESTING = 100
+"""Deepest nesting of regions in ops, and of attributes and types in each other (locations aside):
+the rest of the toolkit recurses over both (StableHLO programs nest a few levels)."""
+EXPANSION_BUDGET = 1 << 18
+"""Attribute and type values all uses together may expand to, plus 16 per artifact byte: a shared
+sub-attribute counts at each use, as the conversions and comparisons downstream expand it (real
+artifacts use well under one per byte; exponential sharing would never finish)."""
 
 
 @dataclass
@@ -70,10 +79,17 @@ _IN_PROGRESS = object()
 
 
 class _Reader:
-    def __init__(self, data: bytes, name: str, op_builder: Callable[..., Operation]):
+    def __init__(
+        self,
+        data: bytes,
+        name: str,
+        op_builder: Callable[..., Operation],
+        dialect_decoder: Callable[..., Any] | None = None,
+    ):
         self.data = data
         self.name = name
         self.build_op = op_builder
+        self.dialect_decoder = dialect_decoder
 
     # ------------------------------------------------------------------ sections
     def read(self) -> BytecodeArtifact:
@@ -206,6 +222,12 @@ class _Reader:
         self.attr_cache: list[Any] = [None] * n_attrs
         self.type_cache: list[Any] = [None] * n_types
         self.depth = 0
+        # per decoded value (by id): [expanded values, nesting depth, tensor elements, largest splat]
+        self.stats: dict[int, list[int]] = {}
+        self._acc: list[list[int]] = []
+        self.budget = EXPANSION_BUDGET + 16 * len(self.data)
+        self.expanded = 0
+        self.elements = 0
 
     def attr(self, idx: int) -> Any:
         if idx >= len(self.attr_cache):
@@ -215,6 +237,8 @@ class _Reader:
             got = self._decode(self.attr_entries[idx], self.attr_cache, idx)
         elif got is _IN_PROGRESS:
             raise BytecodeError("an attribute refers to itself", self.attr_entries[idx].start)
+        if self._acc:
+            self._child(got)
         return got
 
     def type(self, idx: int) -> Any:
@@ -225,18 +249,98 @@ class _Reader:
             got = self._decode(self.type_entries[idx], self.type_cache, idx)
         elif got is _IN_PROGRESS:
             raise BytecodeError("a type refers to itself", self.type_entries[idx].start)
+        if self._acc:
+            self._child(got)
         return got
+
+    def _child(self, value: Any) -> None:
+        """Count a reference made while decoding an entry into that entry's statistics."""
+        st = self.stats.get(id(value))
+        if st is not None:
+            acc = self._acc[-1]
+            acc[0] += st[0]
+            if st[1] > acc[1]:
+                acc[1] = st[1]
+            acc[2] += st[2]
+            if st[3] > acc[3]:
+                acc[3] = st[3]
+
+    def _measure(self, e: _Entry, value: Any, acc: list[int]) -> None:
+        """Record what ``value`` expands to; refuse values nested or shared beyond what the rest of
+        the toolkit can process."""
+        what = "type" if e.is_type else "attribute"
+        acc[1] += 1
+        if acc[1] > MAX_NESTING and not isinstance(value, Loc):
+            raise BytecodeError(
+                f"{what} nests more than {MAX_NESTING} levels deep (attributes and types inside "
+                "each other), which this toolkit does not support",
+                e.start,
+            )
+        if acc[0] > self.budget:
+            raise BytecodeError(
+                f"{what} expands to more than {self.budget} values (sub-attributes shared "
+                f"exponentially); refusing to expand it",
+                e.start,
+            )
+        if isinstance(value, TensorV1Attr):
+            n = 1
+            for d in value.type.shape:  # type: ignore[attr-defined]
+                n *= d
+            acc[2] = n
+            acc[3] = n if n > 1 and _is_splat(value) else 0
+        self.stats[id(value)] = acc
+
+    def charge(
+        self, value: Any, pos: int, what: str = "", nodes: bool = True, elements: bool = False
+    ) -> None:
+        """Count one use of a decoded value against the budgets: with ``nodes`` its expanded size,
+        with ``elements`` the tensor elements it holds (dimension lists and the like, which the
+        conversion turns into Python integers; not a constant's value)."""
+        st = self.stats.get(id(value))
+        if st is None:
+            return
+        self.expanded += st[0] if nodes else 0
+        if self.expanded > self.budget:
+            raise BytecodeError(
+                f"the attributes and types of the ops expand to more than {self.budget} values "
+                "(shared sub-attributes count at each use); refusing to expand them",
+                pos,
+            )
+        if not elements or not st[2]:
+            return
+        if st[3] > MAX_ATTR_SPLAT:
+            raise BytecodeError(
+                f"{what} holds a splat tensor standing for {st[3]} elements; outside constant "
+                f"values tensors are limited to {MAX_ATTR_SPLAT} elements stored as one",
+                pos,
+            )
+        self.elements += st[2]
+        limit = ATTR_ELEMENT_BUDGET + len(self.data)
+        if self.elements > limit:
+            raise BytecodeError(
+                f"the attributes of the program describe more than {limit} tensor elements (an "
+                f"artifact of {len(self.data)} bytes); refusing to expand them",
+                pos,
+            )
 
     def _decode(self, e: _Entry, cache: list[Any], idx: int) -> Any:
         cache[idx] = _IN_PROGRESS
         self.depth += 1
         if self.depth > _MAX_DEPTH:
+            self.depth -= 1
+            cache[idx] = None
             raise BytecodeError("attributes nest too deeply", e.start)
         saved = self._pos
+        acc = [1, 0, 0, 0]
+        self._acc.append(acc)
         try:
             r = Reader(self.data, e.start, e.end, "attribute/type")
             self._pos = e.start
-            if not e.custom:
+            if self.dialect_decoder is not None and (
+                not e.custom or e.dialect not in ("builtin", "vhlo")
+            ):
+                value = self.dialect_decoder(r, self.ctx, e.dialect, e.is_type, e.custom)
+            elif not e.custom:
                 value = self._text_entry(r, e)
             elif e.dialect == "builtin":
                 value = builtin.decode_type(r, self.ctx) if e.is_type else builtin.decode_attr(r, self.ctx)
@@ -250,12 +354,14 @@ class _Reader:
                 )
             if not r.at_end():
                 raise BytecodeError("trailing bytes after an attribute/type encoding", r.pos)
+            self._measure(e, value, acc)
         except BaseException:
             cache[idx] = None
             raise
         finally:
             self.depth -= 1
             self._pos = saved
+            self._acc.pop()
         cache[idx] = value
         return value
 
@@ -299,6 +405,8 @@ class _Reader:
         if nops != 1 or has_args:
             raise r.fail("the IR section must hold exactly one top-level op")
         self.scopes: list[list[SSAValue | None]] = [[]]
+        self.next_id: list[int] = []
+        self.slots = 0  # value slots reserved by the regions being read
         self.region_depth = 0
         op = self.read_op(r)
         if not r.at_end():
@@ -332,6 +440,7 @@ class _Reader:
             d = self.attr(r.varint())
             if not isinstance(d, DictionaryAttr):
                 raise BytecodeError("an op's attribute dictionary is not a dictionary", pos)
+            self.charge(d, pos)
             attr_dict = dict(d.data)
         props_rec = None
         if mask & 0x40:
@@ -343,8 +452,10 @@ class _Reader:
         result_types: list[Attribute] = []
         if mask & 0x02:
             for _ in range(r.count(1, "results")):
-                self._pos = r.pos
-                result_types.append(self.type(r.varint()))
+                self._pos = pos = r.pos
+                t = self.type(r.varint())
+                self.charge(t, pos)
+                result_types.append(t)
         operands: list[SSAValue] = []
         if mask & 0x04:
             scope = self.scopes[-1]
@@ -369,8 +480,12 @@ class _Reader:
             if nregions > r.remaining():
                 raise r.fail(f"{nregions} regions cannot fit in the bytes left")
             self.region_depth += 1
-            if self.region_depth > _MAX_DEPTH:
-                raise r.fail("regions nest too deeply")
+            if self.region_depth > MAX_NESTING:
+                raise r.fail(
+                    f"regions nest more than {MAX_NESTING} levels deep, which this toolkit does "
+                    "not support",
+                    op_start,
+                )
             if isolated:
                 self.scopes.append([])
             if isolated and self.version >= 2:
@@ -419,20 +534,23 @@ class _Reader:
             return region
         if nblocks > r.remaining():
             raise r.fail(f"{nblocks} blocks cannot fit in the bytes left")
+        vpos = r.pos
         nvalues = r.varint()
-        if nvalues > r.remaining() * 8 + 64:
-            raise r.fail(f"{nvalues} values cannot be defined in the bytes left")
+        # every value takes at least one byte (its type), and the slots of all the regions being
+        # read at once are for different values
+        if nvalues > r.remaining() or self.slots + nvalues > len(self.data):
+            raise r.fail(f"{nvalues} values cannot be defined in the bytes left", vpos)
         scope = self.scopes[-1]
         base = len(scope)
         scope.extend([None] * nvalues)
-        if not hasattr(self, "next_id"):
-            self.next_id: list[int] = []
+        self.slots += nvalues
         self.next_id.append(base)
         try:
             for _ in range(nblocks):
                 region.add_block(self.read_block(r, scope))
         finally:
             self.next_id.pop()
+            self.slots -= nvalues
         del scope[base:]
         return region
 
@@ -446,6 +564,7 @@ class _Reader:
         if has_args:
             for _ in range(r.count(1, "block arguments")):
                 self._pos = r.pos
+                tpos = r.pos
                 if self.version >= 4:
                     tidx, has_loc = r.varint_flag()
                     t = self.type(tidx)
@@ -453,6 +572,7 @@ class _Reader:
                 else:
                     t = self.type(r.varint())
                     loc = self.loc(r)
+                self.charge(t, tpos)
                 from xdsl.ir import TypeAttribute
 
                 if not isinstance(t, TypeAttribute):
@@ -475,15 +595,42 @@ class _Reader:
         return block
 
 
+def op_names(data: bytes) -> list[tuple[str, str]]:
+    """(dialect, op name) of every op name in the dialect section, without reading the IR."""
+    rd = _Reader(data, "<artifact>", lambda *a: None)  # type: ignore[arg-type,return-value]
+    rd._pos = 0
+    version, _ = read_producer(data)
+    rd.version = version
+    r = Reader(data, 4)
+    r.varint()
+    r.cstring()
+    sections: dict[int, tuple[int, int]] = {}
+    while not r.at_end():
+        sid, body, end = r.section_header()
+        sections.setdefault(sid, (body, end))
+    if Section.STRING not in sections or Section.DIALECT not in sections:
+        raise BytecodeError("missing string or dialect section", len(data))
+    rd.read_strings(*sections[Section.STRING])
+    rd.read_dialects(*sections[Section.DIALECT])
+    return [(d, n) for d, n, _ in rd.op_names]
+
+
 def read_bytecode(
-    data: bytes, name: str, op_builder: Callable[..., Operation]
+    data: bytes,
+    name: str,
+    op_builder: Callable[..., Operation],
+    dialect_decoder: Callable[..., Any] | None = None,
 ) -> BytecodeArtifact:
-    """Read MLIR bytecode; ``op_builder`` builds each op from its decoded parts (see ``ops_read``)."""
+    """Read MLIR bytecode; ``op_builder`` builds each op from its decoded parts (see ``ops_read``).
+
+    ``dialect_decoder(reader, ctx, dialect, is_type, custom)`` decodes the attribute/type entries
+    of dialects other than builtin and vhlo, and textual entries (``custom`` false); without it
+    they are refused."""
     old = sys.getrecursionlimit()
     if old < 20000:
         sys.setrecursionlimit(20000)
     try:
-        rd = _Reader(data, name, op_builder)
+        rd = _Reader(data, name, op_builder, dialect_decoder)
         rd._pos = 0
         return rd.read()
     finally:

@@ -1,8 +1,9 @@
 """`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
 
     stablehlo-translate --interpret [--split-input-file] [--args=...] [FILE|-]
-    stablehlo-translate --serialize --target=X|current [--strip-debuginfo] [FILE|-] [-o OUT]
-    stablehlo-translate --deserialize [FILE|-] [-o OUT]
+    stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [FILE|-] [-o OUT]
+    stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported
+    stablehlo-translate --convert-artifact --format=mlir|msgpack [--target=X] ARTIFACT -o OUT
     stablehlo-translate --print-stablehlo-version
 
 Input and output conventions are stablehlo-opt's (`-` is stdin/stdout, `-o` names the output).
@@ -28,6 +29,7 @@ MODES: dict[str, tuple[str, str, str]] = {
     "serialize": ("stablehlo_py.cli.translate_modes", "serialize", "portable artifacts"),
     "deserialize": ("stablehlo_py.cli.translate_modes", "deserialize", "portable artifacts"),
     "check_compat": ("stablehlo_py.cli.translate_modes", "check_compat", "compatibility tooling"),
+    "convert_artifact": ("stablehlo_py.cli.translate_modes", "convert_artifact", "portable artifacts"),
 }
 
 
@@ -38,6 +40,17 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option("--serialize", is_flag=True, help="Write a portable artifact (needs --target).")
 @click.option("--deserialize", is_flag=True, help="Read a portable artifact and print StableHLO.")
 @click.option("--check-compat", is_flag=True, help="Can --consumer-version load this artifact?")
+@click.option(
+    "--convert-artifact",
+    is_flag=True,
+    help="Rewrite an artifact in --format (at --target, default: its own version).",
+)
+@click.option(
+    "--format",
+    "format_",
+    default=None,
+    help="Artifact format: msgpack (default, this toolkit's) or mlir (upstream's MLIR bytecode).",
+)
 @click.option("--print-stablehlo-version", is_flag=True, help="Print the current StableHLO version.")
 @click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
 @click.option("--consumer-version", default=None, help="Consumer version for --check-compat.")
@@ -59,8 +72,8 @@ def cli(**options: object) -> int:
     chosen = [m for m in MODES if options.get(m)]
     if len(chosen) != 1:
         raise StableHLOError(
-            "choose exactly one of --interpret, --serialize, --deserialize, --check-compat "
-            "(or --print-stablehlo-version)"
+            "choose exactly one of --interpret, --serialize, --deserialize, --check-compat, "
+            "--convert-artifact (or --print-stablehlo-version)"
         )
     mode = chosen[0]
     module_name, fn_name, feature = MODES[mode]

@@ -95,9 +95,35 @@ def serialize(options: dict[str, Any]) -> int:
         raise StableHLOError("--serialize writes one artifact; it does not take --split-input-file")
     text, name = read_input(str(options["input_file"]))
     data = serialize_portable_artifact_str(
-        text, str(target), strip_debuginfo=bool(options.get("strip_debuginfo")), name=name
+        text,
+        str(target),
+        strip_debuginfo=bool(options.get("strip_debuginfo")),
+        name=name,
+        format=str(options.get("format_") or "msgpack"),
     )
     write_output(options.get("output"), data)  # type: ignore[arg-type]
+    return 0
+
+
+def convert_artifact(options: dict[str, Any]) -> int:
+    """`--convert-artifact --format=F [--target=X]`: an artifact (either format, or JAX's Exported)
+    rewritten in format F for version X (default: the version it was written for)."""
+    from stablehlo_py.cli.common import read_input_bytes
+    from stablehlo_py.serialization import convert_artifact as convert
+
+    fmt = options.get("format_")
+    if not fmt:
+        raise StableHLOError("--convert-artifact needs --format=msgpack or --format=mlir")
+    data, name = read_input_bytes(str(options["input_file"]))
+    target = options.get("target")
+    out = convert(
+        data,
+        str(fmt),
+        None if not target else str(target),
+        name=name,
+        strip_debuginfo=bool(options.get("strip_debuginfo")),
+    )
+    write_output(options.get("output"), out)  # type: ignore[arg-type]
     return 0
 
 

@@ -1,0 +1,103 @@
+"""Upstream's portable artifacts (MLIR bytecode over VHLO) against jaxlib (issue 9, "Done when").
+
+For every conformance testdata program (CHLO ones after our ``chlo-pre-serialization-pipeline``), at
+every target from 0.9.0 to 1.17.0 (jaxlib 0.10's VHLO):
+
+* jaxlib refuses the target exactly when we do (a program below its minimum version);
+* our bytes == jaxlib's ``serialize_portable_artifact`` bytes, or -- where jaxlib's conversion passes
+  left use-lists in a non-default order, which MLIR then records (use-list orders carry no program
+  meaning; we never write them) -- jaxlib reading our artifact and writing it again at the same
+  bytecode version reproduces our bytes exactly (the fixpoint oracle of mlir-bytecode.md §2);
+* jaxlib deserializes our artifact to the same StableHLO text as its own artifact;
+* we read jaxlib's artifact back to a module that prints identically to the source.
+
+The counts of byte-identical and fixpoint-identical artifacts are printed (``-s``) for the notes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+jax = pytest.importorskip("jax")
+
+from stablehlo_py import specs  # noqa: E402
+from stablehlo_py.errors import StableHLOError  # noqa: E402
+from stablehlo_py.ir import parse, print_ir  # noqa: E402
+from tests.conformance.test_roundtrip import TESTDATA  # noqa: E402
+
+TARGETS = [
+    str(r.version) for r in specs.releases() if (r.version.major, r.version.minor) <= (1, 17)
+]
+COUNTS: Counter[str] = Counter()
+
+
+@pytest.fixture(scope="module")
+def jaxlib_ctx():  # type: ignore[no-untyped-def]
+    from jax._src.interpreters import mlir as jax_mlir
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo
+
+    return jax_mlir.make_ir_context(), ir, stablehlo
+
+
+def _source(path: Path) -> str:
+    text = path.read_text()
+    if "chlo." not in text:
+        return text
+    from stablehlo_py.passes import run_pipeline
+
+    return print_ir(run_pipeline(parse(text, "-"), [("chlo-pre-serialization-pipeline", {})]))
+
+
+def _rewrite(ir, ctx, data: bytes, target: str) -> bytes:  # type: ignore[no-untyped-def]
+    with ctx:
+        m = ir.Module.parse(data)
+        f = io.BytesIO()
+        m.operation.write_bytecode(f, desired_version=data[4] >> 1)
+    out = f.getvalue()
+    end = out.index(b"\x00", 4)
+    return out[:5] + f"StableHLO_v{target}".encode() + out[end:]
+
+
+@pytest.mark.skipif(not TESTDATA, reason="../shared/conformance/testdata is absent")
+@pytest.mark.parametrize("path", TESTDATA, ids=lambda p: p.name)
+def test_bytes_and_meaning_match_jaxlib(path: Path, jaxlib_ctx) -> None:  # type: ignore[no-untyped-def]
+    from stablehlo_py.serialization import (
+        deserialize_portable_artifact,
+        serialize_portable_artifact,
+    )
+
+    ctx, ir, stablehlo = jaxlib_ctx
+    text = _source(path)
+    module = parse(text, "-")
+    expected = print_ir(module)
+    for target in TARGETS:
+        try:
+            with ctx:
+                theirs = stablehlo.serialize_portable_artifact(ir.Module.parse(text), target)
+        except Exception:  # noqa: BLE001 - jaxlib refuses this target
+            with pytest.raises(StableHLOError):
+                serialize_portable_artifact(module, target, format="mlir")
+            COUNTS["refused by both"] += 1
+            continue
+        ours = serialize_portable_artifact(module, target, format="mlir")
+        if ours == theirs:
+            COUNTS["byte-identical"] += 1
+        else:
+            assert _rewrite(ir, ctx, ours, target) == ours, f"{target}: not MLIR's encoding"
+            COUNTS["identical but for jaxlib's use-list orders"] += 1
+        with ctx:
+            a = stablehlo.deserialize_portable_artifact_str(ours)
+            b = stablehlo.deserialize_portable_artifact_str(theirs)
+        assert a == b, f"{target}: jaxlib reads our artifact as a different program"
+        got = print_ir(deserialize_portable_artifact(theirs, name=f"{path.name}@{target}"))
+        assert got == expected, f"{target}: jaxlib's artifact reads back differently"
+
+
+def teardown_module() -> None:
+    if COUNTS:
+        print("\nMLIR bytecode vs jaxlib:", dict(COUNTS))
