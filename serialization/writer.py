@@ -217,13 +217,33 @@ class _Writer:
         src = op.__dict__.get("_src")
         if src is not None:
             source, pos = src
-            name = self.file_names.get(id(source))
-            if name is None:
-                name = self.file_names[id(source)] = escape_string(source.filename)
-                self.alive.append(source)
             line, col = source.line_col(pos)
-            return self.locs.file_line_col(name, line, col)
+            return self.locs.file_line_col(self._file_name(source), line, col)
+        implicit = op.__dict__.get("_implicit_src")
+        if implicit is not None:  # a module made by the parser: MLIR locates it at "file":0:0
+            return self.locs.file_line_col(self._file_name(implicit), 0, 0)
         return self.loc(loc)
+
+    def _file_name(self, source: object) -> str:
+        name = self.file_names.get(id(source))
+        if name is None:
+            name = self.file_names[id(source)] = escape_string(source.filename)  # type: ignore[attr-defined]
+            self.alive.append(source)  # type: ignore[arg-type]
+        return name
+
+    def arg_loc(self, arg: object) -> int:
+        """A block argument's location; without `loc(...)`, where its name was parsed (MLIR's)."""
+        if self.strip:
+            return 0
+        loc = getattr(arg, "location", None)
+        if type(loc) is TextLoc:
+            return self.locs.ref(loc.data)
+        src = arg.__dict__.get("_src")
+        if src is not None:
+            source, pos = src
+            line, col = source.line_col(pos)
+            return self.locs.file_line_col(self._file_name(source), line, col)
+        return self.loc(loc) if loc is not None else 0
 
     def loc(self, loc: Attribute) -> int:
         if self.strip or not isinstance(loc, TextLoc):
@@ -354,7 +374,7 @@ class _Writer:
         for block in blocks:
             arg_types = [self.entry(a.type, TYPE, block.parent_op()) for a in block.args]
             ops = [self.op(o) for o in block.ops]
-            arg_locs = [self.loc(a.location) for a in block.args]
+            arg_locs = [self.arg_loc(a) for a in block.args]
             if not any(arg_locs):
                 arg_locs = []
             out.append(self.block_record.pack([arg_types, ops, arg_locs], self.fv))

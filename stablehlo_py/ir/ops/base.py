@@ -321,13 +321,13 @@ def parse_attr_dict_and_typed_value(
 
 def print_region_argument(pr: Printer, arg: Any) -> None:
     """OpAsmPrinter::printRegionArgument: `%name: type` (+ ` loc(...)` with debug info)."""
-    from stablehlo_py.ir.text.location import TextLoc
     from stablehlo_py.ir.text.printer import type_to_str
 
     pr.write(f"{pr.value(arg)}: {type_to_str(arg.type)}")
     if pr.debuginfo:
-        loc = getattr(arg, "location", None)
-        pr.write(f" loc({loc.data})" if isinstance(loc, TextLoc) else " loc(unknown)")
+        from stablehlo_py.ir.text.printer import location_text
+
+        pr.write(f" loc({location_text(arg)})")
 
 
 def _format_attr_names(elems: list[Any]) -> list[str]:

@@ -159,9 +159,11 @@ def print_func(op: Operation, pr: Printer) -> None:
         if isinstance(arg_attrs, ArrayAttr):
             pr.attr_dict(dict(arg_attrs.data[i].data))  # type: ignore[attr-defined]
         if not external and pr.debuginfo:
-            loc = body.blocks.first.args[i].location  # type: ignore[union-attr]
-            if isinstance(loc, TextLoc):
-                pr.write(f" loc({loc.data})")
+            from stablehlo_py.ir.text.printer import location_text
+
+            text = location_text(body.blocks.first.args[i])  # type: ignore[union-attr]
+            if text != "unknown":
+                pr.write(f" loc({text})")
     pr.write(")")
     if outputs:
         pr.write(" -> ")

@@ -348,8 +348,9 @@ class Namer:
             self.groups[op] = spans[0][0]
 
 
-def location_text(op: Operation) -> str:
-    loc = op.location
+def location_text(op: "Operation | object") -> str:
+    """The location of an op or a block argument: its own, else where it was parsed."""
+    loc = getattr(op, "location", None)
     if isinstance(loc, TextLoc):
         return loc.data
     src = getattr(op, "_src", None)
@@ -501,8 +502,10 @@ class Printer:
             parts = []
             for a in block.args:
                 s = f"{self.value(a)}: {type_to_str(a.type)}"
-                if self.debuginfo and isinstance(a.location, TextLoc):
-                    s += f" loc({a.location.data})"
+                if self.debuginfo:
+                    text = location_text(a)
+                    if text != "unknown":
+                        s += f" loc({text})"
                 parts.append(s)
             out.append("(" + ", ".join(parts) + ")")
         out.append(":")
