@@ -15,8 +15,9 @@ Rows (best of N runs each):
 * text->artifact -- ``serialize_portable_artifact_str`` (includes parsing the text)
 * size    -- artifact bytes
 
-plus our own breakdown (encode only, decode only, the passes).  Targets (issue 5): <= 3x jaxlib's
-time, <= 1.0x its size.
+for both of our formats (msgpack, the default; and upstream's MLIR bytecode, issue 9), plus our own
+breakdown (encode only, decode only, the passes).  Targets (issues 5 and 9): <= 3x jaxlib's time in
+both formats; size <= 1.0x jaxlib's (msgpack) and == (MLIR bytecode).
 """
 
 from __future__ import annotations
@@ -109,17 +110,29 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
     n_ops = sum(1 for _ in module.walk())
     row["ops"] = n_ops
     row["text MB"] = len(text) / 1e6
+    from stablehlo_py.serialization import read_vhlo_artifact
+    from stablehlo_py.serialization.mlir_artifact import write_mlir_artifact
+
     row["ours write"], data = best(lambda: serialize_portable_artifact(module, target), repeat)
     row["ours read"], _ = best(lambda: deserialize_portable_artifact(data), repeat)
     row["ours text->artifact"], _ = best(
         lambda: serialize_portable_artifact_str(text, target), repeat
     )
     row["ours size"] = len(data)
+    row["ours write mlir"], mdata = best(
+        lambda: serialize_portable_artifact(module, target, format="mlir"), repeat
+    )
+    row["ours read mlir"], _ = best(lambda: deserialize_portable_artifact(mdata), repeat)
+    row["ours size mlir"] = len(mdata)
     vhlo = to_vhlo(parse(text, "-"), target)
     row["ours encode only"], _ = best(
         lambda: write_artifact(vhlo, Version.from_string(target)), repeat
     )  # type: ignore[arg-type]
+    row["ours encode only mlir"], _ = best(
+        lambda: write_mlir_artifact(vhlo, Version.from_string(target)), repeat
+    )
     row["ours decode only"], _ = best(lambda: read_artifact(data), repeat)
+    row["ours decode only mlir"], _ = best(lambda: read_vhlo_artifact(mdata), repeat)
     row["ours legalize+to_version"], _ = best(lambda: to_vhlo(parse(text, "-"), target), 1)
     row["ours legalize+to_version"] -= best(lambda: parse(text, "-"), 1)[0]
 
@@ -146,22 +159,31 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
         )
         row["jax size"] = len(jdata)
     print(f"\n== {name}: {n_ops} ops, {row['text MB']:.2f} MB of text, target {target}")
-    for k in ("write", "read", "text->artifact"):
+    for k, jk in (
+        ("write", "write"),
+        ("read", "read"),
+        ("text->artifact", "text->artifact"),
+        ("write mlir", "write"),
+        ("read mlir", "read"),
+    ):
         ours = row[f"ours {k}"]
         line = f"  {k:16s} ours {ours * 1e3:9.1f} ms ({ours / n_ops * 1e6:6.1f} µs/op)"
-        if f"jax {k}" in row:
-            j = row[f"jax {k}"]
+        if f"jax {jk}" in row:
+            j = row[f"jax {jk}"]
             line += f"   jaxlib {j * 1e3:8.1f} ms   ratio {ours / j:6.1f}x"
         print(line)
-    line = f"  {'size':16s} ours {row['ours size'] / 1e3:9.1f} KB"
-    if "jax size" in row:
-        line += f"   jaxlib {row['jax size'] / 1e3:8.1f} KB   ratio {row['ours size'] / row['jax size']:6.2f}x"
-    print(line)
+    for k in ("size", "size mlir"):
+        line = f"  {k:16s} ours {row[f'ours {k}'] / 1e3:9.1f} KB"
+        if "jax size" in row:
+            line += f"   jaxlib {row['jax size'] / 1e3:8.1f} KB   ratio {row[f'ours {k}'] / row['jax size']:6.2f}x"
+        print(line)
     print(
-        "  ours breakdown: encode {:.1f} ms, decode {:.1f} ms, legalize+to_version {:.1f} ms, "
-        "to_current+legalize {:.1f} ms".format(
+        "  ours breakdown: encode {:.1f} ms (mlir {:.1f}), decode {:.1f} ms (mlir {:.1f}), "
+        "legalize+to_version {:.1f} ms, to_current+legalize {:.1f} ms".format(
             row["ours encode only"] * 1e3,
+            row["ours encode only mlir"] * 1e3,
             row["ours decode only"] * 1e3,
+            row["ours decode only mlir"] * 1e3,
             row["ours legalize+to_version"] * 1e3,
             row["ours to_current+legalize"] * 1e3,
         )
