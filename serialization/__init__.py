@@ -67,14 +67,21 @@ def to_vhlo(
     allow_other_dialects: bool = False,
     *,
     in_place: bool = True,
+    strip_debuginfo: bool = False,
 ) -> Operation:
     """StableHLO module -> VHLO at ``target_version`` (converted in place, or into a new module
-    leaving ``module`` untouched with ``in_place=False``)."""
+    leaving ``module`` untouched with ``in_place=False``).  With ``strip_debuginfo`` the locations
+    are dropped first, so they cannot block an old target (location ranges need 1.9.0)."""
     from stablehlo_py.passes import PASSES
     from stablehlo_py.passes.stablehlo_legalize_to_vhlo import legalize_to_vhlo
 
     target = validate_target(target_version)
     vhlo = legalize_to_vhlo(module, allow_other_dialects, in_place=in_place)
+    if strip_debuginfo:
+        from stablehlo_py.ir.text.location import UNKNOWN
+
+        for op in vhlo.walk():
+            op.location = UNKNOWN  # type: ignore[assignment]
     if target == get_current_version():
         return vhlo  # the legalization writes the current forks: nothing to convert
     return PASSES["vhlo-to-version"].run(vhlo, {"target": str(target)})
@@ -121,7 +128,9 @@ def serialize_portable_artifact(
     if not isinstance(module, ModuleOp):
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
     with no_gc():
-        vhlo = to_vhlo(module, target, allow_other_dialects, in_place=False)
+        vhlo = to_vhlo(
+            module, target, allow_other_dialects, in_place=False, strip_debuginfo=strip_debuginfo
+        )
         return _write(vhlo, target, strip_debuginfo, format)
 
 
@@ -145,7 +154,7 @@ def serialize_portable_artifact_str(
         verify(module)
         if not isinstance(module, ModuleOp):
             raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
-        vhlo = to_vhlo(module, target)
+        vhlo = to_vhlo(module, target, strip_debuginfo=strip_debuginfo)
         return _write(vhlo, target, strip_debuginfo, format)
 
 

@@ -197,7 +197,7 @@ def location_needs(op: Operation) -> tuple[Version, str] | None:
 
     loc = op.location
     if isinstance(loc, TextLoc) and " to " in loc.data and _RANGE_LOC.search(loc.data):
-        return _V1_9, "a file:line:col range location (FileLineColRange, 1.8.4+)"
+        return _V1_9, "a file:line:col range location (FileLineColRange, 1.8.4+; or strip debug info)"
     return None
 
 
