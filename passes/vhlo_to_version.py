@@ -147,6 +147,7 @@ def _apply(op: VhloOp, state: ForkOp) -> None:
         regions=regions,
     )
     carry_location(new, op)
+    new.__dict__["_vhlo_replaced"] = True  # the MLIR bytecode writer replays upstream's use-lists
     block = op.parent
     assert block is not None
     block.insert_op_before(new, op)

@@ -99,11 +99,18 @@ def _check_format(format: str) -> str:
     return format
 
 
-def _write(vhlo: Operation, target: Version, strip_debuginfo: bool, format: str) -> bytes:
+def _write(
+    vhlo: Operation,
+    target: Version,
+    strip_debuginfo: bool,
+    format: str,
+    use_lists_as: Version | str | None = None,
+) -> bytes:
     if format == "mlir":
         from stablehlo_py.serialization.mlir_artifact import write_mlir_artifact
 
-        return write_mlir_artifact(vhlo, target, strip_debuginfo)
+        history = None if use_lists_as is None else validate_target(use_lists_as)
+        return write_mlir_artifact(vhlo, target, strip_debuginfo, history)
     return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
 
 
@@ -114,12 +121,15 @@ def serialize_portable_artifact(
     *,
     strip_debuginfo: bool = False,
     format: str = "msgpack",
+    use_lists_as: Version | str | None = None,
 ) -> bytes:
     """Write a StableHLO module as a portable artifact readable by consumers at ``target_version``
     (``"X.Y.Z"``, ``"current"`` or a :class:`Version`) and newer.  ``module`` is not modified.
 
     ``format`` is ``"msgpack"`` (this toolkit's format, the default) or ``"mlir"`` (upstream's MLIR
-    bytecode, byte-identical to ``stablehlo.serialize_portable_artifact``).
+    bytecode, byte-identical to ``stablehlo.serialize_portable_artifact``).  ``use_lists_as``
+    (MLIR bytecode only): the upstream version whose conversion history the (meaningless) use-list
+    orders reproduce, for byte identity with that build (jaxlib 0.10: ``"1.17.0"``); default ours.
     ``allow_other_dialects`` is upstream's flag; artifacts hold VHLO only, so a program that still
     has ops of other dialects after legalization is refused (naming them) either way.
     """
@@ -131,7 +141,7 @@ def serialize_portable_artifact(
         vhlo = to_vhlo(
             module, target, allow_other_dialects, in_place=False, strip_debuginfo=strip_debuginfo
         )
-        return _write(vhlo, target, strip_debuginfo, format)
+        return _write(vhlo, target, strip_debuginfo, format, use_lists_as)
 
 
 def serialize_portable_artifact_str(

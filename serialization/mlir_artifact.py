@@ -40,11 +40,19 @@ def is_mlir_bytecode(data: bytes) -> bool:
     return bytes(data[:4]) == MAGIC
 
 
-def write_mlir_artifact(vhlo: Operation, target: Version, strip_debuginfo: bool = False) -> bytes:
+def write_mlir_artifact(
+    vhlo: Operation,
+    target: Version,
+    strip_debuginfo: bool = False,
+    use_lists_as: Version | None = None,
+) -> bytes:
+    """``use_lists_as``: reproduce the use-list orders (meaningless, but part of the bytes) that
+    upstream's serializer at that version leaves after its version conversion -- e.g. 1.17.0 for
+    jaxlib 0.10; default: this toolkit's own conversion."""
     from stablehlo_py.serialization.mlirbc import write_vhlo
 
     try:
-        return write_vhlo(vhlo, target, strip_debuginfo)
+        return write_vhlo(vhlo, target, strip_debuginfo, use_lists_as)
     except NotEncodable as e:
         raise SerializationError(
             f"cannot write an MLIR bytecode artifact for StableHLO {target}:\n  {e}"

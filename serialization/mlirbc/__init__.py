@@ -1,14 +1,32 @@
-"""Upstream's portable-artifact format: MLIR bytecode over VHLO (``../shared/reference/mlir-bytecode.md``).
+"""MLIR bytecode (``../shared/reference/mlir-bytecode.md``): upstream's portable-artifact format
+(VHLO) and what ``stablehlo-opt -emit-bytecode`` writes (the stablehlo, chlo, func ... dialects).
 
 ``write_vhlo(module, target)`` writes a VHLO module (already at ``target``) byte for byte as upstream's
 ``serializePortableArtifact`` does; ``read_vhlo(data)`` reads one back into a VHLO module.
+``write_dialect(module)`` writes a module of the toolkit's dialects byte for byte as MLIR's
+``writeBytecodeToFile`` with default settings (version 6, producer ``MLIR23.0.0git``, as jaxlib
+0.10.2); ``read_dialect(data)`` reads such bytecode back into the IR the text parser builds.
 """
 
 from __future__ import annotations
 
 from stablehlo_py.serialization.mlirbc.encoding import MAGIC, BytecodeError
 
-__all__ = ["MAGIC", "BytecodeError", "bytecode_version", "write_vhlo"]
+__all__ = [
+    "DIALECT_BYTECODE_VERSION",
+    "DIALECT_PRODUCER",
+    "MAGIC",
+    "BytecodeError",
+    "bytecode_version",
+    "read_dialect",
+    "write_dialect",
+    "write_vhlo",
+]
+
+DIALECT_BYTECODE_VERSION = 6
+"""What ``stablehlo-opt -emit-bytecode`` (MLIR's default ``BytecodeWriterConfig``) writes."""
+DIALECT_PRODUCER = "MLIR23.0.0git"
+"""The producer MLIR writes by default ("MLIR" + LLVM's version), as jaxlib 0.10.2's MLIR does."""
 
 
 def bytecode_version(target) -> int:  # type: ignore[no-untyped-def]
@@ -21,12 +39,12 @@ def bytecode_version(target) -> int:  # type: ignore[no-untyped-def]
     raise KeyError(str(target))
 
 
-def write_vhlo(module, target, strip_debuginfo: bool = False) -> bytes:  # type: ignore[no-untyped-def]
+def write_vhlo(module, target, strip_debuginfo: bool = False, use_lists_as=None) -> bytes:  # type: ignore[no-untyped-def]
     from stablehlo_py.serialization.mlirbc.ops import VhloOpEncoder
     from stablehlo_py.serialization.mlirbc.writer import write_bytecode
 
     enc = VhloOpEncoder(bytecode_version(target), strip_debuginfo)
-    return write_bytecode(module, enc, f"StableHLO_v{target}")
+    return write_bytecode(module, enc, f"StableHLO_v{target}", use_lists_as)
 
 
 def read_vhlo(data: bytes, name: str = "<artifact>"):  # type: ignore[no-untyped-def]
@@ -35,4 +53,60 @@ def read_vhlo(data: bytes, name: str = "<artifact>"):  # type: ignore[no-untyped
     from stablehlo_py.serialization.mlirbc.reader import read_bytecode
 
     art = read_bytecode(data, name, build_vhlo_op)
+    return art.version, art.producer, art.module
+
+
+def write_dialect(
+    module,  # type: ignore[no-untyped-def]
+    version: int = DIALECT_BYTECODE_VERSION,
+    producer: str = DIALECT_PRODUCER,
+    strip_debuginfo: bool = False,
+) -> bytes:
+    """MLIR bytecode of a module of the toolkit's dialects (stablehlo, chlo, func, ...), byte for
+    byte as ``stablehlo-opt -emit-bytecode`` / ``Operation.write_bytecode`` writes it."""
+    from stablehlo_py.serialization.mlirbc.builtin import NotEncodable
+    from stablehlo_py.serialization.mlirbc.dialect_ops import DialectOpEncoder
+    from stablehlo_py.serialization.mlirbc.writer import write_bytecode
+
+    from stablehlo_py.errors import SerializationError
+
+    try:
+        return write_bytecode(module, DialectOpEncoder(version, strip_debuginfo), producer)
+    except NotEncodable as e:
+        raise SerializationError(f"cannot write MLIR bytecode: {e}") from None
+
+
+def read_dialect(data: bytes, name: str = "<bytecode>", verify: bool = True):  # type: ignore[no-untyped-def]
+    """(bytecode version, producer, module) of MLIR bytecode of the toolkit's dialects (bytecode
+    versions 0-6, any producer).  Malformed bytes raise SerializationError located at
+    ``name: byte N``; a decoded module that does not verify (as MLIR's reader, which verifies
+    after reading) raises VerifyError at the op's location, unless ``verify`` is false."""
+    from stablehlo_py.errors import SerializationError, StableHLOError
+    from stablehlo_py.ir import no_gc
+    from stablehlo_py.serialization.format import artifact_error
+    from stablehlo_py.serialization.mlirbc.dialect_ops import build_dialect_op, decode_entry
+    from stablehlo_py.serialization.mlirbc.reader import read_bytecode
+
+    try:
+        with no_gc():
+            art = read_bytecode(data, name, build_dialect_op, decode_entry)
+    except BytecodeError as e:
+        raise artifact_error(f"invalid MLIR bytecode: {e.message}", e.offset, name) from None
+    except RecursionError:
+        raise artifact_error("the MLIR bytecode nests too deeply to read", 0, name) from None
+    if verify:
+        from stablehlo_py.ir.verify import verify as verify_ir
+
+        try:
+            verify_ir(art.module)
+        except StableHLOError as e:
+            if e.location is None:  # an op read from bytecode has no parse position
+                raise type(e)(e.message, location=name, note=e.note) from None
+            raise
+        except Exception as e:  # noqa: BLE001 - a malformed program must not escape as a crash
+            raise SerializationError(
+                f"the MLIR bytecode decodes, but its program is not valid "
+                f"({type(e).__name__}: {e})",
+                location=name,
+            ) from None
     return art.version, art.producer, art.module

@@ -30,6 +30,7 @@ from stablehlo_py.serialization.mlirbc import builtin
 from stablehlo_py.serialization.mlirbc.encoding import MAGIC, Emitter, Section
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from stablehlo_py.serialization.mlirbc.ops import OpEncoder
+from stablehlo_py.serialization.mlirbc.uselists import encode_orders, use_list_orders
 
 __all__ = ["write_bytecode"]
 
@@ -211,7 +212,7 @@ class _Numbering:
 
 
 class _Writer:
-    def __init__(self, root: Operation, enc: OpEncoder, producer: str):
+    def __init__(self, root: Operation, enc: OpEncoder, producer: str, use_lists_as: Any = None):
         self.enc = enc
         self.version = enc.version
         self.producer = producer
@@ -220,6 +221,7 @@ class _Writer:
         self.props: list[bytes] = []
         self.props_index: dict[bytes, int] = {}
         self.root = root
+        self.orders = use_list_orders(root, use_lists_as) if self.version >= 3 else {}
 
     def string(self, s: bytes) -> int:
         idx = self.strings.get(s)
@@ -375,6 +377,8 @@ class _Writer:
             ids = n.value_ids
             for v in operands:
                 em.varint(ids[id(v)])
+        if self.orders and encode_orders(em, op.results, self.orders):
+            mask |= 0x20
         if op.regions:
             mask |= 0x10
         em.buf[mask_at] = mask
@@ -418,18 +422,23 @@ class _Writer:
                     em.varint(t.number)
                     em.varint(loc.number)
             if self.version >= 3:
-                em.byte(0)  # use-list orders: never written
+                at = len(em)
+                em.byte(0)
+                if self.orders and encode_orders(em, args, self.orders):
+                    em.buf[at] = 0x20
         for op in ops:
             self.write_op(em, op)
 
 
-def write_bytecode(root: Operation, encoder: OpEncoder, producer: str) -> bytes:
+def write_bytecode(
+    root: Operation, encoder: OpEncoder, producer: str, use_lists_as: Any = None
+) -> bytes:
     """MLIR bytecode of ``root`` at ``encoder.version`` with the given producer string.
 
     Raises :class:`~.builtin.NotEncodable` (via the encoder) for anything without an encoding; the
     encoder collects problems and raises them together before numbering finishes.
     """
-    w = _Writer(root, encoder, producer)
+    w = _Writer(root, encoder, producer, use_lists_as)
     encoder.check()
     return w.write()
 
