@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    NoneAttr,
     NoneType,
     Signedness,
     StringAttr,
@@ -39,6 +40,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute
+from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.types import FLOAT_NAME, FLOAT_TYPES, storage_dtype
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
@@ -104,6 +106,9 @@ class NotEncodable(Exception):
     """An attribute or type this writer has no encoding for (the message says which)."""
 
 
+_DYNAMIC = -(1 << 63)  # ShapedType::kDynamic, what MLIR writes for `?`
+
+
 def float_width(name: str) -> int:
     return _FLOAT_WIDTH.get(name, 8)
 
@@ -139,10 +144,10 @@ def _type_entry(it: Interner, t: Attribute) -> Entry:
     if isinstance(t, ComplexType):
         return it.type(B, ("v", T_COMPLEX), ("T", type_entry(it, t.element_type)))
     if isinstance(t, TensorType):
-        shape = tuple(("s", d) for d in t.get_shape())
+        shape = tuple(("s", _DYNAMIC if d < 0 else d) for d in t.get_shape())
         elem = ("T", type_entry(it, t.element_type))
         enc = t.encoding
-        if enc is None or isinstance(enc, NoneType) or enc == _NO_ENCODING:
+        if enc is None or isinstance(enc, (NoneType, NoneAttr)):
             return it.type(B, ("v", T_TENSOR), ("v", len(shape)), *shape, elem)
         return it.type(
             B, ("v", T_TENSOR_ENC), ("A", attr_entry(it, enc)), ("v", len(shape)), *shape, elem
@@ -156,10 +161,9 @@ def _type_entry(it: Interner, t: Attribute) -> Entry:
     if isinstance(t, TupleType):
         ts = [("T", type_entry(it, x)) for x in t.types]
         return it.type(B, ("v", T_TUPLE), ("v", len(ts)), *ts)
+    if it.fallback is not None:
+        return it.fallback(it, t)
     raise NotEncodable(f"type {_text(t)} has no MLIR bytecode encoding in this toolkit")
-
-
-_NO_ENCODING = object()
 
 
 def _text(a: Attribute) -> str:
@@ -180,11 +184,13 @@ def float_bits(value: float, name: str) -> int:
 
 def attr_entry(it: Interner, a: Attribute) -> Entry:
     """The entry of a builtin attribute (dictionary keys, module attributes, dense data ...)."""
-    got = it.memo.get(a)
+    # a type used as an attribute (TypeAttr) is the same object as the type: its own memo key
+    key = ("A", a) if isinstance(a, TypeAttribute) else a
+    got = it.memo.get(key)
     if got is not None:
         return got
     e = _attr_entry(it, a)
-    it.memo[a] = e
+    it.memo[key] = e
     return e
 
 
@@ -227,17 +233,54 @@ def _attr_entry(it: Interner, a: Attribute) -> Entry:
     if isinstance(a, TypeAttribute):
         return it.attr(B, ("v", TYPE_ATTR), ("T", type_entry(it, a)))
     if isinstance(a, DenseIntOrFPElementsAttr):
-        return it.attr(B, ("v", DENSE), ("T", type_entry(it, a.type)), ("blob", a.data.data))
+        return it.attr(B, ("v", DENSE), ("T", type_entry(it, a.type)), ("blob", dense_blob(a)))
     if isinstance(a, DenseArrayBase):
         n = len(a)
+        raw = a.data.data
+        if a.elt_type == _I1:  # xDSL keeps true as 0xFF; MLIR's bool storage is 0/1
+            raw = bytes(1 if b else 0 for b in raw)
         return it.attr(
             B,
             ("v", DENSE_ARRAY),
             ("T", type_entry(it, a.elt_type)),
             ("v", n),
-            ("blob", a.data.data),
+            ("blob", raw),
         )
+    if it.fallback is not None and not isinstance(a, _BUILTIN_ATTRS):
+        return it.fallback(it, a)
     raise NotEncodable(f"attribute {_text(a)} has no MLIR bytecode encoding in this toolkit")
+
+
+_I1 = IntegerType(1)
+_BUILTIN_ATTRS = (StringAttr, IntegerAttr, FloatAttr, UnitAttr, ArrayAttr, DictionaryAttr, SymbolRefAttr)
+
+
+def dense_blob(a: DenseIntOrFPElementsAttr) -> bytes:
+    """MLIR's raw data of a dense elements attribute (``DenseIntOrFPElementsAttr::getRawData``)
+    from the toolkit's storage: a uniform tensor is a splat (one element); i1 is bit-packed LSB
+    first, a splat being ``ff`` or ``00``; sub-byte integers hold their bits without sign extension.
+    """
+    t = a.type
+    raw = a.data.data
+    elem = t.element_type
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    if elem == _I1:
+        if len(raw) == 1:  # a splat, or a single element: one byte, all bits alike
+            return b"\xff" if raw[0] else b"\x00"
+        bits = np.frombuffer(raw, np.uint8) != 0
+        if bits.size and (bits.all() or not bits.any()):
+            return b"\xff" if bits[0] else b"\x00"
+        return np.packbits(bits, bitorder="little").tobytes()
+    if isinstance(elem, IntegerType) and elem.width.data < 8 and raw:
+        mask = (1 << elem.width.data) - 1
+        raw = (np.frombuffer(raw, np.uint8) & mask).tobytes()
+    if n > 1:
+        size = storage_dtype(elem).itemsize
+        if len(raw) > size and raw == raw[:size] * (len(raw) // size):
+            return raw[:size]
+    return raw
 
 
 def dictionary_entry(it: Interner, items: Any) -> Entry:
@@ -400,7 +443,25 @@ def _loc(it: Interner, text: str, pos: int) -> tuple[Entry, int]:
 
 
 def _range(it: Interner, file: str, nums: list[int]) -> Entry:
-    """FileLineColRange (code 22): a count then 1 (line), 3 (line, col, end col) or 4 numbers."""
+    """FileLineColRange (code 22) as MLIR's writeFileLineColRangeLocs: a count, then 0 numbers
+    (all zero), 1 (line, when the start column is 0 on one line: the end column is dropped), 2
+    (line, col: an empty range), 3 (line, col, end col) or 4."""
+    if len(nums) == 1:
+        sl, sc, el, ec = nums[0], 0, nums[0], 0
+    elif len(nums) == 3:
+        sl, sc, el, ec = nums[0], nums[1], nums[0], nums[2]
+    else:
+        sl, sc, el, ec = nums
+    if sl == sc == el == ec == 0:
+        nums = []
+    elif sc == 0 and sl == el:
+        nums = [sl]
+    elif sl == el and sc == ec:
+        nums = [sl, sc]
+    elif sl == el:
+        nums = [sl, sc, ec]
+    else:
+        nums = [sl, sc, el, ec]
     return it.attr(
         B,
         ("v", FILE_RANGE),
@@ -457,6 +518,27 @@ def _expect(ok: bool, r: Reader, what: str, pos: int) -> None:
 
 
 def decode_type(r: Reader, ctx: DecodeContext) -> Attribute:
+    pos = r.pos
+    try:
+        return _decode_type(r, ctx)
+    except _CONSTRUCTION_ERRORS as e:  # xDSL refusing the parameters (complex<tensor<...>> ...)
+        raise BytecodeError(f"invalid builtin type: {_first_line(e)}", pos) from None
+
+
+def decode_attr(r: Reader, ctx: DecodeContext) -> Any:
+    pos = r.pos
+    try:
+        return _decode_attr(r, ctx)
+    except _CONSTRUCTION_ERRORS as e:
+        raise BytecodeError(f"invalid builtin attribute: {_first_line(e)}", pos) from None
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[-1] if text else type(e).__name__
+
+
+def _decode_type(r: Reader, ctx: DecodeContext) -> Attribute:
     from stablehlo_py.ir.types import tensor_type
 
     pos = r.pos
@@ -494,8 +576,12 @@ def decode_type(r: Reader, ctx: DecodeContext) -> Attribute:
         outs = [_as_type(ctx.read_type(r), r, pos) for _ in range(r.count(1, "types"))]
         return FunctionType.from_lists(ins, outs)
     if code == T_TUPLE:
-        return TupleType([_as_type(ctx.read_type(r), r, pos) for _ in range(r.count(1, "types"))])
+        ts = [_as_type(ctx.read_type(r), r, pos) for _ in range(r.count(1, "types"))]
+        return TupleType(ArrayAttr(ts))  # xDSL 0.74 keeps a list as is (unhashable)
     raise BytecodeError(f"builtin type code {code} is not supported", pos)
+
+
+_CONSTRUCTION_ERRORS = (VerifyException, ValueError, TypeError, OverflowError, AssertionError)
 
 
 def _as_type(t: Any, r: Reader, pos: int) -> Attribute:
@@ -516,7 +602,7 @@ def _as_string_attr(a: Any, pos: int) -> StringAttr:
     return a
 
 
-def decode_attr(r: Reader, ctx: DecodeContext) -> Any:
+def _decode_attr(r: Reader, ctx: DecodeContext) -> Any:
     pos = r.pos
     code = r.varint()
     if code == STRING:
@@ -619,6 +705,11 @@ def decode_attr(r: Reader, ctx: DecodeContext) -> Any:
         t = _as_type(ctx.read_type(r), r, pos)
         blob = r.bytes(r.varint())
         return _dense(t, blob, pos)
+    if code == DENSE_ARRAY:
+        t = _as_type(ctx.read_type(r), r, pos)
+        n = r.varint()
+        blob = r.bytes(r.varint())
+        return _dense_array(t, n, blob, pos)
     raise BytecodeError(f"builtin attribute code {code} is not supported", pos)
 
 
@@ -627,6 +718,26 @@ def _loc_text(ctx: DecodeContext, text: str, pos: int) -> Loc:
     if ctx.loc_budget < 0:
         raise BytecodeError("the locations expand to more than 64 MiB of text", pos)
     return Loc(text)
+
+
+def _dense_array(t: Attribute, n: int, blob: bytes, pos: int) -> Attribute:
+    from xdsl.dialects.builtin import BytesAttr
+
+    if t == _I1:
+        if len(blob) != n:
+            raise BytecodeError(f"a dense bool array of {n} elements has {len(blob)} bytes", pos)
+        return DenseArrayBase.from_list(_I1, [1 if b else 0 for b in blob])
+    if not isinstance(t, (IntegerType, *(type(f) for f in FLOAT_TYPES.values()))):
+        raise BytecodeError("a dense array's element type must be an integer or float type", pos)
+    try:
+        size = storage_dtype(t).itemsize
+    except Exception:  # noqa: BLE001
+        raise BytecodeError("a dense array of an unsupported element type", pos) from None
+    if len(blob) != n * size:
+        raise BytecodeError(
+            f"a dense array of {n} elements has {len(blob)} bytes, expected {n * size}", pos
+        )
+    return DenseArrayBase(t, BytesAttr(blob))  # type: ignore[arg-type]
 
 
 def _dense(t: Attribute, blob: bytes, pos: int) -> Attribute:
@@ -644,9 +755,36 @@ def _dense(t: Attribute, blob: bytes, pos: int) -> Attribute:
     n = 1
     for d in shape:
         n *= d
+    elem = t.element_type
+    if elem == _I1:
+        blob = _unpack_bool(blob, n, pos)
     size = dtype.itemsize
-    if not (len(blob) == n * size or (n > 1 and len(blob) == size)):
+    if not (len(blob) == n * size or (n != 1 and len(blob) == size)):
         raise BytecodeError(
             f"dense data has {len(blob)} bytes, expected {n * size} (or {size} for a splat)", pos
         )
+    if isinstance(elem, IntegerType) and 1 < elem.width.data < 8 and blob:
+        w = elem.width.data
+        v = np.frombuffer(blob, np.uint8)
+        if (v >> w).any():
+            raise BytecodeError(f"dense data of i{w} elements has bytes wider than {w} bits", pos)
+        if elem.signedness.data != Signedness.UNSIGNED:  # the toolkit sign-extends
+            blob = ((v.astype(np.int16) ^ (1 << (w - 1))) - (1 << (w - 1))).astype(np.int8).tobytes()
     return DenseIntOrFPElementsAttr(t, BytesAttr(blob))  # type: ignore[arg-type]
+
+
+def _unpack_bool(blob: bytes, n: int, pos: int) -> bytes:
+    """i1 data: bit-packed LSB first (a single ``ff``/``00`` byte is a splat), or one byte per
+    element (as MLIR builds that store bools unpacked write it)."""
+    if len(blob) == 1 and blob[0] in (0, 0xFF):  # a splat (as MLIR's isValidRawBuffer)
+        return b"\x01" if blob[0] else b"\x00"
+    if len(blob) == (n + 7) // 8 and (len(blob) != n or n == 1):
+        bits = np.unpackbits(np.frombuffer(blob, np.uint8), bitorder="little")
+        if bits[n:].any():
+            raise BytecodeError("packed i1 data has bits set past the last element", pos)
+        return bits[:n].astype(np.uint8).tobytes()
+    if len(blob) == n:
+        if n and np.frombuffer(blob, np.uint8).max() > 1:
+            raise BytecodeError("i1 data holds a byte other than 0 or 1", pos)
+        return blob
+    raise BytecodeError(f"i1 data of {n} elements has {len(blob)} bytes", pos)

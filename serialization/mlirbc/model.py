@@ -26,6 +26,7 @@ same value is the same :class:`Entry` object, so identity is MLIR's uniquing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["Entry", "Interner"]
@@ -57,12 +58,17 @@ class Entry:
 
 
 class Interner:
-    """Entries by value, plus memo tables from the toolkit's objects to their entries."""
+    """Entries by value, plus memo tables from the toolkit's objects to their entries.
 
-    def __init__(self) -> None:
+    ``fallback(interner, attr_or_type)`` gives the entry of anything the builtin encodings do not
+    cover (another dialect's attribute inside a builtin one, a tensor's encoding, a dialect element
+    type); without it such values are not encodable."""
+
+    def __init__(self, fallback: Callable[[Interner, Any], Entry] | None = None) -> None:
         self.by_key: dict[tuple[Any, ...], Entry] = {}
         self.memo: dict[Any, Entry] = {}
         self._seq = 0
+        self.fallback = fallback
 
     def get(self, dialect: str, is_type: bool, items: tuple[Item, ...]) -> Entry:
         key = (dialect, is_type, items)

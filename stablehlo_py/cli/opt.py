@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
@@ -27,6 +28,9 @@ from stablehlo_py.cli.common import (
     write_output,
 )
 from stablehlo_py.errors import StableHLOError
+
+if TYPE_CHECKING:
+    from xdsl.ir import Operation
 
 _SHORT = {"-o", "-h"}
 
@@ -81,7 +85,9 @@ def process_text(
 @click.option("--deserialize", is_flag=True, help="The input is a portable artifact.")
 @click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
 @click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
-@click.option("--emit-bytecode", is_flag=True, help="Write stablehlo-py IR bytecode (read back by stablehlo-opt).")
+@click.option(
+    "--emit-bytecode", is_flag=True, help="Write MLIR bytecode, as upstream's stablehlo-opt -emit-bytecode."
+)
 @click.pass_context
 def cli(
     ctx: click.Context,
@@ -110,7 +116,9 @@ def cli(
         )
     data, name = read_input_bytes(input_file)
     if _is_binary(data) or emit_bytecode:
-        return _run_binary(data, name, output, pipeline, emit_bytecode, generic, debuginfo)
+        return _run_binary(
+            data, name, output, pipeline, emit_bytecode, generic, debuginfo, strip_debuginfo
+        )
     text = decode_text(data, name)
     outputs: list[str] = []
     problems: list[str] = []
@@ -140,11 +148,43 @@ def cli(
 
 
 def _is_binary(data: bytes) -> bool:
-    """IR bytecode or a portable artifact (recognised by their magic numbers)."""
+    """MLIR bytecode, a msgpack portable artifact or legacy IR bytecode (by their magic numbers)."""
     from stablehlo_py.ir.bytecode import is_ir_bytecode
     from stablehlo_py.serialization.format import MAGIC as ARTIFACT_MAGIC
+    from stablehlo_py.serialization.mlirbc import MAGIC as MLIR_MAGIC
 
-    return is_ir_bytecode(data) or data.startswith(ARTIFACT_MAGIC)
+    return data.startswith((MLIR_MAGIC, ARTIFACT_MAGIC)) or is_ir_bytecode(data)
+
+
+def is_portable_artifact_producer(producer: str) -> bool:
+    """MLIR bytecode whose producer is `StableHLO_vX.Y.Z` is a VHLO portable artifact (upstream's
+    getPortableArtifactVersion looks for that prefix); any other producer (`MLIR23.0.0git`, ...)
+    is dialect bytecode as `-emit-bytecode` writes it."""
+    return producer.startswith("StableHLO_v")
+
+
+def read_binary(data: bytes, name: str) -> Operation:
+    """The module of binary input: MLIR bytecode of the stablehlo/chlo/func dialects, a portable
+    artifact (MLIR bytecode with a `StableHLO_v` producer, or msgpack), or legacy IR bytecode."""
+    from stablehlo_py.ir.bytecode import is_ir_bytecode, read_ir_bytecode
+    from stablehlo_py.serialization.mlirbc import MAGIC as MLIR_MAGIC
+
+    if is_ir_bytecode(data):
+        return read_ir_bytecode(data, name)
+    if data.startswith(MLIR_MAGIC):
+        from stablehlo_py.serialization.format import artifact_error
+        from stablehlo_py.serialization.mlirbc import BytecodeError, read_dialect
+        from stablehlo_py.serialization.mlirbc.reader import read_producer
+
+        try:
+            _, producer = read_producer(data)
+        except BytecodeError as e:
+            raise artifact_error(f"invalid MLIR bytecode: {e.message}", e.offset, name) from None
+        if not is_portable_artifact_producer(producer):
+            return read_dialect(data, name, verify=False)[2]  # the caller verifies
+    from stablehlo_py.serialization import deserialize_portable_artifact
+
+    return deserialize_portable_artifact(data, name=name)
 
 
 def _run_binary(
@@ -155,26 +195,23 @@ def _run_binary(
     emit_bytecode: bool,
     generic: bool,
     debuginfo: bool,
+    strip_debuginfo: bool = False,
 ) -> int:
-    """Binary input (IR bytecode or a portable artifact, detected by its magic) and/or --emit-bytecode."""
+    """Binary input (see `read_binary`) and/or --emit-bytecode (MLIR bytecode)."""
     from stablehlo_py.ir import parse, print_ir
-    from stablehlo_py.ir.bytecode import is_ir_bytecode, read_ir_bytecode, write_ir_bytecode
-
     from stablehlo_py.ir.verify import verify
     from stablehlo_py.passes import run_pipeline
 
-    if is_ir_bytecode(data):
-        module = read_ir_bytecode(data, name)
-    elif _is_binary(data):
-        from stablehlo_py.serialization import deserialize_portable_artifact
-
-        module = deserialize_portable_artifact(data, name=name)
+    if _is_binary(data):
+        module = read_binary(data, name)
     else:
         module = parse(decode_text(data, name), name)
     verify(module)
     module = run_pipeline(module, pipeline)
     if emit_bytecode:
-        write_output(output, write_ir_bytecode(module))
+        from stablehlo_py.serialization.mlirbc import write_dialect
+
+        write_output(output, write_dialect(module, strip_debuginfo=strip_debuginfo))
     else:
         write_output(output, print_ir(module, generic=generic, debuginfo=debuginfo))
     return 0

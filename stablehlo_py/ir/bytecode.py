@@ -1,11 +1,10 @@
-"""`stablehlo-opt --emit-bytecode`: stablehlo-py's IR bytecode, a compact binary container for any IR
-the toolkit can print (every dialect, locations kept), read back transparently by stablehlo-opt.
+"""The legacy stablehlo-py IR bytecode (read only).
 
-It is not MLIR's bytecode format, and it is not a compatibility format: it holds the IR of this toolkit
-version.  Portable artifacts (`--serialize --target=X`, `stablehlo_py.serialization`) are the
-versioned exchange format.
-
-Layout: MAGIC (8 bytes), format version (1 byte), zlib stream of the generic form with locations.
+Earlier versions of `stablehlo-opt --emit-bytecode` wrote this toolkit-private container: MAGIC
+(8 bytes), format version (1 byte), zlib stream of the generic form with locations.  `--emit-bytecode`
+now writes MLIR bytecode exactly as upstream's `stablehlo-opt -emit-bytecode`
+(`stablehlo_py.serialization.mlirbc.write_dialect`); files in the old container are still read back
+here, transparently, by stablehlo-opt.
 """
 
 from __future__ import annotations
@@ -23,13 +22,6 @@ MAX_TEXT_BYTES = 1 << 31  # refuse to inflate beyond 2 GiB
 
 def is_ir_bytecode(data: bytes) -> bool:
     return data.startswith(MAGIC)
-
-
-def write_ir_bytecode(module: Operation) -> bytes:
-    from stablehlo_py.ir import print_ir
-
-    text = print_ir(module, generic=True, debuginfo=True).encode("utf-8")
-    return MAGIC + bytes([FORMAT_VERSION]) + zlib.compress(text, 6)
 
 
 def read_ir_bytecode(data: bytes, name: str = "-") -> Operation:
