@@ -355,7 +355,9 @@ def build_dialect_op(
 
 
 # properties the text parser stores although the op class does not declare them
-_PARSER_PROPERTIES: dict[str, tuple[str, ...]] = {"func.call": ("arg_attrs", "res_attrs", "no_inline")}
+_PARSER_PROPERTIES: dict[str, tuple[str, ...]] = {
+    "func.call": ("arg_attrs", "res_attrs", "no_inline")
+}
 
 
 def _declared(cls: type[Operation]) -> frozenset[str]:
