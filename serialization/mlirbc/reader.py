@@ -472,8 +472,9 @@ class _Reader:
                 operands.append(v)
         if mask & 0x08:
             raise r.fail(f"{dialect}.{name} has successors, which VHLO ops never have", op_start)
+        use_orders: dict[int, list[int]] = {}
         if mask & 0x20:
-            self.skip_use_lists(r, len(result_types))
+            use_orders = self.read_use_lists(r, len(result_types))
         regions: list[Region] = []
         if mask & 0x10:
             nregions, isolated = r.varint_flag()
@@ -504,6 +505,8 @@ class _Reader:
             self.region_depth -= 1
         op = self.build_op(self, dialect, name, op_start, location, attr_dict, props_rec,
                            result_types, operands, regions)
+        for idx, order in use_orders.items():
+            op.results[idx].__dict__["_use_order"] = order
         scope = self.scopes[-1]
         self.define(scope, op.results, op_start)
         return op
@@ -516,16 +519,37 @@ class _Reader:
             scope[i] = v
             self.next_id[-1] = i + 1
 
-    def skip_use_lists(self, r: Reader, n_results: int) -> None:
-        n = r.count(1, "use-lists") if n_results != 1 else 1
+    def read_use_lists(self, r: Reader, n_values: int) -> dict[int, list[int]]:
+        """Use-list orders: value index -> the order MLIR's writer encodes.  They carry no meaning;
+        they are kept on the values (``_use_order``) only so that writing an unchanged module
+        again reproduces the bytes."""
+        start = r.pos
+        n = r.count(1, "use-lists") if n_values != 1 else 1
+        out: dict[int, list[int]] = {}
         for _ in range(n):
-            if n_results != 1:
-                r.varint()
-            k = r.varint() >> 1
+            idx = r.varint() if n_values != 1 else 0
+            if idx >= n_values:
+                raise r.fail(f"use-list order for value #{idx} of {n_values}", start)
+            k, pairs = r.varint_flag()
             if k > r.remaining():
                 raise r.fail("a use-list order runs past the end")
-            for _ in range(k):
-                r.varint()
+            items = [r.varint() for _ in range(k)]
+            if pairs:
+                if k % 2:
+                    raise r.fail("a pair-encoded use-list order has an odd length", start)
+                size = max([x for x in items] + [0]) + 1
+                order = list(range(size))
+                for x, i in zip(items[::2], items[1::2]):
+                    if i >= size:
+                        size = i + 1
+                        order.extend(range(len(order), size))
+                    order[i] = x
+            else:
+                order = items
+            if sorted(order) != list(range(len(order))):
+                raise r.fail("a use-list order is not a permutation", start)
+            out[idx] = order
+        return out
 
     def read_region(self, r: Reader) -> Region:
         region = Region()
@@ -561,6 +585,7 @@ class _Reader:
             raise r.fail(f"{nops} ops cannot fit in the bytes left", start)
         types: list[Attribute] = []
         locs: list[TextLoc] = []
+        use_orders: dict[int, list[int]] = {}
         if has_args:
             for _ in range(r.count(1, "block arguments")):
                 self._pos = r.pos
@@ -584,8 +609,10 @@ class _Reader:
                 if m not in (0, 0x20):
                     raise r.fail(f"invalid block use-list mask {m:#x}", r.pos - 1)
                 if m:
-                    self.skip_use_lists(r, len(types))
+                    use_orders = self.read_use_lists(r, len(types))
         block = Block(arg_types=types)
+        for idx, order in use_orders.items():
+            block.args[idx].__dict__["_use_order"] = order
         for a, loc in zip(block.args, locs):
             if loc is not UNKNOWN:
                 a.location = loc  # type: ignore[attr-defined]

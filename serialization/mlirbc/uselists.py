@@ -50,8 +50,9 @@ def use_list_orders(root: Operation, history: Any = None) -> dict[int, list[int]
         op_id[id(op)] = i
         if _replaced_since(op, history) if history is not None else op.__dict__.get(REPLACED):
             replaced.append(op)
+    kept = _kept_orders(root)
     if not replaced:
-        return {}
+        return kept
     lists: dict[int, list[tuple[int, int]]] = {}
     values: dict[int, Any] = {}
 
@@ -73,7 +74,7 @@ def use_list_orders(root: Operation, history: Any = None) -> dict[int, list[int]
             key = (me, j)
             lst.remove(key)
             lst.insert(0, key)
-    out: dict[int, list[int]] = {}
+    out: dict[int, list[int]] = kept
     for vid, lst in lists.items():
         if len(lst) < 2:
             continue
@@ -81,6 +82,23 @@ def use_list_orders(root: Operation, history: Any = None) -> dict[int, list[int]
             continue
         order = sorted(range(len(lst)), key=lambda i: lst[i], reverse=True)
         out[vid] = order
+    return out
+
+
+def _kept_orders(root: Operation) -> dict[int, list[int]]:
+    """Orders a reader kept on values (``_use_order``), while they still fit the value's uses."""
+    out: dict[int, list[int]] = {}
+    for op in root.walk():
+        for r in op.results:
+            order = r.__dict__.get("_use_order")
+            if order is not None and len(order) == sum(1 for _ in r.uses):
+                out[id(r)] = order
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    order = a.__dict__.get("_use_order")
+                    if order is not None and len(order) == sum(1 for _ in a.uses):
+                        out[id(a)] = order
     return out
 
 
