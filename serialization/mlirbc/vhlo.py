@@ -288,7 +288,9 @@ def _unpack_bool(blob: bytes, t: vt.TensorV1Type) -> bytes:
         return b"\x01"
     if len(blob) == (n + 7) // 8 and len(blob) != n:
         bits = np.unpackbits(np.frombuffer(blob, np.uint8), bitorder="little")[:n]
-        return bits.astype(np.uint8).tobytes()
+        blob = bits.astype(np.uint8).tobytes()
+    if n > 1 and len(blob) == n and blob.count(blob[:1]) == n:
+        return blob[:1]  # uniform: a splat, as MLIR keeps it (`dense<false>` reads back as written)
     return blob  # unpacked (written by builds of March 2026) or a splat of 0/1
 
 
