@@ -253,3 +253,20 @@ def test_truncations_raise_serialization_errors() -> None:
     for n in sorted(set(rng.integers(0, len(data), 200).tolist())):
         with pytest.raises(StableHLOError):
             S.deserialize_portable_artifact(data[:n])
+
+
+@pytest.mark.parametrize("bytecode_version", [2, 5])
+def test_versions_no_release_writes_are_read(bytecode_version: int) -> None:
+    """Versions 2 and 5 are never written today, but early 0.14.x builds wrote v5 (properties with
+    registered flags) and a reader must accept every version 0-6."""
+    from stablehlo_py.serialization.mlirbc.ops import VhloOpEncoder
+    from stablehlo_py.serialization.mlirbc.writer import write_bytecode
+    from stablehlo_py.version import validate_target
+
+    module = parse(PROGRAM.replace(" to :9", "").replace(" to 2:3", ""), "p.mlir")
+    vhlo = S.to_vhlo(module, validate_target("0.14.0"), in_place=False)
+    data = write_bytecode(vhlo, VhloOpEncoder(bytecode_version), "StableHLO_v0.14.0")
+    assert data[4] == (bytecode_version << 1) | 1
+    assert print_ir(S.deserialize_portable_artifact(data), debuginfo=True) == print_ir(
+        module, debuginfo=True
+    )
