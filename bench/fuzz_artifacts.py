@@ -1,6 +1,7 @@
 """Fuzz portable-artifact reading at scale: >= 1M mutated artifacts, in parallel processes.
 
     python bench/fuzz_artifacts.py [--cases 1000000] [--jobs N] [--seed S] [--full | --read-only]
+                                   [--format msgpack | mlir]
 
 Each case mutates a valid seed artifact (tests/fuzzing.py: truncations, bit flips, interesting bytes,
 insertions, deletions, splices, header-size fix-ups, structure-aware record edits) and reads it with
@@ -8,6 +9,14 @@ insertions, deletions, splices, header-size fix-ups, structure-aware record edit
 `read_artifact` only (``--read-only``).  Every outcome must be success or a StableHLOError; anything
 else is a finding, saved to ``--out`` (default /tmp/fuzz_findings) for reproduction.  Prints cases/s,
 the accepted/refused split, the most common refusal messages and the findings.
+
+``--format mlir`` fuzzes upstream's format (MLIR bytecode) instead, with the structure-aware
+mutations of tests/mlir_fuzzing.py (varints, references, lengths and sections edited with the
+enclosing lengths fixed up) over the seeds of tests/unit/serialization/test_mlir_fuzz.py (every
+bytecode version, jaxlib's artifacts when jax is importable) plus the golden programs; each case goes
+through `deserialize_portable_artifact`, `get_portable_artifact_version` and (every 16th)
+`check_compat`.  There a StableHLOError that only wraps an internal error, a case taking more than
+5 s of CPU time and one still running after 60 CPU seconds (interrupted) are findings too.
 """
 
 from __future__ import annotations
@@ -34,10 +43,37 @@ def _seeds() -> list[bytes]:
     return [*seeds(), serialize_portable_artifact_str(program("1.20.0"), "current")]
 
 
+def _mlir_seeds() -> list[bytes]:
+    """The CI seeds (cheap) eight times over, and the golden programs (slow to read) once."""
+    from stablehlo_py.serialization import serialize_portable_artifact_str
+
+    from tests.golden.programs import program
+    from tests.unit.serialization.test_mlir_fuzz import seeds
+
+    golden = [
+        serialize_portable_artifact_str(program("1.0.0"), "1.0.0", format="mlir"),
+        serialize_portable_artifact_str(program("1.20.0"), "current", format="mlir"),
+    ]
+    return [*seeds() * 8, *golden]
+
+
+def _mlir_readers(full: bool) -> list:
+    from stablehlo_py.serialization import get_portable_artifact_version
+    from stablehlo_py.serialization.mlir_artifact import read_mlir_artifact
+
+    from tests.unit.serialization.test_mlir_fuzz import _readers
+
+    if full:
+        return _readers()
+    return [(read_mlir_artifact, 1), (get_portable_artifact_version, 1)]
+
+
 def _work(
-    args: tuple[int, int, bool, int],
+    args: tuple[int, int, bool, int] | tuple[int, int, bool, int, str],
 ) -> tuple[int, int, int, list[tuple[bytes, str]], dict[str, int]]:
-    cases, seed, full, memory_gb = args
+    if len(args) == 5 and args[4] == "mlir":
+        return _work_mlir(args[:4])  # type: ignore[arg-type]
+    cases, seed, full, memory_gb = args[:4]
     from stablehlo_py.serialization import deserialize_portable_artifact, read_artifact
 
     from tests import fuzzing
@@ -49,21 +85,48 @@ def _work(
     return r.cases, r.accepted, r.refused, r.findings, r.messages
 
 
-def _isolate_crashes(chunks: list[tuple[int, int, bool, int]]) -> list[tuple[bytes, str]]:
+def _work_mlir(
+    args: tuple[int, int, bool, int],
+) -> tuple[int, int, int, list[tuple[bytes, str]], dict[str, int]]:
+    cases, seed, full, memory_gb = args
+    from tests import mlir_fuzzing
+
+    r = mlir_fuzzing.run(
+        _mlir_seeds(),
+        cases,
+        seed=seed,
+        keep_messages=True,
+        memory_limit=memory_gb << 30,
+        readers=_mlir_readers(full),
+    )
+    return r.cases, r.accepted, r.refused, r.findings, r.messages
+
+
+def _isolate_crashes(chunks: list[tuple]) -> list[tuple[bytes, str]]:
     """Rerun chunks whose worker died, each in its own process, case by case, and report the cases
     that kill a process (reproducible: the same seed gives the same mutations)."""
     import random
 
-    from tests import fuzzing
+    from tests import fuzzing, mlir_fuzzing
 
     found: list[tuple[bytes, str]] = []
     seeds = _seeds()
-    for cases, seed, full, memory_gb in chunks:
+    mlir_seeds: list[bytes] = []
+    layouts: list = []
+    for chunk in chunks:
+        cases, seed, full, memory_gb = chunk[:4]
+        mlir = len(chunk) == 5 and chunk[4] == "mlir"
+        if mlir and not mlir_seeds:
+            mlir_seeds = _mlir_seeds()
+            layouts = mlir_fuzzing.layouts_of(mlir_seeds)
         rng = random.Random(seed)
         for _ in range(cases):
-            data = fuzzing.mutate(rng, seeds)
+            if mlir:
+                data = mlir_fuzzing.mutate(rng, mlir_seeds, layouts)
+            else:
+                data = fuzzing.mutate(rng, seeds)
             ctx = mp.get_context("fork")
-            p = ctx.Process(target=_one, args=(data, full, memory_gb))
+            p = ctx.Process(target=_one, args=(data, full, memory_gb, mlir))
             p.start()
             p.join()
             if p.exitcode != 0:
@@ -73,17 +136,23 @@ def _isolate_crashes(chunks: list[tuple[int, int, bool, int]]) -> list[tuple[byt
     return found
 
 
-def _one(data: bytes, full: bool, memory_gb: int) -> None:
+def _one(data: bytes, full: bool, memory_gb: int, mlir: bool = False) -> None:
     """Read one artifact; the process exits non-zero only if it crashes or is killed."""
     from stablehlo_py.serialization import deserialize_portable_artifact, read_artifact
 
     from tests.fuzzing import _memory_limit
 
+    readers = (
+        [r for r, _ in _mlir_readers(full)]
+        if mlir
+        else [deserialize_portable_artifact if full else read_artifact]
+    )
     with _memory_limit(memory_gb << 30):
-        try:
-            (deserialize_portable_artifact if full else read_artifact)(data)
-        except Exception:  # noqa: BLE001, S110 - exceptions are judged by the main run
-            pass
+        for read in readers:
+            try:
+                read(data)
+            except Exception:  # noqa: BLE001, S110 - exceptions are judged by the main run
+                pass
 
 
 def main() -> int:
@@ -95,6 +164,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--chunk", type=int, default=5000)
     ap.add_argument("--read-only", action="store_true", help="decode only (no passes)")
+    ap.add_argument(
+        "--format",
+        choices=("msgpack", "mlir"),
+        default="msgpack",
+        help="artifact format to fuzz: this toolkit's msgpack (default) or upstream's MLIR bytecode",
+    )
     ap.add_argument("--out", default="/tmp/fuzz_findings")
     ap.add_argument(
         "--memory-limit-gb",
@@ -112,6 +187,8 @@ def main() -> int:
         )
         for i in range(0, args.cases, args.chunk)
     ]
+    if args.format == "mlir":
+        chunks = [(*c, "mlir") for c in chunks]
     total = accepted = refused = 0
     findings: list[tuple[bytes, str]] = []
     messages: collections.Counter[str] = collections.Counter()
@@ -122,7 +199,7 @@ def main() -> int:
         # finished are rerun one case per task... never silently lost.
         with ProcessPoolExecutor(args.jobs, mp_context=mp.get_context("fork")) as pool:
             futures = {pool.submit(_work, c): c for c in pending}
-            done: list[tuple[int, int, bool, int]] = []
+            done: list[tuple] = []
             try:
                 for fut in as_completed(futures):
                     n, a, r, f, m = fut.result()
@@ -148,8 +225,8 @@ def main() -> int:
             pending = []
     dt = time.perf_counter() - t0
     print(
-        f"\n{total} mutated artifacts in {dt:.0f} s ({total / dt:,.0f}/s, {args.jobs} processes, "
-        f"{'decode only' if args.read_only else 'full deserialization'})"
+        f"\n{total} mutated {args.format} artifacts in {dt:.0f} s ({total / dt:,.0f}/s, "
+        f"{args.jobs} processes, {'decode only' if args.read_only else 'full deserialization'})"
     )
     print(
         f"accepted {accepted} ({100 * accepted / total:.1f}%), refused with StableHLOError {refused}, "
@@ -162,7 +239,8 @@ def main() -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         for i, (data, why) in enumerate(findings[:100]):
-            (out / f"finding_{i}.shlo").write_bytes(data)
+            ext = "mlirbc" if args.format == "mlir" else "shlo"
+            (out / f"finding_{i}.{ext}").write_bytes(data)
             print(f"FINDING {i}: {why}")
         return 1
     return 0

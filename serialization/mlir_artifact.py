@@ -68,8 +68,10 @@ def mlir_artifact_version(data: bytes, name: str = "<artifact>") -> Version:
     if end < 0:
         raise artifact_error("MLIR bytecode truncated inside its header", len(data), name)
     m = _PRODUCER.search(data, 4, end)
-    if m is None:
+    if m is None or any(len(g) > 9 for g in m.groups()):  # no version has 10-digit numbers
         producer = data[5:end].decode("utf-8", "replace")
+        if len(producer) > 80:
+            producer = producer[:77] + "..."
         raise artifact_error(
             f"this MLIR bytecode was not written as a StableHLO portable artifact (its producer is "
             f"'{producer}', not 'StableHLO_vX.Y.Z')",

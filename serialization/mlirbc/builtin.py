@@ -43,6 +43,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.types import FLOAT_NAME, FLOAT_TYPES, storage_dtype
+from stablehlo_py.errors import StableHLOError
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 
@@ -688,7 +689,10 @@ def _decode_attr(r: Reader, ctx: DecodeContext) -> Any:
         name = FLOAT_NAME.get(type(t))
         _expect(name is not None, r, "float attribute with a non-float type", pos)
         bits = r.apint(float_width(name))  # type: ignore[arg-type]
-        dtype = storage_dtype(t)
+        try:
+            dtype = storage_dtype(t)
+        except StableHLOError:  # tf32: no value representation in this toolkit
+            raise BytecodeError(f"a float attribute of type {name} is not supported", pos) from None
         value = float(np.frombuffer(bits.to_bytes(dtype.itemsize, "little"), dtype)[0])
         return FloatAttr(value, t)  # type: ignore[arg-type]
     if code == FLAT_SYMREF:

@@ -253,11 +253,11 @@ class Reader:
             v = (v >> 1) ^ (-(v & 1) & _U64)  # unzigzag as uint64
         else:
             n = self.count(1, "APInt words")
-            v = 0
-            for i in range(n):
+            words = bytearray()
+            for _ in range(n):  # assembled at the end: shifting a growing int is quadratic
                 w = self.varint()
-                w = (w >> 1) ^ (-(w & 1) & _U64)
-                v |= w << (64 * i)
+                words += ((w >> 1) ^ (-(w & 1) & _U64)).to_bytes(8, "little")
+            v = int.from_bytes(words, "little")
         if v >> width:
             raise self.fail(f"integer value {v:#x} does not fit in {width} bits", pos)
         return v
@@ -276,10 +276,10 @@ class Reader:
                 if self.byte() != ALIGNMENT_BYTE:
                     raise self.fail("section padding byte is not 0xCB", self.pos - 1)
         if length > self.end - self.pos:
-            name = SECTION_NAMES.get(sid, f"#{sid}")
+            name = SECTION_NAMES.get(sid)
+            what = f"the {name} section" if name else f"a section with the unknown id {sid}"
             raise BytecodeError(
-                f"the {name} section declares {length} bytes but only {self.end - self.pos} remain",
-                start,
+                f"{what} declares {length} bytes but only {self.end - self.pos} remain", start
             )
         body = self.pos
         self.pos += length

@@ -311,12 +311,16 @@ def build_vhlo_op(
         for key in names:
             if key in attrs:
                 props[key] = attrs.pop(key)
+    fresh = props_rec is not None  # read from a properties record: not counted yet
     for key, a in props.items():
         if isinstance(a, Loc) or codec_for(a) is None:
             raise BytecodeError(f"attribute '{key}' of vhlo.{name} is not a VHLO attribute", pos)
+        what = f"attribute '{key}' of vhlo.{name}"
+        rd.charge(a, pos, what, fresh, elements=not (shape.constant and key == "value"))
     for key, a in attrs.items():
         if isinstance(a, Loc):
             raise BytecodeError(f"attribute '{key}' of vhlo.{name} is a location", pos)
+        rd.charge(a, pos, f"attribute '{key}' of vhlo.{name}", nodes=False, elements=True)
     problem = shape.problem(len(operands), len(result_types), len(regions), props)
     if problem is not None:
         raise BytecodeError(f"invalid vhlo.{name}: {problem}", pos)

@@ -203,9 +203,15 @@ class _Reader:
                 d = r.varint()
                 if d >= len(self.dialects):
                     raise r.fail(f"dialect index {d} out of range")
+                kpos = r.pos
                 k = r.count(1, "entries")
                 if got + k > count:
-                    raise r.fail("more attribute/type entries than declared")
+                    what = "types" if is_type else "attributes"
+                    raise r.fail(
+                        f"a group lists {k} entries but only {count - got} of the {count} {what} "
+                        "remain",
+                        kpos,
+                    )
                 for _ in range(k):
                     size, custom = r.varint_flag()
                     if size > dend - pos:
@@ -231,24 +237,32 @@ class _Reader:
 
     def attr(self, idx: int) -> Any:
         if idx >= len(self.attr_cache):
-            raise BytecodeError(f"attribute index {idx} out of range", self._pos)
+            raise BytecodeError(
+                f"attribute index {idx} out of range ({len(self.attr_cache)} attributes)", self._pos
+            )
         got = self.attr_cache[idx]
         if got is None:
             got = self._decode(self.attr_entries[idx], self.attr_cache, idx)
         elif got is _IN_PROGRESS:
-            raise BytecodeError("an attribute refers to itself", self.attr_entries[idx].start)
+            raise BytecodeError(
+                "an attribute refers to itself (a reference cycle)", self.attr_entries[idx].start
+            )
         if self._acc:
             self._child(got)
         return got
 
     def type(self, idx: int) -> Any:
         if idx >= len(self.type_cache):
-            raise BytecodeError(f"type index {idx} out of range", self._pos)
+            raise BytecodeError(
+                f"type index {idx} out of range ({len(self.type_cache)} types)", self._pos
+            )
         got = self.type_cache[idx]
         if got is None:
             got = self._decode(self.type_entries[idx], self.type_cache, idx)
         elif got is _IN_PROGRESS:
-            raise BytecodeError("a type refers to itself", self.type_entries[idx].start)
+            raise BytecodeError(
+                "a type refers to itself (a reference cycle)", self.type_entries[idx].start
+            )
         if self._acc:
             self._child(got)
         return got
@@ -259,11 +273,9 @@ class _Reader:
         if st is not None:
             acc = self._acc[-1]
             acc[0] += st[0]
-            if st[1] > acc[1]:
-                acc[1] = st[1]
+            acc[1] = max(acc[1], st[1])
             acc[2] += st[2]
-            if st[3] > acc[3]:
-                acc[3] = st[3]
+            acc[3] = max(acc[3], st[3])
 
     def _measure(self, e: _Entry, value: Any, acc: list[int]) -> None:
         """Record what ``value`` expands to; refuse values nested or shared beyond what the rest of
@@ -329,7 +341,9 @@ class _Reader:
         if self.depth > _MAX_DEPTH:
             self.depth -= 1
             cache[idx] = None
-            raise BytecodeError("attributes nest too deeply", e.start)
+            raise BytecodeError(
+                f"attribute and type references nest more than {_MAX_DEPTH} levels deep", e.start
+            )
         saved = self._pos
         acc = [1, 0, 0, 0]
         self._acc.append(acc)
@@ -447,7 +461,9 @@ class _Reader:
             pos = r.pos
             pidx = r.varint()
             if pidx >= len(self.props):
-                raise BytecodeError(f"properties index {pidx} out of range", pos)
+                raise BytecodeError(
+                    f"properties index {pidx} out of range ({len(self.props)} records)", pos
+                )
             props_rec = (self.props[pidx], pos)
         result_types: list[Attribute] = []
         if mask & 0x02:

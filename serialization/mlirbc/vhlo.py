@@ -299,13 +299,19 @@ def _f64(bits: int) -> float:
 
 
 def _typed(obj: Any, kind: int, pos: int) -> Any:
-    from xdsl.ir import TypeAttribute
+    from xdsl.ir import Attribute, TypeAttribute
 
     is_type = isinstance(obj, TypeAttribute)
     if (kind == TYPE) != is_type:
         raise BytecodeError(
             f"expected a {'type' if kind == TYPE else 'attribute'} reference, found "
             f"{'a type' if is_type else 'an attribute'}",
+            pos,
+        )
+    if codecs.codec_for(obj) is None:  # a builtin value or a location inside a VHLO one
+        found = "a location" if not is_type and not isinstance(obj, Attribute) else f"builtin {obj.name}"
+        raise BytecodeError(
+            f"expected a VHLO {'type' if kind == TYPE else 'attribute'} reference, found {found}",
             pos,
         )
     return obj

@@ -16,6 +16,13 @@ def verify(top: Operation) -> None:
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
             raise VerifyError(f"'{op.name}' op {_message(e)}", location=op_location(op)) from None
+        except UnicodeEncodeError as e:
+            # xDSL prints the module into its diagnostic and cannot print a string that is not
+            # UTF-8 (bytes kept as surrogates): report the verification failure it was printing
+            cause = e.__context__
+            if not isinstance(cause, VerifyException):
+                raise
+            raise VerifyError(f"'{op.name}' op {_message(cause)}", location=op_location(op)) from None
 
 
 def op_location(op: Operation) -> str | None:
