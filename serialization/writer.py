@@ -34,7 +34,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 
 from stablehlo_py import specs
 from stablehlo_py.errors import SerializationError
-from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.text.location import TextLoc, source_position
 from stablehlo_py.ir.text.printer import escape_string, location_text
 from stablehlo_py.version import Version
 
@@ -98,7 +98,7 @@ class _Writer:
         self.by_key: dict[tuple[Any, ...], int] = {}
         self.alive: list[Attribute] = []
         self.locs = LocationTable()
-        self.file_names: dict[int, str] = {}
+        self.file_names: dict[str, str] = {}
         self.prev_loc = 0
         self.stack: list[int] = []  # id() of each value in scope, by position
         self.position: dict[int, int] = {}
@@ -206,44 +206,24 @@ class _Writer:
         self.problem(f"{a.name}{at} is used where {want} is expected")
 
     # -- locations
-    def op_loc(self, op: Operation) -> int:
-        """The op's location; for an op parsed from text without one, where it was parsed (as
-        MLIR's parser gives every op its file:line:col, and the printer shows with debuginfo)."""
+    def op_loc(self, op: object) -> int:
+        """An op's or block argument's location; without `loc(...)`, where it was parsed (as MLIR's
+        parser locates everything, and the printer shows with debuginfo)."""
         if self.strip:
             return 0
-        loc = op.location
+        loc = getattr(op, "location", None)
         if type(loc) is TextLoc:
             return self.locs.ref(loc.data)
-        src = op.__dict__.get("_src")
-        if src is not None:
-            source, pos = src
-            line, col = source.line_col(pos)
-            return self.locs.file_line_col(self._file_name(source), line, col)
-        implicit = op.__dict__.get("_implicit_src")
-        if implicit is not None:  # a module made by the parser: MLIR locates it at "file":0:0
-            return self.locs.file_line_col(self._file_name(implicit), 0, 0)
-        return self.loc(loc)
-
-    def _file_name(self, source: object) -> str:
-        name = self.file_names.get(id(source))
-        if name is None:
-            name = self.file_names[id(source)] = escape_string(source.filename)  # type: ignore[attr-defined]
-            self.alive.append(source)  # type: ignore[arg-type]
-        return name
-
-    def arg_loc(self, arg: object) -> int:
-        """A block argument's location; without `loc(...)`, where its name was parsed (MLIR's)."""
-        if self.strip:
-            return 0
-        loc = getattr(arg, "location", None)
-        if type(loc) is TextLoc:
-            return self.locs.ref(loc.data)
-        src = arg.__dict__.get("_src")
-        if src is not None:
-            source, pos = src
-            line, col = source.line_col(pos)
-            return self.locs.file_line_col(self._file_name(source), line, col)
+        pos = source_position(op)
+        if pos is not None:
+            return self.locs.file_line_col(self._file_name(pos[0]), pos[1], pos[2])
         return self.loc(loc) if loc is not None else 0
+
+    def _file_name(self, filename: str) -> str:
+        name = self.file_names.get(filename)
+        if name is None:
+            name = self.file_names[filename] = escape_string(filename)
+        return name
 
     def loc(self, loc: Attribute) -> int:
         if self.strip or not isinstance(loc, TextLoc):
@@ -374,7 +354,7 @@ class _Writer:
         for block in blocks:
             arg_types = [self.entry(a.type, TYPE, block.parent_op()) for a in block.args]
             ops = [self.op(o) for o in block.ops]
-            arg_locs = [self.arg_loc(a) for a in block.args]
+            arg_locs = [self.op_loc(a) for a in block.args]
             if not any(arg_locs):
                 arg_locs = []
             out.append(self.block_record.pack([arg_types, ops, arg_locs], self.fv))

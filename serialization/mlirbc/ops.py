@@ -19,14 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Attribute, Operation
-
-from stablehlo_py import specs
 from stablehlo_py.serialization.entries import codec_for
 from stablehlo_py.serialization.mlirbc import builtin, vhlo
 from stablehlo_py.serialization.mlirbc.builtin import Loc, NotEncodable
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Attribute, Operation
+
+from stablehlo_py import specs
 
 __all__ = ["OpEncoder", "OpInfo", "VhloOpEncoder"]
 
@@ -108,42 +108,24 @@ class OpEncoder:
             self.problem(f"{e} (in {op.name if op else 'a block argument'})")
             return self._unknown
 
-    def op_location(self, op: Operation) -> Entry:
-        from stablehlo_py.ir.text.location import TextLoc
+    def op_location(self, op: Any) -> Entry:
+        """An op's or block argument's location; without `loc(...)`, where it was parsed."""
+        from stablehlo_py.ir.text.location import TextLoc, source_position
 
         if self.strip:
             return self._unknown
-        loc = op.location
+        loc = getattr(op, "location", None)
         if type(loc) is TextLoc:
-            return self.location_text_entry(loc.data, op)
-        src = op.__dict__.get("_src")
-        if src is not None:
-            source, pos = src
-            line, col = source.line_col(pos)
-            return builtin.file_line_col_entry(self.interner, source.filename, line, col)
-        if isinstance(op, ModuleOp):
-            src = op.__dict__.get("_implicit_src")
-            if src is not None:  # MLIR's parser: the implicit module is at "file":0:0
-                return builtin.file_line_col_entry(self.interner, src.filename, 0, 0)
+            return self.location_text_entry(loc.data, op if isinstance(op, Operation) else None)
+        pos = source_position(op)
+        if pos is not None:
+            return builtin.file_line_col_entry(self.interner, *pos)
         if loc is None or isinstance(loc, UnknownLoc):
             return self._unknown
-        self.problem(f"unsupported location kind {loc.name} (in {op.name})")
+        self.problem(f"unsupported location kind {loc.name} (in {getattr(op, 'name', 'a block')})")
         return self._unknown
 
-    def arg_location(self, arg: Any) -> Entry:
-        from stablehlo_py.ir.text.location import TextLoc
-
-        if self.strip:
-            return self._unknown
-        loc = getattr(arg, "location", None)
-        if type(loc) is TextLoc:
-            return self.location_text_entry(loc.data, None)
-        src = arg.__dict__.get("_src") if hasattr(arg, "__dict__") else None
-        if src is not None:
-            source, pos = src
-            line, col = source.line_col(pos)
-            return builtin.file_line_col_entry(self.interner, source.filename, line, col)
-        return self._unknown
+    arg_location = op_location
 
     # -- ops
     def trait_isolated(self, op: Operation) -> bool:
@@ -246,9 +228,9 @@ def build_vhlo_op(
 ) -> Operation:
     """Build one op of a VHLO artifact (``builtin.module`` or a VHLO op) from its decoded parts;
     ``rd`` is the bytecode reader (for attribute references in properties)."""
+    from stablehlo_py.serialization import codes
     from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
     from stablehlo_py.serialization.reader import _op_shape
-    from stablehlo_py.serialization import codes
 
     full = f"{dialect}.{name}"
     props: dict[str, Attribute] = {}

@@ -27,3 +27,19 @@ class TextLoc(Data[str]):
 
 
 UNKNOWN = TextLoc("unknown")
+
+
+def source_position(obj: object) -> tuple[str, int, int] | None:
+    """(file, line, col) where an op or block argument without `loc(...)` was parsed -- MLIR's
+    default location: an op at its name, a block argument at its `%name`, the module the parser
+    wraps around a file's ops at line 0, column 0.  None for IR built otherwise."""
+    d = getattr(obj, "__dict__", {})
+    src = d.get("_src")
+    if src is not None:
+        source, pos = src
+        line, col = source.line_col(pos)
+        return source.filename, line, col
+    implicit = d.get("_implicit_src")
+    if implicit is not None:
+        return implicit.filename, 0, 0
+    return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -633,9 +632,7 @@ def test_deep_and_shared_pytrees_are_bounded() -> None:
         [("u16", 0, 3), ("off", 1, name), ("off", 2, args), ("off", 4, args), ("off", 13, module)],
     )
     b.Finish(root)
-    start = time.perf_counter()
     assert "more objects than a buffer" in str(_error(bytes(b.Output())))
-    assert time.perf_counter() - start < 1.0
 
 
 def test_bad_strings() -> None:
@@ -715,7 +712,6 @@ def test_mutations_raise_only_serialization_error() -> None:
     seeds = [build(modern()), build(legacy()), build(v6())]
     rng = random.Random(20240611)
     outcomes = {"ok": 0, "error": 0}
-    start = time.perf_counter()
     for case in range(3000):
         data = _mutate(rng, seeds[case % len(seeds)], seeds)
         if rng.random() < 0.2:
@@ -731,4 +727,3 @@ def test_mutations_raise_only_serialization_error() -> None:
             outcomes["ok"] += 1
         is_jax_exported(data)  # never raises either
     assert outcomes["error"] > 1000 and outcomes["ok"] > 100, outcomes
-    assert time.perf_counter() - start < 5.0
