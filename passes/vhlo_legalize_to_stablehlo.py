@@ -300,7 +300,10 @@ class _Legalizer:
             if len(present) != len(names):
                 raise legalize_error(op, f"'{sattr}' needs all of {', '.join(names)}")
             fields = {_FIELD_OF.get(n, n): _plain(vattrs.pop(n), op, n) for n in names}
-            out[sattr] = stablehlo_text.write(mnemonic, fields)
+            try:
+                out[sattr] = stablehlo_text.write(mnemonic, fields)
+            except stablehlo_text.StructTextError as e:
+                raise legalize_error(op, f"'{sattr}': {e}") from None
         _remove_defaults(op, vattrs)
         dense = _DENSE_ARRAYS.get(base, frozenset())
         symbols = _SYMBOLS.get(base, frozenset())

@@ -469,10 +469,12 @@ def text_of(mnemonic: str, f: dict[str, Any]) -> str:
 def _conv_text(f: dict[str, Any]) -> str:
     def dims(rank: int, named: dict[str, int], spatial: Sequence[int]) -> str:
         labels = ["?"] * rank
-        for label, pos in named.items():
+        for label, pos in [*named.items(), *((str(i), p) for i, p in enumerate(spatial))]:
+            if not 0 <= pos < rank or labels[pos] != "?":
+                raise StructTextError(
+                    f"convolution dimension {pos} is out of range or repeated for rank {rank}"
+                )
             labels[pos] = label
-        for i, pos in enumerate(spatial):
-            labels[pos] = str(i)
         return "[" + ", ".join(labels) + "]"
 
     n = len(f["input_spatial_dimensions"]) + 2

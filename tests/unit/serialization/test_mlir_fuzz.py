@@ -656,3 +656,34 @@ def test_wide_integers_read_in_linear_time() -> None:
     assert value == int.from_bytes(b"\x01" + b"\x00" * 7, "little") * (
         (2 ** (64 * words) - 1) // (2**64 - 1)
     )
+
+
+CONV = """func.func @main(%x: tensor<1x4x4x2xf32>, %k: tensor<3x3x2x5xf32>) -> tensor<1x2x2x5xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<3x3x2x5xf32>) -> tensor<1x2x2x5xf32>
+  return %0 : tensor<1x2x2x5xf32>
+}
+"""
+
+
+def test_convolution_dimension_out_of_range() -> None:
+    """A dimension number beyond the rank is a program error, not an IndexError of the conversion."""
+    data = serialize_portable_artifact_str(CONV, "current", format="mlir")
+    lay = mf.analyse(data)
+    # #vhlo.integer_v1<3 : i64> (the feature dimensions): its APInt, zigzagged, is the varint 6
+    var = next(
+        v
+        for v in lay.varints
+        if v.owner
+        and v.owner[0] == "attr"
+        and v.value == 6
+        and data[lay.attr_entries[v.owner[1]][0]] == 0x13
+    )
+    img = mf.Image(lay)
+    img.replace(var.pos, var.pos + var.size, varint_bytes(2 * 9043969))
+    with pytest.raises(SerializationError) as e:
+        deserialize_portable_artifact(img.bytes())
+    assert e.value.message == (
+        "the artifact decodes, but its program is not valid: failed to legalize operation "
+        "'vhlo.convolution_v1' that was explicitly marked illegal: 'dimension_numbers': "
+        "convolution dimension 9043969 is out of range or repeated for rank 4"
+    )
