@@ -401,7 +401,8 @@ def _loc(it: Interner, text: str, pos: int) -> tuple[Entry, int]:
         pos += 5
         meta = None
         if text.startswith("<", pos):
-            from stablehlo_py.ir import parse_attribute
+            from stablehlo_py.ir.registry import default_registry
+            from stablehlo_py.ir.text.parser import Parser
 
             depth, j = 0, pos
             while j < len(text):
@@ -413,7 +414,9 @@ def _loc(it: Interner, text: str, pos: int) -> tuple[Entry, int]:
                         break
                 j += 1
             try:
-                meta = attr_entry(it, parse_attribute(text[pos + 1 : j]))
+                meta = attr_entry(
+                    it, Parser(text[pos + 1 : j], default_registry(), "<loc>").parse_attribute()
+                )
             except NotEncodable:
                 raise
             except Exception as e:  # noqa: BLE001 - reported as a location problem

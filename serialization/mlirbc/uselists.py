@@ -108,9 +108,7 @@ def encode_orders(em: Any, values: Any, orders: dict[int, list[int]]) -> bool:
     items = [(i, orders[id(v)]) for i, v in enumerate(values) if id(v) in orders]
     if not items:
         return False
-    # MLIR collects them in a DenseMap<unsigned, ...>: iteration follows the hash (37 * index) over
-    # its 64 initial buckets
-    items.sort(key=lambda item: (item[0] * 37) % 64)
+    # in result order (checked against jaxlib re-emitting a three-result sort)
     if len(values) != 1:
         em.varint(len(items))
     for idx, order in items:

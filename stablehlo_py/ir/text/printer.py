@@ -349,14 +349,16 @@ class Namer:
 
 
 def location_text(op: "Operation | object") -> str:
-    """The location of an op or a block argument: its own, else where it was parsed."""
+    """The location of an op or a block argument: its own, else where it was parsed (MLIR's
+    default: an op at its name, an argument at its `%name`, the implicit module at 0:0)."""
+    from stablehlo_py.ir.text.location import source_position
+
     loc = getattr(op, "location", None)
     if isinstance(loc, TextLoc):
         return loc.data
-    src = getattr(op, "_src", None)
-    if src is not None:
-        line, col = src[0].line_col(src[1])
-        return f"{string_literal(src[0].filename)}:{line}:{col}"
+    pos = source_position(op)
+    if pos is not None:
+        return f"{string_literal(pos[0])}:{pos[1]}:{pos[2]}"
     return "unknown"
 
 
