@@ -40,14 +40,14 @@ from stablehlo_py.version import Version, get_current_version, validate_target
 
 __all__ = [
     "CURRENT_SCHEMA",
+    "FORMATS",
     "FORMAT_VERSIONS",
     "MAGIC",
-    "FORMATS",
     "CompatReport",
     "Header",
     "artifact_format",
-    "convert_artifact",
     "check_compat",
+    "convert_artifact",
     "deserialize_portable_artifact",
     "deserialize_portable_artifact_str",
     "get_portable_artifact_version",

@@ -152,7 +152,9 @@ def _open(data: bytes, name: str) -> _Source:
 
     raw = read_raw(data, name)
     h = raw.header
-    return _Source(h.version, h.producer, h.toolkit, lambda: unknown_codes(raw), lambda: build_module(raw))
+    return _Source(
+        h.version, h.producer, h.toolkit, lambda: unknown_codes(raw), lambda: build_module(raw)
+    )
 
 
 def check_compat(
@@ -178,7 +180,9 @@ def check_compat(
                 f"reads artifacts written for {get_minimum_version()} to {consumer}"
             )
         ]
-        blockers += [f"{u} is unknown to this toolkit (StableHLO {current})" for u in source.unknown()]
+        blockers += [
+            f"{u} is unknown to this toolkit (StableHLO {current})" for u in source.unknown()
+        ]
         return CompatReport(**base, blockers=tuple(blockers))
     module = source.module()
     if produced <= consumer:

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import re
 
+from stablehlo_py.serialization.format import artifact_error
+from stablehlo_py.serialization.mlirbc.builtin import NotEncodable
+from stablehlo_py.serialization.mlirbc.encoding import MAGIC, BytecodeError
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import SerializationError
-from stablehlo_py.serialization.format import artifact_error
-from stablehlo_py.serialization.mlirbc import bytecode_version
-from stablehlo_py.serialization.mlirbc.builtin import NotEncodable
-from stablehlo_py.serialization.mlirbc.encoding import MAGIC, BytecodeError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 
 __all__ = [
@@ -85,8 +84,9 @@ def mlir_artifact_version(data: bytes, name: str = "<artifact>") -> Version:
 
 def read_mlir_artifact(data: bytes, name: str = "<artifact>") -> tuple[Version, ModuleOp]:
     """Decode an MLIR bytecode artifact into (its version, the VHLO module at that version)."""
-    from stablehlo_py.ir import no_gc
     from stablehlo_py.serialization.mlirbc import read_vhlo
+
+    from stablehlo_py.ir import no_gc
 
     data = bytes(data)
     version = mlir_artifact_version(data, name)

@@ -81,11 +81,12 @@ def read_dialect(data: bytes, name: str = "<bytecode>", verify: bool = True):  #
     versions 0-6, any producer).  Malformed bytes raise SerializationError located at
     ``name: byte N``; a decoded module that does not verify (as MLIR's reader, which verifies
     after reading) raises VerifyError at the op's location, unless ``verify`` is false."""
-    from stablehlo_py.errors import SerializationError, StableHLOError
-    from stablehlo_py.ir import no_gc
     from stablehlo_py.serialization.format import artifact_error
     from stablehlo_py.serialization.mlirbc.dialect_ops import build_dialect_op, decode_entry
     from stablehlo_py.serialization.mlirbc.reader import read_bytecode
+
+    from stablehlo_py.errors import SerializationError, StableHLOError
+    from stablehlo_py.ir import no_gc
 
     try:
         with no_gc():

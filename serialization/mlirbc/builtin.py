@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
+from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
@@ -42,10 +44,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
-from stablehlo_py.ir.types import FLOAT_NAME, FLOAT_TYPES, storage_dtype
 from stablehlo_py.errors import StableHLOError
-from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
-from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+from stablehlo_py.ir.types import FLOAT_NAME, FLOAT_TYPES, storage_dtype
 
 __all__ = [
     "FLOAT_TYPE_CODES",
@@ -253,7 +253,15 @@ def _attr_entry(it: Interner, a: Attribute) -> Entry:
 
 
 _I1 = IntegerType(1)
-_BUILTIN_ATTRS = (StringAttr, IntegerAttr, FloatAttr, UnitAttr, ArrayAttr, DictionaryAttr, SymbolRefAttr)
+_BUILTIN_ATTRS = (
+    StringAttr,
+    IntegerAttr,
+    FloatAttr,
+    UnitAttr,
+    ArrayAttr,
+    DictionaryAttr,
+    SymbolRefAttr,
+)
 
 
 def dense_blob(a: DenseIntOrFPElementsAttr) -> bytes:
@@ -322,9 +330,7 @@ def location_entry(it: Interner, text: str) -> Entry:
 
 
 def file_line_col_entry(it: Interner, file: str, line: int, col: int) -> Entry:
-    return it.attr(
-        B, ("v", FILE_LINE_COL), ("A", string_entry(it, file)), ("v", line), ("v", col)
-    )
+    return it.attr(B, ("v", FILE_LINE_COL), ("A", string_entry(it, file)), ("v", line), ("v", col))
 
 
 def _string(text: str, pos: int) -> tuple[str, int]:
@@ -614,7 +620,7 @@ def _decode_attr(r: Reader, ctx: DecodeContext) -> Any:
     if code == FILE_LINE_COL:
         f = _as_string_attr(ctx.read_attr(r), pos)
         line, col = r.varint(), r.varint()
-        return _loc_text(ctx, f'{_quote(f.data)}:{line}:{col}', pos)
+        return _loc_text(ctx, f"{_quote(f.data)}:{line}:{col}", pos)
     if code == FILE_RANGE:
         f = _as_string_attr(ctx.read_attr(r), pos)
         n = r.varint()
@@ -659,7 +665,9 @@ def _decode_attr(r: Reader, ctx: DecodeContext) -> Any:
         for _ in range(r.count(2, "dictionary entries")):
             k = _as_string_attr(ctx.read_attr(r), pos)
             v = ctx.read_attr(r)
-            _expect(isinstance(v, Attribute) and not isinstance(v, Loc), r, "bad dictionary value", pos)
+            _expect(
+                isinstance(v, Attribute) and not isinstance(v, Loc), r, "bad dictionary value", pos
+            )
             entries[k.data] = v
         return DictionaryAttr(entries)
     if code == ARRAY:
@@ -776,7 +784,9 @@ def _dense(t: Attribute, blob: bytes, pos: int) -> Attribute:
         if (v >> w).any():
             raise BytecodeError(f"dense data of i{w} elements has bytes wider than {w} bits", pos)
         if elem.signedness.data != Signedness.UNSIGNED:  # the toolkit sign-extends
-            blob = ((v.astype(np.int16) ^ (1 << (w - 1))) - (1 << (w - 1))).astype(np.int8).tobytes()
+            blob = (
+                ((v.astype(np.int16) ^ (1 << (w - 1))) - (1 << (w - 1))).astype(np.int8).tobytes()
+            )
     return DenseIntOrFPElementsAttr(t, BytesAttr(blob))  # type: ignore[arg-type]
 
 

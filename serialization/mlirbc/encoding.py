@@ -15,10 +15,10 @@ import struct
 
 __all__ = [
     "MAGIC",
+    "SECTION_NAMES",
     "BytecodeError",
     "Emitter",
     "Reader",
-    "SECTION_NAMES",
     "Section",
     "varint_bytes",
 ]
@@ -160,7 +160,9 @@ class Reader:
 
     __slots__ = ("data", "end", "pos", "what")
 
-    def __init__(self, data: bytes | memoryview, pos: int = 0, end: int | None = None, what: str = ""):
+    def __init__(
+        self, data: bytes | memoryview, pos: int = 0, end: int | None = None, what: str = ""
+    ):
         self.data = data
         self.pos = pos
         self.end = len(data) if end is None else end

@@ -61,7 +61,9 @@ class OpEncoder:
 
     def check(self) -> None:
         if self.problems:
-            more = "" if len(self.problems) < _MAX_PROBLEMS else f"\n  (stopped after {_MAX_PROBLEMS})"
+            more = (
+                "" if len(self.problems) < _MAX_PROBLEMS else f"\n  (stopped after {_MAX_PROBLEMS})"
+            )
             raise NotEncodable("\n  ".join(self.problems) + more)
 
     def where(self, op: Operation | None) -> str:
@@ -137,7 +139,9 @@ class OpEncoder:
     def module_info(self, op: ModuleOp) -> OpInfo:
         sym = op.properties.get("sym_name")
         vis = op.properties.get("sym_visibility") or op.attributes.get("sym_visibility")
-        discardable = {k: v for k, v in op.attributes.items() if k not in ("sym_name", "sym_visibility")}
+        discardable = {
+            k: v for k, v in op.attributes.items() if k not in ("sym_name", "sym_visibility")
+        }
         if self.version >= 5:
             props = (
                 ("oA", None if sym is None else self.value_entry(sym, op, "sym_name")),
@@ -151,7 +155,9 @@ class OpEncoder:
             merged["sym_name"] = sym
         if vis is not None:
             merged["sym_visibility"] = vis
-        return OpInfo("builtin.module", "builtin", "module", True, self.dictionary(merged, op), None)
+        return OpInfo(
+            "builtin.module", "builtin", "module", True, self.dictionary(merged, op), None
+        )
 
 
 class VhloOpEncoder(OpEncoder):
@@ -198,7 +204,9 @@ class VhloOpEncoder(OpEncoder):
         discardable.update((k, v) for k, v in props_src.items() if k not in values)
         short = name[5:]
         if self.version >= 5:
-            props = tuple(("A", self.value_entry(values[k], op, k)) for k in inherent if k in values)
+            props = tuple(
+                ("A", self.value_entry(values[k], op, k)) for k in inherent if k in values
+            )
             return OpInfo(
                 name, "vhlo", short, True, self.dictionary(discardable, op), props or None
             )

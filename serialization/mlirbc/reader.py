@@ -17,11 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-
-from stablehlo_py import specs
-from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
 from stablehlo_py.serialization.mlirbc import builtin, vhlo
 from stablehlo_py.serialization.mlirbc.builtin import DecodeContext, Loc
 from stablehlo_py.serialization.mlirbc.encoding import (
@@ -33,6 +28,11 @@ from stablehlo_py.serialization.mlirbc.encoding import (
 )
 from stablehlo_py.serialization.reader import ATTR_ELEMENT_BUDGET, MAX_ATTR_SPLAT, _is_splat
 from stablehlo_py.vhlo.attrs import TensorV1Attr
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from stablehlo_py import specs
+from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
 
 __all__ = ["BytecodeArtifact", "read_bytecode", "read_producer"]
 
@@ -115,17 +115,29 @@ class _Reader:
             if sid in sections:
                 raise BytecodeError(f"duplicate {SECTION_NAMES[sid]} section", start)
             sections[sid] = (body, end)
-        for sid in (Section.STRING, Section.DIALECT, Section.ATTR_TYPE, Section.ATTR_TYPE_OFFSET, Section.IR):
+        for sid in (
+            Section.STRING,
+            Section.DIALECT,
+            Section.ATTR_TYPE,
+            Section.ATTR_TYPE_OFFSET,
+            Section.IR,
+        ):
             if sid not in sections:
                 raise BytecodeError(f"missing {SECTION_NAMES[sid]} section", len(data))
         if version >= 5 and Section.PROPERTIES not in sections:
-            raise BytecodeError("missing properties section (required from bytecode version 5)", len(data))
+            raise BytecodeError(
+                "missing properties section (required from bytecode version 5)", len(data)
+            )
         if (Section.RESOURCE in sections) != (Section.RESOURCE_OFFSET in sections):
-            raise BytecodeError("resource and resource offset sections must both be present", len(data))
+            raise BytecodeError(
+                "resource and resource offset sections must both be present", len(data)
+            )
         self.sections = sections
         self.read_strings(*sections[Section.STRING])
         self.read_dialects(*sections[Section.DIALECT])
-        self.read_attr_type_offsets(*sections[Section.ATTR_TYPE_OFFSET], *sections[Section.ATTR_TYPE])
+        self.read_attr_type_offsets(
+            *sections[Section.ATTR_TYPE_OFFSET], *sections[Section.ATTR_TYPE]
+        )
         if Section.RESOURCE_OFFSET in sections:
             self.check_resources(*sections[Section.RESOURCE_OFFSET])
         self.props: list[tuple[int, int]] = []
@@ -154,7 +166,9 @@ class _Reader:
 
     def string(self, idx: int) -> bytes:
         if idx >= len(self.strings):
-            raise BytecodeError(f"string index {idx} out of range ({len(self.strings)} strings)", self._pos)
+            raise BytecodeError(
+                f"string index {idx} out of range ({len(self.strings)} strings)", self._pos
+            )
         return self.strings[idx]
 
     def read_dialects(self, start: int, end: int) -> None:
@@ -357,7 +371,11 @@ class _Reader:
             elif not e.custom:
                 value = self._text_entry(r, e)
             elif e.dialect == "builtin":
-                value = builtin.decode_type(r, self.ctx) if e.is_type else builtin.decode_attr(r, self.ctx)
+                value = (
+                    builtin.decode_type(r, self.ctx)
+                    if e.is_type
+                    else builtin.decode_attr(r, self.ctx)
+                )
             elif e.dialect == "vhlo":
                 value = vhlo.decode(r, self.ctx, e.is_type)
             else:
@@ -519,8 +537,18 @@ class _Reader:
             if isolated:
                 self.scopes.pop()
             self.region_depth -= 1
-        op = self.build_op(self, dialect, name, op_start, location, attr_dict, props_rec,
-                           result_types, operands, regions)
+        op = self.build_op(
+            self,
+            dialect,
+            name,
+            op_start,
+            location,
+            attr_dict,
+            props_rec,
+            result_types,
+            operands,
+            regions,
+        )
         for idx, order in use_orders.items():
             op.results[idx].__dict__["_use_order"] = order
         scope = self.scopes[-1]

@@ -29,7 +29,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from stablehlo_py.serialization import entries as codecs
 from stablehlo_py.serialization.entries import ATTR, TYPE, DecodeProblem
 from stablehlo_py.serialization.mlirbc.builtin import (
@@ -106,8 +105,9 @@ def _int_width(t: Any) -> int:
 
 
 def _float_name(t: Any) -> str:
-    from stablehlo_py.ir.types import FLOAT_NAME
     from stablehlo_py.vhlo.convert import to_builtin_type
+
+    from stablehlo_py.ir.types import FLOAT_NAME
 
     name = FLOAT_NAME.get(type(to_builtin_type(t)))
     if name is None:
@@ -129,8 +129,9 @@ def _splat(raw: bytes, size: int) -> bytes:
 
 
 def _itemsize(t: Any) -> int:
-    from stablehlo_py.ir.types import storage_dtype
     from stablehlo_py.vhlo.convert import to_builtin_type
+
+    from stablehlo_py.ir.types import storage_dtype
 
     return storage_dtype(to_builtin_type(t).element_type).itemsize
 
@@ -309,7 +310,11 @@ def _typed(obj: Any, kind: int, pos: int) -> Any:
             pos,
         )
     if codecs.codec_for(obj) is None:  # a builtin value or a location inside a VHLO one
-        found = "a location" if not is_type and not isinstance(obj, Attribute) else f"builtin {obj.name}"
+        found = (
+            "a location"
+            if not is_type and not isinstance(obj, Attribute)
+            else f"builtin {obj.name}"
+        )
         raise BytecodeError(
             f"expected a VHLO {'type' if kind == TYPE else 'attribute'} reference, found {found}",
             pos,

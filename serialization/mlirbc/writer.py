@@ -24,13 +24,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from xdsl.ir import Block, Operation, Region
-
 from stablehlo_py.serialization.mlirbc import builtin
 from stablehlo_py.serialization.mlirbc.encoding import MAGIC, Emitter, Section
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from stablehlo_py.serialization.mlirbc.ops import OpEncoder
 from stablehlo_py.serialization.mlirbc.uselists import encode_orders, use_list_orders
+from xdsl.ir import Block, Operation, Region
 
 __all__ = ["write_bytecode"]
 
@@ -104,7 +103,7 @@ class _Numbering:
             for block in region.blocks:
                 for op in block.ops:
                     push_regions(op)
-        refcount_first = lambda e: -e.refcount  # noqa: E731 - stable sort key
+        refcount_first = lambda e: -e.refcount
         self.attrs.sort(key=refcount_first)
         self.types.sort(key=refcount_first)
         self.ordered_op_names.sort(key=refcount_first)

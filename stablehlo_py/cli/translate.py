@@ -29,7 +29,11 @@ MODES: dict[str, tuple[str, str, str]] = {
     "serialize": ("stablehlo_py.cli.translate_modes", "serialize", "portable artifacts"),
     "deserialize": ("stablehlo_py.cli.translate_modes", "deserialize", "portable artifacts"),
     "check_compat": ("stablehlo_py.cli.translate_modes", "check_compat", "compatibility tooling"),
-    "convert_artifact": ("stablehlo_py.cli.translate_modes", "convert_artifact", "portable artifacts"),
+    "convert_artifact": (
+        "stablehlo_py.cli.translate_modes",
+        "convert_artifact",
+        "portable artifacts",
+    ),
 }
 
 
@@ -51,7 +55,9 @@ MODES: dict[str, tuple[str, str, str]] = {
     default=None,
     help="Artifact format: msgpack (default, this toolkit's) or mlir (upstream's MLIR bytecode).",
 )
-@click.option("--print-stablehlo-version", is_flag=True, help="Print the current StableHLO version.")
+@click.option(
+    "--print-stablehlo-version", is_flag=True, help="Print the current StableHLO version."
+)
 @click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
 @click.option("--consumer-version", default=None, help="Consumer version for --check-compat.")
 @click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
@@ -80,7 +86,9 @@ def cli(**options: object) -> int:
     try:
         fn = getattr(importlib.import_module(module_name), fn_name)
     except (ImportError, AttributeError):
-        raise NotSupportedError(f"--{mode.replace('_', '-')} needs {feature}, which is not implemented yet") from None
+        raise NotSupportedError(
+            f"--{mode.replace('_', '-')} needs {feature}, which is not implemented yet"
+        ) from None
     return int(fn(options))
 
 

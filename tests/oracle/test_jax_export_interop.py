@@ -18,17 +18,17 @@ import pytest
 jax = pytest.importorskip("jax")
 pytest.importorskip("flatbuffers")
 
-from jax import export as jax_export  # noqa: E402
-
-from stablehlo_py.interpreter import run  # noqa: E402
-from stablehlo_py.ir import print_ir  # noqa: E402
-from stablehlo_py.serialization import (  # noqa: E402
+from jax import export as jax_export
+from stablehlo_py.interpreter import run
+from stablehlo_py.serialization import (
     convert_artifact,
     deserialize_portable_artifact,
     get_portable_artifact_version,
 )
-from tests.oracle.jax_functions import FUNCTIONS  # noqa: E402
-from tests.oracle.test_interpreter_vs_xla import _tolerance  # noqa: E402
+
+from stablehlo_py.ir import print_ir
+from tests.oracle.jax_functions import FUNCTIONS
+from tests.oracle.test_interpreter_vs_xla import _tolerance
 
 # linalg lowers to LAPACK custom calls on CPU (issue 14); rng is covered bit-exactly elsewhere
 NAMES = sorted(n for n in FUNCTIONS if n not in ("linalg",))

@@ -24,10 +24,10 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
-from stablehlo_py import specs  # noqa: E402
-from stablehlo_py.errors import StableHLOError  # noqa: E402
-from stablehlo_py.ir import parse, print_ir  # noqa: E402
-from tests.conformance.test_roundtrip import TESTDATA  # noqa: E402
+from stablehlo_py import specs
+from stablehlo_py.errors import StableHLOError
+from stablehlo_py.ir import parse, print_ir
+from tests.conformance.test_roundtrip import TESTDATA
 
 TARGETS = [
     str(r.version) for r in specs.releases() if (r.version.major, r.version.minor) <= (1, 17)
