@@ -7,8 +7,10 @@
 * the same print at every target from the program's minimum version to the current one, and a
   version error naming the blocker below it (the targets that fail form a prefix of the release log).
   Interpreting at every target is implied: the printed programs are identical.
-* the same in upstream's format (MLIR bytecode, issue 9): at every target the artifact reads back
-  to the same print, and reading it then writing it again (VHLO level) reproduces the bytes.
+* the same in upstream's format (MLIR bytecode, issue 9) at the first target of each bytecode
+  version and the three newest releases: the artifact reads back to the same print, and reading it
+  then writing it again (VHLO level) reproduces the bytes.  (The oracle test compares the bytes with
+  jaxlib's at every target.)
 
 Programs upstream prepares with `--chlo-pre-serialization-pipeline` run it first when our pass table
 has it, and are skipped (with that reason) otherwise.  Skips cleanly without ../shared.
@@ -115,13 +117,15 @@ def test_round_trip_at_every_target(path: Path) -> None:
         assert (
             print_ir(deserialize_portable_artifact(data, name=f"{path.name}@{target}")) == expected
         ), target
+        # MLIR bytecode at the first target of each bytecode version and the three newest releases
+        # (the VHLO at every target is the msgpack check's; the format varies by bytecode version):
+        # the full read prints the same, and the VHLO read back writes the same bytes
+        if release.mlir_bytecode_version in full_checked and release not in specs.releases()[-3:]:
+            continue
+        full_checked.add(release.mlir_bytecode_version)
         mlir = write_mlir_artifact(vhlo, validate_target(target))
-        # the full read (upgrade, legalize, print) at the first target of each bytecode version and
-        # the three newest releases; at every target the VHLO read back writes the same bytes
-        if release.mlir_bytecode_version not in full_checked or release in specs.releases()[-3:]:
-            full_checked.add(release.mlir_bytecode_version)
-            got = print_ir(deserialize_portable_artifact(mlir, name=f"{path.name}@{target}.bc"))
-            assert got == expected, f"{target} (MLIR bytecode)"
+        got = print_ir(deserialize_portable_artifact(mlir, name=f"{path.name}@{target}.bc"))
+        assert got == expected, f"{target} (MLIR bytecode)"
         version, vhlo = read_vhlo_artifact(mlir)
         assert str(version) == target
         assert write_mlir_artifact(vhlo, version) == mlir, f"{target}: read -> write changed the bytes"
