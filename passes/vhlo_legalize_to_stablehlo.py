@@ -484,9 +484,11 @@ def _plain(value: Attribute, op: Operation, name: str) -> Any:
 def _dense_array(value: Attribute, op: Operation, name: str) -> Attribute:
     if not isinstance(value, va.TensorV1Attr):
         raise legalize_error(op, f"'{name}' must be a #vhlo.tensor_v1")
-    vals = value.ints()
     et = value.dense.type.element_type
-    if isinstance(et, IntegerType) and et.width.data == 1:
+    if not isinstance(et, IntegerType):
+        raise legalize_error(op, f"'{name}' must be a tensor of integers")
+    vals = value.ints()
+    if et.width.data == 1:
         return DenseArrayBase.from_list(IntegerType(1), [int(bool(x)) for x in vals])
     return _i64_array(vals)
 

@@ -687,3 +687,29 @@ def test_convolution_dimension_out_of_range() -> None:
         "'vhlo.convolution_v1' that was explicitly marked illegal: 'dimension_numbers': "
         "convolution dimension 9043969 is out of range or repeated for rank 4"
     )
+
+
+def test_dimension_list_of_floats(current: mf.Layout) -> None:
+    """transpose's permutation as a tensor of f64 NaN: refused by name, not a ValueError of int()."""
+    data = current.data
+    types = current.type_entries
+    perm = next(i for i, (s, _) in enumerate(types) if data[s : s + 3] == b"\x29\x03\x05")
+    f64 = next(i for i, (s, e) in enumerate(types) if data[s:e] == b"\x0b")
+    elem = next(v for v in current.varints if v.owner == ("type", perm) and v.ref)
+    tensor = next(  # #vhlo.tensor_v1 (code 15) of that type: 1f <type> 11 <8 bytes>
+        s for s, e in current.attr_entries if data[s] == 0x1F and data[s + 1] == 2 * perm + 1
+    )
+    img = mf.Image(current)
+    img.replace(tensor + 3, tensor + 11, b"\x01\x00\x00\x00\x00\x00\xf8\x7f")  # a NaN
+    img.replace(
+        int(img.vp[current.varints.index(elem)]),
+        int(img.vp[current.varints.index(elem)]) + elem.size,
+        varint_bytes(f64),
+    )
+    with pytest.raises(SerializationError) as e:
+        deserialize_portable_artifact(img.bytes())
+    assert e.value.message == (
+        "the artifact decodes, but its program is not valid: failed to legalize operation "
+        "'vhlo.transpose_v1' that was explicitly marked illegal: 'permutation' must be a tensor "
+        "of integers"
+    )
