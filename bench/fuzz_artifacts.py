@@ -207,6 +207,7 @@ def main() -> int:
                     total += n
                     accepted += a
                     refused += r
+                    _save(args, findings, f)  # as they come: a killed run keeps them
                     findings.extend(f)
                     messages.update(m)
                     if total % (args.chunk * 20) < args.chunk:
@@ -218,7 +219,9 @@ def main() -> int:
             except BrokenProcessPool:
                 lost = [c for c in pending if c not in done]
                 print(f"  a worker died; {len(lost)} chunks to redo case by case", flush=True)
-                findings.extend(_isolate_crashes(lost))
+                crashed = _isolate_crashes(lost)
+                _save(args, findings, crashed)
+                findings.extend(crashed)
                 total += sum(c[0] for c in lost)
                 pending = []
                 continue
@@ -236,14 +239,24 @@ def main() -> int:
     for msg, n in messages.most_common(12):
         print(f"  {n:>8}  {msg}")
     if findings:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for i, (data, why) in enumerate(findings[:100]):
-            ext = "mlirbc" if args.format == "mlir" else "shlo"
-            (out / f"finding_{i}.{ext}").write_bytes(data)
+        for i, (_, why) in enumerate(findings[:100]):
             print(f"FINDING {i}: {why}")
         return 1
     return 0
+
+
+def _save(args: argparse.Namespace, before: list, new: list[tuple[bytes, str]]) -> None:
+    """Write findings ``len(before)``... to ``--out`` (the first 100), with their reasons in
+    ``findings.txt``."""
+    if not new or len(before) >= 100:
+        return
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ext = "mlirbc" if args.format == "mlir" else "shlo"
+    with open(out / "findings.txt", "a") as log:
+        for i, (data, why) in enumerate(new[: 100 - len(before)], start=len(before)):
+            (out / f"finding_{i}.{ext}").write_bytes(data)
+            log.write(f"finding_{i}.{ext}: {why}\n")
 
 
 if __name__ == "__main__":
