@@ -230,7 +230,12 @@ def _convert_back(t: Attribute) -> Attribute:
     if isinstance(t, vt.UnrankedTensorV1Type):
         return UnrankedTensorType(to_builtin_type(t.element_type))
     if isinstance(t, vt.ComplexV1Type):
-        return ComplexType(to_builtin_type(t.element_type))  # type: ignore[arg-type]
+        from xdsl.utils.exceptions import VerifyException
+
+        try:
+            return ComplexType(to_builtin_type(t.element_type))  # type: ignore[arg-type]
+        except VerifyException:  # complex of a tensor, a tuple ...
+            raise NotVhlo(f"no builtin counterpart for {t.mlir_text()}") from None
     if isinstance(t, vt.TupleV1Type):
         return TupleType(ArrayAttr(tuple(to_builtin_type(x) for x in t.types)))
     if isinstance(t, vt.FuncV1Type):
@@ -459,14 +464,22 @@ def _mesh_text(a: Attribute) -> str | None:
         return symbol_text(a.value)
     if isinstance(a, va.AxisRefV1Attr):
         name, sub = a.data  # type: ignore[misc]
+        if not isinstance(name, va.StringV1Attr) or not (
+            sub is None or isinstance(sub, va.SubAxisInfoV1Attr)
+        ):
+            return None
         return stablehlo_text.text_of(
             "axis_ref", {"name": name.value, "sub_axis_info": None if sub is None else tuple(sub.data)}
         )
     if isinstance(a, va.MeshAxisV1Attr):
         name, size = a.data  # type: ignore[misc]
+        if not isinstance(name, va.StringV1Attr):
+            return None
         return stablehlo_text.text_of("mesh_axis", {"name": name.value, "size": size})
     if isinstance(a, va.MeshV1Attr):
         axes, ids = a.data  # type: ignore[misc]
+        if not isinstance(axes, va.ArrayV1Attr):
+            return None
         parts = [_mesh_text(x) for x in axes.value]
         ids_text = None
         if ids is not None:
@@ -481,6 +494,8 @@ def _mesh_text(a: Attribute) -> str | None:
         return stablehlo_text.text_of("mesh", {"axes": parts, "device_ids": ids_text})
     if isinstance(a, va.ReplicaGroupMeshAxesV1Attr):
         mesh, axes = a.data  # type: ignore[misc]
+        if not isinstance(axes, va.ArrayV1Attr):
+            return None
         mesh_text = _mesh_text(mesh)
         parts = [_mesh_text(x) for x in axes.value]
         if mesh_text is None or any(p is None for p in parts):
