@@ -48,7 +48,7 @@ SEED_A = """module @seed_a attributes {mhlo.num_partitions = 1 : i32, mhlo.num_r
     %c10 = stablehlo.constant dense<> : tensor<0xi32>
     %c11 = stablehlo.constant dense<[(1.0, 2.0), (3.0, 4.0)]> : tensor<2xcomplex<f64>>
     %c12 = stablehlo.constant dense<7> : tensor<3xui32>
-    %c13 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf8E5M2>
+    %c13 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf8E5M2> loc(fused<"meta">["a.py":1:1, "b.py":2:2])
     %c14 = stablehlo.constant dense<true> : tensor<4xi1>
     %cst = stablehlo.constant dense<[1.0, 0x7FC00001]> : tensor<2xf32> loc("f.py":3:1)
     %0 = stablehlo.add %arg0, %cst : tensor<2xf32> loc("jit(f)/add"("f.py":4:2))
