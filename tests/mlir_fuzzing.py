@@ -36,7 +36,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from stablehlo_py.serialization.mlirbc.encoding import MAGIC, Emitter, Reader, varint_bytes
+from stablehlo_py.serialization.mlirbc.encoding import (
+    MAGIC,
+    Emitter,
+    Reader,
+    string_section,
+    varint_bytes,
+)
 
 __all__ = [
     "Image",
@@ -808,13 +814,7 @@ def artifact(
     out.section(4, ir)
     out.section(6, b"\x01")
     out.section(5, b"")
-    s = Emitter()
-    s.varint(len(strings))
-    for x in reversed(strings):
-        s.varint(len(x) + 1)
-    for x in strings:
-        s.cstring(x)
-    out.section(0, s.buf)
+    out.section(0, string_section(list(strings)))
     if props is None and version >= 5:
         props = [b"\x01\x01"]
     if props is not None:

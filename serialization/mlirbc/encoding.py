@@ -288,6 +288,18 @@ class Reader:
         return sid, body, body + length
 
 
+def string_section(strings: list[bytes]) -> bytes:
+    """The string section's body: the count, the sizes (each with its NUL) in reverse order, then
+    the NUL-terminated strings."""
+    e = Emitter()
+    e.varint(len(strings))
+    for st in reversed(strings):
+        e.varint(len(st) + 1)
+    for st in strings:
+        e.cstring(st)
+    return bytes(e.buf)
+
+
 _PACK_F64 = struct.Struct("<d")
 
 

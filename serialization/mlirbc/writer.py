@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from stablehlo_py.serialization.mlirbc import builtin
-from stablehlo_py.serialization.mlirbc.encoding import MAGIC, Emitter, Section
+from stablehlo_py.serialization.mlirbc.encoding import MAGIC, Emitter, Section, string_section
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from stablehlo_py.serialization.mlirbc.ops import OpEncoder
 from stablehlo_py.serialization.mlirbc.uselists import encode_orders, use_list_orders
@@ -309,14 +309,7 @@ class _Writer:
         out.section(Section.RESOURCE_OFFSET, b"\x01")
         out.section(Section.RESOURCE, b"")
         # strings
-        s = Emitter()
-        strings = list(self.strings)
-        s.varint(len(strings))
-        for st in reversed(strings):
-            s.varint(len(st) + 1)
-        for st in strings:
-            s.cstring(st)
-        out.section(Section.STRING, s.buf)
+        out.section(Section.STRING, string_section(list(self.strings)))
         if self.version >= 5:
             p = Emitter()
             p.varint(len(self.props))

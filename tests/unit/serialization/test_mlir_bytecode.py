@@ -10,7 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from stablehlo_py.serialization.mlirbc.encoding import Emitter, Reader, unzigzag, zigzag
+from stablehlo_py.serialization.mlirbc.encoding import (
+    Emitter,
+    Reader,
+    string_section,
+    unzigzag,
+    zigzag,
+)
 
 from stablehlo_py import serialization as S
 from stablehlo_py.errors import SerializationError, StableHLOError
@@ -150,14 +156,7 @@ def _replace_string(data: bytes, old: bytes, new: bytes) -> bytes:
         for size in sizes:
             strings.append(bytes(data[s.pos : s.pos + size - 1]))
             s.pos += size
-        strings = [new if x == old else x for x in strings]
-        sec = Emitter()
-        sec.varint(len(strings))
-        for x in reversed(strings):
-            sec.varint(len(x) + 1)
-        for x in strings:
-            sec.cstring(x)
-        out.section(0, sec.buf)
+        out.section(0, string_section([new if x == old else x for x in strings]))
     return bytes(out.buf)
 
 
