@@ -28,6 +28,7 @@ from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
 from stablehlo_py.vhlo.ops import VhloOp, op_class
+from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, Region
 
@@ -123,6 +124,14 @@ def legalize_to_vhlo(
         return _legalize(module, allow_other_dialects, in_place)
 
 
+def legalize_to_vhlo_records(module: ModuleOp) -> VOp:
+    """The VHLO form of a StableHLO module as records (``vhlo.records``), for the artifact writers:
+    the same conversion and diagnostics as the pass (without ``allow-other-dialects``: artifacts
+    hold VHLO only), without building xDSL ops."""
+    with gc_paused():
+        return _Legalizer(False, records=True).convert_module_copy(module)  # type: ignore[return-value]
+
+
 def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = True) -> Operation:
     conv = _Legalizer(allow_other_dialects)
     if isinstance(module, ModuleOp):
@@ -144,8 +153,9 @@ def _stablehlo_names() -> frozenset[str]:
 
 
 class _Legalizer:
-    def __init__(self, allow_other: bool):
+    def __init__(self, allow_other: bool, records: bool = False):
         self.allow_other = allow_other
+        self.records = records
         self.values = ValueMap(lambda t: isinstance(t, vt.VhloType))
 
     # ---------------------------------------------------------------------------- regions
@@ -164,24 +174,31 @@ class _Legalizer:
 
     def convert_module_copy(self, module: ModuleOp) -> ModuleOp:
         """A new module with the converted body (nested modules copied the same way)."""
-        new = module.clone_without_regions()
+        if self.records:
+            new = VOp(
+                "builtin.module", None, [], (), dict(module.properties), dict(module.attributes),
+                [VRegion()],
+            )
+        else:
+            new = module.clone_without_regions()
         carry_location(new, module)
         for block in module.regions[0].blocks:
-            nb = Block()
+            nb = VBlock() if self.records else Block()
             new.regions[0].add_block(nb)
             for o in block.ops:
                 nb.add_op(self.convert_module_copy(o) if isinstance(o, ModuleOp) else self.convert_op(o))
         return new
 
     def convert_region(self, region: Region, owner: Operation, to_vhlo: bool) -> Region:
-        new = Region()
+        records = self.records
+        new = VRegion() if records else Region()
         pairs: list[tuple[Block, Block]] = []
         for block in region.blocks:
             types = []
             for a in block.args:
                 t = self._type(a.type, owner, "a block argument") if to_vhlo else a.type
                 types.append(t)
-            nb = Block(arg_types=types)
+            nb = VBlock(types) if records else Block(arg_types=types)
             for a, na in zip(block.args, nb.args):
                 self.values[a] = na
                 carry_arg_location(na, a)
@@ -197,6 +214,8 @@ class _Legalizer:
         if _is_convertible(op):
             return self._convert_known(op)
         if isinstance(op, ModuleOp):
+            if self.records:
+                return self.convert_module_copy(op)
             self.convert_region_in_place(op.regions[0])
             return op
         return self._convert_other(op)
@@ -257,13 +276,18 @@ class _Legalizer:
             operands.append(nv)
         result_types = [self._type(r.type, op, f"result #{i}") for i, r in enumerate(op.results)]
         regions = [self.convert_region(r, op, to_vhlo=True) for r in op.regions]
-        new = cls.create(
-            operands=operands,
-            result_types=result_types,
-            properties=props,
-            attributes=discardable,
-            regions=regions,
-        )
+        if self.records:
+            new = VOp(
+                f"vhlo.{spec.name}", spec, operands, result_types, props, discardable, regions
+            )
+        else:
+            new = cls.create(
+                operands=operands,
+                result_types=result_types,
+                properties=props,
+                attributes=discardable,
+                regions=regions,
+            )
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)
@@ -385,6 +409,6 @@ def _parse_vhlo_default(text: str) -> Attribute:
     return stablehlo_text.parse_attr(text)
 
 
-__all__ = ["NAME", "legalize_to_vhlo", "run"]
+__all__ = ["NAME", "legalize_to_vhlo", "legalize_to_vhlo_records", "run"]
 
 _ = VhloOp

@@ -29,6 +29,7 @@ from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
 from stablehlo_py.vhlo.ops import VhloOp
+from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -169,6 +170,8 @@ def legalize_to_stablehlo(module: Operation, allow_other_dialects: bool = False)
 
 def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
     conv = _Legalizer(allow_other_dialects)
+    if type(module) is VOp:
+        return conv.convert_op(module, None)  # type: ignore[return-value]
     if isinstance(module, ModuleOp):
         conv.convert_region_in_place(module.regions[0])
         return module
@@ -213,7 +216,27 @@ class _Legalizer:
         return new
 
     # ------------------------------------------------------------------------------- ops
+    def convert_module_record(self, op: VOp) -> ModuleOp:
+        """A ``builtin.module`` record (``vhlo.records``, as the artifact readers build) -> the
+        module with its body converted."""
+        region = Region()
+        for block in op.regions[0].blocks:
+            nb = Block()
+            region.add_block(nb)
+            for o in block.ops:
+                n = self.convert_op(o, None)
+                if n is not None:
+                    nb.add_op(n)
+        new = ModuleOp.create(
+            properties=dict(op.properties), attributes=dict(op.attributes), regions=[region]
+        )
+        return carry_location(new, op)  # type: ignore[return-value]
+
     def convert_op(self, op: Operation, parent: Operation | None) -> Operation | None:
+        if type(op) is VOp:
+            if op.SPEC is None:
+                return self.convert_module_record(op)
+            return self._convert_vhlo(op, parent)  # type: ignore[arg-type]
         if isinstance(op, VhloOp):
             return self._convert_vhlo(op, parent)
         if isinstance(op, ModuleOp):
@@ -259,7 +282,9 @@ class _Legalizer:
         target = spec.stablehlo[0]
         if spec.base == "return":
             in_func = isinstance(parent, (FuncOp,)) or (
-                isinstance(parent, VhloOp) and parent.SPEC.base == "func"
+                isinstance(parent, (VhloOp, VOp))
+                and parent.SPEC is not None
+                and parent.SPEC.base == "func"
             )
             target = "func.return" if in_func else "stablehlo.return"
         cls = self.registry.ops.get(target)

@@ -18,8 +18,10 @@ from stablehlo_py.passes._common import carry_location, check_options, flag, gc_
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
 from stablehlo_py.vhlo.ops import VhloOp, op_class
+from stablehlo_py.vhlo.records import VOp
 from xdsl.ir import Operation, Region
 
+from stablehlo_py import specs
 from stablehlo_py.errors import VersionError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 
@@ -105,8 +107,17 @@ def to_version(module: Operation, target: Version | str, allow_other_dialects: b
 def _to_version(module: Operation, version: Version, allow_other_dialects: bool) -> Operation:
     plans: list[tuple[VhloOp, ForkOp]] = []
     blocked: list[BlockedOp] = []
+    records = isinstance(module, VOp)
+    current = version == get_current_version()
     for op in module.walk():
-        if not isinstance(op, VhloOp):
+        if records:
+            if op.SPEC is None:
+                continue  # builtin.module
+            if current and op.SPEC.stablehlo and not op.attributes:
+                # already the current fork, every attribute VHLO (a record holds nothing else in
+                # its properties): nothing to upgrade, nothing that could block
+                continue
+        elif not isinstance(op, VhloOp):
             continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
@@ -115,13 +126,30 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
             plans.append((op, p.state))
     if blocked:
         raise DowngradeError(version, blocked, op_location(module))
+    apply = _apply_record if records else _apply
     for op, state in plans:
-        _apply(op, state)
+        apply(op, state)
     return module
 
 
+def _apply_record(op: VOp, state: ForkOp) -> None:
+    """A record takes its new fork in place (its results, and so their uses, stay)."""
+    spec = specs.op(f"{state.base}_v{state.version}")
+    op.name = f"vhlo.{spec.name}"
+    op.SPEC = spec
+    op.properties = state.properties
+    op.attributes = state.attributes
+    assert len(state.result_types) == len(op.results)  # forks never change the results' number
+    for r, t in zip(op.results, state.result_types):
+        r.type = t
+    op.regions = list(state.regions)
+    for r in op.regions:
+        r.parent = op
+    op.__dict__["_vhlo_replaced"] = True  # the MLIR bytecode writer replays upstream's use-lists
+
+
 def _changed(op: VhloOp, state: ForkOp) -> bool:
-    return (
+    return state is not op and (
         state.version != op.SPEC.version
         or state.properties != op.properties
         or state.regions != tuple(op.regions)

@@ -87,6 +87,24 @@ def to_vhlo(
     return PASSES["vhlo-to-version"].run(vhlo, {"target": str(target)})
 
 
+def vhlo_records(module: ModuleOp, target: Version, strip_debuginfo: bool = False) -> Any:
+    """The VHLO form of a StableHLO module at ``target`` as records (``vhlo.records``), what both
+    writers encode: the legalization and the fork steps of :func:`to_vhlo`, with the same
+    diagnostics, without building xDSL ops.  ``module`` is not modified."""
+    from stablehlo_py.passes.stablehlo_legalize_to_vhlo import legalize_to_vhlo_records
+    from stablehlo_py.passes.vhlo_to_version import to_version
+
+    root = legalize_to_vhlo_records(module)
+    if strip_debuginfo:
+        from stablehlo_py.ir.text.location import UNKNOWN
+
+        for op in root.walk():
+            op.location = UNKNOWN
+    if target != get_current_version():
+        to_version(root, target)
+    return root
+
+
 FORMATS = ("msgpack", "mlir")
 """Artifact formats: this toolkit's msgpack (the default) and upstream's MLIR bytecode."""
 
@@ -138,9 +156,12 @@ def serialize_portable_artifact(
     if not isinstance(module, ModuleOp):
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
     with no_gc():
-        vhlo = to_vhlo(
-            module, target, allow_other_dialects, in_place=False, strip_debuginfo=strip_debuginfo
-        )
+        if allow_other_dialects:  # the pass keeps other ops, for the writer to name them
+            vhlo = to_vhlo(
+                module, target, True, in_place=False, strip_debuginfo=strip_debuginfo
+            )
+        else:
+            vhlo = vhlo_records(module, target, strip_debuginfo)
         return _write(vhlo, target, strip_debuginfo, format, use_lists_as)
 
 
@@ -164,8 +185,7 @@ def serialize_portable_artifact_str(
         verify(module)
         if not isinstance(module, ModuleOp):
             raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
-        vhlo = to_vhlo(module, target, strip_debuginfo=strip_debuginfo)
-        return _write(vhlo, target, strip_debuginfo, format)
+        return _write(vhlo_records(module, target, strip_debuginfo), target, strip_debuginfo, format)
 
 
 def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") -> ModuleOp:
@@ -176,16 +196,16 @@ def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") 
 
 
 def _deserialize(artifact: bytes, name: str) -> ModuleOp:
-    from stablehlo_py.passes import PASSES
-
     from stablehlo_py.ir.verify import verify
 
-    version, vhlo = read_vhlo_artifact(artifact, name)
+    from stablehlo_py.passes.vhlo_legalize_to_stablehlo import legalize_to_stablehlo
+    from stablehlo_py.passes.vhlo_to_version import to_version
+
+    version, vhlo = read_vhlo_artifact(artifact, name, records=True)
     try:
-        current = vhlo
         if version.with_zero_patch() != get_current_version():
-            current = PASSES["vhlo-to-version"].run(vhlo, {"target": str(get_current_version())})
-        module = PASSES["vhlo-legalize-to-stablehlo"].run(current, {})
+            to_version(vhlo, get_current_version())
+        module = legalize_to_stablehlo(vhlo)
         verify(module)
     except StableHLOError as e:
         raise SerializationError(
@@ -254,8 +274,12 @@ def _jax_module_bytes(data: bytes, name: str) -> bytes:
     return read_jax_exported(bytes(data), name).mlir_module_serialized
 
 
-def read_vhlo_artifact(artifact: bytes, name: str = "<artifact>") -> tuple[Version, ModuleOp]:
-    """Either format -> (the version it was written for, its VHLO module at that version)."""
+def read_vhlo_artifact(
+    artifact: bytes, name: str = "<artifact>", *, records: bool = False
+) -> tuple[Version, ModuleOp]:
+    """Either format -> (the version it was written for, its VHLO module at that version); with
+    ``records`` the module is ``vhlo.records`` (what the artifact paths pass between the readers,
+    the fork steps and the legalization), not xDSL ops."""
     fmt = artifact_format(artifact)
     if fmt == "jax":
         artifact = _jax_module_bytes(artifact, name)
@@ -263,8 +287,8 @@ def read_vhlo_artifact(artifact: bytes, name: str = "<artifact>") -> tuple[Versi
     if fmt == "mlir":
         from stablehlo_py.serialization.mlir_artifact import read_mlir_artifact
 
-        return read_mlir_artifact(artifact, name)
-    header, vhlo = read_artifact(artifact, name)
+        return read_mlir_artifact(artifact, name, records)
+    header, vhlo = read_artifact(artifact, name, records=records)
     return header.version, vhlo
 
 

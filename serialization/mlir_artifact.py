@@ -82,8 +82,11 @@ def mlir_artifact_version(data: bytes, name: str = "<artifact>") -> Version:
     return Version(int(m.group(1)), int(m.group(2)), int(m.group(3)))
 
 
-def read_mlir_artifact(data: bytes, name: str = "<artifact>") -> tuple[Version, ModuleOp]:
-    """Decode an MLIR bytecode artifact into (its version, the VHLO module at that version)."""
+def read_mlir_artifact(
+    data: bytes, name: str = "<artifact>", records: bool = False
+) -> tuple[Version, ModuleOp]:
+    """Decode an MLIR bytecode artifact into (its version, the VHLO module at that version); with
+    ``records`` the module is ``vhlo.records``, not xDSL ops."""
     from stablehlo_py.serialization.mlirbc import read_vhlo
 
     from stablehlo_py.ir import no_gc
@@ -111,7 +114,7 @@ def read_mlir_artifact(data: bytes, name: str = "<artifact>") -> tuple[Version, 
         )
     try:
         with no_gc():
-            _, _, module = read_vhlo(data, name)
+            _, _, module = read_vhlo(data, name, records)
     except BytecodeError as e:
         raise artifact_error(e.message, e.offset, name) from None
     except RecursionError:

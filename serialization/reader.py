@@ -49,6 +49,7 @@ from stablehlo_py.errors import SerializationError
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 from stablehlo_py.vhlo.attrs import TensorV1Attr
+from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
 
 __all__ = ["Header", "RawArtifact", "read_artifact", "read_header", "read_raw"]
 
@@ -307,7 +308,8 @@ def _section_name(i: int) -> str:
 
 
 class _Reader:
-    def __init__(self, raw: RawArtifact, schema: Schema):
+    def __init__(self, raw: RawArtifact, schema: Schema, records: bool = False):
+        self.records = records  # build VHLO records (``vhlo.records``) instead of xDSL IR
         self.raw = raw
         self.version = raw.header.version
         self.schema = schema
@@ -645,14 +647,20 @@ class _Reader:
             problem = shape.problem(len(values), len(rtypes), len(region_objs), props)
             if problem is not None:
                 raise _Fail(f"invalid vhlo.{spec.name}: {problem}")
-        op = shape.cls.create(
-            operands=values,
-            result_types=rtypes,
-            properties=props,
-            attributes=attributes,
-            regions=region_objs,
-            location=_UNKNOWN if location is None else location,
-        )
+        if self.records:
+            op = VOp(
+                f"vhlo.{spec.name}", spec, values, rtypes, props, attributes, region_objs,
+                location,
+            )
+        else:
+            op = shape.cls.create(
+                operands=values,
+                result_types=rtypes,
+                properties=props,
+                attributes=attributes,
+                regions=region_objs,
+                location=_UNKNOWN if location is None else location,
+            )
         stack.extend(op.results)
         return op
 
@@ -687,7 +695,7 @@ class _Reader:
                         f"block argument #{i} type is not a type entry: {_short(t)}", [b, 0, i]
                     )
                 types.append(objs[t])
-            block = Block(arg_types=types)
+            block = VBlock(types) if self.records else Block(arg_types=types)
             _expect_list(arg_locs, 2, b)
             if arg_locs:
                 if len(arg_locs) != len(types):
@@ -702,7 +710,7 @@ class _Reader:
             stack.extend(block.args)
             _expect_list(ops, 1, b)
             blocks.append((block, ops, brec))
-        region = Region()
+        region = VRegion() if self.records else Region()
         for b, (block, ops, _) in enumerate(blocks):
             built = []
             for j, o in enumerate(ops):
@@ -761,6 +769,8 @@ class _Reader:
         except _Fail as f:
             self.fail_at(2, list(reversed(f.path)), f.message, f.note)
         props: dict[str, Attribute] = {} if sym is None else {"sym_name": StringAttr(sym)}
+        if self.records:
+            return VOp("builtin.module", None, [], (), props, attributes, [region], location)
         module = ModuleOp.create(properties=props, attributes=attributes, regions=[region])
         if location is not None:
             module.location = location
@@ -889,21 +899,24 @@ def check_version(header: Header, raw: RawArtifact | None, name: str) -> None:
 
 
 def read_artifact(
-    data: bytes, name: str = "<artifact>", schema: Schema = CURRENT_SCHEMA
+    data: bytes, name: str = "<artifact>", schema: Schema = CURRENT_SCHEMA, records: bool = False
 ) -> tuple[Header, ModuleOp]:
-    """Decode an artifact into (header, VHLO module at the header's version)."""
+    """Decode an artifact into (header, VHLO module at the header's version); with ``records`` the
+    module is ``vhlo.records``, not xDSL ops."""
     from stablehlo_py.ir import no_gc
 
     with no_gc():  # msgpack builds many lists: repeated full collections would dominate
         raw = read_raw(data, name)
         check_version(raw.header, raw, name)
-        return raw.header, build_module(raw, schema)
+        return raw.header, build_module(raw, schema, records)
 
 
-def build_module(raw: RawArtifact, schema: Schema = CURRENT_SCHEMA) -> ModuleOp:
+def build_module(
+    raw: RawArtifact, schema: Schema = CURRENT_SCHEMA, records: bool = False
+) -> ModuleOp:
     from stablehlo_py.ir import no_gc
 
-    r = _Reader(raw, schema)
+    r = _Reader(raw, schema, records)
     entries, locs, module = raw.sections[:3]
     with no_gc():
         r.entries(entries)

@@ -102,7 +102,7 @@ class _Writer:
         self.prev_loc = 0
         self.stack: list[int] = []  # id() of each value in scope, by position
         self.position: dict[int, int] = {}
-        self.ops: dict[type, _OpInfo | None] = {}
+        self.ops: dict[str, _OpInfo | None] = {}
         self.problems: list[str] = []
 
     # -- problems (reported together)
@@ -249,11 +249,11 @@ class _Writer:
     # -- ops
     def op_info(self, op: Operation) -> _OpInfo | None:
         info = _op_info(op.name, self.target)
-        self.ops[type(op)] = info
+        self.ops[op.name] = info
         return info
 
     def op(self, op: Operation) -> list[Any]:
-        info = self.ops.get(type(op), _MISSING)
+        info = self.ops.get(op.name, _MISSING)
         if info is _MISSING:
             info = self.op_info(op)
         if info is None:
@@ -418,7 +418,7 @@ def write_artifact(
     Raises :class:`SerializationError` listing every op, type or attribute that is not VHLO or not
     legal at ``target``.
     """
-    if not isinstance(module, ModuleOp):
+    if module.name != "builtin.module":
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
     w = _Writer(target, strip_debuginfo, schema)
     from stablehlo_py.ir import no_gc

@@ -22,6 +22,7 @@ from functools import lru_cache
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import forks as fk
 from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.records import VOp
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py import specs
@@ -196,9 +197,20 @@ def location_needs(op: Operation) -> tuple[Version, str] | None:
     from stablehlo_py.ir.text.location import TextLoc
 
     loc = op.location
-    if isinstance(loc, TextLoc) and " to " in loc.data and _RANGE_LOC.search(loc.data):
-        return _V1_9, "a file:line:col range location (FileLineColRange, 1.8.4+; or strip debug info)"
-    return None
+    if not isinstance(loc, TextLoc) or " to " not in loc.data:
+        return None
+    got = _LOC_NEEDS.get(loc.data, _UNSET)
+    if got is _UNSET:
+        got = None
+        if _RANGE_LOC.search(loc.data):
+            got = (_V1_9, "a file:line:col range location (FileLineColRange, 1.8.4+; or strip debug info)")
+        if len(_LOC_NEEDS) >= 100_000:
+            _LOC_NEEDS.clear()
+        _LOC_NEEDS[loc.data] = got
+    return got  # type: ignore[return-value]
+
+
+_LOC_NEEDS: dict[str, object] = {}
 
 
 # ------------------------------------------------------------------------------ planning
@@ -219,6 +231,11 @@ _UNSET = object()
 
 def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
     """The state ``op`` takes at ``target`` (an X.Y.0 version) and what blocks it."""
+    if type(op) is VOp:
+        want = fork_for(op.SPEC.base, target)
+        if want is not None and want.name == op.SPEC.name:
+            # a record is its own fork state: no fork step to take, only the checks
+            return Plan(op, _state_blockers(op, op, target, allow_other))  # type: ignore[arg-type]
     state = fk.ForkOp.of(op)
     blockers: list[Blocker] = []
     base = state.base

@@ -47,12 +47,13 @@ def write_vhlo(module, target, strip_debuginfo: bool = False, use_lists_as=None)
     return write_bytecode(module, enc, f"StableHLO_v{target}", use_lists_as)
 
 
-def read_vhlo(data: bytes, name: str = "<artifact>"):  # type: ignore[no-untyped-def]
-    """(bytecode version, producer string, VHLO module) of an MLIR bytecode artifact."""
+def read_vhlo(data: bytes, name: str = "<artifact>", records: bool = False):  # type: ignore[no-untyped-def]
+    """(bytecode version, producer string, VHLO module) of an MLIR bytecode artifact; with
+    ``records`` the module is ``vhlo.records``, not xDSL ops."""
     from stablehlo_py.serialization.mlirbc.ops import build_vhlo_op
     from stablehlo_py.serialization.mlirbc.reader import read_bytecode
 
-    art = read_bytecode(data, name, build_vhlo_op)
+    art = read_bytecode(data, name, build_vhlo_op, records=records)
     return art.version, art.producer, art.module
 
 

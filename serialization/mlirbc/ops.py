@@ -23,6 +23,7 @@ from stablehlo_py.serialization.entries import codec_for
 from stablehlo_py.serialization.mlirbc import builtin, vhlo
 from stablehlo_py.serialization.mlirbc.builtin import Loc, NotEncodable
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Operation
 
@@ -131,7 +132,7 @@ class OpEncoder:
 
     # -- ops
     def trait_isolated(self, op: Operation) -> bool:
-        return isinstance(op, ModuleOp)
+        return op.name == "builtin.module"
 
     def describe(self, op: Operation) -> OpInfo:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -179,8 +180,8 @@ class VhloOpEncoder(OpEncoder):
         return names
 
     def describe(self, op: Operation) -> OpInfo:
-        if isinstance(op, ModuleOp):
-            return self.module_info(op)
+        if op.name == "builtin.module":
+            return self.module_info(op)  # type: ignore[arg-type]
         name = op.name
         inherent = self._inherent(name) if name.startswith("vhlo.") else None
         if inherent is None:
@@ -268,6 +269,8 @@ def build_vhlo_op(
             raise BytecodeError("the module body must be one block without arguments", pos)
         if any(isinstance(v, Loc) for v in attrs.values()):
             raise BytecodeError("a module attribute is a location", pos)
+        if rd.records:
+            return VOp("builtin.module", None, [], (), props, attrs, regions, location)
         module = ModuleOp.create(properties=props, attributes=attrs, regions=regions)
         module.location = location
         return module
@@ -317,6 +320,8 @@ def build_vhlo_op(
     for t in result_types:
         if codec_for(t) is None:
             raise BytecodeError(f"a result type of vhlo.{name} is not a VHLO type", pos)
+    if rd.records:
+        return VOp(full, shape.spec, operands, result_types, props, attrs, regions, location)
     return shape.cls.create(
         operands=operands,
         result_types=result_types,

@@ -28,6 +28,7 @@ from stablehlo_py.serialization.mlirbc.encoding import (
 )
 from stablehlo_py.serialization.reader import ATTR_ELEMENT_BUDGET, MAX_ATTR_SPLAT, _is_splat
 from stablehlo_py.vhlo.attrs import TensorV1Attr
+from stablehlo_py.vhlo.records import VBlock, VRegion
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -85,11 +86,13 @@ class _Reader:
         name: str,
         op_builder: Callable[..., Operation],
         dialect_decoder: Callable[..., Any] | None = None,
+        records: bool = False,
     ):
         self.data = data
         self.name = name
         self.build_op = op_builder
         self.dialect_decoder = dialect_decoder
+        self.records = records  # build VHLO records (``vhlo.records``) instead of xDSL IR
 
     # ------------------------------------------------------------------ sections
     def read(self) -> BytecodeArtifact:
@@ -443,7 +446,7 @@ class _Reader:
         op = self.read_op(r)
         if not r.at_end():
             raise r.fail("trailing bytes after the top-level op")
-        if not isinstance(op, ModuleOp):
+        if op.name != "builtin.module":
             raise BytecodeError(f"the top-level op is {op.name}, expected builtin.module", start)
         return op
 
@@ -596,7 +599,7 @@ class _Reader:
         return out
 
     def read_region(self, r: Reader) -> Region:
-        region = Region()
+        region = VRegion() if self.records else Region()
         nblocks = r.varint()
         if nblocks == 0:
             return region
@@ -654,7 +657,7 @@ class _Reader:
                     raise r.fail(f"invalid block use-list mask {m:#x}", r.pos - 1)
                 if m:
                     use_orders = self.read_use_lists(r, len(types))
-        block = Block(arg_types=types)
+        block = VBlock(types) if self.records else Block(arg_types=types)
         for idx, order in use_orders.items():
             block.args[idx].__dict__["_use_order"] = order
         for a, loc in zip(block.args, locs):
@@ -691,17 +694,19 @@ def read_bytecode(
     name: str,
     op_builder: Callable[..., Operation],
     dialect_decoder: Callable[..., Any] | None = None,
+    records: bool = False,
 ) -> BytecodeArtifact:
     """Read MLIR bytecode; ``op_builder`` builds each op from its decoded parts (see ``ops_read``).
 
     ``dialect_decoder(reader, ctx, dialect, is_type, custom)`` decodes the attribute/type entries
     of dialects other than builtin and vhlo, and textual entries (``custom`` false); without it
-    they are refused."""
+    they are refused.  ``records``: regions and blocks are ``vhlo.records`` (the op builder builds
+    records too)."""
     old = sys.getrecursionlimit()
     if old < 20000:
         sys.setrecursionlimit(20000)
     try:
-        rd = _Reader(data, name, op_builder, dialect_decoder)
+        rd = _Reader(data, name, op_builder, dialect_decoder, records)
         rd._pos = 0
         return rd.read()
     finally:

@@ -43,25 +43,49 @@ def use_list_orders(root: Operation, history: Any = None) -> dict[int, list[int]
     """id(value) -> the use indices sorted by decreasing use id, for values whose replayed in-memory
     order differs from the default; empty when no op was replaced.  ``history``: the version of the
     upstream serializer whose conversion history is replayed (default: ours, from the marks that
-    ``vhlo-to-version`` leaves; jaxlib 0.10 is 1.17.0)."""
+    ``vhlo-to-version`` leaves; jaxlib 0.10 is 1.17.0).  ``root`` is xDSL IR or VHLO records: the
+    uses are found from the operands."""
     op_id: dict[int, int] = {}
     replaced: list[Operation] = []
+    kept_candidates: list[tuple[Any, list[int]]] = []
     for i, op in enumerate(root.walk()):
         op_id[id(op)] = i
         if _replaced_since(op, history) if history is not None else op.__dict__.get(REPLACED):
             replaced.append(op)
-    kept = _kept_orders(root)
+        for r in op.results:
+            order = r.__dict__.get("_use_order")
+            if order is not None:
+                kept_candidates.append((r, order))
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    order = a.__dict__.get("_use_order")
+                    if order is not None:
+                        kept_candidates.append((a, order))
+    if not replaced and not kept_candidates:
+        return {}
+    uses: dict[int, list[tuple[int, int]]] = {}
+    for op in root.walk():
+        me = op_id[id(op)]
+        for j, v in enumerate(op.operands):
+            got = uses.get(id(v))
+            if got is None:
+                uses[id(v)] = [(me, j)]
+            else:
+                got.append((me, j))
+    # orders a reader kept on values (``_use_order``), while they still fit the value's uses
+    out: dict[int, list[int]] = {
+        id(v): order for v, order in kept_candidates if len(order) == len(uses.get(id(v), ()))
+    }
     if not replaced:
-        return kept
+        return out
     lists: dict[int, list[tuple[int, int]]] = {}
-    values: dict[int, Any] = {}
 
     def uses_of(v: Any) -> list[tuple[int, int]]:
         got = lists.get(id(v))
         if got is None:
-            got = sorted(((op_id[id(u.operation)], u.index) for u in v.uses), reverse=True)
+            got = sorted(uses.get(id(v), ()), reverse=True)
             lists[id(v)] = got
-            values[id(v)] = v
         return got
 
     for op in replaced:
@@ -74,7 +98,6 @@ def use_list_orders(root: Operation, history: Any = None) -> dict[int, list[int]
             key = (me, j)
             lst.remove(key)
             lst.insert(0, key)
-    out: dict[int, list[int]] = kept
     for vid, lst in lists.items():
         if len(lst) < 2:
             continue
@@ -82,23 +105,6 @@ def use_list_orders(root: Operation, history: Any = None) -> dict[int, list[int]
             continue
         order = sorted(range(len(lst)), key=lambda i: lst[i], reverse=True)
         out[vid] = order
-    return out
-
-
-def _kept_orders(root: Operation) -> dict[int, list[int]]:
-    """Orders a reader kept on values (``_use_order``), while they still fit the value's uses."""
-    out: dict[int, list[int]] = {}
-    for op in root.walk():
-        for r in op.results:
-            order = r.__dict__.get("_use_order")
-            if order is not None and len(order) == sum(1 for _ in r.uses):
-                out[id(r)] = order
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.args:
-                    order = a.__dict__.get("_use_order")
-                    if order is not None and len(order) == sum(1 for _ in a.uses):
-                        out[id(a)] = order
     return out
 
 
