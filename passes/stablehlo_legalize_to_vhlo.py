@@ -12,7 +12,7 @@ is an error naming it.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from stablehlo_py.passes._common import (
@@ -143,6 +143,13 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
     return new
 
 
+@cache
+def _fork_of(name: str) -> tuple[specs.OpSpec, type[VhloOp]]:
+    """A StableHLO op's current VHLO fork and its op class."""
+    spec = specs.op_for_stablehlo(name)
+    return spec, op_class(spec.name)
+
+
 def _is_convertible(op: Operation) -> bool:
     return op.name in _stablehlo_names()
 
@@ -263,14 +270,17 @@ class _Legalizer:
         return v
 
     def _convert_known(self, op: Operation) -> Operation:
-        spec = specs.op_for_stablehlo(op.name)
-        cls = op_class(spec.name)
+        spec, cls = _fork_of(op.name)
         attrs = self._attributes(op, spec)
-        props = {k: v for k, v in attrs.items() if k in cls.ATTR_NAMES}
-        discardable = {k: v for k, v in attrs.items() if k not in cls.ATTR_NAMES}
+        names = cls.ATTR_NAMES
+        props = {k: v for k, v in attrs.items() if k in names}
+        discardable = {}
+        if len(props) < len(attrs):
+            discardable = {k: v for k, v in attrs.items() if k not in names}
         operands = []
-        for v in op.operands:
-            nv = self.values.get(v)
+        get = self.values.map.get
+        for v in op._operands:  # xDSL 0.74's private field: `operands` builds a view per call
+            nv = get(v, v)
             if not isinstance(nv.type, vt.VhloType):
                 nv = self.values.cast(nv, self._type(nv.type, op, "an operand"))
             operands.append(nv)

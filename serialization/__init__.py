@@ -196,10 +196,10 @@ def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") 
 
 
 def _deserialize(artifact: bytes, name: str) -> ModuleOp:
-    from stablehlo_py.ir.verify import verify
-
     from stablehlo_py.passes.vhlo_legalize_to_stablehlo import legalize_to_stablehlo
     from stablehlo_py.passes.vhlo_to_version import to_version
+
+    from stablehlo_py.ir.verify import verify
 
     version, vhlo = read_vhlo_artifact(artifact, name, records=True)
     try:

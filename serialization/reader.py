@@ -41,6 +41,8 @@ from stablehlo_py.serialization.format import (
     parse_producer,
 )
 from stablehlo_py.serialization.locations import LocationError, render_locations
+from stablehlo_py.vhlo.attrs import TensorV1Attr
+from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
 from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -48,8 +50,6 @@ from stablehlo_py import specs
 from stablehlo_py.errors import SerializationError
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
-from stablehlo_py.vhlo.attrs import TensorV1Attr
-from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
 
 __all__ = ["Header", "RawArtifact", "read_artifact", "read_header", "read_raw"]
 

@@ -96,8 +96,46 @@ _MISS = object()
 # Types
 
 
+class _ByIdentity:
+    """A conversion's results by the identity of its (immutable) input, in front of the caches
+    keyed by value: a program shares most of its types and attributes, and hashing a nested one
+    costs more than converting it once.  Each entry keeps its input alive, so an id is not reused
+    while it is cached; the table is cleared when it grows past ``limit``."""
+
+    __slots__ = ("limit", "table")
+
+    def __init__(self, limit: int = 100_000):
+        self.table: dict[int, tuple[Any, Any]] = {}
+        self.limit = limit
+
+    def get(self, a: Any) -> Any:
+        got = self.table.get(id(a))
+        if got is not None and got[0] is a:
+            return got[1]
+        return _MISS
+
+    def put(self, a: Any, value: Any) -> Any:
+        if len(self.table) >= self.limit:
+            self.table.clear()
+        self.table[id(a)] = (a, value)
+        return value
+
+
+_VHLO_TYPE_IDS = _ByIdentity()
+_BUILTIN_TYPE_IDS = _ByIdentity()
+_VHLO_ATTR_IDS = _ByIdentity()
+_BUILTIN_ATTR_IDS = _ByIdentity()
+
+
 def to_vhlo_type(t: Attribute) -> Attribute | None:
     """The VHLO type of a builtin/StableHLO type, or None when VHLO has no counterpart."""
+    got = _VHLO_TYPE_IDS.get(t)
+    if got is not _MISS:
+        return got  # type: ignore[no-any-return]
+    return _VHLO_TYPE_IDS.put(t, _to_vhlo_type(t))  # type: ignore[no-any-return]
+
+
+def _to_vhlo_type(t: Attribute) -> Attribute | None:
     got = _TO_VHLO.get(t, _MISS)
     if got is not _MISS:
         return got  # type: ignore[return-value]
@@ -214,6 +252,13 @@ class NotVhlo(Exception):
 
 def to_builtin_type(t: Attribute) -> Attribute:
     """The builtin/StableHLO type of a VHLO type (non-VHLO types are returned unchanged)."""
+    got = _BUILTIN_TYPE_IDS.get(t)
+    if got is not _MISS:
+        return got  # type: ignore[no-any-return]
+    return _BUILTIN_TYPE_IDS.put(t, _to_builtin_type(t))  # type: ignore[no-any-return]
+
+
+def _to_builtin_type(t: Attribute) -> Attribute:
     got = _TO_BUILTIN.get(t)
     if got is not None:
         return got
@@ -286,6 +331,15 @@ def to_builtin_encoding(enc: Attribute) -> Attribute:
 def to_vhlo_attr(a: Attribute, allow_other: bool = False) -> Attribute | None:
     """upstream's StableHLO->VHLO convertGeneric.  With ``allow_other`` an attribute of another
     dialect is kept as it is (``allow-other-dialects``); otherwise it has no counterpart."""
+    if allow_other or isinstance(a, DenseIntOrFPElementsAttr):
+        return _to_vhlo_attr(a, allow_other)  # (constants: mostly unique, and large to keep alive)
+    got = _VHLO_ATTR_IDS.get(a)
+    if got is not _MISS:
+        return got  # type: ignore[no-any-return]
+    return _VHLO_ATTR_IDS.put(a, _to_vhlo_attr(a, False))  # type: ignore[no-any-return]
+
+
+def _to_vhlo_attr(a: Attribute, allow_other: bool) -> Attribute | None:
     if va.is_vhlo(a):
         return a
     if isinstance(a, EnumAttr):
@@ -407,6 +461,15 @@ def _mode_case(mode: Attribute) -> str | None:
 
 def to_builtin_attr(a: Attribute) -> Attribute | None:
     """upstream's VHLO->StableHLO convertGeneric; non-VHLO attributes (allow-other-dialects) pass."""
+    if isinstance(a, va.TensorV1Attr):
+        return a.dense  # (constants: mostly unique, and large to keep alive)
+    got = _BUILTIN_ATTR_IDS.get(a)
+    if got is not _MISS:
+        return got  # type: ignore[no-any-return]
+    return _BUILTIN_ATTR_IDS.put(a, _to_builtin_attr(a))  # type: ignore[no-any-return]
+
+
+def _to_builtin_attr(a: Attribute) -> Attribute | None:
     if not va.is_vhlo(a):
         return a
     if isinstance(a, va.StringV1Attr):

@@ -32,7 +32,7 @@ _UNKNOWN = UnknownLoc()
 class VValue:
     """An SSA value: its type, plus what a rebuild carries (``location``, ``_src``, ``_use_order``)."""
 
-    __slots__ = ("_type", "__dict__")
+    __slots__ = ("__dict__", "_type")
     location: Any = _UNKNOWN
 
     def __init__(self, t: Attribute):

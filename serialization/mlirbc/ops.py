@@ -17,17 +17,22 @@ together by :meth:`OpEncoder.check` as one :class:`NotEncodable` listing each wi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from stablehlo_py.serialization import codes
 from stablehlo_py.serialization.entries import codec_for
 from stablehlo_py.serialization.mlirbc import builtin, vhlo
 from stablehlo_py.serialization.mlirbc.builtin import Loc, NotEncodable
+from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+from stablehlo_py.serialization.reader import _op_shape
 from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py import specs
+from stablehlo_py.ir.text.location import TextLoc, source_position
 
 __all__ = ["OpEncoder", "OpInfo", "VhloOpEncoder"]
 
@@ -54,6 +59,9 @@ class OpEncoder:
         self.problems: list[str] = []
         self._unknown = self.interner.attr("builtin", ("v", builtin.UNKNOWN_LOC))
         self._file_names: dict[int, str] = {}
+        # id -> (the object, its entry): keeps the object alive, so its id is not reused
+        self._type_ids: dict[int, tuple[Attribute, Entry]] = {}
+        self._attr_ids: dict[int, tuple[Attribute, Entry]] = {}
 
     # -- problems
     def problem(self, text: str) -> None:
@@ -79,19 +87,33 @@ class OpEncoder:
 
     # -- values
     def type_entry(self, t: Attribute, op: Operation | None) -> Entry:
+        # by identity first: attributes are immutable and mostly shared, and hashing a nested
+        # one (as the interner's memo does) costs more than the rest of the lookup
+        got = self._type_ids.get(id(t))
+        if got is not None and got[0] is t:
+            return got[1]
         try:
             if codec_for(t) is not None:
-                return vhlo.entry(self.interner, t)
-            return builtin.type_entry(self.interner, t)
+                e = vhlo.entry(self.interner, t)
+            else:
+                e = builtin.type_entry(self.interner, t)
+            self._type_ids[id(t)] = (t, e)
+            return e
         except NotEncodable as e:
             self.problem(f"{e} (in {op.name if op else 'a block'}{self.where(op)})")
             return self._unknown
 
     def value_entry(self, a: Attribute, op: Operation | None, name: str) -> Entry:
+        got = self._attr_ids.get(id(a))
+        if got is not None and got[0] is a:
+            return got[1]
         try:
             if codec_for(a) is not None:
-                return vhlo.entry(self.interner, a)
-            return builtin.attr_entry(self.interner, a)
+                e = vhlo.entry(self.interner, a)
+            else:
+                e = builtin.attr_entry(self.interner, a)
+            self._attr_ids[id(a)] = (a, e)
+            return e
         except NotEncodable as e:
             self.problem(f"attribute '{name}' of {op.name if op else '?'}{self.where(op)}: {e}")
             return self._unknown
@@ -113,8 +135,6 @@ class OpEncoder:
 
     def op_location(self, op: Any) -> Entry:
         """An op's or block argument's location; without `loc(...)`, where it was parsed."""
-        from stablehlo_py.ir.text.location import TextLoc, source_position
-
         if self.strip:
             return self._unknown
         loc = getattr(op, "location", None)
@@ -192,6 +212,14 @@ class VhloOpEncoder(OpEncoder):
             return OpInfo(name, name.split(".", 1)[0], name.split(".", 1)[-1], False, None, None)
         props_src = op.properties
         attrs_src = op.attributes
+        if (
+            self.version >= 5
+            and not attrs_src
+            and len(props_src) == len(inherent)
+            and all(k in props_src for k in inherent)
+        ):  # the common case: exactly the inherent attributes, as properties
+            props = tuple(("A", self.value_entry(props_src[k], op, k)) for k in inherent)
+            return OpInfo(name, "vhlo", name[5:], True, None, props or None)
         values: dict[str, Attribute] = {}
         for k in inherent:
             a = props_src.get(k)
@@ -237,10 +265,6 @@ def build_vhlo_op(
 ) -> Operation:
     """Build one op of a VHLO artifact (``builtin.module`` or a VHLO op) from its decoded parts;
     ``rd`` is the bytecode reader (for attribute references in properties)."""
-    from stablehlo_py.serialization import codes
-    from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
-    from stablehlo_py.serialization.reader import _op_shape
-
     full = f"{dialect}.{name}"
     props: dict[str, Attribute] = {}
     if full == "builtin.module":
@@ -290,7 +314,7 @@ def build_vhlo_op(
             pos,
         ) from None
     shape = _op_shape(code)
-    names = tuple(sorted(shape.spec.attribute_names))
+    names = _sorted_names(code)
     attrs = dict(attr_dict)
     if props_rec is not None:
         (start, end), at = props_rec
@@ -314,9 +338,10 @@ def build_vhlo_op(
         if isinstance(a, Loc):
             raise BytecodeError(f"attribute '{key}' of vhlo.{name} is a location", pos)
         rd.charge(a, pos, f"attribute '{key}' of vhlo.{name}", nodes=False, elements=True)
-    problem = shape.problem(len(operands), len(result_types), len(regions), props)
-    if problem is not None:
-        raise BytecodeError(f"invalid vhlo.{name}: {problem}", pos)
+    if shape.counts != (len(operands), len(result_types), len(regions), len(props)):
+        problem = shape.problem(len(operands), len(result_types), len(regions), props)
+        if problem is not None:
+            raise BytecodeError(f"invalid vhlo.{name}: {problem}", pos)
     for t in result_types:
         if codec_for(t) is None:
             raise BytecodeError(f"a result type of vhlo.{name} is not a VHLO type", pos)
@@ -330,6 +355,12 @@ def build_vhlo_op(
         regions=regions,
         location=location,
     )
+
+
+@cache
+def _sorted_names(code: int) -> tuple[str, ...]:
+    """An op fork's attribute names in the order of its properties record (alphabetical)."""
+    return tuple(sorted(_op_shape(code).spec.attribute_names))
 
 
 def _current() -> Any:

@@ -93,6 +93,7 @@ class _Reader:
         self.build_op = op_builder
         self.dialect_decoder = dialect_decoder
         self.records = records  # build VHLO records (``vhlo.records``) instead of xDSL IR
+        self._loc_objs: dict[int, TextLoc] = {}  # attribute index -> its location, decoded once
 
     # ------------------------------------------------------------------ sections
     def read(self) -> BytecodeArtifact:
@@ -453,10 +454,15 @@ class _Reader:
     def loc(self, r: Reader) -> TextLoc:
         pos = r.pos
         self._pos = pos
-        a = self.attr(r.varint())
+        idx = r.varint()
+        got = self._loc_objs.get(idx)
+        if got is not None:
+            return got
+        a = self.attr(idx)
         if not isinstance(a, Loc):
             raise BytecodeError("expected a location", pos)
-        return UNKNOWN if a.text == "unknown" else TextLoc(a.text)
+        got = self._loc_objs[idx] = UNKNOWN if a.text == "unknown" else TextLoc(a.text)
+        return got
 
     def read_op(self, r: Reader) -> Operation:
         op_start = r.pos
