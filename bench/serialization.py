@@ -8,7 +8,8 @@ serialize the same text for the same target (the older of the two current versio
 
 Rows (best of N runs each):
 
-* write   -- in-memory StableHLO module -> artifact bytes (legalize to VHLO, to target version, encode);
+* write   -- in-memory StableHLO module -> artifact bytes (legalize to VHLO records, fork steps to the
+             target version, encode);
              jaxlib: ``serialize_portable_artifact(module, target)`` on a parsed ``ir.Module``
 * read    -- artifact bytes -> in-memory StableHLO module at the current version;
              jaxlib: ``deserialize_portable_artifact(context, bytes)``
@@ -16,7 +17,7 @@ Rows (best of N runs each):
 * size    -- artifact bytes
 
 for both of our formats (msgpack, the default; and upstream's MLIR bytecode, issue 9), plus our own
-breakdown (encode only, decode only, the passes).  Targets (issues 5 and 9): <= 3x jaxlib's time in
+breakdown (the VHLO records, encode only, decode only, upgrade + legalization, verification).  Targets (issues 5 and 9): <= 3x jaxlib's time in
 both formats; size <= 1.0x jaxlib's (msgpack) and == (MLIR bytecode).
 """
 
@@ -83,17 +84,18 @@ def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 
 def measure(name: str, text: str, repeat: int) -> dict[str, float]:
-    from stablehlo_py.passes import PASSES
+    from stablehlo_py.passes.vhlo_legalize_to_stablehlo import legalize_to_stablehlo
+    from stablehlo_py.passes.vhlo_to_version import to_version
     from stablehlo_py.serialization import (
         deserialize_portable_artifact,
-        read_artifact,
         serialize_portable_artifact,
         serialize_portable_artifact_str,
-        to_vhlo,
+        vhlo_records,
         write_artifact,
     )
 
     from stablehlo_py.ir import parse
+    from stablehlo_py.ir.verify import verify
     from stablehlo_py.version import Version, get_current_version
 
     row: dict[str, float] = {}
@@ -124,24 +126,25 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
     )
     row["ours read mlir"], _ = best(lambda: deserialize_portable_artifact(mdata), repeat)
     row["ours size mlir"] = len(mdata)
-    vhlo = to_vhlo(parse(text, "-"), target)
-    row["ours encode only"], _ = best(
-        lambda: write_artifact(vhlo, Version.from_string(target)), repeat
-    )  # type: ignore[arg-type]
-    row["ours encode only mlir"], _ = best(
-        lambda: write_mlir_artifact(vhlo, Version.from_string(target)), repeat
+    tv = Version.from_string(target)
+    records = vhlo_records(module, tv)
+    row["ours encode only"], _ = best(lambda: write_artifact(records, tv), repeat)
+    row["ours encode only mlir"], _ = best(lambda: write_mlir_artifact(records, tv), repeat)
+    row["ours decode only"], _ = best(lambda: read_vhlo_artifact(data, records=True), repeat)
+    row["ours decode only mlir"], _ = best(
+        lambda: read_vhlo_artifact(mdata, records=True), repeat
     )
-    row["ours decode only"], _ = best(lambda: read_artifact(data), repeat)
-    row["ours decode only mlir"], _ = best(lambda: read_vhlo_artifact(mdata), repeat)
-    row["ours legalize+to_version"], _ = best(lambda: to_vhlo(parse(text, "-"), target), 1)
-    row["ours legalize+to_version"] -= best(lambda: parse(text, "-"), 1)[0]
+    row["ours legalize+to_version"], _ = best(lambda: vhlo_records(module, tv), repeat)
 
     def upgrade_and_legalize() -> Any:
-        _, m = read_artifact(data)
-        m = PASSES["vhlo-to-version"].run(m, {"target": str(get_current_version())})
-        return PASSES["vhlo-legalize-to-stablehlo"].run(m, {})
+        version, m = read_vhlo_artifact(data, records=True)
+        if version.with_zero_patch() != get_current_version():
+            to_version(m, get_current_version())
+        return legalize_to_stablehlo(m)
 
-    row["ours to_current+legalize"] = best(upgrade_and_legalize, 1)[0] - row["ours decode only"]
+    row["ours to_current+legalize"] = best(upgrade_and_legalize, repeat)[0] - row["ours decode only"]
+    back = upgrade_and_legalize()
+    row["ours verify"], _ = best(lambda: verify(back), repeat)
 
     if jst is not None:
         from jax._src.interpreters import mlir as jmlir
@@ -178,14 +181,15 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
             line += f"   jaxlib {row['jax size'] / 1e3:8.1f} KB   ratio {row[f'ours {k}'] / row['jax size']:6.2f}x"
         print(line)
     print(
-        "  ours breakdown: encode {:.1f} ms (mlir {:.1f}), decode {:.1f} ms (mlir {:.1f}), "
-        "legalize+to_version {:.1f} ms, to_current+legalize {:.1f} ms".format(
+        "  ours breakdown: write = legalize+to_version {:.1f} ms + encode {:.1f} ms (mlir {:.1f}); "
+        "read = decode {:.1f} ms (mlir {:.1f}) + to_current+legalize {:.1f} ms + verify {:.1f} ms".format(
+            row["ours legalize+to_version"] * 1e3,
             row["ours encode only"] * 1e3,
             row["ours encode only mlir"] * 1e3,
             row["ours decode only"] * 1e3,
             row["ours decode only mlir"] * 1e3,
-            row["ours legalize+to_version"] * 1e3,
             row["ours to_current+legalize"] * 1e3,
+            row["ours verify"] * 1e3,
         )
     )
     return row

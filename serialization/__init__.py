@@ -18,7 +18,9 @@ MLIR bytecode).  The API follows upstream's Python bindings (``stablehlo.seriali
 
 Writing is ``stablehlo-legalize-to-vhlo`` -> ``vhlo-to-version{target}`` -> :func:`write_artifact`;
 reading is :func:`read_artifact` -> ``vhlo-to-version{current}`` -> ``vhlo-legalize-to-stablehlo``.
-The low-level pair works on VHLO modules only.  Every failure is a
+In between, VHLO exists only as records (``vhlo/records.py``: :func:`vhlo_records` on the way out,
+``read_vhlo_artifact(..., records=True)`` on the way in), never as an xDSL module; both formats encode
+and decode the same records.  The low-level pair works on VHLO modules (xDSL ops or records).  Every failure is a
 :class:`~stablehlo_py.errors.StableHLOError` (:class:`SerializationError` for the bytes themselves,
 with the byte offset).
 """
@@ -57,6 +59,7 @@ __all__ = [
     "serialize_portable_artifact",
     "serialize_portable_artifact_str",
     "to_vhlo",
+    "vhlo_records",
     "write_artifact",
 ]
 
