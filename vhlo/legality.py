@@ -235,6 +235,8 @@ def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
         want = fork_for(op.SPEC.base, target)
         if want is not None and want.name == op.SPEC.name:
             # a record is its own fork state: no fork step to take, only the checks
+            if _exists_at(op, target):
+                return Plan(op, [])  # type: ignore[arg-type]
             return Plan(op, _state_blockers(op, op, target, allow_other))  # type: ignore[arg-type]
     state = fk.ForkOp.of(op)
     blockers: list[Blocker] = []
@@ -263,6 +265,40 @@ def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
         return Plan(state, blockers)
     blockers.extend(_state_blockers(state, op, target, allow_other))
     return Plan(state, blockers)
+
+
+def _exists_at(op: VOp, target: Version) -> bool:
+    """A quick yes for a record at its target fork: every attribute and type (by identity, cached
+    per target) exists at ``target``, no value constraint or location needs more.  False means
+    "look closer" (``_state_blockers`` finds and words the blockers)."""
+    ok = _OK_AT.get(target)
+    if ok is None or len(ok) >= 200_000:
+        ok = _OK_AT[target] = {}
+    spec = op.SPEC
+    loc = location_needs(op)
+    if loc is not None and loc[0] > target:
+        return False
+    constraint = _CONSTRAINT_BY_KEY.get((spec.base, spec.version))
+    if constraint is not None and any(v > target for v, _ in constraint(op)):  # type: ignore[arg-type]
+        return False
+    for group in (op.properties.values(), op.attributes.values()):
+        for a in group:
+            if ok.get(id(a)) is not a:
+                if attr_needs(a)[0] > target:
+                    return False
+                ok[id(a)] = a
+    for values in (op.results, op.operands):
+        for v in values:
+            t = v.type
+            if ok.get(id(t)) is not t:
+                if type_needs(t)[0] > target:
+                    return False
+                ok[id(t)] = t
+    return True
+
+
+_OK_AT: dict[Version, dict[int, Attribute]] = {}
+"""target -> id -> attribute or type known to exist at the target (kept alive: ids stay unique)."""
 
 
 def _state_blockers(
