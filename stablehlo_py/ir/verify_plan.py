@@ -1,0 +1,536 @@
+"""Verification plans: per op class, what xDSL's IRDL verifier checks, compiled once.
+
+`Operation.verify` (xdsl/ir/core.py) followed by the `verify_` that `irdl_op_definition` generates
+(`OpDef.verify` then the class's own verifier) re-derives from the class's `OpDef`, for every op,
+what is fixed per class: how many operands/results/regions there are and how variadic groups split
+them, which constraint applies at each position, which properties are required, which traits have
+verifiers.  A `VerifyPlan` holds that, compiled once from `cls.get_irdl_definition()`, and checks
+an op with plain comparisons: `isinstance` for `BaseAttr`, `!=` for `EqAttrConstraint`, and a
+bounded identity memo `(constraint, attribute) -> ok` for the other context-free constraints.
+
+A plan only answers "this op verifies".  Whenever it cannot say so (a check fails, an exception
+escapes, or the class has no plan) the caller runs xDSL's own `op.verify(...)`, which produces the
+diagnostic: messages are xDSL's, unchanged.  Hence the rule here: when in doubt, no plan.
+
+Classes left to xDSL (`plan_for` returns None, `why_no_plan` says why): non-IRDL ops (VHLO,
+unregistered), ops with successors or attribute-sized segments, classes overriding `verify`, and
+any `verify_` or accessor this module does not recognise.  Constraints that may read or bind the
+`VerificationContext` (constraint variables, or any constraint class not known to be context-free)
+are not memoised: they are called as xDSL calls them, in xDSL's order, with a fresh context per op.
+
+Written against xDSL 0.74.0's `OpDef.verify`, `irdl_op_verify_arg_list`, `verify_variadic_size`,
+`irdl_op_verify_regions` and `Operation.verify`; with another xDSL version no plan is compiled
+(everything takes xDSL's path) until this module is re-checked against it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import xdsl
+from xdsl.ir import Attribute, ErasedSSAValue, Operation
+from xdsl.irdl import IRDLOperation
+from xdsl.irdl import constraints as C
+from xdsl.irdl import operations as O
+from xdsl.traits import IsTerminator, NoTerminator, OpTrait
+from xdsl.utils.exceptions import VerifyException
+
+XDSL_VERSION = "0.74.0"
+"""The xDSL release whose verifier this module mirrors."""
+
+MEMO_LIMIT = 1 << 15
+"""Most (constraint, attribute) verdicts kept; the memo is emptied when it would exceed this."""
+
+
+class PlanError(Exception):
+    """A class whose verification this module does not fully understand (it keeps xDSL's path)."""
+
+
+# ------------------------------------------------------------------ the class's own verifier
+_GENERATED_VERIFY = "get_accessors_from_op_def.<locals>.verify_"
+
+
+def custom_verifier(cls: type[Operation]) -> tuple[O.OpDef, Callable[[Operation], None] | None]:
+    """`(op_def, custom_verify)` from the `verify_` that xDSL's `irdl_op_definition` generated for
+    `cls`: in xDSL 0.74 a closure `verify_(self): op_def.verify(self); custom_verify(self)` over
+    the `verify_` the class had when decorated (`Operation.verify_`, a no-op, if it defined none),
+    or one without `custom_verify`.  Raises PlanError for anything else."""
+    fn = inspect.getattr_static(cls, "verify_", None)
+    if not inspect.isfunction(fn) or fn.__qualname__ != _GENERATED_VERIFY:
+        raise PlanError("verify_ is not the one irdl_op_definition generates")
+    if fn.__module__ != O.__name__:
+        raise PlanError(f"generated verify_ lives in {fn.__module__}, not {O.__name__}")
+    code = fn.__code__
+    cells = dict(zip(code.co_freevars, fn.__closure__ or (), strict=True))
+    if set(cells) not in ({"op_def"}, {"op_def", "custom_verify"}):
+        raise PlanError(f"generated verify_ closes over {sorted(cells)}")
+    # the wrapper's body calls `op_def.verify` and `custom_verify`, nothing else
+    if code.co_names != ("verify",) or code.co_argcount != 1:
+        raise PlanError(f"generated verify_ uses {code.co_names}")
+    op_def = cells["op_def"].cell_contents
+    if not isinstance(op_def, O.OpDef) or op_def is not cls.get_irdl_definition():
+        raise PlanError("generated verify_ closes over another OpDef")
+    custom = cells["custom_verify"].cell_contents if "custom_verify" in cells else None
+    if custom is not None and not callable(custom):
+        raise PlanError("custom_verify is not callable")
+    return op_def, custom
+
+
+# ------------------------------------------------------------------ attribute constraints
+def is_context_free(c: object) -> bool:
+    """Does `c.verify(attr, ctx)` depend on `attr` only (never reading or binding `ctx`)?  Only
+    xDSL's own stateless constraint classes, matched exactly (a subclass may override `verify`)."""
+    t = type(c)
+    if t in (C.AnyAttr, C.BaseAttr, C.EqAttrConstraint, C.AttrSetConstraint):
+        return True
+    if t is C.AnyOf:
+        parts = list(c.attr_constrs)  # type: ignore[attr-defined]
+        parts += getattr(c, "_based_constrs", {}).values()  # what AnyOf.verify dispatches to
+        if getattr(c, "_abstr_constr", None) is not None:
+            parts.append(c._abstr_constr)  # type: ignore[attr-defined]
+        return all(is_context_free(p) for p in parts)
+    if t is C.AllOf:
+        return all(is_context_free(p) for p in c.attr_constrs)  # type: ignore[attr-defined]
+    if t is C.ParamAttrConstraint:
+        return all(is_context_free(p) for p in c.param_constrs)  # type: ignore[attr-defined]
+    if t is C.MessageConstraint:
+        return is_context_free(c.constr)  # type: ignore[attr-defined]
+    if t is C.TypeVarConstraint:
+        return is_context_free(c.base_constraint)  # type: ignore[attr-defined]
+    return False
+
+
+class _Memo:
+    """`(constraint, attribute) -> ok` for context-free constraints, by attribute identity (the
+    attribute is kept alive with its verdict, so an id is never reused while cached).  Bounded."""
+
+    def __init__(self, limit: int = MEMO_LIMIT) -> None:
+        self.limit = limit
+        self.size = 0
+        self.tables: dict[int, tuple[C.AttrConstraint, dict[int, tuple[Attribute, bool]]]] = {}
+
+    def table(self, constr: C.AttrConstraint) -> dict[int, tuple[Attribute, bool]]:
+        entry = self.tables.get(id(constr))
+        if entry is None:  # keeps `constr` alive: its id stays its own
+            entry = self.tables[id(constr)] = (constr, {})
+        return entry[1]
+
+    def clear(self) -> None:
+        for _, table in self.tables.values():
+            table.clear()
+        self.size = 0
+
+
+MEMO = _Memo()
+
+
+class _Cached:
+    """A context-free constraint checked through MEMO."""
+
+    __slots__ = ("constr", "table")
+
+    def __init__(self, constr: C.AttrConstraint) -> None:
+        self.constr = constr
+        self.table = MEMO.table(constr)
+
+    def ok(self, attr: Attribute) -> bool:
+        hit = self.table.get(id(attr))
+        if hit is not None and hit[0] is attr:
+            return hit[1]
+        try:
+            self.constr.verify(attr, C.VerificationContext())
+            ok = True
+        except VerifyException:
+            ok = False
+        memo = MEMO
+        if memo.size >= memo.limit:
+            memo.clear()
+        memo.size += 1
+        self.table[id(attr)] = (attr, ok)
+        return ok
+
+
+# how one attribute (a type, a property) is checked
+SKIP, ISA, EQ, CACHED = "skip", "isa", "eq", "cached"
+
+
+def _attr_check(c: C.AttrConstraint) -> tuple[str, Any] | None:
+    """(kind, arg) for a context-free constraint, None for one that must be called with a context."""
+    t = type(c)
+    if t is C.AnyAttr:
+        return SKIP, None
+    if t is C.BaseAttr:
+        return ISA, c.attr  # BaseAttr.verify: isinstance(attr, self.attr)
+    if t is C.EqAttrConstraint:
+        return EQ, c.attr  # EqAttrConstraint.verify: fails iff attr != self.attr
+    if is_context_free(c):
+        return CACHED, _Cached(c)
+    return None
+
+
+def _attr_ok(kind: str, arg: Any, attr: Attribute) -> bool:
+    if kind is ISA:
+        return isinstance(attr, arg)
+    if kind is EQ:
+        return False if attr != arg else True  # noqa: SIM211 - the very test EqAttrConstraint makes
+    if kind is CACHED:
+        return arg.ok(attr)
+    return True
+
+
+# ------------------------------------------------------------------ operands, results, regions
+class _Group:
+    """One operand/result/region definition: single or variadic, and how its range of types is
+    checked (the operand or result types of the group; a region's entry block argument types)."""
+
+    __slots__ = ("arg", "direct", "kind", "length", "name", "single_block", "variadic")
+
+    def __init__(
+        self, name: str, variadic: bool, range_constr: C.RangeConstraint, one_type: bool
+    ) -> None:
+        self.name = name
+        self.variadic = variadic
+        self.length: int | None = None  # a required range length, if any
+        self.kind, self.arg = SKIP, None  # element check
+        self.direct: C.RangeConstraint | None = None  # else: called as xDSL does, with the context
+        self.single_block = False
+        inner: C.RangeConstraint = range_constr
+        if type(inner) is C.RangeLengthConstraint and type(inner.length) is C.EqIntConstraint:
+            self.length = inner.length.value
+            inner = inner.constraint
+        if one_type and self.length not in (None, 1):  # a single operand: a range of one type
+            self.direct = range_constr
+            return
+        if type(inner) is C.AnyRange:
+            return
+        if type(inner) is C.RangeOf and (check := _attr_check(inner.constr)) is not None:
+            self.kind, self.arg = check
+            return
+        self.length = None
+        self.direct = range_constr
+
+
+class _Layout:
+    """How a list of operands/results/regions splits over its definitions (xDSL's
+    `verify_variadic_same_size` and accessors, without attribute-sized segments)."""
+
+    __slots__ = ("checks", "directs", "fixed", "groups", "has_opt", "n_defs", "n_var")
+
+    def __init__(self, groups: list[_Group], has_opt: bool) -> None:
+        self.groups = tuple(groups)
+        self.n_defs = len(groups)
+        self.n_var = sum(g.variadic for g in groups)
+        self.has_opt = has_opt
+        self.fixed = self.n_var == 0
+        # without variadics, position i is definition i
+        self.checks = tuple((i, g.kind, g.arg) for i, g in enumerate(groups) if g.kind is not SKIP)
+        self.directs = tuple((i, g.direct) for i, g in enumerate(groups) if g.direct is not None)
+
+    def variadic_size(self, n: int) -> int | None:
+        """Size of each variadic group for `n` items, None when `n` does not fit the definitions."""
+        n_defs, k = self.n_defs, self.n_var
+        if k == 0:
+            return 0 if n == n_defs else None
+        if self.has_opt:
+            return 1 if n == n_defs else 0 if n == n_defs - k else None
+        if n < n_defs - k or (n - n_defs) % k:
+            return None
+        return (n - n_defs) // k + 1
+
+
+def _values_ok(layout: _Layout, values: Sequence[Any], directs: list | None) -> bool:
+    """Operands or results: count and types (direct range checks are queued in `directs`)."""
+    if layout.fixed:
+        if len(values) != layout.n_defs:
+            return False
+        for pos, kind, arg in layout.checks:
+            t = values[pos].type
+            if kind is ISA:
+                if not isinstance(t, arg):
+                    return False
+            elif not _attr_ok(kind, arg, t):
+                return False
+        if layout.directs:
+            assert directs is not None
+            directs.extend((c, (values[pos].type,)) for pos, c in layout.directs)
+        return True
+    size = layout.variadic_size(len(values))
+    if size is None:
+        return False
+    pos = 0
+    for g in layout.groups:
+        n = size if g.variadic else 1
+        if g.length is not None and n != g.length:
+            return False
+        if g.direct is not None:
+            assert directs is not None
+            directs.append((g.direct, tuple(v.type for v in values[pos : pos + n])))
+        elif g.kind is not SKIP:
+            for v in values[pos : pos + n]:
+                if not _attr_ok(g.kind, g.arg, v.type):
+                    return False
+        pos += n
+    return True
+
+
+def _regions_ok(layout: _Layout, regions: Sequence[Any], directs: list | None) -> bool:
+    """Region count, single-block rules and entry-block argument types."""
+    size = layout.variadic_size(len(regions))
+    if size is None:
+        return False
+    pos = 0
+    for g in layout.groups:
+        n = size if g.variadic else 1
+        for region in regions[pos : pos + n]:
+            entry = region.first_block
+            if g.single_block and (entry is None or entry is not region.last_block):
+                return False
+            if entry is None:
+                continue  # xDSL checks entry arguments of an existing entry block only
+            if g.direct is not None:
+                assert directs is not None
+                directs.append((g.direct, entry.arg_types))
+                continue
+            if g.kind is SKIP and g.length is None:
+                continue
+            types = entry.arg_types
+            if g.length is not None and len(types) != g.length:
+                return False
+            for t in types:
+                if not _attr_ok(g.kind, g.arg, t):
+                    return False
+        pos += n
+    return True
+
+
+# ------------------------------------------------------------------ the plan
+_OPERAND_DEFS = {O.OperandDef: False, O.VarOperandDef: True, O.OptOperandDef: True}
+_RESULT_DEFS = {O.ResultDef: False, O.VarResultDef: True, O.OptResultDef: True}
+_REGION_DEFS = {
+    O.RegionDef: (False, False),
+    O.VarRegionDef: (True, False),
+    O.OptRegionDef: (True, False),
+    O.SingleBlockRegionDef: (False, True),
+    O.VarSingleBlockRegionDef: (True, True),
+    O.OptSingleBlockRegionDef: (True, True),
+}
+_SAME_SIZE_OPTIONS = (O.SameVariadicOperandSize, O.SameVariadicResultSize, O.SameVariadicRegionSize)
+
+
+def _check_accessor(cls: type, name: str, construct: O.VarIRConstruct, idx: int) -> None:
+    """xDSL verifies through `getattr(op, name)`: it must still be the accessor it generated."""
+    acc = inspect.getattr_static(cls, name, None)
+    if not (
+        isinstance(acc, O.BaseAccessor)
+        and type(acc).__module__ == O.__name__
+        and acc.construct == construct
+        and acc.idx == idx
+    ):
+        raise PlanError(f"'{name}' is not xDSL's accessor for {construct.name.lower()} #{idx}")
+
+
+def _layout(
+    cls: type, defs: list[tuple[str, Any]], kinds: dict[type, Any], construct: O.VarIRConstruct
+) -> _Layout:
+    groups = []
+    has_opt = False
+    for idx, (name, d) in enumerate(defs):
+        if type(d) not in kinds:
+            raise PlanError(f"{construct.name.lower()} '{name}' is a {type(d).__name__}")
+        _check_accessor(cls, name, construct, idx)
+        if construct is O.VarIRConstruct.REGION:
+            variadic, single_block = kinds[type(d)]
+            g = _Group(name, variadic, d.entry_args, one_type=False)
+            g.single_block = single_block
+        else:
+            variadic = kinds[type(d)]
+            g = _Group(name, variadic, d.constr, one_type=not variadic)
+        assert variadic == isinstance(d, O.VariadicDef)
+        has_opt |= isinstance(d, O.OptionalDef)
+        groups.append(g)
+    return _Layout(groups, has_opt)
+
+
+def _named_checks(
+    defs: dict[str, O.AttrOrPropDef], optional_cls: type
+) -> tuple[tuple[str, bool, str, Any, C.AttrConstraint | None], ...]:
+    """(name, required, kind, arg, direct constraint) per property or attribute definition."""
+    out = []
+    for name, d in defs.items():
+        check = _attr_check(d.constr)
+        kind, arg = check if check is not None else (SKIP, None)
+        out.append((name, not isinstance(d, optional_cls), kind, arg, None if check else d.constr))
+    return tuple(out)
+
+
+class VerifyPlan:
+    """Everything `op.verify(verify_nested_ops=False)` checks for ops of one IRDL class."""
+
+    def __init__(self, cls: type[Operation]) -> None:
+        if not issubclass(cls, IRDLOperation) or not hasattr(cls, "get_irdl_definition"):
+            raise PlanError("not an IRDL operation")
+        if cls.verify is not Operation.verify:
+            raise PlanError("the class overrides Operation.verify")
+        op_def, custom = custom_verifier(cls)
+        if type(op_def).verify is not O.OpDef.verify:
+            raise PlanError("OpDef.verify is overridden")
+        if op_def.successors:
+            raise PlanError("has successor definitions")
+        for option in op_def.options:
+            if type(option) not in _SAME_SIZE_OPTIONS:  # attribute-sized segments, ...
+                raise PlanError(f"IRDL option {type(option).__name__}")
+        if cls.traits is not op_def.traits:
+            raise PlanError("class traits are not the OpDef's")
+        for defs, kinds in (
+            (op_def.properties, (O.PropertyDef, O.OptPropertyDef)),
+            (op_def.attributes, (O.AttributeDef, O.OptAttributeDef)),
+        ):
+            for name, d in defs.items():
+                if type(d) not in kinds:
+                    raise PlanError(f"'{name}' is a {type(d).__name__}")
+        self.cls = cls
+        # xDSL wraps whatever `verify_` the class had, at least Operation's (which does nothing)
+        self.custom = None if custom is Operation.verify_ else custom
+        self.operands = _layout(cls, op_def.operands, _OPERAND_DEFS, O.VarIRConstruct.OPERAND)
+        self.results = _layout(cls, op_def.results, _RESULT_DEFS, O.VarIRConstruct.RESULT)
+        self.regions = _layout(cls, op_def.regions, _REGION_DEFS, O.VarIRConstruct.REGION)
+        self.properties = _named_checks(op_def.properties, O.OptPropertyDef)
+        self.property_names = frozenset(op_def.properties)
+        self.attributes = _named_checks(op_def.attributes, O.OptAttributeDef)
+        self.has_direct = any(
+            g.direct is not None
+            for layout in (self.operands, self.results, self.regions)
+            for g in layout.groups
+        ) or any(c[4] is not None for c in self.properties + self.attributes)
+        self.op_traits = op_def.traits
+        self.trait_set = op_def.traits.traits
+        # traits without a verifier of their own (Pure, ...) verify nothing
+        self.traits: tuple[OpTrait, ...] = tuple(
+            t for t in self.trait_set if type(t).verify is not OpTrait.verify
+        )
+        self.is_terminator = cls.has_trait(IsTerminator)
+
+    def check(self, op: Operation) -> bool:
+        """True when `op.verify(verify_nested_ops=False)` would pass.  False (or an exception)
+        means: ask xDSL.  (`plan_for` makes sure the plan is not stale.)"""
+        if op._successors:
+            return False
+        # -- Operation.verify's own checks
+        operands = op._operands
+        for v in operands:
+            if isinstance(v, ErasedSSAValue):
+                return False  # xDSL raises ValueError
+        if not self.is_terminator and (block := op.parent) is not None:
+            region = block.parent
+            if region is not None and block.last_op is op:
+                if region.first_block is not region.last_block:
+                    return False  # ends a block of a multi-block region, not a terminator
+                parent = region.parent
+                if parent is not None and not parent.has_trait(NoTerminator):
+                    return False
+        # -- OpDef.verify: operands, results, regions, (no successors), properties, attributes
+        directs: list[tuple[Any, Any]] | None = [] if self.has_direct else None
+        if not _values_ok(self.operands, operands, directs):
+            return False
+        if not _values_ok(self.results, op.results, directs):
+            return False
+        if (op.regions or self.regions.n_defs) and not _regions_ok(
+            self.regions, op.regions, directs
+        ):
+            return False
+        props = op.properties
+        if not props.keys() <= self.property_names:
+            return False  # a property the op does not define
+        for name, required, kind, arg, direct in self.properties:
+            if name not in props:
+                if required:
+                    return False
+                continue
+            a = props[name]
+            if direct is not None:
+                directs.append((direct, a))  # type: ignore[union-attr]
+            elif kind is ISA:
+                if not isinstance(a, arg):
+                    return False
+            elif not _attr_ok(kind, arg, a):
+                return False
+        if self.attributes:
+            attrs = op.attributes
+            for name, required, kind, arg, direct in self.attributes:
+                if name not in attrs:
+                    if required:
+                        return False
+                    continue
+                a = attrs[name]
+                if direct is not None:
+                    directs.append((direct, a))  # type: ignore[union-attr]
+                elif not _attr_ok(kind, arg, a):
+                    return False
+        if directs:
+            # in xDSL's order (operands, results, regions, properties, attributes), sharing one
+            # context as OpDef.verify does: constraint variables bind and compare as there
+            ctx = C.VerificationContext()
+            for constr, value in directs:
+                constr.verify(value, ctx)
+        for trait in self.traits:
+            trait.verify(op)
+        # -- the class's own verifier
+        if self.custom is not None:
+            self.custom(op)
+        return True
+
+
+# ------------------------------------------------------------------ the cache
+_PLANS: dict[type, VerifyPlan | None] = {}
+_NO_PLAN: dict[type, str] = {}
+
+
+@functools.cache
+def xdsl_problem() -> str | None:
+    """Why plans cannot be trusted with the installed xDSL, or None (looked up once, lazily:
+    xDSL resolves its version from package metadata)."""
+    version = str(xdsl.__version__)
+    if version != XDSL_VERSION:
+        return f"xDSL {version} (plans mirror xDSL {XDSL_VERSION})"
+    fields = getattr(Operation, "__dataclass_fields__", {})
+    for name in ("_operands", "results", "_successors", "properties", "attributes", "regions"):
+        if name not in fields:
+            return f"xDSL's Operation has no field {name}"
+    return None
+
+
+def plan_for(cls: type) -> VerifyPlan | None:
+    """The compiled plan for ops of class `cls`, or None when they keep xDSL's verifier."""
+    plan = _PLANS.get(cls, _PLANS)
+    if plan is None or (plan is not _PLANS and plan.op_traits.traits is plan.trait_set):
+        return plan  # type: ignore[return-value]
+    # not compiled yet, or traits were added to the class since (`OpTraits.add_trait`)
+    try:
+        if (problem := xdsl_problem()) is not None:
+            raise PlanError(problem)
+        plan = VerifyPlan(cls)
+    except PlanError as e:
+        _NO_PLAN[cls] = str(e)
+        plan = None
+    _PLANS[cls] = plan
+    return plan
+
+
+def why_no_plan(cls: type) -> str | None:
+    """Why `cls` keeps xDSL's verifier (None when it has a plan)."""
+    return None if plan_for(cls) is not None else _NO_PLAN.get(cls)
+
+
+def verifies(op: Operation) -> bool:
+    """Does `op` pass `op.verify(verify_nested_ops=False)`?  True only when its plan says so;
+    False means "not known": run xDSL's verifier for the diagnostic."""
+    plan = plan_for(type(op))
+    if plan is None:
+        return False
+    try:
+        return plan.check(op)
+    except Exception:  # noqa: BLE001 - any failure is reported by xDSL's own verifier
+        return False
