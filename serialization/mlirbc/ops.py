@@ -37,6 +37,7 @@ from stablehlo_py.ir.text.location import TextLoc, source_position
 __all__ = ["OpEncoder", "OpInfo", "VhloOpEncoder"]
 
 _MAX_PROBLEMS = 50
+_UNSET: Any = object()
 
 
 @dataclass
@@ -189,8 +190,8 @@ class VhloOpEncoder(OpEncoder):
         self._specs: dict[str, tuple[str, ...] | None] = {}
 
     def _inherent(self, name: str) -> tuple[str, ...] | None:
-        got = self._specs.get(name, ())
-        if got != ():
+        got = self._specs.get(name, _UNSET)
+        if got is not _UNSET:
             return got  # type: ignore[return-value]
         try:
             names: tuple[str, ...] | None = tuple(sorted(specs.op(name).attribute_names))
