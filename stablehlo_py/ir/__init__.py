@@ -27,12 +27,14 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def parse(text: str, filename: str = "-", line_offset: int = 0) -> Operation:
-    """Parse a whole file (aliases, one module or a list of top-level ops)."""
+def parse(text: str, filename: str = "-", line_offset: int = 0, allow_unregistered: bool = False) -> Operation:
+    """Parse a whole file (aliases, one module or a list of top-level ops).  `allow_unregistered`
+    accepts generic-form ops of unknown dialects (`"foo.bar"(%0) : (...) -> ...`), as MLIR's
+    --allow-unregistered-dialect."""
     from stablehlo_py.ir.text.parser import Parser
 
     with no_gc():
-        return Parser(text, default_registry(), filename, line_offset).parse_top_level()
+        return Parser(text, default_registry(), filename, line_offset, allow_unregistered).parse_top_level()
 
 
 def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xdsl.ir import Attribute, Operation
+from xdsl.ir.core import OpTraits
+from xdsl.traits import NoTerminator
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -21,6 +23,14 @@ class Registry:
     attr_parsers: dict[str, Callable[[Parser], Attribute]] = field(default_factory=dict)
     type_parsers: dict[str, Callable[[Parser], Attribute]] = field(default_factory=dict)
     enum_dialects: set[str] = field(default_factory=set)
+
+    def dialects(self) -> frozenset[str]:
+        """The dialects whose ops are registered (`stablehlo`, `chlo`, `func`, ...)."""
+        known = self.__dict__.get("_dialects")
+        if known is None or known[0] != len(self.ops):
+            known = (len(self.ops), frozenset(n.partition(".")[0] for n in self.ops))
+            self.__dict__["_dialects"] = known
+        return known[1]
 
     def add_ops(self, *classes: type[Operation]) -> None:
         for c in classes:
@@ -52,3 +62,42 @@ def default_registry() -> Registry:
 
         _DEFAULT = dialects.build_registry()
     return _DEFAULT
+
+
+class UnregisteredOp(Operation):
+    """An op of a dialect the toolkit does not know, read with `allow_unregistered` (as MLIR's
+    `--allow-unregistered-dialect`): its name, operands, results, properties, attributes and regions
+    are kept as written; it prints back in generic form, verification skips it, and the interpreter
+    and serializers refuse it.  One subclass per op name (`unregistered_op_class`), so `op.name` is
+    the name it was written with."""
+
+    name = "builtin.unregistered"
+    # MLIR does not require the blocks of an unregistered op to end with a terminator
+    traits = OpTraits(lambda: (NoTerminator(),))
+    UNREGISTERED = True
+
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        # MLIR knows nothing of an unregistered op's constraints (it may even terminate a block):
+        # only what it contains is verified.
+        if verify_nested_ops:
+            for region in self.regions:
+                region.verify()
+
+    def verify_(self) -> None:
+        return None
+
+
+_UNREGISTERED: dict[str, type[UnregisteredOp]] = {}
+
+
+def unregistered_op_class(op_name: str) -> type[UnregisteredOp]:
+    """The (cached) class of the unregistered op `op_name` (`"dialect.op"`)."""
+    cls = _UNREGISTERED.get(op_name)
+    if cls is None:
+        cls = type("UnregisteredOp", (UnregisteredOp,), {"name": op_name, "__module__": __name__})
+        _UNREGISTERED[op_name] = cls
+    return cls
+
+
+def is_unregistered(op: Operation) -> bool:
+    return isinstance(op, UnregisteredOp)

@@ -131,8 +131,16 @@ def op_source_location(op: Operation) -> str | None:
 class Parser:
     """One parse of one text buffer.  Op classes use its `parse_*`/`try_*` methods in `parse_pretty`."""
 
-    def __init__(self, text: str, registry: Registry, filename: str = "-", line_offset: int = 0):
+    def __init__(
+        self,
+        text: str,
+        registry: Registry,
+        filename: str = "-",
+        line_offset: int = 0,
+        allow_unregistered: bool = False,
+    ):
         self.text = text
+        self.allow_unregistered = allow_unregistered
         self.pos = 0
         self.registry = registry
         self.filename = filename
@@ -688,9 +696,7 @@ class Parser:
             self.error(f"use of undefined value '%{name}'", pos)
         if isinstance(v, tuple):
             if index is None:
-                if len(v) != 1:
-                    self.error(f"'%{name}' names {len(v)} results; use '%{name}#N'", pos)
-                return v[0]
+                return v[0]  # as MLIR: `%name` of a result group is its first result, `%name#0`
             if index >= len(v):
                 self.error(f"'%{name}#{index}' is out of range: '%{name}' has {len(v)} results", pos)
             return v[index]
@@ -860,7 +866,7 @@ class Parser:
             op_name = self.parse_string()
             cls = self.registry.ops.get(op_name)
             if cls is None:
-                self.error(f"unknown operation '{op_name}'", name_pos)
+                cls = self._unregistered(op_name, name_pos)
             op = self._parse_generic(cls, op_name)
         else:
             word = self.try_bare_id()
@@ -893,6 +899,25 @@ class Parser:
             self.define(name, vals, p)
             i += count
         return op
+
+    def _unregistered(self, op_name: str, pos: int) -> type[Operation]:
+        """The class of a generic-form op no dialect of ours defines: refused, unless the parse
+        allows unregistered dialects (MLIR's --allow-unregistered-dialect) and the op's dialect is
+        not one we know (MLIR refuses unknown ops of a registered dialect either way)."""
+        if not self.allow_unregistered:
+            self.error(f"unknown operation '{op_name}'", pos)
+        dialect = op_name.partition(".")[0]
+        if "." not in op_name or not dialect:
+            self.error(f"unknown operation '{op_name}': an op name is 'dialect.op'", pos)
+        if dialect in self.registry.dialects():
+            self.error(
+                f"unregistered operation '{op_name}' found in dialect ('{dialect}') that does not "
+                "allow unknown operations",
+                pos,
+            )
+        from stablehlo_py.ir.registry import unregistered_op_class
+
+        return unregistered_op_class(op_name)
 
     def _parse_generic(self, cls: type[Operation], op_name: str) -> Operation:
         operands = self.parse_delimited("(", self.parse_operand, ")")
