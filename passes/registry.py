@@ -47,6 +47,11 @@ PASSES: dict[str, PassInfo] = {
             "stablehlo_py.passes.vhlo_legalize_to_stablehlo",
         ),
         PassInfo(
+            "hlo-test-infer",
+            "Test pass: attach the result types inference gives to `hlo_test_infer.get_return_types` ops",
+            "stablehlo_py.passes.hlo_test_infer",
+        ),
+        PassInfo(
             "vhlo-to-version",
             "Upgrade or downgrade VHLO to target=X.Y.Z (also current, minimum)",
             "stablehlo_py.passes.vhlo_to_version",
