@@ -1,3 +1,73 @@
-"""Result-type inference rules of the control flow ops (upstream's TypeInference.cpp `infer*Op`)."""
+"""Result-type inference rules of the control flow ops (upstream's TypeInference.cpp `infer*Op`):
+if and case (the least specific type of what the branches return), while and optimization_barrier
+(the operand types), after_all and create_token (a token)."""
 
 from __future__ import annotations
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Region
+
+from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.shapes import infer_least_specific_type, types_compatible
+from stablehlo_py.ir.types import TokenType
+
+
+def types_text(types: list[Attribute] | tuple[Attribute, ...]) -> str:
+    """A type range as MLIR streams it into a diagnostic: `'T1', 'T2'` (types are quoted)."""
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    return ", ".join(f"'{type_to_str(t)}'" for t in types)
+
+
+def terminator_types(region: Region) -> list[Attribute]:
+    """The operand types of the terminator of the region's first block."""
+    block = region.blocks.first
+    if block is None or block.last_op is None:
+        return []
+    return [v.type for v in block.last_op.operands]
+
+
+def _conditional(inp: InferInput) -> list[Attribute]:
+    """upstream's inferConditionalOp (if and case)."""
+    operand = inp.operand_types[0] if inp.operand_types else None
+    # case_i1, if_i1
+    if isinstance(operand, TensorType) and len(operand.get_shape()) != 0:
+        raise InferError(f"operand should be rank 0 tensor but got rank {len(operand.get_shape())}")
+    branches = inp.regions
+    # case_c1
+    if not branches:
+        raise InferError("expect at least one branch")
+    for region in branches:
+        if not region.blocks:
+            raise InferError("expect non-empty region")
+    outs0 = terminator_types(branches[0])
+    outs = [terminator_types(r) for r in branches]
+    for i, region in enumerate(branches):
+        nargs = len(region.blocks.first.args)  # type: ignore[union-attr]
+        # case_c2, if_c1
+        if nargs:
+            raise InferError(f"branch {i} must have 0 arguments, but found {nargs}")
+        # case_c3, if_c2
+        if not types_compatible(outs0, outs[i]):
+            raise InferError(
+                f"branch 0 and branch {i} have mismatched return types: "
+                f"{types_text(outs0)} vs {types_text(outs[i])}"
+            )
+    # case_c4, if_c3
+    return [infer_least_specific_type([o[k] for o in outs]) for k in range(len(outs0))]
+
+
+@rule("stablehlo.if", "stablehlo.case")
+def infer_conditional(inp: InferInput) -> list[Attribute]:
+    return _conditional(inp)
+
+
+@rule("stablehlo.while", "stablehlo.optimization_barrier")
+def infer_operand_types(inp: InferInput) -> list[Attribute]:
+    """while_c3, optimization_barrier_c1: the results have the operands' types."""
+    return list(inp.operand_types)
+
+
+@rule("stablehlo.after_all", "stablehlo.create_token")
+def infer_token(inp: InferInput) -> list[Attribute]:
+    return [TokenType()]

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from xdsl.dialects.builtin import DictionaryAttr, FunctionType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute, Operation, Region
 from xdsl.irdl import (
     operand_def,
@@ -27,6 +34,7 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.format import custom_directive, get_slot, prop_defaults, set_slot
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re-exported)
     DICT_ATTR,
     I32,
@@ -67,13 +75,6 @@ def format_attrs(op: Operation, elided: tuple[str, ...] = ()) -> dict[str, Attri
     return out
 
 
-def _branch_outputs(region: Region, label: str, what: str) -> list[Attribute]:
-    rets = return_types(region)
-    if rets is None:
-        raise VerifyException(f"{label}: {what} must have a block ending with stablehlo.return")
-    return rets
-
-
 # ------------------------------------------------------------------------------------- return
 @op_def
 class ReturnOp(StableHLOOp):
@@ -101,24 +102,13 @@ class IfOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         t = self.pred.type
-        if not (is_scalar_tensor(t) and t2s(element_type(t)) == "i1"):  # if_i1
-            raise VerifyException(f"pred must be a 0-d tensor of i1, is {t2s(t)}")
+        # HLO_PredTensor:$pred (ODS, checked before the inference; its rank is the rule's)
+        if not (isinstance(t, TensorType) and t2s(element_type(t)) == "i1"):
+            raise VerifyException(f"pred must be a tensor of i1, is {t2s(t)}")
         for r, what in ((self.true_branch, "true_branch"), (self.false_branch, "false_branch")):
             require_single_block(self, r, what)
-            ins = entry_arg_types(r)
-            if ins:  # if_c1
-                raise VerifyException(f"if_c1: {what} must take no arguments, takes {types2s(ins)}")
-        t_out = _branch_outputs(self.true_branch, "if_c2", "true_branch")
-        f_out = _branch_outputs(self.false_branch, "if_c2", "false_branch")
-        if not all_types_compatible(t_out, f_out):  # if_c2
-            raise VerifyException(
-                f"if_c2: true_branch returns {types2s(t_out)} but false_branch returns {types2s(f_out)}"
-            )
-        res = [r.type for r in self.results]
-        if not all_types_compatible(res, t_out):  # if_c3
-            raise VerifyException(
-                f"if_c3: results {types2s(res)} differ from the branch outputs {types2s(t_out)}"
-            )
+        # if_c1..if_c3: inferConditionalOp
+        verify_inferred(self)
 
 
 # --------------------------------------------------------------------------------------- case
@@ -135,32 +125,13 @@ class CaseOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         t = self.index.type
-        if not (is_scalar_tensor(t) and t2s(element_type(t)) in ("i32", "si32")):  # case_i1
-            raise VerifyException(f"index must be a 0-d tensor of i32, is {t2s(t)}")
-        branches = list(self.branches)
-        if not branches:  # case_c1
-            raise VerifyException("case_c1: case needs at least one branch")
-        outs0: list[Attribute] | None = None
-        for i, r in enumerate(branches):
+        # I32RankedTensor:$index (ODS, checked before the inference; its rank is the rule's)
+        if not (isinstance(t, TensorType) and t2s(element_type(t)) in ("i32", "si32")):
+            raise VerifyException(f"index must be a tensor of i32, is {t2s(t)}")
+        for i, r in enumerate(self.branches):
             require_single_block(self, r, f"branch #{i}")
-            ins = entry_arg_types(r)
-            if ins:  # case_c2
-                raise VerifyException(
-                    f"case_c2: branch #{i} must take no arguments, takes {types2s(ins)}"
-                )
-            outs = _branch_outputs(r, "case_c3", f"branch #{i}")
-            if outs0 is None:
-                outs0 = outs
-            elif not all_types_compatible(outs, outs0):  # case_c3
-                raise VerifyException(
-                    f"case_c3: branch #{i} returns {types2s(outs)} but branch #0 returns {types2s(outs0)}"
-                )
-        res = [r.type for r in self.results]
-        assert outs0 is not None
-        if not all_types_compatible(res, outs0):  # case_c4
-            raise VerifyException(
-                f"case_c4: results {types2s(res)} differ from the branch outputs {types2s(outs0)}"
-            )
+        # case_c1..case_c4: inferConditionalOp
+        verify_inferred(self)
 
 
 # -------------------------------------------------------------------------------------- while
@@ -239,6 +210,7 @@ class WhileOp(StableHLOOp):
         pr.region(self.body, print_entry_args=False, default_dialect="")
 
     def verify_(self) -> None:
+        verify_inferred(self)  # while_c3
         ts = [v.type for v in self.operand]
         require_single_block(self, self.cond, "cond")
         require_single_block(self, self.body, "body")
@@ -263,11 +235,6 @@ class WhileOp(StableHLOOp):
         if not all_types_compatible(b_out, ts):  # while_c2
             raise VerifyException(
                 f"while_c2: body returns {types2s(b_out)} but the operands are {types2s(ts)}"
-            )
-        res = [r.type for r in self.results]
-        if not all_types_compatible(res, ts):  # while_c3
-            raise VerifyException(
-                f"while_c3: results {types2s(res)} differ from the operands {types2s(ts)}"
             )
 
 
@@ -304,12 +271,15 @@ class OptimizationBarrierOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        # HLO_PairwiseSameOperandAndResultType (a trait before InferTypeOpInterface upstream)
         ins = [v.type for v in self.operand]
         outs = [r.type for r in self.result]
-        if ins != outs:  # optimization_barrier_c1
-            raise VerifyException(
-                f"optimization_barrier_c1: operand types {types2s(ins)} differ from result types {types2s(outs)}"
-            )
+        if len(ins) != len(outs):
+            raise VerifyException("requires the same number of operands and results")
+        for i, (a, b) in enumerate(zip(ins, outs)):
+            if a != b:
+                raise VerifyException(f"requires the same type for operand and result at index {i}")
+        verify_inferred(self)  # optimization_barrier_c1
 
 
 # -------------------------------------------------------------------------- after_all / token
@@ -329,7 +299,7 @@ class AfterAllOp(StableHLOOp):
     def verify_(self) -> None:
         for i, v in enumerate(self.inputs):
             check_token(f"input #{i}", v.type)  # after_all_i1
-        check_token("result", self.result.type)
+        verify_inferred(self)
 
 
 @op_def
@@ -342,7 +312,7 @@ class CreateTokenOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
-        check_token("result", self.output.type)
+        verify_inferred(self)
 
 
 # ---------------------------------------------------------------------------------- composite

@@ -164,18 +164,21 @@ def test_if_verifier() -> None:
         '"stablehlo.return"(%x) : (tensor<2xi64>) -> ()\n  }, {\n    %n',
         '"stablehlo.return"(%pred) : (tensor<i1>) -> ()\n  }, {\n    %n',
     )
-    assert "if_c2" in verify_error(bad)
+    assert (
+        "branch 0 and branch 1 have mismatched return types: 'tensor<i1>' vs 'tensor<2xi64>'"
+        in verify_error(bad)
+    )
 
 
 def test_case_verifier() -> None:
     bad = IF_CASE.replace(
         "stablehlo.return %0 : tensor<2xi64>", "stablehlo.return %index : tensor<i32>"
     )
-    assert "case_c3" in verify_error(bad)
+    assert "branch 0 and branch 1 have mismatched return types" in verify_error(bad)
     bad_index = IF_CASE.replace('"stablehlo.case"(%index)', '"stablehlo.case"(%pred)').replace(
         ": (tensor<i32>) -> tensor<2xi64>", ": (tensor<i1>) -> tensor<2xi64>"
     )
-    assert "index must be a 0-d tensor of i32" in verify_error(bad_index)
+    assert "index must be a tensor of i32" in verify_error(bad_index)
 
 
 @pytest.mark.parametrize(
@@ -218,7 +221,7 @@ def test_simple_ops(line: str, printed: str | None) -> None:
 
 def test_optimization_barrier_verifier() -> None:
     text = 'func.func @f(%arg0: tensor<4xf32>) {\n  %0 = "stablehlo.optimization_barrier"(%arg0) : (tensor<4xf32>) -> tensor<4xi32>\n  return\n}\n'
-    assert "optimization_barrier_c1" in verify_error(text)
+    assert "requires the same type for operand and result at index 0" in verify_error(text)
 
 
 def test_after_all_verifier() -> None:
@@ -228,7 +231,10 @@ def test_after_all_verifier() -> None:
 
 def test_create_token_verifier() -> None:
     text = 'func.func @f() {\n  %0 = "stablehlo.create_token"() : () -> tensor<f32>\n  return\n}\n'
-    assert "must be a !stablehlo.token" in verify_error(text)
+    assert (
+        "inferred type(s) '!stablehlo.token' are incompatible with return type(s) of operation "
+        "'tensor<f32>'" in verify_error(text)
+    )
 
 
 COMPOSITE = """func.func @f(%arg0: tensor<f32>) -> tensor<f32> {
