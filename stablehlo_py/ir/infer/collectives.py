@@ -1,3 +1,279 @@
-"""Result-type inference rules of the collectives ops (upstream's TypeInference.cpp `infer*Op`)."""
+"""Result-type inference rules of the collectives ops (upstream's TypeInference.cpp `infer*Op` and
+StablehloOps.cpp's async_start/async_done): replica_id, partition_id, outfeed, send, all_reduce,
+all_to_all, collective_permute, collective_broadcast, collective_reduce, cross-replica-sum,
+async_start, async_done.  all_gather, reduce_scatter, infeed and recv have no inference upstream."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    NoneAttr,
+    Signedness,
+    TensorType,
+    UnitAttr,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, Region
+
+from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.shapes import DYN, bounds_of, infer_most_specific_type, ranked
+from stablehlo_py.ir.types import TokenType, element_type, tensor_type
+
+UI32 = IntegerType(32, Signedness.UNSIGNED)
+
+
+def _int(a: Attribute | None, default: int = 0) -> int:
+    return int(a.value.data) if isinstance(a, IntegerAttr) else default
+
+
+def same_shape_with(t: Attribute, element: Attribute) -> Attribute:
+    """upstream's getSameShapeTensorType: ``t`` with another element type (bounds kept)."""
+    if isinstance(t, TensorType):
+        enc = t.encoding
+        return tensor_type(
+            element, tuple(t.get_shape()), None if isinstance(enc, NoneAttr) else enc
+        )
+    if isinstance(t, UnrankedTensorType):
+        return UnrankedTensorType(element)
+    raise InferError("unsupported type")
+
+
+def accumulator_element(region: Region | None, inputs: Sequence[Attribute]) -> Attribute:
+    """upstream's getAccumulatorTypesOrInputTypes(...)[0]'s element type: what the computation
+    returns first, or the first input's when the region is empty."""
+    if region is None or not region.blocks:
+        return element_type(inputs[0])
+    last = region.blocks.first.last_op  # type: ignore[union-attr]
+    if last is None or not last.operands:
+        return element_type(inputs[0])
+    return element_type(last.operands[0].type)
+
+
+def verify_replica_groups(
+    groups: Attribute | None,
+    all_groups_same_size: bool,
+    use_global_device_ids: bool,
+    expected_group_size: int | None,
+) -> None:
+    """upstream's verifyReplicaGroups (dense groups only; mesh axes pass)."""
+    if not isinstance(groups, DenseIntOrFPElementsAttr):
+        return
+    shape = groups.type.get_shape()
+    # all_gather_i3, all_to_all_i5
+    if len(shape) != 2:
+        raise InferError("replica groups should be a rank 2 tensor")
+    if use_global_device_ids and shape[0] * shape[1] == 0:
+        raise InferError("if `use_global_device_ids` is set, the replica groups cannot be empty")
+    from stablehlo_py.ir.text.dense import dense_values
+
+    ids = [int(v) for v in np.asarray(dense_values(groups)).reshape(-1).tolist()]
+    seen: set[int] = set()
+    for rid in ids:
+        if rid == -1:
+            if not all_groups_same_size:
+                continue
+            raise InferError("Invalid replica id -1")
+        if rid in seen:
+            raise InferError(f"replica id #{rid} seen more than once")
+        seen.add(rid)
+    for rid in range(len(seen)):
+        if rid not in seen:
+            raise InferError(f"replica id #{rid} not seen in replica groups")
+    # all_to_all_c8
+    if (
+        all_groups_same_size
+        and expected_group_size is not None
+        and (shape[0] == 0 or len(ids) // shape[0] != expected_group_size)
+    ):
+        raise InferError(f"group size of replica_groups must be {expected_group_size}")
+
+
+# ----------------------------------------------------------------------------- ids and tokens
+@rule("stablehlo.replica_id", "stablehlo.partition_id")
+def infer_process_id(inp: InferInput) -> list[Attribute]:
+    return [ranked((), UI32)]
+
+
+@rule("stablehlo.outfeed")
+def infer_outfeed(inp: InferInput) -> list[Attribute]:
+    return [TokenType()]
+
+
+@rule("stablehlo.send")
+def infer_send(inp: InferInput) -> list[Attribute]:
+    """upstream's inferSendOp: the channel type must fit is_host_transfer (send_c1_i4)."""
+    channel = getattr(inp.attr("channel_handle"), "channel_type", None)
+    host = _int(inp.attr("is_host_transfer")) != 0
+    if not host and channel != 1:
+        raise InferError("channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false")
+    if host and channel != 2:
+        raise InferError("channel_type should be DEVICE_TO_HOST when is_host_transfer is true")
+    return [TokenType()]
+
+
+# -------------------------------------------------------------------------------- collectives
+@rule("stablehlo.all_reduce")
+def infer_all_reduce(inp: InferInput) -> list[Attribute]:
+    """all_reduce_c6, all_reduce_c7: each operand's shape, the computation's element type."""
+    ins = list(inp.operand_types)
+    if not ins:
+        return []
+    e = accumulator_element(inp.regions[0] if inp.regions else None, ins)
+    return [same_shape_with(t, e) for t in ins]
+
+
+@rule("stablehlo.collective_reduce")
+def infer_collective_reduce(inp: InferInput) -> list[Attribute]:
+    """upstream's inferCollectiveReduceOp: like all_reduce, without the root operand of a
+    dynamic root."""
+    ins = list(inp.operand_types)
+    if isinstance(inp.attr("has_dynamic_root"), UnitAttr):
+        ins = ins[:-1]
+    region = inp.regions[0] if inp.regions else None
+    return [same_shape_with(t, accumulator_element(region, [t])) for t in ins]
+
+
+@rule("stablehlo.all_to_all")
+def infer_all_to_all(inp: InferInput) -> list[Attribute]:
+    """upstream's inferAllToAllOp."""
+    split_dim = _int(inp.attr("split_dimension"))
+    concat_dim = _int(inp.attr("concat_dimension"))
+    count = _int(inp.attr("split_count"))
+    # all_to_all_c5, all_to_all_c7, all_to_all_c8, all_to_all_i5
+    verify_replica_groups(inp.attr("replica_groups"), True, False, count)
+    out: list[Attribute] = []
+    for t in inp.operand_types:
+        if not isinstance(t, TensorType):
+            raise InferError(f"AllToAll operands must be ranked tensors, got '{_text(t)}'")
+        shape = list(t.get_shape())
+        rank = len(shape)
+        # all_to_all_c1
+        if split_dim >= rank:
+            raise InferError(
+                f"AllToAll split_dimension {split_dim} is out-of-bounds for input rank {rank}"
+            )
+        # all_to_all_c3
+        if concat_dim >= rank:
+            raise InferError(
+                f"AllToAll concat_dimension {concat_dim} is out-of-bounds for input rank {rank}"
+            )
+        # all_to_all_c2
+        if shape[split_dim] != DYN and shape[split_dim] % count != 0:
+            raise InferError(
+                f"split dimension has size {shape[split_dim]}, expected to be a multiple of "
+                f"split_count {count}"
+            )
+        if shape[split_dim] != DYN:
+            shape[split_dim] //= count
+        if shape[concat_dim] != DYN:
+            shape[concat_dim] *= count
+        bounds = list(bounds_of(t))
+        if bounds:
+            if bounds[split_dim] != DYN:
+                bounds[split_dim] //= count
+            if bounds[concat_dim] != DYN:
+                bounds[concat_dim] *= count
+        out.append(ranked(shape, t.element_type, bounds))
+    return out
+
+
+@rule("stablehlo.collective_permute")
+def infer_collective_permute(inp: InferInput) -> list[Attribute]:
+    return list(inp.operand_types)
+
+
+@rule("stablehlo.collective_broadcast")
+def infer_collective_broadcast(inp: InferInput) -> list[Attribute]:
+    """The data operands' types (a dynamic root's last operand is the roots)."""
+    ins = list(inp.operand_types)
+    if isinstance(inp.attr("has_dynamic_root"), UnitAttr):
+        ins = ins[:-1]
+    return ins
+
+
+@rule("stablehlo.cross-replica-sum")
+def infer_cross_replica_sum(inp: InferInput) -> list[Attribute]:
+    """HLO_CompatibleOperandsAndResultType: the most specific type of the operands."""
+    if not inp.operand_types:
+        raise InferError("Expected non-empty operands for [CompatibleOperandsAndResultType]")
+    return [infer_most_specific_type(list(inp.operand_types))]
+
+
+# -------------------------------------------------------------------------------------- async
+_ASYNC_BODY_OPS = frozenset(
+    "stablehlo." + n
+    for n in (
+        "all_gather",
+        "all_reduce",
+        "all_to_all",
+        "collective_broadcast",
+        "collective_permute",
+        "collective_reduce",
+        "dynamic_slice",
+        "dynamic_update_slice",
+        "reduce_scatter",
+        "slice",
+    )
+)
+
+
+def _text(t: Attribute) -> str:
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    return type_to_str(t)
+
+
+@rule("stablehlo.async_start")
+def infer_async_start(inp: InferInput) -> list[Attribute]:
+    """StablehloOps.cpp AsyncStartOp::inferReturnTypes: a future of what the body returns."""
+    from stablehlo_py.ir.ops.collectives import FutureType
+
+    # upstream's messages start with "'stablehlo.async_start' op ", which the caller adds here.
+    prefix = ""
+    if not inp.regions:
+        raise InferError(prefix + "expected at least one region")
+    body = inp.regions[0]
+    if not body.blocks:
+        raise InferError(prefix + "region must not be empty")
+    block = body.blocks.first
+    assert block is not None
+    ops = list(block.ops)
+    if len(ops) != 2:
+        raise InferError(prefix + "region must contain exactly one operation and a return")
+    if ops[0].name not in _ASYNC_BODY_OPS:
+        raise InferError(prefix + "region must contain a collective or slice operation")
+    args = list(block.args)
+    if len(inp.operand_types) != len(args):
+        raise InferError(
+            prefix + f"number of operands ({len(inp.operand_types)}) must match number of "
+            f"region arguments ({len(args)})"
+        )
+    for i, (t, a) in enumerate(zip(inp.operand_types, args)):
+        if t != a.type:
+            raise InferError(
+                prefix + f"operand type '{_text(t)}' at index {i} must match region argument "
+                f"type '{_text(a.type)}'"
+            )
+    term = ops[-1]
+    if len(term.operands) != 1:
+        raise InferError(
+            prefix + f"region must return exactly one value, but got {len(term.operands)}"
+        )
+    return [FutureType([term.operands[0].type])]
+
+
+@rule("stablehlo.async_done")
+def infer_async_done(inp: InferInput) -> list[Attribute]:
+    """StablehloOps.cpp AsyncDoneOp::inferReturnTypes: the future's single value."""
+    fut = inp.operand_types[0] if inp.operand_types else None
+    types = getattr(fut, "types", None)
+    if getattr(fut, "name", None) != "stablehlo.future" or types is None:
+        raise InferError("operand must be a future type")
+    if len(types) != 1:
+        raise InferError(f"future must have exactly one type parameter, but got {len(types)}")
+    return [types[0]]

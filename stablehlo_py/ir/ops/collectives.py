@@ -32,6 +32,7 @@ from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attributes import MlirTextData
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     ARRAY_ATTR,
@@ -46,7 +47,6 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
-    all_types_compatible,
     check_token,
     dense_ints,
     dims_compatible,
@@ -55,7 +55,6 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
     types2s,
-    types_compatible,
 )
 from stablehlo_py.ir.ops.region_utils import (
     check_scalar_reducer,
@@ -396,8 +395,7 @@ class _ProcessIdOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
-        if not (shape_of(self.result.type) == () and t2s(element_type(self.result.type)) == "ui32"):
-            raise VerifyException(f"result must be tensor<ui32>, is {t2s(self.result.type)}")
+        verify_inferred(self)
 
 
 @op_def
@@ -460,7 +458,7 @@ class OutfeedOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         check_token("token", self.token.type)
-        check_token("result", self.result.type)
+        verify_inferred(self)
 
 
 def _check_channel_type(op: StableHLOOp, prefix: str, host_type: int) -> None:
@@ -490,8 +488,12 @@ class SendOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         check_token("token", self.token.type)
+        if not isinstance(self.properties.get("channel_handle"), ChannelHandleAttr):
+            raise VerifyException(
+                f"channel_handle must be a #stablehlo.channel_handle, got {self.properties.get('channel_handle')}"
+            )
+        verify_inferred(self)  # send_c1_i4: inferSendOp
         _check_pairs(self, "send", required=False)
-        _check_channel_type(self, "send", 2)
 
 
 @op_def
@@ -579,14 +581,11 @@ class AllReduceOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
+        verify_inferred(self)  # all_reduce_c6, all_reduce_c7
         _replica_groups(self, "all_reduce_c1")
         _check_global_ids(self, "all_reduce_c4")
         ins = [v.type for v in self.operands]
-        outs = [r.type for r in self.results]
-        e = _check_reducer(self, "computation", "all_reduce_c5", ins)
-        if len(ins) != len(outs):
-            raise VerifyException(f"all_reduce has {len(ins)} operands but {len(outs)} results")
-        _check_reduced_results(ins, outs, e, "all_reduce_c6", "all_reduce_c7")
+        _check_reducer(self, "computation", "all_reduce_c5", ins)
 
 
 @op_def
@@ -605,51 +604,22 @@ class AllToAllOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        groups = _replica_groups(self, "all_to_all_c5", allow_padding=False)
-        sd = int_value(self.properties.get("split_dimension"))
-        cd = int_value(self.properties.get("concat_dimension"))
+        # ODS: split_dimension, concat_dimension >= 0, split_count > 0 (before the inference)
+        for name in ("split_dimension", "concat_dimension"):
+            v = int_value(self.properties.get(name))
+            if v < 0:  # all_to_all_c1, all_to_all_c3
+                raise VerifyException(f"all_to_all: {name} {v} must be non-negative")
         n = int_value(self.properties.get("split_count"))
         if n <= 0:  # all_to_all_c4
             raise VerifyException(f"all_to_all_c4: split_count {n} must be positive")
-        g = _group_size(groups)
-        if g is not None and g != n:  # all_to_all_c8
-            raise VerifyException(
-                f"all_to_all_c8: replica groups have size {g} but split_count is {n}"
-            )
+        # all_to_all_c1..c3, c5, c7..c9: inferAllToAllOp
+        verify_inferred(self)
         ins = [v.type for v in self.operands]
         outs = [r.type for r in self.results]
-        if len(ins) != len(outs):
-            raise VerifyException(f"all_to_all has {len(ins)} operands but {len(outs)} results")
         for i, (a, b) in enumerate(zip(ins, outs)):
-            r = rank(a)
-            if r is not None and not 0 <= sd < r:  # all_to_all_c1
-                raise VerifyException(
-                    f"all_to_all_c1: split_dimension {sd} is out of range for operand #{i} of rank {r}"
-                )
-            if r is not None and not 0 <= cd < r:  # all_to_all_c3
-                raise VerifyException(
-                    f"all_to_all_c3: concat_dimension {cd} is out of range for operand #{i} of rank {r}"
-                )
-            sa, sb = shape_of(a), shape_of(b)
-            if sa is not None and sa[sd] >= 0 and sa[sd] % n:  # all_to_all_c2
-                raise VerifyException(
-                    f"all_to_all_c2: dimension {sd} of operand #{i} ({sa[sd]}) is not a multiple of split_count {n}"
-                )
-            if element_type(a) != element_type(b):  # all_to_all_c9
+            if element_type(a) != element_type(b):  # HLO_PairwiseSameOperandAndResultElementType
                 raise VerifyException(
                     f"all_to_all_c9: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
-                )
-            if sa is None or sb is None:
-                continue
-            expected = list(sa)
-            if sd != cd:
-                if expected[sd] >= 0:
-                    expected[sd] //= n
-                if expected[cd] >= 0:
-                    expected[cd] *= n
-            if not shapes_compatible(tuple(expected), sb):  # all_to_all_c9
-                raise VerifyException(
-                    f"all_to_all_c9: result #{i} has shape {list(sb)}, expected {expected}"
                 )
 
 
@@ -714,11 +684,8 @@ class CollectivePermuteOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
+        verify_inferred(self)  # collective_permute_c5
         _check_pairs(self, "collective_permute", required=True)
-        if not types_compatible(self.operand.type, self.result.type):  # collective_permute_c5
-            raise VerifyException(
-                f"collective_permute_c5: result {t2s(self.result.type)} and operand {t2s(self.operand.type)} have different types"
-            )
 
 
 @op_def
@@ -734,16 +701,11 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
+        verify_inferred(self)  # collective_broadcast_c3, c5: inferCollectiveBroadcastOp
         _replica_groups(self, "collective_broadcast_c1", allow_padding=False)
         ins = [v.type for v in self.operands]
-        outs = [r.type for r in self.results]
         dynamic = isinstance(self.properties.get("has_dynamic_root"), UnitAttr)
         data = ins[:-1] if dynamic else ins
-        if len(outs) != len(data):  # collective_broadcast_c5
-            raise VerifyException(
-                f"collective_broadcast_c5: expected {len(data)} results for {len(ins)} operands"
-                f"{' with a dynamic root' if dynamic else ''}, got {len(outs)}"
-            )
         if dynamic:
             if len(ins) < 2:  # collective_broadcast_c4
                 raise VerifyException(
@@ -763,12 +725,6 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
             raise VerifyException(
                 "collective_broadcast_c3: collective_broadcast needs at least one operand"
             )
-        for j, (a, b) in enumerate(zip(data, outs)):
-            if not types_compatible(a, b):  # collective_broadcast_c3 / c4
-                raise VerifyException(
-                    f"collective_broadcast_c{'4' if dynamic else '3'}: result #{j} {t2s(b)} and operand #{j} {t2s(a)} "
-                    "have different types"
-                )
 
 
 @op_def
@@ -786,9 +742,9 @@ class CollectiveReduceOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
+        verify_inferred(self)  # collective_reduce_c3, c4: inferCollectiveReduceOp
         _replica_groups(self, "collective_reduce_c1")
         ins = [v.type for v in self.operands]
-        outs = [r.type for r in self.results]
         dynamic = isinstance(self.properties.get("has_dynamic_root"), UnitAttr)
         data = ins[:-1] if dynamic else ins
         if dynamic:
@@ -801,12 +757,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
                     f"collective_reduce_c3: with a dynamic root the last operand must be a 1-D tensor of {len(data)} "
                     f"roots, is {t2s(root) if root is not None else 'missing'}"
                 )
-        if len(outs) != len(data):  # collective_reduce_c3
-            raise VerifyException(
-                f"collective_reduce_c3: expected {len(data)} results, got {len(outs)}"
-            )
-        e = _check_reducer(self, "computation", "collective_reduce_c4", data)
-        _check_reduced_results(data, outs, e, "collective_reduce_c3", "collective_reduce_c4")
+        _check_reducer(self, "computation", "collective_reduce_c4", data)
 
 
 @op_def
@@ -820,11 +771,8 @@ class CrossReplicaSumOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
+        verify_inferred(self)  # HLO_CompatibleOperandsAndResultType
         _replica_groups(self, "cross-replica-sum")
-        if not types_compatible(self.operand.type, self.result.type):
-            raise VerifyException(
-                f"result {t2s(self.result.type)} and operand {t2s(self.operand.type)} have different types"
-            )
 
 
 @op_def
@@ -842,20 +790,7 @@ class AsyncStartOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         require_single_block(self, self.body, "body")
-        ins = [v.type for v in self.operands]
-        args = [a.type for a in self.body.blocks.first.args]  # type: ignore[union-attr]
-        if args != ins:
-            raise VerifyException(
-                f"the body takes {types2s(args)} but the operands are {types2s(ins)}"
-            )
-        fut = self.result.type
-        if not isinstance(fut, FutureType):
-            raise VerifyException(f"result must be a !stablehlo.future, is {t2s(fut)}")
-        rets = [v.type for v in self.body.blocks.first.last_op.operands]  # type: ignore[union-attr]
-        if not all_types_compatible(rets, fut.types):
-            raise VerifyException(
-                f"the body returns {types2s(rets)} but the future holds {types2s(list(fut.types))}"
-            )
+        verify_inferred(self)  # AsyncStartOp::inferReturnTypes
 
 
 @op_def
@@ -868,14 +803,7 @@ class AsyncDoneOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        fut = self.operand.type
-        if not isinstance(fut, FutureType):
-            raise VerifyException(f"operand must be a !stablehlo.future, is {t2s(fut)}")
-        res = [r.type for r in self.results]
-        if not all_types_compatible(res, fut.types):
-            raise VerifyException(
-                f"results {types2s(res)} differ from the values of the future {types2s(list(fut.types))}"
-            )
+        verify_inferred(self)  # AsyncDoneOp::inferReturnTypes
 
 
 OPS = (

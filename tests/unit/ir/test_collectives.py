@@ -138,7 +138,8 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
   }} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %1 = "stablehlo.async_start"(%arg0) ({{
   ^bb0(%a: tensor<2x4xf32>):
-    "stablehlo.return"(%a) : (tensor<2x4xf32>) -> ()
+    %p = "stablehlo.collective_permute"(%a) {{source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    "stablehlo.return"(%p) : (tensor<2x4xf32>) -> ()
   }}) : (tensor<2x4xf32>) -> !stablehlo.future<tensor<2x4xf32>>
   %2 = "stablehlo.async_done"(%1) : (!stablehlo.future<tensor<2x4xf32>>) -> tensor<2x4xf32>"""
     out = roundtrip(func(body))
@@ -173,15 +174,15 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
         ),
         (
             '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 3 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<6x1xf32>',
-            "all_to_all_c2",
+            "split dimension has size 4, expected to be a multiple of split_count 3",
         ),
         (
             '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<4x2xf32>',
-            "all_to_all_c8",
+            "group size of replica_groups must be 2",
         ),
         (
             '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "all_to_all_c9",
+            "inferred type(s) 'tensor<4x2xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf32>'",
         ),
         (
             '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
@@ -193,15 +194,15 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
         ),
         (
             '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xi32>',
-            "collective_permute_c5",
+            "inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x4xi32>'",
         ),
         (
             '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<4x4xf32>',
-            "collective_broadcast_c3",
+            "inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'",
         ),
         (
             '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "collective_broadcast_c5",
+            "inferred type(s)  are incompatible with return type(s) of operation 'tensor<2x4xf32>'",
         ),
     ],
 )
@@ -211,7 +212,7 @@ def test_collective_verifiers(op: str, error: str) -> None:
 
 def test_region_collective_verifiers() -> None:
     bad_region = ADD_REGION.replace("f32", "i32")
-    assert "all_reduce_c5" in verify_error(
+    assert "inferred type(s) 'tensor<2x4xi32>' are incompatible" in verify_error(
         func(
             f'  %0 = "stablehlo.all_reduce"(%arg0) {bad_region} {{replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<2x4xf32>'
         )
@@ -226,7 +227,7 @@ def test_region_collective_verifiers() -> None:
             f'  %0 = "stablehlo.reduce_scatter"(%arg0) {ADD_REGION} {{scatter_dimension = 1 : i64, replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<2x3xf32>'
         )
     )
-    assert "collective_reduce_c3" in verify_error(
+    assert "inferred type(s) 'tensor<2x4xf32>' are incompatible" in verify_error(
         func(
             f'  %0 = "stablehlo.collective_reduce"(%arg0) {ADD_REGION} {{replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<4x4xf32>'
         )
@@ -241,7 +242,7 @@ def test_feed_and_channel_verifiers() -> None:
             args,
         )
     )
-    assert "send_c5" in verify_error(
+    assert "channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false" in verify_error(
         func(
             '  %0 = "stablehlo.send"(%x, %t) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>} : (tensor<3x4xi32>, !stablehlo.token) -> !stablehlo.token',
             args,
@@ -267,14 +268,28 @@ def test_feed_and_channel_verifiers() -> None:
     )
 
 
+PERM = """    %p = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    "stablehlo.return"(%p) : (tensor<2x4xf32>) -> ()"""
+
+
 def test_future_verifiers() -> None:
     body = """  %1 = "stablehlo.async_start"(%arg0) ({
   ^bb0(%a: tensor<2x4xf32>):
+PERM
+  }) : (tensor<2x4xf32>) -> !stablehlo.future<tensor<4xf32>>""".replace("PERM", PERM)
+    assert (
+        "inferred type(s) '!stablehlo.future<tensor<2x4xf32>>' are incompatible with return type(s) "
+        "of operation '!stablehlo.future<tensor<4xf32>>'" in verify_error(func(body))
+    )
+    only_return = """  %1 = "stablehlo.async_start"(%arg0) ({
+  ^bb0(%a: tensor<2x4xf32>):
     "stablehlo.return"(%a) : (tensor<2x4xf32>) -> ()
-  }) : (tensor<2x4xf32>) -> !stablehlo.future<tensor<4xf32>>"""
-    assert "the future holds" in verify_error(func(body))
+  }) : (tensor<2x4xf32>) -> !stablehlo.future<tensor<2x4xf32>>"""
+    assert "region must contain exactly one operation and a return" in verify_error(
+        func(only_return)
+    )
     done = '  %1 = "stablehlo.async_done"(%arg0) : (tensor<2x4xf32>) -> tensor<2x4xf32>'
-    assert "must be a !stablehlo.future" in verify_error(func(done))
+    assert "operand must be a future type" in verify_error(func(done))
 
 
 def test_collectives_have_no_pretty_form() -> None:
