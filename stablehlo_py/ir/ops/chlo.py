@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    ComplexType,
     DenseArrayBase,
     IntegerAttr,
     IntegerType,
@@ -47,6 +46,8 @@ from stablehlo_py.ir.enums import (
     ChloComparisonTypeAttr,
     ChloPrecisionAttr,
 )
+from stablehlo_py.ir.infer import InferError, infer_op, verify_inferred
+from stablehlo_py.ir.infer.shapes import is_compatible
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     ARRAY_ATTR,
@@ -158,16 +159,8 @@ class ChloUnaryElementwise(StableHLOOp):
         check_element_kind("operand", ot, self.OPERAND_KIND)
         if self.RESULT_IS_PRED:
             check_element_kind("result", rt, "pred")
-        # SameOperandsAndResultShape
-        if not shapes_compatible(shape_of(ot), shape_of(rt)):
-            raise VerifyException(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have compatible shapes"
-            )
-        # HLO_CompatibleOperandsAndResultType
-        if not self.RESULT_IS_PRED and element_type(ot) != element_type(rt):
-            raise VerifyException(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
+        # HLO_CompatibleOperandsAndResultType / is_inf's InferTypeOpInterface
+        verify_inferred(self)
 
 
 # name -> (operand element kind, ChloOps.td summary)
@@ -236,23 +229,12 @@ class ChloBroadcastBinary(StableHLOOp):
         return tuple(b.get_values())  # type: ignore[arg-type]
 
     def verify_(self) -> None:
-        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
+        lt, rt = self.lhs.type, self.rhs.type
         check_element_kind("lhs", lt, self.OPERAND_KIND)
         check_element_kind("rhs", rt, self.OPERAND_KIND)
-        # InferBroadcastBinaryOpReturnTypeComponents: "mismatched operand types"
-        if element_type(lt) != element_type(rt):
-            raise VerifyException(
-                f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same element type"
-            )
-        le = element_type(lt)
-        expected = {"same": le, "complex": ComplexType(le), "pred": IntegerType(1)}[
-            self.RESULT_ELEMENT
-        ]
-        if element_type(res) != expected:
-            raise VerifyException(
-                f"result type {t2s(res)} must have element type {t2s(expected)} "
-                f"(from lhs type {t2s(lt)})"
-            )
+        # InferBroadcastBinaryOpReturnTypeComponents
+        verify_inferred(self)
+        # Where upstream infers an unranked type for shapes that do not broadcast, we report it.
         shape = broadcast_shape(lt, rt, self._bdims())
         if shape is False:
             b = self._bdims()
@@ -260,7 +242,6 @@ class ChloBroadcastBinary(StableHLOOp):
                 f"lhs type {t2s(lt)} and rhs type {t2s(rt)} do not broadcast"
                 + (f" with broadcast_dimensions = {list(b)}" if b is not None else "")
             )
-        _check_result_shape(res, shape)  # type: ignore[arg-type]
 
 
 # name -> (operand element kind, summary)
@@ -364,15 +345,18 @@ class BroadcastSelectOp(StableHLOOp):
         pt, tt, ft, res = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
         # HLO_PredTensor:$pred
         check_element_kind("pred", pt, "pred")
-        # BroadcastSelectOp::inferReturnTypeComponents: "mismatched operand types"
-        if element_type(tt) != element_type(ft):
+        # BroadcastSelectOp::inferReturnTypeComponents; its isCompatibleReturnTypes compares the
+        # shapes only (verifyCompatibleShapes)
+        try:
+            inferred = infer_op(self)
+        except InferError as e:
+            raise VerifyException(e.message) from None
+        if not shapes_compatible(shape_of(inferred[0]), shape_of(res)):
             raise VerifyException(
-                f"on_true type {t2s(tt)} and on_false type {t2s(ft)} must have the same element type"
+                f"inferred type(s) '{t2s(inferred[0])}' are incompatible with return type(s) of "
+                f"operation '{t2s(res)}'"
             )
-        if element_type(res) != element_type(tt):
-            raise VerifyException(
-                f"result type {t2s(res)} must have the element type of on_true {t2s(tt)}"
-            )
+        # Where upstream infers an unranked type for shapes that do not broadcast, we report it.
         first = broadcast_shape(tt, ft, None)
         if first is False:
             raise VerifyException(
@@ -389,7 +373,6 @@ class BroadcastSelectOp(StableHLOOp):
                 f"pred type {t2s(pt)} does not broadcast with the shape {shape_str(first)} "  # type: ignore[arg-type]
                 "of the values"
             )
-        _check_result_shape(res, both)
 
 
 # ------------------------------------------------------------------ non-broadcasting binary ops
@@ -407,14 +390,10 @@ class ChloBinarySameType(StableHLOOp):
         check_element_kind(a, at, self.OPERAND_KIND)
         check_element_kind(b, bt, self.OPERAND_KIND)
         check_element_kind("result", rt, self.OPERAND_KIND)
-        # HLO_CompatibleOperandsAndResultType
-        for what, t in ((b, bt), ("result", rt)):
-            if element_type(t) != element_type(at) or not shapes_compatible(
-                shape_of(t), shape_of(at)
-            ):
-                raise VerifyException(
-                    f"{a} type {t2s(at)} and {what} type {t2s(t)} must be compatible"
-                )
+        # HLO_CompatibleOperandsAndResultType: the inference, then the trait's check
+        verify_inferred(self)
+        if not all(is_compatible(t, at) for t in (bt, rt)):
+            raise VerifyException("requires compatible types for all operands and results")
 
 
 def _binary_same_type(name: str, operands: tuple[str, str], kind: str, doc: str) -> type:
@@ -479,14 +458,8 @@ class ConstantOp(StableHLOOp):
         pr.attr(self.properties["value"])
 
     def verify_(self) -> None:
-        value = self.properties["value"]
-        vt = getattr(value, "type", None)
         # InferTypeOpInterface: the result type is the value's type
-        if vt != self.output.type:
-            raise VerifyException(
-                f"result type {t2s(self.output.type)} must be the type of the value "
-                f"{t2s(vt) if vt else '?'}"
-            )
+        verify_inferred(self)
         # HLO_StaticShapeTensor:$output
         shape = shape_of(self.output.type)
         if shape is None or any(d < 0 for d in shape):
@@ -512,12 +485,8 @@ class ConstantLikeOp(StableHLOOp):
                 f"value's type {t2s(vt) if vt is not None else '(untyped)'} doesn't match the element "
                 f"type of the result {t2s(self.result.type)}"
             )
-        # SameOperandsAndResultShape
-        if not shapes_compatible(shape_of(self.operand.type), shape_of(self.result.type)):
-            raise VerifyException(
-                f"operand type {t2s(self.operand.type)} and result type {t2s(self.result.type)} "
-                "must have compatible shapes"
-            )
+        # InferTensorTypeWithReify: the operand's shape, the value's type
+        verify_inferred(self)
 
 
 # ------------------------------------------------------------------------------------- top_k
@@ -541,30 +510,10 @@ class TopKOp(StableHLOOp):
         return ["values", "indices"]
 
     def verify_(self) -> None:
-        ot = self.operand.type
         k = self.properties["k"].value.data  # type: ignore[attr-defined]
-        shape = shape_of(ot)
-        # hlo::inferTopKOp
         if k < 0:
             raise VerifyException(f"k must be non-negative, got k = {k}")
-        for what, t in (("values", self.values.type), ("indices", self.indices.type)):
-            rs = shape_of(t)
-            if shape is not None and rs is not None:
-                if len(shape) < 1:
-                    raise VerifyException(f"operand's rank must be at least 1, got type {t2s(ot)}")
-                if shape[-1] >= 0 and shape[-1] < k:
-                    raise VerifyException(
-                        f"operand's last dimension must be at least {k}, got type {t2s(ot)}"
-                    )
-                _check_result_shape(t, (*shape[:-1], k))
-        if element_type(self.values.type) != element_type(ot):
-            raise VerifyException(
-                f"values type {t2s(self.values.type)} must have the element type of operand {t2s(ot)}"
-            )
-        if element_type(self.indices.type) != I32:
-            raise VerifyException(
-                f"indices type {t2s(self.indices.type)} must have element type i32"
-            )
+        verify_inferred(self)  # hlo::inferTopKOp
 
 
 # ------------------------------------------------------------------ minimum_broadcast_shapes

@@ -75,7 +75,7 @@ def test_unary_rejects_shape_change(name: str) -> None:
     r = t.replace("2x3", "3x2")
     if name in chlo.UNARY_PRED:
         r = "tensor<3x2xi1>"
-    with pytest.raises(VerifyError, match="compatible shapes"):
+    with pytest.raises(VerifyError, match=r"inferred type\(s\) .* are incompatible with return type\(s\)"):
         verify(parse(_func(f"  %0 = chlo.{name} %arg0 : {t} -> {r}", f"%arg0: {t}")))
 
 
@@ -137,19 +137,19 @@ def test_broadcast_rejects_non_broadcastable(name: str) -> None:
     a, b = f"tensor<2x3x{et}>", f"tensor<4x{et}>"
     r = "tensor<2x3xcomplex<f32>>" if name == "broadcast_complex" else a
     body = f"  %0 = chlo.{name} %arg0, %arg1 : ({a}, {b}) -> {r}"
-    with pytest.raises(VerifyError, match="do not broadcast"):
+    with pytest.raises(VerifyError, match="incompatible shapes for broadcasting 3 and 4"):
         verify(parse(_func(body, f"%arg0: {a}, %arg1: {b}")))
 
 
 def test_broadcast_rejects_wrong_result_shape() -> None:
     body = f"  %0 = chlo.broadcast_multiply %arg0, %arg1 : ({T}, tensor<3xf32>) -> tensor<3x3xf32>"
-    with pytest.raises(VerifyError, match=r"inferred shape '\[2, 3\]' is incompatible"):
+    with pytest.raises(VerifyError, match=r"inferred type\(s\) 'tensor<2x3xf32>' are incompatible"):
         verify(parse(_func(body, f"%arg0: {T}, %arg1: tensor<3xf32>")))
 
 
 def test_broadcast_rejects_mixed_element_types() -> None:
     body = f"  %0 = chlo.broadcast_add %arg0, %arg1 : ({T}, tensor<3xf64>) -> {T}"
-    with pytest.raises(VerifyError, match="same element type"):
+    with pytest.raises(VerifyError, match="mismatched operand types"):
         verify(parse(_func(body, f"%arg0: {T}, %arg1: tensor<3xf64>")))
 
 
@@ -161,7 +161,7 @@ def test_broadcast_logical_rejects_float() -> None:
 
 def test_broadcast_complex_rejects_real_result() -> None:
     body = f"  %0 = chlo.broadcast_complex %arg0, %arg0 : ({T}, {T}) -> {T}"
-    with pytest.raises(VerifyError, match=r"element type complex<f32>"):
+    with pytest.raises(VerifyError, match=r"inferred type\(s\) 'tensor<2x3xcomplex<f32>>' are incompatible"):
         verify(parse(_func(body, f"%arg0: {T}")))
 
 
@@ -189,7 +189,7 @@ def test_broadcast_compare_rejects_non_pred_result() -> None:
         "  %0 = chlo.broadcast_compare %arg0, %arg0 {comparison_direction = #chlo<comparison_direction EQ>} "
         f": ({T}, {T}) -> {T}"
     )
-    with pytest.raises(VerifyError, match="element type i1"):
+    with pytest.raises(VerifyError, match=r"inferred type\(s\) 'tensor<2x3xi1>' are incompatible"):
         verify(parse(_func(body, f"%arg0: {T}")))
 
 
@@ -216,7 +216,7 @@ def test_binary_same_type(name: str) -> None:
 @pytest.mark.parametrize("name", ["next_after", "polygamma", "zeta"])
 def test_binary_same_type_rejects_mismatch(name: str) -> None:
     body = f"  %0 = chlo.{name} %arg0, %arg1 : {T}, tensor<2x3xf64> -> {T}"
-    with pytest.raises(VerifyError, match="must be compatible"):
+    with pytest.raises(VerifyError, match="requires compatible types for all operands and results"):
         verify(parse(_func(body, f"%arg0: {T}, %arg1: tensor<2x3xf64>")))
 
 
@@ -256,8 +256,8 @@ def test_top_k_generic() -> None:
     "types,msg",
     [
         ("tensor<3xf32> -> (tensor<5xf32>, tensor<5xi32>)", "last dimension must be at least 5"),
-        ("tensor<8xf32> -> (tensor<5xf32>, tensor<5xi64>)", "element type i32"),
-        ("tensor<8xf32> -> (tensor<4xf32>, tensor<4xi32>)", r"inferred shape '\[5\]'"),
+        ("tensor<8xf32> -> (tensor<5xf32>, tensor<5xi64>)", r"inferred type\(s\) .*'tensor<5xi32>'"),
+        ("tensor<8xf32> -> (tensor<4xf32>, tensor<4xi32>)", r"inferred type\(s\) 'tensor<5xf32>'"),
     ],
 )
 def test_top_k_rejects(types: str, msg: str) -> None:
@@ -278,7 +278,7 @@ def test_constant() -> None:
 
 def test_constant_generic_type_mismatch() -> None:
     body = '  %0 = "chlo.constant"() <{value = dense<1> : tensor<2xi32>}> : () -> tensor<2xi64>'
-    with pytest.raises(VerifyError, match="must be the type of the value"):
+    with pytest.raises(VerifyError, match=r"inferred type\(s\) 'tensor<2xi32>' are incompatible"):
         verify(parse(_func(body)))
 
 
