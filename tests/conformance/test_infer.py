@@ -33,11 +33,6 @@ NOT_INFERRED = frozenset({"stablehlo.return", "chlo.return"})
 
 # chunk (function name) -> why it fails although its ops have rules; shrinks as verifiers adopt rules
 PENDING: dict[str, str] = {
-    "invalid_conv_return_type": "stablehlo.convolution's verifier does not report the rule's error yet",
-    "invalid_conv_dynamic_shapes": "stablehlo.convolution's verifier does not report the rule's error yet",
-    "check_inferred_type_with_dynamic_input_dims": (
-        "stablehlo.convolution's verifier does not report the rule's error yet"
-    ),
     "batch_norm_grad_c3": "stablehlo.batch_norm_grad's verifier does not go through its rule yet",
     "batch_norm_grad_c4": "stablehlo.batch_norm_grad's verifier does not go through its rule yet",
 }
