@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     SameVariadicOperandSize,
     operand_def,
@@ -46,6 +46,7 @@ from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
 )
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops.base import (
     BOOL_ATTR,
     I1,
@@ -69,7 +70,6 @@ from stablehlo_py.ir.ops.constraints import (
     is_sorted,
     is_unique,
     rank,
-    shape_str,
     shapes_compatible,
     t2s,
     types_compatible,
@@ -285,20 +285,7 @@ class BroadcastOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        sizes = int_values(self.broadcast_sizes)
-        if any(s < 0 for s in sizes):
-            fail(f"broadcast_sizes {list(sizes)} must be non-negative")
-        if element_type(self.operand.type) != element_type(self.result.type):
-            fail(
-                f"operand type {t2s(self.operand.type)} and result type {t2s(self.result.type)} "
-                "must have the same element type"
-            )
-        s = shape_of(self.operand.type)
-        r = shape_of(self.result.type)
-        if s is not None and r is not None and not shapes_compatible(list(sizes) + list(s), r):
-            fail(
-                f"result type {t2s(self.result.type)} must have shape {shape_str(list(sizes) + list(s))}"
-            )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
@@ -440,51 +427,15 @@ class ConcatenateOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
         ins = list(self.inputs)
-        dim = self.dimension.value.data
-        # concatenate_c3
-        if not ins:
-            fail("concatenate needs at least one input")
-        # concatenate_c1, concatenate_c5
+        # concatenate_c1, concatenate_c5 (SameOperandsAndResultElementType)
         e0 = element_type(ins[0].type)
         for i, v in enumerate(ins):
             if element_type(v.type) != e0:
                 fail(
                     f"input #{i} has type {t2s(v.type)}, whose element type differs from input #0's {t2s(ins[0].type)}"
                 )
-        if element_type(self.result.type) != e0:
-            fail(
-                f"result type {t2s(self.result.type)} must have the element type of the inputs ({t2s(e0)})"
-            )
-        ranked = [(i, shape_of(v.type)) for i, v in enumerate(ins) if shape_of(v.type) is not None]
-        if not ranked:
-            return
-        i0, s0 = ranked[0]
-        # concatenate_c4
-        if not 0 <= dim < len(s0):
-            fail(f"dimension {dim} must be in [0, {len(s0)}), the rank of the inputs")
-        # concatenate_c2
-        for i, s in ranked[1:]:
-            if len(s) != len(s0):
-                fail(f"input #{i} has rank {len(s)} but input #{i0} has rank {len(s0)}")
-            for d, (a, b) in enumerate(zip(s, s0)):
-                if d != dim and not dims_compatible(a, b):
-                    fail(
-                        f"input #{i} has size {a} in dimension {d} but input #{i0} has size {b}; "
-                        f"inputs may differ only in dimension {dim}"
-                    )
-        # concatenate_c6
-        r = shape_of(self.result.type)
-        if r is None:
-            return
-        expected = list(s0)
-        if len(ranked) == len(ins):
-            sizes = [s[dim] for _, s in ranked]
-            expected[dim] = -1 if any(x < 0 for x in sizes) else sum(sizes)
-        else:
-            expected[dim] = -1
-        if not shapes_compatible(expected, r):
-            fail(f"result type {t2s(self.result.type)} must have shape {shape_str(expected)}")
 
 
 def _verify_start_indices(starts: Sequence[Any]) -> None:
@@ -516,35 +467,9 @@ class DynamicSliceOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
-        sizes = int_values(self.slice_sizes)
-        starts = list(self.start_indices)
-        # dynamic_slice_c1
-        if element_type(ot) != element_type(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
-        # dynamic_slice_c2
-        if len(starts) != len(sizes):
-            fail(
-                f"the number of start_indices ({len(starts)}) must equal the number of slice_sizes ({len(sizes)})"
-            )
-        s = shape_of(ot)
-        if s is not None and len(s) != len(starts):
-            fail(
-                f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
-            )
-        # dynamic_slice_c3
-        _verify_start_indices(starts)
-        # dynamic_slice_c4
-        for d, z in enumerate(sizes):
-            if z < 0:
-                fail(f"slice size {z} in dimension {d} must be non-negative")
-            if s is not None and s[d] >= 0 and z > s[d]:
-                fail(f"slice size {z} in dimension {d} exceeds the operand's size {s[d]}")
-        # dynamic_slice_c5
-        if not shapes_compatible(sizes, shape_of(rt)):
-            fail(f"result type {t2s(rt)} must have shape {shape_str(sizes)} (the slice_sizes)")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        # dynamic_slice_c3 (0-dimensional integer start indices)
+        _verify_start_indices(list(self.start_indices))
 
 
 @op_def
@@ -561,157 +486,19 @@ class DynamicUpdateSliceOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        ot, ut, rt = self.operand.type, self.update.type, self.result.type
-        starts = list(self.start_indices)
-        # dynamic_update_slice_c1
-        if not types_compatible(ot, rt):
-            fail(f"result type {t2s(rt)} must equal the operand type {t2s(ot)}")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        ot, ut = self.operand.type, self.update.type
         # dynamic_update_slice_c2
         if element_type(ut) != element_type(ot):
             fail(f"update type {t2s(ut)} must have the element type of the operand type {t2s(ot)}")
-        s, u = shape_of(ot), shape_of(ut)
-        # dynamic_update_slice_c3
-        if s is not None and u is not None and len(s) != len(u):
-            fail(f"update rank ({len(u)}) must equal the operand rank ({len(s)})")
-        # dynamic_update_slice_c4
-        if s is not None and len(starts) != len(s):
-            fail(
-                f"the number of start_indices ({len(starts)}) must equal the operand rank ({len(s)})"
-            )
-        # dynamic_update_slice_c5
-        _verify_start_indices(starts)
-        # dynamic_update_slice_c6
-        if s is not None and u is not None:
-            for d, (a, b) in enumerate(zip(s, u)):
-                if a >= 0 and b >= 0 and b > a:
-                    fail(f"update size {b} in dimension {d} exceeds the operand's size {a}")
+        # dynamic_update_slice_c5 (0-dimensional integer start indices)
+        _verify_start_indices(list(self.start_indices))
 
 
-def _verify_gather_dims(
-    op: Operation,
-    dn: GatherDimensionNumbersAttr,
-    operand_t: Attribute,
-    indices_t: Attribute,
-    slice_sizes: Sequence[int] | None,
-    result_t: Attribute,
-) -> None:
-    """gather_c1 .. gather_c23 (slice_sizes None when they are dynamic)."""
-    g = dn.dims
-    o, idx, r = shape_of(operand_t), shape_of(indices_t), shape_of(result_t)
-    offset, collapsed, obatch = g.offset_dims, g.collapsed_slice_dims, g.operand_batching_dims
-    ibatch, smap, ivd = g.start_indices_batching_dims, g.start_index_map, g.index_vector_dim
+def _verify_gather_indices(indices_t: Attribute) -> None:
+    """start_indices of an integer element type (upstream's ODS constraint)."""
     if not is_int_or_index(element_type(indices_t)):
         fail(f"start_indices must have an integer element type, but has type {t2s(indices_t)}")
-    # gather_c1
-    if o is not None and len(o) != len(offset) + len(collapsed) + len(obatch):
-        fail(
-            f"operand rank ({len(o)}) must equal size(offset_dims) + size(collapsed_slice_dims) + "
-            f"size(operand_batching_dims) = {len(offset)} + {len(collapsed)} + {len(obatch)}"
-        )
-    if idx is not None:
-        # gather_c2
-        if not 0 <= ivd <= len(idx):
-            fail(f"index_vector_dim {ivd} must be in [0, {len(idx)}], the rank of start_indices")
-        # gather_c3
-        n = idx[ivd] if ivd < len(idx) else 1
-        if n >= 0 and len(smap) != n:
-            fail(f"start_index_map has {len(smap)} elements but the index vector has size {n}")
-    # gather_c4
-    if not (is_unique(offset) and is_sorted(offset)):
-        fail(f"offset_dims {list(offset)} must be sorted and unique")
-    # gather_c5
-    if r is not None and not in_range(offset, len(r)):
-        fail(f"offset_dims {list(offset)} must be in [0, {len(r)}), the result rank")
-    # gather_c6
-    if not is_unique(collapsed + obatch):
-        fail(
-            f"collapsed_slice_dims {list(collapsed)} and operand_batching_dims {list(obatch)} "
-            "must not contain duplicates"
-        )
-    # gather_c7, gather_c10
-    if not is_sorted(collapsed):
-        fail(f"collapsed_slice_dims {list(collapsed)} must be sorted")
-    if not is_sorted(obatch):
-        fail(f"operand_batching_dims {list(obatch)} must be sorted")
-    if o is not None:
-        # gather_c8, gather_c11, gather_c19
-        for what, ds in (
-            ("collapsed_slice_dims", collapsed),
-            ("operand_batching_dims", obatch),
-            ("start_index_map", smap),
-        ):
-            if not in_range(ds, len(o)):
-                fail(f"{what} {list(ds)} must be in [0, {len(o)}), the operand rank")
-    if slice_sizes is not None:
-        # gather_c9, gather_c12
-        for what, ds in (("collapsed_slice_dims", collapsed), ("operand_batching_dims", obatch)):
-            for d in ds:
-                if 0 <= d < len(slice_sizes) and slice_sizes[d] > 1:
-                    fail(
-                        f"slice_sizes[{d}] = {slice_sizes[d]} must be at most 1, as {d} is in {what}"
-                    )
-    # gather_c13, gather_c14, gather_c15
-    if not is_unique(ibatch):
-        fail(f"start_indices_batching_dims {list(ibatch)} must not contain duplicates")
-    if idx is not None and not in_range(ibatch, len(idx)):
-        fail(
-            f"start_indices_batching_dims {list(ibatch)} must be in [0, {len(idx)}), the rank of start_indices"
-        )
-    if ivd in ibatch:
-        fail(f"index_vector_dim {ivd} must not be in start_indices_batching_dims {list(ibatch)}")
-    # gather_c16
-    if len(obatch) != len(ibatch):
-        fail(
-            f"operand_batching_dims {list(obatch)} and start_indices_batching_dims {list(ibatch)} "
-            "must have the same size"
-        )
-    # gather_c17
-    if o is not None and idx is not None:
-        for a, b in zip(obatch, ibatch):
-            if 0 <= a < len(o) and 0 <= b < len(idx) and not dims_compatible(o[a], idx[b]):
-                fail(
-                    f"operand dimension {a} (size {o[a]}) and start_indices dimension {b} "
-                    f"(size {idx[b]}) are batching dimensions and must have the same size"
-                )
-    # gather_c18
-    if not is_unique(smap + obatch):
-        fail(
-            f"start_index_map {list(smap)} and operand_batching_dims {list(obatch)} must not contain duplicates"
-        )
-    if slice_sizes is not None and o is not None:
-        # gather_c20
-        if len(slice_sizes) != len(o):
-            fail(f"slice_sizes has {len(slice_sizes)} elements but the operand rank is {len(o)}")
-        # gather_c21
-        for d, (z, od) in enumerate(zip(slice_sizes, o)):
-            if z < 0 or (od >= 0 and z > od):
-                fail(
-                    f"slice_sizes[{d}] = {z} must be in [0, {od}], the operand's size in dimension {d}"
-                )
-    # gather_c23
-    if element_type(operand_t) != element_type(result_t):
-        fail(
-            f"result type {t2s(result_t)} must have the element type of the operand type {t2s(operand_t)}"
-        )
-    # gather_c22
-    if r is None or idx is None or slice_sizes is None or o is None or len(slice_sizes) != len(o):
-        return
-    batch = [d for i, d in enumerate(idx) if i != ivd]
-    offs = [z for d, z in enumerate(slice_sizes) if d not in collapsed and d not in obatch]
-    result_rank = len(batch) + len(offset)
-    if len(offs) != len(offset):
-        return  # reported by gather_c1
-    expected: list[int] = []
-    bi = oi = 0
-    for d in range(result_rank):
-        if d in offset:
-            expected.append(offs[oi])
-            oi += 1
-        else:
-            expected.append(batch[bi])
-            bi += 1
-    if not shapes_compatible(expected, r):
-        fail(f"result type {t2s(result_t)} must have shape {shape_str(expected)}")
 
 
 @op_def
@@ -728,14 +515,8 @@ class GatherOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_gather_dims(
-            self,
-            self.dimension_numbers,
-            self.operand.type,
-            self.start_indices.type,
-            int_values(self.slice_sizes),
-            self.result.type,
-        )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        _verify_gather_indices(self.start_indices.type)
 
 
 @op_def
@@ -752,18 +533,9 @@ class DynamicGatherOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        n = _dimension_tensor(self.name, "slice_sizes", self.slice_sizes.type)
-        o = shape_of(self.operand.type)
-        if n is not None and o is not None and n != len(o):
-            fail(f"slice_sizes has {n} elements but the operand rank is {len(o)}")
-        _verify_gather_dims(
-            self,
-            self.dimension_numbers,
-            self.operand.type,
-            self.start_indices.type,
-            None,
-            self.result.type,
-        )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        _dimension_tensor(self.name, "slice_sizes", self.slice_sizes.type)
+        _verify_gather_indices(self.start_indices.type)
 
 
 @op_def
@@ -784,6 +556,7 @@ class ScatterOp(NoAssemblyFormatOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
+        verify_inferred(self)  # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25)
         ins, ups = list(self.inputs), list(self.updates)
         res = list(self.results)
         it = self.scatter_indices.type
@@ -927,12 +700,6 @@ class ScatterOp(NoAssemblyFormatOp):
                         f"updates dimension {d} has size {u0[d]}, larger than the matching input "
                         f"window bound {window_bounds[k]}"
                     )
-        # scatter_c24
-        for i, (a, r) in enumerate(zip(ins, res)):
-            if not shapes_compatible(shape_of(a.type), shape_of(r.type)):
-                fail(
-                    f"result #{i} has type {t2s(r.type)}, whose shape differs from input #{i}'s {t2s(a.type)}"
-                )
         # scatter_c23, scatter_c25
         _verify_update_computation(
             self.update_computation, [v.type for v in ins], [r.type for r in res]
@@ -1044,11 +811,7 @@ class GetDimensionSizeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        # get_dimension_size_c1
-        _verify_dimension(self.dimension.value.data, self.operand.type)
-        rt = self.result.type
-        if not _is_i32_scalar(rt):
-            fail(f"result type {t2s(rt)} must be tensor<i32>")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
@@ -1066,18 +829,10 @@ class SetDimensionSizeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        _verify_dimension(self.dimension.value.data, self.operand.type)
         st = self.size.type
-        if not _is_i32_scalar(st):
+        if element_type(st) != IntegerType(32):
             fail(f"size must be tensor<i32>, but has type {t2s(st)}")
-        if element_type(self.operand.type) != element_type(self.result.type):
-            fail(
-                f"operand type {t2s(self.operand.type)} and result type {t2s(self.result.type)} "
-                "must have the same element type"
-            )
-        o, rs = shape_of(self.operand.type), shape_of(self.result.type)
-        if o is not None and rs is not None and len(o) != len(rs):
-            fail(f"result rank ({len(rs)}) must equal the operand rank ({len(o)})")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
@@ -1097,16 +852,7 @@ class GetTupleElementOp(StableHLOOp):
         t = self.operand.type
         if not isinstance(t, TupleType):
             fail(f"operand must be a tuple, but has type {t2s(t)}")
-        elems = list(t.types.data)
-        i = self.index.value.data
-        # get_tuple_element_c1
-        if not 0 <= i < len(elems):
-            fail(f"index {i} is out of range for a tuple of {len(elems)} elements")
-        # get_tuple_element_c2
-        if elems[i] != self.result.type:
-            fail(
-                f"result type {t2s(self.result.type)} must be the tuple's element #{i}, {t2s(elems[i])}"
-            )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
@@ -1122,15 +868,7 @@ class TupleOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        t = self.result.type
-        # tuple_c1
-        expected = [v.type for v in self.val]
-        if not isinstance(t, TupleType) or list(t.types.data) != expected:
-            from stablehlo_py.ir.text.printer import type_to_str
-
-            fail(
-                f"result type {t2s(t)} must be tuple<{', '.join(type_to_str(x) for x in expected)}>"
-            )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
@@ -1208,41 +946,9 @@ class PadOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
-        low, high, interior = (
-            int_values(self.edge_padding_low),
-            int_values(self.edge_padding_high),
-            int_values(self.interior_padding),
-        )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
         # pad_c1
-        _verify_padding_value(ot, pt, rt)
-        # pad_c2
-        if not len(low) == len(high) == len(interior):
-            fail(
-                f"edge_padding_low {list(low)}, edge_padding_high {list(high)} and interior_padding "
-                f"{list(interior)} must have the same size"
-            )
-        s = shape_of(ot)
-        if s is not None and len(low) != len(s):
-            fail(
-                f"the padding attributes have {len(low)} elements but the operand rank is {len(s)}"
-            )
-        # pad_c3
-        if any(x < 0 for x in interior):
-            fail(f"interior_padding {list(interior)} must be non-negative")
-        # pad_c4
-        r = shape_of(rt)
-        if s is None or r is None:
-            return
-        expected = [
-            -1 if d < 0 else d + lo + max(d - 1, 0) * it + hi
-            for d, lo, hi, it in zip(s, low, high, interior)
-        ]
-        for d, e in enumerate(expected):
-            if e != -1 and e < 0:
-                fail(f"padding makes dimension {d} of the operand negative ({e})")
-        if not shapes_compatible(expected, r):
-            fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
+        _verify_padding_value(self.operand.type, self.padding_value.type, self.result.type)
 
 
 @op_def
@@ -1367,16 +1073,13 @@ class ReverseOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
         dims = int_values(self.dimensions)
-        # reverse_c1
-        if not types_compatible(ot, rt):
-            fail(f"result type {t2s(rt)} must equal the operand type {t2s(ot)}")
         # reverse_c2
         if not is_unique(dims):
             fail(f"dimensions {list(dims)} must not contain duplicates")
         # reverse_c3
-        r = rank(rt)
+        r = rank(self.result.type)
         if r is not None and not in_range(dims, r):
             fail(f"dimensions {list(dims)} must be in [0, {r}), the result rank")
         if any(d < 0 for d in dims):
@@ -1400,42 +1103,7 @@ class SliceOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
-        start, limit, strides = (
-            int_values(self.start_indices),
-            int_values(self.limit_indices),
-            int_values(self.strides),
-        )
-        # slice_c1
-        if element_type(ot) != element_type(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
-        # slice_c2
-        if not len(start) == len(limit) == len(strides):
-            fail(
-                f"start_indices {list(start)}, limit_indices {list(limit)} and strides {list(strides)} "
-                "must have the same size"
-            )
-        s = shape_of(ot)
-        if s is not None and len(start) != len(s):
-            fail(f"the slice has {len(start)} dimensions but the operand rank is {len(s)}")
-        expected = []
-        for d, (a, b, k) in enumerate(zip(start, limit, strides)):
-            # slice_c3
-            if a < 0:
-                fail(f"start index {a} in dimension {d} must be non-negative")
-            if a > b:
-                fail(f"start index {a} is larger than limit index {b} in dimension {d}")
-            if s is not None and s[d] >= 0 and b > s[d]:
-                fail(f"limit index {b} in dimension {d} exceeds the operand's size {s[d]}")
-            # slice_c4
-            if k <= 0:
-                fail(f"stride {k} in dimension {d} must be positive")
-            expected.append(-(-(b - a) // k))
-        # slice_c5
-        if s is not None and not shapes_compatible(expected, shape_of(rt)):
-            fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
@@ -1481,6 +1149,7 @@ class TransposeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        verify_inferred(self)  # upstream's InferTypeOpInterface check (transpose_c2, transpose_c3)
         ot, rt = self.operand.type, self.result.type
         perm = int_values(self.permutation)
         # transpose_c1
@@ -1488,18 +1157,9 @@ class TransposeOp(StableHLOOp):
             fail(
                 f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
             )
-        s = shape_of(ot)
-        # transpose_c2
-        if s is not None and sorted(perm) != list(range(len(s))):
-            fail(f"permutation {list(perm)} must be a permutation of [0, {len(s)})")
-        if s is None:
-            if sorted(perm) != list(range(len(perm))):
-                fail(f"permutation {list(perm)} must be a permutation of [0, {len(perm)})")
-            return
-        # transpose_c3
-        expected = [s[p] for p in perm]
-        if not shapes_compatible(expected, shape_of(rt)):
-            fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
+        # transpose_c2 of an unranked operand (the rule cannot check it)
+        if shape_of(ot) is None and sorted(perm) != list(range(len(perm))):
+            fail(f"permutation {list(perm)} must be a permutation of [0, {len(perm)})")
         # transpose_c4
         oe, re_ = element_type(ot), element_type(rt)
         if (
@@ -1527,27 +1187,10 @@ class SelectOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        pt, tt, ft, rt = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
+        pt = self.pred.type
         if element_type(pt) != I1:
             fail(f"pred must be a tensor of i1, but has type {t2s(pt)}")
-        # select_c1
-        ps = shape_of(pt)
-        if ps is not None and len(ps) != 0 and not shapes_compatible(ps, shape_of(tt)):
-            fail(
-                f"pred type {t2s(pt)} must be 0-dimensional or have the shape of on_true {t2s(tt)}"
-            )
-        # select_c2
-        if not baseline_element(tt) == baseline_element(ft) == baseline_element(rt):
-            fail(
-                f"on_true {t2s(tt)}, on_false {t2s(ft)} and result {t2s(rt)} must have the same element type"
-            )
-        if not (
-            shapes_compatible(shape_of(tt), shape_of(ft))
-            and shapes_compatible(shape_of(tt), shape_of(rt))
-        ):
-            fail(
-                f"on_true {t2s(tt)}, on_false {t2s(ft)} and result {t2s(rt)} must have the same shape"
-            )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
@@ -1566,23 +1209,13 @@ class ClampOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        mn, ot, mx, rt = self.min.type, self.operand.type, self.max.type, self.result.type
-        s = shape_of(ot)
-        # clamp_c1, clamp_c2
-        for what, t in (("min", mn), ("max", mx)):
-            ts = shape_of(t)
-            if ts is not None and len(ts) != 0 and not shapes_compatible(ts, s):
-                fail(
-                    f"{what} type {t2s(t)} must be 0-dimensional or have the shape of the operand {t2s(ot)}"
-                )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        mn, ot, mx = self.min.type, self.operand.type, self.max.type
         # clamp_c3
         if not baseline_element(mn) == baseline_element(ot) == baseline_element(mx):
             fail(
                 f"min {t2s(mn)}, operand {t2s(ot)} and max {t2s(mx)} must have the same element type"
             )
-        # clamp_c4
-        if baseline_element(ot) != baseline_element(rt) or not shapes_compatible(s, shape_of(rt)):
-            fail(f"result type {t2s(rt)} must be the operand type {t2s(ot)}")
 
 
 @op_def
@@ -1599,20 +1232,14 @@ class ComplexOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        lt, rt_, res = self.lhs.type, self.rhs.type, self.result.type
+        lt, rt_ = self.lhs.type, self.rhs.type
         # complex_c1
         if not types_compatible(lt, rt_):
             fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt_)} must be the same")
         e = element_type(lt)
         if t2s(e) not in ("f32", "f64"):
             fail(f"lhs and rhs must have element type f32 or f64, not {t2s(e)}")
-        # complex_c2
-        if not shapes_compatible(shape_of(lt), shape_of(res)):
-            fail(f"result type {t2s(res)} must have the shape of lhs {t2s(lt)}")
-        # complex_c3
-        re_ = element_type(res)
-        if not isinstance(re_, ComplexType) or re_.element_type != e:
-            fail(f"result type {t2s(res)} must have element type complex<{t2s(e)}>")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
