@@ -12,6 +12,9 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
+from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.infer.elementwise import compatible_operands_and_result
+from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
 from stablehlo_py.ir.ops.base import (
     I1,
@@ -22,34 +25,69 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import (
-    baseline_element,
-    fail,
-    same_baseline_type,
-    shapes_compatible,
-    t2s,
-)
+from stablehlo_py.ir.ops.constraints import fail, shapes_compatible, t2s
 from stablehlo_py.ir.types import UniformQuantizedType, element_type, shape_of
 
-# Unary ops whose result element type may differ from the operand's (spec constraints on shapes only;
-# element-type rules of these ops are checked by the interpreter's semantics).
-_SHAPE_ONLY = frozenset({"convert", "abs", "is_finite", "real", "imag"})
+# Unary ops whose result type upstream infers with its own rule (InferTypeOpInterface without the
+# CompatibleOperandsAndResultType trait): the element type may differ from the operand's.
+_OWN_RULE = frozenset({"abs", "is_finite", "real", "imag"})
 
 
-def _verify_elementwise(op: StableHLOOp, values: list) -> None:  # type: ignore[type-arg]
-    """<op>_c1 of the spec's elementwise ops: operands and result have the same shape, and (except
-    for the ops in _SHAPE_ONLY) the same baseline type."""
+def verify_same_shape(op: StableHLOOp) -> None:
+    """MLIR's SameOperandsAndResultShape trait (compatible shapes; unranked matches any)."""
+    shapes = [shape_of(v.type) for v in (*op.operands, *op.results)]
+    if not all(shapes_compatible(shapes[0], s) for s in shapes[1:]):
+        fail("requires the same shape for all operands and results")
+
+
+def verify_compatible_types(op: StableHLOOp) -> None:
+    """upstream's CompatibleOperandsAndResultType trait (after its inference check)."""
+    if not compatible_operands_and_result([v.type for v in op.operands], [r.type for r in op.results]):
+        fail("requires compatible types for all operands and results")
+
+
+def _verify_elementwise(op: StableHLOOp) -> None:
+    """As upstream: the result type inferred (stablehlo_py.ir.infer.elementwise) must be compatible
+    with the declared one, then the op's traits: CompatibleOperandsAndResultType for most ops,
+    add's verifyAddOp, SameOperandsAndResultShape for convert (which upstream does not infer)."""
     short = op.name.split(".", 1)[1]
-    result = op.results[0].type
-    shape_only = short in _SHAPE_ONLY
-    for i, v in enumerate(values):
-        t = v.type
-        ok = shapes_compatible(shape_of(t), shape_of(result)) if shape_only else same_baseline_type(t, result)
-        if not ok:
-            fail(
-                f"operand #{i} has type {t2s(t)} but the result has type {t2s(result)}; "
-                f"they must have the same {'shape' if shape_only else 'type'} ({short}_c1)"
-            )
+    if short == "convert":
+        verify_same_shape(op)
+        return
+    verify_inferred(op)
+    if short in _OWN_RULE:
+        return
+    if short == "add":
+        _verify_add(op)
+        return
+    verify_compatible_types(op)
+
+
+def _verify_add(op: StableHLOOp) -> None:
+    """upstream's verifyAddOp (add_c1 .. add_c7)."""
+    elems = [element_type(v.type) for v in (*op.operands, *op.results)]
+    quantized = [e if isinstance(e, UniformQuantizedType) else None for e in elems]
+    if not any(quantized):
+        if elems[0] != elems[1] or elems[0] != elems[2]:
+            fail("requires the same element type for all operands and results")
+        return
+    if not all(quantized):
+        fail("expects  all operands and results to be either quantized or non-quantized")
+    lq, rq, resq = quantized
+    assert lq is not None and rq is not None and resq is not None
+    if not (lq.params.storage_type == rq.params.storage_type == resq.params.storage_type):
+        fail("mismatched operands and result quantization storage types")
+    if not (lq.params.expressed_type == rq.params.expressed_type == resq.params.expressed_type):
+        fail("mismatched operands and result quantization expressed types")
+    if lq.is_per_axis or rq.is_per_axis:
+        if not resq.is_per_axis:
+            fail("result is not per_axis quantized but lhs or rhs are")
+        for side, q in (("lhs", lq), ("rhs", rq)):
+            if q.is_per_axis and q.params.quantized_dimension != resq.params.quantized_dimension:
+                fail(f"quantization_dimension of {side} and result are not same {t2s(q)} vs {t2s(resq)}")
+        return
+    if resq.is_per_axis:
+        fail("result per_axis quantized but none from rhs and lhs are per_axis quantized")
 
 
 class UnaryElementwise(StableHLOOp):
@@ -59,7 +97,7 @@ class UnaryElementwise(StableHLOOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_elementwise(self, [self.operand])
+        _verify_elementwise(self)
 
 
 class BinaryElementwise(StableHLOOp):
@@ -72,7 +110,7 @@ class BinaryElementwise(StableHLOOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_elementwise(self, [self.lhs, self.rhs])
+        _verify_elementwise(self)
 
 
 # name -> the spec's one-line semantics (spec.md#<name>)
@@ -135,17 +173,16 @@ class CompareOp(StableHLOOp):
 
     def verify_(self) -> None:
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
-        # compare_c1
-        if baseline_element(lt) != baseline_element(rt):
-            fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt)} must have the same element type")
-        # compare_c2
-        if not (
-            shapes_compatible(shape_of(lt), shape_of(rt))
-            and shapes_compatible(shape_of(lt), shape_of(res))
-        ):
-            fail(f"lhs {t2s(lt)}, rhs {t2s(rt)} and result {t2s(res)} must have the same shape")
+        # upstream's ODS result constraint (HLO_PredTensor), checked before the traits
         if element_type(res) != I1:
             fail(f"result type {t2s(res)} must be a tensor of i1")
+        # compare_c1 (CompatibleOperandsElementType)
+        if not element_type_compatible(lt, rt):
+            fail("requires compatible element types for all operands")
+        # compare_c2 (SameOperandsAndResultShape)
+        verify_same_shape(self)
+        # the inferred type (lhs's shape and bounds, i1) against the declared one
+        verify_inferred(self)
         # compare_c3 is not enforced: upstream's verifier accepts any compare_type (its own test
         # print_stablehlo.mlir @compare_op compares i32 with TOTALORDER), and programs it accepts
         # must verify here too.
@@ -165,17 +202,15 @@ class UnaryElementwiseWithAccuracy(UnaryElementwise):
     result_accuracy = prop(RESULT_ACCURACY, default=DEFAULT_RESULT_ACCURACY)
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
+        ot = self.operand.type
         op = self.name.split(".", 1)[1]
-        # <op>_c1: baseline_type(operand) = baseline_type(result)
-        if not same_baseline_type(ot, rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must be the same ({op}_c1)"
-            )
         e = element_type(ot)
-        # <op>_i1: floating-point or complex, or per-tensor quantized
+        # <op>_i1 (upstream's ODS operand constraint, before the traits): floating-point or
+        # complex, or per-tensor quantized
         if isinstance(e, UniformQuantizedType) and e.is_per_axis:
             fail(f"operand type {t2s(ot)} must not be per-axis quantized ({op}_i1)")
+        # <op>_c1: the inferred type and CompatibleOperandsAndResultType
+        _verify_elementwise(self)
         acc = self.result_accuracy
         if acc is not None:
             a = acc.accuracy  # type: ignore[attr-defined]

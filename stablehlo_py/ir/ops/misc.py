@@ -24,8 +24,7 @@ from stablehlo_py.ir.ops.base import (
     parse_attr_dict_and_typed_value,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import fail, quantized_element, t2s
-from stablehlo_py.ir.types import shape_of
+from stablehlo_py.ir.ops.constraints import fail, t2s
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -43,15 +42,20 @@ class ConstantOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = None
 
     def verify_(self) -> None:
-        vt = getattr(self.value, "type", None)
+        # constant_c1: upstream's InferTypeOpInterface check with ConstantOp's own
+        # isCompatibleReturnTypes (equal types; a quantized result holds its storage values)
+        from stablehlo_py.ir.infer import InferError, infer_op
+        from stablehlo_py.ir.infer.misc import constant_types_compatible
+
+        try:
+            (inferred,) = infer_op(self)
+        except InferError as e:
+            fail(e.message)
         ot = self.output.type
-        # constant_c1: type(value) = type(output); a quantized output holds its storage values.
-        if vt != ot:
-            if quantized_element(ot) is None or shape_of(vt) != shape_of(ot):
-                fail(
-                    f"value has type {t2s(vt) if vt else '?'} but the result has type "
-                    f"{t2s(ot)} (constant_c1)"
-                )
+        if not constant_types_compatible(inferred, ot):
+            fail(
+                f"inferred type(s) '{t2s(inferred)}' are incompatible with return type(s) of operation '{t2s(ot)}'"
+            )
 
     def asm_result_names(self) -> str:
         from xdsl.dialects.builtin import IntegerType

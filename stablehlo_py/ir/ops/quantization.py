@@ -21,17 +21,18 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from stablehlo_py.ir.format import custom_directive, set_slot
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops.base import I32, I32_ATTR, StableHLOOp, op_def, prop
 from stablehlo_py.ir.ops.constraints import (
     fail,
     is_float,
     num_bits,
     quantized_element,
-    same_baseline_type,
     shape_str,
     shapes_compatible,
     t2s,
 )
+from stablehlo_py.ir.ops.elementwise import verify_compatible_types, verify_same_shape
 from stablehlo_py.ir.types import element_type, shape_of
 
 if TYPE_CHECKING:
@@ -59,21 +60,20 @@ class UniformQuantizeOp(_QuantizeConversion):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         rq = quantized_element(rt)
-        # uniform_quantize_o1
+        # upstream's ODS constraints first: uniform_quantize_o1, uniform_quantize_i1
         if rq is None:
             fail(f"result type {t2s(rt)} must be a tensor of quantized type")
-        # uniform_quantize_c1
-        if not shapes_compatible(shape_of(ot), shape_of(rt)):
-            fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same shape")
-        # uniform_quantize_c2
         oe = element_type(ot)
         oq = quantized_element(ot)
-        expected = oq.params.expressed_type if oq is not None else oe
         if oq is None and not is_float(oe):
             fail(f"operand {t2s(ot)} must be a tensor of floating-point or quantized type")
+        # uniform_quantize_c1 (SameOperandsAndResultShape; upstream does not infer this op's type)
+        verify_same_shape(self)
+        # uniform_quantize_c2 (upstream's verifyUniformQuantizeOp)
+        expected = oq.params.expressed_type if oq is not None else oe
         if rq.params.expressed_type != expected:
             fail(
-                f"the expressed type of result {t2s(rt)} must be the element type {t2s(expected)} of operand {t2s(ot)}"
+                f"Expressed type of result expected to be {t2s(expected)}, but got {t2s(rq.params.expressed_type)}"
             )
 
 
@@ -84,20 +84,14 @@ class UniformDequantizeOp(_QuantizeConversion):
     name = "stablehlo.uniform_dequantize"
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
-        oq = quantized_element(ot)
-        # uniform_dequantize_i1
-        if oq is None:
+        ot = self.operand.type
+        # uniform_dequantize_i1 (upstream's ODS operand constraint, before the traits)
+        if quantized_element(ot) is None:
             fail(f"operand {t2s(ot)} must be a tensor of quantized type")
-        # uniform_dequantize_c1
-        if not shapes_compatible(shape_of(ot), shape_of(rt)):
-            fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same shape")
-        # uniform_dequantize_c2
-        if element_type(rt) != oq.params.expressed_type:
-            fail(
-                f"result type {t2s(rt)} must have the expressed type {t2s(oq.params.expressed_type)} of operand "
-                f"{t2s(ot)} as element type"
-            )
+        # uniform_dequantize_c1, uniform_dequantize_c2: the inferred type (the operand's shape,
+        # its expressed type) against the declared one
+        verify_inferred(self)
+        verify_same_shape(self)
 
 
 @custom_directive("ExponentMantissa")
@@ -138,17 +132,22 @@ class ReducePrecisionOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.output.type
-        # reduce_precision_c1
-        if not same_baseline_type(ot, rt):
-            fail(f"output type {t2s(rt)} must match operand {t2s(ot)}")
         e, m = self.exponent_bits.value.data, self.mantissa_bits.value.data
-        # reduce_precision_c2
+        # reduce_precision_c2, reduce_precision_c3: upstream's ODS attribute constraints, checked
+        # before the traits
         if e < 1:
-            fail(f"exponent_bits must be at least 1, but is {e}")
-        # reduce_precision_c3
+            fail(
+                "attribute 'exponent_bits' failed to satisfy constraint: 32-bit signless integer attribute "
+                "whose value is positive"
+            )
         if m < 0:
-            fail(f"mantissa_bits must be non-negative, but is {m}")
+            fail(
+                "attribute 'mantissa_bits' failed to satisfy constraint: 32-bit signless integer attribute "
+                "whose value is non-negative"
+            )
+        # reduce_precision_c1: the inferred type, then CompatibleOperandsAndResultType
+        verify_inferred(self)
+        verify_compatible_types(self)
 
 
 @op_def

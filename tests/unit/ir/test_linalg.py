@@ -759,13 +759,13 @@ INVALID = [
         "uniform_quantize_c2",
         "%a: tensor<2xbf16>",
         f"%0 = stablehlo.uniform_quantize %arg0 : (tensor<2xbf16>) -> tensor<2x{Q}>",
-        "the expressed type of result",
+        "Expressed type of result expected to be bf16, but got f32",
     ),
     (
         "uniform_dequantize_c2",
         f"%a: tensor<2x{Q}>",
         f"%0 = stablehlo.uniform_dequantize %arg0 : (tensor<2x{Q}>) -> tensor<2xf64>",
-        "must have the expressed type f32 of operand",
+        "inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2xf64>'",
     ),
     (
         "reduce_precision_c2",
@@ -774,7 +774,8 @@ INVALID = [
             '%0 = "stablehlo.reduce_precision"(%arg0) {exponent_bits = 0 : i32, mantissa_bits = 10 : i32} '
             ": (tensor<2xf32>) -> tensor<2xf32>"
         ),
-        "exponent_bits must be at least 1, but is 0",
+        "attribute 'exponent_bits' failed to satisfy constraint: 32-bit signless integer attribute whose value "
+        "is positive",
     ),
     (
         "bitcast_convert_c1",
@@ -792,7 +793,7 @@ INVALID = [
         "sqrt_c1",
         "%a: tensor<2xf32>",
         "%0 = stablehlo.sqrt %arg0 : (tensor<2xf32>) -> tensor<2xf64>",
-        "operand type tensor<2xf32> and result type tensor<2xf64> must be the same (sqrt_c1)",
+        "inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2xf64>'",
     ),
     (
         "exponential_result_accuracy",
