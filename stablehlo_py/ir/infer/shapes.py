@@ -108,6 +108,8 @@ def element_type_compatible(a: Attribute, b: Attribute) -> bool:
 
 def is_compatible(a: Attribute, b: Attribute) -> bool:
     """upstream's isCompatibleForHloTypeInference for two types."""
+    if a is b or a == b:
+        return True  # (a valid type is compatible with itself: the common case, checked first)
     shaped = (TensorType, UnrankedTensorType)
     if isinstance(a, shaped) and isinstance(b, shaped):
         return compatible_shape_with_bounds(a, b) and element_type_compatible(a, b)
@@ -209,12 +211,21 @@ def _least_specific_shaped(types: Sequence[Attribute]) -> Attribute:
     return _with_dim_fn(list(types), _least_specific_dim)  # type: ignore[arg-type]
 
 
+def _all_equal(types: Sequence[Attribute]) -> bool:
+    first = types[0]
+    return all(t is first or t == first for t in types)
+
+
 def infer_most_specific_type(types: Sequence[Attribute]) -> Attribute:
     """upstream's inferMostSpecificType: the type every one of ``types`` refines to (select,
     clamp, the elementwise ops with dynamic operands)."""
+    if _all_equal(types):
+        return types[0]  # (what the rule gives for equal types, without walking dimensions)
     return _map_tuples(types, _most_specific_shaped)
 
 
 def infer_least_specific_type(types: Sequence[Attribute]) -> Attribute:
     """upstream's inferLeastSpecificType: a type all of ``types`` fit (if/case results)."""
+    if _all_equal(types):
+        return types[0]
     return _map_tuples(types, _least_specific_shaped)
