@@ -502,7 +502,7 @@ INVALID = [
         "compare_c2",
         "%a: tensor<2xi32>, %b: tensor<3xi32>",
         "%0 = stablehlo.compare LT, %arg0, %arg1 : (tensor<2xi32>, tensor<3xi32>) -> tensor<2xi1>",
-        "must have the same shape",
+        "requires the same shape for all operands and results",
     ),
     (
         "gather_c22",
