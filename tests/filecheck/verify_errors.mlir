@@ -25,7 +25,7 @@ func.func @broadcast_in_dim(%a: tensor<3xf32>) -> tensor<2x4xf32> {
 // -----
 
 func.func @reduce(%a: tensor<4x5xf32>, %init: tensor<f32>) -> tensor<4xf32> {
-  // expected-error @+1 {{reduce_c4: dimension 2 is out of range for input rank 2}}
+  // expected-error @+1 {{Out-of-bounds dimension 2, expected to be in range [0, 2)}}
   %0 = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [2] : (tensor<4x5xf32>, tensor<f32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.reduction import (
@@ -317,7 +317,7 @@ def infer_convolution(inp: InferInput) -> list[Attribute]:
 def _constant_ints(value: object) -> tuple[int, ...] | None:
     """The integers of a constant op's value (upstream's matchInts / m_Constant)."""
     owner = getattr(value, "owner", None)
-    if owner is None or owner.name not in ("stablehlo.constant", "arith.constant"):
+    if not isinstance(owner, Operation) or owner.name not in ("stablehlo.constant", "arith.constant"):
         return None
     v = owner.properties.get("value") or owner.attributes.get("value")
     if not isinstance(v, DenseIntOrFPElementsAttr):

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IntegerAttr,
     IntegerType,
+    TensorType,
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import operand_def, result_def, traits_def
@@ -112,6 +113,27 @@ def _verify_precision_config(a: Attribute | None, cid: str) -> None:
     # upstream's verifyPrecisionConfig: empty or up to 2 elements (the spec's (C) asks for 2)
     if len(a.data) > 2:
         fail(f"precision_config must be empty or have 2 elements ({cid}), but has {len(a.data)}")
+
+
+def _verify_inferred_shape(op: Operation) -> None:
+    """upstream's verifyDotOp / verifyDotGeneralOp / verifyConvolutionOp: the op's inference rule
+    (stablehlo_py.ir.infer.linalg) must succeed and its shape be compatible with the result's (the
+    element type is not inferred upstream)."""
+    from stablehlo_py.ir.infer import InferError, infer_op
+    from stablehlo_py.ir.infer.linalg import dim_sizes_str
+
+    try:
+        inferred = infer_op(op)[0]
+    except InferError as e:
+        fail(e.message)
+    res = op.results[0].type
+    if isinstance(inferred, TensorType) and isinstance(res, TensorType):
+        a, b = inferred.get_shape(), res.get_shape()
+        if not shapes_compatible(a, b):
+            fail(
+                f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
+                f"'{t2s(res)}'"
+            )
 
 
 _PRINTABLE_KINDS: dict[str, type | tuple[type, ...]] = {
@@ -377,22 +399,8 @@ class DotOp(_PrintableOrGeneric, StableHLOOp):
     )
 
     def verify_(self) -> None:
-        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
-        ls, rs, os_ = shape_of(lt), shape_of(rt), shape_of(res)
-        # upstream verifyDotOp: rank-1 or rank-2 operands, matching contracting dimension
-        for what, s, t in (("lhs", ls, lt), ("rhs", rs, rt)):
-            if s is not None and len(s) not in (1, 2):
-                fail(f"{what} type {t2s(t)} must be a rank-1 or rank-2 tensor")
-        if ls is not None and rs is not None:
-            if not dims_compatible(ls[-1], rs[0]):
-                fail(
-                    f"the last dimension of lhs {t2s(lt)} must match the first dimension of rhs {t2s(rt)}"
-                )
-            expected = list(ls[:-1]) + list(rs[1:])
-            if os_ is not None and not shapes_compatible(os_, expected):
-                fail(
-                    f"result type {t2s(res)} must have shape {shape_str(expected)} for lhs {t2s(lt)} and rhs {t2s(rt)}"
-                )
+        # upstream verifyDotOp: inferDotOp's shape (ranks, contracting sizes, precision config)
+        _verify_inferred_shape(self)
         _verify_precision_config(self.precision_config, "dot")
 
 
@@ -415,9 +423,12 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
     )
 
     def verify_(self) -> None:
+        # upstream verifyDotGeneralOp: checkDotGeneralConstraints and inferDotGeneralOp's shape
+        # (dot_general_c1...c12)
+        _verify_inferred_shape(self)
         d: DotDimensionNumbers = self.dot_dimension_numbers.dims  # type: ignore[attr-defined]
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
-        ls, rs, os_ = shape_of(lt), shape_of(rt), shape_of(res)
+        ls, rs = shape_of(lt), shape_of(rt)
         lb, rb = d.lhs_batching_dimensions, d.rhs_batching_dimensions
         lc, rc = d.lhs_contracting_dimensions, d.rhs_contracting_dimensions
         # dot_general_c1
@@ -464,12 +475,6 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
                     fail(
                         f"contracting dimension {a} of lhs {t2s(lt)} and dimension {b} of rhs {t2s(rt)} must have the same size"
                     )
-            # dot_general_c12
-            lhs_res = [i for i in range(len(ls)) if i not in lb and i not in lc]
-            rhs_res = [i for i in range(len(rs)) if i not in rb and i not in rc]
-            expected = [ls[i] for i in lb] + [ls[i] for i in lhs_res] + [rs[i] for i in rhs_res]
-            if os_ is not None and not shapes_compatible(os_, expected):
-                fail(f"result type {t2s(res)} must have shape {shape_str(expected)}")
         # dot_general_c11
         _verify_precision_config(self.precision_config, "dot_general_c11")
         lq, rq, oq = quantized_element(lt), quantized_element(rt), quantized_element(res)
@@ -663,33 +668,10 @@ def _verify_conv(
             )
     # convolution_c24
     _verify_precision_config(op.precision_config, "convolution_c24")
-    if n is not None and os_ is not None:
-        # convolution_c26
-        if len(os_) != n:
-            fail(f"result type {t2s(res)} must have rank {n}")
-        # convolution_c25
-        if ls is not None and rs is not None:
-            expected = [-1] * n
-            b = ls[d.input_batch_dimension]
-            expected[d.output_batch_dimension] = b // bgc if b >= 0 else -1
-            expected[d.output_feature_dimension] = rs[d.kernel_output_feature_dimension]
-            for i in range(n - 2):
-                x, w = ls[d.input_spatial_dimensions[i]], rs[d.kernel_spatial_dimensions[i]]
-                if x < 0 or w < 0 or padding is None:
-                    continue
-                ld = lhs_dil[i] if lhs_dil else 1
-                rd = rhs_dil[i] if rhs_dil else 1
-                st = strides[i] if strides else 1
-                lo, hi = padding[i] if padding else (0, 0)
-                dil_in = 0 if x == 0 else (x - 1) * ld + 1
-                padded = lo + dil_in + hi
-                dil_w = 0 if w == 0 else (w - 1) * rd + 1
-                empty = padded <= 0 or dil_w > padded
-                expected[d.output_spatial_dimensions[i]] = (
-                    0 if empty else (padded - dil_w) // st + 1
-                )
-            if not shapes_compatible(os_, expected):
-                fail(f"result type {t2s(res)} must have shape {shape_str(expected)}")
+    # convolution_c26
+    if n is not None and os_ is not None and len(os_) != n:
+        fail(f"result type {t2s(res)} must have rank {n}")
+    # convolution_c25: the inferred shape (_verify_inferred_shape)
     lq, rq, oq = quantized_element(lt), quantized_element(rt), quantized_element(res)
     if lq is None and rq is None and oq is None:
         # convolution_c27 (as upstream's verifier: the result element type may differ, e.g. i8 x i8 -> i32)
@@ -779,6 +761,7 @@ class ConvolutionOp(_ConvBase):
         super().print_pretty(pr)
 
     def verify_(self) -> None:
+        _verify_inferred_shape(self)  # upstream's verifyConvolutionOp (inferConvolutionOp)
         pad = self.padding
         pairs: list[tuple[int, int]] | None = []
         shape = None

@@ -26,6 +26,7 @@ from xdsl.irdl import (
 from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     BOOL_ATTR,
@@ -43,7 +44,6 @@ from stablehlo_py.ir.ops.constraints import (
     dense_ints,
     i64_array,
     int_value,
-    is_unique,
     rank,
     shapes_compatible,
     t2s,
@@ -77,26 +77,21 @@ compact `reduce ... applies <op>` form may name (isCommutativeNoRegionMatchingDi
 
 
 # ------------------------------------------------------------------------------------- reduce
-def _verify_inputs_and_inits(
-    op: Operation, sizes_id: str, shapes_id: str, elements_id: str
-) -> list[Attribute]:
-    """reduce and reduce_window: 0 < size(inputs) = size(init_values) = size(results) (`sizes_id`),
-    inputs of one shape (`shapes_id`), each init value of its input's element type (`elements_id`).
-    Returns the input types."""
-    inputs = [v.type for v in op.inputs]  # type: ignore[attr-defined]
-    inits = [v.type for v in op.init_values]  # type: ignore[attr-defined]
-    n = len(inputs)
-    if n == 0 or n != len(inits) or n != len(op.results):
+def _verify_input_count(op: Operation, sizes_id: str) -> None:
+    """reduce and reduce_window: 0 < size(inputs) = size(init_values) (`sizes_id`; the results'
+    count is the inferred one's)."""
+    n, m = len(op.inputs), len(op.init_values)  # type: ignore[attr-defined]
+    if n == 0 or n != m:
         raise VerifyException(
             f"{sizes_id}: needs 0 < size(inputs) = size(init_values) = size(results), got "
-            f"{n}, {len(inits)} and {len(op.results)}"
+            f"{n}, {m} and {len(op.results)}"
         )
-    s0 = shape_of(inputs[0])
-    for i, t in enumerate(inputs[1:], 1):
-        if not shapes_compatible(s0, shape_of(t)):
-            raise VerifyException(
-                f"{shapes_id}: input #{i} {t2s(t)} and input #0 {t2s(inputs[0])} have different shapes"
-            )
+
+
+def _verify_init_elements(op: Operation, elements_id: str) -> list[Attribute]:
+    """Each init value of its input's element type (`elements_id`).  Returns the input types."""
+    inputs = [v.type for v in op.inputs]  # type: ignore[attr-defined]
+    inits = [v.type for v in op.init_values]  # type: ignore[attr-defined]
     for i, (a, b) in enumerate(zip(inputs, inits)):
         if element_type(a) != element_type(b):
             raise VerifyException(
@@ -296,36 +291,17 @@ class ReduceOp(StableHLOOp):
 
     # ---------------------------------------------------------------- verifier
     def verify_(self) -> None:
-        # reduce_c3, reduce_c1, reduce_c2
-        inputs = _verify_inputs_and_inits(self, "reduce_c3", "reduce_c1", "reduce_c2")
+        # upstream: SameVariadicOperandSize (ODS), then InferTypeOpInterface (reduce_c1, reduce_c4,
+        # reduce_c5, reduce_c7, reduce_c8: stablehlo_py.ir.infer.reduction), then verifyReduceOp
+        _verify_input_count(self, "reduce_c3")
+        verify_inferred(self)
+        # reduce_c2
+        inputs = _verify_init_elements(self, "reduce_c2")
         n, s0 = len(inputs), shape_of(inputs[0])
         dims = i64_array(self.properties.get("dimensions")) or ()
-        r = rank(inputs[0])
-        for d in dims:
-            if r is not None and not 0 <= d < r:  # reduce_c4
-                raise VerifyException(
-                    f"reduce_c4: dimension {d} is out of range for input rank {r}"
-                )
-        if not is_unique(dims):  # reduce_c5
-            raise VerifyException(f"reduce_c5: dimensions {list(dims)} are not unique")
         require_single_block(self, self.body, "body")
         allowed = [s for k, s in enumerate(s0) if k not in dims] if s0 is not None else [-1] * 64
-        accs = check_scalar_reducer(self.body, n, inputs, "body", "reduce_c6", allowed)
-        if s0 is not None:
-            expected = tuple(s for k, s in enumerate(s0) if k not in dims)
-            for i, res in enumerate(self.results):
-                rs = shape_of(res.type)
-                if rs is not None and not shapes_compatible(rs, expected):  # reduce_c7
-                    raise VerifyException(
-                        f"reduce_c7: result #{i} has shape {list(rs)}, expected {list(expected)} (the input shape "
-                        f"without dimensions {list(dims)})"
-                    )
-        for i, res in enumerate(self.results):
-            if element_type(res.type) != element_type(accs[i]):  # reduce_c8
-                raise VerifyException(
-                    f"reduce_c8: element type of result #{i} ({t2s(element_type(res.type))}) differs from the body's "
-                    f"({t2s(element_type(accs[i]))})"
-                )
+        check_scalar_reducer(self.body, n, inputs, "body", "reduce_c6", allowed)
 
 
 # ------------------------------------------------------------------------------ reduce_window
@@ -418,45 +394,17 @@ class ReduceWindowOp(GenericSyntaxOp):
     irdl_options = (SameVariadicOperandSize(),)
 
     def verify_(self) -> None:
-        # reduce_window_c1, reduce_window_c2, reduce_window_c3
-        inputs = _verify_inputs_and_inits(
-            self, "reduce_window_c1", "reduce_window_c2", "reduce_window_c3"
-        )
-        n, s0 = len(inputs), shape_of(inputs[0])
-        w = _window_checks(
-            "reduce_window",
-            s0,
-            rank(inputs[0]),
-            dict(self.properties),
-            {
-                "window_dimensions": "reduce_window_c4/reduce_window_c5",
-                "window_strides": "reduce_window_c6/reduce_window_c7",
-                "base_dilations": "reduce_window_c8/reduce_window_c9",
-                "window_dilations": "reduce_window_c10/reduce_window_c11",
-                "padding": "reduce_window_c12",
-            },
-        )
+        # upstream: SameVariadicOperandSize (ODS), then InferTypeOpInterface (reduce_window_c2,
+        # reduce_window_c4...c12, reduce_window_c14...c16: stablehlo_py.ir.infer.reduction), then
+        # verifyReduceWindowOp
+        _verify_input_count(self, "reduce_window_c1")
+        if self.properties.get("window_dimensions") is None:
+            raise VerifyException("reduce_window: window_dimensions is required")
+        verify_inferred(self)
+        # reduce_window_c3
+        inputs = _verify_init_elements(self, "reduce_window_c3")
         require_single_block(self, self.body, "body")
-        accs = check_scalar_reducer(self.body, n, inputs, "body", "reduce_window_c13")
-        res_shapes = [shape_of(r.type) for r in self.results]
-        for i, rs in enumerate(res_shapes[1:], 1):
-            if not shapes_compatible(res_shapes[0], rs):  # reduce_window_c14
-                raise VerifyException(
-                    f"reduce_window_c14: result #{i} and result #0 have different shapes"
-                )
-        if s0 is not None and res_shapes[0] is not None:
-            expected = _num_windows(s0, w)
-            if not shapes_compatible(res_shapes[0], expected):  # reduce_window_c15
-                raise VerifyException(
-                    f"reduce_window_c15: result shape {list(res_shapes[0])} differs from the number of windows "
-                    f"{list(expected)}"
-                )
-        for i, res in enumerate(self.results):
-            if element_type(res.type) != element_type(accs[i]):  # reduce_window_c16
-                raise VerifyException(
-                    f"reduce_window_c16: element type of result #{i} ({t2s(element_type(res.type))}) differs from the "
-                    f"body's ({t2s(element_type(accs[i]))})"
-                )
+        check_scalar_reducer(self.body, len(inputs), inputs, "body", "reduce_window_c13")
 
 
 # ------------------------------------------------------------------------- select_and_scatter
@@ -479,6 +427,10 @@ class SelectAndScatterOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
+        # upstream: InferTypeOpInterface (select_and_scatter_c11, select_and_scatter_c12:
+        # stablehlo_py.ir.infer.reduction), then verifySelectAndScatterOp
+        require_single_block(self, self.scatter, "scatter")
+        verify_inferred(self)
         ot, st, it = self.operand.type, self.source.type, self.init_value.type
         e = element_type(ot)
         if element_type(st) != e:  # select_and_scatter_c1
@@ -523,16 +475,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
                 f"select_and_scatter_c9: select must have type ({t2s(scalar)}, {t2s(scalar)}) -> tensor<i1>, has "
                 f"{types2s(s_in)} -> {types2s(s_out)}"
             )
-        accs = check_scalar_reducer(self.scatter, 1, [ot], "scatter", "select_and_scatter_c10")
-        if not shapes_compatible(os_, shape_of(self.result.type)):  # select_and_scatter_c11
-            raise VerifyException(
-                f"select_and_scatter_c11: result {t2s(self.result.type)} and operand {t2s(ot)} have different shapes"
-            )
-        if element_type(self.result.type) != element_type(accs[0]):  # select_and_scatter_c12
-            raise VerifyException(
-                f"select_and_scatter_c12: result element type {t2s(element_type(self.result.type))} differs from the scatter "
-                f"type {t2s(element_type(accs[0]))}"
-            )
+        check_scalar_reducer(self.scatter, 1, [ot], "scatter", "select_and_scatter_c10")
 
 
 # --------------------------------------------------------------------------------------- sort
@@ -554,16 +497,12 @@ class SortOp(GenericSyntaxOp):
         outs = [r.type for r in self.results]
         if not ins:  # sort_c1
             raise VerifyException("sort_c1: sort needs at least one input")
-        if len(ins) != len(outs) or any(
-            element_type(a) != element_type(b) for a, b in zip(ins, outs)
-        ):  # sort_c2
-            raise VerifyException(
-                f"sort_c2: input types {types2s(ins)} differ from result types {types2s(outs)}"
-            )
         s0 = shape_of(ins[0])
         for t in ins + outs:
-            if not shapes_compatible(s0, shape_of(t)):  # sort_c3
+            if not shapes_compatible(s0, shape_of(t)):  # sort_c3 (ODS SameOperandsAndResultShape)
                 raise VerifyException(f"sort_c3: {t2s(t)} and {t2s(ins[0])} have different shapes")
+        # sort_c2: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
+        verify_inferred(self)
         d = int_value(self.properties.get("dimension"), -1)
         r = rank(ins[0])
         if r is not None and not -r <= d < r:  # sort_c4
@@ -596,26 +535,15 @@ class MapOp(GenericSyntaxOp):
         ins = [v.type for v in self.inputs]
         if not ins:  # map_c2
             raise VerifyException("map_c2: map needs at least one input")
-        rs = shape_of(self.result.type)
+        s0 = shape_of(ins[0])
         for i, t in enumerate(ins):
-            if not shapes_compatible(shape_of(t), rs):  # map_c1
+            if not shapes_compatible(shape_of(t), s0):  # map_c1 (ODS SameOperandsAndResultShape)
                 raise VerifyException(
-                    f"map_c1: input #{i} {t2s(t)} and result {t2s(self.result.type)} have different shapes"
+                    f"map_c1: input #{i} {t2s(t)} and input #0 {t2s(ins[0])} have different shapes"
                 )
-        dims = i64_array(self.properties.get("dimensions")) or ()
-        r = rank(ins[0])
-        if r is not None and tuple(dims) != tuple(range(r)):  # map_c3
-            raise VerifyException(f"map_c3: dimensions {list(dims)} must be {list(range(r))}")
         require_single_block(self, self.computation, "computation")
-        args = entry_arg_types(self.computation)
-        expected = [tensor_type(element_type(t), ()) for t in ins]
-        rets = return_types(self.computation) or []
-        out = tensor_type(element_type(self.result.type), ())
-        if args != expected or rets != [out]:  # map_c4
-            raise VerifyException(
-                f"map_c4: computation must have type {types2s(expected)} -> {t2s(out)}, has "
-                f"{types2s(args)} -> {types2s(rets)}"
-            )
+        # map_c1 (the result), map_c3, map_c4: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
+        verify_inferred(self)
 
 
 OPS = (ReduceOp, ReduceWindowOp, SelectAndScatterOp, SortOp, MapOp)
