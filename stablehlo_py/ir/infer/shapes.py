@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import NoneAttr, TensorType, TupleType, UnrankedTensorType
+from xdsl.dialects.builtin import ArrayAttr, NoneAttr, TensorType, TupleType, UnrankedTensorType
 from xdsl.ir import Attribute
 
 from stablehlo_py.ir.infer import InferError
@@ -194,7 +194,7 @@ def _map_tuples(types: Sequence[Attribute], fn: Callable[[Sequence[Attribute]], 
     n = len(tuples[0].types.data)
     if any(len(t.types.data) != n for t in tuples):
         raise InferError("Mismatched tuple sizes: all tuple sizes must be the same")
-    return TupleType([_map_tuples([t.types.data[i] for t in tuples], fn) for i in range(n)])
+    return TupleType(ArrayAttr(tuple(_map_tuples([t.types.data[i] for t in tuples], fn) for i in range(n))))
 
 
 def _most_specific_shaped(types: Sequence[Attribute]) -> Attribute:
