@@ -84,6 +84,7 @@ func.func @collectives(%arg0: tensor<2x4xf32>, %root: tensor<1xi32>) -> () {
 // CHECK{LITERAL}: "stablehlo.collective_reduce"(%arg2, %arg1) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, has_dynamic_root, replica_groups = dense<[[0], [1]]> : tensor<2x1xi64>, use_global_device_ids}> ({
 // CHECK: "stablehlo.all_reduce"(%arg2) <{replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>, #stablehlo.axis_ref<name = "y">]>}> ({
 // CHECK: %[[F:.*]] = "stablehlo.async_start"(%arg2) ({
+// CHECK: "stablehlo.collective_permute"
 // CHECK: }) : (tensor<f32>) -> !stablehlo.future<tensor<f32>>
 // CHECK-NEXT: "stablehlo.async_done"(%[[F]]) : (!stablehlo.future<tensor<f32>>) -> tensor<f32>
 func.func @dynamic_roots_and_mesh_axes(%arg0: tensor<16x8xf32>, %arg1: tensor<1xi32>, %arg2: tensor<f32>) -> () {
@@ -114,7 +115,8 @@ func.func @dynamic_roots_and_mesh_axes(%arg0: tensor<16x8xf32>, %arg1: tensor<1x
   } : (tensor<f32>) -> tensor<f32>
   %3 = "stablehlo.async_start"(%arg2) ({
   ^bb0(%a: tensor<f32>):
-    "stablehlo.return"(%a) : (tensor<f32>) -> ()
+    %p = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%p) : (tensor<f32>) -> ()
   }) : (tensor<f32>) -> !stablehlo.future<tensor<f32>>
   %4 = "stablehlo.async_done"(%3) : (!stablehlo.future<tensor<f32>>) -> tensor<f32>
   "stablehlo.return"() : () -> ()

@@ -9,7 +9,7 @@ func.func @elementwise(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @concatenate(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{inputs may differ only in dimension 0}}
+  // expected-error @+1 {{shapes of operand (0) and (1) are not compatible at non-concat index 1: (2, 3) != (2, 4)}}
   %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
@@ -46,7 +46,7 @@ func.func @while(%a: tensor<i64>) -> tensor<i64> {
 // -----
 
 func.func @dot_general(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
-  // expected-error @+1 {{must have the same size}}
+  // expected-error @+1 {{contracting dimension sizes must match for lhs/rhs}}
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
@@ -70,7 +70,7 @@ func.func @uniform_quantize(%a: tensor<2xi32>) -> tensor<2x!quant.uniform<i8:f32
 // -----
 
 func.func @chlo(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{do not broadcast}}
+  // expected-error @+1 {{incompatible shapes for broadcasting 2 and 3}}
   %0 = chlo.broadcast_add %a, %b : (tensor<2xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
