@@ -622,7 +622,8 @@ def test_non_utf8_string_in_a_program_that_does_not_verify(current: mf.Layout) -
     with pytest.raises(SerializationError) as e:
         deserialize_portable_artifact(img.bytes())
     assert e.value.message.startswith(
-        "the artifact decodes, but its program is not valid: 'stablehlo.constant' op value has type"
+        "the artifact decodes, but its program is not valid: 'stablehlo.constant' op inferred "
+        "type(s) 'tensor<4xi4>' are incompatible with return type(s) of operation 'tensor<9xi1>'"
     ), e.value.message
 
 
