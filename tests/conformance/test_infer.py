@@ -32,10 +32,7 @@ INFER = CONFORMANCE / "infer" / "infer_stablehlo.mlir"
 NOT_INFERRED = frozenset({"stablehlo.return", "chlo.return"})
 
 # chunk (function name) -> why it fails although its ops have rules; shrinks as verifiers adopt rules
-PENDING: dict[str, str] = {
-    "batch_norm_grad_c3": "stablehlo.batch_norm_grad's verifier does not go through its rule yet",
-    "batch_norm_grad_c4": "stablehlo.batch_norm_grad's verifier does not go through its rule yet",
-}
+PENDING: dict[str, str] = {}
 
 _OP = re.compile(r"(?<![#!\w.])((?:stablehlo|chlo)\.[a-z_0-9]+)")
 _FUNC = re.compile(r"func\.func @([\w.$-]+)")

@@ -45,6 +45,7 @@ from stablehlo_py.ir.enums import (
     TransposeAttr,
 )
 from stablehlo_py.ir.format import custom_directive, set_slot
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.op_attrs import (
     ConvDimensionNumbersAttr,
     DotAlgorithmAttr,
@@ -999,9 +1000,11 @@ class _BatchNormBase(NoAssemblyFormatOp):
     """The result with the operand's baseline type (batch_norm_inference_c7, batch_norm_training_c7)."""
 
     def verify_(self) -> None:
-        size = _verify_feature_index(self, self.operand.type)  # type: ignore[attr-defined]
-        # batch_norm_grad_c2, batch_norm_inference_c2, batch_norm_training_c2
+        # batch_norm_grad_c2, batch_norm_inference_c2, batch_norm_training_c2 (upstream's
+        # CompatibleOperandsAndResultElementType trait, checked before the inference)
         _verify_same_element([(n, getattr(self, n).type) for n in self.SAME_ELEMENT])
+        verify_inferred(self)  # upstream's inferBatchNorm*Op (verifyBatchNorm)
+        size = _verify_feature_index(self, self.operand.type)  # type: ignore[attr-defined]
         # batch_norm_grad_c3
         for n in self.OPERAND_SHAPED:
             if not shapes_compatible(shape_of(self.operand.type), shape_of(getattr(self, n).type)):  # type: ignore[attr-defined]

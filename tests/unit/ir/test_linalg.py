@@ -716,7 +716,8 @@ INVALID = [
             "feature_index = 2 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>) "
             "-> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>)"
         ),
-        "feature_index 2 must be in [0, 2)",
+        "expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
+        "featureIndex 2, and rank 2.",
     ),
     (
         "batch_norm_inference_c3",
@@ -726,7 +727,8 @@ INVALID = [
             "feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) "
             "-> tensor<2x3xf32>"
         ),
-        "scale tensor<2xf32> must have 3 elements, the size of the feature dimension",
+        "expects the size of single-dimensional operands to be compatible with feature count, but "
+        "the size of single-dimensional operands is 2 and the feature count is 3.",
     ),
     (
         "batch_norm_training_c2",
