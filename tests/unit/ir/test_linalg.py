@@ -716,8 +716,10 @@ INVALID = [
             "feature_index = 2 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>) "
             "-> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>)"
         ),
-        "expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
-        "featureIndex 2, and rank 2.",
+        (
+            "expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
+            "featureIndex 2, and rank 2."
+        ),
     ),
     (
         "batch_norm_inference_c3",
@@ -727,8 +729,10 @@ INVALID = [
             "feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) "
             "-> tensor<2x3xf32>"
         ),
-        "expects the size of single-dimensional operands to be compatible with feature count, but "
-        "the size of single-dimensional operands is 2 and the feature count is 3.",
+        (
+            "expects the size of single-dimensional operands to be compatible with feature count, but "
+            "the size of single-dimensional operands is 2 and the feature count is 3."
+        ),
     ),
     (
         "batch_norm_training_c2",
@@ -776,8 +780,10 @@ INVALID = [
             '%0 = "stablehlo.reduce_precision"(%arg0) {exponent_bits = 0 : i32, mantissa_bits = 10 : i32} '
             ": (tensor<2xf32>) -> tensor<2xf32>"
         ),
-        "attribute 'exponent_bits' failed to satisfy constraint: 32-bit signless integer attribute whose value "
-        "is positive",
+        (
+            "attribute 'exponent_bits' failed to satisfy constraint: 32-bit signless integer attribute whose value "
+            "is positive"
+        ),
     ),
     (
         "bitcast_convert_c1",
