@@ -35,6 +35,7 @@ from stablehlo_py.ir.infer.shapes import (
     bounds_of,
     infer_most_specific_type,
     is_dynamic,
+    most_specific_dim,
     ranked,
 )
 from stablehlo_py.ir.types import tensor_type
@@ -208,24 +209,6 @@ def _concat_dim_and_bound(ls: int, rs: int, lb: int, rb: int) -> tuple[int, int]
     return DYN, DYN
 
 
-def _most_specific_dim(dim: int, ls: int, rs: int, lb: int, rb: int) -> tuple[int, int]:
-    """upstream's inferMostSpecificDimAndBound."""
-    if not is_dynamic(ls) or not is_dynamic(rs):
-        if not is_dynamic(ls) and not is_dynamic(rs) and ls != rs:
-            raise InferError(f"Mismatched dimension sizes {ls} and {rs} in dimension {dim}")
-        size = rs if is_dynamic(ls) else ls
-        if not is_dynamic(lb) or not is_dynamic(rb):
-            check = lb if not is_dynamic(lb) else rb
-            if size > check:
-                raise InferError(
-                    f"Mismatched dimension size {size} and bound {check} in dimension {dim}"
-                )
-        return size, DYN
-    if not is_dynamic(lb) and not is_dynamic(rb):
-        return DYN, min(lb, rb)
-    return DYN, lb if not is_dynamic(lb) else rb
-
-
 @rule("stablehlo.concatenate")
 def infer_concatenate(inp: InferInput) -> list[Attribute]:
     types = list(inp.operand_types)
@@ -284,7 +267,7 @@ def infer_concatenate(inp: InferInput) -> list[Attribute]:
             if d == dimension:
                 sizes[d], bounds[d] = _concat_dim_and_bound(sizes[d], s[d], bounds[d], rb)
             else:
-                sizes[d], bounds[d] = _most_specific_dim(d, sizes[d], s[d], bounds[d], rb)
+                sizes[d], bounds[d] = most_specific_dim(d, sizes[d], s[d], bounds[d], rb)
     proto: Attribute = witness
     for t in types:
         if _enc(t) is not None:

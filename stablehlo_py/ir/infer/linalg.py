@@ -40,10 +40,10 @@ from stablehlo_py.ir.infer.reduction import (
 )
 from stablehlo_py.ir.infer.shapes import (
     DYN,
-    _most_specific_dim,
     bounds_of,
     element_type_compatible,
     is_dynamic,
+    most_specific_dim,
     ranked,
 )
 from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, tensor_type
@@ -154,7 +154,7 @@ def dot_general_shape(
     sizes: list[int] = []
     bounds: list[int] = []
     for i, (a, b) in enumerate(zip(lb, rb)):
-        s, bd = _most_specific_dim(i, ls[a], rs[b], lbd[a] if lbd else DYN, rbd[b] if rbd else DYN)
+        s, bd = most_specific_dim(i, ls[a], rs[b], lbd[a] if lbd else DYN, rbd[b] if rbd else DYN)
         sizes.append(s)
         bounds.append(bd)
     for shape, bds, batch, contract in ((ls, lbd, lb, lc), (rs, rbd, rb, rc)):

@@ -26,6 +26,7 @@ __all__ = [
     "infer_most_specific_type",
     "is_compatible",
     "is_dynamic",
+    "most_specific_dim",
     "ranked",
     "types_compatible",
 ]
@@ -77,9 +78,8 @@ def compatible_shape_with_bounds(a: Attribute, b: Attribute) -> bool:
         if any(x != y and not is_dynamic(x) and not is_dynamic(y) for x, y in zip(sa, sb)):
             return False
         for shape, bounds in ((sa, bounds_of(b)), (sb, bounds_of(a))):
-            if shape and bounds:
-                if any(not is_dynamic(bd) and bd < size for size, bd in zip(shape, bounds)):
-                    return False
+            if shape and any(not is_dynamic(bd) and bd < size for size, bd in zip(shape, bounds)):
+                return False
         return True
     return True
 
@@ -127,7 +127,7 @@ def types_compatible(a: Sequence[Attribute], b: Sequence[Attribute]) -> bool:
 DimFn = Callable[[int, int, int, int, int], tuple[int, int]]
 
 
-def _most_specific_dim(dim: int, ls: int, rs: int, lb: int, rb: int) -> tuple[int, int]:
+def most_specific_dim(dim: int, ls: int, rs: int, lb: int, rb: int) -> tuple[int, int]:
     """upstream's inferMostSpecificDimAndBound."""
     if not is_dynamic(ls) or not is_dynamic(rs):
         if not is_dynamic(ls) and not is_dynamic(rs) and ls != rs:
@@ -201,7 +201,7 @@ def _most_specific_shaped(types: Sequence[Attribute]) -> Attribute:
     ranked_types = [t for t in types if isinstance(t, TensorType)]
     if not ranked_types:
         return types[0]
-    return _with_dim_fn(ranked_types, _most_specific_dim)
+    return _with_dim_fn(ranked_types, most_specific_dim)
 
 
 def _least_specific_shaped(types: Sequence[Attribute]) -> Attribute:
