@@ -47,6 +47,7 @@ from stablehlo_py.ir.enums import (
     ChloPrecisionAttr,
 )
 from stablehlo_py.ir.infer import InferError, infer_op, verify_inferred
+from stablehlo_py.ir.infer.chlo import broadcasted_shape
 from stablehlo_py.ir.infer.shapes import is_compatible
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
@@ -82,29 +83,6 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------------- shape helpers
-def _broadcasted_shape(x: Sequence[int], y: Sequence[int]) -> tuple[int, ...] | None:
-    """mlir::OpTrait::util::getBroadcastedShape (numpy rules, -1 for a dynamic dimension)."""
-    out: list[int] = []
-    n = max(len(x), len(y))
-    xs = [1] * (n - len(x)) + list(x)
-    ys = [1] * (n - len(y)) + list(y)
-    for a, b in zip(xs, ys):
-        if a < 0 or b < 0:
-            if a > 1:
-                out.append(a)
-            elif b > 1 or a == 1:
-                out.append(b)
-            elif b == 1:
-                out.append(a)
-            else:
-                out.append(-1)
-        elif a == b or b == 1:
-            out.append(a)
-        elif a == 1:
-            out.append(b)
-        else:
-            return None
-    return tuple(out)
 
 
 def broadcast_shape(
@@ -118,14 +96,14 @@ def broadcast_shape(
     if sx is None or sy is None:
         return None
     if len(sx) == len(sy) or broadcast_dimensions is None:
-        out = _broadcasted_shape(sx, sy)
+        out = broadcasted_shape(sx, sy)
         return False if out is None else out
     large, small = (sx, sy) if len(sx) > len(sy) else (sy, sx)
     if len(broadcast_dimensions) != len(small):
         return False
     if any(d < 0 or d >= len(large) for d in broadcast_dimensions):
         return False
-    filtered = _broadcasted_shape(small, [large[d] for d in broadcast_dimensions])
+    filtered = broadcasted_shape(small, [large[d] for d in broadcast_dimensions])
     if filtered is None:
         return False
     out_l = list(large)
@@ -367,7 +345,7 @@ class BroadcastSelectOp(StableHLOOp):
         ps = shape_of(pt)
         if ps is None:
             return
-        both = _broadcasted_shape(first, ps)  # type: ignore[arg-type]
+        both = broadcasted_shape(first, ps)  # type: ignore[arg-type]
         if both is None:
             raise VerifyException(
                 f"pred type {t2s(pt)} does not broadcast with the shape {shape_str(first)} "  # type: ignore[arg-type]
