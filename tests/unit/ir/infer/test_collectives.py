@@ -19,6 +19,7 @@ from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TokenType
 from tests.conftest import CONFORMANCE
+from tests.unit.ir.infer.helpers import first_op, infer_error, inferred
 
 OPS = (
     "stablehlo.replica_id",
@@ -34,23 +35,6 @@ OPS = (
     "stablehlo.async_start",
     "stablehlo.async_done",
 )
-
-
-def first_op(text: str, name: str):
-    for op in parse(text).walk():
-        if op.name == name:
-            return op
-    raise AssertionError(f"no {name}")
-
-
-def inferred(text: str, name: str) -> list[str]:
-    return [type_to_str(t) for t in infer_op(first_op(text, name))]
-
-
-def infer_error(text: str, name: str) -> str:
-    with pytest.raises(InferError) as e:
-        infer_op(first_op(text, name))
-    return e.value.message
 
 
 def func(body: str, args: str) -> str:

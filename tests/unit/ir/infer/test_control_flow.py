@@ -14,9 +14,9 @@ from stablehlo_py.errors import ParseError
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer.shapes import ranked, types_compatible
-from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TokenType
 from tests.conftest import CONFORMANCE
+from tests.unit.ir.infer.helpers import infer_error, inferred
 
 OPS = (
     "stablehlo.if",
@@ -26,23 +26,6 @@ OPS = (
     "stablehlo.after_all",
     "stablehlo.create_token",
 )
-
-
-def first_op(text: str, name: str):
-    for op in parse(text).walk():
-        if op.name == name:
-            return op
-    raise AssertionError(f"no {name}")
-
-
-def inferred(text: str, name: str) -> list[str]:
-    return [type_to_str(t) for t in infer_op(first_op(text, name))]
-
-
-def infer_error(text: str, name: str) -> str:
-    with pytest.raises(InferError) as e:
-        infer_op(first_op(text, name))
-    return e.value.message
 
 
 def if_program(t_true: str, t_false: str, pred: str = "tensor<i1>", res: str | None = None) -> str:
