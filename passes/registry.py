@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,14 +19,20 @@ class PassInfo:
     module: str  # module defining `run(module, options) -> module`
 
     def run(self, op: Operation, options: dict[str, str]) -> Operation:
-        fn: Callable[[Operation, dict[str, str]], Operation] = importlib.import_module(self.module).run
+        fn: Callable[[Operation, dict[str, str]], Operation] = importlib.import_module(
+            self.module
+        ).run
         return fn(op, options)
 
 
 PASSES: dict[str, PassInfo] = {
     p.name: p
     for p in (
-        PassInfo("inline", "Inline calls to private functions and drop the dead ones", "stablehlo_py.passes.inline"),
+        PassInfo(
+            "inline",
+            "Inline calls to private functions and drop the dead ones",
+            "stablehlo_py.passes.inline",
+        ),
         PassInfo(
             "chlo-legalize-to-stablehlo",
             "Decompose CHLO ops into StableHLO ops (static shapes)",
@@ -56,20 +63,87 @@ PASSES: dict[str, PassInfo] = {
             "Upgrade or downgrade VHLO to target=X.Y.Z (also current, minimum)",
             "stablehlo_py.passes.vhlo_to_version",
         ),
+        PassInfo(
+            "stablehlo-refine-arguments",
+            "Refine the argument types of the main function (types=T0,T1,...), wrapping refined "
+            "arguments in shape_refinement_operand_wrapper custom calls",
+            "stablehlo_py.passes.stablehlo_refine_arguments",
+        ),
+        PassInfo(
+            "stablehlo-canonicalize-dynamism",
+            "Replace dynamic ops whose shape operands are constants with their static counterparts",
+            "stablehlo_py.passes.stablehlo_canonicalize_dynamism",
+        ),
+        PassInfo(
+            "stablehlo-check-shape-assertions",
+            "Check `custom_call @shape_assertion` ops with constant operands and erase the ones that hold",
+            "stablehlo_py.passes.stablehlo_check_shape_assertions",
+        ),
     )
 }
 
 
+_OPEN = {"<": ">", "(": ")", "[": "]", "{": "}"}
+_KEY = re.compile(r"\s*[A-Za-z_][\w.-]*\s*=")
+
+
+def split_top_level(text: str, separators: str) -> list[str]:
+    """Split `text` at the characters of `separators` that are outside `<>`, `()`, `[]`, `{}` and
+    quotes (the `>` of `->` closes nothing).  Empty pieces are dropped."""
+    pieces: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    start = 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _OPEN:
+            stack.append(_OPEN[ch])
+        elif stack and ch == stack[-1] and not (ch == ">" and i > 0 and text[i - 1] == "-"):
+            stack.pop()
+        elif not stack and ch in separators:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def split_list_option(value: str) -> list[str]:
+    """A list option's value (`tensor<f32>,tensor<1x?xf32>`) -> its elements, split at the commas
+    outside brackets (as MLIR's ListOption)."""
+    return [v.strip("'\"") for v in split_top_level(value, ",")]
+
+
 def parse_pass_options(text: str) -> dict[str, str]:
-    """`target=1.0.0 allow-other-dialects=true` (also quoted, or wrapped in braces) -> dict."""
-    text = text.strip().strip("'\"").strip()
+    """`target=1.0.0 allow-other-dialects=true` (also quoted, or wrapped in braces) -> dict.
+
+    Options are separated by spaces, as MLIR's; a comma followed by `name=` also starts a new option
+    (`a=1,b=2`).  Any other comma belongs to the value, which is how list options are written
+    (`types=tensor<f32>,tensor<1xf32>`, `op-names=stablehlo.add,stablehlo.reduce`); commas and
+    spaces inside `<>`, `()`, `[]`, `{}` or quotes never split."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1].strip()
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1]
+    items: list[str] = []
+    for word in split_top_level(text, " \t\n"):
+        for j, piece in enumerate(split_top_level(word, ",")):
+            if j and not _KEY.match(piece) and "=" in items[-1]:
+                items[-1] += "," + piece  # a further element of a list option's value
+            else:
+                items.append(piece)
     out: dict[str, str] = {}
-    for item in text.replace(",", " ").split():
+    for item in items:
         if "=" in item:
             k, v = item.split("=", 1)
-            out[k.strip()] = v.strip().strip("'\"")
+            v = v.strip()
+            if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+                v = v[1:-1]
+            out[k.strip()] = v
         else:
             out[item] = "true"
     return out
