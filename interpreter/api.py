@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.evaluator import Evaluator
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import InterpreterError
-from stablehlo_py.interpreter.evaluator import Evaluator
 
 
 def _as_module(module_or_text: Operation | str) -> Operation:
@@ -24,25 +24,14 @@ def _as_module(module_or_text: Operation | str) -> Operation:
 
 
 def _coerce_args(ev: Evaluator, entry: str, args: Sequence[Any]) -> list[Any]:
-    from stablehlo_py.interpreter.values import dtype_of_type
+    from stablehlo_py.interpreter.shapes import bind_arguments
 
     func = ev.funcs.get(entry)
     if func is None:
-        raise InterpreterError(f"no function @{entry} to run (have: {', '.join('@' + f for f in ev.funcs)})")
-    types = func.function_type.inputs.data
-    if len(types) != len(args):
-        raise InterpreterError(f"@{entry} takes {len(types)} arguments, {len(args)} were given")
-    out = []
-    for i, (t, a) in enumerate(zip(types, args)):
-        arr = np.asarray(a)
-        want = dtype_of_type(t)
-        shape = tuple(t.get_shape()) if hasattr(t, "get_shape") else None
-        if shape is not None and arr.shape != shape:
-            raise InterpreterError(f"argument {i} of @{entry} has shape {list(arr.shape)}, expected {list(shape)}")
-        if arr.dtype != want:
-            arr = arr.astype(want)
-        out.append(arr)
-    return out
+        raise InterpreterError(
+            f"no function @{entry} to run (have: {', '.join('@' + f for f in ev.funcs)})"
+        )
+    return bind_arguments(func, args, entry)
 
 
 def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> list[np.ndarray]:
@@ -55,6 +44,8 @@ def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> lis
     return results
 
 
-def eval_module(module: Operation | str, args: Sequence[Any] = (), entry: str = "main") -> list[np.ndarray]:
+def eval_module(
+    module: Operation | str, args: Sequence[Any] = (), entry: str = "main"
+) -> list[np.ndarray]:
     """Upstream's name (`stablehlo.eval_module(module, args)`): evaluate `main` with `args`."""
     return run(module, *args, entry=entry)

@@ -5,11 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, TensorType, TupleType
+from stablehlo_py.interpreter import dtypes
+from xdsl.dialects.builtin import (
+    ComplexType,
+    DenseIntOrFPElementsAttr,
+    TensorType,
+    TupleType,
+    UnrankedTensorType,
+)
 from xdsl.ir import Attribute
 
 from stablehlo_py.errors import NotSupportedError
-from stablehlo_py.interpreter import dtypes
 from stablehlo_py.ir.text.dense import dense_values
 from stablehlo_py.ir.types import TokenType, UniformQuantizedType, element_type_name
 
@@ -28,7 +34,7 @@ def element_name(t: Attribute) -> str:
 
 def dtype_of_type(t: Attribute) -> np.dtype:
     """numpy dtype of a tensor type's elements."""
-    if isinstance(t, TensorType):
+    if isinstance(t, (TensorType, UnrankedTensorType)):
         t = t.element_type
     return dtypes.dtype_of(element_name(t))
 

@@ -1,0 +1,94 @@
+"""What dynamic programs need beyond the ops' own impls.
+
+- Every op with a dynamic operand or result type gets its results checked against its result types
+  (static dimensions and `#stablehlo.bounds`), installed once per op as an `IMPL_WRAPPERS` hook: a
+  `?` dimension binds to whatever the op computed, a static one must match.
+- `stablehlo.custom_call @shape_assertion(%assert_what, %error_message_inputs...)`, which
+  `jax.export` emits for shape-polymorphic functions, is checked at run time as upstream's
+  `stablehlo-check-shape-assertions` checks it at compile time: a false `assert_what` raises
+  InterpreterError with `error_message` formatted by `llvm::formatv` rules (`{0}` is the first error
+  message input, `{{` a literal brace).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+from stablehlo_py.interpreter.custom_call import custom_call_target
+from stablehlo_py.interpreter.evaluator import IMPL_WRAPPERS
+from stablehlo_py.interpreter.registry import Impl
+from stablehlo_py.interpreter.shapes import check_results, touches_dynamic_type
+from xdsl.dialects.builtin import StringAttr
+
+from stablehlo_py.errors import InterpreterError
+
+MAX_ERROR_MESSAGE_INPUTS = 32  # upstream's maxErrorMessageInputs
+_SPEC = re.compile(r"\{\{|\{(\s*\d+)\s*(?:,[^:}]*)?(?::[^}]*)?\}")
+
+
+def _check_dynamic_results(op: Any, fn: Impl | None) -> Impl | None:
+    """IMPL_WRAPPERS hook: check the results of ops that touch a dynamic type."""
+    if fn is None or not op.results or not touches_dynamic_type(op):
+        return fn
+    inner = fn
+
+    def checked(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        out = inner(ev, op, args, env)
+        check_results(op, out)
+        return out
+
+    return checked
+
+
+IMPL_WRAPPERS.append(_check_dynamic_results)
+
+
+def format_error_message(message: str, inputs: list[int]) -> str:
+    """`llvm::formatv(message, inputs...)` as upstream's shape-assertion check formats it: `{i}`
+    (with optional `,layout` and `:format`, which are ignored) is input `i` (-1 past the last one,
+    as upstream passes), `{{` is `{`."""
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "{{":
+            return "{"
+        i = int(m.group(1))
+        return str(inputs[i]) if i < len(inputs) else "-1"
+
+    return _SPEC.sub(sub, message)
+
+
+@custom_call_target("shape_assertion")
+def shape_assertion(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+    """Raise InterpreterError with the formatted `error_message` when `assert_what` is false."""
+    if not 1 <= len(args) <= 1 + MAX_ERROR_MESSAGE_INPUTS:
+        raise InterpreterError(
+            f"shape_assertion expects 1 <= size(operands) <= {1 + MAX_ERROR_MESSAGE_INPUTS}, got {len(args)}"
+        )
+    if op.results:
+        raise InterpreterError("shape_assertion expects size(results) = 0")
+    what = np.asarray(args[0])
+    if what.shape != () or what.dtype != np.bool_:
+        raise InterpreterError(
+            "shape_assertion expects assert_what (operand #0) to be a tensor<i1>, "
+            f"got a value of shape {list(what.shape)} and type {what.dtype}"
+        )
+    inputs = []
+    for k, a in enumerate(args[1:], start=1):
+        v = np.asarray(a)
+        if v.shape != () or v.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise InterpreterError(
+                f"shape_assertion expects error_message_input (operand #{k}) to be a tensor<i32> or "
+                f"tensor<i64>, got a value of shape {list(v.shape)} and type {v.dtype}"
+            )
+        inputs.append(int(v))
+    msg = op.attributes.get("error_message", op.properties.get("error_message"))
+    if not isinstance(msg, StringAttr):
+        raise InterpreterError("shape_assertion expects an error_message attribute")
+    if bool(what):
+        return []
+    raise InterpreterError(format_error_message(msg.data, inputs))
+
+
+__all__ = ["format_error_message", "shape_assertion"]
