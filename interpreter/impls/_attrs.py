@@ -10,6 +10,7 @@ instead of knowing which class a given op uses.  A missing optional attribute gi
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
     UnitAttr,
+    UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Data, Operation
 
@@ -186,17 +188,24 @@ def struct(op: Operation, name: str) -> Any:
     return attr(op, name)
 
 
-def result_shape(op: Operation, i: int = 0) -> tuple[int, ...]:
+def result_shape(
+    op: Operation, i: int = 0, derived: Sequence[int | None] | None = None
+) -> tuple[int, ...]:
+    """Result `i`'s shape: its type's when static; a `?` dimension is taken from `derived` (the
+    sizes the impl computed from operands and attributes, None where they do not fix it) and a
+    clear error says which dimension cannot be determined."""
+    from stablehlo_py.interpreter.shapes import resolve_shape
+
     t = op.results[i].type
-    if not isinstance(t, TensorType):
+    if isinstance(t, TensorType):
+        shape = tuple(int(d) for d in t.get_shape())
+        if all(d >= 0 for d in shape):
+            return shape
+        if derived is None:
+            derived = [None] * len(shape)
+    elif not isinstance(t, UnrankedTensorType):
         raise InterpreterError(f"result {i} of '{op.name}' is not a tensor")
-    shape = tuple(int(d) for d in t.get_shape())
-    if any(d < 0 for d in shape):
-        raise InterpreterError(
-            f"result {i} of '{op.name}' has a dynamic shape {t}; the interpreter needs static "
-            "shapes (refine them first, e.g. with stablehlo-opt --stablehlo-refine-shapes)"
-        )
-    return shape
+    return resolve_shape(op, i, derived if derived is not None else [None])
 
 
 def result_dtype(op: Operation, i: int = 0) -> np.dtype:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import dtypes
 from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.linalg import contract
@@ -93,8 +92,8 @@ def broadcast_operands(op: Any, *values: Any) -> list[np.ndarray]:
     """CHLO's implicit broadcasting: with `broadcast_dimensions`, the lower-rank operand's
     dimensions map to those result dimensions; otherwise numpy (trailing-aligned) broadcasting."""
     arrays = [np.asarray(v) for v in values]
-    shape = A.result_shape(op)
     bdims = A.ints(op, "broadcast_dimensions")
+    shape = A.result_shape(op, 0, _broadcast_shape(arrays, bdims))
     out = []
     for a in arrays:
         if a.shape == shape:
@@ -103,6 +102,29 @@ def broadcast_operands(op: Any, *values: Any) -> list[np.ndarray]:
             out.append(dm.broadcast_in_dim(a, bdims, shape))
         else:
             out.append(np.broadcast_to(a, shape))
+    return out
+
+
+def _broadcast_shape(arrays: list[np.ndarray], bdims: list[int] | None) -> list[int | None]:
+    """The result shape CHLO's broadcasting gives `arrays` (for result types with `?`): each result
+    dimension is the size of the operands' dimensions mapped to it that are not 1."""
+    rank = max(a.ndim for a in arrays)
+    sizes: list[set[int]] = [set() for _ in range(rank)]
+    for a in arrays:
+        if bdims is not None and a.ndim < rank and a.ndim == len(bdims):
+            where = list(bdims)
+        else:
+            where = list(range(rank - a.ndim, rank))
+        for d, n in zip(where, a.shape):
+            sizes[d].add(int(n))
+    out: list[int | None] = []
+    for s in sizes:
+        big = s - {1}
+        if len(big) > 1:
+            raise InterpreterError(
+                f"operands of shapes {[list(a.shape) for a in arrays]} do not broadcast"
+            )
+        out.append(big.pop() if big else 1)
     return out
 
 
@@ -135,7 +157,7 @@ def _broadcast_compare(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any
 
 @impl("chlo.broadcast_select")
 def _broadcast_select(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    shape = A.result_shape(op)
+    shape = A.result_shape(op, 0, _broadcast_shape([np.asarray(a) for a in args], None))
     pred, on_true, on_false = (np.broadcast_to(np.asarray(a), shape) for a in args)
     return [sem.select(pred, on_true, on_false)]
 

@@ -13,6 +13,7 @@ from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics import conversion as conv
 from stablehlo_py.interpreter.semantics import data_movement as dm
+from xdsl.dialects.builtin import TensorType
 
 from stablehlo_py.errors import InterpreterError
 
@@ -20,7 +21,28 @@ from stablehlo_py.errors import InterpreterError
 @impl("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     dims = A.ints(op, "broadcast_dimensions", [])
-    return [dm.broadcast_in_dim(args[0], dims, A.result_shape(op))]
+    operand = np.asarray(args[0])
+    return [
+        dm.broadcast_in_dim(
+            operand, dims, A.result_shape(op, 0, _broadcast_result_dims(op, operand, dims))
+        )
+    ]
+
+
+def _broadcast_result_dims(
+    op: Any, operand: np.ndarray, dims: list[int]
+) -> list[int | None] | None:
+    """A dynamic result type's sizes that the operand fixes: result dimension `dims[j]` is the
+    operand's dimension `j` unless that is 1 (which broadcasts to any size)."""
+    t = op.results[0].type
+    rank = len(t.get_shape()) if hasattr(t, "get_shape") else None
+    if rank is None:
+        return None
+    out: list[int | None] = [None] * rank
+    for j, d in enumerate(dims):
+        if 0 <= d < rank and j < operand.ndim and operand.shape[j] != 1:
+            out[d] = int(operand.shape[j])
+    return out
 
 
 @impl("stablehlo.broadcast")
@@ -154,7 +176,24 @@ def _dynamic_pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 
 @impl("stablehlo.reshape")
 def _reshape(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.reshape(args[0], A.result_shape(op))]
+    operand = np.asarray(args[0])
+    return [dm.reshape(operand, A.result_shape(op, 0, _reshape_result_dims(op, operand)))]
+
+
+def _reshape_result_dims(op: Any, operand: np.ndarray) -> list[int | None] | None:
+    """A dynamic result type's one `?` size, fixed by the operand's element count."""
+    t = op.results[0].type
+    if not hasattr(t, "get_shape"):
+        return None
+    shape = [int(d) for d in t.get_shape()]
+    unknown = [d for d, n in enumerate(shape) if n < 0]
+    if len(unknown) != 1:
+        return None
+    known = int(np.prod([n for n in shape if n >= 0], dtype=np.int64))
+    out: list[int | None] = [n if n >= 0 else None for n in shape]
+    if known and operand.size % known == 0:
+        out[unknown[0]] = operand.size // known
+    return out
 
 
 @impl("stablehlo.dynamic_reshape")
@@ -192,7 +231,14 @@ def _get_dimension_size(ev: Any, op: Any, args: list[Any], env: dict) -> list[An
 
 @impl("stablehlo.set_dimension_size")
 def _set_dimension_size(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.set_dimension_size(args[0], args[1], A.int_(op, "dimension"))]
+    """With a `?` result dimension the result has `size` elements along `dimension` (the
+    operand's first ones); with a static one the data is unchanged (see the semantics)."""
+    dim = A.int_(op, "dimension")
+    out = dm.set_dimension_size(args[0], args[1], dim)
+    t = op.results[0].type
+    if isinstance(t, TensorType) and t.get_shape()[dim] < 0:
+        out = np.take(out, np.arange(int(np.asarray(args[1]))), axis=dim)
+    return [out]
 
 
 @impl("stablehlo.torch_index_select")
@@ -241,7 +287,9 @@ def _bitcast_convert(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     from stablehlo_py.interpreter.values import dtype_of_type
 
     # storage-level: quantized types bitcast through their storage type
-    return [conv.bitcast_convert(args[0], dtype_of_type(op.results[0].type), A.result_shape(op))]
+    t = op.results[0].type
+    static = isinstance(t, TensorType) and all(d >= 0 for d in t.get_shape())
+    return [conv.bitcast_convert(args[0], dtype_of_type(t), A.result_shape(op) if static else None)]
 
 
 @impl("stablehlo.reduce_precision")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics import random as rnd
@@ -14,7 +15,8 @@ def _rng(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     """Draws from a PCG64 generator seeded per evaluator (reproducible within a run)."""
     seed = ev.__dict__.setdefault("_rng_calls", 0)
     ev.__dict__["_rng_calls"] = seed + 1
-    out = rnd.rng(args[0], args[1], A.result_shape(op), A.enum(op, "rng_distribution"), seed=seed)
+    shape = A.result_shape(op, 0, [int(n) for n in np.asarray(args[2]).reshape(-1)])
+    out = rnd.rng(args[0], args[1], shape, A.enum(op, "rng_distribution"), seed=seed)
     return [out]
 
 

@@ -55,20 +55,33 @@ def _padding(op: Any) -> np.ndarray | None:
 @impl("stablehlo.reduce_window")
 def _reduce_window(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     inputs, inits = _split(args)
-    region = op.regions[0]
+    windows = {
+        name: A.ints(op, name)
+        for name in ("window_dimensions", "window_strides", "base_dilations", "window_dilations")
+    }
+    return reduce_window_by_region(
+        ev, op, op.regions[0], inputs, inits, _padding(op), env, **windows
+    )
+
+
+def reduce_window_by_region(
+    ev: Any,
+    op: Any,
+    region: Any,
+    inputs: list[Any],
+    inits: list[Any],
+    padding: np.ndarray | None,
+    env: dict,
+    **windows: Any,
+) -> list[Any]:
+    """`reduce_window` with `region` as its body (its own region, or the function a custom call
+    names); `windows` holds window_dimensions/strides/base_dilations/window_dilations."""
     types = A.region_arg_dtypes(region)
     n = len(inputs)
     inputs = A.to_types(inputs, types[n:])
     inits = A.to_types(inits, types[:n])
     results = red.reduce_window(
-        inputs,
-        inits,
-        window_dimensions=A.ints(op, "window_dimensions"),
-        window_strides=A.ints(op, "window_strides"),
-        base_dilations=A.ints(op, "base_dilations"),
-        window_dilations=A.ints(op, "window_dilations"),
-        padding=_padding(op),
-        body=ev.region_body(region, env),
+        inputs, inits, padding=padding, body=ev.region_body(region, env), **windows
     )
     return _results(op, results)
 
@@ -128,8 +141,16 @@ def comparator_key(region: Any, inputs: list[np.ndarray]) -> tuple[int, str] | N
 
 @impl("stablehlo.sort")
 def _sort(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    region = op.regions[0]
     inputs = [np.asarray(a) for a in args]
+    dimension = A.int_(op, "dimension", -1)
+    return sort_by_region(ev, op.regions[0], inputs, dimension, A.bool_(op, "is_stable"), env)
+
+
+def sort_by_region(
+    ev: Any, region: Any, inputs: list[np.ndarray], dimension: int, is_stable: bool, env: dict
+) -> list[Any]:
+    """`sort` of `inputs` along `dimension` with `region` (a sort body or a comparator function's
+    body) as the comparator; a recognized LT/GT comparator sorts with numpy."""
     key = comparator_key(region, inputs)
     if key is not None:
 
@@ -139,9 +160,7 @@ def _sort(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
         comparator = make_comparator(fn, key[1], key[0])
     else:
         comparator = ev.region_body(region, env)
-    dimension = A.int_(op, "dimension", -1)
-    results = red.sort(inputs, dimension, A.bool_(op, "is_stable"), comparator)
-    return list(results)
+    return list(red.sort(inputs, dimension, is_stable, comparator))
 
 
 @impl("stablehlo.map")
@@ -149,7 +168,7 @@ def _map(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     """`map`: the computation applied elementwise, evaluated once on the whole arrays."""
     region = op.regions[0]
     inputs = A.to_types([np.asarray(a) for a in args], A.region_arg_dtypes(region))
-    shape = A.result_shape(op)
+    shape = A.result_shape(op, 0, list(inputs[0].shape) if inputs else None)
     body = ev.region_body(region, env)
     (out,) = body(*inputs)
     return _results(op, [np.broadcast_to(out, shape).copy()])
