@@ -1,0 +1,411 @@
+"""`stablehlo-canonicalize-dynamism`: upstream's StablehloCanonicalizeDynamism.cpp.
+
+Dynamic ops whose shape operands are constants become their static counterparts, through xDSL's
+greedy pattern rewriter (as upstream's applyPatternsGreedily; ops left dead are erased):
+
+| op                          | when                                                 | becomes          |
+|-----------------------------|------------------------------------------------------|------------------|
+| custom_call with            | every shape operand constant and compatible with its | custom_call      |
+| `indices_of_shape_operands` | result, every such result static                     | without them     |
+| dynamic_broadcast_in_dim    | static operand and result, constant output_dimensions| broadcast_in_dim |
+| dynamic_conv                | constant padding                                     | convolution      |
+| dynamic_gather              | constant slice_sizes                                 | gather           |
+| dynamic_iota                | constant output_shape, static result                 | iota             |
+| dynamic_pad                 | constant low, high and interior paddings             | pad              |
+| dynamic_reshape             | constant output_shape, static result                 | reshape          |
+| real_dynamic_slice          | unit constant strides, limit = start + constant      | dynamic_slice    |
+| real_dynamic_slice          | constant start, limit and strides                    | slice            |
+
+The result types are the dynamic op's (as upstream: the verifiers check the shape operands against
+them).  A malformed `indices_of_shape_operands` is reported with upstream's message (hlo::
+getShapeRefinements) at the custom call, e.g. "indices_of_shape_operands: must have rank = 1".
+
+Not modelled: upstream's greedy driver also folds ops and hoists/deduplicates constants; this pass
+only applies its own patterns (and erases dead ops).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from stablehlo_py.passes._common import carry_location, check_options
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    Signedness,
+    TensorType,
+    TupleType,
+)
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from stablehlo_py.errors import VerifyError
+from stablehlo_py.ir.infer.data_movement import constant_ints
+from stablehlo_py.ir.infer.shapes import is_compatible
+from stablehlo_py.ir.ops.data_movement import (
+    BroadcastInDimOp,
+    DynamicBroadcastInDimOp,
+    DynamicGatherOp,
+    DynamicIotaOp,
+    DynamicPadOp,
+    DynamicReshapeOp,
+    DynamicSliceOp,
+    GatherOp,
+    IotaOp,
+    PadOp,
+    RealDynamicSliceOp,
+    ReshapeOp,
+    SliceOp,
+)
+from stablehlo_py.ir.ops.linalg import ConvolutionOp, DynamicConvOp
+from stablehlo_py.ir.ops.misc import CustomCallOp
+from stablehlo_py.ir.text.dense import make_dense
+from stablehlo_py.ir.text.printer import type_to_str
+from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.ir.verify import op_location
+
+__all__ = ["PATTERNS", "canonicalize_dynamism", "run", "shape_refinements"]
+
+PASS_NAME = "stablehlo-canonicalize-dynamism"
+INDICES_OF_SHAPE_OPERANDS = "indices_of_shape_operands"
+_I64 = IntegerType(64)
+
+
+def run(op: Operation, options: dict[str, str]) -> Operation:
+    check_options(PASS_NAME, options, set())
+    return canonicalize_dynamism(op)
+
+
+def canonicalize_dynamism(op: Operation) -> Operation:
+    """Apply the patterns to every op nested in `op` until none applies; returns `op`.  Raises
+    VerifyError (upstream's message, at the op) for a malformed `indices_of_shape_operands`."""
+    diagnostics: list[VerifyError] = []
+    patterns: list[RewritePattern] = [cls(diagnostics) for cls in PATTERNS]
+    walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=True))
+    for region in op.regions:
+        walker.rewrite_region(region)
+    if diagnostics:
+        raise diagnostics[0]
+    return op
+
+
+# --------------------------------------------------------------------------------- helpers
+class ShapeRefinementError(Exception):
+    """A malformed `indices_of_shape_operands` (upstream's getShapeRefinements diagnostics)."""
+
+
+def _flatten(types: Sequence[Attribute]) -> list[Attribute]:
+    out: list[Attribute] = []
+    for t in types:
+        if isinstance(t, TupleType):
+            out.extend(_flatten(list(t.types.data)))
+        else:
+            out.append(t)
+    return out
+
+
+def shape_refinements(op: Operation) -> list[tuple[int, ...]] | None:
+    """upstream's hlo::getShapeRefinements: the result shapes `op`'s `indices_of_shape_operands`
+    operands give, one per (tuple-flattened) result; None when the attribute is absent or a shape
+    operand is not a constant; raises ShapeRefinementError (upstream's message) when the attribute
+    is malformed or a refinement is incompatible with its result."""
+    attr = op.attributes.get(INDICES_OF_SHAPE_OPERANDS) or op.properties.get(
+        INDICES_OF_SHAPE_OPERANDS
+    )
+    if not isinstance(attr, DenseIntOrFPElementsAttr) or not isinstance(
+        attr.get_element_type(), IntegerType
+    ):
+        return None
+    flat = _flatten([r.type for r in op.results])
+    suffix = ", with tuples flattened" if len(flat) != len(op.results) else ""
+    shape = tuple(attr.type.get_shape())
+    indices = _ints(attr)
+    if len(indices) != len(flat):
+        raise ShapeRefinementError(
+            f"indices_of_shape_operands: number of elements ({len(indices)}) must be equal to the number "
+            f"of operation results ({len(flat)}){suffix}"
+        )
+    if len(shape) != 1:
+        raise ShapeRefinementError("indices_of_shape_operands: must have rank = 1")
+    elem = attr.get_element_type()
+    if not (
+        isinstance(elem, IntegerType)
+        and elem.width.data == 64
+        and elem.signedness.data == Signedness.SIGNLESS
+    ):
+        raise ShapeRefinementError("indices_of_shape_operands: must have i64 element type")
+    refinements: list[tuple[int, ...]] = []
+    for result_index, (operand_index, result_type) in enumerate(zip(indices, flat)):
+        if not 0 <= operand_index < len(op.operands):
+            raise ShapeRefinementError(
+                f"indices_of_shape_operands: index #{result_index} ({operand_index}) must be within bounds "
+                f"for operation operands (from 0 to {len(op.operands)})"
+            )
+        refinement = constant_ints(op.operands[operand_index])
+        if refinement is None:
+            return None
+        if not _compatible(refinement, result_type):
+            raise ShapeRefinementError(
+                f"indices_of_shape_operands: refinement #{result_index} ([{', '.join(map(str, refinement))}]) "
+                f"must be compatible with operation result #{result_index} ('{type_to_str(result_type)}')"
+                f"{suffix}"
+            )
+        refinements.append(refinement)
+    return refinements
+
+
+def _compatible(shape: tuple[int, ...], t: Attribute) -> bool:
+    """upstream's isCompatibleForHloTypeInference(ArrayRef<int64_t>, Type)."""
+    if any(d < 0 for d in shape) or not hasattr(t, "element_type"):
+        return False
+    return is_compatible(tensor_type(t.element_type, shape), t)  # type: ignore[attr-defined]
+
+
+def _ints(attr: DenseIntOrFPElementsAttr) -> tuple[int, ...]:
+    from stablehlo_py.ir.text.dense import dense_values
+
+    return tuple(int(v) for v in np.asarray(dense_values(attr)).reshape(-1).tolist())
+
+
+def _static(t: Attribute) -> bool:
+    return isinstance(t, TensorType) and all(d >= 0 for d in t.get_shape())
+
+
+def _i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(_I64, list(values))
+
+
+def _replace(rewriter: PatternRewriter, old: Operation, new: Operation | list[Operation]) -> None:
+    ops = new if isinstance(new, list) else [new]
+    for o in ops:
+        carry_location(o, old)
+    rewriter.replace(old, ops)
+
+
+class _Pattern(RewritePattern):
+    def __init__(self, diagnostics: list[VerifyError]):
+        self.diagnostics = diagnostics
+
+
+# --------------------------------------------------------------------------------- patterns
+class CanonicalizeCustomCall(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CustomCallOp, rewriter: PatternRewriter) -> None:
+        try:
+            refinements = shape_refinements(op)
+        except ShapeRefinementError as e:
+            if not any(d.location == op_location(op) for d in self.diagnostics):
+                self.diagnostics.append(VerifyError(str(e), location=op_location(op)))
+            return
+        if refinements is None:
+            return
+        indices = set(
+            _ints(
+                op.attributes.get(INDICES_OF_SHAPE_OPERANDS)
+                or op.properties[INDICES_OF_SHAPE_OPERANDS]
+            )
+        )  # type: ignore[arg-type]
+        operands: list[SSAValue] = []
+        result_index = 0
+        for i, v in enumerate(op.operands):
+            if i in indices:
+                if not _static(op.results[result_index].type):
+                    return  # upstream: "expected static result types"
+                result_index += 1
+                continue
+            operands.append(v)
+        properties = dict(op.properties)
+        attributes = dict(op.attributes)
+        properties.pop(INDICES_OF_SHAPE_OPERANDS, None)
+        attributes.pop(INDICES_OF_SHAPE_OPERANDS, None)
+        layouts = properties.get("operand_layouts")
+        if isinstance(layouts, ArrayAttr):
+            properties["operand_layouts"] = ArrayAttr(
+                [a for i, a in enumerate(layouts.data) if i not in indices]
+            )
+        new = CustomCallOp.create(
+            operands=operands,
+            result_types=[r.type for r in op.results],
+            properties=properties,
+            attributes=attributes,
+        )
+        _replace(rewriter, op, new)
+
+
+class CanonicalizeDynamicBroadcastInDim(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicBroadcastInDimOp, rewriter: PatternRewriter) -> None:
+        if not _static(op.operand.type) or constant_ints(op.output_dimensions) is None:
+            return
+        if not _static(op.result.type):
+            return
+        new = BroadcastInDimOp.create(
+            operands=[op.operand],
+            result_types=[op.result.type],
+            properties={"broadcast_dimensions": op.broadcast_dimensions},
+        )
+        _replace(rewriter, op, new)
+
+
+class CanonicalizeDynamicConv(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicConvOp, rewriter: PatternRewriter) -> None:
+        padding = constant_ints(op.padding)
+        if padding is None:
+            return
+        padding_type = tensor_type(_I64, (len(padding) // 2, 2))
+        properties = dict(op.properties)
+        properties["padding"] = make_dense(padding_type, np.asarray(padding, dtype=np.int64))
+        new = ConvolutionOp.create(
+            operands=[op.lhs, op.rhs], result_types=[op.result.type], properties=properties
+        )
+        _replace(rewriter, op, new)
+
+
+class CanonicalizeDynamicGather(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicGatherOp, rewriter: PatternRewriter) -> None:
+        slice_sizes = constant_ints(op.slice_sizes)
+        if slice_sizes is None:
+            return
+        properties = dict(op.properties)
+        properties["slice_sizes"] = _i64_array(slice_sizes)
+        new = GatherOp.create(
+            operands=[op.operand, op.start_indices],
+            result_types=[op.result.type],
+            properties=properties,
+        )
+        _replace(rewriter, op, new)
+
+
+class CanonicalizeDynamicIota(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicIotaOp, rewriter: PatternRewriter) -> None:
+        if constant_ints(op.output_shape) is None or not _static(op.result.type):
+            return
+        new = IotaOp.create(
+            result_types=[op.result.type], properties={"iota_dimension": op.iota_dimension}
+        )
+        _replace(rewriter, op, new)
+
+
+class CanonicalizeDynamicPad(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicPadOp, rewriter: PatternRewriter) -> None:
+        low = constant_ints(op.edge_padding_low)
+        high = constant_ints(op.edge_padding_high)
+        interior = constant_ints(op.interior_padding)
+        if low is None or high is None or interior is None:
+            return
+        new = PadOp.create(
+            operands=[op.operand, op.padding_value],
+            result_types=[op.result.type],
+            properties={
+                "edge_padding_low": _i64_array(low),
+                "edge_padding_high": _i64_array(high),
+                "interior_padding": _i64_array(interior),
+            },
+        )
+        _replace(rewriter, op, new)
+
+
+class CanonicalizeDynamicReshape(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicReshapeOp, rewriter: PatternRewriter) -> None:
+        if constant_ints(op.output_shape) is None or not _static(op.result.type):
+            return
+        new = ReshapeOp.create(operands=[op.operand], result_types=[op.result.type])
+        _replace(rewriter, op, new)
+
+
+def _constant_plus(limit: SSAValue, start: SSAValue) -> tuple[int, ...] | None:
+    """The constant `c` when `limit` is `stablehlo.add(start, c)` or `stablehlo.add(c, start)`."""
+    if not isinstance(limit, OpResult) or limit.owner.name != "stablehlo.add":
+        return None
+    lhs, rhs = limit.owner.operands
+    if lhs is start and (c := constant_ints(rhs)) is not None:
+        return c
+    if rhs is start:
+        return constant_ints(lhs)
+    return None
+
+
+class CanonicalizeRealDynamicSliceToDynamicSlice(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: RealDynamicSliceOp, rewriter: PatternRewriter) -> None:
+        strides = constant_ints(op.strides)
+        if strides is None or any(s != 1 for s in strides):
+            return
+        slice_sizes = _constant_plus(op.limit_indices, op.start_indices)
+        if slice_sizes is None:
+            return
+        index_type = op.start_indices.type
+        elem = index_type.element_type  # type: ignore[attr-defined]
+        new_ops: list[Operation] = []
+        start_indices: list[SSAValue] = []
+        for i in range(len(slice_sizes)):
+            one = SliceOp.create(
+                operands=[op.start_indices],
+                result_types=[tensor_type(elem, (1,))],
+                properties={
+                    "start_indices": _i64_array([i]),
+                    "limit_indices": _i64_array([i + 1]),
+                    "strides": _i64_array([1]),
+                },
+            )
+            scalar = ReshapeOp.create(
+                operands=[one.results[0]], result_types=[tensor_type(elem, ())]
+            )
+            new_ops += [one, scalar]
+            start_indices.append(scalar.results[0])
+        dynamic_slice = DynamicSliceOp.create(
+            operands=[op.operand, *start_indices],
+            result_types=[op.result.type],
+            properties={"slice_sizes": _i64_array(slice_sizes)},
+            attributes=dict(op.attributes),  # upstream: setDiscardableAttrs
+        )
+        _replace(rewriter, op, [*new_ops, dynamic_slice])
+
+
+class CanonicalizeRealDynamicSliceToSlice(_Pattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: RealDynamicSliceOp, rewriter: PatternRewriter) -> None:
+        start = constant_ints(op.start_indices)
+        limit = constant_ints(op.limit_indices)
+        strides = constant_ints(op.strides)
+        if start is None or limit is None or strides is None:
+            return
+        new = SliceOp.create(
+            operands=[op.operand],
+            result_types=[op.result.type],
+            properties={
+                "start_indices": _i64_array(start),
+                "limit_indices": _i64_array(limit),
+                "strides": _i64_array(strides),
+            },
+            attributes=dict(op.attributes),  # upstream: setDiscardableAttrs
+        )
+        _replace(rewriter, op, new)
+
+
+PATTERNS: tuple[type[_Pattern], ...] = (
+    CanonicalizeCustomCall,
+    CanonicalizeDynamicBroadcastInDim,
+    CanonicalizeDynamicConv,
+    CanonicalizeDynamicGather,
+    CanonicalizeDynamicIota,
+    CanonicalizeDynamicPad,
+    CanonicalizeDynamicReshape,
+    CanonicalizeRealDynamicSliceToDynamicSlice,
+    CanonicalizeRealDynamicSliceToSlice,
+)
+"""upstream's populateStablehloCanonicalizeDynamismPatterns, in its order."""
