@@ -14,6 +14,7 @@ def interpret(options: dict[str, Any]) -> int:
     failing check with its function, op and values; exit 1 if any failed."""
     from stablehlo_py.interpreter.evaluator import Evaluator
     from stablehlo_py.interpreter.printing import format_value
+    from stablehlo_py.interpreter.shapes import bind_arguments
     from stablehlo_py.ir import parse
     from stablehlo_py.ir.verify import verify
 
@@ -36,7 +37,10 @@ def interpret(options: dict[str, Any]) -> int:
         for entry in entries:
             args: list[Any] = []
             if args_text and entry == "main":
-                args = _parse_args(str(args_text), ev.funcs[entry])
+                # concrete argument shapes bind the `?` dimensions of @main's parameter types
+                args = bind_arguments(
+                    ev.funcs[entry], _parse_args(str(args_text), ev.funcs[entry]), entry
+                )
             results = ev.call(entry, args)
             types = ev.funcs[entry].function_type.outputs.data
             dense = bool(options.get("interpreter_print_dense"))
