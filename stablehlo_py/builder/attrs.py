@@ -1,0 +1,519 @@
+"""Python values -> attributes: one converter per kind of attribute an op declares.
+
+The kind of an op's attribute is read from the op class itself: the in-format syntax each property
+is declared with (``stablehlo_py.ir.ops.base.I64_ATTR``, ``DENSE_I64_ARRAY``, ``enum_syntax(...)``, ...)
+or, for the few kinds that syntax does not tell apart, the attribute class of its constraint.  So
+the table below (``_BY_SYNTAX``, ``_BY_CLASS``, ``_BY_NAME``) covers every attribute of every op,
+and a new op with an attribute of a known kind needs nothing here.
+
+What each kind accepts (every kind also accepts a ready xDSL attribute, used as is, and -- except
+where a string is itself the natural value -- MLIR attribute text, read with the same syntax the
+op's parser uses, e.g. ``"#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>"``):
+
+=====================  =======================================================================
+kind                   Python value
+=====================  =======================================================================
+i64 / i32 integer      ``int`` (or numpy integer)
+bool                   ``bool``
+string                 ``str``
+symbol                 ``str`` (``"f"`` or ``"@f"``) or a builder ``Function``
+i64 / bool array       sequence of ints / bools -> ``array<i64: ...>`` / ``array<i1: ...>``
+dense elements         nested sequence or numpy array of ints -> ``dense<...> : tensor<...xi64>``
+float                  ``float`` (in the element type the op declares, e.g. f32 for epsilon)
+enum                   case name (``"GT"``, ``"FLOAT"``) or a member of the builder's ``enum.Enum``
+                       classes (``ComparisonDirection.GT``)
+dimension numbers      ``dict`` of the attribute's fields (``{"lhs_contracting_dimensions": [1],
+                       ...}``), the matching dataclass, or text; convolution also takes upstream's
+                       short form ``"[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"``
+result_accuracy        mode name (``"HIGHEST"``) or ``dict(atol=..., rtol=..., ulps=..., mode=...)``
+unit                   ``True`` (present) / ``False`` (absent)
+dictionary             ``dict`` of plain values (see :func:`to_attribute`)
+replica_groups /       2-D nested sequence or array of ints -> ``dense<...> : tensor<NxMxi64>``
+source_target_pairs,
+padding
+channel_handle         ``int`` handle (type 0), ``(handle, type)`` or ``dict(handle=, type=)``
+precision_config       sequence of precision names (``["DEFAULT", "HIGHEST"]``)
+called_computations    sequence of symbols
+operand/result_layouts sequence of int sequences -> ``[dense<...> : tensor<Nxindex>, ...]``
+=====================  =======================================================================
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, is_dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute
+
+from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.ir.enums import ENUM_CLASSES, EnumAttr
+from stablehlo_py.ir.gather_scatter_attrs import (
+    GatherDimensionNumbers,
+    GatherDimensionNumbersAttr,
+    ScatterDimensionNumbers,
+    ScatterDimensionNumbersAttr,
+)
+from stablehlo_py.ir.op_attrs import (
+    ConvDimensionNumbers,
+    ConvDimensionNumbersAttr,
+    DotAlgorithm,
+    DotAlgorithmAttr,
+    DotDimensionNumbers,
+    DotDimensionNumbersAttr,
+    OutputOperandAlias,
+    OutputOperandAliasAttr,
+    ResultAccuracyAttr,
+)
+from stablehlo_py.ir.ops import base
+from stablehlo_py.ir.text.dense import make_dense
+from stablehlo_py.ir.types import tensor_type
+
+I1, I32, I64 = IntegerType(1), IntegerType(32), IntegerType(64)
+
+
+class Bad(Exception):
+    """A converter's complaint: what it expected (the caller adds the op and attribute)."""
+
+
+# ------------------------------------------------------------------------------- enum members
+def _enum_class_name(dialect: str, mnemonic: str) -> str:
+    name = "".join(w.capitalize() for w in mnemonic.split("_"))
+    return ("Chlo" + name) if dialect == "chlo" else name
+
+
+ENUMS: dict[str, type[enum.Enum]] = {
+    _enum_class_name(*key): enum.Enum(_enum_class_name(*key), {c: c for c in cls.CASES})  # type: ignore[misc]
+    for key, cls in ENUM_CLASSES.items()
+}
+"""Python ``enum.Enum`` classes generated from the dialects' enum table: ``ComparisonDirection.GT``,
+``ComparisonType.FLOAT``, ``Precision.HIGHEST``, ``FftType.RFFT``, ``RngDistribution.NORMAL``,
+``RngAlgorithm.THREE_FRY``, ``Transpose.ADJOINT`` (and ``ChloComparisonDirection``, ...); a member's
+value is its case name, so members and strings are interchangeable."""
+
+
+# ----------------------------------------------------------------------------- plain helpers
+def _int(v: Any, what: str = "an int") -> int:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer):
+        raise Bad(f"expects {what}")
+    return int(v)
+
+
+def _ints(v: Any, what: str = "a sequence of ints") -> tuple[int, ...]:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, int | np.integer) and not isinstance(v, bool):
+        raise Bad(f"expects {what} (wrap a single value in a list: [{v}])")
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad(f"expects {what}")
+    return tuple(_int(x, what) for x in v)
+
+
+def _int_matrix(v: Any, what: str) -> DenseIntOrFPElementsAttr:
+    try:
+        arr = np.asarray(v)
+    except ValueError:
+        raise Bad(f"expects {what} (rows of equal length)") from None
+    if arr.size == 0 and arr.ndim == 1:
+        arr = arr.reshape(0, 0)
+    if arr.ndim != 2 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        raise Bad(f"expects {what}")
+    return make_dense(tensor_type(I64, arr.shape), arr.astype(np.int64))
+
+
+@lru_cache(maxsize=1024)
+def _parse(syntax: base.AttrSyntax, text: str) -> Attribute:
+    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.text.parser import Parser
+
+    p = Parser(text, default_registry(), "<attribute>")
+    a = syntax.parse(p)
+    p.ws()
+    if p.pos != len(p.text):
+        p.error(f"unexpected text after the attribute: {p.text[p.pos :]!r}")
+    return a
+
+
+def _text(syntax: base.AttrSyntax, v: str) -> Attribute:
+    try:
+        return _parse(syntax, v)
+    except Exception as e:  # noqa: BLE001 -- the parser's message is the explanation
+        raise Bad(f"cannot read {v!r} as this attribute: {getattr(e, 'message', e)}") from None
+
+
+# -------------------------------------------------------------------------------- converters
+@dataclass(frozen=True)
+class Ctx:
+    """What a converter may need beyond the value: the op (for messages and the dialect of enum
+    cases) and its operand types by spec name (chlo.constant_like's value takes the operand's
+    element type)."""
+
+    op_name: str
+    attr_name: str
+    syntax: base.AttrSyntax | None
+    operand_types: Mapping[str, Sequence[Attribute]]
+
+
+Converter = Callable[[Any, Ctx], Attribute]
+
+
+def _integer(width: IntegerType) -> Converter:
+    def conv(v: Any, ctx: Ctx) -> Attribute:
+        return IntegerAttr(_int(v), width)
+
+    return conv
+
+
+def _bool(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, bool | np.bool_):
+        raise Bad("expects a bool")
+    return IntegerAttr(int(bool(v)), I1)
+
+
+def _string(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, str):
+        raise Bad("expects a str")
+    return StringAttr(v)
+
+
+def _symbol(v: Any, ctx: Ctx) -> Attribute:
+    name = getattr(v, "sym_name", v)  # a builder Function
+    if not isinstance(name, str) or not name.lstrip("@"):
+        raise Bad("expects a function name (str) or a builder Function")
+    return SymbolRefAttr(name.lstrip("@"))
+
+
+def _i64_array(v: Any, ctx: Ctx) -> Attribute:
+    return DenseArrayBase.from_list(I64, _ints(v))
+
+
+def _bool_array(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, Sequence | np.ndarray) or isinstance(v, str):
+        raise Bad("expects a sequence of bools")
+    if not all(isinstance(x, bool | np.bool_) for x in v):
+        raise Bad("expects a sequence of bools")
+    return DenseArrayBase.from_list(I1, [int(bool(x)) for x in v])
+
+
+def _elements(v: Any, ctx: Ctx) -> Attribute:
+    return _int_matrix(v, "a 2-D sequence of ints (one [low, high] pair per dimension)")
+
+
+def _float(v: Any, ctx: Ctx) -> Attribute:
+    if isinstance(v, bool) or not isinstance(v, float | int | np.floating | np.integer):
+        raise Bad("expects a float")
+    assert ctx.syntax is not None
+    return _parse(ctx.syntax, repr(float(v)))
+
+
+def _unit(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, bool):
+        raise Bad("expects True (present) or False (absent)")
+    return UnitAttr()
+
+
+def _dictionary(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, Mapping):
+        raise Bad("expects a dict")
+    return to_attribute(v)
+
+
+def _enum(cls: type[EnumAttr]) -> Converter:
+    def conv(v: Any, ctx: Ctx) -> Attribute:
+        case = v.value if isinstance(v, enum.Enum) else v
+        if not isinstance(case, str) or case not in cls.CASES:
+            raise Bad(f"expects one of {', '.join(cls.CASES)}")
+        return cls.get_case(case)
+
+    return conv
+
+
+def _struct(
+    attr_cls: type, data_cls: type, build: Callable[[Any], Attribute] | None = None
+) -> Converter:
+    names = [f.name for f in fields(data_cls)]
+
+    def conv(v: Any, ctx: Ctx) -> Attribute:
+        if isinstance(v, data_cls):
+            return attr_cls(v)
+        if not isinstance(v, Mapping):
+            raise Bad(f"expects a dict with keys among {', '.join(names)}")
+        unknown = [k for k in v if k not in names]
+        if unknown:
+            raise Bad(f"has no field {unknown[0]!r} (fields: {', '.join(names)})")
+        vals: dict[str, Any] = {}
+        for f in fields(data_cls):
+            if f.name not in v:
+                continue
+            x = v[f.name]
+            if f.type in ("tuple[int, ...]",) or isinstance(f.default, tuple):
+                vals[f.name] = _ints(x, f"{f.name} to be a sequence of ints")
+            elif f.type in ("int",):
+                vals[f.name] = _int(x, f"{f.name} to be an int")
+            elif f.type in ("bool",):
+                if not isinstance(x, bool):
+                    raise Bad(f"expects {f.name} to be a bool")
+                vals[f.name] = x
+            elif f.type == "Attribute":
+                from stablehlo_py.builder.types import element_type_of
+
+                vals[f.name] = element_type_of(x)
+            else:
+                vals[f.name] = x
+        try:
+            return attr_cls(data_cls(**vals))
+        except TypeError as e:
+            raise Bad(f"is incomplete: {e}") from None
+
+    return conv
+
+
+def _conv_dims(v: Any, ctx: Ctx) -> Attribute:
+    if isinstance(v, str) and not v.lstrip().startswith("#"):
+        return _text(ctx.syntax, f"#stablehlo.conv<{v}>")  # type: ignore[arg-type]
+    return _struct(ConvDimensionNumbersAttr, ConvDimensionNumbers)(v, ctx)
+
+
+def _ragged_dot_dims() -> Converter:
+    from stablehlo_py.ir.ops.chlo import RaggedDotDimensionNumbersAttr, RaggedDotDims
+
+    return _struct(RaggedDotDimensionNumbersAttr, RaggedDotDims)
+
+
+def _accuracy(v: Any, ctx: Ctx) -> Attribute:
+    if isinstance(v, str | enum.Enum):
+        v = {"mode": v.value if isinstance(v, enum.Enum) else v}
+    if not isinstance(v, Mapping):
+        raise Bad(
+            "expects a mode name (DEFAULT, HIGHEST, TOLERANCE) or dict(atol=, rtol=, ulps=, mode=)"
+        )
+    try:
+        return ResultAccuracyAttr(**v)
+    except (TypeError, ValueError) as e:
+        raise Bad(f"is not a result accuracy: {e}") from None
+
+
+def _precision_config(v: Any, ctx: Ctx) -> Attribute:
+    dialect = ctx.op_name.split(".", 1)[0]
+    conv = _enum(ENUM_CLASSES[(dialect if dialect == "chlo" else "stablehlo", "precision")])
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad("expects a sequence of precisions (DEFAULT, HIGH, HIGHEST)")
+    return ArrayAttr([conv(x, ctx) for x in v])
+
+
+def _symbols(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad("expects a sequence of function names")
+    return ArrayAttr([_symbol(x, ctx) for x in v])
+
+
+def _layouts(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad("expects a sequence of layouts (each a sequence of ints, minor-to-major)")
+    out = []
+    for layout in v:
+        dims = np.asarray(_ints(layout), dtype=np.int64)
+        out.append(make_dense(tensor_type(IndexType(), (len(dims),)), dims))
+    return ArrayAttr(out)
+
+
+def _aliases(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad("expects a sequence of output-operand aliases (dicts)")
+    conv = _struct(OutputOperandAliasAttr, OutputOperandAlias)
+    return ArrayAttr([conv(x, ctx) for x in v])
+
+
+def _channel_handle(v: Any, ctx: Ctx) -> Attribute:
+    from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
+
+    if isinstance(v, Mapping):
+        return ChannelHandleAttr(_int(v.get("handle", 0)), _int(v.get("type", 0)))
+    if isinstance(v, tuple) and len(v) == 2:
+        return ChannelHandleAttr(_int(v[0]), _int(v[1]))
+    return ChannelHandleAttr(_int(v, "an int handle, (handle, type) or dict(handle=, type=)"), 0)
+
+
+def _groups(what: str) -> Converter:
+    def conv(v: Any, ctx: Ctx) -> Attribute:
+        return _int_matrix(v, what)
+
+    return conv
+
+
+def _constant_like_value(v: Any, ctx: Ctx) -> Attribute:
+    (t,) = ctx.operand_types.get("operand", (None,))
+    from stablehlo_py.ir.types import element_type
+
+    if t is None or isinstance(v, bool) or not isinstance(v, int | float | np.number):
+        raise Bad("expects a number (it takes the operand's element type)")
+    e = element_type(t)
+    if isinstance(e, IntegerType):
+        return IntegerAttr(int(v), e)
+    return FloatAttr(float(v), e)  # type: ignore[arg-type]
+
+
+def _backend_config(v: Any, ctx: Ctx) -> Attribute:
+    if isinstance(v, str):
+        return StringAttr(v)
+    if isinstance(v, Mapping):
+        return to_attribute(v)
+    raise Bad("expects a str or a dict")
+
+
+_BY_SYNTAX: dict[int, Converter] = {
+    id(base.I64_ATTR): _integer(I64),
+    id(base.I32_ATTR): _integer(I32),
+    id(base.BOOL_ATTR): _bool,
+    id(base.STR_ATTR): _string,
+    id(base.SYMBOL_ATTR): _symbol,
+    id(base.DENSE_I64_ARRAY): _i64_array,
+    id(base.DENSE_BOOL_ARRAY): _bool_array,
+    id(base.ELEMENTS_ATTR): _elements,
+    id(base.DICT_ATTR): _dictionary,
+    id(base.UNIT_ATTR): _unit,
+}
+"""Kinds told apart by the property's in-format syntax."""
+
+_BY_PARSE: dict[Any, Converter] = {base._dense_i64_array_parse: _i64_array}
+"""Kinds told apart by the parse function of an op-specific syntax object."""
+
+_BY_CLASS: dict[type, Converter] = {
+    FloatAttr: _float,
+    DotDimensionNumbersAttr: _struct(DotDimensionNumbersAttr, DotDimensionNumbers),
+    GatherDimensionNumbersAttr: _struct(GatherDimensionNumbersAttr, GatherDimensionNumbers),
+    ScatterDimensionNumbersAttr: _struct(ScatterDimensionNumbersAttr, ScatterDimensionNumbers),
+    ConvDimensionNumbersAttr: _conv_dims,
+    DotAlgorithmAttr: _struct(DotAlgorithmAttr, DotAlgorithm),
+    ResultAccuracyAttr: _accuracy,
+    StringAttr: _string,
+}
+"""Kinds told apart by the attribute class of the property's constraint."""
+
+_BY_NAME: dict[str, Converter] = {
+    "precision_config": _precision_config,
+    "called_computations": _symbols,
+    "operand_layouts": _layouts,
+    "result_layouts": _layouts,
+    "output_operand_aliases": _aliases,
+    "channel_handle": _channel_handle,
+    "replica_groups": _groups("a 2-D sequence of replica ids (one row per group)"),
+    "source_target_pairs": _groups("a sequence of [source, target] pairs"),
+    "padding": _groups("a 2-D sequence of ints (one [low, high] pair per dimension)"),
+    "backend_config": _backend_config,
+    "value": _constant_like_value,
+}
+"""Array-valued and untyped (AnyAttr) properties, whose kind is their name (the same name means
+the same kind in every op that has it)."""
+
+
+def converter_for(
+    attr_name: str, syntax: base.AttrSyntax | None, constraint_cls: type | None
+) -> Converter:
+    """The converter of one property of an op class (decided once, when the op table is built)."""
+    if syntax is not None:
+        conv = _BY_SYNTAX.get(id(syntax)) or _BY_PARSE.get(syntax.parse)
+        if conv is not None:
+            return conv
+    cls = constraint_cls if constraint_cls is not None else getattr(syntax, "constraint", None)
+    if isinstance(cls, type):
+        if issubclass(cls, EnumAttr):
+            return _enum(cls)
+        if cls.__name__ == "RaggedDotDimensionNumbersAttr":
+            return _ragged_dot_dims()
+        for klass, conv in _BY_CLASS.items():
+            if issubclass(cls, klass):
+                return conv
+    conv = _BY_NAME.get(attr_name)
+    if conv is not None:
+        return conv
+    return _unknown
+
+
+def _unknown(v: Any, ctx: Ctx) -> Attribute:
+    raise Bad("takes an xDSL attribute or MLIR attribute text")
+
+
+def convert(conv: Converter, value: Any, ctx: Ctx) -> Attribute:
+    """Apply a converter: attributes pass, text is parsed with the op's syntax where a string is not
+    itself a value of the kind, and a complaint becomes BuildError naming the op and attribute."""
+    if isinstance(value, Attribute):
+        return value
+    try:
+        try:
+            return conv(value, ctx)
+        except Bad:
+            if isinstance(value, str) and ctx.syntax is not None and conv not in _STRING_KINDS:
+                return _text(ctx.syntax, value)
+            raise
+    except Bad as e:
+        raise BuildError(
+            f"{ctx.op_name}: attribute '{ctx.attr_name}' {e}; got {value!r}",
+            note="see stablehlo_py.builder.attrs for the values each kind of attribute takes",
+        ) from None
+
+
+_STRING_KINDS: tuple[Converter, ...] = (_string, _symbol)
+
+
+# ------------------------------------------------------------------------- generic attributes
+def to_attribute(v: Any) -> Attribute:
+    """A plain Python value as an attribute, for dictionaries (function argument/result attributes,
+    module attributes, composite_attributes, custom_call backend_config dicts):
+    ``bool`` -> ``true``/``false``; ``int`` -> ``i64``; numpy integers and floats keep their width
+    (``np.int32(1)`` -> ``1 : i32``); ``float`` -> ``f64`` (MLIR's untyped float); ``str`` -> string; a sequence -> ``[...]`` of converted items; ``dict`` -> ``{...}``; a numpy
+    array -> ``dense<...>``; ``None`` -> unit; an xDSL attribute as is."""
+    from xdsl.dialects.builtin import Float64Type
+
+    from stablehlo_py.builder.types import element_type_of
+
+    if isinstance(v, Attribute):
+        return v
+    if isinstance(v, bool | np.bool_):
+        return IntegerAttr(int(bool(v)), I1)
+    if isinstance(v, np.integer):
+        return IntegerAttr(int(v), element_type_of(v.dtype))  # type: ignore[arg-type]
+    if isinstance(v, int):
+        return IntegerAttr(v, I64)
+    if isinstance(v, np.floating):
+        return FloatAttr(float(v), element_type_of(v.dtype))  # type: ignore[arg-type]
+    if isinstance(v, float):
+        return FloatAttr(v, Float64Type())
+    if isinstance(v, str):
+        return StringAttr(v)
+    if v is None:
+        return UnitAttr()
+    if isinstance(v, np.ndarray):
+        e = element_type_of(v.dtype)
+        from stablehlo_py.ir.types import storage_dtype
+
+        return make_dense(tensor_type(e, v.shape), v.astype(storage_dtype(e)))
+    if isinstance(v, Mapping):
+        return DictionaryAttr({str(k): to_attribute(x) for k, x in v.items()})
+    if isinstance(v, Sequence):
+        return ArrayAttr([to_attribute(x) for x in v])
+    if is_dataclass(v):
+        raise BuildError(f"{v!r} is not an attribute value; pass it where an op expects it")
+    sym = getattr(v, "sym_name", None)
+    if isinstance(sym, str):
+        return SymbolRefAttr(sym)
+    raise BuildError(
+        f"cannot make an attribute of {v!r}",
+        note="use bool, int, float, str, list, dict, a numpy value or an xDSL attribute",
+    )

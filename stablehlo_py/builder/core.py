@@ -1,0 +1,219 @@
+"""Where built ops go, and the two ways a Python value becomes IR: constants and call-site locations.
+
+Op functions append to the innermost block being built: a function body (``Module.func``) or a
+region body (a callable given to ``reduce``, ``while_``, ...).  The stack of those blocks is kept
+here, per thread.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.types import element_type_of, to_type
+from stablehlo_py.ir.text.dense import make_dense
+from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.types import element_type, shape_of, storage_dtype, tensor_type
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.locations: list[bool] = []
+        self.modules: list[Any] = []
+
+
+_STATE = _State()
+
+
+@contextmanager
+def inserting(block: Block, locations: bool | None = None, module: Any = None) -> Iterator[Block]:
+    """Append the ops built inside the ``with`` to ``block``; ``locations`` (default: as the
+    enclosing block) attaches each op's Python call site as its location; ``module`` is the
+    builder Module the block belongs to (default: the enclosing one)."""
+    st = _STATE
+    st.blocks.append(block)
+    st.locations.append(st.locations[-1] if locations is None and st.locations else bool(locations))
+    st.modules.append(module if module is not None or not st.modules else st.modules[-1])
+    try:
+        yield block
+    finally:
+        st.blocks.pop()
+        st.locations.pop()
+        st.modules.pop()
+
+
+def current_module() -> Any:
+    """The builder Module whose function is being built (None outside one)."""
+    return _STATE.modules[-1] if _STATE.modules else None
+
+
+def current_block() -> Block:
+    if not _STATE.blocks:
+        raise BuildError(
+            "no function is being built",
+            note="call op functions inside a function body (@module.func) or a region callable",
+        )
+    return _STATE.blocks[-1]
+
+
+def call_site() -> TextLoc:
+    """``"file.py":line:col`` of the innermost caller outside the builder package (MLIR's
+    FileLineColLoc, 1-based column)."""
+    f = sys._getframe(1)
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _HERE:
+        f = f.f_back  # type: ignore[assignment]
+    if f is None:
+        return TextLoc("unknown")
+    col = 1
+    positions = list(f.f_code.co_positions())
+    i = f.f_lasti // 2
+    if 0 <= i < len(positions) and positions[i][2] is not None:
+        col = positions[i][2] + 1  # type: ignore[operator]
+    name = f.f_code.co_filename.replace("\\", "\\\\").replace('"', '\\"')
+    return TextLoc(f'"{name}":{f.f_lineno}:{col}')
+
+
+def insert(op: Operation) -> Operation:
+    """Append ``op`` to the current block (with its call site when locations are on)."""
+    block = current_block()
+    if _STATE.locations[-1]:
+        op.location = call_site()  # type: ignore[assignment]
+    block.add_op(op)
+    return op
+
+
+# ----------------------------------------------------------------------------------- constants
+_PY_DEFAULT = {bool: "i1", int: "i32", float: "f32", complex: "complex<f32>"}
+"""Element types of Python scalars and lists of them when no dtype is given (JAX's defaults)."""
+
+
+def _python_kind(value: Any) -> type | None:
+    """bool/int/float/complex when ``value`` is a Python number or a nested list of them."""
+    if isinstance(value, bool):
+        return bool
+    if isinstance(value, int | float | complex):
+        return type(value)
+    if isinstance(value, list | tuple) and value:
+        kinds = {_python_kind(v) for v in value}
+        if None in kinds:
+            return None
+        for k in (complex, float, int, bool):
+            if k in kinds:
+                return k
+    return None
+
+
+def constant(value: Any, dtype: Any = None, *, shape: Sequence[int] | None = None) -> SSAValue:
+    """A ``stablehlo.constant`` holding ``value``.
+
+    - numpy arrays and numpy scalars keep their dtype and shape (``np.float64`` gives ``f64``);
+    - Python numbers and (nested) lists of them take ``dtype`` or, without one, JAX's defaults:
+      ``bool`` -> ``i1``, ``int`` -> ``i32``, ``float`` -> ``f32``, ``complex`` -> ``complex<f32>``;
+    - ``dtype`` (an element-type spelling or numpy dtype) converts the value;
+    - ``shape`` broadcasts the value (stored once, as a splat, when it is a single number).
+    """
+    if isinstance(value, SSAValue):
+        return value
+    if dtype is None:
+        kind = None if isinstance(value, np.ndarray | np.generic) else _python_kind(value)
+        if kind is None and not isinstance(value, np.ndarray | np.generic):
+            raise BuildError(
+                f"cannot make a constant of {value!r}",
+                note="give a number, a (nested) list of numbers, or a numpy array",
+            )
+        elem = (
+            element_type_of(_PY_DEFAULT[kind])
+            if kind is not None
+            else element_type_of(np.asarray(value).dtype)
+        )
+    else:
+        elem = element_type_of(dtype)
+    arr = np.asarray(value)
+    if shape is not None:
+        arr = np.broadcast_to(arr, tuple(shape))
+    t = tensor_type(elem, tuple(arr.shape))
+    return _constant_op(t, arr)
+
+
+def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
+    from stablehlo_py.ir.registry import default_registry
+
+    cls = _CONSTANT.get("cls")
+    if cls is None:
+        cls = _CONSTANT["cls"] = default_registry().ops["stablehlo.constant"]
+    try:
+        data = arr.astype(storage_dtype(t.element_type), copy=False)
+    except (TypeError, ValueError) as e:
+        raise BuildError(f"cannot store {arr.dtype} values as {t}: {e}") from None
+    op = cls.create(result_types=[t], properties={"value": make_dense(t, data)})
+    insert(op)
+    return op.results[0]
+
+
+_CONSTANT: dict[str, Any] = {}
+
+
+def operand_constant(
+    value: Any, like: SSAValue | None, full_shape: bool, op_name: str, what: str
+) -> SSAValue:
+    """A Python number written where an op takes a tensor: a splat constant with the element type
+    of ``like`` (the call's first tensor operand; ``i1`` for a bool) and, when ``full_shape`` (the
+    op's operands must all have one shape), ``like``'s shape, else 0-d.  Without ``like``, JAX's
+    defaults for Python numbers.  numpy values keep their own dtype and shape."""
+    if isinstance(value, np.ndarray | np.generic):
+        return constant(value)
+    kind = _python_kind(value) if not isinstance(value, list | tuple) else None
+    if kind is None:
+        raise BuildError(
+            f"{op_name}: {what} must be a value built by the builder (an SSAValue), a number or a "
+            f"numpy array; got {value!r}"
+        )
+    if like is None:
+        return constant(value)
+    lt = like.type
+    elem = element_type_of("i1") if kind is bool else element_type(lt)
+    shape = shape_of(lt) if full_shape else ()
+    if shape is None or any(d < 0 for d in shape):
+        shape = ()
+    if elem.__class__.__name__ == "UniformQuantizedType":
+        raise BuildError(
+            f"{op_name}: {what} is a number but the operands are quantized; build it with constant()"
+        )
+    return _constant_op(tensor_type(elem, tuple(shape)), np.asarray(value))
+
+
+def _is_type_sequence(spec: Any) -> bool:
+    if isinstance(spec, list):
+        return True
+    if isinstance(spec, tuple) and spec:
+        first = spec[0]
+        is_shape = isinstance(first, Sequence | np.ndarray) and not isinstance(first, str)
+        return not is_shape
+    return False
+
+
+def result_types_of(spec: Any, n: int | None, op_name: str) -> list[Attribute]:
+    """``result_type=``: one type specification, or a list (or tuple) of them for several results
+    (a tuple whose first item is a shape is one ``(shape, dtype)`` type)."""
+    types = [to_type(s) for s in spec] if _is_type_sequence(spec) else [to_type(spec)]
+    if n is not None and len(types) != n:
+        raise BuildError(
+            f"{op_name}: result_type gives {len(types)} type(s); the op has {n} result(s)"
+        )
+    return types
+
+
+def new_region(block: Block) -> Region:
+    return Region(block)

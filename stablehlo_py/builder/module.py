@@ -1,0 +1,234 @@
+"""Modules and functions: ``Module``, ``Module.func`` (a decorator that builds a ``func.func`` by
+calling the Python function on its arguments), ``Function`` (callable: it emits ``func.call``)
+and ``call``.
+
+    m = Module("jit_f", attributes={"mhlo.num_partitions": np.int32(1)})
+
+    @m.func(tensor((2, 3)), "tensor<2x3xf32>", visibility="public",
+            res_attrs=[{"jax.result_info": "result"}])
+    def main(x, y):
+        return stablehlo.add(x, y)
+
+    print(m)                     # upstream's text
+    m.run(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from stablehlo_py.builder.attrs import to_attribute
+from stablehlo_py.builder.core import insert, inserting, operand_constant
+from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.types import to_type
+from stablehlo_py.ir.types import tensor_type
+
+_VISIBILITIES = (None, "public", "private", "nested")
+
+
+def _attr_dicts(
+    spec: Sequence[Mapping[str, Any] | None] | None, n: int, what: str, fn: str
+) -> ArrayAttr | None:
+    if spec is None:
+        return None
+    items = list(spec)
+    if len(items) != n:
+        raise BuildError(f"function @{fn}: {what} has {len(items)} entries; the function has {n}")
+    dicts = [DictionaryAttr({k: to_attribute(v) for k, v in (d or {}).items()}) for d in items]
+    if not any(d.data for d in dicts):
+        return None
+    return ArrayAttr(dicts)
+
+
+class Function:
+    """A built ``func.func``; calling it inside another function emits ``func.call``."""
+
+    def __init__(self, op: FuncOp):
+        self.op = op
+
+    @property
+    def sym_name(self) -> str:
+        return self.op.sym_name.data
+
+    @property
+    def arg_types(self) -> list[Attribute]:
+        return list(self.op.function_type.inputs.data)
+
+    @property
+    def result_types(self) -> list[Attribute]:
+        return list(self.op.function_type.outputs.data)
+
+    def __repr__(self) -> str:
+        return f"<builder Function @{self.sym_name}>"
+
+    def __call__(self, *args: Any) -> Any:
+        return call(self, *args)
+
+
+def call(fn: Function, *args: Any) -> Any:
+    """``func.call @fn(args)``; returns the single result, a tuple of several, or the op."""
+    if not isinstance(fn, Function):
+        raise BuildError(f"call: expected a builder Function (from Module.func); got {fn!r}")
+    types = fn.arg_types
+    if len(args) != len(types):
+        raise BuildError(f"call @{fn.sym_name}: takes {len(types)} argument(s); got {len(args)}")
+    operands = []
+    for i, (a, t) in enumerate(zip(args, types)):
+        if not isinstance(a, SSAValue):
+            a = operand_constant(a, None, False, f"call @{fn.sym_name}", f"argument #{i}")
+        if a.type != t:
+            from stablehlo_py.ir.text.printer import type_to_str
+
+            raise BuildError(
+                f"call @{fn.sym_name}: argument #{i} has type {type_to_str(a.type)}; "
+                f"the function takes {type_to_str(t)}"
+            )
+        operands.append(a)
+    op = CallOp.create(
+        operands=operands,
+        result_types=fn.result_types,
+        properties={"callee": SymbolRefAttr(fn.sym_name)},
+    )
+    insert(op)
+    res = op.results
+    return res[0] if len(res) == 1 else (tuple(res) if res else op)
+
+
+class Module:
+    """A ``builtin.module`` being built (``name`` gives ``module @name``; ``attributes`` its
+    attribute dictionary, plain values converted by ``to_attribute``; ``locations`` attaches each
+    op's Python call site as its location, printed with ``print(debuginfo=True)``)."""
+
+    def __init__(
+        self,
+        name: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        *,
+        locations: bool = False,
+    ):
+        props = {"sym_name": StringAttr(name)} if name else {}
+        attrs = {k: to_attribute(v) for k, v in (attributes or {}).items()}
+        self.op = ModuleOp.create(properties=props, attributes=attrs, regions=[Region(Block())])
+        self.locations = locations
+        self.functions: dict[str, Function] = {}
+
+    # ------------------------------------------------------------------------- building
+    def func(
+        self,
+        *arg_types: Any,
+        name: str | None = None,
+        visibility: str | None = None,
+        arg_attrs: Sequence[Mapping[str, Any] | None] | None = None,
+        res_attrs: Sequence[Mapping[str, Any] | None] | None = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> Callable[[Callable[..., Any]], Function]:
+        """Decorator: build ``func.func @name`` (default: the Python function's name) taking
+        ``arg_types`` (type specifications, see ``stablehlo_py.builder.types``), by calling the
+        decorated function with the arguments as values; what it returns (a value, a tuple of values,
+        or None) is returned by ``func.return`` and sets the result types.  ``visibility`` is
+        "public" (printed, as JAX does), "private", or None (MLIR's default: public, not printed);
+        ``arg_attrs``/``res_attrs`` are one dict (or None) per argument/result."""
+        if visibility not in _VISIBILITIES:
+            raise BuildError(
+                f"function visibility must be one of public, private, nested; got {visibility!r}"
+            )
+        types = [to_type(t) for t in arg_types]
+
+        def build(py_fn: Callable[..., Any]) -> Function:
+            return self.add_function(
+                py_fn, types, name or py_fn.__name__, visibility, arg_attrs, res_attrs, attributes
+            )
+
+        return build
+
+    def add_function(
+        self,
+        py_fn: Callable[..., Any],
+        arg_types: Sequence[Any],
+        name: str,
+        visibility: str | None = None,
+        arg_attrs: Sequence[Mapping[str, Any] | None] | None = None,
+        res_attrs: Sequence[Mapping[str, Any] | None] | None = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> Function:
+        """``Module.func`` without the decorator syntax."""
+        if name in self.functions:
+            raise BuildError(f"the module already has a function @{name}")
+        types = [to_type(t) for t in arg_types]
+        block = Block(arg_types=types)
+        with inserting(block, self.locations, module=self):
+            out = py_fn(*block.args)
+            items = [] if out is None else list(out) if isinstance(out, tuple | list) else [out]
+            values = [
+                v
+                if isinstance(v, SSAValue)
+                else operand_constant(v, None, False, f"@{name}", f"result #{i}")
+                for i, v in enumerate(items)
+            ]
+            insert(ReturnOp.create(operands=values))
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "function_type": FunctionType.from_lists(types, [v.type for v in values]),
+        }
+        if visibility is not None:
+            props["sym_visibility"] = StringAttr(visibility)
+        a = _attr_dicts(arg_attrs, len(types), "arg_attrs", name)
+        if a is not None:
+            props["arg_attrs"] = a
+        r = _attr_dicts(res_attrs, len(values), "res_attrs", name)
+        if r is not None:
+            props["res_attrs"] = r
+        extra = {k: to_attribute(v) for k, v in (attributes or {}).items()}
+        op = FuncOp.create(properties=props, attributes=extra, regions=[Region(block)])
+        self.op.body.block.add_op(op)
+        fn = Function(op)
+        self.functions[name] = fn
+        return fn
+
+    # -------------------------------------------------------------------------- using
+    def text(self, debuginfo: bool = False, generic: bool = False) -> str:
+        """The module as upstream's stablehlo-opt prints it."""
+        from stablehlo_py.ir import print_ir
+
+        return print_ir(self.op, generic=generic, debuginfo=debuginfo)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def verify(self) -> Module:
+        """Verify every op (raises VerifyError with upstream's message); returns the module."""
+        from stablehlo_py.ir.verify import verify
+
+        verify(self.op)
+        return self
+
+    def run(self, *args: Any, entry: str = "main") -> list[Any]:
+        """Run ``entry`` in the reference interpreter on numpy arguments."""
+        from stablehlo_py.interpreter import run
+
+        return run(self.op, *args, entry=entry)
+
+    def serialize(self, target: Any = "current", **kwargs: Any) -> bytes:
+        """A portable artifact for ``target`` (``stablehlo_py.serialize_portable_artifact``)."""
+        from stablehlo_py.api import serialize_portable_artifact
+
+        return serialize_portable_artifact(self.op, target, **kwargs)
+
+
+def scalar_type(dtype: Any) -> Attribute:
+    """``tensor<dtype>`` (0-d)."""
+    from stablehlo_py.builder.types import element_type_of
+
+    return tensor_type(element_type_of(dtype), ())

@@ -1,0 +1,424 @@
+"""One builder function per op, generated from the registered op classes.
+
+The table is the IRDL definitions of the op classes in ``stablehlo_py/ir/ops/`` (registered in
+``stablehlo_py.ir.registry``): their operand, property, region and result definitions in order.
+Each op becomes an :class:`OpFunction` whose parameters are the spec's names:
+
+- operands first, positional or by name (a variadic operand takes a sequence, or one value);
+  xDSL's reserved names lose their trailing underscore (``operands_`` -> ``operands``);
+- then the attributes, positional or by name, converted from plain Python values by
+  ``stablehlo_py.builder.attrs`` (an optional attribute left out or given as None is omitted);
+- regions by name only, each a callable (``stablehlo_py.builder.regions``);
+- ``result_type=`` (keyword only): the result type, or a list of them for several results.  Ops that
+  upstream infers may leave it out (``stablehlo_py.ir.infer``); the others must give it
+  (``broadcast_in_dim``, ``reshape``, ``iota``, ``convert``, ``bitcast_convert``, ``custom_call``,
+  ``rng_bit_generator``, the ``dynamic_*`` shape ops, ...).
+- ``loc=`` (keyword only): an explicit location (MLIR text inside ``loc(...)``, or a TextLoc).
+
+A function returns the op's single result as a value, several results as a tuple, and the op itself
+when it has no result.  Function names are the op names without the dialect, with a trailing ``_``
+for Python keywords (``and_``, ``or_``, ``not_``, ``if_``, ``while_``, ``return_``) and ``-``
+replaced by ``_`` (``cross_replica_sum``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    AttrSizedResultSegments,
+    OptOperandDef,
+    OptPropertyDef,
+    VarOperandDef,
+    VarRegionDef,
+    VarResultDef,
+)
+
+from stablehlo_py.builder import attrs as attr_conv
+from stablehlo_py.builder.core import insert, operand_constant, result_types_of
+from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.regions import build_region
+from stablehlo_py.ir.infer import InferError, has_rule, infer_result_types
+from stablehlo_py.ir.text.location import TextLoc
+
+_MISSING = object()
+_I1 = IntegerType(1)
+_SEGMENT_PROPS = ("operandSegmentSizes", "resultSegmentSizes")
+_FULL_SHAPE_OPS = frozenset({"stablehlo.select", "chlo.next_after", "chlo.zeta", "chlo.polygamma"})
+"""Beyond the elementwise family: ops whose operands (bar a predicate) share one shape, so a Python
+number among them is a splat of the other operands' shape."""
+
+
+def py_name(name: str) -> str:
+    name = name.rstrip("_").replace("-", "_")
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+@dataclass(frozen=True)
+class OperandParam:
+    name: str
+    variadic: bool
+    optional: bool
+
+
+@dataclass(frozen=True)
+class AttrParam:
+    name: str
+    prop: str
+    required: bool
+    converter: attr_conv.Converter
+    syntax: Any
+
+
+@dataclass(frozen=True)
+class RegionParam:
+    name: str
+    variadic: bool
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One row of the table: what the builder needs to know about an op class."""
+
+    name: str
+    cls: type[Operation]
+    operands: tuple[OperandParam, ...]
+    attrs: tuple[AttrParam, ...]
+    regions: tuple[RegionParam, ...]
+    n_results: int | None
+    """The number of results when fixed, None when variadic."""
+    inferred: bool
+    full_shape_scalars: bool
+    operand_segments: bool
+    result_segments: bool
+
+    @property
+    def positional(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.operands) + tuple(a.name for a in self.attrs)
+
+
+def op_spec(cls: type[Operation]) -> OpSpec:
+    """Read the op class's IRDL definition into an OpSpec."""
+    d = cls.get_irdl_definition()  # type: ignore[attr-defined]
+    syntaxes = getattr(cls, "_PROP_SYNTAX", {})
+    operands = tuple(
+        OperandParam(py_name(n), isinstance(o, VarOperandDef), isinstance(o, OptOperandDef))
+        for n, o in d.operands
+    )
+    attrs = []
+    for prop, p in d.properties.items():
+        if prop in _SEGMENT_PROPS:
+            continue
+        syntax = syntaxes.get(prop) or syntaxes.get(_field_of(cls, prop))
+        constr = getattr(p.constr, "attr", None)
+        ccls = constr if isinstance(constr, type) else None
+        attrs.append(
+            AttrParam(
+                py_name(prop),
+                prop,
+                not isinstance(p, OptPropertyDef),
+                attr_conv.converter_for(prop, syntax, ccls),
+                syntax,
+            )
+        )
+    regions = tuple(RegionParam(py_name(n), isinstance(r, VarRegionDef)) for n, r in d.regions)
+    variadic_results = any(isinstance(r, VarResultDef) for _, r in d.results)
+    options = getattr(d, "options", ())
+    inferred = has_rule(cls.name)
+    full_shape = cls.__module__.endswith("ops.elementwise") or cls.name in _FULL_SHAPE_OPS
+    if inferred and not full_shape:
+        from stablehlo_py.ir.infer import rules
+
+        full_shape = rules()[cls.name].__module__.endswith("infer.elementwise")
+    return OpSpec(
+        cls.name,
+        cls,
+        operands,
+        tuple(attrs),
+        regions,
+        None if variadic_results else len(d.results),
+        inferred,
+        full_shape,
+        any(isinstance(o, AttrSizedOperandSegments) for o in options),
+        any(isinstance(o, AttrSizedResultSegments) for o in options),
+    )
+
+
+def _field_of(cls: type, prop: str) -> str:
+    """The Python field that declares property ``prop`` (``name_prop`` for composite's ``name``)."""
+    for klass in cls.__mro__:
+        for k, v in vars(klass).items():
+            if getattr(v, "prop_name", None) == prop:
+                return k
+    return prop
+
+
+class OpFunction:
+    """The builder function of one op (see the module docstring)."""
+
+    def __init__(self, spec: OpSpec):
+        self.spec = spec
+        self.__name__ = py_name(spec.name.split(".", 1)[1])
+        self.__qualname__ = self.__name__
+        self._names = frozenset(spec.positional) | {r.name for r in spec.regions}
+        self.__doc__ = _doc(spec)
+        self.__signature__ = _signature(spec)
+
+    def __repr__(self) -> str:
+        return f"<builder function {self.spec.name}>"
+
+    def __call__(self, *args: Any, result_type: Any = None, loc: Any = None, **kwargs: Any) -> Any:
+        spec = self.spec
+        names = spec.positional
+        if len(args) > len(names):
+            raise BuildError(
+                f"{spec.name} takes at most {len(names)} positional arguments ({', '.join(names)}); got {len(args)}"
+            )
+        values: dict[str, Any] = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in self._names:
+                raise BuildError(
+                    f"{spec.name} has no operand, attribute or region {k!r}",
+                    note=f"its parameters: {', '.join((*names, *(r.name for r in spec.regions)))}",
+                )
+            if k in values:
+                raise BuildError(f"{spec.name}: {k!r} given twice (by position and by name)")
+            values[k] = v
+
+        # operands
+        flat: list[SSAValue] = []
+        sizes: list[int] = []
+        by_name: dict[str, list[Attribute]] = {}
+        like = _like(values, spec)
+        for o in spec.operands:
+            v = values.get(o.name, _MISSING)
+            if v is _MISSING or (v is None and o.optional):
+                if o.variadic or o.optional:
+                    v = []
+                else:
+                    raise BuildError(f"{spec.name}: missing operand '{o.name}'")
+            if o.variadic or o.optional:
+                items = (
+                    [v] if isinstance(v, SSAValue) else list(v) if isinstance(v, Sequence) else [v]
+                )
+            else:
+                items = [v]
+            vals = [
+                x
+                if isinstance(x, SSAValue)
+                else operand_constant(
+                    x, like, spec.full_shape_scalars, spec.name, f"operand '{o.name}'"
+                )
+                for x in items
+            ]
+            flat.extend(vals)
+            sizes.append(len(vals))
+            by_name[o.name] = [x.type for x in vals]
+
+        default_results = None
+        hook = _HOOKS.get(spec.name)
+        if hook is not None:
+            default_results = hook(values, flat)
+
+        # attributes
+        props: dict[str, Attribute] = {}
+        for a in spec.attrs:
+            v = values.get(a.name, _MISSING)
+            if v is _MISSING or v is None:
+                if a.required:
+                    raise BuildError(f"{spec.name}: missing attribute '{a.name}'")
+                continue
+            if v is False and a.converter is attr_conv._unit:
+                continue
+            ctx = attr_conv.Ctx(spec.name, a.name, a.syntax, by_name)
+            props[a.prop] = attr_conv.convert(a.converter, v, ctx)
+        if spec.operand_segments:
+            props["operandSegmentSizes"] = DenseArrayBase.from_list(IntegerType(32), sizes)
+
+        # regions
+        regions = []
+        for r in spec.regions:
+            v = values.get(r.name, _MISSING)
+            if r.variadic:
+                fns = (
+                    []
+                    if v is _MISSING or v is None
+                    else list(v)
+                    if isinstance(v, Sequence)
+                    else [v]
+                )
+                regions.extend(build_region(spec.name, r.name, f, by_name) for f in fns)
+            else:
+                if v is _MISSING or v is None:
+                    raise BuildError(f"{spec.name}: missing region '{r.name}' (give a callable)")
+                regions.append(build_region(spec.name, r.name, v, by_name))
+
+        # result types
+        if result_type is not None:
+            results = result_types_of(result_type, spec.n_results, spec.name)
+        elif default_results is not None:
+            results = default_results
+        elif spec.inferred:
+            try:
+                results = infer_result_types(
+                    spec.name, [x.type for x in flat], props, regions, flat
+                )
+            except InferError as e:
+                raise BuildError(f"{spec.name}: {e.message}") from None
+        elif spec.n_results == 0:
+            results = []
+        else:
+            raise BuildError(
+                f"{spec.name}: the result type is not inferred (upstream does not infer it); "
+                "pass result_type=",
+                note="e.g. result_type='tensor<2x3xf32>' or result_type=((2, 3), 'f32')",
+            )
+        if spec.result_segments:
+            raise BuildError(
+                f"{spec.name}: building an op with several variadic result groups is not supported"
+            )
+
+        op = spec.cls.create(operands=flat, result_types=results, properties=props, regions=regions)
+        for k, v in getattr(spec.cls, "POPULATED_DEFAULTS", {}).items():
+            op.properties.setdefault(k, v)
+        insert(op)
+        if loc is not None:
+            op.location = loc if isinstance(loc, TextLoc) else TextLoc(str(loc))  # type: ignore[assignment]
+        res = op.results
+        if len(res) == 1:
+            return res[0]
+        if not res:
+            return op
+        return tuple(res)
+
+
+def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribute] | None:
+    """composite: ``decomposition`` may be a callable, built as a private function of the current
+    module, named after the composite (``@my.op``, or ``@my.op_1`` when taken); the results default to the decomposition's result types."""
+    from stablehlo_py.builder.core import current_module
+    from stablehlo_py.builder.module import Function
+
+    dec = values.get("decomposition")
+    if callable(dec) and not isinstance(dec, Function):
+        module = current_module()
+        if module is None:
+            raise BuildError(
+                "stablehlo.composite: a callable decomposition needs a Module being built"
+            )
+        base = str(values.get("name") or "composite")
+        name, i = base, 0
+        while name in module.functions:
+            i += 1
+            name = f"{base}_{i}"
+        dec = module.add_function(dec, [v.type for v in operands], name, "private")
+        values["decomposition"] = dec
+    if isinstance(dec, Function):
+        return dec.result_types
+    return None
+
+
+_HOOKS = {"stablehlo.composite": _composite}
+"""Ops whose builder function does one thing more than the table says (before attributes are
+converted; may give default result types)."""
+
+
+def _like(values: Mapping[str, Any], spec: OpSpec) -> SSAValue | None:
+    """The operand whose type a Python number among the operands takes: the first tensor operand
+    with a non-i1 element type, else the first tensor operand."""
+    first = None
+    for o in spec.operands:
+        v = values.get(o.name)
+        for x in v if isinstance(v, Sequence) and not isinstance(v, str) else [v]:
+            if isinstance(x, SSAValue):
+                if first is None:
+                    first = x
+                if getattr(x.type, "element_type", None) != _I1:
+                    return x
+    return first
+
+
+def _signature(spec: OpSpec) -> inspect.Signature:
+    P = inspect.Parameter
+    params = [P(o.name, P.POSITIONAL_OR_KEYWORD) for o in spec.operands]
+    seen_default = False
+    kw_only = False
+    for a in spec.attrs:
+        kw_only = kw_only or (seen_default and a.required)
+        seen_default = seen_default or not a.required
+        kind = P.KEYWORD_ONLY if kw_only else P.POSITIONAL_OR_KEYWORD
+        params.append(P(a.name, kind, default=P.empty if a.required else None))
+    params += [
+        P(r.name, P.KEYWORD_ONLY, default=None if r.variadic else P.empty) for r in spec.regions
+    ]
+    params += [
+        P("result_type", P.KEYWORD_ONLY, default=None),
+        P("loc", P.KEYWORD_ONLY, default=None),
+    ]
+    return inspect.Signature(params)
+
+
+def _doc(spec: OpSpec) -> str:
+    head = (spec.cls.__doc__ or spec.name).strip().splitlines()[0]
+    lines = [f"Build ``{spec.name}``: {head}", ""]
+    if spec.operands:
+        lines.append(
+            "Operands: " + ", ".join(o.name + ("..." if o.variadic else "") for o in spec.operands)
+        )
+    if spec.attrs:
+        lines.append(
+            "Attributes: " + ", ".join(a.name + ("" if a.required else "?") for a in spec.attrs)
+        )
+    if spec.regions:
+        lines.append("Regions (callables): " + ", ".join(r.name for r in spec.regions))
+    lines.append(
+        "Result type: "
+        + ("inferred (result_type= overrides)" if spec.inferred else "result_type= required")
+    )
+    return "\n".join(lines)
+
+
+class Namespace:
+    """The builder functions of one dialect (``stablehlo``, ``chlo``), as attributes."""
+
+    def __init__(self, dialect: str, functions: dict[str, OpFunction]):
+        self._dialect = dialect
+        self._functions = functions
+        self.__dict__.update(functions)
+
+    def __repr__(self) -> str:
+        return f"<builder functions of the {self._dialect} dialect: {len(self._functions)} ops>"
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._functions)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"the {self._dialect} dialect has no op {name!r} (see dir() for the list)"
+        )
+
+    def functions(self) -> dict[str, OpFunction]:
+        return dict(self._functions)
+
+
+BUILT_DIALECTS = ("stablehlo", "chlo")
+"""The dialects whose ops get builder functions (func ops have their own API: Module.func, call)."""
+
+
+def generate(dialect: str) -> Namespace:
+    """The Namespace of a dialect's ops, from the registry."""
+    from stablehlo_py.ir.registry import default_registry
+
+    fns = {}
+    for name, cls in sorted(default_registry().ops.items()):
+        if name.split(".", 1)[0] != dialect:
+            continue
+        f = OpFunction(op_spec(cls))
+        fns[f.__name__] = f
+    return Namespace(dialect, fns)

@@ -1,0 +1,140 @@
+"""Regions from Python callables.
+
+A region argument of an op function (``body=``, ``comparator=``, ``cond=``, ``true_branch=``,
+``branches=[...]``, ``computation=``, ``update_computation=``, ``select=``/``scatter=``) takes a
+callable.  The builder makes the region's block with the argument types the spec gives that region
+(the table below, one entry per op and region), calls the callable with the block arguments as
+values, and ends the block with ``stablehlo.return`` of what it returned (a value, or a tuple/list
+of values; a Python number is returned as a 0-d constant of the first block argument's element
+type).  An xDSL ``Region`` is taken as is.
+
+Block argument types, per the spec:
+
+- ``reduce``/``reduce_window`` ``body``: the init values' types, twice (accumulators, then elements);
+- ``scatter`` ``update_computation``: 0-d of each input's element type, then of each update's;
+- ``sort`` ``comparator``: for each input, two 0-d tensors of its element type (lhs, rhs);
+- ``map`` ``computation``: 0-d of each input's element type;
+- ``select_and_scatter``: ``select`` two 0-d of the operand's element type, ``scatter`` two of the
+  source's;
+- ``all_reduce``/``collective_reduce`` / ``reduce_scatter`` ``computation``: two 0-d of the first
+  operand's element type;
+- ``while`` ``cond``/``body``: the operands' types;
+- ``if``/``case`` branches and ``async_start``'s body: none / the operands' types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from stablehlo_py.builder.core import insert, inserting, operand_constant
+from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.ir.types import element_type, tensor_type
+
+Types = Mapping[str, Sequence[Attribute]]
+
+
+def _scalar(t: Attribute) -> Attribute:
+    return tensor_type(element_type(t), ())
+
+
+def _twice_init(ts: Types) -> list[Attribute]:
+    return [*ts["init_values"], *ts["init_values"]]
+
+
+def _scatter(ts: Types) -> list[Attribute]:
+    return [*(_scalar(t) for t in ts["inputs"]), *(_scalar(t) for t in ts["updates"])]
+
+
+def _sort(ts: Types) -> list[Attribute]:
+    return [s for t in ts["inputs"] for s in (_scalar(t), _scalar(t))]
+
+
+def _map(ts: Types) -> list[Attribute]:
+    return [_scalar(t) for t in ts["inputs"]]
+
+
+def _pair_of(name: str) -> Callable[[Types], list[Attribute]]:
+    def args(ts: Types) -> list[Attribute]:
+        (t, *_) = ts[name]
+        return [_scalar(t), _scalar(t)]
+
+    return args
+
+
+def _operand_types(name: str) -> Callable[[Types], list[Attribute]]:
+    return lambda ts: list(ts[name])
+
+
+def _none(ts: Types) -> list[Attribute]:
+    return []
+
+
+REGION_ARGS: dict[tuple[str, str], Callable[[Types], list[Attribute]]] = {
+    ("stablehlo.reduce", "body"): _twice_init,
+    ("stablehlo.reduce_window", "body"): _twice_init,
+    ("stablehlo.scatter", "update_computation"): _scatter,
+    ("stablehlo.sort", "comparator"): _sort,
+    ("stablehlo.map", "computation"): _map,
+    ("stablehlo.select_and_scatter", "select"): _pair_of("operand"),
+    ("stablehlo.select_and_scatter", "scatter"): _pair_of("source"),
+    ("stablehlo.all_reduce", "computation"): _pair_of("operands"),
+    ("stablehlo.collective_reduce", "computation"): _pair_of("operands"),
+    ("stablehlo.reduce_scatter", "computation"): _pair_of("operand"),
+    ("stablehlo.while", "cond"): _operand_types("operand"),
+    ("stablehlo.while", "body"): _operand_types("operand"),
+    ("stablehlo.if", "true_branch"): _none,
+    ("stablehlo.if", "false_branch"): _none,
+    ("stablehlo.case", "branches"): _none,
+    ("stablehlo.async_start", "body"): _operand_types("operands"),
+}
+"""(op, region) -> the region's block argument types from the op's operand types (by spec name)."""
+
+
+def _return_op() -> type:
+    from stablehlo_py.ir.registry import default_registry
+
+    return default_registry().ops["stablehlo.return"]
+
+
+def build_region(op_name: str, region_name: str, fn: Any, operand_types: Types) -> Region:
+    """One region of ``op_name`` from a callable (or an xDSL Region, used as is)."""
+    if isinstance(fn, Region):
+        return fn
+    if not callable(fn):
+        raise BuildError(
+            f"{op_name}: region '{region_name}' must be a callable (or an xDSL Region); got {fn!r}"
+        )
+    arg_rule = REGION_ARGS.get((op_name, region_name))
+    if arg_rule is None:
+        raise BuildError(
+            f"{op_name}: building region '{region_name}' from a callable is not supported "
+            "(its block arguments are not in the builder's table)",
+            note="build the Region yourself (xdsl.ir.Region) and pass it",
+        )
+    block = Block(arg_types=arg_rule(operand_types))
+    with inserting(block):
+        out = fn(*block.args)
+        values = _returned(out, block, op_name, region_name)
+        insert(_return_op().create(operands=values))
+    return Region(block)
+
+
+def _returned(out: Any, block: Block, op_name: str, region_name: str) -> list[SSAValue]:
+    if out is None:
+        return []
+    items = list(out) if isinstance(out, tuple | list) else [out]
+    like = block.args[0] if block.args else None
+    values = []
+    for i, v in enumerate(items):
+        if isinstance(v, SSAValue):
+            values.append(v)
+        else:
+            values.append(
+                operand_constant(
+                    v, like, False, op_name, f"value #{i} returned by region '{region_name}'"
+                )
+            )
+    return values
