@@ -1,0 +1,146 @@
+"""stablehlo-check-shape-assertions (upstream's StablehloCheckShapeAssertions.cpp)."""
+
+from __future__ import annotations
+
+import pytest
+from stablehlo_py.passes import run_pipeline
+from stablehlo_py.passes.stablehlo_check_shape_assertions import format_error_message
+
+from stablehlo_py.errors import StableHLOError, VerifyError
+from stablehlo_py.ir import parse, print_ir
+
+PASS = "stablehlo-check-shape-assertions"
+
+
+def _program(
+    cond: str, inputs: str = "", types: str = "", extra_attrs: str = "", message: str = "bad {0}"
+) -> str:
+    ins = f", {inputs}" if inputs else ""
+    tys = f", {types}" if types else ""
+    return (
+        "func.func @main(%arg0: tensor<i1>, %arg1: tensor<i64>) {\n"
+        "  %t = stablehlo.constant dense<true> : tensor<i1>\n"
+        "  %f = stablehlo.constant dense<false> : tensor<i1>\n"
+        "  %c7 = stablehlo.constant dense<7> : tensor<i64>\n"
+        "  %c3 = stablehlo.constant dense<-3> : tensor<i32>\n"
+        "  %c3x = stablehlo.constant dense<3> : tensor<1xi32>\n"
+        f"  stablehlo.custom_call @shape_assertion({cond}{ins}) {{api_version = 2 : i32, "
+        f'error_message = "{message}", has_side_effect = true{extra_attrs}}} : (tensor<i1>{tys}) -> ()\n'
+        "  return\n}\n"
+    )
+
+
+def _run(text: str, **options: str) -> str:
+    return print_ir(run_pipeline(parse(text, "a.mlir"), [(PASS, dict(options))]))
+
+
+def test_holding_assertion_is_erased() -> None:
+    out = _run(_program("%t", "%c7", "tensor<i64>"))
+    assert "shape_assertion" not in out
+
+
+def test_failing_assertion_reports_its_formatted_message_at_the_call() -> None:
+    with pytest.raises(VerifyError) as e:
+        _run(
+            _program(
+                "%f", "%c7, %c3", "tensor<i64>, tensor<i32>", message="got {0} and {1}, want {0}"
+            )
+        )
+    assert e.value.message == "got 7 and -3, want 7"
+    assert e.value.location == "a.mlir:7:3"
+
+
+def test_disabled_assertions_are_erased_unchecked() -> None:
+    out = _run(_program("%arg0", "%arg1", "tensor<i64>"), **{"enable-shape-assertions": "false"})
+    assert "shape_assertion" not in out
+
+
+@pytest.mark.parametrize(
+    ("cond", "inputs", "types", "extra", "message", "expected"),
+    [
+        ("%arg0", "", "", "", "m", "expects static assert_what (operand #0)"),
+        (
+            "%f",
+            "%arg1",
+            "tensor<i64>",
+            "",
+            "m {0}",
+            "expects static error_message_input (operand #1)",
+        ),
+        (
+            "%f",
+            "%c3x",
+            "tensor<1xi32>",
+            "",
+            "m",
+            "expects error_message_input (operand #1) to be a constant of type tensor<i32> or tensor<i64>",
+        ),
+        (
+            "%f",
+            "%c7",
+            "tensor<i64>",
+            "",
+            "m {1}",
+            "expects error_message to contain format specifiers with error_message_input index less than 1. Found specifier {1}",
+        ),
+        ("%t", "", "", ", foo = 1 : i32", "m", "foo is not a supported attribute"),
+        ("%t", "", "", ', backend_config = "x"', "m", "expects an empty backend_config"),
+    ],
+)
+def test_malformed_assertions(
+    cond: str, inputs: str, types: str, extra: str, message: str, expected: str
+) -> None:
+    with pytest.raises(VerifyError) as e:
+        _run(_program(cond, inputs, types, extra, message))
+    assert e.value.message == expected
+
+
+def test_assert_what_must_be_i1() -> None:
+    text = (
+        "func.func @main() {\n  %c = stablehlo.constant dense<1> : tensor<i32>\n"
+        '  stablehlo.custom_call @shape_assertion(%c) {error_message = "m", has_side_effect = true} : (tensor<i32>) -> ()\n'
+        "  return\n}\n"
+    )
+    with pytest.raises(
+        VerifyError, match=r"expects assert_what \(operand #0\) to be a constant of type tensor<i1>"
+    ):
+        _run(text)
+
+
+def test_missing_error_message() -> None:
+    text = (
+        "func.func @main() {\n  %c = stablehlo.constant dense<true> : tensor<i1>\n"
+        "  stablehlo.custom_call @shape_assertion(%c) {has_side_effect = true} : (tensor<i1>) -> ()\n"
+        "  return\n}\n"
+    )
+    with pytest.raises(VerifyError, match="expects an error_message attribute"):
+        _run(text)
+
+
+def test_other_custom_calls_are_kept() -> None:
+    text = (
+        "func.func @main(%arg0: tensor<i1>) {\n"
+        "  stablehlo.custom_call @other(%arg0) {has_side_effect = true} : (tensor<i1>) -> ()\n  return\n}\n"
+    )
+    assert "@other" in _run(text)
+
+
+def test_unknown_option() -> None:
+    with pytest.raises(StableHLOError, match="unknown option"):
+        _run(_program("%t"), enable="true")
+
+
+@pytest.mark.parametrize(
+    ("message", "inputs", "expected"),
+    [
+        ("no inputs {0}", [], "no inputs {0}"),  # upstream formats nothing without inputs
+        ("{0} {1}", [4, -2], "4 -2"),
+        ("{{0}} is {0}", [4], "{0}} is 4"),  # formatv: `{{` is a literal brace
+        ("[{0,4}] [{0,-4}] [{0,=5}]", [7], "[   7] [7   ] [  7  ]"),
+        ("{0:x} {0:X-} {0:d4}", [255], "0xff FF 0255"),
+        ("{0:N}", [1234567], "1,234,567"),
+        ("{0} {2}", [1], "1 -1"),  # upstream's errInput gives -1 past the inputs
+    ],
+)
+def test_format_error_message(message: str, inputs: list[int], expected: str) -> None:
+    assert format_error_message(message, inputs) == expected
