@@ -1,0 +1,249 @@
+"""Dynamic programs: arguments bind `?` dimensions (checked against static dimensions, bounds and
+rank), results are checked against their types, shape assertions are checked, and
+`stablehlo-translate --interpret --args` does the same from the command line."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from stablehlo_py.interpreter import run
+from stablehlo_py.interpreter.impls.dynamic import format_error_message
+
+from stablehlo_py.errors import InterpreterError
+from stablehlo_py.ir import parse
+
+ADD_DYNAMIC = """
+func.func @main(%n: tensor<i64>, %a: tensor<?x4xf32>, %b: tensor<2x?x4xf32>) -> (tensor<?x4xf32>, tensor<2x?x4xf32>) {
+  %0 = stablehlo.add %a, %a : tensor<?x4xf32>
+  %1 = stablehlo.multiply %b, %b : tensor<2x?x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<2x?x4xf32>
+}
+"""
+
+BOUNDED = """
+func.func @main(%a: tensor<?x3xf32, #stablehlo.bounds<4, ?>>) -> tensor<?x3xf32, #stablehlo.bounds<4, ?>> {
+  %0 = stablehlo.negate %a : tensor<?x3xf32, #stablehlo.bounds<4, ?>>
+  return %0 : tensor<?x3xf32, #stablehlo.bounds<4, ?>>
+}
+"""
+
+
+def f32(*shape: int) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def test_issue_example_binds_question_marks() -> None:
+    out = run(ADD_DYNAMIC, np.int64(3), np.ones((3, 4), np.float32), np.ones((2, 3, 4), np.float32))
+    assert out[0].shape == (3, 4) and np.all(out[0] == 2)
+    assert out[1].shape == (2, 3, 4)
+    out = run(ADD_DYNAMIC, np.int64(0), f32(7, 4), f32(2, 1, 4))
+    np.testing.assert_array_equal(out[0], 2 * f32(7, 4))
+    assert out[1].shape == (2, 1, 4)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        (
+            f32(3, 5),
+            f32(2, 3, 4),
+            re.escape("argument 1 of @main: dimension 1 is 5 but its type tensor<?x4xf32> says 4"),
+        ),
+        (
+            f32(3, 4),
+            f32(3, 3, 4),
+            re.escape(
+                "argument 2 of @main: dimension 0 is 3 but its type tensor<2x?x4xf32> says 2"
+            ),
+        ),
+        (
+            f32(12),
+            f32(2, 3, 4),
+            r"argument 1 of @main has rank 1 \(shape \[12\]\) but its type tensor<\?x4xf32> has rank 2",
+        ),
+        (f32(3, 4), f32(2, 3, 4, 1), r"argument 2 of @main has rank 4 .* has rank 3"),
+    ],
+)
+def test_binding_errors_name_argument_and_dimension(
+    a: np.ndarray, b: np.ndarray, message: str
+) -> None:
+    with pytest.raises(InterpreterError, match=message):
+        run(ADD_DYNAMIC, np.int64(1), a, b)
+
+
+def test_argument_count_error() -> None:
+    with pytest.raises(InterpreterError, match="@main takes 3 arguments, 2 were given"):
+        run(ADD_DYNAMIC, np.int64(1), f32(3, 4))
+
+
+def test_bounds_are_checked() -> None:
+    np.testing.assert_array_equal(run(BOUNDED, f32(4, 3))[0], -f32(4, 3))
+    assert run(BOUNDED, f32(0, 3))[0].shape == (0, 3)
+    with pytest.raises(
+        InterpreterError, match="argument 0 of @main: dimension 0 is 7 but its bound is 4"
+    ):
+        run(BOUNDED, f32(7, 3))
+
+
+def test_unranked_arguments_accept_any_shape() -> None:
+    text = """
+    func.func @main(%a: tensor<*xf32>) -> tensor<*xf32> {
+      %0 = stablehlo.abs %a : tensor<*xf32>
+      return %0 : tensor<*xf32>
+    }
+    """
+    for shape in [(), (3,), (2, 0, 5)]:
+        x = -f32(*shape)
+        np.testing.assert_array_equal(run(text, x)[0], np.abs(x))
+
+
+def test_argument_dtype_is_the_parameter_element_type() -> None:
+    (out,) = run(BOUNDED, np.ones((2, 3), np.float64))
+    assert out.dtype == np.float32
+
+
+def test_results_checked_against_static_dims_of_result_type() -> None:
+    text = """
+    func.func @main(%a: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<?x3xf32> {
+      %0 = stablehlo.dynamic_reshape %a, %s : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x3xf32>
+      return %0 : tensor<?x3xf32>
+    }
+    """
+    assert run(text, f32(6), np.array([2, 3]))[0].shape == (2, 3)
+    with pytest.raises(
+        InterpreterError,
+        match=r"result 0 of 'stablehlo.dynamic_reshape': dimension 1 is 2 but its type tensor<\?x3xf32> says 3",
+    ):
+        run(text, f32(4), np.array([2, 2]))
+
+
+def test_result_bounds_are_checked() -> None:
+    text = """
+    func.func @main(%a: tensor<?xf32>, %s: tensor<1xi64>) -> tensor<?xf32, #stablehlo.bounds<4>> {
+      %0 = stablehlo.dynamic_reshape %a, %s : (tensor<?xf32>, tensor<1xi64>) -> tensor<?xf32, #stablehlo.bounds<4>>
+      return %0 : tensor<?xf32, #stablehlo.bounds<4>>
+    }
+    """
+    assert run(text, f32(3), np.array([3]))[0].shape == (3,)
+    with pytest.raises(
+        InterpreterError,
+        match="result 0 of 'stablehlo.dynamic_reshape': dimension 0 is 6 but its bound is 4",
+    ):
+        run(text, f32(6), np.array([6]))
+
+
+def test_static_op_on_dynamic_operands_is_checked() -> None:
+    """An op with a static result type computed from a dynamic operand must produce that shape."""
+    text = """
+    func.func @main(%a: tensor<?xf32>) -> tensor<4xf32> {
+      %0 = stablehlo.convert %a : (tensor<?xf32>) -> tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    """
+    np.testing.assert_array_equal(run(text, f32(4))[0], f32(4))
+    with pytest.raises(
+        InterpreterError,
+        match=r"result 0 of 'stablehlo.convert': dimension 0 is 5 but its type tensor<4xf32> says 4",
+    ):
+        run(text, f32(5))
+
+
+# ------------------------------------------------------------------------------ shape assertions
+ASSERTION = """
+func.func @main(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c = stablehlo.constant dense<2> : tensor<i32>
+  %0 = stablehlo.get_dimension_size %a, dim = 0 : (tensor<?x8xf32>) -> tensor<i32>
+  %1 = stablehlo.compare GE, %0, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  stablehlo.custom_call @shape_assertion(%1, %0, %c) {api_version = 2 : i32, error_message = "Expected b >= {1} but got 'b' = {0} ({{literal}}, {0:x}, {5})", has_side_effect = true} : (tensor<i1>, tensor<i32>, tensor<i32>) -> ()
+  return %a : tensor<?x8xf32>
+}
+"""
+
+
+def test_shape_assertion_passes() -> None:
+    assert run(ASSERTION, f32(3, 8))[0].shape == (3, 8)
+
+
+def test_shape_assertion_failure_raises_formatted_message() -> None:
+    with pytest.raises(
+        InterpreterError, match=r"Expected b >= 2 but got 'b' = 1 \(\{literal}}, 1, -1\)"
+    ) as e:
+        run(ASSERTION, f32(1, 8))
+    assert str(e.value).startswith("-:6:3: error: ")  # located at the custom_call
+
+
+def test_format_error_message_follows_formatv() -> None:
+    assert format_error_message("a {0} b {1}", [3, 4]) == "a 3 b 4"
+    assert format_error_message("{{0}", [3]) == "{0}"
+    assert format_error_message("{0,5} {0:d} {2}", [7]) == "7 7 -1"
+    assert format_error_message("no specs", []) == "no specs"
+
+
+def test_shape_assertion_operand_errors() -> None:
+    text = """
+    func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
+      %0 = stablehlo.get_dimension_size %a, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+      stablehlo.custom_call @shape_assertion(%0) {error_message = "x", has_side_effect = true} : (tensor<i32>) -> ()
+      return %a : tensor<?xf32>
+    }
+    """
+    with pytest.raises(
+        InterpreterError, match=r"expects assert_what \(operand #0\) to be a tensor<i1>"
+    ):
+        run(text, f32(2))
+    text = """
+    func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
+      %t = stablehlo.constant dense<true> : tensor<i1>
+      stablehlo.custom_call @shape_assertion(%t) {has_side_effect = true} : (tensor<i1>) -> ()
+      return %a : tensor<?xf32>
+    }
+    """
+    with pytest.raises(InterpreterError, match="expects an error_message attribute"):
+        run(text, f32(2))
+
+
+# ------------------------------------------------------------------------------------------- CLI
+BIN = Path(sys.executable).parent
+
+
+def _translate(*args: str) -> subprocess.CompletedProcess[str]:
+    tool = BIN / "stablehlo-translate"
+    cmd = [str(tool)] if tool.exists() else [sys.executable, "-m", "stablehlo_py.cli.translate"]
+    return subprocess.run([*cmd, *args], check=False, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_interpret_binds_dynamic_arguments(tmp_path: Path) -> None:
+    path = tmp_path / "dyn.mlir"
+    path.write_text(ADD_DYNAMIC)
+    args = "[dense<3> : tensor<i64>, dense<1.0> : tensor<3x4xf32>, dense<2.0> : tensor<2x1x4xf32>]"
+    r = _translate("--interpret", str(path), f"--args={args}")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("tensor<3x4xf32> {")
+    assert "tensor<2x1x4xf32> {" in r.stdout and "4.000000e+00" in r.stdout
+
+
+def test_cli_interpret_reports_binding_errors(tmp_path: Path) -> None:
+    path = tmp_path / "bounded.mlir"
+    path.write_text(BOUNDED)
+    r = _translate("--interpret", str(path), "--args=[dense<1.0> : tensor<7x3xf32>]")
+    assert r.returncode != 0
+    assert "argument 0 of @main: dimension 0 is 7 but its bound is 4" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_interpret_reports_failed_shape_assertion(tmp_path: Path) -> None:
+    path = tmp_path / "assert.mlir"
+    path.write_text(ASSERTION)
+    r = _translate("--interpret", str(path), "--args=[dense<1.0> : tensor<1x8xf32>]")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "Expected b >= 2 but got 'b' = 1" in r.stderr
+
+
+def test_parsed_module_runs_without_reverifying() -> None:
+    module = parse(ADD_DYNAMIC)
+    assert run(module, np.int64(1), f32(2, 4), f32(2, 5, 4))[1].shape == (2, 5, 4)
