@@ -70,6 +70,12 @@ PASSES: dict[str, PassInfo] = {
             "stablehlo_py.passes.stablehlo_refine_arguments",
         ),
         PassInfo(
+            "stablehlo-refine-shapes",
+            "Refine shapes across the main function: re-infer result types, fold shape computations, "
+            "refine callees per call context",
+            "stablehlo_py.passes.stablehlo_refine_shapes",
+        ),
+        PassInfo(
             "stablehlo-canonicalize-dynamism",
             "Replace dynamic ops whose shape operands are constants with their static counterparts",
             "stablehlo_py.passes.stablehlo_canonicalize_dynamism",

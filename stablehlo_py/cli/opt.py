@@ -174,6 +174,8 @@ def cli(
                     chunk, name, pipeline, generic, debuginfo, offset, allow_unregistered_dialect, secondary
                 ))
             except StableHLOError as e:
+                for earlier in getattr(e, "preceding", ()):  # diagnostics a pass emitted before `e`
+                    problems.extend(check_diagnostic(expected, earlier, name))
                 problems.extend(check_diagnostic(expected, e, name))
                 for extra in secondary:
                     # upstream's second diagnostic meets an `expected-error` written for it; one not

@@ -1,0 +1,129 @@
+"""`stablehlo-refine-shapes`: upstream's StablehloRefineShapes.cpp.
+
+Propagates static shapes through the module's function to refine (its only function, or `@main`):
+result types are re-inferred from refined operands (the one inference table, `stablehlo_py.ir.infer`),
+shape operands of dynamic ops are partially evaluated by the shape folder (`passes/shape_folder.py`)
+and read as constants, calls refine their callees in the call's context (`passes/refine_calls.py`), and
+the function's result types follow its returned values.
+
+As upstream, the patterns run through a greedy driver -- xDSL's `PatternRewriteWalker` over a
+`GreedyRewritePatternApplier`, top-down, erasing trivially dead ops -- for at most
+`MAX_ITERATIONS` sweeps; a function still changing after them gets upstream's "Failed to converge
+StablehloRefineShapes in 2 iterations".  The patterns, in the order tried: the dedicated per-op
+refinements (`passes/refine_patterns.py`), call refinement, the shape folder, then the generic
+re-inference of InferTypeOpInterface ops.
+
+Diagnostics: upstream emits some errors and goes on (incompatible refinement keys, recursive
+refinement); they are collected and raised with the error the verifier then reports (the preceding
+ones are in the error's `preceding` list and its text), or on their own when the IR verifies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stablehlo_py.passes._common import check_options
+from stablehlo_py.passes.refine_calls import (
+    RefineCallPattern,
+    RefinementKey,
+    RefineState,
+    refine_function,
+)
+from stablehlo_py.passes.refine_patterns import RefineInferredPattern, RefineOpPattern
+from stablehlo_py.passes.shape_folder import FoldOptions, ShapeFolderPattern
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation, Region
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
+from stablehlo_py.errors import StableHLOError, VerifyError
+
+__all__ = ["MAX_ITERATIONS", "apply_refinement_patterns", "refine_shapes", "run"]
+
+PASS_NAME = "stablehlo-refine-shapes"
+
+MAX_ITERATIONS = 2
+"""upstream's GreedyRewriteConfig::setMaxIterations(2)."""
+
+SHAPE_FOLD_OPTIONS = FoldOptions(optimize_float=False, fold_op_element_limit=(1 << 63) - 1)
+"""upstream: no float folding, and fold as much as possible."""
+
+
+def run(op: Operation, options: dict[str, str]) -> Operation:
+    check_options(PASS_NAME, options, set())
+    return refine_shapes(op)
+
+
+def refine_shapes(module: Operation) -> Operation:
+    """Refine the shapes of ``module``'s function to refine in place; returns ``module``.  Raises
+    VerifyError with upstream's diagnostics."""
+    from stablehlo_py.passes.stablehlo_refine_arguments import refine_shapes_target
+
+    func = refine_shapes_target(module)
+    state = RefineState(module if isinstance(module, ModuleOp) else None)
+    key = RefinementKey(func, 0, [], [a.type for a in func.body.blocks[0].args])
+    if not refine_function(state, key):
+        state.emit(func, "Failed to refine entry function")
+    if state.diagnostics:
+        _raise_diagnostics(module, state.diagnostics)
+    return module
+
+
+def apply_refinement_patterns(func: FuncOp, state: RefineState) -> bool:
+    """upstream's applyShapeRefinementPatterns: run the patterns on ``func`` until nothing changes
+    (at most MAX_ITERATIONS sweeps; not converging is diagnosed, and is not a failure)."""
+    applier = GreedyRewritePatternApplier(
+        [
+            RefineOpPattern(),
+            RefineCallPattern(state),
+            ShapeFolderPattern(SHAPE_FOLD_OPTIONS),
+            RefineInferredPattern(),
+        ],
+        dce_enabled=True,
+    )
+    walker = BoundedRewriteWalker(applier, max_iterations=MAX_ITERATIONS)
+    walker.rewrite_region(func.body)
+    if not walker.converged:
+        state.emit(func, f"Failed to converge StablehloRefineShapes in {MAX_ITERATIONS} iterations")
+    return True
+
+
+@dataclass(eq=False, repr=False)
+class BoundedRewriteWalker(PatternRewriteWalker):
+    """xDSL's walker (ops re-enter the worklist when they, their operands' producers or their
+    results' users change) with upstream's GreedyRewriteConfig::maxIterations: at most
+    ``max_iterations`` sweeps over the region; ``converged`` tells whether the last one changed
+    nothing."""
+
+    max_iterations: int = 2
+    converged: bool = True
+
+    def rewrite_region(self, region: Region) -> bool:
+        listener = self._get_rewriter_listener()
+        changed_any = False
+        self.converged = False
+        for _ in range(self.max_iterations):
+            self._populate_worklist(region)
+            changed = self._process_worklist(listener)
+            changed_any |= changed
+            if not changed:
+                self.converged = True
+                break
+        return changed_any
+
+
+def _raise_diagnostics(module: Operation, diagnostics: list[VerifyError]) -> None:
+    """Raise the verifier's error after the collected ones (as MLIR prints them), or the last
+    collected one when the IR verifies."""
+    from stablehlo_py.ir.verify import verify
+
+    try:
+        verify(module)
+    except StableHLOError as e:
+        final: StableHLOError = e
+        preceding = list(diagnostics)
+    else:
+        final, preceding = diagnostics[-1], diagnostics[:-1]
+    final.preceding = preceding  # type: ignore[attr-defined]
+    final.args = ("\n".join([*(str(d) for d in preceding), str(final)]),)
+    raise final
