@@ -104,8 +104,9 @@ def run_guarded(body: Callable[[], int]) -> int:
 
 
 # ----------------------------------------------------------------------- verify-diagnostics
+# (MLIR's expectedRegex is not anchored: `// @expected-error@+1 {{...}}` counts too)
 _EXPECT = re.compile(
-    r"//\s*expected-(error|warning|remark|note)(-re)?\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
+    r"//\s*@?expected-(error|warning|remark|note)(-re)?\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
 )
 
 

@@ -1,7 +1,8 @@
 """Result-type inference rules of the chlo ops (upstream's ChloOps.cpp and TypeInference.cpp):
 the broadcasting binary ops (numpy-style, bounds-aware when every operand is static or bounded, or
 through `broadcast_dimensions`), broadcast_compare/complex/select, the unary and binary ops with
-CompatibleOperandsAndResultType, is_inf/is_neg_inf/is_pos_inf, constant, constant_like and top_k."""
+CompatibleOperandsAndResultType, is_inf/is_neg_inf/is_pos_inf, constant, constant_like, top_k,
+ragged_dot (inferRaggedDotOp) and scan (ScanOp::inferReturnTypeComponents)."""
 
 from __future__ import annotations
 
@@ -286,3 +287,157 @@ def infer_top_k(inp: InferInput) -> list[Attribute]:
     if bounds:
         bounds[last] = DYN
     return [ranked(shape, t.element_type, bounds), ranked(shape, I32, bounds)]
+
+
+# --------------------------------------------------------------------------------- ragged_dot
+def _ragged_dims(inp: InferInput) -> tuple[tuple[int, ...], ...]:
+    """The six lists of `#chlo.ragged_dot<...>`: lhs/rhs batching, lhs/rhs contracting, lhs
+    ragged, rhs group dimensions."""
+    a = inp.attr("ragged_dot_dimension_numbers")
+    d = getattr(a, "dims", None)
+    if d is None:
+        raise InferError("requires attribute 'ragged_dot_dimension_numbers'")
+    return (
+        tuple(d.lhs_batching_dimensions),
+        tuple(d.rhs_batching_dimensions),
+        tuple(d.lhs_contracting_dimensions),
+        tuple(d.rhs_contracting_dimensions),
+        tuple(d.lhs_ragged_dimensions),
+        tuple(d.rhs_group_dimensions),
+    )
+
+
+def _dim_in_bounds(dim: int, bound: int, name: str, bound_name: str) -> None:
+    """upstream's hlo::checkDimInBounds (exclusive upper bound)."""
+    if dim < 0 or dim >= bound:
+        raise InferError(
+            f"Expects {name} to be in range [0, {bound_name}) i.e. [0, {bound}). got: {dim}."
+        )
+
+
+def ragged_dot_shape(
+    ls: Sequence[int],
+    rs: Sequence[int],
+    gs: Sequence[int],
+    dims: tuple[tuple[int, ...], ...],
+) -> list[int]:
+    """ChloOps.cpp checkRaggedDotConstraints and inferRaggedDotOutputDimensions (after
+    checkDotGeneralConstraints): the result sizes.  Modes by the kind of the lhs ragged
+    dimension: non-contracting ([b,m,k], [g,b,k,n], [b,g] -> [b,m,n]), contracting
+    ([b,m,k], [b,k,n], [b,g] -> [g,b,m,n]) and batch ([b,m,k], [b,k,n], [g] -> [b,m,n])."""
+    from stablehlo_py.ir.infer.linalg import dims_distinct
+    from stablehlo_py.ir.infer.reduction import dims_compatible, ints
+
+    lb, rb, lc, rc, lr, rg = dims
+    if len(lr) != 1:
+        raise InferError("There must be exactly one ragged dimension in the lhs.")
+    ragged = lr[0]
+    _dim_in_bounds(ragged, len(ls), "lhs_ragged_dim", "lhs_rank")
+    if ragged in lb:
+        mode, prefix = "batch", list(lb[: lb.index(ragged)])
+    elif ragged in lc:
+        mode, prefix = "contracting", [*lb, *lc[: lc.index(ragged)]]
+    else:
+        mode = "non-contracting"
+        prefix = [*lb, *(i for i in range(ragged) if i not in lb and i not in lc)]
+    expected = [ls[i] for i in prefix]
+    if len(gs) != 1:
+        if len(gs) != len(expected) + 1:
+            raise InferError(
+                f"expected group_sizes to have rank {len(expected) + 1}, got {len(gs)}"
+            )
+        if list(gs[: len(expected)]) != expected:
+            raise InferError(
+                f"group_sizes is expected to have shape [{ints(expected, dyn=True)}, "
+                f"{ints(gs[-1:], dyn=True)}], got [{ints(gs, dyn=True)}]"
+            )
+    groups = gs[-1]
+    for d in rg:
+        _dim_in_bounds(d, len(rs), "rhs_group_dim", "rhs_rank")
+    dims_distinct(rg, rb, "rhs_group_dimensions", "rhs_batching_dimensions")
+    dims_distinct(rg, rc, "rhs_group_dimensions", "rhs_contracting_dimensions")
+    if mode != "non-contracting":
+        if rg:
+            raise InferError(
+                "There must be zero group dimensions in the rhs when the ragged dimension is "
+                "batch or contracting."
+            )
+    else:
+        if len(rg) != 1:
+            raise InferError(
+                "There must be exactly one group dimension in the rhs when the lhs ragged "
+                "dimension is non-contracting."
+            )
+        if not dims_compatible(groups, rs[rg[0]]):
+            raise InferError(
+                f"rhs group dimension is expected to have size={ints([groups], dyn=True)}, got "
+                f"{ints([rs[rg[0]]], dyn=True)}"
+            )
+    out = [groups] if mode == "contracting" else []
+    out += [ls[i] for i in lb]
+    out += [s for i, s in enumerate(ls) if i not in lb and i not in lc]
+    out += [s for i, s in enumerate(rs) if i not in rb and i not in rc and i not in rg]
+    return out
+
+
+@rule("chlo.ragged_dot")
+def infer_ragged_dot(inp: InferInput) -> list[Attribute]:
+    """ChloOps.cpp inferRaggedDotOp.  Upstream infers the shape only (the element type is left
+    null, as dot_general's: a result may be wider than the operands); this rule gives the lhs's
+    element type, and the op's verifier compares shapes only, as RaggedDotOp::verify does.  No
+    bounds: upstream's ShapedTypeComponents carry none."""
+    from stablehlo_py.ir.infer.linalg import check_dot_general_constraints, precision_config
+
+    lt, rt, gt = inp.operand_types[:3]
+    precision_config(inp.attr("precision_config"))
+    dims = _ragged_dims(inp)
+    elem = element_type(lt)
+    if not all(isinstance(t, TensorType) for t in (lt, rt, gt)):
+        return [UnrankedTensorType(elem)]
+    assert isinstance(lt, TensorType) and isinstance(rt, TensorType) and isinstance(gt, TensorType)
+    ls, rs, gs = lt.get_shape(), rt.get_shape(), gt.get_shape()
+    check_dot_general_constraints(ls, rs, *dims[:4])
+    if not gs:
+        raise InferError("expected group_sizes to have rank 1, got 0")
+    return [tensor_type(elem, tuple(ragged_dot_shape(ls, rs, gs, dims)))]
+
+
+# --------------------------------------------------------------------------------------- scan
+@rule("chlo.scan")
+def infer_scan(inp: InferInput) -> list[Attribute]:
+    """ScanOp::inferReturnTypeComponents: one result per value the body returns -- the outputs
+    (the body's first results) with the scan dimension inserted at `dimension` (its size
+    `scan_dim_size`, else the first input's), then the carries as returned.  Shapes and element
+    types only (no bounds); upstream compares them with the declared types by shape
+    (isCompatibleReturnTypes: verifyCompatibleShapes)."""
+    from stablehlo_py.ir.infer.reduction import int_attr, int_list
+
+    seg = int_list(inp.attr("operandSegmentSizes"))
+    if seg is None or len(seg) != 2:
+        raise InferError("requires attribute 'operandSegmentSizes' with 2 elements (inputs, inits)")
+    n_inputs, n_carries = seg
+    if not inp.regions or inp.regions[0].blocks.first is None:
+        raise InferError("ScanOp region is empty")
+    term = inp.regions[0].blocks.first.last_op
+    returned = [v.type for v in term.operands] if term is not None else []
+    if len(returned) < n_carries:
+        raise InferError(f"ScanOp body must return at least {n_carries} values (carries)")
+    n_outputs = len(returned) - n_carries
+    dim = int_attr(inp.attr("dimension"), 0)
+    size = int_attr(inp.attr("scan_dim_size"), DYN)
+    for i, t in enumerate(inp.operand_types[:n_inputs]):
+        if not isinstance(t, TensorType):
+            raise InferError(f"operand {i} is not ranked")
+        if dim >= len(t.get_shape()):
+            raise InferError(f"scan dimension of operand {i} is out of bounds")
+        if size == DYN:
+            size = t.get_shape()[dim]
+    out: list[Attribute] = []
+    for i, t in enumerate(returned):
+        if not isinstance(t, TensorType):
+            raise InferError(f"terminator operand {i} is not ranked")
+        shape = list(t.get_shape())
+        if i < n_outputs:
+            shape.insert(dim, size)
+        out.append(tensor_type(t.element_type, tuple(shape)))
+    return out

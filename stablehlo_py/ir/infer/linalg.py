@@ -48,7 +48,14 @@ from stablehlo_py.ir.infer.shapes import (
 )
 from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, tensor_type
 
-__all__ = ["conv_shape", "dim_sizes_str", "dot_general_shape"]
+__all__ = [
+    "check_dot_general_constraints",
+    "conv_shape",
+    "dim_sizes_str",
+    "dims_distinct",
+    "dot_general_shape",
+    "precision_config",
+]
 
 
 def dim_sizes_str(dims: Sequence[int]) -> str:
@@ -64,7 +71,7 @@ def _enum(a: Attribute | None) -> str | None:
     return getattr(a, "data", None) if a is not None else None
 
 
-def _precision_config(a: Attribute | None) -> None:
+def precision_config(a: Attribute | None) -> None:
     """upstream's verifyPrecisionConfig."""
     if isinstance(a, ArrayAttr) and len(a.data) > 2:
         raise InferError(
@@ -102,7 +109,7 @@ def dot_shape(lt: TensorType, rt: TensorType) -> tuple[list[int], list[int]]:
 @rule("stablehlo.dot")
 def infer_dot(inp: InferInput) -> list[Attribute]:
     lt, rt = inp.operand_types[0], inp.operand_types[1]
-    _precision_config(inp.attr("precision_config"))
+    precision_config(inp.attr("precision_config"))
     elem = element_of(lt)
     if not isinstance(lt, TensorType) or not isinstance(rt, TensorType):
         return [UnrankedTensorType(elem)]
@@ -111,7 +118,7 @@ def infer_dot(inp: InferInput) -> list[Attribute]:
 
 
 # --------------------------------------------------------------------------------- dot_general
-def _dims_distinct(a: Sequence[int], b: Sequence[int], an: str, bn: str) -> None:
+def dims_distinct(a: Sequence[int], b: Sequence[int], an: str, bn: str) -> None:
     seen: set[int] = set()
     for d in (*a, *b):
         if d in seen:
@@ -119,22 +126,22 @@ def _dims_distinct(a: Sequence[int], b: Sequence[int], an: str, bn: str) -> None
         seen.add(d)
 
 
-def dot_general_shape(
-    lt: TensorType,
-    rt: TensorType,
+def check_dot_general_constraints(
+    ls: Sequence[int],
+    rs: Sequence[int],
     lb: Sequence[int],
     rb: Sequence[int],
     lc: Sequence[int],
     rc: Sequence[int],
-) -> tuple[list[int], list[int]]:
-    """upstream's checkDotGeneralConstraints (but the precision config) and inferDotGeneralOp."""
+) -> None:
+    """upstream's checkDotGeneralConstraints (but the precision config) on the operand shapes:
+    dot_general's and chlo.ragged_dot's dimension numbers."""
     if len(lb) != len(rb):
         raise InferError("lhs and rhs should have the same number of batching dimensions")
     if len(lc) != len(rc):
         raise InferError("lhs and rhs should have the same number of contracting dimensions")
-    _dims_distinct(lb, lc, "lhs_batching_dimensions", "lhs_contracting_dimensions")
-    _dims_distinct(rb, rc, "rhs_batching_dimensions", "rhs_contracting_dimensions")
-    ls, rs = lt.get_shape(), rt.get_shape()
+    dims_distinct(lb, lc, "lhs_batching_dimensions", "lhs_contracting_dimensions")
+    dims_distinct(rb, rc, "rhs_batching_dimensions", "rhs_contracting_dimensions")
     for rank_, dims, name in (
         (len(ls), lb, "lhs_batching_dimensions"),
         (len(ls), lc, "lhs_contracting_dimensions"),
@@ -150,6 +157,19 @@ def dot_general_shape(
     for a, b in zip(lc, rc):
         if not dims_compatible(ls[a], rs[b]):
             raise InferError("contracting dimension sizes must match for lhs/rhs")
+
+
+def dot_general_shape(
+    lt: TensorType,
+    rt: TensorType,
+    lb: Sequence[int],
+    rb: Sequence[int],
+    lc: Sequence[int],
+    rc: Sequence[int],
+) -> tuple[list[int], list[int]]:
+    """upstream's checkDotGeneralConstraints (but the precision config) and inferDotGeneralOp."""
+    ls, rs = lt.get_shape(), rt.get_shape()
+    check_dot_general_constraints(ls, rs, lb, rb, lc, rc)
     lbd, rbd = bounds_of(lt), bounds_of(rt)
     sizes: list[int] = []
     bounds: list[int] = []
@@ -168,7 +188,7 @@ def dot_general_shape(
 @rule("stablehlo.dot_general")
 def infer_dot_general(inp: InferInput) -> list[Attribute]:
     lt, rt = inp.operand_types[0], inp.operand_types[1]
-    _precision_config(inp.attr("precision_config"))
+    precision_config(inp.attr("precision_config"))
     elem = element_of(lt)
     dn = inp.attr("dot_dimension_numbers")
     d = getattr(dn, "dims", None)
@@ -282,7 +302,7 @@ def conv_shape(
                 f"expects kernel output feature dimension ({k_of}) to be divisible by "
                 f"feature_group_count. For feature_group_count = {fgc}."
             )
-    _precision_config(inp.attr("precision_config"))
+    precision_config(inp.attr("precision_config"))
     if n != len(in_sp) + 2:
         raise InferError(
             f"expects convolution arguments to have {len(in_sp) + 2} dimensions. Got: {n}"
@@ -317,7 +337,10 @@ def infer_convolution(inp: InferInput) -> list[Attribute]:
 def _constant_ints(value: object) -> tuple[int, ...] | None:
     """The integers of a constant op's value (upstream's matchInts / m_Constant)."""
     owner = getattr(value, "owner", None)
-    if not isinstance(owner, Operation) or owner.name not in ("stablehlo.constant", "arith.constant"):
+    if not isinstance(owner, Operation) or owner.name not in (
+        "stablehlo.constant",
+        "arith.constant",
+    ):
         return None
     v = owner.properties.get("value") or owner.attributes.get("value")
     if not isinstance(v, DenseIntOrFPElementsAttr):

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
     IntegerType,
+    TensorType,
 )
 from xdsl.ir import Attribute, Operation, Region
 from xdsl.irdl import (
@@ -68,13 +69,11 @@ from stablehlo_py.ir.ops.base import (
 )
 from stablehlo_py.ir.ops.constraints import (
     check_element_kind,
-    dims_compatible,
-    is_unique,
     shape_str,
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.types import ReprTextData, element_type, shape_of
+from stablehlo_py.ir.types import ReprTextData, element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -605,131 +604,34 @@ class RaggedDotOp(StableHLOOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        d: RaggedDotDims = self.properties["ragged_dot_dimension_numbers"].dims  # type: ignore[attr-defined]
+        # the ODS constraint of precision_config (CHLO_PrecisionConfigAttr), then RaggedDotOp::verify:
+        # inferRaggedDotOp (stablehlo_py.ir.infer.chlo) and its shape against the result's
         pc = self.properties.get("precision_config")
-        # hlo::verifyPrecisionConfig
-        if pc is not None:
-            assert isinstance(pc, ArrayAttr)
-            if len(pc.data) not in (0, 2):
-                raise VerifyException(
-                    f"expects precision config to be empty or have <= 2 elements, got {len(pc.data)}"
-                )
+        if isinstance(pc, ArrayAttr):
             for a in pc.data:
                 if not isinstance(a, ChloPrecisionAttr):
                     raise VerifyException(
                         f"precision_config entries must be #chlo<precision ...>, got {a}"
                     )
-        lt, rt, gt = self.lhs.type, self.rhs.type, self.group_sizes.type
-        ls, rs, gs = shape_of(lt), shape_of(rt), shape_of(gt)
-        if ls is None or rs is None or gs is None:
-            return
-        _check_dot_dims(d, ls, rs)
-        inferred = _check_ragged(d, ls, rs, gs)
-        _check_result_shape(self.result.type, inferred)
+        _verify_inferred_shape(self)
 
 
-def _check_dims_in_range(dims: Sequence[int], rank: int, what: str, rank_what: str) -> None:
-    for x in dims:
-        if x < 0 or x >= rank:
-            raise VerifyException(f"{what} value: {x} is out of range: [0, {rank})")
+def _verify_inferred_shape(op: Operation) -> None:
+    """upstream's RaggedDotOp::verify / verifyDotGeneralOp: the op's rule must succeed and its
+    shape be compatible with the result's (the element type is not inferred upstream)."""
+    from stablehlo_py.ir.infer.linalg import dim_sizes_str
 
-
-def _check_dot_dims(d: RaggedDotDims, ls: Sequence[int], rs: Sequence[int]) -> None:
-    """hlo::checkDotGeneralConstraints on the dot part of the dimension numbers."""
-    lb, rb, lc, rc = (
-        d.lhs_batching_dimensions,
-        d.rhs_batching_dimensions,
-        d.lhs_contracting_dimensions,
-        d.rhs_contracting_dimensions,
-    )
-    if len(lb) != len(rb):
+    try:
+        inferred = infer_op(op)[0]
+    except InferError as e:
+        raise VerifyException(e.message) from None
+    res = op.results[0].type
+    a, b = shape_of(inferred), shape_of(res)
+    if a is not None and b is not None and not shapes_compatible(a, b):
         raise VerifyException(
-            f"lhs and rhs should have the same number of batching dimensions, got {list(lb)} and {list(rb)}"
+            f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
+            f"'{t2s(res)}'"
         )
-    if len(lc) != len(rc):
-        raise VerifyException(
-            f"lhs and rhs should have the same number of contracting dimensions, got {list(lc)} and {list(rc)}"
-        )
-    for dims, side in (((*lb, *lc), "lhs"), ((*rb, *rc), "rhs")):
-        if not is_unique(dims):
-            raise VerifyException(
-                f"has duplicated dimension from {side}_batching_dimensions and "
-                f"{side}_contracting_dimensions: {list(dims)}"
-            )
-    _check_dims_in_range(lb, len(ls), "lhs_batching_dimensions", "lhs_rank")
-    _check_dims_in_range(rb, len(rs), "rhs_batching_dimensions", "rhs_rank")
-    _check_dims_in_range(lc, len(ls), "lhs_contracting_dimensions", "lhs_rank")
-    _check_dims_in_range(rc, len(rs), "rhs_contracting_dimensions", "rhs_rank")
-    for a, b, what in ((lb, rb, "batching"), (lc, rc, "contracting")):
-        for x, y in zip(a, b):
-            if not dims_compatible(ls[x], rs[y]):
-                raise VerifyException(
-                    f"{what} dimension sizes must match for lhs/rhs: lhs dimension {x} has size "
-                    f"{ls[x]}, rhs dimension {y} has size {rs[y]}"
-                )
-
-
-def _check_ragged(
-    d: RaggedDotDims, ls: Sequence[int], rs: Sequence[int], gs: Sequence[int]
-) -> tuple[int, ...]:
-    """ChloOps.cpp checkRaggedDotConstraints + inferRaggedDotOutputDimensions."""
-    if len(d.lhs_ragged_dimensions) != 1:
-        raise VerifyException("There must be exactly one ragged dimension in the lhs.")
-    ragged = d.lhs_ragged_dimensions[0]
-    _check_dims_in_range([ragged], len(ls), "lhs_ragged_dim", "lhs_rank")
-    lb, lc = d.lhs_batching_dimensions, d.lhs_contracting_dimensions
-    if ragged in lb:
-        mode, prefix = "batch", list(lb[: lb.index(ragged)])
-    elif ragged in lc:
-        mode, prefix = "contracting", [*lb, *lc[: lc.index(ragged)]]
-    else:
-        mode = "noncontracting"
-        prefix = [*lb, *[i for i in range(ragged) if i not in lb and i not in lc]]
-    expected = [ls[i] for i in prefix]
-    if len(gs) != 1:
-        if len(gs) != len(expected) + 1:
-            raise VerifyException(
-                f"expected group_sizes to have rank {len(expected) + 1}, got {len(gs)}"
-            )
-        if any(not dims_compatible(a, b) for a, b in zip(expected, gs)):
-            raise VerifyException(
-                f"group_sizes is expected to have shape {shape_str([*expected, gs[-1]])}, got {shape_str(gs)}"
-            )
-    num_groups = gs[-1] if gs else 1
-    rg = d.rhs_group_dimensions
-    _check_dims_in_range(rg, len(rs), "rhs_group_dim", "rhs_rank")
-    for other, what in (
-        (d.rhs_batching_dimensions, "rhs_batching_dimensions"),
-        (d.rhs_contracting_dimensions, "rhs_contracting_dimensions"),
-    ):
-        common = set(rg) & set(other)
-        if common:
-            raise VerifyException(
-                f"rhs_group_dimensions and {what} must be distinct, both contain {sorted(common)}"
-            )
-    if mode in ("batch", "contracting"):
-        if rg:
-            raise VerifyException(
-                "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."
-            )
-    else:
-        if len(rg) != 1:
-            raise VerifyException(
-                "There must be exactly one group dimension in the rhs when the lhs ragged dimension is "
-                "non-contracting."
-            )
-        if not dims_compatible(num_groups, rs[rg[0]]):
-            raise VerifyException(
-                f"rhs group dimension is expected to have size={num_groups}, got {rs[rg[0]]}"
-            )
-    dims: list[int] = []
-    if ragged in lc:
-        dims.append(num_groups)
-    dims += [ls[i] for i in lb]
-    dims += [ls[i] for i in range(len(ls)) if i not in lb and i not in lc]
-    rb, rc = d.rhs_batching_dimensions, d.rhs_contracting_dimensions
-    dims += [rs[i] for i in range(len(rs)) if i not in rb and i not in rc and i not in rg]
-    return tuple(dims)
 
 
 # --------------------------------------------------------------------------------------- scan
@@ -745,6 +647,7 @@ class ScanOp(StableHLOOp):
     inputs = var_operand_def()
     inits = var_operand_def()
     dimension = prop(I64_ATTR)
+    scan_dim_size = prop(I64_ATTR, optional=True)
     is_reverse = prop(BOOL_ATTR, optional=True)
     is_associative = prop(BOOL_ATTR, optional=True)
     outputs = var_result_def()
@@ -825,61 +728,63 @@ class ScanOp(StableHLOOp):
         )
 
     def verify_(self) -> None:
+        # ODS: `dimension` and `scan_dim_size` are non-negative
+        for name in ("dimension", "scan_dim_size"):
+            a = self.properties.get(name)
+            if isinstance(a, IntegerAttr) and a.value.data < 0:
+                raise VerifyException(
+                    f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer "
+                    "attribute whose value is non-negative"
+                )
+        # ScanOp::verify
+        if not self.inputs and not self.outputs:
+            raise VerifyException("at least one of inputs or outputs must be present")
         dim = self.properties["dimension"].value.data  # type: ignore[attr-defined]
-        n_in, n_init = len(self.inputs), len(self.inits)
-        scan_size: int | None = None
+        size_attr = self.properties.get("scan_dim_size")
+        size = size_attr.value.data if isinstance(size_attr, IntegerAttr) else None
         for i, v in enumerate(self.inputs):
             s = shape_of(v.type)
             if s is None:
+                raise VerifyException(f"operand {i} is not ranked")
+            if dim >= len(s):
+                raise VerifyException(f"scan dimension of operand {i} is out of bounds")
+            if s[dim] < 0:
                 continue
-            if dim < 0 or dim >= len(s):
-                raise VerifyException(
-                    f"dimension {dim} is out of range for input #{i} of type {t2s(v.type)}"
-                )
-            if s[dim] >= 0:
-                if scan_size is not None and scan_size != s[dim]:
-                    raise VerifyException(
-                        f"all inputs must have the same size along dimension {dim}: input #{i} has "
-                        f"{s[dim]}, an earlier input has {scan_size}"
-                    )
-                scan_size = s[dim]
-        if len(self.carries) != n_init:
-            raise VerifyException(
-                f"expected {n_init} carries (one per init), got {len(self.carries)}"
-            )
-        for i, (c, r) in enumerate(zip(self.inits, self.carries)):
-            if c.type != r.type:
-                raise VerifyException(
-                    f"carry #{i} has type {t2s(r.type)} but its init has type {t2s(c.type)}"
-                )
+            if size is not None and size != s[dim]:
+                raise VerifyException(f"invalid scan dimension size of operand {i}")
+            size = s[dim]
         block = self.body.blocks.first
-        if block is None:
-            raise VerifyException("the body must have one block")
-        if len(block.args) != n_in + n_init:
+        n_args = len(block.args) if block is not None else 0
+        if n_args != len(self.operands):
             raise VerifyException(
-                f"the body must take {n_in + n_init} arguments ({n_in} input slices, {n_init} carries), "
-                f"got {len(block.args)}"
+                f"expects {len(self.operands)} arguments in the body, but got {n_args}"
             )
-        for i, (v, a) in enumerate(zip(self.inputs, block.args)):
-            s = shape_of(v.type)
-            sa = shape_of(a.type)
-            if s is not None and sa is not None and 0 <= dim < len(s):
-                want = (*s[:dim], *s[dim + 1 :])
-                if element_type(a.type) != element_type(v.type) or not shapes_compatible(sa, want):
-                    raise VerifyException(
-                        f"body argument #{i} has type {t2s(a.type)}, expected input #{i} ({t2s(v.type)}) "
-                        f"without dimension {dim}"
-                    )
-        for i, (c, a) in enumerate(zip(self.inits, block.args[n_in:])):
-            if c.type != a.type:
-                raise VerifyException(
-                    f"body argument #{n_in + i} has type {t2s(a.type)} but init #{i} has type {t2s(c.type)}"
-                )
-        term = block.last_op
-        if term is not None and len(term.operands) != len(self.outputs) + n_init:
+        assert block is not None
+        for i, (v, a) in enumerate(zip(self.operands, block.args)):
+            t = v.type
+            if not isinstance(t, TensorType):
+                raise VerifyException(f"operand {i} is not ranked")
+            if i < len(self.inputs):
+                shape = list(t.get_shape())
+                del shape[dim]
+                t = tensor_type(t.element_type, tuple(shape), t.encoding)
+            if not is_compatible(t, a.type):
+                raise VerifyException(f"operand and body argument {i} are incompatible")
+        # the InferTensorType check, by shape (ScanOp::isCompatibleReturnTypes is
+        # verifyCompatibleShapes): stablehlo_py.ir.infer.chlo's rule
+        try:
+            inferred = infer_op(self)
+        except InferError as e:
+            raise VerifyException(e.message) from None
+        declared = [r.type for r in self.results]
+        if len(inferred) != len(declared) or not all(
+            shapes_compatible(shape_of(x), shape_of(y)) for x, y in zip(inferred, declared)
+        ):
             raise VerifyException(
-                f"the body returns {len(term.operands)} values; expected {len(self.outputs) + n_init} "
-                f"({len(self.outputs)} outputs, {n_init} carries)"
+                "inferred type(s) "
+                + ", ".join(f"'{t2s(t)}'" for t in inferred)
+                + " are incompatible with return type(s) of operation "
+                + ", ".join(f"'{t2s(t)}'" for t in declared)
             )
 
 

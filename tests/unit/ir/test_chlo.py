@@ -412,7 +412,11 @@ def test_scan_rejects_carry_type() -> None:
         "-> (tensor<2x3xi32>, tensor<2xi32>)", "-> (tensor<2x3xi32>, tensor<3xi32>)"
     )
     with pytest.raises(
-        VerifyError, match="carry #0 has type tensor<3xi32> but its init has type tensor<2xi32>"
+        VerifyError,
+        match=re.escape(
+            "inferred type(s) 'tensor<2x3xi32>', 'tensor<2xi32>' are incompatible with return "
+            "type(s) of operation 'tensor<2x3xi32>', 'tensor<3xi32>'"
+        ),
     ):
         verify(parse(text))
 
@@ -424,7 +428,7 @@ def test_scan_rejects_dimension() -> None:
     text = _func(SCAN.format(attrs="", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>").replace(
         "dimension=1", "dimension=2"
     )
-    with pytest.raises(VerifyError, match="dimension 2 is out of range"):
+    with pytest.raises(VerifyError, match="scan dimension of operand 0 is out of bounds"):
         verify(parse(text))
 
 

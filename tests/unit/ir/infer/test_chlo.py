@@ -1,6 +1,6 @@
 """Result-type inference of the CHLO ops (issue 11): broadcasting binary ops (numpy, bounded and
 broadcast_dimensions), broadcast_compare/complex/select, the CompatibleOperandsAndResultType ops,
-is_inf, constant, constant_like and top_k; upstream's errors; a differential check against every
+is_inf, constant, constant_like, top_k, ragged_dot (its three modes) and scan; upstream's errors; a differential check against every
 CHLO op of the conformance programs."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from stablehlo_py.ir.infer import InferError, infer_op, rules
 from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from tests.conftest import CONFORMANCE
+from tests.unit.ir.infer.cases import Case, case, check, the_op
 
 
 def op_of(text: str):
@@ -162,3 +163,165 @@ def test_conformance_programs_agree() -> None:
                     assert g == d, (path.name, op.name, g, d)
             n += 1
     assert n > 50
+
+
+# ------------------------------------------------------------------- ragged_dot and scan
+def _ragged(lhs: str, rhs: str, gs: str, dims: str, res: str) -> str:
+    return (
+        f'%0 = "chlo.ragged_dot"(%l, %r, %g) {{ragged_dot_dimension_numbers = #chlo.ragged_dot<{dims}>}}'
+        f" : ({lhs}, {rhs}, {gs}) -> {res}"
+    )
+
+
+_MODE1 = "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]"
+_MODE2 = "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1]"
+_MODE3 = (
+    "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+    "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0]"
+)
+
+
+def ragged_case(lhs: str, rhs: str, gs: str, dims: str, want: str) -> Case:
+    return case(
+        "chlo.ragged_dot",
+        f"%l: {lhs}, %r: {rhs}, %g: {gs}",
+        _ragged(lhs, rhs, gs, dims, want),
+        want,
+    )
+
+
+def scan_case(
+    x: str, init: str, slice_: str, outs: str, want: tuple[str, str], attrs: str = ""
+) -> Case:
+    line = (
+        f"%0:2 = chlo.scan(%x) inits (%c) dimension=0 {attrs}{{\n"
+        f"  ^bb0(%a: {slice_}, %b: {init}):\n"
+        f"    %1 = stablehlo.add %a, %b : {init}\n"
+        f"    stablehlo.return %1, %1 : {init}, {init}\n"
+        f"  }} : ({x}, {init}) -> ({outs}, {init})"
+    )
+    return case("chlo.scan", f"%x: {x}, %c: {init}", line, *want)
+
+
+CASES = [
+    # mode 1 (ragged non-contracting): [m,k], [g,k,n], [g] -> [m,n]
+    ragged_case(
+        "tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _MODE1, "tensor<11x7xf32>"
+    ),
+    ragged_case("tensor<?x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _MODE1, "tensor<?x7xf32>"),
+    # upstream's ShapedTypeComponents carry no bounds
+    ragged_case(
+        "tensor<?x5xf32, #stablehlo.bounds<11, ?>>",
+        "tensor<3x5x7xf32>",
+        "tensor<3xi64>",
+        _MODE1,
+        "tensor<?x7xf32>",
+    ),
+    # mode 2 (ragged contracting): [m,k], [k,n], [g] -> [g,m,n]
+    ragged_case(
+        "tensor<11x5xf32>", "tensor<5x7xf32>", "tensor<3xi64>", _MODE2, "tensor<3x11x7xf32>"
+    ),
+    # mode 3 (ragged batch): [b,m,k], [b,k,n], [g] -> [b,m,n]
+    ragged_case(
+        "tensor<3x11x5xf32>", "tensor<3x5x?xf32>", "tensor<3xi64>", _MODE3, "tensor<3x11x?xf32>"
+    ),
+    scan_case(
+        "tensor<2x3xf32>",
+        "tensor<3xf32>",
+        "tensor<3xf32>",
+        "tensor<2x3xf32>",
+        ("tensor<2x3xf32>", "tensor<3xf32>"),
+    ),
+    scan_case(
+        "tensor<?x3xf32>",
+        "tensor<3xf32>",
+        "tensor<3xf32>",
+        "tensor<?x3xf32>",
+        ("tensor<?x3xf32>", "tensor<3xf32>"),
+    ),
+    # scan_dim_size gives the output's scan dimension when the inputs' is dynamic
+    scan_case(
+        "tensor<?x3xf32>",
+        "tensor<3xf32>",
+        "tensor<3xf32>",
+        "tensor<2x3xf32>",
+        ("tensor<2x3xf32>", "tensor<3xf32>"),
+        attrs="attributes {scan_dim_size = 2 : i64} ",
+    ),
+    scan_case(
+        "tensor<?x3xf32, #stablehlo.bounds<4, ?>>",
+        "tensor<3xf32>",
+        "tensor<3xf32>",
+        "tensor<?x3xf32>",
+        ("tensor<?x3xf32>", "tensor<3xf32>"),
+    ),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_cases(c: Case) -> None:
+    check(c)
+
+
+@pytest.mark.parametrize(
+    "lhs,rhs,gs,dims,message",
+    [
+        (
+            "tensor<11x5xf32>",
+            "tensor<3x2x7xf32>",
+            "tensor<3xi64>",
+            _MODE1,
+            "contracting dimension sizes must match for lhs/rhs",
+        ),
+        (
+            "tensor<11x5xf32>",
+            "tensor<3x5x7xf32>",
+            "tensor<3x2xi64>",
+            _MODE1,
+            "expected group_sizes to have rank 1, got 2",
+        ),
+        (
+            "tensor<11x5xf32>",
+            "tensor<3x5x7xf32>",
+            "tensor<3xi64>",
+            _MODE1.replace("lhs_ragged_dimensions = [0]", "lhs_ragged_dimensions = [2]"),
+            "Expects lhs_ragged_dim to be in range [0, lhs_rank) i.e. [0, 2). got: 2.",
+        ),
+        (
+            "tensor<11x5xf32>",
+            "tensor<2x5x7xf32>",
+            "tensor<3xi64>",
+            _MODE1,
+            "rhs group dimension is expected to have size=3, got 2",
+        ),
+        (
+            "tensor<11x5xf32>",
+            "tensor<3x5x7xf32>",
+            "tensor<3xi64>",
+            _MODE1.replace(", rhs_group_dimensions = [0]", ""),
+            "There must be exactly one group dimension in the rhs when the lhs ragged dimension is non-contracting.",
+        ),
+        (
+            "tensor<2x11x5xf32>",
+            "tensor<2x3x5x7xf32>",
+            "tensor<3x3xi64>",
+            (
+                "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+                "rhs_contracting_dimensions = [2], lhs_ragged_dimensions = [1], rhs_group_dimensions = [1]"
+            ),
+            "group_sizes is expected to have shape [2, 3], got [3, 3]",
+        ),
+    ],
+)
+def test_ragged_dot_errors(lhs: str, rhs: str, gs: str, dims: str, message: str) -> None:
+    c = ragged_case(lhs, rhs, gs, dims, "tensor<*xf32>")
+    with pytest.raises(InferError) as e:
+        infer_op(the_op(c))
+    assert e.value.message == message
+
+
+def test_scan_errors() -> None:
+    c = scan_case("tensor<2x3xf32>", "tensor<3xf32>", "tensor<3xf32>", "tensor<2x3xf32>", ("", ""))
+    bad = Case(c.op, c.args, c.line.replace("dimension=0", "dimension=2"), c.want)
+    with pytest.raises(InferError, match="scan dimension of operand 0 is out of bounds"):
+        infer_op(the_op(bad))
