@@ -160,8 +160,12 @@ class RefineState:
         return _lookup(self.module, call)
 
     def emit(self, op: Operation, message: str) -> None:
-        """An error diagnostic at ``op`` (upstream's emitOpError/emitError; the pass goes on)."""
-        self.diagnostics.append(VerifyError(message, location=op_location(op)))
+        """An error diagnostic at ``op`` (upstream's emitOpError/emitError; the pass goes on).  A
+        pattern that fails again on a later sweep does not repeat its diagnostic."""
+        location = op_location(op)
+        if any(d.message == message and d.location == location for d in self.diagnostics):
+            return
+        self.diagnostics.append(VerifyError(message, location=location))
 
     def is_effect_free(self, func: FuncOp) -> bool:
         assert self.effects is not None
@@ -286,8 +290,14 @@ class RefineCallPattern(RewritePattern):
             operands = list(op.operands)
             first = key.leading_tokens
             kept = operands[:first] + operands[first + len(key.global_constants) :]
+            dropped = operands[first : first + len(key.global_constants)]
             op.operands = kept
             rewriter.handle_operation_modification(op)
+            for (
+                value
+            ) in dropped:  # their producers may be dead now (revisit them, as MLIR's driver)
+                if isinstance(value.owner, Operation):
+                    rewriter.handle_operation_modification(value.owner)
             rewriter.has_done_action = True
             changed = True
         used = [

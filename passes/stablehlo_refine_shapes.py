@@ -98,6 +98,19 @@ class BoundedRewriteWalker(PatternRewriteWalker):
     max_iterations: int = 2
     converged: bool = True
 
+    def _handle_operation_removal(self, op: Operation) -> None:
+        """MLIR's GreedyPatternRewriteDriver::addOperandsToWorklist: revisit an operand's producer
+        when at most one other op uses it (it may be dead now), then drop ``op`` from the worklist."""
+        for operand in op.operands:
+            producer = operand.owner
+            if not isinstance(producer, Operation):
+                continue
+            others = {use.operation for use in operand.uses} - {op}
+            if len(others) <= 1:
+                self._worklist.push(producer)
+        for sub_op in op.walk():
+            self._worklist.remove(sub_op)
+
     def rewrite_region(self, region: Region) -> bool:
         listener = self._get_rewriter_listener()
         changed_any = False
