@@ -6,6 +6,10 @@ Each op becomes an :class:`OpFunction` whose parameters are the spec's names:
 
 - operands first, positional or by name (a variadic operand takes a sequence, or one value);
   xDSL's reserved names lose their trailing underscore (``operands_`` -> ``operands``);
+- a Python number among the operands becomes a splat constant (``stablehlo_py.builder.core.
+  operand_constant``): element type of the first non-i1 tensor operand -- or, in a second
+  variadic group (``init_values``, ``updates``), of the first group's item at the same position --
+  and that operand's shape for elementwise ops, else 0-d;
 - then the attributes, positional or by name, converted from plain Python values by
   ``stablehlo_py.builder.attrs`` (an optional attribute left out or given as None is omitted);
 - regions by name only, each a callable (``stablehlo_py.builder.regions``);
@@ -197,6 +201,7 @@ class OpFunction:
         sizes: list[int] = []
         by_name: dict[str, list[Attribute]] = {}
         like = _like(values, spec)
+        first_group: list[SSAValue] | None = None
         for o in spec.operands:
             v = values.get(o.name, _MISSING)
             if v is _MISSING or (v is None and o.optional):
@@ -214,10 +219,16 @@ class OpFunction:
                 x
                 if isinstance(x, SSAValue)
                 else operand_constant(
-                    x, like, spec.full_shape_scalars, spec.name, f"operand '{o.name}'"
+                    x,
+                    _paired(first_group, i, like) if o.variadic else like,
+                    spec.full_shape_scalars,
+                    spec.name,
+                    f"operand '{o.name}'",
                 )
-                for x in items
+                for i, x in enumerate(items)
             ]
+            if o.variadic and first_group is None:
+                first_group = vals
             flat.extend(vals)
             sizes.append(len(vals))
             by_name[o.name] = [x.type for x in vals]
@@ -327,6 +338,14 @@ def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribu
 _HOOKS = {"stablehlo.composite": _composite}
 """Ops whose builder function does one thing more than the table says (before attributes are
 converted; may give default result types)."""
+
+
+def _paired(group: list[SSAValue] | None, i: int, like: SSAValue | None) -> SSAValue | None:
+    """A number in a second variadic group (``init_values``, ``updates``) takes the type of the
+    item at the same position of the first group (``inputs``)."""
+    if group is not None and i < len(group):
+        return group[i]
+    return like
 
 
 def _like(values: Mapping[str, Any], spec: OpSpec) -> SSAValue | None:
