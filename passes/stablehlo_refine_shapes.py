@@ -30,11 +30,17 @@ from stablehlo_py.passes.refine_calls import (
     refine_function,
 )
 from stablehlo_py.passes.refine_patterns import RefineInferredPattern, RefineOpPattern
-from stablehlo_py.passes.shape_folder import FoldOptions, ShapeFolderPattern
+from stablehlo_py.passes.shape_folder import CONSTANT_OPS, FoldOptions, ShapeFolderPattern, op_attr
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation, Region
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.traits import IsolatedFromAbove
 
 from stablehlo_py.errors import StableHLOError, VerifyError
 
@@ -74,6 +80,7 @@ def apply_refinement_patterns(func: FuncOp, state: RefineState) -> bool:
     (at most MAX_ITERATIONS sweeps; not converging is diagnosed, and is not a failure)."""
     applier = GreedyRewritePatternApplier(
         [
+            ConstantUniquer(),
             RefineOpPattern(),
             RefineCallPattern(state),
             ShapeFolderPattern(SHAPE_FOLD_OPTIONS),
@@ -86,6 +93,61 @@ def apply_refinement_patterns(func: FuncOp, state: RefineState) -> bool:
     if not walker.converged:
         state.emit(func, f"Failed to converge StablehloRefineShapes in {MAX_ITERATIONS} iterations")
     return True
+
+
+class ConstantUniquer(RewritePattern):
+    """What MLIR's greedy driver does with constants (OperationFolder::insertKnownConstant): the
+    first constant of each value and type in an isolated region is kept and moved to the front of the
+    region's entry block (unless it directly follows such a constant); a later equal constant is
+    replaced by it.  Moving is not a change of the IR (it does not count against convergence)."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[Region, Attribute, Attribute], Operation] = {}
+        self.owned: set[Operation] = set()
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.name not in CONSTANT_OPS or len(op.results) != 1:
+            return
+        value = op_attr(op, "value")
+        block = op.parent_block()
+        region = _insertion_region(op)
+        if value is None or block is None or region is None or not region.blocks:
+            return
+        insert_block = region.blocks[0]
+        if op in self.owned:
+            self._move_to_front(op, insert_block)
+            return
+        key = (region, value, op.results[0].type)
+        existing = self.known.get(key)
+        if existing is not None and existing.parent is not None and existing is not op:
+            rewriter.replace_op(op, [], new_results=list(existing.results))
+            return
+        self.known[key] = op
+        self.owned.add(op)
+        self._move_to_front(op, insert_block)
+
+    def _move_to_front(self, op: Operation, insert_block: Block) -> None:
+        if op.parent_block() is insert_block and (
+            insert_block.first_op is op or op.prev_op in self.owned
+        ):
+            return
+        front = insert_block.first_op
+        op.detach()
+        if front is None:
+            insert_block.add_op(op)
+        else:
+            insert_block.insert_op_before(op, front)
+
+
+def _insertion_region(op: Operation) -> Region | None:
+    """The closest enclosing region whose op is isolated from above (a function body)."""
+    region = op.parent_region()
+    while region is not None:
+        parent = region.parent_op()
+        if parent is None or parent.has_trait(IsolatedFromAbove):
+            return region
+        region = parent.parent_region()
+    return None
 
 
 @dataclass(eq=False, repr=False)
