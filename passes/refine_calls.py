@@ -279,7 +279,7 @@ class RefineCallPattern(RewritePattern):
         callee_types = list(callee.function_type.outputs.data)
         if all(r is not None for r in results) and self.state.is_effect_free(callee):
             constants = [make_constant(r) for r in results]  # type: ignore[arg-type]
-            rewriter.replace_op(op, constants, new_results=[c.results[0] for c in constants])
+            rewriter.replace(op, constants, new_results=[c.results[0] for c in constants])
             return
         changed = False
         if [r.type for r in op.results] != callee_types:
@@ -309,7 +309,7 @@ class RefineCallPattern(RewritePattern):
             at = InsertPoint.after(op)
             for res, attr in used:
                 c = make_constant(attr)  # type: ignore[arg-type]
-                rewriter.insert_op(c, at)
+                rewriter.insert(c, at)
                 at = InsertPoint.after(c)
                 rewriter.replace_all_uses_with(res, c.results[0])
             rewriter.has_done_action = True

@@ -187,7 +187,7 @@ def _refine_custom_call(op: Operation, rewriter: PatternRewriter) -> bool:
         if operand.type == result.type:
             rewriter.replace_all_uses_with(result, operand)
         if all(r.first_use is None for r in op.results):
-            rewriter.erase_op(op)
+            rewriter.erase(op)
     return True
 
 
@@ -317,7 +317,7 @@ def _update_function_type(op: Operation, rewriter: PatternRewriter) -> bool:
     if not casts:
         return False  # "doesn't need update"
     for cast in casts:
-        rewriter.replace_op(cast, [], new_results=[cast.operands[0]])
+        rewriter.replace(cast, [], new_results=[cast.operands[0]])
     parent.function_type = FunctionType.from_lists(list(parent.function_type.inputs.data), updated)
     rewriter.handle_operation_modification(parent)
     rewriter.has_done_action = True

@@ -75,7 +75,7 @@ def refine_values(
         if not returns:
             continue
         cast = UnrealizedConversionCastOp.create(operands=[value], result_types=[old_type])
-        rewriter.insert_op(cast, InsertPoint.after(op))
+        rewriter.insert(cast, InsertPoint.after(op))
         for use in returns:
             use.operation.operands[use.index] = cast.results[0]
     return True

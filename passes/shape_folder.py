@@ -559,12 +559,12 @@ class ShapeFolderPattern(RewritePattern):
         if result is None:
             return
         if isinstance(result, DenseIntOrFPElementsAttr):
-            rewriter.replace_op(op, make_constant(result))
+            rewriter.replace(op, make_constant(result))
         elif result and isinstance(result[0], Operation):
             ops: Sequence[Operation] = result  # type: ignore[assignment]
-            rewriter.replace_op(op, list(ops), new_results=list(ops[-1].results))
+            rewriter.replace(op, list(ops), new_results=list(ops[-1].results))
         else:
-            rewriter.replace_op(op, [], new_results=list(result))  # type: ignore[arg-type]
+            rewriter.replace(op, [], new_results=list(result))  # type: ignore[arg-type]
 
 
 def populate_shape_folder_patterns(options: FoldOptions = FoldOptions()) -> list[RewritePattern]:

@@ -120,7 +120,7 @@ class ConstantUniquer(RewritePattern):
         key = (region, value, op.results[0].type)
         existing = self.known.get(key)
         if existing is not None and existing.parent is not None and existing is not op:
-            rewriter.replace_op(op, [], new_results=list(existing.results))
+            rewriter.replace(op, [], new_results=list(existing.results))
             return
         self.known[key] = op
         self.owned.add(op)
