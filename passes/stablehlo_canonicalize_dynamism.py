@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from stablehlo_py.passes._common import carry_location, check_options
+from stablehlo_py.passes.diagnostics import raise_collected
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -87,14 +88,15 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
 
 def canonicalize_dynamism(op: Operation) -> Operation:
     """Apply the patterns to every op nested in `op` until none applies; returns `op`.  Raises
-    VerifyError (upstream's message, at the op) for a malformed `indices_of_shape_operands`."""
+    VerifyError (upstream's message, at the op) for each malformed `indices_of_shape_operands`
+    (the last one raised, the others in its `preceding` list)."""
     diagnostics: list[VerifyError] = []
     patterns: list[RewritePattern] = [cls(diagnostics) for cls in PATTERNS]
     walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=True))
     for region in op.regions:
         walker.rewrite_region(region)
     if diagnostics:
-        raise diagnostics[0]
+        raise_collected(diagnostics)
     return op
 
 
@@ -194,6 +196,7 @@ def _replace(rewriter: PatternRewriter, old: Operation, new: Operation | list[Op
 class _Pattern(RewritePattern):
     def __init__(self, diagnostics: list[VerifyError]):
         self.diagnostics = diagnostics
+        self.diagnosed: set[Operation] = set()
 
 
 # --------------------------------------------------------------------------------- patterns
@@ -203,7 +206,8 @@ class CanonicalizeCustomCall(_Pattern):
         try:
             refinements = shape_refinements(op)
         except ShapeRefinementError as e:
-            if not any(d.location == op_location(op) for d in self.diagnostics):
+            if op not in self.diagnosed:  # the greedy walker may visit the op again
+                self.diagnosed.add(op)
                 self.diagnostics.append(VerifyError(str(e), location=op_location(op)))
             return
         if refinements is None:

@@ -13,8 +13,8 @@ specifiers `{N}` with N below the number of inputs).  Then `assert_what` must be
 reports its error_message at the custom call, with `{N}` (llvm::formatv syntax) replaced by the
 constant value of input N.  With `enable-shape-assertions=false` every assertion is erased unchecked.
 
-Upstream reports every failing assertion of a function; stablehlo-py reports the first (its
-diagnostics are exceptions).
+Every failing assertion is reported, as upstream (the last one is raised, the others are in its
+`preceding` list; see `passes.diagnostics`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import re
 from typing import NoReturn
 
 from stablehlo_py.passes._common import check_options, flag
+from stablehlo_py.passes.diagnostics import raise_collected
 from xdsl.dialects.builtin import DictionaryAttr, IntegerType, Signedness, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.rewriter import Rewriter
@@ -50,10 +51,17 @@ _DEFAULTED = {"called_computations", "output_operand_aliases"}
 def run(op: Operation, options: dict[str, str]) -> Operation:
     check_options(PASS_NAME, options, {"enable-shape-assertions"})
     enabled = flag(options, "enable-shape-assertions", default=True)
+    diagnostics: list[VerifyError] = []
     for call in [o for o in op.walk() if _is_shape_assertion(o)]:
         if enabled:
-            check_shape_assertion(call)
+            try:
+                check_shape_assertion(call)
+            except VerifyError as e:
+                diagnostics.append(e)  # as upstream, the walk goes on to the other assertions
+                continue
         Rewriter.erase_op(call)
+    if diagnostics:
+        raise_collected(diagnostics)
     return op
 
 

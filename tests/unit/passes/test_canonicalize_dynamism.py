@@ -178,3 +178,21 @@ func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {
         parse(text), [("stablehlo-refine-arguments", {"types": "tensor<3xf32>"}), (PASS, {})]
     )
     assert "shape_refinement_operand_wrapper(%arg0, %c)" in print_ir(m)
+
+
+def test_every_malformed_custom_call_is_reported_once() -> None:
+    text = """
+func.func @main(%arg0: tensor<4xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>) {
+  %s = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %0 = stablehlo.custom_call @foo(%arg0, %s) {indices_of_shape_operands = dense<[1]> : tensor<1xi32>} : (tensor<4xf32>, tensor<2xi64>) -> tensor<1x2xf32>
+  %1 = stablehlo.custom_call @foo(%arg0, %s) {indices_of_shape_operands = dense<[[1]]> : tensor<1x1xi64>} : (tensor<4xf32>, tensor<2xi64>) -> tensor<1x2xf32>
+  return %0, %1 : tensor<1x2xf32>, tensor<1x2xf32>
+}
+"""
+    with pytest.raises(VerifyError) as e:
+        _canon(text)
+    found = [*e.value.preceding, e.value]  # type: ignore[attr-defined]
+    assert sorted((d.location, d.message) for d in found) == [
+        ("c.mlir:4:8", "indices_of_shape_operands: must have i64 element type"),
+        ("c.mlir:5:8", "indices_of_shape_operands: must have rank = 1"),
+    ]

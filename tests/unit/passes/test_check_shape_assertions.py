@@ -144,3 +144,41 @@ def test_unknown_option() -> None:
 )
 def test_format_error_message(message: str, inputs: list[int], expected: str) -> None:
     assert format_error_message(message, inputs) == expected
+
+
+TWO_FAILING = """func.func @main() {
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %c = stablehlo.constant dense<5> : tensor<i32>
+  // expected-error@+1 {{first 5}}
+  stablehlo.custom_call @shape_assertion(%f, %c) {error_message = "first {0}", has_side_effect = true} : (tensor<i1>, tensor<i32>) -> ()
+  // expected-error@+1 {{second}}
+  stablehlo.custom_call @shape_assertion(%f) {error_message = "second", has_side_effect = true} : (tensor<i1>) -> ()
+  return
+}
+"""
+
+
+def test_every_failing_assertion_is_reported() -> None:
+    with pytest.raises(VerifyError) as e:
+        _run(TWO_FAILING)
+    assert e.value.message == "second"
+    assert [d.message for d in e.value.preceding] == ["first 5"]  # type: ignore[attr-defined]
+    assert "a.mlir:5:3: error: first 5" in str(e.value)
+
+
+def test_verify_diagnostics_matches_every_failing_assertion(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import contextlib
+    import io
+
+    from stablehlo_py.cli.opt import main
+
+    src = tmp_path / "t.mlir"
+    src.write_text(TWO_FAILING)
+    err = io.StringIO()
+    out = str(tmp_path / "out.mlir")
+    with contextlib.redirect_stderr(err):
+        assert main([f"--{PASS}", "--verify-diagnostics", str(src), "-o", out]) == 0, err.getvalue()
+    src.write_text(TWO_FAILING.replace("  // expected-error@+1 {{first 5}}\n", "\n"))
+    with contextlib.redirect_stderr(err):
+        assert main([f"--{PASS}", "--verify-diagnostics", str(src), "-o", out]) == 1
+    assert "unexpected error: first 5" in err.getvalue()
