@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
@@ -46,6 +45,7 @@ from stablehlo_py.ir.enums import (
 )
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import (
     ConvDimensionNumbersAttr,
     DotAlgorithmAttr,
@@ -73,10 +73,10 @@ from stablehlo_py.ir.ops.base import (
 )
 from stablehlo_py.ir.ops.constraints import (
     baseline_element,
+    check_element_kind,
     dims_compatible,
     fail,
     int_values,
-    is_float,
     is_unique,
     quantized_element,
     same_baseline_type,
@@ -135,6 +135,15 @@ def _verify_inferred_shape(op: Operation) -> None:
                 f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
                 f"'{t2s(res)}'"
             )
+
+
+def _verify_compatible_element_types(op: Operation) -> None:
+    """upstream's CompatibleOperandsAndResultElementType trait: every operand's and result's
+    element type compatible with the first operand's (quantized ones by storage and expressed
+    type)."""
+    types = [v.type for v in op.operands] + [r.type for r in op.results]
+    if not all(element_type_compatible(t, types[0]) for t in types):
+        fail("requires compatible element types for all operands and results")
 
 
 _PRINTABLE_KINDS: dict[str, type | tuple[type, ...]] = {
@@ -814,68 +823,11 @@ class FftOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
-        kind = self.fft_type.data
-        length = int_values(self.fft_length)
-        os_, rs = shape_of(ot), shape_of(rt)
-        # fft_c3
-        if not 1 <= len(length) <= 3:
-            fail(f"fft_length {_i64_list_text(length)} must have 1 to 3 elements")
-        # fft_c1
-        if os_ is not None and len(length) > len(os_):
-            fail(
-                f"fft_length {_i64_list_text(length)} has more elements than operand {t2s(ot)} has dimensions"
-            )
-        oe, re_ = element_type(ot), element_type(rt)
-        # fft_c2
-        if kind in ("FFT", "IFFT"):
-            if not isinstance(oe, ComplexType) or oe != re_:
-                fail(
-                    f"{kind} needs operand and result of the same complex type, got {t2s(ot)} and {t2s(rt)}"
-                )
-            real = None
-        elif kind == "RFFT":
-            if not is_float(oe) or not isinstance(re_, ComplexType) or re_.element_type != oe:
-                fail(
-                    f"RFFT needs a floating-point operand and a complex result of the same precision, "
-                    f"got {t2s(ot)} and {t2s(rt)}"
-                )
-            real = os_
-        else:
-            if not isinstance(oe, ComplexType) or not is_float(re_) or oe.element_type != re_:
-                fail(
-                    f"IRFFT needs a complex operand and a floating-point result of the same precision, "
-                    f"got {t2s(ot)} and {t2s(rt)}"
-                )
-            real = rs
-        # fft_c4
-        if (
-            real is not None
-            and len(real) >= len(length)
-            and not shapes_compatible(real[len(real) - len(length) :], length)
-        ):
-            fail(
-                f"the trailing dimensions of the real tensor {shape_str(real)} must be fft_length "
-                f"{_i64_list_text(length)}"
-            )
-        # fft_c5
-        if os_ is not None and rs is not None:
-            if len(os_) != len(rs):
-                fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same rank")
-            expected = list(os_)
-            if kind == "RFFT" and expected:
-                last = os_[-1]
-                expected[-1] = -1 if last < 0 else (0 if last == 0 else last // 2 + 1)
-            elif kind == "IRFFT" and expected:
-                last = rs[-1]
-                want = -1 if last < 0 else (0 if last == 0 else last // 2 + 1)
-                if not dims_compatible(os_[-1], want):
-                    fail(
-                        f"the last dimension of operand {t2s(ot)} must be {want} for result {t2s(rt)}"
-                    )
-                expected[-1] = rs[-1]
-            if not shapes_compatible(rs, expected):
-                fail(f"result type {t2s(rt)} must have shape {shape_str(expected)}")
+        # ODS: HLO_FpOrComplexTensor operand and result; then InferTensorType: upstream's inferFftOp
+        # (fft_c1 .. fft_c5, stablehlo_py.ir.infer.linalg) and the result against it
+        check_element_kind("operand #0", self.operand.type, "fp_or_complex")
+        check_element_kind("result #0", self.result.type, "fp_or_complex")
+        verify_inferred(self)
 
 
 # ----------------------------------------------------------------------- linear algebra solvers
@@ -894,36 +846,13 @@ class TriangularSolveOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        at, bt, rt = self.a.type, self.b.type, self.result.type
-        # triangular_solve_i4
-        if self.transpose_a.data == "TRANSPOSE_INVALID":
-            fail("transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT")
-        # triangular_solve_c1
-        if baseline_element(at) != baseline_element(bt):
-            fail(f"a {t2s(at)} and b {t2s(bt)} must have the same element type")
-        as_, bs = shape_of(at), shape_of(bt)
-        # triangular_solve_c2
-        if as_ is not None and len(as_) < 2:
-            fail(f"a {t2s(at)} must have rank 2 or more")
-        if as_ is not None and bs is not None:
-            if len(as_) != len(bs):
-                fail(f"a {t2s(at)} and b {t2s(bt)} must have the same rank")
-            # triangular_solve_c3
-            if not shapes_compatible(as_[:-2], bs[:-2]):
-                fail(f"the batch dimensions of a {t2s(at)} and b {t2s(bt)} must match")
-            k = bs[-2] if self.left_side.value.data else bs[-1]
-            if not (
-                dims_compatible(as_[-2], as_[-1])
-                and dims_compatible(as_[-1], k)
-                and dims_compatible(as_[-2], k)
-            ):
-                fail(
-                    f"a {t2s(at)} must be square with size {k}, the size of b {t2s(bt)} along "
-                    f"{'dimension -2' if self.left_side.value.data else 'dimension -1'}"
-                )
-        # triangular_solve_c4
-        if not same_baseline_type(bt, rt):
-            fail(f"result type {t2s(rt)} must match b {t2s(bt)}")
+        # ODS: HLO_FpOrComplexTensor a, b and result; triangular_solve_c1
+        # (CompatibleOperandsAndResultElementType); then InferTensorType: upstream's
+        # inferTriangularSolveOp (triangular_solve_c2, _c3, _c4, _i4)
+        for what, v in (("operand #0", self.a), ("operand #1", self.b), ("result #0", self.result)):
+            check_element_kind(what, v.type, "fp_or_complex")
+        _verify_compatible_element_types(self)
+        verify_inferred(self)
 
 
 @op_def
@@ -940,18 +869,10 @@ class CholeskyOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        at, rt = self.a.type, self.result.type
-        # cholesky_c1
-        if not same_baseline_type(at, rt):
-            fail(f"result type {t2s(rt)} must match a {t2s(at)}")
-        s = shape_of(at)
-        if s is not None:
-            # cholesky_c2
-            if len(s) < 2:
-                fail(f"a {t2s(at)} must have rank 2 or more")
-            # cholesky_c3
-            if not dims_compatible(s[-2], s[-1]):
-                fail(f"a {t2s(at)} must be a batch of square matrices")
+        # cholesky_c1 (CompatibleOperandsAndResultElementType), then InferTensorType: upstream's
+        # inferCholeskyOp (cholesky_c2, cholesky_c3)
+        _verify_compatible_element_types(self)
+        verify_inferred(self)
 
 
 # ------------------------------------------------------------------------------- batch norm
@@ -1125,24 +1046,20 @@ class RngOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        at, bt, st, rt = self.a.type, self.b.type, self.shape.type, self.result.type
+        at, bt, st = self.a.type, self.b.type, self.shape.type
+        # ODS: 0-d a and b (rng_i1, rng_i2); `shape` a statically shaped 1-d tensor (rng_i3)
         for what, t in (("a", at), ("b", bt)):
-            # rng_i1, rng_i2
             s = shape_of(t)
             if s is not None and len(s) != 0:
                 fail(f"{what} {t2s(t)} must be a 0-dimensional tensor")
-        # rng_c1
-        if not element_type(at) == element_type(bt) == element_type(rt):
-            fail(f"a {t2s(at)}, b {t2s(bt)} and result {t2s(rt)} must have the same element type")
-        # rng_c2
-        if self.rng_distribution.data == "NORMAL" and not is_float(element_type(at)):
-            fail(f"a NORMAL distribution needs a floating-point a, got {t2s(at)}")
-        # rng_c3 (only the size of `shape` can be checked from the types)
-        ss, rs = shape_of(st), shape_of(rt)
-        if ss is not None and len(ss) != 1:
-            fail(f"shape {t2s(st)} must be a 1-dimensional tensor")
-        if ss is not None and rs is not None and not dims_compatible(ss[0], len(rs)):
-            fail(f"shape {t2s(st)} must have {len(rs)} elements, the rank of result {t2s(rt)}")
+        ss = shape_of(st)
+        if ss is None or len(ss) != 1 or ss[0] < 0:
+            fail(f"shape {t2s(st)} must be a statically shaped 1-dimensional tensor")
+        # rng_c1 (AllElementTypesMatch<["a", "b", "result"]>)
+        if not element_type(at) == element_type(bt) == element_type(self.result.type):
+            fail("failed to verify that all of {a, b, result} have same element type")
+        # rng_c2, rng_c3: InferTensorType, upstream's inferRngOp
+        verify_inferred(self)
 
 
 @op_def
