@@ -80,7 +80,15 @@ def bind_arguments(func: Any, args: Sequence[Any], entry: str) -> list[Any]:
 
     types = func.function_type.inputs.data
     if len(types) != len(args):
-        raise InterpreterError(f"@{entry} takes {len(types)} arguments, {len(args)} were given")
+        hint = ""
+        if types and _global_constant(func, 0) == "_platform_index":
+            hint = (
+                "; its first argument is JAX's `_platform_index` (a multi-platform export): pass the "
+                "index of the platform to run as, in the order of the export's `platforms`, first"
+            )
+        raise InterpreterError(
+            f"@{entry} takes {len(types)} arguments, {len(args)} were given{hint}"
+        )
     out = []
     for i, (t, a) in enumerate(zip(types, args)):
         what = f"argument {i} of @{entry}"
@@ -94,6 +102,19 @@ def bind_arguments(func: Any, args: Sequence[Any], entry: str) -> list[Any]:
             arr = arr.astype(want)
         out.append(arr)
     return out
+
+
+def _global_constant(func: Any, i: int) -> str | None:
+    """The `jax.global_constant` name of argument `i` of `func` (JAX's dimension and platform
+    arguments), or None."""
+    from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+
+    arg_attrs = getattr(func, "arg_attrs", None)
+    if arg_attrs is None or i >= len(arg_attrs.data):
+        return None
+    d = arg_attrs.data[i]
+    a = d.data.get("jax.global_constant") if isinstance(d, DictionaryAttr) else None
+    return a.data if isinstance(a, StringAttr) else None
 
 
 def check_results(op: Operation, values: Sequence[Any]) -> None:

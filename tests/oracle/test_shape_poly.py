@@ -273,3 +273,18 @@ def test_shape_assertion_failure_is_jax_message() -> None:
         InterpreterError, match=r"Input shapes do not match the polymorphic shapes specification"
     ):
         run(parse(text), _f(3, 4))
+
+
+def test_multi_platform_export_takes_platform_index() -> None:
+    """`platforms=(...)` adds JAX's `_platform_index` argument to @main; the caller passes it."""
+    from stablehlo_py.errors import InterpreterError
+
+    exp = export.export(jax.jit(lambda x: jnp.sin(x) * x.shape[0]), platforms=("cpu", "cuda"))(
+        jax.ShapeDtypeStruct(export.symbolic_shape("b, 3"), np.float32)
+    )
+    module = parse(exp.mlir_module())
+    for b in SIZES:
+        x = _f(b, 3)
+        assert_matches_xla(run(module, np.int32(0), x), [exp.call(x)])
+    with pytest.raises(InterpreterError, match="_platform_index"):
+        run(module, _f(2, 3))
