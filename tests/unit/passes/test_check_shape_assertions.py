@@ -182,3 +182,36 @@ def test_verify_diagnostics_matches_every_failing_assertion(tmp_path) -> None:  
     with contextlib.redirect_stderr(err):
         assert main([f"--{PASS}", "--verify-diagnostics", str(src), "-o", out]) == 1
     assert "unexpected error: first 5" in err.getvalue()
+
+
+@pytest.mark.parametrize(("b", "fires"), [(3, False), (0, True)])
+def test_jax_shape_polymorphic_export_after_refinement(b: int, fires: bool) -> None:
+    """A `jax.export` with symbolic dimensions emits shape assertions; after refine-arguments and
+    refine-shapes their operands are constants and this pass checks them."""
+    jax = pytest.importorskip("jax")
+    import numpy as np
+    from jax import export
+
+    def f(x, y):  # type: ignore[no-untyped-def]
+        return jax.numpy.sum(jax.numpy.tanh(x @ y), axis=0)
+
+    dims = export.symbolic_shape("b, n")
+    exported = export.export(jax.jit(f))(
+        jax.ShapeDtypeStruct(dims, np.float32), jax.ShapeDtypeStruct((dims[1], 8), np.float32)
+    )
+    text = exported.mlir_module()
+    assert text.count("@shape_assertion") == 3
+    pipeline = [
+        ("stablehlo-refine-arguments", {"types": f"tensor<{b}x5xf32>,tensor<5x8xf32>"}),
+        ("stablehlo-refine-shapes", {}),
+        (PASS, {}),
+    ]
+    if fires:
+        with pytest.raises(
+            VerifyError, match=r"Expected value >= 1 for dimension variable 'b'.*'b' = 0 "
+        ):
+            run_pipeline(parse(text), pipeline)
+    else:
+        out = print_ir(run_pipeline(parse(text), pipeline))
+        assert "shape_assertion" not in out
+        assert f"func.func public @main(%arg0: tensor<{b}x5xf32>, %arg1: tensor<5x8xf32>)" in out
