@@ -164,6 +164,46 @@ CASES: dict[str, PolyCase] = {
         ("4", "b, 3"),
         lambda b: [np.array([1, 2, 3, b], np.uint32), _f(b, 3)],
     ),
+    "repeat_tile": PolyCase(
+        lambda x: (jnp.repeat(x, 2, axis=0), jnp.tile(x, (2, 1)), x[::-1]),
+        ("b, 3",),
+        lambda b: [_f(b, 3)],
+    ),
+    "eye_triu": PolyCase(
+        lambda x: (jnp.eye(x.shape[0]) @ x, jnp.triu(x)), ("b, b",), lambda b: [_f(b, b)]
+    ),
+    "one_hot": PolyCase(
+        lambda i, x: jax.nn.one_hot(i, x.shape[0]), ("n", "b"), lambda b: [_idx(b + 1, b), _f(b)]
+    ),
+    "segment_sum": PolyCase(
+        lambda d, s, x: jax.ops.segment_sum(d, s, num_segments=x.shape[0]),
+        ("n, 2", "n", "b"),
+        lambda b: [_f(b + 2, 2), _idx(b + 2, b), _f(b)],
+    ),
+    "fft": PolyCase(lambda x: jnp.fft.fft(x), ("b, 8",), lambda b: [_f(b, 8)]),
+    "conv_transpose": PolyCase(
+        lambda x, k: jax.lax.conv_transpose(
+            x, k, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")
+        ),
+        ("b, w, 2", "3, 2, 4"),
+        lambda b: [_f(b, b + 3, 2), _f(3, 2, 4)],
+    ),
+    "grad_mlp": PolyCase(
+        lambda w, x: jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w) ** 2))(w),
+        ("4, 3", "b, 4"),
+        lambda b: [_f(4, 3), _f(b, 4)],
+    ),
+    "logsumexp": PolyCase(
+        lambda x: jax.nn.logsumexp(x, axis=1), ("b, n",), lambda b: [_f(b, b + 2)]
+    ),
+    "scan": PolyCase(
+        lambda x: jax.lax.scan(lambda c, v: (c + v, c * v), jnp.zeros(x.shape[1:]), x),
+        ("b, 3",),
+        lambda b: [_f(b, 3)],
+    ),
+    "divisible_dims": PolyCase(
+        lambda x: x.reshape(x.shape[0] // 2, 2 * x.shape[1]), ("2*b, 3",), lambda b: [_f(2 * b, 3)]
+    ),
     "int_arith": PolyCase(
         lambda x: (x // 3 + x.shape[0], x.astype(jnp.float32) * 0.5),
         ("b",),
