@@ -30,13 +30,12 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     TensorType,
-    UnrankedTensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import get_effects
+from xdsl.traits import RecursiveMemoryEffect, get_effects
 
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.text.dense import make_dense
@@ -127,10 +126,10 @@ class FunctionEffects:
             return _custom_call_effect_free(op)
         if op.name in ("func.return", "func.func"):
             return True
+        if op.has_trait(RecursiveMemoryEffect):
+            return True  # its nested ops are judged on their own (the walk reaches them)
         effects = get_effects(op)
-        if effects is None:
-            return False
-        return not effects or op.regions != ()  # nested ops are walked on their own
+        return effects is not None and not effects
 
 
 def _lookup(module: ModuleOp | None, call: Operation) -> FuncOp | None:
@@ -217,7 +216,7 @@ def refine_function(state: RefineState, key: RefinementKey) -> bool:
         for i, dim in enumerate(constants):
             arg = block.args[first + i]
             t = arg.type
-            if not isinstance(t, (TensorType, UnrankedTensorType)) or not isinstance(t, TensorType):
+            if not isinstance(t, TensorType):
                 state.emit(func, "'func.func' op expected global constant argument to be shaped")
                 return False
             c = make_constant(make_dense(t, np.asarray(dim).astype(storage_dtype(t.element_type))))
