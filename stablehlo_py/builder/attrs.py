@@ -116,6 +116,8 @@ def _int(v: Any, what: str = "an int") -> int:
 
 
 def _ints(v: Any, what: str = "a sequence of ints") -> tuple[int, ...]:
+    if v.__class__ in (list, tuple) and all(x.__class__ is int for x in v):
+        return tuple(v)
     if isinstance(v, np.ndarray):
         v = v.tolist()
     if isinstance(v, int | np.integer) and not isinstance(v, bool):
@@ -199,8 +201,17 @@ def _symbol(v: Any, ctx: Ctx) -> Attribute:
     return SymbolRefAttr(name.lstrip("@"))
 
 
+_I64_ARRAYS: dict[tuple[int, ...], Attribute] = {}
+
+
 def _i64_array(v: Any, ctx: Ctx) -> Attribute:
-    return DenseArrayBase.from_list(I64, _ints(v))
+    key = _ints(v)
+    a = _I64_ARRAYS.get(key)
+    if a is None:
+        if len(_I64_ARRAYS) > 10_000:
+            _I64_ARRAYS.clear()
+        a = _I64_ARRAYS[key] = DenseArrayBase.from_list(I64, key)
+    return a
 
 
 def _bool_array(v: Any, ctx: Ctx) -> Attribute:
@@ -241,6 +252,7 @@ def _enum(cls: type[EnumAttr]) -> Converter:
             raise Bad(f"expects one of {', '.join(cls.CASES)}")
         return cls.get_case(case)
 
+    conv.takes_strings = True  # type: ignore[attr-defined]
     return conv
 
 
@@ -455,16 +467,24 @@ def convert(conv: Converter, value: Any, ctx: Ctx) -> Attribute:
     itself a value of the kind, and a complaint becomes BuildError naming the op and attribute."""
     if isinstance(value, Attribute):
         return value
+    as_text = (
+        isinstance(value, str)
+        and ctx.syntax is not None
+        and conv not in _STRING_KINDS
+        and not getattr(conv, "takes_strings", False)
+    )
     try:
         try:
             return conv(value, ctx)
         except Bad:
-            if isinstance(value, str) and ctx.syntax is not None and conv not in _STRING_KINDS:
-                return _text(ctx.syntax, value)
-            raise
+            if not as_text:
+                raise
+            assert ctx.syntax is not None
+            return _text(ctx.syntax, value)
     except Bad as e:
+        got = "" if as_text else f"; got {value!r}"
         raise BuildError(
-            f"{ctx.op_name}: attribute '{ctx.attr_name}' {e}; got {value!r}",
+            f"{ctx.op_name}: attribute '{ctx.attr_name}' {e}{got}",
             note="see stablehlo_py.builder.attrs for the values each kind of attribute takes",
         ) from None
 

@@ -142,7 +142,10 @@ def constant(value: Any, dtype: Any = None, *, shape: Sequence[int] | None = Non
         elem = element_type_of(dtype)
     arr = np.asarray(value)
     if shape is not None:
-        arr = np.broadcast_to(arr, tuple(shape))
+        shape = tuple(shape)
+        if arr.ndim == 0:  # a splat: stored as its one element
+            return _constant_op(tensor_type(elem, shape), arr.reshape(1))
+        arr = np.broadcast_to(arr, shape)
     t = tensor_type(elem, tuple(arr.shape))
     return _constant_op(t, arr)
 

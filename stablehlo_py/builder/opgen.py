@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     AttrSizedResultSegments,
@@ -53,6 +53,7 @@ from stablehlo_py.ir.infer import InferError, has_rule, infer_result_types
 from stablehlo_py.ir.text.location import TextLoc
 
 _MISSING = object()
+_OpResult = OpResult
 _I1 = IntegerType(1)
 _SEGMENT_PROPS = ("operandSegmentSizes", "resultSegmentSizes")
 _FULL_SHAPE_OPS = frozenset({"stablehlo.select", "chlo.next_after", "chlo.zeta", "chlo.polygamma"})
@@ -171,7 +172,10 @@ class OpFunction:
         self.spec = spec
         self.__name__ = py_name(spec.name.split(".", 1)[1])
         self.__qualname__ = self.__name__
+        self._positional = spec.positional
         self._names = frozenset(spec.positional) | {r.name for r in spec.regions}
+        self._populated = tuple(getattr(spec.cls, "POPULATED_DEFAULTS", {}).items())
+        self._hook = _HOOKS.get(spec.name)
         self.__doc__ = _doc(spec)
         self.__signature__ = _signature(spec)
 
@@ -180,7 +184,7 @@ class OpFunction:
 
     def __call__(self, *args: Any, result_type: Any = None, loc: Any = None, **kwargs: Any) -> Any:
         spec = self.spec
-        names = spec.positional
+        names = self._positional
         if len(args) > len(names):
             raise BuildError(
                 f"{spec.name} takes at most {len(names)} positional arguments ({', '.join(names)}); got {len(args)}"
@@ -199,42 +203,48 @@ class OpFunction:
         # operands
         flat: list[SSAValue] = []
         sizes: list[int] = []
-        by_name: dict[str, list[Attribute]] = {}
-        like = _like(values, spec)
+        groups: list[list[SSAValue]] = []
+        like: list[SSAValue | None] = []  # computed on first need: [the operand numbers take after]
         first_group: list[SSAValue] | None = None
         for o in spec.operands:
             v = values.get(o.name, _MISSING)
-            if v is _MISSING or (v is None and o.optional):
-                if o.variadic or o.optional:
-                    v = []
-                else:
+            if not (o.variadic or o.optional):
+                if v.__class__ is _OpResult or isinstance(v, SSAValue):
+                    flat.append(v)
+                    sizes.append(1)
+                    groups.append([v])
+                    continue
+                if v is _MISSING:
                     raise BuildError(f"{spec.name}: missing operand '{o.name}'")
-            if o.variadic or o.optional:
+                items = [v]
+            elif v is _MISSING or v is None:
+                items = []
+            else:
                 items = (
                     [v] if isinstance(v, SSAValue) else list(v) if isinstance(v, Sequence) else [v]
                 )
-            else:
-                items = [v]
-            vals = [
-                x
-                if isinstance(x, SSAValue)
-                else operand_constant(
-                    x,
-                    _paired(first_group, i, like) if o.variadic else like,
-                    spec.full_shape_scalars,
-                    spec.name,
-                    f"operand '{o.name}'",
-                )
-                for i, x in enumerate(items)
-            ]
+            vals = []
+            for i, x in enumerate(items):
+                if not isinstance(x, SSAValue):
+                    if not like:
+                        like.append(_like(values, spec))
+                    x = operand_constant(
+                        x,
+                        _paired(first_group, i, like[0]) if o.variadic else like[0],
+                        spec.full_shape_scalars,
+                        spec.name,
+                        f"operand '{o.name}'",
+                    )
+                vals.append(x)
             if o.variadic and first_group is None:
                 first_group = vals
             flat.extend(vals)
             sizes.append(len(vals))
-            by_name[o.name] = [x.type for x in vals]
+            groups.append(vals)
+        by_name = _LazyTypes(spec.operands, groups)
 
         default_results = None
-        hook = _HOOKS.get(spec.name)
+        hook = self._hook
         if hook is not None:
             default_results = hook(values, flat)
 
@@ -297,7 +307,7 @@ class OpFunction:
             )
 
         op = spec.cls.create(operands=flat, result_types=results, properties=props, regions=regions)
-        for k, v in getattr(spec.cls, "POPULATED_DEFAULTS", {}).items():
+        for k, v in self._populated:
             op.properties.setdefault(k, v)
         insert(op)
         if loc is not None:
@@ -338,6 +348,33 @@ def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribu
 _HOOKS = {"stablehlo.composite": _composite}
 """Ops whose builder function does one thing more than the table says (before attributes are
 converted; may give default result types)."""
+
+
+class _LazyTypes(Mapping[str, list[Attribute]]):
+    """Operand types by spec name, made only if a region or attribute asks."""
+
+    __slots__ = ("_groups", "_operands", "_types")
+
+    def __init__(self, operands: tuple[OperandParam, ...], groups: list[list[SSAValue]]):
+        self._operands = operands
+        self._groups = groups
+        self._types: dict[str, list[Attribute]] | None = None
+
+    def _get(self) -> dict[str, list[Attribute]]:
+        if self._types is None:
+            self._types = {
+                o.name: [v.type for v in g] for o, g in zip(self._operands, self._groups)
+            }
+        return self._types
+
+    def __getitem__(self, k: str) -> list[Attribute]:
+        return self._get()[k]
+
+    def __iter__(self) -> Any:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._operands)
 
 
 def _paired(group: list[SSAValue] | None, i: int, like: SSAValue | None) -> SSAValue | None:
