@@ -1,7 +1,8 @@
 """`stablehlo-canonicalize-dynamism`: upstream's StablehloCanonicalizeDynamism.cpp.
 
 Dynamic ops whose shape operands are constants become their static counterparts, through xDSL's
-greedy pattern rewriter (as upstream's applyPatternsGreedily; ops left dead are erased):
+greedy pattern rewriter configured as upstream's applyPatternsGreedily (ops left dead are erased;
+constants are uniqued and moved to the front of their function, as MLIR's OperationFolder does):
 
 | op                          | when                                                 | becomes          |
 |-----------------------------|------------------------------------------------------|------------------|
@@ -20,8 +21,8 @@ The result types are the dynamic op's (as upstream: the verifiers check the shap
 them).  A malformed `indices_of_shape_operands` is reported with upstream's message (hlo::
 getShapeRefinements) at the custom call, e.g. "indices_of_shape_operands: must have rank = 1".
 
-Not modelled: upstream's greedy driver also folds ops and hoists/deduplicates constants; this pass
-only applies its own patterns (and erases dead ops).
+Not modelled: MLIR's driver keeps a constant that is unused from the start (only ops that become
+dead are erased); here every dead op, constants included, is erased.
 """
 
 from __future__ import annotations
@@ -40,11 +41,11 @@ from xdsl.dialects.builtin import (
     TensorType,
     TupleType,
 )
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -79,6 +80,7 @@ __all__ = ["PATTERNS", "canonicalize_dynamism", "run", "shape_refinements"]
 PASS_NAME = "stablehlo-canonicalize-dynamism"
 INDICES_OF_SHAPE_OPERANDS = "indices_of_shape_operands"
 _I64 = IntegerType(64)
+MAX_ITERATIONS = 2  # upstream's GreedyRewriteConfig for this pass
 
 
 def run(op: Operation, options: dict[str, str]) -> Operation:
@@ -87,14 +89,32 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
 
 
 def canonicalize_dynamism(op: Operation) -> Operation:
-    """Apply the patterns to every op nested in `op` until none applies; returns `op`.  Raises
-    VerifyError (upstream's message, at the op) for each malformed `indices_of_shape_operands`
-    (the last one raised, the others in its `preceding` list)."""
+    """Apply the patterns to every function nested in `op` (the pass runs on func.func), as upstream's
+    greedy driver configures it: constants uniqued and moved to the front of the function
+    (`ConstantUniquer`, shared with stablehlo-refine-shapes), dead ops erased, at most
+    MAX_ITERATIONS sweeps.  Returns `op`.  Raises VerifyError (upstream's message, at the op) for
+    each malformed `indices_of_shape_operands` (the last one raised, the others in its `preceding`
+    list)."""
+    from stablehlo_py.passes.stablehlo_refine_shapes import BoundedRewriteWalker, ConstantUniquer
+
     diagnostics: list[VerifyError] = []
-    patterns: list[RewritePattern] = [cls(diagnostics) for cls in PATTERNS]
-    walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=True))
-    for region in op.regions:
-        walker.rewrite_region(region)
+    funcs = [f for f in op.walk() if isinstance(f, FuncOp)]
+    for func in funcs:
+        patterns: list[RewritePattern] = [
+            ConstantUniquer(),
+            *(cls(diagnostics) for cls in PATTERNS),
+        ]
+        walker = BoundedRewriteWalker(
+            GreedyRewritePatternApplier(patterns, dce_enabled=True), max_iterations=MAX_ITERATIONS
+        )
+        walker.rewrite_region(func.body)
+        if not walker.converged:
+            diagnostics.append(
+                VerifyError(
+                    f"Failed to converge StablehloCanonicalizeDynamism in {MAX_ITERATIONS} iterations",
+                    location=op_location(func),
+                )
+            )
     if diagnostics:
         raise_collected(diagnostics)
     return op

@@ -222,3 +222,24 @@ func.func @main(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> {
     assert "dynamic" not in out and "?" not in out and "custom_call" not in out, out
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     np.testing.assert_array_equal(run(parse(out), x)[0], run(parse(text), x)[0])
+
+
+def test_constants_are_uniqued_and_moved_to_the_front_as_mlirs_driver_does() -> None:
+    text = """
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<2xi64>) -> (tensor<4xf32>, tensor<2xi64>) {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+  %c = stablehlo.constant dense<[1, 4]> : tensor<2xi64>
+  %1 = stablehlo.add %arg1, %c : tensor<2xi64>
+  %c2 = stablehlo.constant dense<[1, 4]> : tensor<2xi64>
+  %2 = stablehlo.multiply %1, %c2 : tensor<2xi64>
+  return %0, %2 : tensor<4xf32>, tensor<2xi64>
+}
+"""
+    out = _canon(text)
+    body = [line.strip() for line in out.splitlines()[2:6]]
+    assert body == [
+        "%c = stablehlo.constant dense<[1, 4]> : tensor<2xi64>",
+        "%0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>",
+        "%1 = stablehlo.add %arg1, %c : tensor<2xi64>",
+        "%2 = stablehlo.multiply %1, %c : tensor<2xi64>",
+    ], out
