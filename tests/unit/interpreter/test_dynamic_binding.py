@@ -247,3 +247,33 @@ def test_cli_interpret_reports_failed_shape_assertion(tmp_path: Path) -> None:
 def test_parsed_module_runs_without_reverifying() -> None:
     module = parse(ADD_DYNAMIC)
     assert run(module, np.int64(1), f32(2, 4), f32(2, 5, 4))[1].shape == (2, 5, 4)
+
+
+def test_casts_between_static_and_dynamic_types_are_checked() -> None:
+    text = """
+    func.func @main(%a: tensor<4xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tensor<3xf32>) {
+      %0 = builtin.unrealized_conversion_cast %a : tensor<4xf32> to tensor<?xf32>
+      %1 = tensor.cast %b : tensor<?xf32> to tensor<3xf32>
+      return %0, %1 : tensor<?xf32>, tensor<3xf32>
+    }
+    """
+    out0, out1 = run(parse(text), f32(4), f32(3))
+    assert out0.shape == (4,) and out1.shape == (3,)
+    with pytest.raises(
+        InterpreterError,
+        match=re.escape(
+            "result 0 of 'tensor.cast': dimension 0 is 5 but its type tensor<3xf32> says 3"
+        ),
+    ):
+        run(parse(text), f32(4), f32(5))
+
+
+def test_other_entry_functions_bind_too() -> None:
+    from stablehlo_py.interpreter import eval_module
+
+    text = BOUNDED.replace("@main", "@neg")
+    np.testing.assert_array_equal(run(text, f32(2, 3), entry="neg")[0], -f32(2, 3))
+    with pytest.raises(
+        InterpreterError, match="argument 0 of @neg: dimension 0 is 5 but its bound is 4"
+    ):
+        eval_module(text, [f32(5, 3)], entry="neg")
