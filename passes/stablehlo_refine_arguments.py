@@ -53,6 +53,8 @@ __all__ = [
 PASS_NAME = "stablehlo-refine-arguments"
 OPERAND_WRAPPER = "stablehlo.shape_refinement_operand_wrapper"
 """upstream's kCustomCallOperandBarrierTarget."""
+MLIR_DYNAMIC = -(2**63)
+"""MLIR's ShapedType::kDynamic (INT64_MIN), the value a dynamic dimension has in a shape constant."""
 
 
 def run(op: Operation, options: dict[str, str]) -> Operation:
@@ -153,7 +155,8 @@ def _wrap_refined_operands(block: Block, refined: list[Attribute]) -> None:
         if arg.type == r:
             continue
         assert isinstance(r, TensorType)  # validate_refined_types let only ranked tensors through
-        shape = tuple(r.get_shape())
+        # MLIR's getI64TensorAttr(refinedType.getShape()): a dynamic dimension is ShapedType::kDynamic
+        shape = tuple(MLIR_DYNAMIC if d < 0 else d for d in r.get_shape())
         shape_type = tensor_type(IntegerType(64), (len(shape),))
         constant = ConstantOp.create(
             properties={"value": make_dense(shape_type, np.asarray(shape, dtype=np.int64))},

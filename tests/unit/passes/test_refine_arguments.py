@@ -148,3 +148,13 @@ def test_unknown_option() -> None:
 
     with pytest.raises(StableHLOError, match="unknown option 'type'"):
         run_pipeline(parse(PROGRAM), [("stablehlo-refine-arguments", {"type": "tensor<f32>"})])
+
+
+def test_partial_refinement_writes_mlirs_dynamic_size_in_the_shape_constant() -> None:
+    m = parse(
+        "func.func @main(%arg0: tensor<?x?xf32>) -> tensor<?x?xf32> {\n  return %arg0 : tensor<?x?xf32>\n}\n"
+    )
+    refine_arguments(m, ["tensor<8x?xf32>"])
+    text = print_ir(m)
+    assert "%c = stablehlo.constant dense<[8, -9223372036854775808]> : tensor<2xi64>" in text
+    assert "(tensor<8x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>" in text
