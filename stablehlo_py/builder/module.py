@@ -168,34 +168,41 @@ class Module:
             raise BuildError(f"the module already has a function @{name}")
         types = [to_type(t) for t in arg_types]
         block = Block(arg_types=types)
-        with inserting(block, self.locations, module=self):
-            out = py_fn(*block.args)
-            items = [] if out is None else list(out) if isinstance(out, tuple | list) else [out]
-            values = [
-                v
-                if isinstance(v, SSAValue)
-                else operand_constant(v, None, False, f"@{name}", f"result #{i}")
-                for i, v in enumerate(items)
-            ]
-            insert(ReturnOp.create(operands=values))
         props: dict[str, Attribute] = {
             "sym_name": StringAttr(name),
-            "function_type": FunctionType.from_lists(types, [v.type for v in values]),
+            "function_type": FunctionType.from_lists(types, []),
         }
         if visibility is not None:
             props["sym_visibility"] = StringAttr(visibility)
         a = _attr_dicts(arg_attrs, len(types), "arg_attrs", name)
         if a is not None:
             props["arg_attrs"] = a
-        r = _attr_dicts(res_attrs, len(values), "res_attrs", name)
-        if r is not None:
-            props["res_attrs"] = r
         extra = {k: to_attribute(v) for k, v in (attributes or {}).items()}
+        # The function takes its place in the module before its body is built, so a function
+        # defined while building another's body follows it (as JAX orders @main and its callees).
         op = FuncOp.create(properties=props, attributes=extra, regions=[Region(block)])
         self.op.body.block.add_op(op)
-        fn = Function(op)
-        self.functions[name] = fn
-        return fn
+        self.functions[name] = Function(op)
+        try:
+            with inserting(block, self.locations, module=self):
+                out = py_fn(*block.args)
+                items = [] if out is None else list(out) if isinstance(out, tuple | list) else [out]
+                values = [
+                    v
+                    if isinstance(v, SSAValue)
+                    else operand_constant(v, None, False, f"@{name}", f"result #{i}")
+                    for i, v in enumerate(items)
+                ]
+                insert(ReturnOp.create(operands=values))
+            r = _attr_dicts(res_attrs, len(values), "res_attrs", name)
+        except BaseException:
+            op.detach()
+            del self.functions[name]
+            raise
+        op.properties["function_type"] = FunctionType.from_lists(types, [v.type for v in values])
+        if r is not None:
+            op.properties["res_attrs"] = r
+        return self.functions[name]
 
     # -------------------------------------------------------------------------- using
     def text(self, debuginfo: bool = False, generic: bool = False) -> str:
