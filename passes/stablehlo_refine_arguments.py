@@ -67,10 +67,20 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
     return op
 
 
-def refine_arguments(module: Operation, types: Sequence[Attribute | str]) -> Operation:
+def refine_arguments(
+    module: Operation, types: Sequence[Attribute | str] | Attribute | str
+) -> Operation:
     """Refine the argument types of `module`'s function to refine (see `refine_shapes_target`) to
     `types` in place, as the pass does; returns `module`.  Raises VerifyError (upstream's wording)
     when a type is not a valid refinement of its argument."""
+    if isinstance(types, (str, Attribute)):
+        types = [types]  # one argument's type
+    for i, t in enumerate(types):
+        if not isinstance(t, (str, Attribute)):
+            raise StableHLOError(
+                f"refine_arguments: refinement {i} is {t!r}; give an MLIR type, as text "
+                "('tensor<3x4xf32>') or as an xDSL type attribute"
+            )
     func = refine_shapes_target(module)
     _refine(func, [_parse_type(module, t) if isinstance(t, str) else t for t in types])
     return module

@@ -158,3 +158,16 @@ def test_partial_refinement_writes_mlirs_dynamic_size_in_the_shape_constant() ->
     text = print_ir(m)
     assert "%c = stablehlo.constant dense<[8, -9223372036854775808]> : tensor<2xi64>" in text
     assert "(tensor<8x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>" in text
+
+
+def test_api_rejects_what_is_not_a_type() -> None:
+    from stablehlo_py.errors import StableHLOError
+
+    with pytest.raises(StableHLOError, match=r"refinement 0 is \(3, 4\); give an MLIR type"):
+        refine_arguments(parse(PROGRAM), [(3, 4), "tensor<f32>", "tensor<*xf32>"])  # type: ignore[list-item]
+
+
+def test_api_accepts_one_type_for_one_argument() -> None:
+    m = parse("func.func @main(%arg0: tensor<?xf32>) {\n  return\n}\n")
+    refine_arguments(m, "tensor<5xf32>")
+    assert "%arg0: tensor<5xf32>" in print_ir(m)
