@@ -47,6 +47,9 @@ class PolyCase:
     fn: Callable[..., Any]
     specs: tuple[str, ...]  # jax.export.symbolic_shape specifications, "" for a scalar
     make_args: Callable[[int], list[np.ndarray]]  # concrete arguments for the size b
+    constraints: tuple[
+        str, ...
+    ] = ()  # symbolic constraints ("b >= 2"), checked by shape assertions
 
 
 W1, W2 = _f(8, 16), _f(16, 4)
@@ -204,6 +207,12 @@ CASES: dict[str, PolyCase] = {
     "divisible_dims": PolyCase(
         lambda x: x.reshape(x.shape[0] // 2, 2 * x.shape[1]), ("2*b, 3",), lambda b: [_f(2 * b, 3)]
     ),
+    "dynamic_update_slice": PolyCase(
+        lambda x, u, i: jax.lax.dynamic_update_slice(x, u, (i, 0)),
+        ("b, 3", "2, 3", ""),
+        lambda b: [_f(b + 1, 3), _f(2, 3), np.int32(b // 2)],
+        constraints=("b >= 2",),
+    ),
     "int_arith": PolyCase(
         lambda x: (x // 3 + x.shape[0], x.astype(jnp.float32) * 0.5),
         ("b",),
@@ -216,7 +225,7 @@ CASES: dict[str, PolyCase] = {
 def exported(name: str) -> tuple[Any, str]:
     """The case's `jax.export.Exported` and its StableHLO text (exported once)."""
     case = CASES[name]
-    scope = export.SymbolicScope()
+    scope = export.SymbolicScope(case.constraints)
     example = case.make_args(2)
     specs = [
         jax.ShapeDtypeStruct(
@@ -357,3 +366,14 @@ def test_translate_interpret_runs_export(tmp_path: Any, size: int) -> None:
     assert r.returncode == 0, r.stderr
     expected = [format_dense(np.asarray(w)) for w in jax.tree_util.tree_leaves(exp.call(*args))]
     assert r.stdout.splitlines() == expected
+
+
+def test_symbolic_constraint_is_checked() -> None:
+    """A shape that violates a symbolic constraint ("b >= 2") fails its shape assertion."""
+    from stablehlo_py.errors import InterpreterError
+
+    _, text = exported("dynamic_update_slice")
+    with pytest.raises(
+        InterpreterError, match=r"symbolic shape constraint b >= 2\. .*but found -1"
+    ):
+        run(parse(text), _f(1, 3), _f(2, 3), np.int32(0))
