@@ -35,6 +35,7 @@ channel_handle         ``int`` handle (type 0), ``(handle, type)`` or ``dict(han
 precision_config       sequence of precision names (``["DEFAULT", "HIGHEST"]``)
 called_computations    sequence of symbols
 operand/result_layouts sequence of int sequences -> ``[dense<...> : tensor<Nxindex>, ...]``
+layout (infeed)        sequence of int sequences -> ``[[1, 0], ...]``
 =====================  =======================================================================
 """
 
@@ -345,6 +346,12 @@ def _layouts(v: Any, ctx: Ctx) -> Attribute:
     return ArrayAttr(out)
 
 
+def _infeed_layout(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad("expects a sequence of layouts (each a sequence of ints)")
+    return ArrayAttr([ArrayAttr([IntegerAttr(d, I64) for d in _ints(x)]) for x in v])
+
+
 def _aliases(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, Sequence) or isinstance(v, str):
         raise Bad("expects a sequence of output-operand aliases (dicts)")
@@ -424,6 +431,7 @@ _BY_NAME: dict[str, Converter] = {
     "operand_layouts": _layouts,
     "result_layouts": _layouts,
     "output_operand_aliases": _aliases,
+    "layout": _infeed_layout,
     "channel_handle": _channel_handle,
     "replica_groups": _groups("a 2-D sequence of replica ids (one row per group)"),
     "source_target_pairs": _groups("a sequence of [source, target] pairs"),
