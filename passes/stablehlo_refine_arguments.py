@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes._common import check_options
+from stablehlo_py.passes._common import carry_arg_location, check_options
 from xdsl.dialects.builtin import (
     FunctionType,
     IntegerType,
@@ -182,9 +182,8 @@ def _wrap_refined_operands(block: Block, refined: list[Attribute]) -> None:
                 )
             },
         )
-        loc = getattr(arg, "location", None)  # upstream builds both at operand.getLoc()
-        if loc is not None:
-            constant.location = wrapper.location = loc
+        for new in (constant, wrapper):  # upstream builds both at operand.getLoc()
+            carry_arg_location(new, arg)
         Rewriter.insert_op([constant, wrapper], insert_at)
         insert_at = InsertPoint.after(wrapper)
         arg.replace_uses_with_if(wrapper.results[0], lambda use, w=wrapper: use.operation is not w)

@@ -171,3 +171,14 @@ def test_api_accepts_one_type_for_one_argument() -> None:
     m = parse("func.func @main(%arg0: tensor<?xf32>) {\n  return\n}\n")
     refine_arguments(m, "tensor<5xf32>")
     assert "%arg0: tensor<5xf32>" in print_ir(m)
+
+
+def test_wrappers_take_the_arguments_locations() -> None:
+    m = parse(
+        'func.func @main(%arg0: tensor<?xf32> loc("x"), %arg1: tensor<?xf32>) {\n  return\n}\n',
+        "l.mlir",
+    )
+    refine_arguments(m, ["tensor<2xf32>", "tensor<3xf32>"])
+    lines = print_ir(m, debuginfo=True).splitlines()
+    assert lines[2].endswith(': tensor<1xi64> loc("x")') and lines[3].endswith('loc("x")')
+    assert lines[4].endswith('loc("l.mlir":1:48)') and lines[5].endswith('loc("l.mlir":1:48)')
