@@ -122,7 +122,7 @@ def _verify_shape_assertion(call: Operation) -> None:
         if end == -1:
             break
         index = message[begin + 1 : end]
-        if re.fullmatch(r"[+-]?\d+", index) and not 0 <= int(index) < n - 1:
+        if re.fullmatch(r"-?\d+", index) and not 0 <= int(index) < n - 1:
             _fail(
                 call,
                 "expects error_message to contain format specifiers with error_message_input index "
