@@ -89,8 +89,10 @@ def test_disabled_assertions_are_erased_unchecked() -> None:
             "tensor<i64>",
             "",
             "m {-1}",
-            "expects error_message to contain format specifiers with error_message_input index "
-            "less than 1. Found specifier {-1}",
+            (
+                "expects error_message to contain format specifiers with error_message_input index "
+                "less than 1. Found specifier {-1}"
+            ),
         ),
         ("%t", "", "", ", foo = 1 : i32", "m", "foo is not a supported attribute"),
         ("%t", "", "", ', backend_config = "x"', "m", "expects an empty backend_config"),
