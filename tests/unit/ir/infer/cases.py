@@ -15,6 +15,7 @@ from xdsl.ir import Attribute, Operation
 
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import infer_op
+from stablehlo_py.ir.ops.collectives import FutureType
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TypeExtensionsAttr
 
@@ -54,6 +55,8 @@ def the_op(c: Case) -> Operation:
 def _leaves(t: Attribute) -> list[Attribute]:
     if isinstance(t, TupleType):
         return [x for e in t.types.data for x in _leaves(e)]
+    if isinstance(t, FutureType):
+        return [x for e in t.types for x in _leaves(e)]
     return [t]
 
 

@@ -258,6 +258,98 @@ CASES = [
 ]
 
 
+# ------------------------------------------------------------ coverage cases of the other ops
+_KIND_SHAPES = (("2x3", ""), ("?x3", ""), ("?x3", ", #stablehlo.bounds<5, ?>"))
+"""A static, a dynamic and a bounded shape (with its encoding)."""
+_INT_OPS = {"broadcast_and", "broadcast_or", "broadcast_xor", "mulhi"} | {
+    f"broadcast_shift_{k}" for k in ("left", "right_arithmetic", "right_logical")
+}
+_COMPLEX_OPS = {"conj", "asin_acos_kernel"}
+_RESULT_ELEMENT = {
+    "broadcast_compare": "i1",
+    "broadcast_complex": "complex<f32>",
+    "is_inf": "i1",
+    "is_neg_inf": "i1",
+    "is_pos_inf": "i1",
+}
+_ATTRS = {"broadcast_compare": " {comparison_direction = #chlo<comparison_direction LT>}"}
+
+
+def _generic_cases() -> list[Case]:
+    """Every broadcasting binary op (equal operand types), CompatibleOperandsAndResultType op and
+    is_inf op, in the generic form: the operand's shape and bounds, its element type or the op's."""
+    from stablehlo_py.ir.infer.chlo import BROADCAST_BINARY, COMPATIBLE_OPERANDS_AND_RESULT
+
+    binary = {f"broadcast_{n}" for n in (*BROADCAST_BINARY, "compare", "complex")} | {
+        "next_after",
+        "polygamma",
+        "zeta",
+        "mulhi",
+    }
+    unary = set(COMPATIBLE_OPERANDS_AND_RESULT) - {"_asin_acos_kernel"}  # (see test_coverage)
+    ops = sorted(binary | unary | {"is_inf", "is_neg_inf", "is_pos_inf"})
+    out: list[Case] = []
+    for op in ops:
+        n = 2 if op in binary else 1
+        elem = "i32" if op in _INT_OPS else "complex<f32>" if op in _COMPLEX_OPS else "f32"
+        for shape, enc in _KIND_SHAPES:
+            t = f"tensor<{shape}x{elem}{enc}>"
+            want = f"tensor<{shape}x{_RESULT_ELEMENT.get(op, elem)}{enc}>"
+            names = ", ".join(f"%a{i}" for i in range(n))
+            line = (
+                f'%0 = "chlo.{op}"({names}){_ATTRS.get(op, "")} : ({", ".join([t] * n)}) -> {want}'
+            )
+            out.append(case(f"chlo.{op}", ", ".join(f"%a{i}: {t}" for i in range(n)), line, want))
+    return out
+
+
+def _select_case(pred: str, t: str, want: str) -> Case:
+    line = f"%0 = chlo.broadcast_select %p, %x, %x : ({pred}, {t}, {t}) -> {want}"
+    return case("chlo.broadcast_select", f"%p: {pred}, %x: {t}", line, want)
+
+
+def _constant_like_case(t: str) -> Case:
+    line = f'%0 = "chlo.constant_like"(%x) {{value = 1.0 : f32}} : ({t}) -> {t}'
+    return case("chlo.constant_like", f"%x: {t}", line, t)
+
+
+def _top_k_case(t: str, *want: str) -> Case:
+    line = f"%0:2 = chlo.top_k(%x, k = 8) : {t} -> ({want[0]}, {want[1]})"
+    return case("chlo.top_k", f"%x: {t}", line, *want)
+
+
+OTHER_CASES = [
+    *_generic_cases(),
+    # numpy broadcasting of different shapes: static, dynamic, bounded
+    case(
+        "chlo.broadcast_add",
+        "%a: tensor<2x1xf32>, %b: tensor<4xf32>",
+        '%0 = "chlo.broadcast_add"(%a, %b) : (tensor<2x1xf32>, tensor<4xf32>) -> tensor<2x4xf32>',
+        "tensor<2x4xf32>",
+    ),
+    _select_case("tensor<2x3xi1>", "tensor<2x3xf32>", "tensor<2x3xf32>"),
+    _select_case("tensor<i1>", "tensor<?x3xf32>", "tensor<?x3xf32>"),
+    _select_case(
+        "tensor<i1>",
+        "tensor<?x3xf32, #stablehlo.bounds<5, ?>>",
+        "tensor<?x3xf32, #stablehlo.bounds<5, ?>>",
+    ),
+    _constant_like_case("tensor<2x3xf32>"),
+    _constant_like_case("tensor<?x3xf32>"),
+    _constant_like_case("tensor<?x3xf32, #stablehlo.bounds<5, ?>>"),
+    case("chlo.constant", "", "%0 = chlo.constant dense<1> : tensor<2xi32>", "tensor<2xi32>"),
+    _top_k_case("tensor<16x16xf32>", "tensor<16x8xf32>", "tensor<16x8xi32>"),
+    _top_k_case("tensor<?x?xf32>", "tensor<?x8xf32>", "tensor<?x8xi32>"),
+    _top_k_case(
+        "tensor<?x?xf32, #stablehlo.bounds<4, 20>>",
+        "tensor<?x8xf32, #stablehlo.bounds<4, ?>>",
+        "tensor<?x8xi32, #stablehlo.bounds<4, ?>>",
+    ),
+]
+
+CASES += OTHER_CASES
+
+
 @pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
 def test_cases(c: Case) -> None:
     check(c)

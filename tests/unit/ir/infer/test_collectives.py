@@ -19,6 +19,7 @@ from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TokenType
 from tests.conftest import CONFORMANCE
+from tests.unit.ir.infer.cases import Case, case, check
 from tests.unit.ir.infer.helpers import first_op, infer_error, inferred
 
 OPS = (
@@ -313,3 +314,84 @@ def test_verify_suites_valid_ops_agree() -> None:
                     _check(op)
                     n += 1
     assert n > 0
+
+
+# ------------------------------------------------------------------------------ coverage cases
+T_S, T_D, T_B = "tensor<4x3xf32>", "tensor<?x3xf32>", "tensor<?x3xf32, #stablehlo.bounds<8, ?>>"
+G2 = "{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}"
+
+
+def _unary(op: str, attrs: str, t: str, want: str, region: str = "") -> Case:
+    line = f'%0 = "stablehlo.{op}"(%a) {region}{attrs} : ({t}) -> {want}'
+    return case(f"stablehlo.{op}", f"%a: {t}", line, want)
+
+
+def _with_token(op: str, attrs: str, t: str) -> Case:
+    line = f'%0 = "stablehlo.{op}"(%a, %t) {attrs} : ({t}, !stablehlo.token) -> !stablehlo.token'
+    return case(f"stablehlo.{op}", f"%a: {t}, %t: !stablehlo.token", line, "!stablehlo.token")
+
+
+def _collective_reduce(t: str) -> Case:
+    line = (
+        f'%0 = "stablehlo.collective_reduce"(%a, %r) {add_region("f32")} '
+        "{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} "
+        f": ({t}, tensor<1xi32>) -> {t}"
+    )
+    return case("stablehlo.collective_reduce", f"%a: {t}, %r: tensor<1xi32>", line, t)
+
+
+def _async(t: str) -> list[Case]:
+    start = f"""%1 = "stablehlo.async_start"(%a) ({{
+  ^bb0(%b: {t}):
+    %p = "stablehlo.collective_permute"(%b) {{source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}} : ({t}) -> {t}
+    "stablehlo.return"(%p) : ({t}) -> ()
+  }}) : ({t}) -> !stablehlo.future<{t}>
+  %2 = "stablehlo.async_done"(%1) : (!stablehlo.future<{t}>) -> {t}"""
+    return [
+        case("stablehlo.async_start", f"%a: {t}", start, f"!stablehlo.future<{t}>"),
+        case("stablehlo.async_done", f"%a: {t}", start, t),
+    ]
+
+
+_SEND = "{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}"
+_A2A = (
+    "{split_dimension = 0 : i64, concat_dimension = 1 : i64, split_count = 4 : i64, "
+    "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}"
+)
+_PAIRS = "{source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}"
+CASES = [
+    case(
+        "stablehlo.replica_id",
+        "",
+        '%0 = "stablehlo.replica_id"() : () -> tensor<ui32>',
+        "tensor<ui32>",
+    ),
+    case(
+        "stablehlo.partition_id",
+        "",
+        '%0 = "stablehlo.partition_id"() : () -> tensor<ui32>',
+        "tensor<ui32>",
+    ),
+    *(_with_token("outfeed", '{outfeed_config = ""}', t) for t in (T_S, T_D, T_B)),
+    *(_with_token("send", _SEND, t) for t in (T_S, T_D, T_B)),
+    # all_reduce: the operand's shape and bounds, the computation's element type
+    _unary("all_reduce", G2, T_S, "tensor<4x3xf64>", add_region("f64") + " "),
+    _unary("all_reduce", G2, T_D, "tensor<?x3xf64>", add_region("f64") + " "),
+    _unary(
+        "all_reduce", G2, T_B, "tensor<?x3xf64, #stablehlo.bounds<8, ?>>", add_region("f64") + " "
+    ),
+    *(_collective_reduce(t) for t in (T_S, T_D, T_B)),
+    # all_to_all: the split dimension divided by split_count, the concat dimension multiplied
+    _unary("all_to_all", _A2A, "tensor<8x3xf32>", "tensor<2x12xf32>"),
+    _unary("all_to_all", _A2A, T_D, "tensor<?x12xf32>"),
+    _unary("all_to_all", _A2A, T_B, "tensor<?x12xf32, #stablehlo.bounds<2, ?>>"),
+    *(_unary("collective_permute", _PAIRS, t, t) for t in (T_S, T_D, T_B)),
+    *(_unary("collective_broadcast", G2, t, t) for t in (T_S, T_D, T_B)),
+    *(_unary("cross-replica-sum", G2, t, t) for t in (T_S, T_D, T_B)),
+    *(c for t in (T_S, T_D, T_B) for c in _async(t)),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_cases(c: Case) -> None:
+    check(c)

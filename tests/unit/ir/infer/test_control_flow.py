@@ -16,6 +16,7 @@ from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer.shapes import ranked, types_compatible
 from stablehlo_py.ir.types import TokenType
 from tests.conftest import CONFORMANCE
+from tests.unit.ir.infer.cases import Case, case, check
 from tests.unit.ir.infer.helpers import infer_error, inferred
 
 OPS = (
@@ -207,3 +208,82 @@ def test_infer_stablehlo_check_lines() -> None:
         assert got[0] == first, (m.group(1), got, first)
         n += 1
     assert n >= 3
+
+
+# ------------------------------------------------------------------------------ coverage cases
+def _if(a: str, b: str, want: str) -> Case:
+    line = f"""%0 = "stablehlo.if"(%p) ({{
+    "stablehlo.return"(%a) : ({a}) -> ()
+  }}, {{
+    "stablehlo.return"(%b) : ({b}) -> ()
+  }}) : (tensor<i1>) -> {want}"""
+    return case("stablehlo.if", f"%p: tensor<i1>, %a: {a}, %b: {b}", line, want)
+
+
+def _case(a: str, b: str, want: str) -> Case:
+    line = f"""%0 = "stablehlo.case"(%i) ({{
+    "stablehlo.return"(%a) : ({a}) -> ()
+  }}, {{
+    "stablehlo.return"(%b) : ({b}) -> ()
+  }}) : (tensor<i32>) -> {want}"""
+    return case("stablehlo.case", f"%i: tensor<i32>, %a: {a}, %b: {b}", line, want)
+
+
+def _while(t: str) -> Case:
+    line = f"""%0 = "stablehlo.while"(%a) ({{
+  ^bb0(%x: {t}):
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    "stablehlo.return"(%c) : (tensor<i1>) -> ()
+  }}, {{
+  ^bb0(%x: {t}):
+    "stablehlo.return"(%x) : ({t}) -> ()
+  }}) : ({t}) -> {t}"""
+    return case("stablehlo.while", f"%a: {t}", line, t)
+
+
+def _barrier(t: str) -> Case:
+    line = f'%0:2 = "stablehlo.optimization_barrier"(%a, %b) : ({t}, tensor<i32>) -> ({t}, tensor<i32>)'
+    return case(
+        "stablehlo.optimization_barrier", f"%a: {t}, %b: tensor<i32>", line, t, "tensor<i32>"
+    )
+
+
+T_S, T_D, T_B = "tensor<2x3xf32>", "tensor<?x3xf32>", "tensor<?x3xf32, #stablehlo.bounds<5, ?>>"
+CASES = [
+    # if/case: the least specific type of the branches' results
+    _if(T_S, T_S, T_S),
+    _if(T_S, T_D, T_D),
+    _if(T_B, "tensor<4x3xf32>", T_B),
+    _case(T_S, T_S, T_S),
+    _case(T_D, T_S, T_D),
+    # two bounds: the larger one
+    _case(
+        T_B,
+        "tensor<?x3xf32, #stablehlo.bounds<7, ?>>",
+        "tensor<?x3xf32, #stablehlo.bounds<7, ?>>",
+    ),
+    _while(T_S),
+    _while(T_D),
+    _while(T_B),
+    _barrier(T_S),
+    _barrier(T_D),
+    _barrier(T_B),
+    # tokens only (test_coverage exempts them from the three kinds)
+    case(
+        "stablehlo.create_token",
+        "",
+        '%0 = "stablehlo.create_token"() : () -> !stablehlo.token',
+        "!stablehlo.token",
+    ),
+    case(
+        "stablehlo.after_all",
+        "%t: !stablehlo.token",
+        '%0 = "stablehlo.after_all"(%t, %t) : (!stablehlo.token, !stablehlo.token) -> !stablehlo.token',
+        "!stablehlo.token",
+    ),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_cases(c: Case) -> None:
+    check(c)

@@ -15,6 +15,7 @@ from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
+from tests.unit.ir.infer.cases import Case, case, check
 
 FAMILY = {
     "stablehlo.broadcast",
@@ -74,7 +75,9 @@ def test_broadcast():
 
 
 # --------------------------------------------------------------------------------- concatenate
-CONCAT = '%0 = "stablehlo.concatenate"(%a, %b) {{dimension = {d} : i64}} : ({ta}, {tb}) -> tensor<*xf32>'
+CONCAT = (
+    '%0 = "stablehlo.concatenate"(%a, %b) {{dimension = {d} : i64}} : ({ta}, {tb}) -> tensor<*xf32>'
+)
 
 
 def concat(ta: str, tb: str, d: int = 0) -> list[str]:
@@ -87,7 +90,11 @@ def concat(ta: str, tb: str, d: int = 0) -> list[str]:
         ("tensor<1x2xf32>", "tensor<3x2xf32>", "tensor<4x2xf32>"),
         ("tensor<?x2xf32>", "tensor<3x?xf32>", "tensor<?x2xf32>"),
         # upstream's bounds table (c2, c4, c5)
-        ("tensor<2x3xf32>", "tensor<?x3xf32, #stablehlo.bounds<4, ?>>", "tensor<?x3xf32, #stablehlo.bounds<6, ?>>"),
+        (
+            "tensor<2x3xf32>",
+            "tensor<?x3xf32, #stablehlo.bounds<4, ?>>",
+            "tensor<?x3xf32, #stablehlo.bounds<6, ?>>",
+        ),
         ("tensor<?x3xf32>", "tensor<?x3xf32, #stablehlo.bounds<4, ?>>", "tensor<?x3xf32>"),
         (
             "tensor<?x3xf32, #stablehlo.bounds<2, ?>>",
@@ -107,8 +114,13 @@ def test_concatenate(ta, tb, expected):
 
 def test_concatenate_errors():
     assert concat_err("tensor<f32>", "tensor<f32>") == "rank-0 values cannot be concatenated"
-    assert concat_err("tensor<2xf32>", "tensor<2xf32>", 1) == "dimension 1 is out-of-bounds for input rank 1"
-    assert concat_err("tensor<2xf32>", "tensor<2x2xf32>") == "operands (0) and (1) do not match rank"
+    assert (
+        concat_err("tensor<2xf32>", "tensor<2xf32>", 1)
+        == "dimension 1 is out-of-bounds for input rank 1"
+    )
+    assert (
+        concat_err("tensor<2xf32>", "tensor<2x2xf32>") == "operands (0) and (1) do not match rank"
+    )
     assert (
         concat_err("tensor<2x3xf32>", "tensor<2x4xf32>")
         == "shapes of operand (0) and (1) are not compatible at non-concat index 1: (2, 3) != (2, 4)"
@@ -245,9 +257,13 @@ def test_get_dimension_size():
     assert infer_result_types("stablehlo.get_dimension_size", [ranked((2, DYN), f32)], _dim(1)) == [
         ranked((), i32)
     ]
-    with pytest.raises(InferError, match=r"requires dimension attribute in range \[0, 2\); found \(2\)"):
+    with pytest.raises(
+        InferError, match=r"requires dimension attribute in range \[0, 2\); found \(2\)"
+    ):
         infer_result_types("stablehlo.get_dimension_size", [ranked((2, DYN), f32)], _dim(2))
-    with pytest.raises(InferError, match=r"requires non-negative dimension attribute; found \(-1\)"):
+    with pytest.raises(
+        InferError, match=r"requires non-negative dimension attribute; found \(-1\)"
+    ):
         infer_result_types("stablehlo.get_dimension_size", [ranked((2, DYN), f32)], _dim(-1))
 
 
@@ -261,9 +277,13 @@ def test_set_dimension_size():
     body = "%c = stablehlo.constant dense<{v}> : tensor<i32>\n%0 = stablehlo.set_dimension_size %a, {s}, dim = 1 : ({t}, tensor<i32>) -> tensor<*xf32>"
     t = "tensor<4x2xf32>"
     args = f"%a: {t}, %n: tensor<i32>"
-    assert infer_text(body.format(v=2, s="%n", t=t), args) == ["tensor<4x?xf32, #stablehlo.bounds<?, 2>>"]
+    assert infer_text(body.format(v=2, s="%n", t=t), args) == [
+        "tensor<4x?xf32, #stablehlo.bounds<?, 2>>"
+    ]
     assert infer_text(body.format(v=2, s="%c", t=t), args) == ["tensor<4x2xf32>"]
-    assert infer_text(body.format(v=1, s="%c", t=t), args) == ["tensor<4x?xf32, #stablehlo.bounds<?, 2>>"]
+    assert infer_text(body.format(v=1, s="%c", t=t), args) == [
+        "tensor<4x?xf32, #stablehlo.bounds<?, 2>>"
+    ]
     t = "tensor<4x?xf32, #stablehlo.bounds<?, 8>>"
     args = f"%a: {t}, %n: tensor<i32>"
     assert infer_text(body.format(v=8, s="%c", t=t), args) == ["tensor<4x8xf32>"]
@@ -271,7 +291,9 @@ def test_set_dimension_size():
     args = f"%a: {t}, %n: tensor<i32>"
     assert infer_text(body.format(v=8, s="%n", t=t), args) == ["tensor<4x?xf32>"]
     with pytest.raises(InferError, match="size operand should be of rank-0"):
-        infer_result_types("stablehlo.set_dimension_size", [ranked((4,), f32), ranked((1,), i32)], _dim(0))
+        infer_result_types(
+            "stablehlo.set_dimension_size", [ranked((4,), f32), ranked((1,), i32)], _dim(0)
+        )
 
 
 def test_tuples():
@@ -279,17 +301,15 @@ def test_tuples():
     assert infer_result_types("stablehlo.tuple", list(t.types.data)) == [t]
     from xdsl.dialects.builtin import IntegerAttr
 
-    assert infer_result_types("stablehlo.get_tuple_element", [t], {"index": IntegerAttr(1, i32)}) == [
-        ranked((), i32)
-    ]
+    assert infer_result_types(
+        "stablehlo.get_tuple_element", [t], {"index": IntegerAttr(1, i32)}
+    ) == [ranked((), i32)]
     with pytest.raises(InferError, match="index 2 is out of bounds of operand with size 2"):
         infer_result_types("stablehlo.get_tuple_element", [t], {"index": IntegerAttr(2, i32)})
 
 
 # ---------------------------------------------------------------------------- pad, slice, ...
-PAD = (
-    "%0 = stablehlo.pad %a, %p, low = [{lo}], high = [{hi}], interior = [{it}] : ({t}, tensor<f32>) -> tensor<*xf32>"
-)
+PAD = "%0 = stablehlo.pad %a, %p, low = [{lo}], high = [{hi}], interior = [{it}] : ({t}, tensor<f32>) -> tensor<*xf32>"
 
 
 def pad(t, lo="0, 1", hi="1, 1", it="0, 1"):  # type: ignore[no-untyped-def]
@@ -303,9 +323,13 @@ def pad_err(t, lo="0, 1", hi="1, 1", it="0, 1"):  # type: ignore[no-untyped-def]
 def test_pad():
     assert pad("tensor<1x3xf32>") == ["tensor<2x7xf32>"]
     assert pad("tensor<?x3xf32>") == ["tensor<?x7xf32>"]
-    assert pad("tensor<?x3xf32, #stablehlo.bounds<4, ?>>") == ["tensor<?x7xf32, #stablehlo.bounds<5, ?>>"]
+    assert pad("tensor<?x3xf32, #stablehlo.bounds<4, ?>>") == [
+        "tensor<?x7xf32, #stablehlo.bounds<5, ?>>"
+    ]
     assert pad_err("tensor<1x3xf32>", it="0, -1") == "Interior padding cannot be negative: -1"
-    assert pad_err("tensor<1x3xf32>", lo="-3, 0") == "Padding result in negative size for dimension 0"
+    assert (
+        pad_err("tensor<1x3xf32>", lo="-3, 0") == "Padding result in negative size for dimension 0"
+    )
     assert pad_err("tensor<?x3xf32, #stablehlo.bounds<1, ?>>", lo="-3, 0") == (
         "Padding result in negative bound for dimension 0"
     )
@@ -330,9 +354,17 @@ def test_slice():
     assert err("tensor<?x4xf32, #stablehlo.bounds<6, ?>>", "1:7:2, 0:4") == (
         "limit index 7 is larger than dimension bound 6 in dimension 0"
     )
-    assert err("tensor<8x4xf32>", "1:9, 0:4") == "limit index 9 is larger than dimension size 8 in dimension 0"
-    assert err("tensor<8x4xf32>", "3:2, 0:4") == "start index 3 is larger than limit index 2 in dimension 0"
-    assert err("tensor<8x4xf32>", "1:2:0, 0:4") == "stride must be positive but got 0 in dimension 0"
+    assert (
+        err("tensor<8x4xf32>", "1:9, 0:4")
+        == "limit index 9 is larger than dimension size 8 in dimension 0"
+    )
+    assert (
+        err("tensor<8x4xf32>", "3:2, 0:4")
+        == "start index 3 is larger than limit index 2 in dimension 0"
+    )
+    assert (
+        err("tensor<8x4xf32>", "1:2:0, 0:4") == "stride must be positive but got 0 in dimension 0"
+    )
     assert err("tensor<8x4xf32>", "1:2") == (
         "the number of elements in start_indices (1) does not match the rank of the operand (2)"
     )
@@ -377,7 +409,10 @@ def test_select():
     assert err("tensor<i1>", "tensor<2xf32>", "tensor<2xf16>") == (
         "requires compatible types for non-predicate operands"
     )
-    assert err("tensor<3xi1>", "tensor<2xf32>", "tensor<2xf32>") == "requires the same shape for all operands"
+    assert (
+        err("tensor<3xi1>", "tensor<2xf32>", "tensor<2xf32>")
+        == "requires the same shape for all operands"
+    )
 
 
 def test_clamp():
@@ -388,13 +423,20 @@ def test_clamp():
 
     assert cl("tensor<f32>", "tensor<2x3xf32>", "tensor<f32>") == ["tensor<2x3xf32>"]
     assert cl("tensor<2x?xf32>", "tensor<?x3xf32>", "tensor<f32>") == ["tensor<?x3xf32>"]
-    assert cl("tensor<f32>", "tensor<?x3xf32, #stablehlo.bounds<4, ?>>", "tensor<f32>") == ["tensor<?x3xf32>"]
+    assert cl("tensor<f32>", "tensor<?x3xf32, #stablehlo.bounds<4, ?>>", "tensor<f32>") == [
+        "tensor<?x3xf32>"
+    ]
     with pytest.raises(InferError) as e:
         cl("tensor<2xf32>", "tensor<3xf32>", "tensor<f32>")
-    assert e.value.message == "min shape [2] is not scalar and is not compatible to operand shape [3]"
+    assert (
+        e.value.message == "min shape [2] is not scalar and is not compatible to operand shape [3]"
+    )
     with pytest.raises(InferError) as e:
         cl("tensor<f32>", "tensor<3xf32>", "tensor<2x3xf32>")
-    assert e.value.message == "max shape [2, 3] is not scalar and is not compatible to operand shape [3]"
+    assert (
+        e.value.message
+        == "max shape [2, 3] is not scalar and is not compatible to operand shape [3]"
+    )
 
 
 def test_complex():
@@ -408,7 +450,9 @@ def test_complex():
 
 
 def test_unranked_operand():
-    assert infer_result_types("stablehlo.complex", [UnrankedTensorType(f32)] * 2)[0] == UnrankedTensorType(
+    assert infer_result_types("stablehlo.complex", [UnrankedTensorType(f32)] * 2)[
+        0
+    ] == UnrankedTensorType(
         __import__("xdsl.dialects.builtin", fromlist=["ComplexType"]).ComplexType(f32)
     )
 
@@ -419,15 +463,20 @@ def test_verifier_reports_the_rule_error():
   %0 = stablehlo.slice %a [1:9, 0:4] : (tensor<8x4xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }"""
-    with pytest.raises(VerifyException, match="limit index 9 is larger than dimension size 8 in dimension 0"):
+    with pytest.raises(
+        VerifyException, match="limit index 9 is larger than dimension size 8 in dimension 0"
+    ):
         parse(text).verify()
     text = """func.func @f(%a: tensor<8x4xf32>) -> tensor<4x4xf32> {
   %0 = stablehlo.slice %a [1:7:2, 0:4] : (tensor<8x4xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }"""
-    with pytest.raises(VerifyException, match=re.escape(
-        "inferred type(s) 'tensor<3x4xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'"
-    )):
+    with pytest.raises(
+        VerifyException,
+        match=re.escape(
+            "inferred type(s) 'tensor<3x4xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'"
+        ),
+    ):
         parse(text).verify()
 
 
@@ -459,7 +508,8 @@ def _infer_expectations() -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.skipif(
-    not glob.glob("/work/shared/conformance/infer/infer_stablehlo.mlir"), reason="no conformance data"
+    not glob.glob("/work/shared/conformance/infer/infer_stablehlo.mlir"),
+    reason="no conformance data",
 )
 def test_upstream_infer_expectations():
     seen = 0
@@ -471,7 +521,11 @@ def test_upstream_infer_expectations():
             if getattr(owner, "name", None) not in FAMILY:
                 continue
             got = [type_to_str(t) for t in infer_op(owner)]
-            assert len(got) == 1 and _filecheck(expected.strip(), got[0]), (owner.name, got, expected)
+            assert len(got) == 1 and _filecheck(expected.strip(), got[0]), (
+                owner.name,
+                got,
+                expected,
+            )
             seen += 1
     assert seen >= 20
 
@@ -486,7 +540,9 @@ def _testdata_ops():
         yield path, text
 
 
-@pytest.mark.skipif(not glob.glob("/work/shared/conformance/testdata/*.mlir"), reason="no conformance data")
+@pytest.mark.skipif(
+    not glob.glob("/work/shared/conformance/testdata/*.mlir"), reason="no conformance data"
+)
 def test_conformance_testdata():
     """Every family op of the conformance programs: the inferred types are compatible with the
     declared ones, and equal where the declared ones are static."""
@@ -504,7 +560,222 @@ def test_conformance_testdata():
             inferred = infer_op(op)
             declared = [r.type for r in op.results]
             assert types_compatible(inferred, declared), (path, op.name)
-            if all(isinstance(t, TensorType) and all(d >= 0 for d in t.get_shape()) for t in declared):
+            if all(
+                isinstance(t, TensorType) and all(d >= 0 for d in t.get_shape()) for t in declared
+            ):
                 assert inferred == declared, (path, op.name)
             seen += 1
     assert seen > 100
+
+
+# ------------------------------------------------------------------------------ coverage cases
+B53 = "#stablehlo.bounds<5, ?>"
+"""The bounds of the bounded cases' first dimension (`tensor<?x3xf32, #stablehlo.bounds<5, ?>>`)."""
+T_S, T_D, T_B = "tensor<2x3xf32>", "tensor<?x3xf32>", f"tensor<?x3xf32, {B53}>"
+
+
+def _unary(op: str, attrs: str, t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.{op}"(%a) {attrs} : ({t}) -> {want}'
+    return case(f"stablehlo.{op}", f"%a: {t}", line, want)
+
+
+def _concat(a: str, b: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.concatenate"(%a, %b) {{dimension = 0 : i64}} : ({a}, {b}) -> {want}'
+    return case("stablehlo.concatenate", f"%a: {a}, %b: {b}", line, want)
+
+
+def _dynamic_slice(t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.dynamic_slice"(%a, %i, %i) {{slice_sizes = array<i64: 1, 2>}} : ({t}, tensor<i64>, tensor<i64>) -> {want}'
+    return case("stablehlo.dynamic_slice", f"%a: {t}, %i: tensor<i64>", line, want)
+
+
+def _dynamic_update_slice(t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.dynamic_update_slice"(%a, %u, %i, %i) : ({t}, tensor<1x2xf32>, tensor<i64>, tensor<i64>) -> {want}'
+    return case(
+        "stablehlo.dynamic_update_slice",
+        f"%a: {t}, %u: tensor<1x2xf32>, %i: tensor<i64>",
+        line,
+        want,
+    )
+
+
+_GATHER_DIMS = (
+    "#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+    "index_vector_dim = 1>"
+)
+
+
+def _gather(t: str, it: str, want: str) -> Case:
+    line = (
+        f'%0 = "stablehlo.gather"(%a, %i) {{dimension_numbers = {_GATHER_DIMS}, '
+        f"slice_sizes = array<i64: 1, 3>}} : ({t}, {it}) -> {want}"
+    )
+    return case("stablehlo.gather", f"%a: {t}, %i: {it}", line, want)
+
+
+def _dynamic_gather(t: str, it: str, want: str) -> Case:
+    line = (
+        "%s = stablehlo.constant dense<[1, 3]> : tensor<2xi32>\n"
+        f'  %0 = "stablehlo.dynamic_gather"(%a, %i, %s) {{dimension_numbers = {_GATHER_DIMS}}} '
+        f": ({t}, {it}, tensor<2xi32>) -> {want}"
+    )
+    return case("stablehlo.dynamic_gather", f"%a: {t}, %i: {it}", line, want)
+
+
+def _scatter(t: str, want: str) -> Case:
+    line = f"""%0 = "stablehlo.scatter"(%a, %i, %u) <{{scatter_dimension_numbers = #stablehlo.scatter<
+      update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0],
+      index_vector_dim = 1>}}> ({{
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }}) : ({t}, tensor<2x1xi32>, tensor<2x3xf32>) -> {want}"""
+    return case(
+        "stablehlo.scatter", f"%a: {t}, %i: tensor<2x1xi32>, %u: tensor<2x3xf32>", line, want
+    )
+
+
+def _set_dimension_size(t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.set_dimension_size"(%a, %n) {{dimension = 0 : i64}} : ({t}, tensor<i32>) -> {want}'
+    return case("stablehlo.set_dimension_size", f"%a: {t}, %n: tensor<i32>", line, want)
+
+
+def _tuple_cases(t: str) -> list[Case]:
+    tup = f"tuple<{t}, tensor<i32>>"
+    return [
+        case(
+            "stablehlo.tuple",
+            f"%a: {t}, %b: tensor<i32>",
+            f'%0 = "stablehlo.tuple"(%a, %b) : ({t}, tensor<i32>) -> {tup}',
+            tup,
+        ),
+        case(
+            "stablehlo.get_tuple_element",
+            f"%a: {tup}",
+            f'%0 = "stablehlo.get_tuple_element"(%a) {{index = 0 : i32}} : ({tup}) -> {t}',
+            t,
+        ),
+    ]
+
+
+def _pad(t: str, want: str) -> Case:
+    line = (
+        f'%0 = "stablehlo.pad"(%a, %p) {{edge_padding_low = array<i64: 1, 0>, edge_padding_high = '
+        f"array<i64: 2, 1>, interior_padding = array<i64: 1, 0>}} : ({t}, tensor<f32>) -> {want}"
+    )
+    return case("stablehlo.pad", f"%a: {t}, %p: tensor<f32>", line, want)
+
+
+def _select(pred: str, t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.select"(%p, %a, %a) : ({pred}, {t}, {t}) -> {want}'
+    return case("stablehlo.select", f"%p: {pred}, %a: {t}", line, want)
+
+
+def _clamp(t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.clamp"(%m, %a, %m) : (tensor<f32>, {t}, tensor<f32>) -> {want}'
+    return case("stablehlo.clamp", f"%m: tensor<f32>, %a: {t}", line, want)
+
+
+def _complex(t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.complex"(%a, %a) : ({t}, {t}) -> {want}'
+    return case("stablehlo.complex", f"%a: {t}", line, want)
+
+
+CASES = [
+    _unary("broadcast", "{broadcast_sizes = array<i64: 4>}", T_S, "tensor<4x2x3xf32>"),
+    _unary("broadcast", "{broadcast_sizes = array<i64: 4>}", T_D, "tensor<4x?x3xf32>"),
+    # upstream's inferBroadcastOp gives a shape and element type only: the bounds go
+    _unary("broadcast", "{broadcast_sizes = array<i64: 4>}", T_B, "tensor<4x?x3xf32>"),
+    _concat(T_S, "tensor<4x3xf32>", "tensor<6x3xf32>"),
+    _concat(T_D, "tensor<4x3xf32>", "tensor<?x3xf32>"),
+    _concat(T_B, "tensor<4x3xf32>", "tensor<?x3xf32, #stablehlo.bounds<9, ?>>"),
+    _dynamic_slice(T_S, "tensor<1x2xf32>"),
+    _dynamic_slice(T_D, "tensor<1x2xf32>"),
+    _dynamic_slice(T_B, "tensor<1x2xf32>"),
+    _dynamic_update_slice(T_S, T_S),
+    _dynamic_update_slice(T_D, T_D),
+    _dynamic_update_slice(T_B, T_B),
+    _gather("tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<4x3xf32>"),
+    _gather("tensor<5x3xf32>", "tensor<?x1xi32>", "tensor<?x3xf32>"),
+    _gather(
+        "tensor<5x3xf32>",
+        "tensor<?x1xi32, #stablehlo.bounds<8, ?>>",
+        "tensor<?x3xf32, #stablehlo.bounds<8, ?>>",
+    ),
+    _dynamic_gather("tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<4x3xf32>"),
+    _dynamic_gather("tensor<?x3xf32>", "tensor<?x1xi32>", "tensor<?x3xf32>"),
+    _dynamic_gather(
+        "tensor<5x3xf32>",
+        "tensor<?x1xi32, #stablehlo.bounds<8, ?>>",
+        "tensor<?x3xf32, #stablehlo.bounds<8, ?>>",
+    ),
+    _scatter("tensor<4x3xf32>", "tensor<4x3xf32>"),
+    _scatter(T_D, T_D),
+    _scatter(T_B, T_B),
+    _unary("get_dimension_size", "{dimension = 0 : i64}", T_S, "tensor<i32>"),
+    _unary("get_dimension_size", "{dimension = 0 : i64}", T_D, "tensor<i32>"),
+    _unary("get_dimension_size", "{dimension = 0 : i64}", T_B, "tensor<i32>"),
+    # a size that is not a constant: the dimension becomes dynamic, bounded by its static size
+    _set_dimension_size(T_S, "tensor<?x3xf32, #stablehlo.bounds<2, ?>>"),
+    _set_dimension_size(T_D, T_D),
+    # a constant size: the dimension takes it
+    case(
+        "stablehlo.set_dimension_size",
+        f"%a: {T_S}",
+        "%n = stablehlo.constant dense<2> : tensor<i32>\n"
+        f'  %0 = "stablehlo.set_dimension_size"(%a, %n) {{dimension = 0 : i64}} : ({T_S}, tensor<i32>) -> {T_S}',
+        T_S,
+    ),
+    _set_dimension_size(T_B, T_B),
+    *_tuple_cases(T_S),
+    *_tuple_cases(T_D),
+    *_tuple_cases(T_B),
+    # padded size: low + high + size + (size - 1) * interior
+    _pad(T_S, "tensor<6x4xf32>"),
+    _pad(T_D, "tensor<?x4xf32>"),
+    _pad(T_B, "tensor<?x4xf32, #stablehlo.bounds<12, ?>>"),
+    _unary("reverse", "{dimensions = array<i64: 0>}", T_S, T_S),
+    _unary("reverse", "{dimensions = array<i64: 0>}", T_D, T_D),
+    _unary("reverse", "{dimensions = array<i64: 0>}", T_B, T_B),
+    _unary(
+        "slice",
+        "{start_indices = array<i64: 0, 1>, limit_indices = array<i64: 2, 3>, strides = array<i64: 1, 1>}",
+        T_S,
+        "tensor<2x2xf32>",
+    ),
+    _unary(
+        "slice",
+        "{start_indices = array<i64: 0, 1>, limit_indices = array<i64: 2, 3>, strides = array<i64: 1, 1>}",
+        T_D,
+        "tensor<2x2xf32>",
+    ),
+    _unary(
+        "slice",
+        "{start_indices = array<i64: 0, 1>, limit_indices = array<i64: 2, 3>, strides = array<i64: 1, 1>}",
+        T_B,
+        "tensor<2x2xf32>",
+    ),
+    _unary("transpose", "{permutation = array<i64: 1, 0>}", T_S, "tensor<3x2xf32>"),
+    _unary("transpose", "{permutation = array<i64: 1, 0>}", T_D, "tensor<3x?xf32>"),
+    _unary(
+        "transpose",
+        "{permutation = array<i64: 1, 0>}",
+        T_B,
+        "tensor<3x?xf32, #stablehlo.bounds<?, 5>>",
+    ),
+    _select("tensor<i1>", T_S, T_S),
+    _select("tensor<?x3xi1>", T_D, T_D),
+    _select("tensor<i1>", T_B, T_B),
+    _clamp(T_S, T_S),
+    _clamp(T_D, T_D),
+    # inferClampOp: ShapedTypeComponents of the operand's type, which carry no encoding
+    _clamp(T_B, T_D),
+    _complex(T_S, "tensor<2x3xcomplex<f32>>"),
+    _complex(T_D, "tensor<?x3xcomplex<f32>>"),
+    _complex(T_B, f"tensor<?x3xcomplex<f32>, {B53}>"),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_cases(c: Case) -> None:
+    check(c)

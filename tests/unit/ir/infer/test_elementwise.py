@@ -20,6 +20,7 @@ from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.ops.elementwise import BINARY, UNARY, UNARY_WITH_ACCURACY
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.verify import verify
+from tests.unit.ir.infer.cases import Case, case, check
 
 CONFORMANCE = "/work/shared/conformance"
 FAMILY = {f"stablehlo.{n}" for n in (*UNARY, *BINARY, *UNARY_WITH_ACCURACY)} | {"stablehlo.compare"}
@@ -52,9 +53,14 @@ def verifies(args: str, line: str) -> None:
 # ----------------------------------------------------------------------------- rule coverage
 def test_every_elementwise_op_but_convert_has_a_rule() -> None:
     assert {n for n in FAMILY if not has_rule(n)} == {"stablehlo.convert"}
-    assert set(COMPATIBLE_OPERANDS_AND_RESULT) | {"add", "abs", "real", "imag", "is_finite", "convert"} == set(
-        UNARY
-    ) | set(BINARY) | set(UNARY_WITH_ACCURACY)
+    assert set(COMPATIBLE_OPERANDS_AND_RESULT) | {
+        "add",
+        "abs",
+        "real",
+        "imag",
+        "is_finite",
+        "convert",
+    } == set(UNARY) | set(BINARY) | set(UNARY_WITH_ACCURACY)
 
 
 # -------------------------------------------------------------- CompatibleOperandsAndResultType
@@ -77,7 +83,9 @@ def test_binary_static_dynamic_bounded(op: str) -> None:
     assert infer(name, UnrankedTensorType(f32), UnrankedTensorType(f32)) == ["tensor<*xf32>"]
 
 
-@pytest.mark.parametrize("op", ["negate", "sqrt", "exponential", "not", "round_nearest_even", "tanh"])
+@pytest.mark.parametrize(
+    "op", ["negate", "sqrt", "exponential", "not", "round_nearest_even", "tanh"]
+)
 def test_unary_static_dynamic_bounded(op: str) -> None:
     name = f"stablehlo.{op}"
     assert infer(name, ranked((2, 3), f32)) == ["tensor<2x3xf32>"]
@@ -91,11 +99,17 @@ def test_binary_errors_are_upstreams() -> None:
         infer_result_types("stablehlo.add", [ranked((2,), f32), ranked((3,), f32)])
     with pytest.raises(InferError, match=r"^Mismatched ranks of types1 vs 2$"):
         infer_result_types("stablehlo.subtract", [ranked((2,), f32), ranked((2, 2), f32)])
-    with pytest.raises(InferError, match=r"^Mismatched dimension size 9 and bound 8 in dimension 0$"):
+    with pytest.raises(
+        InferError, match=r"^Mismatched dimension size 9 and bound 8 in dimension 0$"
+    ):
         infer_result_types("stablehlo.maximum", [ranked((DYN,), f32, (8,)), ranked((9,), f32)])
-    with pytest.raises(InferError, match=r"^Expected non-empty operands for AddOp::inferReturnTypes$"):
+    with pytest.raises(
+        InferError, match=r"^Expected non-empty operands for AddOp::inferReturnTypes$"
+    ):
         infer_result_types("stablehlo.add", [])
-    with pytest.raises(InferError, match=r"^Expected non-empty operands for \[CompatibleOperandsAndResultType\]$"):
+    with pytest.raises(
+        InferError, match=r"^Expected non-empty operands for \[CompatibleOperandsAndResultType\]$"
+    ):
         infer_result_types("stablehlo.and", [])
 
 
@@ -120,14 +134,20 @@ def test_abs_real_imag() -> None:
 def test_is_finite() -> None:
     assert infer("stablehlo.is_finite", ranked((2, 3), f32)) == ["tensor<2x3xi1>"]
     assert infer("stablehlo.is_finite", ranked((DYN,), f32)) == ["tensor<?xi1>"]
-    assert infer("stablehlo.is_finite", ranked((DYN,), f32, (5,))) == ["tensor<?xi1, #stablehlo.bounds<5>>"]
+    assert infer("stablehlo.is_finite", ranked((DYN,), f32, (5,))) == [
+        "tensor<?xi1, #stablehlo.bounds<5>>"
+    ]
 
 
 # ------------------------------------------------------------------------------------- compare
 def test_compare() -> None:
-    assert infer("stablehlo.compare", ranked((2, 2), f32), ranked((2, 2), f32)) == ["tensor<2x2xi1>"]
+    assert infer("stablehlo.compare", ranked((2, 2), f32), ranked((2, 2), f32)) == [
+        "tensor<2x2xi1>"
+    ]
     # the lhs's shape and encoding, as upstream (not refined by the rhs)
-    assert infer("stablehlo.compare", ranked((2, DYN), f32), ranked((2, 3), f32)) == ["tensor<2x?xi1>"]
+    assert infer("stablehlo.compare", ranked((2, DYN), f32), ranked((2, 3), f32)) == [
+        "tensor<2x?xi1>"
+    ]
     assert infer("stablehlo.compare", ranked((DYN,), i32, (4,)), ranked((DYN,), i32)) == [
         "tensor<?xi1, #stablehlo.bounds<4>>"
     ]
@@ -142,9 +162,15 @@ def test_compare() -> None:
 
 # ------------------------------------------------------------------------------------ verifiers
 def test_verifiers_accept_refinable_results() -> None:
-    verifies("%a: tensor<?x3xf32>, %b: tensor<2x?xf32>", "%0 = stablehlo.add %a, %b : (tensor<?x3xf32>, tensor<2x?xf32>) -> tensor<2x3xf32>")
+    verifies(
+        "%a: tensor<?x3xf32>, %b: tensor<2x?xf32>",
+        "%0 = stablehlo.add %a, %b : (tensor<?x3xf32>, tensor<2x?xf32>) -> tensor<2x3xf32>",
+    )
     verifies("%a: tensor<?xf32>", "%0 = stablehlo.sqrt %a : (tensor<?xf32>) -> tensor<4xf32>")
-    verifies("%a: tensor<4xcomplex<f32>>", "%0 = stablehlo.abs %a : (tensor<4xcomplex<f32>>) -> tensor<4xf32>")
+    verifies(
+        "%a: tensor<4xcomplex<f32>>",
+        "%0 = stablehlo.abs %a : (tensor<4xcomplex<f32>>) -> tensor<4xf32>",
+    )
     verifies("%a: tensor<4xi32>", "%0 = stablehlo.convert %a : (tensor<4xi32>) -> tensor<?xf64>")
     verifies(
         "%a: tensor<?xf32, #stablehlo.bounds<4>>",
@@ -236,7 +262,10 @@ def test_verifier_messages(args: str, line: str, message: str) -> None:
 def test_add_quantization_constraints() -> None:
     q = "!quant.uniform<i8:f32, 1.0:0>"
     q2 = "!quant.uniform<i8:f32, 2.0:1>"
-    verifies(f"%a: tensor<2x{q}>, %b: tensor<2x{q2}>", f"%0 = stablehlo.add %a, %b : (tensor<2x{q}>, tensor<2x{q2}>) -> tensor<2x{q}>")
+    verifies(
+        f"%a: tensor<2x{q}>, %b: tensor<2x{q2}>",
+        f"%0 = stablehlo.add %a, %b : (tensor<2x{q}>, tensor<2x{q2}>) -> tensor<2x{q}>",
+    )
     qa = "!quant.uniform<i8:f32:0, {1.0:0, 2.0:0}>"
     e = verify_error(
         f"%a: tensor<2x{qa}>, %b: tensor<2x{qa}>",
@@ -252,10 +281,15 @@ def _chunks_with_expected_types() -> list[tuple[str, str, str]]:
     text = _read(f"{CONFORMANCE}/infer/infer_stablehlo.mlir")
     out = []
     for chunk in text.split("// -----"):
-        for m in re.finditer(r'// CHECK: types0 = (.*)\n\s*%\S+ = "hlo_test_infer.get_return_types"\((%\w+)\)', chunk):
+        for m in re.finditer(
+            r'// CHECK: types0 = (.*)\n\s*%\S+ = "hlo_test_infer.get_return_types"\((%\w+)\)', chunk
+        ):
             expected, value = m.group(1).strip(), m.group(2)
             d = re.search(rf"^\s*{re.escape(value)} = \"?(stablehlo\.\w+)", chunk, re.MULTILINE)
-            if not d or d.group(1) not in FAMILY | {"stablehlo.constant", "stablehlo.reduce_precision"}:
+            if not d or d.group(1) not in FAMILY | {
+                "stablehlo.constant",
+                "stablehlo.reduce_precision",
+            }:
                 continue
             if "#sparse_tensor" in chunk or "{{" in expected:
                 continue  # sparse encodings are not supported by our types
@@ -273,7 +307,9 @@ def test_differential_cases_found() -> None:
     assert {c[0] for c in CHUNKS} >= {"stablehlo.compare", "stablehlo.abs"}
 
 
-@pytest.mark.parametrize("name,body,expected", CHUNKS, ids=[f"{c[0]}-{i}" for i, c in enumerate(CHUNKS)])
+@pytest.mark.parametrize(
+    "name,body,expected", CHUNKS, ids=[f"{c[0]}-{i}" for i, c in enumerate(CHUNKS)]
+)
 def test_matches_upstream_expectations(name: str, body: str, expected: str) -> None:
     m = parse(body)
     ops = [o for o in m.walk() if o.name == name]
@@ -281,7 +317,9 @@ def test_matches_upstream_expectations(name: str, body: str, expected: str) -> N
 
 
 # -------------------------------------------------------------------- differential: test data
-_PREFIXES = sorted({n for n in (*UNARY, *BINARY, *UNARY_WITH_ACCURACY, "compare")}, key=len, reverse=True)
+_PREFIXES = sorted(
+    {n for n in (*UNARY, *BINARY, *UNARY_WITH_ACCURACY, "compare")}, key=len, reverse=True
+)
 _FILES = sorted(
     f
     for f in glob.glob(f"{CONFORMANCE}/testdata/*.mlir")
@@ -306,3 +344,69 @@ def test_conformance_testdata_types() -> None:
             if all(-1 not in getattr(t, "get_shape", lambda: (-1,))() for t in declared):
                 assert inferred == declared, (f, s(inferred[0]), s(declared[0]))
     assert len(seen) > 18
+
+
+# --------------------------------------------------------------------- coverage cases
+_INTEGER_OPS = {
+    "count_leading_zeros",
+    "popcnt",
+    "not",
+    "and",
+    "or",
+    "xor",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+}
+_SHAPES = {
+    "static": ("2x3", ""),
+    "dynamic": ("?x3", ""),
+    "bounded": ("?x3", ", #stablehlo.bounds<5, ?>"),
+}
+"""The three kinds of a coverage case: a shape and its encoding."""
+_RESULT_ELEMENT = {"abs": "f32", "real": "f32", "imag": "f32", "is_finite": "i1", "compare": "i1"}
+"""Ops whose result element type is not the operand's (complex -> real, float -> i1)."""
+
+
+def _operand_element(op: str) -> str:
+    if op in ("abs", "real", "imag"):
+        return "complex<f32>"
+    return "i32" if op in _INTEGER_OPS else "f32"
+
+
+def _elementwise_cases() -> list[Case]:
+    out: list[Case] = []
+    unary = [n for n in (*UNARY, *UNARY_WITH_ACCURACY) if n != "convert"]
+    for op in (*unary, *BINARY, "compare"):
+        n = 1 if op in unary else 2
+        elem = _operand_element(op)
+        for shape, enc in _SHAPES.values():
+            t = f"tensor<{shape}x{elem}{enc}>"
+            want = f"tensor<{shape}x{_RESULT_ELEMENT.get(op, elem)}{enc}>"
+            names = ", ".join(f"%a{i}" for i in range(n))
+            attrs = (
+                " {comparison_direction = #stablehlo<comparison_direction LT>}"
+                if op == "compare"
+                else ""
+            )
+            line = f'%0 = "stablehlo.{op}"({names}){attrs} : ({", ".join([t] * n)}) -> {want}'
+            args = ", ".join(f"%a{i}: {t}" for i in range(n))
+            out.append(case(f"stablehlo.{op}", args, line, want))
+    return out
+
+
+CASES = [
+    *_elementwise_cases(),
+    # a bounded operand and a static one: the static sizes win, the bound goes
+    case(
+        "stablehlo.add",
+        "%a: tensor<?x3xf32, #stablehlo.bounds<5, ?>>, %b: tensor<2x3xf32>",
+        "%0 = stablehlo.add %a, %b : (tensor<?x3xf32, #stablehlo.bounds<5, ?>>, tensor<2x3xf32>) -> tensor<2x3xf32>",
+        "tensor<2x3xf32>",
+    ),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_cases(c: Case) -> None:
+    check(c)

@@ -17,6 +17,7 @@ from stablehlo_py.ir.infer import InferError, has_rule, infer_op, infer_result_t
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TypeExtensionsAttr
+from tests.unit.ir.infer.cases import Case, case, check
 
 FAMILY = {
     "stablehlo.dot",
@@ -421,3 +422,162 @@ def test_differential_infer_stablehlo() -> None:
 
 def test_bounds_encoding_type() -> None:
     assert isinstance(bounded([DYN], [4]).encoding, TypeExtensionsAttr)
+
+
+# ------------------------------------------------------------------------------ coverage cases
+def _binary(op: str, attrs: str, a: str, b: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.{op}"(%a, %b) {attrs} : ({a}, {b}) -> {want}'
+    return case(f"stablehlo.{op}", f"%a: {a}, %b: {b}", line, want)
+
+
+_DOT_GENERAL = (
+    "{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], "
+    "rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>}"
+)
+_CONV = (
+    "{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, "
+    "feature_group_count = 1 : i64}"
+)
+
+
+def _dynamic_conv(lhs: str, want: str) -> Case:
+    line = (
+        "%p = stablehlo.constant dense<[[1, 1]]> : tensor<1x2xi64>\n"
+        f'  %0 = "stablehlo.dynamic_conv"(%a, %b, %p) {_CONV} : ({lhs}, tensor<2x3x2xf32>, tensor<1x2xi64>) -> {want}'
+    )
+    return case("stablehlo.dynamic_conv", f"%a: {lhs}, %b: tensor<2x3x2xf32>", line, want)
+
+
+def _unary(op: str, attrs: str, t: str, want: str) -> Case:
+    line = f'%0 = "stablehlo.{op}"(%a) {attrs} : ({t}) -> {want}'
+    return case(f"stablehlo.{op}", f"%a: {t}", line, want)
+
+
+_FFT = "{fft_length = array<i64: 9>, fft_type = #stablehlo<fft_type FFT>}"
+_TRI = (
+    "{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, "
+    "unit_diagonal = false}"
+)
+
+
+def _bn_inference(t: str, s: str, fi: int, want: str) -> Case:
+    line = (
+        '%0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) '
+        f"{{epsilon = 1.0e-3 : f32, feature_index = {fi} : i64}} : ({t}, {s}, {s}, {s}, {s}) -> {want}"
+    )
+    return case("stablehlo.batch_norm_inference", f"%x: {t}, %s: {s}", line, want)
+
+
+def _bn_training(t: str, s: str, fi: int, want: str, single: str) -> Case:
+    line = (
+        f'%0:3 = "stablehlo.batch_norm_training"(%x, %s, %s) {{epsilon = 1.0e-3 : f32, feature_index = {fi} : i64}} '
+        f": ({t}, {s}, {s}) -> ({want}, {single}, {single})"
+    )
+    return case("stablehlo.batch_norm_training", f"%x: {t}, %s: {s}", line, want, single, single)
+
+
+def _bn_grad(t: str, s: str, fi: int, want: str, single: str) -> Case:
+    line = (
+        f'%0:3 = "stablehlo.batch_norm_grad"(%x, %s, %s, %s, %x) {{epsilon = 1.0e-3 : f32, feature_index = {fi} : i64}} '
+        f": ({t}, {s}, {s}, {s}, {t}) -> ({want}, {single}, {single})"
+    )
+    return case("stablehlo.batch_norm_grad", f"%x: {t}, %s: {s}", line, want, single, single)
+
+
+def _rng(shape_operand: str, want: str) -> Case:
+    line = (
+        "%c = stablehlo.constant dense<[2, 3]> : tensor<2xi64>\n"
+        f'  %0 = "stablehlo.rng"(%a, %a, {shape_operand}) {{rng_distribution = #stablehlo<rng_distribution UNIFORM>}} '
+        f": (tensor<f32>, tensor<f32>, tensor<2xi64>) -> {want}"
+    )
+    return case("stablehlo.rng", "%a: tensor<f32>, %n: tensor<2xi64>", line, want)
+
+
+B = "#stablehlo.bounds"
+CASES = [
+    _binary("dot", "", "tensor<2x3xf32>", "tensor<3x4xf32>", "tensor<2x4xf32>"),
+    _binary("dot", "", "tensor<?x3xf32>", "tensor<3x4xf32>", "tensor<?x4xf32>"),
+    _binary(
+        "dot", "", f"tensor<?x3xf32, {B}<5, ?>>", "tensor<3x4xf32>", f"tensor<?x4xf32, {B}<5, ?>>"
+    ),
+    _binary(
+        "dot_general", _DOT_GENERAL, "tensor<2x3x4xf32>", "tensor<2x4x5xf32>", "tensor<2x3x5xf32>"
+    ),
+    _binary(
+        "dot_general", _DOT_GENERAL, "tensor<?x3x4xf32>", "tensor<?x4x5xf32>", "tensor<?x3x5xf32>"
+    ),
+    # the batch dimension: the most specific of the two, bounded by the smaller bound
+    _binary(
+        "dot_general",
+        _DOT_GENERAL,
+        f"tensor<?x3x4xf32, {B}<5, ?, ?>>",
+        f"tensor<?x4x5xf32, {B}<4, ?, ?>>",
+        f"tensor<?x3x5xf32, {B}<4, ?, ?>>",
+    ),
+    _binary("convolution", _CONV, "tensor<1x3x5xf32>", "tensor<2x3x2xf32>", "tensor<1x2x4xf32>"),
+    _binary("convolution", _CONV, "tensor<?x3x5xf32>", "tensor<2x3x2xf32>", "tensor<?x2x4xf32>"),
+    # inferConvolutionOp gives no bounds
+    _binary(
+        "convolution",
+        _CONV,
+        f"tensor<1x3x?xf32, {B}<?, ?, 5>>",
+        "tensor<2x3x2xf32>",
+        "tensor<1x2x?xf32>",
+    ),
+    _dynamic_conv("tensor<1x3x5xf32>", "tensor<1x2x6xf32>"),
+    _dynamic_conv("tensor<?x3x5xf32>", "tensor<?x2x6xf32>"),
+    _dynamic_conv(f"tensor<?x3x5xf32, {B}<4, ?, ?>>", "tensor<?x2x6xf32>"),
+    _unary("fft", _FFT, "tensor<3x9xcomplex<f32>>", "tensor<3x9xcomplex<f32>>"),
+    _unary("fft", _FFT, "tensor<?x9xcomplex<f32>>", "tensor<?x9xcomplex<f32>>"),
+    _unary(
+        "fft", _FFT, f"tensor<?x9xcomplex<f32>, {B}<3, ?>>", f"tensor<?x9xcomplex<f32>, {B}<3, ?>>"
+    ),
+    _binary("triangular_solve", _TRI, "tensor<4x4xf32>", "tensor<4x3xf32>", "tensor<4x3xf32>"),
+    _binary("triangular_solve", _TRI, "tensor<?x?xf32>", "tensor<?x3xf32>", "tensor<?x3xf32>"),
+    # the result is b's type, bounds and all
+    _binary(
+        "triangular_solve",
+        _TRI,
+        f"tensor<?x4xf32, {B}<4, ?>>",
+        f"tensor<4x?xf32, {B}<?, 7>>",
+        f"tensor<4x?xf32, {B}<?, 7>>",
+    ),
+    _unary("cholesky", "{lower = true}", "tensor<1x2x2xf32>", "tensor<1x2x2xf32>"),
+    _unary("cholesky", "{lower = true}", "tensor<?x2x2xf32>", "tensor<?x2x2xf32>"),
+    _unary(
+        "cholesky",
+        "{lower = true}",
+        f"tensor<2x?x?xf32, {B}<?, 5, ?>>",
+        f"tensor<2x?x?xf32, {B}<?, 5, ?>>",
+    ),
+    _bn_inference("tensor<2x3xf32>", "tensor<3xf32>", 1, "tensor<2x3xf32>"),
+    _bn_inference("tensor<?x3xf32>", "tensor<3xf32>", 1, "tensor<?x3xf32>"),
+    _bn_inference(f"tensor<?x3xf32, {B}<5, ?>>", "tensor<3xf32>", 1, f"tensor<?x3xf32, {B}<5, ?>>"),
+    _bn_training("tensor<2x3xf32>", "tensor<3xf32>", 1, "tensor<2x3xf32>", "tensor<3xf32>"),
+    _bn_training("tensor<?x3xf32>", "tensor<?xf32>", 0, "tensor<?x3xf32>", "tensor<?xf32>"),
+    # the feature dimension's bound goes to the 1-d results
+    _bn_training(
+        f"tensor<?x3xf32, {B}<5, ?>>",
+        "tensor<?xf32>",
+        0,
+        f"tensor<?x3xf32, {B}<5, ?>>",
+        f"tensor<?xf32, {B}<5>>",
+    ),
+    _bn_grad("tensor<2x3xf32>", "tensor<3xf32>", 1, "tensor<2x3xf32>", "tensor<3xf32>"),
+    _bn_grad("tensor<?x3xf32>", "tensor<?xf32>", 0, "tensor<?x3xf32>", "tensor<?xf32>"),
+    _bn_grad(
+        f"tensor<?x3xf32, {B}<5, ?>>",
+        "tensor<?xf32>",
+        0,
+        f"tensor<?x3xf32, {B}<5, ?>>",
+        f"tensor<?xf32, {B}<5>>",
+    ),
+    # a constant shape gives the sizes; any other shape operand, one `?` per element
+    _rng("%c", "tensor<2x3xf32>"),
+    _rng("%n", "tensor<?x?xf32>"),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_cases(c: Case) -> None:
+    check(c)

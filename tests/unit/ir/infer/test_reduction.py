@@ -15,6 +15,7 @@ from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, infer_op
 from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
+from tests.unit.ir.infer.cases import Case, case, check
 
 FAMILY = {
     "stablehlo.reduce",
@@ -322,3 +323,77 @@ def test_differential_infer_stablehlo() -> None:
         assert got.startswith(want[0].strip()), (want, got)
         checked += 1
     assert checked >= 6
+
+
+# ------------------------------------------------------------------------------ coverage cases
+T_S, T_D, T_B = "tensor<4x3xf32>", "tensor<?x3xf32>", "tensor<?x3xf32, #stablehlo.bounds<5, ?>>"
+_ADD_BODY = """^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()"""
+
+
+def _reduce(t: str, want: str) -> Case:
+    line = (
+        f'%0 = "stablehlo.reduce"(%x, %i) ({{\n  {_ADD_BODY}\n  }}) '
+        f"{{dimensions = array<i64: 1>}} : ({t}, tensor<f32>) -> {want}"
+    )
+    return case("stablehlo.reduce", f"%x: {t}, %i: tensor<f32>", line, want)
+
+
+def _reduce_window(t: str, want: str) -> Case:
+    line = (
+        f'%0 = "stablehlo.reduce_window"(%x, %i) ({{\n  {_ADD_BODY}\n  }}) '
+        f"{{window_dimensions = array<i64: 2, 1>}} : ({t}, tensor<f32>) -> {want}"
+    )
+    return case("stablehlo.reduce_window", f"%x: {t}, %i: tensor<f32>", line, want)
+
+
+def _select_and_scatter(t: str, src: str, want: str) -> Case:
+    line = f"""%0 = "stablehlo.select_and_scatter"(%x, %s, %i) ({{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = "stablehlo.compare"(%a, %b) {{comparison_direction = #stablehlo<comparison_direction GE>}} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "stablehlo.return"(%c) : (tensor<i1>) -> ()
+  }}, {{
+  {_ADD_BODY}
+  }}) {{window_dimensions = array<i64: 2, 1>, window_strides = array<i64: 2, 1>}} : ({t}, {src}, tensor<f32>) -> {want}"""
+    return case("stablehlo.select_and_scatter", f"%x: {t}, %s: {src}, %i: tensor<f32>", line, want)
+
+
+def _sort(t: str) -> Case:
+    line = f"""%0 = "stablehlo.sort"(%x) ({{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = "stablehlo.compare"(%a, %b) {{comparison_direction = #stablehlo<comparison_direction LT>}} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "stablehlo.return"(%c) : (tensor<i1>) -> ()
+  }}) {{dimension = 0 : i64}} : ({t}) -> {t}"""
+    return case("stablehlo.sort", f"%x: {t}", line, t)
+
+
+def _map(t: str, want: str) -> Case:
+    line = f"""%0 = "stablehlo.map"(%x, %x) ({{
+  {_ADD_BODY}
+  }}) {{dimensions = array<i64: 0, 1>}} : ({t}, {t}) -> {want}"""
+    return case("stablehlo.map", f"%x: {t}", line, want)
+
+
+CASES = [
+    _reduce(T_S, "tensor<4xf32>"),
+    _reduce(T_D, "tensor<?xf32>"),
+    _reduce(T_B, "tensor<?xf32, #stablehlo.bounds<5>>"),
+    _reduce_window(T_S, "tensor<3x3xf32>"),
+    _reduce_window(T_D, "tensor<?x3xf32>"),
+    _reduce_window(T_B, "tensor<?x3xf32, #stablehlo.bounds<4, ?>>"),
+    _select_and_scatter(T_S, "tensor<2x3xf32>", T_S),
+    _select_and_scatter(T_D, "tensor<?x3xf32>", T_D),
+    _select_and_scatter(T_B, "tensor<?x3xf32>", T_B),
+    _sort(T_S),
+    _sort(T_D),
+    _sort(T_B),
+    _map(T_S, T_S),
+    _map(T_D, T_D),
+    _map(T_B, T_D),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_cases(c: Case) -> None:
+    check(c)
