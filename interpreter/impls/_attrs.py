@@ -10,7 +10,7 @@ instead of knowing which class a given op uses.  A missing optional attribute gi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -189,23 +189,27 @@ def struct(op: Operation, name: str) -> Any:
 
 
 def result_shape(
-    op: Operation, i: int = 0, derived: Sequence[int | None] | None = None
+    op: Operation,
+    i: int = 0,
+    derived: Sequence[int | None] | Callable[[], Sequence[int | None] | None] | None = None,
 ) -> tuple[int, ...]:
     """Result `i`'s shape: its type's when static; a `?` dimension is taken from `derived` (the
-    sizes the impl computed from operands and attributes, None where they do not fix it) and a
-    clear error says which dimension cannot be determined."""
+    sizes the impl computed from operands and attributes, None where they do not fix it; a
+    callable is only called for a dynamic type) and a clear error says which dimension cannot be
+    determined."""
     from stablehlo_py.interpreter.shapes import resolve_shape
 
     t = op.results[i].type
     if isinstance(t, TensorType):
-        shape = tuple(int(d) for d in t.get_shape())
-        if all(d >= 0 for d in shape):
-            return shape
-        if derived is None:
-            derived = [None] * len(shape)
+        static = tuple(int(d) for d in t.get_shape())
+        if all(d >= 0 for d in static):
+            return static
     elif not isinstance(t, UnrankedTensorType):
         raise InterpreterError(f"result {i} of '{op.name}' is not a tensor")
-    return resolve_shape(op, i, derived if derived is not None else [None])
+    sizes = derived() if callable(derived) else derived
+    if sizes is None:
+        sizes = [None] * len(static) if isinstance(t, TensorType) else [None]
+    return resolve_shape(op, i, sizes)
 
 
 def result_dtype(op: Operation, i: int = 0) -> np.dtype:

@@ -93,7 +93,7 @@ def broadcast_operands(op: Any, *values: Any) -> list[np.ndarray]:
     dimensions map to those result dimensions; otherwise numpy (trailing-aligned) broadcasting."""
     arrays = [np.asarray(v) for v in values]
     bdims = A.ints(op, "broadcast_dimensions")
-    shape = A.result_shape(op, 0, _broadcast_shape(arrays, bdims))
+    shape = A.result_shape(op, 0, lambda: _broadcast_shape(arrays, bdims))
     out = []
     for a in arrays:
         if a.shape == shape:
@@ -157,7 +157,7 @@ def _broadcast_compare(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any
 
 @impl("chlo.broadcast_select")
 def _broadcast_select(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    shape = A.result_shape(op, 0, _broadcast_shape([np.asarray(a) for a in args], None))
+    shape = A.result_shape(op, 0, lambda: _broadcast_shape([np.asarray(a) for a in args], None))
     pred, on_true, on_false = (np.broadcast_to(np.asarray(a), shape) for a in args)
     return [sem.select(pred, on_true, on_false)]
 

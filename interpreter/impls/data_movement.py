@@ -24,7 +24,7 @@ def _broadcast_in_dim(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]
     operand = np.asarray(args[0])
     return [
         dm.broadcast_in_dim(
-            operand, dims, A.result_shape(op, 0, _broadcast_result_dims(op, operand, dims))
+            operand, dims, A.result_shape(op, 0, lambda: _broadcast_result_dims(op, operand, dims))
         )
     ]
 
@@ -177,7 +177,7 @@ def _dynamic_pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 @impl("stablehlo.reshape")
 def _reshape(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     operand = np.asarray(args[0])
-    return [dm.reshape(operand, A.result_shape(op, 0, _reshape_result_dims(op, operand)))]
+    return [dm.reshape(operand, A.result_shape(op, 0, lambda: _reshape_result_dims(op, operand)))]
 
 
 def _reshape_result_dims(op: Any, operand: np.ndarray) -> list[int | None] | None:

@@ -15,7 +15,7 @@ def _rng(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     """Draws from a PCG64 generator seeded per evaluator (reproducible within a run)."""
     seed = ev.__dict__.setdefault("_rng_calls", 0)
     ev.__dict__["_rng_calls"] = seed + 1
-    shape = A.result_shape(op, 0, [int(n) for n in np.asarray(args[2]).reshape(-1)])
+    shape = A.result_shape(op, 0, lambda: [int(n) for n in np.asarray(args[2]).reshape(-1)])
     out = rnd.rng(args[0], args[1], shape, A.enum(op, "rng_distribution"), seed=seed)
     return [out]
 
