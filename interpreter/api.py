@@ -35,7 +35,15 @@ def _coerce_args(ev: Evaluator, entry: str, args: Sequence[Any]) -> list[Any]:
 
 
 def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> list[np.ndarray]:
-    """Run `entry` on numpy arguments; returns its results.  Check ops that fail raise InterpreterError."""
+    """Run `entry` on numpy arguments; returns its results.  Check ops that fail raise InterpreterError.
+
+    Dynamic programs run directly: each argument's shape binds the `?` dimensions of its parameter
+    type (static dimensions must match, `#stablehlo.bounds` cap the size, `tensor<*x..>` takes any
+    shape), every op computes with concrete shapes, results of ops on dynamic types are checked
+    against their types, and `custom_call @shape_assertion` (as `jax.export` emits for symbolic
+    shapes) raises InterpreterError with its formatted message when it fails.  A multi-platform
+    JAX export takes its `_platform_index` as the first argument.
+    """
     module = _as_module(module_or_text)
     ev = Evaluator(module)
     results = ev.call(entry, _coerce_args(ev, entry, args))
