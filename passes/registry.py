@@ -128,20 +128,23 @@ def parse_pass_options(text: str) -> dict[str, str]:
 
     Options are separated by spaces, as MLIR's; a comma followed by `name=` also starts a new option
     (`a=1,b=2`).  Any other comma belongs to the value, which is how list options are written
-    (`types=tensor<f32>,tensor<1xf32>`, `op-names=stablehlo.add,stablehlo.reduce`); commas and
-    spaces inside `<>`, `()`, `[]`, `{}` or quotes never split."""
+    (`types=tensor<f32>,tensor<1xf32>`, `op-names=stablehlo.add,stablehlo.reduce`; a space after
+    such a comma is allowed); commas and spaces inside `<>`, `()`, `[]`, `{}` or quotes never split."""
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1].strip()
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1]
     items: list[str] = []
+    after_comma = False  # the previous word ended with a comma: `types=tensor<f32>, tensor<i32>`
     for word in split_top_level(text, " \t\n"):
         for j, piece in enumerate(split_top_level(word, ",")):
-            if j and not _KEY.match(piece) and "=" in items[-1]:
+            continues = j > 0 or after_comma
+            if continues and items and not _KEY.match(piece) and "=" in items[-1]:
                 items[-1] += "," + piece  # a further element of a list option's value
             else:
                 items.append(piece)
+        after_comma = word.endswith(",")
     out: dict[str, str] = {}
     for item in items:
         if "=" in item:

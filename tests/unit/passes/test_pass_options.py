@@ -42,6 +42,11 @@ from stablehlo_py.passes.registry import parse_pass_options, split_list_option, 
         ("except='foo.baz,foo.qux'", {"except": "foo.baz,foo.qux"}),
         ('name="a b" flag', {"name": "a b", "flag": "true"}),
         ("types=tensor<2xf32>,x=1", {"types": "tensor<2xf32>", "x": "1"}),
+        (
+            "types=tensor<2xf32>, tensor<f32> flag",
+            {"types": "tensor<2xf32>,tensor<f32>", "flag": "true"},
+        ),
+        ("a=1, b=2", {"a": "1", "b": "2"}),
     ],
 )
 def test_parse_pass_options(text: str, expected: dict[str, str]) -> None:
