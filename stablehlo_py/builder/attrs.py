@@ -327,7 +327,13 @@ def _precision_config(v: Any, ctx: Ctx) -> Attribute:
     conv = _enum(ENUM_CLASSES[(dialect if dialect == "chlo" else "stablehlo", "precision")])
     if not isinstance(v, Sequence) or isinstance(v, str):
         raise Bad("expects a sequence of precisions (DEFAULT, HIGH, HIGHEST)")
-    return ArrayAttr([conv(x, ctx) for x in v])
+    out = []
+    for i, x in enumerate(v):
+        try:
+            out.append(conv(x, ctx))
+        except Bad as e:
+            raise Bad(f"item #{i} {e}; got {x!r} in") from None
+    return ArrayAttr(out)
 
 
 def _symbols(v: Any, ctx: Ctx) -> Attribute:

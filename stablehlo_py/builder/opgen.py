@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     AttrSizedResultSegments,
@@ -275,17 +275,19 @@ class OpFunction:
                     if isinstance(v, Sequence)
                     else [v]
                 )
-                regions.extend(build_region(spec.name, r.name, f, by_name) for f in fns)
+                regions.extend(build_region(spec.name, r.name, f, by_name, props) for f in fns)
             else:
                 if v is _MISSING or v is None:
                     raise BuildError(f"{spec.name}: missing region '{r.name}' (give a callable)")
-                regions.append(build_region(spec.name, r.name, v, by_name))
+                regions.append(build_region(spec.name, r.name, v, by_name, props))
 
         # result types
         if result_type is not None:
             results = result_types_of(result_type, spec.n_results, spec.name)
         elif default_results is not None:
             results = default_results
+        elif spec.result_segments:
+            results = []  # the group sizer below gives them
         elif spec.inferred:
             try:
                 results = infer_result_types(
@@ -302,8 +304,15 @@ class OpFunction:
                 note="e.g. result_type='tensor<2x3xf32>' or result_type=((2, 3), 'f32')",
             )
         if spec.result_segments:
-            raise BuildError(
-                f"{spec.name}: building an op with several variadic result groups is not supported"
+            sizer = _RESULT_SEGMENTS.get(spec.name)
+            if sizer is None:
+                raise BuildError(
+                    f"{spec.name}: building an op with several variadic result groups is not supported"
+                )
+            if result_type is None:
+                results = sizer.results(regions, by_name, props)
+            props["resultSegmentSizes"] = DenseArrayBase.from_list(
+                IntegerType(32), sizer.sizes(results, by_name)
             )
 
         op = spec.cls.create(operands=flat, result_types=results, properties=props, regions=regions)
@@ -383,6 +392,42 @@ def _paired(group: list[SSAValue] | None, i: int, like: SSAValue | None) -> SSAV
     if group is not None and i < len(group):
         return group[i]
     return like
+
+
+class _ScanResults:
+    """chlo.scan's two result groups: the outputs (each value the body returns before the carries,
+    stacked along ``dimension``) and the carries (the ``inits``' types)."""
+
+    @staticmethod
+    def results(
+        regions: list[Region], types: Mapping[str, list[Attribute]], props: dict[str, Attribute]
+    ) -> list[Attribute]:
+        from stablehlo_py.ir.types import element_type, shape_of, tensor_type
+
+        ret = regions[0].block.last_op
+        returned = [v.type for v in ret.operands] if ret is not None else []
+        inits = list(types["inits"])
+        n_out = len(returned) - len(inits)
+        if n_out < 0:
+            raise BuildError(
+                f"chlo.scan: the body returns {len(returned)} values; it must return the outputs, then {len(inits)} carries"
+            )
+        d = props["dimension"].value.data  # type: ignore[attr-defined]
+        n = shape_of(types["inputs"][0])[d] if types["inputs"] else 1  # type: ignore[index]
+        outs = []
+        for t in returned[:n_out]:
+            s = shape_of(t) or ()
+            outs.append(tensor_type(element_type(t), (*s[:d], n, *s[d:])))
+        return [*outs, *inits]
+
+    @staticmethod
+    def sizes(results: list[Attribute], types: Mapping[str, list[Attribute]]) -> list[int]:
+        n_carries = len(types["inits"])
+        return [len(results) - n_carries, n_carries]
+
+
+_RESULT_SEGMENTS = {"chlo.scan": _ScanResults}
+"""Ops with several variadic result groups: how to give their result types and group sizes."""
 
 
 def _like(values: Mapping[str, Any], spec: OpSpec) -> SSAValue | None:

@@ -19,7 +19,9 @@ Block argument types, per the spec:
 - ``all_reduce``/``collective_reduce`` / ``reduce_scatter`` ``computation``: two 0-d of the first
   operand's element type;
 - ``while`` ``cond``/``body``: the operands' types;
-- ``if``/``case`` branches and ``async_start``'s body: none / the operands' types.
+- ``if``/``case`` branches and ``async_start``'s body: none / the operands' types;
+- ``chlo.scan`` ``body``: each input without the scanned ``dimension``, then the carries
+  (``inits``).
 """
 
 from __future__ import annotations
@@ -27,52 +29,68 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from stablehlo_py.builder.core import insert, inserting, operand_constant
 from stablehlo_py.builder.errors import BuildError
-from stablehlo_py.ir.types import element_type, tensor_type
+from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 
 Types = Mapping[str, Sequence[Attribute]]
+Attrs = Mapping[str, Attribute]
+ArgRule = Callable[[Types, Attrs], list[Attribute]]
 
 
 def _scalar(t: Attribute) -> Attribute:
     return tensor_type(element_type(t), ())
 
 
-def _twice_init(ts: Types) -> list[Attribute]:
+def _twice_init(ts: Types, attrs: Attrs) -> list[Attribute]:
     return [*ts["init_values"], *ts["init_values"]]
 
 
-def _scatter(ts: Types) -> list[Attribute]:
+def _scatter(ts: Types, attrs: Attrs) -> list[Attribute]:
     return [*(_scalar(t) for t in ts["inputs"]), *(_scalar(t) for t in ts["updates"])]
 
 
-def _sort(ts: Types) -> list[Attribute]:
+def _sort(ts: Types, attrs: Attrs) -> list[Attribute]:
     return [s for t in ts["inputs"] for s in (_scalar(t), _scalar(t))]
 
 
-def _map(ts: Types) -> list[Attribute]:
+def _map(ts: Types, attrs: Attrs) -> list[Attribute]:
     return [_scalar(t) for t in ts["inputs"]]
 
 
-def _pair_of(name: str) -> Callable[[Types], list[Attribute]]:
-    def args(ts: Types) -> list[Attribute]:
+def _pair_of(name: str) -> ArgRule:
+    def args(ts: Types, attrs: Attrs) -> list[Attribute]:
         (t, *_) = ts[name]
         return [_scalar(t), _scalar(t)]
 
     return args
 
 
-def _operand_types(name: str) -> Callable[[Types], list[Attribute]]:
-    return lambda ts: list(ts[name])
+def _operand_types(name: str) -> ArgRule:
+    return lambda ts, attrs: list(ts[name])
 
 
-def _none(ts: Types) -> list[Attribute]:
+def _none(ts: Types, attrs: Attrs) -> list[Attribute]:
     return []
 
 
-REGION_ARGS: dict[tuple[str, str], Callable[[Types], list[Attribute]]] = {
+def _scan(ts: Types, attrs: Attrs) -> list[Attribute]:
+    """chlo.scan: a slice of each input without the scanned dimension, then the carries."""
+    dim = attrs.get("dimension")
+    d = dim.value.data if isinstance(dim, IntegerAttr) else None
+    slices = []
+    for t in ts["inputs"]:
+        shape = shape_of(t)
+        if d is None or shape is None or not 0 <= d < len(shape):
+            raise BuildError(f"chlo.scan: dimension {d} is not a dimension of the input {t}")
+        slices.append(tensor_type(element_type(t), shape[:d] + shape[d + 1 :]))
+    return [*slices, *ts["inits"]]
+
+
+REGION_ARGS: dict[tuple[str, str], ArgRule] = {
     ("stablehlo.reduce", "body"): _twice_init,
     ("stablehlo.reduce_window", "body"): _twice_init,
     ("stablehlo.scatter", "update_computation"): _scatter,
@@ -89,8 +107,10 @@ REGION_ARGS: dict[tuple[str, str], Callable[[Types], list[Attribute]]] = {
     ("stablehlo.if", "false_branch"): _none,
     ("stablehlo.case", "branches"): _none,
     ("stablehlo.async_start", "body"): _operand_types("operands"),
+    ("chlo.scan", "body"): _scan,
 }
-"""(op, region) -> the region's block argument types from the op's operand types (by spec name)."""
+"""(op, region) -> the region's block argument types from the op's operand types (by spec name)
+and its converted attributes."""
 
 
 def _return_op() -> type:
@@ -99,7 +119,9 @@ def _return_op() -> type:
     return default_registry().ops["stablehlo.return"]
 
 
-def build_region(op_name: str, region_name: str, fn: Any, operand_types: Types) -> Region:
+def build_region(
+    op_name: str, region_name: str, fn: Any, operand_types: Types, attrs: Attrs | None = None
+) -> Region:
     """One region of ``op_name`` from a callable (or an xDSL Region, used as is)."""
     if isinstance(fn, Region):
         return fn
@@ -114,7 +136,7 @@ def build_region(op_name: str, region_name: str, fn: Any, operand_types: Types) 
             "(its block arguments are not in the builder's table)",
             note="build the Region yourself (xdsl.ir.Region) and pass it",
         )
-    block = Block(arg_types=arg_rule(operand_types))
+    block = Block(arg_types=arg_rule(operand_types, attrs or {}))
     with inserting(block):
         out = fn(*block.args)
         values = _returned(out, block, op_name, region_name)

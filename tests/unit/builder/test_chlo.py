@@ -42,3 +42,63 @@ def test_chlo_math_broadcasting_and_top_k() -> None:
         "chlo.broadcast_add %arg0, %arg1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>"
         in text
     )
+
+
+def test_chlo_scan_cumulative_sum() -> None:
+    m = Module()
+
+    @m.func(tensor((2, 3), "i32"), tensor((2,), "i32"))
+    def main(x, init):
+        def body(column, carry):  # a slice without the scanned dimension, then the carry
+            total = hlo.add(column, carry)
+            return total, total  # the output slice, then the new carry
+
+        return chlo.scan([x], [init], dimension=1, body=body)  # result types and groups inferred
+
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    text = check_program(
+        m,
+        [x, np.zeros(2, np.int32)],
+        [np.cumsum(x, axis=1, dtype=np.int32), x.sum(1, dtype=np.int32)],
+        artifact=False,
+    )
+    assert "-> (tensor<2x3xi32>, tensor<2xi32>)" in text
+
+
+def test_chlo_constant_like_broadcast_compare_and_ragged_dot() -> None:
+    m = Module()
+
+    @m.func(
+        tensor((4, 3), "f32"), tensor((2, 3, 5), "f32"), tensor((2,), "i64"), tensor((3,), "f32")
+    )
+    def main(a, b, groups, row):
+        two = chlo.constant_like(a, value=2.5)
+        gt = chlo.broadcast_compare(a, row, "GT", compare_type="FLOAT")
+        rd = chlo.ragged_dot(
+            a,
+            b,
+            groups,
+            ragged_dot_dimension_numbers={
+                "lhs_contracting_dimensions": [1],
+                "rhs_contracting_dimensions": [1],
+                "lhs_ragged_dimensions": [0],
+                "rhs_group_dimensions": [0],
+            },
+            result_type=tensor((4, 5), "f32"),
+        )
+        return two, gt, rd
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    b = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    groups = np.array([1, 3], np.int64)
+    row = np.zeros(3, np.float32)
+    rd = np.concatenate([a[:1] @ b[0], a[1:] @ b[1]])
+    check_program(
+        m,
+        [a, b, groups, row],
+        [np.full((4, 3), 2.5, np.float32), a > row, rd],
+        rtol=1e-5,
+        atol=1e-6,
+        artifact=False,
+    )

@@ -85,3 +85,67 @@ def test_einsum_and_torch_index_select() -> None:
     b = np.arange(12, dtype=np.float32).reshape(3, 4)
     idx = np.array([2, 0], np.int32)
     check_program(m, [a, b, idx], [a @ b, b[idx]], artifact=True)
+
+
+def test_dynamic_ops_and_dimension_sizes() -> None:
+    m = Module()
+
+    @m.func(tensor((2, 3), "f32"))
+    def main(x):
+        g = hlo.dynamic_gather(
+            x,
+            constant(np.array([[1]], np.int32)),
+            constant(np.array([1, 3], np.int32)),
+            dimension_numbers={
+                "offset_dims": [1],
+                "collapsed_slice_dims": [0],
+                "start_index_map": [0],
+                "index_vector_dim": 1,
+            },
+        )
+        p = hlo.dynamic_pad(
+            x,
+            0.0,
+            constant(np.array([1, 0], np.int64)),
+            constant(np.array([0, 1], np.int64)),
+            constant(np.array([0, 0], np.int64)),
+            result_type=tensor((None, None), "f32"),
+        )
+        r = hlo.dynamic_reshape(
+            x, constant(np.array([3, 2], np.int64)), result_type=tensor((None, None), "f32")
+        )
+        s = hlo.set_dimension_size(x, constant(np.int32(2)), dimension=1)
+        return g, p, r, s
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    check_program(m, [x], [x[1:2], np.pad(x, ((1, 0), (0, 1))), x.reshape(3, 2), x[:, :2]])
+
+
+def test_rng_and_batch_norm_grad() -> None:
+    m = Module()
+
+    @m.func(tensor((4, 3), "f32"), tensor((3,), "f32"))
+    def main(x, scale):
+        u = hlo.rng(
+            constant(0.0),
+            constant(1.0),
+            constant(np.array([2, 3], np.int64)),
+            rng_distribution="UNIFORM",
+        )
+        mean = hlo.reduce(x, 0.0, dimensions=[0], body=hlo.add)
+        mean = hlo.divide(mean, 4.0)
+        centered = hlo.subtract(x, hlo.broadcast_in_dim(mean, [1], result_type=x.type))
+        var = hlo.divide(
+            hlo.reduce(hlo.multiply(centered, centered), 0.0, dimensions=[0], body=hlo.add), 4.0
+        )
+        grads = hlo.batch_norm_grad(x, scale, mean, var, x, epsilon=1e-3, feature_index=1)
+        return (u, *grads)
+
+    x = np.random.default_rng(6).standard_normal((4, 3)).astype(np.float32)
+    scale = np.ones(3, np.float32)
+    u, _, g_scale, g_offset = m.run(x, scale)
+    assert u.shape == (2, 3) and ((u >= 0) & (u < 1)).all()
+    xhat = (x - x.mean(0)) / np.sqrt(x.var(0) + np.float32(1e-3))
+    np.testing.assert_allclose(g_offset, x.sum(0), rtol=1e-5)
+    np.testing.assert_allclose(g_scale, (x * xhat).sum(0), rtol=1e-4, atol=1e-5)
+    m.verify()
