@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import UNKNOWN_LOC, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
@@ -160,7 +160,9 @@ def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
         data = arr.astype(storage_dtype(t.element_type), copy=False)
     except (TypeError, ValueError) as e:
         raise BuildError(f"cannot store {arr.dtype} values as {t}: {e}") from None
-    op = cls.create(result_types=[t], properties={"value": make_dense(t, data)})
+    op = cls.create(
+        result_types=[t], properties={"value": make_dense(t, data)}, location=UNKNOWN_LOC
+    )
     insert(op)
     return op.results[0]
 

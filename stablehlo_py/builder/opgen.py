@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from xdsl.dialects.builtin import UNKNOWN_LOC as _UNKNOWN_LOC
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import (
@@ -315,7 +316,13 @@ class OpFunction:
                 IntegerType(32), sizer.sizes(results, by_name)
             )
 
-        op = spec.cls.create(operands=flat, result_types=results, properties=props, regions=regions)
+        op = spec.cls.create(
+            operands=flat,
+            result_types=results,
+            properties=props,
+            regions=regions,
+            location=_UNKNOWN_LOC,
+        )
         for k, v in self._populated:
             op.properties.setdefault(k, v)
         insert(op)
