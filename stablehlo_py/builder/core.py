@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import UNKNOWN_LOC, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.types import element_type_of, to_type
@@ -218,7 +218,3 @@ def result_types_of(spec: Any, n: int | None, op_name: str) -> list[Attribute]:
             f"{op_name}: result_type gives {len(types)} type(s); the op has {n} result(s)"
         )
     return types
-
-
-def new_region(block: Block) -> Region:
-    return Region(block)

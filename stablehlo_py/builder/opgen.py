@@ -19,6 +19,10 @@ Each op becomes an :class:`OpFunction` whose parameters are the spec's names:
   ``rng_bit_generator``, the ``dynamic_*`` shape ops, ...).
 - ``loc=`` (keyword only): an explicit location (MLIR text inside ``loc(...)``, or a TextLoc).
 
+Building checks what result-type inference checks (its errors are upstream's messages, raised at the
+call); the op's other constraints are checked by ``Module.verify()``, as MLIR verifies a module after
+its builders ran.
+
 A function returns the op's single result as a value, several results as a tuple, and the op itself
 when it has no result.  Function names are the op names without the dialect, with a trailing ``_``
 for Python keywords (``and_``, ``or_``, ``not_``, ``if_``, ``while_``, ``return_``) and ``-``
