@@ -15,26 +15,33 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
+    ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
+    IntegerType,
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Region
+from xdsl.ir import Attribute, Block, Region
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import DYN, bounds_of, is_dynamic, ranked
-from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, tensor_type
 
 __all__ = [
     "Window",
     "accumulator_types",
+    "compatible_shape_and_element",
     "element_of",
     "ints",
+    "is_promotable_element",
     "padding_pairs",
     "qt",
+    "reduce_shape",
+    "reduce_window_window",
     "shapes_compatible",
+    "verify_reducer_shape",
     "window_dimensions",
     "window_output_shape",
     "with_element",
@@ -142,6 +149,142 @@ def accumulator_types(
             f"Reduction-region here must produce {len(inputs)} tensors, but produces {len(rets)} instead"
         )
     return rets
+
+
+def _same_element(a: Attribute, b: Attribute, ignore_fp: bool) -> bool:
+    """upstream's tensorsHaveSameElType of two types."""
+    ea, eb = element_of(a), element_of(b)
+    if ignore_fp and type(ea) in FLOAT_NAME and type(eb) in FLOAT_NAME:
+        return True
+    return ea == eb
+
+
+def compatible_shape_and_element(a: Attribute, b: Attribute, ignore_fp: bool = False) -> bool:
+    """upstream's compatibleShapeAndElementType."""
+    return shapes_compatible(a, b) and _same_element(a, b, ignore_fp)
+
+
+def _bit_width(e: Attribute) -> int:
+    """upstream's getBitWidth (a quantized type counts its storage type)."""
+    from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS
+
+    if isinstance(e, ComplexType):
+        return 2 * _bit_width(e.element_type)
+    if isinstance(e, UniformQuantizedType):
+        return e.params.storage_type.width.data  # type: ignore[attr-defined]
+    if isinstance(e, IntegerType):
+        return e.width.data
+    name = FLOAT_NAME.get(type(e))
+    return FLOAT_SEMANTICS[name].bits if name is not None else 64
+
+
+def _kind(e: Attribute) -> str | None:
+    if isinstance(e, IntegerType):
+        return "int"
+    if type(e) in FLOAT_NAME:
+        return "float"
+    if isinstance(e, ComplexType):
+        return "complex"
+    if isinstance(e, UniformQuantizedType):
+        return "quant"
+    return None
+
+
+def is_promotable_element(a: Attribute, b: Attribute, ignore_fp: bool = False) -> bool:
+    """upstream's isPromotableElementType: the same kind of element (integer, float, complex,
+    quantized with the same expressed type) and no wider (floats of any width with
+    ``ignore_fp``)."""
+    shaped = (TensorType, UnrankedTensorType)
+    if not isinstance(a, shaped) or not isinstance(b, shaped):
+        return False
+    ea, eb = a.element_type, b.element_type
+    kind = _kind(ea)
+    if kind is None or kind != _kind(eb):
+        return False
+    if kind == "quant" and ea.params.expressed_type != eb.params.expressed_type:  # type: ignore[attr-defined]
+        return False
+    if ignore_fp and kind == "float":
+        return True
+    return _bit_width(ea) <= _bit_width(eb)
+
+
+def verify_reducer_shape(
+    block: Block | None,
+    inputs: Sequence[Attribute],
+    inits: Sequence[Attribute],
+    allowed_dims: Sequence[int],
+) -> None:
+    """upstream's verifyReducerShape: the body of reduce, reduce_window, scatter,
+    select_and_scatter, all_reduce, reduce_scatter and collective_reduce takes 2N parameters
+    (accumulators, then elements), returns N tensors of the accumulators' types, promotable from
+    the init values' and taking the inputs' element types; an element parameter may have a rank
+    up to the allowed dimensions (reduce's result dimensions, reduce_window's window)."""
+    n = len(inputs)
+    args = [a.type for a in block.args] if block is not None else []
+    if len(args) != 2 * n:
+        raise InferError(
+            f"Reduction-region must take {2 * n} parameters, but takes {len(args)} parameter(s)"
+        )
+    term = block.last_op if block is not None else None
+    if term is None:
+        raise InferError("The reduction-region expected to have a terminator")
+    rets = [v.type for v in term.operands]
+    if not rets:
+        raise InferError("The reduction-region expected to return some value(s)")
+    if len(rets) != n:
+        raise InferError(
+            f"Reduction-region here must produce {n} tensors, but produces {len(rets)} instead"
+        )
+    for t in rets:
+        if not isinstance(t, (TensorType, UnrankedTensorType)):
+            raise InferError(
+                "Reduction-region here must produce tensor-typed result(s), but produces "
+                f"{qt(t)} instead"
+            )
+    for i in range(n):
+        acc, arg, elem_arg = rets[i], args[i], args[n + i]
+        for k, a, ignore_fp in ((i, arg, False), (n + i, elem_arg, True)):
+            if not compatible_shape_and_element(acc, a, ignore_fp):
+                raise InferError(
+                    f"The type of reduction-region's parameter at index {k} is different than "
+                    f"the corresponding result type: {qt(a)} vs {qt(acc)}"
+                )
+        if not shapes_compatible(inits[i], acc):
+            raise InferError(
+                f"The shape of reduction-region's result type at index {i} differs from the op's "
+                f"corresponding init-value type: {qt(acc)} vs {qt(inits[i])}"
+            )
+        if not is_promotable_element(inits[i], acc, ignore_fp=True):
+            raise InferError(
+                f"The element-type of reduction-region's result type at index {i} is expected to "
+                "be promotable from the op's corresponding init-value element-type: "
+                f"{qt(acc)} vs {qt(inits[i])}"
+            )
+        if not is_promotable_element(inputs[i], elem_arg, ignore_fp=True):
+            raise InferError(
+                f"The element-type of reduction-region's argument at index {n + i} is expected "
+                f"to be promotable from {qt(element_of(inputs[i]))}, but got "
+                f"{qt(element_of(elem_arg))}"
+            )
+        if not isinstance(elem_arg, TensorType):
+            continue
+        shape = elem_arg.get_shape()
+        if len(shape) > len(allowed_dims):
+            raise InferError(
+                f"The rank of reduction-region's argument at index {n + i} is expected to be <= "
+                f"{len(allowed_dims)}, got {len(shape)}"
+            )
+        k = 0
+        for d in allowed_dims:
+            if k >= len(shape):
+                break
+            if dims_compatible(d, shape[k]):
+                k += 1
+        if k != len(shape):
+            raise InferError(
+                f"The shape of reduction-region's argument at index {n + i} is not compatible "
+                f"with that of reduce-op's input-parameter at index {i}"
+            )
 
 
 # -------------------------------------------------------------------------------------- window

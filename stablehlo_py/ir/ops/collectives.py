@@ -57,10 +57,10 @@ from stablehlo_py.ir.ops.constraints import (
     types2s,
 )
 from stablehlo_py.ir.ops.region_utils import (
-    check_scalar_reducer,
+    entry_arg_types,
     require_single_block,
 )
-from stablehlo_py.ir.types import TokenType, element_type, shape_of
+from stablehlo_py.ir.types import TokenType, element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -359,14 +359,23 @@ def _check_pairs(op: StableHLOOp, prefix: str, required: bool) -> None:
 
 def _check_reducer(
     op: StableHLOOp, region_name: str, label: str, operand_types: list[Attribute]
-) -> Attribute:
+) -> Attribute | None:
+    """upstream's verifyReducerShape of the computation for each operand (all_reduce_c5,
+    reduce_scatter_c7, collective_reduce_c4): `(tensor<E>, tensor<E>) -> tensor<E>` with E
+    promotable from the operand's element type.  Returns the accumulator type (None without a
+    parameter)."""
+    from stablehlo_py.ir.infer import InferError
+    from stablehlo_py.ir.infer.reduction import verify_reducer_shape
+
     region = getattr(op, region_name)
     require_single_block(op, region, region_name)
-    accs = None
-    for t in operand_types or [None]:
-        accs = check_scalar_reducer(region, 1, [t] if t is not None else [], region_name, label)
-    assert accs is not None
-    return accs[0]
+    for t in operand_types:
+        try:
+            verify_reducer_shape(region.blocks.first, [t], [tensor_type(element_type(t), ())], ())
+        except InferError as e:
+            raise VerifyException(e.message) from None
+    args = entry_arg_types(region)
+    return args[0] if args else None
 
 
 def _check_reduced_results(
@@ -581,11 +590,13 @@ class AllReduceOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        verify_inferred(self)  # all_reduce_c6, all_reduce_c7
+        # upstream's AllReduceOp::verify (verifyAllReduceOp), then the InferTypeOpInterface check
+        # (all_reduce_c6, all_reduce_c7), which MLIR runs after it
         _replica_groups(self, "all_reduce_c1")
         _check_global_ids(self, "all_reduce_c4")
         ins = [v.type for v in self.operands]
         _check_reducer(self, "computation", "all_reduce_c5", ins)
+        verify_inferred(self)
 
 
 @op_def
@@ -666,7 +677,7 @@ class ReduceScatterOp(GenericSyntaxOp):
                 raise VerifyException(
                     f"reduce_scatter_c8: result has shape {list(sb)}, expected {expected}"
                 )
-        if element_type(b) != element_type(e):  # reduce_scatter_c9
+        if e is not None and element_type(b) != element_type(e):  # reduce_scatter_c9
             raise VerifyException(
                 f"reduce_scatter_c9: result element type {t2s(element_type(b))} differs from the computation's {t2s(element_type(e))}"
             )
@@ -742,7 +753,8 @@ class CollectiveReduceOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        verify_inferred(self)  # collective_reduce_c3, c4: inferCollectiveReduceOp
+        # upstream's CollectiveReduceOp::verify (verifyCollectiveReduceOp), then the
+        # InferTypeOpInterface check (collective_reduce_c3, c4), which MLIR runs after it
         _replica_groups(self, "collective_reduce_c1")
         ins = [v.type for v in self.operands]
         dynamic = isinstance(self.properties.get("has_dynamic_root"), UnitAttr)
@@ -758,6 +770,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
                     f"roots, is {t2s(root) if root is not None else 'missing'}"
                 )
         _check_reducer(self, "computation", "collective_reduce_c4", data)
+        verify_inferred(self)
 
 
 @op_def

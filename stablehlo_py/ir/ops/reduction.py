@@ -10,9 +10,10 @@ The others have no pretty form upstream and print generically.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, IntegerAttr
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.irdl import (
     SameVariadicOperandSize,
@@ -41,7 +42,6 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
-    dense_ints,
     i64_array,
     int_value,
     rank,
@@ -50,7 +50,6 @@ from stablehlo_py.ir.ops.constraints import (
     types2s,
 )
 from stablehlo_py.ir.ops.region_utils import (
-    check_scalar_reducer,
     entry_arg_types,
     require_single_block,
     return_types,
@@ -77,30 +76,6 @@ compact `reduce ... applies <op>` form may name (isCommutativeNoRegionMatchingDi
 
 
 # ------------------------------------------------------------------------------------- reduce
-def _verify_input_count(op: Operation, sizes_id: str) -> None:
-    """reduce and reduce_window: 0 < size(inputs) = size(init_values) (`sizes_id`; the results'
-    count is the inferred one's)."""
-    n, m = len(op.inputs), len(op.init_values)  # type: ignore[attr-defined]
-    if n == 0 or n != m:
-        raise VerifyException(
-            f"{sizes_id}: needs 0 < size(inputs) = size(init_values) = size(results), got "
-            f"{n}, {m} and {len(op.results)}"
-        )
-
-
-def _verify_init_elements(op: Operation, elements_id: str) -> list[Attribute]:
-    """Each init value of its input's element type (`elements_id`).  Returns the input types."""
-    inputs = [v.type for v in op.inputs]  # type: ignore[attr-defined]
-    inits = [v.type for v in op.init_values]  # type: ignore[attr-defined]
-    for i, (a, b) in enumerate(zip(inputs, inits)):
-        if element_type(a) != element_type(b):
-            raise VerifyException(
-                f"{elements_id}: element type of input #{i} ({t2s(element_type(a))}) differs from that of "
-                f"init value #{i} ({t2s(element_type(b))})"
-            )
-    return inputs
-
-
 @op_def
 class ReduceOp(StableHLOOp):
     """Applies a reduction function `body` to `inputs` and `init_values` along the `dimensions` and
@@ -291,90 +266,49 @@ class ReduceOp(StableHLOOp):
 
     # ---------------------------------------------------------------- verifier
     def verify_(self) -> None:
-        # upstream: SameVariadicOperandSize (ODS), then InferTypeOpInterface (reduce_c1, reduce_c4,
-        # reduce_c5, reduce_c7, reduce_c8: stablehlo_py.ir.infer.reduction), then verifyReduceOp
-        _verify_input_count(self, "reduce_c3")
-        verify_inferred(self)
-        # reduce_c2
-        inputs = _verify_init_elements(self, "reduce_c2")
-        n, s0 = len(inputs), shape_of(inputs[0])
+        # upstream's ReduceOp::verify (verifyReduceOp), then the InferTypeOpInterface check
+        # (reduce_c7, reduce_c8: stablehlo_py.ir.infer.reduction), which MLIR runs after it
+        from stablehlo_py.ir.infer.reduction import reduce_shape
+
+        inputs = [v.type for v in self.inputs]
+        inits = [v.type for v in self.init_values]
         dims = i64_array(self.properties.get("dimensions")) or ()
         require_single_block(self, self.body, "body")
-        allowed = [s for k, s in enumerate(s0) if k not in dims] if s0 is not None else [-1] * 64
-        check_scalar_reducer(self.body, n, inputs, "body", "reduce_c6", allowed)
+        # reduce_c1, reduce_c4, reduce_c5: the inputs and dimensions
+        shape = _infer_checked(lambda: reduce_shape(inputs, dims))
+        # reduce_c2, reduce_c6: the body
+        _verify_reducer(self.body, inputs, inits, shape[0] if shape is not None else None)
+        verify_inferred(self)
+
+
+def _infer_checked(fn):  # type: ignore[no-untyped-def]
+    """``fn()``, an inference helper, with its InferError as the op's diagnostic."""
+    from stablehlo_py.ir.infer import InferError
+
+    try:
+        return fn()
+    except InferError as e:
+        raise VerifyException(e.message) from None
+
+
+def _verify_reducer(
+    region: Region,
+    inputs: Sequence[Attribute],
+    inits: Sequence[Attribute],
+    allowed: Sequence[int] | None,
+) -> None:
+    """upstream's verifyReducerShape on the region's block (``allowed`` None: an unranked input,
+    whose dimensions are unknown -- any rank is accepted)."""
+    from stablehlo_py.ir.infer.reduction import verify_reducer_shape
+
+    _infer_checked(
+        lambda: verify_reducer_shape(
+            region.blocks.first, inputs, inits, allowed if allowed is not None else [-1] * 64
+        )
+    )
 
 
 # ------------------------------------------------------------------------------ reduce_window
-def _window_checks(
-    label: str,
-    operand_shape: tuple[int, ...] | None,
-    r: int | None,
-    props: dict[str, Attribute],
-    ids: dict[str, str],
-) -> dict[str, tuple[int, ...]]:
-    """Shared window attribute checks; `ids` maps attribute -> spec id of its size check. Returns
-    the attributes with their defaults filled."""
-    out: dict[str, tuple[int, ...]] = {}
-    for attr_name, (size_id, pos_id) in (
-        ("window_dimensions", ids["window_dimensions"].split("/")),
-        ("window_strides", ids["window_strides"].split("/")),
-        ("base_dilations", ids.get("base_dilations", "/").split("/")),
-        ("window_dilations", ids.get("window_dilations", "/").split("/")),
-    ):
-        if not size_id:
-            continue
-        vals = i64_array(props.get(attr_name))
-        if vals is None:
-            if attr_name == "window_dimensions":
-                raise VerifyException(f"{label}: window_dimensions is required")
-            if r is None:
-                continue
-            vals = (1,) * r
-        if r is not None and len(vals) != r:
-            raise VerifyException(
-                f"{size_id}: {attr_name} has {len(vals)} elements, expected the operand rank {r}"
-            )
-        if any(v <= 0 for v in vals):
-            raise VerifyException(f"{pos_id}: {attr_name} {list(vals)} must be positive")
-        out[attr_name] = vals
-    padding = props.get("padding")
-    if padding is not None:
-        if not isinstance(padding, DenseIntOrFPElementsAttr):
-            raise VerifyException(f"{ids['padding']}: padding must be a dense i64 tensor attribute")
-        ps = tuple(padding.type.get_shape())
-        if r is not None and ps != (r, 2) and not (r == 0 and ps in ((0, 2), (0,))):
-            raise VerifyException(
-                f"{ids['padding']}: padding has shape {list(ps)}, expected [{r}, 2]"
-            )
-        out["padding"] = tuple(int(v) for v in dense_ints(padding).reshape(-1))
-    elif r is not None:
-        out["padding"] = (0,) * (2 * r)
-    return out
-
-
-def _num_windows(
-    in_shape: tuple[int, ...], w: dict[str, tuple[int, ...]], dilate_base: bool = True
-) -> tuple[int, ...]:
-    dims = w["window_dimensions"]
-    strides = w.get("window_strides", (1,) * len(dims))
-    base = w.get("base_dilations", (1,) * len(dims)) if dilate_base else (1,) * len(dims)
-    wdil = w.get("window_dilations", (1,) * len(dims))
-    pad = w.get("padding", (0,) * (2 * len(dims)))
-    out = []
-    for k, s in enumerate(in_shape):
-        if s < 0:
-            out.append(-1)
-            continue
-        dilated = 0 if s == 0 else (s - 1) * base[k] + 1
-        padded = pad[2 * k] + dilated + pad[2 * k + 1]
-        win = (dims[k] - 1) * wdil[k] + 1
-        if padded == 0 or win > padded:
-            out.append(0)
-        else:
-            out.append((padded - win) // strides[k] + 1)
-    return tuple(out)
-
-
 @op_def
 class ReduceWindowOp(GenericSyntaxOp):
     """Applies a reduction function `body` to windows of `inputs` and `init_values` and produces
@@ -394,17 +328,23 @@ class ReduceWindowOp(GenericSyntaxOp):
     irdl_options = (SameVariadicOperandSize(),)
 
     def verify_(self) -> None:
-        # upstream: SameVariadicOperandSize (ODS), then InferTypeOpInterface (reduce_window_c2,
-        # reduce_window_c4...c12, reduce_window_c14...c16: stablehlo_py.ir.infer.reduction), then
-        # verifyReduceWindowOp
-        _verify_input_count(self, "reduce_window_c1")
+        # upstream's ReduceWindowOp::verify (verifyReduceWindowOp), then the InferTypeOpInterface
+        # check (reduce_window_c14...c16: stablehlo_py.ir.infer.reduction), which MLIR runs after it
+        from stablehlo_py.ir.infer import InferInput
+        from stablehlo_py.ir.infer.reduction import reduce_window_window
+
         if self.properties.get("window_dimensions") is None:
             raise VerifyException("reduce_window: window_dimensions is required")
-        verify_inferred(self)
-        # reduce_window_c3
-        inputs = _verify_init_elements(self, "reduce_window_c3")
+        inputs = [v.type for v in self.inputs]
+        inits = [v.type for v in self.init_values]
         require_single_block(self, self.body, "body")
-        check_scalar_reducer(self.body, len(inputs), inputs, "body", "reduce_window_c13")
+        # reduce_window_c1, c2, c4...c12: the inputs and the window
+        attrs = {**self.attributes, **self.properties}
+        _infer_checked(lambda: reduce_window_window(InferInput(tuple(inputs), attrs), inputs))
+        # reduce_window_c3, reduce_window_c13: the body
+        window = i64_array(self.properties.get("window_dimensions")) or ()
+        _verify_reducer(self.body, inputs, inits, window)
+        verify_inferred(self)
 
 
 # ------------------------------------------------------------------------- select_and_scatter
@@ -427,58 +367,69 @@ class SelectAndScatterOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
-        # upstream: InferTypeOpInterface (select_and_scatter_c11, select_and_scatter_c12:
-        # stablehlo_py.ir.infer.reduction), then verifySelectAndScatterOp
-        require_single_block(self, self.scatter, "scatter")
-        verify_inferred(self)
-        ot, st, it = self.operand.type, self.source.type, self.init_value.type
-        e = element_type(ot)
-        if element_type(st) != e:  # select_and_scatter_c1
-            raise VerifyException(
-                f"select_and_scatter_c1: source element type {t2s(element_type(st))} differs from operand's {t2s(e)}"
-            )
-        if element_type(it) != e:  # select_and_scatter_c3
-            raise VerifyException(
-                f"select_and_scatter_c3: init_value element type {t2s(element_type(it))} differs from operand's {t2s(e)}"
-            )
-        r = rank(ot)
-        props = dict(self.properties)
-        if "window_dimensions" not in props and r is not None:
-            props["window_dimensions"] = DenseArrayBase.from_list(I64, [1] * r)
-        w = _window_checks(
-            "select_and_scatter",
-            shape_of(ot),
-            r,
-            props,
-            {
-                "window_dimensions": "select_and_scatter_c4/select_and_scatter_c5",
-                "window_strides": "select_and_scatter_c6/select_and_scatter_c7",
-                "padding": "select_and_scatter_c8",
-            },
+        # upstream's SelectAndScatterOp::verify (verifySelectAndScatterOp), then the
+        # InferTypeOpInterface check (select_and_scatter_c11, c12), which MLIR runs after it
+        from stablehlo_py.ir.infer.reduction import (
+            compatible_shape_and_element,
+            padding_pairs,
+            window_dimensions,
+            window_output_shape,
         )
-        os_, ss = shape_of(ot), shape_of(st)
-        if os_ is not None and ss is not None and "window_dimensions" in w:
-            expected = _num_windows(os_, w, dilate_base=False)
-            if not shapes_compatible(ss, expected):  # select_and_scatter_c2
-                raise VerifyException(
-                    f"select_and_scatter_c2: source shape {list(ss)} differs from the number of windows {list(expected)}"
-                )
+
+        ot, st, it = self.operand.type, self.source.type, self.init_value.type
         require_single_block(self, self.select, "select")
         require_single_block(self, self.scatter, "scatter")
-        scalar = tensor_type(e, ())
-        s_in = entry_arg_types(self.select)
-        s_out = return_types(self.select) or []
-        if (
-            s_in != [scalar, scalar] or len(s_out) != 1 or s_out[0] != tensor_type(I1, ())
-        ):  # select_and_scatter_c9
+        block = self.select.blocks.first
+        assert block is not None
+        # select_and_scatter_c9
+        if len(block.args) != 2:
             raise VerifyException(
-                f"select_and_scatter_c9: select must have type ({t2s(scalar)}, {t2s(scalar)}) -> tensor<i1>, has "
-                f"{types2s(s_in)} -> {types2s(s_out)}"
+                f"expects the select-region to take 2 parameters, but takes {len(block.args)}"
             )
-        check_scalar_reducer(self.scatter, 1, [ot], "scatter", "select_and_scatter_c10")
+        scalar = tensor_type(element_type(ot), ())
+        for i, a in enumerate(block.args):
+            if not compatible_shape_and_element(scalar, a.type, ignore_fp=True):
+                raise VerifyException(
+                    f"expects the type of select-region's parameter at index {i} to be "
+                    f"'{t2s(scalar)}', but got '{t2s(a.type)}'"
+                )
+        rets = return_types(self.select) or []
+        if len(rets) != 1:
+            raise VerifyException(
+                f"expects select-region to return single value, but got: {len(rets)}"
+            )
+        r = rets[0]
+        if not (isinstance(r, TensorType) and r.element_type == I1 and not r.get_shape()):
+            raise VerifyException(
+                f"expects the return-type of select-region to be tensor<i1>, but got: '{t2s(r)}'"
+            )
+        # select_and_scatter_c10
+        _verify_reducer(self.scatter, [tensor_type(element_type(st), ())], [it], ())
+        os_ = shape_of(ot)
+        if os_ is not None:
+            dims = i64_array(self.properties.get("window_dimensions")) or ()
+            # select_and_scatter_c4
+            if len(os_) != len(dims):
+                raise VerifyException(
+                    "expects window-dimensions size == operand rank, but got window-dimensions "
+                    f"size: {len(dims)} and operand-type: '{t2s(ot)}' with rank = {len(os_)}."
+                )
+            strides = i64_array(self.properties.get("window_strides")) or ()
+            # select_and_scatter_c5, c7, c8
+            window = _infer_checked(
+                lambda: window_dimensions(
+                    dims, strides, padding_pairs(self.properties.get("padding")), (), (), ()
+                )
+            )
+            expected = tensor_type(element_type(ot), tuple(window_output_shape(os_, window)))
+            # select_and_scatter_c1, select_and_scatter_c2
+            if not compatible_shape_and_element(expected, st, ignore_fp=True):
+                raise VerifyException(
+                    f"expects source-type to be '{t2s(expected)}', but got'{t2s(st)}'"
+                )
+        verify_inferred(self)
 
 
-# --------------------------------------------------------------------------------------- sort
 @op_def
 class SortOp(GenericSyntaxOp):
     """Sorts 1-dimensional slices of `inputs` along `dimension` together, according to a

@@ -212,7 +212,11 @@ def test_collective_verifiers(op: str, error: str) -> None:
 
 def test_region_collective_verifiers() -> None:
     bad_region = ADD_REGION.replace("f32", "i32")
-    assert "inferred type(s) 'tensor<2x4xi32>' are incompatible" in verify_error(
+    assert (
+        "The element-type of reduction-region's result type at index 0 is expected to be "
+        "promotable from the op's corresponding init-value element-type: 'tensor<i32>' vs "
+        "'tensor<f32>'"
+    ) in verify_error(
         func(
             f'  %0 = "stablehlo.all_reduce"(%arg0) {bad_region} {{replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<2x4xf32>'
         )
