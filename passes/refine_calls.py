@@ -291,6 +291,11 @@ class RefineCallPattern(RewritePattern):
             kept = operands[:first] + operands[first + len(key.global_constants) :]
             dropped = operands[first : first + len(key.global_constants)]
             op.operands = kept
+            arg_attrs = op.attributes.get("arg_attrs")  # upstream's inherent arg_attrs lose them too
+            if isinstance(arg_attrs, ArrayAttr):
+                entries = list(arg_attrs.data)
+                n = len(key.global_constants)
+                op.attributes["arg_attrs"] = ArrayAttr(entries[:first] + entries[first + n :])
             rewriter.handle_operation_modification(op)
             for (
                 value

@@ -331,11 +331,10 @@ def build_dialect_op(
         for key in layout.names:
             if key in attrs:
                 props[key] = attrs.pop(key)
-    # inherent upstream, discardable in the toolkit's op class (chlo.scan's scan_dim_size ...):
-    # where the text parser keeps them
+    # inherent upstream, discardable in the toolkit's op class (chlo.scan's scan_dim_size,
+    # func.call's arg_attrs/res_attrs/no_inline ...): attributes, where the text parser keeps them
     declared = _declared(cls)
-    keep = _PARSER_PROPERTIES.get(full, ())
-    for key in [k for k in props if k not in declared and k not in keep]:
+    for key in [k for k in props if k not in declared]:
         attrs[key] = props.pop(key)
     for key, a in attrs.items():
         if isinstance(a, Loc):
@@ -354,10 +353,6 @@ def build_dialect_op(
     return op
 
 
-# properties the text parser stores although the op class does not declare them
-_PARSER_PROPERTIES: dict[str, tuple[str, ...]] = {
-    "func.call": ("arg_attrs", "res_attrs", "no_inline")
-}
 
 
 def _declared(cls: type[Operation]) -> frozenset[str]:

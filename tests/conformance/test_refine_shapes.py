@@ -27,16 +27,10 @@ NOT_PARSED: dict[str, str] = {
     "cf.br": "the cf dialect is not modelled (not supported)",
     "tensor.dim": "tensor.dim is not modelled (not supported)",
     "func.constant": "func.constant / func.call_indirect are not modelled (not supported)",
-    "arg_attrs = [{probe.argument": "func.call's arg_attrs/res_attrs properties are not modelled (not supported)",
 }
 
 # chunk name -> why it fails although the pass supports it
-KNOWN: dict[str, str] = {
-    "error_illformed": (
-        "the verifier of stablehlo.add reports the inference rule's 'Mismatched dimension sizes' before "
-        "upstream's SameOperandsAndResultShape wording (verifier order in the elementwise ops)"
-    ),
-}
+KNOWN: dict[str, str] = {}
 
 
 def _known_failure(chunk: Chunk) -> str | None:

@@ -47,12 +47,14 @@ def verify_compatible_types(op: StableHLOOp) -> None:
 
 
 def _verify_elementwise(op: StableHLOOp) -> None:
-    """As upstream: the result type inferred (stablehlo_py.ir.infer.elementwise) must be compatible
-    with the declared one, then the op's traits: CompatibleOperandsAndResultType for most ops,
-    add's verifyAddOp, SameOperandsAndResultShape for convert (which upstream does not infer)."""
+    """As upstream: the SameOperandsAndResultShape trait of every elementwise op first (upstream's
+    `stablehlo.add` of tensor<3xf32> and tensor<4xf32> says "requires the same shape", not the
+    inference's "Mismatched dimension sizes"), then the result type inferred
+    (stablehlo_py.ir.infer.elementwise) must be compatible with the declared one, then the op's other
+    traits: CompatibleOperandsAndResultType for most ops, add's verifyAddOp; convert is not inferred."""
     short = op.name.split(".", 1)[1]
+    verify_same_shape(op)
     if short == "convert":
-        verify_same_shape(op)
         return
     verify_inferred(op)
     if short in _OWN_RULE:

@@ -193,9 +193,9 @@ def parse_call(p: Parser) -> Operation:
     p.parse_literal(":")
     ft = p.parse_function_type()
     _check_types(p, operands, ft.inputs.data, "func.call")
+    # upstream's inherent `arg_attrs`, `res_attrs` and `no_inline` are not properties of xDSL's
+    # func.call: they stay in the attribute dictionary, which prints them as upstream does (sorted)
     props: dict[str, Attribute] = {"callee": callee}
-    for k in [k for k in attrs if k in ("arg_attrs", "res_attrs", "no_inline")]:
-        props[k] = attrs.pop(k)
     return CallOp.create(operands=operands, result_types=list(ft.outputs.data), properties=props, attributes=attrs)
 
 
@@ -210,7 +210,7 @@ def print_call(op: Operation, pr: Printer) -> None:
     pr.write(")")
     extra = {k: v for k, v in op.properties.items() if k != "callee"}
     extra.update(op.attributes)
-    pr.attr_dict(extra)
+    pr.attr_dict(dict(sorted(extra.items())))  # one dictionary, as MLIR's: sorted by name
     pr.write(" : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
 
 
