@@ -76,6 +76,8 @@ class OperandParam:
     name: str
     variadic: bool
     optional: bool
+    field: str
+    """The op class's field (``operands_``)."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,7 @@ def op_spec(cls: type[Operation]) -> OpSpec:
     d = cls.get_irdl_definition()  # type: ignore[attr-defined]
     syntaxes = getattr(cls, "_PROP_SYNTAX", {})
     operands = tuple(
-        OperandParam(py_name(n), isinstance(o, VarOperandDef), isinstance(o, OptOperandDef))
+        OperandParam(py_name(n), isinstance(o, VarOperandDef), isinstance(o, OptOperandDef), n)
         for n, o in d.operands
     )
     attrs = []
