@@ -16,7 +16,10 @@ Each op becomes an :class:`OpFunction` whose parameters are the spec's names:
 - ``result_type=`` (keyword only): the result type, or a list of them for several results.  Ops that
   upstream infers may leave it out (``stablehlo_py.ir.infer``); the others must give it
   (``broadcast_in_dim``, ``reshape``, ``iota``, ``convert``, ``bitcast_convert``, ``custom_call``,
-  ``rng_bit_generator``, the ``dynamic_*`` shape ops, ...).
+  ``rng_bit_generator``, the ``dynamic_*`` shape ops, ...).  For ``dot``, ``dot_general``,
+  ``convolution`` and ``dynamic_conv`` upstream infers only the result shape (the element type is
+  the producer's choice): the builder takes the lhs element type, and ``result_type=`` gives
+  another (``i8 x i8 -> i32``).
 - ``loc=`` (keyword only): an explicit location (MLIR text inside ``loc(...)``, or a TextLoc).
 
 Building checks what result-type inference checks (its errors are upstream's messages, raised at the
