@@ -11,6 +11,29 @@ from stablehlo_py.builder import stablehlo as hlo
 from tests.unit.builder.helpers import check_program
 
 
+def check_legalized_artifact(
+    m: Module, args: list, expected: list, rtol: float, atol: float
+) -> None:  # type: ignore[type-arg]
+    """Portable artifacts hold StableHLO only (as upstream's): the module, legalized with
+    chlo-legalize-to-stablehlo, round-trips through an artifact at its minimum version and still
+    computes ``expected``."""
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.passes.registry import run_pipeline
+
+    from stablehlo_py import minimum_version
+    from stablehlo_py.api import deserialize_portable_artifact, serialize_portable_artifact
+    from stablehlo_py.ir import print_ir
+
+    legal = run_pipeline(m.op.clone(), [("chlo-legalize-to-stablehlo", {})])
+    assert "chlo." not in print_ir(legal)
+    back = deserialize_portable_artifact(
+        serialize_portable_artifact(legal, minimum_version(legal).version)
+    )
+    assert print_ir(back) == print_ir(legal)
+    for g, e in zip(run(back, *args), expected):
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
+
+
 def test_chlo_math_broadcasting_and_top_k() -> None:
     m = Module()
 
@@ -38,6 +61,7 @@ def test_chlo_math_broadcasting_and_top_k() -> None:
         np.isinf(x),
     ]
     text = check_program(m, [x, row], expected, rtol=1e-5, atol=1e-6, artifact=False)
+    check_legalized_artifact(m, [x, row], expected, rtol=1e-5, atol=1e-6)
     assert (
         "chlo.broadcast_add %arg0, %arg1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>"
         in text
@@ -63,6 +87,13 @@ def test_chlo_scan_cumulative_sum() -> None:
         artifact=False,
     )
     assert "-> (tensor<2x3xi32>, tensor<2xi32>)" in text
+    check_legalized_artifact(
+        m,
+        [x, np.zeros(2, np.int32)],
+        [np.cumsum(x, axis=1, dtype=np.int32), x.sum(1, dtype=np.int32)],
+        0,
+        0,
+    )
 
 
 def test_chlo_constant_like_broadcast_compare_and_ragged_dot() -> None:
@@ -101,4 +132,7 @@ def test_chlo_constant_like_broadcast_compare_and_ragged_dot() -> None:
         rtol=1e-5,
         atol=1e-6,
         artifact=False,
+    )
+    check_legalized_artifact(
+        m, [a, b, groups, row], [np.full((4, 3), 2.5, np.float32), a > row, rd], 1e-5, 1e-6
     )
