@@ -556,7 +556,6 @@ class ScatterOp(NoAssemblyFormatOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25)
         ins, ups = list(self.inputs), list(self.updates)
         res = list(self.results)
         it = self.scatter_indices.type
@@ -590,12 +589,9 @@ class ScatterOp(NoAssemblyFormatOp):
                 fail(
                     f"update #{i} has type {t2s(v.type)}, whose shape differs from update #0's {t2s(ups[0].type)}"
                 )
-        # scatter_c6
-        for i, (a, b) in enumerate(zip(ins, ups)):
-            if element_type(a.type) != element_type(b.type):
-                fail(
-                    f"update #{i} has type {t2s(b.type)}, whose element type differs from input #{i}'s {t2s(a.type)}"
-                )
+        # scatter_c6, scatter_c23: upstream's verifyReducerShape of the update computation (the
+        # inputs as its inputs, 0-d tensors of the updates' element types as its init values)
+        _verify_update_computation(self.update_computation, ins, ups)
         idx = shape_of(it)
         # scatter_c2
         if s0 is not None and len(s0) != len(uwd) + len(iwd) + len(ibd):
@@ -700,85 +696,27 @@ class ScatterOp(NoAssemblyFormatOp):
                         f"updates dimension {d} has size {u0[d]}, larger than the matching input "
                         f"window bound {window_bounds[k]}"
                     )
-        # scatter_c23, scatter_c25
-        _verify_update_computation(
-            self.update_computation, [v.type for v in ins], [r.type for r in res]
-        )
+        # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25), which MLIR runs after
+        # the op's verifier
+        verify_inferred(self)
 
 
-def _promotable(x: Attribute, y: Attribute) -> bool:
-    """spec.md is_promotable on element types: same kind, at least as wide."""
-    if x == y:
-        return True
-    if isinstance(x, IntegerType) and isinstance(y, IntegerType):
-        return x.signedness == y.signedness and y.width.data >= x.width.data
-    if isinstance(x, ComplexType) and isinstance(y, ComplexType):
-        return _promotable(x.element_type, y.element_type)
-    xb, yb = getattr(x, "bitwidth", None), getattr(y, "bitwidth", None)
-    if (
-        xb is not None
-        and yb is not None
-        and not isinstance(x, (IntegerType, ComplexType))
-        and not isinstance(y, (IntegerType, ComplexType))
-    ):
-        return yb >= xb
-    if isinstance(x, UniformQuantizedType) and isinstance(y, UniformQuantizedType):
-        return (
-            x.params.expressed_type == y.params.expressed_type
-            and getattr(y.params.storage_type, "width", None) is not None
-        )
-    return False
+def _verify_update_computation(region: Any, inputs: list[Any], updates: list[Any]) -> None:
+    """upstream's verifyReducerShape of scatter's update computation (infer.reduction)."""
+    from stablehlo_py.ir.infer import InferError
+    from stablehlo_py.ir.infer.reduction import verify_reducer_shape
 
-
-def _verify_update_computation(
-    region: Any, input_types: list[Attribute], result_types: list[Attribute]
-) -> None:
-    """scatter_c23: `(tensor<E0>, ..., tensor<EN-1>, tensor<E0>, ..., tensor<EN-1>) -> (tensor<E0>, ...)`
-    with is_promotable(element_type(inputs[i]), Ei); scatter_c25: element_type(results[i]) = Ei."""
     if not region.blocks:
         fail("update_computation must have a body")
-    block = region.blocks[0]
-    n = len(input_types)
-    args = [a.type for a in block.args]
-    if len(args) != 2 * n:
-        fail(
-            f"update_computation must take {2 * n} arguments (two per input), but takes {len(args)}"
+    try:
+        verify_reducer_shape(
+            region.blocks.first,
+            [v.type for v in inputs],
+            [tensor_type(element_type(u.type), ()) for u in updates],
+            (),
         )
-    es: list[Attribute] = []
-    for i, t in enumerate(args):
-        if rank(t) not in (0, None):
-            fail(
-                f"update_computation argument #{i} must be a 0-dimensional tensor, but has type {t2s(t)}"
-            )
-    for i in range(n):
-        a, b = args[i], args[i + n]
-        if a != b:
-            fail(
-                f"update_computation arguments #{i} and #{i + n} must have the same type, "
-                f"but have {t2s(a)} and {t2s(b)}"
-            )
-        e = element_type(a)
-        es.append(e)
-        if not _promotable(element_type(input_types[i]), e):
-            fail(
-                f"update_computation argument #{i} has element type {t2s(e)}, to which input #{i}'s "
-                f"element type {t2s(element_type(input_types[i]))} cannot be promoted"
-            )
-    term = block.last_op
-    if term is not None and len(term.operands) == n:
-        for i, v in enumerate(term.operands):
-            if element_type(v.type) != es[i] or rank(v.type) not in (0, None):
-                fail(
-                    f"update_computation must return tensor<{t2s(es[i])}> as result #{i}, but returns {t2s(v.type)}"
-                )
-    elif term is not None and term.name.endswith(".return"):
-        fail(f"update_computation must return {n} values, but returns {len(term.operands)}")
-    for i, t in enumerate(result_types):
-        if element_type(t) != es[i]:
-            fail(
-                f"result #{i} has type {t2s(t)}, but its element type must be {t2s(es[i])}, "
-                "the update_computation's"
-            )
+    except InferError as e:
+        fail(e.message)
 
 
 def _verify_dimension(d: int, operand_t: Attribute) -> None:

@@ -317,7 +317,13 @@ def test_scatter_verifier_update_computation() -> None:
     bad = SCATTER.replace("%arg4: tensor<i32>", "%arg4: tensor<f32>").replace(
         "%arg3, %arg4 : tensor<i32>", "%arg3, %arg3 : tensor<i32>"
     )
-    with pytest.raises(VerifyError, match="scatter.*arguments #0 and #1 must have the same type"):
+    with pytest.raises(
+        VerifyError,
+        match=re.escape(
+            "'stablehlo.scatter' op The type of reduction-region's parameter at index 1 is "
+            "different than the corresponding result type: 'tensor<f32>' vs 'tensor<i32>'"
+        ),
+    ):
         verify(parse(_func(SCATTER_ARGS, "  " + bad)))
 
 
