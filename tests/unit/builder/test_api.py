@@ -229,3 +229,21 @@ def test_serialize_to_every_format() -> None:
     for target in ("current", "1.0.0", "0.9.0"):
         data = m.serialize(target)
         assert print_ir(deserialize_portable_artifact(data)) == m.text()
+
+
+def test_result_type_forms() -> None:
+    m = Module()
+
+    @m.func(tensor((2, 3), "f32"), tensor((2,), "ui64"))
+    def main(x, state):
+        a = hlo.reshape(x, result_type=((3, 2), "f32"))  # (shape, dtype)
+        b = hlo.reshape(x, result_type="tensor<6xf32>")  # text
+        c = hlo.reshape(x, result_type=tensor((1, 6), "f32"))  # an xDSL type
+        s, bits = hlo.rng_bit_generator(
+            state, "DEFAULT", result_type=(state.type, "tensor<4xui32>")
+        )  # several
+        return a, b, c, s, bits
+
+    types = [r.type for r in m.functions["main"].op.body.block.last_op.operands]
+    assert [str(t.get_shape()) for t in types] == ["(3, 2)", "(6,)", "(1, 6)", "(2,)", "(4,)"]
+    m.verify()
