@@ -151,6 +151,9 @@ class RefineState:
     being_refined: list[str] = field(default_factory=list)
     diagnostics: list[VerifyError] = field(default_factory=list)
     effects: FunctionEffects | None = None
+    extra_patterns: list[RewritePattern] = field(
+        default_factory=list
+    )  # upstream's additional patterns
 
     def __post_init__(self) -> None:
         self.effects = FunctionEffects(self.module)
@@ -291,7 +294,9 @@ class RefineCallPattern(RewritePattern):
             kept = operands[:first] + operands[first + len(key.global_constants) :]
             dropped = operands[first : first + len(key.global_constants)]
             op.operands = kept
-            arg_attrs = op.attributes.get("arg_attrs")  # upstream's inherent arg_attrs lose them too
+            arg_attrs = op.attributes.get(
+                "arg_attrs"
+            )  # upstream's inherent arg_attrs lose them too
             if isinstance(arg_attrs, ArrayAttr):
                 entries = list(arg_attrs.data)
                 n = len(key.global_constants)

@@ -76,6 +76,17 @@ PASSES: dict[str, PassInfo] = {
             "stablehlo_py.passes.stablehlo_refine_shapes",
         ),
         PassInfo(
+            "stablehlo-legalize-composite-to-call",
+            "Replace composites (except those named in except=a,b) by calls of their decompositions",
+            "stablehlo_py.passes.stablehlo_legalize_composite_to_call",
+        ),
+        PassInfo(
+            "stablehlo-ext-refine-shapes",
+            "XLA's stablehlo-refine-shapes: also refines the experimental custom calls jax.export emits "
+            "(dynamic_reduce_window, dynamic_rng_bit_generator, dynamic_top_k)",
+            "stablehlo_py.passes.stablehlo_ext_refine_shapes",
+        ),
+        PassInfo(
             "stablehlo-canonicalize-dynamism",
             "Replace dynamic ops whose shape operands are constants with their static counterparts",
             "stablehlo_py.passes.stablehlo_canonicalize_dynamism",

@@ -20,6 +20,7 @@ ones are in the error's `preceding` list and its text), or on their own when the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stablehlo_py.passes._common import check_options
@@ -60,13 +61,15 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
     return refine_shapes(op)
 
 
-def refine_shapes(module: Operation) -> Operation:
+def refine_shapes(module: Operation, extra_patterns: Sequence[RewritePattern] = ()) -> Operation:
     """Refine the shapes of ``module``'s function to refine in place; returns ``module``.  Raises
-    VerifyError with upstream's diagnostics."""
+    VerifyError with upstream's diagnostics.  ``extra_patterns``: upstream's "additional shape
+    refinement patterns" hook (`stablehlo-ext-refine-shapes` fills it)."""
     from stablehlo_py.passes.stablehlo_refine_arguments import refine_shapes_target
 
     func = refine_shapes_target(module)
     state = RefineState(module if isinstance(module, ModuleOp) else None)
+    state.extra_patterns = list(extra_patterns)
     key = RefinementKey(func, 0, [], [a.type for a in func.body.blocks[0].args])
     if not refine_function(state, key):
         state.emit(func, "Failed to refine entry function")
@@ -83,6 +86,7 @@ def apply_refinement_patterns(func: FuncOp, state: RefineState) -> bool:
             ConstantUniquer(),
             RefineOpPattern(),
             RefineCallPattern(state),
+            *state.extra_patterns,
             ShapeFolderPattern(SHAPE_FOLD_OPTIONS),
             RefineInferredPattern(),
         ],
