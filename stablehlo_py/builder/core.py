@@ -68,28 +68,58 @@ def current_block() -> Block:
     return _STATE.blocks[-1]
 
 
-def call_site() -> TextLoc:
-    """``"file.py":line:col`` of the innermost caller outside the builder package (MLIR's
-    FileLineColLoc, 1-based column)."""
+class CallSite:
+    """Where an op was built, in the shape of the text layer's ``Source`` (``filename``,
+    ``line_col(pos)``, ``location(pos)``), so that diagnostics about the op (``VerifyError``'s
+    location) name the Python line as they name a parsed op's line."""
+
+    __slots__ = ("filename",)
+
+    def __init__(self, filename: str):
+        self.filename = filename
+
+    def line_col(self, pos: tuple[int, int]) -> tuple[int, int]:
+        return pos
+
+    def location(self, pos: tuple[int, int]) -> str:
+        return f"{self.filename}:{pos[0]}:{pos[1]}"
+
+
+def _caller() -> tuple[str, int, int] | None:
+    """(file, line, 1-based column) of the innermost caller outside the builder package."""
     f = sys._getframe(1)
     while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _HERE:
         f = f.f_back  # type: ignore[assignment]
     if f is None:
-        return TextLoc("unknown")
+        return None
     col = 1
     positions = list(f.f_code.co_positions())
     i = f.f_lasti // 2
     if 0 <= i < len(positions) and positions[i][2] is not None:
         col = positions[i][2] + 1  # type: ignore[operator]
-    name = f.f_code.co_filename.replace("\\", "\\\\").replace('"', '\\"')
-    return TextLoc(f'"{name}":{f.f_lineno}:{col}')
+    return f.f_code.co_filename, f.f_lineno, col
+
+
+def call_site() -> TextLoc:
+    """``"file.py":line:col`` of the innermost caller outside the builder package (MLIR's
+    FileLineColLoc)."""
+    where = _caller()
+    if where is None:
+        return TextLoc("unknown")
+    name = where[0].replace("\\", "\\\\").replace('"', '\\"')
+    return TextLoc(f'"{name}":{where[1]}:{where[2]}')
 
 
 def insert(op: Operation) -> Operation:
-    """Append ``op`` to the current block (with its call site when locations are on)."""
+    """Append ``op`` to the current block (with its call site when locations are on: as its
+    location, and as where it came from for diagnostics)."""
     block = current_block()
     if _STATE.locations[-1]:
-        op.location = call_site()  # type: ignore[assignment]
+        where = _caller()
+        if where is not None:
+            name = where[0].replace("\\", "\\\\").replace('"', '\\"')
+            op.location = TextLoc(f'"{name}":{where[1]}:{where[2]}')  # type: ignore[assignment]
+            op._src = (CallSite(where[0]), (where[1], where[2]))  # type: ignore[attr-defined]
     block.add_op(op)
     return op
 

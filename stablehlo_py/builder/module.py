@@ -33,6 +33,7 @@ from stablehlo_py.builder.attrs import to_attribute
 from stablehlo_py.builder.core import insert, inserting, operand_constant
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.types import to_type
+from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.types import tensor_type
 
 _VISIBILITIES = (None, "public", "private", "nested")
@@ -181,6 +182,10 @@ class Module:
         # The function takes its place in the module before its body is built, so a function
         # defined while building another's body follows it (as JAX orders @main and its callees).
         op = FuncOp.create(properties=props, attributes=extra, regions=[Region(block)])
+        code = getattr(py_fn, "__code__", None)
+        if self.locations and code is not None:  # the function's `def` line
+            file = code.co_filename.replace("\\", "\\\\").replace('"', '\\"')
+            op.location = TextLoc(f'"{file}":{code.co_firstlineno}:1')  # type: ignore[assignment]
         self.op.body.block.add_op(op)
         self.functions[name] = Function(op)
         try:

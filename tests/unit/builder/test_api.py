@@ -247,3 +247,21 @@ def test_result_type_forms() -> None:
     types = [r.type for r in m.functions["main"].op.body.block.last_op.operands]
     assert [str(t.get_shape()) for t in types] == ["(3, 2)", "(6,)", "(1, 6)", "(2,)", "(4,)"]
     m.verify()
+
+
+def test_verify_errors_name_the_python_line_when_locations_are_on() -> None:
+    from stablehlo_py.errors import VerifyError
+
+    m = Module(locations=True)
+
+    @m.func(tensor((2,), "f32"), tensor((2,), "i32"))
+    def main(x, y):
+        return hlo.add(x, y)  # element types differ: the verifier's error names this line
+
+    line = (
+        inspect.getsourcelines(test_verify_errors_name_the_python_line_when_locations_are_on)[1] + 7
+    )
+    with pytest.raises(VerifyError) as e:
+        m.verify()
+    assert e.value.location is not None and e.value.location.endswith(f"test_api.py:{line}:16")
+    assert f'test_api.py":{line}:16' in m.text(debuginfo=True)
