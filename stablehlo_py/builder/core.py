@@ -15,10 +15,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import UNKNOWN_LOC, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.fastop import new_op
 from stablehlo_py.builder.types import element_type_of, to_type
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.location import TextLoc
@@ -190,9 +191,7 @@ def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
         data = arr.astype(storage_dtype(t.element_type), copy=False)
     except (TypeError, ValueError) as e:
         raise BuildError(f"cannot store {arr.dtype} values as {t}: {e}") from None
-    op = cls.create(
-        result_types=[t], properties={"value": make_dense(t, data)}, location=UNKNOWN_LOC
-    )
+    op = new_op(cls, (), [t], {"value": make_dense(t, data)})
     insert(op)
     return op.results[0]
 

@@ -40,7 +40,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import UNKNOWN_LOC as _UNKNOWN_LOC
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import (
@@ -56,6 +55,7 @@ from xdsl.irdl import (
 from stablehlo_py.builder import attrs as attr_conv
 from stablehlo_py.builder.core import insert, operand_constant, result_types_of
 from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.fastop import new_op
 from stablehlo_py.builder.regions import build_region
 from stablehlo_py.ir.infer import InferError, has_rule, infer_result_types
 from stablehlo_py.ir.text.location import TextLoc
@@ -325,13 +325,7 @@ class OpFunction:
                 IntegerType(32), sizer.sizes(results, by_name)
             )
 
-        op = spec.cls.create(
-            operands=flat,
-            result_types=results,
-            properties=props,
-            regions=regions,
-            location=_UNKNOWN_LOC,
-        )
+        op = new_op(spec.cls, flat, results, props, regions)
         for k, v in self._populated:
             op.properties.setdefault(k, v)
         insert(op)
