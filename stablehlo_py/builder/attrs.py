@@ -511,8 +511,9 @@ def to_attribute(v: Any) -> Attribute:
     """A plain Python value as an attribute, for dictionaries (function argument/result attributes,
     module attributes, composite_attributes, custom_call backend_config dicts):
     ``bool`` -> ``true``/``false``; ``int`` -> ``i64``; numpy integers and floats keep their width
-    (``np.int32(1)`` -> ``1 : i32``); ``float`` -> ``f64`` (MLIR's untyped float); ``str`` -> string; a sequence -> ``[...]`` of converted items; ``dict`` -> ``{...}``; a numpy
-    array -> ``dense<...>``; ``None`` -> unit; an xDSL attribute as is."""
+    (``np.int32(1)`` -> ``1 : i32``); ``float`` -> ``f64`` (MLIR's untyped float); ``str`` ->
+    string; a sequence -> ``[...]`` of converted items; ``dict`` -> ``{...}``; a numpy array ->
+    ``dense<...>``; ``None`` -> unit; an xDSL attribute as is."""
     from xdsl.dialects.builtin import Float64Type
 
     from stablehlo_py.builder.types import element_type_of

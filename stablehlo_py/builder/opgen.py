@@ -341,7 +341,8 @@ class OpFunction:
 
 def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribute] | None:
     """composite: ``decomposition`` may be a callable, built as a private function of the current
-    module, named after the composite (``@my.op``, or ``@my.op_1`` when taken); the results default to the decomposition's result types."""
+    module, named after the composite (``@my.op``, or ``@my.op_1`` when taken); the results
+    default to the decomposition's result types."""
     from stablehlo_py.builder.core import current_module
     from stablehlo_py.builder.module import Function
 
