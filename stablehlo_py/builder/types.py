@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ComplexType, TensorType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, TypeAttribute
 
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.ir.types import DYNAMIC, simple_type, storage_dtype, tensor_type
@@ -92,10 +92,14 @@ def tensor(shape: Sequence[Any], dtype: Any = "f32") -> TensorType:
 
 def to_type(spec: TypeSpec, *, scalar_as_tensor: bool = False) -> Attribute:
     """The xDSL type of a type specification (see the module docstring); raises BuildError."""
-    if isinstance(spec, Attribute):
+    if isinstance(spec, TypeAttribute):
         if scalar_as_tensor and not isinstance(spec, TensorType) and _is_element(spec):
             return tensor_type(spec, ())
         return spec
+    if isinstance(spec, Attribute):
+        raise BuildError(
+            f"{spec} is an attribute, not a type", note="give a type such as tensor((2, 3), 'f32')"
+        )
     if isinstance(spec, str):
         text = spec.strip()
         if scalar_as_tensor and not text.startswith(("tensor", "!", "tuple", "complex<")):
