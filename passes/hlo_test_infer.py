@@ -11,8 +11,12 @@ whose single operand is the result of an op with an inference rule (`stablehlo_p
   with `typesN` = the inferred shape and encoding as a tensor type; its element type is `index` for
   the ops whose upstream shape components carry none (`dot`, `dot_general`, `chlo.ragged_dot`, whose
   result element type is not inferred);
-* `"hlo_test_infer.reify_return_type_shapes"` (shape computations in the shape/tensor/arith dialects)
-  is not supported: it is refused with an error naming it.
+* `"hlo_test_infer.reify_return_type_shapes"(%x)` is replaced by the `tensor<Nxindex>` value that
+  computes the shape of `%x` from the defining op's operands (`shape.shape_of`, `tensor.dim`,
+  index arithmetic, `tensor.from_elements`: stablehlo_py.ir.infer.reify, upstream's
+  reifyReturnTypeShapes, folded as MLIR's greedy driver folds it).  An op upstream cannot reify is
+  left as it is, as upstream's pattern does; one upstream reifies but stablehlo-py does not
+  (``NOT_REIFIED``) is refused with an error naming it.
 
 As upstream's patterns, an op with another number of operands, or whose operand is a block argument
 or comes from an op without a rule, is left as it is.  A rule that fails reports its message at the
@@ -45,13 +49,12 @@ SHAPE_ONLY_COMPONENTS = frozenset({"stablehlo.dot", "stablehlo.dot_general", "ch
 
 
 def run(op: Operation, options: dict[str, str]) -> Operation:
-    for test_op in [o for o in op.walk() if o.name in _REPLACEMENT or o.name == REIFY_RETURN_TYPE_SHAPES]:
+    for test_op in [
+        o for o in op.walk() if o.name in _REPLACEMENT or o.name == REIFY_RETURN_TYPE_SHAPES
+    ]:
         if test_op.name == REIFY_RETURN_TYPE_SHAPES:
-            raise NotSupportedError(
-                f"'{REIFY_RETURN_TYPE_SHAPES}' is not supported by stablehlo-py (reifying result shapes "
-                "builds shape/tensor/arith computations, which stablehlo-py does not model)",
-                location=op_location(test_op),
-            )
+            _reify(test_op)
+            continue
         types = _inferred(test_op)
         if types is None:
             continue
@@ -60,6 +63,35 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
             types = [_components(t, defining.name in SHAPE_ONLY_COMPONENTS) for t in types]  # type: ignore[union-attr]
         _replace(test_op, types)
     return op
+
+
+NOT_REIFIED = frozenset({"stablehlo.dynamic_gather", "stablehlo.bitcast_convert"})
+"""Ops upstream reifies (reifyReturnTypeShapes) that stablehlo_py.ir.infer.reify does not."""
+
+
+def _reify(test_op: Operation) -> None:
+    """Replace the test op by the shape of its operand's value, as reified from the defining op."""
+    from stablehlo_py.ir.infer.reify import ShapeBuilder, has_reify, reify_result_shapes
+
+    if len(test_op.operands) != 1 or not isinstance(test_op.operands[0], OpResult):
+        return
+    value = test_op.operands[0]
+    defining = value.owner
+    if defining.name in NOT_REIFIED:
+        raise NotSupportedError(
+            f"'{REIFY_RETURN_TYPE_SHAPES}' of {defining.name} is not supported by stablehlo-py "
+            "(its result shape is not reified yet)",
+            location=op_location(test_op),
+        )
+    if not has_reify(defining.name):
+        return  # upstream's pattern applies to ops implementing reifyReturnTypeShapes only
+    try:
+        shapes = reify_result_shapes(defining, ShapeBuilder.before_op(test_op))
+    except NotSupportedError as e:
+        raise NotSupportedError(e.message, location=op_location(test_op)) from None
+    test_op.results[0].replace_all_uses_with(shapes[value.index])
+    test_op.detach()
+    test_op.erase()
 
 
 def _inferred(test_op: Operation) -> list[Attribute] | None:
@@ -76,7 +108,9 @@ def _inferred(test_op: Operation) -> list[Attribute] | None:
     except InferError as e:
         # upstream never gets here: verification, which infers first, has already reported the
         # rule's error at the defining op (as `verify_inferred` words it); do the same
-        raise VerifyError(f"'{defining.name}' op {e.message}", location=op_location(defining)) from None
+        raise VerifyError(
+            f"'{defining.name}' op {e.message}", location=op_location(defining)
+        ) from None
 
 
 def _components(t: Attribute, shape_only: bool) -> Attribute:
@@ -94,7 +128,9 @@ def _components(t: Attribute, shape_only: bool) -> Attribute:
 def _replace(test_op: Operation, types: list[Attribute]) -> None:
     attributes = dict(test_op.attributes)
     for i, t in enumerate(types):
-        attributes[f"types{i}"] = t  # a type is an attribute: it prints as the type (MLIR's TypeAttr)
+        attributes[f"types{i}"] = (
+            t  # a type is an attribute: it prints as the type (MLIR's TypeAttr)
+        )
     new = unregistered_op_class(_REPLACEMENT[test_op.name]).create(
         operands=list(test_op.operands),
         result_types=[r.type for r in test_op.results],

@@ -6,7 +6,6 @@ chunk by chunk (`// -----`), each chunk with our stablehlo-opt (in-process: one 
 instead of 127) and FileCheck on its own CHECK lines, so that each chunk passes or fails on its own.
 
 A chunk passes, or is a known failure with its reason:
-* `reify_return_type_shapes` chunks: not supported (shape reification builds shape/tensor/arith IR);
 * "no rule yet for X": computed at test time from `has_rule`, so the list shrinks as rules land;
 * `PENDING`: chunks whose ops all have rules but whose verifier does not go through the rule yet
   (work in progress of the op families); a pending chunk that passes is reported, not failed.
@@ -101,8 +100,6 @@ def _run_chunk(chunk: Chunk, args: list[str], tmp: Path) -> str | None:
 def _known_failure(chunk: Chunk) -> str | None:
     from stablehlo_py.ir.infer import has_rule
 
-    if "hlo_test_infer.reify_return_type_shapes" in chunk.text:
-        return "reify_return_type_shapes: not supported"
     missing = sorted(op for op in chunk.ops if op not in NOT_INFERRED and not has_rule(op))
     if missing:
         return "no rule yet for " + ", ".join(missing)

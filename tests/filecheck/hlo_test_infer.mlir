@@ -30,9 +30,25 @@ func.func @compare(%a: tensor<?xf32, #stablehlo.bounds<4>>) -> tensor<?xindex> {
 
 // -----
 
-func.func @reify(%a: tensor<?xf32>) -> tensor<1xindex> {
-  %0 = stablehlo.abs %a : tensor<?xf32>
-  // expected-error@+1 {{'hlo_test_infer.reify_return_type_shapes' is not supported by stablehlo-py}}
-  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?xf32>) -> tensor<1xindex>
+// reify_return_type_shapes: the shape computed from the operands (upstream's reifyReturnTypeShapes),
+// static sizes folded to constants
+// CHECK-LABEL: func.func @reify
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %[[C0]] : tensor<?x2xf32>
+// CHECK: %[[S:.*]] = tensor.from_elements %[[C2]], %[[D]] : tensor<2xindex>
+// CHECK: return %[[S]] : tensor<2xindex>
+func.func @reify(%a: tensor<?x2xf32>) -> tensor<2xindex> {
+  %0 = "stablehlo.transpose"(%a) {permutation = array<i64: 1, 0>} : (tensor<?x2xf32>) -> tensor<2x?xf32>
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<2x?xf32>) -> tensor<2xindex>
+  func.return %1 : tensor<2xindex>
+}
+
+// -----
+
+func.func @reify_not_supported(%a: tensor<?xf32>) -> tensor<1xindex> {
+  %0 = "stablehlo.bitcast_convert"(%a) : (tensor<?xf32>) -> tensor<?xi32>
+  // expected-error@+1 {{'hlo_test_infer.reify_return_type_shapes' of stablehlo.bitcast_convert is not supported by stablehlo-py}}
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?xi32>) -> tensor<1xindex>
   func.return %1 : tensor<1xindex>
 }

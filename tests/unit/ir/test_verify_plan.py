@@ -99,6 +99,13 @@ SNIPPETS = [
         "  %3 = arith.divf %2, %b : f32\n  return %3 : f32\n}"
     ),
     (
+        "func.func @f(%a: index, %b: index) -> index {\n  %0 = arith.addi %a, %b : index\n"
+        "  %1 = arith.subi %0, %b : index\n  %2 = arith.divsi %1, %b : index\n"
+        "  %3 = arith.maxsi %2, %b : index\n  %4 = arith.cmpi slt, %3, %b : index\n"
+        "  %5 = arith.select %4, %a, %3 : index\n  %6 = arith.muli %5, %a : index\n"
+        "  return %6 : index\n}"
+    ),
+    (
         'func.func @f(%a: f32, %b: f64) -> f32 {\n  %0 = "arith.addf"(%a, %b) : (f32, f64) -> f32\n'
         "  return %0 : f32\n}"
     ),

@@ -1,0 +1,273 @@
+"""The shape computations that upstream's `reifyReturnTypeShapes` builds (and that its inference
+tests print, through `--hlo-test-infer`): `shape.shape_of`, `tensor.dim`, `tensor.extract`,
+`tensor.from_elements` and the index arithmetic `arith.addi/subi/muli/divsi/maxsi/cmpi/select`, in
+MLIR's syntax:
+
+    %0 = shape.shape_of %arg0 : tensor<2x?xf32> -> tensor<2xindex>
+    %dim = tensor.dim %arg0, %c1 : tensor<4x?xf32>
+    %extracted = tensor.extract %arg1[%c0] : tensor<1xindex>
+    %from_elements = tensor.from_elements %dim, %c3 : tensor<2xindex>
+    %1 = arith.addi %dim, %dim_0 : index
+    %2 = arith.cmpi slt, %dim, %c1 : index
+    %3 = arith.select %2, %c0, %1 : index
+
+The arith and tensor ops are xDSL's; `shape.shape_of` is defined here.  They are IR for printing and
+re-reading; stablehlo-py does not interpret them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.parser import Parser
+    from stablehlo_py.ir.text.printer import Printer
+
+
+@irdl_op_definition
+class ShapeOfOp(IRDLOperation):
+    """`shape.shape_of`: the shape of a tensor as a `tensor<Nxindex>`."""
+
+    name = "shape.shape_of"
+    arg = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+def _parse_shape_of(p: Parser) -> Operation:
+    arg = p.parse_operand()
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    p.ws()
+    pos = p.pos
+    t = p.parse_type()
+    if t != arg.type:
+        p.error("shape.shape_of: the operand's type is not the written one", pos)
+    p.parse_literal("->")
+    rt = p.parse_type()
+    return ShapeOfOp.create(operands=[arg], result_types=[rt], attributes=attrs)
+
+
+def _print_shape_of(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operand(op.operands[0])
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.operands[0].type)
+    pr.write(" -> ")
+    pr.type(op.results[0].type)
+
+
+# ------------------------------------------------------------------------------------ tensor
+def _parse_dim(p: Parser) -> Operation:
+    source = p.parse_operand()
+    p.parse_literal(",")
+    index = p.parse_operand()
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    p.ws()
+    pos = p.pos
+    if p.parse_type() != source.type:
+        p.error("tensor.dim: the source's type is not the written one", pos)
+    return tensor.DimOp.create(
+        operands=[source, index], result_types=[IndexType()], attributes=attrs
+    )
+
+
+def _print_dim(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operands(op.operands)
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.operands[0].type)
+
+
+def _parse_extract(p: Parser) -> Operation:
+    source = p.parse_operand()
+    indices = p.parse_delimited("[", p.parse_operand, "]")
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    p.ws()
+    pos = p.pos
+    t = p.parse_type()
+    if t != source.type or not isinstance(t, TensorType):
+        p.error("tensor.extract: the source's type is not the written ranked tensor type", pos)
+    return tensor.ExtractOp.create(
+        operands=[source, *indices], result_types=[t.element_type], attributes=attrs
+    )
+
+
+def _print_extract(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operand(op.operands[0])
+    pr.write("[")
+    pr.operands(op.operands[1:])
+    pr.write("]")
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.operands[0].type)
+
+
+def _parse_from_elements(p: Parser) -> Operation:
+    elements = [p.parse_operand()]
+    while p.try_literal(","):
+        elements.append(p.parse_operand())
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    t = p.parse_type()
+    return tensor.FromElementsOp.create(operands=elements, result_types=[t], attributes=attrs)
+
+
+def _print_from_elements(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operands(op.operands)
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.results[0].type)
+
+
+# ------------------------------------------------------------------------------------- arith
+CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+"""arith.cmpi's predicates by their enum value (MLIR's arith::CmpIPredicate)."""
+
+
+def _parse_binary(cls: type) -> Callable[[Parser], Operation]:
+    def parse(p: Parser) -> Operation:
+        lhs = p.parse_operand()
+        p.parse_literal(",")
+        rhs = p.parse_operand()
+        attrs = p.try_attr_dict()
+        p.parse_literal(":")
+        t = p.parse_type()
+        return _with(cls(lhs, rhs, t), attrs)  # type: ignore[call-arg]
+
+    return parse
+
+
+def _with(op: Operation, attrs: dict[str, Attribute]) -> Operation:
+    op.attributes.update(attrs)
+    return op
+
+
+def _print_binary(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operands(op.operands)
+    flags = op.properties.get("overflowFlags")
+    if isinstance(flags, arith.IntegerOverflowAttr) and flags.data:
+        pr.write(f" overflow<{_overflow_text(flags)}>")
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.results[0].type)
+
+
+def _parse_cmpi(p: Parser) -> Operation:
+    p.ws()
+    pos = p.pos
+    word = p.parse_keyword()
+    if word not in CMPI_PREDICATES:
+        p.error(
+            f"arith.cmpi: unknown predicate '{word}'; expected one of {', '.join(CMPI_PREDICATES)}",
+            pos,
+        )
+    p.parse_literal(",")
+    lhs = p.parse_operand()
+    p.parse_literal(",")
+    rhs = p.parse_operand()
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    p.parse_type()
+    return _with(arith.CmpiOp(lhs, rhs, CMPI_PREDICATES.index(word)), attrs)
+
+
+def _print_cmpi(op: Operation, pr: Printer) -> None:
+    pred = op.properties["predicate"]
+    assert isinstance(pred, IntegerAttr)
+    pr.write(f"{pr.op_name(op.name)} {CMPI_PREDICATES[pred.value.data]}, ")
+    pr.operands(op.operands)
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.operands[0].type)
+
+
+def _parse_select(p: Parser) -> Operation:
+    cond = p.parse_operand()
+    p.parse_literal(",")
+    a = p.parse_operand()
+    p.parse_literal(",")
+    b = p.parse_operand()
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    p.parse_type()
+    return _with(arith.SelectOp(cond, a, b), attrs)
+
+
+def _print_select(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operands(op.operands)
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.results[0].type)
+
+
+_OVERFLOW_ORDER = list(arith.IntegerOverflowFlag)
+
+
+def _overflow_text(a: arith.IntegerOverflowAttr) -> str:
+    return ", ".join(f.value for f in _OVERFLOW_ORDER if f in a.data) or "none"
+
+
+def _parse_overflow_body(p: Parser) -> arith.IntegerOverflowAttr:
+    """`#arith.overflow<none>`, `#arith.overflow<nsw, nuw>` after the name."""
+    p.parse_literal("<")
+    words = p.parse_comma_list(p.parse_keyword, ">")
+    p.parse_literal(">")
+    if words in (["none"], []):
+        return arith.IntegerOverflowAttr("none")
+    try:
+        return arith.IntegerOverflowAttr([arith.IntegerOverflowFlag(w) for w in words])
+    except ValueError:
+        p.error(f"unknown overflow flag in {words}; expected none, nsw or nuw")
+
+
+arith.IntegerOverflowAttr.mlir_text = lambda self: f"#arith.overflow<{_overflow_text(self)}>"  # type: ignore[attr-defined]
+
+INTEGER_BINARY = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.MaxSIOp)
+
+FOREIGN_SYNTAX[ShapeOfOp] = ForeignSyntax(_parse_shape_of, _print_shape_of)
+FOREIGN_SYNTAX[tensor.DimOp] = ForeignSyntax(_parse_dim, _print_dim)
+FOREIGN_SYNTAX[tensor.ExtractOp] = ForeignSyntax(_parse_extract, _print_extract)
+FOREIGN_SYNTAX[tensor.FromElementsOp] = ForeignSyntax(_parse_from_elements, _print_from_elements)
+FOREIGN_SYNTAX[arith.CmpiOp] = ForeignSyntax(_parse_cmpi, _print_cmpi)
+FOREIGN_SYNTAX[arith.SelectOp] = ForeignSyntax(_parse_select, _print_select)
+for _cls in INTEGER_BINARY:
+    FOREIGN_SYNTAX[_cls] = ForeignSyntax(_parse_binary(_cls), _print_binary)
+
+# MLIR's result names: %dim, %extracted, %from_elements
+tensor.DimOp.asm_result_names = lambda self: "dim"  # type: ignore[attr-defined]
+tensor.ExtractOp.asm_result_names = lambda self: "extracted"  # type: ignore[attr-defined]
+tensor.FromElementsOp.asm_result_names = lambda self: "from_elements"  # type: ignore[attr-defined]
+
+OPS = (
+    ShapeOfOp,
+    tensor.DimOp,
+    tensor.ExtractOp,
+    tensor.FromElementsOp,
+    arith.CmpiOp,
+    arith.SelectOp,
+    *INTEGER_BINARY,
+)
+
+
+def register(reg) -> None:  # type: ignore[no-untyped-def]
+    reg.attr_parsers["arith.overflow"] = _parse_overflow_body
+
+
+__all__ = ["CMPI_PREDICATES", "INTEGER_BINARY", "OPS", "ShapeOfOp"]

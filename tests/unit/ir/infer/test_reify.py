@@ -1,0 +1,105 @@
+"""Result shapes as IR (stablehlo_py/ir/infer/reify.py, upstream's reifyReturnTypeShapes) through
+`--hlo-test-infer`'s `reify_return_type_shapes`: the folded computations, MLIR's syntax for them
+(a printed result parses back to itself), and what is refused."""
+
+from __future__ import annotations
+
+import pytest
+from stablehlo_py.passes.hlo_test_infer import NOT_REIFIED, run
+
+from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.ir import parse, print_ir
+from stablehlo_py.ir.infer.reify import REIFY
+
+
+def reify(args: str, line: str, result: str, shape: str) -> str:
+    """The function body after the pass, without the module and function lines."""
+    text = (
+        f"func.func @f({args}) -> {shape} {{\n  {line}\n"
+        f'  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : ({result}) -> {shape}\n'
+        f"  return %1 : {shape}\n}}\n"
+    )
+    m = run(parse(text, allow_unregistered=True), {})
+    out = print_ir(m)
+    assert print_ir(parse(out, allow_unregistered=True)) == out  # MLIR's syntax, read back
+    return "\n".join(ln.strip() for ln in out.splitlines()[2:-2])
+
+
+def test_elementwise_ops_take_the_shape_of_their_operand() -> None:
+    got = reify(
+        "%a: tensor<2x?xf32>, %b: tensor<2x?xf32>",
+        '%0 = "stablehlo.clamp"(%a, %b, %a) : (tensor<2x?xf32>, tensor<2x?xf32>, tensor<2x?xf32>) -> tensor<2x?xf32>',
+        "tensor<2x?xf32>",
+        "tensor<2xindex>",
+    )
+    assert "shape.shape_of %arg1 : tensor<2x?xf32> -> tensor<2xindex>" in got  # operand 1
+
+
+def test_static_dimensions_and_zero_padding_fold() -> None:
+    got = reify(
+        "%a: tensor<?x4xf32>, %p: tensor<f32>",
+        '%0 = "stablehlo.pad"(%a, %p) {edge_padding_low = array<i64: 1, 0>, edge_padding_high = '
+        "array<i64: 0, 2>, interior_padding = array<i64: 0, 1>} : (tensor<?x4xf32>, tensor<f32>) -> "
+        "tensor<?x9xf32>",
+        "tensor<?x9xf32>",
+        "tensor<2xindex>",
+    )
+    # dimension 1: 4 + max(4 - 1, 0) * 1 + 2 = 9, folded; dimension 0: dim + 1
+    assert {"%c1 = arith.constant 1 : index", "%c9 = arith.constant 9 : index"} <= set(
+        got.splitlines()
+    )
+    assert "%1 = arith.addi %dim, %c1 : index" in got
+    assert "tensor.from_elements %1, %c9 : tensor<2xindex>" in got
+
+
+def test_constants_are_created_once_and_existing_ones_reused() -> None:
+    got = reify(
+        "%a: tensor<?x?xf32>",
+        '%c0 = arith.constant 0 : index\n  %0 = "stablehlo.transpose"(%a) {permutation = array<i64: 1, 0>} '
+        ": (tensor<?x?xf32>) -> tensor<?x?xf32>",
+        "tensor<?x?xf32>",
+        "tensor<2xindex>",
+    )
+    assert got.count("arith.constant 0 : index") == 1
+    assert "tensor.from_elements %dim_0, %dim : tensor<2xindex>" in got
+
+
+def test_a_shape_operand_is_the_shape() -> None:
+    got = reify(
+        "%s: tensor<2xindex>",
+        '%0 = "stablehlo.dynamic_iota"(%s) {iota_dimension = 0 : i64} : (tensor<2xindex>) -> tensor<?x?xf32>',
+        "tensor<?x?xf32>",
+        "tensor<2xindex>",
+    )
+    assert got.splitlines()[-1] == "return %arg0 : tensor<2xindex>"
+
+
+def test_an_integer_shape_operand_is_not_supported() -> None:
+    with pytest.raises(NotSupportedError, match="arith.index_cast"):
+        reify(
+            "%s: tensor<2xi64>",
+            '%0 = "stablehlo.dynamic_iota"(%s) {iota_dimension = 0 : i64} : (tensor<2xi64>) -> tensor<?x?xf32>',
+            "tensor<?x?xf32>",
+            "tensor<2xindex>",
+        )
+
+
+def test_ops_upstream_reifies_and_we_do_not_are_refused() -> None:
+    assert not NOT_REIFIED & set(REIFY)
+    with pytest.raises(NotSupportedError, match="stablehlo.bitcast_convert is not supported"):
+        reify(
+            "%a: tensor<?xf32>",
+            '%0 = "stablehlo.bitcast_convert"(%a) : (tensor<?xf32>) -> tensor<?xi32>',
+            "tensor<?xi32>",
+            "tensor<1xindex>",
+        )
+
+
+def test_ops_upstream_cannot_reify_are_left_as_they_are() -> None:
+    got = reify(
+        "%a: tensor<?xf32>",
+        '%0 = "stablehlo.sine"(%a) : (tensor<?xf32>) -> tensor<?xf32>',
+        "tensor<?xf32>",
+        "tensor<1xindex>",
+    )
+    assert '"hlo_test_infer.reify_return_type_shapes"(%0)' in got
