@@ -49,7 +49,7 @@ from stablehlo_py.ir.enums import (
 )
 from stablehlo_py.ir.infer import InferError, infer_op, verify_inferred
 from stablehlo_py.ir.infer.chlo import broadcasted_shape
-from stablehlo_py.ir.infer.shapes import is_compatible
+from stablehlo_py.ir.infer.shapes import element_type_compatible, is_compatible
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     ARRAY_ATTR,
@@ -198,6 +198,8 @@ class ChloBroadcastBinary(StableHLOOp):
     )
     OPERAND_KIND: ClassVar[str] = "any"
     RESULT_ELEMENT: ClassVar[str] = "same"  # "same" | "complex" | "pred"
+    COMPATIBLE_ELEMENTS: ClassVar[bool] = False
+    """HLO_CompatibleOperandsAndResultElementType (broadcast_add, _maximum, _minimum)."""
 
     def _bdims(self) -> tuple[int, ...] | None:
         b = self.properties.get("broadcast_dimensions")
@@ -209,6 +211,11 @@ class ChloBroadcastBinary(StableHLOOp):
         lt, rt = self.lhs.type, self.rhs.type
         check_element_kind("lhs", lt, self.OPERAND_KIND)
         check_element_kind("rhs", rt, self.OPERAND_KIND)
+        # the CompatibleOperandsAndResultElementType trait, before the inference (trait order)
+        if self.COMPATIBLE_ELEMENTS and not all(
+            element_type_compatible(t, lt) for t in (rt, self.result.type)
+        ):
+            raise VerifyException("requires compatible element types for all operands and results")
         # InferBroadcastBinaryOpReturnTypeComponents
         verify_inferred(self)
         # Where upstream infers an unranked type for shapes that do not broadcast, we report it.
@@ -276,8 +283,15 @@ BROADCAST_BINARY: dict[str, tuple[str, str]] = {
     ),
 }
 
+_COMPATIBLE_ELEMENTS = frozenset({"broadcast_add", "broadcast_maximum", "broadcast_minimum"})
 BROADCAST_OPS: dict[str, type] = {
-    n: define_op(ChloBroadcastBinary, f"chlo.{n}", d, OPERAND_KIND=k)
+    n: define_op(
+        ChloBroadcastBinary,
+        f"chlo.{n}",
+        d,
+        OPERAND_KIND=k,
+        COMPATIBLE_ELEMENTS=n in _COMPATIBLE_ELEMENTS,
+    )
     for n, (k, d) in BROADCAST_BINARY.items()
 }
 BROADCAST_OPS["broadcast_complex"] = define_op(
@@ -360,10 +374,22 @@ class ChloBinarySameType(StableHLOOp):
     traits = traits_def(Pure())
     OPERAND_KIND: ClassVar[str] = "fp"
     OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "y")
+    ODS_TYPE: ClassVar[str | None] = None
+    """The ODS description of the operand type, when its message is upstream's."""
 
     def verify_(self) -> None:
         a, b = self.OPERAND_NAMES
         at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
+        if self.ODS_TYPE is not None:
+            # ODS: `operand #i must be <description>, but got '<type>'`
+            from stablehlo_py.ir.ops.constraints import ELEMENT_KINDS
+
+            ok = ELEMENT_KINDS[self.OPERAND_KIND][1]
+            for i, t in enumerate((at, bt)):
+                if not ok(element_type(t)):
+                    raise VerifyException(
+                        f"operand #{i} must be {self.ODS_TYPE}, but got '{t2s(t)}'"
+                    )
         check_element_kind(a, at, self.OPERAND_KIND)
         check_element_kind(b, bt, self.OPERAND_KIND)
         check_element_kind("result", rt, self.OPERAND_KIND)
@@ -373,7 +399,9 @@ class ChloBinarySameType(StableHLOOp):
             raise VerifyException("requires compatible types for all operands and results")
 
 
-def _binary_same_type(name: str, operands: tuple[str, str], kind: str, doc: str) -> type:
+def _binary_same_type(
+    name: str, operands: tuple[str, str], kind: str, doc: str, ods: str | None = None
+) -> type:
     a, b = operands
     return define_op(
         ChloBinarySameType,
@@ -383,6 +411,7 @@ def _binary_same_type(name: str, operands: tuple[str, str], kind: str, doc: str)
         FORMAT=f"${a} `,` ${b} attr-dict `:` type(${a}) `,` type(${b}) `->` type(results)",
         OPERAND_NAMES=operands,
         OPERAND_KIND=kind,
+        ODS_TYPE=ods,
     )
 
 
@@ -403,6 +432,7 @@ MulhiOp = _binary_same_type(
     ("lhs", "rhs"),
     "int",
     "Returns the most significant half of each element-wise product `lhs * rhs` (integers).",
+    ods="ranked tensor of 2/4/8/16/32/64-bit integer values",  # HLO_IntTensor
 )
 
 
@@ -458,10 +488,7 @@ class ConstantLikeOp(StableHLOOp):
         vt = getattr(value, "type", None)
         # ConstantLikeOp::verify
         if vt is None or vt != element_type(self.result.type):
-            raise VerifyException(
-                f"value's type {t2s(vt) if vt is not None else '(untyped)'} doesn't match the element "
-                f"type of the result {t2s(self.result.type)}"
-            )
+            raise VerifyException("value's type doesn't match element return type")
         # InferTensorTypeWithReify: the operand's shape, the value's type
         verify_inferred(self)
 
