@@ -800,10 +800,13 @@ class DynamicConvOp(NoAssemblyFormatOp, _ConvBase):
     def verify_(self) -> None:
         pt = self.padding.type
         ps = shape_of(pt)
-        if ps is not None and len(ps) != 2:
-            fail(f"padding {t2s(pt)} must be a rank-2 tensor")
+        # ODS: an integer padding tensor
         if not isinstance(element_type(pt), IntegerType):
             fail(f"padding {t2s(pt)} must be a tensor of integers")
+        # upstream's verifyDynamicConvOp: inferDynamicConvOp and its shape against the result's
+        _verify_inferred_shape(self)
+        if ps is not None and len(ps) != 2:
+            fail(f"padding {t2s(pt)} must be a rank-2 tensor")
         _verify_conv(self, tuple(ps) if ps is not None else None, None)
 
 

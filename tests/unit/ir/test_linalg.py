@@ -673,7 +673,7 @@ INVALID = [
             "#stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 1 : i64} "
             ": (tensor<1x3x5xf32>, tensor<2x3x2xf32>, tensor<2x2xi64>) -> tensor<1x2x?xf32>"
         ),
-        "padding must have shape [1, 2], but has shape [2, 2]",
+        "expects padding to be of shape [1, 2], but got [2, 2]",
     ),
     (
         "fft_c2",
