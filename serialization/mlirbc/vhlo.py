@@ -52,8 +52,8 @@ LAYOUTS: dict[tuple[int, str], tuple[tuple[int, str], ...]] = {
     (TYPE, "tuple_v1"): ((0, "Ts"),),
     (TYPE, "future_v1"): ((0, "Ts"),),
     (TYPE, "func_v1"): ((0, "Ts"), (1, "Ts")),
-    (TYPE, "tensor_v1"): ((0, "ss"), (1, "T")),  # code 21 (with encoding) is handled below
-    (TYPE, "buffer_v1"): ((0, "ss"), (1, "T")),
+    (TYPE, "tensor_v1"): ((0, "dims"), (1, "T")),  # code 21 (with encoding) is handled below
+    (TYPE, "buffer_v1"): ((0, "dims"), (1, "T")),
     (TYPE, "quant_v1"): ((0, "v"), (1, "T"), (2, "T"), (3, "f64"), (4, "s"), (5, "s"), (6, "s")),
     (TYPE, "quant_per_axis_v1"): (
         (0, "v"),
@@ -72,7 +72,7 @@ LAYOUTS: dict[tuple[int, str], tuple[tuple[int, str], ...]] = {
     (ATTR, "float_v1"): ((0, "T"), (1, "float@0")),
     (ATTR, "string_v1"): ((0, "str"),),
     (ATTR, "type_v1"): ((0, "T"),),
-    (ATTR, "type_extensions_v1"): ((0, "ss"),),
+    (ATTR, "type_extensions_v1"): ((0, "dims"),),
     (ATTR, "output_operand_alias_v1"): ((0, "ss"), (1, "s"), (2, "ss")),
     (ATTR, "result_accuracy_v1"): ((0, "f64"), (1, "f64"), (2, "s"), (3, "A")),
     (ATTR, "sub_axis_info_v1"): ((0, "s"), (1, "s")),
@@ -89,6 +89,9 @@ for _c in codecs.CODECS:
         LAYOUTS[(TYPE, _c.name)] = ()
 
 TENSOR_WITH_ENCODING = 21
+
+_DYNAMIC = -(1 << 63)
+"""ShapedType::kDynamic: what MLIR writes for a `?` dimension or bound (the toolkit's VHLO uses -1)."""
 
 
 def _int_width(t: Any) -> int:
@@ -177,6 +180,9 @@ def entry(it: Interner, a: Any) -> Entry:
         elif kind == "ss":
             items.append(("v", len(v)))
             items.extend(("s", int(x)) for x in v)
+        elif kind == "dims":  # the toolkit's -1 for `?` is MLIR's kDynamic on the wire
+            items.append(("v", len(v)))
+            items.extend(("s", _DYNAMIC if int(x) == -1 else int(x)) for x in v)
         elif kind == "str":
             items.append(("str", v.encode("utf-8", "surrogateescape")))
         elif kind == "f64":
@@ -246,6 +252,12 @@ def _read_field(r: Reader, ctx: DecodeContext, kind: str, fields: list[Any], pos
         return bool(v)
     if kind == "ss":
         return [r.svarint() for _ in range(r.count(1, "integers"))]
+    if kind == "dims":
+        dims = [r.svarint() for _ in range(r.count(1, "integers"))]
+        for d in dims:
+            if d < 0 and d != _DYNAMIC:
+                raise BytecodeError(f"invalid dimension size {d} (sizes are >= 0, or kDynamic for '?')", pos)
+        return [-1 if d == _DYNAMIC else d for d in dims]
     if kind == "str":
         return ctx.read_str(r)
     if kind == "f64":

@@ -104,3 +104,65 @@ def test_bytes_and_meaning_match_jaxlib(path: Path, jaxlib_ctx) -> None:  # type
 def teardown_module() -> None:
     if COUNTS:
         print("\nMLIR bytecode vs jaxlib:", dict(COUNTS))
+
+
+# `?` dimensions and bounds: MLIR writes them as ShapedType::kDynamic (INT64_MIN), not -1
+DYNAMIC = {
+    "dynamic_dims": """
+func.func @main(%arg0: tensor<?x3xf32>, %arg1: tensor<i32>) -> tensor<?x3xf32> {
+  %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x3xf32>) -> tensor<i32>
+  %1 = stablehlo.add %0, %arg1 : tensor<i32>
+  %2 = stablehlo.reshape %1 : (tensor<i32>) -> tensor<1xi32>
+  %c = stablehlo.constant dense<3> : tensor<1xi32>
+  %3 = stablehlo.concatenate %2, %c, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %4 = stablehlo.dynamic_broadcast_in_dim %arg0, %3, dims = [0, 1] : (tensor<?x3xf32>, tensor<2xi32>) -> tensor<?x3xf32>
+  return %4 : tensor<?x3xf32>
+}
+""",
+    "bounded_dims": """
+func.func @main(%arg0: tensor<?x4xf32, #stablehlo.bounds<8, ?>>) -> tensor<?x4xf32, #stablehlo.bounds<8, ?>> {
+  %0 = stablehlo.abs %arg0 : tensor<?x4xf32, #stablehlo.bounds<8, ?>>
+  return %0 : tensor<?x4xf32, #stablehlo.bounds<8, ?>>
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC))
+def test_dynamic_shapes_match_jaxlib(name: str, jaxlib_ctx) -> None:  # type: ignore[no-untyped-def]
+    from stablehlo_py.serialization import (
+        deserialize_portable_artifact,
+        serialize_portable_artifact,
+    )
+
+    ctx, ir, stablehlo = jaxlib_ctx
+    text = DYNAMIC[name]
+    module = parse(text, "-")
+    target = str(stablehlo.get_current_version())
+    with ctx:
+        theirs = stablehlo.serialize_portable_artifact(ir.Module.parse(text), target)
+    ours = serialize_portable_artifact(
+        module, target, format="mlir", use_lists_as=stablehlo.get_current_version()
+    )
+    assert ours == theirs
+    assert print_ir(deserialize_portable_artifact(theirs)) == print_ir(module)
+
+
+def test_jax_shape_polymorphic_artifact_reads_and_runs() -> None:
+    """`jax.export`'s serialized artifact of a shape-polymorphic function (its `?` dimensions on the
+    wire as kDynamic) reads back and runs."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import export
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.serialization import deserialize_portable_artifact
+
+    exp = export.export(jax.jit(lambda x: jnp.cos(x).sum(0) * x.shape[0]))(
+        jax.ShapeDtypeStruct(export.symbolic_shape("b, 3"), np.float32)
+    )
+    module = deserialize_portable_artifact(exp.mlir_module_serialized)
+    assert "tensor<?x3xf32>" in print_ir(module)
+    x = np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3)
+    (got,) = run(module, x)
+    np.testing.assert_allclose(got, np.asarray(exp.call(x)), rtol=1e-5, atol=1e-6)
