@@ -1,5 +1,5 @@
 """DESIGN.md §1: stablehlo_py.ir <- vhlo <- passes <- serialization; the interpreter sees only the
-stablehlo IR; cli and api sit on top.  Scans every static import."""
+stablehlo IR; cli, api and the builder sit on top.  Scans every static import."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 # folder -> the stablehlo_py subpackages it must not import
 FORBIDDEN = {
-    "stablehlo_py/ir": ("vhlo", "passes", "serialization", "interpreter", "cli", "api"),
-    "vhlo": ("passes", "serialization", "interpreter", "cli", "api"),
-    "passes": ("serialization", "interpreter", "cli", "api"),
-    "serialization": ("interpreter", "cli", "api"),
-    "interpreter": ("vhlo", "passes", "serialization", "cli", "api"),
+    "stablehlo_py/ir": ("vhlo", "passes", "serialization", "interpreter", "cli", "api", "builder"),
+    "vhlo": ("passes", "serialization", "interpreter", "cli", "api", "builder"),
+    "passes": ("serialization", "interpreter", "cli", "api", "builder"),
+    "serialization": ("interpreter", "cli", "api", "builder"),
+    "interpreter": ("vhlo", "passes", "serialization", "cli", "api", "builder"),
+    # the builder sits beside the API: on the IR (and the interpreter/serialization on demand)
+    "stablehlo_py/builder": ("cli",),
 }
 
 # Narrow, reasoned exceptions: (file, imported module prefix).
