@@ -92,3 +92,29 @@ def shape_assertion(ev: Any, op: Any, args: list[Any]) -> list[Any]:
 
 
 __all__ = ["format_error_message", "shape_assertion"]
+
+
+_DYNAMIC = -(1 << 63)  # ShapedType::kDynamic, a `?` in the wrapper's shape operand
+
+
+@custom_call_target("stablehlo.shape_refinement_operand_wrapper")
+def shape_refinement_operand_wrapper(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+    """What `stablehlo-refine-arguments` wraps a refined argument in (until `stablehlo-refine-shapes`
+    removes it): the operand itself, whose shape must be the shape operand's (`?` entries match any
+    size)."""
+    if len(args) != 2 or len(op.results) != 1:
+        raise InterpreterError(
+            "stablehlo.shape_refinement_operand_wrapper takes (operand, shape) and has one result, "
+            f"got {len(args)} operands and {len(op.results)} results"
+        )
+    value = np.asarray(args[0])
+    shape = [int(d) for d in np.asarray(args[1]).reshape(-1)]
+    if len(shape) != value.ndim or any(
+        d != _DYNAMIC and d != -1 and d != s for d, s in zip(shape, value.shape)
+    ):
+        shown = ["?" if d in (_DYNAMIC, -1) else str(d) for d in shape]
+        raise InterpreterError(
+            f"stablehlo.shape_refinement_operand_wrapper: the operand has shape {list(value.shape)}, "
+            f"the refined argument type says [{', '.join(shown)}]"
+        )
+    return [args[0]]

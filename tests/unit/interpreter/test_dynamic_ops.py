@@ -411,3 +411,31 @@ def test_approx_top_k_custom_call_is_exact() -> None:
     values, indices = run_unverified(text, x)
     np.testing.assert_array_equal(values, [[9, 7], [8, 6], [2, 1]])
     np.testing.assert_array_equal(indices, [[3, 1], [4, 2], [5, 2]])
+
+
+def test_refine_arguments_output_runs_before_refine_shapes() -> None:
+    """The operand wrapper `stablehlo-refine-arguments` inserts is the operand; a value that does not
+    have the wrapper's shape is refused."""
+    from stablehlo_py.passes.stablehlo_refine_arguments import refine_arguments
+
+    text = """
+func.func @main(%arg0: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = stablehlo.abs %arg0 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+"""
+    module = refine_arguments(parse(text), ["tensor<4x?xf32>"])
+    x = -np.ones((4, 2), np.float32)
+    (got,) = run(module, x)
+    np.testing.assert_array_equal(got, np.ones((4, 2), np.float32))
+    wrapped = parse(
+        text.replace(
+            "%0 = stablehlo.abs %arg0",
+            "%w = stablehlo.custom_call @stablehlo.shape_refinement_operand_wrapper(%arg0, %c) {indices_of_shape_operands = dense<1> : tensor<1xi64>} : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>\n  %0 = stablehlo.abs %w",
+        ).replace("{\n  %w", "{\n  %c = stablehlo.constant dense<[4, 2]> : tensor<2xi64>\n  %w")
+    )
+    with pytest.raises(
+        InterpreterError,
+        match=r"operand has shape \[3, 2\], the refined argument type says \[4, 2\]",
+    ):
+        run(wrapped, -np.ones((3, 2), np.float32))
