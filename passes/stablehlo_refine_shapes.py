@@ -34,7 +34,7 @@ from stablehlo_py.passes.refine_patterns import RefineInferredPattern, RefineOpP
 from stablehlo_py.passes.shape_folder import CONSTANT_OPS, FoldOptions, ShapeFolderPattern, op_attr
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -171,8 +171,7 @@ class BoundedRewriteWalker(PatternRewriteWalker):
             producer = operand.owner
             if not isinstance(producer, Operation):
                 continue
-            others = {use.operation for use in operand.uses} - {op}
-            if len(others) <= 1:
+            if _other_users_at_most_one(operand, op):
                 self._worklist.push(producer)
         for sub_op in op.walk():
             self._worklist.remove(sub_op)
@@ -189,6 +188,20 @@ class BoundedRewriteWalker(PatternRewriteWalker):
                 self.converged = True
                 break
         return changed_any
+
+
+def _other_users_at_most_one(value: SSAValue, op: Operation) -> bool:
+    """Whether at most one op other than ``op`` uses ``value``; stops at the second other
+    user (a constant shared by thousands of ops is not walked per erased op)."""
+    other: Operation | None = None
+    for use in value.uses:
+        user = use.operation
+        if user is op or user is other:
+            continue
+        if other is not None:
+            return False
+        other = user
+    return True
 
 
 def _raise_diagnostics(module: Operation, diagnostics: list[VerifyError]) -> None:
