@@ -15,8 +15,7 @@ whose single operand is the result of an op with an inference rule (`stablehlo_p
   computes the shape of `%x` from the defining op's operands (`shape.shape_of`, `tensor.dim`,
   index arithmetic, `tensor.from_elements`: stablehlo_py.ir.infer.reify, upstream's
   reifyReturnTypeShapes, folded as MLIR's greedy driver folds it).  An op upstream cannot reify is
-  left as it is, as upstream's pattern does; one upstream reifies but stablehlo-py does not
-  (``NOT_REIFIED``) is refused with an error naming it.
+  left as it is, as upstream's pattern does.
 
 As upstream's patterns, an op with another number of operands, or whose operand is a block argument
 or comes from an op without a rule, is left as it is.  A rule that fails reports its message at the
@@ -65,10 +64,6 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
     return op
 
 
-NOT_REIFIED = frozenset({"stablehlo.dynamic_gather", "stablehlo.bitcast_convert"})
-"""Ops upstream reifies (reifyReturnTypeShapes) that stablehlo_py.ir.infer.reify does not."""
-
-
 def _reify(test_op: Operation) -> None:
     """Replace the test op by the shape of its operand's value, as reified from the defining op."""
     from stablehlo_py.ir.infer.reify import ShapeBuilder, has_reify, reify_result_shapes
@@ -77,18 +72,14 @@ def _reify(test_op: Operation) -> None:
         return
     value = test_op.operands[0]
     defining = value.owner
-    if defining.name in NOT_REIFIED:
-        raise NotSupportedError(
-            f"'{REIFY_RETURN_TYPE_SHAPES}' of {defining.name} is not supported by stablehlo-py "
-            "(its result shape is not reified yet)",
-            location=op_location(test_op),
-        )
     if not has_reify(defining.name):
         return  # upstream's pattern applies to ops implementing reifyReturnTypeShapes only
     try:
         shapes = reify_result_shapes(defining, ShapeBuilder.before_op(test_op))
     except NotSupportedError as e:
         raise NotSupportedError(e.message, location=op_location(test_op)) from None
+    if shapes is None:
+        return  # the op's reifyReturnTypeShapes fails (a shape-changing bitcast_convert)
     test_op.results[0].replace_all_uses_with(shapes[value.index])
     test_op.detach()
     test_op.erase()

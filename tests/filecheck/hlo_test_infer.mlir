@@ -1,4 +1,4 @@
-// RUN: not stablehlo-opt --hlo-test-infer --allow-unregistered-dialect --split-input-file %s | FileCheck %s
+// RUN: stablehlo-opt --hlo-test-infer --allow-unregistered-dialect --split-input-file %s | FileCheck %s
 // RUN: stablehlo-opt --hlo-test-infer --allow-unregistered-dialect --split-input-file --verify-diagnostics %s > /dev/null
 
 // The test pass attaches the inferred result types; the test ops keep their operands, result types
@@ -46,9 +46,11 @@ func.func @reify(%a: tensor<?x2xf32>) -> tensor<2xindex> {
 
 // -----
 
-func.func @reify_not_supported(%a: tensor<?xf32>) -> tensor<1xindex> {
-  %0 = "stablehlo.bitcast_convert"(%a) : (tensor<?xf32>) -> tensor<?xi32>
-  // expected-error@+1 {{'hlo_test_infer.reify_return_type_shapes' of stablehlo.bitcast_convert is not supported by stablehlo-py}}
-  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?xi32>) -> tensor<1xindex>
-  func.return %1 : tensor<1xindex>
+// a shape-changing bitcast_convert is not reified (upstream's reifyReturnTypeShapes fails): left as it is
+// CHECK-LABEL: func.func @reify_left
+// CHECK: "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x2xi16>) -> tensor<2xindex>
+func.func @reify_left(%a: tensor<?xf32>) -> tensor<2xindex> {
+  %0 = "stablehlo.bitcast_convert"(%a) : (tensor<?xf32>) -> tensor<?x2xi16>
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x2xi16>) -> tensor<2xindex>
+  func.return %1 : tensor<2xindex>
 }

@@ -32,6 +32,7 @@ from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, tensor_type
 __all__ = [
     "Window",
     "accumulator_types",
+    "bit_width",
     "compatible_shape_and_element",
     "element_of",
     "ints",
@@ -164,12 +165,12 @@ def compatible_shape_and_element(a: Attribute, b: Attribute, ignore_fp: bool = F
     return shapes_compatible(a, b) and _same_element(a, b, ignore_fp)
 
 
-def _bit_width(e: Attribute) -> int:
+def bit_width(e: Attribute) -> int:
     """upstream's getBitWidth (a quantized type counts its storage type)."""
     from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS
 
     if isinstance(e, ComplexType):
-        return 2 * _bit_width(e.element_type)
+        return 2 * bit_width(e.element_type)
     if isinstance(e, UniformQuantizedType):
         return e.params.storage_type.width.data  # type: ignore[attr-defined]
     if isinstance(e, IntegerType):
@@ -205,7 +206,7 @@ def is_promotable_element(a: Attribute, b: Attribute, ignore_fp: bool = False) -
         return False
     if ignore_fp and kind == "float":
         return True
-    return _bit_width(ea) <= _bit_width(eb)
+    return bit_width(ea) <= bit_width(eb)
 
 
 def verify_reducer_shape(

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorTyp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.ir.infer import InferError
 from stablehlo_py.ir.infer.reduction import int_attr, int_list
 
 __all__ = ["REIFY", "ShapeBuilder", "has_reify", "reify_result_shapes"]
@@ -104,10 +105,44 @@ class ShapeBuilder:
             return size
         return self._insert(tensor.DimOp(v, self.const(i)))
 
-    def extract(self, v: SSAValue, i: int) -> SSAValue:
+    def extract(self, v: SSAValue, i: int) -> Size:
+        """tensor.extract (folded when the tensor is a constant, as its folder does)."""
         t = v.type
         assert isinstance(t, TensorType)
+        known = constant_ints(v)
+        if known is not None and i < len(known):
+            return known[i]
         return self._insert(tensor.ExtractOp(v, [self.const(i)], t.element_type))
+
+    def cast(self, s: Size, t: Attribute) -> Size:
+        """arith.index_cast of a scalar to ``t`` (nothing when it has that type already; a
+        constant folds)."""
+        if isinstance(s, int) or s.type == t:
+            return s
+        return self._insert(arith.IndexCastOp(s, t))
+
+    def cast_to_index_tensor(self, v: SSAValue) -> SSAValue:
+        """upstream's castToIndexTensor: a 1-d integer tensor as tensor<Nxindex> (a constant
+        folds to an index constant)."""
+        t = v.type
+        assert isinstance(t, TensorType)
+        if isinstance(t.element_type, IndexType):
+            return v
+        target = TensorType(INDEX, t.get_shape())
+        known = constant_ints(v)
+        if known is not None:
+            from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+            value = DenseIntOrFPElementsAttr.from_list(target, list(known))
+            op = arith.ConstantOp(value, target)
+            first = self.constants_block.first_op
+            if first is None:
+                self.constants_block.add_op(op)
+            else:
+                self.constants_block.insert_op_before(op, first)
+            self.created.append(op)
+            return op.results[0]
+        return self._insert(arith.IndexCastOp(v, target))
 
     def from_elements(self, sizes: Sequence[Size], t: Attribute = INDEX) -> SSAValue:
         values = [self.value(s, t) for s in sizes]
@@ -191,8 +226,25 @@ class ShapeBuilder:
         self.created = [op for op in self.created if op.parent is not None]
 
 
+def constant_ints(v: SSAValue) -> tuple[int, ...] | None:
+    """The integers of a value defined by a constant op (MLIR's m_Constant), else None."""
+    owner = getattr(v, "owner", None)
+    if not isinstance(owner, Operation) or owner.name not in (
+        "stablehlo.constant",
+        "arith.constant",
+    ):
+        return None
+    value = owner.properties.get("value") or owner.attributes.get("value")
+    if isinstance(value, IntegerAttr):
+        return (value.value.data,)
+    try:
+        return int_list(value)
+    except (TypeError, ValueError, InferError):
+        return None
+
+
 # ------------------------------------------------------------------------------------ rules
-Reify = Callable[[Operation, ShapeBuilder], list[SSAValue]]
+Reify = Callable[[Operation, ShapeBuilder], "list[SSAValue] | None"]
 REIFY: dict[str, Reify] = {}
 
 
@@ -247,13 +299,7 @@ def _shape_operand(op: Operation, b: ShapeBuilder) -> list[SSAValue]:
         "stablehlo.dynamic_reshape": 1,
         "stablehlo.rng": 2,
     }
-    v = op.operands[index.get(op.name, 0)]
-    if not isinstance(_element(v), IndexType):
-        raise NotSupportedError(
-            f"reifying the result shape of {op.name} from a shape of {_element(v)} needs "
-            "arith.index_cast, which stablehlo-py does not build; give the shape as tensor<Nxindex>"
-        )
-    return [v]
+    return [b.cast_to_index_tensor(op.operands[index.get(op.name, 0)])]
 
 
 @_reify("stablehlo.broadcast")
@@ -316,26 +362,31 @@ def _dot_general(op: Operation, b: ShapeBuilder) -> list[SSAValue]:
     return [b.from_elements(sizes)]
 
 
-@_reify("stablehlo.gather")
+@_reify("stablehlo.gather", "stablehlo.dynamic_gather")
 def _gather(op: Operation, b: ShapeBuilder) -> list[SSAValue]:
-    """reifyGatherShape: the batch dimensions from start_indices, the offset dimensions from
-    slice_sizes (inferGatherShape)."""
+    """reifyGatherShape: the batch dimensions from start_indices, the offset dimensions from the
+    slice sizes (gather's attribute; dynamic_gather's operand, extracted and cast to index)."""
     starts = op.operands[1]
     st = _ranked(starts, "start_indices", op)
     result = op.results[0].type
-    assert isinstance(result, TensorType)
+    if not isinstance(result, TensorType):
+        raise NotSupportedError(f"reifying the result shape of {op.name}: its result is not ranked")
     g = getattr(_attr(op, "dimension_numbers"), "dims", None)
     assert g is not None
-    slice_sizes = list(int_list(_attr(op, "slice_sizes")) or ())
+    if op.name == "stablehlo.dynamic_gather":
+        sizes_v = op.operands[2]
+        n = _ranked(sizes_v, "slice_sizes", op).get_shape()[0]
+        slice_sizes: list[Size] = [b.cast(b.extract(sizes_v, i), INDEX) for i in range(n)]
+    else:
+        slice_sizes = list(int_list(_attr(op, "slice_sizes")) or ())
     offset = list(g.offset_dims)
     skipped = set(g.collapsed_slice_dims) | set(getattr(g, "operand_batching_dims", ()))
     ivd = g.index_vector_dim
     window = [s for i, s in enumerate(slice_sizes) if i not in skipped]
-    rank = len(result.get_shape())
     sizes: list[Size] = []
     batch = [i for i in range(len(st.get_shape())) if i != ivd]
     k = w = 0
-    for i in range(rank):
+    for i in range(len(result.get_shape())):
         if i in offset:
             sizes.append(window[w])
             w += 1
@@ -343,6 +394,20 @@ def _gather(op: Operation, b: ShapeBuilder) -> list[SSAValue]:
             sizes.append(b.dim(starts, batch[k]))
             k += 1
     return [b.from_elements(sizes)]
+
+
+@_reify("stablehlo.bitcast_convert")
+def _bitcast_convert(op: Operation, b: ShapeBuilder) -> list[SSAValue] | None:
+    """deriveShapeFromOperand when the element types have the same width; upstream does not
+    reify a shape-changing bitcast (None: the op is left as it is)."""
+    from stablehlo_py.ir.infer.reduction import bit_width
+
+    operand, result = op.operands[0].type, op.results[0].type
+    if not isinstance(operand, TensorType) or not isinstance(result, TensorType):
+        return None
+    if bit_width(operand.element_type) != bit_width(result.element_type):
+        return None
+    return [b.shape_of(op.operands[0])]
 
 
 @_reify("stablehlo.pad")
@@ -380,22 +445,15 @@ def _dynamic_pad(op: Operation, b: ShapeBuilder) -> list[SSAValue]:
     operand, _, low, high, interior = op.operands[:5]
     t = _ranked(operand, "operand", op)
     e = _element(low)
-    if not isinstance(e, (IndexType, IntegerType)):
-        raise NotSupportedError(f"dynamic_pad's padding of {e} cannot be reified")
-    if not isinstance(e, IndexType):
-        raise NotSupportedError(
-            "reifying dynamic_pad's result shape with integer paddings needs arith.index_cast, "
-            "which stablehlo-py does not build; give the paddings as tensor<Nxindex>"
-        )
     sizes: list[Size] = []
     for i in range(len(t.get_shape())):
-        d = b.dim(operand, i)
+        d = b.cast(b.dim(operand, i), e)
         lo, hi, inner = b.extract(low, i), b.extract(high, i), b.extract(interior, i)
         # output = input + low + high + interior * max(input - 1, 0)
-        is_empty = b.less(d, 1)
-        interior_size = b.mul(inner, b.select(is_empty, 0, b.sub(d, 1)))
-        sizes.append(b.add(b.add(b.add(interior_size, d), lo), hi))
-    return [b.from_elements(sizes)]
+        is_empty = b.less(d, 1, e)
+        interior_size = b.mul(inner, b.select(is_empty, 0, b.sub(d, 1, e), e), e)
+        sizes.append(b.add(b.add(b.add(interior_size, d, e), lo, e), hi, e))
+    return [b.from_elements(sizes, e)]
 
 
 # -------------------------------------------------------------------------------------- api
@@ -403,11 +461,12 @@ def has_reify(op_name: str) -> bool:
     return op_name in REIFY
 
 
-def reify_result_shapes(op: Operation, builder: ShapeBuilder) -> list[SSAValue]:
-    """One `tensor<Nxindex>` value per result of ``op``, computing its shape."""
+def reify_result_shapes(op: Operation, builder: ShapeBuilder) -> list[SSAValue] | None:
+    """One `tensor<Nxindex>` value per result of ``op``, computing its shape; None where upstream's
+    reifyReturnTypeShapes fails (the caller leaves things as they are)."""
     fn = REIFY.get(op.name)
     if fn is None:
         raise NotSupportedError(f"reifying the result shapes of {op.name} is not supported")
     shapes = fn(op, builder)
-    builder.drop_unused(shapes)
+    builder.drop_unused(shapes or [])
     return shapes

@@ -1,6 +1,7 @@
 """The shape computations that upstream's `reifyReturnTypeShapes` builds (and that its inference
 tests print, through `--hlo-test-infer`): `shape.shape_of`, `tensor.dim`, `tensor.extract`,
-`tensor.from_elements` and the index arithmetic `arith.addi/subi/muli/divsi/maxsi/cmpi/select`, in
+`tensor.from_elements` and the index arithmetic `arith.addi/subi/muli/divsi/maxsi/cmpi/select/
+index_cast`, in
 MLIR's syntax:
 
     %0 = shape.shape_of %arg0 : tensor<2x?xf32> -> tensor<2xindex>
@@ -10,6 +11,7 @@ MLIR's syntax:
     %1 = arith.addi %dim, %dim_0 : index
     %2 = arith.cmpi slt, %dim, %c1 : index
     %3 = arith.select %2, %c0, %1 : index
+    %4 = arith.index_cast %arg2 : tensor<2xi64> to tensor<2xindex>
 
 The arith and tensor ops are xDSL's; `shape.shape_of` is defined here.  They are IR for printing and
 re-reading; stablehlo-py does not interpret them."""
@@ -239,6 +241,29 @@ def _parse_overflow_body(p: Parser) -> arith.IntegerOverflowAttr:
 
 arith.IntegerOverflowAttr.mlir_text = lambda self: f"#arith.overflow<{_overflow_text(self)}>"  # type: ignore[attr-defined]
 
+
+def _parse_index_cast(p: Parser) -> Operation:
+    v = p.parse_operand()
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    p.ws()
+    pos = p.pos
+    if p.parse_type() != v.type:
+        p.error("arith.index_cast: the operand's type is not the written one", pos)
+    p.parse_keyword("to")
+    return _with(arith.IndexCastOp(v, p.parse_type()), attrs)
+
+
+def _print_index_cast(op: Operation, pr: Printer) -> None:
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operand(op.operands[0])
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(op.operands[0].type)
+    pr.write(" to ")
+    pr.type(op.results[0].type)
+
+
 INTEGER_BINARY = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.MaxSIOp)
 
 FOREIGN_SYNTAX[ShapeOfOp] = ForeignSyntax(_parse_shape_of, _print_shape_of)
@@ -247,6 +272,7 @@ FOREIGN_SYNTAX[tensor.ExtractOp] = ForeignSyntax(_parse_extract, _print_extract)
 FOREIGN_SYNTAX[tensor.FromElementsOp] = ForeignSyntax(_parse_from_elements, _print_from_elements)
 FOREIGN_SYNTAX[arith.CmpiOp] = ForeignSyntax(_parse_cmpi, _print_cmpi)
 FOREIGN_SYNTAX[arith.SelectOp] = ForeignSyntax(_parse_select, _print_select)
+FOREIGN_SYNTAX[arith.IndexCastOp] = ForeignSyntax(_parse_index_cast, _print_index_cast)
 for _cls in INTEGER_BINARY:
     FOREIGN_SYNTAX[_cls] = ForeignSyntax(_parse_binary(_cls), _print_binary)
 
@@ -262,6 +288,7 @@ OPS = (
     tensor.FromElementsOp,
     arith.CmpiOp,
     arith.SelectOp,
+    arith.IndexCastOp,
     *INTEGER_BINARY,
 )
 

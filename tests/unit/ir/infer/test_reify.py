@@ -1,15 +1,12 @@
 """Result shapes as IR (stablehlo_py/ir/infer/reify.py, upstream's reifyReturnTypeShapes) through
 `--hlo-test-infer`'s `reify_return_type_shapes`: the folded computations, MLIR's syntax for them
-(a printed result parses back to itself), and what is refused."""
+(a printed result parses back to itself), and what is left as it is."""
 
 from __future__ import annotations
 
-import pytest
-from stablehlo_py.passes.hlo_test_infer import NOT_REIFIED, run
+from stablehlo_py.passes.hlo_test_infer import run
 
-from stablehlo_py.errors import NotSupportedError
 from stablehlo_py.ir import parse, print_ir
-from stablehlo_py.ir.infer.reify import REIFY
 
 
 def reify(args: str, line: str, result: str, shape: str) -> str:
@@ -74,25 +71,69 @@ def test_a_shape_operand_is_the_shape() -> None:
     assert got.splitlines()[-1] == "return %arg0 : tensor<2xindex>"
 
 
-def test_an_integer_shape_operand_is_not_supported() -> None:
-    with pytest.raises(NotSupportedError, match="arith.index_cast"):
-        reify(
-            "%s: tensor<2xi64>",
-            '%0 = "stablehlo.dynamic_iota"(%s) {iota_dimension = 0 : i64} : (tensor<2xi64>) -> tensor<?x?xf32>',
-            "tensor<?x?xf32>",
-            "tensor<2xindex>",
-        )
+def test_an_integer_shape_operand_is_cast_to_index() -> None:
+    got = reify(
+        "%s: tensor<2xi64>",
+        '%0 = "stablehlo.dynamic_iota"(%s) {iota_dimension = 0 : i64} : (tensor<2xi64>) -> tensor<?x?xf32>',
+        "tensor<?x?xf32>",
+        "tensor<2xindex>",
+    )
+    assert "arith.index_cast %arg0 : tensor<2xi64> to tensor<2xindex>" in got
+    # a constant shape folds to an index constant
+    got = reify(
+        "",
+        "%s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>\n"
+        '  %0 = "stablehlo.dynamic_iota"(%s) {iota_dimension = 0 : i64} : (tensor<2xi64>) -> tensor<?x?xf32>',
+        "tensor<?x?xf32>",
+        "tensor<2xindex>",
+    )
+    assert "arith.constant dense<[2, 3]> : tensor<2xindex>" in got
 
 
-def test_ops_upstream_reifies_and_we_do_not_are_refused() -> None:
-    assert not NOT_REIFIED & set(REIFY)
-    with pytest.raises(NotSupportedError, match="stablehlo.bitcast_convert is not supported"):
-        reify(
-            "%a: tensor<?xf32>",
-            '%0 = "stablehlo.bitcast_convert"(%a) : (tensor<?xf32>) -> tensor<?xi32>',
-            "tensor<?xi32>",
-            "tensor<1xindex>",
-        )
+def test_integer_paddings_are_computed_in_their_type() -> None:
+    t = "tensor<1xi64>"
+    got = reify(
+        f"%a: tensor<?xf32>, %p: tensor<f32>, %l: {t}, %h: {t}, %i: {t}",
+        f'%0 = "stablehlo.dynamic_pad"(%a, %p, %l, %h, %i) : (tensor<?xf32>, tensor<f32>, {t}, {t}, {t}) '
+        "-> tensor<?xf32>",
+        "tensor<?xf32>",
+        "tensor<1xi64>",
+    )
+    assert "arith.index_cast %dim : index to i64" in got
+    assert "arith.constant 1 : i64" in got
+    assert got.splitlines()[-2].endswith(": tensor<1xi64>")
+
+
+def test_dynamic_gather_slice_sizes_fold_when_constant() -> None:
+    got = reify(
+        "%a: tensor<5x3xf32>, %i: tensor<?x1xi32>",
+        "%s = stablehlo.constant dense<[1, 3]> : tensor<2xi64>\n"
+        '  %0 = "stablehlo.dynamic_gather"(%a, %i, %s) {dimension_numbers = #stablehlo.gather<'
+        "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>} "
+        ": (tensor<5x3xf32>, tensor<?x1xi32>, tensor<2xi64>) -> tensor<?x3xf32>",
+        "tensor<?x3xf32>",
+        "tensor<2xindex>",
+    )
+    assert "tensor.from_elements %dim, %c3 : tensor<2xindex>" in got
+    assert "tensor.extract" not in got
+
+
+def test_bitcast_convert_of_the_same_width_takes_the_operand_shape() -> None:
+    got = reify(
+        "%a: tensor<?xf32>",
+        '%0 = "stablehlo.bitcast_convert"(%a) : (tensor<?xf32>) -> tensor<?xi32>',
+        "tensor<?xi32>",
+        "tensor<1xindex>",
+    )
+    assert "shape.shape_of %arg0 : tensor<?xf32> -> tensor<1xindex>" in got
+    # a shape-changing bitcast is not reified upstream: the test op stays
+    got = reify(
+        "%a: tensor<?xf32>",
+        '%0 = "stablehlo.bitcast_convert"(%a) : (tensor<?xf32>) -> tensor<?x2xi16>',
+        "tensor<?x2xi16>",
+        "tensor<2xindex>",
+    )
+    assert '"hlo_test_infer.reify_return_type_shapes"(%0)' in got
 
 
 def test_ops_upstream_cannot_reify_are_left_as_they_are() -> None:
