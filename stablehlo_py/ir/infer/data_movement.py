@@ -99,7 +99,9 @@ def _enc(t: Attribute) -> Attribute | None:
     return None if enc is None or isinstance(enc, NoneAttr) else enc
 
 
-def _with_bounds(proto: Attribute, shape: Sequence[int], elem: Attribute, bounds: Sequence[int]) -> TensorType:
+def _with_bounds(
+    proto: Attribute, shape: Sequence[int], elem: Attribute, bounds: Sequence[int]
+) -> TensorType:
     """upstream's ``RankedTensorType::get(shape, elem, boundsToEncoding(proto's encoding, bounds))``:
     no bounds keep the prototype's encoding, all-unbounded ones drop it."""
     if not bounds:
@@ -556,7 +558,7 @@ def infer_scatter(inp: InferInput) -> list[Attribute]:
         if term is not None:
             acc = [v.type for v in term.operands]
     if len(acc) < n:
-        acc = acc + inputs[len(acc):]
+        acc = acc + inputs[len(acc) :]
     return [_same_shape(t, _elem(a)) for t, a in zip(inputs, acc)]
 
 
@@ -769,4 +771,3 @@ def infer_complex(inp: InferInput) -> list[Attribute]:
     lt = inp.operand_types[0]
     # complex_c2, complex_c3
     return [_same_shape(lt, ComplexType(_elem(lt)))]  # type: ignore[arg-type]
-

@@ -99,7 +99,9 @@ def same_shape_with_element(t: Attribute, element: Attribute) -> Attribute:
     raise InferError(f"expected a tensor type, but got {_t2s(t)}")
 
 
-def compatible_operands_and_result(operand_types: Sequence[Attribute], result_types: Sequence[Attribute]) -> bool:
+def compatible_operands_and_result(
+    operand_types: Sequence[Attribute], result_types: Sequence[Attribute]
+) -> bool:
     """upstream's CompatibleOperandsAndResultType::verifyTrait (without the message): every operand
     and result type is compatible (``isCompatibleForHloTypeInference``) with the first operand's."""
     if operand_types:
@@ -131,12 +133,16 @@ def _only_operand(inp: InferInput) -> Attribute:
 # ----------------------------------------------------------------------------------------- rules
 @rule(*(f"stablehlo.{n}" for n in COMPATIBLE_OPERANDS_AND_RESULT))
 def _compatible_operands_and_result(inp: InferInput) -> list[Attribute]:
-    return most_specific_of(inp.operand_types, "Expected non-empty operands for [CompatibleOperandsAndResultType]")
+    return most_specific_of(
+        inp.operand_types, "Expected non-empty operands for [CompatibleOperandsAndResultType]"
+    )
 
 
 @rule("stablehlo.add")
 def _add(inp: InferInput) -> list[Attribute]:
-    return most_specific_of(inp.operand_types, "Expected non-empty operands for AddOp::inferReturnTypes")
+    return most_specific_of(
+        inp.operand_types, "Expected non-empty operands for AddOp::inferReturnTypes"
+    )
 
 
 @rule("stablehlo.abs", "stablehlo.real", "stablehlo.imag")

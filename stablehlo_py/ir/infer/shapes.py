@@ -184,17 +184,23 @@ def _with_dim_fn(types: Sequence[TensorType], fn: DimFn) -> TensorType:
     return tensor_type(first.element_type, tuple(sizes))
 
 
-def _map_tuples(types: Sequence[Attribute], fn: Callable[[Sequence[Attribute]], Attribute]) -> Attribute:
+def _map_tuples(
+    types: Sequence[Attribute], fn: Callable[[Sequence[Attribute]], Attribute]
+) -> Attribute:
     """upstream's mapOverTupleElements."""
     tuples = [t for t in types if isinstance(t, TupleType)]
     if not tuples:
         return fn(types)
     if len(tuples) != len(types):
-        raise InferError("Mismatched type kinds: either all types must be tuples, or no types must be tuples")
+        raise InferError(
+            "Mismatched type kinds: either all types must be tuples, or no types must be tuples"
+        )
     n = len(tuples[0].types.data)
     if any(len(t.types.data) != n for t in tuples):
         raise InferError("Mismatched tuple sizes: all tuple sizes must be the same")
-    return TupleType(ArrayAttr(tuple(_map_tuples([t.types.data[i] for t in tuples], fn) for i in range(n))))
+    return TupleType(
+        ArrayAttr(tuple(_map_tuples([t.types.data[i] for t in tuples], fn) for i in range(n)))
+    )
 
 
 def _most_specific_shaped(types: Sequence[Attribute]) -> Attribute:
