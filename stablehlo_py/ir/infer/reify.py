@@ -46,10 +46,12 @@ class ShapeBuilder:
         self.constants_block = constants_block
         self._constants: dict[tuple[int, Attribute], SSAValue] = {}
         self.created: list[Operation] = []
-        for op in constants_block.ops:  # the block's integer constants are reused (OperationFolder)
+        # the block's integer constants are reused, moved to its start (MLIR's OperationFolder)
+        self._existing: dict[tuple[int, Attribute], Operation] = {}
+        for op in constants_block.ops:
             v = op.properties.get("value") if op.name == "arith.constant" else None
             if isinstance(v, IntegerAttr) and isinstance(v.type, (IndexType, IntegerType)):
-                self._constants.setdefault((v.value.data, v.type), op.results[0])
+                self._existing.setdefault((v.value.data, v.type), op)
 
     @classmethod
     def before_op(cls, op: Operation) -> ShapeBuilder:
@@ -82,15 +84,22 @@ class ShapeBuilder:
         key = (n, t)
         v = self._constants.get(key)
         if v is None:
-            op = arith.ConstantOp(IntegerAttr(n, t))  # type: ignore[arg-type]
-            first = self.constants_block.first_op
-            if first is None:
-                self.constants_block.add_op(op)
+            op = self._existing.pop(key, None)
+            if op is not None:
+                op.detach()  # (it may follow the op being built before: it moves to the start)
             else:
-                self.constants_block.insert_op_before(op, first)
-            self.created.append(op)
+                op = arith.ConstantOp(IntegerAttr(n, t))  # type: ignore[arg-type]
+                self.created.append(op)
+            self._at_start(op)
             v = self._constants[key] = op.results[0]
         return v
+
+    def _at_start(self, op: Operation) -> None:
+        first = self.constants_block.first_op
+        if first is None:
+            self.constants_block.add_op(op)
+        else:
+            self.constants_block.insert_op_before(op, first)
 
     def value(self, s: Size, t: Attribute = INDEX) -> SSAValue:
         return self.const(s, t) if isinstance(s, int) else s
@@ -135,11 +144,7 @@ class ShapeBuilder:
 
             value = DenseIntOrFPElementsAttr.from_list(target, list(known))
             op = arith.ConstantOp(value, target)
-            first = self.constants_block.first_op
-            if first is None:
-                self.constants_block.add_op(op)
-            else:
-                self.constants_block.insert_op_before(op, first)
+            self._at_start(op)
             self.created.append(op)
             return op.results[0]
         return self._insert(arith.IndexCastOp(v, target))

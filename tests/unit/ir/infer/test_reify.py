@@ -144,3 +144,17 @@ def test_ops_upstream_cannot_reify_are_left_as_they_are() -> None:
         "tensor<1xindex>",
     )
     assert '"hlo_test_infer.reify_return_type_shapes"(%0)' in got
+
+
+def test_a_reused_constant_defined_later_moves_to_the_start() -> None:
+    got = reify(
+        "%a: tensor<?x?xf32>",
+        '%0 = "stablehlo.transpose"(%a) {permutation = array<i64: 1, 0>} : (tensor<?x?xf32>) -> '
+        "tensor<?x?xf32>\n  %c1 = arith.constant 1 : index\n  %d = tensor.dim %a, %c1 : tensor<?x?xf32>",
+        "tensor<?x?xf32>",
+        "tensor<2xindex>",
+    )
+    lines = got.splitlines()
+    assert lines.count("%c1 = arith.constant 1 : index") == 1
+    first_use = next(i for i, ln in enumerate(lines) if "tensor.dim %arg0, %c1" in ln)
+    assert lines.index("%c1 = arith.constant 1 : index") < first_use
