@@ -67,12 +67,16 @@ def covered() -> dict[str, set[str]]:
     return got
 
 
-def test_the_family_modules_list_cases() -> None:
-    with_cases = [
-        n
-        for n in _case_modules()
-        if getattr(importlib.import_module(f"{infer_tests.__name__}.{n}"), "CASES", None)
-    ]
+def test_the_family_modules_list_and_run_cases() -> None:
+    with_cases = []
+    for n in _case_modules():
+        mod = importlib.import_module(f"{infer_tests.__name__}.{n}")
+        if getattr(mod, "CASES", None):
+            with_cases.append(n)
+            # the module checks its cases (a listed case must also pass, not only count)
+            run = getattr(mod, "test_cases", None)
+            marks = getattr(run, "pytestmark", [])
+            assert any(m.name == "parametrize" and m.args[1] is mod.CASES for m in marks), n
     assert len(with_cases) >= 8, with_cases
 
 
