@@ -378,23 +378,6 @@ def _check_reducer(
     return args[0] if args else None
 
 
-def _check_reduced_results(
-    ins: list[Attribute], outs: list[Attribute], e: Attribute, shape_id: str, element_id: str
-) -> None:
-    """Each result has its operand's shape (`shape_id`: all_reduce_c6, collective_reduce_c3) and the
-    element type of the computation's accumulator `e` (`element_id`: all_reduce_c7,
-    collective_reduce_c4)."""
-    for i, (a, b) in enumerate(zip(ins, outs)):
-        if not shapes_compatible(shape_of(a), shape_of(b)):
-            raise VerifyException(
-                f"{shape_id}: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different shapes"
-            )
-        if element_type(b) != element_type(e):
-            raise VerifyException(
-                f"{element_id}: element type of result #{i} ({t2s(element_type(b))}) differs from the computation's ({t2s(element_type(e))})"
-            )
-
-
 # ------------------------------------------------------------------------------ ids and feeds
 class _ProcessIdOp(StableHLOOp):
     """replica_id and partition_id: a `tensor<ui32>` result."""
