@@ -233,6 +233,12 @@ class _Legalizer:
             raise legalize_error(
                 op, f"'{op.name}' has no VHLO counterpart in this version of the tables"
             )
+        if op.successors:
+            raise legalize_error(
+                op,
+                f"'{op.name}' branches to other blocks, which is not supported in VHLO: write control "
+                "flow with stablehlo.if / stablehlo.case / stablehlo.while",
+            )
         if not self.allow_other:
             if dialect == "chlo":
                 raise legalize_error(

@@ -9,6 +9,8 @@ from stablehlo_py.ir.registry import Registry
 # Modules that define `OPS` (a tuple of op classes) and/or `register(registry)`.
 OP_MODULES = (
     "stablehlo_py.ir.ops.func",
+    "stablehlo_py.ir.ops.func_indirect",
+    "stablehlo_py.ir.ops.cf",
     "stablehlo_py.ir.ops.arith",
     "stablehlo_py.ir.ops.einsum",
     "stablehlo_py.ir.ops.tensor",

@@ -23,10 +23,7 @@ from tests.conftest import CONFORMANCE
 REFINE_SHAPES = CONFORMANCE / "transforms" / "stablehlo_refine_shapes.mlir"
 
 # input that stablehlo-py does not parse (text in the chunk -> why); the pass is not involved
-NOT_PARSED: dict[str, str] = {
-    "cf.br": "the cf dialect is not modelled (not supported)",
-    "func.constant": "func.constant / func.call_indirect are not modelled (not supported)",
-}
+NOT_PARSED: dict[str, str] = {}
 
 # chunk name -> why it fails although the pass supports it
 KNOWN: dict[str, str] = {}

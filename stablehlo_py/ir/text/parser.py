@@ -154,6 +154,9 @@ class Parser:
         self.attr_aliases: dict[str, Attribute] = {}
         self.type_aliases: dict[str, Attribute] = {}
         self._resolving: set[str] = set()
+        # one table per region being parsed: block name -> its block, and where it was defined
+        # (None while only referenced) and first referenced
+        self.block_scopes: list[dict[str, _BlockName]] = []
         self._scan_aliases()
 
     # ------------------------------------------------------------------ positions and errors
@@ -754,6 +757,7 @@ class Parser:
             saved_scopes = self.scopes
             self.scopes = [{}]
         self.default_dialects.append(self.default_dialects[-1] if default_dialect is None else default_dialect)
+        self.block_scopes.append({})
         try:
             region = Region()
             if self.peek() == "}":
@@ -783,21 +787,58 @@ class Parser:
                 first = False
                 region.add_block(block)
                 self._parse_block_ops(block)
-                if self.try_literal("}"):
+                if self.peek() == "}":
+                    self._check_blocks_defined()
+                    self.pos += 1
                     return region
         finally:
+            self.block_scopes.pop()
             self.default_dialects.pop()
             if saved_scopes is not None:
                 self.scopes = saved_scopes
             else:
                 self.scopes.pop()
 
-    def _parse_block_header(self) -> Block:
-        self.pos += 1
-        m = _SUFFIX_ID.match(self.text, self.pos)
+    def _check_blocks_defined(self) -> None:
+        """At a region's `}`: every block a successor named is defined in the region (MLIR's
+        "reference to an undefined block", at the first reference)."""
+        missing = [b.first_use for b in self.block_scopes[-1].values() if b.defined_at is None]
+        if missing:
+            self.error("reference to an undefined block", min(missing))
+
+    def _block_label(self) -> tuple[str, int]:
+        """`^name` -> (name, position of the `^`)."""
+        self.ws()
+        pos = self.pos
+        if not self.text.startswith("^", pos):
+            self.error(f"expected a block name like ^bb1, found {self._found()}")
+        m = _SUFFIX_ID.match(self.text, pos + 1)
         if not m:
-            self.error("expected a block name after '^'")
+            self.error("expected a block name after '^'", pos)
         self.pos = m.end()
+        return m.group(0), pos
+
+    def parse_successor(self) -> Block:
+        """`^name`: a block of the region being parsed, defined before or after this use."""
+        name, pos = self._block_label()
+        if not self.block_scopes:
+            self.error("a block name can only be used inside a region", pos)
+        scope = self.block_scopes[-1]
+        entry = scope.get(name)
+        if entry is None:
+            entry = scope[name] = _BlockName(Block(), None, pos)
+        return entry.block
+
+    def parse_successor_list(self) -> list[Block]:
+        """`[^bb1, ^bb2]` (the generic form's successor list)."""
+        return self.parse_delimited("[", self.parse_successor, "]")
+
+    def _parse_block_header(self) -> Block:
+        label, label_pos = self._block_label()
+        scope = self.block_scopes[-1]
+        entry = scope.get(label)
+        if entry is not None and entry.defined_at is not None:
+            self.error(f"redefinition of block '^{label}'", label_pos)
         names: list[tuple[str, int]] = []
         types: list[Attribute] = []
         locs: list[TextLoc | None] = []
@@ -814,7 +855,14 @@ class Parser:
             self.parse_comma_list(arg, ")")
             self.parse_literal(")")
         self.parse_literal(":", "after the block label")
-        block = Block(arg_types=types)
+        if entry is None:
+            block = Block(arg_types=types)
+            scope[label] = _BlockName(block, label_pos, label_pos)
+        else:  # referenced by a successor before its label: the block exists, without arguments
+            block = entry.block
+            for t in types:
+                block.insert_arg(t, len(block.args))
+            entry.defined_at = label_pos
         for (name, p), a, loc in zip(names, block.args, locs):
             self.define(name, a, p)
             if loc is not None:
@@ -921,8 +969,7 @@ class Parser:
 
     def _parse_generic(self, cls: type[Operation], op_name: str) -> Operation:
         operands = self.parse_delimited("(", self.parse_operand, ")")
-        if self.peek() == "[":
-            self.error("operations with successors are not supported")
+        successors = self.parse_successor_list() if self.peek() == "[" else []
         properties: dict[str, Attribute] = {}
         if self.try_literal("<"):
             self.ws()
@@ -945,6 +992,15 @@ class Parser:
             if v.type != t:
                 self.error(f"operand #{i} of '{op_name}' has type {_t(v.type)} but the signature says {_t(t)}")
         build = getattr(cls, "build_generic", None) or cls.create
+        if successors:
+            return build(
+                operands=operands,
+                result_types=list(ftype.outputs.data),
+                properties=properties,
+                attributes=attributes,
+                regions=regions,
+                successors=successors,
+            )
         return build(
             operands=operands,
             result_types=list(ftype.outputs.data),
@@ -973,6 +1029,18 @@ class Parser:
         module = ModuleOp(ops)
         module._implicit_src = self.source  # type: ignore[attr-defined]  # MLIR: loc("file":0:0)
         return module
+
+
+class _BlockName:
+    """A block label of the region being parsed: the block, where its label is (None while it is
+    only referenced by successors) and where it was first named."""
+
+    __slots__ = ("block", "defined_at", "first_use")
+
+    def __init__(self, block: Block, defined_at: int | None, first_use: int):
+        self.block = block
+        self.defined_at = defined_at
+        self.first_use = first_use
 
 
 def _t(t: Attribute) -> str:

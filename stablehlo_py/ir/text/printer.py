@@ -451,6 +451,8 @@ class Printer:
         out = self.out
         out.append(string_literal(op.name))
         out.append("(" + ", ".join(self.value(v) for v in op.operands) + ")")
+        if op.successors:
+            out.append("[" + ", ".join(self.block_name(b) for b in op.successors) + "]")
         if op.properties:
             out.append(" <" + dict_to_str(op.properties) + ">")
         if op.regions:
@@ -497,9 +499,13 @@ class Printer:
         self.newline()
         out.append("}")
 
+    def block_name(self, block: Block) -> str:
+        """`^bbN`: a block's position in its region (MLIR's SSANameState numbers blocks so)."""
+        return f"^bb{self.namer.block_ids.get(block, 0)}"
+
     def _block_header(self, block: Block) -> None:
         out = self.out
-        out.append(f"^bb{self.namer.block_ids.get(block, 0)}")
+        out.append(self.block_name(block))
         if block.args:
             parts = []
             for a in block.args:
@@ -511,6 +517,21 @@ class Printer:
                 parts.append(s)
             out.append("(" + ", ".join(parts) + ")")
         out.append(":")
+        out.append(self._predecessors_comment(block))
+
+    def _predecessors_comment(self, block: Block) -> str:
+        """The comment MLIR's printer puts after a block label: `  // pred: ^bb0`, `  // 2 preds:
+        ^bb0, ^bb1` (one per branch, ordered by block position) or `  // no predecessors` (a block
+        after the entry block that nothing branches to)."""
+        preds = [use.operation.parent_block() for use in block.uses]
+        if not preds:
+            region = block.parent
+            entry = region is None or region.blocks.first is block
+            return "" if entry else "  // no predecessors"
+        if len(preds) == 1:
+            return "  // pred: " + self.block_name(preds[0])  # type: ignore[arg-type]
+        names = sorted(self.namer.block_ids.get(b, 0) for b in preds)  # type: ignore[arg-type]
+        return f"  // {len(names)} preds: " + ", ".join(f"^bb{n}" for n in names)
 
     def text(self) -> str:
         return "".join(self.out)

@@ -197,8 +197,8 @@ def test_plans_agree_with_xdsl_on_conformance_programs() -> None:
 
 # ----------------------------------------------------------------------------- which classes
 def test_plan_coverage_of_the_registry() -> None:
-    """Every IRDL op of the registry has a plan but chlo.scan (attribute-sized segments); VHLO ops are
-    not IRDL (their own `verify_` does all the work)."""
+    """Every IRDL op of the registry has a plan but chlo.scan (attribute-sized segments) and the cf
+    branches (successors); VHLO ops are not IRDL (their own `verify_` does all the work)."""
     # a new xDSL release: re-check verify_plan against it, then bump XDSL_VERSION
     assert vp.xdsl_problem() is None
     no_plan = {}
@@ -206,8 +206,13 @@ def test_plan_coverage_of_the_registry() -> None:
         why = vp.why_no_plan(cls)
         if why is not None:
             no_plan[name] = why
-    assert {n for n, why in no_plan.items() if why != "not an IRDL operation"} == {"chlo.scan"}
+    assert {n for n, why in no_plan.items() if why != "not an IRDL operation"} == {
+        "chlo.scan",
+        "cf.br",
+        "cf.cond_br",
+    }
     assert "AttrSizedOperandSegments" in no_plan["chlo.scan"]
+    assert no_plan["cf.br"] == no_plan["cf.cond_br"] == "has successor definitions"
     assert all(
         n.startswith("vhlo.") for n, why in no_plan.items() if why == "not an IRDL operation"
     )
