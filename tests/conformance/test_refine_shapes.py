@@ -4,10 +4,10 @@ The RUN line (`stablehlo-opt --stablehlo-refine-shapes --split-input-file --veri
 FileCheck %s`) is run once over the whole file as a subprocess, then chunk by chunk
 (`tests/conformance/chunks.py`), so that each chunk passes or fails on its own.
 
-Known failures are chunks whose input stablehlo-py cannot parse -- ops of dialects it does not model
-(`cf.br`, `tensor.dim`, `func.constant`/`func.call_indirect`) and `func.call` with `arg_attrs` -- so
-the pass never runs on them: not supported, reason checked at test time.  Any other failing chunk
-fails the test.
+Known failures would be chunks whose input stablehlo-py cannot parse (NOT_PARSED: text in the chunk ->
+why) or that fail for a stated reason (KNOWN); every chunk passes now (`cf.br` blocks and
+`func.constant` / `func.call_indirect` parse since stablehlo_py/ir/ops/cf.py and func_indirect.py).
+Any failing chunk fails the test.
 """
 
 from __future__ import annotations
@@ -36,15 +36,28 @@ def _known_failure(chunk: Chunk) -> str | None:
     return KNOWN.get(chunk.name)
 
 
+# The file ends with a chunk of comments only (run_chunks skips it; the whole-file run does not).
+# On a module without a function upstream's pass fails *without* a diagnostic
+# (getStablehloRefineShapesTarget returns null), which --verify-diagnostics ignores; stablehlo-py's
+# (passes/stablehlo_refine_arguments.py refine_shapes_target) reports this error instead, which
+# --verify-diagnostics counts as unexpected.
+EMPTY_MODULE_ERROR = "unexpected error: 'builtin.module' op has no func.func to refine"
+
+
 @pytest.mark.skipif(
     not REFINE_SHAPES.is_file(), reason="../shared/conformance/transforms is absent"
 )
 def test_run_line_over_the_whole_file(tmp_path: Path) -> None:
-    """The RUN line as lit runs it: every chunk is processed without an internal error."""
+    """The RUN line as lit runs it: every chunk is processed without an internal error, and the
+    diagnostics and CHECK lines all match (exit status 0)."""
     (line,) = run_lines(REFINE_SHAPES)
     r = execute(line, REFINE_SHAPES, tmp_path / "t")
     assert "internal error" not in r.stderr, r.stderr[-3000:]
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
+    errors = [e for e in r.stderr.splitlines() if "error:" in e]
+    if r.returncode != 0 and errors and all(EMPTY_MODULE_ERROR in e for e in errors):
+        pytest.xfail("the comment-only last chunk: " + EMPTY_MODULE_ERROR + " (upstream: none)")
+    assert r.returncode == 0, r.stderr[-3000:]
 
 
 @pytest.mark.skipif(
