@@ -150,14 +150,17 @@ def successor_operands(op: Operation) -> list[Sequence[SSAValue]]:
 
 
 def verify_successors(op: Operation) -> None:
-    """MLIR's verifyBranchSuccessorOperands (count, then types, per successor) and the region
-    verifier's rule that nothing branches to an entry block (reported here, at the branch)."""
+    """MLIR's verifyBranchSuccessorOperands (count, then types, per successor) and two rules of
+    MLIR's region verifier, reported here at the branch: nothing branches to an entry block, and a
+    block it branches to is not empty (a block of a func.func ends with a terminator)."""
     from stablehlo_py.ir.text.printer import type_to_str
 
     for n, (block, operands) in enumerate(zip(op.successors, successor_operands(op))):
         region = block.parent
         if region is not None and region.blocks.first is block:
             raise VerifyException("entry block of region may not have predecessors")
+        if block.first_op is None:
+            raise VerifyException(f"successor #{n} is an empty block: expect at least a terminator")
         if len(operands) != len(block.args):
             raise VerifyException(
                 f"branch has {len(operands)} operands for successor #{n}, but target block has {len(block.args)}"

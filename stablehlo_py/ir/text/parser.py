@@ -5,6 +5,12 @@ types interned by their text.  It reads both the generic form (`"stablehlo.add"(
 and each op's pretty form (delegated to the op class's `parse_pretty`), locations of every kind, and
 attribute/type aliases (also those defined after their use, as JAX's debug output does).
 
+Regions may hold several blocks: block labels (`^bb1(%a: T):`) are scoped per region, a successor
+(`cf.br ^bb1`, generic `"cf.br"()[^bb1]`) may name a block labelled later in the region, and blocks
+keep their textual order (MLIR's).  An SSA value must be defined before its first use in the text:
+MLIR also accepts a use in an earlier block of a value defined in a later one (dominance permitting);
+stablehlo-py does not (not supported: "use of undefined value").
+
 It replaces xDSL's stock parser for this subset; the xDSL text-layer problems listed in DESIGN.md §3 do
 not arise here by construction, and `tests/unit/test_text_workarounds.py` has one regression test each.
 """
@@ -696,7 +702,7 @@ class Parser:
             if v is not None:
                 break
         else:
-            self.error(f"use of undefined value '%{name}'", pos)
+            self.error(f"use of undefined value '%{name}'{self._defined_later(name, pos)}", pos)
         if isinstance(v, tuple):
             if index is None:
                 return v[0]  # as MLIR: `%name` of a result group is its first result, `%name#0`
@@ -706,6 +712,20 @@ class Parser:
         if index not in (None, 0):
             self.error(f"'%{name}' is a single value; '#{index}' is out of range", pos)
         return v
+
+    def _defined_later(self, name: str, pos: int) -> str:
+        """For the error message, in a region with several blocks: a hint when `%name` is defined
+        further down (MLIR accepts a use in one block of a value defined in a later one)."""
+        if not (self.block_scopes and self.block_scopes[-1]):
+            return ""
+        n = re.escape(name)
+        later = re.compile(rf"%{n}(?::[0-9]+)?\s*(?:,\s*%[^=\n]*)?=[^=]|\^[\w$.\-]*\([^)]*%{n}\s*:")
+        if later.search(self.text, pos):
+            return (
+                f"; '%{name}' is defined further down: stablehlo-py does not support a use before the "
+                "definition (MLIR allows it across blocks), put the defining block first"
+            )
+        return ""
 
     def parse_operand(self) -> SSAValue:
         self.ws()

@@ -310,6 +310,12 @@ def test_verification_errors(body: str, location: str, message: str) -> None:
     assert e.message == message
 
 
+def test_branch_to_an_empty_block_is_refused() -> None:
+    e = _verify_error(f"func.func @f(%arg0: {T}) -> {T} {{\n  cf.br ^bb1\n^bb1:\n}}\n")
+    assert e.message == "'cf.br' op successor #0 is an empty block: expect at least a terminator"
+    assert e.location == "t.mlir:2:3"
+
+
 def test_branch_to_the_entry_block_is_refused() -> None:
     text = f""""func.func"() <{{function_type = ({T}) -> {T}, sym_name = "f"}}> ({{
 ^bb0(%a: {T}):
@@ -424,3 +430,23 @@ def test_jaxlib_prints_nested_regions_the_same() -> None:
     ctx.allow_unregistered_dialects = True
     with ctx:
         assert str(ir.Module.parse(NESTED)) == NESTED_PRINTED
+
+
+def test_use_before_definition_across_blocks_is_refused_with_a_hint() -> None:
+    text = f"""func.func @f(%arg0: {T}) -> {T} {{
+  cf.br ^bb2
+^bb1:
+  func.return %x : {T}
+^bb2:
+  %x = stablehlo.abs %arg0 : {T}
+  cf.br ^bb1
+}}
+"""
+    with pytest.raises(ParseError) as e:
+        parse(text, "t.mlir")
+    assert e.value.location == "t.mlir:4:15"
+    assert e.value.message.startswith("use of undefined value '%x'; '%x' is defined further down")
+    # a single-block function: no hint
+    with pytest.raises(ParseError) as e:
+        parse(f"func.func @f() -> {T} {{\n  func.return %x : {T}\n}}\n", "t.mlir")
+    assert e.value.message == "use of undefined value '%x'"
