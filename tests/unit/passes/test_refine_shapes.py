@@ -115,3 +115,13 @@ def test_components_are_shape_only_where_upstream_infers_shapes_only() -> None:
     assert infer_components(convert) == [Components((2, 3))]
     out = print_ir(refine_shapes(m))
     assert "-> tensor<2x5xf64>" in out and "-> tensor<2x3xi32>" in out
+
+
+def test_module_without_function_is_left_as_is() -> None:
+    """Nothing to refine: the module comes back unchanged (upstream's pass fails silently there)."""
+    from stablehlo_py.passes.stablehlo_refine_shapes import refine_shapes
+
+    from stablehlo_py.ir import parse, print_ir
+
+    module = parse("module {\n}\n")
+    assert print_ir(refine_shapes(module)) == "module {\n}\n"
