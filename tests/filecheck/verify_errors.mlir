@@ -33,7 +33,7 @@ func.func @reduce(%a: tensor<4x5xf32>, %init: tensor<f32>) -> tensor<4xf32> {
 // -----
 
 func.func @while(%a: tensor<i64>) -> tensor<i64> {
-  // expected-error @+1 {{while_c1: cond must return one tensor<i1>}}
+  // expected-error @+1 {{expect condition block return a zero-ranked tensor of i1 but got 'tensor<i64>'}}
   %0 = stablehlo.while(%iterArg = %a) : tensor<i64>
   cond {
     stablehlo.return %iterArg : tensor<i64>

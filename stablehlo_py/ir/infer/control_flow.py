@@ -4,8 +4,9 @@ if and case (the least specific type of what the branches return), while and opt
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Attribute, Region
+from xdsl.traits import IsTerminator
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import infer_least_specific_type, types_compatible
@@ -66,6 +67,52 @@ def infer_conditional(inp: InferInput) -> list[Attribute]:
 def infer_operand_types(inp: InferInput) -> list[Attribute]:
     """while_c3, optimization_barrier_c1: the results have the operands' types."""
     return list(inp.operand_types)
+
+
+def verify_while(operand_types: list[Attribute], cond: Region, body: Region) -> None:
+    """upstream's verifyWhileOp, in its order: the operands against cond's and body's arguments,
+    body's terminator and its operands, then cond's single `tensor<i1>` result.  The regions hold one
+    block each (checked before, as upstream's `SizedRegion<1>`)."""
+    cond_args = [a.type for a in cond.blocks.first.args]  # type: ignore[union-attr]
+    body_args = [a.type for a in body.blocks.first.args]  # type: ignore[union-attr]
+    # while_c1
+    if not types_compatible(operand_types, cond_args):
+        raise InferError(
+            "expect operands to be compatible with condition block arguments but got "
+            f"{types_text(operand_types)} vs {types_text(cond_args)}"
+        )
+    # while_c2
+    if not types_compatible(operand_types, body_args):
+        raise InferError(
+            "expect operands to be compatible with body block arguments but got "
+            f"{types_text(operand_types)} vs {types_text(body_args)}"
+        )
+    last = body.blocks.first.last_op  # type: ignore[union-attr]
+    if last is None or not last.has_trait(IsTerminator):
+        raise InferError("The while body-region expected to have a terminator")
+    # while_c2
+    body_returns = [v.type for v in last.operands]
+    if not types_compatible(operand_types, body_returns):
+        raise InferError(
+            "expect operands to be compatible with body block return types but got "
+            f"{types_text(operand_types)} vs {types_text(body_returns)}"
+        )
+    # while_c1 (upstream reads the operands of cond's last op, terminator or not)
+    cond_last = cond.blocks.first.last_op  # type: ignore[union-attr]
+    cond_returns = [v.type for v in cond_last.operands] if cond_last is not None else []
+    if len(cond_returns) != 1:
+        raise InferError(
+            f"expect condition body returns a single value but got {len(cond_returns)}"
+        )
+    pred = cond_returns[0]
+    if not (
+        isinstance(pred, TensorType)
+        and len(pred.get_shape()) == 0
+        and pred.element_type == IntegerType(1)
+    ):
+        raise InferError(
+            f"expect condition block return a zero-ranked tensor of i1 but got {types_text([pred])}"
+        )
 
 
 @rule("stablehlo.after_all", "stablehlo.create_token")

@@ -34,7 +34,8 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.format import custom_directive, get_slot, prop_defaults, set_slot
-from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.infer import InferError, verify_inferred
+from stablehlo_py.ir.infer.control_flow import verify_while
 from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re-exported)
     DICT_ATTR,
     I32,
@@ -47,16 +48,12 @@ from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re
 )
 from stablehlo_py.ir.ops.base import prop as prop_
 from stablehlo_py.ir.ops.constraints import (
-    all_types_compatible,
     check_token,
-    is_scalar_tensor,
     t2s,
     types2s,
 )
 from stablehlo_py.ir.ops.region_utils import (
-    entry_arg_types,
     require_single_block,
-    return_types,
 )
 from stablehlo_py.ir.types import element_type
 
@@ -211,31 +208,12 @@ class WhileOp(StableHLOOp):
 
     def verify_(self) -> None:
         verify_inferred(self)  # while_c3
-        ts = [v.type for v in self.operand]
         require_single_block(self, self.cond, "cond")
         require_single_block(self, self.body, "body")
-        c_in = entry_arg_types(self.cond)
-        if not all_types_compatible(c_in, ts):  # while_c1
-            raise VerifyException(
-                f"while_c1: cond takes {types2s(c_in)} but the operands are {types2s(ts)}"
-            )
-        c_out = return_types(self.cond) or []
-        if len(c_out) != 1 or not (
-            is_scalar_tensor(c_out[0]) and t2s(element_type(c_out[0])) == "i1"
-        ):  # while_c1
-            raise VerifyException(
-                f"while_c1: cond must return one tensor<i1>, returns {types2s(c_out)}"
-            )
-        b_in = entry_arg_types(self.body)
-        if not all_types_compatible(b_in, ts):  # while_c2
-            raise VerifyException(
-                f"while_c2: body takes {types2s(b_in)} but the operands are {types2s(ts)}"
-            )
-        b_out = return_types(self.body) or []
-        if not all_types_compatible(b_out, ts):  # while_c2
-            raise VerifyException(
-                f"while_c2: body returns {types2s(b_out)} but the operands are {types2s(ts)}"
-            )
+        try:
+            verify_while([v.type for v in self.operand], self.cond, self.body)
+        except InferError as e:
+            raise VerifyException(e.message) from None
 
 
 # ------------------------------------------------------------------------ optimization_barrier

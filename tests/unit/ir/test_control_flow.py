@@ -102,11 +102,22 @@ def test_while_verifier() -> None:
     bad = WHILE_GENERIC.replace('"stablehlo.return"(%n, %a)', '"stablehlo.return"(%a, %a)').replace(
         "(tensor<i64>, tensor<f32>) -> ()", "(tensor<f32>, tensor<f32>) -> ()"
     )
-    assert "while_c2" in verify_error(bad)
+    assert (
+        "expect operands to be compatible with body block return types but got "
+        "'tensor<i64>', 'tensor<f32>' vs 'tensor<f32>', 'tensor<f32>'"
+    ) in verify_error(bad)
     bad_cond = WHILE_GENERIC.replace(
         '"stablehlo.return"(%c) : (tensor<i1>)', '"stablehlo.return"(%i) : (tensor<i64>)'
     )
-    assert "while_c1" in verify_error(bad_cond)
+    assert (
+        "expect condition block return a zero-ranked tensor of i1 but got 'tensor<i64>'"
+        in verify_error(bad_cond)
+    )
+    two = WHILE_GENERIC.replace(
+        '"stablehlo.return"(%c) : (tensor<i1>)',
+        '"stablehlo.return"(%c, %c) : (tensor<i1>, tensor<i1>)',
+    )
+    assert "expect condition body returns a single value but got 2" in verify_error(two)
 
 
 def test_while_parse_errors() -> None:
