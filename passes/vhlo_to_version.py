@@ -37,10 +37,12 @@ class BlockedOp:
     location: str | None
     blockers: tuple[legality.Blocker, ...]
 
-    def line(self) -> str:
-        where = f"{self.location}: " if self.location else ""
+    def message(self) -> str:
         why = "; ".join(b.text() for b in self.blockers)
-        return f"{where}failed to legalize operation '{self.op_name}' that was explicitly marked illegal: {why}"
+        return f"failed to legalize operation '{self.op_name}' that was explicitly marked illegal: {why}"
+
+    def line(self) -> str:
+        return f"{self.location}: {self.message()}" if self.location else self.message()
 
 
 class DowngradeError(VersionError):
@@ -62,6 +64,9 @@ class DowngradeError(VersionError):
         elif highs and not lows:
             note = f"these operations need a target no newer than {min(highs)}"
         super().__init__(message, location=location, note=note)
+        # the error upstream's dialect conversion emits before this one: at the first op (in walk
+        # order) it cannot legalize, where it stops (--verify-diagnostics matches each)
+        self.preceding = [VersionError(b.message(), location=b.location) for b in blocked[:1]]
 
     def render(self) -> str:
         head = f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
@@ -125,7 +130,11 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
         elif _changed(op, p.state):
             plans.append((op, p.state))
     if blocked:
-        raise DowngradeError(version, blocked, op_location(module))
+        where = op_location(module)
+        if where is None and blocked[0].location and blocked[0].location.count(":") >= 2:
+            # MLIR's implicit top module is at `file:0:0`
+            where = blocked[0].location.rsplit(":", 2)[0] + ":0:0"
+        raise DowngradeError(version, blocked, where)
     apply = _apply_record if records else _apply
     for op, state in plans:
         apply(op, state)
