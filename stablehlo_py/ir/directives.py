@@ -30,9 +30,23 @@ def _flat(xs: list[Any]) -> list[Any]:
     return out
 
 
-def assign_from_function_type(p: Parser, st: Any, operand_args: list[Any], result_arg: Any, ft: FunctionType) -> None:
+def assign_from_function_type(
+    p: Parser,
+    st: Any,
+    operand_args: list[Any],
+    result_arg: Any,
+    ft: FunctionType,
+    pos: int | None = None,
+) -> None:
+    """Upstream's assignFromFunctionType: the operand count must match the inputs, one result;
+    errors at `pos` (where the type started)."""
     ins = list(ft.inputs.data)
     outs = list(ft.outputs.data)
+    n_operands = sum(
+        len(c) if isinstance(c, list) else 1 for c in (get_slot(st, a) for a in operand_args)
+    )
+    if n_operands != len(ins):
+        p.op_error(f"{n_operands} operands present, but expected {len(ins)}", pos)
     # Operand slots may be variadic: split the inputs by the parsed operand counts.
     i = 0
     for a in operand_args:
@@ -42,18 +56,14 @@ def assign_from_function_type(p: Parser, st: Any, operand_args: list[Any], resul
             set_slot(st, a, ins[i : i + n])
             i += n
         else:
-            if i >= len(ins):
-                p.error(f"function type has {len(ins)} inputs; more operands were given")
             set_slot(st, a, ins[i])
             i += 1
-    if i != len(ins):
-        p.error(f"function type has {len(ins)} inputs but the op has {i} operands")
     target = result_arg.target if hasattr(result_arg, "target") else None
     if target is not None and getattr(target, "variadic", False):
         set_slot(st, result_arg, outs)
     else:
         if len(outs) != 1:
-            p.error(f"expected one result type, the function type has {len(outs)}")
+            p.op_error("expected single output", pos)
         set_slot(st, result_arg, outs[0])
 
 
@@ -76,9 +86,11 @@ class SameOperandsAndResultType:
     @staticmethod
     def parse(p: Parser, st: Any, *args: Any) -> None:
         *operand_args, result_arg = args
+        p.ws()
+        pos = p.pos
         t = p.parse_type()
         if isinstance(t, FunctionType):
-            assign_from_function_type(p, st, operand_args, result_arg, t)
+            assign_from_function_type(p, st, operand_args, result_arg, t, pos)
             return
         for a in operand_args:
             cur = get_slot(st, a)
@@ -117,7 +129,20 @@ def _i64_values(attr: Any) -> tuple[int, ...]:
 
 def parse_i64_list(p: Parser) -> list[int]:
     """`[1, -2, 3]` (possibly empty)."""
-    return p.parse_delimited("[", p.parse_integer, "]")
+    from stablehlo_py.errors import ParseError
+
+    p.parse_literal("[")
+    try:
+        items = p.parse_comma_list(p.parse_integer, "]")
+    except ParseError as e:
+        # MLIR's DenseArrayAttr parser still asks for the closing `]` after a bad element
+        p.ws()
+        e.preceding = [
+            ParseError(f"expected ']', found {p._found()}", location=p.location_of(p.pos))
+        ]  # type: ignore[attr-defined]
+        raise
+    p.parse_literal("]")
+    return items
 
 
 @custom_directive("DenseI64Array")

@@ -55,16 +55,26 @@ class EnumAttr(Data[str]):
 
     @classmethod
     def parse_stripped(cls, p: Parser) -> EnumAttr:
+        # MLIR's generated enum attribute parser: parseKeyword, then the case lookup; both wrapped
+        # by "failed to parse <Attr> parameter 'value'..." (OpAsmParser errors inside a custom op)
         p.ws()
         pos = p.pos
         word = p.try_bare_id()
-        if word not in cls.CASES:
-            p.error(
-                f"expected a {cls.MNEMONIC} ({', '.join(cls.CASES)}), found "
-                f"{repr(word) if word else 'nothing'}",
-                pos,
-            )
-        return cls.get_case(word)  # type: ignore[arg-type]
+        if word in cls.CASES:
+            return cls.get_case(word)
+        prefix = "StableHLO" if cls.DIALECT == "stablehlo" else cls.DIALECT.upper()
+        enum = "".join(w.capitalize() for w in cls.MNEMONIC.split("_"))
+        cpp = f"::mlir::{cls.DIALECT}::{enum}"
+        wrapper = p.op_diagnostic(
+            f"failed to parse {prefix}_{enum}Attr parameter 'value' which is to be a `{cpp}`", pos
+        )
+        if word is None:
+            p.op_error(f"expected valid keyword, found {p._found()}", pos, preceding=(wrapper,))
+        p.op_error(
+            f"expected {cpp} to be one of: {', '.join(cls.CASES)}, found '{word}'",
+            pos,
+            preceding=(wrapper,),
+        )
 
     @classmethod
     def can_start(cls, p: Parser) -> bool:

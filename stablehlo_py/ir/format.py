@@ -520,6 +520,7 @@ def attr_in_format(a: Attribute) -> str:
 @dataclass
 class ParseState:
     op_cls: type
+    start_pos: int | None = None  # where operand resolution errors point
     operands: dict[str, Any] = field(default_factory=dict)
     operand_types: dict[str, Any] = field(default_factory=dict)
     result_types: dict[str, Any] = field(default_factory=dict)
@@ -533,6 +534,8 @@ class ParseState:
 
 def parse_format(elems: list[Any], p: Parser, op_cls: type) -> Operation:
     st = ParseState(op_cls)
+    p.ws()
+    st.start_pos = p.pos
     _parse_elems_run(elems, p, st)
     return build_from_state(st, p)
 
@@ -601,12 +604,11 @@ def _parse_one(e: Any, p: Parser, st: ParseState) -> None:
     if isinstance(e, Var):
         if e.kind == "operand":
             if e.variadic:
-                st.operands[e.name] = p.parse_operand_list() if p.peek() == "%" else []
+                st.operands[e.name] = _deferred_operands(p) if p.peek() == "%" else []
             elif e.optional:
-                v = p.try_operand()
-                st.operands[e.name] = [v] if v is not None else []
+                st.operands[e.name] = [p.parse_operand(deferred=True)] if p.peek() == "%" else []
             else:
-                st.operands[e.name] = p.parse_operand()
+                st.operands[e.name] = p.parse_operand(deferred=True)
         elif e.kind == "attr":
             ap = _attr_parser(p, e.name)
             st.props[e.name] = ap.parse(p) if ap is not None else p.parse_attribute()
@@ -646,9 +648,14 @@ def _parse_one(e: Any, p: Parser, st: ParseState) -> None:
         st.all_regions = regs
         return
     if isinstance(e, Operands):
-        st.all_operands = p.parse_operand_list() if p.peek() == "%" else []
+        st.all_operands = _deferred_operands(p) if p.peek() == "%" else []
         return
     p.error(f"cannot parse format element {e}")
+
+
+def _deferred_operands(p: Parser) -> list[Any]:
+    """Operand names, resolved later in `build_from_state` (MLIR: after the types are parsed)."""
+    return p.parse_comma_list(lambda: p.parse_operand(deferred=True))
 
 
 def _parse_types_into(p: Parser, st: ParseState, target: Var | str) -> None:
@@ -789,8 +796,14 @@ def build_from_state(st: ParseState, p: Parser) -> Operation:
                 v = st.operands.get(n, [])
                 declared.extend(x.type for x in (v if isinstance(v, list) else [v]))
     if len(declared) != len(operands):
-        p.error(f"'{cls.name}' has {len(operands)} operands but {len(declared)} operand types were given")
+        # MLIR's OpAsmParser::resolveOperands
+        p.op_error(
+            "number of operands and types do not match: "
+            f"got {len(operands)} operands and {len(declared)} types",
+            st.start_pos,
+        )
     for i, (v, t) in enumerate(zip(operands, declared)):
+        operands[i] = v = p.resolve(v)
         if v.type != t:
             from stablehlo_py.ir.text.printer import type_to_str
 

@@ -22,7 +22,6 @@ KNOWN: dict[str, str] = {
     "hardware' check (upstream's table of supported algorithms) is not made",
     "ops_stablehlo_bounded_dynamism.mlir": "reshape and broadcast_in_dim with a bounded result "
     "(and the dense literal message) do not use upstream's words",
-    "print_types_invalid.mlir": "type parser messages differ from MLIR's",
     "verify_async_ops.mlir": "all_gather's messages and the region count of async_start (xDSL's "
     "structural message)",
     "verify_convolution.mlir": "an attribute constraint is reported at the op, not at the "

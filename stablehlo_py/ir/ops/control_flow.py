@@ -227,10 +227,16 @@ class PairwiseOpType:
 
     @staticmethod
     def parse(p: Parser, st: Any, operand_arg: Any, result_arg: Any) -> None:
-        types = p.parse_comma_list(p.parse_type)
-        n = len(get_slot(st, operand_arg) or [])
-        if len(types) != n:
-            p.error(f"expected {n} types (one per operand), found {len(types)}")
+        from stablehlo_py.errors import ParseError
+
+        p.ws()
+        pos = p.pos
+        try:
+            types = p.parse_comma_list(p.parse_type)
+        except ParseError as e:
+            e.preceding = [p.op_diagnostic("expected type list", pos)]  # type: ignore[attr-defined]
+            raise
+        # their count is checked when the operands are resolved
         set_slot(st, operand_arg, types)
         set_slot(st, result_arg, list(types))
 

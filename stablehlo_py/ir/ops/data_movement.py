@@ -41,7 +41,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure, RecursiveMemoryEffect
 
 from stablehlo_py.ir.directives import assign_from_function_type
-from stablehlo_py.ir.format import custom_directive, get_slot, set_slot
+from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
@@ -183,14 +183,14 @@ class SelectOpType:
         first = p.parse_type()
         if isinstance(first, FunctionType):
             if p.peek() == ",":
-                p.error("expected functional type or list of two types", pos)
-            assign_from_function_type(p, st, [pred, on_true, on_false], result, first)
+                p.op_error("expected functional type or list of two types", pos)
+            assign_from_function_type(p, st, [pred, on_true, on_false], result, first, pos)
             return
         if not p.try_literal(","):
-            p.error("expected functional type or list of two types", pos)
+            p.op_error("expected functional type or list of two types", pos)
         second = p.parse_type()
         if p.peek() == ",":
-            p.error("expected functional type or list of two types", pos)
+            p.op_error("expected functional type or list of two types", pos)
         set_slot(st, pred, first)
         for a in (on_true, on_false, result):
             set_slot(st, a, second)
@@ -236,11 +236,11 @@ class ComplexOpType:
         pos = p.pos
         t = p.parse_type()
         if isinstance(t, FunctionType):
-            assign_from_function_type(p, st, [lhs, rhs], result, t)
+            assign_from_function_type(p, st, [lhs, rhs], result, t, pos)
             return
         real = _real_type(t)
         if real is None:
-            p.error("expected tensor with complex element type", pos)
+            p.op_error("expected tensor with complex element type", pos)
         set_slot(st, lhs, real)
         set_slot(st, rhs, real)
         set_slot(st, result, t)
@@ -260,12 +260,8 @@ class TupleOpType:
         pos = p.pos
         t = p.parse_type()
         if not isinstance(t, TupleType):
-            p.error("expected tuple type", pos)
-        elems = list(t.types.data)
-        given = get_slot(st, operands.target if hasattr(operands, "target") else operands)
-        n = len(given) if isinstance(given, list) else None
-        if n is not None and n != len(elems):
-            p.error(f"the tuple type has {len(elems)} elements but {n} operands were given", pos)
+            p.op_error("expected tuple type", pos)
+        elems = list(t.types.data)  # their count is checked when the operands are resolved
         set_slot(st, operands, elems)
         set_slot(st, result, t)
 

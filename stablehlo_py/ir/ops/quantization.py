@@ -108,10 +108,13 @@ class ExponentMantissa:
 
         p.ws()
         pos = p.pos
-        word = p.try_bare_id() or ""
+        word = p.parse_keyword()
         m = re.fullmatch(r"e([0-9]+)m([0-9]+)", word)
         if not m:
-            p.error(f"expected exponent mantissa in format e#m#, saw {word or p._found()}", pos)
+            p.op_error(f"expected exponent mantissa in format e#m#, saw {word}", pos)
+        for what, digits in (("exponent", m.group(1)), ("mantissa", m.group(2))):
+            if int(digits) > 2**31 - 1:  # upstream reads them as a C++ int
+                p.op_error(f"unable to parse {what} '{digits}'", pos)
         set_slot(st, exponent_arg, IntegerAttr(int(m.group(1)), I32))
         set_slot(st, mantissa_arg, IntegerAttr(int(m.group(2)), I32))
 

@@ -87,6 +87,8 @@ def dense_values(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 def _int_range(t: IntegerType) -> tuple[int, int]:
     w = t.width.data
     s = t.signedness.data
+    if w == 0:
+        return 0, 0
     if s == Signedness.UNSIGNED:
         return 0, (1 << w) - 1
     if s == Signedness.SIGNED:
@@ -96,7 +98,7 @@ def _int_range(t: IntegerType) -> tuple[int, int]:
 
 def _wrap_signless(values: list[int], t: IntegerType) -> list[int]:
     w = t.width.data
-    if t.signedness.data != Signedness.SIGNLESS:
+    if t.signedness.data != Signedness.SIGNLESS or w == 0:
         return values
     half = 1 << (w - 1)
     full = 1 << w
@@ -115,17 +117,23 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
                 elif t == "false" or t == "0":
                     out.append(False)
                 else:
-                    p.error(f"expected a boolean (true or false) for an i1 element, found '{t}'", pos)
+                    p.error(
+                        f"expected a boolean (true or false) for an i1 element, found '{t}'", pos
+                    )
             return np.array(out, dtype=np.bool_)
         try:
             ints = [int(t, 16) if "x" in t else int(t) for t in toks]
         except ValueError:
             bad = next(t for t in toks if not re.fullmatch(r"-?(0x[0-9a-fA-F]+|[0-9]+)", t))
-            p.error(f"expected an integer for a {element_type_name(elem)} element, found '{bad}'", pos)
+            p.error(
+                f"expected an integer for a {element_type_name(elem)} element, found '{bad}'", pos
+            )
         lo, hi = _int_range(elem)
         if ints and (min(ints) < lo or max(ints) > hi):
             bad_v = min(ints) if min(ints) < lo else max(ints)
-            p.error(f"integer {bad_v} does not fit in {element_type_name(elem)} (range {lo}..{hi})", pos)
+            p.error(
+                f"integer {bad_v} does not fit in {element_type_name(elem)} (range {lo}..{hi})", pos
+            )
         return np.array(_wrap_signless(ints, elem), dtype=dt)
     if isinstance(elem, IndexType):
         return np.array([int(t, 0) for t in toks], dtype=np.int64)
@@ -137,8 +145,14 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
             bits_dt = np.dtype(f"uint{max(8, sem.bits if sem.bits >= 8 else 8)}")
             for t in toks:
                 if "x" in t:
+                    if int(t, 16) >> sem.bits:
+                        p.error(f"hexadecimal float constant out of range for type {name}", pos)
                     raw = np.array([int(t, 16)], dtype=bits_dt)
-                    vals.append(raw.view(dt)[0] if bits_dt.itemsize == dt.itemsize else np.array(int(t, 16), np.uint8).view(dt))
+                    vals.append(
+                        raw.view(dt)[0]
+                        if bits_dt.itemsize == dt.itemsize
+                        else np.array(int(t, 16), np.uint8).view(dt)
+                    )
                 else:
                     vals.append(_float_token(p, t, sem, pos))
             return np.array(vals, dtype=dt)
@@ -196,7 +210,7 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
     if not isinstance(ty, TensorType):
         p.error("a dense literal needs a ranked tensor type", tpos)
     if any(d < 0 for d in ty.get_shape()):
-        p.error("a dense literal needs a static shape", tpos)
+        p.error("elements literal type must have static shape", tpos)  # MLIR's words
     elem = ty.element_type
     n = num_elements(ty.get_shape())
     try:
@@ -225,11 +239,16 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
     return make_dense(ty, values)
 
 
-def _from_hex(p: Parser, ty: TensorType, raw: bytes, dt: np.dtype, pos: int) -> DenseIntOrFPElementsAttr:
+def _from_hex(
+    p: Parser, ty: TensorType, raw: bytes, dt: np.dtype, pos: int
+) -> DenseIntOrFPElementsAttr:
     n = num_elements(ty.get_shape())
     size = dt.itemsize
     if len(raw) != n * size and len(raw) != size:
-        p.error(f"hex dense literal has {len(raw)} bytes; the type needs {n * size} (or {size} for a splat)", pos)
+        p.error(
+            f"hex dense literal has {len(raw)} bytes; the type needs {n * size} (or {size} for a splat)",
+            pos,
+        )
     elem = ty.element_type
     if isinstance(elem, IntegerType) and elem.width.data < 8:
         arr = np.frombuffer(raw, dtype=np.uint8)
@@ -239,12 +258,16 @@ def _from_hex(p: Parser, ty: TensorType, raw: bytes, dt: np.dtype, pos: int) -> 
         else:
             arr = arr & ((1 << w) - 1)
             if elem.signedness.data != Signedness.UNSIGNED:
-                arr = np.where(arr >= (1 << (w - 1)), arr.astype(np.int16) - (1 << w), arr).astype(np.int8)
+                arr = np.where(arr >= (1 << (w - 1)), arr.astype(np.int16) - (1 << w), arr).astype(
+                    np.int8
+                )
         raw = arr.tobytes()
     return _new_dense(ty, raw)
 
 
-def _structure(p: Parser, toks: list[str], is_complex: bool, pos: int) -> tuple[list[int] | None, list[str]]:
+def _structure(
+    p: Parser, toks: list[str], is_complex: bool, pos: int
+) -> tuple[list[int] | None, list[str]]:
     """Nested-list tokens -> (shape or None for a bare scalar, flat scalar tokens)."""
     if not toks:
         return [], []
@@ -345,7 +368,11 @@ def scalar_attr(p: Parser, tok: str, ty: Attribute | None, pos: int) -> Attribut
         sem = FLOAT_SEMANTICS[name]
         if "x" in tok:
             bits = int(tok, 16)
-            v = float(np.array([bits], dtype=f"uint{max(sem.bits, 8)}").view(sem.dtype)[0]) if sem.bits >= 8 else 0.0
+            v = (
+                float(np.array([bits], dtype=f"uint{max(sem.bits, 8)}").view(sem.dtype)[0])
+                if sem.bits >= 8
+                else 0.0
+            )
         else:
             v = parse_float_text(tok, sem)
         return FloatAttr(v, ty)  # type: ignore[arg-type]
@@ -410,9 +437,11 @@ def dense_body(attr: DenseIntOrFPElementsAttr) -> str:
         return format_element(flat[0], elem)
     if n > 100:
         return _hex_bytes(attr)
-    items = [format_element(v, elem) for v in flat.tolist()] if not _needs_scalar(elem) else [
-        format_element(v, elem) for v in flat
-    ]
+    items = (
+        [format_element(v, elem) for v in flat.tolist()]
+        if not _needs_scalar(elem)
+        else [format_element(v, elem) for v in flat]
+    )
     return _nest(items, shape)
 
 

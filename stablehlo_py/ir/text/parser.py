@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IntegerAttr,
     IntegerType,
+    NoneType,
     StringAttr,
     SymbolRefAttr,
     TensorType,
@@ -39,6 +40,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import ParseError
 from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
@@ -46,6 +48,7 @@ from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text import dense as dense_text
 from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
 from stablehlo_py.ir.types import (
+    FLOAT_NAME,
     INDEX,
     TOKEN,
     simple_type,
@@ -102,6 +105,12 @@ def unescape(body: str) -> str:
         return raw.encode("latin-1").decode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return raw
+
+
+# How deep the text may nest (the parser, the verifier and the printer recurse once per level).
+MAX_REGION_NESTING = 64
+MAX_TYPE_NESTING = 128
+MAX_ATTRIBUTE_NESTING = 128
 
 
 class Source:
@@ -163,14 +172,76 @@ class Parser:
         # one table per region being parsed: block name -> its block, and where it was defined
         # (None while only referenced) and first referenced
         self.block_scopes: list[dict[str, _BlockName]] = []
+        # the custom (pretty-form) ops being parsed, innermost last: MLIR's OpAsmParser prefixes
+        # what a custom parser emits with `custom op 'name' `
+        self.custom_ops: list[str] = []
+        self.nesting: dict[str, int] = {}
         self._scan_aliases()
 
     # ------------------------------------------------------------------ positions and errors
     def location_of(self, pos: int) -> str:
         return self.source.location(pos)
 
-    def error(self, message: str, pos: int | None = None) -> NoReturn:
-        raise ParseError(message, location=self.location_of(self.pos if pos is None else pos))
+    def error(
+        self, message: str, pos: int | None = None, preceding: tuple[ParseError, ...] = ()
+    ) -> NoReturn:
+        err = ParseError(message, location=self.location_of(self.pos if pos is None else pos))
+        if preceding:
+            err.preceding = list(preceding)  # type: ignore[attr-defined]
+        raise err
+
+    def op_error(
+        self, message: str, pos: int | None = None, preceding: tuple[ParseError, ...] = ()
+    ) -> NoReturn:
+        """An error a custom op parser emits (MLIR's OpAsmParser::emitError): inside a pretty-form
+        op it reads `custom op 'stablehlo.add' <message>`.  `preceding` are errors MLIR emits
+        before this one for the same failure (reported by --verify-diagnostics too)."""
+        prefix = (
+            f"custom op '{self.custom_ops[-1]}' " if self.custom_ops and self.custom_ops[-1] else ""
+        )
+        err = ParseError(
+            prefix + message, location=self.location_of(self.pos if pos is None else pos)
+        )
+        if preceding:
+            err.preceding = list(preceding)  # type: ignore[attr-defined]
+        raise err
+
+    def op_diagnostic(self, message: str, pos: int | None = None) -> ParseError:
+        """`op_error`'s error without raising it (for a `preceding` diagnostic)."""
+        prefix = (
+            f"custom op '{self.custom_ops[-1]}' " if self.custom_ops and self.custom_ops[-1] else ""
+        )
+        return ParseError(
+            prefix + message, location=self.location_of(self.pos if pos is None else pos)
+        )
+
+    def wrong_token_pos(self) -> int:
+        """Where MLIR's emitWrongTokenError reports an unexpected token: right after the previous
+        token (blank lines and `//` comments in between skipped), or at the token when nothing
+        precedes it; at end of input, one character back."""
+        self.ws()
+        text, pos = self.text, self.pos
+        if pos >= len(text) and pos > 0:
+            pos -= 1
+        original = pos
+        end = pos
+        while True:
+            while end > 0 and text[end - 1] in " \t":
+                end -= 1
+            if end == 0:
+                return original
+            if text[end - 1] not in "\n\r":
+                return end
+            end -= 1
+            line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+            comment = text.find("//", line_start, end)
+            if comment != -1 and not _in_string(text, line_start, comment):
+                end = comment
+
+    def wrong_token(self, message: str) -> NoReturn:
+        """MLIR's emitWrongTokenError: `message, found <token>` right after the previous token."""
+        found = self._found()
+        self.error(f"{message}, found {found}", self.wrong_token_pos())
 
     def ws(self) -> None:
         text, pos = self.text, self.pos
@@ -195,7 +266,7 @@ class Parser:
 
     def parse_literal(self, lit: str, what: str | None = None) -> None:
         if not self.try_literal(lit):
-            self.error(f"expected '{lit}'{' ' + what if what else ''}, found {self._found()}")
+            self.wrong_token(f"expected '{lit}'{' ' + what if what else ''}")
 
     def _found(self) -> str:
         self.ws()
@@ -217,7 +288,8 @@ class Parser:
         self.ws()
         m = _BARE_ID.match(self.text, self.pos)
         if not m or (kw is not None and m.group(0) != kw):
-            self.error(f"expected {repr(kw) if kw else 'a keyword'}, found {self._found()}")
+            # MLIR's parseKeyword (an OpAsmParser error inside a custom op)
+            self.op_error(f"expected {repr(kw) if kw else 'valid keyword'}, found {self._found()}")
         self.pos = m.end()
         return m.group(0)
 
@@ -229,11 +301,12 @@ class Parser:
         self.pos = m.end()
         return m.group(0)
 
-    def parse_integer(self, what: str = "an integer") -> int:
+    def parse_integer(self, what: str = "integer value") -> int:
         self.ws()
         m = _INT.match(self.text, self.pos)
         if not m or (self.pos < len(self.text) and _FLOAT_LIKE.match(self.text, m.end())):
-            self.error(f"expected {what}, found {self._found()}")
+            # MLIR's parseInteger (an OpAsmParser error inside a custom op)
+            self.op_error(f"expected {what}, found {self._found()}")
         self.pos = m.end()
         return int(m.group(0), 0) if "x" not in m.group(0) else int(m.group(0), 16)
 
@@ -280,9 +353,59 @@ class Parser:
         self.ws()
         m = _SYMBOL.match(self.text, self.pos)
         if not m:
-            self.error(f"expected a symbol name like @main, found {self._found()}")
+            # MLIR's parseSymbolName (an OpAsmParser error inside a custom op)
+            self.op_error(f"expected valid '@'-identifier for symbol name, found {self._found()}")
         self.pos = m.end()
         return m.group(1) if m.group(1) is not None else unescape(m.group(2))
+
+    # ------------------------------------------------------------------ nesting
+    def _nested(self, kind: str, limit: int) -> None:
+        """Count one more level of `kind` nesting; refuse input nested deeper than `limit` (the
+        parser, verifier and printer recurse per level: a clear error instead of a RecursionError)."""
+        depth = self.nesting.get(kind, 0) + 1
+        if depth > limit:
+            self.error(
+                f"{kind} nested more than {limit} levels deep: stablehlo-py does not support deeper nesting",
+            )
+        self.nesting[kind] = depth
+
+    def _unnest(self, kind: str) -> None:
+        self.nesting[kind] -= 1
+
+    def parse_type(self) -> Attribute:
+        self._nested("types", MAX_TYPE_NESTING)
+        try:
+            return self._parse_type_impl()
+        finally:
+            self._unnest("types")
+
+    def parse_attribute(self, type_hint: Attribute | None = None) -> Attribute:
+        self._nested("attributes", MAX_ATTRIBUTE_NESTING)
+        try:
+            return self._parse_attribute_impl(type_hint)
+        finally:
+            self._unnest("attributes")
+
+    def _location_inner(self) -> TextLoc:
+        self._nested("locations", MAX_ATTRIBUTE_NESTING)
+        try:
+            return self._location_inner_impl()
+        finally:
+            self._unnest("locations")
+
+    def parse_region(
+        self,
+        entry_args: Sequence[tuple[str, Attribute, TextLoc | None]] | None = None,
+        default_dialect: str | None = None,
+        isolated: bool = False,
+    ) -> Region:
+        """`{ ops }` or `{ ^bb0(%a: T): ops ^bb1: ... }`.  `entry_args` are names defined by the op's
+        pretty syntax (function arguments, `%iterArg`s)."""
+        self._nested("regions", MAX_REGION_NESTING)
+        try:
+            return self._parse_region_impl(entry_args, default_dialect, isolated)
+        finally:
+            self._unnest("regions")
 
     # ------------------------------------------------------------------ aliases
     def _scan_aliases(self) -> None:
@@ -298,7 +421,9 @@ class Parser:
         table = self.attr_alias_text if kind == "#" else self.type_alias_text
         start = table.get(name)
         if start is None:
-            self.error(f"undefined {'attribute' if kind == '#' else 'type'} alias '{kind}{name}'", pos)
+            self.error(
+                f"undefined {'attribute' if kind == '#' else 'type'} alias '{kind}{name}'", pos
+            )
         if name in self._resolving:
             self.error(f"alias '{kind}{name}' refers to itself", pos)
         self._resolving.add(name)
@@ -338,7 +463,7 @@ class Parser:
         return True
 
     # ------------------------------------------------------------------ types
-    def parse_type(self) -> Attribute:
+    def _parse_type_impl(self) -> Attribute:
         self.ws()
         text, pos = self.text, self.pos
         m = _SIMPLE_TENSOR.match(text, pos)
@@ -350,7 +475,9 @@ class Parser:
                 if elem is None:
                     self.error(f"unknown element type '{m.group(2)}'", m.start(2))
                 dims = m.group(1)
-                shape = tuple(-1 if d == "?" else int(d) for d in dims[:-1].split("x")) if dims else ()
+                shape = (
+                    tuple(-1 if d == "?" else int(d) for d in dims[:-1].split("x")) if dims else ()
+                )
                 t = _TYPE_CACHE[key] = tensor_type(elem, shape)
             self.pos = m.end()
             return t
@@ -364,6 +491,10 @@ class Parser:
                 self.pos = m.end() + 1
                 inner = self.parse_type()
                 self.parse_literal(">")
+                if not isinstance(inner, IntegerType) and type(inner) not in FLOAT_NAME:
+                    self.error(
+                        "invalid element type for complex", pos
+                    )  # MLIR's ComplexType::verify
                 return ComplexType(inner)  # type: ignore[arg-type]
             if word == "tuple" and text.startswith("<", m.end()):
                 self.pos = m.end() + 1
@@ -395,7 +526,7 @@ class Parser:
             return self._parse_dialect_type()
         if text.startswith("(", pos):
             return self.parse_function_type()
-        self.error(f"expected a type, found {self._found()}")
+        self.wrong_token("expected non-function type")
 
     def _parse_tensor_body(self, start: int) -> Attribute:
         text = self.text
@@ -423,12 +554,15 @@ class Parser:
         key = text[start : self.pos]
         t = _TYPE_CACHE.get(key)
         if t is None:
-            t = _TYPE_CACHE[key] = tensor_type(elem, shape, encoding)
+            try:
+                t = _TYPE_CACHE[key] = tensor_type(elem, shape, encoding)
+            except VerifyException as e:  # what xDSL's TensorType refuses (e.g. a tuple element)
+                self.error(f"invalid tensor type: {str(e).splitlines()[-1]}", start)
         return t
 
     def parse_function_type(self) -> FunctionType:
         inputs = self.parse_delimited("(", self.parse_type, ")")
-        self.parse_literal("->", "in a function type")
+        self.parse_literal("->", "in function type")
         outputs = self.parse_result_types()
         return FunctionType.from_lists(inputs, outputs)
 
@@ -448,6 +582,13 @@ class Parser:
         return [self.parse_type()]
 
     def _parse_dialect_type(self) -> Attribute:
+        self.custom_ops.append("")  # a dialect type's parser: no `custom op` prefix
+        try:
+            return self._parse_dialect_type_body()
+        finally:
+            self.custom_ops.pop()
+
+    def _parse_dialect_type_body(self) -> Attribute:
         start = self.pos
         self.pos += 1
         m = _BARE_ID.match(self.text, self.pos)
@@ -495,7 +636,7 @@ class Parser:
         self.error("unbalanced '<' in dialect attribute or type", self.pos)
 
     # ------------------------------------------------------------------ attributes
-    def parse_attribute(self, type_hint: Attribute | None = None) -> Attribute:
+    def _parse_attribute_impl(self, type_hint: Attribute | None = None) -> Attribute:
         self.ws()
         text, pos = self.text, self.pos
         c = text[pos : pos + 1]
@@ -604,6 +745,14 @@ class Parser:
         return SymbolRefAttr(root, nested) if nested else SymbolRefAttr(root)
 
     def _parse_hash_attribute(self) -> Attribute:
+        # a dialect attribute's own parser reports without the `custom op` prefix (DialectAsmParser)
+        self.custom_ops.append("")
+        try:
+            return self._parse_hash_attribute_body()
+        finally:
+            self.custom_ops.pop()
+
+    def _parse_hash_attribute_body(self) -> Attribute:
         start = self.pos
         self.pos += 1
         m = _BARE_ID.match(self.text, self.pos)
@@ -645,7 +794,7 @@ class Parser:
         self.parse_literal(")", "to close the location")
         return inner
 
-    def _location_inner(self) -> TextLoc:
+    def _location_inner_impl(self) -> TextLoc:
         self.ws()
         text = self.text
         if text.startswith("#", self.pos):
@@ -707,7 +856,9 @@ class Parser:
             if index is None:
                 return v[0]  # as MLIR: `%name` of a result group is its first result, `%name#0`
             if index >= len(v):
-                self.error(f"'%{name}#{index}' is out of range: '%{name}' has {len(v)} results", pos)
+                self.error(
+                    f"'%{name}#{index}' is out of range: '%{name}' has {len(v)} results", pos
+                )
             return v[index]
         if index not in (None, 0):
             self.error(f"'%{name}' is a single value; '#{index}' is out of range", pos)
@@ -727,14 +878,30 @@ class Parser:
             )
         return ""
 
-    def parse_operand(self) -> SSAValue:
+    def parse_operand(self, deferred: bool = False) -> SSAValue:
+        """`%name` or `%name#i`.  `deferred`: as MLIR's OpAsmParser::parseOperand, an undefined name
+        is reported only when the op's operands are resolved (after its types are parsed), so the
+        value is then an `UnresolvedValue` holding that error (see `resolve`)."""
         self.ws()
         m = _VALUE_USE.match(self.text, self.pos)
         if not m:
             self.error(f"expected an SSA value like %0, found {self._found()}")
         self.pos = m.end()
         idx = m.group(2)
-        return self.lookup_value(m.group(1), int(idx) if idx is not None else None, m.start())
+        index = int(idx) if idx is not None else None
+        if deferred:
+            try:
+                return self.lookup_value(m.group(1), index, m.start())
+            except ParseError as e:
+                return UnresolvedValue(e)
+        return self.lookup_value(m.group(1), index, m.start())
+
+    @staticmethod
+    def resolve(value: SSAValue) -> SSAValue:
+        """A deferred operand as a value; its lookup error when it was not defined."""
+        if isinstance(value, UnresolvedValue):
+            raise value.error
+        return value
 
     def try_operand(self) -> SSAValue | None:
         self.ws()
@@ -755,14 +922,16 @@ class Parser:
         self.pos = m.end()
         return m.group(1)
 
-    def define(self, name: str, value: SSAValue | tuple[SSAValue, ...], pos: int | None = None) -> None:
+    def define(
+        self, name: str, value: SSAValue | tuple[SSAValue, ...], pos: int | None = None
+    ) -> None:
         scope = self.scopes[-1]
         if name in scope:
             self.error(f"redefinition of SSA value '%{name}'", pos)
         scope[name] = value  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ regions and blocks
-    def parse_region(
+    def _parse_region_impl(
         self,
         entry_args: Sequence[tuple[str, Attribute, TextLoc | None]] | None = None,
         default_dialect: str | None = None,
@@ -776,7 +945,9 @@ class Parser:
         if isolated:
             saved_scopes = self.scopes
             self.scopes = [{}]
-        self.default_dialects.append(self.default_dialects[-1] if default_dialect is None else default_dialect)
+        self.default_dialects.append(
+            self.default_dialects[-1] if default_dialect is None else default_dialect
+        )
         self.block_scopes.append({})
         try:
             region = Region()
@@ -791,7 +962,9 @@ class Parser:
                 self.ws()
                 if self.text.startswith("^", self.pos):
                     if first and entry_args:
-                        self.error("a region with named entry arguments cannot start with a block label")
+                        self.error(
+                            "a region with named entry arguments cannot start with a block label"
+                        )
                     block = self._parse_block_header()
                 elif first:
                     args = entry_args or []
@@ -921,7 +1094,10 @@ class Parser:
                     self.error(f"expected a result name, found {self._found()}")
                 self.pos = m.end()
                 count = 1
-                if self.text.startswith(":", self.pos) and self.text[self.pos + 1 : self.pos + 2].isdigit():
+                if (
+                    self.text.startswith(":", self.pos)
+                    and self.text[self.pos + 1 : self.pos + 2].isdigit()
+                ):
                     self.pos += 1
                     count = self.parse_integer()
                 result_defs.append((m.group(1), count, p))
@@ -935,7 +1111,11 @@ class Parser:
             cls = self.registry.ops.get(op_name)
             if cls is None:
                 cls = self._unregistered(op_name, name_pos)
-            op = self._parse_generic(cls, op_name)
+            self.custom_ops.append("")  # the generic form: no custom parser, no prefix
+            try:
+                op = self._parse_generic(cls, op_name)
+            finally:
+                self.custom_ops.pop()
         else:
             word = self.try_bare_id()
             if word is None:
@@ -949,7 +1129,11 @@ class Parser:
             if cls is None:
                 self.error(f"unknown operation '{word}'", name_pos)
             foreign = FOREIGN_SYNTAX.get(cls)
-            op = foreign.parse(self) if foreign is not None else cls.parse_pretty(self)
+            self.custom_ops.append(cls.name)
+            try:
+                op = foreign.parse(self) if foreign is not None else cls.parse_pretty(self)
+            finally:
+                self.custom_ops.pop()
         # a custom parser may locate its op elsewhere than at the name (upstream's reduce)
         op._src = (self.source, op.__dict__.pop("_loc_pos", name_pos))  # type: ignore[attr-defined]
         loc = self.try_location()
@@ -996,11 +1180,15 @@ class Parser:
             properties = self.parse_attr_dict_body()
             self.parse_literal(">", "to close the properties")
         regions: list[Region] = []
-        if self.peek(2) == "({" or (self.peek() == "(" and self.text[self.pos + 1 :].lstrip().startswith("{")):
+        if self.peek(2) == "({" or (
+            self.peek() == "(" and self.text[self.pos + 1 :].lstrip().startswith("{")
+        ):
             self.parse_literal("(")
             foreign = FOREIGN_SYNTAX.get(cls)
             isolated = foreign.isolated if foreign is not None else getattr(cls, "ISOLATED", False)
-            regions = self.parse_comma_list(lambda: self.parse_region(default_dialect="", isolated=isolated), ")")
+            regions = self.parse_comma_list(
+                lambda: self.parse_region(default_dialect="", isolated=isolated), ")"
+            )
             self.parse_literal(")")
         attributes = self.try_attr_dict()
         self.parse_literal(":", "before the operation's function type")
@@ -1010,7 +1198,9 @@ class Parser:
             self.error(f"'{op_name}' has {len(operands)} operands but its type lists {len(inputs)}")
         for i, (v, t) in enumerate(zip(operands, inputs)):
             if v.type != t:
-                self.error(f"operand #{i} of '{op_name}' has type {_t(v.type)} but the signature says {_t(t)}")
+                self.error(
+                    f"operand #{i} of '{op_name}' has type {_t(v.type)} but the signature says {_t(t)}"
+                )
         build = getattr(cls, "build_generic", None) or cls.create
         if successors:
             return build(
@@ -1049,6 +1239,34 @@ class Parser:
         module = ModuleOp(ops)
         module._implicit_src = self.source  # type: ignore[attr-defined]  # MLIR: loc("file":0:0)
         return module
+
+
+class UnresolvedValue(SSAValue):
+    """An operand name a custom op parser read that is not defined (MLIR's UnresolvedOperand): its
+    error is raised when the op's operands are resolved against their types."""
+
+    def __init__(self, error: ParseError):
+        super().__init__(NoneType())
+        self.error = error
+
+    @property
+    def owner(self) -> Operation:  # type: ignore[override]
+        raise self.error
+
+
+def _in_string(text: str, start: int, pos: int) -> bool:
+    """Whether `pos` on the line starting at `start` is inside a string literal."""
+    inside = False
+    i = start
+    while i < pos:
+        c = text[i]
+        if c == "\\" and inside:
+            i += 2
+            continue
+        if c == '"':
+            inside = not inside
+        i += 1
+    return inside
 
 
 class _BlockName:

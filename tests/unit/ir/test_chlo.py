@@ -452,7 +452,7 @@ def test_scan_parse_error_location() -> None:
         "  %0:2 = chlo.scan(%arg0) inits(%arg0) dim=0 {\n  } : (tensor<2xi32>, tensor<2xi32>) -> (tensor<2xi32>, tensor<2xi32>)",
         "%arg0: tensor<2xi32>",
     )
-    with pytest.raises(ParseError, match=r"s\.mlir:2:\d+: error: expected 'dimension'"):
+    with pytest.raises(ParseError, match=r"s\.mlir:2:\d+: error: custom op 'chlo.scan' expected 'dimension'"):
         parse(text, "s.mlir")
 
 
@@ -464,7 +464,7 @@ def test_parse_errors_have_locations() -> None:
         f"  %0 = chlo.broadcast_compare %arg0, %arg0 {{comparison_direction = #chlo<comparison_direction XX>}} : ({T}, {T}) -> tensor<2x3xi1>",
         f"%arg0: {T}",
     )
-    with pytest.raises(ParseError, match=r"e\.mlir:2:\d+: error: expected a comparison_direction"):
+    with pytest.raises(ParseError, match=r"e\.mlir:2:\d+: error: expected ::mlir::chlo::ComparisonDirection to be one of"):
         parse(text, "e.mlir")
 
 

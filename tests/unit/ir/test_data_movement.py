@@ -571,17 +571,17 @@ PARSE_ERRORS = [
     (
         "%p: tensor<i1>, %a: tensor<2xf32>",
         "%0 = stablehlo.select %arg0, %arg1, %arg1 : tensor<2xf32>",
-        r"bad\.mlir:2:\d+: error: expected functional type or list of two types",
+        r"bad\.mlir:2:\d+: error: custom op 'stablehlo.select' expected functional type or list of two types",
     ),
     (
         "%a: tensor<2xf32>",
         "%0 = stablehlo.complex %arg0, %arg0 : tensor<2xf32>",
-        r"bad\.mlir:2:\d+: error: expected tensor with complex element type",
+        r"bad\.mlir:2:\d+: error: custom op 'stablehlo.complex' expected tensor with complex element type",
     ),
     (
         "%a: tensor<2xf32>",
         "%0 = stablehlo.tuple %arg0 : tensor<2xf32>",
-        r"bad\.mlir:2:\d+: error: expected tuple type",
+        r"bad\.mlir:2:\d+: error: custom op 'stablehlo.tuple' expected tuple type",
     ),
     (
         "%a: tensor<2xf32>",
@@ -591,7 +591,7 @@ PARSE_ERRORS = [
     (
         "%a: tensor<3xi32>",
         "%0 = stablehlo.compare XX, %arg0, %arg0 : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>",
-        r"bad\.mlir:2:\d+: error: expected a comparison_direction",
+        r"bad\.mlir:2:\d+: error: custom op 'stablehlo.compare' expected ::mlir::stablehlo::ComparisonDirection to be one of",
     ),
     (
         "%a: tensor<3x2xf32>, %i: tensor<4x1xi32>",

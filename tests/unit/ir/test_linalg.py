@@ -469,7 +469,7 @@ def test_result_accuracy_attr() -> None:
     with pytest.raises(ParseError, match="missing required parameter: mode"):
         _attr("#stablehlo.result_accuracy<ulps = 1>")
     with pytest.raises(
-        ParseError, match=r"expected a result_accuracy_mode \(DEFAULT, HIGHEST, TOLERANCE\)"
+        ParseError, match=r"expected ::mlir::stablehlo::ResultAccuracyMode to be one of: DEFAULT, HIGHEST, TOLERANCE"
     ):
         _attr("#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<FAST>>")
 
@@ -863,12 +863,12 @@ def test_every_op_has_a_negative_test() -> None:
                 "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] [0] : (tensor<2x2xf32>, tensor<2x2xf32>) "
                 "-> tensor<2x2xf32>"
             ),
-            "expected 'x', found '[0]'",
+            "custom op 'stablehlo.dot_general' expected 'x', found '[0]'",
         ),
         (
             "%a: tensor<3xi64>",
             "%0 = stablehlo.dot %arg0, %arg0, precision = [FAST] : (tensor<3xi64>, tensor<3xi64>) -> tensor<i64>",
-            "expected a precision (DEFAULT, HIGH, HIGHEST), found 'FAST'",
+            "custom op 'stablehlo.dot' expected ::mlir::stablehlo::Precision to be one of: DEFAULT, HIGH, HIGHEST, found 'FAST'",
         ),
         (
             "%a: tensor<1x3x5xf32>, %b: tensor<2x3x2xf32>",
@@ -891,12 +891,12 @@ def test_every_op_has_a_negative_test() -> None:
         (
             "%a: tensor<2xf32>",
             "%0 = stablehlo.reduce_precision %arg0, format = e5 : tensor<2xf32>",
-            "expected exponent mantissa in format e#m#, saw e5",
+            "custom op 'stablehlo.reduce_precision' expected exponent mantissa in format e#m#, saw e5",
         ),
         (
             "%a: tensor<2xf32>",
             "%0 = stablehlo.fft %arg0, type = DFT, length = [2] : (tensor<2xf32>) -> tensor<2xf32>",
-            "expected a fft_type (FFT, IFFT, RFFT, IRFFT), found 'DFT'",
+            "custom op 'stablehlo.fft' expected ::mlir::stablehlo::FftType to be one of: FFT, IFFT, RFFT, IRFFT, found 'DFT'",
         ),
     ],
 )

@@ -126,7 +126,7 @@ def test_reduce_parse_errors() -> None:
             "  return\n}\n",
             "t.mlir",
         )
-    with pytest.raises(ParseError, match=r"t\.mlir:2:\d+: error: expected 'across'"):
+    with pytest.raises(ParseError, match=r"t\.mlir:2:\d+: error: custom op 'stablehlo.reduce' expected 'across'"):
         parse(
             "func.func @f(%x: tensor<4xf32>, %i: tensor<f32>) {\n"
             "  %0 = stablehlo.reduce(%x init: %i) dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
