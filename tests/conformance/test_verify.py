@@ -20,8 +20,6 @@ VERIFY = conformance_files("verify")
 KNOWN: dict[str, str] = {
     "ops_dot_general_algorithms.mlir": "the 'dot algorithm not known to be supported on any "
     "hardware' check (upstream's table of supported algorithms) is not made",
-    "ops_stablehlo_bounded_dynamism.mlir": "reshape and broadcast_in_dim with a bounded result "
-    "(and the dense literal message) do not use upstream's words",
     "verify_async_ops.mlir": "all_gather's messages and the region count of async_start (xDSL's "
     "structural message)",
     "verify_convolution.mlir": "an attribute constraint is reported at the op, not at the "

@@ -17,7 +17,7 @@ func.func @concatenate(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> tensor<4x3xf
 // -----
 
 func.func @broadcast_in_dim(%a: tensor<3xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{which is neither 1 nor the size 4 of result dimension 1}}
+  // expected-error @+1 {{size of operand dimension 0 (3) is not equal to 1 or size of result dimension 1 (4)}}
   %0 = stablehlo.broadcast_in_dim %a, dims = [1] : (tensor<3xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }

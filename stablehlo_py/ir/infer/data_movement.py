@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i32,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Region, SSAValue
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import (
@@ -38,9 +38,9 @@ from stablehlo_py.ir.infer.shapes import (
     most_specific_dim,
     ranked,
 )
-from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.ir.types import UniformQuantizedType, tensor_type
 
-__all__ = ["constant_ints", "ints"]
+__all__ = ["constant_ints", "ints", "verify_scatter"]
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -545,6 +545,155 @@ def _prod(xs: Sequence[int]) -> int:
     return n
 
 
+# ------------------------------------------------------------------- broadcast_in_dim, reshape
+# (verified, not inferred, upstream: verifyBroadcastInDimOp, verifyReshapeOp)
+INT64_MIN = -(2**63)
+"""How upstream prints a dynamic dimension size (ShapedType::kDynamic) in a diagnostic."""
+
+
+def _dim_text(d: int) -> int:
+    return INT64_MIN if is_dynamic(d) else d
+
+
+def _quoted(t: Attribute) -> str:
+    """A type as MLIR streams it into a diagnostic (quoted)."""
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    return f"'{type_to_str(t)}'"
+
+
+def _quant(t: Attribute, per_axis: bool) -> UniformQuantizedType | None:
+    """The element type of `t` if it is a uniform quantized type of the given granularity."""
+    e = _elem(t)
+    if isinstance(e, UniformQuantizedType) and e.is_per_axis == per_axis:
+        return e
+    return None
+
+
+def verify_q_per_tensor_scale_and_zero_point(a: Attribute, b: Attribute) -> None:
+    """upstream's verifyQPerTensorScaleAndZeroPointConstraints."""
+    if _quant(a, False) and _quant(b, False) and _elem(a) != _elem(b):
+        raise InferError(
+            f"expect same quantization scale and zero_point but got {_quoted(a)} vs {_quoted(b)}"
+        )
+
+
+def verify_q_per_axis_scale_and_zero_point(a: Attribute, b: Attribute) -> None:
+    """upstream's verifyQPerAxisScaleAndZeroPointConstraints."""
+    qa, qb = _quant(a, True), _quant(b, True)
+    if (
+        qa
+        and qb
+        and (qa.params.scales != qb.params.scales or qa.params.zero_points != qb.params.zero_points)
+    ):
+        raise InferError(
+            f"expect same quantization scales and zero_points but got {_quoted(a)} vs {_quoted(b)}"
+        )
+
+
+def verify_broadcast_in_dim(operand: Attribute, dims: Sequence[int], result: Attribute) -> None:
+    """upstream's verifyBroadcastInDimOp, in its order and words."""
+    # broadcast_in_dim_c1
+    verify_q_per_tensor_scale_and_zero_point(operand, result)
+    o, r = _shape(operand), _shape(result)
+    # broadcast_in_dim_c2
+    if o is not None and len(dims) != len(o):
+        raise InferError(
+            f"broadcast_dimensions size ({len(dims)}) does not match operand rank ({len(o)})"
+        )
+    # broadcast_in_dim_c4
+    if len(set(dims)) != len(dims):
+        raise InferError("broadcast_dimensions should not have duplicates")
+    if r is None:
+        return
+    for i, d in enumerate(dims):
+        # broadcast_in_dim_c3
+        if d < 0 or d >= len(r):
+            raise InferError(
+                f"broadcast_dimensions contains invalid value {d} for result with rank {len(r)}"
+            )
+        # broadcast_in_dim_c5
+        if o is not None and not is_dynamic(o[i]) and o[i] != 1 and o[i] != r[d]:
+            raise InferError(
+                f"size of operand dimension {i} ({o[i]}) is not equal to 1 or size of result "
+                f"dimension {d} ({_dim_text(r[d])})"
+            )
+    # broadcast_in_dim_c6
+    qr, qo = _quant(result, True), _quant(operand, True)
+    if qr is not None and qo is not None and o is not None:
+        od, rd = qo.params.quantized_dimension, qr.params.quantized_dimension
+        assert od is not None and rd is not None
+        if od < len(dims) and rd != dims[od]:
+            raise InferError(
+                f"result quantization_dimension {rd} not same as broadcast_dimensions[{od}] = "
+                f"{dims[od]}"
+            )
+        if od < len(o) and o[od] == 1 and rd < len(r):
+            so, zo = qo.params.scales[0], qo.params.zero_points[0]
+            for i in range(max(r[rd], 0)):
+                sr = qr.params.scales[i] if i < len(qr.params.scales) else None
+                zr = qr.params.zero_points[i] if i < len(qr.params.zero_points) else None
+                if sr != so:
+                    raise InferError(
+                        f"mismatch result scale {i} ({_double(sr)}) and operand scale 0 "
+                        f"({_double(so)})"
+                    )
+                if zr != zo:
+                    raise InferError(
+                        f"mismatch result zero_point {i} ({zr}) and operand zero_point 0 ({zo})"
+                    )
+
+
+def _double(x: float | None) -> str:
+    """A double as llvm::raw_ostream prints it (`%e`)."""
+    return "<none>" if x is None else f"{x:e}"
+
+
+def verify_reshape(operand: Attribute, result: Attribute) -> None:
+    """upstream's verifyReshapeOp: with static shapes, as many elements on both sides (reshape_c2),
+    then the quantization constraints (reshape_c1, reshape_c3)."""
+    o, r = _shape(operand), _shape(result)
+    if o is None or r is None or any(is_dynamic(d) for d in (*o, *r)):
+        return
+    if _prod(r) != _prod(o):
+        raise InferError(
+            f"number of output elements ({_prod(r)}) doesn't match expected number of elements "
+            f"({_prod(o)})"
+        )
+    if isinstance(_elem(operand), UniformQuantizedType) or isinstance(
+        _elem(result), UniformQuantizedType
+    ):
+        verify_reshape_quantization(operand, result)
+
+
+def verify_reshape_quantization(operand: Attribute, result: Attribute) -> None:
+    """upstream's verifyReshapeOpQuantizationConstraints (reshape and dynamic_reshape)."""
+    # dynamic_reshape_c1, reshape_c1
+    verify_q_per_tensor_scale_and_zero_point(operand, result)
+    verify_q_per_axis_scale_and_zero_point(operand, result)
+    # dynamic_reshape_c3, reshape_c3
+    qo, qr = _quant(operand, True), _quant(result, True)
+    o, r = _shape(operand), _shape(result)
+    if qo is None or qr is None or o is None or r is None:
+        return
+    od, rd = qo.params.quantized_dimension, qr.params.quantized_dimension
+    assert od is not None and rd is not None
+    if od >= len(o) or rd >= len(r):
+        return
+    if not is_dynamic(o[od]) and not is_dynamic(r[rd]) and o[od] != r[rd]:
+        raise InferError(
+            "expect same quantization dimension size for operand and result "
+            f"{_quoted(operand)} and {_quoted(result)}"
+        )
+    if not any(is_dynamic(d) for d in (*o, *r)):
+        before_o, before_r = _prod(o[:od]), _prod(r[:rd])
+        if before_o != before_r:
+            raise InferError(
+                "product of dimensions before quantization dimension must match between operand "
+                f"and result for {before_o} and {before_r}"
+            )
+
+
 # ------------------------------------------------------------------------------------ scatter
 @rule("stablehlo.scatter")
 def infer_scatter(inp: InferInput) -> list[Attribute]:
@@ -560,6 +709,180 @@ def infer_scatter(inp: InferInput) -> list[Attribute]:
     if len(acc) < n:
         acc = acc + inputs[len(acc) :]
     return [_same_shape(t, _elem(a)) for t, a in zip(inputs, acc)]
+
+
+def verify_scatter(
+    inputs: Sequence[Attribute],
+    indices: Attribute,
+    updates: Sequence[Attribute],
+    g,  # type: ignore[no-untyped-def]  # ScatterDimensionNumbers
+    region: Region,
+) -> None:
+    """upstream's verifyScatterOp (scatter's verifier, which upstream runs before the inference
+    check), in its order and words.  Unranked types (which upstream's ODS no longer admits) skip the
+    checks that need a rank."""
+    from stablehlo_py.ir.infer.reduction import verify_reducer_shape
+
+    uwd, iwd, ibd = (
+        tuple(g.update_window_dims),
+        tuple(g.inserted_window_dims),
+        tuple(g.input_batching_dims),
+    )
+    ivd = int(g.index_vector_dim)
+    # scatter_c1
+    for t in inputs:
+        if not _compatible_shapes(inputs[0], t):
+            raise InferError("Not all inputs have compatible shapes.")
+    # scatter_c3
+    for t in updates:
+        if not _compatible_shapes(updates[0], t):
+            raise InferError("Not all updates have compatible shapes.")
+    idx = _shape(indices)
+    # scatter_c22
+    if idx is not None:
+        _check_dim_in_bounds(ivd, len(idx), "index_vector_dim", "rank-of('scatter_indices')", True)
+    # scatter_c6, scatter_c23
+    verify_reducer_shape(
+        region.blocks.first,
+        list(inputs),
+        [tensor_type(_elem(u), ()) for u in updates],
+        (),
+    )
+    if idx is None:
+        return
+    expanded = list(idx) + ([1] if len(idx) == ivd else [])
+    # scatter_c4
+    expected_rank = len(expanded) - 1 + len(uwd)
+    for u in updates:
+        us = _shape(u)
+        if us is not None and len(us) != expected_rank:
+            raise InferError(
+                f"expects updates tensor must be of rank {expected_rank} ( == "
+                "rank-of('scatter_indices') - 1 + size-of('update_window_dims'), where "
+                "'scatter_indices' is expanded by a trailing 1 dimension if 'index_vector_dim' == "
+                f"rank-of('scatter_indices')), but got {len(us)}."
+            )
+    # scatter_c2, scatter_c7...scatter_c21
+    for t, u in zip(inputs, updates):
+        _validate_scatter_dimension_numbers(_shape(t), expanded, _shape(u), g)
+    for t, u in zip(inputs, updates):
+        os_, us = _shape(t), _shape(u)
+        if os_ is None or us is None:
+            continue
+        max_slice = [z for d, z in enumerate(os_) if d not in iwd and d not in ibd]
+        for k, d in enumerate(uwd):
+            if k >= len(max_slice) or is_dynamic(us[d]) or is_dynamic(max_slice[k]):
+                continue
+            # scatter_c4
+            if us[d] > max_slice[k]:
+                raise InferError(
+                    "expects bounds of the window dimensions of updates to not exceed the bounds "
+                    f"of the corresponding dimensions of operand. For dimension {d}, updates bound "
+                    f"is {us[d]}, operand bound is {max_slice[k]}."
+                )
+        seen = 0
+        for d in range(len(us)):
+            if d in uwd:
+                continue
+            if seen == ivd:
+                seen += 1
+            # scatter_c4
+            if not _compatible_dims(us[d], expanded[seen]):
+                raise InferError(
+                    "expects bounds of the scatter dimensions of updates to be same as the bounds "
+                    "of the corresponding dimensions of scatter indices. For scatter dimension "
+                    f"{d}, updates bound is {us[d]} , scatter_indices bound is {expanded[seen]}."
+                )
+            seen += 1
+
+
+def _validate_scatter_dimension_numbers(
+    o: tuple[int, ...] | None,
+    idx: Sequence[int],
+    u: tuple[int, ...] | None,
+    g,  # type: ignore[no-untyped-def]
+) -> None:
+    """upstream's validateScatterDimensionNumbers; `idx` is the expanded scatter_indices shape."""
+    uwd, iwd, ibd = (
+        tuple(g.update_window_dims),
+        tuple(g.inserted_window_dims),
+        tuple(g.input_batching_dims),
+    )
+    sibd, sdod, ivd = (
+        tuple(g.scatter_indices_batching_dims),
+        tuple(g.scatter_dims_to_operand_dims),
+        int(g.index_vector_dim),
+    )
+    # scatter_c2
+    window_size = len(uwd) + len(iwd) + len(ibd)
+    if o is not None and len(o) != window_size:
+        raise InferError(
+            "Expects rank-of operand to match size-of('update_window_dims') + "
+            "size-of('inserted_window_dims') + size-of('input_batching_dims') i.e. "
+            f"{window_size} but got {len(o)}."
+        )
+    # scatter_c7
+    if list(uwd) != sorted(uwd):
+        raise InferError(f"Expects update_window_dims to be sorted; got: [{_join(uwd)}].")
+    if len(set(uwd)) != len(uwd):
+        raise InferError(f"Expects update_window_dims to not repeat; got: [{_join(uwd)}].")
+    # scatter_c8
+    if u is not None:
+        _check_dims_in_bounds(uwd, len(u), "update_window_dims", "rank-of('updates')")
+    # scatter_c9
+    _check_dims_distinct(iwd, ibd, "inserted_window_dims", "input_batching_dims")
+    # scatter_c10
+    if list(iwd) != sorted(iwd):
+        raise InferError(f"Expects inserted_window_dims to be sorted; got: [{_join(iwd)}].")
+    # scatter_c11
+    if o is not None:
+        _check_dims_in_bounds(iwd, len(o), "inserted_window_dims", "rank-of('operand')")
+    # scatter_c12
+    if list(ibd) != sorted(ibd):
+        raise InferError(f"Expects input_batching_dims to be sorted; got: [{_join(ibd)}].")
+    # scatter_c13
+    if o is not None:
+        _check_dims_in_bounds(ibd, len(o), "input_batching_dims", "rank-of('operand')")
+    # scatter_c14
+    if len(set(sibd)) != len(sibd):
+        raise InferError(
+            f"Expects scatter_indices_batching_dims to not repeat; got: [{_join(sibd)}]."
+        )
+    # scatter_c15
+    _check_dims_in_bounds(
+        sibd, len(idx), "scatter_indices_batching_dims", "rank-of('scatter_indices')"
+    )
+    # scatter_c16
+    if ivd in sibd:
+        raise InferError(
+            f"expects scatter_indices_batching_dims not to include index_vector_dim {ivd}."
+        )
+    # scatter_c17
+    if len(ibd) != len(sibd):
+        raise InferError(
+            "input_batching_dims and scatter_indices_batching_dims should have the same size."
+        )
+    # scatter_c18
+    if o is not None:
+        for i, (a, b) in enumerate(zip(ibd, sibd)):
+            if not _compatible_dims(o[a], idx[b]):
+                raise InferError(
+                    f"input_batching_dims[{i}] and scatter_indices_batching_dims[{i}] must have "
+                    f"compatible sizes, but got {o[a]} and {idx[b]}."
+                )
+    # scatter_c19 (`idx` is expanded: an implied index vector dimension has bound 1)
+    bound = idx[ivd]
+    if not is_dynamic(bound) and len(sdod) != bound:
+        raise InferError(
+            f"Scatter op has {len(sdod)} elements in scatter_dims_to_operand_dims and the bound "
+            f"of dimension index_vector_dim={ivd} of scatter_indices is {bound}. These two "
+            "numbers must be equal."
+        )
+    # scatter_c20
+    _check_dims_distinct(sdod, ibd, "scatter_dims_to_operand_dims", "input_batching_dims")
+    # scatter_c21
+    if o is not None:
+        _check_dims_in_bounds(sdod, len(o), "scatter_dims_to_operand_dims", "rank-of('operand')")
 
 
 # ----------------------------------------------------------------------- dimension sizes, tuples

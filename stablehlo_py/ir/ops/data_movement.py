@@ -46,7 +46,13 @@ from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
 )
-from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.infer import InferError, verify_inferred
+from stablehlo_py.ir.infer.data_movement import (
+    verify_broadcast_in_dim,
+    verify_reshape,
+    verify_scatter,
+)
+from stablehlo_py.ir.infer.shapes import bounds_of, element_type_compatible
 from stablehlo_py.ir.ops.base import (
     BOOL_ATTR,
     I1,
@@ -61,16 +67,13 @@ from stablehlo_py.ir.ops.base import (
 )
 from stablehlo_py.ir.ops.constraints import (
     baseline_element,
-    dims_compatible,
     element_modulo_axis,
     fail,
     in_range,
     int_values,
     is_int_or_index,
-    is_sorted,
     is_unique,
     rank,
-    shapes_compatible,
     t2s,
     types_compatible,
 )
@@ -284,6 +287,28 @@ class BroadcastOp(StableHLOOp):
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
+def verify_static_or_single_bounded_result(t: Attribute) -> None:
+    """upstream's ODS result type of broadcast_in_dim and reshape
+    (HLO_StaticShapeTensorPerAxisQuantizedTensorOrBoundedTensor): a ranked tensor with a static
+    shape, or with exactly one dynamic dimension, which has a bound, and no other bound."""
+    s = shape_of(t)
+    if s is not None and all(d >= 0 for d in s):
+        return
+    dynamic = sum(1 for d in s or () if d < 0)
+    bounded = sum(1 for b in bounds_of(t) if b >= 0)
+    if s is None or dynamic != 1 or bounded != 1:
+        fail(
+            "result #0 must be statically shaped or single bounded dimension tensor, but got "
+            f"'{t2s(t)}'"
+        )
+
+
+def verify_compatible_element_types(*types: Attribute) -> None:
+    """upstream's HLO_CompatibleOperandsAndResultElementType trait (before the op's verifier)."""
+    if not all(element_type_compatible(t, types[0]) for t in types):
+        fail("requires compatible element types for all operands and results")
+
+
 @op_def
 class BroadcastInDimOp(StableHLOOp):
     """Expands the dimensions and/or rank of `operand` by duplicating its data
@@ -301,50 +326,12 @@ class BroadcastInDimOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        dims = int_values(self.broadcast_dimensions)
-        # broadcast_in_dim_c1
-        if element_modulo_axis(ot) != element_modulo_axis(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
-        s, r = shape_of(ot), shape_of(rt)
-        if r is not None and any(d < 0 for d in r):
-            fail(f"result type {t2s(rt)} must have a static shape")
-        # broadcast_in_dim_c2
-        if s is not None and len(dims) != len(s):
-            fail(f"broadcast_dimensions size ({len(dims)}) must equal the operand rank ({len(s)})")
-        if r is None:
-            return
-        # broadcast_in_dim_c3
-        for d in dims:
-            if not 0 <= d < len(r):
-                fail(f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank")
-        # broadcast_in_dim_c4
-        if not is_unique(dims):
-            fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
-        # broadcast_in_dim_c5
-        if s is not None:
-            for i, (od, bd) in enumerate(zip(s, dims)):
-                if od >= 0 and od != 1 and od != r[bd]:
-                    fail(
-                        f"operand dimension {i} has size {od}, which is neither 1 nor the size "
-                        f"{r[bd]} of result dimension {bd}"
-                    )
-        # broadcast_in_dim_c6
-        oe, re_ = element_type(ot), element_type(rt)
-        if (
-            isinstance(re_, UniformQuantizedType)
-            and re_.is_per_axis
-            and isinstance(oe, UniformQuantizedType)
-            and oe.is_per_axis
-            and s is not None
-        ):
-            qo = oe.params.quantized_dimension
-            qr = re_.params.quantized_dimension
-            if qo is not None and qo < len(dims) and qr != dims[qo]:
-                fail(
-                    f"result quantization dimension {qr} must be broadcast_dimensions[{qo}] = {dims[qo]}"
-                )
+        verify_static_or_single_bounded_result(rt)  # upstream's ODS result constraint
+        verify_compatible_element_types(ot, rt)  # broadcast_in_dim_c1 (upstream's trait)
+        try:
+            verify_broadcast_in_dim(ot, int_values(self.broadcast_dimensions), rt)
+        except InferError as e:
+            fail(e.message)
 
 
 @op_def
@@ -553,166 +540,31 @@ class ScatterOp(NoAssemblyFormatOp):
 
     def verify_(self) -> None:
         ins, ups = list(self.inputs), list(self.updates)
-        res = list(self.results)
         it = self.scatter_indices.type
-        g = self.scatter_dimension_numbers.dims
-        uwd, iwd, ibd = g.update_window_dims, g.inserted_window_dims, g.input_batching_dims
-        sibd, sdod, ivd = (
-            g.scatter_indices_batching_dims,
-            g.scatter_dims_to_operand_dims,
-            g.index_vector_dim,
-        )
-        # scatter_c5
-        if not ins or len(ins) != len(ups):
+        # scatter_c5 (with SameVariadicOperandSize, as many updates as inputs)
+        if not ins:
+            fail("scatter needs at least one input and one update")
+        # upstream's ODS constraint of scatter_indices (scatter_i2)
+        if not (rank(it) is not None and is_int_or_index(element_type(it))):
             fail(
-                f"scatter needs N > 0 inputs and as many updates, got {len(ins)} inputs and {len(ups)} updates"
+                f"operand #{len(ins)} must be ranked tensor of integer or index values, "
+                f"but got '{t2s(it)}'"
             )
-        if len(res) != len(ins):
-            fail(f"scatter has {len(ins)} inputs but {len(res)} results")
-        if not is_int_or_index(element_type(it)):
-            fail(f"scatter_indices must have an integer element type, but has type {t2s(it)}")
-        # scatter_c1
-        s0 = shape_of(ins[0].type)
-        for i, v in enumerate(ins):
-            if not shapes_compatible(shape_of(v.type), s0):
-                fail(
-                    f"input #{i} has type {t2s(v.type)}, whose shape differs from input #0's {t2s(ins[0].type)}"
-                )
-        # scatter_c3
-        u0 = shape_of(ups[0].type)
-        for i, v in enumerate(ups):
-            if not shapes_compatible(shape_of(v.type), u0):
-                fail(
-                    f"update #{i} has type {t2s(v.type)}, whose shape differs from update #0's {t2s(ups[0].type)}"
-                )
-        # scatter_c6, scatter_c23: upstream's verifyReducerShape of the update computation (the
-        # inputs as its inputs, 0-d tensors of the updates' element types as its init values)
-        _verify_update_computation(self.update_computation, ins, ups)
-        idx = shape_of(it)
-        # scatter_c2
-        if s0 is not None and len(s0) != len(uwd) + len(iwd) + len(ibd):
-            fail(
-                f"input rank ({len(s0)}) must equal size(update_window_dims) + size(inserted_window_dims) + "
-                f"size(input_batching_dims) = {len(uwd)} + {len(iwd)} + {len(ibd)}"
+        if not self.update_computation.blocks:
+            fail("update_computation must have a body")
+        try:
+            verify_scatter(
+                [v.type for v in ins],
+                it,
+                [v.type for v in ups],
+                self.scatter_dimension_numbers.dims,
+                self.update_computation,
             )
-        # scatter_c7
-        if not (is_unique(uwd) and is_sorted(uwd)):
-            fail(f"update_window_dims {list(uwd)} must be sorted and unique")
-        # scatter_c8
-        if u0 is not None and not in_range(uwd, len(u0)):
-            fail(
-                f"update_window_dims {list(uwd)} must be in [0, {len(u0)}), the rank of the updates"
-            )
-        # scatter_c9, scatter_c10, scatter_c12
-        if not is_unique(iwd + ibd):
-            fail(
-                f"inserted_window_dims {list(iwd)} and input_batching_dims {list(ibd)} must not contain duplicates"
-            )
-        if not is_sorted(iwd):
-            fail(f"inserted_window_dims {list(iwd)} must be sorted")
-        if not is_sorted(ibd):
-            fail(f"input_batching_dims {list(ibd)} must be sorted")
-        # scatter_c11, scatter_c13, scatter_c21
-        if s0 is not None:
-            for what, ds in (
-                ("inserted_window_dims", iwd),
-                ("input_batching_dims", ibd),
-                ("scatter_dims_to_operand_dims", sdod),
-            ):
-                if not in_range(ds, len(s0)):
-                    fail(f"{what} {list(ds)} must be in [0, {len(s0)}), the input rank")
-        # scatter_c14, scatter_c15, scatter_c16
-        if not is_unique(sibd):
-            fail(f"scatter_indices_batching_dims {list(sibd)} must not contain duplicates")
-        if idx is not None and not in_range(sibd, len(idx)):
-            fail(
-                f"scatter_indices_batching_dims {list(sibd)} must be in [0, {len(idx)}), the rank of scatter_indices"
-            )
-        if ivd in sibd:
-            fail(
-                f"index_vector_dim {ivd} must not be in scatter_indices_batching_dims {list(sibd)}"
-            )
-        # scatter_c17
-        if len(ibd) != len(sibd):
-            fail(
-                f"input_batching_dims {list(ibd)} and scatter_indices_batching_dims {list(sibd)} "
-                "must have the same size"
-            )
-        # scatter_c18
-        if s0 is not None and idx is not None:
-            for a, b in zip(ibd, sibd):
-                if 0 <= a < len(s0) and 0 <= b < len(idx) and not dims_compatible(s0[a], idx[b]):
-                    fail(
-                        f"input dimension {a} (size {s0[a]}) and scatter_indices dimension {b} "
-                        f"(size {idx[b]}) are batching dimensions and must have the same size"
-                    )
-        if idx is not None:
-            # scatter_c22
-            if not 0 <= ivd <= len(idx):
-                fail(
-                    f"index_vector_dim {ivd} must be in [0, {len(idx)}], the rank of scatter_indices"
-                )
-            # scatter_c19
-            n = idx[ivd] if ivd < len(idx) else 1
-            if n >= 0 and len(sdod) != n:
-                fail(
-                    f"scatter_dims_to_operand_dims has {len(sdod)} elements but the index vector has size {n}"
-                )
-        # scatter_c20
-        if not is_unique(sdod + ibd):
-            fail(
-                f"scatter_dims_to_operand_dims {list(sdod)} and input_batching_dims {list(ibd)} "
-                "must not contain duplicates"
-            )
-        # scatter_c4
-        if idx is not None and u0 is not None and s0 is not None and 0 <= ivd <= len(idx):
-            scatter_sizes = [d for i, d in enumerate(idx) if i != ivd]
-            if len(u0) != len(scatter_sizes) + len(uwd):
-                fail(
-                    f"updates rank ({len(u0)}) must equal {len(scatter_sizes)} scatter dimensions plus "
-                    f"{len(uwd)} update_window_dims"
-                )
-            scatter_dims = [d for d in range(len(u0)) if d not in uwd]
-            for k, d in enumerate(scatter_dims):
-                if not dims_compatible(u0[d], scatter_sizes[k]):
-                    fail(
-                        f"updates dimension {d} has size {u0[d]} but the matching scatter_indices "
-                        f"dimension has size {scatter_sizes[k]}"
-                    )
-            window_bounds = [z for d, z in enumerate(s0) if d not in iwd and d not in ibd]
-            for k, d in enumerate(uwd):
-                if (
-                    k < len(window_bounds)
-                    and 0 <= d < len(u0)
-                    and u0[d] >= 0
-                    and window_bounds[k] >= 0
-                    and u0[d] > window_bounds[k]
-                ):
-                    fail(
-                        f"updates dimension {d} has size {u0[d]}, larger than the matching input "
-                        f"window bound {window_bounds[k]}"
-                    )
+        except InferError as e:
+            fail(e.message)
         # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25), which MLIR runs after
         # the op's verifier
         verify_inferred(self)
-
-
-def _verify_update_computation(region: Any, inputs: list[Any], updates: list[Any]) -> None:
-    """upstream's verifyReducerShape of scatter's update computation (infer.reduction)."""
-    from stablehlo_py.ir.infer import InferError
-    from stablehlo_py.ir.infer.reduction import verify_reducer_shape
-
-    if not region.blocks:
-        fail("update_computation must have a body")
-    try:
-        verify_reducer_shape(
-            region.blocks.first,
-            [v.type for v in inputs],
-            [tensor_type(element_type(u.type), ()) for u in updates],
-            (),
-        )
-    except InferError as e:
-        fail(e.message)
 
 
 def _verify_dimension(d: int, operand_t: Attribute) -> None:
@@ -925,42 +777,12 @@ class ReshapeOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        # reshape_c1
-        if element_modulo_axis(ot) != element_modulo_axis(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
-        s, r = shape_of(ot), shape_of(rt)
-        if r is None or any(d < 0 for d in r):
-            fail(f"result type {t2s(rt)} must have a static shape")
-        # reshape_c2
-        if s is not None and all(d >= 0 for d in s):
-            a, b = num_elements(s), num_elements(r)
-            if a != b:
-                fail(f"operand type {t2s(ot)} has {a} elements but result type {t2s(rt)} has {b}")
-        # reshape_c3
-        oe, re_ = element_type(ot), element_type(rt)
-        if (
-            isinstance(oe, UniformQuantizedType)
-            and oe.is_per_axis
-            and isinstance(re_, UniformQuantizedType)
-            and s is not None
-            and all(d >= 0 for d in s)
-        ):
-            qo, qr = oe.params.quantized_dimension, re_.params.quantized_dimension
-            kept = (
-                (num_elements(s[:qo]), s[qo], num_elements(s[qo + 1 :])) if qo is not None else None
-            )
-            if (
-                kept is not None
-                and qr is not None
-                and qr < len(r)
-                and kept != (num_elements(r[:qr]), r[qr], num_elements(r[qr + 1 :]))
-            ):
-                fail(
-                    f"reshape must keep quantization dimension {qo} of {t2s(ot)} intact as "
-                    f"dimension {qr} of {t2s(rt)}"
-                )
+        verify_static_or_single_bounded_result(rt)  # upstream's ODS result constraint
+        verify_compatible_element_types(ot, rt)  # reshape_c1 (upstream's trait)
+        try:
+            verify_reshape(ot, rt)
+        except InferError as e:
+            fail(e.message)
 
 
 @op_def

@@ -334,7 +334,8 @@ def test_scatter_verifier_dims() -> None:
     )
     with pytest.raises(
         VerifyError,
-        match="scatter_dims_to_operand_dims has 1 elements but the index vector has size 2",
+        match="Scatter op has 1 elements in scatter_dims_to_operand_dims and the bound of "
+        "dimension index_vector_dim=2 of scatter_indices is 2. These two numbers must be equal.",
     ):
         verify(parse(_func(SCATTER_ARGS, "  " + bad)))
 
@@ -346,13 +347,13 @@ INVALID = [
         "broadcast_in_dim_c5",
         "%a: tensor<2xf32>",
         "%0 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<2xf32>) -> tensor<2x3xf32>",
-        "operand dimension 0 has size 2, which is neither 1 nor the size 3 of result dimension 1",
+        "size of operand dimension 0 (2) is not equal to 1 or size of result dimension 1 (3)",
     ),
     (
         "broadcast_in_dim_c2",
         "%a: tensor<2xf32>",
         "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<2xf32>) -> tensor<2x3xf32>",
-        "broadcast_dimensions size (2) must equal the operand rank (1)",
+        "broadcast_dimensions size (2) does not match operand rank (1)",
     ),
     (
         "broadcast",
@@ -424,7 +425,7 @@ INVALID = [
         "reshape_c2",
         "%a: tensor<2x3xf32>",
         "%0 = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<5xf32>",
-        "has 6 elements but result type tensor<5xf32> has 5",
+        "number of output elements (5) doesn't match expected number of elements (6)",
     ),
     (
         "dynamic_reshape",
@@ -610,3 +611,52 @@ PARSE_ERRORS = [
 def test_parse_errors(args: str, line: str, pattern: str) -> None:
     with pytest.raises(ParseError, match=pattern):
         parse(_func(args, "  " + line), "bad.mlir")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "tensor<2x3x2xi64>, tensor<2x3x2x2xi32>) ->",
+            "tensor<2x3x2xf32>, tensor<2x3x2x2xi32>) ->",
+            (
+                "operand #1 must be ranked tensor of integer or index values, but got "
+                "'tensor<2x3x2xf32>'"
+            ),
+        ),
+        (
+            "index_vector_dim = 2>",
+            "index_vector_dim = 4>",
+            (
+                "Expects index_vector_dim to be in range [0, rank-of('scatter_indices')] i.e. "
+                "[0, 3]. got: 4."
+            ),
+        ),
+        (
+            "update_window_dims = [2, 3]",
+            "update_window_dims = [3, 2]",
+            "Expects update_window_dims to be sorted; got: [3, 2].",
+        ),
+        (
+            "inserted_window_dims = [0]",
+            "inserted_window_dims = [0], input_batching_dims = [0]",
+            # upstream's order: the operand rank (scatter_c2) before the duplicates (scatter_c9)
+            (
+                "Expects rank-of operand to match size-of('update_window_dims') + "
+                "size-of('inserted_window_dims') + size-of('input_batching_dims') i.e. 4 but got 3."
+            ),
+        ),
+    ],
+)
+def test_scatter_verifier_upstream_words(old: str, new: str, message: str) -> None:
+    _needs_return()
+    bad = SCATTER.replace(old, new)
+    assert bad != SCATTER
+    args = (
+        SCATTER_ARGS
+        if "xf32>, tensor<2x3x2x2" not in new
+        else SCATTER_ARGS.replace("%i: tensor<2x3x2xi64>", "%i: tensor<2x3x2xf32>")
+    )
+    with pytest.raises(VerifyError) as e:
+        verify(parse(_func(args, "  " + bad)))
+    assert message in str(e.value)
