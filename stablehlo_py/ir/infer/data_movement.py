@@ -619,6 +619,16 @@ def verify_broadcast_in_dim(operand: Attribute, dims: Sequence[int], result: Att
                 f"dimension {d} ({_dim_text(r[d])})"
             )
     # broadcast_in_dim_c6
+    _verify_broadcast_quantization(operand, dims, result)
+
+
+def _verify_broadcast_quantization(
+    operand: Attribute, dims: Sequence[int], result: Attribute
+) -> None:
+    """upstream's verifyBroadcastInDimOpQuantConstraints (when the result is per-axis quantized)."""
+    o, r = _shape(operand), _shape(result)
+    if r is None:
+        return
     qr, qo = _quant(result, True), _quant(operand, True)
     if qr is not None and qo is not None and o is not None:
         od, rd = qo.params.quantized_dimension, qr.params.quantized_dimension
@@ -692,6 +702,212 @@ def verify_reshape_quantization(operand: Attribute, result: Attribute) -> None:
                 "product of dimensions before quantization dimension must match between operand "
                 f"and result for {before_o} and {before_r}"
             )
+
+
+# ------------------------------------------------------ the ops with shape operands (verified)
+def _element_types_compatible_unless_quantized(operand: Attribute, result: Attribute) -> None:
+    """dynamic_broadcast_in_dim_c1, dynamic_reshape_c1 (quantized types are checked later)."""
+    from stablehlo_py.ir.infer.shapes import element_type_compatible
+
+    quantized = isinstance(_elem(operand), UniformQuantizedType) or isinstance(
+        _elem(result), UniformQuantizedType
+    )
+    if not quantized and not element_type_compatible(operand, result):
+        raise InferError(
+            "expects operand and result to have compatible element type. Got: "
+            f"{_quoted(operand)} and {_quoted(result)}"
+        )
+
+
+def verify_shape_operand_compatible(shape: tuple[int, ...] | None, result: Attribute) -> None:
+    """upstream's verifyShapeOperandIsCompatibleWithResultType; `shape` is the shape operand's
+    constant value (None when it is not a constant)."""
+    from stablehlo_py.ir.infer.shapes import is_compatible
+
+    if shape is None or _shape(result) is None:
+        return
+    if not is_compatible(tensor_type(_elem(result), shape), result):
+        raise InferError(
+            f"output shape [{_join(shape)}] is incompatible with return type of operation "
+            f"{_quoted(result)}"
+        )
+
+
+def verify_iota(dim: int, result: Attribute) -> None:
+    """upstream's verifyIotaOp."""
+    r = _shape(result)
+    if r is None:
+        return
+    if len(r) == 0:
+        raise InferError("does not support scalars.")
+    # iota_c1
+    if dim >= len(r):
+        raise InferError("iota dimension cannot go beyond the output rank.")
+
+
+def verify_dynamic_iota(shape: tuple[int, ...] | None, dim: int, result: Attribute) -> None:
+    """upstream's verifyDynamicIotaOp."""
+    r = _shape(result)
+    # dynamic_iota_c1
+    if r is not None and dim >= len(r):
+        raise InferError("iota dimension cannot go beyond the output rank.")
+    # dynamic_iota_c2
+    verify_shape_operand_compatible(shape, result)
+
+
+def verify_dynamic_broadcast_in_dim(
+    operand: Attribute,
+    shape: tuple[int, ...] | None,
+    dims: Sequence[int],
+    expanding: Sequence[int] | None,
+    nonexpanding: Sequence[int] | None,
+    result: Attribute,
+) -> None:
+    """upstream's verifyDynamicBroadcastInDimOp; `shape` is the output_dimensions operand's
+    constant value (None when it is not a constant)."""
+    # dynamic_broadcast_in_dim_c1
+    _element_types_compatible_unless_quantized(operand, result)
+    o, r = _shape(operand), _shape(result)
+    if o is None or r is None:
+        return
+    # dynamic_broadcast_in_dim_c2
+    if len(dims) != len(o):
+        raise InferError(
+            f"broadcast_dimensions size ({len(dims)}) does not match operand rank ({len(o)})"
+        )
+    # dynamic_broadcast_in_dim_c3
+    if len(r) < len(o):
+        raise InferError(f"result rank ({len(r)}) is less than operand rank ({len(o)})")
+    # dynamic_broadcast_in_dim_c4
+    if len(set(dims)) != len(dims):
+        raise InferError("broadcast_dimensions should not have duplicates")
+    # dynamic_broadcast_in_dim_c5
+    for i, d in enumerate(dims):
+        if d < 0 or d >= len(r):
+            raise InferError(
+                f"broadcast_dimensions contains invalid value {d} for result with rank {len(r)}"
+            )
+        if o[i] != 1 and not _compatible_dims(o[i], r[d]):
+            raise InferError(
+                f"size of operand dimension {i} ({_dim_text(o[i])}) is not compatible with size "
+                f"of result dimension {d} ({_dim_text(r[d])})"
+            )
+    # dynamic_broadcast_in_dim_c7
+    verify_shape_operand_compatible(shape, result)
+    hints = list(expanding or ()) + list(nonexpanding or ())
+    # dynamic_broadcast_in_dim_c8
+    if len(set(hints)) != len(hints):
+        raise InferError("duplicate expansion hint for at least one operand dimension")
+    # dynamic_broadcast_in_dim_c9, dynamic_broadcast_in_dim_c10 (upstream walks a hash set)
+    for i in hints:
+        if i < 0 or i >= len(o):
+            raise InferError(
+                f"hint for expanding dimension {i} does not refer to a valid operand dimension"
+            )
+    if shape is not None and not any(is_dynamic(d) for d in o):
+        for i, d in enumerate(dims):
+            if d < len(shape) and o[i] != 1 and o[i] != shape[d]:
+                raise InferError(
+                    f"size of operand dimension {i} ({o[i]}) is not equal to 1 or value of shape "
+                    f"at index {d} ({shape[d]})"
+                )
+    # dynamic_broadcast_in_dim_c6
+    _verify_broadcast_quantization(operand, dims, result)
+
+
+def verify_dynamic_reshape(
+    operand: Attribute, shape_type: Attribute, shape: tuple[int, ...] | None, result: Attribute
+) -> None:
+    """upstream's verifyDynamicReshapeOp; `shape` is the output_shape operand's constant value."""
+    # dynamic_reshape_c1
+    _element_types_compatible_unless_quantized(operand, result)
+    o, r = _shape(operand), _shape(result)
+    # dynamic_reshape_c2
+    if (
+        o is not None
+        and r is not None
+        and not any(is_dynamic(d) for d in (*o, *r))
+        and _prod(r) != _prod(o)
+    ):
+        raise InferError(
+            f"number of output elements ({_prod(r)}) doesn't match expected number of "
+            f"elements ({_prod(o)})"
+        )
+    # dynamic_reshape_c4
+    verify_shape_operand_compatible(shape, result)
+    st = _shape(shape_type)
+    if st is not None and r is not None and len(st) == 1 and st[0] != len(r):
+        raise InferError(
+            "result should have a rank equal to the number of elements in output_shape"
+        )
+    if (
+        shape is not None
+        and o is not None
+        and not any(is_dynamic(d) for d in o)
+        and _prod(o) != _prod(shape)
+    ):
+        raise InferError(
+            "output_shape is incompatible with input type of operation: input has "
+            f"{_prod(o)} elements, but output_shape has {_prod(shape)}"
+        )
+    # dynamic_reshape_c1, dynamic_reshape_c3
+    if isinstance(_elem(operand), UniformQuantizedType) or isinstance(
+        _elem(result), UniformQuantizedType
+    ):
+        verify_reshape_quantization(operand, result)
+
+
+def verify_real_dynamic_slice(
+    operand: Attribute, start: Attribute, limit: Attribute, strides: Attribute
+) -> None:
+    """upstream's verifyRealDynamicSliceOp."""
+    o = _shape(operand)
+    if o is None:
+        return
+    for what, t in (("start_indices", start), ("limit_indices", limit), ("strides", strides)):
+        s = _shape(t)
+        if s is None:
+            continue
+        n = _prod(s)
+        if any(is_dynamic(d) for d in s):
+            n = INT64_MIN  # upstream's getNumElements of a dynamic shape
+        if len(o) != n:
+            raise InferError(
+                f"has mismatched number of operand rank ({len(o)}) and {what} size ({n})"
+            )
+
+
+def verify_dynamic_pad(
+    operand: Attribute,
+    low_type: Attribute,
+    low: tuple[int, ...] | None,
+    high: tuple[int, ...] | None,
+    interior: tuple[int, ...] | None,
+    result: Attribute,
+) -> None:
+    """upstream's verifyDynamicPadOp; `low`, `high`, `interior` are the padding operands' constant
+    values (None when not constants)."""
+    o, lt = _shape(operand), _shape(low_type)
+    if o is None:
+        return
+    # dynamic_pad_c2
+    if lt is not None and len(lt) >= 1 and lt[0] != len(o):
+        raise InferError(
+            f"padding operands size ({_dim_text(lt[0])}) must match operand rank ({len(o)})"
+        )
+    # dynamic_pad_c3
+    if interior is not None and any(i < 0 for i in interior):
+        raise InferError(f"interior_padding must be non-negative, but got {_join(interior)}")
+    r = _shape(result)
+    if r is None or any(is_dynamic(d) for d in (*o, *r)) or interior is None:
+        return
+    if low is None or high is None:
+        return
+    # dynamic_pad_c4
+    for i, (a, b, lo, hi, it) in enumerate(zip(o, r, low, high, interior)):
+        want = a + lo + max(a - 1, 0) * it + hi
+        if b != want:
+            raise InferError(f"expected output dimension at index {i} to equal {want}, but got {b}")
 
 
 # ------------------------------------------------------------------------------------ scatter

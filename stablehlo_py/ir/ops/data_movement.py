@@ -48,7 +48,14 @@ from stablehlo_py.ir.gather_scatter_attrs import (
 )
 from stablehlo_py.ir.infer import InferError, verify_inferred
 from stablehlo_py.ir.infer.data_movement import (
+    constant_ints,
     verify_broadcast_in_dim,
+    verify_dynamic_broadcast_in_dim,
+    verify_dynamic_iota,
+    verify_dynamic_pad,
+    verify_dynamic_reshape,
+    verify_iota,
+    verify_real_dynamic_slice,
     verify_reshape,
     verify_scatter,
 )
@@ -80,7 +87,6 @@ from stablehlo_py.ir.ops.constraints import (
 from stablehlo_py.ir.types import (
     UniformQuantizedType,
     element_type,
-    num_elements,
     shape_of,
     tensor_type,
 )
@@ -115,15 +121,13 @@ def _dimension_tensor(op_name: str, what: str, t: Attribute) -> int | None:
     return None if s[0] < 0 else s[0]
 
 
-def _verify_per_dimension_operand(n: int | None, what: str, ot: Attribute, rt: Attribute) -> None:
-    """A shape operand of `n` elements (one per operand dimension; `what` names it) and a result of
-    the operand's rank (real_dynamic_slice, dynamic_pad)."""
-    s, r = shape_of(ot), shape_of(rt)
-    if s is not None:
-        if n is not None and n != len(s):
-            fail(f"{what} {n} elements but the operand rank is {len(s)}")
-        if r is not None and len(r) != len(s):
-            fail(f"result rank ({len(r)}) must equal the operand rank ({len(s)})")
+def _upstream(check: Any, *args: Any) -> None:
+    """Runs one of upstream's verifiers (`infer.data_movement.verify_*`, which raise InferError
+    with upstream's words) as this op's verifier."""
+    try:
+        check(*args)
+    except InferError as e:
+        fail(e.message)
 
 
 # ------------------------------------------------------------------------- custom directives
@@ -352,48 +356,17 @@ class DynamicBroadcastInDimOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
-        dims = int_values(self.broadcast_dimensions)
-        if element_modulo_axis(ot) != element_modulo_axis(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
-        n = _dimension_tensor(self.name, "output_dimensions", self.output_dimensions.type)
-        s, r = shape_of(ot), shape_of(rt)
-        if s is not None and len(dims) != len(s):
-            fail(f"broadcast_dimensions size ({len(dims)}) must equal the operand rank ({len(s)})")
-        if r is not None:
-            if n is not None and n != len(r):
-                fail(f"output_dimensions has {n} elements but the result rank is {len(r)}")
-            for d in dims:
-                if not 0 <= d < len(r):
-                    fail(
-                        f"broadcast_dimensions {list(dims)} must be in [0, {len(r)}), the result rank"
-                    )
-            if s is not None:
-                for i, (od, bd) in enumerate(zip(s, dims)):
-                    if od >= 0 and od != 1 and r[bd] >= 0 and od != r[bd]:
-                        fail(
-                            f"operand dimension {i} has size {od}, which is neither 1 nor the size "
-                            f"{r[bd]} of result dimension {bd}"
-                        )
-        if not is_unique(dims):
-            fail(f"broadcast_dimensions {list(dims)} must not contain duplicates")
-        exp = int_values(self.known_expanding_dimensions)
-        nonexp = int_values(self.known_nonexpanding_dimensions)
-        for what, ds in (
-            ("known_expanding_dimensions", exp),
-            ("known_nonexpanding_dimensions", nonexp),
-        ):
-            if not is_unique(ds):
-                fail(f"{what} {list(ds)} must not contain duplicates")
-            if s is not None and not in_range(ds, len(s)):
-                fail(f"{what} {list(ds)} must be operand dimensions, in [0, {len(s)})")
-        if set(exp) & set(nonexp):
-            fail(
-                f"known_expanding_dimensions {list(exp)} and known_nonexpanding_dimensions "
-                f"{list(nonexp)} must be disjoint"
-            )
+        _dimension_tensor(self.name, "output_dimensions", self.output_dimensions.type)
+        exp, nonexp = self.known_expanding_dimensions, self.known_nonexpanding_dimensions
+        _upstream(
+            verify_dynamic_broadcast_in_dim,
+            self.operand.type,
+            constant_ints(self.output_dimensions),
+            int_values(self.broadcast_dimensions),
+            None if exp is None else int_values(exp),
+            None if nonexp is None else int_values(nonexp),
+            self.result.type,
+        )
 
 
 @op_def
@@ -670,13 +643,15 @@ class IotaOp(StableHLOOp):
     def verify_(self) -> None:
         d = self.iota_dimension.value.data
         s = shape_of(self.output.type)
-        if s is None:
-            fail(f"output type {t2s(self.output.type)} must be a ranked tensor")
-        # iota_c1
-        if not 0 <= d < len(s):
-            fail(f"iota_dimension {d} must be in [0, {len(s)}), the output rank")
-        if any(x < 0 for x in s):
-            fail(f"output type {t2s(self.output.type)} must have a static shape")
+        # upstream's ODS constraints: iota_dimension (iota_c1), then the output type
+        if d < 0:
+            fail(
+                "attribute 'iota_dimension' failed to satisfy constraint: 64-bit signless integer "
+                "attribute whose value is non-negative"
+            )
+        if s is None or any(x < 0 for x in s):
+            fail(f"result #0 must be statically shaped tensor, but got '{t2s(self.output.type)}'")
+        _upstream(verify_iota, d, self.output.type)
 
 
 @op_def
@@ -693,14 +668,14 @@ class DynamicIotaOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        n = _dimension_tensor(self.name, "output_shape", self.output_shape.type)
         d = self.iota_dimension.value.data
-        s = shape_of(self.result.type)
-        if s is not None:
-            if n is not None and n != len(s):
-                fail(f"output_shape has {n} elements but the result rank is {len(s)}")
-            if not 0 <= d < len(s):
-                fail(f"iota_dimension {d} must be in [0, {len(s)}), the result rank")
+        if d < 0:  # upstream's ODS constraint (dynamic_iota_c1)
+            fail(
+                "attribute 'iota_dimension' failed to satisfy constraint: 64-bit signless integer "
+                "attribute whose value is non-negative"
+            )
+        _dimension_tensor(self.name, "output_shape", self.output_shape.type)
+        _upstream(verify_dynamic_iota, constant_ints(self.output_shape), d, self.result.type)
 
 
 def _verify_padding_value(ot: Attribute, pt: Attribute, rt: Attribute) -> None:
@@ -753,16 +728,32 @@ class DynamicPadOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
-        _verify_padding_value(ot, pt, rt)
-        types = [
-            self.edge_padding_low.type,
-            self.edge_padding_high.type,
-            self.interior_padding.type,
-        ]
-        if not types[0] == types[1] == types[2]:
-            fail("edge_padding_low, edge_padding_high and interior_padding must have the same type")
-        n = _dimension_tensor(self.name, "edge_padding_low", types[0])
-        _verify_per_dimension_operand(n, "the padding operands have", ot, rt)
+        low, high, interior = self.edge_padding_low, self.edge_padding_high, self.interior_padding
+        if rank(pt) not in (0, None):
+            fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
+        _dimension_tensor(self.name, "edge_padding_low", low.type)
+        # upstream's ODS traits, in their order (dynamic_pad_c1, dynamic_pad_c2, dynamic_pad_c4)
+        if not element_type(ot) == element_type(pt) == element_type(rt):
+            fail(
+                "failed to verify that all of {operand, padding_value, result} have same element "
+                "type"
+            )
+        if not low.type == high.type == interior.type:
+            fail(
+                "failed to verify that all of {edge_padding_low, edge_padding_high, "
+                "interior_padding} have same type"
+            )
+        if rank(ot) is not None and rank(rt) is not None and rank(ot) != rank(rt):
+            fail("failed to verify that all of {operand, result} have same rank")
+        _upstream(
+            verify_dynamic_pad,
+            ot,
+            low.type,
+            constant_ints(low),
+            constant_ints(high),
+            constant_ints(interior),
+            rt,
+        )
 
 
 @op_def
@@ -797,21 +788,14 @@ class DynamicReshapeOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
-        if element_modulo_axis(ot) != element_modulo_axis(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
-        n = _dimension_tensor(self.name, "output_shape", self.output_shape.type)
-        s, r = shape_of(ot), shape_of(rt)
-        if r is not None and n is not None and n != len(r):
-            fail(f"output_shape has {n} elements but the result rank is {len(r)}")
-        static = s is not None and r is not None and all(d >= 0 for d in (*s, *r))
-        if static and num_elements(s) != num_elements(r):  # type: ignore[arg-type]
-            fail(
-                f"operand type {t2s(ot)} has {num_elements(s)} elements but result type {t2s(rt)} "  # type: ignore[arg-type]
-                f"has {num_elements(r)}"  # type: ignore[arg-type]
-            )
+        _dimension_tensor(self.name, "output_shape", self.output_shape.type)
+        _upstream(
+            verify_dynamic_reshape,
+            self.operand.type,
+            self.output_shape.type,
+            constant_ints(self.output_shape),
+            self.result.type,
+        )
 
 
 @op_def
@@ -877,18 +861,17 @@ class RealDynamicSliceOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
-        if element_type(ot) != element_type(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
         types = [self.start_indices.type, self.limit_indices.type, self.strides.type]
+        _dimension_tensor(self.name, "start_indices", types[0])
+        # upstream's ODS traits, in their order
+        if element_type(ot) != element_type(rt):
+            fail("failed to verify that all of {operand, result} have same element type")
         if not types[0] == types[1] == types[2]:
             fail(
-                f"start_indices {t2s(types[0])}, limit_indices {t2s(types[1])} and strides {t2s(types[2])} "
-                "must have the same type"
+                "failed to verify that all of {start_indices, limit_indices, strides} have same "
+                "type"
             )
-        n = _dimension_tensor(self.name, "start_indices", types[0])
-        _verify_per_dimension_operand(n, "start_indices has", ot, rt)
+        _upstream(verify_real_dynamic_slice, ot, *types)
 
 
 @op_def

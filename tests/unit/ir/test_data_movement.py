@@ -365,7 +365,7 @@ INVALID = [
         "dynamic_broadcast_in_dim",
         "%a: tensor<1xf32>, %s: tensor<2xindex>",
         "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [2] : (tensor<1xf32>, tensor<2xindex>) -> tensor<?x?xf32>",
-        "broadcast_dimensions [2] must be in [0, 2)",
+        "broadcast_dimensions contains invalid value 2 for result with rank 2",
     ),
     (
         "concatenate_c2",
@@ -395,13 +395,13 @@ INVALID = [
         "iota_c1",
         "",
         "%0 = stablehlo.iota dim = 2 : tensor<4x5xi32>",
-        "iota_dimension 2 must be in [0, 2)",
+        "iota dimension cannot go beyond the output rank.",
     ),
     (
         "dynamic_iota",
         "%s: tensor<2xindex>",
-        "%0 = stablehlo.dynamic_iota %arg0, dim = 0 : (tensor<2xindex>) -> tensor<4xi32>",
-        "output_shape has 2 elements but the result rank is 1",
+        "%0 = stablehlo.dynamic_iota %arg0, dim = 1 : (tensor<2xindex>) -> tensor<4xi32>",
+        "iota dimension cannot go beyond the output rank.",
     ),
     (
         "pad_c4",
@@ -419,7 +419,7 @@ INVALID = [
         "dynamic_pad",
         "%a: tensor<?x?xf32>, %p: tensor<f32>, %l: tensor<3xindex>",
         "%0 = stablehlo.dynamic_pad %arg0, %arg1, %arg2, %arg2, %arg2 : (tensor<?x?xf32>, tensor<f32>, tensor<3xindex>, tensor<3xindex>, tensor<3xindex>) -> tensor<?x?xf32>",
-        "the padding operands have 3 elements but the operand rank is 2",
+        "padding operands size (3) must match operand rank (2)",
     ),
     (
         "reshape_c2",
@@ -431,7 +431,7 @@ INVALID = [
         "dynamic_reshape",
         "%a: tensor<?xf32>, %s: tensor<3xindex>",
         "%0 = stablehlo.dynamic_reshape %arg0, %arg1 : (tensor<?xf32>, tensor<3xindex>) -> tensor<?x?xf32>",
-        "output_shape has 3 elements but the result rank is 2",
+        "result should have a rank equal to the number of elements in output_shape",
     ),
     (
         "reverse_c2",
@@ -455,7 +455,7 @@ INVALID = [
         "real_dynamic_slice",
         "%a: tensor<256x?xf32>, %s: tensor<3xindex>",
         "%0 = stablehlo.real_dynamic_slice %arg0, %arg1, %arg1, %arg1 : (tensor<256x?xf32>, tensor<3xindex>, tensor<3xindex>, tensor<3xindex>) -> tensor<256x?xf32>",
-        "start_indices has 3 elements but the operand rank is 2",
+        "has mismatched number of operand rank (2) and start_indices size (3)",
     ),
     (
         "transpose_c2",
@@ -659,4 +659,91 @@ def test_scatter_verifier_upstream_words(old: str, new: str, message: str) -> No
     )
     with pytest.raises(VerifyError) as e:
         verify(parse(_func(args, "  " + bad)))
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "body", "message"),
+    [
+        # upstream accepts a shape operand whose length differs from the result rank (only a
+        # constant shape is compared with the result type)
+        (
+            "%s: tensor<2xindex>",
+            "%0 = stablehlo.dynamic_iota %arg0, dim = 0 : (tensor<2xindex>) -> tensor<4xi32>",
+            None,
+        ),
+        (
+            "",
+            (
+                "%c = stablehlo.constant dense<[3]> : tensor<1xi64>\n"
+                "  %0 = stablehlo.dynamic_iota %c, dim = 0 : (tensor<1xi64>) -> tensor<4xi32>"
+            ),
+            "output shape [3] is incompatible with return type of operation 'tensor<4xi32>'",
+        ),
+        (
+            "",
+            "%0 = stablehlo.iota dim = 0 : tensor<i32>",
+            "does not support scalars.",
+        ),
+        (
+            "%a: tensor<2x3xf32>",
+            (
+                "%c = stablehlo.constant dense<[2, 2]> : tensor<2xi64>\n"
+                "  %0 = stablehlo.dynamic_reshape %arg0, %c : (tensor<2x3xf32>, tensor<2xi64>) "
+                "-> tensor<?x?xf32>"
+            ),
+            (
+                "output_shape is incompatible with input type of operation: input has 6 elements, "
+                "but output_shape has 4"
+            ),
+        ),
+        (
+            "%a: tensor<2xf32>, %s: tensor<2xindex>",
+            (
+                "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [0, 1] "
+                ": (tensor<2xf32>, tensor<2xindex>) -> tensor<?x?xf32>"
+            ),
+            "broadcast_dimensions size (2) does not match operand rank (1)",
+        ),
+        (
+            "%a: tensor<2xf32>, %s: tensor<2xindex>",
+            (
+                "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [0] "
+                "{known_expanding_dimensions = array<i64: 0>, "
+                "known_nonexpanding_dimensions = array<i64: 0>} "
+                ": (tensor<2xf32>, tensor<2xindex>) -> tensor<?x?xf32>"
+            ),
+            "duplicate expansion hint for at least one operand dimension",
+        ),
+        (
+            "%a: tensor<2xf32>, %p: tensor<f32>",
+            (
+                "%c = stablehlo.constant dense<[1]> : tensor<1xi64>\n"
+                "  %n = stablehlo.constant dense<[-1]> : tensor<1xi64>\n"
+                "  %0 = stablehlo.dynamic_pad %arg0, %arg1, %c, %c, %n "
+                ": (tensor<2xf32>, tensor<f32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) "
+                "-> tensor<4xf32>"
+            ),
+            "interior_padding must be non-negative, but got -1",
+        ),
+        (
+            "%a: tensor<2xf32>, %p: tensor<f32>",
+            (
+                "%c = stablehlo.constant dense<[1]> : tensor<1xi64>\n"
+                "  %0 = stablehlo.dynamic_pad %arg0, %arg1, %c, %c, %c "
+                ": (tensor<2xf32>, tensor<f32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) "
+                "-> tensor<4xf32>"
+            ),
+            "expected output dimension at index 0 to equal 5, but got 4",
+        ),
+    ],
+)
+def test_shape_operand_ops_as_upstream(args: str, body: str, message: str | None) -> None:
+    """The verifiers of the ops with shape operands: upstream's words, upstream's acceptance."""
+    text = _func(args, "  " + body)
+    if message is None:
+        verify(parse(text))
+        return
+    with pytest.raises(VerifyError) as e:
+        verify(parse(text))
     assert message in str(e.value)
