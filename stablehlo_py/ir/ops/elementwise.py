@@ -16,8 +16,8 @@ from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.elementwise import compatible_operands_and_result
 from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
+from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
-    I1,
     AttrSyntax,
     StableHLOOp,
     define_op,
@@ -33,6 +33,46 @@ from stablehlo_py.ir.types import UniformQuantizedType, element_type, shape_of
 _OWN_RULE = frozenset({"abs", "is_finite", "real", "imag"})
 
 
+_FP_C_Q = ods.HLO_FpComplexOrQuantizedIntTensor
+_FP_Q = ods.HLO_FpOrQuantizedIntTensor
+_NUM = ods.HLO_IntFpOrComplexOrQuantizedIntTensor
+ODS_TYPES: dict[str, tuple[ods.RankedTensorOf, ods.RankedTensorOf]] = {
+    **dict.fromkeys(
+        (
+            "cbrt",
+            "cosine",
+            "exponential",
+            "exponential_minus_one",
+            "log",
+            "log_plus_one",
+            "logistic",
+        )
+        + ("rsqrt", "sine", "sqrt", "tan", "tanh", "atan2"),
+        (_FP_C_Q, _FP_C_Q),
+    ),
+    **dict.fromkeys(("ceil", "floor", "round_nearest_afz", "round_nearest_even"), (_FP_Q, _FP_Q)),
+    **dict.fromkeys(("negate", "divide", "power", "remainder", "subtract"), (_NUM, _NUM)),
+    **dict.fromkeys(
+        ("count_leading_zeros", "popcnt", "shift_left"), (ods.HLO_IntTensor, ods.HLO_IntTensor)
+    ),
+    **dict.fromkeys(
+        ("shift_right_arithmetic", "shift_right_logical"), (ods.HLO_IntTensor, ods.HLO_IntTensor)
+    ),
+    **dict.fromkeys(
+        ("not", "and", "or", "xor"), (ods.HLO_PredOrIntTensor, ods.HLO_PredOrIntTensor)
+    ),
+    "abs": (ods.SIntFpComplexOrQuantizedIntTensor, ods.SIntFpOrQuantizedIntTensor),
+    "sign": (ods.SIntFpComplexOrQuantizedIntTensor, ods.SIntFpComplexOrQuantizedIntTensor),
+    "is_finite": (_FP_Q, ods.RankedTensorOf(ods.PRED)),
+    "real": (ods.HLO_FpOrComplexTensor, ods.HLO_FpTensor),
+    "imag": (ods.HLO_FpOrComplexTensor, ods.HLO_FpTensor),
+    "convert": (ods.HLO_NonQuantizedTensor, ods.HLO_NonQuantizedTensor),
+    "add": (ods.HLO_TensorOrPerAxisQuantizedTensor, ods.HLO_TensorOrPerAxisQuantizedTensor),
+}
+"""op -> (operand, result) ODS type constraints of StablehloOps.td; an op not listed takes HLO_Tensor
+(maximum, minimum, multiply)."""
+
+
 def verify_same_shape(op: StableHLOOp) -> None:
     """MLIR's SameOperandsAndResultShape trait (compatible shapes; unranked matches any)."""
     shapes = [shape_of(v.type) for v in (*op.operands, *op.results)]
@@ -42,7 +82,9 @@ def verify_same_shape(op: StableHLOOp) -> None:
 
 def verify_compatible_types(op: StableHLOOp) -> None:
     """upstream's CompatibleOperandsAndResultType trait (after its inference check)."""
-    if not compatible_operands_and_result([v.type for v in op.operands], [r.type for r in op.results]):
+    if not compatible_operands_and_result(
+        [v.type for v in op.operands], [r.type for r in op.results]
+    ):
         fail("requires compatible types for all operands and results")
 
 
@@ -53,6 +95,9 @@ def _verify_elementwise(op: StableHLOOp) -> None:
     (stablehlo_py.ir.infer.elementwise) must be compatible with the declared one, then the op's other
     traits: CompatibleOperandsAndResultType for most ops, add's verifyAddOp; convert is not inferred."""
     short = op.name.split(".", 1)[1]
+    operands, results = ODS_TYPES.get(short, (ods.HLO_Tensor, ods.HLO_Tensor))
+    ods.check_values("operand", [v.type for v in op.operands], operands)
+    ods.check_values("result", [v.type for v in op.results], results)
     verify_same_shape(op)
     if short == "convert":
         return
@@ -86,7 +131,9 @@ def _verify_add(op: StableHLOOp) -> None:
             fail("result is not per_axis quantized but lhs or rhs are")
         for side, q in (("lhs", lq), ("rhs", rq)):
             if q.is_per_axis and q.params.quantized_dimension != resq.params.quantized_dimension:
-                fail(f"quantization_dimension of {side} and result are not same {t2s(q)} vs {t2s(resq)}")
+                fail(
+                    f"quantization_dimension of {side} and result are not same {t2s(q)} vs {t2s(resq)}"
+                )
         return
     if resq.is_per_axis:
         fail("result per_axis quantized but none from rhs and lhs are per_axis quantized")
@@ -95,7 +142,9 @@ def _verify_add(op: StableHLOOp) -> None:
 class UnaryElementwise(StableHLOOp):
     operand = operand_def()
     result = result_def()
-    FORMAT: ClassVar[str | None] = "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+    FORMAT: ClassVar[str | None] = (
+        "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+    )
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -175,9 +224,9 @@ class CompareOp(StableHLOOp):
 
     def verify_(self) -> None:
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
-        # upstream's ODS result constraint (HLO_PredTensor), checked before the traits
-        if element_type(res) != I1:
-            fail(f"result type {t2s(res)} must be a tensor of i1")
+        # upstream's ODS constraints (HLO_Tensor operands, HLO_PredTensor result), before the traits
+        ods.check_values("operand", [lt, rt], ods.HLO_Tensor)
+        ods.check_values("result", [res], ods.RankedTensorOf(ods.PRED))
         # compare_c1 (CompatibleOperandsElementType)
         if not element_type_compatible(lt, rt):
             fail("requires compatible element types for all operands")
@@ -194,7 +243,9 @@ OPS = (*OPS, CompareOp)
 
 
 # --------------------------------------------------------------- unary ops with result_accuracy
-RESULT_ACCURACY = AttrSyntax(ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
+RESULT_ACCURACY = AttrSyntax(
+    ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
 
 
 class UnaryElementwiseWithAccuracy(UnaryElementwise):
@@ -204,14 +255,8 @@ class UnaryElementwiseWithAccuracy(UnaryElementwise):
     result_accuracy = prop(RESULT_ACCURACY, default=DEFAULT_RESULT_ACCURACY)
 
     def verify_(self) -> None:
-        ot = self.operand.type
-        op = self.name.split(".", 1)[1]
-        e = element_type(ot)
-        # <op>_i1 (upstream's ODS operand constraint, before the traits): floating-point or
-        # complex, or per-tensor quantized
-        if isinstance(e, UniformQuantizedType) and e.is_per_axis:
-            fail(f"operand type {t2s(ot)} must not be per-axis quantized ({op}_i1)")
-        # <op>_c1: the inferred type and CompatibleOperandsAndResultType
+        # <op>_i1 (upstream's ODS operand constraint), <op>_c1: the inferred type and
+        # CompatibleOperandsAndResultType
         _verify_elementwise(self)
         acc = self.result_accuracy
         if acc is not None:
@@ -241,7 +286,8 @@ UNARY_WITH_ACCURACY: dict[str, str] = {
     "tanh": "Element-wise hyperbolic tangent (spec.md#tanh).",
 }
 UNARY_WITH_ACCURACY_OPS = {
-    n: define_op(UnaryElementwiseWithAccuracy, f"stablehlo.{n}", d) for n, d in UNARY_WITH_ACCURACY.items()
+    n: define_op(UnaryElementwiseWithAccuracy, f"stablehlo.{n}", d)
+    for n, d in UNARY_WITH_ACCURACY.items()
 }
 
 OPS = (*OPS, *UNARY_WITH_ACCURACY_OPS.values())
