@@ -822,7 +822,7 @@ INVALID = [
         "cosine_i1",
         f"%a: tensor<2x{Q_AXIS}>",
         f"%0 = stablehlo.cosine %arg0 : tensor<2x{Q_AXIS}>",
-        "must not be per-axis quantized (cosine_i1)",
+        "operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or per-tensor integer quantized values",
     ),
 ]
 
