@@ -26,6 +26,7 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.interpreter_ops",
     "stablehlo_py.ir.ops.linalg",
     "stablehlo_py.ir.ops.quantization",
+    "stablehlo_py.ir.ops.llvm",
     "stablehlo_py.vhlo",  # VHLO (imported here, by name, only when the registry is built)
 )
 ATTR_MODULES = ("stablehlo_py.ir.enums", "stablehlo_py.ir.types", "stablehlo_py.ir.op_attrs")

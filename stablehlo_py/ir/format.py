@@ -540,6 +540,17 @@ def parse_format(elems: list[Any], p: Parser, op_cls: type) -> Operation:
     return build_from_state(st, p)
 
 
+def _verify_inherent_attrs(p: Parser, st: ParseState, pos: int) -> None:
+    """MLIR's verifyInherentAttrs after a pretty form's attr-dict: an op class may define
+    `attr_dict_error(attrs) -> str | None` (the ODS constraints of the inherent attributes the
+    dictionary gives); its message is reported at the dictionary, prefixed by `'<op>' op `."""
+    check = getattr(st.op_cls, "attr_dict_error", None)
+    if check is not None:
+        msg = check(st.attrs)
+        if msg:
+            p.error(f"'{st.op_cls.name}' op {msg}", pos)
+
+
 def _parse_elems_run(elems: list[Any], p: Parser, st: ParseState) -> None:
     for e in elems:
         _parse_one(e, p, st)
@@ -595,11 +606,14 @@ def _parse_one(e: Any, p: Parser, st: ParseState) -> None:
             _parse_elems_run(e.else_, p, st)
         return
     if isinstance(e, AttrDict):
+        p.ws()
+        pos = p.pos
         if e.keyword:
             if p.try_keyword("attributes"):
                 st.attrs.update(p.parse_attr_dict_body())
         else:
             st.attrs.update(p.try_attr_dict())
+        _verify_inherent_attrs(p, st, pos)
         return
     if isinstance(e, Var):
         if e.kind == "operand":

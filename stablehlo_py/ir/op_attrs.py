@@ -23,6 +23,7 @@ Text, as upstream writes it:
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -251,7 +252,8 @@ def _parse_conv_group(p: Parser, allowed: list[int]) -> tuple[tuple[int, ...], d
         )
     p.parse_literal("]")
     n = max(spatial_at) + 1 if spatial_at else 0
-    missing = [d for d in range(n) if d not in spatial_at]
+    # the first missing numbers (lazily: a huge dimension number must not walk its whole range)
+    missing = list(itertools.islice((d for d in range(n) if d not in spatial_at), 10))
     if missing:
         p.error(
             f"Expected spatial dimensions {', '.join(str(d) for d in missing[:10])} not specified"
@@ -330,6 +332,66 @@ class DotAlgorithm:
     allow_imprecise_accumulation: bool
 
 
+_ANY_F8 = frozenset(
+    ("f8E3M4", "f8E4M3", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2FNUZ")
+)
+"""The f8 types of upstream's `isAnyF8` (getKnownDotAlgorithm): f8E8M0FNU is not one."""
+
+KNOWN_DOT_ALGORITHMS: frozenset[tuple[str, str, str, int]] = frozenset(
+    {
+        ("f16", "f16", "f16", 1),
+        ("f16", "f16", "f32", 1),
+        ("bf16", "bf16", "bf16", 1),
+        ("bf16", "bf16", "f32", 1),
+        ("bf16", "bf16", "f32", 3),
+        ("bf16", "bf16", "f32", 6),
+        ("bf16", "bf16", "f32", 9),
+        ("tf32", "tf32", "f32", 1),
+        ("tf32", "tf32", "f32", 3),
+        ("f32", "f32", "f32", 1),
+        ("f64", "f64", "f64", 1),
+    }
+)
+"""Upstream's table of dot algorithms known to be supported on some hardware (Base.cpp's
+getKnownDotAlgorithm): (lhs precision type, rhs precision type, accumulation type, number of
+primitive operations), each with one component per side and precise accumulation."""
+
+
+def _is_known_dot_algorithm(a: DotAlgorithm, lhs: str, rhs: str, acc: str) -> bool:
+    """upstream's isKnownDotAlgorithm (dot_general_i8, dot_general_i9, dot_general_i10)."""
+    if a.lhs_component_count != 1 or a.rhs_component_count != 1:
+        return False
+    if lhs in _ANY_F8 and rhs in _ANY_F8 and acc == "f32" and a.num_primitive_operations == 1:
+        return True
+    if a.allow_imprecise_accumulation:
+        return False
+    return (lhs, rhs, acc, a.num_primitive_operations) in KNOWN_DOT_ALGORITHMS
+
+
+def dot_algorithm_error(a: DotAlgorithm) -> str | None:
+    """upstream's verifyDotAlgorithmAttr: its message when ``a`` is not a valid algorithm."""
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    # dot_general_c22, dot_general_c23, dot_general_c24
+    if a.lhs_component_count < 1:
+        return "lhs component count must be positive"
+    if a.rhs_component_count < 1:
+        return "rhs component count must be positive"
+    if a.num_primitive_operations < 1:
+        return "num primitive operations must be positive"
+    lhs = type_to_str(a.lhs_precision_type)
+    rhs = type_to_str(a.rhs_precision_type)
+    acc = type_to_str(a.accumulation_type)
+    if _is_known_dot_algorithm(a, lhs, rhs, acc):
+        return None
+    return (
+        "dot algorithm not known to be supported on any hardware: "
+        f"{{lhs:'{lhs}', rhs:'{rhs}', accum:'{acc}', lhs_components:{a.lhs_component_count}, "
+        f"rhs_components:{a.rhs_component_count}, primitive_ops:{a.num_primitive_operations}, "
+        f"imprecise:{int(a.allow_imprecise_accumulation)}}}"
+    )
+
+
 @irdl_attr_definition
 class DotAlgorithmAttr(_StructAttr):
     """The algorithm of a dot_general (spec.md#dot_general)."""
@@ -365,6 +427,8 @@ class DotAlgorithmAttr(_StructAttr):
     @classmethod
     def parse_body(cls, p: Parser) -> DotAlgorithmAttr:
         """`<lhs_precision_type = tf32, ...>` (after `#stablehlo.dot_algorithm` or `algorithm =`)."""
+        p.ws()
+        pos = p.pos
         p.parse_literal("<", "to open the dot algorithm")
         parsers: dict[str, Callable[[], object]] = {}
         for f in fields(DotAlgorithm):
@@ -376,7 +440,12 @@ class DotAlgorithmAttr(_StructAttr):
                 parsers[f.name] = p.parse_integer
         names = tuple(parsers)
         vals = parse_struct(p, "#stablehlo.dot_algorithm", parsers, required=names)
-        return cls(DotAlgorithm(**vals))  # type: ignore[arg-type]
+        algorithm = DotAlgorithm(**vals)  # type: ignore[arg-type]
+        # upstream's attribute verifier runs when the attribute is built: at its location
+        msg = dot_algorithm_error(algorithm)
+        if msg is not None:
+            p.error(msg, pos)
+        return cls(algorithm)
 
 
 # ------------------------------------------------------------------- #stablehlo.result_accuracy

@@ -6,6 +6,8 @@ every op of a class without a plan, goes through xDSL's `op.verify`, which words
 
 from __future__ import annotations
 
+import re
+
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -38,6 +40,17 @@ def op_location(op: Operation) -> str | None:
     return op_source_location(op)
 
 
+_REGION_COUNT = re.compile(r"Expected (\d+) regions?, but got \d+")
+
+
+def _region_count_message(m: re.Match[str]) -> str:
+    """MLIR's region-count traits: OneRegion, ZeroRegions, NRegions<N>."""
+    n = int(m.group(1))
+    return {0: "requires zero regions", 1: "requires one region"}.get(n, f"expected {n} regions")
+
+
 def _message(e: VerifyException) -> str:
     text = str(e).strip()
-    return text.splitlines()[0] if text else "verification failed"
+    first = text.splitlines()[0] if text else "verification failed"
+    # xDSL's structural wording where MLIR's traits say it otherwise
+    return _REGION_COUNT.sub(_region_count_message, first)

@@ -18,19 +18,8 @@ from tests.conftest import conformance_files
 VERIFY = conformance_files("verify")
 
 KNOWN: dict[str, str] = {
-    "ops_dot_general_algorithms.mlir": "the 'dot algorithm not known to be supported on any "
-    "hardware' check (upstream's table of supported algorithms) is not made",
-    "verify_async_ops.mlir": "all_gather's messages and the region count of async_start (xDSL's "
-    "structural message)",
-    "verify_convolution.mlir": "an attribute constraint is reported at the op, not at the "
-    "attribute dictionary; a parse message differs",
-    "verify_reduce.mlir": "an odd operand count with SameVariadicOperandSize is refused by xDSL "
-    "(MLIR splits it)",
-    "verify_replica_groups_mesh_axes.mlir": "one replica-groups message differs",
     "verify_scatter.mlir": "one body uses llvm.add (upstream's stablehlo-opt registers the LLVM "
     "dialect; ours does not)",
-    "verify_select_and_scatter.mlir": "one body uses llvm.add (upstream's stablehlo-opt registers "
-    "the LLVM dialect; ours does not)",
 }
 
 

@@ -79,6 +79,10 @@ func.func @collectives(%arg0: tensor<2x4xf32>, %root: tensor<1xi32>) -> () {
   "stablehlo.return"() : () -> ()
 }
 
+// The mesh of mesh-axes replica groups must name a visible symbol (verifySymbolUses).
+// CHECK-LABEL: func.func private @mesh()
+func.func private @mesh()
+
 // CHECK-LABEL: func.func @dynamic_roots_and_mesh_axes
 // CHECK-NEXT{LITERAL}: %0 = "stablehlo.collective_broadcast"(%arg0, %arg1) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, has_dynamic_root, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<16x8xf32>, tensor<1xi32>) -> tensor<16x8xf32>
 // CHECK{LITERAL}: "stablehlo.collective_reduce"(%arg2, %arg1) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, has_dynamic_root, replica_groups = dense<[[0], [1]]> : tensor<2x1xi64>, use_global_device_ids}> ({

@@ -54,7 +54,7 @@ func.func @dot_general(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf
 // -----
 
 func.func @all_gather(%a: tensor<2x2xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{all_gather_c1: all_gather_dim 5 is out of range}}
+  // expected-error @+1 {{all_gather_dim must be a valid index of operand}}
   %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 5 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }

@@ -93,6 +93,57 @@ def verify_replica_groups(
         raise InferError(f"group size of replica_groups must be {expected_group_size}")
 
 
+def pairwise_same_element_type(ins: Sequence[Attribute], outs: Sequence[Attribute]) -> None:
+    """upstream's HLO_PairwiseSameOperandAndResultElementType trait (all_gather, all_to_all)."""
+    if len(ins) != len(outs):
+        raise InferError("requires the same number of operands and results")
+    for i, (a, b) in enumerate(zip(ins, outs)):
+        if element_type(a) != element_type(b):
+            raise InferError(f"requires the same element type for operand and result at index {i}")
+
+
+def verify_all_gather(
+    ins: Sequence[Attribute],
+    outs: Sequence[Attribute],
+    all_gather_dim: int,
+    replica_groups: Attribute | None,
+    channel_id: int,
+    use_global_device_ids: bool,
+) -> None:
+    """upstream's verifyAllGatherOp (all_gather has no inference rule)."""
+    # all_gather_i3, all_gather_c2, all_gather_c4
+    verify_replica_groups(replica_groups, True, use_global_device_ids, None)
+    # all_gather_c5
+    if use_global_device_ids and channel_id < 0:
+        raise InferError("channel_id cannot be negative when useGlobalDeviceIds is set")
+    d = all_gather_dim
+    for a, b in zip(ins, outs):
+        if not isinstance(a, TensorType) or not isinstance(b, TensorType):
+            continue
+        sa, sb = a.get_shape(), b.get_shape()
+        # all_gather_c1
+        if d >= len(sa):
+            raise InferError("all_gather_dim must be a valid index of operand")
+        if sa[d] == 0:
+            raise InferError("dimension size of operand at 'all_gather_dim' cannot be zero")
+        # all_gather_c6
+        if len(sb) != len(sa):
+            raise InferError("operand and result must have the same rank")
+        for i in range(len(sa)):
+            if i != d and sa[i] != DYN and sb[i] != DYN and sa[i] != sb[i]:
+                raise InferError(
+                    "operand and result should have the same shape except for the dimension "
+                    "size at 'all_gather_dim'"
+                )
+        if sa[d] == DYN or sb[d] == DYN:
+            return
+        if sb[d] % sa[d] != 0:
+            raise InferError(
+                f"result gather dimension has size {sb[d]}, expected to be a multiple of "
+                f"operand gather dimension size {sa[d]}"
+            )
+
+
 # ----------------------------------------------------------------------------- ids and tokens
 @rule("stablehlo.replica_id", "stablehlo.partition_id")
 def infer_process_id(inp: InferInput) -> list[Attribute]:

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerAttr,
+    IntegerType,
     TensorType,
     UnrankedTensorType,
 )
@@ -203,14 +204,24 @@ def infer_dot_general(inp: InferInput) -> list[Attribute]:
 
 
 # --------------------------------------------------------------------------------- convolution
+def positive_i64_error(name: str, attr: Attribute | None) -> str | None:
+    """ODS's `ConfinedAttr<I64Attr, [IntPositive]>` constraint (feature_group_count,
+    batch_group_count): its message when ``attr`` (present) breaks it."""
+    if attr is None:
+        return None
+    if isinstance(attr, IntegerAttr) and attr.type == IntegerType(64) and attr.value.data > 0:
+        return None
+    return (
+        f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer attribute "
+        "whose value is positive"
+    )
+
+
 def _positive(inp: InferInput, name: str) -> int:
-    v = int_attr(inp.attr(name), 1)
-    if v <= 0:
-        raise InferError(
-            f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer attribute "
-            "whose value is positive"
-        )
-    return v
+    msg = positive_i64_error(name, inp.attr(name))
+    if msg is not None:
+        raise InferError(msg)
+    return int_attr(inp.attr(name), 1)
 
 
 def conv_shape(

@@ -271,6 +271,22 @@ def register(reg: Registry) -> None:
 
 
 # ------------------------------------------------------------------------------ verification
+def verify_mesh_symbol(op: StableHLOOp) -> None:
+    """upstream's ReplicaGroupMeshAxesAttr::verifySymbolUses: the mesh of mesh-axes replica groups
+    must name a symbol visible from the op."""
+    from xdsl.dialects.builtin import SymbolRefAttr
+    from xdsl.traits import SymbolTable
+
+    rg = op.properties.get("replica_groups")
+    if not isinstance(rg, ReplicaGroupMeshAxesAttr):
+        return
+    ref = rg.mesh
+    if not isinstance(ref, SymbolRefAttr) or ref.nested_references.data:
+        return
+    if SymbolTable.lookup_symbol(op, ref) is None:
+        raise VerifyException(f"replica_groups: mesh symbol '{ref.root_reference.data}' not found")
+
+
 def channel_id(op: StableHLOOp) -> int:
     ch = op.properties.get("channel_handle")
     return ch.handle if isinstance(ch, ChannelHandleAttr) else 0
@@ -525,38 +541,33 @@ class AllGatherOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        _replica_groups(self, "all_gather_c2")
-        _check_global_ids(self, "all_gather_c5")
+        from stablehlo_py.ir.infer import InferError
+        from stablehlo_py.ir.infer.collectives import pairwise_same_element_type, verify_all_gather
+
+        # ODS: ConfinedAttr<I64Attr, [IntNonNegative]> (all_gather_c1)
         d = int_value(self.properties.get("all_gather_dim"))
+        if d < 0:
+            raise VerifyException(
+                "attribute 'all_gather_dim' failed to satisfy constraint: 64-bit signless integer "
+                "attribute whose value is non-negative"
+            )
         ins = [v.type for v in self.operands]
         outs = [r.type for r in self.results]
-        if len(ins) != len(outs):
-            raise VerifyException(f"all_gather has {len(ins)} operands but {len(outs)} results")
-        for i, (a, b) in enumerate(zip(ins, outs)):
-            r = rank(a)
-            if r is not None and not 0 <= d < r:  # all_gather_c1
-                raise VerifyException(
-                    f"all_gather_c1: all_gather_dim {d} is out of range for operand #{i} of rank {r}"
-                )
-            if element_type(a) != element_type(b):  # all_gather_c6
-                raise VerifyException(
-                    f"all_gather_c6: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
-                )
-            sa, sb = shape_of(a), shape_of(b)
-            if sa is None or sb is None:
-                continue
-            ok = len(sa) == len(sb) and all(
-                dims_compatible(x, y) for k, (x, y) in enumerate(zip(sa, sb)) if k != d
+        try:
+            # the trait (all_gather_c6), then upstream's AllGatherOp::verify
+            pairwise_same_element_type(ins, outs)
+            verify_all_gather(
+                ins,
+                outs,
+                d,
+                self.properties.get("replica_groups"),
+                channel_id(self),
+                isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
             )
-            if ok and 0 <= d < len(sa) and sa[d] >= 0 and sb[d] >= 0:
-                # As upstream's verifier: the result dimension is a multiple of the operand's (the
-                # process group size is only fully known at run time).
-                ok = sb[d] % sa[d] == 0 if sa[d] else sb[d] == 0
-            if not ok:  # all_gather_c6
-                raise VerifyException(
-                    f"all_gather_c6: result #{i} {t2s(b)} must be operand #{i} {t2s(a)} with dimension {d} "
-                    "multiplied by the process group size"
-                )
+        except InferError as e:
+            raise VerifyException(e.message) from None
+        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+        verify_mesh_symbol(self)
 
 
 @op_def
@@ -580,6 +591,8 @@ class AllReduceOp(GenericSyntaxOp):
         ins = [v.type for v in self.operands]
         _check_reducer(self, "computation", "all_reduce_c5", ins)
         verify_inferred(self)
+        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+        verify_mesh_symbol(self)
 
 
 @op_def
@@ -615,6 +628,8 @@ class AllToAllOp(GenericSyntaxOp):
                 raise VerifyException(
                     f"all_to_all_c9: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
                 )
+        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+        verify_mesh_symbol(self)
 
 
 @op_def
@@ -664,6 +679,8 @@ class ReduceScatterOp(GenericSyntaxOp):
             raise VerifyException(
                 f"reduce_scatter_c9: result element type {t2s(element_type(b))} differs from the computation's {t2s(element_type(e))}"
             )
+        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+        verify_mesh_symbol(self)
 
 
 @op_def
@@ -719,6 +736,8 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
             raise VerifyException(
                 "collective_broadcast_c3: collective_broadcast needs at least one operand"
             )
+        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+        verify_mesh_symbol(self)
 
 
 @op_def
@@ -754,6 +773,8 @@ class CollectiveReduceOp(GenericSyntaxOp):
                 )
         _check_reducer(self, "computation", "collective_reduce_c4", data)
         verify_inferred(self)
+        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+        verify_mesh_symbol(self)
 
 
 @op_def

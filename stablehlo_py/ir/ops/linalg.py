@@ -19,6 +19,7 @@ and unranked tensors are accepted wherever a constraint cannot be decided from t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -45,6 +46,7 @@ from stablehlo_py.ir.enums import (
 )
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.infer.linalg import positive_i64_error
 from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import (
     ConvDimensionNumbersAttr,
@@ -52,6 +54,7 @@ from stablehlo_py.ir.op_attrs import (
     DotDimensionNumbers,
     DotDimensionNumbersAttr,
     conv_dims_text,
+    dot_algorithm_error,
     parse_conv_dims,
 )
 from stablehlo_py.ir.ops.base import (
@@ -189,11 +192,15 @@ def _parse_i64_list(p: Parser) -> list[int]:
 
 
 def _parse_int(p: Parser) -> int:
-    """An integer; as MLIR's parseInteger, `true` and `false` read as 1 and 0."""
+    """An integer; as MLIR's parseInteger, `true` and `false` read as 1 and 0 (anything else:
+    MLIR's "expected integer value")."""
     if p.try_keyword("true"):
         return 1
     if p.try_keyword("false"):
         return 0
+    p.ws()
+    if not _INT_START.match(p.text, p.pos):
+        p.error("expected integer value")
     return p.parse_integer()
 
 
@@ -309,6 +316,7 @@ class ConvolutionDimensionsDirective:
         set_slot(st, arg, ConvDimensionNumbersAttr(parse_conv_dims(p)))
 
 
+_INT_START = re.compile(r"-?[0-9]")
 _WINDOW_KEYS = ("stride", "pad", "lhs_dilate", "rhs_dilate", "reverse")
 
 
@@ -543,15 +551,12 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
             a = alg.algorithm  # type: ignore[attr-defined]
             # dot_general_c21
             if any(v != "DEFAULT" for v in _precision_values(self.precision_config)):
-                fail("precision_config must be DEFAULT when an algorithm is given")
-            # dot_general_c22, dot_general_c23, dot_general_c24
-            for cid, what, v in (
-                ("c22", "lhs_component_count", a.lhs_component_count),
-                ("c23", "rhs_component_count", a.rhs_component_count),
-                ("c24", "num_primitive_operations", a.num_primitive_operations),
-            ):
-                if v <= 0:
-                    fail(f"algorithm {what} must be positive, but is {v} (dot_general_{cid})")
+                fail("must specify DEFAULT precision config when algorithm is set.")
+            # dot_general_c22 .. c24 and upstream's known algorithms: the attribute's own verifier
+            # (run when parsed; here for an algorithm built in Python)
+            msg = dot_algorithm_error(a)
+            if msg is not None:
+                fail(msg)
 
 
 # ---------------------------------------------------------------------------------- convolution
@@ -756,6 +761,16 @@ class ConvolutionOp(_ConvBase):
         "`window` `=` `{` custom<WindowAttributes>($window_strides, $padding, $lhs_dilation, $rhs_dilation, "
         "$window_reversal) `}` attr-dict `:` functional-type(operands, results)"
     )
+
+    @staticmethod
+    def attr_dict_error(attrs: dict[str, Attribute]) -> str | None:
+        """ODS's constraints of feature_group_count and batch_group_count given in the pretty
+        form's attribute dictionary (MLIR reports them at the dictionary)."""
+        for name in ("feature_group_count", "batch_group_count"):
+            msg = positive_i64_error(name, attrs.get(name))
+            if msg is not None:
+                return msg
+        return None
 
     def print_pretty(self, pr: Printer) -> None:
         # Dimension numbers the compact `[b, 0, f]x...` form cannot show (upstream aborts printing

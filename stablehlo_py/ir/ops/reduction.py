@@ -54,6 +54,7 @@ from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
     return_types,
 )
+from stablehlo_py.ir.ops.same_variadic import mlir_operand_split
 from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ compact `reduce ... applies <op>` form may name (isCommutativeNoRegionMatchingDi
 
 
 # ------------------------------------------------------------------------------------- reduce
+@mlir_operand_split
 @op_def
 class ReduceOp(StableHLOOp):
     """Applies a reduction function `body` to `inputs` and `init_values` along the `dimensions` and
@@ -309,6 +311,7 @@ def _verify_reducer(
 
 
 # ------------------------------------------------------------------------------ reduce_window
+@mlir_operand_split
 @op_def
 class ReduceWindowOp(GenericSyntaxOp):
     """Applies a reduction function `body` to windows of `inputs` and `init_values` and produces

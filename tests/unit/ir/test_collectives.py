@@ -142,7 +142,7 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
     "stablehlo.return"(%p) : (tensor<2x4xf32>) -> ()
   }}) : (tensor<2x4xf32>) -> !stablehlo.future<tensor<2x4xf32>>
   %2 = "stablehlo.async_done"(%1) : (!stablehlo.future<tensor<2x4xf32>>) -> tensor<2x4xf32>"""
-    out = roundtrip(func(body))
+    out = roundtrip("func.func private @mesh()\n" + func(body))
     assert (
         'replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>]>'
         in out
@@ -158,19 +158,19 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
     [
         (
             '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
-            "all_gather_c1",
+            "all_gather_dim must be a valid index of operand",
         ),
         (
             '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
-            "all_gather_c2",
+            "replica id #0 seen more than once",
         ),
         (
-            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
-            "all_gather_c5",
+            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = -1, type = 0>, use_global_device_ids} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
+            "channel_id cannot be negative when useGlobalDeviceIds is set",
         ),
         (
             '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x7xf32>',
-            "all_gather_c6",
+            "result gather dimension has size 7, expected to be a multiple of operand gather dimension size 4",
         ),
         (
             '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 3 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<6x1xf32>',
@@ -302,3 +302,79 @@ def test_collectives_have_no_pretty_form() -> None:
     ):
         parse("func.func @f(%a: tensor<4xf32>) {\n  %0 = stablehlo.all_gather %a\n}\n", "t.mlir")
     _ = print_ir
+
+
+MESH_RG = (
+    '#stablehlo.replica_group_mesh_axes<mesh = @{mesh}, axes = [#stablehlo.axis_ref<name = "x">]>'
+)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        '%0 = "stablehlo.all_gather"(%arg0) {{all_gather_dim = 1 : i64, replica_groups = {rg}}} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
+        '%0 = "stablehlo.all_reduce"(%arg0) '
+        + ADD_REGION.replace("{", "{{").replace("}", "}}")
+        + " {{replica_groups = {rg}}} : (tensor<2x4xf32>) -> tensor<2x4xf32>",
+        '%0 = "stablehlo.all_to_all"(%arg0) {{split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = {rg}}} : (tensor<2x4xf32>) -> tensor<4x2xf32>',
+        '%0 = "stablehlo.collective_broadcast"(%arg0) {{replica_groups = {rg}}} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+    ],
+)
+def test_mesh_axes_name_a_visible_symbol(op: str) -> None:
+    # upstream's ReplicaGroupMeshAxesAttr::verifySymbolUses
+    ok = "func.func private @mesh()\n" + func("  " + op.format(rg=MESH_RG.format(mesh="mesh")))
+    roundtrip(ok)
+    bad = func("  " + op.format(rg=MESH_RG.format(mesh="missing")))
+    assert "op replica_groups: mesh symbol 'missing' not found" in verify_error(bad)
+
+
+@pytest.mark.parametrize(
+    "op,error",
+    [
+        (
+            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = -1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
+            "attribute 'all_gather_dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative",
+        ),
+        (
+            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xi32>',
+            "requires the same element type for operand and result at index 0",
+        ),
+        (
+            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<8xf32>',
+            "operand and result must have the same rank",
+        ),
+        (
+            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<3x8xf32>',
+            "operand and result should have the same shape except for the dimension size at 'all_gather_dim'",
+        ),
+        (
+            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x0xf32>) -> tensor<2x0xf32>',
+            "dimension size of operand at 'all_gather_dim' cannot be zero",
+        ),
+        (
+            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 2]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
+            "replica id #1 not seen in replica groups",
+        ),
+    ],
+)
+def test_all_gather_verifier_as_upstream(op: str, error: str) -> None:
+    args = "%arg0: tensor<2x0xf32>" if "tensor<2x0xf32>" in op else "%arg0: tensor<2x4xf32>"
+    assert f"'stablehlo.all_gather' op {error}" in verify_error(func("  " + op, args))
+
+
+def test_all_gather_accepts_what_upstream_accepts() -> None:
+    # use_global_device_ids with no channel (id 0) and a dynamic gather dimension
+    roundtrip(
+        func(
+            '  %0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids} : (tensor<2x4xf32>) -> tensor<2x?xf32>'
+        )
+    )
+
+
+@pytest.mark.parametrize("regions,count", [("", 0), (f"{ADD_REGION[1:-1]}, {ADD_REGION[1:-1]}", 2)])
+def test_async_start_region_count_in_mlir_words(regions: str, count: int) -> None:
+    body = f"({regions})" if regions else ""
+    text = func(
+        f'  %0 = "stablehlo.async_start"(%arg0) {body} : (tensor<2x4xf32>) -> !stablehlo.future<tensor<2x4xf32>>'
+    )
+    assert "'stablehlo.async_start' op requires one region" in verify_error(text)

@@ -633,7 +633,7 @@ INVALID = [
         "%a: tensor<2x2xf32>",
         "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0], precision = [HIGH, DEFAULT], "
         "algorithm = " + ALGORITHM + " : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
-        "precision_config must be DEFAULT when an algorithm is given",
+        "must specify DEFAULT precision config when algorithm is set.",
     ),
     (
         "convolution_c25",
@@ -903,3 +903,133 @@ def test_every_op_has_a_negative_test() -> None:
 def test_parse_errors(args: str, line: str, message: str) -> None:
     with pytest.raises(ParseError, match=r"-:2:\d+: error: " + re.escape(message)):
         parse(_func(args, "  " + line))
+
+
+# ------------------------------------------------ upstream's known dot algorithms (Base.cpp's table)
+def _algorithm(
+    lhs: str, rhs: str, acc: str, lc: int = 1, rc: int = 1, ops: int = 1, imp: bool = False
+) -> str:
+    return (
+        f"#stablehlo.dot_algorithm<lhs_precision_type = {lhs}, rhs_precision_type = {rhs}, "
+        f"accumulation_type = {acc}, lhs_component_count = {lc}, rhs_component_count = {rc}, "
+        f"num_primitive_operations = {ops}, allow_imprecise_accumulation = {'true' if imp else 'false'}>"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("f16", "f16", "f16"),
+        ("bf16", "bf16", "f32", 1, 1, 9),
+        ("tf32", "tf32", "f32", 1, 1, 3),
+        ("f64", "f64", "f64"),
+        ("f8E4M3FN", "f8E5M2", "f32"),
+        ("f8E4M3FNUZ", "f8E4M3FNUZ", "f32", 1, 1, 1, True),
+    ],
+)
+def test_known_dot_algorithms_parse(args: tuple) -> None:  # type: ignore[type-arg]
+    assert isinstance(_attr(_algorithm(*args)), DotAlgorithmAttr)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("f32", "f32", "f32", 0), "lhs component count must be positive"),
+        (("f32", "f32", "f32", 1, 0), "rhs component count must be positive"),
+        (("f32", "f32", "f32", 1, 1, 0), "num primitive operations must be positive"),
+        (
+            ("f32", "f32", "f32", 3),
+            (
+                "dot algorithm not known to be supported on any hardware: {lhs:'f32', "
+                "rhs:'f32', accum:'f32', lhs_components:3, rhs_components:1, primitive_ops:1, "
+                "imprecise:0}"
+            ),
+        ),
+        (
+            ("bf16", "bf16", "f32", 1, 1, 1, True),
+            (
+                "dot algorithm not known to be supported on any hardware: {lhs:'bf16', "
+                "rhs:'bf16', accum:'f32', lhs_components:1, rhs_components:1, primitive_ops:1, "
+                "imprecise:1}"
+            ),
+        ),
+        (("f8E8M0FNU", "f8E8M0FNU", "f32"), "lhs:'f8E8M0FNU'"),
+        (("f8E4M3FN", "f8E4M3FN", "f16"), "accum:'f16'"),
+        (("f16", "f16", "f64"), "accum:'f64'"),
+    ],
+)
+def test_unknown_dot_algorithms_are_refused_at_the_attribute(args: tuple, message: str) -> None:  # type: ignore[type-arg]
+    # upstream's verifyDotAlgorithmAttr runs when the attribute is built: at the attribute
+    text = _func(
+        "%a: tensor<2x2xf32>",
+        f'  %0 = "stablehlo.dot_general"(%arg0, %arg0) <{{dot_dimension_numbers = #stablehlo.dot<'
+        f"lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>,\n"
+        f"    algorithm = {_algorithm(*args)}}}> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
+    )
+    with pytest.raises(ParseError, match=r"-:3:41: error: .*" + re.escape(message)):
+        parse(text)
+
+
+def test_dot_algorithm_built_in_python_is_verified_by_the_op() -> None:
+    from stablehlo_py.ir.op_attrs import DotAlgorithm
+
+    m = parse(
+        _func(
+            "%a: tensor<2x2xf32>",
+            "  %0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0], algorithm = "
+            + _algorithm("f32", "f32", "f32")[len("#stablehlo.dot_algorithm") :]
+            + " : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
+        )
+    )
+    verify(m)
+    op = next(o for o in m.walk() if o.name == "stablehlo.dot_general")
+    a = op.properties["algorithm"].algorithm
+    op.properties["algorithm"] = DotAlgorithmAttr(
+        DotAlgorithm(**{**a.__dict__, "num_primitive_operations": 2})
+    )
+    with pytest.raises(VerifyError, match="primitive_ops:2, imprecise:0"):
+        verify(m)
+
+
+# ------------------------------------------------- convolution's attribute constraints, at MLIR's place
+CONV_ARGS = "%a: tensor<1x8x8x207xf32>, %b: tensor<3x3x207x16xf32>"
+CONV_HEAD = (
+    "  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+    "window = {stride = [1, 1], pad = [[1, 1], [1, 1]]}\n"
+)
+CONV_TYPE = " : (tensor<1x8x8x207xf32>, tensor<3x3x207x16xf32>) -> tensor<1x8x8x16xf32>"
+
+
+@pytest.mark.parametrize("name", ["feature_group_count", "batch_group_count"])
+def test_convolution_group_counts_are_checked_at_the_attribute_dictionary(name: str) -> None:
+    other = "batch_group_count" if name == "feature_group_count" else "feature_group_count"
+    text = _func(
+        CONV_ARGS, CONV_HEAD + f"      {{{other} = 1 : i64, {name} = 0 : i64}}" + CONV_TYPE
+    )
+    message = (
+        f"'stablehlo.convolution' op attribute '{name}' failed to satisfy constraint: 64-bit "
+        "signless integer attribute whose value is positive"
+    )
+    # the pretty form: MLIR's verifyInherentAttrs, at the dictionary (line 3, column 7)
+    with pytest.raises(ParseError, match=r"-:3:7: error: " + re.escape(message)):
+        parse(text)
+    # the generic form: the op's verifier, at the op
+    generic = _func(
+        CONV_ARGS,
+        '  %0 = "stablehlo.convolution"(%arg0, %arg1) {dimension_numbers = '
+        "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, "
+        f"{other} = 1 : i64, {name} = -2 : i64}}" + CONV_TYPE,
+    )
+    with pytest.raises(VerifyError, match=r"-:2:8: error: " + re.escape(message)):
+        verify(parse(generic))
+
+
+def test_convolution_window_needs_integers() -> None:
+    text = _func(
+        CONV_ARGS,
+        CONV_HEAD.replace("stride = [1, 1]", "stride = [1, b]")
+        + "      {batch_group_count = 1 : i64, feature_group_count = 1 : i64}"
+        + CONV_TYPE,
+    )
+    with pytest.raises(ParseError, match=r"-:2:\d+: error: expected integer value"):
+        parse(text)

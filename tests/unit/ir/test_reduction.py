@@ -126,7 +126,9 @@ def test_reduce_parse_errors() -> None:
             "  return\n}\n",
             "t.mlir",
         )
-    with pytest.raises(ParseError, match=r"t\.mlir:2:\d+: error: custom op 'stablehlo.reduce' expected 'across'"):
+    with pytest.raises(
+        ParseError, match=r"t\.mlir:2:\d+: error: custom op 'stablehlo.reduce' expected 'across'"
+    ):
         parse(
             "func.func @f(%x: tensor<4xf32>, %i: tensor<f32>) {\n"
             "  %0 = stablehlo.reduce(%x init: %i) dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
@@ -285,3 +287,30 @@ def test_verify_error_has_location() -> None:
         VerifyError, match=r"t\.mlir:2:\d+: error: 'stablehlo.map' op requires monotonically"
     ):
         verify(parse(MAP.format(dims="1"), "t.mlir"))
+
+
+def test_uneven_operand_count_splits_as_mlir() -> None:
+    # SameVariadicOperandSize: 3 operands give one input and one init value (MLIR's ODS accessors
+    # round down; the last operand is in no group), so the body's 4 parameters are too many
+    text = """func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %i: tensor<f32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0:2 = "stablehlo.reduce"(%a, %b, %i) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>, %r: tensor<f32>, %s: tensor<f32>):
+    "stablehlo.return"(%q, %s) : (tensor<f32>, tensor<f32>) -> ()
+  }) {dimensions = array<i64: 1>} : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %0#0, %0#1 : tensor<2xf32>, tensor<2xf32>
+}
+"""
+    assert "Reduction-region must take 2 parameters, but takes 4 parameter(s)" in verify_error(text)
+    # the leftover operand is in no group: MLIR never looks at it
+    odd = text.replace("%i: tensor<f32>", "%i: f32").replace(
+        "(tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>)", "(tensor<2x2xf32>, tensor<2x2xf32>, f32)"
+    )
+    assert "Reduction-region must take 2 parameters, but takes 4 parameter(s)" in verify_error(odd)
+
+
+def test_even_operand_counts_keep_the_compiled_plan() -> None:
+    from stablehlo_py.ir import verify_plan as vp
+    from stablehlo_py.ir.ops.reduction import ReduceOp, ReduceWindowOp
+
+    assert vp.why_no_plan(ReduceOp) is None
+    assert vp.why_no_plan(ReduceWindowOp) is None
