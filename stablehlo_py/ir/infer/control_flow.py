@@ -4,7 +4,9 @@ if and case (the least specific type of what the branches return), while and opt
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerType, TensorType
+import re
+
+from xdsl.dialects.builtin import FunctionType, IntegerType, TensorType
 from xdsl.ir import Attribute, Region
 from xdsl.traits import IsTerminator
 
@@ -113,6 +115,43 @@ def verify_while(operand_types: list[Attribute], cond: Region, body: Region) -> 
         raise InferError(
             f"expect condition block return a zero-ranked tensor of i1 but got {types_text([pred])}"
         )
+
+
+COMPOSITE_NAME = r"^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$"
+"""upstream's regular expression for a composite's name (composite_c1)."""
+
+
+def verify_composite(
+    name: str,
+    decomposition: str,
+    decomposition_type: FunctionType | None,
+    operand_types: list[Attribute],
+    result_types: list[Attribute],
+) -> None:
+    """upstream's verifyCompositeOp (run as a symbol-use check); `decomposition_type` is the type
+    of the `func.func` the decomposition names, None when there is none."""
+    # composite_c1
+    if re.match(COMPOSITE_NAME, name) is None:
+        raise InferError(
+            "name must be a valid namespaced op name, i.e. it must match the following regular "
+            f'expression: {COMPOSITE_NAME} e.g. "my_namespace.my_op"'
+        )
+    # composite_c2
+    if decomposition_type is None:
+        raise InferError(f"'{decomposition}' does not reference a valid function")
+    checks = (
+        ("operand", operand_types, list(decomposition_type.inputs.data)),  # composite_c3
+        ("result", result_types, list(decomposition_type.outputs.data)),  # composite_c4
+    )
+    for what, types, decomposed in checks:
+        if len(types) != len(decomposed):
+            raise InferError(f"has {len(types)} {what}(s), but decomposition has {len(decomposed)}")
+        for i, (t, d) in enumerate(zip(types, decomposed)):
+            if t != d:
+                raise InferError(
+                    f"{what} at index {i} has type {types_text([t])}, but decomposition has type "
+                    f"{types_text([d])}"
+                )
 
 
 @rule("stablehlo.after_all", "stablehlo.create_token")

@@ -33,9 +33,9 @@ from xdsl.irdl import (
 from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from stablehlo_py.ir.format import custom_directive, get_slot, prop_defaults, set_slot
+from stablehlo_py.ir.format import custom_directive, prop_defaults, set_slot
 from stablehlo_py.ir.infer import InferError, verify_inferred
-from stablehlo_py.ir.infer.control_flow import verify_while
+from stablehlo_py.ir.infer.control_flow import verify_composite, verify_while
 from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re-exported)
     DICT_ATTR,
     I32,
@@ -50,7 +50,6 @@ from stablehlo_py.ir.ops.base import prop as prop_
 from stablehlo_py.ir.ops.constraints import (
     check_token,
     t2s,
-    types2s,
 )
 from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
@@ -101,7 +100,9 @@ class IfOp(GenericSyntaxOp):
         t = self.pred.type
         # HLO_PredTensor:$pred (ODS, checked before the inference; its rank is the rule's)
         if not (isinstance(t, TensorType) and t2s(element_type(t)) == "i1"):
-            raise VerifyException(f"pred must be a tensor of i1, is {t2s(t)}")
+            raise VerifyException(
+                f"operand #0 must be ranked tensor of bool values, but got '{t2s(t)}'"
+            )
         for r, what in ((self.true_branch, "true_branch"), (self.false_branch, "false_branch")):
             require_single_block(self, r, what)
         # if_c1..if_c3: inferConditionalOp
@@ -123,8 +124,11 @@ class CaseOp(GenericSyntaxOp):
     def verify_(self) -> None:
         t = self.index.type
         # I32RankedTensor:$index (ODS, checked before the inference; its rank is the rule's)
-        if not (isinstance(t, TensorType) and t2s(element_type(t)) in ("i32", "si32")):
-            raise VerifyException(f"index must be a tensor of i32, is {t2s(t)}")
+        if not (isinstance(t, TensorType) and t2s(element_type(t)) == "i32"):
+            raise VerifyException(
+                "operand #0 must be ranked tensor of 32-bit signless integer values, but got "
+                f"'{t2s(t)}'"
+            )
         for i, r in enumerate(self.branches):
             require_single_block(self, r, f"branch #{i}")
         # case_c1..case_c4: inferConditionalOp
@@ -365,44 +369,35 @@ class CompositeOp(StableHLOOp):
 
     def verify_(self) -> None:
         name_attr = self.properties.get("name")
-        comp = name_attr.data if isinstance(name_attr, StringAttr) else ""
-        parts = comp.split(".")
-        if len(parts) < 2 or not all(parts):  # composite_c1
-            raise VerifyException(
-                f"composite_c1: name {comp!r} must be a namespaced op name like 'my_namespace.my_op'"
-            )
         callee = self.properties.get("decomposition")
         root = getattr(callee, "root_reference", None)
-        if root is None:
-            return
+        # upstream's lookupNearestSymbolFrom: the func.func of that name in the nearest module
         module = self.parent_op()
         while module is not None and not isinstance(module, ModuleOp):
             module = module.parent_op()
-        if module is None:
+        if root is None or module is None:
             return
-        target = None
+        decomposition_type = None
         for op in module.body.ops:
             sym = op.properties.get("sym_name") or op.attributes.get("sym_name")
-            if isinstance(sym, StringAttr) and sym.data == root.data:
-                target = op
+            if (
+                op.name == "func.func"
+                and isinstance(sym, StringAttr)
+                and sym.data == root.data
+                and isinstance(ftype := op.properties.get("function_type"), FunctionType)
+            ):
+                decomposition_type = ftype
                 break
-        if target is None:  # composite_c2
-            raise VerifyException(
-                f"composite_c2: decomposition @{root.data} is not defined in the enclosing module"
+        try:
+            verify_composite(
+                name_attr.data if isinstance(name_attr, StringAttr) else "",
+                root.data,
+                decomposition_type,
+                [v.type for v in self.inputs],
+                [r.type for r in self.results],
             )
-        ftype = target.properties.get("function_type")
-        if not isinstance(ftype, FunctionType):
-            return
-        ins = [v.type for v in self.inputs]
-        if list(ftype.inputs.data) != ins:  # composite_c3
-            raise VerifyException(
-                f"composite_c3: inputs {types2s(ins)} differ from the inputs of @{root.data} {types2s(list(ftype.inputs.data))}"
-            )
-        outs = [r.type for r in self.results]
-        if list(ftype.outputs.data) != outs:  # composite_c4
-            raise VerifyException(
-                f"composite_c4: results {types2s(outs)} differ from the results of @{root.data} {types2s(list(ftype.outputs.data))}"
-            )
+        except InferError as e:
+            raise VerifyException(e.message) from None
 
 
 OPS = (

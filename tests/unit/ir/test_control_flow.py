@@ -189,7 +189,10 @@ def test_case_verifier() -> None:
     bad_index = IF_CASE.replace('"stablehlo.case"(%index)', '"stablehlo.case"(%pred)').replace(
         ": (tensor<i32>) -> tensor<2xi64>", ": (tensor<i1>) -> tensor<2xi64>"
     )
-    assert "index must be a tensor of i32" in verify_error(bad_index)
+    assert (
+        "operand #0 must be ranked tensor of 32-bit signless integer values, but got"
+        in verify_error(bad_index)
+    )
 
 
 @pytest.mark.parametrize(
@@ -285,20 +288,31 @@ def test_composite_syntax() -> None:
 
 
 def test_composite_verifier() -> None:
-    assert "composite_c1" in verify_error(
+    assert (
+        "name must be a valid namespaced op name, i.e. it must match the following regular "
+        'expression: ^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$ e.g. "my_namespace.my_op"'
+    ) in verify_error(
         COMPOSITE.replace(
             'name = "my.op", decomposition = @impl, composite',
             'name = "myop", decomposition = @impl, composite',
         )
     )
-    assert "composite_c2" in verify_error(
+    assert "'missing' does not reference a valid function" in verify_error(
         COMPOSITE.replace("@impl, composite", "@missing, composite")
     )
     wrong = COMPOSITE.replace(
         "func.func private @impl(%arg0: tensor<f32>) -> tensor<f32> {\n  return %arg0 : tensor<f32>",
         "func.func private @impl(%arg0: tensor<i32>) -> tensor<i32> {\n  return %arg0 : tensor<i32>",
     )
-    assert "composite_c3" in verify_error(wrong)
+    assert (
+        "operand at index 0 has type 'tensor<f32>', but decomposition has type 'tensor<i32>'"
+        in verify_error(wrong)
+    )
+    extra = COMPOSITE.replace(
+        "func.func private @impl(%arg0: tensor<f32>) -> tensor<f32> {",
+        "func.func private @impl(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<f32> {",
+    )
+    assert "has 1 operand(s), but decomposition has 2" in verify_error(extra)
 
 
 def test_composite_parse_error() -> None:
@@ -307,3 +321,12 @@ def test_composite_parse_error() -> None:
             "func.func @f(%a: tensor<f32>) {\n  %0 = stablehlo.composite %a {decomposition = @g} : (tensor<f32>) -> tensor<f32>\n}\n",
             "t.mlir",
         )
+
+
+def test_if_pred_type() -> None:
+    bad = IF_CASE.replace('"stablehlo.if"(%pred)', '"stablehlo.if"(%index)').replace(
+        "}) : (tensor<i1>) -> tensor<2xi64>", "}) : (tensor<i32>) -> tensor<2xi64>"
+    )
+    assert "operand #0 must be ranked tensor of bool values, but got 'tensor<i32>'" in (
+        verify_error(bad)
+    )
