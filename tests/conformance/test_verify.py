@@ -17,10 +17,7 @@ from tests.conftest import conformance_files
 
 VERIFY = conformance_files("verify")
 
-KNOWN: dict[str, str] = {
-    "verify_scatter.mlir": "one body uses llvm.add (upstream's stablehlo-opt registers the LLVM "
-    "dialect; ours does not)",
-}
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.skipif(not VERIFY, reason="../shared/conformance/verify is absent")
