@@ -116,9 +116,16 @@ class Evaluator:
             )
         saved = self.current_function
         self.current_function = func.sym_name.data
+        self.call_depth = getattr(self, "call_depth", 0) + 1
         try:
+            if self.call_depth > MAX_CALL_DEPTH:
+                raise InterpreterError(
+                    f"calls nested more than {MAX_CALL_DEPTH} deep (at @{func.sym_name.data}): "
+                    "the program recurses without end, or deeper than the interpreter supports"
+                )
             return self.run_block(block, list(args), {})
         finally:
+            self.call_depth -= 1
             self.current_function = saved
 
     # ------------------------------------------------------------------------- regions
@@ -188,6 +195,9 @@ class Evaluator:
     # -------------------------------------------------------------------------- checks
     def fail(self, op: Operation, message: str) -> None:
         self.failures.append(CheckFailure(self.current_function, op.name, _loc(op) or "<unknown>", message))
+
+
+MAX_CALL_DEPTH = 64  # nested func.call levels (each recurses through the evaluator)
 
 
 def region_kind(region: Region) -> str | None:

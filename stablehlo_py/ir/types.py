@@ -108,8 +108,8 @@ def integer_type(name: str) -> IntegerType | None:
         sign, digits = Signedness.SIGNLESS, name[1:]
     else:
         return None
-    if not digits.isdigit() or digits.startswith("0") and digits != "0":
-        return None
+    if not digits.isdigit() or digits.startswith("0") and digits != "0" or int(digits) > 16777215:
+        return None  # (MLIR's IntegerType::kMaxWidth; the parser says so)
     t = _INT_CACHE[name] = IntegerType(int(digits), sign)
     return t
 
@@ -431,6 +431,8 @@ def _parse_scale_zero_point(p: Parser, expressed: Attribute) -> tuple[float, int
     if "x" in tok:
         neg = tok.startswith("-")
         bits = int(tok.lstrip("+-"), 16)
+        if bits >> 64:
+            p.error(f"hexadecimal float constant out of range for type f64, found {tok}", pos)
         scale = float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
         scale = -scale if neg else scale
     else:

@@ -49,13 +49,20 @@ class AttrSyntax:
 
 
 def _int_syntax(t: IntegerType) -> AttrSyntax:
+    from xdsl.utils.exceptions import VerifyException
+
     cache: dict[int, IntegerAttr] = {}
 
     def parse(p: Parser) -> Attribute:
+        p.ws()
+        pos = p.pos
         v = p.parse_integer()
         a = cache.get(v)
         if a is None:
-            a = cache[v] = IntegerAttr(v, t)
+            try:
+                a = cache[v] = IntegerAttr(v, t)
+            except (ValueError, VerifyException):
+                p.error(f"integer constant out of range for attribute of type i{t.width.data}: {v}", pos)
         return a
 
     return AttrSyntax(IntegerAttr, parse, lambda p: p.peek() == "-" or p.peek().isdigit())

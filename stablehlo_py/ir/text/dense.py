@@ -84,6 +84,10 @@ def dense_values(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------- parsing
+_INT_TOKEN = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|[0-9]+)")
+_HEX_TOKEN = re.compile(r"0x[0-9a-fA-F]+")
+
+
 def _int_range(t: IntegerType) -> tuple[int, int]:
     w = t.width.data
     s = t.signedness.data
@@ -136,7 +140,14 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
             )
         return np.array(_wrap_signless(ints, elem), dtype=dt)
     if isinstance(elem, IndexType):
-        return np.array([int(t, 0) for t in toks], dtype=np.int64)
+        bad = next((t for t in toks if not _INT_TOKEN.fullmatch(t)), None)
+        if bad is not None:
+            p.error(f"expected an integer for an index element, found '{bad}'", pos)
+        ints = [int(t, 16) if "x" in t else int(t, 10) for t in toks]
+        bad_v = next((v for v in ints if not -(1 << 63) <= v < (1 << 63)), None)
+        if bad_v is not None:
+            p.error(f"integer {bad_v} does not fit in index (64 bits)", pos)
+        return np.array(ints, dtype=np.int64)
     name = FLOAT_NAME.get(type(elem))
     if name is not None:
         sem = FLOAT_SEMANTICS[name]
@@ -145,6 +156,11 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
             bits_dt = np.dtype(f"uint{max(8, sem.bits if sem.bits >= 8 else 8)}")
             for t in toks:
                 if "x" in t:
+                    if not _HEX_TOKEN.fullmatch(t):
+                        p.error(
+                            f"expected a floating-point literal for a {name} element, found '{t}'",
+                            pos,
+                        )
                     if int(t, 16) >> sem.bits:
                         p.error(f"hexadecimal float constant out of range for type {name}", pos)
                     raw = np.array([int(t, 16)], dtype=bits_dt)
@@ -159,10 +175,16 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
         return np.array([_float_token(p, t, sem, pos) for t in toks], dtype=dt)
     if isinstance(elem, ComplexType):
         inner_name = element_type_name(elem.element_type)
-        sem = FLOAT_SEMANTICS[inner_name]  # type: ignore[index]
+        sem = FLOAT_SEMANTICS.get(inner_name)  # type: ignore[arg-type]
+        if sem is None:
+            p.error(
+                f"dense literals of complex<{inner_name}> are not supported by stablehlo-py", pos
+            )
         parts = []
         for t in toks:
             if "x" in t:
+                if not _HEX_TOKEN.fullmatch(t) or int(t, 16) >> sem.bits:
+                    p.error(f"expected a {inner_name} part of a complex element, found '{t}'", pos)
                 bits_dt = np.dtype(f"uint{sem.bits}")
                 parts.append(float(np.array([int(t, 16)], dtype=bits_dt).view(sem.dtype)[0]))
             else:
@@ -331,8 +353,14 @@ def _structure(
 
 def parse_dense_array(p: Parser) -> DenseArrayBase:
     """After `array`: `<i64: 1, 2>` or `<i64>`."""
+    from stablehlo_py.ir.text.printer import type_to_str
+
     p.parse_literal("<")
+    p.ws()
+    tpos = p.pos
     elt = p.parse_type()
+    if not isinstance(elt, IntegerType) and type(elt) not in FLOAT_NAME:
+        p.error(f"expected integer or float type, got: {type_to_str(elt)}", tpos)
     values: list[str] = []
     if p.try_literal(":"):
         end = p.text.find(">", p.pos)
@@ -347,15 +375,28 @@ def parse_dense_array(p: Parser) -> DenseArrayBase:
             elif t == "false":
                 nums.append(0)
             else:
-                try:
-                    nums.append(int(t, 0))
-                except ValueError:
-                    p.error(f"expected an integer in array<>, found '{t}'")
+                if not _INT_TOKEN.fullmatch(t):
+                    p.error(f"expected an integer in array<>, found '{t}'", tpos)
+                nums.append(int(t, 16) if "x" in t else int(t, 10))
+        lo, hi = _int_range(elt)
+        bad = next((v for v in nums if not lo <= v <= hi), None)
+        if bad is not None:
+            p.error(f"integer constant out of range for type {type_to_str(elt)}: {bad}", tpos)
+        if elt.width.data not in (1, 8, 16, 32, 64):
+            p.error(
+                f"array<{type_to_str(elt)}: ...> is not supported by stablehlo-py (integer elements of "
+                "1, 8, 16, 32 or 64 bits)",
+                tpos,
+            )
         return DenseArrayBase.from_list(elt, nums)
     try:
         return DenseArrayBase.from_list(elt, [float(t) for t in values])  # type: ignore[arg-type]
-    except ValueError as e:
-        p.error(f"bad array<> literal: {e}")
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        p.error(
+            f"array<{type_to_str(elt)}: ...> is not supported by stablehlo-py with these values "
+            "(float arrays hold f32 or f64 numbers)",
+            tpos,
+        )
 
 
 def scalar_attr(p: Parser, tok: str, ty: Attribute | None, pos: int) -> Attribute:

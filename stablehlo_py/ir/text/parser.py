@@ -108,6 +108,7 @@ def unescape(body: str) -> str:
 
 
 # How deep the text may nest (the parser, the verifier and the printer recurse once per level).
+MAX_INT_WIDTH = 16777215  # MLIR's IntegerType::kMaxWidth
 MAX_REGION_NESTING = 64
 MAX_TYPE_NESTING = 128
 MAX_ATTRIBUTE_NESTING = 128
@@ -307,8 +308,13 @@ class Parser:
         if not m or (self.pos < len(self.text) and _FLOAT_LIKE.match(self.text, m.end())):
             # MLIR's parseInteger (an OpAsmParser error inside a custom op)
             self.op_error(f"expected {what}, found {self._found()}")
+        tok = m.group(0)
+        value = int(tok, 16) if "x" in tok else int(tok, 10)
+        if not -(1 << 63) <= value < (1 << 63):
+            # MLIR's parseInteger into an int64_t
+            self.op_error(f"integer value too large, found {tok}")
         self.pos = m.end()
-        return int(m.group(0), 0) if "x" not in m.group(0) else int(m.group(0), 16)
+        return value
 
     def try_integer(self) -> int | None:
         self.ws()
@@ -473,6 +479,7 @@ class Parser:
             if t is None:
                 elem = simple_type(m.group(2))
                 if elem is None:
+                    self._check_int_width(m.group(2), m.start(2))
                     self.error(f"unknown element type '{m.group(2)}'", m.start(2))
                 dims = m.group(1)
                 shape = (
@@ -521,12 +528,18 @@ class Parser:
             if t is not None:
                 self.pos = m.end()
                 return t
+            self._check_int_width(word, pos)
             self.error(f"unknown type '{word}'", pos)
         if text.startswith("!", pos):
             return self._parse_dialect_type()
         if text.startswith("(", pos):
             return self.parse_function_type()
         self.wrong_token("expected non-function type")
+
+    def _check_int_width(self, word: str, pos: int) -> None:
+        m = re.fullmatch(r"[su]?i([0-9]+)", word)
+        if m and int(m.group(1)) > MAX_INT_WIDTH:
+            self.error(f"integer bitwidth is limited to {MAX_INT_WIDTH} bits", pos)  # MLIR's words
 
     def _parse_tensor_body(self, start: int) -> Attribute:
         text = self.text

@@ -1,0 +1,177 @@
+"""CI text fuzzing: at least 5,000 mutated upstream programs (tests/text_fuzzing.py: token deletion,
+duplication and swap, number and type edits, truncation, random bytes, spliced lines, deep nesting,
+huge dimensions and splats) through parse -> verify -> print -> interpret (small programs, CPU
+budget): only located StableHLOErrors may escape, no step over 1 s of CPU time.
+`bench/fuzz_text.py` runs >= 100,000.  Below: one regression test per finding fixed at its root."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from stablehlo_py.errors import InterpreterError, ParseError
+from stablehlo_py.ir import parse
+from tests import text_fuzzing
+from tests.conftest import CONFORMANCE
+
+CASES = int(os.environ.get("STABLEHLO_PY_TEXT_FUZZ_CASES", "5000"))
+
+
+def test_mutated_texts_raise_only_located_toolkit_errors() -> None:
+    if not CONFORMANCE.is_dir():
+        pytest.skip("../shared/conformance is absent: no seeds")
+    seeds = text_fuzzing.conformance_seeds(CONFORMANCE)
+    assert len(seeds) > 1000
+    result = text_fuzzing.run(seeds, CASES, seed=20261124)
+    assert result.cases == CASES
+    assert not result.findings, "\n".join(
+        f"{why}\n  input: {text[:300]!r}" for text, why in result.findings[:5]
+    )
+    assert result.refused > CASES // 2  # most mutations are caught
+    assert result.accepted > CASES // 20  # and some still verify
+    assert result.interpreted > 0
+    assert set(result.mix) == set(text_fuzzing.MUTATIONS)
+
+
+def _func(body: str, args: str = "") -> str:
+    return f"func.func @main({args}) {{\n{body}\n  return\n}}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # nesting: a clear error instead of a RecursionError
+        (
+            "func.func @main(%a: " + "tuple<" * 500 + "tensor<f32>" + ">" * 500 + ") {\n return\n}",
+            "types nested more than",
+        ),
+        (
+            "func.func @main() attributes {x = " + "[" * 500 + "1" + "]" * 500 + "} {\n return\n}",
+            "attributes nested more than",
+        ),
+        # integer widths and ranges
+        (_func("  %0 = stablehlo.constant dense<1> : tensor<i0>"), "does not fit in i0"),
+        (
+            _func(
+                "  %0 = stablehlo.transpose %a, dims = [99999999999999999999] : (tensor<2xf32>) -> tensor<2xf32>",
+                "%a: tensor<2xf32>",
+            ),
+            "integer value too large",
+        ),
+        (
+            "func.func @main() attributes {x = array<i64: 18446744073709551616>} {\n return\n}",
+            "integer constant out of range for type i64",
+        ),
+        (
+            "func.func @main() attributes {x = array<tuple<>: 1>} {\n return\n}",
+            "expected integer or float type, got: tuple<>",
+        ),
+        (
+            "func.func @main(%a: tensor<2xi99999999>) {\n return\n}",
+            "integer bitwidth is limited to 16777215 bits",
+        ),
+        (
+            "func.func @main() attributes {x = array<i7: 1>} {\n return\n}",
+            "is not supported by stablehlo-py",
+        ),
+        # malformed hex floats and out-of-range bit patterns in dense literals
+        (
+            _func("  %0 = stablehlo.constant dense<0x7FC00000.> : tensor<f32>"),
+            "expected a floating-point literal",
+        ),
+        (
+            _func("  %0 = stablehlo.constant dense<0xFFFFFFFFFFFF> : tensor<f32>"),
+            "hexadecimal float constant out of range for type f32",
+        ),
+        (
+            _func("  %0 = stablehlo.constant dense<5.0> : tensor<index>"),
+            "expected an integer for an index element",
+        ),
+        (
+            "func.func @main(%a: tensor<!quant.uniform<i8:f32, 0xFFFFFFFFFFFFFFFFFFFF:1>>) {\n return\n}",
+            "hexadecimal float constant out of range",
+        ),
+        # element types xDSL's constructors refuse
+        (
+            "func.func @main(%a: tensor<complex<!stablehlo.token>>) {\n return\n}",
+            "invalid element type for complex",
+        ),
+        (
+            "func.func @main(%a: tensor<complex<complex<f32>>>) {\n return\n}",
+            "invalid element type for complex",
+        ),
+        # a huge spatial dimension number in convolution's dim_numbers (was a hang)
+        (
+            _func(
+                "  %0 = stablehlo.convolution(%a, %a) dim_numbers = [b, 0, 99999999999999999, f]x[0, 1, i, o]->[b, 0, 1, f], "
+                "window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+                "(tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>",
+                "%a: tensor<1x1x1x1xf32>",
+            ),
+            "Expected spatial dimensions 1, 2, 3",
+        ),
+        # an integer property out of its type's range
+        (
+            _func(
+                "  %0 = stablehlo.concatenate %a, dim = 18446744073709551615 : (tensor<2xf32>) -> tensor<2xf32>",
+                "%a: tensor<2xf32>",
+            ),
+            "integer value too large",
+        ),
+        # MLIR resolves a custom op's operands after its types: the type error comes first
+        (
+            _func("  %0 = stablehlo.tuple %a, %undefined : tensor<1xf64>", "%a: tensor<1xf64>"),
+            "custom op 'stablehlo.tuple' expected tuple type",
+        ),
+        (
+            _func("  %0 = stablehlo.abs %undefined : tensor<1xf64>"),
+            "use of undefined value '%undefined'",
+        ),
+    ],
+)
+def test_fuzz_findings_are_located_parse_errors(text: str, message: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse(text, "f.mlir")
+    assert message in info.value.message
+    assert info.value.location and info.value.location.startswith("f.mlir:")
+
+
+def test_endless_recursion_is_an_interpreter_error() -> None:
+    from interpreter.api import run
+
+    text = """func.func @main() -> tensor<i32> {
+  %0 = stablehlo.constant dense<3> : tensor<i32>
+  %1 = call @f(%0) : (tensor<i32>) -> tensor<i32>
+  return %1 : tensor<i32>
+}
+func.func @f(%arg0: tensor<i32>) -> tensor<i32> {
+  %0 = call @f(%arg0) : (tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+"""
+    with pytest.raises(InterpreterError, match="calls nested more than"):
+        run(text)
+
+
+def test_region_nesting_limit_is_below_the_recursion_limit() -> None:
+    """The deepest nesting the parser accepts still verifies and prints (no RecursionError)."""
+    from stablehlo_py.ir import print_ir
+    from stablehlo_py.ir.text.parser import MAX_REGION_NESTING
+    from stablehlo_py.ir.verify import verify
+
+    def nest(n: int) -> str:
+        body = "stablehlo.return %arg0 : tensor<i1>"
+        for _ in range(n):
+            body = (
+                f'%r = "stablehlo.if"(%arg0) ({{\n{body}\n}}, {{\nstablehlo.return %arg0 : tensor<i1>\n}}) '
+                ": (tensor<i1>) -> tensor<i1>\nstablehlo.return %r : tensor<i1>"
+            )
+        body = body.rsplit("\n", 1)[0]
+        return f"func.func @main(%arg0: tensor<i1>) -> tensor<i1> {{\n{body}\nreturn %r : tensor<i1>\n}}"
+
+    module = parse(nest(MAX_REGION_NESTING - 1))
+    verify(module)
+    print_ir(module)
+    with pytest.raises(ParseError, match="regions nested more than"):
+        parse(nest(MAX_REGION_NESTING + 1))
