@@ -704,6 +704,38 @@ def verify_reshape_quantization(operand: Attribute, result: Attribute) -> None:
             )
 
 
+# ------------------------------------------------------------------ reverse, transpose (verify)
+def verify_reverse(operand: Attribute, dims: Sequence[int]) -> None:
+    """upstream's verifyReverseOp (after the inference check)."""
+    # reverse_c2
+    if len(set(dims)) != len(dims):
+        raise InferError(f"dimensions should be unique. Got: {_join(dims)}")
+    o = _shape(operand)
+    for d in dims:
+        # reverse_c3
+        if d < 0:
+            raise InferError(f"all dimensions should be non-negative. Got dimension: {d}.")
+        if o is not None and d >= len(o):
+            raise InferError(f"all dimensions should be between [0, {len(o)}). Got dimension: {d}.")
+
+
+def verify_transpose(operand: Attribute, permutation: Sequence[int], result: Attribute) -> None:
+    """upstream's verifyTransposeOp (after the inference check)."""
+    # transpose_c1
+    verify_q_per_tensor_scale_and_zero_point(operand, result)
+    verify_q_per_axis_scale_and_zero_point(operand, result)
+    # transpose_c4
+    qr, qo = _quant(result, True), _quant(operand, True)
+    if qr is not None and qo is not None:
+        rd, od = qr.params.quantized_dimension, qo.params.quantized_dimension
+        assert rd is not None
+        if rd < len(permutation) and od != permutation[rd]:
+            raise InferError(
+                f"operand quantization_dimension {od} is not same as permutation[{rd}] = "
+                f"{permutation[rd]}"
+            )
+
+
 # ------------------------------------------------------ the ops with shape operands (verified)
 def _element_types_compatible_unless_quantized(operand: Attribute, result: Attribute) -> None:
     """dynamic_broadcast_in_dim_c1, dynamic_reshape_c1 (quantized types are checked later)."""

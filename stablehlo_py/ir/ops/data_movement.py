@@ -57,7 +57,9 @@ from stablehlo_py.ir.infer.data_movement import (
     verify_iota,
     verify_real_dynamic_slice,
     verify_reshape,
+    verify_reverse,
     verify_scatter,
+    verify_transpose,
 )
 from stablehlo_py.ir.infer.shapes import bounds_of, element_type_compatible
 from stablehlo_py.ir.ops.base import (
@@ -73,19 +75,14 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
-    baseline_element,
-    element_modulo_axis,
     fail,
-    in_range,
     int_values,
     is_int_or_index,
-    is_unique,
     rank,
+    shapes_compatible,
     t2s,
-    types_compatible,
 )
 from stablehlo_py.ir.types import (
-    UniformQuantizedType,
     element_type,
     shape_of,
     tensor_type,
@@ -813,17 +810,11 @@ class ReverseOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        # reverse_c1: upstream's SameOperandsAndResultElementType trait
+        if element_type(self.operand.type) != element_type(self.result.type):
+            fail("requires the same element type for all operands and results")
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-        dims = int_values(self.dimensions)
-        # reverse_c2
-        if not is_unique(dims):
-            fail(f"dimensions {list(dims)} must not contain duplicates")
-        # reverse_c3
-        r = rank(self.result.type)
-        if r is not None and not in_range(dims, r):
-            fail(f"dimensions {list(dims)} must be in [0, {r}), the result rank")
-        if any(d < 0 for d in dims):
-            fail(f"dimensions {list(dims)} must be non-negative")
+        _upstream(verify_reverse, self.operand.type, int_values(self.dimensions))
 
 
 @op_def
@@ -888,27 +879,15 @@ class TransposeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check (transpose_c2, transpose_c3)
         ot, rt = self.operand.type, self.result.type
+        # transpose_c1: upstream's CompatibleOperandsAndResultElementType trait
+        verify_compatible_element_types(ot, rt)
+        verify_inferred(self)  # upstream's InferTypeOpInterface check (transpose_c2, transpose_c3)
         perm = int_values(self.permutation)
-        # transpose_c1
-        if element_modulo_axis(ot) != element_modulo_axis(rt):
-            fail(
-                f"operand type {t2s(ot)} and result type {t2s(rt)} must have the same element type"
-            )
         # transpose_c2 of an unranked operand (the rule cannot check it)
         if shape_of(ot) is None and sorted(perm) != list(range(len(perm))):
             fail(f"permutation {list(perm)} must be a permutation of [0, {len(perm)})")
-        # transpose_c4
-        oe, re_ = element_type(ot), element_type(rt)
-        if (
-            isinstance(re_, UniformQuantizedType)
-            and re_.is_per_axis
-            and isinstance(oe, UniformQuantizedType)
-        ):
-            qo, qr = oe.params.quantized_dimension, re_.params.quantized_dimension
-            if qr is not None and qr < len(perm) and qo != perm[qr]:
-                fail(f"operand quantization dimension {qo} must be permutation[{qr}] = {perm[qr]}")
+        _upstream(verify_transpose, ot, perm, rt)
 
 
 @op_def
@@ -927,8 +906,8 @@ class SelectOp(StableHLOOp):
 
     def verify_(self) -> None:
         pt = self.pred.type
-        if element_type(pt) != I1:
-            fail(f"pred must be a tensor of i1, but has type {t2s(pt)}")
+        if element_type(pt) != I1:  # upstream's ODS constraint (HLO_PredTensor:$pred)
+            fail(f"operand #0 must be ranked tensor of bool values, but got '{t2s(pt)}'")
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -948,13 +927,9 @@ class ClampOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-        mn, ot, mx = self.min.type, self.operand.type, self.max.type
-        # clamp_c3
-        if not baseline_element(mn) == baseline_element(ot) == baseline_element(mx):
-            fail(
-                f"min {t2s(mn)}, operand {t2s(ot)} and max {t2s(mx)} must have the same element type"
-            )
+        # clamp_c3: upstream's CompatibleOperandsAndResultElementType trait, then the inference
+        verify_compatible_element_types(*(v.type for v in self.operands), self.result.type)
+        verify_inferred(self)
 
 
 @op_def
@@ -971,13 +946,23 @@ class ComplexOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        lt, rt_ = self.lhs.type, self.rhs.type
-        # complex_c1
-        if not types_compatible(lt, rt_):
-            fail(f"lhs type {t2s(lt)} and rhs type {t2s(rt_)} must be the same")
-        e = element_type(lt)
-        if t2s(e) not in ("f32", "f64"):
-            fail(f"lhs and rhs must have element type f32 or f64, not {t2s(e)}")
+        # upstream's ODS operand constraints (HLO_Fp32Or64Tensor), then its traits
+        for i, v in enumerate(self.operands):
+            if t2s(element_type(v.type)) not in ("f32", "f64") or shape_of(v.type) is None:
+                fail(
+                    f"operand #{i} must be ranked tensor of 32-bit float or 64-bit float values, "
+                    f"but got '{t2s(v.type)}'"
+                )
+        lt, rt_, res = self.lhs.type, self.rhs.type, self.result.type
+        # complex_c1: SameOperandsElementType
+        if element_type(lt) != element_type(rt_):
+            fail("requires the same element type for all operands")
+        # complex_c2: SameOperandsAndResultShape
+        if not (
+            shapes_compatible(shape_of(lt), shape_of(rt_))
+            and shapes_compatible(shape_of(lt), shape_of(res))
+        ):
+            fail("requires the same shape for all operands and results")
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -994,14 +979,9 @@ class TorchIndexSelectOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        d, b = self.dim.value.data, self.batch_dims.value.data
-        r = rank(self.operand.type)
-        if r is not None and not 0 <= d < r:
-            fail(f"dim {d} must be in [0, {r}), the operand rank")
-        if b < 0 or b > d:
-            fail(f"batch_dims {b} must be in [0, dim = {d}]")
-        if not is_int_or_index(element_type(self.index.type)):
-            fail(f"index must have an integer element type, but has type {t2s(self.index.type)}")
+        # Upstream verifies nothing more than the operand types (the op has no verifier): a
+        # negative `dim` or `batch_dims` counts from the end, as XLA's lowering reads them.
+        return
 
 
 OPS = (

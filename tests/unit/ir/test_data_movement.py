@@ -437,7 +437,7 @@ INVALID = [
         "reverse_c2",
         "%a: tensor<3x2xi32>",
         "%0 = stablehlo.reverse %arg0, dims = [1, 1] : tensor<3x2xi32>",
-        "dimensions [1, 1] must not contain duplicates",
+        "dimensions should be unique. Got: 1, 1",
     ),
     (
         "slice_c3",
@@ -540,15 +540,6 @@ INVALID = [
             ": (tensor<3x4x2xi32>, tensor<2x3x2xi64>, tensor<2xi64>) -> tensor<2x3x2x2xi32>"
         ),
         "slice_sizes size (2) not equal to operand rank (3)",
-    ),
-    (
-        "torch_index_select",
-        "%a: tensor<8x128xf32>, %i: tensor<8x16xi32>",
-        (
-            '%0 = "stablehlo.torch_index_select"(%arg0, %arg1) <{batch_dims = 1 : i64, dim = 2 : i64}> '
-            ": (tensor<8x128xf32>, tensor<8x16xi32>) -> tensor<8x16xf32>"
-        ),
-        "dim 2 must be in [0, 2)",
     ),
 ]
 
@@ -747,3 +738,60 @@ def test_shape_operand_ops_as_upstream(args: str, body: str, message: str | None
     with pytest.raises(VerifyError) as e:
         verify(parse(text))
     assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "body", "message"),
+    [
+        (
+            "%a: tensor<3x2xi32>",
+            "%0 = stablehlo.reverse %arg0, dims = [2] : tensor<3x2xi32>",
+            "all dimensions should be between [0, 2). Got dimension: 2.",
+        ),
+        (
+            "%a: tensor<3x2xi32>",
+            "%0 = stablehlo.reverse %arg0, dims = [-1] : tensor<3x2xi32>",
+            "all dimensions should be non-negative. Got dimension: -1.",
+        ),
+        (
+            "%a: tensor<2x3xi32>",
+            "%0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xi32>) -> tensor<3x2xf32>",
+            "requires compatible element types for all operands and results",
+        ),
+    ],
+)
+def test_reverse_transpose_as_upstream(args: str, body: str, message: str) -> None:
+    with pytest.raises(VerifyError) as e:
+        verify(parse(_func(args, "  " + body)))
+    assert message in str(e.value)
+
+
+def test_torch_index_select_verifies_as_upstream() -> None:
+    """Upstream's torch_index_select has no verifier: any dim and batch_dims are accepted."""
+    verify(
+        parse(
+            _func(
+                "%a: tensor<8x128xf32>, %i: tensor<8x16xi32>",
+                '  %0 = "stablehlo.torch_index_select"(%arg0, %arg1) '
+                "<{batch_dims = 1 : i64, dim = 2 : i64}> "
+                ": (tensor<8x128xf32>, tensor<8x16xi32>) -> tensor<8x16xf32>",
+            )
+        )
+    )
+
+
+def test_complex_constraints_as_upstream() -> None:
+    with pytest.raises(VerifyError) as e:
+        verify(
+            parse(
+                _func(
+                    "%a: tensor<2xf16>",
+                    '  %0 = "stablehlo.complex"(%arg0, %arg0) '
+                    ": (tensor<2xf16>, tensor<2xf16>) -> tensor<2xcomplex<f32>>",
+                )
+            )
+        )
+    assert (
+        "operand #0 must be ranked tensor of 32-bit float or 64-bit float values, but got "
+        "'tensor<2xf16>'"
+    ) in str(e.value)
