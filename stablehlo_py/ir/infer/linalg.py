@@ -12,6 +12,7 @@ rng_bit_generator has no rule: upstream infers nothing for it (only ``verifyRngB
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -575,3 +576,86 @@ def infer_rng(inp: InferInput) -> list[Attribute]:
     if not isinstance(st, TensorType) or len(st.get_shape()) != 1 or is_dynamic(st.get_shape()[0]):
         return [UnrankedTensorType(elem)]
     return [tensor_type(elem, (DYN,) * st.get_shape()[0])]
+
+
+# ---------------------------------------------------- quantization constraints (verifiers only)
+def _quantized(t: Attribute) -> Any:
+    from stablehlo_py.ir.types import UniformQuantizedType, element_type
+
+    e = element_type(t)
+    return e if isinstance(e, UniformQuantizedType) else None
+
+
+def any_quantized(*types: Attribute) -> bool:
+    """upstream's anyQuantized<quant::QuantizedType>."""
+    return any(_quantized(t) is not None for t in types)
+
+
+def _verify_common_quantization(lt: Attribute, rt: Attribute, res: Attribute) -> None:
+    """upstream's verifyConvolutionDotGeneralCommonQuantizationConstraints (convolution_c28,
+    c31..c34; dot_general_c14, c17..c20; dynamic_conv_c28, c31..c34)."""
+    from stablehlo_py.ir.types import element_type
+
+    lq, rq, oq = _quantized(lt), _quantized(rt), _quantized(res)
+    if rq is None or (lq is None) != (oq is None):
+        raise InferError(
+            "rhs should be quantized for quantized operations and "
+            "is_quantized(lhs)=is_quantized(result) should hold"
+        )
+    if lq is not None:
+        # MLIR's storage type is the integer type alone (signedness is a flag of the quantized type)
+        if lq.params.storage_type != rq.params.storage_type:
+            raise InferError("mismatched lhs and rhs quantization storage types")
+        if not (
+            lq.params.expressed_type == rq.params.expressed_type
+            and lq.params.expressed_type == oq.params.expressed_type
+        ):
+            raise InferError("mismatched lhs, rhs and result quantization expressed types")
+        if not rq.is_per_axis and oq.is_per_axis:
+            raise InferError("mismatched rhs and result quantization granularity")
+    elif not (
+        element_type(lt) == rq.params.expressed_type and element_type(lt) == element_type(res)
+    ):
+        raise InferError(
+            "mismatched rhs quantization expressed type and lhs and result element type"
+        )
+
+
+def verify_dot_general_quantization(
+    lt: Attribute, rt: Attribute, res: Attribute, rhs_contracting: Sequence[int]
+) -> None:
+    """upstream's verifyDotGeneralOpQuantizationConstraints (dot_general_c14 .. c20)."""
+    rq = _quantized(rt)
+    if rq is not None:
+        if not rq.is_per_axis:
+            # dot_general_c15
+            if rq.params.zero_points[0] != 0:
+                raise InferError("Zero point of rhs should be 0")
+        else:
+            if any(z != 0 for z in rq.params.zero_points):
+                raise InferError("Zero points of rhs should be 0")
+            # dot_general_c16
+            if rq.params.quantized_dimension in rhs_contracting:
+                raise InferError(
+                    "Quantization dimension of rhs should not be in the contracting dimension of rhs"
+                )
+    _verify_common_quantization(lt, rt, res)
+
+
+def verify_convolution_quantization(
+    lt: Attribute, rt: Attribute, res: Attribute, kernel_output_feature: int, output_feature: int
+) -> None:
+    """upstream's verifyConvolutionOpQuantizationConstraints (convolution_c28 .. c34,
+    dynamic_conv_c28 .. c34)."""
+    rq, oq = _quantized(rt), _quantized(res)
+    # convolution_c29
+    if rq is not None and rq.is_per_axis and rq.params.quantized_dimension != kernel_output_feature:
+        raise InferError(
+            "quantization dimension of rhs should be same with kernel_output_feature_dimension"
+        )
+    # convolution_c30
+    if oq is not None and oq.is_per_axis and oq.params.quantized_dimension != output_feature:
+        raise InferError(
+            "quantization dimension of result should be same with output_feature_dimension"
+        )
+    _verify_common_quantization(lt, rt, res)
