@@ -82,6 +82,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
+from stablehlo_py.ir.ops.ods_types import INT
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,
@@ -391,16 +392,15 @@ class ConcatenateOp(StableHLOOp):
                 )
 
 
-def _verify_start_indices(starts: Sequence[Any]) -> None:
-    """0-dimensional integer tensors, all of one type (dynamic_slice_c3, dynamic_update_slice_c5)."""
+def _verify_start_indices(first: int, starts: Sequence[Any]) -> None:
+    """upstream's ODS constraint `Variadic<HLO_ScalarIntTensor>` of the start indices (operands
+    `first`, `first + 1`, ...): 0-dimensional tensors of integers (index is not one)."""
+    summary, is_int = INT
     for i, v in enumerate(starts):
-        if rank(v.type) not in (0, None) or not is_int_or_index(element_type(v.type)):
+        if not (rank(v.type) == 0 and is_int(element_type(v.type))):
             fail(
-                f"start index #{i} must be a 0-dimensional integer tensor, but has type {t2s(v.type)}"
-            )
-        if v.type != starts[0].type:
-            fail(
-                f"start index #{i} has type {t2s(v.type)} but start index #0 has type {t2s(starts[0].type)}"
+                f"operand #{first + i} must be variadic of 0D tensor of {summary} values, but got "
+                f"'{t2s(v.type)}'"
             )
 
 
@@ -420,9 +420,11 @@ class DynamicSliceOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-        # dynamic_slice_c3 (0-dimensional integer start indices)
-        _verify_start_indices(list(self.start_indices))
+        _verify_start_indices(1, list(self.start_indices))  # ODS (dynamic_slice_i2)
+        # dynamic_slice_c1: upstream's AllElementTypesMatch trait
+        if element_type(self.operand.type) != element_type(self.result.type):
+            fail("failed to verify that all of {operand, result} have same element type")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
@@ -439,13 +441,12 @@ class DynamicUpdateSliceOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-        ot, ut = self.operand.type, self.update.type
-        # dynamic_update_slice_c2
-        if element_type(ut) != element_type(ot):
-            fail(f"update type {t2s(ut)} must have the element type of the operand type {t2s(ot)}")
-        # dynamic_update_slice_c5 (0-dimensional integer start indices)
-        _verify_start_indices(list(self.start_indices))
+        _verify_start_indices(2, list(self.start_indices))  # ODS (dynamic_update_slice_i3)
+        # dynamic_update_slice_c1, dynamic_update_slice_c2: upstream's AllElementTypesMatch trait
+        types = (self.operand.type, self.update.type, self.result.type)
+        if not element_type(types[0]) == element_type(types[1]) == element_type(types[2]):
+            fail("failed to verify that all of {operand, update, result} have same element type")
+        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 def _verify_gather_indices(indices_t: Attribute) -> None:

@@ -795,3 +795,44 @@ def test_complex_constraints_as_upstream() -> None:
         "operand #0 must be ranked tensor of 32-bit float or 64-bit float values, but got "
         "'tensor<2xf16>'"
     ) in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "body", "message"),
+    [
+        (
+            "%a: tensor<4xf32>, %i: tensor<f32>",
+            (
+                "%0 = stablehlo.dynamic_slice %arg0, %arg1, sizes = [2] "
+                ": (tensor<4xf32>, tensor<f32>) -> tensor<2xf32>"
+            ),
+            (
+                "operand #1 must be variadic of 0D tensor of 2/4/8/16/32/64-bit integer values, "
+                "but got 'tensor<f32>'"
+            ),
+        ),
+        (
+            "%a: tensor<4xf32>, %u: tensor<2xf32>, %i: tensor<index>",
+            (
+                "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 "
+                ": (tensor<4xf32>, tensor<2xf32>, tensor<index>) -> tensor<4xf32>"
+            ),
+            (
+                "operand #2 must be variadic of 0D tensor of 2/4/8/16/32/64-bit integer values, "
+                "but got 'tensor<index>'"
+            ),
+        ),
+        (
+            "%a: tensor<4xf32>, %u: tensor<2xi32>, %i: tensor<i32>",
+            (
+                "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 "
+                ": (tensor<4xf32>, tensor<2xi32>, tensor<i32>) -> tensor<4xf32>"
+            ),
+            "failed to verify that all of {operand, update, result} have same element type",
+        ),
+    ],
+)
+def test_dynamic_slices_ods_as_upstream(args: str, body: str, message: str) -> None:
+    with pytest.raises(VerifyError) as e:
+        verify(parse(_func(args, "  " + body)))
+    assert message in str(e.value)
