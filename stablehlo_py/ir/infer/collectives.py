@@ -144,6 +144,88 @@ def verify_all_gather(
             )
 
 
+def _channel_id_positive(use_global_device_ids: bool, channel_id: int) -> None:
+    # all_reduce_c4, reduce_scatter_c6, collective_reduce
+    if use_global_device_ids and channel_id <= 0:
+        raise InferError(
+            f"channel_id must be positive when useGlobalDeviceIds is set but got: {channel_id}"
+        )
+
+
+def _verify_reducer(region: Region, t: Attribute) -> None:
+    from stablehlo_py.ir.infer.reduction import verify_reducer_shape
+
+    verify_reducer_shape(region.blocks.first, [t], [tensor_type(element_type(t), ())], ())
+
+
+def verify_all_reduce(
+    ins: Sequence[Attribute],
+    replica_groups: Attribute | None,
+    channel_id: int,
+    use_global_device_ids: bool,
+    computation: Region,
+) -> None:
+    """upstream's verifyAllReduceOp (all_reduce_c1 .. c5; the op's inference, c6 and c7, follows)."""
+    verify_replica_groups(replica_groups, False, use_global_device_ids, None)
+    _channel_id_positive(use_global_device_ids, channel_id)
+    for t in ins:
+        # all_reduce_c5
+        _verify_reducer(computation, t)
+
+
+def verify_reduce_scatter(
+    operand: Attribute,
+    result: Attribute,
+    scatter_dimension: int,
+    replica_groups: Attribute | None,
+    channel_id: int,
+    use_global_device_ids: bool,
+    computation: Region,
+) -> None:
+    """upstream's verifyReduceScatterOp (reduce_scatter has no inference rule)."""
+    verify_replica_groups(replica_groups, True, use_global_device_ids, None)
+    # reduce_scatter_c7
+    _verify_reducer(computation, operand)
+    if not isinstance(operand, TensorType) or not isinstance(result, TensorType):
+        return
+    sa, sb = operand.get_shape(), result.get_shape()
+    d = scatter_dimension
+    # reduce_scatter_c8
+    if len(sa) != len(sb):
+        raise InferError("operand and result should have same rank")
+    # reduce_scatter_c2
+    if d >= len(sa):
+        raise InferError("scatter dim should be less than operand/result rank")
+    # reduce_scatter_c6
+    _channel_id_positive(use_global_device_ids, channel_id)
+    if sa[d] == DYN or sb[d] == DYN:
+        return
+    if sb[d] == 0:
+        raise InferError("result dimension size at scatter_dimension cannot be zero")
+    if sa[d] == 0:
+        raise InferError("operand dimension size at scatter_dimension cannot be zero")
+    # reduce_scatter_c8
+    if sa[d] % sb[d] != 0:
+        raise InferError(
+            f"operand scatter dimension has size {sa[d]}, expected to be a multiple of result "
+            f"scatter dimension size {sb[d]}"
+        )
+    for i in range(len(sa)):
+        if i != d and sa[i] != DYN and sb[i] != DYN and sa[i] != sb[i]:
+            raise InferError(
+                f"non scatter dimensions should be same for operand ({sa[i]}) and result ({sb[i]})"
+            )
+    # reduce_scatter_c9
+    acc = accumulator_element(computation, [operand])
+    if element_type(result) != acc:
+        from stablehlo_py.ir.text.printer import type_to_str
+
+        raise InferError(
+            f"result element-type is expected to be '{type_to_str(acc)}', but got "
+            f"'{type_to_str(element_type(result))}'"
+        )
+
+
 # ----------------------------------------------------------------------------- ids and tokens
 @rule("stablehlo.replica_id", "stablehlo.partition_id")
 def infer_process_id(inp: InferInput) -> list[Attribute]:

@@ -13,6 +13,7 @@ generically. `replica_id` and `partition_id` print `stablehlo.replica_id : tenso
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -51,8 +52,6 @@ from stablehlo_py.ir.ops.constraints import (
     dense_ints,
     dims_compatible,
     int_value,
-    rank,
-    shapes_compatible,
     t2s,
     types2s,
 )
@@ -271,6 +270,17 @@ def register(reg: Registry) -> None:
 
 
 # ------------------------------------------------------------------------------ verification
+def _upstream_check(check: Callable[..., None], *args: object) -> None:
+    """Run one of stablehlo_py.ir.infer.collectives' upstream verifier functions: its InferError
+    is the op's diagnostic."""
+    from stablehlo_py.ir.infer import InferError
+
+    try:
+        check(*args)
+    except InferError as e:
+        raise VerifyException(e.message) from None
+
+
 def verify_mesh_symbol(op: StableHLOOp) -> None:
     """upstream's ReplicaGroupMeshAxesAttr::verifySymbolUses: the mesh of mesh-axes replica groups
     must name a symbol visible from the op."""
@@ -321,21 +331,6 @@ def _replica_groups(
             f"{label_unique}: replica id {int(uniq[counts > 1][0])} appears more than once in replica_groups"
         )
     return groups
-
-
-def _group_size(groups: np.ndarray | None) -> int | None:
-    if groups is None or groups.ndim != 2 or groups.shape[1] == 0 or groups.shape[0] == 0:
-        return None
-    return int(groups.shape[1])
-
-
-def _process_group_size(op: StableHLOOp, groups: np.ndarray | None) -> int | None:
-    """`dim(process_groups, 1)` when it is known statically: in the cross_replica
-    (`channel_id <= 0`) and flattened_ids (`use_global_device_ids`) modes it is the replica group
-    size; in cross_replica_and_partition it is also multiplied by num_partitions (known at run time)."""
-    if isinstance(op.properties.get("use_global_device_ids"), UnitAttr) or channel_id(op) <= 0:
-        return _group_size(groups)
-    return None
 
 
 def _check_global_ids(op: StableHLOOp, label: str) -> None:
@@ -586,10 +581,17 @@ class AllReduceOp(GenericSyntaxOp):
     def verify_(self) -> None:
         # upstream's AllReduceOp::verify (verifyAllReduceOp), then the InferTypeOpInterface check
         # (all_reduce_c6, all_reduce_c7), which MLIR runs after it
-        _replica_groups(self, "all_reduce_c1")
-        _check_global_ids(self, "all_reduce_c4")
-        ins = [v.type for v in self.operands]
-        _check_reducer(self, "computation", "all_reduce_c5", ins)
+        from stablehlo_py.ir.infer.collectives import verify_all_reduce
+
+        require_single_block(self, self.computation, "computation")
+        _upstream_check(
+            verify_all_reduce,
+            [v.type for v in self.operands],
+            self.properties.get("replica_groups"),
+            channel_id(self),
+            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
+            self.computation,
+        )
         verify_inferred(self)
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)
@@ -647,38 +649,25 @@ class ReduceScatterOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        groups = _replica_groups(self, "reduce_scatter_c3")
-        _check_global_ids(self, "reduce_scatter_c6")
-        a, b = self.operand.type, self.result.type
-        d = int_value(self.properties.get("scatter_dimension"))
-        r = rank(a)
-        if r is not None and not 0 <= d < r:  # reduce_scatter_c2
+        from stablehlo_py.ir.infer.collectives import verify_reduce_scatter
+
+        # ODS: ConfinedAttr<I64Attr, [IntNonNegative]> (reduce_scatter_c2)
+        if int_value(self.properties.get("scatter_dimension")) < 0:
             raise VerifyException(
-                f"reduce_scatter_c2: scatter_dimension {d} is out of range for operand rank {r}"
+                "attribute 'scatter_dimension' failed to satisfy constraint: 64-bit signless "
+                "integer attribute whose value is non-negative"
             )
-        g = _process_group_size(self, groups)
-        sa, sb = shape_of(a), shape_of(b)
-        if g is not None and sa is not None and sa[d] >= 0 and sa[d] % g:  # reduce_scatter_c1
-            raise VerifyException(
-                f"reduce_scatter_c1: dimension {d} of the operand ({sa[d]}) is not a multiple of the group size {g}"
-            )
-        e = _check_reducer(self, "computation", "reduce_scatter_c7", [a])
-        if sa is not None and sb is not None:
-            expected = list(sa)
-            expected[d] = -1
-            ok = shapes_compatible(tuple(expected), sb)
-            if ok and sa[d] >= 0 and sb[d] >= 0:
-                # As upstream's verifier: the result dimension divides the operand's (the process
-                # group size is only fully known at run time).
-                ok = sa[d] % sb[d] == 0 if sb[d] else sa[d] == 0
-            if not ok:  # reduce_scatter_c8
-                raise VerifyException(
-                    f"reduce_scatter_c8: result has shape {list(sb)}, expected {expected}"
-                )
-        if e is not None and element_type(b) != element_type(e):  # reduce_scatter_c9
-            raise VerifyException(
-                f"reduce_scatter_c9: result element type {t2s(element_type(b))} differs from the computation's {t2s(element_type(e))}"
-            )
+        require_single_block(self, self.computation, "computation")
+        _upstream_check(
+            verify_reduce_scatter,
+            self.operand.type,
+            self.result.type,
+            int_value(self.properties.get("scatter_dimension")),
+            self.properties.get("replica_groups"),
+            channel_id(self),
+            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
+            self.computation,
+        )
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)
 

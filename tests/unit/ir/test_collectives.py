@@ -221,14 +221,17 @@ def test_region_collective_verifiers() -> None:
             f'  %0 = "stablehlo.all_reduce"(%arg0) {bad_region} {{replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<2x4xf32>'
         )
     )
-    assert "reduce_scatter_c2" in verify_error(
+    assert "scatter dim should be less than operand/result rank" in verify_error(
         func(
             f'  %0 = "stablehlo.reduce_scatter"(%arg0) {ADD_REGION} {{scatter_dimension = 2 : i64, replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<2x2xf32>'
         )
     )
-    assert "reduce_scatter_c8" in verify_error(
-        func(
-            f'  %0 = "stablehlo.reduce_scatter"(%arg0) {ADD_REGION} {{scatter_dimension = 1 : i64, replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<2x3xf32>'
+    assert (
+        "operand scatter dimension has size 4, expected to be a multiple of result scatter dimension size 3"
+        in verify_error(
+            func(
+                f'  %0 = "stablehlo.reduce_scatter"(%arg0) {ADD_REGION} {{scatter_dimension = 1 : i64, replica_groups = {RG}}} : (tensor<2x4xf32>) -> tensor<2x3xf32>'
+            )
         )
     )
     assert "inferred type(s) 'tensor<2x4xf32>' are incompatible" in verify_error(
@@ -378,3 +381,94 @@ def test_async_start_region_count_in_mlir_words(regions: str, count: int) -> Non
         f'  %0 = "stablehlo.async_start"(%arg0) {body} : (tensor<2x4xf32>) -> !stablehlo.future<tensor<2x4xf32>>'
     )
     assert "'stablehlo.async_start' op requires one region" in verify_error(text)
+
+
+def _reduce_scatter(attrs: str, types: str) -> str:
+    return func(
+        f'  %0 = "stablehlo.reduce_scatter"(%arg0) {ADD_REGION} {{{attrs}}} : {types}',
+    )
+
+
+@pytest.mark.parametrize(
+    "attrs,types,error",
+    [
+        (
+            f"scatter_dimension = -1 : i64, replica_groups = {RG}",
+            "(tensor<2x4xf32>) -> tensor<2x2xf32>",
+            (
+                "attribute 'scatter_dimension' failed to satisfy constraint: 64-bit signless "
+                "integer attribute whose value is non-negative"
+            ),
+        ),
+        (
+            f"scatter_dimension = 1 : i64, replica_groups = {RG}",
+            "(tensor<2x4xf32>) -> tensor<8xf32>",
+            "operand and result should have same rank",
+        ),
+        (
+            f"scatter_dimension = 1 : i64, replica_groups = {RG}, use_global_device_ids",
+            "(tensor<2x4xf32>) -> tensor<2x2xf32>",
+            "channel_id must be positive when useGlobalDeviceIds is set but got: 0",
+        ),
+        (
+            f"scatter_dimension = 1 : i64, replica_groups = {RG}",
+            "(tensor<2x4xf32>) -> tensor<2x0xf32>",
+            "result dimension size at scatter_dimension cannot be zero",
+        ),
+        (
+            f"scatter_dimension = 1 : i64, replica_groups = {RG}",
+            "(tensor<2x4xf32>) -> tensor<3x2xf32>",
+            "non scatter dimensions should be same for operand (2) and result (3)",
+        ),
+        (
+            f"scatter_dimension = 1 : i64, replica_groups = {RG}",
+            "(tensor<2x4xf32>) -> tensor<2x2xf64>",
+            "result element-type is expected to be 'f32', but got 'f64'",
+        ),
+        (
+            "scatter_dimension = 1 : i64, replica_groups = dense<[[0, -1]]> : tensor<1x2xi64>",
+            "(tensor<2x4xf32>) -> tensor<2x2xf32>",
+            "Invalid replica id -1",
+        ),
+    ],
+)
+def test_reduce_scatter_verifier_as_upstream(attrs: str, types: str, error: str) -> None:
+    assert f"'stablehlo.reduce_scatter' op {error}" in verify_error(_reduce_scatter(attrs, types))
+
+
+def test_reduce_scatter_accepts_what_upstream_accepts() -> None:
+    # the operand's scatter dimension need not be a multiple of the replica group size (upstream
+    # checks it against the result's size only), and the dynamic case passes
+    roundtrip(
+        _reduce_scatter(
+            "scatter_dimension = 1 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>",
+            "(tensor<2x4xf32>) -> tensor<2x2xf32>",
+        )
+    )
+    roundtrip(
+        _reduce_scatter(
+            f"scatter_dimension = 1 : i64, replica_groups = {RG}",
+            "(tensor<2x?xf32>) -> tensor<2x2xf32>",
+        ).replace("%arg0: tensor<2x4xf32>", "%arg0: tensor<2x?xf32>")
+    )
+
+
+@pytest.mark.parametrize(
+    "attrs,error",
+    [
+        (
+            f"replica_groups = {RG}, use_global_device_ids",
+            "channel_id must be positive when useGlobalDeviceIds is set but got: 0",
+        ),
+        ("replica_groups = dense<[[0, 0]]> : tensor<1x2xi64>", "replica id #0 seen more than once"),
+        ("replica_groups = dense<[[0, -1]]> : tensor<1x2xi64>", None),
+    ],
+)
+def test_all_reduce_verifier_as_upstream(attrs: str, error: str | None) -> None:
+    text = func(
+        f'  %0 = "stablehlo.all_reduce"(%arg0) {ADD_REGION} {{{attrs}}} : (tensor<2x4xf32>) -> tensor<2x4xf32>'
+    )
+    if error is None:  # all_reduce allows -1 padding of uneven groups
+        roundtrip(text)
+    else:
+        assert f"'stablehlo.all_reduce' op {error}" in verify_error(text)
