@@ -538,20 +538,13 @@ class ScatterOp(NoAssemblyFormatOp):
         verify_inferred(self)
 
 
-def _verify_dimension(d: int, operand_t: Attribute) -> None:
-    """`dimension` is a dimension of the operand (get_dimension_size_c1, set_dimension_size)."""
-    r = rank(operand_t)
-    if d < 0 or (r is not None and d >= r):
+def _non_negative_attribute(name: str, value: int) -> None:
+    """upstream's ODS attribute constraint `ConfinedAttr<I64Attr, [IntNonNegative]>`."""
+    if value < 0:
         fail(
-            f"dimension {d} must be in [0, {r}), the operand rank"
-            if r is not None
-            else f"dimension {d} must be non-negative"
+            f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer attribute "
+            "whose value is non-negative"
         )
-
-
-def _is_i32_scalar(t: Attribute) -> bool:
-    """tensor<i32> (or an unranked tensor of i32)."""
-    return rank(t) in (0, None) and element_type(t) == IntegerType(32)
 
 
 @op_def
@@ -568,7 +561,9 @@ class GetDimensionSizeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        # get_dimension_size_c1 (ODS attribute constraint, then the inference check)
+        _non_negative_attribute("dimension", self.dimension.value.data)
+        verify_inferred(self)
 
 
 @op_def
@@ -586,9 +581,14 @@ class SetDimensionSizeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        # upstream's ODS constraints: the attribute, then the operand types
+        _non_negative_attribute("dimension", self.dimension.value.data)
         st = self.size.type
-        if element_type(st) != IntegerType(32):
-            fail(f"size must be tensor<i32>, but has type {t2s(st)}")
+        if not (rank(st) is not None and element_type(st) == IntegerType(32)):
+            fail(
+                f"operand #1 must be ranked tensor of 32-bit signless integer values, but got "
+                f"'{t2s(st)}'"
+            )
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -642,11 +642,7 @@ class IotaOp(StableHLOOp):
         d = self.iota_dimension.value.data
         s = shape_of(self.output.type)
         # upstream's ODS constraints: iota_dimension (iota_c1), then the output type
-        if d < 0:
-            fail(
-                "attribute 'iota_dimension' failed to satisfy constraint: 64-bit signless integer "
-                "attribute whose value is non-negative"
-            )
+        _non_negative_attribute("iota_dimension", d)
         if s is None or any(x < 0 for x in s):
             fail(f"result #0 must be statically shaped tensor, but got '{t2s(self.output.type)}'")
         _upstream(verify_iota, d, self.output.type)
@@ -667,11 +663,7 @@ class DynamicIotaOp(StableHLOOp):
 
     def verify_(self) -> None:
         d = self.iota_dimension.value.data
-        if d < 0:  # upstream's ODS constraint (dynamic_iota_c1)
-            fail(
-                "attribute 'iota_dimension' failed to satisfy constraint: 64-bit signless integer "
-                "attribute whose value is non-negative"
-            )
+        _non_negative_attribute("iota_dimension", d)  # ODS (dynamic_iota_c1)
         _dimension_tensor(self.name, "output_shape", self.output_shape.type)
         _upstream(verify_dynamic_iota, constant_ints(self.output_shape), d, self.result.type)
 

@@ -485,7 +485,10 @@ INVALID = [
         "set_dimension_size",
         "%a: tensor<4x2xf32>, %s: tensor<i64>",
         "%0 = stablehlo.set_dimension_size %arg0, %arg1, dim = 1 : (tensor<4x2xf32>, tensor<i64>) -> tensor<4x?xf32>",
-        "size must be tensor<i32>",
+        (
+            "operand #1 must be ranked tensor of 32-bit signless integer values, but got "
+            "'tensor<i64>'"
+        ),
     ),
     (
         "select_c1",
@@ -836,3 +839,21 @@ def test_dynamic_slices_ods_as_upstream(args: str, body: str, message: str) -> N
     with pytest.raises(VerifyError) as e:
         verify(parse(_func(args, "  " + body)))
     assert message in str(e.value)
+
+
+def test_dimension_attributes_non_negative() -> None:
+    """upstream's ODS attribute constraint comes before the inference rule's own check."""
+    with pytest.raises(VerifyError) as e:
+        verify(
+            parse(
+                _func(
+                    "%a: tensor<4x2xf32>",
+                    "  %0 = stablehlo.get_dimension_size %arg0, dim = -1 "
+                    ": (tensor<4x2xf32>) -> tensor<i32>",
+                )
+            )
+        )
+    assert (
+        "attribute 'dimension' failed to satisfy constraint: 64-bit signless integer attribute "
+        "whose value is non-negative"
+    ) in str(e.value)
