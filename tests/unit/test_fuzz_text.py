@@ -51,7 +51,10 @@ def _func(body: str, args: str = "") -> str:
             "attributes nested more than",
         ),
         # integer widths and ranges
-        (_func("  %0 = stablehlo.constant dense<1> : tensor<i0>"), "does not fit in i0"),
+        (
+            "func.func @main() attributes {x = array<i0: 1>} {\n return\n}",
+            "integer constant out of range for type i0",
+        ),
         (
             _func(
                 "  %0 = stablehlo.transpose %a, dims = [99999999999999999999] : (tensor<2xf32>) -> tensor<2xf32>",
@@ -91,6 +94,30 @@ def _func(body: str, args: str = "") -> str:
         (
             "func.func @main(%a: tensor<!quant.uniform<i8:f32, 0xFFFFFFFFFFFFFFFFFFFF:1>>) {\n return\n}",
             "hexadecimal float constant out of range",
+        ),
+        # found by the 100,000-case run: dense literal structure, i0 elements, scalar hex floats
+        (_func("  %0 = stablehlo.constant dense<0> : tensor<i0>"), "dense literals of i0 elements"),
+        (
+            _func(
+                "  %0 = stablehlo.constant dense<[(4.0, -2.0), (, 6.0)]> : tensor<2xcomplex<f64>>"
+            ),
+            "expected a complex literal",
+        ),
+        (
+            _func("  %0 = stablehlo.constant dense<[(1.5, 2.5), (3.5> : tensor<2xcomplex<f64>>"),
+            "expected a complex literal",
+        ),
+        (
+            _func("  %0 = stablehlo.constant dense<[1]]> : tensor<1xf32>"),
+            "unbalanced brackets in dense literal",
+        ),
+        (
+            "func.func @main() attributes {x = 0xFFFFFFFFFFFFFFFFFF : f32} {\n return\n}",
+            "hexadecimal float constant out of range for type f32",
+        ),
+        (
+            "func.func @main() attributes {x = -0x3F80 : f32} {\n return\n}",
+            "should not have a leading minus",
         ),
         # element types xDSL's constructors refuse
         (

@@ -84,6 +84,7 @@ def dense_values(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------- parsing
+_PUNCT = frozenset("()[],")
 _INT_TOKEN = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|[0-9]+)")
 _HEX_TOKEN = re.compile(r"0x[0-9a-fA-F]+")
 
@@ -235,6 +236,8 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
         p.error("elements literal type must have static shape", tpos)  # MLIR's words
     elem = ty.element_type
     n = num_elements(ty.get_shape())
+    if isinstance(elem, IntegerType) and elem.width.data == 0:
+        p.error("dense literals of i0 elements are not supported by stablehlo-py", tpos)
     try:
         dt = storage_dtype(elem)
     except Exception as e:  # NotSupportedError
@@ -318,6 +321,8 @@ def _structure(
             counts[depth - 1] = 0
             i += 1
         elif t == "]":
+            if depth == 0:
+                p.error("unbalanced brackets in dense literal", pos)
             n = counts[depth - 1]
             if len(shape) < depth:
                 shape.extend([-1] * (depth - len(shape)))
@@ -335,7 +340,13 @@ def _structure(
             elif depth != max_depth_seen:
                 p.error("dense literal mixes scalars and lists at one level", pos)
             if is_complex:
-                if t != "(" or i + 3 >= nt + 1 or toks[i + 3] != ")":
+                if (
+                    t != "("
+                    or i + 3 >= nt
+                    or toks[i + 3] != ")"
+                    or toks[i + 1] in _PUNCT
+                    or toks[i + 2] in _PUNCT
+                ):
                     p.error("expected a complex literal '(re, im)'", pos)
                 scalars.append(toks[i + 1])
                 scalars.append(toks[i + 2])
@@ -408,7 +419,13 @@ def scalar_attr(p: Parser, tok: str, ty: Attribute | None, pos: int) -> Attribut
     if name is not None:
         sem = FLOAT_SEMANTICS[name]
         if "x" in tok:
+            if tok.startswith(("-", "+")):
+                p.error(
+                    "hexadecimal float literal should not have a leading minus", pos
+                )  # MLIR's words
             bits = int(tok, 16)
+            if bits >> sem.bits:
+                p.error(f"hexadecimal float constant out of range for type {name}", pos)
             v = (
                 float(np.array([bits], dtype=f"uint{max(sem.bits, 8)}").view(sem.dtype)[0])
                 if sem.bits >= 8
