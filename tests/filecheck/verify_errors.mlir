@@ -62,7 +62,7 @@ func.func @all_gather(%a: tensor<2x2xf32>) -> tensor<2x4xf32> {
 // -----
 
 func.func @uniform_quantize(%a: tensor<2xi32>) -> tensor<2x!quant.uniform<i8:f32, 1.000000e+00>> {
-  // expected-error @+1 {{must be a tensor of floating-point or quantized type}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or per-tensor integer quantized or per-axis integer quantized values}}
   %0 = stablehlo.uniform_quantize %a : (tensor<2xi32>) -> tensor<2x!quant.uniform<i8:f32, 1.000000e+00>>
   return %0 : tensor<2x!quant.uniform<i8:f32, 1.000000e+00>>
 }

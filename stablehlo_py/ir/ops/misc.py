@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    TupleType,
+)
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import result_def, traits_def, var_operand_def, var_result_def
 from xdsl.traits import Pure
@@ -107,7 +114,9 @@ def _print_generic_tail(op: Operation, pr: Printer) -> None:
         pr.write(" <" + dict_to_str(op.properties) + ">")
     if op.attributes:
         pr.write(" " + dict_to_str(op.attributes))
-    pr.write(" : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
+    pr.write(
+        " : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
+    )
 
 
 @custom_directive("CustomCallTarget")
@@ -143,6 +152,101 @@ class CustomCallOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = (
         "custom<CustomCallTarget>($call_target_name) `(` $inputs `)` attr-dict `:` functional-type(operands, results)"
     )
+
+    def verify_(self) -> None:
+        """upstream's CustomCallOp::verify: layouts, output_operand_aliases, backend_config (its words,
+        its order).  Not checked: verifyKnownCustomCalls (CreateBuffer/Pin/Unpin take memref types,
+        which stablehlo-py does not support)."""
+        _verify_custom_call_layouts(self)
+        _verify_output_operand_aliases(self)
+        config = self.backend_config
+        if config is not None:
+            version = self.api_version.value.data  # type: ignore[union-attr]
+            name = CUSTOM_CALL_API_VERSIONS.get(version, str(version))
+            if version == 4 and not isinstance(config, DictionaryAttr):
+                fail(f"backend_config for api_version {name} must be a dictionary attribute.")
+            if version != 4 and not isinstance(config, StringAttr):
+                fail(f"backend_config for api_version {name} must be a string attribute.")
+
+
+CUSTOM_CALL_API_VERSIONS = {
+    0: "API_VERSION_UNSPECIFIED",
+    1: "API_VERSION_ORIGINAL",
+    2: "API_VERSION_STATUS_RETURNING",
+    3: "API_VERSION_STATUS_RETURNING_UNIFIED",
+    4: "API_VERSION_TYPED_FFI",
+}
+"""upstream's CustomCallApiVersion enum (stringifyCustomCallApiVersion)."""
+
+
+def _verify_custom_call_layouts(op: CustomCallOp) -> None:
+    from stablehlo_py.ir.text.printer import attr_to_str
+
+    ins, outs = op.operand_layouts, op.result_layouts
+    if ins is None and outs is None:
+        return
+    if (ins is None) != (outs is None):
+        fail("Layout attributes should be specified for either both operands and results or none.")
+    result_types = [r.type for r in op.results]
+    if len(result_types) == 1 and isinstance(result_types[0], TupleType):
+        result_types = list(result_types[0].types.data)
+    for what, types, layouts in (
+        ("operand", [v.type for v in op.operands], ins),
+        ("result", result_types, outs),
+    ):
+        layouts = list(layouts.data)  # type: ignore[union-attr]
+        if len(types) != len(layouts):
+            fail(
+                f"Number of {what}s must match the number of {what} layouts, {len(types)} != {len(layouts)}"
+            )
+        for i, (t, layout) in enumerate(zip(types, layouts, strict=True)):
+            values = [int(v) for v in layout.get_values()] if hasattr(layout, "get_values") else []
+            if isinstance(t, TupleType):
+                fail("Tuple types are not fully supported with layout constraints yet")
+            if not isinstance(t, TensorType):
+                if values:
+                    fail(
+                        f"Only tensor types can have non-empty layout: {what} #{i} of type '{t2s(t)}' has "
+                        f"layout {attr_to_str(layout)}"
+                    )
+                continue
+            rank = len(t.get_shape())
+            if rank != len(values) or sorted(values) != list(range(rank)):
+                fail(
+                    f"incorrect layout {attr_to_str(layout)} for type '{t2s(t)}', layout must be a "
+                    f"permutation of [0, {rank})"
+                )
+
+
+def _verify_output_operand_aliases(op: CustomCallOp) -> None:
+    for attr in op.output_operand_aliases.data:  # type: ignore[union-attr]
+        alias = attr.alias  # type: ignore[attr-defined]
+        index = alias.operand_index
+        if index < 0 or index >= len(op.operands):
+            fail(
+                "expects operandIndex in the output_operand_alias attribute to be in range "
+                f"[0, {len(op.operands)}); got: {index}."
+            )
+        operand_part: Attribute = op.operands[index].type
+        for i in alias.operand_tuple_indices:
+            if not isinstance(operand_part, TupleType) or not 0 <= i < len(operand_part.types.data):
+                fail("operand_tuple_indices in the output_operand_alias attribute out of bounds")
+            operand_part = operand_part.types.data[i]
+        if len(op.results) > 1:
+            output_part: Attribute = TupleType([r.type for r in op.results])
+        elif op.results:
+            output_part = op.results[0].type
+        else:
+            output_part = TupleType([])
+        for i in alias.output_tuple_indices:
+            if not isinstance(output_part, TupleType) or not 0 <= i < len(output_part.types.data):
+                fail("output_tuple_indices in the output_operand_alias attribute out of bounds")
+            output_part = output_part.types.data[i]
+        if operand_part != output_part:
+            fail(
+                "shapes mismatch in the output_operand_alias attribute: operand part has type "
+                f"'{t2s(operand_part)}' and output part has type '{t2s(output_part)}'"
+            )
 
 
 OPS = (ConstantOp, CustomCallOp)

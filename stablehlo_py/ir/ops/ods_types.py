@@ -95,6 +95,8 @@ HLO_FpOrComplexTensor = RankedTensorOf(FLOAT, COMPLEX)
 HLO_FpOrQuantizedIntTensor = RankedTensorOf(FLOAT, QUANT)
 HLO_FpComplexOrQuantizedIntTensor = RankedTensorOf(FLOAT, COMPLEX, QUANT)
 HLO_IntFpOrComplexOrQuantizedIntTensor = RankedTensorOf(INT, FLOAT, COMPLEX, QUANT)
+HLO_QuantizedIntOrPerAxisQuantizedIntTensor = RankedTensorOf(QUANT, PER_AXIS)
+HLO_FloatOrQuantizedIntOrPerAxisQuantizedIntTensor = RankedTensorOf(FLOAT, QUANT, PER_AXIS)
 SIntFpComplexOrQuantizedIntTensor = RankedTensorOf(
     SINT, FLOAT, COMPLEX, QUANT
 )  # abs, sign operands

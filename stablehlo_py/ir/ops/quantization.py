@@ -22,14 +22,12 @@ from xdsl.traits import Pure
 
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import I32, I32_ATTR, StableHLOOp, op_def, prop
 from stablehlo_py.ir.ops.constraints import (
     fail,
-    is_float,
     num_bits,
     quantized_element,
-    shape_str,
-    shapes_compatible,
     t2s,
 )
 from stablehlo_py.ir.ops.elementwise import verify_compatible_types, verify_same_shape
@@ -59,14 +57,13 @@ class UniformQuantizeOp(_QuantizeConversion):
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
+        # upstream's ODS constraints first: uniform_quantize_i1, uniform_quantize_c1
+        ods.check_values("operand", [ot], ods.HLO_FloatOrQuantizedIntOrPerAxisQuantizedIntTensor)
+        ods.check_values("result", [rt], ods.HLO_QuantizedIntOrPerAxisQuantizedIntTensor)
         rq = quantized_element(rt)
-        # upstream's ODS constraints first: uniform_quantize_o1, uniform_quantize_i1
-        if rq is None:
-            fail(f"result type {t2s(rt)} must be a tensor of quantized type")
+        assert rq is not None
         oe = element_type(ot)
         oq = quantized_element(ot)
-        if oq is None and not is_float(oe):
-            fail(f"operand {t2s(ot)} must be a tensor of floating-point or quantized type")
         # uniform_quantize_c1 (SameOperandsAndResultShape; upstream does not infer this op's type)
         verify_same_shape(self)
         # uniform_quantize_c2 (upstream's verifyUniformQuantizeOp)
@@ -85,9 +82,9 @@ class UniformDequantizeOp(_QuantizeConversion):
 
     def verify_(self) -> None:
         ot = self.operand.type
-        # uniform_dequantize_i1 (upstream's ODS operand constraint, before the traits)
-        if quantized_element(ot) is None:
-            fail(f"operand {t2s(ot)} must be a tensor of quantized type")
+        # uniform_dequantize_i1 (upstream's ODS constraints, before the traits)
+        ods.check_values("operand", [ot], ods.HLO_QuantizedIntOrPerAxisQuantizedIntTensor)
+        ods.check_values("result", [self.result.type], ods.HLO_FpTensor)
         # uniform_dequantize_c1, uniform_dequantize_c2: the inferred type (the operand's shape,
         # its expressed type) against the declared one
         verify_inferred(self)
@@ -164,41 +161,39 @@ class BitcastConvertOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
+        """upstream's ODS constraints, then verifyBitcastConvertOp (its words and order)."""
         ot, rt = self.operand.type, self.result.type
+        ods.check_values("operand", [ot], ods.HLO_TensorOrPerAxisQuantizedTensor)
+        ods.check_values("result", [rt], ods.HLO_TensorOrPerAxisQuantizedTensor)
         oe, re_ = element_type(ot), element_type(rt)
         # bitcast_convert_c2
         if isinstance(oe, ComplexType) != isinstance(re_, ComplexType):
-            fail(f"operand {t2s(ot)} and result {t2s(rt)} must both be complex or both not complex")
+            fail(f"cannot convert between real and complex types, but got: '{t2s(ot)}' and '{t2s(rt)}'")
         # bitcast_convert_c1
         eb, rb = num_bits(oe), num_bits(re_)
         os_, rs = shape_of(ot), shape_of(rt)
         if eb is None or rb is None or os_ is None or rs is None:
             return
-        r = len(os_)
-        if rb == eb:
-            if not shapes_compatible(os_, rs):
-                fail(f"operand {t2s(ot)} and result {t2s(rt)} must have the same shape")
-        elif rb < eb:
-            if (
-                len(rs) != r + 1
-                or not shapes_compatible(os_, rs[:r])
-                or (rs[r] >= 0 and rs[r] * rb != eb)
-            ):
+        small, big = (os_, rs) if eb < rb else (rs, os_)
+        small_bits, big_bits = min(eb, rb), max(eb, rb)
+        prefix = small
+        if eb != rb:
+            if len(small) != len(big) + 1:
                 fail(
-                    f"result type {t2s(rt)} must have shape {shape_str(list(os_) + [eb // rb])} "
-                    f"to bitcast {t2s(ot)} to {rb}-bit elements"
+                    f"rank of smaller element type ({len(small)}) should be 1 more than rank of larger "
+                    f"element type ({len(big)}), but {len(small)} != {len(big)} + 1."
                 )
-        else:
-            if (
-                r == 0
-                or len(rs) != r - 1
-                or not shapes_compatible(os_[:-1], rs)
-                or (os_[-1] >= 0 and os_[-1] * eb != rb)
-            ):
+            prefix = small[:-1]
+            if small[-1] >= 0 and small[-1] * small_bits != big_bits:
                 fail(
-                    f"operand {t2s(ot)} must have {rb // eb} elements in its last dimension to bitcast to "
-                    f"{t2s(rt)}"
+                    f"requires compatible bit widths. Got: '{t2s(ot)}' and '{t2s(rt)}', but {small_bits} * "
+                    f"{small[-1]} != {big_bits}."
                 )
+        if not all(a < 0 or b < 0 or a == b for a, b in zip(prefix, big, strict=False)):
+            fail(
+                "operand and result shapes must match except for the innermost dimension of the shape "
+                f"with the smaller element type. Got: '{t2s(ot)}' and '{t2s(rt)}'."
+            )
 
 
 OPS = (UniformQuantizeOp, UniformDequantizeOp, ReducePrecisionOp, BitcastConvertOp)
