@@ -82,7 +82,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.ops.ods_types import INT
+from stablehlo_py.ir.ops.ods_types import INT, HLO_IntTensor
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,
@@ -450,9 +450,9 @@ class DynamicUpdateSliceOp(StableHLOOp):
 
 
 def _verify_gather_indices(indices_t: Attribute) -> None:
-    """start_indices of an integer element type (upstream's ODS constraint)."""
-    if not is_int_or_index(element_type(indices_t)):
-        fail(f"start_indices must have an integer element type, but has type {t2s(indices_t)}")
+    """upstream's ODS constraint `HLO_IntTensor:$start_indices` (operand #1; index is not one)."""
+    if not HLO_IntTensor.accepts(indices_t):
+        fail(f"operand #1 must be {HLO_IntTensor.summary}, but got '{t2s(indices_t)}'")
 
 
 @op_def
@@ -469,8 +469,8 @@ class GatherOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-        _verify_gather_indices(self.start_indices.type)
+        _verify_gather_indices(self.start_indices.type)  # gather_i2 (ODS)
+        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
@@ -487,9 +487,9 @@ class DynamicGatherOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        _verify_gather_indices(self.start_indices.type)  # dynamic_gather_i2 (ODS)
         _dimension_tensor(self.name, "slice_sizes", self.slice_sizes.type)
-        _verify_gather_indices(self.start_indices.type)
+        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def

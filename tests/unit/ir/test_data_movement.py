@@ -857,3 +857,18 @@ def test_dimension_attributes_non_negative() -> None:
         "attribute 'dimension' failed to satisfy constraint: 64-bit signless integer attribute "
         "whose value is non-negative"
     ) in str(e.value)
+
+
+def test_gather_start_indices_ods() -> None:
+    body = (
+        '  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<'
+        "offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 0], "
+        "index_vector_dim = 2>, slice_sizes = array<i64: 1, 2, 2>}> "
+        ": (tensor<3x4x2xi32>, tensor<2x3x2xindex>) -> tensor<2x3x2x2xi32>"
+    )
+    with pytest.raises(VerifyError) as e:
+        verify(parse(_func("%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xindex>", body)))
+    assert (
+        "operand #1 must be ranked tensor of 2/4/8/16/32/64-bit integer values, but got "
+        "'tensor<2x3x2xindex>'"
+    ) in str(e.value)
