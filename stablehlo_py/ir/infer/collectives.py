@@ -226,6 +226,110 @@ def verify_reduce_scatter(
         )
 
 
+def _dense_ids(groups: DenseIntOrFPElementsAttr) -> list[int]:
+    from stablehlo_py.ir.text.dense import dense_values
+
+    return [int(v) for v in np.asarray(dense_values(groups)).reshape(-1).tolist()]
+
+
+def _verify_dynamic_root(op_name: str, ins: Sequence[Attribute], dynamic_root: bool) -> None:
+    """The data operands and the root operand of collective_broadcast / collective_reduce."""
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    if not dynamic_root and not ins:
+        raise InferError(f"{op_name} requires at least one data operand")
+    if not dynamic_root:
+        return
+    if len(ins) < 2:
+        raise InferError(
+            f"{op_name} with has_dynamic_root=true requires at least two operands (data + root)"
+        )
+    root = ins[-1]
+    e = element_type(root)
+    if (
+        not isinstance(root, TensorType)
+        or not (isinstance(e, IntegerType) and e.width.data == 32)
+        or len(root.get_shape()) != 1
+    ):
+        raise InferError(
+            f"last operand of {op_name} with has_dynamic_root=true must be a rank-1 i32 tensor, "
+            f"but got '{type_to_str(root)}'"
+        )
+    n = len(ins) - 1
+    if root.get_shape()[0] != n:
+        raise InferError(
+            f"last operand of {op_name} with has_dynamic_root=true must have the same number of "
+            f"elements as data operands ({n}), but got {root.get_shape()[0]}"
+        )
+
+
+def verify_collective_broadcast(
+    ins: Sequence[Attribute], replica_groups: Attribute | None, dynamic_root: bool
+) -> None:
+    """upstream's verifyCollectiveBroadcastOp (its inference, c3 and c5, follows)."""
+    if isinstance(replica_groups, DenseIntOrFPElementsAttr):
+        r = len(replica_groups.type.get_shape())
+        if r != 2:
+            raise InferError(
+                f"replica groups should be a rank 2 tensor,but instead it is of rank {r}"
+            )
+        seen: set[int] = set()
+        for rid in _dense_ids(replica_groups):
+            # collective_broadcast_c2
+            if rid < 0:
+                raise InferError(f"replica_groups values must be positive, but was given {rid}")
+            # collective_broadcast_c1
+            if rid in seen:
+                raise InferError(f"replica id #{rid} seen more than once")
+            seen.add(rid)
+    _verify_dynamic_root("collective_broadcast", ins, dynamic_root)
+
+
+def verify_collective_reduce(
+    ins: Sequence[Attribute],
+    replica_groups: Attribute | None,
+    channel_id: int,
+    use_global_device_ids: bool,
+    dynamic_root: bool,
+    computation: Region,
+) -> None:
+    """upstream's verifyCollectiveReduceOp (its inference follows)."""
+    verify_replica_groups(replica_groups, False, use_global_device_ids, None)
+    _channel_id_positive(use_global_device_ids, channel_id)
+    _verify_dynamic_root("collective_reduce", ins, dynamic_root)
+    for t in ins[:-1] if dynamic_root else ins:
+        _verify_reducer(computation, t)
+
+
+def verify_collective_permute(pairs: Attribute | None) -> None:
+    """upstream's verifyCollectivePermuteOp (its inference, c5, follows)."""
+    if not isinstance(pairs, DenseIntOrFPElementsAttr):
+        return
+    shape = pairs.type.get_shape()
+    # collective_permute_i2
+    if len(shape) != 2:
+        raise InferError(
+            f"expect source_target_pairs attribute to be of rank 2, but got rank {len(shape)}"
+        )
+    # collective_permute_c1
+    if shape[1] != 2:
+        raise InferError(
+            "expect source_target_pairs attribute of shape (N, 2), but got "
+            f"({', '.join(str(d) for d in shape)})"
+        )
+    sources: set[int] = set()
+    targets: set[int] = set()
+    for i, v in enumerate(_dense_ids(pairs)):
+        # collective_permute_c4
+        if v < 0:
+            raise InferError("replica ids in source_target_pairs must be >= 0.")
+        seen, what = (sources, "sources") if i % 2 == 0 else (targets, "targets")
+        # collective_permute_c2, collective_permute_c3
+        if v in seen:
+            raise InferError(f"duplicate {what} not allowed.")
+        seen.add(v)
+
+
 # ----------------------------------------------------------------------------- ids and tokens
 @rule("stablehlo.replica_id", "stablehlo.partition_id")
 def infer_process_id(inp: InferInput) -> list[Attribute]:

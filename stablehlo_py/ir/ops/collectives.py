@@ -50,16 +50,14 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.ops.constraints import (
     check_token,
     dense_ints,
-    dims_compatible,
     int_value,
     t2s,
     types2s,
 )
 from stablehlo_py.ir.ops.region_utils import (
-    entry_arg_types,
     require_single_block,
 )
-from stablehlo_py.ir.types import TokenType, element_type, shape_of, tensor_type
+from stablehlo_py.ir.types import TokenType, element_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -333,13 +331,6 @@ def _replica_groups(
     return groups
 
 
-def _check_global_ids(op: StableHLOOp, label: str) -> None:
-    if isinstance(op.properties.get("use_global_device_ids"), UnitAttr) and channel_id(op) <= 0:
-        raise VerifyException(
-            f"{label}: use_global_device_ids requires a channel_handle with handle > 0"
-        )
-
-
 def _check_pairs(op: StableHLOOp, prefix: str, required: bool) -> None:
     stp = op.properties.get("source_target_pairs")
     if stp is None:
@@ -366,27 +357,6 @@ def _check_pairs(op: StableHLOOp, prefix: str, required: bool) -> None:
         raise VerifyException(
             f"{prefix}_c4: source_target_pairs contain the negative id {int(pairs[pairs < 0][0])}"
         )
-
-
-def _check_reducer(
-    op: StableHLOOp, region_name: str, label: str, operand_types: list[Attribute]
-) -> Attribute | None:
-    """upstream's verifyReducerShape of the computation for each operand (all_reduce_c5,
-    reduce_scatter_c7, collective_reduce_c4): `(tensor<E>, tensor<E>) -> tensor<E>` with E
-    promotable from the operand's element type.  Returns the accumulator type (None without a
-    parameter)."""
-    from stablehlo_py.ir.infer import InferError
-    from stablehlo_py.ir.infer.reduction import verify_reducer_shape
-
-    region = getattr(op, region_name)
-    require_single_block(op, region, region_name)
-    for t in operand_types:
-        try:
-            verify_reducer_shape(region.blocks.first, [t], [tensor_type(element_type(t), ())], ())
-        except InferError as e:
-            raise VerifyException(e.message) from None
-    args = entry_arg_types(region)
-    return args[0] if args else None
 
 
 # ------------------------------------------------------------------------------ ids and feeds
@@ -684,8 +654,12 @@ class CollectivePermuteOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        verify_inferred(self)  # collective_permute_c5
-        _check_pairs(self, "collective_permute", required=True)
+        # upstream's CollectivePermuteOp::verify (verifyCollectivePermuteOp), then the
+        # InferTypeOpInterface check (collective_permute_c5), which MLIR runs after it
+        from stablehlo_py.ir.infer.collectives import verify_collective_permute
+
+        _upstream_check(verify_collective_permute, self.properties.get("source_target_pairs"))
+        verify_inferred(self)
 
 
 @op_def
@@ -701,30 +675,17 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        verify_inferred(self)  # collective_broadcast_c3, c5: inferCollectiveBroadcastOp
-        _replica_groups(self, "collective_broadcast_c1", allow_padding=False)
-        ins = [v.type for v in self.operands]
-        dynamic = isinstance(self.properties.get("has_dynamic_root"), UnitAttr)
-        data = ins[:-1] if dynamic else ins
-        if dynamic:
-            if len(ins) < 2:  # collective_broadcast_c4
-                raise VerifyException(
-                    "collective_broadcast_c4: a dynamic root needs at least one data operand and the root operand"
-                )
-            root = ins[-1]
-            if not (
-                shape_of(root) is not None
-                and len(shape_of(root) or ()) == 1
-                and dims_compatible(shape_of(root)[0], len(data))  # type: ignore[index]
-                and t2s(element_type(root)) in ("i32", "si32")
-            ):  # collective_broadcast_c4
-                raise VerifyException(
-                    f"collective_broadcast_c4: the root operand must be tensor<{len(data)}xi32>, is {t2s(root)}"
-                )
-        elif not ins:  # collective_broadcast_c3
-            raise VerifyException(
-                "collective_broadcast_c3: collective_broadcast needs at least one operand"
-            )
+        # upstream's CollectiveBroadcastOp::verify (verifyCollectiveBroadcastOp), then the
+        # InferTypeOpInterface check (collective_broadcast_c3, c5), which MLIR runs after it
+        from stablehlo_py.ir.infer.collectives import verify_collective_broadcast
+
+        _upstream_check(
+            verify_collective_broadcast,
+            [v.type for v in self.operands],
+            self.properties.get("replica_groups"),
+            isinstance(self.properties.get("has_dynamic_root"), UnitAttr),
+        )
+        verify_inferred(self)
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)
 
@@ -745,22 +706,19 @@ class CollectiveReduceOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         # upstream's CollectiveReduceOp::verify (verifyCollectiveReduceOp), then the
-        # InferTypeOpInterface check (collective_reduce_c3, c4), which MLIR runs after it
-        _replica_groups(self, "collective_reduce_c1")
-        ins = [v.type for v in self.operands]
-        dynamic = isinstance(self.properties.get("has_dynamic_root"), UnitAttr)
-        data = ins[:-1] if dynamic else ins
-        if dynamic:
-            root = ins[-1] if ins else None
-            rs = shape_of(root) if root is not None else None
-            if root is None or (
-                rs is not None and (len(rs) != 1 or not dims_compatible(rs[0], len(data)))
-            ):  # collective_reduce_c3
-                raise VerifyException(
-                    f"collective_reduce_c3: with a dynamic root the last operand must be a 1-D tensor of {len(data)} "
-                    f"roots, is {t2s(root) if root is not None else 'missing'}"
-                )
-        _check_reducer(self, "computation", "collective_reduce_c4", data)
+        # InferTypeOpInterface check, which MLIR runs after it
+        from stablehlo_py.ir.infer.collectives import verify_collective_reduce
+
+        require_single_block(self, self.computation, "computation")
+        _upstream_check(
+            verify_collective_reduce,
+            [v.type for v in self.operands],
+            self.properties.get("replica_groups"),
+            channel_id(self),
+            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
+            isinstance(self.properties.get("has_dynamic_root"), UnitAttr),
+            self.computation,
+        )
         verify_inferred(self)
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)

@@ -186,11 +186,11 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
         ),
         (
             '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "collective_permute_c2",
+            "duplicate sources not allowed.",
         ),
         (
             '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "collective_permute_c1",
+            "expect source_target_pairs attribute of shape (N, 2), but got (1, 3)",
         ),
         (
             '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xi32>',
@@ -202,7 +202,7 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
         ),
         (
             '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "inferred type(s)  are incompatible with return type(s) of operation 'tensor<2x4xf32>'",
+            "collective_broadcast with has_dynamic_root=true requires at least two operands (data + root)",
         ),
     ],
 )
@@ -472,3 +472,71 @@ def test_all_reduce_verifier_as_upstream(attrs: str, error: str | None) -> None:
         roundtrip(text)
     else:
         assert f"'stablehlo.all_reduce' op {error}" in verify_error(text)
+
+
+@pytest.mark.parametrize(
+    "op,error",
+    [
+        (
+            '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, -1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+            "replica_groups values must be positive, but was given -1",
+        ),
+        (
+            '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[0, 1]> : tensor<2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+            "replica groups should be a rank 2 tensor,but instead it is of rank 1",
+        ),
+        (
+            '%0 = "stablehlo.collective_broadcast"(%arg0, %arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>',
+            (
+                "last operand of collective_broadcast with has_dynamic_root=true must be a rank-1 "
+                "i32 tensor, but got 'tensor<2x4xf32>'"
+            ),
+        ),
+        (
+            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1], [2, 1]]> : tensor<2x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+            "duplicate targets not allowed.",
+        ),
+        (
+            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, -1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+            "replica ids in source_target_pairs must be >= 0.",
+        ),
+        (
+            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xi32>',
+            "inferred type(s) 'tensor<2x4xf32>' are incompatible",
+        ),
+    ],
+)
+def test_broadcast_and_permute_verifiers_as_upstream(op: str, error: str) -> None:
+    assert error in verify_error(func("  " + op))
+
+
+def test_collective_reduce_verifier_as_upstream() -> None:
+    def reduce(operands: str, attrs: str, types: str) -> str:
+        return func(
+            f'  %0 = "stablehlo.collective_reduce"({operands}) {ADD_REGION} {{{attrs}}} : {types}',
+            "%arg0: tensor<2x4xf32>, %arg1: tensor<1xi32>",
+        )
+
+    ok = reduce(
+        "%arg0, %arg1",
+        f"replica_groups = {RG}, has_dynamic_root",
+        "(tensor<2x4xf32>, tensor<1xi32>) -> tensor<2x4xf32>",
+    )
+    roundtrip(ok)
+    assert "channel_id must be positive when useGlobalDeviceIds is set but got: 0" in verify_error(
+        reduce(
+            "%arg0",
+            f"replica_groups = {RG}, use_global_device_ids",
+            "(tensor<2x4xf32>) -> tensor<2x4xf32>",
+        )
+    )
+    assert (
+        "last operand of collective_reduce with has_dynamic_root=true must have the same number "
+        "of elements as data operands (1), but got 2"
+    ) in verify_error(
+        reduce(
+            "%arg0, %arg1",
+            f"replica_groups = {RG}, has_dynamic_root",
+            "(tensor<2x4xf32>, tensor<2xi32>) -> tensor<2x4xf32>",
+        ).replace("%arg1: tensor<1xi32>", "%arg1: tensor<2xi32>")
+    )
