@@ -93,13 +93,13 @@ def test_bounds_are_checked() -> None:
 def test_unranked_arguments_accept_any_shape() -> None:
     text = """
     func.func @main(%a: tensor<*xf32>) -> tensor<*xf32> {
-      %0 = stablehlo.abs %a : tensor<*xf32>
-      return %0 : tensor<*xf32>
+      return %a : tensor<*xf32>
     }
     """
+    # (stablehlo ops take ranked tensors only, as upstream's ODS constraints; func.func does not)
     for shape in [(), (3,), (2, 0, 5)]:
         x = -f32(*shape)
-        np.testing.assert_array_equal(run(text, x)[0], np.abs(x))
+        np.testing.assert_array_equal(run(text, x)[0], x)
 
 
 def test_argument_dtype_is_the_parameter_element_type() -> None:
