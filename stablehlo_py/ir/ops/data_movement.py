@@ -381,15 +381,12 @@ class ConcatenateOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-        ins = list(self.inputs)
-        # concatenate_c1, concatenate_c5 (SameOperandsAndResultElementType)
-        e0 = element_type(ins[0].type)
-        for i, v in enumerate(ins):
-            if element_type(v.type) != e0:
-                fail(
-                    f"input #{i} has type {t2s(v.type)}, whose element type differs from input #0's {t2s(ins[0].type)}"
-                )
+        # concatenate_c1, concatenate_c5: upstream's SameOperandsAndResultElementType trait, then
+        # the inference check
+        elements = [element_type(t) for t in (*self.operand_types, self.result.type)]
+        if any(e != elements[0] for e in elements):
+            fail("requires the same element type for all operands and results")
+        verify_inferred(self)
 
 
 def _verify_start_indices(first: int, starts: Sequence[Any]) -> None:

@@ -872,3 +872,17 @@ def test_gather_start_indices_ods() -> None:
         "operand #1 must be ranked tensor of 2/4/8/16/32/64-bit integer values, but got "
         "'tensor<2x3x2xindex>'"
     ) in str(e.value)
+
+
+def test_concatenate_element_types_trait_first() -> None:
+    with pytest.raises(VerifyError) as e:
+        verify(
+            parse(
+                _func(
+                    "%a: tensor<2xf32>, %b: tensor<2xi32>",
+                    "  %0 = stablehlo.concatenate %arg0, %arg1, dim = 0 "
+                    ": (tensor<2xf32>, tensor<2xi32>) -> tensor<4xf32>",
+                )
+            )
+        )
+    assert "requires the same element type for all operands and results" in str(e.value)
