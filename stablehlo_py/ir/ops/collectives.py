@@ -57,7 +57,7 @@ from stablehlo_py.ir.ops.constraints import (
 from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
 )
-from stablehlo_py.ir.types import TokenType, element_type
+from stablehlo_py.ir.types import TokenType
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -583,23 +583,28 @@ class AllToAllOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        # ODS: split_dimension, concat_dimension >= 0, split_count > 0 (before the inference)
-        for name in ("split_dimension", "concat_dimension"):
+        from stablehlo_py.ir.infer.collectives import pairwise_same_element_type
+
+        # ODS: split_dimension, concat_dimension >= 0, split_count > 0 (all_to_all_c1, c3, c4)
+        for name, what in (
+            ("split_dimension", "non-negative"),
+            ("concat_dimension", "non-negative"),
+            ("split_count", "positive"),
+        ):
             v = int_value(self.properties.get(name))
-            if v < 0:  # all_to_all_c1, all_to_all_c3
-                raise VerifyException(f"all_to_all: {name} {v} must be non-negative")
-        n = int_value(self.properties.get("split_count"))
-        if n <= 0:  # all_to_all_c4
-            raise VerifyException(f"all_to_all_c4: split_count {n} must be positive")
-        # all_to_all_c1..c3, c5, c7..c9: inferAllToAllOp
-        verify_inferred(self)
-        ins = [v.type for v in self.operands]
-        outs = [r.type for r in self.results]
-        for i, (a, b) in enumerate(zip(ins, outs)):
-            if element_type(a) != element_type(b):  # HLO_PairwiseSameOperandAndResultElementType
+            if v < 0 or (what == "positive" and v == 0):
                 raise VerifyException(
-                    f"all_to_all_c9: result #{i} {t2s(b)} and operand #{i} {t2s(a)} have different element types"
+                    f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer "
+                    f"attribute whose value is {what}"
                 )
+        # the traits in upstream's order: HLO_PairwiseSameOperandAndResultElementType (all_to_all_c9),
+        # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
+        _upstream_check(
+            pairwise_same_element_type,
+            [v.type for v in self.operands],
+            [r.type for r in self.results],
+        )
+        verify_inferred(self)
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)
 

@@ -540,3 +540,39 @@ def test_collective_reduce_verifier_as_upstream() -> None:
             "(tensor<2x4xf32>, tensor<2xi32>) -> tensor<2x4xf32>",
         ).replace("%arg1: tensor<1xi32>", "%arg1: tensor<2xi32>")
     )
+
+
+@pytest.mark.parametrize(
+    "attrs,result,error",
+    [
+        (
+            "split_dimension = -1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64",
+            "tensor<4x2xf32>",
+            "attribute 'split_dimension' failed to satisfy constraint: 64-bit signless integer "
+            + "attribute whose value is non-negative",
+        ),
+        (
+            "split_dimension = 1 : i64, concat_dimension = -2 : i64, split_count = 2 : i64",
+            "tensor<4x2xf32>",
+            "attribute 'concat_dimension' failed to satisfy constraint: 64-bit signless integer "
+            + "attribute whose value is non-negative",
+        ),
+        (
+            "split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 0 : i64",
+            "tensor<4x2xf32>",
+            "attribute 'split_count' failed to satisfy constraint: 64-bit signless integer "
+            + "attribute whose value is positive",
+        ),
+        (
+            "split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64",
+            "tensor<2x4xi32>",
+            "requires the same element type for operand and result at index 0",
+        ),
+    ],
+)
+def test_all_to_all_ods_and_trait_messages(attrs: str, result: str, error: str) -> None:
+    text = func(
+        f'  %0 = "stablehlo.all_to_all"(%arg0) {{{attrs}, replica_groups = {RG}}} : '
+        f"(tensor<2x4xf32>) -> {result}"
+    )
+    assert f"'stablehlo.all_to_all' op {error}" in verify_error(text)
