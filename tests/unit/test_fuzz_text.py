@@ -202,3 +202,23 @@ def test_region_nesting_limit_is_below_the_recursion_limit() -> None:
     print_ir(module)
     with pytest.raises(ParseError, match="regions nested more than"):
         parse(nest(MAX_REGION_NESTING + 1))
+
+
+def test_float_array_for_an_i64_array_property_is_a_verify_error() -> None:
+    """Found by the second 100,000-case run: `dimensions = array<f8E4M3FN: ...>` in the generic form
+    reached the verifiers' integer helpers (ValueError); the property is a DenseI64ArrayAttr."""
+    from stablehlo_py.errors import VerifyError
+    from stablehlo_py.ir.verify import verify
+
+    text = """func.func @main(%a: tensor<4x4xf32>, %i: tensor<f32>) -> tensor<4xf32> {
+  %0 = "stablehlo.reduce"(%a, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {dimensions = array<f32: 1.0>} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+    with pytest.raises(VerifyError, match="Expected attribute i64 but got f32") as info:
+        verify(parse(text, "f.mlir"))
+    assert info.value.location

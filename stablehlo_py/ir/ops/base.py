@@ -25,7 +25,15 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, Region, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def
+from xdsl.irdl import (
+    AnyAttr,
+    EqAttrConstraint,
+    IRDLOperation,
+    ParamAttrConstraint,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+)
 
 from stablehlo_py.ir import format as fmt
 
@@ -118,7 +126,12 @@ I32_ATTR = _int_syntax(I32)
 BOOL_ATTR = AttrSyntax(IntegerAttr, _bool_parse, lambda p: p.peek(1) in ("t", "f"))
 STR_ATTR = AttrSyntax(StringAttr, lambda p: StringAttr(p.parse_string()), lambda p: p.peek() == '"')
 SYMBOL_ATTR = AttrSyntax(SymbolRefAttr, lambda p: p.parse_symbol_ref(), lambda p: p.peek() == "@")
-DENSE_I64_ARRAY = AttrSyntax(DenseArrayBase, _dense_i64_array_parse, lambda p: p.peek() == "[")
+# ODS's DenseI64ArrayAttr: an array<i64: ...> (a float or other-width array fails the property check)
+DENSE_I64_ARRAY = AttrSyntax(
+    ParamAttrConstraint(DenseArrayBase, (EqAttrConstraint(I64), AnyAttr())),
+    _dense_i64_array_parse,
+    lambda p: p.peek() == "[",
+)
 DENSE_BOOL_ARRAY = AttrSyntax(DenseArrayBase, _dense_bool_array_parse, lambda p: p.peek() == "[")
 ANY_ATTR = AttrSyntax(Attribute, lambda p: p.parse_attribute(), lambda p: True)
 ELEMENTS_ATTR = AttrSyntax(DenseIntOrFPElementsAttr, lambda p: p.parse_attribute(), lambda p: p.peek(5) == "dense")

@@ -276,7 +276,9 @@ def int_values(a: Attribute | None) -> tuple[int, ...]:
 
 def i64_array(a: Attribute | None) -> tuple[int, ...] | None:
     """Values of a DenseI64ArrayAttr (or a rank-1 dense integer elements attribute); None when
-    absent or of another kind."""
+    absent or of another kind (e.g. a float array)."""
+    if isinstance(a, DenseArrayBase) and not isinstance(a.elt_type, IntegerType):
+        return None
     if isinstance(a, (DenseArrayBase, DenseIntOrFPElementsAttr)):
         return int_values(a)
     return None
