@@ -141,7 +141,7 @@ func.func @iota() {
 
 func.func @pad(%a: tensor<4xf32>, %p: tensor<f32>) {
   // expected-error @+1 {{'stablehlo.pad' op edge_padding_low length (2) must match operand rank (1)}}
-  %0 = stablehlo.pad %a, %p, low = [1, 1], high = [1], interior = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<6xf32>
+  %0 = stablehlo.pad %a, %p, low = [1, 1], high = [1, 1], interior = [0, 0] : (tensor<4xf32>, tensor<f32>) -> tensor<6xf32>
   return
 }
 

@@ -82,7 +82,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.ops.ods_types import INT, HLO_IntTensor
+from stablehlo_py.ir.ops.ods_types import COMPLEX, FLOAT, INT, PRED, QUANT, HLO_IntTensor
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,
@@ -665,14 +665,17 @@ class DynamicIotaOp(StableHLOOp):
         _upstream(verify_dynamic_iota, constant_ints(self.output_shape), d, self.result.type)
 
 
-def _verify_padding_value(ot: Attribute, pt: Attribute, rt: Attribute) -> None:
-    """pad_c1 (also of dynamic_pad), and padding_value is 0-dimensional."""
-    if not element_type(ot) == element_type(pt) == element_type(rt):
-        fail(
-            f"operand {t2s(ot)}, padding_value {t2s(pt)} and result {t2s(rt)} must have the same element type"
-        )
-    if rank(pt) not in (0, None):
-        fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
+_SCALAR_TENSOR = (FLOAT, PRED, INT, COMPLEX, QUANT)
+"""upstream's HLO_ScalarTensor: `0DTensorOf<[HLO_Float, HLO_Pred, HLO_Int, HLO_Complex,
+HLO_QuantizedInt]>` (padding values)."""
+
+
+def _verify_padding_value(pt: Attribute) -> None:
+    """upstream's ODS constraint `HLO_ScalarTensor:$padding_value` (operand #1 of pad and
+    dynamic_pad)."""
+    if not (rank(pt) == 0 and any(ok(element_type(pt)) for _, ok in _SCALAR_TENSOR)):
+        summary = " or ".join(name for name, _ in _SCALAR_TENSOR)
+        fail(f"operand #1 must be 0D tensor of {summary} values, but got '{t2s(pt)}'")
 
 
 @op_def
@@ -694,9 +697,22 @@ class PadOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-        # pad_c1
-        _verify_padding_value(self.operand.type, self.padding_value.type, self.result.type)
+        ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
+        _verify_padding_value(pt)  # pad_i2 (ODS)
+        # pad_c1: upstream's SameOperandsAndResultElementType trait
+        if not element_type(ot) == element_type(pt) == element_type(rt):
+            fail("requires the same element type for all operands and results")
+        # pad_c2: upstream's AllMatchSameOperatorTrait on the three padding attributes
+        sizes = {
+            len(int_values(a))
+            for a in (self.edge_padding_low, self.edge_padding_high, self.interior_padding)
+        }
+        if len(sizes) != 1:
+            fail(
+                "failed to verify that all of {edge_padding_low, edge_padding_high, "
+                "interior_padding} have same size"
+            )
+        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
@@ -716,8 +732,7 @@ class DynamicPadOp(StableHLOOp):
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
         low, high, interior = self.edge_padding_low, self.edge_padding_high, self.interior_padding
-        if rank(pt) not in (0, None):
-            fail(f"padding_value must be a 0-dimensional tensor, but has type {t2s(pt)}")
+        _verify_padding_value(pt)  # dynamic_pad_i2 (ODS)
         _dimension_tensor(self.name, "edge_padding_low", low.type)
         # upstream's ODS traits, in their order (dynamic_pad_c1, dynamic_pad_c2, dynamic_pad_c4)
         if not element_type(ot) == element_type(pt) == element_type(rt):

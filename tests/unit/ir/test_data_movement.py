@@ -886,3 +886,45 @@ def test_concatenate_element_types_trait_first() -> None:
             )
         )
     assert "requires the same element type for all operands and results" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "body", "message"),
+    [
+        (
+            "%a: tensor<2xf32>, %p: tensor<1xf32>",
+            (
+                "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1], interior = [0] "
+                ": (tensor<2xf32>, tensor<1xf32>) -> tensor<4xf32>"
+            ),
+            (
+                "operand #1 must be 0D tensor of 4/6/8/16/32/64-bit float or bool or "
+                "2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or "
+                "per-tensor integer quantized values, but got 'tensor<1xf32>'"
+            ),
+        ),
+        (
+            "%a: tensor<2xf32>, %p: tensor<f32>",
+            (
+                "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1, 0], interior = [0] "
+                ": (tensor<2xf32>, tensor<f32>) -> tensor<4xf32>"
+            ),
+            (
+                "failed to verify that all of {edge_padding_low, edge_padding_high, "
+                "interior_padding} have same size"
+            ),
+        ),
+        (
+            "%a: tensor<2xf32>, %p: tensor<i32>",
+            (
+                "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1], interior = [0] "
+                ": (tensor<2xf32>, tensor<i32>) -> tensor<4xf32>"
+            ),
+            "requires the same element type for all operands and results",
+        ),
+    ],
+)
+def test_pad_ods_and_traits(args: str, body: str, message: str) -> None:
+    with pytest.raises(VerifyError) as e:
+        verify(parse(_func(args, "  " + body)))
+    assert message in str(e.value)
