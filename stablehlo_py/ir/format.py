@@ -99,14 +99,14 @@ def compile_format(fmt: str, op_cls: type) -> list[Any]:
         if not m:
             if fmt[pos:].strip() == "":
                 break
-            raise FormatError(f"bad format near {fmt[pos:pos+20]!r} in {op_cls.__name__}")
+            raise FormatError(f"bad format near {fmt[pos : pos + 20]!r} in {op_cls.__name__}")
         toks.append(m.group(1))
         pos = m.end()
     it = _Stream(toks)
     kinds = _field_kinds(op_cls)
     elems = _parse_elems(it, kinds, top=True)
     if it.i != len(toks):
-        raise FormatError(f"unparsed format tail {toks[it.i:]} in {op_cls.__name__}")
+        raise FormatError(f"unparsed format tail {toks[it.i :]} in {op_cls.__name__}")
     return elems
 
 
@@ -136,9 +136,17 @@ def _field_kinds(op_cls: type) -> dict[str, tuple[str, bool, bool]]:
     d = op_cls.get_irdl_definition()  # type: ignore[attr-defined]
     out: dict[str, tuple[str, bool, bool]] = {}
     for n, o in d.operands:
-        out[n] = ("operand", isinstance(o, VariadicDef) and not isinstance(o, OptionalDef), isinstance(o, OptionalDef))
+        out[n] = (
+            "operand",
+            isinstance(o, VariadicDef) and not isinstance(o, OptionalDef),
+            isinstance(o, OptionalDef),
+        )
     for n, r in d.results:
-        out[n] = ("result", isinstance(r, VariadicDef) and not isinstance(r, OptionalDef), isinstance(r, OptionalDef))
+        out[n] = (
+            "result",
+            isinstance(r, VariadicDef) and not isinstance(r, OptionalDef),
+            isinstance(r, OptionalDef),
+        )
     for n, r in d.regions:
         out[n] = ("region", isinstance(r, VariadicDef), isinstance(r, OptionalDef))
     for n, pdef in d.properties.items():
@@ -329,7 +337,11 @@ def _present(e: Any, op: Operation) -> bool:
     if isinstance(e, TypeOf):
         return _present(e.target, op) if isinstance(e.target, Var) else True
     if isinstance(e, Custom):
-        return any(_present(a.inner if isinstance(a, Ref) else a, op) for a in e.args if not isinstance(a, str))
+        return any(
+            _present(a.inner if isinstance(a, Ref) else a, op)
+            for a in e.args
+            if not isinstance(a, str)
+        )
     return True
 
 
@@ -358,14 +370,24 @@ def _print_elems(elems: list[Any], op: Operation, pr: Printer, st: _PState) -> N
             if _present(e.anchor, op):
                 from xdsl.dialects.builtin import UnitAttr
 
-                elems_ = [x for x in e.then if not (x is e.anchor and isinstance(x, Var) and x.kind == "attr"
-                                                     and isinstance(_get(op, x), UnitAttr))]
+                elems_ = [
+                    x
+                    for x in e.then
+                    if not (
+                        x is e.anchor
+                        and isinstance(x, Var)
+                        and x.kind == "attr"
+                        and isinstance(_get(op, x), UnitAttr)
+                    )
+                ]
                 _print_elems(elems_, op, pr, st)
             elif e.else_ is not None:
                 _print_elems(e.else_, op, pr, st)
             continue
         if isinstance(e, AttrDict):
-            pr.attr_dict(_discardable_and_extra_props(op), elided=_elided_props(op), keyword=e.keyword)
+            pr.attr_dict(
+                _discardable_and_extra_props(op), elided=_elided_props(op), keyword=e.keyword
+            )
             st.punct = False
             continue
         if st.space or not st.punct:
@@ -428,7 +450,11 @@ def _custom_arg_value(op: Operation, a: Any) -> Any:
         a = a.inner
     if isinstance(a, TypeOf):
         ts = _types_of(op, a.target)
-        if isinstance(a.target, Var) and not a.target.variadic and a.target.kind in ("operand", "result"):
+        if (
+            isinstance(a.target, Var)
+            and not a.target.variadic
+            and a.target.kind in ("operand", "result")
+        ):
             return ts[0] if ts else None
         return ts
     if isinstance(a, Var):
@@ -812,8 +838,7 @@ def build_from_state(st: ParseState, p: Parser) -> Operation:
     if len(declared) != len(operands):
         # MLIR's OpAsmParser::resolveOperands
         p.op_error(
-            "number of operands and types do not match: "
-            f"got {len(operands)} operands and {len(declared)} types",
+            f"number of operands and types do not match: got {len(operands)} operands and {len(declared)} types",
             st.start_pos,
         )
     for i, (v, t) in enumerate(zip(operands, declared)):
@@ -853,5 +878,9 @@ def build_from_state(st: ParseState, p: Parser) -> Operation:
         if k in d.properties:
             props[k] = attrs.pop(k)
     return cls.build_generic(
-        operands=operands, result_types=result_types, properties=props, attributes=attrs, regions=regions
+        operands=operands,
+        result_types=result_types,
+        properties=props,
+        attributes=attrs,
+        regions=regions,
     )
