@@ -252,6 +252,19 @@ def _torch_index_select(ev: Any, op: Any, args: list[Any], env: dict) -> list[An
         dim += operand.ndim
     if batch_dims < 0:
         batch_dims += index.ndim
+    # upstream verifies neither attribute (torch_index_select has no verifier): checked here
+    if not 0 <= dim < operand.ndim:
+        raise InterpreterError(
+            f"torch_index_select: dim = {A.int_(op, 'dim')} is out of range for an operand of rank {operand.ndim}"
+        )
+    if (
+        not 0 <= batch_dims <= min(dim, index.ndim)
+        or operand.shape[:batch_dims] != index.shape[:batch_dims]
+    ):
+        raise InterpreterError(
+            f"torch_index_select: batch_dims = {A.int_(op, 'batch_dims', 0)} must count leading dimensions "
+            f"shared by the operand {list(operand.shape)} and the index {list(index.shape)}, before dim"
+        )
     return [_index_select(operand, index, dim, batch_dims)]
 
 

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
 
+from stablehlo_py.errors import InterpreterError
+
 
 def test_broadcast_in_dim_and_deprecated_broadcast() -> None:
     (a, b) = run(
@@ -203,3 +205,17 @@ func.func @main(%x: tensor<2xi32>) -> tensor<?xi32> {
     args = [] if text == "arith" else [np.array([4, 5], np.int32)]
     (r,) = run(src, *args)
     np.testing.assert_array_equal(r, [4, 5])
+
+
+def test_torch_index_select_out_of_range_dim_is_a_clear_error() -> None:
+    """Upstream has no verifier for torch_index_select: the interpreter checks `dim` itself."""
+    text = """
+func.func @main() -> tensor<2xf32> {
+  %a = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %i = stablehlo.constant dense<[0, 2]> : tensor<2xi32>
+  %0 = "stablehlo.torch_index_select"(%a, %i) {dim = 5 : i64, batch_dims = 0 : i64} : (tensor<3xf32>, tensor<2xi32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+    with pytest.raises(InterpreterError, match="dim = 5 is out of range for an operand of rank 1"):
+        run(text)
