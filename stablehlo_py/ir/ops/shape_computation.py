@@ -27,6 +27,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
+from stablehlo_py.ir.ops.tensor import cast_syntax
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 
 if TYPE_CHECKING:
@@ -42,30 +43,6 @@ class ShapeOfOp(IRDLOperation):
     arg = operand_def()
     result = result_def()
     traits = traits_def(Pure())
-
-
-def _parse_shape_of(p: Parser) -> Operation:
-    arg = p.parse_operand()
-    attrs = p.try_attr_dict()
-    p.parse_literal(":")
-    p.ws()
-    pos = p.pos
-    t = p.parse_type()
-    if t != arg.type:
-        p.error("shape.shape_of: the operand's type is not the written one", pos)
-    p.parse_literal("->")
-    rt = p.parse_type()
-    return ShapeOfOp.create(operands=[arg], result_types=[rt], attributes=attrs)
-
-
-def _print_shape_of(op: Operation, pr: Printer) -> None:
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operand(op.operands[0])
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.operands[0].type)
-    pr.write(" -> ")
-    pr.type(op.results[0].type)
 
 
 # ------------------------------------------------------------------------------------ tensor
@@ -266,7 +243,9 @@ def _print_index_cast(op: Operation, pr: Printer) -> None:
 
 INTEGER_BINARY = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.MaxSIOp)
 
-FOREIGN_SYNTAX[ShapeOfOp] = ForeignSyntax(_parse_shape_of, _print_shape_of)
+FOREIGN_SYNTAX[ShapeOfOp] = cast_syntax(
+    ShapeOfOp, "->", "shape.shape_of: the operand's type is not the written one"
+)
 FOREIGN_SYNTAX[tensor.DimOp] = ForeignSyntax(_parse_dim, _print_dim)
 FOREIGN_SYNTAX[tensor.ExtractOp] = ForeignSyntax(_parse_extract, _print_extract)
 FOREIGN_SYNTAX[tensor.FromElementsOp] = ForeignSyntax(_parse_from_elements, _print_from_elements)

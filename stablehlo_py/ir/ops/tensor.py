@@ -15,30 +15,40 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
 
 
-def parse_cast(p: Parser) -> Operation:
-    source = p.parse_operand()
-    attrs = p.try_attr_dict()
-    p.parse_literal(":")
-    p.ws()
-    pos = p.pos
-    src_t = p.parse_type()
-    if src_t != source.type:
-        p.error("tensor.cast: the source type does not match the operand's type", pos)
-    p.parse_keyword("to")
-    dst_t = p.parse_type()
-    return CastOp.create(operands=[source], result_types=[dst_t], attributes=attrs)
+def cast_syntax(cls: type[Operation], separator: str, mismatch: str) -> ForeignSyntax:
+    """MLIR's syntax of a one-operand cast-like op, `%r = name %x {attrs} : T <separator> R`
+    (`tensor.cast ... to`, `shape.shape_of ... ->`); ``mismatch``: the error when `T` is not the
+    operand's type."""
 
+    def parse(p: Parser) -> Operation:
+        source = p.parse_operand()
+        attrs = p.try_attr_dict()
+        p.parse_literal(":")
+        p.ws()
+        pos = p.pos
+        if p.parse_type() != source.type:
+            p.error(mismatch, pos)
+        if separator.isalpha():
+            p.parse_keyword(separator)
+        else:
+            p.parse_literal(separator)
+        result = p.parse_type()
+        return cls.create(operands=[source], result_types=[result], attributes=attrs)
 
-def print_cast(op: Operation, pr: Printer) -> None:
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operand(op.operands[0])
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.operands[0].type)
-    pr.write(" to ")
-    pr.type(op.results[0].type)
+    def print_(op: Operation, pr: Printer) -> None:
+        pr.write(pr.op_name(op.name) + " ")
+        pr.operand(op.operands[0])
+        pr.attr_dict(dict(op.attributes))
+        pr.write(" : ")
+        pr.type(op.operands[0].type)
+        pr.write(f" {separator} ")
+        pr.type(op.results[0].type)
+
+    return ForeignSyntax(parse, print_)
 
 
 CastOp.asm_result_names = lambda self: "cast"  # type: ignore[attr-defined]
-FOREIGN_SYNTAX[CastOp] = ForeignSyntax(parse_cast, print_cast)
+FOREIGN_SYNTAX[CastOp] = cast_syntax(
+    CastOp, "to", "tensor.cast: the source type does not match the operand's type"
+)
 OPS = (CastOp,)
