@@ -39,7 +39,7 @@ from stablehlo_py.errors import StableHLOError, VerifyError
 from stablehlo_py.ir.ops.misc import ConstantOp, CustomCallOp
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.printer import type_to_str
-from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.ir.types import MLIR_DYNAMIC, tensor_type
 from stablehlo_py.ir.verify import op_location
 
 __all__ = [
@@ -53,8 +53,6 @@ __all__ = [
 PASS_NAME = "stablehlo-refine-arguments"
 OPERAND_WRAPPER = "stablehlo.shape_refinement_operand_wrapper"
 """upstream's kCustomCallOperandBarrierTarget."""
-MLIR_DYNAMIC = -(2**63)
-"""MLIR's ShapedType::kDynamic (INT64_MIN), the value a dynamic dimension has in a shape constant."""
 
 
 def run(op: Operation, options: dict[str, str]) -> Operation:

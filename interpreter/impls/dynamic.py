@@ -23,6 +23,7 @@ from stablehlo_py.interpreter.shapes import check_results, touches_dynamic_type
 from xdsl.dialects.builtin import StringAttr
 
 from stablehlo_py.errors import InterpreterError
+from stablehlo_py.ir.types import MLIR_DYNAMIC
 
 MAX_ERROR_MESSAGE_INPUTS = 32  # upstream's maxErrorMessageInputs
 _SPEC = re.compile(r"\{\{|\{(\s*\d+)\s*(?:,[^:}]*)?(?::[^}]*)?\}")
@@ -94,7 +95,6 @@ def shape_assertion(ev: Any, op: Any, args: list[Any]) -> list[Any]:
 __all__ = ["format_error_message", "shape_assertion"]
 
 
-_DYNAMIC = -(1 << 63)  # ShapedType::kDynamic, a `?` in the wrapper's shape operand
 
 
 @custom_call_target("stablehlo.shape_refinement_operand_wrapper")
@@ -110,9 +110,9 @@ def shape_refinement_operand_wrapper(ev: Any, op: Any, args: list[Any]) -> list[
     value = np.asarray(args[0])
     shape = [int(d) for d in np.asarray(args[1]).reshape(-1)]
     if len(shape) != value.ndim or any(
-        d != _DYNAMIC and d != -1 and d != s for d, s in zip(shape, value.shape)
+        d != MLIR_DYNAMIC and d != -1 and d != s for d, s in zip(shape, value.shape)
     ):
-        shown = ["?" if d in (_DYNAMIC, -1) else str(d) for d in shape]
+        shown = ["?" if d in (MLIR_DYNAMIC, -1) else str(d) for d in shape]
         raise InterpreterError(
             f"stablehlo.shape_refinement_operand_wrapper: the operand has shape {list(value.shape)}, "
             f"the refined argument type says [{', '.join(shown)}]"

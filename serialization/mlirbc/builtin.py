@@ -45,7 +45,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import StableHLOError
-from stablehlo_py.ir.types import FLOAT_NAME, FLOAT_TYPES, storage_dtype
+from stablehlo_py.ir.types import FLOAT_NAME, FLOAT_TYPES, MLIR_DYNAMIC, storage_dtype
 
 __all__ = [
     "FLOAT_TYPE_CODES",
@@ -107,7 +107,7 @@ class NotEncodable(Exception):
     """An attribute or type this writer has no encoding for (the message says which)."""
 
 
-_DYNAMIC = -(1 << 63)  # ShapedType::kDynamic, what MLIR writes for `?`
+_DYNAMIC = MLIR_DYNAMIC  # what MLIR writes for `?`
 
 
 def float_width(name: str) -> int:

@@ -61,6 +61,7 @@ from stablehlo_py.ir.ops.collectives import (
     ReplicaGroupMeshAxesAttr,
 )
 from stablehlo_py.ir.types import (
+    MLIR_DYNAMIC,
     QuantParams,
     TokenType,
     TypeExtensionsAttr,
@@ -101,7 +102,7 @@ CHLO_COMPARISON_DIRECTION, CHLO_COMPARISON_TYPE = 0, 1
 Q_UNIFORM, Q_PER_AXIS = 4, 5
 Q_SIGNED = 1  # QuantizationFlags::Signed
 
-_DYNAMIC = -(1 << 63)  # ShapedType::kDynamic
+_DYNAMIC = MLIR_DYNAMIC
 
 # (dialect, enum mnemonic) -> (kind code, first enum value); the cases count up from it in the
 # order of the toolkit's CASES (the .td order).

@@ -41,6 +41,8 @@ from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from stablehlo_py.vhlo import types as vt
 
+from stablehlo_py.ir.types import MLIR_DYNAMIC
+
 __all__ = ["LAYOUTS", "decode", "entry"]
 
 V = "vhlo"
@@ -90,8 +92,7 @@ for _c in codecs.CODECS:
 
 TENSOR_WITH_ENCODING = 21
 
-_DYNAMIC = -(1 << 63)
-"""ShapedType::kDynamic: what MLIR writes for a `?` dimension or bound (the toolkit's VHLO uses -1)."""
+_DYNAMIC = MLIR_DYNAMIC  # what MLIR writes for a `?` dimension or bound (the toolkit's VHLO uses -1)
 
 
 def _int_width(t: Any) -> int:

@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 DYNAMIC = -1
 """xDSL's marker for a dynamic dimension (`?`)."""
 
+MLIR_DYNAMIC = -(1 << 63)
+"""MLIR's ShapedType::kDynamic: how upstream writes a `?` dimension or bound in bytecode, in shape
+operands (refine-arguments' wrappers) and in some diagnostics."""
+
 # ---------------------------------------------------------------------------------------------
 # Element types: MLIR spelling -> xDSL instance, and instance -> numpy storage dtype.
 # ---------------------------------------------------------------------------------------------

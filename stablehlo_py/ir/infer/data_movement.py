@@ -38,7 +38,7 @@ from stablehlo_py.ir.infer.shapes import (
     most_specific_dim,
     ranked,
 )
-from stablehlo_py.ir.types import UniformQuantizedType, tensor_type
+from stablehlo_py.ir.types import MLIR_DYNAMIC, UniformQuantizedType, tensor_type
 
 __all__ = ["constant_ints", "ints", "verify_scatter"]
 
@@ -547,8 +547,7 @@ def _prod(xs: Sequence[int]) -> int:
 
 # ------------------------------------------------------------------- broadcast_in_dim, reshape
 # (verified, not inferred, upstream: verifyBroadcastInDimOp, verifyReshapeOp)
-INT64_MIN = -(2**63)
-"""How upstream prints a dynamic dimension size (ShapedType::kDynamic) in a diagnostic."""
+INT64_MIN = MLIR_DYNAMIC  # how upstream prints a dynamic dimension size in a diagnostic
 
 
 def _dim_text(d: int) -> int:
