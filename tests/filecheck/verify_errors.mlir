@@ -86,7 +86,7 @@ func.func @custom_call_and_constant() -> tensor<2xf32> {
 // -----
 
 func.func @sort(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{sort_c5: comparator must have type}}
+  // expected-error @+1 {{comparator must return tensor<i1> but got 'tensor<f32>'}}
   %0 = "stablehlo.sort"(%a) ({
   ^bb0(%x: tensor<f32>, %y: tensor<f32>):
     stablehlo.return %x : tensor<f32>

@@ -356,7 +356,7 @@ func.func @send(%a: tensor<4xf32>, %t: !stablehlo.token) {
 // -----
 
 func.func @async_done(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'stablehlo.async_done' op operand must be a future type}}
+  // expected-error @+1 {{'stablehlo.async_done' op operand #0 must be future, but got 'tensor<4xf32>'}}
   %0 = "stablehlo.async_done"(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return
 }

@@ -25,22 +25,6 @@ GAPS: dict[str, str] = {
     "select": "'pred must be a tensor of i1' is ours (upstream: ODS / verifySelectOp)",
     "optimization_barrier": "'requires the same type for operand and result at index' is ours",
     "composite": "'does not reference a valid function' is ours",
-    # linalg / collectives / reduction (H2's families)
-    "einsum": "no upstream-worded verifier error probed yet",
-    "unary_einsum": "no upstream-worded verifier error probed yet",
-    "rng": "no upstream-worded verifier error probed yet",
-    "rng_bit_generator": "output_state message is ours",
-    "sort": "'sort_c4: dimension ... is out of range' is ours",
-    "all_reduce": "replica-group message is ours ('replica id N appears more than once')",
-    "collective_broadcast": "replica-group message is ours",
-    "collective_permute": "source_target_pairs shape message is ours",
-    "cross-replica-sum": "replica-group message is ours",
-    "infeed": "no upstream-worded verifier error probed yet",
-    "outfeed": "'token must be a !stablehlo.token' is ours",
-    "recv": "'recv_c5: channel_handle type must be 3' is ours",
-    "reduce_scatter": "'reduce_scatter_c2: scatter_dimension ... out of range' is ours",
-    "async_start": "region message is ours",
-    "collective_reduce": "'requires one region' is ours",
 }
 """op -> why it has no upstream-worded negative lit test yet (reported as a gap)."""
 

@@ -330,6 +330,76 @@ def verify_collective_permute(pairs: Attribute | None) -> None:
         seen.add(v)
 
 
+def verify_infeed(layout: Attribute | None, results: Sequence[Attribute]) -> None:
+    """upstream's verifyInfeedOp (infeed_c1 .. c3 and the layout's shape)."""
+    from xdsl.dialects.builtin import ArrayAttr
+
+    from stablehlo_py.ir.text.printer import attr_to_str
+
+    # infeed_c1
+    if not results:
+        raise InferError("result is expected to be at least of size 1, but got 0")
+    # infeed_c2
+    for t in results[:-1]:
+        if not isinstance(t, (TensorType, UnrankedTensorType)):
+            raise InferError(
+                "all elements of result types, except the last element, are expected to be of "
+                f"tensor type, but got '{_text(t)}'"
+            )
+    # infeed_c3
+    if not isinstance(results[-1], TokenType):
+        raise InferError(
+            "last element of result types is expected to be of token type, but got "
+            f"'{_text(results[-1])}'"
+        )
+    if layout is None:
+        return
+    if not isinstance(layout, ArrayAttr):
+        raise InferError("layout-attribute expected to be of array-type.")
+    if len(layout.data) != len(results) - 1:
+        raise InferError(
+            f"layout-attribute size must be {len(results) - 1} (which is the number of op-results "
+            f"- 1 (for token result)), but got {len(layout.data)}"
+        )
+    for child in layout.data:
+        if not isinstance(child, ArrayAttr):
+            raise InferError(
+                "layout-attribute expected to have elements of type array, but got "
+                f"{attr_to_str(child)}"
+            )
+        for leaf in child.data:
+            if not isinstance(leaf, IntegerAttr):
+                raise InferError(
+                    "layout-attribute's leaf elements are expected to be of type integer, but got "
+                    f"{attr_to_str(leaf)}"
+                )
+
+
+def verify_recv(channel_type: int, is_host_transfer: bool, results: Sequence[Attribute]) -> None:
+    """upstream's verifyRecvOp (recv_c1 .. c4)."""
+    # recv_c1_i3
+    if not is_host_transfer and channel_type != 1:
+        raise InferError("channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false")
+    if is_host_transfer and channel_type != 3:
+        raise InferError("channel_type should be HOST_TO_DEVICE when is_host_transfer is true")
+    # recv_c2
+    if not results:
+        raise InferError("result is expected to be at least of size 1, but got 0")
+    # recv_c3
+    for t in results[:-1]:
+        if not isinstance(t, (TensorType, UnrankedTensorType)):
+            raise InferError(
+                "everything but the last element of result types is expected to be of tensor "
+                f"type, but got '{_text(t)}'"
+            )
+    # recv_c4
+    if not isinstance(results[-1], TokenType):
+        raise InferError(
+            "last element of result types is expected to be of token type, but got "
+            f"'{_text(results[-1])}'"
+        )
+
+
 # ----------------------------------------------------------------------------- ids and tokens
 @rule("stablehlo.replica_id", "stablehlo.partition_id")
 def infer_process_id(inp: InferInput) -> list[Attribute]:

@@ -507,6 +507,43 @@ def infer_sort(inp: InferInput) -> list[Attribute]:
     return list(inp.operand_types)
 
 
+def verify_sort(inputs: Sequence[Attribute], dimension: int, comparator: Region) -> None:
+    """upstream's verifySortOp (sort_c4, sort_c5)."""
+    if inputs and isinstance(inputs[0], TensorType):
+        r = len(inputs[0].get_shape())
+        # sort_c4
+        if not -r <= dimension < r:
+            raise InferError(
+                f"dimension attribute value must be in range [-{r}, {r}), but found {dimension}"
+            )
+    block = comparator.blocks.first
+    assert block is not None
+    # sort_c5
+    args = [a.type for a in block.args]
+    if len(args) != 2 * len(inputs):
+        raise InferError(f"comparator block should have {2 * len(inputs)} arguments")
+    for index, t in enumerate(inputs):
+        want = tensor_type(element_of(t), ())
+        for i in (2 * index, 2 * index + 1):
+            if args[i] != want:
+                raise InferError(
+                    f"comparator block argument #{i} should be of type {qt(want)} but got "
+                    f"{qt(args[i])}"
+                )
+    rets = _terminator_operands(comparator) or []
+    if len(rets) != 1:
+        raise InferError(f"comparator must return single output but got {len(rets)}")
+    ret = rets[0]
+    e = element_of(ret)
+    if not (
+        isinstance(ret, TensorType)
+        and not ret.get_shape()
+        and isinstance(e, IntegerType)
+        and e.width.data == 1
+    ):
+        raise InferError(f"comparator must return tensor<i1> but got {qt(ret)}")
+
+
 # ----------------------------------------------------------------------------------------- map
 @rule("stablehlo.map")
 def infer_map(inp: InferInput) -> list[Attribute]:

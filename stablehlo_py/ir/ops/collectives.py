@@ -17,8 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import (
     irdl_attr_definition,
@@ -34,6 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attributes import MlirTextData
 from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     ARRAY_ATTR,
@@ -48,16 +55,12 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
-    check_token,
-    dense_ints,
     int_value,
-    t2s,
-    types2s,
 )
 from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
 )
-from stablehlo_py.ir.types import TokenType
+from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -71,16 +74,7 @@ _AttrData = MlirTextData
 @dataclass(frozen=True)
 class ChannelHandle:
     handle: int
-    type: int
-
-
-CHANNEL_TYPES = {
-    0: "CHANNEL_TYPE_INVALID",
-    1: "DEVICE_TO_DEVICE",
-    2: "DEVICE_TO_HOST",
-    3: "HOST_TO_DEVICE",
-}
-"""Values of `type` in a channel handle (xla::ChannelHandle::ChannelType)."""
+    type: int  # xla::ChannelHandle::ChannelType: 1 DEVICE_TO_DEVICE, 2 DEVICE_TO_HOST, 3 HOST_TO_DEVICE
 
 
 @irdl_attr_definition
@@ -300,65 +294,6 @@ def channel_id(op: StableHLOOp) -> int:
     return ch.handle if isinstance(ch, ChannelHandleAttr) else 0
 
 
-def _replica_groups(
-    op: StableHLOOp, label_unique: str, allow_padding: bool = True
-) -> np.ndarray | None:
-    """Check replica_groups (dense 2-D i64 or mesh axes) and return the dense groups, if dense.
-
-    `is_unique(replica_groups)`; `-1` pads uneven groups where upstream allows it. The upper bound
-    (num_replicas / num_partitions) is only known when the program runs."""
-    rg = op.properties.get("replica_groups")
-    if rg is None or isinstance(rg, ReplicaGroupMeshAxesAttr):
-        return None
-    if not isinstance(rg, DenseIntOrFPElementsAttr):
-        raise VerifyException(
-            f"replica_groups must be a 2-D dense i64 tensor or #stablehlo.replica_group_mesh_axes, got {rg}"
-        )
-    if len(rg.type.get_shape()) != 2:
-        raise VerifyException(
-            f"replica_groups must be a 2-D tensor, has shape {list(rg.type.get_shape())}"
-        )
-    groups = np.asarray(dense_ints(rg), dtype=np.int64)
-    flat = groups.reshape(-1)
-    ids = flat[flat != -1] if allow_padding else flat
-    if (ids < 0).any():
-        raise VerifyException(f"replica_groups contain the invalid id {int(ids[ids < 0][0])}")
-    uniq, counts = np.unique(ids, return_counts=True)
-    if (counts > 1).any():  # *_c: is_unique(replica_groups)
-        raise VerifyException(
-            f"{label_unique}: replica id {int(uniq[counts > 1][0])} appears more than once in replica_groups"
-        )
-    return groups
-
-
-def _check_pairs(op: StableHLOOp, prefix: str, required: bool) -> None:
-    stp = op.properties.get("source_target_pairs")
-    if stp is None:
-        if required:
-            raise VerifyException("source_target_pairs is required")
-        return
-    if not isinstance(stp, DenseIntOrFPElementsAttr):
-        raise VerifyException(f"source_target_pairs must be a 2-D dense i64 tensor, got {stp}")
-    s = tuple(stp.type.get_shape())
-    if 0 in s:
-        return  # an empty tensor stands for "no pairs" (what upstream writes for an absent attribute)
-    if len(s) != 2 or s[1] != 2:  # *_c1
-        raise VerifyException(
-            f"{prefix}_c1: source_target_pairs must have shape [N, 2], has {list(s)}"
-        )
-    pairs = np.asarray(dense_ints(stp), dtype=np.int64).reshape(-1, 2)
-    for col, cid, what in ((0, "c2", "source"), (1, "c3", "target")):
-        u, c = np.unique(pairs[:, col], return_counts=True)
-        if (c > 1).any():
-            raise VerifyException(
-                f"{prefix}_{cid}: {what} {int(u[c > 1][0])} appears more than once in source_target_pairs"
-            )
-    if (pairs < 0).any():  # *_c4
-        raise VerifyException(
-            f"{prefix}_c4: source_target_pairs contain the negative id {int(pairs[pairs < 0][0])}"
-        )
-
-
 # ------------------------------------------------------------------------------ ids and feeds
 class _ProcessIdOp(StableHLOOp):
     """replica_id and partition_id: a `tensor<ui32>` result."""
@@ -401,17 +336,15 @@ class InfeedOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        check_token("token", self.token.type)
+        from stablehlo_py.ir.infer.collectives import verify_infeed
+
+        # ODS (infeed_i1, results), then upstream's InfeedOp::verify (verifyInfeedOp)
+        ods.check_values("operand", [self.token.type], ods.HLO_Token)
         res = [r.type for r in self.results]
-        if not res:  # infeed_c1
-            raise VerifyException("infeed_c1: infeed needs at least one result (the token)")
-        for i, t in enumerate(res[:-1]):
-            if isinstance(t, TokenType):  # infeed_c2
-                raise VerifyException(f"infeed_c2: result #{i} must be a tensor, is {t2s(t)}")
-        if not isinstance(res[-1], TokenType):  # infeed_c3
-            raise VerifyException(
-                f"infeed_c3: the last result must be a !stablehlo.token, is {t2s(res[-1])}"
-            )
+        ods.check_values(
+            "result", res, ods.HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken, variadic=True
+        )
+        _upstream_check(verify_infeed, self.properties.get("layout"), res)
 
 
 @op_def
@@ -430,20 +363,42 @@ class OutfeedOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        check_token("token", self.token.type)
+        # ODS (outfeed_i1, outfeed_i2, the token result), then InferTypeOpInterface
+        _check_feed_operands(self, [v.type for v in self.inputs])
+        ods.check_values("result", [self.result.type], ods.HLO_Token)
         verify_inferred(self)
 
 
-def _check_channel_type(op: StableHLOOp, prefix: str, host_type: int) -> None:
-    ch = op.properties.get("channel_handle")
-    if not isinstance(ch, ChannelHandleAttr):
-        raise VerifyException(f"channel_handle must be a #stablehlo.channel_handle, got {ch}")
-    host = int_value(op.properties.get("is_host_transfer"), 0) != 0
-    want = host_type if host else 1
-    if ch.channel_type != want:  # *_c5
+def _check_feed_operands(op: StableHLOOp, inputs: list[Attribute]) -> None:
+    """ODS of outfeed and send: `Variadic<HLO_TensorOrPerAxisQuantizedTensor>:$inputs`, then
+    `HLO_Token:$token`, numbered as MLIR numbers operands."""
+    ods.check_values("operand", inputs, ods.HLO_TensorOrPerAxisQuantizedTensor, variadic=True)
+    ods.check_values("operand", [op.operands[-1].type], ods.HLO_Token, first=len(inputs))
+
+
+def _check_i64_elements(op: StableHLOOp, name: str) -> None:
+    """ODS `I64ElementsAttr` (an optional one may be absent)."""
+    a = op.properties.get(name)
+    if a is None:
+        return
+    e = a.get_element_type() if isinstance(a, DenseIntOrFPElementsAttr) else None
+    if not (
+        isinstance(e, IntegerType)
+        and e.width.data == 64
+        and e.signedness.data == Signedness.SIGNLESS
+    ):
         raise VerifyException(
-            f"{prefix}_c5: channel_handle type must be {want} ({CHANNEL_TYPES[want]}) when is_host_transfer is "
-            f"{'true' if host else 'false'}, is {ch.channel_type}"
+            f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer elements "
+            "attribute"
+        )
+
+
+def _check_channel_handle(op: StableHLOOp) -> None:
+    """ODS `StableHLO_ChannelHandle:$channel_handle`."""
+    if not isinstance(op.properties.get("channel_handle"), ChannelHandleAttr):
+        raise VerifyException(
+            "attribute 'channel_handle' failed to satisfy constraint: two 64-bit integers 'handle' "
+            "and 'type'"
         )
 
 
@@ -460,13 +415,13 @@ class SendOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        check_token("token", self.token.type)
-        if not isinstance(self.properties.get("channel_handle"), ChannelHandleAttr):
-            raise VerifyException(
-                f"channel_handle must be a #stablehlo.channel_handle, got {self.properties.get('channel_handle')}"
-            )
-        verify_inferred(self)  # send_c1_i4: inferSendOp
-        _check_pairs(self, "send", required=False)
+        # ODS (attributes, send_i1, send_i2, the token result), then InferTypeOpInterface
+        # (send_c1_i4: inferSendOp); upstream checks no more of source_target_pairs
+        _check_channel_handle(self)
+        _check_i64_elements(self, "source_target_pairs")
+        _check_feed_operands(self, [v.type for v in self.inputs])
+        ods.check_values("result", [self.result.type], ods.HLO_Token)
+        verify_inferred(self)
 
 
 @op_def
@@ -481,14 +436,25 @@ class RecvOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        check_token("token", self.token.type)
+        from stablehlo_py.ir.infer.collectives import verify_recv
+
+        # ODS (attributes, recv_i1, results), then upstream's RecvOp::verify (verifyRecvOp);
+        # upstream checks no more of source_target_pairs
+        _check_channel_handle(self)
+        _check_i64_elements(self, "source_target_pairs")
+        ods.check_values("operand", [self.token.type], ods.HLO_Token)
         res = [r.type for r in self.results]
-        if not res or not isinstance(res[-1], TokenType):
-            raise VerifyException(
-                f"the last result must be a !stablehlo.token, results are {types2s(res)}"
-            )
-        _check_pairs(self, "recv", required=False)
-        _check_channel_type(self, "recv", 3)
+        ods.check_values(
+            "result", res, ods.HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken, variadic=True
+        )
+        ch = self.properties.get("channel_handle")
+        assert isinstance(ch, ChannelHandleAttr)
+        _upstream_check(
+            verify_recv,
+            ch.channel_type,
+            int_value(self.properties.get("is_host_transfer"), 0) != 0,
+            res,
+        )
 
 
 # -------------------------------------------------------------------------------- collectives
@@ -659,10 +625,14 @@ class CollectivePermuteOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        # upstream's CollectivePermuteOp::verify (verifyCollectivePermuteOp), then the
-        # InferTypeOpInterface check (collective_permute_c5), which MLIR runs after it
+        # ODS, the SameOperandsAndResultElementType trait (collective_permute_c5), upstream's
+        # CollectivePermuteOp::verify (verifyCollectivePermuteOp), then the InferTypeOpInterface
+        # check (collective_permute_c5), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_permute
 
+        _check_i64_elements(self, "source_target_pairs")
+        if element_type(self.operand.type) != element_type(self.result.type):
+            raise VerifyException("requires the same element type for all operands and results")
         _upstream_check(verify_collective_permute, self.properties.get("source_target_pairs"))
         verify_inferred(self)
 
@@ -740,8 +710,16 @@ class CrossReplicaSumOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        verify_inferred(self)  # HLO_CompatibleOperandsAndResultType
-        _replica_groups(self, "cross-replica-sum")
+        from stablehlo_py.ir.ops.elementwise import verify_compatible_types
+
+        # ODS (I64ElementsAttr replica_groups, HLO_Tensor operand and result), then
+        # HLO_CompatibleOperandsAndResultType: the trait, then its inference; upstream verifies
+        # nothing else (no replica-group checks)
+        _check_i64_elements(self, "replica_groups")
+        ods.check_values("operand", [self.operand.type], ods.HLO_Tensor)
+        ods.check_values("result", [self.result.type], ods.HLO_Tensor)
+        verify_compatible_types(self)
+        verify_inferred(self)
 
 
 @op_def
@@ -772,7 +750,10 @@ class AsyncDoneOp(GenericSyntaxOp):
     result = result_def()
 
     def verify_(self) -> None:
-        verify_inferred(self)  # AsyncDoneOp::inferReturnTypes
+        # ODS (HLO_Future operand, HLO_Tensor result), then AsyncDoneOp::inferReturnTypes
+        ods.check_values("operand", [self.operand.type], ods.HLO_Future)
+        ods.check_values("result", [self.result.type], ods.HLO_Tensor)
+        verify_inferred(self)
 
 
 OPS = (

@@ -8,11 +8,20 @@ from typing import ClassVar
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
+from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import STR_ATTR, StableHLOOp, op_def, prop
 
 
+class _EinsumBase(StableHLOOp):
+    """Upstream verifies only the ODS constraints: HLO_Tensor operands and result."""
+
+    def verify_(self) -> None:
+        ods.check_values("operand", [v.type for v in self.operands], ods.HLO_Tensor)
+        ods.check_values("result", [r.type for r in self.results], ods.HLO_Tensor)
+
+
 @op_def
-class EinsumOp(StableHLOOp):
+class EinsumOp(_EinsumBase):
     """Einstein summation of `lhs` and `rhs` by `einsum_config` (deprecated; use dot_general)."""
 
     name = "stablehlo.einsum"
@@ -27,7 +36,7 @@ class EinsumOp(StableHLOOp):
 
 
 @op_def
-class UnaryEinsumOp(StableHLOOp):
+class UnaryEinsumOp(_EinsumBase):
     """Einstein summation of one `operand` by `einsum_config` (deprecated)."""
 
     name = "stablehlo.unary_einsum"

@@ -62,6 +62,7 @@ from stablehlo_py.ir.op_attrs import (
     dot_algorithm_error,
     parse_conv_dims,
 )
+from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ARRAY_ATTR,
     BOOL_ATTR,
@@ -847,11 +848,16 @@ class RngBitGeneratorOp(StableHLOOp):
 
     def verify_(self) -> None:
         it, ot = self.initial_state.type, self.output_state.type
-        # rng_bit_generator_c1
-        if not (
-            element_type(it) == element_type(ot) and shapes_compatible(shape_of(it), shape_of(ot))
-        ):
-            fail(f"output_state type {t2s(ot)} must match initial_state {t2s(it)}")
+        # ODS: HLO_IntOrFpTensor state, HLO_StaticShapeIntOrFpTensor output
+        ods.check_values("operand", [it], ods.HLO_IntOrFpTensor)
+        ods.check_values("result", [ot], ods.HLO_IntOrFpTensor)
+        ods.check_values("result", [self.output.type], ods.HLO_StaticShapeIntOrFpTensor, first=1)
+        # rng_bit_generator_c1 as upstream's verifyRngBitGeneratorOp checks it: the shapes only
+        if not shapes_compatible(shape_of(it), shape_of(ot)):
+            fail(
+                "output state shape must be compatible with initial state shape. Got: "
+                f"'{t2s(it)}' and '{t2s(ot)}'"
+            )
         # rng_bit_generator_c2 (the state size per algorithm) is not checked, as upstream's verifier
         # does not: the conformance suite itself uses other sizes (e.g. a tensor<f32> THREE_FRY state).
 

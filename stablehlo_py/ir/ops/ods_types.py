@@ -14,7 +14,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.ops.constraints import is_complex, is_float, t2s
-from stablehlo_py.ir.types import UniformQuantizedType
+from stablehlo_py.ir.types import TokenType, UniformQuantizedType
 
 _INT_WIDTHS = (2, 4, 8, 16, 32, 64)
 
@@ -72,17 +72,41 @@ PER_AXIS: ElementClass = ("per-axis integer quantized", _per_axis)  # HLO_PerAxi
 
 
 class RankedTensorOf:
-    """`RankedTensorOf<[classes]>`: its MLIR summary and its check."""
+    """`RankedTensorOf<[classes]>` (or, with `static`, `StaticShapeTensorOf<[classes]>` and
+    RankedTensorOf with HasStaticShapePred): its MLIR summary and its check."""
 
-    def __init__(self, *classes: ElementClass):
+    def __init__(self, *classes: ElementClass, static: bool = False):
         self.classes = classes
-        self.summary = f"ranked tensor of {' or '.join(c[0] for c in classes)} values"
+        self.static = static
+        kind = "statically shaped tensor" if static else "ranked tensor"
+        self.summary = f"{kind} of {' or '.join(c[0] for c in classes)} values"
 
     def accepts(self, t: Attribute) -> bool:
         if not isinstance(t, TensorType):
             return False
+        if self.static and any(d < 0 for d in t.get_shape()):
+            return False
         e = t.get_element_type()
         return any(pred(e) for _, pred in self.classes)
+
+
+class TypeConstraint:
+    """A named ODS type constraint that is not a tensor of element classes (`HLO_Token`)."""
+
+    def __init__(self, summary: str, accepts: Callable[[Attribute], bool]):
+        self.summary = summary
+        self.accepts = accepts
+
+
+class AnyTypeOf:
+    """`AnyTypeOf<[constraints]>`: accepts what any of them accepts; MLIR joins their summaries."""
+
+    def __init__(self, *options: RankedTensorOf | TypeConstraint):
+        self.options = options
+        self.summary = " or ".join(o.summary for o in options)
+
+    def accepts(self, t: Attribute) -> bool:
+        return any(o.accepts(t) for o in self.options)
 
 
 HLO_Tensor = RankedTensorOf(FLOAT, PRED, INT, COMPLEX, QUANT)
@@ -101,10 +125,29 @@ SIntFpComplexOrQuantizedIntTensor = RankedTensorOf(
     SINT, FLOAT, COMPLEX, QUANT
 )  # abs, sign operands
 SIntFpOrQuantizedIntTensor = RankedTensorOf(SINT, FLOAT, QUANT)  # abs result
+HLO_IntOrFpTensor = RankedTensorOf(INT, FLOAT)
+HLO_StaticShapeIntOrFpTensor = RankedTensorOf(INT, FLOAT, static=True)
+HLO_Token = TypeConstraint("token", lambda t: isinstance(t, TokenType))
+HLO_Future = TypeConstraint("future", lambda t: getattr(t, "name", None) == "stablehlo.future")
+HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken = AnyTypeOf(
+    RankedTensorOf(FLOAT, PRED, INT, COMPLEX, QUANT, static=True),  # HLO_StaticShapeTensor
+    RankedTensorOf(FLOAT, PRED, INT, COMPLEX, QUANT, PER_AXIS, static=True),
+    HLO_Token,
+)
+Constraint = RankedTensorOf | TypeConstraint | AnyTypeOf
 
 
-def check_values(kind: str, types: Sequence[Attribute], constraint: RankedTensorOf) -> None:
-    """MLIR's ODS check of each operand (`kind` "operand") or result ("result") type, in order."""
-    for i, t in enumerate(types):
+def check_values(
+    kind: str,
+    types: Sequence[Attribute],
+    constraint: Constraint,
+    first: int = 0,
+    variadic: bool = False,
+) -> None:
+    """MLIR's ODS check of each operand (`kind` "operand") or result ("result") type, in order;
+    `first` is the index of the first of `types` among the op's operands (results), `variadic`
+    whether they are one `Variadic<...>` group (MLIR then says "must be variadic of ...")."""
+    summary = f"variadic of {constraint.summary}" if variadic else constraint.summary
+    for i, t in enumerate(types, first):
         if not constraint.accepts(t):
-            raise VerifyException(f"{kind} #{i} must be {constraint.summary}, but got '{t2s(t)}'")
+            raise VerifyException(f"{kind} #{i} must be {summary}, but got '{t2s(t)}'")

@@ -27,7 +27,8 @@ from xdsl.irdl import (
 from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.infer import InferError, verify_inferred
+from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     BOOL_ATTR,
@@ -44,13 +45,10 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.ops.constraints import (
     i64_array,
     int_value,
-    rank,
     shapes_compatible,
     t2s,
-    types2s,
 )
 from stablehlo_py.ir.ops.region_utils import (
-    entry_arg_types,
     require_single_block,
     return_types,
 )
@@ -447,29 +445,26 @@ class SortOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
+        from stablehlo_py.ir.infer.reduction import verify_sort
+
         ins = [v.type for v in self.inputs]
         outs = [r.type for r in self.results]
-        if not ins:  # sort_c1
-            raise VerifyException("sort_c1: sort needs at least one input")
-        s0 = shape_of(ins[0])
-        for t in ins + outs:
-            if not shapes_compatible(s0, shape_of(t)):  # sort_c3 (ODS SameOperandsAndResultShape)
-                raise VerifyException(f"sort_c3: {t2s(t)} and {t2s(ins[0])} have different shapes")
-        # sort_c2: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
-        verify_inferred(self)
-        d = int_value(self.properties.get("dimension"), -1)
-        r = rank(ins[0])
-        if r is not None and not -r <= d < r:  # sort_c4
-            raise VerifyException(f"sort_c4: dimension {d} is out of range for rank {r}")
+        # ODS (sort_i1, results, the comparator region), the SameOperandsAndResultShape trait
+        # (sort_c1, sort_c3), upstream's SortOp::verify (verifySortOp: sort_c4, sort_c5), then the
+        # InferTensorType check (sort_c2), which MLIR runs after the op's verifier
+        ods.check_values("operand", ins, ods.HLO_Tensor, variadic=True)
+        ods.check_values("result", outs, ods.HLO_Tensor, variadic=True)
         require_single_block(self, self.comparator, "comparator")
-        args = entry_arg_types(self.comparator)
-        expected = [tensor_type(element_type(t), ()) for t in ins for _ in (0, 1)]
-        rets = return_types(self.comparator) or []
-        if args != expected or len(rets) != 1 or rets[0] != tensor_type(I1, ()):  # sort_c5
-            raise VerifyException(
-                f"sort_c5: comparator must have type {types2s(expected)} -> tensor<i1>, has "
-                f"{types2s(args)} -> {types2s(rets)}"
-            )
+        if not ins:
+            raise VerifyException("expected 1 or more operands, but found 0")
+        s0 = shape_of(ins[0])
+        if not all(shapes_compatible(s0, shape_of(t)) for t in ins + outs):
+            raise VerifyException("requires the same shape for all operands and results")
+        try:
+            verify_sort(ins, int_value(self.properties.get("dimension"), -1), self.comparator)
+        except InferError as e:
+            raise VerifyException(e.message) from None
+        verify_inferred(self)
 
 
 # ---------------------------------------------------------------------------------------- map

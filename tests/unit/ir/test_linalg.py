@@ -469,7 +469,8 @@ def test_result_accuracy_attr() -> None:
     with pytest.raises(ParseError, match="missing required parameter: mode"):
         _attr("#stablehlo.result_accuracy<ulps = 1>")
     with pytest.raises(
-        ParseError, match=r"expected ::mlir::stablehlo::ResultAccuracyMode to be one of: DEFAULT, HIGHEST, TOLERANCE"
+        ParseError,
+        match=r"expected ::mlir::stablehlo::ResultAccuracyMode to be one of: DEFAULT, HIGHEST, TOLERANCE",
     ):
         _attr("#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<FAST>>")
 
@@ -756,7 +757,7 @@ INVALID = [
             "%output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = THREE_FRY : (tensor<2xui64>) "
             "-> (tensor<3xui64>, tensor<4xui32>)"
         ),
-        "output_state type tensor<3xui64> must match initial_state",
+        "output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and 'tensor<3xui64>'",
     ),
     (
         "uniform_quantize_c2",

@@ -1,0 +1,422 @@
+// RUN: stablehlo-opt --verify-diagnostics --split-input-file %s
+// Negative tests of the linalg, random, sort, collective and feed ops: each error in upstream's words (ODS, traits, TypeInference.cpp, StablehloOps.cpp).
+
+// -----
+
+func.func @einsum(%a: tensor<*xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'stablehlo.einsum' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<*xf32>'}}
+  %0 = "stablehlo.einsum"(%a, %b) {einsum_config = "ab,bc->ac"} : (tensor<*xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @unary_einsum(%a: tensor<2x3xindex>) {
+  // expected-error @+1 {{'stablehlo.unary_einsum' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<2x3xindex>'}}
+  %0 = "stablehlo.unary_einsum"(%a) {einsum_config = "ab->a"} : (tensor<2x3xindex>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @rng_normal_of_integers(%a: tensor<i32>, %s: tensor<1xi64>) {
+  // expected-error @+2 {{mu and sigma must be floats}}
+  // expected-error @+1 {{'stablehlo.rng' op failed to infer returned types}}
+  %0 = stablehlo.rng %a, %a, %s, distribution = NORMAL : (tensor<i32>, tensor<i32>, tensor<1xi64>) -> tensor<?xi32>
+  return
+}
+
+// -----
+
+func.func @rng_element_types(%a: tensor<f32>, %b: tensor<f64>, %s: tensor<1xi64>) {
+  // expected-error @+1 {{'stablehlo.rng' op failed to verify that all of {a, b, result} have same element type}}
+  %0 = stablehlo.rng %a, %b, %s, distribution = UNIFORM : (tensor<f32>, tensor<f64>, tensor<1xi64>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @rng_bit_generator_state_shape(%s: tensor<2xui64>) {
+  // expected-error @+1 {{output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and 'tensor<3xui64>'}}
+  %0:2 = "stablehlo.rng_bit_generator"(%s) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<2xui64>) -> (tensor<3xui64>, tensor<2x2xui32>)
+  return
+}
+
+// -----
+
+func.func @rng_bit_generator_dynamic_output(%s: tensor<2xui64>) {
+  // expected-error @+1 {{'stablehlo.rng_bit_generator' op result #1 must be statically shaped tensor of 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values, but got 'tensor<?x2xui32>'}}
+  %0:2 = "stablehlo.rng_bit_generator"(%s) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<2xui64>) -> (tensor<?xui64>, tensor<?x2xui32>)
+  return
+}
+
+// -----
+
+func.func @sort_dimension(%a: tensor<4xf32>) {
+  // expected-error @+1 {{dimension attribute value must be in range [-1, 1), but found 3}}
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 3 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sort_comparator_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{comparator must return tensor<i1> but got 'tensor<f32>'}}
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    stablehlo.return %x : tensor<f32>
+  }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_replica_ids(%a: tensor<4xf32>) {
+  // expected-error @+1 {{replica id #1 seen more than once}}
+  %0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @collective_broadcast_replica_ids(%a: tensor<4xf32>) {
+  // expected-error @+1 {{replica id #0 seen more than once}}
+  %0 = "stablehlo.collective_broadcast"(%a) {replica_groups = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @collective_broadcast_negative_id(%a: tensor<4xf32>) {
+  // expected-error @+1 {{replica_groups values must be positive, but was given -2}}
+  %0 = "stablehlo.collective_broadcast"(%a) {replica_groups = dense<[[0, -2]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @collective_permute_pairs_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expect source_target_pairs attribute of shape (N, 2), but got (1, 3)}}
+  %0 = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @collective_permute_duplicate_sources(%a: tensor<4xf32>) {
+  // expected-error @+1 {{duplicate sources not allowed.}}
+  %0 = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cross_replica_sum_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.cross-replica-sum' op requires compatible types for all operands and results}}
+  %0 = "stablehlo.cross-replica-sum"(%a) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @cross_replica_sum_groups_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.cross-replica-sum' op attribute 'replica_groups' failed to satisfy constraint: 64-bit signless integer elements attribute}}
+  %0 = "stablehlo.cross-replica-sum"(%a) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi32>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @infeed_last_result(%t: !stablehlo.token) {
+  // expected-error @+1 {{last element of result types is expected to be of token type, but got 'tensor<2xi32>'}}
+  %0:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<2xi32>, tensor<2xi32>)
+  return
+}
+
+// -----
+
+func.func @infeed_layout_size(%t: !stablehlo.token) {
+  // expected-error @+1 {{layout-attribute size must be 1 (which is the number of op-results - 1 (for token result)), but got 2}}
+  %0:2 = "stablehlo.infeed"(%t) {layout = [[0], [0]]} : (!stablehlo.token) -> (tensor<2xi32>, !stablehlo.token)
+  return
+}
+
+// -----
+
+func.func @infeed_dynamic_result(%t: !stablehlo.token) {
+  // expected-error @+1 {{'stablehlo.infeed' op result #0 must be variadic of statically shaped tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or statically shaped tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values or token, but got 'tensor<?xi32>'}}
+  %0:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<?xi32>, !stablehlo.token)
+  return
+}
+
+// -----
+
+func.func @outfeed_token(%a: tensor<2xi32>) {
+  // expected-error @+1 {{'stablehlo.outfeed' op operand #1 must be token, but got 'tensor<2xi32>'}}
+  %0 = "stablehlo.outfeed"(%a, %a) : (tensor<2xi32>, tensor<2xi32>) -> !stablehlo.token
+  return
+}
+
+// -----
+
+func.func @outfeed_result(%a: tensor<2xi32>, %t: !stablehlo.token) {
+  // expected-error @+1 {{'stablehlo.outfeed' op result #0 must be token, but got 'tensor<2xi32>'}}
+  %0 = "stablehlo.outfeed"(%a, %t) : (tensor<2xi32>, !stablehlo.token) -> tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @recv_channel_type(%t: !stablehlo.token) {
+  // expected-error @+1 {{channel_type should be HOST_TO_DEVICE when is_host_transfer is true}}
+  %0:2 = "stablehlo.recv"(%t) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 2>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<2xi32>, !stablehlo.token)
+  return
+}
+
+// -----
+
+func.func @recv_last_result(%t: !stablehlo.token) {
+  // expected-error @+1 {{last element of result types is expected to be of token type, but got 'tensor<2xi32>'}}
+  %0:2 = "stablehlo.recv"(%t) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>} : (!stablehlo.token) -> (tensor<2xi32>, tensor<2xi32>)
+  return
+}
+
+// -----
+
+func.func @send_channel_type(%a: tensor<2xi32>, %t: !stablehlo.token) {
+  // expected-error @+2 {{channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false}}
+  // expected-error @+1 {{'stablehlo.send' op failed to infer returned types}}
+  %0 = "stablehlo.send"(%a, %t) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 2>} : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  return
+}
+
+// -----
+
+func.func @send_pairs_type(%a: tensor<2xi32>, %t: !stablehlo.token) {
+  // expected-error @+1 {{'stablehlo.send' op attribute 'source_target_pairs' failed to satisfy constraint: 64-bit signless integer elements attribute}}
+  %0 = "stablehlo.send"(%a, %t) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>, source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi32>} : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_dimension(%a: tensor<4xf32>) {
+  // expected-error @+1 {{scatter dim should be less than operand/result rank}}
+  %0 = "stablehlo.reduce_scatter"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @async_start_body(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'stablehlo.async_start' op region must contain a collective or slice operation}}
+  // expected-error @+1 {{'stablehlo.async_start' op failed to infer returned types}}
+  %0 = "stablehlo.async_start"(%a) ({
+  ^bb0(%x: tensor<4xf32>):
+    %s = stablehlo.add %x, %x : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
+  return
+}
+
+// -----
+
+// collective_reduce is newer than StableHLO 1.17 (jaxlib's oracle does not know it); the message
+// is verifyReplicaGroups', as upstream's CollectiveReduceOp::verify (verifyCollectiveReduceOp) emits it.
+func.func @collective_reduce_replica_ids(%a: tensor<4xf32>) {
+  // expected-error @+1 {{replica id #1 seen more than once}}
+  %0 = "stablehlo.collective_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// collective_reduce is newer than StableHLO 1.17 (jaxlib's oracle does not know it); upstream's
+// InferTensorType check reports the mismatch, then that inference failed.
+func.func @collective_reduce_result(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'stablehlo.collective_reduce' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{'stablehlo.collective_reduce' op failed to infer returned types}}
+  %0 = "stablehlo.collective_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @sort_shapes(%a: tensor<4xf32>, %b: tensor<5xi32>) {
+  // expected-error @+1 {{'stablehlo.sort' op requires the same shape for all operands and results}}
+  %0:2 = "stablehlo.sort"(%a, %b) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %u: tensor<i32>, %v: tensor<i32>):
+    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<4xf32>, tensor<5xi32>) -> (tensor<4xf32>, tensor<5xi32>)
+  return
+}
+
+// -----
+
+func.func @sort_no_inputs() {
+  // expected-error @+1 {{'stablehlo.sort' op expected 1 or more operands, but found 0}}
+  "stablehlo.sort"() ({
+  ^bb0:
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @sort_comparator_arity(%a: tensor<4xf32>) {
+  // expected-error @+1 {{comparator block should have 2 arguments}}
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>):
+    %c = stablehlo.compare LT, %x, %x : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sort_comparator_argument(%a: tensor<4xf32>) {
+  // expected-error @+1 {{comparator block argument #1 should be of type 'tensor<f32>' but got 'tensor<i32>'}}
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<i32>):
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sort_result(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'stablehlo.sort' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{'stablehlo.sort' op failed to infer returned types}}
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_result(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'stablehlo.all_reduce' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{'stablehlo.all_reduce' op failed to infer returned types}}
+  %0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_global_device_ids(%a: tensor<4xf32>) {
+  // expected-error @+1 {{channel_id must be positive when useGlobalDeviceIds is set but got: 0}}
+  %0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @collective_broadcast_result(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'stablehlo.collective_broadcast' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<5xf32>'}}
+  // expected-error @+1 {{'stablehlo.collective_broadcast' op failed to infer returned types}}
+  %0 = "stablehlo.collective_broadcast"(%a) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @collective_permute_element_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.collective_permute' op requires the same element type for all operands and results}}
+  %0 = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_negative_dimension(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.reduce_scatter' op attribute 'scatter_dimension' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = "stablehlo.reduce_scatter"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = -1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @recv_dynamic_result(%t: !stablehlo.token) {
+  // expected-error @+1 {{'stablehlo.recv' op result #0 must be variadic of statically shaped tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or statically shaped tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values or token, but got 'tensor<?xi32>'}}
+  %0:2 = "stablehlo.recv"(%t) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>} : (!stablehlo.token) -> (tensor<?xi32>, !stablehlo.token)
+  return
+}
+
+// -----
+
+func.func @all_gather_replica_ids(%a: tensor<4xf32>) {
+  // expected-error @+1 {{replica id #1 not seen in replica groups}}
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 2]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_group_size(%a: tensor<4xf32>) {
+  // expected-error @+2 {{group size of replica_groups must be 2}}
+  // expected-error @+1 {{'stablehlo.all_to_all' op failed to infer returned types}}
+  %0 = "stablehlo.all_to_all"(%a) {split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @async_start_argument_type(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'stablehlo.async_start' op operand type 'tensor<4xf32>' at index 0 must match region argument type 'tensor<4xf64>'}}
+  // expected-error @+1 {{'stablehlo.async_start' op failed to infer returned types}}
+  %0 = "stablehlo.async_start"(%a) ({
+  ^bb0(%x: tensor<4xf64>):
+    %p = "stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf64>) -> tensor<4xf64>
+    stablehlo.return %p : tensor<4xf64>
+  }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf64>>
+  return
+}
+
+// -----
+
+func.func @async_done_operand(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.async_done' op operand #0 must be future, but got 'tensor<4xf32>'}}
+  %0 = "stablehlo.async_done"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
