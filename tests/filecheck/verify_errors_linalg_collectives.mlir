@@ -420,3 +420,192 @@ func.func @async_done_operand(%a: tensor<4xf32>) {
   %0 = "stablehlo.async_done"(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @all_gather_element_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.all_gather' op requires the same element type for operand and result at index 0}}
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @all_gather_result_size(%a: tensor<4xf32>) {
+  // expected-error @+1 {{result gather dimension has size 6, expected to be a multiple of operand gather dimension size 4}}
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_element_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.all_to_all' op requires the same element type for operand and result at index 0}}
+  %0 = "stablehlo.all_to_all"(%a) {split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_split_size(%a: tensor<3xf32>) {
+  // expected-error @+2 {{split dimension has size 3, expected to be a multiple of split_count 2}}
+  // expected-error @+1 {{'stablehlo.all_to_all' op failed to infer returned types}}
+  %0 = "stablehlo.all_to_all"(%a) {split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @send_host_channel_type(%a: tensor<2xi32>, %t: !stablehlo.token) {
+  // expected-error @+2 {{channel_type should be DEVICE_TO_HOST when is_host_transfer is true}}
+  // expected-error @+1 {{'stablehlo.send' op failed to infer returned types}}
+  %0 = "stablehlo.send"(%a, %t) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>, is_host_transfer = true} : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  return
+}
+
+// -----
+
+func.func @dot_general_batch_sizes(%a: tensor<2x3x4xf32>, %b: tensor<3x4x5xf32>) {
+  // expected-error @+1 {{batching dimension sizes must match for lhs/rhs}}
+  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>} : (tensor<2x3x4xf32>, tensor<3x4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_precision_config(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{expects precision config to be empty or have <= 2 elements, got 3}}
+  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_duplicated_dimension(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{has duplicated dimension from lhs_batching_dimensions and lhs_contracting_dimensions: 1}}
+  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1, 1], rhs_contracting_dimensions = [0, 0]>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_feature_group_count(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4xf32>) {
+  // expected-error @+1 {{expects input feature dimension (3) to be a multiple of feature_group_count. Got feature_group_count = 2.}}
+  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_padding(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4xf32>) {
+  // expected-error @+1 {{expects padding-entries to have same dimension-size as size of window dimensions (2), but got: 1.}}
+  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[0, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_conv_padding_type(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4xf32>, %p: tensor<2x2xf32>) {
+  // expected-error @+1 {{'stablehlo.dynamic_conv' op operand #2 must be statically shaped 2-dimensional integer tensor of 2/4/8/16/32/64-bit integer values, but got 'tensor<2x2xf32>'}}
+  %0 = "stablehlo.dynamic_conv"(%a, %w, %p) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>, tensor<2x2xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_conv_padding_shape(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4xf32>, %p: tensor<3x2xi64>) {
+  // expected-error @+1 {{expects padding to be of shape [2, 2], but got [3, 2]}}
+  %0 = "stablehlo.dynamic_conv"(%a, %w, %p) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>, tensor<3x2xi64>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_body_result(%a: tensor<4xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{The type of reduction-region's parameter at index 0 is different than the corresponding result type: 'tensor<f32>' vs 'tensor<i1>'}}
+  %0 = stablehlo.reduce(%a init: %i) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%x: tensor<f32>, %y: tensor<f32>) {
+    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_window_stride(%a: tensor<4xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{expects window to have positive stride for 0-th window dimension, but got 0.}}
+  %0 = "stablehlo.reduce_window"(%a, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 0>} : (tensor<4xf32>, tensor<f32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @select_and_scatter_select_result(%a: tensor<4xf32>, %s: tensor<2xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{expects the return-type of select-region to be tensor<i1>, but got: 'tensor<f32>'}}
+  %0 = "stablehlo.select_and_scatter"(%a, %s, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    stablehlo.return %x : tensor<f32>
+  }, {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %r = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_precision_operand(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'stablehlo.reduce_precision' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or per-tensor integer quantized values, but got 'tensor<4xi32>'}}
+  %0 = stablehlo.reduce_precision %a, format = e5m10 : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @cholesky_rank(%a: tensor<3xf32>) {
+  // expected-error @+2 {{argument 'a' must have rank >= 2, got shape 3.}}
+  // expected-error @+1 {{'stablehlo.cholesky' op failed to infer returned types}}
+  %0 = "stablehlo.cholesky"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @triangular_solve_shared_dimension(%a: tensor<3x3xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+2 {{shared dimension of operands 'a' and 'b' must be compatible, but got 'tensor<3x3xf32>' and 'tensor<4x2xf32>'}}
+  // expected-error @+1 {{'stablehlo.triangular_solve' op failed to infer returned types}}
+  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false} : (tensor<3x3xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_inference_feature_index(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'stablehlo.batch_norm_inference' op attribute 'feature_index' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {epsilon = 0.001 : f32, feature_index = -1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_training_feature_count(%x: tensor<2x3xf32>, %s: tensor<2xf32>) {
+  // expected-error @+2 {{expects the size of single-dimensional operands to be compatible with feature count, but the size of single-dimensional operands is 2 and the feature count is 3.}}
+  // expected-error @+1 {{'stablehlo.batch_norm_training' op failed to infer returned types}}
+  %0:3 = "stablehlo.batch_norm_training"(%x, %s, %s) {epsilon = 0.001 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>)
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_result(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+2 {{'stablehlo.batch_norm_grad' op inferred type(s) 'tensor<2x3xf32>', 'tensor<3xf32>', 'tensor<3xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>', 'tensor<3xf32>', 'tensor<2xf32>'}}
+  // expected-error @+1 {{'stablehlo.batch_norm_grad' op failed to infer returned types}}
+  %0:3 = "stablehlo.batch_norm_grad"(%x, %s, %s, %s, %x) {epsilon = 0.001 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>)
+  return
+}

@@ -6,7 +6,8 @@ dot, dot_general, convolution and dynamic_conv infer only a shape upstream (thei
 ``inferReturnTypeComponents`` leave the element type null: a result may be wider than the operands,
 i8 x i8 -> i32, or quantized differently); these rules give the lhs's element type, and the ops'
 verifiers compare shapes only, as upstream's ``verifyDotOp`` / ``verifyConvolutionOp`` do.
-rng_bit_generator has no rule: upstream infers nothing for it (only ``verifyRngBitGeneratorOp``).
+rng_bit_generator has no rule: upstream infers nothing for it (``verify_rng_bit_generator`` is its
+verifyRngBitGeneratorOp).
 """
 
 from __future__ import annotations
@@ -576,6 +577,15 @@ def infer_rng(inp: InferInput) -> list[Attribute]:
     if not isinstance(st, TensorType) or len(st.get_shape()) != 1 or is_dynamic(st.get_shape()[0]):
         return [UnrankedTensorType(elem)]
     return [tensor_type(elem, (DYN,) * st.get_shape()[0])]
+
+
+def verify_rng_bit_generator(initial_state: Attribute, output_state: Attribute) -> None:
+    """upstream's verifyRngBitGeneratorOp (rng_bit_generator_c1: compatible shapes only)."""
+    if not shapes_compatible(initial_state, output_state):
+        raise InferError(
+            "output state shape must be compatible with initial state shape. Got: "
+            f"{qt(initial_state)} and {qt(output_state)}"
+        )
 
 
 # ---------------------------------------------------- quantization constraints (verifiers only)

@@ -273,6 +273,17 @@ def _upstream_check(check: Callable[..., None], *args: object) -> None:
         raise VerifyException(e.message) from None
 
 
+def _pairwise_same_element_type(ins: list[Attribute], outs: list[Attribute]) -> None:
+    """upstream's HLO_PairwiseSameOperandAndResultElementType trait (all_gather, all_to_all)."""
+    if len(ins) != len(outs):
+        raise VerifyException("requires the same number of operands and results")
+    for i, (a, b) in enumerate(zip(ins, outs)):
+        if element_type(a) != element_type(b):
+            raise VerifyException(
+                f"requires the same element type for operand and result at index {i}"
+            )
+
+
 def verify_mesh_symbol(op: StableHLOOp) -> None:
     """upstream's ReplicaGroupMeshAxesAttr::verifySymbolUses: the mesh of mesh-axes replica groups
     must name a symbol visible from the op."""
@@ -472,8 +483,7 @@ class AllGatherOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        from stablehlo_py.ir.infer import InferError
-        from stablehlo_py.ir.infer.collectives import pairwise_same_element_type, verify_all_gather
+        from stablehlo_py.ir.infer.collectives import verify_all_gather
 
         # ODS: ConfinedAttr<I64Attr, [IntNonNegative]> (all_gather_c1)
         d = int_value(self.properties.get("all_gather_dim"))
@@ -484,19 +494,17 @@ class AllGatherOp(GenericSyntaxOp):
             )
         ins = [v.type for v in self.operands]
         outs = [r.type for r in self.results]
-        try:
-            # the trait (all_gather_c6), then upstream's AllGatherOp::verify
-            pairwise_same_element_type(ins, outs)
-            verify_all_gather(
-                ins,
-                outs,
-                d,
-                self.properties.get("replica_groups"),
-                channel_id(self),
-                isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
-            )
-        except InferError as e:
-            raise VerifyException(e.message) from None
+        # the trait (all_gather_c6), then upstream's AllGatherOp::verify
+        _pairwise_same_element_type(ins, outs)
+        _upstream_check(
+            verify_all_gather,
+            ins,
+            outs,
+            d,
+            self.properties.get("replica_groups"),
+            channel_id(self),
+            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
+        )
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)
 
@@ -549,8 +557,6 @@ class AllToAllOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        from stablehlo_py.ir.infer.collectives import pairwise_same_element_type
-
         # ODS: split_dimension, concat_dimension >= 0, split_count > 0 (all_to_all_c1, c3, c4)
         for name, what in (
             ("split_dimension", "non-negative"),
@@ -565,11 +571,7 @@ class AllToAllOp(GenericSyntaxOp):
                 )
         # the traits in upstream's order: HLO_PairwiseSameOperandAndResultElementType (all_to_all_c9),
         # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
-        _upstream_check(
-            pairwise_same_element_type,
-            [v.type for v in self.operands],
-            [r.type for r in self.results],
-        )
+        _pairwise_same_element_type([v.type for v in self.operands], [r.type for r in self.results])
         verify_inferred(self)
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)

@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
     IntegerAttr,
-    IntegerType,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation
@@ -51,6 +50,7 @@ from stablehlo_py.ir.infer.linalg import (
     positive_i64_error,
     verify_convolution_quantization,
     verify_dot_general_quantization,
+    verify_rng_bit_generator,
 )
 from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import (
@@ -85,6 +85,7 @@ from stablehlo_py.ir.ops.constraints import (
     check_element_kind,
     dims_compatible,
     fail,
+    int_value,
     int_values,
     same_baseline_type,
     shapes_compatible,
@@ -112,14 +113,15 @@ def _precision_values(a: Attribute | None) -> list[str]:
     return [x.data for x in a.data] if isinstance(a, ArrayAttr) else []  # type: ignore[attr-defined]
 
 
-def _verify_precision_config(a: Attribute | None, cid: str) -> None:
+def _verify_precision_config(a: Attribute | None) -> None:
+    """ODS `StableHLO_PrecisionConfigAttr`: an array of precisions (its size is checked by the
+    inference, as upstream's verifyPrecisionConfig)."""
     if a is None:
         return
     if not isinstance(a, ArrayAttr) or not all(isinstance(x, PrecisionAttr) for x in a.data):
-        fail("precision_config must be an array of #stablehlo<precision ...> attributes")
-    # upstream's verifyPrecisionConfig: empty or up to 2 elements (the spec's (C) asks for 2)
-    if len(a.data) > 2:
-        fail(f"precision_config must be empty or have 2 elements ({cid}), but has {len(a.data)}")
+        fail(
+            "attribute 'precision_config' failed to satisfy constraint: Precision Config attribute"
+        )
 
 
 def _verify_inferred_shape(op: Operation, compare: bool = True) -> None:
@@ -422,7 +424,7 @@ class DotOp(_PrintableOrGeneric, StableHLOOp):
     def verify_(self) -> None:
         # upstream verifyDotOp: inferDotOp's shape (ranks, contracting sizes, precision config)
         _verify_inferred_shape(self)
-        _verify_precision_config(self.precision_config, "dot")
+        _verify_precision_config(self.precision_config)
 
 
 @op_def
@@ -448,7 +450,7 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         # dot_general_c1 .. c12) and its shape against the result's, then c21 and, when an operand
         # or the result is quantized, verifyDotGeneralOpQuantizationConstraints (c14 .. c20).
         # Nothing else: upstream accepts different lhs and rhs element types.
-        _verify_precision_config(self.precision_config, "dot_general_c11")  # ODS: its kind
+        _verify_precision_config(self.precision_config)  # ODS: its kind
         _verify_inferred_shape(self)
         alg = self.algorithm
         if alg is not None:
@@ -564,10 +566,8 @@ class DynamicConvOp(NoAssemblyFormatOp, _ConvBase):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        pt = self.padding.type
-        # ODS: an integer padding tensor
-        if not isinstance(element_type(pt), IntegerType):
-            fail(f"padding {t2s(pt)} must be a tensor of integers")
+        # ODS: HLO_Static2DIntTensor:$padding (dynamic_conv_i3)
+        ods.check_values("operand", [self.padding.type], ods.HLO_Static2DIntTensor, first=2)
         # upstream's verifyDynamicConvOp: inferDynamicConvOp only (dynamic_conv has no shape
         # interface: its result is not compared with the inferred shape)
         _verify_inferred_shape(self, compare=False)
@@ -688,6 +688,12 @@ class _BatchNormBase(NoAssemblyFormatOp):
     """The result with the operand's baseline type (batch_norm_inference_c7, batch_norm_training_c7)."""
 
     def verify_(self) -> None:
+        # ODS: ConfinedAttr<I64Attr, [IntNonNegative]>:$feature_index, before the traits
+        if int_value(self.properties.get("feature_index"), 0) < 0:
+            fail(
+                "attribute 'feature_index' failed to satisfy constraint: 64-bit signless integer "
+                "attribute whose value is non-negative"
+            )
         # batch_norm_grad_c2, batch_norm_inference_c2, batch_norm_training_c2 (upstream's
         # CompatibleOperandsAndResultElementType trait, checked before the inference)
         _verify_same_element([(n, getattr(self, n).type) for n in self.SAME_ELEMENT])
@@ -852,12 +858,8 @@ class RngBitGeneratorOp(StableHLOOp):
         ods.check_values("operand", [it], ods.HLO_IntOrFpTensor)
         ods.check_values("result", [ot], ods.HLO_IntOrFpTensor)
         ods.check_values("result", [self.output.type], ods.HLO_StaticShapeIntOrFpTensor, first=1)
-        # rng_bit_generator_c1 as upstream's verifyRngBitGeneratorOp checks it: the shapes only
-        if not shapes_compatible(shape_of(it), shape_of(ot)):
-            fail(
-                "output state shape must be compatible with initial state shape. Got: "
-                f"'{t2s(it)}' and '{t2s(ot)}'"
-            )
+        # rng_bit_generator_c1: upstream's verifyRngBitGeneratorOp
+        _infer_check(verify_rng_bit_generator, it, ot)
         # rng_bit_generator_c2 (the state size per algorithm) is not checked, as upstream's verifier
         # does not: the conformance suite itself uses other sizes (e.g. a tensor<f32> THREE_FRY state).
 

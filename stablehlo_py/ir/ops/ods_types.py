@@ -75,16 +75,25 @@ class RankedTensorOf:
     """`RankedTensorOf<[classes]>` (or, with `static`, `StaticShapeTensorOf<[classes]>` and
     RankedTensorOf with HasStaticShapePred): its MLIR summary and its check."""
 
-    def __init__(self, *classes: ElementClass, static: bool = False):
+    def __init__(
+        self,
+        *classes: ElementClass,
+        static: bool = False,
+        rank: int | None = None,
+        kind: str | None = None,
+    ):
         self.classes = classes
         self.static = static
-        kind = "statically shaped tensor" if static else "ranked tensor"
+        self.rank = rank
+        kind = kind or ("statically shaped tensor" if static else "ranked tensor")
         self.summary = f"{kind} of {' or '.join(c[0] for c in classes)} values"
 
     def accepts(self, t: Attribute) -> bool:
         if not isinstance(t, TensorType):
             return False
         if self.static and any(d < 0 for d in t.get_shape()):
+            return False
+        if self.rank is not None and len(t.get_shape()) != self.rank:
             return False
         e = t.get_element_type()
         return any(pred(e) for _, pred in self.classes)
@@ -127,6 +136,9 @@ SIntFpComplexOrQuantizedIntTensor = RankedTensorOf(
 SIntFpOrQuantizedIntTensor = RankedTensorOf(SINT, FLOAT, QUANT)  # abs result
 HLO_IntOrFpTensor = RankedTensorOf(INT, FLOAT)
 HLO_StaticShapeIntOrFpTensor = RankedTensorOf(INT, FLOAT, static=True)
+HLO_Static2DIntTensor = RankedTensorOf(
+    INT, static=True, rank=2, kind="statically shaped 2-dimensional integer tensor"
+)
 HLO_Token = TypeConstraint("token", lambda t: isinstance(t, TokenType))
 HLO_Future = TypeConstraint("future", lambda t: getattr(t, "name", None) == "stablehlo.future")
 HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken = AnyTypeOf(

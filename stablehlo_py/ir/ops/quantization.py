@@ -145,6 +145,9 @@ class ReducePrecisionOp(StableHLOOp):
                 "attribute 'mantissa_bits' failed to satisfy constraint: 32-bit signless integer attribute "
                 "whose value is non-negative"
             )
+        # ODS: HLO_FpOrQuantizedIntTensor operand and result
+        ods.check_values("operand", [self.operand.type], ods.HLO_FpOrQuantizedIntTensor)
+        ods.check_values("result", [self.output.type], ods.HLO_FpOrQuantizedIntTensor)
         # reduce_precision_c1: the inferred type, then CompatibleOperandsAndResultType
         verify_inferred(self)
         verify_compatible_types(self)
@@ -168,7 +171,9 @@ class BitcastConvertOp(StableHLOOp):
         oe, re_ = element_type(ot), element_type(rt)
         # bitcast_convert_c2
         if isinstance(oe, ComplexType) != isinstance(re_, ComplexType):
-            fail(f"cannot convert between real and complex types, but got: '{t2s(ot)}' and '{t2s(rt)}'")
+            fail(
+                f"cannot convert between real and complex types, but got: '{t2s(ot)}' and '{t2s(rt)}'"
+            )
         # bitcast_convert_c1
         eb, rb = num_bits(oe), num_bits(re_)
         os_, rs = shape_of(ot), shape_of(rt)
