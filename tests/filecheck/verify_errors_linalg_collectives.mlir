@@ -609,3 +609,146 @@ func.func @batch_norm_grad_result(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
   %0:3 = "stablehlo.batch_norm_grad"(%x, %s, %s, %s, %x) {epsilon = 0.001 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>)
   return
 }
+
+// -----
+
+func.func @rng_operand_rank(%a: tensor<1xf32>, %s: tensor<1xi64>) {
+  // expected-error @+1 {{'stablehlo.rng' op operand #0 must be 0D tensor of bool or 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values, but got 'tensor<1xf32>'}}
+  %0 = stablehlo.rng %a, %a, %s, distribution = UNIFORM : (tensor<1xf32>, tensor<1xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @rng_shape_operand(%a: tensor<f32>, %s: tensor<?xi64>) {
+  // expected-error @+1 {{'stablehlo.rng' op operand #2 must be statically shaped 1-dimensional tensor of index or 2/4/8/16/32/64-bit integer values, but got 'tensor<?xi64>'}}
+  %0 = stablehlo.rng %a, %a, %s, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<?xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @fft_operand_type(%a: tensor<8xi32>) {
+  // expected-error @+1 {{'stablehlo.fft' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements values, but got 'tensor<8xi32>'}}
+  %0 = stablehlo.fft %a, type = FFT, length = [8] : (tensor<8xi32>) -> tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @cholesky_operand_type(%a: tensor<3x3xi32>) {
+  // expected-error @+1 {{'stablehlo.cholesky' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<3x3xi32>'}}
+  %0 = "stablehlo.cholesky"(%a) : (tensor<3x3xi32>) -> tensor<3x3xi32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_inference_element_types(%x: tensor<2x3xf32>, %s: tensor<3xf64>) {
+  // expected-error @+1 {{'stablehlo.batch_norm_inference' op requires compatible element types for all operands and results}}
+  %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {epsilon = 0.001 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_inference_operand_type(%x: tensor<2x3xi32>, %s: tensor<3xi32>) {
+  // expected-error @+1 {{'stablehlo.batch_norm_inference' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or per-tensor integer quantized values, but got 'tensor<2x3xi32>'}}
+  %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {epsilon = 0.001 : f32, feature_index = 1 : i64} : (tensor<2x3xi32>, tensor<3xi32>, tensor<3xi32>, tensor<3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_training_epsilon(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'stablehlo.batch_norm_training' op attribute 'epsilon' failed to satisfy constraint: 32-bit float attribute}}
+  %0:3 = "stablehlo.batch_norm_training"(%x, %s, %s) {epsilon = 0.001 : f64, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+func.func @reduce_precision_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.reduce_precision' op requires compatible types for all operands and results}}
+  %0 = stablehlo.reduce_precision %a, format = e5m10 : (tensor<4xf32>) -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @dot_operand_type(%a: tensor<2x3xindex>, %b: tensor<3xindex>) {
+  // expected-error @+1 {{'stablehlo.dot' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<2x3xindex>'}}
+  %0 = "stablehlo.dot"(%a, %b) : (tensor<2x3xindex>, tensor<3xindex>) -> tensor<2xindex>
+  return
+}
+
+// -----
+
+func.func @dot_result_shape(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{inferred shape '[2]' is incompatible with return type of operation 'tensor<3xf32>'}}
+  %0 = "stablehlo.dot"(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_precision_kind(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'stablehlo.dot_general' op attribute 'precision_config' failed to satisfy constraint: Precision Config attribute}}
+  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [1, 2]} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_batch_group_count(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4xf32>) {
+  // expected-error @+1 {{'stablehlo.convolution' op attribute 'batch_group_count' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "stablehlo.convolution"(%a, %w) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 0 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%a: tensor<4x5xf32>, %i: tensor<f32>) {
+  // expected-error @+2 {{'stablehlo.reduce' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<5xf32>'}}
+  // expected-error @+1 {{'stablehlo.reduce' op failed to infer returned types}}
+  %0 = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [1] : (tensor<4x5xf32>, tensor<f32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_duplicate_dimension(%a: tensor<4x5xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{Duplicate reduction dimension: 1}}
+  %0 = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [1, 1] : (tensor<4x5xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_window_result(%a: tensor<4xf32>, %i: tensor<f32>) {
+  // expected-error @+2 {{'stablehlo.reduce_window' op inferred type(s) 'tensor<3xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error @+1 {{'stablehlo.reduce_window' op failed to infer returned types}}
+  %0 = "stablehlo.reduce_window"(%a, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2>} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_and_scatter_result(%a: tensor<4xf32>, %s: tensor<2xf32>, %i: tensor<f32>) {
+  // expected-error @+2 {{'stablehlo.select_and_scatter' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf64>'}}
+  // expected-error @+1 {{'stablehlo.select_and_scatter' op failed to infer returned types}}
+  %0 = "stablehlo.select_and_scatter"(%a, %s, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = stablehlo.compare GE, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %r = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf64>
+  return
+}

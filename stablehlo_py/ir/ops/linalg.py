@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
+    FloatAttr,
     IntegerAttr,
     TensorType,
 )
@@ -82,7 +83,6 @@ from stablehlo_py.ir.ops.base import (
 )
 from stablehlo_py.ir.ops.constraints import (
     baseline_element,
-    check_element_kind,
     dims_compatible,
     fail,
     int_value,
@@ -143,6 +143,13 @@ def _verify_inferred_shape(op: Operation, compare: bool = True) -> None:
                 f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
                 f"'{t2s(res)}'"
             )
+
+
+def _check_lhs_rhs_result(op: Any, lhs: ods.Constraint, rhs_and_result: ods.Constraint) -> None:
+    """ODS of dot, dot_general and convolution: `$lhs`, `$rhs` and the result's tensor types."""
+    ods.check_values("operand", [op.lhs.type], lhs)
+    ods.check_values("operand", [op.rhs.type], rhs_and_result, first=1)
+    ods.check_values("result", [op.result.type], rhs_and_result)
 
 
 def _verify_compatible_element_types(op: Operation) -> None:
@@ -422,9 +429,11 @@ class DotOp(_PrintableOrGeneric, StableHLOOp):
     )
 
     def verify_(self) -> None:
-        # upstream verifyDotOp: inferDotOp's shape (ranks, contracting sizes, precision config)
-        _verify_inferred_shape(self)
+        # ODS (the precision config's kind, the operand and result types), then upstream's
+        # verifyDotOp: inferDotOp's shape (ranks, contracting sizes, precision config size)
         _verify_precision_config(self.precision_config)
+        _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
+        _verify_inferred_shape(self)
 
 
 @op_def
@@ -451,6 +460,7 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         # or the result is quantized, verifyDotGeneralOpQuantizationConstraints (c14 .. c20).
         # Nothing else: upstream accepts different lhs and rhs element types.
         _verify_precision_config(self.precision_config)  # ODS: its kind
+        _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
         _verify_inferred_shape(self)
         alg = self.algorithm
         if alg is not None:
@@ -549,7 +559,10 @@ class ConvolutionOp(_ConvBase):
         super().print_pretty(pr)
 
     def verify_(self) -> None:
-        # upstream's verifyConvolutionOp: inferConvolutionOp and its shape against the result's
+        # ODS, then upstream's verifyConvolutionOp: inferConvolutionOp and its shape against the
+        # result's
+        _verify_precision_config(self.precision_config)
+        _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
         _verify_inferred_shape(self)
         _verify_conv(self)
 
@@ -566,8 +579,11 @@ class DynamicConvOp(NoAssemblyFormatOp, _ConvBase):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        # ODS: HLO_Static2DIntTensor:$padding (dynamic_conv_i3)
+        # ODS: HLO_Tensor lhs and rhs, HLO_Static2DIntTensor:$padding (dynamic_conv_i3), the result
+        _verify_precision_config(self.precision_config)
+        ods.check_values("operand", [self.lhs.type, self.rhs.type], ods.HLO_Tensor)
         ods.check_values("operand", [self.padding.type], ods.HLO_Static2DIntTensor, first=2)
+        ods.check_values("result", [self.result.type], ods.HLO_Tensor)
         # upstream's verifyDynamicConvOp: inferDynamicConvOp only (dynamic_conv has no shape
         # interface: its result is not compared with the inferred shape)
         _verify_inferred_shape(self, compare=False)
@@ -592,8 +608,8 @@ class FftOp(StableHLOOp):
     def verify_(self) -> None:
         # ODS: HLO_FpOrComplexTensor operand and result; then InferTensorType: upstream's inferFftOp
         # (fft_c1 .. fft_c5, stablehlo_py.ir.infer.linalg) and the result against it
-        check_element_kind("operand #0", self.operand.type, "fp_or_complex")
-        check_element_kind("result #0", self.result.type, "fp_or_complex")
+        ods.check_values("operand", [self.operand.type], ods.HLO_FpOrComplexTensor)
+        ods.check_values("result", [self.result.type], ods.HLO_FpOrComplexTensor)
         verify_inferred(self)
 
 
@@ -616,8 +632,8 @@ class TriangularSolveOp(NoAssemblyFormatOp):
         # ODS: HLO_FpOrComplexTensor a, b and result; triangular_solve_c1
         # (CompatibleOperandsAndResultElementType); then InferTensorType: upstream's
         # inferTriangularSolveOp (triangular_solve_c2, _c3, _c4, _i4)
-        for what, v in (("operand #0", self.a), ("operand #1", self.b), ("result #0", self.result)):
-            check_element_kind(what, v.type, "fp_or_complex")
+        ods.check_values("operand", [self.a.type, self.b.type], ods.HLO_FpOrComplexTensor)
+        ods.check_values("result", [self.result.type], ods.HLO_FpOrComplexTensor)
         _verify_compatible_element_types(self)
         verify_inferred(self)
 
@@ -636,8 +652,11 @@ class CholeskyOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        # cholesky_c1 (CompatibleOperandsAndResultElementType), then InferTensorType: upstream's
+        # ODS: HLO_FpComplexOrQuantizedIntTensor operand and result, cholesky_c1
+        # (CompatibleOperandsAndResultElementType), then InferTensorType: upstream's
         # inferCholeskyOp (cholesky_c2, cholesky_c3)
+        ods.check_values("operand", [self.a.type], ods.HLO_FpComplexOrQuantizedIntTensor)
+        ods.check_values("result", [self.result.type], ods.HLO_FpComplexOrQuantizedIntTensor)
         _verify_compatible_element_types(self)
         verify_inferred(self)
 
@@ -652,15 +671,6 @@ def _verify_feature_index(op: Any, operand_t: Attribute) -> int | None:
     if s is None:
         return None
     return s[fi]
-
-
-def _verify_same_element(types: Sequence[tuple[str, Attribute]]) -> None:
-    first = baseline_element(types[0][1])
-    for name, t in types[1:]:
-        if baseline_element(t) != first:
-            fail(
-                f"{types[0][0]} {t2s(types[0][1])} and {name} {t2s(t)} must have the same element type"
-            )
 
 
 def _verify_feature_sized(names: Sequence[tuple[str, Attribute]], size: int | None) -> None:
@@ -678,25 +688,41 @@ class _BatchNormBase(NoAssemblyFormatOp):
     epsilon = prop(float_attr(Float32Type()))
     feature_index = prop(I64_ATTR)
     traits = traits_def(Pure())
-    SAME_ELEMENT: ClassVar[tuple[str, ...]] = ()
-    """Operands and results with the operand's baseline element type (batch_norm_*_c2)."""
     OPERAND_SHAPED: ClassVar[tuple[str, ...]] = ()
     """Values with the operand's shape (batch_norm_grad_c3)."""
     FEATURE_SIZED: ClassVar[tuple[str, ...]] = ()
     """1-D values of the feature dimension's size."""
     NORMALIZED: ClassVar[str | None] = None
     """The result with the operand's baseline type (batch_norm_inference_c7, batch_norm_training_c7)."""
+    RANKED_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
+    """Operands that ODS types `RankedTensorOf<[HLO_Float, HLO_QuantizedInt]>`; the others (and the
+    results but the first) are `1DTensorOf<[...]>`."""
 
     def verify_(self) -> None:
-        # ODS: ConfinedAttr<I64Attr, [IntNonNegative]>:$feature_index, before the traits
+        # ODS: F32Attr:$epsilon, ConfinedAttr<I64Attr, [IntNonNegative]>:$feature_index, the
+        # operand and result types, before the traits
+        eps = self.properties.get("epsilon")
+        if not (isinstance(eps, FloatAttr) and isinstance(eps.type, Float32Type)):
+            fail("attribute 'epsilon' failed to satisfy constraint: 32-bit float attribute")
         if int_value(self.properties.get("feature_index"), 0) < 0:
             fail(
                 "attribute 'feature_index' failed to satisfy constraint: 64-bit signless integer "
                 "attribute whose value is non-negative"
             )
+        for kind, values, ranked in (
+            ("operand", self.operands, self.RANKED_OPERANDS),
+            ("result", self.results, (0,)),
+        ):
+            for i, v in enumerate(values):
+                c = (
+                    ods.HLO_FpOrQuantizedIntTensor
+                    if i in ranked
+                    else ods.HLO_FpOrQuantizedInt1DTensor
+                )
+                ods.check_values(kind, [v.type], c, first=i)
         # batch_norm_grad_c2, batch_norm_inference_c2, batch_norm_training_c2 (upstream's
         # CompatibleOperandsAndResultElementType trait, checked before the inference)
-        _verify_same_element([(n, getattr(self, n).type) for n in self.SAME_ELEMENT])
+        _verify_compatible_element_types(self)
         verify_inferred(self)  # upstream's inferBatchNorm*Op (verifyBatchNorm)
         size = _verify_feature_index(self, self.operand.type)  # type: ignore[attr-defined]
         # batch_norm_grad_c3
@@ -729,16 +755,7 @@ class BatchNormGradOp(_BatchNormBase):
     grad_operand = result_def()
     grad_scale = result_def()
     grad_offset = result_def()
-    SAME_ELEMENT: ClassVar[tuple[str, ...]] = (
-        "operand",
-        "scale",
-        "mean",
-        "variance",
-        "grad_output",
-        "grad_operand",
-        "grad_scale",
-        "grad_offset",
-    )
+    RANKED_OPERANDS: ClassVar[tuple[int, ...]] = (0, 4)  # operand, grad_output
     OPERAND_SHAPED: ClassVar[tuple[str, ...]] = ("grad_output", "grad_operand")
     FEATURE_SIZED: ClassVar[tuple[str, ...]] = (
         "scale",
@@ -764,14 +781,6 @@ class BatchNormInferenceOp(_BatchNormBase):
     mean = operand_def()
     variance = operand_def()
     result = result_def()
-    SAME_ELEMENT: ClassVar[tuple[str, ...]] = (
-        "operand",
-        "scale",
-        "offset",
-        "mean",
-        "variance",
-        "result",
-    )
     FEATURE_SIZED: ClassVar[tuple[str, ...]] = ("scale", "offset", "mean", "variance")
     NORMALIZED: ClassVar[str | None] = "result"
 
@@ -787,14 +796,6 @@ class BatchNormTrainingOp(_BatchNormBase):
     output = result_def()
     batch_mean = result_def()
     batch_var = result_def()
-    SAME_ELEMENT: ClassVar[tuple[str, ...]] = (
-        "operand",
-        "scale",
-        "offset",
-        "batch_mean",
-        "batch_var",
-        "output",
-    )
     FEATURE_SIZED: ClassVar[tuple[str, ...]] = ("scale", "offset", "batch_mean", "batch_var")
     NORMALIZED: ClassVar[str | None] = "output"
 
@@ -820,14 +821,11 @@ class RngOp(StableHLOOp):
 
     def verify_(self) -> None:
         at, bt, st = self.a.type, self.b.type, self.shape.type
-        # ODS: 0-d a and b (rng_i1, rng_i2); `shape` a statically shaped 1-d tensor (rng_i3)
-        for what, t in (("a", at), ("b", bt)):
-            s = shape_of(t)
-            if s is not None and len(s) != 0:
-                fail(f"{what} {t2s(t)} must be a 0-dimensional tensor")
-        ss = shape_of(st)
-        if ss is None or len(ss) != 1 or ss[0] < 0:
-            fail(f"shape {t2s(st)} must be a statically shaped 1-dimensional tensor")
+        # ODS: 0-d a and b (rng_i1, rng_i2), `shape` a statically shaped 1-d tensor (rng_i3), the
+        # result's element types
+        ods.check_values("operand", [at, bt], ods.HLO_PredIntOrFp0DTensor)
+        ods.check_values("operand", [st], ods.HLO_StaticDimensionTensor, first=2)
+        ods.check_values("result", [self.result.type], ods.HLO_PredIntOrFpTensor)
         # rng_c1 (AllElementTypesMatch<["a", "b", "result"]>)
         if not element_type(at) == element_type(bt) == element_type(self.result.type):
             fail("failed to verify that all of {a, b, result} have same element type")

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, Signedness, TensorType
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+    TensorType,
+)
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
@@ -69,6 +76,7 @@ COMPLEX: ElementClass = (
 )  # HLO_Complex
 QUANT: ElementClass = ("per-tensor integer quantized", _per_tensor)  # HLO_QuantizedInt
 PER_AXIS: ElementClass = ("per-axis integer quantized", _per_axis)  # HLO_PerAxisQuantizedInt
+INDEX: ElementClass = ("index", lambda e: isinstance(e, IndexType))  # MLIR's Index
 
 
 class RankedTensorOf:
@@ -136,6 +144,12 @@ SIntFpComplexOrQuantizedIntTensor = RankedTensorOf(
 SIntFpOrQuantizedIntTensor = RankedTensorOf(SINT, FLOAT, QUANT)  # abs result
 HLO_IntOrFpTensor = RankedTensorOf(INT, FLOAT)
 HLO_StaticShapeIntOrFpTensor = RankedTensorOf(INT, FLOAT, static=True)
+HLO_PredIntOrFpTensor = RankedTensorOf(PRED, INT, FLOAT)
+HLO_FpOrQuantizedInt1DTensor = RankedTensorOf(FLOAT, QUANT, rank=1, kind="1D tensor")  # batch_norm
+HLO_PredIntOrFp0DTensor = RankedTensorOf(PRED, INT, FLOAT, rank=0, kind="0D tensor")  # rng's a, b
+HLO_StaticDimensionTensor = RankedTensorOf(
+    INDEX, INT, static=True, rank=1, kind="statically shaped 1-dimensional tensor"
+)
 HLO_Static2DIntTensor = RankedTensorOf(
     INT, static=True, rank=2, kind="statically shaped 2-dimensional integer tensor"
 )
@@ -146,6 +160,11 @@ HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken = AnyTypeOf(
     RankedTensorOf(FLOAT, PRED, INT, COMPLEX, QUANT, PER_AXIS, static=True),
     HLO_Token,
 )
+UI32: ElementClass = (
+    "32-bit unsigned integer",
+    lambda e: _unsigned(e) and e.width.data == 32,  # type: ignore[attr-defined]
+)  # UI32
+UI32RankedTensor = RankedTensorOf(UI32)  # replica_id, partition_id results
 Constraint = RankedTensorOf | TypeConstraint | AnyTypeOf
 
 

@@ -148,9 +148,10 @@ class ReducePrecisionOp(StableHLOOp):
         # ODS: HLO_FpOrQuantizedIntTensor operand and result
         ods.check_values("operand", [self.operand.type], ods.HLO_FpOrQuantizedIntTensor)
         ods.check_values("result", [self.output.type], ods.HLO_FpOrQuantizedIntTensor)
-        # reduce_precision_c1: the inferred type, then CompatibleOperandsAndResultType
-        verify_inferred(self)
+        # reduce_precision_c1: the CompatibleOperandsAndResultType trait, then the inference
+        # check, which MLIR runs after the traits
         verify_compatible_types(self)
+        verify_inferred(self)
 
 
 @op_def

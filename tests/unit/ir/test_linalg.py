@@ -739,7 +739,7 @@ INVALID = [
             '%0:3 = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} '
             ": (tensor<2x2xf32>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2x2xf32>, tensor<2xf64>, tensor<2xf64>)"
         ),
-        "operand tensor<2x2xf32> and scale tensor<2xf64> must have the same element type",
+        "requires compatible element types for all operands and results",
     ),
     (
         "rng_c2",

@@ -128,7 +128,7 @@ def test_reduce_precision() -> None:
         "%0 = stablehlo.reduce_precision %a, format = e5m10 : (tensor<2x4xf32>) -> tensor<2x4xf64>",
     )
     assert (
-        "'stablehlo.reduce_precision' op inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf64>'"
+        "'stablehlo.reduce_precision' op requires compatible types for all operands and results"
         in e
     )
     e = verify_error(
