@@ -17,7 +17,9 @@ class StableHLOError(Exception):
         super().__init__(self.render())
 
     def render(self) -> str:
-        text = f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        text = (
+            f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        )
         if self.note:
             text += f"\n{self.location + ': ' if self.location else ''}note: {self.note}"
         return text
@@ -28,7 +30,14 @@ class ParseError(StableHLOError):
 
 
 class VerifyError(StableHLOError):
-    """The IR parsed but breaks a constraint of the spec."""
+    """The IR parsed but breaks a constraint of the spec.  `following` holds the further errors
+    upstream emits right after this one (e.g. "'op' op failed to infer returned types")."""
+
+    following: list[StableHLOError]
+
+    def __init__(self, message: str, *, location: str | None = None, note: str | None = None):
+        super().__init__(message, location=location, note=note)
+        self.following = []
 
 
 class VersionError(StableHLOError):

@@ -25,7 +25,7 @@ from stablehlo_py.cli.common import (
     split_chunks,
     write_output,
 )
-from stablehlo_py.errors import StableHLOError, VerifyError
+from stablehlo_py.errors import StableHLOError
 
 if TYPE_CHECKING:
     from xdsl.ir import Operation
@@ -58,55 +58,24 @@ def process_text(
     debuginfo: bool,
     line_offset: int = 0,
     allow_unregistered: bool = False,
-    secondary: list[StableHLOError] | None = None,
 ) -> str:
-    """Parse, verify, run the passes and print one chunk.  `secondary` collects the further
-    diagnostics upstream reports with a verification failure (for --verify-diagnostics)."""
+    """Parse, verify, run the passes and print one chunk."""
     from stablehlo_py.ir import parse, print_ir
     from stablehlo_py.ir.verify import verify
     from stablehlo_py.passes import run_pipeline
 
     module = parse(text, name, line_offset, allow_unregistered)
-    top = module
-    try:
-        verify(module)
-        module = run_pipeline(module, pipeline)
-    except VerifyError as e:
-        if secondary is not None:
-            secondary.extend(inference_failure(top, e))
-        raise
+    verify(module)
+    module = run_pipeline(module, pipeline)
     return print_ir(module, generic=generic, debuginfo=debuginfo)
 
 
-def inference_failure(module: Operation, err: VerifyError) -> list[VerifyError]:
-    """upstream's second diagnostic when an op's result-type inference check fails: MLIR verifies
-    InferTypeOpInterface ops first through inference, and when that fails it reports the rule's error
-    and then "'op' op failed to infer returned types" at the same op.  `err` is that failure when the
-    op it names, at its location, fails `verify_inferred` with the same message."""
-    from xdsl.utils.exceptions import VerifyException
-
-    from stablehlo_py.ir.infer import has_rule, verify_inferred
-    from stablehlo_py.ir.verify import op_location
-
-    for op in module.walk():
-        if not err.message.startswith(f"'{op.name}' op ") or not has_rule(op.name):
-            continue
-        if op_location(op) != err.location:
-            continue
-        try:
-            verify_inferred(op)
-        except VerifyException as e:
-            text = str(e).strip().splitlines()
-            if text and err.message == f"'{op.name}' op {text[0]}":
-                return [VerifyError(f"'{op.name}' op failed to infer returned types", location=err.location)]
-        except Exception:  # noqa: BLE001 - only deciding on a second diagnostic; the first stands
-            return []
-        return []
-    return []
-
-
 @click.command(
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["--help", "-h"]}
+    context_settings={
+        "ignore_unknown_options": True,
+        "allow_extra_args": True,
+        "help_option_names": ["--help", "-h"],
+    }
 )
 @click.argument("input_file", default="-", required=False)
 @click.option("-o", "output", default=None, help="Output file (default: stdout).")
@@ -119,13 +88,22 @@ def inference_failure(module: Operation, err: VerifyError) -> list[VerifyError]:
     is_flag=True,
     help="Accept generic-form ops of unknown dialects (kept and printed back as written).",
 )
-@click.option("--mlir-print-local-scope", is_flag=True, hidden=True, help="Accepted; locations are always inline.")
-@click.option("--serialize", is_flag=True, help="Write the result as a portable artifact (needs --target).")
+@click.option(
+    "--mlir-print-local-scope",
+    is_flag=True,
+    hidden=True,
+    help="Accepted; locations are always inline.",
+)
+@click.option(
+    "--serialize", is_flag=True, help="Write the result as a portable artifact (needs --target)."
+)
 @click.option("--deserialize", is_flag=True, help="The input is a portable artifact.")
 @click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
 @click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
 @click.option(
-    "--emit-bytecode", is_flag=True, help="Write MLIR bytecode, as upstream's stablehlo-opt -emit-bytecode."
+    "--emit-bytecode",
+    is_flag=True,
+    help="Write MLIR bytecode, as upstream's stablehlo-opt -emit-bytecode.",
 )
 @click.pass_context
 def cli(
@@ -150,13 +128,27 @@ def cli(
         from stablehlo_py.cli.artifacts import run_opt_artifact
 
         return run_opt_artifact(
-            input_file, output, pipeline, serialize=serialize, deserialize=deserialize, target=target,
-            strip_debuginfo=strip_debuginfo, generic=generic, debuginfo=debuginfo,
+            input_file,
+            output,
+            pipeline,
+            serialize=serialize,
+            deserialize=deserialize,
+            target=target,
+            strip_debuginfo=strip_debuginfo,
+            generic=generic,
+            debuginfo=debuginfo,
         )
     data, name = read_input_bytes(input_file)
     if _is_binary(data) or emit_bytecode:
         return _run_binary(
-            data, name, output, pipeline, emit_bytecode, generic, debuginfo, strip_debuginfo,
+            data,
+            name,
+            output,
+            pipeline,
+            emit_bytecode,
+            generic,
+            debuginfo,
+            strip_debuginfo,
             allow_unregistered_dialect,
         )
     text = decode_text(data, name)
@@ -165,25 +157,38 @@ def cli(
     for offset, chunk in split_chunks(text, split_input_file):
         if verify_diagnostics:
             verifier = DiagnosticVerifier(chunk, name, offset)
-            secondary: list[StableHLOError] = []
             try:
-                outputs.append(process_text(
-                    chunk, name, pipeline, generic, debuginfo, offset, allow_unregistered_dialect, secondary
-                ))
+                outputs.append(
+                    process_text(
+                        chunk,
+                        name,
+                        pipeline,
+                        generic,
+                        debuginfo,
+                        offset,
+                        allow_unregistered_dialect,
+                    )
+                )
             except StableHLOError as e:
                 for earlier in getattr(e, "preceding", ()):  # diagnostics emitted before `e`
                     verifier.process_error(earlier)
                 verifier.process_error(e)
-                for extra in secondary:
-                    # upstream's second diagnostic meets an `expected-error` written for it; one not
-                    # expected is not reported (upstream emits it only from an inferring parser)
-                    verifier.try_match(extra.message, extra.location)
+                for extra in getattr(e, "following", ()):  # emitted right after `e` upstream
+                    verifier.process_error(extra)
             problems.extend(verifier.finish())
         else:
             try:
-                outputs.append(process_text(
-                    chunk, name, pipeline, generic, debuginfo, offset, allow_unregistered_dialect
-                ))
+                outputs.append(
+                    process_text(
+                        chunk,
+                        name,
+                        pipeline,
+                        generic,
+                        debuginfo,
+                        offset,
+                        allow_unregistered_dialect,
+                    )
+                )
             except StableHLOError as e:
                 if not split_input_file:
                     raise

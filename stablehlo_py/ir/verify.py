@@ -1,5 +1,11 @@
 """Verification entry point: xDSL's structural checks plus each op's spec constraints (`verify_`),
-reported as one `VerifyError` naming the op and the location it was parsed from.
+reported as one `VerifyError` at the location the op was parsed from.
+
+Its text is worded as upstream emits it: `'stablehlo.xxx' op ...` for what upstream reports with
+`emitOpError` (ODS and trait checks, the ops' own verifiers), and the bare message for what upstream's
+inference rules and `hlo::verify*Op` functions report with `emitOptionalError(location, ...)` -- here,
+an `InferError` of `stablehlo_py.ir.infer` that an op's verifier re-raised.  A failed result-type
+refinement of an InferTypeOpInterface op carries upstream's second error in `following`.
 
 Ops whose class has a compiled plan (`verify_plan`) are checked by it; any op it does not pass, and
 every op of a class without a plan, goes through xDSL's `op.verify`, which words the diagnostic."""
@@ -16,21 +22,60 @@ from stablehlo_py.ir.verify_plan import verifies
 
 
 def verify(top: Operation) -> None:
-    """Verify every op (outer ops first); the first failure is raised with the op's location."""
+    """Verify every op (outer ops first); the first failure is raised with the op's location (and,
+    as `following`, the diagnostic upstream emits right after it)."""
     for op in top.walk():
         if verifies(op):
             continue
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
-            raise VerifyError(f"'{op.name}' op {_message(e)}", location=op_location(op)) from None
+            raise _error(op, e) from None
         except UnicodeEncodeError as e:
             # xDSL prints the module into its diagnostic and cannot print a string that is not
             # UTF-8 (bytes kept as surrogates): report the verification failure it was printing
             cause = e.__context__
             if not isinstance(cause, VerifyException):
                 raise
-            raise VerifyError(f"'{op.name}' op {_message(cause)}", location=op_location(op)) from None
+            raise _error(op, cause) from None
+
+
+def _error(op: Operation, e: VerifyException) -> VerifyError:
+    """`e` as upstream words it: the bare message when a rule emitted it at the op's location, else
+    MLIR's `'<op>' op <message>`; when it is a failed result-type refinement of an
+    InferTypeOpInterface op, upstream's "'<op>' op failed to infer returned types" follows."""
+    from stablehlo_py.ir.infer.interfaces import reports_inference_failure
+
+    message = _message(e)
+    rule = rule_error(e, message)
+    bare = rule is not None and not rule.op_prefixed
+    location = op_location(op)
+    err = VerifyError(message if bare else f"'{op.name}' op {message}", location=location)
+    mismatch = message.startswith("inferred type(s) ") and _MISMATCH in message
+    refinement = mismatch or (rule is not None and not (rule.invariant or rule.standalone))
+    if refinement and reports_inference_failure(op.name, mismatch):
+        err.following = [
+            VerifyError(f"'{op.name}' op failed to infer returned types", location=location)
+        ]
+    return err
+
+
+_MISMATCH = " are incompatible with return type(s) of operation "
+
+
+def rule_error(e: BaseException, message: str):
+    """The `InferError` `e` was raised for, if its message is this one (a rule's diagnostic)."""
+    from stablehlo_py.ir.infer import InferError
+
+    cause = e.__cause__ or e.__context__
+    for _ in range(8):
+        if cause is None:
+            return None
+        if isinstance(cause, InferError):
+            text = cause.message.strip()
+            return cause if text and text.splitlines()[0] == message else None
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def op_location(op: Operation) -> str | None:

@@ -9,6 +9,7 @@ func.func @elementwise(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @concatenate(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{'stablehlo.concatenate' op failed to infer returned types}}
   // expected-error @+1 {{shapes of operand (0) and (1) are not compatible at non-concat index 1: (2, 3) != (2, 4)}}
   %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
@@ -78,6 +79,7 @@ func.func @chlo(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
 // -----
 
 func.func @custom_call_and_constant() -> tensor<2xf32> {
+  // expected-error @+2 {{'stablehlo.constant' op failed to infer returned types}}
   // expected-error @+1 {{inferred type(s) 'tensor<3xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
   %0 = "stablehlo.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<2xf32>
   return %0 : tensor<2xf32>

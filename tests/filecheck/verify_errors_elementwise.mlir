@@ -108,6 +108,7 @@ func.func @floor(%a: tensor<2xi32>) {
 // -----
 
 func.func @imag(%a: tensor<2xcomplex<f32>>) {
+  // expected-error @+2 {{'stablehlo.imag' op failed to infer returned types}}
   // expected-error @+1 {{'stablehlo.imag' op inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2xf64>'}}
   %0 = stablehlo.imag %a : (tensor<2xcomplex<f32>>) -> tensor<2xf64>
   return
@@ -188,6 +189,7 @@ func.func @power(%a: tensor<2xi1>) {
 // -----
 
 func.func @real(%a: tensor<2xcomplex<f32>>) {
+  // expected-error @+2 {{'stablehlo.real' op failed to infer returned types}}
   // expected-error @+1 {{'stablehlo.real' op inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2xf64>'}}
   %0 = stablehlo.real %a : (tensor<2xcomplex<f32>>) -> tensor<2xf64>
   return

@@ -41,11 +41,31 @@ __all__ = [
 
 
 class InferError(Exception):
-    """The operands and attributes admit no result type; ``message`` is upstream's wording."""
+    """The operands and attributes admit no result type; ``message`` is upstream's wording.
 
-    def __init__(self, message: str):
+    Upstream reports most rule errors at the op's location with no op prefix
+    (``emitOptionalError(location, ...)``) from result-type inference.  Two kinds differ, and say so:
+    ``op_prefixed=True`` -- upstream words it as the op's own (``'stablehlo.async_start' op ...``);
+    ``invariant=True`` -- upstream reports it from the op's ODS/trait checks, before inference (such a
+    check sits in a rule here because the builder needs it too), so it is op-prefixed and is not
+    followed by "failed to infer returned types"; ``standalone=True`` -- see below.
+    ``stablehlo_py.ir.verify`` words the diagnostic."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        op_prefixed: bool = False,
+        invariant: bool = False,
+        standalone: bool = False,
+    ):
         super().__init__(message)
         self.message = message
+        self.op_prefixed = op_prefixed or invariant
+        self.invariant = invariant
+        # upstream emits it as a diagnostic of its own and lets inference go on (CHLO's broadcast
+        # shape helper): bare, and no "failed to infer returned types" follows
+        self.standalone = standalone
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,11 @@ def _bounded_broadcast(
         elif db[0] == 1:
             out.append(da)
         elif da[0] != db[0]:
-            raise InferError(f"incompatible shapes for broadcasting {da[0]} and {db[0]}")
+            # upstream emits this at operand 0's location and infers an unranked result (which
+            # verifies); here the op is refused, at its own location
+            raise InferError(
+                f"incompatible shapes for broadcasting {da[0]} and {db[0]}", standalone=True
+            )
         elif da[1] != db[1]:
             raise InferError("cannot mix bounded and static dimensions in broadcast")
         else:

@@ -96,10 +96,13 @@ def verify_replica_groups(
 def pairwise_same_element_type(ins: Sequence[Attribute], outs: Sequence[Attribute]) -> None:
     """upstream's HLO_PairwiseSameOperandAndResultElementType trait (all_gather, all_to_all)."""
     if len(ins) != len(outs):
-        raise InferError("requires the same number of operands and results")
+        raise InferError("requires the same number of operands and results", invariant=True)
     for i, (a, b) in enumerate(zip(ins, outs)):
         if element_type(a) != element_type(b):
-            raise InferError(f"requires the same element type for operand and result at index {i}")
+            raise InferError(
+                f"requires the same element type for operand and result at index {i}",
+                invariant=True,
+            )
 
 
 def verify_all_gather(
@@ -540,36 +543,37 @@ def infer_async_start(inp: InferInput) -> list[Attribute]:
     """StablehloOps.cpp AsyncStartOp::inferReturnTypes: a future of what the body returns."""
     from stablehlo_py.ir.ops.collectives import FutureType
 
-    # upstream's messages start with "'stablehlo.async_start' op ", which the caller adds here.
-    prefix = ""
+    # upstream words these as the op's own ("'stablehlo.async_start' op ..."): op_prefixed
     if not inp.regions:
-        raise InferError(prefix + "expected at least one region")
+        raise InferError("expected at least one region", op_prefixed=True)
     body = inp.regions[0]
     if not body.blocks:
-        raise InferError(prefix + "region must not be empty")
+        raise InferError("region must not be empty", op_prefixed=True)
     block = body.blocks.first
     assert block is not None
     ops = list(block.ops)
     if len(ops) != 2:
-        raise InferError(prefix + "region must contain exactly one operation and a return")
+        raise InferError("region must contain exactly one operation and a return", op_prefixed=True)
     if ops[0].name not in _ASYNC_BODY_OPS:
-        raise InferError(prefix + "region must contain a collective or slice operation")
+        raise InferError("region must contain a collective or slice operation", op_prefixed=True)
     args = list(block.args)
     if len(inp.operand_types) != len(args):
         raise InferError(
-            prefix + f"number of operands ({len(inp.operand_types)}) must match number of "
-            f"region arguments ({len(args)})"
+            f"number of operands ({len(inp.operand_types)}) must match number of "
+            f"region arguments ({len(args)})",
+            op_prefixed=True,
         )
     for i, (t, a) in enumerate(zip(inp.operand_types, args)):
         if t != a.type:
             raise InferError(
-                prefix + f"operand type '{_text(t)}' at index {i} must match region argument "
-                f"type '{_text(a.type)}'"
+                f"operand type '{_text(t)}' at index {i} must match region argument "
+                f"type '{_text(a.type)}'",
+                op_prefixed=True,
             )
     term = ops[-1]
     if len(term.operands) != 1:
         raise InferError(
-            prefix + f"region must return exactly one value, but got {len(term.operands)}"
+            f"region must return exactly one value, but got {len(term.operands)}", op_prefixed=True
         )
     return [FutureType([term.operands[0].type])]
 

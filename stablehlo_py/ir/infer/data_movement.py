@@ -215,7 +215,7 @@ def _concat_dim_and_bound(ls: int, rs: int, lb: int, rb: int) -> tuple[int, int]
 def infer_concatenate(inp: InferInput) -> list[Attribute]:
     types = list(inp.operand_types)
     if not types:
-        raise InferError("expected 1 or more operands, but found 0")
+        raise InferError("expected 1 or more operands, but found 0", invariant=True)  # ODS
     dimension = _int(inp.attr("dimension"))
     witness = next((t for t in types if isinstance(t, TensorType)), None)
     if witness is None:

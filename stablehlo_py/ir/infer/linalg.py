@@ -222,7 +222,7 @@ def positive_i64_error(name: str, attr: Attribute | None) -> str | None:
 def _positive(inp: InferInput, name: str) -> int:
     msg = positive_i64_error(name, inp.attr(name))
     if msg is not None:
-        raise InferError(msg)
+        raise InferError(msg, invariant=True)  # ODS attribute constraint
     return int_attr(inp.attr(name), 1)
 
 
@@ -506,7 +506,8 @@ def _batch_norm(
     if fi < 0:
         raise InferError(
             "attribute 'feature_index' failed to satisfy constraint: 64-bit signless integer "
-            "attribute whose value is non-negative"
+            "attribute whose value is non-negative",
+            invariant=True,  # ODS attribute constraint
         )
     for group, what in ((multi, "multi"), (single, "single")):
         if not all(shapes_compatible(a, b) for a in group for b in group):

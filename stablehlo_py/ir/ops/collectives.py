@@ -314,6 +314,7 @@ class _ProcessIdOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
+        ods.check_values("result", [self.result.type], ods.UI32RankedTensor)  # ODS, then inference
         verify_inferred(self)
 
 

@@ -375,6 +375,9 @@ class CompositeOp(StableHLOOp):
         module = self.parent_op()
         while module is not None and not isinstance(module, ModuleOp):
             module = module.parent_op()
+        from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
+
+        check_values("result", [self.output.type], HLO_Token)  # ODS, then inference
         if root is None or module is None:
             return
         decomposition_type = None
