@@ -752,3 +752,33 @@ func.func @select_and_scatter_result(%a: tensor<4xf32>, %s: tensor<2xf32>, %i: t
   }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf64>
   return
 }
+
+// -----
+
+func.func @sort_comparator_blocks(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.sort' op region #0 ('comparator') failed to verify constraint: region with 1 blocks}}
+  %0 = "stablehlo.sort"(%a) ({
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_empty_block(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.all_reduce' op expects a non-empty block}}
+  %0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_no_terminator(%a: tensor<4xf32>) {
+  // expected-error @+1 {{The reduction-region expected to have a terminator}}
+  %0 = "stablehlo.reduce_scatter"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+  }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
+  return
+}

@@ -93,18 +93,6 @@ def verify_replica_groups(
         raise InferError(f"group size of replica_groups must be {expected_group_size}")
 
 
-def pairwise_same_element_type(ins: Sequence[Attribute], outs: Sequence[Attribute]) -> None:
-    """upstream's HLO_PairwiseSameOperandAndResultElementType trait (all_gather, all_to_all)."""
-    if len(ins) != len(outs):
-        raise InferError("requires the same number of operands and results", invariant=True)
-    for i, (a, b) in enumerate(zip(ins, outs)):
-        if element_type(a) != element_type(b):
-            raise InferError(
-                f"requires the same element type for operand and result at index {i}",
-                invariant=True,
-            )
-
-
 def verify_all_gather(
     ins: Sequence[Attribute],
     outs: Sequence[Attribute],

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Block, Region
+from xdsl.traits import IsTerminator
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import DYN, bounds_of, is_dynamic, ranked
@@ -227,7 +228,7 @@ def verify_reducer_shape(
             f"Reduction-region must take {2 * n} parameters, but takes {len(args)} parameter(s)"
         )
     term = block.last_op if block is not None else None
-    if term is None:
+    if term is None or not term.has_trait(IsTerminator):
         raise InferError("The reduction-region expected to have a terminator")
     rets = [v.type for v in term.operands]
     if not rets:

@@ -528,7 +528,7 @@ class AllReduceOp(GenericSyntaxOp):
         # (all_reduce_c6, all_reduce_c7), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_all_reduce
 
-        require_single_block(self, self.computation, "computation")
+        require_single_block(self, self.computation, "computation", non_empty=True)
         _upstream_check(
             verify_all_reduce,
             [v.type for v in self.operands],
@@ -687,7 +687,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
         # InferTypeOpInterface check, which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_reduce
 
-        require_single_block(self, self.computation, "computation")
+        require_single_block(self, self.computation, "computation", non_empty=True)
         _upstream_check(
             verify_collective_reduce,
             [v.type for v in self.operands],
@@ -739,7 +739,7 @@ class AsyncStartOp(GenericSyntaxOp):
     ISOLATED: ClassVar[bool] = True
 
     def verify_(self) -> None:
-        require_single_block(self, self.body, "body")
+        require_single_block(self, self.body, "body", non_empty=True)
         verify_inferred(self)  # AsyncStartOp::inferReturnTypes
 
 

@@ -273,7 +273,7 @@ class ReduceOp(StableHLOOp):
         inputs = [v.type for v in self.inputs]
         inits = [v.type for v in self.init_values]
         dims = i64_array(self.properties.get("dimensions")) or ()
-        require_single_block(self, self.body, "body")
+        require_single_block(self, self.body, "body", non_empty=True)
         # reduce_c1, reduce_c4, reduce_c5: the inputs and dimensions
         shape = _infer_checked(lambda: reduce_shape(inputs, dims))
         # reduce_c2, reduce_c6: the body
@@ -338,7 +338,7 @@ class ReduceWindowOp(GenericSyntaxOp):
             raise VerifyException("reduce_window: window_dimensions is required")
         inputs = [v.type for v in self.inputs]
         inits = [v.type for v in self.init_values]
-        require_single_block(self, self.body, "body")
+        require_single_block(self, self.body, "body", non_empty=True)
         # reduce_window_c1, c2, c4...c12: the inputs and the window
         attrs = {**self.attributes, **self.properties}
         _infer_checked(lambda: reduce_window_window(InferInput(tuple(inputs), attrs), inputs))
@@ -490,7 +490,7 @@ class MapOp(GenericSyntaxOp):
                 raise VerifyException(
                     f"map_c1: input #{i} {t2s(t)} and input #0 {t2s(ins[0])} have different shapes"
                 )
-        require_single_block(self, self.computation, "computation")
+        require_single_block(self, self.computation, "computation", non_empty=True)
         # map_c1 (the result), map_c3, map_c4: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
         verify_inferred(self)
 

@@ -50,13 +50,17 @@ def return_types(region: Region) -> list[Attribute] | None:
     return [v.type for v in last.last_op.operands]
 
 
-def require_single_block(op: Operation, region: Region, what: str) -> None:
-    n = len(region.blocks)
-    if n != 1:
-        raise VerifyException(f"expects {what} to have exactly one block, found {n}")
-    last = region.blocks.first.last_op  # type: ignore[union-attr]
-    if last is None or last.name not in ("stablehlo.return", "func.return"):
-        raise VerifyException(f"expects {what} to end with stablehlo.return")
+def require_single_block(op: Operation, region: Region, what: str, non_empty: bool = False) -> None:
+    """ODS `SizedRegion<1>:$what` (MLIR's words); with `non_empty`, also the SingleBlock trait of
+    the ops with SingleBlockImplicitTerminator (all_reduce, reduce, ...).  The terminator itself is
+    left to the op's verifier, as upstream's verifiers take the block's last op for it."""
+    if len(region.blocks) != 1:
+        index = next(i for i, r in enumerate(op.regions) if r is region)
+        raise VerifyException(
+            f"region #{index} ('{what}') failed to verify constraint: region with 1 blocks"
+        )
+    if non_empty and region.blocks.first.first_op is None:  # type: ignore[union-attr]
+        raise VerifyException("expects a non-empty block")
 
 
 def check_scalar_reducer(
