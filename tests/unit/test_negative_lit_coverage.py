@@ -13,19 +13,7 @@ from stablehlo_py.ir.dialects import OP_MODULES
 
 FILECHECK = Path(__file__).resolve().parents[1] / "filecheck"
 
-GAPS: dict[str, str] = {
-    # data movement / control flow (H1's families): our wording is not upstream's yet
-    "after_all": "operand type check says 'input #0 must be a !stablehlo.token', not ODS's",
-    "case": "no upstream-worded verifier error probed yet",
-    "dynamic_gather": "no upstream-worded verifier error probed yet",
-    "scatter": "'scatter needs at least one input and one update' is ours",
-    "torch_index_select": "no upstream-worded verifier error probed yet",
-    "return": "its terminator-placement message is xDSL's",
-    "complex": "'lhs and rhs must have element type f32 or f64' is ours (upstream: ODS)",
-    "select": "'pred must be a tensor of i1' is ours (upstream: ODS / verifySelectOp)",
-    "optimization_barrier": "'requires the same type for operand and result at index' is ours",
-    "composite": "'does not reference a valid function' is ours",
-}
+GAPS: dict[str, str] = {}
 """op -> why it has no upstream-worded negative lit test yet (reported as a gap)."""
 
 

@@ -226,10 +226,12 @@ def infer_concatenate(inp: InferInput) -> list[Attribute]:
         raise InferError("rank-0 values cannot be concatenated")
     if dimension >= rank:
         raise InferError(f"dimension {dimension} is out-of-bounds for input rank {rank}")
-    if dimension < 0:
+    if dimension < 0:  # upstream's ODS attribute constraint, checked before inference
         raise InferError(
-            "failed to verify that dimension is non-negative"
-        )  # upstream's ODS constraint (I64Attr with a non-negative check)
+            "attribute 'dimension' failed to satisfy constraint: 64-bit signless integer "
+            "attribute whose value is non-negative",
+            invariant=True,
+        )
     w0 = tuple(witness.get_shape())
     # concatenate_c2
     for i, t in enumerate(types):
@@ -757,7 +759,8 @@ def verify_shape_operand_compatible(shape: tuple[int, ...] | None, result: Attri
 
     if shape is None or _shape(result) is None:
         return
-    if not is_compatible(tensor_type(_elem(result), shape), result):
+    # a negative size (even -1) is no shape: upstream's isCompatibleForHloTypeInference refuses it
+    if any(d < 0 for d in shape) or not is_compatible(tensor_type(_elem(result), shape), result):
         raise InferError(
             f"output shape [{_join(shape)}] is incompatible with return type of operation "
             f"{_quoted(result)}"
@@ -1170,13 +1173,15 @@ def infer_get_tuple_element(inp: InferInput) -> list[Attribute]:
         raise InferError("failed to infer returned types")
     index = _int(inp.attr("index"))
     elems = t.types.data
+    if index < 0:  # upstream's ODS attribute constraint, checked before inference
+        raise InferError(
+            "attribute 'index' failed to satisfy constraint: 32-bit signless integer attribute "
+            "whose value is non-negative",
+            invariant=True,
+        )
     # get_tuple_element_c1
     if index >= len(elems):
         raise InferError(f"index {index} is out of bounds of operand with size {len(elems)}")
-    if index < 0:
-        raise InferError(
-            "failed to verify that index is non-negative"
-        )  # upstream's ODS constraint on the attribute
     return [elems[index]]
 
 
@@ -1203,7 +1208,8 @@ def infer_pad(inp: InferInput) -> list[Attribute]:
         # upstream's ODS AllMatchSameOperatorTrait, checked before inference
         raise InferError(
             "failed to verify that all of {edge_padding_low, edge_padding_high, interior_padding} "
-            "have same size"
+            "have same size",
+            invariant=True,
         )
     ib = bounds_of(ot)
     shape = [DYN] * rank
@@ -1243,7 +1249,8 @@ def infer_slice(inp: InferInput) -> list[Attribute]:
     if not len(start) == len(limit) == len(strides):
         # upstream's ODS AllMatchSameOperatorTrait (slice_c2), checked before inference
         raise InferError(
-            "failed to verify that all of {start_indices, limit_indices, strides} have same size"
+            "failed to verify that all of {start_indices, limit_indices, strides} have same size",
+            invariant=True,
         )
     s = _shape(ot)
     if s is None:

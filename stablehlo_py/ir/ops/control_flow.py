@@ -47,13 +47,14 @@ from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re
     print_region_argument,
 )
 from stablehlo_py.ir.ops.base import prop as prop_
-from stablehlo_py.ir.ops.constraints import (
-    check_token,
-    t2s,
+from stablehlo_py.ir.ops.constraints import t2s
+from stablehlo_py.ir.ops.ods_containers import (
+    HLO_TensorOrPerAxisQuantizedTensorOrToken,
+    HLO_TensorOrPerAxisQuantizedTensorOrTokenOrBuffer,
+    HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple,
+    HLO_TensorOrToken,
 )
-from stablehlo_py.ir.ops.region_utils import (
-    require_single_block,
-)
+from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
 from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
@@ -71,7 +72,46 @@ def format_attrs(op: Operation, elided: tuple[str, ...] = ()) -> dict[str, Attri
     return out
 
 
+def check_regions(op: Operation, names: tuple[str, ...]) -> None:
+    """upstream's region constraints of if, case and while, in MLIR's order and words: the
+    SingleBlockImplicitTerminator trait (at most one block per region), then ODS's `SizedRegion<1>`
+    (`names[i]` is region #i's name in the op definition; a variadic group repeats its name)."""
+    regions = list(op.regions)
+    for i, r in enumerate(regions):
+        if len(r.blocks) > 1:
+            raise VerifyException(f"expects region #{i} to have 0 or 1 blocks")
+    for i, (r, name) in enumerate(zip(regions, names)):
+        if len(r.blocks) != 1:
+            raise VerifyException(
+                f"region #{i} ('{name}') failed to verify constraint: region with 1 blocks"
+            )
+
+
+def check_terminators(op: Operation) -> None:
+    """SingleBlockImplicitTerminator<"ReturnOp">: each region's block ends with a terminator (MLIR's
+    block verifier words a missing one) that is `stablehlo.return`."""
+    for r in op.regions:
+        block = r.blocks.first
+        last = block.last_op if block is not None else None
+        if last is None:
+            raise VerifyException("empty block: expect at least a terminator")
+        if not last.has_trait(IsTerminator):
+            raise VerifyException(f"block with no terminator, has '{last.name}'")
+        if last.name != "stablehlo.return":
+            raise VerifyException(
+                f"expects regions to end with 'stablehlo.return', found '{last.name}'"
+            )
+
+
 # ------------------------------------------------------------------------------------- return
+class Terminator(IsTerminator):
+    """MLIR's Terminator trait: the op must end its block (xDSL's IsTerminator in MLIR's words)."""
+
+    def verify(self, op: Operation) -> None:
+        if op.parent is not None and op.parent.last_op is not op:
+            raise VerifyException("must be the last operation in the parent block")
+
+
 @op_def
 class ReturnOp(StableHLOOp):
     """Terminates the regions of StableHLO ops, returning `results` to the parent op."""
@@ -79,8 +119,26 @@ class ReturnOp(StableHLOOp):
     name = "stablehlo.return"
     # Upstream's operand group is `results`, which is the name of xDSL's op results: `results_` here.
     results_ = var_operand_def()
-    traits = traits_def(IsTerminator(), Pure())
+    traits = traits_def(Terminator(), Pure())
     FORMAT: ClassVar[str | None] = "$results_ attr-dict (`:` type($results_)^)?"
+
+    def verify_(self) -> None:
+        check_values(
+            "operand",
+            [v.type for v in self.results_],
+            HLO_TensorOrPerAxisQuantizedTensorOrTokenOrBuffer,
+            variadic=True,
+        )
+
+
+def _check_results(op: Operation) -> None:
+    """if's and case's ODS result constraint: `Variadic<HLO_TensorOrPerAxisQuantizedTensorOrToken>`."""
+    check_values(
+        "result",
+        [r.type for r in op.results],
+        HLO_TensorOrPerAxisQuantizedTensorOrToken,
+        variadic=True,
+    )
 
 
 # ----------------------------------------------------------------------------------------- if
@@ -97,14 +155,16 @@ class IfOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
+        check_regions(self, ())  # at most one block each, before the ODS checks
         t = self.pred.type
         # HLO_PredTensor:$pred (ODS, checked before the inference; its rank is the rule's)
         if not (isinstance(t, TensorType) and t2s(element_type(t)) == "i1"):
             raise VerifyException(
                 f"operand #0 must be ranked tensor of bool values, but got '{t2s(t)}'"
             )
-        for r, what in ((self.true_branch, "true_branch"), (self.false_branch, "false_branch")):
-            require_single_block(self, r, what)
+        _check_results(self)
+        check_regions(self, ("true_branch", "false_branch"))
+        check_terminators(self)
         # if_c1..if_c3: inferConditionalOp
         verify_inferred(self)
 
@@ -122,6 +182,7 @@ class CaseOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
+        check_regions(self, ())  # at most one block each, before the ODS checks
         t = self.index.type
         # I32RankedTensor:$index (ODS, checked before the inference; its rank is the rule's)
         if not (isinstance(t, TensorType) and t2s(element_type(t)) == "i32"):
@@ -129,8 +190,9 @@ class CaseOp(GenericSyntaxOp):
                 "operand #0 must be ranked tensor of 32-bit signless integer values, but got "
                 f"'{t2s(t)}'"
             )
-        for i, r in enumerate(self.branches):
-            require_single_block(self, r, f"branch #{i}")
+        _check_results(self)
+        check_regions(self, ("branches",) * len(self.branches))
+        check_terminators(self)
         # case_c1..case_c4: inferConditionalOp
         verify_inferred(self)
 
@@ -211,13 +273,23 @@ class WhileOp(StableHLOOp):
         pr.region(self.body, print_entry_args=False, default_dialect="")
 
     def verify_(self) -> None:
-        verify_inferred(self)  # while_c3
-        require_single_block(self, self.cond, "cond")
-        require_single_block(self, self.body, "body")
+        # upstream's order: the region constraints (SingleBlockImplicitTerminator, SizedRegion<1>),
+        # WhileOp::verify (verifyWhileOp, which checks body's terminator itself), then the
+        # InferTypeOpInterface check (while_c3), which MLIR runs with the regions' verification
+        check_regions(self, ())  # at most one block each, before the ODS checks
+        for kind, types in (
+            ("operand", [v.type for v in self.operand]),
+            ("result", [r.type for r in self.results]),
+        ):
+            check_values(
+                kind, types, HLO_TensorOrPerAxisQuantizedTensorOrTokenOrBuffer, variadic=True
+            )
+        check_regions(self, ("cond", "body"))
         try:
             verify_while([v.type for v in self.operand], self.cond, self.body)
         except InferError as e:
-            raise VerifyException(e.message) from None
+            raise VerifyException(e.message) from e
+        verify_inferred(self)
 
 
 # ------------------------------------------------------------------------ optimization_barrier
@@ -259,9 +331,12 @@ class OptimizationBarrierOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        # HLO_PairwiseSameOperandAndResultType (a trait before InferTypeOpInterface upstream)
         ins = [v.type for v in self.operand]
         outs = [r.type for r in self.result]
+        # ODS: Variadic<HLO_TensorOrToken> operands and results
+        check_values("operand", ins, HLO_TensorOrToken, variadic=True)
+        check_values("result", outs, HLO_TensorOrToken, variadic=True)
+        # HLO_PairwiseSameOperandAndResultType (a trait before InferTypeOpInterface upstream)
         if len(ins) != len(outs):
             raise VerifyException("requires the same number of operands and results")
         for i, (a, b) in enumerate(zip(ins, outs)):
@@ -285,8 +360,10 @@ class AfterAllOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        for i, v in enumerate(self.inputs):
-            check_token(f"input #{i}", v.type)  # after_all_i1
+        # upstream's ODS constraints (after_all_i1: Variadic<HLO_Token>, a token result), then the
+        # inference check
+        check_values("operand", [v.type for v in self.inputs], HLO_Token, variadic=True)
+        check_values("result", [self.result.type], HLO_Token)
         verify_inferred(self)
 
 
@@ -300,6 +377,9 @@ class CreateTokenOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
+        from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
+
+        check_values("result", [self.output.type], HLO_Token)  # ODS, then inference
         verify_inferred(self)
 
 
@@ -368,6 +448,14 @@ class CompositeOp(StableHLOOp):
         )
 
     def verify_(self) -> None:
+        # ODS: Variadic<HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple> inputs and results
+        for kind, types in (
+            ("operand", [v.type for v in self.inputs]),
+            ("result", [r.type for r in self.results]),
+        ):
+            check_values(
+                kind, types, HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple, variadic=True
+            )
         name_attr = self.properties.get("name")
         callee = self.properties.get("decomposition")
         root = getattr(callee, "root_reference", None)
@@ -375,9 +463,6 @@ class CompositeOp(StableHLOOp):
         module = self.parent_op()
         while module is not None and not isinstance(module, ModuleOp):
             module = module.parent_op()
-        from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
-
-        check_values("result", [self.output.type], HLO_Token)  # ODS, then inference
         if root is None or module is None:
             return
         decomposition_type = None

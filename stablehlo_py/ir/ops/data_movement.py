@@ -14,7 +14,6 @@ tensors are accepted wherever the constraint cannot be decided from the types.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -61,7 +60,7 @@ from stablehlo_py.ir.infer.data_movement import (
     verify_scatter,
     verify_transpose,
 )
-from stablehlo_py.ir.infer.shapes import bounds_of, element_type_compatible
+from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.ops.base import (
     BOOL_ATTR,
     I1,
@@ -77,12 +76,11 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.ops.constraints import (
     fail,
     int_values,
-    is_int_or_index,
     rank,
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.ops.ods_types import COMPLEX, FLOAT, INT, PRED, QUANT, HLO_IntTensor
+from stablehlo_py.ir.ops.data_movement_types import check_ods_types
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,
@@ -107,18 +105,6 @@ FALSE = IntegerAttr(0, I1)
 
 
 # ------------------------------------------------------------------------------------ helpers
-def _dimension_tensor(op_name: str, what: str, t: Attribute) -> int | None:
-    """Checks a 1-D integer shape operand; returns its static size (None if unknown)."""
-    s = shape_of(t)
-    if s is None:
-        return None
-    if len(s) != 1:
-        fail(f"{what} must be a 1-dimensional tensor, but has type {t2s(t)}")
-    if not is_int_or_index(element_type(t)):
-        fail(f"{what} must have an integer or index element type, but has type {t2s(t)}")
-    return None if s[0] < 0 else s[0]
-
-
 def _upstream(check: Any, *args: Any) -> None:
     """Runs one of upstream's verifiers (`infer.data_movement.verify_*`, which raise InferError
     with upstream's words) as this op's verifier."""
@@ -286,23 +272,8 @@ class BroadcastOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-
-
-def verify_static_or_single_bounded_result(t: Attribute) -> None:
-    """upstream's ODS result type of broadcast_in_dim and reshape
-    (HLO_StaticShapeTensorPerAxisQuantizedTensorOrBoundedTensor): a ranked tensor with a static
-    shape, or with exactly one dynamic dimension, which has a bound, and no other bound."""
-    s = shape_of(t)
-    if s is not None and all(d >= 0 for d in s):
-        return
-    dynamic = sum(1 for d in s or () if d < 0)
-    bounded = sum(1 for b in bounds_of(t) if b >= 0)
-    if s is None or dynamic != 1 or bounded != 1:
-        fail(
-            "result #0 must be statically shaped or single bounded dimension tensor, but got "
-            f"'{t2s(t)}'"
-        )
 
 
 def verify_compatible_element_types(*types: Attribute) -> None:
@@ -327,8 +298,8 @@ class BroadcastInDimOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
-        verify_static_or_single_bounded_result(rt)  # upstream's ODS result constraint
         verify_compatible_element_types(ot, rt)  # broadcast_in_dim_c1 (upstream's trait)
         try:
             verify_broadcast_in_dim(ot, int_values(self.broadcast_dimensions), rt)
@@ -354,7 +325,7 @@ class DynamicBroadcastInDimOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        _dimension_tensor(self.name, "output_dimensions", self.output_dimensions.type)
+        check_ods_types(self)  # upstream's ODS operand and result types
         exp, nonexp = self.known_expanding_dimensions, self.known_nonexpanding_dimensions
         _upstream(
             verify_dynamic_broadcast_in_dim,
@@ -381,24 +352,14 @@ class ConcatenateOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        _integer_attribute(self, "dimension", non_negative=True)  # ODS (concatenate_c4)
+        check_ods_types(self)  # upstream's ODS operand and result types
         # concatenate_c1, concatenate_c5: upstream's SameOperandsAndResultElementType trait, then
         # the inference check
         elements = [element_type(t) for t in (*self.operand_types, self.result.type)]
         if any(e != elements[0] for e in elements):
             fail("requires the same element type for all operands and results")
         verify_inferred(self)
-
-
-def _verify_start_indices(first: int, starts: Sequence[Any]) -> None:
-    """upstream's ODS constraint `Variadic<HLO_ScalarIntTensor>` of the start indices (operands
-    `first`, `first + 1`, ...): 0-dimensional tensors of integers (index is not one)."""
-    summary, is_int = INT
-    for i, v in enumerate(starts):
-        if not (rank(v.type) == 0 and is_int(element_type(v.type))):
-            fail(
-                f"operand #{first + i} must be variadic of 0D tensor of {summary} values, but got "
-                f"'{t2s(v.type)}'"
-            )
 
 
 @op_def
@@ -417,7 +378,7 @@ class DynamicSliceOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        _verify_start_indices(1, list(self.start_indices))  # ODS (dynamic_slice_i2)
+        check_ods_types(self)  # upstream's ODS operand and result types
         # dynamic_slice_c1: upstream's AllElementTypesMatch trait
         if element_type(self.operand.type) != element_type(self.result.type):
             fail("failed to verify that all of {operand, result} have same element type")
@@ -438,18 +399,12 @@ class DynamicUpdateSliceOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        _verify_start_indices(2, list(self.start_indices))  # ODS (dynamic_update_slice_i3)
+        check_ods_types(self)  # upstream's ODS operand and result types
         # dynamic_update_slice_c1, dynamic_update_slice_c2: upstream's AllElementTypesMatch trait
         types = (self.operand.type, self.update.type, self.result.type)
         if not element_type(types[0]) == element_type(types[1]) == element_type(types[2]):
             fail("failed to verify that all of {operand, update, result} have same element type")
         verify_inferred(self)  # upstream's InferTypeOpInterface check
-
-
-def _verify_gather_indices(indices_t: Attribute) -> None:
-    """upstream's ODS constraint `HLO_IntTensor:$start_indices` (operand #1; index is not one)."""
-    if not HLO_IntTensor.accepts(indices_t):
-        fail(f"operand #1 must be {HLO_IntTensor.summary}, but got '{t2s(indices_t)}'")
 
 
 @op_def
@@ -466,7 +421,7 @@ class GatherOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_gather_indices(self.start_indices.type)  # gather_i2 (ODS)
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
@@ -484,8 +439,7 @@ class DynamicGatherOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_gather_indices(self.start_indices.type)  # dynamic_gather_i2 (ODS)
-        _dimension_tensor(self.name, "slice_sizes", self.slice_sizes.type)
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
@@ -507,19 +461,15 @@ class ScatterOp(NoAssemblyFormatOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
+        # scatter_c5: SameVariadicOperandSize gives as many updates as inputs; upstream lets no
+        # inputs through to verifyScatterOp, whose reducer check then refuses the region
         ins, ups = list(self.inputs), list(self.updates)
         it = self.scatter_indices.type
-        # scatter_c5 (with SameVariadicOperandSize, as many updates as inputs)
-        if not ins:
-            fail("scatter needs at least one input and one update")
-        # upstream's ODS constraint of scatter_indices (scatter_i2)
-        if not (rank(it) is not None and is_int_or_index(element_type(it))):
+        check_ods_types(self)  # upstream's ODS operand and result types
+        if len(self.update_computation.blocks) != 1:  # ODS SizedRegion<1>
             fail(
-                f"operand #{len(ins)} must be ranked tensor of integer or index values, "
-                f"but got '{t2s(it)}'"
+                "region #0 ('update_computation') failed to verify constraint: region with 1 blocks"
             )
-        if not self.update_computation.blocks:
-            fail("update_computation must have a body")
         try:
             verify_scatter(
                 [v.type for v in ins],
@@ -535,12 +485,21 @@ class ScatterOp(NoAssemblyFormatOp):
         verify_inferred(self)
 
 
-def _non_negative_attribute(name: str, value: int) -> None:
-    """upstream's ODS attribute constraint `ConfinedAttr<I64Attr, [IntNonNegative]>`."""
-    if value < 0:
+def _integer_attribute(op: Any, name: str, width: int = 64, non_negative: bool = False) -> None:
+    """upstream's ODS attribute constraints `I64Attr` / `I32Attr`, with `non_negative`
+    `ConfinedAttr<..., [IntNonNegative]>`: a signless integer of that width (and value >= 0), in
+    MLIR's words.  ODS checks attributes before operand and result types."""
+    a = op.properties.get(name)
+    ok = (
+        isinstance(a, IntegerAttr)
+        and a.type == IntegerType(width)
+        and (not non_negative or a.value.data >= 0)
+    )
+    if not ok:
+        whose = " whose value is non-negative" if non_negative else ""
         fail(
-            f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer attribute "
-            "whose value is non-negative"
+            f"attribute '{name}' failed to satisfy constraint: {width}-bit signless integer "
+            f"attribute{whose}"
         )
 
 
@@ -559,7 +518,8 @@ class GetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         # get_dimension_size_c1 (ODS attribute constraint, then the inference check)
-        _non_negative_attribute("dimension", self.dimension.value.data)
+        _integer_attribute(self, "dimension", non_negative=True)
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)
 
 
@@ -579,13 +539,8 @@ class SetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         # upstream's ODS constraints: the attribute, then the operand types
-        _non_negative_attribute("dimension", self.dimension.value.data)
-        st = self.size.type
-        if not (rank(st) is not None and element_type(st) == IntegerType(32)):
-            fail(
-                f"operand #1 must be ranked tensor of 32-bit signless integer values, but got "
-                f"'{t2s(st)}'"
-            )
+        _integer_attribute(self, "dimension", non_negative=True)
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -603,9 +558,9 @@ class GetTupleElementOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        t = self.operand.type
-        if not isinstance(t, TupleType):
-            fail(f"operand must be a tuple, but has type {t2s(t)}")
+        # upstream's ODS constraints: the index attribute, then HLO_Tuple:$operand
+        _integer_attribute(self, "index", width=32, non_negative=True)
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -622,6 +577,8 @@ class TupleOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        # upstream's ODS constraints (tuple_i1 and the HLO_Tuple result), then the inference check
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -636,13 +593,10 @@ class IotaOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "`dim` `=` $iota_dimension attr-dict `:` type($output)"
 
     def verify_(self) -> None:
-        d = self.iota_dimension.value.data
-        s = shape_of(self.output.type)
         # upstream's ODS constraints: iota_dimension (iota_c1), then the output type
-        _non_negative_attribute("iota_dimension", d)
-        if s is None or any(x < 0 for x in s):
-            fail(f"result #0 must be statically shaped tensor, but got '{t2s(self.output.type)}'")
-        _upstream(verify_iota, d, self.output.type)
+        _integer_attribute(self, "iota_dimension", non_negative=True)
+        check_ods_types(self)  # upstream's ODS operand and result types
+        _upstream(verify_iota, self.iota_dimension.value.data, self.output.type)
 
 
 @op_def
@@ -659,23 +613,14 @@ class DynamicIotaOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        d = self.iota_dimension.value.data
-        _non_negative_attribute("iota_dimension", d)  # ODS (dynamic_iota_c1)
-        _dimension_tensor(self.name, "output_shape", self.output_shape.type)
-        _upstream(verify_dynamic_iota, constant_ints(self.output_shape), d, self.result.type)
-
-
-_SCALAR_TENSOR = (FLOAT, PRED, INT, COMPLEX, QUANT)
-"""upstream's HLO_ScalarTensor: `0DTensorOf<[HLO_Float, HLO_Pred, HLO_Int, HLO_Complex,
-HLO_QuantizedInt]>` (padding values)."""
-
-
-def _verify_padding_value(pt: Attribute) -> None:
-    """upstream's ODS constraint `HLO_ScalarTensor:$padding_value` (operand #1 of pad and
-    dynamic_pad)."""
-    if not (rank(pt) == 0 and any(ok(element_type(pt)) for _, ok in _SCALAR_TENSOR)):
-        summary = " or ".join(name for name, _ in _SCALAR_TENSOR)
-        fail(f"operand #1 must be 0D tensor of {summary} values, but got '{t2s(pt)}'")
+        _integer_attribute(self, "iota_dimension", non_negative=True)  # ODS (dynamic_iota_c1)
+        check_ods_types(self)  # upstream's ODS operand and result types
+        _upstream(
+            verify_dynamic_iota,
+            constant_ints(self.output_shape),
+            self.iota_dimension.value.data,
+            self.result.type,
+        )
 
 
 @op_def
@@ -698,7 +643,7 @@ class PadOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
-        _verify_padding_value(pt)  # pad_i2 (ODS)
+        check_ods_types(self)  # upstream's ODS operand and result types
         # pad_c1: upstream's SameOperandsAndResultElementType trait
         if not element_type(ot) == element_type(pt) == element_type(rt):
             fail("requires the same element type for all operands and results")
@@ -732,8 +677,7 @@ class DynamicPadOp(StableHLOOp):
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
         low, high, interior = self.edge_padding_low, self.edge_padding_high, self.interior_padding
-        _verify_padding_value(pt)  # dynamic_pad_i2 (ODS)
-        _dimension_tensor(self.name, "edge_padding_low", low.type)
+        check_ods_types(self)  # upstream's ODS operand and result types
         # upstream's ODS traits, in their order (dynamic_pad_c1, dynamic_pad_c2, dynamic_pad_c4)
         if not element_type(ot) == element_type(pt) == element_type(rt):
             fail(
@@ -769,8 +713,8 @@ class ReshapeOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
+        check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
-        verify_static_or_single_bounded_result(rt)  # upstream's ODS result constraint
         verify_compatible_element_types(ot, rt)  # reshape_c1 (upstream's trait)
         try:
             verify_reshape(ot, rt)
@@ -790,7 +734,7 @@ class DynamicReshapeOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        _dimension_tensor(self.name, "output_shape", self.output_shape.type)
+        check_ods_types(self)  # upstream's ODS operand and result types
         _upstream(
             verify_dynamic_reshape,
             self.operand.type,
@@ -815,6 +759,7 @@ class ReverseOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        check_ods_types(self)  # upstream's ODS operand and result types
         # reverse_c1: upstream's SameOperandsAndResultElementType trait
         if element_type(self.operand.type) != element_type(self.result.type):
             fail("requires the same element type for all operands and results")
@@ -839,6 +784,7 @@ class SliceOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -858,7 +804,7 @@ class RealDynamicSliceOp(StableHLOOp):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         types = [self.start_indices.type, self.limit_indices.type, self.strides.type]
-        _dimension_tensor(self.name, "start_indices", types[0])
+        check_ods_types(self)  # upstream's ODS operand and result types
         # upstream's ODS traits, in their order
         if element_type(ot) != element_type(rt):
             fail("failed to verify that all of {operand, result} have same element type")
@@ -884,6 +830,7 @@ class TransposeOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
         # transpose_c1: upstream's CompatibleOperandsAndResultElementType trait
         verify_compatible_element_types(ot, rt)
@@ -910,9 +857,7 @@ class SelectOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        pt = self.pred.type
-        if element_type(pt) != I1:  # upstream's ODS constraint (HLO_PredTensor:$pred)
-            fail(f"operand #0 must be ranked tensor of bool values, but got '{t2s(pt)}'")
+        check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
@@ -932,6 +877,7 @@ class ClampOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
+        check_ods_types(self)  # upstream's ODS operand and result types
         # clamp_c3: upstream's CompatibleOperandsAndResultElementType trait, then the inference
         verify_compatible_element_types(*(v.type for v in self.operands), self.result.type)
         verify_inferred(self)
@@ -951,13 +897,7 @@ class ComplexOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        # upstream's ODS operand constraints (HLO_Fp32Or64Tensor), then its traits
-        for i, v in enumerate(self.operands):
-            if t2s(element_type(v.type)) not in ("f32", "f64") or shape_of(v.type) is None:
-                fail(
-                    f"operand #{i} must be ranked tensor of 32-bit float or 64-bit float values, "
-                    f"but got '{t2s(v.type)}'"
-                )
+        check_ods_types(self)  # upstream's ODS operand and result types
         lt, rt_, res = self.lhs.type, self.rhs.type, self.result.type
         # complex_c1: SameOperandsElementType
         if element_type(lt) != element_type(rt_):
@@ -984,9 +924,11 @@ class TorchIndexSelectOp(NoAssemblyFormatOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        # Upstream verifies nothing more than the operand types (the op has no verifier): a
+        # Upstream verifies nothing more than its ODS constraints (the op has no verifier): a
         # negative `dim` or `batch_dims` counts from the end, as XLA's lowering reads them.
-        return
+        _integer_attribute(self, "dim")
+        _integer_attribute(self, "batch_dims")
+        check_ods_types(self)
 
 
 OPS = (

@@ -320,7 +320,7 @@ def test_scatter_verifier_update_computation() -> None:
     with pytest.raises(
         VerifyError,
         match=re.escape(
-            "'stablehlo.scatter' op The type of reduction-region's parameter at index 1 is "
+            "error: The type of reduction-region's parameter at index 1 is "
             "different than the corresponding result type: 'tensor<f32>' vs 'tensor<i32>'"
         ),
     ):
@@ -795,7 +795,7 @@ def test_complex_constraints_as_upstream() -> None:
             )
         )
     assert (
-        "operand #0 must be ranked tensor of 32-bit float or 64-bit float values, but got "
+        "operand #0 must be ranked tensor of 32/64-bit float values, but got "
         "'tensor<2xf16>'"
     ) in str(e.value)
 
