@@ -40,6 +40,7 @@ from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re
     DICT_ATTR,
     I32,
     I32_ATTR,
+    STR_ATTR,
     SYMBOL_ATTR,
     GenericSyntaxOp,
     StableHLOOp,
@@ -392,7 +393,7 @@ class CompositeOp(StableHLOOp):
     name = "stablehlo.composite"
     inputs = var_operand_def()
     # The property is called `name`, which is also xDSL's op-name class attribute.
-    name_prop = prop_def(StringAttr, prop_name="name")
+    name_prop = prop_def(STR_ATTR.constraint, prop_name="name")  # StrAttr:$name
     composite_attributes = prop_(DICT_ATTR, default=DictionaryAttr({}))
     decomposition = prop_(SYMBOL_ATTR)
     version = prop_(I32_ATTR, default=IntegerAttr(0, I32))
@@ -487,6 +488,9 @@ class CompositeOp(StableHLOOp):
         except InferError as e:
             raise VerifyException(e.message) from None
 
+
+# the syntax of `name` under its property name, where the builder and the format engine look
+CompositeOp._PROP_SYNTAX = {**CompositeOp._PROP_SYNTAX, "name": STR_ATTR}
 
 OPS = (
     ReturnOp,
