@@ -13,11 +13,12 @@ from ../shared/conformance at run time.  A case applies one to three mutations t
   `complex<complex<...>>`), attributes (`[[[...]]]`), locations and parentheses; huge dimensions
   and splat constants of a huge declared size.
 
-Each case goes through parse -> verify -> print, and (small programs only: no tensor over
+Each case goes through parse -> verify -> print -> round trip (the pretty and the generic text
+parse back and print as the pretty text again), and (small programs only: no tensor over
 `INTERPRET_MAX_ELEMENTS` elements, a `@main` without arguments) interpret, under a CPU-time budget.
 The oracle: every failure is a StableHLOError carrying a location; any other exception (including
-RecursionError and MemoryError), a StableHLOError without a location, and a parse, verify or print
-step taking more than `STEP_SECONDS` of CPU time are findings.  An interpretation that runs out of
+RecursionError and MemoryError), a StableHLOError without a location, a round trip that fails or
+changes the text, and a parse, verify, print or round-trip step taking more than `STEP_SECONDS` of CPU time are findings.  An interpretation that runs out of
 its budget is counted (`budget`), not a finding: a mutated loop bound may legitimately never end.
 """
 
@@ -454,17 +455,24 @@ def check_one(text: str, interpret: bool = True) -> tuple[str, str | None]:
             step = "verify"
             verify(module)
             step = "print"
-            print_ir(module)
-            print_ir(module, generic=True)
+            pretty = print_ir(module)
+            generic = print_ir(module, generic=True)
+        step = "round trip"
+        with _cpu_budget(STEP_SECONDS):  # its own budget: it parses and prints twice more
+            problem = _round_trip(pretty, generic)
     except _OutOfTime:
         return "hang", f"{step} took more than {STEP_SECONDS} s of CPU time"
     except StableHLOError as e:
+        if step == "round trip":
+            return "crash", f"round trip: the printed text does not parse back: {e}"[:400]
         return _refusal(e, step)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
         tb = traceback.extract_tb(e.__traceback__)[-1]
         return "crash", f"{step}: {type(e).__name__}: {str(e)[:200]} at {tb.filename}:{tb.lineno}"
+    if problem is not None:
+        return "crash", f"round trip: {problem}"
     if not (interpret and _interpretable(module)):
         return "accepted", None
     from interpreter.api import run
@@ -485,6 +493,27 @@ def check_one(text: str, interpret: bool = True) -> tuple[str, str | None]:
             f"interpret: {type(e).__name__}: {str(e)[:200]} at {tb.filename}:{tb.lineno}",
         )
     return "interpreted", None
+
+
+def _round_trip(pretty: str, generic: str) -> str | None:
+    """What breaks `print(parse(print(m))) == print(m)` for both printed forms (DESIGN.md §3), or
+    None: the pretty text and the generic text must each parse back to a module whose pretty print
+    is `pretty` again."""
+    from stablehlo_py.ir import parse, print_ir
+
+    for form, text in (("pretty", pretty), ("generic", generic)):
+        again = print_ir(parse(text, f"roundtrip-{form}.mlir"))
+        if again != pretty:
+            return f"the {form} form prints back differently: {_first_difference(pretty, again)}"
+    return None
+
+
+def _first_difference(a: str, b: str) -> str:
+    la, lb = a.splitlines(), b.splitlines()
+    for i, (x, y) in enumerate(zip(la, lb, strict=False), 1):
+        if x != y:
+            return f"line {i}: {x.strip()[:150]!r} became {y.strip()[:150]!r}"
+    return f"{len(la)} lines became {len(lb)}"
 
 
 _WRAPPED = re.compile(

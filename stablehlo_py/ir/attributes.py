@@ -2,6 +2,7 @@
 
 `OpaqueAttr` keeps an attribute of a dialect we do not model (e.g. `#sdy.sharding<...>`,
 `#mhlo.frontend_attributes<...>`) as its exact text, so it round-trips unchanged.
+`TypedStringAttr` is MLIR's StringAttr with a type (`"foo" : tensor<3xf32>`).
 StableHLO's own enum and struct attributes live in `stablehlo_py.ir.stablehlo_attrs`.
 """
 
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from xdsl.ir import Data, TypeAttribute
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 
@@ -55,8 +57,6 @@ class StructAttr(MlirTextData):
         super().__init__(data)
 
 
-
-
 @irdl_attr_definition
 class OpaqueAttr(TextData):
     """An attribute of an unmodelled dialect, stored as its full text (starting with `#`)."""
@@ -69,3 +69,24 @@ class OpaqueType(TextData, TypeAttribute):
     """A type of an unmodelled dialect, stored as its full text (starting with `!`)."""
 
     name = "stablehlo_py.opaque_type"
+
+
+@irdl_attr_definition
+class TypedStringAttr(ParametrizedAttribute):
+    """MLIR's StringAttr with a type other than `none` (`"foo" : tensor<3xf32>`).  xDSL's StringAttr
+    has no type (and is final), so a typed one is its own class; ODS's `StrAttr` accepts both (see
+    `ods_types.STR_ATTR_CONSTRAINT`).  `data` is the string, as for StringAttr.  VHLO has no typed
+    string: legalizing an op holding one fails, as upstream's."""
+
+    name = "stablehlo_py.typed_string"
+    value: StringAttr
+    type: Attribute
+
+    @property
+    def data(self) -> str:
+        return self.value.data
+
+    def mlir_text(self) -> str:
+        from stablehlo_py.ir.text.printer import string_literal, type_to_str
+
+        return f"{string_literal(self.value.data)} : {type_to_str(self.type)}"

@@ -27,6 +27,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
+    AnyOf,
+    BaseAttr,
     EqAttrConstraint,
     IRDLOperation,
     ParamAttrConstraint,
@@ -36,6 +38,7 @@ from xdsl.irdl import (
 )
 
 from stablehlo_py.ir import format as fmt
+from stablehlo_py.ir.attributes import TypedStringAttr
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -70,10 +73,17 @@ def _int_syntax(t: IntegerType) -> AttrSyntax:
             try:
                 a = cache[v] = IntegerAttr(v, t)
             except (ValueError, VerifyException):
-                p.error(f"integer constant out of range for attribute of type i{t.width.data}: {v}", pos)
+                p.error(
+                    f"integer constant out of range for attribute of type i{t.width.data}: {v}", pos
+                )
         return a
 
-    return AttrSyntax(IntegerAttr, parse, lambda p: p.peek() == "-" or p.peek().isdigit())
+    return AttrSyntax(_integer_of(t), parse, lambda p: p.peek() == "-" or p.peek().isdigit())
+
+
+def _integer_of(t: IntegerType) -> ParamAttrConstraint:
+    """ODS's `I64Attr`/`I32Attr`/`BoolAttr`: an integer attribute of exactly the type `t`."""
+    return ParamAttrConstraint(IntegerAttr, (AnyAttr(), EqAttrConstraint(t)))
 
 
 def _bool_parse(p: Parser) -> Attribute:
@@ -123,8 +133,13 @@ def _float_parse(t: Attribute) -> Callable[[Parser], Attribute]:
 
 I64_ATTR = _int_syntax(I64)
 I32_ATTR = _int_syntax(I32)
-BOOL_ATTR = AttrSyntax(IntegerAttr, _bool_parse, lambda p: p.peek(1) in ("t", "f"))
-STR_ATTR = AttrSyntax(StringAttr, lambda p: StringAttr(p.parse_string()), lambda p: p.peek() == '"')
+BOOL_ATTR = AttrSyntax(_integer_of(I1), _bool_parse, lambda p: p.peek(1) in ("t", "f"))
+# ODS's StrAttr: a string attribute of any type (`"foo"` or `"foo" : tensor<3xf32>`)
+STR_ATTR = AttrSyntax(
+    AnyOf((BaseAttr(StringAttr), BaseAttr(TypedStringAttr))),
+    lambda p: StringAttr(p.parse_string()),
+    lambda p: p.peek() == '"',
+)
 SYMBOL_ATTR = AttrSyntax(SymbolRefAttr, lambda p: p.parse_symbol_ref(), lambda p: p.peek() == "@")
 # ODS's DenseI64ArrayAttr: an array<i64: ...> (a float or other-width array fails the property check)
 DENSE_I64_ARRAY = AttrSyntax(
@@ -134,7 +149,9 @@ DENSE_I64_ARRAY = AttrSyntax(
 )
 DENSE_BOOL_ARRAY = AttrSyntax(DenseArrayBase, _dense_bool_array_parse, lambda p: p.peek() == "[")
 ANY_ATTR = AttrSyntax(Attribute, lambda p: p.parse_attribute(), lambda p: True)
-ELEMENTS_ATTR = AttrSyntax(DenseIntOrFPElementsAttr, lambda p: p.parse_attribute(), lambda p: p.peek(5) == "dense")
+ELEMENTS_ATTR = AttrSyntax(
+    DenseIntOrFPElementsAttr, lambda p: p.parse_attribute(), lambda p: p.peek(5) == "dense"
+)
 ARRAY_ATTR = AttrSyntax(ArrayAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "[")
 DICT_ATTR = AttrSyntax(DictionaryAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "{")
 UNIT_ATTR = AttrSyntax(UnitAttr, lambda p: UnitAttr(), lambda p: False)
@@ -177,7 +194,25 @@ def op_def(cls: OpT) -> OpT:
                 syntaxes[k] = s
     cls = irdl_op_definition(cls)  # type: ignore[assignment]
     cls._PROP_SYNTAX = syntaxes  # type: ignore[attr-defined]
+    _attach_ods_messages(cls)
     return cls
+
+
+def _attach_ods_messages(cls: type) -> None:
+    """Each property whose constraint is one ODS attribute kind fails with MLIR's message
+    (`attribute 'x' failed to satisfy constraint: <summary>`, ods_types), instead of xDSL's."""
+    from dataclasses import replace
+
+    from xdsl.irdl import MessageConstraint
+
+    from stablehlo_py.ir.ops.ods_types import attr_constraint_failure, property_summary
+
+    properties = cls.get_irdl_definition().properties  # type: ignore[attr-defined]
+    for name, d in list(properties.items()):
+        summary = property_summary(cls.name, name, d.constr)  # type: ignore[attr-defined]
+        if summary is not None:
+            message = attr_constraint_failure(name, summary)
+            properties[name] = replace(d, constr=MessageConstraint(d.constr, message))
 
 
 def op_class_name(op_name: str) -> str:
@@ -242,7 +277,10 @@ class StableHLOOp(IRDLOperation):
             if any(k in declared or k in extra for k in attributes):
                 properties = dict(properties)
                 attributes = dict(attributes)
-                for k in [*(k for k in extra if k in attributes), *(k for k in attributes if k in declared)]:
+                for k in [
+                    *(k for k in extra if k in attributes),
+                    *(k for k in attributes if k in declared),
+                ]:
                     properties[k] = attributes.pop(k)
         op = cls.create(
             operands=operands,

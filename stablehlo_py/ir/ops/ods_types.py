@@ -182,3 +182,133 @@ def check_values(
     for i, t in enumerate(types, first):
         if not constraint.accepts(t):
             raise VerifyException(f"{kind} #{i} must be {summary}, but got '{t2s(t)}'")
+
+
+# ------------------------------------------------------------------------ attribute constraints
+# ODS attribute constraints (`I64Attr`, `DenseI64ArrayAttr`, `StrAttr`, enum and struct attributes):
+# MLIR's generated verifier checks them before operands and results and says
+# `attribute '<name>' failed to satisfy constraint: <summary>`.  `property_summary` gives the
+# summary of an op's property from its xDSL constraint (a few attributes, named per op, have their
+# own summary or a ConfinedAttr predicate); `ops.base.op_def` attaches the message to the property.
+
+
+def attr_constraint_failure(name: str, summary: str) -> str:
+    """MLIR's message for an attribute that breaks its ODS constraint."""
+    return f"attribute '{name}' failed to satisfy constraint: {summary}"
+
+
+def integer_attr_summary(t: IntegerType) -> str:
+    """`BoolAttr`, `I32Attr`/`I64Attr` (signless), `UI32Attr`/`UI64Attr` (unsigned)."""
+    w = t.width.data
+    if w == 1:
+        return "bool attribute"
+    sign = "unsigned" if t.signedness.data == Signedness.UNSIGNED else "signless"
+    return f"{w}-bit {sign} integer attribute"
+
+
+def float_attr_summary(t: Attribute) -> str:
+    """`F32Attr`, `F64Attr`."""
+    return f"{t.bitwidth}-bit float attribute"  # type: ignore[attr-defined]
+
+
+def dense_array_summary(t: IntegerType) -> str:
+    """`DenseI64ArrayAttr`, `DenseBoolArrayAttr` (`i1 dense array attribute`)."""
+    return f"i{t.width.data} dense array attribute"
+
+
+ATTR_SUMMARIES: dict[str, str] = {
+    "string": "string attribute",  # StrAttr
+    "stablehlo_py.typed_string": "string attribute",
+    "dense": "constant vector/tensor attribute",  # ElementsAttr
+    "symbol_ref": "flat symbol reference attribute",  # FlatSymbolRefAttr
+    "dictionary": "dictionary of named attribute values",  # DictionaryAttr
+    "stablehlo.comparison_direction": "Which comparison operation to perform.",
+    "stablehlo.comparison_type": "Which comparison type to use.",
+    "stablehlo.precision": "XLA precision for an operand. Has backend specific meaning.",
+    "stablehlo.fft_type": "XLA fast fourier transform type.",
+    "stablehlo.rng_distribution": "XLA PRNG distribution to be used.",
+    "stablehlo.rng_algorithm": "XLA PRNG algorithm to be used.",
+    "stablehlo.transpose": "Transpose options",
+    "stablehlo.gather": "Attribute that models the dimension information for gather",
+    "stablehlo.scatter": "Attribute that models the dimension information for scatter",
+    "stablehlo.dot": "Attribute that models the dimension information for dot.",
+    "stablehlo.dot_algorithm": (
+        "Attribute that models the algorithm constraints to use for computing dot."
+    ),
+    "stablehlo.conv": "Structure of dimension information for conv op",
+    "stablehlo.result_accuracy": "The requested accuracy for transcendental unary ops.",
+    "chlo.comparison_direction": "Which comparison operation to perform.",
+    "chlo.comparison_type": "Which comparison type to use.",
+    "chlo.ragged_dot": "Attribute that models the dimension information for ragged dot.",
+}
+"""Summaries of the ODS attribute constraints whose xDSL counterpart is one attribute class (by
+its xDSL name)."""
+
+OP_ATTR_SUMMARIES: dict[tuple[str, str], str] = {
+    ("stablehlo.custom_call", "api_version"): "Custom call API version",
+}
+"""Properties whose ODS constraint has its own summary (an enum stored as an integer)."""
+
+_NON_NEGATIVE = "whose value is non-negative"  # ConfinedAttr<..., [IntNonNegative]>
+_POSITIVE = "whose value is positive"  # ConfinedAttr<..., [IntPositive]>
+CONFINED_ATTRS: dict[tuple[str, str], str] = {
+    ("stablehlo.iota", "iota_dimension"): _NON_NEGATIVE,
+    ("stablehlo.dynamic_iota", "iota_dimension"): _NON_NEGATIVE,
+    ("stablehlo.all_gather", "all_gather_dim"): _NON_NEGATIVE,
+    ("stablehlo.reduce_scatter", "scatter_dimension"): _NON_NEGATIVE,
+    ("stablehlo.all_to_all", "split_dimension"): _NON_NEGATIVE,
+    ("stablehlo.all_to_all", "concat_dimension"): _NON_NEGATIVE,
+    ("stablehlo.all_to_all", "split_count"): _POSITIVE,
+    ("stablehlo.get_tuple_element", "index"): _NON_NEGATIVE,
+    ("stablehlo.batch_norm_grad", "feature_index"): _NON_NEGATIVE,
+    ("stablehlo.batch_norm_inference", "feature_index"): _NON_NEGATIVE,
+    ("stablehlo.batch_norm_training", "feature_index"): _NON_NEGATIVE,
+    ("stablehlo.concatenate", "dimension"): _NON_NEGATIVE,
+    ("stablehlo.convolution", "feature_group_count"): _POSITIVE,
+    ("stablehlo.convolution", "batch_group_count"): _POSITIVE,
+    ("stablehlo.get_dimension_size", "dimension"): _NON_NEGATIVE,
+    ("stablehlo.set_dimension_size", "dimension"): _NON_NEGATIVE,
+    ("stablehlo.reduce_precision", "exponent_bits"): _POSITIVE,
+    ("stablehlo.reduce_precision", "mantissa_bits"): _NON_NEGATIVE,
+    ("stablehlo.dynamic_conv", "feature_group_count"): _POSITIVE,
+    ("stablehlo.dynamic_conv", "batch_group_count"): _POSITIVE,
+}
+"""`ConfinedAttr` properties (StablehloOps.td): their summary is the base one plus the predicate."""
+
+
+def constraint_summary(constraint: object) -> str | None:
+    """The ODS summary of an xDSL attribute constraint, when it is one ODS attribute kind: an
+    attribute class (`ATTR_SUMMARIES`), an integer/float attribute of one type, a dense array of
+    one element type, or any of string attribute classes."""
+    from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr
+    from xdsl.irdl import AnyOf, BaseAttr, EqAttrConstraint, ParamAttrConstraint
+
+    if isinstance(constraint, type):
+        return ATTR_SUMMARIES.get(getattr(constraint, "name", ""))
+    if isinstance(constraint, BaseAttr):
+        return constraint_summary(constraint.attr)
+    if isinstance(constraint, AnyOf):
+        found = {constraint_summary(c) for c in constraint.attr_constrs}
+        return found.pop() if len(found) == 1 else None
+    if isinstance(constraint, ParamAttrConstraint):
+        params = constraint.param_constrs
+        base = constraint.base_attr
+        if base is IntegerAttr and isinstance(params[1], EqAttrConstraint):
+            t = params[1].attr
+            return integer_attr_summary(t) if isinstance(t, IntegerType) else None
+        if base is FloatAttr and isinstance(params[1], EqAttrConstraint):
+            return float_attr_summary(params[1].attr)
+        if base is DenseArrayBase and isinstance(params[0], EqAttrConstraint):
+            t = params[0].attr
+            return dense_array_summary(t) if isinstance(t, IntegerType) else None
+    return None
+
+
+def property_summary(op_name: str, prop_name: str, constraint: object) -> str | None:
+    """The ODS summary of property `prop_name` of `op_name` constrained by `constraint` (None when
+    it is not one ODS attribute kind: the constraint's own message stands)."""
+    summary = OP_ATTR_SUMMARIES.get((op_name, prop_name)) or constraint_summary(constraint)
+    confined = CONFINED_ATTRS.get((op_name, prop_name))
+    if summary is not None and confined is not None:
+        summary = f"{summary} {confined}"
+    return summary

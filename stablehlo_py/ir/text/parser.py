@@ -25,16 +25,13 @@ from typing import TYPE_CHECKING, NoReturn
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
-    DenseArrayBase,
     DictionaryAttr,
-    FloatAttr,
     FunctionType,
     IntegerAttr,
     IntegerType,
     NoneType,
     StringAttr,
     SymbolRefAttr,
-    TensorType,
     TupleType,
     UnitAttr,
     UnrankedTensorType,
@@ -43,7 +40,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import ParseError
-from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
+from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text import dense as dense_text
 from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
@@ -68,10 +65,10 @@ _NUMBER = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-
 _FLOAT_LIKE = re.compile(r"[.eE]")
 _DIMS = re.compile(r"(?:(?:[0-9]+|\?)x)*")
 _KEYWORD_TYPE = re.compile(r"[a-z][A-Za-z0-9]*")
-_STRING_BODY = re.compile(r'"((?:[^"\\\n]|\\.)*)"', re.S)
-_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{2})|(.))", re.S)
+_STRING_BODY = re.compile(r'"((?:[^"\\\n]|\\.)*)"', re.DOTALL)
+_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{2})|(.))", re.DOTALL)
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>")
-_ALIAS_DEF = re.compile(r"^([#!])([A-Za-z_][A-Za-z0-9_$.\-]*)[ \t]*=[ \t]*", re.M)
+_ALIAS_DEF = re.compile(r"^([#!])([A-Za-z_][A-Za-z0-9_$.\-]*)[ \t]*=[ \t]*", re.MULTILINE)
 _SYMBOL = re.compile(r'@(?:([A-Za-z_][A-Za-z0-9_$.\-]*)|"((?:[^"\\]|\\.)*)")')
 
 _ESC = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
@@ -117,7 +114,7 @@ MAX_ATTRIBUTE_NESTING = 128
 class Source:
     """A parsed buffer: maps an offset to `file:line:col` on demand (ops keep `(source, offset)`)."""
 
-    __slots__ = ("text", "filename", "line_offset", "_starts")
+    __slots__ = ("_starts", "filename", "line_offset", "text")
 
     def __init__(self, text: str, filename: str, line_offset: int):
         self.text = text
@@ -658,15 +655,17 @@ class Parser:
         if c == '"':
             s = self.parse_string()
             if self.peek() == ":" and not self.text.startswith("::", self.pos):
-                # A typed string (rare); keep the type in an opaque form.
+                # A typed string (rare): MLIR's StringAttr with a type.
                 save = self.pos
                 self.pos += 1
                 try:
-                    self.parse_type()
+                    t = self.parse_type()
                 except ParseError:
                     self.pos = save
                     return StringAttr(s)
-                return OpaqueAttr(text[pos : self.pos])
+                return (
+                    StringAttr(s) if isinstance(t, NoneType) else TypedStringAttr(StringAttr(s), t)
+                )
             return StringAttr(s)
         if c == "[":
             self.pos += 1
@@ -953,7 +952,7 @@ class Parser:
         """`{ ops }` or `{ ^bb0(%a: T): ops ^bb1: ... }`.  `entry_args` are names defined by the op's
         pretty syntax (function arguments, `%iterArg`s)."""
         self.parse_literal("{", "to open a region")
-        self.scopes.append({} if not isolated else {})
+        self.scopes.append({})
         saved_scopes = None
         if isolated:
             saved_scopes = self.scopes
@@ -1300,4 +1299,4 @@ def _t(t: Attribute) -> str:
     return type_to_str(t)
 
 
-__all__ = ["Parser", "unescape", "INDEX"]
+__all__ = ["INDEX", "Parser", "unescape"]
