@@ -1,9 +1,9 @@
 """Reductions and sorting of the spec as pure numpy functions.
 
 ``reduce``, ``reduce_window``, ``select_and_scatter``, ``sort`` and CHLO's ``top_k``. Region
-arguments are :class:`~.regions.Body` callables applied to whole arrays. A body with a kind
-uses numpy's ufunc reductions; any other body uses a tree reduction or a grouped fold, never
-a call per element.
+arguments are :class:`~.regions.Body` callables applied to whole arrays, never once per element.
+``reduce`` and ``reduce_window`` fold in XLA's order (:mod:`.folds`); ``select_and_scatter``
+uses a grouped fold.
 """
 
 from __future__ import annotations
@@ -17,14 +17,8 @@ from numpy.typing import ArrayLike
 
 from ._element_kinds import bit_width, is_bool, is_complex, is_float, is_integer, storage_uint
 from .data_movement import pad
-from .regions import (
-    body_kind,
-    body_sort_key,
-    call_body,
-    grouped_fold,
-    kind_ufunc,
-    reduce_axis,
-)
+from .folds import fold_left, reduce_last_axis
+from .regions import body_kind, body_sort_key, call_body, grouped_fold, kind_ufunc
 
 __all__ = [
     "reduce",
@@ -48,9 +42,10 @@ def reduce(
 ) -> tuple[np.ndarray, ...]:
     """Reduce ``inputs`` along ``dimensions`` with ``body`` (spec.md#reduce).
 
-    The schedule is a balanced binary tree over the reduced elements in index order, with
-    one init value at the front (``body(init, tree)``); a body with a kind uses
-    ``ufunc.reduce``. Variadic (e.g. argmax-style) bodies take the tree path.
+    Each output position folds its init value and then its reduced elements in row-major
+    order, left to right, vectorized across positions (:func:`.folds.reduce_last_axis`: a
+    body with an order-insensitive kind uses ``ufunc.reduce``, a generic body over more than
+    :data:`.folds.FOLD_LIMIT` elements a tree).
     """
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]
@@ -58,7 +53,7 @@ def reduce(
     keep = [d for d in range(xs[0].ndim) if d not in dims]
     out_shape = tuple(xs[0].shape[d] for d in keep)
     moved = [np.transpose(x, keep + dims).reshape(out_shape + (-1,)) for x in xs]
-    return reduce_axis(body, moved, inits)
+    return reduce_last_axis(body, moved, inits)
 
 
 def _num_windows(padded: int, window: int, dilation: int, stride: int) -> int:
@@ -82,9 +77,10 @@ def reduce_window(
     """Reduce windows of ``inputs`` with ``body`` (spec.md#reduce_window).
 
     The padded inputs (``pad(inputs, init_values, padding, base_dilations - 1)``) are read
-    through one strided slice per window position (the loop runs over the window's
-    positions, never over elements); a body with a kind folds the slices with its ufunc,
-    any other body reduces the stacked slices with a tree.
+    through one strided slice per window element, in row-major window order; each window
+    folds its init value and then those slices left to right (XLA's order), vectorized
+    across all output positions: a window of ``k`` elements costs ``k`` ufunc calls (a body
+    with a kind) or ``k`` evaluations of the body on whole arrays.
     """
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]
@@ -116,18 +112,9 @@ def reduce_window(
             for o, dl, n, s in zip(offset, wdil, out_shape, ws, strict=True)
         )
 
-    offsets = list(itertools.product(*[range(w) for w in wd]))
-    kind = body_kind(body)
-    if kind is not None and len(xs) == 1:
-        x = padded[0]
-        uf = kind_ufunc(kind, x.dtype)
-        acc = np.full(out_shape, inits[0], dtype=x.dtype)
-        with np.errstate(all="ignore"):
-            for offset in offsets:
-                acc = uf(acc, x[window_slices(offset)])
-        return (np.asarray(acc, dtype=x.dtype),)
-    stacked = [np.stack([p[window_slices(o)] for o in offsets], axis=-1) for p in padded]
-    return reduce_axis(body, stacked, inits)
+    offsets = itertools.product(*[range(w) for w in wd])
+    steps = (tuple(p[window_slices(o)] for p in padded) for o in offsets)
+    return fold_left(body, inits, steps, out_shape)
 
 
 def select_and_scatter(

@@ -39,11 +39,6 @@ IMPLEMENTATION_DEFINED: dict[str, str] = {
     # last bits of XLA's complex64 formulas exceed @check.expect_almost_eq's absolute 1e-3.
     "pow_complex64_20_30_complex64_20_30.mlir": "complex64 pow accuracy (upstream disables it)",
     "sin_complex64_20_20.mlir": "complex64 sine accuracy (upstream disables it)",
-    # reduce_window's schedule is implementation-defined (spec.md#reduce: "the exact schedule is
-    # implementation-defined"); XLA folds each window left to right, this interpreter reduces a
-    # window with a balanced tree (DESIGN.md §6).  With a non-associative f16 body (logaddexp) two
-    # of 72 elements land 4 ULP from XLA's.
-    "cumlogsumexp_float16_8_9.mlir": "reduce_window schedule (tree vs XLA's left fold) in f16",
 }
 
 

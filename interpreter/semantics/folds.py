@@ -1,0 +1,129 @@
+"""Left folds in XLA's order, vectorized across output positions.
+
+``reduce`` and ``reduce_window`` combine, for every output position, the init value and then the
+position's elements in row-major order, one at a time: ``acc = body(acc, x0)``,
+``acc = body(acc, x1)``, ... (upstream's reference interpreter and XLA CPU both fold this way;
+with a non-associative body -- a float ``add``, a ``logaddexp`` written out as a region -- any
+other order changes the last bits). The fold runs one step per element of a window or reduced
+dimension, each step on the arrays of all output positions at once: ``k`` elements cost ``k``
+numpy calls (a body with a kind) or ``k`` region evaluations (any other body), never one per
+output position.
+
+Schedules (one table of decisions, :func:`reduce_schedule`):
+
+* a body with a kind (:data:`~.regions.KINDS`) whose ufunc is exact whatever the order
+  (integer and boolean arithmetic, ``max``/``min``/bitwise ops) uses ``ufunc.reduce``;
+* ``add``/``mul`` on floats and complex numbers fold left: step by step while the reduced
+  dimension is short, else ``ufunc.accumulate`` over ``[init, x0, x1, ...]`` (sequential by
+  definition, one numpy call);
+* any other body folds left while the reduced dimension holds at most :data:`FOLD_LIMIT`
+  elements; a longer one is reduced by a balanced tree (``ceil(log2 n)`` region evaluations,
+  the spec leaves the schedule implementation-defined), so that e.g. an argmax over a million
+  elements does not evaluate its region a million times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._element_kinds import is_complex, is_float
+from .regions import body_kind, call_body, kind_ufunc, tree_reduce
+
+__all__ = ["FOLD_LIMIT", "fold_left", "reduce_last_axis", "reduce_schedule"]
+
+FOLD_LIMIT = 1024
+"""Longest reduced dimension that a generic (kind-less) ``reduce`` body folds step by step."""
+
+_STEP_LIMIT = 64
+"""Longest reduced dimension that an order-sensitive kind folds with one ufunc call per step;
+longer ones use one ``ufunc.accumulate``."""
+
+# Kinds whose ufunc gives different bits in a different order, by element class.
+_ORDER_SENSITIVE_KINDS = frozenset({"add", "mul"})
+
+
+def _order_sensitive(kind: str, dtype: np.dtype[Any]) -> bool:
+    return kind in _ORDER_SENSITIVE_KINDS and (is_float(dtype) or is_complex(dtype))
+
+
+def reduce_schedule(body: Callable[..., Any], dtypes: Sequence[np.dtype[Any]], n: int) -> str:
+    """How ``reduce`` combines ``n`` elements per output position with ``body``.
+
+    ``"ufunc"`` (``ufunc.reduce``, order-insensitive kinds), ``"steps"`` (left fold, one call per
+    element), ``"accumulate"`` (left fold as one ``ufunc.accumulate``) or ``"tree"``.
+    """
+    kind = body_kind(body)
+    if kind is not None and len(dtypes) == 1:
+        if not _order_sensitive(kind, np.dtype(dtypes[0])):
+            return "ufunc"
+        return "steps" if n <= _STEP_LIMIT else "accumulate"
+    return "steps" if n <= FOLD_LIMIT else "tree"
+
+
+def fold_left(
+    body: Callable[..., Any],
+    init_values: Sequence[np.ndarray],
+    steps: Iterable[Sequence[np.ndarray]],
+    shape: tuple[int, ...],
+) -> tuple[np.ndarray, ...]:
+    """``acc = init_values`` (broadcast to ``shape``), then ``acc = body(*acc, *xs)`` for each
+    ``xs`` of ``steps`` in order; every ``xs`` holds one array of ``shape`` per input.
+
+    A body with a kind (one input) applies its ufunc in place; any other body is evaluated on
+    the whole arrays.
+    """
+    inits = [np.asarray(v) for v in init_values]
+    kind = body_kind(body)
+    if kind is not None and len(inits) == 1:
+        acc = np.full(shape, inits[0], dtype=inits[0].dtype)
+        uf = kind_ufunc(kind, acc.dtype)
+        with np.errstate(all="ignore"):
+            for (x,) in steps:
+                if x.dtype == acc.dtype:
+                    uf(acc, x, out=acc)
+                else:
+                    acc = np.asarray(uf(acc, x), dtype=acc.dtype)
+        return (acc,)
+    accs: list[np.ndarray] = [np.broadcast_to(v, shape) for v in inits]
+    for xs in steps:
+        out = call_body(body, *accs, *xs)
+        if len(out) != len(accs):
+            raise ValueError(
+                f"the reduction body returned {len(out)} values for {len(accs)} accumulators"
+            )
+        accs = [np.broadcast_to(o, shape) for o in out]
+    return tuple(np.array(a) for a in accs)
+
+
+def reduce_last_axis(
+    body: Callable[..., Any], arrays: Sequence[np.ndarray], init_values: Sequence[np.ndarray]
+) -> tuple[np.ndarray, ...]:
+    """``reduce`` over the last axis of ``arrays`` (all ``shape + (n,)``) from ``init_values``
+    (0-d), in the schedule :func:`reduce_schedule` picks. An empty axis gives the init values."""
+    xs = [np.asarray(a) for a in arrays]
+    inits = [np.asarray(v) for v in init_values]
+    shape = xs[0].shape[:-1]
+    n = xs[0].shape[-1]
+    if n == 0:
+        return tuple(np.full(shape, v, dtype=v.dtype) for v in inits)
+    schedule = reduce_schedule(body, [x.dtype for x in xs], n)
+    if schedule == "steps":
+        return fold_left(body, inits, (tuple(x[..., i] for x in xs) for i in range(n)), shape)
+    if schedule == "tree":
+        tree = tree_reduce(body, xs)
+        out = call_body(body, *[np.broadcast_to(v, shape) for v in inits], *tree)
+        return tuple(np.array(np.broadcast_to(o, shape)) for o in out)
+    x, kind = xs[0], body_kind(body)
+    assert kind is not None  # "ufunc" and "accumulate" are schedules of bodies with a kind
+    init = inits[0].astype(x.dtype)
+    uf = kind_ufunc(kind, x.dtype)
+    with np.errstate(all="ignore"):
+        if schedule == "ufunc":
+            res = uf(init, uf.reduce(x, axis=-1, dtype=x.dtype))
+            return (np.asarray(res, dtype=x.dtype).reshape(shape),)
+        chain = np.concatenate([np.broadcast_to(init, shape + (1,)), x], axis=-1)
+        res = uf.accumulate(chain, axis=-1, dtype=x.dtype)[..., -1]
+    return (np.array(res, dtype=x.dtype).reshape(shape),)
