@@ -782,3 +782,59 @@ func.func @reduce_scatter_no_terminator(%a: tensor<4xf32>) {
   }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @all_gather_unranked(%a: tensor<*xf32>) {
+  // expected-error @+1 {{'stablehlo.all_gather' op operand #0 must be variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<*xf32>'}}
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<*xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @collective_permute_unranked_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.collective_permute' op result #0 must be ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<*xf32>'}}
+  %0 = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_unranked_input(%a: tensor<*xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{'stablehlo.reduce' op operand #0 must be variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<*xf32>'}}
+  %0 = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [0] : (tensor<*xf32>, tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_window_negative_window(%a: tensor<4x6xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{expects window to have positive value for 0-th window dimension, but got -1.}}
+  %0 = "stablehlo.reduce_window"(%a, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: -1, 2>} : (tensor<4x6xf32>, tensor<f32>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @map_shapes(%a: tensor<4x5xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{'stablehlo.map' op requires the same shape for all operands and results}}
+  %0 = "stablehlo.map"(%a, %b) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {dimensions = array<i64: 0, 1>} : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_precision_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.reduce_precision' op all non-scalar operands/results must have the same shape and base type}}
+  %0 = stablehlo.reduce_precision %a, format = e5m10 : (tensor<4xf32>) -> tensor<5xf32>
+  return
+}

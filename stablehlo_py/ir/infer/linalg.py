@@ -330,6 +330,7 @@ def conv_shape(
             int_list(inp.attr("lhs_dilation")) or (),
             int_list(inp.attr("rhs_dilation")) or (),
             int_list(inp.attr("window_reversal")) or (),
+            dynamic_sizes=True,
         )
         for i, size in enumerate(window_output_shape([ls[k] for k in in_sp], window)):
             out[out_sp[i]] = size

@@ -325,8 +325,11 @@ def window_dimensions(
     lhs_dilation: Sequence[int],
     rhs_dilation: Sequence[int],
     reversal: Sequence[int],
+    dynamic_sizes: bool = False,
 ) -> list[Window]:
-    """upstream's verifyWindowAttributesAndInferWindowDimensions (empty attributes are defaults)."""
+    """upstream's verifyWindowAttributesAndInferWindowDimensions (empty attributes are defaults).
+    `dynamic_sizes`: the sizes are a kernel's dimensions, which may be dynamic (convolution);
+    otherwise they are an attribute's values, and -1 is a size like any other."""
     n = len(sizes)
 
     def check_size(size: int, name: str) -> None:
@@ -344,7 +347,7 @@ def window_dimensions(
     out = []
     for i, size in enumerate(sizes):
         w = Window(size=size)
-        if not is_dynamic(size) and size <= 0:
+        if not (dynamic_sizes and is_dynamic(size)) and size <= 0:
             raise InferError(
                 f"expects window to have positive value for {i}-th window dimension, but got {size}."
             )

@@ -273,6 +273,13 @@ def _upstream_check(check: Callable[..., None], *args: object) -> None:
         raise VerifyException(e.message) from None
 
 
+def _ods_tensors(op: StableHLOOp, variadic: bool) -> None:
+    """ODS of the collectives: `HLO_Tensor` operands and results (`Variadic<HLO_Tensor>` groups for
+    all_gather, all_reduce, all_to_all, collective_broadcast and collective_reduce)."""
+    ods.check_values("operand", [v.type for v in op.operands], ods.HLO_Tensor, variadic=variadic)
+    ods.check_values("result", [r.type for r in op.results], ods.HLO_Tensor, variadic=variadic)
+
+
 def _pairwise_same_element_type(ins: list[Attribute], outs: list[Attribute]) -> None:
     """upstream's HLO_PairwiseSameOperandAndResultElementType trait (all_gather, all_to_all)."""
     if len(ins) != len(outs):
@@ -493,6 +500,7 @@ class AllGatherOp(GenericSyntaxOp):
                 "attribute 'all_gather_dim' failed to satisfy constraint: 64-bit signless integer "
                 "attribute whose value is non-negative"
             )
+        _ods_tensors(self, variadic=True)
         ins = [v.type for v in self.operands]
         outs = [r.type for r in self.results]
         # the trait (all_gather_c6), then upstream's AllGatherOp::verify
@@ -528,6 +536,7 @@ class AllReduceOp(GenericSyntaxOp):
         # (all_reduce_c6, all_reduce_c7), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_all_reduce
 
+        _ods_tensors(self, variadic=True)
         require_single_block(self, self.computation, "computation", non_empty=True)
         _upstream_check(
             verify_all_reduce,
@@ -570,6 +579,7 @@ class AllToAllOp(GenericSyntaxOp):
                     f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer "
                     f"attribute whose value is {what}"
                 )
+        _ods_tensors(self, variadic=True)
         # the traits in upstream's order: HLO_PairwiseSameOperandAndResultElementType (all_to_all_c9),
         # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
         _pairwise_same_element_type([v.type for v in self.operands], [r.type for r in self.results])
@@ -601,6 +611,7 @@ class ReduceScatterOp(GenericSyntaxOp):
                 "attribute 'scatter_dimension' failed to satisfy constraint: 64-bit signless "
                 "integer attribute whose value is non-negative"
             )
+        _ods_tensors(self, variadic=False)
         require_single_block(self, self.computation, "computation")
         _upstream_check(
             verify_reduce_scatter,
@@ -634,6 +645,7 @@ class CollectivePermuteOp(GenericSyntaxOp):
         from stablehlo_py.ir.infer.collectives import verify_collective_permute
 
         _check_i64_elements(self, "source_target_pairs")
+        _ods_tensors(self, variadic=False)
         if element_type(self.operand.type) != element_type(self.result.type):
             raise VerifyException("requires the same element type for all operands and results")
         _upstream_check(verify_collective_permute, self.properties.get("source_target_pairs"))
@@ -657,6 +669,7 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
         # InferTypeOpInterface check (collective_broadcast_c3, c5), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_broadcast
 
+        _ods_tensors(self, variadic=True)
         _upstream_check(
             verify_collective_broadcast,
             [v.type for v in self.operands],
@@ -687,6 +700,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
         # InferTypeOpInterface check, which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_reduce
 
+        _ods_tensors(self, variadic=True)
         require_single_block(self, self.computation, "computation", non_empty=True)
         _upstream_check(
             verify_collective_reduce,
@@ -739,8 +753,12 @@ class AsyncStartOp(GenericSyntaxOp):
     ISOLATED: ClassVar[bool] = True
 
     def verify_(self) -> None:
+        # ODS (Variadic<HLO_Tensor> operands, an HLO_Future result, the body), then
+        # AsyncStartOp::inferReturnTypes
+        ods.check_values("operand", [v.type for v in self.operands], ods.HLO_Tensor, variadic=True)
+        ods.check_values("result", [self.result.type], ods.HLO_Future)
         require_single_block(self, self.body, "body", non_empty=True)
-        verify_inferred(self)  # AsyncStartOp::inferReturnTypes
+        verify_inferred(self)
 
 
 @op_def

@@ -28,6 +28,7 @@ from stablehlo_py.ir.ops.constraints import (
     fail,
     num_bits,
     quantized_element,
+    shapes_compatible,
     t2s,
 )
 from stablehlo_py.ir.ops.elementwise import verify_compatible_types, verify_same_shape
@@ -148,6 +149,9 @@ class ReducePrecisionOp(StableHLOOp):
         # ODS: HLO_FpOrQuantizedIntTensor operand and result
         ods.check_values("operand", [self.operand.type], ods.HLO_FpOrQuantizedIntTensor)
         ods.check_values("result", [self.output.type], ods.HLO_FpOrQuantizedIntTensor)
+        # MLIR's Elementwise trait (verifyElementwise), before HLO_CompatibleOperandsAndResultType
+        if not shapes_compatible(shape_of(self.operand.type), shape_of(self.output.type)):
+            fail("all non-scalar operands/results must have the same shape and base type")
         # reduce_precision_c1: the CompatibleOperandsAndResultType trait, then the inference
         # check, which MLIR runs after the traits
         verify_compatible_types(self)

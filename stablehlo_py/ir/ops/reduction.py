@@ -273,12 +273,37 @@ class ReduceOp(StableHLOOp):
         inputs = [v.type for v in self.inputs]
         inits = [v.type for v in self.init_values]
         dims = i64_array(self.properties.get("dimensions")) or ()
+        _ods_tensors(self, (inputs, inits), variadic=True, variadic_results=True)
         require_single_block(self, self.body, "body", non_empty=True)
         # reduce_c1, reduce_c4, reduce_c5: the inputs and dimensions
         shape = _infer_checked(lambda: reduce_shape(inputs, dims))
         # reduce_c2, reduce_c6: the body
         _verify_reducer(self.body, inputs, inits, shape[0] if shape is not None else None)
         verify_inferred(self)
+
+
+def _ods_tensors(
+    op: Operation, groups: Sequence[Sequence[Attribute]], variadic: bool, variadic_results: bool
+) -> None:
+    """ODS of the reduction ops: `HLO_Tensor` operands (`groups`, in order; `Variadic<...>` groups
+    when `variadic`) and results, numbered as MLIR numbers them."""
+    first = 0
+    for group in groups:
+        ods.check_values("operand", group, ods.HLO_Tensor, first=first, variadic=variadic)
+        first += len(group)
+    outs = [r.type for r in op.results]
+    ods.check_values("result", outs, ods.HLO_Tensor, variadic=variadic_results)
+
+
+def _same_operands_and_result_shape(
+    operands: Sequence[Attribute], results: Sequence[Attribute]
+) -> None:
+    """MLIR's SameOperandsAndResultShape trait: at least one operand, compatible shapes."""
+    if not operands:
+        raise VerifyException("expected 1 or more operands, but found 0")
+    shapes = [shape_of(t) for t in (*operands, *results)]
+    if not all(shapes_compatible(shapes[0], s) for s in shapes[1:]):
+        raise VerifyException("requires the same shape for all operands and results")
 
 
 def _infer_checked(fn):  # type: ignore[no-untyped-def]
@@ -338,6 +363,7 @@ class ReduceWindowOp(GenericSyntaxOp):
             raise VerifyException("reduce_window: window_dimensions is required")
         inputs = [v.type for v in self.inputs]
         inits = [v.type for v in self.init_values]
+        _ods_tensors(self, (inputs, inits), variadic=True, variadic_results=True)
         require_single_block(self, self.body, "body", non_empty=True)
         # reduce_window_c1, c2, c4...c12: the inputs and the window
         attrs = {**self.attributes, **self.properties}
@@ -378,6 +404,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
         )
 
         ot, st, it = self.operand.type, self.source.type, self.init_value.type
+        _ods_tensors(self, ([ot, st, it],), variadic=False, variadic_results=False)
         require_single_block(self, self.select, "select")
         require_single_block(self, self.scatter, "scatter")
         block = self.select.blocks.first
@@ -452,14 +479,9 @@ class SortOp(GenericSyntaxOp):
         # ODS (sort_i1, results, the comparator region), the SameOperandsAndResultShape trait
         # (sort_c1, sort_c3), upstream's SortOp::verify (verifySortOp: sort_c4, sort_c5), then the
         # InferTensorType check (sort_c2), which MLIR runs after the op's verifier
-        ods.check_values("operand", ins, ods.HLO_Tensor, variadic=True)
-        ods.check_values("result", outs, ods.HLO_Tensor, variadic=True)
+        _ods_tensors(self, (ins,), variadic=True, variadic_results=True)
         require_single_block(self, self.comparator, "comparator")
-        if not ins:
-            raise VerifyException("expected 1 or more operands, but found 0")
-        s0 = shape_of(ins[0])
-        if not all(shapes_compatible(s0, shape_of(t)) for t in ins + outs):
-            raise VerifyException("requires the same shape for all operands and results")
+        _same_operands_and_result_shape(ins, outs)
         try:
             verify_sort(ins, int_value(self.properties.get("dimension"), -1), self.comparator)
         except InferError as e:
@@ -481,15 +503,12 @@ class MapOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
+        # ODS (map_i1, the result, the computation region), then the traits in upstream's order:
+        # SameOperandsAndResultShape (map_c1, map_c2), SingleBlock
         ins = [v.type for v in self.inputs]
-        if not ins:  # map_c2
-            raise VerifyException("map_c2: map needs at least one input")
-        s0 = shape_of(ins[0])
-        for i, t in enumerate(ins):
-            if not shapes_compatible(shape_of(t), s0):  # map_c1 (ODS SameOperandsAndResultShape)
-                raise VerifyException(
-                    f"map_c1: input #{i} {t2s(t)} and input #0 {t2s(ins[0])} have different shapes"
-                )
+        _ods_tensors(self, (ins,), variadic=True, variadic_results=False)
+        require_single_block(self, self.computation, "computation")
+        _same_operands_and_result_shape(ins, [self.result.type])
         require_single_block(self, self.computation, "computation", non_empty=True)
         # map_c1 (the result), map_c3, map_c4: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
         verify_inferred(self)
