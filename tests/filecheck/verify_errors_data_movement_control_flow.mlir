@@ -1425,3 +1425,36 @@ func.func @dynamic_slice_operand(%a: tuple<tensor<3x4xi32>>, %i: tensor<i64>) ->
   %0 = "stablehlo.dynamic_slice"(%a, %i, %i) {slice_sizes = array<i64: 1, 4>} : (tuple<tensor<3x4xi32>>, tensor<i64>, tensor<i64>) -> tensor<1x4xi32>
   return %0 : tensor<1x4xi32>
 }
+
+// -----
+
+func.func @slice_element_type(%a: tensor<2xi32>) -> tensor<1xf32> {
+  // expected-error @+1 {{'stablehlo.slice' op requires the same element type for all operands and results}}
+  %0 = "stablehlo.slice"(%a) {start_indices = array<i64: 0>, limit_indices = array<i64: 1>, strides = array<i64: 1>} : (tensor<2xi32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+func.func @gather_element_type(%op: tensor<3x4xf32>, %idx: tensor<2x1xi64>) -> tensor<2x4xi32> {
+  // expected-error @+1 {{'stablehlo.gather' op failed to verify that all of {operand, result} have same element type}}
+  %0 = "stablehlo.gather"(%op, %idx) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>} : (tensor<3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
+}
+
+// -----
+
+func.func @reverse_scalar(%a: tensor<f32>) -> tensor<2xf32> {
+  // expected-error @+1 {{all dimensions should be between [0, 0). Got dimension: 0.}}
+  %0 = "stablehlo.reverse"(%a) {dimensions = array<i64: 0>} : (tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @tuple_refined(%a: tensor<?xf32>) -> tuple<tensor<2xf32>> {
+  // expected-error @+2 {{'stablehlo.tuple' op inferred type(s) 'tuple<tensor<?xf32>>' are incompatible with return type(s) of operation 'tuple<tensor<2xf32>>'}}
+  // expected-error @+1 {{'stablehlo.tuple' op failed to infer returned types}}
+  %0 = "stablehlo.tuple"(%a) : (tensor<?xf32>) -> tuple<tensor<2xf32>>
+  return %0 : tuple<tensor<2xf32>>
+}

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, NoneAttr, TensorType, TupleType, UnrankedTensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    MemRefType,
+    NoneAttr,
+    TensorType,
+    TupleType,
+    UnrankedTensorType,
+)
 from xdsl.ir import Attribute
 
 from stablehlo_py.ir.infer import InferError
@@ -67,11 +74,16 @@ def _encoding(t: Attribute) -> Attribute | None:
 
 
 # ------------------------------------------------------------------------------- compatibility
+_RANKED = (TensorType, MemRefType)
+_SHAPED = (TensorType, UnrankedTensorType, MemRefType)
+"""MLIR's ShapedType here: tensors and (upstream's HLO_Buffer) memrefs."""
+
+
 def compatible_shape_with_bounds(a: Attribute, b: Attribute) -> bool:
     """upstream's verifyCompatibleShapeWithBounds: compatible shapes (unranked matches anything,
     else same rank and equal-or-dynamic dimensions), and neither static size above the other's
     bound."""
-    if isinstance(a, TensorType) and isinstance(b, TensorType):
+    if isinstance(a, _RANKED) and isinstance(b, _RANKED):
         sa, sb = a.get_shape(), b.get_shape()
         if len(sa) != len(sb):
             return False
@@ -87,8 +99,8 @@ def compatible_shape_with_bounds(a: Attribute, b: Attribute) -> bool:
 def element_type_compatible(a: Attribute, b: Attribute) -> bool:
     """upstream's isCompatibleElementTypeForHloTypeInference: equal element types; quantized ones
     need only the same storage type, storage range, expressed type and granularity."""
-    ea = a.element_type if isinstance(a, (TensorType, UnrankedTensorType)) else a
-    eb = b.element_type if isinstance(b, (TensorType, UnrankedTensorType)) else b
+    ea = a.element_type if isinstance(a, _SHAPED) else a
+    eb = b.element_type if isinstance(b, _SHAPED) else b
     qa = isinstance(ea, UniformQuantizedType)
     qb = isinstance(eb, UniformQuantizedType)
     if qa and qb:
@@ -110,11 +122,9 @@ def is_compatible(a: Attribute, b: Attribute) -> bool:
     """upstream's isCompatibleForHloTypeInference for two types."""
     if a is b or a == b:
         return True  # (a valid type is compatible with itself: the common case, checked first)
-    shaped = (TensorType, UnrankedTensorType)
-    if isinstance(a, shaped) and isinstance(b, shaped):
+    if isinstance(a, _SHAPED) and isinstance(b, _SHAPED):
         return compatible_shape_with_bounds(a, b) and element_type_compatible(a, b)
-    if isinstance(a, TupleType) and isinstance(b, TupleType):
-        return types_compatible(list(a.types.data), list(b.types.data))
+    # a tuple is no ShapedType: upstream compares it as an element type, i.e. it must be equal
     return element_type_compatible(a, b)
 
 

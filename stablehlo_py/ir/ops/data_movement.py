@@ -422,6 +422,9 @@ class GatherOp(NoAssemblyFormatOp):
 
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
+        # gather_c23: upstream's AllElementTypesMatch<["operand", "result"]> (an ODS predicate)
+        if element_type(self.operand.type) != element_type(self.result.type):
+            fail("failed to verify that all of {operand, result} have same element type")
         verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
@@ -763,8 +766,8 @@ class ReverseOp(StableHLOOp):
         # reverse_c1: upstream's SameOperandsAndResultElementType trait
         if element_type(self.operand.type) != element_type(self.result.type):
             fail("requires the same element type for all operands and results")
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
         _upstream(verify_reverse, self.operand.type, int_values(self.dimensions))
+        verify_inferred(self)  # upstream's InferTypeOpInterface check, after verify()
 
 
 @op_def
@@ -785,7 +788,21 @@ class SliceOp(StableHLOOp):
 
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        # slice_c2: upstream's AllMatchSameOperatorTrait (an ODS predicate), then slice_c1: its
+        # SameOperandsAndResultElementType trait, then the inference check
+        if (
+            len(
+                {len(int_values(a)) for a in (self.start_indices, self.limit_indices, self.strides)}
+            )
+            != 1
+        ):
+            fail(
+                "failed to verify that all of {start_indices, limit_indices, strides} have same "
+                "size"
+            )
+        if element_type(self.operand.type) != element_type(self.result.type):
+            fail("requires the same element type for all operands and results")
+        verify_inferred(self)
 
 
 @op_def
