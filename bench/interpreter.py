@@ -5,6 +5,9 @@
 
 (b) models: an MLP 64x256x256x64 f32, a small CNN (conv, relu, max-pool via reduce_window), a
 transformer block (attention, softmax, layer norm) and a 100-step while-loop scan.
+(c) a straight-line program of 10k small ops (tensor<2x4xf32>: add, multiply, tanh, transpose,
+reshape, compare, select, two slices, concatenate, repeated), in µs per op: ours on its first run
+(compiling included, as `run()` does), ours on later calls of the same evaluator, upstream's.
 (a) with --suite: every conformance testdata program, interpretation time only (parsing excluded);
 upstream's interpreter runs in a worker process that is restarted if it crashes (it does on a few
 programs), each program with a time limit.
@@ -48,10 +51,14 @@ def models():  # type: ignore[no-untyped-def]
         return jnp.maximum(jnp.maximum(x @ w1, 0) @ w2, 0) @ w3
 
     def cnn(x, k1, k2):
-        y = jax.lax.conv_general_dilated(x, k1, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = jax.lax.conv_general_dilated(
+            x, k1, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
         y = jnp.maximum(y, 0)
         y = jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
-        y = jax.lax.conv_general_dilated(y, k2, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = jax.lax.conv_general_dilated(
+            y, k2, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
         return jnp.maximum(y, 0).mean(axis=(1, 2))
 
     def transformer(x, wq, wk, wv, wo, w1, w2):
@@ -72,13 +79,32 @@ def models():  # type: ignore[no-untyped-def]
         return jax.lax.scan(step, x, None, length=100)
 
     return {
-        "MLP 64x256x256x64": (mlp, (r.normal(size=(64, 256)).astype(f32), r.normal(size=(256, 256)).astype(f32) * 0.05,
-                                    r.normal(size=(256, 256)).astype(f32) * 0.05, r.normal(size=(256, 64)).astype(f32) * 0.05)),
-        "small CNN": (cnn, (r.normal(size=(2, 16, 16, 3)).astype(f32), r.normal(size=(3, 3, 3, 8)).astype(f32),
-                            r.normal(size=(3, 3, 8, 16)).astype(f32))),
-        "transformer block": (transformer, (r.normal(size=(32, 64)).astype(f32),
-                                            *[r.normal(size=(64, 64)).astype(f32) * 0.1 for _ in range(4)],
-                                            r.normal(size=(64, 128)).astype(f32) * 0.1, r.normal(size=(128, 64)).astype(f32) * 0.1)),
+        "MLP 64x256x256x64": (
+            mlp,
+            (
+                r.normal(size=(64, 256)).astype(f32),
+                r.normal(size=(256, 256)).astype(f32) * 0.05,
+                r.normal(size=(256, 256)).astype(f32) * 0.05,
+                r.normal(size=(256, 64)).astype(f32) * 0.05,
+            ),
+        ),
+        "small CNN": (
+            cnn,
+            (
+                r.normal(size=(2, 16, 16, 3)).astype(f32),
+                r.normal(size=(3, 3, 3, 8)).astype(f32),
+                r.normal(size=(3, 3, 8, 16)).astype(f32),
+            ),
+        ),
+        "transformer block": (
+            transformer,
+            (
+                r.normal(size=(32, 64)).astype(f32),
+                *[r.normal(size=(64, 64)).astype(f32) * 0.1 for _ in range(4)],
+                r.normal(size=(64, 128)).astype(f32) * 0.1,
+                r.normal(size=(128, 64)).astype(f32) * 0.1,
+            ),
+        ),
         "100-step while scan": (scan, (r.normal(size=(16,)).astype(f32),)),
     }
 
@@ -88,11 +114,13 @@ def bench_models(repeat: int) -> None:
     from jax._src.interpreters import mlir
     from jaxlib.mlir import ir
     from jaxlib.mlir.dialects import stablehlo as upstream
-
     from stablehlo_py.interpreter import run
+
     from stablehlo_py.ir import parse
 
-    print(f"{'workload':24} {'ours':>10} {'upstream':>10} {'XLA CPU':>10} | {'vs upstream':>12} {'vs XLA':>8}")
+    print(
+        f"{'workload':24} {'ours':>10} {'upstream':>10} {'XLA CPU':>10} | {'vs upstream':>12} {'vs XLA':>8}"
+    )
     for name, (fn, args) in models().items():
         text = jax.jit(fn).lower(*args).as_text()
         ours_mod = parse(text)
@@ -105,8 +133,64 @@ def bench_models(repeat: int) -> None:
             up_mod = ir.Module.parse(text)
             up_args = [ir.DenseElementsAttr.get(np.ascontiguousarray(a)) for a in args]
             t_up = best(lambda: upstream.eval_module(up_mod, up_args), 1)
-        print(f"{name:24} {t_ours * 1e3:8.2f}ms {t_up * 1e3:8.1f}ms {t_xla * 1e3:8.3f}ms | "
-              f"{t_up / t_ours:10.0f}x {t_ours / t_xla:7.1f}x")
+        print(
+            f"{name:24} {t_ours * 1e3:8.2f}ms {t_up * 1e3:8.1f}ms {t_xla * 1e3:8.3f}ms | "
+            f"{t_up / t_ours:10.0f}x {t_ours / t_xla:7.1f}x"
+        )
+
+
+STRAIGHT_LINE_CYCLE = """\
+    %{1} = stablehlo.add %{0}, %arg0 : tensor<2x4xf32>
+    %{2} = stablehlo.multiply %{1}, %arg1 : tensor<2x4xf32>
+    %{3} = stablehlo.tanh %{2} : tensor<2x4xf32>
+    %{4} = stablehlo.transpose %{3}, dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>
+    %{5} = stablehlo.reshape %{4} : (tensor<4x2xf32>) -> tensor<2x4xf32>
+    %{6} = stablehlo.compare GT, %{5}, %arg0 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xi1>
+    %{7} = stablehlo.select %{6}, %{5}, %arg1 : tensor<2x4xi1>, tensor<2x4xf32>
+    %{8} = stablehlo.slice %{7} [0:2, 0:1] : (tensor<2x4xf32>) -> tensor<2x1xf32>
+    %{9} = stablehlo.slice %{7} [0:2, 1:4] : (tensor<2x4xf32>) -> tensor<2x3xf32>
+    %{10} = stablehlo.concatenate %{9}, %{8}, dim = 1 : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+"""
+
+
+def straight_line_program(n_ops: int = 10_000) -> str:
+    """`n_ops` small ops in one block (cycles of STRAIGHT_LINE_CYCLE's ten ops)."""
+    lines = ["func.func @main(%arg0: tensor<2x4xf32>, %arg1: tensor<2x4xf32>) -> tensor<2x4xf32> {"]
+    prev = "arg0"
+    for c in range(n_ops // 10):
+        names = [prev] + [f"v{c * 10 + k}" for k in range(10)]
+        lines.append(STRAIGHT_LINE_CYCLE.format(*names).rstrip("\n"))
+        prev = names[-1]
+    lines += [f"    return %{prev} : tensor<2x4xf32>", "}"]
+    return "\n".join(lines)
+
+
+def bench_straight_line(repeat: int, n_ops: int = 10_000) -> None:
+    from jax._src.interpreters import mlir
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo as upstream
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.interpreter.evaluator import Evaluator
+
+    from stablehlo_py.ir import parse
+
+    text = straight_line_program(n_ops)
+    r = np.random.default_rng(0)
+    args = [r.normal(size=(2, 4)).astype(np.float32) for _ in range(2)]
+    module = parse(text)
+    t_first = best(lambda: run(module, *args), repeat)
+    ev = Evaluator(module)
+    ev.call("main", args)
+    t_again = best(lambda: ev.call("main", args), repeat)
+    with mlir.make_ir_context():
+        up_mod = ir.Module.parse(text)
+        up_args = [ir.DenseElementsAttr.get(np.ascontiguousarray(a)) for a in args]
+        t_up = best(lambda: upstream.eval_module(up_mod, up_args), 1)
+    us = 1e6 / n_ops
+    print(
+        f"(c) {n_ops}-op straight-line program, small tensors, µs/op: ours first run {t_first * us:.2f}, "
+        f"ours again {t_again * us:.2f}, upstream {t_up * us:.2f} ({t_up / t_again:.1f}x)"
+    )
 
 
 WORKER = r"""
@@ -138,8 +222,13 @@ def upstream_suite(files: list[Path], timeout: float) -> dict[str, tuple[float, 
     out: dict[str, tuple[float, str]] = {}
     pending = list(files)
     while pending:
-        proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         assert proc.stdin and proc.stdout
         while pending:
             f = pending[0]
@@ -178,6 +267,7 @@ def _readline_with_timeout(proc: subprocess.Popen, timeout: float) -> str | None
 
 def bench_suite(limit: int | None, timeout: float) -> None:
     from stablehlo_py.interpreter.evaluator import Evaluator
+
     from stablehlo_py.ir import parse
 
     files = sorted(TESTDATA.glob("*.mlir"))[:limit]
@@ -197,7 +287,9 @@ def bench_suite(limit: int | None, timeout: float) -> None:
     print(f"    ours     {ours_total:8.2f} s  ({ours_fail} with failing checks)")
     ok_names = [k for k, v in up.items() if v[1] == "ok"]
     print(f"    upstream {up_total:8.2f} s  ({len(bad)} not ok: {dict(list(bad.items())[:8])})")
-    print(f"    ratio    {up_total / ours_total:8.1f}x faster (total, upstream's failures counted at their time)")
+    print(
+        f"    ratio    {up_total / ours_total:8.1f}x faster (total, upstream's failures counted at their time)"
+    )
     print(f"    programs upstream completes: {len(ok_names)}")
 
 
@@ -205,7 +297,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--suite", action="store_true", help="also run (a), the testdata suite")
     ap.add_argument("--suite-limit", type=int, default=None)
-    ap.add_argument("--timeout", type=float, default=120.0, help="per-program limit for upstream in (a)")
+    ap.add_argument(
+        "--timeout", type=float, default=120.0, help="per-program limit for upstream in (a)"
+    )
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     try:
@@ -213,6 +307,7 @@ def main() -> None:
     except ImportError:
         sys.exit("bench/interpreter.py needs the oracle extra: pip install -e '.[oracle]'")
     bench_models(args.repeat)
+    bench_straight_line(args.repeat)
     if args.suite:
         bench_suite(args.suite_limit, args.timeout)
 

@@ -1,7 +1,9 @@
 """The evaluator: runs functions and regions of a StableHLO module on numpy values.
 
-Dispatch is one dict lookup by op name (`registry.IMPLS`); each impl is a thin wrapper that unpacks the
-op's attributes and calls a pure numpy function of `semantics/`.  Values are numpy arrays (of the dtypes
+Each function (and each region run on its own) is compiled once per evaluator into a Python function
+(`compiled.py`): ops with a compiler run as steps prepared at compile time, the others through their
+impl (`registry.IMPLS`), a thin wrapper that unpacks the op's attributes and calls a pure numpy
+function of `semantics/`.  Values are numpy arrays (of the dtypes
 in `dtypes.py`), `Token` for `!stablehlo.token`, and Python tuples for tuple types.  Region-bodied ops get
 their region as a `RegionBody` that evaluates the region on whole arrays (never per element).
 """
@@ -13,18 +15,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.compiled import (
+    IMPL_WRAPPERS,
+    RETURN_OPS,
+    RegionClosures,
+    compile_block,
+    run_located,
+)
+from stablehlo_py.interpreter.registry import load_impls
+from stablehlo_py.interpreter.semantics.regions import RegionBody, make_body
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region
 
-from stablehlo_py.errors import InterpreterError, NotSupportedError
-from stablehlo_py.interpreter.registry import IMPLS, load_impls
-from stablehlo_py.interpreter.semantics.regions import RegionBody, make_body
+from stablehlo_py.errors import InterpreterError
 
-RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return"})
-# Hooks `(op, impl) -> impl` applied once per op when it first runs (e.g. impls/quantization.py
-# wraps ops on quantized tensors as dequantize -> op -> quantize).
-IMPL_WRAPPERS: list[Any] = []
 _KIND_OPS = {
     "stablehlo.add": "add",
     "stablehlo.multiply": "mul",
@@ -61,7 +66,9 @@ class CheckFailure:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.location}: error: check failed in @{self.function}: {self.op}: {self.message}"
+        return (
+            f"{self.location}: error: check failed in @{self.function}: {self.op}: {self.message}"
+        )
 
 
 @dataclass
@@ -78,7 +85,12 @@ class ProcessContext:
 
 
 class Evaluator:
-    def __init__(self, module: Operation, process: ProcessContext | None = None, custom_calls: dict | None = None):
+    def __init__(
+        self,
+        module: Operation,
+        process: ProcessContext | None = None,
+        custom_calls: dict | None = None,
+    ):
         load_impls()
         self.module = module
         self.process = process or ProcessContext()
@@ -96,18 +108,23 @@ class Evaluator:
         if custom_calls:
             self.custom_calls.update(custom_calls)
         self.current_function = ""
-        self._plans: dict[Block, list[Any]] = {}
+        self._code: dict[Block, Any] = {}
+        self._kinds: dict[Region, str | None] = {}
 
     # ----------------------------------------------------------------------- functions
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
         func = self.funcs.get(name)
         if func is None:
-            raise InterpreterError(f"no function @{name} in the module (have: {', '.join('@' + f for f in self.funcs)})")
+            raise InterpreterError(
+                f"no function @{name} in the module (have: {', '.join('@' + f for f in self.funcs)})"
+            )
         return self.run_func(func, args)
 
     def run_func(self, func: FuncOp, args: Sequence[Any]) -> list[Any]:
         if not func.body.blocks:
-            raise InterpreterError(f"function @{func.sym_name.data} has no body (external functions cannot run)")
+            raise InterpreterError(
+                f"function @{func.sym_name.data} has no body (external functions cannot run)"
+            )
         block = func.body.blocks.first
         assert block is not None
         if len(args) != len(block.args):
@@ -123,80 +140,51 @@ class Evaluator:
                     f"calls nested more than {MAX_CALL_DEPTH} deep (at @{func.sym_name.data}): "
                     "the program recurses without end, or deeper than the interpreter supports"
                 )
-            return self.run_block(block, list(args), {})
+            return run_located(self._compiled(block, "@" + func.sym_name.data), self, *args)
         finally:
             self.call_depth -= 1
             self.current_function = saved
 
     # ------------------------------------------------------------------------- regions
-    def run_region(self, region: Region, args: Sequence[Any], env: dict[SSAValue, Any]) -> list[Any]:
+    def run_region(self, region: Region, args: Sequence[Any], env: Any) -> list[Any]:
+        """Run `region` on `args`.  `env` is what an impl received: in compiled code, the closures
+        of its op's regions (which see the values of the enclosing blocks); any other region runs
+        on its own, compiled once."""
+        if type(env) is RegionClosures:
+            fn = env.get(region)
+            if fn is not None:
+                return fn(*args)
         block = region.blocks.first
         if block is None:
             raise InterpreterError("cannot run an empty region")
-        return self.run_block(block, list(args), env)
+        return run_located(self._compiled(block, "region"), self, *args)
 
-    def run_block(self, block: Block, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
-        for a, v in zip(block.args, args):
-            env[a] = v
-        plan = self._plans.get(block)
-        if plan is None:
-            plan = self._plans[block] = self._plan(block)
-        for fn, op, operand_values, results in plan:
-            try:
-                operands = [env[v] for v in operand_values]
-            except KeyError:
-                raise InterpreterError(f"'{op.name}' uses a value that was not computed", location=_loc(op)) from None
-            if fn is None:  # a return-like terminator
-                return operands
-            try:
-                out = fn(self, op, operands, env)
-            except (InterpreterError, NotSupportedError) as e:
-                if e.location is None:
-                    e.location = _loc(op)
-                    e.args = (e.render(),)
-                raise
-            except (ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError, MemoryError) as e:
-                raise InterpreterError(f"'{op.name}' failed: {type(e).__name__}: {e}", location=_loc(op)) from None
-            if len(results) == 1:
-                env[results[0]] = out[0]
-            else:
-                for r, v in zip(results, out):
-                    env[r] = v
-        return []
+    def _compiled(self, block: Block, name: str) -> Any:
+        """`block` compiled (once per evaluator) into `f(evaluator, *block_args) -> results`."""
+        fn = self._code.get(block)
+        if fn is None:
+            fn = self._code[block] = compile_block(block, name)
+        return fn
 
-    def _plan(self, block: Block) -> list[tuple[Any, Operation, tuple[SSAValue, ...], tuple[SSAValue, ...]]]:
-        """The block as a list of (impl, op, operands, results), resolved once per evaluator: a loop
-        body runs its plan on every iteration without looking anything up again."""
-        plan = []
-        for op in block.ops:
-            name = op.name
-            if name in RETURN_OPS:
-                plan.append((None, op, tuple(op.operands), ()))
-                break
-            fn = op.__dict__.get("_interp_impl")
-            if fn is None:
-                fn = IMPLS.get(name)
-                for wrap in IMPL_WRAPPERS:
-                    fn = wrap(op, fn)
-                if fn is None:
-                    raise NotSupportedError(f"the interpreter does not support '{name}' yet", location=_loc(op))
-                op.__dict__["_interp_impl"] = fn
-            plan.append((fn, op, tuple(op.operands), tuple(op.results)))
-        return plan
-
-    def region_body(self, region: Region, env: dict[SSAValue, Any]) -> RegionBody:
+    def region_body(self, region: Region, env: Any) -> RegionBody:
         """The region as a vectorized body (with its `kind` when it is a single known binary op)."""
 
         def fn(*arrays: Any) -> tuple[Any, ...]:
             return tuple(self.run_region(region, arrays, env))
 
-        return make_body(fn, kind=region_kind(region))
+        kind = self._kinds.get(region, _UNKNOWN)
+        if kind is _UNKNOWN:
+            kind = self._kinds[region] = region_kind(region)
+        return make_body(fn, kind=kind)
 
     # -------------------------------------------------------------------------- checks
     def fail(self, op: Operation, message: str) -> None:
-        self.failures.append(CheckFailure(self.current_function, op.name, _loc(op) or "<unknown>", message))
+        self.failures.append(
+            CheckFailure(self.current_function, op.name, _loc(op) or "<unknown>", message)
+        )
 
 
+_UNKNOWN = object()
 MAX_CALL_DEPTH = 64  # nested func.call levels (each recurses through the evaluator)
 
 
@@ -223,4 +211,14 @@ def _loc(op: Operation) -> str | None:
     return op_location(op)
 
 
-__all__ = ["Evaluator", "ProcessContext", "CheckFailure", "TOKEN", "Token", "region_kind", "np"]
+__all__ = [
+    "IMPL_WRAPPERS",
+    "RETURN_OPS",
+    "TOKEN",
+    "CheckFailure",
+    "Evaluator",
+    "ProcessContext",
+    "Token",
+    "np",
+    "region_kind",
+]

@@ -10,6 +10,7 @@ instead of knowing which class a given op uses.  A missing optional attribute gi
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -215,32 +216,31 @@ def result_shape(
 def result_dtype(op: Operation, i: int = 0) -> np.dtype:
     """numpy dtype of result `i`'s elements; for a quantized type, its expressed type (impls of
     quantized ops receive and return dequantized values, see `impls/quantization.py`)."""
+    return _expressed_dtype(op.results[i].type)
+
+
+def region_arg_dtypes(region: Any) -> list[np.dtype | None]:
+    """dtypes of a region's block arguments (None for non-tensor arguments)."""
+    return [_arg_dtype(a.type) for a in region.blocks.first.args]
+
+
+@functools.lru_cache(maxsize=4096)
+def _expressed_dtype(t: Attribute) -> np.dtype:
+    """The element dtype of type `t` (the expressed type's when quantized).  Types are immutable
+    and hashable, so each one is decoded once per process."""
     from stablehlo_py.ir.types import UniformQuantizedType
 
-    t = op.results[i].type
     e = t.element_type if isinstance(t, TensorType) else t
     if isinstance(e, UniformQuantizedType):
         return dtype_of_type(e.params.expressed_type)
     return dtype_of_type(t)
 
 
-def region_arg_dtypes(region: Any) -> list[np.dtype | None]:
-    """dtypes of a region's block arguments (None for non-tensor arguments)."""
-    from stablehlo_py.ir.types import UniformQuantizedType
-
-    block = region.blocks.first
-    out: list[np.dtype | None] = []
-    for a in block.args:
-        t = a.type
-        if isinstance(t, TensorType):
-            e = t.element_type
-            if isinstance(e, UniformQuantizedType):
-                out.append(dtype_of_type(e.params.expressed_type))
-            else:
-                out.append(dtype_of_type(t))
-        else:
-            out.append(None)
-    return out
+@functools.lru_cache(maxsize=4096)
+def _arg_dtype(t: Attribute) -> np.dtype | None:
+    if isinstance(t, TensorType):
+        return _expressed_dtype(t)
+    return None
 
 
 def to_types(values: list[Any], dtypes: list[np.dtype | None]) -> list[Any]:

@@ -1,4 +1,7 @@
-"""Control flow: while, if, case, optimization_barrier, composite (spec.md "Control flow")."""
+"""Control flow: while, if, case, optimization_barrier, composite (spec.md "Control flow").
+
+Compiled: `while`, `if` and `case` receive their regions as compiled functions (which see the values
+of the enclosing blocks) and call them directly."""
 
 from __future__ import annotations
 
@@ -6,12 +9,14 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.impls import _attrs as A
-from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.registry import Step, compiler
 
 from stablehlo_py.errors import InterpreterError
 
 
 def _truth(value: Any, what: str) -> bool:
+    if type(value) is np.ndarray and value.size == 1:
+        return bool(value)
     arr = np.asarray(value)
     if arr.size != 1:
         raise InterpreterError(
@@ -20,37 +25,57 @@ def _truth(value: Any, what: str) -> bool:
     return bool(arr.reshape(-1)[0])
 
 
-@impl("stablehlo.while")
-def _while(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    cond, body = op.regions[0], op.regions[1]
+_WHILE_CONDITION = "the condition of stablehlo.while"
+
+
+def _run_while(regions: tuple[Any, ...], *args: Any) -> list[Any]:
+    cond, body = regions
     values = list(args)
-    while _truth(ev.run_region(cond, values, env)[0], "the condition of stablehlo.while"):
-        values = ev.run_region(body, values, env)
+    while _truth(cond(*values)[0], _WHILE_CONDITION):
+        values = body(*values)
     return values
 
 
-@impl("stablehlo.if")
-def _if(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    branch = op.regions[0] if _truth(args[0], "the predicate of stablehlo.if") else op.regions[1]
-    return ev.run_region(branch, [], env)
+def _run_if(regions: tuple[Any, ...], pred: Any) -> list[Any]:
+    branch = regions[0] if _truth(pred, "the predicate of stablehlo.if") else regions[1]
+    return branch()
 
 
-@impl("stablehlo.case")
-def _case(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+def _run_case(regions: tuple[Any, ...], index: Any) -> list[Any]:
     """`index` out of `[0, N)` selects the last branch (spec.md#case)."""
-    index = int(np.asarray(args[0]).reshape(-1)[0])
-    branches = list(op.regions)
-    if not 0 <= index < len(branches):
-        index = len(branches) - 1
-    return ev.run_region(branches[index], [], env)
+    i = int(np.asarray(index).reshape(-1)[0])
+    if not 0 <= i < len(regions):
+        i = len(regions) - 1
+    return regions[i]()
 
 
-@impl("stablehlo.optimization_barrier")
-def _optimization_barrier(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+_STEPS = {
+    "stablehlo.while": Step(_run_while, regions=True, multi=True),
+    "stablehlo.if": Step(_run_if, regions=True, multi=True),
+    "stablehlo.case": Step(_run_case, regions=True, multi=True),
+}
+
+
+@compiler(*_STEPS)
+def _control_flow(op: Any) -> Step:
+    return _STEPS[op.name]
+
+
+def _identity(*args: Any) -> list[Any]:
     return list(args)
 
 
-@impl("stablehlo.composite")
-def _composite(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+@compiler("stablehlo.optimization_barrier")
+def _optimization_barrier(op: Any) -> Step:
+    return Step(_identity, multi=True)
+
+
+@compiler("stablehlo.composite")
+def _composite(op: Any) -> Step:
     """A composite is its `decomposition` function called on the inputs."""
-    return ev.call(A.sym_name(A.attr(op, "decomposition")), list(args))
+    decomposition = A.sym_name(A.attr(op, "decomposition"))
+
+    def run(ev: Any, *args: Any) -> list[Any]:
+        return ev.call(decomposition, list(args))
+
+    return Step(run, ev=True, multi=True)

@@ -1,27 +1,32 @@
-"""Constants, calls and custom_call dispatch."""
+"""Constants, calls and custom_call dispatch.
+
+Compiled: a constant is its value (decoded once, read-only), a call names its callee once."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from stablehlo_py.errors import InterpreterError
-from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.registry import Step, compiler, constant_step, impl
 from stablehlo_py.interpreter.values import array_from_attr
 
-
-@impl("stablehlo.constant")
-def _constant(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    cache = op.__dict__.get("_interp_value")
-    if cache is None:
-        cache = array_from_attr(op.properties["value"])
-        cache.flags.writeable = False
-        op.__dict__["_interp_value"] = cache
-    return [cache]
+from stablehlo_py.errors import InterpreterError
 
 
-@impl("func.call", "stablehlo.call")
-def _call(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return ev.call(op.properties["callee"].root_reference.data, args)
+@compiler("stablehlo.constant")
+def _constant(op: Any) -> Step:
+    value = array_from_attr(op.properties["value"])
+    value.flags.writeable = False
+    return constant_step(value)
+
+
+@compiler("func.call", "stablehlo.call")
+def _call(op: Any) -> Step:
+    callee = op.properties["callee"].root_reference.data
+
+    def run(ev: Any, *args: Any) -> list[Any]:
+        return ev.call(callee, args)
+
+    return Step(run, ev=True, multi=True)
 
 
 @impl("stablehlo.custom_call")

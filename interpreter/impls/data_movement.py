@@ -1,7 +1,9 @@
 """Data-movement ops: thin wrappers over `semantics/data_movement.py` (spec.md "Data movement").
 
 Each impl reads the op's attributes with the spec's names and calls the semantics function; result
-shapes come from the op's (static) result types.
+shapes come from the op's (static) result types.  The hot ops are compiled: their attributes and
+static result shapes are decoded once per op (`registry.compiler`), and where the semantics is one
+numpy call (reshape, transpose, slice) the step is that call.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.impls import _attrs as A
-from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.registry import Step, compiler, constant_step, impl
 from stablehlo_py.interpreter.semantics import conversion as conv
 from stablehlo_py.interpreter.semantics import data_movement as dm
 from xdsl.dialects.builtin import TensorType
@@ -18,15 +20,34 @@ from xdsl.dialects.builtin import TensorType
 from stablehlo_py.errors import InterpreterError
 
 
-@impl("stablehlo.broadcast_in_dim")
-def _broadcast_in_dim(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+def _static_shape(op: Any, i: int = 0) -> tuple[int, ...] | None:
+    """Result `i`'s shape when its type is a static tensor type (else it is resolved per call)."""
+    t = op.results[i].type
+    if isinstance(t, TensorType):
+        shape = tuple(int(d) for d in t.get_shape())
+        if all(d >= 0 for d in shape):
+            return shape
+    return None
+
+
+@compiler("stablehlo.broadcast_in_dim")
+def _broadcast_in_dim(op: Any) -> Step:
     dims = A.ints(op, "broadcast_dimensions", [])
-    operand = np.asarray(args[0])
-    return [
-        dm.broadcast_in_dim(
-            operand, dims, A.result_shape(op, 0, lambda: _broadcast_result_dims(op, operand, dims))
-        )
-    ]
+    shape = _static_shape(op)
+    broadcast_in_dim = dm.broadcast_in_dim
+    if shape is not None:
+
+        def run(operand: Any) -> Any:
+            return broadcast_in_dim(operand, dims, shape)
+
+        return Step(run)
+
+    def run_dynamic(operand: Any) -> Any:
+        operand = np.asarray(operand)
+        derived = lambda: _broadcast_result_dims(op, operand, dims)
+        return broadcast_in_dim(operand, dims, A.result_shape(op, 0, derived))
+
+    return Step(run_dynamic)
 
 
 def _broadcast_result_dims(
@@ -60,21 +81,36 @@ def _dynamic_broadcast_in_dim(ev: Any, op: Any, args: list[Any], env: dict) -> l
     return [dm.dynamic_broadcast_in_dim(args[0], args[1], A.ints(op, "broadcast_dimensions", []))]
 
 
-@impl("stablehlo.concatenate")
-def _concatenate(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.concatenate(args, A.int_(op, "dimension"))]
+@compiler("stablehlo.concatenate")
+def _concatenate(op: Any) -> Step:
+    dimension = A.int_(op, "dimension")
+    concatenate = np.concatenate
+
+    def run(*inputs: Any) -> Any:
+        return concatenate(inputs, axis=dimension)
+
+    return Step(run)
 
 
-@impl("stablehlo.slice")
-def _slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [
-        dm.slice(
-            args[0],
-            A.ints(op, "start_indices"),
-            A.ints(op, "limit_indices"),
-            A.ints(op, "strides"),
-        )
-    ]
+@compiler("stablehlo.slice")
+def _slice(op: Any) -> Step:
+    starts = A.ints(op, "start_indices")
+    limits = A.ints(op, "limit_indices")
+    strides = A.ints(op, "strides")
+    if starts is None or limits is None or strides is None:
+        slice_ = dm.slice
+
+        def run_attrs(operand: Any) -> Any:
+            return slice_(operand, starts, limits, strides)  # type: ignore[arg-type]
+
+        return Step(run_attrs)
+    index = tuple(slice(s, e, st) for s, e, st in zip(starts, limits, strides, strict=True))
+    asarray = np.asarray
+
+    def run(operand: Any) -> Any:
+        return asarray(operand)[index]
+
+    return Step(run)
 
 
 @impl("stablehlo.real_dynamic_slice")
@@ -82,14 +118,24 @@ def _real_dynamic_slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[An
     return [dm.real_dynamic_slice(args[0], args[1], args[2], args[3])]
 
 
-@impl("stablehlo.dynamic_slice")
-def _dynamic_slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.dynamic_slice(args[0], args[1:], A.ints(op, "slice_sizes"))]
+@compiler("stablehlo.dynamic_slice")
+def _dynamic_slice(op: Any) -> Step:
+    sizes = A.ints(op, "slice_sizes")
+    dynamic_slice = dm.dynamic_slice
+
+    def run(operand: Any, *start_indices: Any) -> Any:
+        return dynamic_slice(operand, start_indices, sizes)  # type: ignore[arg-type]
+
+    return Step(run)
 
 
-@impl("stablehlo.dynamic_update_slice")
-def _dynamic_update_slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.dynamic_update_slice(args[0], args[1], args[2:])]
+def _dynamic_update_slice_step(operand: Any, update: Any, *start_indices: Any) -> Any:
+    return dm.dynamic_update_slice(operand, update, start_indices)
+
+
+@compiler("stablehlo.dynamic_update_slice")
+def _dynamic_update_slice(op: Any) -> Step:
+    return Step(_dynamic_update_slice_step)
 
 
 def _gather_dims(op: Any) -> dict[str, Any]:
@@ -146,9 +192,19 @@ def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return x if x.dtype == dtype else conv.convert(x, dtype)
 
 
-@impl("stablehlo.iota")
-def _iota(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.iota(A.int_(op, "iota_dimension"), A.result_shape(op), A.result_dtype(op))]
+@compiler("stablehlo.iota")
+def _iota(op: Any) -> Step:
+    """A static iota is a constant (read-only, as constants are)."""
+    dimension, dtype = A.int_(op, "iota_dimension"), A.result_dtype(op)
+    if _static_shape(op) is not None:
+        value = dm.iota(dimension, A.result_shape(op), dtype)
+        value.flags.writeable = False
+        return constant_step(value)
+
+    def run() -> Any:
+        return dm.iota(dimension, A.result_shape(op), dtype)
+
+    return Step(run)
 
 
 @impl("stablehlo.dynamic_iota")
@@ -174,10 +230,23 @@ def _dynamic_pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [dm.dynamic_pad(*args)]
 
 
-@impl("stablehlo.reshape")
-def _reshape(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    operand = np.asarray(args[0])
-    return [dm.reshape(operand, A.result_shape(op, 0, lambda: _reshape_result_dims(op, operand)))]
+@compiler("stablehlo.reshape")
+def _reshape(op: Any) -> Step:
+    shape = _static_shape(op)
+    if shape is not None:
+        reshape = np.reshape
+
+        def run(operand: Any) -> Any:
+            return reshape(operand, shape)
+
+        return Step(run)
+
+    def run_dynamic(operand: Any) -> Any:
+        operand = np.asarray(operand)
+        derived = lambda: _reshape_result_dims(op, operand)
+        return dm.reshape(operand, A.result_shape(op, 0, derived))
+
+    return Step(run_dynamic)
 
 
 def _reshape_result_dims(op: Any, operand: np.ndarray) -> list[int | None] | None:
@@ -206,22 +275,38 @@ def _reverse(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [dm.reverse(args[0], A.ints(op, "dimensions", []))]
 
 
-@impl("stablehlo.transpose")
-def _transpose(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.transpose(args[0], A.ints(op, "permutation"))]
+@compiler("stablehlo.transpose")
+def _transpose(op: Any) -> Step:
+    permutation = A.ints(op, "permutation")
+    if permutation is None:
+        return Step(lambda operand: dm.transpose(operand, None))  # type: ignore[arg-type]
+    transpose = np.transpose
+
+    def run(operand: Any) -> Any:
+        return transpose(operand, permutation)
+
+    return Step(run)
 
 
-@impl("stablehlo.tuple")
-def _tuple(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [tuple(args)]
+def _make_tuple(*elements: Any) -> tuple[Any, ...]:
+    return elements
 
 
-@impl("stablehlo.get_tuple_element")
-def _get_tuple_element(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    t = args[0]
-    if not isinstance(t, tuple):
-        raise InterpreterError("get_tuple_element needs a tuple operand")
-    return [t[A.int_(op, "index")]]
+@compiler("stablehlo.tuple")
+def _tuple(op: Any) -> Step:
+    return Step(_make_tuple)
+
+
+@compiler("stablehlo.get_tuple_element")
+def _get_tuple_element(op: Any) -> Step:
+    index = A.int_(op, "index")
+
+    def run(t: Any) -> Any:
+        if not isinstance(t, tuple):
+            raise InterpreterError("get_tuple_element needs a tuple operand")
+        return t[index]
+
+    return Step(run)
 
 
 @impl("stablehlo.get_dimension_size")

@@ -11,7 +11,7 @@ import numpy as np
 from stablehlo_py.interpreter import dtypes
 from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
-from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.registry import Step, compiler, impl
 from stablehlo_py.interpreter.semantics import data_movement as dm
 from stablehlo_py.interpreter.semantics import fft as fft_sem
 from stablehlo_py.interpreter.semantics import linalg as la
@@ -105,20 +105,22 @@ def _dot(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     ]
 
 
-@impl("stablehlo.dot_general")
-def _dot_general(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+@compiler("stablehlo.dot_general")
+def _dot_general(op: Any) -> Step:
+    """Dimension numbers and the result type decoded once per op."""
     d = A.struct(op, "dot_dimension_numbers")
-    return [
-        contract(
-            args[0],
-            args[1],
-            lhs_batching_dimensions=A.field(d, "lhs_batching_dimensions", []),
-            rhs_batching_dimensions=A.field(d, "rhs_batching_dimensions", []),
-            lhs_contracting_dimensions=A.field(d, "lhs_contracting_dimensions", []),
-            rhs_contracting_dimensions=A.field(d, "rhs_contracting_dimensions", []),
-            result_element_type=A.result_dtype(op),
-        )
-    ]
+    dims = {
+        "lhs_batching_dimensions": A.field(d, "lhs_batching_dimensions", []),
+        "rhs_batching_dimensions": A.field(d, "rhs_batching_dimensions", []),
+        "lhs_contracting_dimensions": A.field(d, "lhs_contracting_dimensions", []),
+        "rhs_contracting_dimensions": A.field(d, "rhs_contracting_dimensions", []),
+        "result_element_type": A.result_dtype(op),
+    }
+
+    def run(lhs: Any, rhs: Any) -> Any:
+        return contract(lhs, rhs, **dims)
+
+    return Step(run)
 
 
 def _conv_attrs(op: Any) -> dict[str, Any]:

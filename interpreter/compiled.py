@@ -1,0 +1,274 @@
+"""Functions and regions compiled once into Python functions.
+
+Each block becomes one generated Python function (source built here, `compile()`d once per evaluator):
+its arguments are the block's arguments, every op is one line `v7 = s3(v3, v5)` calling the op's
+prepared `Step` (bound as a global of the generated code), values live in local variables (slots),
+and the terminator is `return [v9]`.  A region is a nested `def` emitted just before the op that owns
+it, so it reads the values of the enclosing blocks as ordinary Python closures; the op's step gets
+its regions as a tuple of those functions (`while`, `if`, `case` call them directly).
+
+Nothing is looked up or recorded per op on the fast path.  When an op fails, the traceback's deepest
+frame inside generated code names the line, and the line the op (`op_at`): errors read exactly as
+before (`'stablehlo.divide' failed: ...` at the op's location).
+
+An op without a compiler (or whose impl an `IMPL_WRAPPERS` hook replaced) runs through its impl:
+`impl(evaluator, op, operands, env)` where `env` is a `RegionClosures` mapping each of the op's
+regions to its compiled function, which `Evaluator.run_region` / `region_body` call.
+
+Behaviour kept from the block-walking evaluator: an op the interpreter does not support fails when
+its block is entered (before any of the block's ops run); a value that is not computed fails at the
+op that uses it; a step that cannot be prepared (a bad attribute) fails when its op runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from stablehlo_py.interpreter.registry import IMPLS, Impl, Step, step_of
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from stablehlo_py.errors import InterpreterError, NotSupportedError
+
+RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return"})
+# Hooks `(op, impl) -> impl` applied once per op when it is first compiled (e.g.
+# impls/quantization.py wraps ops on quantized tensors as dequantize -> op -> quantize).
+IMPL_WRAPPERS: list[Any] = []
+# Exceptions of the numpy layer reported as "'op' failed: <type>: <message>" at the op.
+CONVERTED_ERRORS = (
+    ValueError,
+    TypeError,
+    IndexError,
+    OverflowError,
+    ZeroDivisionError,
+    MemoryError,
+)
+_OPS_KEY = "__stablehlo_ops__"
+
+
+class RegionClosures(dict):  # type: ignore[type-arg]
+    """The `env` an impl receives in compiled code: each region of its op -> compiled function."""
+
+
+_NO_REGIONS = RegionClosures()
+
+
+def resolve_impl(op: Operation) -> Impl | None:
+    """The op's impl after the `IMPL_WRAPPERS` hooks, decided once per op (None: unsupported)."""
+    fn = op.__dict__.get("_interp_impl")
+    if fn is None:
+        fn = IMPLS.get(op.name)
+        for wrap in IMPL_WRAPPERS:
+            fn = wrap(op, fn)
+        if fn is None:
+            return None
+        op.__dict__["_interp_impl"] = fn
+    return fn
+
+
+def step_for(op: Operation) -> Step | None:
+    """How the compiled code runs `op`: its compiler's step when its impl is the compiler's own
+    (no hook wrapped it), else a step calling the impl.  None when the op is not supported."""
+    fn = resolve_impl(op)
+    if fn is None:
+        return None
+    make = getattr(fn, "compiler", None)
+    if make is not None:
+        try:
+            return step_of(op, make)
+        except Exception as e:  # noqa: BLE001 - raised when the op runs, as its impl would
+            return Step(_raiser(e))
+    return _impl_step(op, fn)
+
+
+def _raiser(error: BaseException) -> Callable[..., Any]:
+    def fail(*args: Any) -> Any:
+        raise error
+
+    return fail
+
+
+def _impl_step(op: Operation, fn: Impl) -> Step:
+    if op.regions:
+        regions = tuple(op.regions)
+
+        def run_with_regions(ev: Any, closures: tuple[Any, ...], *args: Any) -> list[Any]:
+            return fn(ev, op, list(args), RegionClosures(zip(regions, closures)))
+
+        return Step(run_with_regions, ev=True, regions=True, multi=True)
+
+    def run(ev: Any, *args: Any) -> list[Any]:
+        return fn(ev, op, list(args), _NO_REGIONS)
+
+    return Step(run, ev=True, multi=True)
+
+
+# --------------------------------------------------------------------------------- code generation
+
+
+def compile_block(block: Block, name: str) -> Callable[..., list[Any]]:
+    """`block` as a Python function `f(evaluator, *block_args) -> results` (values of enclosing
+    blocks are not visible: a function body, or a region run on its own)."""
+    gen = _Codegen(name)
+    gen.block("entry", block, ["ev"], 0, frozenset())
+    return gen.build()["entry"]
+
+
+class _Codegen:
+    def __init__(self, name: str) -> None:
+        self.filename = f"<stablehlo-py compiled {name}>"
+        self.lines: list[str] = []
+        self.line_ops: list[Operation | None] = [None]  # index: line number (1-based)
+        self.globals: dict[str, Any] = {}
+        self.names: dict[SSAValue, str] = {}
+        self.regions = 0
+
+    def build(self) -> dict[str, Any]:
+        source = "\n".join(self.lines) + "\n"
+        namespace: dict[str, Any] = dict(self.globals)
+        namespace[_OPS_KEY] = self.line_ops
+        namespace["__builtins__"] = {}
+        exec(compile(source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        return namespace
+
+    def emit(self, indent: int, text: str, op: Operation | None) -> None:
+        self.lines.append("    " * indent + text)
+        self.line_ops.append(op)
+
+    def value(self, v: SSAValue) -> str:
+        name = self.names.get(v)
+        if name is None:
+            name = self.names[v] = f"v{len(self.names)}"
+        return name
+
+    def bind(self, prefix: str, obj: Any) -> str:
+        name = f"{prefix}{len(self.globals)}"
+        self.globals[name] = obj
+        return name
+
+    def block(
+        self, fname: str, block: Block, params: list[str], indent: int, visible: frozenset[SSAValue]
+    ) -> None:
+        args = [self.value(a) for a in block.args]
+        self.emit(indent, f"def {fname}({', '.join(params + args)}):", None)
+        inner = indent + 1
+        scope = set(visible)
+        scope.update(block.args)
+        steps: list[tuple[Operation, Step | None]] = []
+        for op in block.ops:
+            if op.name in RETURN_OPS:
+                steps.append((op, None))
+                break
+            step = step_for(op)
+            if step is None:  # fails on entering the block, before any of its ops runs
+                self.emit(inner, f"{self.bind('unsupported', _unsupported(op))}()", op)
+                return
+            steps.append((op, step))
+        for op, step in steps:
+            if any(v not in scope for v in op.operands):
+                self.emit(inner, f"{self.bind('undefined', _undefined(op))}()", op)
+                return
+            operands = [self.value(v) for v in op.operands]
+            if step is None:
+                self.emit(inner, f"return [{', '.join(operands)}]", op)
+                return
+            if step.is_constant:
+                call = self.bind("k", step.value)
+            else:
+                call_args = ["ev"] if step.ev else []
+                if step.regions:
+                    closures = [self.region(r, op, inner, frozenset(scope)) for r in op.regions]
+                    call_args.append("(" + "".join(c + ", " for c in closures) + ")")
+                call = f"{self.bind('s', step.fn)}({', '.join(call_args + operands)})"
+            results = [self.value(r) for r in op.results]
+            if not results:
+                self.emit(inner, call, op)
+            elif step.multi:
+                self.emit(inner, f"{''.join(r + ', ' for r in results)}= {call}", op)
+            else:
+                self.emit(inner, f"{results[0]} = {call}", op)
+            scope.update(op.results)
+        self.emit(inner, "return []", None)
+
+    def region(
+        self, region: Region, owner: Operation, indent: int, visible: frozenset[SSAValue]
+    ) -> str:
+        self.regions += 1
+        fname = f"r{self.regions}"
+        block = region.blocks.first
+        if block is None:
+            self.emit(indent, f"def {fname}(*args):", None)
+            self.emit(indent + 1, f"{self.bind('empty', _empty_region)}()", owner)
+        else:
+            self.block(fname, block, [], indent, visible)
+        return fname
+
+
+def _unsupported(op: Operation) -> Callable[[], None]:
+    def fail() -> None:
+        raise NotSupportedError(
+            f"the interpreter does not support '{op.name}' yet", location=_loc(op)
+        )
+
+    return fail
+
+
+def _undefined(op: Operation) -> Callable[[], None]:
+    def fail() -> None:
+        raise InterpreterError(f"'{op.name}' uses a value that was not computed", location=_loc(op))
+
+    return fail
+
+
+def _empty_region() -> None:
+    raise InterpreterError("cannot run an empty region")
+
+
+# ------------------------------------------------------------------------------------------ errors
+
+
+def ops_at(tb: Any) -> list[Operation]:
+    """The ops of generated code on a traceback, outermost first (the last one raised)."""
+    ops: list[Operation] = []
+    while tb is not None:
+        line_ops = tb.tb_frame.f_globals.get(_OPS_KEY)
+        if line_ops is not None:
+            op = line_ops[tb.tb_lineno]
+            if op is not None:
+                ops.append(op)
+        tb = tb.tb_next
+    return ops
+
+
+def run_located(fn: Callable[..., list[Any]], *args: Any) -> list[Any]:
+    """Call compiled code; an error gets the location of the op that raised it (of the innermost
+    enclosing op that has one when that op has none), in the words of the block-walking evaluator."""
+    try:
+        return fn(*args)
+    except (InterpreterError, NotSupportedError) as e:
+        if e.location is None:
+            ops = ops_at(e.__traceback__)
+            if ops:
+                e.location = _first_location(ops)
+                e.args = (e.render(),)
+        raise
+    except CONVERTED_ERRORS as e:
+        ops = ops_at(e.__traceback__)
+        if not ops:
+            raise
+        message = f"'{ops[-1].name}' failed: {type(e).__name__}: {e}"
+        raise InterpreterError(message, location=_first_location(ops)) from None
+
+
+def _first_location(ops: list[Operation]) -> str | None:
+    for op in reversed(ops):
+        loc = _loc(op)
+        if loc is not None:
+            return loc
+    return None
+
+
+def _loc(op: Operation) -> str | None:
+    from stablehlo_py.ir.verify import op_location
+
+    return op_location(op)

@@ -1,0 +1,236 @@
+"""The compiled interpreter (interpreter/compiled.py): one generated Python function per block, errors
+located at the op that raised them (also deep inside regions), regions as closures over the values of
+every enclosing block, the call-depth limit, compiling once, and ops whose impl a hook wraps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from stablehlo_py.interpreter import compiled, evaluator, run
+from stablehlo_py.interpreter.evaluator import Evaluator
+from stablehlo_py.interpreter.registry import IMPLS
+
+from stablehlo_py.errors import InterpreterError, NotSupportedError
+from stablehlo_py.ir import parse
+
+# line 10 of this program is the custom_call inside the while body (line 1 is empty)
+LOOP_CALLING = """
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %r:2 = stablehlo.while(%a = %c0, %v = %x) : tensor<i64>, tensor<2xf32>
+  cond {
+    %p = stablehlo.compare LT, %a, %c1 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %y = stablehlo.custom_call @target(%v) : (tensor<2xf32>) -> tensor<2xf32>
+    %n = stablehlo.add %a, %c1 : tensor<i64>
+    stablehlo.return %n, %y : tensor<i64>, tensor<2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}"""
+
+
+def _module(text: str) -> Any:
+    from stablehlo_py.ir.verify import verify
+
+    module = parse(text)
+    verify(module)
+    return module
+
+
+def test_an_error_inside_a_loop_body_is_located_at_its_op() -> None:
+    with pytest.raises(InterpreterError) as info:
+        run(LOOP_CALLING, np.zeros(2, np.float32))
+    assert info.value.location == "-:10:10"
+    assert "unsupported custom_call target 'target'" in str(info.value)
+    assert str(info.value).startswith("-:10:10: error: ")
+
+
+def test_a_numpy_error_reads_op_failed_at_its_op() -> None:
+    def boom(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+        raise ValueError("operands do not broadcast")
+
+    ev = Evaluator(_module(LOOP_CALLING), custom_calls={"target": boom})
+    with pytest.raises(InterpreterError) as info:
+        ev.call("main", [np.zeros(2, np.float32)])
+    assert info.value.location == "-:10:10"
+    assert info.value.message == (
+        "'stablehlo.custom_call' failed: ValueError: operands do not broadcast"
+    )
+
+
+def test_regions_see_the_values_of_every_enclosing_block() -> None:
+    """An `if` nested in a `while` body reads a function argument and a value of the body."""
+    text = """
+func.func @main(%x: tensor<2xf32>, %k: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %c3 = stablehlo.constant dense<3> : tensor<i64>
+  %r:2 = stablehlo.while(%a = %c0, %v = %x) : tensor<i64>, tensor<2xf32>
+  cond {
+    %p = stablehlo.compare LT, %a, %c3 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %n = stablehlo.add %a, %c1 : tensor<i64>
+    %even = stablehlo.compare EQ, %a, %c0 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %w = "stablehlo.if"(%even) ({
+      %s = stablehlo.add %v, %k : tensor<2xf32>
+      stablehlo.return %s : tensor<2xf32>
+    }, {
+      %m = stablehlo.multiply %v, %k : tensor<2xf32>
+      stablehlo.return %m : tensor<2xf32>
+    }) : (tensor<i1>) -> tensor<2xf32>
+    stablehlo.return %n, %w : tensor<i64>, tensor<2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}"""
+    x = np.array([1.0, 2.0], np.float32)
+    k = np.array([3.0, 0.5], np.float32)
+    (out,) = run(text, x, k)
+    np.testing.assert_array_equal(out, (x + k) * k * k)
+
+
+def test_recursion_stops_at_the_call_depth_limit() -> None:
+    text = """
+func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %r = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @f(%x: tensor<f32>) -> tensor<f32> {
+  %r = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}"""
+    with pytest.raises(InterpreterError) as info:
+        run(text, np.float32(1.0))
+    assert f"calls nested more than {evaluator.MAX_CALL_DEPTH} deep (at @f)" in str(info.value)
+
+
+BRANCHES = """
+func.func @main(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %t = stablehlo.custom_call @record(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    %s = stablehlo.sine %t : tensor<2xf32>
+    stablehlo.return %s : tensor<2xf32>
+  }, {
+    %n = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %n : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}"""
+
+
+def test_an_unsupported_op_fails_when_its_block_is_entered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not when its function is compiled (a branch not taken runs), and before any op of its block
+    runs (as when blocks were planned on entry)."""
+    monkeypatch.delitem(IMPLS, "stablehlo.sine")
+    recorded: list[Any] = []
+
+    def record(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+        recorded.append(args[0])
+        return [args[0]]
+
+    x = np.array([1.0, -2.0], np.float32)
+    ev = Evaluator(_module(BRANCHES), custom_calls={"record": record})
+    (out,) = ev.call("main", [np.array(False), x])
+    np.testing.assert_array_equal(out, -x)
+    with pytest.raises(NotSupportedError) as info:
+        ev.call("main", [np.array(True), x])
+    assert info.value.location == "-:5:10"
+    assert "the interpreter does not support 'stablehlo.sine' yet" in str(info.value)
+    assert recorded == []
+
+
+def test_a_block_compiles_once_however_often_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled_blocks: list[Any] = []
+    real = evaluator.compile_block
+
+    def counting(block: Any, name: str) -> Any:
+        compiled_blocks.append(block)
+        return real(block, name)
+
+    monkeypatch.setattr(evaluator, "compile_block", counting)
+    text = LOOP_CALLING.replace("LT, %a, %c1", "LT, %a, %c50").replace(
+        "  %r:2", "  %c50 = stablehlo.constant dense<50> : tensor<i64>\n  %r:2"
+    )
+    calls: list[int] = []
+
+    def count(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+        calls.append(1)
+        return [args[0] + np.float32(1)]
+
+    ev = Evaluator(_module(text), custom_calls={"target": count})
+    (out,) = ev.call("main", [np.zeros(2, np.float32)])
+    (out,) = ev.call("main", [np.zeros(2, np.float32)])
+    np.testing.assert_array_equal(out, np.full(2, 50, np.float32))
+    assert len(calls) == 100
+    assert len(compiled_blocks) == 1  # @main, its while regions nested in its generated code
+
+
+def test_steps_are_prepared_once_per_op() -> None:
+    module = _module(LOOP_CALLING.replace("@target", "@identity"))
+
+    def identity(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+        return list(args)
+
+    steps = []
+    for _ in range(2):
+        ev = Evaluator(module, custom_calls={"identity": identity})
+        ev.call("main", [np.ones(2, np.float32)])
+        compare = next(op for op in module.walk() if op.name == "stablehlo.compare")
+        steps.append(compare.__dict__["_interp_step"])
+    assert steps[0] is steps[1]
+
+
+def test_a_compiled_op_whose_impl_a_hook_wraps_runs_the_wrapper(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[str] = []
+
+    def hook(op: Any, fn: Any) -> Any:
+        if op.name != "stablehlo.add" or fn is None:
+            return fn
+
+        def wrapped(ev: Any, op: Any, args: list[Any], env: Any) -> list[Any]:
+            seen.append(op.name)
+            return fn(ev, op, args, env)
+
+        return wrapped
+
+    monkeypatch.setattr(compiled, "IMPL_WRAPPERS", [*compiled.IMPL_WRAPPERS, hook])
+    text = """
+func.func @main(%x: tensor<3xi32>) -> tensor<3xi32> {
+  %a = stablehlo.add %x, %x : tensor<3xi32>
+  %b = stablehlo.multiply %a, %x : tensor<3xi32>
+  return %b : tensor<3xi32>
+}"""
+    (out,) = run(text, np.array([1, 2, 3], np.int32))
+    np.testing.assert_array_equal(out, [2, 8, 18])
+    assert seen == ["stablehlo.add"]
+
+
+def test_a_bad_attribute_fails_when_its_op_runs_not_when_compiled() -> None:
+    """A step that cannot be prepared raises its error when the op is reached, at the op."""
+    text = """
+func.func @main(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %t = stablehlo.concatenate %x, %x, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+    stablehlo.return %t : tensor<4xf32>
+  }, {
+    %z = stablehlo.constant dense<0.0> : tensor<4xf32>
+    stablehlo.return %z : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}"""
+    module = _module(text)
+    concatenate = next(op for op in module.walk() if op.name == "stablehlo.concatenate")
+    del concatenate.properties["dimension"]
+    x = np.array([1.0, 2.0], np.float32)
+    (out,) = Evaluator(module).call("main", [np.array(False), x])
+    np.testing.assert_array_equal(out, np.zeros(4, np.float32))
+    with pytest.raises(InterpreterError) as info:
+        Evaluator(module).call("main", [np.array(True), x])
+    assert info.value.location == "-:4:10"
+    assert "'stablehlo.concatenate' needs the attribute 'dimension'" in str(info.value)
