@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as dt
+from . import fused
 from ._common import (
     C128,
     U64,
@@ -178,10 +179,8 @@ def _complex_subtract(lhs: Array, rhs: Array) -> Array:
 
 
 def _complex_multiply(lhs: Array, rhs: Array) -> Array:
-    """(ar*br - ai*bi) + (ar*bi + ai*br)i, every product and sum rounded in the element type."""
-    ar, ai = _parts(lhs)
-    br, bi = _parts(rhs)
-    return _make_complex(ar * br - ai * bi, ar * bi + ai * br, lhs.dtype)
+    """XLA's complex product, fma(ar, br, -(ai*bi)) + fma(ai, br, ar*bi)i (see ``fused.py``)."""
+    return fused.complex_multiply(lhs, rhs)
 
 
 def _complex_divide_c128(z: Array, w: Array) -> Array:

@@ -11,7 +11,8 @@ output position.
 
 Schedules of ``reduce`` (:func:`reduce_schedule`; ``reduce_window`` always folds):
 
-* a body with a kind (:data:`~.regions.KINDS`) whose ufunc is exact whatever the order
+* a body with a kind (:data:`~.regions.KINDS`; a complex ``mul`` runs its body, as numpy's
+  complex product is not the interpreter's) whose ufunc is exact whatever the order
   (integer and boolean arithmetic, ``max``/``min``/bitwise ops) uses ``ufunc.reduce``;
 * ``add``/``mul`` on floats and complex numbers fold left over at most :data:`KIND_FOLD_LIMIT`
   elements -- XLA CPU's own order there (measured against ``jax.jit`` on f32 sums: bit-equal
@@ -33,7 +34,14 @@ import numpy as np
 from ._element_kinds import is_complex, is_float
 from .regions import body_kind, call_body, kind_ufunc, tree_reduce
 
-__all__ = ["FOLD_LIMIT", "KIND_FOLD_LIMIT", "fold_left", "reduce_last_axis", "reduce_schedule"]
+__all__ = [
+    "FOLD_LIMIT",
+    "KIND_FOLD_LIMIT",
+    "fold_left",
+    "reduce_last_axis",
+    "reduce_schedule",
+    "ufunc_kind",
+]
 
 FOLD_LIMIT = 128
 """Longest reduced dimension that a generic (kind-less) ``reduce`` body folds step by step."""
@@ -43,10 +51,23 @@ KIND_FOLD_LIMIT = 32
 
 # Kinds whose ufunc gives different bits in a different order, by element class.
 _ORDER_SENSITIVE_KINDS = frozenset({"add", "mul"})
+# Kinds whose numpy ufunc rounds differently from the interpreter's op on complex numbers: the
+# body itself runs (the interpreter's multiply is XLA's fused product, see fused.py).
+_BODY_ON_COMPLEX_KINDS = frozenset({"mul"})
 
 
 def _order_sensitive(kind: str, dtype: np.dtype[Any]) -> bool:
     return kind in _ORDER_SENSITIVE_KINDS and (is_float(dtype) or is_complex(dtype))
+
+
+def ufunc_kind(body: Callable[..., Any], dtypes: Sequence[np.dtype[Any]]) -> str | None:
+    """The body's kind when its ufunc may stand in for it on ``dtypes`` (one input), else None."""
+    kind = body_kind(body)
+    if kind is None or len(dtypes) != 1:
+        return None
+    if kind in _BODY_ON_COMPLEX_KINDS and is_complex(dtypes[0]):
+        return None
+    return kind
 
 
 def reduce_schedule(body: Callable[..., Any], dtypes: Sequence[np.dtype[Any]], n: int) -> str:
@@ -55,8 +76,8 @@ def reduce_schedule(body: Callable[..., Any], dtypes: Sequence[np.dtype[Any]], n
     ``"steps"`` (left fold, one call per element), ``"ufunc"`` (``ufunc.reduce``) or
     ``"tree"`` (a balanced tree of body calls).
     """
-    kind = body_kind(body)
-    if kind is not None and len(dtypes) == 1:
+    kind = ufunc_kind(body, dtypes)
+    if kind is not None:
         if _order_sensitive(kind, np.dtype(dtypes[0])) and n <= KIND_FOLD_LIMIT:
             return "steps"
         return "ufunc"
@@ -72,12 +93,12 @@ def fold_left(
     """``acc = init_values`` (broadcast to ``shape``), then ``acc = body(*acc, *xs)`` for each
     ``xs`` of ``steps`` in order; every ``xs`` holds one array of ``shape`` per input.
 
-    A body with a kind (one input) applies its ufunc in place; any other body is evaluated on
-    the whole arrays.
+    A body with a kind (one input, see :func:`ufunc_kind`) applies its ufunc in place; any
+    other body is evaluated on the whole arrays.
     """
     inits = [np.asarray(v) for v in init_values]
-    kind = body_kind(body)
-    if kind is not None and len(inits) == 1:
+    kind = ufunc_kind(body, [v.dtype for v in inits])
+    if kind is not None:
         acc = np.full(shape, inits[0], dtype=inits[0].dtype)
         uf = kind_ufunc(kind, acc.dtype)
         with np.errstate(all="ignore"):
@@ -116,7 +137,7 @@ def reduce_last_axis(
         tree = tree_reduce(body, xs)
         out = call_body(body, *[np.broadcast_to(v, shape) for v in inits], *tree)
         return tuple(np.array(np.broadcast_to(o, shape)) for o in out)
-    x, kind = xs[0], body_kind(body)
+    x, kind = xs[0], ufunc_kind(body, [xs[0].dtype])
     assert kind is not None  # "ufunc" is a schedule of bodies with a kind
     uf = kind_ufunc(kind, x.dtype)
     with np.errstate(all="ignore"):

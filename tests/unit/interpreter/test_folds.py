@@ -121,6 +121,8 @@ def test_reduce_window_matches_an_explicit_fold_in_f16():
     [
         ("add", np.float32, F.KIND_FOLD_LIMIT, "steps"),
         ("mul", np.complex64, 3, "steps"),
+        ("mul", np.complex64, F.FOLD_LIMIT + 1, "tree"),  # the body runs: XLA's fused product
+        ("add", np.complex64, F.KIND_FOLD_LIMIT + 1, "ufunc"),
         ("add", np.float32, F.KIND_FOLD_LIMIT + 1, "ufunc"),
         ("add", np.int32, 5, "ufunc"),
         ("max", np.float32, 5, "ufunc"),

@@ -1,0 +1,89 @@
+"""Correctly rounded fused multiply-add on numpy arrays, and the complex product built on it.
+
+XLA CPU computes a complex product as ``re = fma(a, c, -(b*d))``, ``im = fma(b, c, a*d)`` for
+``(a+bi)(c+di)`` (LLVM contracts the multiply-add; measured bit for bit against ``jax.jit`` for
+complex64 and complex128 on an FMA machine), so cumulative products and every other chain of
+complex multiplications drift from the plain formula in the last bits. numpy has no ``fma``
+ufunc; these functions compute it exactly with error-free transformations:
+
+* ``float32``: the product of two f32 is exact in f64; ``p + c`` is rounded to f64 *to odd*
+  (the sum's rounding error from TwoSum decides the last bit), and rounding to odd in a format
+  with at least two more bits than f32 makes the final f64 -> f32 rounding the correct one.
+* ``float64``: Boldo and Melquiond's emulation (IEEE Trans. Computers 57(4), 2008): the exact
+  product as a pair (Dekker's TwoProduct), TwoSum with the addend, the two low parts added
+  with rounding to odd, then one rounding to nearest.
+
+Overflow, infinities and NaN follow the plain expression ``a * b + c`` (the corrections are
+skipped where it is not finite); products in the subnormal range of f64 may be off by one ulp.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["complex_multiply", "fma"]
+
+_SPLIT = np.float64(134217729.0)  # 2**27 + 1: Veltkamp's split of a double into 26 + 27 bits
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """``s`` = RN(x) with ``x = s + err`` exactly -> RO(x): where ``x`` was not representable
+    and ``s``'s last mantissa bit is even, step one ulp towards ``x``."""
+    even = (s.view(np.int64) & 1) == 0
+    fix = (err != 0) & even & np.isfinite(s)
+    if not fix.any():
+        return s
+    return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def fma(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` with one rounding, for float32 or float64 arrays (broadcast together)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    dtype = a.dtype
+    with np.errstate(all="ignore"):
+        if dtype == np.float32:
+            p = a.astype(np.float64) * b.astype(np.float64)
+            s, err = _two_sum(p, c.astype(np.float64))
+            return _round_to_odd(s, err).astype(np.float32)
+        if dtype == np.float64:
+            uh, ul = _two_product(a, b)
+            th, tl = _two_sum(c, uh)
+            v, verr = _two_sum(ul, tl)
+            out = th + _round_to_odd(v, verr)
+            # not finite: the plain expression's inf/NaN; zero: its sign (an exact zero sum
+            # is +0 unless both terms are -0, which the plain expression gets right)
+            return np.where(np.isfinite(out) & (out != 0), out, a * b + c)
+    raise TypeError(f"fma is defined here for float32 and float64, not {dtype}")
+
+
+def complex_multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """XLA's complex product: ``fma(a, c, -(b*d)) + fma(b, c, a*d) i`` in the parts' type."""
+    lhs, rhs = np.broadcast_arrays(np.asarray(lhs), np.asarray(rhs))
+    a, b = np.ascontiguousarray(lhs.real), np.ascontiguousarray(lhs.imag)
+    c, d = np.ascontiguousarray(rhs.real), np.ascontiguousarray(rhs.imag)
+    with np.errstate(all="ignore"):
+        re = fma(a, c, -(b * d))
+        im = fma(b, c, a * d)
+    out = np.empty(lhs.shape, dtype=lhs.dtype)
+    out.real = re
+    out.imag = im
+    return out
