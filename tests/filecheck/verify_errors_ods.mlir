@@ -215,6 +215,27 @@ func.func @custom_call_i64_api_version(%a: tensor<2x3xf32>) {
 }
 // -----
 
+func.func @custom_call_string_called_computations(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'stablehlo.custom_call' op attribute 'called_computations' failed to satisfy constraint: flat symbol ref array attribute}}
+  %0 = "stablehlo.custom_call"(%a) {call_target_name = "x", called_computations = "x"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+// -----
+
+func.func @custom_call_integer_output_operand_aliases(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'stablehlo.custom_call' op attribute 'output_operand_aliases' failed to satisfy constraint: Aliasing attribute for outputs and operands of CustomCall}}
+  %0 = "stablehlo.custom_call"(%a) {call_target_name = "x", output_operand_aliases = [1]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+// -----
+
+func.func @custom_call_integer_operand_layouts(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'stablehlo.custom_call' op attribute 'operand_layouts' failed to satisfy constraint: Array of layout (1D tensor of index type) attributes}}
+  %0 = "stablehlo.custom_call"(%a) {call_target_name = "x", operand_layouts = [1], result_layouts = [dense<[1, 0]> : tensor<2xindex>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+// -----
+
 func.func @constant_integer_value() {
   // expected-error @+1 {{'stablehlo.constant' op attribute 'value' failed to satisfy constraint: constant vector/tensor attribute}}
   %0 = "stablehlo.constant"() {value = 1 : i32} : () -> tensor<2x3xf32>

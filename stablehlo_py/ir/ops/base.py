@@ -153,6 +153,17 @@ ELEMENTS_ATTR = AttrSyntax(
     DenseIntOrFPElementsAttr, lambda p: p.parse_attribute(), lambda p: p.peek(5) == "dense"
 )
 ARRAY_ATTR = AttrSyntax(ArrayAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "[")
+
+
+def array_of(element: type[Attribute]) -> AttrSyntax:
+    """ODS's `TypedArrayAttrBase<element>`: an array attribute of `element` attributes only."""
+    return AttrSyntax(
+        ArrayAttr.constr(BaseAttr(element)),
+        lambda p: p.parse_attribute(),
+        lambda p: p.peek() == "[",
+    )
+
+
 DICT_ATTR = AttrSyntax(DictionaryAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "{")
 UNIT_ATTR = AttrSyntax(UnitAttr, lambda p: UnitAttr(), lambda p: False)
 

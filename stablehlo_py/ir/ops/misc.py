@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
     StringAttr,
+    SymbolRefAttr,
     TensorType,
     TupleType,
 )
@@ -17,9 +19,9 @@ from xdsl.irdl import result_def, traits_def, var_operand_def, var_result_def
 from xdsl.traits import Pure
 
 from stablehlo_py.ir.format import custom_directive, set_slot
+from stablehlo_py.ir.op_attrs import OutputOperandAliasAttr
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
-    ARRAY_ATTR,
     BOOL_ATTR,
     ELEMENTS_ATTR,
     I1,
@@ -27,6 +29,7 @@ from stablehlo_py.ir.ops.base import (
     I32_ATTR,
     STR_ATTR,
     StableHLOOp,
+    array_of,
     op_def,
     parse_attr_dict_and_typed_value,
     prop,
@@ -144,10 +147,10 @@ class CustomCallOp(StableHLOOp):
     has_side_effect = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
     backend_config = prop(ANY_ATTR, optional=True)
     api_version = prop(I32_ATTR, default=IntegerAttr(1, I32))
-    called_computations = prop(ARRAY_ATTR, default=ArrayAttr([]))
-    operand_layouts = prop(ARRAY_ATTR, optional=True)
-    result_layouts = prop(ARRAY_ATTR, optional=True)
-    output_operand_aliases = prop(ARRAY_ATTR, default=ArrayAttr([]))
+    called_computations = prop(array_of(SymbolRefAttr), default=ArrayAttr([]))
+    operand_layouts = prop(array_of(DenseIntOrFPElementsAttr), optional=True)
+    result_layouts = prop(array_of(DenseIntOrFPElementsAttr), optional=True)
+    output_operand_aliases = prop(array_of(OutputOperandAliasAttr), default=ArrayAttr([]))
     results_ = var_result_def()
     FORMAT: ClassVar[str | None] = (
         "custom<CustomCallTarget>($call_target_name) `(` $inputs `)` attr-dict `:` functional-type(operands, results)"

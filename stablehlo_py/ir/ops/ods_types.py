@@ -244,10 +244,17 @@ ATTR_SUMMARIES: dict[str, str] = {
 """Summaries of the ODS attribute constraints whose xDSL counterpart is one attribute class (by
 its xDSL name)."""
 
+_LAYOUTS = "Array of layout (1D tensor of index type) attributes"  # StableHLO_ArrayOfLayoutAttr
 OP_ATTR_SUMMARIES: dict[tuple[str, str], str] = {
     ("stablehlo.custom_call", "api_version"): "Custom call API version",
+    ("stablehlo.custom_call", "called_computations"): "flat symbol ref array attribute",
+    ("stablehlo.custom_call", "output_operand_aliases"): (
+        "Aliasing attribute for outputs and operands of CustomCall"
+    ),
+    ("stablehlo.custom_call", "operand_layouts"): _LAYOUTS,
+    ("stablehlo.custom_call", "result_layouts"): _LAYOUTS,
 }
-"""Properties whose ODS constraint has its own summary (an enum stored as an integer)."""
+"""Properties whose ODS constraint has its own summary (an enum stored as an integer, typed arrays)."""
 
 _NON_NEGATIVE = "whose value is non-negative"  # ConfinedAttr<..., [IntNonNegative]>
 _POSITIVE = "whose value is positive"  # ConfinedAttr<..., [IntPositive]>
