@@ -838,3 +838,32 @@ func.func @reduce_precision_shape(%a: tensor<4xf32>) {
   %0 = stablehlo.reduce_precision %a, format = e5m10 : (tensor<4xf32>) -> tensor<5xf32>
   return
 }
+
+// -----
+
+func.func @all_reduce_replica_groups_kind(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.all_reduce' op attribute 'replica_groups' failed to satisfy constraint: 64-bit signless integer elements attribute or mesh and axes based replica groups representation.}}
+  %0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi32>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// MLIR checks an op's attributes in the order of their names: concat_dimension before split_count.
+func.func @all_to_all_attribute_order(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.all_to_all' op attribute 'concat_dimension' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = "stablehlo.all_to_all"(%a) {split_dimension = -1 : i64, concat_dimension = -1 : i64, split_count = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_attribute_order(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4xf32>) {
+  // expected-error @+1 {{'stablehlo.convolution' op attribute 'batch_group_count' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "stablehlo.convolution"(%a, %w) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 0 : i64, feature_group_count = 0 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}

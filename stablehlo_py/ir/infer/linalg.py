@@ -254,8 +254,9 @@ def conv_shape(
             "expects lhs and rhs to have compatible element type. Got: "
             f"{qt(element_of(lt))} and {qt(element_of(rt))}"
         )
-    fgc = _positive(inp, "feature_group_count")
+    # ODS checks attributes in name order: batch_group_count first
     bgc = _positive(inp, "batch_group_count")
+    fgc = _positive(inp, "feature_group_count")
     d = inp.attr("dimension_numbers").dims  # type: ignore[union-attr]
     in_sp, k_sp, out_sp = (
         tuple(d.input_spatial_dimensions),

@@ -273,6 +273,33 @@ def _upstream_check(check: Callable[..., None], *args: object) -> None:
         raise VerifyException(e.message) from None
 
 
+def _check_confined(op: StableHLOOp, name: str, positive: bool) -> None:
+    """ODS `ConfinedAttr<I64Attr, [IntPositive]>` / `[IntNonNegative]` of property `name`."""
+    v = int_value(op.properties.get(name))
+    if v < 0 or (positive and v == 0):
+        raise VerifyException(
+            f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer attribute "
+            f"whose value is {'positive' if positive else 'non-negative'}"
+        )
+
+
+def _check_replica_groups_attr(op: StableHLOOp) -> None:
+    """ODS `StableHLO_ReplicaGroups`: AnyAttrOf<[I64ElementsAttr, ReplicaGroupMeshAxes]>."""
+    rg = op.properties.get("replica_groups")
+    if isinstance(rg, ReplicaGroupMeshAxesAttr):
+        return
+    e = rg.get_element_type() if isinstance(rg, DenseIntOrFPElementsAttr) else None
+    if not (
+        isinstance(e, IntegerType)
+        and e.width.data == 64
+        and e.signedness.data == Signedness.SIGNLESS
+    ):
+        raise VerifyException(
+            "attribute 'replica_groups' failed to satisfy constraint: 64-bit signless integer "
+            "elements attribute or mesh and axes based replica groups representation."
+        )
+
+
 def _ods_tensors(op: StableHLOOp, variadic: bool) -> None:
     """ODS of the collectives: `HLO_Tensor` operands and results (`Variadic<HLO_Tensor>` groups for
     all_gather, all_reduce, all_to_all, collective_broadcast and collective_reduce)."""
@@ -493,13 +520,11 @@ class AllGatherOp(GenericSyntaxOp):
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_all_gather
 
-        # ODS: ConfinedAttr<I64Attr, [IntNonNegative]> (all_gather_c1)
+        # ODS, in MLIR's order (by name): all_gather_dim's ConfinedAttr<I64Attr, [IntNonNegative]>
+        # (all_gather_c1), replica_groups
+        _check_confined(self, "all_gather_dim", positive=False)
+        _check_replica_groups_attr(self)
         d = int_value(self.properties.get("all_gather_dim"))
-        if d < 0:
-            raise VerifyException(
-                "attribute 'all_gather_dim' failed to satisfy constraint: 64-bit signless integer "
-                "attribute whose value is non-negative"
-            )
         _ods_tensors(self, variadic=True)
         ins = [v.type for v in self.operands]
         outs = [r.type for r in self.results]
@@ -536,6 +561,7 @@ class AllReduceOp(GenericSyntaxOp):
         # (all_reduce_c6, all_reduce_c7), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_all_reduce
 
+        _check_replica_groups_attr(self)
         _ods_tensors(self, variadic=True)
         require_single_block(self, self.computation, "computation", non_empty=True)
         _upstream_check(
@@ -567,18 +593,12 @@ class AllToAllOp(GenericSyntaxOp):
     results_ = var_result_def()
 
     def verify_(self) -> None:
-        # ODS: split_dimension, concat_dimension >= 0, split_count > 0 (all_to_all_c1, c3, c4)
-        for name, what in (
-            ("split_dimension", "non-negative"),
-            ("concat_dimension", "non-negative"),
-            ("split_count", "positive"),
-        ):
-            v = int_value(self.properties.get(name))
-            if v < 0 or (what == "positive" and v == 0):
-                raise VerifyException(
-                    f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer "
-                    f"attribute whose value is {what}"
-                )
+        # ODS, in MLIR's order (by name): concat_dimension >= 0, replica_groups, split_count > 0,
+        # split_dimension >= 0 (all_to_all_c1, c3, c4)
+        _check_confined(self, "concat_dimension", positive=False)
+        _check_replica_groups_attr(self)
+        _check_confined(self, "split_count", positive=True)
+        _check_confined(self, "split_dimension", positive=False)
         _ods_tensors(self, variadic=True)
         # the traits in upstream's order: HLO_PairwiseSameOperandAndResultElementType (all_to_all_c9),
         # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
@@ -605,12 +625,10 @@ class ReduceScatterOp(GenericSyntaxOp):
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_reduce_scatter
 
-        # ODS: ConfinedAttr<I64Attr, [IntNonNegative]> (reduce_scatter_c2)
-        if int_value(self.properties.get("scatter_dimension")) < 0:
-            raise VerifyException(
-                "attribute 'scatter_dimension' failed to satisfy constraint: 64-bit signless "
-                "integer attribute whose value is non-negative"
-            )
+        # ODS, in MLIR's order (by name): replica_groups, then scatter_dimension's
+        # ConfinedAttr<I64Attr, [IntNonNegative]> (reduce_scatter_c2)
+        _check_replica_groups_attr(self)
+        _check_confined(self, "scatter_dimension", positive=False)
         _ods_tensors(self, variadic=False)
         require_single_block(self, self.computation, "computation")
         _upstream_check(
@@ -669,6 +687,7 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
         # InferTypeOpInterface check (collective_broadcast_c3, c5), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_broadcast
 
+        _check_replica_groups_attr(self)
         _ods_tensors(self, variadic=True)
         _upstream_check(
             verify_collective_broadcast,
@@ -700,6 +719,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
         # InferTypeOpInterface check, which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_reduce
 
+        _check_replica_groups_attr(self)
         _ods_tensors(self, variadic=True)
         require_single_block(self, self.computation, "computation", non_empty=True)
         _upstream_check(
