@@ -48,6 +48,16 @@ def test_fma_specials_follow_ieee(dtype):
     assert np.isnan(out[3]) and np.isnan(out[4]) and out[5] == inf
 
 
+def test_fma_f32_where_rounding_through_f64_would_round_twice():
+    # (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 is an f32 midpoint; +-2^-100 decides the rounding, which
+    # an f64 sum loses (it rounds back onto the midpoint, then ties to even)
+    a = np.array([1 + 2**-12] * 2, np.float32)
+    c = np.array([2.0**-100, -(2.0**-100)], np.float32)
+    got = fused.fma(a, a, c)
+    assert got.tolist() == [1 + 2**-11 + 2**-23, 1 + 2**-11]
+    assert (a.astype(np.float64) * a + c).astype(np.float32).tolist() == [1 + 2**-11] * 2
+
+
 def test_fma_refuses_other_types():
     with pytest.raises(TypeError, match="float32 and float64"):
         fused.fma(np.ones(2, np.float16), np.ones(2, np.float16), np.ones(2, np.float16))
