@@ -17,8 +17,8 @@ from numpy.typing import ArrayLike
 
 from ._element_kinds import bit_width, is_bool, is_complex, is_float, is_integer, storage_uint
 from .data_movement import pad
-from .folds import fold_left, reduce_last_axis
-from .regions import body_kind, body_sort_key, call_body, grouped_fold, kind_ufunc
+from .folds import fold_left, reduce_last_axis, ufunc_kind
+from .regions import body_sort_key, call_body, grouped_fold, kind_ufunc
 
 __all__ = [
     "reduce",
@@ -181,7 +181,7 @@ def select_and_scatter(
         have |= cand_valid
     targets = selected_index[have]
     values = source[have]
-    kind = body_kind(scatter)
+    kind = ufunc_kind(scatter, [result.dtype])
     if kind is not None:
         with np.errstate(all="ignore"):
             kind_ufunc(kind, result.dtype).at(result, targets, values.astype(result.dtype))

@@ -148,3 +148,18 @@ def test_a_body_with_the_wrong_number_of_results_is_refused():
     with pytest.raises(ValueError, match="returned 2 values for 1 accumulators"):
         Rd.reduce_window([np.ones(3, np.float32)], [np.array(0, np.float32)],
                          window_dimensions=[2], body=bad)
+
+
+def test_complex_products_run_the_body_not_numpys_product():
+    assert F.ufunc_kind(R.MUL, [np.dtype(np.float32)]) == "mul"
+    assert F.ufunc_kind(R.MUL, [np.dtype(np.complex64)]) is None
+    assert F.ufunc_kind(R.ADD, [np.dtype(np.complex64)]) == "add"
+    z = (np.arange(6) + 1j * np.arange(6, 0, -1)).astype(np.complex64)
+    mul = Counting(np.multiply, "mul")
+    Rd.reduce_window([z], [np.array(1, np.complex64)], window_dimensions=[3], body=mul)
+    assert mul.calls == 3
+    mul.calls = 0
+    Rd.select_and_scatter(np.arange(4, dtype=np.float32), np.ones(3, np.complex64),
+                          np.array(1, np.complex64), window_dimensions=[2],
+                          select=R.make_body(lambda a, b: a >= b), scatter=mul)
+    assert mul.calls > 0
