@@ -1458,3 +1458,30 @@ func.func @tuple_refined(%a: tensor<?xf32>) -> tuple<tensor<2xf32>> {
   %0 = "stablehlo.tuple"(%a) : (tensor<?xf32>) -> tuple<tensor<2xf32>>
   return %0 : tuple<tensor<2xf32>>
 }
+
+// -----
+
+func.func @dynamic_reshape_empty_shape(%a: tensor<f32>) -> tensor<?xf32> {
+  %s = stablehlo.constant dense<> : tensor<0xi64>
+  // expected-error @+1 {{output shape [] is incompatible with return type of operation 'tensor<?xf32>'}}
+  %0 = stablehlo.dynamic_reshape %a, %s : (tensor<f32>, tensor<0xi64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @dbid_empty_shape(%a: tensor<i32>) -> tensor<?xi32> {
+  %s = stablehlo.constant dense<> : tensor<0xi64>
+  // expected-error @+1 {{output shape [] is incompatible with return type of operation 'tensor<?xi32>'}}
+  %0 = stablehlo.dynamic_broadcast_in_dim %a, %s, dims = [] : (tensor<i32>, tensor<0xi64>) -> tensor<?xi32>
+  return %0 : tensor<?xi32>
+}
+
+// -----
+
+func.func @concat_dynamic_text(%a: tensor<1x1x0xi32>, %b: tensor<2x0x?xi32>) -> tensor<1x1x0xi32> {
+  // expected-error @+2 {{shapes of operand (0) and (1) are not compatible at non-concat index 0: (1, 1, 0) != (2, 0, -9223372036854775808)}}
+  // expected-error @+1 {{'stablehlo.concatenate' op failed to infer returned types}}
+  %0 = "stablehlo.concatenate"(%a, %b) {dimension = 2 : i64} : (tensor<1x1x0xi32>, tensor<2x0x?xi32>) -> tensor<1x1x0xi32>
+  return %0 : tensor<1x1x0xi32>
+}

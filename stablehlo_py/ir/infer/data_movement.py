@@ -71,7 +71,9 @@ def constant_ints(v: SSAValue | None) -> tuple[int, ...] | None:
     owner = getattr(v, "owner", None)
     if getattr(owner, "name", None) != "stablehlo.constant":
         return None
-    value = owner.properties.get("value") or owner.attributes.get("value")  # type: ignore[union-attr]
+    value = owner.properties.get("value")  # type: ignore[union-attr]
+    if value is None:  # (an empty dense attribute is falsy: no `or` here)
+        value = owner.attributes.get("value")  # type: ignore[union-attr]
     if not isinstance(value, DenseIntOrFPElementsAttr):
         return None
     if not isinstance(value.get_element_type(), IntegerType):
@@ -244,7 +246,7 @@ def infer_concatenate(inp: InferInput) -> list[Attribute]:
             if d != dimension and not _compatible_dims(w0[d], s[d]):
                 raise InferError(
                     f"shapes of operand (0) and ({i}) are not compatible at non-concat index {d}: "
-                    f"({_join(w0)}) != ({_join(s)})"
+                    f"({_join(map(_dim_text, w0))}) != ({_join(map(_dim_text, s))})"
                 )
     if any(not isinstance(t, TensorType) for t in types):
         # an unranked input: the concatenated dimension is unknown
@@ -1334,8 +1336,8 @@ def infer_clamp(inp: InferInput) -> list[Attribute]:
         # clamp_c1, clamp_c2
         if not _compatible_shapes(t, ot) and ts != ():
             raise InferError(
-                f"{what} shape [{_join(ts or ())}] is not scalar and is not compatible to operand "
-                f"shape [{_join(os_ or ())}]"
+                f"{what} shape [{_join(map(_dim_text, ts or ()))}] is not scalar and is not "
+                f"compatible to operand shape [{_join(map(_dim_text, os_ or ()))}]"
             )
     # clamp_c4: upstream's ShapedTypeComponents(operand type) drops the encoding
     if os_ is None:
