@@ -22,10 +22,13 @@ op that uses it; a step that cannot be prepared (a bad attribute) fails when its
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from stablehlo_py.interpreter.registry import IMPLS, Impl, Step, step_of
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
@@ -110,8 +113,19 @@ def compile_block(block: Block, name: str) -> Callable[..., list[Any]]:
     """`block` as a Python function `f(evaluator, *block_args) -> results` (values of enclosing
     blocks are not visible: a function body, or a region run on its own)."""
     gen = _Codegen(name)
-    gen.block("entry", block, ["ev"], 0, frozenset())
+    gen.block("entry", block, ["ev"])
     return gen.build()["entry"]
+
+
+# Generated source -> code object: the source is a function of the blocks' structure only (the
+# steps and constants are bound as globals), so a program run again by a new evaluator, or blocks
+# of the same shape, skip Python's compiler (which costs more than generating the source).
+_CODE_CACHE: dict[str, Any] = {}
+_CODE_CACHE_SIZE = 256
+# Ops whose operands are all known when compiling and whose step is a pure function of them (it
+# takes neither the evaluator nor regions) are computed once, when their results have at most this
+# many elements each (larger ones, e.g. in a branch that may not run, are computed when run).
+FOLD_MAX_ELEMENTS = 1 << 16
 
 
 class _Codegen:
@@ -122,13 +136,23 @@ class _Codegen:
         self.globals: dict[str, Any] = {}
         self.names: dict[SSAValue, str] = {}
         self.regions = 0
+        self.scope_of: dict[SSAValue, int] = {}  # value -> the block (scope number) defining it
+        self.open_scopes: set[int] = set()  # the blocks being generated (enclosing ones visible)
+        self.scopes = 0
+        self.known: dict[SSAValue, Any] = {}  # values computed when compiling (constants, folded)
 
     def build(self) -> dict[str, Any]:
         source = "\n".join(self.lines) + "\n"
+        code = _CODE_CACHE.get(source)
+        if code is None:
+            code = compile(source, "<stablehlo-py compiled>", "exec")
+            if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
+                _CODE_CACHE.pop(next(iter(_CODE_CACHE), ""), None)  # the oldest
+            _CODE_CACHE[source] = code
         namespace: dict[str, Any] = dict(self.globals)
         namespace[_OPS_KEY] = self.line_ops
         namespace["__builtins__"] = {}
-        exec(compile(source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        exec(code, namespace)  # noqa: S102 - our own generated code
         return namespace
 
     def emit(self, indent: int, text: str, op: Operation | None) -> None:
@@ -146,14 +170,23 @@ class _Codegen:
         self.globals[name] = obj
         return name
 
-    def block(
-        self, fname: str, block: Block, params: list[str], indent: int, visible: frozenset[SSAValue]
-    ) -> None:
+    def block(self, fname: str, block: Block, params: list[str]) -> None:
+        indent = len(self.open_scopes)
+        self.scopes += 1
+        scope = self.scopes
+        self.open_scopes.add(scope)
+        try:
+            self._block(fname, block, params, indent, scope)
+        finally:
+            self.open_scopes.discard(scope)
+
+    def _block(self, fname: str, block: Block, params: list[str], indent: int, scope: int) -> None:
         args = [self.value(a) for a in block.args]
         self.emit(indent, f"def {fname}({', '.join(params + args)}):", None)
         inner = indent + 1
-        scope = set(visible)
-        scope.update(block.args)
+        scope_of, open_scopes, known = self.scope_of, self.open_scopes, self.known
+        for a in block.args:
+            scope_of[a] = scope
         steps: list[tuple[Operation, Step | None]] = []
         for op in block.ops:
             if op.name in RETURN_OPS:
@@ -164,44 +197,95 @@ class _Codegen:
                 self.emit(inner, f"{self.bind('unsupported', _unsupported(op))}()", op)
                 return
             steps.append((op, step))
+        names, lines, line_ops, bound = self.names, self.lines, self.line_ops, self.globals
+        pad = "    " * inner
         for op, step in steps:
-            if any(v not in scope for v in op.operands):
-                self.emit(inner, f"{self.bind('undefined', _undefined(op))}()", op)
-                return
-            operands = [self.value(v) for v in op.operands]
+            ins = op.operands
+            for v in ins:
+                if scope_of.get(v) not in open_scopes:
+                    self.emit(inner, f"{self.bind('undefined', _undefined(op))}()", op)
+                    return
+            operands = [names[v] for v in ins]
             if step is None:
                 self.emit(inner, f"return [{', '.join(operands)}]", op)
                 return
-            if step.is_constant:
-                call = self.bind("k", step.value)
-            else:
-                call_args = ["ev"] if step.ev else []
-                if step.regions:
-                    closures = [self.region(r, op, inner, frozenset(scope)) for r in op.regions]
-                    call_args.append("(" + "".join(c + ", " for c in closures) + ")")
-                call = f"{self.bind('s', step.fn)}({', '.join(call_args + operands)})"
-            results = [self.value(r) for r in op.results]
+            outs = op.results
+            results = []
+            for r in outs:
+                name = names[r] = f"v{len(names)}"
+                results.append(name)
+                scope_of[r] = scope
+            values = _fold(op, step, ins, outs, known)
+            if values is not None:
+                for r, name, v in zip(outs, results, values, strict=True):
+                    known[r] = v
+                    self.emit(inner, f"{name} = {self.bind('k', v)}", op)
+                continue
+            call_args = ["ev"] if step.ev else []
+            if step.regions:
+                closures = [self.region(r, op) for r in op.regions]
+                call_args.append("(" + "".join(c + ", " for c in closures) + ")")
+            fn_name = f"s{len(bound)}"
+            bound[fn_name] = step.fn
+            call = f"{fn_name}({', '.join(call_args + operands)})"
             if not results:
-                self.emit(inner, call, op)
+                lines.append(pad + call)
             elif step.multi:
-                self.emit(inner, f"{''.join(r + ', ' for r in results)}= {call}", op)
+                lines.append(f"{pad}{''.join(r + ', ' for r in results)}= {call}")
             else:
-                self.emit(inner, f"{results[0]} = {call}", op)
-            scope.update(op.results)
+                lines.append(f"{pad}{results[0]} = {call}")
+            line_ops.append(op)
         self.emit(inner, "return []", None)
 
-    def region(
-        self, region: Region, owner: Operation, indent: int, visible: frozenset[SSAValue]
-    ) -> str:
+    def region(self, region: Region, owner: Operation) -> str:
         self.regions += 1
         fname = f"r{self.regions}"
         block = region.blocks.first
         if block is None:
+            indent = len(self.open_scopes)
             self.emit(indent, f"def {fname}(*args):", None)
             self.emit(indent + 1, f"{self.bind('empty', _empty_region)}()", owner)
         else:
-            self.block(fname, block, [], indent, visible)
+            self.block(fname, block, [])
         return fname
+
+
+def _fold(
+    op: Operation, step: Step, ins: Any, outs: Any, known: dict[SSAValue, Any]
+) -> list[Any] | None:
+    """The op's results when they can be computed now (see FOLD_MAX_ELEMENTS), else None."""
+    if step.is_constant:
+        return [step.value]
+    if step.ev or step.regions or not outs:
+        return None
+    for v in ins:
+        if v not in known:
+            return None
+    inputs = [known[v] for v in ins]
+    for r in outs:
+        t = r.type
+        if not isinstance(t, TensorType):
+            return None
+        n = 1
+        for d in t.get_shape():
+            if d < 0:
+                return None
+            n *= d
+        if n > FOLD_MAX_ELEMENTS:
+            return None
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = step.fn(*inputs)
+    except Exception:  # noqa: BLE001 - not folded: the op raises when it runs, at its location
+        return None
+    values = list(out) if step.multi else [out]
+    if len(values) != len(outs):
+        return None
+    for v in values:
+        if isinstance(v, np.ndarray):
+            v.flags.writeable = False
+    return values
 
 
 def _unsupported(op: Operation) -> Callable[[], None]:

@@ -234,3 +234,86 @@ func.func @main(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<4xf32> {
         Evaluator(module).call("main", [np.array(True), x])
     assert info.value.location == "-:4:10"
     assert "'stablehlo.concatenate' needs the attribute 'dimension'" in str(info.value)
+
+
+FOLDABLE = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %c10 = stablehlo.constant dense<10> : tensor<i64>
+  %r:2 = stablehlo.while(%a = %c0, %v = %x) : tensor<i64>, tensor<4xf32>
+  cond {
+    %p = stablehlo.compare LT, %a, %c10 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %h = stablehlo.constant dense<0.5> : tensor<f32>
+    %b = stablehlo.broadcast_in_dim %h, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %w = stablehlo.add %v, %b : tensor<4xf32>
+    %n = stablehlo.add %a, %c1 : tensor<i64>
+    stablehlo.return %n, %w : tensor<i64>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}"""
+
+
+def test_ops_on_constants_are_computed_once_when_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablehlo_py.interpreter.impls import data_movement
+
+    calls: list[int] = []
+    real = data_movement.dm.broadcast_in_dim
+
+    def counting(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(data_movement.dm, "broadcast_in_dim", counting)
+    (out,) = run(FOLDABLE, np.zeros(4, np.float32))
+    np.testing.assert_array_equal(out, np.full(4, 5.0, np.float32))
+    assert len(calls) == 1  # not once per iteration
+
+
+def test_an_op_on_constants_that_fails_still_fails_when_it_runs() -> None:
+    text = """
+func.func @main(%p: tensor<i1>) -> tensor<3x2xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %c = stablehlo.constant dense<1.0> : tensor<2x3xf32>
+    %t = stablehlo.transpose %c, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    stablehlo.return %t : tensor<3x2xf32>
+  }, {
+    %z = stablehlo.constant dense<0.0> : tensor<3x2xf32>
+    stablehlo.return %z : tensor<3x2xf32>
+  }) : (tensor<i1>) -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}"""
+    module = _module(text)
+    transpose = next(op for op in module.walk() if op.name == "stablehlo.transpose")
+    transpose.properties["permutation"] = transpose.properties["permutation"].__class__.from_list(
+        transpose.properties["permutation"].elt_type, [0, 1, 2]
+    )
+    ev = Evaluator(module)
+    (out,) = ev.call("main", [np.array(False)])
+    np.testing.assert_array_equal(out, np.zeros((3, 2), np.float32))
+    with pytest.raises(InterpreterError) as info:
+        ev.call("main", [np.array(True)])
+    assert info.value.location == "-:5:10"
+    assert info.value.message.startswith("'stablehlo.transpose' failed: ValueError: ")
+
+
+def test_a_reduce_body_sees_values_of_the_enclosing_function() -> None:
+    """A body the semantics layer calls on whole arrays (RegionBody) is a closure too."""
+    text = """
+func.func @main(%x: tensor<4xf32>, %k: tensor<f32>) -> tensor<f32> {
+  %z = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%a: tensor<f32>, %b: tensor<f32>) {
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    %s = stablehlo.minimum %m, %k : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }
+  return %r : tensor<f32>
+}"""
+    module = _module(text)
+    x = np.array([1, 5, 3, 0], np.float32)
+    ev = Evaluator(module)
+    assert float(ev.call("main", [x, np.array(2.0, np.float32)])[0]) == 2.0
+    assert float(ev.call("main", [x, np.array(10.0, np.float32)])[0]) == 5.0
