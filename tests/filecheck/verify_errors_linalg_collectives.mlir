@@ -867,3 +867,27 @@ func.func @convolution_attribute_order(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3
   %0 = "stablehlo.convolution"(%a, %w) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 0 : i64, feature_group_count = 0 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) -> tensor<1x3x3x4xf32>
   return
 }
+
+// -----
+
+func.func @all_gather_channel_handle_kind(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.all_gather' op attribute 'channel_handle' failed to satisfy constraint: two 64-bit integers 'handle' and 'type'}}
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = 3 : i64} : (tensor<4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_use_global_device_ids_kind(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'stablehlo.all_gather' op attribute 'use_global_device_ids' failed to satisfy constraint: unit attribute}}
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids = 1 : i64} : (tensor<4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @send_channel_handle_kind(%a: tensor<2xi32>, %t: !stablehlo.token) {
+  // expected-error @+1 {{'stablehlo.send' op attribute 'channel_handle' failed to satisfy constraint: two 64-bit integers 'handle' and 'type'}}
+  %0 = "stablehlo.send"(%a, %t) {channel_handle = 1 : i64} : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  return
+}

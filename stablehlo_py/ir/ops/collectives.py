@@ -49,6 +49,7 @@ from stablehlo_py.ir.ops.base import (
     I64_ATTR,
     STR_ATTR,
     UNIT_ATTR,
+    AttrSyntax,
     GenericSyntaxOp,
     StableHLOOp,
     op_def,
@@ -118,6 +119,12 @@ def _parse_struct(p: Parser, what: str, fields: dict[str, object]) -> dict[str, 
     p.parse_comma_list(one, ">")
     p.parse_literal(">", f"to close {what}")
     return seen
+
+
+CHANNEL_HANDLE = AttrSyntax(
+    ChannelHandleAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
+"""ODS `StableHLO_ChannelHandle` (its summary is in ods_types.ATTR_SUMMARIES)."""
 
 
 def parse_channel_handle(p: Parser) -> Attribute:
@@ -439,15 +446,6 @@ def _check_i64_elements(op: StableHLOOp, name: str) -> None:
         )
 
 
-def _check_channel_handle(op: StableHLOOp) -> None:
-    """ODS `StableHLO_ChannelHandle:$channel_handle`."""
-    if not isinstance(op.properties.get("channel_handle"), ChannelHandleAttr):
-        raise VerifyException(
-            "attribute 'channel_handle' failed to satisfy constraint: two 64-bit integers 'handle' "
-            "and 'type'"
-        )
-
-
 @op_def
 class SendOp(GenericSyntaxOp):
     """Sends `inputs` to a channel `channel_id` and produces a `result` token (spec.md#send)."""
@@ -455,7 +453,7 @@ class SendOp(GenericSyntaxOp):
     name = "stablehlo.send"
     inputs = var_operand_def()
     token = operand_def()
-    channel_handle = prop(ANY_ATTR)
+    channel_handle = prop(CHANNEL_HANDLE)
     is_host_transfer = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
     source_target_pairs = prop(ANY_ATTR, optional=True)
     result = result_def()
@@ -463,7 +461,6 @@ class SendOp(GenericSyntaxOp):
     def verify_(self) -> None:
         # ODS (attributes, send_i1, send_i2, the token result), then InferTypeOpInterface
         # (send_c1_i4: inferSendOp); upstream checks no more of source_target_pairs
-        _check_channel_handle(self)
         _check_i64_elements(self, "source_target_pairs")
         _check_feed_operands(self, [v.type for v in self.inputs])
         ods.check_values("result", [self.result.type], ods.HLO_Token)
@@ -476,7 +473,7 @@ class RecvOp(GenericSyntaxOp):
 
     name = "stablehlo.recv"
     token = operand_def()
-    channel_handle = prop(ANY_ATTR)
+    channel_handle = prop(CHANNEL_HANDLE)
     is_host_transfer = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
     source_target_pairs = prop(ANY_ATTR, optional=True)
     results_ = var_result_def()
@@ -486,7 +483,6 @@ class RecvOp(GenericSyntaxOp):
 
         # ODS (attributes, recv_i1, results), then upstream's RecvOp::verify (verifyRecvOp);
         # upstream checks no more of source_target_pairs
-        _check_channel_handle(self)
         _check_i64_elements(self, "source_target_pairs")
         ods.check_values("operand", [self.token.type], ods.HLO_Token)
         res = [r.type for r in self.results]
@@ -513,7 +509,7 @@ class AllGatherOp(GenericSyntaxOp):
     operands_ = var_operand_def()
     all_gather_dim = prop(I64_ATTR)
     replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(ANY_ATTR, optional=True)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
 
@@ -551,7 +547,7 @@ class AllReduceOp(GenericSyntaxOp):
     name = "stablehlo.all_reduce"
     operands_ = var_operand_def()
     replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(ANY_ATTR, optional=True)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     results_ = var_result_def()
@@ -589,7 +585,7 @@ class AllToAllOp(GenericSyntaxOp):
     concat_dimension = prop(I64_ATTR)
     split_count = prop(I64_ATTR)
     replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(ANY_ATTR, optional=True)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     results_ = var_result_def()
 
     def verify_(self) -> None:
@@ -617,7 +613,7 @@ class ReduceScatterOp(GenericSyntaxOp):
     operand = operand_def()
     scatter_dimension = prop(I64_ATTR)
     replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(ANY_ATTR, optional=True)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     result = result_def()
@@ -653,7 +649,7 @@ class CollectivePermuteOp(GenericSyntaxOp):
     name = "stablehlo.collective_permute"
     operand = operand_def()
     source_target_pairs = prop(ANY_ATTR)
-    channel_handle = prop(ANY_ATTR, optional=True)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     result = result_def()
 
     def verify_(self) -> None:
@@ -678,7 +674,7 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
     name = "stablehlo.collective_broadcast"
     operands_ = var_operand_def()
     replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(ANY_ATTR, optional=True)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
 
@@ -708,7 +704,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
     name = "stablehlo.collective_reduce"
     operands_ = var_operand_def()
     replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(ANY_ATTR, optional=True)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     computation = region_def()

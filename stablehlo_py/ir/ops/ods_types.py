@@ -222,6 +222,8 @@ ATTR_SUMMARIES: dict[str, str] = {
     "dense": "constant vector/tensor attribute",  # ElementsAttr
     "symbol_ref": "flat symbol reference attribute",  # FlatSymbolRefAttr
     "dictionary": "dictionary of named attribute values",  # DictionaryAttr
+    "unit": "unit attribute",  # UnitAttr
+    "stablehlo.channel_handle": "two 64-bit integers 'handle' and 'type'",
     "stablehlo.comparison_direction": "Which comparison operation to perform.",
     "stablehlo.comparison_type": "Which comparison type to use.",
     "stablehlo.precision": "XLA precision for an operand. Has backend specific meaning.",
