@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ._element_kinds import is_integer
-from .regions import body_kind, grouped_fold, kind_ufunc
+from .folds import ufunc_kind
+from .regions import grouped_fold, kind_ufunc
 
 __all__ = [
     "broadcast_in_dim",
@@ -464,8 +465,8 @@ def scatter(
         ).astype(np.int64)
     values = [u[in_bounds] for u in ups]
     flat_results = [r.reshape(-1) for r in results]
-    kind = body_kind(update_computation)
-    if kind is not None and len(results) == 1:
+    kind = ufunc_kind(update_computation, [r.dtype for r in results])  # complex mul: the body
+    if kind is not None:
         target = flat_results[0]
         with np.errstate(all="ignore"):
             kind_ufunc(kind, target.dtype).at(target, flat_targets, values[0].astype(target.dtype))
