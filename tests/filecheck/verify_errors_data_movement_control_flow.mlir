@@ -1485,3 +1485,40 @@ func.func @concat_dynamic_text(%a: tensor<1x1x0xi32>, %b: tensor<2x0x?xi32>) -> 
   %0 = "stablehlo.concatenate"(%a, %b) {dimension = 2 : i64} : (tensor<1x1x0xi32>, tensor<2x0x?xi32>) -> tensor<1x1x0xi32>
   return %0 : tensor<1x1x0xi32>
 }
+
+// -----
+
+func.func @if_nested_return_first(%p: tensor<i1>, %x: tuple<tensor<2xf32>>, %y: tensor<2xf32>) {
+  %0 = "stablehlo.if"(%p) ({
+    // expected-error @+1 {{'stablehlo.return' op operand #0 must be variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tuple<tensor<2xf32>>'}}
+    stablehlo.return %x : tuple<tensor<2xf32>>
+  }, {
+    stablehlo.return %y : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @case_nested_return_first(%p: tensor<i32>, %x: tensor<2xf32>, %y: tensor<2xindex>) {
+  %0 = "stablehlo.case"(%p) ({
+    stablehlo.return %x : tensor<2xf32>
+  }, {
+    // expected-error @+1 {{'stablehlo.return' op operand #0 must be variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values, but got 'tensor<2xindex>'}}
+    stablehlo.return %y : tensor<2xindex>
+  }) : (tensor<i32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @if_memref_branch(%p: tensor<i1>, %x: memref<2xf32>, %y: tensor<2xf32>) -> tensor<3xf32> {
+  // expected-error @+2 {{'stablehlo.if' op inferred type(s) 'memref<2xf32>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
+  // expected-error @+1 {{'stablehlo.if' op failed to infer returned types}}
+  %0 = "stablehlo.if"(%p) ({
+    stablehlo.return %x : memref<2xf32>
+  }, {
+    stablehlo.return %y : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -56,6 +56,7 @@ from stablehlo_py.ir.ops.ods_containers import (
     HLO_TensorOrToken,
 )
 from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
+from stablehlo_py.ir.ops.region_order import verify_inferred_after_regions
 from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ class IfOp(GenericSyntaxOp):
         check_regions(self, ("true_branch", "false_branch"))
         check_terminators(self)
         # if_c1..if_c3: inferConditionalOp
-        verify_inferred(self)
+        verify_inferred_after_regions(self)
 
 
 # --------------------------------------------------------------------------------------- case
@@ -195,7 +196,7 @@ class CaseOp(GenericSyntaxOp):
         check_regions(self, ("branches",) * len(self.branches))
         check_terminators(self)
         # case_c1..case_c4: inferConditionalOp
-        verify_inferred(self)
+        verify_inferred_after_regions(self)
 
 
 # -------------------------------------------------------------------------------------- while
@@ -290,7 +291,7 @@ class WhileOp(StableHLOOp):
             verify_while([v.type for v in self.operand], self.cond, self.body)
         except InferError as e:
             raise VerifyException(e.message) from e
-        verify_inferred(self)
+        verify_inferred_after_regions(self)
 
 
 # ------------------------------------------------------------------------ optimization_barrier
@@ -378,8 +379,6 @@ class CreateTokenOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
 
     def verify_(self) -> None:
-        from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
-
         check_values("result", [self.output.type], HLO_Token)  # ODS, then inference
         verify_inferred(self)
 

@@ -81,6 +81,7 @@ from stablehlo_py.ir.ops.constraints import (
     t2s,
 )
 from stablehlo_py.ir.ops.data_movement_types import check_ods_types
+from stablehlo_py.ir.ops.region_order import verify_inferred_after_regions
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,
@@ -485,7 +486,7 @@ class ScatterOp(NoAssemblyFormatOp):
             fail(e.message)
         # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25), which MLIR runs after
         # the op's verifier
-        verify_inferred(self)
+        verify_inferred_after_regions(self)
 
 
 def _integer_attribute(op: Any, name: str, width: int = 64, non_negative: bool = False) -> None:
