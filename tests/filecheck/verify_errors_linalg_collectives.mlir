@@ -891,3 +891,23 @@ func.func @send_channel_handle_kind(%a: tensor<2xi32>, %t: !stablehlo.token) {
   %0 = "stablehlo.send"(%a, %t) {channel_handle = 1 : i64} : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
   return
 }
+
+// -----
+
+func.func @reduce_window_padding_kind(%a: tensor<4xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{'stablehlo.reduce_window' op attribute 'padding' failed to satisfy constraint: 64-bit signless integer elements attribute}}
+  %0 = "stablehlo.reduce_window"(%a, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, padding = dense<[[1, 1]]> : tensor<1x2xi32>} : (tensor<4xf32>, tensor<f32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_padding_kind(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4xf32>) {
+  // expected-error @+1 {{'stablehlo.convolution' op attribute 'padding' failed to satisfy constraint: 64-bit signless integer elements attribute}}
+  %0 = "stablehlo.convolution"(%a, %w) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 1 : i64, feature_group_count = 1 : i64, padding = dense<0> : tensor<2x2xi32>} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}

@@ -429,23 +429,6 @@ def _check_feed_operands(op: StableHLOOp, inputs: list[Attribute]) -> None:
     ods.check_values("operand", [op.operands[-1].type], ods.HLO_Token, first=len(inputs))
 
 
-def _check_i64_elements(op: StableHLOOp, name: str) -> None:
-    """ODS `I64ElementsAttr` (an optional one may be absent)."""
-    a = op.properties.get(name)
-    if a is None:
-        return
-    e = a.get_element_type() if isinstance(a, DenseIntOrFPElementsAttr) else None
-    if not (
-        isinstance(e, IntegerType)
-        and e.width.data == 64
-        and e.signedness.data == Signedness.SIGNLESS
-    ):
-        raise VerifyException(
-            f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer elements "
-            "attribute"
-        )
-
-
 @op_def
 class SendOp(GenericSyntaxOp):
     """Sends `inputs` to a channel `channel_id` and produces a `result` token (spec.md#send)."""
@@ -461,7 +444,7 @@ class SendOp(GenericSyntaxOp):
     def verify_(self) -> None:
         # ODS (attributes, send_i1, send_i2, the token result), then InferTypeOpInterface
         # (send_c1_i4: inferSendOp); upstream checks no more of source_target_pairs
-        _check_i64_elements(self, "source_target_pairs")
+        ods.check_i64_elements(self, "source_target_pairs")
         _check_feed_operands(self, [v.type for v in self.inputs])
         ods.check_values("result", [self.result.type], ods.HLO_Token)
         verify_inferred(self)
@@ -483,7 +466,7 @@ class RecvOp(GenericSyntaxOp):
 
         # ODS (attributes, recv_i1, results), then upstream's RecvOp::verify (verifyRecvOp);
         # upstream checks no more of source_target_pairs
-        _check_i64_elements(self, "source_target_pairs")
+        ods.check_i64_elements(self, "source_target_pairs")
         ods.check_values("operand", [self.token.type], ods.HLO_Token)
         res = [r.type for r in self.results]
         ods.check_values(
@@ -658,7 +641,7 @@ class CollectivePermuteOp(GenericSyntaxOp):
         # check (collective_permute_c5), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_permute
 
-        _check_i64_elements(self, "source_target_pairs")
+        ods.check_i64_elements(self, "source_target_pairs")
         _ods_tensors(self, variadic=False)
         if element_type(self.operand.type) != element_type(self.result.type):
             raise VerifyException("requires the same element type for all operands and results")
@@ -748,7 +731,7 @@ class CrossReplicaSumOp(GenericSyntaxOp):
         # ODS (I64ElementsAttr replica_groups, HLO_Tensor operand and result), then
         # HLO_CompatibleOperandsAndResultType: the trait, then its inference; upstream verifies
         # nothing else (no replica-group checks)
-        _check_i64_elements(self, "replica_groups")
+        ods.check_i64_elements(self, "replica_groups")
         ods.check_values("operand", [self.operand.type], ods.HLO_Tensor)
         ods.check_values("result", [self.result.type], ods.HLO_Tensor)
         verify_compatible_types(self)

@@ -560,6 +560,7 @@ class ConvolutionOp(_ConvBase):
     def verify_(self) -> None:
         # ODS, then upstream's verifyConvolutionOp: inferConvolutionOp and its shape against the
         # result's
+        ods.check_i64_elements(self, "padding")
         _verify_precision_config(self.precision_config)
         _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
         _verify_inferred_shape(self)

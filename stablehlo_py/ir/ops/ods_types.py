@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
     IndexType,
@@ -17,7 +18,7 @@ from xdsl.dialects.builtin import (
     Signedness,
     TensorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.ops.constraints import is_complex, is_float, t2s
@@ -321,3 +322,20 @@ def property_summary(op_name: str, prop_name: str, constraint: object) -> str | 
     if summary is not None and confined is not None:
         summary = f"{summary} {confined}"
     return summary
+
+
+def check_i64_elements(op: Operation, name: str) -> None:
+    """ODS `I64ElementsAttr` property `name` (an optional one may be absent): MLIR's message when
+    it is no dense 64-bit signless integer elements attribute."""
+    a = op.properties.get(name)
+    if a is None:
+        return
+    e = a.get_element_type() if isinstance(a, DenseIntOrFPElementsAttr) else None
+    if not (
+        isinstance(e, IntegerType)
+        and e.width.data == 64
+        and e.signedness.data == Signedness.SIGNLESS
+    ):
+        raise VerifyException(
+            attr_constraint_failure(name, "64-bit signless integer elements attribute")
+        )

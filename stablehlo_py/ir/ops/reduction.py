@@ -361,6 +361,7 @@ class ReduceWindowOp(GenericSyntaxOp):
 
         if self.properties.get("window_dimensions") is None:
             raise VerifyException("reduce_window: window_dimensions is required")
+        ods.check_i64_elements(self, "padding")
         inputs = [v.type for v in self.inputs]
         inits = [v.type for v in self.init_values]
         _ods_tensors(self, (inputs, inits), variadic=True, variadic_results=True)
@@ -404,6 +405,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
         )
 
         ot, st, it = self.operand.type, self.source.type, self.init_value.type
+        ods.check_i64_elements(self, "padding")
         _ods_tensors(self, ([ot, st, it],), variadic=False, variadic_results=False)
         require_single_block(self, self.select, "select")
         require_single_block(self, self.scatter, "scatter")
