@@ -156,6 +156,12 @@ def _func(body: str, args: str = "") -> str:
             _func("  %0 = stablehlo.abs %undefined : tensor<1xf64>"),
             "use of undefined value '%undefined'",
         ),
+        # round trip (third 100,000-case run): `{}` was read as an empty body, printed back as a
+        # declaration; MLIR's parseFunctionOp refuses it
+        (
+            "func.func @main() -> tensor<i1> {\n  // no ops\n}\n",
+            "custom op 'func.func' expected non-empty function body",
+        ),
     ],
 )
 def test_fuzz_findings_are_located_parse_errors(text: str, message: str) -> None:

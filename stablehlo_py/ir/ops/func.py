@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region
 
@@ -92,7 +99,7 @@ def parse_func(p: Parser) -> Operation:
                 p.parse_literal(")")
                 if p.peek(2) == "->":
                     raise ValueError
-            except (ValueError, Exception) as e:  # noqa: BLE001
+            except (ValueError, Exception) as e:
                 from stablehlo_py.errors import ParseError
 
                 if isinstance(e, ParseError) and p.peek(2) != "->":
@@ -124,9 +131,10 @@ def parse_func(p: Parser) -> Operation:
     if p.peek() == "{":
         if external:
             p.error("a function with a body needs named arguments (%arg0: type)")
+        body = p.pos
         region = p.parse_region(entry_args=args, default_dialect="func", isolated=True)
-        if not region.blocks:
-            region.add_block(Block(arg_types=[t for _, t, _ in args]))
+        if not region.blocks:  # `{}`: MLIR's parseFunctionOp refuses it (a declaration has none)
+            p.op_error("expected non-empty function body", body)
     else:
         region = Region()
     return FuncOp.create(properties=props, attributes=attrs, regions=[region])
@@ -196,7 +204,9 @@ def parse_call(p: Parser) -> Operation:
     # upstream's inherent `arg_attrs`, `res_attrs` and `no_inline` are not properties of xDSL's
     # func.call: they stay in the attribute dictionary, which prints them as upstream does (sorted)
     props: dict[str, Attribute] = {"callee": callee}
-    return CallOp.create(operands=operands, result_types=list(ft.outputs.data), properties=props, attributes=attrs)
+    return CallOp.create(
+        operands=operands, result_types=list(ft.outputs.data), properties=props, attributes=attrs
+    )
 
 
 def print_call(op: Operation, pr: Printer) -> None:
@@ -211,7 +221,9 @@ def print_call(op: Operation, pr: Printer) -> None:
     extra = {k: v for k, v in op.properties.items() if k != "callee"}
     extra.update(op.attributes)
     pr.attr_dict(dict(sorted(extra.items())))  # one dictionary, as MLIR's: sorted by name
-    pr.write(" : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
+    pr.write(
+        " : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
+    )
 
 
 def parse_return(p: Parser) -> Operation:
@@ -242,7 +254,9 @@ def _check_types(p: Parser, operands, types, name: str) -> None:
         p.error(f"'{name}' has {len(operands)} operands but {len(types)} types")
     for i, (v, t) in enumerate(zip(operands, types)):
         if v.type != t:
-            p.error(f"operand #{i} of '{name}' has type {type_to_str(v.type)} but is written as {type_to_str(t)}")
+            p.error(
+                f"operand #{i} of '{name}' has type {type_to_str(v.type)} but is written as {type_to_str(t)}"
+            )
 
 
 FOREIGN_SYNTAX[ModuleOp] = ForeignSyntax(parse_module, print_module_op, isolated=True)
