@@ -2,26 +2,27 @@
 
 ``reduce`` and ``reduce_window`` combine, for every output position, the init value and then the
 position's elements in row-major order, one at a time: ``acc = body(acc, x0)``,
-``acc = body(acc, x1)``, ... (upstream's reference interpreter and XLA CPU both fold this way;
-with a non-associative body -- a float ``add``, a ``logaddexp`` written out as a region -- any
-other order changes the last bits). The fold runs one step per element of a window or reduced
+``acc = body(acc, x1)``, ... (upstream's reference interpreter always folds this way, XLA CPU
+for windows and short reductions; with a non-associative body -- a float ``add``, a
+``logaddexp`` written out as a region -- any other order changes the last bits). The fold runs one step per element of a window or reduced
 dimension, each step on the arrays of all output positions at once: ``k`` elements cost ``k``
 numpy calls (a body with a kind) or ``k`` region evaluations (any other body), never one per
 output position.
 
 Schedules of ``reduce`` (:func:`reduce_schedule`; ``reduce_window`` always folds):
 
-* a body with a kind (:data:`~.regions.KINDS`; a complex ``mul`` runs its body, as numpy's
-  complex product is not the interpreter's) whose ufunc is exact whatever the order
-  (integer and boolean arithmetic, ``max``/``min``/bitwise ops) uses ``ufunc.reduce``;
-* ``add``/``mul`` on floats and complex numbers fold left over at most :data:`KIND_FOLD_LIMIT`
-  elements -- XLA CPU's own order there (measured against ``jax.jit`` on f32 sums: bit-equal
-  up to 20 elements); XLA vectorizes longer reductions in an order of its own, which a left
-  fold does not reproduce either, so those use ``ufunc.reduce`` (pairwise, one numpy call);
-* any other body folds left over at most :data:`FOLD_LIMIT` elements; a longer dimension is
-  reduced by a balanced tree (``ceil(log2 n)`` region evaluations; the spec leaves the
-  schedule implementation-defined), so that an argmax over thousands of classes does not
-  evaluate its region thousands of times.
+* a reduced dimension of at most :data:`FOLD_LIMIT` elements folds left -- XLA CPU's own order
+  for short ones (measured against ``jax.jit``: f32 sums are bit-equal up to 20 elements, from
+  24 on XLA vectorizes) and upstream's. A body with a kind folds with its ufunc, any other body
+  runs;
+* a longer one: a body with a kind (:data:`~.regions.KINDS`) uses ``ufunc.reduce`` (one numpy
+  call; pairwise for float sums, which XLA vectorizes in an order of its own that a left fold
+  does not reproduce either); any other body is reduced by a balanced tree (``ceil(log2 n)``
+  region evaluations instead of ``n``; the spec leaves the schedule implementation-defined);
+* a kind whose ufunc is exact in any order (integer and boolean arithmetic, ``max``/``min``,
+  bitwise ops) always uses ``ufunc.reduce``;
+* a complex ``mul`` has no ufunc here: numpy's complex product is not the interpreter's
+  (XLA's fused formula, see ``fused.py``), so its body runs.
 """
 
 from __future__ import annotations
@@ -36,18 +37,15 @@ from .regions import body_kind, call_body, kind_ufunc, tree_reduce
 
 __all__ = [
     "FOLD_LIMIT",
-    "KIND_FOLD_LIMIT",
     "fold_left",
     "reduce_last_axis",
     "reduce_schedule",
     "ufunc_kind",
 ]
 
-FOLD_LIMIT = 128
-"""Longest reduced dimension that a generic (kind-less) ``reduce`` body folds step by step."""
-
-KIND_FOLD_LIMIT = 32
-"""Longest reduced dimension that float/complex ``add``/``mul`` fold step by step."""
+FOLD_LIMIT = 32
+"""Longest reduced dimension that ``reduce`` folds left step by step (``reduce_window`` always
+folds: a window's elements are its steps)."""
 
 # Kinds whose ufunc gives different bits in a different order, by element class.
 _ORDER_SENSITIVE_KINDS = frozenset({"add", "mul"})
@@ -78,7 +76,7 @@ def reduce_schedule(body: Callable[..., Any], dtypes: Sequence[np.dtype[Any]], n
     """
     kind = ufunc_kind(body, dtypes)
     if kind is not None:
-        if _order_sensitive(kind, np.dtype(dtypes[0])) and n <= KIND_FOLD_LIMIT:
+        if _order_sensitive(kind, np.dtype(dtypes[0])) and n <= FOLD_LIMIT:
             return "steps"
         return "ufunc"
     return "steps" if n <= FOLD_LIMIT else "tree"

@@ -43,9 +43,9 @@ def reduce(
     """Reduce ``inputs`` along ``dimensions`` with ``body`` (spec.md#reduce).
 
     Each output position folds its init value and then its reduced elements in row-major
-    order, left to right, vectorized across positions (:func:`.folds.reduce_last_axis`: a
-    body with an order-insensitive kind uses ``ufunc.reduce``, a generic body over more than
-    :data:`.folds.FOLD_LIMIT` elements a tree).
+    order, left to right, vectorized across positions, up to :data:`.folds.FOLD_LIMIT`
+    elements; longer dimensions and order-insensitive kinds use ``ufunc.reduce`` or a tree
+    (:func:`.folds.reduce_schedule`).
     """
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]

@@ -83,7 +83,7 @@ def test_reduce_over_several_dimensions_is_row_major():
 @pytest.mark.parametrize("kind", ["add", "mul"])
 def test_short_float_reductions_are_exact_left_folds(dtype, kind):
     rng = np.random.default_rng(3)
-    x = rng.normal(size=(40, F.KIND_FOLD_LIMIT)) * 1.3
+    x = rng.normal(size=(40, F.FOLD_LIMIT)) * 1.3
     if np.dtype(dtype).kind == "c":
         x = x + 1j * rng.normal(size=x.shape)
     x = x.astype(dtype)
@@ -119,11 +119,11 @@ def test_reduce_window_matches_an_explicit_fold_in_f16():
 @pytest.mark.parametrize(
     ("kind", "dtype", "n", "schedule"),
     [
-        ("add", np.float32, F.KIND_FOLD_LIMIT, "steps"),
+        ("add", np.float32, F.FOLD_LIMIT, "steps"),
         ("mul", np.complex64, 3, "steps"),
         ("mul", np.complex64, F.FOLD_LIMIT + 1, "tree"),  # the body runs: XLA's fused product
-        ("add", np.complex64, F.KIND_FOLD_LIMIT + 1, "ufunc"),
-        ("add", np.float32, F.KIND_FOLD_LIMIT + 1, "ufunc"),
+        ("add", np.complex64, F.FOLD_LIMIT + 1, "ufunc"),
+        ("add", np.float32, F.FOLD_LIMIT + 1, "ufunc"),
         ("add", np.int32, 5, "ufunc"),
         ("max", np.float32, 5, "ufunc"),
         (None, np.float32, F.FOLD_LIMIT, "steps"),
