@@ -4,10 +4,10 @@
 position's elements in row-major order, one at a time: ``acc = body(acc, x0)``,
 ``acc = body(acc, x1)``, ... (upstream's reference interpreter always folds this way, XLA CPU
 for windows and short reductions; with a non-associative body -- a float ``add``, a
-``logaddexp`` written out as a region -- any other order changes the last bits). The fold runs one step per element of a window or reduced
-dimension, each step on the arrays of all output positions at once: ``k`` elements cost ``k``
-numpy calls (a body with a kind) or ``k`` region evaluations (any other body), never one per
-output position.
+``logaddexp`` written out as a region -- any other order changes the last bits). The fold runs
+one step per element of a window or reduced dimension, each step on the arrays of all output
+positions at once: ``k`` elements cost ``k`` numpy calls (a body with a kind) or ``k`` region
+evaluations (any other body), never one per output position.
 
 Schedules of ``reduce`` (:func:`reduce_schedule`; ``reduce_window`` always folds):
 
