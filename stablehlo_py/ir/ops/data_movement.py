@@ -21,7 +21,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FunctionType,
     IntegerAttr,
-    IntegerType,
     TensorType,
     TupleType,
     UnrankedTensorType,
@@ -81,6 +80,11 @@ from stablehlo_py.ir.ops.constraints import (
     t2s,
 )
 from stablehlo_py.ir.ops.data_movement_types import check_ods_types
+from stablehlo_py.ir.ops.ods_types import (
+    CONFINED_ATTRS,
+    attr_constraint_failure,
+    integer_attr_summary,
+)
 from stablehlo_py.ir.ops.region_order import verify_inferred_after_regions
 from stablehlo_py.ir.types import (
     element_type,
@@ -353,7 +357,7 @@ class ConcatenateOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        _integer_attribute(self, "dimension", non_negative=True)  # ODS (concatenate_c4)
+        _confined_attribute(self, "dimension")  # ODS (concatenate_c4)
         check_ods_types(self)  # upstream's ODS operand and result types
         # concatenate_c1, concatenate_c5: upstream's SameOperandsAndResultElementType trait, then
         # the inference check
@@ -489,22 +493,18 @@ class ScatterOp(NoAssemblyFormatOp):
         verify_inferred_after_regions(self)
 
 
-def _integer_attribute(op: Any, name: str, width: int = 64, non_negative: bool = False) -> None:
-    """upstream's ODS attribute constraints `I64Attr` / `I32Attr`, with `non_negative`
-    `ConfinedAttr<..., [IntNonNegative]>`: a signless integer of that width (and value >= 0), in
-    MLIR's words.  ODS checks attributes before operand and result types."""
+def _confined_attribute(op: Any, name: str) -> None:
+    """upstream's `ConfinedAttr<I64Attr, [IntNonNegative]>` (and the like, ods_types.CONFINED_ATTRS)
+    of property `name`: its value must satisfy the predicate, in MLIR's words.  (The attribute's
+    type is the property's constraint; ODS checks attributes before operand and result types.)"""
+    predicate = CONFINED_ATTRS.get((op.name, name))
     a = op.properties.get(name)
-    ok = (
-        isinstance(a, IntegerAttr)
-        and a.type == IntegerType(width)
-        and (not non_negative or a.value.data >= 0)
-    )
-    if not ok:
-        whose = " whose value is non-negative" if non_negative else ""
-        fail(
-            f"attribute '{name}' failed to satisfy constraint: {width}-bit signless integer "
-            f"attribute{whose}"
-        )
+    if predicate is None or not isinstance(a, IntegerAttr):
+        return
+    v = a.value.data
+    holds = v >= 0 if predicate.endswith("non-negative") else v > 0  # IntNonNegative, IntPositive
+    if not holds:
+        fail(attr_constraint_failure(name, f"{integer_attr_summary(a.type)} {predicate}"))
 
 
 @op_def
@@ -522,7 +522,7 @@ class GetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         # get_dimension_size_c1 (ODS attribute constraint, then the inference check)
-        _integer_attribute(self, "dimension", non_negative=True)
+        _confined_attribute(self, "dimension")
         check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)
 
@@ -543,7 +543,7 @@ class SetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         # upstream's ODS constraints: the attribute, then the operand types
-        _integer_attribute(self, "dimension", non_negative=True)
+        _confined_attribute(self, "dimension")
         check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
@@ -563,7 +563,7 @@ class GetTupleElementOp(StableHLOOp):
 
     def verify_(self) -> None:
         # upstream's ODS constraints: the index attribute, then HLO_Tuple:$operand
-        _integer_attribute(self, "index", width=32, non_negative=True)
+        _confined_attribute(self, "index")
         check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
@@ -598,7 +598,7 @@ class IotaOp(StableHLOOp):
 
     def verify_(self) -> None:
         # upstream's ODS constraints: iota_dimension (iota_c1), then the output type
-        _integer_attribute(self, "iota_dimension", non_negative=True)
+        _confined_attribute(self, "iota_dimension")
         check_ods_types(self)  # upstream's ODS operand and result types
         _upstream(verify_iota, self.iota_dimension.value.data, self.output.type)
 
@@ -617,7 +617,7 @@ class DynamicIotaOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        _integer_attribute(self, "iota_dimension", non_negative=True)  # ODS (dynamic_iota_c1)
+        _confined_attribute(self, "iota_dimension")  # ODS (dynamic_iota_c1)
         check_ods_types(self)  # upstream's ODS operand and result types
         _upstream(
             verify_dynamic_iota,
@@ -944,8 +944,6 @@ class TorchIndexSelectOp(NoAssemblyFormatOp):
     def verify_(self) -> None:
         # Upstream verifies nothing more than its ODS constraints (the op has no verifier): a
         # negative `dim` or `batch_dims` counts from the end, as XLA's lowering reads them.
-        _integer_attribute(self, "dim")
-        _integer_attribute(self, "batch_dims")
         check_ods_types(self)
 
 
