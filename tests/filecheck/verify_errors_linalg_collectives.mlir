@@ -911,3 +911,19 @@ func.func @convolution_padding_kind(%a: tensor<1x4x4x3xf32>, %w: tensor<2x2x3x4x
   %0 = "stablehlo.convolution"(%a, %w) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 1 : i64, feature_group_count = 1 : i64, padding = dense<0> : tensor<2x2xi32>} : (tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) -> tensor<1x3x3x4xf32>
   return
 }
+
+// -----
+
+func.func @dot_precision_config_kind(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'stablehlo.dot' op attribute 'precision_config' failed to satisfy constraint: Precision Config attribute}}
+  %0 = "stablehlo.dot"(%a, %b) {precision_config = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @infeed_layout_kind(%t: !stablehlo.token) {
+  // expected-error @+1 {{'stablehlo.infeed' op attribute 'layout' failed to satisfy constraint: array attribute}}
+  %0:2 = "stablehlo.infeed"(%t) {layout = 1 : i64} : (!stablehlo.token) -> (tensor<2xi32>, !stablehlo.token)
+  return
+}

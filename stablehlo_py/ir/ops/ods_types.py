@@ -224,6 +224,7 @@ ATTR_SUMMARIES: dict[str, str] = {
     "symbol_ref": "flat symbol reference attribute",  # FlatSymbolRefAttr
     "dictionary": "dictionary of named attribute values",  # DictionaryAttr
     "unit": "unit attribute",  # UnitAttr
+    "array": "array attribute",  # ArrayAttr
     "stablehlo.channel_handle": "two 64-bit integers 'handle' and 'type'",
     "stablehlo.comparison_direction": "Which comparison operation to perform.",
     "stablehlo.comparison_type": "Which comparison type to use.",
@@ -248,7 +249,12 @@ ATTR_SUMMARIES: dict[str, str] = {
 its xDSL name)."""
 
 _LAYOUTS = "Array of layout (1D tensor of index type) attributes"  # StableHLO_ArrayOfLayoutAttr
+_PRECISION_CONFIG = "Precision Config attribute"  # StableHLO_PrecisionConfigAttr
 OP_ATTR_SUMMARIES: dict[tuple[str, str], str] = {
+    **{
+        (f"stablehlo.{op}", "precision_config"): _PRECISION_CONFIG
+        for op in ("dot", "dot_general", "convolution", "dynamic_conv")
+    },
     ("stablehlo.custom_call", "api_version"): "Custom call API version",
     ("stablehlo.custom_call", "called_computations"): "flat symbol ref array attribute",
     ("stablehlo.custom_call", "output_operand_aliases"): (
