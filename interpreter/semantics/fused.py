@@ -61,7 +61,8 @@ def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
 def fma(a: Any, b: Any, c: Any) -> np.ndarray:
     """``a * b + c`` with one rounding, for float32 or float64 arrays (broadcast together)."""
     a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
-    dtype = a.dtype
+    shape, dtype = a.shape, a.dtype
+    a, b, c = a.reshape(-1), b.reshape(-1), c.reshape(-1)  # 1-d: numpy keeps arrays, not scalars
     with np.errstate(all="ignore"):
         if dtype == np.float32:
             p = a.astype(np.float64) * b.astype(np.float64)
@@ -75,7 +76,7 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
             near = ((s.view(np.int64) & _F32_DROPPED) == _F32_HALF) | tiny
             if near.any():
                 s[near] = _round_to_odd(*_two_sum(p[near], c64[near]))
-            return s.astype(np.float32)
+            return s.astype(np.float32).reshape(shape)
         if dtype == np.float64:
             uh, ul = _two_product(a, b)
             th, tl = _two_sum(c, uh)
@@ -83,7 +84,7 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
             out = th + _round_to_odd(v, verr)
             # not finite: the plain expression's inf/NaN; zero: its sign (an exact zero sum
             # is +0 unless both terms are -0, which the plain expression gets right)
-            return np.where(np.isfinite(out) & (out != 0), out, a * b + c)
+            return np.where(np.isfinite(out) & (out != 0), out, a * b + c).reshape(shape)
     raise TypeError(f"fma is defined here for float32 and float64, not {dtype}")
 
 

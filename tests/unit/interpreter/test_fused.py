@@ -56,6 +56,8 @@ def test_fma_f32_where_rounding_through_f64_would_round_twice():
     got = fused.fma(a, a, c)
     assert got.tolist() == [1 + 2**-11 + 2**-23, 1 + 2**-11]
     assert (a.astype(np.float64) * a + c).astype(np.float32).tolist() == [1 + 2**-11] * 2
+    scalar = fused.fma(a[0], a[0], c[0])  # 0-d operands take the same correction
+    assert isinstance(scalar, np.ndarray) and scalar.shape == () and scalar == got[0]
 
 
 def test_fma_refuses_other_types():
