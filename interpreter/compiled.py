@@ -126,6 +126,8 @@ _CODE_CACHE_SIZE = 256
 # takes neither the evaluator nor regions) are computed once, when their results have at most this
 # many elements each (larger ones, e.g. in a branch that may not run, are computed when run).
 FOLD_MAX_ELEMENTS = 1 << 16
+# Python's tokenizer allows 100 levels of indentation: deeper regions fail when they run.
+MAX_REGION_NESTING = 90
 
 
 class _Codegen:
@@ -241,10 +243,11 @@ class _Codegen:
         self.regions += 1
         fname = f"r{self.regions}"
         block = region.blocks.first
-        if block is None:
+        if block is None or len(self.open_scopes) >= MAX_REGION_NESTING:
+            fail = _empty_region if block is None else _too_deep(owner)
             indent = len(self.open_scopes)
             self.emit(indent, f"def {fname}(*args):", None)
-            self.emit(indent + 1, f"{self.bind('empty', _empty_region)}()", owner)
+            self.emit(indent + 1, f"{self.bind('fail', fail)}()", owner)
         else:
             self.block(fname, block, [])
         return fname
@@ -306,6 +309,18 @@ def _undefined(op: Operation) -> Callable[[], None]:
 
 def _empty_region() -> None:
     raise InterpreterError("cannot run an empty region")
+
+
+def _too_deep(op: Operation) -> Callable[[], None]:
+    def fail() -> None:
+        raise NotSupportedError(
+            f"'{op.name}': regions nested more than {MAX_REGION_NESTING} deep are not supported by "
+            "the interpreter (each nested region is a nested Python function); move the inner "
+            "regions into functions called with func.call",
+            location=_loc(op),
+        )
+
+    return fail
 
 
 # ------------------------------------------------------------------------------------------ errors

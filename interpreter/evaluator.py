@@ -109,6 +109,8 @@ class Evaluator:
             self.custom_calls.update(custom_calls)
         self.current_function = ""
         self._code: dict[Block, Any] = {}
+        self._entries: dict[FuncOp, tuple[Any, int, str]] = {}
+        self.call_depth = 0
         self._kinds: dict[Region, str | None] = {}
 
     # ----------------------------------------------------------------------- functions
@@ -121,29 +123,34 @@ class Evaluator:
         return self.run_func(func, args)
 
     def run_func(self, func: FuncOp, args: Sequence[Any]) -> list[Any]:
-        if not func.body.blocks:
-            raise InterpreterError(
-                f"function @{func.sym_name.data} has no body (external functions cannot run)"
-            )
-        block = func.body.blocks.first
-        assert block is not None
-        if len(args) != len(block.args):
-            raise InterpreterError(
-                f"@{func.sym_name.data} takes {len(block.args)} arguments, {len(args)} were given"
-            )
+        entry = self._entries.get(func)
+        if entry is None:
+            entry = self._entry(func)
+        fn, arity, name = entry
+        if len(args) != arity:
+            raise InterpreterError(f"@{name} takes {arity} arguments, {len(args)} were given")
         saved = self.current_function
-        self.current_function = func.sym_name.data
-        self.call_depth = getattr(self, "call_depth", 0) + 1
+        self.current_function = name
+        depth = self.call_depth = self.call_depth + 1
         try:
-            if self.call_depth > MAX_CALL_DEPTH:
+            if depth > MAX_CALL_DEPTH:
                 raise InterpreterError(
-                    f"calls nested more than {MAX_CALL_DEPTH} deep (at @{func.sym_name.data}): "
+                    f"calls nested more than {MAX_CALL_DEPTH} deep (at @{name}): "
                     "the program recurses without end, or deeper than the interpreter supports"
                 )
-            return run_located(self._compiled(block, "@" + func.sym_name.data), self, *args)
+            return run_located(fn, self, *args)
         finally:
             self.call_depth -= 1
             self.current_function = saved
+
+    def _entry(self, func: FuncOp) -> tuple[Any, int, str]:
+        """The function compiled, its arity and name (once per evaluator)."""
+        name = func.sym_name.data
+        block = func.body.blocks.first
+        if block is None:
+            raise InterpreterError(f"function @{name} has no body (external functions cannot run)")
+        entry = self._entries[func] = (self._compiled(block, "@" + name), len(block.args), name)
+        return entry
 
     # ------------------------------------------------------------------------- regions
     def run_region(self, region: Region, args: Sequence[Any], env: Any) -> list[Any]:

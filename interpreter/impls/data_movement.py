@@ -151,9 +151,15 @@ def _gather_dims(op: Any) -> dict[str, Any]:
     }
 
 
-@impl("stablehlo.gather")
-def _gather(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.gather(args[0], args[1], slice_sizes=A.ints(op, "slice_sizes"), **_gather_dims(op))]
+@compiler("stablehlo.gather")
+def _gather(op: Any) -> Step:
+    attrs = {"slice_sizes": A.ints(op, "slice_sizes"), **_gather_dims(op)}
+    gather = dm.gather
+
+    def run(operand: Any, start_indices: Any) -> Any:
+        return gather(operand, start_indices, **attrs)
+
+    return Step(run)
 
 
 @impl("stablehlo.dynamic_gather")
@@ -161,31 +167,47 @@ def _dynamic_gather(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [dm.dynamic_gather(args[0], args[1], args[2], **_gather_dims(op))]
 
 
-@impl("stablehlo.scatter")
-def _scatter(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    n = (len(args) - 1) // 2
-    inputs, indices, updates = args[:n], args[n], args[n + 1 :]
+@compiler("stablehlo.scatter")
+def _scatter(op: Any) -> Step:
+    """Dimension numbers, the region's argument and result types and the body's kind decoded once;
+    the body is the op's compiled region."""
+    from stablehlo_py.interpreter.evaluator import region_kind
+    from stablehlo_py.interpreter.semantics.regions import make_body
+
     region = op.regions[0]
     types = A.region_arg_dtypes(region)
-    # to_destination_type: inputs and updates take the element types of the region's arguments
-    inputs = A.to_types(list(inputs), types[:n])
-    updates = A.to_types(list(updates), types[n:])
+    kind = region_kind(region)
     d = A.struct(op, "scatter_dimension_numbers")
-    results = dm.scatter(
-        inputs,
-        indices,
-        updates,
-        update_window_dims=A.field(d, "update_window_dims", []),
-        inserted_window_dims=A.field(d, "inserted_window_dims", []),
-        scatter_dims_to_operand_dims=A.field(d, "scatter_dims_to_operand_dims", []),
-        index_vector_dim=A.field(d, "index_vector_dim", 0),
-        input_batching_dims=A.field(d, "input_batching_dims", []),
-        scatter_indices_batching_dims=A.field(d, "scatter_indices_batching_dims", []),
-        update_computation=ev.region_body(region, env),
-        indices_are_sorted=A.bool_(op, "indices_are_sorted"),
-        unique_indices=A.bool_(op, "unique_indices"),
-    )
-    return [_as(r, A.result_dtype(op, i)) for i, r in enumerate(results)]
+    attrs = {
+        "update_window_dims": A.field(d, "update_window_dims", []),
+        "inserted_window_dims": A.field(d, "inserted_window_dims", []),
+        "scatter_dims_to_operand_dims": A.field(d, "scatter_dims_to_operand_dims", []),
+        "index_vector_dim": A.field(d, "index_vector_dim", 0),
+        "input_batching_dims": A.field(d, "input_batching_dims", []),
+        "scatter_indices_batching_dims": A.field(d, "scatter_indices_batching_dims", []),
+        "indices_are_sorted": A.bool_(op, "indices_are_sorted"),
+        "unique_indices": A.bool_(op, "unique_indices"),
+    }
+    result_dtypes = [A.result_dtype(op, i) for i in range(len(op.results))]
+    scatter = dm.scatter
+
+    def run(regions: tuple[Any, ...], *args: Any) -> list[Any]:
+        n = (len(args) - 1) // 2
+        inputs, indices, updates = args[:n], args[n], args[n + 1 :]
+        # to_destination_type: inputs and updates take the element types of the region's arguments
+        inputs = A.to_types(list(inputs), types[:n])
+        updates = A.to_types(list(updates), types[n:])
+        computation = regions[0]
+
+        def body(*arrays: Any) -> tuple[Any, ...]:
+            return tuple(computation(*arrays))
+
+        results = scatter(
+            inputs, indices, updates, update_computation=make_body(body, kind=kind), **attrs
+        )
+        return [_as(r, dt) for r, dt in zip(results, result_dtypes)]
+
+    return Step(run, regions=True, multi=True)
 
 
 def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -212,17 +234,16 @@ def _dynamic_iota(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [dm.dynamic_iota(args[0], A.int_(op, "iota_dimension"), A.result_dtype(op))]
 
 
-@impl("stablehlo.pad")
-def _pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [
-        dm.pad(
-            args[0],
-            args[1],
-            A.ints(op, "edge_padding_low"),
-            A.ints(op, "edge_padding_high"),
-            A.ints(op, "interior_padding"),
-        )
-    ]
+@compiler("stablehlo.pad")
+def _pad(op: Any) -> Step:
+    low, high = A.ints(op, "edge_padding_low"), A.ints(op, "edge_padding_high")
+    interior = A.ints(op, "interior_padding")
+    pad = dm.pad
+
+    def run(operand: Any, padding_value: Any) -> Any:
+        return pad(operand, padding_value, low, high, interior)  # type: ignore[arg-type]
+
+    return Step(run)
 
 
 @impl("stablehlo.dynamic_pad")
@@ -270,9 +291,15 @@ def _dynamic_reshape(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [dm.dynamic_reshape(args[0], args[1])]
 
 
-@impl("stablehlo.reverse")
-def _reverse(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    return [dm.reverse(args[0], A.ints(op, "dimensions", []))]
+@compiler("stablehlo.reverse")
+def _reverse(op: Any) -> Step:
+    dimensions = A.ints(op, "dimensions", [])
+    reverse = dm.reverse
+
+    def run(operand: Any) -> Any:
+        return reverse(operand, dimensions)  # type: ignore[arg-type]
+
+    return Step(run)
 
 
 @compiler("stablehlo.transpose")

@@ -90,19 +90,22 @@ def _precision(op: Any) -> list[str] | None:
     return [str(getattr(x, "data", x)) for x in p]
 
 
-@impl("stablehlo.dot")
-def _dot(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+@compiler("stablehlo.dot")
+def _dot(op: Any) -> Step:
     """Deprecated `dot`: contracts lhs's last dimension with rhs's first."""
-    lhs, rhs = np.asarray(args[0]), np.asarray(args[1])
-    return [
-        contract(
+    result_element_type = A.result_dtype(op)
+
+    def run(lhs: Any, rhs: Any) -> Any:
+        lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+        return contract(
             lhs,
             rhs,
             lhs_contracting_dimensions=[lhs.ndim - 1],
             rhs_contracting_dimensions=[0],
-            result_element_type=A.result_dtype(op),
+            result_element_type=result_element_type,
         )
-    ]
+
+    return Step(run)
 
 
 @compiler("stablehlo.dot_general")
@@ -217,11 +220,17 @@ def convolution(
     return np.transpose(out_c, inverse)
 
 
-@impl("stablehlo.convolution")
-def _convolution(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+@compiler("stablehlo.convolution")
+def _convolution(op: Any) -> Step:
+    """Padding, layout and grouping decoded once per op."""
     p = A.get(op, "padding")
     padding = None if p is None else np.asarray(p, dtype=np.int64).reshape(-1, 2)
-    return [convolution(args[0], args[1], padding=padding, **_conv_attrs(op))]
+    attrs = _conv_attrs(op)
+
+    def run(lhs: Any, rhs: Any) -> Any:
+        return convolution(lhs, rhs, padding=padding, **attrs)
+
+    return Step(run)
 
 
 @impl("stablehlo.dynamic_conv")

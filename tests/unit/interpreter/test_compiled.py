@@ -317,3 +317,34 @@ func.func @main(%x: tensor<4xf32>, %k: tensor<f32>) -> tensor<f32> {
     ev = Evaluator(module)
     assert float(ev.call("main", [x, np.array(2.0, np.float32)])[0]) == 2.0
     assert float(ev.call("main", [x, np.array(10.0, np.float32)])[0]) == 5.0
+
+
+def _nested_ifs(depth: int) -> str:
+    lines = ["func.func @main(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {"]
+    for d in range(depth):
+        lines.append(f'  %r{d} = "stablehlo.if"(%p) ({{')
+    lines.append("  %n = stablehlo.negate %x : tensor<f32>\n  stablehlo.return %n : tensor<f32>")
+    for d in reversed(range(depth)):
+        lines.append("  }, {\n  stablehlo.return %x : tensor<f32>")
+        lines.append("  }) : (tensor<i1>) -> tensor<f32>")
+        lines.append(f"  {'stablehlo.return' if d else 'return'} %r{d} : tensor<f32>")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def test_regions_nested_deeper_than_python_allows_fail_clearly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Python allows 100 levels of indentation (the parser stops at 64 levels; built IR may nest
+    deeper): a region past the limit fails when it runs, with a clear error at its op."""
+    monkeypatch.setattr(compiled, "MAX_REGION_NESTING", 3)
+    x = np.array(3.0, np.float32)
+    (out,) = run(_nested_ifs(2), np.array(True), x)
+    assert float(out) == -3.0
+    text = _nested_ifs(5)
+    (out,) = run(text, np.array(False), x)  # the deep regions never run
+    assert float(out) == 3.0
+    with pytest.raises(NotSupportedError) as info:
+        run(text, np.array(True), x)
+    assert "regions nested more than 3 deep are not supported" in str(info.value)
+    assert info.value.location == "-:4:9"  # the third `if`, whose regions would be the fourth level
