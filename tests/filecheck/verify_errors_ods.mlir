@@ -287,3 +287,117 @@ func.func @composite_string_decomposition(%a: tensor<2x3xf32>) {
 }
 
 func.func private @g(%a: tensor<2x3xf32>) -> tensor<2x3xf32>
+
+// -----
+
+func.func @convolution_i64_window_reversal(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.convolution' op attribute 'window_reversal' failed to satisfy constraint: i1 dense array attribute}}
+  %0 = "stablehlo.convolution"(%a, %a) {dimension_numbers = #stablehlo.conv<[b, f]x[o, i]->[b, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64, window_reversal = array<i64: 0>} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @triangular_solve_integer_transpose_a(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.triangular_solve' op attribute 'transpose_a' failed to satisfy constraint: Transpose options}}
+  %0 = "stablehlo.triangular_solve"(%a, %a) {left_side = true, lower = true, unit_diagonal = true, transpose_a = 1 : i32} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @rng_string_distribution(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.rng' op attribute 'rng_distribution' failed to satisfy constraint: XLA PRNG distribution to be used.}}
+  %0 = "stablehlo.rng"(%f, %f, %s) {rng_distribution = "x"} : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @sort_float_dimension(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.sort' op attribute 'dimension' failed to satisfy constraint: 64-bit signless integer attribute}}
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = "stablehlo.compare"(%x, %y) {comparison_direction = #stablehlo<comparison_direction GT>} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "stablehlo.return"(%c) : (tensor<i1>) -> ()
+  }) {dimension = 0.0 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @dot_general_string_precision_config(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.dot_general' op attribute 'precision_config' failed to satisfy constraint: Precision Config attribute}}
+  %0 = "stablehlo.dot_general"(%a, %a) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = "x"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @dot_general_integer_algorithm(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.dot_general' op attribute 'algorithm' failed to satisfy constraint: Attribute that models the algorithm constraints to use for computing dot.}}
+  %0 = "stablehlo.dot_general"(%a, %a) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, algorithm = 1 : i32} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @exponential_integer_result_accuracy(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.exponential' op attribute 'result_accuracy' failed to satisfy constraint: The requested accuracy for transcendental unary ops.}}
+  %0 = "stablehlo.exponential"(%a) {result_accuracy = 1 : i32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @scatter_integer_dimension_numbers(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.scatter' op attribute 'scatter_dimension_numbers' failed to satisfy constraint: Attribute that models the dimension information for scatter}}
+  %0 = "stablehlo.scatter"(%a, %i, %a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    "stablehlo.return"(%x) : (tensor<f32>) -> ()
+  }) {scatter_dimension_numbers = 1 : i32} : (tensor<2x3xf32>, tensor<2xi32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_window_dense_window_dimensions(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.reduce_window' op attribute 'window_dimensions' failed to satisfy constraint: i64 dense array attribute}}
+  %0 = "stablehlo.reduce_window"(%a, %f) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    "stablehlo.return"(%x) : (tensor<f32>) -> ()
+  }) {window_dimensions = dense<1> : tensor<2xi64>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @top_k_i32_k(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'chlo.top_k' op attribute 'k' failed to satisfy constraint: 64-bit signless integer attribute}}
+  %0:2 = "chlo.top_k"(%a) {k = 1 : i32} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  func.return
+}
+
+// -----
+
+func.func @outfeed_integer_config(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.outfeed' op attribute 'outfeed_config' failed to satisfy constraint: string attribute}}
+  %0 = "stablehlo.outfeed"(%a, %tok) {outfeed_config = 1 : i32} : (tensor<2x3xf32>, !stablehlo.token) -> !stablehlo.token
+  func.return
+}
+
+// -----
+
+func.func @send_integer_channel_handle(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.send' op attribute 'channel_handle' failed to satisfy constraint: two 64-bit integers 'handle' and 'type'}}
+  %0 = "stablehlo.send"(%a, %tok) {channel_handle = 1 : i32} : (tensor<2x3xf32>, !stablehlo.token) -> !stablehlo.token
+  func.return
+}
+
+// -----
+
+func.func @batch_norm_inference_float_feature_index(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2xi32>, %f: tensor<f32>, %tok: !stablehlo.token, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'stablehlo.batch_norm_inference' op attribute 'feature_index' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = "stablehlo.batch_norm_inference"(%a, %b, %b, %b, %b) {epsilon = 1.0 : f32, feature_index = 1.0 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return
+}

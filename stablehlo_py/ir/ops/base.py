@@ -147,7 +147,12 @@ DENSE_I64_ARRAY = AttrSyntax(
     _dense_i64_array_parse,
     lambda p: p.peek() == "[",
 )
-DENSE_BOOL_ARRAY = AttrSyntax(DenseArrayBase, _dense_bool_array_parse, lambda p: p.peek() == "[")
+# ODS's DenseBoolArrayAttr: an array<i1: ...>
+DENSE_BOOL_ARRAY = AttrSyntax(
+    ParamAttrConstraint(DenseArrayBase, (EqAttrConstraint(I1), AnyAttr())),
+    _dense_bool_array_parse,
+    lambda p: p.peek() == "[",
+)
 ANY_ATTR = AttrSyntax(Attribute, lambda p: p.parse_attribute(), lambda p: True)
 ELEMENTS_ATTR = AttrSyntax(
     DenseIntOrFPElementsAttr, lambda p: p.parse_attribute(), lambda p: p.peek(5) == "dense"
