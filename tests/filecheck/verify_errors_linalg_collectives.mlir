@@ -927,3 +927,27 @@ func.func @infeed_layout_kind(%t: !stablehlo.token) {
   %0:2 = "stablehlo.infeed"(%t) {layout = 1 : i64} : (!stablehlo.token) -> (tensor<2xi32>, !stablehlo.token)
   return
 }
+
+// -----
+
+func.func @dot_general_algorithm_precision(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{must specify DEFAULT precision config when algorithm is set.}}
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @select_and_scatter_source_type(%a: tensor<4xf32>, %s: tensor<2xf32>, %i: tensor<f32>) {
+  // expected-error @+1 {{expects source-type to be 'tensor<3xf32>', but got'tensor<2xf32>'}}
+  %0 = "stablehlo.select_and_scatter"(%a, %s, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = stablehlo.compare GE, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %r = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 1>} : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}

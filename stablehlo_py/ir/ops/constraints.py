@@ -42,6 +42,18 @@ def fail(msg: str) -> NoReturn:
     raise VerifyException(msg)
 
 
+def fail_as_rule(msg: str) -> NoReturn:
+    """Report a violated constraint as upstream's hlo::verify*Op functions do (emitOptionalError
+    at the op's location, no `'op' op` prefix): the VerifyException carries an InferError, which
+    stablehlo_py.ir.verify words bare."""
+    from stablehlo_py.ir.infer import InferError
+
+    try:
+        raise InferError(msg)
+    except InferError as e:
+        raise VerifyException(msg) from e
+
+
 # ------------------------------------------------------------------------------------- text
 def t2s(t: Attribute) -> str:
     """A type as MLIR writes it (`tensor<2x?xf32>`), for messages."""

@@ -84,6 +84,7 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.ops.constraints import (
     baseline_element,
     fail,
+    fail_as_rule,
     int_value,
     int_values,
     same_baseline_type,
@@ -138,7 +139,7 @@ def _verify_inferred_shape(op: Operation, compare: bool = True) -> None:
     if compare and isinstance(inferred, TensorType) and isinstance(res, TensorType):
         a, b = inferred.get_shape(), res.get_shape()
         if not shapes_compatible(a, b):
-            fail(
+            fail_as_rule(
                 f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
                 f"'{t2s(res)}'"
             )
@@ -465,7 +466,7 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         if alg is not None:
             # dot_general_c21
             if any(v != "DEFAULT" for v in _precision_values(self.precision_config)):
-                fail("must specify DEFAULT precision config when algorithm is set.")
+                fail_as_rule("must specify DEFAULT precision config when algorithm is set.")
             # dot_general_c22 .. c24 and upstream's known algorithms: the attribute's own verifier
             # (run when parsed; here for an algorithm built in Python)
             msg = dot_algorithm_error(alg.algorithm)  # type: ignore[attr-defined]

@@ -43,6 +43,7 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import (
+    fail_as_rule,
     i64_array,
     int_value,
     shapes_compatible,
@@ -413,24 +414,22 @@ class SelectAndScatterOp(GenericSyntaxOp):
         assert block is not None
         # select_and_scatter_c9
         if len(block.args) != 2:
-            raise VerifyException(
+            fail_as_rule(
                 f"expects the select-region to take 2 parameters, but takes {len(block.args)}"
             )
         scalar = tensor_type(element_type(ot), ())
         for i, a in enumerate(block.args):
             if not compatible_shape_and_element(scalar, a.type, ignore_fp=True):
-                raise VerifyException(
+                fail_as_rule(
                     f"expects the type of select-region's parameter at index {i} to be "
                     f"'{t2s(scalar)}', but got '{t2s(a.type)}'"
                 )
         rets = return_types(self.select) or []
         if len(rets) != 1:
-            raise VerifyException(
-                f"expects select-region to return single value, but got: {len(rets)}"
-            )
+            fail_as_rule(f"expects select-region to return single value, but got: {len(rets)}")
         r = rets[0]
         if not (isinstance(r, TensorType) and r.element_type == I1 and not r.get_shape()):
-            raise VerifyException(
+            fail_as_rule(
                 f"expects the return-type of select-region to be tensor<i1>, but got: '{t2s(r)}'"
             )
         # select_and_scatter_c10
@@ -440,7 +439,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
             dims = i64_array(self.properties.get("window_dimensions")) or ()
             # select_and_scatter_c4
             if len(os_) != len(dims):
-                raise VerifyException(
+                fail_as_rule(
                     "expects window-dimensions size == operand rank, but got window-dimensions "
                     f"size: {len(dims)} and operand-type: '{t2s(ot)}' with rank = {len(os_)}."
                 )
@@ -454,9 +453,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
             expected = tensor_type(element_type(ot), tuple(window_output_shape(os_, window)))
             # select_and_scatter_c1, select_and_scatter_c2
             if not compatible_shape_and_element(expected, st, ignore_fp=True):
-                raise VerifyException(
-                    f"expects source-type to be '{t2s(expected)}', but got'{t2s(st)}'"
-                )
+                fail_as_rule(f"expects source-type to be '{t2s(expected)}', but got'{t2s(st)}'")
         verify_inferred(self)
 
 
