@@ -257,6 +257,20 @@ class WhileOp(StableHLOOp):
         body = p.parse_region(entry_args=args, default_dialect="")
         return cls.build_generic(operands, list(types), {}, attrs, [cond, body])
 
+    def print_pretty(self, pr: Printer) -> None:
+        # The pretty form states the operand types only: the regions' argument types and the result
+        # types are read back as those.  Upstream prints it regardless (and loses the other types,
+        # its issue #871); here an op whose types differ prints generically, so it round-trips.
+        types = [v.type for v in self.operand]
+        same = [r.type for r in self.results] == types and all(
+            len(r.blocks) == 1 and [a.type for a in r.blocks.first.args] == types  # type: ignore[union-attr]
+            for r in (self.cond, self.body)
+        )
+        if not same:
+            pr.print_generic(self)
+            return
+        super().print_pretty(pr)
+
     def print_custom(self, pr: Printer) -> None:
         body_args = list(self.body.blocks.first.args) if self.body.blocks else []
         pr.write("(")

@@ -330,3 +330,25 @@ def test_if_pred_type() -> None:
     assert "operand #0 must be ranked tensor of bool values, but got 'tensor<i32>'" in (
         verify_error(bad)
     )
+
+
+def test_while_whose_region_types_differ_from_its_operands_prints_generically() -> None:
+    # the pretty form states only the operand types (upstream loses the others, its issue #871)
+    text = """func.func @f(%arg0: tensor<4xf32>) -> tensor<?xf32> {
+  %0 = "stablehlo.while"(%arg0) ({
+  ^bb0(%arg1: tensor<?xf32>):
+    %1 = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  }, {
+  ^bb0(%arg1: tensor<?xf32>):
+    stablehlo.return %arg1 : tensor<?xf32>
+  }) : (tensor<4xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+    module = parse(text)
+    verify(module)
+    printed = print_ir(module)
+    assert '"stablehlo.while"(%arg0)' in printed
+    assert ": (tensor<4xf32>) -> tensor<?xf32>" in printed
+    assert print_ir(parse(printed)) == printed
