@@ -74,7 +74,10 @@ def parse_f64(p: Parser) -> float:
     p.pos = m.end()
     if "x" in tok:
         neg = tok.startswith("-")
-        v = struct.unpack("<d", int(tok.lstrip("+-"), 16).to_bytes(8, "little"))[0]
+        bits = int(tok.lstrip("+-"), 16)
+        if bits >= 1 << 64:  # more bits than an f64 has (MLIR's parseFloat)
+            p.error("hexadecimal float constant out of range for type", m.start())
+        v = struct.unpack("<d", bits.to_bytes(8, "little"))[0]
         return -v if neg else v
     return float(tok)
 

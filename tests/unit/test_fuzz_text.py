@@ -162,6 +162,16 @@ def _func(body: str, args: str = "") -> str:
             "func.func @main() -> tensor<i1> {\n  // no ops\n}\n",
             "custom op 'func.func' expected non-empty function body",
         ),
+        # fourth 100,000-case run: a hex f64 of more than 64 bits was an OverflowError
+        (
+            _func(
+                '  %0 = "stablehlo.exponential"(%a) {result_accuracy = #stablehlo.result_accuracy<'
+                "atol = 1.0, rtol = 0xFFFFFFFFFFFFFFFFFFFF, ulps = 1, "
+                "mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : (tensor<f32>) -> tensor<f32>",
+                "%a: tensor<f32>",
+            ),
+            "hexadecimal float constant out of range for type",
+        ),
     ],
 )
 def test_fuzz_findings_are_located_parse_errors(text: str, message: str) -> None:
