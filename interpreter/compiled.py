@@ -47,6 +47,9 @@ CONVERTED_ERRORS = (
     MemoryError,
 )
 _OPS_KEY = "__stablehlo_ops__"
+# Code objects of loops that run prepared steps (compiled_plan.run_plan): their frame's `op` is the
+# op being run.
+PLAN_RUNNERS: set[Any] = set()
 
 
 class RegionClosures(dict):  # type: ignore[type-arg]
@@ -330,9 +333,14 @@ def ops_at(tb: Any) -> list[Operation]:
     """The ops of generated code on a traceback, outermost first (the last one raised)."""
     ops: list[Operation] = []
     while tb is not None:
-        line_ops = tb.tb_frame.f_globals.get(_OPS_KEY)
+        frame = tb.tb_frame
+        line_ops = frame.f_globals.get(_OPS_KEY)
         if line_ops is not None:
             op = line_ops[tb.tb_lineno]
+            if op is not None:
+                ops.append(op)
+        elif frame.f_code in PLAN_RUNNERS:
+            op = frame.f_locals.get("op")
             if op is not None:
                 ops.append(op)
         tb = tb.tb_next

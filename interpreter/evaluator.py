@@ -19,9 +19,9 @@ from stablehlo_py.interpreter.compiled import (
     IMPL_WRAPPERS,
     RETURN_OPS,
     RegionClosures,
-    compile_block,
     run_located,
 )
+from stablehlo_py.interpreter.compiled_plan import compile_block
 from stablehlo_py.interpreter.registry import load_impls
 from stablehlo_py.interpreter.semantics.regions import RegionBody, make_body
 from xdsl.dialects.builtin import ModuleOp

@@ -348,3 +348,76 @@ def test_regions_nested_deeper_than_python_allows_fail_clearly(
         run(text, np.array(True), x)
     assert "regions nested more than 3 deep are not supported" in str(info.value)
     assert info.value.location == "-:4:9"  # the third `if`, whose regions would be the fourth level
+
+
+STRAIGHT = """
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %a = stablehlo.add %x, %x : tensor<2xf32>
+  %y = stablehlo.custom_call @target(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  %s = stablehlo.sine %y : tensor<2xf32>
+  return %s : tensor<2xf32>
+}"""
+
+
+def test_a_block_without_regions_runs_its_first_call_as_a_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Generated (Python-compiled) from its second call on; both tiers give the same results."""
+    generated: list[Any] = []
+    real = compiled.compile_block
+
+    def counting(block: Any, name: str) -> Any:
+        generated.append(block)
+        return real(block, name)
+
+    monkeypatch.setattr(compiled, "compile_block", counting)
+
+    def double(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+        return [args[0] * np.float32(2)]
+
+    ev = Evaluator(_module(STRAIGHT), custom_calls={"target": double})
+    x = np.array([0.25, -1.5], np.float32)
+    first = ev.call("main", [x])
+    assert generated == []
+    second = ev.call("main", [x])
+    assert len(generated) == 1
+    np.testing.assert_array_equal(first[0], second[0])
+    third = ev.call("main", [x])
+    assert len(generated) == 1
+    np.testing.assert_array_equal(first[0], third[0])
+
+
+def test_errors_read_the_same_in_both_tiers() -> None:
+    def boom(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+        raise ValueError("bad operand")
+
+    ev = Evaluator(_module(STRAIGHT), custom_calls={"target": boom})
+    x = np.zeros(2, np.float32)
+    errors = []
+    for _ in range(2):  # the plan, then the generated code
+        with pytest.raises(InterpreterError) as info:
+            ev.call("main", [x])
+        errors.append((info.value.location, info.value.message))
+    assert (
+        errors[0]
+        == errors[1]
+        == ("-:4:8", "'stablehlo.custom_call' failed: ValueError: bad operand")
+    )
+
+
+def test_an_unsupported_op_fails_before_the_block_runs_in_both_tiers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(IMPLS, "stablehlo.sine")
+    recorded: list[Any] = []
+
+    def record(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+        recorded.append(args[0])
+        return [args[0]]
+
+    ev = Evaluator(_module(STRAIGHT), custom_calls={"target": record})
+    for _ in range(2):
+        with pytest.raises(NotSupportedError) as info:
+            ev.call("main", [np.zeros(2, np.float32)])
+        assert info.value.location == "-:5:8"
+    assert recorded == []
