@@ -401,3 +401,19 @@ func.func @batch_norm_inference_float_feature_index(%a: tensor<2x3xf32>, %b: ten
   %0 = "stablehlo.batch_norm_inference"(%a, %b, %b, %b, %b) {epsilon = 1.0 : f32, feature_index = 1.0 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   func.return
 }
+
+// -----
+
+func.func @real_dynamic_slice_float_indices(%arg0: tensor<?xf32>, %arg1: tensor<1xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'stablehlo.real_dynamic_slice' op operand #1 must be 1D tensor of index or 2/4/8/16/32/64-bit integer values, but got 'tensor<1xf32>'}}
+  %0 = stablehlo.real_dynamic_slice %arg0, %arg1, %arg1, %arg1 : (tensor<?xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @real_dynamic_slice_2d_limit_indices(%arg0: tensor<?xf32>, %arg1: tensor<1xi64>, %arg2: tensor<1x1xi64>) -> tensor<?xf32> {
+  // expected-error @+1 {{'stablehlo.real_dynamic_slice' op operand #2 must be 1D tensor of index or 2/4/8/16/32/64-bit integer values, but got 'tensor<1x1xi64>'}}
+  %0 = stablehlo.real_dynamic_slice %arg0, %arg1, %arg2, %arg1 : (tensor<?xf32>, tensor<1xi64>, tensor<1x1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
