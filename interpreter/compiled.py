@@ -1,14 +1,16 @@
-"""Functions and regions compiled once into Python functions.
+"""Functions and regions compiled into Python functions.
 
-Each block becomes one generated Python function (source built here, `compile()`d once per evaluator):
-its arguments are the block's arguments, every op is one line `v7 = s3(v3, v5)` calling the op's
+Each block becomes one generated Python function (source built here and `compile()`d, once per
+evaluator and block; the code object is also cached by source text across evaluators): its
+arguments are the block's arguments, every op is one line `v7 = s3(v3, v5)` calling the op's
 prepared `Step` (bound as a global of the generated code), values live in local variables (slots),
 and the terminator is `return [v9]`.  A region is a nested `def` emitted just before the op that owns
 it, so it reads the values of the enclosing blocks as ordinary Python closures; the op's step gets
-its regions as a tuple of those functions (`while`, `if`, `case` call them directly).
+its regions as a tuple of those functions (`while`, `if`, `case` call them directly).  A pure step
+whose operands are all constants is run once here and its result bound as a constant (`_fold`).
 
 Nothing is looked up or recorded per op on the fast path.  When an op fails, the traceback's deepest
-frame inside generated code names the line, and the line the op (`op_at`): errors read exactly as
+frame inside generated code names the line, and the line the op (`ops_at`): errors read exactly as
 before (`'stablehlo.divide' failed: ...` at the op's location).
 
 An op without a compiler (or whose impl an `IMPL_WRAPPERS` hook replaced) runs through its impl:
@@ -18,6 +20,9 @@ regions to its compiled function, which `Evaluator.run_region` / `region_body` c
 Behaviour kept from the block-walking evaluator: an op the interpreter does not support fails when
 its block is entered (before any of the block's ops run); a value that is not computed fails at the
 op that uses it; a step that cannot be prepared (a bad attribute) fails when its op runs.
+
+`compiled_plan.py` decides when a block is generated (a block without regions runs its first call
+as a plan of the same steps instead).
 """
 
 from __future__ import annotations

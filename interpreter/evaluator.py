@@ -1,7 +1,8 @@
 """The evaluator: runs functions and regions of a StableHLO module on numpy values.
 
-Each function (and each region run on its own) is compiled once per evaluator into a Python function
-(`compiled.py`): ops with a compiler run as steps prepared at compile time, the others through their
+Each function (and each region run on its own) is compiled once per evaluator (`compiled_plan.py`:
+its first call runs as a plan of prepared steps when it has no regions, then as generated Python,
+`compiled.py`): ops with a compiler run as steps prepared at compile time, the others through their
 impl (`registry.IMPLS`), a thin wrapper that unpacks the op's attributes and calls a pure numpy
 function of `semantics/`.  Values are numpy arrays (of the dtypes
 in `dtypes.py`), `Token` for `!stablehlo.token`, and Python tuples for tuple types.  Region-bodied ops get
