@@ -1522,3 +1522,21 @@ func.func @if_memref_branch(%p: tensor<i1>, %x: memref<2xf32>, %y: tensor<2xf32>
   }) : (tensor<i1>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @if_empty_block(%p: tensor<i1>) {
+  // expected-error @+1 {{'stablehlo.if' op expects a non-empty block}}
+  "stablehlo.if"(%p) ({ stablehlo.return }, { ^bb0:
+  }) : (tensor<i1>) -> ()
+  return
+}
+
+// -----
+
+func.func @while_empty_cond(%a: tensor<i32>) {
+  // expected-error @+1 {{'stablehlo.while' op expects a non-empty block}}
+  %0 = "stablehlo.while"(%a) ({ ^bb0(%x: tensor<i32>):
+  }, { ^bb0(%x: tensor<i32>): stablehlo.return %x : tensor<i32> }) : (tensor<i32>) -> tensor<i32>
+  return
+}

@@ -7,18 +7,21 @@ mismatch."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.infer import verify_inferred
 
 
-def verify_inferred_after_regions(op: Operation) -> None:
-    """`verify_inferred(op)`, reported after the nested ops' own verification failures: when the
-    inference check fails, the first nested op that does not verify raises its VerifyError
-    instead (only then are the nested ops verified here, so a valid program pays nothing)."""
+def after_regions(op: Operation, check: Callable[[Operation], None]) -> None:
+    """Run `check(op)` -- a check MLIR makes after the ops nested in `op`'s regions (a region trait,
+    the InferTypeOpInterface check) -- reporting a nested op's own failure first: when `check`
+    fails, the first nested op that does not verify raises its VerifyError instead (only then are
+    the nested ops verified here, so a valid program pays nothing)."""
     try:
-        verify_inferred(op)
+        check(op)
     except VerifyException:
         from stablehlo_py.ir.verify import verify
 
@@ -27,3 +30,8 @@ def verify_inferred_after_regions(op: Operation) -> None:
                 for nested in block.ops:
                     verify(nested)  # raises the nested op's VerifyError, if any
         raise
+
+
+def verify_inferred_after_regions(op: Operation) -> None:
+    """`verify_inferred(op)` in MLIR's order (see `after_regions`)."""
+    after_regions(op, verify_inferred)
