@@ -50,7 +50,15 @@ def _error(op: Operation, e: VerifyException) -> VerifyError:
     rule = rule_error(e, message)
     bare = rule is not None and not rule.op_prefixed
     location = op_location(op)
-    err = VerifyError(message if bare else f"'{op.name}' op {message}", location=location)
+    prefix = f"'{op.name}' op "
+    if message.startswith(f"'{op.name}' ") and not message.startswith(prefix):
+        message = message[len(op.name) + 3 :]  # xDSL's "'x' expects parent op ..." (HasParent)
+    worded = message if bare or message.startswith(prefix) else prefix + message
+    if _NO_TERMINATOR.match(
+        message
+    ):  # MLIR's emitError(op.getLoc(), "block with no terminator, has ") << op
+        worded = "block with no terminator, has " + op_text(op)
+    err = VerifyError(worded, location=location)
     mismatch = message.startswith("inferred type(s) ") and _MISMATCH in message
     refinement = mismatch or (rule is not None and not (rule.invariant or rule.standalone))
     if refinement and reports_inference_failure(op.name, mismatch):
@@ -61,6 +69,28 @@ def _error(op: Operation, e: VerifyException) -> VerifyError:
 
 
 _MISMATCH = " are incompatible with return type(s) of operation "
+_NO_TERMINATOR = re.compile(
+    r"^Operation \S+ terminates block in single-block region but is not a terminator"
+)
+_OP_START = re.compile(r'^\s*(%[^=]+= )?"[A-Za-z_][\w$.\-]*"')
+
+
+def op_text(op: Operation) -> str:
+    """`op`'s first line as MLIR prints an op in a diagnostic: generic form, values named as in the
+    enclosing function (`%1 = "stablehlo.negate"(%arg1) : (tensor<f32>) -> tensor<f32>`)."""
+    from stablehlo_py.ir import print_ir
+
+    scope = op
+    while scope.parent_op() is not None and scope.parent_op().parent_op() is not None:
+        scope = scope.parent_op()
+    try:
+        lines = [ln for ln in print_ir(scope, generic=True).splitlines() if _OP_START.match(ln)]
+    except Exception:  # noqa: BLE001 - a diagnostic's decoration must not replace the diagnostic
+        return f'"{op.name}"(...)'
+    order = list(scope.walk())
+    if len(lines) != len(order) or op not in order:
+        return f'"{op.name}"(...)'
+    return lines[order.index(op)].strip().removesuffix(" ({")
 
 
 def rule_error(e: BaseException, message: str):
@@ -94,8 +124,13 @@ def _region_count_message(m: re.Match[str]) -> str:
     return {0: "requires zero regions", 1: "requires one region"}.get(n, f"expected {n} regions")
 
 
+_MISSING = re.compile(r"^(?:property|attribute) '([^']+)' expected in operation '[^']+'$")
+
+
 def _message(e: VerifyException) -> str:
     text = str(e).strip()
     first = text.splitlines()[0] if text else "verification failed"
-    # xDSL's structural wording where MLIR's traits say it otherwise
+    # xDSL's structural wording where MLIR's says it otherwise: region counts, a missing required
+    # attribute (ODS's "requires attribute 'x'")
+    first = _MISSING.sub(r"requires attribute '\1'", first)
     return _REGION_COUNT.sub(_region_count_message, first)

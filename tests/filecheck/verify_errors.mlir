@@ -95,3 +95,38 @@ func.func @sort(%a: tensor<4xf32>) -> tensor<4xf32> {
   }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @negate_compatible_types(%a: tensor<2xf32>) -> tensor<2xf64> {
+  // expected-error @+1 {{'stablehlo.negate' op requires compatible types for all operands and results}}
+  %0 = stablehlo.negate %a : (tensor<2xf32>) -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+
+// -----
+
+func.func @missing_attribute(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'stablehlo.transpose' op requires attribute 'permutation'}}
+  %0 = "stablehlo.transpose"(%a) : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @return_outside_func(%p: tensor<i1>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'func.return' op expects parent op 'func.func'}}
+  %0 = "stablehlo.if"(%p) ({ "func.return"(%a) : (tensor<2xf32>) -> () }, { "stablehlo.return"(%a) : (tensor<2xf32>) -> () }) : (tensor<i1>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @block_without_terminator(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.map"(%a) ({
+  ^bb0(%x: tensor<f32>):
+    // expected-error @+1 {{block with no terminator, has %1 = "stablehlo.negate"(%arg1) : (tensor<f32>) -> tensor<f32>}}
+    %y = stablehlo.negate %x : tensor<f32>
+  }) {dimensions = array<i64: 0>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

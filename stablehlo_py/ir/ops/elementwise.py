@@ -81,7 +81,7 @@ def verify_same_shape(op: StableHLOOp) -> None:
 
 
 def verify_compatible_types(op: StableHLOOp) -> None:
-    """upstream's CompatibleOperandsAndResultType trait (after its inference check)."""
+    """upstream's CompatibleOperandsAndResultType trait."""
     if not compatible_operands_and_result(
         [v.type for v in op.operands], [r.type for r in op.results]
     ):
@@ -91,9 +91,10 @@ def verify_compatible_types(op: StableHLOOp) -> None:
 def _verify_elementwise(op: StableHLOOp) -> None:
     """As upstream: the SameOperandsAndResultShape trait of every elementwise op first (upstream's
     `stablehlo.add` of tensor<3xf32> and tensor<4xf32> says "requires the same shape", not the
-    inference's "Mismatched dimension sizes"), then the result type inferred
-    (stablehlo_py.ir.infer.elementwise) must be compatible with the declared one, then the op's other
-    traits: CompatibleOperandsAndResultType for most ops, add's verifyAddOp; convert is not inferred."""
+    inference's "Mismatched dimension sizes"), then the op's other traits and verifier:
+    CompatibleOperandsAndResultType for most ops, add's verifyAddOp; then, as MLIR verifies
+    InferTypeOpInterface last, the result type inferred (stablehlo_py.ir.infer.elementwise) must be
+    compatible with the declared one.  convert is not inferred."""
     short = op.name.split(".", 1)[1]
     operands, results = ODS_TYPES.get(short, (ods.HLO_Tensor, ods.HLO_Tensor))
     ods.check_values("operand", [v.type for v in op.operands], operands)
@@ -101,13 +102,12 @@ def _verify_elementwise(op: StableHLOOp) -> None:
     verify_same_shape(op)
     if short == "convert":
         return
-    verify_inferred(op)
-    if short in _OWN_RULE:
-        return
+    # MLIR checks the op's traits and its verify() before InferTypeOpInterface's refinement
+    if short not in _OWN_RULE and short != "add":
+        verify_compatible_types(op)
     if short == "add":
         _verify_add(op)
-        return
-    verify_compatible_types(op)
+    verify_inferred(op)
 
 
 def _verify_add(op: StableHLOOp) -> None:

@@ -799,7 +799,7 @@ INVALID = [
         "sqrt_c1",
         "%a: tensor<2xf32>",
         "%0 = stablehlo.sqrt %arg0 : (tensor<2xf32>) -> tensor<2xf64>",
-        "inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2xf64>'",
+        "requires compatible types for all operands and results",
     ),
     (
         "exponential_result_accuracy",

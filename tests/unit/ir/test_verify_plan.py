@@ -380,7 +380,7 @@ def test_probe_has_a_plan() -> None:
         (lambda: _probe(result_types=(i64,)), "result 'out' at position 0 does not verify"),
         (lambda: _probe(result_types=(i32, i32)), "Expected 1 result, but got 2"),
         # properties: missing, undefined, of the wrong kind (memoised constraint), custom verifier
-        (lambda: _probe(properties={}), "property 'dims' expected in operation"),
+        (lambda: _probe(properties={}), "requires attribute 'dims'"),
         (lambda: _probe(properties={"dims": DIMS, "zz": DIMS}), "property 'zz' is not defined"),
         (
             lambda: _probe(properties={"dims": DenseArrayBase.from_list(i32, [0])}),
@@ -514,7 +514,7 @@ def test_terminator_rules_and_traits_added_later() -> None:
 
 def test_registered_class_failures_match_the_slow_path() -> None:
     cases = {
-        f'"stablehlo.transpose"(%arg0) : ({T}) -> {T}': "property 'permutation' expected",
+        f'"stablehlo.transpose"(%arg0) : ({T}) -> {T}': "requires attribute 'permutation'",
         f'"stablehlo.transpose"(%arg0) <{{permutation = array<i32: 1, 0>}}> : ({T}) -> {T}': (
             "attribute 'permutation' failed to satisfy constraint: i64 dense array attribute"
         ),
