@@ -25,6 +25,8 @@ def verify(top: Operation) -> None:
     """Verify every op (outer ops first); the first failure is raised with the op's location (and,
     as `following`, the diagnostic upstream emits right after it)."""
     for op in top.walk():
+        if op.name == "builtin.module":
+            _verify_module(op)
         if verifies(op):
             continue
         try:
@@ -38,6 +40,15 @@ def verify(top: Operation) -> None:
             if not isinstance(cause, VerifyException):
                 raise
             raise _error(op, cause) from None
+
+
+def _verify_module(op: Operation) -> None:
+    """What MLIR's ModuleOp::verify checks that xDSL's does not: a body block without arguments."""
+    block = op.regions[0].blocks.first if op.regions else None
+    if block is not None and block.args:
+        raise VerifyError(
+            "'builtin.module' op region should have no arguments", location=op_location(op)
+        )
 
 
 def _error(op: Operation, e: VerifyException) -> VerifyError:
@@ -128,8 +139,8 @@ _MISSING = re.compile(r"^(?:property|attribute) '([^']+)' expected in operation 
 
 
 def _message(e: VerifyException) -> str:
-    text = str(e).strip()
-    first = text.splitlines()[0] if text else "verification failed"
+    text = str(e).strip("\n")  # keep a message's own trailing space ("... vs " of an empty list)
+    first = text.splitlines()[0] if text.strip() else "verification failed"
     # xDSL's structural wording where MLIR's says it otherwise: region counts, a missing required
     # attribute (ODS's "requires attribute 'x'")
     first = _MISSING.sub(r"requires attribute '\1'", first)

@@ -1,6 +1,6 @@
 // RUN: not stablehlo-opt --split-input-file %s 2>&1 | FileCheck %s
 
-// CHECK: parse_errors.mlir:6:26: error: use of undefined value '%nope'
+// CHECK: parse_errors.mlir:6:26: error: use of undeclared SSA value name '%nope'
 func.func @undefined() -> tensor<f32> {
   %0 = stablehlo.constant dense<1.0> : tensor<f32>
   %1 = stablehlo.add %0, %nope : tensor<f32>

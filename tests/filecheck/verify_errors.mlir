@@ -130,3 +130,10 @@ func.func @block_without_terminator(%a: tensor<2xf32>) -> tensor<2xf32> {
   }) {dimensions = array<i64: 0>} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op region should have no arguments}}
+"builtin.module"() ({
+^bb0(%a: tensor<f32>):
+}) : () -> ()

@@ -57,7 +57,7 @@ def test_single_dash_flags_like_upstream() -> None:
 @pytest.mark.parametrize(
     "text,expected",
     [
-        ("func.func @f() {\n  %0 = stablehlo.abs %9 : tensor<f32>\n}", "<stdin>:2:22: error: use of undefined value '%9'"),
+        ("func.func @f() {\n  %0 = stablehlo.abs %9 : tensor<f32>\n}", "<stdin>:2:22: error: use of undeclared SSA value name '%9'"),
         # MLIR's emitWrongTokenError: just after the previous token (the blank before `{`)
         ("func.func @f( {", "<stdin>:1:14: error:"),
         ("\x00\x01garbage", "<stdin>:1:1: error:"),
@@ -86,9 +86,9 @@ def test_split_input_file_joins_outputs() -> None:
 
 
 def test_verify_diagnostics() -> None:
-    text = "func.func @f() {\n  // expected-error @+1 {{use of undefined value '%9'}}\n  %0 = stablehlo.abs %9 : tensor<f32>\n}\n"
+    text = "func.func @f() {\n  // expected-error @+1 {{use of undeclared SSA value name '%9'}}\n  %0 = stablehlo.abs %9 : tensor<f32>\n}\n"
     assert run(OPT, "--verify-diagnostics", stdin=text).returncode == 0
-    wrong = text.replace("undefined value", "something else")
+    wrong = text.replace("undeclared SSA value name", "something else")
     r = run(OPT, "--verify-diagnostics", stdin=wrong)
     assert r.returncode == 1 and "unexpected error" in r.stderr
 

@@ -154,7 +154,7 @@ def _func(body: str, args: str = "") -> str:
         ),
         (
             _func("  %0 = stablehlo.abs %undefined : tensor<1xf64>"),
-            "use of undefined value '%undefined'",
+            "use of undeclared SSA value name '%undefined'",
         ),
         # round trip (third 100,000-case run): `{}` was read as an empty body, printed back as a
         # declaration; MLIR's parseFunctionOp refuses it

@@ -130,6 +130,8 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
             ints = [int(t, 16) if "x" in t else int(t) for t in toks]
         except ValueError:
             bad = next(t for t in toks if not re.fullmatch(r"-?(0x[0-9a-fA-F]+|[0-9]+)", t))
+            if bad in ("true", "false"):  # MLIR's words
+                p.error("expected i1 type for 'true' or 'false' values", pos)
             p.error(
                 f"expected an integer for a {element_type_name(elem)} element, found '{bad}'", pos
             )

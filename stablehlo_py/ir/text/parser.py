@@ -9,7 +9,7 @@ Regions may hold several blocks: block labels (`^bb1(%a: T):`) are scoped per re
 (`cf.br ^bb1`, generic `"cf.br"()[^bb1]`) may name a block labelled later in the region, and blocks
 keep their textual order (MLIR's).  An SSA value must be defined before its first use in the text:
 MLIR also accepts a use in an earlier block of a value defined in a later one (dominance permitting);
-stablehlo-py does not (not supported: "use of undefined value").
+stablehlo-py does not (not supported: "use of undeclared SSA value name ... is defined further down").
 
 It replaces xDSL's stock parser for this subset; the xDSL text-layer problems listed in DESIGN.md §3 do
 not arise here by construction, and `tests/unit/test_text_workarounds.py` has one regression test each.
@@ -863,7 +863,9 @@ class Parser:
             if v is not None:
                 break
         else:
-            self.error(f"use of undefined value '%{name}'{self._defined_later(name, pos)}", pos)
+            self.error(
+                f"use of undeclared SSA value name '%{name}'{self._defined_later(name, pos)}", pos
+            )
         if isinstance(v, tuple):
             if index is None:
                 return v[0]  # as MLIR: `%name` of a result group is its first result, `%name#0`

@@ -445,8 +445,8 @@ def test_use_before_definition_across_blocks_is_refused_with_a_hint() -> None:
     with pytest.raises(ParseError) as e:
         parse(text, "t.mlir")
     assert e.value.location == "t.mlir:4:15"
-    assert e.value.message.startswith("use of undefined value '%x'; '%x' is defined further down")
+    assert e.value.message.startswith("use of undeclared SSA value name '%x'; '%x' is defined further down")
     # a single-block function: no hint
     with pytest.raises(ParseError) as e:
         parse(f"func.func @f() -> {T} {{\n  func.return %x : {T}\n}}\n", "t.mlir")
-    assert e.value.message == "use of undefined value '%x'"
+    assert e.value.message == "use of undeclared SSA value name '%x'"
