@@ -133,9 +133,9 @@ class ChloUnaryElementwise(StableHLOOp):
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
         # ArgTensorType / ResultTensorType
-        check_element_kind("operand", ot, self.OPERAND_KIND)
+        check_element_kind("operand #0", ot, self.OPERAND_KIND)
         if self.RESULT_IS_PRED:
-            check_element_kind("result", rt, "pred")
+            check_element_kind("result #0", rt, "pred")
         # HLO_CompatibleOperandsAndResultType / is_inf's InferTypeOpInterface
         verify_inferred(self)
 
@@ -200,6 +200,8 @@ class ChloBroadcastBinary(StableHLOOp):
     RESULT_ELEMENT: ClassVar[str] = "same"  # "same" | "complex" | "pred"
     COMPATIBLE_ELEMENTS: ClassVar[bool] = False
     """HLO_CompatibleOperandsAndResultElementType (broadcast_add, _maximum, _minimum)."""
+    SAME_ELEMENTS: ClassVar[bool] = False
+    """MLIR's SameOperandsAndResultElementType (ChloOps.td: atan2, divide, multiply, ...)."""
 
     def _bdims(self) -> tuple[int, ...] | None:
         b = self.properties.get("broadcast_dimensions")
@@ -209,9 +211,18 @@ class ChloBroadcastBinary(StableHLOOp):
 
     def verify_(self) -> None:
         lt, rt = self.lhs.type, self.rhs.type
-        check_element_kind("lhs", lt, self.OPERAND_KIND)
-        check_element_kind("rhs", rt, self.OPERAND_KIND)
-        # the CompatibleOperandsAndResultElementType trait, before the inference (trait order)
+        check_element_kind("operand #0", lt, self.OPERAND_KIND)
+        check_element_kind("operand #1", rt, self.OPERAND_KIND)
+        if self.RESULT_ELEMENT == "pred":  # broadcast_compare's HLO_AnyPredTensor
+            check_element_kind("result #0", self.result.type, "pred")
+        elif self.RESULT_ELEMENT == "same" and self.OPERAND_KIND == "fp":  # broadcast_zeta's
+            check_element_kind("result #0", self.result.type, "fp")
+        # the SameOperandsAndResultElementType / CompatibleOperandsAndResultElementType traits,
+        # before the inference (trait order)
+        if self.SAME_ELEMENTS and not all(
+            element_type(t) == element_type(lt) for t in (rt, self.result.type)
+        ):
+            raise VerifyException("requires the same element type for all operands and results")
         if self.COMPATIBLE_ELEMENTS and not all(
             element_type_compatible(t, lt) for t in (rt, self.result.type)
         ):
@@ -284,6 +295,13 @@ BROADCAST_BINARY: dict[str, tuple[str, str]] = {
 }
 
 _COMPATIBLE_ELEMENTS = frozenset({"broadcast_add", "broadcast_maximum", "broadcast_minimum"})
+_SAME_ELEMENTS = frozenset(
+    "broadcast_" + n
+    for n in (
+        "atan2 divide multiply next_after polygamma power remainder shift_left "
+        "shift_right_arithmetic shift_right_logical subtract zeta"
+    ).split()
+)
 BROADCAST_OPS: dict[str, type] = {
     n: define_op(
         ChloBroadcastBinary,
@@ -291,6 +309,7 @@ BROADCAST_OPS: dict[str, type] = {
         d,
         OPERAND_KIND=k,
         COMPATIBLE_ELEMENTS=n in _COMPATIBLE_ELEMENTS,
+        SAME_ELEMENTS=n in _SAME_ELEMENTS,
     )
     for n, (k, d) in BROADCAST_BINARY.items()
 }
@@ -335,7 +354,7 @@ class BroadcastSelectOp(StableHLOOp):
     def verify_(self) -> None:
         pt, tt, ft, res = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
         # HLO_PredTensor:$pred
-        check_element_kind("pred", pt, "pred")
+        check_element_kind("operand #0", pt, "pred", ranked=True)
         # BroadcastSelectOp::inferReturnTypeComponents; its isCompatibleReturnTypes compares the
         # shapes only (verifyCompatibleShapes)
         try:
@@ -390,9 +409,9 @@ class ChloBinarySameType(StableHLOOp):
                     raise VerifyException(
                         f"operand #{i} must be {self.ODS_TYPE}, but got '{t2s(t)}'"
                     )
-        check_element_kind(a, at, self.OPERAND_KIND)
-        check_element_kind(b, bt, self.OPERAND_KIND)
-        check_element_kind("result", rt, self.OPERAND_KIND)
+        check_element_kind("operand #0", at, self.OPERAND_KIND)
+        check_element_kind("operand #1", bt, self.OPERAND_KIND)
+        check_element_kind("result #0", rt, self.OPERAND_KIND)
         # HLO_CompatibleOperandsAndResultType: the inference, then the trait's check
         verify_inferred(self)
         if not all(is_compatible(t, at) for t in (bt, rt)):

@@ -202,11 +202,24 @@ ELEMENT_KINDS: dict[str, tuple[str, Callable[[Attribute], bool]]] = {
 kind -> (description, predicate on the element type)."""
 
 
-def check_element_kind(what: str, t: Attribute, kind: str) -> None:
-    """`what` (of type `t`) must be a tensor whose elements are of ELEMENT_KINDS[kind]."""
-    desc, pred = ELEMENT_KINDS[kind]
+ODS_SUMMARIES: dict[str, str] = {
+    "fp": "4/6/8/16/32/64-bit float",  # HLO_AnyFpTensor
+    "fp_or_complex": "4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements",
+    "complex": "complex type with 32/64-bit float elements",
+    "pred": "bool",
+    "int": "2/4/8/16/32/64-bit integer",
+    "pred_or_int": "bool or 2/4/8/16/32/64-bit integer",  # HLO_AnyPredOrIntTensor
+}
+"""ELEMENT_KINDS kind -> the element part of MLIR's ODS summary (`tensor of <it> values`)."""
+
+
+def check_element_kind(what: str, t: Attribute, kind: str, ranked: bool = False) -> None:
+    """MLIR's ODS check of `what` ("operand #0", "result #0") of type `t`: a tensor (`ranked`: a
+    ranked one) whose elements are of ELEMENT_KINDS[kind], worded as MLIR's generated verifier."""
+    _desc, pred = ELEMENT_KINDS[kind]
     if not pred(element_type(t)):
-        fail(f"{what} must be a tensor of {desc} values, but it has type {t2s(t)}")
+        tensor = "ranked tensor" if ranked else "tensor"
+        fail(f"{what} must be {tensor} of {ODS_SUMMARIES[kind]} values, but got '{t2s(t)}'")
 
 
 def num_bits(e: Attribute) -> int | None:
