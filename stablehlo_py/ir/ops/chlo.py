@@ -295,13 +295,11 @@ BROADCAST_BINARY: dict[str, tuple[str, str]] = {
 }
 
 _COMPATIBLE_ELEMENTS = frozenset({"broadcast_add", "broadcast_maximum", "broadcast_minimum"})
-_SAME_ELEMENTS = frozenset(
-    "broadcast_" + n
-    for n in (
-        "atan2 divide multiply next_after polygamma power remainder shift_left "
-        "shift_right_arithmetic shift_right_logical subtract zeta"
-    ).split()
+_SAME_ELEMENTS_NAMES = (
+    "atan2 divide multiply next_after polygamma power remainder shift_left "
+    "shift_right_arithmetic shift_right_logical subtract zeta"
 )
+_SAME_ELEMENTS = frozenset("broadcast_" + n for n in _SAME_ELEMENTS_NAMES.split())
 BROADCAST_OPS: dict[str, type] = {
     n: define_op(
         ChloBroadcastBinary,
@@ -397,7 +395,6 @@ class ChloBinarySameType(StableHLOOp):
     """The ODS description of the operand type, when its message is upstream's."""
 
     def verify_(self) -> None:
-        a, b = self.OPERAND_NAMES
         at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
         if self.ODS_TYPE is not None:
             # ODS: `operand #i must be <description>, but got '<type>'`
