@@ -113,7 +113,7 @@ def rule_error(e: BaseException, message: str):
         if cause is None:
             return None
         if isinstance(cause, InferError):
-            text = cause.message.strip()
+            text = cause.message.strip("\n")
             return cause if text and text.splitlines()[0] == message else None
         cause = cause.__cause__ or cause.__context__
     return None
