@@ -155,20 +155,11 @@ def cli(
     outputs: list[str] = []
     problems: list[str] = []
     for offset, chunk in split_chunks(text, split_input_file):
+        args = (chunk, name, pipeline, generic, debuginfo, offset, allow_unregistered_dialect)
         if verify_diagnostics:
             verifier = DiagnosticVerifier(chunk, name, offset)
             try:
-                outputs.append(
-                    process_text(
-                        chunk,
-                        name,
-                        pipeline,
-                        generic,
-                        debuginfo,
-                        offset,
-                        allow_unregistered_dialect,
-                    )
-                )
+                outputs.append(process_text(*args))
             except StableHLOError as e:
                 for earlier in getattr(e, "preceding", ()):  # diagnostics emitted before `e`
                     verifier.process_error(earlier)
@@ -178,17 +169,7 @@ def cli(
             problems.extend(verifier.finish())
         else:
             try:
-                outputs.append(
-                    process_text(
-                        chunk,
-                        name,
-                        pipeline,
-                        generic,
-                        debuginfo,
-                        offset,
-                        allow_unregistered_dialect,
-                    )
-                )
+                outputs.append(process_text(*args))
             except StableHLOError as e:
                 if not split_input_file:
                     raise
