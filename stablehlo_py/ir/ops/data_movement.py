@@ -44,7 +44,7 @@ from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
 )
-from stablehlo_py.ir.infer import InferError, verify_inferred
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.data_movement import (
     constant_ints,
     verify_broadcast_in_dim,
@@ -59,7 +59,6 @@ from stablehlo_py.ir.infer.data_movement import (
     verify_scatter,
     verify_transpose,
 )
-from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.ops.base import (
     BOOL_ATTR,
     I1,
@@ -75,15 +74,19 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.ops.constraints import (
     fail,
     int_values,
-    rank,
     shapes_compatible,
     t2s,
 )
 from stablehlo_py.ir.ops.data_movement_types import check_ods_types
-from stablehlo_py.ir.ops.ods_types import (
-    CONFINED_ATTRS,
-    attr_constraint_failure,
-    integer_attr_summary,
+from stablehlo_py.ir.ops.ods_traits import (
+    all_element_types_match,
+    all_ranks_match,
+    all_sizes_match,
+    all_types_match,
+    compatible_element_types,
+    confined_attribute,
+    same_element_type,
+    upstream,
 )
 from stablehlo_py.ir.ops.region_order import verify_inferred_after_regions
 from stablehlo_py.ir.types import (
@@ -107,16 +110,6 @@ SCATTER_DIMS = AttrSyntax(
     ScatterDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
 )
 FALSE = IntegerAttr(0, I1)
-
-
-# ------------------------------------------------------------------------------------ helpers
-def _upstream(check: Any, *args: Any) -> None:
-    """Runs one of upstream's verifiers (`infer.data_movement.verify_*`, which raise InferError
-    with upstream's words) as this op's verifier."""
-    try:
-        check(*args)
-    except InferError as e:
-        fail(e.message)
 
 
 # ------------------------------------------------------------------------- custom directives
@@ -281,12 +274,6 @@ class BroadcastOp(StableHLOOp):
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
 
-def verify_compatible_element_types(*types: Attribute) -> None:
-    """upstream's HLO_CompatibleOperandsAndResultElementType trait (before the op's verifier)."""
-    if not all(element_type_compatible(t, types[0]) for t in types):
-        fail("requires compatible element types for all operands and results")
-
-
 @op_def
 class BroadcastInDimOp(StableHLOOp):
     """Expands the dimensions and/or rank of `operand` by duplicating its data
@@ -305,11 +292,8 @@ class BroadcastInDimOp(StableHLOOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
-        verify_compatible_element_types(ot, rt)  # broadcast_in_dim_c1 (upstream's trait)
-        try:
-            verify_broadcast_in_dim(ot, int_values(self.broadcast_dimensions), rt)
-        except InferError as e:
-            fail(e.message)
+        compatible_element_types(ot, rt)  # broadcast_in_dim_c1 (upstream's trait)
+        upstream(verify_broadcast_in_dim, ot, int_values(self.broadcast_dimensions), rt)
 
 
 @op_def
@@ -332,7 +316,7 @@ class DynamicBroadcastInDimOp(StableHLOOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         exp, nonexp = self.known_expanding_dimensions, self.known_nonexpanding_dimensions
-        _upstream(
+        upstream(
             verify_dynamic_broadcast_in_dim,
             self.operand.type,
             constant_ints(self.output_dimensions),
@@ -357,13 +341,11 @@ class ConcatenateOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        _confined_attribute(self, "dimension")  # ODS (concatenate_c4)
+        confined_attribute(self, "dimension")  # ODS (concatenate_c4)
         check_ods_types(self)  # upstream's ODS operand and result types
         # concatenate_c1, concatenate_c5: upstream's SameOperandsAndResultElementType trait, then
         # the inference check
-        elements = [element_type(t) for t in (*self.operand_types, self.result.type)]
-        if any(e != elements[0] for e in elements):
-            fail("requires the same element type for all operands and results")
+        same_element_type(*self.operand_types, self.result.type)
         verify_inferred(self)
 
 
@@ -385,8 +367,7 @@ class DynamicSliceOp(StableHLOOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         # dynamic_slice_c1: upstream's AllElementTypesMatch trait
-        if element_type(self.operand.type) != element_type(self.result.type):
-            fail("failed to verify that all of {operand, result} have same element type")
+        all_element_types_match(self, "operand", "result")
         verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
@@ -406,9 +387,7 @@ class DynamicUpdateSliceOp(StableHLOOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         # dynamic_update_slice_c1, dynamic_update_slice_c2: upstream's AllElementTypesMatch trait
-        types = (self.operand.type, self.update.type, self.result.type)
-        if not element_type(types[0]) == element_type(types[1]) == element_type(types[2]):
-            fail("failed to verify that all of {operand, update, result} have same element type")
+        all_element_types_match(self, "operand", "update", "result")
         verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
@@ -428,8 +407,7 @@ class GatherOp(NoAssemblyFormatOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         # gather_c23: upstream's AllElementTypesMatch<["operand", "result"]> (an ODS predicate)
-        if element_type(self.operand.type) != element_type(self.result.type):
-            fail("failed to verify that all of {operand, result} have same element type")
+        all_element_types_match(self, "operand", "result")
         verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
@@ -478,33 +456,17 @@ class ScatterOp(NoAssemblyFormatOp):
             fail(
                 "region #0 ('update_computation') failed to verify constraint: region with 1 blocks"
             )
-        try:
-            verify_scatter(
-                [v.type for v in ins],
-                it,
-                [v.type for v in ups],
-                self.scatter_dimension_numbers.dims,
-                self.update_computation,
-            )
-        except InferError as e:
-            fail(e.message)
+        upstream(
+            verify_scatter,
+            [v.type for v in ins],
+            it,
+            [v.type for v in ups],
+            self.scatter_dimension_numbers.dims,
+            self.update_computation,
+        )
         # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25), which MLIR runs after
         # the op's verifier
         verify_inferred_after_regions(self)
-
-
-def _confined_attribute(op: Any, name: str) -> None:
-    """upstream's `ConfinedAttr<I64Attr, [IntNonNegative]>` (and the like, ods_types.CONFINED_ATTRS)
-    of property `name`: its value must satisfy the predicate, in MLIR's words.  (The attribute's
-    type is the property's constraint; ODS checks attributes before operand and result types.)"""
-    predicate = CONFINED_ATTRS.get((op.name, name))
-    a = op.properties.get(name)
-    if predicate is None or not isinstance(a, IntegerAttr):
-        return
-    v = a.value.data
-    holds = v >= 0 if predicate.endswith("non-negative") else v > 0  # IntNonNegative, IntPositive
-    if not holds:
-        fail(attr_constraint_failure(name, f"{integer_attr_summary(a.type)} {predicate}"))
 
 
 @op_def
@@ -522,7 +484,7 @@ class GetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         # get_dimension_size_c1 (ODS attribute constraint, then the inference check)
-        _confined_attribute(self, "dimension")
+        confined_attribute(self, "dimension")
         check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)
 
@@ -543,7 +505,7 @@ class SetDimensionSizeOp(StableHLOOp):
 
     def verify_(self) -> None:
         # upstream's ODS constraints: the attribute, then the operand types
-        _confined_attribute(self, "dimension")
+        confined_attribute(self, "dimension")
         check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
@@ -563,7 +525,7 @@ class GetTupleElementOp(StableHLOOp):
 
     def verify_(self) -> None:
         # upstream's ODS constraints: the index attribute, then HLO_Tuple:$operand
-        _confined_attribute(self, "index")
+        confined_attribute(self, "index")
         check_ods_types(self)  # upstream's ODS operand and result types
         verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
 
@@ -598,9 +560,9 @@ class IotaOp(StableHLOOp):
 
     def verify_(self) -> None:
         # upstream's ODS constraints: iota_dimension (iota_c1), then the output type
-        _confined_attribute(self, "iota_dimension")
+        confined_attribute(self, "iota_dimension")
         check_ods_types(self)  # upstream's ODS operand and result types
-        _upstream(verify_iota, self.iota_dimension.value.data, self.output.type)
+        upstream(verify_iota, self.iota_dimension.value.data, self.output.type)
 
 
 @op_def
@@ -617,9 +579,9 @@ class DynamicIotaOp(StableHLOOp):
     )
 
     def verify_(self) -> None:
-        _confined_attribute(self, "iota_dimension")  # ODS (dynamic_iota_c1)
+        confined_attribute(self, "iota_dimension")  # ODS (dynamic_iota_c1)
         check_ods_types(self)  # upstream's ODS operand and result types
-        _upstream(
+        upstream(
             verify_dynamic_iota,
             constant_ints(self.output_shape),
             self.iota_dimension.value.data,
@@ -649,18 +611,9 @@ class PadOp(StableHLOOp):
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
         check_ods_types(self)  # upstream's ODS operand and result types
         # pad_c1: upstream's SameOperandsAndResultElementType trait
-        if not element_type(ot) == element_type(pt) == element_type(rt):
-            fail("requires the same element type for all operands and results")
+        same_element_type(ot, pt, rt)
         # pad_c2: upstream's AllMatchSameOperatorTrait on the three padding attributes
-        sizes = {
-            len(int_values(a))
-            for a in (self.edge_padding_low, self.edge_padding_high, self.interior_padding)
-        }
-        if len(sizes) != 1:
-            fail(
-                "failed to verify that all of {edge_padding_low, edge_padding_high, "
-                "interior_padding} have same size"
-            )
+        all_sizes_match(self, "edge_padding_low", "edge_padding_high", "interior_padding")
         verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
@@ -679,30 +632,20 @@ class DynamicPadOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
         low, high, interior = self.edge_padding_low, self.edge_padding_high, self.interior_padding
         check_ods_types(self)  # upstream's ODS operand and result types
         # upstream's ODS traits, in their order (dynamic_pad_c1, dynamic_pad_c2, dynamic_pad_c4)
-        if not element_type(ot) == element_type(pt) == element_type(rt):
-            fail(
-                "failed to verify that all of {operand, padding_value, result} have same element "
-                "type"
-            )
-        if not low.type == high.type == interior.type:
-            fail(
-                "failed to verify that all of {edge_padding_low, edge_padding_high, "
-                "interior_padding} have same type"
-            )
-        if rank(ot) is not None and rank(rt) is not None and rank(ot) != rank(rt):
-            fail("failed to verify that all of {operand, result} have same rank")
-        _upstream(
+        all_element_types_match(self, "operand", "padding_value", "result")
+        all_types_match(self, "edge_padding_low", "edge_padding_high", "interior_padding")
+        all_ranks_match(self, "operand", "result")
+        upstream(
             verify_dynamic_pad,
-            ot,
+            self.operand.type,
             low.type,
             constant_ints(low),
             constant_ints(high),
             constant_ints(interior),
-            rt,
+            self.result.type,
         )
 
 
@@ -719,11 +662,8 @@ class ReshapeOp(StableHLOOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
-        verify_compatible_element_types(ot, rt)  # reshape_c1 (upstream's trait)
-        try:
-            verify_reshape(ot, rt)
-        except InferError as e:
-            fail(e.message)
+        compatible_element_types(ot, rt)  # reshape_c1 (upstream's trait)
+        upstream(verify_reshape, ot, rt)
 
 
 @op_def
@@ -739,7 +679,7 @@ class DynamicReshapeOp(StableHLOOp):
 
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
-        _upstream(
+        upstream(
             verify_dynamic_reshape,
             self.operand.type,
             self.output_shape.type,
@@ -765,9 +705,8 @@ class ReverseOp(StableHLOOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         # reverse_c1: upstream's SameOperandsAndResultElementType trait
-        if element_type(self.operand.type) != element_type(self.result.type):
-            fail("requires the same element type for all operands and results")
-        _upstream(verify_reverse, self.operand.type, int_values(self.dimensions))
+        same_element_type(self.operand.type, self.result.type)
+        upstream(verify_reverse, self.operand.type, int_values(self.dimensions))
         verify_inferred(self)  # upstream's InferTypeOpInterface check, after verify()
 
 
@@ -791,18 +730,8 @@ class SliceOp(StableHLOOp):
         check_ods_types(self)  # upstream's ODS operand and result types
         # slice_c2: upstream's AllMatchSameOperatorTrait (an ODS predicate), then slice_c1: its
         # SameOperandsAndResultElementType trait, then the inference check
-        if (
-            len(
-                {len(int_values(a)) for a in (self.start_indices, self.limit_indices, self.strides)}
-            )
-            != 1
-        ):
-            fail(
-                "failed to verify that all of {start_indices, limit_indices, strides} have same "
-                "size"
-            )
-        if element_type(self.operand.type) != element_type(self.result.type):
-            fail("requires the same element type for all operands and results")
+        all_sizes_match(self, "start_indices", "limit_indices", "strides")
+        same_element_type(self.operand.type, self.result.type)
         verify_inferred(self)
 
 
@@ -820,18 +749,14 @@ class RealDynamicSliceOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        ot, rt = self.operand.type, self.result.type
-        types = [self.start_indices.type, self.limit_indices.type, self.strides.type]
         check_ods_types(self)  # upstream's ODS operand and result types
         # upstream's ODS traits, in their order
-        if element_type(ot) != element_type(rt):
-            fail("failed to verify that all of {operand, result} have same element type")
-        if not types[0] == types[1] == types[2]:
-            fail(
-                "failed to verify that all of {start_indices, limit_indices, strides} have same "
-                "type"
-            )
-        _upstream(verify_real_dynamic_slice, ot, *types)
+        all_element_types_match(self, "operand", "result")
+        indices = ("start_indices", "limit_indices", "strides")
+        all_types_match(self, *indices)
+        upstream(
+            verify_real_dynamic_slice, self.operand.type, *(getattr(self, n).type for n in indices)
+        )
 
 
 @op_def
@@ -851,13 +776,13 @@ class TransposeOp(StableHLOOp):
         check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
         # transpose_c1: upstream's CompatibleOperandsAndResultElementType trait
-        verify_compatible_element_types(ot, rt)
+        compatible_element_types(ot, rt)
         verify_inferred(self)  # upstream's InferTypeOpInterface check (transpose_c2, transpose_c3)
         perm = int_values(self.permutation)
         # transpose_c2 of an unranked operand (the rule cannot check it)
         if shape_of(ot) is None and sorted(perm) != list(range(len(perm))):
             fail(f"permutation {list(perm)} must be a permutation of [0, {len(perm)})")
-        _upstream(verify_transpose, ot, perm, rt)
+        upstream(verify_transpose, ot, perm, rt)
 
 
 @op_def
@@ -897,7 +822,7 @@ class ClampOp(StableHLOOp):
     def verify_(self) -> None:
         check_ods_types(self)  # upstream's ODS operand and result types
         # clamp_c3: upstream's CompatibleOperandsAndResultElementType trait, then the inference
-        verify_compatible_element_types(*(v.type for v in self.operands), self.result.type)
+        compatible_element_types(*(v.type for v in self.operands), self.result.type)
         verify_inferred(self)
 
 
@@ -918,8 +843,7 @@ class ComplexOp(StableHLOOp):
         check_ods_types(self)  # upstream's ODS operand and result types
         lt, rt_, res = self.lhs.type, self.rhs.type, self.result.type
         # complex_c1: SameOperandsElementType
-        if element_type(lt) != element_type(rt_):
-            fail("requires the same element type for all operands")
+        same_element_type(lt, rt_, what="operands")
         # complex_c2: SameOperandsAndResultShape
         if not (
             shapes_compatible(shape_of(lt), shape_of(rt_))
