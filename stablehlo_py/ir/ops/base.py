@@ -38,7 +38,9 @@ from xdsl.irdl import (
 )
 
 from stablehlo_py.ir import format as fmt
+from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
 from stablehlo_py.ir.attributes import TypedStringAttr
+from stablehlo_py.ir.construct import new_op
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -258,6 +260,9 @@ def _attr_parser(p: Parser, name: str) -> Any:
 fmt._attr_parser = _attr_parser  # the format engine asks ops for property syntax
 
 
+_UNCOMPILED: Any = object()
+
+
 # -------------------------------------------------------------------------------------- base
 class StableHLOOp(IRDLOperation):
     """Undecorated base of every op in the toolkit's dialects."""
@@ -268,6 +273,7 @@ class StableHLOOp(IRDLOperation):
     DEFAULT_DIALECT: ClassVar[str | None] = None
     _PROP_SYNTAX: ClassVar[dict[str, AttrSyntax]] = {}
     _COMPILED: ClassVar[list[Any] | None] = None
+    _FAST_PARSE: ClassVar[Callable[[Parser], Operation | None] | None]
     _FORMAT_ATTRS: ClassVar[tuple[str, ...]] = ()
     INHERENT_EXTRA: ClassVar[tuple[str, ...]] = ()
     """Inherent attributes that are not declared properties (e.g. `operandSegmentSizes`): read from
@@ -298,13 +304,7 @@ class StableHLOOp(IRDLOperation):
                     *(k for k in attributes if k in declared),
                 ]:
                     properties[k] = attributes.pop(k)
-        op = cls.create(
-            operands=operands,
-            result_types=result_types,
-            properties=properties,
-            attributes=attributes,
-            regions=regions,
-        )
+        op = new_op(cls, operands, result_types, properties, regions, attributes)
         for k, v in cls.POPULATED_DEFAULTS.items():
             op.properties.setdefault(k, v)
         return op
@@ -320,9 +320,28 @@ class StableHLOOp(IRDLOperation):
         return c
 
     @classmethod
+    def fast_parse(cls) -> Callable[[Parser], Operation | None] | None:
+        """The format's compiled fast path (`stablehlo_py.ir.format_parse`), made on first use."""
+        d = cls.__dict__
+        if "_FAST_PARSE" in d:
+            return d["_FAST_PARSE"]
+        from stablehlo_py.ir.format_parse import compile_fast_parse
+
+        f = compile_fast_parse(cls.compiled_format(), cls)
+        cls._FAST_PARSE = f
+        return f
+
+    @classmethod
     def parse_pretty(cls, p: Parser) -> Operation:
         if cls.FORMAT is None:
             return cls.parse_custom(p)
+        fast = cls.__dict__.get("_FAST_PARSE", _UNCOMPILED)
+        if fast is _UNCOMPILED:
+            fast = cls.fast_parse()
+        if fast is not None:
+            op = fast(p)
+            if op is not None:
+                return op
         elems = cls.compiled_format()
         saved = getattr(p, "_current_op_cls", None)
         p._current_op_cls = cls  # type: ignore[attr-defined]
@@ -341,8 +360,11 @@ class StableHLOOp(IRDLOperation):
         if cls.FORMAT is None:
             self.print_custom(pr)
             return
-        elems = cls.compiled_format()
-        fmt.print_format(elems, self, pr)
+        compiled = _compiled_printer(cls)
+        if compiled is not None:
+            compiled(self, pr)
+        else:
+            fmt.print_format(cls.compiled_format(), self, pr)
 
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:

@@ -70,7 +70,9 @@ def _type_text(t: Attribute) -> str:
 
         if isinstance(enc, NoneAttr):
             return f"tensor<{dims}{type_to_str(t.element_type)}>"
-        if isinstance(enc, OpaqueAttr) and any(str(enc.data).startswith(p) for p in ALIASED_ATTRIBUTES):
+        if isinstance(enc, OpaqueAttr) and any(
+            str(enc.data).startswith(p) for p in ALIASED_ATTRIBUTES
+        ):
             _SEEN_ALIASED[0] = True
         return f"tensor<{dims}{type_to_str(t.element_type)}, {attr_to_str(enc)}>"
     if isinstance(t, UnrankedTensorType):
@@ -150,7 +152,11 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
         import numpy as np
 
         text = format_float(np.asarray(a.value.data, dtype=sem.dtype)[()], sem)
-        return text if elide_type or (may_elide and sem.name == "f64") else f"{text} : {type_to_str(a.type)}"
+        return (
+            text
+            if elide_type or (may_elide and sem.name == "f64")
+            else f"{text} : {type_to_str(a.type)}"
+        )
     if isinstance(a, DenseIntOrFPElementsAttr):
         body = "dense<" + dense_text.dense_body(a) + ">"
         return body if elide_type else f"{body} : {type_to_str(a.type)}"
@@ -193,10 +199,10 @@ def ops_of(block: Block) -> list[Operation]:
     if not isinstance(block, Block):
         return list(block.ops)  # the printer's wrapper around the top-level op
     out = []
-    op = block._first_op  # noqa: SLF001
+    op = block._first_op
     while op is not None:
         out.append(op)
-        op = op._next_op  # noqa: SLF001
+        op = op._next_op
     return out
 
 
@@ -221,7 +227,8 @@ class Namer:
 
     def __init__(self, top: Operation, generic: bool):
         self.generic = generic
-        self.names: dict[SSAValue, str] = {}
+        self.names: dict[int, str] = {}
+        """`id(value)` -> `%name` (the values live as long as the printed op, so ids are stable)."""
         self.groups: dict[Operation, str] = {}
         self.result_groups: dict[Operation, list[tuple[str, int]]] = {}
         self.block_ids: dict[Block, int] = {}
@@ -244,7 +251,9 @@ class Namer:
             for block in region.blocks:
                 for op in ops_of(block):
                     for r in op.regions:
-                        stack.append((r, self.next_value, self.next_arg, self.next_conflict, self.scope))
+                        stack.append(
+                            (r, self.next_value, self.next_arg, self.next_conflict, self.scope)
+                        )
 
     def _unique(self, name: str) -> str:
         clean = _SANITIZED.get(name)
@@ -266,10 +275,10 @@ class Namer:
 
     def _set(self, value: SSAValue, name: str | None) -> None:
         if not name:
-            self.names[value] = str(self.next_value)
+            self.names[id(value)] = f"%{self.next_value}"
             self.next_value += 1
         else:
-            self.names[value] = self._unique(name)
+            self.names[id(value)] = "%" + self._unique(name)
 
     def _number_region(self, region: Region) -> None:
         parent = region.parent
@@ -311,17 +320,16 @@ class Namer:
             return
         if suggested:
             # A str names the whole op (result 0); a list names results one by one.
-            self.names[results[0]] = self._unique(suggested)
-            base = self.names[results[0]]
+            base = self._unique(suggested)
         else:
             base = str(self.next_value)
             self.next_value += 1
         if len(results) == 1:
-            self.names[results[0]] = base
+            self.names[id(results[0])] = "%" + base
         else:
             self.groups[op] = base
             for i, r in enumerate(results):
-                self.names[r] = f"{base}#{i}"
+                self.names[id(r)] = f"%{base}#{i}"
 
     def _number_named_results(self, op: Operation, names: Sequence[str | None]) -> None:
         """getAsmResultNames naming some results: each named result starts a result group
@@ -341,14 +349,16 @@ class Namer:
             end = starts[k + 1] if k + 1 < len(starts) else len(results)
             spans.append((bases[k], end - start))
             for i in range(start, end):
-                self.names[results[i]] = bases[k] if end - start == 1 else f"{bases[k]}#{i - start}"
+                self.names[id(results[i])] = (
+                    "%" + bases[k] if end - start == 1 else f"%{bases[k]}#{i - start}"
+                )
         if len(spans) > 1:
             self.result_groups[op] = spans
         elif spans[0][1] > 1:
             self.groups[op] = spans[0][0]
 
 
-def location_text(op: "Operation | object") -> str:
+def location_text(op: Operation | object) -> str:
     """The location of an op or a block argument: its own, else where it was parsed (MLIR's
     default: an op at its name, an argument at its `%name`, the implicit module at 0:0)."""
     from stablehlo_py.ir.text.location import source_position
@@ -382,10 +392,7 @@ class Printer:
         self.out.append("\n" + "  " * self.indent)
 
     def value(self, v: SSAValue) -> str:
-        name = self.namer.names.get(v)
-        if name is None:
-            return "%<<UNKNOWN SSA VALUE>>"
-        return "%" + name
+        return self.namer.names.get(id(v), "%<<UNKNOWN SSA VALUE>>")
 
     def operand(self, v: SSAValue) -> None:
         self.out.append(self.value(v))
@@ -402,7 +409,9 @@ class Printer:
     def attr(self, a: Attribute) -> None:
         self.out.append(attr_to_str(a))
 
-    def attr_dict(self, attrs: dict[str, Attribute], elided: Iterable[str] = (), keyword: bool = False) -> None:
+    def attr_dict(
+        self, attrs: dict[str, Attribute], elided: Iterable[str] = (), keyword: bool = False
+    ) -> None:
         """MLIR's printOptionalAttrDict(WithKeyword): ` {..}` or nothing."""
         skip = set(elided)
         items = [(k, v) for k, v in attrs.items() if k not in skip]
@@ -430,7 +439,9 @@ class Printer:
             grp = self.namer.groups.get(op)
             spans = self.namer.result_groups.get(op)
             if spans is not None:
-                self.out.append(", ".join(f"%{b}" if n == 1 else f"%{b}:{n}" for b, n in spans) + " = ")
+                self.out.append(
+                    ", ".join(f"%{b}" if n == 1 else f"%{b}:{n}" for b, n in spans) + " = "
+                )
             elif grp is not None:
                 self.out.append(f"%{grp}:{len(results)} = ")
             else:
@@ -464,7 +475,10 @@ class Printer:
             out.append(")")
         if op.attributes:
             out.append(" " + dict_to_str(op.attributes))
-        out.append(" : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
+        out.append(
+            " : "
+            + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
+        )
 
     def region(
         self,
@@ -476,12 +490,16 @@ class Printer:
     ) -> None:
         out = self.out
         out.append("{")
-        self.default_dialects.append(self.default_dialects[-1] if default_dialect is None else default_dialect)
+        self.default_dialects.append(
+            self.default_dialects[-1] if default_dialect is None else default_dialect
+        )
         self.indent += 1
         blocks = list(region.blocks)
         for i, block in enumerate(blocks):
-            show_header = i > 0 or (print_entry_args and len(block.args) > 0) or (
-                print_empty_block and not block.ops and i == 0 and len(blocks) >= 1 and False
+            show_header = (
+                i > 0
+                or (print_entry_args and len(block.args) > 0)
+                or (print_empty_block and not block.ops and i == 0 and len(blocks) >= 1 and False)
             )
             if show_header:
                 self.indent -= 1
@@ -564,7 +582,9 @@ def _attribute_aliases(top: Operation) -> dict[str, str]:
     found: dict[str, str] = {}
     counts: dict[str, int] = {}
     for op in top.walk():
-        types = [v.type for v in op.results] + [v.type for r in op.regions for b in r.blocks for v in b.args]
+        types = [v.type for v in op.results] + [
+            v.type for r in op.regions for b in r.blocks for v in b.args
+        ]
         ft = op.properties.get("function_type")
         if isinstance(ft, FunctionType):
             types += list(ft.inputs.data) + list(ft.outputs.data)
@@ -599,13 +619,13 @@ class _FakeBlock:
 
 
 __all__ = [
+    "BlockArgument",
+    "BoolAttr",
     "Printer",
-    "print_module",
-    "type_to_str",
     "attr_to_str",
     "dict_to_str",
+    "print_module",
     "string_literal",
     "symbol_text",
-    "BoolAttr",
-    "BlockArgument",
+    "type_to_str",
 ]
