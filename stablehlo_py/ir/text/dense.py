@@ -10,6 +10,7 @@ zero-copy numpy view (broadcast for a splat).
 from __future__ import annotations
 
 import re
+import string
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,6 +19,7 @@ from xdsl.dialects.builtin import (
     ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -27,6 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from stablehlo_py.errors import NotSupportedError
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float, parse_float_text
 from stablehlo_py.ir.types import FLOAT_NAME, element_type_name, num_elements, storage_dtype
 
@@ -34,8 +37,11 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
 
 _TOKENS = re.compile(r"[\[\]()]|[^\s,\[\]()]+")
-_HEX = re.compile(r'"0x([0-9a-fA-F]*)"')
+_HEX_CHUNK = 1 << 22
+"""Hex digits (an even number) decoded or encoded at a time: a large literal costs its bytes once
+more, not a copy of its text (a 1 GB constant is 2 GB of hex)."""
 _I64 = IntegerType(64)
+FLOAT_TYPES_F64 = Float64Type()
 _F64_NAME = "f64"
 
 
@@ -156,7 +162,7 @@ def _convert_scalars(p: Parser, toks: list[str], elem: Attribute, pos: int) -> n
         sem = FLOAT_SEMANTICS[name]
         if any("x" in t for t in toks):
             vals = []
-            bits_dt = np.dtype(f"uint{max(8, sem.bits if sem.bits >= 8 else 8)}")
+            bits_dt = np.dtype(f"uint{max(8, sem.bits)}")
             for t in toks:
                 if "x" in t:
                     if not _HEX_TOKEN.fullmatch(t):
@@ -213,15 +219,9 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
     start = p.pos - len("dense")
     p.parse_literal("<")
     p.ws()
-    hex_m = _HEX.match(text, p.pos)
     body_toks: list[str] | None = None
-    hex_raw: bytes | None = None
-    if hex_m:
-        p.pos = hex_m.end()
-        digits = hex_m.group(1)
-        if len(digits) % 2:
-            p.error("hex dense literal has an odd number of digits", hex_m.start())
-        hex_raw = bytes.fromhex(digits)
+    hex_raw = _hex_literal(p, text, p.pos)
+    if hex_raw is not None:
         p.parse_literal(">")
     else:
         end = text.find(">", p.pos)
@@ -242,7 +242,7 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
         p.error("dense literals of i0 elements are not supported by stablehlo-py", tpos)
     try:
         dt = storage_dtype(elem)
-    except Exception as e:  # NotSupportedError
+    except NotSupportedError as e:
         p.error(str(e), tpos)
     if hex_raw is not None:
         return _from_hex(p, ty, hex_raw, dt, start)
@@ -264,6 +264,34 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
         )
     values = _convert_scalars(p, scalars, elem, start)
     return make_dense(ty, values)
+
+
+def _hex_literal(p: Parser, text: str, pos: int) -> bytes | None:
+    """The bytes of `"0x<hex digits>"` at `pos` (then `p.pos` is after it), or None when the text
+    there is not one.  Decoded a chunk at a time, without copying the digits out of the text."""
+    if not text.startswith('"0x', pos):
+        return None
+    start = pos + 3
+    end = text.find('"', start)
+    if end < 0:
+        return None
+    stop = end - (end - start) % 2  # an odd last digit is checked alone below
+    chunks: list[bytes] = []
+    for i in range(start, stop, _HEX_CHUNK):
+        j = min(i + _HEX_CHUNK, stop)
+        try:
+            chunk = bytes.fromhex(text[i:j])
+        except ValueError:  # not a hex digit
+            return None
+        if 2 * len(chunk) != j - i:  # fromhex skips white space
+            return None
+        chunks.append(chunk)
+    if stop != end:
+        if text[stop] not in string.hexdigits:
+            return None
+        p.error("hex dense literal has an odd number of digits", pos)
+    p.pos = end + 1
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _from_hex(
@@ -449,11 +477,6 @@ def scalar_attr(p: Parser, tok: str, ty: Attribute | None, pos: int) -> Attribut
     p.error(f"a number cannot have type {element_type_name(ty) or ty}", pos)
 
 
-from xdsl.dialects.builtin import Float64Type  # noqa: E402
-
-FLOAT_TYPES_F64 = Float64Type()
-
-
 # --------------------------------------------------------------------------------------- printing
 def format_element(v: object, elem: Attribute) -> str:
     if isinstance(elem, IntegerType):
@@ -480,7 +503,10 @@ def _hex_bytes(attr: DenseIntOrFPElementsAttr) -> str:
     if isinstance(elem, IntegerType) and 1 < elem.width.data < 8:
         arr = np.frombuffer(raw, dtype=np.uint8) & ((1 << elem.width.data) - 1)
         raw = arr.astype(np.uint8).tobytes()
-    return '"0x' + raw.hex().upper() + '"'
+    view = memoryview(raw)
+    step = _HEX_CHUNK // 2
+    parts = ['"0x', *(view[i : i + step].hex().upper() for i in range(0, len(raw), step)), '"']
+    return "".join(parts)
 
 
 def dense_body(attr: DenseIntOrFPElementsAttr) -> str:
