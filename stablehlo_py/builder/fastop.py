@@ -1,110 +1,12 @@
 """Op creation for the builder without xDSL's generic constructor (a speed workaround).
 
-xDSL 0.74's ``Operation.create`` goes through ``Operation.__init__``: it rebuilds the operand list
-through the ``operands`` property setter (detaching uses that a new op does not have), does the same
-for successors, fetches the default location, and then runs IRDL's ``__post_init__``, which walks
-every property and attribute definition to fill defaults.  For the builder, which creates ops whose
-pieces it has already checked, that is about half of the time spent per op (bench/builder.py).
-
-:func:`new_op` fills the same fields directly: operand uses linked into each operand's use list,
-results, properties with IRDL's defaults (precomputed per class), attributes, the unknown location,
-no successors, regions attached with ``add_region``.  It depends on the fields of xDSL's
-``Operation`` dataclass; ``FIELDS`` lists the ones it sets, and
-tests/unit/builder/test_fastop.py checks that list against xDSL's and that an op made here equals
-one made by ``create`` in every field, use and parent link.
+The constructor lives in :mod:`stablehlo_py.ir.construct` (the parser uses it too); this module
+keeps the builder's names for it.  tests/unit/builder/test_fastop.py checks that an op made by
+``new_op`` equals one made by ``create`` in every field, use and parent link.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
+from stablehlo_py.ir.construct import FIELDS, new_op, operation_fields
 
-from xdsl.dialects.builtin import UNKNOWN_LOC
-from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue, SSAValues, Use
-from xdsl.irdl import OptionalDef
-
-FIELDS = (
-    "_operands",
-    "_operand_uses",
-    "results",
-    "_successors",
-    "_successor_uses",
-    "properties",
-    "attributes",
-    "location",
-    "regions",
-    "parent",
-    "_next_op",
-    "_prev_op",
-)
-"""The dataclass fields of xDSL's Operation that new_op sets (all of them, in xDSL 0.74)."""
-
-_DEFAULTS: dict[
-    type, tuple[tuple[tuple[str, Attribute], ...], tuple[tuple[str, Attribute], ...]]
-] = {}
-_EMPTY: tuple[()] = ()
-
-
-def _defaults(
-    cls: type[Operation],
-) -> tuple[tuple[tuple[str, Attribute], ...], tuple[tuple[str, Attribute], ...]]:
-    """IRDL's __post_init__ defaults of ``cls``: (property, value) and (attribute, value) pairs for
-    the non-optional definitions that have a default value."""
-    d = _DEFAULTS.get(cls)
-    if d is None:
-        op_def = cls.get_irdl_definition()  # type: ignore[attr-defined]
-        props = tuple(
-            (n, p.default_value)
-            for n, p in op_def.properties.items()
-            if not isinstance(p, OptionalDef) and p.default_value is not None
-        )
-        attrs = tuple(
-            (n, a.default_value)
-            for n, a in op_def.attributes.items()
-            if not isinstance(a, OptionalDef) and a.default_value is not None
-        )
-        d = _DEFAULTS[cls] = (props, attrs)
-    return d
-
-
-def new_op(
-    cls: type[Operation],
-    operands: Sequence[SSAValue],
-    result_types: Sequence[Attribute],
-    properties: dict[str, Attribute],
-    regions: Sequence[Region] = (),
-) -> Operation:
-    """What ``cls.create(operands=..., result_types=..., properties=..., regions=...)`` makes."""
-    op = cls.__new__(cls)
-    ops = SSAValues(operands)
-    uses = tuple([Use(op, i) for i in range(len(ops))])
-    for v, u in zip(ops, uses):
-        v.add_use(u)
-    op._operands = ops
-    op._operand_uses = uses
-    op.results = SSAValues([OpResult(t, op, i) for i, t in enumerate(result_types)])
-    op._successors = _EMPTY
-    op._successor_uses = _EMPTY
-    props = dict(properties)
-    attrs: dict[str, Attribute] = {}
-    prop_defaults, attr_defaults = _defaults(cls)
-    for k, v in prop_defaults:
-        if k not in props:
-            props[k] = v
-    for k, v in attr_defaults:
-        attrs.setdefault(k, v)
-    op.properties = props
-    op.attributes = attrs
-    op.location = UNKNOWN_LOC
-    op.regions = _EMPTY
-    op.parent = None
-    op._next_op = None
-    op._prev_op = None
-    for r in regions:
-        op.add_region(r)
-    return op
-
-
-def operation_fields() -> tuple[str, ...]:
-    """xDSL's Operation dataclass fields (what FIELDS must equal)."""
-    return tuple(f.name for f in dataclasses.fields(Operation))
+__all__ = ["FIELDS", "new_op", "operation_fields"]

@@ -77,6 +77,19 @@ _I64 = IntegerType(64)
 _TYPE_CACHE: dict[str, Attribute] = {}
 
 
+def simple_tensor_type(key: str, dims: str, elem_name: str) -> Attribute | None:
+    """The type of a `_SIMPLE_TENSOR` match `key` (`tensor<4x?xf32>`, its groups `dims` and
+    `elem_name`), interned by its text; None when the element type is unknown."""
+    t = _TYPE_CACHE.get(key)
+    if t is None:
+        elem = simple_type(elem_name)
+        if elem is None:
+            return None
+        shape = tuple(-1 if d == "?" else int(d) for d in dims[:-1].split("x")) if dims else ()
+        t = _TYPE_CACHE[key] = tensor_type(elem, shape)
+    return t
+
+
 _WS_RUN = re.compile(r'("(?:[^"\\]|\\.)*")|\s+')
 
 
@@ -471,18 +484,10 @@ class Parser:
         text, pos = self.text, self.pos
         m = _SIMPLE_TENSOR.match(text, pos)
         if m:
-            key = m.group(0)
-            t = _TYPE_CACHE.get(key)
+            t = simple_tensor_type(m.group(0), m.group(1), m.group(2))
             if t is None:
-                elem = simple_type(m.group(2))
-                if elem is None:
-                    self._check_int_width(m.group(2), m.start(2))
-                    self.error(f"unknown element type '{m.group(2)}'", m.start(2))
-                dims = m.group(1)
-                shape = (
-                    tuple(-1 if d == "?" else int(d) for d in dims[:-1].split("x")) if dims else ()
-                )
-                t = _TYPE_CACHE[key] = tensor_type(elem, shape)
+                self._check_int_width(m.group(2), m.start(2))
+                self.error(f"unknown element type '{m.group(2)}'", m.start(2))
             self.pos = m.end()
             return t
         m = _KEYWORD_TYPE.match(text, pos)
