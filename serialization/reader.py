@@ -89,24 +89,39 @@ class _Fail(Exception):
         self.path: list[int] = []
 
 
-def _unpacker(limit: int) -> msgpack.Unpacker:
-    def no_ext(code: int, data: bytes) -> NoReturn:
-        raise ValueError(f"msgpack extension type {code} is not used by portable artifacts")
+def _no_ext(code: int, data: bytes) -> NoReturn:
+    raise ValueError(f"msgpack extension type {code} is not used by portable artifacts")
 
+
+def _limits(limit: int) -> dict[str, Any]:
+    """msgpack's decoding options: no extension types, no object larger than the data."""
     limit = max(limit, 1)
-    return msgpack.Unpacker(
-        raw=False,
-        use_list=True,
-        strict_map_key=True,
-        unicode_errors="surrogatepass",
-        ext_hook=no_ext,
-        max_buffer_size=limit,
-        max_str_len=limit,
-        max_bin_len=limit,
-        max_array_len=limit,
-        max_map_len=limit,
-        max_ext_len=limit,
-    )
+    return {
+        "raw": False,
+        "use_list": True,
+        "strict_map_key": True,
+        "unicode_errors": "surrogatepass",
+        "ext_hook": _no_ext,
+        "max_str_len": limit,
+        "max_bin_len": limit,
+        "max_array_len": limit,
+        "max_map_len": limit,
+        "max_ext_len": limit,
+    }
+
+
+def _unpacker(limit: int) -> msgpack.Unpacker:
+    return msgpack.Unpacker(max_buffer_size=max(limit, 1), **_limits(limit))
+
+
+def _unpack_at(data: bytes, pos: int) -> tuple[Any, int]:
+    """The msgpack object at `pos` and the offset after it, decoded in place (msgpack's streaming
+    Unpacker copies its input into a buffer first: a large constant's bytes twice more)."""
+    view = memoryview(data)[pos:]
+    try:
+        return msgpack.unpackb(view, **_limits(len(view))), len(data)
+    except msgpack.ExtraData as e:  # more objects follow (only their bytes are copied)
+        return e.unpacked, len(data) - len(e.extra)
 
 
 # --------------------------------------------------------------------------------------------
@@ -273,23 +288,17 @@ def read_raw(data: bytes, name: str = "<artifact>") -> RawArtifact:
     """Header and the body's msgpack objects (checked for size and encoding only)."""
     header = read_header(data, name)
     data = bytes(data)
-    start = header.body_offset
-    up = _unpacker(len(data) - start)
-    up.feed(data[start:])
     sections: list[Any] = []
     offsets: list[int] = []
-    while True:
-        pos = start + up.tell()
-        if pos >= len(data):
-            break
+    pos = header.body_offset
+    while pos < len(data):
         try:
-            obj = up.unpack()
-        except msgpack.OutOfData:
-            _raise_undecodable(data, pos, _section_name(len(sections)), name)
+            obj, end = _unpack_at(data, pos)
         except Exception:  # noqa: BLE001 - any msgpack decoding problem
             _raise_undecodable(data, pos, _section_name(len(sections)), name)
         sections.append(obj)
         offsets.append(pos)
+        pos = end
     body = CURRENT_SCHEMA["body"]
     extra = body.extra_fields_problem(sections)
     if extra is not None:
@@ -649,7 +658,13 @@ class _Reader:
                 raise _Fail(f"invalid vhlo.{spec.name}: {problem}")
         if self.records:
             op = VOp(
-                f"vhlo.{spec.name}", spec, values, rtypes, props, attributes, region_objs,
+                f"vhlo.{spec.name}",
+                spec,
+                values,
+                rtypes,
+                props,
+                attributes,
+                region_objs,
                 location,
             )
         else:

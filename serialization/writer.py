@@ -43,8 +43,13 @@ __all__ = ["write_artifact"]
 _MAX_PROBLEMS = 50
 
 
-def _packer() -> msgpack.Packer:
-    return msgpack.Packer(use_bin_type=True, use_single_float=False, unicode_errors="surrogatepass")
+def _packer(autoreset: bool = True) -> msgpack.Packer:
+    return msgpack.Packer(
+        use_bin_type=True,
+        use_single_float=False,
+        unicode_errors="surrogatepass",
+        autoreset=autoreset,
+    )
 
 
 def _op_location_text(op: Operation) -> str:
@@ -432,12 +437,12 @@ def write_artifact(
                 + "\n  ".join(w.problems)
                 + more
             )
-        packer = _packer()
-        body = b"".join(
+        # the sections are packed into one buffer, copied once into the artifact
+        packer = _packer(autoreset=False)
+        for section in schema["body"].pack([w.entries, w.locs.items, module_record], w.fv):
             packer.pack(section)
-            for section in schema["body"].pack([w.entries, w.locs.items, module_record], w.fv)
-        )
+        body = packer.getbuffer()
         header = schema["header"].pack(
             [w.fv, producer_string(target), toolkit_string(), len(body)], w.fv
         )
-        return MAGIC + packer.pack(header) + body
+        return b"".join((MAGIC, _packer().pack(header), body))

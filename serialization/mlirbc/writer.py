@@ -256,6 +256,16 @@ class _Writer:
         out.raw(MAGIC)
         out.varint(self.version)
         out.cstring(self.producer.encode())
+        # The file is a list of buffers joined once: the sections' bodies are not copied into a
+        # growing file buffer (a large constant's bytes would be held twice more).
+        parts: list[bytes | bytearray] = [out.buf]
+
+        def section(code: int, body: bytes | bytearray) -> None:
+            head = Emitter()
+            head.byte(code)  # Emitter.section's header: the id, the length; no alignment
+            head.varint(len(body))
+            parts.extend((head.buf, body))
+
         # dialect section
         d = Emitter()
         dialect_names = sorted(n.dialects, key=n.dialects.__getitem__)
@@ -277,7 +287,7 @@ class _Writer:
                 d.varint_flag(sid, e.registered)
 
         self._grouped(d, n.ordered_op_names, op_name)
-        out.section(Section.DIALECT, d.buf)
+        section(Section.DIALECT, d.buf)
         # attribute/type sections
         offsets = Emitter()
         data = Emitter()
@@ -298,25 +308,25 @@ class _Writer:
 
         self._grouped(offsets, n.attrs, entry)
         self._grouped(offsets, n.types, entry)
-        out.section(Section.ATTR_TYPE_OFFSET, offsets.buf)
-        out.section(Section.ATTR_TYPE, data.buf)
+        section(Section.ATTR_TYPE_OFFSET, offsets.buf)
+        section(Section.ATTR_TYPE, data.buf)
         # IR
         ir = Emitter()
         ir.varint_flag(1, False)
         self.write_op(ir, self.root)
-        out.section(Section.IR, ir.buf)
+        section(Section.IR, ir.buf)
         # resources: no external printers, no dialect resources
-        out.section(Section.RESOURCE_OFFSET, b"\x01")
-        out.section(Section.RESOURCE, b"")
+        section(Section.RESOURCE_OFFSET, b"\x01")
+        section(Section.RESOURCE, b"")
         # strings
-        out.section(Section.STRING, string_section(list(self.strings)))
+        section(Section.STRING, string_section(list(self.strings)))
         if self.version >= 5:
             p = Emitter()
             p.varint(len(self.props))
             for rec in self.props:
                 p.raw(rec)
-            out.section(Section.PROPERTIES, p.buf)
-        return bytes(out.buf)
+            section(Section.PROPERTIES, p.buf)
+        return b"".join(parts)
 
     def _grouped(self, em: Emitter, entries: list[Any], fn: Any) -> None:
         dn = self.numbering.dialects
