@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import FunctionType
+from xdsl.dialects.builtin import DenseArrayBase, FunctionType
 
 from stablehlo_py.ir.format import custom_directive, get_slot, set_slot
 
@@ -18,16 +18,6 @@ def _functional(pr: Printer, op: Any) -> None:
     from stablehlo_py.ir.text.printer import function_type_to_str
 
     pr.write(function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
-
-
-def _flat(xs: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for x in xs:
-        if isinstance(x, list):
-            out.extend(x)
-        elif x is not None:
-            out.append(x)
-    return out
 
 
 def assign_from_function_type(
@@ -73,15 +63,25 @@ class SameOperandsAndResultType:
 
     @staticmethod
     def print(pr: Printer, op: Any, *args: Any) -> None:
-        from stablehlo_py.ir.text.printer import type_to_str
-
-        *operand_types, result = args
-        operand_types = _flat(list(operand_types))
+        result = args[-1]
         results = result if isinstance(result, list) else [result]
-        if len(results) == 1 and all(t == results[0] for t in operand_types):
-            pr.write(type_to_str(results[0]))
-        else:
-            _functional(pr, op)
+        if len(results) == 1:
+            r = results[0]
+            # every operand type (a variadic group's each; None for an absent one) equals r; `is`
+            # first: the parser interns types, so equal types are usually one object
+            for t in args[:-1]:
+                if t is r or t is None:
+                    continue
+                if isinstance(t, list):
+                    if all(x is r or x == r for x in t):
+                        continue
+                    break
+                if not t == r:  # noqa: SIM201 -- the operand type's __eq__, as upstream compares
+                    break
+            else:
+                pr.out.append(pr.type_text(r))
+                return
+        _functional(pr, op)
 
     @staticmethod
     def parse(p: Parser, st: Any, *args: Any) -> None:
@@ -151,7 +151,15 @@ class DenseI64Array:
 
     @staticmethod
     def print(pr: Printer, op: Any, attr: Any) -> None:
-        pr.write("[" + ", ".join(str(v) for v in _i64_values(attr)) + "]")
+        def text() -> str:
+            return "[" + ", ".join(str(v) for v in _i64_values(attr)) + "]"
+
+        data = getattr(getattr(attr, "data", None), "data", None)
+        if isinstance(attr, DenseArrayBase) and len(data) <= 1024:
+            key = ("i64 array", pr.type_text(attr.elt_type), data)
+            pr.out.append(pr.memo_text(key, text))
+        else:
+            pr.out.append(text())
 
     @staticmethod
     def parse(p: Parser, st: Any, arg: Any) -> None:

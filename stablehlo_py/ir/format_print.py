@@ -20,6 +20,7 @@ return None and the op keeps the interpreted path.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -179,14 +180,19 @@ class _Compiler:
         self.elems(elems, st)
         self.flush()
         body = self.lines or ["    pass"]
-        head = [
-            "def _print(op, pr):",
-            "    w = pr.out.append",
-            "    names = pr.namer.names",
-            "    props = op.properties",
-            "    sp = True",
-            "    pu = False",
+        # the locals the body reads (opnds/res are plain tuples: SSAValues' __getitem__ is Python)
+        text = "\n".join(body)
+        locals_ = [
+            ("w", "pr.out.append"),
+            ("names", "pr.namer.names"),
+            ("props", "op.properties"),
+            ("sp", "True"),
+            ("pu", "False"),
+            ("opnds", "tuple(op._operands)"),
+            ("res", "tuple(op.results)"),
         ]
+        head = ["def _print(op, pr):"]
+        head += [f"    {n} = {e}" for n, e in locals_ if re.search(rf"\b{n}\b", text)]
         self.source = "\n".join(head + body) + "\n"
         from stablehlo_py.ir.text.printer import function_type_to_str, type_to_str
 
@@ -200,7 +206,6 @@ class _Compiler:
             "SEQ_PRESENT": _seq_present,
             "ATTR_DICT": _attr_dict_text,
             "UnitAttr": UnitAttr,
-            "TG": tuple.__getitem__,  # SSAValues' own __getitem__ is Python code
             "UNKNOWN": "%<<UNKNOWN SSA VALUE>>",
             **self.consts,
         }
@@ -215,9 +220,9 @@ class _Compiler:
         if type(acc) is not BeforeVariadicSingleAccessor or v.variadic or v.optional:
             return None
         if v.kind == "operand":
-            return f"TG(op._operands, {acc.idx})"
+            return f"opnds[{acc.idx}]"
         if v.kind == "result":
-            return f"TG(op.results, {acc.idx})"
+            return f"res[{acc.idx}]"
         if v.kind == "region":
             return f"op.regions[{acc.idx}]"
         return None

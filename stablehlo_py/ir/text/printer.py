@@ -10,7 +10,7 @@ generic form (as `--mlir-print-op-generic`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -50,13 +50,41 @@ _SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
 
 # ----------------------------------------------------------------------------------------- types
 _TYPE_TEXT: dict[Attribute, str] = {}
+_TYPE_TEXT_BY_ID: dict[int, tuple[Attribute, str]] = {}
+"""`id(type)` -> (the type, its text): hashing an xDSL type walks all its parameters in Python, an
+id does not; the entry keeps the type alive, so its id cannot be reused while it is cached."""
+_CACHE_LIMIT = 1 << 16
 
 
 def type_to_str(t: Attribute) -> str:
+    hit = _TYPE_TEXT_BY_ID.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
     s = _TYPE_TEXT.get(t)
     if s is None:
         s = _TYPE_TEXT[t] = _type_text(t)
+    if len(_TYPE_TEXT_BY_ID) >= _CACHE_LIMIT:
+        _TYPE_TEXT_BY_ID.clear()
+    _TYPE_TEXT_BY_ID[id(t)] = (t, s)
     return s
+
+
+_TEXT_MEMO: dict[tuple[object, ...], str] = {}
+_OP_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> the name printed
+_NEWLINES = ["\n" + "  " * i for i in range(32)]
+_MEMO_MAX_BYTES = 1024
+
+
+def memo_text(key: tuple[object, ...], compute: Callable[[], str]) -> str:
+    """The text `compute()` gives for `key` (a tuple of strings and small bytes that determines it),
+    remembered across ops and calls (e.g. the body of `dense<0.0> : tensor<f32>`); bounded."""
+    text = _TEXT_MEMO.get(key)
+    if text is None:
+        text = compute()
+        if len(_TEXT_MEMO) >= _CACHE_LIMIT:
+            _TEXT_MEMO.clear()
+        _TEXT_MEMO[key] = text
+    return text
 
 
 def _type_text(t: Attribute) -> str:
@@ -158,8 +186,14 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
             else f"{text} : {type_to_str(a.type)}"
         )
     if isinstance(a, DenseIntOrFPElementsAttr):
-        body = "dense<" + dense_text.dense_body(a) + ">"
-        return body if elide_type else f"{body} : {type_to_str(a.type)}"
+        type_text = type_to_str(a.type)
+        data = a.data.data
+        if len(data) <= _MEMO_MAX_BYTES:
+            body = memo_text(("dense", type_text, data), lambda: dense_text.dense_body(a))
+        else:
+            body = dense_text.dense_body(a)
+        body = "dense<" + body + ">"
+        return body if elide_type else f"{body} : {type_text}"
     if isinstance(a, DenseArrayBase):
         return dense_text.dense_array_text(a)
     if isinstance(a, ArrayAttr):
@@ -235,6 +269,8 @@ class Namer:
         self.next_value = 0
         self.next_arg = 0
         self.next_conflict = 0
+        self.block_ops: dict[int, list[Operation]] = {}
+        """`id(block)` -> its ops, listed once while numbering (the printer walks the same lists)."""
         self.scope: _Scope = _Scope(None)
         stack: list[tuple[Region, int, int, int, _Scope]] = [
             (r, 0, 0, 0, self.scope) for r in top.regions
@@ -247,13 +283,11 @@ class Namer:
                 # counters just run on, in stack (last-in-first-out) order.
                 self.next_value, self.next_arg, self.next_conflict = nv, na, nc
             self.scope = _Scope(parent)
-            self._number_region(region)
-            for block in region.blocks:
-                for op in ops_of(block):
-                    for r in op.regions:
-                        stack.append(
-                            (r, self.next_value, self.next_arg, self.next_conflict, self.scope)
-                        )
+            nested = self._number_region(region)
+            counters = (self.next_value, self.next_arg, self.next_conflict, self.scope)
+            for op in nested:
+                for r in op.regions:
+                    stack.append((r, *counters))
 
     def _unique(self, name: str) -> str:
         clean = _SANITIZED.get(name)
@@ -280,7 +314,9 @@ class Namer:
         else:
             self.names[id(value)] = "%" + self._unique(name)
 
-    def _number_region(self, region: Region) -> None:
+    def _number_region(self, region: Region) -> list[Operation]:
+        """Number a region's values; returns its ops that have regions, in order."""
+        nested: list[Operation] = []
         parent = region.parent
         arg_name = None
         if parent is not None and not self.generic:
@@ -303,8 +339,14 @@ class Namer:
                     self.next_arg += 1
                 else:
                     self._set(arg, None)
-            for op in ops_of(block):
-                self._number_op(op)
+            ops = ops_of(block)
+            self.block_ops[id(block)] = ops
+            number_op = self._number_op
+            for op in ops:
+                number_op(op)
+                if op.regions:
+                    nested.append(op)
+        return nested
 
     def _number_op(self, op: Operation) -> None:
         results = op.results
@@ -315,17 +357,21 @@ class Namer:
             fn = getattr(op, "asm_result_names", None)
             if fn is not None:
                 suggested = fn()
-        if isinstance(suggested, (list, tuple)):
-            self._number_named_results(op, suggested)
-            return
         if suggested:
+            if isinstance(suggested, (list, tuple)):
+                self._number_named_results(op, suggested)
+                return
             # A str names the whole op (result 0); a list names results one by one.
             base = self._unique(suggested)
         else:
+            if isinstance(suggested, (list, tuple)):
+                self._number_named_results(op, suggested)
+                return
             base = str(self.next_value)
             self.next_value += 1
         if len(results) == 1:
-            self.names[id(results[0])] = "%" + base
+            for r in results:
+                self.names[id(r)] = "%" + base
         else:
             self.groups[op] = base
             for i, r in enumerate(results):
@@ -389,7 +435,17 @@ class Printer:
         self.out.append(s)
 
     def newline(self) -> None:
-        self.out.append("\n" + "  " * self.indent)
+        self.out.append(_NEWLINES[self.indent] if self.indent < 32 else "\n" + "  " * self.indent)
+
+    @staticmethod
+    def type_text(t: Attribute) -> str:
+        """A type's text (`type_to_str`, for directives that cannot import this module)."""
+        return type_to_str(t)
+
+    @staticmethod
+    def memo_text(key: tuple[object, ...], compute: Callable[[], str]) -> str:
+        """`memo_text` of this module (for directives that cannot import it)."""
+        return memo_text(key, compute)
 
     def value(self, v: SSAValue) -> str:
         return self.namer.names.get(id(v), "%<<UNKNOWN SSA VALUE>>")
@@ -429,13 +485,22 @@ class Printer:
     # -- ops
     def op_name(self, name: str) -> str:
         dd = self.default_dialects[-1]
-        if dd and name.startswith(dd + ".") and name.count(".") >= 1:
-            return name[len(dd) + 1 :]
-        return name
+        key = (dd, name)
+        short = _OP_NAMES.get(key)
+        if short is None:
+            short = name
+            if dd and name.startswith(dd + ".") and name.count(".") >= 1:
+                short = name[len(dd) + 1 :]
+            _OP_NAMES[key] = short
+        return short
 
     def print_op(self, op: Operation) -> None:
         results = op.results
-        if results:
+        if len(results) == 1:
+            # one result is never a group (`%0:2`) nor named in spans
+            for r in results:
+                self.out.append(self.namer.names.get(id(r), "%<<UNKNOWN SSA VALUE>>") + " = ")
+        elif results:
             grp = self.namer.groups.get(op)
             spans = self.namer.result_groups.get(op)
             if spans is not None:
@@ -506,12 +571,16 @@ class Printer:
                 self.newline()
                 self._block_header(block)
                 self.indent += 1
-            ops = ops_of(block)
+            ops = self.namer.block_ops.get(id(block))
+            if ops is None:
+                ops = ops_of(block)
             if not print_terminators and ops and ops[-1].has_trait(IsTerminator):
                 ops = ops[:-1]
+            nl = "\n" + "  " * self.indent
+            print_op = self.print_op
             for op in ops:
-                self.newline()
-                self.print_op(op)
+                out.append(nl)
+                print_op(op)
         self.indent -= 1
         self.default_dialects.pop()
         self.newline()
