@@ -139,6 +139,11 @@ class Evaluator:
                     f"calls nested more than {MAX_CALL_DEPTH} deep (at @{name}): "
                     "the program recurses without end, or deeper than the interpreter supports"
                 )
+            if depth == 1:
+                # numpy's floating-point warnings are off for the whole program (the semantics
+                # define every result; the prepared steps skip their own np.errstate)
+                with np.errstate(all="ignore"):
+                    return run_located(fn, self, *args)
             return run_located(fn, self, *args)
         finally:
             self.call_depth -= 1

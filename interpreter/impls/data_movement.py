@@ -30,8 +30,19 @@ def _static_shape(op: Any, i: int = 0) -> tuple[int, ...] | None:
     return None
 
 
+def _static_operand_shape(op: Any, i: int) -> tuple[int, ...] | None:
+    t = op.operands[i].type
+    if isinstance(t, TensorType):
+        shape = tuple(int(d) for d in t.get_shape())
+        if all(d >= 0 for d in shape):
+            return shape
+    return None
+
+
 @compiler("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(op: Any) -> Step:
+    """Static shapes: the operand's dimensions ordered and placed once (as
+    `dm.broadcast_in_dim` does per call), then one broadcasting copy into a new array."""
     dims = A.ints(op, "broadcast_dimensions", [])
     shape = _static_shape(op)
     broadcast_in_dim = dm.broadcast_in_dim
@@ -40,7 +51,30 @@ def _broadcast_in_dim(op: Any) -> Step:
         def run(operand: Any) -> Any:
             return broadcast_in_dim(operand, dims, shape)
 
-        return Step(run)
+        in_shape = _static_operand_shape(op, 0)
+        if in_shape is None or dims is None or len(dims) != len(in_shape):
+            return Step(run)
+        order = tuple(sorted(range(len(dims)), key=lambda d: dims[d]))
+        view = [1] * len(shape)
+        for d in order:
+            if not 0 <= dims[d] < len(shape):
+                return Step(run)
+            view[dims[d]] = in_shape[d]
+        view_shape = tuple(view)
+        if any(v not in (1, n) for v, n in zip(view_shape, shape, strict=True)):
+            return Step(run)  # fails as the semantics function does
+        moves = order != tuple(range(len(order)))
+        ndarray, empty = np.ndarray, np.empty
+
+        def run_static(operand: Any) -> Any:
+            if type(operand) is not ndarray or operand.shape != in_shape:
+                return broadcast_in_dim(operand, dims, shape)
+            moved = operand.transpose(order) if moves else operand
+            out = empty(shape, dtype=operand.dtype)
+            out[...] = moved.reshape(view_shape)
+            return out
+
+        return Step(run_static)
 
     def run_dynamic(operand: Any) -> Any:
         operand = np.asarray(operand)
@@ -118,6 +152,26 @@ def _real_dynamic_slice(ev: Any, op: Any, args: list[Any], env: dict) -> list[An
     return [dm.real_dynamic_slice(args[0], args[1], args[2], args[3])]
 
 
+def _clamp_starts(uppers: tuple[int, ...]) -> Any:
+    """`dm._clamped_starts` for a static shape: each start index (a 0-d integer tensor) clamped
+    into `[0, upper]` with Python ints (unsigned values above int64's range clamp to `upper`,
+    as their int64 saturation does).  None: the general function decides (and reports)."""
+    negative = any(u < 0 for u in uppers)
+
+    def clamp(start_indices: tuple[Any, ...]) -> list[int] | None:
+        if len(start_indices) != len(uppers) or negative:
+            return None
+        out = []
+        for s, upper in zip(start_indices, uppers, strict=True):
+            if type(s) is not np.ndarray or s.ndim or s.dtype.kind not in "iu":
+                return None
+            v = int(s)
+            out.append(0 if v < 0 else min(v, upper))
+        return out
+
+    return clamp
+
+
 @compiler("stablehlo.dynamic_slice")
 def _dynamic_slice(op: Any) -> Step:
     sizes = A.ints(op, "slice_sizes")
@@ -126,7 +180,19 @@ def _dynamic_slice(op: Any) -> Step:
     def run(operand: Any, *start_indices: Any) -> Any:
         return dynamic_slice(operand, start_indices, sizes)  # type: ignore[arg-type]
 
-    return Step(run)
+    shape = _static_operand_shape(op, 0)
+    if shape is None or sizes is None or len(sizes) != len(shape):
+        return Step(run)
+    clamp = _clamp_starts(tuple(n - k for n, k in zip(shape, sizes, strict=True)))
+    ndarray = np.ndarray
+
+    def run_static(operand: Any, *start_indices: Any) -> Any:
+        starts = clamp(start_indices)
+        if starts is None or type(operand) is not ndarray or operand.shape != shape:
+            return dynamic_slice(operand, start_indices, sizes)  # type: ignore[arg-type]
+        return operand[tuple(slice(s, s + k) for s, k in zip(starts, sizes, strict=True))]
+
+    return Step(run_static)
 
 
 def _dynamic_update_slice_step(operand: Any, update: Any, *start_indices: Any) -> Any:
@@ -135,7 +201,29 @@ def _dynamic_update_slice_step(operand: Any, update: Any, *start_indices: Any) -
 
 @compiler("stablehlo.dynamic_update_slice")
 def _dynamic_update_slice(op: Any) -> Step:
-    return Step(_dynamic_update_slice_step)
+    """Static shapes: the clamping bounds decided once (see `_clamp_starts`)."""
+    shape, update_shape = _static_operand_shape(op, 0), _static_operand_shape(op, 1)
+    if shape is None or update_shape is None or len(shape) != len(update_shape):
+        return Step(_dynamic_update_slice_step)
+    clamp = _clamp_starts(tuple(n - k for n, k in zip(shape, update_shape, strict=True)))
+    ndarray = np.ndarray
+
+    def run(operand: Any, update: Any, *start_indices: Any) -> Any:
+        starts = clamp(start_indices)
+        if (
+            starts is None
+            or type(operand) is not ndarray
+            or type(update) is not ndarray
+            or operand.shape != shape
+            or update.shape != update_shape
+        ):
+            return dm.dynamic_update_slice(operand, update, start_indices)
+        result = operand.copy()
+        region = tuple(slice(s, s + k) for s, k in zip(starts, update_shape, strict=True))
+        result[region] = update
+        return result
+
+    return Step(run)
 
 
 def _gather_dims(op: Any) -> dict[str, Any]:
@@ -255,9 +343,11 @@ def _dynamic_pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 def _reshape(op: Any) -> Step:
     shape = _static_shape(op)
     if shape is not None:
-        reshape = np.reshape
+        reshape, ndarray = np.reshape, np.ndarray
 
         def run(operand: Any) -> Any:
+            if type(operand) is ndarray:  # what np.reshape calls, without its wrapper
+                return operand.reshape(shape)
             return reshape(operand, shape)
 
         return Step(run)
@@ -307,9 +397,12 @@ def _transpose(op: Any) -> Step:
     permutation = A.ints(op, "permutation")
     if permutation is None:
         return Step(lambda operand: dm.transpose(operand, None))  # type: ignore[arg-type]
-    transpose = np.transpose
+    transpose, ndarray = np.transpose, np.ndarray
+    axes = tuple(permutation)
 
     def run(operand: Any) -> Any:
+        if type(operand) is ndarray:  # what np.transpose calls, without its wrapper
+            return operand.transpose(axes)
         return transpose(operand, permutation)
 
     return Step(run)

@@ -1,14 +1,18 @@
 """Elementwise ops: one table from op name to its semantics function (operands in order).
 
-Compiled: an elementwise op's step is its semantics function itself (nothing to decode); compare
-and convert decode their direction, comparison type and result dtype once."""
+Compiled: an elementwise op's step is its semantics function prepared for the operands' element
+types (`semantics/prepared.py`: the numpy path for that dtype picked once, bit-identical to the
+general function, which runs for anything else) or the general function itself; compare and
+convert decode their direction, comparison type and result dtype once."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.registry import Step, compiler
+from stablehlo_py.interpreter.semantics import prepared
 from stablehlo_py.interpreter.values import dtype_of_type
 
 # op name (without dialect) -> semantics function taking the operands positionally
@@ -59,12 +63,25 @@ ELEMENTWISE = {
 }
 
 
+def operand_dtypes(op: Any) -> list[np.dtype[Any] | None]:
+    """The numpy dtypes of the op's operand types (None for a type that is not a plain tensor
+    element type, e.g. quantized: such operands run the general semantics)."""
+    out: list[np.dtype[Any] | None] = []
+    for v in op.operands:
+        try:
+            out.append(dtype_of_type(v.type))
+        except Exception:  # noqa: BLE001 - an unusual type runs the general function
+            out.append(None)
+    return out
+
+
 def _register(name: str, fn: Any) -> None:
     step = Step(fn)
 
     @compiler(f"stablehlo.{name}")
     def make(op: Any) -> Step:
-        return step
+        fast = prepared.prepare(name, operand_dtypes(op))
+        return step if fast is None else Step(fast)
 
 
 for _name, _fn in ELEMENTWISE.items():
@@ -76,6 +93,14 @@ def _compare(op: Any) -> Step:
     direction = op.properties["comparison_direction"].data
     ct = op.properties.get("compare_type")
     compare_type = ct.data if ct is not None else None
+    fast = prepared.prepare(
+        "compare",
+        operand_dtypes(op),
+        comparison_direction=direction,
+        compare_type=compare_type,
+    )
+    if fast is not None:
+        return Step(fast)
     compare = sem.compare
 
     def run(lhs: Any, rhs: Any) -> Any:
@@ -87,6 +112,9 @@ def _compare(op: Any) -> Step:
 @compiler("stablehlo.convert")
 def _convert(op: Any) -> Step:
     dtype = dtype_of_type(op.results[0].type)
+    fast = prepared.prepare("convert", operand_dtypes(op), result_dtype=dtype)
+    if fast is not None:
+        return Step(fast)
     convert = sem.convert
 
     def run(operand: Any) -> Any:

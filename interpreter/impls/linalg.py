@@ -70,13 +70,38 @@ def contract(
             res = np.matmul(lt.astype(wide), rt.astype(wide))
         # One rounding from double to the result type (convert rounds narrow floats exactly once).
         return sem.convert(res, out).reshape(batch + lfs + rfs)
-    acc = np.zeros((b, m, n), dtype=work)
-    term = np.empty_like(acc)
+    return sequential_sum(lt, rt, work).astype(out).reshape(batch + lfs + rfs)
+
+
+# Sequential sums with at most this many terms in all (b * m * n * (k + 1)) are computed as one
+# product array and one `np.add.accumulate` (the same roundings, in the same order, as the loop).
+VECTOR_MAX_TERMS = 1 << 22
+
+
+def sequential_sum(lt: np.ndarray, rt: np.ndarray, work: np.dtype) -> np.ndarray:
+    """`acc = 0; acc += lt[:, :, i, None] * rt[:, None, i, :]` for i in order, each product and
+    each sum rounded in `work`: the (b, m, n) result.  Small enough sums take all products at once
+    and fold them with `np.add.accumulate`, whose steps are the loop's adds, in the loop's order
+    (a zero first, as the loop's accumulator starts: `+0 + -0` is `+0`).  Only for real floats
+    (a plain product and sum round the same in any of numpy's loops, whatever the order of their
+    operands) and only when no NaN comes out: which of two NaNs an add returns depends on the
+    loop numpy picks, so a sum that meets a NaN is recomputed by the loop itself."""
+    b, m, k = lt.shape
+    n = rt.shape[2]
     with np.errstate(all="ignore"):
+        if work.kind == "f" and b * m * n * (k + 1) <= VECTOR_MAX_TERMS:
+            column = np.empty((b, m, k + 1, n), dtype=work)
+            column[:, :, 0, :] = 0
+            np.multiply(lt[:, :, :, None], rt[:, None, :, :], out=column[:, :, 1:, :])
+            res = np.add.accumulate(column, axis=2)[:, :, -1, :]
+            if not np.isnan(res).any():
+                return res
+        acc = np.zeros((b, m, n), dtype=work)
+        term = np.empty_like(acc)
         for i in range(k):
             np.multiply(lt[:, :, i, None], rt[:, None, i, :], out=term)
             acc += term
-    return acc.astype(out).reshape(batch + lfs + rfs)
+        return acc
 
 
 def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:

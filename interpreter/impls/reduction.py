@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter import dtypes
-from stablehlo_py.interpreter.evaluator import RETURN_OPS
+from stablehlo_py.interpreter.evaluator import RETURN_OPS, region_kind
 from stablehlo_py.interpreter.impls import _attrs as A
-from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.impls.elementwise import operand_dtypes
+from stablehlo_py.interpreter.registry import Step, compiler, impl
+from stablehlo_py.interpreter.semantics import folds
 from stablehlo_py.interpreter.semantics import reduction as red
-from stablehlo_py.interpreter.semantics.regions import make_comparator
+from stablehlo_py.interpreter.semantics.regions import make_body, make_comparator
 
 
 def _split(args: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -33,16 +35,98 @@ def _results(op: Any, results: Any) -> list[Any]:
     return out
 
 
-@impl("stablehlo.reduce")
-def _reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    inputs, inits = _split(args)
+@compiler("stablehlo.reduce")
+def _reduce(op: Any) -> Step:
+    """The region's argument types, its kind (`return add(a, b)`...), the dimensions and the
+    result types decoded once; the body is the op's compiled region."""
     region = op.regions[0]
     types = A.region_arg_dtypes(region)
-    n = len(inputs)
-    inputs = A.to_types(inputs, types[n:])
-    inits = A.to_types(inits, types[:n])
-    results = red.reduce(inputs, inits, A.ints(op, "dimensions", []), ev.region_body(region, env))
-    return _results(op, results)
+    n = len(op.operands) // 2
+    input_types, init_types = types[n:], types[:n]
+    kind = region_kind(region)
+    dimensions = A.ints(op, "dimensions", [])
+    result_dtypes = [A.result_dtype(op, i) for i in range(len(op.results))]
+    reduce, to_types = red.reduce, A.to_types
+
+    def run(regions: tuple[Any, ...], *args: Any) -> list[Any]:
+        inputs = to_types(list(args[:n]), input_types)
+        inits = to_types(list(args[n:]), init_types)
+        computation = regions[0]
+
+        def body(*arrays: Any) -> tuple[Any, ...]:
+            return tuple(computation(*arrays))
+
+        results = reduce(inputs, inits, dimensions, make_body(body, kind=kind))
+        return _as_dtypes(results, result_dtypes)
+
+    fast = _prepared_reduce(op, kind, dimensions, types, result_dtypes, run)
+    return Step(fast or run, regions=True, multi=True)
+
+
+def _prepared_reduce(
+    op: Any,
+    kind: str | None,
+    dimensions: list[int],
+    types: list[Any],
+    result_dtypes: list[Any],
+    general: Any,
+) -> Any:
+    """One input of a static shape reduced by a body with a kind, no type conversion: the
+    transpose, the schedule and its ufunc decided now (`folds.prepare_kind_reduce`); values of any
+    other shape or dtype run `general`."""
+    if kind is None or len(op.operands) != 2 or len(types) != 2:
+        return None
+    d = types[1]
+    if d is None or types[0] != d or result_dtypes[0] != d:
+        return None
+    shape = _static_shape(op.operands[0].type)
+    if shape is None or operand_dtypes(op) != [d, d]:
+        return None
+    dims = sorted(set(dimensions))
+    if any(not 0 <= x < len(shape) for x in dims):
+        return None
+    keep = [x for x in range(len(shape)) if x not in dims]
+    perm = tuple(keep + dims)
+    n = 1
+    for x in dims:
+        n *= shape[x]
+    fn = folds.prepare_kind_reduce(kind, d, n)
+    if fn is None:
+        return None
+    moved_shape = tuple(shape[x] for x in keep) + (n,)
+    identity = perm == tuple(range(len(shape)))
+    nd = np.ndarray
+
+    def run(regions: tuple[Any, ...], x: Any, init: Any) -> list[Any]:
+        if (
+            type(x) is nd
+            and type(init) is nd
+            and x.dtype is d
+            and init.dtype is d
+            and x.shape == shape
+        ):
+            moved = x if identity else x.transpose(perm)
+            return [fn(moved.reshape(moved_shape), init)]
+        return general(regions, x, init)
+
+    return run
+
+
+def _static_shape(t: Any) -> tuple[int, ...] | None:
+    get_shape = getattr(t, "get_shape", None)
+    if get_shape is None:
+        return None
+    shape = tuple(int(x) for x in get_shape())
+    return shape if all(x >= 0 for x in shape) else None
+
+
+def _as_dtypes(results: Any, dtypes: list[np.dtype[Any]]) -> list[Any]:
+    """`_results` with the result dtypes decoded once."""
+    out = []
+    for r, want in zip(results, dtypes, strict=False):
+        r = np.asarray(r)
+        out.append(r if r.dtype == want else r.astype(want))
+    return out
 
 
 def _padding(op: Any) -> np.ndarray | None:

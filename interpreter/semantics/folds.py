@@ -23,6 +23,10 @@ Schedules of ``reduce`` (:func:`reduce_schedule`; ``reduce_window`` always folds
   bitwise ops) always uses ``ufunc.reduce``;
 * a complex ``mul`` has no ufunc here: numpy's complex product is not the interpreter's
   (XLA's fused formula, see ``fused.py``), so its body runs.
+
+A left fold with a ufunc over the last axis runs as one ``ufunc.accumulate`` (init value first)
+where that is the same fold step for step (:func:`accumulate_fold`, :data:`ACCUMULATE_DTYPES`);
+:func:`prepare_kind_reduce` decides a reduce's schedule once, when the op is compiled.
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ from typing import Any
 import numpy as np
 
 from ._element_kinds import is_complex, is_float
-from .regions import body_kind, call_body, kind_ufunc, tree_reduce
+from .regions import KIND_BODIES, body_kind, call_body, kind_ufunc, tree_reduce
 
 __all__ = [
+    "ACCUMULATE_DTYPES",
     "FOLD_LIMIT",
+    "accumulate_fold",
     "fold_left",
+    "prepare_kind_reduce",
     "reduce_last_axis",
     "reduce_schedule",
     "ufunc_kind",
@@ -117,6 +124,88 @@ def fold_left(
     return tuple(np.array(a) for a in accs)
 
 
+# Element types whose ufunc.accumulate applies the ufunc's own loop step by step (each partial
+# result rounded in the type), so that it equals the left fold of ``fold_left`` bit for bit
+# (tests/unit/interpreter/test_folds.py checks each against fold_left).
+ACCUMULATE_DTYPES = frozenset(
+    np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex64, np.complex128)
+)
+
+
+def accumulate_fold(
+    body: Callable[..., Any], xs: Sequence[np.ndarray], inits: Sequence[np.ndarray]
+) -> tuple[np.ndarray, ...] | None:
+    """The left fold of ``fold_left`` over the last axis in one ``ufunc.accumulate`` (the init
+    value as the first column), for one input whose body has a kind and whose element type is in
+    :data:`ACCUMULATE_DTYPES`; None otherwise."""
+    if len(xs) != 1:
+        return None
+    x, init = xs[0], inits[0]
+    d = x.dtype
+    kind = ufunc_kind(body, [d])
+    if init.dtype != d or d not in ACCUMULATE_DTYPES or kind is None:
+        return None
+    uf = kind_ufunc(kind, d)
+    folded = _accumulate(uf, d)(x, init)
+    return None if folded is None else (folded,)
+
+
+def _accumulate(
+    uf: np.ufunc, d: np.dtype[Any]
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """The fold as one accumulate; None when a NaN comes out (which of two NaNs an add or a
+    product returns depends on the loop numpy picks, and any other result does not: the caller
+    folds step by step then)."""
+
+    def fold(x: np.ndarray, init: np.ndarray) -> np.ndarray | None:
+        column = np.empty(x.shape[:-1] + (x.shape[-1] + 1,), dtype=d)
+        column[..., 0] = init
+        column[..., 1:] = x
+        with np.errstate(all="ignore"):
+            acc = uf.accumulate(column, axis=-1)
+        result = acc[..., -1].copy()
+        return None if np.isnan(result).any() else result
+
+    return fold
+
+
+def _ufunc_reduce(uf: np.ufunc, d: np.dtype[Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def reduce(x: np.ndarray, init: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            res = uf(init.astype(d), uf.reduce(x, axis=-1, dtype=d))
+        return np.asarray(res, dtype=d).reshape(x.shape[:-1])
+
+    return reduce
+
+
+def prepare_kind_reduce(
+    kind: str, dtype: np.dtype[Any], n: int
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """:func:`reduce_last_axis` decided once for one input of ``dtype`` whose last axis has
+    ``n > 0`` elements and a body of kind ``kind`` (which the ufunc of that kind stands for, as in
+    :func:`fold_left`): ``fn(x, init)`` (``x`` of ``dtype``, ``init`` 0-d of ``dtype``) -> the
+    reduced array; None when the schedule runs the body itself."""
+    body = KIND_BODIES.get(kind)
+    if body is None or n <= 0 or ufunc_kind(body, [dtype]) is None:
+        return None
+    uf = kind_ufunc(kind, dtype)
+    schedule = reduce_schedule(body, [dtype], n)
+    if schedule == "ufunc":
+        return _ufunc_reduce(uf, dtype)
+    if schedule == "steps" and dtype in ACCUMULATE_DTYPES:
+        fold = _accumulate(uf, dtype)
+
+        def fold_or_steps(x: np.ndarray, init: np.ndarray) -> np.ndarray:
+            folded = fold(x, init)
+            if folded is not None:
+                return folded
+            steps = ((x[..., i],) for i in range(x.shape[-1]))
+            return fold_left(body, [init], steps, x.shape[:-1])[0]
+
+        return fold_or_steps
+    return None
+
+
 def reduce_last_axis(
     body: Callable[..., Any], arrays: Sequence[np.ndarray], init_values: Sequence[np.ndarray]
 ) -> tuple[np.ndarray, ...]:
@@ -130,6 +219,9 @@ def reduce_last_axis(
         return tuple(np.full(shape, v, dtype=v.dtype) for v in inits)
     schedule = reduce_schedule(body, [x.dtype for x in xs], n)
     if schedule == "steps":
+        folded = accumulate_fold(body, xs, inits)
+        if folded is not None:
+            return folded
         return fold_left(body, inits, (tuple(x[..., i] for x in xs) for i in range(n)), shape)
     if schedule == "tree":
         tree = tree_reduce(body, xs)
@@ -137,7 +229,4 @@ def reduce_last_axis(
         return tuple(np.array(np.broadcast_to(o, shape)) for o in out)
     x, kind = xs[0], ufunc_kind(body, [xs[0].dtype])
     assert kind is not None  # "ufunc" is a schedule of bodies with a kind
-    uf = kind_ufunc(kind, x.dtype)
-    with np.errstate(all="ignore"):
-        res = uf(inits[0].astype(x.dtype), uf.reduce(x, axis=-1, dtype=x.dtype))
-    return (np.asarray(res, dtype=x.dtype).reshape(shape),)
+    return (_ufunc_reduce(kind_ufunc(kind, x.dtype), x.dtype)(x, inits[0]),)

@@ -163,3 +163,63 @@ def test_complex_products_run_the_body_not_numpys_product():
                           np.array(1, np.complex64), window_dimensions=[2],
                           select=R.make_body(lambda a, b: a >= b), scatter=mul)
     assert mul.calls > 0
+
+
+def _special_values(d):
+    """Finite, infinite, signed-zero and NaN values (NaNs of both signs, with payloads)."""
+    base = np.array([0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, np.nan, 3.25, 1e-3, 65504.0, -7.0],
+                    dtype=np.float64)
+    rng = np.random.default_rng(7)
+    vals = np.concatenate([base, rng.normal(size=40) * 1e3]).astype(d)
+    if d.kind == "f":
+        u = {2: np.uint16, 4: np.uint32, 8: np.uint64}[d.itemsize]
+        top = 1 << (8 * d.itemsize - 1)
+        nans = np.array([top | (top >> 1) | 5, (top >> 1) | (top >> 2) | 3], dtype=u).view(d)
+        vals = np.concatenate([vals, nans])
+    return vals
+
+
+@pytest.mark.parametrize("d", sorted(F.ACCUMULATE_DTYPES, key=str), ids=str)
+@pytest.mark.parametrize("kind", ["add", "mul", "max", "min"])
+@pytest.mark.parametrize("n", [1, 2, 5, 16, 32])
+def test_accumulate_fold_is_the_left_fold_bit_for_bit(d, kind, n):
+    rng = np.random.default_rng(n)
+    vals = _special_values(np.dtype(np.float64))
+    with np.errstate(all="ignore"):
+        if d.kind == "c":
+            re, im = rng.choice(vals, size=(2, 37, n))
+            x = (re + 1j * im).astype(d)
+        else:
+            x = rng.choice(_special_values(d), size=(37, n)).astype(d)
+    init = x.reshape(-1)[:1].reshape(())
+    body = R.make_body(lambda a, b: a, kind)
+    if F.ufunc_kind(body, [d]) is None:
+        assert F.accumulate_fold(body, [x], [init]) is None
+        return
+    finite = np.where(np.isfinite(x), x, 1).astype(d)  # no NaN on the way: accumulated
+    for xs in (x, finite):
+        with np.errstate(all="ignore"):
+            folded = F.accumulate_fold(body, [xs], [init])
+            (want,) = F.fold_left(body, [init], ((xs[:, i],) for i in range(n)), (37,))
+        if folded is None:  # a NaN came out: the caller folds step by step
+            assert np.isnan(want).any()
+            continue
+        (got,) = folded
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("kind", ["add", "mul"])
+def test_prepared_kind_reduce_matches_reduce_last_axis(kind):
+    rng = np.random.default_rng(3)
+    d = np.dtype(np.float32)
+    x = rng.choice(_special_values(d), size=(40, 9)).astype(d)
+    init = np.asarray(np.float32(0.5))
+    fn = F.prepare_kind_reduce(kind, d, 9)
+    assert fn is not None
+    body = R.make_body(lambda a, b: a, kind)
+    with np.errstate(all="ignore"):
+        (want,) = F.reduce_last_axis(body, [x], [init])
+        (steps,) = F.fold_left(body, [init], ((x[:, i],) for i in range(9)), (40,))
+        got = fn(x, init)
+    assert got.tobytes() == want.tobytes() == steps.tobytes()

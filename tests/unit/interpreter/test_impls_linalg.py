@@ -199,3 +199,31 @@ func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<2x3xui32>) {
     )
     assert state.dtype == np.uint64 and bits.shape == (2, 3) and bits.dtype == np.uint32
     assert int(state[0]) == 1 and int(state[1]) != 2
+
+
+@pytest.mark.parametrize("work", [np.float32, np.float64, np.complex64], ids=str)
+@pytest.mark.parametrize(("b", "m", "k", "n"), [(1, 3, 1, 2), (2, 4, 7, 3), (1, 8, 32, 16)])
+def test_sequential_sum_in_one_accumulate_is_the_loop(work, b, m, k, n, monkeypatch):
+    """The products and the in-order sums of `contract`'s short contractions, all at once, give
+    the loop's bits (NaNs included: a sum meeting a NaN is recomputed by the loop)."""
+    from stablehlo_py.interpreter.impls import linalg as L
+
+    rng = np.random.default_rng(k)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e38, -1e38, 1e-45, 1.0, -1.0])
+    for trial in range(8):
+        lt = rng.normal(size=(b, m, k)) * 10.0 ** rng.integers(-3, 3)
+        rt = rng.normal(size=(b, k, n))
+        if trial % 2:
+            for a in (lt, rt):
+                mask = rng.random(a.shape) < 0.3
+                a[mask] = rng.choice(special, size=int(mask.sum()))
+        if np.dtype(work).kind == "c":
+            lt = lt + 1j * rng.normal(size=lt.shape)
+            rt = rt - 1j * rng.normal(size=rt.shape)
+        with np.errstate(all="ignore"):
+            lt, rt = lt.astype(work), rt.astype(work)
+        monkeypatch.setattr(L, "VECTOR_MAX_TERMS", 1 << 22)
+        fast = np.ascontiguousarray(L.sequential_sum(lt, rt, np.dtype(work)))
+        monkeypatch.setattr(L, "VECTOR_MAX_TERMS", 0)
+        loop = L.sequential_sum(lt, rt, np.dtype(work))
+        assert fast.tobytes() == loop.tobytes()
