@@ -190,27 +190,32 @@ def run_child(kind: str, path: Path) -> dict[str, list[float]]:
 
 # ------------------------------------------------------------------------------------ report
 def report(
-    kind: str, sizes: list[int], results: list[dict], unit: str, const_bytes: list[int]
-) -> None:
-    """One table: per step, the time per unit at each size, large/small, and peak memory."""
+    kind: str, sizes: list[int], results: list[dict], unit: str, const_bytes: int
+) -> dict[str, object]:
+    """Print one table (per step: the time per unit at each size, large/small, peak memory of the
+    largest size) and return the same figures."""
     scale = 1.0 if unit == "s/MB" else 1e6
     div = [s / MB for s in sizes] if unit == "s/MB" else [float(s) for s in sizes]
-    labels = [f"{s // MB} MB" if unit == "s/MB" else f"{s} ops" for s in sizes]
+    labels = [f"{s / MB:g} MB" if unit == "s/MB" else f"{s} ops" for s in sizes]
     head = f"{kind + ' step':16}" + "".join(f"{lab:>12}" for lab in labels) + f"{'large/small':>12}"
-    mem_head = "  peak MB (largest)" + ("   x const" if const_bytes[-1] else "")
-    print(f"{head}{mem_head}")
+    print(head + "  peak MB (largest)" + ("   x const" if const_bytes else ""))
     print(f"{'(' + unit + ')':16}")
+    steps: dict[str, dict[str, object]] = {}
     for name in STEPS:
         per = [r[name][0] / d * scale for r, d in zip(results, div)]
         peak = results[-1][name][1]
+        fig: dict[str, object] = {"per_unit": per, "large_small": per[-1] / per[0], "peak": peak}
         row = f"{name:16}" + "".join(f"{v:12.3f}" if unit == "s/MB" else f"{v:12.1f}" for v in per)
         row += f"{per[-1] / per[0]:12.2f}{peak / MB:19.0f}"
-        if const_bytes[-1]:
-            row += f"{peak / const_bytes[-1]:10.2f}"
+        if const_bytes:
+            fig["x_const"] = peak / const_bytes
+            row += f"{peak / const_bytes:10.2f}"
+        steps[name] = fig
         print(row)
     total = [sum(r[n][0] for n in STEPS) for r in results]
     print(f"{'total seconds':16}" + "".join(f"{t:12.2f}" for t in total))
     print()
+    return {"unit": unit, "sizes": sizes, "steps": steps, "total_seconds": total}
 
 
 def main() -> None:
@@ -227,6 +232,7 @@ def main() -> None:
     )
     ap.add_argument("--only", choices=("dense", "ops"), default=None, help="run one program only")
     ap.add_argument("--keep", default=None, help="write the programs to this folder (kept)")
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -239,6 +245,7 @@ def main() -> None:
         f"scale: constant up to {dense_mb} MiB, up to {n_ops} ops, sizes {args.fractions} "
         f"(each size in a fresh process; {os.cpu_count()} CPUs)"
     )
+    figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="shlo-scale-") as tmp:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -251,7 +258,7 @@ def main() -> None:
                 results.append(run_child("dense", path))
                 if not args.keep:
                     path.unlink()
-            report("dense", sizes, results, "s/MB", sizes)
+            figures["dense"] = report("dense", sizes, results, "s/MB", sizes[-1])
         if args.only in (None, "ops"):
             sizes = [max(8, int(n_ops * f)) for f in fractions]
             results = []
@@ -261,11 +268,14 @@ def main() -> None:
                 results.append(run_child("ops", path))
                 if not args.keep:
                     path.unlink()
-            report("ops", sizes, results, "µs/op", [0] * len(sizes))
-        if results and not results[-1]["resettable"]:
+            figures["ops"] = report("ops", sizes, results, "µs/op", 0)
+        figures["peak_per_step"] = bool(results and results[-1]["resettable"])
+        if not figures["peak_per_step"]:
             print(
                 "(peak memory could not be reset per step: each peak is the process's peak so far)"
             )
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1))
 
 
 if __name__ == "__main__":
