@@ -27,6 +27,7 @@ from stablehlo_py.passes._common import (
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
@@ -137,6 +138,11 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
     if isinstance(module, ModuleOp):
         if not in_place:
             return conv.convert_module_copy(module)
+        ops = ordered_ops(module, _is_convertible)
+        if ops is not None:
+            for op in ops:
+                conv.retype(op)
+            return module
         conv.convert_region_in_place(module.regions[0])
         return module
     new = conv.convert_op(module)
@@ -183,7 +189,12 @@ class _Legalizer:
         """A new module with the converted body (nested modules copied the same way)."""
         if self.records:
             new = VOp(
-                "builtin.module", None, [], (), dict(module.properties), dict(module.attributes),
+                "builtin.module",
+                None,
+                [],
+                (),
+                dict(module.properties),
+                dict(module.attributes),
                 [VRegion()],
             )
         else:
@@ -193,7 +204,9 @@ class _Legalizer:
             nb = VBlock() if self.records else Block()
             new.regions[0].add_block(nb)
             for o in block.ops:
-                nb.add_op(self.convert_module_copy(o) if isinstance(o, ModuleOp) else self.convert_op(o))
+                nb.add_op(
+                    self.convert_module_copy(o) if isinstance(o, ModuleOp) else self.convert_op(o)
+                )
         return new
 
     def convert_region(self, region: Region, owner: Operation, to_vhlo: bool) -> Region:
@@ -264,6 +277,57 @@ class _Legalizer:
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)
+
+    def retype(self, op: Operation) -> None:
+        """``_convert_known`` in place (``vhlo.in_place``): the same checks in the same order --
+        attributes, result types, then block argument types -- on an op whose operands already
+        have their VHLO types."""
+        spec, cls = _fork_of(op.name)
+        props, discardable = self._split_attributes(op, spec, cls)
+        to_vhlo = convert.to_vhlo_type
+        results = op.results
+        types = [to_vhlo(r._type) for r in results]
+        if None in types:
+            for i, r in enumerate(results):
+                self._type(r.type, op, f"result #{i}")
+        for r, t in zip(results, types):
+            retype_value(r, t)
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    retype_value(a, self._type(a.type, op, "a block argument"))
+        retype_op(op, cls, props, discardable)
+
+    def _split_attributes(
+        self, op: Operation, spec: specs.OpSpec, cls: type[VhloOp]
+    ) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+        """``_attributes`` as (properties, discardable attributes) of the VHLO op, memoized by
+        value when every attribute compares exactly (``convert.EXACT_EQUALITY``)."""
+        key = None
+        exact = convert.EXACT_EQUALITY
+        props, attrs = op.properties, op.attributes
+        if all(type(v) in exact for v in props.values()) and all(
+            type(v) in exact for v in attrs.values()
+        ):
+            key = (type(op), self.allow_other, tuple(props.items()), tuple(attrs.items()))
+            got = _MEMO.get(key)
+            if got is not None:
+                return dict(got[0]), dict(got[1])
+        out = self._attributes(op, spec)
+        names = cls.ATTR_NAMES
+        if out.keys() <= names:
+            split: tuple[dict[str, Attribute], dict[str, Attribute]] = (out, {})
+        else:
+            split = (
+                {k: v for k, v in out.items() if k in names},
+                {k: v for k, v in out.items() if k not in names},
+            )
+        if key is not None:
+            if len(_MEMO) >= 100_000:
+                _MEMO.clear()
+            _MEMO[key] = split
+            return dict(split[0]), dict(split[1])
+        return split
 
     def _type(self, t: Attribute, op: Operation, what: str) -> Attribute:
         v = convert.to_vhlo_type(t)
@@ -418,6 +482,10 @@ def _rule_default(rule: str, out: dict[str, Attribute], op: Operation) -> Attrib
     if rule.startswith("zeros"):
         return va.i64_tensor([0] * (2 * n), (n, 2))
     return va.bool_tensor([False] * n)
+
+
+_MEMO: dict[tuple[object, ...], tuple[dict[str, Attribute], dict[str, Attribute]]] = {}
+"""(op class, properties, attributes) -> the VHLO op's (properties, attributes)."""
 
 
 @lru_cache(maxsize=256)

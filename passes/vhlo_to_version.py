@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from stablehlo_py.passes._common import carry_location, check_options, flag, gc_paused, op_location
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
+from stablehlo_py.vhlo.in_place import retype_op, retype_value, walk
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from stablehlo_py.vhlo.records import VOp
 from xdsl.ir import Operation, Region
@@ -69,7 +70,9 @@ class DowngradeError(VersionError):
         self.preceding = [VersionError(b.message(), location=b.location) for b in blocked[:1]]
 
     def render(self) -> str:
-        head = f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        head = (
+            f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        )
         lines = [head] + ["  " + b.line() for b in getattr(self, "blocked", ())]
         if self.note:
             lines.append(f"{self.location + ': ' if self.location else ''}note: {self.note}")
@@ -102,7 +105,9 @@ def run(op: Operation, options: dict[str, str]) -> Operation:
     return to_version(op, target, allow_other_dialects=flag(options, "allow-other-dialects"))
 
 
-def to_version(module: Operation, target: Version | str, allow_other_dialects: bool = False) -> Operation:
+def to_version(
+    module: Operation, target: Version | str, allow_other_dialects: bool = False
+) -> Operation:
     """Convert every VHLO op of ``module`` to the fork legal at ``target`` (in place)."""
     version = validate_target(target) if isinstance(target, (str, Version)) else target
     with gc_paused():
@@ -114,7 +119,7 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
     blocked: list[BlockedOp] = []
     records = isinstance(module, VOp)
     current = version == get_current_version()
-    for op in module.walk():
+    for op in module.walk() if records else walk(module):
         if records:
             if op.SPEC is None:
                 continue  # builtin.module
@@ -166,7 +171,18 @@ def _changed(op: VhloOp, state: ForkOp) -> bool:
 
 
 def _apply(op: VhloOp, state: ForkOp) -> None:
+    """The op takes its new fork: in place (``vhlo.in_place``) when it keeps its regions, as every
+    fork step but composite's does; else rebuilt."""
     cls = op_class(f"{state.base}_v{state.version}")
+    results = op.results
+    if state.regions == tuple(op.regions) and len(state.result_types) == len(results):
+        for r, t in zip(results, state.result_types):
+            retype_value(r, t)
+        new = retype_op(op, cls, state.properties, state.attributes)
+        new.__dict__["_vhlo_replaced"] = (
+            True  # the MLIR bytecode writer replays upstream's use-lists
+        )
+        return
     regions: list[Region] = []
     for r in state.regions:
         if r.parent is op:

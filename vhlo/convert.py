@@ -57,7 +57,9 @@ from stablehlo_py.ir.types import (
 # --------------------------------------------------------------------------------------------
 # Tables
 
-FLOAT_TO_VHLO: dict[str, str] = {name: ("tf31_v1" if name == "tf32" else f"{name}_v1") for name in FLOAT_TYPES}
+FLOAT_TO_VHLO: dict[str, str] = {
+    name: ("tf31_v1" if name == "tf32" else f"{name}_v1") for name in FLOAT_TYPES
+}
 """Builtin float type name -> VHLO type name (upstream spells tf32's VHLO type `tf31_v1`)."""
 
 INT_WIDTHS = (2, 4, 8, 16, 32, 64)
@@ -91,6 +93,40 @@ _TO_VHLO[TOKEN] = vt.TOKEN
 _TO_BUILTIN: dict[Attribute, Attribute] = {v: k for k, v in _TO_VHLO.items()}
 _MISS = object()
 
+
+def _exact_classes() -> frozenset[type]:
+    from stablehlo_py.ir.gather_scatter_attrs import (
+        GatherDimensionNumbersAttr,
+        ScatterDimensionNumbersAttr,
+    )
+    from stablehlo_py.ir.op_attrs import (
+        ConvDimensionNumbersAttr,
+        DotAlgorithmAttr,
+        DotDimensionNumbersAttr,
+    )
+    from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
+
+    return frozenset(
+        {
+            StringAttr,
+            IntegerAttr,
+            UnitAttr,
+            DenseArrayBase,
+            GatherDimensionNumbersAttr,
+            ScatterDimensionNumbersAttr,
+            ConvDimensionNumbersAttr,
+            DotAlgorithmAttr,
+            DotDimensionNumbersAttr,
+            ChannelHandleAttr,
+            *STABLEHLO_ENUMS.values(),
+        }
+    )
+
+
+EXACT_EQUALITY: frozenset[type] = _exact_classes()
+"""Builtin/StableHLO attribute classes whose ``==`` is exact (strings, integers, enums, bytes of
+dense arrays, structs of integers and element types) and whose hash is cheap: a conversion of such
+attributes may be memoized by value.  (Not floats: ``0.0 == -0.0``; not dense elements: large.)"""
 
 # --------------------------------------------------------------------------------------------
 # Types
@@ -188,7 +224,11 @@ def _convert_type(t: Attribute) -> Attribute | None:
             q.storage_max,
             q.quantized_dimension,
         )
-        return vt.QuantV1Type(params) if q.quantized_dimension is None else vt.QuantPerAxisV1Type(params)
+        return (
+            vt.QuantV1Type(params)
+            if q.quantized_dimension is None
+            else vt.QuantPerAxisV1Type(params)
+        )
     if isinstance(t, MemRefType):
         from xdsl.dialects.builtin import NoneAttr as _None
 
@@ -197,7 +237,9 @@ def _convert_type(t: Attribute) -> Attribute | None:
         elem = to_vhlo_type(t.element_type)
         return None if elem is None else vt.BufferV1Type((tuple(t.get_shape()), elem))
     name = t.name
-    if name == "stablehlo.future" or (isinstance(t, OpaqueType) and str(t.data).startswith("!stablehlo.future<")):
+    if name == "stablehlo.future" or (
+        isinstance(t, OpaqueType) and str(t.data).startswith("!stablehlo.future<")
+    ):
         inner = _future_types(t)
         if inner is None:
             return None
@@ -407,8 +449,16 @@ def _enum_alias(cls: type[va.VhloEnumAttr], case: str) -> str | None:
 
 def _stablehlo_struct_to_vhlo(a: Attribute, mnemonic: str) -> Attribute | None:
     """The StableHLO attributes VHLO mirrors one to one (everything else is op-specific)."""
-    if mnemonic not in ("output_operand_alias", "result_accuracy", "replica_group_mesh_axes",
-                        "axis_ref", "mesh", "mesh_axis", "type_extensions", "bounds"):
+    if mnemonic not in (
+        "output_operand_alias",
+        "result_accuracy",
+        "replica_group_mesh_axes",
+        "axis_ref",
+        "mesh",
+        "mesh_axis",
+        "type_extensions",
+        "bounds",
+    ):
         return None
     try:
         _, f = stablehlo_text.read(a)
@@ -416,7 +466,11 @@ def _stablehlo_struct_to_vhlo(a: Attribute, mnemonic: str) -> Attribute | None:
         return None
     if mnemonic == "output_operand_alias":
         return va.OutputOperandAliasV1Attr(
-            (tuple(f["output_tuple_indices"]), f["operand_index"], tuple(f["operand_tuple_indices"]))
+            (
+                tuple(f["output_tuple_indices"]),
+                f["operand_index"],
+                tuple(f["operand_tuple_indices"]),
+            )
         )
     if mnemonic == "result_accuracy":
         mode = f["mode"]
@@ -424,7 +478,12 @@ def _stablehlo_struct_to_vhlo(a: Attribute, mnemonic: str) -> Attribute | None:
         if mode_case is None:
             return None
         return va.ResultAccuracyV1Attr(
-            (float(f["atol"]), float(f["rtol"]), int(f["ulps"]), va.enum("result_accuracy_mode_v1", mode_case))
+            (
+                float(f["atol"]),
+                float(f["rtol"]),
+                int(f["ulps"]),
+                va.enum("result_accuracy_mode_v1", mode_case),
+            )
         )
     if mnemonic == "replica_group_mesh_axes":
         mesh = to_vhlo_attr(f["mesh"])
@@ -514,7 +573,9 @@ def _to_builtin_attr(a: Attribute) -> Attribute | None:
         )
     if isinstance(a, va.TypeExtensionsV1Attr):
         return TypeExtensionsAttr(tuple(a.bounds))
-    if isinstance(a, (va.ReplicaGroupMeshAxesV1Attr, va.AxisRefV1Attr, va.MeshV1Attr, va.MeshAxisV1Attr)):
+    if isinstance(
+        a, (va.ReplicaGroupMeshAxesV1Attr, va.AxisRefV1Attr, va.MeshV1Attr, va.MeshAxisV1Attr)
+    ):
         text = _mesh_text(a)
         return None if text is None else stablehlo_text.parse_attr(text)
     return None
@@ -532,7 +593,8 @@ def _mesh_text(a: Attribute) -> str | None:
         ):
             return None
         return stablehlo_text.text_of(
-            "axis_ref", {"name": name.value, "sub_axis_info": None if sub is None else tuple(sub.data)}
+            "axis_ref",
+            {"name": name.value, "sub_axis_info": None if sub is None else tuple(sub.data)},
         )
     if isinstance(a, va.MeshAxisV1Attr):
         name, size = a.data  # type: ignore[misc]

@@ -23,6 +23,7 @@ from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import forks as fk
 from stablehlo_py.vhlo import types as vt
 from stablehlo_py.vhlo.records import VOp
+from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py import specs
@@ -194,16 +195,21 @@ _RANGE_LOC = re.compile(r'"(?:[^"\\]|\\.)*":\d+:\d+ to (?:\d+)?:\d+')
 
 def location_needs(op: Operation) -> tuple[Version, str] | None:
     """A `file:line:col to line:col` range location needs 1.8.4 (so 1.9.0 as an X.Y.0 target)."""
+    loc = op.location
+    if type(loc) in _NO_RANGE:
+        return None
     from stablehlo_py.ir.text.location import TextLoc
 
-    loc = op.location
     if not isinstance(loc, TextLoc) or " to " not in loc.data:
         return None
     got = _LOC_NEEDS.get(loc.data, _UNSET)
     if got is _UNSET:
         got = None
         if _RANGE_LOC.search(loc.data):
-            got = (_V1_9, "a file:line:col range location (FileLineColRange, 1.8.4+; or strip debug info)")
+            got = (
+                _V1_9,
+                "a file:line:col range location (FileLineColRange, 1.8.4+; or strip debug info)",
+            )
         if len(_LOC_NEEDS) >= 100_000:
             _LOC_NEEDS.clear()
         _LOC_NEEDS[loc.data] = got
@@ -211,6 +217,8 @@ def location_needs(op: Operation) -> tuple[Version, str] | None:
 
 
 _LOC_NEEDS: dict[str, object] = {}
+_NO_RANGE = (UnknownLoc,)
+"""Location classes that never hold a range."""
 
 
 # ------------------------------------------------------------------------------ planning
@@ -218,30 +226,57 @@ _LOC_NEEDS: dict[str, object] = {}
 
 def fork_for(base: str, target: Version) -> specs.OpSpec | None:
     """The fork of ``base`` legal at ``target`` (cached)."""
-    key = (base, target)
-    got = _FORK_AT.get(key, _UNSET)
+    forks = _at(target).forks
+    got = forks.get(base, _UNSET)
     if got is _UNSET:
-        got = _FORK_AT[key] = specs.fork_at(base, target)
+        got = forks[base] = specs.fork_at(base, target)
     return got  # type: ignore[return-value]
 
 
-_FORK_AT: dict[tuple[str, Version], object] = {}
+class _Target:
+    """What is cached per target version: the fork of each op family, and the attributes and
+    types (by identity, kept alive so their ids stay unique) known to exist at it."""
+
+    __slots__ = ("forks", "ok", "target")
+
+    def __init__(self, target: Version):
+        self.target = target
+        self.forks: dict[str, object] = {}
+        self.ok: dict[int, Attribute] = {}
+
+
+def _at(target: Version) -> _Target:
+    """The cache of ``target``, found by identity first (a pass asks with one Version object for
+    every op; hashing a Version costs more than the lookups it serves)."""
+    last = _LAST[0]
+    if last is not None and last.target is target:
+        return last
+    got = _TARGETS.get(target)
+    if got is None:
+        got = _TARGETS[target] = _Target(target)
+    got.target = target  # the object asked with, for the identity test above
+    _LAST[0] = got
+    return got
+
+
+_TARGETS: dict[Version, _Target] = {}
+_LAST: list[_Target | None] = [None]
 _UNSET = object()
 
 
 def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
     """The state ``op`` takes at ``target`` (an X.Y.0 version) and what blocks it."""
-    if type(op) is VOp:
-        want = fork_for(op.SPEC.base, target)
-        if want is not None and want.name == op.SPEC.name:
-            # a record is its own fork state: no fork step to take, only the checks
-            if _exists_at(op, target):
-                return Plan(op, [])  # type: ignore[arg-type]
+    spec = op.SPEC  # type: ignore[attr-defined]
+    want = fork_for(spec.base, target)
+    if want is not None and want.name == spec.name:
+        # already at the target's fork: its own state, no fork step to take, only the checks
+        if _exists_at(op, op, target):  # type: ignore[arg-type]
+            return Plan(op, [])  # type: ignore[arg-type]
+        if type(op) is VOp:
             return Plan(op, _state_blockers(op, op, target, allow_other))  # type: ignore[arg-type]
     state = fk.ForkOp.of(op)
     blockers: list[Blocker] = []
     base = state.base
-    want = fork_for(base, target)
     if want is None:
         family = specs.forks(base)
         first = family[0]
@@ -254,51 +289,63 @@ def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
         while state.version < want.version:
             state = fk.upgrade(state)
         while state.version > want.version:
-            since = state.spec.min_version
             try:
                 state = fk.downgrade(state)
             except fk.Blocked as b:
-                blockers.append(Blocker(str(b), since=since))
+                blockers.append(Blocker(str(b), since=state.spec.min_version))
                 return Plan(state, blockers)
     except fk.Blocked as b:  # an upgrade that would lose information
         blockers.append(Blocker(str(b), until=state.spec.max_version))
         return Plan(state, blockers)
-    blockers.extend(_state_blockers(state, op, target, allow_other))
+    if not _exists_at(state, op, target):
+        blockers.extend(_state_blockers(state, op, target, allow_other))
     return Plan(state, blockers)
 
 
-def _exists_at(op: VOp, target: Version) -> bool:
-    """A quick yes for a record at its target fork: every attribute and type (by identity, cached
-    per target) exists at ``target``, no value constraint or location needs more.  False means
-    "look closer" (``_state_blockers`` finds and words the blockers)."""
-    ok = _OK_AT.get(target)
-    if ok is None or len(ok) >= 200_000:
-        ok = _OK_AT[target] = {}
-    spec = op.SPEC
-    loc = location_needs(op)
-    if loc is not None and loc[0] > target:
+def _exists_at(state: fk.ForkOp, op: Operation, target: Version) -> bool:
+    """A quick yes for a fork state (an op or record at its target fork, or the state the fork
+    steps made of ``op``): every attribute and type (by identity, cached per target) exists at
+    ``target``, no value constraint or location needs more.  False means "look closer"
+    (``_state_blockers`` finds and words the blockers)."""
+    cache = _at(target)
+    ok = cache.ok
+    if len(ok) >= 200_000:
+        ok.clear()
+    if type(op.location) not in _NO_RANGE:
+        loc = location_needs(op)
+        if loc is not None and loc[0] > target:
+            return False
+    spec = getattr(state, "SPEC", None)  # an op or record (a ForkOp has no table row)
+    if spec is None:
+        constraint = _CONSTRAINT_BY_KEY.get((state.base, state.version))
+        types = state.result_types
+        operands = state.operands
+    else:
+        constraint = _CONSTRAINT_BY_KEY.get((spec.base, spec.version))
+        types = [r._type for r in state.results]  # type: ignore[attr-defined]
+        # an xDSL op's own tuple (its `operands` is a view built per call)
+        operands = getattr(state, "_operands", None) or state.operands
+    if constraint is not None and any(v > target for v, _ in constraint(state)):
         return False
-    constraint = _CONSTRAINT_BY_KEY.get((spec.base, spec.version))
-    if constraint is not None and any(v > target for v, _ in constraint(op)):  # type: ignore[arg-type]
-        return False
-    for group in (op.properties.values(), op.attributes.values()):
-        for a in group:
-            if ok.get(id(a)) is not a:
+    get = ok.get
+    for group in (state.properties, state.attributes):
+        for a in group.values():
+            if get(id(a)) is not a:
                 if attr_needs(a)[0] > target:
                     return False
                 ok[id(a)] = a
-    for values in (op.results, op.operands):
-        for v in values:
-            t = v.type
-            if ok.get(id(t)) is not t:
-                if type_needs(t)[0] > target:
-                    return False
-                ok[id(t)] = t
+    for t in types:
+        if get(id(t)) is not t:
+            if type_needs(t)[0] > target:
+                return False
+            ok[id(t)] = t
+    for v in operands:
+        t = v._type
+        if get(id(t)) is not t:
+            if type_needs(t)[0] > target:
+                return False
+            ok[id(t)] = t
     return True
-
-
-_OK_AT: dict[Version, dict[int, Attribute]] = {}
-"""target -> id -> attribute or type known to exist at the target (kept alive: ids stay unique)."""
 
 
 def _state_blockers(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import types as vt
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
-from xdsl.ir import Attribute, Block, Operation, OpTraits, Region, SSAValue
+from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, OpTraits, Region, SSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
 
 
-def _groups(values: Sequence[object], spec_groups: Sequence[specs.ValueSpec]) -> list[tuple[int, int]] | None:
+def _groups(
+    values: Sequence[object], spec_groups: Sequence[specs.ValueSpec]
+) -> list[tuple[int, int]] | None:
     """(start, length) of each group: fixed groups take one value, variadic groups share the rest
     equally (upstream's single-variadic and SameVariadicOperandSize rules).  None if impossible."""
     n = len(values)
@@ -63,6 +65,13 @@ class VhloOp(Operation):
     SPEC: ClassVar[specs.OpSpec]
     ATTR_NAMES: ClassVar[frozenset[str]] = frozenset()
     ISOLATED: ClassVar[bool] = False
+    IS_TERMINATOR: ClassVar[bool] = False
+    COUNTS: ClassVar[tuple[tuple[int, int], tuple[int, int], tuple[int, int]]] = (
+        (0, 0),
+        (0, 0),
+        (0, 0),
+    )
+    """(fixed, variadic) group counts of the operands, results and regions (from ``SPEC``)."""
     traits = OpTraits(lambda: ())
 
     # -- construction
@@ -109,6 +118,16 @@ class VhloOp(Operation):
         return self.properties.get(name)
 
     # -- verification
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        """xDSL's ``Operation.verify``, answered from the class's prepared counts when the op
+        verifies (``_verifies``); otherwise xDSL's own path words the diagnostic, unchanged."""
+        if not _verifies(self):
+            Operation.verify(self, verify_nested_ops)
+            return
+        if verify_nested_ops:
+            for region in self.regions:
+                region.verify()
+
     def verify_(self) -> None:
         spec = self.SPEC
         if _groups(self.operands, spec.operands) is None:
@@ -137,6 +156,52 @@ class VhloOp(Operation):
         for i, r in enumerate(self.results):
             if not isinstance(r.type, vt.VhloType):
                 raise VerifyException(f"result #{i} must be a VHLO type")
+
+
+def _counts(groups: Sequence[specs.ValueSpec]) -> tuple[int, int]:
+    n_var = sum(1 for g in groups if g.variadic)
+    return len(groups) - n_var, n_var
+
+
+def _count_ok(n: int, counts: tuple[int, int]) -> bool:
+    """What ``_groups(values, groups) is not None`` says, from the prepared counts."""
+    n_fixed, n_var = counts
+    if n_var == 0:
+        return n == n_fixed
+    rest = n - n_fixed
+    return rest >= 0 and rest % n_var == 0
+
+
+def _verifies(op: VhloOp) -> bool:
+    """True when ``Operation.verify(op, verify_nested_ops=False)`` passes: what xDSL checks for an op
+    without successors (no erased operand; a non-terminator that ends its block is left to xDSL,
+    which decides from the parent) and everything ``verify_`` checks.  False means "not known"."""
+    if op._successors:
+        return False
+    block = op.parent
+    if block is not None and not op.IS_TERMINATOR and block._last_op is op:
+        return False
+    cls = type(op)
+    operands, results, regions = cls.COUNTS
+    if not (
+        _count_ok(len(op._operands), operands)
+        and _count_ok(len(op.results), results)
+        and _count_ok(len(op.regions), regions)
+    ):
+        return False
+    props = op.properties
+    if props.keys() != cls.ATTR_NAMES:
+        return False
+    for a in props.values():
+        if not a.name.startswith("vhlo."):
+            return False
+    for v in op._operands:
+        if not isinstance(v.type, vt.VhloType) or isinstance(v, ErasedSSAValue):
+            return False
+    for r in op.results:
+        if not isinstance(r._type, vt.VhloType):
+            return False
+    return True
 
 
 def _signature(groups: Sequence[specs.ValueSpec]) -> str:
@@ -192,7 +257,11 @@ class FuncOpBase(VhloOp):
         pr.write(", ".join(parts))
         pr.write(") -> (")
         ft = self.properties.get("function_type")
-        outs = ft.value.outputs if isinstance(ft, va.TypeV1Attr) and isinstance(ft.value, vt.FuncV1Type) else ()
+        outs = (
+            ft.value.outputs
+            if isinstance(ft, va.TypeV1Attr) and isinstance(ft.value, vt.FuncV1Type)
+            else ()
+        )
         pr.write(", ".join(type_to_str(t) for t in outs))
         pr.write(") ")
         pr.region(body, print_entry_args=False, print_terminators=True, print_empty_block=True)
@@ -210,8 +279,16 @@ def _class_name(spec: specs.OpSpec) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words) + f"OpV{spec.version}"
 
 
-def _make_op(spec: specs.OpSpec) -> type[VhloOp]:
+class _PlainLayout:
+    """An empty mixin without ``__slots__``.  A StableHLO op class with such a mixin first among its
+    bases (``_PrintableOrGeneric``) has another instance layout in CPython's eyes than a plain
+    ``Operation`` subclass, and ``op.__class__ = cls`` between the two is refused: the VHLO forks
+    of such an op take the same shape, so the passes can convert its ops in place."""
+
+
+def _make_op(spec: specs.OpSpec, plain_layout: bool = False) -> type[VhloOp]:
     base: type[VhloOp] = FuncOpBase if spec.base == "func" else VhloOp
+    bases: tuple[type, ...] = (_PlainLayout, base) if plain_layout else (base,)
     traits = OpTraits(lambda: ())
     if "Terminator" in spec.traits:
         traits = OpTraits(lambda: (IsTerminator(),))
@@ -221,15 +298,60 @@ def _make_op(spec: specs.OpSpec) -> type[VhloOp]:
         "name": spec.mnemonic,
         "SPEC": spec,
         "ATTR_NAMES": frozenset(spec.attribute_names),
+        "IS_TERMINATOR": "Terminator" in spec.traits,
+        "COUNTS": (_counts(spec.operands), _counts(spec.results), _counts(spec.regions)),
         "traits": traits,
         "__doc__": f"`{spec.mnemonic}` ({spec.min} .. {spec.max})"
         + (f": {spec.note}" if spec.note else "")
         + ".",
     }
-    return type(_class_name(spec), (base,), namespace)  # type: ignore[return-value]
+    return type(_class_name(spec), bases, namespace)  # type: ignore[return-value]
 
 
-OP_CLASSES: dict[str, type[VhloOp]] = {s.name: _make_op(s) for s in specs.ops()}
+def _stablehlo_classes() -> dict[str, type[Operation]]:
+    """The StableHLO/func op classes by name, from the op modules the registry is built from."""
+    import importlib
+
+    from stablehlo_py.ir import dialects
+
+    out: dict[str, type[Operation]] = {}
+    for module in dialects.OP_MODULES:
+        if module.startswith(__package__ or "stablehlo_py.vhlo"):
+            continue
+        for cls in getattr(importlib.import_module(module), "OPS", ()):
+            out.setdefault(cls.name, cls)
+    return out
+
+
+def _swappable(a: type, b: type) -> bool:
+    probe = a.__new__(a)
+    try:
+        probe.__class__ = b
+    except TypeError:
+        return False
+    return True
+
+
+def _generate() -> dict[str, type[VhloOp]]:
+    """One class per fork; a family whose StableHLO class refuses a swap with a plain VHLO class
+    is generated with ``_PlainLayout`` when that makes the swap work."""
+    classes = {s.name: _make_op(s) for s in specs.ops()}
+    stablehlo = _stablehlo_classes()
+    plain: set[str] = set()
+    for s in specs.ops():
+        for name in s.stablehlo:
+            other = stablehlo.get(name)
+            if other is None or _swappable(other, classes[s.name]):
+                continue
+            if _swappable(other, _make_op(s, plain_layout=True)):
+                plain.add(s.base)
+    for s in specs.ops():
+        if s.base in plain:
+            classes[s.name] = _make_op(s, plain_layout=True)
+    return classes
+
+
+OP_CLASSES: dict[str, type[VhloOp]] = _generate()
 """Every VHLO op class by table name (`OP_CLASSES["add_v1"]`)."""
 
 BY_MNEMONIC: dict[str, type[VhloOp]] = {c.name: c for c in OP_CLASSES.values()}
@@ -261,7 +383,9 @@ def _parse_cast(p: Parser) -> Operation:
     attrs = p.try_attr_dict()
     if len(types) != len(operands):
         p.error("unrealized_conversion_cast lists a different number of operands and types")
-    return UnrealizedConversionCastOp.create(operands=operands, result_types=results, attributes=attrs)
+    return UnrealizedConversionCastOp.create(
+        operands=operands, result_types=results, attributes=attrs
+    )
 
 
 def _print_cast(op: Operation, pr: Printer) -> None:

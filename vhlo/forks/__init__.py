@@ -85,7 +85,8 @@ class ForkOp:
         regions: tuple[Region, ...] | None = None,
     ) -> ForkOp:
         """The same op at fork ``version`` with properties added/removed."""
-        props = {k: v for k, v in self.properties.items() if k not in set(drop)}
+        dropped = frozenset(drop)
+        props = {k: v for k, v in self.properties.items() if k not in dropped}
         if set_props:
             props.update(set_props)
         return ForkOp(
@@ -110,10 +111,10 @@ def require_single(op: ForkOp, what: str) -> None:
 
 def require(op: ForkOp, name: str, default: Attribute, feature: str) -> None:
     """Downgrading past the fork that added ``name``: it must hold its default."""
-    from stablehlo_py.ir.text.printer import attr_to_str
+    value = op.properties.get(name)
+    if value is not None and value is not default and value != default:
+        from stablehlo_py.ir.text.printer import attr_to_str
 
-    value = op.prop(name)
-    if value is not None and value != default:
         raise Blocked(f"{feature} ({name} = {attr_to_str(value)})")
 
 
