@@ -69,12 +69,24 @@ _STRING_BODY = re.compile(r'"((?:[^"\\\n]|\\.)*)"', re.DOTALL)
 _ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{2})|(.))", re.DOTALL)
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>")
 _ALIAS_DEF = re.compile(r"^([#!])([A-Za-z_][A-Za-z0-9_$.\-]*)[ \t]*=[ \t]*", re.MULTILINE)
+# a short dense literal with a plain tensor type, as one token sequence (`Parser._parse_dense`)
+_SHORT_DENSE = re.compile(
+    r"dense<[^<>\"\n]{0,48}>[ \t]*:[ \t]*tensor<(?:(?:[0-9]+|\?)x)*[a-z][A-Za-z0-9]*>"
+)
+_DENSE_BY_TEXT: dict[str, Attribute] = {}
+_DENSE_BY_TEXT_LIMIT = 10_000
+# `%name = op.name` (one result) or `op.name`: the head of most ops (`Parser.parse_operation`)
+_OP_HEAD = re.compile(
+    r"(?:%([0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)[ \t\r\n]*=[ \t\r\n]*)?([A-Za-z_][A-Za-z0-9_$.]*)"
+)
 _SYMBOL = re.compile(r'@(?:([A-Za-z_][A-Za-z0-9_$.\-]*)|"((?:[^"\\]|\\.)*)")')
 
 _ESC = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 _I64 = IntegerType(64)
 _TYPE_CACHE: dict[str, Attribute] = {}
+# function types interned by their inputs and outputs (types are immutable and hashable)
+_FUNCTION_TYPES: dict[tuple[tuple[Attribute, ...], tuple[Attribute, ...]], FunctionType] = {}
 
 
 def simple_tensor_type(key: str, dims: str, elem_name: str) -> Attribute | None:
@@ -579,7 +591,11 @@ class Parser:
         inputs = self.parse_delimited("(", self.parse_type, ")")
         self.parse_literal("->", "in function type")
         outputs = self.parse_result_types()
-        return FunctionType.from_lists(inputs, outputs)
+        key = (tuple(inputs), tuple(outputs))
+        t = _FUNCTION_TYPES.get(key)
+        if t is None:
+            t = _FUNCTION_TYPES[key] = FunctionType.from_lists(inputs, outputs)
+        return t
 
     def parse_result_types(self) -> list[Attribute]:
         """`T` or `(T, ...)` after `->`. A parenthesised single function type is a result too."""
@@ -693,8 +709,7 @@ class Parser:
                 self.pos = m.end()
                 return UnitAttr()
             if word == "dense" and text.startswith("<", m.end()):
-                self.pos = m.end()
-                return dense_text.parse_dense(self)
+                return self._parse_dense(pos, m.end())
             if word == "array" and text.startswith("<", m.end()):
                 self.pos = m.end()
                 return dense_text.parse_dense_array(self)
@@ -707,6 +722,23 @@ class Parser:
                 self.error(f"'{word}' attributes are not supported by stablehlo-py")
         # A type used as an attribute.
         return self.parse_type()
+
+    def _parse_dense(self, start: int, after_keyword: int) -> Attribute:
+        """`dense<...> : type`; a short literal of a plain tensor type (`dense<0.0> : tensor<f32>`,
+        recurring throughout programs) is interned by its text once it has parsed."""
+        short = _SHORT_DENSE.match(self.text, start)
+        if short is not None:
+            a = _DENSE_BY_TEXT.get(short.group(0))
+            if a is not None:
+                self.pos = short.end()
+                return a
+        self.pos = after_keyword
+        a = dense_text.parse_dense(self)
+        if short is not None and self.pos == short.end():
+            if len(_DENSE_BY_TEXT) >= _DENSE_BY_TEXT_LIMIT:
+                _DENSE_BY_TEXT.clear()
+            _DENSE_BY_TEXT[short.group(0)] = a
+        return a
 
     def _parse_number_attr(self, type_hint: Attribute | None) -> Attribute:
         self.ws()
@@ -1103,6 +1135,15 @@ class Parser:
         self.ws()
         start = self.pos
         result_defs: list[tuple[str, int, int]] = []
+        head = _OP_HEAD.match(self.text, start)
+        if head is not None:
+            # the common head in one match: `%name = op.name` or `op.name`
+            if head.group(1) is not None:
+                result_defs.append((head.group(1), 1, start))
+            word: str | None = head.group(2)
+            name_pos = head.start(2)
+            self.pos = head.end()
+            return self._parse_custom_op(word, name_pos, start, result_defs)
         if self.text.startswith("%", self.pos):
 
             def one() -> None:
@@ -1136,23 +1177,35 @@ class Parser:
             finally:
                 self.custom_ops.pop()
         else:
-            word = self.try_bare_id()
-            if word is None:
-                self.error(f"expected an operation, found {self._found()}")
-            cls = self.registry.ops.get(word)
-            if cls is None and "." not in word:
-                dd = self.default_dialects[-1]
-                cls = self.registry.ops.get(f"{dd}.{word}" if dd else f"builtin.{word}")
-                if cls is None:
-                    cls = self.registry.ops.get(f"builtin.{word}")
+            return self._parse_custom_op(self.try_bare_id(), name_pos, start, result_defs)
+        return self._finish_operation(op, name_pos, start, result_defs)
+
+    def _parse_custom_op(
+        self, word: str | None, name_pos: int, start: int, result_defs: list[tuple[str, int, int]]
+    ) -> Operation:
+        """The rest of an op in its pretty form, after its name `word` (None: no name there)."""
+        if word is None:
+            self.error(f"expected an operation, found {self._found()}")
+        cls = self.registry.ops.get(word)
+        if cls is None and "." not in word:
+            dd = self.default_dialects[-1]
+            cls = self.registry.ops.get(f"{dd}.{word}" if dd else f"builtin.{word}")
             if cls is None:
-                self.error(f"unknown operation '{word}'", name_pos)
-            foreign = FOREIGN_SYNTAX.get(cls)
-            self.custom_ops.append(cls.name)
-            try:
-                op = foreign.parse(self) if foreign is not None else cls.parse_pretty(self)
-            finally:
-                self.custom_ops.pop()
+                cls = self.registry.ops.get(f"builtin.{word}")
+        if cls is None:
+            self.error(f"unknown operation '{word}'", name_pos)
+        foreign = FOREIGN_SYNTAX.get(cls)
+        self.custom_ops.append(cls.name)
+        try:
+            op = foreign.parse(self) if foreign is not None else cls.parse_pretty(self)
+        finally:
+            self.custom_ops.pop()
+        return self._finish_operation(op, name_pos, start, result_defs)
+
+    def _finish_operation(
+        self, op: Operation, name_pos: int, start: int, result_defs: list[tuple[str, int, int]]
+    ) -> Operation:
+        """An op's trailing location, source position and result names."""
         # a custom parser may locate its op elsewhere than at the name (upstream's reduce)
         op._src = (self.source, op.__dict__.pop("_loc_pos", name_pos))  # type: ignore[attr-defined]
         loc = self.try_location()
