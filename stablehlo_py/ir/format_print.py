@@ -35,29 +35,31 @@ if TYPE_CHECKING:
 
 PrintFn = Callable[[Operation, "Printer"], None]
 
-_COMPILED: dict[type, PrintFn | None] = {}
+_COMPILED: dict[tuple[type, bool], PrintFn | None] = {}
 
 
-def compiled_printer(cls: type) -> PrintFn | None:
+def compiled_printer(cls: type, with_name: bool = False) -> PrintFn | None:
     """The compiled print function of `cls`'s format (built on first use), or None when the format
-    uses an element the compiler does not handle."""
+    uses an element the compiler does not handle.  `with_name`: it writes the op name first
+    (`Printer.op_name`), as the pretty form does before the format."""
+    key = (cls, with_name)
     try:
-        return _COMPILED[cls]
+        return _COMPILED[key]
     except KeyError:
         pass
     elems = cls.compiled_format()  # type: ignore[attr-defined]
     try:
-        fn: PrintFn | None = _Compiler(cls).build(elems)
+        fn: PrintFn | None = _Compiler(cls).build(elems, with_name)
     except _Unsupported:
         fn = None
-    _COMPILED[cls] = fn
+    _COMPILED[key] = fn
     return fn
 
 
-def generated_source(cls: type) -> str:
+def generated_source(cls: type, with_name: bool = False) -> str:
     """The Python source `compiled_printer` compiles for `cls` (for reading and debugging)."""
     c = _Compiler(cls)
-    c.build(cls.compiled_format())  # type: ignore[attr-defined]
+    c.build(cls.compiled_format(), with_name)  # type: ignore[attr-defined]
     return c.source
 
 
@@ -175,7 +177,9 @@ class _Compiler:
         self.flush()
         self.lines.append("    " * self.depth + line)
 
-    def build(self, elems: list[Any]) -> PrintFn:
+    def build(self, elems: list[Any], with_name: bool = False) -> PrintFn:
+        if with_name:
+            self.expr(f"pr.op_name({self.const(self.cls.name, 'NAME')})")  # type: ignore[attr-defined]
         st = _State(True, False)
         self.elems(elems, st)
         self.flush()

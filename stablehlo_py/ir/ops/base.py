@@ -38,9 +38,9 @@ from xdsl.irdl import (
 )
 
 from stablehlo_py.ir import format as fmt
-from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
 from stablehlo_py.ir.attributes import TypedStringAttr
 from stablehlo_py.ir.construct import new_op
+from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -356,14 +356,15 @@ class StableHLOOp(IRDLOperation):
             # No pretty syntax upstream (e.g. chlo.ragged_dot): the generic form, name included.
             pr.print_generic(self)
             return
-        pr.write(pr.op_name(self.name))
         if cls.FORMAT is None:
+            pr.write(pr.op_name(self.name))
             self.print_custom(pr)
             return
-        compiled = _compiled_printer(cls)
+        compiled = _compiled_printer(cls, True)  # name and format (ir/format_print.py)
         if compiled is not None:
             compiled(self, pr)
         else:
+            pr.write(pr.op_name(self.name))
             fmt.print_format(cls.compiled_format(), self, pr)
 
     @classmethod

@@ -125,7 +125,7 @@ def _type_text(t: Attribute) -> str:
 
 
 def function_type_to_str(inputs: Sequence[Attribute], outputs: Sequence[Attribute]) -> str:
-    ins = ", ".join(type_to_str(x) for x in inputs)
+    ins = ", ".join([type_to_str(x) for x in inputs])
     return f"({ins}) -> {result_types_to_str(outputs)}"
 
 
@@ -133,7 +133,7 @@ def result_types_to_str(outputs: Sequence[Attribute]) -> str:
     """MLIR's printOptionalArrowTypeList body: one non-function type bare, else parenthesised."""
     if len(outputs) == 1 and not isinstance(outputs[0], FunctionType):
         return type_to_str(outputs[0])
-    return "(" + ", ".join(type_to_str(x) for x in outputs) + ")"
+    return "(" + ", ".join([type_to_str(x) for x in outputs]) + ")"
 
 
 # ------------------------------------------------------------------------------------ attributes

@@ -31,6 +31,9 @@ def _compare(module, generic_namer: bool = False) -> int:  # type: ignore[no-unt
         compiled = _run(fn, op, pr)
         interpreted = _run(lambda o, p: fmt.print_format(type(o).compiled_format(), o, p), op, pr)
         assert compiled == interpreted, (cls.name, generated_source(cls))
+        named = _run(compiled_printer(cls, with_name=True), op, pr)
+        expected = compiled if compiled.startswith("error ") else pr.op_name(cls.name) + compiled
+        assert named == expected, generated_source(cls, with_name=True)
         n += 1
     return n
 
