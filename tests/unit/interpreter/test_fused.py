@@ -16,7 +16,9 @@ def _round(value: Fraction, dtype) -> np.generic:
     guess = np.asarray(float(value)).astype(dtype)
     cands = [np.nextafter(guess, dtype(-np.inf)), guess, np.nextafter(guess, dtype(np.inf))]
     bits = np.dtype(f"i{np.dtype(dtype).itemsize}")
-    return min(cands, key=lambda q: (abs(Fraction(float(q)) - value), int(np.asarray(q).view(bits)) & 1))
+    return min(
+        cands, key=lambda q: (abs(Fraction(float(q)) - value), int(np.asarray(q).view(bits)) & 1)
+    )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -28,8 +30,13 @@ def test_fma_is_correctly_rounded(dtype):
     c = (-(a * b) * (1 + rng.normal(size=n) * 1e-6)).astype(dtype)  # heavy cancellation
     c[: n // 2] = rng.normal(size=n // 2).astype(dtype)
     got = fused.fma(a, b, c)
-    want = np.array([_round(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)), dtype)
-                     for x, y, z in zip(a, b, c)], dtype=dtype)
+    want = np.array(
+        [
+            _round(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)), dtype)
+            for x, y, z in zip(a, b, c)
+        ],
+        dtype=dtype,
+    )
     assert got.dtype == np.dtype(dtype)
     assert np.array_equal(got, want)
     assert not np.array_equal(a * b + c, want)  # the plain expression rounds twice
@@ -74,4 +81,41 @@ def test_complex_multiply_is_the_fused_formula(dtype):
     assert got.dtype == np.dtype(dtype)
     assert np.array_equal(got.real, fused.fma(z.real, w.real, -(z.imag * w.imag)))
     assert np.array_equal(got.imag, fused.fma(z.imag, w.real, z.real * w.imag))
-    np.testing.assert_allclose(got, z.astype(np.complex128) * w, rtol=1e-6 if dtype == np.complex64 else 1e-15)
+    np.testing.assert_allclose(
+        got, z.astype(np.complex128) * w, rtol=1e-6 if dtype == np.complex64 else 1e-15
+    )
+
+
+def test_complex64_fast_product_is_the_general_one_bit_for_bit(monkeypatch):
+    """`_complex64_multiply` (parts in f64 from the start) gives the bits of the general path
+    (one fma pass over both parts), on ordinary values, values near f32 rounding boundaries,
+    subnormal and overflowing products, and infinities, zeros and NaNs."""
+    rng = np.random.default_rng(5)
+    special = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 3.4e38, -3.4e38, 1e-45, 1.17e-38, 1.0, -1.0],
+        dtype=np.float32,
+    )
+
+    def pair(n, trial):
+        if trial % 3 == 0:  # short mantissas: exact products, sums on rounding boundaries
+            ints = rng.integers(-(2**12), 2**12, size=(4, n)).astype(np.float32)
+            parts = ints * np.array([2.0**-20, 2.0**-20, 1.0, 1.0], dtype=np.float32)[:, None]
+        else:
+            scale = np.float32(10.0) ** rng.integers(-30, 30, size=(4, n)).astype(np.float32)
+            parts = rng.normal(size=(4, n)).astype(np.float32) * scale
+            if trial % 3 == 2:
+                mask = rng.random(parts.shape) < 0.2
+                parts[mask] = rng.choice(special, size=int(mask.sum()))
+        lhs = (parts[0] + 1j * parts[1]).astype(np.complex64)
+        rhs = (parts[2] + 1j * parts[3]).astype(np.complex64)
+        return lhs, rhs
+
+    with np.errstate(all="ignore"):
+        for trial in range(60):
+            lhs, rhs = pair(257, trial)
+            fast = fused.complex_multiply(lhs, rhs)
+            with monkeypatch.context() as m:
+                m.setattr(fused, "_complex64_multiply", lambda *a: None)
+                general = fused.complex_multiply(lhs, rhs)
+            assert fast.dtype == general.dtype == np.complex64
+            assert fast.tobytes() == general.tobytes()
