@@ -26,6 +26,9 @@ References always point backwards (children are written before their parents), s
 each entry once from already-built ones and a reference cycle cannot be expressed.  Entries are
 deduplicated by their encoded form, so each distinct type or attribute is written and rebuilt once.
 
+Each field also names its kind in upstream's MLIR bytecode (``serialization/mlirbc/vhlo.py``), so
+both formats are written and read from this one table.
+
 Each codec's fields form a :class:`~stablehlo_py.serialization.format.Record` (the struct_size rule
 applies per entry).  ``COVERAGE`` in the tests checks that the codecs cover every type and attribute
 of the table exactly.
@@ -74,6 +77,9 @@ class Codec:
     cls: type
     wire: tuple[str, ...]
     """Wire kind of each field (see the module docstring)."""
+    bytecode: tuple[tuple[int, str], ...]
+    """MLIR bytecode layout: (field index, bytecode kind) in upstream's writing order
+    (``serialization/mlirbc/vhlo.py`` lists the kinds)."""
     record: Record
     encode: Encoder
     decode: Decoder
@@ -103,11 +109,16 @@ _ZERO: dict[str, Any] = {
 """The default of an optional field, by wire kind (always a zero value)."""
 
 
-def _fields(wire: Sequence[tuple[str, str]], optional: Sequence[str] = ()) -> Record:
+Field3 = tuple[str, str, str | None]
+"""A field of a type or attribute: its name, its wire kind (msgpack) and its MLIR bytecode kind
+(None: not written as a field; the tensor type's encoding selects another code instead)."""
+
+
+def _fields(wire: Sequence[Field3], optional: Sequence[str] = ()) -> Record:
     """Record of an entry's fields: all required unless named in ``optional`` (default nil / 0 /
     empty), all present since format 1."""
     out = []
-    for name, kind in wire:
+    for name, kind, _ in wire:
         if name in optional:
             default: Any = _ZERO[kind]
             out.append(Field(name, default=default))
@@ -120,19 +131,25 @@ def _register(
     kind: int,
     name: str,
     cls: type,
-    wire: Sequence[tuple[str, str]],
+    wire: Sequence[Field3],
     encode: Encoder,
     decode: Decoder,
     optional: Sequence[str] = (),
+    bytecode_order: Sequence[int] | None = None,
 ) -> None:
+    """One type or attribute: its fields (name, msgpack wire kind, MLIR bytecode kind) in
+    upstream's order, and ``bytecode_order`` where upstream's bytecode writes them in another."""
     code = codes.type_code(name) if kind == TYPE else codes.attr_code(name)
+    order = range(len(wire)) if bytecode_order is None else bytecode_order
+    bytecode = tuple((i, bk) for i in order if (bk := wire[i][2]) is not None)
     _CODECS.append(
         Codec(
             kind,
             name,
             code,
             cls,
-            tuple(k for _, k in wire),
+            tuple(k for _, k, _ in wire),
+            bytecode,
             _fields(wire, optional),
             encode,
             decode,
@@ -172,7 +189,7 @@ _register(
     TYPE,
     "tensor_v1",
     vt.TensorV1Type,
-    (("shape", "is"), ("elementType", "T"), ("encoding", "A?")),
+    (("shape", "is", "dims"), ("elementType", "T", "T"), ("encoding", "A?", None)),
     lambda t: [list(t.shape), t.element_type, t.encoding],
     _dec_tensor_type,
     optional=("encoding",),
@@ -181,7 +198,7 @@ _register(
     TYPE,
     "buffer_v1",
     vt.BufferV1Type,
-    (("shape", "is"), ("elementType", "T")),
+    (("shape", "is", "dims"), ("elementType", "T", "T")),
     lambda t: [list(t.shape), t.element_type],
     lambda f: vt.BufferV1Type((_check_shape(f[0], "a buffer type"), f[1])),
 )
@@ -203,7 +220,7 @@ for _name, _cls in (
         TYPE,
         _name,
         _cls,
-        (("elementType", "T"),),
+        (("elementType", "T", "T"),),
         lambda t: [t.element_type],
         _one_decoder(_cls),
     )
@@ -212,7 +229,7 @@ for _name, _cls in (("tuple_v1", vt.TupleV1Type), ("future_v1", vt.FutureV1Type)
         TYPE,
         _name,
         _cls,
-        (("types", "Ts"),),
+        (("types", "Ts", "Ts"),),
         lambda t: [list(t.types)],
         _list_decoder(_cls),
         optional=("types",),
@@ -221,7 +238,7 @@ _register(
     TYPE,
     "func_v1",
     vt.FuncV1Type,
-    (("inputs", "Ts"), ("outputs", "Ts")),
+    (("inputs", "Ts", "Ts"), ("outputs", "Ts", "Ts")),
     lambda t: [list(t.inputs), list(t.outputs)],
     lambda f: vt.func_type(f[0], f[1]),
     optional=("inputs", "outputs"),
@@ -246,13 +263,13 @@ _register(
     "quant_v1",
     vt.QuantV1Type,
     (
-        ("flags", "i"),
-        ("storageType", "T"),
-        ("expressedType", "T"),
-        ("scale", "f"),
-        ("zeroPoint", "i"),
-        ("storageTypeMin", "i"),
-        ("storageTypeMax", "i"),
+        ("flags", "i", "v"),
+        ("storageType", "T", "T"),
+        ("expressedType", "T", "T"),
+        ("scale", "f", "f64"),
+        ("zeroPoint", "i", "s"),
+        ("storageTypeMin", "i", "s"),
+        ("storageTypeMax", "i", "s"),
     ),
     lambda t: [
         t.params.flags,
@@ -286,14 +303,14 @@ _register(
     "quant_per_axis_v1",
     vt.QuantPerAxisV1Type,
     (
-        ("flags", "i"),
-        ("storageType", "T"),
-        ("expressedType", "T"),
-        ("quantizedDimension", "i"),
-        ("scales", "fs"),
-        ("zeroPoints", "is"),
-        ("storageTypeMin", "i"),
-        ("storageTypeMax", "i"),
+        ("flags", "i", "v"),
+        ("storageType", "T", "T"),
+        ("expressedType", "T", "T"),
+        ("quantizedDimension", "i", "v"),
+        ("scales", "fs", "f64s"),
+        ("zeroPoints", "is", "ss"),
+        ("storageTypeMin", "i", "s"),
+        ("storageTypeMax", "i", "s"),
     ),
     lambda t: [
         t.params.flags,
@@ -306,6 +323,7 @@ _register(
         t.params.storage_max,
     ],
     _dec_quant_axis,
+    bytecode_order=(0, 1, 2, 3, 6, 7, 4, 5),  # upstream writes the storage range before the scales
 )
 
 
@@ -327,13 +345,13 @@ def _enum_decoder(cls: type[va.VhloEnumAttr]) -> Decoder:
 
 
 for _name, _ecls in va.ENUM_CLASSES.items():
-    _register(ATTR, _name, _ecls, (("value", "i"),), lambda a: [a.value], _enum_decoder(_ecls))
+    _register(ATTR, _name, _ecls, (("value", "i", "v"),), lambda a: [a.value], _enum_decoder(_ecls))
 
 _register(
     ATTR,
     "array_v1",
     va.ArrayV1Attr,
-    (("value", "As"),),
+    (("value", "As", "As"),),
     lambda a: [list(a.value)],
     lambda f: va.array(f[0]),
     optional=("value",),
@@ -342,7 +360,7 @@ _register(
     ATTR,
     "bool_v1",
     va.BooleanV1Attr,
-    (("value", "?"),),
+    (("value", "?", "bool"),),
     lambda a: [bool(a.value)],
     lambda f: va.boolean(f[0]),
 )
@@ -359,7 +377,7 @@ _register(
     ATTR,
     "dict_v1",
     va.DictionaryV1Attr,
-    (("value", "As"),),
+    (("value", "As", "pairs"),),
     lambda a: [[x for kv in a.value for x in kv]],
     _dec_dict,
     optional=("value",),
@@ -397,7 +415,7 @@ _register(
     ATTR,
     "integer_v1",
     va.IntegerV1Attr,
-    (("type", "T"), ("value", "i")),
+    (("type", "T", "T"), ("value", "i", "int@0")),
     lambda a: [a.type, int(a.value)],
     _dec_integer,
 )
@@ -414,7 +432,7 @@ _register(
     ATTR,
     "float_v1",
     va.FloatV1Attr,
-    (("type", "T"), ("value", "f")),
+    (("type", "T", "T"), ("value", "f", "float@0")),
     lambda a: [a.type, float(a.value)],
     _dec_float,
 )
@@ -422,7 +440,7 @@ _register(
     ATTR,
     "string_v1",
     va.StringV1Attr,
-    (("value", "s"),),
+    (("value", "s", "str"),),
     lambda a: [a.value],
     lambda f: va.string(f[0]),
     optional=("value",),
@@ -431,7 +449,7 @@ _register(
     ATTR,
     "type_v1",
     va.TypeV1Attr,
-    (("value", "T"),),
+    (("value", "T", "T"),),
     lambda a: [a.value],
     lambda f: va.TypeV1Attr(f[0]),
 )
@@ -439,7 +457,7 @@ _register(
     ATTR,
     "type_extensions_v1",
     va.TypeExtensionsV1Attr,
-    (("bounds", "is"),),
+    (("bounds", "is", "dims"),),
     lambda a: [list(a.bounds)],
     lambda f: va.TypeExtensionsV1Attr(_check_shape(f[0], "a bounds list")),
     optional=("bounds",),
@@ -457,7 +475,11 @@ _register(
     ATTR,
     "output_operand_alias_v1",
     va.OutputOperandAliasV1Attr,
-    (("outputTupleIndices", "is"), ("operandIndex", "i"), ("operandTupleIndices", "is")),
+    (
+        ("outputTupleIndices", "is", "ss"),
+        ("operandIndex", "i", "s"),
+        ("operandTupleIndices", "is", "ss"),
+    ),
     lambda a: [list(a.data[0]), a.data[1], list(a.data[2])],
     _dec_alias,
     optional=("outputTupleIndices", "operandIndex", "operandTupleIndices"),
@@ -477,52 +499,49 @@ _register(
     ATTR,
     "result_accuracy_v1",
     va.ResultAccuracyV1Attr,
-    (("atol", "f"), ("rtol", "f"), ("ulps", "i"), ("mode", "A")),
+    (("atol", "f", "f64"), ("rtol", "f", "f64"), ("ulps", "i", "s"), ("mode", "A", "A")),
     lambda a: [float(a.data[0]), float(a.data[1]), int(a.data[2]), a.data[3]],
     _dec_accuracy,
 )
-_register(
-    ATTR,
-    "sub_axis_info_v1",
-    va.SubAxisInfoV1Attr,
-    (("pre_size", "i"), ("size", "i")),
-    lambda a: [int(a.data[0]), int(a.data[1])],
-    lambda f: va.SubAxisInfoV1Attr((f[0], f[1])),
+
+
+def _plain_codec(cls: type, fields: Sequence[Field3]) -> tuple[Encoder, Decoder]:
+    """Encoder and decoder of an attribute whose fields are its ``data`` tuple as they are."""
+    convert = [_PLAIN_CONVERT.get(wk) for _, wk, _ in fields]
+
+    def encode(a: Any) -> list[Any]:
+        return [x if c is None else c(x) for c, x in zip(convert, a.data)]
+
+    return encode, lambda f: cls(tuple(f))
+
+
+_PLAIN_CONVERT: dict[str, Callable[[Any], Any]] = {"i": int, "f": float}
+
+# Sharding attributes (name, class, fields, optional fields): nothing to check beyond the wire kinds.
+_PLAIN_ATTRS: tuple[tuple[str, type, tuple[Field3, ...], tuple[str, ...]], ...] = (
+    ("sub_axis_info_v1", va.SubAxisInfoV1Attr, (("pre_size", "i", "s"), ("size", "i", "s")), ()),
+    (
+        "axis_ref_v1",
+        va.AxisRefV1Attr,
+        (("name", "A", "A"), ("sub_axis_info", "A?", "hasA")),
+        ("sub_axis_info",),
+    ),
+    (
+        "replica_group_mesh_axes_v1",
+        va.ReplicaGroupMeshAxesV1Attr,
+        (("mesh", "A", "A"), ("axes", "A", "A")),
+        (),
+    ),
+    ("mesh_axis_v1", va.MeshAxisV1Attr, (("name", "A", "A"), ("size", "i", "s")), ()),
+    (
+        "mesh_v1",
+        va.MeshV1Attr,
+        (("axes", "A", "A"), ("device_ids", "A?", "oA")),
+        ("device_ids",),
+    ),
 )
-_register(
-    ATTR,
-    "axis_ref_v1",
-    va.AxisRefV1Attr,
-    (("name", "A"), ("sub_axis_info", "A?")),
-    lambda a: [a.data[0], a.data[1]],
-    lambda f: va.AxisRefV1Attr((f[0], f[1])),
-    optional=("sub_axis_info",),
-)
-_register(
-    ATTR,
-    "replica_group_mesh_axes_v1",
-    va.ReplicaGroupMeshAxesV1Attr,
-    (("mesh", "A"), ("axes", "A")),
-    lambda a: [a.data[0], a.data[1]],
-    lambda f: va.ReplicaGroupMeshAxesV1Attr((f[0], f[1])),
-)
-_register(
-    ATTR,
-    "mesh_axis_v1",
-    va.MeshAxisV1Attr,
-    (("name", "A"), ("size", "i")),
-    lambda a: [a.data[0], int(a.data[1])],
-    lambda f: va.MeshAxisV1Attr((f[0], f[1])),
-)
-_register(
-    ATTR,
-    "mesh_v1",
-    va.MeshV1Attr,
-    (("axes", "A"), ("device_ids", "A?")),
-    lambda a: [a.data[0], a.data[1]],
-    lambda f: va.MeshV1Attr((f[0], f[1])),
-    optional=("device_ids",),
-)
+for _name, _pcls, _pfields, _optional in _PLAIN_ATTRS:
+    _register(ATTR, _name, _pcls, _pfields, *_plain_codec(_pcls, _pfields), optional=_optional)
 
 
 # -- tensor_v1: dense data as raw bytes
@@ -600,7 +619,7 @@ _register(
     ATTR,
     "tensor_v1",
     va.TensorV1Attr,
-    (("type", "T"), ("data", "b")),
+    (("type", "T", "T"), ("data", "b", "dense@0")),
     lambda a: [a.type, a.raw_data],
     _dec_tensor,
 )

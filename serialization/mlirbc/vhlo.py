@@ -2,10 +2,11 @@
 
 Each VHLO type and attribute has one codec in ``serialization/entries.py`` (shared with the msgpack
 format): ``encode`` gives its field values in upstream's order, ``decode`` checks them and builds
-the object.  This module only says how each field is laid out in MLIR bytecode (:data:`LAYOUTS`),
-so a new VHLO type or attribute is added in one place (its codec) plus one layout line here.
+the object, and each field says its msgpack wire kind and its MLIR bytecode kind there, in one row
+(``Codec.bytecode``: the layout), so a new VHLO type or attribute is added in one place.  This
+module writes and reads the bytecode kinds.
 
-Field layouts (``(field index, kind)`` in bytecode order):
+Bytecode kinds (``Codec.bytecode`` lists ``(field index, kind)`` in bytecode order):
 
 =========== ================================================================================
 ``T``/``A`` a type / attribute reference
@@ -43,56 +44,14 @@ from stablehlo_py.vhlo import types as vt
 
 from stablehlo_py.ir.types import MLIR_DYNAMIC
 
-__all__ = ["LAYOUTS", "decode", "entry"]
+__all__ = ["decode", "entry"]
 
 V = "vhlo"
 
-_SIMPLE: tuple[tuple[int, str], ...] = ()
-LAYOUTS: dict[tuple[int, str], tuple[tuple[int, str], ...]] = {
-    (TYPE, "complex_v1"): ((0, "T"),),
-    (TYPE, "unranked_tensor_v1"): ((0, "T"),),
-    (TYPE, "tuple_v1"): ((0, "Ts"),),
-    (TYPE, "future_v1"): ((0, "Ts"),),
-    (TYPE, "func_v1"): ((0, "Ts"), (1, "Ts")),
-    (TYPE, "tensor_v1"): ((0, "dims"), (1, "T")),  # code 21 (with encoding) is handled below
-    (TYPE, "buffer_v1"): ((0, "dims"), (1, "T")),
-    (TYPE, "quant_v1"): ((0, "v"), (1, "T"), (2, "T"), (3, "f64"), (4, "s"), (5, "s"), (6, "s")),
-    (TYPE, "quant_per_axis_v1"): (
-        (0, "v"),
-        (1, "T"),
-        (2, "T"),
-        (3, "v"),
-        (6, "s"),
-        (7, "s"),
-        (4, "f64s"),
-        (5, "ss"),
-    ),
-    (ATTR, "array_v1"): ((0, "As"),),
-    (ATTR, "bool_v1"): ((0, "bool"),),
-    (ATTR, "dict_v1"): ((0, "pairs"),),
-    (ATTR, "integer_v1"): ((0, "T"), (1, "int@0")),
-    (ATTR, "float_v1"): ((0, "T"), (1, "float@0")),
-    (ATTR, "string_v1"): ((0, "str"),),
-    (ATTR, "type_v1"): ((0, "T"),),
-    (ATTR, "type_extensions_v1"): ((0, "dims"),),
-    (ATTR, "output_operand_alias_v1"): ((0, "ss"), (1, "s"), (2, "ss")),
-    (ATTR, "result_accuracy_v1"): ((0, "f64"), (1, "f64"), (2, "s"), (3, "A")),
-    (ATTR, "sub_axis_info_v1"): ((0, "s"), (1, "s")),
-    (ATTR, "axis_ref_v1"): ((0, "A"), (1, "hasA")),
-    (ATTR, "replica_group_mesh_axes_v1"): ((0, "A"), (1, "A")),
-    (ATTR, "mesh_axis_v1"): ((0, "A"), (1, "s")),
-    (ATTR, "mesh_v1"): ((0, "A"), (1, "oA")),
-    (ATTR, "tensor_v1"): ((0, "T"), (1, "dense@0")),
-}
-for _c in codecs.CODECS:
-    if _c.kind == ATTR and (ATTR, _c.name) not in LAYOUTS and _c.wire == ("i",):
-        LAYOUTS[(ATTR, _c.name)] = ((0, "v"),)  # enums
-    if _c.kind == TYPE and (TYPE, _c.name) not in LAYOUTS and not _c.wire:
-        LAYOUTS[(TYPE, _c.name)] = ()
-
 TENSOR_WITH_ENCODING = 21
 
-_DYNAMIC = MLIR_DYNAMIC  # what MLIR writes for a `?` dimension or bound (the toolkit's VHLO uses -1)
+# what MLIR writes for a `?` dimension or bound (the toolkit's VHLO uses -1)
+_DYNAMIC = MLIR_DYNAMIC
 
 
 def _int_width(t: Any) -> int:
@@ -151,7 +110,7 @@ def entry(it: Interner, a: Any) -> Entry:
     values = codec.encode(a)
     items: list[tuple[str, Any]] = []
     code = codec.code
-    layout = LAYOUTS[(codec.kind, codec.name)]
+    layout = codec.bytecode
     if codec.kind == TYPE and codec.name == "tensor_v1" and values[2] is not None:
         code = TENSOR_WITH_ENCODING
         items.append(("A", entry(it, values[2])))
@@ -257,7 +216,9 @@ def _read_field(r: Reader, ctx: DecodeContext, kind: str, fields: list[Any], pos
         dims = [r.svarint() for _ in range(r.count(1, "integers"))]
         for d in dims:
             if d < 0 and d != _DYNAMIC:
-                raise BytecodeError(f"invalid dimension size {d} (sizes are >= 0, or kDynamic for '?')", pos)
+                raise BytecodeError(
+                    f"invalid dimension size {d} (sizes are >= 0, or kDynamic for '?')", pos
+                )
         return [-1 if d == _DYNAMIC else d for d in dims]
     if kind == "str":
         return ctx.read_str(r)
@@ -347,7 +308,7 @@ def decode(r: Reader, ctx: DecodeContext, is_type: bool) -> Any:
     if codec is None:
         what = "type" if is_type else "attribute"
         raise BytecodeError(f"unknown VHLO {what} code {code} (written by a newer StableHLO?)", pos)
-    layout = LAYOUTS[(kind, codec.name)]
+    layout = codec.bytecode
     fields: list[Any] = [None] * len(codec.wire)
     for i, k in layout:
         fields[i] = _read_field(r, ctx, k, fields, pos)
