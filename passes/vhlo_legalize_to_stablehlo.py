@@ -28,6 +28,7 @@ from stablehlo_py.passes._common import (
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp
 from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import (
@@ -173,9 +174,23 @@ def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
     if type(module) is VOp:
         return conv.convert_op(module, None)  # type: ignore[return-value]
     if isinstance(module, ModuleOp):
-        conv.convert_region_in_place(module.regions[0])
+        if ordered_ops(module, _is_vhlo) is not None:
+            conv.retype_region(module.regions[0], None)
+        else:
+            conv.convert_region_in_place(module.regions[0])
         return module
     return conv.convert_op(module, None)
+
+
+def _is_vhlo(op: Operation) -> bool:
+    k = type(op)
+    got = _VHLO_CLASS.get(k)
+    if got is None:
+        got = _VHLO_CLASS[k] = issubclass(k, VhloOp)
+    return got
+
+
+_VHLO_CLASS: dict[type, bool] = {}
 
 
 class _Legalizer:
@@ -214,6 +229,95 @@ class _Legalizer:
                 if n is not None:
                     nb.add_op(n)
         return new
+
+    # ---------------------------------------------------------------------------- in place
+    def retype_region(self, region: Region, owner: Operation | None) -> None:
+        """``convert_region``'s ops, converted in place (``vhlo.in_place``): a module whose ops are
+        all VHLO, each operand defined before its use (so already of its StableHLO type).  The
+        block arguments are the owner's to convert (``retype``)."""
+        for block in region.blocks:
+            op = block._first_op  # xDSL 0.74's private fields: `block.ops` builds a view
+            while op is not None:
+                following = op._next_op  # (an op that cannot change class in place is replaced)
+                if type(op) is ModuleOp:  # (``ordered_ops`` let no other kind of module through)
+                    self.retype_region(op.regions[0], None)
+                else:
+                    self.retype(op, owner)  # type: ignore[arg-type]
+                op = following
+
+    def retype(self, op: VhloOp, parent: Operation | None) -> None:
+        """``_convert_vhlo`` in place, with the same checks in the same order: the fork, the
+        attributes and result types, each region's block arguments then its ops, and last the
+        StableHLO op's property kinds."""
+        cls, target = self._target(op, parent)
+        try:
+            entry = self._split_attributes(op, cls)
+            to_builtin = convert.to_builtin_type
+            result_types = [to_builtin(r._type) for r in op.results]
+        except convert.NotVhlo as e:
+            raise legalize_error(op, str(e)) from None
+        for region in op.regions:
+            try:
+                types = [[to_builtin(a._type) for a in b.args] for b in region.blocks]
+            except convert.NotVhlo as e:
+                raise legalize_error(op, str(e)) from None
+            for b, ts in zip(region.blocks, types):
+                for a, t in zip(b.args, ts):
+                    retype_value(a, t)
+            self.retype_region(region, op)
+        props, attrs = entry[1], entry[2]
+        if not entry[3] and target.startswith("stablehlo."):
+            _check_property_dict(cls, props, op)
+            entry[3] = True
+        for r, t in zip(op.results, result_types):
+            retype_value(r, t)
+        retype_op(op, cls, dict(props), dict(attrs))
+
+    def _target(self, op: VhloOp, parent: Operation | None) -> tuple[type[Operation], str]:
+        """The StableHLO/func class of a VHLO op (refusing an older fork, as ``_convert_vhlo``)."""
+        spec = op.SPEC
+        if not spec.stablehlo:
+            current = specs.current_fork(spec.base)
+            raise legalize_error(
+                op,
+                f"{op.name} is not the current fork of '{spec.base}' ({current.mnemonic}); "
+                "run vhlo-to-version{target=current} first",
+            )
+        target = spec.stablehlo[0]
+        if spec.base == "return":
+            in_func = isinstance(parent, (FuncOp,)) or (
+                isinstance(parent, (VhloOp, VOp))
+                and parent.SPEC is not None
+                and parent.SPEC.base == "func"
+            )
+            target = "func.return" if in_func else "stablehlo.return"
+        cls = self.registry.ops.get(target)
+        if cls is None:
+            raise legalize_error(op, f"'{target}' is not available in this build of stablehlo-py")
+        return cls, target
+
+    def _split_attributes(self, op: VhloOp, cls: type[Operation]) -> list[Any]:
+        """The StableHLO op's (properties, attributes) as building it from ``_attributes`` makes
+        them (``_create`` on no operands: its split into properties and its defaults depend on the
+        class and the attributes only), memoized by the identity of the VHLO attributes; the
+        entry is [the attributes it keeps alive, properties, attributes, property kinds checked]."""
+        pv, av = op.properties, op.attributes
+        key = (
+            type(op),
+            cls,
+            tuple(pv),
+            tuple(map(id, pv.values())),
+            tuple(av),
+            tuple(map(id, av.values())),
+        )
+        entry = _MEMO.get(key)
+        if entry is None:
+            made = _create(cls, [], [], self._attributes(op), [])
+            entry = [(*pv.values(), *av.values()), made.properties, made.attributes, False]
+            if len(_MEMO) >= 100_000:
+                _MEMO.clear()
+            _MEMO[key] = entry
+        return entry
 
     # ------------------------------------------------------------------------------- ops
     def convert_module_record(self, op: VOp) -> ModuleOp:
@@ -400,23 +504,34 @@ def _check_properties(new: Operation, op: Operation) -> None:
     """VHLO has no verifiers: check the attribute kinds the StableHLO op declares (its property
     constraints, not its full verifier, which the pipeline runs afterwards), so a malformed VHLO op is
     reported under its VHLO name instead of breaking the printer."""
-    props = _declared_properties(type(new))
+    _check_property_dict(type(new), new.properties, op)
+
+
+def _check_property_dict(
+    cls: type[Operation], properties: dict[str, Attribute], op: Operation
+) -> None:
+    """``_check_properties`` of an op of class ``cls`` that would have these properties."""
+    props = _declared_properties(cls)
     for name, (constr, optional) in props.items():
-        value = new.properties.get(name)
+        value = properties.get(name)
         if value is None:
             if not optional:
-                raise legalize_error(op, f"'{new.name}' requires attribute '{name}'")
+                raise legalize_error(op, f"'{cls.name}' requires attribute '{name}'")
             continue
         try:
             constr.verify(value, VerificationContext())
         except VerifyException as e:
             first = str(e).strip().splitlines()
             raise legalize_error(
-                op, f"attribute '{name}' does not fit '{new.name}': {first[0] if first else e}"
+                op, f"attribute '{name}' does not fit '{cls.name}': {first[0] if first else e}"
             ) from None
 
 
 _PROPS_CACHE: dict[type, dict[str, tuple[Any, bool]]] = {}
+
+_MEMO: dict[tuple[object, ...], list[Any]] = {}
+"""(VHLO class, StableHLO class, VHLO attribute names and identities) -> ``_split_attributes``'
+entry."""
 
 
 def _declared_properties(cls: type) -> dict[str, tuple[Any, bool]]:

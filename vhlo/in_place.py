@@ -112,8 +112,8 @@ def retype_value(value: OpResult | BlockArgument, t: Attribute) -> None:
     """A result or block argument takes type ``t`` (xDSL values have no type setter)."""
     value._type = t  # type: ignore[misc]
     d = value.__dict__
-    keep = _RESULT_KEEP if isinstance(value, OpResult) else _ARG_KEEP
-    if len(d) > len(keep) or not d.keys() <= keep:
+    keep = _RESULT_KEEP if "op" in d else _ARG_KEEP
+    if not d.keys() <= keep:
         for k in d.keys() - keep:
             del d[k]
 
@@ -121,7 +121,8 @@ def retype_value(value: OpResult | BlockArgument, t: Attribute) -> None:
 def ordered_ops(module: ModuleOp, accept: Callable[[Operation], bool]) -> list[Operation] | None:
     """The ops of ``module`` (nested modules excluded, their bodies included) in conversion order --
     an op, then the ops of its regions -- or None when an op is not ``accept``ed, or an operand is
-    not defined (by a block argument or an earlier op's result) before the op that uses it."""
+    not defined (by a block argument or an earlier op's result) before the op that uses it.  (A
+    nested module is a ``ModuleOp`` exactly: the passes handle no subclass of it specially.)"""
     out: list[Operation] = []
     defined: set[object] = set()
     if not _scan(module.regions[0], accept, defined, out):
@@ -142,7 +143,7 @@ def _scan(
         # xDSL 0.74's private fields: `block.ops` and `op.operands` build views per call
         op = block._first_op
         while op is not None:
-            if isinstance(op, ModuleOp):
+            if type(op) is ModuleOp:
                 if not _scan(op.regions[0], accept, defined, out):
                     return False
             else:

@@ -195,13 +195,25 @@ def _verifies(op: VhloOp) -> bool:
     for a in props.values():
         if not a.name.startswith("vhlo."):
             return False
+    is_type = _IS_VHLO_TYPE
     for v in op._operands:
-        if not isinstance(v.type, vt.VhloType) or isinstance(v, ErasedSSAValue):
+        k = type(v._type)
+        if not (is_type[k] if k in is_type else _is_vhlo_type(k)) or type(v) is ErasedSSAValue:
             return False
     for r in op.results:
-        if not isinstance(r._type, vt.VhloType):
+        k = type(r._type)
+        if not (is_type[k] if k in is_type else _is_vhlo_type(k)):
             return False
     return True
+
+
+_IS_VHLO_TYPE: dict[type, bool] = {}
+"""Type class -> is it a VHLO type (``isinstance`` through xDSL's ABCs costs more per call)."""
+
+
+def _is_vhlo_type(k: type) -> bool:
+    got = _IS_VHLO_TYPE[k] = issubclass(k, vt.VhloType)
+    return got
 
 
 def _signature(groups: Sequence[specs.ValueSpec]) -> str:
