@@ -83,170 +83,288 @@ def i64_array(body: str) -> DenseArrayBase | None:
 
 
 class _Unsupported(Exception):
-    """The format has an element the fast path does not compile."""
+    """An element the regular expressions do not cover (it is interpreted instead)."""
+
+
+class _Segment:
+    """A run of format elements matched by one regular expression: its pattern, the code that
+    reads the groups into locals (each guarded: a failure hands over to the interpreted path),
+    and what the elements store, in element order: (slot, name, local or locals)."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first  # index of its first element in the format
+        self.pattern: list[str] = []
+        self.groups = 0
+        self.reads: list[str] = []
+        self.stores: list[tuple[str, str, Any]] = []
 
 
 class _Compiler:
-    """Turns one op class's format elements into a regex and the source of its builder."""
+    """Turns one op class's format elements into regular expressions and the source of one
+    function that uses them."""
 
-    def __init__(self, cls: type) -> None:
+    def __init__(self, cls: type, elems: list[Any]) -> None:
         self.cls = cls
+        self.elems = elems
         d = cls.get_irdl_definition()  # type: ignore[attr-defined]
+        self.d = d
         self.operand_names = [n for n, _ in d.operands]
         self.result_names = [n for n, _ in d.results]
-        if d.regions or d.successors:
-            raise _Unsupported("regions")
-        self.pattern: list[str] = []
-        self.group = 0
-        self.code: list[str] = []
-        self.operand_group: dict[str, int] = {}  # operand -> group of its name
-        self.operand_type: dict[str, str] = {}  # operand -> local holding its declared type
-        self.result_type: dict[str, str] = {}  # result -> local holding its type
-        self.props: dict[str, str] = {}  # property -> local holding it
+        self.n_locals = 0
+        # the format as segments (regex runs) and delegated element indices, in order
+        self.parts: list[_Segment | int] = []
 
-    def _groups(self, n: int) -> int:
-        first = self.group + 1
-        self.group += n
+    # ------------------------------------------------------------------ elements
+    def _local(self, prefix: str) -> str:
+        self.n_locals += 1
+        return f"{prefix}{self.n_locals}"
+
+    def _group(self, seg: _Segment, n: int) -> int:
+        first = seg.groups + 1
+        seg.groups += n
         return first
 
-    def _type(self, local: str) -> None:
-        """Match one plain tensor type into `local`."""
-        self.pattern.append(_W + _TENSOR)
-        g = self._groups(3)
-        self.code.append(
-            f"    {local} = _tensor_type(m.group({g}), m.group({g + 1}), m.group({g + 2}))"
+    def _type(self, seg: _Segment) -> str:
+        """Match one plain tensor type; returns the local holding it."""
+        local = self._local("t")
+        seg.pattern.append(_W + _TENSOR)
+        g = self._group(seg, 3)
+        seg.reads.append(
+            f"{local} = _tensor_type(m.group({g}), m.group({g + 1}), m.group({g + 2}))"
         )
-        self.code.append(f"    if {local} is None: return None")
+        seg.reads.append(f"if {local} is None: FAIL")
+        return local
 
-    def _operand_var(self, e: Any) -> Any:
+    @staticmethod
+    def _single(e: Any) -> Any:
+        """A non-variadic, non-optional operand or result variable."""
         if not isinstance(e, fmt.Var) or e.kind not in ("operand", "result"):
             raise _Unsupported(repr(e))
         if e.variadic or e.optional:
             raise _Unsupported("variadic")
         return e
 
-    def _assign_type(self, target: Any, local: str) -> None:
-        v = self._operand_var(target)
-        (self.operand_type if v.kind == "operand" else self.result_type)[v.name] = local
+    def _type_slot(self, target: Any) -> tuple[str, str]:
+        v = self._single(target)
+        return ("operand_type" if v.kind == "operand" else "result_type", v.name)
 
-    def element(self, e: Any) -> None:
+    def _fixed(self, target: str) -> list[str]:
+        """The names `operands`/`results` cover, when none is variadic or optional."""
+        from xdsl.irdl import OptionalDef, VariadicDef
+
+        defs = self.d.operands if target == "operands" else self.d.results
+        if any(isinstance(x, (VariadicDef, OptionalDef)) for _, x in defs):
+            raise _Unsupported("variadic")
+        return [n for n, _ in defs]
+
+    def element(self, e: Any, seg: _Segment) -> None:
+        """Add `e` to `seg` (raises _Unsupported when it has to be interpreted)."""
         if isinstance(e, fmt.Space):
             return
         if isinstance(e, fmt.Lit):
             v = e.value
             if v[0].isalpha() or v[0] == "_":
-                self.pattern.append(_W + re.escape(v) + _KEYWORD_END)
+                seg.pattern.append(_W + re.escape(v) + _KEYWORD_END)
             else:
-                self.pattern.append(_W + re.escape(v))
+                seg.pattern.append(_W + re.escape(v))
             return
         if isinstance(e, fmt.Var):
             if e.kind != "operand" or e.variadic or e.optional:
                 raise _Unsupported(repr(e))
-            self.pattern.append(_W + _VALUE)
-            self.operand_group[e.name] = self._groups(2)
+            local = self._local("v")
+            seg.pattern.append(_W + _VALUE)
+            g = self._group(seg, 2)
+            seg.reads.append(f"{local} = _lookup(p, m.group({g}), m.group({g + 1}))")
+            seg.reads.append(f"if {local} is None: FAIL")
+            seg.stores.append(("operand", e.name, local))
             return
         if isinstance(e, fmt.AttrDict):
-            if e.keyword:
-                raise _Unsupported("attr-dict-with-keyword")
             check = getattr(self.cls, "attr_dict_error", None)
-            if check is not None and check({}):
-                raise _Unsupported("attr_dict_error")
-            self.pattern.append(r"(?!" + _W + r"\{)")
+            if e.keyword or (check is not None and check({})):
+                raise _Unsupported("attr-dict")
+            seg.pattern.append(r"(?!" + _W + r"\{)")
             return
         if isinstance(e, fmt.TypeOf):
-            local = f"t{len(self.code)}"
-            self._type(local)
-            self._assign_type(e.target, local)
+            slot = self._type_slot(e.target)
+            seg.stores.append((*slot, self._type(seg)))
             return
         if isinstance(e, fmt.FuncType):
-            ins = self._targets(e.inputs, "operand")
-            outs = self._targets(e.outputs, "result")
-            if len(outs) != 1:
+            ins = self._side(e.inputs, "operand")
+            outs = self._side(e.outputs, "result")
+            if outs[1] != 1:
                 raise _Unsupported("results")
-            self.pattern.append(_W + r"\(")
-            for i, v in enumerate(ins):
+            seg.pattern.append(_W + r"\(")
+            types = []
+            for i in range(ins[1]):
                 if i:
-                    self.pattern.append(_W + ",")
-                local = f"t{len(self.code)}"
-                self._type(local)
-                self.operand_type[v] = local
-            self.pattern.append(_W + r"\)" + _W + "->")
-            local = f"t{len(self.code)}"
-            self._type(local)
-            self.result_type[outs[0]] = local
+                    seg.pattern.append(_W + ",")
+                types.append(self._type(seg))
+            seg.pattern.append(_W + r"\)" + _W + "->")
+            out = self._type(seg)
+            seg.stores.append((ins[0], ins[2], types if ins[0].endswith("_all") else types[0]))
+            seg.stores.append((outs[0], outs[2], [out] if outs[0].endswith("_all") else out))
             return
         if isinstance(e, fmt.Custom):
-            self.custom(e)
+            self.custom(e, seg)
             return
         raise _Unsupported(repr(e))
 
-    def _targets(self, target: Any, kind: str) -> list[str]:
-        """The names a functional-type side covers (`operands`/`results` or one variable)."""
+    def _side(self, target: Any, kind: str) -> tuple[str, int, str]:
+        """One side of a functional-type: (slot, number of types, name)."""
         if target in ("operands", "results"):
-            names = self.operand_names if target == "operands" else self.result_names
-            d = self.cls.get_irdl_definition()  # type: ignore[attr-defined]
-            defs = dict(d.operands if target == "operands" else d.results)
-            from xdsl.irdl import OptionalDef, VariadicDef
-
-            if any(isinstance(defs[n], (VariadicDef, OptionalDef)) for n in names):
-                raise _Unsupported("variadic")
-            return list(names)
-        v = self._operand_var(target)
+            n = len(self._fixed(target))
+            return ("operand_types_all" if target == "operands" else "result_types_all", n, "")
+        v = self._single(target)
         if v.kind != kind:
             raise _Unsupported(repr(target))
-        return [v.name]
+        return (f"{kind}_type", 1, v.name)
 
-    def custom(self, e: Any) -> None:
+    def custom(self, e: Any, seg: _Segment) -> None:
         if e.name == "SameOperandsAndResultType":
-            local = f"t{len(self.code)}"
-            self._type(local)
-            for a in e.args:
-                if not isinstance(a, fmt.TypeOf):
-                    raise _Unsupported(repr(a))
-                self._assign_type(a.target, local)
+            slots = [
+                self._type_slot(a.target if isinstance(a, fmt.TypeOf) else None) for a in e.args
+            ]
+            if not all(isinstance(a, fmt.TypeOf) for a in e.args):
+                raise _Unsupported("SameOperandsAndResultType")
+            local = self._type(seg)
+            seg.stores.extend((*slot, local) for slot in slots)
             return
         if e.name == "DenseI64Array":
             (a,) = e.args
             if not isinstance(a, fmt.Var) or a.kind != "attr":
                 raise _Unsupported(repr(a))
-            self.pattern.append(_W + _I64_LIST)
-            g = self._groups(1)
-            local = f"a{len(self.code)}"
-            self.code.append(f"    {local} = _i64_array(m.group({g}))")
-            self.code.append(f"    if {local} is None: return None")
-            self.props[a.name] = local
+            seg.pattern.append(_W + _I64_LIST)
+            g = self._group(seg, 1)
+            local = self._local("a")
+            seg.reads.append(f"{local} = _i64_array(m.group({g}))")
+            seg.reads.append(f"if {local} is None: FAIL")
+            seg.stores.append(("prop", a.name, local))
             return
         raise _Unsupported(f"custom<{e.name}>")
 
-    def finish(self) -> FastParse:
+    # ------------------------------------------------------------------ assembly
+    def split(self) -> None:
+        """The format as segments and delegated elements."""
+        seg: _Segment | None = None
+        for i, e in enumerate(self.elems):
+            trial = _Segment(i) if seg is None else seg
+            saved = (list(trial.pattern), trial.groups, list(trial.reads), list(trial.stores))
+            try:
+                self.element(e, trial)
+            except _Unsupported:
+                trial.pattern, trial.groups, trial.reads, trial.stores = saved
+                if seg is not None:
+                    self.parts.append(seg)
+                    seg = None
+                self.parts.append(i)
+                continue
+            seg = trial
+        if seg is not None:
+            self.parts.append(seg)
+        # a run of `` / ` ` spacing only matches nothing: drop it
+        self.parts = [x for x in self.parts if not isinstance(x, _Segment) or x.pattern]
+
+    def direct(self) -> FastParse | None:
+        """One regex for the whole format, the op built from locals (None when the format is not
+        one segment covering every operand and result, or the op has regions)."""
+        if len(self.parts) != 1 or not isinstance(self.parts[0], _Segment):
+            return None
+        if self.d.regions or self.d.successors:
+            return None
+        seg = self.parts[0]
+        operands: dict[str, str] = {}
+        operand_types: dict[str, str] = {}
+        result_types: dict[str, str] = {}
+        props: dict[str, str] = {}
+        for slot, name, local in seg.stores:
+            if slot == "operand":
+                operands[name] = local
+            elif slot == "operand_type":
+                operand_types[name] = local
+            elif slot == "operand_types_all":
+                operand_types.update(zip(self.operand_names, local))
+            elif slot == "result_type":
+                result_types[name] = local
+            elif slot == "result_types_all":
+                result_types.update(zip(self.result_names, local))
+            else:
+                props[name] = local
+        if set(operands) != set(self.operand_names) or set(operand_types) != set(operands):
+            return None
+        if set(result_types) != set(self.result_names):
+            return None
+        body = [
+            "def fast_parse(p):",
+            "    m = _RX0.match(p.text, p.pos)",
+            "    if m is None: return None",
+        ]
+        body += ["    " + r.replace("FAIL", "return None") for r in seg.reads]
         for n in self.operand_names:
-            if n not in self.operand_group or n not in self.operand_type:
-                raise _Unsupported(f"operand {n}")
-        for n in self.result_names:
-            if n not in self.result_type:
-                raise _Unsupported(f"result {n}")
-        body = ["def fast_parse(p):", "    m = _RX.match(p.text, p.pos)"]
-        body.append("    if m is None: return None")
-        body.extend(self.code)
-        operands = []
-        for i, n in enumerate(self.operand_names):
-            g = self.operand_group[n]
-            body.append(f"    v{i} = _lookup(p, m.group({g}), m.group({g + 1}))")
-            body.append(f"    if v{i} is None or v{i}.type != {self.operand_type[n]}: return None")
-            operands.append(f"v{i}")
-        results = [self.result_type[n] for n in self.result_names]
-        props = ", ".join(f"{n!r}: {local}" for n, local in self.props.items())
+            body.append(f"    if {operands[n]}.type != {operand_types[n]}: return None")
         body.append("    p.pos = m.end()")
-        body.append(
-            f"    return _build([{', '.join(operands)}], [{', '.join(results)}], {{{props}}}, {{}}, [])"
-        )
+        ops = ", ".join(operands[n] for n in self.operand_names)
+        results = ", ".join(result_types[n] for n in self.result_names)
+        prop_text = ", ".join(f"{n!r}: {v}" for n, v in props.items())
+        body.append(f"    return _build([{ops}], [{results}], {{{prop_text}}}, {{}}, [])")
+        return self._make(body, [seg])
+
+    def with_state(self) -> FastParse | None:
+        """Segments matched by regexes, the other elements interpreted (`format._parse_one`),
+        all into the interpreted path's ParseState, the op built by `format.build_from_state`:
+        when a segment does not match, the rest of the format is interpreted from its first
+        element on, so the state, the op and any diagnostic are the interpreted path's."""
+        segments = [x for x in self.parts if isinstance(x, _Segment)]
+        if not segments:
+            return None
+        body = [
+            "def fast_parse(p):",
+            "    saved = getattr(p, '_current_op_cls', None)",
+            "    p._current_op_cls = _cls",
+            "    try:",
+            "        p.ws()",
+            "        st = _ParseState(_cls)",
+            "        st.start_pos = p.pos",
+        ]
+        for part in self.parts:
+            if isinstance(part, int):
+                body.append(f"        _parse_one(_E[{part}], p, st)")
+                continue
+            k = segments.index(part)
+            fail = f"return _finish(p, st, {part.first})"
+            body.append(f"        m = _RX{k}.match(p.text, p.pos)")
+            body.append(f"        if m is None: {fail}")
+            body += ["        " + r.replace("FAIL", fail) for r in part.reads]
+            for slot, name, local in part.stores:
+                body.append("        " + _STORE[slot].format(name=name, v=_list(local)))
+            body.append("        p.pos = m.end()")
+        body += [
+            "        return _build_from_state(st, p)",
+            "    finally:",
+            "        p._current_op_cls = saved",
+        ]
+        return self._make(body, segments)
+
+    def _make(self, body: list[str], segments: list[_Segment]) -> FastParse:
+        elems = self.elems
+
+        def finish(p: Parser, st: Any, first: int) -> Operation:
+            fmt._parse_elems_run(elems[first:], p, st)
+            return fmt.build_from_state(st, p)
+
         namespace: dict[str, Any] = {
-            "_RX": re.compile("".join(self.pattern)),
             "_tensor_type": simple_tensor_type,
             "_i64_array": i64_array,
             "_lookup": lookup,
-            "_build": self.cls.build_generic,
+            "_build": self.cls.build_generic,  # type: ignore[attr-defined]
+            "_cls": self.cls,
+            "_E": elems,
+            "_ParseState": fmt.ParseState,
+            "_parse_one": fmt._parse_one,
+            "_build_from_state": fmt.build_from_state,
+            "_finish": finish,
         }
+        for k, seg in enumerate(segments):
+            namespace[f"_RX{k}"] = re.compile("".join(seg.pattern))
         source = "\n".join(body) + "\n"
         name = f"<fast parse of {self.cls.name}>"  # type: ignore[attr-defined]
         exec(compile(source, name, "exec"), namespace)  # noqa: S102 -- generated from the format
@@ -255,13 +373,27 @@ class _Compiler:
         return fn
 
 
+# How a segment stores what it matched, as the interpreted elements do (`format._parse_one`,
+# `_assign_types`, `set_slot`).
+_STORE = {
+    "operand": "st.operands[{name!r}] = {v}",
+    "operand_type": "st.operand_types[{name!r}] = {v}",
+    "operand_types_all": "st.operand_types['*'] = {v}",
+    "result_type": "st.result_types[{name!r}] = {v}",
+    "result_types_all": "st.all_result_types = {v}",
+    "prop": "st.props[{name!r}] = {v}",
+}
+
+
+def _list(local: Any) -> str:
+    return f"[{', '.join(local)}]" if isinstance(local, list) else local
+
+
 def compile_fast_parse(elems: list[Any], cls: type) -> FastParse | None:
-    """The fast parse function of an op class's compiled format, or None when the format has an
-    element the fast path does not handle (the interpreted path is then the only one)."""
-    try:
-        c = _Compiler(cls)
-        for e in elems:
-            c.element(e)
-        return c.finish()
-    except _Unsupported:
-        return None
+    """The fast parse function of an op class's compiled format: one regex and a direct build
+    when the whole format is simple (it returns None to hand over to the interpreted path), or
+    regex segments between interpreted elements (it always finishes the parse).  None when no
+    element of the format is simple."""
+    c = _Compiler(cls, elems)
+    c.split()
+    return c.direct() or c.with_state()

@@ -95,11 +95,10 @@ def test_common_formats_compile() -> None:
         "stablehlo.transpose",
     ):
         assert ops[name].fast_parse() is not None, name
-    # optional groups are left to the interpreted path
-    assert (
-        compile_fast_parse(ops["stablehlo.compare"].compiled_format(), ops["stablehlo.compare"])
-        is None
-    )
+    # an optional group is interpreted between the segments the regexes match
+    compare = ops["stablehlo.compare"]
+    source = compile_fast_parse(compare.compiled_format(), compare).source  # type: ignore[union-attr]
+    assert "_parse_one(_E[5], p, st)" in source and "_RX1" in source
 
 
 def test_fast_matches_interpreted_dialect_tests() -> None:
@@ -131,6 +130,19 @@ def test_fast_matches_interpreted_testdata() -> None:
         "%1 = stablehlo.broadcast_in_dim %0, dimsx = [0] : (tensor<2xf64>) -> tensor<2x2xf64>",
         "%1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<2xf64>, tensor<2xf64>) -> tensor<2x2xf64>",
         "%1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<2xf64>) -> tensor<2x2xf64>",
+        # formats with interpreted elements between the segments
+        "%1 = stablehlo.compare GT, %0, %0 : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>",
+        "%1 = stablehlo.compare GT, %0, %0, TOTALORDER : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>",
+        "%1 = stablehlo.compare GT, %0, %9 : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>",
+        "%1 = stablehlo.compare GT, %0, %0 : (tensor<2xf64>, tensor<2xf32>) -> tensor<2xi1>",
+        "%1 = stablehlo.compare GT, %0, %0 {x = 1} : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>",
+        "%1 = stablehlo.compare XX, %0, %0 : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>",
+        "%1 = stablehlo.compare GT, %0 %0 : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>",
+        "%1 = stablehlo.dot_general %0, %0, contracting_dims = [0] x [0] : (tensor<2xf64>, tensor<2xf64>) -> tensor<f64>",
+        "%1 = stablehlo.dot_general %0, %0, contracting_dims = [0] x [0], precision = [DEFAULT, HIGH] : (tensor<2xf64>, tensor<2xf64>) -> tensor<f64>",
+        "%1 = stablehlo.dot_general %0, %0, contracting_dims = [0] x [0], precision = [BAD] : (tensor<2xf64>, tensor<2xf64>) -> tensor<f64>",
+        "%1 = stablehlo.dot_general %0, %9, contracting_dims = [0] x [0] : (tensor<2xf64>, tensor<2xf64>) -> tensor<f64>",
+        "%1 = stablehlo.dot_general %0, %0, contracting_dims = [0] x [0] : (tensor<2xf64>) -> tensor<f64>",
     ],
 )
 def test_fallback_gives_the_interpreted_result(text: str) -> None:
