@@ -4,7 +4,9 @@ intermediate rounds in the element type)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,50 +54,112 @@ def contract(
     lc, rc = list(lhs_contracting_dimensions), list(rhs_contracting_dimensions)
     if not (dtypes.is_float(out) or dtypes.is_complex(out)):
         return la.dot_general(lhs, rhs, lb, rb, lc, rc, result_element_type=out)
-    lf = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
-    rf = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
-    batch = [lhs.shape[d] for d in lb]
-    lfs, rfs = [lhs.shape[d] for d in lf], [rhs.shape[d] for d in rf]
-    b, m, n = (int(np.prod(x, dtype=np.int64)) for x in (batch, lfs, rfs))
-    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
-    work = _work_dtype(out)
-    lt = _as(np.transpose(lhs, lb + lf + lc), out).astype(work).reshape(b, m, k)
-    rt = _as(np.transpose(rhs, rb + rc + rf), out).astype(work).reshape(b, k, n)
+    plan = ContractionPlan.of(lhs.shape, rhs.shape, lb, rb, lc, rc, out)
+    return plan.run(_as(lhs, out), _as(rhs, out))
+
+
+@dataclass(frozen=True)
+class ContractionPlan:
+    """A float/complex `dot_general` decided for operand shapes: the transposes to (b, m, k) and
+    (b, k, n), the accumulation type and the result shape (`contract` makes one per call; the
+    compiled `dot_general` one per op of static shapes)."""
+
+    lhs_perm: tuple[int, ...]
+    rhs_perm: tuple[int, ...]
+    b: int
+    m: int
+    k: int
+    n: int
+    out: np.dtype
+    work: np.dtype
+    result_shape: tuple[int, ...]
+
+    @staticmethod
+    def of(
+        lhs_shape: Sequence[int],
+        rhs_shape: Sequence[int],
+        lb: list[int],
+        rb: list[int],
+        lc: list[int],
+        rc: list[int],
+        out: np.dtype,
+    ) -> ContractionPlan:
+        lf = [d for d in range(len(lhs_shape)) if d not in lb and d not in lc]
+        rf = [d for d in range(len(rhs_shape)) if d not in rb and d not in rc]
+        batch = [int(lhs_shape[d]) for d in lb]
+        lfs, rfs = [int(lhs_shape[d]) for d in lf], [int(rhs_shape[d]) for d in rf]
+        b, m, n = (math.prod(x) for x in (batch, lfs, rfs))
+        k = math.prod(int(lhs_shape[d]) for d in lc)
+        return ContractionPlan(
+            tuple(lb + lf + lc),
+            tuple(rb + rc + rf),
+            b,
+            m,
+            k,
+            n,
+            out,
+            _work_dtype(out),
+            tuple(batch + lfs + rfs),
+        )
+
+    def run(self, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """The contraction of `lhs` and `rhs` (arrays of the result element type)."""
+        b, m, k, n, out, work = self.b, self.m, self.k, self.n, self.out, self.work
+        if k > SEQUENTIAL_MAX_K:
+            # straight to the wide type in C order: one copy (widening through `work` is exact)
+            wide = _wide(work)
+            lt = lhs.transpose(self.lhs_perm).astype(wide, order="C").reshape(b, m, k)
+            rt = rhs.transpose(self.rhs_perm).astype(wide, order="C").reshape(b, k, n)
+            return _contract(lt, rt, k, out, work).reshape(self.result_shape)
+        lt = lhs.transpose(self.lhs_perm).astype(work).reshape(b, m, k)
+        rt = rhs.transpose(self.rhs_perm).astype(work).reshape(b, k, n)
+        return _contract(lt, rt, k, out, work).reshape(self.result_shape)
+
+
+def _wide(work: np.dtype) -> np.dtype:
+    return np.dtype(np.complex128 if dtypes.is_complex(work) else np.float64)
+
+
+def _contract(lt: np.ndarray, rt: np.ndarray, k: int, out: np.dtype, work: np.dtype) -> np.ndarray:
     if k > SEQUENTIAL_MAX_K:
         # Long contractions: the summation order is implementation-defined (XLA's CPU backend uses
         # blocked sums too); BLAS in double (complex128) precision, rounded once, is within an ULP
         # of the exact sum and is as fast as the hardware allows.
-        wide = np.complex128 if dtypes.is_complex(work) else np.float64
+        wide = _wide(work)
         with np.errstate(all="ignore"):
-            res = np.matmul(lt.astype(wide), rt.astype(wide))
+            res = np.matmul(lt.astype(wide, copy=False), rt.astype(wide, copy=False))
         # One rounding from double to the result type (convert rounds narrow floats exactly once).
-        return sem.convert(res, out).reshape(batch + lfs + rfs)
-    return sequential_sum(lt, rt, work).astype(out).reshape(batch + lfs + rfs)
+        return sem.convert(res, out)
+    return sequential_sum(lt, rt, work).astype(out)
 
 
-# Sequential sums with at most this many terms in all (b * m * n * (k + 1)) are computed as one
-# product array and one `np.add.accumulate` (the same roundings, in the same order, as the loop).
+# Sequential sums with at most this many products in all (b * m * n * k) take their products in
+# one numpy call (the adds stay one call per step, in order).
 VECTOR_MAX_TERMS = 1 << 22
 
 
 def sequential_sum(lt: np.ndarray, rt: np.ndarray, work: np.dtype) -> np.ndarray:
     """`acc = 0; acc += lt[:, :, i, None] * rt[:, None, i, :]` for i in order, each product and
-    each sum rounded in `work`: the (b, m, n) result.  Small enough sums take all products at once
-    and fold them with `np.add.accumulate`, whose steps are the loop's adds, in the loop's order
-    (a zero first, as the loop's accumulator starts: `+0 + -0` is `+0`).  Only for real floats
-    (a plain product and sum round the same in any of numpy's loops, whatever the order of their
-    operands) and only when no NaN comes out: which of two NaNs an add returns depends on the
-    loop numpy picks, so a sum that meets a NaN is recomputed by the loop itself."""
+    each sum rounded in `work`: the (b, m, n) result.  Small enough sums of real floats take all
+    products in one multiply (a plain product rounds the same in any of numpy's loops, whatever
+    the order of its operands) and add them as the loop does; when a NaN comes out, the loop
+    itself recomputes the sum (which of two NaN operands a multiply returns depends on the loop
+    numpy picks)."""
     b, m, k = lt.shape
     n = rt.shape[2]
     with np.errstate(all="ignore"):
-        if work.kind == "f" and b * m * n * (k + 1) <= VECTOR_MAX_TERMS:
-            column = np.empty((b, m, k + 1, n), dtype=work)
-            column[:, :, 0, :] = 0
-            np.multiply(lt[:, :, :, None], rt[:, None, :, :], out=column[:, :, 1:, :])
-            res = np.add.accumulate(column, axis=2)[:, :, -1, :]
-            if not np.isnan(res).any():
-                return res
+        if work.kind == "f" and b * m * n * k <= VECTOR_MAX_TERMS:
+            products = np.empty((k, b, m, n), dtype=work)
+            np.multiply(
+                lt.transpose(2, 0, 1)[:, :, :, None],
+                rt.transpose(1, 0, 2)[:, :, None, :],
+                out=products,
+            )
+            acc = np.zeros((b, m, n), dtype=work)
+            for i in range(k):
+                acc += products[i]
+            if not np.isnan(acc).any():
+                return acc
         acc = np.zeros((b, m, n), dtype=work)
         term = np.empty_like(acc)
         for i in range(k):
@@ -148,7 +212,53 @@ def _dot_general(op: Any) -> Step:
     def run(lhs: Any, rhs: Any) -> Any:
         return contract(lhs, rhs, **dims)
 
-    return Step(run)
+    out = dims["result_element_type"]
+    shapes = [_static_shape(v.type) for v in op.operands]
+    if (
+        shapes[0] is None
+        or shapes[1] is None
+        or not dtypes.is_float(out)
+        and not (dtypes.is_complex(out))
+    ):
+        return Step(run)
+    ls, rs = shapes
+    plan = ContractionPlan.of(
+        ls,
+        rs,
+        *(
+            list(dims[key])
+            for key in (
+                "lhs_batching_dimensions",
+                "rhs_batching_dimensions",
+                "lhs_contracting_dimensions",
+                "rhs_contracting_dimensions",
+            )
+        ),
+        out,
+    )
+    nd, run_plan = np.ndarray, plan.run
+
+    def run_static(lhs: Any, rhs: Any) -> Any:
+        if (
+            type(lhs) is nd
+            and type(rhs) is nd
+            and lhs.dtype is out
+            and rhs.dtype is out
+            and lhs.shape == ls
+            and rhs.shape == rs
+        ):
+            return run_plan(lhs, rhs)
+        return contract(lhs, rhs, **dims)
+
+    return Step(run_static)
+
+
+def _static_shape(t: Any) -> tuple[int, ...] | None:
+    get_shape = getattr(t, "get_shape", None)
+    if get_shape is None:
+        return None
+    shape = tuple(int(x) for x in get_shape())
+    return shape if all(x >= 0 for x in shape) else None
 
 
 def _conv_attrs(op: Any) -> dict[str, Any]:
