@@ -85,8 +85,10 @@ def _pack_bool(raw: bytes, n: int) -> bytes:
 
 
 def _splat(raw: bytes, size: int) -> bytes:
-    """MLIR stores a uniform tensor as a splat (one element)."""
-    if len(raw) > size and raw == raw[:size] * (len(raw) // size):
+    """MLIR stores a uniform tensor as a splat (one element).  (Counting the first element's
+    non-overlapping occurrences finds a uniform tensor without building a copy to compare.)"""
+    n, rest = divmod(len(raw), size)
+    if n > 1 and not rest and raw.count(raw[:size]) == n:
         return raw[:size]
     return raw
 
