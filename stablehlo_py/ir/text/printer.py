@@ -269,6 +269,7 @@ class Namer:
         self.next_value = 0
         self.next_arg = 0
         self.next_conflict = 0
+        self.suggests: dict[type, bool] = {}  # op class -> has `asm_result_names`
         self.block_ops: dict[int, list[Operation]] = {}
         """`id(block)` -> its ops, listed once while numbering (the printer walks the same lists)."""
         self.scope: _Scope = _Scope(None)
@@ -342,8 +343,25 @@ class Namer:
             ops = ops_of(block)
             self.block_ops[id(block)] = ops
             number_op = self._number_op
+            names = self.names
+            suggests = self.suggests
+            generic = self.generic
             for op in ops:
-                number_op(op)
+                results = op.results
+                if len(results) == 1:
+                    cls = type(op)
+                    named = suggests.get(cls)
+                    if named is None:
+                        named = suggests[cls] = hasattr(cls, "asm_result_names")
+                    if generic or not named:
+                        # the common case of `_number_op`: one unnamed result, `%N`
+                        for r in results:
+                            names[id(r)] = f"%{self.next_value}"
+                        self.next_value += 1
+                    else:
+                        number_op(op)
+                elif results:
+                    number_op(op)
                 if op.regions:
                     nested.append(op)
         return nested
@@ -354,9 +372,12 @@ class Namer:
             return
         suggested = None
         if not self.generic:
-            fn = getattr(op, "asm_result_names", None)
-            if fn is not None:
-                suggested = fn()
+            cls = type(op)
+            named = self.suggests.get(cls)
+            if named is None:
+                named = self.suggests[cls] = hasattr(cls, "asm_result_names")
+            if named:
+                suggested = op.asm_result_names()  # type: ignore[attr-defined]
         if suggested:
             if isinstance(suggested, (list, tuple)):
                 self._number_named_results(op, suggested)
@@ -429,6 +450,7 @@ class Printer:
         self.out: list[str] = []
         self.indent = 0
         self.default_dialects: list[str] = ["builtin"]
+        self.pretty: set[type] = set()  # op classes seen to have `print_pretty`
 
     # -- primitives
     def write(self, s: str) -> None:
@@ -513,7 +535,10 @@ class Printer:
                 self.out.append(self.value(results[0]) + " = ")
         if self.generic:
             self.print_generic(op)
+        elif type(op) in self.pretty:
+            op.print_pretty(self)  # type: ignore[attr-defined]
         elif hasattr(op, "print_pretty"):
+            self.pretty.add(type(op))
             op.print_pretty(self)  # type: ignore[attr-defined]
         else:
             foreign = FOREIGN_SYNTAX.get(type(op))
@@ -521,7 +546,8 @@ class Printer:
                 self.print_generic(op)
             else:
                 foreign.print(op, self)
-        self.location(op)
+        if self.debuginfo:
+            self.location(op)
 
     def print_generic(self, op: Operation) -> None:
         out = self.out
