@@ -49,12 +49,17 @@ _F64_NAME = "f64"
 def make_dense(type_: TensorType, values: np.ndarray) -> DenseIntOrFPElementsAttr:
     """Build a dense attribute from an array of the storage dtype; stores a splat when all equal."""
     flat = np.ascontiguousarray(values).reshape(-1)
-    n = flat.size
-    if n > 1:
-        rows = flat.view(np.uint8).reshape(n, -1)
-        if (rows == rows[0]).all():
-            flat = flat[:1]
-    return _new_dense(type_, flat.tobytes())
+    raw = flat.tobytes()
+    return _new_dense(type_, _splat_or_all(raw, flat.itemsize))
+
+
+def _splat_or_all(raw: bytes, size: int) -> bytes:
+    """The first element when all `size`-byte elements of `raw` are equal, else `raw`.  (Counting
+    the first element's non-overlapping occurrences needs no temporary the size of the data.)"""
+    n = len(raw) // size
+    if n > 1 and raw[-size:] == raw[:size] and raw.count(raw[:size]) == n:
+        return raw[:size]
+    return raw
 
 
 _SMALL_DENSE: dict[tuple[TensorType, bytes], DenseIntOrFPElementsAttr] = {}
