@@ -157,7 +157,13 @@ def _fork_of(name: str) -> tuple[specs.OpSpec, type[VhloOp]]:
 
 
 def _is_convertible(op: Operation) -> bool:
-    return op.name in _stablehlo_names()
+    names = _NAMES[0]
+    if names is None:
+        names = _NAMES[0] = _stablehlo_names()
+    return op.name in names
+
+
+_NAMES: list[frozenset[str] | None] = [None]
 
 
 @lru_cache(maxsize=1)
@@ -304,11 +310,8 @@ class _Legalizer:
         """``_attributes`` as (properties, discardable attributes) of the VHLO op, memoized by
         value when every attribute compares exactly (``convert.EXACT_EQUALITY``)."""
         key = None
-        exact = convert.EXACT_EQUALITY
         props, attrs = op.properties, op.attributes
-        if all(type(v) in exact for v in props.values()) and all(
-            type(v) in exact for v in attrs.values()
-        ):
+        if _exact(props) and (not attrs or _exact(attrs)):
             key = (type(op), self.allow_other, tuple(props.items()), tuple(attrs.items()))
             got = _MEMO.get(key)
             if got is not None:
@@ -482,6 +485,14 @@ def _rule_default(rule: str, out: dict[str, Attribute], op: Operation) -> Attrib
     if rule.startswith("zeros"):
         return va.i64_tensor([0] * (2 * n), (n, 2))
     return va.bool_tensor([False] * n)
+
+
+def _exact(attrs: dict[str, Attribute]) -> bool:
+    exact = convert.EXACT_EQUALITY
+    for v in attrs.values():
+        if type(v) not in exact:
+            return False
+    return True
 
 
 _MEMO: dict[tuple[object, ...], tuple[dict[str, Attribute], dict[str, Attribute]]] = {}

@@ -119,6 +119,7 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
     blocked: list[BlockedOp] = []
     records = isinstance(module, VOp)
     current = version == get_current_version()
+    stays = legality.stays
     for op in module.walk() if records else walk(module):
         if records:
             if op.SPEC is None:
@@ -127,7 +128,9 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
                 # already the current fork, every attribute VHLO (a record holds nothing else in
                 # its properties): nothing to upgrade, nothing that could block
                 continue
-        elif not isinstance(op, VhloOp):
+        elif not _is_vhlo(type(op)):
+            continue
+        if stays(op, version):
             continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
@@ -144,6 +147,16 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
     for op, state in plans:
         apply(op, state)
     return module
+
+
+def _is_vhlo(cls: type) -> bool:
+    got = _VHLO_CLASS.get(cls)
+    if got is None:
+        got = _VHLO_CLASS[cls] = issubclass(cls, VhloOp)
+    return got
+
+
+_VHLO_CLASS: dict[type, bool] = {}
 
 
 def _apply_record(op: VOp, state: ForkOp) -> None:

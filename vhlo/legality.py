@@ -237,12 +237,14 @@ class _Target:
     """What is cached per target version: the fork of each op family, and the attributes and
     types (by identity, kept alive so their ids stay unique) known to exist at it."""
 
-    __slots__ = ("forks", "ok", "target")
+    __slots__ = ("forks", "ok", "stay", "target")
 
     def __init__(self, target: Version):
         self.target = target
         self.forks: dict[str, object] = {}
         self.ok: dict[int, Attribute] = {}
+        self.stay: dict[str, object] = {}
+        """fork name -> its value constraint (or None) when it is the target's fork, else _MOVES"""
 
 
 def _at(target: Version) -> _Target:
@@ -262,6 +264,56 @@ def _at(target: Version) -> _Target:
 _TARGETS: dict[Version, _Target] = {}
 _LAST: list[_Target | None] = [None]
 _UNSET = object()
+
+
+def stays(op: Operation, target: Version) -> bool:
+    """Whether ``plan(op, target)`` keeps ``op`` as it is: it is at the target's fork and nothing
+    in it needs a newer version (the common case, answered without building a plan).  False means
+    "plan it"; an op of another dialect is the caller's to skip."""
+    cache = _at(target)
+    spec = op.SPEC  # type: ignore[attr-defined]
+    constraint = cache.stay.get(spec.name, _UNSET)
+    if constraint is _UNSET:
+        want = fork_for(spec.base, target)
+        if want is None or want.name != spec.name:
+            cache.stay[spec.name] = _MOVES
+            return False
+        constraint = cache.stay[spec.name] = _CONSTRAINT_BY_KEY.get((spec.base, spec.version))
+    if constraint is _MOVES:
+        return False
+    ok = cache.ok
+    if len(ok) >= 200_000:
+        ok.clear()
+    if type(op.location) not in _NO_RANGE:
+        loc = location_needs(op)
+        if loc is not None and loc[0] > target:
+            return False
+    if constraint is not None and any(v > target for v, _ in constraint(op)):  # type: ignore[operator]
+        return False
+    get = ok.get
+    for group in (op.properties, op.attributes):
+        for a in group.values():
+            if get(id(a)) is not a:
+                if attr_needs(a)[0] > target:
+                    return False
+                ok[id(a)] = a
+    for v in op.results:
+        t = v._type  # type: ignore[attr-defined]
+        if get(id(t)) is not t:
+            if type_needs(t)[0] > target:
+                return False
+            ok[id(t)] = t
+    for v in op._operands:  # an xDSL op's own tuple (its `operands` is a view built per call)
+        t = v._type
+        if get(id(t)) is not t:
+            if type_needs(t)[0] > target:
+                return False
+            ok[id(t)] = t
+    return True
+
+
+_MOVES = object()
+"""``_Target.stay``'s mark of a fork that is not the target's."""
 
 
 def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:

@@ -72,6 +72,8 @@ class VhloOp(Operation):
         (0, 0),
     )
     """(fixed, variadic) group counts of the operands, results and regions (from ``SPEC``)."""
+    FIXED_COUNTS: ClassVar[tuple[int, int, int] | None] = (0, 0, 0)
+    """The numbers of operands, results and regions when no group is variadic, else None."""
     traits = OpTraits(lambda: ())
 
     # -- construction
@@ -182,21 +184,29 @@ def _verifies(op: VhloOp) -> bool:
     if block is not None and not op.IS_TERMINATOR and block._last_op is op:
         return False
     cls = type(op)
-    operands, results, regions = cls.COUNTS
-    if not (
-        _count_ok(len(op._operands), operands)
-        and _count_ok(len(op.results), results)
-        and _count_ok(len(op.regions), regions)
-    ):
-        return False
+    operands = op._operands
+    fixed = cls.FIXED_COUNTS
+    if fixed is not None:
+        if (len(operands), len(op.results), len(op.regions)) != fixed:
+            return False
+    else:
+        n_operands, n_results, n_regions = cls.COUNTS
+        if not (
+            _count_ok(len(operands), n_operands)
+            and _count_ok(len(op.results), n_results)
+            and _count_ok(len(op.regions), n_regions)
+        ):
+            return False
     props = op.properties
     if props.keys() != cls.ATTR_NAMES:
         return False
+    is_attr = _IS_VHLO_ATTR
     for a in props.values():
-        if not a.name.startswith("vhlo."):
+        k = type(a)
+        if not (is_attr[k] if k in is_attr else _is_vhlo_attr(k)):
             return False
     is_type = _IS_VHLO_TYPE
-    for v in op._operands:
+    for v in operands:
         k = type(v._type)
         if not (is_type[k] if k in is_type else _is_vhlo_type(k)) or type(v) is ErasedSSAValue:
             return False
@@ -208,11 +218,20 @@ def _verifies(op: VhloOp) -> bool:
 
 
 _IS_VHLO_TYPE: dict[type, bool] = {}
-"""Type class -> is it a VHLO type (``isinstance`` through xDSL's ABCs costs more per call)."""
+_IS_VHLO_ATTR: dict[type, bool] = {}
+"""Class -> is it a VHLO type (``isinstance(t, VhloType)``, for operands and results), is it a VHLO
+attribute or type (``va.is_vhlo``, for properties).  By class: ``isinstance`` through xDSL's ABCs
+costs more per call, and an attribute's ``name`` is its class's."""
 
 
 def _is_vhlo_type(k: type) -> bool:
     got = _IS_VHLO_TYPE[k] = issubclass(k, vt.VhloType)
+    return got
+
+
+def _is_vhlo_attr(k: type) -> bool:
+    name = getattr(k, "name", None)
+    got = _IS_VHLO_ATTR[k] = isinstance(name, str) and name.startswith("vhlo.")
     return got
 
 
@@ -300,6 +319,7 @@ class _PlainLayout:
 
 def _make_op(spec: specs.OpSpec, plain_layout: bool = False) -> type[VhloOp]:
     base: type[VhloOp] = FuncOpBase if spec.base == "func" else VhloOp
+    counts = (_counts(spec.operands), _counts(spec.results), _counts(spec.regions))
     bases: tuple[type, ...] = (_PlainLayout, base) if plain_layout else (base,)
     traits = OpTraits(lambda: ())
     if "Terminator" in spec.traits:
@@ -311,7 +331,8 @@ def _make_op(spec: specs.OpSpec, plain_layout: bool = False) -> type[VhloOp]:
         "SPEC": spec,
         "ATTR_NAMES": frozenset(spec.attribute_names),
         "IS_TERMINATOR": "Terminator" in spec.traits,
-        "COUNTS": (_counts(spec.operands), _counts(spec.results), _counts(spec.regions)),
+        "COUNTS": counts,
+        "FIXED_COUNTS": None if any(v for _, v in counts) else tuple(f for f, _ in counts),
         "traits": traits,
         "__doc__": f"`{spec.mnemonic}` ({spec.min} .. {spec.max})"
         + (f": {spec.note}" if spec.note else "")
