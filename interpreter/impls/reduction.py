@@ -136,16 +136,37 @@ def _padding(op: Any) -> np.ndarray | None:
     return np.asarray(p, dtype=np.int64).reshape(-1, 2)
 
 
-@impl("stablehlo.reduce_window")
-def _reduce_window(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    inputs, inits = _split(args)
+@compiler("stablehlo.reduce_window")
+def _reduce_window(op: Any) -> Step:
+    """Window attributes, padding, the region's argument types and kind and the result types
+    decoded once; the body is the op's compiled region."""
+    region = op.regions[0]
+    types = A.region_arg_dtypes(region)
+    n = len(op.operands) // 2
+    input_types, init_types = types[n:], types[:n]
+    kind = region_kind(region)
     windows = {
         name: A.ints(op, name)
         for name in ("window_dimensions", "window_strides", "base_dilations", "window_dilations")
     }
-    return reduce_window_by_region(
-        ev, op, op.regions[0], inputs, inits, _padding(op), env, **windows
-    )
+    padding = _padding(op)
+    result_dtypes = [A.result_dtype(op, i) for i in range(len(op.results))]
+    reduce_window, to_types = red.reduce_window, A.to_types
+
+    def run(regions: tuple[Any, ...], *args: Any) -> list[Any]:
+        inputs = to_types(list(args[:n]), input_types)
+        inits = to_types(list(args[n:]), init_types)
+        computation = regions[0]
+
+        def body(*arrays: Any) -> tuple[Any, ...]:
+            return tuple(computation(*arrays))
+
+        results = reduce_window(
+            inputs, inits, padding=padding, body=make_body(body, kind=kind), **windows
+        )
+        return _as_dtypes(results, result_dtypes)
+
+    return Step(run, regions=True, multi=True)
 
 
 def reduce_window_by_region(
