@@ -165,9 +165,13 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
 
     `may_elide` is MLIR's AttrTypeElision::May (array elements): i64 integers and f64 floats drop
     their type there (`[0, 1]`, not `[0 : i64, 1 : i64]`)."""
-    if isinstance(a, StringAttr):
+    cls = type(a)
+    kind = _ATTR_KIND.get(cls, _UNSEEN)
+    if kind is _UNSEEN:
+        kind = _ATTR_KIND[cls] = next((k for k in _ATTR_KINDS if isinstance(a, k)), None)
+    if kind is StringAttr:
         return string_literal(a.data)
-    if isinstance(a, IntegerAttr):
+    if kind is IntegerAttr:
         t = a.type
         if isinstance(t, IntegerType) and t.width.data == 1:
             return "true" if a.value.data else "false"
@@ -175,7 +179,7 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
         if elide_type or (may_elide and t == _I64):
             return str(v)
         return f"{v} : {type_to_str(t)}"
-    if isinstance(a, FloatAttr):
+    if kind is FloatAttr:
         sem = FLOAT_SEMANTICS[FLOAT_NAME[type(a.type)]]
         import numpy as np
 
@@ -185,7 +189,7 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
             if elide_type or (may_elide and sem.name == "f64")
             else f"{text} : {type_to_str(a.type)}"
         )
-    if isinstance(a, DenseIntOrFPElementsAttr):
+    if kind is DenseIntOrFPElementsAttr:
         type_text = type_to_str(a.type)
         data = a.data.data
         if len(data) <= _MEMO_MAX_BYTES:
@@ -194,24 +198,42 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
             body = dense_text.dense_body(a)
         body = "dense<" + body + ">"
         return body if elide_type else f"{body} : {type_text}"
-    if isinstance(a, DenseArrayBase):
+    if kind is DenseArrayBase:
         return dense_text.dense_array_text(a)
-    if isinstance(a, ArrayAttr):
+    if kind is ArrayAttr:
         return "[" + ", ".join(attr_to_str(x, may_elide=True) for x in a.data) + "]"
-    if isinstance(a, DictionaryAttr):
+    if kind is DictionaryAttr:
         return dict_to_str(a.data)
-    if isinstance(a, SymbolRefAttr):
+    if kind is SymbolRefAttr:
         return "::".join(symbol_text(x.data) for x in (a.root_reference, *a.nested_references.data))
-    if isinstance(a, UnitAttr):
+    if kind is UnitAttr:
         return "unit"
-    if isinstance(a, OpaqueAttr):
+    if kind is OpaqueAttr:
         return str(a.data)
-    if isinstance(a, TextLoc):
+    if kind is TextLoc:
         return f"loc({a.data})"
     printer = getattr(a, "mlir_text", None)
     if printer is not None:
         return printer()
     return type_to_str(a)
+
+
+# attr_to_str's cases, in the order it tests them; each attribute class is matched once
+_ATTR_KINDS: tuple[type, ...] = (
+    StringAttr,
+    IntegerAttr,
+    FloatAttr,
+    DenseIntOrFPElementsAttr,
+    DenseArrayBase,
+    ArrayAttr,
+    DictionaryAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    OpaqueAttr,
+    TextLoc,
+)
+_ATTR_KIND: dict[type, type | None] = {}
+_UNSEEN = object()
 
 
 def dict_to_str(attrs: dict[str, Attribute] | Iterable[tuple[str, Attribute]]) -> str:
