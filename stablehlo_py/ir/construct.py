@@ -22,7 +22,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import UNKNOWN_LOC
-from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue, SSAValues, Use
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue, SSAValues, Use
 from xdsl.irdl import IRDLOperation, OptionalDef
 
 FIELDS = (
@@ -88,7 +88,12 @@ def new_op(
     ops = SSAValues(operands)
     uses = tuple([Use(op, i) for i in range(len(ops))])
     for v, u in zip(ops, uses):
-        v.add_use(u)
+        # IRWithUses.add_use, inline: the new use goes first in the value's use list
+        first = v.first_use
+        u._next_use = first
+        if first is not None:
+            first._prev_use = u
+        v.first_use = u
     op._operands = ops
     op._operand_uses = uses
     op.results = SSAValues([OpResult(t, op, i) for i, t in enumerate(result_types)])
@@ -116,6 +121,23 @@ def new_op(
             if k not in attrs:
                 attrs[k] = v
     return op
+
+
+def append_ops(block: Block, ops: Sequence[Operation]) -> None:
+    """What ``block.add_ops(ops)`` does, for ops just made (no parent, so none can contain the
+    block): each op's parent and its links to its neighbours, and the block's first and last op."""
+    last = block._last_op
+    for op in ops:
+        if op.parent is not None:
+            raise ValueError("Can't add to a block an operation already attached to a block.")
+        op.parent = block
+        op._prev_op = last
+        if last is None:
+            block._first_op = op
+        else:
+            last._next_op = op
+        last = op
+    block._last_op = last
 
 
 def operation_fields() -> tuple[str, ...]:

@@ -8,7 +8,7 @@ which records how each property is written inside the op's format and then appli
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -98,12 +98,18 @@ def _bool_parse(p: Parser) -> Attribute:
 _I64_ARRAYS: dict[tuple[int, ...], DenseArrayBase] = {}
 
 
-def _dense_i64_array_parse(p: Parser) -> Attribute:
-    vals = tuple(p.parse_delimited("[", p.parse_integer, "]"))
-    a = _I64_ARRAYS.get(vals)
+def i64_array_attr(values: Sequence[int]) -> DenseArrayBase:
+    """`array<i64: values>`, interned (attributes are immutable; the same dimension lists recur
+    throughout a program and xDSL's from_list is slow)."""
+    key = tuple(values)
+    a = _I64_ARRAYS.get(key)
     if a is None:
-        a = _I64_ARRAYS[vals] = DenseArrayBase.from_list(I64, vals)
+        a = _I64_ARRAYS[key] = DenseArrayBase.from_list(I64, key)
     return a
+
+
+def _dense_i64_array_parse(p: Parser) -> Attribute:
+    return i64_array_attr(p.parse_delimited("[", p.parse_integer, "]"))
 
 
 def _dense_bool_array_parse(p: Parser) -> Attribute:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.irdl import (
     SameVariadicOperandSize,
@@ -38,6 +38,7 @@ from stablehlo_py.ir.ops.base import (
     I64_ATTR,
     GenericSyntaxOp,
     StableHLOOp,
+    i64_array_attr,
     op_def,
     print_region_argument,
     prop,
@@ -220,7 +221,7 @@ class ReduceOp(StableHLOOp):
                     f"operand #{i} of stablehlo.reduce has type {t2s(v.type)} but is written as {t2s(t)}",
                     start,
                 )
-        props: dict[str, Attribute] = {"dimensions": DenseArrayBase.from_list(I64, dims)}
+        props: dict[str, Attribute] = {"dimensions": i64_array_attr(dims)}
         if inner_name is not None:
             if not ins:
                 p.error("input types missing in reduce-op function type", ft_pos)

@@ -41,6 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import ParseError
 from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
+from stablehlo_py.ir.construct import append_ops
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text import dense as dense_text
 from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
@@ -85,8 +86,8 @@ _ESC = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 _I64 = IntegerType(64)
 _TYPE_CACHE: dict[str, Attribute] = {}
-# function types interned by their inputs and outputs (types are immutable and hashable)
-_FUNCTION_TYPES: dict[tuple[tuple[Attribute, ...], tuple[Attribute, ...]], FunctionType] = {}
+# function types interned by their inputs and outputs (types are immutable)
+_FUNCTION_TYPES: dict[tuple[int, ...], tuple[FunctionType, list[Attribute], list[Attribute]]] = {}
 
 
 def simple_tensor_type(key: str, dims: str, elem_name: str) -> Attribute | None:
@@ -591,11 +592,17 @@ class Parser:
         inputs = self.parse_delimited("(", self.parse_type, ")")
         self.parse_literal("->", "in function type")
         outputs = self.parse_result_types()
-        key = (tuple(inputs), tuple(outputs))
-        t = _FUNCTION_TYPES.get(key)
-        if t is None:
-            t = _FUNCTION_TYPES[key] = FunctionType.from_lists(inputs, outputs)
-        return t
+        # keyed by the types' identities (hashing a type hashes all its parameters); the entry
+        # keeps the types alive, so their ids stay theirs
+        key = (*map(id, inputs), -1, *map(id, outputs))
+        entry = _FUNCTION_TYPES.get(key)
+        if entry is None:
+            entry = _FUNCTION_TYPES[key] = (
+                FunctionType.from_lists(inputs, outputs),
+                inputs,
+                outputs,
+            )
+        return entry[0]
 
     def parse_result_types(self) -> list[Attribute]:
         """`T` or `(T, ...)` after `->`. A parenthesised single function type is a result too."""
@@ -1128,7 +1135,7 @@ class Parser:
             if c == "}" or c == "^" or c == "":
                 break
             ops.append(self.parse_operation())
-        block.add_ops(ops)
+        append_ops(block, ops)
 
     # ------------------------------------------------------------------ operations
     def parse_operation(self) -> Operation:
@@ -1211,8 +1218,13 @@ class Parser:
         loc = self.try_location()
         if loc is not None:
             op.location = loc  # type: ignore[assignment]
+        results = op.results
+        if len(result_defs) == 1 and result_defs[0][1] == len(results):
+            name, _, p = result_defs[0]  # the common case: one name for all results
+            self.define(name, tuple(results), p)
+            return op
         n_results = sum(c for _, c, _ in result_defs)
-        if n_results != len(op.results):
+        if n_results != len(results):
             self.error(
                 f"operation '{op.name}' defines {len(op.results)} results but {n_results} names were given",
                 start,

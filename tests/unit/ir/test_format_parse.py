@@ -150,3 +150,33 @@ def test_fallback_gives_the_interpreted_result(text: str) -> None:
     fast = _outcome(chunk)
     with interpreted_only():
         assert fast == _outcome(chunk)
+
+
+def test_append_ops_links_as_add_ops() -> None:
+    from xdsl.ir import Block
+
+    from stablehlo_py.ir.construct import append_ops
+
+    def ops() -> list:  # type: ignore[type-arg]
+        m = parse(
+            "func.func @f(%a: tensor<f32>) {\n  %0 = stablehlo.abs %a : tensor<f32>\n  return\n}\n"
+        )
+        body = list(m.walk())[2:]
+        for op in body:
+            op.detach()
+        return body
+
+    for existing in (0, 1):
+        a, b = Block(), Block()
+        for block in (a, b):
+            for _ in range(existing):
+                block.add_op(default_registry().ops["stablehlo.create_token"].create())
+        xs, ys = ops(), ops()
+        a.add_ops(xs)
+        append_ops(b, ys)
+        for block, new in ((a, xs), (b, ys)):
+            got = list(block.ops)
+            assert got[existing:] == new and block.last_op is new[-1]
+            assert all(o.parent is block for o in got)
+            assert [o.prev_op for o in got] == [None, *got[:-1]]
+            assert [o.next_op for o in got] == [*got[1:], None]
