@@ -14,8 +14,11 @@ and deserialize in our msgpack format and in upstream's MLIR bytecode, interpret
 peak memory: Linux's peak resident set (``VmHWM``), reset before each step through
 ``/proc/self/clear_refs``, less the process's size after its imports.  A step's peak therefore
 includes what it keeps alive (the module, the text being parsed or printed); ``x const`` is that peak
-over the constant's bytes (target <= 3x).  Steps that need a module start from the parsed one; the
-printed text is checked to equal the input, and both deserialized modules to print as the input.
+over the constant's bytes (target <= 3x).  Steps that need a module start from the parsed one, which
+keeps its source text for locations (2 bytes of hex per constant byte), so their peaks include it;
+the printed text is checked to equal the input, and both deserialized modules to print as the input.
+The default sizes need about 10 GB of memory at the peak (printing the 1 GiB constant); use
+``--dense-mb`` for a smaller machine.
 
 Per-unit cost (seconds per MB or µs per op) is printed per size, and ``large/small``: the largest
 size's per-unit cost over the smallest's (1.0 = linear; a quadratic step doubles it with each size
