@@ -155,32 +155,43 @@ def accumulate_fold(
 
 
 def _accumulate(
-    uf: np.ufunc, d: np.dtype[Any]
+    uf: np.ufunc, d: np.dtype[Any], quiet: bool = False
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
     """The fold as one accumulate; None for more than :data:`ACCUMULATE_MAX_LANES` lanes (the
     steps are faster) and when a NaN comes out (which of two NaNs an add or a product returns
     depends on the loop numpy picks, and any other result does not): the caller folds step by
-    step then."""
+    step then.  ``quiet``: numpy's floating-point warnings are already off (the evaluator runs
+    programs so), no ``np.errstate`` of its own."""
+    isnan = np.isnan
 
     def fold(x: np.ndarray, init: np.ndarray) -> np.ndarray | None:
         n = x.shape[-1]
         if n == 0 or x.size > ACCUMULATE_MAX_LANES * n:
             return None
-        column = np.empty(x.shape[:-1] + (x.shape[-1] + 1,), dtype=d)
+        column = np.empty(x.shape[:-1] + (n + 1,), dtype=d)
         column[..., 0] = init
         column[..., 1:] = x
-        with np.errstate(all="ignore"):
+        if quiet:
             acc = uf.accumulate(column, axis=-1)
+        else:
+            with np.errstate(all="ignore"):
+                acc = uf.accumulate(column, axis=-1)
         result = acc[..., -1].copy()
-        return None if np.isnan(result).any() else result
+        nan = isnan(result)
+        return None if (nan if result.ndim == 0 else nan.any()) else result
 
     return fold
 
 
-def _ufunc_reduce(uf: np.ufunc, d: np.dtype[Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def _ufunc_reduce(
+    uf: np.ufunc, d: np.dtype[Any], quiet: bool = False
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     def reduce(x: np.ndarray, init: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
+        if quiet:
             res = uf(init.astype(d), uf.reduce(x, axis=-1, dtype=d))
+        else:
+            with np.errstate(all="ignore"):
+                res = uf(init.astype(d), uf.reduce(x, axis=-1, dtype=d))
         return np.asarray(res, dtype=d).reshape(x.shape[:-1])
 
     return reduce
@@ -192,16 +203,17 @@ def prepare_kind_reduce(
     """:func:`reduce_last_axis` decided once for one input of ``dtype`` whose last axis has
     ``n > 0`` elements and a body of kind ``kind`` (which the ufunc of that kind stands for, as in
     :func:`fold_left`): ``fn(x, init)`` (``x`` of ``dtype``, ``init`` 0-d of ``dtype``) -> the
-    reduced array; None when the schedule runs the body itself."""
+    reduced array; None when the schedule runs the body itself.  ``fn`` runs with numpy's
+    floating-point warnings as its caller set them (the evaluator turns them off)."""
     body = KIND_BODIES.get(kind)
     if body is None or n <= 0 or ufunc_kind(body, [dtype]) is None:
         return None
     uf = kind_ufunc(kind, dtype)
     schedule = reduce_schedule(body, [dtype], n)
     if schedule == "ufunc":
-        return _ufunc_reduce(uf, dtype)
+        return _ufunc_reduce(uf, dtype, quiet=True)
     if schedule == "steps" and dtype in ACCUMULATE_DTYPES:
-        fold = _accumulate(uf, dtype)
+        fold = _accumulate(uf, dtype, quiet=True)
 
         def fold_or_steps(x: np.ndarray, init: np.ndarray) -> np.ndarray:
             folded = fold(x, init)
