@@ -24,8 +24,9 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import UnitAttr
-from xdsl.ir import Operation, Region
+from xdsl.dialects.builtin import FunctionType, UnitAttr
+from xdsl.ir import Attribute, Operation, Region
+from xdsl.irdl import VariadicDef
 from xdsl.irdl.operations import BeforeVariadicSingleAccessor
 
 from stablehlo_py.ir import format as fmt
@@ -81,6 +82,15 @@ def _types_text(values: Any) -> str:
 
 def _region_present(v: Any) -> bool:
     return bool(v.blocks) if isinstance(v, Region) else bool(v)
+
+
+def _single_result_text(type_to_str: Callable[[Attribute], str]) -> Callable[[Attribute], str]:
+    """printer.result_types_to_str of one type: bare unless it is a function type."""
+
+    def text(t: Attribute) -> str:
+        return type_to_str(t) if not isinstance(t, FunctionType) else "(" + type_to_str(t) + ")"
+
+    return text
 
 
 def _seq_present(v: Any) -> bool:
@@ -202,6 +212,7 @@ class _Compiler:
 
         ns: dict[str, Any] = {
             "T2S": type_to_str,
+            "RESULT1": _single_result_text(type_to_str),
             "FT2S": function_type_to_str,
             "AIF": fmt.attr_in_format,
             "NAMES": _names_text,
@@ -464,6 +475,11 @@ class _Compiler:
             self.expr(f"', '.join([T2S(t) for t in {ts}])")
             return
         if isinstance(e, fmt.FuncType):
+            if e.inputs == "operands" and e.outputs == "results":
+                fast = self.fixed_functional_type()
+                if fast is not None:
+                    self.expr(fast)
+                    return
             ins = self.types_expr(e.inputs)
             outs = self.types_expr(e.outputs)
             self.expr(f"FT2S({ins}, {outs})")
@@ -483,9 +499,34 @@ class _Compiler:
             self.code(f"    pr.region(r, default_dialect={dd})")
             return
         if isinstance(e, fmt.Operands):
-            self.code("w(NAMES(names, op._operands))")
+            self.expr("NAMES(names, op._operands)")
             return
         raise _Unsupported(e)
+
+    def fixed_functional_type(self) -> str | None:
+        """`functional-type(operands, results)` of an op whose operands and results are all single
+        (no variadic or optional definition): function_type_to_str's text spelled out per position,
+        used when the op has exactly the declared counts (else the general function)."""
+        d = self.cls.get_irdl_definition()  # type: ignore[attr-defined]
+        if any(isinstance(x, VariadicDef) for _, x in (*d.operands, *d.results)):
+            return None
+        n, m = len(d.operands), len(d.results)
+        if n > 8 or m > 8:
+            return None
+        ins = " + ', ' + ".join(f"T2S(opnds[{i}].type)" for i in range(n)) or "''"
+        if m == 1:
+            outs = "RESULT1(res[0].type)"
+        else:
+            outs = (
+                "'(' + "
+                + (" + ', ' + ".join(f"T2S(res[{i}].type)" for i in range(m)) or "''")
+                + " + ')'"
+            )
+        general = "FT2S([x.type for x in opnds], [x.type for x in res])"
+        return (
+            f"(('(' + {ins} + ') -> ' + {outs}) if len(opnds) == {n} and len(res) == {m}"
+            f" else {general})"
+        )
 
     def custom_arg(self, a: Any) -> str:
         """An expression for format.py's `_custom_arg_value(op, a)`."""
