@@ -327,7 +327,12 @@ class _Compiler:
         ]
         for part in self.parts:
             if isinstance(part, int):
-                body.append(f"        _parse_one(_E[{part}], p, st)")
+                e = self.elems[part]
+                if isinstance(e, fmt.Custom) and e.name in fmt.CUSTOM_DIRECTIVES:
+                    # what _parse_one does for it, without the dispatch
+                    body.append(f"        _CUSTOM[{e.name!r}].parse(p, st, *_E[{part}].args)")
+                else:
+                    body.append(f"        _parse_one(_E[{part}], p, st)")
                 continue
             k = segments.index(part)
             fail = f"return _finish(p, st, {part.first})"
@@ -360,6 +365,7 @@ class _Compiler:
             "_E": elems,
             "_ParseState": fmt.ParseState,
             "_parse_one": fmt._parse_one,
+            "_CUSTOM": fmt.CUSTOM_DIRECTIVES,
             "_build_from_state": fmt.build_from_state,
             "_finish": finish,
         }

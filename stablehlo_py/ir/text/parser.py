@@ -274,23 +274,32 @@ class Parser:
         self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
 
     def peek(self, n: int = 1) -> str:
-        self.ws()
-        return self.text[self.pos : self.pos + n]
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        return text[pos : pos + n]
 
     def at_end(self) -> bool:
         self.ws()
         return self.pos >= len(self.text)
 
     def try_literal(self, lit: str) -> bool:
-        self.ws()
-        if self.text.startswith(lit, self.pos):
-            self.pos += len(lit)
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith(lit, pos):
+            self.pos = pos + len(lit)
             return True
         return False
 
     def parse_literal(self, lit: str, what: str | None = None) -> None:
-        if not self.try_literal(lit):
-            self.wrong_token(f"expected '{lit}'{' ' + what if what else ''}")
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith(lit, pos):
+            self.pos = pos + len(lit)
+            return
+        self.wrong_token(f"expected '{lit}'{' ' + what if what else ''}")
 
     def _found(self) -> str:
         self.ws()
@@ -301,16 +310,20 @@ class Parser:
         return f"'{tok}'"
 
     def try_keyword(self, kw: str) -> bool:
-        self.ws()
-        m = _BARE_ID.match(self.text, self.pos)
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        m = _BARE_ID.match(text, pos)
         if m and m.group(0) == kw:
             self.pos = m.end()
             return True
         return False
 
     def parse_keyword(self, kw: str | None = None) -> str:
-        self.ws()
-        m = _BARE_ID.match(self.text, self.pos)
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        m = _BARE_ID.match(text, pos)
         if not m or (kw is not None and m.group(0) != kw):
             # MLIR's parseKeyword (an OpAsmParser error inside a custom op)
             self.op_error(f"expected {repr(kw) if kw else 'valid keyword'}, found {self._found()}")
@@ -318,8 +331,10 @@ class Parser:
         return m.group(0)
 
     def try_bare_id(self) -> str | None:
-        self.ws()
-        m = _BARE_ID.match(self.text, self.pos)
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        m = _BARE_ID.match(text, pos)
         if not m:
             return None
         self.pos = m.end()
