@@ -154,10 +154,9 @@ class DenseI64Array:
         def text() -> str:
             return "[" + ", ".join(str(v) for v in _i64_values(attr)) + "]"
 
-        data = getattr(getattr(attr, "data", None), "data", None)
-        if isinstance(attr, DenseArrayBase) and len(data) <= 1024:
-            key = ("i64 array", pr.type_text(attr.elt_type), data)
-            pr.out.append(pr.memo_text(key, text))
+        if isinstance(attr, DenseArrayBase):
+            elt = pr.type_text(attr.elt_type)
+            pr.out.append(pr.memo_text("i64 array", elt, attr.data.data, text))
         else:
             pr.out.append(text())
 

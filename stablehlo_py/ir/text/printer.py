@@ -69,19 +69,24 @@ def type_to_str(t: Attribute) -> str:
     return s
 
 
-_TEXT_MEMO: dict[tuple[object, ...], str] = {}
+_TEXT_MEMO: dict[tuple[str, str, bytes], str] = {}
 _OP_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> the name printed
 _NEWLINES = ["\n" + "  " * i for i in range(32)]
-_MEMO_MAX_BYTES = 1024
+_MEMO_MAX_BYTES = 256
+_MEMO_LIMIT = 8192
 
 
-def memo_text(key: tuple[object, ...], compute: Callable[[], str]) -> str:
-    """The text `compute()` gives for `key` (a tuple of strings and small bytes that determines it),
-    remembered across ops and calls (e.g. the body of `dense<0.0> : tensor<f32>`); bounded."""
+def memo_text(kind: str, type_text: str, data: bytes, compute: Callable[[], str]) -> str:
+    """The text `compute()` gives for an attribute of `kind` determined by its type and raw bytes
+    (e.g. the body of `dense<0.0> : tensor<f32>`), remembered across ops and calls when the bytes
+    are small; at most _MEMO_LIMIT entries of at most _MEMO_MAX_BYTES bytes."""
+    if len(data) > _MEMO_MAX_BYTES:
+        return compute()
+    key = (kind, type_text, data)
     text = _TEXT_MEMO.get(key)
     if text is None:
         text = compute()
-        if len(_TEXT_MEMO) >= _CACHE_LIMIT:
+        if len(_TEXT_MEMO) >= _MEMO_LIMIT:
             _TEXT_MEMO.clear()
         _TEXT_MEMO[key] = text
     return text
@@ -191,11 +196,7 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
         )
     if kind is DenseIntOrFPElementsAttr:
         type_text = type_to_str(a.type)
-        data = a.data.data
-        if len(data) <= _MEMO_MAX_BYTES:
-            body = memo_text(("dense", type_text, data), lambda: dense_text.dense_body(a))
-        else:
-            body = dense_text.dense_body(a)
+        body = memo_text("dense", type_text, a.data.data, lambda: dense_text.dense_body(a))
         body = "dense<" + body + ">"
         return body if elide_type else f"{body} : {type_text}"
     if kind is DenseArrayBase:
@@ -487,9 +488,9 @@ class Printer:
         return type_to_str(t)
 
     @staticmethod
-    def memo_text(key: tuple[object, ...], compute: Callable[[], str]) -> str:
+    def memo_text(kind: str, type_text: str, data: bytes, compute: Callable[[], str]) -> str:
         """`memo_text` of this module (for directives that cannot import it)."""
-        return memo_text(key, compute)
+        return memo_text(kind, type_text, data, compute)
 
     def value(self, v: SSAValue) -> str:
         return self.namer.names.get(id(v), "%<<UNKNOWN SSA VALUE>>")

@@ -80,3 +80,19 @@ def test_compiled_matches_interpreted_testdata() -> None:
     if not paths:
         pytest.skip("../shared/conformance is absent")
     assert sum(_compare(m) for m in _modules(paths)) > 1000
+
+
+def test_text_memo_is_bounded_and_skips_large_attributes() -> None:
+    from stablehlo_py.ir import print_ir
+    from stablehlo_py.ir.text import printer
+
+    small = "func.func @f() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n"
+    big = small.replace("2xf32", "100xf32").replace("[1.0, 2.0]", "1.5")
+    big = big.replace("dense<1.5>", "dense<[" + ", ".join(["1.5"] * 99 + ["2.5"]) + "]>")
+    printer._TEXT_MEMO.clear()
+    first = print_ir(parse(small))
+    assert len(printer._TEXT_MEMO) == 1
+    assert print_ir(parse(small)) == first  # the remembered text is the same text
+    print_ir(parse(big))  # 400 bytes: printed, not remembered
+    assert len(printer._TEXT_MEMO) == 1
+    assert "dense<[1.000000e+00, 2.000000e+00]>" in first
