@@ -300,7 +300,8 @@ class _Compiler:
         ]
         body += ["    " + r.replace("FAIL", "return None") for r in seg.reads]
         for n in self.operand_names:
-            body.append(f"    if {operands[n]}.type != {operand_types[n]}: return None")
+            v, t = operands[n], operand_types[n]  # types are interned: `is` first
+            body.append(f"    if {v}.type is not {t} and {v}.type != {t}: return None")
         body.append("    p.pos = m.end()")
         ops = ", ".join(operands[n] for n in self.operand_names)
         results = ", ".join(result_types[n] for n in self.result_names)
