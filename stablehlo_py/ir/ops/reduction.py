@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.irdl import (
     SameVariadicOperandSize,
@@ -27,6 +27,7 @@ from xdsl.irdl import (
 from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.directives import DenseI64Array
 from stablehlo_py.ir.infer import InferError, verify_inferred
 from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
@@ -96,50 +97,62 @@ class ReduceOp(StableHLOOp):
     # ---------------------------------------------------------------- syntax
     def _compact_inner_op(self) -> Operation | None:
         """The inner op when the body is eligible for the compact form (E1-E5 of upstream's
-        isReduceEligibleForCompactPrint), else None."""
-        if not self.body.blocks:
+        isReduceEligibleForCompactPrint), else None.  Printed for every reduce, so it walks the
+        block's links and compares types by identity before equality (the parser shares them)."""
+        block = self.regions[0].blocks.first
+        if block is None:
             return None
-        block = self.body.blocks.first
-        assert block is not None
-        ops = list(block.ops)
-        if len(ops) != 2:  # E1: one op besides the terminator
+        inner = block.first_op
+        ret = inner.next_op if inner is not None else None
+        if ret is None or ret.next_op is not None:  # E1: one op besides the terminator
             return None
-        inner, ret = ops
-        if (
-            inner.name not in COMMUTATIVE_BINARY_OPS or inner.regions or len(inner.operands) != 2
-        ):  # E2
+        if inner.name not in COMMUTATIVE_BINARY_OPS or inner.regions:  # E2
             return None
-        if len(inner.results) != 1:
+        # tuple unpacking: xDSL's SSAValues index in Python, unpacking iterates in C
+        operands = tuple(inner.operands)
+        results = tuple(inner.results)
+        if len(operands) != 2 or len(results) != 1:  # E2
             return None
-        expected = inner.operands[0].type
-        if (
-            any(v.type != expected for v in inner.operands) or inner.results[0].type != expected
-        ):  # E2
+        (lhs, rhs), (result,) = operands, results
+        expected = lhs.type
+        for t in (rhs.type, result.type):
+            if t is not expected and t != expected:  # E2
+                return None
+        ops = tuple(self.operands)
+        if not ops:  # E3 (inputs and init values are equally many)
             return None
-        if not len(self.inputs):  # E3
+        scalar = tensor_type(element_type(ops[0].type), ())
+        if expected is not scalar and expected != scalar:
             return None
-        if expected != tensor_type(element_type(self.inputs[0].type), ()):
+        args = tuple(block.args)
+        if len(args) != 2 or args[0] is not lhs or args[1] is not rhs:  # E4
             return None
-        if list(block.args) != list(inner.operands):  # E4
+        if ret.name.rpartition(".")[2] != "return":  # E5
             return None
-        if ret.name.split(".")[-1] != "return":  # E5
-            return None
-        if list(ret.operands) != list(inner.results):
+        ret_ops = tuple(ret.operands)
+        if len(ret_ops) != 1 or ret_ops[0] is not result:
             return None
         return inner
 
     def print_custom(self, pr: Printer) -> None:
         from stablehlo_py.ir.text.printer import function_type_to_str
 
-        n = len(self.operands) // 2
-        ops = list(self.operands)
-        pr.write(", ".join(f"({pr.value(ops[i])} init: {pr.value(ops[i + n])})" for i in range(n)))
+        ops = tuple(self.operands)
+        n = len(ops) // 2
+        names = [pr.value(v) for v in ops]
+        text = ", ".join(f"({names[i]} init: {names[i + n]})" for i in range(n))
         inner = self._compact_inner_op()
         if inner is not None:
-            pr.write(" applies " + inner.name)
-        dims = i64_array(self.properties.get("dimensions")) or ()
-        pr.write(" across dimensions = [" + ", ".join(str(d) for d in dims) + "]")
-        pr.attr_dict(dict(self.attributes))
+            text += " applies " + inner.name
+        dims = self.properties.get("dimensions")
+        if isinstance(dims, DenseArrayBase):  # the text memoised by the i64-array directive
+            pr.write(text + " across dimensions = ")
+            DenseI64Array.print(pr, self, dims)
+        else:
+            values = i64_array(dims) or ()
+            pr.write(text + " across dimensions = [" + ", ".join(map(str, values)) + "]")
+        if self.attributes:
+            pr.attr_dict(dict(self.attributes))
         pr.write(
             " : " + function_type_to_str([v.type for v in ops], [r.type for r in self.results])
         )
