@@ -12,7 +12,7 @@ reporting them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from stablehlo_py.passes._common import carry_location, check_options, flag, gc_paused, op_location
 from stablehlo_py.vhlo import legality
@@ -120,6 +120,9 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
     records = isinstance(module, VOp)
     current = version == get_current_version()
     stays = legality.stays
+    memo = _TRANSITIONS.setdefault((version, allow_other_dialects), {})
+    if len(memo) >= 100_000:
+        memo.clear()
     for op in module.walk() if records else walk(module):
         if records:
             if op.SPEC is None:
@@ -132,11 +135,20 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
             continue
         if stays(op, version):
             continue
+        key = None if records else _transition_key(op)
+        if key is not None:
+            got = memo.get(key)
+            if got is not None:
+                plans.append((op, got[1]))
+                continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
             blocked.append(BlockedOp(op.name, op_location(op), tuple(p.blockers)))
         elif _changed(op, p.state):
             plans.append((op, p.state))
+            if key is not None:
+                # (without the operands: ``_apply`` uses the op's own, and a memo keeps no IR alive)
+                memo[key] = (_alive(op), replace(p.state, operands=()))
     if blocked:
         where = op_location(module)
         if where is None and blocked[0].location and blocked[0].location.count(":") >= 2:
@@ -147,6 +159,39 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
     for op, state in plans:
         apply(op, state)
     return module
+
+
+def _transition_key(op: VhloOp) -> tuple[object, ...] | None:
+    """What ``legality.plan`` reads of an op without regions and without a location that needs a
+    version -- its fork, its attributes and its operand and result types (by identity) -- so that
+    ops alike share one fork state (``_TRANSITIONS``); None for any other op."""
+    if op.regions or legality.location_needs(op) is not None:
+        return None
+    pv, av = op.properties, op.attributes
+    return (
+        type(op),
+        tuple(pv),
+        tuple(map(id, pv.values())),
+        tuple(av),
+        tuple(map(id, av.values())),
+        tuple([id(r._type) for r in op.results]),
+        tuple([id(v._type) for v in op._operands]),
+    )
+
+
+def _alive(op: VhloOp) -> tuple[object, ...]:
+    """What a ``_transition_key`` names by identity, kept alive while the key is in the memo."""
+    return (
+        *op.properties.values(),
+        *op.attributes.values(),
+        *(r._type for r in op.results),
+        *(v._type for v in op._operands),
+    )
+
+
+_TRANSITIONS: dict[tuple[Version, bool], dict[tuple[object, ...], tuple[object, ForkOp]]] = {}
+"""(target, allow-other-dialects) -> ``_transition_key`` -> the fork state its ops take (one
+without blockers that changes the op; its dicts are copied onto each op)."""
 
 
 def _is_vhlo(cls: type) -> bool:
@@ -191,7 +236,7 @@ def _apply(op: VhloOp, state: ForkOp) -> None:
     if state.regions == tuple(op.regions) and len(state.result_types) == len(results):
         for r, t in zip(results, state.result_types):
             retype_value(r, t)
-        new = retype_op(op, cls, state.properties, state.attributes)
+        new = retype_op(op, cls, dict(state.properties), dict(state.attributes))
         new.__dict__["_vhlo_replaced"] = (
             True  # the MLIR bytecode writer replays upstream's use-lists
         )
