@@ -9,6 +9,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     SymbolRefAttr,
     TensorType,
@@ -35,6 +36,7 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import fail, t2s
+from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -68,11 +70,7 @@ class ConstantOp(StableHLOOp):
             )
 
     def asm_result_names(self) -> str:
-        from xdsl.dialects.builtin import IntegerType
-
-        from stablehlo_py.ir.types import element_type
-
-        return "c" if isinstance(element_type(self.output.type), IntegerType) else "cst"
+        return "c" if isinstance(element_type(self.results[0].type), IntegerType) else "cst"
 
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:
