@@ -209,7 +209,8 @@ class _Codegen:
             steps.append((op, step))
         names, lines, line_ops, bound = self.names, self.lines, self.line_ops, self.globals
         pad = "    " * inner
-        for op, step in steps:
+        frees = last_uses([op for op, _ in steps])
+        for (op, step), dead in zip(steps, frees, strict=True):
             ins = op.operands
             for v in ins:
                 if scope_of.get(v) not in open_scopes:
@@ -225,11 +226,17 @@ class _Codegen:
                 name = names[r] = f"v{len(names)}"
                 results.append(name)
                 scope_of[r] = scope
+            # values of this block used for the last time: deleted on the op's own line (one op
+            # per line keeps error locations exact); outer blocks' values are theirs to free
+            gone = [names[v] for v in dead if scope_of.get(v) == scope]
+            free = "; del " + ", ".join(gone) if gone else ""
             values = _fold(op, step, ins, outs, known)
             if values is not None:
                 for r, name, v in zip(outs, results, values, strict=True):
                     known[r] = v
                     self.emit(inner, f"{name} = {self.bind('k', v)}", op)
+                if free:
+                    self.emit(inner, free[2:], op)
                 continue
             call_args = ["ev"] if step.ev else []
             if step.regions:
@@ -239,11 +246,11 @@ class _Codegen:
             bound[fn_name] = step.fn
             call = f"{fn_name}({', '.join(call_args + operands)})"
             if not results:
-                lines.append(pad + call)
+                lines.append(pad + call + free)
             elif step.multi:
-                lines.append(f"{pad}{''.join(r + ', ' for r in results)}= {call}")
+                lines.append(f"{pad}{''.join(r + ', ' for r in results)}= {call}{free}")
             else:
-                lines.append(f"{pad}{results[0]} = {call}")
+                lines.append(f"{pad}{results[0]} = {call}{free}")
             line_ops.append(op)
         self.emit(inner, "return []", None)
 
@@ -259,6 +266,27 @@ class _Codegen:
         else:
             self.block(fname, block, [])
         return fname
+
+
+def last_uses(ops: list[Operation]) -> list[list[SSAValue]]:
+    """For each of a block's ops (in order), the values it uses for the last time: the op's operands
+    and the outer values the ops nested in its regions read (their closures hold them until the op
+    is done).  Freed right after that op, a block's intermediate values live no longer than needed
+    (a long program's peak memory is its live values', not all it computed)."""
+    last: dict[SSAValue, int] = {}
+    for i, op in enumerate(ops):
+        for v in op.operands:
+            last[v] = i
+        if op.regions:
+            for inner in op.walk():
+                for v in inner.operands:
+                    last[v] = i
+    frees: list[list[SSAValue]] = [[] for _ in ops]
+    for v, i in last.items():
+        frees[i].append(v)
+    for i, op in enumerate(ops):  # results nothing uses: freed at once
+        frees[i].extend(r for r in op.results if r not in last)
+    return frees
 
 
 def _fold(

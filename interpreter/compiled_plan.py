@@ -59,7 +59,8 @@ class _Tiered:
 
 
 def _plan(block: Block) -> tuple[list[tuple[Any, ...]], int]:
-    """The block's steps as (op, kind, fn, takes_evaluator, operand slots, result slots, multi)."""
+    """The block's steps as (op, kind, fn, takes_evaluator, operand slots, result slots, multi,
+    slots last used by the op)."""
     slot: dict[Any, int] = {a: i for i, a in enumerate(block.args)}
     ops: list[tuple[Operation, Any]] = []
     for op in block.ops:
@@ -68,50 +69,57 @@ def _plan(block: Block) -> tuple[list[tuple[Any, ...]], int]:
             break
         step = step_for(op)
         if step is None:  # fails on entering the block, before any of its ops runs
-            return [(op, _RAISE, compiled._unsupported(op), False, (), (), False)], len(slot)
+            return [(op, _RAISE, compiled._unsupported(op), False, (), (), False, ())], len(slot)
         ops.append((op, step))
     steps: list[tuple[Any, ...]] = []
-    for op, step in ops:
+    frees = compiled.last_uses([op for op, _ in ops])
+    for (op, step), dead in zip(ops, frees, strict=True):
         if any(v not in slot for v in op.operands):
-            steps.append((op, _RAISE, compiled._undefined(op), False, (), (), False))
+            steps.append((op, _RAISE, compiled._undefined(op), False, (), (), False, ()))
             break
         ins = tuple(slot[v] for v in op.operands)
         if step is None:
-            steps.append((op, _RETURN, None, False, ins, (), False))
+            steps.append((op, _RETURN, None, False, ins, (), False, ()))
             break
         outs = []
         for r in op.results:
             outs.append(slot.setdefault(r, len(slot)))
+        free = tuple(slot[v] for v in dead if v in slot)  # last used here: dropped after the op
         if step.is_constant:
-            steps.append((op, _CONSTANT, step.value, False, ins, tuple(outs), False))
+            steps.append((op, _CONSTANT, step.value, False, ins, tuple(outs), False, free))
         else:
-            steps.append((op, _CALL, step.fn, step.ev, ins, tuple(outs), step.multi))
+            steps.append((op, _CALL, step.fn, step.ev, ins, tuple(outs), step.multi, free))
     return steps, len(slot)
 
 
 def run_plan(steps: list[tuple[Any, ...]], slots: int, ev: Any, args: tuple[Any, ...]) -> list[Any]:
     regs: list[Any] = [None] * slots
     regs[: len(args)] = args
-    for op, kind, fn, takes_ev, ins, outs, multi in steps:
+    for op, kind, fn, takes_ev, ins, outs, multi, free in steps:
         if kind == _CALL:
             values = [regs[i] for i in ins]
             out = fn(ev, *values) if takes_ev else fn(*values)
-            if not outs:
-                continue
-            if not multi:
-                regs[outs[0]] = out
-                continue
-            out = list(out)
-            if len(out) != len(outs):
-                raise ValueError(f"'{op.name}' gave {len(out)} results, its type has {len(outs)}")
-            for i, v in zip(outs, out, strict=True):
-                regs[i] = v
+            del values
+            if outs:
+                if not multi:
+                    regs[outs[0]] = out
+                else:
+                    out = list(out)
+                    if len(out) != len(outs):
+                        raise ValueError(
+                            f"'{op.name}' gave {len(out)} results, its type has {len(outs)}"
+                        )
+                    for i, v in zip(outs, out, strict=True):
+                        regs[i] = v
+                del out
         elif kind == _CONSTANT:
             regs[outs[0]] = fn
         elif kind == _RETURN:
             return [regs[i] for i in ins]
         else:
             fn()
+        for i in free:
+            regs[i] = None
     return []
 
 
