@@ -508,6 +508,13 @@ class Printer:
         self.out.append(", ".join(type_to_str(t) for t in ts))
 
     def attr(self, a: Attribute) -> None:
+        if type(a) is DenseIntOrFPElementsAttr:
+            # `dense<body> : type` as pieces: a large constant's body is not copied into a
+            # concatenation before the module's text is joined
+            type_text = type_to_str(a.type)
+            body = memo_text("dense", type_text, a.data.data, lambda: dense_text.dense_body(a))
+            self.out.extend(("dense<", body, "> : ", type_text))
+            return
         self.out.append(attr_to_str(a))
 
     def attr_dict(
