@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._element_kinds import bit_width, is_bool, is_complex, is_float, is_integer, storage_uint
+from ._element_kinds import is_complex
 from .data_movement import pad
 from .folds import fold_left, reduce_last_axis, ufunc_kind
 from .regions import body_sort_key, call_body, grouped_fold, kind_ufunc
+from .total_order import total_order_key
 
 __all__ = [
     "reduce",
@@ -191,32 +192,6 @@ def select_and_scatter(
 
 
 # --- sort ----------------------------------------------------------------------------------------
-
-
-def total_order_key(x: ArrayLike) -> np.ndarray:
-    """Integer keys whose natural order is the spec's total order on ``x``'s elements.
-
-    Floats: ``-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN`` (sign-magnitude bits mapped
-    to two's complement); integers and booleans: their value. Keys are int64 (uint64 for
-    ``ui64``). Complex numbers have no such key.
-    """
-    arr = np.asarray(x)
-    dt = arr.dtype
-    if is_bool(dt):
-        return arr.astype(np.int64)
-    if is_integer(dt):
-        return arr if dt == np.uint64 else arr.astype(np.int64)
-    if is_float(dt):
-        nbits = bit_width(dt)
-        if nbits == 64:
-            bits = arr.view(np.int64)
-            magnitude = bits & np.int64(0x7FFF_FFFF_FFFF_FFFF)
-            return np.where(bits < 0, -magnitude - 1, magnitude)
-        raw = arr.view(storage_uint(dt)).astype(np.int64) & ((1 << nbits) - 1)
-        sign = (raw >> (nbits - 1)) & 1
-        magnitude = raw & ((1 << (nbits - 1)) - 1)
-        return np.where(sign == 1, -magnitude - 1, magnitude)
-    raise TypeError(f"no total-order key for element type {dt}")
 
 
 def _merge_sort_permutation(

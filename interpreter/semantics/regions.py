@@ -36,6 +36,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .total_order import total_order_key
+
 __all__ = [
     "KINDS",
     "Body",
@@ -178,8 +180,6 @@ KIND_BODIES: dict[str, RegionBody] = {
 
 
 def _total_order_lt(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from .reduction import total_order_key
-
     return np.asarray(total_order_key(x) < total_order_key(y))
 
 
