@@ -88,7 +88,33 @@ def verify_compatible_types(op: StableHLOOp) -> None:
         fail("requires compatible types for all operands and results")
 
 
+_VERIFIED: dict[tuple[object, ...], tuple[object, ...]] = {}
+"""Elementwise verdicts by (class, operand and result types, properties) as identities -> those
+objects (kept alive so that their ids are not reused while cached).  The checks below read nothing
+else of the op, and the parser shares equal types, so a program's repeated `add`s of one type are
+checked once.  Only successes are kept: a failing op is checked again for its diagnostic."""
+_VERIFIED_LIMIT = 1 << 14
+
+
 def _verify_elementwise(op: StableHLOOp) -> None:
+    parts = (
+        type(op),
+        *(v.type for v in op._operands),
+        None,
+        *(r.type for r in op.results),
+        None,
+        *op.properties.values(),
+    )
+    key = (tuple(map(id, parts)), tuple(op.properties))
+    if _VERIFIED.get(key) is not None:
+        return
+    _check_elementwise(op)
+    if len(_VERIFIED) >= _VERIFIED_LIMIT:
+        _VERIFIED.clear()
+    _VERIFIED[key] = parts
+
+
+def _check_elementwise(op: StableHLOOp) -> None:
     """As upstream: the SameOperandsAndResultShape trait of every elementwise op first (upstream's
     `stablehlo.add` of tensor<3xf32> and tensor<4xf32> says "requires the same shape", not the
     inference's "Mismatched dimension sizes"), then the op's other traits and verifier:
