@@ -92,7 +92,7 @@ def breakdown(n: int, repeat: int) -> tuple[float, float, float]:
     from stablehlo_py.builder import tensor
     from stablehlo_py.builder.fastop import new_op
     from stablehlo_py.ir.infer import infer_result_types
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
 
     t = tensor((16, 32), "f32")
     blk = Block(arg_types=[t, t])

@@ -262,7 +262,7 @@ class FloatV1Attr(VhloAttr):
         from stablehlo_py.vhlo.convert import to_builtin_type
 
         from stablehlo_py.ir.text import dense as dense_text
-        from stablehlo_py.ir.text.parser import _NUMBER
+        from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
 
         p.parse_literal("<")
         p.ws()

@@ -258,7 +258,7 @@ def _future_types(t: Attribute) -> list[Attribute] | None:
             return list(v)
         if isinstance(v, ArrayAttr):
             return list(v.data)
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import type_to_str
 

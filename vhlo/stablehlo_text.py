@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from xdsl.ir import Attribute
 
 from stablehlo_py.errors import ParseError
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser

@@ -407,7 +407,7 @@ def _loc(it: Interner, text: str, pos: int) -> tuple[Entry, int]:
         pos += 5
         meta = None
         if text.startswith("<", pos):
-            from stablehlo_py.ir.registry import default_registry
+            from stablehlo_py.ir.dialects import default_registry
             from stablehlo_py.ir.text.parser import Parser
 
             depth, j = 0, pos

@@ -294,7 +294,7 @@ def build_dialect_op(
             # the text parser keeps a module's visibility with its other attributes
             op.attributes["sym_visibility"] = op.properties.pop("sym_visibility")
         return op
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
 
     cls = default_registry().ops.get(full)
     if cls is None:

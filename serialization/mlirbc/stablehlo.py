@@ -320,7 +320,7 @@ def _mesh_entry(it: Interner, text: str) -> Entry:
     """``#stablehlo.mesh<axes = [...], device_ids = ...>`` / ``#stablehlo.mesh_axis<...>``, which
     the toolkit keeps as text (OpaqueAttr): parsed here for their custom encodings (codes 21, 22)."""
     from stablehlo_py.errors import StableHLOError
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
     p = Parser(text, default_registry(), "<attribute>")
@@ -594,7 +594,7 @@ def _decode_quant(r: Reader, ctx: DecodeContext, code: int, pos: int) -> Attribu
 def decode_text(text: str, is_type: bool, pos: int) -> Attribute:
     """A textual entry, parsed by the toolkit's text parser."""
     from stablehlo_py.errors import StableHLOError
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
     what = "type" if is_type else "attribute"

@@ -142,7 +142,7 @@ def _int_matrix(v: Any, what: str) -> DenseIntOrFPElementsAttr:
 
 @lru_cache(maxsize=1024)
 def _parse(syntax: base.AttrSyntax, text: str) -> Attribute:
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
     p = Parser(text, default_registry(), "<attribute>")

@@ -182,7 +182,7 @@ def constant(value: Any, dtype: Any = None, *, shape: Sequence[int] | None = Non
 
 
 def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
 
     cls = _CONSTANT.get("cls")
     if cls is None:

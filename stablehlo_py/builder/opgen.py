@@ -525,7 +525,7 @@ BUILT_DIALECTS = ("stablehlo", "chlo")
 
 def generate(dialect: str) -> Namespace:
     """The Namespace of a dialect's ops, from the registry."""
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
 
     fns = {}
     for name, cls in sorted(default_registry().ops.items()):

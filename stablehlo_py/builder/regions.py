@@ -114,7 +114,7 @@ and its converted attributes."""
 
 
 def _return_op() -> type:
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
 
     return default_registry().ops["stablehlo.return"]
 

@@ -31,7 +31,7 @@ TypeSpec = Any
 
 @lru_cache(maxsize=4096)
 def _parse_type_text(text: str) -> Attribute:
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
     p = Parser(text, default_registry(), "<type>")

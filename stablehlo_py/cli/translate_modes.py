@@ -60,7 +60,7 @@ def _parse_args(text: str, func: Any) -> list[Any]:
     from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr
 
     from stablehlo_py.interpreter.values import array_from_attr
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
     example = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from xdsl.ir import Operation
 
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 
 
 @contextmanager

@@ -85,8 +85,3 @@ class TypedStringAttr(ParametrizedAttribute):
     @property
     def data(self) -> str:
         return self.value.data
-
-    def mlir_text(self) -> str:
-        from stablehlo_py.ir.text.printer import string_literal, type_to_str
-
-        return f"{string_literal(self.value.data)} : {type_to_str(self.type)}"

@@ -45,3 +45,14 @@ def build_registry() -> Registry:
         if register is not None:
             register(reg)
     return reg
+
+
+_DEFAULT: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """All dialects of the toolkit (stablehlo, chlo, check, func, builtin), built once."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = build_registry()
+    return _DEFAULT

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType
 
 from stablehlo_py.ir.format import custom_directive, get_slot, set_slot
+from stablehlo_py.ir.text.spelling import function_type_to_str
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -15,8 +16,6 @@ if TYPE_CHECKING:
 
 
 def _functional(pr: Printer, op: Any) -> None:
-    from stablehlo_py.ir.text.printer import function_type_to_str
-
     pr.write(function_type_to_str([v.type for v in op.operands], [r.type for r in op.results]))
 
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 
+from stablehlo_py.ir.text.spelling import attr_to_str, function_type_to_str, type_to_str
+
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import Printer
@@ -398,8 +400,6 @@ def _print_elems(elems: list[Any], op: Operation, pr: Printer, st: _PState) -> N
 
 
 def _print_value_elem(e: Any, op: Operation, pr: Printer) -> None:
-    from stablehlo_py.ir.text.printer import function_type_to_str, type_to_str
-
     if isinstance(e, Var):
         v = _get(op, e)
         if e.kind == "operand" or e.kind == "result":
@@ -523,8 +523,6 @@ def prop_defaults(cls: type) -> dict[str, Attribute]:
 def attr_in_format(a: Attribute) -> str:
     """An attribute variable in a format prints in its stripped form when it has one."""
     from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, IntegerType
-
-    from stablehlo_py.ir.text.printer import attr_to_str
 
     stripped = getattr(a, "mlir_stripped", None)
     if stripped is not None:
@@ -844,8 +842,6 @@ def build_from_state(st: ParseState, p: Parser) -> Operation:
     for i, (v, t) in enumerate(zip(operands, declared)):
         operands[i] = v = p.resolve(v)
         if v.type != t:
-            from stablehlo_py.ir.text.printer import type_to_str
-
             p.error(
                 f"operand #{i} of '{cls.name}' is used with type {type_to_str(t)} "
                 f"but was defined with type {type_to_str(v.type)}"

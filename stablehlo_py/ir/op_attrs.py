@@ -64,7 +64,7 @@ def parse_bool(p: Parser) -> bool:
 
 def parse_f64(p: Parser) -> float:
     """A float literal read as an f64 (MLIR's parseFloat: also integers and hex bit patterns)."""
-    from stablehlo_py.ir.text.parser import _NUMBER
+    from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
 
     p.ws()
     m = _NUMBER.match(p.text, p.pos)

@@ -51,19 +51,6 @@ class ForeignSyntax:
 FOREIGN_SYNTAX: dict[type, ForeignSyntax] = {}
 
 
-_DEFAULT: Registry | None = None
-
-
-def default_registry() -> Registry:
-    """All dialects of the toolkit (stablehlo, chlo, check, func, builtin), built once."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        from stablehlo_py.ir import dialects
-
-        _DEFAULT = dialects.build_registry()
-    return _DEFAULT
-
-
 class UnregisteredOp(Operation):
     """An op of a dialect the toolkit does not know, read with `allow_unregistered` (as MLIR's
     `--allow-unregistered-dialect`): its name, operands, results, properties, attributes and regions

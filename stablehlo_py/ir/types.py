@@ -253,14 +253,12 @@ class UniformQuantizedType(ReprTextData, TypeAttribute):
         The storage type is `iN`/`uN`, its range only when it is not the full range; scales are
         printed as MLIR prints an f64 (`printFloat`), zero points only when non-zero, per-axis
         parameters separated by a bare `,`."""
-        from stablehlo_py.ir.text.printer import type_to_str
-
         q = self.params
         width = q.storage_type.width.data  # type: ignore[attr-defined]
         s = ("i" if q.signed else "u") + str(width)
         if (q.storage_min, q.storage_max) != storage_range(width, q.signed):
             s += f"<{q.storage_min}:{q.storage_max}>"
-        s += ":" + type_to_str(q.expressed_type)
+        s += ":" + str(element_type_name(q.expressed_type))
         if q.quantized_dimension is None:
             s += ", " + _quant_param_text(q.scales[0], q.zero_points[0])
         else:
@@ -306,12 +304,16 @@ class TypeExtensionsAttr(ReprTextData):
     def verify_encoding(self, shape: tuple[int, ...]) -> str | None:
         """Upstream's verifyBounds for a tensor of `shape` with this encoding: a message, or None."""
         if len(self.bounds) != len(shape):
-            return (f"Bounds length is {len(self.bounds)}, expected to be equal to rank({len(shape)}) "
-                    "of the tensor")
+            return (
+                f"Bounds length is {len(self.bounds)}, expected to be equal to rank({len(shape)}) "
+                "of the tensor"
+            )
         for dim, (bound, size) in enumerate(zip(self.bounds, shape)):
             if bound != DYNAMIC and size != DYNAMIC:
-                return (f"Static dimension {dim} cannot have a bound, use ShapedType::kDynamic to indicate "
-                        "a missing bound")
+                return (
+                    f"Static dimension {dim} cannot have a bound, use ShapedType::kDynamic to indicate "
+                    "a missing bound"
+                )
         return None
 
     def mlir_text(self) -> str:
@@ -319,7 +321,9 @@ class TypeExtensionsAttr(ReprTextData):
         return "#stablehlo.bounds<" + ", ".join("?" if b < 0 else str(b) for b in self.bounds) + ">"
 
 
-def tensor_type(element: Attribute, shape: tuple[int, ...], encoding: Attribute | None = None) -> TensorType:
+def tensor_type(
+    element: Attribute, shape: tuple[int, ...], encoding: Attribute | None = None
+) -> TensorType:
     """Build (and intern) a ranked tensor type."""
     key = (element, shape, encoding)
     t = _TENSOR_CACHE.get(key)
@@ -375,7 +379,10 @@ def parse_quant_uniform(p: Parser) -> UniformQuantizedType:
     m = _STORAGE_WORD.match(word)
     if not m:
         found = repr(word) if word else p._found()
-        p.error(f"expected an integer storage type (i8, u8, i16, ...) in !quant.uniform, found {found}", pos)
+        p.error(
+            f"expected an integer storage type (i8, u8, i16, ...) in !quant.uniform, found {found}",
+            pos,
+        )
     signed = m.group(1) in ("i", "si")
     width = int(m.group(2))
     if not 0 < width <= _MAX_STORAGE_BITS:
@@ -389,19 +396,23 @@ def parse_quant_uniform(p: Parser) -> UniformQuantizedType:
         smax = p.parse_integer("the storage maximum")
         p.parse_literal(">")
         if smin < lo or smax > hi or smin >= smax:
-            p.error(f"illegal storage min and storage max: ({smin}:{smax}) for storage type {word}", pos)
+            p.error(
+                f"illegal storage min and storage max: ({smin}:{smax}) for storage type {word}", pos
+            )
     p.parse_literal(":", "after the storage type")
     p.ws()
     epos = p.pos
     expressed = p.parse_type()
     if type(expressed) not in FLOAT_NAME:
-        from stablehlo_py.ir.text.printer import type_to_str
-
-        p.error(f"expressed type must be a floating-point type, found {type_to_str(expressed)}", epos)
+        p.error(
+            f"expressed type must be a floating-point type, found {p.type_text(expressed)}", epos
+        )
     axis: int | None = None
     if p.try_literal(":"):
         if p.peek() == "{":
-            p.error("sub-channel quantization (`:{dim:block, ...}`) is not supported by stablehlo-py")
+            p.error(
+                "sub-channel quantization (`:{dim:block, ...}`) is not supported by stablehlo-py"
+            )
         axis = p.parse_integer("the quantized dimension")
         if axis < 0:
             p.error(f"illegal quantized dimension: {axis}")
@@ -423,7 +434,7 @@ def parse_quant_uniform(p: Parser) -> UniformQuantizedType:
 
 
 def _parse_scale_zero_point(p: Parser, expressed: Attribute) -> tuple[float, int]:
-    from stablehlo_py.ir.text.parser import _NUMBER
+    from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
 
     p.ws()
     pos = p.pos

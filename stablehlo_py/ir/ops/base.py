@@ -127,7 +127,7 @@ def _float_parse(t: Attribute) -> Callable[[Parser], Attribute]:
         # The type is known from the op definition, so (as MLIR's parseAttribute(type)) a
         # following `:` is not read as the attribute's type: `tolerance = 0.1 : tensor<f64>`.
         from stablehlo_py.ir.text import dense as dense_text
-        from stablehlo_py.ir.text.parser import _NUMBER
+        from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
 
         p.ws()
         m = _NUMBER.match(p.text, p.pos)

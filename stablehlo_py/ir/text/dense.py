@@ -399,14 +399,12 @@ def _structure(
 
 def parse_dense_array(p: Parser) -> DenseArrayBase:
     """After `array`: `<i64: 1, 2>` or `<i64>`."""
-    from stablehlo_py.ir.text.printer import type_to_str
-
     p.parse_literal("<")
     p.ws()
     tpos = p.pos
     elt = p.parse_type()
     if not isinstance(elt, IntegerType) and type(elt) not in FLOAT_NAME:
-        p.error(f"expected integer or float type, got: {type_to_str(elt)}", tpos)
+        p.error(f"expected integer or float type, got: {p.type_text(elt)}", tpos)
     values: list[str] = []
     if p.try_literal(":"):
         end = p.text.find(">", p.pos)
@@ -427,10 +425,10 @@ def parse_dense_array(p: Parser) -> DenseArrayBase:
         lo, hi = _int_range(elt)
         bad = next((v for v in nums if not lo <= v <= hi), None)
         if bad is not None:
-            p.error(f"integer constant out of range for type {type_to_str(elt)}: {bad}", tpos)
+            p.error(f"integer constant out of range for type {p.type_text(elt)}: {bad}", tpos)
         if elt.width.data not in (1, 8, 16, 32, 64):
             p.error(
-                f"array<{type_to_str(elt)}: ...> is not supported by stablehlo-py (integer elements of "
+                f"array<{p.type_text(elt)}: ...> is not supported by stablehlo-py (integer elements of "
                 "1, 8, 16, 32 or 64 bits)",
                 tpos,
             )
@@ -439,7 +437,7 @@ def parse_dense_array(p: Parser) -> DenseArrayBase:
         return DenseArrayBase.from_list(elt, [float(t) for t in values])  # type: ignore[arg-type]
     except (ValueError, TypeError, AttributeError, OverflowError):
         p.error(
-            f"array<{type_to_str(elt)}: ...> is not supported by stablehlo-py with these values "
+            f"array<{p.type_text(elt)}: ...> is not supported by stablehlo-py with these values "
             "(float arrays hold f32 or f64 numbers)",
             tpos,
         )
@@ -550,12 +548,11 @@ def _nest(items: list[str], shape: tuple[int, ...]) -> str:
 
 
 def dense_array_text(attr: DenseArrayBase) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
     elt = attr.elt_type
+    elt_text = element_type_name(elt)  # an integer or float type
     vals = attr.get_values()
     if not vals:
-        return f"array<{type_to_str(elt)}>"
+        return f"array<{elt_text}>"
     if isinstance(elt, IntegerType):
         if elt.width.data == 1:
             body = ", ".join("true" if v else "false" for v in vals)
@@ -564,4 +561,4 @@ def dense_array_text(attr: DenseArrayBase) -> str:
     else:
         sem = FLOAT_SEMANTICS[FLOAT_NAME[type(elt)]]
         body = ", ".join(format_float(np.asarray(v, dtype=sem.dtype)[()], sem) for v in vals)
-    return f"array<{type_to_str(elt)}: {body}>"
+    return f"array<{elt_text}: {body}>"

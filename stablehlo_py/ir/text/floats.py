@@ -8,12 +8,16 @@ This module ports that algorithm with Python integers so our text is byte-identi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
+import re
+from dataclasses import dataclass
 from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
+
+# A numeric literal token (integer, decimal with exponent, or hex bits), as MLIR's lexer reads one.
+NUMBER = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)")
 
 
 @dataclass(frozen=True)

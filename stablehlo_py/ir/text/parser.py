@@ -44,7 +44,9 @@ from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
 from stablehlo_py.ir.construct import append_ops
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text import dense as dense_text
+from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
 from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
+from stablehlo_py.ir.text.spelling import type_to_str
 from stablehlo_py.ir.types import (
     FLOAT_NAME,
     INDEX,
@@ -62,7 +64,6 @@ _BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 _SUFFIX_ID = re.compile(r"(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)")
 _VALUE_USE = re.compile(r"%([0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?:#([0-9]+))?")
 _INT = re.compile(r"-?(?:0x[0-9a-fA-F]+|[0-9]+)")
-_NUMBER = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)")
 _FLOAT_LIKE = re.compile(r"[.eE]")
 _DIMS = re.compile(r"(?:(?:[0-9]+|\?)x)*")
 _KEYWORD_TYPE = re.compile(r"[a-z][A-Za-z0-9]*")
@@ -203,6 +204,11 @@ class Parser:
         self._scan_aliases()
 
     # ------------------------------------------------------------------ positions and errors
+    @staticmethod
+    def type_text(t: Attribute) -> str:
+        """A type's text, for messages of the parse functions below the text layer (types, dense)."""
+        return type_to_str(t)
+
     def location_of(self, pos: int) -> str:
         return self.source.location(pos)
 
@@ -1381,8 +1387,6 @@ class _BlockName:
 
 
 def _t(t: Attribute) -> str:
-    from stablehlo_py.ir.text.printer import type_to_str
-
     return type_to_str(t)
 
 

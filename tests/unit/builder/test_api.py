@@ -24,7 +24,7 @@ from stablehlo_py.builder import (
 )
 from stablehlo_py.builder import stablehlo as hlo
 from stablehlo_py.ir import parse
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 
 
 @pytest.mark.parametrize("dialect", opgen.BUILT_DIALECTS)

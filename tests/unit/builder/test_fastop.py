@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from stablehlo_py.builder import tensor
 from stablehlo_py.builder.fastop import FIELDS, new_op, operation_fields
 from stablehlo_py.ir.enums import ComparisonDirectionAttr
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.types import TOKEN
 
 OPS = default_registry().ops

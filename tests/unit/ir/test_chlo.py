@@ -9,7 +9,7 @@ import pytest
 from stablehlo_py.errors import ParseError, VerifyError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.ops import chlo
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
 
 HAS_RETURN = "stablehlo.return" in default_registry().ops

@@ -13,7 +13,7 @@ from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
 )
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
 
 

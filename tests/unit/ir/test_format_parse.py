@@ -14,7 +14,7 @@ import pytest
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.format_parse import compile_fast_parse
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 from tests.conftest import conformance_files, split_input_file
 
 REPO = Path(__file__).resolve().parents[3]

@@ -11,7 +11,7 @@ from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.format_print import compiled_printer, generated_source
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.text.printer import Printer, _Wrapper
 from tests.conftest import conformance_files, split_input_file
 

@@ -51,7 +51,7 @@ from stablehlo_py.errors import StableHLOError, VerifyError
 from stablehlo_py.ir import parse
 from stablehlo_py.ir import verify as verify_module
 from stablehlo_py.ir import verify_plan as vp
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
 
 CONFORMANCE = Path(__file__).resolve().parents[3].parent / "shared" / "conformance"

@@ -11,7 +11,7 @@ from stablehlo_py.vhlo import types as vt
 from xdsl.ir import Attribute, Block, Region
 
 from stablehlo_py import specs
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.text.parser import Parser
 
 T = vt.tensor_type((2, 3, 4, 5), vt.F32)

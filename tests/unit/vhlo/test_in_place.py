@@ -9,7 +9,7 @@ from stablehlo_py.vhlo.ops import VhloOp, op_class
 from xdsl.dialects.builtin import ModuleOp
 
 from stablehlo_py.ir import parse, print_ir
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 
 LEGALIZE = ("stablehlo-legalize-to-vhlo", {})
 BACK = ("vhlo-legalize-to-stablehlo", {})
