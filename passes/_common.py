@@ -35,28 +35,6 @@ class LegalizationError(StableHLOError):
     '<name>' that was explicitly marked illegal")."""
 
 
-def flag(options: dict[str, str], name: str, default: bool = False) -> bool:
-    """A boolean pass option (`allow-other-dialects`, `allow-other-dialects=true`)."""
-    value = options.get(name)
-    if value is None:
-        return default
-    v = value.strip().lower()
-    if v in ("", "1", "true", "yes", "on"):
-        return True
-    if v in ("0", "false", "no", "off"):
-        return False
-    raise StableHLOError(f"option '{name}' expects true or false, got '{value}'")
-
-
-def check_options(pass_name: str, options: dict[str, str], known: set[str]) -> None:
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise StableHLOError(
-            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(repr(u) for u in unknown)} "
-            f"for pass '{pass_name}'; it takes: {', '.join(sorted(known)) or 'no options'}"
-        )
-
-
 def op_location(op: Operation) -> str | None:
     """`file:line:col` where the op was parsed, or its `loc(...)` text."""
     from stablehlo_py.ir.text.location import TextLoc

@@ -26,7 +26,7 @@ import stablehlo_py.interpreter.semantics.chlo as math
 from stablehlo_py.interpreter.semantics._common import const_like
 from stablehlo_py.interpreter.semantics.chlo import Traced
 from stablehlo_py.interpreter.values import dtype_of_type
-from stablehlo_py.passes._common import check_options, gc_paused, op_location
+from stablehlo_py.passes._common import gc_paused, op_location
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
@@ -40,9 +40,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr
 from stablehlo_py.ir.op_attrs import DotDimensionNumbersAttr
-from stablehlo_py.ir.registry import default_registry
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import element_type, shape_of, simple_type, storage_dtype, tensor_type
 
@@ -63,10 +63,33 @@ _COMPLEX = "complex"  # T -> complex<T>
 _RESULT_RULE: dict[str, str] = {
     **dict.fromkeys(
         (
-            "add", "subtract", "multiply", "divide", "remainder", "power", "atan2", "maximum",
-            "minimum", "and", "or", "xor", "shift_left", "shift_right_logical",
-            "shift_right_arithmetic", "negate", "sign", "floor", "sqrt", "exponential",
-            "exponential_minus_one", "log", "log_plus_one", "sine", "cosine", "tan", "not",
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "remainder",
+            "power",
+            "atan2",
+            "maximum",
+            "minimum",
+            "and",
+            "or",
+            "xor",
+            "shift_left",
+            "shift_right_logical",
+            "shift_right_arithmetic",
+            "negate",
+            "sign",
+            "floor",
+            "sqrt",
+            "exponential",
+            "exponential_minus_one",
+            "log",
+            "log_plus_one",
+            "sine",
+            "cosine",
+            "tan",
+            "not",
         ),
         _SAME,
     ),
@@ -167,7 +190,11 @@ class Builder:
             rt = tensor_type(I1, args[0].shape)
         elif rule == _PART:
             el = element_type(first)
-            rt = tensor_type(el.element_type, args[0].shape) if isinstance(el, ComplexType) else first
+            rt = (
+                tensor_type(el.element_type, args[0].shape)
+                if isinstance(el, ComplexType)
+                else first
+            )
         else:
             rt = tensor_type(ComplexType(element_type(first)), args[0].shape)
         return self._result(self.create(f"stablehlo.{name}", values, [rt]))
@@ -177,7 +204,9 @@ class Builder:
         el = element_type(like.value.type) if like.value is not None else _element_of(like.dtype)
         return self.splat(value, el, like.dtype, like.shape)
 
-    def splat(self, value: Any, el: Attribute, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Traced:
+    def splat(
+        self, value: Any, el: Attribute, dtype: np.dtype[Any], shape: tuple[int, ...]
+    ) -> Traced:
         return self._result(self._insert(self.splat_op(value, el, dtype, shape)))
 
     def splat_op(
@@ -196,7 +225,9 @@ class Builder:
             dims = list(range(len(shape) - len(x.shape), len(shape)))
         rt = tensor_type(element_type(self._value(x).type), shape)
         props = {"broadcast_dimensions": DenseArrayBase.from_list(I64, dims)}
-        return self._result(self.create("stablehlo.broadcast_in_dim", [self._value(x)], [rt], props))
+        return self._result(
+            self.create("stablehlo.broadcast_in_dim", [self._value(x)], [rt], props)
+        )
 
     def _value(self, x: Any) -> SSAValue:
         if not isinstance(x, Traced) or x.builder is not self:
@@ -216,8 +247,25 @@ Rewrite = Callable[[Builder, Operation], list[Traced]]
 _UNARY: dict[str, Callable[[Any], Any]] = {
     name: getattr(math, name)
     for name in (
-        "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh",
-        "tan", "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf",
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atan",
+        "atanh",
+        "bessel_i1e",
+        "conj",
+        "cosh",
+        "sinh",
+        "tan",
+        "digamma",
+        "erf",
+        "erf_inv",
+        "erfc",
+        "lgamma",
+        "is_inf",
+        "is_neg_inf",
+        "is_pos_inf",
     )
 }
 _UNARY["square"] = lambda x: math.multiply(x, x)
@@ -334,7 +382,9 @@ def _top_k(b: Builder, op: Operation) -> list[Traced]:
     props: dict[str, Attribute] = {"comparison_direction": ComparisonDirectionAttr.get_case("GT")}
     if dt.is_float(dtype_of_type(value_type)):
         props["compare_type"] = ComparisonTypeAttr.get_case("TOTALORDER")
-    compare = b.build("stablehlo.compare", [block.args[0], block.args[1]], [tensor_type(I1, ())], props)
+    compare = b.build(
+        "stablehlo.compare", [block.args[0], block.args[1]], [tensor_type(I1, ())], props
+    )
     block.add_op(compare)
     block.add_op(b.build("stablehlo.return", [compare.results[0]], []))
     sort = b.create(
@@ -386,7 +436,9 @@ def _scan(b: Builder, op: Operation) -> list[Traced]:
     cond = Block(arg_types=types)
     limit = const(cond, length, i64)
     less = b.build(
-        "stablehlo.compare", [cond.args[0], limit], [tensor_type(I1, ())],
+        "stablehlo.compare",
+        [cond.args[0], limit],
+        [tensor_type(I1, ())],
         {"comparison_direction": ComparisonDirectionAttr.get_case("LT")},
     )
     cond.add_op(less)
@@ -398,7 +450,9 @@ def _scan(b: Builder, op: Operation) -> list[Traced]:
     carry_args = list(body.args[1 : 1 + n_carry])
     acc_args = list(body.args[1 + n_carry :])
 
-    def add_op(name: str, operands: list[SSAValue], rtype: Attribute, props: dict | None = None) -> SSAValue:
+    def add_op(
+        name: str, operands: list[SSAValue], rtype: Attribute, props: dict | None = None
+    ) -> SSAValue:
         o = b.build(name, operands, [rtype], props or {})
         body.add_op(o)
         return o.results[0]
@@ -418,7 +472,9 @@ def _scan(b: Builder, op: Operation) -> list[Traced]:
         sizes = [1 if d == dim else n for d, n in enumerate(shape)]
         el = element_type(x.type)
         piece = add_op(
-            "stablehlo.dynamic_slice", [x, *starts(len(shape))], tensor_type(el, tuple(sizes)),
+            "stablehlo.dynamic_slice",
+            [x, *starts(len(shape))],
+            tensor_type(el, tuple(sizes)),
             {"slice_sizes": DenseArrayBase.from_list(I64, sizes)},
         )
         step_shape = tuple(n for d, n in enumerate(shape) if d != dim)
@@ -426,7 +482,9 @@ def _scan(b: Builder, op: Operation) -> list[Traced]:
 
     source = op.regions[0].blocks.first
     assert source is not None
-    mapper: dict[SSAValue, SSAValue] = dict(zip(source.args, [*step_inputs, *carry_args], strict=True))
+    mapper: dict[SSAValue, SSAValue] = dict(
+        zip(source.args, [*step_inputs, *carry_args], strict=True)
+    )
     returned: list[SSAValue] = []
     for o in source.ops:
         if o.name in ("stablehlo.return", "func.return"):
@@ -478,8 +536,13 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
     def value(x: Traced) -> SSAValue:
         return b._value(x)
 
-    def structural(name: str, operands: list[Traced], shape: tuple[int, ...], el: Attribute,
-                   properties: dict[str, Attribute]) -> Traced:
+    def structural(
+        name: str,
+        operands: list[Traced],
+        shape: tuple[int, ...],
+        el: Attribute,
+        properties: dict[str, Attribute],
+    ) -> Traced:
         t = tensor_type(el, shape)
         return b.wrap(b.create(name, [value(x) for x in operands], [t], properties).results[0])
 
@@ -487,7 +550,9 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
         return DenseArrayBase.from_list(I64, values)
 
     sizes_el = element_type(value(sizes).type)
-    pos = structural("stablehlo.iota", [], lhs.shape, sizes_el, {"iota_dimension": IntegerAttr(ragged, I64)})
+    pos = structural(
+        "stablehlo.iota", [], lhs.shape, sizes_el, {"iota_dimension": IntegerAttr(ragged, I64)}
+    )
     zero = b.constant(0, lhs)
 
     def take(x: Traced, dim: int, k: int) -> Traced:
@@ -497,8 +562,15 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
         start[dim], limit[dim] = k, k + 1
         el = element_type(value(x).type)
         piece = structural(
-            "stablehlo.slice", [x], tuple(1 if i == dim else n for i, n in enumerate(x.shape)), el,
-            {"start_indices": i64s(start), "limit_indices": i64s(limit), "strides": i64s([1] * len(limit))},
+            "stablehlo.slice",
+            [x],
+            tuple(1 if i == dim else n for i, n in enumerate(x.shape)),
+            el,
+            {
+                "start_indices": i64s(start),
+                "limit_indices": i64s(limit),
+                "strides": i64s([1] * len(limit)),
+            },
         )
         dropped = tuple(n for i, n in enumerate(x.shape) if i != dim)
         return structural("stablehlo.reshape", [piece], dropped, el, {})
@@ -506,7 +578,11 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
     def spread(x: Traced) -> Traced:
         dims = prefix if len(sizes.shape) > 1 else []
         return structural(
-            "stablehlo.broadcast_in_dim", [x], lhs.shape, sizes_el, {"broadcast_dimensions": i64s(dims)}
+            "stablehlo.broadcast_in_dim",
+            [x],
+            lhs.shape,
+            sizes_el,
+            {"broadcast_dimensions": i64s(dims)},
         )
 
     masks = []
@@ -515,17 +591,29 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
         size = take(sizes, len(sizes.shape) - 1, k)
         end = size if end is None else math.add(end, size)
         start = math.subtract(end, size)
-        masks.append(math.and_(math.compare(pos, spread(start), "GE"), math.compare(pos, spread(end), "LT")))
+        masks.append(
+            math.and_(math.compare(pos, spread(start), "GE"), math.compare(pos, spread(end), "LT"))
+        )
 
     def dot(l: Traced, r: Traced, rbatch: list[int], rcontract: list[int]) -> Traced:
         lf = [i for i in range(len(l.shape)) if i not in lb and i not in lc]
         rf = [i for i in range(len(r.shape)) if i not in rbatch and i not in rcontract]
-        shape = tuple([l.shape[i] for i in lb] + [l.shape[i] for i in lf] + [r.shape[i] for i in rf])
-        dims = DotDimensionNumbersAttr(
-            lhs_batching_dimensions=lb, rhs_batching_dimensions=rbatch,
-            lhs_contracting_dimensions=lc, rhs_contracting_dimensions=rcontract,
+        shape = tuple(
+            [l.shape[i] for i in lb] + [l.shape[i] for i in lf] + [r.shape[i] for i in rf]
         )
-        return structural("stablehlo.dot_general", [l, r], shape, result_el, {"dot_dimension_numbers": dims, **props})
+        dims = DotDimensionNumbersAttr(
+            lhs_batching_dimensions=lb,
+            rhs_batching_dimensions=rbatch,
+            lhs_contracting_dimensions=lc,
+            rhs_contracting_dimensions=rcontract,
+        )
+        return structural(
+            "stablehlo.dot_general",
+            [l, r],
+            shape,
+            result_el,
+            {"dot_dimension_numbers": dims, **props},
+        )
 
     if ragged in lc:
         parts = []
@@ -533,7 +621,11 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
             part = dot(math.select(mask, lhs, zero), rhs, rb, rc)
             parts.append(structural("stablehlo.reshape", [part], (1, *part.shape), result_el, {}))
         shape = (groups, *parts[0].shape[1:])
-        return [structural("stablehlo.concatenate", parts, shape, result_el, {"dimension": IntegerAttr(0, I64)})]
+        return [
+            structural(
+                "stablehlo.concatenate", parts, shape, result_el, {"dimension": IntegerAttr(0, I64)}
+            )
+        ]
     if ragged in lb:
         inside = masks[0]
         for mask in masks[1:]:
@@ -612,12 +704,10 @@ def legalize(root: Operation) -> int:
     return len(chlo_ops)
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
-    check_options(PASS_NAME, options, set())
+def run(op: Operation, options: dict[str, object]) -> Operation:
     with gc_paused():
         legalize(op)
     return op
 
 
 __all__ = ["REWRITES", "Builder", "legalize", "run"]
-

@@ -47,7 +47,7 @@ _REPLACEMENT = {
 SHAPE_ONLY_COMPONENTS = frozenset({"stablehlo.dot", "stablehlo.dot_general", "chlo.ragged_dot"})
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
+def run(op: Operation, options: dict[str, object]) -> Operation:
     for test_op in [
         o for o in op.walk() if o.name in _REPLACEMENT or o.name == REIFY_RETURN_TYPE_SHAPES
     ]:

@@ -11,7 +11,7 @@ from xdsl.rewriter import Rewriter
 from stablehlo_py.errors import StableHLOError
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
+def run(op: Operation, options: dict[str, object]) -> Operation:
     if not isinstance(op, ModuleOp):
         return op
     funcs = {f.sym_name.data: f for f in op.body.ops if isinstance(f, FuncOp)}

@@ -1,4 +1,6 @@
-"""The pass table: upstream's pass name -> function(module, options) -> module."""
+"""The pass table: every pass declared once (upstream's name, summary, options with their types and
+defaults, the module that runs it).  `stablehlo-opt --help` lists it, the option parser checks
+against it, and a pass's `run(module, options)` receives its options typed, defaults filled in."""
 
 from __future__ import annotations
 
@@ -9,7 +11,58 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation
 
-from stablehlo_py.errors import StableHLOError
+from stablehlo_py.errors import NotSupportedError, StableHLOError
+
+# The option kinds of upstream's pass declarations: (help placeholder, llvm::cl's type name)
+_KINDS = {
+    "bool": "",
+    "int": "=<long>",
+    "int32": "=<int>",
+    "string": "=<string>",
+    "list": "=<string>",
+}
+_TRUE = ("", "1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class PassOption:
+    """One option of a pass, as upstream's `Option<...>`/`ListOption<...>` declares it."""
+
+    name: str
+    kind: str  # "bool" | "int" (int64) | "int32" | "string" | "list" (of strings)
+    default: object
+    description: str
+
+    def __post_init__(self) -> None:
+        assert self.kind in _KINDS, self.kind
+
+    def convert(self, pass_name: str, text: str) -> object:
+        """The option's value from its text (`true`, `100`, `a,b`), or one clear error."""
+        if self.kind == "bool":
+            v = text.strip().lower()
+            if v in _TRUE:
+                return True
+            if v in _FALSE:
+                return False
+            raise StableHLOError(
+                f"option '{self.name}' of pass '{pass_name}' expects true or false, got '{text}'"
+            )
+        if self.kind in ("int", "int32"):
+            bits = 64 if self.kind == "int" else 32
+            try:
+                value = int(text.strip(), 0)
+            except ValueError:
+                value = None
+            if value is None or not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+                raise StableHLOError(
+                    f"option '{self.name}' of pass '{pass_name}' expects an integer "
+                    f"({bits}-bit), got '{text}'"
+                )
+            return value
+        if self.kind == "list":
+            return split_list_option(text)
+        return text
 
 
 @dataclass(frozen=True)
@@ -17,87 +70,247 @@ class PassInfo:
     name: str
     summary: str
     module: str  # module defining `run(module, options) -> module`
+    options: tuple[PassOption, ...] = ()
+
+    def typed_options(self, options: dict[str, str]) -> dict[str, object]:
+        """`options` as written (name -> text) checked against the declaration: every declared
+        option present, typed, defaults filled in; an undeclared one is an error."""
+        declared = {o.name: o for o in self.options}
+        unknown = sorted(set(options) - set(declared))
+        if unknown:
+            takes = ", ".join(sorted(declared)) or "no options"
+            raise StableHLOError(
+                f"unknown option{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(repr(u) for u in unknown)} for pass '{self.name}'; it takes: {takes}"
+            )
+        return {
+            name: (o.convert(self.name, options[name]) if name in options else o.default)
+            for name, o in declared.items()
+        }
 
     def run(self, op: Operation, options: dict[str, str]) -> Operation:
-        fn: Callable[[Operation, dict[str, str]], Operation] = importlib.import_module(
-            self.module
-        ).run
-        return fn(op, options)
+        typed = self.typed_options(options)
+        try:
+            module = importlib.import_module(self.module)
+        except ModuleNotFoundError as e:
+            if e.name != self.module:
+                raise
+            raise NotSupportedError(
+                f"pass '{self.name}' is not supported by stablehlo-py yet (declared as upstream's, "
+                "not implemented)"
+            ) from None
+        fn: Callable[[Operation, dict[str, object]], Operation] = module.run
+        return fn(op, typed)
+
+    def help_lines(self, width: int = 48) -> list[str]:
+        """The pass and its options as `stablehlo-opt --help` lists them (as MLIR's)."""
+        lines = [f"      --{self.name:<{width - 8}} -   {self.summary}"]
+        for o in self.options:
+            flag = f"--{o.name}{_KINDS[o.kind]}"
+            lines.append(f"        {flag:<{width - 10}} - {o.description}")
+        return lines
+
+
+def _opt(name: str, kind: str, default: object, description: str) -> PassOption:
+    return PassOption(name, kind, default, description)
+
+
+_ALLOW_OTHER = _opt(
+    "allow-other-dialects",
+    "bool",
+    False,
+    "Allow serialization to use other (potentially unstable) dialects, inserts unrealized casts "
+    "between dialects.",
+)
+_TARGET = _opt("target", "string", "", "The target version. Must be a version of the form #.#.#.")
+# StablehloOptimizationPasses's shared flags (optimization/Passes.td)
+_NO_SIDE_EFFECTS = _opt(
+    "assume-no-undeclared-side-effects",
+    "bool",
+    False,
+    "Allow dead code to be eliminated in some situations (e.g. dead while loops) under the "
+    "assumption that ops are pure unless declared with explicit MLIR `MemoryEffects`. Notably, "
+    "this means `func.call` ops will be assumed pure.",
+)
+_FOLD_LIMIT = _opt(
+    "fold-op-element-limit",
+    "int",
+    65536,
+    "Folding an op into a constant can sometimes come at the cost of memory overhead. (This occurs "
+    "if the op's inputs are reused, meaning that they can't be deleted after the op is folded to a "
+    "constant, or when folding operations like `concat` whose outputs take up more memory than "
+    "their inputs.) In such cases, this config option sets an upper limit on how many elements an "
+    "op's result may have before the op is no longer folded. Splat folds are exempt from this "
+    "limit.",
+)
+_OPTIMIZE_FLOAT = _opt(
+    "optimize-float",
+    "bool",
+    True,
+    "Allow float optimizations that, though mathematically equivalent, may result in slightly "
+    "different quantization of floating-point values (e.g. `log(sqrt(x))` -> `0.5 * log(x)`). Float "
+    "optimizations that can't affect numerical results are always enabled.",
+)
+
+
+def _pass(name: str, summary: str, *options: PassOption, module: str | None = None) -> PassInfo:
+    return PassInfo(
+        name, summary, module or "stablehlo_py.passes." + name.replace("-", "_"), tuple(options)
+    )
 
 
 PASSES: dict[str, PassInfo] = {
     p.name: p
     for p in (
-        PassInfo(
-            "inline",
-            "Inline calls to private functions and drop the dead ones",
-            "stablehlo_py.passes.inline",
+        _pass("inline", "Inline calls to private functions and drop the dead ones"),
+        _pass(
+            "canonicalize",
+            "Canonicalize operations (the StableHLO, CHLO and func ops' canonicalization patterns "
+            "and folders)",
         ),
-        PassInfo(
-            "chlo-legalize-to-stablehlo",
-            "Decompose CHLO ops into StableHLO ops (static shapes)",
-            "stablehlo_py.passes.chlo_legalize_to_stablehlo",
+        _pass(
+            "chlo-legalize-to-stablehlo", "Legalizes from CHLO ops flow to StableHLO and Shape ops"
         ),
-        PassInfo(
+        _pass(
             "chlo-pre-serialization-pipeline",
             "Lower as much as possible to StableHLO before serialization: CHLO (static shapes)",
-            "stablehlo_py.passes.chlo_legalize_to_stablehlo",
+            module="stablehlo_py.passes.chlo_legalize_to_stablehlo",
         ),
-        PassInfo(
+        _pass("shape-legalize-to-stablehlo", "Legalize shape-related ops to StableHLO."),
+        _pass(
             "stablehlo-legalize-to-vhlo",
-            "Legalize StableHLO to VHLO at the current version (defaults written out)",
-            "stablehlo_py.passes.stablehlo_legalize_to_vhlo",
+            "Legalize StableHLO to VHLO.",
+            _ALLOW_OTHER,
         ),
-        PassInfo(
-            "vhlo-legalize-to-stablehlo",
-            "Legalize VHLO (at the current version) to StableHLO (defaults erased)",
-            "stablehlo_py.passes.vhlo_legalize_to_stablehlo",
+        _pass("vhlo-legalize-to-stablehlo", "Legalize VHLO to StableHLO.", _ALLOW_OTHER),
+        _pass(
+            "vhlo-to-version",
+            "Convert between versions of VHLO for compatibility.",
+            _opt(
+                "target", "string", "", "The target version. Must be a version of the form #.#.# ."
+            ),
+            _ALLOW_OTHER,
         ),
-        PassInfo(
+        _pass(
             "hlo-test-infer",
             "Test pass: attach the result types inference gives to `hlo_test_infer.get_return_types` ops",
-            "stablehlo_py.passes.hlo_test_infer",
         ),
-        PassInfo(
-            "vhlo-to-version",
-            "Upgrade or downgrade VHLO to target=X.Y.Z (also current, minimum)",
-            "stablehlo_py.passes.vhlo_to_version",
-        ),
-        PassInfo(
+        _pass(
             "stablehlo-refine-arguments",
-            "Refine the argument types of the main function (types=T0,T1,...), wrapping refined "
-            "arguments in shape_refinement_operand_wrapper custom calls",
-            "stablehlo_py.passes.stablehlo_refine_arguments",
+            "Refines the argument shapes of the main function.",
+            _opt(
+                "types",
+                "list",
+                [],
+                "The new types to be used for the main function's arguments, specified as an MLIR "
+                "TypeRange 'tensor<1x2xf32>, ...'",
+            ),
         ),
-        PassInfo(
-            "stablehlo-refine-shapes",
-            "Refine shapes across the main function: re-infer result types, fold shape computations, "
-            "refine callees per call context",
-            "stablehlo_py.passes.stablehlo_refine_shapes",
-        ),
-        PassInfo(
-            "stablehlo-legalize-composite-to-call",
-            "Replace composites (except those named in except=a,b) by calls of their decompositions",
-            "stablehlo_py.passes.stablehlo_legalize_composite_to_call",
-        ),
-        PassInfo(
+        _pass("stablehlo-refine-shapes", "Refines shapes across a StableHLO program."),
+        _pass(
             "stablehlo-ext-refine-shapes",
-            "XLA's stablehlo-refine-shapes: also refines the experimental custom calls jax.export emits "
-            "(dynamic_reduce_window, dynamic_rng_bit_generator, dynamic_top_k)",
-            "stablehlo_py.passes.stablehlo_ext_refine_shapes",
+            "XLA's stablehlo-refine-shapes: also refines the experimental custom calls jax.export "
+            "emits (dynamic_reduce_window, dynamic_rng_bit_generator, dynamic_top_k)",
         ),
-        PassInfo(
+        _pass(
             "stablehlo-canonicalize-dynamism",
-            "Replace dynamic ops whose shape operands are constants with their static counterparts",
-            "stablehlo_py.passes.stablehlo_canonicalize_dynamism",
+            "Canonicalizes dynamic StableHLO ops into static ops.",
         ),
-        PassInfo(
+        _pass(
             "stablehlo-check-shape-assertions",
-            "Check `custom_call @shape_assertion` ops with constant operands and erase the ones that hold",
-            "stablehlo_py.passes.stablehlo_check_shape_assertions",
+            "Check stablehlo.custom_call @shape_assertion ops.",
+            _opt(
+                "enable-shape-assertions",
+                "bool",
+                True,
+                "Whether shape assertions may generate errors.",
+            ),
+        ),
+        _pass(
+            "stablehlo-legalize-composite-to-call",
+            "Replaces composite ops with a call to their decomposition.",
+            _opt(
+                "except", "list", [], "Names of composites that should not be replaced with calls."
+            ),
+        ),
+        _pass(
+            "stablehlo-compatibility-expander",
+            "Compatibility expander for StableHLO operations.",
+            _TARGET,
+        ),
+        _pass("stablehlo-complex-math-expander", "Expander for StableHLO complex math operations."),
+        _pass(
+            "stablehlo-convert-to-signless",
+            "Pass to transform the IR to be on signless integers.",
+        ),
+        _pass(
+            "stablehlo-legalize-deprecated-ops",
+            "Legalize deprecated ops to well-supported ops.",
+            _opt(
+                "fail-on-unused",
+                "bool",
+                True,
+                "Fail on (mostly) unused ops that are deprecated without any fallback.",
+            ),
+        ),
+        _pass(
+            "stablehlo-legalize-qdq-to-quantized-op",
+            "Fuse (de-quantize, floating-point operation and quantize) pattern into StableHLO "
+            "quantized operation",
+        ),
+        _pass(
+            "stablehlo-legalize-quantized-op-to-qdq",
+            "Decompose quantized StableHLO operation to (de-quantize, floating-point operation and "
+            "quantize) pattern.",
+        ),
+        _pass(
+            "stablehlo-legalize-quant-to-math",
+            "Convert from StableHLO quantized ops to StableHLO primitive math ops.",
+        ),
+        _pass(
+            "stablehlo-wrap-in-composite",
+            "Wraps a non-composite  StableHLO op in a composite op.",
+            _opt("op-names", "list", [], "The names of the ops to wrap."),
+            _opt("version", "int32", 0, "The version number of the composite op."),
+        ),
+        _pass(
+            "stablehlo-aggressive-folder",
+            "Folds StableHLO operations",
+            _NO_SIDE_EFFECTS,
+            _FOLD_LIMIT,
+            _OPTIMIZE_FLOAT,
+        ),
+        _pass(
+            "stablehlo-aggressive-simplification", "Canonicalizes StableHLO operations", _FOLD_LIMIT
+        ),
+        _pass(
+            "stablehlo-target-independent-optimization",
+            "Runs canonicalizers, folders, and other target-independent optimizations.",
+            _NO_SIDE_EFFECTS,
+            _FOLD_LIMIT,
+            _OPTIMIZE_FLOAT,
+        ),
+        _pass(
+            "interpreter-instrument-with-probe",
+            "Instrument operations with probes",
+            _opt(
+                "useDebugInfo",
+                "bool",
+                False,
+                "Whether or not to attempt to use debug info from the MLIR program to generate "
+                "probe IDs",
+            ),
         ),
     )
 }
+
+
+def help_text() -> str:
+    """`stablehlo-opt --help`'s list of passes with their options."""
+    lines = ["  Passes:"]
+    for name in sorted(PASSES):
+        lines.extend(PASSES[name].help_lines())
+    return "\n".join(lines) + "\n"
 
 
 _OPEN = {"<": ">", "(": ")", "[": "]", "{": "}"}

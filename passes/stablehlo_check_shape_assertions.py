@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
-from stablehlo_py.passes._common import check_options, flag
 from stablehlo_py.passes.diagnostics import raise_collected
 from xdsl.dialects.builtin import DictionaryAttr, IntegerType, Signedness, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation
@@ -48,9 +47,8 @@ _ALLOWED_ATTRIBUTES = (
 _DEFAULTED = {"called_computations", "output_operand_aliases"}
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
-    check_options(PASS_NAME, options, {"enable-shape-assertions"})
-    enabled = flag(options, "enable-shape-assertions", default=True)
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    enabled = bool(options["enable-shape-assertions"])
     diagnostics: list[VerifyError] = []
     for call in [o for o in op.walk() if _is_shape_assertion(o)]:
         if enabled:

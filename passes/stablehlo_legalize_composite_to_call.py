@@ -7,7 +7,6 @@ decomposition functions stay (`inline` can then inline them).
 
 from __future__ import annotations
 
-from stablehlo_py.passes._common import check_options
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp
 from xdsl.ir import Operation
@@ -18,11 +17,9 @@ __all__ = ["legalize_composite_to_call", "run"]
 PASS_NAME = "stablehlo-legalize-composite-to-call"
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
-    from stablehlo_py.passes.registry import split_list_option
+def run(op: Operation, options: dict[str, object]) -> Operation:
 
-    check_options(PASS_NAME, options, {"except"})
-    return legalize_composite_to_call(op, split_list_option(options.get("except", "")))
+    return legalize_composite_to_call(op, list(options["except"]))  # type: ignore[call-overload]
 
 
 def legalize_composite_to_call(

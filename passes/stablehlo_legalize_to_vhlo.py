@@ -19,8 +19,6 @@ from stablehlo_py.passes._common import (
     ValueMap,
     carry_arg_location,
     carry_location,
-    check_options,
-    flag,
     gc_paused,
     legalize_error,
 )
@@ -36,7 +34,6 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from stablehlo_py import specs
 
 NAME = "stablehlo-legalize-to-vhlo"
-OPTIONS = {"allow-other-dialects"}
 
 # StableHLO struct attribute (by op attribute name) -> VHLO attributes it is flattened into.
 _CONV_FIELDS = (
@@ -110,9 +107,8 @@ _CHANNEL_ID_ONLY = {
 """Ops whose `channel_handle` is kept in VHLO as its handle only (`channel_id`)."""
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
-    check_options(NAME, options, OPTIONS)
-    return legalize_to_vhlo(op, allow_other_dialects=flag(options, "allow-other-dialects"))
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    return legalize_to_vhlo(op, allow_other_dialects=bool(options["allow-other-dialects"]))
 
 
 def legalize_to_vhlo(

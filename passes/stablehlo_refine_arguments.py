@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes._common import carry_arg_location, check_options
+from stablehlo_py.passes._common import carry_arg_location
 from xdsl.dialects.builtin import (
     FunctionType,
     IntegerType,
@@ -55,12 +55,10 @@ OPERAND_WRAPPER = "stablehlo.shape_refinement_operand_wrapper"
 """upstream's kCustomCallOperandBarrierTarget."""
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
-    from stablehlo_py.passes.registry import split_list_option
+def run(op: Operation, options: dict[str, object]) -> Operation:
 
-    check_options(PASS_NAME, options, {"types"})
     func = refine_shapes_target(op)
-    types = [_parse_type(op, text) for text in split_list_option(options.get("types", ""))]
+    types = [_parse_type(op, text) for text in options["types"]]
     _refine(func, types)
     return op
 
@@ -190,7 +188,7 @@ def _wrap_refined_operands(block: Block, refined: list[Attribute]) -> None:
 def _parse_type(module: Operation, text: str) -> Attribute:
     """upstream's parseRefinedTypes: one MLIR type per string, or "Invalid type string: <text>"."""
     from stablehlo_py.ir.attributes import OpaqueType
-    from stablehlo_py.ir.registry import default_registry
+    from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
     try:

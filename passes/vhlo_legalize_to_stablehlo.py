@@ -20,8 +20,6 @@ from stablehlo_py.passes._common import (
     ValueMap,
     carry_arg_location,
     carry_location,
-    check_options,
-    flag,
     gc_paused,
     legalize_error,
 )
@@ -49,10 +47,9 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
-from stablehlo_py.ir.registry import default_registry
+from stablehlo_py.ir.dialects import default_registry
 
 NAME = "vhlo-legalize-to-stablehlo"
-OPTIONS = {"allow-other-dialects"}
 
 _CONV = (
     "input_batch_dimension",
@@ -159,9 +156,8 @@ _UNIT_FLAGS = frozenset({"use_global_device_ids", "has_dynamic_root"})
 """VHLO booleans that are unit attributes in StableHLO (absent when false)."""
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
-    check_options(NAME, options, OPTIONS)
-    return legalize_to_stablehlo(op, allow_other_dialects=flag(options, "allow-other-dialects"))
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    return legalize_to_stablehlo(op, allow_other_dialects=bool(options["allow-other-dialects"]))
 
 
 def legalize_to_stablehlo(module: Operation, allow_other_dialects: bool = False) -> Operation:

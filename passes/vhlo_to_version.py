@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from stablehlo_py.passes._common import carry_location, check_options, flag, gc_paused, op_location
+from stablehlo_py.passes._common import carry_location, gc_paused, op_location
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
 from stablehlo_py.vhlo.in_place import retype_op, retype_value, walk
@@ -27,7 +27,6 @@ from stablehlo_py.errors import VersionError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 
 NAME = "vhlo-to-version"
-OPTIONS = {"target", "allow-other-dialects"}
 
 
 @dataclass(frozen=True)
@@ -99,10 +98,9 @@ def parse_target(text: str | None) -> Version:
     return validate_target(text)
 
 
-def run(op: Operation, options: dict[str, str]) -> Operation:
-    check_options(NAME, options, OPTIONS)
-    target = parse_target(options.get("target"))
-    return to_version(op, target, allow_other_dialects=flag(options, "allow-other-dialects"))
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    target = parse_target(str(options["target"]))
+    return to_version(op, target, allow_other_dialects=bool(options["allow-other-dialects"]))
 
 
 def to_version(

@@ -70,7 +70,19 @@ def process_text(
     return print_ir(module, generic=generic, debuginfo=debuginfo)
 
 
+class _OptCommand(click.Command):
+    """stablehlo-opt's command: `--help` ends with the passes and their options (from the pass
+    table, as MLIR's `--help` lists them)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from stablehlo_py.passes.registry import help_text
+
+        formatter.write("\nCompiler passes to run (in command-line order, `--<pass>=<options>`):\n")
+        formatter.write(help_text())
+
+
 @click.command(
+    cls=_OptCommand,
     context_settings={
         "ignore_unknown_options": True,
         "allow_extra_args": True,
