@@ -30,6 +30,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region
 
 from stablehlo_py.errors import InterpreterError
+from stablehlo_py.ir.types import UniformQuantizedType
 
 _KIND_OPS = {
     "stablehlo.add": "add",
@@ -206,6 +207,10 @@ def region_kind(region: Region) -> str | None:
     block = region.blocks.first
     if block is None or len(block.args) != 2:
         return None
+    if any(
+        isinstance(getattr(a.type, "element_type", None), UniformQuantizedType) for a in block.args
+    ):
+        return None  # a quantized op dequantizes and requantizes each step: no numpy ufunc
     ops = list(block.ops)
     if len(ops) != 2:
         return None

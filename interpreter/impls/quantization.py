@@ -5,8 +5,9 @@ quantized operands or results runs as the spec's `dequantize_op_quantize`: opera
 to their expressed type, the op's ordinary impl runs on those floats, and results are quantized to
 the result types.  Data-movement ops whose quantized types are all the same move storage values
 directly (the same result, bit for bit), and structural ops (calls, control flow, tuples, checks)
-pass values through untouched.  Region-bodied ops (reduce, sort, ...) on quantized types are not
-supported: their bodies would need a float view of quantized block arguments.
+pass values through untouched.  Region-bodied ops (reduce, sort, scatter, map, ...) on quantized
+types pass storage values to and from their bodies, whose ops are quantized ops in their turn
+(`_region_op`).
 
 The wrapping is installed with `evaluator.IMPL_WRAPPERS` and decided once per op.
 """
@@ -134,6 +135,53 @@ def _uniform_dequantize(ev: Any, op: Any, args: list[Any], env: dict) -> list[An
     return [out if out.dtype == want else out.astype(want)]
 
 
+def _region_op(op: Any, fn: Impl) -> Impl:
+    """A region-bodied op (reduce, sort, scatter, map, all_reduce, ...) on quantized tensors runs
+    as the spec defines it: its body is applied to the quantized elements, each op of the body
+    being itself a quantized op (dequantize -> op -> quantize, this hook again), and the values
+    moved between the op and its body are storage values.  The evaluator does not take numpy's
+    reductions for such a body (`region_kind` is None on quantized arguments), so every step
+    requantizes as upstream's lowering of the body does.
+
+    Converting an operand to a region argument of other quantization parameters
+    (`to_destination_type` between quantized types) is not supported."""
+    operand_elements = {quant_params(v.type) for v in op.operands} - {None}
+    region_elements = {
+        quant_params(arg.type)
+        for region in op.regions
+        for block in region.blocks
+        for arg in block.args
+    } - {None}
+    if not region_elements <= operand_elements:
+        return _refuse(
+            f"'{op.name}' on quantized tensors whose region arguments have other quantization "
+            "parameters than its operands (a quantized promotion) is not supported by the "
+            "interpreter"
+        )
+    # The op's impl holds quantized values in their expressed dtype (exact for storage types of
+    # up to 24 bits under f32); its quantized results are returned as storage values.
+    storage = [
+        dtype_of_type(r.type) if quant_params(r.type) is not None else None for r in op.results
+    ]
+    inner = fn
+
+    def storage_results(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        results = inner(ev, op, args, env)
+        return [
+            r if d is None else np.asarray(r).astype(d, copy=False)
+            for r, d in zip(results, storage, strict=True)
+        ]
+
+    return storage_results
+
+
+def _refuse(message: str) -> Impl:
+    def unsupported(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        raise NotSupportedError(message)
+
+    return unsupported
+
+
 def _dequantize_op_quantize(op: Any, fn: Impl | None) -> Impl | None:
     """IMPL_WRAPPERS hook: wrap `fn` for `op` when it computes on quantized tensors."""
     if fn is None or op.name in _PASSTHROUGH or op.name.startswith(_PASSTHROUGH_PREFIXES):
@@ -148,15 +196,7 @@ def _dequantize_op_quantize(op: Any, fn: Impl | None) -> Impl | None:
     ):
         return fn
     if op.regions:
-        name = op.name
-
-        def unsupported(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-            raise NotSupportedError(
-                f"'{name}' on quantized tensors is not supported by the interpreter (its region "
-                "would compute on quantized block arguments); dequantize before the op"
-            )
-
-        return unsupported
+        return _region_op(op, fn)
     inner = fn
 
     def wrapped(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:

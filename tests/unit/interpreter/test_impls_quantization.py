@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from stablehlo_py.interpreter import run
-
-from stablehlo_py.errors import NotSupportedError
 
 Q1 = "!quant.uniform<i8:f32, 0.5:-20>"
 QA = "!quant.uniform<i8:f32:0, {0.1:-30,0.5:-20}>"
@@ -60,10 +57,10 @@ func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xi8> {{
     )
 
 
-def test_region_ops_on_quantized_tensors_say_they_are_unsupported() -> None:
-    with pytest.raises(NotSupportedError, match="on quantized tensors"):
-        run(
-            f"""
+def test_region_ops_on_quantized_tensors_run_their_body_on_quantized_elements() -> None:
+    """More in test_quantized_regions.py."""
+    (r,) = run(
+        f"""
 func.func @main(%x: tensor<2xf32>) -> tensor<{Q1}> {{
   %q = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x{Q1}>
   %z = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x{Q1}>
@@ -72,5 +69,6 @@ func.func @main(%x: tensor<2xf32>) -> tensor<{Q1}> {{
   %r = stablehlo.reduce(%q init: %i) applies stablehlo.add across dimensions = [0] : (tensor<2x{Q1}>, tensor<{Q1}>) -> tensor<{Q1}>
   return %r : tensor<{Q1}>
 }}""",
-            np.array([1.0, 2.0], np.float32),
-        )
+        np.array([1.0, 2.0], np.float32),
+    )
+    assert int(r) == -12  # 1 + 1 + 2 = 4.0 -> 4 / 0.5 - 20
