@@ -281,16 +281,20 @@ def _parse_elems(it: _Stream, kinds: dict, top: bool = False) -> list[Any]:
 class CustomDirective:
     print: Callable[..., None]
     parse: Callable[..., tuple | None]
+    # optional regex fast path for the compiled format (stablehlo_py.ir.format_parse): (pattern,
+    # number of groups, build(*groups) -> one value per argument, or None to interpret instead)
+    fast: tuple[str, int, Callable[..., tuple | None]] | None = None
 
 
 CUSTOM_DIRECTIVES: dict[str, CustomDirective] = {}
 
 
 def custom_directive(name: str):
-    """Register `print(pr, op, *args)` / `parse(p, state, *args)` for `custom<name>(...)`."""
+    """Register `print(pr, op, *args)` / `parse(p, state, *args)` for `custom<name>(...)` (and the
+    class's optional `FAST` regex path)."""
 
     def deco(cls):
-        CUSTOM_DIRECTIVES[name] = CustomDirective(cls.print, cls.parse)
+        CUSTOM_DIRECTIVES[name] = CustomDirective(cls.print, cls.parse, getattr(cls, "FAST", None))
         return cls
 
     return deco

@@ -111,6 +111,7 @@ class _Compiler:
         self.operand_names = [n for n, _ in d.operands]
         self.result_names = [n for n, _ in d.results]
         self.n_locals = 0
+        self.namespace: dict[str, Any] = {}  # what generated code calls besides the fixed names
         # the format as segments (regex runs) and delegated element indices, in order
         self.parts: list[_Segment | int] = []
 
@@ -240,7 +241,28 @@ class _Compiler:
             seg.reads.append(f"if {local} is None: FAIL")
             seg.stores.append(("prop", a.name, local))
             return
-        raise _Unsupported(f"custom<{e.name}>")
+        directive = fmt.CUSTOM_DIRECTIVES.get(e.name)
+        fast = directive.fast if directive is not None else None
+        if fast is None:
+            raise _Unsupported(f"custom<{e.name}>")
+        # a directive's own regex: FAST = (pattern, groups, build); build(*groups) gives one value
+        # per argument (None: absent) or None when the match is not one it can build
+        pattern, n, build = fast
+        if any(
+            not isinstance(a, fmt.Var) or a.kind != "attr" or a.name not in self.d.properties
+            for a in e.args
+        ):
+            raise _Unsupported(repr(e.args))
+        g = self._group(seg, n)
+        seg.pattern.append(pattern)
+        fn = self._local("_fast")
+        self.namespace[fn] = build
+        local = self._local("r")
+        groups = ", ".join(f"m.group({g + i})" for i in range(n))
+        seg.reads.append(f"{local} = {fn}({groups})")
+        seg.reads.append(f"if {local} is None: FAIL")
+        for i, a in enumerate(e.args):
+            seg.stores.append(("prop_opt", a.name, f"{local}[{i}]"))
 
     # ------------------------------------------------------------------ assembly
     def split(self) -> None:
@@ -276,6 +298,7 @@ class _Compiler:
         operand_types: dict[str, str] = {}
         result_types: dict[str, str] = {}
         props: dict[str, str] = {}
+        optional_props: dict[str, str] = {}
         for slot, name, local in seg.stores:
             if slot == "operand":
                 operands[name] = local
@@ -287,6 +310,8 @@ class _Compiler:
                 result_types[name] = local
             elif slot == "result_types_all":
                 result_types.update(zip(self.result_names, local))
+            elif slot == "prop_opt":
+                optional_props[name] = local
             else:
                 props[name] = local
         if set(operands) != set(self.operand_names) or set(operand_types) != set(operands):
@@ -306,7 +331,10 @@ class _Compiler:
         ops = ", ".join(operands[n] for n in self.operand_names)
         results = ", ".join(result_types[n] for n in self.result_names)
         prop_text = ", ".join(f"{n!r}: {v}" for n, v in props.items())
-        body.append(f"    return _build([{ops}], [{results}], {{{prop_text}}}, {{}}, [])")
+        body.append(f"    props = {{{prop_text}}}")
+        for n, v in optional_props.items():
+            body.append(f"    if {v} is not None: props[{n!r}] = {v}")
+        body.append(f"    return _build([{ops}], [{results}], props, {{}}, [])")
         return self._make(body, [seg])
 
     def with_state(self) -> FastParse | None:
@@ -369,6 +397,7 @@ class _Compiler:
             "_CUSTOM": fmt.CUSTOM_DIRECTIVES,
             "_build_from_state": fmt.build_from_state,
             "_finish": finish,
+            **self.namespace,
         }
         for k, seg in enumerate(segments):
             namespace[f"_RX{k}"] = re.compile("".join(seg.pattern))
@@ -389,6 +418,7 @@ _STORE = {
     "result_type": "st.result_types[{name!r}] = {v}",
     "result_types_all": "st.all_result_types = {v}",
     "prop": "st.props[{name!r}] = {v}",
+    "prop_opt": "if {v} is not None: st.props[{name!r}] = {v}",
 }
 
 

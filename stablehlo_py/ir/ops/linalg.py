@@ -45,6 +45,7 @@ from stablehlo_py.ir.enums import (
     TransposeAttr,
 )
 from stablehlo_py.ir.format import custom_directive, set_slot
+from stablehlo_py.ir.format_parse import _I64_LIST, _KEYWORD_END, _W
 from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.linalg import (
     any_quantized,
@@ -216,9 +217,71 @@ def _parse_int(p: Parser) -> int:
     return p.parse_integer()
 
 
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_DOT_DIMS: dict[tuple[str | None, ...], tuple[DotDimensionNumbersAttr] | None] = {}
+_PRECISIONS: dict[str | None, ArrayAttr | None] = {None: None}
+
+
+def _kw(word: str) -> str:
+    return _W + word + _KEYWORD_END
+
+
+def _fast_dot_dims(*lists: str | None) -> tuple[DotDimensionNumbersAttr] | None:
+    """DotDimensionNumbersDirective.FAST's build: the four `[..]` bodies (batching ones None when
+    absent) -> the attribute, interned by its text; None when a value is out of int64's range."""
+    if lists in _DOT_DIMS:
+        return _DOT_DIMS[lists]
+    dims = [tuple(int(v) for v in re.split(_W + "," + _W, s)) if s else () for s in lists]
+    ok = all(_INT64_MIN <= v <= _INT64_MAX for d in dims for v in d)
+    out = (DotDimensionNumbersAttr(DotDimensionNumbers(*dims)),) if ok else None
+    _DOT_DIMS[lists] = out
+    return out
+
+
+def _fast_precision(body: str | None) -> ArrayAttr | None:
+    """`DEFAULT, HIGH` -> the precision_config attribute (interned); KeyError for an unknown case."""
+    a = _PRECISIONS.get(body, _PRECISIONS)
+    if a is _PRECISIONS:
+        words = re.split(_W + "," + _W, body) if body else []  # type: ignore[arg-type]
+        if any(w not in PrecisionAttr.CASES for w in words):
+            raise KeyError(body)
+        a = _PRECISIONS[body] = ArrayAttr([PrecisionAttr.get_case(w) for w in words])
+    return a  # type: ignore[return-value]
+
+
+# `, precision = [DEFAULT, HIGH]` or nothing (one group: the list's body, None when absent)
+_PRECISION_PATTERN = (
+    r"(?:" + _W + "," + _kw("precision") + _W + "=" + _W + r"\[" + _W
+    + r"((?:[A-Z_]+(?:" + _W + "," + _W + r"[A-Z_]+)*)?)" + _W + r"\])?"
+)  # fmt: skip
+
+
+def _fast_precision_only(body: str | None) -> tuple[ArrayAttr | None] | None:
+    try:
+        return (_fast_precision(body),)
+    except KeyError:
+        return None
+
+
+def _fast_precision_no_algorithm(body: str | None) -> tuple[ArrayAttr | None, None] | None:
+    try:
+        return (_fast_precision(body), None)
+    except KeyError:
+        return None
+
+
 @custom_directive("DotDimensionNumbers")
 class DotDimensionNumbersDirective:
     """`batching_dims = [0] x [0], contracting_dims = [2] x [1]` (batching_dims only when not empty)."""
+
+    # the compiled format's regex for it (stablehlo_py.ir.format_parse): decimal lists only
+    FAST = (
+        r"(?:" + _kw("batching_dims") + _W + "=" + _W + _I64_LIST + _kw("x") + _W + _I64_LIST
+        + _W + ",)?" + _kw("contracting_dims") + _W + "=" + _W + _I64_LIST + _kw("x") + _W
+        + _I64_LIST,
+        4,
+        _fast_dot_dims,
+    )  # fmt: skip
 
     @staticmethod
     def print(pr: Printer, op: Operation, attr: DotDimensionNumbersAttr) -> None:
@@ -273,6 +336,8 @@ def _parse_precision(p: Parser) -> ArrayAttr:
 class PrecisionConfigDirective:
     """`, precision = [DEFAULT, DEFAULT]` when precision_config is present."""
 
+    FAST = (_PRECISION_PATTERN, 1, _fast_precision_only)
+
     @staticmethod
     def print(pr: Printer, op: Operation, precision: Attribute | None) -> None:
         _print_precision(pr, precision)
@@ -287,6 +352,8 @@ class PrecisionConfigDirective:
 @custom_directive("PrecisionConfigAndAlgorithm")
 class PrecisionConfigAndAlgorithmDirective:
     """`, precision = [...]` and/or `, algorithm = <...>` (each only when present)."""
+
+    FAST = (_PRECISION_PATTERN, 1, _fast_precision_no_algorithm)  # with an algorithm: interpreted
 
     @staticmethod
     def print(

@@ -51,6 +51,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
+from stablehlo_py.ir.ops.reduce_compact import parse_compact_reduce
 from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
     return_types,
@@ -178,6 +179,9 @@ class ReduceOp(StableHLOOp):
         # upstream's parseReduceOp locates the op (and the compact form's generated block) at the
         # token after the op name, not at the name
         p.ws()
+        fast = parse_compact_reduce(cls, p, COMMUTATIVE_BINARY_OPS)
+        if fast is not None:
+            return fast
         loc_pos = p.pos
         inputs = []
         inits = []
