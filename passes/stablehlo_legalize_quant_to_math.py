@@ -185,13 +185,24 @@ class _Conversion:
         Rewriter.erase_op(op)
 
 
+class QuantLegalizationError(LegalizationError):
+    """Upstream's "failed to legalize operation" after the errors its pattern emitted on the op
+    (`preceding`, also printed before it)."""
+
+    def __init__(self, message: str, *, location: str | None, preceding: list[StableHLOError]):
+        self.preceding = preceding
+        super().__init__(message, location=location)
+
+    def render(self) -> str:
+        return "\n".join([*(p.render() for p in self.preceding), super().render()])
+
+
 def _failed(op: Operation, emitted: StableHLOError | None = None) -> LegalizationError:
-    err = LegalizationError(
+    return QuantLegalizationError(
         f"failed to legalize operation '{op.name}' that was explicitly marked illegal",
         location=op_location(op),
+        preceding=[emitted] if emitted is not None else [],
     )
-    err.preceding = [emitted] if emitted is not None else []  # type: ignore[attr-defined]
-    return err
 
 
 def legalize(root: Operation) -> None:
