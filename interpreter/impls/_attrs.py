@@ -215,8 +215,10 @@ def result_shape(
 
 def result_dtype(op: Operation, i: int = 0) -> np.dtype:
     """numpy dtype of result `i`'s elements; for a quantized type, its expressed type (impls of
-    quantized ops receive and return dequantized values, see `impls/quantization.py`)."""
-    return _expressed_dtype(op.results[i].type)
+    quantized ops receive and return dequantized values, see `impls/quantization.py`), except for
+    an op with regions, which moves storage values (`quantization._region_op`)."""
+    t = op.results[i].type
+    return _arg_dtype(t) if op.regions and isinstance(t, TensorType) else _expressed_dtype(t)
 
 
 def region_arg_dtypes(region: Any) -> list[np.dtype | None]:
@@ -238,8 +240,10 @@ def _expressed_dtype(t: Attribute) -> np.dtype:
 
 @functools.lru_cache(maxsize=4096)
 def _arg_dtype(t: Attribute) -> np.dtype | None:
+    """A region argument's dtype; the storage type's when quantized (a region on quantized
+    elements receives storage values, its quantized ops dequantize them)."""
     if isinstance(t, TensorType):
-        return _expressed_dtype(t)
+        return dtype_of_type(t)
     return None
 
 

@@ -281,3 +281,22 @@ func.func @main(%x: tensor<2xf32>, %z: tensor<f32>) -> {_q("", S)} {{
             np.array([1.0, 2.0], np.float32),
             np.array(0.0, np.float32),
         )
+
+
+def test_i32_storage_values_a_region_moves_stay_exact() -> None:
+    q = "!quant.uniform<i32:f32, 1.000000e+00>"
+    (r,) = run(
+        f"""
+func.func @main(%x: tensor<3xi32>) -> tensor<3xi32> {{
+  %q = stablehlo.bitcast_convert %x : (tensor<3xi32>) -> tensor<3x{q}>
+  %s = "stablehlo.sort"(%q) ({{
+  ^bb0(%a: tensor<{q}>, %b: tensor<{q}>):
+    %gt = stablehlo.compare GT, %a, %b : (tensor<{q}>, tensor<{q}>) -> tensor<i1>
+    stablehlo.return %gt : tensor<i1>
+  }}) {{dimension = 0 : i64}} : (tensor<3x{q}>) -> tensor<3x{q}>
+  %o = stablehlo.bitcast_convert %s : (tensor<3x{q}>) -> tensor<3xi32>
+  return %o : tensor<3xi32>
+}}""",
+        np.array([3, 16777217, -7], np.int32),
+    )
+    np.testing.assert_array_equal(r, [16777217, 3, -7])  # 2**24 + 1 is not an f32
