@@ -52,6 +52,7 @@ __all__ = [
     "make_constant",
     "op_attr",
     "populate_shape_folder_patterns",
+    "register_folds",
 ]
 
 CONSTANT_OPS = frozenset({"stablehlo.constant", "chlo.constant", "arith.constant"})
@@ -60,10 +61,11 @@ CONSTANT_OPS = frozenset({"stablehlo.constant", "chlo.constant", "arith.constant
 
 @dataclass(frozen=True)
 class FoldOptions:
-    """upstream's StablehloAggressiveFolderPassOptions (the fields the shape folder reads)."""
+    """upstream's StablehloAggressiveFolderPassOptions."""
 
     optimize_float: bool = False
     fold_op_element_limit: int = 1 << 62
+    assume_no_undeclared_side_effects: bool = False
 
 
 FoldResult = DenseIntOrFPElementsAttr | list[SSAValue] | list[Operation] | None
@@ -206,8 +208,9 @@ def _binary_fold(spec: _Binary) -> Fold:
             with np.errstate(all="ignore"):
                 out = _to_storage(spec.int_fn(a, b), e)
         elif _is_float(e) and spec.float_fn is not None:
-            with np.errstate(all="ignore"):
-                out = spec.float_fn(lhs, rhs).astype(storage_dtype(e))
+            from stablehlo_py.passes.folds.evaluate import evaluate
+
+            out = evaluate(op.name, lhs, rhs).astype(storage_dtype(e))  # the interpreter's math
         else:
             return None
         return make_dense(rt, np.broadcast_to(out, rt.get_shape()))  # type: ignore[union-attr]
@@ -539,8 +542,21 @@ FOLDS: dict[str, Fold] = {
     "stablehlo.sign": _fold_sign,
     "stablehlo.slice": _fold_slice,
 }
-"""upstream's populateStablehloShapeFolderPatterns, one entry per op (concatenate's entry also does
-FoldConcatenateAdjacentSplatsOpPattern when it cannot fold the whole op)."""
+"""The one fold table: op name -> fold.  Its first entries are upstream's
+populateStablehloShapeFolderPatterns, one per op (concatenate's entry also does
+FoldConcatenateAdjacentSplatsOpPattern when it cannot fold the whole op); the aggressive folder adds
+its own (passes/folds/*.py) with `register_folds` when it is imported."""
+
+SHAPE_FOLD_OPS = frozenset(FOLDS)
+"""The ops of upstream's shape folder patterns (what `stablehlo-refine-shapes` folds)."""
+
+
+def register_folds(extra: dict[str, Fold]) -> None:
+    """Add entries to FOLDS (the aggressive folder's; a shape-folder entry is never replaced)."""
+    for name, fold in extra.items():
+        if name in SHAPE_FOLD_OPS:
+            raise ValueError(f"{name} already has the shape folder's fold")
+        FOLDS[name] = fold
 
 
 # ------------------------------------------------------------------------------- the pattern
@@ -549,7 +565,7 @@ class ShapeFolderPattern(RewritePattern):
 
     def __init__(self, options: FoldOptions = FoldOptions(), folds: dict[str, Fold] | None = None):
         self.options = options
-        self.folds = FOLDS if folds is None else folds
+        self.folds = _shape_folds() if folds is None else folds
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         fold = self.folds.get(op.name)
@@ -573,5 +589,9 @@ def populate_shape_folder_patterns(options: FoldOptions = FoldOptions()) -> list
 
 def fold_op(op: Operation, options: FoldOptions = FoldOptions()) -> FoldResult:
     """The table's fold of one op (None when it does not apply): for tests and other passes."""
-    fold = FOLDS.get(op.name)
+    fold = _shape_folds().get(op.name)
     return None if fold is None else fold(op, options)
+
+
+def _shape_folds() -> dict[str, Fold]:
+    return {name: FOLDS[name] for name in SHAPE_FOLD_OPS}
