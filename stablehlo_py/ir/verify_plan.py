@@ -416,6 +416,14 @@ class VerifyPlan:
             t for t in self.trait_set if type(t).verify is not OpTrait.verify
         )
         self.is_terminator = cls.has_trait(IsTerminator)
+        # ops whose whole verification reads only their class, operand and result types,
+        # properties and attributes (no regions, no defining ops, no position): the class says so
+        # with `VERIFY_BY_TYPES = True`; its verdicts are then remembered (successes only)
+        self.by_types = (
+            bool(getattr(cls, "VERIFY_BY_TYPES", False))
+            and not self.regions.n_defs
+            and not self.is_terminator
+        )
 
     def check(self, op: Operation) -> bool:
         """True when `op.verify(verify_nested_ops=False)` would pass.  False (or an exception)
@@ -435,6 +443,30 @@ class VerifyPlan:
                 parent = region.parent
                 if parent is not None and not parent.has_trait(NoTerminator):
                     return False
+        if not self.by_types:
+            return self._check_definition(op)
+        parts = (
+            *[v.type for v in operands],
+            None,
+            *[r.type for r in op.results],
+            None,
+            *op.properties.values(),
+            None,
+            *op.attributes.values(),
+        )
+        key = (self.cls, tuple(map(id, parts)), tuple(op.properties), tuple(op.attributes))
+        if key in _BY_TYPES:
+            return True
+        if not self._check_definition(op):
+            return False
+        if len(_BY_TYPES) >= _BY_TYPES_LIMIT:
+            _BY_TYPES.clear()
+        _BY_TYPES[key] = parts  # keeps the objects alive: their ids are not reused while cached
+        return True
+
+    def _check_definition(self, op: Operation) -> bool:
+        """OpDef.verify, the traits and the class's own verifier."""
+        operands = op._operands
         # -- OpDef.verify: operands, results, regions, (no successors), properties, attributes
         directs: list[tuple[Any, Any]] | None = [] if self.has_direct else None
         if not _values_ok(self.operands, operands, directs):
@@ -489,6 +521,11 @@ class VerifyPlan:
 
 # ------------------------------------------------------------------ the cache
 _PLANS: dict[type, VerifyPlan | None] = {}
+_BY_TYPES: dict[tuple[object, ...], tuple[object, ...]] = {}
+"""Verdicts of VERIFY_BY_TYPES ops: (class, ids of the types, properties and attributes, their
+names) -> those objects.  Types and attributes are immutable and the parser and the passes share
+equal ones, so a program's repeated ops of one signature are checked once."""
+_BY_TYPES_LIMIT = 1 << 14
 _NO_PLAN: dict[type, str] = {}
 
 

@@ -261,6 +261,7 @@ class BroadcastOp(StableHLOOp):
     """Legacy broadcast: prepends `broadcast_sizes` dimensions to `operand` (XLA's Broadcast)."""
 
     name = "stablehlo.broadcast"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     broadcast_sizes = prop(I64_ARRAY)
     result = result_def()
@@ -280,6 +281,7 @@ class BroadcastInDimOp(StableHLOOp):
     (spec.md#broadcast_in_dim)."""
 
     name = "stablehlo.broadcast_in_dim"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     broadcast_dimensions = prop(I64_ARRAY)
     result = result_def()
@@ -332,6 +334,7 @@ class ConcatenateOp(StableHLOOp):
     """Concatenates `inputs` along `dimension` (spec.md#concatenate)."""
 
     name = "stablehlo.concatenate"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     inputs = var_operand_def()
     dimension = prop(I64_ATTR)
     result = result_def()
@@ -396,6 +399,7 @@ class GatherOp(NoAssemblyFormatOp):
     """Gathers slices of `operand` at offsets given by `start_indices` (spec.md#gather)."""
 
     name = "stablehlo.gather"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     start_indices = operand_def()
     dimension_numbers = prop(GATHER_DIMS)
@@ -515,6 +519,7 @@ class GetTupleElementOp(StableHLOOp):
     """Extracts the element at `index` of the `operand` tuple (spec.md#get_tuple_element)."""
 
     name = "stablehlo.get_tuple_element"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     index = prop(I32_ATTR)
     result = result_def()
@@ -535,6 +540,7 @@ class TupleOp(StableHLOOp):
     """Produces a tuple from the values `val` (spec.md#tuple)."""
 
     name = "stablehlo.tuple"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     val = var_operand_def()
     result = result_def()
     traits = traits_def(Pure())
@@ -553,6 +559,7 @@ class IotaOp(StableHLOOp):
     """Fills `output` with 0, 1, 2, ... along `iota_dimension` (spec.md#iota)."""
 
     name = "stablehlo.iota"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     iota_dimension = prop(I64_ATTR)
     output = result_def()
     traits = traits_def(Pure())
@@ -594,6 +601,7 @@ class PadOp(StableHLOOp):
     """Pads `operand` around and between its elements with `padding_value` (spec.md#pad)."""
 
     name = "stablehlo.pad"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     padding_value = operand_def()
     edge_padding_low = prop(I64_ARRAY)
@@ -654,6 +662,7 @@ class ReshapeOp(StableHLOOp):
     """Reshapes `operand` to the result type (spec.md#reshape)."""
 
     name = "stablehlo.reshape"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     result = result_def()
     traits = traits_def(Pure())
@@ -693,6 +702,7 @@ class ReverseOp(StableHLOOp):
     """Reverses the order of elements of `operand` along `dimensions` (spec.md#reverse)."""
 
     name = "stablehlo.reverse"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     dimensions = prop(I64_ARRAY)
     result = result_def()
@@ -715,6 +725,7 @@ class SliceOp(StableHLOOp):
     """Extracts a slice of `operand` given by static start, limit and stride (spec.md#slice)."""
 
     name = "stablehlo.slice"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     start_indices = prop(I64_ARRAY)
     limit_indices = prop(I64_ARRAY)
@@ -764,6 +775,7 @@ class TransposeOp(StableHLOOp):
     """Permutes the dimensions of `operand` by `permutation` (spec.md#transpose)."""
 
     name = "stablehlo.transpose"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     permutation = prop(I64_ARRAY)
     result = result_def()
@@ -790,6 +802,7 @@ class SelectOp(StableHLOOp):
     """Selects each element from `on_true` or `on_false` by `pred` (spec.md#select)."""
 
     name = "stablehlo.select"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     pred = operand_def()
     on_true = operand_def()
     on_false = operand_def()
@@ -809,6 +822,7 @@ class ClampOp(StableHLOOp):
     """Clamps each element of `operand` between `min` and `max` (spec.md#clamp)."""
 
     name = "stablehlo.clamp"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     min = operand_def()
     operand = operand_def()
     max = operand_def()

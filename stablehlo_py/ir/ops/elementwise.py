@@ -238,6 +238,7 @@ class CompareOp(StableHLOOp):
     (spec.md#compare)."""
 
     name = "stablehlo.compare"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
     comparison_direction = prop(enum_syntax(ComparisonDirectionAttr))

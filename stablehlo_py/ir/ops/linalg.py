@@ -486,6 +486,7 @@ class DotOp(_PrintableOrGeneric, StableHLOOp):
     """Matrix/vector product of `lhs` and `rhs` (upstream's `dot`; a special case of dot_general)."""
 
     name = "stablehlo.dot"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
     precision_config = prop(ARRAY_ATTR, optional=True)
@@ -508,6 +509,7 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
     """Dot products between slices of `lhs` and `rhs` (spec.md#dot_general)."""
 
     name = "stablehlo.dot_general"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
     dot_dimension_numbers = prop(DOT_DIMS)
