@@ -158,8 +158,8 @@ def _region_op(op: Any, fn: Impl) -> Impl:
             "parameters than its operands (a quantized promotion) is not supported by the "
             "interpreter"
         )
-    # The op's impl holds quantized values in their expressed dtype (exact for storage types of
-    # up to 24 bits under f32); its quantized results are returned as storage values.
+    # Region arguments and results of quantized types are storage dtypes (`_attrs._arg_dtype`,
+    # `result_dtype`); the conversion below only guards an impl that returns another dtype.
     storage = [
         dtype_of_type(r.type) if quant_params(r.type) is not None else None for r in op.results
     ]
