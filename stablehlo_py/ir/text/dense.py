@@ -228,6 +228,8 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
     hex_raw = _hex_literal(p, text, p.pos)
     if hex_raw is not None:
         p.parse_literal(">")
+    elif _STRING_BODY.match(text, p.pos):
+        return _parse_dense_strings(p, start)
     else:
         end = text.find(">", p.pos)
         if end < 0:
@@ -269,6 +271,36 @@ def parse_dense(p: Parser) -> DenseIntOrFPElementsAttr:
         )
     values = _convert_scalars(p, scalars, elem, start)
     return make_dense(ty, values)
+
+
+_STRING_BODY = re.compile(r'[\[\s]*"')
+_STRING_OR_CLOSE = re.compile(r'"(?:[^"\\]|\\.)*"|>')
+
+
+def _parse_dense_strings(p: Parser, start: int) -> Attribute:
+    """`dense<"a"> : tensor<!dialect.string>` (MLIR's DenseStringElementsAttr), after `dense<`.  Only
+    a foreign dialect's element type can hold strings; such an attribute is kept as its text (an
+    OpaqueAttr, as other unmodelled attributes: it prints back as written, nothing evaluates it)."""
+    from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
+    from stablehlo_py.ir.text.parser import normalize_opaque
+
+    text = p.text
+    m = _STRING_OR_CLOSE.search(text, p.pos)
+    while m is not None and m.group(0) != ">":
+        m = _STRING_OR_CLOSE.search(text, m.end())
+    if m is None:
+        p.error("unterminated dense literal", start)
+    p.pos = m.end()
+    p.parse_literal(":", "and a type after a dense literal")
+    tpos = p.pos
+    ty = p.parse_type()
+    if not (isinstance(ty, TensorType) and isinstance(ty.element_type, OpaqueType)):
+        p.error(
+            "dense string elements are supported by stablehlo-py only for tensors of another "
+            f"dialect's element type (e.g. tensor<!tf_type.string>), not {p.type_text(ty)}",
+            tpos,
+        )
+    return OpaqueAttr(normalize_opaque(text[start : p.pos]))
 
 
 def _hex_literal(p: Parser, text: str, pos: int) -> bytes | None:
