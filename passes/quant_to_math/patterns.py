@@ -24,6 +24,7 @@ from stablehlo_py.passes.quant_to_math.emit import (
     quant_of,
     storage_width,
 )
+from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import QDQ_OPS
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from stablehlo_py.ir.types import QuantParams
@@ -174,57 +175,11 @@ def quantized_add(e: Emitter, op: Operation, orig: Orig) -> list[SSAValue] | Non
     return [e.convert(out, clone(i32_type, qres.storage_type))]
 
 
-# Upstream's populateStablehloLegalizeQuantizedOpToQDQPatterns list (the fallback, benefit 1).
-QDQ_OPS = frozenset(
-    "stablehlo." + n
-    for n in [
-        "abs",
-        "add",
-        "atan2",
-        "batch_norm_grad",
-        "batch_norm_inference",
-        "batch_norm_training",
-        "cbrt",
-        "ceil",
-        "cholesky",
-        "clamp",
-        "compare",
-        "convolution",
-        "cosine",
-        "divide",
-        "dot_general",
-        "dot",
-        "exponential_minus_one",
-        "exponential",
-        "floor",
-        "log_plus_one",
-        "logistic",
-        "log",
-        "maximum",
-        "minimum",
-        "multiply",
-        "negate",
-        "power",
-        "reduce_precision",
-        "remainder",
-        "round_nearest_afz",
-        "round_nearest_even",
-        "rsqrt",
-        "select",
-        "sign",
-        "sine",
-        "sqrt",
-        "subtract",
-        "tanh",
-        "tan",
-        "triangular_solve",
-    ]
-)
-
-
 def quantized_op_to_qdq(e: Emitter, op: Operation, orig: Orig) -> list[SSAValue] | None:
-    """QuantizedStablehloOpConversion: dequantize the quantized operands, run the op on their
-    expressed type, quantize the results; each new (de)quantize is lowered right away."""
+    """QuantizedStablehloOpConversion (upstream's populateStablehloLegalizeQuantizedOpToQDQPatterns,
+    benefit 1, over the ops of `stablehlo-legalize-quantized-op-to-qdq`'s `QDQ_OPS`): dequantize the
+    quantized operands, run the op on their expressed type, quantize the results; each new
+    (de)quantize is lowered right away, as the conversion driver legalizes created ops."""
     if op.name not in QDQ_OPS:
         return None
     if not any(is_quantized(orig(v)) for v in op.operands) and not any(
