@@ -28,7 +28,6 @@ from stablehlo_py.passes.quant_to_math import dot_like
 from stablehlo_py.passes.quant_to_math.emit import (
     Emitter,
     is_per_tensor,
-    is_quantized,
     quant_of,
     storage_type,
 )
@@ -40,6 +39,7 @@ from stablehlo_py.passes.quant_to_math.patterns import (
     uniform_dequantize,
     uniform_quantize,
 )
+from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import is_quantized
 from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter

@@ -34,6 +34,7 @@ DYNAMIC = -1
 
 
 # ------------------------------------------------------------------------------- quantized types
+# is_quantized and expressed_type: stablehlo-legalize-quantized-op-to-qdq's (one definition).
 def quant_of(t: Attribute) -> QuantParams | None:
     """getQuantType: the `!quant.uniform` parameters of a type or of its element type."""
     el = element_type(t)
@@ -59,23 +60,6 @@ def storage_type(t: Attribute) -> Attribute:
     if isinstance(t, UniformQuantizedType):
         return t.params.storage_type
     return t
-
-
-def expressed_type(t: Attribute) -> Attribute:
-    """getQuantExpressedType: a quantized type as its expressed type."""
-    if isinstance(t, TensorType):
-        el = t.element_type
-        if isinstance(el, UniformQuantizedType):
-            return clone(t, el.params.expressed_type)
-        return t
-    if isinstance(t, UniformQuantizedType):
-        return t.params.expressed_type
-    return t
-
-
-def is_quantized(t: Attribute) -> bool:
-    """The type the TypeConverter would change (a quantized element type or a tensor of one)."""
-    return isinstance(element_type(t), UniformQuantizedType)
 
 
 def clone(t: Attribute, element: Attribute) -> TensorType:

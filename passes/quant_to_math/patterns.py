@@ -20,11 +20,14 @@ from stablehlo_py.passes.quant_to_math.emit import (
     clone,
     is_per_axis,
     is_per_tensor,
-    is_quantized,
     quant_of,
     storage_width,
 )
-from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import QDQ_OPS
+from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import (
+    QDQ_OPS,
+    expressed_type,
+    is_quantized,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from stablehlo_py.ir.types import QuantParams
@@ -190,11 +193,11 @@ def quantized_op_to_qdq(e: Emitter, op: Operation, orig: Orig) -> list[SSAValue]
     for v in op.operands:
         t = orig(v)
         if is_quantized(t):
-            deq = e.build("stablehlo.uniform_dequantize", [v], [_expressed(t)])
+            deq = e.build("stablehlo.uniform_dequantize", [v], [expressed_type(t)])
             operands.append(_lower_created(e, deq, {v: t}, uniform_dequantize))
         else:
             operands.append(v)
-    result_types = [_expressed(r.type) for r in op.results]
+    result_types = [expressed_type(r.type) for r in op.results]
     new = e.op(
         op.name,
         operands,
@@ -210,11 +213,6 @@ def quantized_op_to_qdq(e: Emitter, op: Operation, orig: Orig) -> list[SSAValue]
         else:
             out.append(value)
     return out
-
-
-def _expressed(t: Attribute) -> Attribute:
-    q = quant_of(t)
-    return t if q is None else clone(t, q.expressed_type)
 
 
 def _lower_created(
