@@ -53,8 +53,15 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener, RewritePattern
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import ConstantLike, IsolatedFromAbove
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
+from xdsl.traits import (
+    ConstantLike,
+    IsolatedFromAbove,
+    IsTerminator,
+    MemoryEffect,
+    MemoryEffectKind,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+)
 
 from stablehlo_py.errors import StableHLOError
 
@@ -65,7 +72,9 @@ __all__ = [
     "OperationFolder",
     "apply_patterns_greedily",
     "constant_value_of",
+    "is_trivially_dead",
     "materialize_constant",
+    "own_effects",
     "raise_if_not_converged",
 ]
 
@@ -108,6 +117,69 @@ def raise_if_not_converged(converged: bool, what: str, config: GreedyConfig) -> 
             f"{config.max_iterations} iterations (a pattern keeps changing the IR, or the IR "
             "needs more iterations)"
         )
+
+
+# ------------------------------------------------------------------------------- effects
+def _custom_call_has_effects(op: Operation) -> bool:
+    flag = op.properties.get("has_side_effect")
+    return bool(getattr(getattr(flag, "value", None), "data", 0))
+
+
+CONDITIONAL_EFFECTS: dict[str, Callable[[Operation], bool]] = {
+    "stablehlo.custom_call": _custom_call_has_effects,
+}
+"""Ops whose declared memory effects depend on their attributes (upstream's getEffects): name ->
+whether this op has effects.  Our op classes carry no effect trait for them."""
+
+
+def own_effects(op: Operation) -> bool | None:
+    """Whether the op declares effects of its own other than reads (an allocation of its own result
+    does not count); None when it declares nothing (no MemoryEffect trait)."""
+    pred = CONDITIONAL_EFFECTS.get(op.name)
+    if pred is not None:
+        return pred(op)
+    traits = [
+        t for t in op.get_traits_of_type(MemoryEffect) if not isinstance(t, RecursiveMemoryEffect)
+    ]
+    if not traits and not op.has_trait(RecursiveMemoryEffect, value_if_unregistered=False):
+        return None
+    for t in traits:
+        effects = t.get_effects(op)
+        if effects is None:
+            return None
+        for e in effects:
+            if e.kind == MemoryEffectKind.READ:
+                continue
+            if (
+                e.kind == MemoryEffectKind.ALLOC
+                and isinstance(e.value, SSAValue)
+                and e.value.owner is op
+            ):
+                continue
+            return True
+    return False
+
+
+def _effect_free(op: Operation) -> bool:
+    """MLIR's wouldOpBeTriviallyDeadImpl: no effects but reads, nested ops included when the op has
+    recursive effects; an op that declares nothing may have any effect."""
+    own = own_effects(op)
+    if own is None or own:
+        return False
+    if op.has_trait(RecursiveMemoryEffect, value_if_unregistered=False):
+        return all(_effect_free(n) for r in op.regions for b in r.blocks for n in b.ops)
+    return True
+
+
+def is_trivially_dead(op: Operation) -> bool:
+    """MLIR's isOpTriviallyDead: no uses, not a terminator or symbol, no effects."""
+    if any(r.first_use is not None for r in op.results):
+        return False
+    if op.has_trait(IsTerminator, value_if_unregistered=False):
+        return False
+    if op.has_trait(SymbolOpInterface, value_if_unregistered=False):
+        return False
+    return _effect_free(op)
 
 
 # ------------------------------------------------------------------------------- constants

@@ -322,7 +322,7 @@ def _fold_sign(op: Operation, options: FoldOptions) -> FoldResult:
 def _fold_broadcast_in_dim(op: Operation, options: FoldOptions) -> FoldResult:
     """broadcast_in_dim(splat) -> splat constant (FoldBroadcastInDimOpSplatPattern)."""
     rt = op.results[0].type
-    if not _static(rt) or not _shape_dtype_ok(rt, options):
+    if not _static(rt) or not (_shape_dtype_ok(rt, options) or _complex_ok(rt, options)):
         return None
     attr = constant_attr(op.operands[0])
     if attr is None or not _splat(attr):
@@ -356,7 +356,7 @@ def _fold_concatenate_adjacent_splats(op: Operation, options: FoldOptions) -> Fo
     i = 0
     while i < len(operands):
         attr = constant_attr(operands[i])
-        if attr is None or not is_splat(attr):
+        if attr is None or not _splat(attr):
             new_operands.append(operands[i])
             i += 1
             continue
@@ -501,7 +501,7 @@ def _fold_dynamic_slice(op: Operation, options: FoldOptions) -> FoldResult:
     if not _static(rt):
         return None
     attr = constant_attr(op.operands[0])
-    if attr is None or not is_splat(attr):
+    if attr is None or not _splat(attr):
         return None
     v = dense_values(attr).reshape(-1)[:1]
     return make_dense(rt, np.broadcast_to(v.reshape(()), rt.get_shape()))  # type: ignore[union-attr]
