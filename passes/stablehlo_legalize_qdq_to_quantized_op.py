@@ -91,7 +91,7 @@ class QDQToQuantizedOpPattern(RewritePattern):
             attributes=dict(compute.attributes),
         )
         carry_location(fused, compute)
-        rewriter.insert_op(fused, InsertPoint.after(compute))
+        rewriter.insert(fused, InsertPoint.after(compute))
         # upstream replaces the uses directly (not through the rewriter): the quantize op is left
         # dead for the driver's next iteration
         op.results[0].replace_all_uses_with(fused.results[0])

@@ -176,7 +176,7 @@ class QuantizedOpToQDQPattern(RewritePattern):
                 results.append(q.results[0])
             else:
                 results.append(new)
-        rewriter.replace_op(op, new_ops, new_results=results)
+        rewriter.replace(op, new_ops, new_results=results)
 
 
 def legalize_quantized_op_to_qdq(op: Operation) -> Operation:

@@ -184,4 +184,4 @@ class WrapInCompositePattern(RewritePattern):
             },
         )
         carry_location(composite, op)
-        rewriter.replace_op(op, composite)
+        rewriter.replace(op, composite)
