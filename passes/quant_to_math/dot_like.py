@@ -24,6 +24,7 @@ from stablehlo_py.passes.quant_to_math.emit import (
     shape,
 )
 from stablehlo_py.passes.quant_to_math.patterns import Orig, quantization_params
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from stablehlo_py.ir.op_attrs import DotDimensionNumbersAttr
@@ -110,15 +111,9 @@ class _OutputDims:
                 "stablehlo.concatenate",
                 pieces,
                 [tensor_type(I64, (len(pieces),))],
-                {"dimension": _i64_attr(0)},
+                {"dimension": IntegerAttr(0, I64)},
             )
         return self.value
-
-
-def _i64_attr(v: int) -> Attribute:
-    from xdsl.dialects.builtin import IntegerAttr
-
-    return IntegerAttr(v, I64)
 
 
 def _broadcast_contribution(
