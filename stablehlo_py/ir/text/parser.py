@@ -18,6 +18,7 @@ not arise here by construction, and `tests/unit/test_text_workarounds.py` has on
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
@@ -151,13 +152,34 @@ class Source:
 
     def line_col(self, pos: int) -> tuple[int, int]:
         if self._starts is None:
-            self._starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+            self._starts = _line_starts(self.text)
         line = bisect_right(self._starts, pos) - 1
         return line + 1 + self.line_offset, pos - self._starts[line] + 1
 
     def location(self, pos: int) -> str:
         line, col = self.line_col(pos)
         return f"{self.filename}:{line}:{col}"
+
+    def release_text(self) -> None:
+        """Keep only the line starts (8 bytes a line) instead of the text: a parsed module's ops
+        refer to their Source for locations, and would otherwise keep the whole buffer alive
+        (2 bytes per byte of a hex constant)."""
+        if self._starts is None:
+            self._starts = _line_starts(self.text)
+        self.text = None  # type: ignore[assignment]
+
+
+_RELEASE_TEXT_ABOVE = 1 << 20  # chars: below this, keeping the text costs less than the line starts
+
+
+def _line_starts(text: str) -> array:
+    starts = array("q", [0])
+    find = text.find
+    i = find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
 
 
 def op_source_location(op: Operation) -> str | None:
@@ -1340,10 +1362,16 @@ class Parser:
                 self.error("file metadata blocks ({-# ... #-}) are not supported by stablehlo-py")
             ops.append(self.parse_operation())
         if len(ops) == 1 and isinstance(ops[0], ModuleOp):
+            self._release_text()
             return ops[0]
         module = ModuleOp(ops)
         module._implicit_src = self.source  # type: ignore[attr-defined]  # MLIR: loc("file":0:0)
+        self._release_text()
         return module
+
+    def _release_text(self) -> None:
+        if len(self.text) > _RELEASE_TEXT_ABOVE:
+            self.source.release_text()
 
 
 class UnresolvedValue(SSAValue):
