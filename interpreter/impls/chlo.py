@@ -94,6 +94,10 @@ def broadcast_operands(op: Any, *values: Any) -> list[np.ndarray]:
     arrays = [np.asarray(v) for v in values]
     bdims = A.ints(op, "broadcast_dimensions")
     shape = A.result_shape(op, 0, lambda: _broadcast_shape(arrays, bdims))
+    if not shape and any(a.ndim for a in arrays):
+        # a 0-d op of a region body evaluated on whole arrays (as a lowered quantized add in a
+        # reduce_window body): elementwise over them
+        return list(np.broadcast_arrays(*arrays))
     out = []
     for a in arrays:
         if a.shape == shape:

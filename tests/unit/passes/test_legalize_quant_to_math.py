@@ -122,6 +122,22 @@ func.func @main(%x: tensor<5xf32>, %y: tensor<5xf32>) -> (tensor<5xi8>, tensor<5
         [(5,), (5,)],
         0,
     ),
+    "reduce_window_with_a_quantized_add_body": (
+        f"""
+func.func @main(%x: tensor<2x5xf32>, %z: tensor<f32>) -> tensor<2x4xi8> {{
+  %a = stablehlo.uniform_quantize %x : (tensor<2x5xf32>) -> tensor<2x5x{QA}>
+  %i = stablehlo.uniform_quantize %z : (tensor<f32>) -> tensor<{QA}>
+  %r = "stablehlo.reduce_window"(%a, %i) ({{
+  ^bb0(%p: tensor<{QA}>, %q: tensor<{QA}>):
+    %s = stablehlo.add %p, %q : tensor<{QA}>
+    stablehlo.return %s : tensor<{QA}>
+  }}) {{window_dimensions = array<i64: 1, 2>}} : (tensor<2x5x{QA}>, tensor<{QA}>) -> tensor<2x4x{QA}>
+  %o = stablehlo.bitcast_convert %r : (tensor<2x4x{QA}>) -> tensor<2x4xi8>
+  return %o : tensor<2x4xi8>
+}}""",
+        [(2, 5), ()],
+        0,
+    ),
     "storage_moves_and_max": (
         f"""
 func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<6x2xi8> {{
