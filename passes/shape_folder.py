@@ -15,11 +15,12 @@ with its own entries.  A fold function takes the op and the `FoldOptions` and re
 * a list of operations ending with the replacement op: inserted before the op, whose results the last
   one replaces.
 
-Values are computed with numpy on the constants' storage arrays, with upstream's integer semantics
-(APInt): wrap-around arithmetic, division and remainder truncating toward zero, i1 arithmetic modulo 2,
-unsigned comparison for unsigned and i1 element types.  Folds of floating-point values run only when
-`optimize_float` is set, as upstream's `validateShapeFoldDtype`, except the unary folds (`sign`), which
-upstream's FoldUnaryOpPattern does for floats too.
+Integer values are computed with numpy on the constants' storage arrays, with upstream's integer
+semantics (APInt): wrap-around arithmetic, division and remainder truncating toward zero, i1
+arithmetic modulo 2, unsigned comparison for unsigned and i1 element types.  Float arithmetic is the
+interpreter's (passes/folds/evaluate.py).  Folds of floating-point values run only when
+`optimize_float` is set, as upstream's `validateShapeFoldDtype`, except the unary folds (`sign`),
+which upstream's FoldUnaryOpPattern does for floats too.
 """
 
 from __future__ import annotations
@@ -183,7 +184,7 @@ class _Binary:
     """A binary elementwise fold: integer and (when allowed) float functions of numpy arrays."""
 
     int_fn: Callable[[np.ndarray, np.ndarray], np.ndarray] | None
-    float_fn: Callable[[np.ndarray, np.ndarray], np.ndarray] | None
+    floats: bool  # folds float values too (computed with the interpreter's semantics)
     shape_op: bool = True  # dtype checked by validateShapeFoldDtype
     zero_divisor_fails: bool = False
 
@@ -207,7 +208,7 @@ def _binary_fold(spec: _Binary) -> Fold:
                 return None  # upstream: "integer division by zero" is not folded
             with np.errstate(all="ignore"):
                 out = _to_storage(spec.int_fn(a, b), e)
-        elif _is_float(e) and spec.float_fn is not None:
+        elif _is_float(e) and spec.floats:
             from stablehlo_py.passes.folds.evaluate import evaluate
 
             out = evaluate(op.name, lhs, rhs).astype(storage_dtype(e))  # the interpreter's math
@@ -220,7 +221,7 @@ def _binary_fold(spec: _Binary) -> Fold:
 
 def _logical_or_bitwise(bitwise: Callable[..., np.ndarray]) -> _Binary:
     """and/or: logical on i1, bitwise on other integers (upstream's FoldLogical*/FoldBitwise*)."""
-    return _Binary(lambda a, b: bitwise(a, b), None, shape_op=False)
+    return _Binary(lambda a, b: bitwise(a, b), floats=False, shape_op=False)
 
 
 def _max_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -520,13 +521,13 @@ def _ints_prop(op: Operation, name: str) -> tuple[int, ...]:
 
 
 FOLDS: dict[str, Fold] = {
-    "stablehlo.add": _binary_fold(_Binary(np.add, np.add)),
-    "stablehlo.subtract": _binary_fold(_Binary(np.subtract, np.subtract)),
-    "stablehlo.multiply": _binary_fold(_Binary(np.multiply, np.multiply)),
-    "stablehlo.divide": _binary_fold(_Binary(_trunc_div, np.divide, zero_divisor_fails=True)),
-    "stablehlo.remainder": _binary_fold(_Binary(_trunc_rem, np.fmod, zero_divisor_fails=True)),
-    "stablehlo.maximum": _binary_fold(_Binary(_max_int, np.maximum)),
-    "stablehlo.minimum": _binary_fold(_Binary(np.minimum, np.minimum)),
+    "stablehlo.add": _binary_fold(_Binary(np.add, floats=True)),
+    "stablehlo.subtract": _binary_fold(_Binary(np.subtract, floats=True)),
+    "stablehlo.multiply": _binary_fold(_Binary(np.multiply, floats=True)),
+    "stablehlo.divide": _binary_fold(_Binary(_trunc_div, floats=True, zero_divisor_fails=True)),
+    "stablehlo.remainder": _binary_fold(_Binary(_trunc_rem, floats=True, zero_divisor_fails=True)),
+    "stablehlo.maximum": _binary_fold(_Binary(_max_int, floats=True)),
+    "stablehlo.minimum": _binary_fold(_Binary(np.minimum, floats=True)),
     "stablehlo.and": _binary_fold(_logical_or_bitwise(np.bitwise_and)),
     "stablehlo.or": _binary_fold(_logical_or_bitwise(np.bitwise_or)),
     "stablehlo.broadcast_in_dim": _fold_broadcast_in_dim,
