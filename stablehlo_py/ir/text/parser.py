@@ -481,9 +481,20 @@ class Parser:
 
     # ------------------------------------------------------------------ aliases
     def _scan_aliases(self) -> None:
-        for m in _ALIAS_DEF.finditer(self.text):
-            table = self.attr_alias_text if m.group(1) == "#" else self.type_alias_text
-            table[m.group(2)] = m.end()
+        """Where each `#name = ...` / `!name = ...` definition's body starts (a definition starts a
+        line): only the line starts with `#` or `!` are tried, found with `str.find`."""
+        text = self.text
+        for marker, table in (("#", self.attr_alias_text), ("!", self.type_alias_text)):
+            starts = [0] if text.startswith(marker) else []
+            needle = "\n" + marker
+            i = text.find(needle)
+            while i != -1:
+                starts.append(i + 1)
+                i = text.find(needle, i + 2)
+            for start in starts:
+                m = _ALIAS_DEF.match(text, start)
+                if m is not None:
+                    table[m.group(2)] = m.end()
 
     def _resolve_alias(self, kind: str, name: str, pos: int) -> Attribute:
         cache = self.attr_aliases if kind == "#" else self.type_aliases
