@@ -192,3 +192,20 @@ def test_constants_in_nested_regions_hoisted_to_function() -> None:
     func = next(o for o in m.walk() if o.name == "func.func")
     top = [o.name for o in func.body.blocks[0].ops]
     assert top == ["stablehlo.constant"] * 3 + ["stablehlo.while", "func.return"]
+
+
+def test_merged_constant_loses_its_location() -> None:
+    """FoldUtils' erasedFoldedLocation: the kept constant of a merged pair is at loc(unknown); a
+    constant right after an owned one stays where it is, with its location."""
+    m = _func(
+        '%0 = stablehlo.constant dense<1> : tensor<i32> loc("a")\n'
+        '%1 = stablehlo.constant dense<1> : tensor<i32> loc("b")\n'
+        '%2 = stablehlo.constant dense<2> : tensor<i32> loc("c")\n'
+        "func.return %1, %2 : tensor<i32>, tensor<i32>",
+        "() -> (tensor<i32>, tensor<i32>)",
+    )
+    assert apply_patterns_greedily(m, [])
+    text = print_ir(m, debuginfo=True)
+    assert "dense<1> : tensor<i32> loc(unknown)" in text
+    assert 'dense<2> : tensor<i32> loc("c")' in text
+    assert text.index("dense<1>") < text.index("dense<2>")
