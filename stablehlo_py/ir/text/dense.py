@@ -282,7 +282,6 @@ def _parse_dense_strings(p: Parser, start: int) -> Attribute:
     a foreign dialect's element type can hold strings; such an attribute is kept as its text (an
     OpaqueAttr, as other unmodelled attributes: it prints back as written, nothing evaluates it)."""
     from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
-    from stablehlo_py.ir.text.parser import normalize_opaque
 
     text = p.text
     m = _STRING_OR_CLOSE.search(text, p.pos)
@@ -300,7 +299,7 @@ def _parse_dense_strings(p: Parser, start: int) -> Attribute:
             f"dialect's element type (e.g. tensor<!tf_type.string>), not {p.type_text(ty)}",
             tpos,
         )
-    return OpaqueAttr(normalize_opaque(text[start : p.pos]))
+    return OpaqueAttr(p.normalize_opaque(text[start : p.pos]))
 
 
 def _hex_literal(p: Parser, text: str, pos: int) -> bytes | None:

@@ -231,6 +231,8 @@ class Parser:
         """A type's text, for messages of the parse functions below the text layer (types, dense)."""
         return type_to_str(t)
 
+    normalize_opaque = staticmethod(normalize_opaque)  # for the parse functions below this module
+
     def location_of(self, pos: int) -> str:
         return self.source.location(pos)
 
