@@ -27,7 +27,7 @@ def _lines(files: Sequence[str], split_only: bool) -> list[tuple[str, str]]:
     for name in files:
         path = TRANSFORMS / name
         for line in run_lines(path) if path.is_file() else []:
-            if split_only and ("--split-input-file" not in line or line.startswith("not ")):
+            if split_only and ("-split-input-file" not in line or line.startswith("not ")):
                 continue
             out.append((name, line))
     return out
