@@ -1,0 +1,412 @@
+"""What the simplification patterns share: upstream's DRR constraints and native calls of
+StablehloAggressiveSimplificationPatterns.td (constant matchers, `mergeDiscardableAttributes`,
+`getConstantLike`, ...), the pass options, and op creation with inferred result types.
+
+A pattern here is an xDSL ``RewritePattern`` with a ``benefit`` (MLIR's PatternBenefit: for a DRR
+pattern the number of ops its source pattern matches plus its `addBenefit`; 1 for the C++ ones)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from stablehlo_py.ir.infer import infer_result_types
+from stablehlo_py.ir.ops.base import i64_array_attr
+from stablehlo_py.ir.text.dense import dense_values, make_dense
+from stablehlo_py.ir.types import FLOAT_NAME, num_elements, storage_dtype
+
+__all__ = [
+    "SimplifyOptions",
+    "SimplifyPattern",
+    "build",
+    "constant_dense",
+    "constant_int_list",
+    "i64_array",
+    "is_iota",
+    "merge_discardable_attributes",
+    "num_elems",
+    "replace_with_ops",
+    "replace_with_values",
+    "splat_constant",
+    "static_shape",
+]
+
+INT64_MAX = (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class SimplifyOptions:
+    """upstream's StablehloAggressiveSimplificationPassOptions."""
+
+    fold_op_element_limit: int = 1
+
+
+class SimplifyPattern(RewritePattern):
+    """A simplification pattern: upstream's ``SimplifyOpRewritePattern`` (it sees the options)."""
+
+    benefit: ClassVar[int] = 1
+
+    def __init__(self, options: SimplifyOptions | None = None) -> None:
+        self.options = options or SimplifyOptions()
+
+
+# ------------------------------------------------------------------------------------ types
+def static_shape(t: Attribute) -> tuple[int, ...] | None:
+    """The shape of a ranked tensor type with no dynamic dimension, else None."""
+    if isinstance(t, TensorType):
+        shape = t.get_shape()
+        if all(d >= 0 for d in shape):
+            return shape
+    return None
+
+
+def num_elems(t: Attribute) -> int | None:
+    """getNumElements of a statically shaped tensor type, else None."""
+    shape = static_shape(t)
+    return None if shape is None else num_elements(shape)
+
+
+def rank(t: Attribute) -> int | None:
+    return len(t.get_shape()) if isinstance(t, TensorType) else None
+
+
+def is_int_element(t: Attribute) -> bool:
+    e = t.element_type if isinstance(t, TensorType) else t
+    return isinstance(e, (IntegerType, IndexType))
+
+
+def is_float_element(t: Attribute) -> bool:
+    e = t.element_type if isinstance(t, TensorType) else t
+    return type(e) in FLOAT_NAME
+
+
+def is_pred(t: Attribute) -> bool:
+    """HLO_PredTensor: a tensor of i1."""
+    return (
+        isinstance(t, TensorType)
+        and isinstance(t.element_type, IntegerType)
+        and t.element_type.width.data == 1
+    )
+
+
+def ints(a: Attribute | None) -> tuple[int, ...]:
+    """The values of a DenseArrayBase (an empty tuple when absent)."""
+    if a is None:
+        return ()
+    assert isinstance(a, DenseArrayBase)
+    return tuple(a.get_values())  # type: ignore[arg-type]
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return i64_array_attr([int(v) for v in values])
+
+
+def is_iota(values: Sequence[int]) -> bool:
+    """upstream's isIotaRange: 0, 1, 2, ..."""
+    return all(v == i for i, v in enumerate(values))
+
+
+# ------------------------------------------------------------------------------------ constants
+def _const_shape_values(op: Operation) -> DenseIntOrFPElementsAttr | None:
+    """`shape.const_shape`'s folded value: its extents as a tensor of index (or its result type)."""
+    for name in ("shape", "value"):
+        a = op.properties.get(name)
+        if a is None:
+            a = op.attributes.get(name)
+        if isinstance(a, DenseIntOrFPElementsAttr):
+            return a
+        if isinstance(a, DenseArrayBase) or (a is not None and hasattr(a, "data")):
+            try:
+                vals = [int(v) for v in a.get_values()]  # type: ignore[attr-defined]
+            except (AttributeError, TypeError):
+                continue
+            t = op.results[0].type
+            if not isinstance(t, TensorType):
+                t = TensorType(IndexType(), (len(vals),))
+            return make_dense(t, np.array(vals, dtype=storage_dtype(t.element_type)))
+    return None
+
+
+CONSTANT_LIKE = frozenset({"stablehlo.constant", "chlo.constant", "arith.constant"})
+"""The ConstantLike ops whose value is their `value` attribute (upstream's m_Constant); also
+`shape.const_shape` (below), whose folded value is its extents."""
+
+
+def constant_dense(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
+    """upstream's ``matchPattern(value, m_Constant(&attr))`` for dense element values."""
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        return None
+    if owner.name in CONSTANT_LIKE:
+        a = owner.properties.get("value")
+        if a is None:
+            a = owner.attributes.get("value")
+        return a if isinstance(a, DenseIntOrFPElementsAttr) else None
+    if owner.name == "shape.const_shape":
+        return _const_shape_values(owner)
+    return None
+
+
+def is_constant_op(value: SSAValue) -> bool:
+    """The value is defined by a `stablehlo.constant` (DRR's `StableHLO_ConstantOp` match)."""
+    return isinstance(value, OpResult) and value.owner.name == "stablehlo.constant"
+
+
+def stablehlo_constant(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
+    if not is_constant_op(value):
+        return None
+    a = value.owner.properties.get("value")  # type: ignore[union-attr]
+    return a if isinstance(a, DenseIntOrFPElementsAttr) else None
+
+
+def constant_int_list(value: SSAValue) -> list[int] | None:
+    """hlo::matchInts / DenseIntElementsAttr values (sign-extended) of a constant, else None."""
+    a = constant_dense(value)
+    if a is None or not is_int_element(a.type):
+        return None
+    return [int(v) for v in np.asarray(dense_values(a)).reshape(-1)]
+
+
+def _splat(a: DenseIntOrFPElementsAttr) -> np.generic | None:
+    """The splat value of a non-empty dense attribute whose elements are all equal, else None."""
+    v = np.asarray(dense_values(a)).reshape(-1)
+    if v.size == 0:
+        return None
+    first = v[0]
+    if v.size > 1 and not bool(np.all(v == first)):
+        return None
+    return first
+
+
+def int_zero(a: DenseIntOrFPElementsAttr | None) -> bool:
+    """m_Zero: an integer splat of 0."""
+    if a is None or not is_int_element(a.type):
+        return False
+    s = _splat(a)
+    return s is not None and int(s) == 0
+
+
+def int_one(a: DenseIntOrFPElementsAttr | None) -> bool:
+    """m_One: an integer splat of 1 (i1 true)."""
+    if a is None or not is_int_element(a.type):
+        return False
+    s = _splat(a)
+    return s is not None and int(bool(s) if isinstance(s, np.bool_) else s) == 1
+
+
+def int_all_ones(a: DenseIntOrFPElementsAttr | None) -> bool:
+    """An integer splat with all bits set (i1 true, -1, the unsigned maximum)."""
+    if a is None or not is_int_element(a.type):
+        return False
+    s = _splat(a)
+    if s is None:
+        return False
+    if isinstance(s, np.bool_):
+        return bool(s)
+    dt = np.asarray(s).dtype
+    return int(s) == int(np.array(-1).astype(dt)) if dt.kind in "iu" else False
+
+
+def float_zero(a: DenseIntOrFPElementsAttr | None) -> bool:
+    """m_AnyZeroFloat: a float splat of +0 or -0."""
+    if a is None or not is_float_element(a.type):
+        return False
+    s = _splat(a)
+    return s is not None and float(s) == 0.0
+
+
+def float_one(a: DenseIntOrFPElementsAttr | None) -> bool:
+    """m_OneFloat: a float splat of 1.0."""
+    if a is None or not is_float_element(a.type):
+        return False
+    s = _splat(a)
+    return s is not None and float(s) == 1.0
+
+
+def any_zero(a: DenseIntOrFPElementsAttr | None) -> bool:
+    return int_zero(a) or float_zero(a)
+
+
+def any_one(a: DenseIntOrFPElementsAttr | None) -> bool:
+    return int_one(a) or float_one(a)
+
+
+def is_splat_attr(a: DenseIntOrFPElementsAttr) -> bool:
+    return _splat(a) is not None
+
+
+def splat_constant(t: TensorType, value: int | bool) -> Operation:
+    """upstream's getConstantLike / a splat `stablehlo.constant` of ``value`` and type ``t``."""
+    from stablehlo_py.ir.ops.misc import ConstantOp
+
+    dt = storage_dtype(t.element_type)
+    arr = np.full(static_shape(t) or (), value).astype(dt)
+    attr = make_dense(t, arr)
+    return ConstantOp.create(properties={"value": attr}, result_types=[t])
+
+
+def empty_constant(t: TensorType) -> Operation:
+    """A `stablehlo.constant dense<>` of a zero-element tensor type."""
+    from stablehlo_py.ir.ops.misc import ConstantOp
+
+    arr = np.zeros(static_shape(t) or (0,), dtype=storage_dtype(t.element_type))
+    return ConstantOp.create(properties={"value": make_dense(t, arr)}, result_types=[t])
+
+
+# ------------------------------------------------------------------------------------ attributes
+FRONTEND = "mhlo.frontend_attributes"
+PAYLOAD = "xla_metadata_payload"
+
+
+def discardable(op: Operation) -> dict[str, Attribute]:
+    """The op's discardable attributes (its attribute dictionary; inherent ones are properties)."""
+    return dict(op.attributes)
+
+
+def merge_discardable_attributes(source: Operation | None, dest: Operation | None) -> None:
+    """upstream's mergeDiscardableAttributes: ``source``'s discardable attributes onto ``dest``
+    (source wins, except that `mhlo.frontend_attributes` dictionaries merge key by key, keeping
+    the surviving op's own `xla_metadata_payload`).  Nothing when either is not an op."""
+    if source is None or dest is None:
+        return
+    src = discardable(source)
+    if not src:
+        return
+    merged = discardable(dest)
+    for name, value in src.items():
+        old = merged.get(name)
+        if (
+            name == FRONTEND
+            and isinstance(old, DictionaryAttr)
+            and isinstance(value, DictionaryAttr)
+        ):
+            fe = dict(old.data)
+            for k, v in value.data.items():
+                if k == PAYLOAD and PAYLOAD in fe:
+                    continue
+                fe[k] = v
+            merged[name] = DictionaryAttr(dict(sorted(fe.items())))
+        else:
+            merged[name] = value
+    dest.attributes.clear()
+    dest.attributes.update(merged)
+
+
+def defining_op(value: SSAValue) -> Operation | None:
+    return value.owner if isinstance(value, OpResult) else None
+
+
+def merge_into_value(source: Operation, value: SSAValue) -> None:
+    merge_discardable_attributes(source, defining_op(value))
+
+
+# ------------------------------------------------------------------------------------ building
+def build(
+    cls: type[Operation],
+    operands: Sequence[SSAValue],
+    properties: Mapping[str, Attribute] | None = None,
+    result_types: Sequence[Attribute] | None = None,
+    attributes: Mapping[str, Attribute] | None = None,
+    like: Operation | None = None,
+) -> Operation:
+    """An op of ``cls``; its result types inferred by the op's rule when not given (upstream's
+    builders without result types).  ``like``: the op it replaces (location carried)."""
+    props = dict(properties or {})
+    if result_types is None:
+        result_types = infer_result_types(
+            cls.name,  # type: ignore[attr-defined]
+            [v.type for v in operands],
+            props,
+            operands=list(operands),
+        )
+    op = cls.create(
+        operands=list(operands),
+        result_types=list(result_types),
+        properties=props,
+        attributes=dict(attributes or {}),
+    )
+    if like is not None:
+        from stablehlo_py.passes._common import carry_location
+
+        carry_location(op, like)
+    return op
+
+
+def replace_with_values(
+    rewriter: PatternRewriter, op: Operation, values: Sequence[SSAValue | None]
+) -> None:
+    """Replace ``op``'s results by ``values`` (None: a result without uses) and erase it."""
+    rewriter.replace_op(op, [], list(values))  # type: ignore[arg-type]
+
+
+def replace_with_ops(
+    rewriter: PatternRewriter,
+    op: Operation,
+    new_ops: Sequence[Operation],
+    values: Sequence[SSAValue] | None = None,
+) -> None:
+    """Insert ``new_ops`` before ``op`` and replace its results by ``values`` (default: the last
+    new op's results)."""
+    rewriter.replace_op(op, list(new_ops), None if values is None else list(values))
+
+
+def parent_block(op: Operation) -> Block | None:
+    return op.parent_block()
+
+
+def is_block_arg(v: SSAValue) -> bool:
+    return isinstance(v, BlockArgument)
+
+
+def op_cls(name: str) -> type[Operation]:
+    """The op class registered under ``name`` (`stablehlo.maximum` -> MaximumOp)."""
+    from stablehlo_py.ir.dialects import default_registry
+
+    return default_registry().ops[name]
+
+
+def same_type(a: SSAValue, b: SSAValue) -> bool:
+    return a.type == b.type
+
+
+def modified(rewriter: PatternRewriter, op: Operation) -> None:
+    """Tell the driver ``op`` was changed in place (MLIR's modifyOpInPlace)."""
+    rewriter.notify_op_modified(op)
+
+
+def build_constant(attr: DenseIntOrFPElementsAttr) -> Operation:
+    """A `stablehlo.constant` of ``attr``."""
+    from stablehlo_py.ir.ops.misc import ConstantOp
+
+    return ConstantOp.create(properties={"value": attr}, result_types=[attr.type])
+
+
+class RootPattern(SimplifyPattern):
+    """A pattern rooted at ops named ``ROOT`` (None: any op)."""
+
+    ROOT: ClassVar[str | None] = None
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if self.ROOT is None or op.name == self.ROOT:
+            self.rewrite(op, rewriter)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        raise NotImplementedError
+
+
+def defined_by(value: SSAValue, name: str) -> Operation | None:
+    """The op named ``name`` defining ``value``, else None."""
+    return value.owner if isinstance(value, OpResult) and value.owner.name == name else None

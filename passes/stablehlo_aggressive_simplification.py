@@ -1,0 +1,40 @@
+"""`stablehlo-aggressive-simplification`: upstream's
+optimization/StablehloAggressiveSimplification.cpp.
+
+Canonicalization patterns of StableHLO ops (passes/simplify/: algebraic identities, no-op removal,
+constant operands to the right, static forms of dynamic ops, zero-extent tensors as empty constants,
+unused reduce/sort operands, loop invariants of while as implicit captures, ...), applied by the
+greedy driver (passes/greedy.py) over the whole module as upstream's
+`applyPatternsGreedily(getOperation(), ...)` with the default config: ops left dead are erased,
+constants are uniqued and moved to the start of their function.
+
+Option (upstream's, typed by the pass registry): `fold-op-element-limit` (a select of constant
+operands becomes a constant only up to that many elements).
+
+Not modelled: PadOpBroadcastEmptyTensor and ReduceOpEmptyCanon with dynamically shaped results use
+the ops' reified result shapes (passes through ir/infer/reify.py); an op without a reify rule is
+left as it is.
+"""
+
+from __future__ import annotations
+
+from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily, raise_if_not_converged
+from stablehlo_py.passes.simplify import SimplifyOptions, populate_simplification_patterns
+from xdsl.ir import Operation
+
+__all__ = ["PASS_NAME", "run", "simplify_options"]
+
+PASS_NAME = "stablehlo-aggressive-simplification"
+
+
+def simplify_options(options: dict[str, object]) -> SimplifyOptions:
+    """The registry's typed options as SimplifyOptions."""
+    return SimplifyOptions(fold_op_element_limit=int(options["fold-op-element-limit"]))  # type: ignore[call-overload]
+
+
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    config = GreedyConfig()
+    patterns = populate_simplification_patterns(simplify_options(options))
+    converged = apply_patterns_greedily(op, patterns, config=config)
+    raise_if_not_converged(converged, PASS_NAME, config)
+    return op
