@@ -219,6 +219,38 @@ def _parse_overflow_body(p: Parser) -> arith.IntegerOverflowAttr:
 arith.IntegerOverflowAttr.mlir_text = lambda self: f"#arith.overflow<{_overflow_text(self)}>"  # type: ignore[attr-defined]
 
 
+@irdl_op_definition
+class IndexCastOp(IRDLOperation):
+    """`arith.index_cast` as MLIR's: between index and integer scalars or tensors of them (of one
+    shape).  xDSL's arith.IndexCastOp takes scalars only, so a tensor cast (as upstream's
+    stablehlo-aggressive-simplification creates) would not verify."""
+
+    name = "arith.index_cast"
+    input = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        from xdsl.dialects.builtin import IntegerType
+        from xdsl.utils.exceptions import VerifyException
+
+        a, b = self.input.type, self.result.type
+        shaped = isinstance(a, TensorType), isinstance(b, TensorType)
+        if shaped[0] != shaped[1] or (shaped[0] and a.get_shape() != b.get_shape()):  # type: ignore[union-attr]
+            raise VerifyException(
+                f"'arith.index_cast' op operand type '{a}' and result type '{b}' are cast incompatible"
+            )
+        ea = a.element_type if isinstance(a, TensorType) else a
+        eb = b.element_type if isinstance(b, TensorType) else b
+        ok = (isinstance(ea, IndexType) and isinstance(eb, IntegerType)) or (
+            isinstance(ea, IntegerType) and isinstance(eb, IndexType)
+        )
+        if not ok:
+            raise VerifyException(
+                f"'arith.index_cast' op operand type '{a}' and result type '{b}' are cast incompatible"
+            )
+
+
 def _parse_index_cast(p: Parser) -> Operation:
     v = p.parse_operand()
     attrs = p.try_attr_dict()
@@ -228,7 +260,7 @@ def _parse_index_cast(p: Parser) -> Operation:
     if p.parse_type() != v.type:
         p.error("arith.index_cast: the operand's type is not the written one", pos)
     p.parse_keyword("to")
-    return _with(arith.IndexCastOp(v, p.parse_type()), attrs)
+    return _with(IndexCastOp.create(operands=[v], result_types=[p.parse_type()]), attrs)
 
 
 def _print_index_cast(op: Operation, pr: Printer) -> None:
@@ -252,6 +284,7 @@ FOREIGN_SYNTAX[tensor.FromElementsOp] = ForeignSyntax(_parse_from_elements, _pri
 FOREIGN_SYNTAX[arith.CmpiOp] = ForeignSyntax(_parse_cmpi, _print_cmpi)
 FOREIGN_SYNTAX[arith.SelectOp] = ForeignSyntax(_parse_select, _print_select)
 FOREIGN_SYNTAX[arith.IndexCastOp] = ForeignSyntax(_parse_index_cast, _print_index_cast)
+FOREIGN_SYNTAX[IndexCastOp] = ForeignSyntax(_parse_index_cast, _print_index_cast)
 for _cls in INTEGER_BINARY:
     FOREIGN_SYNTAX[_cls] = ForeignSyntax(_parse_binary(_cls), _print_binary)
 
@@ -267,7 +300,7 @@ OPS = (
     tensor.FromElementsOp,
     arith.CmpiOp,
     arith.SelectOp,
-    arith.IndexCastOp,
+    IndexCastOp,
     *INTEGER_BINARY,
 )
 
@@ -276,4 +309,4 @@ def register(reg) -> None:  # type: ignore[no-untyped-def]
     reg.attr_parsers["arith.overflow"] = _parse_overflow_body
 
 
-__all__ = ["CMPI_PREDICATES", "INTEGER_BINARY", "OPS", "ShapeOfOp"]
+__all__ = ["CMPI_PREDICATES", "INTEGER_BINARY", "OPS", "IndexCastOp", "ShapeOfOp"]
