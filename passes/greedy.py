@@ -8,8 +8,10 @@ API
                             materialize=materialize_constant) -> bool   # True: converged
     raise_if_not_converged(converged, what, config)                    # GreedyRewriteError
 
-* ``patterns``: xDSL ``RewritePattern``s, tried in order on each op until one changes the IR (MLIR's
-  PatternApplicator with equal benefits).  A pattern must make every change through the rewriter
+* ``patterns``: xDSL ``RewritePattern``s, tried on each op until one changes the IR, in MLIR's
+  PatternApplicator order: higher ``benefit`` first (an optional int attribute of the pattern,
+  default 1), then a pattern whose ``root`` attribute names the op before any-op patterns (no
+  ``root``), then list order.  ``root`` also skips the pattern for other ops.  A pattern must make every change through the rewriter
   (``rewriter.replace/erase/insert/replace_all_uses_with``, ``rewriter.notify_op_modified(op)`` after an
   in-place change), as MLIR's patterns must, so the worklist learns about it.
 * ``folders``: op name -> ``Folder`` (an op's `fold` hook).  A folder returns None (does not fold),
@@ -371,6 +373,7 @@ class _Driver:
     ):
         self.scope = scope
         self.patterns = list(patterns)
+        self._by_name: dict[str, list[RewritePattern]] = {}
         self.folders = folders
         self.config = config
         self.materialize = materialize
@@ -429,6 +432,29 @@ class _Driver:
             if not many:
                 self.add_to_worklist(producer)
 
+    def patterns_for(self, name: str) -> list[RewritePattern]:
+        """MLIR's PatternApplicator order: by benefit (highest first, stable), a pattern rooted at
+        the op's name before an any-op pattern of the same benefit."""
+        got = self._by_name.get(name)
+        if got is None:
+            rooted = [p for p in self.patterns if getattr(p, "root", None) == name]
+            anyop = [p for p in self.patterns if getattr(p, "root", None) is None]
+            rooted.sort(key=_benefit)
+            anyop.sort(key=_benefit)
+            got = []
+            i = j = 0
+            while i < len(rooted) or j < len(anyop):
+                if j >= len(anyop) or (
+                    i < len(rooted) and _benefit(rooted[i]) <= _benefit(anyop[j])
+                ):
+                    got.append(rooted[i])
+                    i += 1
+                else:
+                    got.append(anyop[j])
+                    j += 1
+            self._by_name[name] = got
+        return got
+
     def rewriter(self, op: Operation) -> PatternRewriter:
         rewriter = PatternRewriter(op)
         rewriter.extend_from_listener(self.listener)
@@ -479,7 +505,7 @@ class _Driver:
             if self.config.fold and self._try_fold(op, rewriter):
                 changed = True
                 continue
-            for pattern in self.patterns:
+            for pattern in self.patterns_for(op.name):
                 rewriter.has_done_action = False
                 rewriter.insertion_point = InsertPoint.before(op)
                 pattern.match_and_rewrite(op, rewriter)
@@ -514,6 +540,11 @@ class _Driver:
             values.append(const.results[0])
         rewriter.replace(op, new_ops, new_results=values)
         return True
+
+
+def _benefit(pattern: RewritePattern) -> int:
+    """Sort key: higher benefit first."""
+    return -int(getattr(pattern, "benefit", 1))
 
 
 def _carry_location(new: Operation, old: Operation) -> None:

@@ -68,6 +68,8 @@ def _terminator(block: Block) -> Operation | None:
 
 # ------------------------------------------------------------------------------- reduce
 class FoldReduceOpReducingZeroDims(RewritePattern):
+    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name != "stablehlo.reduce" or _ints_prop(op, "dimensions"):
             return
@@ -79,6 +81,8 @@ class FoldReduceOpReducingZeroDims(RewritePattern):
 
 
 class FoldReduceOpToConstantInitializer(RewritePattern):
+    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name != "stablehlo.reduce":
             return
@@ -103,6 +107,8 @@ class FoldReduceOpToConstantInitializer(RewritePattern):
 
 
 class FoldReduceOpWithRedundantResults(RewritePattern):
+    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name != "stablehlo.reduce":
             return
@@ -124,6 +130,8 @@ def _defined_in(value: SSAValue, region: object) -> bool:
 
 
 class LowerBoolSplatConstantsIntoReduceOpRegion(RewritePattern):
+    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name != "stablehlo.reduce":
             return
@@ -177,6 +185,8 @@ def has_any_declared_side_effects(op: Operation) -> bool:
 
 
 class FoldWhileOpIfDeadAndPresumedPure(RewritePattern):
+    root = "stablehlo.while"  # the greedy driver tries it on these ops only
+
     def __init__(self, options: FoldOptions):
         self.options = options
 
@@ -191,6 +201,8 @@ class FoldWhileOpIfDeadAndPresumedPure(RewritePattern):
 
 
 class FoldWhileOpPattern(RewritePattern):
+    root = "stablehlo.while"  # the greedy driver tries it on these ops only
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name != "stablehlo.while":
             return
@@ -227,6 +239,8 @@ def _placeholder(t: Attribute, where: Operation) -> Operation | None:
 
 
 class InlineCaseOpWithConstantBranchIndex(RewritePattern):
+    root = "stablehlo.case"  # the greedy driver tries it on these ops only
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name != "stablehlo.case":
             return

@@ -209,3 +209,29 @@ def test_merged_constant_loses_its_location() -> None:
     assert "dense<1> : tensor<i32> loc(unknown)" in text
     assert 'dense<2> : tensor<i32> loc("c")' in text
     assert text.index("dense<1>") < text.index("dense<2>")
+
+
+class _Named(RewritePattern):
+    def __init__(self, log: list[str], tag: str, root: str | None, benefit: int = 1) -> None:
+        self.log, self.tag, self.root, self.benefit = log, tag, root, benefit
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.name == "stablehlo.abs":
+            self.log.append(self.tag)
+
+
+def test_pattern_order_is_mlirs_pattern_applicator() -> None:
+    m = _func(
+        "%0 = stablehlo.abs %arg0 : tensor<i32>\nfunc.return %0 : tensor<i32>",
+        "(%arg0: tensor<i32>) -> tensor<i32>",
+    )
+    log: list[str] = []
+    patterns = [
+        _Named(log, "any1", None),
+        _Named(log, "abs1", "stablehlo.abs"),
+        _Named(log, "neg", "stablehlo.negate"),
+        _Named(log, "any2", None, benefit=2),
+        _Named(log, "abs2", "stablehlo.abs"),
+    ]
+    assert apply_patterns_greedily(m, patterns)
+    assert log[:4] == ["any2", "abs1", "abs2", "any1"]
