@@ -590,7 +590,7 @@ def populate_shape_folder_patterns(options: FoldOptions = FoldOptions()) -> list
 
 def fold_op(op: Operation, options: FoldOptions = FoldOptions()) -> FoldResult:
     """The table's fold of one op (None when it does not apply): for tests and other passes."""
-    fold = _shape_folds().get(op.name)
+    fold = FOLDS.get(op.name) if op.name in SHAPE_FOLD_OPS else None
     return None if fold is None else fold(op, options)
 
 
