@@ -51,7 +51,7 @@ INT64_MAX = (1 << 63) - 1
 class SimplifyOptions:
     """upstream's StablehloAggressiveSimplificationPassOptions."""
 
-    fold_op_element_limit: int = 1
+    fold_op_element_limit: int = 65536
 
 
 class SimplifyPattern(RewritePattern):
@@ -349,7 +349,7 @@ def replace_with_values(
     rewriter: PatternRewriter, op: Operation, values: Sequence[SSAValue | None]
 ) -> None:
     """Replace ``op``'s results by ``values`` (None: a result without uses) and erase it."""
-    rewriter.replace_op(op, [], list(values))  # type: ignore[arg-type]
+    rewriter.replace(op, [], list(values))  # type: ignore[arg-type]
 
 
 def replace_with_ops(
@@ -360,7 +360,7 @@ def replace_with_ops(
 ) -> None:
     """Insert ``new_ops`` before ``op`` and replace its results by ``values`` (default: the last
     new op's results)."""
-    rewriter.replace_op(op, list(new_ops), None if values is None else list(values))
+    rewriter.replace(op, list(new_ops), None if values is None else list(values))
 
 
 def parent_block(op: Operation) -> Block | None:

@@ -154,7 +154,7 @@ class ReduceOpUnusedResultCanon(RootPattern):
         results: list[SSAValue | None] = [None] * n
         for k, i in enumerate(used):
             results[i] = new.results[k]
-        rewriter.replace_op(op, [new], results)  # type: ignore[arg-type]
+        rewriter.replace(op, [new], results)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------ sort
@@ -196,7 +196,7 @@ class SortOpDropUnusedArgs(RootPattern):
         results: list[SSAValue | None] = [None] * n
         for k, i in enumerate(kept):
             results[i] = new.results[k]
-        rewriter.replace_op(op, [new], results)  # type: ignore[arg-type]
+        rewriter.replace(op, [new], results)  # type: ignore[arg-type]
 
 
 class SortOpSetDimension(RootPattern):
@@ -225,7 +225,7 @@ class SortOpSetDimension(RootPattern):
         from stablehlo_py.passes._common import carry_location
 
         carry_location(new, op)
-        rewriter.replace_op(op, [new])
+        rewriter.replace(op, [new])
 
 
 # ------------------------------------------------------------------------ while
@@ -274,4 +274,4 @@ class WhileOpImplicitCapture(RootPattern):
         results: list[SSAValue | None] = [None] * len(operands)
         for k, i in enumerate(kept):
             results[i] = new.results[k]
-        rewriter.replace_op(op, [new], results)  # type: ignore[arg-type]
+        rewriter.replace(op, [new], results)  # type: ignore[arg-type]

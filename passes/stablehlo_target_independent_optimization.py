@@ -1,0 +1,48 @@
+"""`stablehlo-target-independent-optimization`: upstream's
+optimization/StablehloTargetIndependentOptimization.cpp.
+
+One greedy rewrite (passes/greedy.py, upstream's default config) with the aggressive folder's
+patterns (passes/stablehlo_aggressive_folder.py, at benefit 2) and the simplification patterns
+(passes/simplify/) together, tried as MLIR's PatternApplicator orders them: higher benefit first,
+on a tie the folder's (registered first) before the simplification's.
+
+Options (upstream's, typed by the pass registry): `assume-no-undeclared-side-effects`,
+`fold-op-element-limit` (both pattern sets), `optimize-float` (the folder's).
+"""
+
+from __future__ import annotations
+
+from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily, raise_if_not_converged
+from stablehlo_py.passes.simplify import SimplifyOptions, populate_simplification_patterns
+from stablehlo_py.passes.stablehlo_aggressive_folder import (
+    fold_options,
+    populate_aggressive_folder_patterns,
+)
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import RewritePattern
+
+__all__ = ["FOLDER_BENEFIT", "PASS_NAME", "optimization_patterns", "run"]
+
+PASS_NAME = "stablehlo-target-independent-optimization"
+
+FOLDER_BENEFIT = 2
+"""The benefit upstream registers the aggressive folder's patterns with in this pass."""
+
+
+def optimization_patterns(options: dict[str, object]) -> list[RewritePattern]:
+    """The folder's and the simplification's patterns in the order the driver tries them."""
+    folder = populate_aggressive_folder_patterns(fold_options(options))
+    simplify = populate_simplification_patterns(
+        SimplifyOptions(fold_op_element_limit=int(options["fold-op-element-limit"]))  # type: ignore[call-overload]
+    )
+    ranked = [(FOLDER_BENEFIT, 0, i, p) for i, p in enumerate(folder)]
+    ranked += [(getattr(p, "benefit_value", 1), 1, i, p) for i, p in enumerate(simplify)]
+    ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
+    return [r[3] for r in ranked]
+
+
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    config = GreedyConfig()
+    converged = apply_patterns_greedily(op, optimization_patterns(options), config=config)
+    raise_if_not_converged(converged, PASS_NAME, config)
+    return op
