@@ -575,10 +575,15 @@ class ShapeFolderPattern(RewritePattern):
         result = fold(op, self.options)
         if result is None:
             return
+        from stablehlo_py.passes._common import carry_location
+
         if isinstance(result, DenseIntOrFPElementsAttr):
-            rewriter.replace(op, make_constant(result))
+            # upstream's replaceOpWithNewOp: the new ops take the folded op's location
+            rewriter.replace(op, carry_location(make_constant(result), op))
         elif result and isinstance(result[0], Operation):
             ops: Sequence[Operation] = result  # type: ignore[assignment]
+            for new in ops:
+                carry_location(new, op)
             rewriter.replace(op, list(ops), new_results=list(ops[-1].results))
         else:
             rewriter.replace(op, [], new_results=list(result))  # type: ignore[arg-type]
