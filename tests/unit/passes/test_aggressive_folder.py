@@ -272,3 +272,16 @@ def test_folded_testdata_programs_interpret_to_the_same_results() -> None:
             assert b.shape == a.shape and b.dtype == a.dtype, path.name
             assert b.tobytes() == a.tobytes(), path.name
     assert folded_any == len(SAMPLE)
+
+
+def test_folded_constant_takes_the_folded_ops_location() -> None:
+    m = parse(
+        "func.func @f() -> tensor<i32> {\n"
+        '  %0 = stablehlo.constant dense<1> : tensor<i32> loc("a")\n'
+        '  %1 = stablehlo.add %0, %0 : tensor<i32> loc("b")\n'
+        "  func.return %1 : tensor<i32>\n}",
+        "t.mlir",
+    )
+    text = print_ir(run_pipeline(m, [(PASS, {})]), debuginfo=True)
+    assert 'stablehlo.constant dense<2> : tensor<i32> loc("b")' in text
+    assert "dense<1>" not in text
