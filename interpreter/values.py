@@ -48,6 +48,18 @@ def array_from_attr(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     return np.array(raw)
 
 
+def constant_from_attr(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """A dense attribute as a read-only interpreter value: a view of the attribute's bytes when
+    they are stored element by element in the value's dtype (no copy of a large constant), else a
+    decoded copy (splats, sub-byte and converted element types), made read-only."""
+    raw = dense_values(attr)
+    if raw.dtype == dtype_of_type(attr.type) and raw.flags.c_contiguous and raw.size > 1:
+        return raw  # np.frombuffer(...).reshape(...): read-only
+    value = array_from_attr(attr)
+    value.flags.writeable = False
+    return value
+
+
 def zeros_of(t: Attribute) -> Any:
     if isinstance(t, TokenType):
         from stablehlo_py.interpreter.evaluator import TOKEN

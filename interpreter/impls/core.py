@@ -7,16 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from stablehlo_py.interpreter.registry import Step, compiler, constant_step, impl
-from stablehlo_py.interpreter.values import array_from_attr
+from stablehlo_py.interpreter.values import constant_from_attr
 
 from stablehlo_py.errors import InterpreterError
 
 
 @compiler("stablehlo.constant")
 def _constant(op: Any) -> Step:
-    value = array_from_attr(op.properties["value"])
-    value.flags.writeable = False
-    return constant_step(value)
+    return constant_step(constant_from_attr(op.properties["value"]))
 
 
 @compiler("func.call", "stablehlo.call")
