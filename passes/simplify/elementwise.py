@@ -21,7 +21,6 @@ from stablehlo_py.passes.simplify.common import (
     is_pred,
     merge_discardable_attributes,
     merge_into_value,
-    modified,
     num_elems,
     op_cls,
     replace_with_ops,
@@ -55,22 +54,22 @@ class CanonicalizeConstantToRhs(RootPattern):
         replace_with_ops(rewriter, op, [new])
 
 
-def _commutative(short: str) -> type[CanonicalizeConstantToRhs]:
-    name = "".join(w.capitalize() for w in short.split("_"))
+def _commutative(upstream: str, short: str) -> type[CanonicalizeConstantToRhs]:
+    """upstream's `<upstream>Op_CanonicalizeConstantToRhs` for `stablehlo.<short>`."""
     return type(
-        f"{name}Op_CanonicalizeConstantToRhs",
+        f"{upstream}Op_CanonicalizeConstantToRhs",
         (CanonicalizeConstantToRhs,),
         {"ROOT": f"stablehlo.{short}", "__module__": __name__},
     )
 
 
-AddOp_CanonicalizeConstantToRhs = _commutative("add")
-AndOp_CanonicalizeConstantToRhs = _commutative("and")
-MaxOp_CanonicalizeConstantToRhs = _commutative("maximum")
-MinOp_CanonicalizeConstantToRhs = _commutative("minimum")
-MulOp_CanonicalizeConstantToRhs = _commutative("multiply")
-OrOp_CanonicalizeConstantToRhs = _commutative("or")
-XorOp_CanonicalizeConstantToRhs = _commutative("xor")
+AddOp_CanonicalizeConstantToRhs = _commutative("Add", "add")
+AndOp_CanonicalizeConstantToRhs = _commutative("And", "and")
+MaxOp_CanonicalizeConstantToRhs = _commutative("Max", "maximum")
+MinOp_CanonicalizeConstantToRhs = _commutative("Min", "minimum")
+MulOp_CanonicalizeConstantToRhs = _commutative("Mul", "multiply")
+OrOp_CanonicalizeConstantToRhs = _commutative("Or", "or")
+XorOp_CanonicalizeConstantToRhs = _commutative("Xor", "xor")
 
 
 # ------------------------------------------------------------------------ identities
@@ -237,11 +236,14 @@ class CompareOpCanon(RootPattern):
             replace_with_ops(rewriter, op, [splat_constant(t, value)])
             return
         if constant_dense(lhs) is not None and constant_dense(rhs) is None:
-            op.properties["comparison_direction"] = ComparisonDirectionAttr.get_case(  # type: ignore[attr-defined]
+            # upstream modifies the op in place; a new op at its place prints the same and leaves
+            # no state derived from the old direction (e.g. an interpreter's prepared step)
+            props = dict(op.properties)
+            props["comparison_direction"] = ComparisonDirectionAttr.get_case(  # type: ignore[attr-defined]
                 INVERTED[direction]
             )
-            op.operands = [rhs, lhs]
-            modified(rewriter, op)
+            new = build(type(op), [rhs, lhs], props, [t], dict(op.attributes), like=op)
+            replace_with_ops(rewriter, op, [new])
 
 
 # ------------------------------------------------------------------------ convert, complex

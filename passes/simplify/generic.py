@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from stablehlo_py.passes.simplify.common import (
     RootPattern,
+    build,
     empty_constant,
     modified,
     num_elems,
+    replace_with_ops,
 )
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, TensorType
 from xdsl.ir import Operation, OpResult
@@ -50,7 +52,7 @@ class ZeroExtentToEmptyConstant(RootPattern):
                 continue
             c = empty_constant(t)
             c.location = op.location
-            rewriter.insert_op(c, InsertPoint.before(op))
+            rewriter.insert(c, InsertPoint.before(op))
             rewriter.replace_all_uses_with(r, c.results[0])
         changed = False
         for i, v in enumerate(op.operands):
@@ -59,7 +61,7 @@ class ZeroExtentToEmptyConstant(RootPattern):
                 continue
             c = empty_constant(t)
             c.location = op.location
-            rewriter.insert_op(c, InsertPoint.before(op))
+            rewriter.insert(c, InsertPoint.before(op))
             op.operands = [*op.operands[:i], c.results[0], *op.operands[i + 1 :]]
             changed = True
         if changed:
@@ -88,7 +90,11 @@ class CustomCallUnregisteredBackendConfigToFfi(RootPattern):
         old = op.properties.get("backend_config", StringAttr(""))
         if not isinstance(old, StringAttr) or old.data:
             return
-        op.properties["backend_config"] = config
-        op.properties["api_version"] = IntegerAttr(API_VERSION_TYPED_FFI, IntegerType(32))
-        del op.attributes[MHLO_BACKEND_CONFIG]
-        modified(rewriter, op)
+        props = dict(op.properties)
+        props["backend_config"] = config
+        props["api_version"] = IntegerAttr(API_VERSION_TYPED_FFI, IntegerType(32))
+        attrs = {k: v for k, v in op.attributes.items() if k != MHLO_BACKEND_CONFIG}
+        new = build(
+            type(op), list(op.operands), props, [r.type for r in op.results], attrs, like=op
+        )
+        replace_with_ops(rewriter, op, [new])
