@@ -35,8 +35,10 @@ def optimization_patterns(options: dict[str, object]) -> list[RewritePattern]:
     simplify = populate_simplification_patterns(
         SimplifyOptions(fold_op_element_limit=int(options["fold-op-element-limit"]))  # type: ignore[call-overload]
     )
+    for p in folder:
+        p.benefit = FOLDER_BENEFIT  # type: ignore[attr-defined]
     ranked = [(FOLDER_BENEFIT, 0, i, p) for i, p in enumerate(folder)]
-    ranked += [(getattr(p, "benefit_value", 1), 1, i, p) for i, p in enumerate(simplify)]
+    ranked += [(int(getattr(p, "benefit", 1)), 1, i, p) for i, p in enumerate(simplify)]
     ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
     return [r[3] for r in ranked]
 

@@ -77,15 +77,11 @@ CPP_PATTERNS: tuple[type[SimplifyPattern], ...] = (
 
 
 def populate_simplification_patterns(
-    options: SimplifyOptions | None = None, benefit_offset: int = 0
+    options: SimplifyOptions | None = None,
 ) -> list[RewritePattern]:
-    """Every simplification pattern, in the order the greedy driver tries them."""
+    """Every simplification pattern, in the order the greedy driver tries them on one op (each
+    pattern also carries its ``benefit`` and ``root``, which passes/greedy.py orders by)."""
     options = options or SimplifyOptions()
     classes = [*drr_patterns(), *CPP_PATTERNS]
     ordered = sorted(enumerate(classes), key=lambda ic: (-ic[1].benefit, ic[0]))
-    out: list[RewritePattern] = []
-    for _, cls in ordered:
-        p = cls(options)
-        p.benefit_value = cls.benefit + benefit_offset  # type: ignore[attr-defined]
-        out.append(p)
-    return out
+    return [cls(options) for _, cls in ordered]

@@ -399,6 +399,11 @@ class RootPattern(SimplifyPattern):
 
     ROOT: ClassVar[str | None] = None
 
+    @property
+    def root(self) -> str | None:
+        """The op name the greedy driver offers this pattern (None: every op)."""
+        return self.ROOT
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if self.ROOT is None or op.name == self.ROOT:
             self.rewrite(op, rewriter)
