@@ -93,6 +93,13 @@ def is_float_element(t: Attribute) -> bool:
     return type(e) in FLOAT_NAME
 
 
+def is_complex_element(t: Attribute) -> bool:
+    from xdsl.dialects.builtin import ComplexType
+
+    e = t.element_type if isinstance(t, TensorType) else t
+    return isinstance(e, ComplexType)
+
+
 def is_pred(t: Attribute) -> bool:
     """HLO_PredTensor: a tensor of i1."""
     return (

@@ -13,11 +13,13 @@ from stablehlo_py.passes.simplify.common import (
     defined_by,
     i64_array,
     ints,
+    is_complex_element,
+    is_float_element,
+    is_int_element,
     is_iota,
     is_splat_attr,
     merge_discardable_attributes,
     merge_into_value,
-    modified,
     num_elems,
     op_cls,
     rank,
@@ -363,6 +365,15 @@ class SliceOpConcatSimplify(RootPattern):
         replace_with_ops(rewriter, op, [new_concat, new])
 
 
+def _with_operands(rewriter: PatternRewriter, op: Operation, operands: list) -> None:
+    """Upstream changes the operands in place; an equal new op at its place prints the same and
+    leaves no state derived from the old operand list (an interpreter's prepared step)."""
+    new = build(
+        type(op), operands, dict(op.properties), [_result_type(op)], dict(op.attributes), like=op
+    )
+    replace_with_ops(rewriter, op, [new])
+
+
 class ConcatenateOpNoop(RootPattern):
     """concatenate(X) -> X."""
 
@@ -382,8 +393,7 @@ class ConcatenateOpRemoveEmpty(RootPattern):
         dim = op.properties["dimension"].value.data  # type: ignore[attr-defined]
         kept = [v for v in op.operands if v.type.get_shape()[dim] != 0]  # type: ignore[attr-defined]
         if kept and len(kept) < len(op.operands):
-            op.operands = kept
-            modified(rewriter, op)
+            _with_operands(rewriter, op, kept)
 
 
 class ConcatenateOpFlatten(RootPattern):
@@ -407,8 +417,7 @@ class ConcatenateOpFlatten(RootPattern):
             else:
                 flat.append(v)
         if changed:
-            op.operands = flat
-            modified(rewriter, op)
+            _with_operands(rewriter, op, flat)
 
 
 # ------------------------------------------------------------------------ gather
@@ -472,7 +481,11 @@ class IotaOp_FoldScalarToZero(RootPattern):
         t = _result_type(op)
         dim = op.properties["iota_dimension"].value.data  # type: ignore[attr-defined]
         shape = static_shape(t)
-        if shape is not None and shape[dim] == 1:
+        if (
+            shape is not None
+            and shape[dim] == 1
+            and (is_int_element(t) or is_float_element(t) or is_complex_element(t))
+        ):
             replace_with_ops(rewriter, op, [splat_constant(t, 0)])
 
 
