@@ -9,6 +9,7 @@ zero-copy numpy view (broadcast for a splat).
 
 from __future__ import annotations
 
+import io
 import re
 import string
 from typing import TYPE_CHECKING
@@ -312,7 +313,9 @@ def _hex_literal(p: Parser, text: str, pos: int) -> bytes | None:
     if end < 0:
         return None
     stop = end - (end - start) % 2  # an odd last digit is checked alone below
-    chunks: list[bytes] = []
+    # the chunks go into one growing buffer whose bytes `getvalue` hands over without a copy
+    # (a list of chunks joined at the end would hold the data twice)
+    out = io.BytesIO()
     for i in range(start, stop, _HEX_CHUNK):
         j = min(i + _HEX_CHUNK, stop)
         try:
@@ -321,13 +324,13 @@ def _hex_literal(p: Parser, text: str, pos: int) -> bytes | None:
             return None
         if 2 * len(chunk) != j - i:  # fromhex skips white space
             return None
-        chunks.append(chunk)
+        out.write(chunk)
     if stop != end:
         if text[stop] not in string.hexdigits:
             return None
         p.error("hex dense literal has an odd number of digits", pos)
     p.pos = end + 1
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return out.getvalue()
 
 
 def _from_hex(
