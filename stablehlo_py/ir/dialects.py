@@ -15,6 +15,7 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.einsum",
     "stablehlo_py.ir.ops.tensor",
     "stablehlo_py.ir.ops.shape_computation",
+    "stablehlo_py.ir.ops.shape_dialect",
     "stablehlo_py.ir.ops.elementwise",
     "stablehlo_py.ir.ops.misc",
     "stablehlo_py.ir.ops.data_movement",
