@@ -54,18 +54,34 @@ class ZeroExtentToEmptyConstant(RootPattern):
             c.location = op.location
             rewriter.insert(c, InsertPoint.before(op))
             rewriter.replace_all_uses_with(r, c.results[0])
+        operands = list(op.operands)
         changed = False
-        for i, v in enumerate(op.operands):
+        for i, v in enumerate(operands):
             t = _zero_extent(v.type)
             if t is None or (isinstance(v, OpResult) and v.owner.name == "stablehlo.constant"):
                 continue
             c = empty_constant(t)
             c.location = op.location
             rewriter.insert(c, InsertPoint.before(op))
-            op.operands = [*op.operands[:i], c.results[0], *op.operands[i + 1 :]]
+            operands[i] = c.results[0]
             changed = True
-        if changed:
+        if not changed:
+            return
+        if op.regions:  # upstream sets the operands in place
+            op.operands = operands
             modified(rewriter, op)
+            return
+        # an equal new op at its place prints the same and keeps no state derived from the old
+        # operands (an interpreter's prepared step)
+        new = build(
+            type(op),
+            operands,
+            dict(op.properties),
+            [r.type for r in op.results],
+            dict(op.attributes),
+            like=op,
+        )
+        replace_with_ops(rewriter, op, [new])
 
 
 API_VERSION_ORIGINAL = 1
