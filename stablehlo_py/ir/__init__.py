@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TextIO
 
 from xdsl.ir import Operation
 
@@ -27,14 +28,18 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def parse(text: str, filename: str = "-", line_offset: int = 0, allow_unregistered: bool = False) -> Operation:
+def parse(
+    text: str, filename: str = "-", line_offset: int = 0, allow_unregistered: bool = False
+) -> Operation:
     """Parse a whole file (aliases, one module or a list of top-level ops).  `allow_unregistered`
     accepts generic-form ops of unknown dialects (`"foo.bar"(%0) : (...) -> ...`), as MLIR's
     --allow-unregistered-dialect."""
     from stablehlo_py.ir.text.parser import Parser
 
     with no_gc():
-        return Parser(text, default_registry(), filename, line_offset, allow_unregistered).parse_top_level()
+        return Parser(
+            text, default_registry(), filename, line_offset, allow_unregistered
+        ).parse_top_level()
 
 
 def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
@@ -46,4 +51,16 @@ def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> s
         return print_module(op, generic=generic, debuginfo=debuginfo)
 
 
-__all__ = ["parse", "print_ir"]
+def print_ir_to(
+    op: Operation, stream: TextIO, generic: bool = False, debuginfo: bool = False
+) -> None:
+    """`print_ir(op)` written to a text stream piece by piece (for large modules: the whole text
+    is never held in memory, only the pieces it is written from)."""
+    from stablehlo_py.ir.text.printer import write_module
+
+    default_registry()
+    with no_gc():
+        write_module(op, stream, generic=generic, debuginfo=debuginfo)
+
+
+__all__ = ["parse", "print_ir", "print_ir_to"]

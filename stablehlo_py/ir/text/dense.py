@@ -540,10 +540,26 @@ def _hex_bytes(attr: DenseIntOrFPElementsAttr) -> str:
     if isinstance(elem, IntegerType) and 1 < elem.width.data < 8:
         arr = np.frombuffer(raw, dtype=np.uint8) & ((1 << elem.width.data) - 1)
         raw = arr.astype(np.uint8).tobytes()
+    return "".join(_hex_pieces(raw))
+
+
+def _hex_pieces(raw: bytes) -> list[str]:
+    """`"0x<HEX>"` as pieces of at most _HEX_CHUNK digits."""
     view = memoryview(raw)
     step = _HEX_CHUNK // 2
-    parts = ['"0x', *(view[i : i + step].hex().upper() for i in range(0, len(raw), step)), '"']
-    return "".join(parts)
+    return ['"0x', *(view[i : i + step].hex().upper() for i in range(0, len(raw), step)), '"']
+
+
+def dense_body_pieces(attr: DenseIntOrFPElementsAttr) -> list[str]:
+    """`dense_body(attr)` as pieces whose concatenation is it: a large hex body stays in chunks
+    (the printer writes them one after the other, never joined into one more copy)."""
+    elem = attr.type.element_type
+    raw = attr.data.data
+    if len(raw) > _HEX_CHUNK and not (isinstance(elem, IntegerType) and elem.width.data < 8):
+        n = num_elements(attr.type.get_shape())
+        if n > 100 and len(raw) != storage_dtype(elem).itemsize:
+            return _hex_pieces(raw)
+    return [dense_body(attr)]
 
 
 def dense_body(attr: DenseIntOrFPElementsAttr) -> str:

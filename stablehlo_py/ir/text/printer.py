@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import TextIO
 
 from xdsl.dialects.builtin import (
     BoolAttr,
@@ -39,6 +40,7 @@ from stablehlo_py.ir.text.spelling import (  # noqa: F401  (re-exported: the pri
     type_to_str,
 )
 
+_LARGE_DENSE_BYTES = 1 << 20
 _SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
 _OP_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> the name printed
 _NEWLINES = ["\n" + "  " * i for i in range(32)]
@@ -308,8 +310,14 @@ class Printer:
             # `dense<body> : type` as pieces: a large constant's body is not copied into a
             # concatenation before the module's text is joined
             type_text = type_to_str(a.type)
-            body = memo_text("dense", type_text, a.data.data, lambda: dense_text.dense_body(a))
-            self.out.extend(("dense<", body, "> : ", type_text))
+            self.out.append("dense<")
+            if len(a.data.data) > _LARGE_DENSE_BYTES:  # in chunks: never joined before the output
+                self.out.extend(dense_text.dense_body_pieces(a))
+            else:
+                self.out.append(
+                    memo_text("dense", type_text, a.data.data, lambda: dense_text.dense_body(a))
+                )
+            self.out.extend(("> : ", type_text))
             return
         self.out.append(attr_to_str(a))
 
@@ -481,7 +489,28 @@ def print_module(op: Operation, generic: bool = False, debuginfo: bool = False) 
     p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo)
     p.print_op(op)
     p.write("\n")
-    text = p.text()
+    return _with_aliases(op, p.text())
+
+
+def write_module(
+    op: Operation, stream: TextIO, generic: bool = False, debuginfo: bool = False
+) -> None:
+    """`print_module`'s text written to `stream` piece by piece: the text is never held whole
+    (a module with a 1 GiB constant prints through 2 GiB of pieces, not 4)."""
+    p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo)
+    p.print_op(op)
+    p.write("\n")
+    if _SEEN_ALIASED[0] and _attribute_aliases(op):
+        stream.write(_with_aliases(op, p.text()))
+        return
+    out, p.out = p.out, []
+    out.reverse()  # written from the end of the list: each piece is freed once written
+    while out:
+        stream.write(out.pop())
+
+
+def _with_aliases(op: Operation, text: str) -> str:
+    """The text with sparse encodings written through their `#sparse` aliases."""
     aliases = _attribute_aliases(op) if _SEEN_ALIASED[0] else {}
     if aliases:
         head = []
