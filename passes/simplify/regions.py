@@ -244,8 +244,13 @@ class WhileOpImplicitCapture(RootPattern):
             return
         operands = list(op.operands)
         rets = list(ret.operands)
+        # upstream does not compare types: an operand more static than its result (`tensor<4xf32>`
+        # for `tensor<?xf32>`, which the while verifier accepts) would take the result's place in
+        # users that need the exact type (func.return) and leave invalid IR; such a value stays
         invariant = [
-            i for i, (x, arg, r) in enumerate(zip(operands, body.args, rets)) if x is r or arg is r
+            i
+            for i, (x, arg, r) in enumerate(zip(operands, body.args, rets))
+            if (x is r or arg is r) and x.type == op.results[i].type
         ]
         if not invariant:
             return
