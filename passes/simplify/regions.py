@@ -44,6 +44,8 @@ class ReduceOp_RemoveNoop(RootPattern):
         if ints(op.properties["dimensions"]):
             return
         n = len(op.results)
+        if any(v.type != r.type for v, r in zip(op.operands[:n], op.results)):
+            return  # the body changes the element type (an invalid replacement upstream)
         replace_with_values(rewriter, op, list(op.operands[:n]))
 
 
@@ -58,6 +60,10 @@ class ReduceOpNoopVariableReturn(RootPattern):
             return
         body = op.regions[0]
         if any(_region_of(v) is body for v in ret.operands):
+            return
+        # upstream replaces without comparing types: a 0-d value returned by the body of a reduce
+        # that keeps some dimensions would leave invalid IR; then the reduce stays
+        if any(v.type != r.type for v, r in zip(ret.operands, op.results)):
             return
         replace_with_values(rewriter, op, list(ret.operands))
 

@@ -298,3 +298,28 @@ func.func @main(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
     assert "stablehlo.multiply %arg0, %cst : tensor<3xf32>" in out  # 1 + 1 folded, then to the rhs
     assert "dense<2.000000e+00>" in out
     assert "stablehlo.add" not in out
+
+
+def test_replacements_never_change_a_values_type() -> None:
+    """Where upstream would replace a value by one of another type (invalid IR), the op stays."""
+    text = """
+func.func @main(%a: tensor<4xi32>, %m: tensor<4x8xi32>, %s: tensor<i32>) -> (tensor<?xi32>, tensor<8xi32>) {
+  %0 = "stablehlo.while"(%a) ({
+  ^bb0(%x: tensor<?xi32>):
+    %f = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %f : tensor<i1>
+  }, {
+  ^bb0(%x: tensor<?xi32>):
+    stablehlo.return %x : tensor<?xi32>
+  }) : (tensor<4xi32>) -> tensor<?xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %1 = stablehlo.reduce(%m init: %z) across dimensions = [0] : (tensor<4x8xi32>, tensor<i32>) -> tensor<8xi32>
+    reducer(%p: tensor<i32>, %q: tensor<i32>) {
+    stablehlo.return %s : tensor<i32>
+  }
+  return %0, %1 : tensor<?xi32>, tensor<8xi32>
+}
+"""
+    out = _simplify(text)
+    assert "stablehlo.while" in out
+    assert "stablehlo.reduce" in out
