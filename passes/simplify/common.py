@@ -352,10 +352,34 @@ def build(
     return op
 
 
+OWN_DIALECTS = ("stablehlo.", "chlo.")
+
+
+def retypes_foreign_use(op: Operation, values: Sequence[SSAValue | None]) -> bool:
+    """A value of another type than the result it replaces would reach a user outside StableHLO
+    and CHLO (func.return, whose types must match the function's): upstream's DRR replacements
+    do not check it and would leave invalid IR."""
+    for r, v in zip(op.results, values):
+        if v is None or v.type == r.type:
+            continue
+        if any(not u.operation.name.startswith(OWN_DIALECTS) for u in r.uses):
+            return True
+    return False
+
+
 def replace_with_values(
-    rewriter: PatternRewriter, op: Operation, values: Sequence[SSAValue | None]
+    rewriter: PatternRewriter,
+    op: Operation,
+    values: Sequence[SSAValue | None],
+    merge: bool = False,
 ) -> None:
-    """Replace ``op``'s results by ``values`` (None: a result without uses) and erase it."""
+    """Replace ``op``'s results by ``values`` (None: a result without uses) and erase it; with
+    ``merge``, its discardable attributes go to the op defining the (first) value first.  Nothing
+    happens when a value of another type would reach a user outside StableHLO."""
+    if retypes_foreign_use(op, values):
+        return
+    if merge and values and values[0] is not None:
+        merge_into_value(op, values[0])
     rewriter.replace(op, [], list(values))  # type: ignore[arg-type]
 
 

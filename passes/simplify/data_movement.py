@@ -19,7 +19,6 @@ from stablehlo_py.passes.simplify.common import (
     is_iota,
     is_splat_attr,
     merge_discardable_attributes,
-    merge_into_value,
     num_elems,
     op_cls,
     rank,
@@ -53,8 +52,7 @@ class BroadcastInDimOp_RemoveNoop(RootPattern):
             return
         if _result_type(op) != operand.type:
             return
-        merge_into_value(op, operand)
-        replace_with_values(rewriter, op, [operand])
+        replace_with_values(rewriter, op, [operand], merge=True)
 
 
 def _not_reducible_to_reshape(inner: Operation, operand_type) -> bool:
@@ -163,9 +161,7 @@ class _SameTypeNoop(RootPattern):
             return
         if _result_type(op) != operand.type:
             return
-        if self.MERGE:
-            merge_into_value(op, operand)
-        replace_with_values(rewriter, op, [operand])
+        replace_with_values(rewriter, op, [operand], merge=self.MERGE)
 
 
 class ReshapeOp_RemoveNoop(_SameTypeNoop):
@@ -185,8 +181,7 @@ class TransposeOp_RemoveNoop(RootPattern):
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not is_iota(ints(op.properties["permutation"])):
             return
-        merge_into_value(op, op.operands[0])
-        replace_with_values(rewriter, op, [op.operands[0]])
+        replace_with_values(rewriter, op, [op.operands[0]], merge=True)
 
 
 class TransposeOp_TransposeOfTranspose(RootPattern):

@@ -18,7 +18,6 @@ from stablehlo_py.passes.simplify.common import (
     ints,
     is_iota,
     merge_discardable_attributes,
-    merge_into_value,
     num_elems,
     op_cls,
     rank,
@@ -132,8 +131,7 @@ class DynamicBroadcastInDimOp_RemoveNoop(RootPattern):
             return
         if not is_iota(ints(op.properties["broadcast_dimensions"])):
             return
-        merge_into_value(op, operand)
-        replace_with_values(rewriter, op, [operand])
+        replace_with_values(rewriter, op, [operand], merge=True)
 
 
 def _users_outside_dialect(op: Operation) -> bool:
@@ -197,8 +195,7 @@ class DynamicReshapeOp_FoldComposedOpsToShapeOperand(RootPattern):
         shape = reshape.operands[1]
         if shape.type != _rt(op):
             return
-        merge_into_value(op, shape)
-        replace_with_values(rewriter, op, [shape])
+        replace_with_values(rewriter, op, [shape], merge=True)
 
 
 class DynamicReshapeOpIsStatic(RootPattern):
@@ -473,8 +470,7 @@ class DynamicUpdateSliceOp_RemoveNoop(RootPattern):
         update = constant_dense(op.operands[1])
         if update is None or num_elems(update.type) != 0:
             return
-        merge_into_value(op, op.operands[0])
-        replace_with_values(rewriter, op, [op.operands[0]])
+        replace_with_values(rewriter, op, [op.operands[0]], merge=True)
 
 
 class DynamicUpdateSliceOp_FoldToUpdateOperand(RootPattern):
@@ -490,5 +486,4 @@ class DynamicUpdateSliceOp_FoldToUpdateOperand(RootPattern):
             return
         if not all(int_zero(constant_dense(v)) for v in op.operands[2:]):
             return
-        merge_into_value(op, update)
-        replace_with_values(rewriter, op, [update])
+        replace_with_values(rewriter, op, [update], merge=True)

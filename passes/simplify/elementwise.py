@@ -20,7 +20,6 @@ from stablehlo_py.passes.simplify.common import (
     is_constant_op,
     is_pred,
     merge_discardable_attributes,
-    merge_into_value,
     num_elems,
     op_cls,
     replace_with_ops,
@@ -90,9 +89,7 @@ class _RhsConstant(RootPattern):
         if attr is None or not self.holds(attr):
             return
         target = rhs if self.TO_CONSTANT else lhs
-        if self.MERGE:
-            merge_into_value(op, target)
-        replace_with_values(rewriter, op, [target])
+        replace_with_values(rewriter, op, [target], merge=self.MERGE)
 
 
 class AddOp_RemoveNoop(_RhsConstant):
@@ -254,8 +251,7 @@ class ConvertOp_RemoveNoop(RootPattern):
         (operand,) = op.operands
         if op.results[0].type != operand.type:
             return
-        merge_into_value(op, operand)
-        replace_with_values(rewriter, op, [operand])
+        replace_with_values(rewriter, op, [operand], merge=True)
 
 
 class ComplexOp_CancelOutComposedOps(RootPattern):

@@ -323,3 +323,22 @@ func.func @main(%a: tensor<4xi32>, %m: tensor<4x8xi32>, %s: tensor<i32>) -> (ten
     out = _simplify(text)
     assert "stablehlo.while" in out
     assert "stablehlo.reduce" in out
+
+
+def test_no_more_static_value_reaches_func_return() -> None:
+    """dynamic_broadcast_in_dim(X, shape_of(X)) -> X, unless X's type differs from the result's
+    and the result is returned (func.return needs the function's exact type)."""
+    text = """
+func.func @main(%x: tensor<4xf32>) -> (tensor<?xf32>, tensor<4xf32>) {
+  %s = shape.shape_of %x : tensor<4xf32> -> tensor<1xindex>
+  %0 = stablehlo.dynamic_broadcast_in_dim %x, %s, dims = [0] : (tensor<4xf32>, tensor<1xindex>) -> tensor<?xf32>
+  %1 = stablehlo.dynamic_broadcast_in_dim %x, %s, dims = [0] : (tensor<4xf32>, tensor<1xindex>) -> tensor<?xf32>
+  %2 = stablehlo.abs %1 : (tensor<?xf32>) -> tensor<?xf32>
+  %3 = stablehlo.reshape %2 : (tensor<?xf32>) -> tensor<4xf32>
+  return %0, %3 : tensor<?xf32>, tensor<4xf32>
+}
+"""
+    out = _simplify(text)
+    assert out.count("stablehlo.dynamic_broadcast_in_dim") == 1
+    assert "return %1, %3 : tensor<?xf32>, tensor<4xf32>" in out
+    assert "stablehlo.abs %arg0" in out  # inside StableHLO the static value replaces the result
