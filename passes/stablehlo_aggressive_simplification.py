@@ -11,9 +11,16 @@ constants are uniqued and moved to the start of their function.
 Option (upstream's, typed by the pass registry): `fold-op-element-limit` (a select of constant
 operands becomes a constant only up to that many elements).
 
-Not modelled: PadOpBroadcastEmptyTensor and ReduceOpEmptyCanon with dynamically shaped results use
-the ops' reified result shapes (passes through ir/infer/reify.py); an op without a reify rule is
-left as it is.
+Where this differs from upstream (all cases where upstream would leave invalid IR or where the
+difference cannot show in the printed IR):
+* a pattern that replaces a result by a value of another (more static) type leaves the op when a
+  user outside StableHLO/CHLO (func.return) needs the exact type; WhileOpImplicitCapture keeps such
+  an operand in the loop; the reduce no-op patterns replace only by values of the result's type;
+* rewrites upstream makes in place (compare's direction, concatenate's operands, custom_call's
+  backend config, zero-extent operands of ops without regions) build an equal op at the same place,
+  so no state derived from the old op survives (e.g. an interpreter's prepared step);
+* PadOpBroadcastEmptyTensor and ReduceOpEmptyCanon with dynamically shaped results use the ops'
+  reified result shapes (ir/infer/reify.py); an op without a reify rule is left as it is.
 """
 
 from __future__ import annotations
