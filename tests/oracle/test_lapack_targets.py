@@ -229,8 +229,98 @@ CASES = {
     ),
 }
 
-# jax.scipy.linalg.schur, lu and lstsq take a single matrix (no batch dimensions).
-UNBATCHED_ONLY = {"scipy.schur", "scipy.lu", "linalg.lstsq"}
+
+def _check_hessenberg(args, ours, xla, tol):
+    (a,), (h, q) = args, ours
+    _close(q @ h @ _h(q), a, 10 * tol, "Q H Q^H == A")
+    _close(np.triu(h, -1), h, tol, "H upper Hessenberg")
+    _check_values(args, ours, xla, 10 * tol)
+
+
+def _check_pivoted_qr(args, ours, xla, tol):
+    (a,), (q, r, p) = args, ours
+    np.testing.assert_array_equal(p, xla[2])
+    _close(q @ r, a[..., p], tol, "Q R == A P")
+    _check_values(args, ours, xla, tol)
+
+
+def _check_tridiagonal_solve(args, ours, xla, tol):
+    (dl, d, du, b), (x,) = args, ours
+    product = d[..., None] * x
+    product[..., 1:, :] += dl[..., 1:, None] * x[..., :-1, :]
+    product[..., :-1, :] += du[..., :-1, None] * x[..., 1:, :]
+    _close(product, b, 10 * tol, "T X == B")
+    _check_values(args, ours, xla, 10 * tol)
+
+
+def _tridiagonal_system(r, b, d):
+    dl, diag, du = (_random(r, (*b, 5), d) for _ in range(3))
+    dl[..., 0] = 0
+    du[..., -1] = 0
+    return dl, (diag + 4).astype(d), du, _random(r, (*b, 5, 2), d)
+
+
+def _geqrf_then_ormqr(left, transpose):
+    from jax._src.lax import linalg as lax_linalg  # geqrf/ormqr are not exported by jax.lax.linalg
+
+    def fn(a, c):
+        return lax_linalg.ormqr(*lax_linalg.geqrf(a), c, left=left, transpose=transpose)
+
+    return fn
+
+
+# JAX's other CPU LAPACK targets: gesvd (SvdAlgorithm.QR), gehrd, sytrd/hetrd, geqp3, ormqr/unmqr, gtsv.
+CASES.update(
+    {
+        "lax.svd_qr_algorithm": (
+            lambda a: jax.lax.linalg.svd(
+                a, full_matrices=False, algorithm=jax.lax.linalg.SvdAlgorithm.QR
+            ),
+            lambda r, b, d: (_random(r, (*b, 5, 3), d),),
+            _check_svd,
+        ),
+        "lax.hessenberg": (jax.lax.linalg.hessenberg, _sq(_general), _check_values),
+        "scipy.hessenberg": (
+            lambda a: jsl.hessenberg(a, calc_q=True),
+            _sq(_general),
+            _check_hessenberg,
+        ),
+        "lax.tridiagonal": (
+            lambda a: jax.lax.linalg.tridiagonal(a, lower=False),
+            _sq(_hpd),
+            _check_values,
+        ),
+        "scipy.qr_pivoting": (
+            lambda a: jsl.qr(a, pivoting=True, mode="economic"),
+            lambda r, b, d: (_random(r, (5, 3), d),),
+            _check_pivoted_qr,
+        ),
+        "lax.ormqr_left": (
+            _geqrf_then_ormqr(True, False),
+            lambda r, b, d: (_random(r, (*b, 5, 3), d), _random(r, (*b, 5, 2), d)),
+            _check_solve_like,
+        ),
+        "lax.ormqr_right_adjoint": (
+            _geqrf_then_ormqr(False, True),
+            lambda r, b, d: (_random(r, (*b, 5, 3), d), _random(r, (*b, 2, 5), d)),
+            _check_solve_like,
+        ),
+        "lax.tridiagonal_solve": (
+            jax.lax.linalg.tridiagonal_solve,
+            _tridiagonal_system,
+            _check_tridiagonal_solve,
+        ),
+    }
+)
+
+# jax.scipy.linalg.schur, lu, hessenberg, qr(pivoting) and lstsq take a single matrix (no batch dimensions).
+UNBATCHED_ONLY = {
+    "scipy.schur",
+    "scipy.lu",
+    "linalg.lstsq",
+    "scipy.hessenberg",
+    "scipy.qr_pivoting",
+}
 
 PARAMS = [
     pytest.param(name, dtype, batch, id=f"{name}-{dtype}-{batch}")

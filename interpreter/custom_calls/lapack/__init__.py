@@ -16,16 +16,18 @@ from stablehlo_py.interpreter.custom_calls.lapack import (
     cholesky,
     eig,
     eigh,
+    hessenberg,
     lu,
     qr,
     schur,
     svd,
     triangular,
+    tridiagonal,
 )
 
 LAPACK_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     name: fn
-    for module in (cholesky, qr, eigh, svd, lu, triangular, eig, schur)
+    for module in (cholesky, qr, eigh, svd, lu, triangular, eig, schur, hessenberg, tridiagonal)
     for name, fn in module.TARGETS.items()
 }
 

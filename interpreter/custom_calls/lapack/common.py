@@ -263,3 +263,23 @@ def bind_targets(
         routine = complex_routine if complex_routine and dtype.kind == "c" else real_routine
         table[target_name(prefix, routine)] = functools.partial(fn, dtype=dtype)
     return table
+
+
+def int_attr(ctx: Any, name: str) -> int:
+    """An integer attribute (`low`/`high` of gehrd, JAX's i32 scalars)."""
+    attrs = ffi_attributes(ctx)
+    if name not in attrs or isinstance(attrs[name], (str, Mapping)):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: missing integer attribute '{name}' in its backend_config dictionary"
+        )
+    return int(attrs[name])
+
+
+def bool_attr(ctx: Any, name: str) -> bool:
+    """A boolean attribute (`left`/`transpose` of ormqr): `true`/`false`, or an i1 / integer."""
+    attrs = ffi_attributes(ctx)
+    if name not in attrs or isinstance(attrs[name], (str, Mapping)):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: missing boolean attribute '{name}' in its backend_config dictionary"
+        )
+    return bool(attrs[name])

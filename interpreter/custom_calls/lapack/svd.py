@@ -1,7 +1,8 @@
 """Singular value decomposition (`jnp.linalg.svd`, `pinv`, `lstsq`, `matrix_rank`, `norm(ord=2)`):
-`lapack_{s,d,c,z}gesdd_ffi` (divide and conquer).
+`lapack_{s,d,c,z}gesdd_ffi` (divide and conquer, JAX's default) and `lapack_{s,d,c,z}gesvd_ffi`
+(`lax.linalg.svd(..., algorithm=SvdAlgorithm.QR)`), with the same operands, results and attribute.
 
-Operand: the `m x n` matrices.  Results: the matrix as `?gesdd` leaves it, the singular values
+Operand: the `m x n` matrices.  Results: the matrix as `?gesdd`/`?gesvd` leaves it, the singular values
 (descending, real for complex input), `U` (`m x m` with `mode` 'A', `m x min(m,n)` with 'S'), `V^H`
 (`n x n` or `min(m,n) x n`), `info`.  Attribute `mode`: 'A', 'S' or 'N' (no vectors: `U` and `V^H` are
 zeros here; XLA leaves them unwritten and JAX does not read them).  'O' is refused as JAX's kernel
@@ -44,7 +45,7 @@ def _vector_shapes(ctx: Any, a: np.ndarray, mode: str) -> tuple[tuple[int, ...],
     return declared if declared in (full, reduced) else full
 
 
-def gesdd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
+def gesdd(ctx: Any, *, dtype: np.dtype, routine: str = "gesdd") -> list[np.ndarray]:
     a = operand(ctx, 0, MATRIX, dtype)
     mode = char_attr(ctx, "mode", "ASNO")
     if mode == "O":
@@ -59,10 +60,10 @@ def gesdd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     u = np.zeros(u_shape, dtype)
     vt = np.zeros(vt_shape, dtype)
     info = info_array(a)
-    fn = lapack_routine("gesdd", dtype)
+    fn = lapack_routine(routine, dtype)
     compute_uv = mode != "N"
     for idx in batch_indices(a) if m and n else ():
-        work = fortran(a[idx])  # ?gesdd destroys the matrix: the first result is what it leaves
+        work = fortran(a[idx])  # LAPACK destroys the matrix: the first result is what it leaves
         u_i, s[idx], vt_i, info[idx] = fn(
             work, compute_uv=int(compute_uv), full_matrices=int(mode == "A"), overwrite_a=1
         )
@@ -72,4 +73,8 @@ def gesdd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     return results(ctx, [(out, MATRIX), (s, VECTOR), (u, MATRIX), (vt, MATRIX), (info, VECTOR)])
 
 
-TARGETS = bind_targets(gesdd, "gesdd")
+def gesvd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
+    return gesdd(ctx, dtype=dtype, routine="gesvd")
+
+
+TARGETS = {**bind_targets(gesdd, "gesdd"), **bind_targets(gesvd, "gesvd")}

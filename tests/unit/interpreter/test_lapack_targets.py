@@ -72,10 +72,27 @@ def c(ch: str) -> int:
 
 
 def test_every_routine_and_type_is_registered() -> None:
-    routines = ["potrf", "geqrf", "getrf", "gesdd", "trsm", "geev", "gees"]
+    routines = [
+        "potrf",
+        "geqrf",
+        "getrf",
+        "gesdd",
+        "gesvd",
+        "trsm",
+        "geev",
+        "gees",
+        "gehrd",
+        "geqp3",
+        "gtsv",
+    ]
     names = {f"lapack_{p}{r}_ffi" for p in "sdcz" for r in routines}
-    names |= {f"lapack_{p}orgqr_ffi" for p in "sd"} | {f"lapack_{p}ungqr_ffi" for p in "cz"}
-    names |= {f"lapack_{p}syevd_ffi" for p in "sd"} | {f"lapack_{p}heevd_ffi" for p in "cz"}
+    for real, cplx in (
+        ("orgqr", "ungqr"),
+        ("syevd", "heevd"),
+        ("ormqr", "unmqr"),
+        ("sytrd", "hetrd"),
+    ):
+        names |= {f"lapack_{p}{real}_ffi" for p in "sd"} | {f"lapack_{p}{cplx}_ffi" for p in "cz"}
     assert names == set(LAPACK_TARGETS)
 
 
@@ -390,6 +407,135 @@ def test_gees_real_and_complex() -> None:
     np.testing.assert_allclose(np.diagonal(t), w)
     with pytest.raises(NotSupportedError, match="sort 'S'"):
         call("lapack_zgees_ffi", [ac], ctypes, {"mode": c("V"), "sort": c("S")})
+
+
+# --- gesvd, gehrd, sytrd, geqp3, ormqr, gtsv ---------------------------------------------------------
+
+
+def test_gesvd_like_gesdd() -> None:
+    a = np.array([[0.0, 2.0], [1.0, 0.0]], np.float32)
+    types = [
+        T((2, 2), np.float32),
+        T((2,), np.float32),
+        T((2, 2), np.float32),
+        T((2, 2), np.float32),
+        T((), np.int32),
+    ]
+    _, s, u, vt, info = call("lapack_sgesvd_ffi", [a], types, {"mode": c("A")})
+    np.testing.assert_allclose(s, [2.0, 1.0])
+    np.testing.assert_allclose(u * s @ vt, a, atol=1e-6)
+    assert info == 0
+
+
+def test_gehrd_one_based_bounds() -> None:
+    a = np.array([[1.0, 2.0, 3.0], [3.0, 5.0, 6.0], [4.0, 0.0, 7.0]])
+    h, tau, info = call(
+        "lapack_dgehrd_ffi",
+        [a],
+        [T((3, 3), np.float64), T((2,), np.float64), T((), np.int32)],
+        {"low": 1, "high": 3},
+    )
+    assert info == 0
+    # the first reflector maps column [3, 4] below the diagonal to [-5, 0]: tau = (-5 - 3) / -5, v = [1, 4 / 8]
+    np.testing.assert_allclose(tau[0], 1.6)
+    np.testing.assert_allclose(h[1:, 0], [-5.0, 0.5])
+    assert tau[1] == 0.0  # a 1-element column needs no reflection
+    hess = np.triu(h, -1)
+    q = np.eye(3) - 1.6 * np.outer([0.0, 1.0, 0.5], [0.0, 1.0, 0.5])
+    np.testing.assert_allclose(q @ hess @ q.T, a, atol=1e-12)
+    with pytest.raises(InterpreterError, match="1 <= low <= high <= 3"):
+        call(
+            "lapack_dgehrd_ffi",
+            [a],
+            [T((3, 3), np.float64), T((2,), np.float64), T((), np.int32)],
+            {"low": 0, "high": 3},
+        )
+
+
+def test_sytrd_diagonals() -> None:
+    a = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 2.0]])  # already tridiagonal
+    types = [
+        T((3, 3), np.float64),
+        T((3,), np.float64),
+        T((2,), np.float64),
+        T((2,), np.float64),
+        T((), np.int32),
+    ]
+    _, d, e, tau, info = call("lapack_dsytrd_ffi", [a], types, {"uplo": c("L")})
+    np.testing.assert_allclose(d, [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(np.abs(e), [1.0, 1.0])
+    assert info == 0 and tau.shape == (2,)
+    ch = np.array([[1, 1j], [-1j, 1]], np.complex64)
+    ctypes = [
+        T((2, 2), np.complex64),
+        T((2,), np.float32),
+        T((1,), np.float32),
+        T((1,), np.complex64),
+        T((), np.int32),
+    ]
+    _, d, e, _, _ = call("lapack_chetrd_ffi", [ch], ctypes, {"uplo": c("U")})
+    assert d.dtype == np.float32 and e.dtype == np.float32
+    np.testing.assert_allclose(np.abs(e), [1.0], rtol=1e-6)
+
+
+def test_geqp3_pivots_the_largest_column_first() -> None:
+    a = np.array([[1.0, 0.0, 3.0], [0.0, 2.0, 4.0]])
+    types = [T((2, 3), np.float64), T((3,), np.int32), T((2,), np.float64)]
+    qr, jpvt, tau = call("lapack_dgeqp3_ffi", [a, np.zeros(3, np.int32)], types)
+    assert jpvt.tolist()[0] == 3 and sorted(jpvt.tolist()) == [
+        1,
+        2,
+        3,
+    ]  # column 3 (norm 5) first, 1-based
+    assert 0.0 <= tau[0] <= 2.0
+    np.testing.assert_allclose(abs(qr[0, 0]), 5.0)
+    with pytest.raises(NotSupportedError, match="non-zero jpvt"):
+        call("lapack_dgeqp3_ffi", [a, np.array([1, 0, 0], np.int32)], types)
+
+
+def test_ormqr_applies_q_from_either_side() -> None:
+    a = np.array([[3.0], [4.0]])
+    qr, tau = call("lapack_dgeqrf_ffi", [a], [T((2, 1), np.float64), T((1,), np.float64)])
+    q = np.eye(2) - tau[0] * np.outer(
+        [1.0, qr[1, 0]], [1.0, qr[1, 0]]
+    )  # H = I - tau v v^T, v = [1, 0.5]
+    cm = np.array([[1.0, 2.0], [3.0, 4.0]])
+    (out,) = call(
+        "lapack_dormqr_ffi",
+        [qr, tau, cm],
+        [T((2, 2), np.float64)],
+        {"left": True, "transpose": False},
+    )
+    np.testing.assert_allclose(out, q @ cm)
+    (out,) = call(
+        "lapack_dormqr_ffi",
+        [qr, tau, cm],
+        [T((2, 2), np.float64)],
+        {"left": False, "transpose": True},
+    )
+    np.testing.assert_allclose(out, cm @ q.T, atol=1e-12)
+    with pytest.raises(InterpreterError, match="missing boolean attribute 'left'"):
+        call("lapack_dormqr_ffi", [qr, tau, cm], [T((2, 2), np.float64)], {"transpose": True})
+
+
+def test_gtsv_ignores_dl0_and_du_last() -> None:
+    dl = np.array([99.0, 1.0, 1.0])
+    d = np.array([2.0, 2.0, 2.0])
+    du = np.array([1.0, 1.0, 99.0])
+    b = np.array([[3.0], [4.0], [3.0]])  # [[2,1,0],[1,2,1],[0,1,2]] @ [1,1,1]
+    types = [
+        T((3,), np.float64),
+        T((3,), np.float64),
+        T((3,), np.float64),
+        T((3, 1), np.float64),
+        T((), np.int32),
+    ]
+    dl_out, _, du_out, x, info = call("lapack_dgtsv_ffi", [dl, d, du, b], types)
+    np.testing.assert_allclose(x, [[1.0], [1.0], [1.0]])
+    assert info == 0 and dl_out[0] == 99.0 and du_out[2] == 99.0
+    singular = np.zeros(3)
+    *_, info = call("lapack_dgtsv_ffi", [np.zeros(3), singular, np.zeros(3), b], types)
+    assert info == 1
 
 
 # --- attributes and errors ---------------------------------------------------------------------------
