@@ -332,7 +332,8 @@ def _convert_back(t: Attribute) -> Attribute:
     if isinstance(t, (vt.QuantV1Type, vt.QuantPerAxisV1Type)):
         q = t.params
         storage = to_builtin_type(q.storage_type)
-        if isinstance(storage, IntegerType) and storage.signedness.data != Signedness.SIGNLESS:
+        # `si8` storage reads back signless as the parser reads it; `ui8` stays unsigned
+        if isinstance(storage, IntegerType) and storage.signedness.data == Signedness.SIGNED:
             storage = IntegerType(storage.width.data)
         return UniformQuantizedType(
             QuantParams(

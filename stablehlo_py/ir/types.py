@@ -255,7 +255,11 @@ class UniformQuantizedType(ReprTextData, TypeAttribute):
         parameters separated by a bare `,`."""
         q = self.params
         width = q.storage_type.width.data  # type: ignore[attr-defined]
-        s = ("i" if q.signed else "u") + str(width)
+        storage = q.storage_type
+        unsigned_type = (
+            isinstance(storage, IntegerType) and storage.signedness.data == Signedness.UNSIGNED
+        )
+        s = ("i" if q.signed else "ui" if unsigned_type else "u") + str(width)
         if (q.storage_min, q.storage_max) != storage_range(width, q.signed):
             s += f"<{q.storage_min}:{q.storage_max}>"
         s += ":" + str(element_type_name(q.expressed_type))
@@ -428,8 +432,11 @@ def parse_quant_uniform(p: Parser) -> UniformQuantizedType:
     p.parse_literal(">", "to close !quant.uniform")
     scales = tuple(s for s, _ in params)
     zero_points = tuple(z for _, z in params)
+    # `ui8` is MLIR's unsigned integer type and stays one (it prints back as `ui8`); `u8` is the
+    # quant parser's keyword for a signless storage type read as unsigned (it prints as `u8`)
+    storage = IntegerType(width, Signedness.UNSIGNED) if m.group(1) == "ui" else IntegerType(width)
     return UniformQuantizedType(
-        QuantParams(IntegerType(width), smin, smax, expressed, scales, zero_points, axis, signed)
+        QuantParams(storage, smin, smax, expressed, scales, zero_points, axis, signed)
     )
 
 

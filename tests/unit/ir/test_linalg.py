@@ -532,7 +532,7 @@ def test_bounds_encoding() -> None:
             "!quant.uniform<u8:bf16, 0.0078431372549019607:128>",
             "!quant.uniform<u8:bf16, 0.0078431372549019607:128>",
         ),
-        ("!quant.uniform<ui16<0:1000>:f16, 1.5>", "!quant.uniform<u16<0:1000>:f16, 1.500000e+00>"),
+        ("!quant.uniform<ui16<0:1000>:f16, 1.5>", "!quant.uniform<ui16<0:1000>:f16, 1.500000e+00>"),
         (
             "!quant.uniform<i8<-127:127>:f32:1, {0.1:-30, 0.5}>",
             "!quant.uniform<i8<-127:127>:f32:1, {1.000000e-01:-30,5.000000e-01}>",

@@ -198,3 +198,24 @@ def test_cli_runs_both_passes(tmp_path) -> None:
     )
     assert res.returncode == 0, res.stderr
     assert "stablehlo.subtract %2, %3 : tensor<4xf32>" in res.stdout
+
+
+def test_ui8_and_u8_storage_types_print_and_serialize_as_written() -> None:
+    """upstream's qdq-to-quantized-op test prints `ui8` storage as `ui8` and `u8` as `u8`: the
+    spellings are different storage types (an unsigned integer type, a signless one read as
+    unsigned) and survive both artifact formats."""
+    from stablehlo_py.serialization import (
+        deserialize_portable_artifact,
+        serialize_portable_artifact,
+    )
+
+    for storage in ("ui8", "u8"):
+        text = FUSABLE.replace("i8:f32", f"{storage}:f32")
+        out = _pass(text, FROM_QDQ)
+        assert f"stablehlo.subtract %0, %1 : tensor<4x!quant.uniform<{storage}:f32, " in out
+        for fmt in ("msgpack", "mlir"):
+            artifact = serialize_portable_artifact(parse(out), "current", format=fmt)
+            assert print_ir(deserialize_portable_artifact(artifact)) == out
+        x = np.array([0.5, 1.0, 2.0, 7.5], np.float32)
+        y = np.array([1.0, 0.5, 3.0, 0.0], np.float32)
+        _same_results(text, out, x, y)
