@@ -219,3 +219,25 @@ def test_ui8_and_u8_storage_types_print_and_serialize_as_written() -> None:
         x = np.array([0.5, 1.0, 2.0, 7.5], np.float32)
         y = np.array([1.0, 0.5, 3.0, 0.0], np.float32)
         _same_results(text, out, x, y)
+
+
+def test_not_converging_is_upstreams_error_at_the_function(monkeypatch) -> None:
+    """With one iteration allowed, the fusion (which leaves its dead ops to the driver's next
+    iteration) cannot converge: upstream's message, located at the function."""
+    import pytest
+    from stablehlo_py.passes import stablehlo_legalize_qdq_to_quantized_op as from_qdq
+    from stablehlo_py.passes import stablehlo_legalize_quantized_op_to_qdq as to_qdq
+    from stablehlo_py.passes.greedy import GreedyConfig
+
+    from stablehlo_py.errors import VerifyError
+
+    monkeypatch.setattr(from_qdq, "CONFIG", GreedyConfig(max_iterations=1))
+    with pytest.raises(VerifyError) as e:
+        _pass(FUSABLE, FROM_QDQ)
+    assert str(e.value).startswith("q.mlir:2:1: error: Failed to converge ")
+    assert "StablehloLegalizeQDQToQuantizedOpPass in 1 iterations" in str(e.value)
+    monkeypatch.setattr(to_qdq, "CONFIG", GreedyConfig(max_iterations=1))
+    with pytest.raises(
+        VerifyError, match="Failed to converge StablehloLegalizeQuantizedOpToQDQ in 1 iterations"
+    ):
+        _pass(QUANTIZED_MATH, TO_QDQ)
