@@ -1,21 +1,49 @@
-"""MLIR's `shape` dialect ops beyond `shape.shape_of` (which is in shape_computation.py), in MLIR's
-syntax:
+"""MLIR's `shape` dialect: its types and the ops beyond `shape.shape_of` (which is in
+shape_computation.py), in MLIR's syntax (mlir/Dialect/Shape/IR/ShapeOps.td):
 
     %0 = shape.const_shape [4, 32] : tensor<2xindex>
     %1 = shape.const_shape {mhlo.sharding = "{replicated}"} [4, 8] : tensor<2xindex>
+    %2 = shape.num_elements %0 : tensor<2xindex> -> index
+    %3 = shape.broadcast %0, %1 : tensor<2xindex>, tensor<2xindex> -> tensor<2xindex>
+    %4 = shape.cstr_broadcastable %0, %1 : tensor<2xindex>, tensor<2xindex>
+    %5 = shape.assuming_all %4, %w
+    %c10 = shape.const_size 10
+    %6 = shape.const_witness true
 
+Types: `!shape.shape`, `!shape.size`, `!shape.witness`, `!shape.value_shape`.
+
+These ops are IR for reading, printing and legalizing (`shape-legalize-to-stablehlo`);
+stablehlo-py does not interpret them.  Each op's operand and result constraints, and the verifiers
+MLIR's Shape.cpp adds (error propagation, operand counts), are checked in MLIR's words.
 `shape.const_shape` is a constant shape (ConstantLike in MLIR: its folded value is its `shape`, a
-tensor of index).  Only the extent-tensor result types (`tensor<Nxindex>`, `tensor<?xindex>`) are
-modelled; `!shape.shape` is not.
+tensor of index).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, TensorType
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, result_def, traits_def
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.traits import Pure
 
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
@@ -23,13 +51,372 @@ from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import tensor_type
 
 if TYPE_CHECKING:
-    from xdsl.ir import Operation
-
+    from stablehlo_py.ir.registry import Registry
     from stablehlo_py.ir.text.parser import Parser
 
-__all__ = ["OPS", "ConstShapeOp"]
+
+# ------------------------------------------------------------------------------------- types
+@irdl_attr_definition
+class ShapeType(ParametrizedAttribute, TypeAttribute):
+    """`!shape.shape`: a shape, possibly unranked, possibly an error."""
+
+    name = "shape.shape"
+
+    def mlir_text(self) -> str:
+        return "!shape.shape"
 
 
+@irdl_attr_definition
+class SizeType(ParametrizedAttribute, TypeAttribute):
+    """`!shape.size`: a non-negative extent, possibly an error."""
+
+    name = "shape.size"
+
+    def mlir_text(self) -> str:
+        return "!shape.size"
+
+
+@irdl_attr_definition
+class WitnessType(ParametrizedAttribute, TypeAttribute):
+    """`!shape.witness`: the result of a constraint (`shape.cstr_*`), consumed by `shape.assuming`."""
+
+    name = "shape.witness"
+
+    def mlir_text(self) -> str:
+        return "!shape.witness"
+
+
+@irdl_attr_definition
+class ValueShapeType(ParametrizedAttribute, TypeAttribute):
+    """`!shape.value_shape`: a value together with its shape."""
+
+    name = "shape.value_shape"
+
+    def mlir_text(self) -> str:
+        return "!shape.value_shape"
+
+
+SHAPE_TYPES: dict[str, Attribute] = {
+    "shape.shape": ShapeType(),
+    "shape.size": SizeType(),
+    "shape.witness": WitnessType(),
+    "shape.value_shape": ValueShapeType(),
+}
+"""`!name` -> the type (none has parameters)."""
+
+
+def is_extent_tensor(t: Attribute) -> bool:
+    """A ranked 1-D tensor of index (MLIR's shape::isExtentTensorType)."""
+    return (
+        isinstance(t, TensorType)
+        and isinstance(t.element_type, IndexType)
+        and len(t.get_shape()) == 1
+    )
+
+
+def _is_i1(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+# A constraint: (MLIR's summary, predicate).  ODS says "operand #N must be <summary>, but got 'T'".
+Constraint = tuple[str, Callable[[Attribute], bool]]
+SHAPE_OR_EXTENT: Constraint = (
+    "shape or extent tensor",
+    lambda t: isinstance(t, ShapeType) or is_extent_tensor(t),
+)
+SIZE_OR_INDEX: Constraint = (
+    "size or index",
+    lambda t: isinstance(t, (SizeType, IndexType)),
+)
+INDEX: Constraint = ("index", lambda t: isinstance(t, IndexType))
+SIZE: Constraint = ("size", lambda t: isinstance(t, SizeType))
+SHAPE: Constraint = ("shape", lambda t: isinstance(t, ShapeType))
+WITNESS: Constraint = ("", lambda t: isinstance(t, WitnessType))
+I1: Constraint = ("1-bit signless integer", _is_i1)
+INDEX_TENSOR: Constraint = (
+    "tensor of index values",
+    lambda t: (
+        isinstance(t, (TensorType, UnrankedTensorType)) and isinstance(t.element_type, IndexType)
+    ),
+)
+EXTENT_TENSOR: Constraint = ("1D tensor of index values", is_extent_tensor)
+
+
+def _error_possible(types: list[Attribute]) -> bool:
+    """MLIR's isErrorPropagationPossible: an operand of type size, shape or value_shape."""
+    return any(isinstance(t, (SizeType, ShapeType, ValueShapeType)) for t in types)
+
+
+def _size_or_index_rule(op: Operation) -> str | None:
+    """MLIR's verifySizeOrIndexOp."""
+    if _error_possible([v.type for v in op.operands]) and not isinstance(
+        op.results[0].type, SizeType
+    ):
+        return (
+            "if at least one of the operands can hold error values then the result must be of "
+            "type `size` to propagate them"
+        )
+    return None
+
+
+def _shape_or_extent_rule(op: Operation) -> str | None:
+    """MLIR's verifyShapeOrExtentTensorOp."""
+    if _error_possible([v.type for v in op.operands]) and not isinstance(
+        op.results[0].type, ShapeType
+    ):
+        return (
+            "if at least one of the operands can hold error values then the result must be of "
+            "type `shape` to propagate them"
+        )
+    return None
+
+
+def _at_least_two(op: Operation) -> str | None:
+    return "required at least 2 input shapes" if len(op.operands) < 2 else None
+
+
+def _some_operand(op: Operation) -> str | None:
+    return "no operands specified" if not op.operands else None
+
+
+# ---------------------------------------------------------------------------- op signatures
+@dataclass(frozen=True)
+class Signature:
+    """An op's operands (one constraint each, or one constraint for all when ``variadic``), its
+    result's constraint, its syntax and the verifier MLIR adds.
+
+    ``syntax``:
+      - "arrow":  `%a, %b {attrs} : A, B -> R`  (the operand types, then the result type)
+      - "typed":  `%a, %b {attrs} : A, B`       (the result type is ``fixed_result``)
+      - "bare":   `%a, %b {attrs}`              (operand types fixed, result ``fixed_result``)
+    """
+
+    operands: tuple[Constraint, ...]
+    result: Constraint
+    syntax: str
+    variadic: bool = False
+    fixed_operand: Attribute | None = None
+    fixed_result: Attribute | None = None
+    rule: Callable[[Operation], str | None] | None = None
+
+
+class ShapeOp(IRDLOperation):
+    """The shared shape of the shape dialect's ops with operands and one result (undecorated:
+    xDSL cannot subclass a decorated op).  ``SIGNATURE`` describes each concrete op."""
+
+    SIGNATURE: ClassVar[Signature]
+
+    def verify_(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        from stablehlo_py.ir.text.spelling import type_to_str
+
+        sig = self.SIGNATURE
+        n = len(self.operands)
+        if not sig.variadic and n != len(sig.operands):
+            raise VerifyException(
+                f"'{self.name}' op expected {len(sig.operands)} operands, but found {n}"
+            )
+        for i, v in enumerate(self.operands):
+            summary, ok = sig.operands[0 if sig.variadic else i]
+            if not ok(v.type):
+                what = f"variadic of {summary}" if sig.variadic else summary
+                raise VerifyException(
+                    f"'{self.name}' op operand #{i} must be {what}, but got '{type_to_str(v.type)}'"
+                )
+        summary, ok = sig.result
+        t = self.results[0].type
+        if not ok(t):
+            raise VerifyException(
+                f"'{self.name}' op result #0 must be {summary}, but got '{type_to_str(t)}'"
+            )
+        if sig.rule is not None:
+            message = sig.rule(self)
+            if message is not None:
+                raise VerifyException(f"'{self.name}' op {message}")
+
+
+def _shape_op(name: str, doc: str, sig: Signature, pure: bool = True) -> type[ShapeOp]:
+    """Define the op class `name` (IRDL: variadic operands, one result)."""
+    body: dict[str, object] = {
+        "__doc__": doc,
+        "name": name,
+        "args": var_operand_def(),
+        "result": result_def(),
+        "SIGNATURE": sig,
+        "__annotations__": {"SIGNATURE": "ClassVar[Signature]"},
+        "__module__": __name__,
+    }
+    if pure:
+        body["traits"] = traits_def(Pure())
+    cls_name = "".join(w.capitalize() for w in name.split(".")[1].split("_")) + "Op"
+    cls = irdl_op_definition(type(cls_name, (ShapeOp,), body))
+    FOREIGN_SYNTAX[cls] = ForeignSyntax(_parse_for(cls), _print_shape_op)
+    return cls
+
+
+def _parse_for(cls: type[ShapeOp]) -> Callable[[Parser], Operation]:
+    sig = cls.SIGNATURE
+
+    def parse(p: Parser) -> Operation:
+        p.ws()
+        operands = p.parse_operand_list() if p.peek() == "%" else []
+        attrs = p.try_attr_dict()
+        if sig.syntax == "bare":
+            for v in operands:
+                if v.type != sig.fixed_operand:
+                    p.error(f"{cls.name}: the operands must be of type {sig.fixed_operand}")
+            assert sig.fixed_result is not None
+            return cls.create(operands=operands, result_types=[sig.fixed_result], attributes=attrs)
+        p.parse_literal(":")
+        p.ws()
+        pos = p.pos
+        types = p.parse_comma_list(p.parse_type) if operands else []
+        if len(types) != len(operands):
+            p.error(f"{len(operands)} operands present, but expected {len(types)}", pos)
+        for v, t in zip(operands, types):
+            if v.type != t:
+                p.error(f"{cls.name}: an operand's type is not the written one", pos)
+        if sig.syntax == "arrow":
+            p.parse_literal("->")
+            result = p.parse_type()
+        else:
+            assert sig.fixed_result is not None
+            result = sig.fixed_result
+        return cls.create(operands=operands, result_types=[result], attributes=attrs)
+
+    return parse
+
+
+def _print_shape_op(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
+    sig: Signature = op.SIGNATURE  # type: ignore[attr-defined]
+    pr.write(pr.op_name(op.name))
+    if op.operands:
+        pr.write(" ")
+        pr.operands(op.operands)
+    pr.attr_dict(dict(op.attributes))
+    if sig.syntax == "bare":
+        return
+    pr.write(" : ")
+    pr.types([v.type for v in op.operands])
+    if sig.syntax == "arrow":
+        pr.write(" -> ")
+        pr.type(op.results[0].type)
+
+
+_VAR_SHAPES = (SHAPE_OR_EXTENT,)
+
+NumElementsOp = _shape_op(
+    "shape.num_elements",
+    "`shape.num_elements`: the number of elements of a shape (the product of its extents).",
+    Signature((SHAPE_OR_EXTENT,), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+)
+RankOp = _shape_op(
+    "shape.rank",
+    "`shape.rank`: the rank of a shape (its number of extents).",
+    Signature((SHAPE_OR_EXTENT,), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+)
+ToExtentTensorOp = _shape_op(
+    "shape.to_extent_tensor",
+    "`shape.to_extent_tensor`: a shape as a 1-D tensor of its extents.",
+    Signature((SHAPE_OR_EXTENT,), INDEX_TENSOR, "arrow"),
+)
+BroadcastOp = _shape_op(
+    "shape.broadcast",
+    "`shape.broadcast`: the broadcast shape of two or more shapes (an optional `error` string).",
+    Signature(_VAR_SHAPES, SHAPE_OR_EXTENT, "arrow", variadic=True, rule=_shape_or_extent_rule),
+)
+AnyOp = _shape_op(
+    "shape.any",
+    "`shape.any`: some combination of its input shapes (undefined when they disagree).",
+    Signature(_VAR_SHAPES, SHAPE_OR_EXTENT, "arrow", variadic=True),
+)
+ConcatOp = _shape_op(
+    "shape.concat",
+    "`shape.concat`: the extents of `lhs` followed by those of `rhs`.",
+    Signature((SHAPE_OR_EXTENT, SHAPE_OR_EXTENT), SHAPE_OR_EXTENT, "arrow"),
+)
+GetExtentOp = _shape_op(
+    "shape.get_extent",
+    "`shape.get_extent`: the extent of a shape at a dimension.",
+    Signature((SHAPE_OR_EXTENT, SIZE_OR_INDEX), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+)
+AddOp = _shape_op(
+    "shape.add",
+    "`shape.add`: the sum of two sizes or indices.",
+    Signature((SIZE_OR_INDEX, SIZE_OR_INDEX), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+)
+MulOp = _shape_op(
+    "shape.mul",
+    "`shape.mul`: the product of two sizes or indices.",
+    Signature((SIZE_OR_INDEX, SIZE_OR_INDEX), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+)
+CstrBroadcastableOp = _shape_op(
+    "shape.cstr_broadcastable",
+    "`shape.cstr_broadcastable`: a witness that its shapes (at least two) broadcast together.",
+    Signature(
+        _VAR_SHAPES,
+        WITNESS,
+        "typed",
+        variadic=True,
+        fixed_result=WitnessType(),
+        rule=_at_least_two,
+    ),
+    pure=False,
+)
+CstrEqOp = _shape_op(
+    "shape.cstr_eq",
+    "`shape.cstr_eq`: a witness that all its shapes are equal.",
+    Signature(_VAR_SHAPES, WITNESS, "typed", variadic=True, fixed_result=WitnessType()),
+    pure=False,
+)
+ShapeEqOp = _shape_op(
+    "shape.shape_eq",
+    "`shape.shape_eq`: whether all its shapes are equal (an i1).",
+    Signature(_VAR_SHAPES, I1, "typed", variadic=True, fixed_result=IntegerType(1)),
+)
+IsBroadcastableOp = _shape_op(
+    "shape.is_broadcastable",
+    "`shape.is_broadcastable`: whether its shapes broadcast together (an i1).",
+    Signature(_VAR_SHAPES, I1, "typed", variadic=True, fixed_result=IntegerType(1)),
+    pure=False,
+)
+FromExtentTensorOp = _shape_op(
+    "shape.from_extent_tensor",
+    "`shape.from_extent_tensor`: a shape from a 1-D tensor of its extents.",
+    Signature((EXTENT_TENSOR,), SHAPE, "typed", fixed_result=ShapeType()),
+)
+FromExtentsOp = _shape_op(
+    "shape.from_extents",
+    "`shape.from_extents`: a shape from its extents (sizes or indices).",
+    Signature((SIZE_OR_INDEX,), SHAPE, "typed", variadic=True, fixed_result=ShapeType()),
+)
+SizeToIndexOp = _shape_op(
+    "shape.size_to_index",
+    "`shape.size_to_index`: a size (or index) as an index.",
+    Signature((SIZE_OR_INDEX,), INDEX, "typed", fixed_result=IndexType()),
+)
+IndexToSizeOp = _shape_op(
+    "shape.index_to_size",
+    "`shape.index_to_size`: an index as a size.",
+    Signature((INDEX,), SIZE, "bare", fixed_operand=IndexType(), fixed_result=SizeType()),
+)
+AssumingAllOp = _shape_op(
+    "shape.assuming_all",
+    "`shape.assuming_all`: the conjunction of witnesses (at least one).",
+    Signature(
+        (WITNESS,),
+        WITNESS,
+        "bare",
+        variadic=True,
+        fixed_operand=WitnessType(),
+        fixed_result=WitnessType(),
+        rule=_some_operand,
+    ),
+)
+
+
+# ------------------------------------------------------------------------------- constants
 @irdl_op_definition
 class ConstShapeOp(IRDLOperation):
     """`shape.const_shape`: a constant shape (its extents as a `tensor<Nxindex>`)."""
@@ -46,6 +433,8 @@ class ConstShapeOp(IRDLOperation):
         from xdsl.utils.exceptions import VerifyException
 
         t = self.result.type
+        if isinstance(t, ShapeType):
+            return
         if not isinstance(t, TensorType) or not isinstance(t.element_type, IndexType):
             raise VerifyException(
                 f"'shape.const_shape' op result #0 must be shape or extent tensor, but got '{t}'"
@@ -74,7 +463,7 @@ def _parse_const_shape(p: Parser) -> Operation:
     return ConstShapeOp.create(properties={"shape": value}, result_types=[result], attributes=attrs)
 
 
-def _print_const_shape(op: Operation, pr) -> None:
+def _print_const_shape(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
     assert isinstance(op, ConstShapeOp)
     pr.write(pr.op_name(op.name) + " ")
     pr.attr_dict(dict(op.attributes))
@@ -82,6 +471,119 @@ def _print_const_shape(op: Operation, pr) -> None:
     pr.type(op.results[0].type)
 
 
-FOREIGN_SYNTAX[ConstShapeOp] = ForeignSyntax(_parse_const_shape, _print_const_shape)
+@irdl_op_definition
+class ConstSizeOp(IRDLOperation):
+    """`shape.const_size 10`: a constant `!shape.size` (named `%c10` as MLIR names it)."""
 
-OPS = (ConstShapeOp,)
+    name = "shape.const_size"
+    value = prop_def(IntegerAttr)
+    result = result_def(SizeType)
+    traits = traits_def(Pure())
+
+    def asm_result_names(self) -> str:
+        return f"c{self.value.value.data}"
+
+
+def _parse_const_size(p: Parser) -> Operation:
+    value = p.parse_integer("a size")
+    attrs = p.try_attr_dict()
+    return ConstSizeOp.create(
+        properties={"value": IntegerAttr(value, IndexType())},
+        result_types=[SizeType()],
+        attributes=attrs,
+    )
+
+
+def _print_const_size(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
+    assert isinstance(op, ConstSizeOp)
+    pr.write(f"{pr.op_name(op.name)} {op.value.value.data}")
+    pr.attr_dict(dict(op.attributes))
+
+
+@irdl_op_definition
+class ConstWitnessOp(IRDLOperation):
+    """`shape.const_witness true`: a statically known witness."""
+
+    name = "shape.const_witness"
+    passing = prop_def(IntegerAttr)
+    result = result_def(WitnessType)
+    traits = traits_def(Pure())
+
+
+def _parse_const_witness(p: Parser) -> Operation:
+    p.ws()
+    pos = p.pos
+    word = p.parse_keyword()
+    if word not in ("true", "false"):
+        p.error(f"shape.const_witness: expected true or false, found '{word}'", pos)
+    attrs = p.try_attr_dict()
+    return ConstWitnessOp.create(
+        properties={"passing": IntegerAttr(int(word == "true"), IntegerType(1))},
+        result_types=[WitnessType()],
+        attributes=attrs,
+    )
+
+
+def _print_const_witness(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
+    assert isinstance(op, ConstWitnessOp)
+    pr.write(f"{pr.op_name(op.name)} {'true' if op.passing.value.data else 'false'}")
+    pr.attr_dict(dict(op.attributes))
+
+
+FOREIGN_SYNTAX[ConstShapeOp] = ForeignSyntax(_parse_const_shape, _print_const_shape)
+FOREIGN_SYNTAX[ConstSizeOp] = ForeignSyntax(_parse_const_size, _print_const_size)
+FOREIGN_SYNTAX[ConstWitnessOp] = ForeignSyntax(_parse_const_witness, _print_const_witness)
+
+
+def _type_parser(t: Attribute) -> Callable[[Parser], Attribute]:
+    return lambda p: t
+
+
+def register(reg: Registry) -> None:
+    for name, t in SHAPE_TYPES.items():
+        reg.type_parsers[name] = _type_parser(t)
+
+
+OPS = (
+    ConstShapeOp,
+    ConstSizeOp,
+    ConstWitnessOp,
+    NumElementsOp,
+    RankOp,
+    ToExtentTensorOp,
+    BroadcastOp,
+    AnyOp,
+    ConcatOp,
+    GetExtentOp,
+    AddOp,
+    MulOp,
+    CstrBroadcastableOp,
+    CstrEqOp,
+    ShapeEqOp,
+    IsBroadcastableOp,
+    FromExtentTensorOp,
+    FromExtentsOp,
+    SizeToIndexOp,
+    IndexToSizeOp,
+    AssumingAllOp,
+)
+
+__all__ = [
+    "OPS",
+    "SHAPE_TYPES",
+    "AnyOp",
+    "AssumingAllOp",
+    "BroadcastOp",
+    "ConstShapeOp",
+    "ConstSizeOp",
+    "ConstWitnessOp",
+    "CstrBroadcastableOp",
+    "NumElementsOp",
+    "ShapeOp",
+    "ShapeType",
+    "Signature",
+    "SizeType",
+    "ValueShapeType",
+    "WitnessType",
+    "is_extent_tensor",
+]
