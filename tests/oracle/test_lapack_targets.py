@@ -356,3 +356,37 @@ def test_lapack_target_matches_xla(name: str, dtype: str, batch: str) -> None:
             want.dtype,
         )
     check(args, [np.asarray(x) for x in ours], xla, _tol(np.dtype(dtype)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lapack_targets_from_a_jax_export_artifact(dtype: str) -> None:
+    """The serialized `jax.export` artifact (VHLO bytecode): the typed-FFI dictionary and the layouts come
+    through deserialization.  (Shardy's `sdy.sharding_rule` attribute is switched off: portable artifacts
+    carry VHLO and builtin attributes only.)"""
+    pytest.importorskip("flatbuffers")
+    from jax import export
+    from jax._src import config as jax_config
+    from stablehlo_py.serialization import deserialize_portable_artifact
+    from stablehlo_py.serialization.jax_export import read_jax_exported
+
+    rng = np.random.default_rng(7)
+    a = _general(rng, (2,), 4, dtype)
+
+    def fn(x):
+        w, v = jnp.linalg.eigh(x @ jnp.conj(jnp.swapaxes(x, -1, -2)))
+        return jnp.linalg.inv(x), jnp.linalg.svd(x, compute_uv=False), w, v
+
+    with (
+        jax.enable_x64(dtype in ("float64", "complex128")),
+        jax_config.use_shardy_partitioner(False),
+    ):
+        exported = export.export(jax.jit(fn))(a)
+        data = exported.serialize()
+        xla = [np.asarray(x) for x in jax.tree_util.tree_leaves(exported.call(a))]
+    module = deserialize_portable_artifact(read_jax_exported(data).mlir_module_serialized)
+    ours = run(module, a)
+    tol = _tol(np.dtype(dtype))
+    _close(ours[0], xla[0], 10 * tol, "inv")
+    _close(ours[1], xla[1], 10 * tol, "singular values")
+    _close(ours[2], xla[2], 10 * tol, "eigenvalues")
+    _same_columns_up_to_phase(ours[3], xla[3], 10 * tol, "eigenvectors")
