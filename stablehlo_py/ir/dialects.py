@@ -14,6 +14,8 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.arith",
     "stablehlo_py.ir.ops.einsum",
     "stablehlo_py.ir.ops.tensor",
+    "stablehlo_py.ir.ops.memref",
+    "stablehlo_py.ir.ops.bufferization",
     "stablehlo_py.ir.ops.shape_computation",
     "stablehlo_py.ir.ops.shape_dialect",
     "stablehlo_py.ir.ops.elementwise",

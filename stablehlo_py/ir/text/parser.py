@@ -583,9 +583,16 @@ class Parser:
             if word == "memref" and text.startswith("<", m.end()):
                 # `memref<2x?xf32>` (StableHLO buffers, VHLO's buffer_v1); layouts and memory
                 # spaces are not part of StableHLO.
-                from xdsl.dialects.builtin import MemRefType
+                from xdsl.dialects.builtin import MemRefType, NoneAttr, UnrankedMemRefType
 
                 self.pos = m.end() + 1
+                if text.startswith("*x", self.pos):  # `memref<*xi16>`
+                    self.pos += 2
+                    elem = self.parse_type()
+                    if self.peek() == ",":
+                        self.error("memref memory spaces are not supported by stablehlo-py")
+                    self.parse_literal(">", "to close the memref type")
+                    return UnrankedMemRefType(elem, NoneAttr())
                 dm = _DIMS.match(text, self.pos)
                 dims = dm.group(0)  # type: ignore[union-attr]
                 self.pos = dm.end()  # type: ignore[union-attr]

@@ -99,6 +99,8 @@ def _type_text(t: Attribute) -> str:
     if t.name == "memref":  # xDSL's MemRefType without layout / memory space (StableHLO buffers)
         dims = "".join(("?" if d < 0 else str(d)) + "x" for d in t.get_shape())  # type: ignore[attr-defined]
         return f"memref<{dims}{type_to_str(t.element_type)}>"  # type: ignore[attr-defined]
+    if t.name == "unranked_memref":  # xDSL's UnrankedMemRefType without memory space
+        return f"memref<*x{type_to_str(t.element_type)}>"  # type: ignore[attr-defined]
     if isinstance(t, ComplexType):
         return f"complex<{type_to_str(t.element_type)}>"
     if isinstance(t, TupleType):
