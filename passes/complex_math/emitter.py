@@ -1,0 +1,159 @@
+"""The op builder of the complex math expansions: one method per op that upstream's DRR patterns
+(StablehloComplexMathExpanderPatterns.td) create.
+
+Each method creates its op right away, inserts it before the op being expanded (with that op's
+location, as DRR's generated rewrites use the matched op's location) through the pattern rewriter
+(so the greedy driver puts it on its worklist), and returns its result.  An expansion written as
+nested Python calls therefore creates its ops in DRR's order: Python evaluates a call's arguments
+left to right before the call, as DRR's generated C++ builds a result DAG's operands (left to right,
+depth first) before the op.  A DRR-bound name (`(StableHLO_MulOp:$r ...)`) is a walrus binding
+(`r := e.mul(...)`), created where it first appears and reused after.
+
+Constants are upstream's `getConstantLike`: a splat `stablehlo.constant` of the like-value's
+(float) type when its shape is static, else `chlo.constant_like` of the value and the like-value.
+The value is a double (as the C++ literal) rounded to the element type (1e+308 is inf in f32).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from stablehlo_py.passes._common import carry_location, op_location
+from xdsl.dialects.builtin import FloatAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.ir.construct import new_op
+from stablehlo_py.ir.dialects import default_registry
+from stablehlo_py.ir.enums import ComparisonDirectionAttr
+from stablehlo_py.ir.infer import infer_result_types
+from stablehlo_py.ir.text.dense import make_dense
+from stablehlo_py.ir.types import element_type, storage_dtype
+
+__all__ = ["Emitter"]
+
+_NO_PROPS: dict[str, Attribute] = {}
+
+
+def _largest(dtype: np.dtype) -> float:
+    """APFloat::getLargest of the element type."""
+    return float(np.finfo(dtype).max)
+
+
+class Emitter:
+    """Builds the expansion of `root` (the matched op) before it."""
+
+    def __init__(self, rewriter: PatternRewriter, root: Operation):
+        self.rewriter = rewriter
+        self.root = root
+        self.ops = default_registry().ops
+
+    # ----------------------------------------------------------------------------- the core
+    def emit(
+        self, name: str, operands: list[SSAValue], props: dict[str, Attribute] = _NO_PROPS
+    ) -> SSAValue:
+        """Create `name` on `operands` (result type inferred), insert it before the root."""
+        types = infer_result_types(name, [v.type for v in operands], props, (), operands)
+        op = new_op(self.ops[name], operands, types, props)
+        carry_location(op, self.root)
+        self.rewriter.insert(op, InsertPoint.before(self.root))
+        return op.results[0]
+
+    def const(self, value: float, like: SSAValue) -> SSAValue:
+        """upstream's getConstantLike(b, loc, value, like) for a float `like`."""
+        t = like.type
+        el = element_type(t)
+        try:
+            dtype = storage_dtype(el)
+        except Exception:  # noqa: BLE001 - any type without a numpy storage
+            dtype = None
+        if dtype is None or dtype.kind != "f":
+            raise NotSupportedError(
+                f"stablehlo-complex-math-expander: a constant like a value of type {t} (the "
+                f"expansion of '{self.root.name}' needs a float element type)",
+                location=op_location(self.root),
+            )
+        with np.errstate(over="ignore"):
+            scalar = np.array([value], dtype=np.float64).astype(dtype)
+        if isinstance(t, TensorType) and all(d >= 0 for d in t.get_shape()):
+            return self.emit("stablehlo.constant", [], {"value": make_dense(t, scalar)})
+        attr = FloatAttr(float(scalar[0]), el)  # type: ignore[arg-type]
+        return self.emit("chlo.constant_like", [like], {"value": attr})
+
+    def largest(self, like: SSAValue) -> SSAValue:
+        """upstream's getConstantLikeMaxFiniteValue."""
+        return self.const(_largest(storage_dtype(element_type(like.type))), like)
+
+    def posinf(self, like: SSAValue) -> SSAValue:
+        """upstream's getConstantLikeInfValue(..., negative=false)."""
+        return self.const(float("inf"), like)
+
+    # ----------------------------------------------------------------------------- the ops
+    def real(self, z: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.real", [z])
+
+    def imag(self, z: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.imag", [z])
+
+    def complex(self, re: SSAValue, im: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.complex", [re, im])
+
+    def abs(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.abs", [a])
+
+    def neg(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.negate", [a])
+
+    def sqrt(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.sqrt", [a])
+
+    def log(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.log", [a])
+
+    def log1p(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.log_plus_one", [a])
+
+    def exp(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.exponential", [a])
+
+    def cos(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.cosine", [a])
+
+    def sin(self, a: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.sine", [a])
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.add", [a, b])
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.subtract", [a, b])
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.multiply", [a, b])
+
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.divide", [a, b])
+
+    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.maximum", [a, b])
+
+    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.minimum", [a, b])
+
+    def atan2(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.atan2", [a, b])
+
+    def and_(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.and", [a, b])
+
+    def or_(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.or", [a, b])
+
+    def select(self, pred: SSAValue, on_true: SSAValue, on_false: SSAValue) -> SSAValue:
+        return self.emit("stablehlo.select", [pred, on_true, on_false])
+
+    def compare(self, a: SSAValue, b: SSAValue, direction: str) -> SSAValue:
+        """`stablehlo.compare` without a compare_type (DRR's STABLEHLO_DEFAULT_COMPARISON_TYPE)."""
+        attr = ComparisonDirectionAttr.get_case(direction)  # type: ignore[attr-defined]
+        return self.emit("stablehlo.compare", [a, b], {"comparison_direction": attr})
