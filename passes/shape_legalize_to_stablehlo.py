@@ -1,0 +1,569 @@
+"""`shape-legalize-to-stablehlo`: upstream's ShapeLegalizeToStablehlo.cpp.
+
+MLIR-style shape computations (`shape.*`, `tensor.dim/extract/from_elements`, `arith.index_cast`,
+`arith.muli` on `index`) become StableHLO shape computations on `tensor<i32>` / `tensor<Nxi32>`.
+The two representations are bridged with `builtin.unrealized_conversion_cast` (index <->
+tensor<i32>, tensor<Nxindex> <-> tensor<Nxi32>), which are expected to annihilate later
+(upstream's canonicalization), exactly as upstream leaves them.
+
+It is a partial conversion, as upstream's (applyPartialConversion with its ConversionTarget):
+
+- illegal: every op of the `shape` and `tensor` dialects but `tensor.cast`, `arith.index_cast`,
+  `arith.muli`, and a `stablehlo` op with an operand of type index or a shaped type of index;
+- everything else is legal and left as it is.
+
+Ops are visited in pre-order.  An illegal op is rewritten by its pattern (the PATTERNS table, one
+per op as upstream's populateShapeToStablehloPatterns); the new ops are inserted before it, at its
+location (a constant made for an `arith.constant` operand, and a cast of an operand, at the
+operand's location, as upstream).  A pattern that does not apply, or that would create an op that
+is itself illegal (e.g. `stablehlo.get_dimension_size` of a tensor of index), undoes what it built;
+the op then fails with upstream's "failed to legalize operation '<name>' that was explicitly marked
+illegal" (followed by the reason) and the module is left as it was before the pass.
+
+Where upstream would build invalid IR or crash (a dynamically shaped extent tensor to cast, a
+`tensor.extract` of a tensor that is neither index nor 32-bit integer, a `tensor.dim` index out of
+range, an `arith.index_cast` with a dynamic shape), the pattern does not apply and the op fails to
+legalize with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+from stablehlo_py.passes._common import (
+    LegalizationError,
+    carry_location,
+    gc_paused,
+    legalize_error,
+)
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    UnrankedTensorType,
+    UnrealizedConversionCastOp,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+
+from stablehlo_py.ir.construct import new_op
+from stablehlo_py.ir.dialects import default_registry
+from stablehlo_py.ir.infer import InferError, infer_result_types
+from stablehlo_py.ir.text.dense import make_dense
+from stablehlo_py.ir.types import tensor_type
+
+__all__ = ["PATTERNS", "is_legal", "run", "shape_legalize_to_stablehlo"]
+
+PASS_NAME = "shape-legalize-to-stablehlo"
+
+I32 = IntegerType(32)
+I64 = IntegerType(64)
+INDEX = IndexType()
+SCALAR_I32 = tensor_type(I32, ())
+
+
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    return shape_legalize_to_stablehlo(op)
+
+
+class _NoMatch(Exception):
+    """A pattern does not apply (upstream's notifyMatchFailure / failure()); the reason."""
+
+
+# ------------------------------------------------------------------------------------ legality
+def _is_index_like(t: Attribute) -> bool:
+    """upstream's isIndexOrShapedOfIndex."""
+    if isinstance(t, IndexType):
+        return True
+    return isinstance(t, (TensorType, UnrankedTensorType)) and isinstance(t.element_type, IndexType)
+
+
+def _is_i32(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 32
+
+
+def _is_shaped_i32(t: Attribute) -> bool:
+    """upstream's isShapedOfI32 (any signedness, as MLIR's Type::isInteger(32))."""
+    return isinstance(t, (TensorType, UnrankedTensorType)) and _is_i32(t.element_type)
+
+
+_ALWAYS_LEGAL = frozenset({"tensor.cast", "builtin.unrealized_conversion_cast"})
+_ILLEGAL_DIALECTS = frozenset({"shape", "tensor"})
+_ILLEGAL_OPS = frozenset({"arith.index_cast", "arith.muli"})
+
+
+def is_legal(op: Operation) -> bool:
+    """Whether upstream's ConversionTarget for this pass accepts ``op`` as it is."""
+    name = op.name
+    if name in _ALWAYS_LEGAL:
+        return True
+    dialect = name.partition(".")[0]
+    if dialect in _ILLEGAL_DIALECTS or name in _ILLEGAL_OPS:
+        return False
+    if dialect == "stablehlo":
+        return not any(_is_index_like(v.type) for v in op.operands)
+    return True
+
+
+# ----------------------------------------------------------------------------------- rewriting
+Where = Operation | SSAValue
+"""What a new op's location comes from: an op (its location) or a value (its definition's)."""
+
+
+def _locate(new: Operation, where: Where) -> None:
+    if isinstance(where, Operation):
+        carry_location(new, where)
+    elif isinstance(where, OpResult):
+        carry_location(new, where.owner)
+    elif isinstance(where, BlockArgument):
+        loc = getattr(where, "location", None)
+        if loc is not None:
+            new.location = loc
+        src = where.__dict__.get("_src")
+        if src is not None:
+            new._src = src  # type: ignore[attr-defined]
+
+
+class Rewriter:
+    """Builds ops right before the op being legalized and remembers them, so that a pattern that
+    does not apply leaves nothing behind (upstream's conversion rollback)."""
+
+    def __init__(self, anchor: Operation):
+        self.anchor = anchor
+        self.created: list[Operation] = []
+
+    def insert(self, op: Operation, where: Where) -> Operation:
+        _locate(op, where)
+        block = self.anchor.parent
+        assert block is not None
+        block.insert_op_before(op, self.anchor)
+        self.created.append(op)
+        return op
+
+    def create(
+        self,
+        name: str,
+        operands: Sequence[SSAValue],
+        where: Where,
+        properties: Mapping[str, Attribute] | None = None,
+        result_type: Attribute | None = None,
+    ) -> SSAValue:
+        """A `name` op (its result type from its inference rule unless given), its one result."""
+        props = dict(properties or {})
+        if result_type is None:
+            try:
+                (result_type,) = infer_result_types(
+                    name, [v.type for v in operands], props, operands=list(operands)
+                )
+            except InferError as e:
+                raise _NoMatch(f"'{name}' cannot be built: {e}") from None
+        cls = default_registry().ops[name]
+        op = new_op(cls, list(operands), [result_type], props)
+        return self.insert(op, where).results[0]
+
+    def cast(self, value: SSAValue, to: Attribute, where: Where) -> SSAValue:
+        op = UnrealizedConversionCastOp.create(operands=[value], result_types=[to])
+        return self.insert(op, where).results[0]
+
+    def constant(self, values: Sequence[int], shape: tuple[int, ...], where: Where) -> SSAValue:
+        """`stablehlo.constant dense<values> : tensor<shape x i32>` (values wrap to 32 bits, as
+        upstream's static_cast<int32_t>)."""
+        t = tensor_type(I32, shape)
+        data = np.array(values, dtype=np.int64).astype(np.int32).reshape(shape)
+        return self.create(
+            "stablehlo.constant", [], where, {"value": make_dense(t, data)}, result_type=t
+        )
+
+    def rollback(self) -> None:
+        for op in reversed(self.created):
+            op.detach()
+            op.erase()
+        self.created.clear()
+
+
+# ------------------------------------------------------------------------------------- helpers
+def _static_shape(t: Attribute) -> tuple[int, ...] | None:
+    if isinstance(t, TensorType):
+        shape = tuple(t.get_shape())
+        if all(d >= 0 for d in shape):
+            return shape
+    return None
+
+
+def cast_to_i32(rw: Rewriter, where: Where, value: SSAValue) -> SSAValue | None:
+    """upstream's castToI32: index -> tensor<i32>, tensor<Nxindex> -> tensor<Nxi32>, 32-bit integer
+    tensors as they are; None for anything else (a dynamic shape, another element type)."""
+    t = value.type
+    if isinstance(t, IndexType):
+        return rw.cast(value, SCALAR_I32, where)
+    if isinstance(t, (TensorType, UnrankedTensorType)):
+        shape = _static_shape(t)
+        if shape is None:
+            return None
+        if _is_i32(t.element_type):
+            return value
+        if isinstance(t.element_type, IndexType):
+            return rw.cast(value, tensor_type(I32, shape), where)
+    return None
+
+
+def cast_to_index(rw: Rewriter, where: Where, value: SSAValue) -> SSAValue | None:
+    """upstream's castToIndex: tensor<i32> -> index, tensor<Nxi32> -> tensor<Nxindex>, index-based
+    values as they are; None for anything else."""
+    t = value.type
+    if isinstance(t, IndexType):
+        return value
+    if isinstance(t, (TensorType, UnrankedTensorType)):
+        shape = _static_shape(t)
+        if shape is None:
+            return None
+        if isinstance(t.element_type, IndexType):
+            return value
+        if _is_i32(t.element_type):
+            return rw.cast(value, INDEX if not shape else tensor_type(INDEX, shape), where)
+    return None
+
+
+def _constant_index(value: SSAValue) -> int | None:
+    """The value of an `arith.constant` of type index defining ``value`` (arith::ConstantIndexOp)."""
+    if not isinstance(value, OpResult) or value.owner.name != "arith.constant":
+        return None
+    if not isinstance(value.type, IndexType):
+        return None
+    attr = value.owner.properties.get("value")
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def _constant_or_i32_cast(rw: Rewriter, value: SSAValue) -> SSAValue | None:
+    """upstream's convertToConstantOrI32Cast (at the value's location)."""
+    c = _constant_index(value)
+    if c is not None:
+        return rw.constant([c], (), value)
+    return cast_to_i32(rw, value, value)
+
+
+def _i64s(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(I64, list(values))
+
+
+def _slice(rw: Rewriter, op: Operation, x: SSAValue, start: Sequence[int]) -> SSAValue:
+    limit = [s + 1 for s in start]
+    props = {
+        "start_indices": _i64s(start),
+        "limit_indices": _i64s(limit),
+        "strides": _i64s([1] * len(start)),
+    }
+    return rw.create("stablehlo.slice", [x], op, props)
+
+
+def _reshape(rw: Rewriter, op: Operation, x: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+    return rw.create("stablehlo.reshape", [x], op, result_type=tensor_type(I32, shape))
+
+
+def _concatenate(rw: Rewriter, op: Operation, parts: Sequence[SSAValue]) -> SSAValue:
+    return rw.create("stablehlo.concatenate", parts, op, {"dimension": IntegerAttr(0, I64)})
+
+
+def _dim_size(rw: Rewriter, op: Operation, x: SSAValue, dim: int) -> SSAValue:
+    return rw.create("stablehlo.get_dimension_size", [x], op, {"dimension": IntegerAttr(dim, I64)})
+
+
+def _same_type(value: SSAValue | None, result: SSAValue, what: str) -> SSAValue:
+    if value is None or value.type != result.type:
+        raise _NoMatch(what)
+    return value
+
+
+def _type_text(t: Attribute) -> str:
+    from stablehlo_py.ir.text.printer import type_to_str
+
+    return type_to_str(t)
+
+
+# ------------------------------------------------------------------------------------ patterns
+Pattern = Callable[[Operation, Rewriter], list[SSAValue]]
+
+
+def _num_elements(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertNumElementsOpPattern: the product of the extents, one slice at a time."""
+    shape = cast_to_i32(rw, op, op.operands[0])
+    if shape is None:
+        raise _NoMatch("cast to i32 failed: the shape must be a statically shaped tensor of index")
+    rank = _static_shape(shape.type)[0]  # type: ignore[index]
+    result = rw.constant([1], (), op)
+    for i in range(rank):
+        size = _reshape(rw, op, _slice(rw, op, shape, [i]), ())
+        result = rw.create("stablehlo.multiply", [result, size], op)
+    index = cast_to_index(rw, op, result)
+    return [_same_type(index, op.results[0], "cast to index failed: the result must be an index")]
+
+
+def _shape_of(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertShapeOfOpPattern: get_dimension_size of each dimension, concatenated."""
+    arg = op.operands[0]
+    if not isinstance(arg.type, TensorType):
+        raise _NoMatch("expected ranked operand")
+    rank = len(arg.type.get_shape())
+    if rank > 0:
+        sizes = [_reshape(rw, op, _dim_size(rw, op, arg, i), (1,)) for i in range(rank)]
+        shape = _concatenate(rw, op, sizes)
+    else:
+        shape = rw.constant([], (0,), op)
+    index = cast_to_index(rw, op, shape)
+    return [
+        _same_type(
+            index, op.results[0], "cast to index failed: the result must be a tensor<Nxindex>"
+        )
+    ]
+
+
+def _const_shape(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertConstShapeOpPattern."""
+    from stablehlo_py.ir.ops.shape_dialect import ConstShapeOp
+
+    assert isinstance(op, ConstShapeOp)
+    t = op.results[0].type
+    if not isinstance(t, TensorType):
+        raise _NoMatch("expected ranked operand")
+    if _static_shape(t) is None:
+        raise _NoMatch(f"the result type '{_type_text(t)}' must have a static shape")
+    extents = op.extents()
+    index = cast_to_index(rw, op, rw.constant(extents, (len(extents),), op))
+    assert index is not None
+    return [index]
+
+
+def _index_cast(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertIndexCastOpPattern."""
+    x, out = op.operands[0], op.results[0]
+    shaped_in = isinstance(x.type, (TensorType, UnrankedTensorType))
+    if isinstance(x.type, IndexType):
+        # index -> iN: index -> tensor<i32> (-> stablehlo.convert -> tensor<iN>) -> iN
+        value = cast_to_i32(rw, op, x)
+        assert value is not None
+        if not _is_i32(out.type):
+            value = rw.create(
+                "stablehlo.convert", [value], op, result_type=tensor_type(out.type, ())
+            )
+        return [rw.cast(value, out.type, op)]
+    if not shaped_in and _is_index_like(out.type):
+        # iN -> index: iN -> tensor<iN> -> index
+        value = rw.cast(x, tensor_type(x.type, ()), op)
+        return [rw.cast(value, out.type, op)]
+    if _is_index_like(x.type):
+        value = cast_to_i32(rw, op, x)
+        if value is None:
+            raise _NoMatch("cast to i32 failed: the operand must have a static shape")
+    elif _is_shaped_i32(x.type):
+        value = x
+    else:
+        raise _NoMatch("expected input with index/i32 style")
+    if _is_index_like(out.type):
+        value = cast_to_index(rw, op, value)
+        if value is None:
+            raise _NoMatch("cast to index failed: the result must have a static shape")
+    elif not _is_shaped_i32(out.type):
+        raise _NoMatch("expected output with index/i32 style")
+    return [_same_type(value, out, "the operand and the result must have a static shape")]
+
+
+def _muli(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertMulIOpPattern: index multiplication as stablehlo.multiply on tensor<i32>."""
+    lhs, rhs = op.operands
+    if not all(_is_index_like(v.type) for v in (lhs, rhs, op.results[0])):
+        raise _NoMatch("expected index type")
+    a = _constant_or_i32_cast(rw, lhs)
+    b = _constant_or_i32_cast(rw, rhs)
+    if a is None or b is None:
+        raise _NoMatch("cast to i32 failed: the operands must have a static shape")
+    product = rw.create("stablehlo.multiply", [a, b], op)
+    index = cast_to_index(rw, op, product)
+    return [_same_type(index, op.results[0], "cast to index failed")]
+
+
+def _pad_from_left(rw: Rewriter, op: Operation, x: SSAValue, pad: int) -> SSAValue:
+    """`pad` ones, then x (upstream's padFromLeft)."""
+    return _concatenate(rw, op, [rw.constant([1] * pad, (pad,), op), x])
+
+
+def _broadcast(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertShapeBroadcastOpPattern: two extent tensors, the shorter padded with ones, their
+    elementwise maximum (the shapes are assumed broadcastable, as upstream)."""
+    if len(op.operands) != 2:
+        raise _NoMatch("only two operand shapes are supported")
+    a = cast_to_i32(rw, op, op.operands[0])
+    b = cast_to_i32(rw, op, op.operands[1])
+    if a is None or b is None:
+        raise _NoMatch("the operands must be statically shaped extent tensors")
+    na, nb = _static_shape(a.type)[0], _static_shape(b.type)[0]  # type: ignore[index]
+    if na < nb:
+        a = _pad_from_left(rw, op, a, nb - na)
+    elif na > nb:
+        b = _pad_from_left(rw, op, b, na - nb)
+    broadcast = rw.create("stablehlo.maximum", [a, b], op)
+    index = cast_to_index(rw, op, broadcast)
+    return [_same_type(index, op.results[0], "cast to index failed: the result must be a tensor")]
+
+
+def _tensor_dim(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertTensorDimPattern: a constant dimension's get_dimension_size."""
+    source, index = op.operands
+    dim = _constant_index(index)
+    if dim is None:
+        raise _NoMatch("expected constant index op")
+    size = _dim_size(rw, op, source, dim)
+    value = cast_to_index(rw, op, size)
+    assert value is not None
+    return [value]
+
+
+def _tensor_extract(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertTensorExtractPattern: a slice at constant indices, reshaped to a scalar."""
+    source = op.operands[0]
+    t = source.type
+    assert isinstance(t, TensorType)
+    dims = t.get_shape()
+    indices: list[int] = []
+    for i, v in enumerate(op.operands[1:]):
+        c = _constant_index(v)
+        if c is None:
+            raise _NoMatch("expected constant index op")
+        if dims[i] < 0 or c >= dims[i] or c < 0:
+            raise _NoMatch("index out of range")
+        indices.append(c)
+    x = cast_to_i32(rw, op, source)
+    if x is None:
+        raise _NoMatch(f"the tensor '{_type_text(t)}' must hold index or 32-bit integer elements")
+    scalar = _reshape(rw, op, _slice(rw, op, x, indices), ())
+    if isinstance(op.results[0].type, IndexType):
+        value = cast_to_index(rw, op, scalar)
+        assert value is not None
+        return [value]
+    return [rw.cast(scalar, op.results[0].type, op)]
+
+
+def _tensor_from_elements(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """ConvertTensorFromElementsPattern: a 0-d tensor is a cast of its element; a 1-D tensor of
+    index concatenates its elements (constants as constants)."""
+    t = op.results[0].type
+    if not isinstance(t, TensorType):
+        raise _NoMatch("expected a ranked tensor result")
+    rank = len(t.get_shape())
+    if rank == 0:
+        return [rw.cast(op.operands[0], t, op)]
+    if rank != 1:
+        raise _NoMatch("only a 1-D result is supported")
+    if not _is_index_like(t):
+        raise _NoMatch("only a tensor of index is supported")
+    parts: list[SSAValue] = []
+    for v in op.operands:
+        c = _constant_index(v)
+        if c is not None:
+            parts.append(rw.constant([c], (1,), op))
+        else:
+            x = cast_to_i32(rw, op, v)
+            assert x is not None  # the elements of a tensor of index are index values
+            parts.append(_reshape(rw, op, x, (1,)))
+    value = cast_to_index(rw, op, _concatenate(rw, op, parts))
+    return [_same_type(value, op.results[0], "cast to index failed")]
+
+
+def _cast_operands(op: Operation, rw: Rewriter) -> list[SSAValue]:
+    """CastOperandsPattern: the same op with its index-based operands cast to i32."""
+    from xdsl.utils.exceptions import VerifyException
+
+    operands: list[SSAValue] = []
+    for v in op.operands:
+        if _is_index_like(v.type):
+            x = cast_to_i32(rw, op, v)
+            if x is None:
+                raise _NoMatch(
+                    f"cast to i32 failed: the operand '{_type_text(v.type)}' must have a static "
+                    "shape"
+                )
+            operands.append(x)
+        else:
+            operands.append(v)
+    new = new_op(
+        type(op),
+        operands,
+        [r.type for r in op.results],
+        dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    rw.insert(new, op)
+    try:
+        new.verify()
+    except VerifyException as e:
+        raise _NoMatch(f"with its index operands cast to i32, {e}") from None
+    return list(new.results)
+
+
+PATTERNS: dict[str, Pattern] = {
+    "shape.const_shape": _const_shape,
+    "arith.muli": _muli,
+    "arith.index_cast": _index_cast,
+    "shape.num_elements": _num_elements,
+    "shape.shape_of": _shape_of,
+    "shape.broadcast": _broadcast,
+    "stablehlo.dynamic_broadcast_in_dim": _cast_operands,
+    "stablehlo.dynamic_reshape": _cast_operands,
+    "tensor.dim": _tensor_dim,
+    "tensor.extract": _tensor_extract,
+    "tensor.from_elements": _tensor_from_elements,
+}
+"""upstream's populateShapeToStablehloPatterns: op name -> its pattern."""
+
+
+# -------------------------------------------------------------------------------------- driver
+def _legalize(op: Operation) -> None:
+    """Rewrite the illegal ``op`` by its pattern, or raise upstream's legalization error."""
+    pattern = PATTERNS.get(op.name)
+    if pattern is None:
+        raise legalize_error(op, "no pattern of this pass converts it")
+    rw = Rewriter(op)
+    try:
+        values = pattern(op, rw)
+        for new in rw.created:
+            if not is_legal(new):
+                raise _NoMatch(
+                    f"it would create '{new.name}' with an index-based operand, which is illegal"
+                )
+    except _NoMatch as e:
+        rw.rollback()
+        raise legalize_error(op, str(e)) from None
+    for result, value in zip(op.results, values, strict=True):
+        result.replace_all_uses_with(value)
+    op.detach()
+    op.erase()
+
+
+def _restore(module: Operation, backup: Operation) -> None:
+    """Put ``backup``'s regions (a clone of ``module`` before the pass) back into ``module``,
+    keeping the parse positions of the original ops for later diagnostics."""
+    for old, new in zip(module.walk(), backup.walk()):
+        carry_location(new, old)
+    for region, saved in zip(module.regions, backup.regions):
+        for block in list(region.blocks):
+            for o in list(block.ops):
+                o.drop_all_references()
+        for block in list(region.blocks):
+            region.detach_block(block)
+        saved.move_blocks(region)
+
+
+def shape_legalize_to_stablehlo(module: Operation) -> Operation:
+    """Legalize ``module``'s shape computations to StableHLO (in place); on an op that cannot be
+    legalized, raise LegalizationError at that op and leave ``module`` unchanged."""
+    backup = module.clone()
+    try:
+        with gc_paused():
+            for op in [o for o in module.walk() if o is not module]:
+                if op.parent is not None and not is_legal(op):
+                    _legalize(op)
+    except LegalizationError:
+        _restore(module, backup)
+        raise
+    return module
