@@ -34,17 +34,20 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
+    operand_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
-from xdsl.traits import Pure
+from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.text.dense import dense_values, make_dense
@@ -530,7 +533,122 @@ def _print_const_witness(op: Operation, pr) -> None:  # type: ignore[no-untyped-
     pr.attr_dict(dict(op.attributes))
 
 
+# --------------------------------------------------------------------------------- assuming
+@irdl_op_definition
+class AssumingOp(IRDLOperation):
+    """`shape.assuming %w -> (types) { ... }`: its region, executed assuming the witness holds;
+    the region ends with `shape.assuming_yield` (elided when it yields nothing)."""
+
+    name = "shape.assuming"
+    witness = operand_def(WitnessType)
+    outs = var_result_def()
+    body = region_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        from stablehlo_py.ir.text.spelling import type_to_str
+
+        blocks = list(self.body.blocks)
+        if len(blocks) != 1:
+            raise VerifyException(
+                "'shape.assuming' op region #0 ('doRegion') failed to verify constraint: region "
+                "with 1 blocks"
+            )
+        last = blocks[0].last_op
+        if last is None or last.name != "shape.assuming_yield":
+            raise VerifyException(
+                "'shape.assuming' op expects regions to end with 'shape.assuming_yield'"
+            )
+        got = [type_to_str(v.type) for v in last.operands]
+        want = [type_to_str(r.type) for r in self.results]
+        if got != want:
+            raise VerifyException(
+                "'shape.assuming' op along control flow edge from Region #0 to parent results: "
+                f"yields ({', '.join(got)}) but the op's results are ({', '.join(want)})"
+            )
+
+
+@irdl_op_definition
+class AssumingYieldOp(IRDLOperation):
+    """`shape.assuming_yield %a : T`: the values of the enclosing `shape.assuming`."""
+
+    name = "shape.assuming_yield"
+    args = var_operand_def()
+    traits = traits_def(Pure(), IsTerminator())
+
+    def verify_(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        parent = self.parent_op()
+        if parent is None or parent.name != "shape.assuming":
+            raise VerifyException("'shape.assuming_yield' op expects parent op 'shape.assuming'")
+
+
+def _parse_assuming(p: Parser) -> Operation:
+    witness = p.parse_operand()
+    if witness.type != WitnessType():
+        p.error("shape.assuming: the witness must be of type !shape.witness")
+    types: list[Attribute] = []
+    if p.try_literal("->"):
+        if p.try_literal("("):
+            types = p.parse_comma_list(p.parse_type, ")")
+            p.parse_literal(")")
+        else:
+            types = [p.parse_type()]
+    region = p.parse_region()
+    if not region.blocks:
+        region.add_block(Block())
+    block = region.block
+    if block.last_op is None or block.last_op.name != "shape.assuming_yield":
+        block.add_op(AssumingYieldOp.create())
+    attrs = p.try_attr_dict()
+    return AssumingOp.create(
+        operands=[witness], result_types=types, regions=[region], attributes=attrs
+    )
+
+
+def _print_assuming(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
+    pr.write(pr.op_name(op.name) + " ")
+    pr.operand(op.operands[0])
+    if op.results:
+        pr.write(" -> (")
+        pr.types([r.type for r in op.results])
+        pr.write(")")
+    pr.write(" ")
+    pr.region(op.regions[0], print_entry_args=False, print_terminators=bool(op.results))
+    pr.attr_dict(dict(op.attributes))
+
+
+def _parse_assuming_yield(p: Parser) -> Operation:
+    attrs = p.try_attr_dict()
+    p.ws()
+    operands: list[SSAValue] = []
+    if p.peek() == "%":
+        operands = p.parse_operand_list()
+        p.parse_literal(":")
+        p.ws()
+        pos = p.pos
+        types = p.parse_comma_list(p.parse_type)
+        if [v.type for v in operands] != types:
+            p.error("shape.assuming_yield: the operands' types are not the written ones", pos)
+    return AssumingYieldOp.create(operands=operands, attributes=attrs)
+
+
+def _print_assuming_yield(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
+    pr.write(pr.op_name(op.name))
+    pr.attr_dict(dict(op.attributes))
+    if op.operands:
+        pr.write(" ")
+        pr.operands(op.operands)
+        pr.write(" : ")
+        pr.types([v.type for v in op.operands])
+
+
 FOREIGN_SYNTAX[ConstShapeOp] = ForeignSyntax(_parse_const_shape, _print_const_shape)
+FOREIGN_SYNTAX[AssumingOp] = ForeignSyntax(_parse_assuming, _print_assuming)
+FOREIGN_SYNTAX[AssumingYieldOp] = ForeignSyntax(_parse_assuming_yield, _print_assuming_yield)
 FOREIGN_SYNTAX[ConstSizeOp] = ForeignSyntax(_parse_const_size, _print_const_size)
 FOREIGN_SYNTAX[ConstWitnessOp] = ForeignSyntax(_parse_const_witness, _print_const_witness)
 
@@ -566,6 +684,8 @@ OPS = (
     SizeToIndexOp,
     IndexToSizeOp,
     AssumingAllOp,
+    AssumingOp,
+    AssumingYieldOp,
 )
 
 __all__ = [
@@ -573,6 +693,8 @@ __all__ = [
     "SHAPE_TYPES",
     "AnyOp",
     "AssumingAllOp",
+    "AssumingOp",
+    "AssumingYieldOp",
     "BroadcastOp",
     "ConstShapeOp",
     "ConstSizeOp",
