@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
 )
-from xdsl.ir import Attribute, TypeAttribute
+from xdsl.ir import Attribute, Operation, TypeAttribute
 from xdsl.irdl import (
     irdl_attr_definition,
     operand_def,
@@ -329,7 +329,6 @@ def verify_mesh_symbol(op: StableHLOOp) -> None:
     """upstream's ReplicaGroupMeshAxesAttr::verifySymbolUses: the mesh of mesh-axes replica groups
     must name a symbol visible from the op."""
     from xdsl.dialects.builtin import SymbolRefAttr
-    from xdsl.traits import SymbolTable
 
     rg = op.properties.get("replica_groups")
     if not isinstance(rg, ReplicaGroupMeshAxesAttr):
@@ -337,8 +336,27 @@ def verify_mesh_symbol(op: StableHLOOp) -> None:
     ref = rg.mesh
     if not isinstance(ref, SymbolRefAttr) or ref.nested_references.data:
         return
-    if SymbolTable.lookup_symbol(op, ref) is None:
+    if lookup_nearest_symbol(op, ref.root_reference.data) is None:
         raise VerifyException(f"replica_groups: mesh symbol '{ref.root_reference.data}' not found")
+
+
+def lookup_nearest_symbol(op: Operation, name: str) -> Operation | None:
+    """MLIR's SymbolTable::lookupNearestSymbolFrom for a flat name: in the nearest enclosing symbol
+    table, the op whose `sym_name` is ``name`` -- any op with that attribute, registered or not
+    (an unregistered `"sdy.mesh"() {sym_name = ...}` is a symbol too, as in MLIR)."""
+    from xdsl.dialects.builtin import StringAttr
+    from xdsl.traits import SymbolTable
+
+    table: Operation | None = op
+    while table is not None and not table.has_trait(SymbolTable, value_if_unregistered=False):
+        table = table.parent_op()
+    if table is None or not table.regions or not table.regions[0].blocks:
+        return None
+    for candidate in table.regions[0].blocks.first.ops:  # type: ignore[union-attr]
+        sym = candidate.properties.get("sym_name") or candidate.attributes.get("sym_name")
+        if isinstance(sym, StringAttr) and sym.data == name:
+            return candidate
+    return None
 
 
 def channel_id(op: StableHLOOp) -> int:

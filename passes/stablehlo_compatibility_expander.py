@@ -1,0 +1,91 @@
+"""`stablehlo-compatibility-expander{target=X}`: rewrite features newer than a target version into
+older ops, so the program can be serialized for that target (upstream's
+StablehloCompatibilityExpander.cpp).  The expansions and their version gates are the table in
+passes/compat_expansions/.
+
+As upstream: the target is required and must be `#.#.#` between the minimum and the current version
+(upstream asserts this; here it is a clear VersionError with upstream's wording); the module-level
+rewrite (location ranges) runs first, then the op patterns greedily over the module, top-down
+(GreedyRewriteConfig.useTopDownTraversal), with MLIR's constant uniquing and dead-op erasure; not
+converging in 10 iterations is upstream's "Failed to converge StableHLOCompatibilityExpanderPass in
+10 iterations".  Ops whose own `fold` hook upstream's driver would also try are not folded here
+(folding needs constant operands, which none of the expansions create for these ops).
+
+    expand_for_target(module, "1.0.0")    # the same, from Python (in place; returns the module)
+"""
+
+from __future__ import annotations
+
+from stablehlo_py.passes._common import op_location
+from stablehlo_py.passes.compat_expansions import expansions_for
+from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily
+from xdsl.ir import Operation
+
+from stablehlo_py.errors import StableHLOError, VersionError
+from stablehlo_py.version import Version, get_current_version, get_minimum_version
+
+__all__ = ["PASS_NAME", "expand_for_target", "run", "validate_target_version"]
+
+PASS_NAME = "stablehlo-compatibility-expander"
+
+_FORM = "Target version must be of the form `#.#.#`."
+
+
+def validate_target_version(text: str | Version | None) -> Version:
+    """upstream's validateTargetVersion (its assertion messages, as errors)."""
+    if isinstance(text, Version):
+        version = text
+    else:
+        if not text:
+            raise VersionError(
+                f"No target version specified. {_FORM}",
+                note=f"pass {PASS_NAME}='target=X.Y.Z' with X.Y.Z from {get_minimum_version()} "
+                f"to {get_current_version()}",
+            )
+        try:
+            version = Version.from_string(text)
+        except VersionError:
+            raise VersionError(
+                f"Invalid target version argument. {_FORM}",
+                note=f"got '{text}'; use X.Y.Z from {get_minimum_version()} to "
+                f"{get_current_version()}",
+            ) from None
+    if version < get_minimum_version():
+        raise VersionError(
+            "target version is less than minimum supported.",
+            note=f"the minimum supported version is {get_minimum_version()}",
+        )
+    if version > get_current_version():
+        raise VersionError(
+            "target version is greater than current version.",
+            note=f"the current version is {get_current_version()}",
+        )
+    return version
+
+
+class ConvergenceError(StableHLOError):
+    """The expansions kept rewriting the module (upstream's pass failure)."""
+
+
+def expand_for_target(module: Operation, target: str | Version) -> Operation:
+    """Apply every expansion ``target`` needs to ``module`` (in place)."""
+    version = validate_target_version(target)
+    expansions = expansions_for(version)
+    for e in expansions:
+        if e.module_step is not None:
+            e.module_step(module)
+    patterns = [p for e in expansions for p in e.patterns()]
+    if not patterns:
+        return module
+    config = GreedyConfig(top_down=True)
+    if not apply_patterns_greedily(module, patterns, config=config):
+        raise ConvergenceError(
+            f"Failed to converge StableHLOCompatibilityExpanderPass in {config.max_iterations} "
+            "iterations",
+            location=op_location(module),
+        )
+    return module
+
+
+def run(op: Operation, options: dict[str, object]) -> Operation:
+    return expand_for_target(op, str(options["target"]))

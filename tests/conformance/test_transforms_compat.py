@@ -1,0 +1,7 @@
+"""Upstream's tests of stablehlo-compatibility-expander (passes/stablehlo_compatibility_expander.py)."""
+
+from tests.conformance.transform_suite import transform_tests
+
+FILES = ("stablehlo_compatibility_expander.mlir",)
+
+test_run_line, test_chunks, test_every_file_has_run_lines = transform_tests(FILES)
