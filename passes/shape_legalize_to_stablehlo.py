@@ -518,11 +518,21 @@ PATTERNS: dict[str, Pattern] = {
 
 
 # -------------------------------------------------------------------------------------- driver
+def _no_pattern_reason(op: Operation) -> str:
+    if op.name.startswith("stablehlo."):
+        return (
+            f"this pass (as upstream's) has no pattern for '{op.name}' with index-based operands; "
+            "give it i32 shape operands (e.g. through arith.index_cast)"
+        )
+    supported = ", ".join(sorted(n for n in PATTERNS if not n.startswith("stablehlo.")))
+    return f"this pass (as upstream's) has no pattern for it; it converts {supported}"
+
+
 def _legalize(op: Operation) -> None:
     """Rewrite the illegal ``op`` by its pattern, or raise upstream's legalization error."""
     pattern = PATTERNS.get(op.name)
     if pattern is None:
-        raise legalize_error(op, "no pattern of this pass converts it")
+        raise legalize_error(op, _no_pattern_reason(op))
     rw = Rewriter(op)
     try:
         values = pattern(op, rw)
