@@ -44,6 +44,11 @@ class ShapeOfOp(IRDLOperation):
     result = result_def()
     traits = traits_def(Pure())
 
+    def verify_(self) -> None:
+        from stablehlo_py.ir.ops.shape_dialect import verify_shape_of
+
+        verify_shape_of(self)
+
 
 # ------------------------------------------------------------------------------------ tensor
 def _parse_dim(p: Parser) -> Operation:

@@ -182,6 +182,39 @@ def _some_operand(op: Operation) -> str | None:
     return "no operands specified" if not op.operands else None
 
 
+def verify_shape_of(op: Operation) -> None:
+    """`shape.shape_of`'s verification (the op is defined in shape_computation.py): MLIR's operand
+    and result constraints, verifyShapeOrExtentTensorOp and its inferred type's compatibility
+    (a ranked operand gives `tensor<Rxindex>`, compatible with `tensor<?xindex>` and
+    `!shape.shape`)."""
+    from xdsl.utils.exceptions import VerifyException
+
+    from stablehlo_py.ir.text.spelling import type_to_str
+
+    arg, result = op.operands[0].type, op.results[0].type
+    if not isinstance(arg, (TensorType, UnrankedTensorType, ValueShapeType)):
+        raise VerifyException(
+            "'shape.shape_of' op operand #0 must be shaped of any type values or value shape, "
+            f"but got '{type_to_str(arg)}'"
+        )
+    if not SHAPE_OR_EXTENT[1](result):
+        raise VerifyException(
+            f"'shape.shape_of' op result #0 must be shape or extent tensor, but got "
+            f"'{type_to_str(result)}'"
+        )
+    message = _shape_or_extent_rule(op)
+    if message is not None:
+        raise VerifyException(f"'shape.shape_of' op {message}")
+    if isinstance(arg, TensorType) and isinstance(result, TensorType):
+        rank = len(arg.get_shape())
+        (n,) = result.get_shape()
+        if n not in (-1, rank):
+            raise VerifyException(
+                f"'shape.shape_of' op inferred type(s) 'tensor<{rank}xindex>' are incompatible "
+                f"with return type(s) of operation '{type_to_str(result)}'"
+            )
+
+
 # ---------------------------------------------------------------------------- op signatures
 @dataclass(frozen=True)
 class Signature:
@@ -708,4 +741,5 @@ __all__ = [
     "ValueShapeType",
     "WitnessType",
     "is_extent_tensor",
+    "verify_shape_of",
 ]

@@ -333,6 +333,17 @@ def test_shape_dialect_syntax_round_trips() -> None:
             ),
         ),
         ("%0 = shape.assuming_all", "'shape.assuming_all' op no operands specified"),
+        (
+            "%0 = shape.shape_of %v : tensor<2xi32> -> tensor<3xindex>",
+            (
+                "'shape.shape_of' op inferred type(s) 'tensor<1xindex>' are incompatible with "
+                "return type(s) of operation 'tensor<3xindex>'"
+            ),
+        ),
+        (
+            "%0 = shape.shape_of %v : tensor<2xi32> -> tensor<1xi32>",
+            "'shape.shape_of' op result #0 must be shape or extent tensor, but got 'tensor<1xi32>'",
+        ),
     ],
 )
 def test_shape_ops_verify_in_mlir_words(body: str, message: str) -> None:
