@@ -98,15 +98,33 @@ def unzigzag(value: int) -> int:
 
 
 class Emitter:
-    """A growing byte buffer with MLIR's emission primitives."""
+    """A growing byte buffer with MLIR's emission primitives.
 
-    __slots__ = ("buf",)
+    `large(data)` appends a large buffer by reference (the buffers written so far and it become
+    pieces of the emitter, `pieces()`): a 1 GiB constant is not copied into the section's buffer.
+    Only emitters whose pieces their user reads (`pieces()`, not `buf`) may take `large`."""
+
+    __slots__ = ("_done", "_done_len", "buf")
 
     def __init__(self) -> None:
         self.buf = bytearray()
+        self._done: list[bytes | bytearray] = []
+        self._done_len = 0
 
     def __len__(self) -> int:
-        return len(self.buf)
+        return self._done_len + len(self.buf)
+
+    def large(self, data: bytes) -> None:
+        if self.buf:
+            self._done.append(self.buf)
+            self._done_len += len(self.buf)
+            self.buf = bytearray()
+        self._done.append(data)
+        self._done_len += len(data)
+
+    def pieces(self) -> list[bytes | bytearray]:
+        """The bytes written, in order, as buffers (joined: the emitter's contents)."""
+        return [*self._done, self.buf]
 
     def byte(self, b: int) -> None:
         self.buf.append(b)

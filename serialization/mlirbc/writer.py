@@ -34,6 +34,9 @@ from xdsl.ir import Block, Operation, Region
 __all__ = ["write_bytecode"]
 
 
+_LARGE_BLOB = 1 << 20  # bytes: a dense blob above this is not copied into the section
+
+
 class _OpName:
     __slots__ = ("dialect", "name", "number", "refcount", "registered")
 
@@ -221,6 +224,7 @@ class _Writer:
         self.props_index: dict[bytes, int] = {}
         self.root = root
         self.orders = use_list_orders(root, use_lists_as) if self.version >= 3 else {}
+        self._blob_sink: Emitter | None = None  # the emitter that takes large blobs by reference
 
     def string(self, s: bytes) -> int:
         idx = self.strings.get(s)
@@ -242,7 +246,10 @@ class _Writer:
                 em.varint(self.string(v))
             elif tag == "blob":
                 em.varint(len(v))
-                em.raw(v)
+                if len(v) > _LARGE_BLOB and em is self._blob_sink:
+                    em.large(v)  # by reference: the section's pieces include it
+                else:
+                    em.raw(v)
             elif tag == "oA":
                 em.varint(0 if v is None else (v.number << 1) | 1)
             elif tag == "b":
@@ -260,11 +267,15 @@ class _Writer:
         # growing file buffer (a large constant's bytes would be held twice more).
         parts: list[bytes | bytearray] = [out.buf]
 
-        def section(code: int, body: bytes | bytearray) -> None:
+        def section(code: int, body: bytes | bytearray | Emitter) -> None:
             head = Emitter()
             head.byte(code)  # Emitter.section's header: the id, the length; no alignment
             head.varint(len(body))
-            parts.extend((head.buf, body))
+            parts.append(head.buf)
+            if isinstance(body, Emitter):
+                parts.extend(body.pieces())
+            else:
+                parts.append(body)
 
         # dialect section
         d = Emitter()
@@ -291,6 +302,7 @@ class _Writer:
         # attribute/type sections
         offsets = Emitter()
         data = Emitter()
+        self._blob_sink = data  # the attribute section takes large blobs by reference
         offsets.varint(len(n.attrs))
         offsets.varint(len(n.types))
         prev = [0]
@@ -309,7 +321,8 @@ class _Writer:
         self._grouped(offsets, n.attrs, entry)
         self._grouped(offsets, n.types, entry)
         section(Section.ATTR_TYPE_OFFSET, offsets.buf)
-        section(Section.ATTR_TYPE, data.buf)
+        section(Section.ATTR_TYPE, data)
+        self._blob_sink = None
         # IR
         ir = Emitter()
         ir.varint_flag(1, False)
