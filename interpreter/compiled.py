@@ -27,6 +27,7 @@ as a plan of the same steps instead).
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +39,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
 
+_is = operator.is_
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return"})
 # Hooks `(op, impl) -> impl` applied once per op when it is first compiled (e.g.
 # impls/quantization.py wraps ops on quantized tensors as dequantize -> op -> quantize).
@@ -77,9 +79,46 @@ def resolve_impl(op: Operation) -> Impl | None:
     return fn
 
 
+def _op_key(op: Operation) -> tuple[Any, ...]:
+    """What an op's kept impl and step were prepared from: its attribute and type objects and, for an
+    op with regions, the ops of its bodies with their operands and attributes (a region's kind is
+    recognized from them).  xDSL attributes are immutable, so an edit replaces objects."""
+    key = (
+        *op.properties.values(),
+        *op.attributes.values(),
+        *[v.type for v in op._operands],
+        *[r.type for r in op.results],
+    )
+    if not op.regions:
+        return key
+    body: list[Any] = []
+    for region in op.regions:
+        for block in region.blocks:
+            body += [a.type for a in block.args]
+            for inner in block.ops:
+                body.append(inner)
+                body += inner._operands
+                body += inner.properties.values()
+                body += inner.attributes.values()
+    return key + tuple(body)
+
+
+def drop_if_edited(op: Operation) -> None:
+    """Forget what was prepared and kept on `op` (its impl and step) when the op was edited in place
+    since (a pass changed an attribute, a type or a region body): the next run prepares it again."""
+    d = op.__dict__
+    key = _op_key(op)
+    old = d.get("_interp_key")
+    if old is not None and (len(old) != len(key) or not all(map(_is, old, key))):
+        d.pop("_interp_impl", None)
+        d.pop("_interp_step", None)
+    d["_interp_key"] = key
+
+
 def step_for(op: Operation) -> Step | None:
     """How the compiled code runs `op`: its compiler's step when its impl is the compiler's own
     (no hook wrapped it), else a step calling the impl.  None when the op is not supported."""
+    drop_if_edited(op)
     fn = resolve_impl(op)
     if fn is None:
         return None
