@@ -167,6 +167,43 @@ PASSES: dict[str, PassInfo] = {
             "canonicalize",
             "Canonicalize operations (the StableHLO, CHLO and func ops' canonicalization patterns "
             "and folders)",
+            # MLIR's Canonicalizer options (mlir/Transforms/Passes.td), RewritePassUtils' last
+            _opt("top-down", "bool", True, "Seed the worklist in general top-down order"),
+            _opt(
+                "region-simplify",
+                "string",
+                "normal",
+                "Perform control flow optimizations to the region tree (disabled, normal, "
+                "aggressive)",
+            ),
+            _opt(
+                "max-iterations",
+                "int",
+                10,
+                "Max. iterations between applying patterns / simplifying regions",
+            ),
+            _opt(
+                "max-num-rewrites", "int", -1, "Max. number of pattern rewrites within an iteration"
+            ),
+            _opt(
+                "test-convergence",
+                "bool",
+                False,
+                "Test only: Fail pass on non-convergence to detect cyclic pattern",
+            ),
+            _opt(
+                "disable-patterns",
+                "list",
+                [],
+                "Labels of patterns that should be filtered out during application",
+            ),
+            _opt(
+                "enable-patterns",
+                "list",
+                [],
+                "Labels of patterns that should be used during application, all other patterns "
+                "are filtered out",
+            ),
         ),
         _pass(
             "chlo-legalize-to-stablehlo", "Legalizes from CHLO ops flow to StableHLO and Shape ops"

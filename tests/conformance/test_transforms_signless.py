@@ -3,6 +3,9 @@
 
 from tests.conformance.transform_suite import transform_tests
 
-FILES = ("stablehlo_legalize_deprecated_ops.mlir",)
+FILES = (
+    "stablehlo_legalize_deprecated_ops.mlir",
+    "stablehlo_convert_to_signless.mlir",
+)
 
 test_run_line, test_chunks, test_every_file_has_run_lines = transform_tests(FILES)
