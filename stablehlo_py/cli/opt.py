@@ -58,6 +58,7 @@ def process_text(
     debuginfo: bool,
     line_offset: int = 0,
     allow_unregistered: bool = False,
+    location_aliases: bool = False,
 ) -> str:
     """Parse, verify, run the passes and print one chunk."""
     from stablehlo_py.ir import parse, print_ir
@@ -67,7 +68,7 @@ def process_text(
     module = parse(text, name, line_offset, allow_unregistered)
     verify(module)
     module = run_pipeline(module, pipeline)
-    return print_ir(module, generic=generic, debuginfo=debuginfo)
+    return print_ir(module, generic=generic, debuginfo=debuginfo, location_aliases=location_aliases)
 
 
 class _OptCommand(click.Command):
@@ -87,7 +88,7 @@ class _OptCommand(click.Command):
         "ignore_unknown_options": True,
         "allow_extra_args": True,
         "help_option_names": ["--help", "-h"],
-    }
+    },
 )
 @click.argument("input_file", default="-", required=False)
 @click.option("-o", "output", default=None, help="Output file (default: stdout).")
@@ -104,7 +105,7 @@ class _OptCommand(click.Command):
     "--mlir-print-local-scope",
     is_flag=True,
     hidden=True,
-    help="Accepted; locations are always inline.",
+    help="Print locations inline instead of as #loc aliases (with --mlir-print-debuginfo).",
 )
 @click.option(
     "--serialize", is_flag=True, help="Write the result as a portable artifact (needs --target)."
@@ -162,12 +163,22 @@ def cli(
             debuginfo,
             strip_debuginfo,
             allow_unregistered_dialect,
+            not mlir_print_local_scope,
         )
     text = decode_text(data, name)
     outputs: list[str] = []
     problems: list[str] = []
     for offset, chunk in split_chunks(text, split_input_file):
-        args = (chunk, name, pipeline, generic, debuginfo, offset, allow_unregistered_dialect)
+        args = (
+            chunk,
+            name,
+            pipeline,
+            generic,
+            debuginfo,
+            offset,
+            allow_unregistered_dialect,
+            not mlir_print_local_scope,
+        )
         if verify_diagnostics:
             verifier = DiagnosticVerifier(chunk, name, offset)
             try:
@@ -246,6 +257,7 @@ def _run_binary(
     debuginfo: bool,
     strip_debuginfo: bool = False,
     allow_unregistered: bool = False,
+    location_aliases: bool = False,
 ) -> int:
     """Binary input (see `read_binary`) and/or --emit-bytecode (MLIR bytecode)."""
     from stablehlo_py.ir import parse, print_ir
@@ -263,7 +275,12 @@ def _run_binary(
 
         write_output(output, write_dialect(module, strip_debuginfo=strip_debuginfo))
     else:
-        write_output(output, print_ir(module, generic=generic, debuginfo=debuginfo))
+        write_output(
+            output,
+            print_ir(
+                module, generic=generic, debuginfo=debuginfo, location_aliases=location_aliases
+            ),
+        )
     return 0
 
 

@@ -67,6 +67,12 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option("--interpreter-print-dense", is_flag=True, help="Print results as dense attributes.")
 @click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print ops in generic form.")
 @click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
+@click.option(
+    "--mlir-print-local-scope",
+    "local_scope",
+    is_flag=True,
+    help="Print locations inline instead of as #loc aliases (with --mlir-print-debuginfo).",
+)
 @click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)
 def cli(**options: object) -> int:
     """Translate StableHLO programs: interpret, serialize, deserialize."""

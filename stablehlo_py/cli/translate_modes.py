@@ -140,7 +140,10 @@ def deserialize(options: dict[str, Any]) -> int:
     data, name = read_input_bytes(str(options["input_file"]))
     module = deserialize_portable_artifact(data, name=name)
     text = print_ir(
-        module, generic=bool(options.get("generic")), debuginfo=bool(options.get("debuginfo"))
+        module,
+        generic=bool(options.get("generic")),
+        debuginfo=bool(options.get("debuginfo")),
+        location_aliases=not options.get("local_scope"),
     )
     write_output(options.get("output"), text)  # type: ignore[arg-type]
     return 0

@@ -42,17 +42,27 @@ def parse(
         ).parse_top_level()
 
 
-def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
-    """Print an op (usually a module) as upstream's stablehlo-opt would, with a trailing newline."""
+def print_ir(
+    op: Operation, generic: bool = False, debuginfo: bool = False, location_aliases: bool = False
+) -> str:
+    """Print an op (usually a module) as upstream's stablehlo-opt would, with a trailing newline.
+    With ``debuginfo`` locations are printed inline (`--mlir-print-local-scope`), or as `#loc`
+    aliases defined after the module with ``location_aliases`` (stablehlo-opt's default)."""
     from stablehlo_py.ir.text.printer import print_module
 
     default_registry()
     with no_gc():
-        return print_module(op, generic=generic, debuginfo=debuginfo)
+        return print_module(
+            op, generic=generic, debuginfo=debuginfo, location_aliases=location_aliases
+        )
 
 
 def print_ir_to(
-    op: Operation, stream: TextIO, generic: bool = False, debuginfo: bool = False
+    op: Operation,
+    stream: TextIO,
+    generic: bool = False,
+    debuginfo: bool = False,
+    location_aliases: bool = False,
 ) -> None:
     """`print_ir(op)` written to a text stream piece by piece (for large modules: the whole text
     is never held in memory, only the pieces it is written from)."""
@@ -60,7 +70,9 @@ def print_ir_to(
 
     default_registry()
     with no_gc():
-        write_module(op, stream, generic=generic, debuginfo=debuginfo)
+        write_module(
+            op, stream, generic=generic, debuginfo=debuginfo, location_aliases=location_aliases
+        )
 
 
 __all__ = ["parse", "print_ir", "print_ir_to"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from xdsl.dialects.builtin import (
     BoolAttr,
@@ -39,6 +39,9 @@ from stablehlo_py.ir.text.spelling import (  # noqa: F401  (re-exported: the pri
     symbol_text,
     type_to_str,
 )
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.location_aliases import LocationAliases
 
 _LARGE_DENSE_BYTES = 1 << 20
 _SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
@@ -264,9 +267,16 @@ def location_text(op: Operation | object) -> str:
 class Printer:
     """Accumulates text.  Ops call `write`, `operand`, `type`, `attr`, `region`, ..."""
 
-    def __init__(self, top: Operation, generic: bool = False, debuginfo: bool = False):
+    def __init__(
+        self,
+        top: Operation,
+        generic: bool = False,
+        debuginfo: bool = False,
+        location_aliases: LocationAliases | None = None,
+    ):
         self.generic = generic
         self.debuginfo = debuginfo
+        self.location_aliases = location_aliases
         self.namer = Namer(top, generic)
         self.out: list[str] = []
         self.indent = 0
@@ -336,7 +346,10 @@ class Printer:
         """` loc(...)` with --mlir-print-debuginfo: the op's own location, else where it was parsed
         (MLIR's parser gives every op its file:line:col), else unknown."""
         if self.debuginfo:
-            self.out.append(f" loc({location_text(op)})")
+            if self.location_aliases is not None:
+                self.out.append(f" loc({self.location_aliases.name(location_text(op))})")
+            else:
+                self.out.append(f" loc({location_text(op)})")
 
     # -- ops
     def op_name(self, name: str) -> str:
@@ -484,22 +497,46 @@ class Printer:
         return "".join(self.out)
 
 
-def print_module(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
-    """Print a top-level op (usually `builtin.module`) and a trailing newline."""
-    p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo)
+def _location_aliases(op: Operation, debuginfo: bool, aliases: bool) -> LocationAliases | None:
+    if not (debuginfo and aliases):
+        return None
+    from stablehlo_py.ir.text.location_aliases import LocationAliases
+
+    return LocationAliases(op)
+
+
+def print_module(
+    op: Operation, generic: bool = False, debuginfo: bool = False, location_aliases: bool = False
+) -> str:
+    """Print a top-level op (usually `builtin.module`) and a trailing newline.  With
+    ``location_aliases`` (and ``debuginfo``) locations print as `#loc` aliases, as MLIR's printer
+    without `--mlir-print-local-scope` (ir/text/location_aliases.py)."""
+    locs = _location_aliases(op, debuginfo, location_aliases)
+    p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo, location_aliases=locs)
     p.print_op(op)
     p.write("\n")
+    if locs is not None:
+        return _with_aliases(op, locs.head() + p.text() + locs.tail())
     return _with_aliases(op, p.text())
 
 
 def write_module(
-    op: Operation, stream: TextIO, generic: bool = False, debuginfo: bool = False
+    op: Operation,
+    stream: TextIO,
+    generic: bool = False,
+    debuginfo: bool = False,
+    location_aliases: bool = False,
 ) -> None:
     """`print_module`'s text written to `stream` piece by piece: the text is never held whole
     (a module with a 1 GiB constant prints through 2 GiB of pieces, not 4)."""
-    p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo)
+    locs = _location_aliases(op, debuginfo, location_aliases)
+    p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo, location_aliases=locs)
+    if locs is not None:
+        p.write(locs.head())
     p.print_op(op)
     p.write("\n")
+    if locs is not None:
+        p.write(locs.tail())
     if _SEEN_ALIASED[0] and _attribute_aliases(op):
         stream.write(_with_aliases(op, p.text()))
         return
