@@ -180,8 +180,9 @@ def _splat_float(attr: Attribute | None) -> float | None:
     if isinstance(attr, FloatAttr):
         return float(attr.value.data)
     if isinstance(attr, DenseIntOrFPElementsAttr) and type(attr.get_element_type()) in FLOAT_NAME:
-        v = np.asarray(dense_values(attr)).reshape(-1)
-        if v.size and bool(np.all(v.view(np.uint8).reshape(v.size, -1) == v[:1].view(np.uint8))):
+        v = np.ascontiguousarray(dense_values(attr)).reshape(-1)
+        raw = v.view(np.uint8).reshape(v.size, -1)
+        if v.size and bool(np.all(raw == raw[:1])):
             return float(v[0])
     return None
 
