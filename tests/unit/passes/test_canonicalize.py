@@ -258,7 +258,7 @@ func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
     assert "arith.constant dense<[6.000000e+00, 8.000000e+00]> : tensor<2xf32>" in out
     assert "arith.constant 1.200000e+01 : f32" in out
     assert "arith.addf %arg0, %cst" in out  # x + 0.0 is not x (-0.0 + 0.0 = +0.0)
-    ret = [ln for ln in _body(out) if ln.startswith("return")][0]
+    ret = next(ln for ln in _body(out) if ln.startswith("return"))
     assert ret.startswith("return %cst") and ", %arg0, %" in ret
 
 
@@ -347,18 +347,24 @@ func.func @f(%a: memref<*xf32>, %t: tensor<4xf32>) -> (memref<4xf32>, tensor<*xf
     [
         (
             "%0 = memref.cast %b : memref<4x?xf32> to memref<3x?xf32>",
-            "'memref.cast' op operand type 'memref<4x?xf32>' and result type 'memref<3x?xf32>' are "
-            "cast incompatible",
+            (
+                "'memref.cast' op operand type 'memref<4x?xf32>' and result type 'memref<3x?xf32>' are "
+                "cast incompatible"
+            ),
         ),
         (
             "%0 = memref.cast %a : memref<*xf32> to memref<*xf32>",
-            "'memref.cast' op operand type 'memref<*xf32>' and result type 'memref<*xf32>' are "
-            "cast incompatible",
+            (
+                "'memref.cast' op operand type 'memref<*xf32>' and result type 'memref<*xf32>' are "
+                "cast incompatible"
+            ),
         ),
         (
             "%0 = bufferization.to_tensor %b : memref<4x?xf32> to tensor<4x4xf32>",
-            "'bufferization.to_tensor' op failed to verify that type of 'result' matches the "
-            "tensor equivalent of 'buffer'",
+            (
+                "'bufferization.to_tensor' op failed to verify that type of 'result' matches the "
+                "tensor equivalent of 'buffer'"
+            ),
         ),
     ],
 )
