@@ -1,24 +1,73 @@
-"""Registry of `stablehlo.custom_call` targets.  The `check.*` targets upstream's testdata uses are
-built in; register your own with `register_custom_call(name, fn)` where
-`fn(evaluator, op, operand_values) -> list of result values`."""
+"""The public names of the custom-call registry, kept for compatibility; the registry itself is
+`stablehlo_py.interpreter.custom_calls` (the versioned plugin API, entry points, built-in targets).
+
+- `register_custom_call(name, fn)`: make `stablehlo.custom_call @name(...)` run `fn(ctx)` (a
+  `CallContext` -> the result arrays); the old form `fn(evaluator, op, operand_values)` still works
+  and is deprecated;
+- `custom_call_target(name)`: the same as a decorator;
+- `CUSTOM_CALL_TARGETS`: a live name -> function view of every registered target."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-CustomCallFn = Callable[[Any, Any, list[Any]], list[Any]]
-CUSTOM_CALL_TARGETS: dict[str, CustomCallFn] = {}
+from stablehlo_py.interpreter.custom_calls.context import CallContext
+from stablehlo_py.interpreter.custom_calls.registry import (
+    REGISTRY,
+    builtin,
+    convention_of,
+    register_custom_call,
+)
+
+CustomCallFn = Callable[..., Any]
 
 
-def register_custom_call(name: str, fn: CustomCallFn) -> None:
-    """Make `stablehlo.custom_call @name(...)` run `fn` in every evaluator created afterwards."""
-    CUSTOM_CALL_TARGETS[name] = fn
+class _TargetsView(MutableMapping[str, CustomCallFn]):
+    """`CUSTOM_CALL_TARGETS`: reads and writes go to the one registry."""
+
+    def __getitem__(self, name: str) -> CustomCallFn:
+        target = REGISTRY.get(name)
+        if target is None:
+            raise KeyError(name)
+        return target.fn
+
+    def __setitem__(self, name: str, fn: CustomCallFn) -> None:
+        register_custom_call(name, fn)
+
+    def __delitem__(self, name: str) -> None:
+        if REGISTRY.peek(name) is None:
+            raise KeyError(name)
+        REGISTRY.remove(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([t.name for t in REGISTRY.targets()])
+
+    def __len__(self) -> int:
+        return len(REGISTRY.targets())
+
+
+CUSTOM_CALL_TARGETS: MutableMapping[str, CustomCallFn] = _TargetsView()
 
 
 def custom_call_target(name: str) -> Callable[[CustomCallFn], CustomCallFn]:
+    """Decorator form of `register_custom_call`; functions of the toolkit's own modules are
+    registered as built-ins."""
+
     def deco(fn: CustomCallFn) -> CustomCallFn:
-        register_custom_call(name, fn)
+        if getattr(fn, "__module__", "").startswith("stablehlo_py."):
+            builtin(name, convention_of(fn, name))(fn)
+        else:
+            register_custom_call(name, fn)
         return fn
 
     return deco
+
+
+__all__ = [
+    "CUSTOM_CALL_TARGETS",
+    "CallContext",
+    "CustomCallFn",
+    "custom_call_target",
+    "register_custom_call",
+]

@@ -104,11 +104,8 @@ class Evaluator:
         self.failures: list[CheckFailure] = []
         self.output: list[str] = []
         self.probes: dict[str, Any] = {}
-        from stablehlo_py.interpreter.custom_call import CUSTOM_CALL_TARGETS
-
-        self.custom_calls = dict(CUSTOM_CALL_TARGETS)
-        if custom_calls:
-            self.custom_calls.update(custom_calls)
+        # targets of this evaluator only, looked up before the registry (custom_calls/dispatch.py)
+        self.custom_calls = dict(custom_calls or {})
         self.current_function = ""
         self._code: dict[Block, Any] = {}
         self._entries: dict[FuncOp, tuple[Any, int, str]] = {}

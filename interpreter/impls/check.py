@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from stablehlo_py.interpreter import checks
-from stablehlo_py.interpreter.custom_call import custom_call_target
+from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.values import array_from_attr
 
@@ -60,22 +59,22 @@ def _expect_close(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return _report(ev, op, checks.expect_close(args[0], args[1], mx, mn))
 
 
-@custom_call_target("check.expect_eq")
+@builtin("check.expect_eq", EVALUATOR)
 def _cc_expect_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _report(ev, op, checks.expect_eq(args[0], args[1]))
 
 
-@custom_call_target("check.expect_close")
+@builtin("check.expect_close", EVALUATOR)
 def _cc_expect_close(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _report(ev, op, checks.expect_close(args[0], args[1], 3, 0))
 
 
-@custom_call_target("check.expect_almost_eq")
+@builtin("check.expect_almost_eq", EVALUATOR)
 def _cc_expect_almost_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _report(ev, op, checks.expect_almost_eq(args[0], args[1], 1e-3))
 
 
-@custom_call_target("check.eq")
+@builtin("check.eq", EVALUATOR)
 def _cc_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     a = np.asarray(args[0])
     from stablehlo_py.interpreter import dtypes

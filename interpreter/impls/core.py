@@ -9,8 +9,6 @@ from typing import Any
 from stablehlo_py.interpreter.registry import Step, compiler, constant_step, impl
 from stablehlo_py.interpreter.values import constant_from_attr
 
-from stablehlo_py.errors import InterpreterError
-
 
 @compiler("stablehlo.constant")
 def _constant(op: Any) -> Step:
@@ -29,12 +27,6 @@ def _call(op: Any) -> Step:
 
 @impl("stablehlo.custom_call")
 def _custom_call(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    target = op.properties["call_target_name"].data
-    fn = ev.custom_calls.get(target)
-    if fn is None:
-        raise InterpreterError(
-            f"unsupported custom_call target '{target}'; register one with "
-            "stablehlo_py.interpreter.register_custom_call(name, fn) where "
-            "fn(evaluator, op, operand_values) returns the result values"
-        )
-    return fn(ev, op, args)
+    from stablehlo_py.interpreter.custom_calls.dispatch import call_custom
+
+    return call_custom(ev, op, args)

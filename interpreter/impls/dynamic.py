@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.custom_call import custom_call_target
+from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
 from stablehlo_py.interpreter.evaluator import IMPL_WRAPPERS
 from stablehlo_py.interpreter.registry import Impl
 from stablehlo_py.interpreter.shapes import check_results, touches_dynamic_type
@@ -60,7 +60,7 @@ def format_error_message(message: str, inputs: list[int]) -> str:
     return _SPEC.sub(sub, message)
 
 
-@custom_call_target("shape_assertion")
+@builtin("shape_assertion", EVALUATOR)
 def shape_assertion(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     """Raise InterpreterError with the formatted `error_message` when `assert_what` is false."""
     if not 1 <= len(args) <= 1 + MAX_ERROR_MESSAGE_INPUTS:
@@ -97,7 +97,7 @@ __all__ = ["format_error_message", "shape_assertion"]
 
 
 
-@custom_call_target("stablehlo.shape_refinement_operand_wrapper")
+@builtin("stablehlo.shape_refinement_operand_wrapper", EVALUATOR)
 def shape_refinement_operand_wrapper(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     """What `stablehlo-refine-arguments` wraps a refined argument in (until `stablehlo-refine-shapes`
     removes it): the operand itself, whose shape must be the shape operand's (`?` entries match any

@@ -1,0 +1,24 @@
+"""The toolkit's own targets, registered once in the registry: those the interpreter's op modules
+declare (`check.*`, `shape_assertion`, the experimental ops; loaded with the op implementations), JAX's
+CPU LAPACK kernels (`lapack.LAPACK_TARGETS`) and JAX's sharding markers and refusals
+(`jax_targets.JAX_TARGETS`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stablehlo_py.interpreter.custom_calls.context import API_VERSION
+from stablehlo_py.interpreter.custom_calls.registry import BUILT_IN, CONTEXT, EVALUATOR, Target
+
+
+def load(registry: Any) -> None:
+    from stablehlo_py.interpreter.custom_calls.jax_targets import JAX_EVALUATOR_TARGETS, JAX_TARGETS
+    from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_TARGETS
+    from stablehlo_py.interpreter.registry import load_impls
+
+    load_impls()
+    for table in (LAPACK_TARGETS, JAX_TARGETS):
+        for name, fn in table.items():
+            registry.add(Target(name, fn, BUILT_IN, API_VERSION, CONTEXT))
+    for name, fn in JAX_EVALUATOR_TARGETS.items():
+        registry.add(Target(name, fn, BUILT_IN, None, EVALUATOR))
