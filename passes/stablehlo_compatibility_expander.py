@@ -24,7 +24,7 @@ from xdsl.ir import Operation
 from stablehlo_py.errors import StableHLOError, VersionError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 
-__all__ = ["PASS_NAME", "expand_for_target", "run", "validate_target_version"]
+__all__ = ["PASS_NAME", "expand_for_target", "expanded_copy", "run", "validate_target_version"]
 
 PASS_NAME = "stablehlo-compatibility-expander"
 
@@ -89,3 +89,31 @@ def expand_for_target(module: Operation, target: str | Version) -> Operation:
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
     return expand_for_target(op, str(options["target"]))
+
+
+def _faithful_clone(module: Operation) -> Operation:
+    """A deep copy that keeps what a diagnostic or a serialized location needs: each op's and block
+    argument's location and parse position."""
+    from stablehlo_py.passes._common import carry_arg_location, carry_location
+
+    copy = module.clone()
+    for a, b in zip(module.walk(), copy.walk(), strict=True):
+        carry_location(b, a)
+        for ra, rb in zip(a.regions, b.regions, strict=True):
+            for ba, bb in zip(ra.blocks, rb.blocks, strict=True):
+                for xa, xb in zip(ba.args, bb.args, strict=True):
+                    carry_arg_location(xb, xa)
+    return copy
+
+
+def expanded_copy(module: Operation, target: str | Version) -> Operation:
+    """``module`` (not modified) with every expansion ``target`` needs applied, as the serializers'
+    ``expand=True`` writes it.  A `chlo.constant_like` the complex `tan` expansion makes for a
+    dynamic shape is lowered to StableHLO right away (artifacts hold no CHLO)."""
+    copy = _faithful_clone(module)
+    expand_for_target(copy, target)
+    if any(op.name.startswith("chlo.") for op in copy.walk()):
+        from stablehlo_py.passes import PASSES
+
+        copy = PASSES["chlo-legalize-to-stablehlo"].run(copy, {})
+    return copy

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from stablehlo_py.passes._common import carry_location, gc_paused, op_location
+from stablehlo_py.passes.compat_expansions import removable
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
 from stablehlo_py.vhlo.in_place import retype_op, retype_value, walk
@@ -36,6 +37,9 @@ class BlockedOp:
     op_name: str
     location: str | None
     blockers: tuple[legality.Blocker, ...]
+    expandable: tuple[str, ...] | None = None
+    """What stablehlo-compatibility-expander would rewrite to remove every blocker (None: it
+    cannot remove them all)."""
 
     def message(self) -> str:
         why = "; ".join(b.text() for b in self.blockers)
@@ -63,6 +67,7 @@ class DowngradeError(VersionError):
             note = f"the lowest target these operations allow is {max(lows)}"
         elif highs and not lows:
             note = f"these operations need a target no newer than {min(highs)}"
+        self.hint = _expander_hint(target, blocked)
         super().__init__(message, location=location, note=note)
         # the error upstream's dialect conversion emits before this one: at the first op (in walk
         # order) it cannot legalize, where it stops (--verify-diagnostics matches each)
@@ -75,7 +80,29 @@ class DowngradeError(VersionError):
         lines = [head] + ["  " + b.line() for b in getattr(self, "blocked", ())]
         if self.note:
             lines.append(f"{self.location + ': ' if self.location else ''}note: {self.note}")
+        if getattr(self, "hint", None):
+            lines.append(f"{self.location + ': ' if self.location else ''}note: {self.hint}")
         return "\n".join(lines)
+
+
+def _expander_hint(target: Version, blocked: list[BlockedOp]) -> str | None:
+    """A note when stablehlo-compatibility-expander would remove blockers (None otherwise)."""
+    fixable = [b for b in blocked if b.expandable]
+    if not fixable:
+        return None
+    what: list[str] = []
+    for b in fixable:
+        what.extend(w for w in b.expandable or () if w not in what)
+    scope = (
+        "every one of these blockers"
+        if len(fixable) == len(blocked)
+        else f"the blockers of {len(fixable)} of these operations"
+    )
+    return (
+        f"stablehlo-compatibility-expander removes {scope} ({', '.join(what)}): run "
+        f"--stablehlo-compatibility-expander='target={target}' first, or serialize with --expand "
+        "(expand=True)"
+    )
 
 
 def parse_target(text: str | None) -> Version:
@@ -141,7 +168,8 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
                 continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
-            blocked.append(BlockedOp(op.name, op_location(op), tuple(p.blockers)))
+            expandable = removable(op, [b.feature for b in p.blockers], version)
+            blocked.append(BlockedOp(op.name, op_location(op), tuple(p.blockers), expandable))
         elif _changed(op, p.state):
             plans.append((op, p.state))
             if key is not None:

@@ -143,9 +143,14 @@ def serialize_portable_artifact(
     strip_debuginfo: bool = False,
     format: str = "msgpack",
     use_lists_as: Version | str | None = None,
+    expand: bool = False,
 ) -> bytes:
     """Write a StableHLO module as a portable artifact readable by consumers at ``target_version``
     (``"X.Y.Z"``, ``"current"`` or a :class:`Version`) and newer.  ``module`` is not modified.
+
+    ``expand``: first rewrite, on a copy, the features newer than the target that upstream's
+    ``stablehlo-compatibility-expander`` rewrites (gather/scatter batching dims, ``tan``, location
+    ranges, mesh-axes replica groups; :func:`~stablehlo_py.passes.stablehlo_compatibility_expander.expanded_copy`).
 
     ``format`` is ``"msgpack"`` (this toolkit's format, the default) or ``"mlir"`` (upstream's MLIR
     bytecode, byte-identical to ``stablehlo.serialize_portable_artifact``).  ``use_lists_as``
@@ -159,10 +164,10 @@ def serialize_portable_artifact(
     if not isinstance(module, ModuleOp):
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
     with no_gc():
+        if expand:
+            module = _expanded(module, target)
         if allow_other_dialects:  # the pass keeps other ops, for the writer to name them
-            vhlo = to_vhlo(
-                module, target, True, in_place=False, strip_debuginfo=strip_debuginfo
-            )
+            vhlo = to_vhlo(module, target, True, in_place=False, strip_debuginfo=strip_debuginfo)
         else:
             vhlo = vhlo_records(module, target, strip_debuginfo)
         return _write(vhlo, target, strip_debuginfo, format, use_lists_as)
@@ -175,8 +180,10 @@ def serialize_portable_artifact_str(
     strip_debuginfo: bool = False,
     name: str = "<string>",
     format: str = "msgpack",
+    expand: bool = False,
 ) -> bytes:
-    """Upstream's ``serialize_portable_artifact_str``: StableHLO text in, artifact bytes out."""
+    """Upstream's ``serialize_portable_artifact_str``: StableHLO text in, artifact bytes out
+    (``expand`` as :func:`serialize_portable_artifact`'s)."""
     from stablehlo_py.ir import parse
     from stablehlo_py.ir.verify import verify
 
@@ -188,7 +195,18 @@ def serialize_portable_artifact_str(
         verify(module)
         if not isinstance(module, ModuleOp):
             raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
-        return _write(vhlo_records(module, target, strip_debuginfo), target, strip_debuginfo, format)
+        if expand:
+            module = _expanded(module, target)
+        return _write(
+            vhlo_records(module, target, strip_debuginfo), target, strip_debuginfo, format
+        )
+
+
+def _expanded(module: ModuleOp, target: Version) -> ModuleOp:
+    """The module with the compatibility expansions for ``target`` applied (a copy)."""
+    from stablehlo_py.passes.stablehlo_compatibility_expander import expanded_copy
+
+    return expanded_copy(module, target)  # type: ignore[return-value]
 
 
 def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") -> ModuleOp:

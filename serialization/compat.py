@@ -208,7 +208,7 @@ def check_compat(
             blockers.extend(f"cannot be written for {consumer}: {b.line()}" for b in blocked)
         else:
             blockers.append(f"the program cannot be written for {consumer}: {e.message}")
-        notes = (e.note,) if e.note else ()
+        notes = tuple(n for n in (e.note, getattr(e, "hint", None)) if n)
         return CompatReport(**base, blockers=tuple(blockers), notes=notes)
     return CompatReport(
         **base,

@@ -1,7 +1,7 @@
 """`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
 
     stablehlo-translate --interpret [--split-input-file] [--args=...] [FILE|-]
-    stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [FILE|-] [-o OUT]
+    stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [--expand] [FILE|-] [-o OUT]
     stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported
     stablehlo-translate --convert-artifact --format=mlir|msgpack [--target=X] ARTIFACT -o OUT
     stablehlo-translate --print-stablehlo-version
@@ -61,6 +61,12 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
 @click.option("--consumer-version", default=None, help="Consumer version for --check-compat.")
 @click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
+@click.option(
+    "--expand",
+    is_flag=True,
+    help="With --serialize: first rewrite features newer than --target into older ops "
+    "(the stablehlo-compatibility-expander pass).",
+)
 @click.option("--split-input-file", is_flag=True, help="Process each `// -----` chunk separately.")
 @click.option("--args", "args_", default=None, help="Arguments for `main` when interpreting.")
 @click.option("--probe-output-dir", default=None, help="Directory for interpreter.probe's tensors.")

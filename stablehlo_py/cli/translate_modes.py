@@ -87,7 +87,8 @@ def _parse_args(text: str, func: Any) -> list[Any]:
 
 # ----------------------------------------------------------------------- portable artifacts
 def serialize(options: dict[str, Any]) -> int:
-    """`--serialize --target=X|current [--strip-debuginfo]`: StableHLO text -> portable artifact."""
+    """`--serialize --target=X|current [--strip-debuginfo] [--expand]`: StableHLO text -> portable
+    artifact (with --expand, the compatibility expander for X runs first)."""
     from stablehlo_py.serialization import serialize_portable_artifact_str
 
     target = options.get("target")
@@ -104,6 +105,7 @@ def serialize(options: dict[str, Any]) -> int:
         strip_debuginfo=bool(options.get("strip_debuginfo")),
         name=name,
         format=str(options.get("format_") or "msgpack"),
+        expand=bool(options.get("expand")),
     )
     write_output(options.get("output"), data)  # type: ignore[arg-type]
     return 0

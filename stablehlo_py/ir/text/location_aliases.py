@@ -18,6 +18,7 @@ text back into its nesting to find the nested locations.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.ir import Operation
@@ -153,9 +154,8 @@ class _Alias:
 class LocationAliases:
     """The aliases of every location printed for ``top`` (see the module docstring)."""
 
-    def __init__(self, top: Operation):
-        from stablehlo_py.ir.text.printer import location_text
-
+    def __init__(self, top: Operation, location_text: Callable[[object], str]):
+        """``location_text``: the text of an op's or block argument's location (the printer's)."""
         self._aliases: dict[str, _Alias] = {}
         self._parsed: dict[str, _Loc] = {}
         for op in _ops_in_print_order(top):

@@ -502,7 +502,7 @@ def _location_aliases(op: Operation, debuginfo: bool, aliases: bool) -> Location
         return None
     from stablehlo_py.ir.text.location_aliases import LocationAliases
 
-    return LocationAliases(op)
+    return LocationAliases(op, location_text)
 
 
 def print_module(
