@@ -377,3 +377,17 @@ def test_memref_and_bufferization_verifiers(tmp_path: Path, line: str, words: st
     p = subprocess.run([str(opt), str(f)], capture_output=True, text=True, check=False)
     assert p.returncode != 0
     assert f"bad.mlir:2:8: error: {words}" in p.stderr, p.stderr
+
+
+def test_unregistered_ops_are_kept_and_do_not_block() -> None:
+    text = """
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "foo.bar"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = builtin.unrealized_conversion_cast %x : tensor<2xf32> to tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+"""
+    m = parse(text, "u.mlir", allow_unregistered=True)
+    out = print_ir(run_pipeline(m, [("canonicalize", {})]))
+    assert '"foo.bar"(%arg0)' in out  # effects unknown: not dead
+    assert "unrealized_conversion_cast" not in out
