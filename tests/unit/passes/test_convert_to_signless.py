@@ -187,3 +187,23 @@ def test_cli_runs_upstream_pipeline(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert "ui8" not in p.stdout
     assert "stablehlo.add %arg0, %c" in p.stdout
+
+
+def test_block_argument_of_a_legal_op_is_materialized_once() -> None:
+    text = """
+func.func @f() {
+  "foo.region"() ({
+  ^bb0(%a: tensor<ui8>):
+    %0 = "foo.use"(%a) : (tensor<ui8>) -> tensor<ui8>
+    "foo.use2"(%a, %0) : (tensor<ui8>, tensor<ui8>) -> ()
+  }) : () -> ()
+  return
+}
+"""
+    m = parse(text, "u.mlir", allow_unregistered=True)
+    out = print_ir(run_pipeline(m, [(PASS, {})]))
+    assert "^bb0(%arg0: tensor<ui8>):" in out  # the legal op's region is not converted
+    assert out.count("unrealized_conversion_cast") == 1
+    assert "%0 = builtin.unrealized_conversion_cast %arg0 : tensor<ui8> to tensor<i8>" in out
+    assert '%1 = "foo.use"(%0) : (tensor<i8>) -> tensor<i8>' in out
+    assert '"foo.use2"(%0, %1) : (tensor<i8>, tensor<i8>) -> ()' in out
