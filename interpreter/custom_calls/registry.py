@@ -48,7 +48,9 @@ class Target:
 
     def api_text(self) -> str:
         if self.convention == EVALUATOR:
-            return "evaluator-level fn(evaluator, op, operands)"
+            if self.source == BUILT_IN:
+                return "evaluator-level (toolkit)"
+            return "deprecated fn(evaluator, op, operands)"
         major, minor = self.api_version or API_VERSION
         return f"api {major}.{minor}"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,41 +21,46 @@ def num_partitions(module: Any) -> int:
     return int(attr.value.data) if isinstance(attr, IntegerAttr) else 1
 
 
-def run_spmd(
-    module_or_text: Any, *args: Any, entry: str = "main", partitions: int | None = None
-) -> list[np.ndarray]:
-    """Run `entry` as `partitions` processes (default: the module's `mhlo.num_partitions`) on the same
-    global arguments; return the results (partition 0's; every partition computes the global
-    results)."""
-    from stablehlo_py.interpreter.api import _as_module, _coerce_args
-    from stablehlo_py.interpreter.evaluator import Evaluator, ProcessContext
+def needs_spmd(module: Any) -> bool:
+    """Whether `module` is partitioned (`mhlo.num_partitions` > 1) and has per-device regions (JAX's
+    `SPMDFullToShardShape`), so that it only means something run once per partition."""
+    if num_partitions(module) <= 1:
+        return False
+    for op in module.walk():
+        if op.name == "stablehlo.custom_call":
+            name = op.properties.get("call_target_name")
+            if getattr(name, "data", None) in ("SPMDFullToShardShape", "SPMDShardToFullShape"):
+                return True
+    return False
+
+
+def call_spmd(ev: Any, entry: str, args: Sequence[Any], partitions: int) -> list[Any]:
+    """Run `entry` of evaluator `ev` as `partitions` processes on the same global `args`; returns
+    partition 0's results (every partition computes the global results); check failures of every
+    partition are added to `ev.failures`."""
+    from stablehlo_py.interpreter.evaluator import ProcessContext
     from stablehlo_py.interpreter.impls.collectives import AbortedError, ProcessGrid
 
-    module = _as_module(module_or_text)
-    n = partitions if partitions is not None else num_partitions(module)
-    if n < 1:
-        raise InterpreterError(f"run_spmd needs at least one partition, got {n}")
-    ev = Evaluator(module)
-    bound = _coerce_args(ev, entry, args)
-    grid = ProcessGrid(1, n)
-    results: list[list[Any] | None] = [None] * n
+    if partitions < 1:
+        raise InterpreterError(f"a partitioned run needs at least one partition, got {partitions}")
+    grid = ProcessGrid(1, partitions)
+    results: list[list[Any] | None] = [None] * partitions
+    failures: list[list[Any]] = [[] for _ in range(partitions)]
     errors: list[tuple[int, BaseException]] = []
 
     def work(p: int) -> None:
         child = copy.copy(ev)
-        child.failures = []
+        child.failures = failures[p]
         child.process = ProcessContext(
-            replica_id=0, partition_id=p, num_replicas=1, num_partitions=n, grid=grid
+            replica_id=0, partition_id=p, num_replicas=1, num_partitions=partitions, grid=grid
         )
         try:
-            results[p] = child.call(entry, list(bound))
-            if child.failures:
-                raise InterpreterError("; ".join(str(f) for f in child.failures))
+            results[p] = child.call(entry, list(args))
         except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
             errors.append((p, e))
             grid.abort(e)
 
-    threads = [threading.Thread(target=work, args=(p,), daemon=True) for p in range(n)]
+    threads = [threading.Thread(target=work, args=(p,), daemon=True) for p in range(partitions)]
     for t in threads:
         t.start()
     for t in threads:
@@ -62,7 +68,26 @@ def run_spmd(
     if errors:
         errors.sort(key=lambda e: (isinstance(e[1], AbortedError), e[0]))
         raise errors[0][1]
+    for f in failures:
+        ev.failures.extend(f)
     return list(results[0] or [])
 
 
-__all__ = ["num_partitions", "run_spmd"]
+def run_spmd(
+    module_or_text: Any, *args: Any, entry: str = "main", partitions: int | None = None
+) -> list[np.ndarray]:
+    """Run `entry` as `partitions` processes (default: the module's `mhlo.num_partitions`) on the same
+    global numpy arguments; return the global results.  Check ops that fail raise InterpreterError."""
+    from stablehlo_py.interpreter.api import _as_module, _coerce_args
+    from stablehlo_py.interpreter.evaluator import Evaluator
+
+    module = _as_module(module_or_text)
+    n = partitions if partitions is not None else num_partitions(module)
+    ev = Evaluator(module)
+    results = call_spmd(ev, entry, _coerce_args(ev, entry, args), n)
+    if ev.failures:
+        raise InterpreterError("; ".join(str(f) for f in ev.failures))
+    return results
+
+
+__all__ = ["call_spmd", "needs_spmd", "num_partitions", "run_spmd"]

@@ -1,6 +1,7 @@
 """`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
 
     stablehlo-translate --interpret [--split-input-file] [--args=...] [FILE|-]
+    stablehlo-translate --interpret --list-custom-calls        # targets, where from, API version
     stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [--expand] [FILE|-] [-o OUT]
     stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported
     stablehlo-translate --convert-artifact --format=mlir|msgpack [--target=X] ARTIFACT -o OUT
@@ -71,6 +72,12 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option("--args", "args_", default=None, help="Arguments for `main` when interpreting.")
 @click.option("--probe-output-dir", default=None, help="Directory for interpreter.probe's tensors.")
 @click.option("--interpreter-print-dense", is_flag=True, help="Print results as dense attributes.")
+@click.option(
+    "--list-custom-calls",
+    is_flag=True,
+    help="With --interpret: list the custom-call targets (built-in, plugins, registered), where each "
+    "comes from and its plugin API version, instead of running a program.",
+)
 @click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print ops in generic form.")
 @click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
 @click.option(

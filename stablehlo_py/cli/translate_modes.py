@@ -11,7 +11,11 @@ from stablehlo_py.errors import StableHLOError
 
 def interpret(options: dict[str, Any]) -> int:
     """Run `main` (or, without one, every function taking no arguments) of each chunk; report every
-    failing check with its function, op and values; exit 1 if any failed."""
+    failing check with its function, op and values; exit 1 if any failed.  A partitioned program
+    with per-device regions (JAX's shard_map) runs once per partition (custom_calls/spmd.py)."""
+    if options.get("list_custom_calls"):
+        return list_custom_calls(options)
+    from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, needs_spmd, num_partitions
     from stablehlo_py.interpreter.evaluator import Evaluator
     from stablehlo_py.interpreter.printing import format_value
     from stablehlo_py.interpreter.shapes import bind_arguments
@@ -27,6 +31,7 @@ def interpret(options: dict[str, Any]) -> int:
         module = parse(chunk, name, offset)
         verify(module)
         ev = Evaluator(module)
+        partitions = num_partitions(module) if needs_spmd(module) else 1
         ev.probe_dir = options.get("probe_output_dir") or None  # type: ignore[attr-defined]
         ev.print_sink = out.append  # type: ignore[attr-defined]  # interpreter.print, in order
         if "main" in ev.funcs:
@@ -41,7 +46,10 @@ def interpret(options: dict[str, Any]) -> int:
                 args = bind_arguments(
                     ev.funcs[entry], _parse_args(str(args_text), ev.funcs[entry]), entry
                 )
-            results = ev.call(entry, args)
+            if partitions > 1:
+                results = call_spmd(ev, entry, args, partitions)
+            else:
+                results = ev.call(entry, args)
             types = ev.funcs[entry].function_type.outputs.data
             dense = bool(options.get("interpreter_print_dense"))
             for r, t in zip(results, types):
@@ -52,6 +60,28 @@ def interpret(options: dict[str, Any]) -> int:
     if out:
         write_output(options.get("output"), "".join(out))  # type: ignore[arg-type]
     return 1 if failures else 0
+
+
+def list_custom_calls(options: dict[str, Any]) -> int:
+    """`--interpret --list-custom-calls`: every registered custom-call target, where it comes from
+    and its plugin API version; plugins that failed to load are reported (exit 1)."""
+    from stablehlo_py.interpreter.custom_calls.context import API_VERSION
+    from stablehlo_py.interpreter.custom_calls.entry_points import GROUP
+    from stablehlo_py.interpreter.custom_calls.registry import REGISTRY
+
+    targets = REGISTRY.targets()
+    width = max((len(t.name) for t in targets), default=4) + 2
+    source_width = max((len(t.source) for t in targets), default=6) + 2
+    header = f"# custom-call plugin API {API_VERSION[0]}.{API_VERSION[1]}; plugins: entry point group '{GROUP}'"
+    lines = [
+        header,
+        f"{'TARGET':<{width}}{'SOURCE':<{source_width}}API",
+    ]
+    lines += [f"{t.name:<{width}}{t.source:<{source_width}}{t.api_text()}" for t in targets]
+    write_output(options.get("output"), "\n".join(lines) + "\n")  # type: ignore[arg-type]
+    for _, message in REGISTRY.plugin_errors:
+        print(message, file=sys.stderr)
+    return 1 if REGISTRY.plugin_errors else 0
 
 
 def _parse_args(text: str, func: Any) -> list[Any]:
