@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 from stablehlo_py.passes._common import carry_location, op_location
-from xdsl.dialects.builtin import FloatAttr, TensorType
+from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -29,16 +29,18 @@ from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.enums import ComparisonDirectionAttr
 from stablehlo_py.ir.infer import infer_result_types
 from stablehlo_py.ir.text.dense import make_dense
-from stablehlo_py.ir.types import element_type, storage_dtype
+from stablehlo_py.ir.types import element_type
 
 __all__ = ["Emitter"]
 
 _NO_PROPS: dict[str, Attribute] = {}
 
 
-def _largest(dtype: np.dtype) -> float:
-    """APFloat::getLargest of the element type."""
-    return float(np.finfo(dtype).max)
+_PART_DTYPES: dict[type[Attribute], type[np.floating]] = {
+    Float32Type: np.float32,
+    Float64Type: np.float64,
+}
+"""The real and imaginary part types of StableHLO's complex element types."""
 
 
 class Emitter:
@@ -64,14 +66,11 @@ class Emitter:
         """upstream's getConstantLike(b, loc, value, like) for a float `like`."""
         t = like.type
         el = element_type(t)
-        try:
-            dtype = storage_dtype(el)
-        except Exception:  # noqa: BLE001 - any type without a numpy storage
-            dtype = None
-        if dtype is None or dtype.kind != "f":
+        dtype = _PART_DTYPES.get(type(el))
+        if dtype is None:  # StableHLO's complex types have f32 or f64 parts
             raise NotSupportedError(
-                f"stablehlo-complex-math-expander: a constant like a value of type {t} (the "
-                f"expansion of '{self.root.name}' needs a float element type)",
+                f"stablehlo-complex-math-expander: the expansion of '{self.root.name}' on parts "
+                f"of type {t} (only complex<f32> and complex<f64> elements are supported)",
                 location=op_location(self.root),
             )
         with np.errstate(over="ignore"):
@@ -83,7 +82,8 @@ class Emitter:
 
     def largest(self, like: SSAValue) -> SSAValue:
         """upstream's getConstantLikeMaxFiniteValue."""
-        return self.const(_largest(storage_dtype(element_type(like.type))), like)
+        dtype = _PART_DTYPES.get(type(element_type(like.type)), np.float64)
+        return self.const(float(np.finfo(dtype).max), like)
 
     def posinf(self, like: SSAValue) -> SSAValue:
         """upstream's getConstantLikeInfValue(..., negative=false)."""
