@@ -27,7 +27,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import Pure, SymbolTable
+from xdsl.traits import ConstantLike, Pure, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class FuncConstantOp(IRDLOperation):
     value = prop_def(SymbolRefAttr)
     result = result_def(FunctionType)
 
-    traits = traits_def(Pure())
+    traits = traits_def(ConstantLike(), Pure())  # MLIR's: uniqued and hoisted by the greedy driver
 
     def verify_(self) -> None:
         # SymbolUserOpInterface::verifySymbolUses, in MLIR's words

@@ -391,3 +391,24 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
     out = print_ir(run_pipeline(m, [("canonicalize", {})]))
     assert '"foo.bar"(%arg0)' in out  # effects unknown: not dead
     assert "unrealized_conversion_cast" not in out
+
+
+def test_func_constants_are_uniqued_and_hoisted() -> None:
+    out = _canon(
+        """
+func.func @main(%x: tensor<f32>) -> ((tensor<f32>) -> tensor<f32>, (tensor<f32>) -> tensor<f32>) {
+  %0 = stablehlo.abs %x : tensor<f32>
+  %f = func.constant @callee : (tensor<f32>) -> tensor<f32>
+  %g = func.constant @callee : (tensor<f32>) -> tensor<f32>
+  return %f, %g : (tensor<f32>) -> tensor<f32>, (tensor<f32>) -> tensor<f32>
+}
+func.func private @callee(%x: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}
+"""
+    )
+    body = _body(out)
+    assert body[0] == "%f = constant @callee : (tensor<f32>) -> tensor<f32>"
+    assert out.count("constant @callee") == 1
+    assert body[1] == "return %f, %f : (tensor<f32>) -> tensor<f32>, (tensor<f32>) -> tensor<f32>"
+    assert "stablehlo.abs" not in out  # dead
