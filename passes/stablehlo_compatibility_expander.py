@@ -109,11 +109,60 @@ def _faithful_clone(module: Operation) -> Operation:
 def expanded_copy(module: Operation, target: str | Version) -> Operation:
     """``module`` (not modified) with every expansion ``target`` needs applied, as the serializers'
     ``expand=True`` writes it.  A `chlo.constant_like` the complex `tan` expansion makes for a
-    dynamic shape is lowered to StableHLO right away (artifacts hold no CHLO)."""
+    dynamic shape becomes StableHLO right away (artifacts hold no CHLO): see
+    :func:`lower_dynamic_constant_like`."""
     copy = _faithful_clone(module)
     expand_for_target(copy, target)
-    if any(op.name.startswith("chlo.") for op in copy.walk()):
-        from stablehlo_py.passes import PASSES
-
-        copy = PASSES["chlo-legalize-to-stablehlo"].run(copy, {})
+    for op in list(copy.walk()):
+        if op.name == "chlo.constant_like":
+            lower_dynamic_constant_like(op)
     return copy
+
+
+def lower_dynamic_constant_like(op: Operation) -> None:
+    """`chlo.constant_like` -> a scalar `stablehlo.constant` broadcast
+    (`dynamic_broadcast_in_dim`) to the operand's shape, which `get_dimension_size`s build.
+    (Upstream's CHLO lowering takes the shape through `shape.shape_of`, which no artifact can
+    hold; these ops exist at every version.)"""
+    import numpy as np
+    from stablehlo_py.passes._common import carry_location
+    from stablehlo_py.passes.compat_expansions.common import build_op
+    from stablehlo_py.passes.simplify.common import i64_array
+    from xdsl.dialects.builtin import IntegerAttr, TensorType, i32
+    from xdsl.rewriter import Rewriter
+
+    from stablehlo_py.ir.text.dense import make_dense
+    from stablehlo_py.ir.types import storage_dtype
+
+    operand = op.operands[0]
+    result_type = op.results[0].type
+    assert isinstance(result_type, TensorType)
+    element = result_type.get_element_type()
+    value = op.properties["value"]
+    scalar = np.asarray(getattr(value, "value").data, dtype=storage_dtype(element))  # noqa: B009
+    new: list[Operation] = [
+        build_op(
+            "stablehlo.constant",
+            [],
+            {"value": make_dense(TensorType(element, []), scalar.reshape(1))},
+        )
+    ]
+    sizes = []
+    for d in range(result_type.get_num_dims()):
+        size = build_op(
+            "stablehlo.get_dimension_size", [operand], {"dimension": IntegerAttr(d, 64)}
+        )
+        one = build_op("stablehlo.reshape", [size.results[0]], result_types=[TensorType(i32, [1])])
+        new += [size, one]
+        sizes.append(one.results[0])
+    shape = build_op("stablehlo.concatenate", sizes, {"dimension": IntegerAttr(0, 64)})
+    broadcast = build_op(
+        "stablehlo.dynamic_broadcast_in_dim",
+        [new[0].results[0], shape.results[0]],
+        {"broadcast_dimensions": i64_array(())},
+        result_types=[result_type],
+    )
+    new += [shape, broadcast]
+    for n in new:
+        carry_location(n, op)
+    Rewriter.replace_op(op, new)
