@@ -4,8 +4,8 @@ op's folder and canonicalization patterns, dead-op erasure and constant uniquing
 
 What MLIR registers for these ops, and what runs here:
 
-* ConstantLike ops (`stablehlo.constant`, `chlo.constant`, `arith.constant`): their folder returns
-  their value, so the driver uniques and hoists them (its OperationFolder); they never fold away.
+* ConstantLike ops (`stablehlo.constant`, `chlo.constant`, `arith.constant`, `func.constant`): their
+  folder returns their value, so the driver uniques and hoists them (its OperationFolder); they never fold away.
 * StableHLO: no other folder (upstream moved them to `stablehlo-aggressive-folder`); `case` has
   FoldConstantCaseOp (a constant index in range inlines its branch).
 * CHLO: `chlo.constant_like` folds to a `chlo.constant` splat when its operand's shape is static.
@@ -27,10 +27,11 @@ What MLIR registers for these ops, and what runs here:
   has an unregistered op (read with `--allow-unregistered-dialect`; never erased: its effects are
   unknown).
 
-An op that MLIR canonicalizes in ways not modelled here (arith's integer ops, cf,
-shape, tensor.dim/extract/from_elements, llvm, ...: any op outside `MODELLED_DIALECTS` and
-`MODELLED_OPS`) makes the pass raise NotSupportedError naming
-it, before anything changes, rather than give a different result than upstream.
+An op that MLIR canonicalizes in ways not modelled here (arith's integer ops, cf, shape -- also
+`shape.const_shape`, which MLIR uniques as a constant --, tensor.dim/extract/from_elements, llvm,
+...: any op outside `MODELLED_DIALECTS` and `MODELLED_OPS`) makes the pass raise
+NotSupportedError naming it, before anything changes, rather than give a different result than
+upstream.
 
 Options (MLIR's): `top-down`, `max-iterations`, `max-num-rewrites` are the driver's;
 `test-convergence` fails the pass when the rewrite did not converge (otherwise, as MLIR,
@@ -461,7 +462,6 @@ MODELLED_OPS = frozenset(
         "tensor.cast",
         "bufferization.to_tensor",
         "bufferization.to_buffer",
-        "shape.const_shape",
     }
 )
 """Ops of other dialects whose folders and canonicalization patterns are all modelled (or that
