@@ -28,15 +28,11 @@ legalize with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes._common import (
-    LegalizationError,
-    carry_location,
-    gc_paused,
-    legalize_error,
-)
+from stablehlo_py.passes.conversion import Conversion, Legality, NoMatch, Pattern, Where
+from stablehlo_py.passes.mlir_folds import fold, materialize
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
@@ -44,17 +40,15 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
     UnrankedTensorType,
-    UnrealizedConversionCastOp,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.construct import new_op
-from stablehlo_py.ir.dialects import default_registry
-from stablehlo_py.ir.infer import InferError, infer_result_types
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import tensor_type
 
-__all__ = ["PATTERNS", "is_legal", "run", "shape_legalize_to_stablehlo"]
+__all__ = ["PATTERNS", "is_legal", "legality", "run", "shape_legalize_to_stablehlo"]
 
 PASS_NAME = "shape-legalize-to-stablehlo"
 
@@ -66,10 +60,6 @@ SCALAR_I32 = tensor_type(I32, ())
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
     return shape_legalize_to_stablehlo(op)
-
-
-class _NoMatch(Exception):
-    """A pattern does not apply (upstream's notifyMatchFailure / failure()); the reason."""
 
 
 # ------------------------------------------------------------------------------------ legality
@@ -95,92 +85,19 @@ _ILLEGAL_OPS = frozenset({"arith.index_cast", "arith.muli"})
 
 
 def is_legal(op: Operation) -> bool:
-    """Whether upstream's ConversionTarget for this pass accepts ``op`` as it is."""
-    name = op.name
-    if name in _ALWAYS_LEGAL:
-        return True
-    dialect = name.partition(".")[0]
-    if dialect in _ILLEGAL_DIALECTS or name in _ILLEGAL_OPS:
-        return False
-    if dialect == "stablehlo":
-        return not any(_is_index_like(v.type) for v in op.operands)
-    return True
+    """Whether upstream's ConversionTarget for this pass accepts ``op`` as it is (an op it does not
+    mention is accepted)."""
+    return legality(op) is not Legality.ILLEGAL
 
 
-# ----------------------------------------------------------------------------------- rewriting
-Where = Operation | SSAValue
-"""What a new op's location comes from: an op (its location) or a value (its definition's)."""
-
-
-def _locate(new: Operation, where: Where) -> None:
-    if isinstance(where, Operation):
-        carry_location(new, where)
-    elif isinstance(where, OpResult):
-        carry_location(new, where.owner)
-    elif isinstance(where, BlockArgument):
-        loc = getattr(where, "location", None)
-        if loc is not None:
-            new.location = loc
-        src = where.__dict__.get("_src")
-        if src is not None:
-            new._src = src  # type: ignore[attr-defined]
-
-
-class Rewriter:
-    """Builds ops right before the op being legalized and remembers them, so that a pattern that
-    does not apply leaves nothing behind (upstream's conversion rollback)."""
-
-    def __init__(self, anchor: Operation):
-        self.anchor = anchor
-        self.created: list[Operation] = []
-
-    def insert(self, op: Operation, where: Where) -> Operation:
-        _locate(op, where)
-        block = self.anchor.parent
-        assert block is not None
-        block.insert_op_before(op, self.anchor)
-        self.created.append(op)
-        return op
-
-    def create(
-        self,
-        name: str,
-        operands: Sequence[SSAValue],
-        where: Where,
-        properties: Mapping[str, Attribute] | None = None,
-        result_type: Attribute | None = None,
-    ) -> SSAValue:
-        """A `name` op (its result type from its inference rule unless given), its one result."""
-        props = dict(properties or {})
-        if result_type is None:
-            try:
-                (result_type,) = infer_result_types(
-                    name, [v.type for v in operands], props, operands=list(operands)
-                )
-            except InferError as e:
-                raise _NoMatch(f"'{name}' cannot be built: {e}") from None
-        cls = default_registry().ops[name]
-        op = new_op(cls, list(operands), [result_type], props)
-        return self.insert(op, where).results[0]
-
-    def cast(self, value: SSAValue, to: Attribute, where: Where) -> SSAValue:
-        op = UnrealizedConversionCastOp.create(operands=[value], result_types=[to])
-        return self.insert(op, where).results[0]
-
-    def constant(self, values: Sequence[int], shape: tuple[int, ...], where: Where) -> SSAValue:
-        """`stablehlo.constant dense<values> : tensor<shape x i32>` (values wrap to 32 bits, as
-        upstream's static_cast<int32_t>)."""
-        t = tensor_type(I32, shape)
-        data = np.array(values, dtype=np.int64).astype(np.int32).reshape(shape)
-        return self.create(
-            "stablehlo.constant", [], where, {"value": make_dense(t, data)}, result_type=t
-        )
-
-    def rollback(self) -> None:
-        for op in reversed(self.created):
-            op.detach()
-            op.erase()
-        self.created.clear()
+def _constant(
+    cv: Conversion, values: Sequence[int], shape: tuple[int, ...], where: Where
+) -> SSAValue:
+    """`stablehlo.constant dense<values> : tensor<shape x i32>` (values wrap to 32 bits, as
+    upstream's static_cast<int32_t>)."""
+    t = tensor_type(I32, shape)
+    data = np.array(values, dtype=np.int64).astype(np.int32).reshape(shape)
+    return cv.create("stablehlo.constant", [], where, {"value": make_dense(t, data)}, result_type=t)
 
 
 # ------------------------------------------------------------------------------------- helpers
@@ -192,7 +109,7 @@ def _static_shape(t: Attribute) -> tuple[int, ...] | None:
     return None
 
 
-def cast_to_i32(rw: Rewriter, where: Where, value: SSAValue) -> SSAValue | None:
+def cast_to_i32(rw: Conversion, where: Where, value: SSAValue) -> SSAValue | None:
     """upstream's castToI32: index -> tensor<i32>, tensor<Nxindex> -> tensor<Nxi32>, 32-bit integer
     tensors as they are; None for anything else (a dynamic shape, another element type)."""
     t = value.type
@@ -209,7 +126,7 @@ def cast_to_i32(rw: Rewriter, where: Where, value: SSAValue) -> SSAValue | None:
     return None
 
 
-def cast_to_index(rw: Rewriter, where: Where, value: SSAValue) -> SSAValue | None:
+def cast_to_index(rw: Conversion, where: Where, value: SSAValue) -> SSAValue | None:
     """upstream's castToIndex: tensor<i32> -> index, tensor<Nxi32> -> tensor<Nxindex>, index-based
     values as they are; None for anything else."""
     t = value.type
@@ -236,11 +153,11 @@ def _constant_index(value: SSAValue) -> int | None:
     return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
-def _constant_or_i32_cast(rw: Rewriter, value: SSAValue) -> SSAValue | None:
+def _constant_or_i32_cast(rw: Conversion, value: SSAValue) -> SSAValue | None:
     """upstream's convertToConstantOrI32Cast (at the value's location)."""
     c = _constant_index(value)
     if c is not None:
-        return rw.constant([c], (), value)
+        return _constant(rw, [c], (), value)
     return cast_to_i32(rw, value, value)
 
 
@@ -248,7 +165,7 @@ def _i64s(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(I64, list(values))
 
 
-def _slice(rw: Rewriter, op: Operation, x: SSAValue, start: Sequence[int]) -> SSAValue:
+def _slice(rw: Conversion, op: Operation, x: SSAValue, start: Sequence[int]) -> SSAValue:
     limit = [s + 1 for s in start]
     props = {
         "start_indices": _i64s(start),
@@ -258,21 +175,21 @@ def _slice(rw: Rewriter, op: Operation, x: SSAValue, start: Sequence[int]) -> SS
     return rw.create("stablehlo.slice", [x], op, props)
 
 
-def _reshape(rw: Rewriter, op: Operation, x: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+def _reshape(rw: Conversion, op: Operation, x: SSAValue, shape: tuple[int, ...]) -> SSAValue:
     return rw.create("stablehlo.reshape", [x], op, result_type=tensor_type(I32, shape))
 
 
-def _concatenate(rw: Rewriter, op: Operation, parts: Sequence[SSAValue]) -> SSAValue:
+def _concatenate(rw: Conversion, op: Operation, parts: Sequence[SSAValue]) -> SSAValue:
     return rw.create("stablehlo.concatenate", parts, op, {"dimension": IntegerAttr(0, I64)})
 
 
-def _dim_size(rw: Rewriter, op: Operation, x: SSAValue, dim: int) -> SSAValue:
+def _dim_size(rw: Conversion, op: Operation, x: SSAValue, dim: int) -> SSAValue:
     return rw.create("stablehlo.get_dimension_size", [x], op, {"dimension": IntegerAttr(dim, I64)})
 
 
 def _same_type(value: SSAValue | None, result: SSAValue, what: str) -> SSAValue:
     if value is None or value.type != result.type:
-        raise _NoMatch(what)
+        raise NoMatch(what)
     return value
 
 
@@ -283,16 +200,13 @@ def _type_text(t: Attribute) -> str:
 
 
 # ------------------------------------------------------------------------------------ patterns
-Pattern = Callable[[Operation, Rewriter], list[SSAValue]]
-
-
-def _num_elements(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _num_elements(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertNumElementsOpPattern: the product of the extents, one slice at a time."""
     shape = cast_to_i32(rw, op, op.operands[0])
     if shape is None:
-        raise _NoMatch("cast to i32 failed: the shape must be a statically shaped tensor of index")
+        raise NoMatch("cast to i32 failed: the shape must be a statically shaped tensor of index")
     rank = _static_shape(shape.type)[0]  # type: ignore[index]
-    result = rw.constant([1], (), op)
+    result = _constant(rw, [1], (), op)
     for i in range(rank):
         size = _reshape(rw, op, _slice(rw, op, shape, [i]), ())
         result = rw.create("stablehlo.multiply", [result, size], op)
@@ -300,17 +214,17 @@ def _num_elements(op: Operation, rw: Rewriter) -> list[SSAValue]:
     return [_same_type(index, op.results[0], "cast to index failed: the result must be an index")]
 
 
-def _shape_of(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _shape_of(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertShapeOfOpPattern: get_dimension_size of each dimension, concatenated."""
     arg = op.operands[0]
     if not isinstance(arg.type, TensorType):
-        raise _NoMatch("expected ranked operand")
+        raise NoMatch("expected ranked operand")
     rank = len(arg.type.get_shape())
     if rank > 0:
         sizes = [_reshape(rw, op, _dim_size(rw, op, arg, i), (1,)) for i in range(rank)]
         shape = _concatenate(rw, op, sizes)
     else:
-        shape = rw.constant([], (0,), op)
+        shape = _constant(rw, [], (0,), op)
     index = cast_to_index(rw, op, shape)
     return [
         _same_type(
@@ -319,23 +233,23 @@ def _shape_of(op: Operation, rw: Rewriter) -> list[SSAValue]:
     ]
 
 
-def _const_shape(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _const_shape(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertConstShapeOpPattern."""
     from stablehlo_py.ir.ops.shape_dialect import ConstShapeOp
 
     assert isinstance(op, ConstShapeOp)
     t = op.results[0].type
     if not isinstance(t, TensorType):
-        raise _NoMatch("expected ranked operand")
+        raise NoMatch("expected ranked operand")
     if _static_shape(t) is None:
-        raise _NoMatch(f"the result type '{_type_text(t)}' must have a static shape")
+        raise NoMatch(f"the result type '{_type_text(t)}' must have a static shape")
     extents = op.extents()
-    index = cast_to_index(rw, op, rw.constant(extents, (len(extents),), op))
+    index = cast_to_index(rw, op, _constant(rw, extents, (len(extents),), op))
     assert index is not None
     return [index]
 
 
-def _index_cast(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _index_cast(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertIndexCastOpPattern."""
     x, out = op.operands[0], op.results[0]
     shaped_in = isinstance(x.type, (TensorType, UnrankedTensorType))
@@ -355,48 +269,48 @@ def _index_cast(op: Operation, rw: Rewriter) -> list[SSAValue]:
     if _is_index_like(x.type):
         value = cast_to_i32(rw, op, x)
         if value is None:
-            raise _NoMatch("cast to i32 failed: the operand must have a static shape")
+            raise NoMatch("cast to i32 failed: the operand must have a static shape")
     elif _is_shaped_i32(x.type):
         value = x
     else:
-        raise _NoMatch("expected input with index/i32 style")
+        raise NoMatch("expected input with index/i32 style")
     if _is_index_like(out.type):
         value = cast_to_index(rw, op, value)
         if value is None:
-            raise _NoMatch("cast to index failed: the result must have a static shape")
+            raise NoMatch("cast to index failed: the result must have a static shape")
     elif not _is_shaped_i32(out.type):
-        raise _NoMatch("expected output with index/i32 style")
+        raise NoMatch("expected output with index/i32 style")
     return [_same_type(value, out, "the operand and the result must have a static shape")]
 
 
-def _muli(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _muli(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertMulIOpPattern: index multiplication as stablehlo.multiply on tensor<i32>."""
     lhs, rhs = op.operands
     if not all(_is_index_like(v.type) for v in (lhs, rhs, op.results[0])):
-        raise _NoMatch("expected index type")
+        raise NoMatch("expected index type")
     a = _constant_or_i32_cast(rw, lhs)
     b = _constant_or_i32_cast(rw, rhs)
     if a is None or b is None:
-        raise _NoMatch("cast to i32 failed: the operands must have a static shape")
+        raise NoMatch("cast to i32 failed: the operands must have a static shape")
     product = rw.create("stablehlo.multiply", [a, b], op)
     index = cast_to_index(rw, op, product)
     return [_same_type(index, op.results[0], "cast to index failed")]
 
 
-def _pad_from_left(rw: Rewriter, op: Operation, x: SSAValue, pad: int) -> SSAValue:
+def _pad_from_left(rw: Conversion, op: Operation, x: SSAValue, pad: int) -> SSAValue:
     """`pad` ones, then x (upstream's padFromLeft)."""
-    return _concatenate(rw, op, [rw.constant([1] * pad, (pad,), op), x])
+    return _concatenate(rw, op, [_constant(rw, [1] * pad, (pad,), op), x])
 
 
-def _broadcast(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _broadcast(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertShapeBroadcastOpPattern: two extent tensors, the shorter padded with ones, their
     elementwise maximum (the shapes are assumed broadcastable, as upstream)."""
     if len(op.operands) != 2:
-        raise _NoMatch("only two operand shapes are supported")
+        raise NoMatch("only two operand shapes are supported")
     a = cast_to_i32(rw, op, op.operands[0])
     b = cast_to_i32(rw, op, op.operands[1])
     if a is None or b is None:
-        raise _NoMatch("the operands must be statically shaped extent tensors")
+        raise NoMatch("the operands must be statically shaped extent tensors")
     na, nb = _static_shape(a.type)[0], _static_shape(b.type)[0]  # type: ignore[index]
     if na < nb:
         a = _pad_from_left(rw, op, a, nb - na)
@@ -407,19 +321,19 @@ def _broadcast(op: Operation, rw: Rewriter) -> list[SSAValue]:
     return [_same_type(index, op.results[0], "cast to index failed: the result must be a tensor")]
 
 
-def _tensor_dim(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _tensor_dim(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertTensorDimPattern: a constant dimension's get_dimension_size."""
     source, index = op.operands
     dim = _constant_index(index)
     if dim is None:
-        raise _NoMatch("expected constant index op")
+        raise NoMatch("expected constant index op")
     size = _dim_size(rw, op, source, dim)
     value = cast_to_index(rw, op, size)
     assert value is not None
     return [value]
 
 
-def _tensor_extract(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _tensor_extract(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertTensorExtractPattern: a slice at constant indices, reshaped to a scalar."""
     source = op.operands[0]
     t = source.type
@@ -429,13 +343,13 @@ def _tensor_extract(op: Operation, rw: Rewriter) -> list[SSAValue]:
     for i, v in enumerate(op.operands[1:]):
         c = _constant_index(v)
         if c is None:
-            raise _NoMatch("expected constant index op")
+            raise NoMatch("expected constant index op")
         if dims[i] < 0 or c >= dims[i] or c < 0:
-            raise _NoMatch("index out of range")
+            raise NoMatch("index out of range")
         indices.append(c)
     x = cast_to_i32(rw, op, source)
     if x is None:
-        raise _NoMatch(f"the tensor '{_type_text(t)}' must hold index or 32-bit integer elements")
+        raise NoMatch(f"the tensor '{_type_text(t)}' must hold index or 32-bit integer elements")
     scalar = _reshape(rw, op, _slice(rw, op, x, indices), ())
     if isinstance(op.results[0].type, IndexType):
         value = cast_to_index(rw, op, scalar)
@@ -444,24 +358,24 @@ def _tensor_extract(op: Operation, rw: Rewriter) -> list[SSAValue]:
     return [rw.cast(scalar, op.results[0].type, op)]
 
 
-def _tensor_from_elements(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _tensor_from_elements(op: Operation, rw: Conversion) -> list[SSAValue]:
     """ConvertTensorFromElementsPattern: a 0-d tensor is a cast of its element; a 1-D tensor of
     index concatenates its elements (constants as constants)."""
     t = op.results[0].type
     if not isinstance(t, TensorType):
-        raise _NoMatch("expected a ranked tensor result")
+        raise NoMatch("expected a ranked tensor result")
     rank = len(t.get_shape())
     if rank == 0:
         return [rw.cast(op.operands[0], t, op)]
     if rank != 1:
-        raise _NoMatch("only a 1-D result is supported")
+        raise NoMatch("only a 1-D result is supported")
     if not _is_index_like(t):
-        raise _NoMatch("only a tensor of index is supported")
+        raise NoMatch("only a tensor of index is supported")
     parts: list[SSAValue] = []
     for v in op.operands:
         c = _constant_index(v)
         if c is not None:
-            parts.append(rw.constant([c], (1,), op))
+            parts.append(_constant(rw, [c], (1,), op))
         else:
             x = cast_to_i32(rw, op, v)
             assert x is not None  # the elements of a tensor of index are index values
@@ -470,16 +384,14 @@ def _tensor_from_elements(op: Operation, rw: Rewriter) -> list[SSAValue]:
     return [_same_type(value, op.results[0], "cast to index failed")]
 
 
-def _cast_operands(op: Operation, rw: Rewriter) -> list[SSAValue]:
+def _cast_operands(op: Operation, rw: Conversion) -> list[SSAValue]:
     """CastOperandsPattern: the same op with its index-based operands cast to i32."""
-    from xdsl.utils.exceptions import VerifyException
-
     operands: list[SSAValue] = []
     for v in op.operands:
         if _is_index_like(v.type):
             x = cast_to_i32(rw, op, v)
             if x is None:
-                raise _NoMatch(
+                raise NoMatch(
                     f"cast to i32 failed: the operand '{_type_text(v.type)}' must have a static "
                     "shape"
                 )
@@ -497,7 +409,7 @@ def _cast_operands(op: Operation, rw: Rewriter) -> list[SSAValue]:
     try:
         new.verify()
     except VerifyException as e:
-        raise _NoMatch(f"with its index operands cast to i32, {e}") from None
+        raise NoMatch(f"with its index operands cast to i32, {e}") from None
     return list(new.results)
 
 
@@ -528,52 +440,25 @@ def _no_pattern_reason(op: Operation) -> str:
     return f"this pass (as upstream's) has no pattern for it; it converts {supported}"
 
 
-def _legalize(op: Operation) -> None:
-    """Rewrite the illegal ``op`` by its pattern, or raise upstream's legalization error."""
-    pattern = PATTERNS.get(op.name)
-    if pattern is None:
-        raise legalize_error(op, _no_pattern_reason(op))
-    rw = Rewriter(op)
-    try:
-        values = pattern(op, rw)
-        for new in rw.created:
-            if not is_legal(new):
-                raise _NoMatch(
-                    f"it would create '{new.name}' with an index-based operand, which is illegal"
-                )
-    except _NoMatch as e:
-        rw.rollback()
-        raise legalize_error(op, str(e)) from None
-    for result, value in zip(op.results, values, strict=True):
-        result.replace_all_uses_with(value)
-    op.detach()
-    op.erase()
-
-
-def _restore(module: Operation, backup: Operation) -> None:
-    """Put ``backup``'s regions (a clone of ``module`` before the pass) back into ``module``,
-    keeping the parse positions of the original ops for later diagnostics."""
-    for old, new in zip(module.walk(), backup.walk()):
-        carry_location(new, old)
-    for region, saved in zip(module.regions, backup.regions):
-        for block in list(region.blocks):
-            for o in list(block.ops):
-                o.drop_all_references()
-        for block in list(region.blocks):
-            region.detach_block(block)
-        saved.move_blocks(region)
+def legality(op: Operation) -> Legality:
+    """upstream's ConversionTarget for this pass."""
+    name = op.name
+    if name in _ALWAYS_LEGAL:
+        return Legality.LEGAL
+    dialect = name.partition(".")[0]
+    if dialect in _ILLEGAL_DIALECTS or name in _ILLEGAL_OPS:
+        return Legality.ILLEGAL
+    if dialect == "stablehlo":
+        if any(_is_index_like(v.type) for v in op.operands):
+            return Legality.ILLEGAL
+        return Legality.LEGAL
+    return Legality.UNKNOWN
 
 
 def shape_legalize_to_stablehlo(module: Operation) -> Operation:
     """Legalize ``module``'s shape computations to StableHLO (in place); on an op that cannot be
     legalized, raise LegalizationError at that op and leave ``module`` unchanged."""
-    backup = module.clone()
-    try:
-        with gc_paused():
-            for op in [o for o in module.walk() if o is not module]:
-                if op.parent is not None and not is_legal(op):
-                    _legalize(op)
-    except LegalizationError:
-        _restore(module, backup)
-        raise
-    return module
+    conversion = Conversion(
+        legality, PATTERNS, fold=fold, materialize=materialize, no_pattern=_no_pattern_reason
+    )
+    return conversion.run(module)

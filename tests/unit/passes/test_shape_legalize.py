@@ -167,7 +167,11 @@ ILLEGAL = "that was explicitly marked illegal"
         (
             "%0 = shape.shape_of %q : tensor<?x2xindex> -> tensor<2xindex>",
             "shape.shape_of",
-            "would create 'stablehlo.get_dimension_size' with an index-based operand",
+            (
+                "would create 'stablehlo.get_dimension_size', which cannot be legalized (this pass (as "
+                "upstream's) has no pattern for 'stablehlo.get_dimension_size' with index-based "
+                "operands"
+            ),
         ),
         (
             "%0 = shape.const_shape [1, 2] : tensor<?xindex>",
@@ -376,3 +380,99 @@ def test_cli_reports_the_error_without_a_traceback(tmp_path: Path) -> None:
         f"in.mlir:2:8: error: failed to legalize operation 'shape.cstr_broadcastable' {ILLEGAL}"
         in done.stderr
     )
+
+
+FOLDS = """
+func.func @f(%x: tensor<2x3xf32>, %a: tensor<2xindex>, %i: index)
+    -> (tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, index, index, index, i1, index) {
+  %0 = shape.shape_of %x : tensor<2x3xf32> -> tensor<2xindex>
+  %cs = shape.const_shape [1, 3] : tensor<2xindex>
+  %cs2 = shape.const_shape [4, 1] : tensor<2xindex>
+  %1 = shape.broadcast %cs, %cs2 : tensor<2xindex>, tensor<2xindex> -> tensor<2xindex>
+  %2 = shape.broadcast %cs, %a : tensor<2xindex>, tensor<2xindex> -> tensor<2xindex>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %3 = arith.muli %i, %c1 : index
+  %4 = arith.muli %c2, %i : index
+  %5 = arith.addi %i, %c0 : index
+  %6 = arith.cmpi slt, %c0, %i : index
+  %fe = tensor.from_elements %i, %c2 : tensor<2xindex>
+  %7 = tensor.extract %fe[%c1] : tensor<2xindex>
+  return %0, %1, %2, %3, %4, %5, %6, %7
+      : tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, index, index, index, i1, index
+}
+"""
+
+
+def test_ops_fold_before_their_patterns_as_in_mlir_dialect_conversion() -> None:
+    out = _legalize(FOLDS)
+    lines = [ln.strip() for ln in out.splitlines()[2:-2]]
+    assert lines == [
+        # a static shape_of folds to a const_shape, which legalizes to a constant
+        "%c = stablehlo.constant dense<[2, 3]> : tensor<2xi32>",
+        "%0 = builtin.unrealized_conversion_cast %c : tensor<2xi32> to tensor<2xindex>",
+        "%c_0 = stablehlo.constant dense<[1, 3]> : tensor<2xi32>",
+        "%1 = builtin.unrealized_conversion_cast %c_0 : tensor<2xi32> to tensor<2xindex>",
+        "%c_1 = stablehlo.constant dense<[4, 1]> : tensor<2xi32>",
+        "%2 = builtin.unrealized_conversion_cast %c_1 : tensor<2xi32> to tensor<2xindex>",
+        # a broadcast of constant shapes folds (its operands' original definitions are seen)
+        "%c_2 = stablehlo.constant dense<[4, 3]> : tensor<2xi32>",
+        "%3 = builtin.unrealized_conversion_cast %c_2 : tensor<2xi32> to tensor<2xindex>",
+        # Commutative: the constant operand goes last before the pattern runs
+        "%4 = builtin.unrealized_conversion_cast %arg1 : tensor<2xindex> to tensor<2xi32>",
+        "%5 = builtin.unrealized_conversion_cast %1 : tensor<2xindex> to tensor<2xi32>",
+        "%6 = stablehlo.maximum %4, %5 : tensor<2xi32>",
+        "%7 = builtin.unrealized_conversion_cast %6 : tensor<2xi32> to tensor<2xindex>",
+        "%c0 = arith.constant 0 : index",
+        "%c1 = arith.constant 1 : index",
+        "%c2 = arith.constant 2 : index",
+        # muli(x, 1) -> x; muli(2, x) -> muli(x, 2)
+        "%8 = builtin.unrealized_conversion_cast %arg2 : index to tensor<i32>",
+        "%c_3 = stablehlo.constant dense<2> : tensor<i32>",
+        "%9 = stablehlo.multiply %8, %c_3 : tensor<i32>",
+        "%10 = builtin.unrealized_conversion_cast %9 : tensor<i32> to index",
+        # ops the conversion target does not mention fold too: addi(x, 0) -> x, cmpi's constant
+        # goes right (with the swapped predicate)
+        "%11 = arith.cmpi sgt, %arg2, %c0 : index",
+        "%12 = builtin.unrealized_conversion_cast %arg2 : index to tensor<i32>",
+        "%13 = stablehlo.reshape %12 : (tensor<i32>) -> tensor<1xi32>",
+        "%c_4 = stablehlo.constant dense<2> : tensor<1xi32>",
+        (
+            "%14 = stablehlo.concatenate %13, %c_4, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> "
+            "tensor<2xi32>"
+        ),
+        "%15 = builtin.unrealized_conversion_cast %14 : tensor<2xi32> to tensor<2xindex>",
+        # extract(from_elements) -> the element
+        (
+            "return %0, %3, %7, %arg2, %10, %arg2, %11, %c2 : tensor<2xindex>, tensor<2xindex>, "
+            "tensor<2xindex>, index, index, index, i1, index"
+        ),
+    ]
+
+
+def test_a_failed_conversion_undoes_folds_in_place_too() -> None:
+    text = """
+func.func @f(%i: index, %a: tensor<2xindex>) -> (i1, !shape.witness) {
+  %c0 = arith.constant 0 : index
+  %0 = arith.cmpi slt, %c0, %i : index
+  %w = shape.cstr_broadcastable %a, %a : tensor<2xindex>, tensor<2xindex>
+  return %0, %w : i1, !shape.witness
+}
+"""
+    assert "failed to legalize operation 'shape.cstr_broadcastable'" in _error(text)
+
+
+def test_a_fold_whose_constant_cannot_be_legalized_falls_back_to_the_pattern() -> None:
+    # muli of two constants folds to an arith.constant, which this conversion cannot legalize
+    out = _legalize(
+        """
+func.func @f() -> index {
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %0 = arith.muli %c3, %c4 : index
+  return %0 : index
+}
+"""
+    )
+    assert "stablehlo.multiply %c, %c_0 : tensor<i32>" in out
