@@ -6,19 +6,25 @@ The two representations are bridged with `builtin.unrealized_conversion_cast` (i
 tensor<i32>, tensor<Nxindex> <-> tensor<Nxi32>), which are expected to annihilate later
 (upstream's canonicalization), exactly as upstream leaves them.
 
-It is a partial conversion, as upstream's (applyPartialConversion with its ConversionTarget):
+It is a partial conversion, as upstream's (applyPartialConversion with its ConversionTarget; the
+driver is `passes/conversion.py`, MLIR's, folds included):
 
 - illegal: every op of the `shape` and `tensor` dialects but `tensor.cast`, `arith.index_cast`,
   `arith.muli`, and a `stablehlo` op with an operand of type index or a shaped type of index;
-- everything else is legal and left as it is.
+- legal: `tensor.cast`, `builtin.unrealized_conversion_cast`, the other `stablehlo` ops;
+- any other op is not mentioned: it is left as it is (after its fold, as MLIR's conversion
+  folds every op that is not legal: `arith.addi %x, %c0` becomes `%x`).
 
-Ops are visited in pre-order.  An illegal op is rewritten by its pattern (the PATTERNS table, one
-per op as upstream's populateShapeToStablehloPatterns); the new ops are inserted before it, at its
-location (a constant made for an `arith.constant` operand, and a cast of an operand, at the
-operand's location, as upstream).  A pattern that does not apply, or that would create an op that
-is itself illegal (e.g. `stablehlo.get_dimension_size` of a tensor of index), undoes what it built;
-the op then fails with upstream's "failed to legalize operation '<name>' that was explicitly marked
-illegal" (followed by the reason) and the module is left as it was before the pass.
+Ops are visited in pre-order.  An op that is not legal is folded first (`passes/mlir_folds.py`:
+a `shape.shape_of` of a static shape becomes a `shape.const_shape`, which legalizes to a constant;
+constant operands of a Commutative op go last), then rewritten by its pattern (the PATTERNS
+table, one per op as upstream's populateShapeToStablehloPatterns); the new ops are inserted
+before it, at its location (a constant made for an `arith.constant` operand, and a cast of an
+operand, at the operand's location, as upstream).  A pattern that does not apply, or that would
+create an op that cannot be legalized (e.g. `stablehlo.get_dimension_size` of a tensor of index),
+undoes what it built; an illegal op then fails with upstream's "failed to legalize operation
+'<name>' that was explicitly marked illegal" (followed by the reason) and the module is left as it
+was before the pass.
 
 Where upstream would build invalid IR or crash (a dynamically shaped extent tensor to cast, a
 `tensor.extract` of a tensor that is neither index nor 32-bit integer, a `tensor.dim` index out of
