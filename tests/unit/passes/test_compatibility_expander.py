@@ -495,3 +495,12 @@ def test_cli_serialize_expand(tmp_path: Path) -> None:
         bad.stderr.decode()
     )
     assert "Traceback" not in bad.stderr.decode()
+
+
+def test_check_compat_notes_the_hint() -> None:
+    from stablehlo_py.serialization import check_compat
+
+    data = serialize_portable_artifact(_fresh(_tan("3xf32")), "current")
+    report = check_compat(data, "1.2.0")
+    assert not report.compatible
+    assert any("stablehlo-compatibility-expander removes" in n for n in report.notes)
