@@ -143,7 +143,7 @@ def load_entry_point(registry: Registry, ep: Any) -> None:
     except PluginError as exc:
         registry.plugin_errors.append((who, str(exc)))
         for name in declared_names(obj):
-            registry.refused.setdefault(name, str(exc))
+            registry.refused.setdefault(name, exc.message)
 
 
 def load_all(registry: Registry) -> None:
