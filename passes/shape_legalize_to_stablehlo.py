@@ -23,8 +23,9 @@ before it, at its location (a constant made for an `arith.constant` operand, and
 operand, at the operand's location, as upstream).  A pattern that does not apply, or that would
 create an op that cannot be legalized (e.g. `stablehlo.get_dimension_size` of a tensor of index),
 undoes what it built; an illegal op then fails with upstream's "failed to legalize operation
-'<name>' that was explicitly marked illegal" (followed by the reason) and the module is left as it
-was before the pass.
+'<name>' that was explicitly marked illegal" (followed by the reason) and its function is left as
+it was before the pass.  The pass runs on each function (upstream's is anchored on func.func): the
+other functions are converted, and every failing function reports its error.
 
 Where upstream would build invalid IR or crash (a dynamically shaped extent tensor to cast, a
 `tensor.extract` of a tensor that is neither index nor 32-bit integer, a `tensor.dim` index out of
@@ -37,7 +38,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from stablehlo_py.passes._common import LegalizationError
 from stablehlo_py.passes.conversion import Conversion, Legality, NoMatch, Pattern, Where
+from stablehlo_py.passes.diagnostics import raise_collected
 from stablehlo_py.passes.mlir_folds import fold, materialize
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -50,6 +53,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir.construct import new_op
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import tensor_type
@@ -461,10 +465,27 @@ def legality(op: Operation) -> Legality:
     return Legality.UNKNOWN
 
 
-def shape_legalize_to_stablehlo(module: Operation) -> Operation:
-    """Legalize ``module``'s shape computations to StableHLO (in place); on an op that cannot be
-    legalized, raise LegalizationError at that op and leave ``module`` unchanged."""
-    conversion = Conversion(
-        legality, PATTERNS, fold=fold, materialize=materialize, no_pattern=_no_pattern_reason
-    )
-    return conversion.run(module)
+def _functions(root: Operation) -> list[Operation]:
+    """The functions the pass runs on: it is anchored on func.func, so on a module MLIR's pass
+    manager runs it on each function directly in the module."""
+    if root.name == "func.func":
+        return [root]
+    return [o for r in root.regions for b in r.blocks for o in b.ops if o.name == "func.func"]
+
+
+def shape_legalize_to_stablehlo(root: Operation) -> Operation:
+    """Legalize the shape computations of each function of ``root`` (in place).  A function with an
+    op that cannot be legalized is left as it was and gives a LegalizationError at that op; the
+    other functions are converted; the errors, in function order, are raised together."""
+    errors: list[StableHLOError] = []
+    for func in _functions(root):
+        conversion = Conversion(
+            legality, PATTERNS, fold=fold, materialize=materialize, no_pattern=_no_pattern_reason
+        )
+        try:
+            conversion.run(func)
+        except LegalizationError as e:
+            errors.append(e)
+    if errors:
+        raise_collected(errors)
+    return root

@@ -476,3 +476,30 @@ func.func @f() -> index {
 """
     )
     assert "stablehlo.multiply %c, %c_0 : tensor<i32>" in out
+
+
+def test_each_function_is_converted_alone_and_every_failure_is_reported() -> None:
+    text = """
+func.func @bad1(%a: tensor<2xindex>) -> !shape.witness {
+  %0 = shape.cstr_broadcastable %a, %a : tensor<2xindex>, tensor<2xindex>
+  return %0 : !shape.witness
+}
+func.func @good(%a: tensor<2xindex>) -> tensor<2xi32> {
+  %0 = arith.index_cast %a : tensor<2xindex> to tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+func.func @bad2(%a: tensor<2xindex>) -> !shape.witness {
+  %0 = shape.cstr_eq %a, %a : tensor<2xindex>, tensor<2xindex>
+  return %0 : !shape.witness
+}
+"""
+    module = parse(text, "s.mlir")
+    with pytest.raises(StableHLOError) as info:
+        run_pipeline(module, [(PASS, {})])
+    first = info.value.preceding  # type: ignore[attr-defined]
+    assert [e.location for e in [*first, info.value]] == ["s.mlir:3:8", "s.mlir:11:8"]
+    assert "'shape.cstr_eq'" in info.value.message  # type: ignore[attr-defined]
+    out = print_ir(module)
+    assert "shape.cstr_broadcastable" in out and "shape.cstr_eq" in out  # failed ones unchanged
+    assert "arith.index_cast" not in out  # the good one converted
+    assert "builtin.unrealized_conversion_cast %arg0 : tensor<2xindex> to tensor<2xi32>" in out
