@@ -15,7 +15,8 @@ of constant-like defining ops (`arith.constant`, `stablehlo.constant`, `chlo.con
 
 Modelled folds (mlir/lib/Dialect/{Shape,Tensor,Arith}/IR): shape.shape_of (a static shape),
 shape.broadcast (one operand of the result's type; constant shapes), shape.num_elements (a constant
-shape), tensor.dim (a static dimension), tensor.extract (of tensor.from_elements, of a constant),
+shape), shape.to_extent_tensor and shape.size_to_index (a constant; an operand of the result's
+type), shape.concat (constant shapes), shape.any (a constant last operand), tensor.dim (a static dimension), tensor.extract (of tensor.from_elements, of a constant),
 tensor.from_elements (constant elements), arith.index_cast (a constant), arith.addi/subi/muli/divsi
 (neutral and absorbing operands, add/sub pairs, constants), arith.maxsi (equal operands, extreme
 constants, constants), arith.select (constant or equal choices, `select %x, true, false`, a cmpi
@@ -203,6 +204,46 @@ def _fold_num_elements(op: Operation) -> FoldResult:
     if values is None:
         return None
     return [IntegerAttr(int(np.prod([int(x) for x in values.reshape(-1)], dtype=object)), INDEX)]
+
+
+def _extents(value: SSAValue) -> list[int] | None:
+    values = _int_values(constant_of(value))
+    return None if values is None else [int(x) for x in values.reshape(-1)]
+
+
+def _fold_to_extent_tensor(op: Operation) -> FoldResult:
+    """ToExtentTensorOp::fold (a constant shape), then CastOpInterface's (the same type)."""
+    extents = _extents(op.operands[0])
+    if extents is not None:
+        return [_index_tensor(extents)]
+    if op.operands[0].type == op.results[0].type:
+        return [op.operands[0]]
+    return None
+
+
+def _fold_concat(op: Operation) -> FoldResult:
+    lhs, rhs = (_extents(v) for v in op.operands)
+    if lhs is None or rhs is None:
+        return None
+    return [_index_tensor(lhs + rhs)]
+
+
+def _fold_any(op: Operation) -> FoldResult:
+    """AnyOp::fold: the last operand when it is constant (the op is commutative)."""
+    if not op.operands:
+        return None
+    last = _extents(op.operands[-1])
+    return None if last is None else [_index_tensor(last)]
+
+
+def _fold_size_to_index(op: Operation) -> FoldResult:
+    """SizeToIndexOp::fold (a constant), then CastOpInterface's (an index operand)."""
+    c = constant_of(op.operands[0])
+    if isinstance(c, IntegerAttr):
+        return [IntegerAttr(c.value.data, INDEX)]
+    if op.operands[0].type == op.results[0].type:
+        return [op.operands[0]]
+    return None
 
 
 # ------------------------------------------------------------------------------------ tensor
@@ -424,6 +465,10 @@ FOLDS: dict[str, Callable[[Operation], FoldResult]] = {
     "shape.shape_of": _fold_shape_of,
     "shape.broadcast": _fold_broadcast,
     "shape.num_elements": _fold_num_elements,
+    "shape.to_extent_tensor": _fold_to_extent_tensor,
+    "shape.concat": _fold_concat,
+    "shape.any": _fold_any,
+    "shape.size_to_index": _fold_size_to_index,
     "tensor.dim": _fold_dim,
     "tensor.extract": _fold_extract,
     "tensor.from_elements": _fold_from_elements,

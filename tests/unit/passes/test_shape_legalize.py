@@ -503,3 +503,21 @@ func.func @bad2(%a: tensor<2xindex>) -> !shape.witness {
     assert "shape.cstr_broadcastable" in out and "shape.cstr_eq" in out  # failed ones unchanged
     assert "arith.index_cast" not in out  # the good one converted
     assert "builtin.unrealized_conversion_cast %arg0 : tensor<2xindex> to tensor<2xi32>" in out
+
+
+def test_shape_ops_without_a_pattern_legalize_when_they_fold() -> None:
+    out = _legalize(
+        """
+func.func @f(%a: tensor<2xindex>, %i: index) -> (tensor<2xindex>, tensor<4xindex>, tensor<2xindex>, index) {
+  %s = shape.const_shape [1, 2] : tensor<2xindex>
+  %0 = shape.to_extent_tensor %a : tensor<2xindex> -> tensor<2xindex>
+  %1 = shape.concat %s, %s : tensor<2xindex>, tensor<2xindex> -> tensor<4xindex>
+  %2 = shape.any %a, %s : tensor<2xindex>, tensor<2xindex> -> tensor<2xindex>
+  %3 = shape.size_to_index %i : index
+  return %0, %1, %2, %3 : tensor<2xindex>, tensor<4xindex>, tensor<2xindex>, index
+}
+"""
+    )
+    assert "shape." not in out
+    assert "stablehlo.constant dense<[1, 2, 1, 2]> : tensor<4xi32>" in out
+    assert "return %arg0, %1, %2, %arg1 :" in out
