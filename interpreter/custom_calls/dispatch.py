@@ -63,7 +63,13 @@ def make_context(ev: Any, op: Any, operands: list[Any]) -> CallContext:
     )
 
 
-def _check_results(target: Target, op: Any, results: Any) -> list[Any]:
+def _fits(value: Any, t: Any) -> bool:
+    """Whether array `value` has the shape of tensor type `t` (`?` matches any size)."""
+    shape = tuple(t.get_shape())
+    return len(shape) == value.ndim and all(d < 0 or d == s for d, s in zip(shape, value.shape))
+
+
+def _check_results(target: Target, op: Any, operands: tuple[Any, ...], results: Any) -> list[Any]:
     where = f"custom_call @{target.name} (from {target.source})"
     if not isinstance(results, list | tuple):
         raise InterpreterError(
@@ -75,6 +81,12 @@ def _check_results(target: Target, op: Any, results: Any) -> list[Any]:
         )
     from stablehlo_py.interpreter.values import dtype_of_type
 
+    # inside a reduction body the evaluator may pass stacked operands (several reductions at once);
+    # results then follow the operands' stacking, so only element types are checked
+    stacked = any(
+        isinstance(v.type, TensorType) and isinstance(x, np.ndarray) and not _fits(x, v.type)
+        for v, x in zip(op.operands, operands)
+    )
     out: list[Any] = []
     for i, (value, res) in enumerate(zip(results, op.results)):
         t = res.type
@@ -83,12 +95,11 @@ def _check_results(target: Target, op: Any, results: Any) -> list[Any]:
             continue
         arr = np.asarray(value)
         want = dtype_of_type(t)
-        shape = tuple(t.get_shape())
         if arr.dtype != want:
             raise InterpreterError(
                 f"{where}: result #{i} has element type {arr.dtype}, the op's result type {t} says {want}"
             )
-        if len(shape) != arr.ndim or any(d >= 0 and d != s for d, s in zip(shape, arr.shape)):
+        if not stacked and not _fits(arr, t):
             raise InterpreterError(
                 f"{where}: result #{i} has shape {list(arr.shape)}, the op's result type is {t}"
             )
@@ -133,4 +144,4 @@ def call_custom(ev: Any, op: Any, operands: list[Any]) -> list[Any]:
         raise InterpreterError(
             f"custom_call @{name} (from {target.source}) failed: {type(exc).__name__}: {exc}"
         ) from exc
-    return _check_results(target, op, results)
+    return _check_results(target, op, ctx.operands, results)

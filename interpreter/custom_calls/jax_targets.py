@@ -11,8 +11,9 @@ lowering before XLA partitions it; `jax/_src/interpreters/mlir.py` `wrap_with_*`
   body is per-device code (its collectives name devices), so it runs once per device: the program is
   run as `mhlo.num_partitions` processes (`spmd.run_spmd`; partition p is device p), each holding the
   same global values outside the region; `SPMDFullToShardShape` gives process p the tile of device p
-  under S, `SPMDShardToFullShape` gathers every process's tile and places it as S' says.  Only fully
-  manual regions (every mesh axis manual: the result sharding is `{manual}`) have this reading;
+  under S, `SPMDShardToFullShape` gathers every process's tile and places it as S' says.  A region
+  manual over some mesh axes only (`last_tile_dims={manual, ...}`) reads the same way: S tiles the
+  manual axes only, and the auto axes do not change the values;
 - host callbacks (`jax.pure_callback`, `io_callback`, `jax.debug.callback`: `xla_ffi_python_cpu_callback`
   and kin) are refused: the Python function they call lives in the process that traced the program and
   is not part of the artifact."""
@@ -113,11 +114,10 @@ def _device_count_check(ev: Any, sharding: HloSharding, target: str) -> None:
 
 def _check_manual(op: Any, target: str) -> None:
     own = _sharding_attr(op, f"custom_call @{target}")
-    if own.kind != "manual":
-        raise NotSupportedError(
-            f"custom_call @{target} with a partially manual sharding (shard_map over a subset of "
-            "the mesh axes, auto over the rest) has no single per-device reading here; only fully "
-            "manual shard_map regions (sharding {manual}) are supported"
+    if not own.is_manual:
+        raise InterpreterError(
+            f"custom_call @{target} must carry a manual sharding ({{manual}}, or last_tile_dims "
+            f"naming manual for a shard_map over some mesh axes), got {op.attributes.get('mhlo.sharding')}"
         )
 
 
@@ -149,10 +149,10 @@ def spmd_shard_to_full(ev: Any, op: Any, args: list[Any]) -> list[Any]:
             f"custom_call @{target}: its own sharding must say how the result is laid out, not {{manual}}"
         )
     inner = _operand_sharding(op, target)
-    if inner.kind != "manual":
-        raise NotSupportedError(
-            f"custom_call @{target} of a value whose sharding is not {{manual}} (a partially manual "
-            "shard_map region) is not supported; only fully manual regions are"
+    if not inner.is_manual:
+        raise InterpreterError(
+            f"custom_call @{target}: the custom_call @Sharding before it must be manual (the "
+            "per-device value of a shard_map region)"
         )
     _device_count_check(ev, sharding, target)
     shape = tuple(op.results[0].type.get_shape())

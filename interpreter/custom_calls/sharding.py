@@ -23,7 +23,13 @@ class HloSharding:
     kind: str  # "replicated", "manual", "maximal", "tiled"
     tiles: np.ndarray | None = None  # device ids, shape = tile dims (+ subgroup dims)
     subgroups: int = 0  # trailing dims of `tiles` that group devices instead of tiling
+    subgroup_types: tuple[str, ...] = ()  # "replicated" / "manual" per subgroup dim
     device: int = 0  # for maximal
+
+    @property
+    def is_manual(self) -> bool:
+        """Fully manual (`{manual}`) or manual over some mesh axes (`last_tile_dims={manual, ...}`)."""
+        return self.kind == "manual" or "manual" in self.subgroup_types
 
     @property
     def tile_shape(self) -> tuple[int, ...]:
@@ -93,12 +99,12 @@ def parse_sharding(text: str) -> HloSharding:
     tiles = devices.reshape(dims)
     last = m.group(3) or ""
     if "last_tile_dim_replicate" in last:
-        subgroups = 1
+        types: tuple[str, ...] = ("replicated",)
     elif "last_tile_dims" in last:
-        subgroups = len([t for t in re.split(r"[{},\s]+", last.split("=", 1)[1]) if t])
+        types = tuple(t for t in re.split(r"[{},\s]+", last.split("=", 1)[1]) if t)
     else:
-        subgroups = 0
-    return HloSharding("tiled", tiles=tiles, subgroups=subgroups)
+        types = ()
+    return HloSharding("tiled", tiles=tiles, subgroups=len(types), subgroup_types=types)
 
 
 def shard_shape(sharding: HloSharding, shape: tuple[int, ...]) -> tuple[int, ...]:
