@@ -8,7 +8,10 @@ What MLIR registers for these ops, and what runs here:
   folder returns their value, so the driver uniques and hoists them (its OperationFolder); they never fold away.
 * StableHLO: no other folder (upstream moved them to `stablehlo-aggressive-folder`); `case` has
   FoldConstantCaseOp (a constant index in range inlines its branch).
-* CHLO: `chlo.constant_like` folds to a `chlo.constant` splat when its operand's shape is static.
+* CHLO: `chlo.constant_like` folds to a `chlo.constant` splat when its operand's shape is static;
+  the ops with MLIR's Commutative trait (`broadcast_add/multiply/maximum/minimum/and/or/xor`,
+  `mulhi`) move constant operands last (the trait's fold; StableHLO's commutative ops use
+  upstream's IsCommutative, which has no fold).
 * builtin: `unrealized_conversion_cast` folds an identity cast (all types equal) and a round trip
   `A -> B -> A` of casts to the original values.
 * Cast ops (CastOpInterface): an identity `memref.cast`/`tensor.cast` folds to its operand;
@@ -20,7 +23,8 @@ What MLIR registers for these ops, and what runs here:
   another type: a `memref.cast` to the wanted type) and ToBufferOfCast (`to_buffer(tensor.cast(t))`
   -> `memref.cast(to_buffer(t))`).
 * arith: `addf`/`subf`/`mulf`/`divf` of constants fold (the interpreter's IEEE math, through
-  `passes/folds/evaluate.py`), `addf(x, -0)`, `subf(x, +0)`, `mulf(x, 1)`, `divf(x, 1)` fold to `x`.
+  `passes/folds/evaluate.py`), `addf(x, -0)`, `subf(x, +0)`, `mulf(x, 1)`, `divf(x, 1)` fold to `x`;
+  else `addf`/`mulf` move a constant operand last (Commutative).
 * func: `call_indirect` of a `func.constant` becomes a `func.call` (SimplifyIndirectCallWithKnownCallee).
 * Every other op of stablehlo, chlo, check, interpreter, vhlo, and func.func/return/call,
   builtin.module, has nothing to canonicalize (MLIR registers no folder or pattern for them); nor
@@ -82,6 +86,7 @@ __all__ = [
     "PASS_NAME",
     "canonicalization_patterns",
     "canonicalize",
+    "fold_hooks",
     "not_modelled",
     "run",
 ]
@@ -236,6 +241,19 @@ def fold_float_binary(op: Operation) -> FoldOutcome:
     return None
 
 
+def fold_with_traits(op: Operation) -> FoldOutcome:
+    """MLIR's fold hook of an op with the Commutative trait (`passes/mlir_folds.py`: its own fold,
+    else the trait's fold, which moves constant operands last, in place)."""
+    from stablehlo_py.passes.mlir_folds import Rewrite, fold
+
+    result = fold(op)
+    if isinstance(result, Rewrite):
+        op.operands = result.operands
+        op.properties.update(result.properties)
+        return IN_PLACE
+    return result
+
+
 FOLDERS: dict[str, Folder] = {
     "chlo.constant_like": fold_constant_like,
     "builtin.unrealized_conversion_cast": fold_unrealized_cast,
@@ -245,7 +263,19 @@ FOLDERS: dict[str, Folder] = {
     "bufferization.to_buffer": fold_to_buffer,
     **{name: fold_float_binary for name in _NEUTRAL},
 }
-"""Op name -> its folder (MLIR's `fold` hooks, including the cast interface's trait fold)."""
+"""Op name -> its own folder (MLIR's `fold` methods, with the cast interface's trait fold)."""
+
+
+def fold_hooks() -> dict[str, Folder]:
+    """What the driver folds with: `FOLDERS`, and for the modelled ops with MLIR's Commutative trait
+    (the CHLO broadcasting ops and `mulhi`, arith's `addf`/`mulf`) the trait's fold after theirs."""
+    from stablehlo_py.passes.mlir_folds import COMMUTATIVE
+
+    hooks = dict(FOLDERS)
+    for name in COMMUTATIVE:
+        if name.startswith("chlo.") or name in FOLDERS:
+            hooks[name] = fold_with_traits
+    return hooks
 
 
 # ------------------------------------------------------------------------------------ constants
@@ -545,7 +575,7 @@ def canonicalize(
     return apply_patterns_greedily(
         root,
         canonicalization_patterns() if patterns is None else patterns,
-        folders=FOLDERS if folders is None else folders,
+        folders=fold_hooks() if folders is None else folders,
         config=GreedyConfig(top_down=True) if config is None else config,
         materialize=materialize,
     )

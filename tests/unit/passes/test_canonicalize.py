@@ -412,3 +412,24 @@ func.func private @callee(%x: tensor<f32>) -> tensor<f32> {
     assert out.count("constant @callee") == 1
     assert body[1] == "return %f, %f : (tensor<f32>) -> tensor<f32>, (tensor<f32>) -> tensor<f32>"
     assert "stablehlo.abs" not in out  # dead
+
+
+def test_commutative_trait_moves_constants_last() -> None:
+    out = _canon(
+        """
+func.func @f(%x: tensor<2xf32>, %i: tensor<2xi32>) -> (tensor<2xf32>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>) {
+  %c = stablehlo.constant dense<2.0> : tensor<2xf32>
+  %k = stablehlo.constant dense<3> : tensor<2xi32>
+  %a = arith.constant dense<4.0> : tensor<2xf32>
+  %0 = chlo.broadcast_add %c, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %1 = chlo.broadcast_and %k, %i : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %2 = arith.mulf %a, %x : tensor<2xf32>
+  %3 = stablehlo.add %c, %x : tensor<2xf32>
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>
+}
+"""
+    )
+    assert "chlo.broadcast_add %arg0, %cst" in out
+    assert "chlo.broadcast_and %arg1, %c" in out
+    assert "arith.mulf %arg0, %cst_0" in out
+    assert "stablehlo.add %cst, %arg0" in out  # upstream's IsCommutative has no fold
