@@ -207,3 +207,38 @@ func.func @f() {
     assert "%0 = builtin.unrealized_conversion_cast %arg0 : tensor<ui8> to tensor<i8>" in out
     assert '%1 = "foo.use"(%0) : (tensor<i8>) -> tensor<i8>' in out
     assert '"foo.use2"(%0, %1) : (tensor<i8>, tensor<i8>) -> ()' in out
+
+
+WHILE = """
+func.func @main(%x: tensor<ui32>, %a: tensor<2x2xf32>) -> (tensor<ui32>, tensor<2x2xf32>) {
+  %lim = stablehlo.constant dense<4000000003> : tensor<ui32>
+  %one = stablehlo.constant dense<1> : tensor<ui32>
+  %0:2 = stablehlo.while(%i = %x, %m = %a) : tensor<ui32>, tensor<2x2xf32>
+  cond {
+    %c = stablehlo.compare NE, %i, %lim : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %n = stablehlo.add %i, %one : tensor<ui32>
+    %d = "stablehlo.dot"(%m, %m) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    stablehlo.return %n, %d : tensor<ui32>, tensor<2x2xf32>
+  }
+  return %0#0, %0#1 : tensor<ui32>, tensor<2x2xf32>
+}
+"""
+
+
+def test_loop_regions_convert_and_compute_the_same_bits() -> None:
+    x = np.array(4000000000, np.uint32)
+    a = np.array([[0.5, 1.0], [-1.0, 0.25]], np.float32)
+    before = run(parse(WHILE), x, a)
+    out = _convert(WHILE, "stablehlo-legalize-deprecated-ops", "canonicalize")
+    assert "ui32" not in out
+    assert (
+        "stablehlo.while(%iterArg = %arg0, %iterArg_1 = %arg1) : tensor<i32>, tensor<2x2xf32>"
+        in out
+    )
+    assert "stablehlo.constant dense<-294967293> : tensor<i32>" in out
+    assert "stablehlo.dot_general %iterArg_1, %iterArg_1, contracting_dims = [1] x [0]" in out
+    after = run(parse(out), x.view(np.int32), a)
+    np.testing.assert_array_equal(before[0].view(np.uint32), after[0].view(np.uint32))
+    np.testing.assert_allclose(before[1], after[1], rtol=1e-6)
