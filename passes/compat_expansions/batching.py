@@ -7,7 +7,8 @@ Each batching dimension becomes a collapsed slice dimension (gather) or an inser
 front of the start indices, so every index vector names its own batch explicitly.  The index
 element type is promoted (to i32, else i64) when a batching dimension's size does not fit in it;
 `index_vector_dim == rank` indices get a trailing dimension of size 1 first.  Indices of dynamic
-shape cannot be expanded (the op is left as it is, as upstream does).
+shape cannot be expanded (the op is left as it is, as upstream does).  As upstream's builders, the
+new gather/scatter has the original's properties but not its discardable attributes.
 """
 
 from __future__ import annotations
@@ -169,7 +170,6 @@ class GatherWithBatchingDimsExpander(RewritePattern):
             operands=[op.operands[0], new_indices],
             result_types=[r.type for r in op.results],
             properties=props,
-            attributes=dict(op.attributes),
         )
         carry_location(new, op)
         rewriter.replace(op, new)
@@ -218,7 +218,6 @@ class ScatterWithBatchingDimsExpander(RewritePattern):
             operands=[*inputs, new_indices, *updates],
             result_types=[r.type for r in op.results],
             properties=props,
-            attributes=dict(op.attributes),
             regions=[body],
         )
         carry_location(new, op)
