@@ -149,6 +149,28 @@ SNIPPETS = [
         "    func.return %arg0 : tensor<i1>\n  }, {\n    stablehlo.return %arg0 : tensor<i1>\n"
         "  }) : (tensor<i1>) -> tensor<i1>\n  return\n}"
     ),
+    # the shape dialect's ops
+    (
+        "func.func @f(%a: tensor<2xindex>, %i: index, %s: !shape.shape) -> !shape.size {\n"
+        "  %w = shape.cstr_eq %a, %a : tensor<2xindex>, tensor<2xindex>\n"
+        "  %t = shape.const_witness true\n  %all = shape.assuming_all %w, %t\n"
+        "  %c2 = shape.const_size 2\n  %z = shape.index_to_size %i\n"
+        "  %x = shape.size_to_index %z : !shape.size\n"
+        "  %r = shape.rank %a : tensor<2xindex> -> index\n"
+        "  %e = shape.to_extent_tensor %s : !shape.shape -> tensor<?xindex>\n"
+        "  %c = shape.concat %a, %s : tensor<2xindex>, !shape.shape -> !shape.shape\n"
+        "  %y = shape.any %a, %a : tensor<2xindex>, tensor<2xindex> -> tensor<2xindex>\n"
+        "  %g = shape.get_extent %s, %z : !shape.shape, !shape.size -> !shape.size\n"
+        "  %p = shape.add %g, %c2 : !shape.size, !shape.size -> !shape.size\n"
+        "  %m = shape.mul %p, %z : !shape.size, !shape.size -> !shape.size\n"
+        "  %q = shape.shape_eq %a, %a : tensor<2xindex>, tensor<2xindex>\n"
+        "  %b = shape.is_broadcastable %a, %a : tensor<2xindex>, tensor<2xindex>\n"
+        "  %f = shape.from_extents %i, %z : index, !shape.size\n"
+        "  %h = shape.from_extent_tensor %a : tensor<2xindex>\n"
+        "  %0 = shape.assuming %all -> (!shape.size) {\n"
+        "    shape.assuming_yield %m : !shape.size\n  }\n"
+        "  return %0 : !shape.size\n}"
+    ),
 ]
 
 
