@@ -4,6 +4,7 @@ deprecated register_custom_call path, plugin errors and the listing."""
 from __future__ import annotations
 
 import warnings
+from itertools import pairwise
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,6 +14,8 @@ from stablehlo_py.interpreter.custom_call import CUSTOM_CALL_TARGETS, register_c
 from stablehlo_py.interpreter.custom_calls import entry_points
 from stablehlo_py.interpreter.custom_calls.context import (
     API_VERSION,
+    DEPRECATED_FIELDS,
+    FIELD_SINCE,
     FIELDS,
     CallContext,
     fields_of_version,
@@ -117,6 +120,12 @@ def test_record_fields_are_only_appended() -> None:
     assert fields_of_version((1, 0)) == FIELDS_1_0
     assert fields_of_version(API_VERSION) == FIELDS
     assert "process_id" in FIELDS and "process_id" not in fields_of_version((1, 0))
+
+
+def test_every_field_has_a_version_and_deprecated_fields_stay() -> None:
+    assert set(FIELD_SINCE) == set(FIELDS)
+    assert all(FIELD_SINCE[a] <= FIELD_SINCE[b] for a, b in pairwise(FIELDS))  # appended
+    assert set(DEPRECATED_FIELDS) <= set(FIELDS)  # a deprecated field keeps its place
 
 
 def test_old_record_plugin_works_unchanged() -> None:
