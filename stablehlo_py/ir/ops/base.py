@@ -428,9 +428,7 @@ def print_region_argument(pr: Printer, arg: Any) -> None:
 
     pr.write(f"{pr.value(arg)}: {type_to_str(arg.type)}")
     if pr.debuginfo:
-        from stablehlo_py.ir.text.printer import location_text
-
-        pr.write(f" loc({location_text(arg)})")
+        pr.write(f" loc({pr.arg_location(arg, printed_when_unknown=True)})")
 
 
 def _format_attr_names(elems: list[Any]) -> list[str]:

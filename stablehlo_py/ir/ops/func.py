@@ -167,9 +167,7 @@ def print_func(op: Operation, pr: Printer) -> None:
         if isinstance(arg_attrs, ArrayAttr):
             pr.attr_dict(dict(arg_attrs.data[i].data))  # type: ignore[attr-defined]
         if not external and pr.debuginfo:
-            from stablehlo_py.ir.text.printer import location_text
-
-            text = location_text(body.blocks.first.args[i])  # type: ignore[union-attr]
+            text = pr.arg_location(body.blocks.first.args[i])  # type: ignore[union-attr]
             if text != "unknown":
                 pr.write(f" loc({text})")
     pr.write(")")

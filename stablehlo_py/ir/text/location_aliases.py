@@ -5,10 +5,12 @@ alias for any LocationAttr), an op's trailing location is `loc(#locN)`, and the 
 MLIR's alias collection cannot defer; the argument itself still prints its location inline (MLIR:
 "TODO: We should allow location aliases on block arguments").
 
-Numbering follows MLIR's AliasInitializer: locations are collected in printing order (an op's
-location before its regions; a block's arguments before its ops; a location before the locations
-nested in it), then stably sorted by nesting depth (a location without nested ones first), and
-numbered in that order.  A nested location prints as its alias inside its parent's definition
+Numbering follows MLIR's AliasInitializer: locations are collected as the printer goes (an op's
+location when it starts printing the op, so before its regions; each block argument it prints; a
+location before the locations nested in it; nothing the printer leaves out, e.g. the body of a
+compact `reduce`), then stably sorted by nesting depth (a location without nested ones first), and
+numbered in that order.  The printer writes a slot for each op location and fills it with the
+alias name once every location is known (``finish``).  A nested location prints as its alias inside its parent's definition
 (`#loc7 = loc("name"(#loc1))`, `loc(callsite(#loc7 at #loc8))`, `loc(fused[#loc1, #loc2])`).
 
 Locations are kept as their text (stablehlo_py.ir.text.location.TextLoc); this module reads that
@@ -18,10 +20,7 @@ text back into its nesting to find the nested locations.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from xdsl.ir import Operation
 
 __all__ = ["LocationAliases"]
 
@@ -152,23 +151,16 @@ class _Alias:
 
 
 class LocationAliases:
-    """The aliases of every location printed for ``top`` (see the module docstring)."""
+    """The aliases of the locations a printer visits (see the module docstring)."""
 
-    def __init__(self, top: Operation, location_text: Callable[[object], str]):
-        """``location_text``: the text of an op's or block argument's location (the printer's)."""
+    def __init__(self) -> None:
         self._aliases: dict[str, _Alias] = {}
         self._parsed: dict[str, _Loc] = {}
-        for op in _ops_in_print_order(top):
-            if isinstance(op, Operation):
-                self._visit(location_text(op), True)
-            else:  # a block argument (our printer omits an unknown one)
-                text = location_text(op)
-                if text != "unknown":
-                    self._visit(text, False)
-        ordered = sorted(self._aliases.values(), key=lambda a: (a.depth, a.index))
-        for i, a in enumerate(ordered):
-            a.name = "#loc" if i == 0 else f"#loc{i}"
-        self._ordered = ordered
+        self._ordered: list[_Alias] = []
+
+    def visit(self, text: str, deferrable: bool) -> None:
+        """A location the printer prints: an op's (deferrable) or a block argument's (not)."""
+        self._visit(text, deferrable)
 
     def _visit(self, text: str, deferrable: bool) -> _Alias:
         got = self._aliases.get(text)
@@ -195,8 +187,15 @@ class LocationAliases:
         for c in alias.children:
             self._mark_non_deferrable(self._aliases[c])
 
+    def finish(self) -> None:
+        """Number the aliases (after the last visit)."""
+        ordered = sorted(self._aliases.values(), key=lambda a: (a.depth, a.index))
+        for i, a in enumerate(ordered):
+            a.name = "#loc" if i == 0 else f"#loc{i}"
+        self._ordered = ordered
+
     def name(self, text: str) -> str:
-        """`#locN` of a location's text."""
+        """`#locN` of a visited location's text (after ``finish``)."""
         return self._aliases[text].name
 
     def _definition(self, a: _Alias) -> str:
@@ -210,19 +209,3 @@ class LocationAliases:
     def tail(self) -> str:
         """The definitions printed after the module."""
         return "".join(self._definition(a) for a in self._ordered if a.deferrable)
-
-
-def _ops_in_print_order(top: Operation):  # type: ignore[no-untyped-def]
-    """Ops and block arguments in the order MLIR's printer visits their locations."""
-    stack: list[object] = [top]
-    while stack:
-        item = stack.pop()
-        yield item
-        if not isinstance(item, Operation):
-            continue
-        pending: list[object] = []
-        for region in item.regions:
-            for block in region.blocks:
-                pending.extend(block.args)
-                pending.extend(block.ops)
-        stack.extend(reversed(pending))

@@ -277,6 +277,7 @@ class Printer:
         self.generic = generic
         self.debuginfo = debuginfo
         self.location_aliases = location_aliases
+        self.location_slots: list[tuple[int, str]] = []  # (index in out, location text)
         self.namer = Namer(top, generic)
         self.out: list[str] = []
         self.indent = 0
@@ -346,10 +347,28 @@ class Printer:
         """` loc(...)` with --mlir-print-debuginfo: the op's own location, else where it was parsed
         (MLIR's parser gives every op its file:line:col), else unknown."""
         if self.debuginfo:
-            if self.location_aliases is not None:
-                self.out.append(f" loc({self.location_aliases.name(location_text(op))})")
+            if self.location_aliases is not None:  # filled by fill_location_slots
+                self.location_slots.append((len(self.out), location_text(op)))
+                self.out.append("")
             else:
                 self.out.append(f" loc({location_text(op)})")
+
+    def arg_location(self, arg: object, printed_when_unknown: bool = False) -> str:
+        """The text of a block argument's location, printed inline (MLIR prints no alias for a
+        block argument, but collects one); an unknown one counts only where it is printed."""
+        text = location_text(arg)
+        if self.location_aliases is not None and (printed_when_unknown or text != "unknown"):
+            self.location_aliases.visit(text, False)
+        return text
+
+    def fill_location_slots(self) -> None:
+        """Write each op's ` loc(#locN)` once every location is known."""
+        locs = self.location_aliases
+        if locs is None:
+            return
+        locs.finish()
+        for i, text in self.location_slots:
+            self.out[i] = f" loc({locs.name(text)})"
 
     # -- ops
     def op_name(self, name: str) -> str:
@@ -364,6 +383,8 @@ class Printer:
         return short
 
     def print_op(self, op: Operation) -> None:
+        if self.location_aliases is not None:  # MLIR collects an op's location before its body
+            self.location_aliases.visit(location_text(op), True)
         results = op.results
         if len(results) == 1:
             # one result is never a group (`%0:2`) nor named in spans
@@ -471,7 +492,7 @@ class Printer:
             for a in block.args:
                 s = f"{self.value(a)}: {type_to_str(a.type)}"
                 if self.debuginfo:
-                    text = location_text(a)
+                    text = self.arg_location(a)
                     if text != "unknown":
                         s += f" loc({text})"
                 parts.append(s)
@@ -497,12 +518,12 @@ class Printer:
         return "".join(self.out)
 
 
-def _location_aliases(op: Operation, debuginfo: bool, aliases: bool) -> LocationAliases | None:
+def _location_aliases(debuginfo: bool, aliases: bool) -> LocationAliases | None:
     if not (debuginfo and aliases):
         return None
     from stablehlo_py.ir.text.location_aliases import LocationAliases
 
-    return LocationAliases(op, location_text)
+    return LocationAliases()
 
 
 def print_module(
@@ -511,11 +532,12 @@ def print_module(
     """Print a top-level op (usually `builtin.module`) and a trailing newline.  With
     ``location_aliases`` (and ``debuginfo``) locations print as `#loc` aliases, as MLIR's printer
     without `--mlir-print-local-scope` (ir/text/location_aliases.py)."""
-    locs = _location_aliases(op, debuginfo, location_aliases)
+    locs = _location_aliases(debuginfo, location_aliases)
     p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo, location_aliases=locs)
     p.print_op(op)
     p.write("\n")
     if locs is not None:
+        p.fill_location_slots()
         return _with_aliases(op, locs.head() + p.text() + locs.tail())
     return _with_aliases(op, p.text())
 
@@ -529,13 +551,13 @@ def write_module(
 ) -> None:
     """`print_module`'s text written to `stream` piece by piece: the text is never held whole
     (a module with a 1 GiB constant prints through 2 GiB of pieces, not 4)."""
-    locs = _location_aliases(op, debuginfo, location_aliases)
+    locs = _location_aliases(debuginfo, location_aliases)
     p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo, location_aliases=locs)
-    if locs is not None:
-        p.write(locs.head())
     p.print_op(op)
     p.write("\n")
     if locs is not None:
+        p.fill_location_slots()
+        p.out.insert(0, locs.head())
         p.write(locs.tail())
     if _SEEN_ALIASED[0] and _attribute_aliases(op):
         stream.write(_with_aliases(op, p.text()))

@@ -90,3 +90,22 @@ def test_cli_aliases_unless_local_scope(tmp_path: Path) -> None:
     assert "loc(#loc4)" in opt("--mlir-print-debuginfo")
     local = opt("--mlir-print-debuginfo", "--mlir-print-local-scope")
     assert "#loc" not in local and 'loc("a.py":3:4)' in local
+
+
+def test_what_the_printer_leaves_out_gets_no_alias() -> None:
+    """A compact `reduce` prints neither its block arguments nor its inner op, so (as MLIR's
+    alias collection, which follows the printer) their locations get no alias."""
+    text = """
+func.func @main(%a: tensor<4xf32> loc("a"), %z: tensor<f32> loc("z")) -> tensor<f32> {
+  %0 = stablehlo.reduce(%a init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%x: tensor<f32> loc("hidden_x"), %y: tensor<f32> loc("hidden_y"))  {
+    %s = stablehlo.add %x, %y : tensor<f32> loc("hidden_add")
+    stablehlo.return %s : tensor<f32> loc("hidden_return")
+  } loc("r")
+  return %0 : tensor<f32> loc("ret")
+} loc("f")
+"""
+    out = _aliased(text)
+    assert "applies stablehlo.add" in out
+    assert "hidden" not in out
+    assert out.startswith('#loc2 = loc("a")\n#loc3 = loc("z")\nmodule {')
