@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    StringAttr,
     TensorType,
     UnrankedTensorType,
 )
@@ -40,6 +41,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -234,6 +236,8 @@ class Signature:
     fixed_operand: Attribute | None = None
     fixed_result: Attribute | None = None
     rule: Callable[[Operation], str | None] | None = None
+    inherent: tuple[str, ...] = ()
+    """Optional string properties (MLIR's inherent attributes; written in the attr-dict)."""
 
 
 class ShapeOp(IRDLOperation):
@@ -285,6 +289,8 @@ def _shape_op(name: str, doc: str, sig: Signature, pure: bool = True) -> type[Sh
     }
     if pure:
         body["traits"] = traits_def(Pure())
+    for prop in sig.inherent:
+        body[prop] = opt_prop_def(StringAttr)
     cls_name = "".join(w.capitalize() for w in name.split(".")[1].split("_")) + "Op"
     cls = irdl_op_definition(type(cls_name, (ShapeOp,), body))
     FOREIGN_SYNTAX[cls] = ForeignSyntax(_parse_for(cls), _print_shape_op)
@@ -298,12 +304,18 @@ def _parse_for(cls: type[ShapeOp]) -> Callable[[Parser], Operation]:
         p.ws()
         operands = p.parse_operand_list() if p.peek() == "%" else []
         attrs = p.try_attr_dict()
+        props = {k: attrs.pop(k) for k in sig.inherent if k in attrs}
         if sig.syntax == "bare":
             for v in operands:
                 if v.type != sig.fixed_operand:
                     p.error(f"{cls.name}: the operands must be of type {sig.fixed_operand}")
             assert sig.fixed_result is not None
-            return cls.create(operands=operands, result_types=[sig.fixed_result], attributes=attrs)
+            return cls.create(
+                operands=operands,
+                result_types=[sig.fixed_result],
+                attributes=attrs,
+                properties=props,
+            )
         p.parse_literal(":")
         p.ws()
         pos = p.pos
@@ -319,7 +331,9 @@ def _parse_for(cls: type[ShapeOp]) -> Callable[[Parser], Operation]:
         else:
             assert sig.fixed_result is not None
             result = sig.fixed_result
-        return cls.create(operands=operands, result_types=[result], attributes=attrs)
+        return cls.create(
+            operands=operands, result_types=[result], attributes=attrs, properties=props
+        )
 
     return parse
 
@@ -330,7 +344,8 @@ def _print_shape_op(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
     if op.operands:
         pr.write(" ")
         pr.operands(op.operands)
-    pr.attr_dict(dict(op.attributes))
+    inherent = {k: v for k, v in op.properties.items() if k in sig.inherent}
+    pr.attr_dict(dict(sorted({**op.attributes, **inherent}.items())))
     if sig.syntax == "bare":
         return
     pr.write(" : ")
@@ -360,7 +375,14 @@ ToExtentTensorOp = _shape_op(
 BroadcastOp = _shape_op(
     "shape.broadcast",
     "`shape.broadcast`: the broadcast shape of two or more shapes (an optional `error` string).",
-    Signature(_VAR_SHAPES, SHAPE_OR_EXTENT, "arrow", variadic=True, rule=_shape_or_extent_rule),
+    Signature(
+        _VAR_SHAPES,
+        SHAPE_OR_EXTENT,
+        "arrow",
+        variadic=True,
+        rule=_shape_or_extent_rule,
+        inherent=("error",),
+    ),
 )
 AnyOp = _shape_op(
     "shape.any",
