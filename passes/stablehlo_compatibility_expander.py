@@ -8,8 +8,8 @@ As upstream: the target is required and must be `#.#.#` between the minimum and 
 rewrite (location ranges) runs first, then the op patterns greedily over the module, top-down
 (GreedyRewriteConfig.useTopDownTraversal), with MLIR's constant uniquing and dead-op erasure; not
 converging in 10 iterations is upstream's "Failed to converge StableHLOCompatibilityExpanderPass in
-10 iterations".  Ops whose own `fold` hook upstream's driver would also try are not folded here
-(folding needs constant operands, which none of the expansions create for these ops).
+10 iterations".  Upstream's driver also tries each op's `fold` hook; StableHLO's only one is
+`constant`'s (the others live in stablehlo-aggressive-folder), so there is nothing else to fold.
 
     expand_for_target(module, "1.0.0")    # the same, from Python (in place; returns the module)
 """
