@@ -119,12 +119,12 @@ def _static_shape(t: Attribute) -> tuple[int, ...] | None:
     return None
 
 
-def cast_to_i32(rw: Conversion, where: Where, value: SSAValue) -> SSAValue | None:
+def cast_to_i32(cv: Conversion, where: Where, value: SSAValue) -> SSAValue | None:
     """upstream's castToI32: index -> tensor<i32>, tensor<Nxindex> -> tensor<Nxi32>, 32-bit integer
     tensors as they are; None for anything else (a dynamic shape, another element type)."""
     t = value.type
     if isinstance(t, IndexType):
-        return rw.cast(value, SCALAR_I32, where)
+        return cv.cast(value, SCALAR_I32, where)
     if isinstance(t, (TensorType, UnrankedTensorType)):
         shape = _static_shape(t)
         if shape is None:
@@ -132,11 +132,11 @@ def cast_to_i32(rw: Conversion, where: Where, value: SSAValue) -> SSAValue | Non
         if _is_i32(t.element_type):
             return value
         if isinstance(t.element_type, IndexType):
-            return rw.cast(value, tensor_type(I32, shape), where)
+            return cv.cast(value, tensor_type(I32, shape), where)
     return None
 
 
-def cast_to_index(rw: Conversion, where: Where, value: SSAValue) -> SSAValue | None:
+def cast_to_index(cv: Conversion, where: Where, value: SSAValue) -> SSAValue | None:
     """upstream's castToIndex: tensor<i32> -> index, tensor<Nxi32> -> tensor<Nxindex>, index-based
     values as they are; None for anything else."""
     t = value.type
@@ -149,7 +149,7 @@ def cast_to_index(rw: Conversion, where: Where, value: SSAValue) -> SSAValue | N
         if isinstance(t.element_type, IndexType):
             return value
         if _is_i32(t.element_type):
-            return rw.cast(value, INDEX if not shape else tensor_type(INDEX, shape), where)
+            return cv.cast(value, INDEX if not shape else tensor_type(INDEX, shape), where)
     return None
 
 
@@ -163,38 +163,38 @@ def _constant_index(value: SSAValue) -> int | None:
     return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
-def _constant_or_i32_cast(rw: Conversion, value: SSAValue) -> SSAValue | None:
+def _constant_or_i32_cast(cv: Conversion, value: SSAValue) -> SSAValue | None:
     """upstream's convertToConstantOrI32Cast (at the value's location)."""
     c = _constant_index(value)
     if c is not None:
-        return _constant(rw, [c], (), value)
-    return cast_to_i32(rw, value, value)
+        return _constant(cv, [c], (), value)
+    return cast_to_i32(cv, value, value)
 
 
 def _i64s(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(I64, list(values))
 
 
-def _slice(rw: Conversion, op: Operation, x: SSAValue, start: Sequence[int]) -> SSAValue:
+def _slice(cv: Conversion, op: Operation, x: SSAValue, start: Sequence[int]) -> SSAValue:
     limit = [s + 1 for s in start]
     props = {
         "start_indices": _i64s(start),
         "limit_indices": _i64s(limit),
         "strides": _i64s([1] * len(start)),
     }
-    return rw.create("stablehlo.slice", [x], op, props)
+    return cv.create("stablehlo.slice", [x], op, props)
 
 
-def _reshape(rw: Conversion, op: Operation, x: SSAValue, shape: tuple[int, ...]) -> SSAValue:
-    return rw.create("stablehlo.reshape", [x], op, result_type=tensor_type(I32, shape))
+def _reshape(cv: Conversion, op: Operation, x: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+    return cv.create("stablehlo.reshape", [x], op, result_type=tensor_type(I32, shape))
 
 
-def _concatenate(rw: Conversion, op: Operation, parts: Sequence[SSAValue]) -> SSAValue:
-    return rw.create("stablehlo.concatenate", parts, op, {"dimension": IntegerAttr(0, I64)})
+def _concatenate(cv: Conversion, op: Operation, parts: Sequence[SSAValue]) -> SSAValue:
+    return cv.create("stablehlo.concatenate", parts, op, {"dimension": IntegerAttr(0, I64)})
 
 
-def _dim_size(rw: Conversion, op: Operation, x: SSAValue, dim: int) -> SSAValue:
-    return rw.create("stablehlo.get_dimension_size", [x], op, {"dimension": IntegerAttr(dim, I64)})
+def _dim_size(cv: Conversion, op: Operation, x: SSAValue, dim: int) -> SSAValue:
+    return cv.create("stablehlo.get_dimension_size", [x], op, {"dimension": IntegerAttr(dim, I64)})
 
 
 def _same_type(value: SSAValue | None, result: SSAValue, what: str) -> SSAValue:
@@ -210,32 +210,32 @@ def _type_text(t: Attribute) -> str:
 
 
 # ------------------------------------------------------------------------------------ patterns
-def _num_elements(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _num_elements(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertNumElementsOpPattern: the product of the extents, one slice at a time."""
-    shape = cast_to_i32(rw, op, op.operands[0])
+    shape = cast_to_i32(cv, op, op.operands[0])
     if shape is None:
         raise NoMatch("cast to i32 failed: the shape must be a statically shaped tensor of index")
     rank = _static_shape(shape.type)[0]  # type: ignore[index]
-    result = _constant(rw, [1], (), op)
+    result = _constant(cv, [1], (), op)
     for i in range(rank):
-        size = _reshape(rw, op, _slice(rw, op, shape, [i]), ())
-        result = rw.create("stablehlo.multiply", [result, size], op)
-    index = cast_to_index(rw, op, result)
+        size = _reshape(cv, op, _slice(cv, op, shape, [i]), ())
+        result = cv.create("stablehlo.multiply", [result, size], op)
+    index = cast_to_index(cv, op, result)
     return [_same_type(index, op.results[0], "cast to index failed: the result must be an index")]
 
 
-def _shape_of(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _shape_of(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertShapeOfOpPattern: get_dimension_size of each dimension, concatenated."""
     arg = op.operands[0]
     if not isinstance(arg.type, TensorType):
         raise NoMatch("expected ranked operand")
     rank = len(arg.type.get_shape())
     if rank > 0:
-        sizes = [_reshape(rw, op, _dim_size(rw, op, arg, i), (1,)) for i in range(rank)]
-        shape = _concatenate(rw, op, sizes)
+        sizes = [_reshape(cv, op, _dim_size(cv, op, arg, i), (1,)) for i in range(rank)]
+        shape = _concatenate(cv, op, sizes)
     else:
-        shape = _constant(rw, [], (0,), op)
-    index = cast_to_index(rw, op, shape)
+        shape = _constant(cv, [], (0,), op)
+    index = cast_to_index(cv, op, shape)
     return [
         _same_type(
             index, op.results[0], "cast to index failed: the result must be a tensor<Nxindex>"
@@ -243,7 +243,7 @@ def _shape_of(op: Operation, rw: Conversion) -> list[SSAValue]:
     ]
 
 
-def _const_shape(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _const_shape(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertConstShapeOpPattern."""
     from stablehlo_py.ir.ops.shape_dialect import ConstShapeOp
 
@@ -254,30 +254,30 @@ def _const_shape(op: Operation, rw: Conversion) -> list[SSAValue]:
     if _static_shape(t) is None:
         raise NoMatch(f"the result type '{_type_text(t)}' must have a static shape")
     extents = op.extents()
-    index = cast_to_index(rw, op, _constant(rw, extents, (len(extents),), op))
+    index = cast_to_index(cv, op, _constant(cv, extents, (len(extents),), op))
     assert index is not None
     return [index]
 
 
-def _index_cast(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _index_cast(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertIndexCastOpPattern."""
     x, out = op.operands[0], op.results[0]
     shaped_in = isinstance(x.type, (TensorType, UnrankedTensorType))
     if isinstance(x.type, IndexType):
         # index -> iN: index -> tensor<i32> (-> stablehlo.convert -> tensor<iN>) -> iN
-        value = cast_to_i32(rw, op, x)
+        value = cast_to_i32(cv, op, x)
         assert value is not None
         if not _is_i32(out.type):
-            value = rw.create(
+            value = cv.create(
                 "stablehlo.convert", [value], op, result_type=tensor_type(out.type, ())
             )
-        return [rw.cast(value, out.type, op)]
+        return [cv.cast(value, out.type, op)]
     if not shaped_in and _is_index_like(out.type):
         # iN -> index: iN -> tensor<iN> -> index
-        value = rw.cast(x, tensor_type(x.type, ()), op)
-        return [rw.cast(value, out.type, op)]
+        value = cv.cast(x, tensor_type(x.type, ()), op)
+        return [cv.cast(value, out.type, op)]
     if _is_index_like(x.type):
-        value = cast_to_i32(rw, op, x)
+        value = cast_to_i32(cv, op, x)
         if value is None:
             raise NoMatch("cast to i32 failed: the operand must have a static shape")
     elif _is_shaped_i32(x.type):
@@ -285,7 +285,7 @@ def _index_cast(op: Operation, rw: Conversion) -> list[SSAValue]:
     else:
         raise NoMatch("expected input with index/i32 style")
     if _is_index_like(out.type):
-        value = cast_to_index(rw, op, value)
+        value = cast_to_index(cv, op, value)
         if value is None:
             raise NoMatch("cast to index failed: the result must have a static shape")
     elif not _is_shaped_i32(out.type):
@@ -293,57 +293,57 @@ def _index_cast(op: Operation, rw: Conversion) -> list[SSAValue]:
     return [_same_type(value, out, "the operand and the result must have a static shape")]
 
 
-def _muli(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _muli(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertMulIOpPattern: index multiplication as stablehlo.multiply on tensor<i32>."""
     lhs, rhs = op.operands
     if not all(_is_index_like(v.type) for v in (lhs, rhs, op.results[0])):
         raise NoMatch("expected index type")
-    a = _constant_or_i32_cast(rw, lhs)
-    b = _constant_or_i32_cast(rw, rhs)
+    a = _constant_or_i32_cast(cv, lhs)
+    b = _constant_or_i32_cast(cv, rhs)
     if a is None or b is None:
         raise NoMatch("cast to i32 failed: the operands must have a static shape")
-    product = rw.create("stablehlo.multiply", [a, b], op)
-    index = cast_to_index(rw, op, product)
+    product = cv.create("stablehlo.multiply", [a, b], op)
+    index = cast_to_index(cv, op, product)
     return [_same_type(index, op.results[0], "cast to index failed")]
 
 
-def _pad_from_left(rw: Conversion, op: Operation, x: SSAValue, pad: int) -> SSAValue:
+def _pad_from_left(cv: Conversion, op: Operation, x: SSAValue, pad: int) -> SSAValue:
     """`pad` ones, then x (upstream's padFromLeft)."""
-    return _concatenate(rw, op, [_constant(rw, [1] * pad, (pad,), op), x])
+    return _concatenate(cv, op, [_constant(cv, [1] * pad, (pad,), op), x])
 
 
-def _broadcast(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _broadcast(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertShapeBroadcastOpPattern: two extent tensors, the shorter padded with ones, their
     elementwise maximum (the shapes are assumed broadcastable, as upstream)."""
     if len(op.operands) != 2:
         raise NoMatch("only two operand shapes are supported")
-    a = cast_to_i32(rw, op, op.operands[0])
-    b = cast_to_i32(rw, op, op.operands[1])
+    a = cast_to_i32(cv, op, op.operands[0])
+    b = cast_to_i32(cv, op, op.operands[1])
     if a is None or b is None:
         raise NoMatch("the operands must be statically shaped extent tensors")
     na, nb = _static_shape(a.type)[0], _static_shape(b.type)[0]  # type: ignore[index]
     if na < nb:
-        a = _pad_from_left(rw, op, a, nb - na)
+        a = _pad_from_left(cv, op, a, nb - na)
     elif na > nb:
-        b = _pad_from_left(rw, op, b, na - nb)
-    broadcast = rw.create("stablehlo.maximum", [a, b], op)
-    index = cast_to_index(rw, op, broadcast)
+        b = _pad_from_left(cv, op, b, na - nb)
+    broadcast = cv.create("stablehlo.maximum", [a, b], op)
+    index = cast_to_index(cv, op, broadcast)
     return [_same_type(index, op.results[0], "cast to index failed: the result must be a tensor")]
 
 
-def _tensor_dim(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _tensor_dim(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertTensorDimPattern: a constant dimension's get_dimension_size."""
     source, index = op.operands
     dim = _constant_index(index)
     if dim is None:
         raise NoMatch("expected constant index op")
-    size = _dim_size(rw, op, source, dim)
-    value = cast_to_index(rw, op, size)
+    size = _dim_size(cv, op, source, dim)
+    value = cast_to_index(cv, op, size)
     assert value is not None
     return [value]
 
 
-def _tensor_extract(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _tensor_extract(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertTensorExtractPattern: a slice at constant indices, reshaped to a scalar."""
     source = op.operands[0]
     t = source.type
@@ -357,18 +357,18 @@ def _tensor_extract(op: Operation, rw: Conversion) -> list[SSAValue]:
         if dims[i] < 0 or c >= dims[i] or c < 0:
             raise NoMatch("index out of range")
         indices.append(c)
-    x = cast_to_i32(rw, op, source)
+    x = cast_to_i32(cv, op, source)
     if x is None:
         raise NoMatch(f"the tensor '{_type_text(t)}' must hold index or 32-bit integer elements")
-    scalar = _reshape(rw, op, _slice(rw, op, x, indices), ())
+    scalar = _reshape(cv, op, _slice(cv, op, x, indices), ())
     if isinstance(op.results[0].type, IndexType):
-        value = cast_to_index(rw, op, scalar)
+        value = cast_to_index(cv, op, scalar)
         assert value is not None
         return [value]
-    return [rw.cast(scalar, op.results[0].type, op)]
+    return [cv.cast(scalar, op.results[0].type, op)]
 
 
-def _tensor_from_elements(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _tensor_from_elements(op: Operation, cv: Conversion) -> list[SSAValue]:
     """ConvertTensorFromElementsPattern: a 0-d tensor is a cast of its element; a 1-D tensor of
     index concatenates its elements (constants as constants)."""
     t = op.results[0].type
@@ -376,7 +376,7 @@ def _tensor_from_elements(op: Operation, rw: Conversion) -> list[SSAValue]:
         raise NoMatch("expected a ranked tensor result")
     rank = len(t.get_shape())
     if rank == 0:
-        return [rw.cast(op.operands[0], t, op)]
+        return [cv.cast(op.operands[0], t, op)]
     if rank != 1:
         raise NoMatch("only a 1-D result is supported")
     if not _is_index_like(t):
@@ -385,21 +385,21 @@ def _tensor_from_elements(op: Operation, rw: Conversion) -> list[SSAValue]:
     for v in op.operands:
         c = _constant_index(v)
         if c is not None:
-            parts.append(_constant(rw, [c], (1,), op))
+            parts.append(_constant(cv, [c], (1,), op))
         else:
-            x = cast_to_i32(rw, op, v)
+            x = cast_to_i32(cv, op, v)
             assert x is not None  # the elements of a tensor of index are index values
-            parts.append(_reshape(rw, op, x, (1,)))
-    value = cast_to_index(rw, op, _concatenate(rw, op, parts))
+            parts.append(_reshape(cv, op, x, (1,)))
+    value = cast_to_index(cv, op, _concatenate(cv, op, parts))
     return [_same_type(value, op.results[0], "cast to index failed")]
 
 
-def _cast_operands(op: Operation, rw: Conversion) -> list[SSAValue]:
+def _cast_operands(op: Operation, cv: Conversion) -> list[SSAValue]:
     """CastOperandsPattern: the same op with its index-based operands cast to i32."""
     operands: list[SSAValue] = []
     for v in op.operands:
         if _is_index_like(v.type):
-            x = cast_to_i32(rw, op, v)
+            x = cast_to_i32(cv, op, v)
             if x is None:
                 raise NoMatch(
                     f"cast to i32 failed: the operand '{_type_text(v.type)}' must have a static "
@@ -415,7 +415,7 @@ def _cast_operands(op: Operation, rw: Conversion) -> list[SSAValue]:
         dict(op.properties),
         attributes=dict(op.attributes),
     )
-    rw.insert(new, op)
+    cv.insert(new, op)
     try:
         new.verify()
     except VerifyException as e:
