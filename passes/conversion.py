@@ -93,6 +93,10 @@ def locate(new: Operation, where: Where) -> None:
 
 
 class Conversion:
+    """One partial conversion (MLIR's OperationConverter with its ConversionPatternRewriter): the
+    target's legality, the patterns, the fold hook and constant materializer, and the journal of
+    what it changed (see the module docstring)."""
+
     def __init__(
         self,
         legality: Callable[[Operation], Legality],
