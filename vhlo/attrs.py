@@ -473,6 +473,8 @@ class TensorV1Attr(VhloAttr):
         if entry is not None and entry[0] is self:
             return entry[1]
         got = tuple(int(x) for x in self.values().reshape(-1))
+        if len(got) > 64:  # not kept alive by the cache: only dimension lists are worth it
+            return got
         if len(_INTS) >= 65536:
             _INTS.clear()
         _INTS[id(self)] = (self, got)

@@ -84,6 +84,8 @@ def _needs(a: Attribute, compute) -> tuple[Version, str]:  # type: ignore[no-unt
     if entry is not None and entry[0] is a:
         return entry[1]
     got = compute(a)
+    if type(a) is _DENSE:  # a dense tensor may be large: the cache must not keep it alive
+        return got
     if len(_NEEDS) >= 200_000:
         _NEEDS.clear()
     _NEEDS[id(a)] = (a, got)
@@ -91,6 +93,9 @@ def _needs(a: Attribute, compute) -> tuple[Version, str]:  # type: ignore[no-unt
 
 
 _NEEDS: dict[int, tuple[Attribute, tuple[Version, str]]] = {}
+# The identity caches here keep what they hold alive; dense tensors (a constant's bytes) are not
+# cached, so a module's large constants are freed with the module.
+_DENSE = va.TensorV1Attr
 
 
 def _type_needs(t: Attribute) -> tuple[Version, str]:
@@ -296,7 +301,8 @@ def stays(op: Operation, target: Version) -> bool:
             if get(id(a)) is not a:
                 if attr_needs(a)[0] > target:
                     return False
-                ok[id(a)] = a
+                if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
+                    ok[id(a)] = a
     for v in op.results:
         t = v._type  # type: ignore[attr-defined]
         if get(id(t)) is not t:
@@ -385,7 +391,8 @@ def _exists_at(state: fk.ForkOp, op: Operation, target: Version) -> bool:
             if get(id(a)) is not a:
                 if attr_needs(a)[0] > target:
                     return False
-                ok[id(a)] = a
+                if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
+                    ok[id(a)] = a
     for t in types:
         if get(id(t)) is not t:
             if type_needs(t)[0] > target:

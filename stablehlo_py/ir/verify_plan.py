@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import xdsl
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseResourceAttr
 from xdsl.ir import Attribute, ErasedSSAValue, Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl import constraints as C
@@ -125,6 +126,8 @@ class _Memo:
 
 
 MEMO = _Memo()
+# attributes that may hold a large payload (a constant's bytes): checked each time, not remembered
+_UNCACHED = frozenset({DenseIntOrFPElementsAttr, DenseResourceAttr, BytesAttr})
 
 
 class _Cached:
@@ -145,6 +148,8 @@ class _Cached:
             ok = True
         except VerifyException:
             ok = False
+        if type(attr) in _UNCACHED:  # a constant's data: never kept alive by the memo
+            return ok
         memo = MEMO
         if memo.size >= memo.limit:
             memo.clear()
@@ -419,11 +424,14 @@ class VerifyPlan:
         # ops whose whole verification reads only their class, operand and result types,
         # properties and attributes (no regions, no defining ops, no position): the class says so
         # with `VERIFY_BY_TYPES = True`; its verdicts are then remembered (successes only)
+        # `VERIFY_BY_TYPES = "regions"`: an op whose verification also reads its regions' block
+        # counts, block argument types and terminators (class, operand types), never the other ops
+        # of its bodies (those are verified on their own): reduce, sort, map...
+        by_types = getattr(cls, "VERIFY_BY_TYPES", False)
+        self.region_signature = by_types == "regions"
         self.by_types = (
-            bool(getattr(cls, "VERIFY_BY_TYPES", False))
-            and not self.regions.n_defs
-            and not self.is_terminator
-        )
+            (by_types is True and not self.regions.n_defs) or self.region_signature
+        ) and not self.is_terminator
 
     def check(self, op: Operation) -> bool:
         """True when `op.verify(verify_nested_ops=False)` would pass.  False (or an exception)
@@ -454,6 +462,8 @@ class VerifyPlan:
             None,
             *op.attributes.values(),
         )
+        if self.region_signature:
+            parts += _region_signature(op)
         key = (self.cls, tuple(map(id, parts)), tuple(op.properties), tuple(op.attributes))
         if key in _BY_TYPES:
             return True
@@ -517,6 +527,26 @@ class VerifyPlan:
         if self.custom is not None:
             self.custom(op)
         return True
+
+
+_REGION = object()  # separators of a region signature (kept alive: module-level)
+_BLOCK = object()
+
+
+def _region_signature(op: Operation) -> tuple[object, ...]:
+    """What a `VERIFY_BY_TYPES = "regions"` op's verification reads of its regions: per region, per
+    block, the argument types and the last op's class and operand types."""
+    parts: list[object] = []
+    for region in op.regions:
+        parts.append(_REGION)
+        for block in region.blocks:
+            parts.append(_BLOCK)
+            parts += [a.type for a in block.args]
+            last = block.last_op
+            if last is not None:
+                parts.append(type(last))
+                parts += [v.type for v in last._operands]
+    return tuple(parts)
 
 
 # ------------------------------------------------------------------ the cache

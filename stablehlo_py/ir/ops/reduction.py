@@ -86,6 +86,7 @@ class ReduceOp(StableHLOOp):
     produces `results` (spec.md#reduce)."""
 
     name = "stablehlo.reduce"
+    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     init_values = var_operand_def()
     dimensions = prop(DENSE_I64_ARRAY)
@@ -360,6 +361,7 @@ class ReduceWindowOp(GenericSyntaxOp):
     `results` (spec.md#reduce_window)."""
 
     name = "stablehlo.reduce_window"
+    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     init_values = var_operand_def()
     window_dimensions = prop(DENSE_I64_ARRAY)
@@ -481,6 +483,7 @@ class SortOp(GenericSyntaxOp):
     `comparator`, and produces `results` (spec.md#sort)."""
 
     name = "stablehlo.sort"
+    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     dimension = prop(I64_ATTR, default=IntegerAttr(-1, I64))
     is_stable = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
@@ -513,6 +516,7 @@ class MapOp(GenericSyntaxOp):
     `result` tensor (spec.md#map)."""
 
     name = "stablehlo.map"
+    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     dimensions = prop(DENSE_I64_ARRAY)
     computation = region_def()

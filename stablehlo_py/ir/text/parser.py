@@ -78,6 +78,8 @@ _SHORT_DENSE = re.compile(
 )
 _DENSE_BY_TEXT: dict[str, Attribute] = {}
 _DENSE_BY_TEXT_LIMIT = 10_000
+# a short `array<i64: 1, 2>` (dimension lists of generic-form ops), interned as short dense literals
+_SHORT_ARRAY = re.compile(r"array<[a-z0-9]+(?::[ \t0-9,\-]{0,64})?>")
 # `%name = op.name` (one result) or `op.name`: the head of most ops (`Parser.parse_operation`)
 _OP_HEAD = re.compile(
     r"(?:%([0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)[ \t\r\n]*=[ \t\r\n]*)?([A-Za-z_][A-Za-z0-9_$.]*)"
@@ -781,8 +783,7 @@ class Parser:
             if word == "dense" and text.startswith("<", m.end()):
                 return self._parse_dense(pos, m.end())
             if word == "array" and text.startswith("<", m.end()):
-                self.pos = m.end()
-                return dense_text.parse_dense_array(self)
+                return self._parse_array(pos, m.end())
             if word in ("affine_map", "affine_set") and text.startswith("<", m.end()):
                 # Kept verbatim (whitespace-normalized) like other unmodelled attributes.
                 self.pos = m.end()
@@ -804,6 +805,23 @@ class Parser:
                 return a
         self.pos = after_keyword
         a = dense_text.parse_dense(self)
+        if short is not None and self.pos == short.end():
+            if len(_DENSE_BY_TEXT) >= _DENSE_BY_TEXT_LIMIT:
+                _DENSE_BY_TEXT.clear()
+            _DENSE_BY_TEXT[short.group(0)] = a
+        return a
+
+    def _parse_array(self, start: int, after_keyword: int) -> Attribute:
+        """`array<type: ...>`; a short integer list is interned by its text (equal dimension lists
+        of many ops are then one object, which the verifier's memo and the passes key on)."""
+        short = _SHORT_ARRAY.match(self.text, start)
+        if short is not None:
+            a = _DENSE_BY_TEXT.get(short.group(0))
+            if a is not None:
+                self.pos = short.end()
+                return a
+        self.pos = after_keyword
+        a = dense_text.parse_dense_array(self)
         if short is not None and self.pos == short.end():
             if len(_DENSE_BY_TEXT) >= _DENSE_BY_TEXT_LIMIT:
                 _DENSE_BY_TEXT.clear()

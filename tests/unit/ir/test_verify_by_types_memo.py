@@ -1,6 +1,7 @@
 """Ops whose class declares VERIFY_BY_TYPES are checked once per signature (class, operand and
 result types, properties, attributes; by identity); a failing op is checked, and reported, every
-time; ops with regions and terminators are never remembered."""
+time; terminators and region ops other than `VERIFY_BY_TYPES = "regions"` ones (their
+signature includes their bodies' block arguments and terminators) are never remembered."""
 
 from __future__ import annotations
 
@@ -56,6 +57,40 @@ def test_classes_with_regions_are_not_remembered() -> None:
     assert verify_plan.plan_for(DotGeneralOp).by_types  # type: ignore[union-attr]
     from stablehlo_py.ir.dialects import default_registry
 
-    reduce_cls = default_registry().ops["stablehlo.reduce"]
-    plan = verify_plan.plan_for(reduce_cls)
+    while_cls = default_registry().ops["stablehlo.while"]
+    plan = verify_plan.plan_for(while_cls)
     assert plan is None or not plan.by_types
+
+
+BODY = """({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %m = stablehlo.maximum %x, %y : tensor<f32>
+    stablehlo.return RET
+  }) {dimensions = array<i64: 1>} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4xf32>"""
+REDUCE = f"""
+func.func @main(%a: tensor<4x4xf32>, %z: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>) {{
+  %0 = "stablehlo.reduce"(%a, %z) {BODY.replace("RET", "%m : tensor<f32>")}
+  %1 = "stablehlo.reduce"(%a, %z) {BODY}
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}}
+"""
+
+
+def test_region_signature_ops_are_remembered_with_their_bodies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """reduce is checked once per signature, and its signature includes its body's block arguments
+    and terminator: a reduce of the same types whose body returns the wrong type still fails."""
+    seen: list[str] = []
+    monkeypatch.setattr(verify_plan, "_BY_TYPES", {})
+    original = verify_plan.VerifyPlan._check_definition
+
+    def counting(self, op):  # type: ignore[no-untyped-def]
+        seen.append(op.name)
+        return original(self, op)
+
+    monkeypatch.setattr(verify_plan.VerifyPlan, "_check_definition", counting)
+    verify(parse(REDUCE.replace("RET", "%m : tensor<f32>")))
+    assert seen.count("stablehlo.reduce") == 1  # the second reduce has the first one's signature
+    with pytest.raises(StableHLOError, match="(?i)reduction-region"):
+        verify(parse(REDUCE.replace("RET", "%x, %y : tensor<f32>, tensor<f32>")))
