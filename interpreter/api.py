@@ -42,11 +42,19 @@ def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> lis
     shape), every op computes with concrete shapes, results of ops on dynamic types are checked
     against their types, and `custom_call @shape_assertion` (as `jax.export` emits for symbolic
     shapes) raises InterpreterError with its formatted message when it fails.  A multi-platform
-    JAX export takes its `_platform_index` as the first argument.
+    JAX export takes its `_platform_index` as the first argument.  A partitioned program with
+    per-device regions (JAX's shard_map: `SPMDFullToShardShape`) runs once per partition on the
+    global arguments (`custom_calls/spmd.py`).
     """
+    from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, needs_spmd, num_partitions
+
     module = _as_module(module_or_text)
     ev = Evaluator(module)
-    results = ev.call(entry, _coerce_args(ev, entry, args))
+    args = _coerce_args(ev, entry, args)
+    if needs_spmd(module):  # per-device regions: run once per partition, as the CLI does
+        results = call_spmd(ev, entry, args, num_partitions(module))
+    else:
+        results = ev.call(entry, args)
     if ev.failures:
         raise InterpreterError("; ".join(str(f) for f in ev.failures))
     return results

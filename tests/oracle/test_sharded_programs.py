@@ -211,10 +211,18 @@ def test_global_program_without_regions_runs_in_one_process(exported: Path) -> N
     _compare(run(module, *args), outs)
 
 
-def test_single_process_run_of_a_region_says_how_to_run_it(exported: Path) -> None:
+@pytest.mark.parametrize("name", ["psum_region", "int_region"])
+def test_run_runs_a_partitioned_program_once_per_partition(exported: Path, name: str) -> None:
+    module, args, outs, _ = _load(exported, name)
+    _compare(run(module, *args), outs)
+
+
+def test_a_region_run_as_one_partition_says_how_to_run_it(exported: Path) -> None:
+    from stablehlo_py.interpreter.evaluator import Evaluator
+
     module, args, _, _ = _load(exported, "psum_region")
     with pytest.raises(NotSupportedError, match="run_spmd"):
-        run(module, *args)
+        Evaluator(module).call("main", list(args))
 
 
 def test_cli_interprets_a_partitioned_program(exported: Path, tmp_path: Path, capsys) -> None:
