@@ -74,9 +74,9 @@ def expand_for_target(module: Operation, target: str | Version) -> Operation:
     for e in expansions:
         if e.module_step is not None:
             e.module_step(module)
+    # the driver runs even without patterns, as upstream's: it still uniques and hoists constants
+    # and erases dead ops
     patterns = [p for e in expansions for p in e.patterns()]
-    if not patterns:
-        return module
     config = GreedyConfig(top_down=True)
     if not apply_patterns_greedily(module, patterns, config=config):
         raise ConvergenceError(
