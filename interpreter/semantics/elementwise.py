@@ -527,8 +527,15 @@ def log(operand: Any) -> Array:
 
 
 def log_plus_one(operand: Any) -> Array:
-    """spec.md#log_plus_one: ``log1p``; complex ``log(z + 1)`` (as upstream)."""
-    return _via_double("log_plus_one", operand, np.log1p, lambda z: np.log(z + 1.0))
+    """spec.md#log_plus_one: ``log1p``; complex ``log(1.0 + z)`` (as upstream: C++'s real + complex
+    adds to the real part only, so the imaginary part's sign of zero is kept: -2-0i gives -pi i)."""
+    return _via_double("log_plus_one", operand, np.log1p, _log_one_plus_complex)
+
+
+def _log_one_plus_complex(z: Array) -> Array:
+    w = np.array(z, copy=True)
+    w.real += 1.0
+    return np.log(w)
 
 
 def sqrt(operand: Any) -> Array:
