@@ -87,17 +87,21 @@ EXPANDED_JAX = {
     ),
     "vmap_scatter_add": (_batched_update, (_f(4, 6), np.array([1, 5, 0, 5], np.int32), _f(4))),
     "tan": (jnp.tan, (_f(3, 5),)),
-    "tan_f64_x64": (jnp.tan, (_f(7, dtype="float32"),)),
+    "tan_1d": (jnp.tan, (_f(7),)),
     "tan_complex": (jnp.tan, ((_f(6) + 1j * _f(6)).astype(np.complex64),)),
 }
 
 
-def _jax_text(fn, args) -> str:  # type: ignore[no-untyped-def]
-    return jax.jit(fn).lower(*args).as_text()
+def _jax_text(fn, args, debug_info: bool = False) -> str:  # type: ignore[no-untyped-def]
+    return jax.jit(fn).lower(*args).as_text(debug_info=debug_info)
 
 
 def _programs() -> list[tuple[str, str]]:
     out = [(f"jax_{n}", _jax_text(fn, args)) for n, fn, args in JAX_FUNCTIONS]
+    # with JAX's source locations (name, call-site and fused locations, `loc(unknown)`)
+    out += [
+        (f"jax_debug_{n}", _jax_text(fn, args, debug_info=True)) for n, fn, args in JAX_FUNCTIONS
+    ]
     out += [(f"expand_{n}", _jax_text(fn, args)) for n, (fn, args) in EXPANDED_JAX.items()]
     for f in (
         "stablehlo_compatibility_expander.mlir",

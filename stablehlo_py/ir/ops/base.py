@@ -428,7 +428,7 @@ def print_region_argument(pr: Printer, arg: Any) -> None:
 
     pr.write(f"{pr.value(arg)}: {type_to_str(arg.type)}")
     if pr.debuginfo:
-        pr.write(f" loc({pr.arg_location(arg, printed_when_unknown=True)})")
+        pr.write(f" loc({pr.arg_location(arg)})")
 
 
 def _format_attr_names(elems: list[Any]) -> list[str]:

@@ -168,8 +168,7 @@ def print_func(op: Operation, pr: Printer) -> None:
             pr.attr_dict(dict(arg_attrs.data[i].data))  # type: ignore[attr-defined]
         if not external and pr.debuginfo:
             text = pr.arg_location(body.blocks.first.args[i])  # type: ignore[union-attr]
-            if text != "unknown":
-                pr.write(f" loc({text})")
+            pr.write(f" loc({text})")  # MLIR prints every argument's, `loc(unknown)` too
     pr.write(")")
     if outputs:
         pr.write(" -> ")

@@ -2,8 +2,9 @@
 `--mlir-print-local-scope`): every location becomes `#loc`, `#loc1`, ... (the builtin dialect's
 alias for any LocationAttr), an op's trailing location is `loc(#locN)`, and the definitions
 `#locN = loc(...)` follow the module -- or precede it for a location a block argument uses, which
-MLIR's alias collection cannot defer; the argument itself still prints its location inline (MLIR:
-"TODO: We should allow location aliases on block arguments").
+MLIR's alias collection cannot defer; the argument itself prints its location inline (MLIR:
+"TODO: We should allow location aliases on block arguments"), the locations nested in it as
+aliases (`loc("name"(#loc61))`).
 
 Numbering follows MLIR's AliasInitializer: locations are collected as the printer goes (an op's
 location when it starts printing the op, so before its regions; each block argument it prints; a
@@ -198,9 +199,16 @@ class LocationAliases:
         """`#locN` of a visited location's text (after ``finish``)."""
         return self._aliases[text].name
 
+    def inline(self, text: str) -> str:
+        """A block argument's location as MLIR prints it: inline, its nested locations as aliases
+        (after ``finish``)."""
+        a = self._aliases[text]
+        if not a.children:
+            return text
+        return a.loc.template.format(*(self._aliases[c].name for c in a.children))
+
     def _definition(self, a: _Alias) -> str:
-        names = [self._aliases[c].name for c in a.children]
-        return f"{a.name} = loc({a.loc.template.format(*names)})\n"
+        return f"{a.name} = loc({self.inline(a.loc.text)})\n"
 
     def head(self) -> str:
         """The definitions printed before the module (block-argument locations)."""

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.location_aliases import LocationAliases
 
 _LARGE_DENSE_BYTES = 1 << 20
+_ARG_SLOT = re.compile("\x00(\\d+)\x00")
 _SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
 _OP_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> the name printed
 _NEWLINES = ["\n" + "  " * i for i in range(32)]
@@ -278,6 +279,7 @@ class Printer:
         self.debuginfo = debuginfo
         self.location_aliases = location_aliases
         self.location_slots: list[tuple[int, str]] = []  # (index in out, location text)
+        self.arg_slots: list[str] = []  # block-argument locations with nested ones, by number
         self.namer = Namer(top, generic)
         self.out: list[str] = []
         self.indent = 0
@@ -353,12 +355,15 @@ class Printer:
             else:
                 self.out.append(f" loc({location_text(op)})")
 
-    def arg_location(self, arg: object, printed_when_unknown: bool = False) -> str:
+    def arg_location(self, arg: object) -> str:
         """The text of a block argument's location, printed inline (MLIR prints no alias for a
-        block argument, but collects one); an unknown one counts only where it is printed."""
+        block argument, but collects one)."""
         text = location_text(arg)
-        if self.location_aliases is not None and (printed_when_unknown or text != "unknown"):
+        if self.location_aliases is not None:
             self.location_aliases.visit(text, False)
+            if "(" in text:  # nested locations print as aliases: filled in by fill_location_slots
+                self.arg_slots.append(text)
+                return f"\x00{len(self.arg_slots) - 1}\x00"
         return text
 
     def fill_location_slots(self) -> None:
@@ -369,6 +374,12 @@ class Printer:
         locs.finish()
         for i, text in self.location_slots:
             self.out[i] = f" loc({locs.name(text)})"
+        if self.arg_slots:
+            inline = [locs.inline(t) for t in self.arg_slots]
+            out = self.out
+            for i, piece in enumerate(out):
+                if "\x00" in piece:
+                    out[i] = _ARG_SLOT.sub(lambda m: inline[int(m[1])], piece)
 
     # -- ops
     def op_name(self, name: str) -> str:
@@ -492,9 +503,7 @@ class Printer:
             for a in block.args:
                 s = f"{self.value(a)}: {type_to_str(a.type)}"
                 if self.debuginfo:
-                    text = self.arg_location(a)
-                    if text != "unknown":
-                        s += f" loc({text})"
+                    s += f" loc({self.arg_location(a)})"  # `loc(unknown)` too, as MLIR
                 parts.append(s)
             out.append("(" + ", ".join(parts) + ")")
         out.append(":")
