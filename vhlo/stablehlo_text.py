@@ -203,6 +203,17 @@ def _attr(p: Parser) -> Attribute:
     return p.parse_attribute()
 
 
+def _mesh_axis(p: Parser) -> Attribute:
+    """An element of a mesh's axes: `#stablehlo.mesh_axis<name = "x", size = 2>`, or
+    `<name = "x", size = 2>` as upstream prints it (its ArrayRefParameter elides the mnemonic)."""
+    p.ws()
+    if p.peek() != "<":
+        return p.parse_attribute()
+    start = p.pos
+    _kv(p, "#stablehlo.mesh_axis", {"name": lambda p: p.parse_string(), "size": _int})
+    return parse_attr("#stablehlo.mesh_axis" + p.text[start : p.pos])
+
+
 def _axis_ref(p: Parser) -> dict[str, Any]:
     def sub(p: Parser) -> tuple[int, int]:
         p.parse_literal("(")
@@ -283,7 +294,7 @@ _READERS: dict[str, Callable[[Parser], dict[str, Any]]] = {
     "mesh": lambda p: _kv(
         p,
         "#stablehlo.mesh",
-        {"axes": lambda p: p.parse_delimited("[", p.parse_attribute, "]"), "device_ids": _attr},
+        {"axes": lambda p: p.parse_delimited("[", lambda: _mesh_axis(p), "]"), "device_ids": _attr},
     ),
     "mesh_axis": lambda p: _kv(
         p, "#stablehlo.mesh_axis", {"name": lambda p: p.parse_string(), "size": _int}

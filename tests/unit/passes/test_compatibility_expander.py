@@ -504,3 +504,25 @@ def test_check_compat_notes_the_hint() -> None:
     report = check_compat(data, "1.2.0")
     assert not report.compatible
     assert any("stablehlo-compatibility-expander removes" in n for n in report.notes)
+
+
+def test_mesh_in_upstreams_printed_form() -> None:
+    """Upstream prints a mesh's axes without their mnemonic (`axes=[<name = "x", size = 2>]`)."""
+    mesh = (
+        '#stablehlo.mesh<axes=[<name = "x", size = 2>, <name = "y", size = 2>], '
+        "device_ids=dense<[0, 2, 1, 3]> : tensor<4xi64>>"
+    )
+    text = _without_mesh_symbol(_mesh_program(mesh, '#stablehlo.axis_ref<name = "y">'))
+    out = print_ir(
+        run_pipeline(
+            parse(text, "mesh.mlir"), [("stablehlo-compatibility-expander", {"target": "1.0.0"})]
+        )
+    )
+    # devices laid out x-major: [[0, 2], [1, 3]]; over y, each x row is one group
+    assert "replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>" in out
+    data = serialize_portable_artifact_str(text, "current")  # and VHLO reads that form too
+    assert "device_ids = dense<[0, 2, 1, 3]>" in print_ir(deserialize_portable_artifact(data))
+
+
+def _without_mesh_symbol(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if '"sdy.mesh"' not in line)
