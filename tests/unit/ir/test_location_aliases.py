@@ -109,3 +109,24 @@ func.func @main(%a: tensor<4xf32> loc("a"), %z: tensor<f32> loc("z")) -> tensor<
     assert "applies stablehlo.add" in out
     assert "hidden" not in out
     assert out.startswith('#loc2 = loc("a")\n#loc3 = loc("z")\nmodule {')
+
+
+def test_block_argument_locations_nest_aliases() -> None:
+    """A block argument's own location is inline, the locations inside it are aliases (MLIR
+    prints it with allowAlias=false, its nested attributes with the usual aliases); unknown
+    argument locations print too."""
+    text = """
+func.func @main(%x: tensor<f32> loc("jit(f)"("f.py":4:2)), %y: tensor<f32> loc(unknown)) -> tensor<f32> {
+  %0 = stablehlo.add %x, %y : tensor<f32> loc("f.py":4:2)
+  return %0 : tensor<f32> loc(unknown)
+} loc(unknown)
+"""
+    out = _aliased(text)
+    assert '(%arg0: tensor<f32> loc("jit(f)"(#loc2)), %arg1: tensor<f32> loc(unknown))' in out
+    assert out.startswith(
+        '#loc1 = loc(unknown)\n#loc2 = loc("f.py":4:2)\n#loc3 = loc("jit(f)"(#loc2))\nmodule {'
+    )
+    assert out.endswith('} loc(#loc)\n#loc = loc("p.mlir":0:0)\n')
+    inline = print_ir(parse(text, "p.mlir"), debuginfo=True)
+    assert "%arg1: tensor<f32> loc(unknown)" in inline
+    assert print_ir(parse(out, "q.mlir"), debuginfo=True) == inline
