@@ -26,6 +26,8 @@ from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.semantics.regions import tree_reduce
 
 from stablehlo_py.errors import InterpreterError
+from stablehlo_py.ir.mesh import replica_groups_of_mesh_axes
+from stablehlo_py.ir.ops.collectives import ReplicaGroupMeshAxesAttr
 
 ProcessId = tuple[int, int]  # (replica_id, partition_id)
 ProcessGroup = tuple[ProcessId, ...]
@@ -170,6 +172,9 @@ def _pid(ev: Any) -> ProcessId:
 
 
 def _groups_attr(op: Any, name: str = "replica_groups") -> list[list[int]]:
+    raw = op.properties.get(name)
+    if isinstance(raw, ReplicaGroupMeshAxesAttr):  # the device groups of its mesh axes
+        return replica_groups_of_mesh_axes(op, raw)
     g = A.get(op, name)
     if g is None:
         return []
