@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from stablehlo_py.passes._common import carry_location, gc_paused, op_location
-from stablehlo_py.passes.compat_expansions import removable
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
 from stablehlo_py.vhlo.in_place import retype_op, retype_value, walk
@@ -168,6 +167,8 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
                 continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
+            from stablehlo_py.passes.compat_expansions import removable  # the error path only
+
             expandable = removable(op, [b.feature for b in p.blockers], version)
             blocked.append(BlockedOp(op.name, op_location(op), tuple(p.blockers), expandable))
         elif _changed(op, p.state):
