@@ -30,6 +30,7 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.linalg",
     "stablehlo_py.ir.ops.quantization",
     "stablehlo_py.ir.ops.llvm",
+    "stablehlo_py.ir.ops.sdy",
     "stablehlo_py.vhlo",  # VHLO (imported here, by name, only when the registry is built)
 )
 ATTR_MODULES = ("stablehlo_py.ir.enums", "stablehlo_py.ir.types", "stablehlo_py.ir.op_attrs")

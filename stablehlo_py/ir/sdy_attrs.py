@@ -1,0 +1,305 @@
+"""Shardy's (`sdy`) attributes read from their text (shardy/dialect/sdy/ir/attrs.td), for the verifier
+and the interpreter.  The IR keeps every sdy attribute as its exact text (`OpaqueAttr`, so it prints
+back as jaxlib printed it); this module gives it structure on demand:
+
+    #sdy.mesh<["x"=2, "y"=2]>                     MeshAttr (axes, optional device_ids=[...])
+    #sdy.sharding<@mesh, [{"x"}, {"y", ?}p1, {}], replicated={"z"}, unreduced={"w"}>
+                                                  TensorShardingAttr (a mesh name or an inline mesh)
+    [<@mesh, [...]>, <@mesh, [...]>]              TensorShardingPerValueAttr (`#sdy.sharding_per_value<[...]>`)
+    {"x", "y"}                                    ManualAxesAttr (`#sdy<manual_axes{...}>`)
+
+An axis reference is `"x"` or a sub-axis `"x":(pre)size` (the `size` devices of axis `x` that are
+`pre` apart)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from stablehlo_py.errors import StableHLOError
+
+
+class SdyAttrError(StableHLOError, ValueError):
+    """An sdy attribute whose text does not follow Shardy's syntax."""
+
+
+@dataclass(frozen=True)
+class AxisRef:
+    name: str
+    pre_size: int = 1  # sub-axis `"x":(pre)size`: the axis' devices `pre` apart
+    size: int | None = None  # None: the whole axis
+
+    def text(self) -> str:
+        sub = f":({self.pre_size}){self.size}" if self.size is not None else ""
+        return f'"{self.name}"{sub}'
+
+
+@dataclass(frozen=True)
+class Mesh:
+    axes: tuple[tuple[str, int], ...]
+    device_ids: tuple[int, ...] | None = None
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return dict(self.axes)
+
+    @property
+    def num_devices(self) -> int:
+        n = 1
+        for _, s in self.axes:
+            n *= s
+        return n
+
+    def devices(self) -> tuple[int, ...]:
+        """The device at each position of the mesh (row-major over the axes)."""
+        return self.device_ids if self.device_ids is not None else tuple(range(self.num_devices))
+
+
+@dataclass(frozen=True)
+class DimSharding:
+    axes: tuple[AxisRef, ...]
+    closed: bool = True
+    priority: int | None = None
+
+
+@dataclass(frozen=True)
+class Sharding:
+    mesh: str | Mesh  # a mesh symbol's name, or an inline mesh
+    dims: tuple[DimSharding, ...]
+    replicated: tuple[AxisRef, ...] = ()
+    unreduced: tuple[AxisRef, ...] = ()
+
+
+_TOKEN = re.compile(
+    r'\s*(?:("(?:[^"\\]|\\.)*")|(@[A-Za-z_][\w$.\-]*|@"(?:[^"\\]|\\.)*")|(-?\d+)|([A-Za-z_]\w*)|(.))'
+)
+
+
+class _Lexer:
+    def __init__(self, text: str, what: str):
+        self.text, self.what, self.pos = text, what, 0
+
+    def fail(self, msg: str) -> SdyAttrError:
+        return SdyAttrError(f"{self.what} '{self.text}': {msg} at character {self.pos}")
+
+    def peek(self) -> str:
+        m = _TOKEN.match(self.text, self.pos)
+        return m.group(0).strip() if m else ""
+
+    def next(self) -> str:
+        m = _TOKEN.match(self.text, self.pos)
+        if m is None:
+            raise self.fail("unexpected end")
+        self.pos = m.end()
+        return m.group(0).strip()
+
+    def expect(self, tok: str) -> None:
+        got = self.next()
+        if got != tok:
+            raise self.fail(f"expected '{tok}', found '{got}'")
+
+    def accept(self, tok: str) -> bool:
+        if self.peek() == tok:
+            self.next()
+            return True
+        return False
+
+    def string(self) -> str:
+        tok = self.next()
+        if not (tok.startswith('"') and tok.endswith('"') and len(tok) >= 2):
+            raise self.fail(f"expected an axis name string, found '{tok}'")
+        return tok[1:-1]
+
+    def integer(self) -> int:
+        tok = self.next()
+        try:
+            return int(tok)
+        except ValueError:
+            raise self.fail(f"expected an integer, found '{tok}'") from None
+
+    def end(self) -> None:
+        if self.text[self.pos :].strip():
+            raise self.fail("unexpected trailing text")
+
+
+def _strip(text: str, mnemonic: str) -> str:
+    """`#sdy.<mnemonic><...>` -> `<...>` (the stripped form an op's syntax prints)."""
+    prefix = f"#sdy.{mnemonic}"
+    return text.removeprefix(prefix)
+
+
+def _mesh_body(lx: _Lexer) -> Mesh:
+    lx.expect("<")
+    lx.expect("[")
+    axes: list[tuple[str, int]] = []
+    if not lx.accept("]"):
+        while True:
+            name = lx.string()
+            lx.expect("=")
+            axes.append((name, lx.integer()))
+            if lx.accept("]"):
+                break
+            lx.expect(",")
+    device_ids = None
+    if lx.accept(","):
+        if lx.next() != "device_ids":
+            raise lx.fail("expected 'device_ids'")
+        lx.expect("=")
+        lx.expect("[")
+        ids: list[int] = []
+        if not lx.accept("]"):
+            while True:
+                ids.append(lx.integer())
+                if lx.accept("]"):
+                    break
+                lx.expect(",")
+        device_ids = tuple(ids)
+    lx.expect(">")
+    return Mesh(tuple(axes), device_ids)
+
+
+def _axis_ref(lx: _Lexer) -> AxisRef:
+    name = lx.string()
+    if lx.accept(":"):
+        lx.expect("(")
+        pre = lx.integer()
+        lx.expect(")")
+        return AxisRef(name, pre, lx.integer())
+    return AxisRef(name)
+
+
+def _axis_set(lx: _Lexer) -> tuple[AxisRef, ...]:
+    lx.expect("{")
+    out: list[AxisRef] = []
+    if lx.accept("}"):
+        return ()
+    while True:
+        out.append(_axis_ref(lx))
+        if lx.accept("}"):
+            return tuple(out)
+        lx.expect(",")
+
+
+def _dim(lx: _Lexer) -> DimSharding:
+    lx.expect("{")
+    axes: list[AxisRef] = []
+    closed = True
+    while not lx.accept("}"):
+        if lx.accept("?"):
+            closed = False
+            lx.expect("}")
+            break
+        axes.append(_axis_ref(lx))
+        if not lx.accept(","):
+            lx.expect("}")
+            break
+    priority = None
+    tok = lx.peek()
+    if re.fullmatch(r"p\d+", tok):
+        lx.next()
+        priority = int(tok[1:])
+    return DimSharding(tuple(axes), closed, priority)
+
+
+def _sharding_body(lx: _Lexer) -> Sharding:
+    lx.expect("<")
+    tok = lx.peek()
+    if tok.startswith("@"):
+        lx.next()
+        mesh: str | Mesh = tok[1:].strip('"')
+    elif tok == "mesh":
+        lx.next()
+        mesh = _mesh_body(lx)
+    else:
+        raise lx.fail(f"expected a mesh name (@mesh) or an inline mesh, found '{tok}'")
+    lx.expect(",")
+    lx.expect("[")
+    dims: list[DimSharding] = []
+    if not lx.accept("]"):
+        while True:
+            dims.append(_dim(lx))
+            if lx.accept("]"):
+                break
+            lx.expect(",")
+    replicated: tuple[AxisRef, ...] = ()
+    unreduced: tuple[AxisRef, ...] = ()
+    while lx.accept(","):
+        key = lx.next()
+        lx.expect("=")
+        if key == "replicated":
+            replicated = _axis_set(lx)
+        elif key == "unreduced":
+            unreduced = _axis_set(lx)
+        else:
+            raise lx.fail(f"unknown sharding field '{key}'")
+    lx.expect(">")
+    return Sharding(mesh, tuple(dims), replicated, unreduced)
+
+
+@lru_cache(maxsize=1024)
+def parse_mesh(text: str) -> Mesh:
+    """`#sdy.mesh<[...]>` or its stripped form `<[...]>`."""
+    lx = _Lexer(_strip(text, "mesh"), "sdy mesh")
+    mesh = _mesh_body(lx)
+    lx.end()
+    return mesh
+
+
+@lru_cache(maxsize=4096)
+def parse_sharding(text: str) -> Sharding:
+    """`#sdy.sharding<@mesh, [...]>` or its stripped form `<@mesh, [...]>`."""
+    lx = _Lexer(_strip(text, "sharding"), "sdy sharding")
+    s = _sharding_body(lx)
+    lx.end()
+    return s
+
+
+@lru_cache(maxsize=1024)
+def parse_sharding_per_value(text: str) -> tuple[Sharding, ...]:
+    """`#sdy.sharding_per_value<[<...>, ...]>` or the stripped list `[<...>, ...]`."""
+    body = _strip(text, "sharding_per_value")
+    wrapped = body.startswith("<")
+    lx = _Lexer(body, "sdy sharding list")
+    if wrapped:
+        lx.expect("<")
+    lx.expect("[")
+    out: list[Sharding] = []
+    if not lx.accept("]"):
+        while True:
+            out.append(_sharding_body(lx))
+            if lx.accept("]"):
+                break
+            lx.expect(",")
+    if wrapped:
+        lx.expect(">")
+    lx.end()
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def parse_manual_axes(text: str) -> tuple[str, ...]:
+    """`{"x", "y"}` (or `#sdy<manual_axes{...}>`)."""
+    body = text
+    if body.startswith("#sdy<manual_axes"):
+        body = body[len("#sdy<manual_axes") : -1]
+    lx = _Lexer(body, "sdy manual axes")
+    axes = _axis_set(lx)
+    lx.end()
+    for a in axes:
+        if a.size is not None:
+            raise lx.fail(f"manual axis {a.text()} must be a whole axis")
+    return tuple(a.name for a in axes)
+
+
+__all__ = [
+    "AxisRef",
+    "DimSharding",
+    "Mesh",
+    "SdyAttrError",
+    "Sharding",
+    "parse_manual_axes",
+    "parse_mesh",
+    "parse_sharding",
+    "parse_sharding_per_value",
+]
