@@ -1,8 +1,9 @@
 """stablehlo-compatibility-expander against upstream's own pass (jaxlib registers it): the same
 programs expanded for the same targets print the same text, with and without debug info (which
-also checks our `#loc` alias printing against MLIR's); and the expanded JAX programs (vmapped
-gather and scatter, tan, complex tan) compute XLA's results in our interpreter after a round trip
-through a 0.9.0 artifact.
+also checks our `#loc` alias printing against MLIR's); ``expand=True`` artifacts in upstream's
+format are byte-identical to upstream's expander followed by its serializer; and the expanded JAX
+programs (vmapped gather and scatter, tan, complex tan) compute XLA's results in our interpreter
+after a round trip through a 0.9.0 artifact.
 
 Programs: every JAX function of the shared oracle set (mostly nothing to expand: the check is that
 the greedy driver uniques, hoists and erases as upstream's), JAX's batched gather/scatter and tan,
@@ -45,13 +46,15 @@ def upstream():  # type: ignore[no-untyped-def]
     ctx = jax_mlir.make_ir_context()
     ctx.allow_unregistered_dialects = True
 
-    def expand(text: str, target: str, debuginfo: bool) -> str:
+    def expand(text: str, target: str, debuginfo: bool, artifact: bool = False) -> str | bytes:
         with ctx:
             m = ir.Module.parse(text)
             pm = passmanager.PassManager.parse(
                 f"builtin.module(stablehlo-compatibility-expander{{target={target}}})"
             )
             pm.run(m.operation)
+            if artifact:
+                return bytes(stablehlo.serialize_portable_artifact(m, target))
             return m.operation.get_asm(enable_debug_info=debuginfo)
 
     return expand
@@ -156,3 +159,16 @@ def test_expanded_jax_programs_compute_xlas_results(name: str) -> None:
     got = run(print_ir(deserialize_portable_artifact(data)), *args)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("target", ["0.9.0", "1.0.0", "1.3.0"])
+@pytest.mark.parametrize("name", sorted(EXPANDED_JAX))
+def test_expand_true_artifact_is_upstreams_bytes(upstream, name: str, target: str) -> None:  # type: ignore[no-untyped-def]
+    """serialize_portable_artifact(expand=True, format="mlir") == upstream's expander followed by
+    upstream's serializer, byte for byte (use-list orders replayed as jaxlib's 1.17.0)."""
+    fn, args = EXPANDED_JAX[name]
+    text = _jax_text(fn, args)
+    ours = serialize_portable_artifact(
+        parse(text, "-"), target, format="mlir", expand=True, use_lists_as="1.17.0"
+    )
+    assert ours == upstream(text, target, False, artifact=True)
