@@ -40,7 +40,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from stablehlo_py.errors import InterpreterError, NotSupportedError
 
 _is = operator.is_
-RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return"})
+RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "sdy.return"})
 # Hooks `(op, impl) -> impl` applied once per op when it is first compiled (e.g.
 # impls/quantization.py wraps ops on quantized tensors as dequantize -> op -> quantize).
 IMPL_WRAPPERS: list[Any] = []

@@ -23,10 +23,12 @@ def num_partitions(module: Any) -> int:
 
 def needs_spmd(module: Any) -> bool:
     """Whether `module` is partitioned (`mhlo.num_partitions` > 1) and has per-device regions (JAX's
-    `SPMDFullToShardShape`), so that it only means something run once per partition."""
+    `SPMDFullToShardShape`, or Shardy's `sdy.manual_computation`), so that it only means something run once per partition."""
     if num_partitions(module) <= 1:
         return False
     for op in module.walk():
+        if op.name == "sdy.manual_computation":  # Shardy's shard_map region (impls/sdy.py)
+            return True
         if op.name == "stablehlo.custom_call":
             name = op.properties.get("call_target_name")
             if getattr(name, "data", None) in ("SPMDFullToShardShape", "SPMDShardToFullShape"):
