@@ -104,7 +104,6 @@ class _OptCommand(click.Command):
 @click.option(
     "--mlir-print-local-scope",
     is_flag=True,
-    hidden=True,
     help="Print locations inline instead of as #loc aliases (with --mlir-print-debuginfo).",
 )
 @click.option(
