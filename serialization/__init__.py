@@ -219,14 +219,17 @@ def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") 
 def _deserialize(artifact: bytes, name: str) -> ModuleOp:
     from stablehlo_py.passes.vhlo_legalize_to_stablehlo import legalize_to_stablehlo
     from stablehlo_py.passes.vhlo_to_version import to_version
+    from stablehlo_py.vhlo.records import is_record
 
     from stablehlo_py.ir.verify import verify
 
     version, vhlo = read_vhlo_artifact(artifact, name, records=True)
+    # records hold VHLO only; xDSL ops come from an artifact with Shardy's ops beside VHLO
+    other = not is_record(vhlo)
     try:
         if version.with_zero_patch() != get_current_version():
-            to_version(vhlo, get_current_version())
-        module = legalize_to_stablehlo(vhlo)
+            to_version(vhlo, get_current_version(), allow_other_dialects=other)
+        module = legalize_to_stablehlo(vhlo, allow_other_dialects=other)
         verify(module)
     except StableHLOError as e:
         raise SerializationError(

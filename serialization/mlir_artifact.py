@@ -112,6 +112,8 @@ def read_mlir_artifact(
             5,
             name,
         )
+    if records and holds_other_dialects(data):
+        records = False  # Shardy's ops are xDSL ops; their VHLO neighbours are built as ops too
     try:
         with no_gc():
             _, _, module = read_vhlo(data, name, records)
@@ -120,6 +122,18 @@ def read_mlir_artifact(
     except RecursionError:
         raise artifact_error("the artifact nests too deeply to read", 0, name) from None
     return version, module
+
+
+def holds_other_dialects(data: bytes) -> bool:
+    """Whether the artifact has ops of a dialect other than VHLO and builtin (JAX's Shardy ops,
+    `sdy`, which upstream's serializer keeps with allow_other_dialects)."""
+    from stablehlo_py.serialization.mlirbc.ops import OTHER_DIALECTS
+    from stablehlo_py.serialization.mlirbc.reader import op_names
+
+    try:
+        return any(d in OTHER_DIALECTS for d, _ in op_names(bytes(data)))
+    except BytecodeError:
+        return False  # the full read reports what is wrong
 
 
 def _unknown_ops(data: bytes) -> list[str]:

@@ -418,6 +418,8 @@ def _state_blockers(
             v, what = attr_needs(a)
             if v > target:
                 if what.startswith("non-VHLO"):
+                    if allow_other:  # inside a VHLO attribute (e.g. a dictionary's sdy.sharding)
+                        continue
                     what = (
                         f"attribute '{name}' is not a VHLO attribute ({what.removeprefix('non-VHLO attribute ')}); "
                         "pass allow-other-dialects=true to keep it"

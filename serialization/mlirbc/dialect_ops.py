@@ -259,6 +259,10 @@ def decode_entry(r: Reader, ctx: Any, dialect: str, is_type: bool, custom: bool)
         if not raw.endswith(b"\x00"):
             raise BytecodeError("a textual attribute/type entry is not NUL-terminated", pos)
         return stablehlo.decode_text(raw[:-1].decode("utf-8", "surrogateescape"), is_type, pos)
+    if dialect == "sdy":
+        from stablehlo_py.serialization.mlirbc import sdy
+
+        return sdy.decode(r, ctx, is_type)
     if dialect in ("stablehlo", "chlo", "quant"):
         pos = r.pos
         try:

@@ -252,6 +252,10 @@ _ = StringAttr
 # Reader side
 
 
+# dialects a portable artifact may hold beside VHLO (read as xDSL ops, not records: `holds_other_dialects`)
+OTHER_DIALECTS = ("sdy",)
+
+
 def build_vhlo_op(
     rd: Any,
     dialect: str,
@@ -299,6 +303,15 @@ def build_vhlo_op(
         module = ModuleOp.create(properties=props, attributes=attrs, regions=regions)
         module.location = location
         return module
+    if (
+        dialect in OTHER_DIALECTS or full == "builtin.unrealized_conversion_cast"
+    ) and not rd.records:
+        # JAX's artifacts hold Shardy's ops beside VHLO, with casts between VHLO and builtin types
+        from stablehlo_py.serialization.mlirbc.dialect_ops import build_dialect_op
+
+        return build_dialect_op(
+            rd, dialect, name, pos, location, attr_dict, props_rec, result_types, operands, regions
+        )
     if dialect != "vhlo":
         raise BytecodeError(
             f"op {full} is not a VHLO op; portable artifacts hold only VHLO "

@@ -382,6 +382,10 @@ class _Reader:
                 )
             elif e.dialect == "vhlo":
                 value = vhlo.decode(r, self.ctx, e.is_type)
+            elif e.dialect == "sdy":  # Shardy's attributes, beside VHLO in JAX's artifacts
+                from stablehlo_py.serialization.mlirbc import sdy
+
+                value = sdy.decode(r, self.ctx, e.is_type)
             else:
                 raise BytecodeError(
                     f"{'type' if e.is_type else 'attribute'} of dialect '{e.dialect}' is not "

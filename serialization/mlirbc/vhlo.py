@@ -275,6 +275,14 @@ def _f64(bits: int) -> float:
     return float(np.frombuffer(bits.to_bytes(8, "little"), np.float64)[0])
 
 
+def _is_sdy(obj: Any, kind: int) -> bool:
+    """A Shardy attribute (read as its text) inside a VHLO one: JAX's `sdy.sharding` argument
+    attributes are in the function's VHLO dictionaries."""
+    from stablehlo_py.ir.attributes import OpaqueAttr
+
+    return kind == ATTR and isinstance(obj, OpaqueAttr) and obj.data.startswith("#sdy")
+
+
 def _typed(obj: Any, kind: int, pos: int) -> Any:
     from xdsl.ir import Attribute, TypeAttribute
 
@@ -285,7 +293,8 @@ def _typed(obj: Any, kind: int, pos: int) -> Any:
             f"{'a type' if is_type else 'an attribute'}",
             pos,
         )
-    if codecs.codec_for(obj) is None:  # a builtin value or a location inside a VHLO one
+    if codecs.codec_for(obj) is None and not _is_sdy(obj, kind):
+        # a builtin value or a location inside a VHLO one
         found = (
             "a location"
             if not is_type and not isinstance(obj, Attribute)

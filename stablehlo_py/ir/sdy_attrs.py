@@ -292,14 +292,69 @@ def parse_manual_axes(text: str) -> tuple[str, ...]:
     return tuple(a.name for a in axes)
 
 
+# ------------------------------------------------------------------------------------- text
+def _axes_text(refs: tuple[AxisRef, ...]) -> str:
+    return ", ".join(r.text() for r in refs)
+
+
+def mesh_body_text(mesh: Mesh) -> str:
+    """`<["x"=2, "y"=2]>` (`, device_ids=[...]` when given), as Shardy prints a mesh."""
+    axes = ", ".join(f'"{n}"={s}' for n, s in mesh.axes)
+    ids = (
+        "" if mesh.device_ids is None else f", device_ids=[{', '.join(map(str, mesh.device_ids))}]"
+    )
+    return f"<[{axes}]{ids}>"
+
+
+def dim_text(dim: DimSharding) -> str:
+    axes = _axes_text(dim.axes)
+    if not dim.closed:
+        axes = f"{axes}, ?" if axes else "?"
+    return "{" + axes + "}" + (f"p{dim.priority}" if dim.priority is not None else "")
+
+
+def sharding_body_text(s: Sharding) -> str:
+    """`<@mesh, [{"x"}, {}]>` (`, replicated={...}`, `, unreduced={...}` when not empty)."""
+    mesh = f"mesh{mesh_body_text(s.mesh)}" if isinstance(s.mesh, Mesh) else f"@{s.mesh}"
+    out = f"<{mesh}, [{', '.join(dim_text(d) for d in s.dims)}]"
+    if s.replicated:
+        out += ", replicated={" + _axes_text(s.replicated) + "}"
+    if s.unreduced:
+        out += ", unreduced={" + _axes_text(s.unreduced) + "}"
+    return out + ">"
+
+
+def mesh_text(mesh: Mesh) -> str:
+    return "#sdy.mesh" + mesh_body_text(mesh)
+
+
+def sharding_text(s: Sharding) -> str:
+    return "#sdy.sharding" + sharding_body_text(s)
+
+
+def sharding_per_value_text(shardings: tuple[Sharding, ...]) -> str:
+    return "#sdy.sharding_per_value<[" + ", ".join(sharding_body_text(s) for s in shardings) + "]>"
+
+
+def manual_axes_text(axes: tuple[str, ...]) -> str:
+    return "#sdy<manual_axes{" + ", ".join(f'"{a}"' for a in axes) + "}>"
+
+
 __all__ = [
     "AxisRef",
     "DimSharding",
     "Mesh",
     "SdyAttrError",
     "Sharding",
+    "dim_text",
+    "manual_axes_text",
+    "mesh_body_text",
+    "mesh_text",
     "parse_manual_axes",
     "parse_mesh",
     "parse_sharding",
     "parse_sharding_per_value",
+    "sharding_body_text",
+    "sharding_per_value_text",
+    "sharding_text",
 ]
