@@ -118,6 +118,7 @@ def _programs() -> list[tuple[str, str]]:
                     out.append((f"{f}#{k}", chunk))
     out += [(f"unit_{c.name}", c.text) for c in unit.CASES]
     out.append(("unit_mesh", unit.MESH_COLLECTIVE))
+    out.append(("unit_mesh_symbol", unit._mesh_program("@mesh")))
     return [(n, _without_sdy_mesh(t)) for n, t in out]
 
 
