@@ -13,7 +13,7 @@ code  attribute                   fields
 2     mesh                        [mesh axis], device ids (count, signed varints)
 3     sub-axis info               pre-size, size (signed varints)
 4     axis reference              name (string), optional sub-axis info (flagged reference)
-5     dimension sharding          [axis reference], is_closed (varint), optional priority
+5     dimension sharding          [axis reference], is_closed (a byte), optional priority
                                   (flagged varint)
 6     tensor sharding (v1)        mesh or symbol reference, [dimension sharding], [replicated]
 15    tensor sharding (v2)        ... then [unreduced] (reduction SUM)
@@ -59,8 +59,12 @@ _UNSUPPORTED = {
 }
 
 
-def _list(r: Reader, read) -> list[Any]:  # type: ignore[no-untyped-def]
-    return [read() for _ in range(r.varint())]
+def _bool(r: Reader, pos: int) -> bool:
+    """MLIR's `readBool`: one byte, 0 or 1."""
+    b = r.byte()
+    if b > 1:
+        raise BytecodeError(f"invalid sdy attribute: a boolean byte is {b}", pos)
+    return bool(b)
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], what: str, pos: int) -> Any:
@@ -121,7 +125,7 @@ def decode(r: Reader, ctx: Any, is_type: bool) -> Any:
         return AxisRef(name, sub[1], sub[2])
     if code == 5:
         axes = refs(AxisRef, "an axis reference")
-        closed = bool(r.varint())
+        closed = _bool(r, pos)
         prio, present = r.varint_flag()
         return DimSharding(tuple(axes), closed, prio if present else None)
     if code in (6, 15):

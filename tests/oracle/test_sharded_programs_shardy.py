@@ -1,0 +1,107 @@
+"""Differential tests (`oracle` extra): the sharded JAX programs of test_sharded_programs.py with JAX's
+default partitioner, Shardy (`sdy.mesh`, `sdy.sharding` argument attributes,
+`sdy.sharding_constraint`, `sdy.manual_computation` for each `shard_map`).  Each program is exported
+(`jax.export`: MLIR bytecode holding VHLO and sdy ops), read back by our reader, run by
+`interpreter.run` with no flags (once per partition when it has manual regions) and compared with
+what XLA computed on 4 CPU devices; jaxlib's text of each program round-trips through our parser
+and printer byte for byte, and our reading of each artifact prints as JAX's own reading of it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("flatbuffers")
+
+from stablehlo_py.interpreter import run
+from stablehlo_py.interpreter.custom_calls.spmd import needs_spmd, num_partitions
+from stablehlo_py.interpreter.evaluator import Evaluator
+
+from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.ir import parse, print_ir
+from tests.oracle.test_sharded_programs import CASES, SCRIPT, _compare, _load
+
+GSPMD = 'jax.config.update("jax_use_shardy_partitioner", False)'
+assert GSPMD in SCRIPT
+# the same programs, with Shardy on (JAX 0.10's default), plus each program's text as jaxlib prints
+# it and JAX's own reading of the exported artifact
+SHARDY_SCRIPT = (
+    SCRIPT.replace(GSPMD, 'jax.config.update("jax_use_shardy_partitioner", True)')
+    + r"""
+for name, (fn, shapes, dtype, shardings) in CASES.items():
+    jf = jax.jit(fn, in_shardings=shardings)
+    with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+        f.write(jf.lower(*[np.zeros(s, dtype) for s in shapes]).as_text())
+    with open(os.path.join(out_dir, name + ".exported"), "rb") as f:
+        back = export.deserialize(bytearray(f.read()))
+    with open(os.path.join(out_dir, name + ".jax_read.mlir"), "w") as f:
+        f.write(back.mlir_module())
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("sharded_shardy")
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = (
+        env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
+    ).strip()
+    env["JAX_PLATFORMS"] = "cpu"
+    done = subprocess.run(
+        [sys.executable, "-c", SHARDY_SCRIPT, str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return out
+
+
+REGIONS = [name for name in CASES if name != "matmul_constraint"]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_shardy_program_runs_as_xla_computed(exported: Path, name: str) -> None:
+    module, args, outs, meta = _load(exported, name)
+    text = print_ir(module)
+    assert "sdy.mesh @" in text and "SPMDFullToShardShape" not in text
+    assert meta["nr_devices"] == 4 and num_partitions(module) == 4
+    assert needs_spmd(module) == (name in REGIONS)
+    assert ("sdy.manual_computation" in text) == (name in REGIONS)
+    _compare(run(module, *args), outs)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_jaxlib_text_round_trips(exported: Path, name: str) -> None:
+    text = (exported / f"{name}.mlir").read_text()
+    assert "sdy." in text
+    module = parse(text)
+    assert print_ir(module) == text
+    assert print_ir(parse(print_ir(module, generic=True))) == text
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_artifact_reads_as_jax_reads_it(exported: Path, name: str) -> None:
+    module, *_ = _load(exported, name)
+    want = (exported / f"{name}.jax_read.mlir").read_text()  # with its locations, as aliases
+    assert print_ir(module, debuginfo=True, location_aliases=True) == want
+
+
+@pytest.mark.parametrize("name", ["psum_region", "partial_manual", "collectives_region"])
+def test_text_runs_as_the_artifact(exported: Path, name: str) -> None:
+    _, args, outs, _ = _load(exported, name)
+    _compare(run(parse((exported / f"{name}.mlir").read_text()), *args), outs)
+
+
+def test_a_manual_region_run_as_one_process_says_how_to_run_it(exported: Path) -> None:
+    module, args, _, _ = _load(exported, "psum_region")
+    with pytest.raises(NotSupportedError, match="once per partition"):
+        Evaluator(module).call("main", list(args))
