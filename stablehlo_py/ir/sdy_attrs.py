@@ -227,12 +227,15 @@ def _sharding_body(lx: _Lexer) -> Sharding:
     while lx.accept(","):
         key = lx.next()
         lx.expect("=")
-        if key == "replicated":
-            replicated = _axis_set(lx)
-        elif key == "unreduced":
-            unreduced = _axis_set(lx)
-        else:
+        if key not in ("replicated", "unreduced"):
             raise lx.fail(f"unknown sharding field '{key}'")
+        axes = _axis_set(lx)
+        if not axes:
+            raise lx.fail(f"'{key}' needs at least one axis (Shardy omits an empty list)")
+        if key == "replicated":
+            replicated = axes
+        else:
+            unreduced = axes
     lx.expect(">")
     return Sharding(mesh, tuple(dims), replicated, unreduced)
 

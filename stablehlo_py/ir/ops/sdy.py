@@ -42,13 +42,18 @@ from stablehlo_py.ir.sdy_attrs import (
     Mesh,
     SdyAttrError,
     Sharding,
+    manual_axes_text,
+    mesh_text,
     parse_manual_axes,
     parse_mesh,
     parse_sharding,
     parse_sharding_per_value,
+    sharding_per_value_text,
+    sharding_text,
 )
 
 if TYPE_CHECKING:
+    from stablehlo_py.ir.registry import Registry
     from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import Printer
 
@@ -192,7 +197,8 @@ class PropagationBarrierOp(IRDLOperation):
     name = "sdy.propagation_barrier"
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    allowed_direction = prop_def(OpaqueAttr)
+    # `#sdy<propagation_direction X>` as text, or the enum's value as MLIR's bytecode holds it
+    allowed_direction = prop_def(OpaqueAttr | IntegerAttr)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -203,6 +209,11 @@ class PropagationBarrierOp(IRDLOperation):
 
 
 def _direction(a: Attribute) -> str:
+    if isinstance(a, IntegerAttr):  # Shardy's PropagationDirection enum value
+        v = a.value.data
+        if not 0 <= v < len(PROPAGATION_DIRECTIONS):
+            raise VerifyException(f"{v} is not a propagation direction (0 to 3)")
+        return PROPAGATION_DIRECTIONS[v]
     text = _opaque_text(a)  # `#sdy<propagation_direction NONE>`
     return text.rsplit(" ", 1)[-1].rstrip(">")
 
@@ -321,10 +332,10 @@ def _parse_mesh(p: Parser) -> Operation:
     p.parse_literal("=")
     pos = p.pos
     text = _scan_group(p, "a mesh <[...]>")
-    _checked(p, text, parse_mesh, pos)
+    mesh = _checked(p, text, parse_mesh, pos)
     attrs = p.try_attr_dict()
     return MeshOp.create(
-        properties={"sym_name": StringAttr(name), "mesh": OpaqueAttr("#sdy.mesh" + text)},
+        properties={"sym_name": StringAttr(name), "mesh": OpaqueAttr(mesh_text(mesh))},
         attributes=attrs,
     )
 
@@ -344,14 +355,14 @@ def _parse_value_sharding(cls: type[_ValueShardingOp]):  # type: ignore[no-untyp
         operand = p.parse_operand()
         pos = p.pos
         text = _scan_group(p, "a sharding <@mesh, [...]>")
-        _checked(p, text, parse_sharding, pos)
+        sharding = _checked(p, text, parse_sharding, pos)
         attrs = p.try_attr_dict()
         p.parse_literal(":")
         t = p.parse_type()
         return cls.create(
             operands=[operand],
             result_types=[t],
-            properties={"sharding": OpaqueAttr("#sdy.sharding" + text)},
+            properties={"sharding": OpaqueAttr(sharding_text(sharding))},
             attributes=attrs,
         )
 
@@ -457,14 +468,14 @@ def _parse_manual(p: Parser) -> Operation:
         p.parse_literal("=")
         pos = p.pos
         text = _scan_group(p, "a list of shardings [<@mesh, [...]>, ...]")
-        _checked(p, text, parse_sharding_per_value, pos)
-        props[key] = OpaqueAttr(f"#sdy.sharding_per_value<{text}>")
+        shardings = _checked(p, text, parse_sharding_per_value, pos)
+        props[key] = OpaqueAttr(sharding_per_value_text(shardings))
     p.parse_literal("manual_axes")
     p.parse_literal("=")
     pos = p.pos
     text = _scan_group(p, 'the manual axes {"x", ...}')
-    _checked(p, text, parse_manual_axes, pos)
-    props["manual_axes"] = OpaqueAttr(f"#sdy<manual_axes{text}>")
+    axes = _checked(p, text, parse_manual_axes, pos)
+    props["manual_axes"] = OpaqueAttr(manual_axes_text(axes))
     args: list[tuple[str, Attribute, object]] = []
 
     def one_arg() -> None:
@@ -523,6 +534,26 @@ def _print_manual(op: Operation, pr: Printer) -> None:
     pr.attr_dict(dict(op.attributes))
     pr.write(
         " : " + function_type_to_str([v.type for v in op.operands], [r.type for r in op.results])
+    )
+
+
+def _attr_parser(mnemonic: str, reader, text_of):  # type: ignore[no-untyped-def]
+    """`#sdy.<mnemonic><...>` in an attribute position (e.g. a function argument's `sdy.sharding`),
+    kept as its canonical text."""
+
+    def parse(p: Parser) -> Attribute:
+        pos = p.pos
+        text = _scan_group(p, f"'<' after #sdy.{mnemonic}")
+        return OpaqueAttr(text_of(_checked(p, text, reader, pos)))
+
+    return parse
+
+
+def register(reg: Registry) -> None:
+    reg.attr_parsers["sdy.sharding"] = _attr_parser("sharding", parse_sharding, sharding_text)
+    reg.attr_parsers["sdy.mesh"] = _attr_parser("mesh", parse_mesh, mesh_text)
+    reg.attr_parsers["sdy.sharding_per_value"] = _attr_parser(
+        "sharding_per_value", parse_sharding_per_value, sharding_per_value_text
     )
 
 
