@@ -197,8 +197,8 @@ class PropagationBarrierOp(IRDLOperation):
     name = "sdy.propagation_barrier"
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    # `#sdy<propagation_direction X>` as text, or the enum's value as MLIR's bytecode holds it
-    allowed_direction = prop_def(OpaqueAttr | IntegerAttr)
+    # Shardy's PropagationDirection, an I32 enum held as its integer (`1 : i32` in generic form)
+    allowed_direction = prop_def(IntegerAttr)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -209,13 +209,10 @@ class PropagationBarrierOp(IRDLOperation):
 
 
 def _direction(a: Attribute) -> str:
-    if isinstance(a, IntegerAttr):  # Shardy's PropagationDirection enum value
-        v = a.value.data
-        if not 0 <= v < len(PROPAGATION_DIRECTIONS):
-            raise VerifyException(f"{v} is not a propagation direction (0 to 3)")
-        return PROPAGATION_DIRECTIONS[v]
-    text = _opaque_text(a)  # `#sdy<propagation_direction NONE>`
-    return text.rsplit(" ", 1)[-1].rstrip(">")
+    v = a.value.data if isinstance(a, IntegerAttr) else -1
+    if not 0 <= v < len(PROPAGATION_DIRECTIONS):
+        raise VerifyException(f"{a} is not a propagation direction (0 to 3)")
+    return PROPAGATION_DIRECTIONS[v]
 
 
 @irdl_op_definition
@@ -393,7 +390,9 @@ def _parse_barrier(p: Parser) -> Operation:
     return PropagationBarrierOp.create(
         operands=[operand],
         result_types=[t],
-        properties={"allowed_direction": OpaqueAttr(f"#sdy<propagation_direction {word}>")},
+        properties={
+            "allowed_direction": IntegerAttr(PROPAGATION_DIRECTIONS.index(word), IntegerType(32))
+        },
         attributes=attrs,
     )
 
