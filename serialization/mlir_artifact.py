@@ -125,13 +125,13 @@ def read_mlir_artifact(
 
 
 def holds_other_dialects(data: bytes) -> bool:
-    """Whether the artifact has ops of a dialect other than VHLO and builtin (JAX's Shardy ops,
-    `sdy`, which upstream's serializer keeps with allow_other_dialects)."""
+    """Whether the artifact uses a dialect other than VHLO and builtin (JAX's Shardy ops and
+    attributes, `sdy`, which upstream's serializer keeps with allow_other_dialects)."""
     from stablehlo_py.serialization.mlirbc.ops import OTHER_DIALECTS
-    from stablehlo_py.serialization.mlirbc.reader import op_names
+    from stablehlo_py.serialization.mlirbc.reader import dialect_names
 
     try:
-        return any(d in OTHER_DIALECTS for d, _ in op_names(bytes(data)))
+        return any(d in OTHER_DIALECTS for d in dialect_names(bytes(data)))
     except BytecodeError:
         return False  # the full read reports what is wrong
 

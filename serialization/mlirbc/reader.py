@@ -681,6 +681,15 @@ class _Reader:
 
 def op_names(data: bytes) -> list[tuple[str, str]]:
     """(dialect, op name) of every op name in the dialect section, without reading the IR."""
+    return [(d, n) for d, n, _ in _dialect_section(data).op_names]
+
+
+def dialect_names(data: bytes) -> list[str]:
+    """The dialects the bytecode uses (ops, attributes or types), without reading the IR."""
+    return list(_dialect_section(data).dialects)
+
+
+def _dialect_section(data: bytes) -> _Reader:
     rd = _Reader(data, "<artifact>", lambda *a: None)  # type: ignore[arg-type,return-value]
     rd._pos = 0
     version, _ = read_producer(data)
@@ -696,7 +705,7 @@ def op_names(data: bytes) -> list[tuple[str, str]]:
         raise BytecodeError("missing string or dialect section", len(data))
     rd.read_strings(*sections[Section.STRING])
     rd.read_dialects(*sections[Section.DIALECT])
-    return [(d, n) for d, n, _ in rd.op_names]
+    return rd
 
 
 def read_bytecode(

@@ -18,10 +18,17 @@ code  attribute                   fields
 6     tensor sharding (v1)        mesh or symbol reference, [dimension sharding], [replicated]
 15    tensor sharding (v2)        ... then [unreduced] (reduction SUM)
 7/16  sharding per value          [tensor sharding]
+8     dim mapping                 factor indices (count, signed varints)
+9     tensor mapping              [dim mapping]
+10    op sharding rule            factor sizes (count, signed varints), [operand tensor
+                                  mapping], [result tensor mapping], then the reduction,
+                                  need-replication, permutation and blocked-propagation factor
+                                  lists (count, signed varints each), is_custom (a byte)
 ====  ==========================  ===========================================================
 
-The sharding-rule (8-10) and the collective (11-14) attributes, and tensor shardings with a
-non-SUM reduction (17), are refused with a clear error."""
+An op sharding rule (JAX's `sdy.sharding_rule` on its LAPACK and other custom calls) reads into
+the text Shardy prints for it.  The collective attributes (11-14) and tensor shardings with a
+non-SUM reduction (17) are refused with a clear error."""
 
 from __future__ import annotations
 
@@ -48,9 +55,6 @@ from stablehlo_py.ir.sdy_attrs import (
 __all__ = ["decode"]
 
 _UNSUPPORTED = {
-    8: "dim mapping",
-    9: "tensor mapping",
-    10: "op sharding rule (sdy.sharding_rule)",
     11: "axis ref list",
     12: "list of axis ref lists",
     13: "all-to-all parameter",
@@ -87,6 +91,43 @@ def _sharding_of(value: Any, pos: int) -> Sharding:
         return parse_sharding(text)
     except SdyAttrError as e:
         raise BytecodeError(f"invalid sdy sharding: {e}", pos) from None
+
+
+class _DimMapping(tuple):  # type: ignore[type-arg]
+    """The factor indices of one dimension (an entry of its own in the bytecode)."""
+
+
+class _TensorMapping(tuple):  # type: ignore[type-arg]
+    """The dim mappings of one operand or result."""
+
+
+_RULE_LISTS = ("reduction", "need_replication", "permutation", "blocked_propagation")
+_LAST_LETTER = ord("z") - ord("i")  # factor 17 is `z`, then `z_1`, `z_2`, ...
+
+
+def _svarints(r: Reader) -> list[int]:
+    return [r.svarint() for _ in range(r.varint())]
+
+
+def _factor(i: int) -> str:
+    return chr(ord("i") + i) if i <= _LAST_LETTER else f"z_{i - _LAST_LETTER}"
+
+
+def _rule_text(sizes, operands, results, lists, custom: bool) -> str:  # type: ignore[no-untyped-def]
+    """`#sdy.op_sharding_rule<([i, j])->([i]) {i=4, j=8} reduction={j}, custom>`, as Shardy prints."""
+
+    def tensors(mappings) -> str:  # type: ignore[no-untyped-def]
+        return ", ".join(
+            "[" + ", ".join("".join(_factor(f) for f in dim) for dim in m) + "]" for m in mappings
+        )
+
+    out = f"#sdy.op_sharding_rule<({tensors(operands)})->({tensors(results)})"
+    if sizes:
+        out += " {" + ", ".join(f"{_factor(i)}={n}" for i, n in enumerate(sizes)) + "}"
+    for name, factors in zip(_RULE_LISTS, lists):
+        if factors:
+            out += f" {name}={{" + ", ".join(_factor(f) for f in factors) + "}"
+    return out + (", custom>" if custom else ">")
 
 
 def decode(r: Reader, ctx: Any, is_type: bool) -> Any:
@@ -140,6 +181,17 @@ def decode(r: Reader, ctx: Any, is_type: bool) -> Any:
         return OpaqueAttr(
             sharding_text(Sharding(mesh, tuple(dims), tuple(replicated), tuple(unreduced)))
         )
+    if code == 8:
+        return _DimMapping(tuple(_svarints(r)))
+    if code == 9:
+        return _TensorMapping(tuple(refs(_DimMapping, "a dim mapping")))
+    if code == 10:
+        sizes = _svarints(r)
+        operands = refs(_TensorMapping, "an operand mapping")
+        results = refs(_TensorMapping, "a result mapping")
+        lists = [_svarints(r) for _ in _RULE_LISTS]
+        custom = _bool(r, pos)
+        return OpaqueAttr(_rule_text(sizes, operands, results, lists, custom))
     if code in (7, 16):
         items = [_sharding_of(ctx.read_attr(r), pos) for _ in range(r.varint())]
         return OpaqueAttr(sharding_per_value_text(tuple(items)))

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
@@ -145,3 +146,30 @@ def test_every_sdy_op_as_jaxlib_prints_and_writes_it() -> None:
     assert print_ir(parse(ALL_OPS), generic=True) == generic
     _, _, back = read_dialect(buf.getvalue())
     assert print_ir(back) == ALL_OPS
+
+
+LINALG = {
+    "inv": (lambda a: jax.numpy.linalg.inv(a), (2, 3, 3)),
+    "eigh": (lambda a: jax.numpy.linalg.eigh(a @ a.T)[0], (4, 4)),
+    "svd": (lambda a: jax.numpy.linalg.svd(a, compute_uv=False), (5, 3)),
+    "qr": (lambda a: jax.numpy.linalg.qr(a)[1], (5, 3)),
+}
+
+
+@pytest.mark.parametrize("name", LINALG)
+def test_lapack_artifacts_with_sharding_rules(name: str) -> None:
+    """JAX writes `sdy.sharding_rule` (Shardy's op sharding rule) on its LAPACK custom calls, so
+    every exported linalg program holds sdy attributes: they read as JAX reads them, and the
+    program runs."""
+    from jax import export
+    from stablehlo_py.serialization import deserialize_portable_artifact
+
+    fn, shape = LINALG[name]
+    a = np.random.default_rng(1).normal(size=shape).astype(np.float32)
+    exp = export.export(jax.jit(fn))(a)
+    module = deserialize_portable_artifact(exp.mlir_module_serialized)
+    text = print_ir(module, debuginfo=True, location_aliases=True)
+    assert "#sdy.op_sharding_rule<" in text
+    assert text == exp.mlir_module()
+    (got,) = run(module, a)
+    np.testing.assert_allclose(got, np.asarray(exp.call(a)), rtol=1e-4, atol=1e-4)

@@ -32,10 +32,11 @@ ALL_OPS = """module @m attributes {mhlo.num_partitions = 4 : i32} {
     %2 = sdy.propagation_barrier %1 allowed_direction=FORWARD : tensor<8x4xf32>
     sdy.sharding_group %2 group_id=3 : tensor<8x4xf32>
     %3:2 = sdy.manual_computation(%2, %arg1) in_shardings=[<@mesh, [{"x", "y"}, {}]>, <@mesh, [{}, {"y"}], unreduced={"x"}>] out_shardings=[<@mesh, [{"x"}, {}]>, <@mesh, [{}, {}]>] manual_axes={"x", "y"} (%arg2: tensor<2x4xf32>, %arg3: tensor<4x2xf32>) {
-      %4 = stablehlo.concatenate %arg2, %arg2, dim = 0 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
-      %5 = stablehlo.concatenate %arg3, %arg3, dim = 1 : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x4xf32>
-      sdy.return %4, %5 : tensor<4x4xf32>, tensor<4x4xf32>
+      %5 = stablehlo.concatenate %arg2, %arg2, dim = 0 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+      %6 = stablehlo.concatenate %arg3, %arg3, dim = 1 : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x4xf32>
+      sdy.return %5, %6 : tensor<4x4xf32>, tensor<4x4xf32>
     } {xla.attr = "k"} : (tensor<8x4xf32>, tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<4x4xf32>)
+    %4 = stablehlo.custom_call @foo(%3#1) {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([i]) {i=4, j=4} reduction={j} need_replication={i} blocked_propagation={j}, custom>} : (tensor<4x4xf32>) -> tensor<4xf32>
     return %3#0, %3#1 : tensor<8x4xf32>, tensor<4x4xf32>
   }
 }
