@@ -173,3 +173,24 @@ def test_lapack_artifacts_with_sharding_rules(name: str) -> None:
     assert text == exp.mlir_module()
     (got,) = run(module, a)
     np.testing.assert_allclose(got, np.asarray(exp.call(a)), rtol=1e-4, atol=1e-4)
+
+
+def test_cli_interprets_a_shardy_program(exported: Path, capsys) -> None:
+    from stablehlo_py.cli.translate import main as translate_main
+
+    _, (a,), outs, _ = _load(exported, "int_region")
+    dense = "[" + ", ".join("[" + ", ".join(str(int(v)) for v in row) + "]" for row in a) + "]"
+    path = exported / "int_region.mlir"
+    rc = translate_main(
+        [
+            "--interpret",
+            "--interpreter-print-dense",
+            f"--args=[dense<{dense}> : tensor<3x8xi32>]",
+            str(path),
+        ]
+    )
+    got = [line for line in capsys.readouterr().out.splitlines() if line.startswith("dense<")]
+    assert rc == 0 and len(got) == 2
+    for line, want in zip(got, outs):
+        rows = ", ".join("[" + ", ".join(str(int(v)) for v in row) + "]" for row in want)
+        assert line.startswith(f"dense<[{rows}]>")

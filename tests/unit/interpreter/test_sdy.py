@@ -75,6 +75,24 @@ REVERSED_DEVICES = """module @t attributes {mhlo.num_partitions = 4 : i32} {
 }
 """
 
+NESTED = """module @t attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+    %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%b: tensor<2x4xf32>) {
+      %1 = sdy.manual_computation(%b) in_shardings=[<@mesh, [{}, {"y"}]>] out_shardings=[<@mesh, [{}, {"y"}]>] manual_axes={"y"} (%c: tensor<2x2xf32>) {
+        %pid = stablehlo.partition_id : tensor<ui32>
+        %f = stablehlo.convert %pid : (tensor<ui32>) -> tensor<f32>
+        %k = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<2x2xf32>
+        %m = stablehlo.add %c, %k : tensor<2x2xf32>
+        sdy.return %m : tensor<2x2xf32>
+      } : (tensor<2x4xf32>) -> tensor<2x4xf32>
+      sdy.return %1 : tensor<2x4xf32>
+    } : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    return %0 : tensor<4x4xf32>
+  }
+}
+"""
+
 ANNOTATIONS = """module @t {
   sdy.mesh @mesh = <["x"=2]>
   func.func public @main(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
@@ -137,3 +155,11 @@ def test_partition_count_must_be_the_mesh_size() -> None:
     module = parse(FULL_MANUAL)
     with pytest.raises(InterpreterError, match="the mesh has 4 devices but the program runs on 2"):
         run_spmd(module, np.zeros((4, 6), np.float32), partitions=2)
+
+
+def test_nested_manual_regions() -> None:
+    """An inner region manual over "y" inside one manual over "x": device 2x + y adds its id to the
+    block at rows x, columns y."""
+    (got,) = run(parse(NESTED), np.zeros((4, 4), np.float32))
+    want = np.repeat(np.repeat(np.array([[0, 1], [2, 3]], np.float32), 2, axis=0), 2, axis=1)
+    np.testing.assert_array_equal(got, want)
