@@ -132,3 +132,32 @@ def test_syntax_errors_are_located(old: str, new: str, message: str) -> None:
     with pytest.raises(ParseError, match=message) as e:
         parse(_with(old, new))
     assert str(e.value).startswith("-:")
+
+
+def test_upstream_tests_mesh_holder_stays_as_written() -> None:
+    """Upstream StableHLO's tests write `"sdy.mesh"` without Shardy's `mesh` (stablehlo-opt has no sdy
+    dialect): it stays an op as written, holding the symbol and its `stablehlo.mesh`."""
+    from stablehlo_py.ir.registry import is_unregistered
+
+    line = (
+        '  "sdy.mesh"() {stablehlo.mesh = {axes = [{name = "x", size = 2 : i64}]}, '
+        'sym_name = "m"} : () -> ()'
+    )
+    m = parse("module {\n" + line + "\n}\n", allow_unregistered=True)
+    verify(m)
+    (op,) = list(m.body.ops)
+    assert is_unregistered(op) and op.name == "sdy.mesh"
+    assert line in print_ir(m)
+
+
+def test_generic_form_with_inherent_attributes_in_the_dictionary() -> None:
+    m = parse(
+        'module {\n  "sdy.mesh"() {mesh = #sdy.mesh<["x"=2]>, sym_name = "m"} : () -> ()\n'
+        "  func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        '    %0 = "sdy.sharding_constraint"(%a) {sharding = #sdy.sharding<@m, [{"x"}]>} '
+        ": (tensor<2xf32>) -> tensor<2xf32>\n    return %0 : tensor<2xf32>\n  }\n}\n"
+    )
+    verify(m)
+    out = print_ir(m)
+    assert 'sdy.mesh @m = <["x"=2]>' in out
+    assert 'sdy.sharding_constraint %arg0 <@m, [{"x"}]> : tensor<2xf32>' in out
