@@ -797,31 +797,30 @@ class Parser:
     def _parse_dense(self, start: int, after_keyword: int) -> Attribute:
         """`dense<...> : type`; a short literal of a plain tensor type (`dense<0.0> : tensor<f32>`,
         recurring throughout programs) is interned by its text once it has parsed."""
-        short = _SHORT_DENSE.match(self.text, start)
-        if short is not None:
-            a = _DENSE_BY_TEXT.get(short.group(0))
-            if a is not None:
-                self.pos = short.end()
-                return a
-        self.pos = after_keyword
-        a = dense_text.parse_dense(self)
-        if short is not None and self.pos == short.end():
-            if len(_DENSE_BY_TEXT) >= _DENSE_BY_TEXT_LIMIT:
-                _DENSE_BY_TEXT.clear()
-            _DENSE_BY_TEXT[short.group(0)] = a
-        return a
+        return self._interned(_SHORT_DENSE, start, after_keyword, dense_text.parse_dense)
 
     def _parse_array(self, start: int, after_keyword: int) -> Attribute:
         """`array<type: ...>`; a short integer list is interned by its text (equal dimension lists
         of many ops are then one object, which the verifier's memo and the passes key on)."""
-        short = _SHORT_ARRAY.match(self.text, start)
+        return self._interned(_SHORT_ARRAY, start, after_keyword, dense_text.parse_dense_array)
+
+    def _interned(
+        self,
+        short_form: re.Pattern[str],
+        start: int,
+        after_keyword: int,
+        parse: Callable[[Parser], Attribute],
+    ) -> Attribute:
+        """The attribute at `start` (its keyword ends at `after_keyword`), parsed by `parse`; when
+        its text matches `short_form` whole, interned by that text (`_DENSE_BY_TEXT`)."""
+        short = short_form.match(self.text, start)
         if short is not None:
             a = _DENSE_BY_TEXT.get(short.group(0))
             if a is not None:
                 self.pos = short.end()
                 return a
         self.pos = after_keyword
-        a = dense_text.parse_dense_array(self)
+        a = parse(self)
         if short is not None and self.pos == short.end():
             if len(_DENSE_BY_TEXT) >= _DENSE_BY_TEXT_LIMIT:
                 _DENSE_BY_TEXT.clear()
