@@ -53,6 +53,7 @@ from stablehlo_py.ir import verify as verify_module
 from stablehlo_py.ir import verify_plan as vp
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
+from tests.unit.ir.test_sdy_ops import ALL_OPS as SDY_ALL_OPS
 
 CONFORMANCE = Path(__file__).resolve().parents[3].parent / "shared" / "conformance"
 # testdata/ and verify/ (the brief), plus the other suites for op classes those two never use
@@ -172,6 +173,7 @@ SNIPPETS = [
         "  return %0 : !shape.size\n}"
     ),
 ]
+SNIPPETS.append(SDY_ALL_OPS)  # Shardy's ops (tests/unit/ir/test_sdy_ops.py)
 
 
 def _programs() -> Iterator[tuple[str, str]]:
