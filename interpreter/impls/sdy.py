@@ -97,6 +97,15 @@ class _Plan:
             raise NotSupportedError(
                 "sdy.manual_computation whose shardings name different meshes is not supported"
             )
+        for what, side in (("in", ins), ("out", outs)):
+            for k, sh in enumerate(side):
+                if sh.unreduced:
+                    axes = ", ".join(a.text() for a in sh.unreduced)
+                    raise NotSupportedError(
+                        f"sdy.manual_computation: {what}_shardings #{k} has unreduced axes "
+                        f"({axes}): values held as partial sums across devices are not supported "
+                        "by the interpreter"
+                    )
         self.mesh: Mesh = meshes.pop() if meshes else Mesh(())
         self.sizes = self.mesh.sizes
         self.names = [n for n, _ in self.mesh.axes]

@@ -163,3 +163,12 @@ def test_nested_manual_regions() -> None:
     (got,) = run(parse(NESTED), np.zeros((4, 4), np.float32))
     want = np.repeat(np.repeat(np.array([[0, 1], [2, 3]], np.float32), 2, axis=0), 2, axis=1)
     np.testing.assert_array_equal(got, want)
+
+
+def test_unreduced_axes_are_not_supported() -> None:
+    text = FULL_MANUAL.replace(
+        'out_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{}, {"y"}]>]',
+        'out_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{}, {"y"}], unreduced={"x"}>]',
+    )
+    with pytest.raises(NotSupportedError, match=r'out_shardings #1 has unreduced axes \("x"\)'):
+        run(parse(text), np.zeros((4, 6), np.float32))
