@@ -119,8 +119,20 @@ def test_shard_map_region_runs_per_partition() -> None:
 
 
 def test_region_in_one_process_is_not_supported() -> None:
+    from stablehlo_py.interpreter.evaluator import Evaluator
+
+    module = parse(REGION)
     with pytest.raises(NotSupportedError, match="run_spmd"):
-        run(REGION, np.zeros((4, 2), np.float32))
+        Evaluator(module).call("main", [np.zeros((4, 2), np.float32)])
+
+
+def test_run_switches_to_one_run_per_partition() -> None:
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    got = run(REGION, x)
+    want = run_spmd(REGION, x)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
 
 
 def test_full_to_shard_needs_the_sharding_before_it() -> None:
