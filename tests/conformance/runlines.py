@@ -43,7 +43,9 @@ def substitute(cmd: str, path: Path, tmp: Path) -> str:
     return out
 
 
-def execute(cmd: str, path: Path, tmp: Path, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+def execute(
+    cmd: str, path: Path, tmp: Path, timeout: int = 300
+) -> subprocess.CompletedProcess[str]:
     full = substitute(cmd, path, tmp)
     if full.startswith("not "):
         full = f"! {{ {full[4:]} ; }}"

@@ -114,15 +114,16 @@ _IMPLEMENTED_PASSES = ("--chlo-legalize-to-stablehlo",)
 # interpret/ files whose lowering RUN line needs a CHLO decomposition stablehlo-opt does not have
 # yet (the pass says so with a "not supported" error); they run natively in
 # test_interpret_file_natively.
-LOWERING_MISSING: dict[str, str] = {
-}
+LOWERING_MISSING: dict[str, str] = {}
 
 
 def interpret_commands(path: Path, native: bool = False) -> list[str]:
     """The file's RUN lines; stablehlo-opt lowerings the toolkit lacks (all of them if `native`)
     are replaced by the source itself."""
-    replaced = _NATIVE_PASSES if native else tuple(
-        p for p in _NATIVE_PASSES if p not in _IMPLEMENTED_PASSES
+    replaced = (
+        _NATIVE_PASSES
+        if native
+        else tuple(p for p in _NATIVE_PASSES if p not in _IMPLEMENTED_PASSES)
     )
     commands = []
     lowered_to: str | None = None

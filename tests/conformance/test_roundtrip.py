@@ -39,5 +39,7 @@ def test_testdata_roundtrip(path: Path) -> None:
 @pytest.mark.parametrize("path", INTERPRET, ids=lambda p: str(p.relative_to(p.parents[1])))
 def test_interpret_roundtrip(path: Path) -> None:
     for offset, chunk in split_input_file(path.read_text()):
-        if chunk.strip() and any(l.strip() and not l.strip().startswith("//") for l in chunk.splitlines()):
+        if chunk.strip() and any(
+            l.strip() and not l.strip().startswith("//") for l in chunk.splitlines()
+        ):
             _roundtrip(chunk, str(path), offset)

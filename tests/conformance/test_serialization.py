@@ -136,7 +136,9 @@ def test_round_trip_at_every_target(path: Path) -> None:
         assert got == expected, f"{target} (MLIR bytecode)"
         version, vhlo = read_vhlo_artifact(mlir)
         assert str(version) == target
-        assert write_mlir_artifact(vhlo, version) == mlir, f"{target}: read -> write changed the bytes"
+        assert write_mlir_artifact(vhlo, version) == mlir, (
+            f"{target}: read -> write changed the bytes"
+        )
     assert written, f"no target accepts {path.name}"
     minimum = _minimum_version(module)
     if minimum is not None:

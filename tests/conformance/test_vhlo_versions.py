@@ -86,7 +86,9 @@ def _functions(path: Path) -> dict[str, str]:
                 continue
         while not lines[i].startswith("}"):
             i += 1
-        out[m.group(1)] = "".join(l for l in lines[start : i + 1] if not l.lstrip().startswith("//"))
+        out[m.group(1)] = "".join(
+            l for l in lines[start : i + 1] if not l.lstrip().startswith("//")
+        )
         i += 1
     return out
 
