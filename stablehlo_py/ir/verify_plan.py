@@ -32,11 +32,11 @@ from typing import Any
 
 import xdsl
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseResourceAttr
-from xdsl.ir import Attribute, ErasedSSAValue, Operation
+from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl import constraints as C
 from xdsl.irdl import operations as O
-from xdsl.traits import IsTerminator, NoTerminator, OpTrait
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 XDSL_VERSION = "0.74.0"
@@ -420,6 +420,12 @@ class VerifyPlan:
         self.traits: tuple[OpTrait, ...] = tuple(
             t for t in self.trait_set if type(t).verify is not OpTrait.verify
         )
+        # each trait's check: False (or an exception) when it fails; a faster equivalent of
+        # IsolatedFromAbove's (xDSL's walks up from every operand's owner)
+        self.trait_checks: tuple[Callable[[Operation], object], ...] = tuple(
+            _isolated_from_above_ok if type(t) is IsolatedFromAbove else t.verify
+            for t in self.traits
+        )
         self.is_terminator = cls.has_trait(IsTerminator)
         # ops whose whole verification reads only their class, operand and result types,
         # properties and attributes (no regions, no defining ops, no position): the class says so
@@ -521,12 +527,34 @@ class VerifyPlan:
             ctx = C.VerificationContext()
             for constr, value in directs:
                 constr.verify(value, ctx)
-        for trait in self.traits:
-            trait.verify(op)
+        for trait_check in self.trait_checks:
+            if trait_check(op) is False:
+                return False
         # -- the class's own verifier
         if self.custom is not None:
             self.custom(op)
         return True
+
+
+def _isolated_from_above_ok(op: Operation) -> bool:
+    """What xDSL's IsolatedFromAbove.verify accepts: every operand of an op in `op`'s regions (not
+    inside a nested IsolatedFromAbove op, which checks its own) is defined inside `op`, and not by
+    `op` itself.  A value defined in the block that uses it is inside by construction: only the
+    others walk up their parents."""
+    regions = list(op.regions)
+    while regions:
+        region = regions.pop()
+        for block in region.blocks:
+            for child in block.ops:
+                for v in child._operands:
+                    owner = v.owner
+                    if (owner if isinstance(owner, Block) else owner.parent) is block:
+                        continue
+                    if owner is op or not op.is_ancestor(owner):
+                        return False
+                if child.regions and not child.has_trait(IsolatedFromAbove):
+                    regions += child.regions
+    return True
 
 
 _REGION = object()  # separators of a region signature (kept alive: module-level)

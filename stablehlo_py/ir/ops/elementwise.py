@@ -166,6 +166,7 @@ def _verify_add(op: StableHLOOp) -> None:
 
 
 class UnaryElementwise(StableHLOOp):
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     result = result_def()
     FORMAT: ClassVar[str | None] = (
@@ -178,6 +179,7 @@ class UnaryElementwise(StableHLOOp):
 
 
 class BinaryElementwise(StableHLOOp):
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
     result = result_def()

@@ -94,3 +94,12 @@ def test_region_signature_ops_are_remembered_with_their_bodies(
     assert seen.count("stablehlo.reduce") == 1  # the second reduce has the first one's signature
     with pytest.raises(StableHLOError, match="(?i)reduction-region"):
         verify(parse(REDUCE.replace("RET", "%x, %y : tensor<f32>, tensor<f32>")))
+
+
+def test_elementwise_ops_are_remembered_by_signature() -> None:
+    from stablehlo_py.ir.ops.elementwise import OPS
+
+    assert len(OPS) > 40
+    for cls in OPS:
+        plan = verify_plan.plan_for(cls)
+        assert plan is not None and plan.by_types, cls.name
