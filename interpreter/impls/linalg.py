@@ -284,75 +284,11 @@ def _conv_attrs(op: Any) -> dict[str, Any]:
     }
 
 
-def convolution(
-    lhs: Any,
-    rhs: Any,
-    *,
-    padding: Any,
-    window_strides: Sequence[int] | None,
-    lhs_dilation: Sequence[int] | None,
-    rhs_dilation: Sequence[int] | None,
-    window_reversal: Sequence[bool] | None,
-    input_batch_dimension: int,
-    input_feature_dimension: int,
-    input_spatial_dimensions: Sequence[int],
-    kernel_input_feature_dimension: int,
-    kernel_output_feature_dimension: int,
-    kernel_spatial_dimensions: Sequence[int],
-    output_batch_dimension: int,
-    output_feature_dimension: int,
-    output_spatial_dimensions: Sequence[int],
-    feature_group_count: int = 1,
-    batch_group_count: int = 1,
-    precision_config: Any = None,
-    result_element_type: Any = None,
-) -> np.ndarray:
-    """`semantics.linalg.convolution`'s layout and grouping with the windows contracted by
-    `contract` (spatial dimensions, then the input feature, in order), so float sums round
-    as upstream's interpreter and XLA round them."""
-    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
-    out_dtype = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
-    in_sp, k_sp = list(input_spatial_dimensions), list(kernel_spatial_dimensions)
-    s = len(in_sp)
-    strides = list(window_strides) if window_strides is not None else [1] * s
-    pads = (
-        np.asarray(padding, dtype=np.int64).reshape(s, 2)
-        if padding is not None
-        else np.zeros((s, 2), dtype=np.int64)
-    )
-    ldil = list(lhs_dilation) if lhs_dilation is not None else [1] * s
-    rdil = list(rhs_dilation) if rhs_dilation is not None else [1] * s
-    reversal = [bool(r) for r in window_reversal] if window_reversal is not None else [False] * s
-    lhs_c = np.transpose(lhs, [input_batch_dimension, *in_sp, input_feature_dimension])
-    rhs_c = np.transpose(
-        rhs, [*k_sp, kernel_input_feature_dimension, kernel_output_feature_dimension]
-    )
-
-    def core(lc: np.ndarray, rc: np.ndarray) -> np.ndarray:
-        windows = la._conv_windows(lc, rc.shape[:s], strides, pads, ldil, rdil, reversal)
-        # windows: (N, O..., C, K...); rhs: (K..., I, O)
-        return contract(
-            windows,
-            rc,
-            lhs_contracting_dimensions=[*range(2 + s, 2 + 2 * s), 1 + s],
-            rhs_contracting_dimensions=[*range(s), s],
-            result_element_type=out_dtype,
-        )
-
-    fgc, bgc = int(feature_group_count), int(batch_group_count)
-    if fgc > 1:
-        parts = zip(np.split(lhs_c, fgc, axis=-1), np.split(rhs_c, fgc, axis=-1), strict=True)
-        out_c = np.concatenate([core(lp, rp) for lp, rp in parts], axis=-1)
-    elif bgc > 1:
-        parts = zip(np.split(lhs_c, bgc, axis=0), np.split(rhs_c, bgc, axis=-1), strict=True)
-        out_c = np.concatenate([core(lp, rp) for lp, rp in parts], axis=-1)
-    else:
-        out_c = core(lhs_c, rhs_c)
-    placement = [output_batch_dimension, *output_spatial_dimensions, output_feature_dimension]
-    inverse = [0] * len(placement)
-    for canonical_axis, result_axis in enumerate(placement):
-        inverse[result_axis] = canonical_axis
-    return np.transpose(out_c, inverse)
+def convolution(lhs: Any, rhs: Any, **attributes: Any) -> np.ndarray:
+    """`semantics.linalg.convolution` with the windows contracted by `contract` (spatial
+    dimensions, then the input feature, in order), so float sums round as upstream's
+    interpreter and XLA round them."""
+    return la.convolution(lhs, rhs, contract=contract, **attributes)
 
 
 @compiler("stablehlo.convolution")

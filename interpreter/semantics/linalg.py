@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,8 +91,7 @@ def _conv_windows(
         [0, *[d - 1 for d in lhs_dilation], 0],
     )
     extents = [
-        (k - 1) * d + 1 if k > 0 else 0
-        for k, d in zip(kernel_spatial, rhs_dilation, strict=True)
+        (k - 1) * d + 1 if k > 0 else 0 for k, d in zip(kernel_spatial, rhs_dilation, strict=True)
     ]
     out_spatial = []
     for i in range(spatial):
@@ -109,8 +108,7 @@ def _conv_windows(
     index = (
         (slice(None),)
         + tuple(
-            slice(0, (o - 1) * s + 1, s)
-            for o, s in zip(out_spatial, window_strides, strict=True)
+            slice(0, (o - 1) * s + 1, s) for o, s in zip(out_spatial, window_strides, strict=True)
         )
         + (slice(None),)
         + tuple(slice(None, None, d) for d in rhs_dilation)
@@ -142,6 +140,7 @@ def convolution(
     batch_group_count: int = 1,
     precision_config: Sequence[str] | None = None,
     result_element_type: DTypeLike | None = None,
+    contract: Callable[..., np.ndarray] | None = None,
 ) -> np.ndarray:
     """Convolution as the spec defines it (spec.md#convolution).
 
@@ -149,9 +148,11 @@ def convolution(
     through a strided sliding-window view (strided by ``window_strides`` and dilated by
     ``rhs_dilation``), optionally reversed, and contracted with ``rhs`` by
     :func:`dot_general` over the spatial and input-feature dimensions. Feature and batch
-    groups are split and concatenated along the output feature dimension.
+    groups are split and concatenated along the output feature dimension. ``contract``, when
+    given, replaces :func:`dot_general` (called the same way) for the windows' contraction.
     """
     del precision_config
+    contract = dot_general if contract is None else contract
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     out_dtype = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
@@ -177,7 +178,7 @@ def convolution(
     def core(lc: np.ndarray, rc: np.ndarray) -> np.ndarray:
         windows = _conv_windows(lc, rc.shape[:s], strides, pads, ldil, rdil, reversal)
         # windows: (N, O..., C, K...); rhs: (K..., I, O)
-        return dot_general(
+        return contract(
             windows,
             rc,
             lhs_contracting_dimensions=[*range(2 + s, 2 + 2 * s), 1 + s],
@@ -187,9 +188,7 @@ def convolution(
 
     fgc, bgc = int(feature_group_count), int(batch_group_count)
     if fgc > 1:
-        parts = zip(
-            np.split(lhs_c, fgc, axis=-1), np.split(rhs_c, fgc, axis=-1), strict=True
-        )
+        parts = zip(np.split(lhs_c, fgc, axis=-1), np.split(rhs_c, fgc, axis=-1), strict=True)
         out_c = np.concatenate([core(lp, rp) for lp, rp in parts], axis=-1)
     elif bgc > 1:
         parts = zip(np.split(lhs_c, bgc, axis=0), np.split(rhs_c, bgc, axis=-1), strict=True)
