@@ -14,23 +14,21 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     VECTOR,
     batch_indices,
     bind_targets,
-    char_attr,
     info_array,
     lapack_routine,
-    operand,
-    require_square,
     results,
+    square_matrices,
+    uplo_lower,
 )
 
 
 def potrf(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    a = operand(ctx, 0, MATRIX, dtype)
-    require_square(ctx, a)
-    lower = char_attr(ctx, "uplo", "LU") == "L"
+    a = square_matrices(ctx, dtype)
+    lower = uplo_lower(ctx)
     fn = lapack_routine("potrf", dtype)
     out = a.copy()
     info = info_array(a)
-    for idx in batch_indices(a) if a.shape[-1] else ():
+    for idx in batch_indices(a):
         out[idx], info[idx] = fn(a[idx], lower=int(lower), clean=0)
     return results(ctx, [(out, MATRIX), (info, VECTOR)])
 

@@ -225,7 +225,10 @@ def _element_dtype(rtype: Any) -> np.dtype:
 
 
 def batch_indices(x: np.ndarray, non_batch: int = 2) -> Iterator[tuple[int, ...]]:
-    """Each batch index of `x` (all dimensions but its last `non_batch`)."""
+    """Each batch index of `x` (all dimensions but its last `non_batch`); none when those last
+    dimensions hold no element (LAPACK is not called on an empty matrix, as in JAX's kernels)."""
+    if 0 in x.shape[x.ndim - non_batch :]:
+        return iter(())
     return np.ndindex(*x.shape[: x.ndim - non_batch])
 
 
@@ -251,6 +254,18 @@ def require_square(ctx: Any, a: np.ndarray) -> None:
         raise InterpreterError(
             f"custom_call @{ctx.target_name}: needs square matrices, got operand shape {list(a.shape)}"
         )
+
+
+def square_matrices(ctx: Any, dtype: np.dtype) -> np.ndarray:
+    """Operand #0 as a (batch of) square matrices, as the kernel reads them."""
+    a = operand(ctx, 0, MATRIX, dtype)
+    require_square(ctx, a)
+    return a
+
+
+def uplo_lower(ctx: Any) -> bool:
+    """Whether the `uplo` attribute names the lower triangle ('L'; 'U' is the upper)."""
+    return char_attr(ctx, "uplo", "LU") == "L"
 
 
 def bind_targets(

@@ -22,9 +22,8 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     complex_dtype,
     info_array,
     lapack_routine,
-    operand,
-    require_square,
     results,
+    square_matrices,
 )
 
 
@@ -45,8 +44,7 @@ def unpack_eigenvectors(wi: np.ndarray, packed: np.ndarray, dtype: np.dtype) -> 
 
 
 def geev(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    a = operand(ctx, 0, MATRIX, dtype)
-    require_square(ctx, a)
+    a = square_matrices(ctx, dtype)
     left = char_attr(ctx, "compute_left", "VN") == "V"
     right = char_attr(ctx, "compute_right", "VN") == "V"
     cdtype = complex_dtype(dtype)
@@ -56,7 +54,7 @@ def geev(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     vr = np.zeros(a.shape, cdtype)
     info = info_array(a)
     fn = lapack_routine("geev", dtype)
-    for idx in batch_indices(a) if a.shape[-1] else ():
+    for idx in batch_indices(a):
         if not np.all(np.isfinite(a[idx])):
             info[idx] = -4
             w[idx] = vl[idx] = vr[idx] = np.nan

@@ -19,23 +19,22 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     fortran,
     info_array,
     lapack_routine,
-    operand,
     real_dtype,
-    require_square,
     results,
+    square_matrices,
+    uplo_lower,
 )
 
 
 def syevd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    a = operand(ctx, 0, MATRIX, dtype)
-    require_square(ctx, a)
+    a = square_matrices(ctx, dtype)
     compute_v = char_attr(ctx, "mode", "VN") == "V"
-    lower = char_attr(ctx, "uplo", "LU") == "L"
+    lower = uplo_lower(ctx)
     fn = lapack_routine("heevd" if dtype.kind == "c" else "syevd", dtype)
     out = a.copy()
     w = np.zeros(a.shape[:-1], real_dtype(dtype))
     info = info_array(a)
-    for idx in batch_indices(a) if a.shape[-1] else ():
+    for idx in batch_indices(a):
         work = fortran(a[idx])  # ?syevd works in place: with mode 'N' the matrix is what it leaves
         w[idx], v, info[idx] = fn(work, compute_v=int(compute_v), lower=int(lower), overwrite_a=1)
         out[idx] = v if compute_v else work

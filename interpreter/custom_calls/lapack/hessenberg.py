@@ -18,17 +18,15 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     info_array,
     int_attr,
     lapack_routine,
-    operand,
-    require_square,
     results,
+    square_matrices,
 )
 
 from stablehlo_py.errors import InterpreterError
 
 
 def gehrd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    a = operand(ctx, 0, MATRIX, dtype)
-    require_square(ctx, a)
+    a = square_matrices(ctx, dtype)
     n = a.shape[-1]
     low, high = int_attr(ctx, "low"), int_attr(ctx, "high")
     if n and not 1 <= low <= high <= n:
@@ -39,7 +37,7 @@ def gehrd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     tau = np.zeros((*a.shape[:-2], max(n - 1, 0)), dtype)
     info = info_array(a)
     fn = lapack_routine("gehrd", dtype)
-    for idx in batch_indices(a) if n else ():
+    for idx in batch_indices(a):
         out[idx], tau_i, info[idx] = fn(a[idx], lo=low - 1, hi=high - 1)  # scipy counts from 0
         tau[idx] = tau_i[: n - 1]
     return results(ctx, [(out, MATRIX), (tau, VECTOR), (info, VECTOR)])

@@ -29,7 +29,7 @@ def getrf(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     pivots = np.zeros((*a.shape[:-2], min(m, n)), np.int32)
     info = info_array(a)
     fn = lapack_routine("getrf", dtype)
-    for idx in batch_indices(a) if m and n else ():
+    for idx in batch_indices(a):
         lu, piv, info[idx] = fn(a[idx])
         out[idx] = lu
         pivots[idx] = (

@@ -37,7 +37,7 @@ def geqrf(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     out = a.copy()
     tau = np.zeros((*a.shape[:-2], min(m, n)), dtype)
     fn = lapack_routine("geqrf", dtype)
-    for idx in batch_indices(a) if m and n else ():
+    for idx in batch_indices(a):
         qr, tau[idx], _work, _info = fn(a[idx])
         out[idx] = qr
     return results(ctx, [(out, MATRIX), (tau, VECTOR)])
@@ -55,7 +55,7 @@ def orgqr(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
         )
     out = a.copy()
     fn = lapack_routine("ungqr" if dtype.kind == "c" else "orgqr", dtype)
-    for idx in batch_indices(a) if n else ():
+    for idx in batch_indices(a):
         q, _work, _info = fn(a[idx], tau[idx])
         out[idx] = q
     return results(ctx, [(out, MATRIX)])
@@ -78,7 +78,7 @@ def geqp3(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     perm = jpvt.copy()
     tau = np.zeros((*a.shape[:-2], min(m, n)), dtype)
     fn = lapack_routine("geqp3", dtype)
-    for idx in batch_indices(a) if m and n else ():
+    for idx in batch_indices(a):
         out[idx], perm[idx], tau[idx], _work, _info = fn(
             a[idx]
         )  # scipy keeps LAPACK's 1-based jpvt
@@ -107,7 +107,7 @@ def ormqr(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     trans = ("C" if dtype.kind == "c" else "T") if transpose else "N"
     fn = lapack_routine("unmqr" if dtype.kind == "c" else "ormqr", dtype)
     out = c.copy()
-    for idx in batch_indices(c) if c.size and k else ():
+    for idx in batch_indices(c) if k else ():
         reflectors = a[idx][:, :k]
         _, work, _ = fn(
             side, trans, reflectors, tau[idx], c[idx], -1

@@ -19,9 +19,8 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     char_attr,
     info_array,
     lapack_routine,
-    operand,
-    require_square,
     results,
+    square_matrices,
 )
 
 from stablehlo_py.errors import NotSupportedError
@@ -32,8 +31,7 @@ def _no_selection(*_args: Any) -> int:
 
 
 def gees(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    a = operand(ctx, 0, MATRIX, dtype)
-    require_square(ctx, a)
+    a = square_matrices(ctx, dtype)
     compute_v = char_attr(ctx, "mode", "VN") == "V"
     if char_attr(ctx, "sort", "NS") != "N":
         raise NotSupportedError(
@@ -48,7 +46,7 @@ def gees(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     sdim = info_array(a)
     info = info_array(a)
     fn = lapack_routine("gees", dtype)
-    for idx in batch_indices(a) if a.shape[-1] else ():
+    for idx in batch_indices(a):
         if real:
             t[idx], sdim[idx], w[idx], wi[idx], vs_i, _work, info[idx] = fn(
                 _no_selection, a[idx], compute_v=int(compute_v), sort_t=0

@@ -62,7 +62,7 @@ def gesdd(ctx: Any, *, dtype: np.dtype, routine: str = "gesdd") -> list[np.ndarr
     info = info_array(a)
     fn = lapack_routine(routine, dtype)
     compute_uv = mode != "N"
-    for idx in batch_indices(a) if m and n else ():
+    for idx in batch_indices(a):
         work = fortran(a[idx])  # LAPACK destroys the matrix: the first result is what it leaves
         u_i, s[idx], vt_i, info[idx] = fn(
             work, compute_uv=int(compute_uv), full_matrices=int(mode == "A"), overwrite_a=1

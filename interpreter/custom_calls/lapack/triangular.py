@@ -20,6 +20,7 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     char_attr,
     operand,
     results,
+    uplo_lower,
 )
 
 from stablehlo_py.errors import InterpreterError
@@ -34,7 +35,7 @@ def trsm(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
         operand(ctx, 2, VECTOR, dtype).reshape(()) if len(ctx.operands) > 2 else np.ones((), dtype)
     )
     left = char_attr(ctx, "side", "LR") == "L"
-    lower = char_attr(ctx, "uplo", "LU") == "L"
+    lower = uplo_lower(ctx)
     trans = _TRANS[char_attr(ctx, "trans_x", "NTC")]
     unit = char_attr(ctx, "diag", "UN") == "U"
     m, n = b.shape[-2:]
@@ -47,7 +48,7 @@ def trsm(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
         )
     fn = blas_routine("trsm", dtype)
     out = b.copy()
-    for idx in batch_indices(b) if m and n else ():
+    for idx in batch_indices(b):
         out[idx] = fn(
             alpha,
             a[idx],

@@ -19,22 +19,21 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     VECTOR,
     batch_indices,
     bind_targets,
-    char_attr,
     info_array,
     lapack_routine,
     operand,
     real_dtype,
-    require_square,
     results,
+    square_matrices,
+    uplo_lower,
 )
 
 from stablehlo_py.errors import InterpreterError
 
 
 def sytrd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    a = operand(ctx, 0, MATRIX, dtype)
-    require_square(ctx, a)
-    lower = char_attr(ctx, "uplo", "LU") == "L"
+    a = square_matrices(ctx, dtype)
+    lower = uplo_lower(ctx)
     n = a.shape[-1]
     batch = a.shape[:-2]
     out = a.copy()
@@ -43,7 +42,7 @@ def sytrd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     tau = np.zeros((*batch, max(n - 1, 0)), dtype)
     info = info_array(a)
     fn = lapack_routine("hetrd" if dtype.kind == "c" else "sytrd", dtype)
-    for idx in batch_indices(a) if n else ():
+    for idx in batch_indices(a):
         out[idx], d[idx], e[idx], tau[idx], info[idx] = fn(a[idx], lower=int(lower))
     return results(ctx, [(out, MATRIX), (d, VECTOR), (e, VECTOR), (tau, VECTOR), (info, VECTOR)])
 
@@ -53,7 +52,6 @@ def gtsv(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     d = operand(ctx, 1, VECTOR, dtype).copy()
     du = operand(ctx, 2, VECTOR, dtype).copy()
     b = operand(ctx, 3, MATRIX, dtype).copy()
-    n = b.shape[-2]
     if not (dl.shape == d.shape == du.shape == b.shape[:-1]):
         raise InterpreterError(
             f"custom_call @{ctx.target_name}: the three diagonals must have shape {list(b.shape[:-1])} (the "
@@ -62,7 +60,7 @@ def gtsv(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
         )
     info = info_array(b)
     fn = lapack_routine("gtsv", dtype)
-    for idx in batch_indices(b) if n and b.shape[-1] else ():
+    for idx in batch_indices(b):
         du2, d[idx], du_i, b[idx], info[idx] = fn(dl[idx][1:], d[idx], du[idx][:-1], b[idx])
         dl[idx][1:] = du2  # LAPACK leaves U's second superdiagonal in DL
         du[idx][:-1] = du_i
