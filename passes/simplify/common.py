@@ -38,8 +38,12 @@ __all__ = [
     "is_iota",
     "merge_discardable_attributes",
     "num_elems",
+    "rebuild",
+    "replace_merged",
     "replace_with_ops",
     "replace_with_values",
+    "result_type",
+    "slice_props",
     "splat_constant",
     "static_shape",
 ]
@@ -64,6 +68,11 @@ class SimplifyPattern(RewritePattern):
 
 
 # ------------------------------------------------------------------------------------ types
+def result_type(op: Operation) -> Attribute:
+    """The type of ``op``'s (first) result."""
+    return op.results[0].type
+
+
 def static_shape(t: Attribute) -> tuple[int, ...] | None:
     """The shape of a ranked tensor type with no dynamic dimension, else None."""
     if isinstance(t, TensorType):
@@ -115,6 +124,17 @@ def ints(a: Attribute | None) -> tuple[int, ...]:
         return ()
     assert isinstance(a, DenseArrayBase)
     return tuple(a.get_values())  # type: ignore[arg-type]
+
+
+def slice_props(
+    start: Sequence[int], limit: Sequence[int], strides: Sequence[int]
+) -> dict[str, Attribute]:
+    """`stablehlo.slice`'s properties."""
+    return {
+        "start_indices": i64_array(start),
+        "limit_indices": i64_array(limit),
+        "strides": i64_array(strides),
+    }
 
 
 def i64_array(values: Sequence[int]) -> DenseArrayBase:
@@ -392,6 +412,33 @@ def replace_with_ops(
     """Insert ``new_ops`` before ``op`` and replace its results by ``values`` (default: the last
     new op's results)."""
     rewriter.replace(op, list(new_ops), None if values is None else list(values))
+
+
+def rebuild(
+    rewriter: PatternRewriter,
+    op: Operation,
+    operands: Sequence[SSAValue],
+    properties: Mapping[str, Attribute] | None = None,
+) -> None:
+    """Replace ``op`` by an equal op of ``operands`` (and ``properties``, default its own): where
+    upstream changes an op in place, a new op at its place prints the same and leaves no state
+    derived from the old one (e.g. an interpreter's prepared step)."""
+    new = build(
+        type(op),
+        operands,
+        dict(op.properties if properties is None else properties),
+        [r.type for r in op.results],
+        dict(op.attributes),
+        like=op,
+    )
+    replace_with_ops(rewriter, op, [new])
+
+
+def replace_merged(rewriter: PatternRewriter, op: Operation, new_ops: Sequence[Operation]) -> None:
+    """upstream's DRR replacement by new ops: ``op``'s discardable attributes merged onto the last
+    of ``new_ops`` (mergeDiscardableAttributes), which then replace ``op``."""
+    merge_discardable_attributes(op, new_ops[-1])
+    replace_with_ops(rewriter, op, new_ops)
 
 
 def parent_block(op: Operation) -> Block | None:

@@ -18,12 +18,15 @@ from stablehlo_py.passes.simplify.common import (
     is_int_element,
     is_iota,
     is_splat_attr,
-    merge_discardable_attributes,
     num_elems,
     op_cls,
     rank,
+    rebuild,
+    replace_merged,
     replace_with_ops,
     replace_with_values,
+    result_type,
+    slice_props,
     splat_constant,
     stablehlo_constant,
     static_shape,
@@ -36,10 +39,6 @@ from stablehlo_py.ir.gather_scatter_attrs import GatherDimensionNumbersAttr
 from stablehlo_py.ir.types import tensor_type
 
 
-def _result_type(op: Operation):
-    return op.results[0].type
-
-
 # ------------------------------------------------------------------------ broadcast_in_dim
 class BroadcastInDimOp_RemoveNoop(RootPattern):
     """broadcast_in_dim(X, [iota...]) -> X when the types are equal."""
@@ -50,14 +49,14 @@ class BroadcastInDimOp_RemoveNoop(RootPattern):
         (operand,) = op.operands
         if not is_iota(ints(op.properties["broadcast_dimensions"])):
             return
-        if _result_type(op) != operand.type:
+        if result_type(op) != operand.type:
             return
         replace_with_values(rewriter, op, [operand], merge=True)
 
 
 def _not_reducible_to_reshape(inner: Operation, operand_type) -> bool:
     """BroadcastNotReducibleToReshape: the inner broadcast cannot become a reshape."""
-    t = _result_type(inner)
+    t = result_type(inner)
     if static_shape(t) is None:
         return True
     dims = ints(inner.properties["broadcast_dimensions"])
@@ -83,10 +82,9 @@ class BroadcastInDimOp_MergeComposition(RootPattern):
         inner_dims = ints(inner.properties["broadcast_dimensions"])
         merged = i64_array([outer_dims[d] for d in inner_dims])
         new = build(
-            type(op), [operand], {"broadcast_dimensions": merged}, [_result_type(op)], like=op
+            type(op), [operand], {"broadcast_dimensions": merged}, [result_type(op)], like=op
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 class BroadcastInDimOp_ReplaceWithReshape(RootPattern):
@@ -102,11 +100,10 @@ class BroadcastInDimOp_ReplaceWithReshape(RootPattern):
         dims = ints(op.properties["broadcast_dimensions"])
         if list(dims) != sorted(dims):
             return
-        if num_elems(_result_type(op)) != num_elems(operand.type):
+        if num_elems(result_type(op)) != num_elems(operand.type):
             return
-        new = build(op_cls("stablehlo.reshape"), [operand], {}, [_result_type(op)], like=op)
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        new = build(op_cls("stablehlo.reshape"), [operand], {}, [result_type(op)], like=op)
+        replace_merged(rewriter, op, [new])
 
 
 class BroadcastInDimOp_ReplaceWithTranspose(RootPattern):
@@ -119,7 +116,7 @@ class BroadcastInDimOp_ReplaceWithTranspose(RootPattern):
         (operand,) = op.operands
         if static_shape(operand.type) is None:
             return
-        t = _result_type(op)
+        t = result_type(op)
         if num_elems(t) != num_elems(operand.type) or rank(t) != rank(operand.type):
             return
         dims = ints(op.properties["broadcast_dimensions"])
@@ -129,8 +126,7 @@ class BroadcastInDimOp_ReplaceWithTranspose(RootPattern):
         new = build(
             op_cls("stablehlo.transpose"), [operand], {"permutation": i64_array(perm)}, [t], like=op
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 # ------------------------------------------------------------------------ reshape, transpose
@@ -144,9 +140,8 @@ class ReshapeOp_MergeComposition(RootPattern):
         inner = defined_by(op.operands[0], "stablehlo.reshape")
         if inner is None:
             return
-        new = build(type(op), [inner.operands[0]], {}, [_result_type(op)], like=op)
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        new = build(type(op), [inner.operands[0]], {}, [result_type(op)], like=op)
+        replace_merged(rewriter, op, [new])
 
 
 class _SameTypeNoop(RootPattern):
@@ -159,7 +154,7 @@ class _SameTypeNoop(RootPattern):
         operand = op.operands[0]
         if self.STATIC and static_shape(operand.type) is None:
             return
-        if _result_type(op) != operand.type:
+        if result_type(op) != operand.type:
             return
         replace_with_values(rewriter, op, [operand], merge=self.MERGE)
 
@@ -200,11 +195,10 @@ class TransposeOp_TransposeOfTranspose(RootPattern):
             type(op),
             [inner.operands[0]],
             {"permutation": i64_array(merged)},
-            [_result_type(op)],
+            [result_type(op)],
             like=op,
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 class TransposeIsReshape(RootPattern):
@@ -215,12 +209,12 @@ class TransposeIsReshape(RootPattern):
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         operand = op.operands[0]
         shape = static_shape(operand.type)
-        if shape is None or static_shape(_result_type(op)) is None:
+        if shape is None or static_shape(result_type(op)) is None:
             return
         moved = [p for p in ints(op.properties["permutation"]) if shape[p] != 1]
         if any(a > b for a, b in pairwise(moved)):
             return
-        new = build(op_cls("stablehlo.reshape"), [operand], {}, [_result_type(op)], like=op)
+        new = build(op_cls("stablehlo.reshape"), [operand], {}, [result_type(op)], like=op)
         replace_with_ops(rewriter, op, [new])
 
 
@@ -269,7 +263,7 @@ class PadOp_RemoveNoop(RootPattern):
         for name in ("edge_padding_low", "edge_padding_high", "interior_padding"):
             if any(ints(op.properties[name])):
                 return
-        if _result_type(op) == op.operands[0].type:
+        if result_type(op) == op.operands[0].type:
             replace_with_values(rewriter, op, [op.operands[0]])
 
 
@@ -283,7 +277,7 @@ class PadOpBroadcastEmptyTensor(RootPattern):
         operand, pad_value = op.operands
         if num_elems(operand.type) != 0:
             return
-        t = _result_type(op)
+        t = result_type(op)
         empty = {"broadcast_dimensions": i64_array([])}
         if static_shape(t) is not None:
             new = build(op_cls("stablehlo.broadcast_in_dim"), [pad_value], empty, [t], like=op)
@@ -307,7 +301,7 @@ class SliceOpConcatSimplify(RootPattern):
     ROOT = "stablehlo.slice"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if static_shape(_result_type(op)) is None:
+        if static_shape(result_type(op)) is None:
             return
         concat = defined_by(op.operands[0], "stablehlo.concatenate")
         if concat is None:
@@ -360,22 +354,13 @@ class SliceOpConcatSimplify(RootPattern):
         replace_with_ops(rewriter, op, [new_concat, new])
 
 
-def _with_operands(rewriter: PatternRewriter, op: Operation, operands: list) -> None:
-    """Upstream changes the operands in place; an equal new op at its place prints the same and
-    leaves no state derived from the old operand list (an interpreter's prepared step)."""
-    new = build(
-        type(op), operands, dict(op.properties), [_result_type(op)], dict(op.attributes), like=op
-    )
-    replace_with_ops(rewriter, op, [new])
-
-
 class ConcatenateOpNoop(RootPattern):
     """concatenate(X) -> X."""
 
     ROOT = "stablehlo.concatenate"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if len(op.operands) == 1 and op.operands[0].type == _result_type(op):
+        if len(op.operands) == 1 and op.operands[0].type == result_type(op):
             replace_with_values(rewriter, op, [op.operands[0]])
 
 
@@ -388,7 +373,7 @@ class ConcatenateOpRemoveEmpty(RootPattern):
         dim = op.properties["dimension"].value.data  # type: ignore[attr-defined]
         kept = [v for v in op.operands if v.type.get_shape()[dim] != 0]  # type: ignore[attr-defined]
         if kept and len(kept) < len(op.operands):
-            _with_operands(rewriter, op, kept)
+            rebuild(rewriter, op, kept)
 
 
 class ConcatenateOpFlatten(RootPattern):
@@ -412,7 +397,7 @@ class ConcatenateOpFlatten(RootPattern):
             else:
                 flat.append(v)
         if changed:
-            _with_operands(rewriter, op, flat)
+            rebuild(rewriter, op, flat)
 
 
 # ------------------------------------------------------------------------ gather
@@ -443,23 +428,19 @@ class GatherOpCanon(RootPattern):
             start[m] += offset
             end[m] += offset
         slice_shape = tuple(e - s for s, e in zip(start, end))
-        elem = _result_type(op).element_type  # type: ignore[attr-defined]
+        elem = result_type(op).element_type  # type: ignore[attr-defined]
         collapse = bool(d.collapsed_slice_dims)
-        slice_props = {
-            "start_indices": i64_array(start),
-            "limit_indices": i64_array(end),
-            "strides": i64_array([1] * len(end)),
-        }
         # the last op takes the gather's type (upstream: result.setType(gather.getType()))
-        slice_type = tensor_type(elem, slice_shape) if collapse else _result_type(op)
-        new_ops = [build(op_cls("stablehlo.slice"), [operand], slice_props, [slice_type], like=op)]
+        slice_type = tensor_type(elem, slice_shape) if collapse else result_type(op)
+        props = slice_props(start, end, [1] * len(end))
+        new_ops = [build(op_cls("stablehlo.slice"), [operand], props, [slice_type], like=op)]
         if collapse:
             new_ops.append(
                 build(
                     op_cls("stablehlo.reshape"),
                     [new_ops[0].results[0]],
                     {},
-                    [_result_type(op)],
+                    [result_type(op)],
                     like=op,
                 )
             )
@@ -473,7 +454,7 @@ class IotaOp_FoldScalarToZero(RootPattern):
     ROOT = "stablehlo.iota"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        t = _result_type(op)
+        t = result_type(op)
         dim = op.properties["iota_dimension"].value.data  # type: ignore[attr-defined]
         shape = static_shape(t)
         if (
@@ -490,7 +471,7 @@ class IotaOpBroadcast(RootPattern):
     ROOT = "stablehlo.iota"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        t = _result_type(op)
+        t = result_type(op)
         if not isinstance(t, TensorType) or len(t.get_shape()) < 2:
             return
         dim = op.properties["iota_dimension"].value.data  # type: ignore[attr-defined]
@@ -524,7 +505,7 @@ class GetDimensionSizeOpCanon(RootPattern):
         size = t.get_shape()[op.properties["dimension"].value.data]  # type: ignore[attr-defined]
         if size < 0:
             return
-        replace_with_ops(rewriter, op, [splat_constant(_result_type(op), size)])  # type: ignore[arg-type]
+        replace_with_ops(rewriter, op, [splat_constant(result_type(op), size)])  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------ tuples
@@ -553,7 +534,7 @@ class TupleIsRepacking(RootPattern):
         if first is None:
             return
         source = first.operands[0]
-        if source.type != _result_type(op):
+        if source.type != result_type(op):
             return
         for i, v in enumerate(op.operands):
             g = defined_by(v, "stablehlo.get_tuple_element")

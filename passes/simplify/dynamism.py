@@ -17,12 +17,14 @@ from stablehlo_py.passes.simplify.common import (
     int_zero,
     ints,
     is_iota,
-    merge_discardable_attributes,
     num_elems,
     op_cls,
     rank,
+    replace_merged,
     replace_with_ops,
     replace_with_values,
+    result_type,
+    slice_props,
     stablehlo_constant,
     static_shape,
 )
@@ -33,10 +35,6 @@ from xdsl.pattern_rewriter import PatternRewriter
 from stablehlo_py.ir.types import tensor_type
 
 I64 = IntegerType(64)
-
-
-def _rt(op: Operation):
-    return op.results[0].type
 
 
 def reified_shape(op: Operation) -> SSAValue | None:
@@ -76,11 +74,10 @@ class DynamicBroadcastInDimOp_MergeComposition(RootPattern):
                 "known_expanding_dimensions": i64_array([]),
                 "known_nonexpanding_dimensions": i64_array([]),
             },
-            [_rt(op)],
+            [result_type(op)],
             like=op,
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 class DynamicBroadcastInDimOp_ReplaceNoopWithConvert(RootPattern):
@@ -93,11 +90,10 @@ class DynamicBroadcastInDimOp_ReplaceNoopWithConvert(RootPattern):
         if not is_iota(ints(op.properties["broadcast_dimensions"])):
             return
         nonexpanding = op.properties.get("known_nonexpanding_dimensions")
-        if nonexpanding is None or len(ints(nonexpanding)) != rank(_rt(op)):
+        if nonexpanding is None or len(ints(nonexpanding)) != rank(result_type(op)):
             return
-        new = build(op_cls("stablehlo.convert"), [op.operands[0]], {}, [_rt(op)], like=op)
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        new = build(op_cls("stablehlo.convert"), [op.operands[0]], {}, [result_type(op)], like=op)
+        replace_merged(rewriter, op, [new])
 
 
 class DynamicBroadcastInDimOp_FoldToDynamicReshape(RootPattern):
@@ -113,9 +109,8 @@ class DynamicBroadcastInDimOp_FoldToDynamicReshape(RootPattern):
             return
         if not is_iota(ints(op.properties["broadcast_dimensions"])):
             return
-        new = build(type(reshape), list(reshape.operands), {}, [_rt(op)], like=op)
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        new = build(type(reshape), list(reshape.operands), {}, [result_type(op)], like=op)
+        replace_merged(rewriter, op, [new])
 
 
 class DynamicBroadcastInDimOp_RemoveNoop(RootPattern):
@@ -150,7 +145,7 @@ class DynamicBroadcastInDimOpNotActuallyDynamic(RootPattern):
         operand = op.operands[0]
         if static_shape(operand.type) is None:
             return
-        t = _rt(op)
+        t = result_type(op)
         dims = {"broadcast_dimensions": op.properties["broadcast_dimensions"]}
         bcast = op_cls("stablehlo.broadcast_in_dim")
         if static_shape(t) is not None:
@@ -177,9 +172,8 @@ class DynamicReshapeOp_MergeComposition(RootPattern):
         inner = defined_by(op.operands[0], "stablehlo.dynamic_reshape")
         if inner is None:
             return
-        new = build(type(op), [inner.operands[0], op.operands[1]], {}, [_rt(op)], like=op)
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        new = build(type(op), [inner.operands[0], op.operands[1]], {}, [result_type(op)], like=op)
+        replace_merged(rewriter, op, [new])
 
 
 class DynamicReshapeOp_FoldComposedOpsToShapeOperand(RootPattern):
@@ -193,7 +187,7 @@ class DynamicReshapeOp_FoldComposedOpsToShapeOperand(RootPattern):
         if reshape is None:
             return
         shape = reshape.operands[1]
-        if shape.type != _rt(op):
+        if shape.type != result_type(op):
             return
         replace_with_values(rewriter, op, [shape], merge=True)
 
@@ -204,9 +198,9 @@ class DynamicReshapeOpIsStatic(RootPattern):
     ROOT = "stablehlo.dynamic_reshape"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if static_shape(_rt(op)) is None:
+        if static_shape(result_type(op)) is None:
             return
-        new = build(op_cls("stablehlo.reshape"), [op.operands[0]], {}, [_rt(op)], like=op)
+        new = build(op_cls("stablehlo.reshape"), [op.operands[0]], {}, [result_type(op)], like=op)
         replace_with_ops(rewriter, op, [new])
 
 
@@ -251,13 +245,13 @@ class DynamicIotaIsStatic(RootPattern):
     ROOT = "stablehlo.dynamic_iota"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if static_shape(_rt(op)) is None:
+        if static_shape(result_type(op)) is None:
             return
         new = build(
             op_cls("stablehlo.iota"),
             [],
             {"iota_dimension": op.properties["iota_dimension"]},
-            [_rt(op)],
+            [result_type(op)],
             like=op,
         )
         replace_with_ops(rewriter, op, [new])
@@ -270,7 +264,7 @@ class DynamicIotaOpToBroadcast(RootPattern):
     ROOT = "stablehlo.dynamic_iota"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        t = _rt(op)
+        t = result_type(op)
         if not isinstance(t, TensorType) or len(t.get_shape()) < 2:
             return
         dim = op.properties["iota_dimension"].value.data  # type: ignore[attr-defined]
@@ -325,11 +319,10 @@ class DynamicPadOp_ReplaceWithPad(RootPattern):
             op_cls("stablehlo.pad"),
             list(op.operands[:2]),
             {"edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior},
-            [_rt(op)],
+            [result_type(op)],
             like=op,
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 class DynamicGatherOp_ReplaceWithGather(RootPattern):
@@ -349,20 +342,13 @@ class DynamicGatherOp_ReplaceWithGather(RootPattern):
         }
         if "indices_are_sorted" in op.properties:
             props["indices_are_sorted"] = op.properties["indices_are_sorted"]
-        new = build(op_cls("stablehlo.gather"), list(op.operands[:2]), props, [_rt(op)], like=op)
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        new = build(
+            op_cls("stablehlo.gather"), list(op.operands[:2]), props, [result_type(op)], like=op
+        )
+        replace_merged(rewriter, op, [new])
 
 
 # ------------------------------------------------------------------------ slices
-def _slice_props(start, limit, strides) -> dict:
-    return {
-        "start_indices": i64_array(start),
-        "limit_indices": i64_array(limit),
-        "strides": i64_array(strides),
-    }
-
-
 class DynamicSliceOpToSlice(RootPattern):
     """dynamic_slice(X, constant starts) -> slice(X) (starts clamped as dynamic_slice does)."""
 
@@ -384,12 +370,11 @@ class DynamicSliceOpToSlice(RootPattern):
         new = build(
             op_cls("stablehlo.slice"),
             [operand],
-            _slice_props(starts, limits, [1] * len(shape)),
-            [_rt(op)],
+            slice_props(starts, limits, [1] * len(shape)),
+            [result_type(op)],
             like=op,
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 class RealDynamicSliceOp_ReplaceWithSlice(RootPattern):
@@ -402,10 +387,13 @@ class RealDynamicSliceOp_ReplaceWithSlice(RootPattern):
         if any(p is None for p in parts):
             return
         new = build(
-            op_cls("stablehlo.slice"), [op.operands[0]], _slice_props(*parts), [_rt(op)], like=op
+            op_cls("stablehlo.slice"),
+            [op.operands[0]],
+            slice_props(*parts),
+            [result_type(op)],
+            like=op,
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 def _start_plus_constant(limit: SSAValue, start: SSAValue) -> list[int] | None:
@@ -441,7 +429,7 @@ class RealDynamicSliceOpToDynamicSlice(RootPattern):
             one = build(
                 op_cls("stablehlo.slice"),
                 [start],
-                _slice_props([i], [i + 1], [1]),
+                slice_props([i], [i + 1], [1]),
                 [tensor_type(elem, (1,))],
                 like=op,
             )
@@ -454,11 +442,10 @@ class RealDynamicSliceOpToDynamicSlice(RootPattern):
             op_cls("stablehlo.dynamic_slice"),
             [operand, *scalars],
             {"slice_sizes": i64_array(sizes)},
-            [_rt(op)],
+            [result_type(op)],
             like=op,
         )
-        merge_discardable_attributes(op, ds)
-        replace_with_ops(rewriter, op, [*new_ops, ds])
+        replace_merged(rewriter, op, [*new_ops, ds])
 
 
 class DynamicUpdateSliceOp_RemoveNoop(RootPattern):

@@ -19,9 +19,10 @@ from stablehlo_py.passes.simplify.common import (
     int_zero,
     is_constant_op,
     is_pred,
-    merge_discardable_attributes,
     num_elems,
     op_cls,
+    rebuild,
+    replace_merged,
     replace_with_ops,
     replace_with_values,
     splat_constant,
@@ -46,11 +47,7 @@ class CanonicalizeConstantToRhs(RootPattern):
         lhs, rhs = op.operands
         if not is_constant_op(lhs) or is_constant_op(rhs):
             return
-        new = build(
-            type(op), [rhs, lhs], dict(op.properties), [r.type for r in op.results], like=op
-        )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        rebuild(rewriter, op, [rhs, lhs])
 
 
 def _commutative(upstream: str, short: str) -> type[CanonicalizeConstantToRhs]:
@@ -239,8 +236,7 @@ class CompareOpCanon(RootPattern):
             props["comparison_direction"] = ComparisonDirectionAttr.get_case(  # type: ignore[attr-defined]
                 INVERTED[direction]
             )
-            new = build(type(op), [rhs, lhs], props, [t], dict(op.attributes), like=op)
-            replace_with_ops(rewriter, op, [new])
+            rebuild(rewriter, op, [rhs, lhs], props)
 
 
 # ------------------------------------------------------------------------ convert, complex
@@ -307,8 +303,7 @@ class SelectOp_InvertPredicateAndSwap(RootPattern):
         new = build(
             type(op), [not_op.operands[0], on_false, on_true], {}, [op.results[0].type], like=op
         )
-        merge_discardable_attributes(op, new)
-        replace_with_ops(rewriter, op, [new])
+        replace_merged(rewriter, op, [new])
 
 
 class SelectOp_InvertBroadcastPredicateAndSwap(RootPattern):
