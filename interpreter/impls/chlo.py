@@ -18,31 +18,7 @@ from stablehlo_py.interpreter.values import array_from_attr
 from stablehlo_py.errors import InterpreterError
 
 # chlo unary op -> semantics function
-UNARY = {
-    name: getattr(chlo_sem, name)
-    for name in (
-        "acos",
-        "acosh",
-        "asin",
-        "asinh",
-        "atan",
-        "atanh",
-        "bessel_i1e",
-        "conj",
-        "cosh",
-        "sinh",
-        "tan",
-        "digamma",
-        "erf",
-        "erf_inv",
-        "erfc",
-        "lgamma",
-        "is_inf",
-        "is_neg_inf",
-        "is_pos_inf",
-    )
-    if hasattr(chlo_sem, name)
-}
+UNARY = {name: getattr(chlo_sem, name) for name in chlo_sem.UNARY_OPS}
 UNARY["square"] = lambda x: sem.multiply(x, x)
 
 # chlo binary (same shape) op -> semantics function
