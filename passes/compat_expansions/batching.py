@@ -130,95 +130,94 @@ def _bool(op: Operation, name: str) -> bool:
     return isinstance(a, IntegerAttr) and bool(a.value.data)
 
 
-class GatherWithBatchingDimsExpander(RewritePattern):
+class _BatchingDimsExpander(RewritePattern):
+    """A gather or scatter with batching dims -> one without: its dimension numbers' fields
+    (named by the class attributes below) are rewritten the same way for both ops."""
+
+    root: ClassVar[str]
+    DIMENSION_NUMBERS: ClassVar[str]  # the property holding the dimension numbers
+    ATTR: ClassVar[type[GatherDimensionNumbersAttr | ScatterDimensionNumbersAttr]]
+    BATCHING: ClassVar[str]  # the operand's batching dims
+    MERGED_INTO: ClassVar[str]  # the operand dims they become
+    INDICES_BATCHING: ClassVar[str]  # the indices' batching dims
+    INDEX_MAP: ClassVar[str]  # index vector entry -> operand dim
+
+    @staticmethod
+    def indices_position(op: Operation) -> int:
+        raise NotImplementedError
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != self.root:
+            return
+        dn_attr = op.properties[self.DIMENSION_NUMBERS]
+        assert isinstance(dn_attr, self.ATTR)
+        dn = dn_attr.dims
+        batching = getattr(dn, self.BATCHING)
+        if not batching:
+            return  # "<op> op has no batching dims"
+        position = self.indices_position(op)
+        indices = op.operands[position]
+        if static_shape(indices.type) is None:
+            return  # upstream: "gather op has start indices with dynamic shape, can't expand"
+        indices_batching = getattr(dn, self.INDICES_BATCHING)
+        index_map = (*batching, *getattr(dn, self.INDEX_MAP))
+        operands = list(op.operands)
+        operands[position] = concat_indices(
+            indices, dn.index_vector_dim, indices_batching, rewriter
+        )
+        new_dn = replace(
+            dn,
+            **{
+                self.MERGED_INTO: merge_sorted_dims(batching, getattr(dn, self.MERGED_INTO)),
+                self.BATCHING: (),
+                self.INDICES_BATCHING: (),
+                self.INDEX_MAP: index_map,
+            },
+        )
+        props = dict(op.properties)
+        props[self.DIMENSION_NUMBERS] = self.ATTR(new_dn)
+        props["indices_are_sorted"] = BoolAttr.from_bool(
+            updated_indices_are_sorted(_bool(op, "indices_are_sorted"), indices_batching, index_map)
+        )
+        new = op_class(op.name).create(
+            operands=operands,
+            result_types=[r.type for r in op.results],
+            properties=props,
+            regions=[op.detach_region(r) for r in list(op.regions)],
+        )
+        carry_location(new, op)
+        rewriter.replace(op, new)
+
+
+class GatherWithBatchingDimsExpander(_BatchingDimsExpander):
     """A gather with batching dims -> a gather without (batching dims become collapsed slice
     dims, with their iotas concatenated to the start indices)."""
 
-    root: ClassVar[str] = "stablehlo.gather"
+    root = "stablehlo.gather"
+    DIMENSION_NUMBERS = "dimension_numbers"
+    ATTR = GatherDimensionNumbersAttr
+    BATCHING = "operand_batching_dims"
+    MERGED_INTO = "collapsed_slice_dims"
+    INDICES_BATCHING = "start_indices_batching_dims"
+    INDEX_MAP = "start_index_map"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != self.root:
-            return
-        dn_attr = op.properties["dimension_numbers"]
-        assert isinstance(dn_attr, GatherDimensionNumbersAttr)
-        dn = dn_attr.dims
-        if not dn.operand_batching_dims:
-            return  # "gather op has no batching dims"
-        start_indices = op.operands[1]
-        if static_shape(start_indices.type) is None:
-            return  # "gather op has start indices with dynamic shape, can't expand"
-        collapsed = merge_sorted_dims(dn.operand_batching_dims, dn.collapsed_slice_dims)
-        index_map = (*dn.operand_batching_dims, *dn.start_index_map)
-        new_indices = concat_indices(
-            start_indices, dn.index_vector_dim, dn.start_indices_batching_dims, rewriter
-        )
-        new_dn = replace(
-            dn,
-            collapsed_slice_dims=collapsed,
-            operand_batching_dims=(),
-            start_indices_batching_dims=(),
-            start_index_map=index_map,
-        )
-        props = dict(op.properties)
-        props["dimension_numbers"] = GatherDimensionNumbersAttr(new_dn)
-        props["indices_are_sorted"] = BoolAttr.from_bool(
-            updated_indices_are_sorted(
-                _bool(op, "indices_are_sorted"), dn.start_indices_batching_dims, index_map
-            )
-        )
-        new = op_class("stablehlo.gather").create(
-            operands=[op.operands[0], new_indices],
-            result_types=[r.type for r in op.results],
-            properties=props,
-        )
-        carry_location(new, op)
-        rewriter.replace(op, new)
+    @staticmethod
+    def indices_position(op: Operation) -> int:
+        return 1
 
 
-class ScatterWithBatchingDimsExpander(RewritePattern):
+class ScatterWithBatchingDimsExpander(_BatchingDimsExpander):
     """A scatter with batching dims -> a scatter without (batching dims become inserted window
     dims, with their iotas concatenated to the scatter indices); the update computation moves."""
 
-    root: ClassVar[str] = "stablehlo.scatter"
+    root = "stablehlo.scatter"
+    DIMENSION_NUMBERS = "scatter_dimension_numbers"
+    ATTR = ScatterDimensionNumbersAttr
+    BATCHING = "input_batching_dims"
+    MERGED_INTO = "inserted_window_dims"
+    INDICES_BATCHING = "scatter_indices_batching_dims"
+    INDEX_MAP = "scatter_dims_to_operand_dims"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != self.root:
-            return
-        dn_attr = op.properties["scatter_dimension_numbers"]
-        assert isinstance(dn_attr, ScatterDimensionNumbersAttr)
-        dn = dn_attr.dims
-        if not dn.input_batching_dims:
-            return  # "scatter op has no batching dims"
-        n = (len(op.operands) - 1) // 2
-        inputs, scatter_indices, updates = op.operands[:n], op.operands[n], op.operands[n + 1 :]
-        if static_shape(scatter_indices.type) is None:
-            return  # upstream: "gather op has start indices with dynamic shape, can't expand"
-        inserted = merge_sorted_dims(dn.input_batching_dims, dn.inserted_window_dims)
-        to_operand = (*dn.input_batching_dims, *dn.scatter_dims_to_operand_dims)
-        new_indices = concat_indices(
-            scatter_indices, dn.index_vector_dim, dn.scatter_indices_batching_dims, rewriter
-        )
-        new_dn = replace(
-            dn,
-            inserted_window_dims=inserted,
-            input_batching_dims=(),
-            scatter_indices_batching_dims=(),
-            scatter_dims_to_operand_dims=to_operand,
-        )
-        props = dict(op.properties)
-        props["scatter_dimension_numbers"] = ScatterDimensionNumbersAttr(new_dn)
-        props["indices_are_sorted"] = BoolAttr.from_bool(
-            updated_indices_are_sorted(
-                _bool(op, "indices_are_sorted"), dn.scatter_indices_batching_dims, to_operand
-            )
-        )
-        region = op.regions[0]
-        body = op.detach_region(region)
-        new = op_class("stablehlo.scatter").create(
-            operands=[*inputs, new_indices, *updates],
-            result_types=[r.type for r in op.results],
-            properties=props,
-            regions=[body],
-        )
-        carry_location(new, op)
-        rewriter.replace(op, new)
+    @staticmethod
+    def indices_position(op: Operation) -> int:
+        return (len(op.operands) - 1) // 2  # inputs..., scatter_indices, updates...
