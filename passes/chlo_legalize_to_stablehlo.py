@@ -43,6 +43,7 @@ from stablehlo_py.errors import NotSupportedError
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr
 from stablehlo_py.ir.op_attrs import DotDimensionNumbersAttr
+from stablehlo_py.ir.ops.chlo import UNARY_OPS as CHLO_UNARY_OPS
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import element_type, shape_of, simple_type, storage_dtype, tensor_type
 
@@ -244,32 +245,16 @@ class Builder:
 
 Rewrite = Callable[[Builder, Operation], list[Traced]]
 
-_UNARY: dict[str, Callable[[Any], Any]] = {
-    name: getattr(math, name)
-    for name in (
-        "acos",
-        "acosh",
-        "asin",
-        "asinh",
-        "atan",
-        "atanh",
-        "bessel_i1e",
-        "conj",
-        "cosh",
-        "sinh",
-        "tan",
-        "digamma",
-        "erf",
-        "erf_inv",
-        "erfc",
-        "lgamma",
-        "is_inf",
-        "is_neg_inf",
-        "is_pos_inf",
-    )
+_UNARY_FORMULAS: dict[str, Callable[[Any], Any]] = {
+    "square": lambda x: math.multiply(x, x),
+    "asin_acos_kernel": lambda z: math._complex(*math._asin_acos_kernel(z)[2:]),
 }
-_UNARY["square"] = lambda x: math.multiply(x, x)
-_UNARY["asin_acos_kernel"] = lambda z: math._complex(*math._asin_acos_kernel(z)[2:])
+# every CHLO unary op (the dialect's table): its formula above, else the semantics function named
+# after it
+_UNARY: dict[str, Callable[[Any], Any]] = {
+    name: _UNARY_FORMULAS[name] if name in _UNARY_FORMULAS else getattr(math, name)
+    for name in CHLO_UNARY_OPS
+}
 
 _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "next_after": math.next_after,
