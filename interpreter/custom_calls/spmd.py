@@ -6,7 +6,7 @@ process holding the same global values outside the manual regions, collectives a
 from __future__ import annotations
 
 import copy
-import threading
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,35 +41,22 @@ def call_spmd(ev: Any, entry: str, args: Sequence[Any], partitions: int) -> list
     partition 0's results (every partition computes the global results); check failures of every
     partition are added to `ev.failures`."""
     from stablehlo_py.interpreter.evaluator import ProcessContext
-    from stablehlo_py.interpreter.impls.collectives import AbortedError, ProcessGrid
+    from stablehlo_py.interpreter.impls.collectives import ProcessGrid
 
     if partitions < 1:
         raise InterpreterError(f"a partitioned run needs at least one partition, got {partitions}")
     grid = ProcessGrid(1, partitions)
-    results: list[list[Any] | None] = [None] * partitions
     failures: list[list[Any]] = [[] for _ in range(partitions)]
-    errors: list[tuple[int, BaseException]] = []
 
-    def work(p: int) -> None:
+    def work(p: int) -> list[Any]:
         child = copy.copy(ev)
         child.failures = failures[p]
         child.process = ProcessContext(
             replica_id=0, partition_id=p, num_replicas=1, num_partitions=partitions, grid=grid
         )
-        try:
-            results[p] = child.call(entry, list(args))
-        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
-            errors.append((p, e))
-            grid.abort(e)
+        return child.call(entry, list(args))
 
-    threads = [threading.Thread(target=work, args=(p,), daemon=True) for p in range(partitions)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        errors.sort(key=lambda e: (isinstance(e[1], AbortedError), e[0]))
-        raise errors[0][1]
+    results = grid.run_processes([functools.partial(work, p) for p in range(partitions)])
     for f in failures:
         ev.failures.extend(f)
     return list(results[0] or [])

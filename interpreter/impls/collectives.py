@@ -16,7 +16,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -146,6 +146,38 @@ class ProcessGrid:
                     raise InterpreterError(
                         f"recv on channel {channel_id} timed out: nothing was sent on it"
                     ) from None
+
+    # --------------------------------------------------------------------------- processes
+    def run_processes(
+        self, tasks: Sequence[Callable[[], Any]], names: Sequence[str] | None = None
+    ) -> list[Any]:
+        """Each task run in a thread of its own (one process of the grid); their results in
+        order.  A task that fails aborts the others' waits; the first failure that is not such
+        an abort is raised (so the root cause, not a process that gave up waiting)."""
+        results: list[Any] = [None] * len(tasks)
+        errors: list[tuple[int, BaseException]] = []
+
+        def work(k: int) -> None:
+            try:
+                results[k] = tasks[k]()
+            except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
+                errors.append((k, e))
+                self.abort(e)
+
+        threads = [
+            threading.Thread(
+                target=work, args=(k,), name=None if names is None else names[k], daemon=True
+            )
+            for k in range(len(tasks))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            errors.sort(key=lambda e: (isinstance(e[1], AbortedError), e[0]))
+            raise errors[0][1]
+        return results
 
     # ------------------------------------------------------------------------------ feeds
     def infeed(self) -> Any:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import sys
 import tempfile
@@ -25,7 +26,7 @@ import numpy as np
 from stablehlo_py.interpreter import checks
 from stablehlo_py.interpreter.evaluator import ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
-from stablehlo_py.interpreter.impls.collectives import AbortedError, ProcessGrid
+from stablehlo_py.interpreter.impls.collectives import ProcessGrid
 from stablehlo_py.interpreter.registry import impl
 
 from stablehlo_py.errors import InterpreterError
@@ -70,10 +71,8 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
             f"interpreter.run_parallel has {len(args)} inputs but its programs take {position}"
         )
     shared_state(ev)  # created before the copies, so the processes share it
-    results: list[list[Any] | None] = [None] * len(jobs)
-    errors: list[tuple[int, BaseException]] = []
 
-    def work(k: int, i: int, j: int, name: str, fargs: list[Any]) -> None:
+    def work(i: int, j: int, name: str, fargs: list[Any]) -> list[Any]:
         child = copy.copy(ev)
         child.process = ProcessContext(
             replica_id=i,
@@ -82,25 +81,12 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
             num_partitions=num_partitions,
             grid=grid,
         )
-        try:
-            results[k] = child.call(name, fargs)
-        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
-            errors.append((k, e))
-            grid.abort(e)
+        return child.call(name, fargs)
 
-    threads = [
-        threading.Thread(
-            target=work, args=(k, *job), name=f"process-{job[0]}-{job[1]}", daemon=True
-        )
-        for k, job in enumerate(jobs)
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        errors.sort(key=lambda e: (isinstance(e[1], AbortedError), e[0]))
-        raise errors[0][1]
+    results = grid.run_processes(
+        [functools.partial(work, *job) for job in jobs],
+        names=[f"process-{i}-{j}" for i, j, _, _ in jobs],
+    )
     return [v for r in results for v in (r or [])]
 
 
