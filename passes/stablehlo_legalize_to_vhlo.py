@@ -1,8 +1,8 @@
 """`stablehlo-legalize-to-vhlo`: StableHLO/func ops -> their current VHLO fork, types and attributes
 -> VHLO, every defaulted attribute written out explicitly (upstream StablehloLegalizeToVhlo.cpp).
 
-Tables, not if-chains: ``_FLATTEN`` says which StableHLO struct attribute becomes which flat VHLO
-attributes; ``_RENAME`` handles `channel_handle`; defaults come from ``specs/ops.toml`` (each VHLO
+Tables, not if-chains: ``_FLATTEN`` (from ``vhlo.flattened``) says which StableHLO struct attribute
+becomes which flat VHLO attributes; ``_RENAME`` handles `channel_handle`; defaults come from ``specs/ops.toml`` (each VHLO
 attribute's ``vhlo_default``, or its shape-dependent ``default_rule``).
 
 Options: ``allow-other-dialects`` keeps ops of other dialects (chlo, ...) and their attributes as they
@@ -25,6 +25,7 @@ from stablehlo_py.passes._common import (
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.flattened import CHANNEL_ID_ONLY, FIELD_OF, FLATTENED
 from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
@@ -35,76 +36,14 @@ from stablehlo_py import specs
 
 NAME = "stablehlo-legalize-to-vhlo"
 
-# StableHLO struct attribute (by op attribute name) -> VHLO attributes it is flattened into.
-_CONV_FIELDS = (
-    "input_batch_dimension",
-    "input_feature_dimension",
-    "input_spatial_dimensions",
-    "kernel_input_feature_dimension",
-    "kernel_output_feature_dimension",
-    "kernel_spatial_dimensions",
-    "output_batch_dimension",
-    "output_feature_dimension",
-    "output_spatial_dimensions",
-)
-_GATHER_FIELDS = (
-    "offset_dims",
-    "collapsed_slice_dims",
-    "operand_batching_dims",
-    "start_indices_batching_dims",
-    "start_index_map",
-    "index_vector_dim",
-)
-_SCATTER_FIELDS = (
-    "update_window_dims",
-    "inserted_window_dims",
-    "input_batching_dims",
-    "scatter_indices_batching_dims",
-    "scatter_dims_to_operand_dims",
-    "index_vector_dim",
-)
-_DOT_FIELDS = (
-    "lhs_batching_dimensions",
-    "rhs_batching_dimensions",
-    "lhs_contracting_dimensions",
-    "rhs_contracting_dimensions",
-)
-_ALGORITHM_FIELDS = (
-    "lhs_precision_type",
-    "rhs_precision_type",
-    "accumulation_type",
-    "lhs_component_count",
-    "rhs_component_count",
-    "num_primitive_operations",
-    "allow_imprecise_accumulation",
-)
-
 _FLATTEN: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
-    ("stablehlo.convolution", "dimension_numbers"): ("conv", _CONV_FIELDS),
-    ("stablehlo.dynamic_conv", "dimension_numbers"): ("conv", _CONV_FIELDS),
-    ("stablehlo.gather", "dimension_numbers"): ("gather", _GATHER_FIELDS),
-    ("stablehlo.dynamic_gather", "dimension_numbers"): ("gather", _GATHER_FIELDS),
-    ("stablehlo.scatter", "scatter_dimension_numbers"): ("scatter", _SCATTER_FIELDS),
-    ("stablehlo.dot_general", "dot_dimension_numbers"): ("dot", _DOT_FIELDS),
-    ("stablehlo.dot_general", "algorithm"): ("dot_algorithm", _ALGORITHM_FIELDS),
-    ("stablehlo.send", "channel_handle"): ("channel_handle", ("channel_id", "channel_type")),
-    ("stablehlo.recv", "channel_handle"): ("channel_handle", ("channel_id", "channel_type")),
+    (f"stablehlo.{family}", attr): (mnemonic, names)
+    for family, entries in FLATTENED.items()
+    for attr, mnemonic, names in entries
 }
 """(op, attribute) -> (StableHLO struct mnemonic, VHLO attributes in field order)."""
 
-_FIELD_OF = {"channel_id": "handle", "channel_type": "type"}
-"""VHLO attribute -> struct field when the names differ."""
-
-_CHANNEL_ID_ONLY = {
-    "stablehlo.all_gather",
-    "stablehlo.all_reduce",
-    "stablehlo.all_to_all",
-    "stablehlo.collective_permute",
-    "stablehlo.reduce_scatter",
-    "stablehlo.collective_broadcast",
-    "stablehlo.collective_reduce",
-}
-"""Ops whose `channel_handle` is kept in VHLO as its handle only (`channel_id`)."""
+_CHANNEL_ID_ONLY = frozenset(f"stablehlo.{family}" for family in CHANNEL_ID_ONLY)
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
@@ -424,7 +363,7 @@ class _Legalizer:
         mnemonic, names = flat
         f = self._read(op, name, value, mnemonic)
         for vname in names:
-            v = f[_FIELD_OF.get(vname, vname)]
+            v = f[FIELD_OF.get(vname, vname)]
             if isinstance(v, bool):
                 out[vname] = va.boolean(v)
             elif isinstance(v, int):

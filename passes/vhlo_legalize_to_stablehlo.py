@@ -1,8 +1,8 @@
 """`vhlo-legalize-to-stablehlo`: VHLO at the current version -> StableHLO/func ops, types and
 attributes; attributes holding their default values are erased (upstream VhloLegalizeToStablehlo.cpp).
 
-Tables: ``_IMPLODE`` regroups flat VHLO attributes into StableHLO struct attributes, ``_DENSE_ARRAYS``
-lists the attributes that are `array<i64: ...>` in StableHLO, ``_SYMBOLS`` the strings that are symbol
+Tables: ``vhlo.flattened.FLATTENED`` regroups flat VHLO attributes into StableHLO struct attributes,
+``_DENSE_ARRAYS`` lists the attributes that are `array<i64: ...>` in StableHLO, ``_SYMBOLS`` the strings that are symbol
 references.  Default erasure reads each attribute's default from ``specs/ops.toml``.
 
 An op at an older fork (e.g. `vhlo.all_gather_v1`) is refused with a note to run
@@ -26,6 +26,7 @@ from stablehlo_py.passes._common import (
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.flattened import ALGORITHM_FIELDS, CHANNEL_ID_ONLY, FIELD_OF, FLATTENED
 from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp
 from stablehlo_py.vhlo.records import VOp
@@ -51,65 +52,6 @@ from stablehlo_py.ir.dialects import default_registry
 
 NAME = "vhlo-legalize-to-stablehlo"
 
-_CONV = (
-    "input_batch_dimension",
-    "input_feature_dimension",
-    "input_spatial_dimensions",
-    "kernel_input_feature_dimension",
-    "kernel_output_feature_dimension",
-    "kernel_spatial_dimensions",
-    "output_batch_dimension",
-    "output_feature_dimension",
-    "output_spatial_dimensions",
-)
-_GATHER = (
-    "offset_dims",
-    "collapsed_slice_dims",
-    "operand_batching_dims",
-    "start_indices_batching_dims",
-    "start_index_map",
-    "index_vector_dim",
-)
-_SCATTER = (
-    "update_window_dims",
-    "inserted_window_dims",
-    "input_batching_dims",
-    "scatter_indices_batching_dims",
-    "scatter_dims_to_operand_dims",
-    "index_vector_dim",
-)
-_DOT = (
-    "lhs_batching_dimensions",
-    "rhs_batching_dimensions",
-    "lhs_contracting_dimensions",
-    "rhs_contracting_dimensions",
-)
-_ALGORITHM = (
-    "lhs_precision_type",
-    "rhs_precision_type",
-    "accumulation_type",
-    "lhs_component_count",
-    "rhs_component_count",
-    "num_primitive_operations",
-    "allow_imprecise_accumulation",
-)
-
-_IMPLODE: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
-    "convolution": (("dimension_numbers", "conv", _CONV),),
-    "dynamic_conv": (("dimension_numbers", "conv", _CONV),),
-    "gather": (("dimension_numbers", "gather", _GATHER),),
-    "dynamic_gather": (("dimension_numbers", "gather", _GATHER),),
-    "scatter": (("scatter_dimension_numbers", "scatter", _SCATTER),),
-    "dot_general": (
-        ("dot_dimension_numbers", "dot", _DOT),
-        ("algorithm", "dot_algorithm", _ALGORITHM),
-    ),
-    "send": (("channel_handle", "channel_handle", ("channel_id", "channel_type")),),
-    "recv": (("channel_handle", "channel_handle", ("channel_id", "channel_type")),),
-}
-"""VHLO op family -> (StableHLO attribute, struct mnemonic, flat VHLO attributes)."""
-
-_FIELD_OF = {"channel_id": "handle", "channel_type": "type"}
 
 _DENSE_ARRAYS: dict[str, frozenset[str]] = {
     "fft": frozenset({"fft_length"}),
@@ -141,17 +83,6 @@ _SYMBOLS: dict[str, frozenset[str]] = {
     "call": frozenset({"callee"}),
     "composite": frozenset({"decomposition"}),
 }
-_CHANNEL_ID_ONLY = frozenset(
-    {
-        "all_gather",
-        "all_reduce",
-        "all_to_all",
-        "collective_permute",
-        "reduce_scatter",
-        "collective_broadcast",
-        "collective_reduce",
-    }
-)
 _UNIT_FLAGS = frozenset({"use_global_device_ids", "has_dynamic_root"})
 """VHLO booleans that are unit attributes in StableHLO (absent when false)."""
 
@@ -371,25 +302,7 @@ class _Legalizer:
         return carry_location(new, op)
 
     def _convert_vhlo(self, op: VhloOp, parent: Operation | None) -> Operation:
-        spec = op.SPEC
-        if not spec.stablehlo:
-            current = specs.current_fork(spec.base)
-            raise legalize_error(
-                op,
-                f"{op.name} is not the current fork of '{spec.base}' ({current.mnemonic}); "
-                "run vhlo-to-version{target=current} first",
-            )
-        target = spec.stablehlo[0]
-        if spec.base == "return":
-            in_func = isinstance(parent, (FuncOp,)) or (
-                isinstance(parent, (VhloOp, VOp))
-                and parent.SPEC is not None
-                and parent.SPEC.base == "func"
-            )
-            target = "func.return" if in_func else "stablehlo.return"
-        cls = self.registry.ops.get(target)
-        if cls is None:
-            raise legalize_error(op, f"'{target}' is not available in this build of stablehlo-py")
+        cls, target = self._target(op, parent)
         try:
             attrs = self._attributes(op)
             result_types = [convert.to_builtin_type(r.type) for r in op.results]
@@ -414,17 +327,17 @@ class _Legalizer:
         vattrs: dict[str, Attribute] = {**op.attributes, **op.properties}
         if base == "func":
             _check_func(op, vattrs)
-        if base == "dot_general" and all(vattrs.get(n) == _NONE_TYPE for n in _ALGORITHM):
-            for n in _ALGORITHM:
+        if base == "dot_general" and all(vattrs.get(n) == _NONE_TYPE for n in ALGORITHM_FIELDS):
+            for n in ALGORITHM_FIELDS:
                 vattrs.pop(n, None)  # no `algorithm`
         out: dict[str, Attribute] = {}
-        for sattr, mnemonic, names in _IMPLODE.get(base, ()):
+        for sattr, mnemonic, names in FLATTENED.get(base, ()):
             present = [n for n in names if n in vattrs]
             if not present:
                 continue
             if len(present) != len(names):
                 raise legalize_error(op, f"'{sattr}' needs all of {', '.join(names)}")
-            fields = {_FIELD_OF.get(n, n): _plain(vattrs.pop(n), op, n) for n in names}
+            fields = {FIELD_OF.get(n, n): _plain(vattrs.pop(n), op, n) for n in names}
             try:
                 out[sattr] = stablehlo_text.write(mnemonic, fields)
             except stablehlo_text.StructTextError as e:
@@ -433,7 +346,7 @@ class _Legalizer:
         dense = _DENSE_ARRAYS.get(base, frozenset())
         symbols = _SYMBOLS.get(base, frozenset())
         for name, value in vattrs.items():
-            if base in _CHANNEL_ID_ONLY and name == "channel_id":
+            if base in CHANNEL_ID_ONLY and name == "channel_id":
                 out["channel_handle"] = stablehlo_text.write(
                     "channel_handle", {"handle": _plain(value, op, name), "type": 0}
                 )
