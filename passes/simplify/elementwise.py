@@ -4,6 +4,7 @@ and CompareOpCanon, SelectOpCanon)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
@@ -29,7 +30,7 @@ from stablehlo_py.passes.simplify.common import (
     stablehlo_constant,
     static_shape,
 )
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -89,63 +90,44 @@ class _RhsConstant(RootPattern):
         replace_with_values(rewriter, op, [target], merge=self.MERGE)
 
 
-class AddOp_RemoveNoop(_RhsConstant):
-    ROOT = "stablehlo.add"
-    ANY_CONSTANT_LIKE = True
-    holds = staticmethod(any_zero)
+def _rhs_constant(
+    name: str,
+    short: str,
+    holds: Callable[[DenseIntOrFPElementsAttr], bool],
+    benefit: int,
+    any_constant_like: bool = False,
+    to_constant: bool = False,
+    merge: bool = True,
+) -> type[_RhsConstant]:
+    """upstream's DRR pattern ``name`` of `stablehlo.<short>`: a row of the table below."""
+    return type(
+        name,
+        (_RhsConstant,),
+        {
+            "ROOT": f"stablehlo.{short}",
+            "benefit": benefit,
+            "ANY_CONSTANT_LIKE": any_constant_like,
+            "TO_CONSTANT": to_constant,
+            "MERGE": merge,
+            "holds": staticmethod(holds),
+            "__module__": __name__,
+        },
+    )
 
 
-class AndOp_FoldToZero(_RhsConstant):
-    ROOT = "stablehlo.and"
-    benefit = 2
-    TO_CONSTANT = True
-    MERGE = False
-    holds = staticmethod(int_zero)
-
-
-class AndOp_RemoveNoop(_RhsConstant):
-    ROOT = "stablehlo.and"
-    benefit = 2
-    holds = staticmethod(int_all_ones)
-
-
-class MulOp_FoldToZero(_RhsConstant):
-    ROOT = "stablehlo.multiply"
-    benefit = 2
-    TO_CONSTANT = True
-    holds = staticmethod(int_zero)
-
-
-class MulOp_RemoveNoop(_RhsConstant):
-    ROOT = "stablehlo.multiply"
-    benefit = 2
-    holds = staticmethod(any_one)
-
-
-class OrOp_FoldToOne(_RhsConstant):
-    ROOT = "stablehlo.or"
-    benefit = 2
-    TO_CONSTANT = True
-    holds = staticmethod(int_all_ones)
-
-
-class OrOp_RemoveNoop(_RhsConstant):
-    ROOT = "stablehlo.or"
-    benefit = 2
-    holds = staticmethod(int_zero)
-
-
-class SubtractOp_RemoveNoop(_RhsConstant):
-    ROOT = "stablehlo.subtract"
-    benefit = 2
-    holds = staticmethod(any_zero)
-
-
-class XorOp_RemoveNoop(_RhsConstant):
-    ROOT = "stablehlo.xor"
-    ANY_CONSTANT_LIKE = True
-    MERGE = False
-    holds = staticmethod(int_zero)
+AddOp_RemoveNoop = _rhs_constant("AddOp_RemoveNoop", "add", any_zero, 1, any_constant_like=True)
+AndOp_FoldToZero = _rhs_constant(
+    "AndOp_FoldToZero", "and", int_zero, 2, to_constant=True, merge=False
+)
+AndOp_RemoveNoop = _rhs_constant("AndOp_RemoveNoop", "and", int_all_ones, 2)
+MulOp_FoldToZero = _rhs_constant("MulOp_FoldToZero", "multiply", int_zero, 2, to_constant=True)
+MulOp_RemoveNoop = _rhs_constant("MulOp_RemoveNoop", "multiply", any_one, 2)
+OrOp_FoldToOne = _rhs_constant("OrOp_FoldToOne", "or", int_all_ones, 2, to_constant=True)
+OrOp_RemoveNoop = _rhs_constant("OrOp_RemoveNoop", "or", int_zero, 2)
+SubtractOp_RemoveNoop = _rhs_constant("SubtractOp_RemoveNoop", "subtract", any_zero, 2)
+XorOp_RemoveNoop = _rhs_constant(
+    "XorOp_RemoveNoop", "xor", int_zero, 1, any_constant_like=True, merge=False
+)
 
 
 class _SameOperandsToZero(RootPattern):
