@@ -97,26 +97,24 @@ def as_ints(v: Any) -> list[int]:
     return [int(x) for x in v]
 
 
-def int_(op: Operation, name: str, default: int | None = None) -> int:
+def _scalar(op: Operation, name: str, default: Any, convert: Callable[[Any], Any]) -> Any:
+    """Attribute `name` as one python scalar (`convert` of its value, or of an array's first
+    element); `default` when absent, which is an error when `default` is None."""
     a = attr(op, name)
     if a is None:
         if default is None:
             raise InterpreterError(f"'{op.name}' needs the attribute '{name}'")
         return default
     v = value_of(a)
-    if isinstance(v, np.ndarray):
-        return int(v.reshape(-1)[0])
-    return int(v)
+    return convert(v.reshape(-1)[0] if isinstance(v, np.ndarray) else v)
+
+
+def int_(op: Operation, name: str, default: int | None = None) -> int:
+    return _scalar(op, name, default, int)
 
 
 def bool_(op: Operation, name: str, default: bool = False) -> bool:
-    a = attr(op, name)
-    if a is None:
-        return default
-    v = value_of(a)
-    if isinstance(v, np.ndarray):
-        return bool(v.reshape(-1)[0])
-    return bool(v)
+    return _scalar(op, name, default, bool)
 
 
 def bools(op: Operation, name: str) -> list[bool] | None:
@@ -128,15 +126,7 @@ def bools(op: Operation, name: str) -> list[bool] | None:
 
 
 def float_(op: Operation, name: str, default: float | None = None) -> float:
-    a = attr(op, name)
-    if a is None:
-        if default is None:
-            raise InterpreterError(f"'{op.name}' needs the attribute '{name}'")
-        return default
-    v = value_of(a)
-    if isinstance(v, np.ndarray):
-        return float(v.reshape(-1)[0])
-    return float(v)
+    return _scalar(op, name, default, float)
 
 
 def enum(op: Operation, name: str, default: str | None = None) -> str | None:
