@@ -162,6 +162,27 @@ def _check_dims_distinct(lhs: Sequence[int], rhs: Sequence[int], ln: str, rn: st
         seen.add(d)
 
 
+_DIMS_LIST_WORDING = {
+    "gather": "expects {name} to {rule}, got: [{dims}]",
+    "scatter": "Expects {name} to {rule}; got: [{dims}].",
+}
+"""upstream's two wordings of a dimension-list rule: verifyGather's and verifyScatter's."""
+
+
+def _check_dims_sorted(dims: Sequence[int], name: str, op: str) -> None:
+    if list(dims) != sorted(dims):
+        raise InferError(
+            _DIMS_LIST_WORDING[op].format(name=name, rule="be sorted", dims=_join(dims))
+        )
+
+
+def _check_dims_unique(dims: Sequence[int], name: str, op: str) -> None:
+    if len(set(dims)) != len(dims):
+        raise InferError(
+            _DIMS_LIST_WORDING[op].format(name=name, rule="not repeat", dims=_join(dims))
+        )
+
+
 def _check_dims_in_bounds(dims: Sequence[int], upper: int, name: str, upper_name: str) -> None:
     for d in dims:
         if d < 0 or d >= upper:
@@ -382,29 +403,22 @@ def _verify_gather(
                     f"({ivd}) of start_indices ({eff})"
                 )
     # gather_c4
-    if list(offset) != sorted(offset):
-        raise InferError(f"expects offset_dims to be sorted, got: [{_join(offset)}]")
-    if len(set(offset)) != len(offset):
-        raise InferError(f"expects offset_dims to not repeat, got: [{_join(offset)}]")
+    _check_dims_sorted(offset, "offset_dims", "gather")
+    _check_dims_unique(offset, "offset_dims", "gather")
     # gather_c6
     _check_dims_distinct(collapsed, obatch, "collapsed_slice_dims", "operand_batching_dims")
     # gather_c7
-    if list(collapsed) != sorted(collapsed):
-        raise InferError(f"expects collapsed_slice_dims to be sorted, got: [{_join(collapsed)}]")
+    _check_dims_sorted(collapsed, "collapsed_slice_dims", "gather")
     # gather_c8
     if o is not None:
         _check_dims_in_bounds(collapsed, len(o), "collapsed_slice_dims", "rank-of('operand')")
     # gather_c10
-    if list(obatch) != sorted(obatch):
-        raise InferError(f"expects operand_batching_dims to be sorted, got: [{_join(obatch)}]")
+    _check_dims_sorted(obatch, "operand_batching_dims", "gather")
     # gather_c11
     if o is not None:
         _check_dims_in_bounds(obatch, len(o), "operand_batching_dims", "rank-of('operand')")
     # gather_c13
-    if len(set(ibatch)) != len(ibatch):
-        raise InferError(
-            f"expects start_indices_batching_dims to not repeat, got: [{_join(ibatch)}]"
-        )
+    _check_dims_unique(ibatch, "start_indices_batching_dims", "gather")
     # gather_c14
     if idx is not None:
         _check_dims_in_bounds(
@@ -1074,32 +1088,25 @@ def _validate_scatter_dimension_numbers(
             f"{window_size} but got {len(o)}."
         )
     # scatter_c7
-    if list(uwd) != sorted(uwd):
-        raise InferError(f"Expects update_window_dims to be sorted; got: [{_join(uwd)}].")
-    if len(set(uwd)) != len(uwd):
-        raise InferError(f"Expects update_window_dims to not repeat; got: [{_join(uwd)}].")
+    _check_dims_sorted(uwd, "update_window_dims", "scatter")
+    _check_dims_unique(uwd, "update_window_dims", "scatter")
     # scatter_c8
     if u is not None:
         _check_dims_in_bounds(uwd, len(u), "update_window_dims", "rank-of('updates')")
     # scatter_c9
     _check_dims_distinct(iwd, ibd, "inserted_window_dims", "input_batching_dims")
     # scatter_c10
-    if list(iwd) != sorted(iwd):
-        raise InferError(f"Expects inserted_window_dims to be sorted; got: [{_join(iwd)}].")
+    _check_dims_sorted(iwd, "inserted_window_dims", "scatter")
     # scatter_c11
     if o is not None:
         _check_dims_in_bounds(iwd, len(o), "inserted_window_dims", "rank-of('operand')")
     # scatter_c12
-    if list(ibd) != sorted(ibd):
-        raise InferError(f"Expects input_batching_dims to be sorted; got: [{_join(ibd)}].")
+    _check_dims_sorted(ibd, "input_batching_dims", "scatter")
     # scatter_c13
     if o is not None:
         _check_dims_in_bounds(ibd, len(o), "input_batching_dims", "rank-of('operand')")
     # scatter_c14
-    if len(set(sibd)) != len(sibd):
-        raise InferError(
-            f"Expects scatter_indices_batching_dims to not repeat; got: [{_join(sibd)}]."
-        )
+    _check_dims_unique(sibd, "scatter_indices_batching_dims", "scatter")
     # scatter_c15
     _check_dims_in_bounds(
         sibd, len(idx), "scatter_indices_batching_dims", "rank-of('scatter_indices')"
