@@ -351,26 +351,19 @@ def window_dimensions(
             raise InferError(
                 f"expects window to have positive value for {i}-th window dimension, but got {size}."
             )
-        if strides:
-            w.stride = strides[i]
-        if w.stride <= 0:
-            raise InferError(
-                f"expects window to have positive stride for {i}-th window dimension, but got {w.stride}."
-            )
-        if lhs_dilation:
-            w.base_dilation = lhs_dilation[i]
-        if w.base_dilation <= 0:
-            raise InferError(
-                f"expects window to have positive base dilation factor for {i}-th window dimension, "
-                f"but got {w.base_dilation}."
-            )
-        if rhs_dilation:
-            w.window_dilation = rhs_dilation[i]
-        if w.window_dilation <= 0:
-            raise InferError(
-                f"expects window to have positive window dilation factor for {i}-th window dimension, "
-                f"but got {w.window_dilation}."
-            )
+        for field, given, what in (
+            ("stride", strides, "stride"),
+            ("base_dilation", lhs_dilation, "base dilation factor"),
+            ("window_dilation", rhs_dilation, "window dilation factor"),
+        ):
+            if given:
+                setattr(w, field, given[i])
+            value = getattr(w, field)
+            if value <= 0:
+                raise InferError(
+                    f"expects window to have positive {what} for {i}-th window dimension, "
+                    f"but got {value}."
+                )
         if padding:
             w.padding_low, w.padding_high = padding[i]
         if reversal:
