@@ -19,11 +19,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.elementwise import most_specific_of
 from stablehlo_py.ir.infer.shapes import (
     DYN,
     bounds_of,
     element_type_compatible,
-    infer_most_specific_type,
     ranked,
 )
 from stablehlo_py.ir.types import TypeExtensionsAttr, element_type, tensor_type
@@ -232,9 +232,7 @@ COMPATIBLE_OPERANDS_AND_RESULT = (
 @rule(*(f"chlo.{n}" for n in COMPATIBLE_OPERANDS_AND_RESULT))
 def infer_compatible_operands(inp: InferInput) -> list[Attribute]:
     """HLO_CompatibleOperandsAndResultType: the most specific type of the operands."""
-    if not inp.operand_types:
-        raise InferError("Expected non-empty operands for [CompatibleOperandsAndResultType]")
-    return [infer_most_specific_type(list(inp.operand_types))]
+    return most_specific_of(inp.operand_types)
 
 
 def same_shape_with(t: Attribute, elem: Attribute) -> Attribute:

@@ -21,7 +21,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Region
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
-from stablehlo_py.ir.infer.shapes import DYN, bounds_of, infer_most_specific_type, ranked
+from stablehlo_py.ir.infer.elementwise import most_specific_of
+from stablehlo_py.ir.infer.shapes import DYN, bounds_of, ranked
 from stablehlo_py.ir.types import TokenType, element_type, tensor_type
 
 UI32 = IntegerType(32, Signedness.UNSIGNED)
@@ -497,9 +498,7 @@ def infer_collective_broadcast(inp: InferInput) -> list[Attribute]:
 @rule("stablehlo.cross-replica-sum")
 def infer_cross_replica_sum(inp: InferInput) -> list[Attribute]:
     """HLO_CompatibleOperandsAndResultType: the most specific type of the operands."""
-    if not inp.operand_types:
-        raise InferError("Expected non-empty operands for [CompatibleOperandsAndResultType]")
-    return [infer_most_specific_type(list(inp.operand_types))]
+    return most_specific_of(inp.operand_types)
 
 
 # -------------------------------------------------------------------------------------- async

@@ -80,9 +80,13 @@ COMPATIBLE_OPERANDS_AND_RESULT = (
 trait (``inferMostSpecificType`` of the operands); add has the same rule with its own message."""
 
 
-def most_specific_of(types: Sequence[Attribute], empty_message: str) -> list[Attribute]:
+def most_specific_of(
+    types: Sequence[Attribute],
+    empty_message: str = "Expected non-empty operands for [CompatibleOperandsAndResultType]",
+) -> list[Attribute]:
     """upstream's CompatibleOperandsAndResultType::inferReturnTypes: the operands' most specific
-    type; ``empty_message`` when there are no operands."""
+    type; ``empty_message`` when there are no operands (the trait's words unless the op's own
+    inferReturnTypes says it, as add's does)."""
     if not types:
         raise InferError(empty_message)
     return [infer_most_specific_type(types)]
@@ -133,9 +137,7 @@ def _only_operand(inp: InferInput) -> Attribute:
 # ----------------------------------------------------------------------------------------- rules
 @rule(*(f"stablehlo.{n}" for n in COMPATIBLE_OPERANDS_AND_RESULT))
 def _compatible_operands_and_result(inp: InferInput) -> list[Attribute]:
-    return most_specific_of(
-        inp.operand_types, "Expected non-empty operands for [CompatibleOperandsAndResultType]"
-    )
+    return most_specific_of(inp.operand_types)
 
 
 @rule("stablehlo.add")

@@ -23,9 +23,7 @@ from stablehlo_py.ir.types import UniformQuantizedType, tensor_type
 @rule("stablehlo.reduce_precision")
 def _reduce_precision(inp: InferInput) -> list[Attribute]:
     # reduce_precision_c1
-    return most_specific_of(
-        inp.operand_types, "Expected non-empty operands for [CompatibleOperandsAndResultType]"
-    )
+    return most_specific_of(inp.operand_types)
 
 
 @rule("stablehlo.uniform_dequantize")
