@@ -18,7 +18,6 @@ from typing import Any
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
-    DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
     IntegerAttr,
@@ -26,7 +25,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 
 from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.reduction import (
@@ -41,6 +40,7 @@ from stablehlo_py.ir.infer.reduction import (
     window_dimensions,
     window_output_shape,
 )
+from stablehlo_py.ir.infer.reify import constant_ints
 from stablehlo_py.ir.infer.shapes import (
     DYN,
     bounds_of,
@@ -349,23 +349,6 @@ def infer_convolution(inp: InferInput) -> list[Attribute]:
     return [tensor_type(elem, tuple(conv_shape(inp, lambda: padding_pairs(inp.attr("padding")))))]
 
 
-def _constant_ints(value: object) -> tuple[int, ...] | None:
-    """The integers of a constant op's value (upstream's matchInts / m_Constant)."""
-    owner = getattr(value, "owner", None)
-    if not isinstance(owner, Operation) or owner.name not in (
-        "stablehlo.constant",
-        "arith.constant",
-    ):
-        return None
-    v = owner.properties.get("value") or owner.attributes.get("value")
-    if not isinstance(v, DenseIntOrFPElementsAttr):
-        return None
-    try:
-        return int_list(v)
-    except (InferError, TypeError, ValueError):
-        return None
-
-
 @rule("stablehlo.dynamic_conv")
 def infer_dynamic_conv(inp: InferInput) -> list[Attribute]:
     lt, rt, pt = inp.operand_types[0], inp.operand_types[1], inp.operand_types[2]
@@ -384,7 +367,7 @@ def infer_dynamic_conv(inp: InferInput) -> list[Attribute]:
             raise InferError(
                 f"expects padding to be of shape [{n - 2}, 2], but got [{ps[0]}, {ps[1]}]"
             )
-        flat = _constant_ints(inp.operands[2]) if inp.operands is not None else None
+        flat = constant_ints(inp.operands[2]) if inp.operands is not None else None
         if flat is None:
             return None
         return [(flat[i], flat[i + 1]) for i in range(0, len(flat) - 1, 2)]
@@ -574,7 +557,7 @@ def infer_rng(inp: InferInput) -> list[Attribute]:
     ):
         raise InferError("mu and sigma must be floats")
     elem = element_of(bt)
-    values = _constant_ints(inp.operands[2]) if inp.operands is not None else None
+    values = constant_ints(inp.operands[2]) if inp.operands is not None else None
     if values is not None:
         return [tensor_type(elem, tuple(values))]
     if not isinstance(st, TensorType) or len(st.get_shape()) != 1 or is_dynamic(st.get_shape()[0]):
