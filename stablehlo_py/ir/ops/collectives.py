@@ -364,6 +364,33 @@ def channel_id(op: StableHLOOp) -> int:
     return ch.handle if isinstance(ch, ChannelHandleAttr) else 0
 
 
+def _flag(op: StableHLOOp, name: str) -> bool:
+    """Whether the optional unit property ``name`` (use_global_device_ids, has_dynamic_root) is set."""
+    return isinstance(op.properties.get(name), UnitAttr)
+
+
+def _verify_reducing_group(op: StableHLOOp, check: Callable[..., None], *flags: bool) -> None:
+    """all_reduce and collective_reduce: ODS (replica_groups, the tensors, the one-block
+    computation), upstream's verifier ``check`` (operand types, replica groups, channel id,
+    use_global_device_ids, ``flags``, the computation), then the InferTypeOpInterface check, which
+    MLIR runs after it, and the SymbolUserOpInterface check, which MLIR runs after the op's own
+    verifier."""
+    _check_replica_groups_attr(op)
+    _ods_tensors(op, variadic=True)
+    require_single_block(op, op.computation, "computation", non_empty=True)  # type: ignore[attr-defined]
+    _upstream_check(
+        check,
+        [v.type for v in op.operands],
+        op.properties.get("replica_groups"),
+        channel_id(op),
+        _flag(op, "use_global_device_ids"),
+        *flags,
+        op.computation,  # type: ignore[attr-defined]
+    )
+    verify_inferred(op)
+    verify_mesh_symbol(op)
+
+
 # ------------------------------------------------------------------------------ ids and feeds
 class _ProcessIdOp(StableHLOOp):
     """replica_id and partition_id: a `tensor<ui32>` result."""
@@ -534,7 +561,7 @@ class AllGatherOp(GenericSyntaxOp):
             d,
             self.properties.get("replica_groups"),
             channel_id(self),
-            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
+            _flag(self, "use_global_device_ids"),
         )
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
         verify_mesh_symbol(self)
@@ -558,20 +585,7 @@ class AllReduceOp(GenericSyntaxOp):
         # (all_reduce_c6, all_reduce_c7), which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_all_reduce
 
-        _check_replica_groups_attr(self)
-        _ods_tensors(self, variadic=True)
-        require_single_block(self, self.computation, "computation", non_empty=True)
-        _upstream_check(
-            verify_all_reduce,
-            [v.type for v in self.operands],
-            self.properties.get("replica_groups"),
-            channel_id(self),
-            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
-            self.computation,
-        )
-        verify_inferred(self)
-        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-        verify_mesh_symbol(self)
+        _verify_reducing_group(self, verify_all_reduce)
 
 
 @op_def
@@ -635,7 +649,7 @@ class ReduceScatterOp(GenericSyntaxOp):
             int_value(self.properties.get("scatter_dimension")),
             self.properties.get("replica_groups"),
             channel_id(self),
-            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
+            _flag(self, "use_global_device_ids"),
             self.computation,
         )
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
@@ -690,7 +704,7 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
             verify_collective_broadcast,
             [v.type for v in self.operands],
             self.properties.get("replica_groups"),
-            isinstance(self.properties.get("has_dynamic_root"), UnitAttr),
+            _flag(self, "has_dynamic_root"),
         )
         verify_inferred(self)
         # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
@@ -716,21 +730,7 @@ class CollectiveReduceOp(GenericSyntaxOp):
         # InferTypeOpInterface check, which MLIR runs after it
         from stablehlo_py.ir.infer.collectives import verify_collective_reduce
 
-        _check_replica_groups_attr(self)
-        _ods_tensors(self, variadic=True)
-        require_single_block(self, self.computation, "computation", non_empty=True)
-        _upstream_check(
-            verify_collective_reduce,
-            [v.type for v in self.operands],
-            self.properties.get("replica_groups"),
-            channel_id(self),
-            isinstance(self.properties.get("use_global_device_ids"), UnitAttr),
-            isinstance(self.properties.get("has_dynamic_root"), UnitAttr),
-            self.computation,
-        )
-        verify_inferred(self)
-        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-        verify_mesh_symbol(self)
+        _verify_reducing_group(self, verify_collective_reduce, _flag(self, "has_dynamic_root"))
 
 
 @op_def
