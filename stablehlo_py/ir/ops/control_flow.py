@@ -143,7 +143,31 @@ def _check_results(op: Operation) -> None:
     )
 
 
-# ----------------------------------------------------------------------------------------- if
+# ---------------------------------------------------------------------------------- if, case
+_SELECTOR_ODS = {
+    "i1": "ranked tensor of bool values",  # HLO_PredTensor:$pred
+    "i32": "ranked tensor of 32-bit signless integer values",  # I32RankedTensor:$index
+}
+"""The ODS constraint of if's and case's selector operand, by its element type, in MLIR's words."""
+
+
+def _verify_conditional(
+    op: Operation, selector: Attribute, elem: str, regions: tuple[str, ...]
+) -> None:
+    """if and case: at most one block per region (before the ODS checks), the selector's ODS
+    constraint (checked before the inference; its rank is the rule's), the results' ODS, the
+    regions and their terminators, then inferConditionalOp (if_c1..if_c3, case_c1..case_c4)."""
+    check_regions(op, ())
+    if not (isinstance(selector, TensorType) and t2s(element_type(selector)) == elem):
+        raise VerifyException(
+            f"operand #0 must be {_SELECTOR_ODS[elem]}, but got '{t2s(selector)}'"
+        )
+    _check_results(op)
+    check_regions(op, regions)
+    after_regions(op, check_terminators)
+    verify_inferred_after_regions(op)
+
+
 @op_def
 class IfOp(GenericSyntaxOp):
     """Produces the output from executing exactly one branch from `true_branch` or `false_branch`
@@ -157,21 +181,9 @@ class IfOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
-        check_regions(self, ())  # at most one block each, before the ODS checks
-        t = self.pred.type
-        # HLO_PredTensor:$pred (ODS, checked before the inference; its rank is the rule's)
-        if not (isinstance(t, TensorType) and t2s(element_type(t)) == "i1"):
-            raise VerifyException(
-                f"operand #0 must be ranked tensor of bool values, but got '{t2s(t)}'"
-            )
-        _check_results(self)
-        check_regions(self, ("true_branch", "false_branch"))
-        after_regions(self, check_terminators)
-        # if_c1..if_c3: inferConditionalOp
-        verify_inferred_after_regions(self)
+        _verify_conditional(self, self.pred.type, "i1", ("true_branch", "false_branch"))
 
 
-# --------------------------------------------------------------------------------------- case
 @op_def
 class CaseOp(GenericSyntaxOp):
     """Produces the output from executing exactly one function from `branches` depending on the
@@ -184,19 +196,7 @@ class CaseOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     def verify_(self) -> None:
-        check_regions(self, ())  # at most one block each, before the ODS checks
-        t = self.index.type
-        # I32RankedTensor:$index (ODS, checked before the inference; its rank is the rule's)
-        if not (isinstance(t, TensorType) and t2s(element_type(t)) == "i32"):
-            raise VerifyException(
-                "operand #0 must be ranked tensor of 32-bit signless integer values, but got "
-                f"'{t2s(t)}'"
-            )
-        _check_results(self)
-        check_regions(self, ("branches",) * len(self.branches))
-        after_regions(self, check_terminators)
-        # case_c1..case_c4: inferConditionalOp
-        verify_inferred_after_regions(self)
+        _verify_conditional(self, self.index.type, "i32", ("branches",) * len(self.branches))
 
 
 # -------------------------------------------------------------------------------------- while
