@@ -162,6 +162,20 @@ def _verify_compatible_element_types(op: Operation) -> None:
         fail("requires compatible element types for all operands and results")
 
 
+def _verify_typed_then_inferred(
+    op: Operation, constraint: ods.Constraint, compatible_elements: bool
+) -> None:
+    """fft, triangular_solve and cholesky: ODS (every operand and the result of ``constraint``),
+    with ``compatible_elements`` the CompatibleOperandsAndResultElementType trait, then
+    InferTensorType (the op's infer rule in stablehlo_py.ir.infer.linalg and the result against
+    it)."""
+    ods.check_values("operand", [v.type for v in op.operands], constraint)
+    ods.check_values("result", [r.type for r in op.results], constraint)
+    if compatible_elements:
+        _verify_compatible_element_types(op)
+    verify_inferred(op)
+
+
 _PRINTABLE_KINDS: dict[str, type | tuple[type, ...]] = {
     "window_strides": DenseArrayBase,
     "lhs_dilation": DenseArrayBase,
@@ -678,9 +692,7 @@ class FftOp(StableHLOOp):
     def verify_(self) -> None:
         # ODS: HLO_FpOrComplexTensor operand and result; then InferTensorType: upstream's inferFftOp
         # (fft_c1 .. fft_c5, stablehlo_py.ir.infer.linalg) and the result against it
-        ods.check_values("operand", [self.operand.type], ods.HLO_FpOrComplexTensor)
-        ods.check_values("result", [self.result.type], ods.HLO_FpOrComplexTensor)
-        verify_inferred(self)
+        _verify_typed_then_inferred(self, ods.HLO_FpOrComplexTensor, compatible_elements=False)
 
 
 # ----------------------------------------------------------------------- linear algebra solvers
@@ -702,10 +714,7 @@ class TriangularSolveOp(NoAssemblyFormatOp):
         # ODS: HLO_FpOrComplexTensor a, b and result; triangular_solve_c1
         # (CompatibleOperandsAndResultElementType); then InferTensorType: upstream's
         # inferTriangularSolveOp (triangular_solve_c2, _c3, _c4, _i4)
-        ods.check_values("operand", [self.a.type, self.b.type], ods.HLO_FpOrComplexTensor)
-        ods.check_values("result", [self.result.type], ods.HLO_FpOrComplexTensor)
-        _verify_compatible_element_types(self)
-        verify_inferred(self)
+        _verify_typed_then_inferred(self, ods.HLO_FpOrComplexTensor, compatible_elements=True)
 
 
 @op_def
@@ -725,10 +734,9 @@ class CholeskyOp(StableHLOOp):
         # ODS: HLO_FpComplexOrQuantizedIntTensor operand and result, cholesky_c1
         # (CompatibleOperandsAndResultElementType), then InferTensorType: upstream's
         # inferCholeskyOp (cholesky_c2, cholesky_c3)
-        ods.check_values("operand", [self.a.type], ods.HLO_FpComplexOrQuantizedIntTensor)
-        ods.check_values("result", [self.result.type], ods.HLO_FpComplexOrQuantizedIntTensor)
-        _verify_compatible_element_types(self)
-        verify_inferred(self)
+        _verify_typed_then_inferred(
+            self, ods.HLO_FpComplexOrQuantizedIntTensor, compatible_elements=True
+        )
 
 
 # ------------------------------------------------------------------------------- batch norm
