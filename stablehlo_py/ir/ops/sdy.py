@@ -37,6 +37,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, RecursiveMemoryEf
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attributes import OpaqueAttr
+from stablehlo_py.ir.ops.func import print_return
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.sdy_attrs import (
     Mesh,
@@ -409,14 +410,20 @@ def _parse_value_sharding(cls: type[_ValueShardingOp]):  # type: ignore[no-untyp
     return parse
 
 
-def _print_value_sharding(op: Operation, pr: Printer) -> None:
+def _print_one_operand(op: Operation, pr: Printer, middle: str, t: Attribute) -> None:
+    """The syntax of sdy's one-operand ops: `name %x <middle> {attrs} : T`."""
     from stablehlo_py.ir.text.printer import type_to_str
 
     pr.write(pr.op_name(op.name) + " ")
     pr.operand(op.operands[0])
-    pr.write(" " + _stripped(op.properties["sharding"], "sharding"))
+    pr.write(" " + middle)
     pr.attr_dict(dict(op.attributes))
-    pr.write(" : " + type_to_str(op.results[0].type))
+    pr.write(" : " + type_to_str(t))
+
+
+def _print_value_sharding(op: Operation, pr: Printer) -> None:
+    sharding = _stripped(op.properties["sharding"], "sharding")
+    _print_one_operand(op, pr, sharding, op.results[0].type)
 
 
 def _parse_barrier(p: Parser) -> Operation:
@@ -441,13 +448,8 @@ def _parse_barrier(p: Parser) -> Operation:
 
 
 def _print_barrier(op: Operation, pr: Printer) -> None:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operand(op.operands[0])
-    pr.write(f" allowed_direction={_direction(op.properties['allowed_direction'])}")
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : " + type_to_str(op.operands[0].type))
+    direction = _direction(op.properties["allowed_direction"])
+    _print_one_operand(op, pr, f"allowed_direction={direction}", op.operands[0].type)
 
 
 def _parse_group(p: Parser) -> Operation:
@@ -468,14 +470,8 @@ def _parse_group(p: Parser) -> Operation:
 
 
 def _print_group(op: Operation, pr: Printer) -> None:
-    from stablehlo_py.ir.text.printer import type_to_str
-
     assert isinstance(op, ShardingGroupOp)
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operand(op.operands[0])
-    pr.write(f" group_id={op.group_id.value.data}")
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : " + type_to_str(op.operands[0].type))
+    _print_one_operand(op, pr, f"group_id={op.group_id.value.data}", op.operands[0].type)
 
 
 def _parse_return(p: Parser) -> Operation:
@@ -490,16 +486,6 @@ def _parse_return(p: Parser) -> Operation:
                 f"{len(operands)} operands present, but their types are written as {len(types)} other types"
             )
     return ReturnOp.create(operands=operands, attributes=attrs)
-
-
-def _print_return(op: Operation, pr: Printer) -> None:
-    pr.write(pr.op_name(op.name))
-    pr.attr_dict(dict(op.attributes))
-    if op.operands:
-        pr.write(" ")
-        pr.operands(op.operands)
-        pr.write(" : ")
-        pr.types(v.type for v in op.operands)
 
 
 def _parse_manual(p: Parser) -> Operation:
@@ -606,5 +592,5 @@ FOREIGN_SYNTAX[ShardingConstraintOp] = ForeignSyntax(
 FOREIGN_SYNTAX[ReshardOp] = ForeignSyntax(_parse_value_sharding(ReshardOp), _print_value_sharding)
 FOREIGN_SYNTAX[PropagationBarrierOp] = ForeignSyntax(_parse_barrier, _print_barrier)
 FOREIGN_SYNTAX[ShardingGroupOp] = ForeignSyntax(_parse_group, _print_group)
-FOREIGN_SYNTAX[ReturnOp] = ForeignSyntax(_parse_return, _print_return)
+FOREIGN_SYNTAX[ReturnOp] = ForeignSyntax(_parse_return, print_return)  # func.return's syntax
 FOREIGN_SYNTAX[ManualComputationOp] = ForeignSyntax(_parse_manual, _print_manual, isolated=True)

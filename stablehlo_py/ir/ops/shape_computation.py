@@ -50,6 +50,25 @@ class ShapeOfOp(IRDLOperation):
         verify_shape_of(self)
 
 
+def _attrs_and_type(op: Operation, pr: Printer, t: Attribute) -> None:
+    """The tail of MLIR's syntax of these ops: ` {attrs} : T`."""
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : ")
+    pr.type(t)
+
+
+def _print_plain(result_typed: bool) -> Callable[[Operation, Printer], None]:
+    """`name %a, %b {attrs} : T`, with T the result's type (``result_typed``) or the first
+    operand's."""
+
+    def print_(op: Operation, pr: Printer) -> None:
+        pr.write(pr.op_name(op.name) + " ")
+        pr.operands(op.operands)
+        _attrs_and_type(op, pr, (op.results if result_typed else op.operands)[0].type)
+
+    return print_
+
+
 # ------------------------------------------------------------------------------------ tensor
 def _parse_dim(p: Parser) -> Operation:
     source = p.parse_operand()
@@ -64,14 +83,6 @@ def _parse_dim(p: Parser) -> Operation:
     return tensor.DimOp.create(
         operands=[source, index], result_types=[IndexType()], attributes=attrs
     )
-
-
-def _print_dim(op: Operation, pr: Printer) -> None:
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operands(op.operands)
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.operands[0].type)
 
 
 def _parse_extract(p: Parser) -> Operation:
@@ -95,9 +106,7 @@ def _print_extract(op: Operation, pr: Printer) -> None:
     pr.write("[")
     pr.operands(op.operands[1:])
     pr.write("]")
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.operands[0].type)
+    _attrs_and_type(op, pr, op.operands[0].type)
 
 
 def _parse_from_elements(p: Parser) -> Operation:
@@ -108,14 +117,6 @@ def _parse_from_elements(p: Parser) -> Operation:
     p.parse_literal(":")
     t = p.parse_type()
     return tensor.FromElementsOp.create(operands=elements, result_types=[t], attributes=attrs)
-
-
-def _print_from_elements(op: Operation, pr: Printer) -> None:
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operands(op.operands)
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.results[0].type)
 
 
 # ------------------------------------------------------------------------------------- arith
@@ -147,9 +148,7 @@ def _print_binary(op: Operation, pr: Printer) -> None:
     flags = op.properties.get("overflowFlags")
     if isinstance(flags, arith.IntegerOverflowAttr) and flags.data:
         pr.write(f" overflow<{_overflow_text(flags)}>")
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.results[0].type)
+    _attrs_and_type(op, pr, op.results[0].type)
 
 
 def _parse_cmpi(p: Parser) -> Operation:
@@ -176,9 +175,7 @@ def _print_cmpi(op: Operation, pr: Printer) -> None:
     assert isinstance(pred, IntegerAttr)
     pr.write(f"{pr.op_name(op.name)} {CMPI_PREDICATES[pred.value.data]}, ")
     pr.operands(op.operands)
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.operands[0].type)
+    _attrs_and_type(op, pr, op.operands[0].type)
 
 
 def _parse_select(p: Parser) -> Operation:
@@ -191,14 +188,6 @@ def _parse_select(p: Parser) -> Operation:
     p.parse_literal(":")
     p.parse_type()
     return _with(arith.SelectOp(cond, a, b), attrs)
-
-
-def _print_select(op: Operation, pr: Printer) -> None:
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operands(op.operands)
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.results[0].type)
 
 
 _OVERFLOW_ORDER = list(arith.IntegerOverflowFlag)
@@ -256,40 +245,22 @@ class IndexCastOp(IRDLOperation):
             )
 
 
-def _parse_index_cast(p: Parser) -> Operation:
-    v = p.parse_operand()
-    attrs = p.try_attr_dict()
-    p.parse_literal(":")
-    p.ws()
-    pos = p.pos
-    if p.parse_type() != v.type:
-        p.error("arith.index_cast: the operand's type is not the written one", pos)
-    p.parse_keyword("to")
-    return _with(IndexCastOp.create(operands=[v], result_types=[p.parse_type()]), attrs)
-
-
-def _print_index_cast(op: Operation, pr: Printer) -> None:
-    pr.write(pr.op_name(op.name) + " ")
-    pr.operand(op.operands[0])
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.operands[0].type)
-    pr.write(" to ")
-    pr.type(op.results[0].type)
-
-
 INTEGER_BINARY = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.MaxSIOp)
 
 FOREIGN_SYNTAX[ShapeOfOp] = cast_syntax(
     ShapeOfOp, "->", "shape.shape_of: the operand's type is not the written one"
 )
-FOREIGN_SYNTAX[tensor.DimOp] = ForeignSyntax(_parse_dim, _print_dim)
+FOREIGN_SYNTAX[tensor.DimOp] = ForeignSyntax(_parse_dim, _print_plain(result_typed=False))
 FOREIGN_SYNTAX[tensor.ExtractOp] = ForeignSyntax(_parse_extract, _print_extract)
-FOREIGN_SYNTAX[tensor.FromElementsOp] = ForeignSyntax(_parse_from_elements, _print_from_elements)
+FOREIGN_SYNTAX[tensor.FromElementsOp] = ForeignSyntax(
+    _parse_from_elements, _print_plain(result_typed=True)
+)
 FOREIGN_SYNTAX[arith.CmpiOp] = ForeignSyntax(_parse_cmpi, _print_cmpi)
-FOREIGN_SYNTAX[arith.SelectOp] = ForeignSyntax(_parse_select, _print_select)
-FOREIGN_SYNTAX[arith.IndexCastOp] = ForeignSyntax(_parse_index_cast, _print_index_cast)
-FOREIGN_SYNTAX[IndexCastOp] = ForeignSyntax(_parse_index_cast, _print_index_cast)
+FOREIGN_SYNTAX[arith.SelectOp] = ForeignSyntax(_parse_select, _print_plain(result_typed=True))
+# arith.index_cast: `%r = arith.index_cast %x : T to R`, read as the IndexCastOp above
+FOREIGN_SYNTAX[arith.IndexCastOp] = FOREIGN_SYNTAX[IndexCastOp] = cast_syntax(
+    IndexCastOp, "to", "arith.index_cast: the operand's type is not the written one"
+)
 for _cls in INTEGER_BINARY:
     FOREIGN_SYNTAX[_cls] = ForeignSyntax(_parse_binary(_cls), _print_binary)
 

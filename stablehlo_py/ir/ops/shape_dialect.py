@@ -51,6 +51,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 
+from stablehlo_py.ir.ops.func import print_return
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import tensor_type
@@ -61,44 +62,39 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------------------- types
+class _ShapeDialectType(ParametrizedAttribute, TypeAttribute):
+    """A shape dialect type without parameters: written `!` and its name."""
+
+    def mlir_text(self) -> str:
+        return f"!{self.name}"
+
+
 @irdl_attr_definition
-class ShapeType(ParametrizedAttribute, TypeAttribute):
+class ShapeType(_ShapeDialectType):
     """`!shape.shape`: a shape, possibly unranked, possibly an error."""
 
     name = "shape.shape"
 
-    def mlir_text(self) -> str:
-        return "!shape.shape"
-
 
 @irdl_attr_definition
-class SizeType(ParametrizedAttribute, TypeAttribute):
+class SizeType(_ShapeDialectType):
     """`!shape.size`: a non-negative extent, possibly an error."""
 
     name = "shape.size"
 
-    def mlir_text(self) -> str:
-        return "!shape.size"
-
 
 @irdl_attr_definition
-class WitnessType(ParametrizedAttribute, TypeAttribute):
+class WitnessType(_ShapeDialectType):
     """`!shape.witness`: the result of a constraint (`shape.cstr_*`), consumed by `shape.assuming`."""
 
     name = "shape.witness"
 
-    def mlir_text(self) -> str:
-        return "!shape.witness"
-
 
 @irdl_attr_definition
-class ValueShapeType(ParametrizedAttribute, TypeAttribute):
+class ValueShapeType(_ShapeDialectType):
     """`!shape.value_shape`: a value together with its shape."""
 
     name = "shape.value_shape"
-
-    def mlir_text(self) -> str:
-        return "!shape.value_shape"
 
 
 SHAPE_TYPES: dict[str, Attribute] = {
@@ -691,19 +687,10 @@ def _parse_assuming_yield(p: Parser) -> Operation:
     return AssumingYieldOp.create(operands=operands, attributes=attrs)
 
 
-def _print_assuming_yield(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
-    pr.write(pr.op_name(op.name))
-    pr.attr_dict(dict(op.attributes))
-    if op.operands:
-        pr.write(" ")
-        pr.operands(op.operands)
-        pr.write(" : ")
-        pr.types([v.type for v in op.operands])
-
-
 FOREIGN_SYNTAX[ConstShapeOp] = ForeignSyntax(_parse_const_shape, _print_const_shape)
 FOREIGN_SYNTAX[AssumingOp] = ForeignSyntax(_parse_assuming, _print_assuming)
-FOREIGN_SYNTAX[AssumingYieldOp] = ForeignSyntax(_parse_assuming_yield, _print_assuming_yield)
+# func.return's syntax: `shape.assuming_yield %a, %b : T, U`
+FOREIGN_SYNTAX[AssumingYieldOp] = ForeignSyntax(_parse_assuming_yield, print_return)
 FOREIGN_SYNTAX[ConstSizeOp] = ForeignSyntax(_parse_const_size, _print_const_size)
 FOREIGN_SYNTAX[ConstWitnessOp] = ForeignSyntax(_parse_const_witness, _print_const_witness)
 
