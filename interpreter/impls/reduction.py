@@ -8,6 +8,7 @@ region runs vectorized on whole arrays (`Evaluator.region_body`).  Sort comparat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,26 +28,25 @@ def _split(args: list[Any]) -> tuple[list[Any], list[Any]]:
 
 
 def _results(op: Any, results: Any) -> list[Any]:
-    out = []
-    for i, r in enumerate(results):
-        want = A.result_dtype(op, i)
-        r = np.asarray(r)
-        out.append(r if r.dtype == want else r.astype(want))
-    return out
+    results = list(results)
+    return _as_dtypes(results, [A.result_dtype(op, i) for i in range(len(results))])
 
 
-@compiler("stablehlo.reduce")
-def _reduce(op: Any) -> Step:
-    """The region's argument types, its kind (`return add(a, b)`...), the dimensions and the
-    result types decoded once; the body is the op's compiled region."""
+def _region_types(op: Any) -> tuple[list[Any], str | None, list[Any]]:
+    """The region's argument types, its kind (`return add(a, b)`...) and the op's result types."""
     region = op.regions[0]
-    types = A.region_arg_dtypes(region)
+    result_dtypes = [A.result_dtype(op, i) for i in range(len(op.results))]
+    return A.region_arg_dtypes(region), region_kind(region), result_dtypes
+
+
+def _region_reduction(op: Any, reduce: Callable[[list[Any], list[Any], Any], Any]) -> Any:
+    """The compiled run of a reduction whose body is the op's compiled region: the inputs and
+    inits converted to the region's argument types, `reduce(inputs, inits, body)`, the results
+    in the result types."""
+    types, kind, result_dtypes = _region_types(op)
     n = len(op.operands) // 2
     input_types, init_types = types[n:], types[:n]
-    kind = region_kind(region)
-    dimensions = A.ints(op, "dimensions", [])
-    result_dtypes = [A.result_dtype(op, i) for i in range(len(op.results))]
-    reduce, to_types = red.reduce, A.to_types
+    to_types = A.to_types
 
     def run(regions: tuple[Any, ...], *args: Any) -> list[Any]:
         inputs = to_types(list(args[:n]), input_types)
@@ -56,9 +56,19 @@ def _reduce(op: Any) -> Step:
         def body(*arrays: Any) -> tuple[Any, ...]:
             return tuple(computation(*arrays))
 
-        results = reduce(inputs, inits, dimensions, make_body(body, kind=kind))
-        return _as_dtypes(results, result_dtypes)
+        return _as_dtypes(reduce(inputs, inits, make_body(body, kind=kind)), result_dtypes)
 
+    return run
+
+
+@compiler("stablehlo.reduce")
+def _reduce(op: Any) -> Step:
+    """The region's argument types, its kind (`return add(a, b)`...), the dimensions and the
+    result types decoded once; the body is the op's compiled region."""
+    dimensions = A.ints(op, "dimensions", [])
+    reduce = red.reduce
+    types, kind, result_dtypes = _region_types(op)
+    run = _region_reduction(op, lambda inputs, inits, body: reduce(inputs, inits, dimensions, body))
     fast = _prepared_reduce(op, kind, dimensions, types, result_dtypes, run)
     return Step(fast or run, regions=True, multi=True)
 
@@ -121,7 +131,7 @@ def _static_shape(t: Any) -> tuple[int, ...] | None:
 
 
 def _as_dtypes(results: Any, dtypes: list[np.dtype[Any]]) -> list[Any]:
-    """`_results` with the result dtypes decoded once."""
+    """`results` as arrays of `dtypes` (converted where they differ)."""
     out = []
     for r, want in zip(results, dtypes, strict=False):
         r = np.asarray(r)
@@ -140,32 +150,18 @@ def _padding(op: Any) -> np.ndarray | None:
 def _reduce_window(op: Any) -> Step:
     """Window attributes, padding, the region's argument types and kind and the result types
     decoded once; the body is the op's compiled region."""
-    region = op.regions[0]
-    types = A.region_arg_dtypes(region)
-    n = len(op.operands) // 2
-    input_types, init_types = types[n:], types[:n]
-    kind = region_kind(region)
     windows = {
         name: A.ints(op, name)
         for name in ("window_dimensions", "window_strides", "base_dilations", "window_dilations")
     }
     padding = _padding(op)
-    result_dtypes = [A.result_dtype(op, i) for i in range(len(op.results))]
-    reduce_window, to_types = red.reduce_window, A.to_types
-
-    def run(regions: tuple[Any, ...], *args: Any) -> list[Any]:
-        inputs = to_types(list(args[:n]), input_types)
-        inits = to_types(list(args[n:]), init_types)
-        computation = regions[0]
-
-        def body(*arrays: Any) -> tuple[Any, ...]:
-            return tuple(computation(*arrays))
-
-        results = reduce_window(
-            inputs, inits, padding=padding, body=make_body(body, kind=kind), **windows
-        )
-        return _as_dtypes(results, result_dtypes)
-
+    reduce_window = red.reduce_window
+    run = _region_reduction(
+        op,
+        lambda inputs, inits, body: reduce_window(
+            inputs, inits, padding=padding, body=body, **windows
+        ),
+    )
     return Step(run, regions=True, multi=True)
 
 
