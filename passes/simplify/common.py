@@ -419,16 +419,17 @@ def rebuild(
     op: Operation,
     operands: Sequence[SSAValue],
     properties: Mapping[str, Attribute] | None = None,
+    attributes: Mapping[str, Attribute] | None = None,
 ) -> None:
-    """Replace ``op`` by an equal op of ``operands`` (and ``properties``, default its own): where
-    upstream changes an op in place, a new op at its place prints the same and leaves no state
-    derived from the old one (e.g. an interpreter's prepared step)."""
+    """Replace ``op`` by an equal op of ``operands`` (and ``properties`` and ``attributes``,
+    default its own): where upstream changes an op in place, a new op at its place prints the
+    same and leaves no state derived from the old one (e.g. an interpreter's prepared step)."""
     new = build(
         type(op),
         operands,
         dict(op.properties if properties is None else properties),
         [r.type for r in op.results],
-        dict(op.attributes),
+        dict(op.attributes if attributes is None else attributes),
         like=op,
     )
     replace_with_ops(rewriter, op, [new])

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from stablehlo_py.passes.simplify.common import (
     RootPattern,
-    build,
     empty_constant,
     modified,
     num_elems,
-    replace_with_ops,
+    rebuild,
 )
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, TensorType
-from xdsl.ir import Operation, OpResult
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
@@ -35,6 +34,14 @@ def _zero_extent(t) -> TensorType | None:
     return t if isinstance(t, TensorType) and num_elems(t) == 0 else None
 
 
+def _empty_before(op: Operation, t: TensorType, rewriter: PatternRewriter) -> SSAValue:
+    """A `stablehlo.constant dense<>` of type ``t`` inserted before ``op``, at its location."""
+    c = empty_constant(t)
+    c.location = op.location
+    rewriter.insert(c, InsertPoint.before(op))
+    return c.results[0]
+
+
 class ZeroExtentToEmptyConstant(RootPattern):
     """op(X : zero-extent tensor) -> constant dense<> for results and operands of StableHLO ops
     without memory effects."""
@@ -50,20 +57,14 @@ class ZeroExtentToEmptyConstant(RootPattern):
             t = _zero_extent(r.type)
             if t is None or not r.uses:
                 continue
-            c = empty_constant(t)
-            c.location = op.location
-            rewriter.insert(c, InsertPoint.before(op))
-            rewriter.replace_all_uses_with(r, c.results[0])
+            rewriter.replace_all_uses_with(r, _empty_before(op, t, rewriter))
         operands = list(op.operands)
         changed = False
         for i, v in enumerate(operands):
             t = _zero_extent(v.type)
             if t is None or (isinstance(v, OpResult) and v.owner.name == "stablehlo.constant"):
                 continue
-            c = empty_constant(t)
-            c.location = op.location
-            rewriter.insert(c, InsertPoint.before(op))
-            operands[i] = c.results[0]
+            operands[i] = _empty_before(op, t, rewriter)
             changed = True
         if not changed:
             return
@@ -71,17 +72,7 @@ class ZeroExtentToEmptyConstant(RootPattern):
             op.operands = operands
             modified(rewriter, op)
             return
-        # an equal new op at its place prints the same and keeps no state derived from the old
-        # operands (an interpreter's prepared step)
-        new = build(
-            type(op),
-            operands,
-            dict(op.properties),
-            [r.type for r in op.results],
-            dict(op.attributes),
-            like=op,
-        )
-        replace_with_ops(rewriter, op, [new])
+        rebuild(rewriter, op, operands)
 
 
 API_VERSION_ORIGINAL = 1
@@ -110,7 +101,4 @@ class CustomCallUnregisteredBackendConfigToFfi(RootPattern):
         props["backend_config"] = config
         props["api_version"] = IntegerAttr(API_VERSION_TYPED_FFI, IntegerType(32))
         attrs = {k: v for k, v in op.attributes.items() if k != MHLO_BACKEND_CONFIG}
-        new = build(
-            type(op), list(op.operands), props, [r.type for r in op.results], attrs, like=op
-        )
-        replace_with_ops(rewriter, op, [new])
+        rebuild(rewriter, op, list(op.operands), props, attrs)
