@@ -26,7 +26,7 @@ import stablehlo_py.interpreter.semantics.chlo as math
 from stablehlo_py.interpreter.semantics._common import const_like
 from stablehlo_py.interpreter.semantics.chlo import Traced
 from stablehlo_py.interpreter.values import dtype_of_type
-from stablehlo_py.passes._common import gc_paused, op_location
+from stablehlo_py.passes._common import carry_location, gc_paused, op_location
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
@@ -145,11 +145,7 @@ class Builder:
         """A new op with the anchor's location, not inserted anywhere."""
         cls = self.ops[name]
         op = cls.build_generic(operands, result_types, properties or {}, {}, regions or [])  # type: ignore[attr-defined]
-        op.location = self.anchor.location
-        src = getattr(self.anchor, "_src", None)
-        if src is not None:
-            op._src = src  # type: ignore[attr-defined]
-        return op
+        return carry_location(op, self.anchor)
 
     def create(self, *args: Any, **kwargs: Any) -> Operation:
         """A new op (the arguments of `build`) inserted before the anchor."""

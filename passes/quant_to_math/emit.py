@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from stablehlo_py.passes._common import carry_location
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
@@ -104,11 +105,7 @@ class Emitter:
         op = cls.build_generic(  # type: ignore[attr-defined]
             list(operands), list(result_types), properties or {}, attributes or {}, list(regions)
         )
-        op.location = self.anchor.location
-        src = getattr(self.anchor, "_src", None)
-        if src is not None:
-            op._src = src  # type: ignore[attr-defined]
-        return op
+        return carry_location(op, self.anchor)
 
     def op(self, *args: object, **kwargs: object) -> Operation:
         op = self.build(*args, **kwargs)  # type: ignore[arg-type]
