@@ -15,6 +15,7 @@ upstream's order for each op:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from stablehlo_py.passes.greedy import constant_value_of, is_trivially_dead, own_effects
@@ -66,12 +67,25 @@ def _terminator(block: Block) -> Operation | None:
     return last if last is not None and last.name == "stablehlo.return" else None
 
 
-# ------------------------------------------------------------------------------- reduce
-class FoldReduceOpReducingZeroDims(RewritePattern):
-    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+class _Rooted(RewritePattern):
+    """A pattern of the ops named ``root`` (the greedy driver tries it on these ops only)."""
+
+    root: ClassVar[str]
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.name != "stablehlo.reduce" or _ints_prop(op, "dimensions"):
+        if op.name == self.root:
+            self.rewrite(op, rewriter)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        raise NotImplementedError
+
+
+# ------------------------------------------------------------------------------- reduce
+class FoldReduceOpReducingZeroDims(_Rooted):
+    root = "stablehlo.reduce"
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if _ints_prop(op, "dimensions"):
             return
         n = len(op.results)
         inputs = list(op.operands[:n])
@@ -80,12 +94,10 @@ class FoldReduceOpReducingZeroDims(RewritePattern):
         rewriter.replace(op, [], new_results=inputs)
 
 
-class FoldReduceOpToConstantInitializer(RewritePattern):
-    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+class FoldReduceOpToConstantInitializer(_Rooted):
+    root = "stablehlo.reduce"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.name != "stablehlo.reduce":
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         body = op.regions[0].blocks[0]
         ret = _terminator(body)
         if ret is None or body.first_op is not ret:
@@ -106,12 +118,10 @@ class FoldReduceOpToConstantInitializer(RewritePattern):
         rewriter.replace(op, new, new_results=[c.results[0] for c in new])
 
 
-class FoldReduceOpWithRedundantResults(RewritePattern):
-    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+class FoldReduceOpWithRedundantResults(_Rooted):
+    root = "stablehlo.reduce"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.name != "stablehlo.reduce":
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         region = op.regions[0]
         ret = _terminator(region.blocks[0])
         if ret is None:
@@ -129,12 +139,10 @@ def _defined_in(value: SSAValue, region: object) -> bool:
     return block is not None and block.parent is region
 
 
-class LowerBoolSplatConstantsIntoReduceOpRegion(RewritePattern):
-    root = "stablehlo.reduce"  # the greedy driver tries it on these ops only
+class LowerBoolSplatConstantsIntoReduceOpRegion(_Rooted):
+    root = "stablehlo.reduce"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.name != "stablehlo.reduce":
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         body = op.regions[0].blocks[0]
         first = body.first_op
         if first is None or len(list(body.ops)) != 2:
@@ -184,14 +192,14 @@ def has_any_declared_side_effects(op: Operation) -> bool:
     )
 
 
-class FoldWhileOpIfDeadAndPresumedPure(RewritePattern):
-    root = "stablehlo.while"  # the greedy driver tries it on these ops only
+class FoldWhileOpIfDeadAndPresumedPure(_Rooted):
+    root = "stablehlo.while"
 
     def __init__(self, options: FoldOptions):
         self.options = options
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.name != "stablehlo.while" or not self.options.assume_no_undeclared_side_effects:
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not self.options.assume_no_undeclared_side_effects:
             return
         if any(r.first_use is not None for r in op.results) or not _cond_is_false(op):
             return
@@ -200,12 +208,10 @@ class FoldWhileOpIfDeadAndPresumedPure(RewritePattern):
         rewriter.erase(op)
 
 
-class FoldWhileOpPattern(RewritePattern):
-    root = "stablehlo.while"  # the greedy driver tries it on these ops only
+class FoldWhileOpPattern(_Rooted):
+    root = "stablehlo.while"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.name != "stablehlo.while":
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         used = any(r.first_use is not None for r in op.results)
         if not used and not is_trivially_dead(op):
             return  # keeping a dead while op with (possible) side effects
@@ -238,12 +244,10 @@ def _placeholder(t: Attribute, where: Operation) -> Operation | None:
     return None
 
 
-class InlineCaseOpWithConstantBranchIndex(RewritePattern):
-    root = "stablehlo.case"  # the greedy driver tries it on these ops only
+class InlineCaseOpWithConstantBranchIndex(_Rooted):
+    root = "stablehlo.case"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.name != "stablehlo.case":
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if all(r.first_use is None for r in op.results):
             return  # dead case ops are left to dead-code elimination
         attr = constant_attr(op.operands[0])
