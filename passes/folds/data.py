@@ -19,6 +19,7 @@ from stablehlo_py.passes.shape_folder import (
     _within_limit,
     constant_attr,
 )
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Operation
 
 from stablehlo_py.ir.text.dense import dense_values, is_splat, make_dense
@@ -40,21 +41,27 @@ def _fold_iota(op: Operation, options: FoldOptions) -> FoldResult:
     return make_dense(rt, iota(_int_prop(op, "iota_dimension"), shape, dtype))  # type: ignore[arg-type]
 
 
+def _int_or_float_constant(op: Operation) -> DenseIntOrFPElementsAttr | None:
+    """The constant value of ``op``'s operand when its elements are integers or floats."""
+    attr = constant_attr(op.operands[0])
+    if attr is None:
+        return None
+    e = _element(op.operands[0].type)
+    return attr if _is_int(e) or _is_float(e) else None
+
+
 def _fold_reverse(op: Operation, options: FoldOptions) -> FoldResult:
     """Integer and float constants; a trivial reverse (no dimensions, at most one element, a splat,
     reversed dimensions of size 1) is left to the simplifier."""
     ot = op.operands[0].type
     if not _static(ot) or not _within_limit(ot, options):
         return None
-    attr = constant_attr(op.operands[0])
+    attr = _int_or_float_constant(op)
     if attr is None:
         return None
     dims = _ints_prop(op, "dimensions")
     shape = ot.get_shape()  # type: ignore[union-attr]
     if not dims or num_elements(shape) <= 1 or is_splat(attr) or all(shape[d] == 1 for d in dims):
-        return None
-    e = _element(ot)
-    if not (_is_int(e) or _is_float(e)):
         return None
     return make_dense(op.results[0].type, reverse(dense_values(attr), dims))  # type: ignore[arg-type]
 
@@ -64,11 +71,8 @@ def _fold_transpose(op: Operation, options: FoldOptions) -> FoldResult:
     rt = op.results[0].type
     if not _static(rt):
         return None
-    attr = constant_attr(op.operands[0])
+    attr = _int_or_float_constant(op)
     if attr is None:
-        return None
-    e = _element(rt)
-    if not (_is_int(e) or _is_float(e)):
         return None
     out = transpose(dense_values(attr), _ints_prop(op, "permutation"))
     return make_dense(rt, out.reshape(rt.get_shape()))  # type: ignore[union-attr]
