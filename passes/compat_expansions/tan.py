@@ -71,41 +71,49 @@ class _Emitter:
         return self("chlo.constant_like", [value], {"value": FloatAttr(1.0, element)})
 
 
-class TanOpExpander(RewritePattern):
+class _TanExpander(RewritePattern):
+    """A `tan` of the default accuracy whose operand is complex (``COMPLEX``) or real -> the
+    values ``expand`` emits before it."""
+
+    root: ClassVar[str] = "stablehlo.tan"
+    COMPLEX: ClassVar[bool]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != self.root or not has_default_accuracy(op):
+            return
+        x = op.operands[0]
+        if is_complex_tensor(x.type) != self.COMPLEX:
+            return
+        rewriter.replace(op, [], [self.expand(_Emitter(op, rewriter), x)])
+
+    @staticmethod
+    def expand(emit: _Emitter, x: SSAValue) -> SSAValue:
+        raise NotImplementedError
+
+
+class TanOpExpander(_TanExpander):
     """tan(x) -> sine(x) / cosine(x) (real element types)."""
 
-    root: ClassVar[str] = "stablehlo.tan"
+    COMPLEX = False
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != self.root or not has_default_accuracy(op):
-            return
-        x = op.operands[0]
-        if is_complex_tensor(x.type):
-            return
-        emit = _Emitter(op, rewriter)
+    @staticmethod
+    def expand(emit: _Emitter, x: SSAValue) -> SSAValue:
         sine = emit("stablehlo.sine", [x], _ACCURACY)
         cosine = emit("stablehlo.cosine", [x], _ACCURACY)
-        div = emit("stablehlo.divide", [sine, cosine])
-        rewriter.replace(op, [], [div])
+        return emit("stablehlo.divide", [sine, cosine])
 
 
-class TanOpComplexExpander(RewritePattern):
+class TanOpComplexExpander(_TanExpander):
     """tan(a + bi) -> (tan(a) + i tanh(b)) / (1 - i tan(a) tanh(b))."""
 
-    root: ClassVar[str] = "stablehlo.tan"
+    COMPLEX = True
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != self.root or not has_default_accuracy(op):
-            return
-        x = op.operands[0]
-        if not is_complex_tensor(x.type):
-            return
-        emit = _Emitter(op, rewriter)
+    @staticmethod
+    def expand(emit: _Emitter, x: SSAValue) -> SSAValue:
         tan = emit("stablehlo.tan", [emit("stablehlo.real", [x])], _ACCURACY)
         tanh = emit("stablehlo.tanh", [emit("stablehlo.imag", [x])], _ACCURACY)
         numerator = emit("stablehlo.complex", [tan, tanh])
         one = emit.one_like(tan)
         minus = emit("stablehlo.negate", [emit("stablehlo.multiply", [tan, tanh])])
         denominator = emit("stablehlo.complex", [one, minus])
-        div = emit("stablehlo.divide", [numerator, denominator])
-        rewriter.replace(op, [], [div])
+        return emit("stablehlo.divide", [numerator, denominator])
