@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from ._attributes import ints, ints_or_ones
 from ._element_kinds import is_integer
 from .folds import ufunc_kind
 from .regions import grouped_fold, kind_ufunc
@@ -55,10 +56,6 @@ def _as_index(a: ArrayLike) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _ints(values: ArrayLike | Sequence[Any]) -> list[int]:
-    return [int(v) for v in np.asarray(values, dtype=np.int64).reshape(-1)]
-
-
 def _scalar_indices(start_indices: Sequence[ArrayLike] | ArrayLike) -> np.ndarray:
     """A sequence of 0-d tensors (or a 1-d tensor) -> int64 vector."""
     if isinstance(start_indices, np.ndarray):
@@ -75,7 +72,7 @@ def broadcast_in_dim(
     """``result[i] = operand[j]`` with ``j[d] = 0`` if ``dim(operand, d) = 1`` else
     ``i[broadcast_dimensions[d]]`` (spec.md#broadcast_in_dim)."""
     operand = np.asarray(operand)
-    dims = _ints(broadcast_dimensions)
+    dims = ints(broadcast_dimensions)
     result_shape = tuple(int(s) for s in result_shape)
     order = sorted(range(len(dims)), key=lambda d: dims[d])
     moved = np.transpose(operand, order) if order else operand
@@ -95,7 +92,7 @@ def _clamped_starts(
 ) -> list[int]:
     starts = _scalar_indices(start_indices)
     upper = np.asarray(shape, dtype=np.int64) - np.asarray(sizes, dtype=np.int64)
-    return _ints(np.clip(starts, 0, upper))
+    return ints(np.clip(starts, 0, upper))
 
 
 def dynamic_slice(
@@ -104,7 +101,7 @@ def dynamic_slice(
     """Slice of size ``slice_sizes`` at ``clamp(0, start_indices, shape - slice_sizes)``
     (spec.md#dynamic_slice)."""
     operand = np.asarray(operand)
-    sizes = _ints(slice_sizes)
+    sizes = ints(slice_sizes)
     starts = _clamped_starts(start_indices, operand.shape, sizes)
     return operand[tuple(_builtin_slice(s, s + n) for s, n in zip(starts, sizes, strict=True))]
 
@@ -148,9 +145,9 @@ def pad(
 ) -> np.ndarray:
     """Edge padding (negative removes elements) and interior padding (spec.md#pad)."""
     operand = np.asarray(operand)
-    low = _ints(edge_padding_low)
-    high = _ints(edge_padding_high)
-    interior = _ints(interior_padding)
+    low = ints(edge_padding_low)
+    high = ints(edge_padding_high)
+    interior = ints(interior_padding)
     out_shape = [
         max(0, lo + n + max(n - 1, 0) * it + hi)
         for n, lo, hi, it in zip(operand.shape, low, high, interior, strict=True)
@@ -179,7 +176,7 @@ def reshape(operand: ArrayLike, result_shape: Sequence[int]) -> np.ndarray:
 def reverse(operand: ArrayLike, dimensions: Sequence[int]) -> np.ndarray:
     """Reverse ``operand`` along ``dimensions`` (spec.md#reverse)."""
     operand = np.asarray(operand)
-    dims = tuple(_ints(dimensions))
+    dims = tuple(ints(dimensions))
     return np.flip(operand, axis=dims) if dims else operand
 
 
@@ -191,9 +188,9 @@ def slice(  # noqa: A001 - spec name
 ) -> np.ndarray:
     """``result[i] = operand[start_indices + i * strides]`` (spec.md#slice)."""
     operand = np.asarray(operand)
-    starts = _ints(start_indices)
-    limits = _ints(limit_indices)
-    steps = _ints(strides) if strides is not None else [1] * operand.ndim
+    starts = ints(start_indices)
+    limits = ints(limit_indices)
+    steps = ints_or_ones(strides, operand.ndim)
     return operand[
         tuple(_builtin_slice(s, e, st) for s, e, st in zip(starts, limits, steps, strict=True))
     ]
@@ -201,7 +198,7 @@ def slice(  # noqa: A001 - spec name
 
 def transpose(operand: ArrayLike, permutation: Sequence[int]) -> np.ndarray:
     """``result[i] = operand[j]`` with ``i[d] = j[permutation[d]]`` (spec.md#transpose)."""
-    return np.transpose(np.asarray(operand), _ints(permutation))
+    return np.transpose(np.asarray(operand), ints(permutation))
 
 
 def get_dimension_size(operand: ArrayLike, dimension: int) -> np.ndarray:
@@ -230,14 +227,14 @@ def real_dynamic_slice(
     operand: ArrayLike, start_indices: ArrayLike, limit_indices: ArrayLike, strides: ArrayLike
 ) -> np.ndarray:
     """``slice`` with its indices given as runtime 1-d tensors (no clamping)."""
-    return slice(operand, _ints(start_indices), _ints(limit_indices), _ints(strides))
+    return slice(operand, ints(start_indices), ints(limit_indices), ints(strides))
 
 
 def dynamic_iota(
     output_shape: ArrayLike, iota_dimension: int, element_type: DTypeLike
 ) -> np.ndarray:
     """``iota`` with a runtime shape (spec.md#dynamic_iota)."""
-    return iota(iota_dimension, _ints(output_shape), element_type)
+    return iota(iota_dimension, ints(output_shape), element_type)
 
 
 def dynamic_broadcast_in_dim(
@@ -248,12 +245,12 @@ def dynamic_broadcast_in_dim(
     known_nonexpanding_dimensions: Sequence[int] = (),
 ) -> np.ndarray:
     """``broadcast_in_dim`` with a runtime result shape; the known_* hints are unused."""
-    return broadcast_in_dim(operand, broadcast_dimensions, _ints(output_dimensions))
+    return broadcast_in_dim(operand, broadcast_dimensions, ints(output_dimensions))
 
 
 def dynamic_reshape(operand: ArrayLike, output_shape: ArrayLike) -> np.ndarray:
     """``reshape`` with a runtime result shape (spec.md#dynamic_reshape)."""
-    return reshape(operand, _ints(output_shape))
+    return reshape(operand, ints(output_shape))
 
 
 def dynamic_pad(
@@ -267,9 +264,9 @@ def dynamic_pad(
     return pad(
         operand,
         padding_value,
-        _ints(edge_padding_low),
-        _ints(edge_padding_high),
-        _ints(interior_padding),
+        ints(edge_padding_low),
+        ints(edge_padding_high),
+        ints(interior_padding),
     )
 
 
@@ -315,12 +312,12 @@ def gather(
     ivd = int(index_vector_dim)
     vectors = _index_vectors(start_indices, ivd)
     batch_shape = vectors.shape[:-1]
-    offset_dims_l = _ints(offset_dims)
-    collapsed = _ints(collapsed_slice_dims)
-    index_map = _ints(start_index_map)
-    sizes = _ints(slice_sizes)
-    op_batching = _ints(operand_batching_dims)
-    idx_batching = _ints(start_indices_batching_dims)
+    offset_dims_l = ints(offset_dims)
+    collapsed = ints(collapsed_slice_dims)
+    index_map = ints(start_index_map)
+    sizes = ints(slice_sizes)
+    op_batching = ints(operand_batching_dims)
+    idx_batching = ints(start_indices_batching_dims)
     offset_operand_dims = [
         d for d in range(operand.ndim) if d not in collapsed and d not in op_batching
     ]
@@ -380,7 +377,7 @@ def dynamic_gather(
         collapsed_slice_dims=collapsed_slice_dims,
         start_index_map=start_index_map,
         index_vector_dim=index_vector_dim,
-        slice_sizes=_ints(slice_sizes),
+        slice_sizes=ints(slice_sizes),
         operand_batching_dims=operand_batching_dims,
         start_indices_batching_dims=start_indices_batching_dims,
         indices_are_sorted=indices_are_sorted,
@@ -419,11 +416,11 @@ def scatter(
     ups = [np.asarray(u) for u in updates]
     ivd = int(index_vector_dim)
     vectors = _index_vectors(scatter_indices, ivd)
-    window_dims = _ints(update_window_dims)
-    inserted = _ints(inserted_window_dims)
-    to_operand = _ints(scatter_dims_to_operand_dims)
-    in_batching = _ints(input_batching_dims)
-    idx_batching = _ints(scatter_indices_batching_dims)
+    window_dims = ints(update_window_dims)
+    inserted = ints(inserted_window_dims)
+    to_operand = ints(scatter_dims_to_operand_dims)
+    in_batching = ints(input_batching_dims)
+    idx_batching = ints(scatter_indices_batching_dims)
     shape = ins[0].shape
     rank_in = len(shape)
     up_shape = ups[0].shape
@@ -449,9 +446,7 @@ def scatter(
         if d in window_input_dims:
             k = window_input_dims.index(d)
             axis = window_dims[k]
-            component = component + _along(
-                np.arange(up_shape[axis], dtype=np.int64), axis, rank_up
-            )
+            component = component + _along(np.arange(up_shape[axis], dtype=np.int64), axis, rank_up)
         full = np.broadcast_to(np.asarray(component, dtype=np.int64), up_shape)
         in_bounds &= (full >= 0) & (full < shape[d])
         index_arrays.append(full)

@@ -17,14 +17,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from ._attributes import ints, ints_or_ones, padding_pairs
 from ._element_kinds import bit_width, is_complex, is_float
 from .data_movement import pad
 
 __all__ = ["dot_general", "convolution", "dynamic_conv", "triangular_solve", "cholesky"]
-
-
-def _ints(values: ArrayLike | Sequence[Any]) -> list[int]:
-    return [int(v) for v in np.asarray(values, dtype=np.int64).reshape(-1)]
 
 
 def _compute_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
@@ -53,8 +50,8 @@ def dot_general(
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     out_dtype = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
-    lb, rb = _ints(lhs_batching_dimensions), _ints(rhs_batching_dimensions)
-    lc, rc = _ints(lhs_contracting_dimensions), _ints(rhs_contracting_dimensions)
+    lb, rb = ints(lhs_batching_dimensions), ints(rhs_batching_dimensions)
+    lc, rc = ints(lhs_contracting_dimensions), ints(rhs_contracting_dimensions)
     lf = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
     rf = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
     batch_shape = [lhs.shape[d] for d in lb]
@@ -86,8 +83,8 @@ def _conv_windows(
     padded = pad(
         lhs_c,
         zero,
-        [0, *_ints(padding[:, 0]), 0],
-        [0, *_ints(padding[:, 1]), 0],
+        [0, *ints(padding[:, 0]), 0],
+        [0, *ints(padding[:, 1]), 0],
         [0, *[d - 1 for d in lhs_dilation], 0],
     )
     extents = [
@@ -156,18 +153,14 @@ def convolution(
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     out_dtype = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
-    in_sp = _ints(input_spatial_dimensions)
-    k_sp = _ints(kernel_spatial_dimensions)
-    o_sp = _ints(output_spatial_dimensions)
+    in_sp = ints(input_spatial_dimensions)
+    k_sp = ints(kernel_spatial_dimensions)
+    o_sp = ints(output_spatial_dimensions)
     s = len(in_sp)
-    strides = _ints(window_strides) if window_strides is not None else [1] * s
-    pads = (
-        np.asarray(padding, dtype=np.int64).reshape(s, 2)
-        if padding is not None
-        else np.zeros((s, 2), dtype=np.int64)
-    )
-    ldil = _ints(lhs_dilation) if lhs_dilation is not None else [1] * s
-    rdil = _ints(rhs_dilation) if rhs_dilation is not None else [1] * s
+    strides = ints_or_ones(window_strides, s)
+    pads = padding_pairs(padding, s)
+    ldil = ints_or_ones(lhs_dilation, s)
+    rdil = ints_or_ones(rhs_dilation, s)
     reversal = [bool(r) for r in window_reversal] if window_reversal is not None else [False] * s
 
     lhs_c = np.transpose(lhs, [int(input_batch_dimension), *in_sp, int(input_feature_dimension)])

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._attributes import ints, ints_or_ones, padding_pairs
 from ._element_kinds import is_complex
 from .data_movement import pad
 from .folds import fold_left, reduce_last_axis, ufunc_kind
@@ -29,10 +30,6 @@ __all__ = [
     "top_k",
     "total_order_key",
 ]
-
-
-def _ints(values: ArrayLike | Sequence[Any]) -> list[int]:
-    return [int(v) for v in np.asarray(values, dtype=np.int64).reshape(-1)]
 
 
 def reduce(
@@ -50,7 +47,7 @@ def reduce(
     """
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]
-    dims = sorted(set(_ints(dimensions)))
+    dims = sorted(set(ints(dimensions)))
     keep = [d for d in range(xs[0].ndim) if d not in dims]
     out_shape = tuple(xs[0].shape[d] for d in keep)
     moved = [np.transpose(x, keep + dims).reshape(out_shape + (-1,)) for x in xs]
@@ -86,16 +83,12 @@ def reduce_window(
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]
     rank = xs[0].ndim
-    wd = _ints(window_dimensions)
-    ws = _ints(window_strides) if window_strides is not None else [1] * rank
-    bd = _ints(base_dilations) if base_dilations is not None else [1] * rank
-    wdil = _ints(window_dilations) if window_dilations is not None else [1] * rank
-    pads = (
-        np.asarray(padding, dtype=np.int64).reshape(rank, 2)
-        if padding is not None
-        else np.zeros((rank, 2), dtype=np.int64)
-    )
-    low, high = _ints(pads[:, 0]), _ints(pads[:, 1])
+    wd = ints(window_dimensions)
+    ws = ints_or_ones(window_strides, rank)
+    bd = ints_or_ones(base_dilations, rank)
+    wdil = ints_or_ones(window_dilations, rank)
+    pads = padding_pairs(padding, rank)
+    low, high = ints(pads[:, 0]), ints(pads[:, 1])
     interior = [b - 1 for b in bd]
     padded = [
         pad(x, v.astype(x.dtype), low, high, interior) for x, v in zip(xs, inits, strict=True)
@@ -143,14 +136,10 @@ def select_and_scatter(
     source = np.asarray(source)
     init = np.asarray(init_value)
     rank = operand.ndim
-    wd = _ints(window_dimensions)
-    ws = _ints(window_strides) if window_strides is not None else [1] * rank
-    pads = (
-        np.asarray(padding, dtype=np.int64).reshape(rank, 2)
-        if padding is not None
-        else np.zeros((rank, 2), dtype=np.int64)
-    )
-    low, high = _ints(pads[:, 0]), _ints(pads[:, 1])
+    wd = ints(window_dimensions)
+    ws = ints_or_ones(window_strides, rank)
+    pads = padding_pairs(padding, rank)
+    low, high = ints(pads[:, 0]), ints(pads[:, 1])
     zeros = [0] * rank
     padded = pad(operand, np.zeros((), operand.dtype), low, high, zeros)
     valid = pad(np.ones(operand.shape, dtype=bool), np.array(False), low, high, zeros)
