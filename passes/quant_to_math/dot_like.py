@@ -5,7 +5,7 @@ point; hybrid ops (float lhs, quantized rhs) dequantize the rhs behind an optimi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -303,26 +303,40 @@ def rewrite_dot_like(e: Emitter, op: Operation, orig: Orig, dims: DotLikeDims) -
 
 
 # --------------------------------------------------------------------------------- patterns
-def dot(e: Emitter, op: Operation, orig: Orig) -> list[SSAValue] | None:
-    """ConvertUniformQuantizedDotOp and ConvertUniformQuantizedDotGeneralOp."""
+def _rewrite(
+    e: Emitter,
+    op: Operation,
+    orig: Orig,
+    dims_of: Callable[[Operation, Orig], DotLikeDims | None],
+) -> list[SSAValue] | None:
+    """A hybrid op (float lhs) by rewrite_hybrid, else the all-quantized op of the dims
+    ``dims_of`` finds (None: upstream's pattern does not match)."""
     hybrid = is_hybrid(op, orig)
     if hybrid is None:
         return None
     if hybrid:
         return rewrite_hybrid(e, op, orig)
+    dims = dims_of(op, orig)
+    return None if dims is None else rewrite_dot_like(e, op, orig, dims)
+
+
+def _dot_dims(op: Operation, orig: Orig) -> DotLikeDims:
     if op.name == "stablehlo.dot":
-        dims = DotLikeDims((), (), (1,), (), (), (0,))
-    else:
-        dn = op.properties["dot_dimension_numbers"].dims  # type: ignore[attr-defined]
-        dims = DotLikeDims(
-            tuple(dn.lhs_batching_dimensions),
-            (),
-            tuple(dn.lhs_contracting_dimensions),
-            tuple(dn.rhs_batching_dimensions),
-            (),
-            tuple(dn.rhs_contracting_dimensions),
-        )
-    return rewrite_dot_like(e, op, orig, dims)
+        return DotLikeDims((), (), (1,), (), (), (0,))
+    dn = op.properties["dot_dimension_numbers"].dims  # type: ignore[attr-defined]
+    return DotLikeDims(
+        tuple(dn.lhs_batching_dimensions),
+        (),
+        tuple(dn.lhs_contracting_dimensions),
+        tuple(dn.rhs_batching_dimensions),
+        (),
+        tuple(dn.rhs_contracting_dimensions),
+    )
+
+
+def dot(e: Emitter, op: Operation, orig: Orig) -> list[SSAValue] | None:
+    """ConvertUniformQuantizedDotOp and ConvertUniformQuantizedDotGeneralOp."""
+    return _rewrite(e, op, orig, _dot_dims)
 
 
 # (input batch, feature, spatial), (kernel in feature, out feature, spatial), (output ...) ->
@@ -378,12 +392,4 @@ def _conv_dims(op: Operation, orig: Orig) -> DotLikeDims | None:
 
 def convolution(e: Emitter, op: Operation, orig: Orig) -> list[SSAValue] | None:
     """ConvertUniformQuantizedConvolutionOp."""
-    hybrid = is_hybrid(op, orig)
-    if hybrid is None:
-        return None
-    if hybrid:
-        return rewrite_hybrid(e, op, orig)
-    dims = _conv_dims(op, orig)
-    if dims is None:
-        return None
-    return rewrite_dot_like(e, op, orig, dims)
+    return _rewrite(e, op, orig, _conv_dims)
