@@ -211,6 +211,15 @@ def result_dtype(op: Operation, i: int = 0) -> np.dtype:
     return _arg_dtype(t) if op.regions and isinstance(t, TensorType) else _expressed_dtype(t)
 
 
+def static_shape(t: Any) -> tuple[int, ...] | None:
+    """Type `t`'s shape when it is a shaped type with every dimension static, else None."""
+    get_shape = getattr(t, "get_shape", None)
+    if get_shape is None:
+        return None
+    shape = tuple(int(x) for x in get_shape())
+    return shape if all(x >= 0 for x in shape) else None
+
+
 def region_arg_dtypes(region: Any) -> list[np.dtype | None]:
     """dtypes of a region's block arguments (None for non-tensor arguments)."""
     return [_arg_dtype(a.type) for a in region.blocks.first.args]

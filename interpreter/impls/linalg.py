@@ -213,7 +213,7 @@ def _dot_general(op: Any) -> Step:
         return contract(lhs, rhs, **dims)
 
     out = dims["result_element_type"]
-    shapes = [_static_shape(v.type) for v in op.operands]
+    shapes = [A.static_shape(v.type) for v in op.operands]
     if (
         shapes[0] is None
         or shapes[1] is None
@@ -251,14 +251,6 @@ def _dot_general(op: Any) -> Step:
         return contract(lhs, rhs, **dims)
 
     return Step(run_static)
-
-
-def _static_shape(t: Any) -> tuple[int, ...] | None:
-    get_shape = getattr(t, "get_shape", None)
-    if get_shape is None:
-        return None
-    shape = tuple(int(x) for x in get_shape())
-    return shape if all(x >= 0 for x in shape) else None
 
 
 def _conv_attrs(op: Any) -> dict[str, Any]:

@@ -89,7 +89,7 @@ def _prepared_reduce(
     d = types[1]
     if d is None or types[0] != d or result_dtypes[0] != d:
         return None
-    shape = _static_shape(op.operands[0].type)
+    shape = A.static_shape(op.operands[0].type)
     if shape is None or operand_dtypes(op) != [d, d]:
         return None
     dims = sorted(set(dimensions))
@@ -120,14 +120,6 @@ def _prepared_reduce(
         return general(regions, x, init)
 
     return run
-
-
-def _static_shape(t: Any) -> tuple[int, ...] | None:
-    get_shape = getattr(t, "get_shape", None)
-    if get_shape is None:
-        return None
-    shape = tuple(int(x) for x in get_shape())
-    return shape if all(x >= 0 for x in shape) else None
 
 
 def _as_dtypes(results: Any, dtypes: list[np.dtype[Any]]) -> list[Any]:
