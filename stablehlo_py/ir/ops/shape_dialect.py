@@ -148,28 +148,27 @@ def _error_possible(types: list[Attribute]) -> bool:
     return any(isinstance(t, (SizeType, ShapeType, ValueShapeType)) for t in types)
 
 
-def _size_or_index_rule(op: Operation) -> str | None:
-    """MLIR's verifySizeOrIndexOp."""
-    if _error_possible([v.type for v in op.operands]) and not isinstance(
-        op.results[0].type, SizeType
-    ):
-        return (
-            "if at least one of the operands can hold error values then the result must be of "
-            "type `size` to propagate them"
-        )
-    return None
+def _error_propagation_rule(
+    result_type: type[Attribute], word: str
+) -> Callable[[Operation], str | None]:
+    """MLIR's verifySizeOrIndexOp (`size`) and verifyShapeOrExtentTensorOp (`shape`): an op with an
+    operand that can hold error values has a result of type ``result_type``."""
+
+    def rule(op: Operation) -> str | None:
+        if _error_possible([v.type for v in op.operands]) and not isinstance(
+            op.results[0].type, result_type
+        ):
+            return (
+                "if at least one of the operands can hold error values then the result must be of "
+                f"type `{word}` to propagate them"
+            )
+        return None
+
+    return rule
 
 
-def _shape_or_extent_rule(op: Operation) -> str | None:
-    """MLIR's verifyShapeOrExtentTensorOp."""
-    if _error_possible([v.type for v in op.operands]) and not isinstance(
-        op.results[0].type, ShapeType
-    ):
-        return (
-            "if at least one of the operands can hold error values then the result must be of "
-            "type `shape` to propagate them"
-        )
-    return None
+_size_or_index_rule = _error_propagation_rule(SizeType, "size")
+_shape_or_extent_rule = _error_propagation_rule(ShapeType, "shape")
 
 
 def _at_least_two(op: Operation) -> str | None:
