@@ -437,11 +437,7 @@ class InfeedOp(GenericSyntaxOp):
         from stablehlo_py.ir.infer.collectives import verify_infeed
 
         # ODS (infeed_i1, results), then upstream's InfeedOp::verify (verifyInfeedOp)
-        ods.check_values("operand", [self.token.type], ods.HLO_Token)
-        res = [r.type for r in self.results]
-        ods.check_values(
-            "result", res, ods.HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken, variadic=True
-        )
+        res = _check_incoming(self)
         _upstream_check(verify_infeed, self.properties.get("layout"), res)
 
 
@@ -462,16 +458,28 @@ class OutfeedOp(GenericSyntaxOp):
 
     def verify_(self) -> None:
         # ODS (outfeed_i1, outfeed_i2, the token result), then InferTypeOpInterface
-        _check_feed_operands(self, [v.type for v in self.inputs])
-        ods.check_values("result", [self.result.type], ods.HLO_Token)
-        verify_inferred(self)
+        _verify_outgoing(self)
 
 
-def _check_feed_operands(op: StableHLOOp, inputs: list[Attribute]) -> None:
-    """ODS of outfeed and send: `Variadic<HLO_TensorOrPerAxisQuantizedTensor>:$inputs`, then
-    `HLO_Token:$token`, numbered as MLIR numbers operands."""
+def _verify_outgoing(op: StableHLOOp) -> None:
+    """outfeed and send: ODS `Variadic<HLO_TensorOrPerAxisQuantizedTensor>:$inputs`, then
+    `HLO_Token:$token` (numbered as MLIR numbers operands) and the `HLO_Token` result, then the
+    InferTypeOpInterface check."""
+    inputs = [v.type for v in op.operands[:-1]]
     ods.check_values("operand", inputs, ods.HLO_TensorOrPerAxisQuantizedTensor, variadic=True)
     ods.check_values("operand", [op.operands[-1].type], ods.HLO_Token, first=len(inputs))
+    ods.check_values("result", [op.results[0].type], ods.HLO_Token)
+    verify_inferred(op)
+
+
+def _check_incoming(op: StableHLOOp) -> list[Attribute]:
+    """infeed and recv: ODS `HLO_Token:$token` and the variadic results; the results' types."""
+    ods.check_values("operand", [op.operands[0].type], ods.HLO_Token)
+    res = [r.type for r in op.results]
+    ods.check_values(
+        "result", res, ods.HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken, variadic=True
+    )
+    return res
 
 
 @op_def
@@ -490,9 +498,7 @@ class SendOp(GenericSyntaxOp):
         # ODS (attributes, send_i1, send_i2, the token result), then InferTypeOpInterface
         # (send_c1_i4: inferSendOp); upstream checks no more of source_target_pairs
         ods.check_i64_elements(self, "source_target_pairs")
-        _check_feed_operands(self, [v.type for v in self.inputs])
-        ods.check_values("result", [self.result.type], ods.HLO_Token)
-        verify_inferred(self)
+        _verify_outgoing(self)
 
 
 @op_def
@@ -512,11 +518,7 @@ class RecvOp(GenericSyntaxOp):
         # ODS (attributes, recv_i1, results), then upstream's RecvOp::verify (verifyRecvOp);
         # upstream checks no more of source_target_pairs
         ods.check_i64_elements(self, "source_target_pairs")
-        ods.check_values("operand", [self.token.type], ods.HLO_Token)
-        res = [r.type for r in self.results]
-        ods.check_values(
-            "result", res, ods.HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken, variadic=True
-        )
+        res = _check_incoming(self)
         ch = self.properties.get("channel_handle")
         assert isinstance(ch, ChannelHandleAttr)
         _upstream_check(
