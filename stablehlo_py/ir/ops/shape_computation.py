@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
@@ -124,14 +124,23 @@ CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", 
 """arith.cmpi's predicates by their enum value (MLIR's arith::CmpIPredicate)."""
 
 
+def _parse_operands_and_type(
+    p: Parser, count: int
+) -> tuple[list[SSAValue], dict[str, Attribute], Attribute]:
+    """`%a, %b {attrs} : T` of the arith ops here: ``count`` operands, the attributes and the
+    written type."""
+    operands = [p.parse_operand()]
+    for _ in range(count - 1):
+        p.parse_literal(",")
+        operands.append(p.parse_operand())
+    attrs = p.try_attr_dict()
+    p.parse_literal(":")
+    return operands, attrs, p.parse_type()
+
+
 def _parse_binary(cls: type) -> Callable[[Parser], Operation]:
     def parse(p: Parser) -> Operation:
-        lhs = p.parse_operand()
-        p.parse_literal(",")
-        rhs = p.parse_operand()
-        attrs = p.try_attr_dict()
-        p.parse_literal(":")
-        t = p.parse_type()
+        (lhs, rhs), attrs, t = _parse_operands_and_type(p, 2)
         return _with(cls(lhs, rhs, t), attrs)  # type: ignore[call-arg]
 
     return parse
@@ -161,12 +170,7 @@ def _parse_cmpi(p: Parser) -> Operation:
             pos,
         )
     p.parse_literal(",")
-    lhs = p.parse_operand()
-    p.parse_literal(",")
-    rhs = p.parse_operand()
-    attrs = p.try_attr_dict()
-    p.parse_literal(":")
-    p.parse_type()
+    (lhs, rhs), attrs, _ = _parse_operands_and_type(p, 2)
     return _with(arith.CmpiOp(lhs, rhs, CMPI_PREDICATES.index(word)), attrs)
 
 
@@ -179,14 +183,7 @@ def _print_cmpi(op: Operation, pr: Printer) -> None:
 
 
 def _parse_select(p: Parser) -> Operation:
-    cond = p.parse_operand()
-    p.parse_literal(",")
-    a = p.parse_operand()
-    p.parse_literal(",")
-    b = p.parse_operand()
-    attrs = p.try_attr_dict()
-    p.parse_literal(":")
-    p.parse_type()
+    (cond, a, b), attrs, _ = _parse_operands_and_type(p, 3)
     return _with(arith.SelectOp(cond, a, b), attrs)
 
 
