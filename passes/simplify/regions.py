@@ -4,6 +4,9 @@ SortOpDropUnusedArgs, SortOpSetDimension, WhileOpImplicitCapture)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from stablehlo_py.passes._common import carry_location
 from stablehlo_py.passes.simplify.common import (
     RootPattern,
     build,
@@ -32,6 +35,18 @@ def _region_of(v: SSAValue) -> Region | None:
 def _terminator(region: Region) -> Operation | None:
     block = region.blocks.first
     return None if block is None else block.last_op
+
+
+def _replace_keeping(
+    rewriter: PatternRewriter, op: Operation, new: Operation, kept: Sequence[int]
+) -> None:
+    """``new`` (at ``op``'s location) replaces ``op``: its result k stands for ``op``'s result
+    ``kept[k]``; ``op``'s other results have no uses."""
+    carry_location(new, op)
+    results: list[SSAValue | None] = [None] * len(op.results)
+    for k, i in enumerate(kept):
+        results[i] = new.results[k]
+    rewriter.replace(op, [new], results)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------ reduce
@@ -154,13 +169,7 @@ class ReduceOpUnusedResultCanon(RootPattern):
             properties={"dimensions": op.properties["dimensions"]},
             regions=[Region(new_block)],
         )
-        from stablehlo_py.passes._common import carry_location
-
-        carry_location(new, op)
-        results: list[SSAValue | None] = [None] * n
-        for k, i in enumerate(used):
-            results[i] = new.results[k]
-        rewriter.replace(op, [new], results)  # type: ignore[arg-type]
+        _replace_keeping(rewriter, op, new, used)
 
 
 # ------------------------------------------------------------------------ sort
@@ -196,13 +205,7 @@ class SortOpDropUnusedArgs(RootPattern):
             properties=dict(op.properties),
             regions=[region],
         )
-        from stablehlo_py.passes._common import carry_location
-
-        carry_location(new, op)
-        results: list[SSAValue | None] = [None] * n
-        for k, i in enumerate(kept):
-            results[i] = new.results[k]
-        rewriter.replace(op, [new], results)  # type: ignore[arg-type]
+        _replace_keeping(rewriter, op, new, kept)
 
 
 class SortOpSetDimension(RootPattern):
@@ -228,10 +231,7 @@ class SortOpSetDimension(RootPattern):
             attributes=dict(op.attributes),
             regions=[region],
         )
-        from stablehlo_py.passes._common import carry_location
-
-        carry_location(new, op)
-        rewriter.replace(op, [new])
+        _replace_keeping(rewriter, op, new, range(len(op.results)))
 
 
 # ------------------------------------------------------------------------ while
@@ -279,10 +279,4 @@ class WhileOpImplicitCapture(RootPattern):
             attributes=dict(op.attributes),
             regions=[cond_region, body_region],
         )
-        from stablehlo_py.passes._common import carry_location
-
-        carry_location(new, op)
-        results: list[SSAValue | None] = [None] * len(operands)
-        for k, i in enumerate(kept):
-            results[i] = new.results[k]
-        rewriter.replace(op, [new], results)  # type: ignore[arg-type]
+        _replace_keeping(rewriter, op, new, kept)
