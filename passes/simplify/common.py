@@ -218,27 +218,31 @@ def _splat(a: DenseIntOrFPElementsAttr) -> np.generic | None:
     return first
 
 
+def _int_splat(a: DenseIntOrFPElementsAttr | None) -> np.generic | None:
+    """The splat value of an integer (or index) constant, else None."""
+    return _splat(a) if a is not None and is_int_element(a.type) else None
+
+
+def _float_splat(a: DenseIntOrFPElementsAttr | None) -> np.generic | None:
+    """The splat value of a float constant, else None."""
+    return _splat(a) if a is not None and is_float_element(a.type) else None
+
+
 def int_zero(a: DenseIntOrFPElementsAttr | None) -> bool:
     """m_Zero: an integer splat of 0."""
-    if a is None or not is_int_element(a.type):
-        return False
-    s = _splat(a)
+    s = _int_splat(a)
     return s is not None and int(s) == 0
 
 
 def int_one(a: DenseIntOrFPElementsAttr | None) -> bool:
     """m_One: an integer splat of 1 (i1 true)."""
-    if a is None or not is_int_element(a.type):
-        return False
-    s = _splat(a)
+    s = _int_splat(a)
     return s is not None and int(bool(s) if isinstance(s, np.bool_) else s) == 1
 
 
 def int_all_ones(a: DenseIntOrFPElementsAttr | None) -> bool:
     """An integer splat with all bits set (i1 true, -1, the unsigned maximum)."""
-    if a is None or not is_int_element(a.type):
-        return False
-    s = _splat(a)
+    s = _int_splat(a)
     if s is None:
         return False
     if isinstance(s, np.bool_):
@@ -249,17 +253,13 @@ def int_all_ones(a: DenseIntOrFPElementsAttr | None) -> bool:
 
 def float_zero(a: DenseIntOrFPElementsAttr | None) -> bool:
     """m_AnyZeroFloat: a float splat of +0 or -0."""
-    if a is None or not is_float_element(a.type):
-        return False
-    s = _splat(a)
+    s = _float_splat(a)
     return s is not None and float(s) == 0.0
 
 
 def float_one(a: DenseIntOrFPElementsAttr | None) -> bool:
     """m_OneFloat: a float splat of 1.0."""
-    if a is None or not is_float_element(a.type):
-        return False
-    s = _splat(a)
+    s = _float_splat(a)
     return s is not None and float(s) == 1.0
 
 
