@@ -110,28 +110,16 @@ def _c(value: Any, like: Array) -> Array:
     return np.broadcast_to(const_like(value, like), like.shape)
 
 
-def _lt(a: Array, b: Array) -> Array:
-    return compare(a, b, "LT")
+def _comparison(direction: str) -> Callable[[Array, Array], Array]:
+    """`compare` in one direction (the comparisons the CHLO decompositions use)."""
+
+    def apply(a: Array, b: Array) -> Array:
+        return compare(a, b, direction)
+
+    return apply
 
 
-def _le(a: Array, b: Array) -> Array:
-    return compare(a, b, "LE")
-
-
-def _gt(a: Array, b: Array) -> Array:
-    return compare(a, b, "GT")
-
-
-def _ge(a: Array, b: Array) -> Array:
-    return compare(a, b, "GE")
-
-
-def _eq(a: Array, b: Array) -> Array:
-    return compare(a, b, "EQ")
-
-
-def _ne(a: Array, b: Array) -> Array:
-    return compare(a, b, "NE")
+_lt, _le, _gt, _ge, _eq, _ne = map(_comparison, ("LT", "LE", "GT", "GE", "EQ", "NE"))
 
 
 def _operand(x: Any) -> Array:
