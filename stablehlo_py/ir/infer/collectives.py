@@ -322,28 +322,32 @@ def verify_collective_permute(pairs: Attribute | None) -> None:
         seen.add(v)
 
 
+def _check_tensors_then_token(results: Sequence[Attribute], not_tensor: str) -> None:
+    """infeed_c1 .. c3 and recv_c2 .. c4: at least one result, tensors but the last (``not_tensor``:
+    upstream's words before the offending type), a token last."""
+    if not results:
+        raise InferError("result is expected to be at least of size 1, but got 0")
+    for t in results[:-1]:
+        if not isinstance(t, (TensorType, UnrankedTensorType)):
+            raise InferError(f"{not_tensor}, but got '{_text(t)}'")
+    if not isinstance(results[-1], TokenType):
+        raise InferError(
+            "last element of result types is expected to be of token type, but got "
+            f"'{_text(results[-1])}'"
+        )
+
+
 def verify_infeed(layout: Attribute | None, results: Sequence[Attribute]) -> None:
     """upstream's verifyInfeedOp (infeed_c1 .. c3 and the layout's shape)."""
     from xdsl.dialects.builtin import ArrayAttr
 
     from stablehlo_py.ir.text.printer import attr_to_str
 
-    # infeed_c1
-    if not results:
-        raise InferError("result is expected to be at least of size 1, but got 0")
-    # infeed_c2
-    for t in results[:-1]:
-        if not isinstance(t, (TensorType, UnrankedTensorType)):
-            raise InferError(
-                "all elements of result types, except the last element, are expected to be of "
-                f"tensor type, but got '{_text(t)}'"
-            )
-    # infeed_c3
-    if not isinstance(results[-1], TokenType):
-        raise InferError(
-            "last element of result types is expected to be of token type, but got "
-            f"'{_text(results[-1])}'"
-        )
+    # infeed_c1 .. c3
+    _check_tensors_then_token(
+        results,
+        "all elements of result types, except the last element, are expected to be of tensor type",
+    )
     if layout is None:
         return
     if not isinstance(layout, ArrayAttr):
@@ -374,22 +378,10 @@ def verify_recv(channel_type: int, is_host_transfer: bool, results: Sequence[Att
         raise InferError("channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false")
     if is_host_transfer and channel_type != 3:
         raise InferError("channel_type should be HOST_TO_DEVICE when is_host_transfer is true")
-    # recv_c2
-    if not results:
-        raise InferError("result is expected to be at least of size 1, but got 0")
-    # recv_c3
-    for t in results[:-1]:
-        if not isinstance(t, (TensorType, UnrankedTensorType)):
-            raise InferError(
-                "everything but the last element of result types is expected to be of tensor "
-                f"type, but got '{_text(t)}'"
-            )
-    # recv_c4
-    if not isinstance(results[-1], TokenType):
-        raise InferError(
-            "last element of result types is expected to be of token type, but got "
-            f"'{_text(results[-1])}'"
-        )
+    # recv_c2 .. c4
+    _check_tensors_then_token(
+        results, "everything but the last element of result types is expected to be of tensor type"
+    )
 
 
 # ----------------------------------------------------------------------------- ids and tokens
