@@ -77,28 +77,21 @@ def verify_while(operand_types: list[Attribute], cond: Region, body: Region) -> 
     block each (checked before, as upstream's `SizedRegion<1>`)."""
     cond_args = [a.type for a in cond.blocks.first.args]  # type: ignore[union-attr]
     body_args = [a.type for a in body.blocks.first.args]  # type: ignore[union-attr]
-    # while_c1
-    if not types_compatible(operand_types, cond_args):
-        raise InferError(
-            "expect operands to be compatible with condition block arguments but got "
-            f"{types_text(operand_types)} vs {types_text(cond_args)}"
-        )
-    # while_c2
-    if not types_compatible(operand_types, body_args):
-        raise InferError(
-            "expect operands to be compatible with body block arguments but got "
-            f"{types_text(operand_types)} vs {types_text(body_args)}"
-        )
+
+    def expect_compatible(types: list[Attribute], what: str) -> None:
+        if not types_compatible(operand_types, types):
+            raise InferError(
+                f"expect operands to be compatible with {what} but got "
+                f"{types_text(operand_types)} vs {types_text(types)}"
+            )
+
+    expect_compatible(cond_args, "condition block arguments")  # while_c1
+    expect_compatible(body_args, "body block arguments")  # while_c2
     last = body.blocks.first.last_op  # type: ignore[union-attr]
     if last is None or not last.has_trait(IsTerminator):
         raise InferError("The while body-region expected to have a terminator")
     # while_c2
-    body_returns = [v.type for v in last.operands]
-    if not types_compatible(operand_types, body_returns):
-        raise InferError(
-            "expect operands to be compatible with body block return types but got "
-            f"{types_text(operand_types)} vs {types_text(body_returns)}"
-        )
+    expect_compatible([v.type for v in last.operands], "body block return types")
     # while_c1 (upstream reads the operands of cond's last op, terminator or not)
     cond_last = cond.blocks.first.last_op  # type: ignore[union-attr]
     cond_returns = [v.type for v in cond_last.operands] if cond_last is not None else []
