@@ -20,7 +20,7 @@ Each function is named after the spec op and takes the spec's parameter names; i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,31 +91,25 @@ def _via_double(
     complex_fn: Callable[[Array], Array] | None = None,
 ) -> Array:
     """Upstream's ``mapWithUpcastToDouble``: compute in double / complex<double>, round to the type."""
-    x = arr(operand)
-    kind = _kind(x)
-    with np.errstate(all="ignore"):
-        if kind == "float":
-            return round_float(real_fn(to_f64(x)), x.dtype)
-        if kind == "complex" and complex_fn is not None:
-            return round_complex(complex_fn(to_f64(x)), x.dtype)
-    raise unsupported(op, x.dtype)
+    return _via_double_n(op, (operand,), real_fn, complex_fn)
 
 
-def _via_double2(
+def _via_double_n(
     op: str,
-    lhs: Any,
-    rhs: Any,
-    real_fn: Callable[[Array, Array], Array],
-    complex_fn: Callable[[Array, Array], Array] | None = None,
+    operands: Sequence[Any],
+    real_fn: Callable[..., Array],
+    complex_fn: Callable[..., Array] | None = None,
 ) -> Array:
-    a, b = arr(lhs), arr(rhs)
-    kind = _kind(a)
+    """:func:`_via_double` of several operands of one element type (the first's)."""
+    xs = [arr(x) for x in operands]
+    dtype = xs[0].dtype
+    kind = _kind(xs[0])
     with np.errstate(all="ignore"):
         if kind == "float":
-            return round_float(real_fn(to_f64(a), to_f64(b)), a.dtype)
+            return round_float(real_fn(*[to_f64(x) for x in xs]), dtype)
         if kind == "complex" and complex_fn is not None:
-            return round_complex(complex_fn(to_f64(a), to_f64(b)), a.dtype)
-    raise unsupported(op, a.dtype)
+            return round_complex(complex_fn(*[to_f64(x) for x in xs]), dtype)
+    raise unsupported(op, dtype)
 
 
 def _parts(x: Array) -> tuple[Array, Array]:
@@ -366,7 +360,7 @@ def power(lhs: Any, rhs: Any) -> Array:
     a = arr(lhs)
     if _kind(a) in ("sint", "uint"):
         return _binary("power", lhs, rhs, int_fn=_int_power)
-    return _via_double2("power", lhs, rhs, np.power, _complex_pow)
+    return _via_double_n("power", (lhs, rhs), np.power, _complex_pow)
 
 
 def _pick_max(a: Array, b: Array) -> Array:
@@ -562,7 +556,7 @@ def atan2(lhs: Any, rhs: Any) -> Array:
     y, x = arr(lhs), arr(rhs)
     kind = _kind(y)
     if kind == "float":
-        return _via_double2("atan2", y, x, np.arctan2)
+        return _via_double_n("atan2", (y, x), np.arctan2)
     if kind == "complex":
         i = np.broadcast_to(round_complex(np.asarray(1j), y.dtype), y.shape)
         ratio = divide(add(x, multiply(i, y)), sqrt(add(multiply(x, x), multiply(y, y))))
