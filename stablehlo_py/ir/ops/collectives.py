@@ -58,6 +58,7 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.ops.constraints import (
     int_value,
 )
+from stablehlo_py.ir.ops.ods_traits import upstream
 from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
 )
@@ -269,17 +270,6 @@ def register(reg: Registry) -> None:
 
 
 # ------------------------------------------------------------------------------ verification
-def _upstream_check(check: Callable[..., None], *args: object) -> None:
-    """Run one of stablehlo_py.ir.infer.collectives' upstream verifier functions: its InferError
-    is the op's diagnostic."""
-    from stablehlo_py.ir.infer import InferError
-
-    try:
-        check(*args)
-    except InferError as e:
-        raise VerifyException(e.message) from None
-
-
 def _check_confined(op: StableHLOOp, name: str, positive: bool) -> None:
     """ODS `ConfinedAttr<I64Attr, [IntPositive]>` / `[IntNonNegative]` of property `name`."""
     v = int_value(op.properties.get(name))
@@ -378,7 +368,7 @@ def _verify_reducing_group(op: StableHLOOp, check: Callable[..., None], *flags: 
     _check_replica_groups_attr(op)
     _ods_tensors(op, variadic=True)
     require_single_block(op, op.computation, "computation", non_empty=True)  # type: ignore[attr-defined]
-    _upstream_check(
+    upstream(
         check,
         [v.type for v in op.operands],
         op.properties.get("replica_groups"),
@@ -438,7 +428,7 @@ class InfeedOp(GenericSyntaxOp):
 
         # ODS (infeed_i1, results), then upstream's InfeedOp::verify (verifyInfeedOp)
         res = _check_incoming(self)
-        _upstream_check(verify_infeed, self.properties.get("layout"), res)
+        upstream(verify_infeed, self.properties.get("layout"), res)
 
 
 @op_def
@@ -521,7 +511,7 @@ class RecvOp(GenericSyntaxOp):
         res = _check_incoming(self)
         ch = self.properties.get("channel_handle")
         assert isinstance(ch, ChannelHandleAttr)
-        _upstream_check(
+        upstream(
             verify_recv,
             ch.channel_type,
             int_value(self.properties.get("is_host_transfer"), 0) != 0,
@@ -556,7 +546,7 @@ class AllGatherOp(GenericSyntaxOp):
         outs = [r.type for r in self.results]
         # the trait (all_gather_c6), then upstream's AllGatherOp::verify
         _pairwise_same_element_type(ins, outs)
-        _upstream_check(
+        upstream(
             verify_all_gather,
             ins,
             outs,
@@ -644,7 +634,7 @@ class ReduceScatterOp(GenericSyntaxOp):
         _check_confined(self, "scatter_dimension", positive=False)
         _ods_tensors(self, variadic=False)
         require_single_block(self, self.computation, "computation")
-        _upstream_check(
+        upstream(
             verify_reduce_scatter,
             self.operand.type,
             self.result.type,
@@ -679,7 +669,7 @@ class CollectivePermuteOp(GenericSyntaxOp):
         _ods_tensors(self, variadic=False)
         if element_type(self.operand.type) != element_type(self.result.type):
             raise VerifyException("requires the same element type for all operands and results")
-        _upstream_check(verify_collective_permute, self.properties.get("source_target_pairs"))
+        upstream(verify_collective_permute, self.properties.get("source_target_pairs"))
         verify_inferred(self)
 
 
@@ -702,7 +692,7 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
 
         _check_replica_groups_attr(self)
         _ods_tensors(self, variadic=True)
-        _upstream_check(
+        upstream(
             verify_collective_broadcast,
             [v.type for v in self.operands],
             self.properties.get("replica_groups"),

@@ -34,7 +34,7 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.format import custom_directive, prop_defaults, set_slot
-from stablehlo_py.ir.infer import InferError, verify_inferred
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.control_flow import verify_composite, verify_while
 from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re-exported)
     DICT_ATTR,
@@ -55,6 +55,7 @@ from stablehlo_py.ir.ops.ods_containers import (
     HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple,
     HLO_TensorOrToken,
 )
+from stablehlo_py.ir.ops.ods_traits import upstream
 from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
 from stablehlo_py.ir.ops.region_order import after_regions, verify_inferred_after_regions
 from stablehlo_py.ir.types import element_type
@@ -301,10 +302,7 @@ class WhileOp(StableHLOOp):
                 kind, types, HLO_TensorOrPerAxisQuantizedTensorOrTokenOrBuffer, variadic=True
             )
         check_regions(self, ("cond", "body"))
-        try:
-            verify_while([v.type for v in self.operand], self.cond, self.body)
-        except InferError as e:
-            raise VerifyException(e.message) from e
+        upstream(verify_while, [v.type for v in self.operand], self.cond, self.body)
         verify_inferred_after_regions(self)
 
 
@@ -490,16 +488,14 @@ class CompositeOp(StableHLOOp):
             ):
                 decomposition_type = ftype
                 break
-        try:
-            verify_composite(
-                name_attr.data if isinstance(name_attr, StringAttr) else "",
-                root.data,
-                decomposition_type,
-                [v.type for v in self.inputs],
-                [r.type for r in self.results],
-            )
-        except InferError as e:
-            raise VerifyException(e.message) from None
+        upstream(
+            verify_composite,
+            name_attr.data if isinstance(name_attr, StringAttr) else "",
+            root.data,
+            decomposition_type,
+            [v.type for v in self.inputs],
+            [r.type for r in self.results],
+        )
 
 
 # the syntax of `name` under its property name, where the builder and the format engine look

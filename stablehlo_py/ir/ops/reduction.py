@@ -51,6 +51,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
+from stablehlo_py.ir.ops.ods_traits import upstream
 from stablehlo_py.ir.ops.reduce_compact import parse_compact_reduce
 from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
@@ -328,7 +329,6 @@ def _same_operands_and_result_shape(
 
 def _infer_checked(fn):  # type: ignore[no-untyped-def]
     """``fn()``, an inference helper, with its InferError as the op's diagnostic."""
-    from stablehlo_py.ir.infer import InferError
 
     try:
         return fn()
@@ -502,10 +502,7 @@ class SortOp(GenericSyntaxOp):
         _ods_tensors(self, (ins,), variadic=True, variadic_results=True)
         require_single_block(self, self.comparator, "comparator")
         _same_operands_and_result_shape(ins, outs)
-        try:
-            verify_sort(ins, int_value(self.properties.get("dimension"), -1), self.comparator)
-        except InferError as e:
-            raise VerifyException(e.message) from None
+        upstream(verify_sort, ins, int_value(self.properties.get("dimension"), -1), self.comparator)
         verify_inferred(self)
 
 
