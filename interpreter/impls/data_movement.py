@@ -20,38 +20,19 @@ from xdsl.dialects.builtin import TensorType
 from stablehlo_py.errors import InterpreterError
 
 
-def _static_shape(op: Any, i: int = 0) -> tuple[int, ...] | None:
-    """Result `i`'s shape when its type is a static tensor type (else it is resolved per call)."""
-    t = op.results[i].type
-    if isinstance(t, TensorType):
-        shape = tuple(int(d) for d in t.get_shape())
-        if all(d >= 0 for d in shape):
-            return shape
-    return None
-
-
-def _static_operand_shape(op: Any, i: int) -> tuple[int, ...] | None:
-    t = op.operands[i].type
-    if isinstance(t, TensorType):
-        shape = tuple(int(d) for d in t.get_shape())
-        if all(d >= 0 for d in shape):
-            return shape
-    return None
-
-
 @compiler("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(op: Any) -> Step:
     """Static shapes: the operand's dimensions ordered and placed once (as
     `dm.broadcast_in_dim` does per call), then one broadcasting copy into a new array."""
     dims = A.ints(op, "broadcast_dimensions", [])
-    shape = _static_shape(op)
+    shape = A.static_shape(op.results[0].type)
     broadcast_in_dim = dm.broadcast_in_dim
     if shape is not None:
 
         def run(operand: Any) -> Any:
             return broadcast_in_dim(operand, dims, shape)
 
-        in_shape = _static_operand_shape(op, 0)
+        in_shape = A.static_shape(op.operands[0].type)
         if in_shape is None or dims is None or len(dims) != len(in_shape):
             return Step(run)
         order = tuple(sorted(range(len(dims)), key=lambda d: dims[d]))
@@ -180,7 +161,7 @@ def _dynamic_slice(op: Any) -> Step:
     def run(operand: Any, *start_indices: Any) -> Any:
         return dynamic_slice(operand, start_indices, sizes)  # type: ignore[arg-type]
 
-    shape = _static_operand_shape(op, 0)
+    shape = A.static_shape(op.operands[0].type)
     if shape is None or sizes is None or len(sizes) != len(shape):
         return Step(run)
     clamp = _clamp_starts(tuple(n - k for n, k in zip(shape, sizes, strict=True)))
@@ -202,7 +183,7 @@ def _dynamic_update_slice_step(operand: Any, update: Any, *start_indices: Any) -
 @compiler("stablehlo.dynamic_update_slice")
 def _dynamic_update_slice(op: Any) -> Step:
     """Static shapes: the clamping bounds decided once (see `_clamp_starts`)."""
-    shape, update_shape = _static_operand_shape(op, 0), _static_operand_shape(op, 1)
+    shape, update_shape = A.static_shape(op.operands[0].type), A.static_shape(op.operands[1].type)
     if shape is None or update_shape is None or len(shape) != len(update_shape):
         return Step(_dynamic_update_slice_step)
     clamp = _clamp_starts(tuple(n - k for n, k in zip(shape, update_shape, strict=True)))
@@ -306,7 +287,7 @@ def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _iota(op: Any) -> Step:
     """A static iota is a constant (read-only, as constants are)."""
     dimension, dtype = A.int_(op, "iota_dimension"), A.result_dtype(op)
-    if _static_shape(op) is not None:
+    if A.static_shape(op.results[0].type) is not None:
         value = dm.iota(dimension, A.result_shape(op), dtype)
         value.flags.writeable = False
         return constant_step(value)
@@ -341,7 +322,7 @@ def _dynamic_pad(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 
 @compiler("stablehlo.reshape")
 def _reshape(op: Any) -> Step:
-    shape = _static_shape(op)
+    shape = A.static_shape(op.results[0].type)
     if shape is not None:
         reshape, ndarray = np.reshape, np.ndarray
 
