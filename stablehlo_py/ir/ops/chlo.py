@@ -47,7 +47,7 @@ from stablehlo_py.ir.enums import (
     ChloComparisonTypeAttr,
     ChloPrecisionAttr,
 )
-from stablehlo_py.ir.infer import InferError, infer_op, verify_inferred
+from stablehlo_py.ir.infer import infer_op, verify_inferred
 from stablehlo_py.ir.infer.chlo import broadcasted_shape
 from stablehlo_py.ir.infer.shapes import element_type_compatible, is_compatible
 from stablehlo_py.ir.ops.base import (
@@ -73,6 +73,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
+from stablehlo_py.ir.ops.ods_traits import upstream
 from stablehlo_py.ir.types import ReprTextData, element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
@@ -355,10 +356,7 @@ class BroadcastSelectOp(StableHLOOp):
         check_element_kind("operand #0", pt, "pred", ranked=True)
         # BroadcastSelectOp::inferReturnTypeComponents; its isCompatibleReturnTypes compares the
         # shapes only (verifyCompatibleShapes)
-        try:
-            inferred = infer_op(self)
-        except InferError as e:
-            raise VerifyException(e.message) from None
+        inferred = upstream(infer_op, self)
         if not shapes_compatible(shape_of(inferred[0]), shape_of(res)):
             raise VerifyException(
                 f"inferred type(s) '{t2s(inferred[0])}' are incompatible with return type(s) of "
@@ -664,10 +662,7 @@ def _verify_inferred_shape(op: Operation) -> None:
     shape be compatible with the result's (the element type is not inferred upstream)."""
     from stablehlo_py.ir.infer.linalg import dim_sizes_str
 
-    try:
-        inferred = infer_op(op)[0]
-    except InferError as e:
-        raise VerifyException(e.message) from None
+    inferred = upstream(infer_op, op)[0]
     res = op.results[0].type
     a, b = shape_of(inferred), shape_of(res)
     if a is not None and b is not None and not shapes_compatible(a, b):
@@ -815,10 +810,7 @@ class ScanOp(StableHLOOp):
                 raise VerifyException(f"operand and body argument {i} are incompatible")
         # the InferTensorType check, by shape (ScanOp::isCompatibleReturnTypes is
         # verifyCompatibleShapes): stablehlo_py.ir.infer.chlo's rule
-        try:
-            inferred = infer_op(self)
-        except InferError as e:
-            raise VerifyException(e.message) from None
+        inferred = upstream(infer_op, self)
         declared = [r.type for r in self.results]
         if len(inferred) != len(declared) or not all(
             shapes_compatible(shape_of(x), shape_of(y)) for x, y in zip(inferred, declared)

@@ -36,6 +36,7 @@ from stablehlo_py.ir.ops.base import (
     prop,
 )
 from stablehlo_py.ir.ops.constraints import fail, t2s
+from stablehlo_py.ir.ops.ods_traits import upstream
 from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
@@ -56,13 +57,10 @@ class ConstantOp(StableHLOOp):
     def verify_(self) -> None:
         # constant_c1: upstream's InferTypeOpInterface check with ConstantOp's own
         # isCompatibleReturnTypes (equal types; a quantized result holds its storage values)
-        from stablehlo_py.ir.infer import InferError, infer_op
+        from stablehlo_py.ir.infer import infer_op
         from stablehlo_py.ir.infer.misc import constant_types_compatible
 
-        try:
-            (inferred,) = infer_op(self)
-        except InferError as e:
-            fail(e.message)
+        (inferred,) = upstream(infer_op, self)
         ot = self.output.type
         if not constant_types_compatible(inferred, ot):
             fail(

@@ -33,10 +33,11 @@ from stablehlo_py.ir.ops.ods_types import (
 from stablehlo_py.ir.types import element_type
 
 
-def upstream(check: Callable[..., Any], *args: Any) -> None:
-    """Run `check(*args)` (an `infer` verifier); its InferError becomes this op's diagnostic."""
+def upstream(check: Callable[..., Any], *args: Any) -> Any:
+    """Run `check(*args)` (an `infer` verifier or rule) and return what it returns; its InferError
+    becomes this op's diagnostic."""
     try:
-        check(*args)
+        return check(*args)
     except InferError as e:
         fail(e.message)
 

@@ -28,7 +28,7 @@ from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.directives import DenseI64Array
-from stablehlo_py.ir.infer import InferError, verify_inferred
+from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
@@ -297,7 +297,7 @@ class ReduceOp(StableHLOOp):
         _ods_tensors(self, (inputs, inits), variadic=True, variadic_results=True)
         require_single_block(self, self.body, "body", non_empty=True)
         # reduce_c1, reduce_c4, reduce_c5: the inputs and dimensions
-        shape = _infer_checked(lambda: reduce_shape(inputs, dims))
+        shape = upstream(lambda: reduce_shape(inputs, dims))
         # reduce_c2, reduce_c6: the body
         _verify_reducer(self.body, inputs, inits, shape[0] if shape is not None else None)
         verify_inferred(self)
@@ -327,15 +327,6 @@ def _same_operands_and_result_shape(
         raise VerifyException("requires the same shape for all operands and results")
 
 
-def _infer_checked(fn):  # type: ignore[no-untyped-def]
-    """``fn()``, an inference helper, with its InferError as the op's diagnostic."""
-
-    try:
-        return fn()
-    except InferError as e:
-        raise VerifyException(e.message) from None
-
-
 def _verify_reducer(
     region: Region,
     inputs: Sequence[Attribute],
@@ -346,7 +337,7 @@ def _verify_reducer(
     whose dimensions are unknown -- any rank is accepted)."""
     from stablehlo_py.ir.infer.reduction import verify_reducer_shape
 
-    _infer_checked(
+    upstream(
         lambda: verify_reducer_shape(
             region.blocks.first, inputs, inits, allowed if allowed is not None else [-1] * 64
         )
@@ -389,7 +380,7 @@ class ReduceWindowOp(GenericSyntaxOp):
         require_single_block(self, self.body, "body", non_empty=True)
         # reduce_window_c1, c2, c4...c12: the inputs and the window
         attrs = {**self.attributes, **self.properties}
-        _infer_checked(lambda: reduce_window_window(InferInput(tuple(inputs), attrs), inputs))
+        upstream(lambda: reduce_window_window(InferInput(tuple(inputs), attrs), inputs))
         # reduce_window_c3, reduce_window_c13: the body
         window = i64_array(self.properties.get("window_dimensions")) or ()
         _verify_reducer(self.body, inputs, inits, window)
@@ -465,7 +456,7 @@ class SelectAndScatterOp(GenericSyntaxOp):
                 )
             strides = i64_array(self.properties.get("window_strides")) or ()
             # select_and_scatter_c5, c7, c8
-            window = _infer_checked(
+            window = upstream(
                 lambda: window_dimensions(
                     dims, strides, padding_pairs(self.properties.get("padding")), (), (), ()
                 )
