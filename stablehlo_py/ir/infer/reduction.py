@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -166,18 +167,30 @@ def compatible_shape_and_element(a: Attribute, b: Attribute, ignore_fp: bool = F
     return shapes_compatible(a, b) and _same_element(a, b, ignore_fp)
 
 
-def bit_width(e: Attribute) -> int:
-    """upstream's getBitWidth (a quantized type counts its storage type)."""
+def num_bits(e: Attribute) -> int | None:
+    """spec.md num_bits of an element type (a quantized type counts its storage type, index has
+    64); None when unknown."""
     from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS
 
-    if isinstance(e, ComplexType):
-        return 2 * bit_width(e.element_type)
     if isinstance(e, UniformQuantizedType):
         return e.params.storage_type.width.data  # type: ignore[attr-defined]
     if isinstance(e, IntegerType):
         return e.width.data
     name = FLOAT_NAME.get(type(e))
-    return FLOAT_SEMANTICS[name].bits if name is not None else 64
+    if name is not None:
+        return FLOAT_SEMANTICS[name].bits
+    if isinstance(e, ComplexType):
+        inner = num_bits(e.element_type)
+        return None if inner is None else 2 * inner
+    if isinstance(e, IndexType):
+        return 64
+    return None
+
+
+def bit_width(e: Attribute) -> int:
+    """upstream's getBitWidth: :func:`num_bits`, 64 for a type without a width."""
+    n = num_bits(e)
+    return 64 if n is None else n
 
 
 def _kind(e: Attribute) -> str | None:

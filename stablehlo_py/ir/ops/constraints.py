@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.infer.reduction import num_bits
 from stablehlo_py.ir.types import (
     FLOAT_NAME,
     TokenType,
@@ -220,25 +221,6 @@ def check_element_kind(what: str, t: Attribute, kind: str, ranked: bool = False)
     if not pred(element_type(t)):
         tensor = "ranked tensor" if ranked else "tensor"
         fail(f"{what} must be {tensor} of {ODS_SUMMARIES[kind]} values, but got '{t2s(t)}'")
-
-
-def num_bits(e: Attribute) -> int | None:
-    """spec.md num_bits of an element type (a quantized type counts its storage type); None when unknown."""
-    from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS
-
-    if isinstance(e, UniformQuantizedType):
-        return e.params.storage_type.width.data  # type: ignore[attr-defined]
-    if isinstance(e, IntegerType):
-        return e.width.data
-    name = FLOAT_NAME.get(type(e))
-    if name is not None:
-        return FLOAT_SEMANTICS[name].bits
-    if isinstance(e, ComplexType):
-        inner = num_bits(e.element_type)
-        return None if inner is None else 2 * inner
-    if isinstance(e, IndexType):
-        return 64
-    return None
 
 
 def _precision_bits(t: Attribute) -> int:
