@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.text.location import TextLoc
@@ -223,18 +223,34 @@ def print_call(op: Operation, pr: Printer) -> None:
     )
 
 
-def parse_return(p: Parser) -> Operation:
+def parse_return_operands(
+    p: Parser,
+) -> tuple[dict[str, Attribute], list[SSAValue], list[Attribute], int]:
+    """`{attrs} %a, %b : T, U` (the operands and their types optional) of func.return and the
+    terminators written like it: the attributes, the operands, the written types and where the
+    types start (for the caller's check of them)."""
     attrs = p.try_attr_dict()
-    operands = []
+    operands: list[SSAValue] = []
+    types: list[Attribute] = []
     if p.peek() == "%":
         operands = p.parse_operand_list()
         p.parse_literal(":")
+        p.ws()
+    pos = p.pos
+    if operands:
         types = p.parse_comma_list(p.parse_type)
+    return attrs, operands, types, pos
+
+
+def parse_return(p: Parser) -> Operation:
+    attrs, operands, types, _ = parse_return_operands(p)
+    if operands:
         _check_types(p, operands, types, "func.return")
     return ReturnOp.create(operands=operands, attributes=attrs)
 
 
 def print_return(op: Operation, pr: Printer) -> None:
+    """`name {attrs} %a, %b : T, U`: func.return and the terminators written like it."""
     pr.write(pr.op_name(op.name))
     pr.attr_dict(dict(op.attributes))
     if op.operands:

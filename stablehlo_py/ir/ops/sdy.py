@@ -37,7 +37,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, RecursiveMemoryEf
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attributes import OpaqueAttr
-from stablehlo_py.ir.ops.func import print_return
+from stablehlo_py.ir.ops.func import parse_return_operands, print_return
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.sdy_attrs import (
     Mesh,
@@ -475,16 +475,11 @@ def _print_group(op: Operation, pr: Printer) -> None:
 
 
 def _parse_return(p: Parser) -> Operation:
-    attrs = p.try_attr_dict()
-    operands = []
-    if p.peek() == "%":
-        operands = p.parse_operand_list()
-        p.parse_literal(":")
-        types = p.parse_comma_list(p.parse_type)
-        if [v.type for v in operands] != list(types):
-            p.error(
-                f"{len(operands)} operands present, but their types are written as {len(types)} other types"
-            )
+    attrs, operands, types, _ = parse_return_operands(p)
+    if [v.type for v in operands] != types:
+        p.error(
+            f"{len(operands)} operands present, but their types are written as {len(types)} other types"
+        )
     return ReturnOp.create(operands=operands, attributes=attrs)
 
 

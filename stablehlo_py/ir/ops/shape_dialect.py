@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -51,7 +51,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 
-from stablehlo_py.ir.ops.func import print_return
+from stablehlo_py.ir.ops.func import parse_return_operands, print_return
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import tensor_type
@@ -672,17 +672,9 @@ def _print_assuming(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
 
 
 def _parse_assuming_yield(p: Parser) -> Operation:
-    attrs = p.try_attr_dict()
-    p.ws()
-    operands: list[SSAValue] = []
-    if p.peek() == "%":
-        operands = p.parse_operand_list()
-        p.parse_literal(":")
-        p.ws()
-        pos = p.pos
-        types = p.parse_comma_list(p.parse_type)
-        if [v.type for v in operands] != types:
-            p.error("shape.assuming_yield: the operands' types are not the written ones", pos)
+    attrs, operands, types, pos = parse_return_operands(p)
+    if [v.type for v in operands] != types:
+        p.error("shape.assuming_yield: the operands' types are not the written ones", pos)
     return AssumingYieldOp.create(operands=operands, attributes=attrs)
 
 
