@@ -20,6 +20,7 @@ toolkit's -1) are MLIR's ``kDynamic`` (INT64_MIN) on the wire.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from stablehlo_py.serialization.mlirbc.builtin import (
@@ -33,22 +34,17 @@ from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from xdsl.dialects.builtin import ArrayAttr, IntegerType
 from xdsl.ir import Attribute, TypeAttribute
 
-from stablehlo_py.ir.attributes import OpaqueAttr
+from stablehlo_py.ir.attributes import OpaqueAttr, StructAttr
 from stablehlo_py.ir.enums import ENUM_CLASSES, EnumAttr
 from stablehlo_py.ir.gather_scatter_attrs import (
-    GatherDimensionNumbers,
     GatherDimensionNumbersAttr,
-    ScatterDimensionNumbers,
     ScatterDimensionNumbersAttr,
 )
 from stablehlo_py.ir.op_attrs import (
-    ConvDimensionNumbers,
     ConvDimensionNumbersAttr,
     DotAlgorithm,
     DotAlgorithmAttr,
-    DotDimensionNumbers,
     DotDimensionNumbersAttr,
-    OutputOperandAlias,
     OutputOperandAliasAttr,
     ResultAccuracy,
     ResultAccuracyAttr,
@@ -123,6 +119,17 @@ for (_d, _m), (_code, _first) in _ENUM_CODES.items():
     _cls = ResultAccuracyModeAttr if _m == "result_accuracy_mode" else ENUM_CLASSES[(_d, _m)]
     _ENUM_BY_CODE[(_d, _code)] = (_cls, _first)
 
+# Struct attributes written as their dataclass's fields in declaration order (upstream's order):
+# a tuple field is a list of dimensions, an int field one signed varint.
+_STRUCT_CODES: dict[type[StructAttr], int] = {
+    GatherDimensionNumbersAttr: GATHER_DIMENSION_NUMBERS,
+    ScatterDimensionNumbersAttr: SCATTER_DIMENSION_NUMBERS,
+    DotDimensionNumbersAttr: DOT_DIMENSION_NUMBERS,
+    ConvDimensionNumbersAttr: CONV_DIMENSION_NUMBERS,
+    OutputOperandAliasAttr: OUTPUT_OPERAND_ALIAS,
+}
+_STRUCT_BY_CODE = {code: cls for cls, code in _STRUCT_CODES.items()}
+
 
 # =============================================================================================
 # Writer side
@@ -141,6 +148,16 @@ def _s(x: int) -> tuple[str, Any]:
 
 def _f64(bits: int) -> tuple[str, Any]:
     return ("ap", (64, bits))
+
+
+def _struct_entry(it: Interner, code: int, struct: Any) -> Entry:
+    """A struct attribute of ``_STRUCT_CODES``: its fields in declaration order, each a list of
+    dimensions (``writeSignedVarInts``) or one signed varint."""
+    items = [("v", code)]
+    for f in fields(struct):
+        v = getattr(struct, f.name)
+        items += _dims(v) if isinstance(v, tuple) else [_s(v)]
+    return it.attr(S, *items)
 
 
 def dialect_entry(it: Interner, a: Attribute) -> Entry:
@@ -165,68 +182,13 @@ def _custom_entry(it: Interner, a: Attribute) -> Entry | None:
             return None
         code, first = got
         return it.attr(a.DIALECT, ("v", code), ("v", first + a.CASES.index(a.data)))
-    if isinstance(a, GatherDimensionNumbersAttr):
-        g: GatherDimensionNumbers = a.dims
-        return it.attr(
-            S,
-            ("v", GATHER_DIMENSION_NUMBERS),
-            *_dims(g.offset_dims),
-            *_dims(g.collapsed_slice_dims),
-            *_dims(g.operand_batching_dims),
-            *_dims(g.start_indices_batching_dims),
-            *_dims(g.start_index_map),
-            _s(g.index_vector_dim),
-        )
-    if isinstance(a, ScatterDimensionNumbersAttr):
-        sc: ScatterDimensionNumbers = a.dims
-        return it.attr(
-            S,
-            ("v", SCATTER_DIMENSION_NUMBERS),
-            *_dims(sc.update_window_dims),
-            *_dims(sc.inserted_window_dims),
-            *_dims(sc.input_batching_dims),
-            *_dims(sc.scatter_indices_batching_dims),
-            *_dims(sc.scatter_dims_to_operand_dims),
-            _s(sc.index_vector_dim),
-        )
-    if isinstance(a, DotDimensionNumbersAttr):
-        d: DotDimensionNumbers = a.dims
-        return it.attr(
-            S,
-            ("v", DOT_DIMENSION_NUMBERS),
-            *_dims(d.lhs_batching_dimensions),
-            *_dims(d.rhs_batching_dimensions),
-            *_dims(d.lhs_contracting_dimensions),
-            *_dims(d.rhs_contracting_dimensions),
-        )
-    if isinstance(a, ConvDimensionNumbersAttr):
-        cv: ConvDimensionNumbers = a.dims
-        return it.attr(
-            S,
-            ("v", CONV_DIMENSION_NUMBERS),
-            _s(cv.input_batch_dimension),
-            _s(cv.input_feature_dimension),
-            *_dims(cv.input_spatial_dimensions),
-            _s(cv.kernel_input_feature_dimension),
-            _s(cv.kernel_output_feature_dimension),
-            *_dims(cv.kernel_spatial_dimensions),
-            _s(cv.output_batch_dimension),
-            _s(cv.output_feature_dimension),
-            *_dims(cv.output_spatial_dimensions),
-        )
+    struct_code = _STRUCT_CODES.get(type(a))
+    if struct_code is not None:
+        return _struct_entry(it, struct_code, a.data)  # type: ignore[attr-defined]
     if isinstance(a, ChannelHandleAttr):
         return it.attr(S, ("v", CHANNEL_HANDLE), _s(a.handle), _s(a.channel_type))
     if isinstance(a, TypeExtensionsAttr):
         return it.attr(S, ("v", TYPE_EXTENSIONS), *_dims(a.bounds))
-    if isinstance(a, OutputOperandAliasAttr):
-        o: OutputOperandAlias = a.alias
-        return it.attr(
-            S,
-            ("v", OUTPUT_OPERAND_ALIAS),
-            *_dims(o.output_tuple_indices),
-            _s(o.operand_index),
-            *_dims(o.operand_tuple_indices),
-        )
     if isinstance(a, DotAlgorithmAttr):
         al: DotAlgorithm = a.algorithm
         return it.attr(
@@ -463,43 +425,21 @@ def decode(r: Reader, ctx: DecodeContext, dialect: str, is_type: bool) -> Attrib
 
 
 def _decode_stablehlo(r: Reader, ctx: DecodeContext, code: int, pos: int) -> Attribute:
-    if code == GATHER_DIMENSION_NUMBERS:
-        return GatherDimensionNumbersAttr(
-            GatherDimensionNumbers(
-                _read_dims(r),
-                _read_dims(r),
-                _read_dims(r),
-                _read_dims(r),
-                _read_dims(r),
-                r.svarint(),
+    struct_cls = _STRUCT_BY_CODE.get(code)
+    if struct_cls is not None:
+        struct = struct_cls.STRUCT
+        return struct_cls(
+            struct(
+                *(
+                    _read_dims(r) if isinstance(f.default, tuple) else r.svarint()
+                    for f in fields(struct)
+                )
             )
         )
-    if code == SCATTER_DIMENSION_NUMBERS:
-        return ScatterDimensionNumbersAttr(
-            ScatterDimensionNumbers(
-                _read_dims(r),
-                _read_dims(r),
-                _read_dims(r),
-                _read_dims(r),
-                _read_dims(r),
-                r.svarint(),
-            )
-        )
-    if code == DOT_DIMENSION_NUMBERS:
-        return DotDimensionNumbersAttr(
-            DotDimensionNumbers(_read_dims(r), _read_dims(r), _read_dims(r), _read_dims(r))
-        )
-    if code == CONV_DIMENSION_NUMBERS:
-        f = [r.svarint(), r.svarint(), _read_dims(r)]
-        f += [r.svarint(), r.svarint(), _read_dims(r)]
-        f += [r.svarint(), r.svarint(), _read_dims(r)]
-        return ConvDimensionNumbersAttr(ConvDimensionNumbers(*f))  # type: ignore[arg-type]
     if code == CHANNEL_HANDLE:
         return ChannelHandleAttr(r.svarint(), r.svarint())
     if code == TYPE_EXTENSIONS:
         return TypeExtensionsAttr(_read_dims(r))
-    if code == OUTPUT_OPERAND_ALIAS:
-        return OutputOperandAliasAttr(OutputOperandAlias(_read_dims(r), r.svarint(), _read_dims(r)))
     if code == DOT_ALGORITHM:
         ts = [_type(ctx, r, pos) for _ in range(3)]
         counts = [r.svarint() for _ in range(3)]

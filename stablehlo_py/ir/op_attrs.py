@@ -122,6 +122,7 @@ class DotDimensionNumbersAttr(_StructAttr):
 
     name = "stablehlo.dot"
     MNEMONIC = "dot"
+    STRUCT = DotDimensionNumbers
 
     def __init__(self, data: DotDimensionNumbers | None = None, **kw: Any) -> None:
         if data is None:
