@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.flattened import ALGORITHM_FIELDS as ALGORITHM
 from stablehlo_py.vhlo.forks import Fork, ForkOp, require
 
-ALGORITHM = (
-    "lhs_precision_type",
-    "rhs_precision_type",
-    "accumulation_type",
-    "lhs_component_count",
-    "rhs_component_count",
-    "num_primitive_operations",
-    "allow_imprecise_accumulation",
-)
 NONE = va.TypeV1Attr(vt.NONE)
 
 
