@@ -139,9 +139,22 @@ def _parse_operands_and_type(
 
 
 def _parse_binary(cls: type) -> Callable[[Parser], Operation]:
+    """`%a, %b [overflow<nsw, nuw>] {attrs} : T` (the overflow flags where the op has them)."""
+    with_flags = "overflowFlags" in cls.get_irdl_definition().properties  # type: ignore[attr-defined]
+
     def parse(p: Parser) -> Operation:
-        (lhs, rhs), attrs, t = _parse_operands_and_type(p, 2)
-        return _with(cls(lhs, rhs, t), attrs)  # type: ignore[call-arg]
+        lhs = p.parse_operand()
+        p.parse_literal(",")
+        rhs = p.parse_operand()
+        flags = None
+        if with_flags and p.try_keyword("overflow"):
+            flags = _parse_overflow_body(p)
+        attrs = p.try_attr_dict()
+        p.parse_literal(":")
+        op = cls(lhs, rhs, p.parse_type())  # type: ignore[call-arg]
+        if flags is not None:
+            op.properties["overflowFlags"] = flags
+        return _with(op, attrs)
 
     return parse
 
