@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from stablehlo_py.ir.text.location import printed_location
+
 __all__ = ["LocationAliases"]
 
 _FILE_TAIL = re.compile(r":\d+(?::\d+)?(?: to (?:\d+)?:\d+)?")
@@ -116,14 +118,16 @@ class _Reader:
         if tail is not None:
             self.pos = tail.end()
             text = self.text[start : self.pos]
-            return _Loc(text, _esc(text))
+            return _Loc(text, _esc(printed_location(text)))
         if self.lit("("):
             child = self.loc()
             if not self.lit(")"):
                 raise self.error()
-            return _Loc(self.text[start : self.pos], _esc(m.group(0)) + "({0})", [child])
+            return _Loc(
+                self.text[start : self.pos], _esc(printed_location(m.group(0))) + "({0})", [child]
+            )
         text = self.text[start : self.pos]
-        return _Loc(text, _esc(text))
+        return _Loc(text, _esc(printed_location(text)))
 
 
 def _esc(s: str) -> str:
@@ -204,7 +208,7 @@ class LocationAliases:
         (after ``finish``)."""
         a = self._aliases[text]
         if not a.children:
-            return text
+            return printed_location(text)
         return a.loc.template.format(*(self._aliases[c].name for c in a.children))
 
     def _definition(self, a: _Alias) -> str:

@@ -24,7 +24,7 @@ from xdsl.traits import IsTerminator
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text import dense as dense_text
-from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.text.location import TextLoc, printed_location
 from stablehlo_py.ir.text.spelling import (  # noqa: F401  (re-exported: the printer's public names)
     _SEEN_ALIASED,
     _TEXT_MEMO,
@@ -353,7 +353,7 @@ class Printer:
                 self.location_slots.append((len(self.out), location_text(op)))
                 self.out.append("")
             else:
-                self.out.append(f" loc({location_text(op)})")
+                self.out.append(f" loc({printed_location(location_text(op))})")
 
     def arg_location(self, arg: object) -> str:
         """The text of a block argument's location, printed inline (MLIR prints no alias for a
@@ -364,7 +364,7 @@ class Printer:
             if "(" in text:  # nested locations print as aliases: filled in by fill_location_slots
                 self.arg_slots.append(text)
                 return f"\x00{len(self.arg_slots) - 1}\x00"
-        return text
+        return printed_location(text)
 
     def fill_location_slots(self) -> None:
         """Write each op's ` loc(#locN)` once every location is known."""
