@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from stablehlo_py.ir.text.location import printed_location
+from stablehlo_py.ir.text.location_print import printed_location
 
 __all__ = ["LocationAliases"]
 

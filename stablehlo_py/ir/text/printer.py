@@ -24,7 +24,8 @@ from xdsl.traits import IsTerminator
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text import dense as dense_text
-from stablehlo_py.ir.text.location import TextLoc, printed_location
+from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.text.location_print import printed_location
 from stablehlo_py.ir.text.spelling import (  # noqa: F401  (re-exported: the printer's public names)
     _SEEN_ALIASED,
     _TEXT_MEMO,

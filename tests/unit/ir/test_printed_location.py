@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stablehlo_py.ir import parse, print_ir
-from stablehlo_py.ir.text.location import printed_location
+from stablehlo_py.ir.text.location_print import printed_location
 
 
 @pytest.mark.parametrize(
