@@ -30,6 +30,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
+from stablehlo_py.ir.construct import inherent_as_properties
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 
 if TYPE_CHECKING:
@@ -87,11 +88,7 @@ class VhloOp(Operation):
         regions: Sequence[Region],
     ) -> Operation:
         # As MLIR: inherent attributes written in the attribute dictionary are properties.
-        if attributes and any(k in cls.ATTR_NAMES for k in attributes):
-            properties = dict(properties)
-            attributes = dict(attributes)
-            for k in [k for k in attributes if k in cls.ATTR_NAMES]:
-                properties[k] = attributes.pop(k)
+        properties, attributes = inherent_as_properties(properties, attributes, cls.ATTR_NAMES)
         return cls.create(
             operands=operands,
             result_types=result_types,

@@ -19,7 +19,7 @@ field, use and parent link.  A class that overrides ``__post_init__`` gets it ca
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 
 from xdsl.dialects.builtin import UNKNOWN_LOC
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue, SSAValues, Use
@@ -121,6 +121,21 @@ def new_op(
             if k not in attrs:
                 attrs[k] = v
     return op
+
+
+def inherent_as_properties(
+    properties: Mapping[str, Attribute],
+    attributes: Mapping[str, Attribute],
+    inherent: Container[str],
+) -> tuple[Mapping[str, Attribute], Mapping[str, Attribute]]:
+    """As MLIR reads the generic form: the inherent attributes (``inherent``) written in the
+    attribute dictionary are the op's properties.  The mappings are returned as given when none is."""
+    if not any(k in inherent for k in attributes):
+        return properties, attributes
+    props, attrs = dict(properties), dict(attributes)
+    for k in [k for k in attrs if k in inherent]:
+        props[k] = attrs.pop(k)
+    return props, attrs
 
 
 def append_ops(block: Block, ops: Sequence[Operation]) -> None:

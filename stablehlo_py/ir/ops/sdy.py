@@ -37,6 +37,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, RecursiveMemoryEf
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attributes import OpaqueAttr
+from stablehlo_py.ir.construct import inherent_as_properties
 from stablehlo_py.ir.ops.func import parse_return_operands, print_return
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.sdy_attrs import (
@@ -151,10 +152,7 @@ class _SdyOp(IRDLOperation):
         """The generic form: inherent attributes written in the attribute dictionary are the op's
         properties, as MLIR reads them."""
         declared = cls.get_irdl_definition().properties
-        properties = dict(properties)
-        attributes = dict(attributes)
-        for k in [k for k in attributes if k in declared]:
-            properties[k] = attributes.pop(k)
+        properties, attributes = inherent_as_properties(properties, attributes, declared)
         return cls.create(
             operands=operands,
             result_types=result_types,
