@@ -51,11 +51,50 @@ Decisions (where JAX's own reader was the guide)
   vectors, v10+) it prefers them over the legacy per-argument vectors; so does this reader.  An
   aval's memory space follows its named sharding's memory kind, as in JAX; ``Missing`` (artifacts
   before Nov 2025) reads as ``"device"``.
-* ``serialization_version``: JAX still stores 3 in the field for compatibility with old readers
-  (its schema is at version 11); this reader accepts 1 ..
-  :data:`SUPPORTED_SERIALIZATION_VERSION` and refuses newer or missing versions with a clear
-  error.  Consistency JAX relies on is checked: leaf counts of the pytrees match the avals,
-  shardings match avals one to one, indices are in range, enums are known.
+* Consistency JAX relies on is checked: leaf counts of the pytrees match the avals, shardings
+  match avals one to one, indices are in range, enums are known.
+
+Versions: what is read, what is refused
+---------------------------------------
+The schema's history is :data:`SERIALIZATION_VERSIONS` (from the comments of JAX 0.12's
+``serialization.py``).  The stored ``serialization_version`` is not that history one to one: JAX
+wrote 1 and 2 early on, then 3 for every schema from 3 to 11 (so that old readers kept reading),
+and the real version from 12 on (July 2026, which also added ``jax_version``).  JAX 0.12 never
+looks at the stored number; it refuses what it cannot read any more by its *content*, and so does
+this reader:
+
+* **expired** (older than JAX's 6-month backward-compatibility window, refused by JAX 0.12 with
+  ``_expired_error_msg``): an artifact that stores the device count only in the deprecated 16-bit
+  ``nr_devices_short`` (schema < 5, before Nov 2025), or a sharding only as an ``OpSharding``
+  proto (schema < 6, before Jan 2026).  The error names the stored version and, when present, the
+  JAX version that wrote it.  ``read_jax_exported(..., allow_expired=True)`` reads them anyway
+  (the device count from ``nr_devices_short``, shardings as the stored proto bytes), as JAX's
+  ``jax_export_deserialize_expired_versions`` flag does for the device count;
+* **1 .. 12** (:data:`SUPPORTED_SERIALIZATION_VERSION`) read field by field as transcribed below;
+* **13 and newer** read too (forward tolerance): FlatBuffers tables only ever grow by appending
+  fields (a new field takes the next slot, an old one keeps its slot even when deprecated), so a
+  newer artifact's extra fields are skipped, exactly as JAX 0.12's generated reader skips them;
+  :attr:`JaxExported.unknown_fields` names every field this reader skipped (``"Exported field
+  27"``) so nothing is dropped silently.  What *is* refused, with a SerializationError naming what
+  changed: a known field that no longer means what this reader knows -- an enum code it does not
+  know (a new dtype, pytree kind, axis type, memory space...), a required field gone (the module,
+  the function name, the pytrees), counts or indices that do not fit; and, when *running* the
+  module, a ``calling_convention_version`` outside :data:`SUPPORTED_CALLING_CONVENTIONS` (the
+  field JAX bumps when the module's signature changes meaning).
+* ``0`` / missing: not an ``Exported`` (JAX has always stored a version).
+
+Running an Exported: its calling convention
+-------------------------------------------
+JAX wraps the lowered function in a ``@main`` whose arguments are, in order: the platform index
+(an ``i32`` scalar, only when ``len(platforms) > 1``), one ``!stablehlo.token`` per ordered
+effect, then the *kept* array arguments (``module_kept_var_idx``: JAX drops arguments the function
+does not use); dimension variables of shape-polymorphic exports are computed inside ``@main`` from
+the arguments' shapes.  Its results are one token per ordered effect, then the array results.
+``Exported.call`` takes one array per flattened input (``in_avals``) and builds that list
+(``_call_exported_lowering``); :meth:`JaxExported.module_arguments` and
+:meth:`JaxExported.module_results` do the same for the interpreter
+(``stablehlo_py.api.run_exported`` runs an artifact this way).  The platform index is that of
+``"cpu"`` when the export has it, else of the first platform, unless the caller names one.
 
 The ``flatbuffers`` package (``pip install "stablehlo-py[jax]"``) does the scalar decoding;
 :func:`is_jax_exported` works without it.  JAX itself is never imported.
@@ -63,11 +102,15 @@ The ``flatbuffers`` package (``pip install "stablehlo-py[jax]"``) does the scala
 
 from __future__ import annotations
 
+import ast
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any, NamedTuple, NoReturn
+
+import ml_dtypes
+import numpy as np
 
 from stablehlo_py.serialization.format import artifact_error
 
@@ -85,10 +128,33 @@ __all__ = [
     "read_jax_exported",
 ]
 
-SUPPORTED_SERIALIZATION_VERSION = 11
-"""The newest ``Exported.serialization_version`` this reader knows: JAX's
-``_SERIALIZATION_VERSION`` of the schema transcribed here (jax 0.10; v11 added
-``AbstractDevice.platform``).  The later ``jax_version`` field is read too when present."""
+SUPPORTED_SERIALIZATION_VERSION = 12
+"""The newest schema this reader transcribes: JAX 0.12's ``_SERIALIZATION_VERSION`` (v12 added
+``jax_version``).  Newer versions are read too when their known fields keep their meaning (see
+"Versions" above)."""
+
+SERIALIZATION_VERSIONS: dict[int, str] = {
+    1: "Nov 2023: first version",
+    2: "Dec 2023: the float0 dtype",
+    3: "Oct 2024: namedtuple and custom pytree nodes",
+    4: "Apr 2025: PRNG key dtypes",
+    5: "Nov 2025: aval memory_space; nr_devices as 32 bits (nr_devices_short deprecated)",
+    6: "Jan 2026: shardings as NamedSharding (abstract mesh + partition spec), HloSharding kept",
+    7: "(pulled back: broke compatibility)",
+    8: "Mar 2026: AbstractMesh.abstract_device",
+    9: "Mar 2026: HloSharding no longer written",
+    10: "Apr 2026: deduplicated avals, abstract meshes and named shardings (index vectors)",
+    11: "May 2026: AbstractDevice.platform",
+    12: "Jul 2026: jax_version; the real serialization_version is stored (3 before)",
+}
+"""Each schema version of ``Exported`` and what it added (JAX 0.12's ``serialization.py``).
+Schemas before 5 are beyond JAX 0.12's 6-month compatibility window (refused as expired)."""
+
+SUPPORTED_CALLING_CONVENTIONS = range(9, 11)
+"""The ``calling_convention_version`` values whose ``@main`` signature :meth:`JaxExported.
+module_arguments` knows (JAX 0.10 and 0.12 export and call 9 and 10)."""
+
+_COMPAT_DOC = "https://docs.jax.dev/en/latest/501/export.html#compatibility-guarantees"
 
 MAX_PYTREE_DEPTH = 256
 """Deepest pytree nesting accepted (JAX's own reader recurses in Python too)."""
@@ -169,6 +235,21 @@ _EXPORTED = {
     "out_shardings_idxs": (25, "[u32]"),
     "jax_version": (26, "string"),  # added after schema version 11; absent from older artifacts
 }
+
+_TABLE_NAMES = (
+    (_PYTREEDEF, "PyTreeDef"),
+    (_ABSTRACT_DEVICE, "AbstractDevice"),
+    (_ABSTRACT_MESH, "AbstractMesh"),
+    (_PARTITION_SPEC_ONE_AXIS, "PartitionSpecOneAxis"),
+    (_PARTITION_SPEC, "PartitionSpec"),
+    (_NAMED_SHARDING, "NamedSharding"),
+    (_ABSTRACT_VALUE, "AbstractValue"),
+    (_SHARDING, "Sharding"),
+    (_EFFECT, "Effect"),
+    (_DISABLED_SAFETY_CHECK, "DisabledSafetyCheck"),
+    (_EXPORTED, "Exported"),
+)
+"""Each table's schema and its name in serialization.fbs (for ``JaxExported.unknown_fields``)."""
 
 # Enums of the schema, code -> the name JAX uses.
 _PYTREE_KINDS = {0: "leaf", 1: "none", 2: "tuple", 3: "list", 4: "dict", 5: "custom"}
@@ -275,8 +356,9 @@ class JaxAval(NamedTuple):
 
 @dataclass(frozen=True)
 class JaxAbstractDevice:
-    """``AbstractDevice``: the kind of device a mesh was made for (``platform`` is ``None`` in
-    artifacts older than schema version 11; JAX then guesses it from ``device_kind``)."""
+    """``AbstractDevice``: the kind of device a mesh was made for.  Artifacts older than schema
+    version 11 store no ``platform``: it is then guessed from ``device_kind`` as JAX does
+    (``None`` where JAX would fail to guess)."""
 
     device_kind: str
     num_cores: int | None
@@ -360,6 +442,9 @@ class JaxExported:
     """The flatbuffer's ``serialization_version`` field as stored (JAX writes 3)."""
     jax_version: str | None = None
     """The exporting JAX's version, stored by newer JAX only."""
+    unknown_fields: tuple[str, ...] = ()
+    """Fields of a newer schema this reader skipped (``"Exported field 27"``); empty up to
+    :data:`SUPPORTED_SERIALIZATION_VERSION`."""
 
     @property
     def calling_convention_version(self) -> int:
@@ -370,6 +455,104 @@ class JaxExported:
     def has_vjp(self) -> bool:
         """Whether the artifact carries the VJP function (``serialize(vjp_order>=1)``)."""
         return self.vjp is not None
+
+    # ---------------------------------------------------------------------------------------
+    # The calling convention (JAX's _call_exported_lowering and _wrap_main_func)
+
+    @property
+    def has_platform_index_argument(self) -> bool:
+        """Whether ``@main`` takes the platform index first (exports for several platforms)."""
+        return len(self.platforms) > 1
+
+    @property
+    def module_arity(self) -> int:
+        """How many arguments ``@main`` takes: platform index, tokens, kept arrays."""
+        return (
+            int(self.has_platform_index_argument)
+            + len(self.ordered_effects)
+            + len(self.module_kept_var_idx)
+        )
+
+    def calling_convention_text(self) -> str:
+        """Both conventions in words, for error messages and ``metadata_text``."""
+        parts = []
+        if self.has_platform_index_argument:
+            parts.append(f"the platform index (of {', '.join(self.platforms)})")
+        if self.ordered_effects:
+            parts.append(f"{len(self.ordered_effects)} token(s) for the ordered effects")
+        dropped = len(self.in_avals) - len(self.module_kept_var_idx)
+        kept = f"the {len(self.module_kept_var_idx)} kept argument(s)"
+        if dropped:
+            kept += (
+                f" (module_kept_var_idx {list(self.module_kept_var_idx)}; {dropped} unused dropped)"
+            )
+        parts.append(kept)
+        return (
+            f"the exported function takes {len(self.in_avals)} flattened argument(s) "
+            f"(in_avals: {', '.join(map(str, self.in_avals)) or 'none'}); its module's @main "
+            f"takes {self.module_arity}: {', '.join(parts)}"
+        )
+
+    def platform_index(self, platform: str | None = None) -> int | None:
+        """The platform index ``@main`` takes first, or None when it takes none.  ``platform``
+        names the platform to run as; by default ``"cpu"`` when the export has it, else the first.
+        A platform the export lacks is refused (as ``Exported.call`` does) unless the platform
+        check was disabled at export, when index 0 stands for it."""
+        if platform is not None and platform not in self.platforms:
+            if "platform" not in self.disabled_safety_checks:
+                raise NotSupportedError(
+                    f"{self.function_name} was exported for platforms {list(self.platforms)}, "
+                    f"not {platform!r}; choose one of those"
+                )
+            platform = None
+        if not self.has_platform_index_argument:
+            return None
+        if platform is None:
+            return self.platforms.index("cpu") if "cpu" in self.platforms else 0
+        return self.platforms.index(platform)
+
+    def module_arguments(
+        self, args: tuple[Any, ...] | list[Any], *, platform: str | None = None, token: Any = None
+    ) -> list[Any]:
+        """``@main``'s arguments from one value per flattened input (``in_avals``), as
+        ``Exported.call`` builds them: the platform index, ``token`` once per ordered effect, then
+        the kept arguments.  Each argument is checked against its aval (rank, constant
+        dimensions, one size per dimension variable, dtype); Python scalars and lists take the
+        aval's dtype.  Raises :class:`~stablehlo_py.errors.NotSupportedError` for a calling
+        convention this reader does not know, and ``ValueError`` for arguments that do not fit
+        (the message names both conventions when the count is wrong)."""
+        if self.calling_convention_version not in SUPPORTED_CALLING_CONVENTIONS:
+            raise NotSupportedError(
+                f"{self.function_name} uses calling convention version "
+                f"{self.calling_convention_version}; running it needs one of "
+                f"{SUPPORTED_CALLING_CONVENTIONS.start}..{SUPPORTED_CALLING_CONVENTIONS.stop - 1}"
+                " (upgrade stablehlo-py, or export with an older JAX)"
+            )
+        if len(args) != len(self.in_avals):
+            hint = ""
+            if len(args) == self.module_arity:
+                hint = "; to pass @main's own arguments, run the module itself"
+            raise ValueError(
+                f"{self.function_name} was called with {len(args)} argument(s): "
+                f"{self.calling_convention_text()}; pass one value per in_aval{hint}"
+            )
+        values = _check_arguments(self, list(args))
+        index = self.platform_index(platform)
+        out: list[Any] = [] if index is None else [np.int32(index)]
+        out += [token] * len(self.ordered_effects)
+        out += [values[i] for i in self.module_kept_var_idx]
+        return out
+
+    def module_results(self, results: list[Any] | tuple[Any, ...]) -> list[Any]:
+        """The flattened results (``out_avals``) from ``@main``'s: without the leading tokens of
+        the ordered effects."""
+        n = len(self.ordered_effects)
+        if len(results) != n + len(self.out_avals):
+            raise ValueError(
+                f"{self.function_name}'s module returned {len(results)} result(s); its calling "
+                f"convention says {n} token(s) then {len(self.out_avals)} array(s)"
+            )
+        return list(results[n:])
 
     def metadata_text(self) -> str:
         """The metadata, human-readable (one field per line; the vjp indented below)."""
@@ -406,6 +589,8 @@ class JaxExported:
         ]
         if self.jax_version is not None:
             lines.append(f"{indent}jax_version: {self.jax_version}")
+        if self.unknown_fields:
+            lines.append(f"{indent}unknown_fields (skipped): {', '.join(self.unknown_fields)}")
         lines += [
             f"{indent}mlir_module_serialization_version: {self.mlir_module_serialization_version}",
             f"{indent}mlir_module_serialized: {len(module)} bytes ({kind})",
@@ -427,6 +612,129 @@ class JaxExported:
             lines.append(f"{indent}vjp:")
             lines += self.vjp._metadata_lines(indent + "  ")
         return lines
+
+
+# --------------------------------------------------------------------------------------------
+# Checking arguments against the avals (JAX's _call_exported_abstract_eval, for the interpreter)
+
+_KEY_DATA = {"key<fry>": 2, "key<rbg>": 4, "key<urbg>": 4}
+"""PRNG key dtypes -> the trailing uint32 dimension of their key data (the physical type)."""
+
+_CANONICAL = {np.dtype(a): np.dtype(b) for a, b in [
+    ("float64", "float32"), ("int64", "int32"), ("uint64", "uint32"), ("complex128", "complex64")
+]}  # fmt: skip
+"""JAX (without x64) canonicalizes these numpy dtypes on the way in: a float64 array passed for a
+float32 aval is accepted, as ``Exported.call`` accepts it."""
+
+
+def _numpy_dtype(name: str) -> np.dtype[Any]:
+    if name == "float0":
+        return np.dtype(bool)  # JAX lowers float0 arrays to i1
+    if name in _KEY_DATA:
+        return np.dtype(np.uint32)
+    return np.dtype(getattr(ml_dtypes, name, None) or name)
+
+
+_DIM_OPS: dict[type, Any] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+}
+_DIM_FUNCS: dict[str, Any] = {
+    "max": max,
+    "min": min,
+    "mod": lambda a, b: a % b,
+    "floordiv": lambda a, b: a // b,
+    "non_negative": lambda a: max(a, 0),
+}
+
+
+def _eval_dim(expr: str, env: dict[str, int]) -> int | None:
+    """A symbolic dimension's value (JAX's text: ``2*b + 1``, ``mod(b, 2)``) under ``env``; None
+    when it uses an unbound variable or anything beyond the arithmetic JAX prints."""
+
+    def ev(node: ast.AST) -> int | None:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name):
+            return env.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = ev(node.operand)
+            return None if v is None else -v
+        if isinstance(node, ast.BinOp) and type(node.op) in _DIM_OPS:
+            a, b = ev(node.left), ev(node.right)
+            if a is None or b is None or (b == 0 and isinstance(node.op, (ast.FloorDiv, ast.Mod))):
+                return None
+            return int(_DIM_OPS[type(node.op)](a, b))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _DIM_FUNCS
+            and not node.keywords
+        ):
+            vals = [ev(a) for a in node.args]
+            divides = node.func.id in ("mod", "floordiv")
+            if any(v is None for v in vals) or (divides and vals[-1] == 0):
+                return None
+            try:
+                return int(_DIM_FUNCS[node.func.id](*vals))
+            except TypeError:
+                return None
+        return None
+
+    if len(expr) > 200:
+        return None
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    return ev(tree.body)
+
+
+def _check_arguments(exp: JaxExported, args: list[Any]) -> list[Any]:
+    """Each argument as a numpy array of its aval's dtype, checked as ``Exported.call`` checks:
+    rank, constant dimensions, one size per dimension variable (bound by the first argument that
+    has it alone in a dimension, as JAX solves them), the sizes of symbolic expressions, dtype."""
+    env: dict[str, int] = {}
+    arrays: list[np.ndarray[Any, Any]] = []
+    for i, (a, aval) in enumerate(zip(args, exp.in_avals, strict=True)):
+        want = _numpy_dtype(aval.dtype)
+        shape = aval.shape + ((_KEY_DATA[aval.dtype],) if aval.dtype in _KEY_DATA else ())
+        given = a.dtype if isinstance(a, (np.ndarray, np.generic)) else None  # else: Python values
+        arr = np.asarray(a)
+        if aval.dtype == "float0":  # no data: JAX passes zeros of the physical type
+            arr = np.zeros(arr.shape, want)
+        elif given is not None and given != want and _CANONICAL.get(given) != want:
+            raise ValueError(
+                f"{exp.function_name}: argument {i} has dtype {given} but the export expects "
+                f"{aval} (in_avals[{i}])"
+            )
+        if arr.ndim != len(shape):
+            raise ValueError(
+                f"{exp.function_name}: argument {i} has shape {arr.shape} but the export expects "
+                f"{aval} (rank {len(shape)})"
+            )
+        for d, want_d in enumerate(shape):
+            if isinstance(want_d, str) and want_d.isidentifier():
+                if env.setdefault(want_d, arr.shape[d]) != arr.shape[d]:
+                    raise ValueError(
+                        f"{exp.function_name}: argument {i} dimension {d} is {arr.shape[d]} but "
+                        f"{want_d} is {env[want_d]} from an earlier argument ({aval})"
+                    )
+        arrays.append(arr.astype(want, copy=False))
+    for i, (arr, aval) in enumerate(zip(arrays, exp.in_avals)):
+        for d, want_d in enumerate(aval.shape):
+            size = want_d if isinstance(want_d, int) else _eval_dim(want_d, env)
+            if size is not None and arr.shape[d] != size:
+                raise ValueError(
+                    f"{exp.function_name}: argument {i} has shape {arr.shape} but the export "
+                    f"expects {aval} (dimension {d} is {want_d}"
+                    + ("" if isinstance(want_d, int) else f" = {size}")
+                    + ")"
+                )
+    return arrays
 
 
 # --------------------------------------------------------------------------------------------
@@ -519,6 +827,8 @@ class _Buffer:
         # occupies.  A well-formed artifact has each byte charged at most once, so running out
         # means shared offsets are being walked again and again (an amplification attack).
         self.budget = 2 * self.size + 1024
+        self.unknown_fields: dict[str, None] = {}  # "Table field N" of newer schemas, in order
+        self._vtables_seen: set[tuple[int, str]] = set()  # each vtable scanned once per table
 
     def fail(self, message: str, offset: int | None) -> NoReturn:
         raise artifact_error(f"JAX Exported artifact: {message}", offset, self.name)
@@ -587,7 +897,21 @@ class _Buffer:
         if object_size < 4:
             self.fail(f"{what}: invalid table size {object_size}", vtable + 2)
         self.need(pos, object_size, f"{what} (table)")
+        self._note_unknown_fields(vtable, vtable_size, schema)
         return _Table(self, pos, vtable, vtable_size, object_size, schema, what)
+
+    def _note_unknown_fields(
+        self, vtable: int, vtable_size: int, schema: dict[str, tuple[int, str]]
+    ) -> None:
+        """Record the present fields beyond the schema's last slot (a newer JAX's additions)."""
+        table = next(n for sch, n in _TABLE_NAMES if sch is schema)
+        if (vtable, table) in self._vtables_seen:
+            return
+        self._vtables_seen.add((vtable, table))
+        known = 1 + max(slot for slot, _ in schema.values())
+        for slot in range(known, (vtable_size - 4) // 2):
+            if self.scalar("H", vtable + 4 + 2 * slot, "vtable") != 0:
+                self.unknown_fields.setdefault(f"{table} field {slot}")
 
 
 class _Table:
@@ -716,13 +1040,17 @@ class _Table:
         return names[code]
 
 
-def read_jax_exported(data: bytes, name: str = "<artifact>") -> JaxExported:
+def read_jax_exported(
+    data: bytes, name: str = "<artifact>", *, allow_expired: bool = False
+) -> JaxExported:
     """Read a serialized JAX ``Exported`` (``Exported.serialize()``), vjp included.
 
     ``name`` is used in error locations (``name: byte N``).  Raises
-    :class:`~stablehlo_py.errors.SerializationError` for anything malformed, truncated or newer
-    than :data:`SUPPORTED_SERIALIZATION_VERSION`, and
-    :class:`~stablehlo_py.errors.NotSupportedError` when ``flatbuffers`` is not installed."""
+    :class:`~stablehlo_py.errors.SerializationError` for anything malformed or truncated, for a
+    known field whose content this reader does not know, and for an artifact JAX 0.12 refuses as
+    expired (older than its 6-month compatibility window) unless ``allow_expired`` is true; and
+    :class:`~stablehlo_py.errors.NotSupportedError` when ``flatbuffers`` is not installed.  See
+    "Versions" in the module docstring."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise artifact_error(
             f"a JAX Exported artifact is bytes, not {type(data).__name__}", None, name
@@ -732,21 +1060,40 @@ def read_jax_exported(data: bytes, name: str = "<artifact>") -> JaxExported:
     if buf.size < 8:
         buf.fail(f"{buf.size} bytes is too short for a flatbuffer", 0)
     root = buf.reference(0, "root table offset")
-    return _read_exported(buf, root, "Exported", 0)
+    exported = _read_exported(buf, root, "Exported", 0, allow_expired)
+    if buf.unknown_fields:
+        exported = replace(exported, unknown_fields=tuple(buf.unknown_fields))
+    return exported
 
 
-def _read_exported(buf: _Buffer, pos: int, what: str, depth: int) -> JaxExported:
+class _Expiry:
+    """JAX 0.12's refusal of an expired artifact (``_expired_error_msg``), unless allowed."""
+
+    def __init__(self, t: _Table, version: int, jax_version: str | None, allow: bool) -> None:
+        self.t, self.version, self.jax_version, self.allow = t, version, jax_version, allow
+
+    def __call__(self, why: str) -> None:
+        if self.allow:
+            return
+        written = f", written by JAX {self.jax_version}" if self.jax_version else ""
+        self.t.buf.fail(
+            f"{self.t.what} seems older than JAX's 6-month backward-compatibility window and "
+            f"JAX 0.12 refuses to read it ({why}); it uses serialization version "
+            f"{self.version}{written}.  Export it again with a current JAX, or read it anyway "
+            f"with read_jax_exported(..., allow_expired=True).  See {_COMPAT_DOC}",
+            self.t.pos,
+        )
+
+
+def _read_exported(
+    buf: _Buffer, pos: int, what: str, depth: int, allow_expired: bool
+) -> JaxExported:
     t = buf.table(pos, _EXPORTED, what)
     version = t.scalar("serialization_version")
     if version == 0:
         buf.fail(f"{what}.serialization_version is missing (not a JAX Exported artifact?)", pos)
-    if version > SUPPORTED_SERIALIZATION_VERSION:
-        buf.fail(
-            f"{what}: serialization_version {version} is newer than version "
-            f"{SUPPORTED_SERIALIZATION_VERSION}, the newest this reader supports; upgrade "
-            "stablehlo-py, or export with an older JAX",
-            pos,
-        )
+    jax_version = t.string("jax_version")
+    expired = _Expiry(t, version, jax_version, allow_expired)
 
     unique_avals = [_read_aval(a) for a in t.tables("unique_avals", _ABSTRACT_VALUE)]
     unique_meshes = [_read_mesh(m) for m in t.tables("unique_abstract_meshes", _ABSTRACT_MESH)]
@@ -756,12 +1103,16 @@ def _read_exported(buf: _Buffer, pos: int, what: str, depth: int) -> JaxExported
     ]
 
     function_name = t.required_string("function_name")
-    nr_devices = t.scalar("nr_devices") or t.scalar("nr_devices_short")
-    if nr_devices < 0:
-        buf.fail(f"{what}.nr_devices_short is negative ({nr_devices})", t.pos)
+    nr_devices = t.scalar("nr_devices")
+    if nr_devices == 0:
+        nr_devices = t.scalar("nr_devices_short")
+        if nr_devices < 0:
+            buf.fail(f"{what}.nr_devices_short is negative ({nr_devices})", t.pos)
+        if nr_devices > 0:
+            expired("it stores the device count only in nr_devices_short, as before Nov 2025")
 
     sides = {
-        side: _read_side(t, side, unique_avals, unique_shardings, unique_meshes)
+        side: _read_side(t, side, unique_avals, unique_shardings, unique_meshes, expired)
         for side in ("in", "out")
     }
     trees: dict[str, JaxPyTree] = {}
@@ -784,7 +1135,7 @@ def _read_exported(buf: _Buffer, pos: int, what: str, depth: int) -> JaxExported
     if vjp_pos is not None:
         if depth >= MAX_VJP_DEPTH:
             buf.fail(f"{what}: vjp functions nested deeper than {MAX_VJP_DEPTH}", vjp_pos)
-        vjp = _read_exported(buf, vjp_pos, f"{what}.vjp", depth + 1)
+        vjp = _read_exported(buf, vjp_pos, f"{what}.vjp", depth + 1, allow_expired)
 
     return JaxExported(
         function_name=function_name,
@@ -809,7 +1160,7 @@ def _read_exported(buf: _Buffer, pos: int, what: str, depth: int) -> JaxExported
         uses_global_constants=t.scalar("uses_global_constants") != 0,
         vjp=vjp,
         serialization_version=version,
-        jax_version=t.string("jax_version"),
+        jax_version=jax_version,
     )
 
 
@@ -824,10 +1175,11 @@ def _read_side(
     unique_avals: list[JaxAval],
     unique_shardings: list[JaxNamedSharding],
     unique_meshes: list[JaxAbstractMesh],
+    expired: _Expiry,
 ) -> _Side:
     """(avals, HloSharding per aval, NamedSharding per aval) of the arguments or the results,
     chosen among the stored vectors as JAX does."""
-    shardings = _read_shardings(t, side, unique_shardings, unique_meshes)
+    shardings = _read_shardings(t, side, unique_shardings, unique_meshes, expired)
     has_named = not any(isinstance(s, bytes) for s in shardings)
     idxs = t.ints(f"{side}_avals_idxs") if has_named else ()
     if idxs:
@@ -866,7 +1218,11 @@ def _by_index(t: _Table, name: str, index: int, values: list[Any], into: str) ->
 
 
 def _read_shardings(
-    t: _Table, side: str, unique: list[JaxNamedSharding], unique_meshes: list[JaxAbstractMesh]
+    t: _Table,
+    side: str,
+    unique: list[JaxNamedSharding],
+    unique_meshes: list[JaxAbstractMesh],
+    expired: _Expiry,
 ) -> list[JaxNamedSharding | bytes | None]:
     """The shardings of one side, as JAX picks them: the v10 index vector when present, else the
     legacy vector of ``Sharding`` tables (named, or an OpSharding proto, or unspecified)."""
@@ -884,7 +1240,10 @@ def _read_shardings(
         if named is not None:
             out.append(_read_named_sharding(named, unique_meshes))
         else:
-            out.append(s.blob("hlo_sharding_proto"))
+            proto = s.blob("hlo_sharding_proto")
+            if proto is not None:
+                expired(f"{side}_shardings hold an OpSharding proto, as before Jan 2026")
+            out.append(proto)
     return out
 
 
@@ -948,10 +1307,20 @@ def _read_mesh(t: _Table) -> JaxAbstractMesh:
     d = t.table("abstract_device", _ABSTRACT_DEVICE)
     if d is not None:
         cores = d.scalar("num_cores", -1)
-        device = JaxAbstractDevice(
-            d.required_string("device_kind"), None if cores < 0 else cores, d.string("platform")
-        )
+        kind = d.required_string("device_kind")
+        platform = d.string("platform") or _platform_from_device_kind(kind)
+        device = JaxAbstractDevice(kind, None if cores < 0 else cores, platform)
     return JaxAbstractMesh(sizes, names, tuple(types), device)
+
+
+_DEVICE_KIND_PLATFORMS = (("cpu", ("cpu",)), ("tpu", ("tpu",)), ("gpu", ("nvidia", "tesla", "amd")))
+"""JAX's ``get_platform_from_device_kind`` (for meshes of schema < 11, without a platform): the
+first platform one of whose words is in the lower-cased device kind."""
+
+
+def _platform_from_device_kind(device_kind: str) -> str | None:
+    kind = device_kind.lower()
+    return next((p for p, words in _DEVICE_KIND_PLATFORMS if any(w in kind for w in words)), None)
 
 
 def _read_named_sharding(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -197,6 +197,7 @@ class Spec:
     uses_global_constants: bool = False
     vjp: Spec | None = None
     jax_version: str | None = None
+    extra_fields: list[tuple[int, int]] = field(default_factory=list)  # (slot >= 27, u32 value)
 
 
 def _sharding_list(b: B, items: list[Any]) -> int:
@@ -254,8 +255,9 @@ def exported(b: B, s: Spec) -> int:
     jax_version = b.CreateString(s.jax_version) if s.jax_version is not None else None
     return _table(
         b,
-        27,
+        max([27] + [slot + 1 for slot, _ in s.extra_fields]),
         [
+            *[("u32", slot, value) for slot, value in s.extra_fields],
             ("u16", 0, s.version),
             ("off", 1, name),
             ("off", 2, in_tree),
@@ -414,7 +416,8 @@ def test_modern_layout_reads_every_field() -> None:
         ("Explicit",) * 2 + ("Auto",),
         JaxAbstractDevice("cpu", 8, "cpu"),
     )
-    mesh_d = JaxAbstractMesh((4,), ("d",), ("Auto",), JaxAbstractDevice("TPU v4", None, None))
+    # no platform stored (schema < 11): guessed from the device kind, as JAX does
+    mesh_d = JaxAbstractMesh((4,), ("d",), ("Auto",), JaxAbstractDevice("TPU v4", None, "tpu"))
     assert e.in_shardings == (
         JaxNamedSharding(mesh_xyz, ("x", None)),
         JaxNamedSharding(mesh_xyz, (("y", "x"),), memory_kind="pinned_host"),
@@ -447,7 +450,7 @@ def test_modern_layout_reads_every_field() -> None:
 
 
 def test_legacy_layout_with_opsharding_protos() -> None:
-    e = read_jax_exported(build(legacy()))
+    e = read_jax_exported(build(legacy()), allow_expired=True)
     assert e.serialization_version == 2
     assert e.in_avals == (JaxAval((2, 3), "float32"), JaxAval(("b",), "int32"))  # Missing: device
     assert e.in_shardings_hlo == (b"\x08\x01", None)
@@ -487,7 +490,7 @@ def test_metadata_text() -> None:
         "  vjp: (none)",
     ):
         assert line in text.splitlines(), line
-    legacy_text = read_jax_exported(build(legacy())).metadata_text()
+    legacy_text = read_jax_exported(build(legacy()), allow_expired=True).metadata_text()
     assert "  [0] float32[2,3]  sharding 2-byte OpSharding proto 0801" in legacy_text
 
 
@@ -556,25 +559,79 @@ def test_our_formats_are_refused_by_the_reader() -> None:
 # Errors
 
 
-def _error(data: bytes) -> SerializationError:
+def _error(data: bytes, *, allow_expired: bool = True) -> SerializationError:
     with pytest.raises(SerializationError) as info:
-        read_jax_exported(data, "x.jax")
+        read_jax_exported(data, "x.jax", allow_expired=allow_expired)
     return info.value
 
 
-def test_newer_serialization_version_names_both_versions() -> None:
-    s = legacy()
+def test_every_version_up_to_12_reads() -> None:
+    assert SUPPORTED_SERIALIZATION_VERSION == 12 == max(jax_export.SERIALIZATION_VERSIONS)
+    for version in range(1, SUPPORTED_SERIALIZATION_VERSION + 1):
+        s = modern()
+        s.version = version
+        e = read_jax_exported(build(s))
+        assert e.serialization_version == version and e.unknown_fields == ()
+
+
+def test_expired_artifacts_are_refused_as_jax_refuses_them() -> None:
+    """JAX 0.12's _expired_error_msg: a device count only in nr_devices_short (schema < 5) or a
+    sharding only as an OpSharding proto (schema < 6) is beyond its 6-month window."""
+    short_only = modern()
+    short_only.nr_devices, short_only.nr_devices_short = None, 4
+    proto_only = v6()
+    proto_only.in_shardings = [b"\x08\x01", None]
+    for spec, why in (
+        (short_only, "device count only in nr_devices_short"),
+        (proto_only, "in_shardings hold an OpSharding proto"),
+        (legacy(), "device count only in nr_devices_short"),
+    ):
+        err = _error(build(spec), allow_expired=False)
+        text = str(err)
+        assert "older than JAX's 6-month backward-compatibility window" in text, text
+        assert why in text and f"serialization version {spec.version}" in text
+        assert "allow_expired=True" in text and "compatibility-guarantees" in text
+        assert text.startswith("x.jax: byte ")
+        assert ("written by JAX" in text) == (spec.jax_version is not None)
+        assert read_jax_exported(build(spec), allow_expired=True).nr_devices > 0
+    assert "written by JAX 0.10.2" in str(_error(build(short_only), allow_expired=False))
+    # the device count in nr_devices (schema >= 5) with an empty short one is not expired
+    assert read_jax_exported(build(modern())).nr_devices == 4
+
+
+def test_newer_versions_with_new_trailing_fields_read() -> None:
+    """Forward tolerance: a newer JAX's extra fields are skipped (as JAX 0.12's own reader skips
+    them) and named in unknown_fields; the known fields read as before."""
+    s = modern()
     s.version = SUPPORTED_SERIALIZATION_VERSION + 1
-    err = _error(build(s))
-    assert f"serialization_version {SUPPORTED_SERIALIZATION_VERSION + 1}" in str(err)
-    assert f"version {SUPPORTED_SERIALIZATION_VERSION}, the newest this reader supports" in str(err)
-    assert str(err).startswith("x.jax: byte ")
-    assert err.offset is not None  # type: ignore[attr-defined]
-    # ... in a nested vjp too
+    s.extra_fields = [(27, 5), (29, 1)]
+    e = read_jax_exported(build(s))
+    assert e.serialization_version == 13
+    assert e.unknown_fields == ("Exported field 27", "Exported field 29")
+    reference = read_jax_exported(build(modern()))
+    assert replace(e, serialization_version=3, unknown_fields=()) == reference
+    assert "unknown_fields (skipped): Exported field 27, Exported field 29" in e.metadata_text()
+    # ... in a nested vjp too (its fields are reported once)
     s = modern()
     assert s.vjp is not None
     s.vjp.version = 99
-    assert "Exported.vjp: serialization_version 99 is newer" in str(_error(build(s)))
+    s.vjp.extra_fields = [(30, 7)]
+    e = read_jax_exported(build(s))
+    assert e.vjp is not None and e.vjp.serialization_version == 99
+    assert e.unknown_fields == ("Exported field 30",)
+
+
+def test_newer_versions_whose_known_fields_changed_are_refused() -> None:
+    s = modern()
+    s.version = 13
+    assert s.unique_avals is not None
+    s.unique_avals[0] = (["b", "3"], 42, 1)  # a dtype code this reader does not know
+    err = str(_error(build(s)))
+    assert "unknown DType code 42" in err and "newer JAX" in err
+    s = modern()
+    s.version = 13
+    s.module = None  # the module moved elsewhere
+    assert "mlir_module_serialized is missing" in str(_error(build(s)))
 
 
 def test_missing_version_and_module() -> None:
@@ -717,7 +774,7 @@ def test_mutations_raise_only_serialization_error() -> None:
         if rng.random() < 0.2:
             data = _mutate(rng, data, seeds)
         try:
-            read_jax_exported(data, "fuzz")
+            read_jax_exported(data, "fuzz", allow_expired=case % 2 == 0)
         except SerializationError as e:
             assert str(e).startswith("fuzz"), e
             outcomes["error"] += 1
