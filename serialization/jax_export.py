@@ -114,7 +114,7 @@ import numpy as np
 
 from stablehlo_py.serialization.format import artifact_error
 
-from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.errors import InterpreterError, NotSupportedError
 
 __all__ = [
     "SUPPORTED_SERIALIZATION_VERSION",
@@ -504,7 +504,7 @@ class JaxExported:
                     f"{self.function_name} was exported for platforms {list(self.platforms)}, "
                     f"not {platform!r}; choose one of those"
                 )
-            platform = None
+            return 0 if self.has_platform_index_argument else None  # as _call_exported_lowering
         if not self.has_platform_index_argument:
             return None
         if platform is None:
@@ -519,8 +519,9 @@ class JaxExported:
         the kept arguments.  Each argument is checked against its aval (rank, constant
         dimensions, one size per dimension variable, dtype); Python scalars and lists take the
         aval's dtype.  Raises :class:`~stablehlo_py.errors.NotSupportedError` for a calling
-        convention this reader does not know, and ``ValueError`` for arguments that do not fit
-        (the message names both conventions when the count is wrong)."""
+        convention this reader does not know, and
+        :class:`~stablehlo_py.errors.InterpreterError` for arguments that do not fit (the message
+        names both conventions when the count is wrong)."""
         if self.calling_convention_version not in SUPPORTED_CALLING_CONVENTIONS:
             raise NotSupportedError(
                 f"{self.function_name} uses calling convention version "
@@ -532,7 +533,7 @@ class JaxExported:
             hint = ""
             if len(args) == self.module_arity:
                 hint = "; to pass @main's own arguments, run the module itself"
-            raise ValueError(
+            raise InterpreterError(
                 f"{self.function_name} was called with {len(args)} argument(s): "
                 f"{self.calling_convention_text()}; pass one value per in_aval{hint}"
             )
@@ -548,7 +549,7 @@ class JaxExported:
         the ordered effects."""
         n = len(self.ordered_effects)
         if len(results) != n + len(self.out_avals):
-            raise ValueError(
+            raise InterpreterError(
                 f"{self.function_name}'s module returned {len(results)} result(s); its calling "
                 f"convention says {n} token(s) then {len(self.out_avals)} array(s)"
             )
@@ -707,19 +708,19 @@ def _check_arguments(exp: JaxExported, args: list[Any]) -> list[Any]:
         if aval.dtype == "float0":  # no data: JAX passes zeros of the physical type
             arr = np.zeros(arr.shape, want)
         elif given is not None and given != want and _CANONICAL.get(given) != want:
-            raise ValueError(
+            raise InterpreterError(
                 f"{exp.function_name}: argument {i} has dtype {given} but the export expects "
                 f"{aval} (in_avals[{i}])"
             )
         if arr.ndim != len(shape):
-            raise ValueError(
+            raise InterpreterError(
                 f"{exp.function_name}: argument {i} has shape {arr.shape} but the export expects "
                 f"{aval} (rank {len(shape)})"
             )
         for d, want_d in enumerate(shape):
             if isinstance(want_d, str) and want_d.isidentifier():
                 if env.setdefault(want_d, arr.shape[d]) != arr.shape[d]:
-                    raise ValueError(
+                    raise InterpreterError(
                         f"{exp.function_name}: argument {i} dimension {d} is {arr.shape[d]} but "
                         f"{want_d} is {env[want_d]} from an earlier argument ({aval})"
                     )
@@ -728,7 +729,7 @@ def _check_arguments(exp: JaxExported, args: list[Any]) -> list[Any]:
         for d, want_d in enumerate(aval.shape):
             size = want_d if isinstance(want_d, int) else _eval_dim(want_d, env)
             if size is not None and arr.shape[d] != size:
-                raise ValueError(
+                raise InterpreterError(
                     f"{exp.function_name}: argument {i} has shape {arr.shape} but the export "
                     f"expects {aval} (dimension {d} is {want_d}"
                     + ("" if isinstance(want_d, int) else f" = {size}")
