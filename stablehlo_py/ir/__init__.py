@@ -12,7 +12,10 @@ from typing import TextIO
 
 from xdsl.ir import Operation
 
+from stablehlo_py.ir import xdsl_workarounds
 from stablehlo_py.ir.dialects import default_registry
+
+xdsl_workarounds.install()  # str(op), str(attr) print upstream's text (see the module's docstring)
 
 
 @contextmanager

@@ -26,7 +26,26 @@ class TextData(Data[object]):
         raise NotImplementedError(cls.PARSE_ERROR)
 
     def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(self.parameter_text())
+        printer.print_string(self.xdsl_parameter_text())
+
+    def xdsl_parameter_text(self) -> str:
+        """What xDSL's printer writes after `#name` (`!name` for a type): valid MLIR when the class
+        has an `mlir_text()` that starts with that prefix (`#stablehlo.dot<...>`: the rest of it) or
+        has no parameter (`!stablehlo.token`); `parameter_text()` otherwise.  (Opaque attributes
+        and types, whose name is not their MLIR name, are handled in ir/xdsl_workarounds.py.)"""
+        if self.data is None:
+            return ""
+        mlir_text = getattr(self, "mlir_text", None)
+        if mlir_text is not None:
+            try:
+                text = mlir_text()
+            except NotImplementedError:
+                text = None
+            if text is not None:
+                prefix = ("!" if isinstance(self, TypeAttribute) else "#") + self.name
+                if text.startswith(prefix):
+                    return text[len(prefix) :]
+        return self.parameter_text()
 
     def parameter_text(self) -> str:
         return str(self.data)

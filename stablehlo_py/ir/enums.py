@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.ir import Data
+from xdsl.ir import Data, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition
 
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ class EnumAttr(Data[str]):
         raise NotImplementedError("parsed by stablehlo_py.ir.text")
 
     def print_parameter(self, printer) -> None:  # type: ignore[override]
+        # xDSL's printer (still used by third-party code) writes `#stablehlo<comparison_direction`
+        # for the generated classes (SpacedOpaqueSyntaxAttribute), then this, then `>`: MLIR's text
         printer.print_string(self.data)
 
     def mlir_text(self) -> str:
@@ -101,7 +103,7 @@ def _make(dialect: str, mnemonic: str, cases: tuple[str, ...]) -> type[EnumAttr]
         cls_name = "Chlo" + cls_name
     cls = type(
         cls_name,
-        (EnumAttr,),
+        (EnumAttr, SpacedOpaqueSyntaxAttribute),
         {"name": f"{dialect}.{mnemonic}", "DIALECT": dialect, "MNEMONIC": mnemonic, "CASES": cases},
     )
     return irdl_attr_definition(cls)

@@ -468,6 +468,10 @@ class ResultAccuracyModeAttr(EnumAttr):
     def mlir_stripped(self) -> str:
         return f"<{self.data}>"
 
+    def print_parameter(self, printer) -> None:  # type: ignore[override]
+        # after xDSL's printer wrote `#stablehlo.result_accuracy_mode`
+        printer.print_string(f"<{self.data}>")
+
     @classmethod
     def parse_body(cls, p: Parser) -> EnumAttr:
         p.parse_literal("<", "to open #stablehlo.result_accuracy_mode")

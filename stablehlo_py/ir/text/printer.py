@@ -552,6 +552,19 @@ def print_module(
     return _with_aliases(op, p.text())
 
 
+def print_nested_op(op: Operation) -> str:
+    """An op inside a module as MLIR's ``op->print()`` prints it (what ``str(op)`` gives in MLIR's
+    Python bindings): its pretty form at indentation 0, without a trailing newline, its values named
+    as the whole top-level op would name them (MLIR numbers from the top-level ancestor), its own name
+    unabbreviated (no enclosing op supplies a default dialect: `func.return`)."""
+    top = op
+    while (parent := top.parent_op()) is not None:
+        top = parent
+    p = Printer(_Wrapper(top))
+    p.print_op(op)
+    return p.text()
+
+
 def write_module(
     op: Operation,
     stream: TextIO,
@@ -638,6 +651,7 @@ __all__ = [
     "attr_to_str",
     "dict_to_str",
     "print_module",
+    "print_nested_op",
     "string_literal",
     "symbol_text",
     "type_to_str",

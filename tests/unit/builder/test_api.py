@@ -140,7 +140,7 @@ def test_to_attribute_plain_values() -> None:
 def test_type_specifications() -> None:
     t = to_type("tensor<2x3xf32>")
     assert to_type(((2, 3), "f32")) == t == tensor((2, 3), np.float32) == to_type(t)
-    assert str(to_type(((None, 3), "bf16"))).count("-1") == 1
+    assert str(to_type(((None, 3), "bf16"))) == "tensor<?x3xbf16>"  # MLIR text (was xDSL's -1)
     bounded = to_type("tensor<?x3xf32, #stablehlo.bounds<8, ?>>")
     assert bounded.get_shape() == (-1, 3)
     assert to_type("!stablehlo.token").name == "stablehlo.token"
