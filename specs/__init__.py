@@ -6,7 +6,7 @@ the toolkit hard-codes a version):
 * ``ops.toml`` — every VHLO op fork (``add_v1``, ``all_gather_v2``, ...): version range, operands,
   attributes in declaration order with their defaults, results, regions, the StableHLO op it maps to;
 * ``types.toml`` — VHLO types and attributes/enums with version ranges, parameters, bytecode codes;
-* ``releases.toml`` — StableHLO 0.9.0 ... 1.20.0, one entry per minor version, dated by upstream's
+* ``releases.toml`` — StableHLO 0.9.0 ... 1.22.0, one entry per minor version, dated by upstream's
   vX.Y.0 tags (``tagged = false`` and no date for a minor without one), with upstream's version log.
 
 They are read once (``tomllib``, cached) into frozen dataclasses.  Legality is a range test
@@ -239,10 +239,18 @@ class Release:
     """The day upstream's vX.Y.0 tag was made; None for an untagged release."""
     tagged: bool
     """False for a minor version upstream never tagged (0.20.0, 1.17.0) or has not tagged yet
-    (1.20.0).  Such a release has no date and is never a WEEK_4 / WEEK_12 answer (upstream measures
+    (1.20.0, 1.21.0, 1.22.0).  Such a release has no date and is never a WEEK_4 / WEEK_12 answer (upstream measures
     those from tag dates only; see releases.toml); it is a release in every other sense."""
     mlir_bytecode_version: int
     changes: tuple[str, ...]
+    patch_tags: tuple[tuple[int, datetime.date], ...] = ()
+    """Upstream's vX.Y.Z patch tags of this release as (Z, day), oldest first."""
+
+    def tags(self) -> tuple[tuple[Version, datetime.date], ...]:
+        """Every tag of this release, vX.Y.0 (when tagged) and its patch tags, with their days."""
+        v = self.version
+        head = ((v, self.date),) if self.date is not None else ()
+        return head + tuple((Version(v.major, v.minor, z), day) for z, day in self.patch_tags)
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,6 +325,7 @@ def _releases() -> tuple[Release, ...]:
             tagged=r.get("tagged", True),
             mlir_bytecode_version=r["mlir_bytecode_version"],
             changes=tuple(r["changes"]),
+            patch_tags=tuple((int(z), day) for z, day in r.get("patch_tags", {}).items()),
         )
         for r in rows
     )
@@ -330,6 +339,10 @@ def _releases() -> tuple[Release, ...]:
             _check(type(r.date) is datetime.date, f"release {r.version} has no date (a day)")
         else:
             _check(r.date is None, f"release {r.version} is not tagged but has a date")
+        for z, day in r.patch_tags:
+            _check(z > 0 and type(day) is datetime.date, f"release {r.version}: bad patch tag {z}")
+        days = [day for _, day in r.tags()]
+        _check(days == sorted(days), f"release {r.version}: patch tags out of date order")
     dated = [r for r in result if r.date is not None]
     for earlier, later in itertools.pairwise(dated):
         _check(earlier.date <= later.date, f"{later.version} dated before {earlier.version}")

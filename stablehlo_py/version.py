@@ -1,24 +1,27 @@
 """StableHLO versions: parsing, ordering, the supported range and compatibility targets.
 
 Everything here is derived from the dated release log in ``specs/releases.toml``
-(:func:`stablehlo_py.specs.releases`): the current version is the newest release (1.20.0), the
-minimum version the oldest (0.9.0), and the WEEK_4 / WEEK_12 targets are the newest releases whose
-vX.Y.0 tag is at least 28 / 84 days old on a given day — computed, not hand-kept.
+(:func:`stablehlo_py.specs.releases`): the current version is the newest release (1.22.0), the
+minimum version the oldest (0.9.0), and the WEEK_4 / WEEK_12 targets are the newest upstream tags
+(vX.Y.0 or a patch tag vX.Y.Z) at least 28 / 84 days old on a given day — computed, not hand-kept.
 
-Untagged releases.  A minor version upstream never tagged (0.20.0, 1.17.0) or has not tagged yet
-(1.20.0, the current version) is ``tagged = false`` in the log, has no date, and is never a WEEK_4 /
-WEEK_12 answer.  This is what upstream does: ``Version::fromCompatibilityRequirement`` measures
-"from the date that the release was tagged on, not merged" (the tag is when a version has been
-verified and exported to XLA), and its anchors are picked from the tag list — at upstream 3c9301c
-(2026-08-13) WEEK_4 = 1.18.0 and WEEK_12 = 1.16.2, the newest tags at least 28 / 84 days old; this
-module gives 1.18.0 and 1.16.0 (the same opset) for that day.  So the date a version bump merged is
-not a stand-in, and none of the untagged minors has a patch tag that could be.  An untagged release
-is still a valid target (``validate_target``) and the current version (``NONE``) when it is newest.
+Untagged releases.  A minor version upstream never tagged (0.20.0, 1.17.0) or has not tagged as far
+as we know (1.20.0, 1.21.0, 1.22.0) is ``tagged = false`` in the log, has no date, and is never a
+WEEK_4 / WEEK_12 answer.  This is what upstream does: ``Version::fromCompatibilityRequirement``
+measures "from the date that the release was tagged on, not merged" (the tag is when a version has
+been verified and exported to XLA), and its anchors are picked from the tag list, patch tags
+included.  Upstream's anchors are frozen in each build: jaxlib 0.12 answers WEEK_4 = 1.18.0 and
+WEEK_12 = 1.16.3 on any day, which is this module's answer for the days its anchors were chosen
+(2026-08-14 ... 2026-09-10); on a later day this module moves on (on 2026-11-28 both are 1.19.0,
+tagged 2026-08-13), where a jaxlib build keeps its anchors until its next update.  An untagged
+release is still a valid target (``validate_target``) and the current version (``NONE``) when it is
+newest.
 
-As upstream does, a target with a non-zero patch is treated as X.Y.0 (patch versions never change
-the opset), and a target above the current or below the minimum version is refused.  A target
-inside the range that is not itself a release (there are none today) behaves like the newest
-release before it, since legality is a range test.
+Patches.  As upstream does, a target keeps its patch (``1.16.3`` is written as the producer
+``StableHLO_v1.16.3``) while its opset is X.Y.0's (patch versions never change the opset); a target
+above the current version (``1.22.1``) or below the minimum is refused.  A target inside the range
+that is not itself a release (there are none today) behaves like the newest release before it, since
+legality is a range test.
 """
 
 from __future__ import annotations
@@ -99,7 +102,7 @@ def _release_log() -> tuple[Release, ...]:
 
 
 def get_current_version() -> Version:
-    """The newest version in the release log (1.20.0)."""
+    """The newest version in the release log (1.22.0)."""
     return _release_log()[-1].version
 
 
@@ -117,10 +120,12 @@ def get_smaller_version(a: Version | str, b: Version | str) -> Version:
 def validate_target(target: Version | str) -> Version:
     """Check a serialization / downgrade target and return it as ``X.Y.0``.
 
-    Accepts a :class:`Version`, ``"X.Y.Z"``, ``"current"`` or ``"minimum"``.  A non-zero patch is
-    dropped (``1.7.3`` → ``1.7.0``).  A target below the minimum or above the current version raises
-    :class:`VersionError` with upstream's wording ("target version 0.0.0 is less than minimum supported
-    0.9.0") and a note naming the valid range.
+    Accepts a :class:`Version`, ``"X.Y.Z"``, ``"current"`` or ``"minimum"``.  The patch is kept, as
+    upstream keeps it (the producer string of an artifact for ``1.7.3`` says ``StableHLO_v1.7.3``);
+    the opset is X.Y.0's (``Version.with_zero_patch``).  A target below the minimum or above the
+    current version (``1.22.1`` included, as upstream compares whole versions) raises
+    :class:`VersionError` with upstream's wording ("target version 0.0.0 is less than minimum
+    supported 0.9.0") and a note naming the valid range.
     """
     if isinstance(target, str) and target == "current":
         return get_current_version()
@@ -133,12 +138,12 @@ def validate_target(target: Version | str) -> Version:
             f"target version {target} is less than minimum supported {minimum}",
             note=f"choose a target from {minimum} to {current} (or 'current', 'minimum')",
         )
-    if version.with_zero_patch() > current:
+    if version > current:
         raise VersionError(
             f"target version {target} is greater than current version {current}",
             note=f"choose a target from {minimum} to {current} (or 'current', 'minimum')",
         )
-    return version.with_zero_patch()
+    return version
 
 
 class CompatibilityRequirement(enum.Enum):
@@ -163,10 +168,10 @@ def get_version_from_compatibility_requirement(
 ) -> Version:
     """A target version meeting ``requirement`` on ``today`` (default: the current date).
 
-    WEEK_4 / WEEK_12 give the newest release tagged at least 28 / 84 days before ``today``
-    (untagged releases are skipped, see the module docstring); when no release is that old (a
-    ``today`` before 0.9.0 was four weeks old) the minimum version is the best available and is
-    returned.  ``requirement`` may also be given by name (``"WEEK_4"``).  Pass ``today`` for a
+    WEEK_4 / WEEK_12 give the newest upstream tag (vX.Y.0 or a patch tag vX.Y.Z) made at least 28 /
+    84 days before ``today`` (untagged releases are skipped, see the module docstring); when no tag
+    is that old (a ``today`` before 0.9.0 was four weeks old) the minimum version is the best
+    available and is returned.  ``requirement`` may also be given by name (``"WEEK_4"``).  Pass ``today`` for a
     deterministic answer.
     """
     if isinstance(requirement, str):
@@ -184,5 +189,5 @@ def get_version_from_compatibility_requirement(
     day = today if today is not None else datetime.date.today()
     cutoff = day - datetime.timedelta(days=_MIN_AGE_DAYS[requirement])
     log = _release_log()
-    old_enough = [r.version for r in log if r.tagged and r.date is not None and r.date <= cutoff]
-    return old_enough[-1] if old_enough else log[0].version
+    old_enough = [tag for r in log for tag, made in r.tags() if made <= cutoff]
+    return max(old_enough) if old_enough else log[0].version

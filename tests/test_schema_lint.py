@@ -77,11 +77,11 @@ def test_removing_or_moving_is_refused(locked: dict[str, Any]) -> None:
 
 def _with_new_fork(locked: dict[str, Any], bump: bool = True, code: bool = True) -> dict[str, Any]:
     now = copy.deepcopy(locked)
-    new_version = "1.21.0" if bump else "1.20.0"
+    new_version = "1.23.0" if bump else "1.22.0"
     if bump:
-        now["releases"]["1.21.0"] = "2026-10-01"
-        now["current_version"] = "1.21.0"
-    now["ops"]["add_v1"]["max"] = "1.20.0"
+        now["releases"]["1.23.0"] = "2027-01-01"
+        now["current_version"] = "1.23.0"
+    now["ops"]["add_v1"]["max"] = "1.22.0"
     now["ops"]["add_v2"] = {
         "min": new_version,
         "max": "current",
@@ -95,7 +95,7 @@ def _with_new_fork(locked: dict[str, Any], bump: bool = True, code: bool = True)
 
 def test_a_proper_new_fork_is_accepted(locked: dict[str, Any]) -> None:
     now = _with_new_fork(locked)
-    assert lint(locked, now, _ctx({"1.21.0"}, {("add_v1", "add_v2")})) == []
+    assert lint(locked, now, _ctx({"1.23.0"}, {("add_v1", "add_v2")})) == []
 
 
 def test_a_new_fork_needs_bump_code_patterns_and_golden(locked: dict[str, Any]) -> None:
@@ -103,9 +103,9 @@ def test_a_new_fork_needs_bump_code_patterns_and_golden(locked: dict[str, Any]) 
     assert "not newer than the locked current version" in problems
     assert "no appended wire code" in problems
     assert "no upgrade/downgrade patterns from add_v1" in problems
-    assert "no golden artifact for 1.20.0" in problems
+    assert "no golden artifact for 1.22.0" in problems
     problems = "\n".join(lint(locked, _with_new_fork(locked), _ctx()))
-    assert "release 1.21.0 has no golden artifact" in problems
+    assert "release 1.23.0 has no golden artifact" in problems
 
 
 def test_ending_a_fork_needs_a_successor(locked: dict[str, Any]) -> None:
@@ -121,5 +121,5 @@ def test_artifact_records_are_append_only(locked: dict[str, Any]) -> None:
     now = copy.deepcopy(locked)
     now["records"]["op"].append("new_field")
     assert any("without a new format version" in p for p in lint(locked, now, _ctx()))
-    now["format_versions"]["2"] = "1.21.0"
+    now["format_versions"]["2"] = "1.23.0"
     assert lint(locked, now, _ctx()) == []

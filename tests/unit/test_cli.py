@@ -95,6 +95,6 @@ def test_verify_diagnostics() -> None:
 
 def test_translate_version_and_mode_errors() -> None:
     r = run(TRANSLATE, "--print-stablehlo-version")
-    assert r.returncode == 0 and r.stdout.strip() == "1.20.0"
+    assert r.returncode == 0 and r.stdout.strip() == "1.22.0"
     r = run(TRANSLATE, stdin=GOOD)
     assert r.returncode == 1 and "choose exactly one of" in r.stderr

@@ -165,11 +165,11 @@ def test_every_version_bound_is_a_release() -> None:
 def test_release_log() -> None:
     log = specs.releases()
     versions = [str(r.version) for r in log]
-    assert versions[0] == "0.9.0" and versions[-1] == "1.20.0"
-    assert versions == [f"0.{m}.0" for m in range(9, 21)] + [f"1.{m}.0" for m in range(21)]
-    # Every release is dated by its vX.Y.0 tag, except the three minors upstream has no such tag for.
+    assert versions[0] == "0.9.0" and versions[-1] == "1.22.0"
+    assert versions == [f"0.{m}.0" for m in range(9, 21)] + [f"1.{m}.0" for m in range(23)]
+    # Every release is dated by its vX.Y.0 tag, except the minors with no such tag within reach.
     untagged = [str(r.version) for r in log if not r.tagged]
-    assert untagged == ["0.20.0", "1.17.0", "1.20.0"]
+    assert untagged == ["0.20.0", "1.17.0", "1.20.0", "1.21.0", "1.22.0"]
     assert all(r.date is None for r in log if not r.tagged)
     dates = [r.date for r in log if r.date is not None]
     assert len(dates) == len(log) - len(untagged)
@@ -189,17 +189,35 @@ RELEASE_TAGS = REFERENCE / "release_tags.txt"
 _TAG_LINE = re.compile(r"v([0-9]+\.[0-9]+\.[0-9]+)\s+([0-9]{4}-[0-9]{2}-[0-9]{2})")
 
 
-def _x_y_0_tag_dates() -> dict[Version, datetime.date]:
-    """Upstream's vX.Y.0 tags and their dates, from ``release_tags.txt`` (``vX.Y.Z YYYY-MM-DD``)."""
+def _tag_dates() -> dict[Version, datetime.date]:
+    """Upstream's vX.Y.Z tags and their dates, from ``release_tags.txt`` (``vX.Y.Z YYYY-MM-DD``)."""
     tags: dict[Version, datetime.date] = {}
     for line in RELEASE_TAGS.read_text(encoding="utf-8").splitlines():
         match = _TAG_LINE.fullmatch(line.strip())
         if match is None:
             continue  # blank lines, non-release tags
-        version = Version.from_string(match[1])
-        if version.patch == 0:
-            tags[version] = datetime.date.fromisoformat(match[2])
+        tags[Version.from_string(match[1])] = datetime.date.fromisoformat(match[2])
     return tags
+
+
+def _x_y_0_tag_dates() -> dict[Version, datetime.date]:
+    """Upstream's vX.Y.0 tags and their dates."""
+    return {v: day for v, day in _tag_dates().items() if v.patch == 0}
+
+
+@pytest.mark.skipif(
+    not RELEASE_TAGS.is_file(), reason="../shared/reference/release_tags.txt is absent"
+)
+def test_every_tag_in_range_is_in_the_log_with_its_date() -> None:
+    """The release log's tags (vX.Y.0 and patch tags) are exactly upstream's, with their days."""
+    log = specs.releases()
+    ours = {tag: day for r in log for tag, day in r.tags()}
+    theirs = {
+        v: day
+        for v, day in _tag_dates().items()
+        if log[0].version <= v.with_zero_patch() <= log[-1].version
+    }
+    assert ours == theirs
 
 
 @pytest.mark.skipif(

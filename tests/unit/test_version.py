@@ -96,7 +96,7 @@ def test_with_zero_patch() -> None:
 
 
 def test_current_and_minimum_come_from_the_release_log() -> None:
-    assert get_current_version() == v("1.20.0") == specs.releases()[-1].version
+    assert get_current_version() == v("1.22.0") == specs.releases()[-1].version
     assert get_minimum_version() == v("0.9.0") == specs.releases()[0].version
 
 
@@ -108,21 +108,23 @@ def test_get_smaller_version() -> None:
         get_smaller_version("1.2", "1.3.0")
 
 
-def test_patch_is_treated_as_zero() -> None:
-    assert validate_target("1.7.3") == v("1.7.0")
-    assert validate_target(v("0.9.5")) == v("0.9.0")
-    assert validate_target("1.20.9") == v("1.20.0")
+def test_patch_is_kept_and_its_opset_is_x_y_0() -> None:
+    # As upstream (jaxlib 0.12 writes the producer StableHLO_v1.16.3 for target "1.16.3").
+    assert validate_target("1.7.3") == v("1.7.3")
+    assert validate_target("1.7.3").with_zero_patch() == v("1.7.0")
+    assert validate_target(v("0.9.5")) == v("0.9.5")
+    assert validate_target("1.20.9") == v("1.20.9")
     assert validate_target("current") == get_current_version()
     assert validate_target("1.5.0") == v("1.5.0")
 
 
-@pytest.mark.parametrize("target", ["1.21.0", "2.0.0", "0.8.0", "0.8.99", "0.0.0"])
+@pytest.mark.parametrize("target", ["1.23.0", "1.22.1", "2.0.0", "0.8.0", "0.8.99", "0.0.0"])
 def test_out_of_range_target_is_refused_with_the_valid_range(target: str) -> None:
     with pytest.raises(VersionError) as info:
         validate_target(target)
     message = str(info.value)
     assert target in message
-    assert "0.9.0" in message and "1.20.0" in message
+    assert "0.9.0" in message and "1.22.0" in message
 
 
 def test_bad_target_text_is_refused() -> None:
@@ -137,12 +139,12 @@ def test_bad_target_text_is_refused() -> None:
 def test_none_and_max() -> None:
     day = datetime.date(2025, 1, 1)
     assert get_version_from_compatibility_requirement(CompatibilityRequirement.NONE, day) == v(
-        "1.20.0"
+        "1.22.0"
     )
     assert get_version_from_compatibility_requirement(CompatibilityRequirement.MAX, day) == v(
         "0.9.0"
     )
-    assert get_version_from_compatibility_requirement(CompatibilityRequirement.NONE) == v("1.20.0")
+    assert get_version_from_compatibility_requirement(CompatibilityRequirement.NONE) == v("1.22.0")
 
 
 def test_enum_values_match_upstream() -> None:
@@ -162,7 +164,7 @@ def test_week_4_is_the_newest_release_at_least_28_days_old() -> None:
         v("1.7.0")
     )
     assert get_version_from_compatibility_requirement(week4, tagged + datetime.timedelta(27)) == (
-        v("1.6.0")
+        v("1.6.3")  # the newest tag then: v1.6.3, 2024-08-30
     )
     # Upstream's own bump on 2024-10-03/04 (PR #2579): WEEK_4 = 1.7.0, "released 29 days ago".
     assert get_version_from_compatibility_requirement(week4, datetime.date(2024, 10, 4)) == (
@@ -186,7 +188,7 @@ def test_week_12_is_the_newest_release_at_least_84_days_old() -> None:
 
 
 def test_far_future_today_gives_the_newest_tagged_release() -> None:
-    # 1.20.0, the current version, is not tagged yet (as at upstream 3c9301c), so it is no answer.
+    # 1.20.0 ... 1.22.0 (the current version) have no tag date within reach, so are no answer.
     far = datetime.date(2100, 1, 1)
     newest_tagged = [r.version for r in specs.releases() if r.tagged][-1]
     assert newest_tagged == v("1.19.0")
@@ -201,22 +203,33 @@ def test_far_future_today_gives_the_newest_tagged_release() -> None:
         (datetime.date(2024, 10, 14), "1.7.1", "1.4.1"),  # PR #2589
         (datetime.date(2024, 10, 22), "1.7.3", "1.4.2"),  # PR #2596
         (datetime.date(2024, 10, 24), "1.7.5", "1.5.0"),  # PR #2599
-        (datetime.date(2024, 11, 11), "1.7.7", "1.6.0"),  # PR #2621
+        # PR #2621 (merged 2024-11-11) chose 1.7.7 although v1.7.8 (2024-10-14) was 28 days old
+        # that day: the anchors may be older than needed ("as long as the version satisfies the
+        # requirement", Version.cpp).  The day before, the newest qualifying tag is 1.7.7.
+        (datetime.date(2024, 11, 10), "1.7.7", "1.6.0"),
         # The anchors at upstream 3c9301c (2026-08-13): 1.17.0, never tagged, is passed over.
         (datetime.date(2026, 8, 13), "1.18.0", "1.16.2"),
+        # jaxlib 0.12.0.1's anchors (established by calling it: frozen in the build), ours on the
+        # days they were chosen (v1.16.3 84 days old from 2026-08-14, v1.19.0 28 days old from
+        # 2026-09-10).
+        (datetime.date(2026, 8, 14), "1.18.0", "1.16.3"),
+        (datetime.date(2026, 9, 9), "1.18.0", "1.16.3"),
+        # Later days move on where a jaxlib build keeps its anchors (issue 31's note).
+        (datetime.date(2026, 9, 10), "1.19.0", "1.16.3"),
+        (datetime.date(2026, 11, 28), "1.19.0", "1.19.0"),
     ],
 )
 def test_targets_match_upstreams_anchors(day: datetime.date, week4: str, week12: str) -> None:
-    # Upstream names the newest tag, often a patch tag; the opset (and our answer) is its X.Y.0.
+    # Upstream names the newest tag, often a patch tag, and so do we (the patch is kept).
     got4 = get_version_from_compatibility_requirement(CompatibilityRequirement.WEEK_4, day)
     got12 = get_version_from_compatibility_requirement(CompatibilityRequirement.WEEK_12, day)
-    assert got4 == validate_target(week4)
-    assert got12 == validate_target(week12)
+    assert got4 == v(week4)
+    assert got12 == v(week12)
 
 
 def test_untagged_releases_are_never_targets() -> None:
     untagged = {r.version for r in specs.releases() if not r.tagged}
-    assert untagged == {v("0.20.0"), v("1.17.0"), v("1.20.0")}
+    assert untagged == {v("0.20.0"), v("1.17.0"), v("1.20.0"), v("1.21.0"), v("1.22.0")}
     answers: set[Version] = set()
     day = datetime.date(2023, 1, 1)
     while day < datetime.date(2027, 6, 1):
@@ -231,15 +244,15 @@ def test_untagged_releases_are_never_targets() -> None:
 
     one_0 = datetime.date(2024, 5, 14)  # v1.0.0; 0.20.0 was bumped to but never tagged
     assert specs.release("1.0.0").date == one_0
-    assert week4(one_0 + datetime.timedelta(27)) == v("0.19.0")
+    assert week4(one_0 + datetime.timedelta(27)) == v("0.19.10")
     assert week4(one_0 + datetime.timedelta(28)) == v("1.0.0")
     one_18 = datetime.date(2026, 6, 29)  # v1.18.0; 1.17.0 was never tagged
     assert specs.release("1.18.0").date == one_18
-    assert week4(one_18 + datetime.timedelta(27)) == v("1.16.0")
+    assert week4(one_18 + datetime.timedelta(27)) == v("1.16.3")
     assert week4(one_18 + datetime.timedelta(28)) == v("1.18.0")
     # An untagged release is still a valid target, and the current version when it is the newest.
     assert validate_target("1.17.0") == v("1.17.0")
-    assert get_version_from_compatibility_requirement(CompatibilityRequirement.NONE) == v("1.20.0")
+    assert get_version_from_compatibility_requirement(CompatibilityRequirement.NONE) == v("1.22.0")
 
 
 def test_today_before_any_release_is_old_enough_gives_the_minimum() -> None:
@@ -278,7 +291,7 @@ def test_results_are_valid_targets() -> None:
 def test_exported_from_package() -> None:
     assert stablehlo_py.Version is Version
     assert stablehlo_py.CompatibilityRequirement is CompatibilityRequirement
-    assert stablehlo_py.get_current_version() == v("1.20.0")
+    assert stablehlo_py.get_current_version() == v("1.22.0")
     assert stablehlo_py.get_minimum_version() == v("0.9.0")
     assert stablehlo_py.get_smaller_version is get_smaller_version
     assert stablehlo_py.get_version_from_compatibility_requirement is (
