@@ -178,12 +178,13 @@ def serialize_portable_artifact_str(
     target_version: Version | str,
     *,
     strip_debuginfo: bool = False,
-    name: str = "<string>",
+    name: str = "-",
     format: str = "msgpack",
     expand: bool = False,
 ) -> bytes:
     """Upstream's ``serialize_portable_artifact_str``: StableHLO text in, artifact bytes out
-    (``expand`` as :func:`serialize_portable_artifact`'s)."""
+    (``expand`` as :func:`serialize_portable_artifact`'s).  ``name``: the buffer's name in the
+    locations, ``-`` as upstream's (``loc("-":1:2)``)."""
     from stablehlo_py.ir import parse
     from stablehlo_py.ir.verify import verify
 
@@ -223,11 +224,16 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
 
     from stablehlo_py.ir.verify import verify
 
-    version, vhlo = read_vhlo_artifact(artifact, name, records=True)
+    dialect = _dialect_bytecode(artifact, name)
+    if dialect is not None:
+        return dialect
+    version, vhlo, named = _read_vhlo(artifact, name, records=True)
     # records hold VHLO only; xDSL ops come from an artifact with Shardy's ops beside VHLO
     other = not is_record(vhlo)
     try:
-        if version.with_zero_patch() != get_current_version():
+        # an artifact that names its version holds that version's forks; one that does not (any
+        # producer but StableHLO_vX.Y.Z) may hold any: convert whatever it holds, as upstream does
+        if not named or version.with_zero_patch() != get_current_version():
             to_version(vhlo, get_current_version(), allow_other_dialects=other)
         module = legalize_to_stablehlo(vhlo, allow_other_dialects=other)
         verify(module)
@@ -246,6 +252,24 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
     return module  # type: ignore[return-value]
 
 
+def _dialect_bytecode(artifact: bytes, name: str) -> ModuleOp | None:
+    """The module of MLIR bytecode that holds no VHLO (``stablehlo-opt -emit-bytecode``, early JAX
+    exports), verified; None for anything else.  Upstream's ``deserializePortableArtifact`` parses
+    any bytecode and converts the VHLO it holds: a StableHLO module passes through unchanged."""
+    fmt = artifact_format(artifact)
+    if fmt == "jax":
+        artifact = _jax_module_bytes(artifact, name)
+    elif fmt != "mlir":
+        return None
+    from stablehlo_py.serialization.mlir_artifact import holds_vhlo, producer_version
+
+    if producer_version(artifact, name) is not None or holds_vhlo(artifact):
+        return None
+    from stablehlo_py.serialization.mlirbc import read_dialect
+
+    return read_dialect(bytes(artifact), name)[2]  # type: ignore[no-any-return]
+
+
 def deserialize_portable_artifact_str(artifact: bytes, *, name: str = "<artifact>") -> str:
     """Upstream's ``deserialize_portable_artifact_str``: artifact bytes in, StableHLO text out."""
     from stablehlo_py.ir import print_ir
@@ -256,7 +280,12 @@ def deserialize_portable_artifact_str(artifact: bytes, *, name: str = "<artifact
 def get_portable_artifact_version(artifact: bytes) -> Version:
     """The StableHLO version an artifact was written for, from its header alone (the body is not
     decoded, nor needed: the first few dozen bytes of the file are enough).  Either format; for
-    JAX's ``Exported`` the version of the module inside."""
+    JAX's ``Exported`` the version of the module inside.
+
+    As upstream's ``getPortableArtifactVersion``, MLIR bytecode whose producer names no version
+    (``MLIR24.0.0git``: ``ir.Module.write_bytecode`` of a VHLO module, early JAX exports, dialect
+    bytecode) is a SerializationError saying so; such an artifact still deserializes, and
+    ``read_vhlo_artifact(artifact)[0]`` gives the version its ops establish."""
     fmt = artifact_format(artifact)
     if fmt == "mlir":
         from stablehlo_py.serialization.mlir_artifact import mlir_artifact_version
@@ -265,6 +294,17 @@ def get_portable_artifact_version(artifact: bytes) -> Version:
     if fmt == "jax":
         return get_portable_artifact_version(_jax_module_bytes(artifact, "<artifact>"))
     return read_header(artifact, check_body=False).version
+
+
+def _artifact_version(artifact: bytes, name: str) -> Version:
+    """The version an artifact names in its header, else (MLIR bytecode whose producer names none)
+    the version its ops establish; dialect bytecode (no VHLO) is at the current version."""
+    try:
+        return get_portable_artifact_version(artifact)
+    except SerializationError:
+        if _dialect_bytecode(artifact, name) is not None:
+            return get_current_version()
+        return read_vhlo_artifact(artifact, name, records=True)[0]
 
 
 def artifact_format(data: bytes) -> str:
@@ -303,17 +343,32 @@ def read_vhlo_artifact(
 ) -> tuple[Version, ModuleOp]:
     """Either format -> (the version it was written for, its VHLO module at that version); with
     ``records`` the module is ``vhlo.records`` (what the artifact paths pass between the readers,
-    the fork steps and the legalization), not xDSL ops."""
+    the fork steps and the legalization), not xDSL ops.  MLIR bytecode whose producer names no
+    version (``ir.Module.write_bytecode`` of a VHLO module) is read too; its version is the lowest
+    release its ops, attributes and types all exist at (``mlir_artifact.version_from_ops``)."""
+    version, module, _ = _read_vhlo(artifact, name, records=records)
+    return version, module
+
+
+def _read_vhlo(
+    artifact: bytes, name: str, *, records: bool = False, check_version: bool = True
+) -> tuple[Version, ModuleOp, bool]:
+    """``read_vhlo_artifact`` and whether the artifact named its version (a msgpack artifact
+    always does; MLIR bytecode when its producer is ``StableHLO_vX.Y.Z``)."""
     fmt = artifact_format(artifact)
     if fmt == "jax":
         artifact = _jax_module_bytes(artifact, name)
         fmt = "mlir"
     if fmt == "mlir":
-        from stablehlo_py.serialization.mlir_artifact import read_mlir_artifact
+        from stablehlo_py.serialization.mlir_artifact import producer_version, read_mlir_artifact
 
-        return read_mlir_artifact(artifact, name, records)
+        named = producer_version(artifact, name) is not None
+        version, module = read_mlir_artifact(
+            artifact, name, records, check_version=check_version
+        )
+        return version, module, named
     header, vhlo = read_artifact(artifact, name, records=records)
-    return header.version, vhlo
+    return header.version, vhlo, True
 
 
 def convert_artifact(
@@ -328,7 +383,7 @@ def convert_artifact(
     ``target_version`` (default: the version it was written for)."""
     _check_format(format)
     if target_version is None:
-        target_version = get_portable_artifact_version(artifact).with_zero_patch()
+        target_version = _artifact_version(artifact, name).with_zero_patch()
     module = deserialize_portable_artifact(artifact, name=name)
     return serialize_portable_artifact(
         module, target_version, strip_debuginfo=strip_debuginfo, format=format

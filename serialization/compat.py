@@ -135,10 +135,15 @@ def _open(data: bytes, name: str) -> _Source:
         from stablehlo_py.serialization.mlir_artifact import (
             _unknown_ops,
             mlir_artifact_version,
+            producer_version,
             read_mlir_artifact,
         )
         from stablehlo_py.serialization.mlirbc.reader import read_producer
 
+        if producer_version(data, name) is None:  # the version its ops establish
+            version, module = read_mlir_artifact(data, name)
+            _, producer = read_producer(bytes(data))
+            return _Source(version, producer, "an MLIR bytecode writer", list, lambda: module)
         version = mlir_artifact_version(data, name)
         _, producer = read_producer(bytes(data))
         return _Source(

@@ -187,10 +187,18 @@ def test_unknown_op_at_a_known_version_is_named() -> None:
         S.deserialize_portable_artifact(data)
 
 
-def test_dialect_bytecode_is_not_an_artifact() -> None:
-    data = b"ML\xefR\x0dMLIR23.0.0git\0" + b"\0" * 8
-    with pytest.raises(SerializationError, match="not written as a StableHLO portable artifact"):
-        S.deserialize_portable_artifact(data)
+def test_dialect_bytecode_deserializes_as_it_is() -> None:
+    """MLIR bytecode of the stablehlo dialect (no VHLO): upstream's deserializer parses it and its
+    VHLO pipeline has nothing to convert, so it reads unchanged; the header names no version."""
+    from stablehlo_py.serialization.mlirbc import write_dialect
+
+    data = write_dialect(parse(ADD))
+    assert print_ir(S.deserialize_portable_artifact(data)) == print_ir(parse(ADD))
+    with pytest.raises(SerializationError, match="names no StableHLO version") as e:
+        S.get_portable_artifact_version(data)
+    assert "it holds no VHLO" in (e.value.note or "")
+    with pytest.raises(SerializationError, match="holds no VHLO"):
+        S.read_vhlo_artifact(data)
 
 
 def test_formats_and_conversion() -> None:
