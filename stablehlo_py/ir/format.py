@@ -845,11 +845,8 @@ def build_from_state(st: ParseState, p: Parser) -> Operation:
         )
     for i, (v, t) in enumerate(zip(operands, declared)):
         operands[i] = v = p.resolve(v)
-        if v.type != t:
-            p.error(
-                f"operand #{i} of '{cls.name}' is used with type {type_to_str(t)} "
-                f"but was defined with type {type_to_str(v.type)}"
-            )
+        if v.type != t:  # at the operand, as MLIR's resolveOperand
+            p.use_type_error(v, t, st.start_pos if st.start_pos is not None else p.pos)
     if st.all_result_types is not None:
         result_types = list(st.all_result_types)
     else:

@@ -69,6 +69,15 @@ def _error(op: Operation, e: VerifyException) -> VerifyError:
         message
     ):  # MLIR's emitError(op.getLoc(), "block with no terminator, has ") << op
         worded = "block with no terminator, has " + op_text(op)
+    if op.name == "func.return" and message.startswith(_RETURN_TYPES):
+        worded = _func_return_message(op) or worded
+    redefined = _REDEFINITION.match(message)
+    if redefined is not None:
+        # MLIR's SymbolTable verifier: at the second definition, which it names bare
+        again = _second_definition(op, redefined.group(1))
+        if again is not None:
+            worded = f"redefinition of symbol named '{redefined.group(1)}'"
+            location = op_location(again)
     err = VerifyError(worded, location=location)
     mismatch = message.startswith("inferred type(s) ") and _MISMATCH in message
     refinement = mismatch or (rule is not None and not (rule.invariant or rule.standalone))
@@ -77,6 +86,53 @@ def _error(op: Operation, e: VerifyException) -> VerifyError:
             VerifyError(f"'{op.name}' op failed to infer returned types", location=location)
         ]
     return err
+
+
+_REDEFINITION = re.compile(r'^Redefinition of symbol "(.*)"$')
+
+
+def _second_definition(table: Operation, name: str) -> Operation | None:
+    """The second op directly in `table`'s regions that defines the symbol `name`."""
+    seen = 0
+    for region in table.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                sym = child.properties.get("sym_name") or child.attributes.get("sym_name")
+                if sym is not None and getattr(sym, "data", None) == name:
+                    seen += 1
+                    if seen == 2:
+                        return child
+    return None
+
+
+_RETURN_TYPES = "Expected arguments to have the same types as the function output types"
+
+
+def _func_return_message(op: Operation) -> str | None:
+    """MLIR's func::ReturnOp::verify wording for what xDSL's ReturnOp words as "Expected arguments
+    to have the same types as the function output types": a count with emitOpError, a type with
+    emitError (no op prefix)."""
+    from stablehlo_py.ir.text.spelling import type_to_str
+
+    func = op.parent_op()
+    ftype = func.properties.get("function_type") if func is not None else None
+    name = func.properties.get("sym_name") if func is not None else None
+    if ftype is None or name is None:
+        return None
+    results = ftype.outputs.data
+    fname = name.data
+    if len(op.operands) != len(results):
+        return (
+            f"'func.return' op has {len(op.operands)} operands, but enclosing function "
+            f"(@{fname}) returns {len(results)}"
+        )
+    for i, (v, t) in enumerate(zip(op.operands, results)):
+        if v.type != t:
+            return (
+                f"type of return operand {i} ('{type_to_str(v.type)}') doesn't match function "
+                f"result type ('{type_to_str(t)}') in function @{fname}"
+            )
+    return None
 
 
 _MISMATCH = " are incompatible with return type(s) of operation "

@@ -193,11 +193,13 @@ def print_func(op: Operation, pr: Printer) -> None:
 # ---------------------------------------------------------------------------- call / return
 def parse_call(p: Parser) -> Operation:
     callee = p.parse_symbol_ref()
+    p.ws()
+    start = p.pos + 1  # after `(`
     operands = p.parse_delimited("(", p.parse_operand, ")")
     attrs = p.try_attr_dict()
     p.parse_literal(":")
     ft = p.parse_function_type()
-    _check_types(p, operands, ft.inputs.data, "func.call")
+    _check_types(p, operands, ft.inputs.data, start)
     # upstream's inherent `arg_attrs`, `res_attrs` and `no_inline` are not properties of xDSL's
     # func.call: they stay in the attribute dictionary, which prints them as upstream does (sorted)
     props: dict[str, Attribute] = {"callee": callee}
@@ -243,9 +245,11 @@ def parse_return_operands(
 
 
 def parse_return(p: Parser) -> Operation:
+    p.ws()
+    start = p.pos
     attrs, operands, types, _ = parse_return_operands(p)
     if operands:
-        _check_types(p, operands, types, "func.return")
+        _check_types(p, operands, types, start)
     return ReturnOp.create(operands=operands, attributes=attrs)
 
 
@@ -260,16 +264,19 @@ def print_return(op: Operation, pr: Printer) -> None:
         pr.types(v.type for v in op.operands)
 
 
-def _check_types(p: Parser, operands, types, name: str) -> None:
-    from stablehlo_py.ir.text.printer import type_to_str
-
+def _check_types(p: Parser, operands, types, start: int) -> None:
+    """MLIR's OpAsmParser::resolveOperands: a count mismatch at the first operand, a type mismatch
+    at the operand's use."""
+    first = p.value_use_position(operands[0], start) if operands else start
     if len(operands) != len(types):
-        p.error(f"'{name}' has {len(operands)} operands but {len(types)} types")
-    for i, (v, t) in enumerate(zip(operands, types)):
+        p.op_error(
+            f"number of operands and types do not match: got {len(operands)} operands and "
+            f"{len(types)} types",
+            first,
+        )
+    for v, t in zip(operands, types):
         if v.type != t:
-            p.error(
-                f"operand #{i} of '{name}' has type {type_to_str(v.type)} but is written as {type_to_str(t)}"
-            )
+            p.use_type_error(v, t, start)
 
 
 FOREIGN_SYNTAX[ModuleOp] = ForeignSyntax(parse_module, print_module_op, isolated=True)

@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import ParseError
@@ -399,6 +399,12 @@ class Parser:
         self.ws()
         m = _STRING_BODY.match(self.text, self.pos)
         if not m:
+            if self.text.startswith('"', self.pos):
+                # MLIR's lexer: an unterminated string is reported where the line (or input) ends
+                end = self.pos + 1
+                while end < len(self.text) and self.text[end] not in "\n\r":
+                    end += 2 if self.text[end] == "\\" else 1
+                self.error("expected '\"' in string literal", min(end, len(self.text)))
             self.error(f"expected {what}, found {self._found()}")
         self.pos = m.end()
         return unescape(m.group(1))
@@ -1002,6 +1008,58 @@ class Parser:
             self.error(f"'%{name}' is a single value; '#{index}' is out of range", pos)
         return v
 
+    def use_type_error(
+        self, value: SSAValue, declared: Attribute, start: int, end: int | None = None
+    ) -> NoReturn:
+        """MLIR's OperationParser::resolveSSAUse for an operand written with another type than its
+        value's: the error at the operand's first use in the op's text (`start` to `end`, by default
+        the current position), a note at the value's definition ("prior use here")."""
+        pos = self.value_use_position(value, start, end)
+        m = _VALUE_USE.match(self.text, pos)
+        name = m.group(0) if m else "%?"
+        note = None
+        defined = self._definition_position(value, m.group(1) if m else None)
+        if defined is not None:
+            note = f"prior use here ({self.location_of(defined)})"
+        raise ParseError(
+            f"use of value '{name}' expects different type than prior uses: "
+            f"'{type_to_str(declared)}' vs '{type_to_str(value.type)}'",
+            location=self.location_of(pos),
+            note=note,
+        )
+
+    def value_use_position(self, value: SSAValue, start: int, end: int | None = None) -> int:
+        """Where `value` is first written as an operand between `start` and `end` (default: here);
+        `start` when it is not found."""
+        for m in _VALUE_USE.finditer(self.text, start, self.pos if end is None else end):
+            if self.text.startswith("=", _WS.match(self.text, m.end()).end()):  # type: ignore[union-attr]
+                continue  # a result name being defined
+            idx = m.group(2)
+            try:
+                found = self.lookup_value(m.group(1), int(idx) if idx else None, m.start())
+            except ParseError:
+                continue
+            if found is value:
+                return m.start()
+        return start
+
+    def _definition_position(self, value: SSAValue, name: str | None) -> int | None:
+        """Where `value`'s name was defined in the text: a block argument's `%name`, an op result's
+        `%name` before its op's `=`."""
+        owner = value.op if isinstance(value, OpResult) else value
+        src = owner.__dict__.get("_src")
+        if src is None or src[0] is not self.source:
+            return None
+        pos = src[1]
+        if isinstance(value, OpResult) and name is not None:
+            line_start = self.text.rfind("\n", 0, pos) + 1
+            found = re.compile(rf"%{re.escape(name)}(?![A-Za-z0-9_$.\-])").search(
+                self.text, line_start, pos
+            )
+            if found is not None:
+                return found.start()
+        return pos
+
     def _defined_later(self, name: str, pos: int) -> str:
         """For the error message, in a region with several blocks: a hint when `%name` is defined
         further down (MLIR accepts a use in one block of a value defined in a later one)."""
@@ -1108,13 +1166,18 @@ class Parser:
                     args = entry_args or []
                     block = Block(arg_types=[t for _, t, _ in args])
                     for (name, _, loc), arg in zip(args, block.args):
+                        if name in self.scopes[-1]:  # MLIR's parseRegion, at the argument
+                            self.error(
+                                f"region entry argument '%{name}' is already in use",
+                                self.name_pos.get(name),
+                            )
                         self.define(name, arg)
                         if loc is not None:
                             arg.location = loc  # type: ignore[assignment]
                         else:
                             self._arg_source(arg, self.name_pos.get(name))
-                else:
-                    self.error("expected a block label or '}'")
+                else:  # end of input: MLIR's emitWrongTokenError position
+                    self.wrong_token("expected a block label or '}'")
                 first = False
                 region.add_block(block)
                 self._parse_block_ops(block)
@@ -1272,7 +1335,7 @@ class Parser:
     ) -> Operation:
         """The rest of an op in its pretty form, after its name `word` (None: no name there)."""
         if word is None:
-            self.error(f"expected an operation, found {self._found()}")
+            self.wrong_token("expected an operation")
         cls = self.registry.ops.get(word)
         if cls is None and "." not in word:
             dd = self.default_dialects[-1]
@@ -1336,6 +1399,7 @@ class Parser:
         return unregistered_op_class(op_name)
 
     def _parse_generic(self, cls: type[Operation], op_name: str) -> Operation:
+        operands_pos = self.pos
         operands = self.parse_delimited("(", self.parse_operand, ")")
         successors = self.parse_successor_list() if self.peek() == "[" else []
         properties: dict[str, Attribute] = {}
@@ -1356,15 +1420,16 @@ class Parser:
             self.parse_literal(")")
         attributes = self.try_attr_dict()
         self.parse_literal(":", "before the operation's function type")
+        self.ws()
+        ftype_pos = self.pos
         ftype = self.parse_function_type()
         inputs = ftype.inputs.data
         if len(inputs) != len(operands):
-            self.error(f"'{op_name}' has {len(operands)} operands but its type lists {len(inputs)}")
-        for i, (v, t) in enumerate(zip(operands, inputs)):
+            # MLIR's parseGenericOperation, at the function type
+            self.error(f"expected {len(operands)} operand types but had {len(inputs)}", ftype_pos)
+        for v, t in zip(operands, inputs):
             if v.type != t:
-                self.error(
-                    f"operand #{i} of '{op_name}' has type {_t(v.type)} but the signature says {_t(t)}"
-                )
+                self.use_type_error(v, t, operands_pos, ftype_pos)
         build = getattr(cls, "build_generic", None) or cls.create
         if successors:
             return build(
@@ -1449,10 +1514,6 @@ class _BlockName:
         self.block = block
         self.defined_at = defined_at
         self.first_use = first_use
-
-
-def _t(t: Attribute) -> str:
-    return type_to_str(t)
 
 
 __all__ = ["INDEX", "Parser", "unescape"]
