@@ -1035,15 +1035,18 @@ def _asin_acos_kernel(z: Array) -> tuple[Array, Array, Array, Array]:
 
 
 def asin(operand: Any) -> Array:
-    """chlo.asin: ``2 atan2(x, 1 + sqrt((1 - x)(1 + x)))``; complex by modified Hull et al."""
+    """chlo.asin: ``atan2(x, sqrt((1 - x)(1 + x)))``; complex by modified Hull et al.
+
+    The real formula is the newest upstream's (jaxlib 0.12, StableHLO 1.22.0, established by
+    lowering chlo.asin with its chlo-legalize-to-stablehlo); upstream's 1.20.0 source and jaxlib
+    0.10 lowered it as ``2 atan2(x, 1 + sqrt((1 - x)(1 + x)))``, which differs in the last bits."""
     z = _float_operand("chlo.asin", operand, allow_complex=True)
     if dt.is_complex(z.dtype):
         signed_x, signed_y, q, imag_ = _asin_acos_kernel(z)
         zero = _c(0.0, signed_y)
         return _complex(atan2(signed_x, q), select(_lt(signed_y, zero), negate(imag_), imag_))
     one = _c(1.0, z)
-    root = sqrt(multiply(subtract(one, z), add(one, z)))
-    return multiply(_c(2.0, z), atan2(z, add(one, root)))
+    return atan2(z, sqrt(multiply(subtract(one, z), add(one, z))))
 
 
 def _acos_parts(z: Array) -> tuple[Array, Array, Array]:
