@@ -243,7 +243,7 @@ Rewrite = Callable[[Builder, Operation], list[Traced]]
 
 _UNARY_FORMULAS: dict[str, Callable[[Any], Any]] = {
     "square": lambda x: math.multiply(x, x),
-    "asin_acos_kernel": lambda z: math._complex(*math._asin_acos_kernel(z)[2:]),
+    "_asin_acos_kernel": lambda z: math._complex(*math._asin_acos_kernel(z)[2:]),
 }
 # every CHLO unary op (the dialect's table): its formula above, else the semantics function named
 # after it
@@ -349,10 +349,12 @@ def _constant_like(b: Builder, op: Operation) -> list[Traced]:
 
 
 def _top_k(b: Builder, op: Operation) -> list[Traced]:
-    """iota along the last dimension, a stable sort by `GT` (`TOTALORDER` for floats) carrying the
-    indices, and two slices of the first k."""
+    """iota along the last dimension, a sort by `GT` (`TOTALORDER` for floats) carrying the
+    indices, stable as the op's `is_stable` says (default true), and two slices of the first k."""
     (x,) = _operands(b, op)
     k = op.properties["k"].value.data  # type: ignore[attr-defined]
+    stable = op.properties.get("is_stable")
+    is_stable = int(bool(stable.value.data)) if isinstance(stable, IntegerAttr) else 1
     last = len(x.shape) - 1
     value_type = b._value(x).type
     index_type = tensor_type(I32, x.shape)
@@ -372,7 +374,7 @@ def _top_k(b: Builder, op: Operation) -> list[Traced]:
         "stablehlo.sort",
         [b._value(x), iota.results[0]],
         [value_type, index_type],
-        {"dimension": IntegerAttr(last, I64), "is_stable": IntegerAttr(1, I1)},
+        {"dimension": IntegerAttr(last, I64), "is_stable": IntegerAttr(is_stable, I1)},
         [Region([block])],
     )
     out_shape = (*x.shape[:-1], k)

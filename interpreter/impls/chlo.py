@@ -122,7 +122,7 @@ for _name, _fn in BROADCAST.items():
     _register_broadcast(_name, _fn)
 
 
-@impl("chlo.asin_acos_kernel")
+@impl("chlo._asin_acos_kernel")
 def _asin_acos_kernel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     """The complex `w` with `asin(z) = complex(atan2(z.real, w.real), sign(z.imag) * w.imag)`."""
     _, _, q, imag = chlo_sem._asin_acos_kernel(np.asarray(args[0]))
@@ -158,6 +158,8 @@ def _constant_like(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 
 @impl("chlo.top_k")
 def _top_k(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+    """Always stable (equal elements by ascending index): what `is_stable = true` (the default)
+    requires, and one of the orders `is_stable = false` allows."""
     values, indices = chlo_sem.top_k(args[0], A.int_(op, "k"))
     return [values, indices.astype(A.result_dtype(op, 1))]
 

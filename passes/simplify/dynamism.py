@@ -211,7 +211,7 @@ def same_shape_ops() -> frozenset[str]:
     names = {
         c.name
         for c in elementwise.OPS
-        if issubclass(c, (elementwise.UnaryElementwise, elementwise.BinaryElementwise))
+        if issubclass(c, elementwise.SAME_SHAPE_BASES)
     }
     names.add("stablehlo.compare")
     return frozenset(names)

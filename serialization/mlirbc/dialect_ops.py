@@ -66,8 +66,8 @@ class PropsLayout:
 
 # Upstream's ODS where it declares more inherent attributes than the toolkit's op classes (the
 # complete layout; func.* and arith.* checked against jaxlib's generated op bindings; every
-# stablehlo and chlo op of jaxlib 0.10.2 has the toolkit's layout, except collective_broadcast,
-# whose has_dynamic_root is newer than jaxlib and kept as the reference upstream declares it).
+# stablehlo and chlo op has the layout of upstream's ODS (tests/unit/ir/test_ods_fidelity.py),
+# which jaxlib 0.12 writes; jaxlib 0.10.2's older layouts are in OLDER_LAYOUTS).
 LAYOUTS: dict[str, PropsLayout] = {
     "func.func": PropsLayout(
         (
@@ -98,11 +98,27 @@ for _name in ("arith.addf", "arith.divf", "arith.mulf", "arith.subf"):
     LAYOUTS[_name] = PropsLayout((("fastmath", False), ("roundingmode", False)))
 
 # Older layouts a reader also accepts (told apart by their number of entries): ops that gained an
-# inherent attribute after jaxlib 0.10.2.
+# inherent attribute after jaxlib 0.10.2 (StableHLO 1.17.0), whose bytecode has the older layout.
 OLDER_LAYOUTS: dict[str, tuple[PropsLayout, ...]] = {
     "stablehlo.collective_broadcast": (
         PropsLayout((("channel_handle", False), ("replica_groups", True))),
     ),
+    # result_tilings (1.18.0)
+    "stablehlo.custom_call": (
+        PropsLayout(
+            (
+                ("api_version", False),
+                ("backend_config", False),
+                ("call_target_name", True),
+                ("called_computations", False),
+                ("has_side_effect", False),
+                ("operand_layouts", False),
+                ("output_operand_aliases", False),
+                ("result_layouts", False),
+            )
+        ),
+    ),
+    "chlo.top_k": (PropsLayout((("k", True),)),),  # is_stable (1.19.0)
 }
 
 _CACHE: dict[type, PropsLayout] = {}
@@ -340,6 +356,10 @@ def build_dialect_op(
     declared = _declared(cls)
     for key in [k for k in props if k not in declared]:
         attrs[key] = props.pop(key)
+    # and, as MLIR's Operation::setAttrs, an inherent attribute in the attribute dictionary (what an
+    # older producer without it in its ODS writes, e.g. jaxlib 0.10's custom_call result_tilings)
+    for key in [k for k in attrs if k in declared and k not in props]:
+        props[key] = attrs.pop(key)
     for key, a in attrs.items():
         if isinstance(a, Loc):
             raise BytecodeError(f"attribute '{key}' of {full} is a location", pos)

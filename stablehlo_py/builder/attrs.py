@@ -35,6 +35,7 @@ channel_handle         ``int`` handle (type 0), ``(handle, type)`` or ``dict(han
 precision_config       sequence of precision names (``["DEFAULT", "HIGHEST"]``)
 called_computations    sequence of symbols
 operand/result_layouts sequence of int sequences -> ``[dense<...> : tensor<Nxindex>, ...]``
+result_tilings         per result, a sequence of int sequences -> ``[[dense<...> : ...>, ...]]``
 layout (infeed)        sequence of int sequences -> ``[[1, 0], ...]``
 =====================  =======================================================================
 """
@@ -352,6 +353,12 @@ def _layouts(v: Any, ctx: Ctx) -> Attribute:
     return ArrayAttr(out)
 
 
+def _tilings(v: Any, ctx: Ctx) -> Attribute:
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad("expects a sequence of tilings (per result, a sequence of int sequences)")
+    return ArrayAttr([_layouts(t, ctx) for t in v])
+
+
 def _infeed_layout(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, Sequence) or isinstance(v, str):
         raise Bad("expects a sequence of layouts (each a sequence of ints)")
@@ -436,6 +443,7 @@ _BY_NAME: dict[str, Converter] = {
     "called_computations": _symbols,
     "operand_layouts": _layouts,
     "result_layouts": _layouts,
+    "result_tilings": _tilings,
     "output_operand_aliases": _aliases,
     "layout": _infeed_layout,
     "channel_handle": _channel_handle,

@@ -23,7 +23,7 @@
 // CHECK-NEXT:    %17 = chlo.is_inf %16 : tensor<4xf32> -> tensor<4xi1>
 // CHECK-NEXT:    %18 = chlo.is_neg_inf %16 : tensor<4xf32> -> tensor<4xi1>
 // CHECK-NEXT:    %19 = chlo.is_pos_inf %16 : tensor<4xf32> -> tensor<4xi1>
-// CHECK-NEXT:    %20 = chlo.asin_acos_kernel %arg1 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+// CHECK-NEXT:    %20 = chlo._asin_acos_kernel %arg1 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
 // GENERIC-LABEL: "func.func"() <{function_type = (tensor<4xf32>, tensor<4xcomplex<f32>>) -> tensor<4xf32>, sym_name = "unary"}>
 // GENERIC:       %{{[a-z]*[0-9]+}} = "chlo.acos"(%{{[a-z]*[0-9]+}}) : (tensor<4xf32>) -> tensor<4xf32>
 // GENERIC:       %{{[a-z]*[0-9]+}} = "chlo.is_inf"(%{{[a-z]*[0-9]+}}) : (tensor<4xf32>) -> tensor<4xi1>
@@ -48,7 +48,7 @@ func.func @unary(%arg0: tensor<4xf32>, %arg1: tensor<4xcomplex<f32>>) -> tensor<
   %17 = chlo.is_inf %16 : tensor<4xf32> -> tensor<4xi1>
   %18 = chlo.is_neg_inf %16 : tensor<4xf32> -> tensor<4xi1>
   %19 = chlo.is_pos_inf %16 : tensor<4xf32> -> tensor<4xi1>
-  %20 = chlo.asin_acos_kernel %arg1 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+  %20 = chlo._asin_acos_kernel %arg1 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
   return %16 : tensor<4xf32>
 }
 

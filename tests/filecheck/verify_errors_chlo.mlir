@@ -140,9 +140,8 @@ func.func @tan(%a: tensor<2xi1>) {
 // -----
 
 func.func @asin_acos_kernel(%a: tensor<2xi1>) {
-  // upstream's op is chlo._asin_acos_kernel (jaxlib's oracle cannot judge this chunk)
-  // expected-error @+1 {{'chlo.asin_acos_kernel' op operand #0 must be tensor of complex type with 32/64-bit float elements values, but got 'tensor<2xi1>'}}
-  %0 = "chlo.asin_acos_kernel"(%a) : (tensor<2xi1>) -> tensor<2xi1>
+  // expected-error @+1 {{'chlo._asin_acos_kernel' op operand #0 must be tensor of complex type with 32/64-bit float elements values, but got 'tensor<2xi1>'}}
+  %0 = "chlo._asin_acos_kernel"(%a) : (tensor<2xi1>) -> tensor<2xi1>
   return
 }
 

@@ -15,7 +15,7 @@ from stablehlo_py.ir.dialects import OP_MODULES
 from stablehlo_py.ir.infer.interfaces import INFER_TYPE_OP_INTERFACE
 
 # our registered name -> upstream's, where they differ
-_UPSTREAM_NAME = {"chlo.asin_acos_kernel": "chlo._asin_acos_kernel"}
+_UPSTREAM_NAME: dict[str, str] = {}
 
 
 def _ours() -> set[str]:

@@ -204,7 +204,6 @@ def infer_broadcast_select(inp: InferInput) -> list[Attribute]:
 # --------------------------------------------------------------------------- elementwise ops
 COMPATIBLE_OPERANDS_AND_RESULT = (
     "_asin_acos_kernel",
-    "asin_acos_kernel",
     "acos",
     "acosh",
     "asin",

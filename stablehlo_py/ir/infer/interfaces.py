@@ -33,7 +33,7 @@ _CHLO = (
     "broadcast_remainder broadcast_select broadcast_shift_left broadcast_shift_right_arithmetic "
     "broadcast_shift_right_logical broadcast_subtract broadcast_xor broadcast_zeta conj constant "
     "constant_like cosh digamma erf erf_inv erfc is_inf is_neg_inf is_pos_inf lgamma mulhi next_after "
-    "polygamma scan sinh square tan top_k zeta asin_acos_kernel"
+    "polygamma scan sinh square tan top_k zeta _asin_acos_kernel"
 )
 
 INFER_TYPE_OP_INTERFACE: frozenset[str] = frozenset(

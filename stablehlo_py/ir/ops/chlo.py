@@ -10,6 +10,7 @@ Syntax:
   %r = chlo.broadcast_add %a, %b : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   %r = chlo.next_after %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   %v, %i = chlo.top_k(%x, k = 2) : tensor<8xf32> -> (tensor<2xf32>, tensor<2xi32>)
+  %v, %i = chlo.top_k(%x, k = 2, is_stable = false) : ...   (equal elements in any order)
   %o:2 = chlo.scan(%x) inits (%c) dimension=0  {...} : (...) -> (...)
   %r = "chlo.ragged_dot"(%l, %r, %g) <{ragged_dot_dimension_numbers = #chlo.ragged_dot<...>}> : ...
 """
@@ -56,6 +57,7 @@ from stablehlo_py.ir.ops.base import (
     BOOL_ATTR,
     DENSE_I64_ARRAY,
     ELEMENTS_ATTR,
+    I1,
     I32,
     I64,
     I64_ATTR,
@@ -146,7 +148,7 @@ UNARY: dict[str, tuple[str, str]] = {
     "acos": ("fp_or_complex", "Returns `Acos(operand)` element-wise."),
     "acosh": ("fp_or_complex", "Returns `Acosh(operand)` element-wise."),
     "asin": ("fp_or_complex", "Returns `Asin(operand)` element-wise."),
-    "asin_acos_kernel": (
+    "_asin_acos_kernel": (
         "complex",
         "Returns `AsinAcosKernel(operand)` element-wise (complex operands).",
     ),
@@ -515,11 +517,14 @@ class TopKOp(StableHLOOp):
     name = "chlo.top_k"
     operand = operand_def()
     k = prop(I64_ATTR)
+    # DefaultValuedOptionalAttr<BoolAttr, "true"> (StableHLO 1.19.0): false lets equal elements
+    # come in any order; printed only when not the default
+    is_stable = prop(BOOL_ATTR, default=IntegerAttr(1, I1))
     values = result_def()
     indices = result_def()
     traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
-        "`(`$operand `,` `k` `=` $k`)` attr-dict `:` "
+        "`(`$operand `,` `k` `=` $k (`,` `is_stable` `=` $is_stable^)? `)` attr-dict `:` "
         "type($operand) `->` `(`type($values)`,` type($indices)`)`"
     )
 
@@ -686,7 +691,7 @@ class ScanOp(StableHLOOp):
     inits = var_operand_def()
     dimension = prop(I64_ATTR)
     scan_dim_size = prop(I64_ATTR, optional=True)
-    is_reverse = prop(BOOL_ATTR, optional=True)
+    is_reverse = prop(BOOL_ATTR, default=IntegerAttr(0, I1))  # DefaultValuedOptionalAttr "false"
     is_associative = prop(BOOL_ATTR, optional=True)
     outputs = var_result_def()
     carries = var_result_def()

@@ -227,8 +227,29 @@ BINARY: dict[str, str] = {
     "xor": "Element-wise XOR.",
 }
 
-UNARY_OPS = {n: define_op(UnaryElementwise, f"stablehlo.{n}", d) for n, d in UNARY.items()}
+
+
+class IsFiniteShape(StableHLOOp):
+    """is_finite: a unary elementwise op whose operand and result upstream names `x` and `y`
+    (StablehloOps.td), with the format `operands attr-dict : functional-type(operands, results)`."""
+
+    VERIFY_BY_TYPES: ClassVar[bool] = True
+    x = operand_def()
+    y = result_def()
+    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _verify_elementwise(self)
+
+
+UNARY_OPS = {
+    n: define_op(IsFiniteShape if n == "is_finite" else UnaryElementwise, f"stablehlo.{n}", d)
+    for n, d in UNARY.items()
+}
 BINARY_OPS = {n: define_op(BinaryElementwise, f"stablehlo.{n}", d) for n, d in BINARY.items()}
+SAME_SHAPE_BASES = (UnaryElementwise, IsFiniteShape, BinaryElementwise)
+"""The op families of upstream's StableHLO_Unary/BinaryElementwiseOp (SameOperandsAndResultShape)."""
 
 OPS = (*UNARY_OPS.values(), *BINARY_OPS.values())
 

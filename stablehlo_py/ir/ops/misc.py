@@ -147,6 +147,9 @@ class CustomCallOp(StableHLOOp):
     operand_layouts = prop(array_of(DenseIntOrFPElementsAttr), optional=True)
     result_layouts = prop(array_of(DenseIntOrFPElementsAttr), optional=True)
     output_operand_aliases = prop(array_of(OutputOperandAliasAttr), default=ArrayAttr([]))
+    # OptionalAttr<StableHLO_ArrayOfTilingAttr> (StableHLO 1.18.0): per result, an array of 1-D
+    # index tensors
+    result_tilings = prop(array_of(ArrayAttr), optional=True)
     results_ = var_result_def()
     FORMAT: ClassVar[str | None] = (
         "custom<CustomCallTarget>($call_target_name) `(` $inputs `)` attr-dict `:` functional-type(operands, results)"

@@ -262,6 +262,7 @@ OP_ATTR_SUMMARIES: dict[tuple[str, str], str] = {
     ),
     ("stablehlo.custom_call", "operand_layouts"): _LAYOUTS,
     ("stablehlo.custom_call", "result_layouts"): _LAYOUTS,
+    ("stablehlo.custom_call", "result_tilings"): "Array of tiling attributes",
 }
 """Properties whose ODS constraint has its own summary (an enum stored as an integer, typed arrays)."""
 

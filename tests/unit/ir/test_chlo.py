@@ -83,7 +83,7 @@ def test_unary_rejects_shape_change(name: str) -> None:
 
 def test_asin_acos_kernel_is_complex_only() -> None:
     with pytest.raises(VerifyError, match="tensor of complex type with 32/64-bit float elements values"):
-        verify(parse(_func(f"  %0 = chlo.asin_acos_kernel %arg0 : {T} -> {T}", f"%arg0: {T}")))
+        verify(parse(_func(f"  %0 = chlo._asin_acos_kernel %arg0 : {T} -> {T}", f"%arg0: {T}")))
 
 
 def test_is_inf_rejects_non_pred_result() -> None:

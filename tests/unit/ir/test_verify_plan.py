@@ -121,8 +121,8 @@ SNIPPETS = [
         "  %4 = chlo.constant dense<1.5> : tensor<f32>\n  return\n}"
     ),
     f"func.func @f(%arg0: {T}) {{\n  %0 = chlo.is_inf %arg0 : {T} -> {T}\n  return\n}}",
-    f"func.func @f(%arg0: {C}) {{\n  %0 = chlo.asin_acos_kernel %arg0 : {C} -> {C}\n  return\n}}",
-    f"func.func @f(%arg0: {T}) {{\n  %0 = chlo.asin_acos_kernel %arg0 : {T} -> {T}\n  return\n}}",
+    f"func.func @f(%arg0: {C}) {{\n  %0 = chlo._asin_acos_kernel %arg0 : {C} -> {C}\n  return\n}}",
+    f"func.func @f(%arg0: {T}) {{\n  %0 = chlo._asin_acos_kernel %arg0 : {T} -> {T}\n  return\n}}",
     (
         f"func.func @f(%arg0: {IDX}, %arg1: {IDX}) {{\n"
         f"  %0:2 = chlo.minimum_broadcast_shapes %arg0, %arg1 : {IDX}, {IDX} -> {IDX}, {IDX}\n"

@@ -39,7 +39,8 @@ def _opt(*args: str, text: bool = False) -> subprocess.CompletedProcess:  # type
     )
 
 
-# jaxlib 0.10.2's ``Operation.write_bytecode`` of GOLDEN (1004 bytes): enums of both dialects,
+# jaxlib 0.10.2's ``Operation.write_bytecode`` of GOLDEN (1004 bytes, read only: StableHLO 1.17.0's
+# ODS, the older layouts of chlo.top_k and custom_call): enums of both dialects,
 # gather-free struct attributes (dot algorithm, result accuracy), custom_call's optional
 # properties, chlo.top_k, func.call, i1 (packed and splat) and i4 (masked) constants, a bounded
 # dynamic dimension, the reduce short form's location, module and argument attributes.
@@ -68,7 +69,7 @@ GOLDEN = """module @golden attributes {mhlo.num_partitions = 1 : i32} {
   }
 }
 """
-GOLDEN_BYTES = bytes.fromhex(
+GOLDEN_BYTES_JAXLIB_0_10 = bytes.fromhex(
     "4d4cef520d4d4c495232332e302e3067697400013b090105090d1f010313030707171b05131f23272b172f33373b"
     "07053f4303b98323016d0b130b0b130b0f0b1317130b0b0b0b0b130b0b13131f131313131313131313131b13130b"
     "0b0f13131313130f13131f132f13130b131305151f330b0b0b0b23370b0b07030b012313130f07170f0f3b0b1307"
@@ -93,6 +94,34 @@ GOLDEN_BYTES = bytes.fromhex(
     "07016d9f07f36d0103f7035707010181035d0361037f09016701010d01230101074b032b032f"
 )
 
+# jaxlib 0.12.0.1's bytes of GOLDEN (1006 bytes): StableHLO 1.22.0's ODS, so the properties of
+# chlo.top_k hold is_stable and custom_call's result_tilings (optional, 0 when absent).
+GOLDEN_PRODUCER = "MLIR24.0.0git"
+GOLDEN_BYTES = bytes.fromhex(
+    "4d4cef520d4d4c495232342e302e3067697400013b090105090d1f010313030707171b05131f23272b172f33373b"
+    "07053f4303b98323016d0b130b0b130b0f0b1317130b0b0b0b0b130b0b13131f131313131313131313131b13130b"
+    "0b0f13131313130f13131f132f13130b131305151f330b0b0b0b23370b0b07030b012313130f07170f0f3b0b1307"
+    "131f170b1313020e05052317012b350301052503030b0d0527110d05052917010303010705051503031719052b05"
+    "2d0d19052f0531170105070d1b0533170127071701273b2505090000000017012915230b010117012d0b17010535"
+    "17010597170105c12501030d17010715250103ff17010919251307010e0717010b1917010d150535053711110117"
+    "010f1501057577170111151701131517011515110b0917011719170119152505090000803f17011b152517110200"
+    "00000000000017011d1717011f150907170121151701230b0b0101030503011b0500ffffffffffffffff21070905"
+    "07110111051f151507050505002300e2d1c6116bf1c97d01017d21051505010b1b0311111b0311071b01070b1b05"
+    "0909070102040102021d6f051100ffffffffffffffff0701091b030d1d2b1b03090b05070f010903030503030303"
+    "01211b0309071b03090d04320305015111090107040a03030109035021030704fb03253f071f3303351337000942"
+    "3b05030109423f0703010942430903131346450b030105030715464d0d030303010b46510f03090505050b465311"
+    "030905051117465513030903131b465915051f21030f1d465b170301050f0f09425f1903050942631b0317194665"
+    "1d0309071d1d1f0746691f0303030f05046b03230350272107046903070f0307290009422d2303050d5603250303"
+    "05010307042d03070b050b030b03000f0603030505010311040303050504310305060301050100ea03390905110f"
+    "0b11230f290f05250d090f1911090f19130b0f0f0b150b116275696c74696e0066756e6300737461626c65686c6f"
+    "0063686c6f006d6f64756c650072657475726e0063616c6c00636f6e7374616e7400646f745f67656e6572616c00"
+    "7265647563650061646400636f6d7061726500637573746f6d5f63616c6c00636f73696e6500726e6700746f705f"
+    "6b0062726f6164636173745f636f6d70617265002d0068656c706572006d686c6f2e6e756d5f706172746974696f"
+    "6e7300676f6c64656e006d686c6f2e6c61796f75745f6d6f64650064656661756c74006d61696e007075626c6963"
+    "0070726976617465007800666f6f00088b27051f010d271b01011d3f0339033d034105e37313018f490197010101"
+    "0107016d9f07f36d0103f705015707010181035d0361037f09016701010d01230101074b032b032f"
+)
+
 
 def _debug(module) -> str:  # type: ignore[no-untyped-def]
     """Printed with locations, but for the top-level module's own: an implicit module is at
@@ -113,9 +142,11 @@ def _roundtrip(text: str, name: str = "-") -> None:
 
 def test_golden_program_is_jaxlibs_bytes() -> None:
     module = parse(GOLDEN, "-")
-    assert write_dialect(module) == GOLDEN_BYTES
+    assert write_dialect(module, producer=GOLDEN_PRODUCER) == GOLDEN_BYTES
+    _, _, old = read_dialect(GOLDEN_BYTES_JAXLIB_0_10)
+    assert print_ir(old, generic=True) == print_ir(module, generic=True)
     version, producer, back = read_dialect(GOLDEN_BYTES)
-    assert (version, producer) == (6, "MLIR23.0.0git")
+    assert (version, producer) == (6, GOLDEN_PRODUCER)
     assert print_ir(back) == print_ir(module)
     assert print_ir(back, debuginfo=True) == print_ir(
         read_dialect(write_dialect(back))[2], debuginfo=True
@@ -294,8 +325,8 @@ def test_properties_in_alphabetical_order_with_optional_references() -> None:
 }"""
     data = write_dialect(parse(text, "-"))
     # custom_call: api_version, backend_config, call_target_name (required), called_computations,
-    # has_side_effect, operand_layouts, output_operand_aliases, result_layouts
-    assert re.search(b"\x11\x01\x01.\x01\x01\x01\x01\x01", data, re.DOTALL)
+    # has_side_effect, operand_layouts, output_operand_aliases, result_layouts, result_tilings
+    assert re.search(b"\x13\x01\x01.\x01\x01\x01\x01\x01\x01", data, re.DOTALL)
 
 
 # ----------------------------------------------------------------------- round trips

@@ -37,9 +37,6 @@ EXEMPT: dict[str, set[str]] = {
     # `a` and `b` are 0-d and `shape` is statically shaped 1-d (ODS): no type can carry bounds
     # (a dynamic result, from a `shape` that is not a constant, is covered)
     "stablehlo.rng": {"bounded"},
-    # upstream's name of the op (ChloOps.td `_asin_acos_kernel`) has a rule, but our dialect
-    # registers the op as chlo.asin_acos_kernel (covered under that name): no program can hold it
-    "chlo._asin_acos_kernel": NO_SHAPED_VALUES,
 }
 
 
