@@ -32,7 +32,24 @@ from tests.conftest import conformance_files
 
 TESTDATA = conformance_files("testdata")
 DIALECT = conformance_files("dialect")
-NEWER_THAN_JAXLIB = ("stablehlo.collective_broadcast",)  # has_dynamic_root (StableHLO 1.18+)
+
+def _jaxlib_stablehlo() -> tuple[int, ...]:
+    from jaxlib.mlir.dialects import stablehlo
+
+    return tuple(int(x) for x in str(stablehlo.get_current_version()).split("."))
+
+
+# ops whose ODS (upstream's 1.20.0, ours) gained an inherent attribute after the jaxlib's StableHLO:
+# their properties record has one entry more than the jaxlib writes (we read both layouts)
+NEWER_THAN_JAXLIB = tuple(
+    op
+    for op, since in {
+        "stablehlo.collective_broadcast": (1, 18, 0),  # has_dynamic_root
+        "stablehlo.custom_call": (1, 18, 0),  # result_tilings
+        "chlo.top_k": (1, 19, 0),  # is_stable
+    }.items()
+    if _jaxlib_stablehlo() < since
+)
 COUNTS: Counter[str] = Counter()
 
 
@@ -61,8 +78,11 @@ def test_testdata_bytes_are_jaxlibs(path: Path, jaxlib) -> None:  # type: ignore
     text = path.read_text()
     module = parse(text, "-")
     theirs = _write(jaxlib, text)
-    assert write_dialect(module) == theirs
-    COUNTS["testdata byte-identical"] += 1
+    if any(op in text for op in NEWER_THAN_JAXLIB):
+        COUNTS["testdata with ops newer than jaxlib"] += 1
+    else:
+        assert write_dialect(module) == theirs
+        COUNTS["testdata byte-identical"] += 1
     _, _, back = read_dialect(theirs)
     assert print_ir(back) == print_ir(module)
     assert print_ir(back, debuginfo=True) == print_ir(module, debuginfo=True)  # locations too
