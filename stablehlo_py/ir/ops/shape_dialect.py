@@ -298,8 +298,12 @@ def _parse_for(cls: type[ShapeOp]) -> Callable[[Parser], Operation]:
     def parse(p: Parser) -> Operation:
         p.ws()
         operands = p.parse_operand_list() if p.peek() == "%" else []
+        # MLIR's current format writes an inherent attribute as `name = value` before the
+        # attribute dictionary (jaxlib 0.12: `shape.broadcast %a, %b error = "..."`); older ones
+        # (jaxlib 0.10) in the dictionary.  Both are read.
+        written = {k: _parse_keyword_attr(p, k) for k in sig.inherent if p.try_keyword(k)}
         attrs = p.try_attr_dict()
-        props = {k: attrs.pop(k) for k in sig.inherent if k in attrs}
+        props = {**{k: attrs.pop(k) for k in sig.inherent if k in attrs}, **written}
         if sig.syntax == "bare":
             for v in operands:
                 if v.type != sig.fixed_operand:
@@ -333,14 +337,23 @@ def _parse_for(cls: type[ShapeOp]) -> Callable[[Parser], Operation]:
     return parse
 
 
+def _parse_keyword_attr(p: Parser, name: str) -> Attribute:
+    """`name = "text"`: the inherent string attributes of shape ops (a string without a type)."""
+    p.parse_literal("=", f"after '{name}'")
+    return StringAttr(p.parse_string(f"a string for '{name}'"))
+
+
 def _print_shape_op(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
     sig: Signature = op.SIGNATURE  # type: ignore[attr-defined]
     pr.write(pr.op_name(op.name))
     if op.operands:
         pr.write(" ")
         pr.operands(op.operands)
-    inherent = {k: v for k, v in op.properties.items() if k in sig.inherent}
-    pr.attr_dict(dict(sorted({**op.attributes, **inherent}.items())))
+    for name in sig.inherent:  # MLIR's current format (see the parser)
+        if name in op.properties:
+            pr.write(f" {name} = ")
+            pr.attr(op.properties[name])
+    pr.attr_dict(dict(sorted(op.attributes.items())))
     if sig.syntax == "bare":
         return
     pr.write(" : ")
