@@ -134,6 +134,15 @@ def _without_sdy_mesh(text: str) -> str:
 PROGRAMS = _programs()
 
 
+def _jaxlib_version() -> Version:
+    from jaxlib.mlir.dialects import stablehlo
+
+    return Version.from_string(str(stablehlo.get_current_version()))
+
+
+_JAXLIB = _jaxlib_version()
+
+
 @pytest.mark.parametrize("debuginfo", [False, True], ids=["plain", "debuginfo"])
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(("name", "text"), PROGRAMS, ids=[n for n, _ in PROGRAMS])
@@ -142,6 +151,12 @@ def test_same_text_as_upstream(
 ) -> None:  # type: ignore[no-untyped-def]
     if '"sdy.mesh"' in text:
         pytest.skip("its mesh symbols are sdy.mesh ops jaxlib's sdy dialect refuses")
+    if "mesh = @mesh" in text and '"test.mesh_holder"' in text and _JAXLIB >= Version(1, 22, 0):
+        pytest.skip(
+            "jaxlib 0.12's MLIR takes no unregistered op for a symbol ('mesh symbol not found'), "
+            "and its registered sdy.mesh carries no stablehlo.mesh for the expander (jaxlib 0.12 "
+            "leaves such groups unexpanded): the mesh-symbol program is compared on jaxlib 0.10"
+        )
     if "#stablehlo.mesh<" in text and Version.from_string(target) >= Version(1, 16, 0):
         pytest.skip(
             "the mesh-axes groups stay: jaxlib prints #stablehlo.mesh in its short form "
