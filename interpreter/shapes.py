@@ -86,8 +86,14 @@ def bind_arguments(func: Any, args: Sequence[Any], entry: str) -> list[Any]:
                 "; its first argument is JAX's `_platform_index` (a multi-platform export): pass the "
                 "index of the platform to run as, in the order of the export's `platforms`, first"
             )
+        note = None
+        if _from_jax(func):
+            note = (
+                "for a program read from a JAX export, stablehlo_py.run_exported(artifact, *args) "
+                "takes the exported function's arguments (all of them, as Exported.call does)"
+            )
         raise InterpreterError(
-            f"@{entry} takes {len(types)} arguments, {len(args)} were given{hint}"
+            f"@{entry} takes {len(types)} arguments, {len(args)} were given{hint}", note=note
         )
     out = []
     for i, (t, a) in enumerate(zip(types, args)):
@@ -102,6 +108,17 @@ def bind_arguments(func: Any, args: Sequence[Any], entry: str) -> list[Any]:
             arr = arr.astype(want)
         out.append(arr)
     return out
+
+
+def _from_jax(func: Any) -> bool:
+    """Whether `func` looks lowered by JAX (`jax.*` argument or result attributes)."""
+    from xdsl.dialects.builtin import DictionaryAttr
+
+    for attrs in (getattr(func, "arg_attrs", None), getattr(func, "res_attrs", None)):
+        for d in attrs.data if attrs is not None else ():
+            if isinstance(d, DictionaryAttr) and any(k.startswith("jax.") for k in d.data):
+                return True
+    return False
 
 
 def _global_constant(func: Any, i: int) -> str | None:

@@ -20,6 +20,7 @@ _ARTIFACT_API = (
     "get_portable_artifact_version",
     "check_compat",
     "CompatReport",
+    "run_exported",
 )
 
 

@@ -200,3 +200,21 @@ def test_prng_keys_take_their_key_data() -> None:
     assert len(args) == 4
     with pytest.raises(InterpreterError, match=r"key<fry>\[3\] \(rank 2\)"):
         e.module_arguments([X, np.zeros(3, np.uint32), Z])
+
+
+def test_wrong_count_on_a_jax_program_points_to_run_exported() -> None:
+    import stablehlo_py
+    from stablehlo_py.errors import InterpreterError
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.ir import parse
+
+    assert stablehlo_py.run_exported is not None  # part of the package API
+    plain = "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> { return %a : tensor<2xf32> }"
+    jaxish = plain.replace("-> tensor<2xf32>", '-> (tensor<2xf32> {jax.result_info = "r"})', 1)
+    with pytest.raises(InterpreterError) as info:
+        run(parse(plain))
+    assert "run_exported" not in str(info.value)
+    with pytest.raises(InterpreterError) as info:
+        run(parse(jaxish))
+    assert "@main takes 1 arguments, 0 were given" in str(info.value)
+    assert "stablehlo_py.run_exported" in str(info.value)
