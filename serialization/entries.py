@@ -547,7 +547,9 @@ for _name, _pcls, _pfields, _optional in _PLAIN_ATTRS:
 # -- tensor_v1: dense data as raw bytes
 
 
-_SUBBYTE_INT_BITS = {"i2_v1": 2, "i4_v1": 4, "ui2_v1": 2, "ui4_v1": 4}
+SUBBYTE_INT_BITS = {"i2_v1": 2, "i4_v1": 4, "ui2_v1": 2, "ui4_v1": 4}
+"""Integer element types narrower than their one-byte storage: the toolkit (and this format)
+sign-extends the signed ones; MLIR's raw data holds only their bits (mlirbc/vhlo.py converts)."""
 _SUBBYTE_FLOAT_BITS = {"f4E2M1FN_v1": 4, "f6E2M3FN_v1": 6, "f6E3M2FN_v1": 6}
 
 
@@ -595,7 +597,7 @@ def _check_storage(raw: bytes, dtype: np.dtype, elem: str) -> None:
         if np.frombuffer(raw, np.uint8).max() > 1:
             raise DecodeProblem("dense data of an i1 tensor holds a byte other than 0 or 1")
         return
-    bits = _SUBBYTE_INT_BITS.get(elem)
+    bits = SUBBYTE_INT_BITS.get(elem)
     if bits is not None:
         values = np.frombuffer(raw, dtype)
         lo, hi = (

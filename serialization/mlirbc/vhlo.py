@@ -84,6 +84,34 @@ def _pack_bool(raw: bytes, n: int) -> bytes:
     return np.packbits(np.frombuffer(raw, np.uint8).astype(bool), bitorder="little").tobytes()
 
 
+def _sub_byte_width(t: Any) -> int | None:
+    """The width of a tensor's i2/i4/ui2/ui4 elements, else None."""
+    name = getattr(t.element_type, "SPEC_NAME", None)
+    return codecs.SUBBYTE_INT_BITS.get(name) if isinstance(name, str) else None
+
+
+def _sub_byte_bits(t: Any, raw: bytes) -> bytes:
+    """MLIR's raw data of i2/i4 (and ui2/ui4) elements: each byte holds the element's bits only
+    (``dense<-2> : tensor<i2>`` is ``02``, not the toolkit's sign-extended ``fe``)."""
+    width = _sub_byte_width(t)
+    if width is None or not raw:
+        return raw
+    return (np.frombuffer(raw, np.uint8) & ((1 << width) - 1)).tobytes()
+
+
+def _sign_extended(t: Any, blob: bytes) -> bytes:
+    """The toolkit's storage of MLIR's raw i2/i4 data (signed elements sign-extended); bytes with
+    bits above the width are left for the decoder's range check to refuse."""
+    width = _sub_byte_width(t)
+    if width is None or not blob or t.element_type.SPEC_NAME.startswith("u"):
+        return blob
+    v = np.frombuffer(blob, np.uint8)
+    if (v >> width).any():
+        return blob
+    sign = 1 << (width - 1)
+    return ((v.astype(np.int16) ^ sign) - sign).astype(np.int8).tobytes()
+
+
 def _splat(raw: bytes, size: int) -> bytes:
     """MLIR stores a uniform tensor as a splat (one element).  (Counting the first element's
     non-overlapping occurrences finds a uniform tensor without building a copy to compare.)"""
@@ -165,8 +193,10 @@ def entry(it: Interner, a: Any) -> Entry:
                 n *= d
             if t.element_type == vt.BOOL:
                 raw = _pack_bool(_splat(raw, 1), n)
-            elif n > 1:
-                raw = _splat(raw, _itemsize(t))
+            else:
+                raw = _sub_byte_bits(t, raw)
+                if n > 1:
+                    raw = _splat(raw, _itemsize(t))
             items.append(("blob", raw))
         else:  # pragma: no cover - the layout table is checked by the tests
             raise AssertionError(kind)
@@ -253,6 +283,8 @@ def _read_field(r: Reader, ctx: DecodeContext, kind: str, fields: list[Any], pos
         blob = r.bytes(r.varint())
         if isinstance(t, vt.TensorV1Type) and t.element_type == vt.BOOL:
             blob = _unpack_bool(blob, t)
+        elif isinstance(t, vt.TensorV1Type):
+            blob = _sign_extended(t, blob)
         return blob
     raise AssertionError(kind)  # pragma: no cover
 
