@@ -314,13 +314,18 @@ def test_readme_has_examples() -> None:
 
 
 FILE_MENTION = re.compile(r"(?<![\w./-])((?:examples|/tmp)/[\w./-]*\w)")
+PROGRAM_FILE = re.compile(r"(?<![\w./-])([\w./-]+\.(?:mlir|mlir\.bc|bc|shlo|jax_exported|bin))(?![\w.])")
 
 
 def test_readme_files_are_bundled() -> None:
-    """Every `examples/...` file a runnable block names exists; nothing else is read from outside."""
+    """Every `examples/...` file a runnable block names exists, and every program or artifact file it
+    names is one of them or a `/tmp/` output of the block (no `program.mlir` the reader lacks)."""
     named = {m.group(1) for b in RUN_BLOCKS for m in FILE_MENTION.finditer(b.body)}
     missing = sorted(n for n in named if not n.startswith(TMP) and not (ROOT / n).exists())
     assert not missing, f"README examples name files not in the repository: {missing}"
+    programs = {m.group(1) for b in RUN_BLOCKS for m in PROGRAM_FILE.finditer(b.body)}
+    elsewhere = sorted(p for p in programs if not p.startswith(("examples/", TMP)))
+    assert not elsewhere, f"README examples name files outside examples/ and /tmp/: {elsewhere}"
 
 
 @dataclass(frozen=True)
