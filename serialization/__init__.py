@@ -87,7 +87,9 @@ def to_vhlo(
             op.location = UNKNOWN  # type: ignore[assignment]
     if target == get_current_version():
         return vhlo  # the legalization writes the current forks: nothing to convert
-    return PASSES["vhlo-to-version"].run(vhlo, {"target": str(target)})
+    return PASSES["vhlo-to-version"].run(
+        vhlo, {"target": str(target), "allow-other-dialects": str(allow_other_dialects).lower()}
+    )
 
 
 def vhlo_records(module: ModuleOp, target: Version, strip_debuginfo: bool = False) -> Any:
@@ -126,13 +128,18 @@ def _write(
     strip_debuginfo: bool,
     format: str,
     use_lists_as: Version | str | None = None,
+    allow_other_dialects: bool = False,
 ) -> bytes:
     if format == "mlir":
         from stablehlo_py.serialization.mlir_artifact import write_mlir_artifact
 
         history = None if use_lists_as is None else validate_target(use_lists_as)
-        return write_mlir_artifact(vhlo, target, strip_debuginfo, history)
-    return write_artifact(vhlo, target, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
+        return write_mlir_artifact(
+            vhlo, target, strip_debuginfo, history, allow_other_dialects=allow_other_dialects
+        )
+    return write_artifact(  # type: ignore[arg-type]
+        vhlo, target, strip_debuginfo=strip_debuginfo, allow_other_dialects=allow_other_dialects
+    )
 
 
 def serialize_portable_artifact(
@@ -156,8 +163,11 @@ def serialize_portable_artifact(
     bytecode, byte-identical to ``stablehlo.serialize_portable_artifact``).  ``use_lists_as``
     (MLIR bytecode only): the upstream version whose conversion history the (meaningless) use-list
     orders reproduce, for byte identity with that build (jaxlib 0.10: ``"1.17.0"``); default ours.
-    ``allow_other_dialects`` is upstream's flag; artifacts hold VHLO only, so a program that still
-    has ops of other dialects after legalization is refused (naming them) either way.
+    ``allow_other_dialects`` is upstream's flag: ops, attributes and types of other dialects
+    (Shardy's ``sdy`` in JAX's exports) are kept as they are through the legalization and the
+    version conversion, and written beside the VHLO -- in MLIR bytecode as upstream's serializer
+    writes them (Shardy's attributes in Shardy's own encoding), in msgpack as their MLIR text
+    (``FORMAT.md``).  Without it such content is refused, naming it.
     """
     target = validate_target(target_version)
     _check_format(format)
@@ -166,11 +176,11 @@ def serialize_portable_artifact(
     with no_gc():
         if expand:
             module = _expanded(module, target)
-        if allow_other_dialects:  # the pass keeps other ops, for the writer to name them
+        if allow_other_dialects:  # the pass keeps other dialects' ops and attributes
             vhlo = to_vhlo(module, target, True, in_place=False, strip_debuginfo=strip_debuginfo)
         else:
             vhlo = vhlo_records(module, target, strip_debuginfo)
-        return _write(vhlo, target, strip_debuginfo, format, use_lists_as)
+        return _write(vhlo, target, strip_debuginfo, format, use_lists_as, allow_other_dialects)
 
 
 def serialize_portable_artifact_str(
@@ -339,14 +349,19 @@ def _jax_module_bytes(data: bytes, name: str) -> bytes:
 
 
 def read_vhlo_artifact(
-    artifact: bytes, name: str = "<artifact>", *, records: bool = False
+    artifact: bytes, name: str = "<artifact>", *, records: bool = False, check_version: bool = True
 ) -> tuple[Version, ModuleOp]:
     """Either format -> (the version it was written for, its VHLO module at that version); with
     ``records`` the module is ``vhlo.records`` (what the artifact paths pass between the readers,
     the fork steps and the legalization), not xDSL ops.  MLIR bytecode whose producer names no
     version (``ir.Module.write_bytecode`` of a VHLO module) is read too; its version is the lowest
-    release its ops, attributes and types all exist at (``mlir_artifact.version_from_ops``)."""
-    version, module, _ = _read_vhlo(artifact, name, records=records)
+    release its ops, attributes and types all exist at (``mlir_artifact.version_from_ops``).
+    ``check_version=False`` (MLIR bytecode): read one whose producer names a version newer than
+    this toolkit's too, as upstream's ``stablehlo-opt`` parses any bytecode (only ops, attributes
+    and types unknown here fail)."""
+    version, module, _ = _read_vhlo(
+        artifact, name, records=records, check_version=check_version
+    )
     return version, module
 
 
@@ -380,13 +395,21 @@ def convert_artifact(
     strip_debuginfo: bool = False,
 ) -> bytes:
     """Rewrite an artifact (either format, or JAX's ``Exported``) in ``format`` for
-    ``target_version`` (default: the version it was written for)."""
+    ``target_version`` (default: the version it was written for).  What the artifact holds beside
+    VHLO (Shardy's ``sdy`` ops and attributes in JAX's exports) is kept: the artifact is written
+    with ``allow_other_dialects`` when it has such content."""
+    from stablehlo_py.passes.stablehlo_legalize_to_vhlo import holds_other_dialects
+
     _check_format(format)
     if target_version is None:
         target_version = _artifact_version(artifact, name).with_zero_patch()
     module = deserialize_portable_artifact(artifact, name=name)
     return serialize_portable_artifact(
-        module, target_version, strip_debuginfo=strip_debuginfo, format=format
+        module,
+        target_version,
+        holds_other_dialects(module),
+        strip_debuginfo=strip_debuginfo,
+        format=format,
     )
 
 

@@ -6,14 +6,16 @@
     stablehlo-opt prog.mlir --stablehlo-legalize-to-vhlo --vhlo-to-version=target=1.0.0 --serialize --target=1.0.0
 
 The pipeline's result may be StableHLO (it is legalized to VHLO at the target) or VHLO already at the
-target (written as it is).
+target (written as it is).  The format is msgpack, or $STABLEHLO_PY_ARTIFACT_FORMAT (`mlir`: upstream's
+MLIR bytecode).  Without `--deserialize` an artifact input is the VHLO module it holds, as upstream's
+`stablehlo-opt` parses it (opt.read_binary).
 """
 
 from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from stablehlo_py.cli.common import read_input, read_input_bytes, write_output
+from stablehlo_py.cli.common import artifact_format, read_input, read_input_bytes, write_output
 from stablehlo_py.errors import StableHLOError
 
 
@@ -57,9 +59,16 @@ def run_opt_artifact(
         write_output(output, print_ir(module, generic=generic, debuginfo=debuginfo))
         return 0
     version = validate_target(str(target))
-    if _is_vhlo(module):
+    fmt = artifact_format(None)  # $STABLEHLO_PY_ARTIFACT_FORMAT, else msgpack
+    if _is_vhlo(module) and fmt == "mlir":
+        from stablehlo_py.serialization.mlir_artifact import write_mlir_artifact
+
+        data = write_mlir_artifact(module, version, strip_debuginfo)
+    elif _is_vhlo(module):
         data = write_artifact(module, version, strip_debuginfo=strip_debuginfo)  # type: ignore[arg-type]
     else:
-        data = serialize_portable_artifact(module, version, strip_debuginfo=strip_debuginfo)
+        data = serialize_portable_artifact(
+            module, version, strip_debuginfo=strip_debuginfo, format=fmt
+        )
     write_output(output, data)
     return 0

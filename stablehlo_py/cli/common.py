@@ -70,6 +70,20 @@ def write_output(path: str | None, data: str | bytes) -> None:
         raise StableHLOError(f"cannot write output file '{path}': {e.strerror}") from None
 
 
+FORMAT_ENV = "STABLEHLO_PY_ARTIFACT_FORMAT"
+"""The artifact format `--serialize` writes when `--format` is not given: `msgpack` (unset, this
+toolkit's default) or `mlir` (upstream's MLIR bytecode, what upstream's tools write: e.g. to run
+upstream's `stablehlo-translate --serialize ... | diff X.mlir.bc -` RUN lines as written)."""
+
+
+def artifact_format(explicit: object) -> str:
+    """The format for `--serialize`: `--format` if given, else $STABLEHLO_PY_ARTIFACT_FORMAT, else
+    msgpack (an unknown name is refused by the writer, naming the formats)."""
+    if explicit:
+        return str(explicit)
+    return os.environ.get(FORMAT_ENV) or "msgpack"
+
+
 def split_chunks(text: str, split: bool) -> list[tuple[int, str]]:
     """(line offset, chunk) pairs; one chunk unless `split`."""
     if not split:

@@ -207,24 +207,38 @@ def cli(
 
 
 def _is_binary(data: bytes) -> bool:
-    """MLIR bytecode, a msgpack portable artifact or legacy IR bytecode (by their magic numbers)."""
+    """MLIR bytecode, a portable artifact (msgpack, or JAX's serialized ``Exported``) or legacy IR
+    bytecode (by their magic numbers; an ``Exported``, a flatbuffer without one, by its structure
+    when the input is not UTF-8 text)."""
     from stablehlo_py.ir.bytecode import is_ir_bytecode
     from stablehlo_py.serialization.format import MAGIC as ARTIFACT_MAGIC
     from stablehlo_py.serialization.mlirbc import MAGIC as MLIR_MAGIC
 
-    return data.startswith((MLIR_MAGIC, ARTIFACT_MAGIC)) or is_ir_bytecode(data)
+    if data.startswith((MLIR_MAGIC, ARTIFACT_MAGIC)) or is_ir_bytecode(data):
+        return True
+    try:
+        data.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        from stablehlo_py.serialization.jax_export import is_jax_exported
+
+        return is_jax_exported(data)
 
 
 def is_portable_artifact_producer(producer: str) -> bool:
     """MLIR bytecode whose producer is `StableHLO_vX.Y.Z` is a VHLO portable artifact (upstream's
-    getPortableArtifactVersion looks for that prefix); any other producer (`MLIR23.0.0git`, ...)
-    is dialect bytecode as `-emit-bytecode` writes it."""
+    getPortableArtifactVersion looks for that prefix).  Bytecode with any other producer
+    (`MLIR23.0.0git`, ...) is told apart by its dialects: `read_binary`."""
     return producer.startswith("StableHLO_v")
 
 
 def read_binary(data: bytes, name: str) -> Operation:
-    """The module of binary input: MLIR bytecode of the stablehlo/chlo/func dialects, a portable
-    artifact (MLIR bytecode with a `StableHLO_v` producer, or msgpack), or legacy IR bytecode."""
+    """The module of binary input, as upstream's `stablehlo-opt` parses bytecode: MLIR bytecode of
+    the stablehlo/chlo/func dialects as it is; a portable artifact (MLIR bytecode holding VHLO,
+    whatever its producer, or msgpack, or the module of JAX's `Exported`) as the VHLO module it
+    holds, at the version it was written for (`--deserialize`, or the passes
+    `--vhlo-to-version=target=current --vhlo-legalize-to-stablehlo`, convert it to StableHLO);
+    legacy IR bytecode."""
     from stablehlo_py.ir.bytecode import is_ir_bytecode, read_ir_bytecode
     from stablehlo_py.serialization.mlirbc import MAGIC as MLIR_MAGIC
 
@@ -232,6 +246,7 @@ def read_binary(data: bytes, name: str) -> Operation:
         return read_ir_bytecode(data, name)
     if data.startswith(MLIR_MAGIC):
         from stablehlo_py.serialization.format import artifact_error
+        from stablehlo_py.serialization.mlir_artifact import holds_vhlo
         from stablehlo_py.serialization.mlirbc import BytecodeError, read_dialect
         from stablehlo_py.serialization.mlirbc.reader import read_producer
 
@@ -239,11 +254,11 @@ def read_binary(data: bytes, name: str) -> Operation:
             _, producer = read_producer(data)
         except BytecodeError as e:
             raise artifact_error(f"invalid MLIR bytecode: {e.message}", e.offset, name) from None
-        if not is_portable_artifact_producer(producer):
+        if not is_portable_artifact_producer(producer) and not holds_vhlo(data):
             return read_dialect(data, name, verify=False)[2]  # the caller verifies
-    from stablehlo_py.serialization import deserialize_portable_artifact
+    from stablehlo_py.serialization import read_vhlo_artifact
 
-    return deserialize_portable_artifact(data, name=name)
+    return read_vhlo_artifact(data, name, check_version=False)[1]
 
 
 def _run_binary(

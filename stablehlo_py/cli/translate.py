@@ -54,7 +54,8 @@ MODES: dict[str, tuple[str, str, str]] = {
     "--format",
     "format_",
     default=None,
-    help="Artifact format: msgpack (default, this toolkit's) or mlir (upstream's MLIR bytecode).",
+    help="Artifact format: msgpack (default, this toolkit's) or mlir (upstream's MLIR bytecode); "
+    "--serialize's default can be set with $STABLEHLO_PY_ARTIFACT_FORMAT.",
 )
 @click.option(
     "--print-stablehlo-version", is_flag=True, help="Print the current StableHLO version."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from stablehlo_py.cli.common import read_input, split_chunks, write_output
+from stablehlo_py.cli.common import artifact_format, read_input, split_chunks, write_output
 from stablehlo_py.errors import StableHLOError
 
 
@@ -134,7 +134,7 @@ def serialize(options: dict[str, Any]) -> int:
         str(target),
         strip_debuginfo=bool(options.get("strip_debuginfo")),
         name=name,
-        format=str(options.get("format_") or "msgpack"),
+        format=artifact_format(options.get("format_")),
         expand=bool(options.get("expand")),
     )
     write_output(options.get("output"), data)  # type: ignore[arg-type]
