@@ -13,8 +13,9 @@ The order of every table follows ``mlir/lib/Bytecode/Writer/IRNumbering.cpp``:
 * strings are numbered in first-insertion order while writing: dialect names, op names, then the
   strings of attributes and types in table order; properties records are de-duplicated.
 
-Use-list orders are never written (they carry no meaning; MLIR writes them only when a
-transformation left uses in an unusual order).
+Use-list orders carry no meaning; MLIR writes a value's only when a transformation left its uses
+in an order a reader would not rebuild.  We write the ones a reader kept and the ones upstream's
+version conversion leaves (``uselists.py``, keyed by the upstream version emulated), nothing else.
 
 The op-level encoding (which attributes are properties, in which order) comes from an
 :class:`OpEncoding` (``ops.py``); attribute and type encodings from ``vhlo.py`` / ``builtin.py``.

@@ -10,7 +10,9 @@
   inherent attribute after jaxlib 0.10.2 (:data:`NEWER_THAN_JAXLIB`: we write the reference
   upstream's layout, and read both).
 
-The counts are printed (``-s``) for the notes.
+Our bytes carry the jaxlib's producer string (``MLIR23.0.0git`` for jaxlib 0.10, ``MLIR24.0.0git``
+for 0.12: its LLVM's version; :data:`~stablehlo_py.serialization.mlirbc.DIALECT_PRODUCER` is ours by
+default).  The counts are printed (``-s``) for the notes.
 """
 
 from __future__ import annotations
@@ -58,13 +60,19 @@ def jaxlib():  # type: ignore[no-untyped-def]
     from jax._src.interpreters import mlir as jax_mlir
     from jaxlib.mlir import ir
 
-    yield jax_mlir.make_ir_context(), ir
+    ctx = jax_mlir.make_ir_context()
+    with ctx:
+        f = io.BytesIO()
+        ir.Module.parse("").operation.write_bytecode(f)
+    data = f.getvalue()
+    producer = data[5 : data.index(b"\x00", 5)].decode()
+    yield ctx, ir, producer
     if COUNTS:
         print(f"\n-emit-bytecode vs jaxlib: {dict(sorted(COUNTS.items()))}")
 
 
 def _write(jaxlib, source: str | bytes) -> bytes:  # type: ignore[no-untyped-def]
-    ctx, ir = jaxlib
+    ctx, ir, _ = jaxlib
     with ctx:
         m = ir.Module.parse(source)
         f = io.BytesIO()
@@ -81,7 +89,7 @@ def test_testdata_bytes_are_jaxlibs(path: Path, jaxlib) -> None:  # type: ignore
     if any(op in text for op in NEWER_THAN_JAXLIB):
         COUNTS["testdata with ops newer than jaxlib"] += 1
     else:
-        assert write_dialect(module) == theirs
+        assert write_dialect(module, producer=jaxlib[2]) == theirs
         COUNTS["testdata byte-identical"] += 1
     _, _, back = read_dialect(theirs)
     assert print_ir(back) == print_ir(module)
@@ -144,7 +152,7 @@ def test_dialect_functions_bytes_are_jaxlibs(path: Path, jaxlib) -> None:  # typ
             COUNTS["dialect functions jaxlib rejects"] += 1
             continue
         module = parse(text, "-")
-        ours = write_dialect(module)
+        ours = write_dialect(module, producer=jaxlib[2])
         compared += 1
         _, _, back = read_dialect(theirs)
         assert print_ir(back) == print_ir(module), text

@@ -1,17 +1,22 @@
-"""Upstream's portable artifacts (MLIR bytecode over VHLO) against jaxlib (issue 9, "Done when").
+"""Upstream's portable artifacts (MLIR bytecode over VHLO) against jaxlib (issues 9 and 31).
 
 For every conformance testdata program (CHLO ones after our ``chlo-pre-serialization-pipeline``), at
-every target from 0.9.0 to 1.17.0 (jaxlib 0.10's VHLO):
+every target from 0.9.0 to the installed jaxlib's current version (jaxlib 0.10: 1.17.0, jaxlib 0.12:
+1.22.0; never above ours):
 
 * jaxlib refuses the target exactly when we do (a program below its minimum version);
 * our bytes == jaxlib's ``serialize_portable_artifact`` bytes, including the use-list orders its
-  version conversion leaves (replayed with ``use_lists_as`` = jaxlib's current version); and
-  jaxlib reading our artifact and writing it again at the same bytecode version reproduces our
+  version conversion leaves (replayed with ``use_lists_as`` = jaxlib's current version); by default
+  (no ``use_lists_as``) we write the current upstream's orders, so on a jaxlib as current as we are
+  our default bytes and ``serialize_portable_artifact_str``'s are jaxlib's too; otherwise jaxlib
+  reading our default artifact and writing it again at the same bytecode version reproduces our
   bytes (the fixpoint oracle of mlir-bytecode.md §2);
 * jaxlib deserializes our artifact to the same StableHLO text as its own artifact;
 * we read jaxlib's artifact back to a module that prints identically to the source.
 
-The counts of byte-identical and fixpoint-identical artifacts are printed (``-s``) for the notes.
+The meaning checks run once per distinct artifact body (targets whose bytes differ only in the
+producer string hold the same program).  The counts of byte-identical artifacts, per target range,
+are printed (``-s``) for the notes.
 """
 
 from __future__ import annotations
@@ -27,12 +32,15 @@ jax = pytest.importorskip("jax")
 from stablehlo_py import specs
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse, print_ir
+from stablehlo_py.version import Version, get_current_version
 from tests.conformance.test_roundtrip import TESTDATA
 
-TARGETS = [
-    str(r.version) for r in specs.releases() if (r.version.major, r.version.minor) <= (1, 17)
-]
 COUNTS: Counter[str] = Counter()
+RANGES = ((Version(0, 9, 0), "0.9-0.20"), (Version(1, 0, 0), "1.0-1.17"), (Version(1, 18, 0), "1.18+"))
+
+
+def _range(target: Version) -> str:
+    return [name for start, name in RANGES if target >= start][-1]
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +49,19 @@ def jaxlib_ctx():  # type: ignore[no-untyped-def]
     from jaxlib.mlir import ir
     from jaxlib.mlir.dialects import stablehlo
 
-    return jax_mlir.make_ir_context(), ir, stablehlo
+    yield jax_mlir.make_ir_context(), ir, stablehlo
+    if COUNTS:
+        print("\nMLIR bytecode vs jaxlib", stablehlo.get_current_version(), dict(sorted(COUNTS.items())))
+
+
+def _jaxlib_version(stablehlo) -> Version:  # type: ignore[no-untyped-def]
+    return Version.from_string(str(stablehlo.get_current_version()))
+
+
+def _targets(stablehlo) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every release from 0.9.0 to the smaller of jaxlib's current version and ours."""
+    top = min(_jaxlib_version(stablehlo), get_current_version())
+    return [str(r.version) for r in specs.releases() if r.version <= top]
 
 
 def _source(path: Path) -> str:
@@ -51,6 +71,11 @@ def _source(path: Path) -> str:
     from stablehlo_py.passes import run_pipeline
 
     return print_ir(run_pipeline(parse(text, "-"), [("chlo-pre-serialization-pipeline", {})]))
+
+
+def _body(data: bytes) -> bytes:
+    """The artifact without its producer string: the bytecode version and the sections."""
+    return data[4:5] + data[data.index(b"\x00", 5) :]
 
 
 def _rewrite(ir, ctx, data: bytes, target: str) -> bytes:  # type: ignore[no-untyped-def]
@@ -69,17 +94,19 @@ def test_bytes_and_meaning_match_jaxlib(path: Path, jaxlib_ctx) -> None:  # type
     from stablehlo_py.serialization import (
         deserialize_portable_artifact,
         serialize_portable_artifact,
+        serialize_portable_artifact_str,
     )
 
     ctx, ir, stablehlo = jaxlib_ctx
-    jaxlib_version = stablehlo.get_current_version()
+    jaxlib_version = _jaxlib_version(stablehlo)
+    as_current = jaxlib_version == get_current_version()
     text = _source(path)
     module = parse(text, "-")
     expected = print_ir(module)
-    for target in TARGETS:
+    checked: set[bytes] = set()
+    for target in _targets(stablehlo):
         try:
-            with ctx:
-                theirs = stablehlo.serialize_portable_artifact(ir.Module.parse(text), target)
+            theirs = stablehlo.serialize_portable_artifact_str(text, target)
         except Exception:  # noqa: BLE001 - jaxlib refuses this target
             with pytest.raises(StableHLOError):
                 serialize_portable_artifact(module, target, format="mlir")
@@ -89,21 +116,27 @@ def test_bytes_and_meaning_match_jaxlib(path: Path, jaxlib_ctx) -> None:  # type
             module, target, format="mlir", use_lists_as=jaxlib_version
         )
         assert ours == theirs, f"{target}: bytes differ from jaxlib's"
-        COUNTS["byte-identical"] += 1
+        COUNTS[f"byte-identical {_range(Version.from_string(target))}"] += 1
         plain = serialize_portable_artifact(module, target, format="mlir")
-        if plain != ours:  # our own conversion history: other use-list orders, same MLIR encoding
+        if as_current:
+            assert plain == ours, f"{target}: our default use-list orders are not jaxlib's"
+        elif plain != ours:  # the current upstream's use-list orders, same MLIR encoding
             assert _rewrite(ir, ctx, plain, target) == plain, f"{target}: not MLIR's encoding"
+        body = _body(theirs)
+        if body in checked:
+            continue
+        checked.add(body)
         with ctx:
             a = stablehlo.deserialize_portable_artifact_str(ours)
             b = stablehlo.deserialize_portable_artifact_str(theirs)
         assert a == b, f"{target}: jaxlib reads our artifact as a different program"
         got = print_ir(deserialize_portable_artifact(theirs, name=f"{path.name}@{target}"))
         assert got == expected, f"{target}: jaxlib's artifact reads back differently"
-
-
-def teardown_module() -> None:
-    if COUNTS:
-        print("\nMLIR bytecode vs jaxlib:", dict(COUNTS))
+    if as_current and checked:  # text in, as upstream's: the buffer is "-" in the locations
+        current = str(get_current_version())
+        assert serialize_portable_artifact_str(
+            text, current, format="mlir"
+        ) == stablehlo.serialize_portable_artifact_str(text, current)
 
 
 # `?` dimensions and bounds: MLIR writes them as ShapedType::kDynamic (INT64_MIN), not -1
@@ -166,3 +199,23 @@ def test_jax_shape_polymorphic_artifact_reads_and_runs() -> None:
     x = np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3)
     (got,) = run(module, x)
     np.testing.assert_allclose(got, np.asarray(exp.call(x)), rtol=1e-5, atol=1e-6)
+
+
+def test_patch_target_kept_in_producer(jaxlib_ctx) -> None:  # type: ignore[no-untyped-def]
+    """A target with a patch (``1.16.3``) has X.Y.0's opset and keeps its patch in the producer
+    string (``StableHLO_v1.16.3``), as upstream's; byte-identical, text in and module in."""
+    from stablehlo_py.serialization import (
+        serialize_portable_artifact,
+        serialize_portable_artifact_str,
+    )
+
+    ctx, ir, stablehlo = jaxlib_ctx
+    text = DYNAMIC["dynamic_dims"]
+    target = "1.16.3"
+    theirs = stablehlo.serialize_portable_artifact_str(text, target)
+    assert theirs[5:].startswith(b"StableHLO_v1.16.3\x00")
+    history = _jaxlib_version(stablehlo)
+    ours = serialize_portable_artifact(parse(text, "-"), target, format="mlir", use_lists_as=history)
+    assert ours == theirs
+    if history == get_current_version():
+        assert serialize_portable_artifact_str(text, target, format="mlir") == theirs
