@@ -29,10 +29,11 @@ from stablehlo_py.vhlo.flattened import CHANNEL_ID_ONLY, FIELD_OF, FLATTENED
 from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
 from stablehlo_py import specs
+from stablehlo_py.ir.attributes import OpaqueAttr
 
 NAME = "stablehlo-legalize-to-vhlo"
 
@@ -66,6 +67,39 @@ def legalize_to_vhlo_records(module: ModuleOp) -> VOp:
     hold VHLO only), without building xDSL ops."""
     with gc_paused():
         return _Legalizer(False, records=True).convert_module_copy(module)  # type: ignore[return-value]
+
+
+_OWN_DIALECTS = frozenset(("stablehlo", "chlo", "vhlo", "builtin", "func"))
+
+
+def holds_other_dialects(module: Operation) -> bool:
+    """Whether a module holds ops or attributes of dialects VHLO does not cover (Shardy's ``sdy``
+    ops, ``#sdy.sharding`` ... attributes: what JAX's exports keep beside the VHLO), which only
+    ``allow-other-dialects`` carries through."""
+    for op in module.walk():
+        if not (_is_convertible(op) or isinstance(op, ModuleOp)):
+            return True
+        for a in (*op.properties.values(), *op.attributes.values()):
+            if _other_attr(a):
+                return True
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    if _other_attr(arg.type):
+                        return True
+    return False
+
+
+def _other_attr(a: Attribute) -> bool:
+    if isinstance(a, OpaqueAttr):
+        text = a.data
+        dialect = text[1:].split(".", 1)[0].split("<", 1)[0] if text[:1] in "#!" else ""
+        return dialect not in _OWN_DIALECTS
+    if isinstance(a, ArrayAttr):
+        return any(_other_attr(x) for x in a.data)
+    if isinstance(a, DictionaryAttr):
+        return any(_other_attr(x) for x in a.data.values())
+    return False
 
 
 def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = True) -> Operation:
@@ -111,6 +145,7 @@ class _Legalizer:
         self.allow_other = allow_other
         self.records = records
         self.values = ValueMap(lambda t: isinstance(t, vt.VhloType))
+        self.located: set[SSAValue] = set()
 
     # ---------------------------------------------------------------------------- regions
     def convert_region_in_place(self, region: Region) -> None:
@@ -170,6 +205,21 @@ class _Legalizer:
                 nb.add_op(self.convert_op(o))
         return new
 
+    def _cast(self, value: SSAValue, to_type: Attribute, at: Operation | SSAValue) -> SSAValue:
+        """``value`` as ``to_type`` through a `builtin.unrealized_conversion_cast` (allow-other-
+        dialects) located as MLIR's conversion framework locates it: at ``at`` (an op, or a block
+        argument), the first time the value crosses the boundary."""
+        new = self.values.cast(value, to_type)
+        if new is not value and new not in self.located:
+            self.located.add(new)
+            cast = new.owner
+            assert isinstance(cast, Operation)
+            if isinstance(at, Operation):
+                carry_location(cast, at)
+            else:
+                cast.location = at.location  # type: ignore[attr-defined]
+        return new
+
     # ---------------------------------------------------------------------------- ops
     def convert_op(self, op: Operation) -> Operation:
         if _is_convertible(op):
@@ -206,7 +256,12 @@ class _Legalizer:
                 f"'{dialect}' ops have no VHLO counterpart; pass allow-other-dialects=true to keep "
                 "them (the result is then not a portable artifact)",
             )
-        operands = [self.values.cast(self.values.get(v), v.type) for v in op.operands]
+        operands = []
+        for v in op.operands:
+            nv = self.values.get(v)
+            # a converted value used here: cast back where it is defined (MLIR's source
+            # materialization is at the value's location: its defining op's, or the argument's)
+            operands.append(self._cast(nv, v.type, nv.owner if isinstance(nv, OpResult) else nv))
         regions = [self.convert_region(r, op, to_vhlo=False) for r in op.regions]
         new = op.create(
             operands=operands,
@@ -290,7 +345,8 @@ class _Legalizer:
         for v in op._operands:  # xDSL 0.74's private field: `operands` builds a view per call
             nv = get(v, v)
             if not isinstance(nv.type, vt.VhloType):
-                nv = self.values.cast(nv, self._type(nv.type, op, "an operand"))
+                # MLIR's target materialization is at the first converted user's location
+                nv = self._cast(nv, self._type(nv.type, op, "an operand"), op)
             operands.append(nv)
         result_types = [self._type(r.type, op, f"result #{i}") for i, r in enumerate(op.results)]
         regions = [self.convert_region(r, op, to_vhlo=True) for r in op.regions]
@@ -439,6 +495,6 @@ def _parse_vhlo_default(text: str) -> Attribute:
     return stablehlo_text.parse_attr(text)
 
 
-__all__ = ["NAME", "legalize_to_vhlo", "legalize_to_vhlo_records", "run"]
+__all__ = ["NAME", "holds_other_dialects", "legalize_to_vhlo", "legalize_to_vhlo_records", "run"]
 
 _ = VhloOp

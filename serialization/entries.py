@@ -22,6 +22,13 @@ wire kind  value on the wire                                 reader checks
 ``?``      boolean                                           bool
 =========  ================================================  ===========================
 
+**Other dialects.**  An artifact written with ``allow_other_dialects`` (JAX's exports: Shardy's
+``#sdy.sharding`` ... attributes, the builtin tensor types of ``sdy`` ops and of the
+``builtin.unrealized_conversion_cast`` between them and the VHLO) holds types and attributes no
+codec covers.  Each is a *text entry*, ``[kind, TEXT_CODE, text]``: :data:`TEXT_CODE` (-1, never a
+VHLO code) and its MLIR assembly text, read back by the toolkit's text parser
+(:func:`text_of` / :func:`from_text`).  A reader that predates them refuses the code, naming it.
+
 References always point backwards (children are written before their parents), so a reader builds
 each entry once from already-built ones and a reference cycle cannot be expressed.  Entries are
 deduplicated by their encoded form, so each distinct type or attribute is written and rebuilt once.
@@ -50,7 +57,18 @@ from xdsl.ir import Attribute
 
 from stablehlo_py import specs
 
-__all__ = ["ATTR", "CODECS", "TYPE", "Codec", "DecodeProblem", "codec_for", "codec_for_code"]
+__all__ = [
+    "ATTR",
+    "CODECS",
+    "TEXT_CODE",
+    "TYPE",
+    "Codec",
+    "DecodeProblem",
+    "codec_for",
+    "codec_for_code",
+    "from_text",
+    "text_of",
+]
 
 TYPE = 0
 ATTR = 1
@@ -642,6 +660,41 @@ def codec_for(a: Attribute) -> Codec | None:
 
 def codec_for_code(kind: int, code: int) -> Codec | None:
     return _BY_CODE.get((kind, code))
+
+
+TEXT_CODE = -1
+"""The code of a text entry: a type or attribute that is not VHLO (another dialect's, or a builtin
+one that VHLO does not cover), as its MLIR text (``allow_other_dialects``)."""
+
+
+def text_of(a: Attribute, kind: int) -> str:
+    """The MLIR text a text entry stores for ``a`` (a type, or an attribute)."""
+    from stablehlo_py.ir.text.printer import attr_to_str, type_to_str
+
+    return type_to_str(a) if kind == TYPE else attr_to_str(a)
+
+
+def from_text(text: str, kind: int) -> Attribute:
+    """A text entry's type or attribute, parsed as the text parser reads it (DecodeProblem when the
+    text is not one)."""
+    from stablehlo_py.errors import StableHLOError
+    from stablehlo_py.ir.dialects import default_registry
+    from stablehlo_py.ir.text.parser import Parser
+
+    what = KIND_NAMES[kind]
+    try:
+        p = Parser(text, default_registry(), "<artifact>")
+        a = p.parse_type() if kind == TYPE else p.parse_attribute()
+        p.ws()
+        if p.pos != len(text):
+            raise DecodeProblem(f"trailing text after the {what} in '{text}'")
+    except StableHLOError as e:
+        raise DecodeProblem(f"the {what} text '{text}' cannot be parsed: {e.message}") from None
+    except DecodeProblem:
+        raise
+    except Exception as e:  # noqa: BLE001 - the text parser on arbitrary input
+        raise DecodeProblem(f"the {what} text '{text}' cannot be parsed ({e})") from None
+    return a
 
 
 _PACK_D = struct.Struct("<d").pack

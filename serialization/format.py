@@ -306,6 +306,26 @@ or the entry itself for the common single result; ``attributes`` follows the op 
 entry reference, or nil when absent); ``extra_attributes`` holds attributes the fork does not declare
 (discardable ones) as a flat [name, entry, ...] list sorted by name."""
 
+OTHER_OP = Record(
+    "other_op",
+    (
+        Field("name", required=True),
+        Field("operands", default=()),
+        Field("result_types", default=()),
+        Field("loc", default=0),
+        Field("properties", default=()),
+        Field("regions", default=()),
+        Field("attributes", default=()),
+    ),
+)
+"""An operation of another dialect (``allow_other_dialects``: Shardy's ``sdy.mesh``,
+``sdy.manual_computation`` ... and the ``builtin.unrealized_conversion_cast`` between them and the
+VHLO), where an op record may stand: told apart by its first field, the op's full name (a string;
+an op record's is its integer code).  ``operands``, ``result_types``, ``loc`` and ``regions`` as an op
+record's; ``properties`` and ``attributes`` (discardable) as flat [name, entry, ...] lists sorted by
+name, the entries text entries when not VHLO.  A reader that predates it refuses the record at its
+name (an op code must be an integer)."""
+
 BLOCK = Record(
     "block",
     (
@@ -319,6 +339,6 @@ list of blocks."""
 
 CURRENT_SCHEMA = Schema(
     format_version=1,
-    records={r.name: r for r in (HEADER, BODY, ENTRY, MODULE, OP, BLOCK)},
+    records={r.name: r for r in (HEADER, BODY, ENTRY, MODULE, OP, OTHER_OP, BLOCK)},
     first_target=FORMAT_VERSIONS,
 )

@@ -53,14 +53,17 @@ def write_mlir_artifact(
     target: Version,
     strip_debuginfo: bool = False,
     use_lists_as: Version | None = None,
+    *,
+    allow_other_dialects: bool = False,
 ) -> bytes:
     """``use_lists_as``: reproduce the use-list orders (meaningless, but part of the bytes) that
     upstream's serializer at that version leaves after its version conversion -- e.g. 1.17.0 for
-    jaxlib 0.10; default: this toolkit's own conversion."""
+    jaxlib 0.10; default: this toolkit's own conversion.  ``allow_other_dialects``: ops and
+    attributes of other dialects beside the VHLO are written too (``write_vhlo``)."""
     from stablehlo_py.serialization.mlirbc import write_vhlo
 
     try:
-        return write_vhlo(vhlo, target, strip_debuginfo, use_lists_as)
+        return write_vhlo(vhlo, target, strip_debuginfo, use_lists_as, allow_other_dialects)
     except NotEncodable as e:
         raise SerializationError(
             f"cannot write an MLIR bytecode artifact for StableHLO {target}:\n  {e}"

@@ -26,9 +26,11 @@ from stablehlo_py.serialization import codes, locate
 from stablehlo_py.serialization.entries import (
     ATTR,
     KIND_NAMES,
+    TEXT_CODE,
     TYPE,
     DecodeProblem,
     codec_for_code,
+    from_text,
 )
 from stablehlo_py.serialization.format import (
     CURRENT_SCHEMA,
@@ -319,6 +321,7 @@ def _section_name(i: int) -> str:
 class _Reader:
     def __init__(self, raw: RawArtifact, schema: Schema, records: bool = False):
         self.records = records  # build VHLO records (``vhlo.records``) instead of xDSL IR
+        self.other = False  # text entries seen: the artifact holds other dialects' content
         self.raw = raw
         self.version = raw.header.version
         self.schema = schema
@@ -420,6 +423,11 @@ class _Reader:
             _path_fail(f"entry kind must be 0 (type) or 1 (attribute), found {_short(kind)}", [0])
         if type(code) is not int:
             _path_fail(f"entry code must be an integer, found {_kind(code)}", [1])
+        if code == TEXT_CODE:  # not VHLO: its MLIR text (allow_other_dialects)
+            if len(e) != 3 or type(e[2]) is not str:
+                _path_fail(f"a text entry is [kind, {TEXT_CODE}, text]", [2])
+            self.other = True
+            return from_text(e[2], kind), kind
         codec = codec_for_code(kind, code)
         if codec is None:
             _path_fail(
@@ -568,6 +576,8 @@ class _Reader:
     def op(self, rec: Any) -> Operation:
         if type(rec) is not list or not rec:
             raise _Fail(f"an op must be a non-empty array, found {_kind(rec)}")
+        if type(rec[0]) is str:  # an op of another dialect: format.OTHER_OP
+            return self.other_op(rec)
         n = len(rec)
         if n < self.op_width:
             rec = rec + self.op_pad[n:]
@@ -676,6 +686,83 @@ class _Reader:
                 regions=region_objs,
                 location=_UNKNOWN if location is None else location,
             )
+        stack.extend(op.results)
+        return op
+
+    def _named_entries(self, pairs: Any, j: int, what: str) -> dict[str, Attribute]:
+        _expect_list(pairs, j)
+        if len(pairs) % 2:
+            _path_fail(f"{what} must come as name, entry pairs", [j])
+        out: dict[str, Attribute] = {}
+        for i in range(0, len(pairs), 2):
+            k, a = pairs[i], pairs[i + 1]
+            if type(k) is not str:
+                _path_fail(f"attribute name must be a string, found {_kind(k)}", [j, i])
+            if k in out:
+                _path_fail(f"attribute '{k}' is given twice", [j, i])
+            out[k] = self.ref(a, ATTR, [j, i + 1])
+        return out
+
+    def other_op(self, rec: list[Any]) -> Operation:
+        """An op of another dialect (``format.OTHER_OP``): built as the text parser builds it,
+        from its registered class."""
+        shape = self.schema["other_op"]
+        if len(rec) > len(shape.fields):
+            problem = shape.extra_fields_problem(rec)
+            if problem is not None:
+                raise _Fail(
+                    problem, note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py"
+                )
+        name, operands, result_types, loc, props, regions, extra = _padded(rec, shape)[:7]
+        if self.records:
+            _path_fail(f"op {name} is not VHLO, but the artifact has no text entries", [0])
+        from stablehlo_py.ir.dialects import default_registry
+
+        cls = default_registry().ops.get(name)
+        if cls is None or name.startswith("vhlo.") or name == "builtin.module":
+            _path_fail(f"unknown operation '{name}' (stablehlo-py does not model it)", [0])
+        stack = self.stack
+        depth = len(stack)
+        _expect_list(operands, 1)
+        values = []
+        for i, r in enumerate(operands):
+            if type(r) is not int or not 1 <= r <= depth:
+                _path_fail(
+                    f"operand #{i} of {name} refers to value {_short(r)} back, but {depth} values "
+                    "are in scope",
+                    [1, i],
+                )
+            values.append(stack[depth - r])
+        if type(result_types) is int:
+            result_types = [result_types]
+        _expect_list(result_types, 2)
+        rtypes = [self.ref(t, TYPE, [2, i]) for i, t in enumerate(result_types)]
+        if type(loc) is not int:
+            _path_fail(f"location delta must be an integer, found {_kind(loc)}", [3])
+        loc += self.prev_loc
+        location = self.loc(loc, [3])
+        self.prev_loc = loc
+        properties = self._named_entries(props, 4, "properties")
+        attributes = self._named_entries(extra, 6, "extra attributes")
+        _expect_list(regions, 5)
+        region_objs = []
+        for i, r in enumerate(regions):
+            try:
+                region_objs.append(self.region(r))
+            except _Fail as f:
+                f.path.extend((i, 5))
+                raise
+        try:
+            op = cls.create(
+                operands=values,
+                result_types=rtypes,
+                properties=properties,
+                attributes=attributes,
+                regions=region_objs,
+            )
+        except Exception as e:  # noqa: BLE001 - xDSL construction problems become format errors
+            raise _Fail(f"invalid {name}: {e}") from None
+        op.location = _UNKNOWN if location is None else location
         stack.extend(op.results)
         return op
 
@@ -935,6 +1022,8 @@ def build_module(
     entries, locs, module = raw.sections[:3]
     with no_gc():
         r.entries(entries)
+        if r.other:  # other dialects' content (text entries): xDSL ops, as the MLIR reader does
+            r.records = False
         r.read_locs(locs)
         return r.module(module)
 

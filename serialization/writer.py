@@ -20,7 +20,7 @@ from typing import Any
 
 import msgpack
 from stablehlo_py.serialization import codes
-from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for, float_key
+from stablehlo_py.serialization.entries import ATTR, TEXT_CODE, TYPE, codec_for, float_key, text_of
 from stablehlo_py.serialization.format import (
     CURRENT_SCHEMA,
     MAGIC,
@@ -87,7 +87,11 @@ def _codec_legal(kind: int, name: str, target: Version) -> bool:
 
 
 class _Writer:
-    def __init__(self, target: Version, strip_debuginfo: bool, schema: Schema):
+    def __init__(
+        self, target: Version, strip_debuginfo: bool, schema: Schema, allow_other: bool = False
+    ):
+        self.allow_other = allow_other  # other dialects' ops, types, attributes: as text entries
+        self.text_ids: dict[tuple[int, int], int] = {}
         self.target = target
         self.strip = strip_debuginfo
         self.schema = schema
@@ -120,10 +124,14 @@ class _Writer:
         idx = self.by_id.get(id(a))
         if idx is not None:
             if self.entry_kinds[idx] != kind:
+                if self.allow_other and codec_for(a) is None:  # a builtin type used as a TypeAttr
+                    return self.text_entry(a, kind, where)
                 self._wrong_kind(a, kind, where)
             return idx
         codec = codec_for(a)
         if codec is None:
+            if self.allow_other:
+                return self.text_entry(a, kind, where)
             self._not_vhlo(a, kind, where)
             return 0
         if codec.kind != kind:
@@ -188,6 +196,27 @@ class _Writer:
             self.entry_kinds.append(codec.kind)
             self.by_key[tkey] = idx
         self.by_id[id(a)] = idx
+        self.alive.append(a)
+        return idx
+
+    def text_entry(self, a: Attribute, kind: int, where: Operation | None) -> int:
+        """A type or attribute that is not VHLO, as its MLIR text (``allow_other_dialects``)."""
+        idx = self.text_ids.get((id(a), kind))
+        if idx is not None:
+            return idx
+        try:
+            text = text_of(a, kind)
+        except Exception:  # noqa: BLE001 - an attribute the printer cannot print
+            self._not_vhlo(a, kind, where)
+            return 0
+        key = (kind, TEXT_CODE, text)
+        idx = self.by_key.get(key)
+        if idx is None:
+            idx = len(self.entries)
+            self.entries.append([kind, TEXT_CODE, text])
+            self.entry_kinds.append(kind)
+            self.by_key[key] = idx
+        self.text_ids[(id(a), kind)] = idx
         self.alive.append(a)
         return idx
 
@@ -262,6 +291,8 @@ class _Writer:
         if info is _MISSING:
             info = self.op_info(op)
         if info is None:
+            if self.allow_other and op.name != "builtin.module":
+                return self.other_op(op)
             self.problem(
                 f"op {op.name} at {_op_location_text(op)} is not a VHLO op; portable artifacts hold "
                 "only VHLO (run stablehlo-legalize-to-vhlo first; other dialects are not supported)"
@@ -336,6 +367,37 @@ class _Writer:
             return record
         return self.op_record.pack(record, self.fv)
 
+    def other_op(self, op: Operation) -> list[Any]:
+        """An op of another dialect (``allow_other_dialects``), a ``format.OTHER_OP`` record: its
+        name, its properties and discardable attributes by name, its types and attributes as
+        entries (text entries when not VHLO)."""
+        if op._successors:
+            self.problem(
+                f"op {op.name} at {_op_location_text(op)} has successors, which portable "
+                "artifacts cannot hold"
+            )
+        n = len(self.stack)
+        try:
+            operands = [n - self.position[id(v)] for v in op._operands]
+        except KeyError:
+            operands = self._operands_slow(op, n)
+        result_types = [self.entry(r._type, TYPE, op) for r in op.results]
+        props: list[Any] = []
+        for k in sorted(op.properties):
+            props += [k, self.entry(op.properties[k], ATTR, op)]
+        extra: list[Any] = []
+        for k in sorted(op.attributes):
+            extra += [k, self.entry(op.attributes[k], ATTR, op)]
+        loc = self.op_loc(op)
+        loc_delta = loc - self.prev_loc
+        self.prev_loc = loc
+        regions = [self.region(r) for r in op.regions]
+        for r in op.results:
+            self.push(r)
+        rt: Any = result_types[0] if len(result_types) == 1 else result_types
+        record = [op.name, operands, rt, loc_delta, props, regions, extra]
+        return self.schema["other_op"].pack(record, self.fv)
+
     def _operands_slow(self, op: Operation, n: int) -> list[int]:
         out = []
         for i, v in enumerate(op.operands):
@@ -377,6 +439,9 @@ class _Writer:
                 vhlo_attrs += [k, self.entry(a, ATTR, module)]
                 continue
             converted = _module_attr_to_vhlo(a)
+            if converted is None and self.allow_other:  # kept as it is (a text entry)
+                vhlo_attrs += [k, self.entry(a, ATTR, module)]
+                continue
             if converted is None:
                 self.problem(
                     f"module attribute '{k}' ({_attr_text(a)}) has no VHLO counterpart that converts "
@@ -417,15 +482,18 @@ def write_artifact(
     target: Version,
     strip_debuginfo: bool = False,
     schema: Schema = CURRENT_SCHEMA,
+    *,
+    allow_other_dialects: bool = False,
 ) -> bytes:
     """Encode a VHLO ``builtin.module`` whose contents are legal at ``target`` (an X.Y.0 release).
 
     Raises :class:`SerializationError` listing every op, type or attribute that is not VHLO or not
-    legal at ``target``.
+    legal at ``target``; with ``allow_other_dialects`` ops of other dialects and types and
+    attributes that are not VHLO are written too (``format.OTHER_OP`` records, text entries).
     """
     if module.name != "builtin.module":
         raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
-    w = _Writer(target, strip_debuginfo, schema)
+    w = _Writer(target, strip_debuginfo, schema, allow_other_dialects)
     from stablehlo_py.ir import no_gc
 
     with no_gc():

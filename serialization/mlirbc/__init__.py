@@ -39,11 +39,21 @@ def bytecode_version(target) -> int:  # type: ignore[no-untyped-def]
     raise KeyError(str(target))
 
 
-def write_vhlo(module, target, strip_debuginfo: bool = False, use_lists_as=None) -> bytes:  # type: ignore[no-untyped-def]
+def write_vhlo(  # type: ignore[no-untyped-def]
+    module, target, strip_debuginfo: bool = False, use_lists_as=None, allow_other_dialects=False
+) -> bytes:
+    """``allow_other_dialects``: the module may hold ops, attributes and types of other dialects
+    beside the VHLO (upstream's serializer with allowOtherDialects: JAX's Shardy content), written
+    as ``write_dialect`` writes them; otherwise anything not VHLO is refused, naming it."""
     from stablehlo_py.serialization.mlirbc.ops import VhloOpEncoder
     from stablehlo_py.serialization.mlirbc.writer import write_bytecode
 
-    enc = VhloOpEncoder(bytecode_version(target), strip_debuginfo)
+    if allow_other_dialects:
+        from stablehlo_py.serialization.mlirbc.dialect_ops import DialectOpEncoder
+
+        enc: VhloOpEncoder = DialectOpEncoder(bytecode_version(target), strip_debuginfo)
+    else:
+        enc = VhloOpEncoder(bytecode_version(target), strip_debuginfo)
     return write_bytecode(module, enc, f"StableHLO_v{target}", use_lists_as)
 
 

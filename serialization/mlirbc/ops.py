@@ -252,8 +252,9 @@ _ = StringAttr
 # Reader side
 
 
-# dialects a portable artifact may hold beside VHLO (read as xDSL ops, not records: `holds_other_dialects`)
-OTHER_DIALECTS = ("sdy",)
+# dialects a portable artifact may hold beside VHLO (allow_other_dialects: JAX's Shardy content, CHLO;
+# read as xDSL ops, not records: `holds_other_dialects`)
+OTHER_DIALECTS = ("sdy", "chlo")
 
 
 def build_vhlo_op(

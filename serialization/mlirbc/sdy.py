@@ -34,25 +34,34 @@ from __future__ import annotations
 
 from typing import Any
 
+from stablehlo_py.serialization.mlirbc import builtin
+from stablehlo_py.serialization.mlirbc.builtin import NotEncodable
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
+from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.sdy_attrs import (
+    RULE_LISTS,
     AxisRef,
     DimSharding,
     Mesh,
+    OpShardingRule,
     SdyAttrError,
     Sharding,
     manual_axes_text,
     mesh_text,
+    op_sharding_rule_text,
+    parse_manual_axes,
     parse_mesh,
+    parse_op_sharding_rule,
     parse_sharding,
+    parse_sharding_per_value,
     sharding_per_value_text,
     sharding_text,
 )
 
-__all__ = ["decode"]
+__all__ = ["decode", "entry"]
 
 _UNSUPPORTED = {
     11: "axis ref list",
@@ -101,33 +110,8 @@ class _TensorMapping(tuple):  # type: ignore[type-arg]
     """The dim mappings of one operand or result."""
 
 
-_RULE_LISTS = ("reduction", "need_replication", "permutation", "blocked_propagation")
-_LAST_LETTER = ord("z") - ord("i")  # factor 17 is `z`, then `z_1`, `z_2`, ...
-
-
 def _svarints(r: Reader) -> list[int]:
     return [r.svarint() for _ in range(r.varint())]
-
-
-def _factor(i: int) -> str:
-    return chr(ord("i") + i) if i <= _LAST_LETTER else f"z_{i - _LAST_LETTER}"
-
-
-def _rule_text(sizes, operands, results, lists, custom: bool) -> str:  # type: ignore[no-untyped-def]
-    """`#sdy.op_sharding_rule<([i, j])->([i]) {i=4, j=8} reduction={j}, custom>`, as Shardy prints."""
-
-    def tensors(mappings) -> str:  # type: ignore[no-untyped-def]
-        return ", ".join(
-            "[" + ", ".join("".join(_factor(f) for f in dim) for dim in m) + "]" for m in mappings
-        )
-
-    out = f"#sdy.op_sharding_rule<({tensors(operands)})->({tensors(results)})"
-    if sizes:
-        out += " {" + ", ".join(f"{_factor(i)}={n}" for i, n in enumerate(sizes)) + "}"
-    for name, factors in zip(_RULE_LISTS, lists):
-        if factors:
-            out += f" {name}={{" + ", ".join(_factor(f) for f in factors) + "}"
-    return out + (", custom>" if custom else ">")
 
 
 def decode(r: Reader, ctx: Any, is_type: bool) -> Any:
@@ -189,10 +173,116 @@ def decode(r: Reader, ctx: Any, is_type: bool) -> Any:
         sizes = _svarints(r)
         operands = refs(_TensorMapping, "an operand mapping")
         results = refs(_TensorMapping, "a result mapping")
-        lists = [_svarints(r) for _ in _RULE_LISTS]
+        lists = {name: tuple(_svarints(r)) for name in RULE_LISTS}
         custom = _bool(r, pos)
-        return OpaqueAttr(_rule_text(sizes, operands, results, lists, custom))
+        rule = OpShardingRule(tuple(sizes), tuple(operands), tuple(results), custom=custom, **lists)
+        return OpaqueAttr(op_sharding_rule_text(rule))
     if code in (7, 16):
         items = [_sharding_of(ctx.read_attr(r), pos) for _ in range(r.varint())]
         return OpaqueAttr(sharding_per_value_text(tuple(items)))
     raise BytecodeError(f"unknown sdy attribute code {code} (written by a newer Shardy?)", pos)
+
+
+# =============================================================================================
+# Writer side: the same codes, from the attribute's text (what Shardy's writer emits for it)
+
+D = "sdy"
+
+
+def _name(text: str) -> tuple[str, Any]:
+    return ("str", text.encode("utf-8", "surrogateescape"))
+
+
+def _ints(values: tuple[int, ...] | list[int]) -> list[tuple[str, Any]]:
+    """`writeSignedVarInts`: the count, then each value."""
+    return [("v", len(values)), *(("s", int(v)) for v in values)]
+
+
+def _refs(entries: list[Entry]) -> list[tuple[str, Any]]:
+    """`writeList` of attributes: the count, then each reference."""
+    return [("v", len(entries)), *(("A", e) for e in entries)]
+
+
+def _axis_ref(it: Interner, ref: AxisRef) -> Entry:
+    sub = None
+    if ref.size is not None:
+        sub = it.attr(D, ("v", 3), ("s", ref.pre_size), ("s", ref.size))
+    return it.attr(D, ("v", 4), _name(ref.name), ("oA", sub))
+
+
+def _dim(it: Interner, dim: DimSharding) -> Entry:
+    prio = 0 if dim.priority is None else (dim.priority << 1) | 1  # writeOptionalVarInt
+    return it.attr(
+        D,
+        ("v", 5),
+        *_refs([_axis_ref(it, a) for a in dim.axes]),
+        ("b", 1 if dim.closed else 0),
+        ("v", prio),
+    )
+
+
+def _mesh(it: Interner, mesh: Mesh) -> Entry:
+    axes = [it.attr(D, ("v", 1), _name(n), ("s", size)) for n, size in mesh.axes]
+    return it.attr(D, ("v", 2), *_refs(axes), *_ints(mesh.device_ids or ()))
+
+
+def _sharding(it: Interner, s: Sharding) -> Entry:
+    if isinstance(s.mesh, Mesh):
+        mesh = _mesh(it, s.mesh)
+    else:
+        mesh = builtin.attr_entry(it, SymbolRefAttr(s.mesh))
+    items = [
+        ("A", mesh),
+        *_refs([_dim(it, d) for d in s.dims]),
+        *_refs([_axis_ref(it, a) for a in s.replicated]),
+    ]
+    if s.unreduced:  # v2 (a SUM reduction: the only one this toolkit's sdy attributes express)
+        return it.attr(D, ("v", 15), *items, *_refs([_axis_ref(it, a) for a in s.unreduced]))
+    return it.attr(D, ("v", 6), *items)
+
+
+def _per_value(it: Interner, shardings: tuple[Sharding, ...]) -> Entry:
+    code = 16 if any(s.unreduced for s in shardings) else 7
+    return it.attr(D, ("v", code), *_refs([_sharding(it, s) for s in shardings]))
+
+
+def _rule(it: Interner, rule: OpShardingRule) -> Entry:
+    def tensor(mapping: tuple[tuple[int, ...], ...]) -> Entry:
+        dims = [it.attr(D, ("v", 8), *_ints(d)) for d in mapping]
+        return it.attr(D, ("v", 9), *_refs(dims))
+
+    items: list[tuple[str, Any]] = [("v", 10), *_ints(rule.factor_sizes)]
+    items += _refs([tensor(m) for m in rule.operands])
+    items += _refs([tensor(m) for m in rule.results])
+    for name in RULE_LISTS:
+        items += _ints(getattr(rule, name))
+    items.append(("b", 1 if rule.custom else 0))
+    return it.attr(D, *items)
+
+
+def _manual_axes(it: Interner, axes: tuple[str, ...]) -> Entry:
+    return it.attr(D, ("v", 0), *_refs([builtin.attr_entry(it, StringAttr(a)) for a in axes]))
+
+
+_ENCODERS: tuple[tuple[str, Any], ...] = (
+    ("#sdy.sharding<", lambda it, t: _sharding(it, parse_sharding(t))),
+    ("#sdy.sharding_per_value<", lambda it, t: _per_value(it, parse_sharding_per_value(t))),
+    ("#sdy.mesh<", lambda it, t: _mesh(it, parse_mesh(t))),
+    ("#sdy.op_sharding_rule<", lambda it, t: _rule(it, parse_op_sharding_rule(t))),
+    ("#sdy<manual_axes", lambda it, t: _manual_axes(it, parse_manual_axes(t))),
+)
+"""Text prefix -> the entry Shardy's bytecode writer gives that attribute."""
+
+
+def entry(it: Interner, a: OpaqueAttr) -> Entry | None:
+    """The custom encoding of an sdy attribute kept as its text (``OpaqueAttr``), or None for an
+    sdy attribute this toolkit does not model (written as its text, which MLIR's reader parses with
+    Shardy's parser)."""
+    text = a.data
+    for prefix, encode in _ENCODERS:
+        if text.startswith(prefix):
+            try:
+                return encode(it, text)  # type: ignore[no-any-return]
+            except SdyAttrError as e:
+                raise NotEncodable(f"{text} cannot be encoded: {e.message}") from None
+    return None

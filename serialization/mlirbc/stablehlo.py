@@ -172,6 +172,12 @@ def dialect_entry(it: Interner, a: Attribute) -> Entry:
         from stablehlo_py.serialization.mlirbc import vhlo
 
         return vhlo.entry(it, a)
+    if isinstance(a, OpaqueAttr) and a.data.startswith("#sdy"):
+        from stablehlo_py.serialization.mlirbc import sdy
+
+        e = sdy.entry(it, a)  # Shardy's own encoding (None: an sdy attribute kept as text)
+        if e is not None:
+            return e
     return text_entry(it, a)
 
 

@@ -136,6 +136,8 @@ def entry(it: Interner, a: Any) -> Entry:
         return got
     codec = codecs.codec_for(a)
     if codec is None:
+        if it.fallback is not None:  # another dialect's attribute inside a VHLO one
+            return it.fallback(it, a)  # (allow-other-dialects: `#sdy.sharding` in arg_attrs)
         raise NotEncodable(f"{a.name} is not a VHLO type or attribute")
     values = codec.encode(a)
     items: list[tuple[str, Any]] = []

@@ -7,6 +7,8 @@ back as jaxlib printed it); this module gives it structure on demand:
                                                   TensorShardingAttr (a mesh name or an inline mesh)
     [<@mesh, [...]>, <@mesh, [...]>]              TensorShardingPerValueAttr (`#sdy.sharding_per_value<[...]>`)
     {"x", "y"}                                    ManualAxesAttr (`#sdy<manual_axes{...}>`)
+    #sdy.op_sharding_rule<([i, j])->([i]) {i=4, j=8} reduction={j}, custom>
+                                                  OpShardingRuleAttr (factors i..z, then z_1, z_2 ...)
 
 An axis reference is `"x"` or a sub-axis `"x":(pre)size` (the `size` devices of axis `x` that are
 `pre` apart)."""
@@ -69,6 +71,48 @@ class Sharding:
     dims: tuple[DimSharding, ...]
     replicated: tuple[AxisRef, ...] = ()
     unreduced: tuple[AxisRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpShardingRule:
+    """Shardy's `OpShardingRuleAttr`: each operand's and result's dimensions as the factor
+    indices they map to, the factor sizes, the factor lists by kind, and whether it is custom."""
+
+    factor_sizes: tuple[int, ...]
+    operands: tuple[tuple[tuple[int, ...], ...], ...]
+    results: tuple[tuple[tuple[int, ...], ...], ...]
+    reduction: tuple[int, ...] = ()
+    need_replication: tuple[int, ...] = ()
+    permutation: tuple[int, ...] = ()
+    blocked_propagation: tuple[int, ...] = ()
+    custom: bool = False
+
+
+RULE_LISTS = ("reduction", "need_replication", "permutation", "blocked_propagation")
+"""The factor lists of an op sharding rule, in the order Shardy prints and encodes them."""
+
+_LAST_LETTER = ord("z") - ord("i")  # factor 17 is `z`, then `z_1`, `z_2`, ...
+
+
+def factor_name(i: int) -> str:
+    """Shardy's factorSymbolString: `i`, `j`, ... `z`, then `z_1`, `z_2`, ..."""
+    return chr(ord("i") + i) if i <= _LAST_LETTER else f"z_{i - _LAST_LETTER}"
+
+
+_FACTOR = re.compile(r"z_([1-9]\d*)|([i-z])")
+
+
+def _factors(text: str, lx: _Lexer) -> tuple[int, ...]:
+    """`ijz_1` -> (0, 1, 18)."""
+    out: list[int] = []
+    pos = 0
+    while pos < len(text):
+        m = _FACTOR.match(text, pos)
+        if m is None:
+            raise lx.fail(f"invalid factor name in '{text}'")
+        out.append(_LAST_LETTER + int(m[1]) if m[1] else ord(m[2]) - ord("i"))
+        pos = m.end()
+    return tuple(out)
 
 
 _TOKEN = re.compile(
@@ -295,6 +339,86 @@ def parse_manual_axes(text: str) -> tuple[str, ...]:
     return tuple(a.name for a in axes)
 
 
+def _tensor_mappings(lx: _Lexer) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """`([i, j], [])` -> ((0, 1), ()): one tuple of dimensions (factor index tuples) per tensor."""
+    lx.expect("(")
+    tensors: list[tuple[tuple[int, ...], ...]] = []
+    if lx.accept(")"):
+        return ()
+    while True:
+        lx.expect("[")
+        dims: list[tuple[int, ...]] = []
+        if not lx.accept("]"):
+            while True:
+                word = lx.next()
+                if not re.fullmatch(r"\w+", word):
+                    raise lx.fail(f"expected factor names, found '{word}'")
+                dims.append(_factors(word, lx))
+                if lx.accept("]"):
+                    break
+                lx.expect(",")
+        tensors.append(tuple(dims))
+        if lx.accept(")"):
+            return tuple(tensors)
+        lx.expect(",")
+
+
+def _factor_set(lx: _Lexer) -> tuple[int, ...]:
+    lx.expect("{")
+    out: list[int] = []
+    if lx.accept("}"):
+        return ()
+    while True:
+        out.extend(_factors(lx.next(), lx))
+        if lx.accept("}"):
+            return tuple(out)
+        lx.expect(",")
+
+
+@lru_cache(maxsize=1024)
+def parse_op_sharding_rule(text: str) -> OpShardingRule:
+    """`#sdy.op_sharding_rule<([i, j])->([i]) {i=4, j=8} reduction={j}, custom>` (or the stripped
+    `<...>`)."""
+    lx = _Lexer(_strip(text, "op_sharding_rule"), "sdy op sharding rule")
+    lx.expect("<")
+    operands = _tensor_mappings(lx)
+    lx.expect("-")
+    lx.expect(">")
+    results = _tensor_mappings(lx)
+    sizes: list[int] = []
+    if lx.accept("{"):
+        while True:
+            name = lx.next()
+            got = _factors(name, lx)
+            if got != (len(sizes),):
+                raise lx.fail(f"factor sizes must name {factor_name(len(sizes))} next, found '{name}'")
+            lx.expect("=")
+            sizes.append(lx.integer())
+            if lx.accept("}"):
+                break
+            lx.expect(",")
+    lists: dict[str, tuple[int, ...]] = {}
+    while lx.peek() in RULE_LISTS:
+        key = lx.next()
+        if key in lists:
+            raise lx.fail(f"'{key}' is given twice")
+        lx.expect("=")
+        lists[key] = _factor_set(lx)
+    custom = False
+    if lx.accept(","):
+        if lx.next() != "custom":
+            raise lx.fail("expected 'custom'")
+        custom = True
+    lx.expect(">")
+    lx.end()
+    n = len(sizes)
+    used = [f for t in (*operands, *results) for d in t for f in d]
+    used += [f for v in lists.values() for f in v]
+    if any(f >= n for f in used):
+        raise lx.fail(f"a factor is used without a size (there are {n} factors)")
+    return OpShardingRule(tuple(sizes), operands, results, custom=custom, **lists)
+
+
 # ------------------------------------------------------------------------------------- text
 def _axes_text(refs: tuple[AxisRef, ...]) -> str:
     return ", ".join(r.text() for r in refs)
@@ -343,18 +467,43 @@ def manual_axes_text(axes: tuple[str, ...]) -> str:
     return "#sdy<manual_axes{" + ", ".join(f'"{a}"' for a in axes) + "}>"
 
 
+def op_sharding_rule_text(rule: OpShardingRule) -> str:
+    """`#sdy.op_sharding_rule<([i, j])->([i]) {i=4, j=8} reduction={j}, custom>`, as Shardy prints
+    it (factor sizes and each factor list only when not empty)."""
+
+    def tensors(mappings: tuple[tuple[tuple[int, ...], ...], ...]) -> str:
+        return ", ".join(
+            "[" + ", ".join("".join(factor_name(f) for f in dim) for dim in m) + "]"
+            for m in mappings
+        )
+
+    out = f"#sdy.op_sharding_rule<({tensors(rule.operands)})->({tensors(rule.results)})"
+    if rule.factor_sizes:
+        out += " {" + ", ".join(f"{factor_name(i)}={n}" for i, n in enumerate(rule.factor_sizes)) + "}"
+    for name in RULE_LISTS:
+        factors = getattr(rule, name)
+        if factors:
+            out += f" {name}={{" + ", ".join(factor_name(f) for f in factors) + "}"
+    return out + (", custom>" if rule.custom else ">")
+
+
 __all__ = [
     "AxisRef",
+    "RULE_LISTS",
     "DimSharding",
     "Mesh",
+    "OpShardingRule",
     "SdyAttrError",
     "Sharding",
     "dim_text",
+    "factor_name",
     "manual_axes_text",
     "mesh_body_text",
     "mesh_text",
     "parse_manual_axes",
+    "op_sharding_rule_text",
     "parse_mesh",
+    "parse_op_sharding_rule",
     "parse_sharding",
     "parse_sharding_per_value",
     "sharding_body_text",
