@@ -57,6 +57,38 @@ def read_input_bytes(path: str) -> tuple[bytes, str]:
         raise StableHLOError(f"cannot open input file '{path}': {e.strerror}") from None
 
 
+def is_binary(data: bytes) -> bool:
+    """MLIR bytecode, a portable artifact (msgpack, or JAX's serialized ``Exported``) or legacy IR
+    bytecode, by their magic numbers (an ``Exported``, a flatbuffer without one, by its structure
+    when the input is not UTF-8 text)."""
+    from stablehlo_py.ir.bytecode import is_ir_bytecode
+    from stablehlo_py.serialization.format import MAGIC as ARTIFACT_MAGIC
+    from stablehlo_py.serialization.mlirbc import MAGIC as MLIR_MAGIC
+
+    if data.startswith((MLIR_MAGIC, ARTIFACT_MAGIC)) or is_ir_bytecode(data):
+        return True
+    try:
+        data.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        from stablehlo_py.serialization.jax_export import is_jax_exported
+
+        return is_jax_exported(data)
+
+
+def read_stablehlo_binary(data: bytes, name: str) -> object:
+    """The StableHLO module of binary input (``is_binary``): a portable artifact of either format
+    or a JAX ``Exported`` deserialized (converted to the current StableHLO), MLIR bytecode of the
+    stablehlo dialect as it is, legacy IR bytecode."""
+    from stablehlo_py.ir.bytecode import is_ir_bytecode, read_ir_bytecode
+
+    if is_ir_bytecode(data):
+        return read_ir_bytecode(data, name)
+    from stablehlo_py.serialization import deserialize_portable_artifact
+
+    return deserialize_portable_artifact(data, name=name)
+
+
 def write_output(path: str | None, data: str | bytes) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if path is None or path == "-":

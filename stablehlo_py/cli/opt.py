@@ -19,6 +19,7 @@ from stablehlo_py.cli.common import (
     SPLIT_MARKER,
     DiagnosticVerifier,
     decode_text,
+    is_binary,
     normalize_argv,
     read_input_bytes,
     run_guarded,
@@ -206,23 +207,7 @@ def cli(
     return 0
 
 
-def _is_binary(data: bytes) -> bool:
-    """MLIR bytecode, a portable artifact (msgpack, or JAX's serialized ``Exported``) or legacy IR
-    bytecode (by their magic numbers; an ``Exported``, a flatbuffer without one, by its structure
-    when the input is not UTF-8 text)."""
-    from stablehlo_py.ir.bytecode import is_ir_bytecode
-    from stablehlo_py.serialization.format import MAGIC as ARTIFACT_MAGIC
-    from stablehlo_py.serialization.mlirbc import MAGIC as MLIR_MAGIC
-
-    if data.startswith((MLIR_MAGIC, ARTIFACT_MAGIC)) or is_ir_bytecode(data):
-        return True
-    try:
-        data.decode("utf-8")
-        return False
-    except UnicodeDecodeError:
-        from stablehlo_py.serialization.jax_export import is_jax_exported
-
-        return is_jax_exported(data)
+_is_binary = is_binary
 
 
 def is_portable_artifact_producer(producer: str) -> bool:

@@ -19,17 +19,10 @@ def interpret(options: dict[str, Any]) -> int:
     from stablehlo_py.interpreter.evaluator import Evaluator
     from stablehlo_py.interpreter.printing import format_value
     from stablehlo_py.interpreter.shapes import bind_arguments
-    from stablehlo_py.ir import parse
-    from stablehlo_py.ir.verify import verify
 
-    text, name = read_input(str(options["input_file"]))
     failures = 0
     out: list[str] = []
-    for offset, chunk in split_chunks(text, bool(options.get("split_input_file"))):
-        if not chunk.strip():
-            continue
-        module = parse(chunk, name, offset)
-        verify(module)
+    for module in _programs(options):
         ev = Evaluator(module)
         partitions = num_partitions(module) if needs_spmd(module) else 1
         ev.probe_dir = options.get("probe_output_dir") or None  # type: ignore[attr-defined]
@@ -60,6 +53,35 @@ def interpret(options: dict[str, Any]) -> int:
     if out:
         write_output(options.get("output"), "".join(out))  # type: ignore[arg-type]
     return 1 if failures else 0
+
+
+def _programs(options: dict[str, Any]) -> Any:
+    """The verified modules `--interpret` runs: each `// -----` chunk of text (with
+    `--split-input-file`), or the program of binary input -- a portable artifact of either format
+    or a JAX `Exported`, deserialized to StableHLO first (its `main` is the module's: `--args` are
+    the module's arguments, after JAX's calling convention), or MLIR bytecode of StableHLO."""
+    from stablehlo_py.cli.common import (
+        decode_text,
+        is_binary,
+        read_input_bytes,
+        read_stablehlo_binary,
+    )
+    from stablehlo_py.ir import parse
+    from stablehlo_py.ir.verify import verify
+
+    data, name = read_input_bytes(str(options["input_file"]))
+    if is_binary(data):  # one program (no `// -----` to split on, as upstream's splitter finds)
+        module = read_stablehlo_binary(data, name)
+        verify(module)  # type: ignore[arg-type]
+        yield module
+        return
+    text = decode_text(data, name)
+    for offset, chunk in split_chunks(text, bool(options.get("split_input_file"))):
+        if not chunk.strip():
+            continue
+        module = parse(chunk, name, offset)
+        verify(module)
+        yield module
 
 
 def list_custom_calls(options: dict[str, Any]) -> int:
