@@ -106,16 +106,54 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
     conv = _Legalizer(allow_other_dialects)
     if isinstance(module, ModuleOp):
         if not in_place:
-            return conv.convert_module_copy(module)
+            new = conv.convert_module_copy(module)
+            _materialized_use_orders(new, conv.casts)
+            return new
         ops = ordered_ops(module, _is_convertible)
         if ops is not None:
             for op in ops:
                 conv.retype(op)
             return module
         conv.convert_region_in_place(module.regions[0])
+        _materialized_use_orders(module, conv.casts)
         return module
     new = conv.convert_op(module)
     return new
+
+
+USE_ORDER = "_use_order"
+"""A value's use-list order for the MLIR bytecode writer (``serialization/mlirbc/uselists.py``)."""
+
+
+def _materialized_use_orders(root: Operation, casts: list[tuple[Operation, bool]]) -> None:
+    """The use-list orders MLIR's conversion leaves around the casts it materializes (meaningless,
+    but part of jaxlib's bytes; established black box against jaxlib 0.12 and 0.10): the casts are
+    created when the conversion finishes, so each one's use of its operand is the newest (the front
+    of the operand's use list), and the uses of a cast to a VHLO type (``to_vhlo``: a target
+    materialization, whose users were given a placeholder first and moved over one by one) are in
+    reverse order.  Kept on the values (``USE_ORDER``) for the writer."""
+    if not casts:
+        return
+    op_id = {id(op): i for i, op in enumerate(root.walk())}
+
+    def default(value: SSAValue) -> list[tuple[int, int]]:
+        return sorted(((op_id[id(u.operation)], u.index) for u in value.uses), reverse=True)
+
+    lists: dict[SSAValue, list[tuple[int, int]]] = {}
+    for cast, to_vhlo in casts:
+        result = cast.results[0]
+        if to_vhlo:
+            lists[result] = default(result)[::-1]
+        operand = cast.operands[0]
+        mine = (op_id[id(cast)], 0)
+        got = lists.get(operand)
+        if got is None:
+            got = lists[operand] = default(operand)
+        got.remove(mine)
+        got.insert(0, mine)
+    for value, uses in lists.items():
+        if len(uses) > 1 and any(uses[i] < uses[i + 1] for i in range(len(uses) - 1)):
+            value.__dict__[USE_ORDER] = sorted(range(len(uses)), key=uses.__getitem__, reverse=True)
 
 
 @cache
@@ -146,6 +184,7 @@ class _Legalizer:
         self.records = records
         self.values = ValueMap(lambda t: isinstance(t, vt.VhloType))
         self.located: set[SSAValue] = set()
+        self.casts: list[tuple[Operation, bool]] = []  # (cast, to a VHLO type), as created
 
     # ---------------------------------------------------------------------------- regions
     def convert_region_in_place(self, region: Region) -> None:
@@ -214,10 +253,11 @@ class _Legalizer:
             self.located.add(new)
             cast = new.owner
             assert isinstance(cast, Operation)
+            self.casts.append((cast, isinstance(to_type, vt.VhloType)))
             if isinstance(at, Operation):
                 carry_location(cast, at)
             else:
-                cast.location = at.location  # type: ignore[attr-defined]
+                carry_arg_location(cast, at)  # (where the argument was parsed, too)
         return new
 
     # ---------------------------------------------------------------------------- ops
