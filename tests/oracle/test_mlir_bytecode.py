@@ -6,11 +6,13 @@ every target from 0.9.0 to the installed jaxlib's current version (jaxlib 0.10: 
 
 * jaxlib refuses the target exactly when we do (a program below its minimum version);
 * our bytes == jaxlib's ``serialize_portable_artifact`` bytes, including the use-list orders its
-  version conversion leaves (replayed with ``use_lists_as`` = jaxlib's current version); by default
-  (no ``use_lists_as``) we write the current upstream's orders, so on a jaxlib as current as we are
-  our default bytes and ``serialize_portable_artifact_str``'s are jaxlib's too; otherwise jaxlib
-  reading our default artifact and writing it again at the same bytecode version reproduces our
-  bytes (the fixpoint oracle of mlir-bytecode.md §2);
+  version conversion leaves.  By default (no ``use_lists_as``) we write the newest upstream's
+  orders: on a jaxlib as current as we are, our default bytes are compared at every target
+  (``use_lists_as`` = jaxlib's version at the oldest target the program has, and
+  ``serialize_portable_artifact_str`` at the current one); on an older jaxlib, ``use_lists_as`` =
+  its version is compared at every target, and jaxlib reading our default artifact and writing it
+  again at the same bytecode version reproduces our bytes (the fixpoint oracle of
+  mlir-bytecode.md §2);
 * jaxlib deserializes our artifact to the same StableHLO text as its own artifact;
 * we read jaxlib's artifact back to a module that prints identically to the source.
 
@@ -104,6 +106,7 @@ def test_bytes_and_meaning_match_jaxlib(path: Path, jaxlib_ctx) -> None:  # type
     module = parse(text, "-")
     expected = print_ir(module)
     checked: set[bytes] = set()
+    oldest: str | None = None
     for target in _targets(stablehlo):
         try:
             theirs = stablehlo.serialize_portable_artifact_str(text, target)
@@ -112,16 +115,18 @@ def test_bytes_and_meaning_match_jaxlib(path: Path, jaxlib_ctx) -> None:  # type
                 serialize_portable_artifact(module, target, format="mlir")
             COUNTS["refused by both"] += 1
             continue
-        ours = serialize_portable_artifact(
-            module, target, format="mlir", use_lists_as=jaxlib_version
-        )
+        plain = serialize_portable_artifact(module, target, format="mlir")
+        if as_current:  # our default is jaxlib's; use_lists_as at the oldest target (below)
+            ours = plain
+            oldest = oldest or target
+        else:
+            ours = serialize_portable_artifact(
+                module, target, format="mlir", use_lists_as=jaxlib_version
+            )
+            if plain != ours:  # the current upstream's use-list orders, same MLIR encoding
+                assert _rewrite(ir, ctx, plain, target) == plain, f"{target}: not MLIR's encoding"
         assert ours == theirs, f"{target}: bytes differ from jaxlib's"
         COUNTS[f"byte-identical {_range(Version.from_string(target))}"] += 1
-        plain = serialize_portable_artifact(module, target, format="mlir")
-        if as_current:
-            assert plain == ours, f"{target}: our default use-list orders are not jaxlib's"
-        elif plain != ours:  # the current upstream's use-list orders, same MLIR encoding
-            assert _rewrite(ir, ctx, plain, target) == plain, f"{target}: not MLIR's encoding"
         body = _body(theirs)
         if body in checked:
             continue
@@ -132,7 +137,11 @@ def test_bytes_and_meaning_match_jaxlib(path: Path, jaxlib_ctx) -> None:  # type
         assert a == b, f"{target}: jaxlib reads our artifact as a different program"
         got = print_ir(deserialize_portable_artifact(theirs, name=f"{path.name}@{target}"))
         assert got == expected, f"{target}: jaxlib's artifact reads back differently"
-    if as_current and checked:  # text in, as upstream's: the buffer is "-" in the locations
+    if oldest is not None:  # the history replayed from versions, not from the conversion's marks
+        assert serialize_portable_artifact(
+            module, oldest, format="mlir", use_lists_as=jaxlib_version
+        ) == stablehlo.serialize_portable_artifact_str(text, oldest)
+        # text in, as upstream's: the buffer is "-" in the locations
         current = str(get_current_version())
         assert serialize_portable_artifact_str(
             text, current, format="mlir"
