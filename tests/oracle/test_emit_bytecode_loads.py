@@ -29,7 +29,7 @@ from stablehlo_py.serialization.mlirbc import write_dialect
 
 from stablehlo_py.ir import parse, print_ir
 from tests.conftest import REPO, conformance_files
-from tests.oracle.test_emit_bytecode import DIALECT, _functions
+from tests.oracle.test_emit_bytecode import DIALECT, NEWER_THAN_JAXLIB, _functions
 
 TESTDATA = conformance_files("testdata")
 EXAMPLES = sorted((REPO / "examples").glob("*.mlir"))
@@ -48,7 +48,9 @@ def _jaxlib() -> tuple[Any, Any]:
 
 
 def _iree() -> tuple[Any, Any] | None:
-    if importlib.util.find_spec("iree") is None or importlib.util.find_spec("iree.compiler") is None:
+    if importlib.util.find_spec("iree") is None:
+        return None
+    if importlib.util.find_spec("iree.compiler") is None:  # iree-base-runtime alone
         return None
     from iree.compiler import ir
 
@@ -80,13 +82,18 @@ def _asm(ir, module) -> str:  # type: ignore[no-untyped-def]
 
 
 def _check(consumers, source: str, ours: bytes, what: str, count: str) -> None:  # type: ignore[no-untyped-def]
-    """Every consumer that parses ``source`` loads ``ours`` and prints it as the source."""
+    """Every consumer that parses ``source`` loads ``ours`` and prints it as the source; an older
+    jaxlib may refuse an op whose properties gained an entry after it (``NEWER_THAN_JAXLIB``: we
+    write the newest layout)."""
     for name, (ctx, ir) in consumers.items():
         with ctx:
             try:
                 expected = _asm(ir, ir.Module.parse(source))
             except Exception:  # noqa: BLE001 - ops or syntax this consumer does not have
                 COUNTS[f"{name}: {count} it does not parse"] += 1
+                continue
+            if name == "jaxlib" and any(op in source for op in NEWER_THAN_JAXLIB):
+                COUNTS[f"{name}: {count} with ops newer than it"] += 1
                 continue
             got = _asm(ir, ir.Module.parse(ours))  # raises with the consumer's diagnostic
         assert got == expected, f"{name} reads our bytecode of {what} as another program"

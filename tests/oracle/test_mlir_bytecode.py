@@ -38,7 +38,11 @@ from stablehlo_py.version import Version, get_current_version
 from tests.conformance.test_roundtrip import TESTDATA
 
 COUNTS: Counter[str] = Counter()
-RANGES = ((Version(0, 9, 0), "0.9-0.20"), (Version(1, 0, 0), "1.0-1.17"), (Version(1, 18, 0), "1.18+"))
+RANGES = (
+    (Version(0, 9, 0), "0.9-0.20"),
+    (Version(1, 0, 0), "1.0-1.17"),
+    (Version(1, 18, 0), "1.18+"),
+)
 
 
 def _range(target: Version) -> str:
@@ -53,7 +57,8 @@ def jaxlib_ctx():  # type: ignore[no-untyped-def]
 
     yield jax_mlir.make_ir_context(), ir, stablehlo
     if COUNTS:
-        print("\nMLIR bytecode vs jaxlib", stablehlo.get_current_version(), dict(sorted(COUNTS.items())))
+        version = stablehlo.get_current_version()
+        print(f"\nMLIR bytecode vs jaxlib ({version}): {dict(sorted(COUNTS.items()))}")
 
 
 def _jaxlib_version(stablehlo) -> Version:  # type: ignore[no-untyped-def]
@@ -224,7 +229,8 @@ def test_patch_target_kept_in_producer(jaxlib_ctx) -> None:  # type: ignore[no-u
     theirs = stablehlo.serialize_portable_artifact_str(text, target)
     assert theirs[5:].startswith(b"StableHLO_v1.16.3\x00")
     history = _jaxlib_version(stablehlo)
-    ours = serialize_portable_artifact(parse(text, "-"), target, format="mlir", use_lists_as=history)
+    module = parse(text, "-")
+    ours = serialize_portable_artifact(module, target, format="mlir", use_lists_as=history)
     assert ours == theirs
     if history == get_current_version():
         assert serialize_portable_artifact_str(text, target, format="mlir") == theirs
