@@ -25,7 +25,8 @@ order is not the default, the permutation MLIR's writer encodes.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from xdsl.ir import Operation
 
