@@ -390,6 +390,14 @@ def test_cli_reads_portable_artifacts_by_producer(tmp_path: Path) -> None:
     assert art.read_bytes()[5:].startswith(b"StableHLO_v1.0.0")
     r = _opt(str(art), text=True)
     assert r.returncode == 0, r.stderr
+    # the VHLO module it holds, as upstream's stablehlo-opt prints it (issue 31); --deserialize
+    # converts it
+    from stablehlo_py.serialization import read_vhlo_artifact
+
+    assert r.stdout == print_ir(read_vhlo_artifact(art.read_bytes())[1])
+    assert "vhlo.add_v1" in r.stdout
+    r = _opt(str(art), "--deserialize", text=True)
+    assert r.returncode == 0, r.stderr
     assert r.stdout == print_ir(module)
 
 

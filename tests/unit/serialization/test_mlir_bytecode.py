@@ -248,14 +248,18 @@ def test_cli_round_trip(tmp_path: Path) -> None:
     assert S.artifact_format(shlo.read_bytes()) == "msgpack"
     r = _cli("--convert-artifact", str(bc))
     assert r.returncode != 0 and "needs --format" in r.stderr and "Traceback" not in r.stderr
-    opt = subprocess.run(
-        [sys.executable, "-m", "stablehlo_py.cli.opt", str(bc)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert opt.returncode == 0, opt.stderr
-    assert opt.stdout == print_ir(parse(ADD))
+    for flags, expected in (
+        ((), print_ir(S.read_vhlo_artifact(bc.read_bytes())[1])),  # the VHLO, as upstream's
+        (("--deserialize",), print_ir(parse(ADD))),
+    ):
+        opt = subprocess.run(
+            [sys.executable, "-m", "stablehlo_py.cli.opt", str(bc), *flags],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert opt.returncode == 0, opt.stderr
+        assert opt.stdout == expected
 
 
 def test_truncations_raise_serialization_errors() -> None:
