@@ -181,10 +181,10 @@ def test_expanded_jax_programs_compute_xlas_results(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(EXPANDED_JAX))
 def test_expand_true_artifact_is_upstreams_bytes(upstream, name: str, target: str) -> None:  # type: ignore[no-untyped-def]
     """serialize_portable_artifact(expand=True, format="mlir") == upstream's expander followed by
-    upstream's serializer, byte for byte (use-list orders replayed as jaxlib's 1.17.0)."""
+    upstream's serializer, byte for byte (use-list orders replayed as the installed jaxlib's)."""
     fn, args = EXPANDED_JAX[name]
     text = _jax_text(fn, args)
     ours = serialize_portable_artifact(
-        parse(text, "-"), target, format="mlir", expand=True, use_lists_as="1.17.0"
+        parse(text, "-"), target, format="mlir", expand=True, use_lists_as=str(_JAXLIB)
     )
     assert ours == upstream(text, target, False, artifact=True)
