@@ -22,7 +22,7 @@ def interpret(options: dict[str, Any]) -> int:
 
     failures = 0
     out: list[str] = []
-    for module in _programs(options):
+    for module, exported in _programs(options):
         ev = Evaluator(module)
         partitions = num_partitions(module) if needs_spmd(module) else 1
         ev.probe_dir = options.get("probe_output_dir") or None  # type: ignore[attr-defined]
@@ -34,16 +34,31 @@ def interpret(options: dict[str, Any]) -> int:
         args_text = options.get("args_")
         for entry in entries:
             args: list[Any] = []
-            if args_text and entry == "main":
-                # concrete argument shapes bind the `?` dimensions of @main's parameter types
-                args = bind_arguments(
-                    ev.funcs[entry], _parse_args(str(args_text), ev.funcs[entry]), entry
+            if exported is not None and entry == "main":
+                # a JAX export: --args are the exported function's (one per in_aval), mapped to
+                # @main's by its calling convention, as Exported.call (and run_exported) do
+                from stablehlo_py.interpreter.evaluator import TOKEN
+
+                given = _parse_arg_list(
+                    str(args_text or "[]"),
+                    len(exported.in_avals),
+                    "the exported function",
+                    note=exported.calling_convention_text(),
                 )
+                args = exported.module_arguments(given, token=TOKEN)
+            elif args_text and entry == "main":
+                args = _parse_args(str(args_text), ev.funcs[entry])
+            if args:
+                # concrete argument shapes bind the `?` dimensions of @main's parameter types
+                args = bind_arguments(ev.funcs[entry], args, entry)
             if partitions > 1:
                 results = call_spmd(ev, entry, args, partitions)
             else:
                 results = ev.call(entry, args)
             types = ev.funcs[entry].function_type.outputs.data
+            if exported is not None and entry == "main":
+                results = exported.module_results(results)
+                types = types[len(types) - len(results) :]
             dense = bool(options.get("interpreter_print_dense"))
             for r, t in zip(results, types):
                 out.append(format_value(r, t, dense=dense) + "\n")
@@ -56,10 +71,11 @@ def interpret(options: dict[str, Any]) -> int:
 
 
 def _programs(options: dict[str, Any]) -> Any:
-    """The verified modules `--interpret` runs: each `// -----` chunk of text (with
-    `--split-input-file`), or the program of binary input -- a portable artifact of either format
-    or a JAX `Exported`, deserialized to StableHLO first (its `main` is the module's: `--args` are
-    the module's arguments, after JAX's calling convention), or MLIR bytecode of StableHLO."""
+    """The verified modules `--interpret` runs, each with the JAX `Exported` it came from (or
+    None): each `// -----` chunk of text (with `--split-input-file`), or the program of binary
+    input -- a portable artifact of either format or a JAX `Exported`, deserialized to StableHLO
+    first, or MLIR bytecode of StableHLO.  A JAX export's `--args` are the exported function's
+    (JAX's calling convention is applied, as `Exported.call` does)."""
     from stablehlo_py.cli.common import (
         decode_text,
         is_binary,
@@ -71,9 +87,12 @@ def _programs(options: dict[str, Any]) -> Any:
 
     data, name = read_input_bytes(str(options["input_file"]))
     if is_binary(data):  # one program (no `// -----` to split on, as upstream's splitter finds)
+        from stablehlo_py.serialization.jax_export import is_jax_exported, read_jax_exported
+
+        exported = read_jax_exported(data, name) if is_jax_exported(data) else None
         module = read_stablehlo_binary(data, name)
         verify(module)  # type: ignore[arg-type]
-        yield module
+        yield module, exported
         return
     text = decode_text(data, name)
     for offset, chunk in split_chunks(text, bool(options.get("split_input_file"))):
@@ -81,7 +100,7 @@ def _programs(options: dict[str, Any]) -> Any:
             continue
         module = parse(chunk, name, offset)
         verify(module)
-        yield module
+        yield module, None
 
 
 def list_custom_calls(options: dict[str, Any]) -> int:
@@ -109,6 +128,12 @@ def list_custom_calls(options: dict[str, Any]) -> int:
 def _parse_args(text: str, func: Any) -> list[Any]:
     """`--args="[dense<...> : tensor<..>, ...]"`: an array of dense attributes, one per argument of
     @main (upstream's form and error messages, including their spelling)."""
+    return _parse_arg_list(text, len(func.function_type.inputs.data), "function")
+
+
+def _parse_arg_list(text: str, n: int, what: str, note: str | None = None) -> list[Any]:
+    """`--args`: an array of dense attributes, `n` of them (for `what`: the function, or the
+    exported function of a JAX export)."""
     from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr
 
     from stablehlo_py.interpreter.values import array_from_attr
@@ -128,11 +153,11 @@ def _parse_args(text: str, func: Any) -> list[Any]:
     attrs = list(attr.data)
     if not all(isinstance(a, DenseIntOrFPElementsAttr) for a in attrs):
         raise StableHLOError(f"expected dense elements attribute for args elements, {example}")
-    n = len(func.function_type.inputs.data)
     if len(attrs) != n:
         raise StableHLOError(
-            f"incorrect number of arguments specified, provided {len(attrs)} inputs but function "
-            f"expected {n}"
+            f"incorrect number of arguments specified, provided {len(attrs)} inputs but {what} "
+            f"expected {n}",
+            note=note,
         )
     return [array_from_attr(a) for a in attrs]  # type: ignore[arg-type]
 

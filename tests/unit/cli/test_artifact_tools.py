@@ -12,10 +12,12 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from stablehlo_py import serialization as S
@@ -124,17 +126,37 @@ def test_interpret_runs_an_artifact(kind: str, files: dict[str, Path], tmp_path:
 
 
 def test_interpret_runs_a_jax_export(tmp_path: Path) -> None:
+    """A JAX export takes the exported function's flattened arguments (6 here), mapped to @main's
+    (5: the unused `steps` dropped by module_kept_var_idx), as Exported.call and run_exported do."""
     pytest.importorskip("flatbuffers")
+    import stablehlo_py
+    from stablehlo_py.serialization.jax_export import read_jax_exported
+
     path = EXAMPLES / "mlp.jax_exported"
+    exp = read_jax_exported(path.read_bytes())
+    assert len(exp.in_avals) == 6 and exp.module_arity == 5
+    values = [np.full(a.shape, 0.5, a.dtype) for a in exp.in_avals]
+    def dense(v: np.ndarray) -> str:
+        t = "i32" if v.dtype == np.int32 else "f32"
+        return f"dense<{1 if t == 'i32' else 0.5}> : tensor<{''.join(f'{d}x' for d in v.shape)}{t}>"
+    args = "[" + ", ".join(dense(v) for v in values) + "]"
+    got = ok(run(TRANSLATE, "--interpret", f"--args={args}", str(path)))
+    values[2] = np.full((), 1, np.int32)
+    (want,) = stablehlo_py.run_exported(path.read_bytes(), *values)
+    assert "tensor<2x2xf32>" in got
+    printed = [float(x) for x in re.findall(r"-?\d\.\d+e[+-]\d+", got)]
+    np.testing.assert_allclose(printed, np.asarray(want).ravel(), rtol=1e-6)
+    # the same as the bare module run with @main's 5 arguments
+    five = "[" + ", ".join(dense(v) for k, v in enumerate(values) if k != 2) + "]"
     text = tmp_path / "mlp.mlir"
     text.write_text(ok(run(TRANSLATE, "--deserialize", str(path))))
-    main = parse(text.read_text()).body.block.first_op
-    n = len(main.function_type.inputs.data)  # type: ignore[attr-defined]
-    shapes = [t.get_shape() for t in main.function_type.inputs.data]  # type: ignore[attr-defined]
-    args = ", ".join(f"dense<0.5> : tensor<{'x'.join(map(str, s))}xf32>" for s in shapes)
-    assert n == len(shapes)
-    expected = ok(run(TRANSLATE, "--interpret", f"--args=[{args}]", str(text)))
-    assert ok(run(TRANSLATE, "--interpret", f"--args=[{args}]", str(path))) == expected
+    assert ok(run(TRANSLATE, "--interpret", f"--args={five}", str(text))) == got
+    # the module's own @main arguments (5) given to the export are refused, naming both conventions
+    proc = run(TRANSLATE, "--interpret", f"--args={five}", str(path))
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert "provided 5 inputs but the exported function expected 6" in err
+    assert "module_kept_var_idx" in err and "Traceback" not in err
 
 
 def test_interpret_refuses_a_bad_artifact_clearly(tmp_path: Path) -> None:
