@@ -162,7 +162,9 @@ def serialize_portable_artifact(
     ``format`` is ``"msgpack"`` (this toolkit's format, the default) or ``"mlir"`` (upstream's MLIR
     bytecode, byte-identical to ``stablehlo.serialize_portable_artifact``).  ``use_lists_as``
     (MLIR bytecode only): the upstream version whose conversion history the (meaningless) use-list
-    orders reproduce, for byte identity with that build (jaxlib 0.10: ``"1.17.0"``); default ours.
+    orders reproduce, for byte identity with that build (jaxlib 0.10: ``"1.17.0"``); by default
+    the newest upstream's (jaxlib 0.12, StableHLO 1.22.0), as ``serialization/mlirbc/uselists.py``
+    models them.
     ``allow_other_dialects`` is upstream's flag: ops, attributes and types of other dialects
     (Shardy's ``sdy`` in JAX's exports) are kept as they are through the legalization and the
     version conversion, and written beside the VHLO -- in MLIR bytecode as upstream's serializer

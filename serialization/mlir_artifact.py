@@ -58,7 +58,7 @@ def write_mlir_artifact(
 ) -> bytes:
     """``use_lists_as``: reproduce the use-list orders (meaningless, but part of the bytes) that
     upstream's serializer at that version leaves after its version conversion -- e.g. 1.17.0 for
-    jaxlib 0.10; default: this toolkit's own conversion.  ``allow_other_dialects``: ops and
+    jaxlib 0.10 (up to 1.17); default: the newest upstream's (jaxlib 0.12, StableHLO 1.22.0).  ``allow_other_dialects``: ops and
     attributes of other dialects beside the VHLO are written too (``write_vhlo``)."""
     from stablehlo_py.serialization.mlirbc import write_vhlo
 
