@@ -4,8 +4,8 @@
 ``write_vhlo(module, target)`` writes a VHLO module (already at ``target``) byte for byte as upstream's
 ``serializePortableArtifact`` does; ``read_vhlo(data)`` reads one back into a VHLO module.
 ``write_dialect(module)`` writes a module of the toolkit's dialects byte for byte as MLIR's
-``writeBytecodeToFile`` with default settings (version 6, producer ``MLIR23.0.0git``, as jaxlib
-0.10.2); ``read_dialect(data)`` reads such bytecode back into the IR the text parser builds.
+``writeBytecodeToFile`` with default settings (version 6, producer ``MLIR24.0.0git``, as jaxlib
+0.12 and IREE 3.13); ``read_dialect(data)`` reads such bytecode back into the IR the text parser builds.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ __all__ = [
 
 DIALECT_BYTECODE_VERSION = 6
 """What ``stablehlo-opt -emit-bytecode`` (MLIR's default ``BytecodeWriterConfig``) writes."""
-DIALECT_PRODUCER = "MLIR23.0.0git"
-"""The producer MLIR writes by default ("MLIR" + LLVM's version), as jaxlib 0.10.2's MLIR does."""
+DIALECT_PRODUCER = "MLIR24.0.0git"
+"""The producer MLIR writes by default ("MLIR" + LLVM's version), as the newest upstream's MLIR
+does (jaxlib 0.12 and IREE 3.13; jaxlib 0.10.2 wrote ``MLIR23.0.0git``: pass ``producer=`` for it)."""
 
 
 def bytecode_version(target) -> int:  # type: ignore[no-untyped-def]

@@ -114,11 +114,13 @@ SDY_CONTENT = {
 """What each export must hold, so that a test cannot pass on a program without sdy content."""
 
 
-def _jaxlib_text(data: bytes) -> str:
+def _jaxlib_text(data: bytes, generic: bool = False) -> str:
     """The module jaxlib reads from a portable artifact, as it prints it (with locations)."""
     with jax_mlir.make_ir_context() as ctx:
         module = jax_stablehlo.deserialize_portable_artifact(ctx, data)
-        return str(module.operation.get_asm(enable_debug_info=True))
+        return str(
+            module.operation.get_asm(enable_debug_info=True, print_generic_op_form=generic)
+        )
 
 
 def _jaxlib_serialize(text: str, target: str) -> bytes:
@@ -175,9 +177,13 @@ def test_our_bytecode_is_jaxlibs(exported: tuple[str, Any]) -> None:
     assert ours == theirs
     # through our msgpack: nothing the bytecode needs is lost
     assert convert_artifact(convert_artifact(theirs, "msgpack"), "mlir") == theirs
-    # jaxlib's serializer on the module we print writes the same bytes (the generic form: the
-    # pretty one drops a function's empty argument attribute dictionaries, as MLIR's printer does)
-    assert _jaxlib_serialize(print_ir(module, generic=True, debuginfo=True), str(target)) == ours
+    # jaxlib's serializer on the module we print writes what it writes for the module it prints
+    # itself (the generic form: the pretty one drops a function's empty argument attribute
+    # dictionaries, as MLIR's printer does).  Compared with jaxlib's own round trip, not with
+    # `ours`: in a long run (the whole oracle suite in one process) jaxlib's text->bytes rewrite
+    # was seen to differ from JAX's export bytes (index 973) while `ours == theirs` held.
+    mine = _jaxlib_serialize(print_ir(module, generic=True, debuginfo=True), str(target))
+    assert mine == _jaxlib_serialize(_jaxlib_text(theirs, generic=True), str(target))
 
 
 def test_jaxlib_reads_our_bytes(exported: tuple[str, Any]) -> None:
