@@ -591,17 +591,7 @@ class _Reader:
         shape = self.op_info(code)
         spec = shape.spec
         stack = self.stack
-        depth = len(stack)
-        _expect_list(operands, 1)
-        values = []
-        for i, r in enumerate(operands):
-            if type(r) is not int or not 1 <= r <= depth:
-                _path_fail(
-                    f"operand #{i} of vhlo.{spec.name} refers to value {_short(r)} back, but "
-                    f"{depth} values are in scope",
-                    [1, i],
-                )
-            values.append(stack[depth - r])
+        values = self.operand_values(operands, f"vhlo.{spec.name}")
         if type(result_types) is int:  # the common single result, written without a list
             result_types = [result_types]
         else:
@@ -722,17 +712,7 @@ class _Reader:
         if cls is None or name.startswith("vhlo.") or name == "builtin.module":
             _path_fail(f"unknown operation '{name}' (stablehlo-py does not model it)", [0])
         stack = self.stack
-        depth = len(stack)
-        _expect_list(operands, 1)
-        values = []
-        for i, r in enumerate(operands):
-            if type(r) is not int or not 1 <= r <= depth:
-                _path_fail(
-                    f"operand #{i} of {name} refers to value {_short(r)} back, but {depth} values "
-                    "are in scope",
-                    [1, i],
-                )
-            values.append(stack[depth - r])
+        values = self.operand_values(operands, name)
         if type(result_types) is int:
             result_types = [result_types]
         _expect_list(result_types, 2)
@@ -765,6 +745,22 @@ class _Reader:
         op.location = _UNKNOWN if location is None else location
         stack.extend(op.results)
         return op
+
+    def operand_values(self, operands: Any, op_name: str) -> list[Any]:
+        """An op record's operands (field 1): each a count of values back on the value stack."""
+        stack = self.stack
+        depth = len(stack)
+        _expect_list(operands, 1)
+        values = []
+        for i, r in enumerate(operands):
+            if type(r) is not int or not 1 <= r <= depth:
+                _path_fail(
+                    f"operand #{i} of {op_name} refers to value {_short(r)} back, but {depth} "
+                    "values are in scope",
+                    [1, i],
+                )
+            values.append(stack[depth - r])
+        return values
 
     def region(self, rec: Any) -> Region:
         if type(rec) is not list:
