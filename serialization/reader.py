@@ -629,14 +629,7 @@ class _Reader:
             if not (shape.constant and names[i] == "value"):
                 self.charge(a, f"attribute '{names[i]}' of vhlo.{spec.name}", [4, i])
             props[names[i]] = objs[a]
-        _expect_list(regions, 5)
-        region_objs = []
-        for i, r in enumerate(regions):
-            try:
-                region_objs.append(self.region(r))
-            except _Fail as f:
-                f.path.extend((i, 5))
-                raise
+        region_objs = self.op_regions(regions)
         _expect_list(extra, 6)
         attributes: dict[str, Attribute] = {}
         if extra:
@@ -724,14 +717,7 @@ class _Reader:
         self.prev_loc = loc
         properties = self._named_entries(props, 4, "properties")
         attributes = self._named_entries(extra, 6, "extra attributes")
-        _expect_list(regions, 5)
-        region_objs = []
-        for i, r in enumerate(regions):
-            try:
-                region_objs.append(self.region(r))
-            except _Fail as f:
-                f.path.extend((i, 5))
-                raise
+        region_objs = self.op_regions(regions)
         try:
             op = cls.create(
                 operands=values,
@@ -761,6 +747,18 @@ class _Reader:
                 )
             values.append(stack[depth - r])
         return values
+
+    def op_regions(self, regions: Any) -> list[Region]:
+        """An op record's regions (field 5), a failure located at its region."""
+        _expect_list(regions, 5)
+        region_objs = []
+        for i, r in enumerate(regions):
+            try:
+                region_objs.append(self.region(r))
+            except _Fail as f:
+                f.path.extend((i, 5))
+                raise
+        return region_objs
 
     def region(self, rec: Any) -> Region:
         if type(rec) is not list:
