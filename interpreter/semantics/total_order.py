@@ -14,7 +14,7 @@ def total_order_key(x: ArrayLike) -> np.ndarray:
     """Integer keys whose natural order is the spec's total order on ``x``'s elements.
 
     Floats: ``-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN`` (sign-magnitude bits mapped
-    to two's complement); integers and booleans: their value. Keys are int64 (uint64 for
+    to two's complement; the FNUZ types' NaN, 0x80, has its sign bit set: -NaN); integers and booleans: their value. Keys are int64 (uint64 for
     ``ui64``). Complex numbers have no such key.
     """
     arr = np.asarray(x)
@@ -32,5 +32,10 @@ def total_order_key(x: ArrayLike) -> np.ndarray:
         raw = arr.view(storage_uint(dt)).astype(np.int64) & ((1 << nbits) - 1)
         sign = (raw >> (nbits - 1)) & 1
         magnitude = raw & ((1 << (nbits - 1)) - 1)
-        return np.where(sign == 1, -magnitude - 1, magnitude)
+        key = np.where(sign == 1, -magnitude - 1, magnitude)
+        if dt.name.endswith("fnuz"):
+            # the one NaN of the FNUZ types is the sign-bit-only pattern (where -0 would be): a NaN
+            # with its sign bit set is -NaN, below every other value (as XLA orders it)
+            key = np.where(raw == 1 << (nbits - 1), -(1 << (nbits - 1)) - 1, key)
+        return key
     raise TypeError(f"no total-order key for element type {dt}")
