@@ -1,0 +1,1 @@
+"""Tests that kill mutants which survived the focused suites (docs/MUTATION.md)."""
