@@ -1,39 +1,43 @@
 """`inline`: replace each `func.call` of a function with a body by that body, then erase private
-functions no longer referenced (MLIR's inliner followed by symbol DCE, as upstream's `-inline`)."""
+functions no longer referenced (MLIR's inliner followed by symbol DCE, as upstream's `-inline`).
+
+Recursion is left in place as MLIR's inliner leaves it: a call to a function that calls itself is
+not inlined, nor a call between two functions of one recursive cycle of the call graph, and a call
+that inlining a function `F` produced is not inlined when it calls `F` again (MLIR's inline history),
+so a call into a cycle is unrolled once around it.  MLIR's inliner also runs the canonicalizer on
+the functions it visits; this pass does not."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
-from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Block, Operation
-from xdsl.rewriter import Rewriter
+from collections.abc import Iterator
 
-from stablehlo_py.errors import StableHLOError
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, SymbolRefAttr
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation
+from xdsl.rewriter import Rewriter
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
     if not isinstance(op, ModuleOp):
         return op
     funcs = {f.sym_name.data: f for f in op.body.ops if isinstance(f, FuncOp)}
-    changed = True
-    depth = 0
-    while changed:
-        changed = False
-        depth += 1
-        if depth > 64:
-            raise StableHLOError("inlining did not terminate: the call graph is recursive")
-        for call in [c for c in op.walk() if isinstance(c, CallOp)]:
-            callee = funcs.get(call.callee.root_reference.data)
-            if callee is None or not callee.body.blocks or len(callee.body.blocks) != 1:
-                continue
-            _inline_call(call, callee)
-            changed = True
-    used = {
-        a.root_reference.data
-        for o in op.walk()
-        for a in list(o.properties.values()) + list(o.attributes.values())
-        if isinstance(a, SymbolRefAttr)
-    }
+    calls = _call_graph(funcs)
+    cycle = _recursive_cycles(calls)
+    worklist: list[tuple[CallOp, frozenset[str]]] = [
+        (c, frozenset()) for c in op.walk() if isinstance(c, CallOp)
+    ]
+    while worklist:
+        call, history = worklist.pop()
+        name = call.callee.root_reference.data
+        callee = funcs.get(name)
+        if callee is None or len(callee.body.blocks) != 1 or name in history or name in calls[name]:
+            continue  # no body, unstructured, unrolled once already, or calling itself
+        caller = _enclosing_func(call)
+        if name in cycle and caller is not None and cycle.get(caller.sym_name.data) == cycle[name]:
+            continue  # a call inside a recursive cycle (or to the function itself)
+        for new in _inline_call(call, callee):
+            worklist += [(c, history | {name}) for c in new.walk() if isinstance(c, CallOp)]
+    used = {name for o in op.walk() for name in _symbol_uses(o)}
     for name, f in funcs.items():
         vis = f.sym_visibility.data if f.sym_visibility is not None else "public"
         if vis == "private" and name not in used:
@@ -41,7 +45,59 @@ def run(op: Operation, options: dict[str, object]) -> Operation:
     return op
 
 
-def _inline_call(call: CallOp, callee: FuncOp) -> None:
+def _call_graph(funcs: dict[str, FuncOp]) -> dict[str, set[str]]:
+    """Each function's callees (among `funcs`)."""
+    return {
+        name: {c.callee.root_reference.data for c in f.walk() if isinstance(c, CallOp)} & funcs.keys()
+        for name, f in funcs.items()
+    }
+
+
+def _recursive_cycles(calls: dict[str, set[str]]) -> dict[str, int]:
+    """The functions on a cycle of the call graph, each mapped to its cycle's id (the strongly
+    connected components with more than one function or a call to itself)."""
+    reach: dict[str, set[str]] = {}
+    for start in calls:
+        seen: set[str] = set()
+        stack = list(calls[start])
+        while stack:
+            n = stack.pop()
+            if n not in seen:
+                seen.add(n)
+                stack += calls[n]
+        reach[start] = seen
+    cycle: dict[str, int] = {}
+    for i, name in enumerate(calls):
+        if name in reach[name] and name not in cycle:
+            for other in reach[name]:
+                if name in reach[other]:
+                    cycle[other] = i
+    return cycle
+
+
+def _enclosing_func(op: Operation) -> FuncOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, FuncOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def _symbol_uses(op: Operation) -> Iterator[str]:
+    """The symbols an op's attributes name, also inside arrays and dictionaries (e.g. a custom
+    call's `called_computations = [@f]`)."""
+    stack: list[Attribute] = [*op.properties.values(), *op.attributes.values()]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, SymbolRefAttr):
+            yield a.root_reference.data
+        elif isinstance(a, ArrayAttr):
+            stack += a.data
+        elif isinstance(a, DictionaryAttr):
+            stack += a.data.values()
+
+
+def _inline_call(call: CallOp, callee: FuncOp) -> list[Operation]:
+    """Replace `call` by a copy of `callee`'s body; returns the ops inserted."""
     src: Block = callee.body.blocks.first  # type: ignore[assignment]
     mapper = dict(zip(src.args, call.arguments))
     new_ops: list[Operation] = []
@@ -57,3 +113,4 @@ def _inline_call(call: CallOp, callee: FuncOp) -> None:
     for r, v in zip(call.results, results):
         r.replace_all_uses_with(v)
     Rewriter.erase_op(call)
+    return new_ops
