@@ -242,7 +242,6 @@ class Builder:
 Rewrite = Callable[[Builder, Operation], list[Traced]]
 
 _UNARY_FORMULAS: dict[str, Callable[[Any], Any]] = {
-    "square": lambda x: math.multiply(x, x),
     "_asin_acos_kernel": lambda z: math._complex(*math._asin_acos_kernel(z)[2:]),
 }
 # every CHLO unary op (the dialect's table): its formula above, else the semantics function named

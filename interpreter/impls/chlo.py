@@ -19,7 +19,6 @@ from stablehlo_py.errors import InterpreterError
 
 # chlo unary op -> semantics function
 UNARY = {name: getattr(chlo_sem, name) for name in chlo_sem.UNARY_OPS}
-UNARY["square"] = lambda x: sem.multiply(x, x)
 
 # chlo binary (same shape) op -> semantics function
 BINARY = {

@@ -257,3 +257,35 @@ def const_like(value: Any, x: np.ndarray) -> np.ndarray:
     if dt.is_float(x.dtype):
         return round_float(np.asarray(value, dtype=F64), x.dtype)
     return from_bits(np.asarray(int(value) & ((1 << 64) - 1), dtype=U64), x.dtype)
+
+
+def _has_infinity(dtype: Any) -> bool:
+    with np.errstate(all="ignore"):
+        return bool(np.isinf(np.asarray(np.inf).astype(F32).astype(dtype).astype(F64)))
+
+
+def _quiet_bit(dtype: Any) -> np.uint64 | None:
+    """The quiet bit of an IEEE-style float type's NaNs (the top mantissa bit), None for the types
+    whose NaNs have no quiet/signaling distinction (no infinity: f8E4M3FN, the FNUZ types,
+    f8E8M0FNU, which have one NaN pattern, or none)."""
+    if not _has_infinity(dtype):
+        return None
+    return np.uint64(1 << (dt.mantissa_bits(dtype) - 1))
+
+
+def signaling_nan(x: np.ndarray) -> np.ndarray:
+    """Whether each element of a float array is a signaling NaN (a NaN with its quiet bit clear)."""
+    bit = _quiet_bit(x.dtype)
+    if bit is None:
+        return np.zeros(x.shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.isnan(to_f64(x)) & ((to_bits(x) & bit) == 0))
+
+
+def quiet_nan(x: np.ndarray) -> np.ndarray:
+    """x with the quiet bit set on its NaNs' patterns (a signaling NaN becomes its quiet NaN)."""
+    bit = _quiet_bit(x.dtype)
+    if bit is None:
+        return x
+    with np.errstate(all="ignore"):
+        return np.asarray(np.where(np.isnan(to_f64(x)), from_bits(to_bits(x) | bit, x.dtype), x))

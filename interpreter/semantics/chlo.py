@@ -1058,14 +1058,28 @@ def _acos_parts(z: Array) -> tuple[Array, Array, Array]:
 
 
 def acos(operand: Any) -> Array:
-    """chlo.acos: ``2 atan2(sqrt((1 - x)(1 + x)), 1 + x)``; complex by modified Hull et al."""
+    """chlo.acos: ``atan2(sqrt((1 - x)(1 + x)), x)`` (upstream's real formula, π at x = -1, where
+    the half-angle form ``2 atan2(sqrt(1 - x²), 1 + x)`` gives 2 atan2(0, 0) = 0); complex by
+    modified Hull et al."""
     z = _float_operand("chlo.acos", operand, allow_complex=True)
     if dt.is_complex(z.dtype):
         _, acos_real, acos_imag = _acos_parts(z)
         return _complex(acos_real, acos_imag)
     one = _c(1.0, z)
-    one_plus_x = add(one, z)
-    return multiply(_c(2.0, z), atan2(sqrt(multiply(subtract(one, z), one_plus_x)), one_plus_x))
+    return atan2(sqrt(multiply(subtract(one, z), add(one, z))), z)
+
+
+def square(operand: Any) -> Array:
+    """chlo.square: ``x * x``; complex ``(x - y)(x + y) + 2xy i`` with a real part of 0 where
+    ``x`` is finite and ``|x| = |y|`` (upstream's decomposition: the product ``z * z`` loses the
+    real part to ``inf - inf`` or cancellation when ``x² ≈ y²``)."""
+    z = _float_operand("chlo.square", operand, allow_complex=True)
+    if not dt.is_complex(z.dtype):
+        return multiply(z, z)
+    x, y = real(z), imag(z)
+    cancels = and_(is_finite(x), _eq(_abs(x), _abs(y)))
+    re = select(cancels, _c(0.0, x), multiply(subtract(x, y), add(x, y)))
+    return _complex(re, multiply(_c(2.0, x), multiply(x, y)))
 
 
 def acosh(operand: Any) -> Array:
@@ -1171,6 +1185,7 @@ UNARY_OPS = (
     "is_pos_inf",
     "lgamma",
     "sinh",
+    "square",
     "tan",
 )
 

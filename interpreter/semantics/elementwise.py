@@ -37,9 +37,11 @@ from ._common import (
     int_min,
     is_native_float,
     mask_of,
+    quiet_nan,
     round_complex,
     round_float,
     round_to,
+    signaling_nan,
     to_bits,
     to_f64,
     totalorder_key,
@@ -356,11 +358,24 @@ def _complex_pow(x: Array, y: Array) -> Array:
 
 
 def power(lhs: Any, rhs: Any) -> Array:
-    """spec.md#power: integer exponentiation (wrapping), ``std::pow`` in double, complex pow."""
+    """spec.md#power: integer exponentiation (wrapping), ``std::pow`` in double, complex pow.
+
+    IEEE-754 ``pow`` gives 1 for ``pow(x, ±0)`` and ``pow(+1, y)`` even when the other operand is a
+    quiet NaN, but a signaling NaN operand is an invalid operation: the result is that NaN, quieted
+    (the lhs one if both are signaling), as XLA CPU gives on f32/f64.
+    """
     a = arr(lhs)
     if _kind(a) in ("sint", "uint"):
         return _binary("power", lhs, rhs, int_fn=_int_power)
-    return _via_double_n("power", (lhs, rhs), np.power, _complex_pow)
+    result = _via_double_n("power", (lhs, rhs), np.power, _complex_pow)
+    if _kind(a) != "float":
+        return result
+    b = arr(rhs)
+    s_a, s_b = signaling_nan(a), signaling_nan(b)
+    if not (np.any(s_a) or np.any(s_b)):
+        return result
+    nan_b = np.where(s_b, quiet_nan(b), result)
+    return np.asarray(np.where(s_a, quiet_nan(a), nan_b), dtype=result.dtype)
 
 
 def _pick_max(a: Array, b: Array) -> Array:
@@ -456,13 +471,18 @@ def sign(operand: Any) -> Array:
             keep = np.isnan(v) | (v == 0)
             return np.where(keep, x, ones)
         if kind == "complex":
+            # each part divided by the modulus (rounded to the part type), as XLA: a complex
+            # division by |z| + 0i would overflow in its products near the largest finite value
             part = dt.complex_element_type(x.dtype)
             re, im = _parts(x)
             nan_in = np.isnan(re) | np.isnan(im)
             is_zero = (re == 0) & (im == 0)
             modulus = abs(x)
-            divisor = _make_complex(modulus, np.zeros_like(modulus), x.dtype)
-            quotient = _complex_divide(x, divisor)
+            quotient = _make_complex(
+                round_float(to_f64(re) / to_f64(modulus), part),
+                round_float(to_f64(im) / to_f64(modulus), part),
+                x.dtype,
+            )
             nan = np.asarray(np.nan, dtype=part)
             result = np.where(is_zero, np.zeros((), dtype=x.dtype), quotient)
             return np.asarray(np.where(nan_in, _make_complex(nan, nan, x.dtype), result))
@@ -511,8 +531,27 @@ def exponential(operand: Any) -> Array:
 
 
 def exponential_minus_one(operand: Any) -> Array:
-    """spec.md#exponential_minus_one: ``expm1``; complex ``exp(z) - 1`` (as upstream)."""
-    return _via_double("exponential_minus_one", operand, np.expm1, lambda z: np.exp(z) - 1.0)
+    """spec.md#exponential_minus_one: ``expm1``; complex by :func:`_complex_expm1`."""
+    return _via_double("exponential_minus_one", operand, np.expm1, _complex_expm1)
+
+
+def _complex_expm1(z: Array) -> Array:
+    """``expm1(x + iy) = expm1(x) cos y - 2 sin²(y/2) + i eˣ sin y`` in double: no cancellation
+    near 0 (``exp(z) - 1`` loses every digit of a tiny z).  ``eˣ`` is taken as ``(e^(x/2))²``
+    where it alone would overflow; a zero y is kept (``expm1(x + 0i) = expm1(x) + 0i``), and
+    infinite or NaN parts keep ``exp(z) - 1`` (C's special values)."""
+    x, y = _parts(z)
+    finite = np.isfinite(x) & np.isfinite(y)
+    em1 = np.expm1(x)
+    half_sin = np.sin(y * 0.5)
+    re = em1 * np.cos(y) - 2.0 * half_sin * half_sin
+    big = x > 700.0
+    e_half = np.exp(np.where(big, x * 0.5, 0.0))
+    im = np.where(big, (e_half * np.sin(y)) * e_half, np.exp(x) * np.sin(y))
+    re = np.where(big, ((e_half * np.cos(y)) * e_half) - 1.0, re)
+    im = np.where(y == 0, y, im)
+    accurate = _make_complex(re, im, C128)
+    return np.where(finite, accurate, np.exp(z) - 1.0)
 
 
 def log(operand: Any) -> Array:
@@ -521,15 +560,65 @@ def log(operand: Any) -> Array:
 
 
 def log_plus_one(operand: Any) -> Array:
-    """spec.md#log_plus_one: ``log1p``; complex ``log(1.0 + z)`` (as upstream: C++'s real + complex
-    adds to the real part only, so the imaginary part's sign of zero is kept: -2-0i gives -pi i)."""
+    """spec.md#log_plus_one: ``log1p``; complex by :func:`_log_one_plus_complex` (the imaginary part
+    is ``atan2(y, 1 + x)``, so its sign of zero is kept: -2-0i gives -pi i)."""
     return _via_double("log_plus_one", operand, np.log1p, _log_one_plus_complex)
 
 
 def _log_one_plus_complex(z: Array) -> Array:
+    """``log1p(x + iy) = ½ log1p(2x + x² + y²) + i atan2(y, 1 + x)`` in double, the real part by
+    upstream's cases (``StablehloComplexMathExpanderPatterns.td``):
+    ``log(max) + ½ log1p((min/max)²)`` for huge parts, ``½ log((1 + x)² + y²)`` near -1, else the sum ``2x + x² + y²`` in double-double
+    (Dekker squares, two-sum), so no cancellation near 0 or where ``x ≈ -y²/2``.  Infinite or NaN
+    parts keep ``log(1 + z)`` (C's special values)."""
     w = np.array(z, copy=True)
     w.real += 1.0
-    return np.log(w)
+    naive = np.log(w)
+    x, y = _parts(z)
+    finite = np.isfinite(x) & np.isfinite(y)
+    x = np.where(finite, x, 0.0)
+    y = np.where(finite, y, 0.0)
+    ax, ay = np.abs(x), np.abs(y)
+    mx, mn = np.maximum(ax, ay), np.minimum(ax, ay)
+    ratio = np.where(mn == mx, 1.0, mn / np.where(mx == 0, 1.0, mx))
+    huge = mx > np.sqrt(np.finfo(np.float64).max) * 0.01
+    re_huge = np.log(np.where(huge, mx, 1.0)) + 0.5 * np.log1p(ratio * ratio)
+    xp1 = x + 1.0
+    near_minus_one = np.abs(xp1) + ay < 0.2
+    re_near = 0.5 * np.log(xp1 * xp1 + y * y)
+    xxh, xxl = _two_square(x)
+    yyh, yyl = _two_square(y)
+    total = _compensated_sum((x + x, yyh, xxh, yyl, xxl))
+    re_general = 0.5 * np.log1p(total)
+    re = np.where(huge, re_huge, np.where(near_minus_one, re_near, re_general))
+    accurate = _make_complex(re, np.arctan2(_parts(z)[1], xp1), C128)
+    return np.where(finite, accurate, naive)
+
+
+_VELTKAMP = 134217729.0  # 2**27 + 1 splits a double into two 26-bit halves
+
+
+def _two_square(v: Array) -> tuple[Array, Array]:
+    """Dekker's exact square: ``hi + lo == v * v`` (for ``|v|`` well below sqrt(largest))."""
+    hi = v * v
+    scaled = _VELTKAMP * v
+    vh = scaled + (v - scaled)
+    vl = v - vh
+    lo = ((vh * vh - hi) + 2.0 * vh * vl) + vl * vl
+    return hi, lo
+
+
+def _compensated_sum(terms: Sequence[Array]) -> Array:
+    """The sum of ``terms`` with every rounding error of the running sum kept (Knuth's two-sum)
+    and added back at the end: exact to about 2**-106 of the largest term."""
+    total = terms[0]
+    error = np.zeros_like(total)
+    for t in terms[1:]:
+        s = total + t
+        bt = s - total
+        error = error + ((total - (s - bt)) + (t - bt))
+        total = s
+    return total + error
 
 
 def sqrt(operand: Any) -> Array:

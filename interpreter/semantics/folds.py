@@ -61,6 +61,44 @@ _ORDER_SENSITIVE_KINDS = frozenset({"add", "mul"})
 _BODY_ON_COMPLEX_KINDS = frozenset({"mul"})
 
 
+# IEEE maximum/minimum order -0 below +0, but numpy's maximum/minimum return either zero of an
+# equal pair (the second): on floats their results are fixed up to the zero that wins.
+_SIGNED_ZERO_KINDS = {"max": False, "min": True}  # kind -> whether the winning zero is -0
+
+
+def _zero_sign_kind(kind: str, dtype: np.dtype[Any]) -> bool | None:
+    """Whether -0 wins (``min``) or +0 does (``max``) when ``kind`` folds floats of ``dtype``;
+    None when numpy's ufunc needs no fix-up (other kinds, other element types)."""
+    if kind not in _SIGNED_ZERO_KINDS or not is_float(np.dtype(dtype)):
+        return None
+    return _SIGNED_ZERO_KINDS[kind]
+
+
+def _zero_step(negative: bool, before: np.ndarray, x: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """A fold step's ``after = ufunc(before, x)`` with the IEEE zero where both are zeros."""
+    tie = (before == 0) & (x == 0)
+    if not tie.any():
+        return after
+    keep_before = np.signbit(before) == negative
+    return np.where(tie, np.where(keep_before, before, x), after)
+
+
+def _zero_fixup(
+    negative: bool, result: np.ndarray, x: np.ndarray, init: np.ndarray
+) -> np.ndarray:
+    """The ``ufunc.reduce``/``accumulate`` result over the last axis of ``x`` (and ``init``) with
+    the IEEE zero where it is a zero: -0 for ``min`` if any -0 is there, +0 for ``max`` if any
+    +0."""
+    zero = result == 0
+    if not zero.any():
+        return result
+    winner = (x == 0) & (np.signbit(x) == negative)
+    found = winner.any(axis=-1) | ((init == 0) & (np.signbit(init) == negative))
+    z = np.zeros((), dtype=result.dtype)
+    wanted = np.negative(z) if negative else z
+    return np.asarray(np.where(zero & found, wanted, result), dtype=result.dtype)
+
+
 def _order_sensitive(kind: str, dtype: np.dtype[Any]) -> bool:
     return kind in _ORDER_SENSITIVE_KINDS and (is_float(dtype) or is_complex(dtype))
 
@@ -106,9 +144,12 @@ def fold_left(
     if kind is not None:
         acc = np.full(shape, inits[0], dtype=inits[0].dtype)
         uf = kind_ufunc(kind, acc.dtype)
+        negative = _zero_sign_kind(kind, acc.dtype)
         with np.errstate(all="ignore"):
             for (x,) in steps:
-                if x.dtype == acc.dtype:
+                if negative is not None:
+                    acc = _zero_step(negative, acc, x, np.asarray(uf(acc, x), dtype=acc.dtype))
+                elif x.dtype == acc.dtype:
                     uf(acc, x, out=acc)
                 else:
                     acc = np.asarray(uf(acc, x), dtype=acc.dtype)
@@ -150,18 +191,19 @@ def accumulate_fold(
     if init.dtype != d or d not in ACCUMULATE_DTYPES or kind is None:
         return None
     uf = kind_ufunc(kind, d)
-    folded = _accumulate(uf, d)(x, init)
+    folded = _accumulate(uf, d, negative_zero=_zero_sign_kind(kind, d))(x, init)
     return None if folded is None else (folded,)
 
 
 def _accumulate(
-    uf: np.ufunc, d: np.dtype[Any], quiet: bool = False
+    uf: np.ufunc, d: np.dtype[Any], quiet: bool = False, negative_zero: bool | None = None
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
     """The fold as one accumulate; None for more than :data:`ACCUMULATE_MAX_LANES` lanes (the
     steps are faster) and when a NaN comes out (which of two NaNs an add or a product returns
     depends on the loop numpy picks, and any other result does not): the caller folds step by
     step then.  ``quiet``: numpy's floating-point warnings are already off (the evaluator runs
-    programs so), no ``np.errstate`` of its own."""
+    programs so), no ``np.errstate`` of its own.  ``negative_zero``: the fold is a float max
+    (False) or min (True), whose zero result gets its IEEE sign (:func:`_zero_fixup`)."""
     isnan = np.isnan
 
     def fold(x: np.ndarray, init: np.ndarray) -> np.ndarray | None:
@@ -178,13 +220,17 @@ def _accumulate(
                 acc = uf.accumulate(column, axis=-1)
         result = acc[..., -1].copy()
         nan = isnan(result)
-        return None if (nan if result.ndim == 0 else nan.any()) else result
+        if nan if result.ndim == 0 else nan.any():
+            return None
+        if negative_zero is not None:
+            result = _zero_fixup(negative_zero, result, x, init)
+        return result
 
     return fold
 
 
 def _ufunc_reduce(
-    uf: np.ufunc, d: np.dtype[Any], quiet: bool = False
+    uf: np.ufunc, d: np.dtype[Any], quiet: bool = False, negative_zero: bool | None = None
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     def reduce(x: np.ndarray, init: np.ndarray) -> np.ndarray:
         if quiet:
@@ -192,7 +238,10 @@ def _ufunc_reduce(
         else:
             with np.errstate(all="ignore"):
                 res = uf(init.astype(d), uf.reduce(x, axis=-1, dtype=d))
-        return np.asarray(res, dtype=d).reshape(x.shape[:-1])
+        res = np.asarray(res, dtype=d).reshape(x.shape[:-1])
+        if negative_zero is not None:
+            res = _zero_fixup(negative_zero, res, x, init.astype(d))
+        return res
 
     return reduce
 
@@ -209,11 +258,12 @@ def prepare_kind_reduce(
     if body is None or n <= 0 or ufunc_kind(body, [dtype]) is None:
         return None
     uf = kind_ufunc(kind, dtype)
+    negative = _zero_sign_kind(kind, dtype)
     schedule = reduce_schedule(body, [dtype], n)
     if schedule == "ufunc":
-        return _ufunc_reduce(uf, dtype, quiet=True)
+        return _ufunc_reduce(uf, dtype, quiet=True, negative_zero=negative)
     if schedule == "steps" and dtype in ACCUMULATE_DTYPES:
-        fold = _accumulate(uf, dtype, quiet=True)
+        fold = _accumulate(uf, dtype, quiet=True, negative_zero=negative)
 
         def fold_or_steps(x: np.ndarray, init: np.ndarray) -> np.ndarray:
             folded = fold(x, init)
@@ -249,4 +299,5 @@ def reduce_last_axis(
         return tuple(np.array(np.broadcast_to(o, shape)) for o in out)
     x, kind = xs[0], ufunc_kind(body, [xs[0].dtype])
     assert kind is not None  # "ufunc" is a schedule of bodies with a kind
-    return (_ufunc_reduce(kind_ufunc(kind, x.dtype), x.dtype)(x, inits[0]),)
+    negative = _zero_sign_kind(kind, x.dtype)
+    return (_ufunc_reduce(kind_ufunc(kind, x.dtype), x.dtype, negative_zero=negative)(x, inits[0]),)
