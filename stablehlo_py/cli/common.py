@@ -144,7 +144,7 @@ def run_guarded(body: Callable[[], int]) -> int:
         print("error: input is nested too deeply", file=sys.stderr)
         return 1
     except Exception as e:
-        if os.environ.get("STABLEHLO_PY_DEBUG"):
+        if os.environ.get("STABLEHLO_PY_DEBUG", "0") not in ("", "0"):
             raise
         print(
             f"error: internal error in stablehlo-py ({type(e).__name__}: {e}); please report it with the "
