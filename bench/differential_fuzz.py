@@ -1,0 +1,178 @@
+"""Differential fuzzing at scale: random JAX programs, our interpreter against XLA CPU (needs jax).
+
+    python bench/differential_fuzz.py [--cases 20000] [--seed S] [--jobs N] [--start 0]
+                                      [--time-limit SECONDS] [--out differential_mismatches.txt]
+
+Case i of seed S is tests/differential/generator.make_case(S, i) (the same program and inputs on every
+machine); each runs through tests/differential/runner.run_case: lowered with jax.jit, run by our
+interpreter on the StableHLO text and by XLA CPU, compared, and a mismatch classified as (i) an XLA
+deviation from the spec, (ii) an implementation-defined case or (iii) a bug of ours
+(tests/differential/xla_deviations.py).  Prints the counts per class and per op family and writes every
+class (iii) mismatch (and a sample of the others) with a standalone reproducer to --out.
+
+Each job is a subprocess that reports case by case, so a program that aborts XLA (a CHECK failure kills
+the process) is recorded as "xla_crash" with its reproducer and the job goes on after it.
+Exit status: 0 when no class (iii) mismatch other than a known bug was found, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+SAMPLES_PER_NAME = 3  # reproducers written per non-bug class name
+
+
+def worker(seed: int, indices: list[int]) -> None:
+    """Run cases, one JSON line each on stdout ("start" before each case, to name a crash)."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    from tests.differential.generator import make_case
+    from tests.differential.runner import run_case
+
+    for i in indices:
+        print(json.dumps({"start": i}), flush=True)
+        try:
+            out = run_case(make_case(seed, i))
+            rec = {"index": i, "status": out.status, "cls": out.cls, "name": out.name, "family": out.case.family,
+                   "ops": list(out.case.ops), "report": out.report() if out.status != "match" else ""}
+        except Exception as e:  # a generator or harness error: reported, never silent
+            rec = {"index": i, "status": "harness_error", "cls": "", "name": type(e).__name__, "family": "?",
+                   "ops": [], "report": f"case {seed}:{i}: {type(e).__name__}: {e}"}
+        print(json.dumps(rec), flush=True)
+
+
+def _spawn(seed: int, indices: list[int]) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, __file__, "--worker", str(seed), ",".join(map(str, indices))],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=REPO)
+
+
+def run(seed: int, indices: list[int], jobs: int, deadline: float) -> list[dict]:
+    """Run `indices` over `jobs` worker processes; a crashed worker is restarted after its case."""
+    import selectors
+
+    queues = [indices[j::jobs] for j in range(jobs)]
+    records: list[dict] = []
+    sel = selectors.DefaultSelector()
+    state: dict[int, dict] = {}
+
+    def start(j: int, todo: list[int]) -> None:
+        if not todo:
+            return
+        p = _spawn(seed, todo)
+        state[j] = {"proc": p, "todo": todo, "current": None, "done": set()}
+        sel.register(p.stdout, selectors.EVENT_READ, j)
+
+    for j in range(jobs):
+        start(j, queues[j])
+    while state:
+        if time.time() > deadline:
+            for st in state.values():
+                st["proc"].kill()
+            break
+        for key, _ in sel.select(timeout=1.0):
+            j = key.data
+            st = state[j]
+            line = st["proc"].stdout.readline()
+            if line:
+                msg = json.loads(line)
+                if "start" in msg:
+                    st["current"] = msg["start"]
+                else:
+                    st["done"].add(msg["index"])
+                    st["current"] = None
+                    records.append(msg)
+                continue
+            # end of output: finished or crashed
+            sel.unregister(st["proc"].stdout)
+            st["proc"].wait()
+            del state[j]
+            rest = [i for i in st["todo"] if i not in st["done"]]
+            if st["current"] is not None:
+                from tests.differential.generator import make_case
+
+                crashed = st["current"]
+                case = make_case(seed, crashed)
+                records.append({"index": crashed, "status": "xla_crash", "cls": "", "name": "", "family": case.family,
+                                "ops": list(case.ops), "report": f"case {case.id} aborted the process "
+                                f"(exit {st['proc'].returncode})\n" + case.reproducer()})
+                rest = [i for i in rest if i != crashed]
+            start(j, rest)
+    return records
+
+
+def summarize(records: list[dict], seconds: float) -> tuple[str, int]:
+    lines = [f"{len(records)} cases in {seconds:.0f} s ({len(records) / max(seconds, 1e-9):.1f}/s)"]
+    by_status = collections.Counter(r["status"] for r in records)
+    lines.append("by status: " + ", ".join(f"{k} {v}" for k, v in sorted(by_status.items())))
+    by_class = collections.Counter((r["cls"], r["name"]) for r in records if r["status"] in ("mismatch", "ours_error"))
+    lines.append("mismatches by class:")
+    for (cls, name), v in sorted(by_class.items()):
+        lines.append(f"  {cls:24s} {name:36s} {v}")
+    fam = collections.defaultdict(collections.Counter)
+    for r in records:
+        key = r["status"] if r["status"] not in ("mismatch", "ours_error") else f"{r['cls']}"
+        fam[r["family"]][key] += 1
+    lines.append("per family:")
+    for f in sorted(fam):
+        lines.append(f"  {f:20s} " + ", ".join(f"{k} {v}" for k, v in sorted(fam[f].items())))
+    new_bugs = sum(v for (cls, name), v in by_class.items() if cls == "bug" and not name.startswith("known:"))
+    return "\n".join(lines), new_bugs
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--worker":
+        worker(int(argv[1]), [int(i) for i in argv[2].split(",") if i])
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--start", type=int, default=0, help="first case index")
+    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
+    ap.add_argument("--time-limit", type=float, default=0.0, help="stop after this many seconds (0: none)")
+    ap.add_argument("--out", default="differential_mismatches.txt")
+    args = ap.parse_args(argv)
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        print("error: bench/differential_fuzz.py needs jax (pip install -e '.[oracle]')", file=sys.stderr)
+        return 2
+    t0 = time.time()
+    deadline = t0 + args.time_limit if args.time_limit > 0 else float("inf")
+    records = run(args.seed, list(range(args.start, args.start + args.cases)), max(1, args.jobs), deadline)
+    records.sort(key=lambda r: r["index"])
+    text, new_bugs = summarize(records, time.time() - t0)
+    import jaxlib
+
+    print(f"seed {args.seed}, jaxlib {jaxlib.__version__}")
+    print(text)
+    seen: collections.Counter = collections.Counter()
+    with open(args.out, "w") as f:
+        f.write(f"# bench/differential_fuzz.py --seed {args.seed} --start {args.start} --cases {args.cases} "
+                f"(jaxlib {jaxlib.__version__})\n# {text.splitlines()[0]}\n\n")
+        for r in records:
+            if r["status"] == "match":
+                continue
+            key = (r["status"], r["cls"], r["name"])
+            keep = r["cls"] == "bug" or r["status"] in ("xla_crash", "harness_error") or seen[key] < SAMPLES_PER_NAME
+            seen[key] += 1
+            if keep:
+                f.write(r["report"] + "\n\n")
+    print(f"reproducers: {args.out}")
+    return 1 if new_bugs else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,563 @@
+"""The one place that lists why XLA CPU and the spec may legitimately disagree, and the classifier.
+
+DEVIATIONS (class i): XLA CPU's known deviations from the StableHLO spec.  Each has a name, a
+description, a minimal JAX reproducer (`source`, `args`) with the spec's result (`spec`, which our
+interpreter gives), the jaxlib versions that show it (tests/oracle/test_xla_deviations.py runs each
+reproducer on the installed jaxlib: XLA must still deviate there, and must not where it is not listed)
+and a predicate that recognises a fuzzer mismatch of its class.
+
+IMPLEMENTATION_DEFINED (class ii): the spec's implementation-defined cases, named per class, each with a
+predicate.
+
+KNOWN_BUGS (class iii, ours): bugs of our interpreter that are known and being fixed, each with the
+issue's reproducer (tests/oracle/test_differential_sample.py fails once one no longer reproduces, so the
+list is kept current) and a predicate that names a fuzzer mismatch it explains.  Any other class (iii)
+mismatch is named "new".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import ml_dtypes
+import numpy as np
+
+from tests.differential import compare as cmp
+from tests.differential.generator import FLOAT_SMALL, dtype, is_float, is_int
+
+if TYPE_CHECKING:
+    from tests.differential.runner import Outcome
+
+JAXLIBS = ("0.10", "0.12")
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    description: str
+    matches: Callable[["Outcome", cmp.Comparison], bool]
+    source: str = ""                      # a lambda (the namespace of generator.namespace())
+    args: str = ""                        # a tuple expression of numpy arrays
+    spec: str = ""                        # the spec's result: a list expression of numpy arrays
+    jaxlibs: tuple[str, ...] = JAXLIBS    # the jaxlib versions whose XLA shows it
+    family: str = ""                      # the reproducer as a fuzzer case: its family, ops and tags
+    ops: tuple[str, ...] = ()
+    tags: tuple[tuple[str, object], ...] = ()
+
+    def case(self):
+        """The reproducer as a `Case`, so that the classifier can be shown to recognise it."""
+        from tests.differential.generator import Case, namespace
+
+        ns = namespace()
+        args = eval(self.args, ns)  # noqa: S307 - our own table
+        return Case(-1, 0, self.family, self.ops, self.source, tuple(np.asarray(a) for a in args),
+                    dict(self.tags))
+
+    def spec_result(self) -> list[np.ndarray]:
+        from tests.differential.generator import namespace
+
+        return [np.asarray(v) for v in eval(self.spec, namespace())]  # noqa: S307 - our own table
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def _bad_inputs(out: "Outcome", res: cmp.Comparison, arg: int = 0) -> np.ndarray | None:
+    """The elements of input `arg` at the differing positions of an elementwise case's results."""
+    if arg >= len(out.case.args):
+        return None
+    a = out.case.args[arg].reshape(-1)
+    masks = [leaf.bad for leaf in res.leaves if leaf.reason and leaf.bad is not None]
+    if not masks or any(m.size != a.size for m in masks):
+        return None
+    m = np.logical_or.reduce(masks)
+    return a[m]
+
+
+def _rerun_ours(out: "Outcome", args) -> list[np.ndarray] | None:
+    from tests.differential.runner import lower, run_ours
+
+    try:
+        lowered = lower(out.case.fn(), args)
+        return run_ours(lowered.as_text(), args)
+    except Exception:
+        return None
+
+
+_F32_TINY = float(np.finfo(np.float32).tiny)
+_F64_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _flush(a: np.ndarray) -> np.ndarray:
+    """Flush the values XLA CPU flushes (float32/float64 subnormals, of any type computed in them)."""
+    a = np.asarray(a)
+    dt = a.dtype
+    if dt.kind == "c":
+        return (_flush(a.real) + 1j * _flush(a.imag)).astype(dt)
+    if not is_float(dt.name):
+        return a
+    if dt.name == "float8_e8m0fnu":  # no zero: XLA's flushed 0 converts back to NaN
+        x = a.astype(np.float64)
+        return np.where(x < _F32_TINY, np.nan, x).astype(dt)
+    with np.errstate(all="ignore"):
+        x = a.astype(np.float64)
+        tiny = _F64_TINY if dt == np.float64 else _F32_TINY
+        sub = (x != 0) & (np.abs(x) < tiny)
+        if not sub.any():
+            return a
+        return np.where(sub, np.copysign(0.0, x), x).astype(dt)
+
+
+# ------------------------------------------------------------------------------------- class (i)
+
+
+def _ftz(out: "Outcome", res: cmp.Comparison) -> bool:
+    """Our result with subnormal inputs and outputs flushed to zero equals XLA's (flushed)."""
+    flushed = tuple(_flush(a) for a in out.case.args)
+    changed_in = any(f.tobytes() != a.tobytes() for f, a in zip(flushed, out.case.args))
+    ours = _rerun_ours(out, flushed) if changed_in else out.ours
+    if ours is None:
+        return False
+    ours = [_flush(o) for o in ours]
+    theirs = [_flush(t) for t in out.theirs]
+    changed_out = any(o.tobytes() != p.tobytes() for o, p in zip(ours, out.ours))
+    if not (changed_in or changed_out):
+        return False
+    return cmp.compare(ours, theirs, cmp.tolerance(out.case)).ok
+
+
+def _int4_popcnt(out: "Outcome", res: cmp.Comparison) -> bool:
+    if out.case.ops != ("popcnt",) or out.case.tags.get("dtype") != "int4":
+        return False
+    x = out.case.args[0].astype(np.int8)  # sign-extended to 8 bits
+    counts = np.array([bin(int(v) & 0xFF).count("1") for v in x.reshape(-1)]).astype(np.int8)
+    wrapped = ((counts + 8) % 16 - 8).astype(ml_dtypes.int4).reshape(x.shape)
+    return np.asarray(out.theirs[0]).astype(np.int8).tobytes() == wrapped.astype(np.int8).tobytes()
+
+
+def _reduce_window_padding(out: "Outcome", res: cmp.Comparison) -> bool:
+    return (any(op.startswith("reduce_window") for op in out.case.ops) and out.case.tags.get("padded")
+            and not out.case.tags.get("identity", True))
+
+
+_MULTI_OP_FAMILIES = ("reduction", "dot_conv", "control_flow")
+
+
+def _init_dropped(out: "Outcome", res: cmp.Comparison) -> bool:
+    """Our result with the init value replaced by the body's identity equals XLA's."""
+    src = out.case.tags.get("identity_source")
+    if out.case.tags.get("identity", True) or not src or len(out.case.args) != 2:
+        return False
+    from tests.differential.generator import namespace
+
+    ident = np.asarray(eval(src, namespace()))  # noqa: S307 - the generator's own expression
+    ours = _rerun_ours(out, (out.case.args[0], ident.astype(out.case.args[1].dtype)))
+    return ours is not None and cmp.compare(ours, out.theirs, cmp.tolerance(out.case)).ok
+
+
+_LOW_RE = re.compile(r"(?<=[x<])b?f16(?=>)")
+_CONVERT_DOWN_RE = re.compile(
+    r"(%[\w#]+) = stablehlo\.convert (%[\w#]+) : \(tensor<([\dx]*)f32>\) -> tensor<[\dx]*(b?f16)>")
+_FORMAT = {"bf16": "e8m7", "f16": "e5m10"}
+
+
+def _keep_in_f32(text: str) -> str:
+    """The program with bf16/f16 computed in f32: explicit conversions down still round (as
+    reduce_precision to the type's format), op results do not."""
+    text = _CONVERT_DOWN_RE.sub(lambda m: f"{m[1]} = stablehlo.reduce_precision {m[2]}, format = "
+                                          f"{_FORMAT[m[4]]} : tensor<{m[3]}f32>", text)
+    return _LOW_RE.sub("f32", text)
+
+
+def _excess_precision(out: "Outcome", res: cmp.Comparison) -> bool:
+    """XLA keeps bfloat16/float16 intermediate results in float32: our result for the program with every
+    bf16/f16 type made f32 (inputs converted up, results rounded back) equals XLA's.  Only for programs
+    of several ops (a chain, a conversion pair, a reduction, a loop): one op rounds once either way."""
+    if not _LOW_RE.search(out.text) or ("chain" not in out.case.ops and out.case.family not in
+                                       _MULTI_OP_FAMILIES + ("conversion",)):
+        return False
+    if "reduce_precision" in out.case.ops:
+        return False
+    from tests.differential.runner import run_ours
+
+    up = tuple(a.astype(np.float32) if a.dtype.name in ("float16", "bfloat16") else a for a in out.case.args)
+    try:
+        with np.errstate(all="ignore"):
+            ours = run_ours(_keep_in_f32(out.text), up)
+            ours = [np.asarray(o).astype(t.dtype) for o, t in zip(ours, out.theirs)]
+    except Exception:
+        return False
+    return len(ours) == len(out.theirs) and cmp.compare(ours, out.theirs, cmp.tolerance(out.case)).ok
+
+
+_MUL_RE = re.compile(r"(%[\w#]+) = stablehlo\.multiply")
+
+
+def _multiply_feeds_add(text: str) -> bool:
+    names = _MUL_RE.findall(text)
+    return any(re.search(rf"stablehlo\.(add|subtract) [^\n]*{re.escape(n)}\b", text) for n in names)
+
+
+def _fma(out: "Outcome", res: cmp.Comparison) -> bool:
+    """The program multiplies into an add or subtract, and XLA's result is what the contraction gives:
+    for float32 programs, between ours and ours on float64 inputs (the product not rounded), or the
+    latter itself; for float64 ones, within 256 ulps of ours or 16 ulps of the largest input squared."""
+    if not _multiply_feeds_add(out.text):
+        return False
+    args = out.case.args
+    floats = {a.dtype for a in args if a.dtype.kind in "fc"}
+    if not floats or not floats <= {np.dtype(np.float32), np.dtype(np.complex64), np.dtype(np.float64),
+                                    np.dtype(np.complex128)}:
+        return False
+    wide = None
+    if floats <= {np.dtype(np.float32), np.dtype(np.complex64)}:
+        up = tuple(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) if a.dtype.kind in "fc" else a
+                   for a in args)
+        wide = _rerun_ours(out, up)
+        if wide is None or len(wide) != len(out.theirs):
+            return False
+    with np.errstate(all="ignore"):
+        big = max([float(np.max(np.abs(a[np.isfinite(a)]), initial=0)) for a in args if a.dtype.kind in "fc"],
+                  default=0.0)
+        for leaf in res.leaves:
+            if not leaf.reason:
+                continue
+            t = np.asarray(out.theirs[leaf.index])
+            o = np.asarray(out.ours[leaf.index])
+            if leaf.bad is None or t.dtype.kind not in "fc":
+                return False
+            eps = float(np.finfo(t.real.dtype).eps)
+            tb = t.reshape(-1)[leaf.bad].astype(np.complex128)
+            ob = o.reshape(-1)[leaf.bad].astype(np.complex128)
+            if wide is not None:
+                wb = np.asarray(wide[leaf.index]).reshape(-1)[leaf.bad].astype(np.complex128)
+                slack = 2 * eps * np.maximum(np.abs(tb), np.abs(wb))
+                ok = np.ones(tb.shape, bool)
+                for part in (np.real, np.imag):
+                    lo = np.minimum(part(ob), part(wb)) - slack
+                    hi = np.maximum(part(ob), part(wb)) + slack
+                    ok &= (part(tb) >= lo) & (part(tb) <= hi)
+                if not ok.all():
+                    return False
+            else:
+                scale = np.maximum(np.abs(tb), np.abs(ob))
+                err = np.abs(tb - ob)
+                if not (np.isfinite(err).all() and ((err <= 256 * eps * scale) | (err <= 16 * eps * big * big)).all()):
+                    return False
+    return True
+
+
+def _f4_six_to_int(out: "Outcome", res: cmp.Comparison) -> bool:
+    if out.case.ops != ("convert",) or out.case.tags.get("src") != "float4_e2m1fn" or not is_int(
+            out.case.tags.get("dst", "")):
+        return False
+    bad = _bad_inputs(out, res)
+    return bad is not None and bad.size > 0 and bool(np.all(np.abs(bad.astype(np.float32)) == 6.0))
+
+
+DEVIATIONS: list[Entry] = [
+    Entry("cpu_flush_to_zero",
+          "XLA CPU runs with flush-to-zero and denormals-are-zero: float32/float64 subnormal inputs read as 0 "
+          "and subnormal results are written as 0 (the spec keeps IEEE gradual underflow); bfloat16 and the "
+          "8-bit types computed in float32 inherit it.",
+          _ftz, "lambda x, y: x * y", "(np.array([1e-40], np.float32), np.array([1.0], np.float32))",
+          "[np.array([1e-40], np.float32)]", family="elementwise_binary", ops=("multiply",),
+          tags=(("dtype", "float32"),)),
+    Entry("int4_popcnt_sign_extended",
+          "popcnt on int4 counts the bits of the value sign-extended to 8 bits (popcnt(-1) = 8, wrapping to "
+          "-8; the spec counts the 4 bits: 4).",
+          _int4_popcnt, "lax.population_count", "(np.array([-1, -8, 7], ml_dtypes.int4),)",
+          "[np.array([4, 1, 3], ml_dtypes.int4)]", family="integer", ops=("popcnt",), tags=(("dtype", "int4"),)),
+    Entry("reduce_window_padding_skipped",
+          "reduce_window skips padded (and base-dilation) positions instead of folding the init value in for "
+          "each of them, so the result differs when the init value is not an identity of the body.",
+          _reduce_window_padding,
+          "lambda x: lax.reduce_window(x, np.float32(1), lax.add, (3,), (1,), [(1, 1)])",
+          "(np.arange(4, dtype=np.float32),)", "[np.array([3, 4, 7, 7], np.float32)]", family="reduction",
+          ops=("reduce_window_add",), tags=(("dtype", "float32"), ("identity", False), ("padded", True))),
+    Entry("reduce_init_dropped",
+          "reduce (and reduce_window) over dimensions or windows of size 1: XLA's simplifier replaces the "
+          "reduction by its operand, dropping a non-identity init value that the spec folds in.",
+          _init_dropped, "lambda x, i: lax.reduce(x, i, lax.add, (1,))",
+          "(np.array([[1.0], [2.0]], np.float32), np.float32(10))", "[np.array([11.0, 12.0], np.float32)]",
+          family="reduction", ops=("reduce_add",),
+          tags=(("dtype", "float32"), ("identity", False), ("identity_source", "np.array(0, np.float32)"))),
+    Entry("bf16_excess_precision",
+          "XLA CPU keeps bfloat16 results in float32 where they feed further computation (it drops the "
+          "f32->bf16->f32 rounding: excess precision), where the spec rounds every op's result to its type.  "
+          "The issue saw it as 'f16 chains kept in f32'; with jaxlib 0.10 and 0.12 float16 chains round per "
+          "op on CPU, bfloat16 ones do not.",
+          _excess_precision, "lambda x0: (x0.astype(jnp.bfloat16) * x0.astype(jnp.bfloat16)).astype(jnp.float32)",
+          "(np.array([3.14159265], np.float32),)", "[np.array([9.875], np.float32)]", family="conversion",
+          ops=("convert", "multiply", "chain"), tags=(("dtype", "bfloat16"),)),
+    Entry("fma_contraction",
+          "XLA CPU contracts a multiply feeding an add or subtract into one fused multiply-add (one rounding), "
+          "where the spec rounds the product first.",
+          _fma, "lambda x, y, z: x * y + z",
+          "(np.float32(1.0000001), np.float32(1.0000001), np.float32(-1.0000002))",
+          "[np.array(0.0, np.float32)]", family="elementwise_binary", ops=("multiply", "chain"),
+          tags=(("dtype", "float32"),)),
+    Entry("f4e2m1fn_six_to_int_saturates",
+          "convert from f4e2m1fn of +-6.0 (its largest value) to an integer type gives the integer type's "
+          "max/min (as an overflow), where the spec gives +-6.",
+          _f4_six_to_int, "lambda x: lax.convert_element_type(x, jnp.int8)",
+          "(np.array([6.0, -6.0, 4.0], ml_dtypes.float4_e2m1fn),)", "[np.array([6, -6, 4], np.int8)]",
+          family="conversion", ops=("convert",), tags=(("src", "float4_e2m1fn"), ("dst", "int8"))),
+]
+
+
+# ------------------------------------------------------------------------------------ class (ii)
+
+
+def _float_to_int_range(out: "Outcome", res: cmp.Comparison) -> bool:
+    src, dst = out.case.tags.get("src", ""), out.case.tags.get("dst", "")
+    if out.case.ops != ("convert",) or not is_float(src) or not is_int(dst):
+        return False
+    bad = _bad_inputs(out, res)
+    if bad is None or bad.size == 0:
+        return False
+    ii = ml_dtypes.iinfo(dtype(dst))
+    x = bad.astype(np.float64)
+    return bool(np.all(~np.isfinite(x) | (np.trunc(x) < int(ii.min)) | (np.trunc(x) > int(ii.max))))
+
+
+def _lacks(name: str) -> tuple[bool, bool, bool]:
+    """(has NaN, has inf, has a signed zero) of a float type."""
+    if name == "float4_e2m1fn":
+        return False, False, True
+    if name == "float8_e8m0fnu":
+        return True, False, False
+    if name.endswith("fnuz"):
+        return True, False, False
+    if name == "float8_e4m3fn":
+        return True, False, True
+    return True, True, True
+
+
+def _special_to_float(out: "Outcome", res: cmp.Comparison) -> bool:
+    """convert of a NaN, an infinity or a zero to a float type without them (f4e2m1fn has no NaN or inf,
+    the FNUZ types no inf or -0, f8e4m3fn no inf, f8e8m0fnu no zero): the spec does not say what it gives."""
+    src, dst = out.case.tags.get("src", ""), out.case.tags.get("dst", "")
+    if out.case.ops != ("convert",) or not is_float(src) or not is_float(dst):
+        return False
+    bad = _bad_inputs(out, res)
+    if bad is None or bad.size == 0:
+        return False
+    nan, inf, szero = _lacks(dst)
+    x = bad.astype(np.float64)
+    odd = np.zeros(x.shape, bool)
+    if not nan:
+        odd |= np.isnan(x)
+    if not inf:
+        odd |= np.isinf(x)
+    if not szero:
+        odd |= x == 0
+    if dst == "float8_e8m0fnu":
+        odd |= x < 0
+    return bool(odd.all())
+
+
+def _nan_payload(out: "Outcome", res: cmp.Comparison) -> bool:
+    """Integer results that are the bits of a NaN in both (a bitcast of a NaN): only the payload differs."""
+    if "bitcast" not in out.case.ops:
+        return False
+    src = out.case.tags.get("src", "")
+    if not is_float(src) and not src.startswith("complex"):
+        return False
+    for leaf in res.leaves:
+        if not leaf.reason:
+            continue
+        o, t = np.asarray(out.ours[leaf.index]), np.asarray(out.theirs[leaf.index])
+        # view the result back as the source float type
+        fdt = dtype(src) if not src.startswith("complex") else np.dtype(np.float32 if src == "complex64" else
+                                                                         np.float64)
+        try:
+            of = np.ascontiguousarray(o).view(fdt).astype(np.float64)
+            tf = np.ascontiguousarray(t).view(fdt).astype(np.float64)
+        except (ValueError, TypeError):
+            return False
+        if not (np.isnan(of) == np.isnan(tf)).all() or not (np.isnan(of) | (of.view(np.uint64) ==
+                                                                              tf.view(np.uint64))).all():
+            return False
+    return True
+
+
+def _reduction_order(out: "Outcome", res: cmp.Comparison) -> bool:
+    """A float sum/product reduction whose results differ by no more than the rounding of a different
+    order: |ours - XLA| <= n * eps * (sum of |x|) for n reduced elements."""
+    ops = out.case.ops
+    if out.case.family != "reduction" or not any(op.endswith(("_add", "_mul", "cumsum", "cumprod", "cumlogsumexp"))
+                                                 for op in ops):
+        return False
+    x = out.case.args[0]
+    if x.dtype.kind not in "fc" and not is_float(x.dtype.name):
+        return False
+    with np.errstate(all="ignore"):
+        xv = np.abs(x.astype(np.complex128)) if x.dtype.kind == "c" else np.abs(x.astype(np.float64))
+        if not np.isfinite(xv).all():
+            return False
+        n = x.size
+        bound = n * float(ml_dtypes.finfo(out.theirs[0].dtype if out.theirs[0].dtype.kind != "c" else
+                                          out.theirs[0].real.dtype).eps)
+        if any(op.endswith(("_mul", "cumprod")) for op in ops):
+            bound *= float(np.prod(np.maximum(xv, 1.0)))
+        else:
+            bound *= float(xv.sum())
+        for leaf in res.leaves:
+            if leaf.reason:
+                o = np.asarray(out.ours[leaf.index]).reshape(-1)[leaf.bad].astype(np.complex128)
+                t = np.asarray(out.theirs[leaf.index]).reshape(-1)[leaf.bad].astype(np.complex128)
+                if not (np.abs(o - t) <= bound).all():
+                    return False
+    return True
+
+
+def _rng_default(out: "Outcome", res: cmp.Comparison) -> bool:
+    return out.case.tags.get("algorithm") == "RNG_DEFAULT"
+
+
+def _scatter_order(out: "Outcome", res: cmp.Comparison) -> bool:
+    return any(op.startswith("scatter") for op in out.case.ops) and bool(out.case.tags.get("duplicates"))
+
+
+def _unstable_sort(out: "Outcome", res: cmp.Comparison) -> bool:
+    return bool(out.case.tags.get("unstable_multi"))
+
+
+IMPLEMENTATION_DEFINED: list[Entry] = [
+    Entry("float_to_int_out_of_range",
+          "convert of a NaN, an infinity or a float outside the integer type's range: the spec leaves the "
+          "result to the implementation.", _float_to_int_range),
+    Entry("special_to_narrow_float",
+          "convert of a NaN, an infinity or a zero to a float type that cannot hold it (f4e2m1fn, the FNUZ "
+          "types, f8e4m3fn, f8e8m0fnu): the spec leaves the result open.", _special_to_float),
+    Entry("nan_payload",
+          "The payload and sign of a NaN produced by an op are implementation-defined; only a bitcast shows "
+          "them.", _nan_payload),
+    Entry("float_reduction_order",
+          "reduce/reduce_window/cumulative sums and products on floats: the spec leaves the order of the "
+          "body's applications to the implementation (ours follows XLA's float32 order; XLA's float16/"
+          "bfloat16 order differs).", _reduction_order),
+    Entry("rng_default_algorithm",
+          "rng_bit_generator with algorithm DEFAULT: the generator is implementation-defined.", _rng_default),
+    Entry("scatter_overlapping_updates",
+          "scatter with duplicate indices: the order in which updates to the same element are applied is "
+          "implementation-defined.", _scatter_order),
+    Entry("unstable_sort_ties",
+          "sort with is_stable = false: the order of equal keys (and so the other operands) is "
+          "implementation-defined.", _unstable_sort),
+]
+
+
+# ----------------------------------------------------------------------------- class (iii), known
+
+
+def _op_dtype(op: str, dts: tuple[str, ...]) -> Callable[["Outcome", cmp.Comparison], bool]:
+    return lambda out, res: op in out.case.ops and out.case.tags.get("dtype", "") in dts
+
+
+def _acos(out: "Outcome", res: cmp.Comparison) -> bool:
+    bad = _bad_inputs(out, res)
+    return "acos" in out.case.ops and bad is not None and bad.size > 0 and bool(
+        np.all(bad.astype(np.float64) == -1.0))
+
+
+def _signed_zero_fold(out: "Outcome", res: cmp.Comparison) -> bool:
+    ops = out.case.ops
+    if not any(op in ("reduce_max", "reduce_min", "reduce_window_max", "reduce_window_min", "cumulative_cummax",
+                      "cumulative_cummin") for op in ops):
+        return False
+    for leaf in res.leaves:
+        if leaf.reason:
+            o = np.asarray(out.ours[leaf.index]).reshape(-1)[leaf.bad].astype(np.float64)
+            t = np.asarray(out.theirs[leaf.index]).reshape(-1)[leaf.bad].astype(np.float64)
+            if not (np.all(o == 0) and np.all(t == 0)):
+                return False
+    return True
+
+
+def _pow_snan(out: "Outcome", res: cmp.Comparison) -> bool:
+    if "power" not in out.case.ops or not is_float(out.case.tags.get("dtype", "")):
+        return False
+    for a in out.case.args[:2]:
+        if a.dtype.kind == "f" and a.dtype.itemsize >= 2:
+            mant = np.finfo(a.dtype).nmant
+            bits = a.reshape(-1).view(np.dtype(f"u{a.dtype.itemsize}")).astype(np.uint64)
+            quiet = (bits >> np.uint64(mant - 1)) & np.uint64(1)
+            if (np.isnan(a.reshape(-1).astype(np.float64)) & (quiet == 0)).any():
+                return True
+    return False
+
+
+KNOWN_BUGS: list[Entry] = [
+    # the seven of issue 30, item 7 (being fixed in interpreter/semantics/)
+    Entry("acos_minus_one", "acos(-1) returns 0 (spec and XLA: pi).", _acos,
+          "lambda x0: lax.acos(x0)", "(np.array([-1.0], np.float32),)", "[np.array([np.pi], np.float32)]",
+          family="elementwise_unary", ops=("acos",), tags=(("dtype", "float32"),)),
+    Entry("reduce_signed_zero",
+          "reduce/reduce_window max and min keep whichever zero comes last (+0 must win max, -0 min).",
+          _signed_zero_fold, "lambda x0: lax.reduce(x0, -np.inf, lax.max, (0,))",
+          "(np.array([0.0, -0.0], np.float32),)", "[np.array(0.0, np.float32)]",
+          family="reduction", ops=("reduce_max",), tags=(("dtype", "float32"),)),
+    Entry("reduce_precision_small_floats", "reduce_precision on the 8- and 4-bit float types.",
+          _op_dtype("reduce_precision", FLOAT_SMALL), "lambda x0: lax.reduce_precision(x0, 3, 3)",
+          "(np.array([16.0], ml_dtypes.float8_e4m3fn),)", "[np.array([np.nan], ml_dtypes.float8_e4m3fn)]",
+          family="conversion", ops=("reduce_precision",), tags=(("dtype", "float8_e4m3fn"),)),
+    Entry("complex_square", "chlo.square on complex computed as x*x.",
+          _op_dtype("square", ("complex64", "complex128")), "lambda x0: lax.square(x0)",
+          "(np.array([1e20 + 1e20j], np.complex64),)", "[np.array([complex(0, np.inf)], np.complex64)]",
+          family="elementwise_unary", ops=("square",), tags=(("dtype", "complex64"),)),
+    Entry("complex_expm1_log1p", "complex expm1/log1p computed as exp(z)-1 and log(1+z).",
+          lambda out, res: (_op_dtype("exponential_minus_one", ("complex64", "complex128"))(out, res)
+                            or _op_dtype("log_plus_one", ("complex64", "complex128"))(out, res)),
+          "lambda x0: lax.expm1(x0)", "(np.array([1e-30 + 0j], np.complex128),)",
+          "[np.array([1e-30 + 0j], np.complex128)]",
+          family="elementwise_unary", ops=("exponential_minus_one",), tags=(("dtype", "complex128"),)),
+    Entry("complex_sign_overflow", "complex sign overflows near the largest finite value.",
+          _op_dtype("sign", ("complex64", "complex128")), "lambda x0: lax.sign(x0)",
+          "(np.array([1.797e308 + 0j], np.complex128),)", "[np.array([1 + 0j], np.complex128)]",
+          family="elementwise_unary", ops=("sign",), tags=(("dtype", "complex128"),)),
+    Entry("pow_snan", "pow(1, sNaN) and pow(sNaN, 0) give 1 (IEEE's exceptions are for quiet NaN only).",
+          _pow_snan, "lambda x0, x1: lax.pow(x0, x1)",
+          "(np.array([0x3F800000, 0x7FA00000], np.uint32).view(np.float32), "
+          "np.array([0x7FA00000, 0], np.uint32).view(np.float32))",
+          "[np.array([np.nan, np.nan], np.float32)]",
+          family="elementwise_binary", ops=("power",), tags=(("dtype", "float32"),)),
+    # found by this fuzzer
+    Entry("zeta_large_x",
+          "chlo.zeta(x, q) for huge x (1e9, q < 1): ours overflows to inf, upstream's decomposition (which XLA "
+          "runs and which defines the CHLO op) gives NaN.",
+          lambda out, res: "zeta" in out.case.ops and _zeta_inf_vs_nan(out, res),
+          "lambda x0, x1: lax.zeta(x0, x1)", "(np.array([1e9], np.float32), np.array([0.5], np.float32))",
+          "[np.array([np.nan], np.float32)]",
+          family="elementwise_binary", ops=("zeta",), tags=(("dtype", "float32"),)),
+]
+
+
+def _zeta_inf_vs_nan(out: "Outcome", res: cmp.Comparison) -> bool:
+    for leaf in res.leaves:
+        if leaf.reason:
+            o = np.asarray(out.ours[leaf.index]).reshape(-1)[leaf.bad].astype(np.float64)
+            t = np.asarray(out.theirs[leaf.index]).reshape(-1)[leaf.bad].astype(np.float64)
+            if not (np.isinf(o).all() and np.isnan(t).all()):
+                return False
+    return True
+
+
+def classify(out: "Outcome", res: cmp.Comparison) -> tuple[str, str]:
+    for entry in DEVIATIONS:
+        if entry.matches(out, res):
+            return "xla_deviation", entry.name
+    for entry in IMPLEMENTATION_DEFINED:
+        if entry.matches(out, res):
+            return "implementation_defined", entry.name
+    for entry in KNOWN_BUGS:
+        if entry.matches(out, res):
+            return "bug", "known:" + entry.name
+    return "bug", "new"
+
+
+def classify_error(out: "Outcome") -> tuple[str, str]:
+    return "bug", "interpreter_error"
