@@ -7,12 +7,22 @@ no arguments: each feature's inputs are constants in its function) and their res
 with the stored expected outputs; the others (collectives across devices, host transfers, custom
 calls, buffers) are deserialized and printed but not interpreted.
 
+The expected outputs come from an independent oracle, never from our interpreter
+(``tests/golden/generate.py``): XLA through jaxlib where it runs the feature, else the feature's
+``reference``, a hand-checked numpy function written out below from the spec (XLA:CPU has no
+``collective_broadcast``, its HLO verifier refuses a promotable ``reduce``, and jaxlib's MLIR context
+cannot parse ``!quant.uniform`` types).
+
 These are our own programs (written for stablehlo-py; upstream's test data is never copied).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -29,6 +39,67 @@ class Feature:
     """Extra top-level functions the feature refers to (decompositions, callees)."""
     args: str = ""
     """Arguments of the function when ``run`` is False (non-interpreted features may take some)."""
+    reference: Callable[[], list[Any]] | None = None
+    """The oracle of a feature XLA cannot run: a numpy function returning its results, computed
+    from the spec independently of the interpreter (None: the oracle is XLA)."""
+
+
+# ----------------------------------------------------------------------------- numpy references
+# Oracles for the features XLA cannot run.  Each follows the spec's definition step by step in
+# numpy, sharing no code with the interpreter; the values are checked by hand in the comments.
+
+
+def spec_collective_broadcast(
+    operands: list[np.ndarray], replica_groups: list[list[int]]
+) -> list[np.ndarray]:
+    """``collective_broadcast`` (spec 1.20, has_dynamic_root = false) over a grid of
+    ``len(operands)`` processes, ``operands[p]`` being the operand at process p: within each group
+    every process receives the operand of the group's first process; a process in no group
+    receives zeros."""
+    results = [np.zeros_like(operands[p]) for p in range(len(operands))]
+    for group in replica_groups:
+        source = group[0]
+        for p in group:
+            results[p] = operands[source].copy()
+    return results
+
+
+def ref_collective_broadcast() -> list[np.ndarray]:
+    """The golden runs with ``mhlo.num_replicas = 1`` and channel_handle 0 (cross_replica), groups
+    [[0]]: replica 0 is its group's source, so it keeps its own operand [3, 4]."""
+    x = np.array([3, 4], dtype=np.int64)
+    (result,) = spec_collective_broadcast([x], [[0]])  # one replica
+    return [result]
+
+
+def ref_promotable_reduce() -> list[np.ndarray]:
+    """``reduce`` whose body takes f64 while its input is f32 (spec: inputs and init values are
+    converted to the body's element type, then folded): each column of [[1, 5, 3], [4, 2, 6]] is
+    0 + a + b in f64: [5, 7, 9]."""
+    x = np.array([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], dtype=np.float32)
+    init = np.float32(0.0)
+    acc = np.full(x.shape[1], np.float64(init), dtype=np.float64)
+    for row in x:  # dimension 0, in ascending index order
+        for j in range(x.shape[1]):
+            acc[j] = acc[j] + np.float64(row[j])
+    return [acc]
+
+
+def ref_per_axis_quantization() -> list[np.ndarray]:
+    """``uniform_quantize`` then ``uniform_dequantize`` to ``!quant.uniform<i8:f32:1, {0.5:1,
+    0.25:-2}>`` (spec ``quantize``/``dequantize``, per axis 1: column j has scale s[j], zero point
+    z[j]); all arithmetic in f32 as the expressed type.  Column 0: 1.0/0.5+1 = 3, 3.5/0.5+1 = 8;
+    column 1: -2.0/0.25-2 = -10, 0.25/0.25-2 = -1 (all within i8); dequantized (q - z) * s gives
+    back [[1.0, -2.0], [3.5, 0.25]]."""
+    x = np.array([[1.0, -2.0], [3.5, 0.25]], dtype=np.float32)
+    scales = np.array([0.5, 0.25], dtype=np.float32)
+    zero_points = np.array([1, -2], dtype=np.int8)
+    storage_min, storage_max = np.float32(-128), np.float32(127)  # i8
+    scaled = x / scales[np.newaxis, :] + zero_points.astype(np.float32)[np.newaxis, :]
+    clamped = np.minimum(np.maximum(scaled, storage_min), storage_max)
+    q = np.round(clamped).astype(np.int8)  # numpy rounds half to even, as round_nearest_even
+    q_sub = q.astype(np.int32) - zero_points.astype(np.int32)[np.newaxis, :]
+    return [(q_sub.astype(np.float32) * scales[np.newaxis, :]).astype(np.float32)]
 
 
 FEATURES: tuple[Feature, ...] = (
@@ -268,6 +339,7 @@ FEATURES: tuple[Feature, ...] = (
     %x = stablehlo.constant dense<[3, 4]> : tensor<2xi64>
     %0 = "stablehlo.collective_broadcast"(%x) {replica_groups = dense<[[0]]> : tensor<1x1xi64>, channel_handle = #stablehlo.channel_handle<handle = 0, type = 0>} : (tensor<2xi64>) -> tensor<2xi64>
     return %0 : tensor<2xi64>""",
+        reference=ref_collective_broadcast,
     ),
     Feature(
         "promotable_reduce",
@@ -282,6 +354,7 @@ FEATURES: tuple[Feature, ...] = (
       stablehlo.return %s : tensor<f64>
     }) {dimensions = array<i64: 0>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf64>
     return %0 : tensor<3xf64>""",
+        reference=ref_promotable_reduce,
     ),
     Feature(
         "per_axis_quantization",
@@ -292,6 +365,7 @@ FEATURES: tuple[Feature, ...] = (
     %0 = stablehlo.uniform_quantize %x : (tensor<2x2xf32>) -> tensor<2x2x!quant.uniform<i8:f32:1, {0.5:1, 0.25:-2}>>
     %1 = stablehlo.uniform_dequantize %0 : (tensor<2x2x!quant.uniform<i8:f32:1, {0.5:1, 0.25:-2}>>) -> tensor<2x2xf32>
     return %1 : tensor<2x2xf32>""",
+        reference=ref_per_axis_quantization,
     ),
     Feature(
         "composite",
@@ -565,6 +639,26 @@ def program(version: str) -> str:
     lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def feature_module(f: Feature) -> str:
+    """A module whose public ``@main`` is the feature alone (what the oracle runs)."""
+    return (
+        "module {\n"
+        + f"  func.func public @main() -> ({f.results}) {{{f.body}\n  }}\n"
+        + f.extra
+        + "\n}\n"
+    )
+
+
+def outputs_of(version: str) -> list[tuple[Feature, int]]:
+    """For each result of the golden ``@main`` of ``version``, in order: (feature, result index)."""
+    return [
+        (f, i)
+        for f in features_at(version)
+        if f.run
+        for i in range(len(_split_types(f.results)))
+    ]
 
 
 def _split_types(text: str) -> list[str]:
