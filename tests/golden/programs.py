@@ -10,8 +10,9 @@ calls, buffers) are deserialized and printed but not interpreted.
 The expected outputs come from an independent oracle, never from our interpreter
 (``tests/golden/generate.py``): XLA through jaxlib where it runs the feature, else the feature's
 ``reference``, a hand-checked numpy function written out below from the spec (XLA:CPU has no
-``collective_broadcast``, its HLO verifier refuses a promotable ``reduce``, and jaxlib's MLIR context
-cannot parse ``!quant.uniform`` types).
+``collective_broadcast``, its HLO verifier refuses a promotable ``reduce``, and jaxlib's MLIR
+context cannot parse ``!quant.uniform`` types; ``tests/golden/test_references.py`` runs these
+references against the interpreter on harder inputs).
 
 These are our own programs (written for stablehlo-py; upstream's test data is never copied).
 """
@@ -72,34 +73,55 @@ def ref_collective_broadcast() -> list[np.ndarray]:
     return [result]
 
 
+def spec_promotable_reduce_add(x: np.ndarray, init: np.generic, accumulation: Any) -> np.ndarray:
+    """``reduce`` over dimension 0 with an ``add`` body on ``accumulation`` wider than the input
+    (spec: the inputs and the init value are converted to the body's element type, then folded;
+    here in ascending index order)."""
+    acc = np.full(x.shape[1:], accumulation(init), dtype=accumulation)
+    for row in x:
+        for j in np.ndindex(*x.shape[1:]):
+            acc[j] = acc[j] + accumulation(row[j])
+    return acc
+
+
 def ref_promotable_reduce() -> list[np.ndarray]:
-    """``reduce`` whose body takes f64 while its input is f32 (spec: inputs and init values are
-    converted to the body's element type, then folded): each column of [[1, 5, 3], [4, 2, 6]] is
-    0 + a + b in f64: [5, 7, 9]."""
+    """``reduce`` whose body takes f64 while its input is f32: each column of [[1, 5, 3], [4, 2, 6]]
+    is 0 + a + b in f64: [5, 7, 9]."""
     x = np.array([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], dtype=np.float32)
-    init = np.float32(0.0)
-    acc = np.full(x.shape[1], np.float64(init), dtype=np.float64)
-    for row in x:  # dimension 0, in ascending index order
-        for j in range(x.shape[1]):
-            acc[j] = acc[j] + np.float64(row[j])
-    return [acc]
+    return [spec_promotable_reduce_add(x, np.float32(0.0), np.float64)]
+
+
+def spec_quantize_dequantize(
+    x: np.ndarray,
+    scales: np.ndarray,
+    zero_points: np.ndarray,
+    axis: int,
+    storage: tuple[int, int] = (-128, 127),
+) -> np.ndarray:
+    """``uniform_dequantize(uniform_quantize(x))`` for a per-axis quantized type (spec
+    ``quantize``/``dequantize``): along ``axis``, slice k has scale ``scales[k]`` and zero point
+    ``zero_points[k]``; quantize is x / s + z, clamped to the storage range, rounded half to even;
+    dequantize is (q - z) * s; all in f32, the expressed type."""
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    s = scales.astype(np.float32).reshape(shape)
+    z = zero_points.astype(np.float32).reshape(shape)
+    scaled = x.astype(np.float32) / s + z
+    clamped = np.minimum(np.maximum(scaled, np.float32(storage[0])), np.float32(storage[1]))
+    q = np.round(clamped)  # numpy rounds half to even, as round_nearest_even
+    return ((q - z) * s).astype(np.float32)
 
 
 def ref_per_axis_quantization() -> list[np.ndarray]:
     """``uniform_quantize`` then ``uniform_dequantize`` to ``!quant.uniform<i8:f32:1, {0.5:1,
-    0.25:-2}>`` (spec ``quantize``/``dequantize``, per axis 1: column j has scale s[j], zero point
-    z[j]); all arithmetic in f32 as the expressed type.  Column 0: 1.0/0.5+1 = 3, 3.5/0.5+1 = 8;
-    column 1: -2.0/0.25-2 = -10, 0.25/0.25-2 = -1 (all within i8); dequantized (q - z) * s gives
-    back [[1.0, -2.0], [3.5, 0.25]]."""
+    0.25:-2}>``.  Column 0: 1.0/0.5+1 = 3, 3.5/0.5+1 = 8; column 1: -2.0/0.25-2 = -10,
+    0.25/0.25-2 = -1 (all within i8); dequantized (q - z) * s gives back [[1.0, -2.0], [3.5, 0.25]]
+    (the golden's values round-trip exactly; tests/golden/test_references.py checks the rounding,
+    the clamping and the axis on harder inputs)."""
     x = np.array([[1.0, -2.0], [3.5, 0.25]], dtype=np.float32)
     scales = np.array([0.5, 0.25], dtype=np.float32)
     zero_points = np.array([1, -2], dtype=np.int8)
-    storage_min, storage_max = np.float32(-128), np.float32(127)  # i8
-    scaled = x / scales[np.newaxis, :] + zero_points.astype(np.float32)[np.newaxis, :]
-    clamped = np.minimum(np.maximum(scaled, storage_min), storage_max)
-    q = np.round(clamped).astype(np.int8)  # numpy rounds half to even, as round_nearest_even
-    q_sub = q.astype(np.int32) - zero_points.astype(np.int32)[np.newaxis, :]
-    return [(q_sub.astype(np.float32) * scales[np.newaxis, :]).astype(np.float32)]
+    return [spec_quantize_dequantize(x, scales, zero_points, axis=1)]
 
 
 FEATURES: tuple[Feature, ...] = (
