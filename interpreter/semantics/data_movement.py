@@ -17,8 +17,8 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from ._attributes import ints, ints_or_ones
 from ._element_kinds import is_integer
-from .folds import ufunc_kind
-from .regions import grouped_fold, kind_ufunc
+from .folds import ufunc_at, ufunc_kind
+from .regions import grouped_fold
 
 __all__ = [
     "broadcast_in_dim",
@@ -464,7 +464,7 @@ def scatter(
     if kind is not None:
         target = flat_results[0]
         with np.errstate(all="ignore"):
-            kind_ufunc(kind, target.dtype).at(target, flat_targets, values[0].astype(target.dtype))
+            ufunc_at(kind, target, flat_targets, values[0].astype(target.dtype))
     else:
         grouped_fold(update_computation, flat_results, flat_targets, values)
     return tuple(r.reshape(shape) for r in flat_results)

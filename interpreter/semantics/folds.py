@@ -47,6 +47,7 @@ __all__ = [
     "prepare_kind_reduce",
     "reduce_last_axis",
     "reduce_schedule",
+    "ufunc_at",
     "ufunc_kind",
 ]
 
@@ -97,6 +98,25 @@ def _zero_fixup(
     z = np.zeros((), dtype=result.dtype)
     wanted = np.negative(z) if negative else z
     return np.asarray(np.where(zero & found, wanted, result), dtype=result.dtype)
+
+
+def ufunc_at(kind: str, target: np.ndarray, indices: np.ndarray, values: np.ndarray) -> None:
+    """``kind_ufunc(kind, ...).at(target, indices, values)``: fold each value into the element of
+    the flat ``target`` its index names, in place, with the IEEE zero of a float max/min (scatter
+    and select_and_scatter with a max/min body)."""
+    uf = kind_ufunc(kind, target.dtype)
+    negative = _zero_sign_kind(kind, target.dtype)
+    if negative is None:
+        uf.at(target, indices, values)
+        return
+    before = (target == 0) & (np.signbit(target) == negative)
+    uf.at(target, indices, values)
+    hit = np.zeros(target.shape, dtype=bool)
+    hit[np.asarray(indices)[(values == 0) & (np.signbit(values) == negative)]] = True
+    fix = (hit | before) & (target == 0)
+    if fix.any():
+        z = np.zeros((), dtype=target.dtype)
+        target[fix] = np.negative(z) if negative else z
 
 
 def _order_sensitive(kind: str, dtype: np.dtype[Any]) -> bool:

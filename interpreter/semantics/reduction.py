@@ -18,8 +18,8 @@ from numpy.typing import ArrayLike
 from ._attributes import ints, ints_or_ones, padding_pairs
 from ._element_kinds import is_complex
 from .data_movement import pad
-from .folds import fold_left, reduce_last_axis, ufunc_kind
-from .regions import body_sort_key, call_body, grouped_fold, kind_ufunc
+from .folds import fold_left, reduce_last_axis, ufunc_at, ufunc_kind
+from .regions import body_sort_key, call_body, grouped_fold
 from .total_order import total_order_key
 
 __all__ = [
@@ -174,7 +174,7 @@ def select_and_scatter(
     kind = ufunc_kind(scatter, [result.dtype])
     if kind is not None:
         with np.errstate(all="ignore"):
-            kind_ufunc(kind, result.dtype).at(result, targets, values.astype(result.dtype))
+            ufunc_at(kind, result, targets, values.astype(result.dtype))
     else:
         grouped_fold(scatter, [result], targets, [values])
     return result.reshape(operand.shape)

@@ -106,6 +106,17 @@ def test_max_min_folds_of_signed_zeros_match_xla(dtype: type, n: int) -> None:
         assert (a.astype(np.float64) == 0).all() and (b.astype(np.float64) == 0).all()
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_scatter_max_min_of_signed_zeros_match_xla(dtype: type) -> None:
+    rng = np.random.default_rng(5)
+    x = np.where(rng.random(8) < 0.5, -0.0, 0.0).astype(dtype)
+    i = rng.integers(0, 8, size=24).astype(np.int32)
+    u = np.where(rng.random(24) < 0.5, -0.0, 0.0).astype(dtype)
+    xla, ours = _both(lambda x, i, u: (x.at[i].max(u), x.at[i].min(u)), x, i, u)
+    for a, b in zip(xla, ours, strict=True):
+        assert np.signbit(a).tolist() == np.signbit(b).tolist()
+
+
 # 3. reduce_precision, every bit pattern of every small float type XLA runs ---------------------
 
 # f6E2M3FN and f6E3M2FN are not compared: jaxlib 0.10 rejects them and jaxlib 0.12's conversions of

@@ -552,3 +552,32 @@ def test_pow_program_with_signaling_nans() -> None:
     y = np.array([0x7FA00000, 0x00000000, 0x7FC00000], np.uint32).view(np.float32)
     got = _run(text, x, y)[0].view(np.uint32)
     assert [int(v) for v in got] == [0x7FE00000, 0x7FE00000, 0x3F800000]
+
+
+@pytest.mark.parametrize("kind,op", [("max", "maximum"), ("min", "minimum")])
+def test_scatter_of_signed_zeros(kind: str, op: str) -> None:
+    """scatter (and select_and_scatter) with a max/min body fold the updates with numpy's
+    ``ufunc.at``: the zero that wins must win there too."""
+    text = f"""
+func.func @main(%x: tensor<4xf32>, %i: tensor<6x1xi32>, %u: tensor<6xf32>) -> tensor<4xf32> {{
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %m = stablehlo.{op} %a, %b : tensor<f32>
+      stablehlo.return %m : tensor<f32>
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0],
+      scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}}
+     : (tensor<4xf32>, tensor<6x1xi32>, tensor<6xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}}"""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        x = _zeros(tuple(rng.choice((1, -1), size=4)), np.dtype(np.float32))
+        i = rng.integers(0, 4, size=(6, 1)).astype(np.int32)
+        u = _zeros(tuple(rng.choice((1, -1), size=6)), np.dtype(np.float32))
+        got = _run(text, x, i, u)[0]
+        for k in range(4):
+            values = [float(x[k])] + [float(v) for v, t in zip(u, i[:, 0]) if t == k]
+            assert _sign(got[k]) == _sign(_ieee_zero_extremum(kind, values)), (x, i, u, k)
+        target = x.copy()
+        folds.ufunc_at(kind, target, i[:, 0], u)
+        assert target.tobytes() == got.tobytes()
