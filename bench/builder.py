@@ -2,7 +2,7 @@
 parsing the same module from text (our parser) and with JAX tracing + lowering an equivalent
 straight-line function (when the `oracle` extra is installed).
 
-    python bench/builder.py [--ops N] [--repeat N]
+    python bench/builder.py [--ops N] [--repeat N] [--smoke]
 
 Prints µs/op for each, the ratio builder/parse and builder/JAX, and where the builder's time goes
 (result-type inference, op construction, the rest: argument binding, attribute conversion and
@@ -118,7 +118,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--ops", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     args = ap.parse_args()
+    if args.smoke:
+        args.ops, args.repeat = 100, 1
     from stablehlo_py.ir import parse, print_ir
 
     m = build(args.ops)

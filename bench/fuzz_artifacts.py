@@ -1,7 +1,7 @@
 """Fuzz portable-artifact reading at scale: >= 1M mutated artifacts, in parallel processes.
 
     python bench/fuzz_artifacts.py [--cases 1000000] [--jobs N] [--seed S] [--full | --read-only]
-                                   [--format msgpack | mlir]
+                                   [--format msgpack | mlir] [--smoke]
 
 Each case mutates a valid seed artifact (tests/fuzzing.py: truncations, bit flips, interesting bytes,
 insertions, deletions, splices, header-size fix-ups, structure-aware record edits) and reads it with
@@ -177,7 +177,10 @@ def main() -> int:
         default=3,
         help="address-space limit per process: unbounded allocation becomes a MemoryError finding",
     )
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     args = ap.parse_args()
+    if args.smoke:  # two chunks of 20 cases, in one worker process
+        args.cases, args.chunk, args.jobs = 40, 20, 1
     chunks = [
         (
             min(args.chunk, args.cases - i),

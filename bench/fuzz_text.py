@@ -1,7 +1,7 @@
 """Fuzz the text pipeline at scale: >= 100,000 mutated upstream programs, in parallel processes.
 
     python bench/fuzz_text.py [--cases 100000] [--jobs N] [--seed S] [--no-interpret]
-                              [--out /tmp/fuzz_text_findings]
+                              [--out /tmp/fuzz_text_findings] [--smoke]
 
 Each case mutates one of upstream's programs (../shared/conformance: testdata/, verify/ chunks,
 dialect/, interpret/, transforms/, infer/) with tests/text_fuzzing.py (token deletion, duplication
@@ -54,7 +54,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-interpret", action="store_true")
     ap.add_argument("--out", type=Path, default=Path("/tmp/fuzz_text_findings"))
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     a = ap.parse_args()
+    if a.smoke:
+        a.cases, a.jobs = 20, 1
 
     from tests.conftest import CONFORMANCE
 

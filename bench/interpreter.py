@@ -1,7 +1,7 @@
 """Interpreter speed, side by side in one run: ours vs upstream's reference interpreter
 (`jaxlib.mlir.dialects.stablehlo.eval_module`) vs XLA CPU (`jax.jit`).  Needs the `oracle` extra.
 
-    python bench/interpreter.py [--suite] [--suite-limit N] [--repeat N]
+    python bench/interpreter.py [--suite] [--suite-limit N] [--repeat N] [--smoke]
 
 (b) models: an MLP 64x256x256x64 f32, a small CNN (conv, relu, max-pool via reduce_window), a
 transformer block (attention, softmax, layer norm), a 100-step while-loop scan, an LSTM-style
@@ -45,7 +45,8 @@ def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return t
 
 
-def models():  # type: ignore[no-untyped-def]
+def models(smoke: bool = False):  # type: ignore[no-untyped-def]
+    """The workloads of (b); with ``smoke`` the same functions on tiny arrays."""
     import jax
     import jax.numpy as jnp
 
@@ -104,60 +105,67 @@ def models():  # type: ignore[no-untyped-def]
         y = jnp.maximum(conv(x, k1), 0)
         return jnp.maximum(conv(y, k2) + x, 0)
 
-    d_big, tokens = 768, 128
+    # sizes: (MLP batch, MLP width), CNN (image, channels), (tokens, width) of the small and the
+    # large transformer, LSTM (steps, batch, input, hidden), conv block (image, channels)
+    if smoke:
+        mb, mw, ci, cc, t_small, d_small, t_big, d_big = 4, 8, 4, 2, 4, 8, 4, 8
+        ls, lb, li, lh, bi, bc = 5, 2, 4, 4, 4, 2
+    else:
+        mb, mw, ci, cc, t_small, d_small, t_big, d_big = 64, 256, 16, 8, 32, 64, 128, 768
+        ls, lb, li, lh, bi, bc = 50, 8, 32, 32, 56, 64
 
     return {
-        "MLP 64x256x256x64": (
+        f"MLP {mb}x{mw}x{mw}x{mb}": (
             mlp,
             (
-                r.normal(size=(64, 256)).astype(f32),
-                r.normal(size=(256, 256)).astype(f32) * 0.05,
-                r.normal(size=(256, 256)).astype(f32) * 0.05,
-                r.normal(size=(256, 64)).astype(f32) * 0.05,
+                r.normal(size=(mb, mw)).astype(f32),
+                r.normal(size=(mw, mw)).astype(f32) * 0.05,
+                r.normal(size=(mw, mw)).astype(f32) * 0.05,
+                r.normal(size=(mw, mb)).astype(f32) * 0.05,
             ),
         ),
         "small CNN": (
             cnn,
             (
-                r.normal(size=(2, 16, 16, 3)).astype(f32),
-                r.normal(size=(3, 3, 3, 8)).astype(f32),
-                r.normal(size=(3, 3, 8, 16)).astype(f32),
+                r.normal(size=(2, ci, ci, 3)).astype(f32),
+                r.normal(size=(3, 3, 3, cc)).astype(f32),
+                r.normal(size=(3, 3, cc, 2 * cc)).astype(f32),
             ),
         ),
         "transformer block": (
             transformer,
             (
-                r.normal(size=(32, 64)).astype(f32),
-                *[r.normal(size=(64, 64)).astype(f32) * 0.1 for _ in range(4)],
-                r.normal(size=(64, 128)).astype(f32) * 0.1,
-                r.normal(size=(128, 64)).astype(f32) * 0.1,
+                r.normal(size=(t_small, d_small)).astype(f32),
+                *[r.normal(size=(d_small, d_small)).astype(f32) * 0.1 for _ in range(4)],
+                r.normal(size=(d_small, 2 * d_small)).astype(f32) * 0.1,
+                r.normal(size=(2 * d_small, d_small)).astype(f32) * 0.1,
             ),
         ),
         "100-step while scan": (scan, (r.normal(size=(16,)).astype(f32),)),
-        "LSTM 50-step scan": (
+        f"LSTM {ls}-step scan": (
             lstm,
             (
-                r.normal(size=(50, 8, 32)).astype(f32),
-                r.normal(size=(32, 128)).astype(f32) * 0.1,
-                r.normal(size=(32, 128)).astype(f32) * 0.1,
-                r.normal(size=(128,)).astype(f32) * 0.1,
+                r.normal(size=(ls, lb, li)).astype(f32),
+                r.normal(size=(li, 4 * lh)).astype(f32) * 0.1,
+                r.normal(size=(lh, 4 * lh)).astype(f32) * 0.1,
+                r.normal(size=(4 * lh,)).astype(f32) * 0.1,
             ),
         ),
-        "transformer d=768 x128": (
+        f"transformer d={d_big} x{t_big}": (
             transformer,
             (
-                r.normal(size=(tokens, d_big)).astype(f32),
+                r.normal(size=(t_big, d_big)).astype(f32),
                 *[r.normal(size=(d_big, d_big)).astype(f32) * 0.03 for _ in range(4)],
                 r.normal(size=(d_big, 4 * d_big)).astype(f32) * 0.03,
                 r.normal(size=(4 * d_big, d_big)).astype(f32) * 0.02,
             ),
         ),
-        "conv block 56x56x64": (
+        f"conv block {bi}x{bi}x{bc}": (
             conv_block,
             (
-                r.normal(size=(1, 56, 56, 64)).astype(f32),
-                r.normal(size=(3, 3, 64, 64)).astype(f32) * 0.05,
-                r.normal(size=(3, 3, 64, 64)).astype(f32) * 0.05,
+                r.normal(size=(1, bi, bi, bc)).astype(f32),
+                r.normal(size=(3, 3, bc, bc)).astype(f32) * 0.05,
+                r.normal(size=(3, 3, bc, bc)).astype(f32) * 0.05,
             ),
         ),
     }
@@ -203,7 +211,7 @@ def upstream_model_time(text: str, args: tuple, limit: float) -> float | None:  
         return float(out.stdout.strip().splitlines()[-1])
 
 
-def bench_models(repeat: int, upstream_limit: float) -> None:
+def bench_models(repeat: int, upstream_limit: float, smoke: bool = False) -> None:
     import jax
     from stablehlo_py.interpreter import run
 
@@ -212,7 +220,7 @@ def bench_models(repeat: int, upstream_limit: float) -> None:
     print(
         f"{'workload':24} {'ours':>10} {'upstream':>10} {'XLA CPU':>10} | {'vs upstream':>12} {'vs XLA':>8}"
     )
-    for name, (fn, args) in models().items():
+    for name, (fn, args) in models(smoke).items():
         text = jax.jit(fn).lower(*args).as_text()
         ours_mod = parse(text)
         jitted = jax.jit(fn)
@@ -414,13 +422,18 @@ def main() -> None:
         default=60.0,
         help="seconds upstream's interpreter may take per model in (b) (one run each)",
     )
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same "
+                    "code paths, (a) on 2 programs (tests/oracle/test_bench_smoke_oracle.py runs it)")
     args = ap.parse_args()
     try:
         import jax  # noqa: F401
     except ImportError:
         sys.exit("bench/interpreter.py needs the oracle extra: pip install -e '.[oracle]'")
-    bench_models(args.repeat, args.upstream_limit)
-    bench_straight_line(args.repeat)
+    if args.smoke:
+        args.repeat, args.suite = 1, TESTDATA.is_dir()
+        args.suite_limit = 2
+    bench_models(args.repeat, args.upstream_limit, args.smoke)
+    bench_straight_line(args.repeat, 20 if args.smoke else 10_000)
     if args.suite:
         bench_suite(args.suite_limit, args.timeout)
 

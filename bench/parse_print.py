@@ -1,6 +1,6 @@
 """Parse and print speed, side by side with jaxlib's MLIR (C++) in one run.
 
-    python bench/parse_print.py [--repeat N]
+    python bench/parse_print.py [--repeat N] [--smoke]
 
 Inputs: the largest conformance testdata file (when ../shared exists), a generated 10k-op module, and
 a ~2 MB program lowered by JAX (when the `oracle` extra is installed).  Prints µs/op and MB/s for our
@@ -52,8 +52,8 @@ def generated_module(n_ops: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def jax_program() -> str | None:
-    """~2 MB of StableHLO text lowered by JAX (a stack of MLP/attention-like blocks)."""
+def jax_program(min_chars: int = 2_000_000) -> str | None:
+    """~2 MB (``min_chars``) of StableHLO text lowered by JAX (a stack of MLP/attention-like blocks)."""
     try:
         import jax
         import jax.numpy as jnp
@@ -76,7 +76,7 @@ def jax_program() -> str | None:
     while True:
         ws = [jnp.zeros((64, 64), jnp.float32) for _ in range(layers)]
         text = jax.jit(f).lower(x, ws).as_text()
-        if len(text) >= 2_000_000 or layers > 4096:
+        if len(text) >= min_chars or layers > 4096:
             return text
         layers *= 2
 
@@ -119,7 +119,11 @@ def main() -> None:
         action="store_true",
         help="time with the process's CPU time instead of the wall clock (for a loaded machine)",
     )
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     args = ap.parse_args()
+    n_ops, min_chars = (200, 1) if args.smoke else (10_000, 2_000_000)
+    if args.smoke:
+        args.repeat = 1
     global CLOCK
     if args.cpu:
         CLOCK = time.process_time
@@ -128,10 +132,15 @@ def main() -> None:
 
     inputs: list[tuple[str, str]] = []
     if TESTDATA.is_dir():
-        largest = max(TESTDATA.glob("*.mlir"), key=lambda p: p.stat().st_size)
-        inputs.append((f"largest testdata ({largest.name})", largest.read_text()))
-    inputs.append(("generated 10k-op module", generated_module(10_000)))
-    jp = jax_program()
+        files = TESTDATA.glob("*.mlir")
+        if args.smoke:  # the smallest instead
+            file = min(files, key=lambda p: p.stat().st_size)
+        else:
+            file = max(files, key=lambda p: p.stat().st_size)
+        label = "smallest" if args.smoke else "largest"
+        inputs.append((f"{label} testdata ({file.name})", file.read_text()))
+    inputs.append((f"generated {n_ops}-op module", generated_module(n_ops)))
+    jp = jax_program(min_chars)
     if jp is not None:
         inputs.append(("JAX program", jp))
     else:

@@ -1,6 +1,6 @@
 """Scale: time linear in size and peak memory against the constant's bytes (issue 12, deliverable 6).
 
-    python bench/scale.py [--quick] [--dense-mb MB] [--ops N] [--fractions 1/8,1/4,1/2,1] [--keep DIR]
+    python bench/scale.py [--quick | --smoke] [--dense-mb MB] [--ops N] [--fractions 1/8,1/4,1/2,1] [--keep DIR]
 
 Two programs, each at several sizes (the fractions of the largest):
 
@@ -267,10 +267,13 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="write the programs to this folder (kept)")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     args = ap.parse_args()
     if args.child:
         child(*args.child)
         return
+    if args.smoke:  # one size each: a 1 MiB constant, 200 ops
+        args.dense_mb, args.ops, args.fractions = args.dense_mb or 1, args.ops or 200, "1"
     dense_mb = args.dense_mb or (8 if args.quick else 1024)
     n_ops = args.ops or (4000 if args.quick else 200_000)
     fractions = [Fraction(f) for f in args.fractions.split(",")]

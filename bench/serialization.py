@@ -1,6 +1,6 @@
 """Portable artifacts: write time, read time and size, side by side with jaxlib in one run.
 
-    python bench/serialization.py [--repeat N] [--layers L] [--ops N]
+    python bench/serialization.py [--repeat N] [--layers L] [--ops N] [--smoke]
 
 Programs: a ~2 MB program lowered by JAX (MLP/normalization blocks with weights as constants, debug
 locations on, as `jax.export` ships them) and a generated straight-line 10k-op module.  Both toolkits
@@ -202,7 +202,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--layers", type=int, default=76, help="blocks in the JAX program (76 ~ 2 MB)")
     ap.add_argument("--ops", type=int, default=10_000, help="ops in the generated module")
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     args = ap.parse_args()
+    if args.smoke:
+        args.repeat, args.layers, args.ops = 1, 1, 100
     text = jax_program(args.layers)
     if text is None:
         print(

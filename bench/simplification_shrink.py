@@ -1,7 +1,7 @@
 """How much `stablehlo-aggressive-simplification` shrinks upstream's testdata programs, and whether
 each still interprets to the same results (issue 13).
 
-    python bench/simplification_shrink.py [--no-interpret] [--every N] [TESTDATA_DIR]
+    python bench/simplification_shrink.py [--no-interpret] [--every N] [--smoke] [TESTDATA_DIR]
 
 Each program is read as its RUN line does (`-inline`; CHLO programs lowered first), its ops counted
 (nested ones included; module, functions and func.return not counted), simplified, counted again;
@@ -28,7 +28,10 @@ def main() -> int:
     ap.add_argument("testdata", nargs="?", type=Path, default=DEFAULT)
     ap.add_argument("--no-interpret", action="store_true")
     ap.add_argument("--every", type=int, default=1, help="every Nth program (sorted by name)")
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     a = ap.parse_args()
+    if a.smoke:  # 4 programs spread over the sorted list
+        a.every = max(1, len(list(a.testdata.glob("*.mlir"))) // 4)
     paths = sorted(a.testdata.glob("*.mlir"))[:: a.every]
     before = after = shrunk = grown = 0
     problems: list[str] = []

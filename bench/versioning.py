@@ -1,6 +1,6 @@
 """VHLO versioning speed on generated modules, each step timed side by side in one run.
 
-    python bench/versioning.py [--sizes 10000,100000] [--repeat 1]
+    python bench/versioning.py [--sizes 10000,100000] [--repeat 1] [--smoke]
 
 For each size N a module with N StableHLO ops is generated (a mix of elementwise ops, ops with forks
 -- exponential, dot_general, gather -- and ops with defaulted attributes -- compare, sort, reduce with a
@@ -80,7 +80,10 @@ def main() -> None:
         action="store_true",
         help="time with the process's CPU time instead of the wall clock (for a loaded machine)",
     )
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
     args = ap.parse_args()
+    if args.smoke:
+        args.sizes, args.repeat = "100,200", 1
     clock = time.process_time if args.cpu else time.perf_counter
     if args.cpu:
         print("(times are CPU times of this process)")
