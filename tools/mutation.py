@@ -41,6 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 STAGES = REPO / ".mutation"
 DOC = REPO / "docs" / "MUTATION.md"
+KILLS = "tests/unit/mutation_kills/"
 PACKAGE = "stablehlo_py"
 # Repository entries a test may read relative to the repository root (tests/conftest.py's REPO is
 # the directory above tests/, i.e. the stage's mutants/); never the package directories.
@@ -157,18 +158,22 @@ def link(path: Path, target: Path) -> None:
     path.symlink_to(target)
 
 
-def prepare(name: str, group: dict, mut: dict, extra: dict) -> tuple[Path, list[str]]:
+def prepare(name: str, group: dict, mut: dict, extra: dict, baseline: bool) -> tuple[Path, list[str]]:
     stage = STAGES / name
     stage.mkdir(parents=True, exist_ok=True)
     stage_package(stage, extra["package_dir"])
     tests = []
     for t in group["tests"]:
+        if baseline and t.startswith(KILLS):
+            continue
         if (REPO / t).exists():
             tests.append(t)
         else:
             print(f"note: test selection {t} does not exist (yet); left out")
     if not tests:
         fail(f"group {name!r}: none of its tests exists")
+    # tests that cannot kill a mutant: a subprocess imports the unmutated installed package
+    tests += [f"--deselect={t}" for t in group.get("deselect", [])]
     write_stage_config(stage, mut, group, extra, tests)
     link(stage / "tests", REPO / "tests")
     # tests/conftest.py finds the shared data as REPO.parent / "shared", REPO being mutants/
@@ -321,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", action="store_true", help="only print the last run's scores")
     ap.add_argument("--show", metavar="MUTANT", help="print one mutant's diff")
     ap.add_argument("--fresh", action="store_true", help="forget previous results first")
+    ap.add_argument("--baseline", action="store_true",
+                    help=f"leave out {KILLS} (the score of the other tests; changing this re-runs all)")
     ap.add_argument("--retest", action="store_true",
                     help="re-run the mutants the last run left undetected (after adding tests)")
     ap.add_argument("--max-children", type=int, default=1, help="mutmut workers (default 1)")
@@ -350,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.mutants:
             print("nothing to re-test")
             return report(args.group, stage, group, extra)
-    stage, _ = prepare(args.group, group, mut, extra)
+    stage, _ = prepare(args.group, group, mut, extra, args.baseline)
     start = time.time()
     rc = run_mutmut(stage, args)
     print(f"mutmut exited with {rc} after {time.time() - start:.0f}s")
