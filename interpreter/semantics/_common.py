@@ -179,6 +179,8 @@ def totalorder_key(x: np.ndarray) -> np.ndarray:
 
     -NaN < -Inf < -finite < -0 < +0 < +finite < +Inf < +NaN, NaNs ordered by payload; two floats
     have equal keys iff they have equal bits.  Types without a sign bit (f8E8M0FNU) order by bits.
+    The FNUZ types' one NaN (the sign bit alone, where -0 would be) has its sign bit set: -NaN, below
+    every value (as XLA orders it).
     """
     row = dt.element_type(x.dtype)
     bits = to_bits(x)
@@ -187,7 +189,10 @@ def totalorder_key(x: np.ndarray) -> np.ndarray:
     sign_shift = np.uint64(row.bits - 1)
     negative = (bits >> sign_shift) != 0
     magnitude = (bits & mask_of(row.bits - 1)).astype(np.int64)
-    return np.where(negative, -1 - magnitude, magnitude)
+    key = np.where(negative, -1 - magnitude, magnitude)
+    if row.name.endswith("FNUZ"):
+        key = np.where(bits == (np.uint64(1) << sign_shift), -(1 << (row.bits - 1)) - 1, key)
+    return key
 
 
 # --------------------------------------------------------------------------------------------

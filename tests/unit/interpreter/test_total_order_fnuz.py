@@ -29,3 +29,16 @@ def test_ieee_types_unchanged() -> None:
     x = np.array([np.nan, -np.nan, -np.inf, -0.0, 0.0, 1.0], np.float32)
     keys = total_order_key(x)
     assert list(np.argsort(keys, kind="stable")) == [1, 2, 3, 4, 5, 0]
+
+
+@pytest.mark.parametrize("name", FNUZ)
+def test_compare_totalorder_puts_fnuz_nan_first(name: str) -> None:
+    """elementwise compare TOTALORDER (what JAX's sort comparator calls) orders the NaN first too."""
+    from stablehlo_py.interpreter.semantics.elementwise import compare
+
+    dt = np.dtype(getattr(ml_dtypes, name))
+    nan = np.array([0x80], np.uint8).view(dt)
+    others = np.arange(256, dtype=np.uint8)
+    others = others[others != 0x80].view(dt)
+    assert compare(np.repeat(nan, others.size), others, "LT", "TOTALORDER").all()
+    assert not compare(others, np.repeat(nan, others.size), "LT", "TOTALORDER").any()
