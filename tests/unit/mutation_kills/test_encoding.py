@@ -228,3 +228,136 @@ def test_f64_bits(value: float, bits: int) -> None:
 def test_bits_f64_keeps_nan_payload_bits() -> None:
     nan = bits_f64(0x7FF8000000000001)
     assert math.isnan(nan) and f64_bits(nan) == 0x7FF8000000000001
+
+
+def test_reader_byte_stops_at_its_end_not_the_buffers() -> None:
+    r = Reader(b"ab", end=1)
+    assert r.byte() == 0x61
+    with pytest.raises(BytecodeError) as ei:
+        r.byte()
+    assert (ei.value.message, ei.value.offset) == ("unexpected end of data (expected a byte)", 1)
+
+
+def test_reader_varint_errors() -> None:
+    with pytest.raises(BytecodeError) as ei:
+        Reader(b"\x01", pos=1, what="IR").varint()
+    assert (ei.value.message, ei.value.offset) == (
+        "unexpected end of data (expected a varint) in the IR section", 1)
+    # a 9-byte varint with 8 bytes left, read from a position past 0
+    data = b"\xaa\x00" + b"\xff" * 7 + b"\xff\xff"
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=1, end=9).varint()
+    assert (ei.value.message, ei.value.offset) == ("truncated 9-byte varint", 1)
+    assert Reader(data, pos=1, end=10).varint() == int.from_bytes(data[2:10], "little")
+    # a 2-byte varint (first byte ...10) with 1 byte left
+    data = b"\xaa\x02\x03"
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=1, end=2).varint()
+    assert (ei.value.message, ei.value.offset) == ("truncated 2-byte varint", 1)
+    assert Reader(data, pos=1).varint() == 0x0302 >> 2
+
+
+@pytest.mark.parametrize("kind", [bytes, memoryview])
+def test_reader_cstring(kind: type) -> None:
+    data = kind(b"\x00a\x00bc\x00de")
+    r = Reader(data)
+    assert r.cstring() == b"" and r.pos == 1  # an empty string at offset 0
+    assert r.cstring() == b"a" and r.pos == 3
+    assert r.cstring() == b"bc" and r.pos == 6
+    with pytest.raises(BytecodeError) as ei:
+        r.cstring()
+    assert (ei.value.message, ei.value.offset) == ("a string has no NUL terminator", 6)
+    # a NUL past the reader's end is not its terminator
+    r = Reader(kind(b"xab\x00"), pos=1, end=3, what="string")
+    with pytest.raises(BytecodeError) as ei:
+        r.cstring()
+    assert (ei.value.message, ei.value.offset) == (
+        "a string has no NUL terminator in the string section", 1)
+
+
+def _header(sid: int, body: bytes, align: int | None = None, pad: int = 0xCB, at: int = 0) -> bytes:
+    """A section at offset ``at`` (after ``at`` filler bytes), aligned when ``align`` is given."""
+    out = bytearray(b"\xee" * at)
+    out.append(sid | (0x80 if align is not None else 0))
+    out += varint_bytes(len(body))
+    if align is not None:
+        out += varint_bytes(align)
+        while len(out) % align:
+            out.append(pad)
+    return bytes(out + body)
+
+
+@pytest.mark.parametrize("align", [1, 2, 4, 16])
+def test_section_header_alignment(align: int) -> None:
+    data = _header(4, b"BODY", align, at=3)
+    body_at = data.index(b"BODY")
+    assert body_at % align == 0
+    r = Reader(data, pos=3)
+    assert r.section_header() == (4, body_at, body_at + 4)
+    assert r.pos == len(data)
+
+
+def test_section_header_largest_alignment_is_2_to_the_20() -> None:
+    big = 1 << 20
+    at = big - 5  # header = id, a 1-byte length, a 3-byte alignment: the body starts aligned
+    data = _header(5, b"R", big, at=at)
+    assert len(data) == big + 1
+    assert Reader(data, pos=at).section_header() == (5, big, big + 1)
+    data = b"\xee" * 2 + bytes([0x85]) + varint_bytes(1) + varint_bytes(big << 1) + b"R"
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=2).section_header()
+    assert (ei.value.message, ei.value.offset) == (
+        f"section alignment {big << 1} is not a power of two", 2)
+
+
+@pytest.mark.parametrize("align", [0, 3, 6, 12])
+def test_section_header_rejects_an_alignment_not_a_power_of_two(align: int) -> None:
+    data = b"\xee\xee" + bytes([0x84]) + varint_bytes(0) + varint_bytes(align)
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=2).section_header()
+    assert (ei.value.message, ei.value.offset) == (
+        f"section alignment {align} is not a power of two", 2)
+
+
+def test_section_header_rejects_a_wrong_padding_byte() -> None:
+    data = bytearray(_header(4, b"B", 8, at=1))
+    assert data[4] == 0xCB and data[5] == 0xCB
+    data[5] = 0xCC
+    with pytest.raises(BytecodeError) as ei:
+        Reader(bytes(data), pos=1).section_header()
+    assert (ei.value.message, ei.value.offset) == ("section padding byte is not 0xCB", 5)
+
+
+def test_section_header_length_past_the_end() -> None:
+    data = b"\xee" + bytes([4]) + varint_bytes(10) + b"short"
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=1).section_header()
+    assert (ei.value.message, ei.value.offset) == (
+        "the IR section declares 10 bytes but only 5 remain", 1)
+    data = b"\xee\xee" + bytes([0x3F]) + varint_bytes(7) + b"abc"
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=2).section_header()
+    assert (ei.value.message, ei.value.offset) == (
+        "a section with the unknown id 63 declares 7 bytes but only 3 remain", 2)
+    # a body that fits exactly is read; a reader's own end bounds it
+    data = b"\xee\xee" + bytes([0x3F]) + varint_bytes(3) + b"abc"
+    assert Reader(data, pos=2).section_header() == (0x3F, 4, 7)
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=2, end=6).section_header()
+    assert ei.value.message == "a section with the unknown id 63 declares 3 bytes but only 2 remain"
+
+
+def test_reader_count_defaults_one_byte_per_item() -> None:
+    r = Reader(varint_bytes(3) + b"xyz")
+    assert r.count() == 3
+    with pytest.raises(BytecodeError) as ei:
+        Reader(varint_bytes(4) + b"xyz").count()
+    assert (ei.value.message, ei.value.offset) == ("a list of 4 items cannot fit in the 3 bytes left", 0)
+
+
+def test_apint_reader_checks_the_word_count_before_reading_words() -> None:
+    data = b"\xee" + varint_bytes(1000) + _zz(1) + _zz(2)
+    with pytest.raises(BytecodeError) as ei:
+        Reader(data, pos=1, what="attribute/type").apint(128)
+    assert (ei.value.message, ei.value.offset) == (
+        "a list of 1000 APInt words cannot fit in the 2 bytes left in the attribute/type section", 1)
