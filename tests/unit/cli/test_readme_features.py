@@ -19,7 +19,6 @@ output shown, or output not derived independently) and what they do on bad input
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import subprocess
@@ -231,25 +230,30 @@ def test_opt_serialize_refusals(tmp_path: Path) -> None:
     assert not (tmp_path / "t.shlo").exists()
 
 
-@functools.lru_cache(maxsize=None)
-def deserialize_text() -> subprocess.CompletedProcess[str]:
-    return run(OPT, "examples/add.mlir", "--deserialize")
+JUNK = b"PK\x03\x04\xff\xfe not an artifact"  # a zip header: neither text nor any artifact format
 
 
-def test_opt_deserialize_refusals(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def junk_refusal(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    folder = tmp_path_factory.mktemp("junk")
+    (folder / "junk.bin").write_bytes(JUNK)
+    return run(OPT, "junk.bin", "--deserialize", cwd=folder)
+
+
+def test_opt_deserialize_refusals(tmp_path: Path, junk_refusal: subprocess.CompletedProcess[str]) -> None:
     import stablehlo_py
 
     data = stablehlo_py.serialize_portable_artifact_str((EXAMPLES / "add.mlir").read_text(), "1.0.0")
     (tmp_path / "trunc.shlo").write_bytes(data[:60])
     refused(run(OPT, "trunc.shlo", "--deserialize", cwd=tmp_path), "trunc.shlo: byte 60: error: artifact truncated")
-    err = refused(deserialize_text(), "error: not a StableHLO portable artifact")
-    assert "this looks like MLIR text" in err
+    refused(junk_refusal, "byte 0: error: not a StableHLO portable artifact (starts with b'PK\\x03\\x04")
+    assert junk_refusal.stdout == ""
 
 
 @pytest.mark.xfail(strict=True, reason="the msgpack magic check names '<artifact>', not the file "
                    "(serialization/__init__.py: artifact_format calls read_header without the name)")
-def test_deserialize_refusal_names_the_file() -> None:
-    refused(deserialize_text(), "examples/add.mlir: byte 0: error: not a StableHLO")
+def test_deserialize_refusal_names_the_file(junk_refusal: subprocess.CompletedProcess[str]) -> None:
+    refused(junk_refusal, "junk.bin: byte 0: error: not a StableHLO portable artifact")
 
 
 # --- --expand and --check-compat ------------------------------------------------------------------
