@@ -12,7 +12,6 @@ from stablehlo_py.ir.ops import chlo
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
 
-HAS_RETURN = "stablehlo.return" in default_registry().ops
 
 
 def _func(body: str, args: str = "", results: str = "") -> str:
@@ -395,9 +394,6 @@ SCAN = """  %c0 = stablehlo.constant dense<0> : tensor<2xi32>
   }} : (tensor<2x3xi32>, tensor<2xi32>) -> ({out}, tensor<2xi32>)"""
 
 
-@pytest.mark.skipif(
-    not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet"
-)
 def test_scan_roundtrip() -> None:
     out = _roundtrip(_func(SCAN.format(attrs="", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>"))
     assert "%0:2 = chlo.scan(%arg0) inits (%c) dimension=1  {\n" in out
@@ -419,9 +415,6 @@ def test_scan_roundtrip() -> None:
     )
 
 
-@pytest.mark.skipif(
-    not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet"
-)
 def test_scan_rejects_carry_type() -> None:
     text = _func(SCAN.format(attrs="", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>").replace(
         "-> (tensor<2x3xi32>, tensor<2xi32>)", "-> (tensor<2x3xi32>, tensor<3xi32>)"
@@ -436,9 +429,6 @@ def test_scan_rejects_carry_type() -> None:
         verify(parse(text))
 
 
-@pytest.mark.skipif(
-    not HAS_RETURN, reason="stablehlo.return (control-flow family) is not registered yet"
-)
 def test_scan_rejects_dimension() -> None:
     text = _func(SCAN.format(attrs="", out="tensor<2x3xi32>"), "%arg0: tensor<2x3xi32>").replace(
         "dimension=1", "dimension=2"

@@ -13,7 +13,6 @@ from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
 )
-from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
 
 
@@ -289,11 +288,6 @@ def test_struct_attr_errors() -> None:
 
 
 # -------------------------------------------------------------------------------- scatter
-def _needs_return() -> None:
-    if "stablehlo.return" not in default_registry().ops:
-        pytest.skip("stablehlo.return (control-flow ops) is not defined yet")
-
-
 SCATTER = """%0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2, 3], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2>}> ({
   ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
     %1 = stablehlo.add %arg3, %arg4 : tensor<i32>
@@ -303,7 +297,6 @@ SCATTER_ARGS = "%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>, %u: tensor<2x3x2x2
 
 
 def test_scatter_roundtrip() -> None:
-    _needs_return()
     m = parse(_func(SCATTER_ARGS, "  " + SCATTER))
     verify(m)
     text = print_ir(m)
@@ -313,7 +306,6 @@ def test_scatter_roundtrip() -> None:
 
 
 def test_scatter_verifier_update_computation() -> None:
-    _needs_return()
     bad = SCATTER.replace("%arg4: tensor<i32>", "%arg4: tensor<f32>").replace(
         "%arg3, %arg4 : tensor<i32>", "%arg3, %arg3 : tensor<i32>"
     )
@@ -328,7 +320,6 @@ def test_scatter_verifier_update_computation() -> None:
 
 
 def test_scatter_verifier_dims() -> None:
-    _needs_return()
     bad = SCATTER.replace(
         "scatter_dims_to_operand_dims = [1, 0]", "scatter_dims_to_operand_dims = [1]"
     )
@@ -643,7 +634,6 @@ def test_parse_errors(args: str, line: str, pattern: str) -> None:
     ],
 )
 def test_scatter_verifier_upstream_words(old: str, new: str, message: str) -> None:
-    _needs_return()
     bad = SCATTER.replace(old, new)
     assert bad != SCATTER
     args = (

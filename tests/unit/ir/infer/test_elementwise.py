@@ -21,8 +21,8 @@ from stablehlo_py.ir.ops.elementwise import BINARY, UNARY, UNARY_WITH_ACCURACY
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.verify import verify
 from tests.unit.ir.infer.cases import Case, case, check
+from tests.conftest import CONFORMANCE
 
-CONFORMANCE = "/work/shared/conformance"
 FAMILY = {f"stablehlo.{n}" for n in (*UNARY, *BINARY, *UNARY_WITH_ACCURACY)} | {"stablehlo.compare"}
 
 

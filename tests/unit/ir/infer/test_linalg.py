@@ -18,6 +18,7 @@ from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TypeExtensionsAttr
 from tests.unit.ir.infer.cases import Case, case, check
+from tests.conftest import CONFORMANCE
 
 FAMILY = {
     "stablehlo.dot",
@@ -372,7 +373,7 @@ def test_rng_bit_generator_has_no_rule() -> None:
 def test_differential_conformance_testdata() -> None:
     paths = [
         p
-        for p in sorted(glob.glob("/work/shared/conformance/testdata/*.mlir"))
+        for p in sorted(glob.glob(f"{CONFORMANCE}/testdata/*.mlir"))
         if re.search(
             r"(dot|conv|fft|triangular|cholesky|batch_norm|einsum|matmul)", p.rsplit("/", 1)[1]
         )
@@ -396,7 +397,7 @@ def test_differential_conformance_testdata() -> None:
     assert seen > 30
 
 
-INFER = "/work/shared/conformance/infer/infer_stablehlo.mlir"
+INFER = f"{CONFORMANCE}/infer/infer_stablehlo.mlir"
 
 
 def test_differential_infer_stablehlo() -> None:

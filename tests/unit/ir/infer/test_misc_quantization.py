@@ -19,8 +19,8 @@ from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.verify import verify
 from tests.unit.ir.infer.cases import Case, case, check
+from tests.conftest import CONFORMANCE
 
-CONFORMANCE = "/work/shared/conformance"
 Q = "!quant.uniform<i8:f32, 5.000000e-01:-20>"
 QA = "!quant.uniform<i8:f32:1, {1.000000e-01:-30,5.000000e-01:-20}>"
 

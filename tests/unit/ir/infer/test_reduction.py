@@ -16,6 +16,7 @@ from stablehlo_py.ir.infer import InferError, infer_op
 from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from tests.unit.ir.infer.cases import Case, case, check
+from tests.conftest import CONFORMANCE
 
 FAMILY = {
     "stablehlo.reduce",
@@ -272,7 +273,7 @@ def test_map() -> None:
 
 # ------------------------------------------------------------------------------- differential
 def _conformance_ops():  # type: ignore[no-untyped-def]
-    for path in sorted(glob.glob("/work/shared/conformance/testdata/*.mlir")):
+    for path in sorted(glob.glob(f"{CONFORMANCE}/testdata/*.mlir")):
         name = path.rsplit("/", 1)[1]
         if not re.match(r"(reduce_|reduce_window|select_and_scatter|sort_|map_)", name) and not (
             "argmax" in name or "argmin" in name or "cumsum" in name or "cumprod" in name
@@ -299,7 +300,7 @@ def test_differential_conformance_testdata() -> None:
     assert seen > 50
 
 
-INFER = "/work/shared/conformance/infer/infer_stablehlo.mlir"
+INFER = f"{CONFORMANCE}/infer/infer_stablehlo.mlir"
 
 
 def test_differential_infer_stablehlo() -> None:
