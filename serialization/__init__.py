@@ -27,6 +27,8 @@ with the byte offset).
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from stablehlo_py.serialization.compat import CompatReport, check_compat
@@ -236,6 +238,9 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
 
     from stablehlo_py.ir.verify import verify
 
+    text = _mlir_text(artifact)
+    if text is not None:
+        return _text_module(text, name)
     dialect = _dialect_bytecode(artifact, name)
     if dialect is not None:
         return dialect
@@ -261,6 +266,45 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
             f"({type(e).__name__}: {e})",
             location=name,
         ) from None
+    return module  # type: ignore[return-value]
+
+
+def _mlir_text(artifact: bytes) -> str | None:
+    """The text of an artifact that is MLIR text, not bytes of a portable format; else None."""
+    from stablehlo_py.serialization.mlir_artifact import is_mlir_bytecode
+
+    if not isinstance(artifact, (bytes, bytearray, memoryview)):
+        return None
+    head = bytes(artifact[: len(MAGIC)])
+    if head == MAGIC or is_mlir_bytecode(artifact) or _is_jax(artifact):
+        return None
+    try:
+        text = bytes(artifact).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+    return text if _MLIR_TEXT_START.match(body) else None
+
+
+# what MLIR text starts with: an op (`module`, `func.func`, `"generic.op"`, `%x = ...`), an alias
+# (`#a = ...`, `!t = ...`) or a resource block; anything else keeps the "not an artifact" error
+_MLIR_TEXT_START = re.compile(r'\s*(module\b|[a-z_][\w$]*\.[\w$.]+|"|#\w|!\w|%|\{-#)')
+
+
+def _text_module(text: str, name: str) -> ModuleOp:
+    """Upstream's ``deserializePortableArtifact`` parses its input as MLIR, text included: a module
+    of VHLO ops is converted to StableHLO at the current version, a StableHLO module is verified
+    and returned as it is."""
+    from stablehlo_py.ir import parse
+    from stablehlo_py.ir.verify import verify
+    from stablehlo_py.passes.vhlo_legalize_to_stablehlo import legalize_to_stablehlo
+    from stablehlo_py.passes.vhlo_to_version import to_version
+
+    module = parse(text, name)
+    if any(op.name.startswith("vhlo.") for op in module.walk()):
+        to_version(module, get_current_version(), allow_other_dialects=True)
+        module = legalize_to_stablehlo(module, allow_other_dialects=True)
+    verify(module)
     return module  # type: ignore[return-value]
 
 

@@ -2,7 +2,7 @@
 
     stablehlo-opt [FILE|-] [-o OUT] [--split-input-file] [--mlir-print-op-generic]
                   [--mlir-print-debuginfo] [--verify-diagnostics] [--allow-unregistered-dialect]
-                  [--<pass>[=<options>] ...]
+                  [--<pass>[=<options>] ...] [--pass-pipeline='builtin.module(<pass>, ...)']
 
 Passes run in command-line order (e.g. `--stablehlo-legalize-to-vhlo --vhlo-to-version='target=1.0.0'`).
 """
@@ -36,12 +36,19 @@ _SHORT = {"-o", "-h"}
 
 def _pass_pipeline(extra: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
     from stablehlo_py.passes import PASSES, parse_pass_options
+    from stablehlo_py.passes.registry import PIPELINES, parse_pass_pipeline
 
     pipeline: list[tuple[str, dict[str, str]]] = []
     for a in extra:
         if not a.startswith("--"):
             raise StableHLOError(f"unexpected argument '{a}' (one input file is accepted)")
         name, _, opts = a[2:].partition("=")
+        if name == "pass-pipeline":
+            pipeline.extend(parse_pass_pipeline(opts))
+            continue
+        if name in PIPELINES and not opts:
+            pipeline.extend((n, dict(o)) for n, o in PIPELINES[name])
+            continue
         if name not in PASSES:
             raise StableHLOError(
                 f"unknown option or pass '--{name}'; passes: {', '.join('--' + p for p in sorted(PASSES))}; "

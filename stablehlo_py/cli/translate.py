@@ -90,7 +90,7 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)
 def cli(**options: object) -> int:
     """Translate StableHLO programs: interpret, serialize, deserialize."""
-    if options.pop("print_stablehlo_version"):
+    if options.get("print_stablehlo_version") and not options.get("deserialize"):
         from stablehlo_py.version import get_current_version
 
         click.echo(str(get_current_version()))

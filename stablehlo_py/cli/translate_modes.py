@@ -217,6 +217,16 @@ def deserialize(options: dict[str, Any]) -> int:
     from stablehlo_py.serialization import deserialize_portable_artifact
 
     data, name = read_input_bytes(str(options["input_file"]))
+    if options.get("print_stablehlo_version"):
+        # upstream's stablehlo-translate --deserialize --print-stablehlo-version: a comment line on
+        # stdout naming the artifact's version (from its header), then the program as usual
+        from stablehlo_py.serialization import get_portable_artifact_version
+
+        try:
+            found = f"Reading portable artifact with StableHLO version: {get_portable_artifact_version(data)}"
+        except StableHLOError:
+            found = "Failed parsing StableHLO version from portable artifact"
+        write_output(None, f"// {found}\n")
     module = deserialize_portable_artifact(data, name=name)
     text = print_ir(
         module,

@@ -3,10 +3,11 @@ lines say, piped to `filecheck`.  Skipped when ../shared is absent (a user's clo
 
 How each file is run:
 
-* RUN lines are executed by bash with `stablehlo-opt` and `FileCheck` substituted by our console script
-  and the `filecheck` package, `%s` by the file and `not` as LLVM's (succeeds when the command fails).
-  Every RUN line that needs only `stablehlo-opt` runs; lines needing `stablehlo-translate`, `%t`
-  files or the `.mlir.bc` artifacts are not this issue's (serialization) and are not run.
+* RUN lines are executed as lit does (tests/conformance/runlines.py): `stablehlo-opt`,
+  `stablehlo-translate` and `FileCheck` substituted by our console scripts and the `filecheck`
+  package, `%s`/`%t` by the file and a temporary path, `not` negating the one command it prefixes.
+  Every RUN line runs except those reading upstream's `.mlir.bc` artifacts (not shipped here) and
+  lit's `%if asserts` lines (they need a debug build of upstream).
 * The versioned files `stablehlo_legalize_to_vhlo.X_Y_Z.mlir` read a bytecode artifact written at
   X.Y.Z (`stablehlo-opt --mlir-print-op-generic %s.bc`), which upstream does not ship here.  With jax
   installed and a jaxlib that writes X.Y.Z, jaxlib writes it next to a copy of the file and the first
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conformance.runlines import execute, run_lines
 from tests.conftest import conformance_files
 
 VHLO = conformance_files("vhlo")
@@ -47,21 +49,6 @@ VERSIONED = re.compile(r"stablehlo_legalize_to_vhlo\.(\d+)_(\d+)_(\d+)\.mlir$")
 EXPECT = re.compile(r"//\s*expected-error\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}")
 
 
-def run_lines(path: Path) -> list[str]:
-    lines, current = [], ""
-    for raw in path.read_text().splitlines():
-        m = re.match(r"\s*//\s*RUN:\s?(.*)$", raw)
-        if not m:
-            continue
-        current += m.group(1)
-        if current.endswith("\\"):
-            current = current[:-1]
-            continue
-        lines.append(current.strip())
-        current = ""
-    return lines
-
-
 def plan(path: Path) -> list[tuple[str, str]]:
     """(kind, command) for each RUN line we run: kind is 'filecheck', 'diagnostics' or 'bc' (a
     versioned file's `%s.bc` line: `run_bc_line`)."""
@@ -70,12 +57,24 @@ def plan(path: Path) -> list[tuple[str, str]]:
     m = VERSIONED.search(path.name)
     if m and lines and "%s.bc" in lines[0]:
         out.append(("bc", lines[0]))
-        return out
+        lines = lines[1:]
+    # Consecutive lines sharing `%t` files (write, write, diff) run as one sequence in one
+    # directory; a sequence or line reading upstream's `.mlir.bc` artifacts (not shipped here:
+    # tests/oracle/test_vhlo_bc_runlines.py runs them on jaxlib's) is left out whole.
+    groups: list[list[str]] = []
     for line in lines:
-        if any(x in line for x in ("%s.bc", "stablehlo-translate", "%t", "diff ", "%if")):
+        if "%t" in line and groups and "%t" in groups[-1][-1]:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    for group in groups:
+        if any("%s.bc" in line for line in group):
             continue
-        kind = "diagnostics" if re.search(r"-?-verify-diagnostics", line) else "filecheck"
-        out.append((kind, line))
+        if len(group) > 1:
+            out.append(("sequence", "\n".join(group)))
+            continue
+        kind = "diagnostics" if re.search(r"-?-verify-diagnostics", group[0]) else "filecheck"
+        out.append((kind, group[0]))
     return out
 
 
@@ -90,7 +89,10 @@ def unsupported_passes(command: str) -> list[str]:
         "mlir-print-local-scope",
         "allow-unregistered-dialect",
     }
-    names = re.findall(r"(?:^|\s)--?([a-z][a-z0-9-]*)", command.split("|")[0])
+    first = command.split("|")[0]
+    if "stablehlo-opt" not in first:
+        return []  # stablehlo-translate's options are not passes
+    names = re.findall(r"(?:^|\s)--?([a-z][a-z0-9-]*)", first)
     return [n for n in names if n not in PASSES and n not in own and n != "stablehlo-opt"]
 
 
@@ -120,13 +122,16 @@ def run_bc_line(command: str, path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def shell(command: str, path: Path) -> subprocess.CompletedProcess[str]:
-    cmd = command.replace("%s", str(path))
-    cmd = re.sub(r"\bstablehlo-opt\b", OPT, cmd)
-    cmd = re.sub(r"\bFileCheck\b", FILECHECK, cmd)
-    script = 'not() { if "$@"; then return 1; else return 0; fi; }\n' + cmd
-    return subprocess.run(
-        ["bash", "-o", "pipefail", "-c", script], check=False, capture_output=True, text=True
-    )
+    """The RUN line(s) as lit runs them (tests/conformance/runlines.py: `not` negates one
+    command), in order in one temporary directory, stopping at the first that fails."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for line in command.split("\n"):
+            proc = execute(line, path, Path(tmp) / "t")
+            if proc.returncode != 0:
+                break
+        return proc
 
 
 def input_problem(text: str, name: str, line_offset: int = 0) -> str | None:
@@ -176,7 +181,7 @@ def test_vhlo_conformance(path: Path, index: int, kind: str, command: str) -> No
 @pytest.mark.skipif(not NOT_RUN, reason="every file has a runnable RUN line")
 @pytest.mark.parametrize("path", NOT_RUN, ids=lambda p: p.name)
 def test_vhlo_files_needing_artifacts(path: Path) -> None:
-    pytest.skip("every RUN line needs the .mlir.bc portable artifact or stablehlo-translate")
+    pytest.skip("every RUN line needs upstream's .mlir.bc portable artifact (tests/oracle runs them)")
 
 
 # ------------------------------------------------------------------------------------ report
@@ -205,7 +210,7 @@ def summary() -> list[tuple[str, int, int, int, str]]:
                 else:
                     note = proc.stderr.strip().splitlines()[-1][:120] if proc.stderr.strip() else ""
         if not plan(path):
-            note = "needs the .mlir.bc artifact / stablehlo-translate"
+            note = "needs the .mlir.bc artifact"
         rows.append((path.name, passed, total, xfailed, note))
     return rows
 
