@@ -66,6 +66,8 @@ class BytecodeError(Exception):
 
 
 def _multi_byte(value: int) -> bytes:
+    if value < 0 or value >> 64:
+        raise ValueError(f"a PrefixVarInt holds an unsigned 64-bit value, not {value}")
     it = value >> 7
     for n in range(2, 9):
         it >>= 7
@@ -80,7 +82,7 @@ _SMALL = [bytes(((v << 1) | 1,)) for v in range(128)]
 
 def varint_bytes(value: int) -> bytes:
     """The PrefixVarInt encoding of an unsigned 64-bit value."""
-    if value < 128:
+    if 0 <= value < 128:
         return _SMALL[value]
     return _multi_byte(value)
 

@@ -222,3 +222,11 @@ def test_a_tensor_dimension_through_the_whole_writer(dim: int) -> None:
     data = S.serialize_portable_artifact_str(text, "1.1.0", format="mlir")
     assert ref_encode(ref_zigzag(dim)) in data
     assert print_ir(S.deserialize_portable_artifact(data)) == print_ir(parse(text))
+
+
+@pytest.mark.parametrize("value", [-1, -128, 1 << 64, (1 << 64) + 5])
+def test_values_outside_u64_are_refused(value: int) -> None:
+    from stablehlo_py.serialization.mlirbc.encoding import varint_bytes
+
+    with pytest.raises(ValueError, match="unsigned 64-bit"):
+        varint_bytes(value)
