@@ -12,6 +12,8 @@ reporting them.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, replace
 
 from stablehlo_py.passes._common import carry_location, gc_paused, op_location
@@ -178,14 +180,19 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
                 memo[key] = (_alive(op), replace(p.state, operands=()))
     if blocked:
         where = op_location(module)
-        if where is None and blocked[0].location and blocked[0].location.count(":") >= 2:
-            # MLIR's implicit top module is at `file:0:0`
-            where = blocked[0].location.rsplit(":", 2)[0] + ":0:0"
+        first = blocked[0].location
+        if where is None and first and _FILE_LINE_COL.fullmatch(first):
+            # MLIR's implicit top module is at `file:0:0` (only for a plain `file:line:col`: a
+            # JAX name or call-site location names no file the module could be at)
+            where = first.rsplit(":", 2)[0] + ":0:0"
         raise DowngradeError(version, blocked, where)
     apply = _apply_record if records else _apply
     for op, state in plans:
         apply(op, state)
     return module
+
+
+_FILE_LINE_COL = re.compile(r'[^"()]+:\d+:\d+')
 
 
 def _transition_key(op: VhloOp) -> tuple[object, ...] | None:

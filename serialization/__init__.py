@@ -312,7 +312,7 @@ def _dialect_bytecode(artifact: bytes, name: str) -> ModuleOp | None:
     """The module of MLIR bytecode that holds no VHLO (``stablehlo-opt -emit-bytecode``, early JAX
     exports), verified; None for anything else.  Upstream's ``deserializePortableArtifact`` parses
     any bytecode and converts the VHLO it holds: a StableHLO module passes through unchanged."""
-    fmt = artifact_format(artifact)
+    fmt = artifact_format(artifact, name)
     if fmt == "jax":
         artifact = _jax_module_bytes(artifact, name)
     elif fmt != "mlir":
@@ -363,7 +363,7 @@ def _artifact_version(artifact: bytes, name: str) -> Version:
         return read_vhlo_artifact(artifact, name, records=True)[0]
 
 
-def artifact_format(data: bytes) -> str:
+def artifact_format(data: bytes, name: str = "<artifact>") -> str:
     """``"msgpack"``, ``"mlir"`` or ``"jax"`` (JAX's serialized ``Exported``), from the first
     bytes; anything else is a SerializationError saying what the bytes look like."""
     from stablehlo_py.serialization.mlir_artifact import is_mlir_bytecode
@@ -376,7 +376,7 @@ def artifact_format(data: bytes) -> str:
         return "mlir"
     if _is_jax(data):
         return "jax"
-    read_header(data)  # raises the msgpack reader's explanation (empty, text, truncated ...)
+    read_header(data, name)  # raises the msgpack reader's explanation (empty, text, truncated ...)
     return "msgpack"  # pragma: no cover - read_header always raises here
 
 
@@ -416,7 +416,7 @@ def _read_vhlo(
 ) -> tuple[Version, ModuleOp, bool]:
     """``read_vhlo_artifact`` and whether the artifact named its version (a msgpack artifact
     always does; MLIR bytecode when its producer is ``StableHLO_vX.Y.Z``)."""
-    fmt = artifact_format(artifact)
+    fmt = artifact_format(artifact, name)
     if fmt == "jax":
         artifact = _jax_module_bytes(artifact, name)
         fmt = "mlir"

@@ -125,7 +125,7 @@ class _Source:
 def _open(data: bytes, name: str) -> _Source:
     from stablehlo_py.serialization import artifact_format
 
-    fmt = artifact_format(data)
+    fmt = artifact_format(data, name)
     if fmt == "jax":
         from stablehlo_py.serialization.jax_export import read_jax_exported
 

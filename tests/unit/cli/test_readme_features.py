@@ -250,8 +250,6 @@ def test_opt_deserialize_refusals(tmp_path: Path, junk_refusal: subprocess.Compl
     assert junk_refusal.stdout == ""
 
 
-@pytest.mark.xfail(strict=True, reason="the msgpack magic check names '<artifact>', not the file "
-                   "(serialization/__init__.py: artifact_format calls read_header without the name)")
 def test_deserialize_refusal_names_the_file(junk_refusal: subprocess.CompletedProcess[str]) -> None:
     refused(junk_refusal, "junk.bin: byte 0: error: not a StableHLO portable artifact")
 
