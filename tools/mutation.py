@@ -317,6 +317,7 @@ def report(name: str, stage: Path, group: dict, extra: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--report | head` ends quietly
     mut, groups, extra = load_config()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -333,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-children", type=int, default=1, help="mutmut workers (default 1)")
     ap.add_argument("--nice", type=int, default=10, help="niceness (default 10)")
     ap.add_argument("--time-limit", type=int, default=3600, help="seconds (default 3600)")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)
     if args.list or not args.group:
         for g, spec in groups.items():
             print(f"{g:12} {' '.join(spec['paths'])}")

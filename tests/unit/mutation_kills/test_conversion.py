@@ -191,3 +191,48 @@ def test_reduce_precision_raises_no_floating_point_error() -> None:
         for x in (x32, x8):
             for e, m in [(5, 10), (8, 7), (2, 1), (8, 0), (3, 3)]:
                 reduce_precision(x, e, m)
+
+
+def test_int_to_unsigned_wraps() -> None:
+    got = convert(np.array([-1, 300, 255, (1 << 40) + 7], np.int64), np.uint8)
+    assert got.dtype == np.uint8 and got.tolist() == [255, 44, 255, 7]  # the low 8 bits
+
+
+def test_int64_to_complex64_rounds_once() -> None:
+    # 2**60 + 2**36 + 1 is just above the halfway point 2**60 + 2**36 between two f32 values: one
+    # rounding gives 2**60 + 2**37; rounding through f64 first would lose the +1 and tie to 2**60
+    v = (1 << 60) + (1 << 36) + 1
+    got = convert(np.array([v], np.int64), np.complex64)
+    assert got.dtype == np.complex64
+    assert got.real.tolist() == [2.0**60 + 2.0**37] and got.imag.tolist() == [0.0]
+
+
+def test_convert_raises_no_floating_point_error() -> None:
+    with np.errstate(all="raise"):
+        got = convert(np.array([np.nan, np.inf, 1e30, -1e30], np.float32), np.int32)
+    assert got.tolist() == [0, 2**31 - 1, 2**31 - 1, -(2**31)]
+
+
+def test_bitcast_narrowing_error_has_no_shape() -> None:
+    with pytest.raises(InterpreterError) as ei:
+        bitcast_convert(np.float32([1]), ml_dtypes.float6_e2m3fn)
+    assert str(ei.value).startswith(
+        "error: bitcast_convert from 'f32' to 'f6E2M3FN': the wider type's 32 bits must be a "
+        "multiple of the narrower's 6, split over the operand's last dimension (bitcast_convert_c1)")
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+def test_complex_element_bits_any_rank(shape: tuple[int, ...]) -> None:
+    x = (np.arange(int(np.prod(shape)), dtype=np.float32) + 1j * 7).astype(np.complex64).reshape(shape)
+    bits = C._element_bits(x)
+    assert bits.shape == (*shape, 64)
+    back = C._from_element_bits(bits, np.dtype(np.complex64))
+    assert back.shape == shape and back.tobytes() == x.tobytes()
+
+
+def test_reduce_precision_narrow_is_reduced_in_f16() -> None:
+    # f8E5M2's 2**-16 is an f16 subnormal; reducing to 5 exponent bits in f16 keeps it (f16 has 5),
+    # while reducing in a wider type would flush it below 5 exponent bits' range
+    x = np.array([2.0**-16, -(2.0**-15)], ml_dtypes.float8_e5m2)
+    got = reduce_precision(x, 5, 2)
+    assert got.dtype == x.dtype and got.view(np.uint8).tolist() == x.view(np.uint8).tolist()
