@@ -8,6 +8,14 @@ intermediate is rounded in the element type exactly as upstream's interpreter wo
 erf_inv, lgamma, digamma, polygamma, zeta, bessel_i1e, cosh, sinh), f16/bf16 (and other narrow
 floats) are computed in f32 and converted back; f64 keeps its own (Cephes / Giles double) variants.
 
+Departures from upstream, each where upstream's formula is plainly wrong (so XLA, which runs it, is
+too; tests/unit/interpreter/test_chlo_reference.py judges them against SciPy/NumPy and
+tests/oracle/test_fuzzer_found_bugs_2_vs_xla.py pins XLA's values): complex ``sinh``/``cosh`` with
+``|Re z| < 1`` by parts (upstream's cancels: sinh(1e-20 + 0i) = 0 in complex64); complex
+``atanh``/``atan`` beside ±1/±i where ``(1-|x|)² + y²`` underflows (upstream: inf); ``lgamma`` of a
+subnormal (``-log|x|``; upstream's reflection rounds πx to a subnormal); ``zeta(x > 1, +inf)`` = 0
+(upstream: NaN from 0·inf), hence ``polygamma(n ≥ 1, +inf)`` = ±0.
+
 Accuracy is therefore that of XLA's decompositions: about 1e-7 relative (a few ulp) for f32 and
 1e-15 for the f64 variants; ``lgamma``/``digamma``/``zeta`` use a Lanczos (g=7, n=9) approximation
 whose f64 accuracy is ~1e-14 relative away from poles.  No scipy.
@@ -569,11 +577,17 @@ def _lgamma(x: Array) -> Array:
     reflection = subtract(subtract(_c(_LOG_PI, x), reflection_denom), lgamma_)
     reflection = select(is_finite(reflection_denom), reflection, negate(reflection_denom))
     lgamma_ = select(reflect, reflection, lgamma_)
+    # A subnormal x: pi*|x| in the reflection is rounded to a subnormal (pi * 5e-324 = 1.5e-323),
+    # log|sin| is off by up to log(3); lgamma(x) = -log|x| - gamma*x + O(x^2) is exact to the
+    # last bit there (not upstream's: it computes the reflection; XLA flushes such an x to 0)
+    tiny = and_(_ne(x, _c(0.0, x)), _lt(abs_x, _smallest_normal(x)))
+    lgamma_ = select(tiny, negate(log(abs_x)), lgamma_)
     return select(_is_inf(x), _inf(x), lgamma_)
 
 
 def lgamma(operand: Any) -> Array:
-    """chlo.lgamma: log|Γ(x)| by Lanczos (g=7, n=9) with reflection; poles and ±inf give +inf."""
+    """chlo.lgamma: log|Γ(x)| by Lanczos (g=7, n=9) with reflection; poles and ±inf give +inf;
+    ``-log|x|`` for a subnormal x (upstream's reflection loses the digits there)."""
     x = _float_operand("chlo.lgamma", operand)
     return _with_upcast([x], _lgamma)
 
@@ -663,6 +677,9 @@ def _zeta(x: Array, q: Array) -> Array:
     accurate = add(add(power_sum, correction), tail)
     small_enough = _lt(_abs(q_neg_power), multiply(_abs(power_sum), _smallest_subnormal(acc)))
     output = select(small_enough, power_sum, accurate)
+    # q = +inf: every term q^-x, (q+k)^-x is 0, the limit 0 (not upstream's: its correction
+    # term (q+10)^-x (q+10) / (x-1) is 0 * inf = NaN there)
+    output = select(and_(_eq(q, _inf(q)), _gt(x, _c(1.0, x))), zero, output)
 
     nan = _nan(x)
     output = select(_lt(x, one_like_x), nan, output)
@@ -676,7 +693,8 @@ def _zeta(x: Array, q: Array) -> Array:
 
 
 def zeta(x: Any, q: Any) -> Array:
-    """chlo.zeta: Hurwitz ζ(x, q) by Euler-Maclaurin (Johansson 2015), as XLA."""
+    """chlo.zeta: Hurwitz ζ(x, q) by Euler-Maclaurin (Johansson 2015), as XLA; 0 at q = +inf
+    (x > 1), where upstream's decomposition gives NaN."""
     xa = _float_operand("chlo.zeta", x)
     qa = _operand(q)
     return _with_upcast([xa, qa], _zeta)
@@ -922,9 +940,23 @@ def _cosh(x: Array) -> Array:
     return add(e_plus, e_minus)
 
 
+def _complex_by_parts(z: Array, fn: Callable[[Array], Array], real_fn: Callable[[Array], Array],
+                      imag_fn: Callable[[Array], Array], trig: tuple[Callable, Callable]) -> Array:
+    """``fn(z)`` (upstream's complex formula) where ``|Re z| >= 1``; elsewhere
+    ``real_fn(x) trig[0](y) + i imag_fn(x) trig[1](y)`` with the real sinh/cosh, whose expm1 keeps
+    the digits that ``e^(x + log ½) - e^(log ½ - x)`` cancels for a small x (upstream's complex
+    sinh and cosh lose them: sinh(1e-20 + 0i) = 0 in complex64)."""
+    x, y = real(z), imag(z)
+    by_parts = _complex(multiply(real_fn(x), trig[0](y)), multiply(imag_fn(x), trig[1](y)))
+    return select(_lt(_abs(x), _c(1.0, x)), by_parts, fn(z))
+
+
 def cosh(operand: Any) -> Array:
-    """chlo.cosh: ``e^(x + log ½) + e^(log ½ - x)`` (no premature overflow)."""
+    """chlo.cosh: ``e^(x + log ½) + e^(log ½ - x)`` (no premature overflow); complex with a real
+    part below 1 in magnitude: ``cosh x cos y + i sinh x sin y``."""
     x = _float_operand("chlo.cosh", operand, allow_complex=True)
+    if dt.is_complex(x.dtype):
+        return _complex_by_parts(x, _cosh, _cosh, _sinh, (cosine, sine))
     return _with_upcast([x], _cosh)
 
 
@@ -942,10 +974,11 @@ def _sinh(x: Array) -> Array:
 
 
 def sinh(operand: Any) -> Array:
-    """chlo.sinh: expm1-based for |x| < 1, ``e^(x + log ½) - e^(log ½ - x)`` otherwise."""
+    """chlo.sinh: expm1-based for |x| < 1, ``e^(x + log ½) - e^(log ½ - x)`` otherwise; complex
+    with a real part below 1 in magnitude: ``sinh x cos y + i cosh x sin y``."""
     x = _float_operand("chlo.sinh", operand, allow_complex=True)
     if dt.is_complex(x.dtype):
-        return _sinh_large(x)
+        return _complex_by_parts(x, _sinh_large, _sinh, _cosh, (cosine, sine))
     return _with_upcast([x], _sinh)
 
 
@@ -1139,6 +1172,18 @@ def _atanh_complex(z: Array) -> Array:
     unsafe = select(y_small, reciprocal_ax, select(or_(x_inf, y_inf), _c(0.0, x), large))
     ratio = select(in_safe_region, safe, unsafe)
     real_part = multiply(multiply(sign_x, log_plus_one(multiply(four, ratio))), _c(0.25, x))
+    # Beside ±1 with (1-|x|)^2 + y^2 below the normal range (atanh(1 + 1e-300i)) the ratio
+    # overflows or loses its digits to subnormals: there 4 ratio is huge and
+    # log1p(4 ratio) = log(4|x|) - log((1-|x|)^2 + y^2), the latter as 2 log m + log(u^2 + v^2)
+    # with m the larger of |1-|x||, |y| (not upstream's, which gives inf)
+    zero = _c(0.0, x)
+    m = maximum(_abs(naxm1), ay)
+    beside_one = and_(_lt(m, multiply(sqrt(_smallest_normal(x)), four)), _gt(m, zero))
+    u, v = divide(naxm1, m), divide(ay, m)
+    log_denominator = add(multiply(_c(2.0, x), log(m)), log(add(multiply(u, u), multiply(v, v))))
+    real_beside_one = multiply(multiply(sign_x, subtract(log(multiply(four, ax)), log_denominator)),
+                               _c(0.25, x))
+    real_part = select(beside_one, real_beside_one, real_part)
     imag_safe = atan2(add(y, y), subtract(multiply(naxm1, add(one, ax)), y2))
     sign_y = select(_ge(y, _c(0.0, x)), one, neg_one)
     imag_unsafe = multiply(sign_y, _c(np.pi, x))

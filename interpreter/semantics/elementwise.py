@@ -179,51 +179,49 @@ def _complex_multiply(lhs: Array, rhs: Array) -> Array:
     return fused.complex_multiply(lhs, rhs)
 
 
-def _complex_divide_c128(z: Array, w: Array) -> Array:
-    """``complex<double>`` division as C11 Annex G (G.5.1 ``_Cdivd``, LLVM's ``__divdc3``).
+def _smith_divide(a: Array, b: Array, c: Array, d: Array) -> tuple[Array, Array]:
+    """``(a + bi) / (c + di)`` on real arrays of one float type, in that type, as XLA CPU divides
+    (Smith 1962, the ratio of the divisor's smaller part to its larger, so that no intermediate
+    overflows or underflows where the quotient does not), then C99 Annex G's recovery of the
+    infinities and zeros where that formula gives NaN + NaN i (a zero divisor, an infinite
+    dividend over a finite divisor, a finite dividend over an infinite divisor).
 
-    Scales the divisor by 2**-logb(max(|c|, |d|)), divides, and recovers the infinities and zeros
-    that the plain formula turns into NaN.
-    """
-    a, b = z.real, z.imag
-    c, d = w.real, w.imag
-    largest = np.maximum(np.abs(c), np.abs(d))
-    finite_scale = np.isfinite(largest) & (largest != 0)
-    ilogbw = np.where(finite_scale, np.frexp(largest)[1] - 1, 0).astype(np.int64)
-    c = np.ldexp(c, -ilogbw)
-    d = np.ldexp(d, -ilogbw)
-    denom = c * c + d * d
-    x = np.ldexp((a * c + b * d) / denom, -ilogbw)
-    y = np.ldexp((b * c - a * d) / denom, -ilogbw)
-    both_nan = np.isnan(x) & np.isnan(y)
-    if np.any(both_nan):
-        zero_denom = both_nan & (denom == 0.0) & (~np.isnan(a) | ~np.isnan(b))
-        inf_c = np.copysign(np.inf, c)
-        num_inf = both_nan & (np.isinf(a) | np.isinf(b)) & np.isfinite(c) & np.isfinite(d)
-        a1 = np.copysign(np.where(np.isinf(a), 1.0, 0.0), a)
-        b1 = np.copysign(np.where(np.isinf(b), 1.0, 0.0), b)
-        den_inf = both_nan & np.isinf(largest) & np.isfinite(a) & np.isfinite(b)
-        c1 = np.copysign(np.where(np.isinf(c), 1.0, 0.0), c)
-        d1 = np.copysign(np.where(np.isinf(d), 1.0, 0.0), d)
-        x = np.where(
-            zero_denom,
-            inf_c * a,
-            np.where(
-                num_inf, np.inf * (a1 * c + b1 * d), np.where(den_inf, 0.0 * (a * c1 + b * d1), x)
-            ),
-        )
-        y = np.where(
-            zero_denom,
-            inf_c * b,
-            np.where(
-                num_inf, np.inf * (b1 * c - a1 * d), np.where(den_inf, 0.0 * (b * c1 - a * d1), y)
-            ),
-        )
-    return _make_complex(np.asarray(x), np.asarray(y), C128)
+    Returns (real, imag).  Where the parts' magnitudes tie, ``c / d`` is the ratio taken (``|c| <
+    |d|`` is false)."""
+    abs_c, abs_d = np.abs(c), np.abs(d)
+    c_smaller = abs_c < abs_d
+    ratio_cd = c / d
+    denom_cd = d + ratio_cd * c
+    ratio_dc = d / c
+    denom_dc = c + ratio_dc * d
+    re = np.where(c_smaller, (ratio_cd * a + b) / denom_cd, (ratio_dc * b + a) / denom_dc)
+    im = np.where(c_smaller, (ratio_cd * b - a) / denom_cd, (b - ratio_dc * a) / denom_dc)
+    both_nan = np.isnan(re) & np.isnan(im)
+    if not np.any(both_nan):
+        return re, im
+    t = re.dtype.type
+    zero, one, inf = t(0.0), t(1.0), t(np.inf)
+    zero_divisor = (abs_c == zero) & (abs_d == zero) & ~(np.isnan(a) & np.isnan(b))
+    inf_c = np.copysign(inf, c)
+    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
+    finite_c, finite_d = np.isfinite(c), np.isfinite(d)
+    inf_dividend = (np.isinf(a) | np.isinf(b)) & finite_c & finite_d
+    a1 = np.copysign(np.where(np.isinf(a), one, zero), a)
+    b1 = np.copysign(np.where(np.isinf(b), one, zero), b)
+    inf_divisor = (np.isinf(c) | np.isinf(d)) & finite_a & finite_b
+    c1 = np.copysign(np.where(np.isinf(c), one, zero), c)
+    d1 = np.copysign(np.where(np.isinf(d), one, zero), d)
+    cases = [both_nan & zero_divisor, both_nan & inf_dividend, both_nan & inf_divisor]
+    re = np.select(cases, [inf_c * a, inf * (a1 * c + b1 * d), zero * (a * c1 + b * d1)], re)
+    im = np.select(cases, [inf_c * b, inf * (b1 * c - a1 * d), zero * (b * c1 - a * d1)], im)
+    return re, im
 
 
 def _complex_divide(lhs: Array, rhs: Array) -> Array:
-    return round_complex(_complex_divide_c128(to_f64(lhs), to_f64(rhs)), lhs.dtype)
+    """Complex division in the part type (see :func:`_smith_divide`)."""
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    re, im = _smith_divide(lhs.real, lhs.imag, rhs.real, rhs.imag)
+    return _make_complex(re, im, lhs.dtype)
 
 
 def _binary(
@@ -626,9 +624,25 @@ def sqrt(operand: Any) -> Array:
     return _via_double("sqrt", operand, np.sqrt, np.sqrt)
 
 
+def _complex_rsqrt(z: Array) -> Array:
+    """``1 / sqrt(z)`` (complex<double>) with the divide of :func:`_smith_divide`, and XLA's values
+    where a part is infinite: ``rsqrt(±inf + yi)`` and ``rsqrt(NaN ± inf i)`` are ``±0 ∓ 0i`` (the
+    limit; ``1 / (inf ± inf i)`` is NaN in the plain formula), ``rsqrt(0)`` is ``inf + NaN i``."""
+    s = np.sqrt(z)
+    one = np.ones(s.shape, np.float64)
+    re, im = _smith_divide(one, np.zeros_like(one), contiguous(s.real), contiguous(s.imag))
+    a, b = _parts(z)
+    im = np.where(im == 0, np.copysign(0.0, -b), im)  # rsqrt(conj z) = conj(rsqrt z): 1 - 0i at 1 + 0i
+    at_infinity = np.isinf(a) | (np.isinf(b) & np.isnan(a))
+    zero = (a == 0) & (b == 0)
+    re = np.where(zero, np.inf, np.where(at_infinity, np.copysign(0.0, a), re))
+    im = np.where(zero, np.nan, np.where(at_infinity, -np.copysign(0.0, b), im))
+    return _make_complex(re, im, C128)
+
+
 def rsqrt(operand: Any) -> Array:
-    """spec.md#rsqrt: ``1 / sqrt(x)`` in double."""
-    return _via_double("rsqrt", operand, lambda v: 1.0 / np.sqrt(v), lambda z: 1.0 / np.sqrt(z))
+    """spec.md#rsqrt: ``1 / sqrt(x)`` in double (complex: :func:`_complex_rsqrt`)."""
+    return _via_double("rsqrt", operand, lambda v: 1.0 / np.sqrt(v), _complex_rsqrt)
 
 
 def logistic(operand: Any) -> Array:

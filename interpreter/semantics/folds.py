@@ -31,6 +31,7 @@ where that is the same fold step for step (:func:`accumulate_fold`, :data:`ACCUM
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -123,12 +124,29 @@ def _order_sensitive(kind: str, dtype: np.dtype[Any]) -> bool:
     return kind in _ORDER_SENSITIVE_KINDS and (is_float(dtype) or is_complex(dtype))
 
 
+@functools.lru_cache(maxsize=None)
+def _has_own_loop(kind: str, dtype: np.dtype[Any]) -> bool:
+    """Whether numpy has a loop of ``kind``'s ufunc from ``dtype`` to ``dtype`` itself.
+
+    ml_dtypes' sub-byte integers (int2/int4/uint2/uint4) have their own ``add``/``multiply`` but
+    not ``maximum``/``minimum``/``bitwise_*``: those resolve through int8, which ``out=`` of the
+    narrow type and ``ufunc.reduce(dtype=...)`` refuse ("No loop matching the specified
+    signature")."""
+    try:
+        return bool(kind_ufunc(kind, dtype).resolve_dtypes((dtype, dtype, None))[2] == dtype)
+    except (TypeError, ValueError):
+        return False
+
+
 def ufunc_kind(body: Callable[..., Any], dtypes: Sequence[np.dtype[Any]]) -> str | None:
-    """The body's kind when its ufunc may stand in for it on ``dtypes`` (one input), else None."""
+    """The body's kind when its ufunc may stand in for it on ``dtypes`` (one input), else None
+    (the body itself runs: a complex ``mul``, or a kind numpy has no loop for on the type)."""
     kind = body_kind(body)
     if kind is None or len(dtypes) != 1:
         return None
     if kind in _BODY_ON_COMPLEX_KINDS and is_complex(dtypes[0]):
+        return None
+    if not _has_own_loop(kind, np.dtype(dtypes[0])):
         return None
     return kind
 

@@ -63,6 +63,23 @@ def _changed_lowering(text: str, upstream_text: str) -> str | None:
     return None
 
 
+# Where ours departs from upstream's lowering on purpose (interpreter/semantics/chlo.py says why):
+# complex sinh and cosh with |Re z| < 1 use the real sinh/cosh by parts (upstream's
+# e^(z + log 1/2) -/+ e^(log 1/2 - z) cancels there: sinh(1e-20 + 0i) = 0 in complex64).  Those
+# elements are judged by the file's own expected values (the checks above); the others must still
+# have upstream's bits.
+_DEPARTURES = {"sinh": 1.0, "cosh": 1.0}
+
+
+def _departing(text: str) -> np.ndarray | None:
+    """The elements of the program's input where ours departs from upstream, or None."""
+    m = re.search(r"chlo\.(\w+) %\w+ : tensor<[0-9x]*complex<", text)
+    if m is None or m[1] not in _DEPARTURES:
+        return None
+    (z,) = Evaluator(parse(text)).call("inputs", [])  # type: ignore[arg-type]
+    return np.abs(np.asarray(z).real.astype(np.float64)) < _DEPARTURES[m[1]]
+
+
 def _bits(module: object) -> tuple[list[bytes], list[str]]:
     ev = Evaluator(module)  # type: ignore[arg-type]
     out = ev.call("main", [])
@@ -86,6 +103,12 @@ def test_same_bits_as_upstream_lowering(path: Path) -> None:
             np.testing.assert_allclose(
                 a.astype(np.float64), b.astype(np.float64), rtol=4 * eps, atol=4 * eps
             )
+        return
+    departing = _departing(text)
+    if departing is not None:
+        (a,), (b,) = Evaluator(ours).call("main", []), Evaluator(upstream).call("main", [])  # type: ignore[arg-type]
+        a, b = np.asarray(a)[~departing], np.asarray(b)[~departing]
+        assert a.tobytes() == b.tobytes()
         return
     assert ours_bits == _bits(upstream)[0]
     if print_ir(ours) == print_ir(upstream):
