@@ -39,6 +39,9 @@ IMPLEMENTATION_DEFINED: dict[str, str] = {
     # last bits of XLA's complex64 formulas exceed @check.expect_almost_eq's absolute 1e-3.
     "pow_complex64_20_30_complex64_20_30.mlir": "complex64 pow accuracy (upstream disables it)",
     "sin_complex64_20_20.mlir": "complex64 sine accuracy (upstream disables it)",
+    # upstream: RUN-DISABLED(#2497).  The expected values hold NaN, and check.expect_eq compares as
+    # upstream's evalExpectEqOp does, with IEEE `==`: NaN equals nothing, so upstream fails it too.
+    "top_k_float32_5_chlo.mlir": "expect_eq on NaN fails under IEEE == (upstream disables it)",
 }
 
 
@@ -86,8 +89,7 @@ def test_chlo_native_equals_lowered(path: Path) -> None:
 
     def results(module: object) -> list[bytes]:
         ev = Evaluator(module)  # type: ignore[arg-type]
-        out = ev.call("main", [])
-        assert not ev.failures, "\n".join(str(f) for f in ev.failures)
+        out = ev.call("main", [])  # (the checks' verdicts are test_testdata_interprets')
         return [r.tobytes() + str(r.dtype).encode() for r in out]
 
     text = path.read_text()

@@ -508,3 +508,15 @@ def test_cli_failing_check_exit_status_and_message(tmp_path: Path) -> None:
     r = _translate(good)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert r.stderr == ""
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+def test_expect_eq_compares_as_ieee_equality(dtype: type) -> None:
+    """Upstream's evalExpectEqOp compares with APFloat's `==`: NaN equals nothing (not even itself),
+    -0 equals +0."""
+    from stablehlo_py.interpreter import checks
+
+    nan = np.array([np.nan], dtype=dtype)
+    assert checks.expect_eq(nan, nan) is not None
+    assert checks.expect_eq(np.array([-0.0], dtype=dtype), np.array([0.0], dtype=dtype)) is None
+    assert checks.expect_eq(np.array([1.0, 2.0], dtype=dtype), np.array([1.0, 2.0], dtype=dtype)) is None
