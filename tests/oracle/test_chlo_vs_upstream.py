@@ -20,7 +20,7 @@ from stablehlo_py.interpreter.evaluator import Evaluator
 from stablehlo_py.passes import run_pipeline
 
 from stablehlo_py.ir import parse, print_ir
-from tests.conformance.test_interpret import CHLO_TESTDATA
+from tests.conformance.test_interpret import CHLO_TESTDATA, IMPLEMENTATION_DEFINED
 
 
 def _upstream_lowering(text: str) -> str:
@@ -94,7 +94,8 @@ def test_same_bits_as_upstream_lowering(path: Path) -> None:
     upstream = parse(upstream_text, f"upstream:{path.name}")
     ours = run_pipeline(parse(text, str(path)), [("chlo-legalize-to-stablehlo", {})])
     ours_bits, ours_failures = _bits(ours)
-    assert not ours_failures
+    # (a file whose checks fail under upstream's own check semantics is test_interpret's strict xfail)
+    assert not ours_failures or path.name in IMPLEMENTATION_DEFINED, ours_failures
     if _changed_lowering(text, upstream_text) is not None:
         ev_ours, ev_theirs = Evaluator(ours), Evaluator(upstream)  # type: ignore[arg-type]
         for a, b in zip(ev_ours.call("main", []), ev_theirs.call("main", []), strict=True):
