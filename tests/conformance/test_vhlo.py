@@ -89,10 +89,11 @@ def unsupported_passes(command: str) -> list[str]:
         "mlir-print-local-scope",
         "allow-unregistered-dialect",
     }
-    first = command.split("|")[0]
-    if "stablehlo-opt" not in first:
-        return []  # stablehlo-translate's options are not passes
-    names = re.findall(r"(?:^|\s)--?([a-z][a-z0-9-]*)", first)
+    names: list[str] = []
+    for line in command.split("\n"):  # a sequence's lines
+        first = line.split("|")[0]
+        if "stablehlo-opt" in first:  # (stablehlo-translate's options are not passes)
+            names += re.findall(r"(?:^|\s)--?([a-z][a-z0-9-]*)", first)
     return [n for n in names if n not in PASSES and n not in own and n != "stablehlo-opt"]
 
 
