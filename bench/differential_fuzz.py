@@ -149,6 +149,13 @@ def summarize(records: list[dict], seconds: float) -> tuple[str, int]:
     lines.append("mismatches by class:")
     for (cls, name), v in sorted(by_class.items()):
         lines.append(f"  {cls:24s} {name:36s} {v}")
+    from tests.differential.xla_deviations import group_of
+
+    by_group = collections.Counter((cls, group_of(name)) for (cls, name), v in by_class.items() for _ in range(v))
+    if any(group_of(name) != name for _, name in by_class):
+        lines.append("mismatches by deviation family:")
+        for (cls, group), v in sorted(by_group.items()):
+            lines.append(f"  {cls:24s} {group:36s} {v}")
     fam = collections.defaultdict(collections.Counter)
     for r in records:
         key = r["status"] if r["status"] not in ("mismatch", "ours_error") else f"{r['cls']}"

@@ -53,3 +53,103 @@ def test_one_table_with_unique_names() -> None:
         assert e.description and e.source and e.args and e.spec and set(e.jaxlibs) <= {"0.10", "0.12"}
     for e in IMPLEMENTATION_DEFINED:
         assert e.description
+
+
+# ------------------------------------------------------------------------------------------------
+# the classifier on outcomes whose XLA side is edited: it names a class only for what the class
+# explains, and anything else is a bug of ours ("new")
+# ------------------------------------------------------------------------------------------------
+
+
+def _outcome(source: str, args: tuple, theirs_edit=None, family="elementwise_unary", ops=("negate",),
+             dtype="float32"):
+    from tests.differential.generator import Case
+    from tests.differential.runner import Outcome
+
+    case = Case(-1, 0, family, ops, source, tuple(np.asarray(a) for a in args), {"dtype": dtype})
+    with jax.enable_x64(True), np.errstate(all="ignore"):
+        lowered = lower(case.fn(), case.args)
+        theirs = run_xla(lowered, case.args)
+        ours = run_ours(lowered.as_text(), case.args)
+    if theirs_edit is not None:
+        theirs = theirs_edit([t.copy() for t in theirs])
+    return Outcome(case, "mismatch", text=lowered.as_text(), ours=ours, theirs=theirs)
+
+
+def _classify(out):
+    from tests.differential.xla_deviations import classify
+
+    res = cmp.compare(out.ours, out.theirs, cmp.tolerance(out.case))
+    assert not res.ok
+    with jax.enable_x64(True), np.errstate(all="ignore"):
+        return classify(out, res)
+
+
+def _set(i, value):
+    def edit(ts):
+        ts[0].reshape(-1)[i] = value
+        return ts
+
+    return edit
+
+
+def test_a_wrong_value_is_a_new_bug() -> None:
+    out = _outcome("lambda x0: lax.exp(x0)", (np.array([1.0, 2.0], np.float32),), _set(1, 7.5), ops=("exponential",))
+    assert _classify(out) == ("bug", "new")
+
+
+def test_ftz_emulation_flushes_intermediates_only_while_installed() -> None:
+    from tests.differential.xla_deviations import run_ours_ftz
+
+    text = lower(lambda x: (x * x) * np.float32(1e20), (np.array([1e-20], np.float32),)).as_text()
+    args = (np.array([1e-20], np.float32),)
+    assert run_ours_ftz(text, args)[0][0] == 0
+    assert run_ours(text, args)[0][0] == np.float32(9.999946e-21)  # the hook is gone
+    # the emulation explains XLA's 0, not another value
+    wrong = _outcome("lambda x: (x * x) * np.float32(1e20)", args, _set(0, 5e-21), family="elementwise_binary",
+                     ops=("multiply", "chain"))
+    assert _classify(wrong) == ("bug", "new")
+
+
+def test_complex_zero_sign_within_tolerance_only() -> None:
+    z = (np.array([-0.0 - 0.0227043j], np.complex64),)
+
+    def flip(ts):
+        ts[0].real = 0.0  # +0 where ours (tan is odd) is -0
+        return ts
+
+    out = _outcome("lambda x0: lax.tan(x0)", z, flip, ops=("tan",), dtype="complex64")
+    assert np.signbit(out.ours[0].real[0])
+    assert _classify(out) == ("implementation_defined", "complex_zero_sign")
+
+    def flip_and_move(ts):
+        ts[0].real = 0.0
+        ts[0].imag = ts[0].imag * np.float32(1.001)
+        return ts
+
+    assert _classify(_outcome("lambda x0: lax.tan(x0)", z, flip_and_move, ops=("tan",),
+                              dtype="complex64")) == ("bug", "new")
+
+
+def test_iota_without_zero() -> None:
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+
+    def smallest(ts):
+        ts[0].reshape(-1)[0] = ml_dtypes.float8_e8m0fnu(2.0**-127)
+        return ts
+
+    src = "lambda: lax.broadcasted_iota(jnp.float8_e8m0fnu, (2,), 0)"
+    out = _outcome(src, (), smallest, family="data_movement", ops=("iota",), dtype="float8_e8m0fnu")
+    assert np.isnan(out.ours[0][0].astype(np.float32))
+    assert _classify(out) == ("implementation_defined", "iota_zero_without_zero")
+    assert _classify(_outcome(src, (), _set(1, ml_dtypes.float8_e8m0fnu(2.0)), family="data_movement",
+                              ops=("iota",), dtype="float8_e8m0fnu")) == ("bug", "new")
+
+
+def test_chlo_departure_needs_ours_exact() -> None:
+    """The CHLO class holds only where ours is within 16 ulps of the exact value and XLA's is not."""
+    z = (np.array([1e-30 + 1j, 0.5 + 0.5j], np.complex64),)
+    edit = _set(1, np.complex64(0.6 + 0.4j))  # XLA made wrong where ours is right: not the class
+    out = _outcome("lambda x0: lax.atan(x0)", z, edit, ops=("atan",), dtype="complex64")
+    out.ours[0][1] = np.complex64(0.7 + 0.4j)  # and ours wrong too
+    assert _classify(out) == ("bug", "new")
