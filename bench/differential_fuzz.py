@@ -75,9 +75,12 @@ def _on_signal(signum, frame):  # noqa: ARG001
     raise _Stop()
 
 
-def run(seed: int, indices: list[int], jobs: int, deadline: float, sink=None) -> list[dict]:
-    """Run `indices` over `jobs` worker processes; a crashed worker is restarted after its case.
-    `sink(record)` is called for each record as it arrives."""
+def run(seed: int, indices: list[int], jobs: int, deadline: float, sink=None, case_timeout: float = 0.0
+        ) -> list[dict]:
+    """Run `indices` over `jobs` worker processes; a crashed worker is restarted after its case, and so is
+    one whose case runs longer than `case_timeout` seconds (recorded as "timeout": XLA's compiler never
+    returns on some programs, e.g. chlo.asinh on f8E4M3 with jaxlib 0.12).  `sink(record)` is called for
+    each record as it arrives."""
     import selectors
 
     queues = [indices[j::jobs] for j in range(jobs)]
@@ -95,7 +98,8 @@ def run(seed: int, indices: list[int], jobs: int, deadline: float, sink=None) ->
         if not todo:
             return
         p = _spawn(seed, todo)
-        state[j] = {"proc": p, "todo": todo, "current": None, "done": set()}
+        state[j] = {"proc": p, "todo": todo, "current": None, "done": set(), "since": time.time(),
+                    "timed_out": False}
         sel.register(p.stdout, selectors.EVENT_READ, j)
 
     try:
@@ -104,6 +108,11 @@ def run(seed: int, indices: list[int], jobs: int, deadline: float, sink=None) ->
         while state:
             if time.time() > deadline:
                 break
+            if case_timeout > 0:
+                for st in state.values():
+                    if st["current"] is not None and not st["timed_out"] and time.time() - st["since"] > case_timeout:
+                        st["timed_out"] = True
+                        st["proc"].kill()  # its output ends: recorded below, the job restarts after it
             for key, _ in sel.select(timeout=1.0):
                 j = key.data
                 st = state[j]
@@ -112,6 +121,7 @@ def run(seed: int, indices: list[int], jobs: int, deadline: float, sink=None) ->
                     msg = json.loads(line)
                     if "start" in msg:
                         st["current"] = msg["start"]
+                        st["since"] = time.time()
                     else:
                         st["done"].add(msg["index"])
                         st["current"] = None
@@ -127,9 +137,11 @@ def run(seed: int, indices: list[int], jobs: int, deadline: float, sink=None) ->
 
                     crashed = st["current"]
                     case = make_case(seed, crashed)
-                    add({"index": crashed, "status": "xla_crash", "cls": "", "name": "", "family": case.family,
-                         "ops": list(case.ops), "report": f"case {case.id} aborted the process "
-                         f"(exit {st['proc'].returncode})\n" + case.reproducer()})
+                    what = (f"ran longer than {case_timeout:.0f} s (killed)" if st["timed_out"] else
+                            f"aborted the process (exit {st['proc'].returncode})")
+                    add({"index": crashed, "status": "timeout" if st["timed_out"] else "xla_crash", "cls": "",
+                         "name": "", "family": case.family, "ops": list(case.ops),
+                         "report": f"case {case.id} {what}\n" + case.reproducer()})
                     rest = [i for i in rest if i != crashed]
                 start(j, rest)
     except (_Stop, KeyboardInterrupt):
@@ -175,7 +187,8 @@ def write_reproducers(path: str, header: str, records: list[dict], text: str) ->
             if r["status"] == "match":
                 continue
             key = (r["status"], r["cls"], r["name"])
-            keep = r["cls"] == "bug" or r["status"] in ("xla_crash", "harness_error") or seen[key] < SAMPLES_PER_NAME
+            keep = (r["cls"] == "bug" or r["status"] in ("xla_crash", "timeout", "harness_error")
+                    or seen[key] < SAMPLES_PER_NAME)
             seen[key] += 1
             if keep:
                 f.write(r["report"] + "\n\n")
@@ -189,7 +202,7 @@ def reclassify(records: list[dict], jobs: int) -> list[dict]:
             redo[r.get("seed", 0)].append(r["index"])
     fresh = {}
     for seed, idx in redo.items():
-        for r in run(seed, idx, jobs, float("inf")):
+        for r in run(seed, idx, jobs, float("inf"), case_timeout=120.0):
             fresh[(seed, r["index"])] = r
     return [fresh.get((r.get("seed", 0), r["index"]), r) for r in records]
 
@@ -221,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="differential_mismatches.txt",
                     help="reproducers; the records go to <out>.jsonl, the counts so far to <out>.counts")
     ap.add_argument("--progress", type=int, default=1000, help="print and save the counts every N cases")
+    ap.add_argument("--case-timeout", type=float, default=120.0,
+                    help="kill a job whose case runs longer than this (seconds; 0: never) and go on after it")
     ap.add_argument("--summarize", metavar="RECORDS", help="print the counts of a <out>.jsonl file")
     ap.add_argument("--reclassify", action="store_true",
                     help="with --summarize: re-run the cases that did not match with the current classifier")
@@ -270,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         records = run(args.seed, list(range(args.start, args.start + args.cases)), max(1, args.jobs), deadline,
-                      sink)
+                      sink, args.case_timeout)
     finally:
         sink_file.close()
     records.sort(key=lambda r: r["index"])
