@@ -153,3 +153,12 @@ def test_chlo_departure_needs_ours_exact() -> None:
     out = _outcome("lambda x0: lax.atan(x0)", z, edit, ops=("atan",), dtype="complex64")
     out.ours[0][1] = np.complex64(0.7 + 0.4j)  # and ours wrong too
     assert _classify(out) == ("bug", "new")
+
+
+def test_chain_origin_needs_the_first_ops_value_to_explain_it() -> None:
+    """A chain's mismatch takes its first op's class only when our program fed XLA's value of that op
+    gives XLA's result; an edit of the chain's result is explained by nothing."""
+    args = (np.array([0.5, 1.5], np.float32),)
+    out = _outcome("lambda x0: lax.sqrt(lax.abs(lax.exp(x0)))", args, _set(0, 9.0),
+                   ops=("exponential", "chain"))
+    assert _classify(out) == ("bug", "new")
