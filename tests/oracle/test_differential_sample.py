@@ -48,7 +48,13 @@ def test_cases_are_reproducible() -> None:
     assert a.source == b.source and all(x.tobytes() == y.tobytes() for x, y in zip(a.args, b.args))
     assert make_case(SEED, 8).source != a.source or make_case(SEED, 8).args[0].tobytes() != a.args[0].tobytes()
     ns: dict = {}
-    exec(a.reproducer().replace("print(", "(lambda *a: None)("), ns)  # the printed reproducer runs
+    # the printed reproducer runs (it switches x64 on for its process: restore it here, or the
+    # flag leaks into whatever test this xdist worker runs next)
+    before = jax.config.jax_enable_x64
+    try:
+        exec(a.reproducer().replace("print(", "(lambda *a: None)("), ns)
+    finally:
+        jax.config.update("jax_enable_x64", before)
     assert all(x.tobytes() == y.tobytes() for x, y in zip(ns["args"], a.args))
 
 
