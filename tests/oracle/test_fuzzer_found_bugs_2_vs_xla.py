@@ -14,9 +14,7 @@
 from __future__ import annotations
 
 import cmath
-import contextlib
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -28,13 +26,8 @@ from stablehlo_py.interpreter import run  # noqa: E402
 from stablehlo_py.ir import parse  # noqa: E402
 
 
-@contextlib.contextmanager
-def _x64() -> Iterator[None]:
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", False)
+def _x64():  # noqa: ANN202 - jax.enable_x64 restores the previous setting on exit
+    return jax.enable_x64(True)
 
 
 def _both(fn, *args):  # noqa: ANN001, ANN202

@@ -8,9 +8,7 @@ and is decided by the jaxlib's StableHLO version (reduce_precision of NaNs in a 
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -25,13 +23,8 @@ from stablehlo_py.interpreter.semantics import conversion  # noqa: E402
 from stablehlo_py.ir import parse  # noqa: E402
 
 
-@contextlib.contextmanager
-def _x64() -> Iterator[None]:
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", False)
+def _x64():  # noqa: ANN202 - jax.enable_x64 restores the previous setting on exit
+    return jax.enable_x64(True)
 
 
 def _jaxlib_version() -> tuple[int, ...]:
