@@ -580,6 +580,22 @@ def _subnormal_complex_input(out: "Outcome", res: cmp.Comparison) -> bool:
     return cmp.compare_leaf(0, o, ref, cmp.Tolerance(4, 0)).reason == ""
 
 
+def _reduce_precision_nan(out: "Outcome", res: cmp.Comparison) -> bool:
+    """reduce_precision(x, e, 0) on float16/bfloat16/float32/float64 where the input is NaN, ours +inf and
+    XLA's NaN."""
+    src = out.case.source
+    if out.case.ops != ("reduce_precision",) or not re.search(r"reduce_precision\(x0, \d+, 0\)", src):
+        return False
+    if out.case.args[0].dtype.name not in ("float16", "bfloat16", "float32", "float64"):
+        return False
+    bad = _bad_inputs(out, res)
+    if bad is None or bad.size == 0 or not np.isnan(bad.astype(np.float64)).all():
+        return False
+    o = np.asarray(out.ours[0]).reshape(-1)[res.leaves[0].bad].astype(np.float64)
+    t = np.asarray(out.theirs[0]).reshape(-1)[res.leaves[0].bad].astype(np.float64)
+    return bool((np.isposinf(o) & np.isnan(t)).all())
+
+
 def _f4_six_to_int(out: "Outcome", res: cmp.Comparison) -> bool:
     if out.case.ops != ("convert",) or out.case.tags.get("src") != "float4_e2m1fn" or not is_int(
             out.case.tags.get("dst", "")):
@@ -836,6 +852,13 @@ DEVIATIONS: list[Entry] = [
           _subnormal_input, "lambda x0, x1: lax.atan2(x0, x1)", "(np.array([5e-324]), np.array([-1.0]))",
           "[np.array([np.pi])]", family="elementwise_binary", ops=("atan2",), tags=(("dtype", "float64"),),
           group="cpu_flush_to_zero"),
+    Entry("reduce_precision_nan_kept",
+          "reduce_precision with mantissa_bits = 0 keeps a NaN (float16/bfloat16/float32/float64), where the "
+          "spec's steps truncate its mantissa to no bits, leaving the all-ones exponent of an infinity; "
+          "upstream's reference interpreter (Element.cpp reducePrecision) and ours give +inf.",
+          _reduce_precision_nan, "lambda x0: lax.reduce_precision(x0, 11, 0)",
+          "(np.array([np.nan, 1.5], np.float32),)", "[np.array([np.inf, 2.0], np.float32)]",
+          family="conversion", ops=("reduce_precision",), tags=(("dtype", "float32"),)),
     Entry("f4e2m1fn_six_to_int_saturates",
           "convert from f4e2m1fn of +-6.0 (its largest value) to an integer type gives the integer type's "
           "max/min (as an overflow), where the spec gives +-6.",
