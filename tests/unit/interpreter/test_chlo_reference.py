@@ -554,36 +554,32 @@ def _zeta_ref(x: float, q: float) -> float:
         return float(special.zeta(x, q))
 
 
+# (op, its first operand's grid, its second's, the reference, the ULP bounds by computing type)
+_BINARY = {
+    "polygamma": (
+        lambda: [0.0, 1.0, 2.0, 3.0, 4.0, 1.5, -1.0, np.nan], lambda: X_POLYGAMMA,
+        lambda a, b: _polygamma_ref(a, b), lambda: POLYGAMMA_TOL, "(n, x)",
+    ),
+    "zeta": (lambda: X_ZETA, lambda: Q_ZETA, lambda a, b: _zeta_ref(a, b), lambda: ZETA_TOL, "(x, q)"),
+}
+
+
+@pytest.mark.parametrize("op", list(_BINARY))
 @pytest.mark.parametrize("name", ["f32", "f64", "f16", "bf16"])
-def test_polygamma_against_scipy(name: str) -> None:
-    n, x = _binary_grid(name, [0.0, 1.0, 2.0, 3.0, 4.0, 1.5, -1.0, np.nan], X_POLYGAMMA)
-    ref = np.array([_polygamma_ref(float(a), float(b)) for a, b in zip(n.astype(np.float64), x.astype(np.float64))])
+def test_binary_against_scipy(op: str, name: str) -> None:
+    first, second, reference, tolerances, what = _BINARY[op]
+    a, b = _binary_grid(name, first(), second())
+    pairs = list(zip(a.astype(np.float64).tolist(), b.astype(np.float64).tolist()))
+    ref = np.array([reference(x, y) for x, y in pairs])
     with np.errstate(all="ignore"):
-        evaluations = {"native": np.asarray(chlo.polygamma(n, x)), "lowered": _binary_lowered("polygamma", name, n, x)}
+        evaluations = {"native": np.asarray(getattr(chlo, op)(a, b)), "lowered": _binary_lowered(op, name, a, b)}
     computed = "f64" if name == "f64" else "f32"
-    bound = np.full(n.shape, float(POLYGAMMA_TOL[computed]))
+    bound = np.full(a.shape, float(tolerances()[computed]))
     if name in ("f16", "bf16"):
         bound = np.ceil(bound / 2.0 ** (23 - dtypes.mantissa_bits(name))) + 1
     for how, got in evaluations.items():
-        labels = list(zip(n.astype(np.float64).tolist(), x.astype(np.float64).tolist()))
-        bad = _compare("polygamma", name, labels, got, ref, bound, skip=_convention("polygamma", n, x))
-        assert not bad, f"polygamma {name} ({how}): ((n, x), ours, reference, ulps, bound) {bad[:8]}"
-
-
-@pytest.mark.parametrize("name", ["f32", "f64", "f16", "bf16"])
-def test_zeta_against_scipy(name: str) -> None:
-    x, q = _binary_grid(name, X_ZETA, Q_ZETA)
-    ref = np.array([_zeta_ref(float(a), float(b)) for a, b in zip(x.astype(np.float64), q.astype(np.float64))])
-    with np.errstate(all="ignore"):
-        evaluations = {"native": np.asarray(chlo.zeta(x, q)), "lowered": _binary_lowered("zeta", name, x, q)}
-    computed = "f64" if name == "f64" else "f32"
-    bound = np.full(x.shape, float(ZETA_TOL[computed]))
-    if name in ("f16", "bf16"):
-        bound = np.ceil(bound / 2.0 ** (23 - dtypes.mantissa_bits(name))) + 1
-    for how, got in evaluations.items():
-        labels = list(zip(x.astype(np.float64).tolist(), q.astype(np.float64).tolist()))
-        bad = _compare("zeta", name, labels, got, ref, bound, skip=_convention("zeta", x, q))
-        assert not bad, f"zeta {name} ({how}): ((x, q), ours, reference, ulps, bound) {bad[:8]}"
+        bad = _compare(op, name, pairs, got, ref, bound, skip=_convention(op, a, b))
+        assert not bad, f"{op} {name} ({how}): ({what}, ours, reference, ulps, bound) {bad[:8]}"
 
 
 def _known_cases() -> list:
