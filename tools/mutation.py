@@ -174,6 +174,8 @@ def prepare(name: str, group: dict, mut: dict, extra: dict, baseline: bool) -> t
         fail(f"group {name!r}: none of its tests exists")
     # tests that cannot kill a mutant: a subprocess imports the unmutated installed package
     tests += [f"--deselect={t}" for t in group.get("deselect", [])]
+    # the tool's own tests read the repository's pyproject.toml, not the stage's: never collected there
+    tests.append(f"--ignore={KILLS}test_mutation_tool.py")
     write_stage_config(stage, mut, group, extra, tests)
     link(stage / "tests", REPO / "tests")
     # tests/conftest.py finds the shared data as REPO.parent / "shared", REPO being mutants/
