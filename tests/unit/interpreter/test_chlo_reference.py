@@ -324,19 +324,11 @@ def _tiny_beside_unit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (b == 1.0) & (a > 0) & (a < 1e-18)
 
 
-#: Inputs where our decomposition is far from the reference; each is excluded from the main tests
-#: and checked by `test_known_inaccuracies`, a strict xfail, with a reproducer.  None now: the
-#: cases upstream's decompositions get wrong (complex sinh/cosh with a small real part, complex
-#: atan/atanh beside the branch points with an underflowing square, lgamma of a subnormal) are
-#: computed accurately by ours (interpreter/semantics/chlo.py says where and why it departs from
-#: upstream), so the main tests judge them.
-KNOWN: dict[str, tuple[Any, str, tuple[str, ...]]] = {}
-
-
-def _known_mask(op: str, name: str, x: np.ndarray) -> np.ndarray:
-    if op not in KNOWN or name not in KNOWN[op][2]:
-        return np.zeros(x.shape, bool)
-    return np.asarray(KNOWN[op][0](x), bool)
+# No input is set aside: the cases upstream's decompositions get wrong (complex sinh/cosh with a
+# small real part, complex atan/atanh beside the branch points with an underflowing square, lgamma
+# of a subnormal) are computed accurately by ours (interpreter/semantics/chlo.py says where and why
+# it departs from upstream), so the tests below judge every grid point.  Should a decomposition ever
+# have to stay inaccurate somewhere, mark that (op, dtype) with a strict xfail and a reproducer.
 
 
 # ------------------------------------------------------------------------------------------------
@@ -351,10 +343,9 @@ def test_real_op_against_the_reference(op: str, name: str) -> None:
     with np.errstate(all="ignore"):
         ref = REFERENCE[op](x64)
     bound = _bound(op, name, x64)
-    known = _known_mask(op, name, x)
     for how, got in _evaluations(op, name, x).items():
         assert got.dtype == x.dtype, (how, got.dtype)
-        bad = _compare(op, name, x, got, ref, bound, skip=known)
+        bad = _compare(op, name, x, got, ref, bound)
         assert not bad, f"{op} {name} ({how}): (x, ours, reference, ulps, bound) {bad[:8]}"
 
 
@@ -394,10 +385,9 @@ def _complex_problems(op: str, name: str, z: np.ndarray, got: np.ndarray) -> lis
 @pytest.mark.parametrize(("op", "name"), [(op, n) for op in sorted(COMPLEX_OPS) for n in COMPLEX])
 def test_complex_op_against_the_reference(op: str, name: str) -> None:
     z = complex_grid(name)
-    known = _known_mask(op, name, z)
     for how, got in _evaluations(op, name, z).items():
         assert got.dtype == z.dtype, (how, got.dtype)
-        problems = [p for p in _complex_problems(op, name, z, got) if not known[p[0]]]
+        problems = _complex_problems(op, name, z, got)
         assert not problems, f"{op} {name} ({how}): (index, z, ours, reference) {problems[:8]}"
 
 
@@ -580,35 +570,6 @@ def test_binary_against_scipy(op: str, name: str) -> None:
     for how, got in evaluations.items():
         bad = _compare(op, name, pairs, got, ref, bound, skip=_convention(op, a, b))
         assert not bad, f"{op} {name} ({how}): ({what}, ours, reference, ulps, bound) {bad[:8]}"
-
-
-def _known_cases() -> list:
-    return [
-        pytest.param(op, name, marks=pytest.mark.xfail(strict=True, reason=reason), id=f"{op}-{name}")
-        for op, (_, reason, names) in sorted(KNOWN.items())
-        for name in names
-    ]
-
-
-@pytest.mark.parametrize(("op", "name"), _known_cases())
-def test_known_inaccuracies(op: str, name: str) -> None:
-    """The inputs `KNOWN` sets aside, against the reference: fails until the decomposition is
-    made accurate there (then the entry must go)."""
-    if dtypes.is_complex(name):
-        z = complex_grid(name)
-        known = _known_mask(op, name, z)
-        assert known.any(), "the grid has no such input"
-        got = np.asarray(getattr(chlo, op)(z))
-        problems = [p for p in _complex_problems(op, name, z, got) if known[p[0]]]
-    else:
-        x = real_grid(name)
-        known = _known_mask(op, name, x)
-        assert known.any(), "the grid has no such input"
-        with np.errstate(all="ignore"):
-            got = np.asarray(getattr(chlo, op)(x))
-            ref = REFERENCE[op](x.astype(np.float64))
-        problems = _compare(op, name, x, got, ref, _bound(op, name, x.astype(np.float64)), skip=~known)
-    assert not problems, problems[:4]
 
 
 def _convention(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
