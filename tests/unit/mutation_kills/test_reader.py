@@ -1,0 +1,578 @@
+"""serialization/mlirbc/reader.py: what the mutation run of the `reader` group found unchecked.
+
+MLIR bytecode is built here by hand from the format (``../shared/reference/mlir-bytecode.md``,
+MLIR's ``BytecodeReader.cpp``): a header, sections (id, length, body), the string, dialect,
+attribute/type (+ offsets), IR, resource (+ offsets) and properties sections.  Each test damages
+one field and expects the reader's refusal word for word with its absolute byte offset, computed
+here from the layout being built (never read back from the reader), or reads a well-formed
+artifact and checks what the reader hands the op builder (``read_bytecode``'s ``op_builder``:
+names, locations, result types, operands, regions, properties records, use-list orders).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from stablehlo_py.serialization.mlirbc import read_dialect, write_dialect
+from stablehlo_py.serialization.mlirbc.encoding import (
+    MAGIC,
+    BytecodeError,
+    Reader,
+    string_section,
+    varint_bytes,
+)
+from stablehlo_py.serialization.mlirbc.reader import (
+    MAX_NESTING,
+    dialect_names,
+    op_names,
+    read_bytecode,
+    read_producer,
+)
+from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Block, Region
+
+from stablehlo_py.ir import parse, print_ir
+from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
+
+
+# ----------------------------------------------------------------------------- building bytes
+def v(*values: int) -> bytes:
+    return b"".join(varint_bytes(x) for x in values)
+
+
+def vf(value: int, flag: bool) -> bytes:
+    return varint_bytes((value << 1) | int(flag))
+
+
+def section(sid: int, body: bytes) -> bytes:
+    return bytes((sid,)) + v(len(body)) + body
+
+
+# builtin attribute / type encodings (codes of mlir/lib/IR/BuiltinDialectBytecode.td)
+UNKNOWN_LOC = v(15)
+I32 = v(0, 32 << 2)  # IntegerType 32, signless
+
+
+def string_attr(sidx: int) -> bytes:
+    return v(2, sidx)
+
+
+def array_attr(*refs: int) -> bytes:
+    return v(0, len(refs), *refs)
+
+
+def dict_attr(*pairs: tuple[int, int]) -> bytes:
+    return v(1, len(pairs)) + b"".join(v(k, x) for k, x in pairs)
+
+
+def name_loc(name: int, child: int) -> bytes:
+    return v(14, name, child)
+
+
+def file_loc(file: int, line: int, col: int) -> bytes:
+    return v(11, file, line, col)
+
+
+# the strings every artifact below starts with
+S_BUILTIN, S_VHLO, S_MODULE, S_FOO, S_BAR, S_FILE, S_T = range(7)
+STRINGS = [b"builtin", b"vhlo", b"module", b"foo", b"bar", b"f.py", b"t"]
+D_BUILTIN, D_VHLO = 0, 1
+
+
+@dataclass
+class Art:
+    """The parts of an MLIR bytecode file; ``bytes()`` lays them out with ``prefix`` (the header)
+    and the sections in ``order`` (MLIR's writer's: 1 3 2 4 6 5 0 8)."""
+
+    version: int = 6
+    producer: bytes = b"P"
+    strings: list[bytes] = field(default_factory=lambda: list(STRINGS))
+    dialects: list[int] = field(default_factory=lambda: [S_BUILTIN, S_VHLO])  # string indices
+    # (dialect index, [(string index, registered)]) groups
+    op_names: list[tuple[int, list[tuple[int, bool]]]] = field(
+        default_factory=lambda: [(D_BUILTIN, [(S_MODULE, True), (S_FOO, True), (S_BAR, True)])]
+    )
+    declared_op_names: int | None = None  # default: the number listed
+    # groups of (dialect index, [(encoding, custom)])
+    attrs: list[tuple[int, list[tuple[bytes, bool]]]] = field(
+        default_factory=lambda: [(D_BUILTIN, [(UNKNOWN_LOC, True)])]
+    )
+    types: list[tuple[int, list[tuple[bytes, bool]]]] = field(
+        default_factory=lambda: [(D_BUILTIN, [(I32, True)])]
+    )
+    ir: bytes | None = None  # default: module_ir(self)
+    props: list[bytes] | None = None  # default: [module record] from version 5
+    body: dict[int, bytes] = field(default_factory=dict)  # section bodies replacing the built ones
+    order: tuple[int, ...] = (1, 3, 2, 4, 6, 5, 0, 8)
+    extra: list[bytes] = field(default_factory=list)  # whole sections appended
+
+    def n_attrs(self) -> int:
+        return sum(len(g) for _, g in self.attrs)
+
+    def n_types(self) -> int:
+        return sum(len(g) for _, g in self.types)
+
+    def dialect_body(self) -> bytes:
+        out = v(len(self.dialects))
+        for s in self.dialects:
+            out += v(s) if self.version < 1 else vf(s, False)
+        if self.version >= 4:
+            listed = sum(len(n) for _, n in self.op_names)
+            out += v(listed if self.declared_op_names is None else self.declared_op_names)
+        for d, names in self.op_names:
+            out += v(d, len(names))
+            for s, reg in names:
+                out += vf(s, reg) if self.version >= 5 else v(s)
+        return out
+
+    def offsets_and_data(self) -> tuple[bytes, bytes]:
+        off = v(self.n_attrs(), self.n_types())
+        data = b""
+        for table in (self.attrs, self.types):
+            for d, entries in table:
+                off += v(d, len(entries))
+                for enc, custom in entries:
+                    off += vf(len(enc), custom)
+                    data += enc
+        return off, data
+
+    def props_body(self) -> bytes:
+        props = self.props
+        if props is None:
+            props = [v(0, 0)] if self.version >= 5 else []
+        return v(len(props)) + b"".join(v(len(p)) + p for p in props)
+
+    def header(self) -> bytes:
+        return MAGIC + v(self.version) + self.producer + b"\0"
+
+    def bodies(self) -> dict[int, bytes]:
+        off, data = self.offsets_and_data()
+        out = {
+            0: string_section(self.strings),
+            1: self.dialect_body(),
+            2: data,
+            3: off,
+            4: v(2) + (self.ir if self.ir is not None else module_op(self.version)),
+            5: b"",
+            6: v(0),
+        }
+        if self.version >= 5 or self.props is not None:
+            out[8] = self.props_body()
+        out.update(self.body)
+        return out
+
+    def bytes(self) -> bytes:
+        bodies = self.bodies()
+        return self.header() + b"".join(
+            section(s, bodies[s]) for s in self.order if s in bodies
+        ) + b"".join(self.extra)
+
+    def section_start(self, sid: int) -> int:
+        """Absolute offset of section ``sid``'s body in ``bytes()``."""
+        bodies = self.bodies()
+        pos = len(self.header())
+        for s in self.order:
+            if s not in bodies:
+                continue
+            head = 1 + len(v(len(bodies[s])))
+            if s == sid:
+                return pos + head
+            pos += head + len(bodies[s])
+        raise KeyError(sid)
+
+
+def op(
+    name: int = 1,
+    loc: int = 0,
+    *,
+    attr_dict: int | None = None,
+    props: int | None = None,
+    results: tuple[int, ...] = (),
+    operands: tuple[int, ...] = (),
+    regions: list[bytes] | None = None,
+    isolated: bool = True,
+    version: int = 6,
+    use_lists: bytes | None = None,
+    mask: int = 0,
+) -> bytes:
+    """One op: name index, mask, location, then the parts the mask announces."""
+    m = mask
+    tail = b""
+    if attr_dict is not None:
+        m |= 0x01
+        tail += v(attr_dict)
+    if props is not None:
+        m |= 0x40
+        tail += v(props)
+    if results:
+        m |= 0x02
+        tail += v(len(results), *results)
+    if operands:
+        m |= 0x04
+        tail += v(len(operands), *operands)
+    if use_lists is not None:
+        m |= 0x20
+        tail += use_lists
+    if regions is not None:
+        m |= 0x10
+        tail += vf(len(regions), isolated)
+        if isolated and version >= 2:
+            tail += section(4, b"".join(regions))
+        else:
+            tail += b"".join(regions)
+    return v(name) + bytes((m,)) + v(loc) + tail
+
+
+def region(blocks: list[bytes], n_values: int = 0) -> bytes:
+    if not blocks:
+        return v(0)
+    return v(len(blocks), n_values) + b"".join(blocks)
+
+
+def block(
+    ops: list[bytes] = (),  # type: ignore[assignment]
+    args: list[tuple[int, int | None]] | None = None,
+    version: int = 6,
+    arg_use_lists: bytes | None = None,
+    arg_mask: int | None = None,
+) -> bytes:
+    """A block; ``args`` are (type index, location index or None for unknown)."""
+    out = vf(len(ops), bool(args))
+    if args:
+        out += v(len(args))
+        for t, loc in args:
+            if version >= 4:
+                out += vf(t, loc is not None) + (v(loc) if loc is not None else b"")
+            else:
+                out += v(t, 0 if loc is None else loc)
+        if version >= 3:
+            mask = arg_mask if arg_mask is not None else (0x20 if arg_use_lists else 0)
+            out += bytes((mask,)) + (arg_use_lists or b"")
+    return out + b"".join(ops)
+
+
+def module_op(
+    version: int = 6, ops: list[bytes] = (), n_values: int = 0, loc: int = 0, **kw: Any  # type: ignore[assignment]
+) -> bytes:
+    """``builtin.module`` (op name 0) holding one block of ``ops``."""
+    return op(
+        0,
+        loc,
+        props=0 if version >= 5 else None,
+        regions=[region([block(list(ops), version=version)], n_values)],
+        version=version,
+        **kw,
+    )
+
+
+# ----------------------------------------------------------------------------- reading
+@dataclass
+class Built:
+    """What ``read_bytecode`` handed the op builder for one op."""
+
+    name: str
+    pos: int
+    location: Any
+    attr_dict: dict[str, Any]
+    props_rec: Any
+    op: VOp
+
+
+def recorder(log: list[Built], limits: list[int] | None = None) -> Any:
+    def build(rd, dialect, name, pos, location, attr_dict, props_rec, result_types, operands, regions):  # type: ignore[no-untyped-def]
+        if limits is not None:
+            limits.append(sys.getrecursionlimit())
+        o = VOp(f"{dialect}.{name}", None, operands, result_types, {}, attr_dict, regions, location)
+        log.append(Built(f"{dialect}.{name}", pos, location, attr_dict, props_rec, o))
+        return o
+
+    return build
+
+
+def read(data: bytes, decoder: Any = None) -> tuple[Any, list[Built]]:
+    log: list[Built] = []
+    got = read_bytecode(data, "t.bc", recorder(log), decoder, records=True)
+    return got, log
+
+
+def refusal(data: bytes, decoder: Any = None) -> tuple[str, int]:
+    with pytest.raises(BytecodeError) as e:
+        read(data, decoder)
+    return e.value.message, e.value.offset
+
+
+# ----------------------------------------------------------------------------- the header
+def test_not_bytecode_is_refused_at_byte_0() -> None:
+    for data in (b"MLIR\x0dP\0", b"", b"ML\xef"):
+        with pytest.raises(BytecodeError) as e:
+            read_producer(data)
+        assert e.value.message == "not MLIR bytecode (the file does not start with 'ML\\xefR')"
+        assert e.value.offset == 0
+    assert refusal(b"MLIR") == ("not MLIR bytecode (the file does not start with 'ML\\xefR')", 0)
+
+
+def test_producer_and_version_from_the_header() -> None:
+    assert read_producer(MAGIC + v(5) + b"abc\0rest") == (5, "abc")
+    assert read_producer(MAGIC + v(200) + b"\0") == (200, "")
+    # an invalid UTF-8 producer is replaced, not refused
+    assert read_producer(MAGIC + v(6) + b"a\xffb\0") == (6, "a\ufffdb")
+
+
+def test_artifact_version_producer_and_module() -> None:
+    a = Art(producer=b"me\xfe")
+    got, log = read(a.bytes())
+    assert (got.version, got.producer) == (6, "me\ufffd")
+    assert got.module is log[-1].op and got.module.name == "builtin.module"
+
+
+def test_newer_version_names_the_producer() -> None:
+    for version in (7, 100):
+        a = Art(version=version, producer=b"X9")
+        assert refusal(a.bytes()) == (
+            f"MLIR bytecode version {version} is newer than this reader supports (0..6); "
+            "the artifact's producer is 'X9'",
+            4,
+        )
+
+
+def test_read_bytecode_raises_the_recursion_limit_while_reading_only() -> None:
+    old = sys.getrecursionlimit()
+    limits: list[int] = []
+    try:
+        sys.setrecursionlimit(1500)
+        read_bytecode(Art().bytes(), "t.bc", recorder([], limits), records=True)
+        assert limits == [20000]
+        assert sys.getrecursionlimit() == 1500
+        sys.setrecursionlimit(25000)  # a higher limit is kept
+        limits.clear()
+        read_bytecode(Art().bytes(), "t.bc", recorder([], limits), records=True)
+        assert limits == [25000]
+        assert sys.getrecursionlimit() == 25000
+        # and restored after a refusal too
+        sys.setrecursionlimit(1500)
+        with pytest.raises(BytecodeError):
+            read_bytecode(b"MLIR", "t.bc", recorder([]), records=True)
+        assert sys.getrecursionlimit() == 1500
+    finally:
+        sys.setrecursionlimit(old)
+
+
+# ----------------------------------------------------------------------------- the sections
+def test_unknown_duplicate_and_missing_sections() -> None:
+    a = Art()
+    base = a.bytes()
+    for sid in (9, 0x7F):
+        a.extra = [section(sid, b"")]
+        assert refusal(a.bytes()) == (f"unknown section id {sid}", len(base))
+    names = {0: "string", 1: "dialect", 2: "attribute/type", 3: "attribute/type offset", 4: "IR"}
+    for sid, name in names.items():
+        a.extra = [section(sid, b"")]
+        assert refusal(a.bytes()) == (f"duplicate {name} section", len(base))
+        a.extra = []
+        a.order = tuple(s for s in (1, 3, 2, 4, 6, 5, 0, 8) if s != sid)
+        data = a.bytes()
+        assert refusal(data) == (f"missing {name} section", len(data))
+        a.order = (1, 3, 2, 4, 6, 5, 0, 8)
+
+
+def test_properties_section_required_from_version_5() -> None:
+    for version in (5, 6):
+        a = Art(version=version, order=(1, 3, 2, 4, 6, 5, 0))
+        data = a.bytes()
+        assert refusal(data) == (
+            "missing properties section (required from bytecode version 5)",
+            len(data),
+        )
+    a = Art(version=4, order=(1, 3, 2, 4, 6, 5, 0))
+    assert read(a.bytes())[0].version == 4
+
+
+def test_resource_sections_come_in_pairs() -> None:
+    for order in ((1, 3, 2, 4, 6, 0, 8), (1, 3, 2, 4, 5, 0, 8)):
+        data = Art(order=order).bytes()
+        assert refusal(data) == (
+            "resource and resource offset sections must both be present",
+            len(data),
+        )
+    # neither is fine
+    assert read(Art(order=(0, 1, 2, 3, 4, 8)).bytes())[0].version == 6
+
+
+def test_resources_are_refused_at_the_resource_offset_section() -> None:
+    for body in (v(1), v(0, 0), v(1, 0), b""):
+        a = Art(body={6: body})
+        msg = (
+            "the artifact carries resources (dense_resource blobs), which portable artifacts "
+            "cannot hold"
+        )
+        if body == b"":
+            # no count at all: the reader runs out of bytes
+            m, off = refusal(a.bytes())
+            assert m == "unexpected end of data (expected a varint) in the resource offset section"
+            assert off == a.section_start(6)
+        else:
+            assert refusal(a.bytes()) == (msg, a.section_start(6))
+
+
+def test_sections_in_any_order() -> None:
+    for order in ((0, 1, 2, 3, 4, 5, 6, 8), (8, 6, 5, 4, 3, 2, 1, 0)):
+        got, log = read(Art(order=order).bytes())
+        assert [b.name for b in log] == ["builtin.module"]
+
+
+# ----------------------------------------------------------------------------- strings
+def test_string_count_that_cannot_fit() -> None:
+    a = Art(body={0: v(3, 1, 1)})
+    assert refusal(a.bytes()) == (
+        "a list of 3 strings cannot fit in the 2 bytes left in the string section",
+        a.section_start(0),
+    )
+    # 2 strings in 2 bytes fit as a count (one byte each at least): the sizes are what is wrong
+    a = Art(body={0: v(2, 1, 1)})
+    assert refusal(a.bytes()) == (
+        "string sizes add up to 2 bytes but 0 remain in the string section",
+        a.section_start(0) + 3,
+    )
+
+
+def test_string_sizes_must_cover_the_section() -> None:
+    body = string_section(STRINGS)
+    a = Art(body={0: body + b"x\0"})
+    n = len(v(len(STRINGS))) + len(STRINGS)  # count and one-byte sizes
+    total = sum(len(s) + 1 for s in STRINGS)
+    assert refusal(a.bytes()) == (
+        f"string sizes add up to {total} bytes but {total + 2} remain in the string section",
+        a.section_start(0) + n,
+    )
+
+
+def test_strings_must_be_nul_terminated() -> None:
+    # sizes are listed in reverse: "ab" has no NUL, at the first string's offset
+    a = Art(body={0: v(2, 4, 2) + b"ab" + b"cde\0"})
+    assert refusal(a.bytes()) == ("string is not NUL-terminated", a.section_start(0) + 3)
+    # the second one
+    a = Art(body={0: v(2, 3, 3) + b"ab\0" + b"cde"})
+    assert refusal(a.bytes()) == ("string is not NUL-terminated", a.section_start(0) + 6)
+    # a size of 0 cannot hold the NUL
+    a = Art(body={0: v(2, 3, 0) + b"ab\0"})
+    assert refusal(a.bytes()) == ("string is not NUL-terminated", a.section_start(0) + 3)
+
+
+def test_strings_are_split_at_their_sizes() -> None:
+    strings = STRINGS + [b"", b"v"]
+    a = Art(strings=strings, dialects=[S_BUILTIN, 8, 7])
+    assert dialect_names(a.bytes()) == ["builtin", "v", ""]
+    got, log = read(a.bytes())
+    assert log[0].name == "builtin.module"
+
+
+def test_string_index_out_of_range() -> None:
+    a = Art(dialects=[S_BUILTIN, len(STRINGS)])
+    at = a.section_start(1) + 2  # after the count and the first dialect
+    assert refusal(a.bytes()) == (f"string index {len(STRINGS)} out of range (7 strings)", at)
+    a = Art(op_names=[(D_BUILTIN, [(S_MODULE, True), (len(STRINGS) + 5, True)])])
+    at = a.section_start(1) + 1 + 2 + 1 + 2 + 1  # count, 2 dialects, declared, group head, name 0
+    assert refusal(a.bytes()) == (f"string index {len(STRINGS) + 5} out of range (7 strings)", at)
+
+
+# ----------------------------------------------------------------------------- dialects, op names
+def test_dialect_and_op_names_without_reading_the_ir() -> None:
+    a = Art(
+        strings=STRINGS + [b"d\xffx"],
+        dialects=[S_BUILTIN, S_VHLO, 7],
+        op_names=[(D_BUILTIN, [(S_MODULE, True)]), (2, [(S_FOO, False), (7, True)])],
+        ir=b"\xff",  # never read
+    )
+    data = a.bytes()
+    assert dialect_names(data) == ["builtin", "vhlo", "d\ufffdx"]
+    assert op_names(data) == [("builtin", "module"), ("d\ufffdx", "foo"), ("d\ufffdx", "d\ufffdx")]
+
+
+def test_dialect_names_reads_the_first_of_duplicated_sections() -> None:
+    a = Art()
+    other = Art(dialects=[S_FOO, S_BAR], op_names=[(0, [(S_T, True)])])
+    a.extra = [section(1, other.dialect_body()), section(0, string_section([b"x"]))]
+    assert dialect_names(a.bytes()) == ["builtin", "vhlo"]
+    assert op_names(a.bytes()) == [("builtin", "module"), ("builtin", "foo"), ("builtin", "bar")]
+
+
+def test_dialect_names_needs_both_sections() -> None:
+    for order in ((1, 3, 2, 4, 6, 5, 8), (3, 2, 4, 6, 5, 0, 8), (3, 2, 4)):
+        data = Art(order=order).bytes()
+        for fn in (dialect_names, op_names):
+            with pytest.raises(BytecodeError) as e:
+                fn(data)
+            assert (e.value.message, e.value.offset) == (
+                "missing string or dialect section",
+                len(data),
+            )
+    with pytest.raises(BytecodeError) as e:
+        dialect_names(b"MLIR")
+    assert e.value.offset == 0
+
+
+def test_dialect_count_that_cannot_fit() -> None:
+    a = Art(body={1: v(5)})
+    assert refusal(a.bytes()) == (
+        "a list of 5 dialects cannot fit in the 0 bytes left in the dialect section",
+        a.section_start(1),
+    )
+    # two dialects and an empty op name list take 3 bytes: they fit
+    a = Art(op_names=[], ir=b"")
+    assert dialect_names(a.bytes()) == ["builtin", "vhlo"]
+
+
+def test_dialect_with_a_version_section() -> None:
+    a = Art()
+    body = v(2) + vf(S_BUILTIN, True) + section(7, b"\x01\x02") + vf(S_VHLO, False)
+    body += a.dialect_body()[3:]
+    a.body = {1: body}
+    assert dialect_names(a.bytes()) == ["builtin", "vhlo"]
+    assert read(a.bytes())[1][0].name == "builtin.module"
+    body = v(2) + vf(S_BUILTIN, True) + section(4, b"\x01\x02") + a.dialect_body()[2:]
+    a.body = {1: body}
+    assert refusal(a.bytes()) == ("expected a dialect version section", a.section_start(1) + 2)
+
+
+def test_version_0_dialects_and_op_names_are_plain_indices() -> None:
+    for version in (0, 1, 3, 4, 5, 6):
+        a = Art(version=version)
+        data = a.bytes()
+        assert dialect_names(data) == ["builtin", "vhlo"], version
+        assert op_names(data)[:2] == [("builtin", "module"), ("builtin", "foo")], version
+        got, log = read(data)
+        assert got.version == version and log[-1].name == "builtin.module"
+
+
+def test_op_name_count_is_declared_from_version_4() -> None:
+    for version in (4, 5, 6):
+        a = Art(version=version, declared_op_names=2)
+        assert refusal(a.bytes()) == ("2 op names declared but 3 listed", a.section_start(1))
+        a = Art(version=version, declared_op_names=9)
+        assert refusal(a.bytes()) == (
+            "a list of 9 op names cannot fit in the 5 bytes left in the dialect section",
+            a.section_start(1) + 3,
+        )
+
+
+def test_op_name_group_errors() -> None:
+    a = Art(op_names=[(2, [(S_MODULE, True)])])
+    at = a.section_start(1) + 5  # after the count, 2 dialects, declared, dialect index
+    assert refusal(a.bytes()) == ("dialect index 2 out of range in the dialect section", at)
+    a = Art(op_names=[(1, [(S_MODULE, True)])])
+    body = a.dialect_body()[:-2] + v(5)  # a group of 5 names in no bytes
+    a.body = {1: body}
+    assert refusal(a.bytes()) == (
+        "a list of 5 op names cannot fit in the 0 bytes left in the dialect section",
+        a.section_start(1) + 5,
+    )
