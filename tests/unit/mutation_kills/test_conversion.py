@@ -167,7 +167,7 @@ def test_reduce_precision_narrow_types_as_xla() -> None:
     assert np.isnan(reduce_precision(np.array([16.0], e4m3fn), 3, 3).astype(np.float64)).all()
     got = reduce_precision(np.array([-0.035], ml_dtypes.float8_e4m3fnuz), 2, 19)
     assert got.view(np.uint8).tolist() == [0]
-    got = reduce_precision(np.array([np.nan], ml_dtypes.float8_e5m2), 2, 0)
+    got = reduce_precision(np.array([np.nan], ml_dtypes.float8_e5m2), 2, 1)
     assert got.view(np.uint8).tolist() == [0x7F]
     # rounding to 2 mantissa bits, ties to even: 1.125 -> 1.0, 1.375 -> 1.5
     got = reduce_precision(np.array([1.125, 1.375, 1.0, -2.0], e4m3fn), 4, 2)
@@ -236,3 +236,18 @@ def test_reduce_precision_narrow_is_reduced_in_f16() -> None:
     x = np.array([2.0**-16, -(2.0**-15)], ml_dtypes.float8_e5m2)
     got = reduce_precision(x, 5, 2)
     assert got.dtype == x.dtype and got.view(np.uint8).tolist() == x.view(np.uint8).tolist()
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("float8_e5m2", 0x7C), ("float8_e4m3", 0x78), ("float8_e3m4", 0x70),
+     ("float8_e4m3fn", 0x7F), ("float8_e4m3fnuz", 0x80), ("float8_e8m0fnu", 0xFF)],
+)
+def test_reduce_precision_narrow_nan_without_mantissa_bits(name: str, expected: int) -> None:
+    """No mantissa bit, no NaN: +inf in the type (its NaN where it has no infinity), both signs."""
+    dtype = np.dtype(getattr(ml_dtypes, name))
+    x = np.array([np.nan, -np.nan, 1.0], np.float32).astype(dtype)
+    got = reduce_precision(x, 3, 0)
+    assert got.dtype == dtype
+    assert got.view(np.uint8).tolist()[:2] == [expected, expected]
+    assert got.astype(np.float64)[2] == 1.0
