@@ -275,6 +275,13 @@ def module_op(
     )
 
 
+def first_op(a: Art) -> int:
+    """Offset of the first op in the module's body of ``module_op`` (one-byte lengths): the IR
+    section's op count, the module's name, mask, location (and properties index from version 5),
+    region count, nested IR section header, block and value counts, the block's op count."""
+    return a.section_start(4) + 1 + 3 + (1 if a.version >= 5 else 0) + 1 + 2 + 2 + 1
+
+
 # ----------------------------------------------------------------------------- reading
 @dataclass
 class Built:
@@ -576,3 +583,296 @@ def test_op_name_group_errors() -> None:
         "a list of 5 op names cannot fit in the 0 bytes left in the dialect section",
         a.section_start(1) + 5,
     )
+
+
+# ----------------------------------------------------------------------------- attribute/type offsets
+def test_attribute_and_type_counts_that_cannot_fit() -> None:
+    a = Art(body={3: v(9)})
+    assert refusal(a.bytes()) == (
+        "a list of 9 attributes cannot fit in the 0 bytes left in the attribute/type offset "
+        "section",
+        a.section_start(3),
+    )
+    a = Art(body={3: v(0, 9)})
+    assert refusal(a.bytes()) == (
+        "a list of 9 types cannot fit in the 0 bytes left in the attribute/type offset section",
+        a.section_start(3) + 1,
+    )
+    # counts that fit one byte per item: the group that follows is what is wrong
+    a = Art(body={3: v(3, 0, 0, 9)})
+    assert refusal(a.bytes()) == (
+        "a list of 9 entries cannot fit in the 0 bytes left in the attribute/type offset section",
+        a.section_start(3) + 3,
+    )
+    a = Art(body={3: v(0, 2, 0, 1)})
+    assert refusal(a.bytes()) == (
+        "a list of 1 entries cannot fit in the 0 bytes left in the attribute/type offset section",
+        a.section_start(3) + 3,
+    )
+
+
+def test_attribute_group_errors() -> None:
+    a = Art(body={3: v(1, 0, 2, 1) + vf(1, True)})
+    assert refusal(a.bytes()) == (
+        "dialect index 2 out of range in the attribute/type offset section",
+        a.section_start(3) + 3,
+    )
+    # a second group lists more than remain
+    a = Art(
+        attrs=[(D_BUILTIN, [(UNKNOWN_LOC, True)]), (D_BUILTIN, [(UNKNOWN_LOC, True)] * 3)],
+    )
+    a.body = {3: v(3, 1) + v(0, 1) + vf(1, True) + v(0, 3) + vf(1, True) * 3 + v(0, 1) + vf(2, True)}
+    assert refusal(a.bytes()) == (
+        "a group lists 3 entries but only 2 of the 3 attributes remain in the attribute/type "
+        "offset section",
+        a.section_start(3) + 6,
+    )
+    a.body = {3: v(0, 3) + v(0, 1) + vf(1, True) + v(0, 3) + vf(1, True) * 3}
+    assert refusal(a.bytes()) == (
+        "a group lists 3 entries but only 2 of the 3 types remain in the attribute/type "
+        "offset section",
+        a.section_start(3) + 6,
+    )
+
+
+def test_attribute_entry_sizes_must_fit_the_section() -> None:
+    a = Art()
+    data_len = len(UNKNOWN_LOC) + len(I32)
+    a.body = {3: v(1, 1, 0, 1) + vf(1, True) + v(0, 1) + vf(data_len, True)}
+    assert refusal(a.bytes()) == (
+        "an attribute/type entry runs past the end of its section in the attribute/type offset "
+        "section",
+        a.section_start(3) + 8,
+    )
+    # an entry ending exactly at the end of the section is fine; one short leaves bytes over
+    a.body = {3: v(1, 1, 0, 1) + vf(1, True) + v(0, 1) + vf(data_len - 2, True)}
+    assert refusal(a.bytes()) == (
+        "attribute/type section has bytes no entry covers",
+        a.section_start(2) + data_len - 1,
+    )
+    a.body = {3: v(1, 1, 0, 1) + vf(1, True) + v(0, 1) + vf(data_len - 1, True) + b"\x01"}
+    assert refusal(a.bytes()) == (
+        "trailing bytes in the attribute/type offset section",
+        a.section_start(3) + 8,
+    )
+
+
+def test_attribute_entries_in_several_groups_and_dialects() -> None:
+    # attribute 0 unknown location, 1 "foo", 2 NameLoc("foo", 0), 3 "bar"; in three groups
+    a = Art(
+        attrs=[
+            (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)]),
+            (D_BUILTIN, [(name_loc(1, 0), True)]),
+            (D_BUILTIN, [(string_attr(S_BAR), True), (dict_attr((1, 3), (3, 1)), True)]),
+        ],
+        types=[(D_BUILTIN, [(I32, True)]), (D_BUILTIN, [(v(5), True), (v(2, 2, 0, 1, 1, 1), True)])],
+        ir=module_op(ops=[op(1, 2, attr_dict=4, results=(0, 1, 2))], n_values=3),
+    )
+    got, log = read(a.bytes())
+    assert [b.name for b in log] == ["builtin.foo", "builtin.module"]
+    foo = log[0]
+    assert foo.location == TextLoc('"foo"')
+    assert foo.attr_dict == {"bar": StringAttr("foo"), "foo": StringAttr("bar")}
+    t = foo.op.result_types
+    assert t[0] == IntegerType(32) and str(t[1]) == "f32"
+    assert [str(x) for x in t[2].inputs] == ["i32", "f32"] and [str(x) for x in t[2].outputs] == ["f32"]
+
+
+def test_version_4_op_with_properties_but_no_properties_section() -> None:
+    a = Art(version=4, ir=module_op(4, ops=[op(1, props=0, version=4)]))
+    assert refusal(a.bytes()) == (
+        "properties index 0 out of range (0 records)",
+        first_op(a) + 3,  # foo's name, mask, location
+    )
+
+
+def test_dialect_names_after_a_version_whose_varint_holds_a_zero_byte() -> None:
+    a = Art(version=1 << 14)  # PrefixVarInt 04 00 02
+    assert b"\x04\x00\x02" in a.header()
+    assert dialect_names(a.bytes()) == ["builtin", "vhlo"]
+
+
+def test_read_bytecode_builds_xdsl_ir_unless_asked_for_records() -> None:
+    from stablehlo_py.serialization.mlirbc.ops import build_vhlo_op
+
+    data = Art().bytes()
+    got = read_bytecode(data, "t.bc", build_vhlo_op)
+    assert isinstance(got.module, ModuleOp)
+    assert isinstance(got.module.body, Region) and isinstance(got.module.body.blocks[0], Block)
+    got = read_bytecode(data, "t.bc", build_vhlo_op, records=True)
+    assert isinstance(got.module, VOp) and got.module.name == "builtin.module"
+    assert isinstance(got.module.regions[0], VRegion)
+    assert isinstance(got.module.regions[0].blocks[0], VBlock)
+
+
+def test_unknown_vhlo_op_names_the_producer() -> None:
+    from stablehlo_py.serialization.mlirbc.ops import build_vhlo_op
+
+    a = Art(
+        producer=b"StableHLO_v9.9.9",
+        op_names=[(D_BUILTIN, [(S_MODULE, True)]), (D_VHLO, [(S_FOO, True)])],
+        ir=module_op(ops=[op(1)]),
+    )
+    with pytest.raises(BytecodeError) as e:
+        read_bytecode(a.bytes(), "t.bc", build_vhlo_op)
+    assert e.value.message.startswith(
+        "unknown VHLO op vhlo.foo (the artifact's producer is 'StableHLO_v9.9.9'; "
+    )
+
+
+# ----------------------------------------------------------------------------- attribute/type entries
+class Decoder:
+    """A ``dialect_decoder`` that records its calls and decodes an entry as the string attribute
+    its first varint refers to (through the context) followed by the rest of its bytes."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bool, bool]] = []
+
+    def __call__(self, r: Reader, ctx: Any, dialect: str, is_type: bool, custom: bool) -> Any:
+        self.calls.append((dialect, is_type, custom))
+        first = ctx.read_attr(r)
+        rest = r.bytes(r.remaining())
+        name = first.data if isinstance(first, StringAttr) else type(first).__name__
+        return StringAttr(name + "|" + rest.hex())
+
+
+def _module_with_attr_dict(attrs: list[tuple[int, list[tuple[bytes, bool]]]], dict_idx: int, **kw: Any) -> Art:
+    return Art(attrs=attrs, ir=module_op(ops=[op(1, attr_dict=dict_idx)]), **kw)
+
+
+def test_entries_of_other_dialects_and_textual_entries_go_to_the_decoder() -> None:
+    # attrs: 0 unknown loc, 1 "foo", 2 "bar"; 3 textual builtin, 4 custom "t" dialect, 5 the dict
+    strings = STRINGS
+    attrs = [
+        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (string_attr(S_BAR), True)]),
+        (D_BUILTIN, [(v(1) + b"xy", False)]),
+        (2, [(v(2) + b"zw", True)]),
+        (D_BUILTIN, [(dict_attr((1, 3), (2, 4)), True)]),
+    ]
+    a = _module_with_attr_dict(attrs, 5, strings=strings, dialects=[S_BUILTIN, S_VHLO, S_T])
+    dec = Decoder()
+    got, log = read(a.bytes(), dec)
+    assert log[0].attr_dict == {"foo": StringAttr("foo|7879"), "bar": StringAttr("bar|7a77")}
+    assert dec.calls == [("builtin", False, False), ("t", False, True)]
+    # a custom type of another dialect, through the decoder too
+    a.types = [(2, [(v(1), True)])]
+    a.ir = module_op(ops=[op(1, results=(0,))], n_values=1)
+    dec = Decoder()
+    got, log = read(a.bytes(), dec)
+    assert log[0].op.result_types == (StringAttr("foo|"),)
+    assert dec.calls == [("t", True, True)]
+
+
+def test_builtin_vhlo_and_sdy_entries_are_decoded_by_the_reader() -> None:
+    from stablehlo_py.vhlo import types as vt
+
+    attrs = [
+        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (string_attr(S_BAR), True)]),
+        (D_VHLO, [(v(1, 0), True)]),  # vhlo.array_v1 []
+        (2, [(v(0, 1, 2), True)]),  # sdy manual axes {"bar"}
+        (D_BUILTIN, [(dict_attr((1, 3), (2, 4)), True)]),
+    ]
+    types = [(D_VHLO, [(v(4), True)]), (D_BUILTIN, [(I32, True)])]
+    for dec in (None, Decoder()):
+        a = _module_with_attr_dict(attrs, 5, dialects=[S_BUILTIN, S_VHLO, 7], strings=STRINGS + [b"sdy"])
+        a.types = types
+        a.ir = module_op(ops=[op(1, attr_dict=5, results=(0, 1))], n_values=2)
+        got, log = read(a.bytes(), dec)
+        d = log[0].attr_dict
+        assert type(d["foo"]).__name__ == "ArrayV1Attr"
+        assert log[0].op.result_types[0] == vt.F32
+        assert log[0].op.result_types[1] == IntegerType(32)
+        if dec is None:
+            assert "bar" in str(d["bar"]) and type(d["bar"]).__name__ == "OpaqueAttr"
+        else:  # only the sdy entry goes to the decoder
+            assert dec.calls == [("sdy", False, True)]
+            assert d["bar"] == StringAttr("Loc|0305")
+
+
+def test_entries_without_a_decoder() -> None:
+    base = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)])]
+    dialects = [S_BUILTIN, S_VHLO, S_T]
+    cases = [
+        ((D_BUILTIN, [(b"x\xffy\0", False)]), "textual attribute 'x\ufffdy' (dialect 'builtin') is "
+         "not supported: portable artifacts with other dialects (allow_other_dialects) cannot be read"),
+        ((2, [(b"ab\0", False)]), "textual attribute 'ab' (dialect 't') is not supported: portable "
+         "artifacts with other dialects (allow_other_dialects) cannot be read"),
+        ((D_BUILTIN, [(b"ab", False)]), "textual attribute/type entry is not NUL-terminated"),
+        ((2, [(v(0), True)]), "attribute of dialect 't' is not supported (portable artifacts hold "
+         "VHLO and builtin only)"),
+    ]
+    for entry, message in cases:
+        a = _module_with_attr_dict(base + [entry], 2, dialects=dialects)
+        a.ir = module_op(ops=[op(1, loc=2)])
+        start = a.section_start(2) + len(UNKNOWN_LOC) + len(string_attr(S_FOO))
+        assert refusal(a.bytes()) == (message, start), message
+    for entry, message in [
+        ((D_BUILTIN, [(b"i\xfe7\0", False)]), "textual type 'i\ufffd7' (dialect 'builtin') is "
+         "not supported: portable artifacts with other dialects (allow_other_dialects) cannot be read"),
+        ((2, [(v(0), True)]), "type of dialect 't' is not supported (portable artifacts hold "
+         "VHLO and builtin only)"),
+    ]:
+        a = Art(attrs=base, types=[entry], dialects=dialects)
+        a.ir = module_op(ops=[op(1, results=(0,))], n_values=1)
+        start = a.section_start(2) + len(UNKNOWN_LOC) + len(string_attr(S_FOO))
+        assert refusal(a.bytes()) == (message, start), message
+
+
+def test_trailing_bytes_after_an_entry() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO) + b"\x07", True)])]
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, loc=1)]))
+    assert refusal(a.bytes()) == (
+        "trailing bytes after an attribute/type encoding",
+        a.section_start(2) + 1 + 2,
+    )
+
+
+def test_attribute_and_type_index_out_of_range() -> None:
+    a = Art(ir=module_op(ops=[op(1, loc=1)]))
+    at = first_op(a) + 2  # foo's location
+    assert refusal(a.bytes()) == ("attribute index 1 out of range (1 attributes)", at)
+    a = Art(ir=module_op(ops=[op(1, results=(1,))], n_values=1))
+    at = first_op(a) + 4  # foo's name, mask, location, result count
+    assert refusal(a.bytes()) == ("type index 1 out of range (1 types)", at)
+    # a reference inside an entry, after another one was decoded: at the entry
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (array_attr(1, 9), True)])]
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, attr_dict=2)]))
+    assert refusal(a.bytes()) == (
+        "attribute index 9 out of range (3 attributes)",
+        a.section_start(2) + 1 + 2,
+    )
+    types = [(D_BUILTIN, [(I32, True), (v(15, 2, 0, 7), True)])]  # tuple<i32, #7>
+    a = Art(types=types, ir=module_op(ops=[op(1, results=(1,))], n_values=1))
+    assert refusal(a.bytes()) == (
+        "type index 7 out of range (2 types)",
+        a.section_start(2) + 1 + len(I32),
+    )
+
+
+def test_reference_cycles() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (array_attr(1, 3), True),
+                          (array_attr(2), True)])]
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, attr_dict=2)]))
+    assert refusal(a.bytes()) == (
+        "an attribute refers to itself (a reference cycle)",
+        a.section_start(2) + 1 + 2,
+    )
+    types = [(D_BUILTIN, [(I32, True), (v(15, 2, 0, 1), True)])]  # tuple<i32, itself>
+    a = Art(types=types, ir=module_op(ops=[op(1, results=(1,))], n_values=1))
+    assert refusal(a.bytes()) == (
+        "a type refers to itself (a reference cycle)",
+        a.section_start(2) + 1 + len(I32),
+    )
+
+
+def test_entries_are_decoded_once() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (dict_attr((1, 1)), True)])]
+    a = Art(
+        attrs=attrs,
+        ir=module_op(ops=[op(1, attr_dict=2, results=(0, 0)), op(2, attr_dict=2, results=(0,))], n_values=3),
+    )
+    got, log = read(a.bytes())
+    foo, bar = log[0].op, log[1].op
+    assert foo.result_types[0] is foo.result_types[1] is bar.result_types[0]
+    assert foo.attributes is not bar.attributes and foo.attributes == bar.attributes
+    assert foo.attributes["foo"] is bar.attributes["foo"]
