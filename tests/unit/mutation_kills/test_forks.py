@@ -100,3 +100,56 @@ def test_dynamic_conv_upgrade_message_names_the_padding() -> None:
         fk.upgrade(state)
     assert str(ei.value).startswith(
         "a non-zero `padding` attribute, which dynamic_conv_v2 (0.20.0+) cannot hold (padding = ")
+
+
+def test_fork_table_is_built_from_the_modules() -> None:
+    """`_load` (run once at import, where no mutant is switched on) called again: the same table."""
+    assert fk._load() == fk.FORKS
+    assert len(fk._load()) == 25
+
+
+def test_a_fork_defined_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fk, "MODULES", ("composite", "dot_general", "composite"))
+    with pytest.raises(ValueError) as ei:
+        fk._load()
+    assert str(ei.value) == "fork composite v1<->v2 defined twice"
+    monkeypatch.setattr(fk, "MODULES", ("composite", "dot_general"))
+    assert sorted(fk._load()) == [("composite", 1), ("dot_general", 1)]
+
+
+def test_fork_op_of_keeps_the_regions() -> None:
+    """A VHLO op's regions travel with its snapshot (a composite_v2 with regions must be blocked)."""
+    from stablehlo_py.passes import run_pipeline
+
+    from stablehlo_py.ir import parse
+    from tests.unit.vhlo.test_vhlo_passes import PROGRAM
+
+    module = run_pipeline(parse(PROGRAM, "t.mlir"), [("stablehlo-legalize-to-vhlo", {})])
+    reduce = next(op for op in module.walk() if op.name.startswith("vhlo.reduce_v"))
+    snap = fk.ForkOp.of(reduce)
+    assert len(snap.regions) == 1 and snap.regions[0] is reduce.regions[0]
+    assert snap.operands == tuple(reduce.operands) and snap.base == "reduce"
+    with pytest.raises(fk.Blocked) as ei:
+        fk.downgrade(fk.ForkOp("composite", 2, (), (), {}, {}, snap.regions))
+    assert str(ei.value) == "1 composite region(s) (composite regions need 1.14.0)"
+
+
+def test_dynamic_conv_downgrade_needs_a_ranked_lhs() -> None:
+    """The padding attribute's shape comes from the lhs (operand 0); an unranked lhs blocks it."""
+    from stablehlo_py.vhlo import types as vt
+    from xdsl.ir import Block
+
+    state = _state("dynamic_conv", 2)
+    unranked = vt.UnrankedTensorV1Type(vt.F32)
+    block = Block(arg_types=[unranked, vt.tensor_type((2, 3, 4), vt.F32)])
+    blocked = fk.ForkOp("dynamic_conv", 2, (block.args[0], block.args[1], *state.operands[2:]),
+                        state.result_types, dict(state.properties))
+    with pytest.raises(fk.Blocked) as ei:
+        fk.downgrade(blocked)
+    assert str(ei.value) == "an unranked lhs (dynamic_conv_v1 needs its rank for the padding attribute)"
+    ranked = Block(arg_types=[vt.tensor_type((2, 3, 4), vt.F32), vt.tensor_type((2, 3, 4, 5, 6), vt.F32)])
+    down = fk.downgrade(fk.ForkOp("dynamic_conv", 2, tuple(ranked.args), state.result_types,
+                                  dict(state.properties)))
+    from stablehlo_py.vhlo import attrs as va
+
+    assert down.properties["padding"] == va.i64_tensor([0, 0], (1, 2))  # rank 3 lhs: one spatial dim
