@@ -31,7 +31,7 @@ from stablehlo_py.serialization.mlirbc.reader import (
     read_bytecode,
     read_producer,
 )
-from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
+from stablehlo_py.vhlo.records import VBlock, VOp, VRegion, VValue
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -876,3 +876,377 @@ def test_entries_are_decoded_once() -> None:
     assert foo.result_types[0] is foo.result_types[1] is bar.result_types[0]
     assert foo.attributes is not bar.attributes and foo.attributes == bar.attributes
     assert foo.attributes["foo"] is bar.attributes["foo"]
+
+
+# ----------------------------------------------------------------------------- the IR
+def ir_at(a: Art, fragment: bytes, nth: int = 0) -> int:
+    """Absolute offset of ``fragment`` in the IR section (after the top-level op count)."""
+    assert a.ir is not None
+    pos = -1
+    for _ in range(nth + 1):
+        pos = a.ir.index(fragment, pos + 1)
+    return a.section_start(4) + 1 + pos
+
+
+def test_ir_section_holds_one_module() -> None:
+    for head in (v(4), v(3), v(0)):  # 2 ops, 1 op with block arguments, none
+        a = Art(body={4: head + module_op()})
+        assert refusal(a.bytes()) == (
+            "the IR section must hold exactly one top-level op in the IR section",
+            a.section_start(4) + 1,
+        )
+    a = Art(body={4: v(2) + module_op() + b"\x05"})
+    assert refusal(a.bytes()) == (
+        "trailing bytes after the top-level op in the IR section",
+        a.section_start(4) + 1 + len(module_op()),
+    )
+    a = Art(ir=op(1, regions=[region([block()])]))
+    assert refusal(a.bytes()) == (
+        "the top-level op is builtin.foo, expected builtin.module",
+        a.section_start(4),
+    )
+    a = Art(ir=module_op(results=(0,)))
+    assert refusal(a.bytes()) == (
+        "more values defined than the region declared",
+        a.section_start(4) + 1,
+    )
+
+
+def test_op_name_mask_and_location_errors() -> None:
+    bad = op(3)
+    a = Art(ir=module_op(ops=[op(1), bad]))
+    assert refusal(a.bytes()) == ("op name index 3 out of range in the IR section", ir_at(a, bad))
+    bad = op(2, mask=0x80)
+    a = Art(ir=module_op(ops=[op(1), bad]))
+    assert refusal(a.bytes()) == (
+        "invalid op encoding mask 0x80 in the IR section",
+        ir_at(a, bad) + 1,
+    )
+    bad = op(2, mask=0x88)
+    a = Art(ir=module_op(ops=[bad]))
+    assert refusal(a.bytes())[0] == "invalid op encoding mask 0x88 in the IR section"
+    bad = op(2, mask=0x08)
+    a = Art(ir=module_op(ops=[op(1), bad]))
+    assert refusal(a.bytes()) == (
+        "builtin.bar has successors, which VHLO ops never have in the IR section",
+        ir_at(a, bad),
+    )
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)])]
+    bad = op(2, loc=1)
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1), bad]))
+    assert refusal(a.bytes()) == ("expected a location", ir_at(a, bad) + 2)
+
+
+def test_locations_are_decoded_once_per_attribute() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (name_loc(1, 0), True),
+                          (string_attr(S_FILE), True), (file_loc(3, 3, 4), True)])]
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, loc=2), op(2, loc=4), op(1, loc=2), op(2, loc=0)]))
+    got, log = read(a.bytes())
+    assert [b.location for b in log] == [
+        TextLoc('"foo"'), TextLoc('"f.py":3:4'), TextLoc('"foo"'), UNKNOWN, UNKNOWN,
+    ]
+    assert log[0].location is log[2].location
+    assert log[3].location is UNKNOWN and log[4].location is UNKNOWN
+
+
+def test_attribute_dictionary_and_properties_of_an_op() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (dict_attr((1, 1)), True)])]
+    a = Art(
+        attrs=attrs,
+        props=[v(0, 0), v(1, 2, 3), b""],
+        ir=module_op(ops=[op(1, attr_dict=2, props=1), op(2, props=2), op(1)]),
+    )
+    got, log = read(a.bytes())
+    foo, bar, foo2, module = log
+    assert foo.attr_dict == {"foo": StringAttr("foo")} and foo2.attr_dict == {}
+    p = a.section_start(8) + 1  # the count; each record is its size then its bytes
+    assert foo.props_rec == ((p + 4, p + 7), ir_at(a, op(1, attr_dict=2, props=1)) + 4)
+    assert bar.props_rec == ((p + 8, p + 8), ir_at(a, op(2, props=2)) + 3)
+    assert foo2.props_rec is None
+    assert module.props_rec == ((p + 1, p + 3), a.section_start(4) + 4)
+    # not a dictionary
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, attr_dict=1)]))
+    assert refusal(a.bytes()) == (
+        "an op's attribute dictionary is not a dictionary",
+        ir_at(a, op(1, attr_dict=1)) + 3,
+    )
+    # a properties index past the records
+    bad = op(1, props=3)
+    a = Art(props=[v(0, 0), b"", b""], ir=module_op(ops=[op(2, props=2), bad]))
+    assert refusal(a.bytes()) == ("properties index 3 out of range (3 records)", ir_at(a, bad) + 3)
+
+
+def test_properties_records() -> None:
+    a = Art(body={8: v(3, 0, 2)})
+    assert refusal(a.bytes()) == (
+        "a list of 3 properties records cannot fit in the 2 bytes left in the properties section",
+        a.section_start(8),
+    )
+    a = Art(body={8: v(2, 1) + b"\x01" + v(4) + b"\x01\x02"})
+    assert refusal(a.bytes()) == (
+        "a properties record of 4 bytes runs past the end in the properties section",
+        a.section_start(8) + 4,
+    )
+    # a record ending at the end of the section is fine; 2 records in 2 bytes fit as a count
+    a = Art(body={8: v(2, 0, 0)}, ir=module_op(ops=[op(1, props=1)]))
+    got, log = read(a.bytes())
+    assert log[0].props_rec[0] == (a.section_start(8) + 3, a.section_start(8) + 3)
+    assert log[1].props_rec[0] == (a.section_start(8) + 2, a.section_start(8) + 2)
+    a = Art(body={8: v(1, 2, 7, 9)}, ir=module_op(ops=[op(1, props=0)]))
+    got, log = read(a.bytes())
+    assert log[0].props_rec[0] == (a.section_start(8) + 2, a.section_start(8) + 4)
+
+
+def test_results_and_operands() -> None:
+    types = [(D_BUILTIN, [(I32, True), (v(5), True)])]
+    ops = [
+        op(1, results=(0, 1)),
+        op(2, results=(1,), operands=(1, 0)),
+        op(1, operands=(2, 2, 0)),
+    ]
+    a = Art(types=types, ir=module_op(ops=ops, n_values=3))
+    got, log = read(a.bytes())
+    foo, bar, foo2, _ = log
+    assert foo.op.result_types == (IntegerType(32), log[1].op.result_types[0]) and str(foo.op.result_types[1]) == "f32"
+    assert bar.op.operands == [foo.op.results[1], foo.op.results[0]]
+    assert foo2.op.operands == [bar.op.results[0], bar.op.results[0], foo.op.results[0]]
+    # the counts are checked against the bytes left: 2 results / operands as the last bytes fit
+    a = Art(types=types, ir=module_op(ops=[op(1, results=(0, 1))], n_values=2))
+    assert len(read(a.bytes())[1][0].op.results) == 2
+    a = Art(types=types, ir=module_op(ops=[op(1, results=(0, 1)), op(2, operands=(1, 0))], n_values=2))
+    assert len(read(a.bytes())[1][1].op.operands) == 2
+    bad = op(2, mask=0x02) + v(5)
+    a = Art(types=types, ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "a list of 5 results cannot fit in the 0 bytes left in the IR section",
+        ir_at(a, bad) + 3,
+    )
+    bad = op(2, mask=0x04) + v(5)
+    a = Art(types=types, ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "a list of 5 operands cannot fit in the 0 bytes left in the IR section",
+        ir_at(a, bad) + 3,
+    )
+
+
+def test_operands_must_be_defined_before_use() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    for vid, n_values in ((1, 2), (2, 2), (7, 2)):
+        bad = op(2, operands=(0, vid))
+        a = Art(types=types, ir=module_op(ops=[op(1, results=(0,)), bad], n_values=n_values))
+        assert refusal(a.bytes()) == (
+            f"operand refers to value #{vid}, which is not defined before its use (forward "
+            "references are not supported)",
+            ir_at(a, bad) + 5,
+        )
+
+
+def test_more_values_than_declared() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    bad = op(2, results=(0, 0))
+    a = Art(types=types, ir=module_op(ops=[op(1, results=(0,)), bad], n_values=2))
+    assert refusal(a.bytes()) == ("more values defined than the region declared", ir_at(a, bad))
+    blk = block([op(1, results=(0,))], args=[(0, None)])
+    a = Art(types=types, ir=op(0, props=0, regions=[region([blk], 1)]))
+    assert refusal(a.bytes()) == ("more values defined than the region declared", ir_at(a, blk) + 4)
+    blk = block([], args=[(0, None), (0, None)])
+    a = Art(types=types, ir=op(0, props=0, regions=[region([blk], 1)]))
+    assert refusal(a.bytes()) == ("more values defined than the region declared", ir_at(a, blk))
+
+
+def test_regions_number_values_by_isolation() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    for version in (1, 2, 6):
+        # %0 = foo; %1 = bar { ^(%2): %3 = foo(%0, %2); foo(%3) }; foo(%1)   (non-isolated region:
+        # its values come after the 2 of the module's region)
+        inner = block([op(1, operands=(0, 2), results=(0,), version=version), op(1, operands=(3,), version=version)],
+                      args=[(0, None)], version=version)
+        bar = op(2, results=(0,), regions=[region([inner], 2)], isolated=False, version=version)
+        ops = [op(1, results=(0,), version=version), bar, op(1, operands=(1,), version=version)]
+        a = Art(version=version, types=types, ir=module_op(version, ops=ops, n_values=2))
+        got, log = read(a.bytes())
+        foo0, foo1, foo2, bar_, foo3, module = log
+        assert [b.name for b in log][:5] == ["builtin.foo", "builtin.foo", "builtin.foo", "builtin.bar", "builtin.foo"]
+        arg = bar_.op.regions[0].blocks[0].args[0]
+        assert foo1.op.operands == [foo0.op.results[0], arg]
+        assert foo2.op.operands == [foo1.op.results[0]]
+        assert foo3.op.operands == [bar_.op.results[0]]
+        # an isolated region numbers its values from 0
+        inner = block([op(1, operands=(0,), version=version)], args=[(0, None)], version=version)
+        bar = op(2, results=(0,), regions=[region([inner], 1)], isolated=True, version=version)
+        ops = [op(1, results=(0,), version=version), bar, op(1, operands=(1,), version=version)]
+        a = Art(version=version, types=types, ir=module_op(version, ops=ops, n_values=2))
+        got, log = read(a.bytes())
+        arg = log[2].op.regions[0].blocks[0].args[0]
+        assert log[1].op.operands == [arg] and log[3].op.operands == [log[2].op.results[0]]
+
+
+def test_values_of_a_region_end_with_it() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    inner = block([op(1, results=(0,))], args=[(0, None)])
+    bar = op(2, regions=[region([inner], 2)], isolated=False)
+    bad = op(1, operands=(1,))
+    a = Art(types=types, ir=module_op(ops=[op(1, results=(0,)), bar, bad], n_values=1))
+    assert refusal(a.bytes()) == (
+        "operand refers to value #1, which is not defined before its use (forward references "
+        "are not supported)",
+        ir_at(a, bad) + 4,
+    )
+    # an isolated region does not see the values around it
+    bad = op(1, operands=(0,))
+    bar = op(2, regions=[region([block([bad])], 0)], isolated=True)
+    a = Art(types=types, ir=module_op(ops=[op(1, results=(0,)), bar], n_values=1))
+    assert refusal(a.bytes())[0].startswith("operand refers to value #0, which is not defined")
+
+
+def test_blocks_of_a_region_share_its_values() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    b1 = block([op(1, results=(0,))], args=[(0, None)])
+    b2 = block([op(2, operands=(1, 0, 2))], args=[(0, None)])
+    a = Art(types=types, ir=op(0, props=0, regions=[region([b1, b2], 3)]))
+    got, log = read(a.bytes())
+    blocks = log[-1].op.regions[0].blocks
+    assert len(blocks) == 2
+    assert log[1].op.operands == [log[0].op.results[0], blocks[0].args[0], blocks[1].args[0]]
+    assert blocks[0].ops == [log[0].op] and blocks[1].ops == [log[1].op]
+
+
+def test_isolated_region_section_errors() -> None:
+    reg = region([block([op(1)])])
+    bar = op(2, regions=[reg]).replace(section(4, reg), section(5, reg))
+    a = Art(ir=module_op(ops=[bar]))
+    assert refusal(a.bytes()) == (
+        "expected an IR section for an isolated region",
+        ir_at(a, bar) + 4,
+    )
+    bar = op(2, regions=[reg]).replace(section(4, reg), section(4, reg + b"\x07"))
+    a = Art(ir=module_op(ops=[bar]))
+    assert refusal(a.bytes()) == (
+        "trailing bytes after the regions in the IR section",
+        ir_at(a, bar) + 6 + len(reg),
+    )
+
+
+def test_region_counts_against_the_bytes_left() -> None:
+    bad = op(2, mask=0x10) + vf(9, False)
+    a = Art(ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "9 regions cannot fit in the bytes left in the IR section",
+        ir_at(a, bad) + 4,
+    )
+    # two empty regions in the last two bytes fit
+    last = op(2, regions=[region([]), region([])], isolated=False)
+    a = Art(ir=module_op(ops=[last]))
+    assert len(read(a.bytes())[1][0].op.regions) == 2
+    assert read(a.bytes())[1][0].op.regions[0].blocks == []
+    # blocks and values
+    bad = op(2, regions=[v(4) + v(0) + vf(0, False) * 2], isolated=False)
+    a = Art(ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "4 blocks cannot fit in the bytes left in the IR section",
+        ir_at(a, bad) + 5,
+    )
+    bad = op(2, regions=[v(3) + v(0) + vf(0, False) * 2], isolated=False)
+    a = Art(ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "unexpected end of data (expected a varint) in the IR section",
+        ir_at(a, bad) + 8,
+    )
+    bad = op(2, regions=[v(1) + v(9) + vf(0, False)], isolated=False)
+    a = Art(ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "9 values cannot be defined in the bytes left in the IR section",
+        ir_at(a, bad) + 5,
+    )
+    bad = op(2, regions=[v(1) + v(1) + vf(0, False)], isolated=False)  # 1 value, 1 byte left: fine
+    a = Art(ir=module_op(ops=[bad]))
+    assert read(a.bytes())[1][0].name == "builtin.bar"
+
+
+def _nested(depth: int, sibling_regions: int = 0) -> bytes:
+    """``depth`` ops with regions nested in each other inside the module (which is one more)."""
+    inner = block([op(1, regions=[region([block()])]) for _ in range(sibling_regions)])
+    for _ in range(depth):
+        inner = block([op(2, regions=[region([inner])])])
+    return op(0, props=0, regions=[region([inner])])
+
+
+def test_region_nesting_limit() -> None:
+    assert MAX_NESTING == 100
+    got, log = read(Art(ir=_nested(MAX_NESTING - 1)).bytes())
+    assert len(log) == MAX_NESTING
+    a = Art(ir=_nested(MAX_NESTING))
+    # the innermost bar is the 101st op with regions
+    innermost = op(2, regions=[region([block()])])
+    assert refusal(a.bytes()) == (
+        "regions nest more than 100 levels deep, which this toolkit does not support in the IR "
+        "section",
+        ir_at(a, innermost),
+    )
+    # many regions side by side are fine
+    got, log = read(Art(ir=_nested(3, sibling_regions=2 * MAX_NESTING)).bytes())
+    assert len(log) == 2 * MAX_NESTING + 4
+
+
+def test_block_errors() -> None:
+    bad = op(2, regions=[v(1, 0) + vf(9, False)], isolated=False)
+    a = Art(ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "9 ops cannot fit in the bytes left in the IR section",
+        ir_at(a, bad) + 6,
+    )
+    bad = op(2, regions=[v(1, 0) + vf(0, True) + v(5)], isolated=False)
+    a = Art(ir=module_op(ops=[bad]))
+    assert refusal(a.bytes()) == (
+        "a list of 5 block arguments cannot fit in the 0 bytes left in the IR section",
+        ir_at(a, bad) + 7,
+    )
+    for m in (1, 0x21, 0x40):
+        blk = block([], args=[(0, None)], arg_mask=m)
+        a = Art(ir=op(0, props=0, regions=[region([blk], 1)]))
+        assert refusal(a.bytes()) == (
+            f"invalid block use-list mask {m:#x} in the IR section",
+            ir_at(a, blk) + 3,
+        )
+    # two arguments in the last bytes of the region fit
+    blk = block([], args=[(0, None), (0, None)])
+    a = Art(ir=op(0, props=0, regions=[region([blk], 2)]))
+    assert len(read(a.bytes())[1][0].op.regions[0].blocks[0].args) == 2
+
+
+def test_block_argument_types_and_locations() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (name_loc(1, 0), True)])]
+    types = [(D_BUILTIN, [(I32, True), (v(5), True)])]
+    for version in (3, 4, 5, 6):
+        blk = block([op(1, operands=(1, 0), version=version)], args=[(1, 2), (0, None), (0, 2)],
+                    version=version)
+        if version < 4:  # no flag: every argument has a location (here the unknown one)
+            blk = blk.replace(v(0, 0), v(0, 0))
+        a = Art(version=version, attrs=attrs, types=types,
+                ir=op(0, props=0 if version >= 5 else None, regions=[region([blk], 3)], version=version))
+        got, log = read(a.bytes())
+        args = log[-1].op.regions[0].blocks[0].args
+        assert [str(x.type) for x in args] == ["f32", "i32", "i32"]
+        assert args[0].location == TextLoc('"foo"') and args[2].location is args[0].location
+        assert args[1].location is VValue.location  # not set
+        assert log[0].op.operands == [args[1], args[0]]
+    # a type entry that does not decode to a type
+    blk = block([], args=[(0, None)])
+    a = Art(types=[(2, [(v(1), True)])], dialects=[S_BUILTIN, S_VHLO, S_T],
+            attrs=[(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)])],
+            ir=op(0, props=0, regions=[region([blk], 1)]))
+    assert refusal(a.bytes(), Decoder()) == ("block argument type is not a type", ir_at(a, blk))
+
+
+def test_block_arguments_in_xdsl_blocks() -> None:
+    text = "func.func @f(%a: tensor<f32> loc(\"x\"), %b: tensor<i32>) {\n  return\n}\n"
+    m = parse(text, "t.mlir")
+    data = write_dialect(m)
+    _, _, back = read_dialect(data)
+    assert print_ir(back) == print_ir(m)
+    f = list(back.body.block.ops)[0]
+    args = f.body.blocks[0].args
+    assert isinstance(f.body.blocks[0], Block)
+    assert [str(x.type) for x in args] == ["tensor<f32>", "tensor<i32>"]
+    assert str(args[0].location) == str(TextLoc('"x"')) or args[0].location == TextLoc('"x"')
+    assert write_dialect(back) == data
