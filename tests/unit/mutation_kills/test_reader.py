@@ -1250,3 +1250,103 @@ def test_block_arguments_in_xdsl_blocks() -> None:
     assert [str(x.type) for x in args] == ["tensor<f32>", "tensor<i32>"]
     assert str(args[0].location) == str(TextLoc('"x"')) or args[0].location == TextLoc('"x"')
     assert write_dialect(back) == data
+
+
+# ----------------------------------------------------------------------------- use-list orders
+def _use_orders(values: Any) -> list[Any]:
+    return [x.__dict__.get("_use_order") for x in values]
+
+
+def test_use_list_orders_of_results() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    cases = [
+        # one result: no count, no index
+        ((0,), vf(3, False) + v(2, 0, 1), [[2, 0, 1]]),
+        ((0,), vf(4, True) + v(1, 0, 0, 1), [[1, 0]]),  # pairs (value, index)
+        ((0,), vf(6, True) + v(2, 0, 0, 1, 1, 2), [[2, 0, 1]]),
+        # two results: a count, then (index, order) for each listed one
+        ((0, 0), v(1, 1) + vf(2, False) + v(1, 0), [None, [1, 0]]),
+        ((0, 0), v(2, 1) + vf(2, False) + v(1, 0) + v(0) + vf(3, False) + v(0, 2, 1), [[0, 2, 1], [1, 0]]),
+        ((0, 0, 0), v(1, 2) + vf(4, True) + v(1, 0, 0, 1), [None, None, [1, 0]]),
+    ]
+    for results, lists, want in cases:
+        first = op(1, results=results, use_lists=lists)
+        ops = [first, op(2, operands=(0,)), op(1, results=(0,))]
+        a = Art(types=types, ir=module_op(ops=ops, n_values=len(results) + 1))
+        got, log = read(a.bytes())
+        assert _use_orders(log[0].op.results) == want, lists.hex()
+        assert log[1].op.operands == [log[0].op.results[0]]
+        assert _use_orders(log[2].op.results) == [None]
+
+
+def test_use_list_orders_of_block_arguments() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    for version in (3, 6):
+        lists = v(1, 1) + vf(2, False) + v(1, 0)
+        blk = block([op(1, operands=(1, 1), version=version)], args=[(0, None), (0, None)],
+                    version=version, arg_use_lists=lists)
+        a = Art(version=version, types=types,
+                ir=op(0, props=0 if version >= 5 else None, regions=[region([blk], 2)], version=version))
+        got, log = read(a.bytes())
+        args = log[-1].op.regions[0].blocks[0].args
+        assert _use_orders(args) == [None, [1, 0]]
+        blk = block([op(1, operands=(0,), version=version)], args=[(0, None)], version=version,
+                    arg_use_lists=vf(2, False) + v(1, 0))
+        a = Art(version=version, types=types,
+                ir=op(0, props=0 if version >= 5 else None, regions=[region([blk], 1)], version=version))
+        got, log = read(a.bytes())
+        assert _use_orders(log[-1].op.regions[0].blocks[0].args) == [[1, 0]]
+
+
+def test_use_list_order_errors() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    msg = " in the IR section"
+    cases = [
+        ((0, 0, 0), v(1, 3) + vf(1, False) + v(0), "use-list order for value #3 of 3"),
+        ((), v(1, 0) + vf(1, False) + v(0), "use-list order for value #0 of 0"),
+        ((0,), vf(3, True) + v(0, 1, 2), "a pair-encoded use-list order has an odd length"),
+        ((0,), vf(2, False) + v(0, 0), "a use-list order is not a permutation"),
+        ((0,), vf(2, False) + v(1, 2), "a use-list order is not a permutation"),
+        ((0,), vf(4, True) + v(1, 0, 1, 1), "a use-list order is not a permutation"),
+        ((0, 0), v(9), "a list of 9 use-lists cannot fit in the 0 bytes left"),
+    ]
+    for results, lists, message in cases:
+        bad = op(1, results=results, use_lists=lists)
+        a = Art(types=types, ir=module_op(ops=[bad], n_values=len(results)))
+        start = ir_at(a, bad) + 3 + (1 + len(results) if results else 0)
+        assert refusal(a.bytes()) == (message + msg, start), message
+    bad = op(1, results=(0,), use_lists=vf(7, False) + v(0, 1))
+    a = Art(types=types, ir=module_op(ops=[bad], n_values=1))
+    assert refusal(a.bytes()) == (
+        "a use-list order runs past the end in the IR section",
+        ir_at(a, bad) + 6,
+    )
+    # a count of 2 with 2 bytes left: the orders are what is wrong
+    bad = op(1, results=(0, 0), use_lists=v(2, 0, 1))
+    a = Art(types=types, ir=module_op(ops=[bad], n_values=2))
+    assert refusal(a.bytes()) == (
+        "unexpected end of data (expected a varint) in the IR section",
+        ir_at(a, bad) + 9,
+    )
+
+
+def test_use_list_orders_survive_a_round_trip() -> None:
+    text = """func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<f32>
+  %1 = stablehlo.add %arg0, %arg0 : tensor<f32>
+  %2 = stablehlo.add %arg0, %arg0 : tensor<f32>
+  %3 = stablehlo.add %0, %1 : tensor<f32>
+  %4 = stablehlo.add %3, %2 : tensor<f32>
+  return %4 : tensor<f32>
+}"""
+    plain = write_dialect(parse(text))
+    for order in ([5, 4, 3, 2, 1, 0], [0, 1, 2, 3, 5, 4], [1, 0, 3, 2, 5, 4]):
+        m = parse(text)
+        arg = list(m.body.block.ops)[0].body.blocks[0].args[0]
+        arg.__dict__["_use_order"] = order
+        data = write_dialect(m)
+        assert data != plain
+        _, _, back = read_dialect(data)
+        arg = list(back.body.block.ops)[0].body.blocks[0].args[0]
+        assert arg.__dict__["_use_order"] == order
+        assert write_dialect(back) == data
