@@ -1350,3 +1350,356 @@ def test_use_list_orders_survive_a_round_trip() -> None:
         arg = list(back.body.block.ops)[0].body.blocks[0].args[0]
         assert arg.__dict__["_use_order"] == order
         assert write_dialect(back) == data
+
+
+# ----------------------------------------------------------------------------- depth, nesting, budgets
+_MAX_DEPTH = 1500  # references followed while decoding one entry (the reader's limit)
+
+
+def _name_loc_chain(levels: int) -> Art:
+    """Attribute 0 the unknown location, then per level a fresh string attribute "foo" and a
+    NameLoc of it around the previous level's: decoding the outermost follows ``levels`` NameLocs
+    and, below the innermost, its name: ``levels + 1`` entries deep."""
+    attrs = [(UNKNOWN_LOC, True)]
+    for k in range(levels):
+        attrs.append((string_attr(S_FOO), True))
+        attrs.append((name_loc(1 + 2 * k, 0 if k == 0 else 2 * k), True))
+    return Art(attrs=[(D_BUILTIN, attrs)], ir=module_op(ops=[op(1, loc=2 * levels)]))
+
+
+def test_reference_depth_limit() -> None:
+    old = sys.getrecursionlimit()
+    got, log = read(_name_loc_chain(_MAX_DEPTH - 1).bytes())
+    assert log[0].location.data.count('"foo"(') == _MAX_DEPTH - 2  # locations nest past MAX_NESTING
+    assert sys.getrecursionlimit() == old
+    a = _name_loc_chain(_MAX_DEPTH)
+    assert refusal(a.bytes()) == (
+        "attribute and type references nest more than 1500 levels deep",
+        a.section_start(2) + len(UNKNOWN_LOC),  # the innermost name
+    )
+
+
+def test_reference_depth_counts_nesting_not_entries() -> None:
+    # 2000 entries side by side in one array: deep 2 at most
+    n = 2000
+    attrs = [(UNKNOWN_LOC, True)] + [(string_attr(S_FOO), True)] * n
+    attrs.append((v(0, n) + b"".join(varint_bytes(1 + i) for i in range(n)), True))
+    attrs.append((dict_attr((1, n + 1)), True))
+    a = Art(attrs=[(D_BUILTIN, attrs)], ir=module_op(ops=[op(1, attr_dict=n + 2)]))
+    got, log = read(a.bytes())
+    assert len(log[0].attr_dict["foo"].data) == n
+
+
+def _nested_arrays(depth: int) -> Art:
+    """Attributes 0 unknown, 1 "foo", 2 [] (1 level), then arrays around it: the last one is
+    ``depth`` levels deep; the op's dictionary {foo = it} one more."""
+    attrs = [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (array_attr(), True)]
+    for k in range(depth - 1):
+        attrs.append((array_attr(2 + k), True))
+    top = len(attrs) - 1
+    attrs.append((dict_attr((1, top)), True))
+    return Art(attrs=[(D_BUILTIN, attrs)], ir=module_op(ops=[op(1, attr_dict=top + 1)]))
+
+
+def test_attribute_nesting_limit() -> None:
+    got, log = read(_nested_arrays(MAX_NESTING - 1).bytes())  # the dictionary is 100 deep
+    x, depth = log[0].attr_dict["foo"], 1
+    while x.data:
+        x, depth = x.data[0], depth + 1
+    assert depth == MAX_NESTING - 1
+    a = _nested_arrays(MAX_NESTING + 1)
+    start = a.section_start(2) + 1 + 2 + 2 + 3 * (MAX_NESTING - 1)  # the 101st level
+    assert refusal(a.bytes()) == (
+        "attribute nests more than 100 levels deep (attributes and types inside each other), "
+        "which this toolkit does not support",
+        start,
+    )
+    a = _nested_arrays(MAX_NESTING)
+    start = a.section_start(2) + 1 + 2 + 2 + 3 * (MAX_NESTING - 1)  # the dictionary
+    assert refusal(a.bytes())[1] == start
+
+
+def _nested_tuples(depth: int) -> Art:
+    types = [(I32, True)] + [(v(15, 1, k), True) for k in range(depth - 1)]
+    return Art(types=[(D_BUILTIN, types)], ir=module_op(ops=[op(1, results=(depth - 1,))], n_values=1))
+
+
+def test_type_nesting_limit() -> None:
+    got, log = read(_nested_tuples(MAX_NESTING).bytes())
+    assert str(log[0].op.result_types[0]).count("tuple<") == MAX_NESTING - 1
+    a = _nested_tuples(MAX_NESTING + 1)
+    assert refusal(a.bytes()) == (
+        "type nests more than 100 levels deep (attributes and types inside each other), which "
+        "this toolkit does not support",
+        a.section_start(2) + len(UNKNOWN_LOC) + len(I32) + 3 * (MAX_NESTING - 1),
+    )
+
+
+def test_properties_record_past_its_section() -> None:
+    # the properties section is not the last one: a record may not run into the next section
+    a = Art(order=(1, 3, 2, 4, 6, 5, 8, 0), body={8: v(1, 5) + b"\x01"})
+    assert refusal(a.bytes()) == (
+        "a properties record of 5 bytes runs past the end in the properties section",
+        a.section_start(8) + 2,
+    )
+
+
+def test_builder_gets_each_ops_start_and_parts() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    ops = [op(1, results=(0,)), op(2, operands=(0,)), op(1)]
+    a = Art(types=types, ir=module_op(ops=ops, n_values=1))
+    got, log = read(a.bytes())
+    assert [b.pos for b in log] == [
+        ir_at(a, ops[0]), ir_at(a, ops[1]), ir_at(a, ops[2], 0), a.section_start(4) + 1,
+    ]
+    assert ir_at(a, ops[2]) > ir_at(a, ops[1])
+    assert [b.name for b in log] == ["builtin.foo", "builtin.bar", "builtin.foo", "builtin.module"]
+    assert log[-1].op.regions[0].blocks[0].ops == [b.op for b in log[:3]]
+
+
+def test_reference_errors_inside_an_op_are_located_at_the_reference() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (dict_attr((1, 1)), True)])]
+    bad = op(2, attr_dict=7)
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, attr_dict=2), bad]))
+    assert refusal(a.bytes()) == ("attribute index 7 out of range (3 attributes)", ir_at(a, bad) + 3)
+    types = [(D_BUILTIN, [(I32, True)])]
+    blk = block([], args=[(0, None), (4, None)])
+    a = Art(attrs=attrs, types=types, ir=op(0, props=0, regions=[region([blk], 2)]))
+    assert refusal(a.bytes()) == ("type index 4 out of range (1 types)", ir_at(a, blk) + 3)
+    blk = block([], args=[(0, 1)], version=3)
+    a = Art(version=3, attrs=attrs, types=types, ir=op(0, regions=[region([blk], 1)], version=3))
+    assert refusal(a.bytes()) == ("expected a location", ir_at(a, blk) + 3)
+
+
+def test_errors_inside_an_entry_name_the_attribute_section() -> None:
+    attrs = [(D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (v(0, 9, 1), True),
+                          (dict_attr((1, 2)), True)])]
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, attr_dict=3)]))
+    assert refusal(a.bytes()) == (
+        "a list of 9 array elements cannot fit in the 1 bytes left in the attribute/type section",
+        a.section_start(2) + 1 + 2 + 1,
+    )
+
+
+def test_vhlo_entries_refer_to_other_entries() -> None:
+    attrs = [
+        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)]),
+        (D_VHLO, [(v(1, 0), True), (v(1, 2, 2, 2), True)]),  # [] and [[], []]
+        (D_BUILTIN, [(dict_attr((1, 3)), True)]),
+    ]
+    a = Art(attrs=attrs, ir=module_op(ops=[op(1, attr_dict=4)]))
+    got, log = read(a.bytes())
+    outer = log[0].attr_dict["foo"]
+    assert [type(x).__name__ for x in outer.value] == ["ArrayV1Attr"] * 2
+    assert outer.value[0] is outer.value[1]
+
+
+def test_sdy_has_no_types() -> None:
+    a = Art(strings=STRINGS + [b"sdy"], dialects=[S_BUILTIN, S_VHLO, 7], types=[(2, [(v(0), True)])],
+            ir=module_op(ops=[op(1, results=(0,))], n_values=1))
+    assert refusal(a.bytes()) == ("the sdy dialect has no types", a.section_start(2) + 1)
+
+
+def test_region_nesting_is_counted_on_the_way_out_too() -> None:
+    # module > a > (b > c, then 98 more ops nested in each other): the last is 101 deep
+    inner = block([op(2, regions=[region([block()])])])
+    for _ in range(MAX_NESTING - 3):
+        inner = block([op(2, regions=[region([inner])])])
+    b = op(1, regions=[region([block([op(1, regions=[region([block()])])])])])
+    a_op = op(2, regions=[region([block([b, op(1, regions=[region([inner])])])])])
+    a = Art(ir=op(0, props=0, regions=[region([block([a_op])])]))
+    msg, _ = refusal(a.bytes())
+    assert msg.startswith("regions nest more than 100 levels deep")
+
+
+def test_pair_encoded_order_of_one() -> None:
+    types = [(D_BUILTIN, [(I32, True)])]
+    first = op(1, results=(0,), use_lists=vf(2, True) + v(0, 0))
+    a = Art(types=types, ir=module_op(ops=[first, op(2, operands=(0,))], n_values=1))
+    got, log = read(a.bytes())
+    assert _use_orders(log[0].op.results) == [[0]]
+
+
+# ----------------------------------------------------------------------------- expansion and element budgets
+# The budgets (reader.py's EXPANSION_BUDGET, serialization/reader.py's ATTR_ELEMENT_BUDGET and
+# MAX_ATTR_SPLAT): values all uses may expand to, 2**18 plus 16 per artifact byte; tensor elements
+# of non-constant attributes, 2**22 plus 1 per byte; a splat outside constants at most 2**16.
+EXPANSION = (1 << 18, 16)
+ELEMENTS = (1 << 22, 1)
+SPLAT = 1 << 16
+S_RETURN = len(STRINGS)
+
+
+def _vhlo_art(attrs: list[tuple[int, list[tuple[bytes, bool]]]], ops: list[bytes], pad: int = 0,
+              types: list[tuple[int, list[tuple[bytes, bool]]]] | None = None) -> Art:
+    """builtin.module of vhlo.return_v1 ops (op name 1); a padding string of ``pad`` bytes."""
+    return Art(
+        strings=STRINGS + [b"return_v1", b"x" * pad],
+        attrs=attrs,
+        types=types if types is not None else [(D_VHLO, [(v(14), True)])],
+        op_names=[(D_BUILTIN, [(S_MODULE, True)]), (D_VHLO, [(S_RETURN, True)])],
+        ir=module_op(ops=ops),
+    )
+
+
+def _read_vhlo(data: bytes) -> tuple[str, int] | None:
+    from stablehlo_py.serialization.mlirbc.ops import build_vhlo_op
+
+    try:
+        read_bytecode(data, "t.bc", build_vhlo_op)
+    except BytecodeError as e:
+        return e.message, e.offset
+    return None
+
+
+def _shared_arrays(k: int, j: int, n_ops: int, pad: int) -> tuple[Art, int, int]:
+    """vhlo arrays sharing their elements: L = [], A = [L] * 60, B = [A] * 60, X = [B] * k + [L] * j,
+    and ``n_ops`` ops with the attribute dictionary {foo = X}; (artifact, size of the dictionary
+    expanded, offset of X)."""
+    m = n = 60
+    entries = [v(1, 0), v(1, m) + v(2) * m, v(1, n) + v(3) * n, v(1, k + j) + v(4) * k + v(2) * j]
+    attrs = [
+        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)]),
+        (D_VHLO, [(e, True) for e in entries]),
+        (D_BUILTIN, [(dict_attr((1, 5)), True)]),
+    ]
+    size = 1 + 1 + (1 + k * (1 + n * (1 + m)) + j)  # the dictionary, its key, X
+    a = _vhlo_art(attrs, [op(1, attr_dict=6)] * n_ops, pad)
+    x_at = a.section_start(2) + 1 + 2 + sum(len(e) for e in entries[:3])
+    return a, size, x_at
+
+
+def _exact_expansion(n_ops: int) -> tuple[int, int, int]:
+    """(k, j, pad) for which the ops' dictionaries expand to exactly the artifact's budget."""
+    base, per_byte = EXPANSION
+    for k in range(1, 200):
+        for j in range(16):
+            _, size, _ = _shared_arrays(k, j, n_ops, 0)
+            total = size * n_ops
+            if total <= base or (total - base) % per_byte:
+                continue
+            want = (total - base) // per_byte
+            for pad in range(0, 400):
+                a, _, _ = _shared_arrays(k, j, n_ops, pad)
+                if len(a.bytes()) == want:
+                    return k, j, pad
+    raise AssertionError("no exact layout")
+
+
+def test_expansion_budget_of_one_value_is_exact() -> None:
+    k, j, pad = _exact_expansion(1)
+    a, size, x_at = _shared_arrays(k, j, 1, pad)
+    budget = EXPANSION[0] + EXPANSION[1] * len(a.bytes())
+    assert size == budget
+    assert _read_vhlo(a.bytes()) is None
+    assert read(a.bytes())[1][0].name == "vhlo.return_v1"
+    a, size, x_at = _shared_arrays(k, j, 1, pad - 1)
+    budget = EXPANSION[0] + EXPANSION[1] * len(a.bytes())
+    assert _read_vhlo(a.bytes()) == (
+        f"attribute expands to more than {budget} values (sub-attributes shared exponentially); "
+        "refusing to expand it",
+        x_at,
+    )
+
+
+def test_expansion_budget_of_all_uses_is_exact() -> None:
+    k, j, pad = _exact_expansion(2)
+    a, size, _ = _shared_arrays(k, j, 2, pad)
+    assert 2 * size == EXPANSION[0] + EXPANSION[1] * len(a.bytes())
+    assert _read_vhlo(a.bytes()) is None
+    assert len(read(a.bytes())[1]) == 3
+    a, size, _ = _shared_arrays(k, j, 2, pad - 1)
+    budget = EXPANSION[0] + EXPANSION[1] * len(a.bytes())
+    second = ir_at(a, op(1, attr_dict=6), 1)
+    want = (
+        f"the attributes and types of the ops expand to more than {budget} values (shared "
+        "sub-attributes count at each use); refusing to expand them",
+        second + 3,
+    )
+    assert _read_vhlo(a.bytes()) == want
+    assert refusal(a.bytes()) == want
+
+
+def _shared_tuples() -> list[tuple[int, list[tuple[bytes, bool]]]]:
+    """Types 0 i32, 1 tuple<i32 x 60>, 2 tuple<#1 x 60>, 3 tuple<#2 x 55>: 201356 values."""
+    return [(D_BUILTIN, [(I32, True), (v(15, 60) + v(0) * 60, True), (v(15, 60) + v(1) * 60, True),
+                         (v(15, 55) + v(2) * 55, True)])]
+
+
+def test_result_and_argument_types_count_at_each_use() -> None:
+    types = _shared_tuples()
+    first = op(1, results=(3,))
+    a = Art(types=types, ir=module_op(ops=[first, op(2, results=(0, 3))], n_values=3))
+    budget = EXPANSION[0] + EXPANSION[1] * len(a.bytes())
+    msg = (f"the attributes and types of the ops expand to more than {budget} values (shared "
+           "sub-attributes count at each use); refusing to expand them")
+    assert refusal(a.bytes()) == (msg, ir_at(a, op(2, results=(0, 3))) + 5)
+    assert read(Art(types=types, ir=module_op(ops=[first], n_values=1)).bytes())[1][0].op.results
+    blk = block([], args=[(0, None), (3, None), (3, None)])
+    a = Art(types=types, ir=op(0, props=0, regions=[region([blk], 3)]))
+    budget = EXPANSION[0] + EXPANSION[1] * len(a.bytes())
+    msg = (f"the attributes and types of the ops expand to more than {budget} values (shared "
+           "sub-attributes count at each use); refusing to expand them")
+    assert refusal(a.bytes()) == (msg, ir_at(a, blk) + 4)
+
+
+def _tensor_type(dims: tuple[int, ...], elem: int) -> bytes:
+    return v(20, len(dims)) + b"".join(v(2 * d) for d in dims) + v(elem)  # dims are zigzag
+
+
+def _tensor_attr(t: int, blob: bytes) -> bytes:
+    return v(15, t, len(blob)) + blob
+
+
+def _elements_art(dims: tuple[int, ...], uses: int, extra: int | None = None) -> Art:
+    """{foo = [S, S]} on ``uses`` ops, S a splat i64 tensor of shape ``dims``; then, with ``extra``,
+    one op with {foo = [P]}, P a splat of ``extra`` elements."""
+    types = [(D_VHLO, [(v(14), True), (_tensor_type(dims, 0), True),
+                       (_tensor_type((extra or 2,), 0), True)])]
+    seven = (7).to_bytes(8, "little")
+    attrs = [
+        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)]),
+        (D_VHLO, [(_tensor_attr(1, seven), True), (v(1, 2, 2, 2), True), (_tensor_attr(2, seven), True),
+                  (v(1, 1, 4), True)]),
+        (D_BUILTIN, [(dict_attr((1, 3)), True), (dict_attr((1, 5)), True)]),
+    ]
+    ops = [op(1, attr_dict=6)] * uses + ([op(1, attr_dict=7)] if extra is not None else [])
+    return _vhlo_art(attrs, ops, types=types)
+
+
+def test_element_budget_is_exact() -> None:
+    uses = ELEMENTS[0] // (2 * SPLAT)  # 32 ops with two splats of 2**16 each
+    n = len(_elements_art((256, 256), uses, 700).bytes())
+    a = _elements_art((256, 256), uses, n)
+    assert len(a.bytes()) == n
+    assert _read_vhlo(a.bytes()) is None
+    a = _elements_art((256, 256), uses, n + 1)
+    limit = ELEMENTS[0] + ELEMENTS[1] * n
+    assert _read_vhlo(a.bytes()) == (
+        f"the attributes of the program describe more than {limit} tensor elements (an artifact "
+        f"of {n} bytes); refusing to expand them",
+        ir_at(a, op(1, attr_dict=7)),
+    )
+
+
+def test_splats_outside_constants_are_limited() -> None:
+    assert _read_vhlo(_elements_art((256, 256), 1).bytes()) is None
+    a = _elements_art((256, 257), 1)
+    assert _read_vhlo(a.bytes()) == (
+        "attribute 'foo' of vhlo.return_v1 holds a splat tensor standing for 65792 elements; "
+        "outside constant values tensors are limited to 65536 elements stored as one",
+        ir_at(a, op(1, attr_dict=6)),
+    )
+
+
+def test_a_large_tensor_that_is_not_a_splat() -> None:
+    n = SPLAT + 1
+    types = [(D_VHLO, [(v(0), True), (_tensor_type((n,), 0), True)])]
+    blob = bytes((0x55,)) * ((n + 7) // 8)
+    attrs = [
+        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)]),
+        (D_VHLO, [(_tensor_attr(1, blob), True), (v(1, 1, 2), True)]),
+        (D_BUILTIN, [(dict_attr((1, 3)), True)]),
+    ]
+    a = _vhlo_art(attrs, [op(1, attr_dict=4)], types=types)
+    assert _read_vhlo(a.bytes()) is None
