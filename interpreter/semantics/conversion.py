@@ -309,7 +309,7 @@ def _nan_without_mantissa(x: Array, result: Array, mantissa_bits: int) -> Array:
     if mantissa_bits > 0:
         return np.asarray(result)
     inf = round_float(np.asarray(np.inf), x.dtype)
-    return np.asarray(np.where(np.isnan(to_f64(x)), inf, result), dtype=x.dtype)
+    return np.asarray(np.where(np.isnan(to_f64(x)), inf, result))
 
 
 def _reduce_precision_narrow(
@@ -325,8 +325,8 @@ def _reduce_precision_narrow(
     nan_pattern = _NARROW_NAN_PATTERN.get(row.name)
     if nan_pattern is not None:
         nan = np.isnan(to_f64(result))
-        result = np.where(nan, from_bits(np.asarray(nan_pattern, dtype=U64), x.dtype), result)
-    return np.asarray(result, dtype=x.dtype)
+        result = np.where(nan, from_bits(nan_pattern, x.dtype), result)
+    return np.asarray(result)
 
 
 __all__ = ["bitcast_convert", "convert", "reduce_precision"]
