@@ -1,0 +1,271 @@
+"""interpreter/semantics/prepared.py: every prepared function equals the general semantics function
+bit for bit -- for every op name it knows, on every element type (not only the ones it speeds up),
+on the types it was prepared for and on any other operands (other dtypes, numpy scalars, Python
+numbers), errors included.  The general functions (elementwise.py, bitwise.py, conversion.py) are
+the reference: prepared.py promises their bits (its docstring), nothing else.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from stablehlo_py.interpreter import semantics as sem
+from stablehlo_py.interpreter.semantics import conversion, prepared
+
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+BF16 = np.dtype(ml_dtypes.bfloat16)
+BOOL = np.dtype(np.bool_)
+TYPES = [
+    BOOL,
+    np.dtype(ml_dtypes.int4),
+    np.dtype(ml_dtypes.uint4),
+    np.dtype(np.int8),
+    np.dtype(np.uint8),
+    np.dtype(np.int16),
+    np.dtype(np.uint16),
+    np.dtype(np.int32),
+    np.dtype(np.uint32),
+    np.dtype(np.int64),
+    np.dtype(np.uint64),
+    np.dtype(ml_dtypes.float8_e4m3fn),
+    np.dtype(ml_dtypes.float8_e5m2),
+    BF16,
+    F16,
+    F32,
+    F64,
+    np.dtype(np.complex64),
+    np.dtype(np.complex128),
+]
+BINARY = ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "power", "atan2",
+          "and", "or", "xor"]
+UNARY = ["not", "negate", "abs", "cbrt", "cosine", "sine", "tan", "tanh", "exponential",
+         "exponential_minus_one", "log", "log_plus_one", "sqrt", "rsqrt", "logistic", "floor", "sign"]
+GENERAL = {"and": sem.and_, "or": sem.or_, "not": sem.not_, "xor": sem.xor}
+
+
+@pytest.fixture(autouse=True)
+def _no_fp_warnings():  # the evaluator runs programs with these off
+    with np.errstate(all="ignore"):
+        yield
+
+
+def _general(name):
+    return GENERAL.get(name) or getattr(sem, name)
+
+
+def _values(d: np.dtype) -> np.ndarray:
+    """Every special value of the type, a few ordinary ones and random bit patterns."""
+    rng = np.random.default_rng(zlib.crc32(d.name.encode()))  # the same values every run
+    if d == BOOL:
+        return np.array([False, True])
+    if d.kind == "c":
+        part = _values(np.dtype(np.float32 if d == np.complex64 else np.float64))
+        re = part[rng.integers(0, len(part), 40)]
+        im = part[rng.integers(0, len(part), 40)]
+        return (re + 1j * im).astype(d)
+    if d.kind in "iu" or d in (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4)):
+        info = ml_dtypes.iinfo(d)
+        vals = {0, 1, 2, 3, 7, int(info.max), int(info.min), int(info.max) - 1, int(info.min) + 1}
+        if info.min < 0:
+            vals |= {-1, -2, -3}
+        vals |= {int(v) for v in rng.integers(int(info.min), int(info.max), 8, dtype=np.int64, endpoint=True)} \
+            if info.bits < 64 else set()
+        return np.array(sorted(v for v in vals if info.min <= v <= info.max), dtype=object).astype(d)
+    bits = 8 * d.itemsize
+    u = np.dtype(f"u{d.itemsize}")
+    if bits == 8:
+        patterns = np.arange(256, dtype=np.uint64)[::3]
+    else:
+        top = (1 << bits) - 1
+        sign = 1 << (bits - 1)
+        info = ml_dtypes.finfo(d)
+        exp_all = ((1 << (bits - 1 - info.nmant)) - 1) << info.nmant
+        special = [0, sign, 1, sign | 1, exp_all, exp_all | sign, exp_all | 1, exp_all | (1 << (info.nmant - 1)),
+                   top, top - 1, exp_all - 1, sign | (exp_all - 1), 1 << info.nmant]
+        rand = rng.integers(0, top, 24, dtype=np.uint64, endpoint=True)
+        patterns = np.concatenate([np.array(special, np.uint64), rand])
+    vals = patterns.astype(u).view(d)
+    ordinary = np.array([0.5, -2.5, 3.0, 1e-3, 7.25, -1.0, 100.0], np.float64).astype(d)
+    return np.concatenate([vals, ordinary])
+
+
+def _pairs(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = len(v)
+    return np.repeat(v, n).reshape(n, n), np.tile(v, n).reshape(n, n)
+
+
+def _outcome(fn, *args):
+    try:
+        with np.errstate(all="ignore"):
+            out = fn(*args)
+    except Exception as e:  # noqa: BLE001 - the refusal is part of the behaviour compared
+        return ("raises", type(e), str(e))
+    out = np.asarray(out)
+    return ("value", out.dtype, out.shape, out.tobytes())
+
+
+def _same(fast, general, *args) -> None:
+    got, want = _outcome(fast, *args), _outcome(general, *args)
+    assert got == want
+
+
+def _other(d: np.dtype) -> np.dtype:
+    if d.kind == "c":
+        return np.dtype(np.complex128) if d == np.complex64 else np.dtype(np.complex64)
+    return F64 if d != F64 else F32
+
+
+@pytest.mark.parametrize("d", TYPES, ids=str)
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_prepared_equals_general(name, d) -> None:
+    fast = prepared.prepare(name, [d, d])
+    if fast is None:
+        return
+    general = _general(name)
+    a, b = _pairs(_values(d))
+    _same(fast, general, a, b)
+    _same(fast, general, a[1, 1, ...], b[0, 1, ...])  # 0-d arrays
+    _same(fast, general, a.T, b.T)  # strided
+    o = _other(d)
+    _same(fast, general, a.astype(o), b.astype(o))  # other dtypes: the general function
+    _same(fast, general, a, b.astype(o))
+    _same(fast, general, a.astype(o), b)
+    _same(fast, general, a[0, 0][()], b[0, 0])  # a numpy scalar is not an ndarray
+    _same(fast, general, a[0, 0], b[0, 0][()])
+
+
+@pytest.mark.parametrize("d", TYPES, ids=str)
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_prepared_equals_general(name, d) -> None:
+    fast = prepared.prepare(name, [d])
+    if fast is None:
+        return
+    general = _general(name)
+    x = _values(d)
+    _same(fast, general, x)
+    _same(fast, general, x[1, ...])
+    _same(fast, general, x[::-2])
+    _same(fast, general, x.astype(_other(d)))
+    _same(fast, general, x[-1][()])
+
+
+def test_prepared_functions_exist_for_the_documented_fast_paths() -> None:
+    # the module's tables: IEEE arithmetic on f32/f64, functions via double on f16/f32/f64,
+    # extrema and sign-bit ops on f16/f32/f64, integer and boolean ufuncs, logistic on f32/f64
+    for d, name in itertools.product([F32, F64], ["add", "subtract", "multiply", "divide", "remainder"]):
+        assert prepared.prepare(name, [d, d]) is not None
+    for d, name in itertools.product([F16, F32, F64], ["tanh", "rsqrt", "maximum", "minimum", "negate", "abs"]):
+        assert prepared.prepare(name, [d] * (2 if name in ("maximum", "minimum") else 1)) is not None
+    for d in TYPES[3:11]:
+        for name in ("add", "multiply", "and", "xor", "maximum"):
+            assert prepared.prepare(name, [d, d]) is not None
+        assert prepared.prepare("not", [d]) is not None
+    for name in ("add", "multiply", "maximum", "minimum", "and", "or", "xor"):
+        assert prepared.prepare(name, [BOOL, BOOL]) is not None
+    assert prepared.prepare("not", [BOOL]) is not None
+    assert prepared.prepare("logistic", [F32]) is not None and prepared.prepare("logistic", [F64]) is not None
+    # nothing better than the general function
+    assert prepared.prepare("add", []) is None
+    assert prepared.prepare("add", [F16, F16]) is None
+    assert prepared.prepare("add", [BF16, BF16]) is None
+    assert prepared.prepare("logistic", [F16]) is None
+    assert prepared.prepare("negate", [BF16]) is None
+    assert prepared.prepare("not", [np.dtype(ml_dtypes.int4)]) is None
+    assert prepared.prepare("tanh", [np.dtype(np.complex64)]) is None
+
+
+DIRECTIONS = ["EQ", "NE", "GE", "GT", "LE", "LT"]
+
+
+@pytest.mark.parametrize("d", TYPES, ids=str)
+@pytest.mark.parametrize("compare_type", [None, "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"])
+def test_compare_prepared_equals_general(d, compare_type) -> None:
+    a, b = _pairs(_values(d))
+    for direction in DIRECTIONS:
+        fast = prepared.prepare("compare", [d, d], comparison_direction=direction, compare_type=compare_type)
+        if fast is None:
+            continue
+
+        def general(x, y, direction=direction):
+            return sem.compare(x, y, direction, compare_type)
+
+        _same(fast, general, a, b)
+        _same(fast, general, a[0, 1, ...], b[0, 1, ...])
+        _same(fast, general, a.astype(_other(d)), b.astype(_other(d)))
+        _same(fast, general, a, b.astype(_other(d)))
+
+
+def test_compare_is_prepared_where_documented() -> None:
+    for d in [F16, F32, F64, np.dtype(np.int8), np.dtype(np.uint64), BOOL]:
+        for direction in DIRECTIONS:
+            assert prepared.prepare("compare", [d, d], comparison_direction=direction) is not None
+    assert prepared.prepare("compare", [F32, F32], comparison_direction="LT", compare_type="TOTALORDER") is None
+    assert prepared.prepare("compare", [BF16, BF16], comparison_direction="LT") is None
+    assert prepared.prepare("compare", [F32, F32], comparison_direction="XX") is None
+
+    class Direction:  # an enum-like attribute: its name is read
+        name = "lt"
+
+    fast = prepared.prepare("compare", [F32, F32], comparison_direction=Direction(), compare_type="FLOAT")
+    assert fast is not None
+    x = np.array([1.0, 2.0, np.nan], np.float32)
+    assert fast(x, np.array([2.0, 2.0, 1.0], np.float32)).tolist() == [True, False, False]
+
+
+@pytest.mark.parametrize("d", TYPES, ids=str)
+def test_select_prepared_equals_general(d) -> None:
+    fast = prepared.prepare("select", [BOOL, d, d])
+    assert fast is not None
+    general = sem.select
+    a, b = _pairs(_values(d))
+    p = (np.arange(a.size).reshape(a.shape) % 3) == 0
+    _same(fast, general, p, a, b)
+    _same(fast, general, p[0, 0, ...], a, b)
+    _same(fast, general, p[0, 1, ...], a[0, 0, ...], b[0, 0, ...])
+    o = _other(d)
+    _same(fast, general, p, a.astype(o), b.astype(o))
+    _same(fast, general, p, a, b.astype(o))
+    _same(fast, general, p.astype(np.int8), a, b)
+    _same(fast, general, p[0, 0][()], a, b)
+
+
+def test_select_is_prepared_only_for_a_boolean_predicate_and_equal_branches() -> None:
+    assert prepared.prepare("select", [BOOL, F32, F64]) is None
+    assert prepared.prepare("select", [np.dtype(np.int8), F32, F32]) is None
+    assert prepared.prepare("select", [BOOL, F32]) is None
+
+
+@pytest.mark.parametrize(("src", "dst"), list(itertools.product(TYPES, [F16, F32, F64, BF16, np.dtype(np.int32)])),
+                         ids=str)
+def test_convert_prepared_equals_general(src, dst) -> None:
+    fast = prepared.prepare("convert", [src], result_dtype=dst)
+    assert (fast is not None) == (src in (F16, F32, F64) and dst in (F16, F32, F64))
+    if fast is None:
+        return
+
+    def general(x):
+        return conversion.convert(x, dst)
+
+    x = _values(src)
+    _same(fast, general, x)
+    _same(fast, general, x[1, ...])
+    _same(fast, general, x.astype(BF16))
+    _same(fast, general, x.astype(np.complex64))
+    _same(fast, general, x[4][()])
+    assert prepared.prepare("convert", [src]) is None
+
+
+def test_logistic_prepared_is_the_composition_of_the_prepared_steps() -> None:
+    # elementwise.logistic composes negate, exp, add, divide: 1 / (1 + exp(-x))
+    for d in (F32, F64):
+        fast = prepared.prepare("logistic", [d])
+        x = _values(d)
+        want = sem.divide(np.ones_like(x), sem.add(np.ones_like(x), sem.exponential(sem.negate(x))))
+        with np.errstate(all="ignore"):
+            got = fast(x)
+        assert got.dtype == d and got.tobytes() == want.tobytes()
