@@ -178,6 +178,11 @@ def test_broadcast_in_dim_with_unsorted_dimensions_and_size_one_dims():
         expected[i] = operand[j]
     assert got.dtype == I64 and got.shape == shape
     assert np.array_equal(got, expected)
+    # operand dims in an order that is neither sorted nor reversed in the result
+    other = arange((2, 3, 4))
+    got3 = D.broadcast_in_dim(other, [1, 2, 0], (4, 2, 3))
+    for i in itertools.product(range(4), range(2), range(3)):
+        assert got3[i] == other[i[1], i[2], i[0]]
     # a 0-d operand broadcasts to every element
     assert D.broadcast_in_dim(np.array(7, np.int8), [], (2, 3)).tolist() == [[7] * 3] * 2
     # dynamic_broadcast_in_dim reads the shape from a tensor
@@ -216,7 +221,8 @@ def test_iota_along_every_dimension_and_its_conversions():
     # bool: 0 -> false, every other -> true
     assert D.iota(0, (3,), np.bool_).tolist() == [False, True, True]
     # dynamic_iota reads the shape from a tensor
-    assert D.dynamic_iota(np.array([2, 3]), 1, np.int64).tolist() == [[0, 1, 2]] * 2
+    got = D.dynamic_iota(np.array([2, 3]), 1, np.int16)
+    assert got.dtype == np.int16 and got.tolist() == [[0, 1, 2]] * 2
 
 
 def test_reshape_reverse_slice_transpose_against_loops():
@@ -330,6 +336,23 @@ def test_pad_matches_the_spec_loop(shape, low, high, interior):
     assert got.tolist() == expected.tolist()
     got = D.dynamic_pad(x, np.array(-7), np.array(low), np.array(high), np.array(interior))
     assert got.tolist() == expected.tolist()
+
+
+def test_pad_result_has_the_operand_type_whatever_the_padding_value():
+    got = D.pad(np.array([1, 2], np.int8), 0, [1], [1], [0])
+    assert got.dtype == np.int8 and got.tolist() == [0, 1, 2, 0]
+    got = D.pad(np.array([1.0], np.float32), np.float64(0.1), [1], [0], [0])
+    assert got.dtype == np.float32 and got[0] == np.float32(0.1)
+
+
+def test_attribute_lists_of_the_wrong_length_are_refused_not_truncated():
+    x = arange((4, 6))
+    with pytest.raises(ValueError):
+        D.slice(x, [0, 0], [1, 1], [1])
+    with pytest.raises(ValueError):
+        D.dynamic_slice(x, np.array([0, 0]), [2])
+    with pytest.raises(ValueError):
+        D.dynamic_update_slice(x, np.zeros(6, I64), np.array([0, 0]))
 
 
 def test_pad_of_floats_keeps_the_padding_value_and_type():
