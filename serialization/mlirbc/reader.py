@@ -448,11 +448,14 @@ class _Reader:
         self.next_id: list[int] = []
         self.slots = 0  # value slots reserved by the regions being read
         self.region_depth = 0
+        self.pair_orders = False  # whether a pair-encoded use-list order was read
         op = self.read_op(r)
         if not r.at_end():
             raise r.fail("trailing bytes after the top-level op")
         if op.name != "builtin.module":
             raise BytecodeError(f"the top-level op is {op.name}, expected builtin.module", start)
+        if self.pair_orders:
+            _complete_pair_orders(op)
         return op
 
     def loc(self, r: Reader) -> TextLoc:
@@ -592,15 +595,14 @@ class _Reader:
                 raise r.fail("a use-list order runs past the end")
             items = [r.varint() for _ in range(k)]
             if pairs:
+                # (value, index) of the uses that moved; the others, up to the value's number of
+                # uses (known once the IR is read: _complete_pair_orders), keep their place
                 if k % 2:
                     raise r.fail("a pair-encoded use-list order has an odd length", start)
-                size = max([x for x in items] + [0]) + 1
-                order = list(range(size))
+                order = _PairOrder(range(max(items + [0]) + 1))
                 for x, i in zip(items[::2], items[1::2]):
-                    if i >= size:
-                        size = i + 1
-                        order.extend(range(len(order), size))
                     order[i] = x
+                self.pair_orders = True
             else:
                 order = items
             if sorted(order) != list(range(len(order))):
@@ -677,6 +679,28 @@ class _Reader:
         ops = [self.read_op(r) for _ in range(nops)]
         block.add_ops(ops)
         return block
+
+
+class _PairOrder(list):  # type: ignore[type-arg]
+    """A pair-encoded use-list order, without the unmoved uses after the last moved one."""
+
+
+def _complete_pair_orders(root: Any) -> None:
+    """Extend each pair-encoded use-list order to its value's number of uses (MLIR's reader does
+    it when it sorts the uses), so that writing the module again writes the same order."""
+    uses: dict[int, int] = {}
+    values: list[Any] = []
+    for o in root.walk():
+        for v in o.operands:
+            uses[id(v)] = uses.get(id(v), 0) + 1
+        values += o.results
+        for region in o.regions:
+            for b in region.blocks:
+                values += b.args
+    for v in values:
+        order = v.__dict__.get("_use_order")
+        if isinstance(order, _PairOrder):
+            v.__dict__["_use_order"] = order + list(range(len(order), uses.get(id(v), 0)))
 
 
 def op_names(data: bytes) -> list[tuple[str, str]]:

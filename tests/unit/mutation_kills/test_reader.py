@@ -1340,7 +1340,9 @@ def test_use_list_orders_survive_a_round_trip() -> None:
   return %4 : tensor<f32>
 }"""
     plain = write_dialect(parse(text))
-    for order in ([5, 4, 3, 2, 1, 0], [0, 1, 2, 3, 5, 4], [1, 0, 3, 2, 5, 4]):
+    # pair-encoded when fewer than half the uses move: [1, 0, 2, ...] lists only the first two
+    for order in ([5, 4, 3, 2, 1, 0], [0, 1, 2, 3, 5, 4], [1, 0, 3, 2, 5, 4], [1, 0, 2, 3, 4, 5],
+                  [0, 2, 1, 3, 4, 5]):
         m = parse(text)
         arg = list(m.body.block.ops)[0].body.blocks[0].args[0]
         arg.__dict__["_use_order"] = order
@@ -1703,3 +1705,81 @@ def test_a_large_tensor_that_is_not_a_splat() -> None:
     ]
     a = _vhlo_art(attrs, [op(1, attr_dict=4)], types=types)
     assert _read_vhlo(a.bytes()) is None
+
+
+# ----------------------------------------------------------------------------- value slots
+# A region declares its values before they are read; every value takes at least one byte, so the
+# regions being read at once may together declare at most as many values as the artifact has bytes.
+FILL = 60  # ops (3 bytes each) in the innermost region, so that the regions have bytes to declare
+
+
+def _chain(values: list[int]) -> Art:
+    """module region declaring values[0], holding bar whose (non-isolated) region declares
+    values[1], ... the innermost holding FILL foo ops."""
+    inner = block([op(1)] * FILL)
+    for n in reversed(values[1:]):
+        inner = block([op(2, regions=[region([inner], n)], isolated=False)])
+    return Art(ir=op(0, props=0, regions=[region([inner], values[0])]))
+
+
+def _siblings(outer: int, first: int, second: int) -> Art:
+    """module region declaring ``outer`` values, holding two bars whose regions declare ``first``
+    and ``second`` values (the first region holds FILL foo ops)."""
+    b1 = op(2, regions=[region([block([op(1)] * FILL)], first)], isolated=False)
+    b2 = op(2, regions=[region([block([op(1)] * FILL)], second)], isolated=False)
+    return Art(ir=op(0, props=0, regions=[region([block([b1, b2])], outer)]))
+
+
+def _solve(build: Any, values: list[int]) -> int:
+    """The last value count for which all of ``values`` add up to the artifact's size."""
+    guess = values[-1]
+    n = len(build(values[:-1] + [guess]).bytes())
+    last = n - sum(values[:-1])
+    assert len(build(values[:-1] + [last]).bytes()) == n
+    return last
+
+
+def test_value_slots_of_nested_regions() -> None:
+    for depth_values in ([150, 200], [100, 20, 200]):
+        last = _solve(_chain, depth_values)
+        values = depth_values[:-1] + [last]
+        a = _chain(values)
+        assert sum(values) == len(a.bytes())
+        assert read(a.bytes())[1][0].name == "builtin.foo"
+        values[-1] += 1
+        a = _chain(values)
+        msg, at = refusal(a.bytes())
+        assert msg == f"{values[-1]} values cannot be defined in the bytes left in the IR section"
+        assert a.bytes()[at:].startswith(v(values[-1]) + vf(FILL, False))
+
+
+def test_value_slots_are_released_after_a_region() -> None:
+    # outer + second = size: fine, whatever the first region declared
+    last = len(_siblings(300, 100, 150).bytes()) - 300
+    a = _siblings(300, 100, last)
+    assert 300 + last == len(a.bytes())
+    assert read(a.bytes())[1][-1].name == "builtin.module"
+    a = _siblings(300, 2, last + 1)
+    msg, _ = refusal(a.bytes())
+    assert msg == f"{last + 1} values cannot be defined in the bytes left in the IR section"
+
+
+def test_pair_encoded_orders_keep_the_unmoved_uses_after_the_last_moved_one() -> None:
+    # %0 has 4 uses, the first two swapped: pairs (1, 0) (0, 1) say nothing of uses 2 and 3
+    types = [(D_BUILTIN, [(I32, True)])]
+    first = op(1, results=(0,), use_lists=vf(4, True) + v(1, 0, 0, 1))
+    ops = [first, op(2, operands=(0, 0, 0)), op(2, operands=(0,))]
+    a = Art(types=types, ir=module_op(ops=ops, n_values=1))
+    got, log = read(a.bytes())
+    assert _use_orders(log[0].op.results) == [[1, 0, 2, 3]]
+    assert type(log[0].op.results[0].__dict__["_use_order"]) is list
+    # and a block argument's, in a nested region
+    blk = block([op(1, operands=(0,) * 5)], args=[(0, None)], arg_use_lists=vf(4, True) + v(2, 1, 1, 2))
+    bar = op(2, regions=[region([blk], 1)])
+    a = Art(types=types, ir=module_op(ops=[bar]))
+    got, log = read(a.bytes())
+    assert _use_orders(log[1].op.regions[0].blocks[0].args) == [[0, 2, 1, 3, 4]]
+    # more listed than used (not MLIR's): left as read
+    first = op(1, results=(0,), use_lists=vf(4, True) + v(2, 1, 1, 2))
+    a = Art(types=types, ir=module_op(ops=[first, op(2, operands=(0,))], n_values=1))
+    assert _use_orders(read(a.bytes())[1][0].op.results) == [[0, 2, 1]]
