@@ -664,3 +664,66 @@ def test_bitwise_refusals_word_for_word(op, fn, args) -> None:
         with pytest.raises(InterpreterError) as e:
             fn(*[np.array([True])] * args)
         assert str(e.value) == _unsupported(op, "i1")
+
+
+# ---- bitwise: deterministic, against Python integers on the bit pattern -------------------------------
+
+INT_KINDS = [ml_dtypes.int2, ml_dtypes.uint2, ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16,
+             np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+
+
+def _int_grid(dtype) -> list[int]:
+    info = ml_dtypes.iinfo(dtype)
+    lo, hi, bits = int(info.min), int(info.max), int(info.bits)
+    if bits <= 4:
+        return list(range(lo, hi + 1))
+    vals = {lo, lo + 1, hi, hi - 1, 0, 1, 2, 3, bits - 1, bits, bits + 1, 1 << (bits - 2), (1 << (bits - 2)) - 1}
+    if lo < 0:
+        vals |= {-1, -2, -bits}
+    return sorted(v for v in vals if lo <= v <= hi)
+
+
+def _interpret(pattern: int, dtype) -> int:
+    info = ml_dtypes.iinfo(dtype)
+    bits = int(info.bits)
+    pattern &= (1 << bits) - 1
+    return pattern - (1 << bits) if info.min < 0 and pattern >> (bits - 1) else pattern
+
+
+@pytest.mark.parametrize("dtype", INT_KINDS, ids=lambda d: np.dtype(d).name)
+def test_bitwise_ops_on_every_pair(dtype) -> None:
+    bits = int(ml_dtypes.iinfo(dtype).bits)
+    mask = (1 << bits) - 1
+    grid = _int_grid(dtype)
+    pairs = [(x, y) for x in grid for y in grid]
+    lhs = np.array([x for x, _ in pairs], dtype=object).astype(dtype)
+    rhs = np.array([y for _, y in pairs], dtype=object).astype(dtype)
+
+    def check(fn, ref):
+        got = fn(lhs, rhs)
+        assert got.dtype == np.dtype(dtype)
+        assert got.astype(object).tolist() == [_interpret(ref(x & mask, y & mask), dtype) for x, y in pairs]
+
+    check(B.and_, lambda p, q: p & q)
+    check(B.or_, lambda p, q: p | q)
+    check(B.xor, lambda p, q: p ^ q)
+    check(B.shift_left, lambda p, q: (p << q) if q < bits else 0)
+    check(B.shift_right_logical, lambda p, q: (p >> q) if q < bits else 0)
+    # arithmetic: the pattern read as signed, shifted with sign fill; amounts >= bits give the fill
+    check(B.shift_right_arithmetic,
+          lambda p, q: (p - (1 << bits) if p >> (bits - 1) else p) >> min(q, bits))
+    x = np.array(grid, dtype=object).astype(dtype)
+    assert B.not_(x).astype(object).tolist() == [_interpret(~v, dtype) for v in grid]
+    assert B.popcnt(x).astype(object).tolist() == [_interpret(bin(v & mask).count("1"), dtype) for v in grid]
+    assert B.count_leading_zeros(x).astype(object).tolist() == [
+        _interpret(bits - (v & mask).bit_length(), dtype) for v in grid]
+
+
+def test_bitwise_on_booleans_is_logical() -> None:
+    t = np.array([True, True, False, False])
+    f = np.array([True, False, True, False])
+    assert B.and_(t, f).tolist() == [True, False, False, False]
+    assert B.or_(t, f).tolist() == [True, True, True, False]
+    assert B.xor(t, f).tolist() == [False, True, True, False]
+    assert B.not_(t).tolist() == [False, False, True, True]
+    assert B.and_(t, f).dtype == np.bool_ and B.not_(t).dtype == np.bool_
