@@ -568,6 +568,13 @@ def test_scatter_converts_updates_to_the_result_type():
         index_vector_dim=1, update_computation=R.ADD,
     )
     assert got.dtype == np.int8 and got.tolist() == [-56, 0, 27]  # 200 wraps in i8
+    # i64 sums are exact beyond float64's 2**53 (no detour through a float)
+    (got,) = D.scatter(
+        [np.array([1, 0], np.int64)], np.array([[0], [0]]), [[2**53, 2**60 + 1]],
+        update_window_dims=[], inserted_window_dims=[0], scatter_dims_to_operand_dims=[0],
+        index_vector_dim=1, update_computation=R.ADD,
+    )
+    assert got.tolist() == [2**53 + 2**60 + 2, 0]
 
 
 def test_scatter_float_sum_in_order_and_without_warnings():

@@ -135,6 +135,30 @@ def test_dot_general_narrow_floats_accumulate_in_f32_and_round_once(dtype):
     assert float(got[0, 0]) == exact
 
 
+def test_dot_general_f16_accumulates_in_f32_not_f64():
+    # 2048 + 1 + 2**-14: f32 rounds the sum to 2049 (its spacing there is 2**-12), which is an f16
+    # tie and goes to the even 2048; a float64 sum would keep 2049.00006 and round up to 2050
+    lhs = np.array([[2048.0, 1.0, 2.0**-14]], F16)
+    got = L.dot_general(lhs, np.ones((3, 1), F16), [], [], [1], [0])
+    f32_sum = np.float32(2048.0) + np.float32(1.0) + np.float32(2.0**-14)
+    assert got.tolist() == [[float(np.float16(f32_sum))]] == [[2048.0]]
+
+
+def test_convolution_refuses_attributes_of_the_wrong_length():
+    lhs = np.ones((1, 4, 1))
+    rhs = np.ones((2, 1, 1))
+    kw = dict(
+        input_batch_dimension=0, input_spatial_dimensions=[1], input_feature_dimension=2,
+        kernel_spatial_dimensions=[0], kernel_input_feature_dimension=1,
+        kernel_output_feature_dimension=2, output_batch_dimension=0, output_spatial_dimensions=[1],
+        output_feature_dimension=2,
+    )
+    with pytest.raises(ValueError):
+        L.convolution(lhs, rhs, window_strides=[1, 1], **kw)
+    with pytest.raises(ValueError):
+        L.convolution(lhs, rhs, rhs_dilation=[1, 2], **kw)
+
+
 def test_dot_general_keeps_f32_and_f64():
     lhs = np.array([[0.1, 0.2]], np.float32)
     rhs = np.array([[3.0], [0.5]], np.float32)
@@ -195,6 +219,10 @@ CONV_CASES = [
     ((3, 4), (2, 2), (2, 1), ((0, 1), (1, 0)), (1, 2), (1, 1), (True, False), 1, 2),
     ((3, 3), (4, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1), (False, False), 1, 1),  # empty
     ((2, 3), (1, 2), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 3), (False, False), 1, 1),  # empty
+    ((3, 3), (2, 2), (1, 1), ((0, 0), (0, 0)), (1, 1), (4, 1), (False, False), 1, 1),  # 5 > 3
+    ((2, 3), (2, 1), (1, 1), ((-1, -1), (0, 0)), (1, 1), (1, 1), (False, False), 1, 1),  # 0 wide
+    ((1, 4), (1, 1), (1, 2), ((0, 0), (0, 0)), (1, 1), (1, 1), (True, False), 1, 1),  # 1 x 1
+    ((3, 5), (1, 3), (2, 1), ((0, 0), (1, 0)), (1, 1), (1, 1), (False, True), 1, 1),
 ]
 
 # (input batch, input spatial, input feature), (kernel spatial, in, out), (output batch, spatial, feature)
@@ -362,11 +390,35 @@ def test_triangular_solve_batched_f32_and_complex_adjoint():
 
 
 def test_triangular_solve_f16_is_computed_in_f32():
-    # x = b / 3 then rounded once to f16
-    a = np.array([[3.0]], F16)
-    b = np.array([[1.0]], F16)
+    # x0 = 1/3, x1 = (1 - 5 x0) / 3 = -2/9: -0.2222 in f16 when rounded once; step by step in
+    # f16 (x0 = 0.3333, 5 x0 = 1.666, ...) it would be -0.222
+    a = np.array([[3.0, 0.0], [5.0, 3.0]], F16)
+    b = np.array([[1.0], [1.0]], F16)
     got = L.triangular_solve(a, b, True, True, False)
-    assert got.dtype == F16 and got[0, 0] == np.float16(np.float32(1) / np.float32(3))
+    assert got.dtype == F16
+    assert got.tolist() == [[float(np.float16(1 / 3))], [float(np.float16(-2 / 9))]]
+
+
+@pytest.mark.parametrize("unit", [False, True])
+def test_triangular_solve_batch_of_batches(unit):
+    a = np.stack([np.stack([np.array(TRI_A)[:2, :2] * (k + 1) for k in range(3)])])  # (1, 3, 2, 2)
+    b = np.ones((1, 3, 2, 5))
+    got = L.triangular_solve(a, b, True, True, unit, "NO_TRANSPOSE")
+    assert got.shape == (1, 3, 2, 5)
+    for k in range(3):
+        assert got[0, k].tolist() == frac_solve(a[0, k].tolist(), b[0, k].tolist(), True, True,
+                                                unit, "NO_TRANSPOSE")
+
+
+def test_triangular_solve_f32_unit_diagonal_stays_in_f32():
+    # x1 = 0.9 - 0.1 * 0.3 computed in f32 (product rounded, then the difference): 0.87; through
+    # float64 it would round once to 0.86999995
+    a = np.array([[5.0, 0.0], [0.1, 7.0]], np.float32)  # the diagonal is not read
+    b = np.array([[0.3], [0.9]], np.float32)
+    got = L.triangular_solve(a, b, True, True, True)
+    x1 = np.float32(np.float32(0.9) - np.float32(np.float32(0.1) * np.float32(0.3)))
+    assert got.dtype == np.float32 and got.tolist() == [[np.float32(0.3)], [x1]]
+    assert x1 != np.float32(np.float64(np.float32(0.9)) - np.float64(np.float32(0.1)) * np.float64(np.float32(0.3)))
 
 
 def test_triangular_solve_refuses_an_unknown_transpose_a():
@@ -399,6 +451,11 @@ def test_cholesky_complex_batched_and_f16():
     assert got.tolist() == lz.conj().T.tolist()
     got = L.cholesky(np.array([[9.0, 0], [6.0, 5.0]], F16), lower=True)
     assert got.dtype == F16 and got.tolist() == [[3.0, 0.0], [2.0, 1.0]]
+    # [[3, 1], [1, 3]]: l11 = sqrt(3 - 1/3) = sqrt(8/3), 1.633 in f16 when rounded once (step by
+    # step in f16 it would be 1.634)
+    got = L.cholesky(np.array([[3.0, 1.0], [1.0, 3.0]], F16), lower=True)
+    expected = [[3**0.5, 0.0], [3**-0.5, (8 / 3) ** 0.5]]
+    assert got.tolist() == [[float(np.float16(v)) for v in row] for row in expected]
 
 
 def test_cholesky_not_positive_definite_gives_nan_from_the_failing_column_without_warnings():
