@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .conversion import convert
+
 __all__ = ["uniform_quantize", "uniform_dequantize"]
 
 _STORAGE_CANDIDATES = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64)
@@ -69,7 +71,9 @@ def uniform_quantize(
         scaled = (x / scales).astype(expressed) + zero_points
         clamped = np.minimum(np.maximum(scaled.astype(expressed), lo), hi)
         rounded = np.rint(clamped)
-    return np.asarray(rounded.astype(np.float64).astype(storage))
+    # the spec's last step, convert(rounded, storage_type): a bound the expressed type rounds
+    # outward (i16's 32767 is 32768 in f16) saturates, and NaN gives convert's 0
+    return convert(rounded, storage)
 
 
 def uniform_dequantize(

@@ -11,6 +11,7 @@ modules' documented conventions; error messages are checked word for word.
 from __future__ import annotations
 
 import struct
+import warnings
 from fractions import Fraction
 
 import ml_dtypes
@@ -57,7 +58,8 @@ def test_padding_pairs() -> None:
     assert zeros.dtype == np.int64 and zeros.shape == (3, 2) and not zeros.any()
     got = A.padding_pairs([1, -2, 3, 4], 2)
     assert got.dtype == np.int64 and got.tolist() == [[1, -2], [3, 4]]
-    assert A.padding_pairs(np.array([[0, 5]], np.int32), 1).tolist() == [[0, 5]]
+    narrow = A.padding_pairs(np.array([[0, 5]], np.int32), 1)
+    assert narrow.dtype == np.int64 and narrow.tolist() == [[0, 5]]
 
 
 # ---- _element_kinds ---------------------------------------------------------------------------------
@@ -243,6 +245,16 @@ def test_rfft_and_irfft_types_and_shapes() -> None:
     assert real_in.dtype == np.float32 and real_in.shape == (4,)
 
 
+def test_fft_warns_nothing_and_takes_a_scalar_length() -> None:
+    # numpy >= 2.0 deprecates fftn's `s` without `axes` with a warning; fft passes the trailing axes
+    x = np.arange(24, dtype=np.complex128).reshape(2, 3, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kind, operand in [("FFT", x), ("IFFT", x), ("RFFT", x.real), ("IRFFT", x)]:
+            fft(operand, kind, [3, 4])
+    _close(fft(x, "FFT", 4), np.fft.fft(x, axis=-1), 1e-15)  # a 1-d fft_length given as a number
+
+
 def test_fft_of_empty_operands_is_zeros_of_the_result_shape() -> None:
     out = fft(np.zeros((0, 8), np.float64), "RFFT", [8])
     assert out.dtype == np.complex128 and out.shape == (0, 5)
@@ -301,6 +313,61 @@ def test_quantize_divides_in_the_expressed_type() -> None:
     assert out.dtype == np.int16 and out.tolist() == [2048, 2048, 2052]
     wide = uniform_quantize(x.astype(np.float64), 1.0, 1, -(2**15), 2**15 - 1)
     assert wide.tolist() == [2048, 2049, 2051]
+
+
+def test_quantize_follows_the_spec_conversions_to_the_expressed_type() -> None:
+    # spec.md's quantize: scale, zero point and storage bounds are first converted to the expressed
+    # type; x / scale + zero_point is computed there, then clamped, rounded and converted
+    f16 = np.float16
+    # the scale: f16(0.1) = 0.0999755859375; 0.0500183 / that = 0.500305 -> f16 0.500488 -> 1
+    # (in f64, 0.0500183 / 0.1 = 0.500183 rounds to the f16 0.5, a tie that goes to 0)
+    assert uniform_quantize(np.array([0.050018310546875], f16), 0.1, 0, -128, 127).tolist() == [1]
+    # the zero point: 2049 is not an f16 (ties to 2048); 0.75 + 2048 = 2048.75 -> 2048 in f16
+    assert uniform_quantize(np.array([0.75], f16), f16(1.0), 2049, -32768, 32767).tolist() == [2048]
+    # the bounds: storage_max 2049 is 2048 in f16 (storage_min -2049: -2048)
+    out = uniform_quantize(np.array([2050.0, -2050.0, 7.0], f16), f16(1.0), 0, -2049, 2049,
+                           storage_type=np.int16)
+    assert out.tolist() == [2048, -2048, 7]
+
+
+def test_quantize_ends_with_convert() -> None:
+    # i16 storage, f16 expressed: 32767 is 32768 in f16, so clamping leaves 32768, which convert
+    # saturates to 32767 (truncate, saturate, NaN -> 0: conversion.convert's float -> int rule)
+    x = np.array([4.0e4, -4.0e4, np.nan, 2050.0], np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = uniform_quantize(x, np.float16(1.0), 0, -32768, 32767, storage_type=np.int16)
+        assert out.dtype == np.int16 and out.tolist() == [32767, -32768, 0, 2050]
+        wide = uniform_quantize(np.array([np.nan, 1.0]), np.float64(0.5), 0, -(2**31), 2**31 - 1)
+        assert wide.dtype == np.int32 and wide.tolist() == [0, 2]
+
+
+def test_quantize_raises_no_floating_point_warnings() -> None:
+    # overflowing quotients, division by zero and 0/0 are values here (clamped; NaN converts to 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big = uniform_quantize(np.array([3e38, -3e38], np.float32), np.float32(1e-3), 0, -128, 127)
+        assert big.tolist() == [127, -128]
+        by_zero = uniform_quantize(np.array([1.0, -1.0, 0.0], np.float32), np.float32(0.0), 0, -128, 127)
+        assert by_zero.tolist() == [127, -128, 0]
+
+
+def test_quantize_per_axis_on_dimension_0_and_rank_0() -> None:
+    x = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], np.float32)
+    out = uniform_quantize(x, np.array([1.0, 0.5], np.float32), [0, 10], -128, 127, 0)
+    assert out.tolist() == [[1, 2, 3], [12, 14, 16]]
+    deq = uniform_dequantize(out.astype(np.int8), np.array([1.0, 0.5], np.float32), [0, 10], -128, 127, 0)
+    assert deq.tolist() == x.tolist()
+    scalar = uniform_quantize(np.array(3.0, np.float32), [0.5], [1], -128, 127)
+    assert scalar.shape == () and scalar.tolist() == 7
+    back = uniform_dequantize(scalar, [0.5], [1], -128, 127)
+    assert back.shape == () and back.tolist() == 3.0
+
+
+def test_quantize_storage_beyond_int64_is_int64() -> None:
+    # no standard type holds [-2**63 - 1, 2**63]: the widest, int64
+    out = uniform_quantize(np.array([3.0, -2.0]), 1.0, 0, -(2**63) - 1, 2**63)
+    assert out.dtype == np.int64 and out.tolist() == [3, -2]
 
 
 def test_dequantize_expressed_type_rules() -> None:
