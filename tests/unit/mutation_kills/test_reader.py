@@ -1655,32 +1655,34 @@ def _tensor_attr(t: int, blob: bytes) -> bytes:
 
 def _elements_art(dims: tuple[int, ...], uses: int, extra: int | None = None) -> Art:
     """{foo = [S, S]} on ``uses`` ops, S a splat i64 tensor of shape ``dims``; then, with ``extra``,
-    one op with {foo = [P]}, P a splat of ``extra`` elements."""
+    one op with {foo = [P, D], bar = D}, P a splat of ``extra`` elements, D = [1, 2]: extra + 4
+    elements."""
     types = [(D_VHLO, [(v(14), True), (_tensor_type(dims, 0), True),
-                       (_tensor_type((extra or 2,), 0), True)])]
+                       (_tensor_type((extra or 2,), 0), True), (_tensor_type((2,), 0), True)])]
     seven = (7).to_bytes(8, "little")
+    one_two = (1).to_bytes(8, "little") + (2).to_bytes(8, "little")
     attrs = [
-        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True)]),
-        (D_VHLO, [(_tensor_attr(1, seven), True), (v(1, 2, 2, 2), True), (_tensor_attr(2, seven), True),
-                  (v(1, 1, 4), True)]),
-        (D_BUILTIN, [(dict_attr((1, 3)), True), (dict_attr((1, 5)), True)]),
+        (D_BUILTIN, [(UNKNOWN_LOC, True), (string_attr(S_FOO), True), (string_attr(S_BAR), True)]),
+        (D_VHLO, [(_tensor_attr(1, seven), True), (v(1, 2, 3, 3), True), (_tensor_attr(2, seven), True),
+                  (_tensor_attr(3, one_two), True), (v(1, 2, 5, 6), True)]),
+        (D_BUILTIN, [(dict_attr((1, 4)), True), (dict_attr((1, 7), (2, 6)), True)]),
     ]
-    ops = [op(1, attr_dict=6)] * uses + ([op(1, attr_dict=7)] if extra is not None else [])
+    ops = [op(1, attr_dict=8)] * uses + ([op(1, attr_dict=9)] if extra is not None else [])
     return _vhlo_art(attrs, ops, types=types)
 
 
 def test_element_budget_is_exact() -> None:
     uses = ELEMENTS[0] // (2 * SPLAT)  # 32 ops with two splats of 2**16 each
     n = len(_elements_art((256, 256), uses, 700).bytes())
-    a = _elements_art((256, 256), uses, n)
+    a = _elements_art((256, 256), uses, n - 4)
     assert len(a.bytes()) == n
     assert _read_vhlo(a.bytes()) is None
-    a = _elements_art((256, 256), uses, n + 1)
+    a = _elements_art((256, 256), uses, n - 3)
     limit = ELEMENTS[0] + ELEMENTS[1] * n
     assert _read_vhlo(a.bytes()) == (
         f"the attributes of the program describe more than {limit} tensor elements (an artifact "
         f"of {n} bytes); refusing to expand them",
-        ir_at(a, op(1, attr_dict=7)),
+        ir_at(a, op(1, attr_dict=9)),
     )
 
 
@@ -1690,7 +1692,7 @@ def test_splats_outside_constants_are_limited() -> None:
     assert _read_vhlo(a.bytes()) == (
         "attribute 'foo' of vhlo.return_v1 holds a splat tensor standing for 65792 elements; "
         "outside constant values tensors are limited to 65536 elements stored as one",
-        ir_at(a, op(1, attr_dict=6)),
+        ir_at(a, op(1, attr_dict=8)),
     )
 
 
@@ -1726,7 +1728,7 @@ def _siblings(outer: int, first: int, second: int) -> Art:
     """module region declaring ``outer`` values, holding two bars whose regions declare ``first``
     and ``second`` values (the first region holds FILL foo ops)."""
     b1 = op(2, regions=[region([block([op(1)] * FILL)], first)], isolated=False)
-    b2 = op(2, regions=[region([block([op(1)] * FILL)], second)], isolated=False)
+    b2 = op(2, regions=[region([block([op(1)] * (2 * FILL))], second)], isolated=False)
     return Art(ir=op(0, props=0, regions=[region([block([b1, b2])], outer)]))
 
 
@@ -1755,11 +1757,12 @@ def test_value_slots_of_nested_regions() -> None:
 
 def test_value_slots_are_released_after_a_region() -> None:
     # outer + second = size: fine, whatever the first region declared
-    last = len(_siblings(300, 100, 150).bytes()) - 300
-    a = _siblings(300, 100, last)
-    assert 300 + last == len(a.bytes())
+    outer = 3 * 3 * FILL - 50  # the module's region has the bytes of both
+    last = len(_siblings(outer, 100, 150).bytes()) - outer
+    a = _siblings(outer, 100, last)
+    assert outer + last == len(a.bytes()) and last + 1 < 3 * 2 * FILL
     assert read(a.bytes())[1][-1].name == "builtin.module"
-    a = _siblings(300, 2, last + 1)
+    a = _siblings(outer, 2, last + 1)
     msg, _ = refusal(a.bytes())
     assert msg == f"{last + 1} values cannot be defined in the bytes left in the IR section"
 
@@ -1779,7 +1782,15 @@ def test_pair_encoded_orders_keep_the_unmoved_uses_after_the_last_moved_one() ->
     a = Art(types=types, ir=module_op(ops=[bar]))
     got, log = read(a.bytes())
     assert _use_orders(log[1].op.regions[0].blocks[0].args) == [[0, 2, 1, 3, 4]]
-    # more listed than used (not MLIR's): left as read
+    # a block with arguments after the value
+    later = op(2, regions=[region([block([op(1, operands=(0,))], args=[(0, None)])], 1)])
+    a = Art(types=types, ir=module_op(ops=[first, later] + ops[1:], n_values=1))
+    got, log = read(a.bytes())
+    assert _use_orders(log[0].op.results) == [[1, 0, 2, 3]]
+    # an unused value's order, and more listed than used (neither is MLIR's): left as read
+    first = op(1, results=(0,), use_lists=vf(4, True) + v(1, 0, 0, 1))
+    a = Art(types=types, ir=module_op(ops=[first, op(2)], n_values=1))
+    assert _use_orders(read(a.bytes())[1][0].op.results) == [[1, 0]]
     first = op(1, results=(0,), use_lists=vf(4, True) + v(2, 1, 1, 2))
     a = Art(types=types, ir=module_op(ops=[first, op(2, operands=(0,))], n_values=1))
     assert _use_orders(read(a.bytes())[1][0].op.results) == [[0, 2, 1]]
