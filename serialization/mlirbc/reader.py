@@ -80,16 +80,16 @@ _IN_PROGRESS = object()
 
 
 class _Reader:
+    _pos = 0  # where a reference being resolved was read (for the messages)
+
     def __init__(
         self,
         data: bytes,
-        name: str,
         op_builder: Callable[..., Operation],
         dialect_decoder: Callable[..., Any] | None = None,
         records: bool = False,
     ):
         self.data = data
-        self.name = name
         self.build_op = op_builder
         self.dialect_decoder = dialect_decoder
         self.records = records  # build VHLO records (``vhlo.records``) instead of xDSL IR
@@ -136,7 +136,6 @@ class _Reader:
             raise BytecodeError(
                 "resource and resource offset sections must both be present", len(data)
             )
-        self.sections = sections
         self.read_strings(*sections[Section.STRING])
         self.read_dialects(*sections[Section.DIALECT])
         self.read_attr_type_offsets(
@@ -714,8 +713,7 @@ def dialect_names(data: bytes) -> list[str]:
 
 
 def _dialect_section(data: bytes) -> _Reader:
-    rd = _Reader(data, "<artifact>", lambda *a: None)  # type: ignore[arg-type,return-value]
-    rd._pos = 0
+    rd = _Reader(data, None)  # type: ignore[arg-type]  # reads no IR: no op builder
     version, _ = read_producer(data)
     rd.version = version
     r = Reader(data, 4)
@@ -749,8 +747,7 @@ def read_bytecode(
     if old < 20000:
         sys.setrecursionlimit(20000)
     try:
-        rd = _Reader(data, name, op_builder, dialect_decoder, records)
-        rd._pos = 0
+        rd = _Reader(data, op_builder, dialect_decoder, records)
         return rd.read()
     finally:
         sys.setrecursionlimit(old)
