@@ -53,3 +53,267 @@ def test_upstream_verify_file_in_process(path: Path, tmp_path: Path) -> None:
     report = run_chunks(path, line, tmp_path)
     assert report.passed, "no chunk ran"
     assert not report.failures, report.failure_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# direct tests of the rules
+# ---------------------------------------------------------------------------------------------
+from xdsl.dialects.builtin import (  # noqa: E402
+    ArrayAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    TupleType,
+    UnrankedTensorType,
+    f32,
+    i32,
+)
+
+from stablehlo_py.ir import parse  # noqa: E402
+from stablehlo_py.ir.infer import InferError, infer_result_types  # noqa: E402
+from stablehlo_py.ir.infer import shapes as S  # noqa: E402
+from stablehlo_py.ir.text.printer import type_to_str  # noqa: E402
+from stablehlo_py.ir.types import TokenType  # noqa: E402
+
+DYN = S.DYN
+
+
+def ty(text: str):  # type: ignore[no-untyped-def]
+    """A type from its MLIR text (the argument type of a parsed function)."""
+    m = parse(f"func.func @f(%a: {text}) {{\n  return\n}}")
+    for op in m.walk():
+        if op.name == "func.func":
+            return op.regions[0].blocks.first.args[0].type
+    raise AssertionError(text)
+
+
+def infer(name: str, *types: str, **attrs) -> list[str]:  # type: ignore[no-untyped-def]
+    return [type_to_str(t) for t in infer_result_types(name, [ty(x) for x in types], attrs)]
+
+
+def infer_err(name: str, *types, **attrs) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(InferError) as e:
+        infer_result_types(name, [ty(x) if isinstance(x, str) else x for x in types], attrs)
+    return e.value.message
+
+
+Q8 = "!quant.uniform<i8:f32, 1.000000e+00:3>"
+
+
+# ------------------------------------------------------------------------------------- shapes.py
+def test_bounds_of_and_encoding() -> None:
+    assert S.bounds_of(ty("tensor<?x3xf32, #stablehlo.bounds<4, ?>>")) == (4, DYN)
+    assert S.bounds_of(ty("tensor<2xf32>")) == ()
+    assert S.bounds_of(ty("tensor<*xf32>")) == ()
+    assert S.bounds_of(f32) == ()
+    assert S.bounds_to_encoding([]) is None
+    assert S.bounds_to_encoding([DYN, DYN]) is None
+    assert S.bounds_to_encoding([DYN, 3]) is not None
+    assert tuple(S.bounds_to_encoding([DYN, 3]).bounds) == (DYN, 3)  # type: ignore[union-attr]
+    assert type_to_str(S.ranked((DYN, 2), f32, (5, DYN))) == "tensor<?x2xf32, #stablehlo.bounds<5, ?>>"
+    assert type_to_str(S.ranked((DYN, 2), f32, (DYN, DYN))) == "tensor<?x2xf32>"
+    assert S.is_dynamic(-1) and not S.is_dynamic(0)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "ok"),
+    [
+        ("tensor<?xf32, #stablehlo.bounds<3>>", "tensor<3xf32>", True),  # size == bound
+        ("tensor<?xf32, #stablehlo.bounds<2>>", "tensor<3xf32>", False),
+        ("tensor<3xf32>", "tensor<?xf32, #stablehlo.bounds<3>>", True),
+        ("tensor<3xf32>", "tensor<?xf32, #stablehlo.bounds<2>>", False),
+        ("tensor<2x?xf32, #stablehlo.bounds<?, 4>>", "tensor<2x4xf32>", True),
+        ("tensor<2x?xf32, #stablehlo.bounds<?, 4>>", "tensor<2x5xf32>", False),
+        ("tensor<?xf32, #stablehlo.bounds<2>>", "tensor<?xf32, #stablehlo.bounds<9>>", True),
+        ("tensor<f32>", "tensor<f32>", True),
+        ("tensor<f32>", "tensor<1xf32>", False),
+        ("tensor<*xf32>", "tensor<2x3xf32>", True),
+        ("tensor<2x3xf32>", "tensor<*xf32>", True),
+        ("tensor<2x3xf32>", "tensor<3x2xf32>", False),
+        ("tensor<2x?xf32>", "tensor<?x7xf32>", True),
+        ("memref<2xf32>", "memref<?xf32>", True),
+        ("memref<2xf32>", "memref<3xf32>", False),
+    ],
+)
+def test_compatible_shape_with_bounds(a: str, b: str, ok: bool) -> None:
+    assert S.compatible_shape_with_bounds(ty(a), ty(b)) is ok
+    assert S.compatible_shape_with_bounds(ty(b), ty(a)) is ok
+    assert S.is_compatible(ty(a), ty(b)) is ok
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "ok"),
+    [
+        # quantized: storage type, signedness, storage range, expressed type and granularity count;
+        # scale and zero point do not
+        ("!quant.uniform<i8:f32, 1.0:3>", "!quant.uniform<i8:f32, 2.0:-1>", True),
+        ("!quant.uniform<i8:f32, 1.0>", "!quant.uniform<i16:f32, 1.0>", False),
+        ("!quant.uniform<i8:f32, 1.0>", "!quant.uniform<u8:f32, 1.0>", False),
+        ("!quant.uniform<i8<-127:127>:f32, 1.0>", "!quant.uniform<i8:f32, 1.0>", False),
+        ("!quant.uniform<i8<-128:126>:f32, 1.0>", "!quant.uniform<i8:f32, 1.0>", False),
+        ("!quant.uniform<i8:f32, 1.0>", "!quant.uniform<i8:f16, 1.0>", False),
+        ("!quant.uniform<i8:f32:0, {1.0, 2.0}>", "!quant.uniform<i8:f32, 1.0>", False),
+        ("!quant.uniform<i8:f32:0, {1.0, 2.0}>", "!quant.uniform<i8:f32:1, {3.0:1, 2.0}>", True),
+        ("!quant.uniform<i8:f32, 1.0>", "i8", False),
+        ("i8", "!quant.uniform<i8:f32, 1.0>", False),
+        ("f32", "f32", True),
+        ("f32", "f16", False),
+    ],
+)
+def test_element_type_compatible(a: str, b: str, ok: bool) -> None:
+    ta, tb = ty(f"tensor<2x{a}>"), ty(f"tensor<2x{b}>")
+    assert S.element_type_compatible(ta, tb) is ok
+    assert S.element_type_compatible(tb, ta) is ok
+    assert S.is_compatible(ta, tb) is ok
+    assert S.element_type_compatible(ta.element_type, tb.element_type) is ok
+
+
+def test_compatibility_of_tuples_tokens_and_ranges() -> None:
+    tup = ty("tuple<tensor<2xf32>, !stablehlo.token>")
+    assert S.is_compatible(tup, ty("tuple<tensor<2xf32>, !stablehlo.token>"))
+    # a tuple is compared as a whole: its elements' dynamic sizes do not make it compatible
+    assert not S.is_compatible(tup, ty("tuple<tensor<?xf32>, !stablehlo.token>"))
+    assert not S.is_compatible(tup, ty("tensor<2xf32>"))
+    assert not S.is_compatible(ty("tensor<2xf32>"), tup)
+    assert S.is_compatible(TokenType(), TokenType())
+    assert not S.is_compatible(TokenType(), ty("tensor<f32>"))
+    a, b = ty("tensor<2xf32>"), ty("tensor<?xf32>")
+    assert S.types_compatible([a, b], [b, a])
+    assert not S.types_compatible([a], [a, a])
+    assert not S.types_compatible([a, a], [a])
+    assert not S.types_compatible([a, a], [a, ty("tensor<3xf32>")])
+    assert S.types_compatible([], [])
+
+
+# upstream's inferMostSpecificDimAndBound table (Base.cpp) and its messages
+@pytest.mark.parametrize(
+    ("a", "b", "want"),
+    [
+        ("tensor<2x?xf32>", "tensor<?x3xf32>", "tensor<2x3xf32>"),  # c0, c1
+        ("tensor<3xf32>", "tensor<?xf32, #stablehlo.bounds<3>>", "tensor<3xf32>"),  # c2 (B == X)
+        ("tensor<?xf32, #stablehlo.bounds<5>>", "tensor<4xf32>", "tensor<4xf32>"),
+        ("tensor<?xf32>", "tensor<?xf32>", "tensor<?xf32>"),  # c4
+        # c5; upstream's inferTypeWithCustomFn keeps bounds only when the first type has some
+        ("tensor<?xf32>", "tensor<?xf32, #stablehlo.bounds<4>>", "tensor<?xf32>"),
+        ("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<?xf32>", "tensor<?xf32, #stablehlo.bounds<4>>"),
+        (
+            "tensor<?x?xf32, #stablehlo.bounds<4, 9>>",
+            "tensor<?x?xf32, #stablehlo.bounds<6, 2>>",
+            "tensor<?x?xf32, #stablehlo.bounds<4, 2>>",
+        ),  # c6: min
+        (
+            "tensor<2x?xf32, #stablehlo.bounds<?, 3>>",
+            "tensor<?x?xf32>",
+            "tensor<2x?xf32, #stablehlo.bounds<?, 3>>",
+        ),
+        ("tensor<*xf32>", "tensor<?x2xf32>", "tensor<?x2xf32>"),
+        ("tensor<?x2xf32>", "tensor<*xf32>", "tensor<?x2xf32>"),
+        ("tensor<*xf32>", "tensor<*xf32>", "tensor<*xf32>"),
+    ],
+)
+def test_most_specific_type(a: str, b: str, want: str) -> None:
+    assert type_to_str(S.infer_most_specific_type([ty(a), ty(b)])) == want
+    assert infer("stablehlo.subtract", a, b) == [want]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        ("tensor<2x3xf32>", "tensor<2x4xf32>", "Mismatched dimension sizes 3 and 4 in dimension 1"),
+        ("tensor<5xf32>", "tensor<?xf32, #stablehlo.bounds<4>>", "Mismatched dimension size 5 and bound 4 in dimension 0"),
+        ("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<5xf32>", "Mismatched dimension size 5 and bound 4 in dimension 0"),
+        ("tensor<2xf32>", "tensor<2x3xf32>", "Mismatched ranks of types1 vs 2"),
+        ("tensor<2x3xf32>", "tensor<2xf32>", "Mismatched ranks of types2 vs 1"),
+    ],
+)
+def test_most_specific_type_errors(a: str, b: str, message: str) -> None:
+    with pytest.raises(InferError) as e:
+        S.infer_most_specific_type([ty(a), ty(b)])
+    assert e.value.message == message
+    assert infer_err("stablehlo.maximum", a, b) == message
+
+
+def test_most_specific_of_three() -> None:
+    # the third type refines what the first two left dynamic; its bound is checked against it
+    types = [ty("tensor<?x?xf32>"), ty("tensor<?x3xf32>"), ty("tensor<2x?xf32>")]
+    assert type_to_str(S.infer_most_specific_type(types)) == "tensor<2x3xf32>"
+    with pytest.raises(InferError) as e:
+        S.infer_most_specific_type(
+            [ty("tensor<?xf32>"), ty("tensor<5xf32>"), ty("tensor<?xf32, #stablehlo.bounds<4>>")]
+        )
+    assert e.value.message == "Mismatched dimension size 5 and bound 4 in dimension 0"
+    got = S.infer_most_specific_type(
+        [ty("tensor<?xf32, #stablehlo.bounds<9>>"), ty("tensor<?xf32>"), ty("tensor<?xf32, #stablehlo.bounds<4>>")]
+    )
+    assert type_to_str(got) == "tensor<?xf32, #stablehlo.bounds<4>>"
+
+
+# upstream's inferLeastSpecificDimAndBound table
+@pytest.mark.parametrize(
+    ("a", "b", "want"),
+    [
+        ("tensor<2xf32>", "tensor<2xf32>", "tensor<2xf32>"),  # c0
+        ("tensor<2xf32>", "tensor<?xf32>", "tensor<?xf32>"),  # c1
+        ("tensor<?xf32>", "tensor<2xf32>", "tensor<?xf32>"),
+        # c2 (bounds kept only when the first type has some, as upstream's inferTypeWithCustomFn)
+        ("tensor<2xf32>", "tensor<?xf32, #stablehlo.bounds<5>>", "tensor<?xf32>"),
+        ("tensor<?xf32, #stablehlo.bounds<2>>", "tensor<7xf32>", "tensor<?xf32, #stablehlo.bounds<7>>"),
+        ("tensor<?xf32, #stablehlo.bounds<5>>", "tensor<7xf32>", "tensor<?xf32, #stablehlo.bounds<7>>"),
+        ("tensor<?xf32, #stablehlo.bounds<5>>", "tensor<3xf32>", "tensor<?xf32, #stablehlo.bounds<5>>"),
+        ("tensor<?xf32>", "tensor<?xf32>", "tensor<?xf32>"),  # c3
+        ("tensor<?xf32>", "tensor<?xf32, #stablehlo.bounds<5>>", "tensor<?xf32>"),  # c4
+        ("tensor<?xf32, #stablehlo.bounds<5>>", "tensor<?xf32>", "tensor<?xf32>"),
+        (
+            "tensor<?x?xf32, #stablehlo.bounds<3, 9>>",
+            "tensor<?x?xf32, #stablehlo.bounds<6, 2>>",
+            "tensor<?x?xf32, #stablehlo.bounds<6, 9>>",
+        ),  # c5: max
+        ("tensor<*xf32>", "tensor<2xf32>", "tensor<*xf32>"),
+        ("tensor<2xf32>", "tensor<*xf32>", "tensor<*xf32>"),
+    ],
+)
+def test_least_specific_type(a: str, b: str, want: str) -> None:
+    assert type_to_str(S.infer_least_specific_type([ty(a), ty(b)])) == want
+
+
+def test_least_specific_type_errors_and_tuples() -> None:
+    with pytest.raises(InferError) as e:
+        S.infer_least_specific_type([ty("tensor<2x3xf32>"), ty("tensor<2x4xf32>")])
+    assert e.value.message == "Mismatched dimension sizes 3 and 4 in dimension 1"
+    with pytest.raises(InferError) as e:
+        S.infer_least_specific_type([ty("tensor<2x3xf32>"), ty("tensor<2xf32>")])
+    assert e.value.message == "Mismatched ranks of types2 vs 1"
+    got = S.infer_least_specific_type(
+        [ty("tuple<tensor<2xf32>, tuple<tensor<3xi32>>>"), ty("tuple<tensor<?xf32>, tuple<tensor<3xi32>>>")]
+    )
+    assert type_to_str(got) == "tuple<tensor<?xf32>, tuple<tensor<3xi32>>>"
+    got = S.infer_most_specific_type(
+        [ty("tuple<tensor<2xf32>, !stablehlo.token>"), ty("tuple<tensor<?xf32>, !stablehlo.token>")]
+    )
+    assert type_to_str(got) == "tuple<tensor<2xf32>, !stablehlo.token>"
+    for fn in (S.infer_most_specific_type, S.infer_least_specific_type):
+        with pytest.raises(InferError) as e:
+            fn([ty("tuple<tensor<2xf32>>"), ty("tuple<tensor<2xf32>, tensor<2xf32>>")])
+        assert e.value.message == "Mismatched tuple sizes: all tuple sizes must be the same"
+        with pytest.raises(InferError) as e:
+            fn([ty("tuple<tensor<2xf32>>"), ty("tensor<2xf32>")])
+        assert e.value.message == (
+            "Mismatched type kinds: either all types must be tuples, or no types must be tuples"
+        )
+        with pytest.raises(InferError) as e:
+            fn([ty("tensor<2xf32>"), ty("tuple<tensor<2xf32>>")])
+        assert e.value.message == (
+            "Mismatched type kinds: either all types must be tuples, or no types must be tuples"
+        )
+
+
+def test_least_and_most_specific_keep_the_first_element_type_and_three_operands() -> None:
+    got = S.infer_least_specific_type(
+        [ty("tensor<?x2xf32, #stablehlo.bounds<3, ?>>"), ty("tensor<2x2xf32>"), ty("tensor<?x?xf32, #stablehlo.bounds<4, 6>>")]
+    )
+    assert type_to_str(got) == "tensor<?x?xf32, #stablehlo.bounds<4, 6>>"
+    got = S.infer_least_specific_type([ty("tensor<2xf32>"), ty("tensor<?xf32>"), ty("tensor<2xf32>")])
+    assert type_to_str(got) == "tensor<?xf32>"
+    q = ty(f"tensor<?x{Q8}>")
+    got = S.infer_most_specific_type([q, ty("tensor<2x!quant.uniform<i8:f32, 2.0>>")])
+    assert type_to_str(got) == f"tensor<2x{Q8}>"
