@@ -317,3 +317,195 @@ def test_least_and_most_specific_keep_the_first_element_type_and_three_operands(
     q = ty(f"tensor<?x{Q8}>")
     got = S.infer_most_specific_type([q, ty("tensor<2x!quant.uniform<i8:f32, 2.0>>")])
     assert type_to_str(got) == f"tensor<2x{Q8}>"
+
+
+# -------------------------------------------------------------------------------- elementwise.py
+def test_elementwise_rules_keep_encoding_and_refuse_bad_arity() -> None:
+    from stablehlo_py.ir.infer.elementwise import compatible_operands_and_result
+
+    b = "tensor<?x2xcomplex<f64>, #stablehlo.bounds<3, ?>>"
+    assert infer("stablehlo.abs", b) == ["tensor<?x2xf64, #stablehlo.bounds<3, ?>>"]
+    assert infer("stablehlo.real", "tensor<*xcomplex<f32>>") == ["tensor<*xf32>"]
+    assert infer("stablehlo.imag", "tensor<2xf16>") == ["tensor<2xf16>"]
+    assert infer("stablehlo.is_finite", "tensor<?xf32, #stablehlo.bounds<3>>") == [
+        "tensor<?xi1, #stablehlo.bounds<3>>"
+    ]
+    assert infer("stablehlo.is_finite", "tensor<*xf32>") == ["tensor<*xi1>"]
+    # compare: the lhs's shape and encoding, whatever the rhs's
+    assert infer("stablehlo.compare", "tensor<?xf32, #stablehlo.bounds<3>>", "tensor<2xf32>") == [
+        "tensor<?xi1, #stablehlo.bounds<3>>"
+    ]
+    assert infer("stablehlo.compare", "tensor<2xf32>", "tensor<?xf32>") == ["tensor<2xi1>"]
+    for name in ("stablehlo.abs", "stablehlo.real", "stablehlo.imag", "stablehlo.is_finite"):
+        assert infer_err(name, "tensor<2xf32>", "tensor<2xf32>") == "expected 1 operand, but got 2"
+        assert infer_err(name) == "expected 1 operand, but got 0"
+    assert infer_err("stablehlo.compare", "tensor<2xf32>") == "expected 2 operands, but got 1"
+    assert infer_err("stablehlo.compare", *["tensor<2xf32>"] * 3) == "expected 2 operands, but got 3"
+    assert infer_err("stablehlo.is_finite", TokenType()) == (
+        "expected a tensor type, but got !stablehlo.token"
+    )
+    assert infer_err("stablehlo.add") == "Expected non-empty operands for AddOp::inferReturnTypes"
+    assert infer_err("stablehlo.multiply") == (
+        "Expected non-empty operands for [CompatibleOperandsAndResultType]"
+    )
+    assert infer_err("chlo.acos") == (
+        "Expected non-empty operands for [CompatibleOperandsAndResultType]"
+    )
+    a, d = ty("tensor<2xf32>"), ty("tensor<?xf32>")
+    assert compatible_operands_and_result([a, d], [a])
+    assert compatible_operands_and_result([], [a, d])
+    assert not compatible_operands_and_result([], [a, ty("tensor<3xf32>")])
+    assert not compatible_operands_and_result([a], [ty("tensor<3xf32>")])
+    assert not compatible_operands_and_result([ty("tensor<3xf32>"), a], [])
+    assert not compatible_operands_and_result([], [])
+
+
+# ------------------------------------------------------------------------- misc / quantization
+def test_constant_rule_and_its_compatibility() -> None:
+    from stablehlo_py.ir.infer.misc import constant_types_compatible
+
+    assert infer_err("stablehlo.constant") == "requires attribute 'value'"
+    assert infer_err("stablehlo.constant", value=StringAttr("x")) == "attribute 'value' has no type"
+    st = ty("tensor<2xi8>")
+    q = ty(f"tensor<2x{Q8}>")
+    assert constant_types_compatible(st, q)
+    assert constant_types_compatible(st, st)
+    assert constant_types_compatible(ty("tensor<*xi8>"), ty("tensor<*xi8>"))
+    assert not constant_types_compatible(st, ty(f"tensor<3x{Q8}>"))
+    assert not constant_types_compatible(ty("tensor<2xi16>"), q)
+    assert not constant_types_compatible(st, ty("tensor<?xi8>"))  # equality, not compatibility
+    assert not constant_types_compatible(st, TokenType())
+    assert not constant_types_compatible(TokenType(), st)
+    assert not constant_types_compatible(i32, i32)
+
+
+def test_quantization_rules() -> None:
+    assert infer("stablehlo.uniform_dequantize", f"tensor<?x2x{Q8}, #stablehlo.bounds<4, ?>>") == [
+        "tensor<?x2xf32>"
+    ]
+    assert infer("stablehlo.uniform_dequantize", "tensor<*x!quant.uniform<i8:f16, 0.5>>") == [
+        "tensor<*xf16>"
+    ]
+    assert infer_err("stablehlo.uniform_dequantize", f"tensor<2x{Q8}>", f"tensor<2x{Q8}>") == (
+        "expected 1 operand, but got 2"
+    )
+    assert infer_err("stablehlo.uniform_dequantize", "tensor<2xf32>") == (
+        "operand tensor<2xf32> must be a tensor of quantized type"
+    )
+    assert infer_err("stablehlo.uniform_dequantize", TokenType()) == (
+        "operand !stablehlo.token must be a tensor of quantized type"
+    )
+    assert infer(
+        "stablehlo.reduce_precision", "tensor<?x3xf32, #stablehlo.bounds<5, ?>>"
+    ) == ["tensor<?x3xf32, #stablehlo.bounds<5, ?>>"]
+
+
+# ------------------------------------------------------------------------- __init__ / interfaces
+def test_registry_and_infer_error_flags() -> None:
+    from stablehlo_py.ir import infer as I
+
+    assert I.has_rule("stablehlo.add") and not I.has_rule("stablehlo.custom_call")
+    table = I.rules()
+    assert "chlo.top_k" in table and "stablehlo.while" in table
+    table.pop("stablehlo.add")
+    assert I.has_rule("stablehlo.add")  # rules() is a copy
+    with pytest.raises(KeyError) as e:
+        infer_result_types("stablehlo.custom_call", [])
+    assert e.value.args[0] == "stablehlo.custom_call has no result-type inference rule"
+    with pytest.raises(ValueError) as v:
+        I.rule("stablehlo.add")(lambda inp: [])
+    assert str(v.value) == "two inference rules for stablehlo.add"
+    e1 = InferError("m")
+    assert (e1.message, e1.op_prefixed, e1.invariant, e1.standalone) == ("m", False, False, False)
+    e2 = InferError("m", invariant=True)
+    assert (e2.op_prefixed, e2.invariant, e2.standalone) == (True, True, False)
+    e3 = InferError("m", op_prefixed=True, standalone=True)
+    assert (e3.op_prefixed, e3.invariant, e3.standalone) == (True, False, True)
+    assert str(e3) == "m"
+    inp = I.InferInput((f32,), {"k": i32})
+    assert inp.attr("k") == i32 and inp.attr("x") is None and inp.regions == () and inp.operands is None
+
+
+def test_infer_op_reads_properties_and_attributes() -> None:
+    from stablehlo_py.ir.infer import infer_op, verify_inferred
+    from xdsl.utils.exceptions import VerifyException
+
+    m = parse(
+        "func.func @f(%a: tensor<2x?xf32>, %b: tensor<?x3xf32>) {\n"
+        "  %0 = stablehlo.add %a, %b : (tensor<2x?xf32>, tensor<?x3xf32>) -> tensor<4x3xf32>\n"
+        "  %1 = stablehlo.add %a, %b : (tensor<2x?xf32>, tensor<?x3xf32>) -> tensor<?x?xf32>\n"
+        "  %2 = stablehlo.constant dense<1> : tensor<3xi32>\n"
+        "  return\n}"
+    )
+    adds = [op for op in m.walk() if op.name == "stablehlo.add"]
+    const = next(op for op in m.walk() if op.name == "stablehlo.constant")
+    assert [type_to_str(t) for t in infer_op(adds[0])] == ["tensor<2x3xf32>"]
+    assert [type_to_str(t) for t in infer_op(const)] == ["tensor<3xi32>"]
+    with pytest.raises(VerifyException) as e:
+        verify_inferred(adds[0])
+    assert str(e.value) == (
+        "inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation "
+        "'tensor<4x3xf32>'"
+    )
+    verify_inferred(adds[1])
+    verify_inferred(const)
+
+
+def test_reports_inference_failure() -> None:
+    from stablehlo_py.ir.infer.interfaces import INFER_TYPE_OP_INTERFACE, reports_inference_failure
+
+    assert reports_inference_failure("stablehlo.add")
+    assert reports_inference_failure("stablehlo.add", mismatch=True)
+    assert not reports_inference_failure("stablehlo.sort")
+    assert reports_inference_failure("stablehlo.sort", mismatch=True)
+    assert not reports_inference_failure("stablehlo.convolution")
+    assert not reports_inference_failure("stablehlo.convolution", mismatch=True)
+    assert "chlo.top_k" in INFER_TYPE_OP_INTERFACE and "stablehlo.dot_general" not in INFER_TYPE_OP_INTERFACE
+
+
+# --------------------------------------------------------------------------------- components.py
+def test_components() -> None:
+    from stablehlo_py.ir.infer.components import (
+        Components,
+        components_of_type,
+        has_components,
+        infer_components,
+    )
+
+    b = ty("tensor<?x2xf32, #stablehlo.bounds<3, ?>>")
+    c = components_of_type(b)
+    assert c.shape == (DYN, 2) and c.element == f32 and c.has_rank
+    assert tuple(c.encoding.bounds) == (3, DYN)  # type: ignore[union-attr]
+    c = components_of_type(b, with_element=False, with_encoding=False)
+    assert c == Components((DYN, 2))
+    assert components_of_type(ty("tensor<2xf32>")) == Components((2,), f32, None)
+    assert components_of_type(ty("tensor<*xi8>")) == Components(None, ty("tensor<1xi8>").element_type)
+    assert not components_of_type(ty("tensor<*xi8>")).has_rank
+    assert components_of_type(ty("tensor<*xi8>"), with_element=False) == Components(None)
+    assert components_of_type(TokenType()) == Components(None, TokenType())
+    assert components_of_type(TokenType(), with_element=False) == Components(None, None)
+    assert has_components("stablehlo.convert") and has_components("stablehlo.add")
+    assert has_components("stablehlo.uniform_quantize")
+    assert not has_components("stablehlo.custom_call")
+
+    m = parse(
+        "func.func @f(%a: tensor<?x3xf32, #stablehlo.bounds<4, ?>>, %b: tensor<3x5xf32>) {\n"
+        "  %0 = stablehlo.convert %a : (tensor<?x3xf32, #stablehlo.bounds<4, ?>>) -> tensor<?x3xf64, #stablehlo.bounds<4, ?>>\n"
+        f"  %1 = stablehlo.uniform_quantize %a : (tensor<?x3xf32, #stablehlo.bounds<4, ?>>) -> tensor<?x3x{Q8}, #stablehlo.bounds<4, ?>>\n"
+        "  %2 = stablehlo.dot %a, %b : (tensor<?x3xf32, #stablehlo.bounds<4, ?>>, tensor<3x5xf32>) -> tensor<?x5xf64>\n"
+        "  %3 = stablehlo.add %a, %a : tensor<?x3xf32, #stablehlo.bounds<4, ?>>\n"
+        '  %4 = stablehlo.custom_call @foo(%a) : (tensor<?x3xf32, #stablehlo.bounds<4, ?>>) -> tensor<2xf32>\n'
+        "  return\n}"
+    )
+    ops = {op.name: op for op in m.walk()}
+    conv = infer_components(ops["stablehlo.convert"])
+    assert len(conv) == 1 and conv[0].shape == (DYN, 3) and conv[0].element is None
+    assert tuple(conv[0].encoding.bounds) == (4, DYN)  # type: ignore[union-attr]
+    assert infer_components(ops["stablehlo.uniform_quantize"]) == [Components((DYN, 3))]
+    dot = infer_components(ops["stablehlo.dot"])
+    assert len(dot) == 1 and dot[0].shape == (DYN, 5) and dot[0].element is None
+    add = infer_components(ops["stablehlo.add"])
+    assert add[0].shape == (DYN, 3) and add[0].element == f32
+    assert tuple(add[0].encoding.bounds) == (4, DYN)  # type: ignore[union-attr]
+    with pytest.raises(KeyError):
+        infer_components(ops["stablehlo.custom_call"])
