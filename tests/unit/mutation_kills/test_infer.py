@@ -509,3 +509,137 @@ def test_components() -> None:
     assert tuple(add[0].encoding.bounds) == (4, DYN)  # type: ignore[union-attr]
     with pytest.raises(KeyError):
         infer_components(ops["stablehlo.custom_call"])
+
+
+# ---------------------------------------------------------------------------------------- chlo.py
+@pytest.mark.parametrize(
+    ("x", "y", "want"),
+    [
+        # mlir::OpTrait::util::getBroadcastedShape (mlir/lib/Dialect/Traits.cpp), TensorFlow's rules
+        # for a dynamic dimension: a size > 1 wins, 1 yields the other, else dynamic
+        ((DYN,), (3,), (3,)),
+        ((3,), (DYN,), (3,)),
+        ((1,), (DYN,), (DYN,)),
+        ((DYN,), (1,), (DYN,)),
+        ((DYN,), (DYN,), (DYN,)),
+        ((0,), (DYN,), (DYN,)),
+        ((DYN,), (0,), (DYN,)),
+        ((2,), (2,), (2,)),
+        ((2,), (1,), (2,)),
+        ((1,), (2,), (2,)),
+        ((0,), (1,), (0,)),
+        ((1,), (0,), (0,)),
+        ((2,), (3,), None),
+        ((0,), (2,), None),
+        ((2, 1, 4), (3, 1), (2, 3, 4)),
+        ((3, 1), (2, 1, 4), (2, 3, 4)),
+        ((), (2, 2), (2, 2)),
+        ((2, 2), (), (2, 2)),
+        ((), (), ()),
+    ],
+)
+def test_broadcasted_shape(x, y, want) -> None:  # type: ignore[no-untyped-def]
+    from stablehlo_py.ir.infer.chlo import broadcasted_shape
+
+    assert broadcasted_shape(x, y) == want
+
+
+def chlo_infer(name: str, a: str, b: str, dims: list[int] | None = None) -> list[str]:
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    attrs = {} if dims is None else {"broadcast_dimensions": DenseArrayBase.from_list(i64, dims)}
+    return infer(name, a, b, **attrs)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "dims", "want"),
+    [
+        # numpy broadcasting on the dynamic path (some operand neither static nor bounded)
+        ("tensor<?x1xf32>", "tensor<3x?xf32>", None, "tensor<3x?xf32>"),
+        ("tensor<?x2xf32>", "tensor<?x3xf32>", None, "tensor<*xf32>"),
+        ("tensor<?x2xf32>", "tensor<4x1x2xf32>", None, "tensor<4x?x2xf32>"),
+        # the bounded path: bounds carried through, a bounded dimension against 1
+        (
+            "tensor<2x?xf32, #stablehlo.bounds<?, 4>>",
+            "tensor<1x?xf32, #stablehlo.bounds<?, 4>>",
+            None,
+            "tensor<2x?xf32, #stablehlo.bounds<?, 4>>",
+        ),
+        ("tensor<1xf32>", "tensor<?xf32, #stablehlo.bounds<4>>", None, "tensor<?xf32, #stablehlo.bounds<4>>"),
+        ("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<1xf32>", None, "tensor<?xf32, #stablehlo.bounds<4>>"),
+        ("tensor<3x1xf32>", "tensor<2x1x5xf32>", None, "tensor<2x3x5xf32>"),
+        # broadcast_dimensions (getBroadcastTypeWithBroadcastDimensions): the larger rank maps the
+        # smaller's dimensions; equal ranks take y as the larger
+        ("tensor<2x3xf32>", "tensor<3xf32>", [1], "tensor<2x3xf32>"),
+        ("tensor<3xf32>", "tensor<2x3xf32>", [1], "tensor<2x3xf32>"),
+        ("tensor<2x1xf32>", "tensor<2xf32>", [0], "tensor<2x1xf32>"),
+        ("tensor<1x3xf32>", "tensor<3x1xf32>", [1, 0], "tensor<3x1xf32>"),
+        ("tensor<2x?xf32>", "tensor<5xf32>", [1], "tensor<2x5xf32>"),
+        ("tensor<2x3xf32>", "tensor<3xf32>", [0], "tensor<*xf32>"),  # 2 against 3
+        ("tensor<2x3xf32>", "tensor<3xf32>", [2], "tensor<*xf32>"),  # out of range
+        ("tensor<2x3xf32>", "tensor<3xf32>", [1, 0], "tensor<*xf32>"),  # too many
+        ("tensor<2x3xf32>", "tensor<*xf32>", [1], "tensor<*xf32>"),
+        ("tensor<*xf32>", "tensor<3xf32>", [0], "tensor<*xf32>"),
+    ],
+)
+def test_chlo_broadcast_add(a: str, b: str, dims, want: str) -> None:  # type: ignore[no-untyped-def]
+    assert chlo_infer("chlo.broadcast_add", a, b, dims) == [want]
+
+
+def test_chlo_broadcast_errors_and_element_types() -> None:
+    with pytest.raises(InferError) as e:
+        chlo_infer("chlo.broadcast_add", "tensor<2x3xf32>", "tensor<4xf32>")
+    assert e.value.message == "incompatible shapes for broadcasting 3 and 4"
+    assert e.value.standalone and not e.value.op_prefixed
+    with pytest.raises(InferError) as e:
+        chlo_infer("chlo.broadcast_add", "tensor<4xf32>", "tensor<?xf32, #stablehlo.bounds<4>>")
+    assert e.value.message == "cannot mix bounded and static dimensions in broadcast"
+    assert not e.value.standalone
+    with pytest.raises(InferError) as e:
+        chlo_infer("chlo.broadcast_add", "tensor<2xf32>", "tensor<2xi32>")
+    assert e.value.message == "mismatched operand types"
+    # quantized operands need only compatible element types
+    assert chlo_infer("chlo.broadcast_add", f"tensor<2x{Q8}>", "tensor<2x!quant.uniform<i8:f32, 2.0>>") == [
+        f"tensor<2x{Q8}>"
+    ]
+    assert chlo_infer("chlo.broadcast_compare", "tensor<2x1xf32>", "tensor<3xf32>") == ["tensor<2x3xi1>"]
+    assert chlo_infer("chlo.broadcast_complex", "tensor<2xf64>", "tensor<1xf64>") == [
+        "tensor<2xcomplex<f64>>"
+    ]
+    assert chlo_infer("chlo.broadcast_and", "tensor<i1>", "tensor<2xi1>") == ["tensor<2xi1>"]
+    assert infer(
+        "chlo.broadcast_select", "tensor<2x1xi1>", "tensor<3xf32>", "tensor<1x1xf32>"
+    ) == ["tensor<2x3xf32>"]
+    assert infer("chlo.broadcast_select", "tensor<i1>", "tensor<*xf32>", "tensor<2xf32>") == [
+        "tensor<*xf32>"
+    ]
+    assert infer_err("chlo.broadcast_select", "tensor<i1>", "tensor<2xf32>", "tensor<2xf16>") == (
+        "mismatched operand types"
+    )
+
+
+def test_chlo_unary_constant_and_top_k() -> None:
+    from xdsl.dialects.builtin import FloatAttr
+
+    assert infer("chlo.is_neg_inf", "tensor<?xf32, #stablehlo.bounds<3>>") == [
+        "tensor<?xi1, #stablehlo.bounds<3>>"
+    ]
+    assert infer("chlo.is_inf", "tensor<*xf16>") == ["tensor<*xi1>"]
+    assert infer("chlo.next_after", "tensor<?xf32>", "tensor<2xf32>") == ["tensor<2xf32>"]
+    assert infer_err("chlo.constant") == "value must be a typed attribute"
+    assert infer_err("chlo.constant", value=StringAttr("x")) == "value must be a typed attribute"
+    assert infer_err("chlo.constant_like", "tensor<2xf32>") == (
+        "value's type doesn't match element return type"
+    )
+    got = infer("chlo.constant_like", "tensor<*xf32>", value=FloatAttr(1.0, f32))
+    assert got == ["tensor<*xf32>"]
+    got = infer("chlo.constant_like", "tensor<?xi8, #stablehlo.bounds<2>>", value=IntegerAttr(3, i32))
+    assert got == ["tensor<?xi32, #stablehlo.bounds<2>>"]
+    k = IntegerAttr(3, 64)
+    assert infer("chlo.top_k", "tensor<2x3xf32>", k=k) == ["tensor<2x3xf32>", "tensor<2x3xi32>"]
+    assert infer("chlo.top_k", "tensor<?xbf16>", k=k) == ["tensor<3xbf16>", "tensor<3xi32>"]
+    assert infer_err("chlo.top_k", "tensor<2xf32>", k=k) == "operand's last dimension must be at least 3"
+    assert infer_err("chlo.top_k", "tensor<f32>", k=k) == "operand's rank must be at least 1"
+    assert infer("chlo.top_k", "tensor<*xf32>", k=k) == ["tensor<*xf32>", "tensor<*xi32>"]
+    got = infer("chlo.top_k", "tensor<?x?xf32, #stablehlo.bounds<6, 9>>", k=k)
+    assert got == ["tensor<?x3xf32, #stablehlo.bounds<6, ?>>", "tensor<?x3xi32, #stablehlo.bounds<6, ?>>"]
