@@ -31,7 +31,11 @@ def _result_shape(
 def fft(operand: ArrayLike, fft_type: str, fft_length: Sequence[int]) -> np.ndarray:
     """FFT, IFFT, RFFT or IRFFT over the trailing ``len(fft_length)`` dimensions (spec.md#fft).
 
-    ``IFFT``/``IRFFT`` are normalised by ``1/prod(fft_length)`` (the inverse of ``FFT``).
+    ``FFT``/``IFFT`` transform those dimensions whole: the spec reads only the size of
+    ``fft_length`` for them (its values are constrained only for RFFT/IRFFT, and the result has
+    the operand's shape), as upstream's reference interpreter does.
+    ``IFFT`` is normalised by ``1/prod`` of the transformed dimensions, ``IRFFT`` by
+    ``1/prod(fft_length)`` (the inverses of ``FFT`` and ``RFFT``).
     ``IRFFT`` reads the first ``fft_length[-1] // 2 + 1`` entries of the last dimension
     and ignores the imaginary parts that a Hermitian signal must not have (as XLA and
     numpy's pocketfft do). Computed in numpy's FFT, rounded to the result element type
@@ -50,12 +54,12 @@ def fft(operand: ArrayLike, fft_type: str, fft_length: Sequence[int]) -> np.ndar
     else:
         raise ValueError(f"fft_type must be FFT, IFFT, RFFT or IRFFT, got {fft_type!r}")
     out_shape = _result_shape(x.shape, kind, lengths)
-    if x.size == 0 or 0 in lengths:
+    if x.size == 0 or (kind in ("RFFT", "IRFFT") and 0 in lengths):
         return np.zeros(out_shape, dtype=out_dtype)
     if kind == "FFT":
-        res = np.fft.fftn(x, s=lengths, axes=axes)
+        res = np.fft.fftn(x, axes=axes)
     elif kind == "IFFT":
-        res = np.fft.ifftn(x, s=lengths, axes=axes)
+        res = np.fft.ifftn(x, axes=axes)
     elif kind == "RFFT":
         res = np.fft.rfftn(x, s=lengths, axes=axes)
     else:

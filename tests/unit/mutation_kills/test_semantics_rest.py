@@ -255,6 +255,37 @@ def test_fft_warns_nothing_and_takes_a_scalar_length() -> None:
     _close(fft(x, "FFT", 4), np.fft.fft(x, axis=-1), 1e-15)  # a 1-d fft_length given as a number
 
 
+def test_fft_and_ifft_transform_the_trailing_dimensions_whole() -> None:
+    # spec.md#fft: for FFT/IFFT only size(fft_length) (L) matters -- (C4) constrains the lengths
+    # for a real operand or result only, (C5) gives the result the operand's shape -- and upstream's
+    # reference interpreter transforms each of the last L dimensions at its full size
+    x = (np.arange(8) + 1j * np.arange(8)[::-1]).astype(np.complex128)
+    out = fft(x, "FFT", [4])
+    assert out.shape == (8,) and out.dtype == np.complex128
+    _close(out, np.fft.fft(x), 1e-15)
+    inv = fft(x, "IFFT", [16])
+    assert inv.shape == (8,)
+    _close(inv, np.fft.ifft(x), 1e-15)
+    y = x.reshape(2, 4).astype(np.complex64)
+    _close(fft(y, "FFT", [1, 1]), np.fft.fft2(y.astype(np.complex128)), 1e-6)
+    _close(fft(y, "FFT", [0]), np.fft.fft(y.astype(np.complex128), axis=-1), 1e-6)
+
+
+def test_fft_program_with_other_lengths_gives_its_declared_type() -> None:
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.ir import parse
+
+    module = parse(
+        "func.func @main(%x: tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> {\n"
+        "  %0 = stablehlo.fft %x, type = FFT, length = [4] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>\n"
+        "  return %0 : tensor<8xcomplex<f32>>\n}"
+    )
+    x = (np.arange(8) + 1j).astype(np.complex64)
+    (out,) = run(module, x)
+    assert out.shape == (8,) and out.dtype == np.complex64
+    _close(out, np.fft.fft(x.astype(np.complex128)), 1e-6)
+
+
 def test_fft_of_empty_operands_is_zeros_of_the_result_shape() -> None:
     out = fft(np.zeros((0, 8), np.float64), "RFFT", [8])
     assert out.dtype == np.complex128 and out.shape == (0, 5)
@@ -364,6 +395,14 @@ def test_quantize_per_axis_on_dimension_0_and_rank_0() -> None:
     assert back.shape == () and back.tolist() == 3.0
 
 
+def test_dequantize_converts_the_difference_to_the_expressed_type_first() -> None:
+    # spec.md's dequantize: convert(x - zero_point, expressed) * scale. i32 storage, f32 expressed:
+    # 2**24 + 1 converts to 2**24 (a tie, to even), times 1 + 2**-23 is 2**24 + 2 exactly; the
+    # product of the exact difference would round to 2**24 + 4
+    out = uniform_dequantize(np.array([2**24 + 1], np.int32), np.float32(1 + 2**-23), 0, -(2**31), 2**31 - 1)
+    assert out.dtype == np.float32 and out.tolist() == [2.0**24 + 2]
+
+
 def test_quantize_storage_beyond_int64_is_int64() -> None:
     # no standard type holds [-2**63 - 1, 2**63]: the widest, int64
     out = uniform_quantize(np.array([3.0, -2.0]), 1.0, 0, -(2**63) - 1, 2**63)
@@ -390,6 +429,10 @@ def test_dequantize_expressed_type_rules() -> None:
 def test_make_comparator_and_body_attributes() -> None:
     plain = R.make_comparator(lambda a, b: a < b)
     assert R.body_sort_key(plain) is None and R.body_kind(plain) is None
+    (less,) = plain(np.array([1, 5]), np.array([2, 2]))
+    assert less.tolist() == [True, False]
+    assert R.body_sort_key(R.make_comparator(lambda a, b: a < b, "LT")) == (0, "LT")  # key operand 0
+    assert R.body_kind(np.add) is None and R.body_sort_key(np.add) is None  # plain callables
     gt = R.make_comparator(lambda *a: a[2] > a[3], "GT", 1)
     assert R.body_sort_key(gt) == (1, "GT")
     with pytest.raises(ValueError) as e:
@@ -415,6 +458,7 @@ def test_comparators_compare_by_total_order() -> None:
     (gt,) = R.comparator_gt()(x, y)
     assert lt.tolist() == [True, False, False, True]
     assert gt.tolist() == [False, False, True, False]
+    assert R.comparator_gt(1).sort_key == (1, "GT") and R.comparator_lt(2).sort_key == (2, "LT")
     # key operand 1 compares the second pair of arguments
     (lt1,) = R.comparator_lt(1)(y, x, x, y)
     (gt1,) = R.comparator_gt(1)(y, x, x, y)
@@ -457,6 +501,21 @@ def test_kind_ufuncs(kind, regular, boolean) -> None:
     y = np.array([True, False, True, False])
     assert R.KIND_BODIES[kind](x, y)[0].tolist() == boolean(x, y).tolist()
     assert R.KIND_BODIES[kind].fn.__name__ == f"{kind}_body"
+
+
+@pytest.mark.parametrize("kind", R.KINDS)
+def test_kind_functions_built_for_the_kind_bodies(kind) -> None:
+    # ADD, MUL, ... are built at import by _kind_fn; built again here so that a change to it shows
+    fn = R._kind_fn(kind)
+    assert fn.__name__ == f"{kind}_body"
+    for dtype in (np.bool_, np.int8, np.uint32):
+        x = np.array([0, 1, 1, 0], dtype)
+        y = np.array([1, 1, 0, 0], dtype)
+        out = fn(x, y)
+        assert isinstance(out, np.ndarray) and out.dtype == np.dtype(dtype)
+        assert out.tolist() == R.kind_ufunc(kind, np.dtype(dtype))(x, y).tolist()
+        assert fn(x.tolist(), y).tolist() == out.tolist()  # operands as sequences
+    assert fn(np.int8(3), np.int8(6)).tolist() == R.kind_ufunc(kind, np.int8)(np.int8(3), np.int8(6))
 
 
 def test_tree_reduce_refuses_an_empty_axis_and_keeps_types() -> None:
