@@ -643,3 +643,95 @@ def test_chlo_unary_constant_and_top_k() -> None:
     assert infer("chlo.top_k", "tensor<*xf32>", k=k) == ["tensor<*xf32>", "tensor<*xi32>"]
     got = infer("chlo.top_k", "tensor<?x?xf32, #stablehlo.bounds<6, 9>>", k=k)
     assert got == ["tensor<?x3xf32, #stablehlo.bounds<6, ?>>", "tensor<?x3xi32, #stablehlo.bounds<6, ?>>"]
+
+
+# ---------------------------------------------------------------------------------------- reify.py
+def _builder():  # type: ignore[no-untyped-def]
+    from stablehlo_py.ir.infer.reify import ShapeBuilder
+
+    m = parse(
+        "func.func @f(%n: index, %m: index, %t: tensor<?x3xf32>) {\n"
+        "  %0 = stablehlo.abs %t : tensor<?x3xf32>\n"
+        "  return\n}"
+    )
+    f = next(op for op in m.walk() if op.name == "func.func")
+    abs_op = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    n, mm, t = f.regions[0].blocks.first.args
+    return ShapeBuilder.before_op(abs_op), n, mm, t, f
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "q"),
+    # arith.divsi folds to the quotient rounded toward zero
+    [(7, 2, 3), (-7, 2, -3), (7, -2, -3), (-7, -2, 3), (6, 3, 2), (-6, 3, -2), (0, 5, 0), (1, 2, 0), (-1, 2, 0)],
+)
+def test_shape_builder_divsi_folds_toward_zero(a: int, b: int, q: int) -> None:
+    sb = _builder()[0]
+    assert sb.divsi(a, b) == q
+    assert sb.created == []
+
+
+def test_shape_builder_folds_constants_as_mlir() -> None:
+    sb, n, m, t, f = _builder()
+    assert sb.add(2, 3) == 5 and sb.sub(2, 5) == -3 and sb.mul(4, -3) == -12
+    assert sb.maxsi(-2, 1) == 1 and sb.maxsi(4, 1) == 4
+    assert sb.less(1, 2) is True and sb.less(2, 2) is False and sb.less(3, 2) is False
+    assert sb.select(True, 4, 5) == 4 and sb.select(False, 4, 5) == 5
+    # x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1 fold to x; x * 0 and 0 * x to 0
+    assert sb.add(n, 0) is n and sb.add(0, n) is n
+    assert sb.sub(n, 0) is n
+    assert sb.mul(n, 1) is n and sb.mul(1, n) is n
+    assert sb.mul(n, 0) == 0 and sb.mul(0, n) == 0
+    assert sb.divsi(n, 1) is n
+    assert sb.cast(5, ty("tensor<1xi32>").element_type) == 5
+    assert sb.cast(n, n.type) is n
+    assert sb.dim(t, 1) == 3
+    assert sb.created == []  # nothing built
+    # what does not fold is built before the op, with its constants at the start of the body
+    body = f.regions[0].blocks.first
+    s = sb.sub(0, n)
+    assert s.owner.name == "arith.subi" and s.owner.operands[1] is n
+    c0 = s.owner.operands[0].owner
+    assert c0.name == "arith.constant" and c0.properties["value"].value.data == 0
+    assert body.first_op is c0
+    d = sb.divsi(n, 2)
+    assert d.owner.name == "arith.divsi" and d.owner.operands[0] is n
+    assert d.owner.operands[1].owner.properties["value"].value.data == 2
+    assert sb.add(n, m).owner.name == "arith.addi"
+    assert sb.mul(n, m).owner.name == "arith.muli"
+    assert sb.maxsi(n, 0).owner.name == "arith.maxsi"
+    lt = sb.less(n, 1)
+    assert lt.owner.name == "arith.cmpi" and lt.owner.properties["predicate"].value.data == 2  # slt
+    sel = sb.select(lt, 0, n)
+    assert sel.owner.name == "arith.select" and sel.owner.operands[2] is n
+    dim = sb.dim(t, 0)
+    assert dim.owner.name == "tensor.dim"
+    assert dim.owner.operands[1].owner.properties["value"].value.data == 0
+    # constants are made once each
+    assert sb.const(2) is sb.const(2)
+    assert sb.const(2) is not sb.const(2, ty("tensor<1xi64>").element_type)
+    # every built op sits before the op it serves, in order
+    names = [op.name for op in body.ops]
+    assert names.index("arith.subi") < names.index("arith.divsi") < names.index("stablehlo.abs")
+    assert names.count("arith.constant") == 4  # 0, 2, 1 (index) and 2 : i64
+    # an unused op is dropped, a kept one stays
+    keep = sb.add(n, m)
+    sb.drop_unused([keep])
+    assert keep.owner.parent is not None
+    assert sel.owner.parent is None and d.owner.parent is None
+    assert all(op.parent is not None for op in sb.created)
+
+
+def test_reify_refuses_what_it_cannot_do() -> None:
+    from stablehlo_py.errors import NotSupportedError
+    from stablehlo_py.ir.infer.reify import has_reify, reify_result_shapes
+
+    sb, n, m, t, f = _builder()
+    abs_op = next(op for op in f.walk() if op.name == "stablehlo.abs")
+    assert not has_reify("stablehlo.abs") and has_reify("stablehlo.pad")
+    with pytest.raises(NotSupportedError) as e:
+        reify_result_shapes(abs_op, sb)
+    assert "reifying the result shapes of stablehlo.abs is not supported" in str(e.value)
+    with pytest.raises(NotSupportedError) as e:
+        sb.shape_of(n)
+    assert "has no tensor<Nxindex> form" in str(e.value)
