@@ -735,3 +735,92 @@ def test_reify_refuses_what_it_cannot_do() -> None:
     with pytest.raises(NotSupportedError) as e:
         sb.shape_of(n)
     assert "has no tensor<Nxindex> form" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------ chlo.scan
+SCAN = """func.func @f(%x: tensor<5x3xf32>, %c: tensor<3xf32>) {
+  %0:2 = chlo.scan(%x) inits (%c) dimension=0 {
+  ^bb0(%a: tensor<3xf32>, %b: tensor<3xf32>):
+    %1 = stablehlo.add %a, %b : tensor<3xf32>
+    stablehlo.return %1, %b : tensor<3xf32>, tensor<3xf32>
+  } : (tensor<5x3xf32>, tensor<3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>)
+  return
+}"""
+
+
+def _scan(types: list[str], segments=(1, 1), regions=None, **attrs) -> list[str]:  # type: ignore[no-untyped-def]
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    op = next(o for o in parse(SCAN).walk() if o.name == "chlo.scan")
+    a = dict(op.properties)
+    a.update(op.attributes)
+    if segments is None:
+        a.pop("operandSegmentSizes")
+    else:
+        a["operandSegmentSizes"] = DenseArrayBase.from_list(i32, list(segments))
+    a.update(attrs)
+    got = infer_result_types(
+        "chlo.scan", [ty(t) for t in types], a, tuple(op.regions) if regions is None else regions
+    )
+    return [type_to_str(t) for t in got]
+
+
+def test_scan_rule() -> None:
+    assert _scan(["tensor<5x3xf32>", "tensor<3xf32>"]) == ["tensor<5x3xf32>", "tensor<3xf32>"]
+    # the scan dimension's size: scan_dim_size, else the first input with a static one
+    assert _scan(["tensor<?x3xf32>", "tensor<3xf32>"]) == ["tensor<?x3xf32>", "tensor<3xf32>"]
+    assert _scan(["tensor<?x3xf32>", "tensor<3xf32>"], scan_dim_size=IntegerAttr(7, 64)) == [
+        "tensor<7x3xf32>",
+        "tensor<3xf32>",
+    ]
+    assert _scan(["tensor<4x3xf32>", "tensor<3xf32>"], scan_dim_size=IntegerAttr(7, 64)) == [
+        "tensor<7x3xf32>",
+        "tensor<3xf32>",
+    ]
+    two = ["tensor<?x3xf32>", "tensor<6x3xf32>", "tensor<3xf32>"]
+    assert _scan(two, segments=(2, 1)) == ["tensor<6x3xf32>", "tensor<3xf32>"]
+    two = ["tensor<2x3xf32>", "tensor<6x3xf32>", "tensor<3xf32>"]
+    assert _scan(two, segments=(2, 1)) == ["tensor<2x3xf32>", "tensor<3xf32>"]
+    # the dimension is where the size goes in
+    assert _scan(["tensor<3x5xf32>", "tensor<3xf32>"], dimension=IntegerAttr(1, 64)) == [
+        "tensor<3x5xf32>",
+        "tensor<3xf32>",
+    ]
+    # carries: every returned value is a carry, or none is
+    assert _scan(["tensor<5x3xf32>", "tensor<3xf32>"], segments=(1, 2)) == [
+        "tensor<3xf32>",
+        "tensor<3xf32>",
+    ]
+    assert _scan(["tensor<5x3xf32>"], segments=(1, 0)) == ["tensor<5x3xf32>", "tensor<5x3xf32>"]
+
+
+def test_scan_errors() -> None:
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<5x3xf32>", "tensor<3xf32>"], segments=None)
+    assert e.value.message == "requires attribute 'operandSegmentSizes' with 2 elements (inputs, inits)"
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<5x3xf32>", "tensor<3xf32>"], segments=(1, 1, 0))
+    assert e.value.message == "requires attribute 'operandSegmentSizes' with 2 elements (inputs, inits)"
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<5x3xf32>", "tensor<3xf32>"], regions=())
+    assert e.value.message == "ScanOp region is empty"
+    from xdsl.ir import Region
+
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<5x3xf32>", "tensor<3xf32>"], regions=(Region(),))
+    assert e.value.message == "ScanOp region is empty"
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<5x3xf32>", "tensor<3xf32>"], segments=(0, 3))
+    assert e.value.message == "ScanOp body must return at least 3 values (carries)"
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<*xf32>", "tensor<3xf32>"])
+    assert e.value.message == "operand 0 is not ranked"
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<2x3xf32>", "tensor<*xf32>", "tensor<3xf32>"], segments=(2, 1))
+    assert e.value.message == "operand 1 is not ranked"
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<5x3xf32>", "tensor<3xf32>"], dimension=IntegerAttr(2, 64))
+    assert e.value.message == "scan dimension of operand 0 is out of bounds"
+    with pytest.raises(InferError) as e:
+        _scan(["tensor<5x3xf32>", "tensor<3xf32>", "tensor<3xf32>"], segments=(2, 1), dimension=IntegerAttr(1, 64))
+    assert e.value.message == "scan dimension of operand 1 is out of bounds"
