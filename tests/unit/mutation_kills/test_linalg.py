@@ -410,6 +410,20 @@ def test_triangular_solve_batch_of_batches(unit):
                                                 unit, "NO_TRANSPOSE")
 
 
+@pytest.mark.parametrize("mode", ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"])
+@pytest.mark.parametrize("left_side", [True, False])
+def test_triangular_solve_batched_every_mode(mode, left_side):
+    a = np.stack([np.array(TRI_A), np.array(TRI_A).T, -np.array(TRI_A)])  # (3, 4, 4)
+    b = np.stack([np.arange(12.0).reshape(4, 3) - k for k in range(3)])  # (3, 4, 3)
+    if not left_side:
+        b = np.swapaxes(b, 1, 2).copy()  # (3, 3, 4)
+    for lower in (True, False):
+        got = L.triangular_solve(a, b, left_side, lower, False, mode)
+        for k in range(3):
+            assert got[k].tolist() == frac_solve(a[k].tolist(), b[k].tolist(), left_side, lower,
+                                                 False, mode), (k, lower)
+
+
 def test_triangular_solve_f32_unit_diagonal_stays_in_f32():
     # x1 = 0.9 - 0.1 * 0.3 computed in f32 (product rounded, then the difference): 0.87; through
     # float64 it would round once to 0.86999995
@@ -442,6 +456,22 @@ def test_cholesky_recovers_an_integer_factor_exactly(lower):
     assert got.dtype == np.float64 and got.tolist() == expected.tolist()
 
 
+def test_cholesky_default_is_the_upper_factor():
+    a = CHOL_L @ CHOL_L.T
+    assert L.cholesky(a).tolist() == CHOL_L.T.tolist()
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_batches_of_batches(lower):
+    factors = np.stack([np.stack([CHOL_L * (k + 1 + m) for m in range(2)]) for k in range(3)])
+    a = factors @ np.swapaxes(factors, -1, -2)
+    got = L.cholesky(a, lower=lower)
+    expected = factors if lower else np.swapaxes(factors, -1, -2)
+    assert got.shape == (3, 2, 4, 4) and got.tolist() == expected.tolist()
+    got = L.cholesky(a[0], lower=lower)  # (2, 4, 4)
+    assert got.tolist() == expected[0].tolist()
+
+
 def test_cholesky_complex_batched_and_f16():
     lz = np.array([[2, 0], [1 + 1j, 1]], np.complex128)
     a = lz @ lz.conj().T  # [[4, 2-2j], [2+2j, 3]]
@@ -459,14 +489,23 @@ def test_cholesky_complex_batched_and_f16():
 
 
 def test_cholesky_not_positive_definite_gives_nan_from_the_failing_column_without_warnings():
-    a = np.array([[4.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    # column 1: l11 = sqrt(1 - 1) = 0, then l21 = (0 - 1 * 1) / 0 = -inf (a division by zero)
+    a = np.array([[4.0, 2.0, 2.0], [2.0, 1.0, 0.0], [2.0, 0.0, 5.0]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="warn"):
             got = L.cholesky(a, lower=True)
-    assert got[0].tolist() == [2.0, 0.0, 0.0] and got[1, 0] == 1.0
-    assert got[1, 1] == 0.0  # sqrt(1 - 1)
-    assert np.isnan(got[2, 1]) or np.isinf(got[2, 1])
+    assert got[0].tolist() == [2.0, 0.0, 0.0] and got[1, 0] == 1.0 and got[2, 0] == 1.0
+    assert got[1, 1] == 0.0 and got[2, 1] == -np.inf
+    assert np.isnan(got[2, 2])
+    # a negative pivot: NaN (not an imaginary square root), for complex matrices too
+    for dtype in (np.float64, np.complex128):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with np.errstate(all="warn"):
+                got = L.cholesky(np.array([[-4.0, 0.0], [0.0, 1.0]], dtype), lower=True)
+        assert got.dtype == dtype and np.isnan(got[0, 0]) and np.isnan(got[1, 1])
+        assert got[0, 1] == 0
 
 
 # ---- reduce ---------------------------------------------------------------------------------
@@ -605,6 +644,10 @@ RW_CASES = [
     ((2, 2), (1, 1), (2, 2), (2, 2), ((-1, 0), (0, -2))),
     ((5, 1), (1, 1), (1, 1), (1, 1), ((0, 0), (0, 0))),  # taller than the input: empty
     ((1, 1), (1, 1), (1, 1), (1, 1), ((0, 0), (0, 0))),
+    ((3, 1), (1, 1), (1, 1), (3, 1), ((0, 0), (0, 0))),  # 7 tall on 4: empty
+    ((1, 2), (1, 1), (1, 1), (1, 1), ((-3, 0), (0, 0))),  # padded to 1 row
+    ((4, 5), (1, 1), (1, 1), (1, 1), ((0, 0), (0, 0))),  # the window is the whole input
+    ((2, 2), (1, 1), (1, 1), (1, 1), ((-2, -2), (0, 0))),  # padded to 0 rows
 ]
 
 
@@ -640,6 +683,20 @@ def test_reduce_window_defaults_and_variadic():
     # an empty result keeps the init value's type
     (e,) = Rd.reduce_window([x], [np.array(0, np.int16)], window_dimensions=(4, 1), body=R.ADD)
     assert e.shape == (0, 4) and e.dtype == np.int16
+
+
+def test_reduce_window_pads_with_the_exact_init_value():
+    # i64 init 2**53 + 1 is not a float64: the padding must hold it exactly
+    init = np.array(2**53 + 1, I64)
+    (got,) = Rd.reduce_window([np.array([1, 2], I64)], [init], window_dimensions=(2,),
+                              padding=np.array([[1, 0]]), body=R.ADD)
+    assert got.tolist() == [2 * (2**53 + 1) + 1, 2**53 + 1 + 3]
+
+
+def test_reduce_window_refuses_fewer_init_values_than_inputs():
+    x = np.ones((3,), I64)
+    with pytest.raises(ValueError):
+        Rd.reduce_window([x, x], [np.array(0, I64)], window_dimensions=(2,), body=R.ADD)
 
 
 def test_reduce_window_f16_folds_in_f16():
