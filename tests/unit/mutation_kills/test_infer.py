@@ -824,3 +824,178 @@ def test_scan_errors() -> None:
     with pytest.raises(InferError) as e:
         _scan(["tensor<5x3xf32>", "tensor<3xf32>", "tensor<3xf32>"], segments=(2, 1), dimension=IntegerAttr(1, 64))
     assert e.value.message == "scan dimension of operand 1 is out of bounds"
+
+
+# ------------------------------------------------------------------------------ control_flow.py
+WHILE = """func.func @f(%a: tensor<2xf32>, %t: !stablehlo.token) {
+  %0:2 = "stablehlo.while"(%a, %t) ({
+  ^bb0(%x: tensor<2xf32>, %y: !stablehlo.token):
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    "stablehlo.return"(%c) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%x: tensor<2xf32>, %y: !stablehlo.token):
+    "stablehlo.return"(%x, %y) : (tensor<2xf32>, !stablehlo.token) -> ()
+  }) : (tensor<2xf32>, !stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+  return
+}"""
+
+
+def _while_regions(text: str = WHILE):  # type: ignore[no-untyped-def]
+    op = next(o for o in parse(text).walk() if o.name == "stablehlo.while")
+    return op.regions[0], op.regions[1]
+
+
+def _while_error(types: list, text: str = WHILE) -> str:  # type: ignore[type-arg]
+    from stablehlo_py.ir.infer.control_flow import verify_while
+
+    cond, body = _while_regions(text)
+    with pytest.raises(InferError) as e:
+        verify_while([ty(t) if isinstance(t, str) else t for t in types], cond, body)
+    return e.value.message
+
+
+def test_verify_while() -> None:
+    from stablehlo_py.ir.infer.control_flow import verify_while
+
+    cond, body = _while_regions()
+    verify_while([ty("tensor<2xf32>"), TokenType()], cond, body)
+    verify_while([ty("tensor<?xf32>"), TokenType()], cond, body)  # compatible, not equal
+    assert _while_error(["tensor<3xf32>", TokenType()]) == (
+        "expect operands to be compatible with condition block arguments but got "
+        "'tensor<3xf32>', '!stablehlo.token' vs 'tensor<2xf32>', '!stablehlo.token'"
+    )
+    assert _while_error(["tensor<2xf32>"]) == (
+        "expect operands to be compatible with condition block arguments but got "
+        "'tensor<2xf32>' vs 'tensor<2xf32>', '!stablehlo.token'"
+    )
+    body_args = WHILE.replace(
+        "  ^bb0(%x: tensor<2xf32>, %y: !stablehlo.token):\n    \"stablehlo.return\"(%x, %y)",
+        "  ^bb0(%x: tensor<?xf32>, %y: !stablehlo.token, %z: tensor<f32>):\n    \"stablehlo.return\"(%a, %y)",
+    )
+    assert _while_error(["tensor<2xf32>", TokenType()], body_args) == (
+        "expect operands to be compatible with body block arguments but got "
+        "'tensor<2xf32>', '!stablehlo.token' vs 'tensor<?xf32>', '!stablehlo.token', 'tensor<f32>'"
+    )
+    body_ret = WHILE.replace('"stablehlo.return"(%x, %y) : (tensor<2xf32>, !stablehlo.token)', '"stablehlo.return"(%y) : (!stablehlo.token)')
+    assert _while_error(["tensor<2xf32>", TokenType()], body_ret) == (
+        "expect operands to be compatible with body block return types but got "
+        "'tensor<2xf32>', '!stablehlo.token' vs '!stablehlo.token'"
+    )
+    two = WHILE.replace('"stablehlo.return"(%c) : (tensor<i1>)', '"stablehlo.return"(%c, %c) : (tensor<i1>, tensor<i1>)')
+    assert _while_error(["tensor<2xf32>", TokenType()], two) == (
+        "expect condition body returns a single value but got 2"
+    )
+    none = WHILE.replace('"stablehlo.return"(%c) : (tensor<i1>)', '"stablehlo.return"() : ()')
+    assert _while_error(["tensor<2xf32>", TokenType()], none) == (
+        "expect condition body returns a single value but got 0"
+    )
+    for pred, shown in (
+        ("dense<[true]> : tensor<1xi1>", "tensor<1xi1>"),
+        ("dense<1> : tensor<i32>", "tensor<i32>"),
+    ):
+        text = WHILE.replace("dense<true> : tensor<i1>", pred).replace(
+            '"stablehlo.return"(%c) : (tensor<i1>)', f'"stablehlo.return"(%c) : ({shown})'
+        )
+        assert _while_error(["tensor<2xf32>", TokenType()], text) == (
+            f"expect condition block return a zero-ranked tensor of i1 but got '{shown}'"
+        )
+    no_term = WHILE.replace(
+        '    "stablehlo.return"(%x, %y) : (tensor<2xf32>, !stablehlo.token) -> ()\n',
+        "    %z = stablehlo.abs %x : tensor<2xf32>\n",
+    )
+    assert _while_error(["tensor<2xf32>", TokenType()], no_term) == (
+        "The while body-region expected to have a terminator"
+    )
+    assert infer("stablehlo.while", "tensor<2xf32>", "!stablehlo.token") == [
+        "tensor<2xf32>",
+        "!stablehlo.token",
+    ]
+    assert infer("stablehlo.optimization_barrier") == []
+    assert infer("stablehlo.after_all", "!stablehlo.token", "!stablehlo.token") == ["!stablehlo.token"]
+    assert infer("stablehlo.create_token") == ["!stablehlo.token"]
+
+
+def test_verify_composite() -> None:
+    from xdsl.dialects.builtin import FunctionType
+
+    from stablehlo_py.ir.infer.control_flow import COMPOSITE_NAME, verify_composite
+
+    a, b = ty("tensor<2xf32>"), ty("tensor<f32>")
+    fn = FunctionType.from_lists([a, b], [a])
+    verify_composite("my.op", "dec", fn, [a, b], [a])
+    verify_composite("a1_b.c$d.e", "dec", fn, [a, b], [a])
+    for bad in ("myop", "1my.op", "my.", "my.op-x", "_my.op", "my..op"):
+        with pytest.raises(InferError) as e:
+            verify_composite(bad, "dec", fn, [a, b], [a])
+        assert e.value.message == (
+            "name must be a valid namespaced op name, i.e. it must match the following regular "
+            f'expression: {COMPOSITE_NAME} e.g. "my_namespace.my_op"'
+        )
+    assert COMPOSITE_NAME == r"^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$"
+    cases = [
+        (None, [a, b], [a], "'dec' does not reference a valid function"),
+        (fn, [a], [a], "has 1 operand(s), but decomposition has 2"),
+        (fn, [a, b, b], [a], "has 3 operand(s), but decomposition has 2"),
+        (fn, [a, a], [a], "operand at index 1 has type 'tensor<2xf32>', but decomposition has type 'tensor<f32>'"),
+        (fn, [b, b], [a], "operand at index 0 has type 'tensor<f32>', but decomposition has type 'tensor<2xf32>'"),
+        (fn, [a, b], [], "has 0 result(s), but decomposition has 1"),
+        (fn, [a, b], [b], "result at index 0 has type 'tensor<f32>', but decomposition has type 'tensor<2xf32>'"),
+        # equality, not compatibility
+        (fn, [ty("tensor<?xf32>"), b], [a], "operand at index 0 has type 'tensor<?xf32>', but decomposition has type 'tensor<2xf32>'"),
+    ]
+    for f, ins, outs, message in cases:
+        with pytest.raises(InferError) as e:
+            verify_composite("my.op", "dec", f, ins, outs)
+        assert e.value.message == message
+
+
+IF = """func.func @f(%p: tensor<i1>, %a: tensor<2xf32>, %b: tensor<?xf32, #stablehlo.bounds<4>>) {
+  %0:2 = "stablehlo.if"(%p) ({
+    "stablehlo.return"(%a, %p) : (tensor<2xf32>, tensor<i1>) -> ()
+  }, {
+    "stablehlo.return"(%b, %p) : (tensor<?xf32, #stablehlo.bounds<4>>, tensor<i1>) -> ()
+  }) : (tensor<i1>) -> (tensor<?xf32>, tensor<i1>)
+  return
+}"""
+
+
+def test_conditional_rule() -> None:
+    from xdsl.ir import Block, Region
+
+    from stablehlo_py.ir.infer.control_flow import terminator_types
+
+    op = next(o for o in parse(IF).walk() if o.name == "stablehlo.if")
+    regions = tuple(op.regions)
+    # the least specific type; bounds only when branch 0's type has some (inferTypeWithCustomFn)
+    got = infer_result_types("stablehlo.if", [ty("tensor<i1>")], {}, regions)
+    assert [type_to_str(t) for t in got] == ["tensor<?xf32>", "tensor<i1>"]
+    # the operand may be a non-tensor or absent: only a ranked tensor's rank is checked
+    got = infer_result_types("stablehlo.case", [], {}, regions[::-1])
+    assert [type_to_str(t) for t in got] == ["tensor<?xf32, #stablehlo.bounds<4>>", "tensor<i1>"]
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.if", [ty("tensor<1x1xi1>")], {}, regions)
+    assert e.value.message == "operand should be rank 0 tensor but got rank 2"
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.case", [ty("tensor<i32>")], {}, (regions[0], Region()))
+    assert e.value.message == "expect non-empty region"
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.case", [ty("tensor<i32>")], {}, (Region(), regions[0]))
+    assert e.value.message == "expect non-empty region"
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.case", [ty("tensor<i32>")], {}, ())
+    assert e.value.message == "expect at least one branch"
+    empty = Region(Block())
+    assert terminator_types(empty) == []
+    assert terminator_types(Region()) == []
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.case", [ty("tensor<i32>")], {}, (regions[0], empty))
+    assert e.value.message == (
+        "branch 0 and branch 1 have mismatched return types: 'tensor<2xf32>', 'tensor<i1>' vs "
+    )
+    three = (regions[1], regions[0], regions[0])
+    got = infer_result_types("stablehlo.case", [TokenType()], {}, three)
+    assert [type_to_str(t) for t in got] == ["tensor<?xf32, #stablehlo.bounds<4>>", "tensor<i1>"]
+    args = Region(Block(arg_types=[ty("tensor<f32>"), ty("tensor<f32>")]))
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.case", [ty("tensor<i32>")], {}, (regions[0], args))
+    assert e.value.message == "branch 1 must have 0 arguments, but found 2"
