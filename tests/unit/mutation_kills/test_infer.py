@@ -999,3 +999,151 @@ def test_conditional_rule() -> None:
     with pytest.raises(InferError) as e:
         infer_result_types("stablehlo.case", [ty("tensor<i32>")], {}, (regions[0], args))
     assert e.value.message == "branch 1 must have 0 arguments, but found 2"
+
+
+# ---------------------------------------------------------------------------------------- linalg.py
+def _op_result(name: str, operands: list[str], attrs: str = "", regions: str = "") -> list[str] | str:
+    """The types the rule of the op gives (the declared result is a placeholder), or its error."""
+    from stablehlo_py.ir.infer import infer_op
+
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(operands))
+    uses = ", ".join(f"%a{i}" for i in range(len(operands)))
+    ins = ", ".join(operands)
+    text = (
+        f"func.func @f({args}) {{\n"
+        f'  %0 = "{name}"({uses}) {regions}{{{attrs}}} : ({ins}) -> tensor<*xf32>\n'
+        "  return\n}"
+    )
+    op = next(o for o in parse(text).walk() if o.name == name)
+    try:
+        return [type_to_str(t) for t in infer_op(op)]
+    except InferError as e:
+        return e.message
+
+
+def fft(t: str, kind: str, length: str) -> list[str] | str:
+    return _op_result(
+        "stablehlo.fft", [t], f"fft_type = #stablehlo<fft_type {kind}>, fft_length = array<i64{length}>"
+    )
+
+
+def test_fft() -> None:
+    assert fft("tensor<3x8xf32>", "RFFT", ": 8") == ["tensor<3x5xcomplex<f32>>"]
+    assert fft("tensor<3x9xf64>", "RFFT", ": 9") == ["tensor<3x5xcomplex<f64>>"]
+    assert fft("tensor<2x3x8xf32>", "RFFT", ": 3, 8") == ["tensor<2x3x5xcomplex<f32>>"]
+    assert fft("tensor<?x?xf32, #stablehlo.bounds<4, 8>>", "RFFT", ": 8") == [
+        "tensor<?x5xcomplex<f32>, #stablehlo.bounds<4, ?>>"
+    ]
+    assert fft("tensor<?x?xcomplex<f32>, #stablehlo.bounds<4, 8>>", "FFT", ": 8") == [
+        "tensor<?x?xcomplex<f32>, #stablehlo.bounds<4, 8>>"
+    ]
+    assert fft("tensor<3x0xf32>", "RFFT", ": 0") == ["tensor<3x0xcomplex<f32>>"]
+    assert fft("tensor<*xf32>", "RFFT", ": 8") == ["tensor<*xcomplex<f32>>"]
+    assert fft("tensor<*xcomplex<f64>>", "IRFFT", ": 8") == ["tensor<*xf64>"]
+    assert fft("tensor<*xcomplex<f64>>", "IFFT", ": 8") == ["tensor<*xcomplex<f64>>"]
+    assert fft("tensor<3x5xcomplex<f32>>", "IRFFT", ": 8") == ["tensor<3x8xf32>"]
+    assert fft("tensor<3x5xcomplex<f32>>", "IRFFT", ": 9") == ["tensor<3x9xf32>"]
+    assert fft("tensor<4x5xcomplex<f32>>", "IRFFT", ": 4, 8") == ["tensor<4x8xf32>"]
+    # the last bound dropped (boundsToEncoding: no encoding when no bound is left)
+    assert fft("tensor<3x?xcomplex<f32>, #stablehlo.bounds<?, 5>>", "IRFFT", ": 8") == [
+        "tensor<3x8xf32>"
+    ]
+    assert fft("tensor<?x?xcomplex<f32>, #stablehlo.bounds<3, 5>>", "IRFFT", ": 8") == [
+        "tensor<?x8xf32, #stablehlo.bounds<3, ?>>"
+    ]
+    assert fft("tensor<3x0xcomplex<f32>>", "IRFFT", ": 0") == ["tensor<3x0xf32>"]
+    assert fft("tensor<3x1xcomplex<f32>>", "IRFFT", ": 0") == ["tensor<3x0xf32>"]
+    assert fft("tensor<3x8xcomplex<f32>>", "FFT", ": 8") == ["tensor<3x8xcomplex<f32>>"]
+    assert fft("tensor<8xf32>", "RFFT", "") == "rank must be between 1 and 3, but got 0."
+    assert fft("tensor<8x8x8x8xf32>", "RFFT", ": 8, 8, 8, 8") == "rank must be between 1 and 3, but got 4."
+    assert fft("tensor<8x8x8xcomplex<f32>>", "FFT", ": 8, 8, 8") == ["tensor<8x8x8xcomplex<f32>>"]
+    assert fft("tensor<8xf16>", "RFFT", ": 8") == "RFFT requires f32 or f64 input type, but is given 'f16'."
+    assert fft("tensor<8xf32>", "FFT", ": 8") == (
+        "FFT/IFFT/IRFFT take a complex tensor as input, but is given 'tensor<8xf32>'."
+    )
+    assert fft("tensor<8xf32>", "IRFFT", ": 8") == (
+        "FFT/IFFT/IRFFT take a complex tensor as input, but is given 'tensor<8xf32>'."
+    )
+    assert fft("tensor<8xcomplex<f32>>", "FFT", ": 2, 8") == (
+        "operand rank must not be less than fft rank of 2 for operand of type 'tensor<8xcomplex<f32>>'."
+    )
+    assert fft("tensor<3x8xf32>", "RFFT", ": 9") == (
+        "RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 8 but wanted 9."
+    )
+    assert fft("tensor<3x8xf32>", "RFFT", ": 4, 8") == (
+        "RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 8 but wanted 4, 8."
+    )
+    assert fft("tensor<3x5xcomplex<f32>>", "IRFFT", ": 4, 8") == (
+        "IRFFT requires non-final dimensions to be compatible with fft_length. Got: 3, 5 but wanted "
+        "4, 8, and 3 != 4."
+    )
+    assert fft("tensor<3x6xcomplex<f32>>", "IRFFT", ": 8") == (
+        "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 6 but "
+        "fft_length is 8."
+    )
+    assert fft("tensor<3x1xcomplex<f32>>", "IRFFT", ": 1") == ["tensor<3x1xf32>"]
+    assert fft("tensor<3x1xcomplex<f32>>", "IRFFT", ": 2") == (
+        "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 1 but "
+        "fft_length is 2."
+    )
+    assert fft("tensor<3x0xcomplex<f32>>", "IRFFT", ": 2") == (
+        "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 0 but "
+        "fft_length is 2."
+    )
+    assert fft("tensor<3x?xcomplex<f32>>", "IRFFT", ": 8") == ["tensor<3x8xf32>"]
+
+
+def tsolve(a: str, b: str, left: bool = True, transpose: str = "NO_TRANSPOSE") -> list[str] | str:
+    attrs = (
+        f"left_side = {str(left).lower()}, lower = true, unit_diagonal = false, "
+        f"transpose_a = #stablehlo<transpose {transpose}>"
+    )
+    return _op_result("stablehlo.triangular_solve", [a, b], attrs)
+
+
+def test_triangular_solve_and_cholesky() -> None:
+    b = "tensor<2x3x4xf32, #stablehlo.bounds<?, ?, ?>>"
+    assert tsolve("tensor<2x3x3xf32>", "tensor<2x3x4xf32>") == ["tensor<2x3x4xf32>"]
+    assert tsolve("tensor<2x4x4xf32>", "tensor<2x3x4xf32>", left=False) == ["tensor<2x3x4xf32>"]
+    assert tsolve("tensor<?x?x?xf32>", b) == [b]  # b's type as it is
+    assert tsolve("tensor<*xf32>", "tensor<*xf32>") == ["tensor<*xf32>"]
+    assert tsolve("tensor<3x3xf32>", "tensor<*xf32>") == ["tensor<*xf32>"]
+    assert tsolve("tensor<3xf32>", "tensor<3xf32>") == (
+        "operand 'a' must have rank >= 2, but got 'tensor<3xf32>'"
+    )
+    assert tsolve("tensor<3x4xf32>", "tensor<3x4xf32>") == (
+        "two minor dimensions of operand 'a' must be compatible, but got 'tensor<3x4xf32>'"
+    )
+    assert tsolve("tensor<3x3xf32>", "tensor<2x3x4xf32>") == (
+        "operands must have equal rank, but got 'tensor<3x3xf32>' and 'tensor<2x3x4xf32>'"
+    )
+    assert tsolve("tensor<3x3xf32>", "tensor<4x3xf32>") == (
+        "shared dimension of operands 'a' and 'b' must be compatible, but got 'tensor<3x3xf32>' "
+        "and 'tensor<4x3xf32>'"
+    )
+    assert tsolve("tensor<4x4xf32>", "tensor<4x3xf32>", left=False) == (
+        "shared dimension of operands 'a' and 'b' must be compatible, but got 'tensor<4x4xf32>' "
+        "and 'tensor<4x3xf32>'"
+    )
+    assert tsolve("tensor<2x3x3xf32>", "tensor<5x3x4xf32>") == (
+        "batch dimensions of the operands must be compatible, but got 'tensor<2x3x3xf32>' and "
+        "'tensor<5x3x4xf32>'"
+    )
+    assert tsolve("tensor<?x3x3xf32>", "tensor<5x3x4xf32>") == ["tensor<5x3x4xf32>"]
+    assert tsolve("tensor<3x3xf32>", "tensor<3x4xf32>", transpose="TRANSPOSE_INVALID") == (
+        "Invalid transpose option value for triangular solve"
+    )
+    assert tsolve("tensor<3x3xf32>", "tensor<3x4xf32>", transpose="ADJOINT") == ["tensor<3x4xf32>"]
+
+    def chol(t: str) -> list[str] | str:
+        return _op_result("stablehlo.cholesky", [t], "lower = true")
+
+    bounded = "tensor<?x3x3xf32, #stablehlo.bounds<5, ?, ?>>"
+    assert chol(bounded) == [bounded]
+    assert chol("tensor<3x?xf32>") == ["tensor<3x?xf32>"]
+    assert chol("tensor<*xf32>") == ["tensor<*xf32>"]
+    assert chol("tensor<3xf32>") == "argument 'a' must have rank >= 2, got shape 3."
+    assert chol("tensor<2x3xf32>") == "minor dimensions of 'a' must have equal size, got shape 2, 3."
+    assert chol("tensor<?x2x3xf32>") == (
+        "minor dimensions of 'a' must have equal size, got shape -9223372036854775808, 2, 3."
+    )
