@@ -1147,3 +1147,171 @@ def test_triangular_solve_and_cholesky() -> None:
     assert chol("tensor<?x2x3xf32>") == (
         "minor dimensions of 'a' must have equal size, got shape -9223372036854775808, 2, 3."
     )
+
+
+def dot_general(lhs: str, rhs: str, lb="", rb="", lc="", rc="", extra="") -> list[str] | str:  # type: ignore[no-untyped-def]
+    dims = (
+        f"dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [{lb}], "
+        f"rhs_batching_dimensions = [{rb}], lhs_contracting_dimensions = [{lc}], "
+        f"rhs_contracting_dimensions = [{rc}]>"
+    )
+    return _op_result("stablehlo.dot_general", [lhs, rhs], dims + extra)
+
+
+def test_dot_and_dot_general() -> None:
+    def dot(a: str, b: str, extra: str = "") -> list[str] | str:
+        return _op_result("stablehlo.dot", [a, b], extra)
+
+    assert dot("tensor<3xf32>", "tensor<3xf32>") == ["tensor<f32>"]
+    assert dot("tensor<2x3xf32>", "tensor<3xf32>") == ["tensor<2xf32>"]
+    assert dot("tensor<3xf32>", "tensor<3x4xf32>") == ["tensor<4xf32>"]
+    assert dot("tensor<2x3xf32>", "tensor<?x4xf32>") == ["tensor<2x4xf32>"]
+    assert dot("tensor<?x3xf32, #stablehlo.bounds<5, ?>>", "tensor<3x?xf32, #stablehlo.bounds<?, 7>>") == [
+        "tensor<?x?xf32, #stablehlo.bounds<5, 7>>"
+    ]
+    assert dot("tensor<3xf32>", "tensor<3x?xf32, #stablehlo.bounds<?, 7>>") == [
+        "tensor<?xf32, #stablehlo.bounds<7>>"
+    ]
+    assert dot("tensor<?x3xf32, #stablehlo.bounds<5, ?>>", "tensor<3xf32>") == [
+        "tensor<?xf32, #stablehlo.bounds<5>>"
+    ]
+    assert dot("tensor<*xf32>", "tensor<3xf32>") == ["tensor<*xf32>"]
+    assert dot("tensor<3xi8>", "tensor<*xi8>") == ["tensor<*xi8>"]
+    for a, b in (
+        ("tensor<3xf32>", "tensor<4xf32>"),
+        ("tensor<2x3xf32>", "tensor<4xf32>"),
+        ("tensor<3xf32>", "tensor<4x3xf32>"),
+        ("tensor<2x3xf32>", "tensor<2x3xf32>"),
+        ("tensor<2x3x4xf32>", "tensor<4xf32>"),
+        ("tensor<f32>", "tensor<f32>"),
+    ):
+        assert dot(a, b) == "expected both lhs/rhs ranks to be either 1 or 2"
+    three = ", precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]"
+    two = ", precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGH>]"
+    assert dot("tensor<3xf32>", "tensor<3xf32>", three.lstrip(", ")) == (
+        "expects precision config to be empty or have <= 2 elements, got 3"
+    )
+    assert dot("tensor<3xf32>", "tensor<3xf32>", two.lstrip(", ")) == ["tensor<f32>"]
+
+    assert dot_general("tensor<2x3x4xf32>", "tensor<2x4x5xf32>", "0", "0", "2", "1") == [
+        "tensor<2x3x5xf32>"
+    ]
+    assert dot_general("tensor<?x3x4xf32>", "tensor<2x4x5xf32>", "0", "0", "2", "1") == [
+        "tensor<2x3x5xf32>"
+    ]
+    assert dot_general(
+        "tensor<?x?x4xf32, #stablehlo.bounds<6, 3, ?>>",
+        "tensor<?x4x?xf32, #stablehlo.bounds<8, ?, 9>>",
+        "0", "0", "2", "1",
+    ) == ["tensor<?x?x?xf32, #stablehlo.bounds<6, 3, 9>>"]
+    assert dot_general("tensor<4x3xf32>", "tensor<5x4xf32>", "", "", "0", "1") == ["tensor<3x5xf32>"]
+    assert dot_general("tensor<3xf32>", "tensor<5xf32>") == ["tensor<3x5xf32>"]
+    assert dot_general("tensor<*xf32>", "tensor<5xf32>") == ["tensor<*xf32>"]
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "0", "", "", "") == (
+        "lhs and rhs should have the same number of batching dimensions"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "", "", "1", "") == (
+        "lhs and rhs should have the same number of contracting dimensions"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "0", "0", "0", "1") == (
+        "has duplicated dimension from lhs_batching_dimensions and lhs_contracting_dimensions: 0"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "0, 0", "0, 1", "", "") == (
+        "has duplicated dimension from lhs_batching_dimensions and lhs_contracting_dimensions: 0"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "0", "1", "1", "1") == (
+        "has duplicated dimension from rhs_batching_dimensions and rhs_contracting_dimensions: 1"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "2", "0", "", "") == (
+        "lhs_batching_dimensions value: 2 is out of range: [0, 2)"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "-1", "0", "", "") == (
+        "lhs_batching_dimensions value: -1 is out of range: [0, 2)"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "", "", "2", "0") == (
+        "lhs_contracting_dimensions value: 2 is out of range: [0, 2)"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "0", "2", "", "") == (
+        "rhs_batching_dimensions value: 2 is out of range: [0, 2)"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x3xf32>", "", "", "0", "2") == (
+        "rhs_contracting_dimensions value: 2 is out of range: [0, 2)"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<3x2xf32>", "0", "0", "", "") == (
+        "batching dimension sizes must match for lhs/rhs"
+    )
+    assert dot_general("tensor<2x3xf32>", "tensor<2x2xf32>", "", "", "1", "1") == (
+        "contracting dimension sizes must match for lhs/rhs"
+    )
+    assert dot_general("tensor<5x3xf32>", "tensor<5x3xf32>", "0", "0", "1", "1", ", " + three.lstrip(", ")) == (
+        "expects precision config to be empty or have <= 2 elements, got 3"
+    )
+    assert dot_general("tensor<5xf32>", "tensor<?xf32, #stablehlo.bounds<4>>", "0", "0", "", "") == (
+        "Mismatched dimension size 5 and bound 4 in dimension 0"
+    )
+
+
+def test_dot_general_and_convolution_quantization() -> None:
+    from stablehlo_py.ir.infer.linalg import (
+        any_quantized,
+        verify_convolution_quantization,
+        verify_dot_general_quantization,
+    )
+
+    def t(e: str):  # type: ignore[no-untyped-def]
+        return ty(f"tensor<2x2x{e}>")
+
+    f = t("f32")
+    q = t("!quant.uniform<i8:f32, 1.0>")
+    q16 = t("!quant.uniform<i16:f32, 1.0>")
+    qz = t("!quant.uniform<i8:f32, 1.0:2>")
+    qf16 = t("!quant.uniform<i8:f16, 1.0>")
+    pa0 = t("!quant.uniform<i8:f32:0, {1.0, 2.0}>")
+    pa1 = t("!quant.uniform<i8:f32:1, {1.0, 2.0}>")
+    paz = t("!quant.uniform<i8:f32:1, {1.0:0, 2.0:1}>")
+    assert any_quantized(f, q) and not any_quantized(f, f) and any_quantized(pa0)
+
+    def err(fn, *args) -> str:  # type: ignore[no-untyped-def]
+        with pytest.raises(InferError) as e:
+            fn(*args)
+        return e.value.message
+
+    verify_dot_general_quantization(q, q, q, [0])
+    verify_dot_general_quantization(f, q, f, [0])
+    verify_dot_general_quantization(q, pa1, pa1, [0])
+    both = "rhs should be quantized for quantized operations and is_quantized(lhs)=is_quantized(result) should hold"
+    assert err(verify_dot_general_quantization, q, f, q, [0]) == both
+    assert err(verify_dot_general_quantization, q, q, f, [0]) == both
+    assert err(verify_dot_general_quantization, f, q, q, [0]) == both
+    assert err(verify_dot_general_quantization, q, qz, q, [0]) == "Zero point of rhs should be 0"
+    assert err(verify_dot_general_quantization, q, paz, pa1, [0]) == "Zero points of rhs should be 0"
+    assert err(verify_dot_general_quantization, q, pa1, pa1, [1]) == (
+        "Quantization dimension of rhs should not be in the contracting dimension of rhs"
+    )
+    assert err(verify_dot_general_quantization, q16, q, q, [0]) == (
+        "mismatched lhs and rhs quantization storage types"
+    )
+    assert err(verify_dot_general_quantization, qf16, q, q, [0]) == (
+        "mismatched lhs, rhs and result quantization expressed types"
+    )
+    assert err(verify_dot_general_quantization, q, q, qf16, [0]) == (
+        "mismatched lhs, rhs and result quantization expressed types"
+    )
+    assert err(verify_dot_general_quantization, q, q, pa0, [1]) == (
+        "mismatched rhs and result quantization granularity"
+    )
+    assert err(verify_dot_general_quantization, ty("tensor<2x2xf16>"), q, f, [0]) == (
+        "mismatched rhs quantization expressed type and lhs and result element type"
+    )
+    assert err(verify_dot_general_quantization, f, q, ty("tensor<2x2xf16>"), [0]) == (
+        "mismatched rhs quantization expressed type and lhs and result element type"
+    )
+    verify_convolution_quantization(q, pa1, pa1, 1, 1)
+    verify_convolution_quantization(q, pa0, q, 0, 1)
+    assert err(verify_convolution_quantization, q, pa1, pa1, 0, 1) == (
+        "quantization dimension of rhs should be same with kernel_output_feature_dimension"
+    )
+    assert err(verify_convolution_quantization, q, pa0, pa1, 0, 0) == (
+        "quantization dimension of result should be same with output_feature_dimension"
+    )
+    assert err(verify_convolution_quantization, q, f, q, 0, 0) == both
