@@ -1315,3 +1315,199 @@ def test_dot_general_and_convolution_quantization() -> None:
         "quantization dimension of result should be same with output_feature_dimension"
     )
     assert err(verify_convolution_quantization, q, f, q, 0, 0) == both
+
+
+# ------------------------------------------------------------------------------------ reduction.py
+def _positions(size: int, w) -> int:  # type: ignore[no-untyped-def]
+    """Window positions counted one by one: offsets o = 0, s, 2s, ... with the dilated window
+    inside the padded, base-dilated array."""
+    base = 0 if size == 0 else (size - 1) * w.base_dilation + 1
+    padded = w.padding_low + base + w.padding_high
+    extent = (w.size - 1) * w.window_dilation + 1
+    if padded <= 0:
+        return 0
+    n, o = 0, 0
+    while o + extent <= padded:
+        n += 1
+        o += w.stride
+    return n
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 5, 7])
+@pytest.mark.parametrize("win", [1, 2, 3])
+@pytest.mark.parametrize("stride", [1, 2, 3])
+@pytest.mark.parametrize("pad", [(0, 0), (1, 0), (0, 2), (1, 1)])
+@pytest.mark.parametrize("dil", [(1, 1), (2, 1), (1, 2), (3, 2)])
+def test_window_output_shape_counts_positions(size, win, stride, pad, dil) -> None:  # type: ignore[no-untyped-def]
+    from stablehlo_py.ir.infer.reduction import window_dimensions, window_output_shape
+
+    (w,) = window_dimensions([win], [stride], [pad], [dil[0]], [dil[1]], [])
+    assert (w.size, w.stride, (w.padding_low, w.padding_high), w.base_dilation, w.window_dilation) == (
+        win, stride, pad, dil[0], dil[1]
+    )
+    assert window_output_shape([size], [w]) == [_positions(size, w)]
+    assert window_output_shape([DYN], [w]) == [DYN]
+
+
+def test_window_dimensions_defaults_and_errors() -> None:
+    from stablehlo_py.ir.infer.reduction import Window, window_dimensions, window_output_shape
+
+    assert window_dimensions([2, 3], [], [], [], [], []) == [Window(2), Window(3)]
+    (w,) = window_dimensions([2], [1], [(0, 0)], [1], [1], [1])
+    assert w.reversal is True
+    (w,) = window_dimensions([DYN], [], [], [], [], [], dynamic_sizes=True)
+    assert w.size == DYN
+    assert window_output_shape([5], [w]) == [DYN]
+
+    def err(*args, **kw) -> str:  # type: ignore[no-untyped-def]
+        with pytest.raises(InferError) as e:
+            window_dimensions(*args, **kw)
+        return e.value.message
+
+    assert err([2, 3], [1], [], [], [], []) == (
+        "expects window-strides to have same dimension-size as size of window dimensions (2), but got: 1."
+    )
+    assert err([2], [], [], [1, 1], [], []) == (
+        "expects base-dilation factors to have same dimension-size as size of window dimensions (1), but got: 2."
+    )
+    assert err([2], [], [], [], [1, 1], []) == (
+        "expects window-dilation factors to have same dimension-size as size of window dimensions (1), but got: 2."
+    )
+    assert err([2], [], [(0, 0), (0, 0)], [], [], []) == (
+        "expects padding-entries to have same dimension-size as size of window dimensions (1), but got: 2."
+    )
+    assert err([2], [], [], [], [], [0, 0]) == (
+        "expects window-reversal to have same dimension-size as size of window dimensions (1), but got: 2."
+    )
+    assert err([2, 0], [], [], [], [], []) == (
+        "expects window to have positive value for 1-th window dimension, but got 0."
+    )
+    assert err([DYN], [], [], [], [], []) == (
+        "expects window to have positive value for 0-th window dimension, but got -1."
+    )
+    assert err([2, 2], [1, 0], [], [], [], []) == (
+        "expects window to have positive stride for 1-th window dimension, but got 0."
+    )
+    assert err([2], [], [], [-1], [], []) == (
+        "expects window to have positive base dilation factor for 0-th window dimension, but got -1."
+    )
+    assert err([2], [], [], [], [0], []) == (
+        "expects window to have positive window dilation factor for 0-th window dimension, but got 0."
+    )
+
+
+def test_element_widths_and_promotion() -> None:
+    from stablehlo_py.ir.infer.reduction import bit_width, is_promotable_element, num_bits
+
+    e = lambda s: ty(f"tensor<{s}>").element_type  # noqa: E731
+    assert [num_bits(e(s)) for s in ("i1", "i8", "ui16", "f16", "bf16", "f32", "f64", "f8E4M3FN", "f4E2M1FN", "index")] == [
+        1, 8, 16, 16, 16, 32, 64, 8, 4, 64
+    ]
+    assert num_bits(e("complex<f32>")) == 64 and num_bits(e("complex<f64>")) == 128
+    assert num_bits(e("!quant.uniform<i8:f32, 1.0>")) == 8
+    assert num_bits(e("!quant.uniform<i16:f32, 1.0>")) == 16
+    assert num_bits(TokenType()) is None and bit_width(TokenType()) == 64
+    assert bit_width(e("i8")) == 8
+
+    def p(a: str, b: str, ignore_fp: bool = False) -> bool:
+        return is_promotable_element(ty(f"tensor<{a}>"), ty(f"tensor<{b}>"), ignore_fp)
+
+    assert p("i8", "i32") and p("i32", "i32") and not p("i32", "i8")
+    assert p("f16", "f32") and not p("f32", "f16") and p("f32", "f16", True)
+    assert not p("f32", "i32") and not p("i32", "f32") and not p("f32", "complex<f32>")
+    assert p("complex<f32>", "complex<f64>") and not p("complex<f64>", "complex<f32>")
+    assert not p("complex<f64>", "complex<f32>", True)
+    assert p("!quant.uniform<i8:f32, 1.0>", "!quant.uniform<i16:f32, 2.0>")
+    assert not p("!quant.uniform<i16:f32, 1.0>", "!quant.uniform<i8:f32, 1.0>")
+    assert not p("!quant.uniform<i8:f32, 1.0>", "!quant.uniform<i8:f16, 1.0>")
+    assert not p("!quant.uniform<i8:f32, 1.0>", "i8") and not p("i8", "!quant.uniform<i8:f32, 1.0>")
+    assert not is_promotable_element(TokenType(), ty("tensor<i8>"))
+    assert not is_promotable_element(ty("tensor<i8>"), TokenType())
+    assert is_promotable_element(ty("tensor<*xi8>"), ty("tensor<2xi16>"))
+
+
+def test_int_list_and_int_attr() -> None:
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    from stablehlo_py.ir.infer.reduction import int_attr, int_list
+
+    assert int_list(None) is None
+    assert int_list(DenseArrayBase.from_list(i64, [3, -1])) == (3, -1)
+    assert int_list(IntegerAttr(4, 64)) == (4,)
+    const = next(o for o in parse("%0 = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>").walk() if o.name == "stablehlo.constant")
+    assert int_list(const.properties.get("value") or const.attributes["value"]) == (1, 2, 3, 4)
+    with pytest.raises(InferError) as e:
+        int_list(StringAttr("x"))
+    assert e.value.message.startswith("expected an array of integers, got ")
+    assert int_attr(IntegerAttr(5, 64), 1) == 5 and int_attr(None, 7) == 7 and int_attr(StringAttr("x"), 2) == 2
+
+
+MAP = """func.func @f(%a: {a}, %b: {b}) {{
+  %0 = "stablehlo.map"(%a, %b) ({{
+  ^bb0(%x: {xa}, %y: {xb}):
+    %r = stablehlo.add %x, %x : {xa}
+    "stablehlo.return"({ret}) : ({rt}) -> ()
+  }}) {{dimensions = array<i64{dims}>}} : ({a}, {b}) -> tensor<*xf32>
+  return
+}}"""
+
+
+def _map(a="tensor<2x3xf32>", b="tensor<2x3xf32>", xa="tensor<f32>", xb="tensor<f32>", ret="%r", rt=None, dims=": 0, 1"):  # type: ignore[no-untyped-def]
+    from stablehlo_py.ir.infer import infer_op
+
+    text = MAP.format(a=a, b=b, xa=xa, xb=xb, ret=ret, rt=rt or xa, dims=dims)
+    op = next(o for o in parse(text).walk() if o.name == "stablehlo.map")
+    try:
+        return [type_to_str(t) for t in infer_op(op)]
+    except InferError as e:
+        return e.message
+
+
+def test_map_rule() -> None:
+    assert _map() == ["tensor<2x3xf32>"]
+    assert _map(a="tensor<?x3xf32>", b="tensor<2x?xf32>") == ["tensor<2x?xf32>"]  # the last operand's
+    assert _map(a="tensor<*xf32>", b="tensor<*xf32>") == ["tensor<*xf32>"]
+    assert _map(b="tensor<*xf32>") == ["tensor<*xf32>"]
+    assert _map(a="tensor<*xf32>") == ["tensor<2x3xf32>"]
+    assert _map(a="tensor<3xf32>", b="tensor<3xf32>", dims=": 0") == ["tensor<3xf32>"]
+    assert _map(xa="tensor<1xf32>", xb="tensor<f32>", ret="%x", rt="tensor<1xf32>") == (
+        "computation arguments must be 0-rank tensor, but got: arg #0 of type 'tensor<1xf32>'"
+    )
+    assert _map(xb="tensor<2xf32>", ret="%x") == (
+        "computation arguments must be 0-rank tensor, but got: arg #1 of type 'tensor<2xf32>'"
+    )
+    assert _map(xb="tensor<i32>", ret="%x") == (
+        "element type of operands and computation arguments must match, but got: 'f32' and 'i32'"
+    )
+    assert _map(ret="%r, %r", rt="tensor<f32>, tensor<f32>") == (
+        "computation must return single output, but got: 2"
+    )
+    assert _map(ret="", rt=" ") == "computation must return single output, but got: 0"
+    assert _map(ret="%a", rt="tensor<2x3xf32>") == (
+        "computation must return 0-rank tensor, but got: 'tensor<2x3xf32>'"
+    )
+    assert _map(dims=": 1, 0") == "requires monotonically increasing dimension numbers, but got: 1, 0"
+    assert _map(dims=": 0, 2") == "requires monotonically increasing dimension numbers, but got: 0, 2"
+    assert _map(dims=": 0") == (
+        "applied to a subset of dimensions currently not supported: operand dimensions = 2, "
+        "requested map dimensions size = 1"
+    )
+    assert _map(a="tensor<*xf32>", dims=": 0") == (
+        "applied to a subset of dimensions currently not supported: operand dimensions = 2, "
+        "requested map dimensions size = 1"
+    )
+    from stablehlo_py.ir.infer import infer_result_types as irt
+
+    with pytest.raises(InferError) as e:
+        irt("stablehlo.map", [ty("tensor<2xf32>")], {}, ())
+    assert e.value.message == "expect non-empty region"
+    one = MAP.replace("%x: {xa}, %y: {xb}", "%x: {xa}")
+    text = one.format(a="tensor<2xf32>", b="tensor<2xf32>", xa="tensor<f32>", xb="", ret="%x", rt="tensor<f32>", dims=": 0").replace("%r = stablehlo.add %x, %x : tensor<f32>", "")
+    op = next(o for o in parse(text).walk() if o.name == "stablehlo.map")
+    from stablehlo_py.ir.infer import infer_op
+
+    with pytest.raises(InferError) as e:
+        infer_op(op)
+    assert e.value.message == (
+        "expects number of operands to match the arity of map computation, but got: 2 and 1"
+    )
