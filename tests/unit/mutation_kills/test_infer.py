@@ -1333,20 +1333,19 @@ def _positions(size: int, w) -> int:  # type: ignore[no-untyped-def]
     return n
 
 
-@pytest.mark.parametrize("size", [0, 1, 2, 5, 7])
-@pytest.mark.parametrize("win", [1, 2, 3])
-@pytest.mark.parametrize("stride", [1, 2, 3])
-@pytest.mark.parametrize("pad", [(0, 0), (1, 0), (0, 2), (1, 1)])
-@pytest.mark.parametrize("dil", [(1, 1), (2, 1), (1, 2), (3, 2)])
-def test_window_output_shape_counts_positions(size, win, stride, pad, dil) -> None:  # type: ignore[no-untyped-def]
+def test_window_output_shape_counts_positions() -> None:
+    import itertools
+
     from stablehlo_py.ir.infer.reduction import window_dimensions, window_output_shape
 
-    (w,) = window_dimensions([win], [stride], [pad], [dil[0]], [dil[1]], [])
-    assert (w.size, w.stride, (w.padding_low, w.padding_high), w.base_dilation, w.window_dilation) == (
-        win, stride, pad, dil[0], dil[1]
-    )
-    assert window_output_shape([size], [w]) == [_positions(size, w)]
-    assert window_output_shape([DYN], [w]) == [DYN]
+    for size, win, stride, pad, dil in itertools.product(
+        [0, 1, 2, 5, 7], [1, 2, 3], [1, 2, 3], [(0, 0), (1, 0), (0, 2), (1, 1)], [(1, 1), (2, 1), (1, 2), (3, 2)]
+    ):
+        (w,) = window_dimensions([win], [stride], [pad], [dil[0]], [dil[1]], [])
+        got = (w.size, w.stride, (w.padding_low, w.padding_high), w.base_dilation, w.window_dilation)
+        assert got == (win, stride, pad, dil[0], dil[1])
+        assert window_output_shape([size], [w]) == [_positions(size, w)], (size, w)
+        assert window_output_shape([DYN], [w]) == [DYN]
 
 
 def test_window_dimensions_defaults_and_errors() -> None:
