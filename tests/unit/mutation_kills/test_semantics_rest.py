@@ -135,6 +135,16 @@ def test_total_order_key_of_floats_is_the_spec_order(dtype) -> None:
     assert all(keys[i] < keys[i + 1] for i in range(len(keys) - 1))
 
 
+def test_total_order_key_of_unsigned_and_fnuz_floats() -> None:
+    # f8E8M0FNU has no sign bit: its values (2**-127 .. 2**127, then NaN = 0xFF) order by bits
+    e8m0 = C.from_bits(np.array([0xFF, 0, 127, 254, 1], np.uint64), ml_dtypes.float8_e8m0fnu)
+    assert total_order_key(e8m0).tolist() == [0xFF, 0, 127, 254, 1]
+    # the FNUZ types' NaN is the pattern of -0 and sorts first (as XLA); there is no -0
+    fnuz = C.from_bits(np.array([0x80, 0x00, 0x01, 0x81, 0x7F, 0xFF], np.uint64), ml_dtypes.float8_e4m3fnuz)
+    keys = total_order_key(fnuz).tolist()
+    assert keys[0] < keys[5] < keys[3] < keys[1] < keys[2] < keys[4]
+
+
 def test_total_order_key_refuses_complex() -> None:
     with pytest.raises(TypeError) as e:
         total_order_key(np.array([1j], np.complex64))
@@ -548,6 +558,15 @@ def test_reduce_axis_kind_path_and_generic_path() -> None:
     # empty axis: the init values, in their own dtype
     e1, e2 = R.reduce_axis(body, [np.zeros((2, 0), np.int8)] * 2, [np.array(3, np.int16), np.array(4, np.int8)])
     assert e1.dtype == np.int16 and e1.tolist() == [3, 3] and e2.tolist() == [4, 4]
+
+
+def test_reductions_raise_no_floating_point_warnings() -> None:
+    big = np.array([[3e38, 3e38, -3e38]], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (total,) = R.reduce_axis(R.ADD, [big], [np.array(3e38, np.float32)])
+        (product,) = R.reduce_axis(R.MUL, [big], [np.array(1.0, np.float32)])
+    assert total.tolist() == [np.inf] and product.tolist() == [-np.inf]
 
 
 def test_grouped_fold_with_no_targets_is_a_no_op() -> None:
