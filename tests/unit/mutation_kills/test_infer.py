@@ -1510,3 +1510,317 @@ def test_map_rule() -> None:
     assert e.value.message == (
         "expects number of operands to match the arity of map computation, but got: 2 and 1"
     )
+
+
+# ---------------------------------------------------------------------------------- collectives.py
+def dense(text: str):  # type: ignore[no-untyped-def]
+    """A dense elements attribute from its MLIR text (`dense<...> : tensor<...>`)."""
+    op = next(o for o in parse(f"%0 = stablehlo.constant {text}").walk() if o.name == "stablehlo.constant")
+    v = op.properties.get("value")
+    return v if v is not None else op.attributes["value"]
+
+
+def _err(fn, *args, **kw) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(InferError) as e:
+        fn(*args, **kw)
+    return e.value.message
+
+
+def test_verify_replica_groups() -> None:
+    from stablehlo_py.ir.infer.collectives import verify_replica_groups as v
+
+    v(None, True, True, 3)
+    v(dense("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), True, False, 2)
+    v(dense("dense<[[0, 1, 2], [3, -1, -1]]> : tensor<2x3xi64>"), False, False, None)
+    v(dense("dense<> : tensor<0x0xi64>"), True, False, None)
+    assert _err(v, dense("dense<[0, 1]> : tensor<2xi64>"), True, False, None) == (
+        "replica groups should be a rank 2 tensor"
+    )
+    assert _err(v, dense("dense<> : tensor<0x2xi64>"), True, True, None) == (
+        "if `use_global_device_ids` is set, the replica groups cannot be empty"
+    )
+    assert _err(v, dense("dense<> : tensor<1x0xi64>"), False, True, None) == (
+        "if `use_global_device_ids` is set, the replica groups cannot be empty"
+    )
+    assert _err(v, dense("dense<[[0, -1]]> : tensor<1x2xi64>"), True, False, None) == (
+        "Invalid replica id -1"
+    )
+    assert _err(v, dense("dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>"), True, False, None) == (
+        "replica id #1 seen more than once"
+    )
+    assert _err(v, dense("dense<[[0, 2]]> : tensor<1x2xi64>"), True, False, None) == (
+        "replica id #1 not seen in replica groups"
+    )
+    assert _err(v, dense("dense<[[1, 2]]> : tensor<1x2xi64>"), True, False, None) == (
+        "replica id #0 not seen in replica groups"
+    )
+    assert _err(v, dense("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), True, False, 4) == (
+        "group size of replica_groups must be 4"
+    )
+    assert _err(v, dense("dense<> : tensor<0x2xi64>"), True, False, 2) == (
+        "group size of replica_groups must be 2"
+    )
+    v(dense("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), False, False, 4)  # sizes differ may
+
+
+def test_verify_all_gather() -> None:
+    from stablehlo_py.ir.infer.collectives import verify_all_gather as v
+
+    g = dense("dense<[[0, 1]]> : tensor<1x2xi64>")
+    v([ty("tensor<2x3xf32>")], [ty("tensor<2x6xf32>")], 1, g, 0, False)
+    v([ty("tensor<2x?xf32>")], [ty("tensor<?x6xf32>")], 1, g, 1, True)
+    v([ty("tensor<*xf32>")], [ty("tensor<2x6xf32>")], 1, g, 0, False)
+    assert _err(v, [ty("tensor<2x3xf32>")], [ty("tensor<2x6xf32>")], 1, g, -1, True) == (
+        "channel_id cannot be negative when useGlobalDeviceIds is set"
+    )
+    v([ty("tensor<2x3xf32>")], [ty("tensor<2x6xf32>")], 1, g, 0, True)
+    assert _err(v, [ty("tensor<2x3xf32>")], [ty("tensor<2x6xf32>")], 2, g, 0, False) == (
+        "all_gather_dim must be a valid index of operand"
+    )
+    assert _err(v, [ty("tensor<2x0xf32>")], [ty("tensor<2x6xf32>")], 1, g, 0, False) == (
+        "dimension size of operand at 'all_gather_dim' cannot be zero"
+    )
+    assert _err(v, [ty("tensor<2x3xf32>")], [ty("tensor<6xf32>")], 1, g, 0, False) == (
+        "operand and result must have the same rank"
+    )
+    assert _err(v, [ty("tensor<2x3xf32>")], [ty("tensor<3x6xf32>")], 1, g, 0, False) == (
+        "operand and result should have the same shape except for the dimension size at 'all_gather_dim'"
+    )
+    assert _err(v, [ty("tensor<2x3xf32>")], [ty("tensor<2x7xf32>")], 1, g, 0, False) == (
+        "result gather dimension has size 7, expected to be a multiple of operand gather dimension size 3"
+    )
+    v([ty("tensor<2x3xf32>")], [ty("tensor<2x3xf32>")], 1, g, 0, False)
+    v([ty("tensor<2x3xf32>")], [ty("tensor<2x0xf32>")], 1, g, 0, False)
+
+
+REDUCER = """func.func @f(%a: tensor<4xf32>) {
+  %0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}"""
+
+
+def _reducer():  # type: ignore[no-untyped-def]
+    op = next(o for o in parse(REDUCER).walk() if o.name == "stablehlo.all_reduce")
+    return op.regions[0]
+
+
+def test_verify_reduce_scatter_and_all_reduce() -> None:
+    from stablehlo_py.ir.infer.collectives import verify_all_reduce, verify_reduce_scatter as v
+
+    g = dense("dense<[[0, 1]]> : tensor<1x2xi64>")
+    r = _reducer()
+    v(ty("tensor<2x8xf32>"), ty("tensor<2x4xf32>"), 1, g, 0, False, r)
+    v(ty("tensor<2x?xf32>"), ty("tensor<?x4xf32>"), 1, g, 1, True, r)
+    v(ty("tensor<*xf32>"), ty("tensor<2x4xf32>"), 5, g, 0, False, r)
+    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<8xf32>"), 1, g, 0, False, r) == (
+        "operand and result should have same rank"
+    )
+    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x4xf32>"), 2, g, 0, False, r) == (
+        "scatter dim should be less than operand/result rank"
+    )
+    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x4xf32>"), 1, g, 0, True, r) == (
+        "channel_id must be positive when useGlobalDeviceIds is set but got: 0"
+    )
+    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x0xf32>"), 1, g, 0, False, r) == (
+        "result dimension size at scatter_dimension cannot be zero"
+    )
+    assert _err(v, ty("tensor<2x0xf32>"), ty("tensor<2x4xf32>"), 1, g, 0, False, r) == (
+        "operand dimension size at scatter_dimension cannot be zero"
+    )
+    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x3xf32>"), 1, g, 0, False, r) == (
+        "operand scatter dimension has size 8, expected to be a multiple of result scatter dimension size 3"
+    )
+    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<3x4xf32>"), 1, g, 0, False, r) == (
+        "non scatter dimensions should be same for operand (2) and result (3)"
+    )
+    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x4xf64>"), 1, g, 0, False, r) == (
+        "result element-type is expected to be 'f32', but got 'f64'"
+    )
+    verify_all_reduce([ty("tensor<4xf32>"), ty("tensor<2xf32>")], g, 0, False, r)
+    assert _err(verify_all_reduce, [ty("tensor<4xf32>")], g, -1, True, r) == (
+        "channel_id must be positive when useGlobalDeviceIds is set but got: -1"
+    )
+    verify_all_reduce([ty("tensor<4xf32>")], g, 1, True, r)
+    assert _err(verify_all_reduce, [ty("tensor<4xi32>")], g, 0, False, r) == (
+        "The element-type of reduction-region's result type at index 0 is expected to be "
+        "promotable from the op's corresponding init-value element-type: 'tensor<f32>' vs "
+        "'tensor<i32>'"
+    )
+
+
+def test_collective_broadcast_reduce_and_permute() -> None:
+    from stablehlo_py.ir.infer.collectives import (
+        verify_collective_broadcast as vb,
+        verify_collective_permute as vp,
+        verify_collective_reduce as vr,
+    )
+
+    vb([ty("tensor<2xf32>")], dense("dense<[[0, 1]]> : tensor<1x2xi64>"), False)
+    vb([ty("tensor<2xf32>")], None, False)
+    assert _err(vb, [ty("tensor<2xf32>")], dense("dense<[0, 1]> : tensor<2xi64>"), False) == (
+        "replica groups should be a rank 2 tensor,but instead it is of rank 1"
+    )
+    assert _err(vb, [ty("tensor<2xf32>")], dense("dense<[[0, -1]]> : tensor<1x2xi64>"), False) == (
+        "replica_groups values must be positive, but was given -1"
+    )
+    assert _err(vb, [ty("tensor<2xf32>")], dense("dense<[[0, 0]]> : tensor<1x2xi64>"), False) == (
+        "replica id #0 seen more than once"
+    )
+    assert _err(vb, [], None, False) == "collective_broadcast requires at least one data operand"
+    assert _err(vb, [ty("tensor<1xi32>")], None, True) == (
+        "collective_broadcast with has_dynamic_root=true requires at least two operands (data + root)"
+    )
+    vb([ty("tensor<2xf32>"), ty("tensor<1xi32>")], None, True)
+    vb([ty("tensor<2xf32>"), ty("tensor<2xf32>"), ty("tensor<2xi32>")], None, True)
+    for root in ("tensor<1xi64>", "tensor<i32>", "tensor<1x1xi32>", "tensor<*xi32>"):
+        assert _err(vb, [ty("tensor<2xf32>"), ty(root)], None, True) == (
+            "last operand of collective_broadcast with has_dynamic_root=true must be a rank-1 i32 "
+            f"tensor, but got '{root}'"
+        )
+    assert _err(vb, [ty("tensor<2xf32>"), ty("tensor<2xi32>")], None, True) == (
+        "last operand of collective_broadcast with has_dynamic_root=true must have the same number "
+        "of elements as data operands (1), but got 2"
+    )
+    r = _reducer()
+    vr([ty("tensor<2xf32>")], None, 0, False, False, r)
+    vr([ty("tensor<2xf32>"), ty("tensor<1xi32>")], None, 0, False, True, r)
+    assert _err(vr, [ty("tensor<2xf32>")], None, 0, True, False, r) == (
+        "channel_id must be positive when useGlobalDeviceIds is set but got: 0"
+    )
+    assert _err(vr, [], None, 0, False, False, r) == "collective_reduce requires at least one data operand"
+    assert _err(vr, [ty("tensor<2xf32>"), ty("tensor<1xi64>")], None, 0, False, True, r) == (
+        "last operand of collective_reduce with has_dynamic_root=true must be a rank-1 i32 tensor, "
+        "but got 'tensor<1xi64>'"
+    )
+
+    vp(None)
+    vp(dense("dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>"))
+    assert _err(vp, dense("dense<[0, 1]> : tensor<2xi64>")) == (
+        "expect source_target_pairs attribute to be of rank 2, but got rank 1"
+    )
+    assert _err(vp, dense("dense<[[0, 1, 2]]> : tensor<1x3xi64>")) == (
+        "expect source_target_pairs attribute of shape (N, 2), but got (1, 3)"
+    )
+    assert _err(vp, dense("dense<[[0, -1]]> : tensor<1x2xi64>")) == (
+        "replica ids in source_target_pairs must be >= 0."
+    )
+    assert _err(vp, dense("dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>")) == "duplicate sources not allowed."
+    assert _err(vp, dense("dense<[[0, 1], [2, 1]]> : tensor<2x2xi64>")) == "duplicate targets not allowed."
+
+
+def test_infeed_recv_send_and_ids() -> None:
+    from xdsl.dialects.builtin import ArrayAttr
+
+    from stablehlo_py.ir.infer.collectives import verify_infeed, verify_recv
+
+    tok, t = TokenType(), ty("tensor<2xf32>")
+    verify_infeed(None, [t, tok])
+    verify_infeed(ArrayAttr([ArrayAttr([IntegerAttr(0, 64)])]), [t, tok])
+    assert _err(verify_infeed, None, []) == "result is expected to be at least of size 1, but got 0"
+    assert _err(verify_infeed, None, [tok, tok]) == (
+        "all elements of result types, except the last element, are expected to be of tensor type, "
+        "but got '!stablehlo.token'"
+    )
+    assert _err(verify_infeed, None, [t, t]) == (
+        "last element of result types is expected to be of token type, but got 'tensor<2xf32>'"
+    )
+    assert _err(verify_infeed, IntegerAttr(0, 64), [t, tok]) == "layout-attribute expected to be of array-type."
+    assert _err(verify_infeed, ArrayAttr([]), [t, tok]) == (
+        "layout-attribute size must be 1 (which is the number of op-results - 1 (for token result)), but got 0"
+    )
+    assert _err(verify_infeed, ArrayAttr([IntegerAttr(0, 64)]), [t, tok]) == (
+        "layout-attribute expected to have elements of type array, but got 0 : i64"
+    )
+    assert _err(verify_infeed, ArrayAttr([ArrayAttr([StringAttr("x")])]), [t, tok]) == (
+        'layout-attribute\'s leaf elements are expected to be of type integer, but got "x"'
+    )
+    verify_recv(1, False, [t, tok])
+    verify_recv(3, True, [tok])
+    assert _err(verify_recv, 3, False, [tok]) == (
+        "channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false"
+    )
+    assert _err(verify_recv, 1, True, [tok]) == (
+        "channel_type should be HOST_TO_DEVICE when is_host_transfer is true"
+    )
+    assert _err(verify_recv, 1, False, [tok, tok]) == (
+        "everything but the last element of result types is expected to be of tensor type, but got "
+        "'!stablehlo.token'"
+    )
+    assert infer("stablehlo.replica_id") == ["tensor<ui32>"]
+    assert infer("stablehlo.partition_id") == ["tensor<ui32>"]
+    assert infer("stablehlo.outfeed", "tensor<2xf32>", "!stablehlo.token") == ["!stablehlo.token"]
+
+    def send(kind: int, host: bool) -> list[str] | str:
+        attrs = (
+            f"channel_handle = #stablehlo.channel_handle<handle = 1, type = {kind}>, "
+            f"is_host_transfer = {str(host).lower()}"
+        )
+        return _op_result("stablehlo.send", ["tensor<2xf32>", "!stablehlo.token"], attrs)
+
+    assert send(1, False) == ["!stablehlo.token"]
+    assert send(2, True) == ["!stablehlo.token"]
+    assert send(2, False) == "channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false"
+    assert send(3, True) == "channel_type should be DEVICE_TO_HOST when is_host_transfer is true"
+    assert send(1, True) == "channel_type should be DEVICE_TO_HOST when is_host_transfer is true"
+
+
+def test_all_to_all_and_reduce_rules() -> None:
+    def a2a(t: str, split: int, concat: int, count: int, groups: str = "[[0, 1]]") -> list[str] | str:
+        n = groups.count(",") + 1 if groups != "[]" else 0
+        rows = groups.count("[") - 1
+        attrs = (
+            f"split_dimension = {split} : i64, concat_dimension = {concat} : i64, "
+            f"split_count = {count} : i64, replica_groups = dense<{groups}> : tensor<{rows}x{n // max(rows, 1)}xi64>"
+        )
+        return _op_result("stablehlo.all_to_all", [t], attrs)
+
+    assert a2a("tensor<4x3xf32>", 0, 1, 2) == ["tensor<2x6xf32>"]
+    assert a2a("tensor<4x3xf32>", 0, 0, 2) == ["tensor<4x3xf32>"]
+    assert a2a("tensor<?x3xf32>", 0, 1, 2) == ["tensor<?x6xf32>"]
+    assert a2a("tensor<4x?xf32>", 0, 1, 2) == ["tensor<2x?xf32>"]
+    assert a2a("tensor<?x?xf32, #stablehlo.bounds<8, 3>>", 0, 1, 2) == [
+        "tensor<?x?xf32, #stablehlo.bounds<4, 6>>"
+    ]
+    assert a2a("tensor<?x3xf32, #stablehlo.bounds<8, ?>>", 1, 0, 3, "[[0, 1, 2]]") == [
+        "tensor<?x1xf32, #stablehlo.bounds<24, ?>>"
+    ]
+    assert a2a("tensor<4x3xf32>", 2, 1, 2) == "AllToAll split_dimension 2 is out-of-bounds for input rank 2"
+    assert a2a("tensor<4x3xf32>", 0, 2, 2) == "AllToAll concat_dimension 2 is out-of-bounds for input rank 2"
+    assert a2a("tensor<5x3xf32>", 0, 1, 2) == (
+        "split dimension has size 5, expected to be a multiple of split_count 2"
+    )
+    assert a2a("tensor<*xf32>", 0, 1, 2) == "AllToAll operands must be ranked tensors, got 'tensor<*xf32>'"
+    assert a2a("tensor<4x3xf32>", 0, 1, 2, "[[0, 1, 2]]") == "group size of replica_groups must be 2"
+
+    from stablehlo_py.ir.infer import infer_op
+
+    op = next(o for o in parse(REDUCER).walk() if o.name == "stablehlo.all_reduce")
+    r = (op.regions[0],)
+    got = infer_result_types("stablehlo.all_reduce", [ty("tensor<?x4xf32, #stablehlo.bounds<3, ?>>"), ty("tensor<*xf32>")], {}, r)
+    assert [type_to_str(x) for x in got] == ["tensor<?x4xf32, #stablehlo.bounds<3, ?>>", "tensor<*xf32>"]
+    assert infer_result_types("stablehlo.all_reduce", [], {}, r) == []
+    got = infer_result_types("stablehlo.all_reduce", [ty("tensor<2xf16>")], {}, ())
+    assert [type_to_str(x) for x in got] == ["tensor<2xf16>"]
+    assert [type_to_str(x) for x in infer_op(op)] == ["tensor<4xf32>"]
+    from xdsl.dialects.builtin import UnitAttr
+
+    got = infer_result_types(
+        "stablehlo.collective_reduce", [ty("tensor<2xf32>"), ty("tensor<1xi32>")], {"has_dynamic_root": UnitAttr()}, r
+    )
+    assert [type_to_str(x) for x in got] == ["tensor<2xf32>"]
+    got = infer_result_types("stablehlo.collective_reduce", [ty("tensor<2xf32>"), ty("tensor<3xf32>")], {}, r)
+    assert [type_to_str(x) for x in got] == ["tensor<2xf32>", "tensor<3xf32>"]
+    got = infer_result_types(
+        "stablehlo.collective_broadcast", [ty("tensor<2xf32>"), ty("tensor<1xi32>")], {"has_dynamic_root": UnitAttr()}
+    )
+    assert [type_to_str(x) for x in got] == ["tensor<2xf32>"]
+    got = infer_result_types("stablehlo.collective_broadcast", [ty("tensor<2xf32>"), ty("tensor<1xi32>")], {})
+    assert [type_to_str(x) for x in got] == ["tensor<2xf32>", "tensor<1xi32>"]
+    assert infer("stablehlo.cross-replica-sum", "tensor<?xf32>", "tensor<3xf32>") == ["tensor<3xf32>"]
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.all_reduce", [TokenType()], {}, r)
+    assert e.value.message == "unsupported type"
