@@ -1824,3 +1824,121 @@ def test_all_to_all_and_reduce_rules() -> None:
     with pytest.raises(InferError) as e:
         infer_result_types("stablehlo.all_reduce", [TokenType()], {}, r)
     assert e.value.message == "unsupported type"
+
+
+# ------------------------------------------------------------------------------ batch norm / rng
+def _bn(name: str, types: list[str], fi: int = 1) -> list[str] | str:
+    return _op_result(f"stablehlo.{name}", types, f"epsilon = 1.0e-05 : f32, feature_index = {fi} : i64")
+
+
+def test_batch_norm_rules() -> None:
+    x = "tensor<2x?x4xf32, #stablehlo.bounds<?, 3, ?>>"
+    s = "tensor<3xf32>"
+    assert _bn("batch_norm_training", [x, s, s]) == [
+        x,
+        "tensor<?xf32, #stablehlo.bounds<3>>",
+        "tensor<?xf32, #stablehlo.bounds<3>>",
+    ]
+    s4 = "tensor<4xf32>"
+    assert _bn("batch_norm_training", [x, s4, s4], fi=2) == [x, s4, s4]
+    assert _bn("batch_norm_training", ["tensor<2x3xf32>", s, s]) == [
+        "tensor<2x3xf32>",
+        "tensor<3xf32>",
+        "tensor<3xf32>",
+    ]
+    assert _bn("batch_norm_inference", [x, s, s, s, s]) == [x]
+    assert _bn("batch_norm_grad", [x, s, s, s, x]) == [
+        x,
+        "tensor<?xf32, #stablehlo.bounds<3>>",
+        "tensor<?xf32, #stablehlo.bounds<3>>",
+    ]
+    assert _bn("batch_norm_training", ["tensor<*xf32>", s, s]) == ["tensor<*xf32>"] * 3
+    assert _bn("batch_norm_inference", ["tensor<*xf32>", s, s, s, s]) == ["tensor<*xf32>"]
+    assert _bn("batch_norm_training", ["tensor<2x3xf32>", "tensor<*xf32>", s]) == [
+        "tensor<2x3xf32>",
+        "tensor<3xf32>",
+        "tensor<3xf32>",
+    ]
+    assert _bn("batch_norm_training", ["tensor<2x3xf32>", s, s], fi=-1) == (
+        "attribute 'feature_index' failed to satisfy constraint: 64-bit signless integer attribute "
+        "whose value is non-negative"
+    )
+    assert _bn("batch_norm_training", ["tensor<2x3xf32>", s, s], fi=2) == (
+        "expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
+        "featureIndex 2, and rank 2."
+    )
+    assert _bn("batch_norm_training", ["tensor<2x4xf32>", s, s]) == (
+        "expects the size of single-dimensional operands to be compatible with feature count, but "
+        "the size of single-dimensional operands is 3 and the feature count is 4."
+    )
+    assert _bn("batch_norm_training", ["tensor<2x?xf32>", s, s]) == [
+        "tensor<2x?xf32>",
+        "tensor<?xf32>",
+        "tensor<?xf32>",
+    ]
+    assert _bn("batch_norm_training", ["tensor<2x4xf32>", "tensor<?xf32>", "tensor<?xf32>"]) == [
+        "tensor<2x4xf32>",
+        "tensor<4xf32>",
+        "tensor<4xf32>",
+    ]
+    assert _bn("batch_norm_training", ["tensor<2x3xf32>", s, "tensor<4xf32>"]) == (
+        "expects single-dimensional operands to have compatible shapes."
+    )
+    assert _bn("batch_norm_grad", ["tensor<2x3xf32>", s, s, s, "tensor<3x3xf32>"]) == (
+        "expects multi-dimensional operands to have compatible shapes."
+    )
+    assert _bn("batch_norm_inference", ["tensor<2x3xf32>", s, s, s, "tensor<2xf32>"]) == (
+        "expects single-dimensional operands to have compatible shapes."
+    )
+    assert _bn("batch_norm_inference", ["tensor<2x3xf32>", s, s, "tensor<2xf32>", s]) == (
+        "expects single-dimensional operands to have compatible shapes."
+    )
+    assert _bn("batch_norm_grad", ["tensor<2x3xf32>", s, s, "tensor<2xf32>", "tensor<2x3xf32>"]) == (
+        "expects single-dimensional operands to have compatible shapes."
+    )
+
+
+def test_rng_rule() -> None:
+    from stablehlo_py.ir.infer import infer_op
+
+    def rng(a: str, b: str, dist: str, shape: str = "%s") -> list[str] | str:
+        text = (
+            f"func.func @f(%a: {a}, %b: {b}, %s: tensor<3xi64>) {{\n"
+            "  %c = stablehlo.constant dense<[2, 0, 5]> : tensor<3xi64>\n"
+            f'  %0 = "stablehlo.rng"(%a, %b, {shape}) {{rng_distribution = #stablehlo<rng_distribution {dist}>}}'
+            f" : ({a}, {b}, tensor<3xi64>) -> tensor<*xf32>\n  return\n}}"
+        )
+        op = next(o for o in parse(text).walk() if o.name == "stablehlo.rng")
+        try:
+            return [type_to_str(t) for t in infer_op(op)]
+        except InferError as e:
+            return e.message
+
+    assert rng("tensor<f32>", "tensor<f32>", "NORMAL") == ["tensor<?x?x?xf32>"]
+    assert rng("tensor<f32>", "tensor<f32>", "NORMAL", "%c") == ["tensor<2x0x5xf32>"]
+    assert rng("tensor<i32>", "tensor<i32>", "UNIFORM") == ["tensor<?x?x?xi32>"]
+    assert rng("tensor<i32>", "tensor<f16>", "UNIFORM", "%c") == ["tensor<2x0x5xf16>"]
+    assert rng("tensor<i32>", "tensor<f32>", "NORMAL") == "mu and sigma must be floats"
+    assert rng("tensor<f32>", "tensor<i32>", "NORMAL") == "mu and sigma must be floats"
+    assert rng("tensor<bf16>", "tensor<f64>", "NORMAL") == ["tensor<?x?x?xf64>"]
+    got = infer_result_types("stablehlo.rng", [ty("tensor<f32>"), ty("tensor<f32>"), ty("tensor<?xi64>")], {})
+    assert [type_to_str(t) for t in got] == ["tensor<*xf32>"]
+    got = infer_result_types("stablehlo.rng", [ty("tensor<f32>"), ty("tensor<f32>"), ty("tensor<2x2xi64>")], {})
+    assert [type_to_str(t) for t in got] == ["tensor<*xf32>"]
+    got = infer_result_types("stablehlo.rng", [ty("tensor<f32>"), ty("tensor<f32>"), ty("tensor<*xi64>")], {})
+    assert [type_to_str(t) for t in got] == ["tensor<*xf32>"]
+
+
+def test_rng_bit_generator_state_shapes() -> None:
+    from stablehlo_py.ir.infer.linalg import verify_rng_bit_generator as v
+
+    v(ty("tensor<2xui64>"), ty("tensor<?xui64>"))
+    v(ty("tensor<*xui64>"), ty("tensor<2xui64>"))
+    assert _err(v, ty("tensor<2xui64>"), ty("tensor<3xui64>")) == (
+        "output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and "
+        "'tensor<3xui64>'"
+    )
+    assert _err(v, ty("tensor<2xui64>"), ty("tensor<2x1xui64>")) == (
+        "output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and "
+        "'tensor<2x1xui64>'"
+    )
