@@ -778,6 +778,27 @@ def test_select_and_scatter_defaults_empty_source_and_result_type():
     assert got.tolist() == [[-1] * 3] * 2
 
 
+def test_select_and_scatter_one_window_of_wide_integers():
+    # 2**53 and 2**53 + 1 are one float64: the selection must compare them as i64
+    operand = np.array([[2**53, 2**53 + 1, 2**53]], I64)
+    got = Rd.select_and_scatter(
+        operand, np.array([[5]], I64), np.array(0, I64), window_dimensions=(1, 3),
+        select=R.make_body(lambda p, q: p >= q), scatter=R.ADD,
+    )
+    assert got.tolist() == [[0, 5, 0]]
+
+
+def test_select_and_scatter_refuses_window_attributes_of_the_wrong_rank():
+    operand = np.ones((2, 3))
+    ge = R.make_body(lambda p, q: p >= q)
+    with pytest.raises(ValueError):
+        Rd.select_and_scatter(operand, np.ones((2, 2)), np.array(0.0), window_dimensions=(1, 2, 1),
+                              select=ge, scatter=R.ADD)
+    with pytest.raises(ValueError):
+        Rd.select_and_scatter(operand, np.ones((2, 2)), np.array(0.0), window_dimensions=(1, 2),
+                              window_strides=(1, 1, 1), select=ge, scatter=R.ADD)
+
+
 def test_select_and_scatter_float_max_scatter_keeps_positive_zero():
     operand = np.array([1.0, 2.0], np.float32)
     source = np.array([-0.0, 0.0], np.float32)
