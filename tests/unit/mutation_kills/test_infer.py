@@ -1942,3 +1942,107 @@ def test_rng_bit_generator_state_shapes() -> None:
         "output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and "
         "'tensor<2x1xui64>'"
     )
+
+
+# ------------------------------------------------------------------------- reduce / sort helpers
+def test_reduce_shape_and_accumulators() -> None:
+    from xdsl.ir import Block, Region
+
+    from stablehlo_py.ir.infer.reduction import accumulator_types, reduce_shape
+
+    b = ty("tensor<?x3x?xf32, #stablehlo.bounds<5, ?, 7>>")
+    assert reduce_shape([b], [1]) == ([DYN, DYN], [5, 7])
+    assert reduce_shape([b], [0, 2]) == ([3], [DYN])
+    assert reduce_shape([ty("tensor<2x3xf32>")], []) == ([2, 3], [])
+    assert reduce_shape([ty("tensor<*xf32>"), ty("tensor<2xf32>")], [0]) is None
+    assert reduce_shape([ty("tensor<2x?xf32>"), ty("tensor<?x3xf32>")], [0]) == ([DYN], [])
+    assert _err(reduce_shape, [], [0]) == "expects at least 1 input"
+    assert _err(reduce_shape, [ty("tensor<2xf32>"), ty("tensor<2xf32>"), ty("tensor<3xf32>")], [0]) == (
+        "expects all inputs to have compatible shapes. Shape at input-index 2 is not compatible with "
+        "shape at input-index 0"
+    )
+    assert _err(reduce_shape, [ty("tensor<2x3xf32>")], [2]) == (
+        "Out-of-bounds dimension 2, expected to be in range [0, 2)"
+    )
+    assert _err(reduce_shape, [ty("tensor<2x3xf32>")], [-1]) == (
+        "Out-of-bounds dimension -1, expected to be in range [0, 2)"
+    )
+    assert _err(reduce_shape, [ty("tensor<2x3xf32>")], [1, 1]) == "Duplicate reduction dimension: 1"
+
+    r = _reducer()
+    ins = [ty("tensor<4xf16>")]
+    assert accumulator_types([], 0, ins) == ins
+    assert accumulator_types([Region()], 0, ins) == ins
+    assert accumulator_types([r], 1, ins) == ins
+    assert [type_to_str(t) for t in accumulator_types([r], 0, ins)] == ["tensor<f32>"]
+    assert accumulator_types([Region(Block())], 0, []) == []
+    assert _err(accumulator_types, [Region(Block())], 0, ins) == (
+        "The reduction-region expected to return some value(s)"
+    )
+    assert _err(accumulator_types, [r], 0, ins * 2) == (
+        "Reduction-region here must produce 2 tensors, but produces 1 instead"
+    )
+    two = REDUCER.replace("stablehlo.return %s : tensor<f32>", "stablehlo.return %s, %s : tensor<f32>, tensor<f32>")
+    op = next(o for o in parse(two).walk() if o.name == "stablehlo.all_reduce")
+    assert len(accumulator_types([op.regions[0]], 0, ins)) == 2
+    tok = """func.func @f(%a: tensor<4xf32>, %t: !stablehlo.token) {
+  %0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    stablehlo.return %t : !stablehlo.token
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}"""
+    op = next(o for o in parse(tok).walk() if o.name == "stablehlo.all_reduce")
+    assert _err(accumulator_types, [op.regions[0]], 0, ins) == (
+        "Reduction-region here must produce tensor-typed result(s), but produces '!stablehlo.token' instead"
+    )
+
+
+SORT = """func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) {
+  %0:2 = "stablehlo.sort"(%a, %b) ({
+  ^bb0(%w: tensor<f32>, %x: tensor<f32>, %y: tensor<i32>, %z: tensor<i32>):
+    %c = stablehlo.compare GT, %w, %x : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  return
+}"""
+
+
+def test_verify_sort() -> None:
+    from stablehlo_py.ir.infer.reduction import verify_sort
+
+    def comparator(text: str = SORT):  # type: ignore[no-untyped-def]
+        return next(o for o in parse(text).walk() if o.name == "stablehlo.sort").regions[0]
+
+    ins = [ty("tensor<2x3xf32>"), ty("tensor<2x3xi32>")]
+    for d in (-2, -1, 0, 1):
+        verify_sort(ins, d, comparator())
+    for d in (2, -3):
+        assert _err(verify_sort, ins, d, comparator()) == (
+            f"dimension attribute value must be in range [-2, 2), but found {d}"
+        )
+    verify_sort([ty("tensor<*xf32>"), ty("tensor<*xi32>")], 9, comparator())
+    assert _err(verify_sort, ins[:1], 0, comparator()) == "comparator block should have 2 arguments"
+    assert _err(verify_sort, [ins[0], ins[0]], 0, comparator()) == (
+        "comparator block argument #2 should be of type 'tensor<f32>' but got 'tensor<i32>'"
+    )
+    assert _err(verify_sort, [ins[1], ins[1]], 0, comparator()) == (
+        "comparator block argument #0 should be of type 'tensor<i32>' but got 'tensor<f32>'"
+    )
+    odd = SORT.replace("%x: tensor<f32>, %y", "%x: tensor<f16>, %y").replace(
+        "stablehlo.compare GT, %w, %x : (tensor<f32>, tensor<f32>)", "stablehlo.compare GT, %w, %w : (tensor<f32>, tensor<f32>)"
+    )
+    assert _err(verify_sort, ins, 0, comparator(odd)) == (
+        "comparator block argument #1 should be of type 'tensor<f32>' but got 'tensor<f16>'"
+    )
+    two = SORT.replace("stablehlo.return %c : tensor<i1>", "stablehlo.return %c, %c : tensor<i1>, tensor<i1>")
+    assert _err(verify_sort, ins, 0, comparator(two)) == "comparator must return single output but got 2"
+    for ret, t in (("%w", "tensor<f32>"), ("%y", "tensor<i32>")):
+        bad = SORT.replace("stablehlo.return %c : tensor<i1>", f"stablehlo.return {ret} : {t}")
+        assert _err(verify_sort, ins, 0, comparator(bad)) == f"comparator must return tensor<i1> but got '{t}'"
+    vec = SORT.replace(
+        "%c = stablehlo.compare GT, %w, %x : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+        "%c = stablehlo.constant dense<true> : tensor<1xi1>",
+    ).replace("stablehlo.return %c : tensor<i1>", "stablehlo.return %c : tensor<1xi1>")
+    assert _err(verify_sort, ins, 0, comparator(vec)) == "comparator must return tensor<i1> but got 'tensor<1xi1>'"
+    assert infer("stablehlo.sort", "tensor<2xf32>", "tensor<?xi8>") == ["tensor<2xf32>", "tensor<?xi8>"]
