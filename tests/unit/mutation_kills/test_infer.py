@@ -2046,3 +2046,43 @@ def test_verify_sort() -> None:
     ).replace("stablehlo.return %c : tensor<i1>", "stablehlo.return %c : tensor<1xi1>")
     assert _err(verify_sort, ins, 0, comparator(vec)) == "comparator must return tensor<i1> but got 'tensor<1xi1>'"
     assert infer("stablehlo.sort", "tensor<2xf32>", "tensor<?xi8>") == ["tensor<2xf32>", "tensor<?xi8>"]
+
+
+# -------------------------------------------------------------------------- convolution / dynamic
+def _dconv(lhs: str, rhs: str, pad: str, pad_value: str | None = None, extra: str = "") -> list[str] | str:
+    from stablehlo_py.ir.infer import infer_op
+
+    padding = f"%p = stablehlo.constant dense<{pad_value}> : {pad}" if pad_value is not None else ""
+    use = "%p" if pad_value is not None else "%q"
+    text = (
+        f"func.func @f(%l: {lhs}, %r: {rhs}, %q: {pad}) {{\n  {padding}\n"
+        f'  %0 = "stablehlo.dynamic_conv"(%l, %r, {use}) {{dimension_numbers = '
+        "#stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64, "
+        f"batch_group_count = 1 : i64{extra}}} : ({lhs}, {rhs}, {pad}) -> tensor<*xf32>\n  return\n}}"
+    )
+    op = next(o for o in parse(text).walk() if o.name == "stablehlo.dynamic_conv")
+    try:
+        return [type_to_str(t) for t in infer_op(op)]
+    except InferError as e:
+        return e.message
+
+
+def test_dynamic_conv_padding() -> None:
+    lhs, rhs = "tensor<2x10x3xf32>", "tensor<3x3x4xf32>"
+    assert _dconv(lhs, rhs, "tensor<1x2xi64>", "[[1, 2]]") == ["tensor<2x11x4xf32>"]
+    assert _dconv(lhs, rhs, "tensor<1x2xi64>", "[[0, 0]]") == ["tensor<2x8x4xf32>"]
+    assert _dconv(lhs, rhs, "tensor<1x2xi64>", "[[0, 0]]", ", window_strides = array<i64: 3>") == [
+        "tensor<2x3x4xf32>"
+    ]
+    # a padding that is not a constant: the spatial sizes are dynamic
+    assert _dconv(lhs, rhs, "tensor<1x2xi64>") == ["tensor<2x?x4xf32>"]
+    assert _dconv(lhs, rhs, "tensor<*xi64>") == ["tensor<2x?x4xf32>"]
+    assert _dconv("tensor<*xf32>", rhs, "tensor<1x2xi64>") == ["tensor<*xf32>"]
+    assert _dconv(lhs, "tensor<*xf32>", "tensor<1x2xi64>") == ["tensor<*xf32>"]
+    assert _dconv(lhs, rhs, "tensor<2xi64>") == "expects padding to be of rank 2 but got 1"
+    assert _dconv(lhs, rhs, "tensor<2x2xi64>") == "expects padding to be of shape [1, 2], but got [2, 2]"
+    assert _dconv(lhs, rhs, "tensor<1x3xi64>") == "expects padding to be of shape [1, 2], but got [1, 3]"
+    got = infer_result_types("stablehlo.convolution", [ty("tensor<*xf32>"), ty(rhs)], {})
+    assert [type_to_str(t) for t in got] == ["tensor<*xf32>"]
+    got = infer_result_types("stablehlo.convolution", [ty(lhs), ty("tensor<*xf16>")], {})
+    assert [type_to_str(t) for t in got] == ["tensor<*xf32>"]
