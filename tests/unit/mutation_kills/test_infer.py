@@ -2086,3 +2086,87 @@ def test_dynamic_conv_padding() -> None:
     assert [type_to_str(t) for t in got] == ["tensor<*xf32>"]
     got = infer_result_types("stablehlo.convolution", [ty(lhs), ty("tensor<*xf16>")], {})
     assert [type_to_str(t) for t in got] == ["tensor<*xf32>"]
+
+
+# ------------------------------------------------------------------------------- chlo.ragged_dot
+def _ragged(lhs: str, rhs: str, gs: str, dims: str) -> list[str] | str:
+    from stablehlo_py.ir.infer import infer_op
+
+    text = (
+        f"func.func @f(%l: {lhs}, %r: {rhs}, %g: {gs}) {{\n"
+        f'  %0 = "chlo.ragged_dot"(%l, %r, %g) {{ragged_dot_dimension_numbers = #chlo.ragged_dot<{dims}>}}'
+        f" : ({lhs}, {rhs}, {gs}) -> tensor<*xf32>\n  return\n}}"
+    )
+    op = next(o for o in parse(text).walk() if o.name == "chlo.ragged_dot")
+    try:
+        return [type_to_str(t) for t in infer_op(op)]
+    except InferError as e:
+        return e.message
+
+
+def _rdims(lb="", rb="", lc="", rc="", lr="", rg="") -> str:  # type: ignore[no-untyped-def]
+    return (
+        f"lhs_batching_dimensions = [{lb}], rhs_batching_dimensions = [{rb}], "
+        f"lhs_contracting_dimensions = [{lc}], rhs_contracting_dimensions = [{rc}], "
+        f"lhs_ragged_dimensions = [{lr}], rhs_group_dimensions = [{rg}]"
+    )
+
+
+def test_ragged_dot_modes_and_messages() -> None:
+    # non-contracting: [b,m,k], [g,b,k,n], [b,g] -> [b,m,n]
+    nc = _rdims("0", "1", "2", "2", "1", "0")
+    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<2x3xi64>", nc) == ["tensor<2x11x7xf32>"]
+    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<3xi64>", nc) == ["tensor<2x11x7xf32>"]
+    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<4x3xi64>", nc) == (
+        "group_sizes is expected to have shape [2, 3], got [4, 3]"
+    )
+    assert _ragged("tensor<?x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<2x3xi64>", nc) == (
+        "group_sizes is expected to have shape [-9223372036854775808, 3], got [2, 3]"
+    )
+    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<1x2x3xi64>", nc) == (
+        "expected group_sizes to have rank 2, got 3"
+    )
+    # contracting: [m,k], [k,n], [g] -> [g,m,n]
+    c = _rdims("", "", "1", "0", "1", "")
+    assert _ragged("tensor<11x5xf32>", "tensor<5x7xf32>", "tensor<3xi64>", c) == ["tensor<3x11x7xf32>"]
+    assert _ragged("tensor<11x5xf32>", "tensor<5x7xf32>", "tensor<11x3xi64>", c) == (
+        "expected group_sizes to have rank 1, got 2"
+    )
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "1", "0")) == (
+        "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."
+    )
+    # batch: [b,m,k], [b,k,n], [g] -> [b,m,n]
+    b = _rdims("0", "0", "2", "1", "0", "")
+    assert _ragged("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<3xi64>", b) == ["tensor<2x11x7xf32>"]
+    assert _ragged("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<3xi64>", _rdims("0", "0", "2", "1", "0", "2")) == (
+        "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."
+    )
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "", "0")) == (
+        "There must be exactly one ragged dimension in the lhs."
+    )
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0, 0", "0")) == (
+        "There must be exactly one ragged dimension in the lhs."
+    )
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "-1", "0")) == (
+        "Expects lhs_ragged_dim to be in range [0, lhs_rank) i.e. [0, 2). got: -1."
+    )
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "3")) == (
+        "Expects rhs_group_dim to be in range [0, rhs_rank) i.e. [0, 3). got: 3."
+    )
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "1")) == (
+        "has duplicated dimension from rhs_group_dimensions and rhs_contracting_dimensions: 1"
+    )
+    assert _ragged("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<2x3xi64>", _rdims("0", "0", "2", "1", "1", "0")) == (
+        "has duplicated dimension from rhs_group_dimensions and rhs_batching_dimensions: 0"
+    )
+    assert _ragged("tensor<11x5xf32>", "tensor<?x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "0")) == [
+        "tensor<11x7xf32>"
+    ]
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<i64>", _rdims("", "", "1", "1", "0", "0")) == (
+        "expected group_sizes to have rank 1, got 0"
+    )
+    assert _ragged("tensor<*xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", nc) == ["tensor<*xf32>"]
+    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<*xi64>", nc) == ["tensor<*xf32>"]
+    with pytest.raises(InferError) as e:
+        infer_result_types("chlo.ragged_dot", [ty("tensor<2xf32>")] * 3, {})
+    assert e.value.message == "requires attribute 'ragged_dot_dimension_numbers'"
