@@ -573,6 +573,10 @@ def test_grouped_fold_with_no_targets_is_a_no_op() -> None:
     res = np.array([1, 2], np.int64)
     R.grouped_fold(R.ADD, [res], np.array([], np.int64), [np.array([], np.int64)])
     assert res.tolist() == [1, 2]
+    # values of any shape are read flat, in order (value k updates targets[k])
+    res = np.zeros(3, np.int64)
+    R.grouped_fold(R.make_body(lambda a, u: a * 10 + u), [res], np.array([2, 0, 2, 1]), [np.array([[1, 2], [3, 4]])])
+    assert res.tolist() == [2, 4, 13]
     # many ranks: every update of one target in order
     res = np.zeros(2, np.int64)
     R.grouped_fold(R.make_body(lambda a, u: a * 2 + u), [res], np.array([1, 1, 1, 0, 1]), [np.array([1, 0, 1, 1, 1])])
