@@ -782,10 +782,23 @@ def test_select_and_scatter_one_window_of_wide_integers():
     # 2**53 and 2**53 + 1 are one float64: the selection must compare them as i64
     operand = np.array([[2**53, 2**53 + 1, 2**53]], I64)
     got = Rd.select_and_scatter(
-        operand, np.array([[5]], I64), np.array(0, I64), window_dimensions=(1, 3),
+        operand, np.array([[2**53 + 1]], I64), np.array(0, I64), window_dimensions=(1, 3),
         select=R.make_body(lambda p, q: p >= q), scatter=R.ADD,
     )
-    assert got.tolist() == [[0, 5, 0]]
+    assert got.tolist() == [[0, 2**53 + 1, 0]]
+
+
+def test_select_and_scatter_float_add_raises_no_warning():
+    operand = np.array([1.0, 2.0], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="warn"):
+            got = Rd.select_and_scatter(
+                operand, np.array([np.inf, -np.inf], np.float32), np.array(0.0, np.float32),
+                window_dimensions=(2,), window_strides=(1,), padding=np.array([[0, 1]]),
+                select=R.make_body(lambda p, q: p >= q), scatter=R.ADD,
+            )
+    assert got[0] == 0.0 and np.isnan(got[1])
 
 
 def test_select_and_scatter_refuses_window_attributes_of_the_wrong_rank():
@@ -808,6 +821,13 @@ def test_select_and_scatter_float_max_scatter_keeps_positive_zero():
     )
     assert got.tolist() == [0.0, 0.0]
     assert bool(np.signbit(got[0])) and not np.signbit(got[1])  # max(-0, -0) = -0, max(-0, 0) = 0
+    # the result's +0 against a source -0: max keeps +0; min of -0 and +0 is -0
+    for body, init, src, neg in ((R.MAX, 0.0, -0.0, False), (R.MIN, -0.0, 0.0, True)):
+        got = Rd.select_and_scatter(
+            operand, np.array([src, src], np.float32), np.array(init, np.float32),
+            window_dimensions=(1,), select=R.make_body(lambda p, q: p >= q), scatter=body,
+        )
+        assert got.tolist() == [0.0, 0.0] and np.signbit(got).tolist() == [neg, neg]
 
 
 # ---- sort / top_k ---------------------------------------------------------------------------
@@ -848,6 +868,12 @@ def test_sort_recognised_comparator_by_the_second_input(direction):
         order = [2, 0, 5, 3, 1, 6, 4]
     assert got_tag[0].tolist() == order
     assert np.array_equal(got_x[0], x[0][order], equal_nan=True)
+
+
+def test_sort_one_input_generic_comparator():
+    x = np.array([[5, -1, 3, 3, 0, 9, -7]], np.int16)
+    (got,) = Rd.sort([x], 1, False, R.make_comparator(lambda a, b: a < b))
+    assert got.tolist() == [sorted(x[0].tolist())]
 
 
 def test_sort_complex_keys_and_trivial_lengths():
