@@ -83,7 +83,7 @@ def test_registered_ops_around_them_are_still_verified() -> None:
 
 
 def test_interpreter_refuses_them() -> None:
-    from interpreter.api import run
+    from stablehlo_py.interpreter.api import run
 
     m = parse(
         'func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n'
