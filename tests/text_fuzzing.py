@@ -475,7 +475,7 @@ def check_one(text: str, interpret: bool = True) -> tuple[str, str | None]:
         return "crash", f"round trip: {problem}"
     if not (interpret and _interpretable(module)):
         return "accepted", None
-    from interpreter.api import run
+    from stablehlo_py.interpreter.api import run
 
     try:
         with _cpu_budget(INTERPRET_SECONDS), contextlib.redirect_stdout(io.StringIO()):

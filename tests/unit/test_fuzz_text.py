@@ -182,7 +182,7 @@ def test_fuzz_findings_are_located_parse_errors(text: str, message: str) -> None
 
 
 def test_endless_recursion_is_an_interpreter_error() -> None:
-    from interpreter.api import run
+    from stablehlo_py.interpreter.api import run
 
     text = """func.func @main() -> tensor<i32> {
   %0 = stablehlo.constant dense<3> : tensor<i32>
