@@ -901,6 +901,17 @@ def test_top_k_descending_total_order_ties_by_index():
     assert vals.tolist() == [[7, 4], [0, 0]] and idx.tolist() == [[2, 0], [0, 1]]
 
 
+def test_top_k_of_a_3d_operand_with_many_ties_is_stable():
+    x = ints_like((2, 3, 300), 9, 0, 4).astype(np.float32)
+    vals, idx = Rd.top_k(x, 7)
+    assert vals.shape == idx.shape == (2, 3, 7)
+    for i, j in itertools.product(range(2), range(3)):
+        row = x[i, j].tolist()
+        order = sorted(range(300), key=lambda t: (-row[t], t))[:7]
+        assert idx[i, j].tolist() == order
+        assert vals[i, j].tolist() == [row[t] for t in order]
+
+
 # ---- folds ----------------------------------------------------------------------------------
 
 
