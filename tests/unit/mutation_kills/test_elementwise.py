@@ -204,3 +204,142 @@ def test_integer_power_against_modular_exponentiation(name: str) -> None:
             want.append(_wrap(pow(b, e, 1 << n), name))
     wide = np.int64 if dt.is_signed_int(name) else np.uint64
     assert got.astype(wide).tolist() == want
+
+
+# ---- complex divide: C11 Annex G's recovery of infinities and zeros -----------------------------
+
+
+def _annex_g_divide(z: complex, w: complex, t: type) -> tuple[float, float]:
+    """C11 G.5.1's example ``_Cdivd`` in the part type ``t``: scale the divisor by its larger part's
+    binary exponent, divide, then recover the infinities and zeros that came out as NaN + NaN i."""
+    with np.errstate(all="ignore"):
+        a, b, c, d = t(z.real), t(z.imag), t(w.real), t(w.imag)
+        m = float(np.fmax(abs(c), abs(d)))
+        logbw = -math.inf if m == 0 else m if not math.isfinite(m) else float(math.frexp(m)[1] - 1)
+        ilogbw = 0
+        if math.isfinite(logbw):
+            ilogbw = int(logbw)
+            c, d = t(np.ldexp(c, -ilogbw)), t(np.ldexp(d, -ilogbw))
+        denom = c * c + d * d
+        x = t(np.ldexp((a * c + b * d) / denom, -ilogbw))
+        y = t(np.ldexp((b * c - a * d) / denom, -ilogbw))
+        one, zero, inf = t(1), t(0), t(np.inf)
+        if np.isnan(x) and np.isnan(y):
+            if denom == 0 and (not np.isnan(a) or not np.isnan(b)):
+                x, y = np.copysign(inf, c) * a, np.copysign(inf, c) * b
+            elif (np.isinf(a) or np.isinf(b)) and np.isfinite(c) and np.isfinite(d):
+                a = np.copysign(one if np.isinf(a) else zero, a)
+                b = np.copysign(one if np.isinf(b) else zero, b)
+                x, y = inf * (a * c + b * d), inf * (b * c - a * d)
+            elif logbw == math.inf and np.isfinite(a) and np.isfinite(b):
+                c = np.copysign(one if np.isinf(c) else zero, c)
+                d = np.copysign(one if np.isinf(d) else zero, d)
+                x, y = zero * (a * c + b * d), zero * (b * c - a * d)
+        return float(x), float(y)
+
+
+def _agrees(got: float, want: float, part: type) -> bool:
+    """NaN with NaN, an infinity or a zero exactly (a zero of either sign: the sample divides by
+    another formula than XLA's Smith division, and the two differ in the signs of zeros), a finite
+    nonzero value within 4 ULPs."""
+    if math.isnan(want) or math.isnan(got):
+        return math.isnan(want) and math.isnan(got)
+    if math.isinf(want) or want == 0:
+        return got == want
+    return abs(got - want) <= 4 * float(np.spacing(part(abs(want))))
+
+
+@pytest.mark.parametrize(("dtype", "part"), [(np.complex64, np.float32), (np.complex128, np.float64)])
+def test_complex_divide_special_values_against_annex_g(dtype, part) -> None:
+    big = float(np.finfo(part).max) / 3  # twice it overflows, once it does not
+    parts = [0.0, -0.0, 1.0, -1.0, 2.0, -0.5, math.inf, -math.inf, math.nan, big]
+    values = [complex(p, q) for p in parts for q in parts]
+    z = np.array([u for u in values for _ in values], dtype)
+    w = np.array([v for _ in values for v in values], dtype)
+    got = E.divide(z, w)
+    assert got.dtype == dtype
+    bad = [
+        (complex(zi), complex(wi), complex(g), _annex_g_divide(complex(zi), complex(wi), part))
+        for zi, wi, g in zip(z, w, got, strict=True)
+        if not all(
+            _agrees(float(gp), wp, part)
+            for gp, wp in zip((g.real, g.imag), _annex_g_divide(complex(zi), complex(wi), part), strict=True)
+        )
+    ]
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_divide_signed_zeros_of_xla(dtype) -> None:
+    # parts of equal magnitude: XLA takes the ratio d/c (jaxlib: (1+1j)/(1-1j) = +0+1j, (1+1j)/(-1+1j) = -0-1j)
+    got = E.divide(np.array([1 + 1j, 1 + 1j, -1 - 1j], dtype), np.array([1 - 1j, -1 + 1j, 1 - 1j], dtype))
+    assert got.tolist() == [1j, -1j, -1j]
+    assert np.signbit(got.real).tolist() == [False, True, False]
+
+
+# ---- complex rsqrt: XLA's values where a part is infinite or the operand is zero ------------------
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_rsqrt_special_values_of_xla(dtype) -> None:
+    inf, nan = math.inf, math.nan
+    # operand -> (real, imag) of XLA's result (jaxlib 0.12, jax_enable_x64); signs of zeros included
+    cases = [
+        (complex(inf, 2), (0.0, -0.0)),
+        (complex(-inf, 2), (-0.0, -0.0)),
+        (complex(inf, -2), (0.0, 0.0)),
+        (complex(-inf, -2), (-0.0, 0.0)),
+        (complex(nan, inf), (0.0, -0.0)),
+        (complex(nan, -inf), (0.0, 0.0)),
+        (complex(inf, nan), (0.0, -0.0)),
+        (complex(-inf, nan), (-0.0, -0.0)),
+        (complex(0.0, 0.0), (inf, nan)),
+        (complex(0.0, -0.0), (inf, nan)),
+        (complex(-0.0, 0.0), (inf, nan)),
+        (complex(1.0, 0.0), (1.0, -0.0)),
+        (complex(1.0, -0.0), (1.0, 0.0)),
+        (complex(4.0, 0.0), (0.5, -0.0)),
+        (complex(0.25, -0.0), (2.0, 0.0)),
+    ]
+    got = E.rsqrt(np.array([z for z, _ in cases], dtype))
+    assert got.dtype == dtype
+    for (z, (re, im)), g in zip(cases, got, strict=True):
+        for value, want in ((float(g.real), re), (float(g.imag), im)):
+            if math.isnan(want):
+                assert math.isnan(value), (z, g)
+            else:
+                assert value == want and math.copysign(1, value) == math.copysign(1, want), (z, g)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_rsqrt_on_the_axes_and_of_a_nan(dtype) -> None:
+    got = E.rsqrt(np.array([2j, complex(-0.0, 2.0), complex(math.nan, 2.0), complex(2.0, math.nan), 1j], dtype))
+    assert got[:2].tolist() == [0.5 - 0.5j, 0.5 - 0.5j]  # 1 / (1 + i), exactly
+    assert np.isnan(got[2].real) and np.isnan(got[2].imag)
+    assert np.isnan(got[3].real) and np.isnan(got[3].imag)
+    part = np.float32 if dtype == np.complex64 else np.float64
+    half_root = 1 / math.sqrt(2)  # 1 / sqrt(i) = (1 - i) / sqrt(2)
+    assert abs(float(got[4].real) - half_root) <= 2 * float(np.spacing(part(half_root)))
+    assert abs(float(got[4].imag) + half_root) <= 2 * float(np.spacing(part(half_root)))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_divide_by_an_infinite_divisor_signed_zeros_of_xla(dtype) -> None:
+    inf, nan = math.inf, math.nan
+    # dividend, divisor -> XLA's quotient (jaxlib 0.12): both parts zero, these signs
+    cases = [
+        (1 + 1j, complex(inf, inf), (0.0, 0.0)),
+        (1 + 2j, complex(inf, -inf), (-0.0, 0.0)),
+        (-1 + 2j, complex(-inf, inf), (0.0, -0.0)),
+        (2 - 1j, complex(nan, inf), (-0.0, -0.0)),
+        (1 + 1j, complex(inf, nan), (0.0, 0.0)),
+        (3 + 0j, complex(-inf, -inf), (-0.0, 0.0)),
+        (-2 - 5j, complex(inf, inf), (-0.0, -0.0)),
+        (1 + 1j, complex(-inf, nan), (-0.0, -0.0)),
+        (0.5 - 2j, complex(nan, -inf), (0.0, 0.0)),
+    ]
+    got = E.divide(np.array([z for z, _, _ in cases], dtype), np.array([w for _, w, _ in cases], dtype))
+    for (z, w, want), g in zip(cases, got, strict=True):
+        parts = (float(g.real), float(g.imag))
+        assert parts == want, (z, w, g)
+        assert [math.copysign(1, p) for p in parts] == [math.copysign(1, p) for p in want], (z, w, g)
