@@ -609,6 +609,33 @@ def test_reduce_max_min_of_zeros_take_the_ieee_zero(kind, expected_sign, n):
     assert bool(np.signbit(got[0])) is expected_sign
 
 
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_reduce_max_min_zero_sign_on_3d_inputs(kind):
+    negative = kind == "min"
+    x = np.full((2, 3, 40), 5.0 if negative else -5.0, np.float32)
+    x[0, :, 7] = -0.0 if not negative else 0.0  # only the losing zero: it stays
+    x[1, :, 3] = -0.0
+    x[1, :, 9] = 0.0  # both zeros: the IEEE winner
+    init = np.array(np.inf if negative else -np.inf, np.float32)
+    (got,) = Rd.reduce([x], [init], [2], R.KIND_BODIES[kind])
+    assert got.shape == (2, 3) and (got == 0).all()
+    assert np.signbit(got[0]).tolist() == [not negative] * 3
+    assert np.signbit(got[1]).tolist() == [negative] * 3
+
+
+def test_reduce_short_complex_sum_is_a_left_fold():
+    rng = np.random.default_rng(1)
+    mag = 10.0 ** rng.integers(-4, 5, (2, 20))
+    x = (rng.standard_normal((2, 20)) * mag + 1j * rng.standard_normal((2, 20)) * mag[:, ::-1])
+    x = x.astype(np.complex64)
+    (got,) = Rd.reduce([x], [np.array(0, np.complex64)], [1], R.ADD)
+    for r in range(2):
+        acc = np.complex64(0)
+        for v in x[r]:
+            acc = np.complex64(acc + v)
+        assert got[r] == acc
+
+
 # ---- reduce_window --------------------------------------------------------------------------
 
 
@@ -697,6 +724,18 @@ def test_reduce_window_refuses_fewer_init_values_than_inputs():
     x = np.ones((3,), I64)
     with pytest.raises(ValueError):
         Rd.reduce_window([x, x], [np.array(0, I64)], window_dimensions=(2,), body=R.ADD)
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_reduce_window_max_min_take_the_ieee_zero(kind):
+    negative = kind == "min"
+    x = np.array([0.0, -0.0, 0.0, 3.0 if negative else -3.0, -0.0, -0.0], np.float32)
+    init = np.array(np.inf if negative else -np.inf, np.float32)
+    (got,) = Rd.reduce_window([x], [init], window_dimensions=(2,), body=R.KIND_BODIES[kind])
+    # windows: (+0, -0), (-0, +0), (+0, ±3), (±3, -0), (-0, -0)
+    assert got.tolist() == [0.0] * 5
+    winner = negative
+    assert np.signbit(got).tolist() == [winner, winner, False, True, True]
 
 
 def test_reduce_window_f16_folds_in_f16():
