@@ -2170,3 +2170,82 @@ def test_ragged_dot_modes_and_messages() -> None:
     with pytest.raises(InferError) as e:
         infer_result_types("chlo.ragged_dot", [ty("tensor<2xf32>")] * 3, {})
     assert e.value.message == "requires attribute 'ragged_dot_dimension_numbers'"
+
+
+def test_shape_builder_computes_in_the_given_integer_type() -> None:
+    """dynamic_pad and real_dynamic_slice compute sizes in their operands' integer type: the
+    constants of such a computation carry that type, not index."""
+    from stablehlo_py.ir.infer.reify import ShapeBuilder
+
+    m = parse(
+        "func.func @f(%k: i32, %t: tensor<?xf32>) {\n  %0 = stablehlo.abs %t : tensor<?xf32>\n  return\n}"
+    )
+    f = next(op for op in m.walk() if op.name == "func.func")
+    abs_op = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    (k, _t) = f.regions[0].blocks.first.args
+    I32 = k.type
+    sb = ShapeBuilder.before_op(abs_op)
+
+    def const_of(v):  # type: ignore[no-untyped-def]
+        op = v.owner
+        assert op.name == "arith.constant", op.name
+        return op.properties["value"].value.data, op.results[0].type
+
+    s = sb.sub(3, k, I32)
+    assert s.owner.name == "arith.subi" and const_of(s.owner.operands[0]) == (3, I32)
+    assert s.type == I32
+    a = sb.add(k, 4, I32)
+    assert a.owner.name == "arith.addi" and const_of(a.owner.operands[1]) == (4, I32)
+    mm = sb.mul(k, 5, I32)
+    assert mm.owner.name == "arith.muli" and mm.type == I32
+    lt = sb.less(1, k, I32)
+    assert lt.owner.name == "arith.cmpi" and const_of(lt.owner.operands[0]) == (1, I32)
+    gt = sb.less(k, 6, I32)
+    assert const_of(gt.owner.operands[1]) == (6, I32)
+    sel = sb.select(lt, 0, k, I32)
+    assert sel.owner.name == "arith.select" and const_of(sel.owner.operands[1]) == (0, I32)
+    sel = sb.select(lt, k, 7, I32)
+    assert const_of(sel.owner.operands[2]) == (7, I32)
+    fe = sb.from_elements([8, k], I32)
+    assert type_to_str(fe.type) == "tensor<2xi32>"
+    assert const_of(fe.owner.operands[0]) == (8, I32) and fe.owner.operands[1] is k
+    # division: by one folds to the dividend, by zero is left to run time (no folding)
+    assert sb.divsi(7, 1) == 7 and sb.divsi(-7, 1) == -7 and sb.divsi(0, 1) == 0
+    d = sb.divsi(5, 0, I32)
+    assert d.owner.name == "arith.divsi"
+    assert const_of(d.owner.operands[0]) == (5, I32) and const_of(d.owner.operands[1]) == (0, I32)
+
+
+def test_shape_builder_extract_folds_only_inside_a_constant() -> None:
+    from stablehlo_py.ir.infer.reify import ShapeBuilder, constant_ints
+
+    m = parse(
+        "func.func @f(%t: tensor<?xf32>, %s: tensor<2xi64>) {\n"
+        "  %c = stablehlo.constant dense<[4, 9]> : tensor<2xi64>\n"
+        "  %0 = stablehlo.abs %t : tensor<?xf32>\n  return\n}"
+    )
+    f = next(op for op in m.walk() if op.name == "func.func")
+    c = next(op for op in m.walk() if op.name == "stablehlo.constant").results[0]
+    abs_op = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    s = f.regions[0].blocks.first.args[1]
+    sb = ShapeBuilder.before_op(abs_op)
+    assert constant_ints(c) == (4, 9) and constant_ints(s) is None
+    assert sb.extract(c, 0) == 4 and sb.extract(c, 1) == 9
+    e = sb.extract(c, 2)  # past the end: not folded (the folder would not either)
+    assert e.owner.name == "tensor.extract" and e.owner.operands[0] is c
+    e = sb.extract(s, 0)
+    assert e.owner.name == "tensor.extract" and e.owner.operands[0] is s
+
+
+def test_rule_registers_the_function_under_every_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablehlo_py.ir import infer as I
+
+    I.rules()  # the families are loaded before the registry is swapped
+    monkeypatch.setattr(I, "_RULES", dict(I._RULES))
+
+    def fn(inp):  # type: ignore[no-untyped-def]
+        return [TokenType()]
+
+    assert I.rule("test.a", "test.b")(fn) is fn
+    assert I.rules()["test.a"] is fn and I.rules()["test.b"] is fn
+    assert infer_result_types("test.b", []) == [TokenType()]
