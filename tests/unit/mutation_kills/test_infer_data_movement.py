@@ -1,0 +1,497 @@
+"""stablehlo_py/ir/infer/data_movement.py (the data movement ops' inference rules and verifiers):
+what the mutation run of the `infer-data-movement` group found unchecked.
+
+Two kinds of test:
+
+* upstream's own pass programs that lean on these rules (``--stablehlo-refine-shapes`` re-infers
+  every op's type; ``--stablehlo-canonicalize-dynamism`` builds static ops from dynamic ones), run
+  in-process chunk by chunk with their RUN line's flags, CHECK lines and expected diagnostics --
+  the subprocess runs of tests/conformance import the unmutated package and cannot tell a mutant
+  from the original;
+* direct tests of each rule and verifier: every diagnostic word for word (upstream's
+  TypeInference.cpp / StablehloOps.cpp in /work/shared/reference/upstream/), at the boundaries of
+  each range check, with dynamic dimensions ``?``, ``#stablehlo.bounds``, quantized element types
+  and batching dimensions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py.ir import parse
+from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
+from stablehlo_py.ir.infer import data_movement as DM
+from stablehlo_py.ir.text.printer import type_to_str
+from tests.conformance.chunks import run_chunks
+from tests.conformance.runlines import run_lines
+from tests.conftest import CONFORMANCE
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def ty(text: str):  # type: ignore[no-untyped-def]
+    """A type from its MLIR text (the argument type of a parsed function)."""
+    m = parse(f"func.func @f(%a: {text}) {{\n  return\n}}")
+    for op in m.walk():
+        if op.name == "func.func":
+            return op.regions[0].blocks.first.args[0].type
+    raise AssertionError(text)
+
+
+def _op(text: str, name: str):  # type: ignore[no-untyped-def]
+    for op in parse(text).walk():
+        if op.name == name:
+            return op
+    raise AssertionError(f"no {name}")
+
+
+def inferred(text: str, name: str) -> list[str]:
+    return [type_to_str(t) for t in infer_op(_op(text, name))]
+
+
+def infer_error(text: str, name: str) -> str:
+    with pytest.raises(InferError) as e:
+        infer_op(_op(text, name))
+    return e.value.message
+
+
+def verify_error(text: str) -> str:
+    """The verifier's diagnostic for a program (parsed, then verified)."""
+    m = parse(text)
+    with pytest.raises(VerifyException) as e:
+        m.verify()
+    return str(e.value)
+
+
+def verifies(text: str) -> None:
+    parse(text).verify()
+
+
+def err(fn, *args) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(InferError) as e:
+        fn(*args)
+    return e.value.message
+
+
+def _l(xs: Sequence[int]) -> str:
+    return ", ".join(str(x) for x in xs)
+
+
+# ---------------------------------------------------------------------------------------------
+# gather / dynamic_gather (upstream's verifyGather, inferGatherShape)
+# ---------------------------------------------------------------------------------------------
+
+
+def _gather_dims(off, col, ob, ib, smap, ivd) -> str:  # type: ignore[no-untyped-def]
+    parts = [f"offset_dims = [{_l(off)}]", f"collapsed_slice_dims = [{_l(col)}]"]
+    if ob:
+        parts.append(f"operand_batching_dims = [{_l(ob)}]")
+    if ib:
+        parts.append(f"start_indices_batching_dims = [{_l(ib)}]")
+    parts += [f"start_index_map = [{_l(smap)}]", f"index_vector_dim = {ivd}"]
+    return "#stablehlo.gather<" + ", ".join(parts) + ">"
+
+
+def gather_text(o, i, ss, off=(), col=(), ob=(), ib=(), smap=(), ivd=0):  # type: ignore[no-untyped-def]
+    dn = _gather_dims(off, col, ob, ib, smap, ivd)
+    return (
+        f"func.func @f(%a: {o}, %i: {i}) {{\n"
+        f'  %0 = "stablehlo.gather"(%a, %i) {{dimension_numbers = {dn}, '
+        f"slice_sizes = array<i64: {_l(ss)}>}} : ({o}, {i}) -> tensor<*xf32>\n"
+        "  return\n}"
+    )
+
+
+def gather(o, i, ss, **kw) -> str:  # type: ignore[no-untyped-def]
+    (t,) = inferred(gather_text(o, i, ss, **kw), "stablehlo.gather")
+    return t
+
+
+def gather_err(o, i, ss, **kw) -> str:  # type: ignore[no-untyped-def]
+    return infer_error(gather_text(o, i, ss, **kw), "stablehlo.gather")
+
+
+def dyn_gather_text(o, i, ss, off=(), col=(), ob=(), ib=(), smap=(), ivd=0, const=True):  # type: ignore[no-untyped-def]
+    """A dynamic_gather whose slice sizes are a constant (or, const=False, an argument)."""
+    dn = _gather_dims(off, col, ob, ib, smap, ivd)
+    st = f"tensor<{len(ss)}xi64>" if isinstance(ss, (list, tuple)) else ss
+    const_line = f"  %s = stablehlo.constant dense<[{_l(ss)}]> : {st}\n" if const else ""
+    s = "%s" if const else "%z"
+    return (
+        f"func.func @f(%a: {o}, %i: {i}, %z: {st}) {{\n{const_line}"
+        f'  %0 = "stablehlo.dynamic_gather"(%a, %i, {s}) {{dimension_numbers = {dn}}} '
+        f": ({o}, {i}, {st}) -> tensor<*xf32>\n"
+        "  return\n}"
+    )
+
+
+def test_gather_result_shapes() -> None:
+    # the classic: rows of a matrix
+    assert gather("tensor<5x3xf32>", "tensor<4x1xi32>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1) == "tensor<4x3xf32>"
+    # offset dims first, batch dims after (ivd in the middle of start_indices)
+    assert gather(
+        "tensor<5x6x7xf32>", "tensor<2x2x9xi32>", (1, 2, 7), off=(0, 1), col=(0,), smap=(0, 1), ivd=1
+    ) == "tensor<2x7x2x9xf32>"
+    # implied trailing index vector dim
+    assert gather("tensor<5x3xf32>", "tensor<4xi32>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1) == "tensor<4x3xf32>"
+    # a collapsed dimension after an offset one: the slice prefix skips it
+    assert gather(
+        "tensor<5x6x7xf32>", "tensor<4x1xi32>", (2, 1, 3), off=(1, 2), col=(1,), smap=(1,), ivd=1
+    ) == "tensor<4x2x3xf32>"
+    # no collapsed dimensions
+    assert gather("tensor<5x3xf32>", "tensor<4x2xi32>", (2, 3), off=(1, 2), smap=(0, 1), ivd=1) == "tensor<4x2x3xf32>"
+    # batching dims: operand dim 0 with start_indices dim 0
+    assert gather(
+        "tensor<3x5x7xf32>",
+        "tensor<3x4x1xi32>",
+        (1, 1, 7),
+        off=(2,),
+        col=(1,),
+        ob=(0,),
+        ib=(0,),
+        smap=(1,),
+        ivd=2,
+    ) == "tensor<3x4x7xf32>"
+    # batching dim after the collapsed one, offset dims around the batch dims
+    assert gather(
+        "tensor<5x3x7x2xf32>",
+        "tensor<4x3x1xi32>",
+        (1, 1, 6, 2),
+        off=(0, 3),
+        col=(0,),
+        ob=(1,),
+        ib=(1,),
+        smap=(0,),
+        ivd=2,
+    ) == "tensor<6x4x3x2xf32>"
+    # dynamic start_indices dims and bounds are propagated to the batch dims (skipping ivd)
+    assert gather(
+        "tensor<5x3xf32>", "tensor<?x1xi32, #stablehlo.bounds<8, ?>>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1
+    ) == "tensor<?x3xf32, #stablehlo.bounds<8, ?>>"
+    assert gather(
+        "tensor<5x3xf32>", "tensor<1x?xi32, #stablehlo.bounds<?, 8>>", (1, 3), off=(0,), col=(0,), smap=(0,), ivd=0
+    ) == "tensor<3x?xf32, #stablehlo.bounds<?, 8>>"
+    assert gather(
+        "tensor<5x3xf32>", "tensor<?x?x1xi32, #stablehlo.bounds<6, 7, ?>>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=2
+    ) == "tensor<?x3x?xf32, #stablehlo.bounds<6, ?, 7>>"
+    # no bounds on start_indices: no encoding on the result
+    assert gather("tensor<?x3xf32>", "tensor<?x1xi32>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1) == "tensor<?x3xf32>"
+    # quantized element types are kept
+    assert gather(
+        "tensor<5x3x!quant.uniform<i8:f32, 2.0:1>>", "tensor<4x1xi32>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1
+    ) == "tensor<4x3x!quant.uniform<i8:f32, 2.000000e+00:1>>"
+
+
+def test_gather_result_of_unranked_indices() -> None:
+    text = gather_text("tensor<5x3xf32>", "tensor<*xi32>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1)
+    assert inferred(text, "stablehlo.gather") == ["tensor<*xf32>"]
+
+
+GOOD = dict(o="tensor<5x3xf32>", i="tensor<4x1xi32>", ss=(1, 3), off=(1,), col=(0,), smap=(0,), ivd=1)
+
+
+def _g(**kw):  # type: ignore[no-untyped-def]
+    args = dict(GOOD)
+    args.update(kw)
+    return args
+
+
+def test_gather_good_case() -> None:
+    assert gather(**_g()) == "tensor<4x3xf32>"
+
+
+@pytest.mark.parametrize(
+    ("kw", "msg"),
+    [
+        # gather_c1
+        (
+            dict(o="tensor<5x3x2xf32>"),
+            "offset_dims size (1) plus collapse_slice_dims size (1) plus operand_batching_dims size "
+            "(0) is not equal to operand rank (3)",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 3), ob=(1,), ib=(0,), col=(0,), off=(1, 2), i="tensor<5x1xi32>"),
+            "offset_dims size (2) plus collapse_slice_dims size (1) plus operand_batching_dims size "
+            "(1) is not equal to operand rank (3)",
+        ),
+        # gather_c2: index_vector_dim in [0, rank] (inclusive)
+        (dict(ivd=3), "Expects index_vector_dim to be in range [0, rank-of('start_indices')] i.e. [0, 2]. got: 3."),
+        (dict(ivd=-1), "Expects index_vector_dim to be in range [0, rank-of('start_indices')] i.e. [0, 2]. got: -1."),
+        # gather_c3
+        (
+            dict(i="tensor<4x2xi32>"),
+            "start_index_map size (1) is not equal to size of index dimension (1) of start_indices (2)",
+        ),
+        (
+            dict(i="tensor<4xi32>", smap=(0, 1)),
+            "start_index_map size (2) is not equal to size of index dimension (1) of start_indices (1)",
+        ),
+        (
+            dict(i="tensor<4x1xi32>", ivd=2, smap=(0, 1)),
+            "start_index_map size (2) is not equal to size of index dimension (2) of start_indices (1)",
+        ),
+        # gather_c4
+        (dict(o="tensor<5x3x2xf32>", ss=(1, 3, 2), off=(2, 1)), "expects offset_dims to be sorted, got: [2, 1]"),
+        (dict(o="tensor<5x3x2xf32>", ss=(1, 3, 2), off=(1, 1)), "expects offset_dims to not repeat, got: [1, 1]"),
+        # gather_c6
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(0,), ob=(0,), ib=(0,), off=(1,), i="tensor<4x1xi32>"),
+            "has duplicated dimension from collapsed_slice_dims and operand_batching_dims: 0",
+        ),
+        # gather_c7
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(1, 0), off=(1,)),
+            "expects collapsed_slice_dims to be sorted, got: [1, 0]",
+        ),
+        # gather_c8
+        (
+            dict(col=(2,)),
+            "Expects each element of collapsed_slice_dims to be in range [0, rank-of('operand')) i.e. "
+            "[0, 2). got: 2.",
+        ),
+        (
+            dict(col=(-1,)),
+            "Expects each element of collapsed_slice_dims to be in range [0, rank-of('operand')) i.e. "
+            "[0, 2). got: -1.",
+        ),
+        # gather_c10
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(), ob=(1, 0), ib=(0, 2), off=(1,), i="tensor<4x1x3xi32>"),
+            "expects operand_batching_dims to be sorted, got: [1, 0]",
+        ),
+        # gather_c11
+        (
+            dict(col=(), ob=(2,), ib=(0,)),
+            "Expects each element of operand_batching_dims to be in range [0, rank-of('operand')) i.e. "
+            "[0, 2). got: 2.",
+        ),
+        (
+            dict(col=(), ob=(-1,), ib=(0,)),
+            "Expects each element of operand_batching_dims to be in range [0, rank-of('operand')) i.e. "
+            "[0, 2). got: -1.",
+        ),
+        # gather_c13
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(), ob=(0, 1), ib=(0, 0), off=(1,)),
+            "expects start_indices_batching_dims to not repeat, got: [0, 0]",
+        ),
+        # gather_c14
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(2,), off=(1,)),
+            "Expects each element of start_indices_batching_dims to be in range [0, "
+            "rank-of('start_indices')) i.e. [0, 2). got: 2.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(-1,), off=(1,)),
+            "Expects each element of start_indices_batching_dims to be in range [0, "
+            "rank-of('start_indices')) i.e. [0, 2). got: -1.",
+        ),
+        # gather_c15
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(1,), off=(1,)),
+            "expects start_indices_batching_dims not to include index_vector_dim 1",
+        ),
+        # gather_c16
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(), off=(1,)),
+            "operand_batching_dims and start_indices_batching_dims should have the same size",
+        ),
+        (
+            dict(ib=(0,)),
+            "operand_batching_dims and start_indices_batching_dims should have the same size",
+        ),
+        # gather_c17
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(0,), off=(1,)),
+            "operand_batching_dims[0] and start_indices_batching_dims[0] must have compatible sizes, "
+            "but got 3 and 4",
+        ),
+        (
+            dict(
+                o="tensor<5x3x4x4xf32>",
+                i="tensor<2x3x1xi32>",
+                ss=(1, 1, 1, 4),
+                col=(0,),
+                ob=(1, 2),
+                ib=(1, 0),
+                off=(2,),
+                ivd=2,
+            ),
+            "operand_batching_dims[1] and start_indices_batching_dims[1] must have compatible sizes, "
+            "but got 4 and 2",
+        ),
+        # gather_c18
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(0,), off=(1,), i="tensor<3x1xi32>", smap=(1,)),
+            "has duplicated dimension from start_index_map and operand_batching_dims: 1",
+        ),
+        # gather_c19
+        (
+            dict(smap=(2,)),
+            "Expects each element of start_index_map to be in range [0, rank-of('operand')) i.e. [0, 2). got: 2.",
+        ),
+        (
+            dict(smap=(-1,)),
+            "Expects each element of start_index_map to be in range [0, rank-of('operand')) i.e. [0, 2). got: -1.",
+        ),
+        # gather_c20
+        (dict(ss=(1,)), "slice_sizes size (1) not equal to operand rank (2)"),
+        (dict(ss=(1, 3, 1)), "slice_sizes size (3) not equal to operand rank (2)"),
+        # gather_c9, gather_c12, gather_c21
+        (
+            dict(ss=(2, 3)),
+            "Expects that for each dim in collapsed_slice_dims, slice_sizes[dim] should be <= 1, but got 2",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", ss=(1, 2, 2), col=(0,), ob=(1,), ib=(0,), off=(1,), i="tensor<3x1xi32>"),
+            "Expects that for each dim in operand_batching_dims, slice_sizes[dim] should be <= 1, but got 2",
+        ),
+        (dict(ss=(1, 4)), "slice size (4) is out of bounds for operand dimension (3) at index 1"),
+        (dict(ss=(1, -1)), "slice size (-1) is out of bounds for operand dimension (3) at index 1"),
+        (dict(ss=(-1, 3), col=(), off=(1, 2)), "slice size (-1) is out of bounds for operand dimension (5) at index 0"),
+        # gather_c5
+        (
+            dict(off=(2,)),
+            "Expects each element of offset_dims to be in range [0, implied-result-rank) i.e. [0, 2). got: 2.",
+        ),
+        (
+            dict(off=(-1,)),
+            "Expects each element of offset_dims to be in range [0, implied-result-rank) i.e. [0, 2). got: -1.",
+        ),
+    ],
+)
+def test_gather_errors(kw, msg) -> None:  # type: ignore[no-untyped-def]
+    assert gather_err(**_g(**kw)) == msg
+
+
+@pytest.mark.parametrize(
+    ("kw", "want"),
+    [
+        # the range checks' upper ends, just inside
+        (dict(ivd=2, i="tensor<4x1xi32>", off=(2,)), "tensor<4x1x3xf32>"),
+        (dict(ivd=0, i="tensor<1x4xi32>", off=(1,)), "tensor<4x3xf32>"),
+        (dict(col=(1,), ss=(5, 1), off=(1,), smap=(1,)), "tensor<4x5xf32>"),
+        (dict(ss=(1, 0)), "tensor<4x0xf32>"),
+        (dict(ss=(0, 3), col=(), off=(1, 2)), "tensor<4x0x3xf32>"),
+        (dict(ss=(1, 3), col=(0,), smap=(1,)), "tensor<4x3xf32>"),
+        (dict(off=(0,)), "tensor<3x4xf32>"),
+        # a dynamic index vector dimension skips gather_c3
+        (dict(i="tensor<4x?xi32>", smap=(0, 1), col=(0,), ss=(1, 3)), "tensor<4x3xf32>"),
+        # slice sizes of a dynamic operand dimension are not bounded
+        (dict(o="tensor<5x?xf32>", ss=(1, 30)), "tensor<4x30xf32>"),
+        (dict(o="tensor<?x?xf32>", ss=(1, 30)), "tensor<4x30xf32>"),
+        # batching dims: compatible when one side is dynamic; slice size 0 or 1 in a batching dim
+        (
+            dict(o="tensor<5x?x2xf32>", i="tensor<7x1xi32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(0,), off=(1,)),
+            "tensor<7x2xf32>",
+        ),
+        (
+            dict(o="tensor<5x7x2xf32>", i="tensor<?x1xi32>", ss=(1, 0, 2), col=(0,), ob=(1,), ib=(0,), off=(1,)),
+            "tensor<?x2xf32>",
+        ),
+        (
+            dict(o="tensor<5x7x2xf32>", i="tensor<7x1xi32>", ss=(0, 1, 2), col=(0,), ob=(1,), ib=(0,), off=(1,)),
+            "tensor<7x2xf32>",
+        ),
+        # two batching dim pairs matched in order
+        (
+            dict(
+                o="tensor<5x3x2x4xf32>",
+                i="tensor<2x3x1xi32>",
+                ss=(1, 1, 1, 4),
+                col=(0,),
+                ob=(1, 2),
+                ib=(1, 0),
+                off=(2,),
+                ivd=2,
+            ),
+            "tensor<2x3x4xf32>",
+        ),
+    ],
+)
+def test_gather_accepts(kw, want) -> None:  # type: ignore[no-untyped-def]
+    assert gather(**_g(**kw)) == want
+
+
+def test_gather_unranked_operand_skips_rank_checks() -> None:
+    # an unranked operand: rank checks are skipped, slice sizes are unbounded
+    assert gather(**_g(o="tensor<*xf32>", ss=(1, 30))) == "tensor<4x30xf32>"
+    assert gather(**_g(o="tensor<*xf32>", ss=(1, 30, 2), off=(1, 2))) == "tensor<4x30x2xf32>"
+    # the unranked start_indices skip their own checks too
+    text = gather_text("tensor<5x3xf32>", "tensor<*xi32>", (1, 3), off=(1,), col=(0,), smap=(0, 1), ivd=7)
+    assert inferred(text, "stablehlo.gather") == ["tensor<*xf32>"]
+
+
+def test_gather_requires_dimension_numbers() -> None:
+    t = ty("tensor<5x3xf32>")
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.gather", [t, ty("tensor<4x1xi32>")], {})
+    assert e.value.message == "requires attribute 'dimension_numbers'"
+
+
+def dyn_gather(o, i, ss, **kw) -> str:  # type: ignore[no-untyped-def]
+    (t,) = inferred(dyn_gather_text(o, i, ss, **kw), "stablehlo.dynamic_gather")
+    return t
+
+
+def dyn_gather_err(o, i, ss, **kw) -> str:  # type: ignore[no-untyped-def]
+    return infer_error(dyn_gather_text(o, i, ss, **kw), "stablehlo.dynamic_gather")
+
+
+def test_dynamic_gather() -> None:
+    g = dict(off=(1,), col=(0,), smap=(0,), ivd=1)
+    assert dyn_gather("tensor<5x3xf32>", "tensor<4x1xi32>", (1, 3), **g) == "tensor<4x3xf32>"
+    assert dyn_gather("tensor<5x3xf32>", "tensor<4x1xi32>", (1, 2), **g) == "tensor<4x2xf32>"
+    # slice sizes not a constant: the offset dims are dynamic
+    assert dyn_gather("tensor<5x3xf32>", "tensor<4x1xi32>", (1, 3), const=False, **g) == "tensor<4x?xf32>"
+    assert dyn_gather_err("tensor<5x3xf32>", "tensor<4x1xi32>", (1, 4), **g) == (
+        "slice size (4) is out of bounds for operand dimension (3) at index 1"
+    )
+    assert dyn_gather_err("tensor<5x3xf32>", "tensor<4x1xi32>", (2, 3), **g) == (
+        "Expects that for each dim in collapsed_slice_dims, slice_sizes[dim] should be <= 1, but got 2"
+    )
+    # gather_i9: slice_sizes must be 1-d
+    assert dyn_gather_err(
+        "tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<1x2xi64>", const=False, **g
+    ) == "slice_sizes.rank != 1 (got 2)"
+    assert dyn_gather_err(
+        "tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<i64>", const=False, **g
+    ) == "slice_sizes.rank != 1 (got 0)"
+    # gather_c20: the number of slice sizes (a static shape) against the operand rank
+    assert dyn_gather_err(
+        "tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<3xi64>", const=False, **g
+    ) == "slice_sizes size (3) not equal to operand rank (2)"
+    # a dynamic number of slice sizes is not checked
+    assert dyn_gather("tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<?xi64>", const=False, **g) == "tensor<4x?xf32>"
+    # an unranked slice_sizes operand counts as rank 1 with an unknown count
+    assert dyn_gather("tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<*xi64>", const=False, **g) == "tensor<4x?xf32>"
+    # a constant of floats is no shape (upstream's matchInts): unknown sizes
+    text = dyn_gather_text("tensor<5x3xf32>", "tensor<4x1xi32>", (1, 3), **g).replace(
+        "dense<[1, 3]> : tensor<2xi64>", "dense<[1.0, 3.0]> : tensor<2xf32>"
+    ).replace("tensor<2xi64>", "tensor<2xf32>")
+    assert inferred(text, "stablehlo.dynamic_gather") == ["tensor<4x?xf32>"]
+
+
+# ---------------------------------------------------------------------------------------------
+# in-process runs of upstream's pass programs
+# ---------------------------------------------------------------------------------------------
+PASS_FILES = [
+    CONFORMANCE / "transforms" / "stablehlo_refine_shapes.mlir",
+]
+
+
+@pytest.mark.skipif(
+    not all(p.is_file() for p in PASS_FILES), reason="../shared/conformance/transforms is absent"
+)
+@pytest.mark.parametrize("path", PASS_FILES, ids=lambda p: p.name)
+def test_upstream_pass_file_in_process(path: Path, tmp_path: Path) -> None:
+    (line,) = run_lines(path)
+    report = run_chunks(path, line, tmp_path)
+    assert report.passed, "no chunk ran"
+    assert not report.failures, report.failure_text()
