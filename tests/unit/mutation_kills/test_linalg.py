@@ -738,6 +738,19 @@ def test_reduce_window_max_min_take_the_ieee_zero(kind):
     assert np.signbit(got).tolist() == [winner, winner, False, True, True]
 
 
+def test_reduce_window_float_overflow_raises_no_warning():
+    x = np.array([60000.0, 60000.0, -np.inf], np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="warn"):
+            (got,) = Rd.reduce_window([x], [np.array(0.0, np.float16)],
+                                      window_dimensions=(2,), body=R.ADD)
+            (m,) = Rd.reduce_window([x], [np.array(0.0, np.float16)],
+                                    window_dimensions=(2,), body=R.MUL)
+    assert got.tolist() == [np.inf, -np.inf]  # 120000 overflows f16
+    assert m[0] == 0 and np.isnan(m[1])  # 0 * 60000 * -inf
+
+
 def test_reduce_window_f16_folds_in_f16():
     x = np.array([2048.0, 1.0, 1.0, 1.0], F16)
     (got,) = Rd.reduce_window([x], [np.array(0.0, F16)], window_dimensions=(3,), body=R.ADD)
