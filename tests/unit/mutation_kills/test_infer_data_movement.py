@@ -495,3 +495,205 @@ def test_upstream_pass_file_in_process(path: Path, tmp_path: Path) -> None:
     report = run_chunks(path, line, tmp_path)
     assert report.passed, "no chunk ran"
     assert not report.failures, report.failure_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# broadcast_in_dim, dynamic_broadcast_in_dim (upstream's verifyBroadcastInDimOp,
+# verifyDynamicBroadcastInDimOp, verifyBroadcastInDimOpQuantConstraints)
+# ---------------------------------------------------------------------------------------------
+QT2 = "!quant.uniform<i8:f32, 2.0:1>"
+QT2_TEXT = "!quant.uniform<i8:f32, 2.000000e+00:1>"
+
+
+def qaxis(dim: int, *pairs: tuple[float, int]) -> str:
+    return f"!quant.uniform<i8:f32:{dim}, {{" + ", ".join(f"{s}:{z}" for s, z in pairs) + "}>"
+
+
+def test_broadcast_in_dim_errors() -> None:
+    bid = DM.verify_broadcast_in_dim
+    # broadcast_in_dim_c1 (per-tensor quantization)
+    assert err(bid, ty(f"tensor<2x{QT2}>"), (0,), ty("tensor<2x!quant.uniform<i8:f32, 2.0:2>>")) == (
+        f"expect same quantization scale and zero_point but got 'tensor<2x{QT2_TEXT}>' vs "
+        "'tensor<2x!quant.uniform<i8:f32, 2.000000e+00:2>>'"
+    )
+    assert err(bid, ty(f"tensor<2x{QT2}>"), (0,), ty("tensor<2x!quant.uniform<i8:f32, 3.0:1>>")) == (
+        f"expect same quantization scale and zero_point but got 'tensor<2x{QT2_TEXT}>' vs "
+        "'tensor<2x!quant.uniform<i8:f32, 3.000000e+00:1>>'"
+    )
+    bid(ty(f"tensor<2x{QT2}>"), (0,), ty(f"tensor<2x{QT2}>"))
+    # broadcast_in_dim_c2
+    assert err(bid, ty("tensor<2x3xf32>"), (0,), ty("tensor<2x3xf32>")) == (
+        "broadcast_dimensions size (1) does not match operand rank (2)"
+    )
+    assert err(bid, ty("tensor<2xf32>"), (0, 1), ty("tensor<2x3xf32>")) == (
+        "broadcast_dimensions size (2) does not match operand rank (1)"
+    )
+    # broadcast_in_dim_c4
+    assert err(bid, ty("tensor<1x1xf32>"), (1, 1), ty("tensor<2x3xf32>")) == (
+        "broadcast_dimensions should not have duplicates"
+    )
+    # broadcast_in_dim_c3, at both ends
+    assert err(bid, ty("tensor<1xf32>"), (2,), ty("tensor<2x3xf32>")) == (
+        "broadcast_dimensions contains invalid value 2 for result with rank 2"
+    )
+    assert err(bid, ty("tensor<1xf32>"), (-1,), ty("tensor<2x3xf32>")) == (
+        "broadcast_dimensions contains invalid value -1 for result with rank 2"
+    )
+    bid(ty("tensor<1xf32>"), (1,), ty("tensor<2x3xf32>"))
+    bid(ty("tensor<1xf32>"), (0,), ty("tensor<2x3xf32>"))
+    # broadcast_in_dim_c5: 1 or the result's size; a dynamic operand dim is not checked; a
+    # static operand dim against a dynamic result dim is an error (upstream compares sizes)
+    assert err(bid, ty("tensor<3x2xf32>"), (1, 0), ty("tensor<2x4xf32>")) == (
+        "size of operand dimension 0 (3) is not equal to 1 or size of result dimension 1 (4)"
+    )
+    assert err(bid, ty("tensor<3x2xf32>"), (0, 1), ty("tensor<3x4xf32>")) == (
+        "size of operand dimension 1 (2) is not equal to 1 or size of result dimension 1 (4)"
+    )
+    assert err(bid, ty("tensor<3xf32>"), (0,), ty("tensor<?xf32>")) == (
+        "size of operand dimension 0 (3) is not equal to 1 or size of result dimension 0 "
+        "(-9223372036854775808)"
+    )
+    bid(ty("tensor<?x1xf32>"), (0, 1), ty("tensor<5x4xf32>"))
+    bid(ty("tensor<1x3xf32>"), (0, 1), ty("tensor<?x3xf32>"))
+    bid(ty("tensor<3x2xf32>"), (1, 0), ty("tensor<2x3xf32>"))
+
+
+def test_broadcast_in_dim_per_axis_quantization() -> None:
+    bid = DM.verify_broadcast_in_dim
+    # broadcast_in_dim_c6: the result's quantized dimension is where the operand's goes
+    op = ty(f"tensor<2x{qaxis(0, (2.0, 1), (3.0, 2))}>")
+    assert err(bid, op, (1,), ty(f"tensor<4x2x{qaxis(0, (2.0, 1), (3.0, 2))}>")) == (
+        "result quantization_dimension 0 not same as broadcast_dimensions[0] = 1"
+    )
+    bid(op, (1,), ty(f"tensor<4x2x{qaxis(1, (2.0, 1), (3.0, 2))}>"))
+    op2 = ty(f"tensor<5x2x{qaxis(1, (2.0, 1), (3.0, 2))}>")
+    assert err(bid, op2, (0, 2), ty(f"tensor<5x4x2x{qaxis(1, (2.0, 1), (3.0, 2))}>")) == (
+        "result quantization_dimension 1 not same as broadcast_dimensions[1] = 2"
+    )
+    bid(op2, (0, 2), ty(f"tensor<5x4x2x{qaxis(2, (2.0, 1), (3.0, 2))}>"))
+    # an operand quantized dimension of size 1 is broadcast: every result scale and zero point
+    # must be the operand's
+    one = ty(f"tensor<1x{qaxis(0, (2.0, 1))}>")
+    bid(one, (0,), ty(f"tensor<3x{qaxis(0, (2.0, 1), (2.0, 1), (2.0, 1))}>"))
+    assert err(bid, one, (0,), ty(f"tensor<3x{qaxis(0, (2.0, 1), (2.0, 1), (3.0, 1))}>")) == (
+        "mismatch result scale 2 (3.000000e+00) and operand scale 0 (2.000000e+00)"
+    )
+    assert err(bid, one, (0,), ty(f"tensor<3x{qaxis(0, (5.0, 1), (2.0, 1), (2.0, 1))}>")) == (
+        "mismatch result scale 0 (5.000000e+00) and operand scale 0 (2.000000e+00)"
+    )
+    assert err(bid, one, (0,), ty(f"tensor<3x{qaxis(0, (2.0, 1), (2.0, 7), (2.0, 1))}>")) == (
+        "mismatch result zero_point 1 (7) and operand zero_point 0 (1)"
+    )
+    # the quantized dimension of size 1 in the middle of the operand
+    mid = ty(f"tensor<4x1x{qaxis(1, (2.0, 1))}>")
+    bid(mid, (0, 1), ty(f"tensor<4x2x{qaxis(1, (2.0, 1), (2.0, 1))}>"))
+    assert err(bid, mid, (0, 1), ty(f"tensor<4x2x{qaxis(1, (2.0, 1), (2.5, 1))}>")) == (
+        "mismatch result scale 1 (2.500000e+00) and operand scale 0 (2.000000e+00)"
+    )
+    # an operand quantized dimension larger than 1 is not compared scale by scale
+    bid(op, (0,), ty(f"tensor<2x{qaxis(0, (7.0, 1), (8.0, 2))}>"))
+    # a per-tensor result is not checked against a per-axis operand here
+    bid(op, (0,), ty(f"tensor<2x{QT2}>"))
+
+
+def dbid(operand, shape, dims, result, expanding=None, nonexpanding=None):  # type: ignore[no-untyped-def]
+    return DM.verify_dynamic_broadcast_in_dim(
+        ty(operand), shape, dims, expanding, nonexpanding, ty(result)
+    )
+
+
+def dbid_err(*a, **kw) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(InferError) as e:
+        dbid(*a, **kw)
+    return e.value.message
+
+
+def test_dynamic_broadcast_in_dim() -> None:
+    # dynamic_broadcast_in_dim_c1
+    assert dbid_err("tensor<2xf32>", None, (0,), "tensor<2xi32>") == (
+        "expects operand and result to have compatible element type. Got: 'tensor<2xf32>' and "
+        "'tensor<2xi32>'"
+    )
+    dbid(f"tensor<2x{QT2}>", None, (0,), "tensor<2xi8>")  # quantized: checked later
+    dbid("tensor<2xi8>", None, (0,), f"tensor<2x{QT2}>")
+    # dynamic_broadcast_in_dim_c2
+    assert dbid_err("tensor<2x3xf32>", None, (0,), "tensor<2x3xf32>") == (
+        "broadcast_dimensions size (1) does not match operand rank (2)"
+    )
+    # dynamic_broadcast_in_dim_c3
+    assert dbid_err("tensor<2x3xf32>", None, (0, 1), "tensor<3xf32>") == (
+        "result rank (1) is less than operand rank (2)"
+    )
+    dbid("tensor<2x3xf32>", None, (0, 1), "tensor<2x3xf32>")
+    # dynamic_broadcast_in_dim_c4
+    assert dbid_err("tensor<1x1xf32>", None, (0, 0), "tensor<2x3xf32>") == (
+        "broadcast_dimensions should not have duplicates"
+    )
+    # dynamic_broadcast_in_dim_c5
+    assert dbid_err("tensor<1xf32>", None, (2,), "tensor<2x3xf32>") == (
+        "broadcast_dimensions contains invalid value 2 for result with rank 2"
+    )
+    assert dbid_err("tensor<1xf32>", None, (-1,), "tensor<2x3xf32>") == (
+        "broadcast_dimensions contains invalid value -1 for result with rank 2"
+    )
+    dbid("tensor<1xf32>", None, (1,), "tensor<2x3xf32>")
+    assert dbid_err("tensor<3x2xf32>", None, (0, 1), "tensor<3x4xf32>") == (
+        "size of operand dimension 1 (2) is not compatible with size of result dimension 1 (4)"
+    )
+    assert dbid_err("tensor<?x2xf32>", None, (0, 1), "tensor<3x4xf32>") == (
+        "size of operand dimension 1 (2) is not compatible with size of result dimension 1 (4)"
+    )
+    # dynamic sizes are compatible with anything
+    dbid("tensor<?x2xf32>", None, (0, 1), "tensor<3x?xf32>")
+    dbid("tensor<1x2xf32>", None, (0, 1), "tensor<3x2xf32>")
+    # dynamic_broadcast_in_dim_c7: the shape operand's value against the result type
+    assert dbid_err("tensor<1xf32>", (2, 4), (1,), "tensor<2x3xf32>") == (
+        "output shape [2, 4] is incompatible with return type of operation 'tensor<2x3xf32>'"
+    )
+    assert dbid_err("tensor<1xf32>", (2,), (0,), "tensor<2x3xf32>") == (
+        "output shape [2] is incompatible with return type of operation 'tensor<2x3xf32>'"
+    )
+    dbid("tensor<1xf32>", (2, 3), (1,), "tensor<2x?xf32>")
+    # dynamic_broadcast_in_dim_c8
+    assert dbid_err("tensor<1x1xf32>", None, (0, 1), "tensor<2x3xf32>", (0,), (0,)) == (
+        "duplicate expansion hint for at least one operand dimension"
+    )
+    assert dbid_err("tensor<1x1xf32>", None, (0, 1), "tensor<2x3xf32>", (1, 1), None) == (
+        "duplicate expansion hint for at least one operand dimension"
+    )
+    assert dbid_err("tensor<1x1xf32>", None, (0, 1), "tensor<2x3xf32>", None, (0, 0)) == (
+        "duplicate expansion hint for at least one operand dimension"
+    )
+    # dynamic_broadcast_in_dim_c9, dynamic_broadcast_in_dim_c10
+    assert dbid_err("tensor<1x1xf32>", None, (0, 1), "tensor<2x3xf32>", (2,), None) == (
+        "hint for expanding dimension 2 does not refer to a valid operand dimension"
+    )
+    assert dbid_err("tensor<1x1xf32>", None, (0, 1), "tensor<2x3xf32>", None, (-1,)) == (
+        "hint for expanding dimension -1 does not refer to a valid operand dimension"
+    )
+    dbid("tensor<1x1xf32>", None, (0, 1), "tensor<2x3xf32>", (0,), (1,))
+    # a static operand against the shape operand's value
+    assert dbid_err("tensor<4x2xf32>", (3, 5, 2), (0, 2), "tensor<?x?x?xf32>") == (
+        "size of operand dimension 0 (4) is not equal to 1 or value of shape at index 0 (3)"
+    )
+    assert dbid_err("tensor<3x4xf32>", (3, 5, 2), (0, 2), "tensor<?x?x?xf32>") == (
+        "size of operand dimension 1 (4) is not equal to 1 or value of shape at index 2 (2)"
+    )
+    dbid("tensor<3x1xf32>", (3, 5, 2), (0, 2), "tensor<?x?x?xf32>")
+    dbid("tensor<3x2xf32>", (3, 5, 2), (0, 2), "tensor<?x?x?xf32>")
+    # a dynamic operand skips that check
+    dbid("tensor<?x4xf32>", (3, 5, 2), (0, 2), "tensor<?x?x?xf32>")
+    # unranked operand or result: nothing more to check
+    dbid("tensor<*xf32>", (3,), (0, 2), "tensor<2xf32>")
+    dbid("tensor<2xf32>", (3,), (0, 2), "tensor<*xf32>")
+
+
+def test_dynamic_broadcast_in_dim_per_axis_quantization() -> None:
+    op = f"tensor<1x{qaxis(0, (2.0, 1))}>"
+    dbid(op, None, (1,), f"tensor<4x3x{qaxis(1, (2.0, 1), (2.0, 1), (2.0, 1))}>")
+    assert dbid_err(op, None, (1,), f"tensor<4x3x{qaxis(0, (2.0, 1), (2.0, 1), (2.0, 1), (2.0, 1))}>") == (
+        "result quantization_dimension 0 not same as broadcast_dimensions[0] = 1"
+    )
+    assert dbid_err(op, None, (1,), f"tensor<4x3x{qaxis(1, (2.0, 1), (2.0, 3), (2.0, 1))}>") == (
+        "mismatch result zero_point 1 (3) and operand zero_point 0 (1)"
+    )
