@@ -2249,3 +2249,117 @@ def test_rule_registers_the_function_under_every_name(monkeypatch: pytest.Monkey
     assert I.rule("test.a", "test.b")(fn) is fn
     assert I.rules()["test.a"] is fn and I.rules()["test.b"] is fn
     assert infer_result_types("test.b", []) == [TokenType()]
+
+
+NESTED = """func.func @f(%t: tensor<?xf32>, %p: tensor<i1>) {
+  %w = "stablehlo.while"(%t) ({
+  ^bb0(%x: tensor<?xf32>):
+    "stablehlo.return"(%p) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%x: tensor<?xf32>):
+    %v = "stablehlo.while"(%x) ({
+    ^bb0(%y: tensor<?xf32>):
+      "stablehlo.return"(%p) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%y: tensor<?xf32>):
+      %a = stablehlo.abs %y : tensor<?xf32>
+      "stablehlo.return"(%a) : (tensor<?xf32>) -> ()
+    }) : (tensor<?xf32>) -> tensor<?xf32>
+    "stablehlo.return"(%v) : (tensor<?xf32>) -> ()
+  }) : (tensor<?xf32>) -> tensor<?xf32>
+  return
+}"""
+
+
+def test_shape_builder_puts_constants_at_the_start_of_the_function() -> None:
+    from stablehlo_py.ir.infer.reify import ShapeBuilder
+
+    # an op two regions deep: its constants go to the function's entry block, not the loop's
+    m = parse(NESTED)
+    f = next(op for op in m.walk() if op.name == "func.func")
+    abs_op = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    sb = ShapeBuilder.before_op(abs_op)
+    c = sb.const(5)
+    assert c.owner.parent_block() is f.regions[0].blocks.first
+    assert f.regions[0].blocks.first.first_op is c.owner
+    d = sb.dim(abs_op.operands[0], 0)
+    assert d.owner.parent_block() is abs_op.parent_block()  # the computation stays before the op
+    assert d.owner.next_op is abs_op
+
+    # top-level ops of a module (no function): the module's body
+    m = parse("%c = stablehlo.constant dense<1.0> : tensor<2xf32>\n%0 = stablehlo.abs %c : tensor<2xf32>")
+    abs_op = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    c = ShapeBuilder.before_op(abs_op).const(6)
+    assert c.owner.parent_block() is abs_op.parent_block()
+    assert abs_op.parent_block().first_op is c.owner
+
+    # a loop at the top level of a module: the module's body
+    top = NESTED.replace("func.func @f(%t: tensor<?xf32>, %p: tensor<i1>) {\n", "").replace("  return\n}", "")
+    m = parse("%t = stablehlo.constant dense<1.0> : tensor<2xf32>\n%p = stablehlo.constant dense<true> : tensor<i1>\n"
+              + top.replace("tensor<?xf32>", "tensor<2xf32>"))
+    abs_op = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    body = m.regions[0].blocks.first
+    c = ShapeBuilder.before_op(abs_op).const(7)
+    assert c.owner.parent_block() is body and body.first_op is c.owner
+
+    # a loop not (yet) in any block: its own body
+    outer = next(op for op in m.walk() if op.name == "stablehlo.while")
+    inner = [op for op in m.walk() if op.name == "stablehlo.while"][1]
+    inner.detach()
+    sb = ShapeBuilder.before_op(abs_op)
+    assert sb is not None
+    c = sb.const(8)
+    assert c.owner.parent_block() is abs_op.parent_block()
+    assert outer.parent_block() is body
+
+
+def test_shape_builder_reuses_only_arith_constants() -> None:
+    from stablehlo_py.ir.infer.reify import ShapeBuilder
+
+    m = parse(
+        "func.func @f(%t: tensor<0x?xf32>) {\n"
+        '  %k = "chlo.constant_like"(%t) {value = 3 : index} : (tensor<0x?xf32>) -> tensor<0x?xindex>\n'
+        "  %c = arith.constant 4 : index\n"
+        "  %0 = stablehlo.abs %t : tensor<0x?xf32>\n  return\n}"
+    )
+    f = next(op for op in m.walk() if op.name == "func.func")
+    abs_op = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    existing = next(op for op in m.walk() if op.name == "arith.constant")
+    sb = ShapeBuilder.before_op(abs_op)
+    three = sb.const(3)
+    assert three.owner.name == "arith.constant" and three.owner.properties["value"].value.data == 3
+    four = sb.const(4)
+    assert four.owner is existing and f.regions[0].blocks.first.first_op is existing
+    # a static size of 0 folds as any other static size
+    t = f.regions[0].blocks.first.args[0]
+    assert sb.dim(t, 0) == 0
+    assert sb.dim(t, 1).owner.name == "tensor.dim"
+
+
+def test_reify_refuses_unranked_operands_with_the_ops_name() -> None:
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    from stablehlo_py.errors import NotSupportedError
+    from stablehlo_py.ir.infer import reify as R
+
+    m = parse(
+        "func.func @f(%t: tensor<*xf32>) {\n"
+        "  %0 = stablehlo.transpose %t, dims = [1, 0] : (tensor<*xf32>) -> tensor<*xf32>\n  return\n}"
+    )
+    op = next(o for o in m.walk() if o.name == "stablehlo.transpose")
+    with pytest.raises(NotSupportedError) as e:
+        R.reify_result_shapes(op, R.ShapeBuilder.before_op(op))
+    assert "reifying the result shape of stablehlo.transpose: its operand is not ranked" in str(e.value)
+    assert R.int_list(DenseArrayBase.from_list(i64, [1, 0])) == (1, 0)
+
+
+def test_reify_registration(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablehlo_py.ir.infer import reify as R
+
+    monkeypatch.setattr(R, "REIFY", dict(R.REIFY))
+
+    def fn(op, b):  # type: ignore[no-untyped-def]
+        return None
+
+    assert R._reify("test.x", "test.y")(fn) is fn
+    assert R.has_reify("test.x") and R.has_reify("test.y") and R.REIFY["test.y"] is fn
