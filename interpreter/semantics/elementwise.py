@@ -186,7 +186,7 @@ def _smith_divide(a: Array, b: Array, c: Array, d: Array) -> tuple[Array, Array]
     infinities and zeros where that formula gives NaN + NaN i (a zero divisor, an infinite
     dividend over a finite divisor, a finite dividend over an infinite divisor).
 
-    Returns (real, imag).  Where the parts' magnitudes tie, ``c / d`` is the ratio taken (``|c| <
+    Returns (real, imag).  Where the parts' magnitudes tie, ``d / c`` is the ratio taken (``|c| <
     |d|`` is false)."""
     abs_c, abs_d = np.abs(c), np.abs(d)
     c_smaller = abs_c < abs_d
@@ -461,7 +461,8 @@ def sign(operand: Any) -> Array:
     kind = _kind(x)
     with np.errstate(all="ignore"):
         if kind in ("sint", "uint"):
-            v = _signed_int64(x) if kind == "sint" else compute_int(x).astype(np.int64)
+            # unsigned: 0 or 1 (a ui64 value >= 2**63 is positive, not -1 read as int64)
+            v = _signed_int64(x) if kind == "sint" else (compute_int(x) != 0).astype(np.int64)
             return wrap_int(np.sign(v), x.dtype)
         if kind == "float":
             v = to_f64(x)
