@@ -697,3 +697,151 @@ def test_dynamic_broadcast_in_dim_per_axis_quantization() -> None:
     assert dbid_err(op, None, (1,), f"tensor<4x3x{qaxis(1, (2.0, 1), (2.0, 3), (2.0, 1))}>") == (
         "mismatch result zero_point 1 (3) and operand zero_point 0 (1)"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# reshape, dynamic_reshape and their quantization constraints
+# ---------------------------------------------------------------------------------------------
+
+
+def test_reshape() -> None:
+    rs = DM.verify_reshape
+    assert err(rs, ty("tensor<2x3xf32>"), ty("tensor<5xf32>")) == (
+        "number of output elements (5) doesn't match expected number of elements (6)"
+    )
+    assert err(rs, ty("tensor<2x3x2xf32>"), ty("tensor<4x2xf32>")) == (
+        "number of output elements (8) doesn't match expected number of elements (12)"
+    )
+    rs(ty("tensor<2x3xf32>"), ty("tensor<6xf32>"))
+    rs(ty("tensor<2x3xf32>"), ty("tensor<3x1x2xf32>"))
+    rs(ty("tensor<f32>"), ty("tensor<1x1xf32>"))
+    # a dynamic side is not checked
+    rs(ty("tensor<?x3xf32>"), ty("tensor<5xf32>"))
+    rs(ty("tensor<2x3xf32>"), ty("tensor<?xf32>"))
+    rs(ty("tensor<*xf32>"), ty("tensor<5xf32>"))
+    rs(ty("tensor<5xf32>"), ty("tensor<*xf32>"))
+    # reshape_c1: per-tensor quantization (only when the element counts agree)
+    assert err(rs, ty(f"tensor<2x3x{QT2}>"), ty("tensor<6x!quant.uniform<i8:f32, 2.0:5>>")) == (
+        f"expect same quantization scale and zero_point but got 'tensor<2x3x{QT2_TEXT}>' vs "
+        "'tensor<6x!quant.uniform<i8:f32, 2.000000e+00:5>>'"
+    )
+    rs(ty("tensor<6xi8>"), ty(f"tensor<6x{QT2}>"))
+    rs(ty(f"tensor<2x3x{QT2}>"), ty(f"tensor<6x{QT2}>"))
+
+
+def test_reshape_quantization() -> None:
+    rq = DM.verify_reshape_quantization
+    # reshape_c1: per-axis scales and zero points
+    a = f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"
+    b = f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (4.0, 0))}>"
+    c = f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 1))}>"
+    assert err(rq, ty(a), ty(b)) == (
+        "expect same quantization scales and zero_points but got "
+        f"'{type_to_str(ty(a))}' vs '{type_to_str(ty(b))}'"
+    )
+    assert type_to_str(ty(a)) == (
+        "tensor<2x3x!quant.uniform<i8:f32:1, {1.000000e+00,2.000000e+00,3.000000e+00}>>"
+    )
+    assert err(rq, ty(a), ty(c)).startswith("expect same quantization scales and zero_points but got ")
+    # reshape_c3: the quantized dimension keeps its size ...
+    d = f"tensor<3x2x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 0))}>"
+    assert err(rq, ty(a), ty(f"tensor<6x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 0))}>")) == (
+        "expect same quantization dimension size for operand and result "
+        f"'{type_to_str(ty(a))}' and "
+        "'tensor<6x!quant.uniform<i8:f32:0, {1.000000e+00,2.000000e+00,3.000000e+00}>>'"
+    )
+    # ... and the product of the dimensions before it
+    assert err(rq, ty(a), ty(d)) == (
+        "product of dimensions before quantization dimension must match between operand and "
+        "result for 2 and 1"
+    )
+    rq(ty(a), ty(f"tensor<2x3x1x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    rq(ty(a), ty(f"tensor<1x2x3x{qaxis(2, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    rq(ty(a), ty(f"tensor<2x1x3x{qaxis(2, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    assert err(rq, ty(a), ty(f"tensor<1x2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>")).startswith(
+        "expect same quantization dimension size for operand and result "
+    )
+    rq(
+        ty(f"tensor<2x2x3x{qaxis(2, (1.0, 0), (2.0, 0), (3.0, 0))}>"),
+        ty(f"tensor<1x4x3x{qaxis(2, (1.0, 0), (2.0, 0), (3.0, 0))}>"),
+    )
+    assert err(
+        rq,
+        ty(f"tensor<4x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"),
+        ty(f"tensor<2x3x2x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"),
+    ) == (
+        "product of dimensions before quantization dimension must match between operand and "
+        "result for 4 and 2"
+    )
+    # dynamic sizes: the dimension size check skips them, the product check needs static shapes
+    rq(ty(f"tensor<?x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), ty(f"tensor<7x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    rq(ty(f"tensor<2x?x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), ty(f"tensor<6x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    rq(ty(a), ty(f"tensor<2x?x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    rq(ty(a), ty(f"tensor<?x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    # per-axis on one side only: nothing to compare
+    rq(ty(a), ty(f"tensor<6x{QT2}>"))
+    rq(ty(f"tensor<6x{QT2}>"), ty(a))
+    rq(ty(a), ty("tensor<6xi8>"))
+
+
+def dreshape(operand, shape_type, shape, result):  # type: ignore[no-untyped-def]
+    return DM.verify_dynamic_reshape(ty(operand), ty(shape_type), shape, ty(result))
+
+
+def dreshape_err(*a) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(InferError) as e:
+        dreshape(*a)
+    return e.value.message
+
+
+def test_dynamic_reshape() -> None:
+    # dynamic_reshape_c1
+    assert dreshape_err("tensor<6xf32>", "tensor<1xi64>", None, "tensor<6xi32>") == (
+        "expects operand and result to have compatible element type. Got: 'tensor<6xf32>' and "
+        "'tensor<6xi32>'"
+    )
+    # dynamic_reshape_c2
+    assert dreshape_err("tensor<2x3xf32>", "tensor<1xi64>", None, "tensor<5xf32>") == (
+        "number of output elements (5) doesn't match expected number of elements (6)"
+    )
+    dreshape("tensor<2x3xf32>", "tensor<1xi64>", None, "tensor<6xf32>")
+    dreshape("tensor<?x3xf32>", "tensor<1xi64>", None, "tensor<5xf32>")
+    dreshape("tensor<2x3xf32>", "tensor<1xi64>", None, "tensor<?xf32>")
+    # dynamic_reshape_c4
+    assert dreshape_err("tensor<2x3xf32>", "tensor<2xi64>", (3, 2), "tensor<2x3xf32>") == (
+        "output shape [3, 2] is incompatible with return type of operation 'tensor<2x3xf32>'"
+    )
+    assert dreshape_err("tensor<?xf32>", "tensor<2xi64>", (-1, 2), "tensor<?x2xf32>") == (
+        "output shape [-1, 2] is incompatible with return type of operation 'tensor<?x2xf32>'"
+    )
+    dreshape("tensor<?xf32>", "tensor<2xi64>", (3, 2), "tensor<?x2xf32>")
+    # the shape operand's size is the result's rank
+    assert dreshape_err("tensor<6xf32>", "tensor<2xi64>", None, "tensor<6xf32>") == (
+        "result should have a rank equal to the number of elements in output_shape"
+    )
+    assert dreshape_err("tensor<6xf32>", "tensor<?xi64>", None, "tensor<6xf32>") == (
+        "result should have a rank equal to the number of elements in output_shape"
+    )
+    dreshape("tensor<6xf32>", "tensor<1xi64>", None, "tensor<6xf32>")
+    # the shape operand's value against a static operand
+    assert dreshape_err("tensor<2x3xf32>", "tensor<2xi64>", (2, 2), "tensor<?x?xf32>") == (
+        "output_shape is incompatible with input type of operation: input has 6 elements, but "
+        "output_shape has 4"
+    )
+    assert dreshape_err("tensor<2x3xf32>", "tensor<3xi64>", (2, 2, 2), "tensor<?x?x?xf32>") == (
+        "output_shape is incompatible with input type of operation: input has 6 elements, but "
+        "output_shape has 8"
+    )
+    dreshape("tensor<2x3xf32>", "tensor<2xi64>", (3, 2), "tensor<?x?xf32>")
+    dreshape("tensor<2x?xf32>", "tensor<2xi64>", (3, 5), "tensor<?x?xf32>")
+    # quantized: element types are compared by the quantization checks
+    a = f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"
+    dreshape(a, "tensor<3xi64>", None, f"tensor<2x3x1x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>")
+    assert dreshape_err(a, "tensor<1xi64>", None, f"tensor<6x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 0))}>").startswith(
+        "expect same quantization dimension size for operand and result "
+    )
+    assert dreshape_err(f"tensor<6x{QT2}>", "tensor<2xi64>", None, "tensor<2x3x!quant.uniform<i8:f32, 2.0:3>>") == (
+        f"expect same quantization scale and zero_point but got 'tensor<6x{QT2_TEXT}>' vs "
+        "'tensor<2x3x!quant.uniform<i8:f32, 2.000000e+00:3>>'"
+    )
+    dreshape(f"tensor<6x{QT2}>", "tensor<2xi64>", None, "tensor<2x3xi8>")
