@@ -845,3 +845,163 @@ def test_dynamic_reshape() -> None:
         "'tensor<2x3x!quant.uniform<i8:f32, 2.000000e+00:3>>'"
     )
     dreshape(f"tensor<6x{QT2}>", "tensor<2xi64>", None, "tensor<2x3xi8>")
+
+
+# ---------------------------------------------------------------------------------------------
+# reverse, transpose, iota, dynamic_iota, real_dynamic_slice, dynamic_pad
+# ---------------------------------------------------------------------------------------------
+
+
+def test_reverse() -> None:
+    rv = DM.verify_reverse
+    assert err(rv, ty("tensor<2x3xf32>"), (1, 0, 1)) == "dimensions should be unique. Got: 1, 0, 1"
+    assert err(rv, ty("tensor<2x3xf32>"), (-1,)) == (
+        "all dimensions should be non-negative. Got dimension: -1."
+    )
+    assert err(rv, ty("tensor<2x3xf32>"), (0, 2)) == (
+        "all dimensions should be between [0, 2). Got dimension: 2."
+    )
+    rv(ty("tensor<2x3xf32>"), (1, 0))
+    rv(ty("tensor<2x3xf32>"), ())
+    rv(ty("tensor<*xf32>"), (5,))
+
+
+def test_transpose_quantization() -> None:
+    tr = DM.verify_transpose
+    a = ty(f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>")
+    tr(a, (1, 0), ty(f"tensor<3x2x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    assert err(tr, a, (1, 0), ty(f"tensor<3x2x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>")) == (
+        "operand quantization_dimension 1 is not same as permutation[1] = 0"
+    )
+    b = ty(f"tensor<2x3x4x{qaxis(0, (1.0, 0), (2.0, 0))}>")
+    assert err(tr, b, (1, 2, 0), ty(f"tensor<3x4x2x{qaxis(0, (1.0, 0), (2.0, 0))}>")) == (
+        "operand quantization_dimension 0 is not same as permutation[0] = 1"
+    )
+    tr(b, (1, 2, 0), ty(f"tensor<3x4x2x{qaxis(2, (1.0, 0), (2.0, 0))}>"))
+    # transpose_c1
+    assert err(tr, a, (1, 0), ty(f"tensor<3x2x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 5))}>")).startswith(
+        "expect same quantization scales and zero_points but got "
+    )
+    assert err(tr, ty(f"tensor<2x3x{QT2}>"), (1, 0), ty("tensor<3x2x!quant.uniform<i8:f32, 2.0:4>>")) == (
+        f"expect same quantization scale and zero_point but got 'tensor<2x3x{QT2_TEXT}>' vs "
+        "'tensor<3x2x!quant.uniform<i8:f32, 2.000000e+00:4>>'"
+    )
+    tr(ty(f"tensor<2x3x{QT2}>"), (1, 0), ty(f"tensor<3x2x{QT2}>"))
+    tr(ty("tensor<2x3xf32>"), (1, 0), ty("tensor<3x2xf32>"))
+
+
+def test_iota() -> None:
+    assert err(DM.verify_iota, 0, ty("tensor<f32>")) == "does not support scalars."
+    assert err(DM.verify_iota, 2, ty("tensor<2x3xf32>")) == (
+        "iota dimension cannot go beyond the output rank."
+    )
+    DM.verify_iota(1, ty("tensor<2x3xf32>"))
+    DM.verify_iota(0, ty("tensor<2xf32>"))
+    DM.verify_iota(7, ty("tensor<*xf32>"))
+    # dynamic_iota_c1, dynamic_iota_c2
+    assert err(DM.verify_dynamic_iota, None, 1, ty("tensor<2xf32>")) == (
+        "iota dimension cannot go beyond the output rank."
+    )
+    DM.verify_dynamic_iota(None, 0, ty("tensor<2xf32>"))
+    DM.verify_dynamic_iota((2, 3), 1, ty("tensor<2x?xf32>"))
+    assert err(DM.verify_dynamic_iota, (2, 4), 1, ty("tensor<2x3xf32>")) == (
+        "output shape [2, 4] is incompatible with return type of operation 'tensor<2x3xf32>'"
+    )
+    DM.verify_dynamic_iota((2, 4), 5, ty("tensor<*xf32>"))
+
+
+def test_shape_operand_compatible() -> None:
+    ok = DM.verify_shape_operand_compatible
+    ok((2, 3), ty("tensor<2x3xf32>"))
+    ok((2, 3), ty("tensor<?x3xf32>"))
+    ok((0,), ty("tensor<0xf32>"))
+    ok((2, 3), ty("tensor<*xf32>"))
+    ok(None, ty("tensor<2x3xf32>"))
+    ok((2, 3), ty("tensor<2x?xf32, #stablehlo.bounds<?, 3>>"))
+    assert err(ok, (2, 4), ty("tensor<2x?xf32, #stablehlo.bounds<?, 3>>")) == (
+        "output shape [2, 4] is incompatible with return type of operation "
+        "'tensor<2x?xf32, #stablehlo.bounds<?, 3>>'"
+    )
+    assert err(ok, (2,), ty("tensor<2x3xf32>")) == (
+        "output shape [2] is incompatible with return type of operation 'tensor<2x3xf32>'"
+    )
+    assert err(ok, (-1, 3), ty("tensor<?x3xf32>")) == (
+        "output shape [-1, 3] is incompatible with return type of operation 'tensor<?x3xf32>'"
+    )
+    assert err(ok, (2, -5), ty("tensor<2x?xf32>")) == (
+        "output shape [2, -5] is incompatible with return type of operation 'tensor<2x?xf32>'"
+    )
+
+
+def test_real_dynamic_slice() -> None:
+    rds = DM.verify_real_dynamic_slice
+    t1, t2 = ty("tensor<1xi64>"), ty("tensor<2xi64>")
+    rds(ty("tensor<2x3xf32>"), t2, t2, t2)
+    assert err(rds, ty("tensor<2x3xf32>"), t1, t2, t2) == (
+        "has mismatched number of operand rank (2) and start_indices size (1)"
+    )
+    assert err(rds, ty("tensor<2x3xf32>"), t2, ty("tensor<3xi64>"), t2) == (
+        "has mismatched number of operand rank (2) and limit_indices size (3)"
+    )
+    assert err(rds, ty("tensor<2x3xf32>"), t2, t2, t1) == (
+        "has mismatched number of operand rank (2) and strides size (1)"
+    )
+    # a 2-d index operand counts its elements; a dynamic one has upstream's kDynamic count
+    rds(ty("tensor<2x3x1x1xf32>"), ty("tensor<2x2xi64>"), ty("tensor<4xi64>"), ty("tensor<4xi64>"))
+    assert err(rds, ty("tensor<2x3xf32>"), ty("tensor<?xi64>"), t2, t2) == (
+        "has mismatched number of operand rank (2) and start_indices size (-9223372036854775808)"
+    )
+    assert err(rds, ty("tensor<2x3xf32>"), t2, t2, ty("tensor<2x?xi64>")) == (
+        "has mismatched number of operand rank (2) and strides size (-9223372036854775808)"
+    )
+    # a rank-0 operand with rank-0 (one element) index operands
+    assert err(rds, ty("tensor<f32>"), ty("tensor<i64>"), ty("tensor<0xi64>"), ty("tensor<0xi64>")) == (
+        "has mismatched number of operand rank (0) and start_indices size (1)"
+    )
+    rds(ty("tensor<*xf32>"), t1, t2, t2)
+    rds(ty("tensor<2x3xf32>"), ty("tensor<*xi64>"), t2, t2)
+
+
+def dpad(operand, low_type, low, high, interior, result):  # type: ignore[no-untyped-def]
+    return DM.verify_dynamic_pad(ty(operand), ty(low_type), low, high, interior, ty(result))
+
+
+def dpad_err(*a) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(InferError) as e:
+        dpad(*a)
+    return e.value.message
+
+
+def test_dynamic_pad() -> None:
+    # dynamic_pad_c2
+    assert dpad_err("tensor<2x3xf32>", "tensor<1xi64>", None, None, None, "tensor<?x?xf32>") == (
+        "padding operands size (1) must match operand rank (2)"
+    )
+    assert dpad_err("tensor<2x3xf32>", "tensor<?xi64>", None, None, None, "tensor<?x?xf32>") == (
+        "padding operands size (-9223372036854775808) must match operand rank (2)"
+    )
+    dpad("tensor<2x3xf32>", "tensor<2xi64>", None, None, None, "tensor<?x?xf32>")
+    # dynamic_pad_c3
+    assert dpad_err("tensor<2x3xf32>", "tensor<2xi64>", None, None, (0, -1), "tensor<?x?xf32>") == (
+        "interior_padding must be non-negative, but got 0, -1"
+    )
+    dpad("tensor<2x3xf32>", "tensor<2xi64>", None, None, (0, 0), "tensor<?x?xf32>")
+    # dynamic_pad_c4: in + low + max(in - 1, 0) * interior + high
+    dpad("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), (0, 2), (0, 1), "tensor<3x7xf32>")
+    assert dpad_err("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), (0, 2), (0, 1), "tensor<3x8xf32>") == (
+        "expected output dimension at index 1 to equal 7, but got 8"
+    )
+    assert dpad_err("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), (0, 2), (2, 1), "tensor<3x7xf32>") == (
+        "expected output dimension at index 0 to equal 5, but got 3"
+    )
+    assert dpad_err("tensor<4xf32>", "tensor<1xi64>", (-1,), (-2,), (3,), "tensor<4xf32>") == (
+        "expected output dimension at index 0 to equal 10, but got 4"
+    )
+    dpad("tensor<0x1xf32>", "tensor<2xi64>", (1, 1), (1, 1), (5, 5), "tensor<2x3xf32>")
+    # any dynamic size, or padding that is not a constant, is not checked
+    dpad("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), (0, 2), (0, 1), "tensor<3x?xf32>")
+    dpad("tensor<2x?xf32>", "tensor<2xi64>", (1, 0), (0, 2), (0, 1), "tensor<9x9xf32>")
+    dpad("tensor<2x3xf32>", "tensor<2xi64>", None, (0, 2), (0, 1), "tensor<9x9xf32>")
+    dpad("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), None, (0, 1), "tensor<9x9xf32>")
+    dpad("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), (0, 2), None, "tensor<9x9xf32>")
+    dpad("tensor<*xf32>", "tensor<5xi64>", (1,), (1,), (-1,), "tensor<9x9xf32>")
