@@ -1005,3 +1005,300 @@ def test_dynamic_pad() -> None:
     dpad("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), None, (0, 1), "tensor<9x9xf32>")
     dpad("tensor<2x3xf32>", "tensor<2xi64>", (1, 0), (0, 2), None, "tensor<9x9xf32>")
     dpad("tensor<*xf32>", "tensor<5xi64>", (1,), (1,), (-1,), "tensor<9x9xf32>")
+
+
+# ---------------------------------------------------------------------------------------------
+# scatter (upstream's verifyScatterOp, validateScatterDimensionNumbers, inferScatterOp)
+# ---------------------------------------------------------------------------------------------
+
+
+def scatter_text(o, i, u, uwd=(), iwd=(), ibd=(), sibd=(), sdod=(), ivd=0, n=1, results=None, body=None):  # type: ignore[no-untyped-def]
+    """A scatter of `n` inputs of type `o` (or the list `o`) with updates `u` (or the list)."""
+    os_ = list(o) if isinstance(o, (list, tuple)) else [o] * n
+    us = list(u) if isinstance(u, (list, tuple)) else [u] * n
+    n = len(os_)
+    parts = [f"update_window_dims = [{_l(uwd)}]", f"inserted_window_dims = [{_l(iwd)}]"]
+    if ibd:
+        parts.append(f"input_batching_dims = [{_l(ibd)}]")
+    if sibd:
+        parts.append(f"scatter_indices_batching_dims = [{_l(sibd)}]")
+    parts += [f"scatter_dims_to_operand_dims = [{_l(sdod)}]", f"index_vector_dim = {ivd}"]
+    dn = "#stablehlo.scatter<" + ", ".join(parts) + ">"
+    args = [f"%o{k}: {t}" for k, t in enumerate(os_)] + [f"%i: {i}"]
+    args += [f"%u{k}: {t}" for k, t in enumerate(us)]
+    operands = [f"%o{k}" for k in range(n)] + ["%i"] + [f"%u{k}" for k in range(n)]
+    elems = []
+    for t in os_:
+        inner = t[len("tensor<") : -1].split("x")[-1] if "quant" not in t else t.split("x", t.count("x"))[-1][:-1]
+        elems.append(inner)
+    if body is None:
+        bargs = ", ".join(f"%x{k}: tensor<{e}>" for k, e in enumerate(elems))
+        bargs += ", " + ", ".join(f"%y{k}: tensor<{e}>" for k, e in enumerate(elems))
+        rets = ", ".join(f"%y{k}" for k in range(n))
+        rtys = ", ".join(f"tensor<{e}>" for e in elems)
+        body = f"    ^bb0({bargs}):\n      stablehlo.return {rets} : {rtys}\n"
+    res = results if results is not None else os_
+    return (
+        f"func.func @f({', '.join(args)}) {{\n"
+        f'  %r:{n} = "stablehlo.scatter"({", ".join(operands)}) <{{scatter_dimension_numbers = {dn}}}> ({{\n'
+        f"{body}  }}) : ({', '.join(os_ + [i] + us)}) -> ({', '.join(res)})\n"
+        "  return\n}"
+    )
+
+
+SGOOD = dict(o="tensor<5x3xf32>", i="tensor<4x1xi32>", u="tensor<4x3xf32>", uwd=(1,), iwd=(0,), sdod=(0,), ivd=1)
+
+
+def _s(**kw):  # type: ignore[no-untyped-def]
+    args = dict(SGOOD)
+    args.update(kw)
+    return args
+
+
+def test_scatter_good_cases() -> None:
+    verifies(scatter_text(**_s()))
+    # two inputs
+    verifies(scatter_text(**_s(n=2)))
+    # an implied index vector dimension
+    verifies(scatter_text(**_s(i="tensor<4xi32>")))
+    # update window dims equal to the operand's (and smaller), dynamic sizes anywhere
+    verifies(scatter_text(**_s(u="tensor<4x2xf32>")))
+    verifies(scatter_text(**_s(o="tensor<?x?xf32>", i="tensor<?x?xi32>", u="tensor<?x?xf32>")))
+    verifies(scatter_text(**_s(o="tensor<5x?xf32>", u="tensor<4x9xf32>")))
+    verifies(scatter_text(**_s(u="tensor<?x3xf32>")))
+    # batching dims
+    verifies(
+        scatter_text(
+            o="tensor<3x5x7xf32>",
+            i="tensor<3x4x1xi32>",
+            u="tensor<3x4x7xf32>",
+            uwd=(2,),
+            iwd=(1,),
+            ibd=(0,),
+            sibd=(0,),
+            sdod=(1,),
+            ivd=2,
+        )
+    )
+    verifies(
+        scatter_text(
+            o="tensor<5x3x7xf32>",
+            i="tensor<4x3x1xi32>",
+            u="tensor<4x3x7xf32>",
+            uwd=(2,),
+            iwd=(0,),
+            ibd=(1,),
+            sibd=(1,),
+            sdod=(0,),
+            ivd=2,
+        )
+    )
+    # the index vector dim first
+    verifies(scatter_text(**_s(i="tensor<1x4xi32>", ivd=0)))
+    # no inserted window dims
+    verifies(scatter_text(**_s(iwd=(), uwd=(1, 2), u="tensor<4x5x3xf32>")))
+    verifies(scatter_text(**_s(iwd=(), uwd=(1, 2), u="tensor<4x2x1xf32>")))
+
+
+@pytest.mark.parametrize(
+    ("kw", "msg"),
+    [
+        # scatter_c1, scatter_c3
+        (dict(o=["tensor<5x3xf32>", "tensor<5x4xf32>"], u=["tensor<4x3xf32>", "tensor<4x3xf32>"]), "Not all inputs have compatible shapes."),
+        (dict(o=["tensor<5x3xf32>", "tensor<5x3x1xf32>"], u=["tensor<4x3xf32>", "tensor<4x3xf32>"]), "Not all inputs have compatible shapes."),
+        (dict(o=["tensor<5x3xf32>", "tensor<5x3xf32>"], u=["tensor<4x3xf32>", "tensor<4x2xf32>"]), "Not all updates have compatible shapes."),
+        (dict(o=["tensor<5x3xf32>", "tensor<5x3xf32>"], u=["tensor<4x3xf32>", "tensor<4x3x1xf32>"]), "Not all updates have compatible shapes."),
+        # scatter_c22
+        (dict(ivd=3), "Expects index_vector_dim to be in range [0, rank-of('scatter_indices')] i.e. [0, 2]. got: 3."),
+        (dict(ivd=-1), "Expects index_vector_dim to be in range [0, rank-of('scatter_indices')] i.e. [0, 2]. got: -1."),
+        # scatter_c4 (ranks)
+        (
+            dict(u="tensor<4x3x1xf32>"),
+            "expects updates tensor must be of rank 2 ( == rank-of('scatter_indices') - 1 + "
+            "size-of('update_window_dims'), where 'scatter_indices' is expanded by a trailing 1 "
+            "dimension if 'index_vector_dim' == rank-of('scatter_indices')), but got 3.",
+        ),
+        (
+            dict(i="tensor<4x1xi32>", ivd=2, sdod=(0,), u="tensor<4x3xf32>"),
+            "expects updates tensor must be of rank 3 ( == rank-of('scatter_indices') - 1 + "
+            "size-of('update_window_dims'), where 'scatter_indices' is expanded by a trailing 1 "
+            "dimension if 'index_vector_dim' == rank-of('scatter_indices')), but got 2.",
+        ),
+        (
+            dict(o=["tensor<5x3xf32>", "tensor<5x3xf32>"], u=["tensor<4x3xf32>", "tensor<4x?xf32>"], i="tensor<4x1x1xi32>", ivd=2),
+            "expects updates tensor must be of rank 3 ( == rank-of('scatter_indices') - 1 + "
+            "size-of('update_window_dims'), where 'scatter_indices' is expanded by a trailing 1 "
+            "dimension if 'index_vector_dim' == rank-of('scatter_indices')), but got 2.",
+        ),
+        # scatter_c2
+        (
+            dict(o="tensor<5x3x2xf32>"),
+            "Expects rank-of operand to match size-of('update_window_dims') + "
+            "size-of('inserted_window_dims') + size-of('input_batching_dims') i.e. 2 but got 3.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(2,), sibd=(0,), u="tensor<4x3xf32>", i="tensor<4x1xi32>", iwd=(0,), uwd=(1,)),
+            "input_batching_dims[0] and scatter_indices_batching_dims[0] must have compatible sizes, "
+            "but got 2 and 4.",
+        ),
+        (
+            dict(o="tensor<5x3x2x7xf32>", ibd=(2,), sibd=(0,)),
+            "Expects rank-of operand to match size-of('update_window_dims') + "
+            "size-of('inserted_window_dims') + size-of('input_batching_dims') i.e. 3 but got 4.",
+        ),
+        # scatter_c7
+        (dict(o="tensor<5x3x2xf32>", u="tensor<4x3x2xf32>", uwd=(2, 1)), "Expects update_window_dims to be sorted; got: [2, 1]."),
+        (dict(o="tensor<5x3x2xf32>", u="tensor<4x3x2xf32>", uwd=(1, 1)), "Expects update_window_dims to not repeat; got: [1, 1]."),
+        # scatter_c8
+        (
+            dict(o="tensor<5x3x2xf32>", u="tensor<4x3x2xf32>", uwd=(1, 3)),
+            "Expects each element of update_window_dims to be in range [0, rank-of('updates')) i.e. [0, 3). got: 3.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", u="tensor<4x3x2xf32>", uwd=(-1, 1)),
+            "Expects each element of update_window_dims to be in range [0, rank-of('updates')) i.e. [0, 3). got: -1.",
+        ),
+        # scatter_c9
+        (
+            dict(o="tensor<5x3x2xf32>", iwd=(0,), ibd=(0,), sibd=(0,)),
+            "has duplicated dimension from inserted_window_dims and input_batching_dims: 0",
+        ),
+        # scatter_c10
+        (dict(o="tensor<5x3x2xf32>", iwd=(1, 0)), "Expects inserted_window_dims to be sorted; got: [1, 0]."),
+        # scatter_c11
+        (
+            dict(iwd=(2,)),
+            "Expects each element of inserted_window_dims to be in range [0, rank-of('operand')) i.e. [0, 2). got: 2.",
+        ),
+        (
+            dict(iwd=(-1,)),
+            "Expects each element of inserted_window_dims to be in range [0, rank-of('operand')) i.e. [0, 2). got: -1.",
+        ),
+        # scatter_c12
+        (
+            dict(o="tensor<5x3x2x2xf32>", ibd=(2, 1), sibd=(0, 0), i="tensor<4x1xi32>"),
+            "Expects input_batching_dims to be sorted; got: [2, 1].",
+        ),
+        # scatter_c13
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(3,), sibd=(0,)),
+            "Expects each element of input_batching_dims to be in range [0, rank-of('operand')) i.e. [0, 3). got: 3.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(-1,), sibd=(0,)),
+            "Expects each element of input_batching_dims to be in range [0, rank-of('operand')) i.e. [0, 3). got: -1.",
+        ),
+        # scatter_c14
+        (
+            dict(o="tensor<5x3x2x2xf32>", ibd=(2, 3), sibd=(0, 0)),
+            "Expects scatter_indices_batching_dims to not repeat; got: [0, 0].",
+        ),
+        # scatter_c15 (against the expanded scatter_indices)
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(2,), sibd=(2,)),
+            "Expects each element of scatter_indices_batching_dims to be in range [0, "
+            "rank-of('scatter_indices')) i.e. [0, 2). got: 2.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(2,), sibd=(-1,)),
+            "Expects each element of scatter_indices_batching_dims to be in range [0, "
+            "rank-of('scatter_indices')) i.e. [0, 2). got: -1.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(2,), sibd=(1,), i="tensor<4xi32>"),
+            "expects scatter_indices_batching_dims not to include index_vector_dim 1.",
+        ),
+        # scatter_c16
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(2,), sibd=(1,)),
+            "expects scatter_indices_batching_dims not to include index_vector_dim 1.",
+        ),
+        # scatter_c17
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(2,)),
+            "input_batching_dims and scatter_indices_batching_dims should have the same size.",
+        ),
+        (dict(sibd=(0,)), "input_batching_dims and scatter_indices_batching_dims should have the same size."),
+        # scatter_c18
+        (
+            dict(
+                o="tensor<5x3x4x7xf32>",
+                i="tensor<4x6x1xi32>",
+                u="tensor<4x6x3xf32>",
+                uwd=(2,),
+                ibd=(2, 3),
+                sibd=(0, 1),
+                ivd=2,
+            ),
+            "input_batching_dims[1] and scatter_indices_batching_dims[1] must have compatible sizes, "
+            "but got 7 and 6.",
+        ),
+        # scatter_c19
+        (
+            dict(i="tensor<4x2xi32>"),
+            "Scatter op has 1 elements in scatter_dims_to_operand_dims and the bound of dimension "
+            "index_vector_dim=1 of scatter_indices is 2. These two numbers must be equal.",
+        ),
+        (
+            dict(i="tensor<4xi32>", sdod=(0, 1)),
+            "Scatter op has 2 elements in scatter_dims_to_operand_dims and the bound of dimension "
+            "index_vector_dim=1 of scatter_indices is 1. These two numbers must be equal.",
+        ),
+        # scatter_c20
+        (
+            dict(o="tensor<5x3x2xf32>", ibd=(2,), sibd=(0,), sdod=(2,), i="tensor<2x1xi32>", u="tensor<2x3xf32>"),
+            "has duplicated dimension from scatter_dims_to_operand_dims and input_batching_dims: 2",
+        ),
+        # scatter_c21
+        (
+            dict(sdod=(2,)),
+            "Expects each element of scatter_dims_to_operand_dims to be in range [0, rank-of('operand')) i.e. [0, 2). got: 2.",
+        ),
+        (
+            dict(sdod=(-1,)),
+            "Expects each element of scatter_dims_to_operand_dims to be in range [0, rank-of('operand')) i.e. [0, 2). got: -1.",
+        ),
+        # scatter_c4 (bounds)
+        (
+            dict(u="tensor<4x4xf32>"),
+            "expects bounds of the window dimensions of updates to not exceed the bounds of the "
+            "corresponding dimensions of operand. For dimension 1, updates bound is 4, operand bound is 3.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", u="tensor<4x3x3xf32>", uwd=(1, 2)),
+            "expects bounds of the window dimensions of updates to not exceed the bounds of the "
+            "corresponding dimensions of operand. For dimension 2, updates bound is 3, operand bound is 2.",
+        ),
+        (
+            dict(o="tensor<5x3x2xf32>", u="tensor<6x2x4xf32>", uwd=(0, 1), iwd=(1,), i="tensor<1x4xi32>", ivd=0, sdod=(1,)),
+            "expects bounds of the window dimensions of updates to not exceed the bounds of the "
+            "corresponding dimensions of operand. For dimension 0, updates bound is 6, operand bound is 5.",
+        ),
+        (
+            dict(u="tensor<5x3xf32>"),
+            "expects bounds of the scatter dimensions of updates to be same as the bounds of the "
+            "corresponding dimensions of scatter indices. For scatter dimension 0, updates bound is 5 "
+            ", scatter_indices bound is 4.",
+        ),
+        (
+            dict(i="tensor<1x4xi32>", ivd=0, u="tensor<5x3xf32>"),
+            "expects bounds of the scatter dimensions of updates to be same as the bounds of the "
+            "corresponding dimensions of scatter indices. For scatter dimension 0, updates bound is 5 "
+            ", scatter_indices bound is 4.",
+        ),
+        (
+            dict(i="tensor<4x1x6xi32>", ivd=1, u="tensor<4x7x3xf32>", uwd=(2,)),
+            "expects bounds of the scatter dimensions of updates to be same as the bounds of the "
+            "corresponding dimensions of scatter indices. For scatter dimension 1, updates bound is 7 "
+            ", scatter_indices bound is 6.",
+        ),
+        (
+            dict(u="tensor<3x5xf32>", uwd=(0,)),
+            "expects bounds of the scatter dimensions of updates to be same as the bounds of the "
+            "corresponding dimensions of scatter indices. For scatter dimension 1, updates bound is 5 "
+            ", scatter_indices bound is 4.",
+        ),
+    ],
+)
+def test_scatter_errors(kw, msg) -> None:  # type: ignore[no-untyped-def]
+    assert verify_error(scatter_text(**_s(**kw))) == msg
