@@ -623,6 +623,25 @@ def test_reduce_max_min_zero_sign_on_3d_inputs(kind):
     assert np.signbit(got[1]).tolist() == [negative] * 3
 
 
+def test_reduce_short_sums_of_3d_inputs_fold_left_without_warnings():
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((2, 3, 9)) * 10.0 ** rng.integers(-4, 5, (2, 3, 9))).astype(np.float32)
+    x[1, 2, 4] = 3e38
+    x[1, 2, 5] = 3e38  # overflows to inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="warn"):
+            (got,) = Rd.reduce([x], [np.array(0.25, np.float32)], [2], R.ADD)
+    assert got.shape == (2, 3)
+    for i, j in itertools.product(range(2), range(3)):
+        acc = np.float32(0.25)
+        with np.errstate(all="ignore"):
+            for v in x[i, j]:
+                acc = np.float32(acc + v)
+        assert got[i, j] == acc, (i, j)
+    assert got[1, 2] == np.inf
+
+
 def test_reduce_short_complex_sum_is_a_left_fold():
     rng = np.random.default_rng(1)
     mag = 10.0 ** rng.integers(-4, 5, (2, 20))
@@ -1029,6 +1048,9 @@ def test_accumulate_fold_equals_a_sequential_fold(kind, dtype):
     x = (rng.standard_normal((3, 7)) * 3).astype(dtype)
     x[0, 2] = 0.0
     x[1, :] = -0.0 if kind == "max" else 0.0
+    # both zeros, the IEEE loser last (numpy's maximum/minimum return the second of two zeros)
+    x[2, :] = [0.0, -0.0, 0.0, -0.0, 0.0, -0.0, -0.0] if kind != "min" else [
+        -0.0, 0.0, -0.0, 0.0, 0.0, -0.0, 0.0]
     init = np.array(0.0 if kind != "mul" else 1.5, dtype)
     if kind == "max":
         init = np.array(-0.0, dtype)
