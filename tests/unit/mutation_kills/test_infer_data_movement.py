@@ -1302,3 +1302,95 @@ def test_scatter_good_cases() -> None:
 )
 def test_scatter_errors(kw, msg) -> None:  # type: ignore[no-untyped-def]
     assert verify_error(scatter_text(**_s(**kw))) == msg
+
+
+# ---------------------------------------------------------------------------------------------
+# the inferred ops through their helpers: bounds, encodings, constants, element types
+# ---------------------------------------------------------------------------------------------
+
+
+def prog(args: str, body: str) -> str:
+    return f"func.func @f({args}) {{\n{body}\n  return\n}}"
+
+
+def inf(args: str, body: str, name: str) -> str:
+    (t,) = inferred(prog(args, body), name)
+    return t
+
+
+def inf_err(args: str, body: str, name: str) -> str:
+    return infer_error(prog(args, body), name)
+
+
+def concat(*types: str, dim: int = 0) -> str:
+    args = ", ".join(f"%a{k}: {t}" for k, t in enumerate(types))
+    ops = ", ".join(f"%a{k}" for k in range(len(types)))
+    body = (
+        f'  %0 = "stablehlo.concatenate"({ops}) <{{dimension = {dim} : i64}}> : '
+        f"({', '.join(types)}) -> tensor<*xf32>"
+    )
+    return inf(args, body, "stablehlo.concatenate")
+
+
+@pytest.mark.parametrize(
+    ("types", "dim", "want"),
+    [
+        (("tensor<2xf32>", "tensor<3xf32>"), 0, "tensor<5xf32>"),
+        (("tensor<0xf32>", "tensor<3xf32>"), 0, "tensor<3xf32>"),
+        (("tensor<2x4xf32>", "tensor<2x3xf32>"), 1, "tensor<2x7xf32>"),
+        # upstream's inferConcatenatedDimAndBound: a dynamic size with a bound adds the bound
+        (("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<3xf32>"), 0, "tensor<?xf32, #stablehlo.bounds<7>>"),
+        (("tensor<3xf32>", "tensor<?xf32, #stablehlo.bounds<4>>"), 0, "tensor<?xf32, #stablehlo.bounds<7>>"),
+        (
+            ("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<?xf32, #stablehlo.bounds<5>>"),
+            0,
+            "tensor<?xf32, #stablehlo.bounds<9>>",
+        ),
+        (
+            ("tensor<2xf32>", "tensor<?xf32, #stablehlo.bounds<4>>", "tensor<3xf32>"),
+            0,
+            "tensor<?xf32, #stablehlo.bounds<9>>",
+        ),
+        # ... and a dynamic size without one makes the result unbounded
+        (("tensor<?xf32>", "tensor<?xf32, #stablehlo.bounds<5>>"), 0, "tensor<?xf32>"),
+        (("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<?xf32>"), 0, "tensor<?xf32>"),
+        (("tensor<?xf32>", "tensor<3xf32>"), 0, "tensor<?xf32>"),
+        (("tensor<3xf32>", "tensor<?xf32>"), 0, "tensor<?xf32>"),
+        # the other dimensions take the most specific size and bound
+        (("tensor<?x2xf32>", "tensor<3x2xf32>"), 1, "tensor<3x4xf32>"),
+        (("tensor<2x?xf32>", "tensor<2x?xf32>"), 0, "tensor<4x?xf32>"),
+        (
+            ("tensor<?x2xf32, #stablehlo.bounds<6, ?>>", "tensor<?x3xf32>"),
+            1,
+            "tensor<?x5xf32, #stablehlo.bounds<6, ?>>",
+        ),
+        (
+            ("tensor<2x?xf32, #stablehlo.bounds<?, 3>>", "tensor<2x1xf32>"),
+            1,
+            "tensor<2x?xf32, #stablehlo.bounds<?, 4>>",
+        ),
+    ],
+)
+def test_concatenate_sizes_and_bounds(types, dim, want) -> None:  # type: ignore[no-untyped-def]
+    assert concat(*types, dim=dim) == want
+
+
+def test_concatenate_errors() -> None:
+    def c_err(*types: str, dim: int = 0) -> str:
+        args = ", ".join(f"%a{k}: {t}" for k, t in enumerate(types))
+        ops = ", ".join(f"%a{k}" for k in range(len(types)))
+        body = (
+            f'  %0 = "stablehlo.concatenate"({ops}) <{{dimension = {dim} : i64}}> : '
+            f"({', '.join(types)}) -> tensor<*xf32>"
+        )
+        return inf_err(args, body, "stablehlo.concatenate")
+
+    assert c_err("tensor<2x3xf32>", "tensor<2x4xf32>", dim=0) == (
+        "shapes of operand (0) and (1) are not compatible at non-concat index 1: (2, 3) != (2, 4)"
+    )
+    assert c_err("tensor<2x3xf32>", "tensor<1x3xf32>", "tensor<2x4xf32>", dim=0) == (
+        "shapes of operand (0) and (2) are not compatible at non-concat index 1: (2, 3) != (2, 4)"
+    )
+    assert c_err("tensor<2x3xf32>", "tensor<2xf32>", dim=0) == "operands (0) and (1) do not match rank"
+    assert c_err("tensor<2xf32>", "tensor<2xf32>", dim=1) == "dimension 1 is out-of-bounds for input rank 1"
+    assert c_err("tensor<f32>", "tensor<f32>", dim=0) == "rank-0 values cannot be concatenated"
