@@ -432,7 +432,9 @@ def test_block_functions_are_elementwise_over_arrays() -> None:
 
 
 def test_rng_uniform_integers_are_numpys_draws() -> None:
-    for dtype, a, b in [(np.int32, -5, 9), (np.int8, -128, 127), (np.uint8, 3, 250), (np.int64, -(2**62), 2**62)]:
+    # int64 bounds that float64 cannot hold exactly (2**62 + 1) are read as integers
+    for dtype, a, b in [(np.int32, -5, 9), (np.int8, -128, 127), (np.uint8, 3, 250),
+                        (np.int64, -(2**62) - 1, 2**62 + 1), (np.int64, 2**62 + 1, 2**62 + 9)]:
         got = rng(np.array(a, dtype), np.array(b, dtype), [4, 6], "UNIFORM", seed=11)
         want = np.random.default_rng(11).integers(a, b, size=(4, 6), dtype=np.int64).astype(dtype)
         assert got.dtype == np.dtype(dtype) and got.tolist() == want.tolist()

@@ -278,6 +278,7 @@ def test_fft_and_ifft_transform_the_trailing_dimensions_whole() -> None:
     _close(inv, np.fft.ifft(x), 1e-15)
     y = x.reshape(2, 4).astype(np.complex64)
     _close(fft(y, "FFT", [1, 1]), np.fft.fft2(y.astype(np.complex128)), 1e-6)
+    _close(fft(y, "IFFT", [4]), np.fft.ifft(y.astype(np.complex128), axis=-1), 1e-6)  # batch kept
     _close(fft(y, "FFT", [0]), np.fft.fft(y.astype(np.complex128), axis=-1), 1e-6)
 
 
@@ -782,6 +783,15 @@ def test_signaling_and_quiet_nans(row) -> None:
     assert C.signaling_nan(x).tolist() == [True, False, False, False]
     quiet = C.quiet_nan(x)
     assert C.to_bits(quiet).tolist() == [snan_quieted, qnan, 0, 1]
+
+
+def test_nan_helpers_raise_no_floating_point_warnings() -> None:
+    # converting a signaling NaN to f64 raises the invalid-operation flag (numpy warns on casts)
+    x = C.from_bits(np.array([0x7F800001, 0x7FC00000, 0x3F800000], np.uint64), np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert C.signaling_nan(x).tolist() == [True, False, False]
+        assert C.to_bits(C.quiet_nan(x)).tolist() == [0x7FC00001, 0x7FC00000, 0x3F800000]
 
 
 @pytest.mark.parametrize("dtype", [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e8m0fnu],
