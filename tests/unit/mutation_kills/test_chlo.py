@@ -390,3 +390,60 @@ def test_complex_atanh_safe_region_edge(dtype: type, edge: float) -> None:
     half_pi = float(part(math.pi / 2))
     for how, got in both("atanh", z).items():
         assert got.imag.astype(np.float64).tolist() == [-half_pi, half_pi, half_pi, half_pi], how
+
+
+# ---- complex asin/acos/asinh/acosh (modified Hull et al.): the kernel's thresholds --------------
+
+
+def _part_ulps(value: float, ref: float, part: Any) -> float:
+    """|value - ref| in ulps of the part type at ref (the binade of ref itself)."""
+    return float(ulps(np.array([value]), np.array([ref]), part)[0])
+
+
+@pytest.mark.parametrize(("dtype", "values"), [
+    (np.complex128, [8.379879956214122e154j, 1.6592162313303962e155j, 0.5 + 1e155j, 1e150 + 1e155j]),
+    (np.complex64, [1.1529214166459168e20j, 2.2827844031996966e20j, 0.5 + 2e20j, 1e15 + 2e20j]),
+])
+@pytest.mark.parametrize("op", ["asin", "acos", "asinh", "acosh"])
+def test_complex_inverse_trig_with_a_huge_imaginary_part(op: str, dtype: type, values: list) -> None:
+    # |y| between sqrt(max)/8 * 1e-6 and sqrt(max)/8 * 100 with a small x: the log(2) + log(mx) form
+    # (y*y overflows in the general one)
+    z = np.array(values, dtype)
+    part = np.float32 if dtype == np.complex64 else np.float64
+    for how, got in both(op, z).items():
+        for g, v in zip(got.tolist(), z.tolist()):
+            r = getattr(cmath, op)(v)
+            assert math.isfinite(g.real) and math.isfinite(g.imag), (how, v, g)
+            assert _part_ulps(g.real, r.real, part) <= 2 and _part_ulps(g.imag, r.imag, part) <= 2, (how, v, g, r)
+
+
+# complex64 points where the decomposition's value is the correctly rounded one (SciPy-free: cmath
+# in double, 1e-16 relative, decides the f32 rounding with a margin of >= 0.09 ulp) for the named
+# part, each beside one of the kernel's switches; the neighbouring formula gives the other
+# neighbour of the true value
+CORRECTLY_ROUNDED = [
+    # max(x, y) just below sqrt(max)/8: the general q and imaginary part (not q = y)
+    ("asin", 2.134855894393946e18 + 1j, "imag"),
+    ("acosh", 2.134855894393946e18 + 1j, "real"),
+    # x >= sqrt(max)/8 * 1e12 and y at sqrt(max)/8 * 100: y is the larger term (mx = y)
+    ("asin", 5.90941074514925e30 + 2.319314401599066e20j, "imag"),
+    # y just above 4 sqrt(smallest normal) (the tiny-y branch ends there), x < 1
+    ("asin", 0.25 + 4.87890977618477e-19j, "imag"),
+    ("acos", 0.8999999761581421 + 4.87890977618477e-19j, "imag"),
+    # x < 1 and a = (|z+1| + |z-1|)/2 between 1.5 and 2.5: a - 1 (not the y^2 sums)
+    ("asin", 0.18538004159927368 + 1.3549593687057495j, "imag"),
+    ("acosh", 0.15715996921062470 + 2.1116104125976562j, "real"),
+]
+
+
+@pytest.mark.parametrize(("op", "value", "which"), CORRECTLY_ROUNDED)
+def test_complex_inverse_trig_correctly_rounded_beside_a_switch(op: str, value: complex, which: str) -> None:
+    z = np.array([value], np.complex64)
+    assert complex(z[0]) == value  # the point is a complex64 value
+    r = getattr(cmath, op)(value)
+    for how, got in both(op, z).items():
+        g = complex(got[0])
+        assert _part_ulps(getattr(g, which), getattr(r, which), np.float32) <= 0.5, (how, g, r)
+        # and the other part within the bound of test_chlo_reference.py
+        other = "real" if which == "imag" else "imag"
+        assert _part_ulps(getattr(g, other), getattr(r, other), np.float32) <= 4, (how, g, r)
