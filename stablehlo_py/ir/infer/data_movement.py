@@ -191,11 +191,11 @@ def _check_dims_in_bounds(dims: Sequence[int], upper: int, name: str, upper_name
             )
 
 
-def _check_dim_in_bounds(dim: int, upper: int, name: str, upper_name: str, inclusive: bool) -> None:
-    end = "]" if inclusive else ")"
-    if dim < 0 or dim >= upper + (1 if inclusive else 0):
+def _check_dim_in_bounds(dim: int, upper: int, name: str, upper_name: str) -> None:
+    """upstream's checkDimInBounds with upperBoundInclusive (the only way it is called here)."""
+    if dim < 0 or dim > upper:
         raise InferError(
-            f"Expects {name} to be in range [0, {upper_name}{end} i.e. [0, {upper}{end}. got: {dim}."
+            f"Expects {name} to be in range [0, {upper_name}] i.e. [0, {upper}]. got: {dim}."
         )
 
 
@@ -392,7 +392,7 @@ def _verify_gather(
         )
     if idx is not None:
         # gather_c2
-        _check_dim_in_bounds(ivd, len(idx), "index_vector_dim", "rank-of('start_indices')", True)
+        _check_dim_in_bounds(ivd, len(idx), "index_vector_dim", "rank-of('start_indices')")
         # gather_c3
         implied_trailing = ivd == len(idx)
         if implied_trailing or not is_dynamic(idx[ivd]):
@@ -1006,7 +1006,7 @@ def verify_scatter(
     idx = _shape(indices)
     # scatter_c22
     if idx is not None:
-        _check_dim_in_bounds(ivd, len(idx), "index_vector_dim", "rank-of('scatter_indices')", True)
+        _check_dim_in_bounds(ivd, len(idx), "index_vector_dim", "rank-of('scatter_indices')")
     # scatter_c6, scatter_c23
     verify_reducer_shape(
         region.blocks.first,

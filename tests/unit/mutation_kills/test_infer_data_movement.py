@@ -1394,3 +1394,63 @@ def test_concatenate_errors() -> None:
     assert c_err("tensor<2x3xf32>", "tensor<2xf32>", dim=0) == "operands (0) and (1) do not match rank"
     assert c_err("tensor<2xf32>", "tensor<2xf32>", dim=1) == "dimension 1 is out-of-bounds for input rank 1"
     assert c_err("tensor<f32>", "tensor<f32>", dim=0) == "rank-0 values cannot be concatenated"
+
+
+def sds(t: str, size: str, dim: int, const: bool = True) -> str:
+    """set_dimension_size of an operand of type `t` to a constant `size` (or an argument)."""
+    args = f"%a: {t}, %z: tensor<i32>"
+    line = f"  %s = stablehlo.constant dense<{size}> : tensor<i32>\n" if const else ""
+    s = "%s" if const else "%z"
+    body = line + (
+        f'  %0 = "stablehlo.set_dimension_size"(%a, {s}) <{{dimension = {dim} : i64}}> : '
+        f"({t}, tensor<i32>) -> tensor<*xf32>"
+    )
+    return inf(args, body, "stablehlo.set_dimension_size")
+
+
+def test_set_dimension_size() -> None:
+    # a static size becomes the bound, unless the new size is a constant equal to it
+    assert sds("tensor<4x3xf32>", "2", 0) == "tensor<?x3xf32, #stablehlo.bounds<4, ?>>"
+    assert sds("tensor<4x3xf32>", "4", 0) == "tensor<4x3xf32>"
+    assert sds("tensor<4x3xf32>", "3", 1) == "tensor<4x3xf32>"
+    assert sds("tensor<4x3xf32>", "4", 0, const=False) == "tensor<?x3xf32, #stablehlo.bounds<4, ?>>"
+    assert sds("tensor<4x3xf32>", "2", 1) == "tensor<4x?xf32, #stablehlo.bounds<?, 3>>"
+    # a dynamic size keeps its bound (or none)
+    assert sds("tensor<?x3xf32, #stablehlo.bounds<5, ?>>", "5", 0) == "tensor<5x3xf32>"
+    assert sds("tensor<?x3xf32, #stablehlo.bounds<5, ?>>", "2", 0) == "tensor<?x3xf32, #stablehlo.bounds<5, ?>>"
+    assert sds("tensor<?x3xf32>", "2", 0) == "tensor<?x3xf32>"
+    assert sds("tensor<?x3xf32, #stablehlo.bounds<5, ?>>", "3", 1) == (
+        "tensor<?x3xf32, #stablehlo.bounds<5, ?>>"
+    )
+    assert sds("tensor<?x3xf32, #stablehlo.bounds<5, ?>>", "2", 1) == (
+        "tensor<?x?xf32, #stablehlo.bounds<5, 3>>"
+    )
+
+
+def test_set_and_get_dimension_size_errors() -> None:
+    args = "%a: tensor<4x3xf32>, %z: tensor<1xi32>, %y: tensor<i32>"
+
+    def sds_err(dim: int, size: str = "%y", st: str = "tensor<i32>") -> str:
+        body = (
+            f'  %0 = "stablehlo.set_dimension_size"(%a, {size}) <{{dimension = {dim} : i64}}> : '
+            f"(tensor<4x3xf32>, {st}) -> tensor<*xf32>"
+        )
+        return inf_err(args, body, "stablehlo.set_dimension_size")
+
+    assert sds_err(0, "%z", "tensor<1xi32>") == "size operand should be of rank-0"
+    assert sds_err(2) == "requires dimension attribute in range [0, 2); found (2)"
+    assert sds_err(-1) == "requires non-negative dimension attribute; found (-1)"
+
+    def gds(dim: int, t: str = "tensor<4x3xf32>") -> str:
+        body = f'  %0 = "stablehlo.get_dimension_size"(%a) <{{dimension = {dim} : i64}}> : ({t}) -> tensor<i32>'
+        return prog(f"%a: {t}", body)
+
+    assert inferred(gds(1), "stablehlo.get_dimension_size") == ["tensor<i32>"]
+    assert inferred(gds(0), "stablehlo.get_dimension_size") == ["tensor<i32>"]
+    assert infer_error(gds(2), "stablehlo.get_dimension_size") == (
+        "requires dimension attribute in range [0, 2); found (2)"
+    )
+    assert infer_error(gds(-1), "stablehlo.get_dimension_size") == (
+        "requires non-negative dimension attribute; found (-1)"
+    )
+    assert inferred(gds(5, "tensor<*xf32>"), "stablehlo.get_dimension_size") == ["tensor<i32>"]
