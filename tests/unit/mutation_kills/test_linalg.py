@@ -642,6 +642,22 @@ def test_reduce_short_sums_of_3d_inputs_fold_left_without_warnings():
     assert got[1, 2] == np.inf
 
 
+def test_reduce_long_int64_sum_is_exact_and_long_float_sum_warns_nothing():
+    x = np.arange(40, dtype=I64).reshape(1, 40)
+    init = np.array(2**53 + 1, I64)  # not a float64
+    (got,) = Rd.reduce([x], [init], [1], R.ADD)
+    assert got.tolist() == [2**53 + 1 + 780]
+    y = np.full((2, 40), 1e37, np.float32)
+    y[1, 0] = -np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="warn"):
+            (got,) = Rd.reduce([y], [np.array(0.0, np.float32)], [1], R.ADD)
+            (m,) = Rd.reduce([y], [np.array(np.inf, np.float32)], [1], R.ADD)
+    assert got[0] == np.inf and got[1] == -np.inf
+    assert m[0] == np.inf and np.isnan(m[1])
+
+
 def test_reduce_short_complex_sum_is_a_left_fold():
     rng = np.random.default_rng(1)
     mag = 10.0 ** rng.integers(-4, 5, (2, 20))
