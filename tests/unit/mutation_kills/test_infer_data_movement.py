@@ -1454,3 +1454,162 @@ def test_set_and_get_dimension_size_errors() -> None:
         "requires non-negative dimension attribute; found (-1)"
     )
     assert inferred(gds(5, "tensor<*xf32>"), "stablehlo.get_dimension_size") == ["tensor<i32>"]
+
+
+def pad(t: str, low, high, interior) -> str:  # type: ignore[no-untyped-def]
+    body = (
+        f"  %p = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        f'  %0 = "stablehlo.pad"(%a, %p) <{{edge_padding_low = array<i64: {_l(low)}>, '
+        f"edge_padding_high = array<i64: {_l(high)}>, interior_padding = array<i64: {_l(interior)}>}}> : "
+        f"({t}, tensor<f32>) -> tensor<*xf32>"
+    )
+    return prog(f"%a: {t}", body)
+
+
+def test_pad_sizes_bounds_and_encodings() -> None:
+    def p(*a) -> str:  # type: ignore[no-untyped-def]
+        (t,) = inferred(pad(*a), "stablehlo.pad")
+        return t
+
+    assert p("tensor<2x3xf32>", (1, 0), (0, 2), (0, 1)) == "tensor<3x7xf32>"
+    assert p("tensor<0xf32>", (1,), (1,), (4,)) == "tensor<2xf32>"
+    assert p("tensor<4xf32>", (-1,), (-2,), (0,)) == "tensor<1xf32>"
+    # a bounded dynamic size pads its bound; an unbounded one stays unbounded
+    assert p("tensor<?x3xf32, #stablehlo.bounds<4, ?>>", (1, 0), (1, 0), (1, 0)) == (
+        "tensor<?x3xf32, #stablehlo.bounds<9, ?>>"
+    )
+    assert p("tensor<?x3xf32>", (1, 0), (1, 0), (1, 0)) == "tensor<?x3xf32>"
+    assert infer_error(pad("tensor<2xf32>", (-3,), (0,), (0,)), "stablehlo.pad") == (
+        "Padding result in negative size for dimension 0"
+    )
+    assert infer_error(pad("tensor<?xf32, #stablehlo.bounds<2>>", (-3,), (0,), (0,)), "stablehlo.pad") == (
+        "Padding result in negative bound for dimension 0"
+    )
+    assert infer_error(pad("tensor<2xf32>", (0,), (0,), (-1,)), "stablehlo.pad") == (
+        "Interior padding cannot be negative: -1"
+    )
+    assert infer_error(pad("tensor<2x2xf32>", (0,), (0,), (0,)), "stablehlo.pad") == (
+        "edge_padding_low length (1) must match operand rank (2)"
+    )
+
+
+def test_slice_transpose_reverse_results() -> None:
+    def sl(t: str, start, limit, strides) -> str:  # type: ignore[no-untyped-def]
+        return prog(
+            f"%a: {t}",
+            f'  %0 = "stablehlo.slice"(%a) <{{start_indices = array<i64: {_l(start)}>, '
+            f"limit_indices = array<i64: {_l(limit)}>, strides = array<i64: {_l(strides)}>}}> : "
+            f"({t}) -> tensor<*xf32>",
+        )
+
+    assert inferred(sl("tensor<7x4xf32>", (1, 0), (7, 4), (2, 3)), "stablehlo.slice") == ["tensor<3x2xf32>"]
+    # a bounded operand: the limit is checked against the bound, and the result has no bounds
+    assert inferred(
+        sl("tensor<?x4xf32, #stablehlo.bounds<8, ?>>", (1, 0), (7, 4), (2, 3)), "stablehlo.slice"
+    ) == ["tensor<3x2xf32>"]
+    assert infer_error(
+        sl("tensor<?x4xf32, #stablehlo.bounds<6, ?>>", (1, 0), (7, 4), (2, 3)), "stablehlo.slice"
+    ) == "limit index 7 is larger than dimension bound 6 in dimension 0"
+    assert infer_error(sl("tensor<7x4xf32>", (1, 0), (7, 5), (2, 3)), "stablehlo.slice") == (
+        "limit index 5 is larger than dimension size 4 in dimension 1"
+    )
+
+    def tr(t: str, perm) -> str:  # type: ignore[no-untyped-def]
+        return prog(
+            f"%a: {t}",
+            f'  %0 = "stablehlo.transpose"(%a) <{{permutation = array<i64: {_l(perm)}>}}> : ({t}) -> tensor<*xf32>',
+        )
+
+    assert inferred(tr("tensor<2x?x4xf32, #stablehlo.bounds<?, 3, ?>>", (1, 2, 0)), "stablehlo.transpose") == [
+        "tensor<?x4x2xf32, #stablehlo.bounds<3, ?, ?>>"
+    ]
+    assert inferred(tr("tensor<2x?x4xf32>", (2, 0, 1)), "stablehlo.transpose") == ["tensor<4x2x?xf32>"]
+
+
+def test_dynamic_slice_and_update_slice() -> None:
+    args = "%a: tensor<?x4xf32, #stablehlo.bounds<6, ?>>, %u: tensor<2x3xf32>, %i: tensor<i32>, %j: tensor<i64>"
+    ot = "tensor<?x4xf32, #stablehlo.bounds<6, ?>>"
+    body = (
+        f'  %0 = "stablehlo.dynamic_update_slice"(%a, %u, %i, %i) : ({ot}, tensor<2x3xf32>, '
+        "tensor<i32>, tensor<i32>) -> tensor<*xf32>"
+    )
+    # the result is the operand's type, encoding included
+    assert inf(args, body, "stablehlo.dynamic_update_slice") == ot
+    body2 = body.replace("%i, %i)", "%i, %j)").replace("tensor<i32>, tensor<i32>)", "tensor<i32>, tensor<i64>)")
+    assert inf_err(args, body2, "stablehlo.dynamic_update_slice") == "start indices must have same element type"
+    ds = (
+        f'  %0 = "stablehlo.dynamic_slice"(%a, %i, %j) <{{slice_sizes = array<i64: 2, 4>}}> : '
+        f"({ot}, tensor<i32>, tensor<i64>) -> tensor<*xf32>"
+    )
+    assert inf_err(args, ds, "stablehlo.dynamic_slice") == "start indices must have same element type"
+    ds_ok = ds.replace("%i, %j)", "%i, %i)").replace("tensor<i32>, tensor<i64>)", "tensor<i32>, tensor<i32>)")
+    assert inf(args, ds_ok, "stablehlo.dynamic_slice") == "tensor<2x4xf32>"
+
+
+def test_select_clamp_complex() -> None:
+    def sel(p: str, a: str, b: str) -> str:
+        return prog(
+            f"%p: {p}, %a: {a}, %b: {b}",
+            f'  %0 = "stablehlo.select"(%p, %a, %b) : ({p}, {a}, {b}) -> tensor<*xf32>',
+        )
+
+    assert inferred(sel("tensor<i1>", "tensor<2x?xf32>", "tensor<?x3xf32>"), "stablehlo.select") == ["tensor<2x3xf32>"]
+    assert inferred(sel("tensor<2x3xi1>", "tensor<2x?xf32>", "tensor<?x3xf32>"), "stablehlo.select") == ["tensor<2x3xf32>"]
+    assert infer_error(sel("tensor<i1>", "tensor<2x3xf32>", "tensor<2x3xf16>"), "stablehlo.select") == (
+        "requires compatible types for non-predicate operands"
+    )
+    assert infer_error(sel("tensor<i1>", "tensor<2x3xf32>", "tensor<2x4xf32>"), "stablehlo.select") == (
+        "requires compatible types for non-predicate operands"
+    )
+    assert infer_error(sel("tensor<i1>", "tensor<2x3xf32>", "tensor<2x3x1xf32>"), "stablehlo.select") == (
+        "requires compatible types for non-predicate operands"
+    )
+    assert infer_error(sel("tensor<3xi1>", "tensor<2x3xf32>", "tensor<2x3xf32>"), "stablehlo.select") == (
+        "requires the same shape for all operands"
+    )
+    assert infer_error(sel("tensor<2x2xi1>", "tensor<2x3xf32>", "tensor<2x3xf32>"), "stablehlo.select") == (
+        "requires the same shape for all operands"
+    )
+
+    def clamp(a: str, b: str, c: str) -> str:
+        return prog(
+            f"%a: {a}, %b: {b}, %c: {c}",
+            f'  %0 = "stablehlo.clamp"(%a, %b, %c) : ({a}, {b}, {c}) -> tensor<*xf32>',
+        )
+
+    assert inferred(clamp("tensor<f32>", "tensor<?x3xf32, #stablehlo.bounds<4, ?>>", "tensor<2x3xf32>"), "stablehlo.clamp") == [
+        "tensor<?x3xf32>"
+    ]
+    assert infer_error(clamp("tensor<2xf32>", "tensor<?x3xf32>", "tensor<f32>"), "stablehlo.clamp") == (
+        "min shape [2] is not scalar and is not compatible to operand shape [-9223372036854775808, 3]"
+    )
+    assert infer_error(clamp("tensor<f32>", "tensor<2x3xf32>", "tensor<2x4xf32>"), "stablehlo.clamp") == (
+        "max shape [2, 4] is not scalar and is not compatible to operand shape [2, 3]"
+    )
+
+    def cplx(t: str) -> str:
+        return prog(
+            f"%a: {t}, %b: {t}",
+            f'  %0 = "stablehlo.complex"(%a, %b) : ({t}, {t}) -> tensor<*xcomplex<f32>>',
+        )
+
+    assert inferred(cplx("tensor<?x3xf64, #stablehlo.bounds<5, ?>>"), "stablehlo.complex") == [
+        "tensor<?x3xcomplex<f64>, #stablehlo.bounds<5, ?>>"
+    ]
+    assert inferred(cplx("tensor<*xf32>"), "stablehlo.complex") == ["tensor<*xcomplex<f32>>"]
+
+
+def test_scatter_result_types() -> None:
+    # the inputs' shapes with the update computation's element types
+    body = (
+        "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+        "      %c = stablehlo.convert %y : (tensor<f32>) -> tensor<f64>\n"
+        "      stablehlo.return %c : tensor<f64>\n"
+    )
+    text = scatter_text(
+        o="tensor<?x3xf32, #stablehlo.bounds<5, ?>>", i="tensor<4x1xi32>", u="tensor<4x3xf32>",
+        uwd=(1,), iwd=(0,), sdod=(0,), ivd=1, body=body,
+    )
+    assert inferred(text, "stablehlo.scatter") == ["tensor<?x3xf64, #stablehlo.bounds<5, ?>>"]
+    text2 = scatter_text(**_s(o=["tensor<5x3xf32>", "tensor<*xi32>"], u=["tensor<4x3xf32>", "tensor<4x3xi32>"]))
+    assert inferred(text2, "stablehlo.scatter") == ["tensor<5x3xf32>", "tensor<*xi32>"]
