@@ -2120,6 +2120,9 @@ def test_ragged_dot_modes_and_messages() -> None:
     assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<4x3xi64>", nc) == (
         "group_sizes is expected to have shape [2, 3], got [4, 3]"
     )
+    assert _ragged("tensor<2x11x5xf32>", "tensor<?x2x5x7xf32>", "tensor<4x?xi64>", nc) == (
+        "group_sizes is expected to have shape [2, -9223372036854775808], got [4, -9223372036854775808]"
+    )
     assert _ragged("tensor<?x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<2x3xi64>", nc) == (
         "group_sizes is expected to have shape [-9223372036854775808, 3], got [2, 3]"
     )
