@@ -646,7 +646,6 @@ def _zeta(x: Array, q: Array) -> Array:
     acc = q
     neg_x = negate(x)
     power_sum = power(q, neg_x)
-    q_neg_power = zero
     for _ in range(iterations):
         acc = add(acc, one)
         q_neg_power = power(acc, neg_x)
@@ -852,7 +851,7 @@ def mulhi(lhs: Any, rhs: Any) -> Array:
     (upstream's decomposition: a double-width multiply and shift; for 64 bits, 32-bit limbs on
     ui64 and, for signed operands, the two's-complement correction)."""
     a, b = _operand(lhs), _operand(rhs)
-    if not dt.is_int(a.dtype) or dt.is_bool(a.dtype):
+    if not dt.is_int(a.dtype):  # signed or unsigned integers (i1 is boolean, not an integer)
         raise unsupported("chlo.mulhi", a.dtype)
     width = dt.bitwidth(a.dtype)
     signed = dt.is_signed_int(a.dtype)
