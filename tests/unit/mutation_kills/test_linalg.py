@@ -1146,3 +1146,11 @@ def test_prepare_kind_reduce_falls_back_to_steps_on_nan():
     x = np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 3.0]], np.float32)
     got = fn(x, np.array(0.5, np.float32))
     assert np.isnan(got[0]) and got[1] == 6.5
+    # the same on a 3-d input (lanes over two axes), with NaN and with more lanes than accumulate takes
+    x3 = np.stack([x, x[::-1]])  # (2, 2, 3)
+    got = fn(x3, np.array(0.5, np.float32))
+    assert got.shape == (2, 2) and np.isnan(got[0, 0]) and np.isnan(got[1, 1])
+    assert got[0, 1] == 6.5 and got[1, 0] == 6.5
+    wide = np.full((F.ACCUMULATE_MAX_LANES, 2, 3), 0.25, np.float32)
+    got = fn(wide, np.array(0.5, np.float32))
+    assert got.shape == (F.ACCUMULATE_MAX_LANES, 2) and (got == 1.25).all()
