@@ -49,7 +49,7 @@ from stablehlo_py.ir.infer.shapes import (
     most_specific_dim,
     ranked,
 )
-from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, tensor_type
+from stablehlo_py.ir.types import FLOAT_NAME, tensor_type
 
 __all__ = [
     "check_dot_general_constraints",
@@ -80,10 +80,6 @@ def precision_config(a: Attribute | None) -> None:
         raise InferError(
             f"expects precision config to be empty or have <= 2 elements, got {len(a.data)}"
         )
-
-
-def _quantized(t: Attribute) -> bool:
-    return isinstance(element_of(t), UniformQuantizedType)
 
 
 # ----------------------------------------------------------------------------------------- dot
