@@ -447,3 +447,30 @@ def test_complex_inverse_trig_correctly_rounded_beside_a_switch(op: str, value: 
         # and the other part within the bound of test_chlo_reference.py
         other = "real" if which == "imag" else "imag"
         assert _part_ulps(getattr(g, other), getattr(r, other), np.float32) <= 4, (how, g, r)
+
+
+# ---- operands: Python sequences are taken as arrays; narrow floats are computed in f32 ----------
+
+
+def test_python_sequences_are_operands() -> None:
+    got = chlo.mulhi([3, -(2**62)], [5, 4])  # int64, as numpy takes Python ints
+    assert got.dtype == np.int64 and got.tolist() == [0, -1]
+    erf = chlo.erf([0.0, -0.0])
+    assert erf.dtype == np.float64 and erf.tolist() == [0.0, 0.0] and np.signbit(erf[1])
+    z = chlo.zeta(np.array([2.0]), [1.0])
+    assert abs(float(z[0]) - math.pi**2 / 6) <= 4 * math.ulp(math.pi**2 / 6)
+
+
+def test_bessel_i1e_bf16_subnormals_round_below_half() -> None:
+    # i1e(x) = x/2 - x^2/2 + O(x^3) lies just below x/2: for x = k m (m the smallest bf16
+    # subnormal) and k = 1 (mod 4) the correctly rounded value is (k - 1)/2 m (the f32 computation's
+    # x * 0.5 is the tie and rounds to that even neighbour; evaluated in f64 instead it rounds up).
+    # (For k = 3 (mod 4) the tie rounds to the even neighbour above, one subnormal off: within
+    # test_chlo_reference.py's floor of 32 subnormals.)
+    m = float(ml_dtypes.finfo(BF16).smallest_subnormal)
+    k = np.array([1, 5, 9, 13, 41])
+    x = np.concatenate([k * m, -k * m]).astype(BF16)
+    want = np.concatenate([(k - 1) / 2 * m, -(k - 1) / 2 * m])
+    for how, got in both("bessel_i1e", x).items():
+        assert got.dtype == BF16, how
+        assert got.astype(np.float64).tolist() == want.tolist(), how
