@@ -656,10 +656,11 @@ def _verify_broadcast_quantization(
                 f"{dims[od]}"
             )
         if od < len(o) and o[od] == 1 and rd < len(r):
+            # (the ODS type constraints checked first give a static quantized dimension one
+            # scale per element: upstream's IsValidQuantizedDimension)
             so, zo = qo.params.scales[0], qo.params.zero_points[0]
             for i in range(max(r[rd], 0)):
-                sr = qr.params.scales[i] if i < len(qr.params.scales) else None
-                zr = qr.params.zero_points[i] if i < len(qr.params.zero_points) else None
+                sr, zr = qr.params.scales[i], qr.params.zero_points[i]
                 if sr != so:
                     raise InferError(
                         f"mismatch result scale {i} ({_double(sr)}) and operand scale 0 "
@@ -671,9 +672,9 @@ def _verify_broadcast_quantization(
                     )
 
 
-def _double(x: float | None) -> str:
+def _double(x: float) -> str:
     """A double as llvm::raw_ostream prints it (`%e`)."""
-    return "<none>" if x is None else f"{x:e}"
+    return f"{x:e}"
 
 
 def verify_reshape(operand: Attribute, result: Attribute) -> None:

@@ -105,7 +105,19 @@ class RankedTensorOf:
         if self.rank is not None and len(t.get_shape()) != self.rank:
             return False
         e = t.get_element_type()
-        return any(pred(e) for _, pred in self.classes)
+        return any(pred(e) for _, pred in self.classes) and _valid_quantized_dimension(t)
+
+
+def _valid_quantized_dimension(t: TensorType) -> bool:
+    """upstream's IsValidQuantizedDimension (Base.cpp), a predicate of every constraint that admits
+    per-axis quantized elements: the quantized dimension is in the rank and, when static, its size
+    is the number of scales."""
+    e = t.get_element_type()
+    if not _per_axis(e):
+        return True
+    shape = t.get_shape()
+    d = e.params.quantized_dimension  # type: ignore[attr-defined]
+    return d < len(shape) and (shape[d] < 0 or len(e.params.scales) == shape[d])  # type: ignore[attr-defined]
 
 
 class TypeConstraint:

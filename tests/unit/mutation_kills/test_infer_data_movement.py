@@ -1613,3 +1613,30 @@ def test_scatter_result_types() -> None:
     assert inferred(text, "stablehlo.scatter") == ["tensor<?x3xf64, #stablehlo.bounds<5, ?>>"]
     text2 = scatter_text(**_s(o=["tensor<5x3xf32>", "tensor<*xi32>"], u=["tensor<4x3xf32>", "tensor<4x3xi32>"]))
     assert inferred(text2, "stablehlo.scatter") == ["tensor<5x3xf32>", "tensor<*xi32>"]
+
+
+def test_per_axis_quantized_type_needs_one_scale_per_element_of_its_dimension() -> None:
+    """upstream's IsValidQuantizedDimension (every ODS constraint that admits per-axis quantized
+    tensors): a per-axis type with fewer scales than its dimension's size is refused before any
+    op verifier (broadcast_in_dim's scale-by-scale check used to run past the scales)."""
+    one = f"tensor<1x{qaxis(0, (2.0, 1))}>"
+    bad = f"tensor<3x{qaxis(0, (2.0, 1))}>"
+    text = prog(
+        f"%a: {one}",
+        f"  %0 = stablehlo.broadcast_in_dim %a, dims = [0] : ({one}) -> {bad}",
+    )
+    msg = verify_error(text)
+    assert msg.startswith("result #0 must be statically shaped or single bounded dimension tensor of ")
+    assert msg.endswith(
+        "per-tensor integer quantized or per-axis integer quantized values, but got "
+        "'tensor<3x!quant.uniform<i8:f32:0, {2.000000e+00:1}>>'"
+    )
+    # the quantized dimension must be in the rank
+    text2 = prog(
+        f"%a: tensor<2x{qaxis(1, (2.0, 1))}>",
+        f"  %0 = stablehlo.transpose %a, dims = [0] : (tensor<2x{qaxis(1, (2.0, 1))}>) -> tensor<2x{qaxis(1, (2.0, 1))}>",
+    )
+    assert "must be ranked tensor of " in verify_error(text2)
+    # a dynamic quantized dimension, or one with as many scales as elements, is fine
+    ok = f"tensor<3x{qaxis(0, (2.0, 1), (2.0, 1), (2.0, 1))}>"
+    verifies(prog(f"%a: {one}", f"  %0 = stablehlo.broadcast_in_dim %a, dims = [0] : ({one}) -> {ok}"))
