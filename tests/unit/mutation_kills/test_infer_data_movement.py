@@ -1640,3 +1640,59 @@ def test_per_axis_quantized_type_needs_one_scale_per_element_of_its_dimension() 
     # a dynamic quantized dimension, or one with as many scales as elements, is fine
     ok = f"tensor<3x{qaxis(0, (2.0, 1), (2.0, 1), (2.0, 1))}>"
     verifies(prog(f"%a: {one}", f"  %0 = stablehlo.broadcast_in_dim %a, dims = [0] : ({one}) -> {ok}"))
+
+
+# ---------------------------------------------------------------------------------------------
+# ints, constant_ints (upstream's matchInts)
+# ---------------------------------------------------------------------------------------------
+
+
+def _constants(body: str) -> list:  # type: ignore[type-arg]
+    m = parse(prog("", body))
+    return [op for op in m.walk() if op.name == "stablehlo.constant"]
+
+
+def test_ints_and_constant_ints() -> None:
+    from xdsl.dialects.builtin import NoneAttr
+
+    ops = _constants(
+        "  %0 = stablehlo.constant dense<[1, -2]> : tensor<2xi64>\n"
+        "  %1 = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>\n"
+        "  %2 = stablehlo.constant dense<> : tensor<0xi64>\n"
+        "  %3 = stablehlo.constant dense<5> : tensor<3xi64>\n"
+        "  %4 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+        "  %5 = stablehlo.constant dense<true> : tensor<i1>\n"
+        "  %6 = stablehlo.constant dense<(1.0, 2.0)> : tensor<complex<f32>>"
+    )
+    got = [DM.constant_ints(op.results[0]) for op in ops]
+    assert got == [(1, -2), (1, 2, 3, 4), (), (5, 5, 5), None, (1,), None]
+    assert DM.ints(ops[1].properties["value"]) == (1, 2, 3, 4)
+    assert DM.ints(None) == () and DM.ints(NoneAttr()) == ()
+    assert DM.constant_ints(None) is None
+    # a block argument, or another op's result, is no constant
+    m = parse(prog("%a: tensor<2xi64>", "  %0 = stablehlo.abs %a : tensor<2xi64>"))
+    f = next(op for op in m.walk() if op.name == "func.func")
+    assert DM.constant_ints(f.regions[0].blocks.first.args[0]) is None
+    absop = next(op for op in m.walk() if op.name == "stablehlo.abs")
+    assert DM.constant_ints(absop.results[0]) is None
+    # a constant built with its value in the attribute dictionary (as a builder may make it)
+    value = ops[0].properties["value"]
+    made = type(ops[0]).create(attributes={"value": value}, result_types=[ops[0].results[0].type])
+    assert DM.constant_ints(made.results[0]) == (1, -2)
+    # a constant without a dense value is no shape
+    empty = type(ops[0]).create(attributes={}, result_types=[ops[0].results[0].type])
+    assert DM.constant_ints(empty.results[0]) is None
+
+
+def test_rules_without_operand_values() -> None:
+    """Without the operands (types only), a shape operand's value is unknown."""
+    from stablehlo_py.ir.infer import infer_result_types as irt
+
+    text = dyn_gather_text("tensor<5x3xf32>", "tensor<4x1xi32>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1)
+    op = _op(text, "stablehlo.dynamic_gather")
+    attrs = dict(op.attributes)
+    attrs.update(op.properties)
+    types = [v.type for v in op.operands]
+    assert [type_to_str(t) for t in irt(op.name, types, attrs)] == ["tensor<4x?xf32>"]
+    assert [type_to_str(t) for t in irt(op.name, types, attrs, (), tuple(op.operands))] == ["tensor<4x3xf32>"]
+    assert [type_to_str(t) for t in irt(op.name, types, attrs, (), tuple(op.operands[:2]))] == ["tensor<4x?xf32>"]
