@@ -6,6 +6,7 @@ broadcast, complex128, NaN operands)."""
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -178,3 +179,15 @@ def test_complex64_products_with_nans_and_infinities() -> None:
     assert got.real[finite].tolist() == plain_re[finite].tolist()
     finite = ~np.isnan(plain_im)
     assert got.imag[finite].tolist() == plain_im[finite].tolist()
+
+
+def test_products_raise_no_floating_point_warnings() -> None:
+    # overflowing products are values (inf), not warnings, in every layout
+    big64 = np.array([1e300 + 1e300j, 3e38 - 3e38j], np.complex128)
+    big32 = np.array([3e38 + 3e38j, 1e30 - 1e30j], np.complex64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wide = fused.complex_multiply(big64, big64)
+        same_shape = fused.complex_multiply(big32, big32)
+        broadcast = fused.complex_multiply(big32[:, None], big32[None, :])
+    assert np.isinf(wide[0].imag) and np.isinf(same_shape[0].imag) and np.isinf(broadcast[0, 0].imag)

@@ -13,6 +13,7 @@ the counter's high word (3-word states) and every generator width (8/16 bits: th
 from __future__ import annotations
 
 import hashlib
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -481,3 +482,17 @@ def test_rng_refuses_an_unknown_distribution_word_for_word() -> None:
         rng(np.array(0.0), np.array(1.0), [2], "POISSON")
     assert str(e.value) == "rng_distribution must be UNIFORM or NORMAL, got 'POISSON'"
 
+
+
+def test_wrapping_arithmetic_raises_no_warnings() -> None:
+    # uint32/uint64 words wrap by design; numpy warns on wrapping *scalar* arithmetic unless told not to
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a, b = threefry2x32(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF)
+        assert [hex(int(a)), hex(int(b))] == ["0x1cb996fc", "0xbb002be7"]  # Random123 kat_vectors
+        words = philox4x32((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2)
+        assert [hex(int(w)) for w in words] == ["0x408f276d", "0x41c83b0e", "0xa20bc7c6", "0x6d5451fd"]
+        for algorithm in ("THREE_FRY", "PHILOX"):
+            for dtype in (np.uint32, np.uint64):
+                state, _ = rng_bit_generator(np.array([7, 2**64 - 1], U64), algorithm, (3,), dtype)
+                assert state[1] < 3  # the counter wrapped past 2**64
