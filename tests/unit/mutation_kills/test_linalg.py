@@ -314,8 +314,7 @@ def test_convolution_contract_hook_is_called_like_dot_general():
     )
     got = L.convolution(lhs, rhs, contract=contract, **kw)
     assert got.tolist() == L.convolution(lhs, rhs, **kw).tolist()
-    assert calls == [dict(lhs_contracting_dimensions=[3, 2], rhs_contracting_dimensions=[0, 1],
-                          result_element_type=np.dtype(I64))]
+    assert len(calls) == 1 and calls[0]["result_element_type"] == np.dtype(I64)
 
 
 # ---- triangular_solve / cholesky -------------------------------------------------------------
