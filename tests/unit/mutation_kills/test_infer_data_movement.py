@@ -1696,3 +1696,33 @@ def test_rules_without_operand_values() -> None:
     assert [type_to_str(t) for t in irt(op.name, types, attrs)] == ["tensor<4x?xf32>"]
     assert [type_to_str(t) for t in irt(op.name, types, attrs, (), tuple(op.operands))] == ["tensor<4x3xf32>"]
     assert [type_to_str(t) for t in irt(op.name, types, attrs, (), tuple(op.operands[:2]))] == ["tensor<4x?xf32>"]
+
+
+def test_element_type_and_shape_comparisons() -> None:
+    irt = infer_result_types
+    f32s, f16s, i32s, i64s = ty("tensor<f32>"), ty("tensor<f16>"), ty("tensor<i32>"), ty("tensor<i64>")
+    # dynamic_slice of a rank-0 operand: no start indices, nothing to compare
+    assert [type_to_str(t) for t in irt("stablehlo.dynamic_slice", [f32s], {})] == ["tensor<f32>"]
+    # upstream's tensorsHaveSameElType(..., ignoreFpPrecision=true): floats of any precision agree,
+    # integers must be equal; the third index is compared with the first too
+    op3 = ty("tensor<2x3x4xf32>")
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    sizes = {"slice_sizes": DenseArrayBase.from_list(i64, [1, 1, 1])}
+    assert [type_to_str(t) for t in irt("stablehlo.dynamic_slice", [op3, f32s, f16s, f32s], sizes)] == [
+        "tensor<1x1x1xf32>"
+    ]
+    for starts in ([i32s, i32s, i64s], [i32s, i64s, i32s], [i32s, f32s, f32s], [f32s, i32s, i32s]):
+        with pytest.raises(InferError) as e:
+            irt("stablehlo.dynamic_slice", [op3, *starts], sizes)
+        assert e.value.message == "start indices must have same element type"
+    # select compares element types exactly (f32 vs f16, int vs float) and shapes, ranked or not
+    for a, b in (("tensor<2xf32>", "tensor<2xf16>"), ("tensor<2xi32>", "tensor<2xf32>"), ("tensor<2xf32>", "tensor<2xi32>")):
+        with pytest.raises(InferError) as e:
+            irt("stablehlo.select", [ty("tensor<i1>"), ty(a), ty(b)], {})
+        assert e.value.message == "requires compatible types for non-predicate operands"
+    for a, b in (("tensor<2xf32>", "tensor<*xf32>"), ("tensor<*xf32>", "tensor<2xf32>")):
+        (t,) = irt("stablehlo.select", [ty("tensor<i1>"), ty(a), ty(b)], {})
+        assert type_to_str(t) == "tensor<2xf32>"
+    (t,) = irt("stablehlo.select", [ty("tensor<*xi1>"), ty("tensor<2xf32>"), ty("tensor<2xf32>")], {})
+    assert type_to_str(t) == "tensor<2xf32>"
