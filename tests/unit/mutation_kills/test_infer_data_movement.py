@@ -1726,3 +1726,18 @@ def test_element_type_and_shape_comparisons() -> None:
         assert type_to_str(t) == "tensor<2xf32>"
     (t,) = irt("stablehlo.select", [ty("tensor<*xi1>"), ty("tensor<2xf32>"), ty("tensor<2xf32>")], {})
     assert type_to_str(t) == "tensor<2xf32>"
+
+
+def test_reshape_quantization_skips_what_it_cannot_compare() -> None:
+    """Unranked types, and quantized dimensions outside the rank (which the ODS type constraints
+    refuse before any verifier runs), are left alone rather than indexed."""
+    rq = DM.verify_reshape_quantization
+    a = ty(f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>")
+    rq(a, ty(f"tensor<*x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    rq(ty(f"tensor<*x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), a)
+    # the operand's quantized dimension just outside its rank (and far outside)
+    rq(ty(f"tensor<3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), a)
+    rq(ty(f"tensor<3x{qaxis(4, (1.0, 0), (2.0, 0), (3.0, 0))}>"), a)
+    # the result's
+    rq(a, ty(f"tensor<3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    rq(a, ty(f"tensor<3x{qaxis(4, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
