@@ -77,12 +77,13 @@ def _zero_sign_kind(kind: str, dtype: np.dtype[Any]) -> bool | None:
 
 
 def _zero_step(negative: bool, before: np.ndarray, x: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """A fold step's ``after = ufunc(before, x)`` with the IEEE zero where both are zeros."""
+    """A fold step's ``after = ufunc(before, x)`` with the IEEE zero where both are zeros, in
+    ``after``'s type (a step of another type must not change the accumulator's)."""
     tie = (before == 0) & (x == 0)
     if not tie.any():
         return after
     keep_before = np.signbit(before) == negative
-    return np.where(tie, np.where(keep_before, before, x), after)
+    return np.asarray(np.where(tie, np.where(keep_before, before, x), after), dtype=after.dtype)
 
 
 def _zero_fixup(

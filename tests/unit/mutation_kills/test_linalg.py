@@ -1047,6 +1047,12 @@ def test_fold_left_mixed_step_dtype_and_body_result_count():
     acc = F.fold_left(R.ADD, [np.array(1, np.int8)], [(np.array([100, 1], np.int64),),
                                                       (np.array([100, 2], np.int64),)], (2,))
     assert acc[0].dtype == np.int8 and acc[0].tolist() == [wrap(201, np.int8), 4]
+    # a float max fold keeps the accumulator's type (and its IEEE zero) whatever the steps' type
+    acc = F.fold_left(R.MAX, [np.array(-0.0, np.float16)],
+                      [(np.array([0.0, -1.0], np.float32),), (np.array([-0.0, 2.5], np.float32),)],
+                      (2,))
+    assert acc[0].dtype == np.float16 and acc[0].tolist() == [0.0, 2.5]
+    assert not np.signbit(acc[0][0])
     body = R.make_body(lambda a, b: (a + b, a - b))
     with pytest.raises(ValueError) as info:
         F.fold_left(body, [np.array(0)], [(np.array([1]),)], (1,))
@@ -1089,6 +1095,12 @@ def test_accumulate_fold_equals_a_sequential_fold(kind, dtype):
     assert F.accumulate_fold(R.KIND_BODIES[kind], [x], [init.astype(np.complex128)]) is None
     assert F.accumulate_fold(R.ADD, [x.astype(BF16)], [init.astype(BF16)]) is None
     assert F.accumulate_fold(R.make_body(lambda a, b: a + b), [x], [init]) is None
+
+
+def test_accumulate_fold_of_complex_max_is_the_lexicographic_fold():
+    x = np.array([[1 + 2j, 3 - 1j, 3 + 0j, -5 + 9j]], np.complex64)
+    got = F.accumulate_fold(R.MAX, [x], [np.array(0, np.complex64)])
+    assert got is not None and got[0].tolist() == [3 + 0j]
 
 
 def test_accumulate_fold_gives_up_on_nan_and_many_lanes():
@@ -1138,6 +1150,11 @@ def test_prepare_kind_reduce_matches_a_sequential_fold(kind, dtype, n):
         assert np.asarray(got[r]).tobytes() == np.asarray(acc, d).tobytes(), (r,)
     assert F.prepare_kind_reduce(kind, d, 0) is None
     assert F.prepare_kind_reduce("nope", d, n) is None
+    # the same fold over the last axis of a 3-d input
+    got3 = fn(np.stack([x, x[::-1]]), init)
+    assert got3.shape == (2, 5)
+    assert got3[0].tobytes() == np.asarray(got).tobytes()
+    assert got3[1].tobytes() == np.asarray(got)[::-1].tobytes()
 
 
 def test_prepare_kind_reduce_falls_back_to_steps_on_nan():
