@@ -187,6 +187,11 @@ def test_products_raise_no_floating_point_warnings() -> None:
     big32 = np.array([3e38 + 3e38j, 1e30 - 1e30j], np.complex64)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        for dtype in (np.float32, np.float64):
+            big = np.finfo(dtype).max
+            a, b = np.array([big, np.inf, np.inf], dtype), np.array([big, 0.0, 1.0], dtype)
+            got = fused.fma(a, b, np.array([0.0, 0.0, -np.inf], dtype))  # overflow, inf * 0, inf - inf
+            assert got[0] == np.inf and np.isnan(got[1]) and np.isnan(got[2])
         wide = fused.complex_multiply(big64, big64)
         same_shape = fused.complex_multiply(big32, big32)
         broadcast = fused.complex_multiply(big32[:, None], big32[None, :])
