@@ -256,6 +256,9 @@ def test_convert_prepared_equals_general(src, dst) -> None:
     _same(fast, general, x[1, ...])
     _same(fast, general, x.astype(BF16))
     _same(fast, general, x.astype(np.complex64))
+    # an integer operand: convert rounds once (2**60 + 2**36 + 1 lies above an f32 midpoint), a
+    # cast through float64 would round twice
+    _same(fast, general, np.array([2**60 + 2**36 + 1, -(2**60) - 2**36 - 1, 7], np.int64))
     _same(fast, general, x[4][()])
     assert prepared.prepare("convert", [src]) is None
 
