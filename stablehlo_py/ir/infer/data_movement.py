@@ -655,7 +655,8 @@ def _verify_broadcast_quantization(
                 f"result quantization_dimension {rd} not same as broadcast_dimensions[{od}] = "
                 f"{dims[od]}"
             )
-        if od < len(o) and o[od] == 1 and rd < len(r):
+        # (here rd == dims[od], which broadcast_in_dim_c3 keeps inside the result's rank)
+        if od < len(o) and o[od] == 1:
             # (the ODS type constraints checked first give a static quantized dimension one
             # scale per element: upstream's IsValidQuantizedDimension)
             so, zo = qo.params.scales[0], qo.params.zero_points[0]

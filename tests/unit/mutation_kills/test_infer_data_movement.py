@@ -1741,3 +1741,29 @@ def test_reshape_quantization_skips_what_it_cannot_compare() -> None:
     # the result's
     rq(a, ty(f"tensor<3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
     rq(a, ty(f"tensor<3x{qaxis(4, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+
+
+def test_quantization_checks_leave_alone_what_they_cannot_compare() -> None:
+    """The per-axis checks of broadcast_in_dim and transpose on types they cannot compare (a
+    quantized dimension outside the rank, which the ODS type constraints refuse first; one side
+    not per-axis; a dynamic result dimension) return instead of indexing past the end."""
+    bid, tr = DM.verify_broadcast_in_dim, DM.verify_transpose
+    one = ty(f"tensor<1x{qaxis(0, (2.0, 1))}>")
+    # a dynamic quantized result dimension has no scales to compare with the operand's
+    DM.verify_dynamic_broadcast_in_dim(
+        one, None, (0,), None, None, ty(f"tensor<?x{qaxis(0, (3.0, 1))}>")
+    )
+    DM.verify_dynamic_broadcast_in_dim(
+        one, None, (0,), None, None, ty(f"tensor<?x{qaxis(0, (2.0, 4))}>")
+    )
+    # the operand's quantized dimension just outside its rank (== len(dims)) ...
+    bid(ty(f"tensor<1x{qaxis(1, (2.0, 1))}>"), (0,), ty(f"tensor<1x{qaxis(0, (2.0, 1))}>"))
+    # ... the result's is caught by broadcast_in_dim_c6 (it cannot be broadcast_dimensions[0])
+    assert err(bid, one, (0,), ty(f"tensor<1x{qaxis(1, (2.0, 1))}>")) == (
+        "result quantization_dimension 1 not same as broadcast_dimensions[0] = 0"
+    )
+    # transpose: a per-axis result of a float operand, and the result's quantized dimension
+    # just outside the permutation
+    tr(ty("tensor<2x3xf32>"), (1, 0), ty(f"tensor<3x2x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    tr(ty(f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), (1, 0), ty(f"tensor<3x2x{qaxis(2, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
+    tr(ty(f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), (1, 0), ty("tensor<3x2xi8>"))
