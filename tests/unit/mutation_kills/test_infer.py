@@ -531,6 +531,9 @@ def test_components() -> None:
         ((1,), (0,), (0,)),
         ((2,), (3,), None),
         ((0,), (2,), None),
+        ((2,), (0,), None),
+        ((2,), (DYN,), (2,)),
+        ((DYN,), (2,), (2,)),
         ((2, 1, 4), (3, 1), (2, 3, 4)),
         ((3, 1), (2, 1, 4), (2, 3, 4)),
         ((), (2, 2), (2, 2)),
@@ -568,6 +571,13 @@ def chlo_infer(name: str, a: str, b: str, dims: list[int] | None = None) -> list
         ("tensor<1xf32>", "tensor<?xf32, #stablehlo.bounds<4>>", None, "tensor<?xf32, #stablehlo.bounds<4>>"),
         ("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<1xf32>", None, "tensor<?xf32, #stablehlo.bounds<4>>"),
         ("tensor<3x1xf32>", "tensor<2x1x5xf32>", None, "tensor<2x3x5xf32>"),
+        # a static 0 in a bounded tensor is a static size, not its (absent) bound
+        (
+            "tensor<0x?xf32, #stablehlo.bounds<?, 4>>",
+            "tensor<0x?xf32, #stablehlo.bounds<?, 4>>",
+            None,
+            "tensor<0x?xf32, #stablehlo.bounds<?, 4>>",
+        ),
         # broadcast_dimensions (getBroadcastTypeWithBroadcastDimensions): the larger rank maps the
         # smaller's dimensions; equal ranks take y as the larger
         ("tensor<2x3xf32>", "tensor<3xf32>", [1], "tensor<2x3xf32>"),
