@@ -138,7 +138,10 @@ def test_total_order_key_of_floats_is_the_spec_order(dtype) -> None:
 def test_total_order_key_of_unsigned_and_fnuz_floats() -> None:
     # f8E8M0FNU has no sign bit: its values (2**-127 .. 2**127, then NaN = 0xFF) order by bits
     e8m0 = C.from_bits(np.array([0xFF, 0, 127, 254, 1], np.uint64), ml_dtypes.float8_e8m0fnu)
-    assert total_order_key(e8m0).tolist() == [0xFF, 0, 127, 254, 1]
+    keys = total_order_key(e8m0)
+    assert keys.dtype == np.int64 and keys.tolist() == [0xFF, 0, 127, 254, 1]
+    values, indices = top_k(e8m0, 3)
+    assert indices.tolist() == [0, 3, 2]  # NaN, 2**127, 1
     # the FNUZ types' NaN is the pattern of -0 and sorts first (as XLA); there is no -0
     fnuz = C.from_bits(np.array([0x80, 0x00, 0x01, 0x81, 0x7F, 0xFF], np.uint64), ml_dtypes.float8_e4m3fnuz)
     keys = total_order_key(fnuz).tolist()
@@ -790,8 +793,13 @@ def test_nan_helpers_raise_no_floating_point_warnings() -> None:
     x = C.from_bits(np.array([0x7F800001, 0x7FC00000, 0x3F800000], np.uint64), np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert C.signaling_nan(x).tolist() == [True, False, False]
+        signaling = C.signaling_nan(x)
+        assert signaling.dtype == np.bool_ and signaling.tolist() == [True, False, False]
         assert C.to_bits(C.quiet_nan(x)).tolist() == [0x7FC00001, 0x7FC00000, 0x3F800000]
+        for dtype in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn):
+            y = np.array([1.0, 2.0], dtype)
+            none = C.signaling_nan(y)  # types without infinity have no signaling NaNs
+            assert none.dtype == np.bool_ and none.tolist() == [False, False]
 
 
 @pytest.mark.parametrize("dtype", [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e8m0fnu],
