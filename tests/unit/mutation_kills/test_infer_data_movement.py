@@ -1767,3 +1767,56 @@ def test_quantization_checks_leave_alone_what_they_cannot_compare() -> None:
     tr(ty("tensor<2x3xf32>"), (1, 0), ty(f"tensor<3x2x{qaxis(0, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
     tr(ty(f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), (1, 0), ty(f"tensor<3x2x{qaxis(2, (1.0, 0), (2.0, 0), (3.0, 0))}>"))
     tr(ty(f"tensor<2x3x{qaxis(1, (1.0, 0), (2.0, 0), (3.0, 0))}>"), (1, 0), ty("tensor<3x2xi8>"))
+
+
+def test_scatter_window_and_scatter_dims_one_by_one() -> None:
+    # a dynamic window dimension is skipped, the next one is still checked
+    assert verify_error(
+        scatter_text(**_s(o="tensor<5x3x2xf32>", u="tensor<4x?x3xf32>", uwd=(1, 2)))
+    ) == (
+        "expects bounds of the window dimensions of updates to not exceed the bounds of the "
+        "corresponding dimensions of operand. For dimension 2, updates bound is 3, operand bound is 2."
+    )
+    # three scatter dimensions of different sizes, each matched with its own indices dimension
+    verifies(scatter_text(**_s(i="tensor<4x5x6x1xi32>", ivd=3, u="tensor<4x5x6x3xf32>", uwd=(3,))))
+    assert verify_error(
+        scatter_text(**_s(i="tensor<4x5x6x1xi32>", ivd=3, u="tensor<4x5x5x3xf32>", uwd=(3,)))
+    ) == (
+        "expects bounds of the scatter dimensions of updates to be same as the bounds of the "
+        "corresponding dimensions of scatter indices. For scatter dimension 2, updates bound is 5 "
+        ", scatter_indices bound is 6."
+    )
+
+
+def test_scatter_with_unranked_types() -> None:
+    """verify_scatter skips what needs a rank for an unranked input or update (which upstream's ODS
+    no longer admits), pair by pair."""
+    op = _op(scatter_text(**_s(n=2)), "stablehlo.scatter")
+    g, region = op.scatter_dimension_numbers.dims, op.update_computation
+    it = ty("tensor<4x1xi32>")
+    DM.verify_scatter([ty("tensor<*xf32>")] * 2, it, [ty("tensor<4x3xf32>")] * 2, g, region)
+    DM.verify_scatter([ty("tensor<5x3xf32>")] * 2, it, [ty("tensor<*xf32>")] * 2, g, region)
+    DM.verify_scatter([ty("tensor<5x3xf32>")] * 2, ty("tensor<*xi32>"), [ty("tensor<4x3xf32>")] * 2, g, region)
+    # the pair after an unranked one is still checked
+    assert err(
+        DM.verify_scatter,
+        [ty("tensor<*xf32>"), ty("tensor<5x3xf32>")],
+        it,
+        [ty("tensor<*xf32>"), ty("tensor<4x4xf32>")],
+        g,
+        region,
+    ) == (
+        "expects bounds of the window dimensions of updates to not exceed the bounds of the "
+        "corresponding dimensions of operand. For dimension 1, updates bound is 4, operand bound is 3."
+    )
+
+
+def test_real_dynamic_slice_checks_each_index_operand() -> None:
+    # an unranked start_indices is skipped, the limit_indices after it still checked
+    assert err(
+        DM.verify_real_dynamic_slice,
+        ty("tensor<2x3xf32>"),
+        ty("tensor<*xi64>"),
+        ty("tensor<1xi64>"),
+        ty("tensor<2xi64>"),
+    ) == "has mismatched number of operand rank (2) and limit_indices size (1)"
