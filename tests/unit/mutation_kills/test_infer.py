@@ -2376,3 +2376,24 @@ def test_reify_registration(monkeypatch: pytest.MonkeyPatch) -> None:
 
     assert R._reify("test.x", "test.y")(fn) is fn
     assert R.has_reify("test.x") and R.has_reify("test.y") and R.REIFY["test.y"] is fn
+
+
+def test_collective_reduce_checks_its_replica_groups_and_results_name_the_last_type() -> None:
+    from stablehlo_py.ir.infer.collectives import verify_collective_reduce as vr, verify_infeed
+
+    r = _reducer()
+    t = [ty("tensor<2xf32>")]
+    # non-uniform groups are allowed (-1 pads a shorter group), repeated ids are not
+    vr(t, dense("dense<[[0, 1], [2, -1]]> : tensor<2x2xi64>"), 0, False, False, r)
+    assert _err(vr, t, dense("dense<[[0, 0]]> : tensor<1x2xi64>"), 0, False, False, r) == (
+        "replica id #0 seen more than once"
+    )
+    assert _err(vr, t, dense("dense<> : tensor<0x2xi64>"), 1, True, False, r) == (
+        "if `use_global_device_ids` is set, the replica groups cannot be empty"
+    )
+    vr(t, dense("dense<> : tensor<0x2xi64>"), 1, False, False, r)
+    tok = TokenType()
+    assert _err(verify_infeed, None, [ty("tensor<2xf32>"), ty("tensor<3xi8>"), ty("tensor<4xf16>")]) == (
+        "last element of result types is expected to be of token type, but got 'tensor<4xf16>'"
+    )
+    verify_infeed(None, [ty("tensor<2xf32>"), ty("tensor<3xi8>"), tok])
