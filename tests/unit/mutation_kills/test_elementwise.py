@@ -406,3 +406,180 @@ def test_complex_sign_keeps_the_type_and_raises_no_floating_point_warning(dtype)
     assert got[:3].tolist() == np.array([0j, 0j, 0.6 + 0.8j], dtype).tolist()
     # upstream's Element.cpp: a zero gives (getZero, getZero), +0 + 0i, also for -0 + 0i
     assert not np.signbit(got.real[:2]).any() and not np.signbit(got.imag[:2]).any()
+
+
+# ---- complex expm1 / log1p against 60-digit decimal arithmetic ----------------------------------
+
+
+def _sin_cos(y: Decimal) -> tuple[Decimal, Decimal]:
+    """Taylor series of sin and cos (|y| < 4 here), to 60 digits."""
+    s, c, term, k = Decimal(0), Decimal(0), Decimal(1), 0
+    while k <= 8 or abs(term) > Decimal(10) ** -70:
+        if k % 4 == 0:
+            c += term
+        elif k % 4 == 1:
+            s += term
+        elif k % 4 == 2:
+            c -= term
+        else:
+            s -= term
+        k += 1
+        term = term * y / k
+    return s, c
+
+
+def _within_ulps(got: float, exact: Decimal, mantissa: int, ulps: float) -> bool:
+    """|got - exact| <= ulps units in the last place of ``exact`` (a value beyond the largest
+    finite one rounds to the infinity of its sign)."""
+    if exact == 0:
+        return got == 0
+    top = Fraction(float(np.finfo(np.float64 if mantissa == 52 else np.float32).max))
+    if abs(Fraction(exact)) > top * (1 + Fraction(1, 2 ** (mantissa + 1))):
+        return math.isinf(got) and (got > 0) == (exact > 0)
+    if not math.isfinite(got):
+        return False
+    _, e = math.frexp(float(exact))
+    return abs(Fraction(got) - Fraction(exact)) <= ulps * Fraction(2) ** (e - 1 - mantissa)
+
+
+def _exact_expm1(z: complex) -> tuple[Decimal, Decimal]:
+    getcontext().prec = 60
+    s, c = _sin_cos(Decimal(z.imag))
+    ex = Decimal(z.real).exp()
+    return ex * c - 1, ex * s
+
+
+EXPM1_WIDE = [
+    705 + 0.5j,  # e^x alone is finite, the big-x formula (e^(x/2))² applies
+    709.9 + 0.7853981633974483j,  # e^x overflows, e^x cos y and e^x sin y do not
+    710 - 1.0471975511965976j,  # e^x sin y overflows (to -inf), e^x cos y does not
+    700.5 - 2.5j,
+    3 + 1e-3j,
+    -2 + 3j,
+]
+
+
+def test_complex_expm1_where_exp_of_the_real_part_overflows() -> None:
+    z = np.array(EXPM1_WIDE, np.complex128)
+    got = E.exponential_minus_one(z)
+    for w, g in zip(EXPM1_WIDE, got, strict=True):
+        re, im = _exact_expm1(w)
+        assert _within_ulps(float(g.real), re, 52, 4), (w, g, float(re))
+        assert _within_ulps(float(g.imag), im, 52, 4), (w, g, float(im))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_expm1_special_values(dtype) -> None:
+    inf, nan = math.inf, math.nan
+    z = np.array([complex(1500, 0.0), complex(1500, -0.0), complex(-inf, 2.5), complex(-inf, -2.5), complex(nan, 0.0), complex(-inf, 0.0)], dtype)
+    got = E.exponential_minus_one(z)
+    assert got.dtype == dtype
+    # C11 G.6.3.1: cexp(x + 0i) = exp(x) + 0i (exp(1500) overflows), cexp(-inf + yi) = +0 cis(y),
+    # cexp(NaN + 0i) = NaN + 0i; minus one
+    expected = [(inf, 0.0), (inf, -0.0), (-1.0, 0.0), (-1.0, -0.0), (nan, 0.0), (-1.0, 0.0)]
+    for w, g, (re, im) in zip(z, got, expected, strict=True):
+        assert (math.isnan(g.real) and math.isnan(re)) or g.real == re, (w, g)
+        assert g.imag == im and math.copysign(1, g.imag) == math.copysign(1, im), (w, g)
+
+
+def _exact_log1p_real(z: complex) -> Decimal:
+    getcontext().prec = 80
+    x, y = Decimal(z.real), Decimal(z.imag)
+    return ((1 + x) ** 2 + y * y).ln() / 2
+
+
+LOG1P_CASES = [
+    -1 + 1e-5j,  # beside -1: |1 + x| + |y| < 0.2
+    -1.05 - 0.1j,
+    -0.4 + 0.8j,  # |1 + z| = 1 to 16 digits, |1 + x| < |y|: the sum 2x + x² + y² keeps the digits
+    0.6 - 0.8j,
+    1e200 + 1e199j,  # huge parts of unequal size: log(max) + ½ log1p((min/max)²)
+    -3e170 + 1e171j,
+    1e155 + 1e154j,  # x² alone overflows
+    1.3e154 + 1e154j,  # x² + y² overflows, neither square alone
+    2e152 - 1e152j,
+]
+
+
+def test_complex_log1p_real_part_against_decimal() -> None:
+    z = np.array(LOG1P_CASES, np.complex128)
+    got = E.log_plus_one(z)
+    for w, g in zip(LOG1P_CASES, got, strict=True):
+        exact = _exact_log1p_real(w)
+        assert _within_ulps(float(g.real), exact, 52, 4), (w, g, float(exact))
+
+
+# ---- float arithmetic: NaN propagation and underflow as APFloat ---------------------------------
+
+# type -> its positive quiet NaN's bits (the negative one has the sign bit too)
+QUIET_NANS = {
+    "bf16": 0x7FC0,
+    "f16": 0x7E00,
+    "f8E4M3FN": 0x7F,
+    "f8E5M2": 0x7E,
+    "f8E3M4": 0x78,
+    "f8E4M3": 0x7C,
+}
+
+
+def _from_bits(bits: list[int], name: str) -> np.ndarray:
+    dtype = np.dtype(dt.dtype_of(name))
+    return np.array(bits, f"u{dtype.itemsize}").view(dtype)
+
+
+def _bits_of(x: np.ndarray) -> list[int]:
+    return np.ascontiguousarray(x).view(f"u{x.dtype.itemsize}").tolist()
+
+
+@pytest.mark.parametrize("name", sorted(QUIET_NANS))
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "remainder"])
+def test_a_quiet_nan_operand_propagates_with_its_sign(name: str, op: str) -> None:
+    # APFloat's add/multiply/divide/mod specials: a NaN operand is the result (assign(rhs) keeps its
+    # sign; multiply and divide restore it), the lhs one when both are NaN
+    dtype = np.dtype(dt.dtype_of(name))
+    sign = 1 << (8 * dtype.itemsize - 1)
+    pos, neg = QUIET_NANS[name], QUIET_NANS[name] | sign
+    values = np.array([0.0, 1.5, -2.0, float(ml_dtypes.finfo(dtype).max)], np.float64).astype(dtype)
+    n = len(values)
+    fn = getattr(E, op)
+    for q in (pos, neg):
+        nans = _from_bits([q] * n, name)
+        assert _bits_of(fn(values, nans)) == [q] * n, (name, op, hex(q))
+        assert _bits_of(fn(nans, values)) == [q] * n, (name, op, hex(q))
+        assert _bits_of(fn(nans, _from_bits([q ^ sign] * n, name))) == [q] * n, (name, op, hex(q))
+
+
+def test_e8m0_products_and_quotients_that_underflow_give_the_smallest_value() -> None:
+    # f8E8M0FNU has no zero: APFloat's normalize makes an underflow the smallest normalized value
+    # (2**-127), not NaN
+    e8m0 = np.dtype(ml_dtypes.float8_e8m0fnu)
+    tiny = np.array([2.0**-127, 2.0**-100, 2.0**-64], np.float64).astype(e8m0)
+    other = np.array([2.0**-127, 2.0**-60, 2.0**-64], np.float64).astype(e8m0)
+    assert E.multiply(tiny, other).astype(np.float64).tolist() == [2.0**-127] * 3
+    assert E.divide(tiny, np.array([2.0**100] * 3, np.float64).astype(e8m0)).astype(np.float64).tolist() == [2.0**-127] * 3
+
+
+# ---- rounding, real/imag -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["ceil", "floor", "round_nearest_afz", "round_nearest_even"])
+def test_rounding_infinities_and_nans_without_a_floating_point_warning(op: str) -> None:
+    x = np.array([math.inf, -math.inf, math.nan, -2.5, 2.5, -0.0], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = getattr(E, op)(x)
+    assert got.dtype == np.float32
+    assert got[0] == math.inf and got[1] == -math.inf and math.isnan(got[2])
+    want = {"ceil": [-2.0, 3.0], "floor": [-3.0, 2.0], "round_nearest_afz": [-3.0, 3.0], "round_nearest_even": [-2.0, 2.0]}
+    assert got[3:5].tolist() == want[op]
+    assert got[5] == 0 and np.signbit(got[5])
+
+
+@pytest.mark.parametrize("name", ["bf16", "f16", "f32", "f64", "f8E4M3FN", "f4E2M1FN"])
+def test_real_and_imag_of_a_float_keep_its_type(name: str) -> None:
+    dtype = np.dtype(dt.dtype_of(name))
+    x = np.array([1.5, -2.0, -0.0], np.float64).astype(dtype)
+    re, im = E.real(x), E.imag(x)
+    assert re.dtype == dtype and im.dtype == dtype
+    assert re.astype(np.float64).tolist() == [1.5, -2.0, 0.0] and np.signbit(re.astype(np.float64)[2])
+    assert im.astype(np.float64).tolist() == [0.0, 0.0, 0.0] and not np.signbit(im.astype(np.float64)).any()
