@@ -564,6 +564,20 @@ def test_reduce_axis_kind_path_and_generic_path() -> None:
     assert e1.dtype == np.int16 and e1.tolist() == [3, 3] and e2.tolist() == [4, 4]
 
 
+def test_grouped_fold_calls_the_body_once_per_rank() -> None:
+    # the documented trip count: the largest number of values aimed at one element
+    calls = []
+
+    def body(acc, u):
+        calls.append(len(u))
+        return acc * 10 + u
+
+    res = np.zeros(4, np.int64)
+    R.grouped_fold(R.make_body(body), [res], np.array([3, 0, 3, 1, 0, 3]), [np.array([1, 2, 3, 4, 5, 6])])
+    assert res.tolist() == [25, 4, 0, 136]
+    assert calls == [3, 2, 1]  # rank 0: targets 3, 0, 1; rank 1: 3, 0; rank 2: 3
+
+
 def test_reductions_raise_no_floating_point_warnings() -> None:
     big = np.array([[3e38, 3e38, -3e38]], np.float32)
     with warnings.catch_warnings():
