@@ -2397,3 +2397,41 @@ def test_collective_reduce_checks_its_replica_groups_and_results_name_the_last_t
         "last element of result types is expected to be of token type, but got 'tensor<4xf16>'"
     )
     verify_infeed(None, [ty("tensor<2xf32>"), ty("tensor<3xi8>"), tok])
+
+
+def test_collective_reduce_verifies_the_reducer_for_each_data_operand() -> None:
+    from stablehlo_py.ir.infer.collectives import verify_collective_reduce as vr
+
+    r = _reducer()  # an f32 reducer
+    f, i = ty("tensor<2xf32>"), ty("tensor<2xi32>")
+    root = ty("tensor<2xi32>")
+    msg = (
+        "The element-type of reduction-region's result type at index 0 is expected to be "
+        "promotable from the op's corresponding init-value element-type: 'tensor<f32>' vs "
+        "'tensor<i32>'"
+    )
+    assert _err(vr, [f, i], None, 0, False, False, r) == msg
+    assert _err(vr, [f, i, root], None, 0, False, True, r) == msg
+    vr([f, f, root], None, 0, False, True, r)  # the root (i32) is not reduced
+
+
+def test_batch_norm_defaults_and_which_operand_gives_the_size() -> None:
+    s3, s4, d = ty("tensor<3xf32>"), ty("tensor<4xf32>"), ty("tensor<?xf32>")
+    x = ty("tensor<3x2xf32>")
+    # feature_index absent: dimension 0 (the builder's default, as upstream's attribute's)
+    got = infer_result_types("stablehlo.batch_norm_training", [x, s3, s3], {})
+    assert [type_to_str(t) for t in got] == ["tensor<3x2xf32>", "tensor<3xf32>", "tensor<3xf32>"]
+    # the size checked against the feature count is the first single-dimensional operand's
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.batch_norm_training", [x, s4, d], {})
+    assert e.value.message == (
+        "expects the size of single-dimensional operands to be compatible with feature count, but "
+        "the size of single-dimensional operands is 4 and the feature count is 3."
+    )
+    got = infer_result_types("stablehlo.batch_norm_training", [x, d, s4], {})
+    assert [type_to_str(t) for t in got] == ["tensor<3x2xf32>", "tensor<3xf32>", "tensor<3xf32>"]
+    # a negative feature_index breaks the attribute's ODS constraint: reported as the op's own
+    # error, before inference (no "failed to infer returned types" follows)
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.batch_norm_training", [x, s3, s3], {"feature_index": IntegerAttr(-1, 64)})
+    assert e.value.invariant is True and e.value.op_prefixed is True
