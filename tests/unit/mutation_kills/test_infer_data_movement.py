@@ -1820,3 +1820,14 @@ def test_real_dynamic_slice_checks_each_index_operand() -> None:
         ty("tensor<1xi64>"),
         ty("tensor<2xi64>"),
     ) == "has mismatched number of operand rank (2) and limit_indices size (1)"
+
+
+def test_encodings_other_than_bounds_are_kept() -> None:
+    # upstream's concatenate keeps the first encoding of its inputs when none has bounds
+    assert concat("tensor<2xf32>", 'tensor<3xf32, "foo">') == 'tensor<5xf32, "foo">'
+    assert concat('tensor<2xf32, "foo">', "tensor<3xf32>") == 'tensor<5xf32, "foo">'
+
+
+def test_gather_of_an_unranked_operand_with_a_collapsed_dim_past_the_slice_sizes() -> None:
+    # the operand's rank is unknown: a collapsed dimension without a slice size is not checked
+    assert gather(**_g(o="tensor<*xf32>", col=(2,), ss=(1, 3))) == "tensor<4x1xf32>"
