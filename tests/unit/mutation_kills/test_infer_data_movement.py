@@ -1831,3 +1831,12 @@ def test_encodings_other_than_bounds_are_kept() -> None:
 def test_gather_of_an_unranked_operand_with_a_collapsed_dim_past_the_slice_sizes() -> None:
     # the operand's rank is unknown: a collapsed dimension without a slice size is not checked
     assert gather(**_g(o="tensor<*xf32>", col=(2,), ss=(1, 3))) == "tensor<4x1xf32>"
+
+
+def test_gather_result_bounds_skip_the_index_vector_dim() -> None:
+    # start_indices bounds go to the batch dims in order, skipping index_vector_dim (here 1)
+    assert gather(
+        "tensor<5x3xf32>", "tensor<?x1x?xi32, #stablehlo.bounds<6, ?, 7>>", (1, 3), off=(1,), col=(0,), smap=(0,), ivd=1
+    ) == "tensor<?x3x?xf32, #stablehlo.bounds<6, ?, 7>>"
+    # a rank-0 result keeps start_indices' encoding (upstream's boundsToEncoding with no bounds)
+    assert gather("tensor<5xf32>", 'tensor<1xi32, "foo">', (1,), col=(0,), smap=(0,), ivd=0) == 'tensor<f32, "foo">'
