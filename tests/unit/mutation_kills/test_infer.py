@@ -2418,7 +2418,7 @@ def test_collective_reduce_verifies_the_reducer_for_each_data_operand() -> None:
 def test_batch_norm_defaults_and_which_operand_gives_the_size() -> None:
     s3, s4, d = ty("tensor<3xf32>"), ty("tensor<4xf32>"), ty("tensor<?xf32>")
     x = ty("tensor<3x2xf32>")
-    # feature_index absent: dimension 0 (the builder's default, as upstream's attribute's)
+    # feature_index absent (a rule input without the attribute): dimension 0
     got = infer_result_types("stablehlo.batch_norm_training", [x, s3, s3], {})
     assert [type_to_str(t) for t in got] == ["tensor<3x2xf32>", "tensor<3xf32>", "tensor<3xf32>"]
     # the size checked against the feature count is the first single-dimensional operand's
