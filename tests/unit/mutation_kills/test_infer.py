@@ -2435,3 +2435,43 @@ def test_batch_norm_defaults_and_which_operand_gives_the_size() -> None:
     with pytest.raises(InferError) as e:
         infer_result_types("stablehlo.batch_norm_training", [x, s3, s3], {"feature_index": IntegerAttr(-1, 64)})
     assert e.value.invariant is True and e.value.op_prefixed is True
+
+
+def test_all_gather_all_reduce_reduce_scatter_replica_groups_and_results() -> None:
+    from stablehlo_py.ir.infer.collectives import (
+        verify_all_gather as ag,
+        verify_all_reduce as ar,
+        verify_reduce_scatter as rs,
+    )
+
+    r = _reducer()  # an f32 reducer
+    padded = dense("dense<[[0, 1], [2, -1]]> : tensor<2x2xi64>")
+    empty = dense("dense<> : tensor<0x2xi64>")
+    a, b = [ty("tensor<2x3xf32>")], [ty("tensor<2x6xf32>")]
+    assert _err(ag, a, b, 1, padded, 0, False) == "Invalid replica id -1"
+    assert _err(ag, a, b, 1, empty, 1, True) == (
+        "if `use_global_device_ids` is set, the replica groups cannot be empty"
+    )
+    ar([ty("tensor<4xf32>")], padded, 0, False, r)
+    assert _err(ar, [ty("tensor<4xf32>")], empty, 1, True, r) == (
+        "if `use_global_device_ids` is set, the replica groups cannot be empty"
+    )
+    assert _err(rs, ty("tensor<2x8xf32>"), ty("tensor<2x4xf32>"), 1, empty, 1, True, r) == (
+        "if `use_global_device_ids` is set, the replica groups cannot be empty"
+    )
+    # an unranked pair is skipped, the next pair is still checked
+    assert _err(
+        ag, [ty("tensor<*xf32>"), ty("tensor<2x3xf32>")], [ty("tensor<2x6xf32>"), ty("tensor<2x7xf32>")], 1, None, 0, False
+    ) == "result gather dimension has size 7, expected to be a multiple of operand gather dimension size 3"
+    # reduce_scatter's result has the reducer's element type (f32 here), not the operand's
+    assert _err(rs, ty("tensor<2x8xf16>"), ty("tensor<2x4xf16>"), 1, None, 0, False, r) == (
+        "result element-type is expected to be 'f32', but got 'f16'"
+    )
+    rs(ty("tensor<2x8xf16>"), ty("tensor<2x4xf32>"), 1, None, 0, False, r)
+
+
+def test_messages_print_negative_attribute_values_as_given() -> None:
+    # upstream streams an attribute's int64 values: -1 prints as -1 (only shape sizes print kDynamic)
+    assert _map(a="tensor<3xf32>", b="tensor<3xf32>", dims=": -1") == (
+        "requires monotonically increasing dimension numbers, but got: -1"
+    )
