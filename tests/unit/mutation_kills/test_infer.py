@@ -2475,3 +2475,19 @@ def test_messages_print_negative_attribute_values_as_given() -> None:
     assert _map(a="tensor<3xf32>", b="tensor<3xf32>", dims=": -1") == (
         "requires monotonically increasing dimension numbers, but got: -1"
     )
+
+
+def test_select_and_scatter_unranked_and_reduce_window_without_inputs() -> None:
+    got = infer_result_types(
+        "stablehlo.select_and_scatter", [ty("tensor<*xf16>"), ty("tensor<2xf16>"), ty("tensor<f16>")], {}
+    )
+    assert [type_to_str(t) for t in got] == ["tensor<*xf16>"]
+    got = infer_result_types(
+        "stablehlo.select_and_scatter",
+        [ty("tensor<?x4xf16, #stablehlo.bounds<3, ?>>"), ty("tensor<2xf16>"), ty("tensor<f16>")],
+        {},
+    )
+    assert [type_to_str(t) for t in got] == ["tensor<?x4xf16, #stablehlo.bounds<3, ?>>"]
+    with pytest.raises(InferError) as e:
+        infer_result_types("stablehlo.reduce_window", [], {})
+    assert e.value.message == "requires at least 1 input value"
