@@ -1840,3 +1840,29 @@ def test_gather_result_bounds_skip_the_index_vector_dim() -> None:
     ) == "tensor<?x3x?xf32, #stablehlo.bounds<6, ?, 7>>"
     # a rank-0 result keeps start_indices' encoding (upstream's boundsToEncoding with no bounds)
     assert gather("tensor<5xf32>", 'tensor<1xi32, "foo">', (1,), col=(0,), smap=(0,), ivd=0) == 'tensor<f32, "foo">'
+
+
+def test_missing_integer_attribute_defaults_to_zero() -> None:
+    (t,) = infer_result_types("stablehlo.concatenate", [ty("tensor<2x3xf32>"), ty("tensor<4x3xf32>")], {})
+    assert type_to_str(t) == "tensor<6x3xf32>"
+
+
+def test_gather_batching_dims_with_an_unranked_side() -> None:
+    kw = dict(o="tensor<5x3x2xf32>", i="tensor<3x1xi32>", ss=(1, 1, 2), col=(0,), ob=(1,), ib=(0,), off=(1,))
+    assert gather(**_g(**kw)) == "tensor<3x2xf32>"
+    assert gather(**_g(**{**kw, "o": "tensor<*xf32>"})) == "tensor<3x2xf32>"
+    text = gather_text(**_g(**{**kw, "i": "tensor<*xi32>"}))
+    assert inferred(text, "stablehlo.gather") == ["tensor<*xf32>"]
+
+
+def test_start_indices_after_two_floats_are_still_compared() -> None:
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    sizes = {"slice_sizes": DenseArrayBase.from_list(i64, [1, 1, 1])}
+    with pytest.raises(InferError) as e:
+        infer_result_types(
+            "stablehlo.dynamic_slice",
+            [ty("tensor<2x3x4xf32>"), ty("tensor<f32>"), ty("tensor<f16>"), ty("tensor<i32>")],
+            sizes,
+        )
+    assert e.value.message == "start indices must have same element type"
