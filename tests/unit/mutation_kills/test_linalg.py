@@ -1098,9 +1098,9 @@ def test_accumulate_fold_equals_a_sequential_fold(kind, dtype):
 
 
 def test_accumulate_fold_of_complex_max_is_the_lexicographic_fold():
-    x = np.array([[1 + 2j, 3 - 1j, 3 + 0j, -5 + 9j]], np.complex64)
-    got = F.accumulate_fold(R.MAX, [x], [np.array(0, np.complex64)])
-    assert got is not None and got[0].tolist() == [3 + 0j]
+    x = np.array([[1 + 2j, 3 - 1j, 3 + 0j, -5 + 9j], [0j, -1 + 5j, -2 + 0j, 0j]], np.complex64)
+    got = F.accumulate_fold(R.MAX, [x], [np.array(-1, np.complex64)])
+    assert got is not None and got[0].tolist() == [3 + 0j, 0j]  # no zero fix-up on complex
 
 
 def test_accumulate_fold_gives_up_on_nan_and_many_lanes():
