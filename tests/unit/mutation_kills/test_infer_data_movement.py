@@ -29,6 +29,8 @@ from stablehlo_py.ir.text.printer import type_to_str
 from tests.conformance.chunks import run_chunks
 from tests.conformance.runlines import run_lines
 from tests.conftest import CONFORMANCE
+from tests.unit.ir.infer.helpers import first_op as _op
+from tests.unit.ir.infer.helpers import infer_error, inferred
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -44,21 +46,6 @@ def ty(text: str):  # type: ignore[no-untyped-def]
     raise AssertionError(text)
 
 
-def _op(text: str, name: str):  # type: ignore[no-untyped-def]
-    for op in parse(text).walk():
-        if op.name == name:
-            return op
-    raise AssertionError(f"no {name}")
-
-
-def inferred(text: str, name: str) -> list[str]:
-    return [type_to_str(t) for t in infer_op(_op(text, name))]
-
-
-def infer_error(text: str, name: str) -> str:
-    with pytest.raises(InferError) as e:
-        infer_op(_op(text, name))
-    return e.value.message
 
 
 def verify_error(text: str) -> str:
