@@ -13,26 +13,7 @@ import numpy as np
 import pytest
 
 from stablehlo_py.interpreter.semantics import fused
-
-
-def _round32(q: Fraction) -> float:
-    """q rounded to nearest-even in f32 (24 significant bits, exponents down to -126)."""
-    if q == 0:
-        return 0.0
-    a = abs(q)
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    if Fraction(2) ** e > a:
-        e -= 1
-    quantum = Fraction(2) ** (max(e, -126) - 23)
-    n = a / quantum
-    whole = n.numerator // n.denominator
-    rest = n - whole
-    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2):
-        whole += 1
-    v = whole * quantum
-    if v >= Fraction(2) ** 128:
-        return float("inf") if q > 0 else float("-inf")
-    return float(v) if q > 0 else -float(v)
+from tests.unit.mutation_kills.test_semantics_rest import _round_fraction
 
 
 def _exact(a, b, c) -> Fraction:
@@ -43,7 +24,7 @@ def _want(a, b, c, dtype) -> np.ndarray:
     out = []
     for x, y, z in zip(a.ravel(), b.ravel(), c.ravel()):
         q = _exact(x, y, z)
-        v = _round32(q) if dtype == np.float32 else float(q)
+        v = _round_fraction(q, np.float32) if dtype == np.float32 else float(q)
         out.append(v)
     return np.array(out, dtype).reshape(a.shape)
 
@@ -75,6 +56,22 @@ def test_fma32_subnormal_result_where_the_f64_sum_rounds_onto_a_midpoint() -> No
     plain = (a.astype(np.float64) * b + c).astype(np.float32)
     assert plain.tolist() == [(2**22 + 2) * 2.0**-149, -(2**22 + 2) * 2.0**-149]
     assert got.tolist() == _want(a, b, c, np.float32).tolist()
+
+
+def test_fma32_subnormal_result_where_the_f64_sum_lies_one_ulp_above_a_midpoint() -> None:
+    # p = A * B * 2**-197 with A * B = 2**47 + 16376 (A, B < 2**24: an exact product of two f32),
+    # i.e. p = 2**-150 + 2**-183 - 8 * 2**-197; c = 2**-131 (an f32 subnormal, an even multiple of
+    # 2**-149).  The f64 sum c + 2**-150 + 2**-183 (f64's ulp there is 2**-183) is one ulp above the
+    # f32 midpoint c + 2**-150 and inexact, its last bit odd: rounding to odd keeps it, and f32
+    # rounds it up to c + 2**-149.  (Stepping it down onto the midpoint would give the even c.)
+    a = np.array([np.ldexp(9504766.0, -98)], np.float32)
+    b = np.array([np.ldexp(14807044.0, -99)], np.float32)
+    c = np.array([2.0**-131], np.float32)
+    assert 9504766 * 14807044 == 2**47 + 16376
+    got = fused.fma(a, b, c)
+    want = _want(a, b, c, np.float32)
+    assert got.tolist() == want.tolist() == [2.0**-131 + 2.0**-149]
+    assert fused.fma(-a, b, -c).tolist() == [-(2.0**-131 + 2.0**-149)]
 
 
 def test_fma32_on_rounding_boundaries() -> None:

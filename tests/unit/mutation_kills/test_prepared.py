@@ -272,3 +272,54 @@ def test_logistic_prepared_is_the_composition_of_the_prepared_steps() -> None:
         with np.errstate(all="ignore"):
             got = fast(x)
         assert got.dtype == d and got.tobytes() == want.tobytes()
+
+
+def test_prepared_functions_pass_python_numbers_to_the_general_function() -> None:
+    # a Python number has no dtype: the prepared function must not read one, and gives what the
+    # general function gives (a 0-d array, or its refusal)
+    x = np.array([1.5, -0.0, np.inf], F32)
+    for name in ("negate", "tanh"):
+        _same(prepared.prepare(name, [F32]), _general(name), 1.5)
+    _same(prepared.prepare("not", [np.dtype(np.int8)]), sem.not_, 3)
+    for name in ("add", "maximum"):
+        fast, general = prepared.prepare(name, [F32, F32]), _general(name)
+        _same(fast, general, 1.5, x)
+        _same(fast, general, x, 1.5)
+    lt = prepared.prepare("compare", [F32, F32], comparison_direction="LT")
+    _same(lt, lambda a, b: sem.compare(a, b, "LT"), 1.5, x)
+    _same(lt, lambda a, b: sem.compare(a, b, "LT"), x, 1.5)
+    sel = prepared.prepare("select", [BOOL, F32, F32])
+    p = np.array([True, False, True])
+    _same(sel, sem.select, True, x, x[::-1])
+    _same(sel, sem.select, p, 1.5, x)
+    _same(sel, sem.select, p, x, 1.5)
+
+
+def test_prepared_select_with_branches_of_another_type_is_the_general_select() -> None:
+    # select's result has on_true's type: an f16 on_true with the f32 on_false it was prepared for
+    # gives f16, not numpy's promoted f32
+    sel = prepared.prepare("select", [BOOL, F32, F32])
+    p = np.array([True, False])
+    on_true, on_false = np.array([0.1, 0.2], F16), np.array([0.3, 0.4], F32)
+    got = sel(p, on_true, on_false)
+    assert got.dtype == F16 and got.tolist() == [np.float16(0.1), np.float16(0.4)]
+    _same(sel, sem.select, p, on_true, on_false)
+
+
+def test_prepared_compare_refuses_object_operands_as_the_general_compare() -> None:
+    # an operand numpy can compare but the interpreter has no element type for: the general
+    # function's refusal, whichever side it is on and whatever the other side's type
+    lt = prepared.prepare("compare", [np.dtype(np.int8), np.dtype(np.int8)], comparison_direction="LT")
+    i8 = np.array([1, 2], np.int8)
+    obj = np.array([2, 1], dtype=object)
+    for lhs, rhs in [(obj, i8), (i8, obj), (obj, obj), (obj, i8.astype(np.int16))]:
+        got = _outcome(lt, lhs, rhs)
+        assert got[0] == "raises" and got == _outcome(lambda a, b: sem.compare(a, b, "LT"), lhs, rhs)
+        assert "is not a StableHLO element type the interpreter supports" in got[2]
+
+
+def test_compare_of_two_other_types_or_one_operand_is_not_prepared() -> None:
+    assert prepared.prepare("compare", [F32, F64], comparison_direction="LT") is None
+    assert prepared.prepare("compare", [np.dtype(np.int8), np.dtype(np.uint8)], comparison_direction="EQ") is None
+    assert prepared.prepare("compare", [F32], comparison_direction="LT") is None
+    assert prepared.prepare("compare", [F32, F32, F32], comparison_direction="LT") is None

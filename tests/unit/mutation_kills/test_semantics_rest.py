@@ -782,6 +782,33 @@ def test_const_like() -> None:
     assert z.dtype == np.complex64 and z.tolist() == complex(np.float32(0.1), 1.0)
 
 
+def test_const_like_of_an_integer_goes_through_double() -> None:
+    # upstream's getConstantLike builds a float constant with getFloatAttr(type, double) (a complex
+    # one with complex::NumberAttr::get(type, double, 0)): an integer becomes a double first, then
+    # the double is rounded to the type.  2**60 + 2**36 + 1 is 2**60 + 2**36 as a double, an f32
+    # midpoint whose tie goes to the even 2**60 (rounded once from the integer, it is 2**60 + 2**37)
+    big = 2**60 + 2**36 + 1
+    assert float(big) == 2.0**60 + 2.0**36
+    f = C.const_like(big, np.array([1.0], np.float32))
+    assert f.dtype == np.float32 and f.tolist() == 2.0**60
+    z = C.const_like(big, np.array([1j], np.complex64))
+    assert z.dtype == np.complex64 and z.tolist() == complex(2.0**60, 0.0)
+    assert C.const_like(-big, np.array([1.0], np.float32)).tolist() == -(2.0**60)
+
+
+def test_f16_arithmetic_on_two_nans_keeps_the_lhs_nan() -> None:
+    # APFloat (upstream's interpreter): an operation on two NaNs gives the lhs NaN, quieted (as x86
+    # does in f32/f64).  f16 goes through f64 and back, which keeps it; numpy's own f16 loops give
+    # the rhs NaN
+    from stablehlo_py.interpreter import semantics as sem
+
+    lhs = C.from_bits(np.array([0x7E01, 0x7C01, 0xFE03], np.uint64), np.float16)  # qNaN, sNaN, -qNaN
+    rhs = C.from_bits(np.array([0x7E02, 0x7E02, 0x7E04], np.uint64), np.float16)
+    for op in (sem.add, sem.subtract, sem.multiply, sem.divide, sem.remainder):
+        got = op(lhs, rhs)
+        assert got.dtype == np.float16 and C.to_bits(got).tolist() == [0x7E01, 0x7E01, 0xFE03], op
+
+
 # NaN patterns: (dtype, signaling pattern, its quiet pattern, a quiet NaN pattern)
 NAN_TABLE = [
     (np.float32, 0x7F800001, 0x7FC00001, 0x7FC00000),
