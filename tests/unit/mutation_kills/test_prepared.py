@@ -323,3 +323,14 @@ def test_compare_of_two_other_types_or_one_operand_is_not_prepared() -> None:
     assert prepared.prepare("compare", [np.dtype(np.int8), np.dtype(np.uint8)], comparison_direction="EQ") is None
     assert prepared.prepare("compare", [F32], comparison_direction="LT") is None
     assert prepared.prepare("compare", [F32, F32, F32], comparison_direction="LT") is None
+
+
+def test_prepared_compare_passes_its_compare_type_to_the_general_compare() -> None:
+    # prepared for integers with compare_type TOTALORDER, then given floats: the general compare
+    # with TOTALORDER (-0 < +0, a NaN ordered), not the IEEE comparison
+    lt = prepared.prepare("compare", [np.dtype(np.int8)] * 2, comparison_direction="LT", compare_type="TOTALORDER")
+    lhs = np.array([-0.0, 1.0, -np.nan, 2.0], F32)
+    rhs = np.array([0.0, np.nan, 1.0, 2.0], F32)
+    got = lt(lhs, rhs)
+    assert got.tolist() == [True, True, True, False]
+    assert got.tolist() == sem.compare(lhs, rhs, "LT", "TOTALORDER").tolist()
