@@ -19,11 +19,13 @@ Two kinds of test:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 
 from stablehlo_py.errors import StableHLOError
-from stablehlo_py.ir import parse
+from stablehlo_py.ir import parse, verify_plan
 from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer import reduction as R
 from stablehlo_py.ir.text.printer import type_to_str
@@ -33,6 +35,15 @@ from tests.unit.ir.infer.helpers import first_op
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _fresh_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test verifies its programs afresh: verify_plan remembers the successful verdicts of
+    VERIFY_BY_TYPES ops per process (by signature), and a verdict reached before -- by another test,
+    or by the mutation tool's first pass in the parent of its forked runs -- would be reused
+    instead of running the rules this file checks."""
+    monkeypatch.setattr(verify_plan, "_BY_TYPES", {})
 
 
 def diag(text: str) -> str | None:
@@ -82,12 +93,13 @@ def all_reduce(groups: str, extra: str = "") -> str:
 }}"""
 
 
-def reduce_scatter(groups: str, extra: str = "") -> str:
-    return f"""func.func @f(%x: tensor<4x16xf32>) -> tensor<4x4xf32> {{
+def reduce_scatter(groups: str, extra: str = "", body: str = "f32", result: str = "f32") -> str:
+    """A reduce_scatter of tensor<4x16xf32> with a maximum body over ``body`` elements."""
+    return f"""func.func @f(%x: tensor<4x16xf32>) {{
   %0 = "stablehlo.reduce_scatter"(%x) ({{
-  {MAX_BODY}
-  }}) {{replica_groups = {groups}, scatter_dimension = 1 : i64{extra}}} : (tensor<4x16xf32>) -> tensor<4x4xf32>
-  func.return %0 : tensor<4x4xf32>
+  {MAX_BODY.replace("f32", body)}
+  }}) {{replica_groups = {groups}, scatter_dimension = 1 : i64{extra}}} : (tensor<4x16xf32>) -> tensor<4x4x{result}>
+  func.return
 }}"""
 
 
@@ -115,11 +127,11 @@ EMPTY_WITH_GLOBAL = "if `use_global_device_ids` is set, the replica groups canno
 
 
 def test_replica_groups_cannot_be_empty_with_global_device_ids() -> None:
-    """all_gather_c?, all_reduce_c3, reduce_scatter_c?, collective_reduce: each verifier passes its
-    use_global_device_ids on to verifyReplicaGroups."""
+    """all_gather, all_reduce, reduce_scatter and collective_reduce each pass their
+    use_global_device_ids on to verifyReplicaGroups; without the flag, empty groups are fine
+    (all_reduce, collective_reduce)."""
     for program in (all_gather, all_reduce, reduce_scatter, collective_reduce):
         assert diag(program(EMPTY_GROUPS, GLOBAL)) == EMPTY_WITH_GLOBAL, program.__name__
-        # without the flag, empty groups are fine for all_reduce and collective_reduce
     assert diag(all_reduce(EMPTY_GROUPS)) is None
     assert diag(collective_reduce(EMPTY_GROUPS)) is None
 
@@ -137,7 +149,7 @@ def test_null_replica_id_only_where_groups_may_differ_in_size() -> None:
 
 
 @pytest.mark.parametrize("program", [all_reduce, collective_reduce])
-def test_ids_after_a_null_replica_id_are_still_checked(program) -> None:  # type: ignore[no-untyped-def]
+def test_ids_after_a_null_replica_id_are_still_checked(program: Callable[..., str]) -> None:
     """A -1 is skipped, not the end of the list: the ids after it are checked for repeats and
     gaps."""
     dup = "dense<[[0, -1], [1, 1]]> : tensor<2x2xi64>"
@@ -184,13 +196,10 @@ def test_collective_reduce_checks_every_data_operand_against_its_body() -> None:
 def test_reduce_scatter_result_takes_the_body_element_type() -> None:
     """reduce_scatter_c9: the result's element type is the body's (f64 over f32 data: promotable),
     not the operand's."""
-    text = reduce_scatter(GROUPS).replace(MAX_BODY, MAX_BODY.replace("f32", "f64"))
-    wide = text.replace("-> tensor<4x4xf32>", "-> tensor<4x4xf64>").replace(
-        "return %0 : tensor<4x4xf32>", "return %0 : tensor<4x4xf64>"
+    assert diag(reduce_scatter(GROUPS, body="f64", result="f64")) is None
+    assert diag(reduce_scatter(GROUPS, body="f64")) == (
+        "result element-type is expected to be 'f64', but got 'f32'"
     )
-    wide = wide.replace(") -> tensor<4x4xf32> {", ") -> tensor<4x4xf64> {")
-    assert diag(wide) is None
-    assert diag(text) == "result element-type is expected to be 'f64', but got 'f32'"
 
 
 def _all_reduce_body(body: str, args: tuple[str, ...] = ("tensor<10xf32>",)) -> str:
@@ -215,14 +224,6 @@ def test_reducer_without_terminator_or_returned_value() -> None:
     assert diag(_all_reduce_body('"stablehlo.return"() : () -> ()')) == (
         "The reduction-region expected to return some value(s)"
     )
-    with pytest.raises(InferError) as e:
-        R.verify_reducer_shape(
-            first_op(_all_reduce_body(no_terminator), "stablehlo.all_reduce").regions[0].blocks.first,
-            [ty("tensor<10xf32>")],
-            [ty("tensor<f32>")],
-            (),
-        )
-    assert e.value.message == "The reduction-region expected to have a terminator"
 
 
 def test_all_reduce_inference_without_a_returned_value_takes_the_operands_element() -> None:
@@ -233,11 +234,6 @@ def test_all_reduce_inference_without_a_returned_value_takes_the_operands_elemen
     for body in ('"stablehlo.return"() : () -> ()', ""):
         op = first_op(_all_reduce_body(body, args), "stablehlo.all_reduce")
         assert types(infer_op(op)) == ["tensor<10xf32>", "tensor<3xf32>"]
-    op = first_op(
-        _all_reduce_body('"stablehlo.return"() : () -> ()', ("tensor<2xi32>",)),
-        "stablehlo.all_reduce",
-    )
-    assert types(infer_op(op)) == ["tensor<2xi32>"]
 
 
 def test_infeed_names_the_last_result_that_is_not_a_token() -> None:
@@ -272,13 +268,17 @@ def test_reducer_element_parameter_ignores_float_precision() -> None:
     body = """%c = stablehlo.convert %b : (tensor<f32>) -> tensor<f64>
     %s = stablehlo.add %a, %c : tensor<f64>
     stablehlo.return %s : tensor<f64>"""
-    ok = reduce1("tensor<4xf32>", "tensor<f64>", "tensor<f64>", "tensor<f32>", "", "tensor<f64>", body)
+    ok = reduce1(
+        "tensor<4xf32>", "tensor<f64>", "tensor<f64>", "tensor<f32>", "", "tensor<f64>", body
+    )
     assert diag(ok) is None
     assert types(infer_op(first_op(ok, "stablehlo.reduce"))) == ["tensor<f64>"]
     # the accumulator parameter must match the returned type exactly
     body = """%c = stablehlo.convert %a : (tensor<f32>) -> tensor<f64>
     stablehlo.return %c : tensor<f64>"""
-    bad = reduce1("tensor<4xf32>", "tensor<f32>", "tensor<f32>", "tensor<f32>", "", "tensor<f64>", body)
+    bad = reduce1(
+        "tensor<4xf32>", "tensor<f32>", "tensor<f32>", "tensor<f32>", "", "tensor<f64>", body
+    )
     assert diag(bad) == (
         "The type of reduction-region's parameter at index 0 is different than the corresponding "
         "result type: 'tensor<f32>' vs 'tensor<f64>'"
@@ -362,9 +362,7 @@ def test_verify_reducer_shape_without_a_block() -> None:
     """An empty region (no block): no parameters and no terminator, reported as such."""
     with pytest.raises(InferError) as e:
         R.verify_reducer_shape(None, [ty("tensor<2xf32>")], [ty("tensor<f32>")], ())
-    assert e.value.message == (
-        "Reduction-region must take 2 parameters, but takes 0 parameter(s)"
-    )
+    assert e.value.message == "Reduction-region must take 2 parameters, but takes 0 parameter(s)"
     with pytest.raises(InferError) as e:
         R.verify_reducer_shape(None, [], [], ())
     assert e.value.message == "The reduction-region expected to have a terminator"
@@ -459,9 +457,9 @@ Q = "!quant.uniform<i8:f32, 1.000000e+00:3>"
 
 
 def test_hybrid_quantized_convolution() -> None:
-    """convolution_c?: a float lhs with a quantized rhs (hybrid quantization) skips the element
-    type compatibility check of inferConvolutionOp; a quantized lhs with a float rhs too, and the
-    quantization constraints then refuse it."""
+    """A float lhs with a quantized rhs (hybrid quantization) skips the element type compatibility
+    check of inferConvolutionOp; so does a quantized lhs with a float rhs, which the quantization
+    constraints then refuse."""
     hybrid = conv("tensor<1x2x5xf32>", f"tensor<3x2x2x{Q}>", "tensor<1x3x4xf32>")
     assert diag(hybrid) is None
     op = first_op(hybrid, "stablehlo.convolution")
@@ -483,10 +481,15 @@ BIG = 2**53 + 1  # not a double: float division would round it
 
 def test_group_count_divisions_are_integer() -> None:
     """Sizes beyond 2**53: the feature and batch group divisions are exact (upstream's int64)."""
-    by_features = conv(f"tensor<1x{2 * BIG}x5xf32>", f"tensor<2x{BIG}x2xf32>", "tensor<1x2x4xf32>", fgc=2)
+    by_features = conv(
+        f"tensor<1x{2 * BIG}x5xf32>", f"tensor<2x{BIG}x2xf32>", "tensor<1x2x4xf32>", fgc=2
+    )
     assert diag(by_features) is None
-    by_batch = conv(f"tensor<{2 * BIG}x3x5xf32>", "tensor<2x3x2xf32>", f"tensor<{BIG}x2x4xf32>", bgc=2)
-    assert types(infer_op(first_op(by_batch, "stablehlo.convolution"))) == [f"tensor<{BIG}x2x4xf32>"]
+    by_batch = conv(
+        f"tensor<{2 * BIG}x3x5xf32>", "tensor<2x3x2xf32>", f"tensor<{BIG}x2x4xf32>", bgc=2
+    )
+    inferred = infer_op(first_op(by_batch, "stablehlo.convolution"))
+    assert types(inferred) == [f"tensor<{BIG}x2x4xf32>"]
     assert diag(by_batch) is None
 
 
@@ -500,7 +503,8 @@ def _conv_attrs(text: str):  # type: ignore[no-untyped-def]
 def test_convolution_rule_without_group_counts_reads_one() -> None:
     """Called directly (the parser and the builder require them), the rule takes absent group
     counts as 1, the counts of an ungrouped convolution."""
-    operands, attrs = _conv_attrs(conv("tensor<4x6x5xf32>", "tensor<6x6x2xf32>", "tensor<4x6x4xf32>"))
+    program = conv("tensor<4x6x5xf32>", "tensor<6x6x2xf32>", "tensor<4x6x4xf32>")
+    operands, attrs = _conv_attrs(program)
     del attrs["batch_group_count"], attrs["feature_group_count"]
     assert types(infer_result_types("stablehlo.convolution", operands, attrs)) == [
         "tensor<4x6x4xf32>"
@@ -561,3 +565,14 @@ def test_rng_distribution_that_is_not_an_enum() -> None:
         )
     assert e.value.message == "mu and sigma must be floats"
 
+
+def test_num_bits_of_complex_types() -> None:
+    """Twice the part's width; None (unknown) when the part's width is unknown -- f80, which
+    xDSL's complex admits and StableHLO's types do not -- rather than an error."""
+    from xdsl.dialects.builtin import ComplexType, Float80Type, IntegerType
+
+    assert R.num_bits(ty("complex<f32>")) == 64
+    assert R.num_bits(ty("complex<f64>")) == 128
+    assert R.num_bits(ComplexType(IntegerType(8))) == 16
+    assert R.num_bits(ComplexType(Float80Type())) is None
+    assert R.bit_width(ComplexType(Float80Type())) == 64
