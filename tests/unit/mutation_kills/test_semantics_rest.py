@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from stablehlo_py.errors import InterpreterError
+from stablehlo_py.interpreter import semantics as sem
 from stablehlo_py.interpreter.semantics import _attributes as A
 from stablehlo_py.interpreter.semantics import _common as C
 from stablehlo_py.interpreter.semantics import _element_kinds as K
@@ -798,10 +799,8 @@ def test_const_like_of_an_integer_goes_through_double() -> None:
 
 def test_f16_arithmetic_on_two_nans_keeps_the_lhs_nan() -> None:
     # APFloat (upstream's interpreter): an operation on two NaNs gives the lhs NaN, quieted (as x86
-    # does in f32/f64).  f16 goes through f64 and back, which keeps it; numpy's own f16 loops give
-    # the rhs NaN
-    from stablehlo_py.interpreter import semantics as sem
-
+    # does in f32/f64).  f16 goes through f64 and back, which keeps it; numpy's own f16 add and
+    # multiply give the rhs NaN
     lhs = C.from_bits(np.array([0x7E01, 0x7C01, 0xFE03], np.uint64), np.float16)  # qNaN, sNaN, -qNaN
     rhs = C.from_bits(np.array([0x7E02, 0x7E02, 0x7E04], np.uint64), np.float16)
     for op in (sem.add, sem.subtract, sem.multiply, sem.divide, sem.remainder):
