@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,28 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 CONFORMANCE = SHARED / "conformance"
 REFERENCE = SHARED / "reference"
+
+
+# Memos of verification verdicts (module, attribute): the verifier remembers that ops of a given
+# signature verified, so their rules are not called again for the same types.
+VERIFICATION_MEMOS = (
+    ("stablehlo_py.ir.verify_plan", "_BY_TYPES"),
+    ("stablehlo_py.ir.ops.elementwise", "_VERIFIED"),
+)
+
+
+def clear_verification_memos() -> None:
+    for module, name in VERIFICATION_MEMOS:
+        if module in sys.modules:
+            getattr(sys.modules[module], name).clear()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Under mutmut (tools/mutation.py) each mutant's tests run in a process forked from the one that
+    # ran them on the unmutated code: its memos would answer "verified" without calling the mutated
+    # rules, and a mutant that makes a good program fail would survive every test.
+    if os.environ.get("MUTANT_UNDER_TEST"):
+        clear_verification_memos()
 
 
 def conformance_files(sub: str, pattern: str = "*.mlir") -> list[Path]:

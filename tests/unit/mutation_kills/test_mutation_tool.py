@@ -74,3 +74,22 @@ def test_equivalent_table_parses_and_names_grouped_modules() -> None:
     for name, reason in eq.items():
         assert "__mutmut_" in name and reason
         assert any(name.startswith(m + ".") for m in modules), name
+
+
+def test_each_mutants_run_starts_with_empty_verification_memos(monkeypatch: pytest.MonkeyPatch) -> None:
+    """mutmut forks each mutant's run from a process that already verified the programs with the
+    unmutated rules; the verifier's memos must not answer for the mutated ones."""
+    from stablehlo_py.ir import verify_plan
+    from stablehlo_py.ir.ops import elementwise
+    from tests import conftest
+
+    memos = [getattr(sys.modules[m], n) for m, n in conftest.VERIFICATION_MEMOS]
+    assert memos[0] is verify_plan._BY_TYPES and memos[1] is elementwise._VERIFIED
+    for memo in memos:
+        memo[("sentinel",)] = ("kept alive",)
+    monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
+    conftest.pytest_sessionstart(None)  # type: ignore[arg-type]
+    assert all(("sentinel",) in memo for memo in memos)
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "stablehlo_py.ir.infer.shapes.x_f__mutmut_1")
+    conftest.pytest_sessionstart(None)  # type: ignore[arg-type]
+    assert not any(memo for memo in memos)
