@@ -188,8 +188,10 @@ def _with_dim_fn(types: Sequence[TensorType], fn: DimFn) -> TensorType:
             sizes[d], bounds[d] = fn(d, sizes[d], shape[d], bounds[d], tb[d] if tb else DYN)
     if any_bounds:
         return ranked(sizes, first.element_type, bounds)
+    # boundsToEncoding(prototype, {}): no bounds in the first type, its encoding as it is (another
+    # dialect's, or the `#stablehlo.bounds<>` of a rank-0 tensor)
     enc = _encoding(first)
-    if enc is not None and not isinstance(enc, TypeExtensionsAttr):
+    if enc is not None:
         return tensor_type(first.element_type, tuple(sizes), enc)
     return tensor_type(first.element_type, tuple(sizes))
 
@@ -227,21 +229,28 @@ def _least_specific_shaped(types: Sequence[Attribute]) -> Attribute:
     return _with_dim_fn(list(types), _least_specific_dim)  # type: ignore[arg-type]
 
 
-def _all_equal(types: Sequence[Attribute]) -> bool:
+def _equal_and_unbounded(types: Sequence[Attribute]) -> bool:
+    """Equal ranked tensor types with no `#stablehlo.bounds`: the most and the least specific type
+    of these is the first, as given.  (Upstream rebuilds the type even then, which drops a
+    `#stablehlo.bounds` that bounds no dimension, `<?>`: such types take the general way.)"""
     first = types[0]
-    return all(t is first or t == first for t in types)
+    return (
+        isinstance(first, TensorType)
+        and not isinstance(first.encoding, TypeExtensionsAttr)
+        and all(t is first or t == first for t in types)
+    )
 
 
 def infer_most_specific_type(types: Sequence[Attribute]) -> Attribute:
     """upstream's inferMostSpecificType: the type every one of ``types`` refines to (select,
     clamp, the elementwise ops with dynamic operands)."""
-    if _all_equal(types):
-        return types[0]  # (what the rule gives for equal types, without walking dimensions)
+    if _equal_and_unbounded(types):
+        return types[0]  # (what the rule gives, without walking dimensions)
     return _map_tuples(types, _most_specific_shaped)
 
 
 def infer_least_specific_type(types: Sequence[Attribute]) -> Attribute:
     """upstream's inferLeastSpecificType: a type all of ``types`` fit (if/case results)."""
-    if _all_equal(types):
+    if _equal_and_unbounded(types):
         return types[0]
     return _map_tuples(types, _least_specific_shaped)

@@ -177,6 +177,9 @@ def test_compatibility_of_tuples_tokens_and_ranges() -> None:
     assert not S.is_compatible(ty("tensor<2xf32>"), tup)
     assert S.is_compatible(TokenType(), TokenType())
     assert not S.is_compatible(TokenType(), ty("tensor<f32>"))
+    # a shaped type against one that is not: their element types (upstream's getElementTypeOrSelf)
+    assert S.is_compatible(ty("tensor<2xf32>"), f32) and S.is_compatible(f32, ty("tensor<*xf32>"))
+    assert not S.is_compatible(ty("tensor<2xf32>"), ty("tensor<f16>").element_type)
     a, b = ty("tensor<2xf32>"), ty("tensor<?xf32>")
     assert S.types_compatible([a, b], [b, a])
     assert not S.types_compatible([a], [a, a])
@@ -209,6 +212,19 @@ def test_compatibility_of_tuples_tokens_and_ranges() -> None:
         ("tensor<*xf32>", "tensor<?x2xf32>", "tensor<?x2xf32>"),
         ("tensor<?x2xf32>", "tensor<*xf32>", "tensor<?x2xf32>"),
         ("tensor<*xf32>", "tensor<*xf32>", "tensor<*xf32>"),
+        # no ranked type: the first, as it is
+        (f"tensor<*x{Q8}>", "tensor<*x!quant.uniform<i8:f32, 2.0>>", f"tensor<*x{Q8}>"),
+        # no bounds in the first type: its encoding as it is (boundsToEncoding(prototype, {})),
+        # another dialect's or the `#stablehlo.bounds<>` of a rank-0 tensor; a `#stablehlo.bounds`
+        # that bounds nothing is dropped, even between equal types (upstream rebuilds the type).
+        # Checked against stablehlo.add's inferred type in jaxlib (StableHLO 1.17 and 1.22).
+        ('tensor<?xf32, "foo">', 'tensor<2xf32, "foo">', 'tensor<2xf32, "foo">'),
+        ('tensor<2xf32, "foo">', "tensor<?xf32>", 'tensor<2xf32, "foo">'),
+        ("tensor<?xf32>", 'tensor<2xf32, "foo">', "tensor<2xf32>"),
+        ("tensor<f32, #stablehlo.bounds<>>", "tensor<f32>", "tensor<f32, #stablehlo.bounds<>>"),
+        ("tensor<f32>", "tensor<f32, #stablehlo.bounds<>>", "tensor<f32>"),
+        ("tensor<?xf32, #stablehlo.bounds<?>>", "tensor<?xf32, #stablehlo.bounds<?>>", "tensor<?xf32>"),
+        ("tensor<?x2xf32, #stablehlo.bounds<?, ?>>", "tensor<?x2xf32>", "tensor<?x2xf32>"),
     ],
 )
 def test_most_specific_type(a: str, b: str, want: str) -> None:
@@ -270,10 +286,25 @@ def test_most_specific_of_three() -> None:
         ),  # c5: max
         ("tensor<*xf32>", "tensor<2xf32>", "tensor<*xf32>"),
         ("tensor<2xf32>", "tensor<*xf32>", "tensor<*xf32>"),
+        # the first type's encoding, as for the most specific type
+        ('tensor<?xf32, "foo">', 'tensor<2xf32, "foo">', 'tensor<?xf32, "foo">'),
+        ('tensor<2xf32, "foo">', "tensor<2xf32>", 'tensor<2xf32, "foo">'),
+        ("tensor<2xf32>", 'tensor<2xf32, "foo">', "tensor<2xf32>"),
+        ("tensor<f32, #stablehlo.bounds<>>", "tensor<f32>", "tensor<f32, #stablehlo.bounds<>>"),
+        ("tensor<?xf32, #stablehlo.bounds<?>>", "tensor<?xf32, #stablehlo.bounds<?>>", "tensor<?xf32>"),
     ],
 )
 def test_least_specific_type(a: str, b: str, want: str) -> None:
     assert type_to_str(S.infer_least_specific_type([ty(a), ty(b)])) == want
+
+
+@pytest.mark.parametrize(
+    "t", ["tensor<2xf32>", "tensor<?xf32, #stablehlo.bounds<3>>", "tensor<*xf32>", "tuple<tensor<2xf32>>"]
+)
+def test_most_and_least_specific_type_of_one_type_is_that_type(t: str) -> None:
+    # a case with one branch, a unary op
+    assert type_to_str(S.infer_least_specific_type([ty(t)])) == t
+    assert type_to_str(S.infer_most_specific_type([ty(t)])) == t
 
 
 def test_least_specific_type_errors_and_tuples() -> None:
@@ -341,9 +372,8 @@ def test_elementwise_rules_keep_encoding_and_refuse_bad_arity() -> None:
         assert infer_err(name) == "expected 1 operand, but got 0"
     assert infer_err("stablehlo.compare", "tensor<2xf32>") == "expected 2 operands, but got 1"
     assert infer_err("stablehlo.compare", *["tensor<2xf32>"] * 3) == "expected 2 operands, but got 3"
-    assert infer_err("stablehlo.is_finite", TokenType()) == (
-        "expected a tensor type, but got !stablehlo.token"
-    )
+    for name in ("stablehlo.is_finite", "stablehlo.abs", "stablehlo.real", "stablehlo.imag"):
+        assert infer_err(name, TokenType()) == "expected a tensor type, but got !stablehlo.token"
     assert infer_err("stablehlo.add") == "Expected non-empty operands for AddOp::inferReturnTypes"
     assert infer_err("stablehlo.multiply") == (
         "Expected non-empty operands for [CompatibleOperandsAndResultType]"
@@ -354,6 +384,7 @@ def test_elementwise_rules_keep_encoding_and_refuse_bad_arity() -> None:
     a, d = ty("tensor<2xf32>"), ty("tensor<?xf32>")
     assert compatible_operands_and_result([a, d], [a])
     assert compatible_operands_and_result([], [a, d])
+    assert compatible_operands_and_result([], [a])  # no operand: the first result is the reference
     assert not compatible_operands_and_result([], [a, ty("tensor<3xf32>")])
     assert not compatible_operands_and_result([a], [ty("tensor<3xf32>")])
     assert not compatible_operands_and_result([ty("tensor<3xf32>"), a], [])
@@ -571,6 +602,8 @@ def chlo_infer(name: str, a: str, b: str, dims: list[int] | None = None) -> list
         ("tensor<1xf32>", "tensor<?xf32, #stablehlo.bounds<4>>", None, "tensor<?xf32, #stablehlo.bounds<4>>"),
         ("tensor<?xf32, #stablehlo.bounds<4>>", "tensor<1xf32>", None, "tensor<?xf32, #stablehlo.bounds<4>>"),
         ("tensor<3x1xf32>", "tensor<2x1x5xf32>", None, "tensor<2x3x5xf32>"),
+        # a 1 against the other's missing (leading) dimension stays a static 1
+        ("tensor<1x3xf32>", "tensor<3xf32>", None, "tensor<1x3xf32>"),
         # a static 0 in a bounded tensor is a static size, not its (absent) bound
         (
             "tensor<0x?xf32, #stablehlo.bounds<?, 4>>",
@@ -601,6 +634,10 @@ def test_chlo_broadcast_errors_and_element_types() -> None:
         chlo_infer("chlo.broadcast_add", "tensor<2x3xf32>", "tensor<4xf32>")
     assert e.value.message == "incompatible shapes for broadcasting 3 and 4"
     assert e.value.standalone and not e.value.op_prefixed
+    # a static 0 is a static size (the bounded path, which refuses the op)
+    with pytest.raises(InferError) as e:
+        chlo_infer("chlo.broadcast_add", "tensor<0xf32>", "tensor<2xf32>")
+    assert e.value.message == "incompatible shapes for broadcasting 0 and 2"
     with pytest.raises(InferError) as e:
         chlo_infer("chlo.broadcast_add", "tensor<4xf32>", "tensor<?xf32, #stablehlo.bounds<4>>")
     assert e.value.message == "cannot mix bounded and static dimensions in broadcast"
@@ -626,6 +663,10 @@ def test_chlo_broadcast_errors_and_element_types() -> None:
     assert infer_err("chlo.broadcast_select", "tensor<i1>", "tensor<2xf32>", "tensor<2xf16>") == (
         "mismatched operand types"
     )
+    # getNumpyBroadcastType of one operand: its own shape
+    from stablehlo_py.ir.infer.chlo import numpy_broadcast_type
+
+    assert type_to_str(numpy_broadcast_type([ty("tensor<?x2xf32>")], f32)) == "tensor<?x2xf32>"
 
 
 def test_chlo_unary_constant_and_top_k() -> None:
@@ -899,6 +940,13 @@ def test_verify_while() -> None:
     assert _while_error(["tensor<2xf32>", TokenType()], none) == (
         "expect condition body returns a single value but got 0"
     )
+    cond, body = _while_regions()
+    for op in reversed(list(cond.blocks.first.ops)):  # an empty condition block
+        op.detach()
+        op.erase()
+    with pytest.raises(InferError) as e:
+        verify_while([ty("tensor<2xf32>"), TokenType()], cond, body)
+    assert e.value.message == "expect condition body returns a single value but got 0"
     for pred, shown in (
         ("dense<[true]> : tensor<1xi1>", "tensor<1xi1>"),
         ("dense<1> : tensor<i32>", "tensor<i32>"),
@@ -2491,3 +2539,49 @@ def test_select_and_scatter_unranked_and_reduce_window_without_inputs() -> None:
     with pytest.raises(InferError) as e:
         infer_result_types("stablehlo.reduce_window", [], {})
     assert e.value.message == "requires at least 1 input value"
+
+
+def test_constant_ints_reads_arith_constants_in_both_forms() -> None:
+    """m_Constant matches arith.constant as stablehlo.constant, its value a property (the custom
+    form) or an attribute (the generic form with an attribute dictionary)."""
+    from stablehlo_py.ir.infer.reify import ShapeBuilder, constant_ints
+
+    m = parse(
+        "func.func @f(%t: tensor<?xf32>) {\n"
+        "  %a = arith.constant dense<[4, 9]> : tensor<2xi64>\n"
+        '  %b = "arith.constant"() {value = dense<[5, 6]> : tensor<2xi64>} : () -> tensor<2xi64>\n'
+        "  %c = arith.constant 7 : i32\n"
+        "  %0 = stablehlo.abs %t : tensor<?xf32>\n  return\n}"
+    )
+    a, b, c = (op.results[0] for op in m.walk() if op.name == "arith.constant")
+    assert constant_ints(a) == (4, 9) and constant_ints(b) == (5, 6) and constant_ints(c) == (7,)
+    sb = ShapeBuilder.before_op(next(op for op in m.walk() if op.name == "stablehlo.abs"))
+    assert sb.extract(a, 1) == 9 and sb.extract(b, 0) == 5
+    assert sb.created == []
+
+
+def test_a_fresh_interpreter_loads_the_rule_families_on_first_use() -> None:
+    """The rule modules are imported by the first call that needs them: in a new interpreter (with
+    this one's import path), the first call finds the rules of every family."""
+    import os
+    import subprocess
+    import sys
+
+    from stablehlo_py.ir.infer import FAMILIES, rules
+
+    def families(found: dict) -> list[str]:  # type: ignore[type-arg]
+        return sorted({fn.__module__.rsplit(".", 1)[1] for fn in found.values()})
+
+    assert families(rules()) == sorted(FAMILIES)
+    code = (
+        "from xdsl.dialects.builtin import TensorType, f32\n"
+        "from stablehlo_py.ir.infer import has_rule, infer_result_types, rules\n"
+        "from stablehlo_py.ir.text.printer import type_to_str\n"
+        "print(has_rule('chlo.broadcast_add'), has_rule('chlo.no_such_op'))\n"
+        "print(type_to_str(infer_result_types('stablehlo.add', [TensorType(f32, [2])] * 2)[0]))\n"
+        "print(' '.join(sorted({fn.__module__.rsplit('.', 1)[1] for fn in rules().values()})))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["True False", "tensor<2xf32>", " ".join(sorted(FAMILIES))]
