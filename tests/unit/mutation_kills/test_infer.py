@@ -1085,70 +1085,58 @@ def fft(t: str, kind: str, length: str) -> list[str] | str:
     )
 
 
-def test_fft() -> None:
-    assert fft("tensor<3x8xf32>", "RFFT", ": 8") == ["tensor<3x5xcomplex<f32>>"]
-    assert fft("tensor<3x9xf64>", "RFFT", ": 9") == ["tensor<3x5xcomplex<f64>>"]
-    assert fft("tensor<2x3x8xf32>", "RFFT", ": 3, 8") == ["tensor<2x3x5xcomplex<f32>>"]
-    assert fft("tensor<?x?xf32, #stablehlo.bounds<4, 8>>", "RFFT", ": 8") == [
-        "tensor<?x5xcomplex<f32>, #stablehlo.bounds<4, ?>>"
-    ]
-    assert fft("tensor<?x?xcomplex<f32>, #stablehlo.bounds<4, 8>>", "FFT", ": 8") == [
-        "tensor<?x?xcomplex<f32>, #stablehlo.bounds<4, 8>>"
-    ]
-    assert fft("tensor<3x0xf32>", "RFFT", ": 0") == ["tensor<3x0xcomplex<f32>>"]
-    assert fft("tensor<*xf32>", "RFFT", ": 8") == ["tensor<*xcomplex<f32>>"]
-    assert fft("tensor<*xcomplex<f64>>", "IRFFT", ": 8") == ["tensor<*xf64>"]
-    assert fft("tensor<*xcomplex<f64>>", "IFFT", ": 8") == ["tensor<*xcomplex<f64>>"]
-    assert fft("tensor<3x5xcomplex<f32>>", "IRFFT", ": 8") == ["tensor<3x8xf32>"]
-    assert fft("tensor<3x5xcomplex<f32>>", "IRFFT", ": 9") == ["tensor<3x9xf32>"]
-    assert fft("tensor<4x5xcomplex<f32>>", "IRFFT", ": 4, 8") == ["tensor<4x8xf32>"]
-    # the last bound dropped (boundsToEncoding: no encoding when no bound is left)
-    assert fft("tensor<3x?xcomplex<f32>, #stablehlo.bounds<?, 5>>", "IRFFT", ": 8") == [
-        "tensor<3x8xf32>"
-    ]
-    assert fft("tensor<?x?xcomplex<f32>, #stablehlo.bounds<3, 5>>", "IRFFT", ": 8") == [
-        "tensor<?x8xf32, #stablehlo.bounds<3, ?>>"
-    ]
-    assert fft("tensor<3x0xcomplex<f32>>", "IRFFT", ": 0") == ["tensor<3x0xf32>"]
-    assert fft("tensor<3x1xcomplex<f32>>", "IRFFT", ": 0") == ["tensor<3x0xf32>"]
-    assert fft("tensor<3x8xcomplex<f32>>", "FFT", ": 8") == ["tensor<3x8xcomplex<f32>>"]
-    assert fft("tensor<8xf32>", "RFFT", "") == "rank must be between 1 and 3, but got 0."
-    assert fft("tensor<8x8x8x8xf32>", "RFFT", ": 8, 8, 8, 8") == "rank must be between 1 and 3, but got 4."
-    assert fft("tensor<8x8x8xcomplex<f32>>", "FFT", ": 8, 8, 8") == ["tensor<8x8x8xcomplex<f32>>"]
-    assert fft("tensor<8xf16>", "RFFT", ": 8") == "RFFT requires f32 or f64 input type, but is given 'f16'."
-    assert fft("tensor<8xf32>", "FFT", ": 8") == (
-        "FFT/IFFT/IRFFT take a complex tensor as input, but is given 'tensor<8xf32>'."
-    )
-    assert fft("tensor<8xf32>", "IRFFT", ": 8") == (
-        "FFT/IFFT/IRFFT take a complex tensor as input, but is given 'tensor<8xf32>'."
-    )
-    assert fft("tensor<8xcomplex<f32>>", "FFT", ": 2, 8") == (
-        "operand rank must not be less than fft rank of 2 for operand of type 'tensor<8xcomplex<f32>>'."
-    )
-    assert fft("tensor<3x8xf32>", "RFFT", ": 9") == (
-        "RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 8 but wanted 9."
-    )
-    assert fft("tensor<3x8xf32>", "RFFT", ": 4, 8") == (
-        "RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 8 but wanted 4, 8."
-    )
-    assert fft("tensor<3x5xcomplex<f32>>", "IRFFT", ": 4, 8") == (
-        "IRFFT requires non-final dimensions to be compatible with fft_length. Got: 3, 5 but wanted "
-        "4, 8, and 3 != 4."
-    )
-    assert fft("tensor<3x6xcomplex<f32>>", "IRFFT", ": 8") == (
-        "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 6 but "
-        "fft_length is 8."
-    )
-    assert fft("tensor<3x1xcomplex<f32>>", "IRFFT", ": 1") == ["tensor<3x1xf32>"]
-    assert fft("tensor<3x1xcomplex<f32>>", "IRFFT", ": 2") == (
-        "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 1 but "
-        "fft_length is 2."
-    )
-    assert fft("tensor<3x0xcomplex<f32>>", "IRFFT", ": 2") == (
-        "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 0 but "
-        "fft_length is 2."
-    )
-    assert fft("tensor<3x?xcomplex<f32>>", "IRFFT", ": 8") == ["tensor<3x8xf32>"]
+@pytest.mark.parametrize(
+    ("operand", "kind", "length", "want"),
+    [
+        ("tensor<3x8xf32>", "RFFT", ": 8", ["tensor<3x5xcomplex<f32>>"]),
+        ("tensor<3x9xf64>", "RFFT", ": 9", ["tensor<3x5xcomplex<f64>>"]),
+        ("tensor<2x3x8xf32>", "RFFT", ": 3, 8", ["tensor<2x3x5xcomplex<f32>>"]),
+        ("tensor<?x?xf32, #stablehlo.bounds<4, 8>>", "RFFT", ": 8",
+         ["tensor<?x5xcomplex<f32>, #stablehlo.bounds<4, ?>>"]),
+        ("tensor<?x?xcomplex<f32>, #stablehlo.bounds<4, 8>>", "FFT", ": 8",
+         ["tensor<?x?xcomplex<f32>, #stablehlo.bounds<4, 8>>"]),
+        ("tensor<3x0xf32>", "RFFT", ": 0", ["tensor<3x0xcomplex<f32>>"]),
+        ("tensor<*xf32>", "RFFT", ": 8", ["tensor<*xcomplex<f32>>"]),
+        ("tensor<*xcomplex<f64>>", "IRFFT", ": 8", ["tensor<*xf64>"]),
+        ("tensor<*xcomplex<f64>>", "IFFT", ": 8", ["tensor<*xcomplex<f64>>"]),
+        ("tensor<3x5xcomplex<f32>>", "IRFFT", ": 8", ["tensor<3x8xf32>"]),
+        ("tensor<3x5xcomplex<f32>>", "IRFFT", ": 9", ["tensor<3x9xf32>"]),
+        ("tensor<4x5xcomplex<f32>>", "IRFFT", ": 4, 8", ["tensor<4x8xf32>"]),
+        # the last bound dropped (boundsToEncoding: no encoding when no bound is left)
+        ("tensor<3x?xcomplex<f32>, #stablehlo.bounds<?, 5>>", "IRFFT", ": 8", ["tensor<3x8xf32>"]),
+        ("tensor<?x?xcomplex<f32>, #stablehlo.bounds<3, 5>>", "IRFFT", ": 8",
+         ["tensor<?x8xf32, #stablehlo.bounds<3, ?>>"]),
+        ("tensor<3x0xcomplex<f32>>", "IRFFT", ": 0", ["tensor<3x0xf32>"]),
+        ("tensor<3x1xcomplex<f32>>", "IRFFT", ": 0", ["tensor<3x0xf32>"]),
+        ("tensor<3x8xcomplex<f32>>", "FFT", ": 8", ["tensor<3x8xcomplex<f32>>"]),
+        ("tensor<8xf32>", "RFFT", "", "rank must be between 1 and 3, but got 0."),
+        ("tensor<8x8x8x8xf32>", "RFFT", ": 8, 8, 8, 8", "rank must be between 1 and 3, but got 4."),
+        ("tensor<8x8x8xcomplex<f32>>", "FFT", ": 8, 8, 8", ["tensor<8x8x8xcomplex<f32>>"]),
+        ("tensor<8xf16>", "RFFT", ": 8", "RFFT requires f32 or f64 input type, but is given 'f16'."),
+        ("tensor<8xf32>", "FFT", ": 8",
+         "FFT/IFFT/IRFFT take a complex tensor as input, but is given 'tensor<8xf32>'."),
+        ("tensor<8xf32>", "IRFFT", ": 8",
+         "FFT/IFFT/IRFFT take a complex tensor as input, but is given 'tensor<8xf32>'."),
+        ("tensor<8xcomplex<f32>>", "FFT", ": 2, 8",
+         "operand rank must not be less than fft rank of 2 for operand of type 'tensor<8xcomplex<f32>>'."),
+        ("tensor<3x8xf32>", "RFFT", ": 9",
+         "RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 8 but wanted 9."),
+        ("tensor<3x8xf32>", "RFFT", ": 4, 8",
+         "RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 8 but wanted 4, 8."),
+        ("tensor<3x5xcomplex<f32>>", "IRFFT", ": 4, 8",
+         "IRFFT requires non-final dimensions to be compatible with fft_length. Got: 3, 5 but wanted 4, 8, and 3 != 4."),
+        ("tensor<3x6xcomplex<f32>>", "IRFFT", ": 8",
+         "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 6 but fft_length is 8."),
+        ("tensor<3x1xcomplex<f32>>", "IRFFT", ": 1", ["tensor<3x1xf32>"]),
+        ("tensor<3x1xcomplex<f32>>", "IRFFT", ": 2",
+         "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 1 but fft_length is 2."),
+        ("tensor<3x0xcomplex<f32>>", "IRFFT", ": 2",
+         "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 0 but fft_length is 2."),
+        ("tensor<3x?xcomplex<f32>>", "IRFFT", ": 8", ["tensor<3x8xf32>"]),
+    ],
+)
+def test_fft(operand: str, kind: str, length: str, want: list[str] | str) -> None:
+    assert fft(operand, kind, length) == want
 
 
 def tsolve(a: str, b: str, left: bool = True, transpose: str = "NO_TRANSPOSE") -> list[str] | str:
@@ -1584,6 +1572,31 @@ def _err(fn, *args, **kw) -> str:  # type: ignore[no-untyped-def]
     return e.value.message
 
 
+@pytest.mark.parametrize(
+    ("groups", "all_groups_same_size", "use_global_device_ids", "expected_size", "message"),
+    [
+        ("dense<[0, 1]> : tensor<2xi64>", True, False, None, "replica groups should be a rank 2 tensor"),
+        ("dense<> : tensor<0x2xi64>", True, True, None,
+         "if `use_global_device_ids` is set, the replica groups cannot be empty"),
+        ("dense<> : tensor<1x0xi64>", False, True, None,
+         "if `use_global_device_ids` is set, the replica groups cannot be empty"),
+        ("dense<[[0, -1]]> : tensor<1x2xi64>", True, False, None, "Invalid replica id -1"),
+        ("dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>", True, False, None, "replica id #1 seen more than once"),
+        ("dense<[[0, 2]]> : tensor<1x2xi64>", True, False, None, "replica id #1 not seen in replica groups"),
+        ("dense<[[1, 2]]> : tensor<1x2xi64>", True, False, None, "replica id #0 not seen in replica groups"),
+        ("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>", True, False, 4, "group size of replica_groups must be 4"),
+        ("dense<> : tensor<0x2xi64>", True, False, 2, "group size of replica_groups must be 2"),
+    ],
+)
+def test_verify_replica_groups_errors(
+    groups: str, all_groups_same_size: bool, use_global_device_ids: bool, expected_size: int | None, message: str
+) -> None:
+    from stablehlo_py.ir.infer.collectives import verify_replica_groups
+
+    args = (dense(groups), all_groups_same_size, use_global_device_ids, expected_size)
+    assert _err(verify_replica_groups, *args) == message
+
+
 def test_verify_replica_groups() -> None:
     from stablehlo_py.ir.infer.collectives import verify_replica_groups as v
 
@@ -1591,33 +1604,6 @@ def test_verify_replica_groups() -> None:
     v(dense("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), True, False, 2)
     v(dense("dense<[[0, 1, 2], [3, -1, -1]]> : tensor<2x3xi64>"), False, False, None)
     v(dense("dense<> : tensor<0x0xi64>"), True, False, None)
-    assert _err(v, dense("dense<[0, 1]> : tensor<2xi64>"), True, False, None) == (
-        "replica groups should be a rank 2 tensor"
-    )
-    assert _err(v, dense("dense<> : tensor<0x2xi64>"), True, True, None) == (
-        "if `use_global_device_ids` is set, the replica groups cannot be empty"
-    )
-    assert _err(v, dense("dense<> : tensor<1x0xi64>"), False, True, None) == (
-        "if `use_global_device_ids` is set, the replica groups cannot be empty"
-    )
-    assert _err(v, dense("dense<[[0, -1]]> : tensor<1x2xi64>"), True, False, None) == (
-        "Invalid replica id -1"
-    )
-    assert _err(v, dense("dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>"), True, False, None) == (
-        "replica id #1 seen more than once"
-    )
-    assert _err(v, dense("dense<[[0, 2]]> : tensor<1x2xi64>"), True, False, None) == (
-        "replica id #1 not seen in replica groups"
-    )
-    assert _err(v, dense("dense<[[1, 2]]> : tensor<1x2xi64>"), True, False, None) == (
-        "replica id #0 not seen in replica groups"
-    )
-    assert _err(v, dense("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), True, False, 4) == (
-        "group size of replica_groups must be 4"
-    )
-    assert _err(v, dense("dense<> : tensor<0x2xi64>"), True, False, 2) == (
-        "group size of replica_groups must be 2"
-    )
     v(dense("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), False, False, 4)  # sizes differ may
 
 
@@ -1666,6 +1652,32 @@ def _reducer():  # type: ignore[no-untyped-def]
     return op.regions[0]
 
 
+@pytest.mark.parametrize(
+    ("operand", "result", "dim", "channel_id", "use_global", "message"),
+    [
+        ("tensor<2x8xf32>", "tensor<8xf32>", 1, 0, False, "operand and result should have same rank"),
+        ("tensor<2x8xf32>", "tensor<2x4xf32>", 2, 0, False, "scatter dim should be less than operand/result rank"),
+        ("tensor<2x8xf32>", "tensor<2x4xf32>", 1, 0, True,
+         "channel_id must be positive when useGlobalDeviceIds is set but got: 0"),
+        ("tensor<2x8xf32>", "tensor<2x0xf32>", 1, 0, False, "result dimension size at scatter_dimension cannot be zero"),
+        ("tensor<2x0xf32>", "tensor<2x4xf32>", 1, 0, False, "operand dimension size at scatter_dimension cannot be zero"),
+        ("tensor<2x8xf32>", "tensor<2x3xf32>", 1, 0, False,
+         "operand scatter dimension has size 8, expected to be a multiple of result scatter dimension size 3"),
+        ("tensor<2x8xf32>", "tensor<3x4xf32>", 1, 0, False,
+         "non scatter dimensions should be same for operand (2) and result (3)"),
+        ("tensor<2x8xf32>", "tensor<2x4xf64>", 1, 0, False, "result element-type is expected to be 'f32', but got 'f64'"),
+    ],
+)
+def test_verify_reduce_scatter_errors(
+    operand: str, result: str, dim: int, channel_id: int, use_global: bool, message: str
+) -> None:
+    from stablehlo_py.ir.infer.collectives import verify_reduce_scatter
+
+    g = dense("dense<[[0, 1]]> : tensor<1x2xi64>")
+    args = (ty(operand), ty(result), dim, g, channel_id, use_global, _reducer())
+    assert _err(verify_reduce_scatter, *args) == message
+
+
 def test_verify_reduce_scatter_and_all_reduce() -> None:
     from stablehlo_py.ir.infer.collectives import verify_all_reduce, verify_reduce_scatter as v
 
@@ -1674,30 +1686,6 @@ def test_verify_reduce_scatter_and_all_reduce() -> None:
     v(ty("tensor<2x8xf32>"), ty("tensor<2x4xf32>"), 1, g, 0, False, r)
     v(ty("tensor<2x?xf32>"), ty("tensor<?x4xf32>"), 1, g, 1, True, r)
     v(ty("tensor<*xf32>"), ty("tensor<2x4xf32>"), 5, g, 0, False, r)
-    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<8xf32>"), 1, g, 0, False, r) == (
-        "operand and result should have same rank"
-    )
-    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x4xf32>"), 2, g, 0, False, r) == (
-        "scatter dim should be less than operand/result rank"
-    )
-    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x4xf32>"), 1, g, 0, True, r) == (
-        "channel_id must be positive when useGlobalDeviceIds is set but got: 0"
-    )
-    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x0xf32>"), 1, g, 0, False, r) == (
-        "result dimension size at scatter_dimension cannot be zero"
-    )
-    assert _err(v, ty("tensor<2x0xf32>"), ty("tensor<2x4xf32>"), 1, g, 0, False, r) == (
-        "operand dimension size at scatter_dimension cannot be zero"
-    )
-    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x3xf32>"), 1, g, 0, False, r) == (
-        "operand scatter dimension has size 8, expected to be a multiple of result scatter dimension size 3"
-    )
-    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<3x4xf32>"), 1, g, 0, False, r) == (
-        "non scatter dimensions should be same for operand (2) and result (3)"
-    )
-    assert _err(v, ty("tensor<2x8xf32>"), ty("tensor<2x4xf64>"), 1, g, 0, False, r) == (
-        "result element-type is expected to be 'f32', but got 'f64'"
-    )
     verify_all_reduce([ty("tensor<4xf32>"), ty("tensor<2xf32>")], g, 0, False, r)
     assert _err(verify_all_reduce, [ty("tensor<4xf32>")], g, -1, True, r) == (
         "channel_id must be positive when useGlobalDeviceIds is set but got: -1"
@@ -2170,64 +2158,59 @@ def _rdims(lb="", rb="", lc="", rc="", lr="", rg="") -> str:  # type: ignore[no-
     )
 
 
-def test_ragged_dot_modes_and_messages() -> None:
-    # non-contracting: [b,m,k], [g,b,k,n], [b,g] -> [b,m,n]
-    nc = _rdims("0", "1", "2", "2", "1", "0")
-    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<2x3xi64>", nc) == ["tensor<2x11x7xf32>"]
-    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<3xi64>", nc) == ["tensor<2x11x7xf32>"]
-    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<4x3xi64>", nc) == (
-        "group_sizes is expected to have shape [2, 3], got [4, 3]"
-    )
-    assert _ragged("tensor<2x11x5xf32>", "tensor<?x2x5x7xf32>", "tensor<4x?xi64>", nc) == (
-        "group_sizes is expected to have shape [2, -9223372036854775808], got [4, -9223372036854775808]"
-    )
-    assert _ragged("tensor<?x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<2x3xi64>", nc) == (
-        "group_sizes is expected to have shape [-9223372036854775808, 3], got [2, 3]"
-    )
-    assert _ragged("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<1x2x3xi64>", nc) == (
-        "expected group_sizes to have rank 2, got 3"
-    )
-    # contracting: [m,k], [k,n], [g] -> [g,m,n]
-    c = _rdims("", "", "1", "0", "1", "")
-    assert _ragged("tensor<11x5xf32>", "tensor<5x7xf32>", "tensor<3xi64>", c) == ["tensor<3x11x7xf32>"]
-    assert _ragged("tensor<11x5xf32>", "tensor<5x7xf32>", "tensor<11x3xi64>", c) == (
-        "expected group_sizes to have rank 1, got 2"
-    )
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "1", "0")) == (
-        "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."
-    )
-    # batch: [b,m,k], [b,k,n], [g] -> [b,m,n]
-    b = _rdims("0", "0", "2", "1", "0", "")
-    assert _ragged("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<3xi64>", b) == ["tensor<2x11x7xf32>"]
-    assert _ragged("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<3xi64>", _rdims("0", "0", "2", "1", "0", "2")) == (
-        "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."
-    )
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "", "0")) == (
-        "There must be exactly one ragged dimension in the lhs."
-    )
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0, 0", "0")) == (
-        "There must be exactly one ragged dimension in the lhs."
-    )
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "-1", "0")) == (
-        "Expects lhs_ragged_dim to be in range [0, lhs_rank) i.e. [0, 2). got: -1."
-    )
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "3")) == (
-        "Expects rhs_group_dim to be in range [0, rhs_rank) i.e. [0, 3). got: 3."
-    )
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "1")) == (
-        "has duplicated dimension from rhs_group_dimensions and rhs_contracting_dimensions: 1"
-    )
-    assert _ragged("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<2x3xi64>", _rdims("0", "0", "2", "1", "1", "0")) == (
-        "has duplicated dimension from rhs_group_dimensions and rhs_batching_dimensions: 0"
-    )
-    assert _ragged("tensor<11x5xf32>", "tensor<?x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "0")) == [
-        "tensor<11x7xf32>"
-    ]
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<i64>", _rdims("", "", "1", "1", "0", "0")) == (
-        "expected group_sizes to have rank 1, got 0"
-    )
-    assert _ragged("tensor<*xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", nc) == ["tensor<*xf32>"]
-    assert _ragged("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<*xi64>", nc) == ["tensor<*xf32>"]
+# the three modes, by the kind of the lhs ragged dimension
+RAGGED_NC = _rdims("0", "1", "2", "2", "1", "0")  # non-contracting: [b,m,k], [g,b,k,n], [b,g] -> [b,m,n]
+RAGGED_C = _rdims("", "", "1", "0", "1", "")  # contracting: [m,k], [k,n], [g] -> [g,m,n]
+RAGGED_B = _rdims("0", "0", "2", "1", "0", "")  # batch: [b,m,k], [b,k,n], [g] -> [b,m,n]
+KDYN = "-9223372036854775808"  # kDynamic, as std::to_string prints it
+
+
+@pytest.mark.parametrize(
+    ("lhs", "rhs", "gs", "dims", "want"),
+    [
+        ("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<2x3xi64>", RAGGED_NC, ["tensor<2x11x7xf32>"]),
+        ("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<3xi64>", RAGGED_NC, ["tensor<2x11x7xf32>"]),
+        ("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<4x3xi64>", RAGGED_NC,
+         "group_sizes is expected to have shape [2, 3], got [4, 3]"),
+        ("tensor<2x11x5xf32>", "tensor<?x2x5x7xf32>", "tensor<4x?xi64>", RAGGED_NC,
+         f"group_sizes is expected to have shape [2, {KDYN}], got [4, {KDYN}]"),
+        ("tensor<?x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<2x3xi64>", RAGGED_NC,
+         f"group_sizes is expected to have shape [{KDYN}, 3], got [2, 3]"),
+        ("tensor<2x11x5xf32>", "tensor<3x2x5x7xf32>", "tensor<1x2x3xi64>", RAGGED_NC,
+         "expected group_sizes to have rank 2, got 3"),
+        ("tensor<11x5xf32>", "tensor<5x7xf32>", "tensor<3xi64>", RAGGED_C, ["tensor<3x11x7xf32>"]),
+        ("tensor<11x5xf32>", "tensor<5x7xf32>", "tensor<11x3xi64>", RAGGED_C,
+         "expected group_sizes to have rank 1, got 2"),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "1", "0"),
+         "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."),
+        ("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<3xi64>", RAGGED_B, ["tensor<2x11x7xf32>"]),
+        ("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<3xi64>", _rdims("0", "0", "2", "1", "0", "2"),
+         "There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting."),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "", "0"),
+         "There must be exactly one ragged dimension in the lhs."),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0, 0", "0"),
+         "There must be exactly one ragged dimension in the lhs."),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "-1", "0"),
+         "Expects lhs_ragged_dim to be in range [0, lhs_rank) i.e. [0, 2). got: -1."),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "3"),
+         "Expects rhs_group_dim to be in range [0, rhs_rank) i.e. [0, 3). got: 3."),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "1"),
+         "has duplicated dimension from rhs_group_dimensions and rhs_contracting_dimensions: 1"),
+        ("tensor<2x11x5xf32>", "tensor<2x5x7xf32>", "tensor<2x3xi64>", _rdims("0", "0", "2", "1", "1", "0"),
+         "has duplicated dimension from rhs_group_dimensions and rhs_batching_dimensions: 0"),
+        ("tensor<11x5xf32>", "tensor<?x5x7xf32>", "tensor<3xi64>", _rdims("", "", "1", "1", "0", "0"),
+         ["tensor<11x7xf32>"]),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<i64>", _rdims("", "", "1", "1", "0", "0"),
+         "expected group_sizes to have rank 1, got 0"),
+        ("tensor<*xf32>", "tensor<3x5x7xf32>", "tensor<3xi64>", RAGGED_NC, ["tensor<*xf32>"]),
+        ("tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<*xi64>", RAGGED_NC, ["tensor<*xf32>"]),
+    ],
+)
+def test_ragged_dot_modes_and_messages(lhs: str, rhs: str, gs: str, dims: str, want: list[str] | str) -> None:
+    assert _ragged(lhs, rhs, gs, dims) == want
+
+
+def test_ragged_dot_needs_its_dimension_numbers() -> None:
     with pytest.raises(InferError) as e:
         infer_result_types("chlo.ragged_dot", [ty("tensor<2xf32>")] * 3, {})
     assert e.value.message == "requires attribute 'ragged_dot_dimension_numbers'"
