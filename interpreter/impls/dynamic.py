@@ -23,19 +23,42 @@ from stablehlo_py.interpreter.shapes import check_results, touches_dynamic_type
 from xdsl.dialects.builtin import StringAttr
 
 from stablehlo_py.errors import InterpreterError
+from stablehlo_py.ir.ops.data_movement import ComplexOp
+from stablehlo_py.ir.ops.elementwise import SAME_SHAPE_BASES, CompareOp
 from stablehlo_py.ir.types import MLIR_DYNAMIC
 
 MAX_ERROR_MESSAGE_INPUTS = 32  # upstream's maxErrorMessageInputs
 _SPEC = re.compile(r"\{\{|\{(\s*\d+)\s*(?:,[^:}]*)?(?::[^}]*)?\}")
 
 
+# Ops whose operands and results have one shape (upstream's SameOperandsAndResultShape trait): with a
+# `?` dimension the verifier cannot check it, so it is checked on the values (numpy would broadcast
+# a size-1 operand silently).
+SAME_SHAPE_OPS = (*SAME_SHAPE_BASES, CompareOp, ComplexOp)
+
+
+def _check_same_shapes(op: Any, args: list[Any]) -> None:
+    shapes = [np.shape(a) for a in args]
+    if any(s != shapes[0] for s in shapes[1:]):
+        shown = ", ".join(str(list(s)) for s in shapes)
+        raise InterpreterError(
+            f"the operands of '{op.name}' have shapes {shown} at run time: the op needs one shape "
+            "for all operands and its result, so a `?` dimension must have the same size in every "
+            "operand (broadcast the smaller one first, e.g. with stablehlo.dynamic_broadcast_in_dim)"
+        )
+
+
 def _check_dynamic_results(op: Any, fn: Impl | None) -> Impl | None:
-    """IMPL_WRAPPERS hook: check the results of ops that touch a dynamic type."""
+    """IMPL_WRAPPERS hook: check the results of ops that touch a dynamic type (and the operand
+    shapes of ops that need equal ones)."""
     if fn is None or not op.results or not touches_dynamic_type(op):
         return fn
     inner = fn
+    same_shape = isinstance(op, SAME_SHAPE_OPS)
 
     def checked(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
+        if same_shape:
+            _check_same_shapes(op, args)
         out = inner(ev, op, args, env)
         check_results(op, out)
         return out

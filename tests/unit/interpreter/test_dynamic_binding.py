@@ -153,6 +153,48 @@ def test_static_op_on_dynamic_operands_is_checked() -> None:
         run(text, f32(5))
 
 
+@pytest.mark.parametrize(
+    "op,types,shapes",
+    [
+        ("stablehlo.add %a, %b : tensor<?xf32>", ("tensor<?xf32>",) * 3, [(3,), (1,)]),
+        ("stablehlo.add %a, %b : tensor<?xf32>", ("tensor<?xf32>",) * 3, [(1,), (3,)]),
+        (
+            "stablehlo.compare LT, %a, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xi1>",
+            ("tensor<?xf32>", "tensor<?xf32>", "tensor<?xi1>"),
+            [(2,), (1,)],
+        ),
+        (
+            "stablehlo.complex %a, %b : tensor<?xcomplex<f32>>",
+            ("tensor<?xf32>", "tensor<?xf32>", "tensor<?xcomplex<f32>>"),
+            [(4,), (1,)],
+        ),
+    ],
+)
+def test_elementwise_operands_of_different_runtime_shapes_are_refused(
+    op: str, types: tuple[str, str, str], shapes: list[tuple[int, ...]]
+) -> None:
+    """SameOperandsAndResultShape holds at run time too: a `?` dimension of size 1 in one operand is
+    not broadcast (numpy would)."""
+    a, b, r = types
+    text = f"""
+    func.func @main(%a: {a}, %b: {b}) -> {r} {{
+      %0 = {op}
+      return %0 : {r}
+    }}
+    """
+    name = op.split()[0]
+    shown = ", ".join(str(list(s)) for s in shapes)
+    with pytest.raises(InterpreterError) as info:
+        run(text, *(f32(*s) for s in shapes))
+    assert str(info.value) == (
+        f"-:3:12: error: the operands of '{name}' have shapes {shown} at run time: the op needs one "
+        "shape for all operands and its result, so a `?` dimension must have the same size in every "
+        "operand (broadcast the smaller one first, e.g. with stablehlo.dynamic_broadcast_in_dim)"
+    )
+    same = run(text, f32(*shapes[0]), f32(*shapes[0]))[0]
+    assert same.shape == shapes[0]
+
+
 # ------------------------------------------------------------------------------ shape assertions
 ASSERTION = """
 func.func @main(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
