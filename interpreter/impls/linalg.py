@@ -20,6 +20,8 @@ from stablehlo_py.interpreter.semantics import linalg as la
 from stablehlo_py.interpreter.semantics import reduction as red
 from stablehlo_py.interpreter.semantics.regions import ADD
 
+from stablehlo_py.errors import InterpreterError
+
 
 def _work_dtype(out: np.dtype) -> np.dtype:
     """Accumulation type: f32 for floats narrower than 32 bits (as XLA), else the result type."""
@@ -302,9 +304,26 @@ def _dynamic_conv(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return [convolution(args[0], args[1], padding=padding, **_conv_attrs(op))]
 
 
+def _check_fft_lengths(kind: str, shape: tuple[int, ...], lengths: list[int]) -> None:
+    """fft_c3/c4 on the operand's run-time shape (the verifier cannot check a `?` dimension):
+    RFFT transforms trailing dimensions of exactly ``fft_length``, IRFFT reads
+    ``fft_length[-1] // 2 + 1`` complex entries of the last one."""
+    if kind not in ("RFFT", "IRFFT") or not lengths:
+        return
+    want = list(lengths) if kind == "RFFT" else [*lengths[:-1], lengths[-1] // 2 + 1]
+    have = list(shape[-len(want):]) if len(shape) >= len(want) else list(shape)
+    if have != want:
+        raise InterpreterError(
+            f"the operand of this {kind} has trailing dimensions {have} at run time, but its "
+            f"fft_length {list(lengths)} needs {want}"
+        )
+
+
 @impl("stablehlo.fft")
 def _fft(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    out = fft_sem.fft(args[0], A.enum(op, "fft_type"), A.ints(op, "fft_length"))
+    lengths = A.ints(op, "fft_length")
+    _check_fft_lengths(str(A.enum(op, "fft_type")).upper(), np.shape(args[0]), list(lengths))
+    out = fft_sem.fft(args[0], A.enum(op, "fft_type"), lengths)
     want = A.result_dtype(op)
     return [out if out.dtype == want else out.astype(want)]
 

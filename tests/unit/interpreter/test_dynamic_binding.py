@@ -195,6 +195,35 @@ def test_elementwise_operands_of_different_runtime_shapes_are_refused(
     assert same.shape == shapes[0]
 
 
+@pytest.mark.parametrize(
+    "kind,operand,result,good,bad,need",
+    [
+        ("RFFT", "tensor<?xf32>", "tensor<3xcomplex<f32>>", 4, 8, 4),
+        ("IRFFT", "tensor<?xcomplex<f32>>", "tensor<4xf32>", 3, 5, 3),
+    ],
+)
+def test_fft_lengths_are_checked_on_dynamic_operands(
+    kind: str, operand: str, result: str, good: int, bad: int, need: int
+) -> None:
+    """fft_c3/c4 at run time: an RFFT of fft_length [4] does not silently read 4 of 8 elements."""
+    text = f"""
+    func.func @main(%a: {operand}) -> {result} {{
+      %0 = stablehlo.fft %a, type = {kind}, length = [4] : ({operand}) -> {result}
+      return %0 : {result}
+    }}
+    """
+    dtype = np.float32 if kind == "RFFT" else np.complex64
+    x = np.arange(good).astype(dtype)
+    expected = np.fft.rfft(x, 4) if kind == "RFFT" else np.fft.irfft(x, 4)
+    np.testing.assert_allclose(run(text, x)[0], expected, rtol=1e-6, atol=1e-6)
+    with pytest.raises(InterpreterError) as info:
+        run(text, np.arange(bad).astype(dtype))
+    assert str(info.value) == (
+        f"-:3:12: error: the operand of this {kind} has trailing dimensions [{bad}] at run time, "
+        f"but its fft_length [4] needs [{need}]"
+    )
+
+
 # ------------------------------------------------------------------------------ shape assertions
 ASSERTION = """
 func.func @main(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
