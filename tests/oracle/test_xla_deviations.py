@@ -167,3 +167,58 @@ def test_xla_less_accurate_needs_ours_beside_numpy() -> None:
     assert _classify(out) == ("implementation_defined", "xla_less_accurate")
     out.ours[0][0] = out.ours[0][0] + 8 * np.spacing(out.ours[0][0])  # ours 8 ulps from numpy's
     assert _classify(out) == ("bug", "new")
+
+
+def test_dot_fma_overflow_on_float64() -> None:
+    """float64 has no wider type: the operands scaled by 2**-512 keep the products finite.  XLA's
+    fused multiply-add keeps 1e300 * 1e300 exact, so inf + 1e600 = inf where the spec's rounded
+    product gives inf - inf = NaN (XLA's value is set here, whatever this jaxlib computes)."""
+    args = (np.array([[np.inf, -1e300]]), np.array([[1.0], [1e300]]))
+    out = _outcome("lambda x0, x1: lax.dot(x0, x1)", args, _set(0, np.inf), family="dot_conv",
+                   ops=("dot_general",), dtype="float64")
+    assert np.isnan(out.ours[0][0, 0])
+    assert _classify(out) == ("xla_deviation", "fma_contraction")
+    # a NaN of ours that the exact products do not remove (inf * 0) is not the class
+    nan = _outcome("lambda x0, x1: lax.dot(x0, x1)", (np.array([[np.inf, 1.0]]), np.array([[0.0], [1.0]])),
+                   _set(0, np.inf), family="dot_conv", ops=("dot_general",), dtype="float64")
+    assert _classify(nan) == ("bug", "new")
+
+
+def test_complex_power_zero_sign_with_extremes() -> None:
+    """x ** (-0 - 0j) = 1 -+ 0j (the sign of the zero part follows the formula) beside an overflowing
+    element: one class; a wrong finite value beside them is a bug."""
+    x = np.array([65536 + 3.21475j, 75.21992 - 8.847786e-05j], np.complex64)
+    y = np.array([complex(-0.0, -0.0), 3.4028235e38 - 0.12844098j], np.complex64)
+
+    def edit(ts):
+        ts[0][0] = np.complex64(complex(1.0, -np.copysign(0.0, out_ours_imag[0])))
+        ts[0][1] = np.complex64(complex(-np.inf, np.inf)) if np.signbit(ts[0][1].imag) else np.complex64(
+            complex(-np.inf, -np.inf))
+        return ts
+
+    plain = _outcome("lambda x0, x1: lax.pow(x0, x1)", (x, y), family="elementwise_binary", ops=("power",),
+                     dtype="complex64")
+    out_ours_imag = [plain.ours[0][0].imag]
+    out = _outcome("lambda x0, x1: lax.pow(x0, x1)", (x, y), edit, family="elementwise_binary", ops=("power",),
+                   dtype="complex64")
+    assert _classify(out) == ("implementation_defined", "complex_power_extremes")
+    out.theirs[0][0] = np.complex64(1.5)
+    assert _classify(out) == ("bug", "new")
+
+
+def test_expanded_logistic_amplifies_the_exponential() -> None:
+    """JAX lowers complex logistic as 1 / (1 + exp(-x)); near a pole the division amplifies a 1-ulp
+    difference of exp (jaxlib 0.10's exp differs from ours there, 0.12's does not).  Our program fed
+    XLA's exp gives XLA's result: chain_amplified_accuracy; an XLA value that exp does not explain is
+    a bug."""
+    from tests.differential.xla_deviations import classify
+
+    z = (np.array([6881500233726070430], dtype=np.uint64).view(np.complex64).reshape(()),)
+    out = _outcome("lambda x0: lax.logistic(x0)", z, ops=("logistic",), dtype="complex64")
+    assert "stablehlo.logistic" not in out.text and "stablehlo.exponential" in out.text
+    res = cmp.compare(out.ours, out.theirs, cmp.tolerance(out.case))
+    if not res.ok:
+        with jax.enable_x64(True), np.errstate(all="ignore"):
+            assert classify(out, res) == ("implementation_defined", "chain_amplified_accuracy")
+    out.theirs = [t * np.float32(1.01) for t in out.theirs]
+    assert _classify(out) == ("bug", "new")
