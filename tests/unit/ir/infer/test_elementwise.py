@@ -279,8 +279,11 @@ def test_add_quantization_constraints() -> None:
 # ---------------------------------------------------------------------- differential: upstream
 def _chunks_with_expected_types() -> list[tuple[str, str, str]]:
     """(op name, chunk rewritten without the test ops, expected `types0`) for infer_stablehlo.mlir's
-    get_return_types checks of this family's ops."""
-    text = _read(f"{CONFORMANCE}/infer/infer_stablehlo.mlir")
+    get_return_types checks of this family's ops (none in a clone without ../shared)."""
+    path = CONFORMANCE / "infer" / "infer_stablehlo.mlir"
+    if not path.is_file():
+        return []
+    text = _read(str(path))
     out = []
     for chunk in text.split("// -----"):
         for m in re.finditer(
@@ -306,6 +309,8 @@ CHUNKS = _chunks_with_expected_types()
 
 
 def test_differential_cases_found() -> None:
+    if not (CONFORMANCE / "infer" / "infer_stablehlo.mlir").is_file():
+        pytest.skip("../shared/conformance/infer/infer_stablehlo.mlir is absent (user clone)")
     assert {c[0] for c in CHUNKS} >= {"stablehlo.compare", "stablehlo.abs"}
 
 
@@ -332,6 +337,8 @@ _FILES = sorted(
 def test_conformance_testdata_types() -> None:
     """Every op of this family in (a size-capped selection of) the conformance test data: the
     inferred type is compatible with the declared one, and equal to it where that is static."""
+    if not (CONFORMANCE / "testdata").is_dir():
+        pytest.skip("../shared/conformance/testdata is absent (user clone)")
     assert len(_FILES) > 40
     seen: set[str] = set()
     for f in _FILES:

@@ -212,6 +212,8 @@ _FILES = sorted(
 def test_conformance_testdata_types() -> None:
     """constant, reduce_precision and uniform_dequantize in (a selection of) the conformance test
     data: the inferred type is compatible with the declared one (equal where that is static)."""
+    if not (CONFORMANCE / "interpret" / "quantized_ops.mlir").is_file() or not _FILES:
+        pytest.skip("../shared/conformance is absent (user clone): conformance test data not checked")
     seen: set[str] = set()
     names = {"stablehlo.constant", "stablehlo.reduce_precision", "stablehlo.uniform_dequantize"}
     modules = [parse(_read(f)) for f in _FILES]
