@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-CONFORMANCE = ROOT.parent / "shared" / "conformance"
+from tests.conftest import CONFORMANCE  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ import datetime
 import itertools
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ import pytest
 from stablehlo_py import specs
 from stablehlo_py.version import Version
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+from tests.conftest import SHARED  # noqa: E402
 REFERENCE = SHARED / "reference"
 CONFORMANCE_VHLO = SHARED / "conformance" / "vhlo"
 

@@ -23,7 +23,7 @@ from stablehlo_py.interpreter import dtypes as dt
 from stablehlo_py.interpreter import semantics as S
 from stablehlo_py.interpreter.semantics import _common, chlo
 
-CONFORMANCE = Path(__file__).resolve().parents[3].parent / "shared" / "conformance"
+from tests.conftest import CONFORMANCE  # noqa: E402
 INTERPRET = CONFORMANCE / "interpret"
 TESTDATA = CONFORMANCE / "testdata"
 

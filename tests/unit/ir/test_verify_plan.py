@@ -55,7 +55,7 @@ from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
 from tests.unit.ir.test_sdy_ops import ALL_OPS as SDY_ALL_OPS
 
-CONFORMANCE = Path(__file__).resolve().parents[3].parent / "shared" / "conformance"
+from tests.conftest import CONFORMANCE  # noqa: E402
 # testdata/ and verify/ (the brief), plus the other suites for op classes those two never use
 SUITES = ("testdata", "verify", "dialect", "interpret", "infer", "transforms")
 
