@@ -1,10 +1,14 @@
 """DESIGN.md §1: stablehlo_py.ir <- vhlo <- passes <- serialization; the interpreter sees only the
-stablehlo IR; cli, api and the builder sit on top.  Scans every static import."""
+stablehlo IR; cli, api and the builder sit on top.  `test_import_direction` scans every absolute
+import statement; `test_no_upward_edge_counting_every_import` also counts relative imports and
+modules loaded by name (tests/unit/import_graph.py)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from tests.unit.import_graph import import_graph, modules
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -60,6 +64,46 @@ def test_import_direction() -> None:
                 if parts[0] == "stablehlo_py" and len(parts) > 1 and parts[1] in banned:
                     problems.append(f"{path.relative_to(REPO)} imports {name}")
     assert not problems, "\n".join(problems)
+
+
+# Upward edges found only by counting imports by name, left to issue 24 (the list only shrinks):
+# (importing module, imported module).
+KNOWN_UPWARD = {
+    # the dialect registry names VHLO's package to register its ops: to be assembled above vhlo
+    ("stablehlo_py.ir.dialects", "stablehlo_py.vhlo"),
+}
+
+
+def _layer_rules() -> list[tuple[str, tuple[str, ...]]]:
+    """(module prefix, the stablehlo_py subpackages it must not import), longest prefix first."""
+    rules = []
+    for folder, banned in FORBIDDEN.items():
+        package = "stablehlo_py." + folder.removeprefix("stablehlo_py/").replace("/", ".")
+        rules.append((package, banned))
+    return sorted(rules, key=lambda r: -len(r[0]))
+
+
+def _module_file(module: str) -> str:
+    return str(modules()[module].relative_to(REPO))
+
+
+def test_no_upward_edge_counting_every_import() -> None:
+    graph = import_graph()
+    problems, used = [], set()
+    for module, targets in sorted(graph.items()):
+        rule = next((r for r in _layer_rules() if module == r[0] or module.startswith(r[0] + ".")), None)
+        if rule is None:
+            continue
+        for target in sorted(targets):
+            parts = target.split(".")
+            if len(parts) < 2 or parts[1] not in rule[1] or _allowed(_module_file(module), target):
+                continue
+            if (module, target) in KNOWN_UPWARD:
+                used.add((module, target))
+                continue
+            problems.append(f"{module} imports {target}")
+    assert not problems, "\n".join(problems)
+    assert used == KNOWN_UPWARD, f"no longer imported, delete from KNOWN_UPWARD: {KNOWN_UPWARD - used}"
 
 
 # Packages whose modules import one another one way only (no cycle, not even through an import
