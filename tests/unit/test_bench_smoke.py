@@ -117,3 +117,23 @@ def test_every_script_is_smoked() -> None:
     )
     for script in scripts - {"differential_fuzz"}:  # that one takes --cases (see the oracle test)
         assert "--smoke" in (BENCH / f"{script}.py").read_text(), script
+
+
+def test_bench_compare_runs_a_script_on_two_trees() -> None:
+    """tools/bench_compare.py (issue 24's side-by-side measure): the script runs on an exported earlier
+    tree and on the working tree, alternately; the base run must import the exported package (the tool
+    refuses a run that imported it from elsewhere)."""
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode:
+        pytest.skip("not a git checkout: bench_compare exports a revision with git archive")
+    proc = subprocess.run(
+        [sys.executable, "tools/bench_compare.py", "HEAD", "bench/versioning.py", "--rounds", "1",
+         "--", "--smoke"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    headers = re.findall(r"^=== (.*)$", proc.stdout, re.M)
+    assert headers == ["base HEAD, round 1/1", "new (working tree), round 1/1"], proc.stdout[-2000:]
+    assert "Traceback" not in proc.stderr
+    bad = subprocess.run([sys.executable, "tools/bench_compare.py", "no-such-revision", "bench/versioning.py"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "cannot export 'no-such-revision'" in bad.stderr
