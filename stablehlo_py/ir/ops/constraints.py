@@ -1,7 +1,7 @@
 """Helpers shared by the verifiers of every op family: shape and type compatibility that tolerates
 dynamic dimensions (`?`, stored as -1) and unranked tensors, type text for messages, the spec's
 baseline types, element-type predicates (with one table of the element-type classes op constraints
-name), `is_promotable`, small list predicates, readers of integer attributes, and `fail`.
+name), `is_promotable`, `in_range`, readers of integer attributes, and `fail`.
 
 All checks are shape-level and cheap: nothing here looks at the data of large attributes.
 """
@@ -9,14 +9,12 @@ All checks are shape-level and cheap: nothing here looks at the data of large at
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import pairwise
 from typing import NoReturn
 
 from xdsl.dialects.builtin import (
     ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -106,19 +104,8 @@ def types_compatible(a: Attribute, b: Attribute) -> bool:
     return element_type(a) == element_type(b) and shapes_compatible(shape_of(a), shape_of(b))
 
 
-def all_types_compatible(xs: Sequence[Attribute], ys: Sequence[Attribute]) -> bool:
-    """As many types in `xs` as in `ys`, pairwise compatible."""
-    return len(xs) == len(ys) and all(types_compatible(a, b) for a, b in zip(xs, ys))
-
-
 def is_scalar_tensor(t: Attribute) -> bool:
     return isinstance(t, TensorType) and len(t.get_shape()) == 0
-
-
-def check_token(what: str, t: Attribute) -> None:
-    """`what` (of type `t`) must be a `!stablehlo.token`."""
-    if not isinstance(t, TokenType):
-        fail(f"{what} must be a !stablehlo.token, is {t2s(t)}")
 
 
 # --------------------------------------------------------------------------- baseline types
@@ -144,16 +131,6 @@ def same_baseline_type(a: Attribute, b: Attribute) -> bool:
     return baseline_element(a) == baseline_element(b) and shapes_compatible(
         shape_of(a), shape_of(b)
     )
-
-
-def element_modulo_axis(t: Attribute) -> Attribute | tuple:
-    """The element type, except that a per-axis quantized type's quantization dimension, scales and
-    zero points are ignored (C1 of broadcast_in_dim, reshape, transpose)."""
-    e = element_type(t)
-    if isinstance(e, UniformQuantizedType) and e.is_per_axis:
-        q = e.params
-        return ("quant", q.storage_type, q.storage_min, q.storage_max, q.expressed_type, q.signed)
-    return e
 
 
 def quantized_element(t: Attribute) -> UniformQuantizedType | None:
@@ -183,11 +160,6 @@ def is_pred(e: Attribute) -> bool:
 def is_int(e: Attribute) -> bool:
     """An integer type other than i1."""
     return isinstance(e, IntegerType) and e.width.data != 1
-
-
-def is_int_or_index(e: Attribute) -> bool:
-    """An integer (i1 included) or index type."""
-    return isinstance(e, (IntegerType, IndexType))
 
 
 ELEMENT_KINDS: dict[str, tuple[str, Callable[[Attribute], bool]]] = {
@@ -249,14 +221,6 @@ def is_promotable(x: Attribute, y: Attribute) -> bool:
 
 
 # ------------------------------------------------------------------------------------ lists
-def is_unique(xs: Sequence[int]) -> bool:
-    return len(set(xs)) == len(xs)
-
-
-def is_sorted(xs: Sequence[int]) -> bool:
-    return all(a <= b for a, b in pairwise(xs))
-
-
 def in_range(xs: Sequence[int], hi: int) -> bool:
     """Every x in [0, hi)."""
     return all(0 <= x < hi for x in xs)
