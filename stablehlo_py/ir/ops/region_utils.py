@@ -1,5 +1,5 @@
 """Region helpers shared by the verifiers of the ops with regions and the collectives (control_flow,
-reduction, collectives): region signatures and the scalar reducer check (reduce_c6, all_reduce_c5...).
+reduction, collectives): region signatures.
 Shape, type and attribute helpers are in `constraints`.
 """
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -61,62 +60,6 @@ def require_single_block(op: Operation, region: Region, what: str, non_empty: bo
         )
     if non_empty and region.blocks.first.first_op is None:  # type: ignore[union-attr]
         raise VerifyException("expects a non-empty block")
-
-
-def check_scalar_reducer(
-    region: Region,
-    n: int,
-    inputs: Sequence[Attribute],
-    what: str,
-    label: str,
-    allowed_dims: Sequence[int] = (),
-) -> list[Attribute]:
-    """A reducer `(tensor<E0>..tensor<EN-1>, tensor<E0>..tensor<EN-1>) -> (tensor<E0>..tensor<EN-1>)`
-    with `is_promotable(element_type(inputs[i]), Ei)` (reduce_c6, reduce_window_c13, all_reduce_c5...).
-
-    As upstream's verifyReducerShape, an accumulator may also be a ranked tensor whose dimensions are
-    a subsequence of `allowed_dims` (the result dimensions of reduce); with no allowed dimensions it
-    must be 0-d.  Returns the accumulator types."""
-    args = entry_arg_types(region)
-    rets = return_types(region) or []
-    if len(args) != 2 * n:
-        raise VerifyException(
-            f"{label}: {what} must take {2 * n} arguments, takes {len(args)} {types2s(args)}"
-        )
-    if len(rets) != n:
-        raise VerifyException(
-            f"{label}: {what} must return {n} values, returns {len(rets)} {types2s(rets)}"
-        )
-    accs = args[:n]
-    for i in range(n):
-        a, b, r = args[i], args[i + n], rets[i]
-        if not isinstance(a, (TensorType, UnrankedTensorType)):
-            raise VerifyException(f"{label}: argument #{i} of {what} must be a tensor, is {t2s(a)}")
-        if not (types_compatible(a, b) and types_compatible(a, r)):
-            raise VerifyException(
-                f"{label}: {what} argument #{i} ({t2s(a)}), argument #{i + n} ({t2s(b)}) and result "
-                f"#{i} ({t2s(r)}) must have the same type"
-            )
-        if i < len(inputs) and not is_promotable(element_type(inputs[i]), element_type(a)):
-            raise VerifyException(
-                f"{label}: element type {t2s(element_type(inputs[i]))} of input #{i} cannot be promoted to "
-                f"the {what} type {t2s(element_type(a))}"
-            )
-        s = shape_of(b)
-        if s is None or not s:
-            continue
-        k = 0
-        for d in allowed_dims:
-            if k < len(s) and dims_compatible(d, s[k]):
-                k += 1
-        if k != len(s):
-            raise VerifyException(
-                f"{label}: argument #{i + n} of {what} must be a 0-d tensor, is {t2s(b)}"
-                if not allowed_dims
-                else f"{label}: the shape of {what} argument #{i + n} ({t2s(b)}) is not compatible "
-                f"with the result shape {list(allowed_dims)}"
-            )
-    return accs
 
 
 # ----------------------------------------------------------------------------------- values
