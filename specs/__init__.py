@@ -36,7 +36,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from stablehlo_py.version import Version, get_current_version
+from stablehlo_py.version_numbers import Version
 
 __all__ = [
     "AttrSpec",
@@ -79,14 +79,20 @@ DEFAULT_RULES = frozenset(
 dimension (convolutions) or per window dimension (reduce_window, select_and_scatter)."""
 
 
+def _current_version() -> Version:
+    # The newest release: what stablehlo_py.version.get_current_version answers (it reads this log;
+    # computed here so this module does not import that one back).
+    return releases()[-1].version
+
+
 def _resolve_max(text: str) -> Version:
-    return get_current_version() if text == CURRENT else Version.from_string(text)
+    return _current_version() if text == CURRENT else Version.from_string(text)
 
 
 def _as_version(version: Version | str) -> Version:
     if isinstance(version, Version):
         return version
-    return get_current_version() if version == CURRENT else Version.from_string(version)
+    return _current_version() if version == CURRENT else Version.from_string(version)
 
 
 class _Ranged:
