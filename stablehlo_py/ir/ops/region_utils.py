@@ -1,44 +1,15 @@
-"""Region helpers shared by the verifiers of the ops with regions and the collectives (control_flow,
-reduction, collectives): region signatures.
+"""Region helpers shared by the verifiers of ops with regions (ir/ops/reduction.py and
+collectives.py): the types a region returns and the single-block check.
 Shape, type and attribute helpers are in `constraints`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region
 from xdsl.utils.exceptions import VerifyException
-
-from stablehlo_py.ir.ops.constraints import (  # noqa: F401  (DYN ... int_value: re-exported)
-    DYN,
-    dense_ints,
-    dims_compatible,
-    i64_array,
-    int_value,
-    is_promotable,
-    is_scalar_tensor,
-    rank,
-    shapes_compatible,
-    t2s,
-    types2s,
-    types_compatible,
-)
-from stablehlo_py.ir.types import element_type, shape_of
-
-# Former names of helpers that now live in `constraints`.
-shape = shape_of
-elem = element_type
-dim_eq = dims_compatible
 
 
 # ----------------------------------------------------------------------------------- regions
-def entry_arg_types(region: Region) -> list[Attribute]:
-    if not region.blocks:
-        return []
-    return [a.type for a in region.blocks.first.args]  # type: ignore[union-attr]
-
-
 def return_types(region: Region) -> list[Attribute] | None:
     """Operand types of the region's terminator (None when the region is empty)."""
     if not region.blocks:
@@ -60,8 +31,3 @@ def require_single_block(op: Operation, region: Region, what: str, non_empty: bo
         )
     if non_empty and region.blocks.first.first_op is None:  # type: ignore[union-attr]
         raise VerifyException("expects a non-empty block")
-
-
-# ----------------------------------------------------------------------------------- values
-def values(vs: Sequence[SSAValue]) -> list[Attribute]:
-    return [v.type for v in vs]
