@@ -101,16 +101,6 @@ def _caller() -> tuple[str, int, int] | None:
     return f.f_code.co_filename, f.f_lineno, col
 
 
-def call_site() -> TextLoc:
-    """``"file.py":line:col`` of the innermost caller outside the builder package (MLIR's
-    FileLineColLoc)."""
-    where = _caller()
-    if where is None:
-        return TextLoc("unknown")
-    name = where[0].replace("\\", "\\\\").replace('"', '\\"')
-    return TextLoc(f'"{name}":{where[1]}:{where[2]}')
-
-
 def insert(op: Operation) -> Operation:
     """Append ``op`` to the current block (with its call site when locations are on: as its
     location, and as where it came from for diagnostics)."""
