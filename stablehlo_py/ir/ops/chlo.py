@@ -114,14 +114,6 @@ def broadcast_shape(
     return tuple(out_l)
 
 
-def _check_result_shape(result: Attribute, inferred: tuple[int, ...] | None) -> None:
-    if inferred is not None and not shapes_compatible(shape_of(result), inferred):
-        raise VerifyException(
-            f"inferred shape '{shape_str(inferred)}' is incompatible with the result type "
-            f"{t2s(result)}"
-        )
-
-
 # ------------------------------------------------------------------------ unary elementwise ops
 class ChloUnaryElementwise(StableHLOOp):
     """CHLO_UnaryElementwiseOp: `$operand attr-dict : type($operand) -> type($result)`."""
