@@ -455,10 +455,6 @@ def _state_blockers(
     ]
 
 
-def _is_vhlo_deep(a: Attribute) -> bool:
-    return isinstance(a, (va.VhloAttr, vt.VhloType))
-
-
 def releases() -> tuple[Version, ...]:
     return tuple(r.version for r in specs.releases())
 
