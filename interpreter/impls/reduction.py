@@ -22,11 +22,6 @@ from stablehlo_py.interpreter.semantics import reduction as red
 from stablehlo_py.interpreter.semantics.regions import make_body, make_comparator
 
 
-def _split(args: list[Any]) -> tuple[list[Any], list[Any]]:
-    n = len(args) // 2
-    return list(args[:n]), list(args[n:])
-
-
 def _results(op: Any, results: Any) -> list[Any]:
     results = list(results)
     return _as_dtypes(results, [A.result_dtype(op, i) for i in range(len(results))])
