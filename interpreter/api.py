@@ -10,28 +10,7 @@ from stablehlo_py.interpreter.evaluator import Evaluator
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import InterpreterError
-
-
-def _as_module(module_or_text: Operation | str) -> Operation:
-    if isinstance(module_or_text, str):
-        from stablehlo_py.ir import parse
-        from stablehlo_py.ir.verify import verify
-
-        module = parse(module_or_text)
-        verify(module)
-        return module
-    return module_or_text
-
-
-def _coerce_args(ev: Evaluator, entry: str, args: Sequence[Any]) -> list[Any]:
-    from stablehlo_py.interpreter.shapes import bind_arguments
-
-    func = ev.funcs.get(entry)
-    if func is None:
-        raise InterpreterError(
-            f"no function @{entry} to run (have: {', '.join('@' + f for f in ev.funcs)})"
-        )
-    return bind_arguments(func, args, entry)
+from stablehlo_py.interpreter.entry_inputs import as_module, coerce_args
 
 
 def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> list[np.ndarray]:
@@ -48,9 +27,9 @@ def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> lis
     """
     from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, needs_spmd, num_partitions
 
-    module = _as_module(module_or_text)
+    module = as_module(module_or_text)
     ev = Evaluator(module)
-    args = _coerce_args(ev, entry, args)
+    args = coerce_args(ev, entry, args)
     if needs_spmd(module):  # per-device regions: run once per partition, as the CLI does
         results = call_spmd(ev, entry, args, num_partitions(module))
     else:

@@ -67,13 +67,13 @@ def run_spmd(
 ) -> list[np.ndarray]:
     """Run `entry` as `partitions` processes (default: the module's `mhlo.num_partitions`) on the same
     global numpy arguments; return the global results.  Check ops that fail raise InterpreterError."""
-    from stablehlo_py.interpreter.api import _as_module, _coerce_args
+    from stablehlo_py.interpreter.entry_inputs import as_module, coerce_args
     from stablehlo_py.interpreter.evaluator import Evaluator
 
-    module = _as_module(module_or_text)
+    module = as_module(module_or_text)
     n = partitions if partitions is not None else num_partitions(module)
     ev = Evaluator(module)
-    results = call_spmd(ev, entry, _coerce_args(ev, entry, args), n)
+    results = call_spmd(ev, entry, coerce_args(ev, entry, args), n)
     if ev.failures:
         raise InterpreterError("; ".join(str(f) for f in ev.failures))
     return results
