@@ -13,6 +13,6 @@ conversions and data movement are exact and CPU-independent.
 """
 
 from stablehlo_py.interpreter.api import eval_module, run
-from stablehlo_py.interpreter.custom_call import register_custom_call
+from stablehlo_py.interpreter.custom_calls import register_custom_call
 
 __all__ = ["run", "eval_module", "register_custom_call"]

@@ -1,8 +1,77 @@
 """Custom-call targets: the versioned plugin API (`context.CallContext`, `registry`, `entry_points`),
 the built-in JAX targets (`jax_targets`, with `spmd.run_spmd` for programs with shard_map regions) and
-JAX's CPU LAPACK targets (`lapack`).  See README "Custom calls: built-in targets and plugins"."""
+JAX's CPU LAPACK targets (`lapack`).  See README "Custom calls: built-in targets and plugins".
+
+The public names of the registry:
+- `register_custom_call(name, fn)` (also `stablehlo_py.interpreter.register_custom_call`): make
+  `stablehlo.custom_call @name(...)` run `fn(ctx)` (a `CallContext` -> the result arrays); the old
+  form `fn(evaluator, op, operand_values)` still works and is deprecated;
+- `custom_call_target(name)`: the same as a decorator;
+- `CUSTOM_CALL_TARGETS`: a live name -> function view of every registered target."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Any
 
 from stablehlo_py.interpreter.custom_calls.context import API_VERSION, CallContext
-from stablehlo_py.interpreter.custom_calls.registry import REGISTRY, register_custom_call
+from stablehlo_py.interpreter.custom_calls.registry import (
+    REGISTRY,
+    builtin,
+    convention_of,
+    register_custom_call,
+)
 
-__all__ = ["API_VERSION", "REGISTRY", "CallContext", "register_custom_call"]
+CustomCallFn = Callable[..., Any]
+
+
+class _TargetsView(MutableMapping[str, CustomCallFn]):
+    """`CUSTOM_CALL_TARGETS`: reads and writes go to the one registry."""
+
+    def __getitem__(self, name: str) -> CustomCallFn:
+        target = REGISTRY.get(name)
+        if target is None:
+            raise KeyError(name)
+        return target.fn
+
+    def __setitem__(self, name: str, fn: CustomCallFn) -> None:
+        register_custom_call(name, fn)
+
+    def __delitem__(self, name: str) -> None:
+        if REGISTRY.peek(name) is None:
+            raise KeyError(name)
+        REGISTRY.remove(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([t.name for t in REGISTRY.targets()])
+
+    def __len__(self) -> int:
+        return len(REGISTRY.targets())
+
+
+CUSTOM_CALL_TARGETS: MutableMapping[str, CustomCallFn] = _TargetsView()
+
+
+def custom_call_target(name: str) -> Callable[[CustomCallFn], CustomCallFn]:
+    """Decorator form of `register_custom_call`; functions of the toolkit's own modules are
+    registered as built-ins."""
+
+    def deco(fn: CustomCallFn) -> CustomCallFn:
+        if getattr(fn, "__module__", "").startswith("stablehlo_py."):
+            builtin(name, convention_of(fn, name))(fn)
+        else:
+            register_custom_call(name, fn)
+        return fn
+
+    return deco
+
+
+__all__ = [
+    "API_VERSION",
+    "CUSTOM_CALL_TARGETS",
+    "REGISTRY",
+    "CallContext",
+    "CustomCallFn",
+    "custom_call_target",
+    "register_custom_call",
+]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.custom_call import custom_call_target
+from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.reduction import reduce_window_by_region, sort_by_region
 from stablehlo_py.interpreter.semantics import chlo as chlo_sem
@@ -51,7 +51,7 @@ def _ints(value: Any) -> list[int]:
     return [int(x) for x in np.asarray(value).reshape(-1)]
 
 
-@custom_call_target("stablehlo.dynamic_reduce_window")
+@builtin("stablehlo.dynamic_reduce_window", EVALUATOR)
 def dynamic_reduce_window(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     if len(args) < 7 or (len(args) - 5) % 2:
         raise InterpreterError(
@@ -76,7 +76,7 @@ def dynamic_reduce_window(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     )
 
 
-@custom_call_target("stablehlo.dynamic_rng_bit_generator")
+@builtin("stablehlo.dynamic_rng_bit_generator", EVALUATOR)
 def dynamic_rng_bit_generator(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     if len(args) != 2 or len(op.results) != 2:
         raise InterpreterError(
@@ -88,7 +88,7 @@ def dynamic_rng_bit_generator(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return [state.astype(A.result_dtype(op, 0)), output]
 
 
-@custom_call_target("stablehlo.dynamic_top_k")
+@builtin("stablehlo.dynamic_top_k", EVALUATOR)
 def dynamic_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     if len(args) != 2 or len(op.results) != 2:
         raise InterpreterError(
@@ -113,7 +113,7 @@ def _backend_config(op: Any) -> dict[str, Any]:
     return {k: A.value_of(v) for k, v in cfg.data.items()}
 
 
-@custom_call_target("ApproxTopK")
+@builtin("ApproxTopK", EVALUATOR)
 def approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     cfg = _backend_config(op)
     shape_idx = A.attr(op, "indices_of_shape_operands")

@@ -37,13 +37,13 @@ def context_from_op(op: Any, operands: list[Any]) -> SimpleNamespace:
 
 def register_lapack_if_missing() -> None:
     """Make the LAPACK targets reachable from `run` (only if the registry does not already hold them)."""
-    from stablehlo_py.interpreter import custom_call
+    from stablehlo_py.interpreter import custom_calls
     from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_TARGETS
 
-    registered = getattr(custom_call, "CUSTOM_CALL_TARGETS", {})
+    registered = getattr(custom_calls, "CUSTOM_CALL_TARGETS", {})
     for name, fn in LAPACK_TARGETS.items():
         if name not in registered:
-            custom_call.register_custom_call(name, _adapter(fn))
+            custom_calls.register_custom_call(name, _adapter(fn))
 
 
 def _adapter(fn: Any) -> Any:

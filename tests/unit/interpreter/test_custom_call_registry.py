@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
-from stablehlo_py.interpreter.custom_call import CUSTOM_CALL_TARGETS, register_custom_call
+from stablehlo_py.interpreter.custom_calls import CUSTOM_CALL_TARGETS, register_custom_call
 from stablehlo_py.interpreter.custom_calls import entry_points
 from stablehlo_py.interpreter.custom_calls.context import (
     API_VERSION,
