@@ -1,10 +1,16 @@
-"""The legacy stablehlo-py IR bytecode (read only).
+"""The legacy stablehlo-py IR bytecode (read only; nothing writes it any more).
 
 Earlier versions of `stablehlo-opt --emit-bytecode` wrote this toolkit-private container: MAGIC
 (8 bytes), format version (1 byte), zlib stream of the generic form with locations.  `--emit-bytecode`
 now writes MLIR bytecode exactly as upstream's `stablehlo-opt -emit-bytecode`
-(`stablehlo_py.serialization.mlirbc.write_dialect`); files in the old container are still read back
-here, transparently, by stablehlo-opt.
+(`stablehlo_py.serialization.mlirbc.write_dialect`).
+
+Why it is kept: files written in the old container by those earlier versions are still read
+back, transparently, by the command-line tools: `stablehlo-opt` (`cli/opt.py` `read_binary`) and
+`stablehlo-translate --interpret` (`cli/common.py` `is_binary`, `read_stablehlo_binary`) recognize
+MAGIC and parse the stream here.  Removing this module would make those files unreadable, a
+user-visible change (`test_legacy_ir_bytecode_is_still_read` in
+tests/unit/serialization/test_dialect_bytecode.py pins it).
 """
 
 from __future__ import annotations
