@@ -52,6 +52,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from stablehlo_py.passes._common import carry_location, gc_paused
+from stablehlo_py.passes.arith_float_folds import NEUTRAL_RIGHT, fold_float_binary
 from stablehlo_py.passes.greedy import (
     IN_PLACE,
     Folder,
@@ -77,7 +78,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.errors import NotSupportedError, StableHLOError
 from stablehlo_py.ir.text.dense import dense_values, make_dense
-from stablehlo_py.ir.types import FLOAT_NAME, element_type, storage_dtype
+from stablehlo_py.ir.types import element_type, storage_dtype
 
 __all__ = [
     "FOLDERS",
@@ -177,70 +178,6 @@ def fold_to_buffer(op: Operation) -> FoldOutcome:
     return None
 
 
-def _float_operand(value: SSAValue) -> Attribute | None:
-    owner = value.owner
-    if not isinstance(owner, Operation):
-        return None
-    return constant_value_of(owner)
-
-
-def _splat_float(attr: Attribute | None) -> float | None:
-    if isinstance(attr, FloatAttr):
-        return float(attr.value.data)
-    if isinstance(attr, DenseIntOrFPElementsAttr) and type(attr.get_element_type()) in FLOAT_NAME:
-        v = np.ascontiguousarray(dense_values(attr)).reshape(-1)
-        raw = v.view(np.uint8).reshape(v.size, -1)
-        if v.size and bool(np.all(raw == raw[:1])):
-            return float(v[0])
-    return None
-
-
-_NEUTRAL: dict[str, float] = {
-    "arith.addf": -0.0,  # addf(x, -0) -> x
-    "arith.subf": 0.0,  # subf(x, +0) -> x
-    "arith.mulf": 1.0,  # mulf(x, 1) -> x
-    "arith.divf": 1.0,  # divf(x, 1) -> x
-}
-_ARITH_MATH = {
-    "arith.addf": "stablehlo.add",
-    "arith.subf": "stablehlo.subtract",
-    "arith.mulf": "stablehlo.multiply",
-    "arith.divf": "stablehlo.divide",
-}
-"""arith's float binary ops and the StableHLO op of the same IEEE math (the one implementation)."""
-
-
-def fold_float_binary(op: Operation) -> FoldOutcome:
-    """AddFOp/SubFOp/MulFOp/DivFOp::fold: the neutral right operand, then constFoldBinaryOp."""
-    lhs, rhs = op.operands
-    rc = _float_operand(rhs)
-    neutral = _NEUTRAL[op.name]
-    splat = _splat_float(rc)
-    if splat is not None and splat == neutral and np.signbit(splat) == np.signbit(neutral):
-        return [lhs]
-    lc = _float_operand(lhs)
-    if lc is None or rc is None:
-        return None
-    from stablehlo_py.passes.folds.evaluate import evaluate
-
-    t = op.results[0].type
-    if isinstance(lc, FloatAttr) and isinstance(rc, FloatAttr):
-        dt = storage_dtype(t)
-        out = evaluate(
-            _ARITH_MATH[op.name], np.array(lc.value.data, dt), np.array(rc.value.data, dt)
-        )
-        return [FloatAttr(float(out), t)]  # type: ignore[arg-type]
-    if (
-        isinstance(lc, DenseIntOrFPElementsAttr)
-        and isinstance(rc, DenseIntOrFPElementsAttr)
-        and isinstance(t, TensorType)
-        and all(d >= 0 for d in t.get_shape())
-    ):
-        out = evaluate(_ARITH_MATH[op.name], dense_values(lc), dense_values(rc))
-        return [make_dense(t, np.asarray(out).astype(storage_dtype(t.element_type)))]
-    return None
-
-
 def fold_with_traits(op: Operation) -> FoldOutcome:
     """MLIR's fold hook of an op with the Commutative trait (`passes/mlir_folds.py`: its own fold,
     else the trait's fold, which moves constant operands last, in place)."""
@@ -261,7 +198,7 @@ FOLDERS: dict[str, Folder] = {
     "tensor.cast": _identity_cast,
     "bufferization.to_tensor": fold_to_tensor,
     "bufferization.to_buffer": fold_to_buffer,
-    **{name: fold_float_binary for name in _NEUTRAL},
+    **{name: fold_float_binary for name in NEUTRAL_RIGHT},
 }
 """Op name -> its own folder (MLIR's `fold` methods, with the cast interface's trait fold)."""
 
@@ -487,7 +424,7 @@ MODELLED_OPS = frozenset(
         "func.constant",
         "func.call_indirect",
         "arith.constant",
-        *_NEUTRAL,
+        *NEUTRAL_RIGHT,
         "memref.cast",
         "tensor.cast",
         "bufferization.to_tensor",

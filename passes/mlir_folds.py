@@ -21,7 +21,7 @@ tensor.from_elements (constant elements), arith.index_cast (a constant), arith.a
 (neutral and absorbing operands, add/sub pairs, constants), arith.maxsi (equal operands, extreme
 constants, constants), arith.select (constant or equal choices, `select %x, true, false`, a cmpi
 eq/ne of the two choices), arith.cmpi (constant operands, operand order), and the float binary ops
-(canonicalize's folders).  Any other op: no fold but the Commutative trait's.
+(`passes/arith_float_folds.py`, shared with canonicalize).  Any other op: no fold but the Commutative trait's.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
 from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.passes.arith_float_folds import fold_float_binary
 
 __all__ = ["COMMUTATIVE", "FOLDS", "Rewrite", "constant_of", "fold", "materialize"]
 
@@ -456,9 +457,8 @@ def _fold_cmpi(op: Operation) -> FoldResult:
 
 
 def _float_folder(op: Operation) -> FoldResult:
-    from stablehlo_py.passes.canonicalize import FOLDERS
-
-    return FOLDERS[op.name](op)  # type: ignore[return-value]
+    """The float binary ops fold as canonicalize folds them (one implementation)."""
+    return fold_float_binary(op)  # type: ignore[return-value]
 
 
 FOLDS: dict[str, Callable[[Operation], FoldResult]] = {
