@@ -12,6 +12,10 @@ constant operands, takes the callee's result types, and -- when the callee retur
 no memory effects, even transitively -- is replaced by those constants (constant results of other
 calls are still propagated to their users).
 
+Refining a function runs the refinement patterns on it (`apply_refinement_patterns`, upstream's
+applyShapeRefinementPatterns), and one of them is the call pattern, which refines the callee: the
+two call each other, so both live here; `stablehlo_refine_shapes` is the pass around them.
+
 Errors are collected as diagnostics (upstream emits them and goes on): see `RefineState.diagnostics`.
 """
 
@@ -20,8 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from stablehlo_py.passes.bounded_walker import BoundedRewriteWalker, ConstantUniquer
+from stablehlo_py.passes.refine_patterns import RefineInferredPattern, RefineOpPattern
 from stablehlo_py.passes.refine_types import refine_return_types
-from stablehlo_py.passes.shape_folder import constant_attr, constant_ints, make_constant, op_attr
+from stablehlo_py.passes.shape_folder import (
+    FoldOptions,
+    ShapeFolderPattern,
+    constant_attr,
+    constant_ints,
+    make_constant,
+    op_attr,
+)
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -33,7 +46,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute, Operation
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import RecursiveMemoryEffect, get_effects
 
@@ -43,7 +56,20 @@ from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TokenType, storage_dtype
 from stablehlo_py.ir.verify import op_location
 
-__all__ = ["RefineCallPattern", "RefineState", "RefinementKey", "refine_function"]
+__all__ = [
+    "MAX_ITERATIONS",
+    "RefineCallPattern",
+    "RefineState",
+    "RefinementKey",
+    "apply_refinement_patterns",
+    "refine_function",
+]
+
+MAX_ITERATIONS = 2
+"""upstream's GreedyRewriteConfig::setMaxIterations(2)."""
+
+SHAPE_FOLD_OPTIONS = FoldOptions(optimize_float=False, fold_op_element_limit=(1 << 63) - 1)
+"""upstream: no float folding, and fold as much as possible."""
 
 
 # ------------------------------------------------------------------------------- the key
@@ -198,7 +224,6 @@ class RefineState:
 def refine_function(state: RefineState, key: RefinementKey) -> bool:
     """upstream's refineFunction: False on failure (diagnosed)."""
     from stablehlo_py.passes.stablehlo_refine_arguments import _refine, validate_refined_types
-    from stablehlo_py.passes.stablehlo_refine_shapes import apply_refinement_patterns
 
     already = state.validate(key)
     if already is None:
@@ -326,3 +351,24 @@ class RefineCallPattern(RewritePattern):
         if changed:
             return
         refine_return_types(rewriter, op, callee_types)
+
+
+def apply_refinement_patterns(func: FuncOp, state: RefineState) -> bool:
+    """upstream's applyShapeRefinementPatterns: run the patterns on ``func`` until nothing changes
+    (at most MAX_ITERATIONS sweeps; not converging is diagnosed, and is not a failure)."""
+    applier = GreedyRewritePatternApplier(
+        [
+            ConstantUniquer(),
+            RefineOpPattern(),
+            RefineCallPattern(state),
+            *state.extra_patterns,
+            ShapeFolderPattern(SHAPE_FOLD_OPTIONS),
+            RefineInferredPattern(),
+        ],
+        dce_enabled=True,
+    )
+    walker = BoundedRewriteWalker(applier, max_iterations=MAX_ITERATIONS)
+    walker.rewrite_region(func.body)
+    if not walker.converged:
+        state.emit(func, f"Failed to converge StablehloRefineShapes in {MAX_ITERATIONS} iterations")
+    return True

@@ -53,7 +53,6 @@ KNOWN: list[frozenset[str]] = [
         """serialization serialization.compat serialization.mlir_artifact serialization.mlirbc
         serialization.mlirbc.dialect_ops serialization.mlirbc.ops serialization.mlirbc.reader
         serialization.mlirbc.writer serialization.reader""",
-        "passes.refine_calls passes.stablehlo_refine_shapes",
     )
 ]
 
