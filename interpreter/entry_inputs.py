@@ -1,5 +1,5 @@
-"""What `run` and `run_spmd` do to their inputs before evaluating: parse and verify a module given as
-text, and bind numpy arguments to the entry function's parameters.
+"""What `run` and `run_spmd` do to their inputs before evaluating: parse and verify a module given
+as text, and bind numpy arguments to the entry function's parameters.
 
 A leaf both `interpreter/api.py` and `interpreter/custom_calls/spmd.py` import, so that neither
 imports the other back (`api.run` calls into spmd for partitioned programs).

@@ -21,7 +21,8 @@ tensor.from_elements (constant elements), arith.index_cast (a constant), arith.a
 (neutral and absorbing operands, add/sub pairs, constants), arith.maxsi (equal operands, extreme
 constants, constants), arith.select (constant or equal choices, `select %x, true, false`, a cmpi
 eq/ne of the two choices), arith.cmpi (constant operands, operand order), and the float binary ops
-(`passes/arith_float_folds.py`, shared with canonicalize).  Any other op: no fold but the Commutative trait's.
+(`passes/arith_float_folds.py`, shared with canonicalize).  Any other op: no fold but the
+Commutative trait's.
 """
 
 from __future__ import annotations
