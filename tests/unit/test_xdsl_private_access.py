@@ -20,7 +20,7 @@ from tests.unit.import_graph import PACKAGE_DIRS, REPO
 
 # 2026-11-29: 72 accesses in 15 files (docs/plans/issue-24-restructuring.md §1.3 lists them by
 # line).  Not counted here: a subclass reaching its xDSL base's privates through `self`
-# (passes/stablehlo_refine_shapes.py's walker: 5) and `op._operands` inside the source text that
+# (passes/bounded_walker.py's walker: 5) and `op._operands` inside the source text that
 # ir/format_print.py generates (4).
 KNOWN: dict[str, int] = {
     "interpreter/compiled.py": 2,
