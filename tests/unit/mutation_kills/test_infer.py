@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.ir.infer.helpers import ty
 from tests.conformance.chunks import RunLine, run_chunks
 from tests.conformance.runlines import run_lines
 from tests.conftest import conformance_files
@@ -76,15 +77,6 @@ from stablehlo_py.ir.text.printer import type_to_str  # noqa: E402
 from stablehlo_py.ir.types import TokenType  # noqa: E402
 
 DYN = S.DYN
-
-
-def ty(text: str):  # type: ignore[no-untyped-def]
-    """A type from its MLIR text (the argument type of a parsed function)."""
-    m = parse(f"func.func @f(%a: {text}) {{\n  return\n}}")
-    for op in m.walk():
-        if op.name == "func.func":
-            return op.regions[0].blocks.first.args[0].type
-    raise AssertionError(text)
 
 
 def infer(name: str, *types: str, **attrs) -> list[str]:  # type: ignore[no-untyped-def]

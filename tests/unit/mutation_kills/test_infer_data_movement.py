@@ -29,23 +29,12 @@ from stablehlo_py.ir.text.printer import type_to_str
 from tests.conformance.chunks import run_chunks
 from tests.conformance.runlines import run_lines
 from tests.conftest import CONFORMANCE
-from tests.unit.ir.infer.helpers import first_op as _op
+from tests.unit.ir.infer.helpers import first_op as _op, ty
 from tests.unit.ir.infer.helpers import infer_error, inferred
 
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def ty(text: str):  # type: ignore[no-untyped-def]
-    """A type from its MLIR text (the argument type of a parsed function)."""
-    m = parse(f"func.func @f(%a: {text}) {{\n  return\n}}")
-    for op in m.walk():
-        if op.name == "func.func":
-            return op.regions[0].blocks.first.args[0].type
-    raise AssertionError(text)
-
-
 
 
 def verify_error(text: str) -> str:

@@ -30,7 +30,7 @@ from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer import reduction as R
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.verify import verify
-from tests.unit.ir.infer.helpers import first_op
+from tests.unit.ir.infer.helpers import first_op, ty
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -53,15 +53,6 @@ def diag(text: str) -> str | None:
     except StableHLOError as e:
         return e.message
     return None
-
-
-def ty(text: str):  # type: ignore[no-untyped-def]
-    """A type from its MLIR text (the argument type of a parsed function)."""
-    m = parse(f"func.func @f(%a: {text}) {{\n  return\n}}")
-    for op in m.walk():
-        if op.name == "func.func":
-            return op.regions[0].blocks.first.args[0].type
-    raise AssertionError(text)
 
 
 def types(xs) -> list[str]:  # type: ignore[no-untyped-def]

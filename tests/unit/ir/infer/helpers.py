@@ -25,3 +25,12 @@ def infer_error(text: str, name: str) -> str:
     with pytest.raises(InferError) as e:
         infer_op(first_op(text, name))
     return e.value.message
+
+
+def ty(text: str):  # type: ignore[no-untyped-def]
+    """A type from its MLIR text (the argument type of a parsed function)."""
+    m = parse(f"func.func @f(%a: {text}) {{\n  return\n}}")
+    for op in m.walk():
+        if op.name == "func.func":
+            return op.regions[0].blocks.first.args[0].type
+    raise AssertionError(text)
