@@ -696,13 +696,13 @@ def _cancel_add_sub(text: str) -> str:
     return _ADD_SUB_RE.sub(rewrite, text)
 
 
-def _add_sub_cancelled(out: "Outcome", res: cmp.Comparison) -> bool:
-    """Our result for the program with (a - b) + b (and the like) replaced by a equals XLA's (jaxlib
-    0.10 only)."""
-    entry = next(e for e in DEVIATIONS if e.name == "complex_add_sub_cancelled")
+def _rewrite_explains(out: "Outcome", name: str, rewrite: Callable[[str], str]) -> bool:
+    """On a jaxlib that entry `name` lists: our result for the program rewritten as XLA's simplifier
+    rewrites it (`rewrite`, which changed something) equals XLA's (both with XLA's flush applied)."""
+    entry = next(e for e in DEVIATIONS if e.name == name)
     if _installed_jaxlib() not in entry.jaxlibs:
         return False
-    text = _cancel_add_sub(out.text)
+    text = rewrite(out.text)
     if text == out.text:
         return False
     from tests.differential.runner import run_ours
@@ -713,6 +713,12 @@ def _add_sub_cancelled(out: "Outcome", res: cmp.Comparison) -> bool:
     except Exception:
         return False
     return cmp.compare(ours, [_flush(t) for t in out.theirs], cmp.tolerance(out.case)).ok
+
+
+def _add_sub_cancelled(out: "Outcome", res: cmp.Comparison) -> bool:
+    """Our result for the program with (a - b) + b (and the like) replaced by a equals XLA's (jaxlib
+    0.10 only)."""
+    return _rewrite_explains(out, "complex_add_sub_cancelled", _cancel_add_sub)
 
 
 _SQUARE_RE = re.compile(r"^\s*(%[\w#]+) = (?:chlo\.square (%[\w#]+)|stablehlo\.multiply (%[\w#]+), \3) :", re.M)
@@ -739,20 +745,7 @@ def _sqrt_square_to_abs(text: str) -> str:
 def _sqrt_of_square(out: "Outcome", res: cmp.Comparison) -> bool:
     """Our result for the program with sqrt(x * x) (and sqrt(abs(x * x))) replaced by abs(x) equals XLA's
     (jaxlib 0.10 only)."""
-    entry = next(e for e in DEVIATIONS if e.name == "sqrt_of_square_simplified")
-    if _installed_jaxlib() not in entry.jaxlibs:
-        return False
-    text = _sqrt_square_to_abs(out.text)
-    if text == out.text:
-        return False
-    from tests.differential.runner import run_ours
-
-    try:
-        with np.errstate(all="ignore"):
-            ours = [_flush(o) for o in run_ours(text, tuple(_flush(a) for a in out.case.args))]
-    except Exception:
-        return False
-    return cmp.compare(ours, [_flush(t) for t in out.theirs], cmp.tolerance(out.case)).ok
+    return _rewrite_explains(out, "sqrt_of_square_simplified", _sqrt_square_to_abs)
 
 
 DEVIATIONS: list[Entry] = [
