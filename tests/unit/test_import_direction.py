@@ -117,61 +117,17 @@ ACYCLIC = {
 }
 
 
-def _module_name(folder: Path, package: str, path: Path) -> str:
-    parts = list(path.relative_to(folder).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join([package, *parts])
+def _module_graph(package: str, exclude: tuple[str, ...] = ()) -> dict[str, set[str]]:
+    """The whole package's import graph (tests/unit/import_graph.py) restricted to `package`'s
+    modules, less its subpackages `exclude`."""
+    skip = tuple(f"{package}.{e}" for e in exclude)
 
+    def inside(m: str) -> bool:
+        return (m == package or m.startswith(package + ".")) and not any(
+            m == x or m.startswith(x + ".") for x in skip)
 
-def _type_checking_nodes(tree: ast.AST) -> set[int]:
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return skip
-
-
-def _module_graph(folder: Path, package: str, exclude: tuple[str, ...] = ()) -> dict[str, set[str]]:
-    """Module -> the modules of the package it imports (an import of a name maps to the module that
-    defines it when that is a submodule, else to the package or module imported from)."""
-    paths = {
-        _module_name(folder, package, p): p
-        for p in folder.rglob("*.py")
-        if p.relative_to(folder).parts[0] not in exclude
-    }
-    graph: dict[str, set[str]] = {m: set() for m in paths}
-
-    def owner(name: str) -> str | None:
-        while name not in paths:
-            if "." not in name:
-                return None
-            name = name.rsplit(".", 1)[0]
-        return name
-
-    for m, path in paths.items():
-        tree = ast.parse(path.read_text())
-        skip = _type_checking_nodes(tree)
-        base = m if path.name == "__init__.py" else m.rsplit(".", 1)[0]
-        for node in ast.walk(tree):
-            if id(node) in skip:
-                continue
-            names: list[str] = []
-            if isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                if node.level:
-                    up = base
-                    for _ in range(node.level - 1):
-                        up = up.rsplit(".", 1)[0]
-                    module = f"{up}.{module}" if module else up
-                names = [f"{module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            for name in names:
-                target = owner(name) if name.startswith(package) else None
-                if target is not None and target != m:
-                    graph[m].add(target)
-    return graph
+    graph = import_graph()
+    return {m: {t for t in ts if inside(t)} for m, ts in graph.items() if inside(m)}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -198,7 +154,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_layered_packages_have_no_import_cycle() -> None:
     for folder, (package, exclude) in ACYCLIC.items():
-        cycle = _cycle(_module_graph(REPO / folder, package, exclude))
+        cycle = _cycle(_module_graph(package, exclude))
         assert cycle is None, f"{folder}: import cycle " + " -> ".join(cycle or [])
 
 
