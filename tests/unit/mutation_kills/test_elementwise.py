@@ -26,6 +26,7 @@ import pytest
 from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import dtypes as dt
 from stablehlo_py.interpreter.semantics import elementwise as E
+from tests.unit.interpreter.test_fuzzer_found_bugs import _dec_sin_cos
 
 NOTE = "the spec's constraints for this op list the element types it accepts"
 
@@ -411,21 +412,9 @@ def test_complex_sign_keeps_the_type_and_raises_no_floating_point_warning(dtype)
 # ---- complex expm1 / log1p against 60-digit decimal arithmetic ----------------------------------
 
 
-def _sin_cos(y: Decimal) -> tuple[Decimal, Decimal]:
-    """Taylor series of sin and cos (|y| < 4 here), to 60 digits."""
-    s, c, term, k = Decimal(0), Decimal(0), Decimal(1), 0
-    while k <= 8 or abs(term) > Decimal(10) ** -70:
-        if k % 4 == 0:
-            c += term
-        elif k % 4 == 1:
-            s += term
-        elif k % 4 == 2:
-            c -= term
-        else:
-            s -= term
-        k += 1
-        term = term * y / k
-    return s, c
+# Taylor series of sin and cos to the decimal context's precision (one copy, beside the fuzzer-found
+# bugs' complex references)
+_sin_cos = _dec_sin_cos
 
 
 def _within_ulps(got: float, exact: Decimal, mantissa: int, ulps: float) -> bool:
