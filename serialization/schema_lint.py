@@ -302,7 +302,7 @@ def _check_new(
         yield f"new {what} {name}: no golden artifact for {first} (run tests/golden/generate.py --version {first})"
     if what == "op":
         if name not in current["op_codes"][len(locked["op_codes"]) :]:
-            yield f"new op {name} has no appended wire code (append it to serialization/codes.py OP_CODES)"
+            yield f"new op {name} has no appended wire code (give its specs/ops.toml row code = N, the next free code after {len(locked['op_codes']) - 1})"
         older = sorted((n for n in old_rows if _base(n) == _base(name)), key=lambda n: n)
         if older:
             prev = older[-1]

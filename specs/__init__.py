@@ -169,6 +169,8 @@ class OpSpec(_Ranged):
     base: str
     """Name without the suffix, shared by all forks, e.g. ``add``."""
     version: int
+    code: int
+    """Wire code in this toolkit's msgpack artifacts (append-only; ``serialization/codes.py``)."""
     mnemonic: str
     """Full op name, e.g. ``vhlo.add_v1``."""
     td_def: str
@@ -277,6 +279,7 @@ def _op(row: dict[str, Any]) -> OpSpec:
         name=row["name"],
         base=row["base"],
         version=row["version"],
+        code=row["code"],
         mnemonic=row["mnemonic"],
         td_def=row["td_def"],
         min=row["min"],
@@ -390,6 +393,16 @@ def _tables() -> _Tables:
 
     op_by_name = {o.name: o for o in op_rows}
     _check(len(op_by_name) == len(op_rows), "duplicate op names")
+    by_code: dict[int, list[str]] = {}
+    for o in op_rows:
+        by_code.setdefault(o.code, []).append(o.name)
+    twice = {c: names for c, names in by_code.items() if len(names) > 1}
+    _check(not twice, f"ops share a wire code: {twice} (a new fork takes the next free code)")
+    _check(
+        set(by_code) == set(range(len(op_rows))),
+        f"op wire codes must be 0..{len(op_rows) - 1}; outside or missing: "
+        f"{sorted(set(by_code) ^ set(range(len(op_rows))))}",
+    )
     forks: dict[str, list[OpSpec]] = {}
     for o in op_rows:
         forks.setdefault(o.base, []).append(o)

@@ -13,7 +13,7 @@ def test_every_op_fork_has_one_code() -> None:
     names = [o.name for o in specs.ops()]
     assert len(set(codes.OP_CODES)) == len(codes.OP_CODES)
     missing = sorted(set(names) - set(codes.OP_CODES))
-    assert not missing, f"ops without a wire code (append them to OP_CODES): {missing}"
+    assert not missing, f"ops without a wire code (give their specs/ops.toml rows code = N): {missing}"
     for name in names:
         assert codes.op_name_for_code(codes.op_code(name)) == name
 
@@ -49,3 +49,35 @@ def test_entry_codecs_cover_the_tables_exactly() -> None:
         params = c.spec.parameters
         if params and c.kind == TYPE:
             assert tuple(f.name for f in c.record.fields) == tuple(params), c.name
+
+
+def test_spec_loader_refuses_shared_or_missing_op_codes(monkeypatch) -> None:
+    """The codes live in specs/ops.toml rows; two forks with one code, or a gap, are refused at load
+    with the names and codes involved."""
+    import pytest
+
+    real = specs._read
+
+    def edited(code_of_sub: int):
+        def read(filename: str):
+            data = real(filename)
+            if filename == "ops.toml":
+                for row in data["op"]:
+                    if row["name"] == "subtract_v1":
+                        row["code"] = code_of_sub
+            return data
+
+        return read
+
+    for code, message in ((0, "ops share a wire code: {0: ['abs_v1', 'subtract_v1']}"),
+                          (999, "outside or missing: [")):
+        specs._tables.cache_clear()
+        monkeypatch.setattr(specs, "_read", edited(code))
+        try:
+            with pytest.raises(ValueError, match="inconsistent table") as info:
+                specs.ops()
+            assert message in str(info.value)
+        finally:
+            monkeypatch.setattr(specs, "_read", real)
+            specs._tables.cache_clear()
+    assert specs.op("subtract_v1").code == codes.op_code("subtract_v1")
