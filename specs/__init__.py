@@ -184,6 +184,8 @@ class OpSpec(_Ranged):
     regions: tuple[ValueSpec, ...]
     traits: tuple[str, ...] = ()
     assembly_format: bool = False
+    constraint: str | None = None
+    """The value-dependent legality check of this fork (``vhlo/legality.py`` ``CONSTRAINT_KINDS``)."""
     note: str | None = None
 
     def attribute(self, name: str) -> OpAttributeSpec:
@@ -300,6 +302,7 @@ def _op(row: dict[str, Any]) -> OpSpec:
         regions=_values(row["regions"]),
         traits=tuple(row.get("traits", ())),
         assembly_format=bool(row.get("assembly_format", False)),
+        constraint=row.get("constraint"),
         note=row.get("note"),
     )
 

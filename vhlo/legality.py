@@ -179,17 +179,31 @@ def _custom_call_v1(op: fk.ForkOp) -> list[tuple[Version, str]]:
     return out
 
 
-CONSTRAINTS: dict[str, Callable[[fk.ForkOp], list[tuple[Version, str]]]] = {
-    "all_reduce_v1": _promotion,
-    "reduce_v1": _promotion,
-    "reduce_scatter_v1": _promotion,
-    "reduce_window_v1": _promotion,
-    "scatter_v1": _promotion,
-    "select_and_scatter_v1": _promotion,
-    "custom_call_v1": _custom_call_v1,
+CONSTRAINT_KINDS: dict[str, Callable[[fk.ForkOp], list[tuple[Version, str]]]] = {
+    "reduction_type_promotion": _promotion,
+    "custom_call_typed_ffi_and_future": _custom_call_v1,
 }
-"""upstream's VersionedOpConstraintInterface (VhloOps.cpp validateConstraint): fork -> the versions
-its values need.  Covers every op with that trait in ``specs/ops.toml``."""
+"""upstream's VersionedOpConstraintInterface (VhloOps.cpp validateConstraint), by the name a fork's
+``constraint`` key in ``specs/ops.toml`` gives: fork -> the versions its values need."""
+
+
+def _constraints() -> dict[str, Callable[[fk.ForkOp], list[tuple[Version, str]]]]:
+    out = {}
+    for spec in specs.ops():
+        if spec.constraint is None:
+            continue
+        check = CONSTRAINT_KINDS.get(spec.constraint)
+        if check is None:
+            raise ValueError(
+                f"specs/ops.toml: {spec.name} has constraint = {spec.constraint!r}; "
+                f"known: {', '.join(sorted(CONSTRAINT_KINDS))} (vhlo/legality.py CONSTRAINT_KINDS)"
+            )
+        out[spec.name] = check
+    return out
+
+
+CONSTRAINTS = _constraints()
+"""Fork name -> its value-dependent check, from the ``constraint`` of its ``specs/ops.toml`` row."""
 
 _CONSTRAINT_BY_KEY = {
     (name.rsplit("_v", 1)[0], int(name.rsplit("_v", 1)[1])): fn for name, fn in CONSTRAINTS.items()
@@ -483,6 +497,7 @@ def minimum_target(
 
 __all__ = [
     "CONSTRAINTS",
+    "CONSTRAINT_KINDS",
     "Blocker",
     "Plan",
     "attr_needs",
