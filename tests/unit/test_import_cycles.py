@@ -35,12 +35,6 @@ KNOWN: list[frozenset[str]] = [
         interpreter.impls.quantization interpreter.impls.random interpreter.impls.reduction
         interpreter.impls.sdy interpreter.printing interpreter.registry interpreter.shapes
         interpreter.values""",
-        # ir/infer/__init__ loads the rule families by name; they import `rule`/InferError from it
-        """ir.infer ir.infer.chlo ir.infer.collectives ir.infer.components ir.infer.control_flow
-        ir.infer.data_movement ir.infer.elementwise ir.infer.linalg ir.infer.misc
-        ir.infer.quantization ir.infer.reduction ir.infer.reify ir.infer.shapes ir.ops.base
-        ir.ops.collectives ir.ops.constraints ir.ops.elementwise ir.ops.ods_traits
-        ir.ops.ods_types""",
         # vhlo/forks/__init__ loads each fork module by name; each imports Fork from the package
         """vhlo.forks vhlo.forks.all_gather vhlo.forks.all_reduce vhlo.forks.all_to_all
         vhlo.forks.collective_broadcast vhlo.forks.composite vhlo.forks.custom_call

@@ -10,7 +10,9 @@ the operand values) -- as one :class:`InferInput`, and returns the result types,
 Rules live in one module per op family (``elementwise``, ``data_movement``, ``reduction``, ``linalg``,
 ``control_flow``, ``collectives``, ``quantization``, ``misc``, ``chlo``), each registering with
 :func:`rule`; ``shapes`` holds what they share (upstream's ``hlo::`` helpers: dimension and type
-compatibility, the most specific type, bounds).  The modules are imported on first use.
+compatibility, the most specific type, bounds).  The modules are imported on first use.  The rule
+table, :func:`rule`, :class:`InferInput` and :class:`InferError` live in the leaf ``registry``, which
+the families import (never this package: it imports them); they are re-exported here.
 
     from stablehlo_py.ir.infer import infer_result_types, infer_op
     infer_result_types("stablehlo.add", [t, t])            # -> [t]
@@ -19,12 +21,12 @@ compatibility, the most specific type, bounds).  The modules are imported on fir
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xdsl.ir import Attribute, Operation, Region, SSAValue
+
+from stablehlo_py.ir.infer.registry import _RULES, InferError, InferInput, Rule, rule
 
 __all__ = [
     "FAMILIES",
@@ -40,51 +42,6 @@ __all__ = [
 ]
 
 
-class InferError(Exception):
-    """The operands and attributes admit no result type; ``message`` is upstream's wording.
-
-    Upstream reports most rule errors at the op's location with no op prefix
-    (``emitOptionalError(location, ...)``) from result-type inference.  Two kinds differ, and say so:
-    ``op_prefixed=True`` -- upstream words it as the op's own (``'stablehlo.async_start' op ...``);
-    ``invariant=True`` -- upstream reports it from the op's ODS/trait checks, before inference (such a
-    check sits in a rule here because the builder needs it too), so it is op-prefixed and is not
-    followed by "failed to infer returned types"; ``standalone=True`` -- see below.
-    ``stablehlo_py.ir.verify`` words the diagnostic."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        op_prefixed: bool = False,
-        invariant: bool = False,
-        standalone: bool = False,
-    ):
-        super().__init__(message)
-        self.message = message
-        self.op_prefixed = op_prefixed or invariant
-        self.invariant = invariant
-        # upstream emits it as a diagnostic of its own and lets inference go on (CHLO's broadcast
-        # shape helper): bare, and no "failed to infer returned types" follows
-        self.standalone = standalone
-
-
-@dataclass(frozen=True)
-class InferInput:
-    """What a rule reads: operand types in order, attributes by name (properties and discardable
-    attributes merged, as xDSL attribute objects), regions, and -- when the caller has them -- the
-    operand values (for rules that look at constant shape operands, as upstream's do)."""
-
-    operand_types: tuple[Attribute, ...]
-    attributes: Mapping[str, Attribute] = field(default_factory=dict)
-    regions: tuple[Region, ...] = ()
-    operands: tuple[SSAValue, ...] | None = None
-
-    def attr(self, name: str) -> Attribute | None:
-        return self.attributes.get(name)
-
-
-Rule = Callable[[InferInput], list[Attribute]]
-
 FAMILIES = (
     "elementwise",
     "data_movement",
@@ -98,21 +55,7 @@ FAMILIES = (
 )
 """The modules of rules, one per op family (as ``stablehlo_py/ir/ops/``)."""
 
-_RULES: dict[str, Rule] = {}
 _LOADED = False
-
-
-def rule(*op_names: str) -> Callable[[Rule], Rule]:
-    """Register a function as the inference rule of ``op_names`` (full names, `stablehlo.add`)."""
-
-    def register(fn: Rule) -> Rule:
-        for name in op_names:
-            if name in _RULES:
-                raise ValueError(f"two inference rules for {name}")
-            _RULES[name] = fn
-        return fn
-
-    return register
 
 
 def _load() -> None:
@@ -120,8 +63,18 @@ def _load() -> None:
     if _LOADED:
         return
     _LOADED = True
-    for family in FAMILIES:
-        importlib.import_module(f"{__name__}.{family}")
+    # the families of FAMILIES, in its order: importing one registers its rules
+    from stablehlo_py.ir.infer import (  # noqa: F401
+        elementwise,
+        data_movement,
+        reduction,
+        linalg,
+        control_flow,
+        collectives,
+        quantization,
+        misc,
+        chlo,
+    )
 
 
 def rules() -> dict[str, Rule]:

@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.elementwise import most_specific_of
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import (
     DYN,
     bounds_of,

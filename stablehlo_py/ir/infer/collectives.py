@@ -20,8 +20,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Region
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.future_type import FutureType
 from stablehlo_py.ir.infer.elementwise import most_specific_of
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import DYN, bounds_of, ranked
 from stablehlo_py.ir.types import TokenType, element_type, tensor_type
 
@@ -520,8 +521,6 @@ def _text(t: Attribute) -> str:
 @rule("stablehlo.async_start")
 def infer_async_start(inp: InferInput) -> list[Attribute]:
     """StablehloOps.cpp AsyncStartOp::inferReturnTypes: a future of what the body returns."""
-    from stablehlo_py.ir.ops.collectives import FutureType
-
     # upstream words these as the op's own ("'stablehlo.async_start' op ..."): op_prefixed
     if not inp.regions:
         raise InferError("expected at least one region", op_prefixed=True)

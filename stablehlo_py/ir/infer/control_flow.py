@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import FunctionType, IntegerType, TensorType
 from xdsl.ir import Attribute, Region
 from xdsl.traits import IsTerminator
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import infer_least_specific_type, types_compatible
 from stablehlo_py.ir.types import TokenType
 

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Region, SSAValue
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import (
     DYN,
     bounds_of,

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import ComplexType, IntegerType, NoneAttr, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import infer_most_specific_type, is_compatible
 from stablehlo_py.ir.types import tensor_type
 

@@ -27,7 +27,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.reduction import (
     dims_compatible,
     element_of,
@@ -40,6 +39,7 @@ from stablehlo_py.ir.infer.reduction import (
     window_dimensions,
     window_output_shape,
 )
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.infer.reify import constant_ints
 from stablehlo_py.ir.infer.shapes import (
     DYN,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.types import UniformQuantizedType
 
 __all__ = ["constant_types_compatible"]

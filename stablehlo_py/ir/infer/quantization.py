@@ -15,8 +15,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
 from stablehlo_py.ir.infer.elementwise import most_specific_of
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.types import UniformQuantizedType, tensor_type
 
 

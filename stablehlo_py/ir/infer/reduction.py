@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region
 from xdsl.traits import IsTerminator
 
-from stablehlo_py.ir.infer import InferError, InferInput, rule
+from stablehlo_py.ir.infer.registry import InferError, InferInput, rule
 from stablehlo_py.ir.infer.shapes import DYN, bounds_of, is_dynamic, ranked
 from stablehlo_py.ir.types import FLOAT_NAME, UniformQuantizedType, tensor_type
 

@@ -25,8 +25,8 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorTyp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.errors import NotSupportedError
-from stablehlo_py.ir.infer import InferError
 from stablehlo_py.ir.infer.reduction import int_attr, int_list
+from stablehlo_py.ir.infer.registry import InferError
 
 __all__ = ["REIFY", "ShapeBuilder", "has_reify", "reify_result_shapes"]
 

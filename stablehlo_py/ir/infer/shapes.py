@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.infer import InferError
+from stablehlo_py.ir.infer.registry import InferError
 from stablehlo_py.ir.types import TypeExtensionsAttr, UniformQuantizedType, tensor_type
 
 __all__ = [

@@ -39,6 +39,7 @@ from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attributes import MlirTextData
+from stablehlo_py.ir.future_type import FutureType
 from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
@@ -234,25 +235,6 @@ def parse_replica_group_mesh_axes(p: Parser) -> Attribute:
     if "mesh" not in got:
         p.error("#stablehlo.replica_group_mesh_axes needs a 'mesh'")
     return ReplicaGroupMeshAxesAttr(got["mesh"], got.get("axes", []))  # type: ignore[arg-type]
-
-
-@irdl_attr_definition
-class FutureType(_AttrData, TypeAttribute):
-    """`!stablehlo.future<tensor<4xf32>, ...>`: the values an `async_start` will produce."""
-
-    name = "stablehlo.future"
-
-    def __init__(self, types: tuple[Attribute, ...] | list[Attribute]) -> None:
-        super().__init__(tuple(types))
-
-    @property
-    def types(self) -> tuple[Attribute, ...]:
-        return self.data  # type: ignore[return-value]
-
-    def mlir_text(self) -> str:
-        from stablehlo_py.ir.text.printer import type_to_str
-
-        return "!stablehlo.future<" + ", ".join(type_to_str(t) for t in self.types) + ">"
 
 
 def parse_future_type(p: Parser) -> Attribute:

@@ -2275,9 +2275,13 @@ def test_shape_builder_extract_folds_only_inside_a_constant() -> None:
 
 def test_rule_registers_the_function_under_every_name(monkeypatch: pytest.MonkeyPatch) -> None:
     from stablehlo_py.ir import infer as I
+    from stablehlo_py.ir.infer import registry
 
     I.rules()  # the families are loaded before the registry is swapped
-    monkeypatch.setattr(I, "_RULES", dict(I._RULES))
+    # one copy, where `rule` writes it (registry) and where the package reads it
+    table = dict(I._RULES)
+    monkeypatch.setattr(registry, "_RULES", table)
+    monkeypatch.setattr(I, "_RULES", table)
 
     def fn(inp):  # type: ignore[no-untyped-def]
         return [TokenType()]
