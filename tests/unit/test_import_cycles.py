@@ -35,11 +35,6 @@ KNOWN: list[frozenset[str]] = [
         interpreter.impls.quantization interpreter.impls.random interpreter.impls.reduction
         interpreter.impls.sdy interpreter.printing interpreter.registry interpreter.shapes
         interpreter.values""",
-        # vhlo/forks/__init__ loads each fork module by name; each imports Fork from the package
-        """vhlo.forks vhlo.forks.all_gather vhlo.forks.all_reduce vhlo.forks.all_to_all
-        vhlo.forks.collective_broadcast vhlo.forks.composite vhlo.forks.custom_call
-        vhlo.forks.dot_general vhlo.forks.dynamic_conv vhlo.forks.gather vhlo.forks.result_accuracy
-        vhlo.forks.scatter vhlo.forks.send_recv""",
         # ir/dialects names "stablehlo_py.vhlo" (an upward edge); vhlo imports ir back
         """ir ir.dialects ir.ops.control_flow ir.ops.data_movement ir.ops.region_order ir.verify
         ir.xdsl_workarounds vhlo vhlo.attrs vhlo.convert vhlo.ops vhlo.stablehlo_text""",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stablehlo_py.vhlo.forks import Fork, ForkOp, require_single
+from stablehlo_py.vhlo.forks.base import Fork, ForkOp, require_single
 
 
 def upgrade_v1(op: ForkOp) -> ForkOp:

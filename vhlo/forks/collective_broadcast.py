@@ -4,7 +4,7 @@ broadcasting process is given by a second operand at run time)."""
 from __future__ import annotations
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo.forks import Fork, ForkOp, require, require_single
+from stablehlo_py.vhlo.forks.base import Fork, ForkOp, require, require_single
 
 
 def upgrade_v1(op: ForkOp) -> ForkOp:

@@ -6,7 +6,7 @@ custom_call_v1 also has value-dependent constraints (typed FFI at 1.3.0, future-
 from __future__ import annotations
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo.forks import Fork, ForkOp, require
+from stablehlo_py.vhlo.forks.base import Fork, ForkOp, require
 
 
 def upgrade_v1(op: ForkOp) -> ForkOp:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import types as vt
 from stablehlo_py.vhlo.flattened import ALGORITHM_FIELDS as ALGORITHM
-from stablehlo_py.vhlo.forks import Fork, ForkOp, require
+from stablehlo_py.vhlo.forks.base import Fork, ForkOp, require
 
 NONE = va.TypeV1Attr(vt.NONE)
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo.forks import Blocked, Fork, ForkOp
+from stablehlo_py.vhlo.forks.base import Blocked, Fork, ForkOp
 
 BATCHING = ("operand_batching_dims", "start_indices_batching_dims")
 

@@ -4,7 +4,7 @@ at 1.10.0).  One pair serves all twelve ops (listed in ``OPS``)."""
 from __future__ import annotations
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo.forks import Fork, ForkOp, require
+from stablehlo_py.vhlo.forks.base import Fork, ForkOp, require
 
 OPS = (
     "cbrt",

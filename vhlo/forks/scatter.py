@@ -6,7 +6,7 @@ scatter_v1 also allows result element types that differ from the inputs' only fr
 from __future__ import annotations
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo.forks import Blocked, Fork, ForkOp
+from stablehlo_py.vhlo.forks.base import Blocked, Fork, ForkOp
 
 BATCHING = ("input_batching_dims", "scatter_indices_batching_dims")
 

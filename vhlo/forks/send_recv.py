@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo.forks import Blocked, Fork, ForkOp
+from stablehlo_py.vhlo.forks.base import Blocked, Fork, ForkOp
 
 
 def upgrade_v1(op: ForkOp) -> ForkOp:
