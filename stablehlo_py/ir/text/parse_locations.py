@@ -1,0 +1,100 @@
+"""Locations in MLIR text: the part of `parser.Parser` that reads `loc(...)`.
+
+A location is kept as its canonical text (`TextLoc`, location aliases inlined; `loc(unknown)` is
+`UNKNOWN`), not modelled attribute by attribute.  `op_source_location` is the other kind of place:
+where in the parsed text an op was written (`file:line:col`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.ir import Operation
+
+from stablehlo_py.ir.text.lexer import _STRING_BODY, _SUFFIX_ID, MAX_ATTRIBUTE_NESTING, Lexer
+from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
+
+
+def op_source_location(op: Operation) -> str | None:
+    """`file:line:col` where the op was parsed, if it came from text."""
+    src = getattr(op, "_src", None)
+    if src is None:
+        return None
+    return src[0].location(src[1])
+
+
+class LocationParser(Lexer):
+    """`loc(...)` (`Parser` mixes it in); a `#name` in a location is resolved with
+    `TypeParser._resolve_alias`."""
+
+    def _location_inner(self) -> TextLoc:
+        self._nested("locations", MAX_ATTRIBUTE_NESTING)
+        try:
+            return self._location_inner_impl()
+        finally:
+            self._unnest("locations")
+
+    # ------------------------------------------------------------------ locations
+    def try_location(self) -> TextLoc | None:
+        self.ws()
+        if not self.text.startswith("loc(", self.pos):
+            return None
+        return self.parse_location_body()
+
+    def parse_location_body(self) -> TextLoc:
+        """Parse `loc(...)` and return its canonical text (aliases inlined)."""
+        self.parse_literal("loc")
+        self.parse_literal("(")
+        inner = self._location_inner()
+        self.parse_literal(")", "to close the location")
+        return inner
+
+    def _location_inner_impl(self) -> TextLoc:
+        self.ws()
+        text = self.text
+        if text.startswith("#", self.pos):
+            start = self.pos
+            self.pos += 1
+            m = _SUFFIX_ID.match(text, self.pos)
+            if not m:
+                self.error("expected a location alias")
+            self.pos = m.end()
+            alias = self._resolve_alias("#", m.group(0), start)
+            if not isinstance(alias, TextLoc):
+                self.error(f"alias '#{m.group(0)}' is not a location", start)
+            return alias
+        start = self.pos
+        self._skip_location_expr()
+        body = text[start : self.pos]
+        if "#" in body:
+            body = self._inline_loc_aliases(body, start)
+        return TextLoc(body) if body != "unknown" else UNKNOWN
+
+    def _skip_location_expr(self) -> None:
+        depth = 0
+        text = self.text
+        i = self.pos
+        while i < len(text):
+            c = text[i]
+            if c == '"':
+                m = _STRING_BODY.match(text, i)
+                if not m:
+                    self.error("unterminated string in location", i)
+                i = m.end()
+                continue
+            if c in "([<":
+                depth += 1
+            elif c in ")]>":
+                if depth == 0:
+                    self.pos = i
+                    return
+                depth -= 1
+            i += 1
+        self.error("unterminated location", self.pos)
+
+    def _inline_loc_aliases(self, body: str, base: int) -> str:
+        def repl(m: re.Match[str]) -> str:
+            alias = self._resolve_alias("#", m.group(1), base + m.start())
+            return alias.data if isinstance(alias, TextLoc) else m.group(0)
+
+        return re.sub(r'(?<![A-Za-z0-9"])#([A-Za-z_][A-Za-z0-9_$.\-]*)', repl, body)
