@@ -15,7 +15,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import FLOAT_NAME, storage_dtype
-from stablehlo_py.passes.greedy import FoldOutcome, constant_value_of
+from stablehlo_py.passes.drivers.greedy import FoldOutcome, constant_value_of
 
 __all__ = ["NEUTRAL_RIGHT", "fold_float_binary"]
 

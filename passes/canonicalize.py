@@ -1,5 +1,5 @@
 """`canonicalize`: MLIR's Canonicalizer (mlir/lib/Transforms/Canonicalizer.cpp) for the dialects
-stablehlo-py reads: the greedy driver (`passes/greedy.py`, MLIR's applyPatternsGreedily) with every
+stablehlo-py reads: the greedy driver (`drivers/greedy.py`, MLIR's applyPatternsGreedily) with every
 op's folder and canonicalization patterns, dead-op erasure and constant uniquing.
 
 What MLIR registers for these ops, and what runs here:
@@ -51,9 +51,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes._common import carry_location, gc_paused
+from stablehlo_py.passes.drivers._common import carry_location, gc_paused
 from stablehlo_py.passes.arith_float_folds import NEUTRAL_RIGHT, fold_float_binary
-from stablehlo_py.passes.greedy import (
+from stablehlo_py.passes.drivers.greedy import (
     IN_PLACE,
     Folder,
     FoldOutcome,

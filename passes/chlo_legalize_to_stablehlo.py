@@ -26,7 +26,7 @@ import stablehlo_py.interpreter.semantics.chlo as math
 from stablehlo_py.interpreter.semantics._common import const_like
 from stablehlo_py.interpreter.semantics.chlo import Traced
 from stablehlo_py.interpreter.values import dtype_of_type
-from stablehlo_py.passes._common import carry_location, gc_paused, op_location
+from stablehlo_py.passes.drivers._common import carry_location, gc_paused, op_location
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,

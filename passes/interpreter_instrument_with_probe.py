@@ -28,7 +28,7 @@ when its element type is one of StableHLO's (integer, float, complex, boolean, q
 
 from __future__ import annotations
 
-from stablehlo_py.passes._common import carry_location
+from stablehlo_py.passes.drivers._common import carry_location
 from xdsl.dialects.builtin import (
     ComplexType,
     IntegerType,

@@ -1,5 +1,5 @@
 """MLIR's fold hooks (`Operation::fold`) of the shape, tensor and arith ops stablehlo-py reads, for
-the dialect conversion (`passes/conversion.py`), which tries an op's fold before its pattern.
+the dialect conversion (`drivers/conversion.py`), which tries an op's fold before its pattern.
 
     fold(op) -> None                 does not fold
               | Rewrite(...)         folds in place (new operands / properties)

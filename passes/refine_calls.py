@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from stablehlo_py.passes.bounded_walker import BoundedRewriteWalker, ConstantUniquer
+from stablehlo_py.passes.drivers.bounded_walker import BoundedRewriteWalker, ConstantUniquer
 from stablehlo_py.passes.refine_patterns import RefineInferredPattern, RefineOpPattern
 from stablehlo_py.passes.refine_types import refine_return_types
 from stablehlo_py.passes.shape_folder import (

@@ -575,7 +575,7 @@ class ShapeFolderPattern(RewritePattern):
         result = fold(op, self.options)
         if result is None:
             return
-        from stablehlo_py.passes._common import carry_location
+        from stablehlo_py.passes.drivers._common import carry_location
 
         if isinstance(result, DenseIntOrFPElementsAttr):
             # upstream's replaceOpWithNewOp: the new ops take the folded op's location

@@ -7,7 +7,7 @@ tensor<i32>, tensor<Nxindex> <-> tensor<Nxi32>), which are expected to annihilat
 (upstream's canonicalization), exactly as upstream leaves them.
 
 It is a partial conversion, as upstream's (applyPartialConversion with its ConversionTarget; the
-driver is `passes/conversion.py`, MLIR's, folds included):
+driver is `drivers/conversion.py`, MLIR's, folds included):
 
 - illegal: every op of the `shape` and `tensor` dialects but `tensor.cast`, `arith.index_cast`,
   `arith.muli`, and a `stablehlo` op with an operand of type index or a shaped type of index;
@@ -38,9 +38,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes._common import LegalizationError
-from stablehlo_py.passes.conversion import Conversion, Legality, NoMatch, Pattern, Where
-from stablehlo_py.passes.diagnostics import raise_collected
+from stablehlo_py.passes.drivers._common import LegalizationError
+from stablehlo_py.passes.drivers.conversion import Conversion, Legality, NoMatch, Pattern, Where
+from stablehlo_py.passes.drivers.diagnostics import raise_collected
 from stablehlo_py.passes.mlir_folds import fold, materialize
 from xdsl.dialects.builtin import (
     DenseArrayBase,

@@ -4,8 +4,8 @@ Partial evaluation: ops whose operands are constants become constants (the one f
 `passes/shape_folder.py` FOLDS, which this pass extends with the aggressive folder's own entries in
 `passes/folds/`), plus the structural folds of `case` (a constant branch index inlines its branch),
 `reduce`, and `while` (a loop whose condition is constant false, or that is dead and presumed pure).
-The patterns run through the greedy driver (`passes/greedy.py`) over the whole module, as upstream's
-`applyPatternsGreedily(getOperation(), ...)` with the default config.
+The patterns run through the greedy driver (`drivers/greedy.py`) over the whole module, as
+upstream's `applyPatternsGreedily(getOperation(), ...)` with the default config.
 
 Options (upstream's, typed by the pass registry): `assume-no-undeclared-side-effects` (a dead `while`
 whose body declares no side effects is erased), `fold-op-element-limit` (no fold creates a constant
@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from stablehlo_py.passes.folds.data import DATA_FOLDS
 from stablehlo_py.passes.folds.elementwise import ELEMENTWISE_FOLDS
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily, raise_if_not_converged
+from stablehlo_py.passes.drivers.greedy import (
+    GreedyConfig,
+    apply_patterns_greedily,
+    raise_if_not_converged,
+)
 from stablehlo_py.passes.shape_folder import FOLDS, FoldOptions, ShapeFolderPattern, register_folds
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import RewritePattern

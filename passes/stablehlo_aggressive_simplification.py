@@ -4,7 +4,7 @@ optimization/StablehloAggressiveSimplification.cpp.
 Canonicalization patterns of StableHLO ops (passes/simplify/: algebraic identities, no-op removal,
 constant operands to the right, static forms of dynamic ops, zero-extent tensors as empty constants,
 unused reduce/sort operands, loop invariants of while as implicit captures, ...), applied by the
-greedy driver (passes/greedy.py) over the whole module as upstream's
+greedy driver (drivers/greedy.py) over the whole module as upstream's
 `applyPatternsGreedily(getOperation(), ...)` with the default config: ops left dead are erased,
 constants are uniqued and moved to the start of their function.
 
@@ -25,7 +25,11 @@ difference cannot show in the printed IR):
 
 from __future__ import annotations
 
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily, raise_if_not_converged
+from stablehlo_py.passes.drivers.greedy import (
+    GreedyConfig,
+    apply_patterns_greedily,
+    raise_if_not_converged,
+)
 from stablehlo_py.passes.simplify import SimplifyOptions, populate_simplification_patterns
 from xdsl.ir import Operation
 

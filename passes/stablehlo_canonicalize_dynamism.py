@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes._common import carry_location
-from stablehlo_py.passes.diagnostics import raise_collected
+from stablehlo_py.passes.drivers._common import carry_location
+from stablehlo_py.passes.drivers.diagnostics import raise_collected
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,

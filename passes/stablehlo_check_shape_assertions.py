@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
-from stablehlo_py.passes.diagnostics import raise_collected
+from stablehlo_py.passes.drivers.diagnostics import raise_collected
 from xdsl.dialects.builtin import DictionaryAttr, IntegerType, Signedness, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.rewriter import Rewriter

@@ -16,9 +16,9 @@ converging in 10 iterations is upstream's "Failed to converge StableHLOCompatibi
 
 from __future__ import annotations
 
-from stablehlo_py.passes._common import op_location
+from stablehlo_py.passes.drivers._common import op_location
 from stablehlo_py.passes.compat_expansions import expansions_for
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily
+from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import StableHLOError, VersionError
@@ -94,7 +94,7 @@ def run(op: Operation, options: dict[str, object]) -> Operation:
 def _faithful_clone(module: Operation) -> Operation:
     """A deep copy that keeps what a diagnostic or a serialized location needs: each op's and block
     argument's location and parse position."""
-    from stablehlo_py.passes._common import carry_arg_location, carry_location
+    from stablehlo_py.passes.drivers._common import carry_arg_location, carry_location
 
     copy = module.clone()
     for a, b in zip(module.walk(), copy.walk(), strict=True):
@@ -125,7 +125,7 @@ def lower_dynamic_constant_like(op: Operation) -> None:
     (Upstream's CHLO lowering takes the shape through `shape.shape_of`, which no artifact can
     hold; these ops exist at every version.)"""
     import numpy as np
-    from stablehlo_py.passes._common import carry_location
+    from stablehlo_py.passes.drivers._common import carry_location
     from stablehlo_py.passes.compat_expansions.common import build_op
     from stablehlo_py.passes.simplify.common import i64_array
     from xdsl.dialects.builtin import IntegerAttr, TensorType, i32

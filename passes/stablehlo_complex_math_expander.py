@@ -7,7 +7,7 @@ the whole complex plane (see passes/complex_math/: one module per op, `EXPANSION
 op whose `result_accuracy` is not the default is left alone, as upstream's patterns only match
 `ConstDefaultResultAccuracyAttr`; the transcendental ops the expansions create have the default.
 
-As upstream, the patterns run on each function through MLIR's greedy driver (passes/greedy.py) with
+As upstream, the patterns run on each function through MLIR's greedy driver (drivers/greedy.py) with
 top-down traversal: the expansion's ops are created in DRR's order before the expanded op, with its
 location; their constants are uniqued and moved to the start of the function (in reverse order of
 creation, as MLIR's OperationFolder does).  No fold hooks run (StableHLO's arithmetic ops have none
@@ -17,10 +17,10 @@ StableHLOComplexMathExpanderPass in 10 iterations" at the function.
 
 from __future__ import annotations
 
-from stablehlo_py.passes._common import gc_paused, op_location
+from stablehlo_py.passes.drivers._common import gc_paused, op_location
 from stablehlo_py.passes.complex_math import EXPANSIONS, Emitter, Expansion
-from stablehlo_py.passes.diagnostics import raise_collected
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily
+from stablehlo_py.passes.drivers.diagnostics import raise_collected
+from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from xdsl.dialects.builtin import ComplexType, TensorType, UnrankedTensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from stablehlo_py.passes._common import (
+from stablehlo_py.passes.drivers._common import (
     LegalizationError,
     carry_arg_location,
     gc_paused,

@@ -25,7 +25,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from stablehlo_py.passes._common import LegalizationError, carry_location, gc_paused, op_location
+from stablehlo_py.passes.drivers._common import (
+    LegalizationError,
+    carry_location,
+    gc_paused,
+    op_location,
+)
 from xdsl.dialects.builtin import ComplexType, IntegerType, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.rewriter import Rewriter

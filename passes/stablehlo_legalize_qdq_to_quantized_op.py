@@ -14,17 +14,17 @@ the result of a `uniform_dequantize`.  The fused op is a copy of the compute op 
 attributes and location) on the dequantize ops' operands with the quantize op's result type,
 inserted right after the compute op; the quantize op's uses switch to it.  The pass itself erases
 nothing: the quantize, compute and dequantize ops are erased by the greedy driver
-(`passes/greedy.py`, upstream's default configuration) once they are dead.  Not converging within 10
-iterations is upstream's error "Failed to converge StablehloLegalizeQDQToQuantizedOpPass in 10
+(`drivers/greedy.py`, upstream's default configuration) once they are dead.  Not converging within
+10 iterations is upstream's error "Failed to converge StablehloLegalizeQDQToQuantizedOpPass in 10
 iterations".  The reasons a match fails are upstream's `notifyMatchFailure` texts
 (`match_failure(op)` returns them for a `uniform_quantize`, for tests and debugging).
 """
 
 from __future__ import annotations
 
-from stablehlo_py.passes._common import carry_location
-from stablehlo_py.passes.diagnostics import raise_collected
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily
+from stablehlo_py.passes.drivers._common import carry_location
+from stablehlo_py.passes.drivers.diagnostics import raise_collected
+from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import is_quantized
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue

@@ -18,7 +18,7 @@ Upstream runs a partial dialect conversion; this is the same conversion written 
 
 from __future__ import annotations
 
-from stablehlo_py.passes._common import (
+from stablehlo_py.passes.drivers._common import (
     LegalizationError,
     carry_arg_location,
     gc_paused,

@@ -16,7 +16,7 @@ The float op keeps the original's attributes and location; a quantized result ty
 expressed type with the same shape (and bounds); other operands and results are left as they are.
 Ops outside the table (data movement, collectives, region-bodied ops, ...) are untouched, but ops
 inside their regions (a sort comparator's `compare`, a reduce body's `add`) are rewritten.  As
-upstream, the patterns run on each function through MLIR's greedy driver (`passes/greedy.py`:
+upstream, the patterns run on each function through MLIR's greedy driver (`drivers/greedy.py`:
 bottom-up, ops left dead erased, constants uniqued at the front of the function); not converging
 within 10 iterations is upstream's error "Failed to converge StablehloLegalizeQuantizedOpToQDQ in 10
 iterations".  Ops' `fold` hooks are not run (no folder table is passed to the driver).
@@ -24,9 +24,9 @@ iterations".  Ops' `fold` hooks are not run (no folder table is passed to the dr
 
 from __future__ import annotations
 
-from stablehlo_py.passes._common import carry_location
-from stablehlo_py.passes.diagnostics import raise_collected
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily
+from stablehlo_py.passes.drivers._common import carry_location
+from stablehlo_py.passes.drivers.diagnostics import raise_collected
+from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, SSAValue

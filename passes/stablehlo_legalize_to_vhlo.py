@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import Any
 
-from stablehlo_py.passes._common import (
+from stablehlo_py.passes.drivers._common import (
     ValueMap,
     carry_arg_location,
     carry_location,

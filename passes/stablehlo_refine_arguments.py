@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes._common import carry_arg_location
+from stablehlo_py.passes.drivers._common import carry_arg_location
 from xdsl.dialects.builtin import (
     FunctionType,
     IntegerType,

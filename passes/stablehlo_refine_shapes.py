@@ -7,7 +7,7 @@ and read as constants, calls refine their callees in the call's context (`passes
 the function's result types follow its returned values.
 
 As upstream, the patterns run through a greedy driver -- xDSL's `PatternRewriteWalker` over a
-`GreedyRewritePatternApplier`, top-down, erasing trivially dead ops (`passes/bounded_walker.py`) --
+`GreedyRewritePatternApplier`, top-down, erasing trivially dead ops (`drivers/bounded_walker.py`) --
 for at most `MAX_ITERATIONS` sweeps (`apply_refinement_patterns`, in `passes/refine_calls.py`: it
 and the call refinement call each other); a function still changing after them gets upstream's
 "Failed to converge StablehloRefineShapes in 2 iterations".  The patterns, in the order tried: the
@@ -26,8 +26,8 @@ from collections.abc import Sequence
 # BoundedRewriteWalker, ConstantUniquer (now in bounded_walker), MAX_ITERATIONS, SHAPE_FOLD_OPTIONS
 # and apply_refinement_patterns (now in refine_calls: they and refine_function call each other) keep
 # their names here; stablehlo-canonicalize-dynamism takes the walker from this module.
-from stablehlo_py.passes.bounded_walker import BoundedRewriteWalker as BoundedRewriteWalker
-from stablehlo_py.passes.bounded_walker import ConstantUniquer as ConstantUniquer
+from stablehlo_py.passes.drivers.bounded_walker import BoundedRewriteWalker as BoundedRewriteWalker
+from stablehlo_py.passes.drivers.bounded_walker import ConstantUniquer as ConstantUniquer
 from stablehlo_py.passes.refine_calls import MAX_ITERATIONS as MAX_ITERATIONS
 from stablehlo_py.passes.refine_calls import SHAPE_FOLD_OPTIONS as SHAPE_FOLD_OPTIONS
 from stablehlo_py.passes.refine_calls import RefinementKey, RefineState, refine_function

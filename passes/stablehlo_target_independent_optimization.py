@@ -1,7 +1,7 @@
 """`stablehlo-target-independent-optimization`: upstream's
 optimization/StablehloTargetIndependentOptimization.cpp.
 
-One greedy rewrite (passes/greedy.py, upstream's default config) with the aggressive folder's
+One greedy rewrite (drivers/greedy.py, upstream's default config) with the aggressive folder's
 patterns (passes/stablehlo_aggressive_folder.py, at benefit 2) and the simplification patterns
 (passes/simplify/) together, tried as MLIR's PatternApplicator orders them: higher benefit first,
 on a tie the folder's (registered first) before the simplification's.
@@ -12,7 +12,11 @@ Options (upstream's, typed by the pass registry): `assume-no-undeclared-side-eff
 
 from __future__ import annotations
 
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily, raise_if_not_converged
+from stablehlo_py.passes.drivers.greedy import (
+    GreedyConfig,
+    apply_patterns_greedily,
+    raise_if_not_converged,
+)
 from stablehlo_py.passes.simplify import SimplifyOptions, populate_simplification_patterns
 from stablehlo_py.passes.stablehlo_aggressive_folder import (
     fold_options,

@@ -16,7 +16,7 @@ As upstream:
 * the decomposition is a private function appended at the end of the enclosing module, named
   `<op name>.impl`; a name already taken gets MLIR's SymbolTable uniquing suffix `_0`, `_1`, ...
   (the first free one); the function, its copy of the op and its return carry the op's location;
-* the rewrite goes through the greedy driver (`passes/greedy.py`, bottom-up) on the module with
+* the rewrite goes through the greedy driver (`drivers/greedy.py`, bottom-up) on the module with
   MLIR's `ExistingOps` strictness: only ops present before the pass are wrapped (the copies inside
   the decomposition functions are not), so the ops are visited last-first and the decomposition
   functions appear in that order; ops nested in an op that is wrapped go with it;
@@ -30,8 +30,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from stablehlo_py.passes._common import carry_location
-from stablehlo_py.passes.greedy import GreedyConfig, apply_patterns_greedily
+from stablehlo_py.passes.drivers._common import carry_location
+from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from xdsl.dialects.builtin import (
     DictionaryAttr,
     FunctionType,

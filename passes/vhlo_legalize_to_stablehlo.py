@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from stablehlo_py.passes._common import (
+from stablehlo_py.passes.drivers._common import (
     ValueMap,
     carry_arg_location,
     carry_location,

@@ -16,7 +16,7 @@ import re
 
 from dataclasses import dataclass, replace
 
-from stablehlo_py.passes._common import carry_location, gc_paused, op_location
+from stablehlo_py.passes.drivers._common import carry_location, gc_paused, op_location
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
 from stablehlo_py.vhlo.in_place import retype_op, retype_value, walk

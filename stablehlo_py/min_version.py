@@ -53,7 +53,7 @@ def minimum_version(module: Operation, allow_other_dialects: bool = False) -> Mi
     upgrade would lose information), and ``StableHLOError`` when it cannot be legalized to VHLO.
     """
     from stablehlo_py.errors import VersionError
-    from stablehlo_py.passes._common import op_location
+    from stablehlo_py.passes.drivers._common import op_location
     from stablehlo_py.passes.stablehlo_legalize_to_vhlo import legalize_to_vhlo
     from stablehlo_py.vhlo import legality
     from stablehlo_py.vhlo.ops import VhloOp

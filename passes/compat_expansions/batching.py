@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import ClassVar
 
-from stablehlo_py.passes._common import carry_location
+from stablehlo_py.passes.drivers._common import carry_location
 from stablehlo_py.passes.compat_expansions.common import build_op, located_like_value, op_class
 from xdsl.dialects.builtin import (
     BoolAttr,

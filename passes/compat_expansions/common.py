@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from stablehlo_py.passes._common import carry_location
+from stablehlo_py.passes.drivers._common import carry_location
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from stablehlo_py.ir.dialects import default_registry

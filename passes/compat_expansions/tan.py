@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from stablehlo_py.passes._common import carry_location
+from stablehlo_py.passes.drivers._common import carry_location
 from stablehlo_py.passes.compat_expansions.batching import static_shape
 from stablehlo_py.passes.compat_expansions.common import build_op
 from xdsl.dialects.builtin import ComplexType, FloatAttr, TensorType

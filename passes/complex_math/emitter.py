@@ -17,7 +17,7 @@ The value is a double (as the C++ literal) rounded to the element type (1e+308 i
 from __future__ import annotations
 
 import numpy as np
-from stablehlo_py.passes._common import carry_location, op_location
+from stablehlo_py.passes.drivers._common import carry_location, op_location
 from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from stablehlo_py.passes.greedy import constant_value_of, is_trivially_dead, own_effects
+from stablehlo_py.passes.drivers.greedy import constant_value_of, is_trivially_dead, own_effects
 from stablehlo_py.passes.shape_folder import (
     FoldOptions,
     _ints_prop,
@@ -57,7 +57,7 @@ def _splat_constant(t: TensorType, value: np.ndarray, where: Operation) -> Opera
 
 
 def _at(new: Operation, old: Operation) -> None:
-    from stablehlo_py.passes._common import carry_location
+    from stablehlo_py.passes.drivers._common import carry_location
 
     carry_location(new, old)
 

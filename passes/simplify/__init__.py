@@ -80,7 +80,7 @@ def populate_simplification_patterns(
     options: SimplifyOptions | None = None,
 ) -> list[RewritePattern]:
     """Every simplification pattern, in the order the greedy driver tries them on one op (each
-    pattern also carries its ``benefit`` and ``root``, which passes/greedy.py orders by)."""
+    pattern also carries its ``benefit`` and ``root``, which drivers/greedy.py orders by)."""
     options = options or SimplifyOptions()
     classes = [*drr_patterns(), *CPP_PATTERNS]
     ordered = sorted(enumerate(classes), key=lambda ic: (-ic[1].benefit, ic[0]))

@@ -366,7 +366,7 @@ def build(
         attributes=dict(attributes or {}),
     )
     if like is not None:
-        from stablehlo_py.passes._common import carry_location
+        from stablehlo_py.passes.drivers._common import carry_location
 
         carry_location(op, like)
     return op

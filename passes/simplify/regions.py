@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from stablehlo_py.passes._common import carry_location
+from stablehlo_py.passes.drivers._common import carry_location
 from stablehlo_py.passes.simplify.common import (
     RootPattern,
     build,

@@ -1,13 +1,13 @@
-"""The greedy rewrite driver (passes/greedy.py): MLIR's applyPatternsGreedily order -- constants
-uniqued and hoisted to the function's entry block when the worklist is filled, bottom-up (LIFO)
-processing, folders materializing constants at the folded op, trivially dead ops erased, the
+"""The greedy rewrite driver (passes/drivers/greedy.py): MLIR's applyPatternsGreedily order --
+constants uniqued and hoisted to the function's entry block when the worklist is filled, bottom-up
+(LIFO) processing, folders materializing constants at the folded op, trivially dead ops erased, the
 iteration limit."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from stablehlo_py.passes.greedy import (
+from stablehlo_py.passes.drivers.greedy import (
     IN_PLACE,
     GreedyConfig,
     GreedyRewriteError,

@@ -227,7 +227,7 @@ def test_not_converging_is_upstreams_error_at_the_function(monkeypatch) -> None:
     import pytest
     from stablehlo_py.passes import stablehlo_legalize_qdq_to_quantized_op as from_qdq
     from stablehlo_py.passes import stablehlo_legalize_quantized_op_to_qdq as to_qdq
-    from stablehlo_py.passes.greedy import GreedyConfig
+    from stablehlo_py.passes.drivers.greedy import GreedyConfig
 
     from stablehlo_py.errors import VerifyError
 

@@ -1,0 +1,5 @@
+"""The machinery that runs passes and patterns: the greedy pattern driver (`greedy`), MLIR's partial
+dialect conversion (`conversion`), the bounded walker of the refinement passes (`bounded_walker`),
+multi-diagnostic collection (`diagnostics`) and what the rebuild-style passes share (`_common`).
+
+Kept light: it imports none of its modules, so importing one never loads the others."""

@@ -1,0 +1,120 @@
+"""What the VHLO passes share: option parsing, diagnostics with op locations, op re-creation and the
+value bookkeeping of a rebuild-style conversion (including `unrealized_conversion_cast`s around ops
+of other dialects when ``allow-other-dialects`` is set)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+
+from stablehlo_py.errors import StableHLOError
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a pass builds IR.
+
+    A pass allocates a few objects per op and frees none; the collector's full scans grow with the
+    heap, which makes a pass over N ops cost O(N^2) overall for large N.  Reference counting still
+    frees everything that is not in a cycle; the collector runs again afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class LegalizationError(StableHLOError):
+    """An op cannot be converted between StableHLO and VHLO (upstream: "failed to legalize operation
+    '<name>' that was explicitly marked illegal")."""
+
+
+def op_location(op: Operation) -> str | None:
+    """`file:line:col` where the op was parsed, or its `loc(...)` text."""
+    from stablehlo_py.ir.text.location import TextLoc
+    from stablehlo_py.ir.text.parser import op_source_location
+
+    where = op_source_location(op)
+    if where is not None:
+        return where
+    loc = op.location
+    if isinstance(loc, TextLoc) and loc.data != "unknown":
+        return f"loc({loc.data})"
+    return None
+
+
+def legalize_error(op: Operation, why: str) -> LegalizationError:
+    return LegalizationError(
+        f"failed to legalize operation '{op.name}' that was explicitly marked illegal: {why}",
+        location=op_location(op),
+    )
+
+
+def carry_location(new: Operation, old: Operation) -> Operation:
+    """Keep the location and the parse position (for diagnostics) of a replaced op."""
+    new.location = old.location
+    src = getattr(old, "_src", None)
+    if src is not None:
+        new._src = src  # type: ignore[attr-defined]
+    implicit = old.__dict__.get("_implicit_src")
+    if implicit is not None:  # a module the parser made: MLIR locates it at "file":0:0
+        new._implicit_src = implicit  # type: ignore[attr-defined]
+    return new
+
+
+def carry_arg_location(new: object, old: object) -> None:
+    """Keep a rebuilt block argument's location (explicit, or where its name was parsed)."""
+    new.location = old.location  # type: ignore[attr-defined]
+    src = old.__dict__.get("_src")
+    if src is not None:
+        new._src = src  # type: ignore[attr-defined]
+
+
+class ValueMap:
+    """Old value -> new value for a rebuild, with cached casts between VHLO and builtin types.
+
+    ``use(v, want_vhlo)`` returns the new value of ``v`` with a VHLO type (for a VHLO op) or a
+    builtin type (for an op of another dialect), inserting `builtin.unrealized_conversion_cast` right
+    after the defining op (or at the start of the block for a block argument) the first time a
+    value crosses the boundary, as MLIR's conversion framework materializes it.
+    """
+
+    def __init__(self, is_target_type: Callable[[Attribute], bool]):
+        self.map: dict[SSAValue, SSAValue] = {}
+        self.casts: dict[tuple[SSAValue, Attribute], SSAValue] = {}
+        self.is_target_type = is_target_type
+
+    def __setitem__(self, old: SSAValue, new: SSAValue) -> None:
+        self.map[old] = new
+
+    def get(self, old: SSAValue) -> SSAValue:
+        return self.map.get(old, old)
+
+    def cast(self, value: SSAValue, to_type: Attribute) -> SSAValue:
+        if value.type == to_type:
+            return value
+        key = (value, to_type)
+        got = self.casts.get(key)
+        if got is not None:
+            return got
+        cast = UnrealizedConversionCastOp.create(operands=[value], result_types=[to_type])
+        if isinstance(value, BlockArgument):
+            # At the start of the block, each new one before the previous ones (as MLIR's
+            # conversion framework materializes block-argument casts).
+            block = value.block
+            if block.first_op is not None:
+                block.insert_op_before(cast, block.first_op)
+            else:
+                block.add_op(cast)
+        else:
+            owner = value.owner
+            assert isinstance(owner, Operation) and owner.parent is not None
+            owner.parent.insert_op_after(cast, owner)
+        self.casts[key] = cast.results[0]
+        return cast.results[0]
