@@ -10,12 +10,45 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
-from stablehlo_py.ir import xdsl_workarounds
 from stablehlo_py.ir.dialects import default_registry
+from stablehlo_py.ir.xdsl_compat import printing as _xdsl_printing
 
-xdsl_workarounds.install()  # str(op), str(attr) print upstream's text (see the module's docstring)
+
+def _upstream_op_text(op: Operation) -> str | None:
+    """``str(op)``: upstream's text of an op of the toolkit's registry (or an unregistered op read
+    with ``allow_unregistered``): a top-level op as ``print_ir``, an op inside one as MLIR's
+    ``op->print()``; None for ops of other xDSL dialects."""
+    from stablehlo_py.ir.registry import UnregisteredOp
+
+    if default_registry().ops.get(op.name) is not type(op) and not isinstance(op, UnregisteredOp):
+        return None
+    from stablehlo_py.ir.text.printer import print_module, print_nested_op
+
+    return print_module(op) if op.parent is None else print_nested_op(op)
+
+
+def _upstream_attr_text(attr: Attribute) -> str:
+    """``str(attr)``: upstream's spelling (ValueError for an attribute MLIR does not have)."""
+    from stablehlo_py.ir.text.spelling import attr_to_str
+
+    return attr_to_str(attr)
+
+
+def _xdsl_printer_text(attr: Attribute) -> str | None:
+    """What xDSL's printer writes for the attributes kept as their MLIR text (None: the others)."""
+    from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
+
+    if isinstance(attr, (OpaqueAttr, OpaqueType, TypedStringAttr)):
+        from stablehlo_py.ir.text.spelling import attr_to_str
+
+        return attr_to_str(attr)
+    return None
+
+
+# str(op), str(attr) print upstream's text (see xdsl_compat/printing.py)
+_xdsl_printing.install(_upstream_op_text, _upstream_attr_text, _xdsl_printer_text)
 
 
 @contextmanager

@@ -600,7 +600,7 @@ def _starts_present(e: Any, p: Parser) -> bool:
         if e.kind == "region":
             return p.peek() == "{"
         if e.kind == "attr":
-            parser = _attr_parser(p, e.name)
+            parser = _property_parser(p, e.name)
             return parser is not None and parser.can_start(p)
     if isinstance(e, TypeOf):
         return True
@@ -652,7 +652,7 @@ def _parse_one(e: Any, p: Parser, st: ParseState) -> None:
             else:
                 st.operands[e.name] = p.parse_operand(deferred=True)
         elif e.kind == "attr":
-            ap = _attr_parser(p, e.name)
+            ap = _property_parser(p, e.name)
             st.props[e.name] = ap.parse(p) if ap is not None else p.parse_attribute()
         elif e.kind == "region":
             if e.variadic:
@@ -803,14 +803,32 @@ def _ordered_operands(st: ParseState) -> list[SSAValue]:
     return out
 
 
-class _AttrParser:
+class PropertyParser:
+    """How a property named in a format (`$dimension`) is read: `parse` reads it, `can_start` says
+    whether the text at the parser's position starts one (for optional groups)."""
+
     def __init__(self, parse: Callable[[Parser], Attribute], can_start: Callable[[Parser], bool]):
         self.parse = parse
         self.can_start = can_start
 
 
-def _attr_parser(p: Parser, name: str) -> _AttrParser | None:
-    return None  # replaced by ops.base.install_attr_syntax
+def _no_property_parser(p: Parser, name: str) -> PropertyParser | None:
+    return None
+
+
+_property_parser: Callable[[Parser, str], PropertyParser | None] = _no_property_parser
+"""The syntax of a property of the op being parsed, or None (read a generic attribute); set by
+`register_property_parser`.  A module global, not an attribute lookup: the parser reads it for every
+property it parses."""
+
+
+def register_property_parser(lookup: Callable[[Parser, str], PropertyParser | None]) -> None:
+    """Give the format engine the op layer's property syntaxes: `lookup(parser, name)` is the
+    `PropertyParser` of the property `name` of the op being parsed, or None.  Called once, by
+    `stablehlo_py.ir.ops.base` when it is imported (this module sits below the ops and cannot
+    import them); until then every property reads as a generic attribute."""
+    global _property_parser
+    _property_parser = lookup
 
 
 def build_from_state(st: ParseState, p: Parser) -> Operation:

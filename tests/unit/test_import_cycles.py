@@ -37,7 +37,7 @@ KNOWN: list[frozenset[str]] = [
         interpreter.values""",
         # ir/dialects names "stablehlo_py.vhlo" (an upward edge); vhlo imports ir back
         """ir ir.dialects ir.ops.control_flow ir.ops.data_movement ir.ops.region_order ir.verify
-        ir.xdsl_workarounds vhlo vhlo.attrs vhlo.convert vhlo.ops vhlo.stablehlo_text""",
+        vhlo vhlo.attrs vhlo.convert vhlo.ops vhlo.stablehlo_text""",
         # serialization/__init__ <-> compat, reader; mlirbc's modules import each other
         """serialization serialization.compat serialization.mlir_artifact serialization.mlirbc
         serialization.mlirbc.dialect_ops serialization.mlirbc.ops serialization.mlirbc.reader

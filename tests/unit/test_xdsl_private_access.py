@@ -1,7 +1,8 @@
 """Accesses to xDSL's private names (`x._operands`, `getattr(x, "_type")`, `from xdsl... import _f`)
 across the package: a private name is one xDSL defines (a `_name` field, method, class or
 global in the installed xdsl package), reached on anything but `self`/`cls`.  Private access
-couples us to xDSL's internals; issue 24 moves every one into the compat package.
+couples us to xDSL's internals; issue 24 moves every one into the compat package,
+stablehlo_py/ir/xdsl_compat/ (COMPAT), the one place where they are allowed and not counted.
 
 Until then this is a ratchet per file: a file may not gain accesses (a file not listed has none),
 and a file that loses some must lower its count here (the list only shrinks).
@@ -18,10 +19,12 @@ import xdsl
 
 from tests.unit.import_graph import PACKAGE_DIRS, REPO
 
+COMPAT = REPO / "stablehlo_py" / "ir" / "xdsl_compat"
+
 # 2026-11-29: 72 accesses in 15 files (docs/plans/issue-24-restructuring.md §1.3 lists them by
 # line).  Not counted here: a subclass reaching its xDSL base's privates through `self`
 # (passes/drivers/bounded_walker.py's walker: 5) and `op._operands` inside the source text that
-# ir/format_print.py generates (4).
+# ir/format_print.py generates (4).  Moved into COMPAT since: ir/construct.py's 13.
 KNOWN: dict[str, int] = {
     "interpreter/compiled.py": 2,
     "passes/chlo_legalize_to_stablehlo.py": 3,
@@ -30,7 +33,6 @@ KNOWN: dict[str, int] = {
     "passes/vhlo_legalize_to_stablehlo.py": 4,
     "passes/vhlo_to_version.py": 6,
     "serialization/writer.py": 6,
-    "stablehlo_py/ir/construct.py": 13,
     "stablehlo_py/ir/ops/elementwise.py": 1,
     "stablehlo_py/ir/text/printer.py": 2,
     "stablehlo_py/ir/verify_plan.py": 8,
@@ -66,7 +68,8 @@ def _receiver(node: ast.Attribute) -> str:
 
 def _our_files() -> list[Path]:
     folders = sorted(set(PACKAGE_DIRS.values()))
-    return [p for folder in folders for p in sorted((REPO / folder).rglob("*.py"))]
+    return [p for folder in folders for p in sorted((REPO / folder).rglob("*.py"))
+            if not p.is_relative_to(COMPAT)]
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from xdsl.ir import Operation
 
 from stablehlo_py.ir.ops.base import parse_attr_dict_and_typed_value
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
+from stablehlo_py.ir.xdsl_compat.class_attrs import give_mlir_text, give_result_names
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -47,7 +48,7 @@ def asm_name(op: Operation) -> str:
     return "cst"
 
 
-ConstantOp.asm_result_names = asm_name  # type: ignore[attr-defined]
+give_result_names(ConstantOp, asm_name)
 FOREIGN_SYNTAX[ConstantOp] = ForeignSyntax(parse_constant, print_constant)
 OPS = (ConstantOp,)
 
@@ -83,7 +84,7 @@ def _parse_fastmath_body(p: Parser) -> FastMathFlagsAttr:
         p.error(f"unknown fastmath flag in {words}; expected none, fast or {', '.join(f.value for f in _FLAG_ORDER)}")
 
 
-FastMathFlagsAttr.mlir_text = lambda self: f"#arith.fastmath<{_fastmath_text(self)}>"  # type: ignore[attr-defined]
+give_mlir_text(FastMathFlagsAttr, lambda a: f"#arith.fastmath<{_fastmath_text(a)}>")
 
 
 def _parse_float_binary(cls: type) -> object:

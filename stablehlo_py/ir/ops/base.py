@@ -39,7 +39,7 @@ from xdsl.irdl import (
 
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir.attributes import TypedStringAttr
-from stablehlo_py.ir.construct import new_op
+from stablehlo_py.ir.xdsl_compat.construct import new_op
 from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
 
 if TYPE_CHECKING:
@@ -190,10 +190,6 @@ def enum_syntax(cls: Any) -> AttrSyntax:
     return AttrSyntax(cls, cls.parse_stripped, cls.can_start)
 
 
-class _PropWithSyntax:
-    pass
-
-
 def prop(syntax: AttrSyntax, *, optional: bool = False, default: Attribute | None = None) -> Any:
     """An inherent attribute (stored as an xDSL property) with its in-format syntax."""
     constraint = syntax.constraint
@@ -255,15 +251,17 @@ def define_op(base: type, name: str, doc: str, **attrs: Any) -> Any:
     return op_def(type(op_class_name(name.split(".", 1)[1]), (base,), ns))
 
 
-def _attr_parser(p: Parser, name: str) -> Any:
+def _property_parser(p: Parser, name: str) -> Any:
+    """The syntax of the property `name` of the op being parsed, as `prop` recorded it (None: the
+    property has none, and the format engine reads a generic attribute)."""
     cls = p._current_op_cls  # type: ignore[attr-defined]
     s = cls._PROP_SYNTAX.get(name)
     if s is None:
         return None
-    return fmt._AttrParser(s.parse, s.can_start)
+    return fmt.PropertyParser(s.parse, s.can_start)
 
 
-fmt._attr_parser = _attr_parser  # the format engine asks ops for property syntax
+fmt.register_property_parser(_property_parser)  # the format engine asks ops for property syntax
 
 
 _UNCOMPILED: Any = object()

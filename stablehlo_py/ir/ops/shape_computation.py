@@ -29,6 +29,7 @@ from xdsl.traits import Pure
 
 from stablehlo_py.ir.ops.tensor import cast_syntax
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
+from stablehlo_py.ir.xdsl_compat.class_attrs import give_mlir_text, give_result_names
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -220,7 +221,7 @@ def _parse_overflow_body(p: Parser) -> arith.IntegerOverflowAttr:
         p.error(f"unknown overflow flag in {words}; expected none, nsw or nuw")
 
 
-arith.IntegerOverflowAttr.mlir_text = lambda self: f"#arith.overflow<{_overflow_text(self)}>"  # type: ignore[attr-defined]
+give_mlir_text(arith.IntegerOverflowAttr, lambda a: f"#arith.overflow<{_overflow_text(a)}>")
 
 
 @irdl_op_definition
@@ -275,9 +276,9 @@ for _cls in INTEGER_BINARY:
     FOREIGN_SYNTAX[_cls] = ForeignSyntax(_parse_binary(_cls), _print_binary)
 
 # MLIR's result names: %dim, %extracted, %from_elements
-tensor.DimOp.asm_result_names = lambda self: "dim"  # type: ignore[attr-defined]
-tensor.ExtractOp.asm_result_names = lambda self: "extracted"  # type: ignore[attr-defined]
-tensor.FromElementsOp.asm_result_names = lambda self: "from_elements"  # type: ignore[attr-defined]
+give_result_names(tensor.DimOp, "dim")
+give_result_names(tensor.ExtractOp, "extracted")
+give_result_names(tensor.FromElementsOp, "from_elements")
 
 OPS = (
     ShapeOfOp,

@@ -9,6 +9,7 @@ from xdsl.dialects.tensor import CastOp
 from xdsl.ir import Operation
 
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
+from stablehlo_py.ir.xdsl_compat.class_attrs import give_result_names
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -47,7 +48,7 @@ def cast_syntax(cls: type[Operation], separator: str, mismatch: str) -> ForeignS
     return ForeignSyntax(parse, print_)
 
 
-CastOp.asm_result_names = lambda self: "cast"  # type: ignore[attr-defined]
+give_result_names(CastOp, "cast")
 FOREIGN_SYNTAX[CastOp] = cast_syntax(
     CastOp, "to", "tensor.cast: the source type does not match the operand's type"
 )

@@ -1,9 +1,10 @@
-"""Where stablehlo-py changes the behaviour of xDSL 0.74 itself (DESIGN.md §10: one place, each change
-with its reason and a regression test; no monkeypatching elsewhere).
+"""The patches of xDSL 0.74's printing methods: ``str()`` and ``format()`` of ops and attributes, and
+xDSL's ``Printer.print_attribute`` write MLIR's text (DESIGN.md §10: each change with its reason and
+a regression test; no monkeypatching outside this package).
 
-`install()` runs once, when `stablehlo_py.ir` is imported.  Upgrading xDSL means re-reading this
-module (and `construct.py`, which builds ops without xDSL's generic constructor, for speed; its own
-regression test is tests/unit/builder/test_fastop.py).
+`install(...)` runs once, when `stablehlo_py.ir` is imported; it is given the toolkit's printing
+functions (this package imports xDSL only), and each patch falls back to xDSL's own method where
+those functions do not apply.
 
 1. ``str(op)`` / ``print(op)``.  xDSL's ``Operation.__str__`` prints with xDSL's own printer, which is
    not MLIR's: generic form only, its own SSA names, and our dialect attributes spelled as
@@ -31,6 +32,8 @@ Regression tests: tests/unit/ir/test_str_prints_upstream_text.py (one or more pe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.ir import Attribute, Operation
 from xdsl.printer import Printer
 
@@ -41,56 +44,50 @@ _XDSL_PRINT_ATTRIBUTE = Printer.print_attribute
 _INSTALLED = [False]
 
 
-def _ours(op: Operation) -> bool:
-    from stablehlo_py.ir.dialects import default_registry
-    from stablehlo_py.ir.registry import UnregisteredOp
+def install(
+    op_text: Callable[[Operation], str | None],
+    attr_text: Callable[[Attribute], str],
+    printer_text: Callable[[Attribute], str | None],
+) -> None:
+    """Apply the changes above (once; later calls do nothing).
 
-    return default_registry().ops.get(op.name) is type(op) or isinstance(op, UnregisteredOp)
-
-
-def _op_str(op: Operation) -> str:
-    if not _ours(op):
-        return _XDSL_OP_STR(op)
-    from stablehlo_py.ir.text.printer import print_module, print_nested_op
-
-    return print_module(op) if op.parent is None else print_nested_op(op)
-
-
-def _op_format(op: Operation, format_spec: str, /) -> str:
-    if not _ours(op):
-        return _XDSL_OP_FORMAT(op, format_spec)
-    return format(_op_str(op), format_spec)
-
-
-def _attr_str(attr: Attribute) -> str:
-    from stablehlo_py.ir.text.spelling import attr_to_str
-
-    try:
-        return attr_to_str(attr)
-    except ValueError:  # "cannot print type ...": not an attribute of MLIR's (xDSL's IntAttr, ...)
-        return _XDSL_ATTR_STR(attr)
-
-
-def _print_attribute(printer: Printer, attribute: Attribute) -> None:
-    from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
-
-    if isinstance(attribute, (OpaqueAttr, OpaqueType, TypedStringAttr)):
-        from stablehlo_py.ir.text.spelling import attr_to_str
-
-        printer.print_string(attr_to_str(attribute))
-        return
-    _XDSL_PRINT_ATTRIBUTE(printer, attribute)
-
-
-def install() -> None:
-    """Apply the changes above (once; later calls do nothing)."""
+    - ``op_text(op)``: upstream's text of ``op`` (1.), or None for an op the toolkit does not print
+      (it keeps xDSL's ``__str__``/``__format__``);
+    - ``attr_text(attr)``: upstream's spelling of ``attr`` (2.); ValueError for one MLIR does not
+      have (it keeps xDSL's ``__str__``);
+    - ``printer_text(attr)``: the text xDSL's printer writes for ``attr`` as it is (3.), or None for
+      every other attribute (xDSL's ``print_attribute``)."""
     if _INSTALLED[0]:
         return
     _INSTALLED[0] = True
-    Operation.__str__ = _op_str  # type: ignore[method-assign]
-    Operation.__format__ = _op_format  # type: ignore[method-assign]
-    Attribute.__str__ = _attr_str  # type: ignore[method-assign]
-    Printer.print_attribute = _print_attribute  # type: ignore[method-assign]
+
+    def op_str(op: Operation) -> str:
+        text = op_text(op)
+        return _XDSL_OP_STR(op) if text is None else text
+
+    def op_format(op: Operation, format_spec: str, /) -> str:
+        text = op_text(op)
+        if text is None:
+            return _XDSL_OP_FORMAT(op, format_spec)
+        return format(text, format_spec)
+
+    def attr_str(attr: Attribute) -> str:
+        try:
+            return attr_text(attr)
+        except ValueError:  # "cannot print type ...": not an attribute of MLIR's (xDSL's IntAttr, ...)
+            return _XDSL_ATTR_STR(attr)
+
+    def print_attribute(printer: Printer, attribute: Attribute) -> None:
+        text = printer_text(attribute)
+        if text is None:
+            _XDSL_PRINT_ATTRIBUTE(printer, attribute)
+        else:
+            printer.print_string(text)
+
+    Operation.__str__ = op_str  # type: ignore[method-assign]
+    Operation.__format__ = op_format  # type: ignore[method-assign]
+    Attribute.__str__ = attr_str  # type: ignore[method-assign]
+    Printer.print_attribute = print_attribute  # type: ignore[method-assign]
 
 
 __all__ = ["install"]

@@ -1,0 +1,26 @@
+"""Where stablehlo-py works around xDSL 0.74 (the pinned version): upgrading xDSL means re-reading
+this package.
+
+The rule (DESIGN.md §10, issue 24): every workaround of xDSL lives here and nowhere else.  That is:
+reading or writing xDSL's private fields (`op._operands`, `block._first_op`, ...); assigning
+attributes to xDSL's classes; patching xDSL's functions or methods; swapping an object's class at
+run time; building objects without their constructor (`cls.__new__` and direct field fills instead
+of `Operation.__init__`).  Each module says why it is needed and names its regression test, which
+fails when an xDSL upgrade breaks the assumption.  tests/unit/test_xdsl_private_access.py and
+tests/unit/ir/test_str_prints_upstream_text.py (its guard on class assignments) fail on such code
+anywhere else.
+
+The modules import xDSL only, never the rest of the toolkit: what a workaround needs of ours (how an
+op prints, which attribute text to add) is passed in by its caller.
+
+- `printing`: `str(op)`, `f"{op}"`, `str(attr)` and xDSL's `Printer.print_attribute` print MLIR's
+  text (patches of xDSL's methods, installed once by `stablehlo_py.ir`).
+  Test: tests/unit/ir/test_str_prints_upstream_text.py.
+- `construct`: `new_op`, the parser's and builder's op constructor, which fills an `Operation`'s
+  fields directly (xDSL's `Operation.create` costs a large part of the time spent per op); and
+  `append_ops`, a block's links set directly.  Test: tests/unit/builder/test_fastop.py.
+- `class_attrs`: MLIR's result names (`asm_result_names`) and attribute text (`mlir_text`) given to
+  xDSL's own arith/tensor classes, which our printer reads.  Test: tests/unit/ir/test_xdsl_compat.py.
+- `opdef_split`: an op definition swapped at run time for one that verifies MLIR's
+  `SameVariadicOperandSize` split of an uneven operand count.  Test: tests/unit/ir/test_xdsl_compat.py.
+"""
