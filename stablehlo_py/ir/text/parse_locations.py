@@ -27,13 +27,6 @@ class LocationParser(Lexer):
     """`loc(...)` (`Parser` mixes it in); a `#name` in a location is resolved with
     `TypeParser._resolve_alias`."""
 
-    def _location_inner(self) -> TextLoc:
-        self._nested("locations", MAX_ATTRIBUTE_NESTING)
-        try:
-            return self._location_inner_impl()
-        finally:
-            self._unnest("locations")
-
     # ------------------------------------------------------------------ locations
     def try_location(self) -> TextLoc | None:
         self.ws()
@@ -48,6 +41,13 @@ class LocationParser(Lexer):
         inner = self._location_inner()
         self.parse_literal(")", "to close the location")
         return inner
+
+    def _location_inner(self) -> TextLoc:
+        self._nested("locations", MAX_ATTRIBUTE_NESTING)
+        try:
+            return self._location_inner_impl()
+        finally:
+            self._unnest("locations")
 
     def _location_inner_impl(self) -> TextLoc:
         self.ws()

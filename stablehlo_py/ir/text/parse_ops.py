@@ -36,20 +36,6 @@ class OpParser(Lexer):
     `default_dialects`, `block_scopes`; types, attributes and locations are read with
     `TypeParser`'s and `LocationParser`'s methods."""
 
-    def parse_region(
-        self,
-        entry_args: Sequence[tuple[str, Attribute, TextLoc | None]] | None = None,
-        default_dialect: str | None = None,
-        isolated: bool = False,
-    ) -> Region:
-        """`{ ops }` or `{ ^bb0(%a: T): ops ^bb1: ... }`.  `entry_args` are names defined by the op's
-        pretty syntax (function arguments, `%iterArg`s)."""
-        self._nested("regions", MAX_REGION_NESTING)
-        try:
-            return self._parse_region_impl(entry_args, default_dialect, isolated)
-        finally:
-            self._unnest("regions")
-
     # ------------------------------------------------------------------ SSA values
     def lookup_value(self, name: str, index: int | None, pos: int) -> SSAValue:
         for scope in reversed(self.scopes):
@@ -191,6 +177,20 @@ class OpParser(Lexer):
         scope[name] = value  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ regions and blocks
+    def parse_region(
+        self,
+        entry_args: Sequence[tuple[str, Attribute, TextLoc | None]] | None = None,
+        default_dialect: str | None = None,
+        isolated: bool = False,
+    ) -> Region:
+        """`{ ops }` or `{ ^bb0(%a: T): ops ^bb1: ... }`.  `entry_args` are names defined by the op's
+        pretty syntax (function arguments, `%iterArg`s)."""
+        self._nested("regions", MAX_REGION_NESTING)
+        try:
+            return self._parse_region_impl(entry_args, default_dialect, isolated)
+        finally:
+            self._unnest("regions")
+
     def _parse_region_impl(
         self,
         entry_args: Sequence[tuple[str, Attribute, TextLoc | None]] | None = None,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Self
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -96,26 +97,13 @@ class TypeParser(Lexer):
     """Types, attributes and their aliases (`Parser` mixes it in).  A `#name` alias may stand for a
     location: `_resolve_alias` then reads it with `LocationParser.parse_location_body`."""
 
+    # ------------------------------------------------------------------ for parse_pretty and co.
     @staticmethod
     def type_text(t: Attribute) -> str:
         """A type's text, for messages of the parse functions below the text layer (types, dense)."""
         return type_to_str(t)
 
     normalize_opaque = staticmethod(normalize_opaque)  # for the parse functions below this module
-
-    def parse_type(self) -> Attribute:
-        self._nested("types", MAX_TYPE_NESTING)
-        try:
-            return self._parse_type_impl()
-        finally:
-            self._unnest("types")
-
-    def parse_attribute(self, type_hint: Attribute | None = None) -> Attribute:
-        self._nested("attributes", MAX_ATTRIBUTE_NESTING)
-        try:
-            return self._parse_attribute_impl(type_hint)
-        finally:
-            self._unnest("attributes")
 
     # ------------------------------------------------------------------ aliases
     def _scan_aliases(self) -> None:
@@ -184,6 +172,13 @@ class TypeParser(Lexer):
         return True
 
     # ------------------------------------------------------------------ types
+    def parse_type(self) -> Attribute:
+        self._nested("types", MAX_TYPE_NESTING)
+        try:
+            return self._parse_type_impl()
+        finally:
+            self._unnest("types")
+
     def _parse_type_impl(self) -> Attribute:
         self.ws()
         text, pos = self.text, self.pos
@@ -346,6 +341,13 @@ class TypeParser(Lexer):
         return OpaqueType(self.text[start : self.pos])
 
     # ------------------------------------------------------------------ attributes
+    def parse_attribute(self, type_hint: Attribute | None = None) -> Attribute:
+        self._nested("attributes", MAX_ATTRIBUTE_NESTING)
+        try:
+            return self._parse_attribute_impl(type_hint)
+        finally:
+            self._unnest("attributes")
+
     def _parse_attribute_impl(self, type_hint: Attribute | None = None) -> Attribute:
         self.ws()
         text, pos = self.text, self.pos
@@ -416,7 +418,7 @@ class TypeParser(Lexer):
         short_form: re.Pattern[str],
         start: int,
         after_keyword: int,
-        parse: Callable[[Parser], Attribute],
+        parse: Callable[[Self], Attribute],
     ) -> Attribute:
         """The attribute at `start` (its keyword ends at `after_keyword`), parsed by `parse`; when
         its text matches `short_form` whole, interned by that text (`_DENSE_BY_TEXT`)."""
