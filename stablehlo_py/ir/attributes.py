@@ -32,7 +32,7 @@ class TextData(Data[object]):
         """What xDSL's printer writes after `#name` (`!name` for a type): valid MLIR when the class
         has an `mlir_text()` that starts with that prefix (`#stablehlo.dot<...>`: the rest of it) or
         has no parameter (`!stablehlo.token`); `parameter_text()` otherwise.  (Opaque attributes
-        and types, whose name is not their MLIR name, are handled in ir/xdsl_workarounds.py.)"""
+        and types, whose name is not their MLIR name, are handled in ir/xdsl_compat/printing.py.)"""
         if self.data is None:
             return ""
         mlir_text = getattr(self, "mlir_text", None)

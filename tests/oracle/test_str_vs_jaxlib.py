@@ -1,5 +1,5 @@
 """`str(module)` is text jaxlib's MLIR reads as the same module, and `str(op)` / `str(attr)` are what
-MLIR's Python bindings print for the same op / attribute (ir/xdsl_workarounds.py)."""
+MLIR's Python bindings print for the same op / attribute (ir/xdsl_compat/printing.py)."""
 
 from __future__ import annotations
 
