@@ -12,7 +12,11 @@ results, rounded from float64, almost always agree.  Arithmetic, comparisons, in
 conversions and data movement are exact and CPU-independent.
 """
 
+from stablehlo_py.interpreter import impls, registry
 from stablehlo_py.interpreter.api import eval_module, run
 from stablehlo_py.interpreter.custom_calls import register_custom_call
+
+# the impl modules import the registry, so the registry is told how to load them from here (above both)
+registry.install_loader(impls.load)
 
 __all__ = ["run", "eval_module", "register_custom_call"]

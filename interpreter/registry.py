@@ -11,13 +11,13 @@ Two registrations, one per op name:
   also serves as the op's impl (`IMPLS[name]` calls the step, made once per op), so the
   `IMPL_WRAPPERS` hooks and every caller of an impl see one source of truth.
 
-Impl modules live in `impls/` and register themselves when `load_impls()` imports them.
+Impl modules live in `impls/` and register themselves when `load_impls()` imports them.  This module
+imports none of them (they import it): the loader is `impls.load`, installed with `install_loader`
+by the package `stablehlo_py.interpreter`, which Python always imports before this module.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +63,8 @@ Compiler = Callable[[Any], Step]
 IMPLS: dict[str, Impl] = {}
 COMPILERS: dict[str, Compiler] = {}
 _LOADED = False
+# what imports the impl modules (set once by the interpreter package: `install_loader`)
+_LOADER: list[Callable[[], None]] = []  # [] until installed
 
 
 def impl(*names: str) -> Callable[[Impl], Impl]:
@@ -124,13 +126,15 @@ def _region_caller(ev: Any, region: Any, env: Any) -> Callable[..., list[Any]]:
     return call
 
 
+def install_loader(load: Callable[[], None]) -> None:
+    """Make `load_impls` call `load` (which imports every impl module)."""
+    _LOADER[:] = [load]
+
+
 def load_impls() -> None:
     """Import every module of `stablehlo_py.interpreter.impls` once (they register themselves)."""
     global _LOADED
-    if _LOADED:
+    if _LOADED or not _LOADER:
         return
     _LOADED = True
-    from stablehlo_py.interpreter import impls
-
-    for info in pkgutil.iter_modules(impls.__path__):
-        importlib.import_module(f"{impls.__name__}.{info.name}")
+    _LOADER[0]()

@@ -17,12 +17,30 @@ from typing import Any
 from stablehlo_py.interpreter.custom_calls.context import API_VERSION, CallContext
 from stablehlo_py.interpreter.custom_calls.registry import (
     REGISTRY,
+    Registry,
     builtin,
     convention_of,
     register_custom_call,
 )
 
 CustomCallFn = Callable[..., Any]
+
+
+def _load_builtins(registry: Registry) -> None:
+    from stablehlo_py.interpreter.custom_calls import builtins
+
+    builtins.load(registry)
+
+
+def _load_plugins(registry: Registry) -> None:
+    from stablehlo_py.interpreter.custom_calls import entry_points
+
+    entry_points.load_all(registry)
+
+
+# builtins and entry_points import the registry, so the registry is told how to load them from here
+# (above all three; imported lazily, as before, to keep `import stablehlo_py.interpreter` light)
+REGISTRY.install_loaders(_load_builtins, _load_plugins)
 
 
 class _TargetsView(MutableMapping[str, CustomCallFn]):

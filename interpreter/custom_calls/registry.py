@@ -127,6 +127,9 @@ class Registry:
         self._targets: dict[str, Target] = {}
         self._builtins_loaded = False
         self._plugins_loaded = False
+        # how the built-ins and the plugins are loaded (`builtins.load`, `entry_points.load_all`):
+        # they import this module, so the package `custom_calls` installs them (`install_loaders`)
+        self._loaders: tuple[Callable[[Registry], None], Callable[[Registry], None]] | None = None
         # plugin failures: (plugin description, message); and target name -> refusal message
         self.plugin_errors: list[tuple[str, str]] = []
         self.refused: dict[str, str] = {}
@@ -158,27 +161,32 @@ class Registry:
     def remove(self, name: str) -> None:
         self._targets.pop(name, None)
 
+    def install_loaders(
+        self,
+        load_builtins: Callable[[Registry], None],
+        load_plugins: Callable[[Registry], None],
+    ) -> None:
+        """What registers the built-in targets and what loads the plugins, each called once, the
+        first time a target is looked up (see `get`)."""
+        self._loaders = (load_builtins, load_plugins)
+
     # ------------------------------------------------------------------ lookup
     def _load_builtins(self) -> None:
-        if self._builtins_loaded:
+        if self._builtins_loaded or self._loaders is None:
             return
         with self._lock:
             if not self._builtins_loaded:
-                from stablehlo_py.interpreter.custom_calls import builtins
-
-                builtins.load(self)
+                self._loaders[0](self)
                 self._builtins_loaded = True
 
     def load_plugins(self) -> None:
         """Load the entry points of group `stablehlo_py.custom_calls` (once per process)."""
         self._load_builtins()
-        if self._plugins_loaded:
+        if self._plugins_loaded or self._loaders is None:
             return
         with self._lock:
             if not self._plugins_loaded:
-                from stablehlo_py.interpreter.custom_calls import entry_points
-
-                entry_points.load_all(self)
+                self._loaders[1](self)
                 self._plugins_loaded = True
 
     def get(self, name: str) -> Target | None:
