@@ -282,7 +282,9 @@ class WhileOp(StableHLOOp):
         if len(self.operand):
             pr.write(" : ")
             pr.types(v.type for v in self.operand)
-        pr.attr_dict(dict(self.attributes), keyword=True)
+        # as upstream's printOptionalAttrDictWithKeyword: properties that differ from their default
+        # too, so a property added in a new version prints without editing this printer
+        pr.attr_dict(format_attrs(self), keyword=True)
         pr.newline()
         pr.write("cond ")
         pr.region(self.cond, print_entry_args=False, default_dialect="")
