@@ -40,6 +40,7 @@ from xdsl.irdl import (
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir.attributes import TypedStringAttr
 from stablehlo_py.ir.xdsl_compat.construct import new_op
+from stablehlo_py.ir.xdsl_compat.side_data import attach, attached
 from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def prop(syntax: AttrSyntax, *, optional: bool = False, default: Attribute | Non
         d = opt_prop_def(constraint, default) if default is not None else opt_prop_def(constraint)
     else:
         d = prop_def(constraint)
-    d._syntax = syntax  # type: ignore[attr-defined]
+    attach(d, "_syntax", syntax)
     return d
 
 
@@ -209,8 +210,8 @@ def op_def(cls: OpT) -> OpT:
     syntaxes: dict[str, AttrSyntax] = {}
     for klass in reversed(cls.__mro__):
         for k, v in vars(klass).items():
-            s = getattr(v, "_syntax", None)
-            if s is not None:
+            s = attached(v, "_syntax")
+            if isinstance(s, AttrSyntax):
                 syntaxes[k] = s
     cls = irdl_op_definition(cls)  # type: ignore[assignment]
     cls._PROP_SYNTAX = syntaxes  # type: ignore[attr-defined]

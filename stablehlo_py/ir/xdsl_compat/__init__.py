@@ -3,9 +3,9 @@ this package.
 
 The rule (DESIGN.md §10, issue 24): every workaround of xDSL lives here and nowhere else.  That is:
 reading or writing xDSL's private fields (`op._operands`, `block._first_op`, ...); assigning
-attributes to xDSL's classes; patching xDSL's functions or methods; swapping an object's class at
-run time; building objects without their constructor (`cls.__new__` and direct field fills instead
-of `Operation.__init__`).  Each module says why it is needed and names its regression test, which
+attributes to xDSL's classes, or data of ours to xDSL's objects; patching xDSL's functions or
+methods; swapping an object's class at run time; building objects without their constructor
+(`cls.__new__` and direct field fills instead of `Operation.__init__`).  Each module says why it is needed and names its regression test, which
 fails when an xDSL upgrade breaks the assumption.  tests/unit/test_xdsl_private_access.py and
 tests/unit/ir/test_str_prints_upstream_text.py (its guard on class assignments) fail on such code
 anywhere else.
@@ -23,4 +23,6 @@ op prints, which attribute text to add) is passed in by its caller.
   xDSL's own arith/tensor classes, which our printer reads.  Test: tests/unit/ir/test_xdsl_compat.py.
 - `opdef_split`: an op definition swapped at run time for one that verifies MLIR's
   `SameVariadicOperandSize` split of an uneven operand count.  Test: tests/unit/ir/test_xdsl_compat.py.
+- `side_data`: data of ours set as an extra attribute on an object xDSL made (a property's
+  syntax on its field definition).  Test: tests/unit/ir/test_xdsl_compat.py.
 """

@@ -186,3 +186,21 @@ def test_each_module_names_an_existing_regression_test() -> None:
         assert named, f"{path.name}: its docstring names no regression test"
         for t in named:
             assert (REPO / t).is_file(), (path.name, t)
+
+
+# ----------------------------------------------------------------------------------- side_data
+def test_side_data_rides_on_xdsl_field_definitions() -> None:
+    from xdsl.irdl import AnyAttr, opt_prop_def, prop_def
+
+    from stablehlo_py.ir.xdsl_compat import side_data
+    from tests.unit.test_xdsl_private_access import private_names
+
+    assert not side_data.NAMES & private_names(), "xDSL defines a name side_data uses"
+    for d in (prop_def(AnyAttr()), opt_prop_def(AnyAttr())):
+        assert side_data.attached(d, "_syntax") is None
+        token = object()
+        side_data.attach(d, "_syntax", token)
+        assert side_data.attached(d, "_syntax") is token
+    # what ir/ops/base.py attaches reaches the op classes: compare's direction has its own syntax
+    compare = default_registry().ops["stablehlo.compare"]
+    assert "comparison_direction" in compare._PROP_SYNTAX
