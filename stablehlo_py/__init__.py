@@ -10,6 +10,13 @@ from stablehlo_py.version import (
 from stablehlo_py.version import validate_target as validate_target
 from stablehlo_py.min_version import MinimumVersion as MinimumVersion
 from stablehlo_py.min_version import minimum_version as minimum_version
+from stablehlo_py import dialects as _dialects
+from stablehlo_py import registry_hook as _registry_hook
+
+# stablehlo_py.ir's default registry also reads VHLO, which ir must not import: the registry of
+# every dialect is built above vhlo (stablehlo_py.dialects) and installed here, before any ir module
+# runs, as a function reference (ir and vhlo are imported only when the registry is first built).
+_registry_hook.set_registry_builder(_dialects.build_registry)
 
 # Portable artifacts (stablehlo_py.api), loaded on first use so `import stablehlo_py` stays light.
 _ARTIFACT_API = (

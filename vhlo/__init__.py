@@ -8,8 +8,8 @@ Everything here is generated from or checked against the version tables in ``spe
 * ``legality`` — what each op, type and attribute needs from a target version;
 * ``forks`` — one upgrade/downgrade pair per fork, in a module named after the op.
 
-The text layer learns VHLO through ``register`` (listed by name in ``stablehlo_py.ir.dialects``, so
-``stablehlo_py.ir`` never imports this package at module import time).
+The text layer learns VHLO through ``register``, which ``stablehlo_py.dialects`` (above this
+package) calls when it builds the default registry; ``stablehlo_py.ir`` never imports this package.
 """
 
 from __future__ import annotations

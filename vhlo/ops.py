@@ -339,15 +339,13 @@ def _make_op(spec: specs.OpSpec, plain_layout: bool = False) -> type[VhloOp]:
 
 
 def _stablehlo_classes() -> dict[str, type[Operation]]:
-    """The StableHLO/func op classes by name, from the op modules the registry is built from."""
+    """The StableHLO/func op classes by name, from ir's op modules (``ir.dialects.OP_MODULES``)."""
     import importlib
 
     from stablehlo_py.ir import dialects
 
     out: dict[str, type[Operation]] = {}
     for module in dialects.OP_MODULES:
-        if module.startswith(__package__ or "stablehlo_py.vhlo"):
-            continue
         for cls in getattr(importlib.import_module(module), "OPS", ()):
             out.setdefault(cls.name, cls)
     return out

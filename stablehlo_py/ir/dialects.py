@@ -1,9 +1,19 @@
-"""Assemble the registry of every dialect the toolkit reads and writes."""
+"""The registry of the dialects of ``stablehlo_py.ir`` (:func:`build_registry`), and the default
+registry the text layer uses (:func:`default_registry`).
+
+The default registry also reads and writes VHLO, which ir must not import (layers import one way:
+ir <- vhlo).  So it is assembled above vhlo, by ``stablehlo_py.dialects.build_registry``, which
+``stablehlo_py/__init__.py`` (always run before any ir module) installs as the builder with
+``stablehlo_py.registry_hook.set_registry_builder``; :func:`default_registry` builds with the
+installed builder, or with :func:`build_registry` when none is installed.
+"""
 
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
+from stablehlo_py import registry_hook
 from stablehlo_py.ir.registry import Registry
 
 # Modules that define `OPS` (a tuple of op classes) and/or `register(registry)`.
@@ -31,23 +41,27 @@ OP_MODULES = (
     "stablehlo_py.ir.ops.quantization",
     "stablehlo_py.ir.ops.llvm",
     "stablehlo_py.ir.ops.sdy",
-    "stablehlo_py.vhlo",  # VHLO (imported here, by name, only when the registry is built)
 )
 ATTR_MODULES = ("stablehlo_py.ir.enums", "stablehlo_py.ir.types", "stablehlo_py.ir.op_attrs")
 
 
+def add_module(reg: Registry, mod: ModuleType) -> None:
+    """Register a dialect module: its `OPS` (a tuple of op classes), its `register(registry)`."""
+    ops = getattr(mod, "OPS", None)
+    if ops:
+        reg.add_ops(*ops)
+    register = getattr(mod, "register", None)
+    if register is not None:
+        register(reg)
+
+
 def build_registry() -> Registry:
+    """The dialects of ``stablehlo_py.ir`` (every module of ATTR_MODULES and OP_MODULES)."""
     import stablehlo_py.ir.directives  # noqa: F401  (registers custom<...> directives)
 
     reg = Registry()
     for name in ATTR_MODULES + OP_MODULES:
-        mod = importlib.import_module(name)
-        ops = getattr(mod, "OPS", None)
-        if ops:
-            reg.add_ops(*ops)
-        register = getattr(mod, "register", None)
-        if register is not None:
-            register(reg)
+        add_module(reg, importlib.import_module(name))
     return reg
 
 
@@ -55,8 +69,9 @@ _DEFAULT: Registry | None = None
 
 
 def default_registry() -> Registry:
-    """All dialects of the toolkit (stablehlo, chlo, check, func, builtin), built once."""
+    """All dialects of the toolkit (stablehlo, chlo, check, func, builtin, vhlo), built once by the
+    builder ``stablehlo_py/__init__.py`` installed (see the module's docstring)."""
     global _DEFAULT
     if _DEFAULT is None:
-        _DEFAULT = build_registry()
+        _DEFAULT = (registry_hook.registry_builder() or build_registry)()
     return _DEFAULT

@@ -145,13 +145,15 @@ _OP_START = re.compile(r'^\s*(%[^=]+= )?"[A-Za-z_][\w$.\-]*"')
 def op_text(op: Operation) -> str:
     """`op`'s first line as MLIR prints an op in a diagnostic: generic form, values named as in the
     enclosing function (`%1 = "stablehlo.negate"(%arg1) : (tensor<f32>) -> tensor<f32>`)."""
-    from stablehlo_py.ir import print_ir
+    # the printer itself, not `stablehlo_py.ir.print_ir`: the package imports the dialect registry,
+    # whose op modules import this module (the op exists, so what prints it is loaded)
+    from stablehlo_py.ir.text.printer import print_module
 
     scope = op
     while scope.parent_op() is not None and scope.parent_op().parent_op() is not None:
         scope = scope.parent_op()
     try:
-        lines = [ln for ln in print_ir(scope, generic=True).splitlines() if _OP_START.match(ln)]
+        lines = [ln for ln in print_module(scope, generic=True).splitlines() if _OP_START.match(ln)]
     except Exception:  # noqa: BLE001 - a diagnostic's decoration must not replace the diagnostic
         return f'"{op.name}"(...)'
     order = list(scope.walk())

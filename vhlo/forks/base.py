@@ -1,6 +1,6 @@
-"""What the fork modules are written with: ``ForkOp`` (the snapshot of a VHLO op a fork step takes and
-returns), ``Fork`` (one upgrade/downgrade pair), ``Blocked`` (a downgrade that cannot be taken) and the
-checks ``require`` and ``require_single``.
+"""What the fork modules are written with: ``ForkOp`` (the snapshot of a VHLO op a fork step takes
+and returns), ``Fork`` (one upgrade/downgrade pair), ``Blocked`` (a downgrade that cannot be taken)
+and the checks ``require`` and ``require_single``.
 
 A leaf: the fork modules import it, and the package (``stablehlo_py.vhlo.forks``) imports them and
 re-exports these names; nothing here imports the package.
