@@ -17,24 +17,6 @@ from tests.unit.import_graph import imported, modules, skipped, cycles, import_g
 # by name), without the "stablehlo_py." prefix.  Delete a module (or a whole entry) when a change breaks its cycle.
 KNOWN: list[frozenset[str]] = [
     frozenset(s.split()) for s in (
-        # the interpreter's registry loads impls/* by name; they (and custom_calls) import it back
-        """interpreter.compiled interpreter.compiled_plan
-        interpreter.custom_calls.builtins interpreter.custom_calls.dispatch
-        interpreter.custom_calls.entry_points interpreter.custom_calls.jax_targets
-        interpreter.custom_calls.lapack interpreter.custom_calls.lapack.cholesky
-        interpreter.custom_calls.lapack.common interpreter.custom_calls.lapack.eig
-        interpreter.custom_calls.lapack.eigh interpreter.custom_calls.lapack.hessenberg
-        interpreter.custom_calls.lapack.lu interpreter.custom_calls.lapack.qr
-        interpreter.custom_calls.lapack.schur interpreter.custom_calls.lapack.svd
-        interpreter.custom_calls.lapack.triangular interpreter.custom_calls.lapack.tridiagonal
-        interpreter.custom_calls.registry interpreter.evaluator interpreter.impls._attrs
-        interpreter.impls.check interpreter.impls.chlo interpreter.impls.collectives
-        interpreter.impls.control_flow interpreter.impls.core interpreter.impls.data_movement
-        interpreter.impls.dynamic interpreter.impls.elementwise interpreter.impls.experimental
-        interpreter.impls.interpreter_ops interpreter.impls.linalg interpreter.impls.misc
-        interpreter.impls.quantization interpreter.impls.random interpreter.impls.reduction
-        interpreter.impls.sdy interpreter.printing interpreter.registry interpreter.shapes
-        interpreter.values""",
         # the VHLO attributes' text converts types (vhlo.convert), which converts attributes
         """vhlo.attrs vhlo.convert""",
         # serialization/__init__ <-> compat, reader; mlirbc's modules import each other
