@@ -23,8 +23,8 @@ What MLIR registers for these ops, and what runs here:
   another type: a `memref.cast` to the wanted type) and ToBufferOfCast (`to_buffer(tensor.cast(t))`
   -> `memref.cast(to_buffer(t))`).
 * arith: `addf`/`subf`/`mulf`/`divf` of constants fold (the interpreter's IEEE math, through
-  `passes/folds/evaluate.py`), `addf(x, -0)`, `subf(x, +0)`, `mulf(x, 1)`, `divf(x, 1)` fold to `x`;
-  else `addf`/`mulf` move a constant operand last (Commutative).
+  `patterns/folds/evaluate.py`), `addf(x, -0)`, `subf(x, +0)`, `mulf(x, 1)`, `divf(x, 1)` fold to
+  `x`; else `addf`/`mulf` move a constant operand last (Commutative).
 * func: `call_indirect` of a `func.constant` becomes a `func.call` (SimplifyIndirectCallWithKnownCallee).
 * Every other op of stablehlo, chlo, check, interpreter, vhlo, and func.func/return/call,
   builtin.module, has nothing to canonicalize (MLIR registers no folder or pattern for them); nor
@@ -52,7 +52,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from stablehlo_py.passes.drivers._common import carry_location, gc_paused
-from stablehlo_py.passes.arith_float_folds import NEUTRAL_RIGHT, fold_float_binary
+from stablehlo_py.passes.patterns.arith_float_folds import NEUTRAL_RIGHT, fold_float_binary
 from stablehlo_py.passes.drivers.greedy import (
     IN_PLACE,
     Folder,
@@ -179,9 +179,9 @@ def fold_to_buffer(op: Operation) -> FoldOutcome:
 
 
 def fold_with_traits(op: Operation) -> FoldOutcome:
-    """MLIR's fold hook of an op with the Commutative trait (`passes/mlir_folds.py`: its own fold,
+    """MLIR's fold hook of an op with the Commutative trait (`patterns/mlir_folds.py`: its own fold,
     else the trait's fold, which moves constant operands last, in place)."""
-    from stablehlo_py.passes.mlir_folds import Rewrite, fold
+    from stablehlo_py.passes.patterns.mlir_folds import Rewrite, fold
 
     result = fold(op)
     if isinstance(result, Rewrite):
@@ -206,7 +206,7 @@ FOLDERS: dict[str, Folder] = {
 def fold_hooks() -> dict[str, Folder]:
     """What the driver folds with: `FOLDERS`, and for the modelled ops with MLIR's Commutative trait
     (the CHLO broadcasting ops and `mulhi`, arith's `addf`/`mulf`) the trait's fold after theirs."""
-    from stablehlo_py.passes.mlir_folds import COMMUTATIVE
+    from stablehlo_py.passes.patterns.mlir_folds import COMMUTATIVE
 
     hooks = dict(FOLDERS)
     for name in COMMUTATIVE:

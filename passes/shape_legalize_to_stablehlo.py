@@ -15,7 +15,7 @@ driver is `drivers/conversion.py`, MLIR's, folds included):
 - any other op is not mentioned: it is left as it is (after its fold, as MLIR's conversion
   folds every op that is not legal: `arith.addi %x, %c0` becomes `%x`).
 
-Ops are visited in pre-order.  An op that is not legal is folded first (`passes/mlir_folds.py`:
+Ops are visited in pre-order.  An op that is not legal is folded first (`patterns/mlir_folds.py`:
 a `shape.shape_of` of a static shape becomes a `shape.const_shape`, which legalizes to a constant;
 constant operands of a Commutative op go last), then rewritten by its pattern (the PATTERNS
 table, one per op as upstream's populateShapeToStablehloPatterns); the new ops are inserted
@@ -41,7 +41,7 @@ import numpy as np
 from stablehlo_py.passes.drivers._common import LegalizationError
 from stablehlo_py.passes.drivers.conversion import Conversion, Legality, NoMatch, Pattern, Where
 from stablehlo_py.passes.drivers.diagnostics import raise_collected
-from stablehlo_py.passes.mlir_folds import fold, materialize
+from stablehlo_py.passes.patterns.mlir_folds import fold, materialize
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,

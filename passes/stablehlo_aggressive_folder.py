@@ -1,11 +1,11 @@
 """`stablehlo-aggressive-folder`: upstream's optimization/StablehloAggressiveFolder.cpp.
 
 Partial evaluation: ops whose operands are constants become constants (the one fold table,
-`passes/shape_folder.py` FOLDS, which this pass extends with the aggressive folder's own entries in
-`passes/folds/`), plus the structural folds of `case` (a constant branch index inlines its branch),
-`reduce`, and `while` (a loop whose condition is constant false, or that is dead and presumed pure).
-The patterns run through the greedy driver (`drivers/greedy.py`) over the whole module, as
-upstream's `applyPatternsGreedily(getOperation(), ...)` with the default config.
+`patterns/shape_folder.py` FOLDS, which this pass extends with the aggressive folder's own entries
+in `patterns/folds/`), plus the structural folds of `case` (a constant branch index inlines its
+branch), `reduce`, and `while` (a loop whose condition is constant false, or that is dead and
+presumed pure). The patterns run through the greedy driver (`drivers/greedy.py`) over the whole
+module, as upstream's `applyPatternsGreedily(getOperation(), ...)` with the default config.
 
 Options (upstream's, typed by the pass registry): `assume-no-undeclared-side-effects` (a dead `while`
 whose body declares no side effects is erased), `fold-op-element-limit` (no fold creates a constant
@@ -14,14 +14,19 @@ of more elements), `optimize-float` (float and complex values are folded too).
 
 from __future__ import annotations
 
-from stablehlo_py.passes.folds.data import DATA_FOLDS
-from stablehlo_py.passes.folds.elementwise import ELEMENTWISE_FOLDS
+from stablehlo_py.passes.patterns.folds.data import DATA_FOLDS
+from stablehlo_py.passes.patterns.folds.elementwise import ELEMENTWISE_FOLDS
 from stablehlo_py.passes.drivers.greedy import (
     GreedyConfig,
     apply_patterns_greedily,
     raise_if_not_converged,
 )
-from stablehlo_py.passes.shape_folder import FOLDS, FoldOptions, ShapeFolderPattern, register_folds
+from stablehlo_py.passes.patterns.shape_folder import (
+    FOLDS,
+    FoldOptions,
+    ShapeFolderPattern,
+    register_folds,
+)
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import RewritePattern
 
@@ -46,7 +51,7 @@ def fold_options(options: dict[str, object]) -> FoldOptions:
 def populate_aggressive_folder_patterns(options: FoldOptions) -> list[RewritePattern]:
     """upstream's populateStablehloAggressiveFolderPatterns: the fold table's pattern and the
     structural patterns."""
-    from stablehlo_py.passes.folds.structural import structural_patterns
+    from stablehlo_py.passes.patterns.folds.structural import structural_patterns
 
     return [ShapeFolderPattern(options, FOLDS), *structural_patterns(options)]
 

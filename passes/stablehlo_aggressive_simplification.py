@@ -1,7 +1,7 @@
 """`stablehlo-aggressive-simplification`: upstream's
 optimization/StablehloAggressiveSimplification.cpp.
 
-Canonicalization patterns of StableHLO ops (passes/simplify/: algebraic identities, no-op removal,
+Canonicalization patterns of StableHLO ops (patterns/simplify/: algebraic identities, no-op removal,
 constant operands to the right, static forms of dynamic ops, zero-extent tensors as empty constants,
 unused reduce/sort operands, loop invariants of while as implicit captures, ...), applied by the
 greedy driver (drivers/greedy.py) over the whole module as upstream's
@@ -30,7 +30,7 @@ from stablehlo_py.passes.drivers.greedy import (
     apply_patterns_greedily,
     raise_if_not_converged,
 )
-from stablehlo_py.passes.simplify import SimplifyOptions, populate_simplification_patterns
+from stablehlo_py.passes.patterns.simplify import SimplifyOptions, populate_simplification_patterns
 from xdsl.ir import Operation
 
 __all__ = ["PASS_NAME", "run", "simplify_options"]

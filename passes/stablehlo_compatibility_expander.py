@@ -1,7 +1,7 @@
 """`stablehlo-compatibility-expander{target=X}`: rewrite features newer than a target version into
 older ops, so the program can be serialized for that target (upstream's
 StablehloCompatibilityExpander.cpp).  The expansions and their version gates are the table in
-passes/compat_expansions/.
+passes/patterns/compat_expansions/.
 
 As upstream: the target is required and must be `#.#.#` between the minimum and the current version
 (upstream asserts this; here it is a clear VersionError with upstream's wording); the module-level
@@ -17,7 +17,7 @@ converging in 10 iterations is upstream's "Failed to converge StableHLOCompatibi
 from __future__ import annotations
 
 from stablehlo_py.passes.drivers._common import op_location
-from stablehlo_py.passes.compat_expansions import expansions_for
+from stablehlo_py.passes.patterns.compat_expansions import expansions_for
 from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from xdsl.ir import Operation
 
@@ -126,8 +126,8 @@ def lower_dynamic_constant_like(op: Operation) -> None:
     hold; these ops exist at every version.)"""
     import numpy as np
     from stablehlo_py.passes.drivers._common import carry_location
-    from stablehlo_py.passes.compat_expansions.common import build_op
-    from stablehlo_py.passes.simplify.common import i64_array
+    from stablehlo_py.passes.patterns.compat_expansions.common import build_op
+    from stablehlo_py.passes.patterns.simplify.common import i64_array
     from xdsl.dialects.builtin import IntegerAttr, TensorType, i32
     from xdsl.rewriter import Rewriter
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from stablehlo_py.passes.refine_types import refine_return_components
-from stablehlo_py.passes.shape_folder import constant_attr, constant_ints, op_attr
+from stablehlo_py.passes.patterns.refine_types import refine_return_components
+from stablehlo_py.passes.patterns.shape_folder import constant_attr, constant_ints, op_attr
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,

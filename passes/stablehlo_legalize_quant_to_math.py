@@ -24,14 +24,14 @@ from stablehlo_py.passes.drivers._common import (
     gc_paused,
     op_location,
 )
-from stablehlo_py.passes.quant_to_math import dot_like
-from stablehlo_py.passes.quant_to_math.emit import (
+from stablehlo_py.passes.patterns.quant_to_math import dot_like
+from stablehlo_py.passes.patterns.quant_to_math.emit import (
     Emitter,
     is_per_tensor,
     quant_of,
     storage_type,
 )
-from stablehlo_py.passes.quant_to_math.patterns import (
+from stablehlo_py.passes.patterns.quant_to_math.patterns import (
     Emitted,
     Pattern,
     quantized_add,

@@ -2,17 +2,17 @@
 
 Propagates static shapes through the module's function to refine (its only function, or `@main`):
 result types are re-inferred from refined operands (the one inference table, `stablehlo_py.ir.infer`),
-shape operands of dynamic ops are partially evaluated by the shape folder (`passes/shape_folder.py`)
-and read as constants, calls refine their callees in the call's context (`passes/refine_calls.py`), and
-the function's result types follow its returned values.
+shape operands of dynamic ops are partially evaluated by the shape folder
+(`patterns/shape_folder.py`) and read as constants, calls refine their callees in the call's context
+(`patterns/refine_calls.py`), and the function's result types follow its returned values.
 
 As upstream, the patterns run through a greedy driver -- xDSL's `PatternRewriteWalker` over a
 `GreedyRewritePatternApplier`, top-down, erasing trivially dead ops (`drivers/bounded_walker.py`) --
-for at most `MAX_ITERATIONS` sweeps (`apply_refinement_patterns`, in `passes/refine_calls.py`: it
+for at most `MAX_ITERATIONS` sweeps (`apply_refinement_patterns`, in `patterns/refine_calls.py`: it
 and the call refinement call each other); a function still changing after them gets upstream's
 "Failed to converge StablehloRefineShapes in 2 iterations".  The patterns, in the order tried: the
-dedicated per-op refinements (`passes/refine_patterns.py`), call refinement, the shape folder, then
-the generic re-inference of InferTypeOpInterface ops.
+dedicated per-op refinements (`patterns/refine_patterns.py`), call refinement, the shape folder,
+then the generic re-inference of InferTypeOpInterface ops.
 
 Diagnostics: upstream emits some errors and goes on (incompatible refinement keys, recursive
 refinement); they are collected and raised with the error the verifier then reports (the preceding
@@ -28,10 +28,10 @@ from collections.abc import Sequence
 # their names here; stablehlo-canonicalize-dynamism takes the walker from this module.
 from stablehlo_py.passes.drivers.bounded_walker import BoundedRewriteWalker as BoundedRewriteWalker
 from stablehlo_py.passes.drivers.bounded_walker import ConstantUniquer as ConstantUniquer
-from stablehlo_py.passes.refine_calls import MAX_ITERATIONS as MAX_ITERATIONS
-from stablehlo_py.passes.refine_calls import SHAPE_FOLD_OPTIONS as SHAPE_FOLD_OPTIONS
-from stablehlo_py.passes.refine_calls import RefinementKey, RefineState, refine_function
-from stablehlo_py.passes.refine_calls import (
+from stablehlo_py.passes.patterns.refine_calls import MAX_ITERATIONS as MAX_ITERATIONS
+from stablehlo_py.passes.patterns.refine_calls import SHAPE_FOLD_OPTIONS as SHAPE_FOLD_OPTIONS
+from stablehlo_py.passes.patterns.refine_calls import RefinementKey, RefineState, refine_function
+from stablehlo_py.passes.patterns.refine_calls import (
     apply_refinement_patterns as apply_refinement_patterns,
 )
 from xdsl.dialects.builtin import ModuleOp

@@ -3,7 +3,7 @@ optimization/StablehloTargetIndependentOptimization.cpp.
 
 One greedy rewrite (drivers/greedy.py, upstream's default config) with the aggressive folder's
 patterns (passes/stablehlo_aggressive_folder.py, at benefit 2) and the simplification patterns
-(passes/simplify/) together, tried as MLIR's PatternApplicator orders them: higher benefit first,
+(patterns/simplify/) together, tried as MLIR's PatternApplicator orders them: higher benefit first,
 on a tie the folder's (registered first) before the simplification's.
 
 Options (upstream's, typed by the pass registry): `assume-no-undeclared-side-effects`,
@@ -17,7 +17,7 @@ from stablehlo_py.passes.drivers.greedy import (
     apply_patterns_greedily,
     raise_if_not_converged,
 )
-from stablehlo_py.passes.simplify import SimplifyOptions, populate_simplification_patterns
+from stablehlo_py.passes.patterns.simplify import SimplifyOptions, populate_simplification_patterns
 from stablehlo_py.passes.stablehlo_aggressive_folder import (
     fold_options,
     populate_aggressive_folder_patterns,

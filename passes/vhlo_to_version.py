@@ -169,7 +169,8 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
                 continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
-            from stablehlo_py.passes.compat_expansions import removable  # the error path only
+            # the error path only
+            from stablehlo_py.passes.patterns.compat_expansions import removable
 
             expandable = removable(op, [b.feature for b in p.blockers], version)
             blocked.append(BlockedOp(op.name, op_location(op), tuple(p.blockers), expandable))

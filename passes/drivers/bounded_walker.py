@@ -15,7 +15,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.traits import IsolatedFromAbove
 
-from stablehlo_py.passes.shape_folder import CONSTANT_OPS, op_attr
+from stablehlo_py.passes.patterns.shape_folder import CONSTANT_OPS, op_attr
 
 __all__ = ["BoundedRewriteWalker", "ConstantUniquer"]
 

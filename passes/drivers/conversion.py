@@ -8,9 +8,9 @@ applyPartialConversion with pattern rollback), for passes that legalize ops by p
 * ``patterns``: op name -> pattern ``(op, conversion) -> list[SSAValue]`` (the values replacing
   the op's results) or raising ``NoMatch(reason)``.  A pattern builds ops with
   ``conversion.create/cast/insert``: they go right before the op being legalized.
-* ``fold(op)``: the op's fold (``passes/mlir_folds.fold``: None, an in-place ``Rewrite``, or a value
-  or constant per result); ``materialize(value, type, op)``: the op's dialect's materializeConstant
-  (a new unlinked constant op, or None).
+* ``fold(op)``: the op's fold (``patterns/mlir_folds.fold``: None, an in-place ``Rewrite``, or a
+  value or constant per result); ``materialize(value, type, op)``: the op's dialect's
+  materializeConstant (a new unlinked constant op, or None).
 
 The order is MLIR's:
 
@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from enum import Enum
 
 from stablehlo_py.passes.drivers._common import carry_location, gc_paused, legalize_error
-from stablehlo_py.passes.mlir_folds import FoldResult, Rewrite
+from stablehlo_py.passes.patterns.mlir_folds import FoldResult, Rewrite
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 

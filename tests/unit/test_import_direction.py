@@ -33,7 +33,7 @@ ALLOWED = {
     ("passes/chlo_legalize_to_stablehlo.py", "stablehlo_py.interpreter.values"),
     # the aggressive folder computes folded constants with the interpreter's op math (one
     # implementation of each op); only this bridge module imports it
-    ("passes/folds/evaluate.py", "stablehlo_py.interpreter.semantics"),
+    ("passes/patterns/folds/evaluate.py", "stablehlo_py.interpreter.semantics"),
 }
 
 

@@ -343,7 +343,7 @@ def test_vhlo_legalization_refuses_branches_clearly() -> None:
 
 
 def test_indirect_call_has_unknown_effects() -> None:
-    from stablehlo_py.passes.refine_calls import FunctionEffects
+    from stablehlo_py.passes.patterns.refine_calls import FunctionEffects
 
     m = parse(
         f"""func.func @main() -> {T} {{

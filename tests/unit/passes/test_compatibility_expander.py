@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
 from stablehlo_py.passes import run_pipeline
-from stablehlo_py.passes.compat_expansions import EXPANSIONS
+from stablehlo_py.passes.patterns.compat_expansions import EXPANSIONS
 from stablehlo_py.serialization import (
     deserialize_portable_artifact,
     get_portable_artifact_version,
@@ -450,7 +450,7 @@ def test_target_is_validated_as_upstream(target: str, message: str) -> None:
 def test_each_expansion_is_gated_by_its_version() -> None:
     for e in EXPANSIONS:
         below = Version(e.introduced.major, e.introduced.minor - 1, 0)
-        from stablehlo_py.passes.compat_expansions import expansions_for
+        from stablehlo_py.passes.patterns.compat_expansions import expansions_for
 
         assert e in expansions_for(below)
         assert e not in expansions_for(e.introduced)

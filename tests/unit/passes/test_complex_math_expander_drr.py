@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from stablehlo_py.passes.complex_math import EXPANSIONS, Emitter
+from stablehlo_py.passes.patterns.complex_math import EXPANSIONS, Emitter
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 

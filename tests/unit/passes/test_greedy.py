@@ -14,7 +14,7 @@ from stablehlo_py.passes.drivers.greedy import (
     apply_patterns_greedily,
     raise_if_not_converged,
 )
-from stablehlo_py.passes.shape_folder import FoldOptions, ShapeFolderPattern
+from stablehlo_py.passes.patterns.shape_folder import FoldOptions, ShapeFolderPattern
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 

@@ -1,11 +1,11 @@
-"""passes/mlir_folds.py: MLIR's fold hooks of shape/tensor/arith ops, one rule at a time (what the
-op folds to: an existing value, a constant, an in-place rewrite, or nothing)."""
+"""passes/patterns/mlir_folds.py: MLIR's fold hooks of shape/tensor/arith ops, one rule at a time
+(what the op folds to: an existing value, a constant, an in-place rewrite, or nothing)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from stablehlo_py.passes.mlir_folds import Rewrite, fold, materialize
+from stablehlo_py.passes.patterns.mlir_folds import Rewrite, fold, materialize
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType
 from xdsl.ir import Operation
 

@@ -1,12 +1,13 @@
-"""The shape folder (passes/shape_folder.py): each fold of the table on constant operands, upstream's
-integer semantics (wrap-around, truncating division, i1 arithmetic, unsigned comparison), and the
-cases upstream does not fold (floats without optimize_float, division by zero, dynamic results)."""
+"""The shape folder (passes/patterns/shape_folder.py): each fold of the table on constant operands,
+upstream's integer semantics (wrap-around, truncating division, i1 arithmetic, unsigned comparison),
+and the cases upstream does not fold (floats without optimize_float, division by zero, dynamic
+results)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from stablehlo_py.passes.shape_folder import FOLDS, SHAPE_FOLD_OPS, FoldOptions, fold_op
+from stablehlo_py.passes.patterns.shape_folder import FOLDS, SHAPE_FOLD_OPS, FoldOptions, fold_op
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Operation
 

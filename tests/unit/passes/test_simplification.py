@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
 from stablehlo_py.passes import run_pipeline
-from stablehlo_py.passes.simplify import (
+from stablehlo_py.passes.patterns.simplify import (
     CPP_PATTERNS,
     SimplifyOptions,
     drr_patterns,
     populate_simplification_patterns,
 )
-from stablehlo_py.passes.simplify.common import merge_discardable_attributes
+from stablehlo_py.passes.patterns.simplify.common import merge_discardable_attributes
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
 from stablehlo_py.ir import parse, print_ir
