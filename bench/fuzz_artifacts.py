@@ -38,7 +38,7 @@ def _seeds() -> list[bytes]:
     from stablehlo_py.serialization import serialize_portable_artifact_str
 
     from tests.golden.programs import program
-    from tests.unit.serialization.test_fuzz import seeds
+    from tests.fuzz.test_fuzz_artifacts import seeds
 
     return [*seeds(), serialize_portable_artifact_str(program("1.20.0"), "current")]
 

@@ -1,4 +1,4 @@
-"""Mutation fuzzing of portable artifacts (shared by tests/unit/serialization/test_fuzz.py and
+"""Mutation fuzzing of portable artifacts (shared by tests/fuzz/test_fuzz_artifacts.py and
 bench/fuzz_artifacts.py).
 
 Each case takes a valid seed artifact and applies one or more mutations:

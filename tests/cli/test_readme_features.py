@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
 OPT = str(BIN / "stablehlo-opt")

@@ -1,0 +1,18 @@
+"""Every test in this folder feeds mutated inputs (artifacts, bytecode, MLIR text) to the readers
+and the parser and checks that they fail cleanly: marked ``fuzz`` (``pytest -m fuzz`` runs only
+them, ``-m "not fuzz"`` leaves them out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # the hook sees the whole session's items: mark only this folder's
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.fuzz)
