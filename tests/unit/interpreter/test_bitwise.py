@@ -10,8 +10,7 @@ from stablehlo_py.interpreter import dtypes as dt
 from stablehlo_py.interpreter import semantics as S
 
 from stablehlo_py.errors import InterpreterError
-
-INT_TYPES = ["i2", "i4", "i8", "i16", "i32", "i64", "ui2", "ui4", "ui8", "ui16", "ui32", "ui64"]
+from tests.unit.interpreter.helpers import INT_TYPES, wrap
 
 
 def a(values, name):
@@ -21,14 +20,6 @@ def a(values, name):
 
 def ints(x):
     return [int(v) for v in np.asarray(x).astype(object).ravel()]
-
-
-def wrap(value, name):
-    n = dt.bitwidth(name)
-    value %= 1 << n
-    if dt.is_signed_int(name) and value >= 1 << (n - 1):
-        value -= 1 << n
-    return value
 
 
 # --- and.mlir, or.mlir, xor.mlir, not.mlir -----------------------------------------------------------

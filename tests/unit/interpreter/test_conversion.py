@@ -14,30 +14,7 @@ from stablehlo_py.interpreter import dtypes as dt
 from stablehlo_py.interpreter import semantics as S
 
 from stablehlo_py.errors import InterpreterError
-
-NARROW_FLOATS = [
-    "bf16",
-    "f16",
-    "f8E4M3FN",
-    "f8E5M2",
-    "f8E4M3FNUZ",
-    "f8E5M2FNUZ",
-    "f8E4M3B11FNUZ",
-    "f8E3M4",
-    "f8E4M3",
-    "f6E2M3FN",
-    "f6E3M2FN",
-    "f4E2M1FN",
-]
-
-
-def bits(x):
-    x = np.asarray(x)
-    return x.view(f"u{x.dtype.itemsize}").tolist()
-
-
-def f64bits(*hexes):
-    return np.array(hexes, dtype=np.uint64).view(np.float64)
+from tests.unit.interpreter.helpers import NARROW_FLOATS, bits, f64bits
 
 
 # --- convert: convert.mlir --------------------------------------------------------------------------
@@ -85,25 +62,11 @@ def test_float_to_int_truncates_saturates_and_maps_nan_to_zero():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert S.convert(x, "i32").tolist() == [
-            -1,
-            0,
-            2**31 - 1,
-            -(2**31),
-            3,
-            0,
-            2**31 - 1,
-            -(2**31),
+            -1, 0, 2**31 - 1, -(2**31), 3, 0, 2**31 - 1, -(2**31),
         ]
         assert S.convert(x, "ui8").tolist() == [0, 0, 255, 0, 3, 0, 255, 0]
         assert S.convert(x, "i64").tolist() == [
-            -1,
-            0,
-            2**63 - 1,
-            -(2**63),
-            3,
-            0,
-            2**63 - 1,
-            -(2**63),
+            -1, 0, 2**63 - 1, -(2**63), 3, 0, 2**63 - 1, -(2**63),
         ]
         assert S.convert(x, "ui64").tolist() == [0, 0, 2**64 - 1, 0, 3, 0, 2**64 - 1, 0]
         assert S.convert(x, "i4").astype(int).tolist() == [-1, 0, 7, -8, 3, 0, 7, -8]
@@ -194,71 +157,16 @@ def test_f32_to_narrow_float_agrees_with_ml_dtypes(value, name):
 
 # --- bitcast_convert: bitcast_convert.mlir, spec example --------------------------------------------
 
+# the 64 bits of 0x0123456789ABCDEF, least significant first, a byte a line
 PATTERN = [
-    True,
-    True,
-    True,
-    True,
-    False,
-    True,
-    True,
-    True,
-    True,
-    False,
-    True,
-    True,
-    False,
-    False,
-    True,
-    True,
-    True,
-    True,
-    False,
-    True,
-    False,
-    True,
-    False,
-    True,
-    True,
-    False,
-    False,
-    True,
-    False,
-    False,
-    False,
-    True,
-    True,
-    True,
-    True,
-    False,
-    False,
-    True,
-    True,
-    False,
-    True,
-    False,
-    True,
-    False,
-    False,
-    False,
-    True,
-    False,
-    True,
-    True,
-    False,
-    False,
-    False,
-    True,
-    False,
-    False,
-    True,
-    False,
-    False,
-    False,
-    False,
-    False,
-    False,
-    False,
+    True, True, True, True, False, True, True, True,
+    True, False, True, True, False, False, True, True,
+    True, True, False, True, False, True, False, True,
+    True, False, False, True, False, False, False, True,
+    True, True, True, False, False, True, True, False,
+    True, False, True, False, False, False, True, False,
+    True, True, False, False, False, True, False, False,
+    True, False, False, False, False, False, False, False,
 ]
 
 

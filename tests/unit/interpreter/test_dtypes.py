@@ -8,36 +8,14 @@ import pytest
 from stablehlo_py.interpreter import dtypes as dt
 
 from stablehlo_py.errors import NotSupportedError
+from tests.unit.interpreter.helpers import FLOAT_TYPES, INT_TYPES
 
 SPEC_ELEMENT_TYPES = [
     "i1",
-    "i2",
-    "i4",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "ui2",
-    "ui4",
-    "ui8",
-    "ui16",
-    "ui32",
-    "ui64",
-    "bf16",
-    "f16",
-    "f32",
-    "f64",
-    "f8E4M3FN",
-    "f8E5M2",
-    "f8E4M3FNUZ",
-    "f8E5M2FNUZ",
-    "f8E4M3B11FNUZ",
-    "f8E3M4",
-    "f8E4M3",
+    *INT_TYPES,
+    *FLOAT_TYPES[:11],
     "f8E8M0FNU",
-    "f6E2M3FN",
-    "f6E3M2FN",
-    "f4E2M1FN",
+    *FLOAT_TYPES[11:],
     "complex<f32>",
     "complex<f64>",
 ]

@@ -14,24 +14,7 @@ from stablehlo_py.interpreter import dtypes as dt
 from stablehlo_py.interpreter import semantics as S
 
 from stablehlo_py.errors import InterpreterError
-
-INT_TYPES = ["i2", "i4", "i8", "i16", "i32", "i64", "ui2", "ui4", "ui8", "ui16", "ui32", "ui64"]
-FLOAT_TYPES = [
-    "bf16",
-    "f16",
-    "f32",
-    "f64",
-    "f8E4M3FN",
-    "f8E5M2",
-    "f8E4M3FNUZ",
-    "f8E5M2FNUZ",
-    "f8E4M3B11FNUZ",
-    "f8E3M4",
-    "f8E4M3",
-    "f6E2M3FN",
-    "f6E3M2FN",
-    "f4E2M1FN",
-]
+from tests.unit.interpreter.helpers import FLOAT_TYPES, INT_TYPES, bits, f64bits, wrap
 
 
 def a(values, name):
@@ -43,26 +26,9 @@ def a(values, name):
     return np.array(values, dtype=np.float64 if dt.is_float(name) else None).astype(dtype)
 
 
-def bits(x):
-    x = np.asarray(x)
-    return x.view(f"u{x.dtype.itemsize}").tolist()
-
-
-def f64bits(*hexes):
-    return np.array(hexes, dtype=np.uint64).view(np.float64)
-
-
 def same_floats(got, expected):
     g, e = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     return bool(np.all((g == e) & (np.signbit(g) == np.signbit(e)) | (np.isnan(g) & np.isnan(e))))
-
-
-def wrap(value, name):
-    n = dt.bitwidth(name)
-    value %= 1 << n
-    if dt.is_signed_int(name) and value >= 1 << (n - 1):
-        value -= 1 << n
-    return value
 
 
 # --- integer arithmetic: add.mlir, subtract.mlir, multiply.mlir, negate.mlir -----------------------
@@ -304,43 +270,48 @@ def test_multiply_conformance_bf16_f16():
     assert bits(inf_times_zero) == [0x7E00]
 
 
+# the unary ops that keep a float operand's element type, and the binary ones
+FLOAT_UNARY = [
+    S.abs,
+    S.negate,
+    S.sign,
+    S.ceil,
+    S.floor,
+    S.round_nearest_afz,
+    S.round_nearest_even,
+    S.exponential,
+    S.exponential_minus_one,
+    S.log,
+    S.log_plus_one,
+    S.logistic,
+    S.sqrt,
+    S.rsqrt,
+    S.cbrt,
+    S.sine,
+    S.cosine,
+    S.tan,
+    S.tanh,
+]
+BINARY = [
+    S.add,
+    S.subtract,
+    S.multiply,
+    S.divide,
+    S.remainder,
+    S.power,
+    S.maximum,
+    S.minimum,
+    S.atan2,
+]
+
+
 @pytest.mark.parametrize("name", FLOAT_TYPES)
 def test_float_ops_keep_the_element_type(name):
     x = a([1.0, 2.0, 4.0], name)
     y = a([0.5, 1.0, 2.0], name)
-    for fn in (
-        S.add,
-        S.subtract,
-        S.multiply,
-        S.divide,
-        S.remainder,
-        S.maximum,
-        S.minimum,
-        S.power,
-        S.atan2,
-    ):
+    for fn in BINARY:
         assert fn(x, y).dtype == x.dtype, fn.__name__
-    for fn in (
-        S.abs,
-        S.negate,
-        S.sign,
-        S.ceil,
-        S.floor,
-        S.round_nearest_afz,
-        S.round_nearest_even,
-        S.exponential,
-        S.exponential_minus_one,
-        S.log,
-        S.log_plus_one,
-        S.logistic,
-        S.sqrt,
-        S.rsqrt,
-        S.cbrt,
-        S.sine,
-        S.cosine,
-        S.tan,
-        S.tanh,
-    ):
+    for fn in FLOAT_UNARY:
         assert fn(x).dtype == x.dtype, fn.__name__
     assert S.add(x, y).astype(np.float64).tolist() == [1.5, 3.0, 6.0]
     assert S.divide(y, x).astype(np.float64).tolist() == [0.5, 0.5, 0.5]
@@ -464,30 +435,12 @@ def test_maximum_minimum_floats_nan_wins_and_signed_zeros():
     lhs = np.array(F32_SPECIALS_L, np.uint32).view(np.float32)
     rhs = np.array(F32_SPECIALS_R, np.uint32).view(np.float32)
     assert bits(S.maximum(lhs, rhs)) == [
-        0xFF800000,
-        0xBF800000,
-        0x80000001,
-        0x80000000,
-        0,
-        1,
-        0x3F800000,
-        0x7F800000,
-        0x7F800000,
-        0x7F800000,
-        0x7FC00000,
+        0xFF800000, 0xBF800000, 0x80000001, 0x80000000, 0, 1,
+        0x3F800000, 0x7F800000, 0x7F800000, 0x7F800000, 0x7FC00000,
     ]
     assert bits(S.minimum(lhs, rhs)) == [
-        0xFF800000,
-        0xFF800000,
-        0xBF800000,
-        0x80000001,
-        0x80000000,
-        0,
-        1,
-        0x3F800000,
-        0x7F800000,
-        0xFF800000,
-        0x7FC00000,
+        0xFF800000, 0xFF800000, 0xBF800000, 0x80000001, 0x80000000, 0,
+        1, 0x3F800000, 0x7F800000, 0xFF800000, 0x7FC00000,
     ]
     nan_rhs = S.maximum(np.array([1.0]), np.array([np.nan]))
     assert math.isnan(nan_rhs[0])
@@ -668,41 +621,7 @@ def test_atan2():
 # --- shapes, dtypes, errors, warnings ----------------------------------------------------------------
 
 
-UNARY = [
-    S.abs,
-    S.negate,
-    S.sign,
-    S.ceil,
-    S.floor,
-    S.round_nearest_afz,
-    S.round_nearest_even,
-    S.exponential,
-    S.exponential_minus_one,
-    S.log,
-    S.log_plus_one,
-    S.logistic,
-    S.sqrt,
-    S.rsqrt,
-    S.cbrt,
-    S.sine,
-    S.cosine,
-    S.tan,
-    S.tanh,
-    S.is_finite,
-    S.real,
-    S.imag,
-]
-BINARY = [
-    S.add,
-    S.subtract,
-    S.multiply,
-    S.divide,
-    S.remainder,
-    S.power,
-    S.maximum,
-    S.minimum,
-    S.atan2,
-]
+UNARY = [*FLOAT_UNARY, S.is_finite, S.real, S.imag]
 
 
 @pytest.mark.parametrize("fn", UNARY + BINARY, ids=lambda f: f.__name__)
