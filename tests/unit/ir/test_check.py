@@ -7,21 +7,11 @@ import pytest
 from stablehlo_py.errors import ParseError, VerifyError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
+from tests.unit.ir.helpers import roundtrip as _roundtrip
 
 
 def _func(body: str, args: str) -> str:
     return f"func.func @f({args}) {{\n{body}\n  return\n}}\n"
-
-
-def _roundtrip(text: str) -> str:
-    m = parse(text, "t.mlir")
-    verify(m)
-    s = print_ir(m)
-    assert print_ir(parse(s, "printed.mlir")) == s
-    m2 = parse(print_ir(m, generic=True), "generic.mlir")
-    verify(m2)
-    assert print_ir(m2) == s
-    return s
 
 
 F = "tensor<2xf64>"

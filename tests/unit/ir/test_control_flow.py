@@ -10,19 +10,7 @@ import pytest
 from stablehlo_py.errors import ParseError, VerifyError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
-
-
-def roundtrip(text: str) -> str:
-    """Parse, verify, print; the printed text and the generic form both read back identically."""
-    m = parse(text, "t.mlir")
-    verify(m)
-    s = print_ir(m)
-    assert print_ir(parse(s, "printed.mlir")) == s
-    g = print_ir(m, generic=True)
-    m2 = parse(g, "generic.mlir")
-    verify(m2)
-    assert print_ir(m2) == s
-    return s
+from tests.unit.ir.helpers import roundtrip
 
 
 def verify_error(text: str) -> str:

@@ -21,25 +21,8 @@ from stablehlo_py.ir.op_attrs import (
 from stablehlo_py.ir.ops.elementwise import UNARY_WITH_ACCURACY
 from stablehlo_py.ir.types import TypeExtensionsAttr, UniformQuantizedType
 from stablehlo_py.ir.verify import verify
-
-
-def _func(args: str, body: str) -> str:
-    """A function around `body`; its arguments (`%a: T, %b: U`) are renamed %arg0, %arg1, ... as
-    the printer names them."""
-    n = iter(range(100))
-    args = re.sub(r"%\w+:", lambda _: f"%arg{next(n)}:", args)
-    return f"func.func @f({args}) {{\n{body}\n  return\n}}\n"
-
-
-def _roundtrip(args: str, line: str) -> str:
-    """Parse one op line, check pretty and generic round trips and verification; return its print."""
-    m = parse(_func(args, "  " + line))
-    verify(m)
-    text = print_ir(m)
-    assert print_ir(parse(text)) == text
-    generic = print_ir(m, generic=True)
-    assert print_ir(parse(generic)) == text
-    return next(x.strip() for x in text.splitlines() if "stablehlo." in x)
+from tests.unit.ir.helpers import func_renamed as _func
+from tests.unit.ir.helpers import roundtrip_line as _roundtrip
 
 
 ALGORITHM = (
