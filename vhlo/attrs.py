@@ -31,11 +31,17 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from stablehlo_py.vhlo.types import VhloType, format_f64
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
-from xdsl.ir import Attribute, Data, TypeAttribute
+from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py import specs
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
+from stablehlo_py.vhlo.attr_base import (
+    TypeExtensionsV1Attr,
+    VhloAttr,
+    _parse_fields,
+    is_vhlo,
+)
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -48,35 +54,6 @@ def _text(a: Attribute) -> str:
     if isinstance(a, TypeAttribute):
         return type_to_str(a)
     return attr_to_str(a)
-
-
-def is_vhlo(a: Attribute) -> bool:
-    """Whether an attribute or type belongs to the VHLO dialect."""
-    return a.name.startswith("vhlo.")
-
-
-class VhloAttr(Data[object]):
-    """Base of every VHLO attribute.  ``SPEC_NAME`` is its row in ``specs/types.toml``."""
-
-    SPEC_NAME: ClassVar[str]
-
-    @classmethod
-    def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("VHLO attributes are parsed by stablehlo_py.ir.text")
-
-    def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(self.mlir_text())
-
-    @classmethod
-    def spec(cls) -> specs.AttrSpec:
-        return specs.attr_spec(cls.SPEC_NAME)
-
-    def mlir_text(self) -> str:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
-
-    def children(self) -> tuple[Attribute, ...]:
-        """Nested types/attributes (checked recursively for version legality)."""
-        return ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -165,7 +142,7 @@ def enum(name: str, case: str) -> VhloEnumAttr:
 
 
 def _builtin_type_text(t: Attribute) -> str:
-    from stablehlo_py.vhlo.convert import to_builtin_type
+    from stablehlo_py.vhlo.convert_types import to_builtin_type
 
     from stablehlo_py.ir.text.printer import type_to_str
 
@@ -199,7 +176,7 @@ class IntegerV1Attr(VhloAttr):
 
     @staticmethod
     def parse_body(p: Parser) -> Attribute:
-        from stablehlo_py.vhlo.convert import to_vhlo_type
+        from stablehlo_py.vhlo.convert_types import to_vhlo_type
         from xdsl.dialects.builtin import IntegerAttr
 
         p.parse_literal("<")
@@ -249,7 +226,7 @@ class FloatV1Attr(VhloAttr):
         return (self.type,)
 
     def mlir_text(self) -> str:
-        from stablehlo_py.vhlo.convert import to_builtin_type
+        from stablehlo_py.vhlo.convert_types import to_builtin_type
 
         from stablehlo_py.ir.types import FLOAT_NAME
 
@@ -259,7 +236,7 @@ class FloatV1Attr(VhloAttr):
 
     @staticmethod
     def parse_body(p: Parser) -> Attribute:
-        from stablehlo_py.vhlo.convert import to_builtin_type
+        from stablehlo_py.vhlo.convert_types import to_builtin_type
 
         from stablehlo_py.ir.text import dense as dense_text
         from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
@@ -506,7 +483,7 @@ _INTS: dict[int, tuple[TensorV1Attr, tuple[int, ...]]] = {}
 
 def tensor_attr(dense: DenseIntOrFPElementsAttr) -> TensorV1Attr | None:
     """`#vhlo.tensor_v1<dense>`; None when the element type has no VHLO counterpart."""
-    from stablehlo_py.vhlo.convert import to_vhlo_type
+    from stablehlo_py.vhlo.convert_types import to_vhlo_type
 
     t = to_vhlo_type(dense.type)
     if t is None:
@@ -580,44 +557,8 @@ class TypeV1Attr(VhloAttr):
 # Structured attributes
 
 
-def _bounds_text(bounds: Sequence[int]) -> str:
-    return ", ".join("?" if b < 0 else str(b) for b in bounds)
-
-
-def _parse_int_or_q(p: Parser) -> int:
-    if p.try_literal("?"):
-        return -1
-    return p.parse_integer()
-
-
 def _parse_int_list(p: Parser) -> tuple[int, ...]:
     return tuple(p.parse_delimited("[", p.parse_integer, "]"))
-
-
-def _parse_fields(
-    p: Parser, what: str, fields: dict[str, object], optional: frozenset[str] = frozenset()
-) -> dict[str, object]:
-    """`<k = v, ...>` with the fields in the given order (a parse function per field); fields in
-    ``optional`` may be absent."""
-    out: dict[str, object] = {}
-    p.parse_literal("<")
-    first = True
-    for key, parse in fields.items():
-        save = p.pos
-        if not first and not p.try_literal(","):
-            if key in optional:
-                continue
-            p.parse_literal(",", f"in {what}")
-        if key in optional and not p.try_keyword(key):
-            p.pos = save
-            continue
-        if key not in optional:
-            p.parse_keyword(key)
-        p.parse_literal("=")
-        out[key] = parse(p)  # type: ignore[operator]
-        first = False
-    p.parse_literal(">", f"to close {what}")
-    return out
 
 
 def _of(kind: type[Attribute] | tuple[type[Attribute], ...], what: str):  # type: ignore[no-untyped-def]
@@ -644,30 +585,6 @@ def _array_of(kind: type[Attribute], what: str):  # type: ignore[no-untyped-def]
         return a
 
     return parse
-
-
-@irdl_attr_definition
-class TypeExtensionsV1Attr(VhloAttr):
-    """`#vhlo.type_extensions_v1<bounds = [16, ?]>` (the encoding of a bounded tensor type)."""
-
-    name = "vhlo.type_extensions_v1"
-    SPEC_NAME = "type_extensions_v1"
-
-    @property
-    def bounds(self) -> tuple[int, ...]:
-        return self.data  # type: ignore[return-value]
-
-    def mlir_text(self) -> str:
-        return f"#vhlo.type_extensions_v1<bounds = [{_bounds_text(self.bounds)}]>"
-
-    @staticmethod
-    def parse_body(p: Parser) -> Attribute:
-        f = _parse_fields(
-            p,
-            "#vhlo.type_extensions_v1",
-            {"bounds": lambda p: tuple(p.parse_delimited("[", lambda: _parse_int_or_q(p), "]"))},
-        )
-        return TypeExtensionsV1Attr(f["bounds"])
 
 
 @irdl_attr_definition

@@ -1,7 +1,8 @@
 """Builtin/StableHLO types and attributes <-> their VHLO counterparts (upstream's VhloTypeConverter
 and the generic `convertGeneric` of StablehloLegalizeToVhlo.cpp / VhloLegalizeToStablehlo.cpp).
 
-Tables first: element types by name, StableHLO enums by mnemonic.  Conversions are cached by the
+The types convert in ``vhlo.convert_types`` (below ``vhlo.attrs``, whose text needs them); this
+module re-exports them.  Tables first: StableHLO enums by mnemonic.  Conversions are cached by the
 (hashable, immutable) input, so a module with 100k ops converts each distinct type once.
 
 A conversion that has no VHLO counterpart returns ``None``; the passes turn that into a diagnostic
@@ -14,56 +15,43 @@ from typing import Any
 
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import stablehlo_text
-from stablehlo_py.vhlo import types as vt
+from stablehlo_py.vhlo.convert_types import (
+    _MISS,
+    FLOAT_TO_VHLO,
+    INT_WIDTHS,
+    NotVhlo,
+    _ByIdentity,
+    to_builtin_encoding,
+    to_builtin_type,
+    to_vhlo_encoding,
+    to_vhlo_type,
+)
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FloatAttr,
-    FunctionType,
-    IndexType,
     IntegerAttr,
     IntegerType,
-    MemRefType,
-    NoneAttr,
-    NoneType,
-    Signedness,
     StringAttr,
     SymbolRefAttr,
-    TensorType,
-    TupleType,
     UnitAttr,
-    UnrankedTensorType,
 )
 from xdsl.ir import Attribute, TypeAttribute
 
-from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
+from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.enums import ENUM_CLASSES as STABLEHLO_ENUMS
 from stablehlo_py.ir.enums import EnumAttr
 from stablehlo_py.ir.types import (
     FLOAT_NAME,
-    FLOAT_TYPES,
-    TOKEN,
-    QuantParams,
     TokenType,
     TypeExtensionsAttr,
-    UniformQuantizedType,
     integer_type,
-    tensor_type,
 )
 
 # --------------------------------------------------------------------------------------------
 # Tables
-
-FLOAT_TO_VHLO: dict[str, str] = {
-    name: ("tf31_v1" if name == "tf32" else f"{name}_v1") for name in FLOAT_TYPES
-}
-"""Builtin float type name -> VHLO type name (upstream spells tf32's VHLO type `tf31_v1`)."""
-
-INT_WIDTHS = (2, 4, 8, 16, 32, 64)
-"""Integer widths with a VHLO type (signless -> `iN_v1`, unsigned -> `uiN_v1`; i1 -> `bool_v1`)."""
 
 ENUM_TO_VHLO: dict[str, str] = {
     "comparison_direction": "comparison_direction_v1",
@@ -79,19 +67,6 @@ ENUM_TO_VHLO: dict[str, str] = {
 converted by the op pattern)."""
 
 VHLO_TO_ENUM = {v: k for k, v in ENUM_TO_VHLO.items()}
-
-_TO_VHLO: dict[Attribute, Attribute] = {}
-for _name, _t in FLOAT_TYPES.items():
-    _TO_VHLO[_t] = vt.SIMPLE[FLOAT_TO_VHLO[_name]]
-for _w in INT_WIDTHS:
-    _TO_VHLO[IntegerType(_w)] = vt.SIMPLE[f"i{_w}_v1"]
-    _TO_VHLO[IntegerType(_w, Signedness.UNSIGNED)] = vt.SIMPLE[f"ui{_w}_v1"]
-_TO_VHLO[IntegerType(1)] = vt.BOOL
-_TO_VHLO[IndexType()] = vt.INDEX
-_TO_VHLO[NoneType()] = vt.NONE
-_TO_VHLO[TOKEN] = vt.TOKEN
-_TO_BUILTIN: dict[Attribute, Attribute] = {v: k for k, v in _TO_VHLO.items()}
-_MISS = object()
 
 
 def _exact_classes() -> frozenset[type]:
@@ -128,243 +103,8 @@ EXACT_EQUALITY: frozenset[type] = _exact_classes()
 dense arrays, structs of integers and element types) and whose hash is cheap: a conversion of such
 attributes may be memoized by value.  (Not floats: ``0.0 == -0.0``; not dense elements: large.)"""
 
-# --------------------------------------------------------------------------------------------
-# Types
-
-
-class _ByIdentity:
-    """A conversion's results by the identity of its (immutable) input, in front of the caches
-    keyed by value: a program shares most of its types and attributes, and hashing a nested one
-    costs more than converting it once.  Each entry keeps its input alive, so an id is not reused
-    while it is cached; the table is cleared when it grows past ``limit``."""
-
-    __slots__ = ("limit", "table")
-
-    def __init__(self, limit: int = 100_000):
-        self.table: dict[int, tuple[Any, Any]] = {}
-        self.limit = limit
-
-    def get(self, a: Any) -> Any:
-        got = self.table.get(id(a))
-        if got is not None and got[0] is a:
-            return got[1]
-        return _MISS
-
-    def put(self, a: Any, value: Any) -> Any:
-        if len(self.table) >= self.limit:
-            self.table.clear()
-        self.table[id(a)] = (a, value)
-        return value
-
-
-_VHLO_TYPE_IDS = _ByIdentity()
-_BUILTIN_TYPE_IDS = _ByIdentity()
 _VHLO_ATTR_IDS = _ByIdentity()
 _BUILTIN_ATTR_IDS = _ByIdentity()
-
-
-def to_vhlo_type(t: Attribute) -> Attribute | None:
-    """The VHLO type of a builtin/StableHLO type, or None when VHLO has no counterpart."""
-    got = _VHLO_TYPE_IDS.get(t)
-    if got is not _MISS:
-        return got  # type: ignore[no-any-return]
-    return _VHLO_TYPE_IDS.put(t, _to_vhlo_type(t))  # type: ignore[no-any-return]
-
-
-def _to_vhlo_type(t: Attribute) -> Attribute | None:
-    got = _TO_VHLO.get(t, _MISS)
-    if got is not _MISS:
-        return got  # type: ignore[return-value]
-    v = _convert_type(t)
-    if v is not None:
-        _TO_VHLO[t] = v
-    return v
-
-
-def _convert_type(t: Attribute) -> Attribute | None:
-    if isinstance(t, vt.VhloType):
-        return t
-    if isinstance(t, TensorType):
-        elem = to_vhlo_type(t.element_type)
-        enc = t.encoding
-        venc: Attribute | None = None
-        if not isinstance(enc, NoneAttr):
-            venc = to_vhlo_encoding(enc)
-            if venc is None:
-                return None
-        return None if elem is None else vt.tensor_type(t.get_shape(), elem, venc)
-    if isinstance(t, UnrankedTensorType):
-        elem = to_vhlo_type(t.element_type)
-        return None if elem is None else vt.UnrankedTensorV1Type(elem)
-    if isinstance(t, ComplexType):
-        elem = to_vhlo_type(t.element_type)
-        return None if elem is None else vt.ComplexV1Type(elem)
-    if isinstance(t, TupleType):
-        items = [to_vhlo_type(x) for x in t.types.data]
-        return None if any(x is None for x in items) else vt.TupleV1Type(tuple(items))  # type: ignore[arg-type]
-    if isinstance(t, FunctionType):
-        ins = [to_vhlo_type(x) for x in t.inputs.data]
-        outs = [to_vhlo_type(x) for x in t.outputs.data]
-        if any(x is None for x in (*ins, *outs)):
-            return None
-        return vt.func_type(ins, outs)  # type: ignore[arg-type]
-    if isinstance(t, UniformQuantizedType):
-        q: QuantParams = t.params
-        storage = to_vhlo_type(q.storage_type)
-        expressed = to_vhlo_type(q.expressed_type)
-        if storage is None or expressed is None:
-            return None
-        params = vt.QuantParams(
-            1 if q.signed else 0,
-            storage,
-            expressed,
-            tuple(float(s) for s in q.scales),
-            tuple(int(z) for z in q.zero_points),
-            q.storage_min,
-            q.storage_max,
-            q.quantized_dimension,
-        )
-        return (
-            vt.QuantV1Type(params)
-            if q.quantized_dimension is None
-            else vt.QuantPerAxisV1Type(params)
-        )
-    if isinstance(t, MemRefType):
-        from xdsl.dialects.builtin import NoneAttr as _None
-
-        if not isinstance(t.layout, _None) or not isinstance(t.memory_space, _None):
-            return None
-        elem = to_vhlo_type(t.element_type)
-        return None if elem is None else vt.BufferV1Type((tuple(t.get_shape()), elem))
-    name = t.name
-    if name == "stablehlo.future" or (
-        isinstance(t, OpaqueType) and str(t.data).startswith("!stablehlo.future<")
-    ):
-        inner = _future_types(t)
-        if inner is None:
-            return None
-        items = [to_vhlo_type(x) for x in inner]
-        return None if any(x is None for x in items) else vt.FutureV1Type(tuple(items))  # type: ignore[arg-type]
-    if isinstance(t, OpaqueType) and str(t.data) == "!shape.witness":
-        return vt.SIMPLE["witness_v1"]
-    return None
-
-
-def _future_types(t: Attribute) -> list[Attribute] | None:
-    """The value types of a `!stablehlo.future<...>` in any representation (read from its text)."""
-    for attr_name in ("types", "value_types"):
-        v = getattr(t, attr_name, None)
-        if isinstance(v, (tuple, list)):
-            return list(v)
-        if isinstance(v, ArrayAttr):
-            return list(v.data)
-    from stablehlo_py.ir.dialects import default_registry
-    from stablehlo_py.ir.text.parser import Parser
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    text = type_to_str(t)
-    prefix = "!stablehlo.future<"
-    if not text.startswith(prefix):
-        return None
-    p = Parser(text, default_registry(), "<type>")
-    p.pos = len(prefix)
-    items = p.parse_comma_list(p.parse_type, ">")
-    p.parse_literal(">")
-    return items
-
-
-def to_vhlo_encoding(enc: Attribute) -> Attribute | None:
-    """A tensor encoding: VHLO encodings pass, `#stablehlo.bounds` -> `type_extensions_v1`."""
-    if va.is_vhlo(enc):
-        return enc
-    if isinstance(enc, TypeExtensionsAttr):
-        return va.TypeExtensionsV1Attr(tuple(enc.bounds))
-    if stablehlo_text.mnemonic_of(enc) in ("type_extensions", "bounds"):
-        try:
-            _, f = stablehlo_text.read(enc)
-        except stablehlo_text.StructTextError:
-            return None
-        return va.TypeExtensionsV1Attr(tuple(f["bounds"]))
-    return None
-
-
-class NotVhlo(Exception):
-    """A type or attribute expected to be VHLO is not (VHLO -> StableHLO on mixed input)."""
-
-
-def to_builtin_type(t: Attribute) -> Attribute:
-    """The builtin/StableHLO type of a VHLO type (non-VHLO types are returned unchanged)."""
-    got = _BUILTIN_TYPE_IDS.get(t)
-    if got is not _MISS:
-        return got  # type: ignore[no-any-return]
-    return _BUILTIN_TYPE_IDS.put(t, _to_builtin_type(t))  # type: ignore[no-any-return]
-
-
-def _to_builtin_type(t: Attribute) -> Attribute:
-    got = _TO_BUILTIN.get(t)
-    if got is not None:
-        return got
-    b = _convert_back(t)
-    _TO_BUILTIN[t] = b
-    return b
-
-
-def _convert_back(t: Attribute) -> Attribute:
-    if isinstance(t, vt.TensorV1Type):
-        enc = t.encoding
-        benc = None if enc is None else to_builtin_encoding(enc)
-        return tensor_type(to_builtin_type(t.element_type), tuple(t.shape), benc)
-    if isinstance(t, vt.UnrankedTensorV1Type):
-        return UnrankedTensorType(to_builtin_type(t.element_type))
-    if isinstance(t, vt.ComplexV1Type):
-        from xdsl.utils.exceptions import VerifyException
-
-        try:
-            return ComplexType(to_builtin_type(t.element_type))  # type: ignore[arg-type]
-        except VerifyException:  # complex of a tensor, a tuple ...
-            raise NotVhlo(f"no builtin counterpart for {t.mlir_text()}") from None
-    if isinstance(t, vt.TupleV1Type):
-        return TupleType(ArrayAttr(tuple(to_builtin_type(x) for x in t.types)))
-    if isinstance(t, vt.FuncV1Type):
-        return FunctionType.from_lists(
-            [to_builtin_type(x) for x in t.inputs], [to_builtin_type(x) for x in t.outputs]
-        )
-    if isinstance(t, (vt.QuantV1Type, vt.QuantPerAxisV1Type)):
-        q = t.params
-        storage = to_builtin_type(q.storage_type)
-        # `si8` storage reads back signless as the parser reads it; `ui8` stays unsigned
-        if isinstance(storage, IntegerType) and storage.signedness.data == Signedness.SIGNED:
-            storage = IntegerType(storage.width.data)
-        return UniformQuantizedType(
-            QuantParams(
-                storage,
-                q.storage_min,
-                q.storage_max,
-                to_builtin_type(q.expressed_type),
-                tuple(q.scales),
-                tuple(q.zero_points),
-                q.quantized_dimension,
-                bool(q.flags & 1),
-            )
-        )
-    if isinstance(t, vt.BufferV1Type):
-        return MemRefType(to_builtin_type(t.element_type), list(t.shape))
-    if isinstance(t, vt.FutureV1Type):
-        from stablehlo_py.ir.text.printer import type_to_str
-
-        inner = ", ".join(type_to_str(to_builtin_type(x)) for x in t.types)
-        return stablehlo_text.parse_type(f"!stablehlo.future<{inner}>")
-    if t == vt.SIMPLE["witness_v1"]:
-        return stablehlo_text.parse_type("!shape.witness")
-    if isinstance(t, vt.VhloType):
-        raise NotVhlo(f"no builtin counterpart for {t.mlir_text()}")
-    return t
-
-
-def to_builtin_encoding(enc: Attribute) -> Attribute:
-    if isinstance(enc, va.TypeExtensionsV1Attr):
-        return TypeExtensionsAttr(tuple(enc.bounds))
-    return enc
 
 
 # --------------------------------------------------------------------------------------------
