@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
 from xdsl.dialects.builtin import TensorType, TupleType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation
 
@@ -88,3 +89,13 @@ def check(c: Case) -> None:
     """The op's rule gives exactly ``want``."""
     got = [type_to_str(t) for t in infer_op(the_op(c))]
     assert got == list(c.want), f"{c.op}: inferred {got}, expected {list(c.want)}\n{c.program}"
+
+
+def cases_test(cases: list[Case]):  # type: ignore[no-untyped-def]
+    """The test that checks each of a family module's ``cases`` (the module's ``test_cases``)."""
+
+    @pytest.mark.parametrize("c", cases, ids=lambda c: c.id)
+    def test_cases(c: Case) -> None:
+        check(c)
+
+    return test_cases

@@ -15,7 +15,7 @@ from stablehlo_py.ir.infer import InferError, infer_op, rules
 from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from tests.conftest import CONFORMANCE
-from tests.unit.ir.infer.cases import Case, case, check, the_op
+from tests.unit.ir.infer.cases import Case, case, cases_test, check, the_op
 
 
 def op_of(text: str):
@@ -350,9 +350,7 @@ OTHER_CASES = [
 CASES += OTHER_CASES
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)
 
 
 @pytest.mark.parametrize(

@@ -9,18 +9,23 @@ import re
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, UnitAttr
 
 from stablehlo_py.errors import ParseError
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
-from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TokenType
 from tests.conftest import CONFORMANCE
-from tests.unit.ir.infer.cases import Case, case, check
-from tests.unit.ir.infer.helpers import first_op, infer_error, inferred
+from tests.unit.ir.infer.cases import Case, case, cases_test, check
+from tests.unit.ir.infer.helpers import (
+    agrees_with_declared,
+    first_op,
+    infer_check_chunks,
+    infer_error,
+    inferred,
+)
 
 OPS = (
     "stablehlo.replica_id",
@@ -260,34 +265,18 @@ def test_async_errors() -> None:
 
 
 # ----------------------------------------------------------------------------- differential
-def _check(op) -> None:
-    got = infer_op(op)
-    declared = [r.type for r in op.results]
-    assert types_compatible(got, declared), (op.name, got, declared)
-    for g, d in zip(got, declared):
-        if isinstance(d, TensorType) and all(s >= 0 for s in d.get_shape()):
-            assert g == d, (op.name, g, d)
-
-
 @pytest.mark.skipif(not (CONFORMANCE / "infer").is_dir(), reason="no conformance data")
 def test_infer_stablehlo_check_lines() -> None:
     text = Path(CONFORMANCE / "infer" / "infer_stablehlo.mlir").read_text()
     n = 0
     names = "|".join(re.escape(o) for o in OPS)
-    for chunk in text.split("// -----"):
-        m = re.search(rf'"({names})"', chunk)
-        want = re.search(r"// CHECK: types0 = (.*)", chunk)
-        if not m or not want or "hlo_test_infer" not in chunk:
-            continue
-        prog = re.sub(r".*hlo_test_infer.*\n", "", chunk)
-        prog = re.sub(r"func\.return %1.*\n", "func.return\n", prog)
-        prog = re.sub(r"\)\s*->[^{]*\{", ") {", prog, count=1)
+    for name, prog, want in infer_check_chunks(text, rf'"({names})"'):
         try:
-            op = first_op(prog, m.group(1))
+            op = first_op(prog, name)
         except ParseError:
             continue
-        _check(op)
-        assert type_to_str(infer_op(op)[0]) == want.group(1).strip(), m.group(1)
+        agrees_with_declared(op)
+        assert type_to_str(infer_op(op)[0]) == want.strip(), name
         n += 1
     assert n >= 4
 
@@ -311,7 +300,7 @@ def test_verify_suites_valid_ops_agree() -> None:
                 continue
             for op in m.walk():
                 if op.name in OPS:
-                    _check(op)
+                    agrees_with_declared(op)
                     n += 1
     assert n > 0
 
@@ -392,6 +381,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)

@@ -8,16 +8,21 @@ import re
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.dialects.builtin import IntegerType
 
 from stablehlo_py.errors import ParseError
 from stablehlo_py.ir import parse
-from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
-from stablehlo_py.ir.infer.shapes import ranked, types_compatible
+from stablehlo_py.ir.infer import InferError, infer_result_types
+from stablehlo_py.ir.infer.shapes import ranked
 from stablehlo_py.ir.types import TokenType
 from tests.conftest import CONFORMANCE
-from tests.unit.ir.infer.cases import Case, case, check
-from tests.unit.ir.infer.helpers import infer_error, inferred
+from tests.unit.ir.infer.cases import Case, case, cases_test, check
+from tests.unit.ir.infer.helpers import (
+    agrees_with_declared,
+    infer_check_chunks,
+    infer_error,
+    inferred,
+)
 
 OPS = (
     "stablehlo.if",
@@ -166,12 +171,7 @@ def _declared_vs_inferred(text: str) -> int:
     for op in parse(text).walk():
         if op.name not in OPS:
             continue
-        got = infer_op(op)
-        declared = [r.type for r in op.results]
-        assert types_compatible(got, declared), (op.name, got, declared)
-        for g, d in zip(got, declared):
-            if isinstance(d, TensorType) and all(s >= 0 for s in d.get_shape()):
-                assert g == d, (op.name, g, d)
+        agrees_with_declared(op)
         n += 1
     return n
 
@@ -192,20 +192,15 @@ def test_infer_stablehlo_check_lines() -> None:
     """infer_stablehlo.mlir's `types0 = ...` CHECK lines for the control flow ops."""
     text = Path(CONFORMANCE / "infer" / "infer_stablehlo.mlir").read_text()
     n = 0
-    for chunk in text.split("// -----"):
-        m = re.search(r'"(stablehlo\.(?:if|case|while|optimization_barrier))"', chunk)
-        want = re.search(r"// CHECK: types0 = (.*)", chunk)
-        if not m or not want or "hlo_test_infer" not in chunk:
-            continue
-        prog = re.sub(r".*hlo_test_infer.*\n", "", chunk)
-        prog = re.sub(r"func\.return %1.*\n", "func.return\n", prog)
-        prog = re.sub(r"\)\s*->[^{]*\{", ") {", prog, count=1)
+    for name, prog, want in infer_check_chunks(
+        text, r'"(stablehlo\.(?:if|case|while|optimization_barrier))"'
+    ):
         try:
-            got = inferred(prog, m.group(1))
+            got = inferred(prog, name)
         except ParseError:  # the chunk uses the test op's results further on
             continue
-        first = want.group(1).split(", types1 = ")[0].strip()
-        assert got[0] == first, (m.group(1), got, first)
+        first = want.split(", types1 = ")[0].strip()
+        assert got[0] == first, (name, got, first)
         n += 1
     assert n >= 3
 
@@ -284,6 +279,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)

@@ -15,7 +15,7 @@ from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
-from tests.unit.ir.infer.cases import Case, case, check
+from tests.unit.ir.infer.cases import Case, case, cases_test
 from tests.conftest import CONFORMANCE
 
 FAMILY = {
@@ -774,6 +774,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)

@@ -12,15 +12,15 @@ import re
 import pytest
 from xdsl.dialects.builtin import ComplexType, TupleType, UnrankedTensorType, f32, f64, i1, i32
 
-from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, has_rule, infer_op, infer_result_types
 from stablehlo_py.ir.infer.elementwise import COMPATIBLE_OPERANDS_AND_RESULT
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.ops.elementwise import BINARY, UNARY, UNARY_WITH_ACCURACY
 from stablehlo_py.ir.text.printer import type_to_str
-from stablehlo_py.ir.verify import verify
-from tests.unit.ir.infer.cases import Case, case, check
+from tests.unit.ir.infer.cases import Case, case, cases_test, check
+from tests.unit.ir.infer.helpers import line_verifies as verifies
+from tests.unit.ir.infer.helpers import line_verify_error as verify_error
 from tests.conftest import CONFORMANCE
 
 FAMILY = {f"stablehlo.{n}" for n in (*UNARY, *BINARY, *UNARY_WITH_ACCURACY)} | {"stablehlo.compare"}
@@ -37,17 +37,6 @@ def s(t) -> str:  # type: ignore[no-untyped-def]
 
 def infer(name: str, *types) -> list[str]:  # type: ignore[no-untyped-def]
     return [s(t) for t in infer_result_types(name, list(types))]
-
-
-def verify_error(args: str, line: str) -> str:
-    m = parse(f"func.func @f({args}) {{\n  {line}\n  return\n}}")
-    with pytest.raises(VerifyError) as e:
-        verify(m)
-    return str(e.value)
-
-
-def verifies(args: str, line: str) -> None:
-    verify(parse(f"func.func @f({args}) {{\n  {line}\n  return\n}}"))
 
 
 # ----------------------------------------------------------------------------- rule coverage
@@ -416,6 +405,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)

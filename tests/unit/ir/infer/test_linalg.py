@@ -4,6 +4,7 @@ bounded cases, upstream's error messages, and differential checks against upstre
 
 from __future__ import annotations
 
+import functools
 import glob
 import re
 from pathlib import Path
@@ -17,7 +18,8 @@ from stablehlo_py.ir.infer import InferError, has_rule, infer_op, infer_result_t
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TypeExtensionsAttr
-from tests.unit.ir.infer.cases import Case, case, check
+from tests.unit.ir.infer.cases import Case, case, cases_test
+from tests.unit.ir.infer.helpers import first_op, infer_error
 from tests.conftest import CONFORMANCE
 
 FAMILY = {
@@ -41,19 +43,12 @@ SHAPE_ONLY = {
 }
 
 
-def _op(text: str, name: str):  # type: ignore[no-untyped-def]
-    m = parse(text, allow_unregistered=True)
-    return next(op for op in m.walk() if op.name == name)
+_op = functools.partial(first_op, allow_unregistered=True)
+_error = functools.partial(infer_error, allow_unregistered=True)
 
 
 def _one(text: str, name: str) -> str:
     return type_to_str(infer_op(_op(text, name))[0])
-
-
-def _error(text: str, name: str) -> str:
-    with pytest.raises(InferError) as e:
-        infer_op(_op(text, name))
-    return e.value.message
 
 
 def t(s: str) -> TensorType:
@@ -579,6 +574,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)

@@ -11,14 +11,15 @@ import os
 import pytest
 from xdsl.dialects.builtin import UnrankedTensorType, f32, i8
 
-from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, has_rule, infer_op, infer_result_types
 from stablehlo_py.ir.infer.misc import constant_types_compatible
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.verify import verify
-from tests.unit.ir.infer.cases import Case, case, check
+from tests.unit.ir.infer.cases import Case, case, cases_test
+from tests.unit.ir.infer.helpers import line_verifies as verifies
+from tests.unit.ir.infer.helpers import line_verify_error as verify_error
 from tests.conftest import CONFORMANCE
 
 Q = "!quant.uniform<i8:f32, 5.000000e-01:-20>"
@@ -41,17 +42,6 @@ def _op(args: str, line: str, name: str):  # type: ignore[no-untyped-def]
 
 def infer_line(args: str, line: str, name: str) -> list[str]:
     return [s(t) for t in infer_op(_op(args, line, name))]
-
-
-def verify_error(args: str, line: str) -> str:
-    m = parse(f"func.func @f({args}) {{\n  {line}\n  return\n}}")
-    with pytest.raises(VerifyError) as e:
-        verify(m)
-    return str(e.value)
-
-
-def verifies(args: str, line: str) -> None:
-    verify(parse(f"func.func @f({args}) {{\n  {line}\n  return\n}}"))
 
 
 def test_rules_as_upstream() -> None:
@@ -275,6 +265,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)

@@ -4,6 +4,7 @@ expectations (infer_stablehlo.mlir's `types0 = ...` lines) and the conformance t
 
 from __future__ import annotations
 
+import functools
 import glob
 import re
 from pathlib import Path
@@ -12,10 +13,11 @@ import pytest
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir import parse
-from stablehlo_py.ir.infer import InferError, infer_op
+from stablehlo_py.ir.infer import infer_op
 from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
-from tests.unit.ir.infer.cases import Case, case, check
+from tests.unit.ir.infer.cases import Case, case, cases_test
+from tests.unit.ir.infer.helpers import first_op, infer_error, inferred
 from tests.conftest import CONFORMANCE
 
 FAMILY = {
@@ -27,19 +29,9 @@ FAMILY = {
 }
 
 
-def _op(text: str, name: str):  # type: ignore[no-untyped-def]
-    m = parse(text, allow_unregistered=True)
-    return next(op for op in m.walk() if op.name == name)
-
-
-def _infer(text: str, name: str) -> list[str]:
-    return [type_to_str(t) for t in infer_op(_op(text, name))]
-
-
-def _error(text: str, name: str) -> str:
-    with pytest.raises(InferError) as e:
-        infer_op(_op(text, name))
-    return e.value.message
+_op = functools.partial(first_op, allow_unregistered=True)
+_infer = functools.partial(inferred, allow_unregistered=True)
+_error = functools.partial(infer_error, allow_unregistered=True)
 
 
 # --------------------------------------------------------------------------------------- reduce
@@ -395,6 +387,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
-def test_cases(c: Case) -> None:
-    check(c)
+test_cases = cases_test(CASES)
