@@ -20,7 +20,7 @@ toolkit's -1) are MLIR's ``kDynamic`` (INT64_MIN) on the wire.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from collections.abc import Callable
 from typing import Any
 
 from stablehlo_py.serialization.mlirbc.builtin import (
@@ -34,28 +34,12 @@ from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from xdsl.dialects.builtin import ArrayAttr, IntegerType
 from xdsl.ir import Attribute, TypeAttribute
 
-from stablehlo_py.ir.attributes import OpaqueAttr, StructAttr
+from stablehlo_py.ir.attributes import OpaqueAttr
+from stablehlo_py.ir.attrs.catalog import STRUCTS
+from stablehlo_py.ir.attrs.result_accuracy import ResultAccuracyModeAttr
+from stablehlo_py.ir.attrs.struct import DescribedAttr, Description, Field
 from stablehlo_py.ir.enums import ENUM_CLASSES, EnumAttr
-from stablehlo_py.ir.gather_scatter_attrs import (
-    GatherDimensionNumbersAttr,
-    ScatterDimensionNumbersAttr,
-)
-from stablehlo_py.ir.op_attrs import (
-    ConvDimensionNumbersAttr,
-    DotAlgorithm,
-    DotAlgorithmAttr,
-    DotDimensionNumbersAttr,
-    OutputOperandAliasAttr,
-    ResultAccuracy,
-    ResultAccuracyAttr,
-    ResultAccuracyModeAttr,
-)
-from stablehlo_py.ir.ops.collectives import (
-    AxisRefAttr,
-    ChannelHandleAttr,
-    FutureType,
-    ReplicaGroupMeshAxesAttr,
-)
+from stablehlo_py.ir.future_type import FutureType
 from stablehlo_py.ir.types import (
     MLIR_DYNAMIC,
     QuantParams,
@@ -119,16 +103,11 @@ for (_d, _m), (_code, _first) in _ENUM_CODES.items():
     _cls = ResultAccuracyModeAttr if _m == "result_accuracy_mode" else ENUM_CLASSES[(_d, _m)]
     _ENUM_BY_CODE[(_d, _code)] = (_cls, _first)
 
-# Struct attributes written as their dataclass's fields in declaration order (upstream's order):
-# a tuple field is a list of dimensions, an int field one signed varint.
-_STRUCT_CODES: dict[type[StructAttr], int] = {
-    GatherDimensionNumbersAttr: GATHER_DIMENSION_NUMBERS,
-    ScatterDimensionNumbersAttr: SCATTER_DIMENSION_NUMBERS,
-    DotDimensionNumbersAttr: DOT_DIMENSION_NUMBERS,
-    ConvDimensionNumbersAttr: CONV_DIMENSION_NUMBERS,
-    OutputOperandAliasAttr: OUTPUT_OPERAND_ALIAS,
+# Struct attributes (stablehlo_py/ir/attrs): the kind code and fields of their descriptions, each
+# field written by the writer of its kind (below), in upstream's order (Description.bytecode_fields).
+_STRUCT_BY_CODE: dict[int, Description] = {
+    c.DESC.bytecode: c.DESC for c in STRUCTS if c.DESC.bytecode is not None
 }
-_STRUCT_BY_CODE = {code: cls for cls, code in _STRUCT_CODES.items()}
 
 
 # =============================================================================================
@@ -150,13 +129,33 @@ def _f64(bits: int) -> tuple[str, Any]:
     return ("ap", (64, bits))
 
 
-def _struct_entry(it: Interner, code: int, struct: Any) -> Entry:
-    """A struct attribute of ``_STRUCT_CODES``: its fields in declaration order, each a list of
-    dimensions (``writeSignedVarInts``) or one signed varint."""
-    items = [("v", code)]
-    for f in fields(struct):
-        v = getattr(struct, f.name)
-        items += _dims(v) if isinstance(v, tuple) else [_s(v)]
+def _sub_axis_info(it: Interner, v: tuple[int, int] | None) -> list[tuple[str, Any]]:
+    """A flag, then ``#stablehlo.sub_axis_info`` (kind 19) when there is one."""
+    if v is None:
+        return [("b", 0)]
+    return [("b", 1), ("A", it.attr(S, ("v", SUB_AXIS_INFO), _s(v[0]), _s(v[1])))]
+
+
+_FIELD_WRITERS: dict[str, Callable[[Interner, Any, Field], list[tuple[str, Any]]]] = {
+    "dims": lambda it, v, f: _dims(v),
+    "int": lambda it, v, f: [_s(v)],
+    "bool": lambda it, v, f: [("b", 1 if v else 0)],
+    "type": lambda it, v, f: [("T", type_entry(it, v))],
+    "f64": lambda it, v, f: [_f64(v)],
+    "enum": lambda it, v, f: [("A", _custom_entry(it, f.kind.enum.get_case(v)))],
+    "str": lambda it, v, f: [("str", v.encode("utf-8", "surrogateescape"))],
+    "attr": lambda it, v, f: [("A", attr_entry(it, v))],
+    "attrs": lambda it, v, f: [("v", len(v)), *(("A", attr_entry(it, x)) for x in v)],
+    "sub_axis_info": lambda it, v, f: _sub_axis_info(it, v),
+}
+"""Field kind (stablehlo_py.ir.attrs.struct.Kind.name) -> its items in upstream's bytecode."""
+
+
+def struct_entry(it: Interner, d: Description, data: Any) -> Entry:
+    """A described struct attribute: its kind code, then each field by the writer of its kind."""
+    items: list[tuple[str, Any]] = [("v", d.bytecode)]
+    for f in d.bytecode_fields:
+        items += _FIELD_WRITERS[f.kind.name](it, getattr(data, f.name), f)
     return it.attr(S, *items)
 
 
@@ -188,58 +187,10 @@ def _custom_entry(it: Interner, a: Attribute) -> Entry | None:
             return None
         code, first = got
         return it.attr(a.DIALECT, ("v", code), ("v", first + a.CASES.index(a.data)))
-    struct_code = _STRUCT_CODES.get(type(a))
-    if struct_code is not None:
-        return _struct_entry(it, struct_code, a.data)  # type: ignore[attr-defined]
-    if isinstance(a, ChannelHandleAttr):
-        return it.attr(S, ("v", CHANNEL_HANDLE), _s(a.handle), _s(a.channel_type))
+    if isinstance(a, DescribedAttr) and a.DESC.bytecode is not None:
+        return struct_entry(it, a.DESC, a.data)
     if isinstance(a, TypeExtensionsAttr):
         return it.attr(S, ("v", TYPE_EXTENSIONS), *_dims(a.bounds))
-    if isinstance(a, DotAlgorithmAttr):
-        al: DotAlgorithm = a.algorithm
-        return it.attr(
-            S,
-            ("v", DOT_ALGORITHM),
-            ("T", type_entry(it, al.lhs_precision_type)),
-            ("T", type_entry(it, al.rhs_precision_type)),
-            ("T", type_entry(it, al.accumulation_type)),
-            _s(al.lhs_component_count),
-            _s(al.rhs_component_count),
-            _s(al.num_primitive_operations),
-            ("b", 1 if al.allow_imprecise_accumulation else 0),
-        )
-    if isinstance(a, ResultAccuracyAttr):
-        ra: ResultAccuracy = a.accuracy
-        mode = _custom_entry(it, ResultAccuracyModeAttr(ra.mode))
-        return it.attr(
-            S,
-            ("v", RESULT_ACCURACY),
-            _f64(ra.atol_bits),
-            _f64(ra.rtol_bits),
-            _s(ra.ulps),
-            ("A", mode),
-        )
-    if isinstance(a, AxisRefAttr):
-        items: list[tuple[str, Any]] = [
-            ("v", AXIS_REF),
-            ("str", a.axis_name.encode("utf-8", "surrogateescape")),
-        ]
-        if a.sub_axis_info is None:
-            items.append(("b", 0))
-        else:
-            pre, size = a.sub_axis_info
-            items.append(("b", 1))
-            items.append(("A", it.attr(S, ("v", SUB_AXIS_INFO), _s(pre), _s(size))))
-        return it.attr(S, *items)
-    if isinstance(a, ReplicaGroupMeshAxesAttr):
-        axes = [("A", attr_entry(it, x)) for x in a.axes]
-        return it.attr(
-            S,
-            ("v", REPLICA_GROUP_MESH_AXES),
-            ("A", attr_entry(it, a.mesh)),
-            ("v", len(axes)),
-            *axes,
-        )
     if isinstance(a, OpaqueAttr) and str(a.data).startswith(_MESH_PREFIXES):
         return _mesh_entry(it, str(a.data))
     if isinstance(a, TokenType):
@@ -430,49 +381,56 @@ def decode(r: Reader, ctx: DecodeContext, dialect: str, is_type: bool) -> Attrib
         raise BytecodeError(f"invalid {dialect} attribute or type: {e}", pos) from None
 
 
+def _read_enum(ctx: DecodeContext, r: Reader, pos: int, f: Field, d: Description) -> str:
+    a = _attr(ctx, r, pos)
+    enum = f.kind.enum
+    if not isinstance(a, enum):
+        what, kind = d.mnemonic.replace("_", " "), enum.MNEMONIC.replace("_", " ")
+        raise BytecodeError(f"the {f.key} of a {what} is not a {kind}", pos)
+    return a.data  # type: ignore[no-any-return]
+
+
+def _read_sub_axis_info(ctx: DecodeContext, r: Reader, pos: int) -> tuple[int, int] | None:
+    if not _read_bool(r, pos):
+        return None
+    info = ctx.read_attr(r)
+    if not isinstance(info, _SubAxisInfo):
+        raise BytecodeError("the sub-axis info of an axis_ref is not a sub_axis_info", pos)
+    return (info.pre_size, info.size)
+
+
+_FieldReader = Callable[[DecodeContext, Reader, int, Field, Description], Any]
+_FIELD_READERS: dict[str, _FieldReader] = {
+    "dims": lambda ctx, r, pos, f, d: _read_dims(r),
+    "int": lambda ctx, r, pos, f, d: r.svarint(),
+    "bool": lambda ctx, r, pos, f, d: _read_bool(r, pos),
+    "type": lambda ctx, r, pos, f, d: _type(ctx, r, pos),
+    "f64": lambda ctx, r, pos, f, d: _read_f64(r),
+    "enum": _read_enum,
+    "str": lambda ctx, r, pos, f, d: ctx.read_str(r),
+    "attr": lambda ctx, r, pos, f, d: _attr(ctx, r, pos),
+    "attrs": lambda ctx, r, pos, f, d: tuple(
+        _attr(ctx, r, pos) for _ in range(r.count(1, f.key))
+    ),
+    "sub_axis_info": lambda ctx, r, pos, f, d: _read_sub_axis_info(ctx, r, pos),
+}
+"""Field kind -> its reader (the inverse of _FIELD_WRITERS)."""
+
+
+def decode_struct(r: Reader, ctx: DecodeContext, d: Description, pos: int) -> Attribute:
+    """A described struct attribute's fields (after its kind code), in upstream's order."""
+    values = {f.name: _FIELD_READERS[f.kind.name](ctx, r, pos, f, d) for f in d.bytecode_fields}
+    return d.attr.new(d.struct(**values))  # type: ignore[no-any-return]
+
+
 def _decode_stablehlo(r: Reader, ctx: DecodeContext, code: int, pos: int) -> Attribute:
-    struct_cls = _STRUCT_BY_CODE.get(code)
-    if struct_cls is not None:
-        struct = struct_cls.STRUCT
-        return struct_cls(
-            struct(
-                *(
-                    _read_dims(r) if isinstance(f.default, tuple) else r.svarint()
-                    for f in fields(struct)
-                )
-            )
-        )
-    if code == CHANNEL_HANDLE:
-        return ChannelHandleAttr(r.svarint(), r.svarint())
+    d = _STRUCT_BY_CODE.get(code)
+    if d is not None:
+        return decode_struct(r, ctx, d, pos)
     if code == TYPE_EXTENSIONS:
         return TypeExtensionsAttr(_read_dims(r))
-    if code == DOT_ALGORITHM:
-        ts = [_type(ctx, r, pos) for _ in range(3)]
-        counts = [r.svarint() for _ in range(3)]
-        return DotAlgorithmAttr(DotAlgorithm(*ts, *counts, _read_bool(r, pos)))  # type: ignore[arg-type]
-    if code == RESULT_ACCURACY:
-        atol, rtol, ulps = _read_f64(r), _read_f64(r), r.svarint()
-        mode = _attr(ctx, r, pos)
-        if not isinstance(mode, ResultAccuracyModeAttr):
-            raise BytecodeError("the mode of a result accuracy is not a result accuracy mode", pos)
-        from stablehlo_py.serialization.mlirbc.encoding import bits_f64
-
-        return ResultAccuracyAttr(bits_f64(atol), bits_f64(rtol), ulps, mode.data)
     if code == SUB_AXIS_INFO:
         return _SubAxisInfo(r.svarint(), r.svarint())  # type: ignore[return-value]
-    if code == AXIS_REF:
-        name = ctx.read_str(r)
-        sub = None
-        if _read_bool(r, pos):
-            info = ctx.read_attr(r)
-            if not isinstance(info, _SubAxisInfo):
-                raise BytecodeError("the sub-axis info of an axis_ref is not a sub_axis_info", pos)
-            sub = (info.pre_size, info.size)
-        return AxisRefAttr(name, sub)
-    if code == REPLICA_GROUP_MESH_AXES:
-        mesh = _attr(ctx, r, pos)
-        axes = [_attr(ctx, r, pos) for _ in range(r.count(1, "axes"))]
-        return ReplicaGroupMeshAxesAttr(mesh, axes)
     if code == MESH_AXIS:
         from stablehlo_py.ir.text.printer import string_literal
 

@@ -65,24 +65,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.ir.attrs.catalog import STRUCTS
+from stablehlo_py.ir.attrs.channel_handle import ChannelHandleAttr
+from stablehlo_py.ir.attrs.conv import ConvDimensionNumbersAttr
+from stablehlo_py.ir.attrs.output_operand_alias import OutputOperandAliasAttr
+from stablehlo_py.ir.attrs.result_accuracy import ResultAccuracyAttr
 from stablehlo_py.ir.enums import ENUM_CLASSES, EnumAttr
-from stablehlo_py.ir.gather_scatter_attrs import (
-    GatherDimensionNumbers,
-    GatherDimensionNumbersAttr,
-    ScatterDimensionNumbers,
-    ScatterDimensionNumbersAttr,
-)
-from stablehlo_py.ir.op_attrs import (
-    ConvDimensionNumbers,
-    ConvDimensionNumbersAttr,
-    DotAlgorithm,
-    DotAlgorithmAttr,
-    DotDimensionNumbers,
-    DotDimensionNumbersAttr,
-    OutputOperandAlias,
-    OutputOperandAliasAttr,
-    ResultAccuracyAttr,
-)
 from stablehlo_py.ir.ops import base
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import tensor_type
@@ -258,56 +246,85 @@ def _enum(cls: type[EnumAttr]) -> Converter:
     return conv
 
 
-def _struct(
-    attr_cls: type, data_cls: type, build: Callable[[Any], Attribute] | None = None
+def _field_bool(x: Any, name: str) -> bool:
+    if not isinstance(x, bool):
+        raise Bad(f"expects {name} to be a bool")
+    return x
+
+
+def _field_type(x: Any, name: str) -> Attribute:
+    from stablehlo_py.builder.types import element_type_of
+
+    return element_type_of(x)
+
+
+_FIELD_CONVERTERS: dict[str, Callable[[Any, str], Any]] = {
+    "dims": lambda x, name: _ints(x, f"{name} to be a sequence of ints"),
+    "int": lambda x, name: _int(x, f"{name} to be an int"),
+    "bool": _field_bool,
+    "type": _field_type,
+}
+"""A struct field's kind (stablehlo_py.ir.attrs.struct.Kind.name) -> its value from Python; a
+field of another kind takes its value as given."""
+
+
+def _as_is(x: Any, name: str) -> Any:
+    return x
+
+
+def struct_converter(
+    attr_cls: type, data_cls: type | None = None, fields_: tuple[tuple[str, str], ...] = ()
 ) -> Converter:
-    names = [f.name for f in fields(data_cls)]
+    """A struct attribute from a dict of its fields (or from its value): a described attribute's
+    value class, fields and kinds come from its description (stablehlo_py.ir.attrs); another's are
+    ``data_cls`` and ``fields_`` ((name, kind) pairs)."""
+    make: Callable[[Any], Attribute] = attr_cls
+    if data_cls is None:
+        d = attr_cls.DESC  # type: ignore[attr-defined]
+        data_cls, make = d.struct, attr_cls.new  # type: ignore[attr-defined]
+        fields_ = tuple((f.name, f.kind.name) for f in d.fields)
+    names = [n for n, _ in fields_]
+    convs = [(n, _FIELD_CONVERTERS.get(k, _as_is)) for n, k in fields_]
 
     def conv(v: Any, ctx: Ctx) -> Attribute:
         if isinstance(v, data_cls):
-            return attr_cls(v)
+            return make(v)
         if not isinstance(v, Mapping):
             raise Bad(f"expects a dict with keys among {', '.join(names)}")
         unknown = [k for k in v if k not in names]
         if unknown:
             raise Bad(f"has no field {unknown[0]!r} (fields: {', '.join(names)})")
-        vals: dict[str, Any] = {}
-        for f in fields(data_cls):
-            if f.name not in v:
-                continue
-            x = v[f.name]
-            if f.type in ("tuple[int, ...]",) or isinstance(f.default, tuple):
-                vals[f.name] = _ints(x, f"{f.name} to be a sequence of ints")
-            elif f.type in ("int",):
-                vals[f.name] = _int(x, f"{f.name} to be an int")
-            elif f.type in ("bool",):
-                if not isinstance(x, bool):
-                    raise Bad(f"expects {f.name} to be a bool")
-                vals[f.name] = x
-            elif f.type == "Attribute":
-                from stablehlo_py.builder.types import element_type_of
-
-                vals[f.name] = element_type_of(x)
-            else:
-                vals[f.name] = x
+        vals = {n: c(v[n], n) for n, c in convs if n in v}
         try:
-            return attr_cls(data_cls(**vals))
+            return make(data_cls(**vals))
         except TypeError as e:
             raise Bad(f"is incomplete: {e}") from None
 
     return conv
 
 
+_CONV = struct_converter(ConvDimensionNumbersAttr)
+
+
+_OWN_SYNTAX = (ConvDimensionNumbersAttr, ResultAccuracyAttr, ChannelHandleAttr)
+"""Described structs whose converter also takes a shorter value than a dict: conv's short form, an
+accuracy's mode name, a channel's handle (channel_handle is a kind by name, in _BY_NAME)."""
+
+
 def _conv_dims(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, str) and not v.lstrip().startswith("#"):
         return _text(ctx.syntax, f"#stablehlo.conv<{v}>")  # type: ignore[arg-type]
-    return _struct(ConvDimensionNumbersAttr, ConvDimensionNumbers)(v, ctx)
+    return _CONV(v, ctx)
 
 
 def _ragged_dot_dims() -> Converter:
     from stablehlo_py.ir.ops.chlo import RaggedDotDimensionNumbersAttr, RaggedDotDims
 
-    return _struct(RaggedDotDimensionNumbersAttr, RaggedDotDims)
+    return struct_converter(
+        RaggedDotDimensionNumbersAttr,
+        RaggedDotDims,
+        tuple((f.name, "dims") for f in fields(RaggedDotDims)),
+    )
 
 
 def _accuracy(v: Any, ctx: Ctx) -> Attribute:
@@ -368,13 +385,11 @@ def _infeed_layout(v: Any, ctx: Ctx) -> Attribute:
 def _aliases(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, Sequence) or isinstance(v, str):
         raise Bad("expects a sequence of output-operand aliases (dicts)")
-    conv = _struct(OutputOperandAliasAttr, OutputOperandAlias)
+    conv = _BY_CLASS[OutputOperandAliasAttr]
     return ArrayAttr([conv(x, ctx) for x in v])
 
 
 def _channel_handle(v: Any, ctx: Ctx) -> Attribute:
-    from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
-
     if isinstance(v, Mapping):
         return ChannelHandleAttr(_int(v.get("handle", 0)), _int(v.get("type", 0)))
     if isinstance(v, tuple) and len(v) == 2:
@@ -428,11 +443,8 @@ _BY_PARSE: dict[Any, Converter] = {base._dense_i64_array_parse: _i64_array}
 
 _BY_CLASS: dict[type, Converter] = {
     FloatAttr: _float,
-    DotDimensionNumbersAttr: _struct(DotDimensionNumbersAttr, DotDimensionNumbers),
-    GatherDimensionNumbersAttr: _struct(GatherDimensionNumbersAttr, GatherDimensionNumbers),
-    ScatterDimensionNumbersAttr: _struct(ScatterDimensionNumbersAttr, ScatterDimensionNumbers),
+    **{c: struct_converter(c) for c in STRUCTS if c not in _OWN_SYNTAX},
     ConvDimensionNumbersAttr: _conv_dims,
-    DotAlgorithmAttr: _struct(DotAlgorithmAttr, DotAlgorithm),
     ResultAccuracyAttr: _accuracy,
     StringAttr: _string,
 }

@@ -179,12 +179,20 @@ _META = "stablehlo_py.struct"
 
 
 def field(
-    kind: Kind, default: Any = REQUIRED, *, printed: str = ALWAYS, vhlo: str | None = None
+    kind: Kind,
+    default: Any = REQUIRED,
+    *,
+    printed: str = ALWAYS,
+    key: str | None = None,
+    vhlo: str | None = None,
+    required: bool = False,
 ) -> Any:
-    """A described dataclass field: its kind, default (none: required), when it is printed and its
-    flat VHLO attribute's name where VHLO names it otherwise."""
+    """A described dataclass field: its kind, default (none: required), when it is printed, upstream's
+    name for it where the Python field is named otherwise (``key``: result_accuracy's ``atol`` is the
+    field ``atol_bits``), its flat VHLO attribute's name where VHLO names it otherwise, and whether
+    text must give it although it has a default (``required``: result_accuracy's ``mode``)."""
     assert printed in (ALWAYS, NONEMPTY, NONDEFAULT), printed
-    meta = {_META: (kind, printed, vhlo)}
+    meta = {_META: (kind, printed, key, vhlo, required)}
     if default is REQUIRED:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -193,16 +201,17 @@ def field(
 @dataclass(frozen=True, eq=False)
 class Field:
     name: str
+    """The dataclass field."""
+    key: str
+    """Upstream's name of the parameter (in text, and in VHLO unless ``vhlo`` says otherwise)."""
     kind: Kind
     default: Any
     """REQUIRED when the field has none."""
     printed: str
     vhlo: str
     """The flat VHLO attribute holding this field where VHLO flattens the struct (vhlo/flattened.py)."""
-
-    @property
-    def required(self) -> bool:
-        return self.default is REQUIRED
+    required: bool
+    """Text must give it (it has no default, or it is declared so)."""
 
     def is_printed(self, v: Any) -> bool:
         p = self.printed
@@ -240,26 +249,26 @@ class KeywordList:
 
     def parse_entries(self, d: Description, p: Parser) -> Any:
         """The entries and the closing `>` (after `<` and whatever the syntax reads before them)."""
-        kinds = d.kinds
+        by_key = d.by_key
         values: dict[str, Any] = {}
         if not p.try_literal(">"):
             while True:
                 p.ws()
                 pos = p.pos
                 key = p.parse_keyword() if self.keyword_keys else p.try_bare_id()
-                kind = kinds.get(key)  # type: ignore[arg-type]
-                if kind is None:
-                    names = list(kinds)
+                f = by_key.get(key)  # type: ignore[arg-type]
+                if f is None:
+                    names = list(by_key)
                     p.error(
                         self.unknown.format(
                             what=d.what, key=key, keys=_ticked(names), names=", ".join(names)
                         ),
                         pos,
                     )
-                if key in values:
+                if f.name in values:
                     p.error(self.duplicate.format(what=d.what, key=key), pos)
                 p.parse_literal("=")
-                values[key] = kind.parse(p)  # type: ignore[index]
+                values[f.name] = f.kind.parse(p)
                 if not p.try_literal(","):
                     p.parse_literal(">", f"to close {d.what}")
                     break
@@ -267,7 +276,7 @@ class KeywordList:
                     break
         for f in d.required:
             if f.name not in values:
-                p.error(self.missing.format(what=d.what, key=f.name))
+                p.error(self.missing.format(what=d.what, key=f.key))
         return d.struct(**values)
 
 
@@ -285,7 +294,7 @@ class FixedOrder:
         for i, f in enumerate(d.fields):
             if i:
                 p.parse_literal(",")
-            p.parse_keyword(f.name)
+            p.parse_keyword(f.key)
             p.parse_literal("=")
             values.append(f.kind.parse(p))
         p.parse_literal(">", f"to close {d.what}")
@@ -300,10 +309,10 @@ PARSE_STRUCT = KeywordList()
 def entries_text(d: Description, data: Any) -> str:
     """`a = 1, b = [2]`: the printed fields in declaration order."""
     parts = []
-    for name, text, f in d.printers:
+    for name, key, text, f in d.printers:
         v = getattr(data, name)
         if f is None or f.is_printed(v):
-            parts.append(f"{name} = {text(v)}")
+            parts.append(f"{key} = {text(v)}")
     return ", ".join(parts)
 
 
@@ -325,38 +334,43 @@ class Description:
     verify: Callable[[Any], str | None] | None
     what: str = dataclasses.field(init=False)
     """`#stablehlo.<mnemonic>` (the attribute's name), as messages name it."""
-    kinds: dict[str, Kind] = dataclasses.field(init=False)
+    by_key: dict[str, Field] = dataclasses.field(init=False)
+    """The fields by upstream's name, in declaration order."""
     required: tuple[Field, ...] = dataclasses.field(init=False)
-    printers: tuple[tuple[str, Callable[[Any], str], Field | None], ...] = dataclasses.field(
+    printers: tuple[tuple[str, str, Callable[[Any], str], Field | None], ...] = dataclasses.field(
         init=False
     )
-    """(name, text, the field when it is not always printed), in declaration order."""
+    """(name, key, text, the field when it is not always printed), in declaration order."""
 
     def __post_init__(self) -> None:
         init = object.__setattr__  # a frozen dataclass's derived fields
         init(self, "what", "#" + self.attr.name)
-        init(self, "kinds", {f.name: f.kind for f in self.fields})
+        init(self, "by_key", {f.key: f for f in self.fields})
         init(self, "required", tuple(f for f in self.fields if f.required))
         printers = tuple(
-            (f.name, f.kind.text, None if f.printed is ALWAYS else f) for f in self.fields
+            (f.name, f.key, f.kind.text, None if f.printed is ALWAYS else f) for f in self.fields
         )
         init(self, "printers", printers)
 
-    def field(self, name: str) -> Field:
-        return next(f for f in self.fields if f.name == name)
-
     def values(self, data: Any) -> dict[str, Any]:
-        """The fields of a value, by name, in declaration order."""
-        return {f.name: getattr(data, f.name) for f in self.fields}
+        """The fields of a value by upstream's name (``key``), in declaration order."""
+        return {f.key: getattr(data, f.name) for f in self.fields}
+
+    def build(self, **values: Any) -> Any:
+        """The attribute of the fields given by upstream's name (the others take their defaults)."""
+        by_key = self.by_key
+        return self.attr.new(self.struct(**{by_key[k].name: v for k, v in values.items()}))
 
 
 def struct_fields(struct_cls: type) -> tuple[Field, ...]:
     """The described fields of a dataclass declared with :func:`field`."""
     out = []
     for f in dataclasses.fields(struct_cls):
-        kind, printed, vhlo = f.metadata[_META]
+        kind, printed, key, vhlo, required = f.metadata[_META]
         default = f.default if f.default is not MISSING else REQUIRED
-        out.append(Field(f.name, kind, default, printed, vhlo or f.name))
+        key = key or f.name
+        required = required or default is REQUIRED
+        out.append(Field(f.name, key, kind, default, printed, vhlo or key, required))
     return tuple(out)
 
 

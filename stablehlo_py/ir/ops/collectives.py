@@ -14,7 +14,6 @@ generically. `replica_id` and `partition_id` print `stablehlo.replica_id : tenso
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -25,9 +24,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Operation, TypeAttribute
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
-    irdl_attr_definition,
     operand_def,
     region_def,
     result_def,
@@ -38,7 +36,13 @@ from xdsl.irdl import (
 from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from stablehlo_py.ir.attributes import MlirTextData
+from stablehlo_py.ir.attrs.axis_ref import AxisRef, AxisRefAttr  # noqa: F401  (re-exported)
+from stablehlo_py.ir.attrs.channel_handle import ChannelHandle, ChannelHandleAttr  # noqa: F401
+from stablehlo_py.ir.attrs.replica_group_mesh_axes import (  # noqa: F401  (re-exported)
+    MeshAxes,
+    ReplicaGroupMeshAxesAttr,
+)
+from stablehlo_py.ir.attrs.struct import register_parsers
 from stablehlo_py.ir.future_type import FutureType
 from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops import ods_types as ods
@@ -71,170 +75,11 @@ if TYPE_CHECKING:
 
 
 # --------------------------------------------------------------------------------- attributes
-_AttrData = MlirTextData
-
-
-@dataclass(frozen=True)
-class ChannelHandle:
-    handle: int
-    type: int  # xla::ChannelHandle::ChannelType: 1 DEVICE_TO_DEVICE, 2 DEVICE_TO_HOST, 3 HOST_TO_DEVICE
-
-
-@irdl_attr_definition
-class ChannelHandleAttr(_AttrData):
-    """`#stablehlo.channel_handle<handle = 1, type = 0>`: a channel id and its type (spec `channel_id`)."""
-
-    name = "stablehlo.channel_handle"
-
-    def __init__(self, handle: int, type_: int) -> None:
-        super().__init__(ChannelHandle(int(handle), int(type_)))
-
-    @property
-    def handle(self) -> int:
-        return self.data.handle  # type: ignore[attr-defined]
-
-    @property
-    def channel_type(self) -> int:
-        return self.data.type  # type: ignore[attr-defined]
-
-    def mlir_text(self) -> str:
-        return f"#stablehlo.channel_handle<handle = {self.handle}, type = {self.channel_type}>"
-
-
-def _parse_struct(p: Parser, what: str, fields: dict[str, object]) -> dict[str, object]:
-    """`<key = value, ...>` with each key at most once, in any order (upstream's parseStruct);
-    `fields` maps a key to its value parser."""
-    p.parse_literal("<", f"to open {what}")
-    seen: dict[str, object] = {}
-
-    def one() -> None:
-        p.ws()
-        pos = p.pos
-        key = p.parse_keyword()
-        if key not in fields:
-            p.error(f"unknown field '{key}' in {what} (expected one of {', '.join(fields)})", pos)
-        if key in seen:
-            p.error(f"field '{key}' given twice in {what}", pos)
-        p.parse_literal("=")
-        seen[key] = fields[key]()  # type: ignore[operator]
-
-    p.parse_comma_list(one, ">")
-    p.parse_literal(">", f"to close {what}")
-    return seen
-
-
+# channel_handle, axis_ref and replica_group_mesh_axes are described in stablehlo_py/ir/attrs/.
 CHANNEL_HANDLE = AttrSyntax(
     ChannelHandleAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
 )
 """ODS `StableHLO_ChannelHandle` (its summary is in ods_types.ATTR_SUMMARIES)."""
-
-
-def parse_channel_handle(p: Parser) -> Attribute:
-    got = _parse_struct(
-        p, "#stablehlo.channel_handle", {"handle": p.parse_integer, "type": p.parse_integer}
-    )
-    return ChannelHandleAttr(int(got.get("handle", 0)), int(got.get("type", 0)))  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class AxisRef:
-    name: str
-    sub_axis_info: tuple[int, int] | None  # (pre_size, size)
-
-
-@irdl_attr_definition
-class AxisRefAttr(_AttrData):
-    """`#stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>`: a mesh axis, or a sub-axis of it."""
-
-    name = "stablehlo.axis_ref"
-
-    def __init__(self, axis_name: str, sub_axis_info: tuple[int, int] | None = None) -> None:
-        super().__init__(
-            AxisRef(axis_name, None if sub_axis_info is None else tuple(sub_axis_info))
-        )  # type: ignore[arg-type]
-
-    @property
-    def axis_name(self) -> str:
-        return self.data.name  # type: ignore[attr-defined]
-
-    @property
-    def sub_axis_info(self) -> tuple[int, int] | None:
-        return self.data.sub_axis_info  # type: ignore[attr-defined]
-
-    def mlir_text(self) -> str:
-        from stablehlo_py.ir.text.printer import string_literal
-
-        text = f"#stablehlo.axis_ref<name = {string_literal(self.axis_name)}"
-        if self.sub_axis_info is not None:
-            pre, size = self.sub_axis_info
-            text += f", sub_axis_info = ({pre}){size}"
-        return text + ">"
-
-
-def _parse_sub_axis_info(p: Parser) -> tuple[int, int]:
-    p.parse_literal("(")
-    pre = p.parse_integer()
-    p.parse_literal(")")
-    return (pre, p.parse_integer())
-
-
-def parse_axis_ref(p: Parser) -> Attribute:
-    got = _parse_struct(
-        p,
-        "#stablehlo.axis_ref",
-        {
-            "name": lambda: p.parse_string("an axis name"),
-            "sub_axis_info": lambda: _parse_sub_axis_info(p),
-        },
-    )
-    if "name" not in got:
-        p.error("#stablehlo.axis_ref needs a 'name'")
-    return AxisRefAttr(got["name"], got.get("sub_axis_info"))  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class MeshAxes:
-    mesh: Attribute
-    axes: tuple[Attribute, ...]
-
-
-@irdl_attr_definition
-class ReplicaGroupMeshAxesAttr(_AttrData):
-    """`#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<...>, ...]>`:
-    replica groups named by the axes of a mesh instead of listed device ids."""
-
-    name = "stablehlo.replica_group_mesh_axes"
-
-    def __init__(self, mesh: Attribute, axes: tuple[Attribute, ...] | list[Attribute]) -> None:
-        super().__init__(MeshAxes(mesh, tuple(axes)))
-
-    @property
-    def mesh(self) -> Attribute:
-        return self.data.mesh  # type: ignore[attr-defined]
-
-    @property
-    def axes(self) -> tuple[Attribute, ...]:
-        return self.data.axes  # type: ignore[attr-defined]
-
-    def mlir_text(self) -> str:
-        from stablehlo_py.ir.text.printer import attr_to_str
-
-        axes = ", ".join(attr_to_str(a) for a in self.axes)
-        return (
-            f"#stablehlo.replica_group_mesh_axes<mesh = {attr_to_str(self.mesh)}, axes = [{axes}]>"
-        )
-
-
-def parse_replica_group_mesh_axes(p: Parser) -> Attribute:
-    def axes() -> list[Attribute]:
-        return p.parse_delimited("[", p.parse_attribute, "]")
-
-    got = _parse_struct(
-        p, "#stablehlo.replica_group_mesh_axes", {"mesh": p.parse_attribute, "axes": axes}
-    )
-    if "mesh" not in got:
-        p.error("#stablehlo.replica_group_mesh_axes needs a 'mesh'")
-    return ReplicaGroupMeshAxesAttr(got["mesh"], got.get("axes", []))  # type: ignore[arg-type]
 
 
 def parse_future_type(p: Parser) -> Attribute:
@@ -246,9 +91,7 @@ def parse_future_type(p: Parser) -> Attribute:
 
 def register(reg: Registry) -> None:
     reg.type_parsers["stablehlo.future"] = parse_future_type
-    reg.attr_parsers["stablehlo.channel_handle"] = parse_channel_handle
-    reg.attr_parsers["stablehlo.axis_ref"] = parse_axis_ref
-    reg.attr_parsers["stablehlo.replica_group_mesh_axes"] = parse_replica_group_mesh_axes
+    register_parsers(reg, (ChannelHandleAttr, AxisRefAttr, ReplicaGroupMeshAxesAttr))
 
 
 # ------------------------------------------------------------------------------ verification

@@ -37,6 +37,9 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
+from stablehlo_py.ir.attrs.conv import ConvDimensionNumbersAttr, conv_dims_text, parse_conv_dims
+from stablehlo_py.ir.attrs.dot import DotDimensionNumbers, DotDimensionNumbersAttr
+from stablehlo_py.ir.attrs.dot_algorithm import DotAlgorithmAttr, dot_algorithm_error
 from stablehlo_py.ir.enums import (
     FftTypeAttr,
     PrecisionAttr,
@@ -55,15 +58,6 @@ from stablehlo_py.ir.infer.linalg import (
     verify_rng_bit_generator,
 )
 from stablehlo_py.ir.infer.shapes import element_type_compatible
-from stablehlo_py.ir.op_attrs import (
-    ConvDimensionNumbersAttr,
-    DotAlgorithmAttr,
-    DotDimensionNumbers,
-    DotDimensionNumbersAttr,
-    conv_dims_text,
-    dot_algorithm_error,
-    parse_conv_dims,
-)
 from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ARRAY_ATTR,
