@@ -258,11 +258,28 @@ def _field_type(x: Any, name: str) -> Attribute:
     return element_type_of(x)
 
 
+def _field_attrs(x: Any, name: str) -> tuple[Attribute, ...]:
+    if not isinstance(x, Sequence) or not all(isinstance(a, Attribute) for a in x):
+        raise Bad(f"expects {name} to be a sequence of attributes")
+    return tuple(x)
+
+
+def _field_sub_axis_info(x: Any, name: str) -> tuple[int, ...] | None:
+    if x is None:
+        return None
+    v = _ints(x, f"{name} to be None or (pre_size, size)")
+    if len(v) != 2:
+        raise Bad(f"expects {name} to be None or (pre_size, size)")
+    return v
+
+
 _FIELD_CONVERTERS: dict[str, Callable[[Any, str], Any]] = {
     "dims": lambda x, name: _ints(x, f"{name} to be a sequence of ints"),
     "int": lambda x, name: _int(x, f"{name} to be an int"),
     "bool": _field_bool,
     "type": _field_type,
+    "attrs": _field_attrs,
+    "sub_axis_info": _field_sub_axis_info,
 }
 """A struct field's kind (stablehlo_py.ir.attrs.struct.Kind.name) -> its value from Python; a
 field of another kind takes its value as given."""
