@@ -52,6 +52,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from stablehlo_py.passes.drivers._common import carry_location, gc_paused
+from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.arith_float_folds import NEUTRAL_RIGHT, fold_float_binary
 from stablehlo_py.passes.drivers.greedy import (
     IN_PLACE,
@@ -93,6 +94,51 @@ __all__ = [
 ]
 
 PASS_NAME = "canonicalize"
+SUMMARY = (
+    "Canonicalize operations (the StableHLO, CHLO and func ops' canonicalization patterns and "
+    "folders)"
+)
+# MLIR's Canonicalizer options (mlir/Transforms/Passes.td), RewritePassUtils' last
+OPTIONS = (
+    PassOption("top-down", "bool", True, "Seed the worklist in general top-down order"),
+    PassOption(
+        "region-simplify",
+        "string",
+        "normal",
+        "Perform control flow optimizations to the region tree (disabled, normal, aggressive)",
+    ),
+    PassOption(
+        "max-iterations",
+        "int",
+        10,
+        "Max. iterations between applying patterns / simplifying regions",
+    ),
+    PassOption(
+        "max-num-rewrites",
+        "int",
+        -1,
+        "Max. number of pattern rewrites within an iteration",
+    ),
+    PassOption(
+        "test-convergence",
+        "bool",
+        False,
+        "Test only: Fail pass on non-convergence to detect cyclic pattern",
+    ),
+    PassOption(
+        "disable-patterns",
+        "list",
+        [],
+        "Labels of patterns that should be filtered out during application",
+    ),
+    PassOption(
+        "enable-patterns",
+        "list",
+        [],
+        "Labels of patterns that should be used during application, all other patterns are "
+        "filtered out",
+    ),
+)
 
 
 def _defining(value: SSAValue, name: str) -> Operation | None:

@@ -41,10 +41,21 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from stablehlo_py.ir.ops.constraints import is_float
 from stablehlo_py.ir.types import UniformQuantizedType
+from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = ["instrument_with_probe", "location_name", "probe_id", "run", "should_probe_value"]
 
 PASS_NAME = "interpreter-instrument-with-probe"
+SUMMARY = "Instrument operations with probes"
+OPTIONS = (
+    PassOption(
+        "useDebugInfo",
+        "bool",
+        False,
+        "Whether or not to attempt to use debug info from the MLIR program to generate probe IDs",
+    ),
+)
+
 CONSTANT_OPS = frozenset({"stablehlo.constant"})
 """upstream: `isa<ConstantOp>` (StableHLO's constant)."""
 

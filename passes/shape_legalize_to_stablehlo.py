@@ -41,6 +41,7 @@ import numpy as np
 from stablehlo_py.passes.drivers._common import LegalizationError
 from stablehlo_py.passes.drivers.conversion import Conversion, Legality, NoMatch, Pattern, Where
 from stablehlo_py.passes.drivers.diagnostics import raise_collected
+from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.mlir_folds import fold, materialize
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -61,6 +62,8 @@ from stablehlo_py.ir.types import tensor_type
 __all__ = ["PATTERNS", "is_legal", "legality", "run", "shape_legalize_to_stablehlo"]
 
 PASS_NAME = "shape-legalize-to-stablehlo"
+SUMMARY = "Legalize shape-related ops to StableHLO."
+OPTIONS: tuple[PassOption, ...] = ()
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)

@@ -14,6 +14,11 @@ of more elements), `optimize-float` (float and complex values are folded too).
 
 from __future__ import annotations
 
+from stablehlo_py.passes.drivers.options import (
+    ASSUME_NO_UNDECLARED_SIDE_EFFECTS,
+    FOLD_OP_ELEMENT_LIMIT,
+    OPTIMIZE_FLOAT,
+)
 from stablehlo_py.passes.patterns.folds.data import DATA_FOLDS
 from stablehlo_py.passes.patterns.folds.elementwise import ELEMENTWISE_FOLDS
 from stablehlo_py.passes.drivers.greedy import (
@@ -33,6 +38,8 @@ from xdsl.pattern_rewriter import RewritePattern
 __all__ = ["PASS_NAME", "fold_options", "populate_aggressive_folder_patterns", "run"]
 
 PASS_NAME = "stablehlo-aggressive-folder"
+SUMMARY = "Folds StableHLO operations"
+OPTIONS = (ASSUME_NO_UNDECLARED_SIDE_EFFECTS, FOLD_OP_ELEMENT_LIMIT, OPTIMIZE_FLOAT)
 
 if "stablehlo.xor" not in FOLDS:
     register_folds(ELEMENTWISE_FOLDS)

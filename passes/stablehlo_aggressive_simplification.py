@@ -30,12 +30,15 @@ from stablehlo_py.passes.drivers.greedy import (
     apply_patterns_greedily,
     raise_if_not_converged,
 )
+from stablehlo_py.passes.drivers.options import FOLD_OP_ELEMENT_LIMIT
 from stablehlo_py.passes.patterns.simplify import SimplifyOptions, populate_simplification_patterns
 from xdsl.ir import Operation
 
 __all__ = ["PASS_NAME", "run", "simplify_options"]
 
 PASS_NAME = "stablehlo-aggressive-simplification"
+SUMMARY = "Canonicalizes StableHLO operations"
+OPTIONS = (FOLD_OP_ELEMENT_LIMIT,)
 
 
 def simplify_options(options: dict[str, object]) -> SimplifyOptions:

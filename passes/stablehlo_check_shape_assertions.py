@@ -30,10 +30,21 @@ from xdsl.rewriter import Rewriter
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.infer.data_movement import constant_ints
 from stablehlo_py.ir.verify import op_location
+from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = ["SHAPE_ASSERTION", "format_error_message", "run"]
 
 PASS_NAME = "stablehlo-check-shape-assertions"
+SUMMARY = "Check stablehlo.custom_call @shape_assertion ops."
+OPTIONS = (
+    PassOption(
+        "enable-shape-assertions",
+        "bool",
+        True,
+        "Whether shape assertions may generate errors.",
+    ),
+)
+
 SHAPE_ASSERTION = "shape_assertion"
 MAX_ERROR_MESSAGE_INPUTS = 32  # upstream's bound (it formats through a fixed-arity llvm::formatv)
 _ALLOWED_ATTRIBUTES = (

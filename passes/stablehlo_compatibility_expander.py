@@ -17,6 +17,7 @@ converging in 10 iterations is upstream's "Failed to converge StableHLOCompatibi
 from __future__ import annotations
 
 from stablehlo_py.passes.drivers._common import op_location
+from stablehlo_py.passes.drivers.options import TARGET
 from stablehlo_py.passes.patterns.compat_expansions import expansions_for
 from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from xdsl.ir import Operation
@@ -27,6 +28,8 @@ from stablehlo_py.version import Version, get_current_version, get_minimum_versi
 __all__ = ["PASS_NAME", "expand_for_target", "expanded_copy", "run", "validate_target_version"]
 
 PASS_NAME = "stablehlo-compatibility-expander"
+SUMMARY = "Compatibility expander for StableHLO operations."
+OPTIONS = (TARGET,)
 
 _FORM = "Target version must be of the form `#.#.#`."
 

@@ -18,6 +18,7 @@ StableHLOComplexMathExpanderPass in 10 iterations" at the function.
 from __future__ import annotations
 
 from stablehlo_py.passes.drivers._common import gc_paused, op_location
+from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.complex_math import EXPANSIONS, Emitter, Expansion
 from stablehlo_py.passes.drivers.diagnostics import raise_collected
 from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
@@ -28,6 +29,10 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY
+
+PASS_NAME = "stablehlo-complex-math-expander"
+SUMMARY = "Expander for StableHLO complex math operations."
+OPTIONS: tuple[PassOption, ...] = ()
 
 __all__ = ["ComplexMathExpansion", "expand_complex_math", "patterns", "run"]
 

@@ -12,9 +12,15 @@ from xdsl.dialects.func import CallOp
 from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
+from stablehlo_py.passes.drivers.options import PassOption
+
 __all__ = ["legalize_composite_to_call", "run"]
 
 PASS_NAME = "stablehlo-legalize-composite-to-call"
+SUMMARY = "Replaces composite ops with a call to their decomposition."
+OPTIONS = (
+    PassOption("except", "list", [], "Names of composites that should not be replaced with calls."),
+)
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:

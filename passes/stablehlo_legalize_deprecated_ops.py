@@ -40,10 +40,20 @@ from stablehlo_py.ir.op_attrs import DotDimensionNumbersAttr
 from stablehlo_py.ir.ops.base import i64_array_attr
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import FLOAT_NAME, storage_dtype, tensor_type
+from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = ["PASS_NAME", "PATTERNS", "UNUSED_OPS", "illegal_ops", "run"]
 
 PASS_NAME = "stablehlo-legalize-deprecated-ops"
+SUMMARY = "Legalize deprecated ops to well-supported ops."
+OPTIONS = (
+    PassOption(
+        "fail-on-unused",
+        "bool",
+        True,
+        "Fail on (mostly) unused ops that are deprecated without any fallback.",
+    ),
+)
 
 Pattern = Callable[[Operation], list[Operation]]
 """Builds the replacement ops of a deprecated op (the last one gives its results)."""

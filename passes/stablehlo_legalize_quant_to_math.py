@@ -24,6 +24,7 @@ from stablehlo_py.passes.drivers._common import (
     gc_paused,
     op_location,
 )
+from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.quant_to_math import dot_like
 from stablehlo_py.passes.patterns.quant_to_math.emit import (
     Emitter,
@@ -47,6 +48,8 @@ from xdsl.rewriter import Rewriter
 from stablehlo_py.errors import StableHLOError
 
 PASS_NAME = "stablehlo-legalize-quant-to-math"
+SUMMARY = "Convert from StableHLO quantized ops to StableHLO primitive math ops."
+OPTIONS: tuple[PassOption, ...] = ()
 
 # The patterns of benefit 10 that rewrite an op into new ops.
 PATTERNS: dict[str, Pattern] = {

@@ -34,6 +34,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.types import UniformQuantizedType, element_type, tensor_type
+from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = [
     "QDQ_OPS",
@@ -45,6 +46,11 @@ __all__ = [
 ]
 
 PASS_NAME = "stablehlo-legalize-quantized-op-to-qdq"
+SUMMARY = (
+    "Decompose quantized StableHLO operation to (de-quantize, floating-point operation and "
+    "quantize) pattern."
+)
+OPTIONS: tuple[PassOption, ...] = ()
 
 QDQ_OPS = frozenset(
     "stablehlo." + n

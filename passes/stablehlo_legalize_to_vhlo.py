@@ -22,6 +22,7 @@ from stablehlo_py.passes.drivers._common import (
     gc_paused,
     legalize_error,
 )
+from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
@@ -35,7 +36,9 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
 
-NAME = "stablehlo-legalize-to-vhlo"
+PASS_NAME = "stablehlo-legalize-to-vhlo"
+SUMMARY = "Legalize StableHLO to VHLO."
+OPTIONS = (ALLOW_OTHER_DIALECTS,)
 
 _FLATTEN: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
     (f"stablehlo.{family}", attr): (mnemonic, names)
@@ -535,6 +538,12 @@ def _parse_vhlo_default(text: str) -> Attribute:
     return stablehlo_text.parse_attr(text)
 
 
-__all__ = ["NAME", "holds_other_dialects", "legalize_to_vhlo", "legalize_to_vhlo_records", "run"]
+__all__ = [
+    "PASS_NAME",
+    "holds_other_dialects",
+    "legalize_to_vhlo",
+    "legalize_to_vhlo_records",
+    "run",
+]
 
 _ = VhloOp

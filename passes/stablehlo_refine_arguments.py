@@ -41,6 +41,7 @@ from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import MLIR_DYNAMIC, tensor_type
 from stablehlo_py.ir.verify import op_location
+from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = [
     "OPERAND_WRAPPER",
@@ -51,6 +52,17 @@ __all__ = [
 ]
 
 PASS_NAME = "stablehlo-refine-arguments"
+SUMMARY = "Refines the argument shapes of the main function."
+OPTIONS = (
+    PassOption(
+        "types",
+        "list",
+        [],
+        "The new types to be used for the main function's arguments, specified as an MLIR "
+        "TypeRange 'tensor<1x2xf32>, ...'",
+    ),
+)
+
 OPERAND_WRAPPER = "stablehlo.shape_refinement_operand_wrapper"
 """upstream's kCustomCallOperandBarrierTarget."""
 

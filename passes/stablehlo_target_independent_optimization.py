@@ -17,6 +17,11 @@ from stablehlo_py.passes.drivers.greedy import (
     apply_patterns_greedily,
     raise_if_not_converged,
 )
+from stablehlo_py.passes.drivers.options import (
+    ASSUME_NO_UNDECLARED_SIDE_EFFECTS,
+    FOLD_OP_ELEMENT_LIMIT,
+    OPTIMIZE_FLOAT,
+)
 from stablehlo_py.passes.patterns.simplify import SimplifyOptions, populate_simplification_patterns
 from stablehlo_py.passes.stablehlo_aggressive_folder import (
     fold_options,
@@ -28,6 +33,8 @@ from xdsl.pattern_rewriter import RewritePattern
 __all__ = ["FOLDER_BENEFIT", "PASS_NAME", "optimization_patterns", "run"]
 
 PASS_NAME = "stablehlo-target-independent-optimization"
+SUMMARY = "Runs canonicalizers, folders, and other target-independent optimizations."
+OPTIONS = (ASSUME_NO_UNDECLARED_SIDE_EFFECTS, FOLD_OP_ELEMENT_LIMIT, OPTIMIZE_FLOAT)
 
 FOLDER_BENEFIT = 2
 """The benefit upstream registers the aggressive folder's patterns with in this pass."""

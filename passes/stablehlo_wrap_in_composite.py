@@ -45,6 +45,8 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from stablehlo_py.passes.drivers.options import PassOption
+
 __all__ = [
     "WrapInCompositePattern",
     "registered_op_names",
@@ -54,6 +56,12 @@ __all__ = [
 ]
 
 PASS_NAME = "stablehlo-wrap-in-composite"
+SUMMARY = "Wraps a non-composite  StableHLO op in a composite op."
+OPTIONS = (
+    PassOption("op-names", "list", [], "The names of the ops to wrap."),
+    PassOption("version", "int32", 0, "The version number of the composite op."),
+)
+
 IMPL_SUFFIX = ".impl"
 
 

@@ -23,6 +23,7 @@ from stablehlo_py.passes.drivers._common import (
     gc_paused,
     legalize_error,
 )
+from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, stablehlo_text
 from stablehlo_py.vhlo import types as vt
@@ -50,7 +51,9 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py import specs
 from stablehlo_py.ir.dialects import default_registry
 
-NAME = "vhlo-legalize-to-stablehlo"
+PASS_NAME = "vhlo-legalize-to-stablehlo"
+SUMMARY = "Legalize VHLO to StableHLO."
+OPTIONS = (ALLOW_OTHER_DIALECTS,)
 
 
 _DENSE_ARRAYS: dict[str, frozenset[str]] = {
@@ -631,6 +634,6 @@ def _is_splat(v: Attribute, value: int) -> bool:
     return arr.size == 0 or bool(np.all(arr == value))
 
 
-__all__ = ["NAME", "legalize_to_stablehlo", "run"]
+__all__ = ["PASS_NAME", "legalize_to_stablehlo", "run"]
 
 _ = StringAttr

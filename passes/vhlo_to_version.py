@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, replace
 
 from stablehlo_py.passes.drivers._common import carry_location, gc_paused, op_location
+from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS, PassOption
 from stablehlo_py.vhlo import legality
 from stablehlo_py.vhlo.forks import ForkOp
 from stablehlo_py.vhlo.in_place import retype_op, retype_value, walk
@@ -28,7 +29,12 @@ from stablehlo_py import specs
 from stablehlo_py.errors import VersionError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 
-NAME = "vhlo-to-version"
+PASS_NAME = "vhlo-to-version"
+SUMMARY = "Convert between versions of VHLO for compatibility."
+OPTIONS = (
+    PassOption("target", "string", "", "The target version. Must be a version of the form #.#.# ."),
+    ALLOW_OTHER_DIALECTS,
+)
 
 
 @dataclass(frozen=True)
@@ -302,4 +308,4 @@ def _apply(op: VhloOp, state: ForkOp) -> None:
     block.erase_op(op)
 
 
-__all__ = ["NAME", "DowngradeError", "parse_target", "run", "to_version"]
+__all__ = ["PASS_NAME", "DowngradeError", "parse_target", "run", "to_version"]

@@ -36,7 +36,8 @@ _SHORT = {"-o", "-h"}
 
 def _pass_pipeline(extra: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
     from stablehlo_py.passes import PASSES, parse_pass_options
-    from stablehlo_py.passes.registry import PIPELINES, parse_pass_pipeline
+    from stablehlo_py.passes.drivers.pipeline import parse_pass_pipeline
+    from stablehlo_py.passes.registry import PIPELINES
 
     pipeline: list[tuple[str, dict[str, str]]] = []
     for a in extra:

@@ -18,7 +18,7 @@ def check_legalized_artifact(
     chlo-legalize-to-stablehlo, round-trips through an artifact at its minimum version and still
     computes ``expected``."""
     from stablehlo_py.interpreter import run
-    from stablehlo_py.passes.registry import run_pipeline
+    from stablehlo_py.passes import run_pipeline
 
     from stablehlo_py import minimum_version
     from stablehlo_py.api import deserialize_portable_artifact, serialize_portable_artifact

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from stablehlo_py.errors import StableHLOError
-from stablehlo_py.passes.registry import parse_pass_pipeline
+from stablehlo_py.passes.drivers.pipeline import parse_pass_pipeline
 
 BIN = Path(sys.executable).parent
 OPT, TRANSLATE = str(BIN / "stablehlo-opt"), str(BIN / "stablehlo-translate")

@@ -329,7 +329,7 @@ def test_branch_to_the_entry_block_is_refused() -> None:
 
 # ---------------------------------------------------------------------------- other layers
 def test_vhlo_legalization_refuses_branches_clearly() -> None:
-    from stablehlo_py.passes.registry import run_pipeline
+    from stablehlo_py.passes import run_pipeline
 
     text = (
         f"func.func @f(%arg0: {T}) -> {T} {{\n  cf.br ^bb1\n^bb1:\n  func.return %arg0 : {T}\n}}\n"

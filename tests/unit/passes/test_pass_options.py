@@ -7,7 +7,11 @@ import io
 from pathlib import Path
 
 import pytest
-from stablehlo_py.passes.registry import parse_pass_options, split_list_option, split_top_level
+from stablehlo_py.passes.drivers.options import (
+    parse_pass_options,
+    split_list_option,
+    split_top_level,
+)
 
 
 @pytest.mark.parametrize(
