@@ -2,8 +2,9 @@
 -> VHLO, every defaulted attribute written out explicitly (upstream StablehloLegalizeToVhlo.cpp).
 
 Tables, not if-chains: ``_FLATTEN`` (from ``vhlo.flattened``) says which StableHLO struct attribute
-becomes which flat VHLO attributes; ``_RENAME`` handles `channel_handle`; defaults come from ``specs/ops.toml`` (each VHLO
-attribute's ``vhlo_default``, or its shape-dependent ``default_rule``).
+becomes which flat VHLO attributes; the ops of ``_CHANNEL_ID_ONLY`` keep only the handle of their
+`channel_handle`, as a `channel_id` (one branch of ``_attributes``); defaults come from
+``specs/ops.toml`` (each VHLO attribute's ``vhlo_default``, or its shape-dependent ``default_rule``).
 
 Options: ``allow-other-dialects`` keeps ops of other dialects (chlo, ...) and their attributes as they
 are, with `builtin.unrealized_conversion_cast` at the boundaries (as upstream).  Without it such an op

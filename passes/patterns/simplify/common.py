@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.ir.infer import infer_result_types
@@ -446,19 +446,11 @@ def parent_block(op: Operation) -> Block | None:
     return op.parent_block()
 
 
-def is_block_arg(v: SSAValue) -> bool:
-    return isinstance(v, BlockArgument)
-
-
 def op_cls(name: str) -> type[Operation]:
     """The op class registered under ``name`` (`stablehlo.maximum` -> MaximumOp)."""
     from stablehlo_py.ir.dialects import default_registry
 
     return default_registry().ops[name]
-
-
-def same_type(a: SSAValue, b: SSAValue) -> bool:
-    return a.type == b.type
 
 
 def modified(rewriter: PatternRewriter, op: Operation) -> None:
