@@ -24,7 +24,9 @@ func.func @main(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
 """
 
 
-def test_repeated_signatures_are_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def seen(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the ops whose definitions the verifier checks (the memo starts empty)."""
     seen: list[str] = []
     monkeypatch.setattr(verify_plan, "_BY_TYPES", {})
     original = verify_plan.VerifyPlan._check_definition
@@ -34,6 +36,10 @@ def test_repeated_signatures_are_checked_once(monkeypatch: pytest.MonkeyPatch) -
         return original(self, op)
 
     monkeypatch.setattr(verify_plan.VerifyPlan, "_check_definition", counting)
+    return seen
+
+
+def test_repeated_signatures_are_checked_once(seen: list[str]) -> None:
     verify(parse(PROGRAM))
     # dot_general: two signatures (contracting dims differ); transpose: one; func.func and
     # return are not VERIFY_BY_TYPES (a region; a terminator) and are checked as always
@@ -76,20 +82,9 @@ func.func @main(%a: tensor<4x4xf32>, %z: tensor<f32>) -> (tensor<4xf32>, tensor<
 """
 
 
-def test_region_signature_ops_are_remembered_with_their_bodies(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_region_signature_ops_are_remembered_with_their_bodies(seen: list[str]) -> None:
     """reduce is checked once per signature, and its signature includes its body's block arguments
     and terminator: a reduce of the same types whose body returns the wrong type still fails."""
-    seen: list[str] = []
-    monkeypatch.setattr(verify_plan, "_BY_TYPES", {})
-    original = verify_plan.VerifyPlan._check_definition
-
-    def counting(self, op):  # type: ignore[no-untyped-def]
-        seen.append(op.name)
-        return original(self, op)
-
-    monkeypatch.setattr(verify_plan.VerifyPlan, "_check_definition", counting)
     verify(parse(REDUCE.replace("RET", "%m : tensor<f32>")))
     assert seen.count("stablehlo.reduce") == 1  # the second reduce has the first one's signature
     with pytest.raises(StableHLOError, match="(?i)reduction-region"):

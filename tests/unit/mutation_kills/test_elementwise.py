@@ -349,25 +349,28 @@ def test_complex_divide_by_an_infinite_divisor_signed_zeros_of_xla(dtype) -> Non
 # ---- integer sign and abs on every width --------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", INT_NAMES)
-def test_integer_sign_every_width(name: str) -> None:
+def _on_every_width(fn, name: str):  # type: ignore[no-untyped-def]
+    """``fn`` on the extremes and the small values of integer type ``name``: the values, and the
+    results (of the operand's type) as Python ints."""
     lo, hi = _extremes(name)
     values = _within({lo, lo + 1, -1, 0, 1, hi // 2 + 1, hi - 1, hi}, lo, hi)
-    got = E.sign(_ints(values, name))
+    got = fn(_ints(values, name))
     assert got.dtype == dt.dtype_of(name)
     wide = np.int64 if dt.is_signed_int(name) else np.uint64
+    return values, got.astype(wide).tolist()
+
+
+@pytest.mark.parametrize("name", INT_NAMES)
+def test_integer_sign_every_width(name: str) -> None:
+    values, got = _on_every_width(E.sign, name)
     # -1 / 0 / 1 of the value; an unsigned value is never negative (ui64 2**63 included), so its
     # sign is 0 or 1 (XLA's elemental emitter: select(x == 0, 0, 1) for unsigned types)
-    assert got.astype(wide).tolist() == [_wrap((v > 0) - (v < 0), name) for v in values]
+    assert got == [_wrap((v > 0) - (v < 0), name) for v in values]
 
 
 @pytest.mark.parametrize("name", INT_NAMES)
 def test_integer_abs_every_width(name: str) -> None:
-    lo, hi = _extremes(name)
-    values = _within({lo, lo + 1, -1, 0, 1, hi // 2 + 1, hi - 1, hi}, lo, hi)
-    got = E.abs(_ints(values, name))
-    assert got.dtype == dt.dtype_of(name)
-    wide = np.int64 if dt.is_signed_int(name) else np.uint64
+    values, got = _on_every_width(E.abs, name)
     n = dt.bitwidth(name)
     # upstream's Element.cpp: APInt::abs of the bits read as two's complement, so abs(INT_MIN) =
     # INT_MIN; the spec and upstream's verifier take signed types only, and on an unsigned type
@@ -376,7 +379,7 @@ def test_integer_abs_every_width(name: str) -> None:
     for v in values:
         signed = v - (1 << n) if v >= 1 << (n - 1) else v
         expected.append(_wrap(abs(signed), name))
-    assert got.astype(wide).tolist() == expected
+    assert got == expected
 
 
 # ---- complex sign -------------------------------------------------------------------------------

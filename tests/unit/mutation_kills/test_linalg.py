@@ -47,6 +47,15 @@ def wrap(value, dtype):
 # ---- dot_general ------------------------------------------------------------------------------
 
 
+def _place(rank, *dims_and_values):
+    """An index of ``rank`` dimensions with each ``(dims, values)`` pair's values at its dims."""
+    index = [0] * rank
+    for dims, values in dims_and_values:
+        for d, v in zip(dims, values):
+            index[d] = v
+    return index
+
+
 def naive_dot_general(lhs, rhs, lb, rb, lc, rc, out_dtype):
     lf = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
     rf = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
@@ -57,20 +66,8 @@ def naive_dot_general(lhs, rhs, lb, rb, lc, rc, out_dtype):
         bi, li, ri = idx[: len(lb)], idx[len(lb) : len(lb) + len(lf)], idx[len(lb) + len(lf) :]
         total = 0
         for ci in itertools.product(*[range(n) for n in csizes]):
-            lidx = [0] * lhs.ndim
-            ridx = [0] * rhs.ndim
-            for d, v in zip(lb, bi):
-                lidx[d] = v
-            for d, v in zip(rb, bi):
-                ridx[d] = v
-            for d, v in zip(lf, li):
-                lidx[d] = v
-            for d, v in zip(rf, ri):
-                ridx[d] = v
-            for d, v in zip(lc, ci):
-                lidx[d] = v
-            for d, v in zip(rc, ci):
-                ridx[d] = v
+            lidx = _place(lhs.ndim, (lb, bi), (lf, li), (lc, ci))
+            ridx = _place(rhs.ndim, (rb, bi), (rf, ri), (rc, ci))
             total += int(lhs[tuple(lidx)]) * int(rhs[tuple(ridx)])
         out[idx] = wrap(total, out_dtype)
     return out

@@ -22,24 +22,14 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 BOOL = np.dtype(np.bool_)
 TYPES = [
     BOOL,
-    np.dtype(ml_dtypes.int4),
-    np.dtype(ml_dtypes.uint4),
-    np.dtype(np.int8),
-    np.dtype(np.uint8),
-    np.dtype(np.int16),
-    np.dtype(np.uint16),
-    np.dtype(np.int32),
-    np.dtype(np.uint32),
-    np.dtype(np.int64),
-    np.dtype(np.uint64),
-    np.dtype(ml_dtypes.float8_e4m3fn),
-    np.dtype(ml_dtypes.float8_e5m2),
+    *map(np.dtype, (ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16, np.uint16)),
+    *map(np.dtype, (np.int32, np.uint32, np.int64, np.uint64)),
+    *map(np.dtype, (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2)),
     BF16,
     F16,
     F32,
     F64,
-    np.dtype(np.complex64),
-    np.dtype(np.complex128),
+    *map(np.dtype, (np.complex64, np.complex128)),
 ]
 BINARY = ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "power", "atan2",
           "and", "or", "xor"]
