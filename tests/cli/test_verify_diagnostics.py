@@ -92,12 +92,6 @@ def test_split_offset_shifts_lines() -> None:
     assert lines_of(v) == {13: ["error:boom"]}
 
 
-def test_plain_text_is_a_substring() -> None:
-    v = verifier("op // expected-error {{is (not) a [regex]}}\n")
-    v.process("error", "'x' op is (not) a [regex] here", "f.mlir:1:4")
-    assert v.finish() == []
-
-
 @pytest.mark.parametrize(
     ("text", "message", "matched"),
     [
@@ -130,41 +124,50 @@ def test_malformed_regex_is_reported(text: str, problem: str) -> None:
     assert line.startswith(f"f.mlir:2:6: error: {problem}")
 
 
-def test_unexpected_and_missing_messages() -> None:
-    v = verifier("op\n// expected-error@-1 {{wanted}}\n")
-    v.process("error", "something else", "f.mlir:1:3")
-    assert v.finish() == [
-        "f.mlir:1:3: error: unexpected error: something else",
-        'f.mlir:2:4: error: expected error "wanted" was not produced',
-    ]
-
-
-def test_near_miss_on_kind() -> None:
-    v = verifier("op // expected-note {{careful}}\n")
-    v.process("error", "be careful", "f.mlir:1:1")
-    assert v.finish() == [
-        "f.mlir:1:7: error: 'error' diagnostic emitted when expecting a 'note'",
-        'f.mlir:1:7: error: expected note "careful" was not produced',
-    ]
+@pytest.mark.parametrize(
+    ("text", "diagnostics", "want"),
+    [
+        # plain text is a substring
+        ("op // expected-error {{is (not) a [regex]}}\n",
+         [("error", "'x' op is (not) a [regex] here", "f.mlir:1:4")], []),
+        # unexpected and missing messages
+        ("op\n// expected-error@-1 {{wanted}}\n", [("error", "something else", "f.mlir:1:3")], [
+            "f.mlir:1:3: error: unexpected error: something else",
+            'f.mlir:2:4: error: expected error "wanted" was not produced',
+        ]),
+        # a near miss on the kind
+        ("op // expected-note {{careful}}\n", [("error", "be careful", "f.mlir:1:1")], [
+            "f.mlir:1:7: error: 'error' diagnostic emitted when expecting a 'note'",
+            'f.mlir:1:7: error: expected note "careful" was not produced',
+        ]),
+        # one expectation meets repeated identical diagnostics
+        ("op // expected-error {{boom}}\n",
+         [("error", "boom", "f.mlir:1:1"), ("error", "boom", "f.mlir:1:9")], []),
+        # a file-only location is the implicit module, line 0
+        ("// expected-error@-1 {{module level}}\nop\n", [("error", "module level", "f.mlir")], []),
+    ],
+    ids=[
+        "plain_text_is_a_substring",
+        "unexpected_and_missing_messages",
+        "near_miss_on_kind",
+        "one_expectation_meets_repeated_identical_diagnostics",
+        "file_only_location_is_the_implicit_module_line_zero",
+    ],
+)
+def test_what_finish_reports(
+    text: str, diagnostics: list[tuple[str, str, str]], want: list[str]
+) -> None:
+    """The diagnostics (kind, message, location) as reported, then what the verifier says."""
+    v = verifier(text)
+    for kind, message, location in diagnostics:
+        v.process(kind, message, location)
+    assert v.finish() == want
 
 
 def test_wrong_line_is_unexpected() -> None:
     v = verifier("op\nop // expected-error {{boom}}\n")
     v.process("error", "boom", "f.mlir:1:1")
     assert v.finish()[0] == "f.mlir:1:1: error: unexpected error: boom"
-
-
-def test_one_expectation_meets_repeated_identical_diagnostics() -> None:
-    v = verifier("op // expected-error {{boom}}\n")
-    v.process("error", "boom", "f.mlir:1:1")
-    v.process("error", "boom", "f.mlir:1:9")
-    assert v.finish() == []
-
-
-def test_file_only_location_is_the_implicit_module_line_zero() -> None:
-    v = verifier("// expected-error@-1 {{module level}}\nop\n")
-    v.process("error", "module level", "f.mlir")
-    assert v.finish() == []
 
 
 def test_error_note_is_matched_when_expected_and_not_reported_otherwise() -> None:
