@@ -10,11 +10,12 @@ The others have no pretty form upstream and print generically.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     SameVariadicOperandSize,
     operand_def,
@@ -28,6 +29,8 @@ from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.directives import DenseI64Array
+from stablehlo_py.ir.format_parse import _I64_LIST, _TENSOR, _VALUE, _W, lookup
+from stablehlo_py.ir.format_parse import i64_array as quick_i64_array
 from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.ops import ods_types as ods
 from stablehlo_py.ir.ops.base import (
@@ -52,13 +55,14 @@ from stablehlo_py.ir.ops.constraints import (
     t2s,
 )
 from stablehlo_py.ir.ops.ods_traits import upstream
-from stablehlo_py.ir.ops.reduce_compact import parse_compact_reduce
 from stablehlo_py.ir.ops.region_utils import (
     require_single_block,
     return_types,
 )
 from stablehlo_py.ir.ops.same_variadic import mlir_operand_split
+from stablehlo_py.ir.text.parse_types import simple_tensor_type
 from stablehlo_py.ir.types import element_type, shape_of, tensor_type
+from stablehlo_py.ir.xdsl_compat.construct import append_ops
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -80,6 +84,86 @@ compact `reduce ... applies <op>` form may name (isCommutativeNoRegionMatchingDi
 
 
 # ------------------------------------------------------------------------------------- reduce
+def _compact_reduce(
+    cls: type[Operation],
+    p: Parser,
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    props: dict[str, Attribute],
+    attrs: dict[str, Attribute],
+    inner_name: str,
+    input_type: Attribute,
+    loc: Attribute | None,
+    loc_pos: int,
+) -> Operation:
+    """The op of the compact form `... applies <inner> across ...`: its body is a block of two
+    scalar arguments holding the inner op and `stablehlo.return`, all at `loc` (else at the token
+    after the op name, `loc_pos`, as upstream's parseReduceOp)."""
+    t = tensor_type(element_type(input_type), ())
+    block = Block(arg_types=(t, t))
+    args = tuple(block.args)
+    inner = p.registry.ops[inner_name].build_generic(list(args), [t], {}, {}, [])  # type: ignore[attr-defined]
+    ret = p.registry.ops["stablehlo.return"].build_generic(list(inner.results), [], {}, {}, [])  # type: ignore[attr-defined]
+    append_ops(block, (inner, ret))
+    op = cls.build_generic(list(operands), list(result_types), props, attrs, [Region(block)])  # type: ignore[attr-defined]
+    if loc is not None:
+        for x in (*args, inner, ret, op):
+            x.location = loc  # type: ignore[union-attr]
+    else:
+        src = (p.source, loc_pos)
+        for x in (*args, inner, ret):
+            x._src = src  # type: ignore[union-attr]
+    op._loc_pos = loc_pos  # type: ignore[attr-defined]
+    return op
+
+
+# JAX's form of every sum and max, read at once: one input, plain tensor types, no attribute
+# dictionary or location (`(%x init: %c) applies stablehlo.add across dimensions = [1] :
+# (tensor<8x64xf32>, tensor<f32>) -> tensor<8xf32>`).
+_QUICK = re.compile(
+    r"\(" + _W + _VALUE + _W + r"init" + _W + ":" + _W + _VALUE + _W + r"\)"
+    + _W + r"applies" + _W + r"([A-Za-z_][A-Za-z0-9_$.]*)"
+    + _W + r"across" + _W + r"dimensions" + _W + "=" + _W + _I64_LIST
+    + _W + ":" + _W + r"\(" + _W + _TENSOR + _W + "," + _W + _TENSOR + _W + r"\)"
+    + _W + "->" + _W + _TENSOR
+)  # fmt: skip
+_QUICK_TRAILER = re.compile(r"[ \t]*(loc\(|\{)")
+
+
+def _quick_compact(cls: type[Operation], p: Parser) -> Operation | None:
+    """The compact form's op when `_QUICK` reads it whole and its values have the written types,
+    else None (the parser unmoved: `parse_custom` reads it, and reports what it reports)."""
+    m = _QUICK.match(p.text, p.pos)
+    if m is None or _QUICK_TRAILER.match(p.text, m.end()):
+        return None
+    (x_name, x_idx, c_name, c_idx, inner_name, dims_text,
+     x_key, x_dims, x_elem, c_key, c_dims, c_elem, r_key, r_dims, r_elem) = m.groups()  # fmt: skip
+    if "." not in inner_name:
+        inner_name = "stablehlo." + inner_name
+    if inner_name not in COMMUTATIVE_BINARY_OPS:
+        return None
+    x = lookup(p, x_name, x_idx)
+    c = lookup(p, c_name, c_idx)
+    x_type = simple_tensor_type(x_key, x_dims, x_elem)
+    r_type = simple_tensor_type(r_key, r_dims, r_elem)
+    dims = quick_i64_array(dims_text)
+    if (
+        x is None
+        or c is None
+        or x_type is None
+        or r_type is None
+        or dims is None
+        or x.type != x_type
+        or c.type != simple_tensor_type(c_key, c_dims, c_elem)
+    ):
+        return None
+    loc_pos = p.pos
+    p.pos = m.end()
+    return _compact_reduce(
+        cls, p, (x, c), (r_type,), {"dimensions": dims}, {}, inner_name, x_type, None, loc_pos
+    )
+
+
 @mlir_operand_split
 @op_def
 class ReduceOp(StableHLOOp):
@@ -181,9 +265,9 @@ class ReduceOp(StableHLOOp):
         # upstream's parseReduceOp locates the op (and the compact form's generated block) at the
         # token after the op name, not at the name
         p.ws()
-        fast = parse_compact_reduce(cls, p, COMMUTATIVE_BINARY_OPS)
-        if fast is not None:
-            return fast
+        quick = _quick_compact(cls, p)
+        if quick is not None:
+            return quick
         loc_pos = p.pos
         inputs = []
         inits = []
@@ -245,26 +329,9 @@ class ReduceOp(StableHLOOp):
             if not ins:
                 p.error("input types missing in reduce-op function type", ft_pos)
             loc = p.try_location()
-            t = tensor_type(element_type(ins[0]), ())
-            block = Block(arg_types=[t, t])
-            inner_cls = p.registry.ops[inner_name]
-            inner = inner_cls.build_generic(list(block.args), [t], {}, {}, [])  # type: ignore[attr-defined]
-            ret = p.registry.ops["stablehlo.return"].build_generic(
-                list(inner.results), [], {}, {}, []
-            )  # type: ignore[attr-defined]
-            block.add_ops([inner, ret])
-            op = cls.build_generic(operands, list(ft.outputs.data), props, attrs, [Region(block)])
-            if loc is not None:
-                for a in block.args:
-                    a.location = loc  # type: ignore[attr-defined]
-                inner.location = loc  # type: ignore[assignment]
-                ret.location = loc  # type: ignore[assignment]
-                op.location = loc  # type: ignore[assignment]
-            else:
-                for x in (*block.args, inner, ret):
-                    x._src = (p.source, loc_pos)  # type: ignore[union-attr]
-            op._loc_pos = loc_pos  # type: ignore[attr-defined]
-            return op
+            return _compact_reduce(
+                cls, p, operands, list(ft.outputs.data), props, attrs, inner_name, ins[0], loc, loc_pos
+            )
         p.parse_keyword("reducer")
         firsts: list[tuple[str, Attribute, object]] = []
         seconds: list[tuple[str, Attribute, object]] = []
