@@ -48,14 +48,25 @@ FORKS: dict[tuple[str, int], Fork] = _load()
 """(op base name, N) -> the upgrade/downgrade pair between vN and vN+1."""
 
 
+def _pair(base: str, version: int) -> Fork:
+    pair = FORKS.get((base, version))
+    if pair is None:
+        raise LookupError(
+            f"no upgrade/downgrade pair between {base}_v{version} and {base}_v{version + 1}: "
+            f"add Fork({base!r}, {version}, upgrade_v{version}, downgrade_v{version + 1}) to FORKS "
+            f"in vhlo/forks/<{base}>.py (docs/adding-a-version.md)"
+        )
+    return pair
+
+
 def upgrade(op: ForkOp) -> ForkOp:
     """One step up: vN -> vN+1."""
-    return FORKS[(op.base, op.version)].upgrade(op)
+    return _pair(op.base, op.version).upgrade(op)
 
 
 def downgrade(op: ForkOp) -> ForkOp:
     """One step down: vN -> vN-1 (raises Blocked)."""
-    return FORKS[(op.base, op.version - 1)].downgrade(op)
+    return _pair(op.base, op.version - 1).downgrade(op)
 
 
 __all__ = ["FORKS", "Blocked", "Fork", "ForkOp", "downgrade", "upgrade"]
