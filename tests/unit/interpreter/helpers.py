@@ -1,7 +1,9 @@
-"""Shared by the interpreter's semantics tests: the element-type lists and the value helpers
-(bit views, wrap-around) that several test files need."""
+"""Shared by the interpreter's semantics tests: the element-type lists, the value helpers (bit
+views, wrap-around) and the spec's gather formula as a naive reference."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 from stablehlo_py.interpreter import dtypes as dt
@@ -40,3 +42,66 @@ def wrap(value, name):
     if dt.is_signed_int(name) and value >= 1 << (n - 1):
         value -= 1 << n
     return value
+
+
+def naive_gather(
+    operand,
+    start_indices,
+    offset_dims,
+    collapsed_slice_dims,
+    start_index_map,
+    index_vector_dim,
+    slice_sizes,
+    operand_batching_dims=(),
+    start_indices_batching_dims=(),
+):
+    """The spec's formula, one result element at a time (a test reference only)."""
+    operand = np.asarray(operand)
+    si = np.asarray(start_indices)
+    ivd = index_vector_dim
+    batch_shape = [si.shape[d] for d in range(si.ndim) if d != ivd]
+    offset_sizes = [
+        slice_sizes[d]
+        for d in range(operand.ndim)
+        if d not in collapsed_slice_dims and d not in operand_batching_dims
+    ]
+    rank = len(batch_shape) + len(offset_dims)
+    result_shape = []
+    bi = oi = 0
+    for d in range(rank):
+        if d in offset_dims:
+            result_shape.append(offset_sizes[oi])
+            oi += 1
+        else:
+            result_shape.append(batch_shape[bi])
+            bi += 1
+    batch_dims = [d for d in range(rank) if d not in offset_dims]
+    result = np.zeros(result_shape, dtype=operand.dtype)
+    for ri in itertools.product(*[range(n) for n in result_shape]):
+        batch_index = [ri[d] for d in batch_dims]
+        if ivd < si.ndim:
+            where = list(batch_index)
+            where.insert(ivd, slice(None))
+            start_index = [int(v) for v in si[tuple(where)]]
+        else:
+            start_index = [int(si[tuple(batch_index)])]
+        full_start = [0] * operand.ndim
+        for d_start, d_op in enumerate(start_index_map):
+            hi = operand.shape[d_op] - slice_sizes[d_op]
+            full_start[d_op] = min(max(start_index[d_start], 0), hi)
+        full_batching = [0] * operand.ndim
+        for i, d_op in enumerate(operand_batching_dims):
+            d_start = start_indices_batching_dims[i]
+            full_batching[d_op] = batch_index[d_start - (0 if d_start < ivd else 1)]
+        offset_index = [ri[d] for d in offset_dims]
+        full_offset = []
+        k = 0
+        for d in range(operand.ndim):
+            if d in collapsed_slice_dims or d in operand_batching_dims:
+                full_offset.append(0)
+            else:
+                full_offset.append(offset_index[k])
+                k += 1
+        index = tuple(a + b + c for a, b, c in zip(full_start, full_batching, full_offset))
+        result[ri] = operand[index]
+    return result

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from stablehlo_py.interpreter.semantics import data_movement as D
 from stablehlo_py.interpreter.semantics import regions as R
+from tests.unit.interpreter.helpers import naive_gather
 
 I64 = np.int64
 
@@ -189,44 +190,6 @@ def test_gather_spec_example_with_batching_dims():
     ]
 
 
-def _naive_gather(operand, start_indices, offset_dims, collapsed, op_batching, idx_batching,
-                  index_map, ivd, slice_sizes):
-    """The spec's formula, one result element at a time (test reference only)."""
-    batch_shape = [n for d, n in enumerate(start_indices.shape) if d != ivd]
-    offset_operand_dims = [d for d in range(operand.ndim) if d not in collapsed and d not in op_batching]
-    rank = len(batch_shape) + len(offset_dims)
-    batch_dims = [d for d in range(rank) if d not in offset_dims]
-    shape = [0] * rank
-    for k, d in enumerate(offset_dims):
-        shape[d] = slice_sizes[offset_operand_dims[k]]
-    for j, d in enumerate(batch_dims):
-        shape[d] = batch_shape[j]
-    out = np.zeros(shape, operand.dtype)
-    for ri in itertools.product(*[range(n) for n in shape]):
-        bi = [ri[d] for d in batch_dims]
-        if ivd < start_indices.ndim:
-            sl = list(bi)
-            sl.insert(ivd, slice(None))
-            start = list(start_indices[tuple(sl)])
-        else:
-            start = [start_indices[tuple(bi)]]
-        full_start = [0] * operand.ndim
-        for d_start, d_op in enumerate(index_map):
-            full_start[d_op] = min(max(int(start[d_start]), 0), operand.shape[d_op] - slice_sizes[d_op])
-        full_batch = [0] * operand.ndim
-        for i, d_op in enumerate(op_batching):
-            d_start = idx_batching[i]
-            full_batch[d_op] = bi[d_start - (0 if d_start < ivd else 1)]
-        oi = [ri[d] for d in offset_dims]
-        full_offset = []
-        it = iter(oi)
-        for d in range(operand.ndim):
-            full_offset.append(0 if (d in collapsed or d in op_batching) else next(it))
-        idx = tuple(s + b + o for s, b, o in zip(full_start, full_batch, full_offset))
-        out[ri] = operand[idx]
-    return out
-
-
 @st.composite
 def gather_cases(draw):
     op_rank = draw(st.integers(1, 3))
@@ -279,7 +242,7 @@ def test_gather_matches_naive(case):
         operand_batching_dims=op_b, start_indices_batching_dims=idx_b, start_index_map=index_map,
         index_vector_dim=ivd, slice_sizes=sizes,
     )
-    expected = _naive_gather(operand, start, offset_dims, collapsed, op_b, idx_b, index_map, ivd, sizes)
+    expected = naive_gather(operand, start, offset_dims, collapsed, index_map, ivd, sizes, op_b, idx_b)
     assert out.shape == expected.shape
     assert np.array_equal(out, expected)
 
