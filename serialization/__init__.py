@@ -31,6 +31,7 @@ import re
 
 from typing import Any
 
+from stablehlo_py.serialization._detect import artifact_format, is_jax, jax_module_bytes
 from stablehlo_py.serialization.compat import CompatReport, check_compat
 from stablehlo_py.serialization.format import CURRENT_SCHEMA, FORMAT_VERSIONS, MAGIC
 from stablehlo_py.serialization.reader import Header, read_artifact, read_header
@@ -276,7 +277,7 @@ def _mlir_text(artifact: bytes) -> str | None:
     if not isinstance(artifact, (bytes, bytearray, memoryview)):
         return None
     head = bytes(artifact[: len(MAGIC)])
-    if head == MAGIC or is_mlir_bytecode(artifact) or _is_jax(artifact):
+    if head == MAGIC or is_mlir_bytecode(artifact) or is_jax(artifact):
         return None
     try:
         text = bytes(artifact).decode("utf-8")
@@ -314,7 +315,7 @@ def _dialect_bytecode(artifact: bytes, name: str) -> ModuleOp | None:
     any bytecode and converts the VHLO it holds: a StableHLO module passes through unchanged."""
     fmt = artifact_format(artifact, name)
     if fmt == "jax":
-        artifact = _jax_module_bytes(artifact, name)
+        artifact = jax_module_bytes(artifact, name)
     elif fmt != "mlir":
         return None
     from stablehlo_py.serialization.mlir_artifact import holds_vhlo, producer_version
@@ -348,7 +349,7 @@ def get_portable_artifact_version(artifact: bytes) -> Version:
 
         return mlir_artifact_version(artifact)
     if fmt == "jax":
-        return get_portable_artifact_version(_jax_module_bytes(artifact, "<artifact>"))
+        return get_portable_artifact_version(jax_module_bytes(artifact, "<artifact>"))
     return read_header(artifact, check_body=False).version
 
 
@@ -361,37 +362,6 @@ def _artifact_version(artifact: bytes, name: str) -> Version:
         if _dialect_bytecode(artifact, name) is not None:
             return get_current_version()
         return read_vhlo_artifact(artifact, name, records=True)[0]
-
-
-def artifact_format(data: bytes, name: str = "<artifact>") -> str:
-    """``"msgpack"``, ``"mlir"`` or ``"jax"`` (JAX's serialized ``Exported``), from the first
-    bytes; anything else is a SerializationError saying what the bytes look like."""
-    from stablehlo_py.serialization.mlir_artifact import is_mlir_bytecode
-
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise SerializationError(f"a portable artifact is bytes, not {type(data).__name__}")
-    if bytes(data[: len(MAGIC)]) == MAGIC:
-        return "msgpack"
-    if is_mlir_bytecode(data):
-        return "mlir"
-    if _is_jax(data):
-        return "jax"
-    read_header(data, name)  # raises the msgpack reader's explanation (empty, text, truncated ...)
-    return "msgpack"  # pragma: no cover - read_header always raises here
-
-
-def _is_jax(data: bytes) -> bool:
-    try:
-        from stablehlo_py.serialization.jax_export import is_jax_exported
-    except ImportError:  # pragma: no cover - the module is part of the package
-        return False
-    return is_jax_exported(bytes(data))
-
-
-def _jax_module_bytes(data: bytes, name: str) -> bytes:
-    from stablehlo_py.serialization.jax_export import read_jax_exported
-
-    return read_jax_exported(bytes(data), name).mlir_module_serialized
 
 
 def read_vhlo_artifact(
@@ -418,7 +388,7 @@ def _read_vhlo(
     always does; MLIR bytecode when its producer is ``StableHLO_vX.Y.Z``)."""
     fmt = artifact_format(artifact, name)
     if fmt == "jax":
-        artifact = _jax_module_bytes(artifact, name)
+        artifact = jax_module_bytes(artifact, name)
         fmt = "mlir"
     if fmt == "mlir":
         from stablehlo_py.serialization.mlir_artifact import producer_version, read_mlir_artifact

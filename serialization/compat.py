@@ -14,8 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from stablehlo_py.serialization import codes
-from stablehlo_py.serialization.entries import ATTR, TYPE, codec_for_code
+from stablehlo_py.serialization.reader import unknown_codes
 
 from stablehlo_py.errors import StableHLOError, VersionError
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
@@ -61,44 +60,6 @@ class CompatReport:
     __str__ = render
 
 
-def _walk_ops(record: Any, out: list[int]) -> None:
-    """Collect the op codes of a raw module record (tolerant of malformed data)."""
-    stack = [record]
-    while stack:
-        rec = stack.pop()
-        if type(rec) is not list:
-            continue
-        for region in rec:
-            if type(region) is not list:
-                continue
-            for block in region:
-                if type(block) is not list or len(block) < 2 or type(block[1]) is not list:
-                    continue
-                for op in block[1]:
-                    if type(op) is list and op:
-                        out.append(op[0])
-                        if len(op) > 5 and type(op[5]) is list:
-                            stack.append(op[5])
-
-
-def unknown_codes(raw: Any) -> list[str]:
-    """The op, type and attribute codes of a raw artifact this toolkit does not know (sorted)."""
-    found: set[tuple[str, int]] = set()
-    entries, _, module = raw.sections[:3]
-    if type(entries) is list:
-        for e in entries:
-            known = type(e) is list and len(e) >= 2 and e[0] in (TYPE, ATTR) and type(e[1]) is int
-            if known and codec_for_code(e[0], e[1]) is None:
-                found.add(("type" if e[0] == TYPE else "attribute", e[1]))
-    ops: list[int] = []
-    if type(module) is list and len(module) > 2:
-        _walk_ops([module[2]], ops)
-    for code in ops:
-        if type(code) is int and codes.op_name_for_code(code) is None:
-            found.add(("op", code))
-    return [f"{kind} code {code}" for kind, code in sorted(found)]
-
-
 def _consumer(version: Version | str) -> Version:
     if isinstance(version, str) and version == "current":
         return get_current_version()
@@ -123,7 +84,7 @@ class _Source:
 
 
 def _open(data: bytes, name: str) -> _Source:
-    from stablehlo_py.serialization import artifact_format
+    from stablehlo_py.serialization._detect import artifact_format
 
     fmt = artifact_format(data, name)
     if fmt == "jax":

@@ -966,6 +966,44 @@ def _expect_list(v: Any, j: int, *outer: int) -> None:
         _path_fail(f"expected an array, found {_kind(v)}", [*outer, j])
 
 
+def _walk_ops(record: Any, out: list[int]) -> None:
+    """Collect the op codes of a raw module record (tolerant of malformed data)."""
+    stack = [record]
+    while stack:
+        rec = stack.pop()
+        if type(rec) is not list:
+            continue
+        for region in rec:
+            if type(region) is not list:
+                continue
+            for block in region:
+                if type(block) is not list or len(block) < 2 or type(block[1]) is not list:
+                    continue
+                for op in block[1]:
+                    if type(op) is list and op:
+                        out.append(op[0])
+                        if len(op) > 5 and type(op[5]) is list:
+                            stack.append(op[5])
+
+
+def unknown_codes(raw: Any) -> list[str]:
+    """The op, type and attribute codes of a raw artifact this toolkit does not know (sorted)."""
+    found: set[tuple[str, int]] = set()
+    entries, _, module = raw.sections[:3]
+    if type(entries) is list:
+        for e in entries:
+            known = type(e) is list and len(e) >= 2 and e[0] in (TYPE, ATTR) and type(e[1]) is int
+            if known and codec_for_code(e[0], e[1]) is None:
+                found.add(("type" if e[0] == TYPE else "attribute", e[1]))
+    ops: list[int] = []
+    if type(module) is list and len(module) > 2:
+        _walk_ops([module[2]], ops)
+    for code in ops:
+        if type(code) is int and codes.op_name_for_code(code) is None:
+            found.add(("op", code))
+    return [f"{kind} code {code}" for kind, code in sorted(found)]
+
+
 def check_version(header: Header, raw: RawArtifact | None, name: str) -> None:
     """Refuse artifacts written for versions this toolkit cannot read, saying why."""
     current, minimum = get_current_version(), get_minimum_version()
@@ -973,8 +1011,6 @@ def check_version(header: Header, raw: RawArtifact | None, name: str) -> None:
     if v.with_zero_patch() > current:
         unknown = ""
         if raw is not None:
-            from stablehlo_py.serialization.compat import unknown_codes
-
             found = unknown_codes(raw)
             if found:
                 unknown = "; codes this toolkit does not know: " + ", ".join(found)

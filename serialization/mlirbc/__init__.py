@@ -64,8 +64,27 @@ def read_vhlo(data: bytes, name: str = "<artifact>", records: bool = False):  # 
     from stablehlo_py.serialization.mlirbc.ops import build_vhlo_op
     from stablehlo_py.serialization.mlirbc.reader import read_bytecode
 
-    art = read_bytecode(data, name, build_vhlo_op, records=records)
+    build = build_vhlo_op if records else _with_other_dialects(build_vhlo_op)
+    art = read_bytecode(data, name, build, records=records)
     return art.version, art.producer, art.module
+
+
+def _with_other_dialects(build_vhlo_op):  # type: ignore[no-untyped-def]
+    """``build_vhlo_op`` (``ops``), except for the ops JAX's artifacts hold beside the VHLO (Shardy's,
+    with casts between VHLO and builtin types), which ``dialect_ops`` builds as xDSL ops (records
+    hold VHLO only: ``build_vhlo_op`` refuses them)."""
+    from stablehlo_py.serialization.mlirbc.ops import OTHER_DIALECTS
+
+    def build(rd, dialect: str, name: str, *parts):  # type: ignore[no-untyped-def]
+        if dialect in OTHER_DIALECTS or (
+            dialect == "builtin" and name == "unrealized_conversion_cast"
+        ):
+            from stablehlo_py.serialization.mlirbc.dialect_ops import build_dialect_op
+
+            return build_dialect_op(rd, dialect, name, *parts)
+        return build_vhlo_op(rd, dialect, name, *parts)
+
+    return build
 
 
 def write_dialect(

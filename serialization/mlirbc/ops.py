@@ -270,7 +270,9 @@ def build_vhlo_op(
     regions: list[Any],
 ) -> Operation:
     """Build one op of a VHLO artifact (``builtin.module`` or a VHLO op) from its decoded parts;
-    ``rd`` is the bytecode reader (for attribute references in properties)."""
+    ``rd`` is the bytecode reader (for attribute references in properties).  The ops of other
+    dialects beside the VHLO (``OTHER_DIALECTS``) are built by ``dialect_ops.build_dialect_op``,
+    which builds VHLO ops with this function: ``mlirbc.read_vhlo`` picks one of the two per op."""
     full = f"{dialect}.{name}"
     props: dict[str, Attribute] = {}
     if full == "builtin.module":
@@ -304,15 +306,6 @@ def build_vhlo_op(
         module = ModuleOp.create(properties=props, attributes=attrs, regions=regions)
         module.location = location
         return module
-    if (
-        dialect in OTHER_DIALECTS or full == "builtin.unrealized_conversion_cast"
-    ) and not rd.records:
-        # JAX's artifacts hold Shardy's ops beside VHLO, with casts between VHLO and builtin types
-        from stablehlo_py.serialization.mlirbc.dialect_ops import build_dialect_op
-
-        return build_dialect_op(
-            rd, dialect, name, pos, location, attr_dict, props_rec, result_types, operands, regions
-        )
     if dialect != "vhlo":
         raise BytecodeError(
             f"op {full} is not a VHLO op; portable artifacts hold only VHLO "

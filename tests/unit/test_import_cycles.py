@@ -17,10 +17,6 @@ from tests.unit.import_graph import imported, modules, skipped, cycles, import_g
 # by name), without the "stablehlo_py." prefix.  Delete a module (or a whole entry) when a change breaks its cycle.
 KNOWN: list[frozenset[str]] = [
     frozenset(s.split()) for s in (
-        # serialization/__init__ <-> compat, reader; mlirbc's modules import each other
-        """serialization serialization.compat serialization.mlir_artifact serialization.mlirbc
-        serialization.mlirbc.dialect_ops serialization.mlirbc.ops serialization.mlirbc.reader
-        serialization.mlirbc.writer serialization.reader""",
     )
 ]
 
