@@ -4,11 +4,11 @@
                               [--out /tmp/fuzz_text_findings] [--smoke]
 
 Each case mutates one of upstream's programs (../shared/conformance: testdata/, verify/ chunks,
-dialect/, interpret/, transforms/, infer/) with tests/text_fuzzing.py (token deletion, duplication
-and swap, number and type edits, truncation, random bytes, spliced lines, generated deep nesting,
-huge dimensions and splats) and runs it through parse -> verify -> print (pretty and generic) ->
-round trip (both printed texts parse back and print the pretty text again) -> interpret (small
-programs with a `@main` without arguments, 1 s CPU budget).  Every failure must be a
+dialect/, interpret/, transforms/, infer/) with tests/fuzz/text_fuzzing.py (token deletion,
+duplication and swap, number and type edits, truncation, random bytes, spliced lines, generated
+deep nesting, huge dimensions and splats) and runs it through parse -> verify -> print (pretty and
+generic) -> round trip (both printed texts parse back and print the pretty text again) -> interpret
+(small programs with a `@main` without arguments, 1 s CPU budget).  Every failure must be a
 StableHLOError with a location; anything else (RecursionError, MemoryError, an internal exception,
 a round trip that fails or changes the text, a parse/verify/print step over 1 s of CPU) is a
 finding, saved to --out for reproduction.  Prints the count, the rate, the mutation mix, the outcome
@@ -32,7 +32,7 @@ CHUNK = 2000
 
 def _work(args: tuple[int, int, bool]) -> tuple:
     cases, seed, interpret = args
-    from tests import text_fuzzing
+    from tests.fuzz import text_fuzzing
     from tests.conftest import CONFORMANCE
 
     r = text_fuzzing.run(

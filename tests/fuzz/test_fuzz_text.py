@@ -1,8 +1,8 @@
-"""CI text fuzzing: at least 5,000 mutated upstream programs (tests/text_fuzzing.py: token deletion,
-duplication and swap, number and type edits, truncation, random bytes, spliced lines, deep nesting,
-huge dimensions and splats) through parse -> verify -> print -> round trip (the printed text parses
-back and prints the same) -> interpret (small programs, CPU budget): only located StableHLOErrors may
-escape, no step over 1 s of CPU time.
+"""CI text fuzzing: at least 5,000 mutated upstream programs (tests/fuzz/text_fuzzing.py: token
+deletion, duplication and swap, number and type edits, truncation, random bytes, spliced lines, deep
+nesting, huge dimensions and splats) through parse -> verify -> print -> round trip (the printed
+text parses back and prints the same) -> interpret (small programs, CPU budget): only located
+StableHLOErrors may escape, no step over 1 s of CPU time.
 `bench/fuzz_text.py` runs >= 100,000.  Below: one regression test per finding fixed at its root."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from stablehlo_py.errors import InterpreterError, ParseError
 from stablehlo_py.ir import parse
-from tests import text_fuzzing
+from tests.fuzz import text_fuzzing
 from tests.conftest import CONFORMANCE
 
 CASES = int(os.environ.get("STABLEHLO_PY_TEXT_FUZZ_CASES", "5000"))

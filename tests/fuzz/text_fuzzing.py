@@ -1,4 +1,4 @@
-"""Mutation fuzzing of MLIR text (shared by tests/unit/test_fuzz_text.py and bench/fuzz_text.py).
+"""Mutation fuzzing of MLIR text (shared by tests/fuzz/test_fuzz_text.py and bench/fuzz_text.py).
 
 Seeds are upstream's programs (testdata/, verify/ split at `// -----`, dialect/, interpret/), read
 from ../shared/conformance at run time.  A case applies one to three mutations to a seed:
