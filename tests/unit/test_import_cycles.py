@@ -58,5 +58,7 @@ def test_the_graph_sees_what_runs() -> None:
             for n in imported(node, "stablehlo_py.api", "stablehlo_py", paths, {})}
     assert {"stablehlo_py.errors", "stablehlo_py.version"} <= seen
     assert "stablehlo_py.vhlo" not in seen
-    # and on the package: ir/infer/__init__ loads its families by name
+    # and on the package: ir/infer/__init__ imports shapes inside a function (verify_inferred), and
+    # vhlo/forks/__init__ loads the fork modules by name (f"{__name__}.{name}")
     assert "stablehlo_py.ir.infer.shapes" in graph["stablehlo_py.ir.infer"]
+    assert "stablehlo_py.vhlo.forks.gather" in graph["stablehlo_py.vhlo.forks"]
