@@ -231,3 +231,15 @@ def test_messages_are_the_syntaxs() -> None:
             _parse_attr(text)
         assert str(e.value) == message
 
+
+
+def test_vhlo_flattened_fields_are_the_descriptions() -> None:
+    """vhlo/flattened.py's flat attributes, in order, are each flattened struct's VHLO field names
+    (what WP6b derives them from)."""
+    from stablehlo_py.vhlo.flattened import FIELD_OF, FLATTENED
+
+    for entries in FLATTENED.values():
+        for _attr, mnemonic, flat in entries:
+            d = BY_MNEMONIC[mnemonic]
+            assert tuple(f.vhlo for f in d.fields) == flat
+            assert {f.vhlo: f.key for f in d.fields if f.vhlo != f.key}.items() <= FIELD_OF.items()
