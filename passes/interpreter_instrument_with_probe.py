@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, OpResult
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from stablehlo_py.ir.ops.constraints import is_float
+from stablehlo_py.ir.verify.constraints import is_float
 from stablehlo_py.ir.types import UniformQuantizedType
 from stablehlo_py.passes.drivers.options import PassOption
 

@@ -19,7 +19,7 @@ REFERENCE = SHARED / "reference"
 # Memos of verification verdicts (module, attribute): the verifier remembers that ops of a given
 # signature verified, so their rules are not called again for the same types.
 VERIFICATION_MEMOS = (
-    ("stablehlo_py.ir.verify_plan", "_BY_TYPES"),
+    ("stablehlo_py.ir.verify.driver", "_BY_TYPES"),
     ("stablehlo_py.ir.ops.elementwise", "_VERIFIED"),
 )
 

@@ -35,7 +35,7 @@ KNOWN: dict[str, int] = {
     "serialization/writer.py": 6,
     "stablehlo_py/ir/ops/elementwise.py": 1,
     "stablehlo_py/ir/text/printer.py": 2,
-    "stablehlo_py/ir/verify_plan.py": 8,
+    "stablehlo_py/ir/verify/driver.py": 8,
     "vhlo/in_place.py": 8,
     "vhlo/legality.py": 6,
     "vhlo/ops.py": 5,

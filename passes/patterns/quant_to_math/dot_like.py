@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from stablehlo_py.ir.op_attrs import DotDimensionNumbersAttr
-from stablehlo_py.ir.ops.constraints import int_values
+from stablehlo_py.ir.verify.constraints import int_values
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import QuantParams, tensor_type
 

@@ -226,7 +226,7 @@ def _attach_ods_messages(cls: type) -> None:
 
     from xdsl.irdl import MessageConstraint
 
-    from stablehlo_py.ir.ops.ods_types import attr_constraint_failure, property_summary
+    from stablehlo_py.ir.verify.ods_types import attr_constraint_failure, property_summary
 
     properties = cls.get_irdl_definition().properties  # type: ignore[attr-defined]
     for name, d in list(properties.items()):

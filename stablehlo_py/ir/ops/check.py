@@ -30,7 +30,7 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import is_float_or_complex, t2s
+from stablehlo_py.ir.verify.constraints import is_float_or_complex, t2s
 from stablehlo_py.ir.types import FLOAT_TYPES, element_type, integer_type, is_tensor
 
 F64 = FLOAT_TYPES["f64"]

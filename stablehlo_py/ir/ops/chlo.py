@@ -69,13 +69,13 @@ from stablehlo_py.ir.ops.base import (
     parse_attr_dict_and_typed_value,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import (
+from stablehlo_py.ir.verify.constraints import (
     check_element_kind,
     shape_str,
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.ops.ods_traits import upstream
+from stablehlo_py.ir.verify.ods_traits import upstream
 from stablehlo_py.ir.types import ReprTextData, element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
@@ -390,7 +390,7 @@ class ChloBinarySameType(StableHLOOp):
         at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
         if self.ODS_TYPE is not None:
             # ODS: `operand #i must be <description>, but got '<type>'`
-            from stablehlo_py.ir.ops.constraints import ELEMENT_KINDS
+            from stablehlo_py.ir.verify.constraints import ELEMENT_KINDS
 
             ok = ELEMENT_KINDS[self.OPERAND_KIND][1]
             for i, t in enumerate((at, bt)):

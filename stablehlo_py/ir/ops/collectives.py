@@ -45,7 +45,7 @@ from stablehlo_py.ir.attrs.replica_group_mesh_axes import (  # noqa: F401  (re-e
 from stablehlo_py.ir.attrs.struct import register_parsers
 from stablehlo_py.ir.future_type import FutureType
 from stablehlo_py.ir.infer import verify_inferred
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     ARRAY_ATTR,
@@ -60,11 +60,11 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import (
+from stablehlo_py.ir.verify.constraints import (
     int_value,
 )
-from stablehlo_py.ir.ops.ods_traits import upstream
-from stablehlo_py.ir.ops.region_utils import (
+from stablehlo_py.ir.verify.ods_traits import upstream
+from stablehlo_py.ir.verify.region_utils import (
     require_single_block,
 )
 from stablehlo_py.ir.types import element_type

@@ -48,16 +48,16 @@ from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re
     print_region_argument,
 )
 from stablehlo_py.ir.ops.base import prop as prop_
-from stablehlo_py.ir.ops.constraints import t2s
-from stablehlo_py.ir.ops.ods_containers import (
+from stablehlo_py.ir.verify.constraints import t2s
+from stablehlo_py.ir.verify.ods_containers import (
     HLO_TensorOrPerAxisQuantizedTensorOrToken,
     HLO_TensorOrPerAxisQuantizedTensorOrTokenOrBuffer,
     HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple,
     HLO_TensorOrToken,
 )
-from stablehlo_py.ir.ops.ods_traits import upstream
-from stablehlo_py.ir.ops.ods_types import HLO_Token, check_values
-from stablehlo_py.ir.ops.region_order import after_regions, verify_inferred_after_regions
+from stablehlo_py.ir.verify.ods_traits import upstream
+from stablehlo_py.ir.verify.ods_types import HLO_Token, check_values
+from stablehlo_py.ir.verify.region_order import after_regions, verify_inferred_after_regions
 from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:

@@ -71,14 +71,14 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import (
+from stablehlo_py.ir.verify.constraints import (
     fail,
     int_values,
     shapes_compatible,
     t2s,
 )
 from stablehlo_py.ir.ops.data_movement_types import check_ods_types
-from stablehlo_py.ir.ops.ods_traits import (
+from stablehlo_py.ir.verify.ods_traits import (
     all_element_types_match,
     all_ranks_match,
     all_sizes_match,
@@ -88,7 +88,7 @@ from stablehlo_py.ir.ops.ods_traits import (
     same_element_type,
     upstream,
 )
-from stablehlo_py.ir.ops.region_order import verify_inferred_after_regions
+from stablehlo_py.ir.verify.region_order import verify_inferred_after_regions
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,

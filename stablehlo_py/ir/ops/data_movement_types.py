@@ -15,12 +15,12 @@ from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from stablehlo_py.ir.infer.shapes import bounds_of
-from stablehlo_py.ir.ops.ods_containers import (
+from stablehlo_py.ir.verify.ods_containers import (
     HLO_ComplexTensor,
     HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTupleOrBuffer,
     HLO_Tuple,
 )
-from stablehlo_py.ir.ops.ods_types import (
+from stablehlo_py.ir.verify.ods_types import (
     COMPLEX,
     FLOAT,
     INDEX,

@@ -8,7 +8,7 @@ from typing import ClassVar
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import STR_ATTR, StableHLOOp, op_def, prop
 
 

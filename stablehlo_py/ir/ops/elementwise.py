@@ -16,7 +16,7 @@ from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.elementwise import compatible_operands_and_result
 from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     AttrSyntax,
     StableHLOOp,
@@ -25,7 +25,7 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import fail, shapes_compatible, t2s
+from stablehlo_py.ir.verify.constraints import fail, shapes_compatible, t2s
 from stablehlo_py.ir.types import UniformQuantizedType, element_type, shape_of
 
 # Unary ops whose result type upstream infers with its own rule (InferTypeOpInterface without the

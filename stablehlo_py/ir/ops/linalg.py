@@ -58,7 +58,7 @@ from stablehlo_py.ir.infer.linalg import (
     verify_rng_bit_generator,
 )
 from stablehlo_py.ir.infer.shapes import element_type_compatible
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ARRAY_ATTR,
     BOOL_ATTR,
@@ -76,7 +76,7 @@ from stablehlo_py.ir.ops.base import (
     op_def,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import (
+from stablehlo_py.ir.verify.constraints import (
     baseline_element,
     fail,
     fail_as_rule,
@@ -86,7 +86,7 @@ from stablehlo_py.ir.ops.constraints import (
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.ops.ods_traits import upstream
+from stablehlo_py.ir.verify.ods_traits import upstream
 from stablehlo_py.ir.types import element_type, tensor_type
 
 if TYPE_CHECKING:

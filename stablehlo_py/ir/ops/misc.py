@@ -35,8 +35,8 @@ from stablehlo_py.ir.ops.base import (
     parse_attr_dict_and_typed_value,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import fail, t2s
-from stablehlo_py.ir.ops.ods_traits import upstream
+from stablehlo_py.ir.verify.constraints import fail, t2s
+from stablehlo_py.ir.verify.ods_traits import upstream
 from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:

@@ -22,9 +22,9 @@ from xdsl.traits import Pure
 
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.infer import verify_inferred
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import I32, I32_ATTR, StableHLOOp, op_def, prop
-from stablehlo_py.ir.ops.constraints import (
+from stablehlo_py.ir.verify.constraints import (
     fail,
     num_bits,
     quantized_element,

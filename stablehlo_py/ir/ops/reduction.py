@@ -32,7 +32,7 @@ from stablehlo_py.ir.directives import DenseI64Array
 from stablehlo_py.ir.format_parse import _I64_LIST, _TENSOR, _VALUE, _W, lookup
 from stablehlo_py.ir.format_parse import i64_array as quick_i64_array
 from stablehlo_py.ir.infer import verify_inferred
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
     BOOL_ATTR,
@@ -47,15 +47,15 @@ from stablehlo_py.ir.ops.base import (
     print_region_argument,
     prop,
 )
-from stablehlo_py.ir.ops.constraints import (
+from stablehlo_py.ir.verify.constraints import (
     fail_as_rule,
     i64_array,
     int_value,
     shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.ops.ods_traits import upstream
-from stablehlo_py.ir.ops.region_utils import (
+from stablehlo_py.ir.verify.ods_traits import upstream
+from stablehlo_py.ir.verify.region_utils import (
     require_single_block,
     return_types,
 )

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from stablehlo_py.errors import StableHLOError
-from stablehlo_py.ir import parse, verify_plan
+from stablehlo_py.ir import parse
+from stablehlo_py.ir.verify import driver as verify_plan
 from stablehlo_py.ir.ops import elementwise
 from stablehlo_py.ir.verify import verify
 

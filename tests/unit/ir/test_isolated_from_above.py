@@ -9,7 +9,7 @@ import pytest
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.verify import verify
-from stablehlo_py.ir.verify_plan import verifies
+from stablehlo_py.ir.verify.driver import verifies
 
 PROGRAM = """
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {

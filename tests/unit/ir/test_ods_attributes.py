@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import IntegerType, Signedness, StringAttr
 from stablehlo_py.errors import StableHLOError, VerifyError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.attributes import TypedStringAttr
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.verify import verify
 
 T = "tensor<2x3xf32>"

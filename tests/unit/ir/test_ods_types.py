@@ -7,7 +7,7 @@ import pytest
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.builder.types import to_type
-from stablehlo_py.ir.ops import ods_types as ods
+from stablehlo_py.ir.verify import ods_types as ods
 
 
 def t(text: str):

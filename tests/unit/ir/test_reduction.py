@@ -312,7 +312,7 @@ def test_uneven_operand_count_splits_as_mlir() -> None:
 
 
 def test_even_operand_counts_keep_the_compiled_plan() -> None:
-    from stablehlo_py.ir import verify_plan as vp
+    from stablehlo_py.ir.verify import driver as vp
     from stablehlo_py.ir.ops.reduction import ReduceOp, ReduceWindowOp
 
     assert vp.why_no_plan(ReduceOp) is None

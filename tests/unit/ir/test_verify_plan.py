@@ -1,4 +1,4 @@
-"""Compiled verification plans (`stablehlo_py.ir.verify_plan`) against xDSL's own verifier.
+"""Compiled verification plans (`stablehlo_py.ir.verify.driver`) against xDSL's own verifier.
 
 A plan may only say "this op verifies": the diagnostics always come from xDSL's `op.verify`.  The
 differential test runs every conformance program (and a few snippets for op classes the conformance
@@ -34,7 +34,7 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py.errors import StableHLOError, VerifyError
 from stablehlo_py.ir import parse
 from stablehlo_py.ir import verify as verify_module
-from stablehlo_py.ir import verify_plan as vp
+from stablehlo_py.ir.verify import driver as vp
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
 from tests.unit.ir.test_sdy_ops import ALL_OPS as SDY_ALL_OPS

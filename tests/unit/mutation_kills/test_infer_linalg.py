@@ -25,7 +25,8 @@ import pytest
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 
 from stablehlo_py.errors import StableHLOError
-from stablehlo_py.ir import parse, verify_plan
+from stablehlo_py.ir import parse
+from stablehlo_py.ir.verify import driver as verify_plan
 from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer import reduction as R
 from stablehlo_py.ir.text.printer import type_to_str

@@ -24,8 +24,8 @@ from xdsl.ir import Attribute
 
 from stablehlo_py.ir.infer import InferError
 from stablehlo_py.ir.infer.shapes import element_type_compatible
-from stablehlo_py.ir.ops.constraints import fail, int_values, rank
-from stablehlo_py.ir.ops.ods_types import (
+from stablehlo_py.ir.verify.constraints import fail, int_values, rank
+from stablehlo_py.ir.verify.ods_types import (
     CONFINED_ATTRS,
     attr_constraint_failure,
     integer_attr_summary,

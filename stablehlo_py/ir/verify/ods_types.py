@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from stablehlo_py.ir.ops.constraints import is_complex, is_float, t2s
+from stablehlo_py.ir.verify.constraints import is_complex, is_float, t2s
 from stablehlo_py.ir.types import TokenType, UniformQuantizedType
 
 _INT_WIDTHS = (2, 4, 8, 16, 32, 64)

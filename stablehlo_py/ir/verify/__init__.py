@@ -18,7 +18,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import VerifyError
-from stablehlo_py.ir.verify_plan import verifies
+from stablehlo_py.ir.verify.driver import verifies
 
 
 def verify(top: Operation) -> None:

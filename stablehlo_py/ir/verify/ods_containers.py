@@ -10,7 +10,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import MemRefType, TupleType
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.ops.ods_types import (
+from stablehlo_py.ir.verify.ods_types import (
     COMPLEX,
     FLOAT,
     INT,
