@@ -204,21 +204,11 @@ def test_region_nesting_limit_is_below_the_recursion_limit() -> None:
     from stablehlo_py.ir.text.parser import MAX_REGION_NESTING
     from stablehlo_py.ir.verify import verify
 
-    def nest(n: int) -> str:
-        body = "stablehlo.return %arg0 : tensor<i1>"
-        for _ in range(n):
-            body = (
-                f'%r = "stablehlo.if"(%arg0) ({{\n{body}\n}}, {{\nstablehlo.return %arg0 : tensor<i1>\n}}) '
-                ": (tensor<i1>) -> tensor<i1>\nstablehlo.return %r : tensor<i1>"
-            )
-        body = body.rsplit("\n", 1)[0]
-        return f"func.func @main(%arg0: tensor<i1>) -> tensor<i1> {{\n{body}\nreturn %r : tensor<i1>\n}}"
-
-    module = parse(nest(MAX_REGION_NESTING - 1))
+    module = parse(text_fuzzing.nested_ifs(MAX_REGION_NESTING - 1))
     verify(module)
     print_ir(module)
     with pytest.raises(ParseError, match="regions nested more than"):
-        parse(nest(MAX_REGION_NESTING + 1))
+        parse(text_fuzzing.nested_ifs(MAX_REGION_NESTING + 1))
 
 
 def test_float_array_for_an_i64_array_property_is_a_verify_error() -> None:

@@ -224,25 +224,29 @@ def _swap_tokens(rng: random.Random, text: str, seeds: Sequence[str]) -> str:
     return text[: a.start()] + b.group(0) + text[a.end() : b.start()] + a.group(0) + text[b.end() :]
 
 
+def _replace_a_match(
+    rng: random.Random, pattern: re.Pattern[str], text: str, choices: Sequence[str]
+) -> str | None:
+    """One of `pattern`'s matches in `text` replaced by one of `choices`; None without a match."""
+    found = list(pattern.finditer(text))
+    if not found:
+        return None
+    m = rng.choice(found)
+    return text[: m.start()] + rng.choice(choices) + text[m.end() :]
+
+
 def _edit_number(rng: random.Random, text: str, seeds: Sequence[str]) -> str:
-    nums = list(_NUMBER.finditer(text))
-    if not nums:
-        return _delete_token(rng, text, seeds)
-    m = rng.choice(nums)
-    return text[: m.start()] + rng.choice(INTERESTING_NUMBERS) + text[m.end() :]
+    edited = _replace_a_match(rng, _NUMBER, text, INTERESTING_NUMBERS)
+    return _delete_token(rng, text, seeds) if edited is None else edited
 
 
 def _edit_type(rng: random.Random, text: str, seeds: Sequence[str]) -> str:
     if rng.random() < 0.5:
-        found = list(_SHAPE.finditer(text))
-        if found:
-            m = rng.choice(found)
-            return text[: m.start()] + rng.choice(INTERESTING_SHAPES) + text[m.end() :]
-    found = list(_ELEM_TYPE.finditer(text))
-    if not found:
-        return _edit_number(rng, text, seeds)
-    m = rng.choice(found)
-    return text[: m.start()] + rng.choice(INTERESTING_TYPES) + text[m.end() :]
+        edited = _replace_a_match(rng, _SHAPE, text, INTERESTING_SHAPES)
+        if edited is not None:
+            return edited
+    edited = _replace_a_match(rng, _ELEM_TYPE, text, INTERESTING_TYPES)
+    return _edit_number(rng, text, seeds) if edited is None else edited
 
 
 def _truncate(rng: random.Random, text: str, seeds: Sequence[str]) -> str:
@@ -272,19 +276,24 @@ def _splice_line(rng: random.Random, text: str, seeds: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def nested_ifs(n: int) -> str:
+    """A program whose `stablehlo.if` regions nest `n` deep."""
+    body = "stablehlo.return %arg0 : tensor<i1>"
+    for _ in range(n):
+        body = (
+            f'%r = "stablehlo.if"(%arg0) ({{\n{body}\n}}, {{\nstablehlo.return %arg0 : tensor<i1>\n}}) '
+            ": (tensor<i1>) -> tensor<i1>\nstablehlo.return %r : tensor<i1>"
+        )
+    body = body.rsplit("\n", 1)[0]
+    return f"func.func @main(%arg0: tensor<i1>) -> tensor<i1> {{\n{body}\nreturn %r : tensor<i1>\n}}"
+
+
 def _deep(rng: random.Random, text: str, seeds: Sequence[str]) -> str:
     """A generated program with one deeply nested construct, or huge declared sizes."""
     n = rng.choice((50, 200, 1000, 3000, 20000))
     kind = rng.randrange(9)
     if kind == 0:  # nested regions
-        body = "stablehlo.return %arg0 : tensor<i1>"
-        for _ in range(n):
-            body = (
-                f'%r = "stablehlo.if"(%arg0) ({{\n{body}\n}}, {{\nstablehlo.return %arg0 : tensor<i1>\n}}) '
-                ": (tensor<i1>) -> tensor<i1>\nstablehlo.return %r : tensor<i1>"
-            )
-        body = body.rsplit("\n", 1)[0]
-        return f"func.func @main(%arg0: tensor<i1>) -> tensor<i1> {{\n{body}\nreturn %r : tensor<i1>\n}}"
+        return nested_ifs(n)
     if kind == 1:  # nested tuple types
         t = "tuple<" * n + "tensor<f32>" + ">" * n
         return f"func.func @main(%arg0: {t}) -> {t} {{\n  return %arg0 : {t}\n}}"
