@@ -3,7 +3,7 @@
     python bench/fuzz_artifacts.py [--cases 1000000] [--jobs N] [--seed S] [--full | --read-only]
                                    [--format msgpack | mlir] [--smoke]
 
-Each case mutates a valid seed artifact (tests/fuzzing.py: truncations, bit flips, interesting bytes,
+Each case mutates a valid seed artifact (tests/fuzz/fuzzing.py: truncations, bit flips, interesting bytes,
 insertions, deletions, splices, header-size fix-ups, structure-aware record edits) and reads it with
 `deserialize_portable_artifact` (``--full``, the default: decode + upgrade + legalize + verify) or
 `read_artifact` only (``--read-only``).  Every outcome must be success or a StableHLOError; anything
@@ -11,8 +11,8 @@ else is a finding, saved to ``--out`` (default /tmp/fuzz_findings) for reproduct
 the accepted/refused split, the most common refusal messages and the findings.
 
 ``--format mlir`` fuzzes upstream's format (MLIR bytecode) instead, with the structure-aware
-mutations of tests/mlir_fuzzing.py (varints, references, lengths and sections edited with the
-enclosing lengths fixed up) over the seeds of tests/unit/serialization/test_mlir_fuzz.py (every
+mutations of tests/fuzz/mlir_fuzzing.py (varints, references, lengths and sections edited with the
+enclosing lengths fixed up) over the seeds of tests/fuzz/test_mlir_fuzz.py (every
 bytecode version, jaxlib's artifacts when jax is importable) plus the golden programs; each case goes
 through `deserialize_portable_artifact`, `get_portable_artifact_version` and (every 16th)
 `check_compat`.  There a StableHLOError that only wraps an internal error, a case taking more than
@@ -48,7 +48,7 @@ def _mlir_seeds() -> list[bytes]:
     from stablehlo_py.serialization import serialize_portable_artifact_str
 
     from tests.golden.programs import program
-    from tests.unit.serialization.test_mlir_fuzz import seeds
+    from tests.fuzz.test_mlir_fuzz import seeds
 
     golden = [
         serialize_portable_artifact_str(program("1.0.0"), "1.0.0", format="mlir"),
@@ -61,7 +61,7 @@ def _mlir_readers(full: bool) -> list:
     from stablehlo_py.serialization import get_portable_artifact_version
     from stablehlo_py.serialization.mlir_artifact import read_mlir_artifact
 
-    from tests.unit.serialization.test_mlir_fuzz import _readers
+    from tests.fuzz.test_mlir_fuzz import _readers
 
     if full:
         return _readers()
@@ -76,7 +76,7 @@ def _work(
     cases, seed, full, memory_gb = args[:4]
     from stablehlo_py.serialization import deserialize_portable_artifact, read_artifact
 
-    from tests import fuzzing
+    from tests.fuzz import fuzzing
 
     reader = deserialize_portable_artifact if full else read_artifact
     r = fuzzing.run(
@@ -89,7 +89,7 @@ def _work_mlir(
     args: tuple[int, int, bool, int],
 ) -> tuple[int, int, int, list[tuple[bytes, str]], dict[str, int]]:
     cases, seed, full, memory_gb = args
-    from tests import mlir_fuzzing
+    from tests.fuzz import mlir_fuzzing
 
     r = mlir_fuzzing.run(
         _mlir_seeds(),
@@ -107,7 +107,7 @@ def _isolate_crashes(chunks: list[tuple]) -> list[tuple[bytes, str]]:
     that kill a process (reproducible: the same seed gives the same mutations)."""
     import random
 
-    from tests import fuzzing, mlir_fuzzing
+    from tests.fuzz import fuzzing, mlir_fuzzing
 
     found: list[tuple[bytes, str]] = []
     seeds = _seeds()
@@ -140,7 +140,7 @@ def _one(data: bytes, full: bool, memory_gb: int, mlir: bool = False) -> None:
     """Read one artifact; the process exits non-zero only if it crashes or is killed."""
     from stablehlo_py.serialization import deserialize_portable_artifact, read_artifact
 
-    from tests.fuzzing import _memory_limit
+    from tests.fuzz.fuzzing import _memory_limit
 
     readers = (
         [r for r, _ in _mlir_readers(full)]

@@ -11,7 +11,7 @@ from stablehlo_py.serialization import (
     serialize_portable_artifact_str,
 )
 
-from tests import fuzzing
+from tests.fuzz import fuzzing
 from tests.unit.serialization.helpers import PROGRAM
 
 CASES = int(os.environ.get("STABLEHLO_PY_FUZZ_CASES", "10000"))

@@ -554,7 +554,7 @@ def run(
     """Feed `cases` mutated texts through parse -> verify -> print -> interpret; collect findings."""
     import sys
 
-    from tests.fuzzing import _memory_limit
+    from tests.fuzz.fuzzing import _memory_limit
 
     rng = random.Random(seed)
     result = FuzzResult()

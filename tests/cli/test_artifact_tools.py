@@ -27,7 +27,7 @@ from stablehlo_py.serialization.mlirbc import write_dialect
 BIN = Path(sys.executable).parent
 OPT = str(BIN / "stablehlo-opt")
 TRANSLATE = str(BIN / "stablehlo-translate")
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 PROGRAM = """func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
   %0 = stablehlo.add %a, %b : tensor<2xf32>

@@ -1,5 +1,5 @@
 """Structure-aware mutation fuzzing of MLIR bytecode artifacts (shared by
-tests/unit/serialization/test_mlir_fuzz.py and ``bench/fuzz_artifacts.py --format mlir``).
+tests/fuzz/test_mlir_fuzz.py and ``bench/fuzz_artifacts.py --format mlir``).
 
 A seed artifact is first *analysed*: it is read once with the toolkit's own reader while every varint,
 section header and blob it reads is logged (``Reader`` is instrumented for the duration), and its
@@ -9,8 +9,8 @@ mutation is then an edit of the bytes followed by a fix-up of every length that 
 (cascading outwards), so that the damage reaches the decoder of the inner structure instead of
 stopping at the first size check.  Mutations:
 
-* byte level (``tests/fuzzing.py``): truncation, bit flips, interesting bytes, insertions, deletions,
-  splices of other seeds -- without fix-ups;
+* byte level (``tests/fuzz/fuzzing.py``): truncation, bit flips, interesting bytes, insertions,
+  deletions, splices of other seeds -- without fix-ups;
 * the same inside one length-prefixed range (an attribute entry, a string, a properties record, a
   nested section...), with fix-ups;
 * a varint replaced by another value (0, off by one, the low flag bit flipped, 2**k, 2**63,
@@ -23,7 +23,7 @@ stopping at the first size check.  Mutations:
 * generated artifacts with deep nesting (attributes, locations, regions) and exponentially shared
   attributes ("billion laughs") -- see :func:`deep_artifacts`.
 
-The oracle is the one of ``tests/fuzzing.py``: any exception that is not a StableHLOError is a
+The oracle is the one of ``tests/fuzz/fuzzing.py``: any exception that is not a StableHLOError is a
 finding; so is a StableHLOError that only wraps an internal crash (``... (MemoryError: ...)``).
 """
 
@@ -470,7 +470,7 @@ def _mutate_length(rng: random.Random, img: Image) -> None:
 
 def _mutate_in_range(rng: random.Random, img: Image, seeds: Sequence[bytes]) -> None:
     """A byte-level edit inside one length-prefixed range, lengths fixed up."""
-    from tests import fuzzing
+    from tests.fuzz import fuzzing
 
     i = rng.randrange(len(img.st))
     s, e = int(img.st[i]), int(img.en[i])
@@ -559,7 +559,7 @@ def _mutate_sections(rng: random.Random, data: bytes) -> bytes:
 def mutate(rng: random.Random, seeds: Sequence[bytes], layouts: Sequence[Layout]) -> bytes:
     """One mutated artifact: one to three edits of one seed, with lengths fixed up; sometimes a
     section-level or a plain byte-level mutation on top."""
-    from tests import fuzzing
+    from tests.fuzz import fuzzing
 
     i = rng.randrange(len(seeds))
     lay = layouts[i]
@@ -712,14 +712,14 @@ def run(
     extra: Sequence[bytes] = (),
     readers: Sequence[tuple[Callable[[bytes], object], int]] | None = None,
 ) -> MlirFuzzResult:
-    """Like ``tests.fuzzing.run`` for MLIR bytecode: ``cases`` mutated artifacts (plus ``extra``
-    ones given as is) through ``readers`` (default :func:`default_readers`); each must be read or
+    """Like ``tests.fuzz.fuzzing.run`` for MLIR bytecode: ``cases`` mutated artifacts (plus
+    ``extra`` ones given as is) through ``readers`` (default :func:`default_readers`); each must be read or
     refused with a StableHLOError.  A case taking more than ``slow`` seconds of CPU time is a
     finding, and one still running after ``timeout`` CPU seconds is interrupted and reported as a
     hang."""
     import time
 
-    from tests.fuzzing import _memory_limit
+    from tests.fuzz.fuzzing import _memory_limit
 
     rng = random.Random(seed)
     layouts = layouts_of(seeds)

@@ -25,8 +25,8 @@ from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader, va
 from stablehlo_py.serialization.mlirbc.reader import EXPANSION_BUDGET, MAX_NESTING
 
 from stablehlo_py.errors import SerializationError, StableHLOError
-from tests import mlir_fuzzing as mf
-from tests.mlir_fuzzing import _BUILTIN, _VHLO, _v
+from tests.fuzz import mlir_fuzzing as mf
+from tests.fuzz.mlir_fuzzing import _BUILTIN, _VHLO, _v
 
 CASES = int(os.environ.get("STABLEHLO_PY_FUZZ_CASES", "10000"))
 
