@@ -30,8 +30,7 @@ finding; so is a StableHLOError that only wraps an internal crash (``... (Memory
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +42,7 @@ from stablehlo_py.serialization.mlirbc.encoding import (
     string_section,
     varint_bytes,
 )
+from tests.fuzz.fuzzing import FuzzResult, OutOfTime, cpu_budget
 
 __all__ = [
     "Image",
@@ -614,12 +614,7 @@ def wrapped_crash(message: str) -> bool:
 
 
 @dataclass
-class MlirFuzzResult:
-    cases: int = 0
-    accepted: int = 0
-    refused: int = 0
-    findings: list[tuple[bytes, str]] = field(default_factory=list)
-    messages: dict[str, int] = field(default_factory=dict)
+class MlirFuzzResult(FuzzResult):
     slowest: float = 0.0
 
 
@@ -671,36 +666,6 @@ def check_one(
     return False
 
 
-class _Timeout(BaseException):
-    pass
-
-
-@contextmanager
-def _deadline(seconds: float | None) -> Iterator[None]:
-    """Interrupt the case after ``seconds`` of CPU time (SIGPROF; main thread, POSIX only): a
-    loaded machine does not make a case look hung."""
-    import signal
-    import threading
-
-    if not seconds or not hasattr(signal, "setitimer"):
-        yield
-        return
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def alarm(signum: int, frame: Any) -> None:
-        raise _Timeout
-
-    old = signal.signal(signal.SIGPROF, alarm)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
-
-
 def run(
     seeds: Sequence[bytes],
     cases: int,
@@ -732,13 +697,13 @@ def run(
             t0 = time.process_time()
             ok = True
             try:
-                with _deadline(timeout):
+                with cpu_budget(timeout):
                     for i, (read, every) in enumerate(readers):
                         if n % every == 0:
                             got = check_one(read, data, result, keep_messages and i == 0)
                             if i == 0:
                                 ok = got
-            except _Timeout:
+            except OutOfTime:
                 result.findings.append((data, f"hang: still reading after {timeout} CPU seconds"))
                 ok = False
             if ok:
@@ -762,6 +727,15 @@ def layouts_of(seeds: Sequence[bytes]) -> list[Layout]:
 # Building artifacts by hand (deep nesting, shared attributes, targeted structural cases)
 
 
+def _string_refs(out: Emitter, refs: Sequence[int], flagged: bool, flag: bool) -> None:
+    """String-section indices, each with ``flag`` in its low bit where the version has the bit."""
+    for s in refs:
+        if flagged:
+            out.varint_flag(s, flag)
+        else:
+            out.varint(s)
+
+
 def artifact(
     *,
     version: int = 6,
@@ -783,21 +757,13 @@ def artifact(
     out.cstring(producer)
     d = Emitter()
     d.varint(len(dialects))
-    for s in dialects:
-        if version >= 1:
-            d.varint_flag(s, False)
-        else:
-            d.varint(s)
+    _string_refs(d, dialects, version >= 1, False)
     if version >= 4:
         d.varint(sum(len(n) for _, n in op_names))
     for di, names in op_names:
         d.varint(di)
         d.varint(len(names))
-        for s in names:
-            if version >= 5:
-                d.varint_flag(s, True)
-            else:
-                d.varint(s)
+        _string_refs(d, names, version >= 5, True)
     out.section(1, d.buf)
     off = Emitter()
     data = Emitter()

@@ -302,6 +302,13 @@ def _refusal(data: bytes, header_ok: bool = True, check_compat_too: bool = True)
     return got[0]
 
 
+def _invalid_program(data: bytes) -> str:
+    """The message of deserialize_portable_artifact's refusal of ``data``."""
+    with pytest.raises(SerializationError) as e:
+        deserialize_portable_artifact(data)
+    return e.value.message
+
+
 def _section(data: bytes, sid: int) -> tuple[int, int, int]:
     """(header start, body start, end) of top-level section ``sid``."""
     _, secs = mf.top_sections(data)
@@ -620,9 +627,7 @@ def test_non_utf8_string_in_a_program_that_does_not_verify(current: mf.Layout) -
     ]
     (i, a), (_, b) = tensors[0], tensors[1]
     img.replace(int(img.vp[i]), int(img.vp[i]) + a.size, varint_bytes(b.value))
-    with pytest.raises(SerializationError) as e:
-        deserialize_portable_artifact(img.bytes())
-    assert e.value.message.startswith(
+    assert _invalid_program(img.bytes()).startswith(
         "the artifact decodes, but its program is not valid: 'stablehlo.constant' op inferred "
         "type(s) 'tensor<4xi4>' are incompatible with return type(s) of operation 'tensor<9xi1>'"
     ), e.value.message
@@ -690,9 +695,7 @@ def test_convolution_dimension_out_of_range() -> None:
     )
     img = mf.Image(lay)
     img.replace(var.pos, var.pos + var.size, varint_bytes(2 * 9043969))
-    with pytest.raises(SerializationError) as e:
-        deserialize_portable_artifact(img.bytes())
-    assert e.value.message == (
+    assert _invalid_program(img.bytes()) == (
         "the artifact decodes, but its program is not valid: failed to legalize operation "
         "'vhlo.convolution_v1' that was explicitly marked illegal: 'dimension_numbers': "
         "convolution dimension 9043969 is out of range or repeated for rank 4"
@@ -716,9 +719,7 @@ def test_dimension_list_of_floats(current: mf.Layout) -> None:
         int(img.vp[current.varints.index(elem)]) + elem.size,
         varint_bytes(f64),
     )
-    with pytest.raises(SerializationError) as e:
-        deserialize_portable_artifact(img.bytes())
-    assert e.value.message == (
+    assert _invalid_program(img.bytes()) == (
         "the artifact decodes, but its program is not valid: failed to legalize operation "
         "'vhlo.transpose_v1' that was explicitly marked illegal: 'permutation' must be a tensor "
         "of integers"

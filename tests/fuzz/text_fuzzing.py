@@ -28,14 +28,13 @@ import contextlib
 import io
 import random
 import re
-import signal
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stablehlo_py.errors import StableHLOError
+from tests.fuzz.fuzzing import OutOfTime, cpu_budget
 
 STEP_SECONDS = 1.0
 INTERPRET_SECONDS = 1.0
@@ -387,30 +386,6 @@ def mutate(rng: random.Random, seeds: Sequence[str]) -> tuple[str, list[str]]:
 
 
 # ------------------------------------------------------------------------------------- oracle
-class _OutOfTime(BaseException):
-    """Raised by the CPU-time alarm."""
-
-
-@contextmanager
-def _cpu_budget(seconds: float) -> Iterator[None]:
-    """Raise _OutOfTime after `seconds` of this process's CPU time (ITIMER_PROF: user + system, so a
-    loaded machine does not count against the code under test)."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def on_alarm(signum: int, frame: object) -> None:
-        raise _OutOfTime
-
-    old = signal.signal(signal.SIGPROF, on_alarm)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
-
-
 def _max_elements(module: object) -> int:
     from xdsl.dialects.builtin import TensorType
 
@@ -459,7 +434,7 @@ def check_one(text: str, interpret: bool = True) -> tuple[str, str | None]:
 
     step = "parse"
     try:
-        with _cpu_budget(STEP_SECONDS):
+        with cpu_budget(STEP_SECONDS):
             module = parse(text, "fuzz.mlir")
             step = "verify"
             verify(module)
@@ -467,9 +442,9 @@ def check_one(text: str, interpret: bool = True) -> tuple[str, str | None]:
             pretty = print_ir(module)
             generic = print_ir(module, generic=True)
         step = "round trip"
-        with _cpu_budget(STEP_SECONDS):  # its own budget: it parses and prints twice more
+        with cpu_budget(STEP_SECONDS):  # its own budget: it parses and prints twice more
             problem = _round_trip(pretty, generic)
-    except _OutOfTime:
+    except OutOfTime:
         return "hang", f"{step} took more than {STEP_SECONDS} s of CPU time"
     except StableHLOError as e:
         if step == "round trip":
@@ -487,9 +462,9 @@ def check_one(text: str, interpret: bool = True) -> tuple[str, str | None]:
     from stablehlo_py.interpreter.api import run
 
     try:
-        with _cpu_budget(INTERPRET_SECONDS), contextlib.redirect_stdout(io.StringIO()):
+        with cpu_budget(INTERPRET_SECONDS), contextlib.redirect_stdout(io.StringIO()):
             run(module)
-    except _OutOfTime:
+    except OutOfTime:
         return "budget", None
     except StableHLOError as e:
         return _refusal(e, "interpret")
