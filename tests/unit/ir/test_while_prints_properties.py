@@ -53,18 +53,20 @@ def _as_subclass(module):
     return new
 
 
-def test_a_non_default_property_prints_in_the_attribute_dictionary() -> None:
+def _printed_with_trip(trip: int) -> str:
+    """PROGRAM printed with its while as the subclass, its ``trip`` property set to ``trip``."""
     module = parse(PROGRAM)
     op = _as_subclass(module)
-    op.properties["trip"] = IntegerAttr(7, IntegerType(64))
-    text = print_ir(module)
+    op.properties["trip"] = IntegerAttr(trip, IntegerType(64))
+    return print_ir(module)
+
+
+def test_a_non_default_property_prints_in_the_attribute_dictionary() -> None:
+    text = _printed_with_trip(7)
     assert "attributes {probe = 1 : i32, trip = 7 : i64}" in text
 
 
 def test_a_default_property_is_elided() -> None:
-    module = parse(PROGRAM)
-    op = _as_subclass(module)
-    op.properties["trip"] = IntegerAttr(0, IntegerType(64))
-    text = print_ir(module)
+    text = _printed_with_trip(0)
     assert "attributes {probe = 1 : i32}" in text
     assert "trip" not in text
