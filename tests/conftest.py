@@ -16,11 +16,11 @@ CONFORMANCE = SHARED / "conformance"
 REFERENCE = SHARED / "reference"
 
 
-# Memos of verification verdicts (module, attribute): the verifier remembers that ops of a given
-# signature verified, so their rules are not called again for the same types.
+# Memos of verification verdicts (module, attribute; each has `clear()`): the verifier remembers that
+# ops of a given signature verified, so their rules are not called again for the same types.  Every
+# memo of the verifier is on one object, the driver's VerifierCache.
 VERIFICATION_MEMOS = (
-    ("stablehlo_py.ir.verify.driver", "_BY_TYPES"),
-    ("stablehlo_py.ir.ops.elementwise", "_VERIFIED"),
+    ("stablehlo_py.ir.verify.driver", "CACHE"),
 )
 
 

@@ -33,7 +33,6 @@ KNOWN: dict[str, int] = {
     "passes/vhlo_legalize_to_stablehlo.py": 4,
     "passes/vhlo_to_version.py": 6,
     "serialization/writer.py": 6,
-    "stablehlo_py/ir/ops/elementwise.py": 1,
     "stablehlo_py/ir/text/printer.py": 2,
     "stablehlo_py/ir/verify/driver.py": 8,
     "vhlo/in_place.py": 8,

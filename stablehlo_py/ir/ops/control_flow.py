@@ -57,7 +57,7 @@ from stablehlo_py.ir.verify.ods_containers import (
 )
 from stablehlo_py.ir.verify.ods_traits import upstream
 from stablehlo_py.ir.verify.ods_types import HLO_Token, check_values
-from stablehlo_py.ir.verify.region_order import after_regions, verify_inferred_after_regions
+from stablehlo_py.ir.verify.driver import after_regions, verify_inferred_after_regions
 from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def check_regions(op: Operation, names: tuple[str, ...]) -> None:
 
 def check_terminators(op: Operation) -> None:
     """SingleBlockImplicitTerminator<"ReturnOp">, a region trait (checked after the nested ops, see
-    `region_order`): a block's terminator is `stablehlo.return`.  A block whose last op is no
+    `after_regions`): a block's terminator is `stablehlo.return`.  A block whose last op is no
     terminator at all is the block verifier's error, reported at that op when it is verified."""
     for r in op.regions:
         block = r.blocks.first

@@ -88,7 +88,7 @@ from stablehlo_py.ir.verify.ods_traits import (
     same_element_type,
     upstream,
 )
-from stablehlo_py.ir.verify.region_order import verify_inferred_after_regions
+from stablehlo_py.ir.verify.driver import verify_inferred_after_regions
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,

@@ -88,32 +88,6 @@ def verify_compatible_types(op: StableHLOOp) -> None:
         fail("requires compatible types for all operands and results")
 
 
-_VERIFIED: dict[tuple[object, ...], tuple[object, ...]] = {}
-"""Elementwise verdicts by (class, operand and result types, properties) as identities -> those
-objects (kept alive so that their ids are not reused while cached).  The checks below read nothing
-else of the op, and the parser shares equal types, so a program's repeated `add`s of one type are
-checked once.  Only successes are kept: a failing op is checked again for its diagnostic."""
-_VERIFIED_LIMIT = 1 << 14
-
-
-def _verify_elementwise(op: StableHLOOp) -> None:
-    parts = (
-        type(op),
-        *(v.type for v in op._operands),
-        None,
-        *(r.type for r in op.results),
-        None,
-        *op.properties.values(),
-    )
-    key = (tuple(map(id, parts)), tuple(op.properties))
-    if _VERIFIED.get(key) is not None:
-        return
-    _check_elementwise(op)
-    if len(_VERIFIED) >= _VERIFIED_LIMIT:
-        _VERIFIED.clear()
-    _VERIFIED[key] = parts
-
-
 def _check_elementwise(op: StableHLOOp) -> None:
     """As upstream: the SameOperandsAndResultShape trait of every elementwise op first (upstream's
     `stablehlo.add` of tensor<3xf32> and tensor<4xf32> says "requires the same shape", not the
@@ -175,7 +149,7 @@ class UnaryElementwise(StableHLOOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_elementwise(self)
+        _check_elementwise(self)
 
 
 class BinaryElementwise(StableHLOOp):
@@ -189,7 +163,7 @@ class BinaryElementwise(StableHLOOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_elementwise(self)
+        _check_elementwise(self)
 
 
 # name -> the spec's one-line semantics (spec.md#<name>)
@@ -240,7 +214,7 @@ class IsFiniteShape(StableHLOOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _verify_elementwise(self)
+        _check_elementwise(self)
 
 
 UNARY_OPS = {
@@ -307,7 +281,7 @@ class UnaryElementwiseWithAccuracy(UnaryElementwise):
     def verify_(self) -> None:
         # <op>_i1 (upstream's ODS operand constraint), <op>_c1: the inferred type and
         # CompatibleOperandsAndResultType
-        _verify_elementwise(self)
+        _check_elementwise(self)
         acc = self.result_accuracy
         if acc is not None:
             a = acc.accuracy  # type: ignore[attr-defined]

@@ -1,22 +1,38 @@
-"""Verification plans: per op class, what xDSL's IRDL verifier checks, compiled once.
+"""The verifier's one driver: `verify(top)` walks the ops (outer ops first) and verifies each in
+one order, here and nowhere else:
 
-`Operation.verify` (xdsl/ir/core.py) followed by the `verify_` that `irdl_op_definition` generates
-(`OpDef.verify` then the class's own verifier) re-derives from the class's `OpDef`, for every op,
-what is fixed per class: how many operands/results/regions there are and how variadic groups split
-them, which constraint applies at each position, which properties are required, which traits have
-verifiers.  A `VerifyPlan` holds that, compiled once from `cls.get_irdl_definition()`, and checks
-an op with plain comparisons: `isinstance` for `BaseAttr`, `!=` for `EqAttrConstraint`, and a
-bounded identity memo `(constraint, attribute) -> ok` for the other context-free constraints.
+1. MLIR's ModuleOp check that xDSL lacks (a `builtin.module` body block has no arguments);
+2. the op's compiled plan (`VerifyPlan`, below): what xDSL's IRDL verifier checks -- the structural
+   ODS checks (operand/result/region counts and types, properties, attributes), the traits --
+   then the op's own `verify_`, which holds its spec constraints and, where upstream runs them, the
+   inference check (`ir.infer.verify_inferred`) and the checks made after its regions
+   (`after_regions`, below: MLIR verifies those after the nested ops);
+3. where the plan declines, xDSL's own `op.verify(verify_nested_ops=False)`.
 
-A plan only answers "this op verifies".  Whenever it cannot say so (a check fails, an exception
-escapes, or the class has no plan) the caller runs xDSL's own `op.verify(...)`, which produces the
-diagnostic: messages are xDSL's, unchanged.  Hence the rule here: when in doubt, no plan.
+**Where xDSL's driver is used, and why.**  A plan only answers "this op verifies".  Whenever it
+cannot say so -- a check fails, an exception escapes, or the class has no plan -- step 3 runs xDSL's
+`op.verify`, which re-checks the op and words the diagnostic (`diagnostics.diagnostic` turns it
+into upstream's words): messages are xDSL's, unchanged, so a plan never has to reproduce them.
+Hence the rule here: when in doubt, no plan.  Classes left to xDSL (`plan_for` returns None,
+`why_no_plan` says why): non-IRDL ops (VHLO, unregistered), ops with successors or
+attribute-sized segments, classes overriding `verify`, and any `verify_` or accessor this module
+does not recognise.  The reason for plans at all is speed: `Operation.verify` re-derives from the
+class's `OpDef`, for every op, what is fixed per class.
 
-Classes left to xDSL (`plan_for` returns None, `why_no_plan` says why): non-IRDL ops (VHLO,
-unregistered), ops with successors or attribute-sized segments, classes overriding `verify`, and
-any `verify_` or accessor this module does not recognise.  Constraints that may read or bind the
-`VerificationContext` (constraint variables, or any constraint class not known to be context-free)
-are not memoised: they are called as xDSL calls them, in xDSL's order, with a fresh context per op.
+**Plans.**  `Operation.verify` (xdsl/ir/core.py) followed by the `verify_` that
+`irdl_op_definition` generates (`OpDef.verify` then the class's own verifier) re-derives per op
+how many operands/results/regions there are and how variadic groups split them, which constraint
+applies at each position, which properties are required, which traits have verifiers.  A
+`VerifyPlan` holds that, compiled once from `cls.get_irdl_definition()`, and checks an op with
+plain comparisons: `isinstance` for `BaseAttr`, `!=` for `EqAttrConstraint`, and a bounded identity
+memo `(constraint, attribute) -> ok` for the other context-free constraints.  Constraints that may
+read or bind the `VerificationContext` (constraint variables, or any constraint class not known to
+be context-free) are not memoised: they are called as xDSL calls them, in xDSL's order, with a fresh
+context per op.
+
+**Memos.**  Every memo of the verifier lives on one `VerifierCache` (`CACHE`, with `clear()`): the
+compiled plans, the constraint verdicts, and one verdict memo of whole ops by signature (ops whose
+class declares `VERIFY_BY_TYPES`: a program's repeated ops of one signature are checked once).
 
 Written against xDSL 0.74.0's `OpDef.verify`, `irdl_op_verify_arg_list`, `verify_variadic_size`,
 `irdl_op_verify_regions` and `Operation.verify`; with another xDSL version no plan is compiled
@@ -38,6 +54,10 @@ from xdsl.irdl import constraints as C
 from xdsl.irdl import operations as O
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
 from xdsl.utils.exceptions import VerifyException
+
+from stablehlo_py.errors import VerifyError
+from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.verify.diagnostics import diagnostic, op_location
 
 XDSL_VERSION = "0.74.0"
 """The xDSL release whose verifier this module mirrors."""
@@ -125,19 +145,18 @@ class _Memo:
         self.size = 0
 
 
-MEMO = _Memo()
 # attributes that may hold a large payload (a constant's bytes): checked each time, not remembered
 _UNCACHED = frozenset({DenseIntOrFPElementsAttr, DenseResourceAttr, BytesAttr})
 
 
 class _Cached:
-    """A context-free constraint checked through MEMO."""
+    """A context-free constraint checked through the constraint memo (`CACHE.constraints`)."""
 
     __slots__ = ("constr", "table")
 
     def __init__(self, constr: C.AttrConstraint) -> None:
         self.constr = constr
-        self.table = MEMO.table(constr)
+        self.table = CACHE.constraints.table(constr)
 
     def ok(self, attr: Attribute) -> bool:
         hit = self.table.get(id(attr))
@@ -150,7 +169,7 @@ class _Cached:
             ok = False
         if type(attr) in _UNCACHED:  # a constant's data: never kept alive by the memo
             return ok
-        memo = MEMO
+        memo = CACHE.constraints
         if memo.size >= memo.limit:
             memo.clear()
         memo.size += 1
@@ -471,13 +490,14 @@ class VerifyPlan:
         if self.region_signature:
             parts += _region_signature(op)
         key = (self.cls, tuple(map(id, parts)), tuple(op.properties), tuple(op.attributes))
-        if key in _BY_TYPES:
+        verdicts = CACHE.verdicts
+        if key in verdicts:
             return True
         if not self._check_definition(op):
             return False
-        if len(_BY_TYPES) >= _BY_TYPES_LIMIT:
-            _BY_TYPES.clear()
-        _BY_TYPES[key] = parts  # keeps the objects alive: their ids are not reused while cached
+        if len(verdicts) >= CACHE.verdict_limit:
+            verdicts.clear()
+        verdicts[key] = parts  # keeps the objects alive: their ids are not reused while cached
         return True
 
     def _check_definition(self, op: Operation) -> bool:
@@ -577,14 +597,41 @@ def _region_signature(op: Operation) -> tuple[object, ...]:
     return tuple(parts)
 
 
-# ------------------------------------------------------------------ the cache
-_PLANS: dict[type, VerifyPlan | None] = {}
-_BY_TYPES: dict[tuple[object, ...], tuple[object, ...]] = {}
-"""Verdicts of VERIFY_BY_TYPES ops: (class, ids of the types, properties and attributes, their
-names) -> those objects.  Types and attributes are immutable and the parser and the passes share
-equal ones, so a program's repeated ops of one signature are checked once."""
-_BY_TYPES_LIMIT = 1 << 14
-_NO_PLAN: dict[type, str] = {}
+# ------------------------------------------------------------------ the memos
+class VerifierCache:
+    """Every memo of the verifier, on one object (module-level for now: `CACHE`).
+
+    - `plans`: class -> its compiled `VerifyPlan`, or None when it keeps xDSL's verifier
+      (`no_plan`: class -> why);
+    - `constraints`: `(constraint, attribute) -> ok` of the context-free constraints (`_Memo`);
+    - `verdicts`: ops that verified, by signature -- (class, ids of the operand and result types,
+      properties and attributes (and, for `VERIFY_BY_TYPES = "regions"` ops, their regions'
+      signatures), property and attribute names) -> those objects, kept alive so that their ids
+      are not reused while cached.  Types and attributes are immutable and the parser and the
+      passes share equal ones, so a program's repeated ops of one signature are checked once.
+      Only successes are kept: a failing op is checked again for its diagnostic.  Emptied when it
+      would exceed `verdict_limit`.
+
+    `clear()` forgets everything (tests and mutation runs: a verdict reached by other rules must not
+    answer for the ones under test)."""
+
+    def __init__(self, verdict_limit: int = 1 << 14, constraint_limit: int = MEMO_LIMIT) -> None:
+        self.plans: dict[type, VerifyPlan | None] = {}
+        self.no_plan: dict[type, str] = {}
+        self.constraints = _Memo(constraint_limit)
+        self.verdicts: dict[tuple[object, ...], tuple[object, ...]] = {}
+        self.verdict_limit = verdict_limit
+
+    def clear(self) -> None:
+        self.plans.clear()
+        self.no_plan.clear()
+        self.constraints.clear()
+        self.verdicts.clear()
+
+
+CACHE = VerifierCache()
+MEMO = CACHE.constraints
+"""The constraint memo (`CACHE.constraints`, the same object)."""
 
 
 @functools.cache
@@ -603,8 +650,9 @@ def xdsl_problem() -> str | None:
 
 def plan_for(cls: type) -> VerifyPlan | None:
     """The compiled plan for ops of class `cls`, or None when they keep xDSL's verifier."""
-    plan = _PLANS.get(cls, _PLANS)
-    if plan is None or (plan is not _PLANS and plan.op_traits.traits is plan.trait_set):
+    plans = CACHE.plans
+    plan = plans.get(cls, plans)
+    if plan is None or (plan is not plans and plan.op_traits.traits is plan.trait_set):
         return plan  # type: ignore[return-value]
     # not compiled yet, or traits were added to the class since (`OpTraits.add_trait`)
     try:
@@ -612,15 +660,15 @@ def plan_for(cls: type) -> VerifyPlan | None:
             raise PlanError(problem)
         plan = VerifyPlan(cls)
     except PlanError as e:
-        _NO_PLAN[cls] = str(e)
+        CACHE.no_plan[cls] = str(e)
         plan = None
-    _PLANS[cls] = plan
+    plans[cls] = plan
     return plan
 
 
 def why_no_plan(cls: type) -> str | None:
     """Why `cls` keeps xDSL's verifier (None when it has a plan)."""
-    return None if plan_for(cls) is not None else _NO_PLAN.get(cls)
+    return None if plan_for(cls) is not None else CACHE.no_plan.get(cls)
 
 
 def verifies(op: Operation) -> bool:
@@ -633,3 +681,62 @@ def verifies(op: Operation) -> bool:
         return plan.check(op)
     except Exception:  # noqa: BLE001 - any failure is reported by xDSL's own verifier
         return False
+
+
+# ------------------------------------------------------------------ the driver
+def verify(top: Operation) -> None:
+    """Verify every op (outer ops first); the first failure is raised with the op's location (and,
+    as `following`, the diagnostic upstream emits right after it)."""
+    for op in top.walk():
+        if op.name == "builtin.module":
+            _verify_module(op)
+        if verifies(op):
+            continue
+        # the plan declined: xDSL's verifier checks the op again and words the diagnostic
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as e:
+            raise diagnostic(op, e) from None
+        except UnicodeEncodeError as e:
+            # xDSL prints the module into its diagnostic and cannot print a string that is not
+            # UTF-8 (bytes kept as surrogates): report the verification failure it was printing
+            cause = e.__context__
+            if not isinstance(cause, VerifyException):
+                raise
+            raise diagnostic(op, cause) from None
+
+
+def _verify_module(op: Operation) -> None:
+    """What MLIR's ModuleOp::verify checks that xDSL's does not: a body block without arguments."""
+    block = op.regions[0].blocks.first if op.regions else None
+    if block is not None and block.args:
+        raise VerifyError(
+            "'builtin.module' op region should have no arguments", location=op_location(op)
+        )
+
+
+def after_regions(op: Operation, check: Callable[[Operation], None]) -> None:
+    """Run `check(op)` -- a check MLIR makes after the ops nested in `op`'s regions (a region trait,
+    the InferTypeOpInterface check) -- reporting a nested op's own failure first: when `check`
+    fails, the first nested op that does not verify raises its VerifyError instead (only then are
+    the nested ops verified here, so a valid program pays nothing).
+
+    MLIR's verification order for ops with regions: an op's InferTypeOpInterface check runs with its
+    region invariants, after the ops nested in its regions are verified (the op's ODS checks, traits
+    and `verify()` run before them).  This driver walks outer ops first, so an op with regions whose
+    such check fails first verifies its nested ops: a nested op's own failure is what upstream
+    reports (at the nested op), e.g. a `stablehlo.return` of a tuple inside an `if` whose branches
+    then mismatch."""
+    try:
+        check(op)
+    except VerifyException:
+        for region in op.regions:
+            for block in region.blocks:
+                for nested in block.ops:
+                    verify(nested)  # raises the nested op's VerifyError, if any
+        raise
+
+
+def verify_inferred_after_regions(op: Operation) -> None:
+    """`verify_inferred(op)` (the InferTypeOpInterface check) in MLIR's order (see `after_regions`)."""
+    after_regions(op, verify_inferred)

@@ -27,8 +27,7 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xi32>) -> tensor<4xf32> {
 def test_repeated_ops_are_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
     check = elementwise._check_elementwise
-    monkeypatch.setattr(elementwise, "_VERIFIED", {})
-    monkeypatch.setattr(verify_plan, "_BY_TYPES", {})  # the plans' memo of the same verdicts
+    monkeypatch.setattr(verify_plan.CACHE, "verdicts", {})  # the driver's one memo of verdicts
     monkeypatch.setattr(elementwise, "_check_elementwise", lambda op: (seen.append(op), check(op)))
     verify(parse(PROGRAM))
     # add f32 once, add i32 once, exponential once per distinct result_accuracy

@@ -29,7 +29,7 @@ func.func @main(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
 def seen(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the ops whose definitions the verifier checks (the memo starts empty)."""
     seen: list[str] = []
-    monkeypatch.setattr(verify_plan, "_BY_TYPES", {})
+    monkeypatch.setattr(verify_plan.CACHE, "verdicts", {})
     original = verify_plan.VerifyPlan._check_definition
 
     def counting(self, op):  # type: ignore[no-untyped-def]
@@ -47,7 +47,7 @@ def test_repeated_signatures_are_checked_once(seen: list[str]) -> None:
     assert seen.count("stablehlo.dot_general") == 2
     assert seen.count("stablehlo.transpose") == 1
     assert seen.count("func.return") == 1
-    assert len(verify_plan._BY_TYPES) == 3
+    assert len(verify_plan.CACHE.verdicts) == 3
 
 
 def test_a_failing_op_is_reported_each_time() -> None:

@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import StableHLOError, VerifyError
 from stablehlo_py.ir import parse
-from stablehlo_py.ir import verify as verify_module
+from stablehlo_py.ir.verify import driver as verify_module
 from stablehlo_py.ir.verify import driver as vp
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify

@@ -44,7 +44,7 @@ def _fresh_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     VERIFY_BY_TYPES ops per process (by signature), and a verdict reached before -- by another test,
     or by the mutation tool's first pass in the parent of its forked runs -- would be reused
     instead of running the rules this file checks."""
-    monkeypatch.setattr(verify_plan, "_BY_TYPES", {})
+    monkeypatch.setattr(verify_plan.CACHE, "verdicts", {})
 
 
 def diag(text: str) -> str | None:
