@@ -1,7 +1,8 @@
 """The reference interpreter: numpy-vectorized semantics for every op.
 
 `run(module_or_text, *numpy_args, entry="main")` and `eval_module(module, args)` evaluate a function;
-`register_custom_call(name, fn)` adds a custom_call target.  Pure numpy semantics are in `semantics/`.
+`register_custom_call(name, fn)` adds a custom_call target.  Pure numpy semantics are in
+`stablehlo_py/semantics/`.
 
 Results that may differ by CPU in the last bit: the transcendental ops computed through numpy's
 float64 functions (cbrt, exponential, exponential_minus_one, log, log_plus_one, logistic, sine,

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from stablehlo_py.interpreter import dtypes
+from stablehlo_py.semantics import dtypes
 
 _MAX_SHOWN = 5
 
@@ -93,7 +93,7 @@ def ulp_distance(a: np.ndarray, e: np.ndarray) -> np.ndarray:
     values the number of representable values from one to the other (|a| and |e| counted from
     zero, added when the signs differ, so +0 and -0 are 0 apart); any other pair (a non-finite value
     against a different value) is the largest uint64, never within a bound."""
-    from stablehlo_py.interpreter.semantics._common import to_bits
+    from stablehlo_py.semantics._common import to_bits
 
     a, e = np.asarray(a), np.asarray(e)
     a64, e64 = a.astype(np.float64), e.astype(np.float64)

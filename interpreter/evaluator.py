@@ -4,9 +4,10 @@ Each function (and each region run on its own) is compiled once per evaluator (`
 its first call runs as a plan of prepared steps when it has no regions, then as generated Python,
 `compiled.py`): ops with a compiler run as steps prepared at compile time, the others through their
 impl (`registry.IMPLS`), a thin wrapper that unpacks the op's attributes and calls a pure numpy
-function of `semantics/`.  Values are numpy arrays (of the dtypes
-in `dtypes.py`), `Token` for `!stablehlo.token`, and Python tuples for tuple types.  Region-bodied ops get
-their region as a `RegionBody` that evaluates the region on whole arrays (never per element).
+function of `stablehlo_py/semantics/`.  Values are numpy arrays (of the dtypes in
+`stablehlo_py/semantics/dtypes.py`), `Token` for `!stablehlo.token`, and Python tuples for tuple
+types.  Region-bodied ops get their region as a `RegionBody` that evaluates the region on whole
+arrays (never per element).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from stablehlo_py.interpreter.compiled import (
 )
 from stablehlo_py.interpreter.compiled_plan import compile_block
 from stablehlo_py.interpreter.registry import load_impls
-from stablehlo_py.interpreter.semantics.regions import RegionBody, make_body
+from stablehlo_py.semantics.regions import RegionBody, make_body
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region

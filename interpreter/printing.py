@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import dtypes
+from stablehlo_py.semantics import dtypes
 from xdsl.dialects.builtin import ComplexType, TensorType
 from xdsl.ir import Attribute
 

@@ -3,9 +3,9 @@
 Two registrations, one per op name:
 
 - `impl(*names)`: `fn(evaluator, op, operand_values, env) -> list of result values`; it unpacks the
-  op's attributes on each call and calls a pure function of `semantics/`.  `env` is opaque: an impl
-  only hands it back to `evaluator.run_region` / `evaluator.region_body` (it carries the compiled
-  region closures, see `compiled.py`).
+  op's attributes on each call and calls a pure function of `stablehlo_py/semantics/`.  `env` is
+  opaque: an impl only hands it back to `evaluator.run_region` / `evaluator.region_body` (it
+  carries the compiled region closures, see `compiled.py`).
 - `compiler(*names)`: `make(op) -> Step`, called once per op when its function is compiled; the
   step has the attributes, shapes and dtypes decoded already and runs with no lookups.  A compiler
   also serves as the op's impl (`IMPLS[name]` calls the step, made once per op), so the

@@ -76,7 +76,7 @@ def check_value(t: Attribute, value: Any, what: str) -> None:
 def bind_arguments(func: Any, args: Sequence[Any], entry: str) -> list[Any]:
     """The arguments of `@entry` as interpreter values: numpy arrays of the parameter's element type
     whose shapes fit the parameter types (`?` dimensions take the argument's size)."""
-    from stablehlo_py.interpreter.values import dtype_of_type
+    from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 
     types = func.function_type.inputs.data
     if len(types) != len(args):

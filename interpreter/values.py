@@ -1,42 +1,17 @@
-"""IR types and attributes <-> interpreter values (numpy arrays of `dtypes.py` dtypes)."""
+"""IR types and attributes <-> interpreter values (numpy arrays of the dtypes of
+`stablehlo_py/semantics/dtypes.py`; the type -> dtype mapping is `stablehlo_py/semantics/ir_dtypes.py`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import dtypes
-from xdsl.dialects.builtin import (
-    ComplexType,
-    DenseIntOrFPElementsAttr,
-    TensorType,
-    TupleType,
-    UnrankedTensorType,
-)
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, TupleType
 from xdsl.ir import Attribute
 
-from stablehlo_py.errors import NotSupportedError
 from stablehlo_py.ir.text.dense import dense_values
-from stablehlo_py.ir.types import TokenType, UniformQuantizedType, element_type_name
-
-
-def element_name(t: Attribute) -> str:
-    """MLIR spelling of an element type (`f32`, `ui4`, `complex<f32>`)."""
-    if isinstance(t, ComplexType):
-        return f"complex<{element_type_name(t.element_type)}>"
-    if isinstance(t, UniformQuantizedType):
-        return element_name(t.params.storage_type)
-    name = element_type_name(t)
-    if name is None:
-        raise NotSupportedError(f"the interpreter does not support element type {t}")
-    return "i64" if name == "index" else name
-
-
-def dtype_of_type(t: Attribute) -> np.dtype:
-    """numpy dtype of a tensor type's elements."""
-    if isinstance(t, (TensorType, UnrankedTensorType)):
-        t = t.element_type
-    return dtypes.dtype_of(element_name(t))
+from stablehlo_py.ir.types import TokenType
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 
 
 def array_from_attr(attr: DenseIntOrFPElementsAttr) -> np.ndarray:

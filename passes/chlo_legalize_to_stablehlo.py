@@ -4,7 +4,7 @@
 on the static-shape programs this toolkit lowers).
 
 One source of truth for the math: the elementwise decompositions are the functions of
-``interpreter/semantics/chlo.py``.  The interpreter evaluates them on numpy arrays; here the same
+``stablehlo_py/semantics/chlo.py``.  The interpreter evaluates them on numpy arrays; here the same
 functions run on :class:`Traced` values, whose every op (``add``, ``compare``, constants, ...)
 emits the StableHLO op instead of computing it.  So the decomposed program computes exactly what the
 interpreter computes for the CHLO op, op for op, in the order upstream's patterns create them.
@@ -21,11 +21,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import stablehlo_py.interpreter.dtypes as dt
-import stablehlo_py.interpreter.semantics.chlo as math
-from stablehlo_py.interpreter.semantics._common import const_like
-from stablehlo_py.interpreter.semantics.chlo import Traced
-from stablehlo_py.interpreter.values import dtype_of_type
+import stablehlo_py.semantics.dtypes as dt
+import stablehlo_py.semantics.chlo as math
+from stablehlo_py.semantics._common import const_like
+from stablehlo_py.semantics.chlo import Traced
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 from stablehlo_py.passes.drivers._common import carry_location, gc_paused, op_location
 from xdsl.dialects.builtin import (
     ArrayAttr,

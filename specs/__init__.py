@@ -41,6 +41,7 @@ from stablehlo_py.version_numbers import Version
 __all__ = [
     "AttrSpec",
     "EnumCase",
+    "FlattenSpec",
     "OpAttributeSpec",
     "OpSpec",
     "Release",
@@ -135,6 +136,21 @@ class ValueSpec:
 
 
 @dataclass(frozen=True)
+class FlattenSpec:
+    """A StableHLO struct attribute that VHLO keeps as flat attributes of the op (a row's ``flatten``
+    entry): ``attribute`` of the StableHLO op is the struct `#stablehlo.<struct>`, one VHLO attribute
+    per field of its description (``stablehlo_py/ir/attrs/``), named by the field's VHLO name.
+
+    ``optional``: the StableHLO attribute may be absent, written in VHLO as every field holding its
+    ``vhlo_default`` (dot_general's `algorithm`: seven `none` types); VHLO fields all at their
+    defaults read back as no attribute."""
+
+    attribute: str
+    struct: str
+    optional: bool = False
+
+
+@dataclass(frozen=True)
 class OpAttributeSpec:
     """One attribute of a VHLO op, with StableHLO's default where one exists.
 
@@ -187,6 +203,9 @@ class OpSpec(_Ranged):
     constraint: str | None = None
     """The value-dependent legality check of this fork (``vhlo/legality.py`` ``CONSTRAINT_KINDS``)."""
     note: str | None = None
+    flatten: tuple[FlattenSpec, ...] = ()
+    """The StableHLO struct attributes this fork holds as flat attributes (read for the forks that
+    map to StableHLO: ``vhlo/structs.py``)."""
 
     def attribute(self, name: str) -> OpAttributeSpec:
         for attribute in self.attributes:
@@ -304,6 +323,10 @@ def _op(row: dict[str, Any]) -> OpSpec:
         assembly_format=bool(row.get("assembly_format", False)),
         constraint=row.get("constraint"),
         note=row.get("note"),
+        flatten=tuple(
+            FlattenSpec(f["attribute"], f["struct"], bool(f.get("optional", False)))
+            for f in row.get("flatten", ())
+        ),
     )
 
 

@@ -83,7 +83,7 @@ def _check_results(target: Target, op: Any, operands: tuple[Any, ...], results: 
         raise InterpreterError(
             f"{where} returned {len(results)} values, the op has {len(op.results)} results"
         )
-    from stablehlo_py.interpreter.values import dtype_of_type
+    from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 
     # inside a reduction body the evaluator may pass stacked operands (several reductions at once);
     # results then follow the operands' stacking, so only element types are checked

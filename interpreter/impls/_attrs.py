@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.values import dtype_of_type
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -248,7 +248,7 @@ def _arg_dtype(t: Attribute) -> np.dtype | None:
 
 def to_types(values: list[Any], dtypes: list[np.dtype | None]) -> list[Any]:
     """`to_destination_type`: convert each array to the dtype of the region argument it feeds."""
-    from stablehlo_py.interpreter.semantics.conversion import convert
+    from stablehlo_py.semantics.conversion import convert
 
     out = []
     for v, d in zip(values, dtypes):

@@ -77,7 +77,7 @@ def _cc_expect_almost_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
 @builtin("check.eq", EVALUATOR)
 def _cc_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     a = np.asarray(args[0])
-    from stablehlo_py.interpreter import dtypes
+    from stablehlo_py.semantics import dtypes
 
     if dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype):
         ok = checks.expect_almost_eq(args[0], args[1], 1e-4) is None

@@ -1,18 +1,18 @@
-"""CHLO ops: the elementwise functions of `semantics/chlo.py`, the broadcasting binary ops (numpy
-broadcasting, or `broadcast_dimensions` for rank broadcasting) over the StableHLO semantics, and
-top_k, mulhi, ragged_dot, scan, constant, constant_like."""
+"""CHLO ops: the elementwise functions of `stablehlo_py/semantics/chlo.py`, the broadcasting
+binary ops (numpy broadcasting, or `broadcast_dimensions` for rank broadcasting) over the StableHLO
+semantics, and top_k, mulhi, ragged_dot, scan, constant, constant_like."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import semantics as sem
+from stablehlo_py import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.linalg import contract
 from stablehlo_py.interpreter.registry import impl
-from stablehlo_py.interpreter.semantics import chlo as chlo_sem
-from stablehlo_py.interpreter.semantics import data_movement as dm
+from stablehlo_py.semantics import chlo as chlo_sem
+from stablehlo_py.semantics import data_movement as dm
 from stablehlo_py.interpreter.values import array_from_attr
 
 from stablehlo_py.errors import InterpreterError

@@ -23,7 +23,7 @@ import numpy as np
 from stablehlo_py.interpreter.evaluator import TOKEN, ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
-from stablehlo_py.interpreter.semantics.regions import tree_reduce
+from stablehlo_py.semantics.regions import tree_reduce
 
 from stablehlo_py.errors import InterpreterError
 from stablehlo_py.ir.mesh import replica_groups_of_mesh_axes
@@ -308,7 +308,7 @@ def _all_reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 @impl("stablehlo.cross-replica-sum")
 def _cross_replica_sum(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     """Deprecated: an all_reduce with an add body over cross_replica(replica_groups)."""
-    from stablehlo_py.interpreter.semantics.regions import ADD
+    from stablehlo_py.semantics.regions import ADD
 
     grid = grid_of(ev)
     groups = grid.cross_replica(_all_if_empty(_groups_attr(op), grid.num_replicas))

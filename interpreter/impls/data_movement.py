@@ -1,4 +1,5 @@
-"""Data-movement ops: thin wrappers over `semantics/data_movement.py` (spec.md "Data movement").
+"""Data-movement ops: thin wrappers over `stablehlo_py/semantics/data_movement.py` (spec.md "Data
+movement").
 
 Each impl reads the op's attributes with the spec's names and calls the semantics function; result
 shapes come from the op's (static) result types.  The hot ops are compiled: their attributes and
@@ -13,8 +14,8 @@ from typing import Any
 import numpy as np
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import Step, compiler, constant_step, impl
-from stablehlo_py.interpreter.semantics import conversion as conv
-from stablehlo_py.interpreter.semantics import data_movement as dm
+from stablehlo_py.semantics import conversion as conv
+from stablehlo_py.semantics import data_movement as dm
 from xdsl.dialects.builtin import TensorType
 
 from stablehlo_py.errors import InterpreterError
@@ -241,7 +242,7 @@ def _scatter(op: Any) -> Step:
     """Dimension numbers, the region's argument and result types and the body's kind decoded once;
     the body is the op's compiled region."""
     from stablehlo_py.interpreter.evaluator import region_kind
-    from stablehlo_py.interpreter.semantics.regions import make_body
+    from stablehlo_py.semantics.regions import make_body
 
     region = op.regions[0]
     types = A.region_arg_dtypes(region)
@@ -483,7 +484,7 @@ def _index_select(operand: np.ndarray, index: np.ndarray, dim: int, batch_dims: 
 
 @impl("stablehlo.bitcast_convert")
 def _bitcast_convert(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    from stablehlo_py.interpreter.values import dtype_of_type
+    from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 
     # storage-level: quantized types bitcast through their storage type
     t = op.results[0].type

@@ -1,19 +1,19 @@
 """Elementwise ops: one table from op name to its semantics function (operands in order).
 
 Compiled: an elementwise op's step is its semantics function prepared for the operands' element
-types (`semantics/prepared.py`: the numpy path for that dtype picked once, bit-identical to the
-general function, which runs for anything else) or the general function itself; compare and
-convert decode their direction, comparison type and result dtype once."""
+types (`stablehlo_py/semantics/prepared.py`: the numpy path for that dtype picked once,
+bit-identical to the general function, which runs for anything else) or the general function
+itself; compare and convert decode their direction, comparison type and result dtype once."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import semantics as sem
+from stablehlo_py import semantics as sem
 from stablehlo_py.interpreter.registry import Step, compiler
-from stablehlo_py.interpreter.semantics import prepared
-from stablehlo_py.interpreter.values import dtype_of_type
+from stablehlo_py.semantics import prepared
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 
 # op name (without dialect) -> semantics function taking the operands positionally
 ELEMENTWISE = {

@@ -22,8 +22,8 @@ import numpy as np
 from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.reduction import reduce_window_by_region, sort_by_region
-from stablehlo_py.interpreter.semantics import chlo as chlo_sem
-from stablehlo_py.interpreter.semantics import random as rnd
+from stablehlo_py.semantics import chlo as chlo_sem
+from stablehlo_py.semantics import random as rnd
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, SymbolRefAttr
 
 from stablehlo_py.errors import InterpreterError

@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import dtypes
-from stablehlo_py.interpreter import semantics as sem
+from stablehlo_py.semantics import dtypes
+from stablehlo_py import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import Step, compiler, impl
-from stablehlo_py.interpreter.semantics import data_movement as dm
-from stablehlo_py.interpreter.semantics import fft as fft_sem
-from stablehlo_py.interpreter.semantics import linalg as la
-from stablehlo_py.interpreter.semantics import reduction as red
-from stablehlo_py.interpreter.semantics.regions import ADD
+from stablehlo_py.semantics import data_movement as dm
+from stablehlo_py.semantics import fft as fft_sem
+from stablehlo_py.semantics import linalg as la
+from stablehlo_py.semantics import reduction as red
+from stablehlo_py.semantics.regions import ADD
 
 from stablehlo_py.errors import InterpreterError
 

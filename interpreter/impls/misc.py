@@ -8,12 +8,13 @@ import re
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import dtypes
-from stablehlo_py.interpreter import semantics as sem
+from stablehlo_py.semantics import dtypes
+from stablehlo_py import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
-from stablehlo_py.interpreter.semantics import conversion as conv
-from stablehlo_py.interpreter.values import array_from_attr, dtype_of_type
+from stablehlo_py.semantics import conversion as conv
+from stablehlo_py.interpreter.values import array_from_attr
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
 
 from stablehlo_py.errors import InterpreterError

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from stablehlo_py.interpreter.evaluator import IMPL_WRAPPERS
 from stablehlo_py.interpreter.registry import Impl, impl
-from stablehlo_py.interpreter.semantics import quantization as q
-from stablehlo_py.interpreter.values import dtype_of_type
+from stablehlo_py.semantics import quantization as q
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 from xdsl.dialects.builtin import TensorType
 
 from stablehlo_py.errors import NotSupportedError

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.registry import impl
-from stablehlo_py.interpreter.semantics import random as rnd
+from stablehlo_py.semantics import random as rnd
 
 
 @impl("stablehlo.rng")

@@ -12,14 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter import dtypes
+from stablehlo_py.semantics import dtypes
 from stablehlo_py.interpreter.evaluator import RETURN_OPS, region_kind
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.elementwise import operand_dtypes
 from stablehlo_py.interpreter.registry import Step, compiler, impl
-from stablehlo_py.interpreter.semantics import folds
-from stablehlo_py.interpreter.semantics import reduction as red
-from stablehlo_py.interpreter.semantics.regions import make_body, make_comparator
+from stablehlo_py.semantics import folds
+from stablehlo_py.semantics import reduction as red
+from stablehlo_py.semantics.regions import make_body, make_comparator
 
 
 def _results(op: Any, results: Any) -> list[Any]:

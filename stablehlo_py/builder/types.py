@@ -43,7 +43,7 @@ def _parse_type_text(text: str) -> Attribute:
 
 
 def _numpy_element(dtype: Any) -> Attribute:
-    from stablehlo_py.interpreter.dtypes import element_type as dtype_row
+    from stablehlo_py.semantics.dtypes import element_type as dtype_row
 
     name = dtype_row(dtype).name
     return element_type_of(name)

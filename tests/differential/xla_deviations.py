@@ -615,7 +615,7 @@ def _zeta_flushed_constant(out: "Outcome", res: cmp.Comparison) -> bool:
     return True
 
 
-# the complex functions where interpreter/semantics/chlo.py departs from upstream's decomposition
+# the complex functions where stablehlo_py/semantics/chlo.py departs from upstream's decomposition
 _CHLO_COMPLEX = {"sinh": "sinh", "cosh": "cosh", "atan": "atan", "atanh": "atanh"}
 
 
@@ -628,7 +628,7 @@ def _exact_within(value: complex, ref: complex, part_type, ulps: int) -> bool:
 
 
 def _chlo_departure(out: "Outcome", res: cmp.Comparison) -> bool:
-    """Where interpreter/semantics/chlo.py departs from upstream's decomposition on purpose: complex
+    """Where stablehlo_py/semantics/chlo.py departs from upstream's decomposition on purpose: complex
     sinh/cosh/atan/atanh where ours is within 16 ulps of the exact value (cmath on the float64 or
     complex128 input) and XLA's is not; zeta/polygamma at q = +inf where ours is the limit 0 and XLA's
     NaN (upstream's 0 * inf)."""
@@ -842,7 +842,7 @@ DEVIATIONS: list[Entry] = [
           group="algebraic_simplification"),
     Entry("chlo_upstream_decomposition_inaccurate",
           "Where upstream's CHLO decompositions (which XLA runs) are plainly wrong and ours departs on purpose "
-          "(interpreter/semantics/chlo.py's docstring): complex sinh/cosh with |Re z| < 1 (upstream's "
+          "(stablehlo_py/semantics/chlo.py's docstring): complex sinh/cosh with |Re z| < 1 (upstream's "
           "e^(z + log 1/2) - e^(log 1/2 - z) cancels: sinh(1e-20 + 0i) = 0 in complex64), complex atan/atanh "
           "beside +-i/+-1 where (1 - |x|)^2 + y^2 underflows (upstream: an infinite part), zeta(x > 1, +inf) "
           "and polygamma(n >= 1, +inf) (upstream: NaN from 0 * inf; the limit is 0).  Ours must be within 16 "
@@ -1328,7 +1328,7 @@ IMPLEMENTATION_DEFINED: list[Entry] = [
 # fuzzer then found: the FNUZ NaN's place in the total order (fixed, 6dc1389 / 8b685fb), reduce with a
 # max/min/and/or body raising on int2/uint2/int4/uint4, complex divide overflowing for representable
 # quotients ((1.797e308 - 1e20j) / (6 - 0.137j)), complex rsqrt of an infinite part giving NaN (all three
-# fixed in interpreter/semantics by the helper working there).
+# fixed in stablehlo_py/semantics by the helper working there).
 # zeta_large_x (ours +inf where XLA gives NaN at huge x) was XLA CPU's flush of a subnormal constant of
 # upstream's decomposition: it is the deviation zeta_subnormal_constant_flushed.  The list is empty;
 # an entry takes the form of DEVIATIONS' (source, args, the spec's result) with its predicate.

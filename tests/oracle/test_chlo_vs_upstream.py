@@ -63,7 +63,7 @@ def _changed_lowering(text: str, upstream_text: str) -> str | None:
     return None
 
 
-# Where ours departs from upstream's lowering on purpose (interpreter/semantics/chlo.py says why):
+# Where ours departs from upstream's lowering on purpose (stablehlo_py/semantics/chlo.py says why):
 # complex sinh and cosh with |Re z| < 1 use the real sinh/cosh by parts (upstream's
 # e^(z + log 1/2) -/+ e^(log 1/2 - z) cancels there: sinh(1e-20 + 0i) = 0 in complex64).  Those
 # elements are judged by the file's own expected values (the checks above); the others must still

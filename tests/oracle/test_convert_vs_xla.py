@@ -31,8 +31,8 @@ jnp = pytest.importorskip("jax.numpy")
 from jax import lax  # noqa: E402
 from jaxlib.mlir.dialects import stablehlo as jax_stablehlo  # noqa: E402
 
-from stablehlo_py.interpreter import dtypes  # noqa: E402
-from stablehlo_py.interpreter.semantics.conversion import convert  # noqa: E402
+from stablehlo_py.semantics import dtypes  # noqa: E402
+from stablehlo_py.semantics.conversion import convert  # noqa: E402
 from tests.unit.interpreter.test_convert_boundaries import (  # noqa: E402
     FLOAT_NAMES,
     INT_NAMES,

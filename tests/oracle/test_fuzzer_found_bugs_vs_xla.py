@@ -19,7 +19,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 from jax import lax  # noqa: E402
 from jaxlib.mlir.dialects import stablehlo as jax_stablehlo  # noqa: E402
 from stablehlo_py.interpreter import run  # noqa: E402
-from stablehlo_py.interpreter.semantics import conversion  # noqa: E402
+from stablehlo_py.semantics import conversion  # noqa: E402
 from stablehlo_py.ir import parse  # noqa: E402
 
 

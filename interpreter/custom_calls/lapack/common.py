@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.values import dtype_of_type
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
 

@@ -1,9 +1,9 @@
-"""The op math of the aggressive folder's folds: the interpreter's semantics (one implementation of
-each op's math, `interpreter/semantics`), by op name.
+"""The op math of the aggressive folder's folds: the op math the interpreter runs too (one
+implementation of each op's math, the neutral `stablehlo_py/semantics`), by op name.
 
-This is the one module of `passes/` the folds evaluate through (tests/unit/test_import_direction.py
-allows it): a fold decides *whether* upstream folds an op (element types, domains, limits) and this
-module computes *what* the op gives on constant arrays of the element type's storage dtype.
+This is the one module of `passes/` the folds evaluate through: a fold decides *whether* upstream
+folds an op (element types, domains, limits) and this module computes *what* the op gives on
+constant arrays of the element type's storage dtype.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import stablehlo_py.interpreter.semantics as sem
-from stablehlo_py.interpreter.semantics import data_movement
+import stablehlo_py.semantics as sem
+from stablehlo_py.semantics import data_movement
 
 __all__ = ["ELEMENTWISE", "evaluate", "iota", "reverse", "transpose"]
 

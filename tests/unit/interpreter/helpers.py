@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from stablehlo_py.interpreter import dtypes as dt
+from stablehlo_py.semantics import dtypes as dt
 
 INT_TYPES = ["i2", "i4", "i8", "i16", "i32", "i64", "ui2", "ui4", "ui8", "ui16", "ui32", "ui64"]
 # the float types below f32 (f8E8M0FNU, exponent only, is not among them)

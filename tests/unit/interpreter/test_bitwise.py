@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from stablehlo_py.interpreter import dtypes as dt
-from stablehlo_py.interpreter import semantics as S
+from stablehlo_py.semantics import dtypes as dt
+from stablehlo_py import semantics as S
 
 from stablehlo_py.errors import InterpreterError
 from tests.unit.interpreter.helpers import INT_TYPES, wrap

@@ -21,7 +21,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from stablehlo_py.interpreter import checks, dtypes, run
+from stablehlo_py.interpreter import checks, run
+from stablehlo_py.semantics import dtypes
 from stablehlo_py.interpreter.evaluator import Evaluator
 
 from stablehlo_py.errors import InterpreterError

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from stablehlo_py.interpreter.semantics import chlo
+from stablehlo_py.semantics import chlo
 
 from stablehlo_py.errors import InterpreterError
 

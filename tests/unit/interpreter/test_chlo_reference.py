@@ -1,6 +1,6 @@
 """CHLO's elementwise ops against an independent reference on grids of edge values.
 
-Every elementwise op of `interpreter/semantics/chlo.py` is evaluated twice on each grid — natively
+Every elementwise op of `stablehlo_py/semantics/chlo.py` is evaluated twice on each grid — natively
 (the semantics function) and as the StableHLO that `chlo-legalize-to-stablehlo` lowers it to, run by
 the interpreter — and both are compared with NumPy/SciPy evaluated in f64 (complex128) on the same,
 exactly widened, inputs and rounded once to the result type.
@@ -46,9 +46,9 @@ import pytest
 
 special = pytest.importorskip("scipy.special")
 
-from stablehlo_py.interpreter import dtypes  # noqa: E402
+from stablehlo_py.semantics import dtypes  # noqa: E402
 from stablehlo_py.interpreter.evaluator import Evaluator  # noqa: E402
-from stablehlo_py.interpreter.semantics import chlo  # noqa: E402
+from stablehlo_py.semantics import chlo  # noqa: E402
 from stablehlo_py.ir import parse  # noqa: E402
 from stablehlo_py.passes import run_pipeline  # noqa: E402
 
@@ -326,7 +326,7 @@ def _tiny_beside_unit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # No input is set aside: the cases upstream's decompositions get wrong (complex sinh/cosh with a
 # small real part, complex atan/atanh beside the branch points with an underflowing square, lgamma
-# of a subnormal) are computed accurately by ours (interpreter/semantics/chlo.py says where and why
+# of a subnormal) are computed accurately by ours (stablehlo_py/semantics/chlo.py says where and why
 # it departs from upstream), so the tests below judge every grid point.  Should a decomposition ever
 # have to stay inaccurate somewhere, mark that (op, dtype) with a strict xfail and a reproducer.
 

@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 import pytest
-from stablehlo_py.interpreter import dtypes, run
-from stablehlo_py.interpreter.semantics.conversion import convert
+from stablehlo_py.interpreter import run
+from stablehlo_py.semantics import dtypes
+from stablehlo_py.semantics.conversion import convert
 
 FLOAT_NAMES = [n for n in dtypes.ELEMENT_TYPES if dtypes.is_float(n)]
 INT_NAMES = [n for n in dtypes.ELEMENT_TYPES if dtypes.is_int(n) or dtypes.is_bool(n)]

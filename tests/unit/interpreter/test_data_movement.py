@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stablehlo_py.interpreter.semantics import data_movement as D
-from stablehlo_py.interpreter.semantics import regions as R
+from stablehlo_py.semantics import data_movement as D
+from stablehlo_py.semantics import regions as R
 from tests.unit.interpreter.helpers import naive_gather
 
 I64 = np.int64

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from stablehlo_py.interpreter import dtypes as dt
+from stablehlo_py.semantics import dtypes as dt
 
 from stablehlo_py.errors import NotSupportedError
 from tests.unit.interpreter.helpers import FLOAT_TYPES, INT_TYPES

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from stablehlo_py.interpreter import dtypes as dt
-from stablehlo_py.interpreter import semantics as S
-from stablehlo_py.interpreter.semantics import _common, chlo
+from stablehlo_py.semantics import dtypes as dt
+from stablehlo_py import semantics as S
+from stablehlo_py.semantics import _common, chlo
 
 from tests.conftest import CONFORMANCE  # noqa: E402
 INTERPRET = CONFORMANCE / "interpret"

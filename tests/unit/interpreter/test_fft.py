@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter.semantics.fft import fft
+from stablehlo_py.semantics.fft import fft
 
 
 def test_fft_spec_example():

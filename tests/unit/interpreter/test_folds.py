@@ -8,9 +8,9 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
-from stablehlo_py.interpreter.semantics import folds as F
-from stablehlo_py.interpreter.semantics import reduction as Rd
-from stablehlo_py.interpreter.semantics import regions as R
+from stablehlo_py.semantics import folds as F
+from stablehlo_py.semantics import reduction as Rd
+from stablehlo_py.semantics import regions as R
 
 CONCAT = R.make_body(lambda x, y: x + y)  # strings: neither commutative nor reordered silently
 

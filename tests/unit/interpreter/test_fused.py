@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from stablehlo_py.interpreter.semantics import elementwise as E
-from stablehlo_py.interpreter.semantics import fused
+from stablehlo_py.semantics import elementwise as E
+from stablehlo_py.semantics import fused
 
 
 def _round(value: Fraction, dtype) -> np.generic:

@@ -16,8 +16,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
-from stablehlo_py.interpreter.semantics import chlo, conversion, elementwise, folds, reduction
-from stablehlo_py.interpreter.semantics import regions as R
+from stablehlo_py.semantics import chlo, conversion, elementwise, folds, reduction
+from stablehlo_py.semantics import regions as R
 from stablehlo_py.ir import parse
 from stablehlo_py.passes import run_pipeline
 

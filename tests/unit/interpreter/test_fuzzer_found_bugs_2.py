@@ -25,7 +25,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
-from stablehlo_py.interpreter.semantics import chlo, elementwise
+from stablehlo_py.semantics import chlo, elementwise
 from stablehlo_py.ir import parse
 from stablehlo_py.passes import run_pipeline
 

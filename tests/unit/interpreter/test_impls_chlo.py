@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.impls.chlo import ragged_dot
-from stablehlo_py.interpreter.semantics.chlo import mulhi
+from stablehlo_py.semantics.chlo import mulhi
 
 
 @pytest.mark.parametrize(

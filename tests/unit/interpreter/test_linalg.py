@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stablehlo_py.interpreter.semantics import linalg as L
+from stablehlo_py.semantics import linalg as L
 
 I64 = np.int64
 

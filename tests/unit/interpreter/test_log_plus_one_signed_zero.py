@@ -3,7 +3,7 @@ part only, so the imaginary part's sign of zero survives and picks the side of t
 
 import numpy as np
 import pytest
-from stablehlo_py.interpreter.semantics.elementwise import log_plus_one
+from stablehlo_py.semantics.elementwise import log_plus_one
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

@@ -13,8 +13,8 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
-from stablehlo_py.interpreter import semantics as sem
-from stablehlo_py.interpreter.semantics import conversion, prepared
+from stablehlo_py import semantics as sem
+from stablehlo_py.semantics import conversion, prepared
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablehlo_py.interpreter.semantics.quantization import uniform_dequantize, uniform_quantize
+from stablehlo_py.semantics.quantization import uniform_dequantize, uniform_quantize
 
 F32 = np.float32
 

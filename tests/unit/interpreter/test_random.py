@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter.semantics.random import philox4x32, rng, rng_bit_generator, threefry2x32
+from stablehlo_py.semantics.random import philox4x32, rng, rng_bit_generator, threefry2x32
 
 U64 = np.uint64
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from stablehlo_py.interpreter.semantics import reduction as Rd
-from stablehlo_py.interpreter.semantics import regions as R
+from stablehlo_py.semantics import reduction as Rd
+from stablehlo_py.semantics import regions as R
 
 I64 = np.int64
 
@@ -99,7 +99,7 @@ def test_reduce_window_spec_example_and_issue_1662(body):
 
 
 def _naive_reduce_window(x, init, wd, ws, bd, wdil, padding, fn):
-    from stablehlo_py.interpreter.semantics.data_movement import pad
+    from stablehlo_py.semantics.data_movement import pad
 
     padded = pad(x, np.asarray(init, x.dtype), [p[0] for p in padding], [p[1] for p in padding],
                  [b - 1 for b in bd])

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from stablehlo_py.interpreter.semantics import regions as R
+from stablehlo_py.semantics import regions as R
 
 
 def test_make_body_normalises_results_to_tuples_of_arrays():

@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 
-from stablehlo_py.interpreter.semantics import structured
+from stablehlo_py.semantics import structured
 
 
 def test_every_export_resolves_and_is_documented():

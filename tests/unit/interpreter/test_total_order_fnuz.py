@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter.semantics.total_order import total_order_key
+from stablehlo_py.semantics.total_order import total_order_key
 
 FNUZ = ["float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz"]
 
@@ -34,7 +34,7 @@ def test_ieee_types_unchanged() -> None:
 @pytest.mark.parametrize("name", FNUZ)
 def test_compare_totalorder_puts_fnuz_nan_first(name: str) -> None:
     """elementwise compare TOTALORDER (what JAX's sort comparator calls) orders the NaN first too."""
-    from stablehlo_py.interpreter.semantics.elementwise import compare
+    from stablehlo_py.semantics.elementwise import compare
 
     dt = np.dtype(getattr(ml_dtypes, name))
     nan = np.array([0x80], np.uint8).view(dt)

@@ -1,4 +1,4 @@
-"""interpreter/semantics/chlo.py: what the mutation run of the `semantics-chlo` group found unchecked.
+"""stablehlo_py/semantics/chlo.py: what the mutation run of the `semantics-chlo` group found unchecked.
 
 Expected values are independent of the module: Python's math/cmath (C99's special values at
 infinities), exact integer arithmetic, SciPy's special functions (the `test` extra) judged within
@@ -21,7 +21,7 @@ import pytest
 
 from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter.evaluator import Evaluator
-from stablehlo_py.interpreter.semantics import chlo
+from stablehlo_py.semantics import chlo
 from stablehlo_py.ir import parse
 from stablehlo_py.passes import run_pipeline
 

@@ -1,4 +1,4 @@
-"""interpreter/semantics/conversion.py: what the mutation run of the `conversion` group found
+"""stablehlo_py/semantics/conversion.py: what the mutation run of the `conversion` group found
 unchecked.  Expected values are worked out by hand from the rules in the module's docstring
 (upstream's APFloat rounding: int -> float rounds once to nearest-even; bitcast_convert puts the
 lowest bits first) and XLA's reduce_precision (round the mantissa to nearest-even, then flush
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from stablehlo_py.errors import InterpreterError
-from stablehlo_py.interpreter.semantics import conversion as C
-from stablehlo_py.interpreter.semantics.conversion import bitcast_convert, convert, reduce_precision
+from stablehlo_py.semantics import conversion as C
+from stablehlo_py.semantics.conversion import bitcast_convert, convert, reduce_precision
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)

@@ -1,4 +1,4 @@
-"""interpreter/semantics/data_movement.py: what the mutation run of the `semantics-data-movement`
+"""stablehlo_py/semantics/data_movement.py: what the mutation run of the `semantics-data-movement`
 group found unchecked.
 
 Every expectation is computed independently of the module: naive element-by-element loops written
@@ -20,8 +20,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter.semantics import data_movement as D
-from stablehlo_py.interpreter.semantics import regions as R
+from stablehlo_py.semantics import data_movement as D
+from stablehlo_py.semantics import regions as R
 from tests.unit.interpreter.helpers import naive_gather
 
 I64 = np.int64

@@ -1,4 +1,4 @@
-"""interpreter/semantics/elementwise.py: what the mutation run of the `semantics-elementwise` group
+"""stablehlo_py/semantics/elementwise.py: what the mutation run of the `semantics-elementwise` group
 found unchecked.
 
 Expected values come from outside the module: the refusal message of ``_common.unsupported`` word
@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 from stablehlo_py.errors import InterpreterError
-from stablehlo_py.interpreter import dtypes as dt
-from stablehlo_py.interpreter.semantics import elementwise as E
+from stablehlo_py.semantics import dtypes as dt
+from stablehlo_py.semantics import elementwise as E
 from tests.unit.interpreter.test_fuzzer_found_bugs import _dec_sin_cos
 
 NOTE = "the spec's constraints for this op list the element types it accepts"

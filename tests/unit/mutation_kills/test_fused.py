@@ -1,4 +1,4 @@
-"""interpreter/semantics/fused.py: fma against exact rational arithmetic (``fractions``; Python's
+"""stablehlo_py/semantics/fused.py: fma against exact rational arithmetic (``fractions``; Python's
 int / int division is correctly rounded, and f32 rounding is worked out on the exact value), in
 the ranges the focused tests leave out -- f32 sums in the subnormal range, exact zeros and their
 signs, wide exponent spreads in f64 -- and the complex product in every layout (same shape,
@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter.semantics import fused
+from stablehlo_py.semantics import fused
 from tests.unit.mutation_kills.test_semantics_rest import _round_fraction
 
 

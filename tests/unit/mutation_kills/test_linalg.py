@@ -1,4 +1,4 @@
-"""interpreter/semantics/linalg.py, reduction.py and folds.py: what the mutation run of the
+"""stablehlo_py/semantics/linalg.py, reduction.py and folds.py: what the mutation run of the
 `semantics-linalg` group found unchecked.
 
 Expectations are independent of the modules: naive loops written here from the spec's formulas
@@ -22,10 +22,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter.semantics import folds as F
-from stablehlo_py.interpreter.semantics import linalg as L
-from stablehlo_py.interpreter.semantics import reduction as Rd
-from stablehlo_py.interpreter.semantics import regions as R
+from stablehlo_py.semantics import folds as F
+from stablehlo_py.semantics import linalg as L
+from stablehlo_py.semantics import reduction as Rd
+from stablehlo_py.semantics import regions as R
 
 I64 = np.int64
 F16 = np.dtype(np.float16)

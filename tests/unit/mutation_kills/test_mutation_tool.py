@@ -31,7 +31,7 @@ def test_dev_extra_pins_mutmut() -> None:
     "path,staged",
     [
         ("serialization/mlirbc/encoding.py", "src/stablehlo_py/serialization/mlirbc/encoding.py"),
-        ("interpreter/semantics/", "src/stablehlo_py/interpreter/semantics/"),
+        ("interpreter/impls/", "src/stablehlo_py/interpreter/impls/"),
         ("vhlo/forks/", "src/stablehlo_py/vhlo/forks/"),
         ("stablehlo_py/ir/infer/", "src/stablehlo_py/ir/infer/"),
     ],

@@ -1,4 +1,4 @@
-"""interpreter/semantics/prepared.py: every prepared function equals the general semantics function
+"""stablehlo_py/semantics/prepared.py: every prepared function equals the general semantics function
 bit for bit -- for every op name it knows, on every element type (not only the ones it speeds up),
 on the types it was prepared for and on any other operands (other dtypes, numpy scalars, Python
 numbers), errors included.  The general functions (elementwise.py, bitwise.py, conversion.py) are
@@ -14,8 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter import semantics as sem
-from stablehlo_py.interpreter.semantics import conversion, prepared
+from stablehlo_py import semantics as sem
+from stablehlo_py.semantics import conversion, prepared
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 BF16 = np.dtype(ml_dtypes.bfloat16)

@@ -1,4 +1,4 @@
-"""interpreter/semantics/random.py: rng_bit_generator bit for bit against XLA, rng against numpy's
+"""stablehlo_py/semantics/random.py: rng_bit_generator bit for bit against XLA, rng against numpy's
 generator it documents, and the refusals word for word.
 
 XLA_VECTORS were computed by XLA:CPU (a StableHLO module with one ``rng_bit_generator``, compiled by
@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from stablehlo_py.interpreter.semantics.random import philox4x32, rng, rng_bit_generator, threefry2x32
+from stablehlo_py.semantics.random import philox4x32, rng, rng_bit_generator, threefry2x32
 
 U64 = np.uint64
 TYPES = {

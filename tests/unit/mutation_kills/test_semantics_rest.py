@@ -1,4 +1,4 @@
-"""interpreter/semantics/ (the `semantics-rest` group): what the focused suites left unchecked in
+"""stablehlo_py/semantics/ (the `semantics-rest` group): what the focused suites left unchecked in
 the small modules -- attribute normalization, element-kind classification, total-order keys, top_k,
 fft, quantization, region bodies, the shared bit/rounding helpers and the bitwise refusals.
 
@@ -19,16 +19,16 @@ import numpy as np
 import pytest
 
 from stablehlo_py.errors import InterpreterError
-from stablehlo_py.interpreter import semantics as sem
-from stablehlo_py.interpreter.semantics import _attributes as A
-from stablehlo_py.interpreter.semantics import _common as C
-from stablehlo_py.interpreter.semantics import _element_kinds as K
-from stablehlo_py.interpreter.semantics import bitwise as B
-from stablehlo_py.interpreter.semantics import regions as R
-from stablehlo_py.interpreter.semantics.fft import fft
-from stablehlo_py.interpreter.semantics.quantization import uniform_dequantize, uniform_quantize
-from stablehlo_py.interpreter.semantics.top_k import top_k
-from stablehlo_py.interpreter.semantics.total_order import total_order_key
+from stablehlo_py import semantics as sem
+from stablehlo_py.semantics import _attributes as A
+from stablehlo_py.semantics import _common as C
+from stablehlo_py.semantics import _element_kinds as K
+from stablehlo_py.semantics import bitwise as B
+from stablehlo_py.semantics import regions as R
+from stablehlo_py.semantics.fft import fft
+from stablehlo_py.semantics.quantization import uniform_dequantize, uniform_quantize
+from stablehlo_py.semantics.top_k import top_k
+from stablehlo_py.semantics.total_order import total_order_key
 
 NOTE = "note: the spec's constraints for this op list the element types it accepts"
 BF16 = np.dtype(ml_dtypes.bfloat16)

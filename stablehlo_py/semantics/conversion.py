@@ -26,7 +26,7 @@ import numpy as np
 
 from stablehlo_py.errors import InterpreterError
 
-from .. import dtypes as dt
+from . import dtypes as dt
 from ._common import (
     F32,
     F64,

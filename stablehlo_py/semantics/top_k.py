@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as dt
+from . import dtypes as dt
 from ._common import arr, compute_int, totalorder_key, unsupported
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as dt
+from . import dtypes as dt
 from . import bitwise, conversion, elementwise
 from ._common import F32, F64, arr, const_like, unsupported
 

@@ -1,7 +1,7 @@
 """Structured (non-elementwise) ops of the spec: one import point for the numpy layer.
 
 The functions live in modules named after what they hold; this module re-exports them so
-that op wrappers can write ``from stablehlo_py.interpreter.semantics import structured``
+that op wrappers can write ``from stablehlo_py.semantics import structured``
 and call ``structured.gather(...)``.
 
 * :mod:`.data_movement` — broadcast_in_dim, concatenate, dynamic_slice,

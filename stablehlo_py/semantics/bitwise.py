@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as dt
+from . import dtypes as dt
 from ._common import U64, arr, bit_length, from_bits, mask_of, popcount, to_bits, unsupported
 
 Array = np.ndarray

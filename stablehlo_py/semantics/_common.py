@@ -24,7 +24,7 @@ import numpy as np
 
 from stablehlo_py.errors import InterpreterError
 
-from .. import dtypes as dt
+from . import dtypes as dt
 
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)

@@ -1,7 +1,7 @@
 """Elementwise ops of the StableHLO spec as vectorized numpy functions.
 
 Each function is named after the spec op and takes the spec's parameter names; inputs are numpy arrays
-(0-d for scalars) of one element type (``stablehlo_py.interpreter.dtypes``), outputs are numpy arrays
+(0-d for scalars) of one element type (``stablehlo_py.semantics.dtypes``), outputs are numpy arrays
 (never numpy scalars).  Semantics follow the spec and upstream's reference interpreter
 (``stablehlo/reference/Element.cpp``):
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as dt
+from . import dtypes as dt
 from . import fused
 from ._common import (
     C128,
