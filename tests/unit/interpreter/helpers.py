@@ -1,11 +1,12 @@
 """Shared by the interpreter's semantics tests: the element-type lists, the value helpers (bit
-views, wrap-around) and the spec's gather formula as a naive reference."""
+views, wrap-around), a drawn shape, and the spec's gather formula as a naive reference."""
 
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
+from hypothesis import strategies as st
 from stablehlo_py.semantics import dtypes as dt
 
 INT_TYPES = ["i2", "i4", "i8", "i16", "i32", "i64", "ui2", "ui4", "ui8", "ui16", "ui32", "ui64"]
@@ -42,6 +43,12 @@ def wrap(value, name):
     if dt.is_signed_int(name) and value >= 1 << (n - 1):
         value -= 1 << n
     return value
+
+
+def draw_shape(data: st.DataObject, max_rank: int, lo: int, hi: int) -> tuple[int, list[int]]:
+    """A rank in [1, max_rank] and a shape of that rank, sizes in [lo, hi], drawn from ``data``."""
+    rank = data.draw(st.integers(1, max_rank))
+    return rank, data.draw(st.lists(st.integers(lo, hi), min_size=rank, max_size=rank))
 
 
 def naive_gather(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from stablehlo_py.semantics import data_movement as D
 from stablehlo_py.semantics import regions as R
-from tests.unit.interpreter.helpers import naive_gather
+from tests.unit.interpreter.helpers import draw_shape, naive_gather
 
 I64 = np.int64
 
@@ -106,8 +106,7 @@ def _naive_pad(operand, value, low, high, interior):
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_pad_matches_naive(data):
-    rank = data.draw(st.integers(1, 3))
-    shape = data.draw(st.lists(st.integers(0, 4), min_size=rank, max_size=rank))
+    rank, shape = draw_shape(data, 3, 0, 4)
     operand = np.arange(int(np.prod(shape)), dtype=I64).reshape(shape) + 1
     low = data.draw(st.lists(st.integers(-3, 3), min_size=rank, max_size=rank))
     high = data.draw(st.lists(st.integers(-3, 3), min_size=rank, max_size=rank))
@@ -168,15 +167,9 @@ def test_gather_conformance_and_dynamic_gather():
 
 def test_gather_spec_example_with_batching_dims():
     out = D.gather(
-        OPERAND_2x3x4x2,
-        BATCHED_INDICES,
-        offset_dims=[3, 4],
-        collapsed_slice_dims=[1],
-        operand_batching_dims=[0],
-        start_indices_batching_dims=[1],
-        start_index_map=[2, 1],
-        index_vector_dim=3,
-        slice_sizes=[1, 1, 2, 2],
+        OPERAND_2x3x4x2, BATCHED_INDICES, offset_dims=[3, 4], collapsed_slice_dims=[1],
+        operand_batching_dims=[0], start_indices_batching_dims=[1], start_index_map=[2, 1],
+        index_vector_dim=3, slice_sizes=[1, 1, 2, 2],
     )
     assert out.tolist() == [
         [

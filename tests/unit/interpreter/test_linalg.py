@@ -112,28 +112,34 @@ def test_convolution_spec_example_and_conformance():
     assert dyn.tolist() == [[[[1], [5]], [[10], [14]]]]
 
 
-def test_convolution_batch_group_count_conformance():
-    # dim_numbers = [0, b, 1, f]x[0, 1, i, o]->[b, 0, 1, f]
+@pytest.mark.parametrize(
+    ("dims", "expected"),
+    [
+        # dim_numbers = [0, b, 1, f]x[0, 1, i, o]->[b, 0, 1, f]
+        pytest.param(
+            dict(input_batch_dimension=1, input_spatial_dimensions=[0, 2], input_feature_dimension=3,
+                 kernel_spatial_dimensions=[0, 1], kernel_input_feature_dimension=2,
+                 batch_group_count=4),
+            [[[[1, 3, 10, 12], [5, 7, 14, 16]]]],
+            id="batch_group_count",
+        ),
+        # dim_numbers = [b, 0, f, 1]x[0, i, 1, o]->[b, 0, 1, f]
+        pytest.param(
+            dict(input_batch_dimension=0, input_spatial_dimensions=[1, 3], input_feature_dimension=2,
+                 kernel_spatial_dimensions=[0, 2], kernel_input_feature_dimension=1,
+                 feature_group_count=2),
+            [[[[3, 3, 11, 11]], [[21, 21, 29, 29]]]],
+            id="feature_group_count",
+        ),
+    ],
+)
+def test_convolution_group_count_conformance(dims, expected):
     out = L.convolution(
         CONV_LHS, np.ones((1, 2, 1, 4), I64), window_strides=[4, 4], lhs_dilation=[2, 2],
-        input_batch_dimension=1, input_spatial_dimensions=[0, 2], input_feature_dimension=3,
-        kernel_spatial_dimensions=[0, 1], kernel_input_feature_dimension=2, kernel_output_feature_dimension=3,
-        output_batch_dimension=0, output_spatial_dimensions=[1, 2], output_feature_dimension=3,
-        batch_group_count=4,
+        kernel_output_feature_dimension=3, output_batch_dimension=0,
+        output_spatial_dimensions=[1, 2], output_feature_dimension=3, **dims,
     )
-    assert out.tolist() == [[[[1, 3, 10, 12], [5, 7, 14, 16]]]]
-
-
-def test_convolution_feature_group_count_conformance():
-    # dim_numbers = [b, 0, f, 1]x[0, i, 1, o]->[b, 0, 1, f]
-    out = L.convolution(
-        CONV_LHS, np.ones((1, 2, 1, 4), I64), window_strides=[4, 4], lhs_dilation=[2, 2],
-        input_batch_dimension=0, input_spatial_dimensions=[1, 3], input_feature_dimension=2,
-        kernel_spatial_dimensions=[0, 2], kernel_input_feature_dimension=1, kernel_output_feature_dimension=3,
-        output_batch_dimension=0, output_spatial_dimensions=[1, 2], output_feature_dimension=3,
-        feature_group_count=2,
-    )
-    assert out.tolist() == [[[[3, 3, 11, 11]], [[21, 21, 29, 29]]]]
+    assert out.tolist() == expected
 
 
 def _naive_conv_1d_nwc(lhs, rhs, stride, pad, ldil, rdil, reverse, fgc, bgc):

@@ -13,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from stablehlo_py.semantics import reduction as Rd
 from stablehlo_py.semantics import regions as R
+from tests.unit.interpreter.helpers import draw_shape
 
 I64 = np.int64
 
@@ -119,8 +120,7 @@ def _naive_reduce_window(x, init, wd, ws, bd, wdil, padding, fn):
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_reduce_window_matches_naive(data):
-    rank = data.draw(st.integers(1, 3))
-    shape = data.draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank))
+    rank, shape = draw_shape(data, 3, 1, 5)
     x = np.array(data.draw(st.lists(st.integers(-9, 9), min_size=int(np.prod(shape)),
                                     max_size=int(np.prod(shape)))), I64).reshape(shape)
     ints = lambda lo, hi: data.draw(st.lists(st.integers(lo, hi), min_size=rank, max_size=rank))  # noqa: E731
@@ -186,8 +186,7 @@ def _naive_select_and_scatter(operand, source, init, wd, ws, padding, select, sc
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_select_and_scatter_matches_naive(data):
-    rank = data.draw(st.integers(1, 2))
-    shape = data.draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank))
+    rank, shape = draw_shape(data, 2, 1, 5)
     operand = np.array(data.draw(st.lists(st.integers(0, 4), min_size=int(np.prod(shape)),
                                           max_size=int(np.prod(shape)))), I64).reshape(shape)
     wd = data.draw(st.lists(st.integers(1, 3), min_size=rank, max_size=rank))
