@@ -10,10 +10,14 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-# the steps in the order bench/scale.py reports them: text, then both formats written and read
 STEPS = [
-    "parse", "verify", "print",
-    "write msgpack", "write mlirbc", "read msgpack", "read mlirbc",
+    "parse",
+    "verify",
+    "print",
+    "write msgpack",
+    "write mlirbc",
+    "read msgpack",
+    "read mlirbc",
     "interpret",
 ]
 

@@ -9,9 +9,15 @@ import pytest
 import stablehlo_py
 from stablehlo_py import specs
 from stablehlo_py.errors import StableHLOError, VersionError
-from stablehlo_py.version import CompatibilityRequirement, Version, get_current_version
-from stablehlo_py.version import get_minimum_version, get_smaller_version
-from stablehlo_py.version import get_version_from_compatibility_requirement, validate_target
+from stablehlo_py.version import (
+    CompatibilityRequirement,
+    Version,
+    get_current_version,
+    get_minimum_version,
+    get_smaller_version,
+    get_version_from_compatibility_requirement,
+    validate_target,
+)
 
 
 def v(text: str) -> Version:

@@ -231,9 +231,15 @@ def gather_cases(draw):
 def test_gather_matches_naive(case):
     operand, start, offset_dims, collapsed, op_b, idx_b, index_map, ivd, sizes = case
     out = D.gather(
-        operand, start, offset_dims=offset_dims, collapsed_slice_dims=collapsed,
-        operand_batching_dims=op_b, start_indices_batching_dims=idx_b, start_index_map=index_map,
-        index_vector_dim=ivd, slice_sizes=sizes,
+        operand,
+        start,
+        offset_dims=offset_dims,
+        collapsed_slice_dims=collapsed,
+        operand_batching_dims=op_b,
+        start_indices_batching_dims=idx_b,
+        start_index_map=index_map,
+        index_vector_dim=ivd,
+        slice_sizes=sizes,
     )
     expected = naive_gather(operand, start, offset_dims, collapsed, index_map, ivd, sizes, op_b, idx_b)
     assert out.shape == expected.shape

@@ -23,10 +23,26 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, Region, SSAValue
-from xdsl.irdl import AnyAttr, AnyOf, BaseAttr, EqAttrConstraint, IRDLOperation, ParamAttrConstraint
-from xdsl.irdl import RangeOf, SameVariadicOperandSize, VarConstraint, irdl_op_definition
-from xdsl.irdl import operand_def, opt_prop_def, opt_result_def, prop_def, region_def, result_def
-from xdsl.irdl import traits_def, var_operand_def
+from xdsl.irdl import (
+    AnyAttr,
+    AnyOf,
+    BaseAttr,
+    EqAttrConstraint,
+    IRDLOperation,
+    ParamAttrConstraint,
+    RangeOf,
+    SameVariadicOperandSize,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    opt_result_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.irdl.constraints import AttrConstraint, VerificationContext
 from xdsl.traits import IsTerminator, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException

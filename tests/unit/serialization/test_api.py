@@ -5,10 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from stablehlo_py.serialization import MAGIC, check_compat, deserialize_portable_artifact
-from stablehlo_py.serialization import deserialize_portable_artifact_str
-from stablehlo_py.serialization import get_portable_artifact_version, serialize_portable_artifact
-from stablehlo_py.serialization import serialize_portable_artifact_str
+from stablehlo_py.serialization import (
+    MAGIC,
+    check_compat,
+    deserialize_portable_artifact,
+    deserialize_portable_artifact_str,
+    get_portable_artifact_version,
+    serialize_portable_artifact,
+    serialize_portable_artifact_str,
+)
 
 import stablehlo_py
 from stablehlo_py.errors import SerializationError, StableHLOError, VersionError
