@@ -252,6 +252,25 @@ def define_op(base: type, name: str, doc: str, **attrs: Any) -> Any:
     return op_def(type(op_class_name(name.split(".", 1)[1]), (base,), ns))
 
 
+def family_op(
+    table: dict[str, Any],
+    classes: dict[str, type],
+    base: type,
+    name: str,
+    row: Any,
+    doc: str,
+    **attrs: Any,
+) -> Any:
+    """`define_op(base, name, doc, **attrs)` for one row of an op family's table: the row goes into
+    `table` and the class into `classes`, both keyed by the op's name without its dialect.  The
+    family modules assign each result to its class name (`AddOp = _binary("add", ...)`), so that
+    `grep "AddOp ="` finds where the class is made."""
+    short = name.split(".", 1)[1]
+    table[short] = row
+    classes[short] = cls = define_op(base, name, doc, **attrs)
+    return cls
+
+
 def _property_parser(p: Parser, name: str) -> Any:
     """The syntax of the property `name` of the op being parsed, as `prop` recorded it (None: the
     property has none, and the format engine reads a generic attribute)."""

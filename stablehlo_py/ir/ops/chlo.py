@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -64,6 +64,7 @@ from stablehlo_py.ir.ops.base import (
     AttrSyntax,
     StableHLOOp,
     define_op,
+    family_op,
     enum_syntax,
     op_def,
     parse_attr_dict_and_typed_value,
@@ -135,47 +136,55 @@ class ChloUnaryElementwise(StableHLOOp):
         verify_inferred(self)
 
 
-# name -> (operand element kind, ChloOps.td summary)
-UNARY: dict[str, tuple[str, str]] = {
-    "acos": ("fp_or_complex", "Returns `Acos(operand)` element-wise."),
-    "acosh": ("fp_or_complex", "Returns `Acosh(operand)` element-wise."),
-    "asin": ("fp_or_complex", "Returns `Asin(operand)` element-wise."),
-    "_asin_acos_kernel": (
-        "complex",
-        "Returns `AsinAcosKernel(operand)` element-wise (complex operands).",
-    ),
-    "asinh": ("fp_or_complex", "Returns `Asinh(operand)` element-wise."),
-    "atan": ("fp_or_complex", "Returns `Atan(operand)` element-wise."),
-    "atanh": ("fp_or_complex", "Returns `Atanh(operand)` element-wise."),
-    "bessel_i1e": ("fp_or_complex", "Returns `bessel_i1e(operand)` element-wise."),
-    "conj": ("fp_or_complex", "Returns `Conj(operand)` element-wise."),
-    "cosh": ("fp_or_complex", "Returns `Cosh(operand)` element-wise."),
-    "sinh": ("fp_or_complex", "Returns `Sinh(operand)` element-wise."),
-    "square": ("fp_or_complex", "Returns `Square(operand)` element-wise."),
-    "tan": ("fp_or_complex", "Returns `Tan(operand)` element-wise."),
-    "digamma": ("fp", "Returns `Digamma(operand)` element-wise."),
-    "erf": ("fp", "Computes the Gauss error function of `operand` element-wise."),
-    "erf_inv": ("fp", "Returns `ErfInv(operand)` element-wise."),
-    "erfc": ("fp", "Computes the complementary error function (1 - erf(x)) element-wise."),
-    "lgamma": ("fp", "Returns `Lgamma(operand)` element-wise."),
-}
-# Predicates: floating-point operand, i1 result of the same shape.
-UNARY_PRED: dict[str, str] = {
-    "is_inf": "Returns if a value is +/-inf element-wise.",
-    "is_neg_inf": "Returns if a value is -inf element-wise.",
-    "is_pos_inf": "Returns if a value is +inf element-wise.",
-}
+# Each op's class, named op_class_name(<op>) by define_op; the row is the op's one source.
+UNARY: dict[str, tuple[str, str]] = {}
+"""name -> (operand element kind, ChloOps.td summary)"""
+UNARY_PRED: dict[str, str] = {}
+"""Predicates: floating-point operand, i1 result of the same shape (name -> summary)."""
+UNARY_OPS: dict[str, type] = {}
+"""name -> class, UNARY's rows then UNARY_PRED's."""
 
-UNARY_OPS: dict[str, type] = {
-    n: define_op(ChloUnaryElementwise, f"chlo.{n}", d, OPERAND_KIND=k)
-    for n, (k, d) in UNARY.items()
-}
-UNARY_OPS.update(
-    {
-        n: define_op(ChloUnaryElementwise, f"chlo.{n}", d, OPERAND_KIND="fp", RESULT_IS_PRED=True)
-        for n, d in UNARY_PRED.items()
-    }
-)
+
+def _unary(name: str, kind: str, doc: str) -> Any:
+    return family_op(
+        UNARY, UNARY_OPS, ChloUnaryElementwise, f"chlo.{name}", (kind, doc), doc, OPERAND_KIND=kind
+    )
+
+
+def _predicate(name: str, doc: str) -> Any:
+    return family_op(
+        UNARY_PRED,
+        UNARY_OPS,
+        ChloUnaryElementwise,
+        f"chlo.{name}",
+        doc,
+        doc,
+        OPERAND_KIND="fp",
+        RESULT_IS_PRED=True,
+    )
+
+
+AcosOp = _unary("acos", "fp_or_complex", "Returns `Acos(operand)` element-wise.")
+AcoshOp = _unary("acosh", "fp_or_complex", "Returns `Acosh(operand)` element-wise.")
+AsinOp = _unary("asin", "fp_or_complex", "Returns `Asin(operand)` element-wise.")
+AsinAcosKernelOp = _unary("_asin_acos_kernel", "complex", "Returns `AsinAcosKernel(operand)` element-wise (complex operands).")
+AsinhOp = _unary("asinh", "fp_or_complex", "Returns `Asinh(operand)` element-wise.")
+AtanOp = _unary("atan", "fp_or_complex", "Returns `Atan(operand)` element-wise.")
+AtanhOp = _unary("atanh", "fp_or_complex", "Returns `Atanh(operand)` element-wise.")
+BesselI1eOp = _unary("bessel_i1e", "fp_or_complex", "Returns `bessel_i1e(operand)` element-wise.")
+ConjOp = _unary("conj", "fp_or_complex", "Returns `Conj(operand)` element-wise.")
+CoshOp = _unary("cosh", "fp_or_complex", "Returns `Cosh(operand)` element-wise.")
+SinhOp = _unary("sinh", "fp_or_complex", "Returns `Sinh(operand)` element-wise.")
+SquareOp = _unary("square", "fp_or_complex", "Returns `Square(operand)` element-wise.")
+TanOp = _unary("tan", "fp_or_complex", "Returns `Tan(operand)` element-wise.")
+DigammaOp = _unary("digamma", "fp", "Returns `Digamma(operand)` element-wise.")
+ErfOp = _unary("erf", "fp", "Computes the Gauss error function of `operand` element-wise.")
+ErfInvOp = _unary("erf_inv", "fp", "Returns `ErfInv(operand)` element-wise.")
+ErfcOp = _unary("erfc", "fp", "Computes the complementary error function (1 - erf(x)) element-wise.")
+LgammaOp = _unary("lgamma", "fp", "Returns `Lgamma(operand)` element-wise.")
+IsInfOp = _predicate("is_inf", "Returns if a value is +/-inf element-wise.")
+IsNegInfOp = _predicate("is_neg_inf", "Returns if a value is -inf element-wise.")
+IsPosInfOp = _predicate("is_pos_inf", "Returns if a value is +inf element-wise.")
 
 
 # -------------------------------------------------------------- broadcasting binary elementwise ops
@@ -234,79 +243,51 @@ class ChloBroadcastBinary(StableHLOOp):
             )
 
 
-# name -> (operand element kind, summary)
-BROADCAST_BINARY: dict[str, tuple[str, str]] = {
-    "broadcast_add": ("any", "Returns `lhs + rhs` element-wise (with optional broadcasting)."),
-    "broadcast_atan2": (
-        "any",
-        "Returns `atan2(lhs/rhs)` element-wise (with optional broadcasting).",
-    ),
-    "broadcast_divide": ("any", "Returns `lhs / rhs` element-wise (with optional broadcasting)."),
-    "broadcast_maximum": (
-        "any",
-        "Returns `max(lhs, rhs)` element-wise (with optional broadcasting).",
-    ),
-    "broadcast_minimum": (
-        "any",
-        "Returns `min(lhs, rhs)` element-wise (with optional broadcasting).",
-    ),
-    "broadcast_multiply": ("any", "Returns `lhs * rhs` element-wise (with optional broadcasting)."),
-    "broadcast_next_after": ("any", "Returns the next representable value of `lhs` towards `rhs`."),
-    "broadcast_polygamma": (
-        "any",
-        "Returns `Polygamma(lhs, rhs)` element-wise (with broadcasting).",
-    ),
-    "broadcast_power": ("any", "Returns `lhs ^ rhs` element-wise (with optional broadcasting)."),
-    "broadcast_remainder": (
-        "any",
-        "Returns `lhs % rhs` element-wise (with optional broadcasting).",
-    ),
-    "broadcast_shift_left": (
-        "any",
-        "Returns `lhs << rhs` element-wise (with optional broadcasting).",
-    ),
-    "broadcast_shift_right_arithmetic": (
-        "any",
-        "Returns `lhs >> rhs` (arithmetic), with broadcasting.",
-    ),
-    "broadcast_shift_right_logical": ("any", "Returns `lhs >> rhs` (logical), with broadcasting."),
-    "broadcast_subtract": ("any", "Returns `lhs - rhs` element-wise (with optional broadcasting)."),
-    "broadcast_zeta": (
-        "fp",
-        "Returns the Hurwitz zeta `Zeta(lhs, rhs)` element-wise (with broadcasting).",
-    ),
-    "broadcast_and": (
-        "pred_or_int",
-        "Returns `logical_and(lhs, rhs)` element-wise (with broadcasting).",
-    ),
-    "broadcast_or": (
-        "pred_or_int",
-        "Returns `logical_or(lhs, rhs)` element-wise (with broadcasting).",
-    ),
-    "broadcast_xor": (
-        "pred_or_int",
-        "Returns `logical_xor(lhs, rhs)` element-wise (with broadcasting).",
-    ),
-}
-
 _COMPATIBLE_ELEMENTS = frozenset({"broadcast_add", "broadcast_maximum", "broadcast_minimum"})
 _SAME_ELEMENTS_NAMES = (
     "atan2 divide multiply next_after polygamma power remainder shift_left "
     "shift_right_arithmetic shift_right_logical subtract zeta"
 )
 _SAME_ELEMENTS = frozenset("broadcast_" + n for n in _SAME_ELEMENTS_NAMES.split())
-BROADCAST_OPS: dict[str, type] = {
-    n: define_op(
+BROADCAST_BINARY: dict[str, tuple[str, str]] = {}
+"""name -> (operand element kind, summary)"""
+BROADCAST_OPS: dict[str, type] = {}
+"""name -> class: BROADCAST_BINARY's rows, then broadcast_complex and broadcast_compare."""
+
+
+def _broadcast(name: str, kind: str, doc: str) -> Any:
+    return family_op(
+        BROADCAST_BINARY,
+        BROADCAST_OPS,
         ChloBroadcastBinary,
-        f"chlo.{n}",
-        d,
-        OPERAND_KIND=k,
-        COMPATIBLE_ELEMENTS=n in _COMPATIBLE_ELEMENTS,
-        SAME_ELEMENTS=n in _SAME_ELEMENTS,
+        f"chlo.{name}",
+        (kind, doc),
+        doc,
+        OPERAND_KIND=kind,
+        COMPATIBLE_ELEMENTS=name in _COMPATIBLE_ELEMENTS,
+        SAME_ELEMENTS=name in _SAME_ELEMENTS,
     )
-    for n, (k, d) in BROADCAST_BINARY.items()
-}
-BROADCAST_OPS["broadcast_complex"] = define_op(
+
+
+BroadcastAddOp = _broadcast("broadcast_add", "any", "Returns `lhs + rhs` element-wise (with optional broadcasting).")
+BroadcastAtan2Op = _broadcast("broadcast_atan2", "any", "Returns `atan2(lhs/rhs)` element-wise (with optional broadcasting).")
+BroadcastDivideOp = _broadcast("broadcast_divide", "any", "Returns `lhs / rhs` element-wise (with optional broadcasting).")
+BroadcastMaximumOp = _broadcast("broadcast_maximum", "any", "Returns `max(lhs, rhs)` element-wise (with optional broadcasting).")
+BroadcastMinimumOp = _broadcast("broadcast_minimum", "any", "Returns `min(lhs, rhs)` element-wise (with optional broadcasting).")
+BroadcastMultiplyOp = _broadcast("broadcast_multiply", "any", "Returns `lhs * rhs` element-wise (with optional broadcasting).")
+BroadcastNextAfterOp = _broadcast("broadcast_next_after", "any", "Returns the next representable value of `lhs` towards `rhs`.")
+BroadcastPolygammaOp = _broadcast("broadcast_polygamma", "any", "Returns `Polygamma(lhs, rhs)` element-wise (with broadcasting).")
+BroadcastPowerOp = _broadcast("broadcast_power", "any", "Returns `lhs ^ rhs` element-wise (with optional broadcasting).")
+BroadcastRemainderOp = _broadcast("broadcast_remainder", "any", "Returns `lhs % rhs` element-wise (with optional broadcasting).")
+BroadcastShiftLeftOp = _broadcast("broadcast_shift_left", "any", "Returns `lhs << rhs` element-wise (with optional broadcasting).")
+BroadcastShiftRightArithmeticOp = _broadcast("broadcast_shift_right_arithmetic", "any", "Returns `lhs >> rhs` (arithmetic), with broadcasting.")
+BroadcastShiftRightLogicalOp = _broadcast("broadcast_shift_right_logical", "any", "Returns `lhs >> rhs` (logical), with broadcasting.")
+BroadcastSubtractOp = _broadcast("broadcast_subtract", "any", "Returns `lhs - rhs` element-wise (with optional broadcasting).")
+BroadcastZetaOp = _broadcast("broadcast_zeta", "fp", "Returns the Hurwitz zeta `Zeta(lhs, rhs)` element-wise (with broadcasting).")
+BroadcastAndOp = _broadcast("broadcast_and", "pred_or_int", "Returns `logical_and(lhs, rhs)` element-wise (with broadcasting).")
+BroadcastOrOp = _broadcast("broadcast_or", "pred_or_int", "Returns `logical_or(lhs, rhs)` element-wise (with broadcasting).")
+BroadcastXorOp = _broadcast("broadcast_xor", "pred_or_int", "Returns `logical_xor(lhs, rhs)` element-wise (with broadcasting).")
+BroadcastComplexOp = BROADCAST_OPS["broadcast_complex"] = define_op(
     ChloBroadcastBinary,
     "chlo.broadcast_complex",
     "Builds complex values from real (`lhs`) and imaginary (`rhs`) parts (with broadcasting).",

@@ -6,7 +6,7 @@ the functional type when operand and result types differ.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -20,7 +20,7 @@ from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     AttrSyntax,
     StableHLOOp,
-    define_op,
+    family_op,
     enum_syntax,
     op_def,
     prop,
@@ -166,43 +166,6 @@ class BinaryElementwise(StableHLOOp):
         _check_elementwise(self)
 
 
-# name -> the spec's one-line semantics (spec.md#<name>)
-UNARY: dict[str, str] = {
-    "abs": "Element-wise absolute value.",
-    "ceil": "Element-wise ceil.",
-    "count_leading_zeros": "Element-wise number of leading zero bits.",
-    "floor": "Element-wise floor.",
-    "imag": "Element-wise imaginary part.",
-    "is_finite": "Element-wise check whether a value is finite.",
-    "negate": "Element-wise negation.",
-    "not": "Element-wise NOT.",
-    "popcnt": "Element-wise number of set bits.",
-    "real": "Element-wise real part.",
-    "round_nearest_afz": "Element-wise rounding towards the nearest integer, ties away from zero.",
-    "round_nearest_even": "Element-wise rounding towards the nearest integer, ties to even.",
-    "sign": "Element-wise sign.",
-    "convert": "Element-wise conversion from one element type to another.",
-}
-BINARY: dict[str, str] = {
-    "add": "Element-wise addition.",
-    "and": "Element-wise AND.",
-    "atan2": "Element-wise atan2.",
-    "divide": "Element-wise division.",
-    "maximum": "Element-wise max.",
-    "minimum": "Element-wise min.",
-    "multiply": "Element-wise product.",
-    "or": "Element-wise OR.",
-    "power": "Element-wise exponentiation.",
-    "remainder": "Element-wise remainder.",
-    "shift_left": "Element-wise left-shift.",
-    "shift_right_arithmetic": "Element-wise arithmetic right-shift.",
-    "shift_right_logical": "Element-wise logical right-shift.",
-    "subtract": "Element-wise subtraction.",
-    "xor": "Element-wise XOR.",
-}
-
-
-
 class IsFiniteShape(StableHLOOp):
     """is_finite: a unary elementwise op whose operand and result upstream names `x` and `y`
     (StablehloOps.td), with the format `operands attr-dict : functional-type(operands, results)`."""
@@ -217,15 +180,104 @@ class IsFiniteShape(StableHLOOp):
         _check_elementwise(self)
 
 
-UNARY_OPS = {
-    n: define_op(IsFiniteShape if n == "is_finite" else UnaryElementwise, f"stablehlo.{n}", d)
-    for n, d in UNARY.items()
-}
-BINARY_OPS = {n: define_op(BinaryElementwise, f"stablehlo.{n}", d) for n, d in BINARY.items()}
+# --------------------------------------------------------------- unary ops with result_accuracy
+RESULT_ACCURACY = AttrSyntax(
+    ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+)
+
+
+class UnaryElementwiseWithAccuracy(UnaryElementwise):
+    """Transcendental unary ops: a `result_accuracy` (`#stablehlo.result_accuracy<...>`) that the
+    attr-dict shows only when it differs from the default (DefaultValuedOptionalAttr)."""
+
+    result_accuracy = prop(RESULT_ACCURACY, default=DEFAULT_RESULT_ACCURACY)
+
+    def verify_(self) -> None:
+        # <op>_i1 (upstream's ODS operand constraint), <op>_c1: the inferred type and
+        # CompatibleOperandsAndResultType
+        _check_elementwise(self)
+        acc = self.result_accuracy
+        if acc is not None:
+            a = acc.accuracy  # type: ignore[attr-defined]
+            # upstream's ResultAccuracyAttr::verify
+            if a.atol < 0 or a.rtol < 0 or a.ulps < 0:
+                fail("result_accuracy tolerances (atol, rtol, ulps) must be non-negative")
+            if a.mode != "TOLERANCE" and (a.atol_bits or a.rtol_bits or a.ulps):
+                fail(
+                    f"result_accuracy with mode {a.mode} must have zero tolerances (atol, rtol and ulps are "
+                    "only meaningful with mode TOLERANCE)"
+                )
+
+
+# Each op's class, named op_class_name(<op>) by define_op (through family_op); the row is the op's
+# one source: its name and the spec's one-line semantics (spec.md#<name>).  UNARY/BINARY/UNARY_WITH_ACCURACY map name ->
+# semantics, UNARY_OPS/BINARY_OPS/UNARY_WITH_ACCURACY_OPS name -> class, in row order.
+UNARY: dict[str, str] = {}
+BINARY: dict[str, str] = {}
+UNARY_WITH_ACCURACY: dict[str, str] = {}
+UNARY_OPS: dict[str, type] = {}
+BINARY_OPS: dict[str, type] = {}
+UNARY_WITH_ACCURACY_OPS: dict[str, type] = {}
+
+
+def _unary(name: str, doc: str) -> Any:
+    base = IsFiniteShape if name == "is_finite" else UnaryElementwise
+    return family_op(UNARY, UNARY_OPS, base, f"stablehlo.{name}", doc, doc)
+
+
+def _binary(name: str, doc: str) -> Any:
+    return family_op(BINARY, BINARY_OPS, BinaryElementwise, f"stablehlo.{name}", doc, doc)
+
+
+def _with_accuracy(name: str, doc: str) -> Any:
+    base = UnaryElementwiseWithAccuracy
+    return family_op(UNARY_WITH_ACCURACY, UNARY_WITH_ACCURACY_OPS, base, f"stablehlo.{name}", doc, doc)
+
+
+AbsOp = _unary("abs", "Element-wise absolute value.")
+CeilOp = _unary("ceil", "Element-wise ceil.")
+CountLeadingZerosOp = _unary("count_leading_zeros", "Element-wise number of leading zero bits.")
+FloorOp = _unary("floor", "Element-wise floor.")
+ImagOp = _unary("imag", "Element-wise imaginary part.")
+IsFiniteOp = _unary("is_finite", "Element-wise check whether a value is finite.")
+NegateOp = _unary("negate", "Element-wise negation.")
+NotOp = _unary("not", "Element-wise NOT.")
+PopcntOp = _unary("popcnt", "Element-wise number of set bits.")
+RealOp = _unary("real", "Element-wise real part.")
+RoundNearestAfzOp = _unary("round_nearest_afz", "Element-wise rounding towards the nearest integer, ties away from zero.")
+RoundNearestEvenOp = _unary("round_nearest_even", "Element-wise rounding towards the nearest integer, ties to even.")
+SignOp = _unary("sign", "Element-wise sign.")
+ConvertOp = _unary("convert", "Element-wise conversion from one element type to another.")
+AddOp = _binary("add", "Element-wise addition.")
+AndOp = _binary("and", "Element-wise AND.")
+Atan2Op = _binary("atan2", "Element-wise atan2.")
+DivideOp = _binary("divide", "Element-wise division.")
+MaximumOp = _binary("maximum", "Element-wise max.")
+MinimumOp = _binary("minimum", "Element-wise min.")
+MultiplyOp = _binary("multiply", "Element-wise product.")
+OrOp = _binary("or", "Element-wise OR.")
+PowerOp = _binary("power", "Element-wise exponentiation.")
+RemainderOp = _binary("remainder", "Element-wise remainder.")
+ShiftLeftOp = _binary("shift_left", "Element-wise left-shift.")
+ShiftRightArithmeticOp = _binary("shift_right_arithmetic", "Element-wise arithmetic right-shift.")
+ShiftRightLogicalOp = _binary("shift_right_logical", "Element-wise logical right-shift.")
+SubtractOp = _binary("subtract", "Element-wise subtraction.")
+XorOp = _binary("xor", "Element-wise XOR.")
+CbrtOp = _with_accuracy("cbrt", "Element-wise cubic root (spec.md#cbrt).")
+CosineOp = _with_accuracy("cosine", "Element-wise cosine (spec.md#cosine).")
+ExponentialOp = _with_accuracy("exponential", "Element-wise exponential (spec.md#exponential).")
+ExponentialMinusOneOp = _with_accuracy("exponential_minus_one", "Element-wise exponential minus one (spec.md#exponential_minus_one).")
+LogOp = _with_accuracy("log", "Element-wise logarithm (spec.md#log).")
+LogPlusOneOp = _with_accuracy("log_plus_one", "Element-wise logarithm plus one (spec.md#log_plus_one).")
+LogisticOp = _with_accuracy("logistic", "Element-wise logistic (spec.md#logistic).")
+RsqrtOp = _with_accuracy("rsqrt", "Element-wise reciprocal square root (spec.md#rsqrt).")
+SineOp = _with_accuracy("sine", "Element-wise sine (spec.md#sine).")
+SqrtOp = _with_accuracy("sqrt", "Element-wise square root (spec.md#sqrt).")
+TanOp = _with_accuracy("tan", "Element-wise tangent (spec.md#tan).")
+TanhOp = _with_accuracy("tanh", "Element-wise hyperbolic tangent (spec.md#tanh).")
+
 SAME_SHAPE_BASES = (UnaryElementwise, IsFiniteShape, BinaryElementwise)
 """The op families of upstream's StableHLO_Unary/BinaryElementwiseOp (SameOperandsAndResultShape)."""
-
-OPS = (*UNARY_OPS.values(), *BINARY_OPS.values())
 
 
 # ------------------------------------------------------------------------------------- compare
@@ -262,56 +314,9 @@ class CompareOp(StableHLOOp):
         # print_stablehlo.mlir @compare_op compares i32 with TOTALORDER), and programs it accepts
         # must verify here too.
 
-
-OPS = (*OPS, CompareOp)
-
-
-# --------------------------------------------------------------- unary ops with result_accuracy
-RESULT_ACCURACY = AttrSyntax(
-    ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
+OPS = (
+    *UNARY_OPS.values(),
+    *BINARY_OPS.values(),
+    CompareOp,
+    *UNARY_WITH_ACCURACY_OPS.values(),
 )
-
-
-class UnaryElementwiseWithAccuracy(UnaryElementwise):
-    """Transcendental unary ops: a `result_accuracy` (`#stablehlo.result_accuracy<...>`) that the
-    attr-dict shows only when it differs from the default (DefaultValuedOptionalAttr)."""
-
-    result_accuracy = prop(RESULT_ACCURACY, default=DEFAULT_RESULT_ACCURACY)
-
-    def verify_(self) -> None:
-        # <op>_i1 (upstream's ODS operand constraint), <op>_c1: the inferred type and
-        # CompatibleOperandsAndResultType
-        _check_elementwise(self)
-        acc = self.result_accuracy
-        if acc is not None:
-            a = acc.accuracy  # type: ignore[attr-defined]
-            # upstream's ResultAccuracyAttr::verify
-            if a.atol < 0 or a.rtol < 0 or a.ulps < 0:
-                fail("result_accuracy tolerances (atol, rtol, ulps) must be non-negative")
-            if a.mode != "TOLERANCE" and (a.atol_bits or a.rtol_bits or a.ulps):
-                fail(
-                    f"result_accuracy with mode {a.mode} must have zero tolerances (atol, rtol and ulps are "
-                    "only meaningful with mode TOLERANCE)"
-                )
-
-
-UNARY_WITH_ACCURACY: dict[str, str] = {
-    "cbrt": "Element-wise cubic root (spec.md#cbrt).",
-    "cosine": "Element-wise cosine (spec.md#cosine).",
-    "exponential": "Element-wise exponential (spec.md#exponential).",
-    "exponential_minus_one": "Element-wise exponential minus one (spec.md#exponential_minus_one).",
-    "log": "Element-wise logarithm (spec.md#log).",
-    "log_plus_one": "Element-wise logarithm plus one (spec.md#log_plus_one).",
-    "logistic": "Element-wise logistic (spec.md#logistic).",
-    "rsqrt": "Element-wise reciprocal square root (spec.md#rsqrt).",
-    "sine": "Element-wise sine (spec.md#sine).",
-    "sqrt": "Element-wise square root (spec.md#sqrt).",
-    "tan": "Element-wise tangent (spec.md#tan).",
-    "tanh": "Element-wise hyperbolic tangent (spec.md#tanh).",
-}
-UNARY_WITH_ACCURACY_OPS = {
-    n: define_op(UnaryElementwiseWithAccuracy, f"stablehlo.{n}", d)
-    for n, d in UNARY_WITH_ACCURACY.items()
-}
-
-OPS = (*OPS, *UNARY_WITH_ACCURACY_OPS.values())
