@@ -23,6 +23,8 @@ from stablehlo_py.ir.text.lexer import _SUFFIX_ID, _WS, MAX_REGION_NESTING, Lexe
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.text.spelling import type_to_str
 
+_EntryArg = tuple[str, Attribute, TextLoc | None]
+"""A region argument the op's pretty syntax names: (name, type, location)."""
 _VALUE_USE = re.compile(r"%([0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?:#([0-9]+))?")
 # `%name = op.name` (one result) or `op.name`: the head of most ops (`Parser.parse_operation`)
 _OP_HEAD = re.compile(
@@ -179,7 +181,7 @@ class OpParser(Lexer):
     # ------------------------------------------------------------------ regions and blocks
     def parse_region(
         self,
-        entry_args: Sequence[tuple[str, Attribute, TextLoc | None]] | None = None,
+        entry_args: Sequence[_EntryArg] | None = None,
         default_dialect: str | None = None,
         isolated: bool = False,
     ) -> Region:
@@ -192,13 +194,9 @@ class OpParser(Lexer):
             self._unnest("regions")
 
     def _parse_region_impl(
-        self,
-        entry_args: Sequence[tuple[str, Attribute, TextLoc | None]] | None = None,
-        default_dialect: str | None = None,
-        isolated: bool = False,
+        self, entry_args: Sequence[_EntryArg] | None, default_dialect: str | None, isolated: bool
     ) -> Region:
-        """`{ ops }` or `{ ^bb0(%a: T): ops ^bb1: ... }`.  `entry_args` are names defined by the op's
-        pretty syntax (function arguments, `%iterArg`s)."""
+        """parse_region's work, inside its nesting count."""
         self.parse_literal("{", "to open a region")
         self.scopes.append({})
         saved_scopes = None

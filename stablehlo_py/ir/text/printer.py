@@ -536,18 +536,28 @@ def _location_aliases(debuginfo: bool, aliases: bool) -> LocationAliases | None:
     return LocationAliases()
 
 
-def print_module(
-    op: Operation, generic: bool = False, debuginfo: bool = False, location_aliases: bool = False
-) -> str:
-    """Print a top-level op (usually `builtin.module`) and a trailing newline.  With
-    ``location_aliases`` (and ``debuginfo``) locations print as `#loc` aliases, as MLIR's printer
-    without `--mlir-print-local-scope` (ir/text/location_aliases.py)."""
+def _print_top(
+    op: Operation, generic: bool, debuginfo: bool, location_aliases: bool
+) -> tuple[Printer, LocationAliases | None]:
+    """A top-level op printed with a trailing newline (print_module, write_module), and its location
+    aliases (None without ``location_aliases``), their slots filled."""
     locs = _location_aliases(debuginfo, location_aliases)
     p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo, location_aliases=locs)
     p.print_op(op)
     p.write("\n")
     if locs is not None:
         p.fill_location_slots()
+    return p, locs
+
+
+def print_module(
+    op: Operation, generic: bool = False, debuginfo: bool = False, location_aliases: bool = False
+) -> str:
+    """Print a top-level op (usually `builtin.module`) and a trailing newline.  With
+    ``location_aliases`` (and ``debuginfo``) locations print as `#loc` aliases, as MLIR's printer
+    without `--mlir-print-local-scope` (ir/text/location_aliases.py)."""
+    p, locs = _print_top(op, generic, debuginfo, location_aliases)
+    if locs is not None:
         return _with_aliases(op, locs.head() + p.text() + locs.tail())
     return _with_aliases(op, p.text())
 
@@ -574,12 +584,8 @@ def write_module(
 ) -> None:
     """`print_module`'s text written to `stream` piece by piece: the text is never held whole
     (a module with a 1 GiB constant prints through 2 GiB of pieces, not 4)."""
-    locs = _location_aliases(debuginfo, location_aliases)
-    p = Printer(_Wrapper(op), generic=generic, debuginfo=debuginfo, location_aliases=locs)
-    p.print_op(op)
-    p.write("\n")
+    p, locs = _print_top(op, generic, debuginfo, location_aliases)
     if locs is not None:
-        p.fill_location_slots()
         p.out.insert(0, locs.head())
         p.write(locs.tail())
     if _SEEN_ALIASED[0] and _attribute_aliases(op):
