@@ -63,35 +63,19 @@ def _op_definition(o: specs.OpSpec) -> dict[str, Any]:
     }
 
 
+def _row(spec: Any, code: Any, definition: Any) -> dict[str, Any]:
+    """The fingerprint of one op, type or attribute: its version range, wire code and definition."""
+    return {"min": spec.min, "max": spec.max, "code": code, "definition": _digest(definition)}
+
+
 def current_fingerprint(schema: Schema = CURRENT_SCHEMA) -> dict[str, Any]:
     """The fingerprint of the tables as they are now."""
-    ops = {
-        o.name: {
-            "min": o.min,
-            "max": o.max,
-            "code": codes.op_code(o.name),
-            "definition": _digest(_op_definition(o)),
-        }
-        for o in specs.ops()
-    }
-    types = {
-        t.name: {
-            "min": t.min,
-            "max": t.max,
-            "code": t.bytecode_code,
-            "definition": _digest(list(t.parameters)),
-        }
-        for t in specs.types()
-    }
+    ops = {o.name: _row(o, codes.op_code(o.name), _op_definition(o)) for o in specs.ops()}
+    types = {t.name: _row(t, t.bytecode_code, list(t.parameters)) for t in specs.types()}
     attrs = {
-        a.name: {
-            "min": a.min,
-            "max": a.max,
-            "code": a.bytecode_code,
-            "definition": _digest(
-                [a.kind, list(a.parameters), [[c.name, c.value] for c in a.cases]]
-            ),
-        }
+        a.name: _row(
+            a, a.bytecode_code, [a.kind, list(a.parameters), [[c.name, c.value] for c in a.cases]]
+        )
         for a in specs.attrs()
     }
     return {
