@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -550,20 +550,31 @@ class ConstSizeOp(IRDLOperation):
         return f"c{self.value.value.data}"
 
 
-def _parse_const_size(p: Parser) -> Operation:
-    value = p.parse_integer("a size")
-    attrs = p.try_attr_dict()
-    return ConstSizeOp.create(
-        properties={"value": IntegerAttr(value, IndexType())},
-        result_types=[SizeType()],
-        attributes=attrs,
-    )
+def _value_syntax(
+    cls: type[IRDLOperation],
+    prop: str,
+    result_type: Callable[[], Attribute],
+    parse_value: Callable[[Parser], Attribute],
+    value_text: Callable[[Any], str],
+) -> ForeignSyntax:
+    """The syntax `<op> VALUE {attrs}` of a constant op whose one property `prop` is VALUE and whose
+    one result has the type `result_type()` (shape.const_size, shape.const_witness)."""
+
+    def parse(p: Parser) -> Operation:
+        value = parse_value(p)
+        attrs = p.try_attr_dict()
+        return cls.create(properties={prop: value}, result_types=[result_type()], attributes=attrs)
+
+    def print_(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
+        assert isinstance(op, cls)
+        pr.write(f"{pr.op_name(op.name)} {value_text(getattr(op, prop))}")
+        pr.attr_dict(dict(op.attributes))
+
+    return ForeignSyntax(parse, print_)
 
 
-def _print_const_size(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
-    assert isinstance(op, ConstSizeOp)
-    pr.write(f"{pr.op_name(op.name)} {op.value.value.data}")
-    pr.attr_dict(dict(op.attributes))
+def _parse_size(p: Parser) -> Attribute:
+    return IntegerAttr(p.parse_integer("a size"), IndexType())
 
 
 @irdl_op_definition
@@ -576,24 +587,13 @@ class ConstWitnessOp(IRDLOperation):
     traits = traits_def(Pure())
 
 
-def _parse_const_witness(p: Parser) -> Operation:
+def _parse_witness(p: Parser) -> Attribute:
     p.ws()
     pos = p.pos
     word = p.parse_keyword()
     if word not in ("true", "false"):
         p.error(f"shape.const_witness: expected true or false, found '{word}'", pos)
-    attrs = p.try_attr_dict()
-    return ConstWitnessOp.create(
-        properties={"passing": IntegerAttr(int(word == "true"), IntegerType(1))},
-        result_types=[WitnessType()],
-        attributes=attrs,
-    )
-
-
-def _print_const_witness(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
-    assert isinstance(op, ConstWitnessOp)
-    pr.write(f"{pr.op_name(op.name)} {'true' if op.passing.value.data else 'false'}")
-    pr.attr_dict(dict(op.attributes))
+    return IntegerAttr(int(word == "true"), IntegerType(1))
 
 
 # --------------------------------------------------------------------------------- assuming
@@ -695,8 +695,12 @@ FOREIGN_SYNTAX[ConstShapeOp] = ForeignSyntax(_parse_const_shape, _print_const_sh
 FOREIGN_SYNTAX[AssumingOp] = ForeignSyntax(_parse_assuming, _print_assuming)
 # func.return's syntax: `shape.assuming_yield %a, %b : T, U`
 FOREIGN_SYNTAX[AssumingYieldOp] = ForeignSyntax(_parse_assuming_yield, print_return)
-FOREIGN_SYNTAX[ConstSizeOp] = ForeignSyntax(_parse_const_size, _print_const_size)
-FOREIGN_SYNTAX[ConstWitnessOp] = ForeignSyntax(_parse_const_witness, _print_const_witness)
+FOREIGN_SYNTAX[ConstSizeOp] = _value_syntax(
+    ConstSizeOp, "value", SizeType, _parse_size, lambda a: str(a.value.data)
+)
+FOREIGN_SYNTAX[ConstWitnessOp] = _value_syntax(
+    ConstWitnessOp, "passing", WitnessType, _parse_witness, lambda a: "true" if a.value.data else "false"
+)
 
 
 def _type_parser(t: Attribute) -> Callable[[Parser], Attribute]:
