@@ -11,11 +11,24 @@ from stablehlo_py.passes.drivers.options import parse_pass_options, split_top_le
 from stablehlo_py.passes.registry import PASSES, PIPELINES
 
 
-def run_pipeline(op: Operation, pipeline: list[tuple[str, dict[str, str]]]) -> Operation:
-    """Run the passes in order; like MLIR's pass manager, verify the IR after each one."""
+def run_pipeline(op: Operation, pipeline: str | list[tuple[str, dict[str, str]]]) -> Operation:
+    """Run the passes in order; like MLIR's pass manager, verify the IR after each one.
+    ``pipeline`` is MLIR's textual pipeline (``"inline,stablehlo-legalize-to-vhlo"``, as
+    :func:`parse_pass_pipeline` reads it) or a list of (pass name, options) pairs."""
     from stablehlo_py.ir.verify import verify
 
-    for name, options in pipeline:
+    if isinstance(pipeline, str):
+        pipeline = parse_pass_pipeline(pipeline)
+    for step in pipeline:
+        if not (
+            isinstance(step, (tuple, list)) and len(step) == 2 and isinstance(step[0], str)
+            and isinstance(step[1], dict)
+        ):
+            raise StableHLOError(
+                f"run_pipeline: expected a textual pipeline or (pass name, options dict) pairs, "
+                f"got {step!r}"
+            )
+        name, options = step
         info = PASSES.get(name)
         if info is None:
             raise StableHLOError(f"unknown pass '{name}'; available: {', '.join(sorted(PASSES))}")
