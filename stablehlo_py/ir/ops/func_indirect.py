@@ -41,6 +41,18 @@ def _t(t: Attribute) -> str:
     return type_to_str(t)
 
 
+def _parse_function_type(p: Parser, before: str, wrong: str) -> FunctionType:
+    """`: (T, ...) -> (R, ...)` after an op's operands; `wrong` (with `{}` for the type read) is the
+    error when the type is not a function type."""
+    p.parse_literal(":", before)
+    p.ws()
+    tpos = p.pos
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        p.error(wrong.format(_t(ftype)), tpos)
+    return ftype
+
+
 @irdl_op_definition
 class FuncConstantOp(IRDLOperation):
     """A function symbol as an SSA value of function type (MLIR's func::ConstantOp)."""
@@ -76,15 +88,11 @@ class FuncConstantOp(IRDLOperation):
         ref = p.parse_symbol_ref()
         if ref.nested_references.data:
             p.error("'func.constant' needs a flat symbol reference like @callee", pos)
-        p.parse_literal(":", "before the function type of 'func.constant'")
-        p.ws()
-        tpos = p.pos
-        ftype = p.parse_type()
-        if not isinstance(ftype, FunctionType):
-            p.error(
-                f"'func.constant' has a function type like (tensor<f32>) -> (), got {_t(ftype)}",
-                tpos,
-            )
+        ftype = _parse_function_type(
+            p,
+            "before the function type of 'func.constant'",
+            "'func.constant' has a function type like (tensor<f32>) -> (), got {}",
+        )
         return cls.create(result_types=[ftype], properties={"value": ref}, attributes=attrs)
 
     def print_pretty(self, pr: Printer) -> None:
@@ -127,14 +135,11 @@ class CallIndirectOp(IRDLOperation):
         operands, positions = parse_operands_with_positions(p) if p.peek() != ")" else ([], [])
         p.parse_literal(")", "to close the arguments of 'func.call_indirect'")
         attrs = p.try_attr_dict()
-        p.parse_literal(":", "before the callee type of 'func.call_indirect'")
-        p.ws()
-        tpos = p.pos
-        ftype = p.parse_type()
-        if not isinstance(ftype, FunctionType):
-            p.error(
-                f"the callee of 'func.call_indirect' has a function type, got {_t(ftype)}", tpos
-            )
+        ftype = _parse_function_type(
+            p,
+            "before the callee type of 'func.call_indirect'",
+            "the callee of 'func.call_indirect' has a function type, got {}",
+        )
         check_operand_types(p, [callee], [callee_pos], [ftype])
         if len(operands) != len(ftype.inputs.data):
             p.error(
