@@ -32,6 +32,7 @@ non-SUM reduction (17) are refused with a clear error."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from stablehlo_py.serialization.mlirbc import builtin
@@ -86,20 +87,22 @@ def _expect(value: Any, kind: type | tuple[type, ...], what: str, pos: int) -> A
     return value
 
 
-def _mesh_of(value: Any, pos: int) -> Mesh:
-    text = _expect(value, OpaqueAttr, "a mesh reference", pos).data
+def _opaque_of(value: Any, pos: int, what: str, parse: Callable[[str], Any], noun: str) -> Any:
+    """The sdy attribute (`what`, an invalid one an error naming `noun`) an opaque attribute's text
+    spells, read with `parse`."""
+    text = _expect(value, OpaqueAttr, what, pos).data
     try:
-        return parse_mesh(text)
+        return parse(text)
     except SdyAttrError as e:
-        raise BytecodeError(f"invalid sdy mesh: {e}", pos) from None
+        raise BytecodeError(f"invalid sdy {noun}: {e}", pos) from None
+
+
+def _mesh_of(value: Any, pos: int) -> Mesh:
+    return _opaque_of(value, pos, "a mesh reference", parse_mesh, "mesh")  # type: ignore[no-any-return]
 
 
 def _sharding_of(value: Any, pos: int) -> Sharding:
-    text = _expect(value, OpaqueAttr, "a tensor sharding reference", pos).data
-    try:
-        return parse_sharding(text)
-    except SdyAttrError as e:
-        raise BytecodeError(f"invalid sdy sharding: {e}", pos) from None
+    return _opaque_of(value, pos, "a tensor sharding reference", parse_sharding, "sharding")  # type: ignore[no-any-return]
 
 
 class _DimMapping(tuple):  # type: ignore[type-arg]
