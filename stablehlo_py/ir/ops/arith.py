@@ -96,10 +96,7 @@ def _parse_float_binary(cls: type) -> object:
         if p.try_keyword("fastmath"):
             props["fastmath"] = _parse_fastmath_body(p)
         attrs = p.try_attr_dict()
-        p.parse_literal(":")
-        p.ws()
-        pos = p.pos
-        t = p.parse_type()
+        t, pos = p.parse_written_type()
         if lhs.type != t or rhs.type != t:
             p.error(f"{cls.name} operands must have the written type", pos)  # type: ignore[attr-defined]
         return cls.create(operands=[lhs, rhs], result_types=[t], properties=props, attributes=attrs)  # type: ignore[attr-defined]

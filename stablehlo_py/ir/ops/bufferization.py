@@ -122,10 +122,8 @@ def _syntax(cls: type[Operation]) -> ForeignSyntax:
             if p.try_keyword(flag):
                 props[flag] = UnitAttr()
         attrs = p.try_attr_dict()
-        p.parse_literal(":")
-        p.ws()
-        pos = p.pos
-        if p.parse_type() != source.type:
+        written, pos = p.parse_written_type()
+        if written != source.type:
             p.error(f"{cls.name}: the source type does not match the operand's type", pos)  # type: ignore[attr-defined]
         p.parse_keyword("to")
         result = p.parse_type()

@@ -44,10 +44,7 @@ def _t(t: Attribute) -> str:
 def _parse_function_type(p: Parser, before: str, wrong: str) -> FunctionType:
     """`: (T, ...) -> (R, ...)` after an op's operands; `wrong` (with `{}` for the type read) is the
     error when the type is not a function type."""
-    p.parse_literal(":", before)
-    p.ws()
-    tpos = p.pos
-    ftype = p.parse_type()
+    ftype, tpos = p.parse_written_type(before)
     if not isinstance(ftype, FunctionType):
         p.error(wrong.format(_t(ftype)), tpos)
     return ftype

@@ -302,10 +302,7 @@ class ReduceOp(StableHLOOp):
         p.parse_literal("=")
         dims = p.parse_delimited("[", p.parse_integer, "]")
         attrs = p.try_attr_dict()
-        p.parse_literal(":")
-        p.ws()
-        ft_pos = p.pos
-        ft = p.parse_type()
+        ft, ft_pos = p.parse_written_type()
         from xdsl.dialects.builtin import FunctionType
 
         if not isinstance(ft, FunctionType):

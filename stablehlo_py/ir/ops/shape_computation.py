@@ -76,10 +76,8 @@ def _parse_dim(p: Parser) -> Operation:
     p.parse_literal(",")
     index = p.parse_operand()
     attrs = p.try_attr_dict()
-    p.parse_literal(":")
-    p.ws()
-    pos = p.pos
-    if p.parse_type() != source.type:
+    written, pos = p.parse_written_type()
+    if written != source.type:
         p.error("tensor.dim: the source's type is not the written one", pos)
     return tensor.DimOp.create(
         operands=[source, index], result_types=[IndexType()], attributes=attrs
@@ -90,10 +88,7 @@ def _parse_extract(p: Parser) -> Operation:
     source = p.parse_operand()
     indices = p.parse_delimited("[", p.parse_operand, "]")
     attrs = p.try_attr_dict()
-    p.parse_literal(":")
-    p.ws()
-    pos = p.pos
-    t = p.parse_type()
+    t, pos = p.parse_written_type()
     if t != source.type or not isinstance(t, TensorType):
         p.error("tensor.extract: the source's type is not the written ranked tensor type", pos)
     return tensor.ExtractOp.create(

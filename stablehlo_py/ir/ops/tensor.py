@@ -24,10 +24,8 @@ def cast_syntax(cls: type[Operation], separator: str, mismatch: str) -> ForeignS
     def parse(p: Parser) -> Operation:
         source = p.parse_operand()
         attrs = p.try_attr_dict()
-        p.parse_literal(":")
-        p.ws()
-        pos = p.pos
-        if p.parse_type() != source.type:
+        written, pos = p.parse_written_type()
+        if written != source.type:
             p.error(mismatch, pos)
         if separator.isalpha():
             p.parse_keyword(separator)

@@ -172,6 +172,14 @@ class TypeParser(Lexer):
         return True
 
     # ------------------------------------------------------------------ types
+    def parse_written_type(self, what: str | None = None) -> tuple[Attribute, int]:
+        """`: T` after an op's operands and attributes: T, and where it is written (for an error
+        about it); `what` completes the error when the ':' is missing."""
+        self.parse_literal(":", what)
+        self.ws()
+        pos = self.pos
+        return self.parse_type(), pos
+
     def parse_type(self) -> Attribute:
         self._nested("types", MAX_TYPE_NESTING)
         try:
