@@ -12,7 +12,7 @@ having the same size.").
 `_MlirSplitOpDef`, whose `verify` is xDSL's `OpDef.verify` (xDSL 0.74) except that an uneven
 operand count is accepted and the operand constraints are checked on the groups the accessors see.
 An even count takes xDSL's own `OpDef.verify` unchanged (and the compiled verification plans of
-`stablehlo_py.ir.verify_plan`, which still refuse an uneven count and fall back to this verifier).
+`stablehlo_py.ir.verify.driver`, which still refuse an uneven count and fall back to this verifier).
 
 Why a class swap: `irdl_op_definition` builds the OpDef and the class's accessors from it; the
 definition object stays the one xDSL made (its fields, and any later edits of them such as
@@ -47,7 +47,7 @@ class _MlirSplitOpDef(O.OpDef):
 
     PLAN_EQUIVALENT = True
     """`verify` is xDSL's OpDef.verify for every op whose operand count splits evenly, and a
-    compiled verification plan refuses any other (stablehlo_py.ir.verify_plan falls back here)."""
+    compiled verification plan refuses any other (stablehlo_py.ir.verify.driver falls back here)."""
 
     def verify(self, op: Operation) -> None:
         if not _uneven(self, op):
