@@ -3,7 +3,8 @@
 `OpaqueAttr` keeps an attribute of a dialect we do not model (e.g. `#sdy.sharding<...>`,
 `#mhlo.frontend_attributes<...>`) as its exact text, so it round-trips unchanged.
 `TypedStringAttr` is MLIR's StringAttr with a type (`"foo" : tensor<3xf32>`).
-StableHLO's own enum and struct attributes live in `stablehlo_py.ir.stablehlo_attrs`.
+StableHLO's own enums live in `stablehlo_py.ir.enums`, its struct attributes (one description each) in
+`stablehlo_py.ir.attrs`.
 """
 
 from __future__ import annotations
