@@ -493,21 +493,15 @@ class OpParser(Lexer):
             if v.type != t:
                 self.use_type_error(v, t, operands_pos, ftype_pos)
         build = getattr(cls, "build_generic", None) or cls.create
-        if successors:
-            return build(
-                operands=operands,
-                result_types=list(ftype.outputs.data),
-                properties=properties,
-                attributes=attributes,
-                regions=regions,
-                successors=successors,
-            )
+        # successors only when there are some: build_generic overrides take no `successors`
+        more = {"successors": successors} if successors else {}
         return build(
             operands=operands,
             result_types=list(ftype.outputs.data),
             properties=properties,
             attributes=attributes,
             regions=regions,
+            **more,
         )
 
 
