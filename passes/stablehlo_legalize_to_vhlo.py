@@ -1,8 +1,9 @@
 """`stablehlo-legalize-to-vhlo`: StableHLO/func ops -> their current VHLO fork, types and attributes
 -> VHLO, every defaulted attribute written out explicitly (upstream StablehloLegalizeToVhlo.cpp).
 
-Tables, not if-chains: ``_FLATTEN`` (from ``vhlo.flattened``) says which StableHLO struct attribute
-becomes which flat VHLO attributes; the ops of ``_CHANNEL_ID_ONLY`` keep only the handle of their
+Tables, not if-chains: a fork row's ``flatten`` key (``specs/ops.toml``, read by ``vhlo.structs``)
+says which StableHLO struct attribute becomes which flat VHLO attributes, one per field of the
+struct's description; the ops of ``_CHANNEL_ID_ONLY`` keep only the handle of their
 `channel_handle`, as a `channel_id` (one branch of ``_attributes``); defaults come from
 ``specs/ops.toml`` (each VHLO attribute's ``vhlo_default``, or its shape-dependent ``default_rule``).
 
@@ -25,9 +26,9 @@ from stablehlo_py.passes.drivers._common import (
 )
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, stablehlo_text
+from stablehlo_py.vhlo import convert, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.flattened import CHANNEL_ID_ONLY, FIELD_OF, FLATTENED
+from stablehlo_py.vhlo.flattened import CHANNEL_ID_ONLY
 from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
@@ -36,17 +37,21 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
 from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
+from stablehlo_py.ir.attrs.channel_handle import ChannelHandleAttr
+from stablehlo_py.ir.attrs.struct import Description, describe
 
 PASS_NAME = "stablehlo-legalize-to-vhlo"
 SUMMARY = "Legalize StableHLO to VHLO."
 OPTIONS = (ALLOW_OTHER_DIALECTS,)
 
-_FLATTEN: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
-    (f"stablehlo.{family}", attr): (mnemonic, names)
-    for family, entries in FLATTENED.items()
-    for attr, mnemonic, names in entries
-}
-"""(op, attribute) -> (StableHLO struct mnemonic, VHLO attributes in field order)."""
+_CHANNEL = describe(ChannelHandleAttr)
+
+
+@cache
+def _flattened(op_name: str) -> dict[str, structs.Flattened]:
+    """A StableHLO op's flattened struct attributes by name (its fork row's ``flatten``)."""
+    return {f.attribute: f for f in structs.flattening(op_name)}
+
 
 _CHANNEL_ID_ONLY = frozenset(f"stablehlo.{family}" for family in CHANNEL_ID_ONLY)
 
@@ -414,15 +419,16 @@ class _Legalizer:
     def _attributes(self, op: Operation, spec: specs.OpSpec) -> dict[str, Attribute]:
         out: dict[str, Attribute] = {}
         merged = {**op.attributes, **op.properties}
+        flattened = _flattened(op.name)
         for name in sorted(merged):
             value = merged[name]
-            flat = _FLATTEN.get((op.name, name))
+            flat = flattened.get(name)
             if flat is not None:
                 self._flatten(op, name, value, flat, out)
                 continue
             if name == "channel_handle" and op.name in _CHANNEL_ID_ONLY:
-                f = self._read(op, name, value, "channel_handle")
-                out["channel_id"] = va.integer(f["handle"])
+                data = self._struct(op, name, value, _CHANNEL)
+                out["channel_id"] = va.integer(data.handle)
                 continue
             if name == "api_version" and op.name == "stablehlo.custom_call":
                 out[name] = self._api_version(op, value)
@@ -443,38 +449,28 @@ class _Legalizer:
         self._defaults(op, spec, out)
         return out
 
-    def _read(self, op: Operation, name: str, value: Attribute, mnemonic: str) -> dict[str, Any]:
+    def _struct(self, op: Operation, name: str, value: Attribute, d: Description) -> Any:
+        """The value of a struct attribute (``vhlo.structs``), or the diagnostic."""
         try:
-            got, fields = stablehlo_text.read(value)
-        except stablehlo_text.StructTextError as e:
+            return structs.struct_data(value, d)
+        except structs.WrongStruct:
+            raise legalize_error(op, f"attribute '{name}' should be a {d.what}") from None
+        except structs.StructError as e:
             raise legalize_error(op, f"attribute '{name}': {e}") from None
-        if got != mnemonic:
-            raise legalize_error(op, f"attribute '{name}' should be a #stablehlo.{mnemonic}")
-        return fields
 
     def _flatten(
         self,
         op: Operation,
         name: str,
         value: Attribute,
-        flat: tuple[str, tuple[str, ...]],
+        flat: structs.Flattened,
         out: dict[str, Attribute],
     ) -> None:
-        mnemonic, names = flat
-        f = self._read(op, name, value, mnemonic)
-        for vname in names:
-            v = f[FIELD_OF.get(vname, vname)]
-            if isinstance(v, bool):
-                out[vname] = va.boolean(v)
-            elif isinstance(v, int):
-                out[vname] = va.integer(v)
-            elif isinstance(v, tuple):
-                out[vname] = va.i64_tensor(v)
-            else:
-                t = convert.to_vhlo_type(v)
-                if t is None:
-                    raise legalize_error(op, f"'{name}.{vname}' has no VHLO type")
-                out[vname] = va.TypeV1Attr(t)
+        data = self._struct(op, name, value, flat.desc)
+        for vname, v in flat.to_vhlo(data):
+            if v is None:
+                raise legalize_error(op, f"'{name}.{vname}' has no VHLO type")
+            out[vname] = v
 
     def _api_version(self, op: Operation, value: Attribute) -> Attribute:
         cls = va.ENUM_CLASSES["api_version_v1"]
@@ -484,12 +480,12 @@ class _Legalizer:
             except ValueError:
                 pass
         else:
-            text = stablehlo_text.attr_text(value)
+            text = structs.attr_text(value)
             for case in cls.CASES:
                 if text.endswith(case + ">") or text == case:
                     return cls.get(case)
         raise legalize_error(
-            op, f"api_version {stablehlo_text.attr_text(value)} has no VHLO counterpart"
+            op, f"api_version {structs.attr_text(value)} has no VHLO counterpart"
         )
 
     def _defaults(self, op: Operation, spec: specs.OpSpec, out: dict[str, Attribute]) -> None:
@@ -534,9 +530,7 @@ _MEMO: dict[tuple[object, ...], tuple[dict[str, Attribute], dict[str, Attribute]
 """(op class, properties, attributes) -> the VHLO op's (properties, attributes)."""
 
 
-@lru_cache(maxsize=256)
-def _parse_vhlo_default(text: str) -> Attribute:
-    return stablehlo_text.parse_attr(text)
+_parse_vhlo_default = structs.parse_attr_text
 
 
 __all__ = [

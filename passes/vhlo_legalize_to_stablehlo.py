@@ -1,7 +1,8 @@
 """`vhlo-legalize-to-stablehlo`: VHLO at the current version -> StableHLO/func ops, types and
 attributes; attributes holding their default values are erased (upstream VhloLegalizeToStablehlo.cpp).
 
-Tables: ``vhlo.flattened.FLATTENED`` regroups flat VHLO attributes into StableHLO struct attributes,
+Tables: a fork row's ``flatten`` key (``specs/ops.toml``, read by ``vhlo.structs``) regroups flat VHLO
+attributes into StableHLO struct attributes, built through the struct's description;
 ``_DENSE_ARRAYS`` lists the attributes that are `array<i64: ...>` in StableHLO, ``_SYMBOLS`` the strings that are symbol
 references.  Default erasure reads each attribute's default from ``specs/ops.toml``.
 
@@ -25,9 +26,9 @@ from stablehlo_py.passes.drivers._common import (
 )
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, stablehlo_text
+from stablehlo_py.vhlo import convert, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.flattened import ALGORITHM_FIELDS, CHANNEL_ID_ONLY, FIELD_OF, FLATTENED
+from stablehlo_py.vhlo.flattened import CHANNEL_ID_ONLY
 from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp
 from stablehlo_py.vhlo.records import VOp
@@ -49,6 +50,8 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
+from stablehlo_py.ir.attrs.channel_handle import ChannelHandle, ChannelHandleAttr
+from stablehlo_py.ir.attrs.struct import describe
 from stablehlo_py.ir.dialects import default_registry
 
 PASS_NAME = "vhlo-legalize-to-stablehlo"
@@ -330,29 +333,31 @@ class _Legalizer:
         vattrs: dict[str, Attribute] = {**op.attributes, **op.properties}
         if base == "func":
             _check_func(op, vattrs)
-        if base == "dot_general" and all(vattrs.get(n) == _NONE_TYPE for n in ALGORITHM_FIELDS):
-            for n in ALGORITHM_FIELDS:
-                vattrs.pop(n, None)  # no `algorithm`
         out: dict[str, Attribute] = {}
-        for sattr, mnemonic, names in FLATTENED.get(base, ()):
+        flattened = structs.flattening_of_fork(spec.name)
+        for flat in flattened:
+            names = flat.names
+            absent = flat.absent
+            if absent is not None and all(vattrs.get(n) == a for n, a in zip(names, absent)):
+                for n in names:
+                    del vattrs[n]  # an optional struct, absent (dot_general's `algorithm`)
+        for flat in flattened:
+            names = flat.names
             present = [n for n in names if n in vattrs]
             if not present:
                 continue
             if len(present) != len(names):
-                raise legalize_error(op, f"'{sattr}' needs all of {', '.join(names)}")
-            fields = {FIELD_OF.get(n, n): _plain(vattrs.pop(n), op, n) for n in names}
+                raise legalize_error(op, f"'{flat.attribute}' needs all of {', '.join(names)}")
             try:
-                out[sattr] = stablehlo_text.write(mnemonic, fields)
-            except stablehlo_text.StructTextError as e:
-                raise legalize_error(op, f"'{sattr}': {e}") from None
+                out[flat.attribute] = flat.from_vhlo([vattrs.pop(n) for n in names])
+            except structs.StructError as e:
+                raise legalize_error(op, str(e)) from None
         _remove_defaults(op, vattrs)
         dense = _DENSE_ARRAYS.get(base, frozenset())
         symbols = _SYMBOLS.get(base, frozenset())
         for name, value in vattrs.items():
             if base in CHANNEL_ID_ONLY and name == "channel_id":
-                out["channel_handle"] = stablehlo_text.write(
-                    "channel_handle", {"handle": _plain(value, op, name), "type": 0}
-                )
+                out["channel_handle"] = _channel_handle(value, op, name)
             elif name in _UNIT_FLAGS and name in spec.attribute_names:
                 if value == va.TRUE:
                     out[name] = UnitAttr()
@@ -375,7 +380,7 @@ class _Legalizer:
                 if b is None:
                     raise legalize_error(
                         op,
-                        f"attribute '{name}' = {stablehlo_text.attr_text(value)} has no StableHLO counterpart",
+                        f"attribute '{name}' = {structs.attr_text(value)} has no StableHLO counterpart",
                     )
                 out[name] = b
         return out
@@ -473,7 +478,7 @@ def _check_func(op: Operation, vattrs: dict[str, Attribute]) -> None:
         v = vattrs.get(name)
         if v is not None and not isinstance(v, kind):
             raise legalize_error(
-                op, f"'{name}' must be a #{kind.name}, not {stablehlo_text.attr_text(v)}"
+                op, f"'{name}' must be a #{kind.name}, not {structs.attr_text(v)}"
             )
     ft = vattrs.get("function_type")
     if isinstance(ft, va.TypeV1Attr) and not isinstance(ft.value, vt.FuncV1Type):
@@ -486,51 +491,16 @@ def _check_func(op: Operation, vattrs: dict[str, Attribute]) -> None:
             raise legalize_error(op, f"'{name}' must be an array of #vhlo.dict_v1")
 
 
-_SCALAR_FIELDS = frozenset(
-    {
-        "index_vector_dim",
-        "channel_id",
-        "channel_type",
-        "input_batch_dimension",
-        "input_feature_dimension",
-        "kernel_input_feature_dimension",
-        "kernel_output_feature_dimension",
-        "output_batch_dimension",
-        "output_feature_dimension",
-        "lhs_component_count",
-        "rhs_component_count",
-        "num_primitive_operations",
-    }
-)
-_TYPE_FIELDS = frozenset({"lhs_precision_type", "rhs_precision_type", "accumulation_type"})
-_BOOL_FIELDS = frozenset({"allow_imprecise_accumulation"})
-"""Flat VHLO attributes that are scalars, types and booleans in their StableHLO struct (every other
-imploded attribute is a list of dimensions)."""
+_CHANNEL = describe(ChannelHandleAttr)
 
 
-def _plain(value: Attribute, op: Operation, name: str) -> Any:
-    """A flat VHLO attribute as the Python value of a struct field, checked against the field."""
-    if name in _SCALAR_FIELDS:
-        ok = isinstance(value, va.IntegerV1Attr)
-        result: Any = value.value if ok else None  # type: ignore[union-attr]
-        kind = "#vhlo.integer_v1"
-    elif name in _TYPE_FIELDS:
-        ok = isinstance(value, va.TypeV1Attr)
-        result = convert.to_builtin_type(value.value) if ok else None  # type: ignore[union-attr]
-        kind = "#vhlo.type_v1"
-    elif name in _BOOL_FIELDS:
-        ok = isinstance(value, va.BooleanV1Attr)
-        result = value.value if ok else None  # type: ignore[union-attr]
-        kind = "#vhlo.bool_v1"
-    else:
-        ok = isinstance(value, va.TensorV1Attr) and len(value.dense.type.get_shape()) == 1
-        result = value.ints() if ok else None  # type: ignore[union-attr]
-        kind = "1-D #vhlo.tensor_v1"
-    if not ok:
-        raise legalize_error(
-            op, f"'{name}' must be a {kind}, not {stablehlo_text.attr_text(value)}"
-        )
-    return result
+def _channel_handle(value: Attribute, op: Operation, name: str) -> Attribute:
+    """`#stablehlo.channel_handle<handle = N, type = 0>` of a `channel_id` (the collectives')."""
+    read, kind = structs.FROM_VHLO["int"]
+    handle = read(value)
+    if handle is None:
+        raise legalize_error(op, f"'{name}' must be a {kind}, not {structs.attr_text(value)}")
+    return structs.build(_CHANNEL, ChannelHandle(handle, 0))
 
 
 def _dense_array(value: Attribute, op: Operation, name: str) -> Attribute:
@@ -596,9 +566,6 @@ def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
                 del vattrs[a.name]
 
 
-_NONE_TYPE = va.TypeV1Attr(vt.NONE)
-
-
 def _erase_empty_layouts(vattrs: dict[str, Attribute]) -> None:
     if (
         vattrs.get("operand_layouts") == va.EMPTY_ARRAY
@@ -607,9 +574,7 @@ def _erase_empty_layouts(vattrs: dict[str, Attribute]) -> None:
         del vattrs["operand_layouts"], vattrs["result_layouts"]
 
 
-@lru_cache(maxsize=256)
-def _default(text: str) -> Attribute:
-    return stablehlo_text.parse_attr(text)
+_default = structs.parse_attr_text
 
 
 def _same_integer(v: Attribute, d: Attribute) -> bool:

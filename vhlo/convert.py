@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import stablehlo_text
+from stablehlo_py.vhlo import stablehlo_text, structs
 from stablehlo_py.vhlo.convert_types import (
     _MISS,
     FLOAT_TO_VHLO,
@@ -41,6 +41,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, TypeAttribute
 
 from stablehlo_py.ir.attributes import OpaqueAttr
+from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC
+from stablehlo_py.ir.attrs.output_operand_alias import OutputOperandAlias
+from stablehlo_py.ir.attrs.result_accuracy import ResultAccuracy
+from stablehlo_py.ir.attrs.struct import f64_bits
 from stablehlo_py.ir.enums import ENUM_CLASSES as STABLEHLO_ENUMS
 from stablehlo_py.ir.enums import EnumAttr
 from stablehlo_py.ir.types import (
@@ -188,55 +192,58 @@ def _enum_alias(cls: type[va.VhloEnumAttr], case: str) -> str | None:
     return None
 
 
+def _output_operand_alias(d: Any) -> Attribute | None:
+    return va.OutputOperandAliasV1Attr(
+        (tuple(d.output_tuple_indices), d.operand_index, tuple(d.operand_tuple_indices))
+    )
+
+
+def _result_accuracy(d: Any) -> Attribute | None:
+    return va.ResultAccuracyV1Attr(
+        (d.atol, d.rtol, int(d.ulps), va.enum("result_accuracy_mode_v1", d.mode))
+    )
+
+
+def _replica_group_mesh_axes(d: Any) -> Attribute | None:
+    mesh = to_vhlo_attr(d.mesh)
+    axes = [to_vhlo_attr(x) for x in d.axes]
+    if mesh is None or any(x is None for x in axes):
+        return None
+    return va.ReplicaGroupMeshAxesV1Attr((mesh, va.array(axes)))  # type: ignore[arg-type]
+
+
+def _axis_ref(d: Any) -> Attribute | None:
+    sub = d.sub_axis_info
+    return va.AxisRefV1Attr(
+        (va.string(d.name), None if sub is None else va.SubAxisInfoV1Attr(tuple(sub)))
+    )
+
+
+_MIRRORED = {
+    "output_operand_alias": _output_operand_alias,
+    "result_accuracy": _result_accuracy,
+    "replica_group_mesh_axes": _replica_group_mesh_axes,
+    "axis_ref": _axis_ref,
+}
+"""The described StableHLO structs VHLO mirrors one to one, from the struct's value (the others,
+flattened into their op's attributes, are op-specific)."""
+
+
 def _stablehlo_struct_to_vhlo(a: Attribute, mnemonic: str) -> Attribute | None:
     """The StableHLO attributes VHLO mirrors one to one (everything else is op-specific)."""
-    if mnemonic not in (
-        "output_operand_alias",
-        "result_accuracy",
-        "replica_group_mesh_axes",
-        "axis_ref",
-        "mesh",
-        "mesh_axis",
-        "type_extensions",
-        "bounds",
-    ):
+    mirror = _MIRRORED.get(mnemonic)
+    if mirror is not None:
+        try:
+            data = structs.struct_data(a, BY_MNEMONIC[mnemonic])
+        except structs.StructError:
+            return None
+        return mirror(data)
+    if mnemonic not in ("mesh", "mesh_axis", "type_extensions", "bounds"):
         return None
     try:
         _, f = stablehlo_text.read(a)
     except stablehlo_text.StructTextError:
         return None
-    if mnemonic == "output_operand_alias":
-        return va.OutputOperandAliasV1Attr(
-            (
-                tuple(f["output_tuple_indices"]),
-                f["operand_index"],
-                tuple(f["operand_tuple_indices"]),
-            )
-        )
-    if mnemonic == "result_accuracy":
-        mode = f["mode"]
-        mode_case = "DEFAULT" if mode is None else _mode_case(mode)
-        if mode_case is None:
-            return None
-        return va.ResultAccuracyV1Attr(
-            (
-                float(f["atol"]),
-                float(f["rtol"]),
-                int(f["ulps"]),
-                va.enum("result_accuracy_mode_v1", mode_case),
-            )
-        )
-    if mnemonic == "replica_group_mesh_axes":
-        mesh = to_vhlo_attr(f["mesh"])
-        axes = [to_vhlo_attr(x) for x in f["axes"]]
-        if mesh is None or any(x is None for x in axes):
-            return None
-        return va.ReplicaGroupMeshAxesV1Attr((mesh, va.array(axes)))  # type: ignore[arg-type]
-    if mnemonic == "axis_ref":
-        sub = f.get("sub_axis_info")
-        return va.AxisRefV1Attr(
-            (va.string(f["name"]), None if sub is None else va.SubAxisInfoV1Attr(tuple(sub)))
-        )
     if mnemonic == "mesh_axis":
         return va.MeshAxisV1Attr((va.string(f["name"]), int(f["size"])))
     if mnemonic == "mesh":
@@ -247,16 +254,6 @@ def _stablehlo_struct_to_vhlo(a: Attribute, mnemonic: str) -> Attribute | None:
             return None
         return va.MeshV1Attr((va.array(axes), vids))  # type: ignore[arg-type]
     return va.TypeExtensionsV1Attr(tuple(f["bounds"]))
-
-
-def _mode_case(mode: Attribute) -> str | None:
-    if isinstance(mode, EnumAttr):
-        return mode.data
-    try:
-        _, f = stablehlo_text.read(mode)
-    except stablehlo_text.StructTextError:
-        return None
-    return f["mode"]
 
 
 def to_builtin_attr(a: Attribute) -> Attribute | None:
@@ -303,14 +300,14 @@ def _to_builtin_attr(a: Attribute) -> Attribute | None:
         return stablehlo_enum(mnemonic, a.case)
     if isinstance(a, va.OutputOperandAliasV1Attr):
         out_idx, idx, opnd = a.data  # type: ignore[misc]
-        return stablehlo_text.write(
-            "output_operand_alias",
-            {"output_tuple_indices": out_idx, "operand_index": idx, "operand_tuple_indices": opnd},
+        return structs.build(
+            _ALIAS, OutputOperandAlias(tuple(out_idx), int(idx), tuple(opnd))
         )
     if isinstance(a, va.ResultAccuracyV1Attr):
         atol, rtol, ulps, mode = a.data  # type: ignore[misc]
-        return stablehlo_text.write(
-            "result_accuracy", {"atol": atol, "rtol": rtol, "ulps": ulps, "mode": mode.case}
+        return structs.build(
+            _ACCURACY,
+            ResultAccuracy(f64_bits(float(atol)), f64_bits(float(rtol)), int(ulps), mode.case),
         )
     if isinstance(a, va.TypeExtensionsV1Attr):
         return TypeExtensionsAttr(tuple(a.bounds))
@@ -368,6 +365,10 @@ def _mesh_text(a: Attribute) -> str | None:
             return None
         return stablehlo_text.text_of("replica_group_mesh_axes", {"mesh": mesh_text, "axes": parts})
     return None
+
+
+_ALIAS = BY_MNEMONIC["output_operand_alias"]
+_ACCURACY = BY_MNEMONIC["result_accuracy"]
 
 
 def stablehlo_enum(mnemonic: str, case: str) -> Attribute:
