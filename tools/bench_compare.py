@@ -1,7 +1,7 @@
 """Run a bench script side by side on an earlier commit and on the working tree, alternately, in one
 run (speed targets are ratios measured this way, never timed tests).
 
-    python tools/bench_compare.py BASE bench/parse_print.py [--rounds 3] [-- SCRIPT ARGS...]
+    python tools/bench_compare.py BASE bench/parse_print.py [--rounds 3] [--new REV] [-- SCRIPT ARGS...]
 
 BASE is any git revision (e.g. HEAD~1, the commit before a change).  Its tree is exported with
 `git archive` to a temporary directory; the script of the working tree then runs `--rounds` times
@@ -9,6 +9,8 @@ with `stablehlo_py` imported from that tree and as many times from the working t
 (base, new, base, new, ...) so that the machine's load changes hit both alike.  Each run's output is
 printed under a header naming the tree and the round.  The bench script itself is the working
 tree's in both runs (its options must exist in both versions of the package it imports).
+``--new REV`` compares two revisions (both exported), e.g. a commit and its parent while the working
+tree holds unrelated edits.
 """
 
 from __future__ import annotations
@@ -78,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("base", help="the git revision to compare with (e.g. HEAD~1)")
     ap.add_argument("script", type=Path, help="the bench script (e.g. bench/parse_print.py)")
     ap.add_argument("--rounds", type=int, default=3, help="runs of each tree, alternating (default 3)")
+    ap.add_argument(
+        "--new",
+        metavar="REV",
+        help="compare with this revision instead of the working tree (e.g. while others edit it)",
+    )
     args = ap.parse_args(argv)
     script = args.script if args.script.is_absolute() else REPO / args.script
     if not script.is_file():
@@ -85,10 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
     with tempfile.TemporaryDirectory(prefix="bench_base_") as tmp:
-        base = Path(tmp)
+        base = Path(tmp) / "base"
+        base.mkdir()
         export(args.base, base)
+        new, new_label = REPO, "new (working tree)"
+        if args.new is not None:
+            new, new_label = Path(tmp) / "new", f"new {args.new}"
+            new.mkdir()
+            export(args.new, new)
         for k in range(1, args.rounds + 1):
-            for label, tree in ((f"base {args.base}", base), ("new (working tree)", REPO)):
+            for label, tree in ((f"base {args.base}", base), (new_label, new)):
                 print(f"=== {label}, round {k}/{args.rounds}", flush=True)
                 rc = run_once(tree, script, extra)
                 if rc != 0:

@@ -134,6 +134,13 @@ def test_bench_compare_runs_a_script_on_two_trees() -> None:
     headers = re.findall(r"^=== (.*)$", proc.stdout, re.M)
     assert headers == ["base HEAD, round 1/1", "new (working tree), round 1/1"], proc.stdout[-2000:]
     assert "Traceback" not in proc.stderr
+    two = subprocess.run(
+        [sys.executable, "tools/bench_compare.py", "HEAD", "bench/versioning.py", "--rounds", "1",
+         "--new", "HEAD", "--", "--smoke"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert two.returncode == 0, two.stderr[-2000:]
+    assert re.findall(r"^=== (.*)$", two.stdout, re.M) == ["base HEAD, round 1/1", "new HEAD, round 1/1"]
     bad = subprocess.run([sys.executable, "tools/bench_compare.py", "no-such-revision", "bench/versioning.py"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "cannot export 'no-such-revision'" in bad.stderr
