@@ -11,24 +11,12 @@ from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.ops import chlo
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.verify import verify
+from tests.unit.ir.helpers import roundtrip as _roundtrip
 
 
 
 def _func(body: str, args: str = "", results: str = "") -> str:
     return f"func.func @f({args}){' -> ' + results if results else ''} {{\n{body}\n  return\n}}\n"
-
-
-def _roundtrip(text: str) -> str:
-    """Parse, verify, print; check printing is a fixed point and the generic form reads back."""
-    m = parse(text, "t.mlir")
-    verify(m)
-    s = print_ir(m)
-    assert print_ir(parse(s, "printed.mlir")) == s
-    g = print_ir(m, generic=True)
-    m2 = parse(g, "generic.mlir")
-    verify(m2)
-    assert print_ir(m2) == s
-    return s
 
 
 T = "tensor<2x3xf32>"
