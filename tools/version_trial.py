@@ -36,8 +36,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_compare import _BOOTSTRAP, package_dirs  # noqa: E402  (runs a script against a tree)
 
 REPO = Path(__file__).resolve().parents[1]
 NEW = "1.23.0"
@@ -64,10 +66,6 @@ CASES: dict[str, tuple[int, str, str, str]] = {
 
 class TrialError(Exception):
     pass
-
-
-def package_dirs(root: Path) -> dict[str, str]:
-    return tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
 
 
 def copy_package(dest: Path) -> None:
@@ -286,22 +284,6 @@ check("stablehlo-legalize-to-vhlo writes the new fork with the attribute",
       "trial_attr = #vhlo.integer_v1<5 : i64>" in vhlo and f"vhlo.{op}_v" in vhlo, vhlo)
 '''.replace("PREVIOUS", PREVIOUS).replace("NEW", NEW)
 
-_BOOTSTRAP = r"""
-import importlib.abc, importlib.util, sys, tomllib
-from pathlib import Path
-tree = Path(sys.argv.pop(1))
-mapping = tomllib.loads((tree / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-class Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name in mapping:
-            d = tree / mapping[name]
-            return importlib.util.spec_from_file_location(name, d / "__init__.py", submodule_search_locations=[str(d)])
-        return None
-sys.meta_path.insert(0, Finder())
-exec(compile(sys.argv.pop(1), "<version-trial check>", "exec"))
-import stablehlo_py
-assert Path(stablehlo_py.__file__).resolve().is_relative_to(tree.resolve()), stablehlo_py.__file__
-"""
 
 
 def trial(
@@ -312,8 +294,10 @@ def trial(
         copy_package(root)
         apply(root, op, omit)
         files = changed_files(root)
+        check = root / "version_trial_check.py"
+        check.write_text(CHECK)
         proc = subprocess.run(
-            [sys.executable, "-c", _BOOTSTRAP, str(root), CHECK, op],
+            [sys.executable, "-c", _BOOTSTRAP, str(root), repr(package_dirs(root)), str(check), op],
             capture_output=True,
             text=True,
             timeout=600,
