@@ -105,6 +105,13 @@ def _int(v: Any, what: str = "an int") -> int:
     return int(v)
 
 
+def _sequence(v: Any, what: str) -> Sequence[Any]:
+    """`v` when it is a sequence (not a string), else `expects <what>`."""
+    if not isinstance(v, Sequence) or isinstance(v, str):
+        raise Bad(f"expects {what}")
+    return v
+
+
 def _ints(v: Any, what: str = "a sequence of ints") -> tuple[int, ...]:
     if v.__class__ in (list, tuple) and all(x.__class__ is int for x in v):
         return tuple(v)
@@ -112,9 +119,7 @@ def _ints(v: Any, what: str = "a sequence of ints") -> tuple[int, ...]:
         v = v.tolist()
     if isinstance(v, int | np.integer) and not isinstance(v, bool):
         raise Bad(f"expects {what} (wrap a single value in a list: [{v}])")
-    if not isinstance(v, Sequence) or isinstance(v, str):
-        raise Bad(f"expects {what}")
-    return tuple(_int(x, what) for x in v)
+    return tuple(_int(x, what) for x in _sequence(v, what))
 
 
 def _int_matrix(v: Any, what: str) -> DenseIntOrFPElementsAttr:
@@ -360,8 +365,7 @@ def _accuracy(v: Any, ctx: Ctx) -> Attribute:
 def _precision_config(v: Any, ctx: Ctx) -> Attribute:
     dialect = ctx.op_name.split(".", 1)[0]
     conv = _enum(ENUM_CLASSES[(dialect if dialect == "chlo" else "stablehlo", "precision")])
-    if not isinstance(v, Sequence) or isinstance(v, str):
-        raise Bad("expects a sequence of precisions (DEFAULT, HIGH, HIGHEST)")
+    v = _sequence(v, "a sequence of precisions (DEFAULT, HIGH, HIGHEST)")
     out = []
     for i, x in enumerate(v):
         try:
@@ -372,14 +376,12 @@ def _precision_config(v: Any, ctx: Ctx) -> Attribute:
 
 
 def _symbols(v: Any, ctx: Ctx) -> Attribute:
-    if not isinstance(v, Sequence) or isinstance(v, str):
-        raise Bad("expects a sequence of function names")
+    v = _sequence(v, "a sequence of function names")
     return ArrayAttr([_symbol(x, ctx) for x in v])
 
 
 def _layouts(v: Any, ctx: Ctx) -> Attribute:
-    if not isinstance(v, Sequence) or isinstance(v, str):
-        raise Bad("expects a sequence of layouts (each a sequence of ints, minor-to-major)")
+    v = _sequence(v, "a sequence of layouts (each a sequence of ints, minor-to-major)")
     out = []
     for layout in v:
         dims = np.asarray(_ints(layout), dtype=np.int64)
@@ -388,20 +390,17 @@ def _layouts(v: Any, ctx: Ctx) -> Attribute:
 
 
 def _tilings(v: Any, ctx: Ctx) -> Attribute:
-    if not isinstance(v, Sequence) or isinstance(v, str):
-        raise Bad("expects a sequence of tilings (per result, a sequence of int sequences)")
+    v = _sequence(v, "a sequence of tilings (per result, a sequence of int sequences)")
     return ArrayAttr([_layouts(t, ctx) for t in v])
 
 
 def _infeed_layout(v: Any, ctx: Ctx) -> Attribute:
-    if not isinstance(v, Sequence) or isinstance(v, str):
-        raise Bad("expects a sequence of layouts (each a sequence of ints)")
+    v = _sequence(v, "a sequence of layouts (each a sequence of ints)")
     return ArrayAttr([ArrayAttr([IntegerAttr(d, I64) for d in _ints(x)]) for x in v])
 
 
 def _aliases(v: Any, ctx: Ctx) -> Attribute:
-    if not isinstance(v, Sequence) or isinstance(v, str):
-        raise Bad("expects a sequence of output-operand aliases (dicts)")
+    v = _sequence(v, "a sequence of output-operand aliases (dicts)")
     conv = _BY_CLASS[OutputOperandAliasAttr]
     return ArrayAttr([conv(x, ctx) for x in v])
 
