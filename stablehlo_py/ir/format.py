@@ -190,6 +190,14 @@ def _parse_arg(it: _Stream, kinds: dict) -> Any:
     raise FormatError(f"bad directive argument {t!r}")
 
 
+def _maybe_anchor(it: _Stream, e: Any) -> Any:
+    """`e`, or `("anchor", e)` when a `^` follows it (the anchor of an optional group)."""
+    if it.peek() == "^":
+        it.next()
+        return ("anchor", e)
+    return e
+
+
 def _parse_elems(it: _Stream, kinds: dict, top: bool = False) -> list[Any]:
     out: list[Any] = []
     while True:
@@ -204,20 +212,10 @@ def _parse_elems(it: _Stream, kinds: dict, top: bool = False) -> list[Any]:
             else:
                 out.append(Lit(v))
         elif t.startswith("$"):
-            v = _var(t, kinds)
-            if it.peek() == "^":
-                it.next()
-                out.append(("anchor", v))
-            else:
-                out.append(v)
+            out.append(_maybe_anchor(it, _var(t, kinds)))
         elif t == "type" or t == "qualified":
             it.i -= 1
-            a = _parse_arg(it, kinds)
-            if it.peek() == "^":
-                it.next()
-                out.append(("anchor", a))
-            else:
-                out.append(a)
+            out.append(_maybe_anchor(it, _parse_arg(it, kinds)))
         elif t == "functional-type":
             it.expect("(")
             a = _parse_arg(it, kinds)
@@ -241,12 +239,7 @@ def _parse_elems(it: _Stream, kinds: dict, top: bool = False) -> list[Any]:
                     it.next()
                     args.append(_parse_arg(it, kinds))
             it.expect(")")
-            c = Custom(name, args)
-            if it.peek() == "^":
-                it.next()
-                out.append(("anchor", c))
-            else:
-                out.append(c)
+            out.append(_maybe_anchor(it, Custom(name, args)))
         elif t == "regions":
             out.append(Regions())
         elif t == "operands":
