@@ -16,10 +16,15 @@ An axis reference is `"x"` or a sub-axis `"x":(pre)size` (the `size` devices of 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 from stablehlo_py.errors import StableHLOError
+
+
+_T = TypeVar("_T")
 
 
 class SdyAttrError(StableHLOError, ValueError):
@@ -166,6 +171,18 @@ class _Lexer:
         if self.text[self.pos :].strip():
             raise self.fail("unexpected trailing text")
 
+    def items(self, open_: str, one: Callable[[], _T], close: str) -> list[_T]:
+        """`open_ one, one, ... close` (possibly empty): the items `one` reads."""
+        self.expect(open_)
+        out: list[_T] = []
+        if not self.accept(close):
+            while True:
+                out.append(one())
+                if self.accept(close):
+                    break
+                self.expect(",")
+        return out
+
 
 def _strip(text: str, mnemonic: str) -> str:
     """`#sdy.<mnemonic><...>` -> `<...>` (the stripped form an op's syntax prints)."""
@@ -175,32 +192,22 @@ def _strip(text: str, mnemonic: str) -> str:
 
 def _mesh_body(lx: _Lexer) -> Mesh:
     lx.expect("<")
-    lx.expect("[")
-    axes: list[tuple[str, int]] = []
-    if not lx.accept("]"):
-        while True:
-            name = lx.string()
-            lx.expect("=")
-            axes.append((name, lx.integer()))
-            if lx.accept("]"):
-                break
-            lx.expect(",")
+    axes = lx.items("[", lambda: _mesh_axis(lx), "]")
     device_ids = None
     if lx.accept(","):
         if lx.next() != "device_ids":
             raise lx.fail("expected 'device_ids'")
         lx.expect("=")
-        lx.expect("[")
-        ids: list[int] = []
-        if not lx.accept("]"):
-            while True:
-                ids.append(lx.integer())
-                if lx.accept("]"):
-                    break
-                lx.expect(",")
-        device_ids = tuple(ids)
+        device_ids = tuple(lx.items("[", lx.integer, "]"))
     lx.expect(">")
     return Mesh(tuple(axes), device_ids)
+
+
+def _mesh_axis(lx: _Lexer) -> tuple[str, int]:
+    """`"x"=4`."""
+    name = lx.string()
+    lx.expect("=")
+    return name, lx.integer()
 
 
 def _axis_ref(lx: _Lexer) -> AxisRef:
@@ -214,15 +221,7 @@ def _axis_ref(lx: _Lexer) -> AxisRef:
 
 
 def _axis_set(lx: _Lexer) -> tuple[AxisRef, ...]:
-    lx.expect("{")
-    out: list[AxisRef] = []
-    if lx.accept("}"):
-        return ()
-    while True:
-        out.append(_axis_ref(lx))
-        if lx.accept("}"):
-            return tuple(out)
-        lx.expect(",")
+    return tuple(lx.items("{", lambda: _axis_ref(lx), "}"))
 
 
 def _dim(lx: _Lexer) -> DimSharding:
@@ -258,14 +257,7 @@ def _sharding_body(lx: _Lexer) -> Sharding:
     else:
         raise lx.fail(f"expected a mesh name (@mesh) or an inline mesh, found '{tok}'")
     lx.expect(",")
-    lx.expect("[")
-    dims: list[DimSharding] = []
-    if not lx.accept("]"):
-        while True:
-            dims.append(_dim(lx))
-            if lx.accept("]"):
-                break
-            lx.expect(",")
+    dims = lx.items("[", lambda: _dim(lx), "]")
     replicated: tuple[AxisRef, ...] = ()
     unreduced: tuple[AxisRef, ...] = ()
     while lx.accept(","):
@@ -284,43 +276,39 @@ def _sharding_body(lx: _Lexer) -> Sharding:
     return Sharding(mesh, tuple(dims), replicated, unreduced)
 
 
+def _whole(text: str, what: str, body: Callable[[_Lexer], _T]) -> _T:
+    """What `body` reads from `text`, which must hold nothing more."""
+    lx = _Lexer(text, what)
+    value = body(lx)
+    lx.end()
+    return value
+
+
 @lru_cache(maxsize=1024)
 def parse_mesh(text: str) -> Mesh:
     """`#sdy.mesh<[...]>` or its stripped form `<[...]>`."""
-    lx = _Lexer(_strip(text, "mesh"), "sdy mesh")
-    mesh = _mesh_body(lx)
-    lx.end()
-    return mesh
+    return _whole(_strip(text, "mesh"), "sdy mesh", _mesh_body)
 
 
 @lru_cache(maxsize=4096)
 def parse_sharding(text: str) -> Sharding:
     """`#sdy.sharding<@mesh, [...]>` or its stripped form `<@mesh, [...]>`."""
-    lx = _Lexer(_strip(text, "sharding"), "sdy sharding")
-    s = _sharding_body(lx)
-    lx.end()
-    return s
+    return _whole(_strip(text, "sharding"), "sdy sharding", _sharding_body)
 
 
 @lru_cache(maxsize=1024)
 def parse_sharding_per_value(text: str) -> tuple[Sharding, ...]:
     """`#sdy.sharding_per_value<[<...>, ...]>` or the stripped list `[<...>, ...]`."""
-    body = _strip(text, "sharding_per_value")
-    wrapped = body.startswith("<")
-    lx = _Lexer(body, "sdy sharding list")
+    return _whole(_strip(text, "sharding_per_value"), "sdy sharding list", _sharding_list)
+
+
+def _sharding_list(lx: _Lexer) -> tuple[Sharding, ...]:
+    wrapped = lx.text.startswith("<")
     if wrapped:
         lx.expect("<")
-    lx.expect("[")
-    out: list[Sharding] = []
-    if not lx.accept("]"):
-        while True:
-            out.append(_sharding_body(lx))
-            if lx.accept("]"):
-                break
-            lx.expect(",")
+    out = lx.items("[", lambda: _sharding_body(lx), "]")
     if wrapped:
         lx.expect(">")
-    lx.end()
     return tuple(out)
 
 
@@ -341,38 +329,19 @@ def parse_manual_axes(text: str) -> tuple[str, ...]:
 
 def _tensor_mappings(lx: _Lexer) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """`([i, j], [])` -> ((0, 1), ()): one tuple of dimensions (factor index tuples) per tensor."""
-    lx.expect("(")
-    tensors: list[tuple[tuple[int, ...], ...]] = []
-    if lx.accept(")"):
-        return ()
-    while True:
-        lx.expect("[")
-        dims: list[tuple[int, ...]] = []
-        if not lx.accept("]"):
-            while True:
-                word = lx.next()
-                if not re.fullmatch(r"\w+", word):
-                    raise lx.fail(f"expected factor names, found '{word}'")
-                dims.append(_factors(word, lx))
-                if lx.accept("]"):
-                    break
-                lx.expect(",")
-        tensors.append(tuple(dims))
-        if lx.accept(")"):
-            return tuple(tensors)
-        lx.expect(",")
+    return tuple(lx.items("(", lambda: tuple(lx.items("[", lambda: _dim_factors(lx), "]")), ")"))
+
+
+def _dim_factors(lx: _Lexer) -> tuple[int, ...]:
+    """One dimension of a tensor mapping: `ij` -> (0, 1)."""
+    word = lx.next()
+    if not re.fullmatch(r"\w+", word):
+        raise lx.fail(f"expected factor names, found '{word}'")
+    return _factors(word, lx)
 
 
 def _factor_set(lx: _Lexer) -> tuple[int, ...]:
-    lx.expect("{")
-    out: list[int] = []
-    if lx.accept("}"):
-        return ()
-    while True:
-        out.extend(_factors(lx.next(), lx))
-        if lx.accept("}"):
-            return tuple(out)
-        lx.expect(",")
+    return tuple(f for fs in lx.items("{", lambda: _factors(lx.next(), lx), "}") for f in fs)
 
 
 @lru_cache(maxsize=1024)
