@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
     TensorType,
 )
@@ -26,19 +27,24 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from stablehlo_py.ir.infer import infer_result_types
 from stablehlo_py.ir.ops.base import i64_array_attr
 from stablehlo_py.ir.text.dense import dense_values, make_dense
-from stablehlo_py.ir.types import FLOAT_NAME, num_elements, storage_dtype
+from stablehlo_py.ir.types import FLOAT_NAME, num_elements, storage_dtype, tensor_type
 
 __all__ = [
+    "OfInner",
     "SimplifyOptions",
     "SimplifyPattern",
     "build",
     "constant_dense",
     "constant_int_list",
+    "constant_int_lists",
     "i64_array",
+    "iota_broadcast",
+    "iota_dimension_to_broadcast",
     "is_iota",
     "merge_discardable_attributes",
     "num_elems",
     "rebuild",
+    "replace_by",
     "replace_merged",
     "replace_with_ops",
     "replace_with_values",
@@ -205,6 +211,12 @@ def constant_int_list(value: SSAValue) -> list[int] | None:
     if a is None or not is_int_element(a.type):
         return None
     return [int(v) for v in np.asarray(dense_values(a)).reshape(-1)]
+
+
+def constant_int_lists(values: Sequence[SSAValue]) -> list[list[int]] | None:
+    """`constant_int_list` of each value when every one is constant, else None."""
+    lists = [constant_int_list(v) for v in values]
+    return None if any(c is None for c in lists) else lists  # type: ignore[return-value]
 
 
 def _splat(a: DenseIntOrFPElementsAttr) -> np.generic | None:
@@ -442,6 +454,58 @@ def replace_merged(rewriter: PatternRewriter, op: Operation, new_ops: Sequence[O
     replace_with_ops(rewriter, op, new_ops)
 
 
+def replace_by(
+    rewriter: PatternRewriter,
+    op: Operation,
+    cls: type[Operation] | str,
+    operands: Sequence[SSAValue],
+    properties: Mapping[str, Attribute] | None = None,
+    merge: bool = True,
+) -> None:
+    """Replace ``op`` by one new op of ``cls`` (a class or an op name) with ``operands`` and
+    ``properties``, of ``op``'s result type and at its location; with ``merge`` (a DRR
+    replacement) ``op``'s discardable attributes go onto it (`replace_merged`)."""
+    cls = op_cls(cls) if isinstance(cls, str) else cls
+    new = build(cls, operands, properties, [result_type(op)], like=op)
+    if merge:
+        replace_merged(rewriter, op, [new])
+    else:
+        replace_with_ops(rewriter, op, [new])
+
+
+def iota_dimension_to_broadcast(op: Operation) -> int | None:
+    """The iota dimension of an iota (or dynamic_iota) ``op`` of rank 2 or more, which
+    `iota_broadcast` can replace; else None."""
+    t = result_type(op)
+    if not isinstance(t, TensorType) or len(t.get_shape()) < 2:
+        return None
+    return op.properties["iota_dimension"].value.data  # type: ignore[attr-defined]
+
+
+def iota_broadcast(
+    op: Operation, iota_operands: Sequence[SSAValue], dim: int, broadcast: str, shape=()
+) -> list[Operation]:
+    """upstream's IotaOpBroadcast and DynamicIotaOpToBroadcast: an iota of ``op``'s class and
+    rank 1 (of ``iota_operands``) along ``op``'s dimension ``dim``, and its ``broadcast`` (an op
+    name; ``shape``: its further operands) to ``op``'s type along ``dim``."""
+    t = result_type(op)
+    iota = build(
+        type(op),
+        list(iota_operands),
+        {"iota_dimension": IntegerAttr(0, IntegerType(64))},
+        [tensor_type(t.element_type, (t.get_shape()[dim],))],  # type: ignore[attr-defined]
+        like=op,
+    )
+    new = build(
+        op_cls(broadcast),
+        [iota.results[0], *shape],
+        {"broadcast_dimensions": i64_array([dim])},
+        [t],
+        like=op,
+    )
+    return [iota, new]
+
+
 def parent_block(op: Operation) -> Block | None:
     return op.parent_block()
 
@@ -480,6 +544,22 @@ class RootPattern(SimplifyPattern):
             self.rewrite(op, rewriter)
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        raise NotImplementedError
+
+
+class OfInner(RootPattern):
+    """A pattern of a ``ROOT`` op whose first operand an ``INNER`` op defines (default: another
+    ``ROOT`` op, a composition); its benefit is DRR's for a source pattern of two ops."""
+
+    INNER: ClassVar[str | None] = None
+    benefit = 2
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        inner = defined_by(op.operands[0], self.INNER or self.ROOT)  # type: ignore[arg-type]
+        if inner is not None:
+            self.rewrite_inner(op, inner, rewriter)
+
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
         raise NotImplementedError
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from stablehlo_py.passes.patterns.simplify.common import (
+    OfInner,
     RootPattern,
     build,
     constant_int_list,
@@ -17,12 +18,14 @@ from stablehlo_py.passes.patterns.simplify.common import (
     is_float_element,
     is_int_element,
     is_iota,
+    iota_broadcast,
+    iota_dimension_to_broadcast,
     is_splat_attr,
     num_elems,
     op_cls,
     rank,
     rebuild,
-    replace_merged,
+    replace_by,
     replace_with_ops,
     replace_with_values,
     result_type,
@@ -31,7 +34,7 @@ from stablehlo_py.passes.patterns.simplify.common import (
     stablehlo_constant,
     static_shape,
 )
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -64,27 +67,20 @@ def _not_reducible_to_reshape(inner: Operation, operand_type) -> bool:
     return not reducible
 
 
-class BroadcastInDimOp_MergeComposition(RootPattern):
+class BroadcastInDimOp_MergeComposition(OfInner):
     """broadcast_in_dim(broadcast_in_dim(X, A), B) -> broadcast_in_dim(X, B[A]) unless the inner
     broadcast can become a reshape."""
 
     ROOT = "stablehlo.broadcast_in_dim"
-    benefit = 2
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        inner = defined_by(op.operands[0], "stablehlo.broadcast_in_dim")
-        if inner is None:
-            return
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
         operand = inner.operands[0]
         if not _not_reducible_to_reshape(inner, operand.type):
             return
         outer_dims = ints(op.properties["broadcast_dimensions"])
         inner_dims = ints(inner.properties["broadcast_dimensions"])
         merged = i64_array([outer_dims[d] for d in inner_dims])
-        new = build(
-            type(op), [operand], {"broadcast_dimensions": merged}, [result_type(op)], like=op
-        )
-        replace_merged(rewriter, op, [new])
+        replace_by(rewriter, op, type(op), [operand], {"broadcast_dimensions": merged})
 
 
 class BroadcastInDimOp_ReplaceWithReshape(RootPattern):
@@ -102,8 +98,7 @@ class BroadcastInDimOp_ReplaceWithReshape(RootPattern):
             return
         if num_elems(result_type(op)) != num_elems(operand.type):
             return
-        new = build(op_cls("stablehlo.reshape"), [operand], {}, [result_type(op)], like=op)
-        replace_merged(rewriter, op, [new])
+        replace_by(rewriter, op, "stablehlo.reshape", [operand])
 
 
 class BroadcastInDimOp_ReplaceWithTranspose(RootPattern):
@@ -123,25 +118,17 @@ class BroadcastInDimOp_ReplaceWithTranspose(RootPattern):
         perm = [0] * len(dims)
         for i, d in enumerate(dims):
             perm[d] = i
-        new = build(
-            op_cls("stablehlo.transpose"), [operand], {"permutation": i64_array(perm)}, [t], like=op
-        )
-        replace_merged(rewriter, op, [new])
+        replace_by(rewriter, op, "stablehlo.transpose", [operand], {"permutation": i64_array(perm)})
 
 
 # ------------------------------------------------------------------------ reshape, transpose
-class ReshapeOp_MergeComposition(RootPattern):
+class ReshapeOp_MergeComposition(OfInner):
     """reshape(reshape(X)) -> reshape(X)."""
 
     ROOT = "stablehlo.reshape"
-    benefit = 2
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        inner = defined_by(op.operands[0], "stablehlo.reshape")
-        if inner is None:
-            return
-        new = build(type(op), [inner.operands[0]], {}, [result_type(op)], like=op)
-        replace_merged(rewriter, op, [new])
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        replace_by(rewriter, op, type(op), [inner.operands[0]])
 
 
 class _SameTypeNoop(RootPattern):
@@ -179,26 +166,15 @@ class TransposeOp_RemoveNoop(RootPattern):
         replace_with_values(rewriter, op, [op.operands[0]], merge=True)
 
 
-class TransposeOp_TransposeOfTranspose(RootPattern):
+class TransposeOp_TransposeOfTranspose(OfInner):
     """transpose(transpose(X, A), B) -> transpose(X, A[B])."""
 
     ROOT = "stablehlo.transpose"
-    benefit = 2
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        inner = defined_by(op.operands[0], "stablehlo.transpose")
-        if inner is None:
-            return
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
         child = ints(inner.properties["permutation"])
         merged = [child[p] for p in ints(op.properties["permutation"])]
-        new = build(
-            type(op),
-            [inner.operands[0]],
-            {"permutation": i64_array(merged)},
-            [result_type(op)],
-            like=op,
-        )
-        replace_merged(rewriter, op, [new])
+        replace_by(rewriter, op, type(op), [inner.operands[0]], {"permutation": i64_array(merged)})
 
 
 class TransposeIsReshape(RootPattern):
@@ -214,8 +190,7 @@ class TransposeIsReshape(RootPattern):
         moved = [p for p in ints(op.properties["permutation"]) if shape[p] != 1]
         if any(a > b for a, b in pairwise(moved)):
             return
-        new = build(op_cls("stablehlo.reshape"), [operand], {}, [result_type(op)], like=op)
-        replace_with_ops(rewriter, op, [new])
+        replace_by(rewriter, op, "stablehlo.reshape", [operand], merge=False)
 
 
 # ------------------------------------------------------------------------ reverse, pad
@@ -277,21 +252,17 @@ class PadOpBroadcastEmptyTensor(RootPattern):
         operand, pad_value = op.operands
         if num_elems(operand.type) != 0:
             return
-        t = result_type(op)
         empty = {"broadcast_dimensions": i64_array([])}
-        if static_shape(t) is not None:
-            new = build(op_cls("stablehlo.broadcast_in_dim"), [pad_value], empty, [t], like=op)
-            replace_with_ops(rewriter, op, [new])
+        if static_shape(result_type(op)) is not None:
+            replace_by(rewriter, op, "stablehlo.broadcast_in_dim", [pad_value], empty, merge=False)
             return
         from stablehlo_py.passes.patterns.simplify.dynamism import reified_shape
 
         shape = reified_shape(op)
         if shape is None:
             return
-        new = build(
-            op_cls("stablehlo.dynamic_broadcast_in_dim"), [pad_value, shape], empty, [t], like=op
-        )
-        replace_with_ops(rewriter, op, [new])
+        bcast = "stablehlo.dynamic_broadcast_in_dim"
+        replace_by(rewriter, op, bcast, [pad_value, shape], empty, merge=False)
 
 
 # ------------------------------------------------------------------------ slice, concatenate
@@ -471,25 +442,10 @@ class IotaOpBroadcast(RootPattern):
     ROOT = "stablehlo.iota"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        t = result_type(op)
-        if not isinstance(t, TensorType) or len(t.get_shape()) < 2:
-            return
-        dim = op.properties["iota_dimension"].value.data  # type: ignore[attr-defined]
-        iota = build(
-            type(op),
-            [],
-            {"iota_dimension": IntegerAttr(0, IntegerType(64))},
-            [tensor_type(t.element_type, (t.get_shape()[dim],))],
-            like=op,
-        )
-        new = build(
-            op_cls("stablehlo.broadcast_in_dim"),
-            [iota.results[0]],
-            {"broadcast_dimensions": i64_array([dim])},
-            [t],
-            like=op,
-        )
-        replace_with_ops(rewriter, op, [iota, new])
+        dim = iota_dimension_to_broadcast(op)
+        if dim is not None:
+            new = iota_broadcast(op, [], dim, "stablehlo.broadcast_in_dim")
+            replace_with_ops(rewriter, op, new)
 
 
 # ------------------------------------------------------------------------ get_dimension_size
@@ -509,17 +465,15 @@ class GetDimensionSizeOpCanon(RootPattern):
 
 
 # ------------------------------------------------------------------------ tuples
-class GetTupleElementOp_UnpackTuple(RootPattern):
+class GetTupleElementOp_UnpackTuple(OfInner):
     """get_tuple_element(tuple(X0, X1, ...), i) -> Xi."""
 
     ROOT = "stablehlo.get_tuple_element"
-    benefit = 2
+    INNER = "stablehlo.tuple"
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        t = defined_by(op.operands[0], "stablehlo.tuple")
-        if t is not None:
-            i = op.properties["index"].value.data  # type: ignore[attr-defined]
-            replace_with_values(rewriter, op, [t.operands[i]])
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        i = op.properties["index"].value.data  # type: ignore[attr-defined]
+        replace_with_values(rewriter, op, [inner.operands[i]])
 
 
 class TupleIsRepacking(RootPattern):

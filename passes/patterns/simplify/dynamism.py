@@ -8,18 +8,23 @@ RealDynamicSliceOpToDynamicSlice)."""
 from __future__ import annotations
 
 from stablehlo_py.passes.patterns.simplify.common import (
+    OfInner,
     RootPattern,
     build,
     constant_dense,
     constant_int_list,
+    constant_int_lists,
     defined_by,
     i64_array,
     int_zero,
     ints,
+    iota_broadcast,
+    iota_dimension_to_broadcast,
     is_iota,
     num_elems,
     op_cls,
     rank,
+    replace_by,
     replace_merged,
     replace_with_ops,
     replace_with_values,
@@ -28,7 +33,7 @@ from stablehlo_py.passes.patterns.simplify.common import (
     stablehlo_constant,
     static_shape,
 )
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -53,31 +58,21 @@ def reified_shape(op: Operation) -> SSAValue | None:
 
 
 # ------------------------------------------------------------------------ dynamic_broadcast_in_dim
-class DynamicBroadcastInDimOp_MergeComposition(RootPattern):
+class DynamicBroadcastInDimOp_MergeComposition(OfInner):
     """dynamic_broadcast_in_dim(dynamic_broadcast_in_dim(X, _, A), shape, B)
     -> dynamic_broadcast_in_dim(X, shape, B[A]) (no known (non)expanding dimensions)."""
 
     ROOT = "stablehlo.dynamic_broadcast_in_dim"
-    benefit = 2
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        inner = defined_by(op.operands[0], "stablehlo.dynamic_broadcast_in_dim")
-        if inner is None:
-            return
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
         outer_dims = ints(op.properties["broadcast_dimensions"])
         merged = [outer_dims[d] for d in ints(inner.properties["broadcast_dimensions"])]
-        new = build(
-            type(op),
-            [inner.operands[0], op.operands[1]],
-            {
-                "broadcast_dimensions": i64_array(merged),
-                "known_expanding_dimensions": i64_array([]),
-                "known_nonexpanding_dimensions": i64_array([]),
-            },
-            [result_type(op)],
-            like=op,
-        )
-        replace_merged(rewriter, op, [new])
+        props = {
+            "broadcast_dimensions": i64_array(merged),
+            "known_expanding_dimensions": i64_array([]),
+            "known_nonexpanding_dimensions": i64_array([]),
+        }
+        replace_by(rewriter, op, type(op), [inner.operands[0], op.operands[1]], props)
 
 
 class DynamicBroadcastInDimOp_ReplaceNoopWithConvert(RootPattern):
@@ -92,25 +87,22 @@ class DynamicBroadcastInDimOp_ReplaceNoopWithConvert(RootPattern):
         nonexpanding = op.properties.get("known_nonexpanding_dimensions")
         if nonexpanding is None or len(ints(nonexpanding)) != rank(result_type(op)):
             return
-        new = build(op_cls("stablehlo.convert"), [op.operands[0]], {}, [result_type(op)], like=op)
-        replace_merged(rewriter, op, [new])
+        replace_by(rewriter, op, "stablehlo.convert", [op.operands[0]])
 
 
-class DynamicBroadcastInDimOp_FoldToDynamicReshape(RootPattern):
+class DynamicBroadcastInDimOp_FoldToDynamicReshape(OfInner):
     """dynamic_broadcast_in_dim(dynamic_reshape(X, shape), shape, [iota]) -> dynamic_reshape(X,
     shape)."""
 
     ROOT = "stablehlo.dynamic_broadcast_in_dim"
-    benefit = 2
+    INNER = "stablehlo.dynamic_reshape"
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        reshape = defined_by(op.operands[0], "stablehlo.dynamic_reshape")
-        if reshape is None or reshape.operands[1] is not op.operands[1]:
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        if inner.operands[1] is not op.operands[1]:
             return
         if not is_iota(ints(op.properties["broadcast_dimensions"])):
             return
-        new = build(type(reshape), list(reshape.operands), {}, [result_type(op)], like=op)
-        replace_merged(rewriter, op, [new])
+        replace_by(rewriter, op, type(inner), list(inner.operands))
 
 
 class DynamicBroadcastInDimOp_RemoveNoop(RootPattern):
@@ -162,34 +154,25 @@ class DynamicBroadcastInDimOpNotActuallyDynamic(RootPattern):
 
 
 # ------------------------------------------------------------------------ dynamic_reshape
-class DynamicReshapeOp_MergeComposition(RootPattern):
+class DynamicReshapeOp_MergeComposition(OfInner):
     """dynamic_reshape(dynamic_reshape(X, _), shape) -> dynamic_reshape(X, shape)."""
 
     ROOT = "stablehlo.dynamic_reshape"
-    benefit = 2
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        inner = defined_by(op.operands[0], "stablehlo.dynamic_reshape")
-        if inner is None:
-            return
-        new = build(type(op), [inner.operands[0], op.operands[1]], {}, [result_type(op)], like=op)
-        replace_merged(rewriter, op, [new])
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        replace_by(rewriter, op, type(op), [inner.operands[0], op.operands[1]])
 
 
-class DynamicReshapeOp_FoldComposedOpsToShapeOperand(RootPattern):
+class DynamicReshapeOp_FoldComposedOpsToShapeOperand(OfInner):
     """shape_of(dynamic_reshape(X, shape)) -> shape (when the types are equal)."""
 
     ROOT = "shape.shape_of"
-    benefit = 2
+    INNER = "stablehlo.dynamic_reshape"
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        reshape = defined_by(op.operands[0], "stablehlo.dynamic_reshape")
-        if reshape is None:
-            return
-        shape = reshape.operands[1]
-        if shape.type != result_type(op):
-            return
-        replace_with_values(rewriter, op, [shape], merge=True)
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        shape = inner.operands[1]
+        if shape.type == result_type(op):
+            replace_with_values(rewriter, op, [shape], merge=True)
 
 
 class DynamicReshapeOpIsStatic(RootPattern):
@@ -198,10 +181,8 @@ class DynamicReshapeOpIsStatic(RootPattern):
     ROOT = "stablehlo.dynamic_reshape"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if static_shape(result_type(op)) is None:
-            return
-        new = build(op_cls("stablehlo.reshape"), [op.operands[0]], {}, [result_type(op)], like=op)
-        replace_with_ops(rewriter, op, [new])
+        if static_shape(result_type(op)) is not None:
+            replace_by(rewriter, op, "stablehlo.reshape", [op.operands[0]], merge=False)
 
 
 def same_shape_ops() -> frozenset[str]:
@@ -245,16 +226,9 @@ class DynamicIotaIsStatic(RootPattern):
     ROOT = "stablehlo.dynamic_iota"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if static_shape(result_type(op)) is None:
-            return
-        new = build(
-            op_cls("stablehlo.iota"),
-            [],
-            {"iota_dimension": op.properties["iota_dimension"]},
-            [result_type(op)],
-            like=op,
-        )
-        replace_with_ops(rewriter, op, [new])
+        if static_shape(result_type(op)) is not None:
+            dim = {"iota_dimension": op.properties["iota_dimension"]}
+            replace_by(rewriter, op, "stablehlo.iota", [], dim, merge=False)
 
 
 class DynamicIotaOpToBroadcast(RootPattern):
@@ -264,10 +238,9 @@ class DynamicIotaOpToBroadcast(RootPattern):
     ROOT = "stablehlo.dynamic_iota"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        t = result_type(op)
-        if not isinstance(t, TensorType) or len(t.get_shape()) < 2:
+        dim = iota_dimension_to_broadcast(op)
+        if dim is None:
             return
-        dim = op.properties["iota_dimension"].value.data  # type: ignore[attr-defined]
         shape = op.operands[0]
         st = shape.type
         assert isinstance(st, TensorType)
@@ -279,29 +252,13 @@ class DynamicIotaOpToBroadcast(RootPattern):
         size = build(
             op_cls("stablehlo.slice"),
             [cast.results[0]],
-            {
-                "start_indices": i64_array([dim]),
-                "limit_indices": i64_array([dim + 1]),
-                "strides": i64_array([1]),
-            },
+            slice_props([dim], [dim + 1], [1]),
             [tensor_type(I64, (1,))],
             like=op,
         )
-        iota = build(
-            type(op),
-            [size.results[0]],
-            {"iota_dimension": IntegerAttr(0, I64)},
-            [tensor_type(t.element_type, (t.get_shape()[dim],))],
-            like=op,
-        )
-        new = build(
-            op_cls("stablehlo.dynamic_broadcast_in_dim"),
-            [iota.results[0], shape],
-            {"broadcast_dimensions": i64_array([dim])},
-            [t],
-            like=op,
-        )
-        replace_with_ops(rewriter, op, [cast, size, iota, new])
+        bcast = "stablehlo.dynamic_broadcast_in_dim"
+        new = iota_broadcast(op, [size.results[0]], dim, bcast, [shape])
+        replace_with_ops(rewriter, op, [cast, size, *new])
 
 
 # ------------------------------------------------------------------------ dynamic_pad, gather
@@ -311,18 +268,12 @@ class DynamicPadOp_ReplaceWithPad(RootPattern):
     ROOT = "stablehlo.dynamic_pad"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        pads = [constant_int_list(v) for v in op.operands[2:5]]
-        if any(p is None for p in pads):
+        pads = constant_int_lists(op.operands[2:5])
+        if pads is None:
             return
-        low, high, interior = (i64_array(p) for p in pads)  # type: ignore[arg-type]
-        new = build(
-            op_cls("stablehlo.pad"),
-            list(op.operands[:2]),
-            {"edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior},
-            [result_type(op)],
-            like=op,
-        )
-        replace_merged(rewriter, op, [new])
+        low, high, interior = (i64_array(p) for p in pads)
+        props = {"edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior}
+        replace_by(rewriter, op, "stablehlo.pad", list(op.operands[:2]), props)
 
 
 class DynamicGatherOp_ReplaceWithGather(RootPattern):
@@ -342,10 +293,7 @@ class DynamicGatherOp_ReplaceWithGather(RootPattern):
         }
         if "indices_are_sorted" in op.properties:
             props["indices_are_sorted"] = op.properties["indices_are_sorted"]
-        new = build(
-            op_cls("stablehlo.gather"), list(op.operands[:2]), props, [result_type(op)], like=op
-        )
-        replace_merged(rewriter, op, [new])
+        replace_by(rewriter, op, "stablehlo.gather", list(op.operands[:2]), props)
 
 
 # ------------------------------------------------------------------------ slices
@@ -367,14 +315,8 @@ class DynamicSliceOpToSlice(RootPattern):
                 return
             starts.append(min(max(c[0], 0), shape[i] - sizes[i]))
         limits = [s + n for s, n in zip(starts, sizes)]
-        new = build(
-            op_cls("stablehlo.slice"),
-            [operand],
-            slice_props(starts, limits, [1] * len(shape)),
-            [result_type(op)],
-            like=op,
-        )
-        replace_merged(rewriter, op, [new])
+        props = slice_props(starts, limits, [1] * len(shape))
+        replace_by(rewriter, op, "stablehlo.slice", [operand], props)
 
 
 class RealDynamicSliceOp_ReplaceWithSlice(RootPattern):
@@ -383,17 +325,9 @@ class RealDynamicSliceOp_ReplaceWithSlice(RootPattern):
     ROOT = "stablehlo.real_dynamic_slice"
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        parts = [constant_int_list(v) for v in op.operands[1:4]]
-        if any(p is None for p in parts):
-            return
-        new = build(
-            op_cls("stablehlo.slice"),
-            [op.operands[0]],
-            slice_props(*parts),
-            [result_type(op)],
-            like=op,
-        )
-        replace_merged(rewriter, op, [new])
+        parts = constant_int_lists(op.operands[1:4])
+        if parts is not None:
+            replace_by(rewriter, op, "stablehlo.slice", [op.operands[0]], slice_props(*parts))
 
 
 def _start_plus_constant(limit: SSAValue, start: SSAValue) -> list[int] | None:

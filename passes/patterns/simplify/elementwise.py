@@ -9,6 +9,7 @@ from typing import ClassVar
 
 import numpy as np
 from stablehlo_py.passes.patterns.simplify.common import (
+    OfInner,
     RootPattern,
     any_one,
     any_zero,
@@ -23,8 +24,9 @@ from stablehlo_py.passes.patterns.simplify.common import (
     num_elems,
     op_cls,
     rebuild,
-    replace_merged,
+    replace_by,
     replace_with_ops,
+    result_type,
     replace_with_values,
     splat_constant,
     stablehlo_constant,
@@ -246,14 +248,12 @@ class ComplexOp_CancelOutComposedOps(RootPattern):
         replace_with_values(rewriter, op, [re.operands[0]])
 
 
-class _PartOfComplex(RootPattern):
-    benefit = 2
+class _PartOfComplex(OfInner):
+    INNER = "stablehlo.complex"
     INDEX: ClassVar[int] = 0
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        c = defined_by(op.operands[0], "stablehlo.complex")
-        if c is not None:
-            replace_with_values(rewriter, op, [c.operands[self.INDEX]])
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        replace_with_values(rewriter, op, [inner.operands[self.INDEX]])
 
 
 class ImagOp_CancelOutComposedOps(_PartOfComplex):
@@ -271,47 +271,37 @@ class RealOp_CancelOutComposedOps(_PartOfComplex):
 
 
 # ------------------------------------------------------------------------ select
-class SelectOp_InvertPredicateAndSwap(RootPattern):
+class SelectOp_InvertPredicateAndSwap(OfInner):
     """select(not(p), t, f) -> select(p, f, t)."""
 
     ROOT = "stablehlo.select"
-    benefit = 2
+    INNER = "stablehlo.not"
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        pred, on_true, on_false = op.operands
-        not_op = defined_by(pred, "stablehlo.not")
-        if not_op is None:
-            return
-        new = build(
-            type(op), [not_op.operands[0], on_false, on_true], {}, [op.results[0].type], like=op
-        )
-        replace_merged(rewriter, op, [new])
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        _, on_true, on_false = op.operands
+        replace_by(rewriter, op, type(op), [inner.operands[0], on_false, on_true])
 
 
-class SelectOp_InvertBroadcastPredicateAndSwap(RootPattern):
+class SelectOp_InvertBroadcastPredicateAndSwap(OfInner):
     """select(broadcast_in_dim(not(p)), t, f) -> select(broadcast_in_dim(p), f, t)."""
 
     ROOT = "stablehlo.select"
+    INNER = "stablehlo.broadcast_in_dim"
     benefit = 3
 
-    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        pred, on_true, on_false = op.operands
-        b = defined_by(pred, "stablehlo.broadcast_in_dim")
-        if b is None:
-            return
-        not_op = defined_by(b.operands[0], "stablehlo.not")
-        if not_op is None or not b.results[0].has_one_use():
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        not_op = defined_by(inner.operands[0], "stablehlo.not")
+        if not_op is None or not inner.results[0].has_one_use():
             return
         new_b = build(
-            type(b),
+            type(inner),
             [not_op.operands[0]],
-            {"broadcast_dimensions": b.properties["broadcast_dimensions"]},
-            [b.results[0].type],
+            {"broadcast_dimensions": inner.properties["broadcast_dimensions"]},
+            [inner.results[0].type],
             like=op,
         )
-        new = build(
-            type(op), [new_b.results[0], on_false, on_true], {}, [op.results[0].type], like=op
-        )
+        _, on_true, on_false = op.operands
+        new = build(type(op), [new_b.results[0], on_false, on_true], {}, [result_type(op)], like=op)
         replace_with_ops(rewriter, op, [new_b, new])
 
 
