@@ -42,6 +42,7 @@ from stablehlo_py.ir.attributes import TypedStringAttr
 from stablehlo_py.ir.xdsl_compat.construct import new_op
 from stablehlo_py.ir.xdsl_compat.side_data import attach, attached
 from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
+from stablehlo_py.ir.verify.driver import op_verifier
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -213,6 +214,7 @@ def op_def(cls: OpT) -> OpT:
             s = attached(v, "_syntax")
             if isinstance(s, AttrSyntax):
                 syntaxes[k] = s
+    cls.verify_ = op_verifier(cls)  # type: ignore[attr-defined]  # + the declared INFER_CHECK
     cls = irdl_op_definition(cls)  # type: ignore[assignment]
     cls._PROP_SYNTAX = syntaxes  # type: ignore[attr-defined]
     _attach_ods_messages(cls)
@@ -305,6 +307,12 @@ class StableHLOOp(IRDLOperation):
     POPULATED_DEFAULTS: ClassVar[dict[str, Attribute]] = {}
     """DefaultValued attributes that MLIR populates when the op is created, so that the generic form
     prints them even when the input did not give them."""
+    INFER_CHECK: ClassVar[str | None] = None
+    """When the verifier runs upstream's InferTypeOpInterface check among the op's own checks: None
+    (never), "before" or "after" its `verify_`, or "after_regions"; `ODS_CHECK` (a function of the
+    op) runs first, a `verify_after_inference_` method last.  The order is described, and composed
+    by `op_def`, in one place: `stablehlo_py.ir.verify.driver.INFER_CHECKS`."""
+    ODS_CHECK: ClassVar[Callable[[Operation], None] | None] = None
 
     @classmethod
     def build_generic(

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     SameVariadicOperandSize,
     operand_def,
@@ -44,7 +44,6 @@ from stablehlo_py.ir.gather_scatter_attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
 )
-from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.data_movement import (
     constant_ints,
     verify_broadcast_in_dim,
@@ -88,7 +87,6 @@ from stablehlo_py.ir.verify.ods_traits import (
     same_element_type,
     upstream,
 )
-from stablehlo_py.ir.verify.driver import verify_inferred_after_regions
 from stablehlo_py.ir.types import (
     element_type,
     shape_of,
@@ -256,8 +254,28 @@ class TupleOpType:
 
 
 # ----------------------------------------------------------------------------------------- ops
+def _ods_checks(op: Operation) -> None:
+    """MLIR's ODS checks of a data-movement op, in MLIR's order: its attributes confined to
+    non-negative values (the class's `CONFINED`), then its operand and result types
+    (`check_ods_types`)."""
+    for name in type(op).CONFINED:  # type: ignore[attr-defined]
+        confined_attribute(op, name)
+    check_ods_types(op)
+
+
+class _DataMovementOp(StableHLOOp):
+    """A pure data-movement op whose verification starts with MLIR's ODS checks (`_ods_checks`,
+    the driver's `ODS_CHECK`); the inference check (`INFER_CHECK`) follows the op's `verify_`."""
+
+    CONFINED: ClassVar[tuple[str, ...]] = ()
+    """The op's `ConfinedAttr<..., [IntNonNegative]>` attributes, in MLIR's order."""
+    INFER_CHECK: ClassVar[str | None] = "after"
+    ODS_CHECK = _ods_checks
+    traits = traits_def(Pure())
+
+
 @op_def
-class BroadcastOp(StableHLOOp):
+class BroadcastOp(_DataMovementOp):
     """Legacy broadcast: prepends `broadcast_sizes` dimensions to `operand` (XLA's Broadcast)."""
 
     name = "stablehlo.broadcast"
@@ -265,18 +283,13 @@ class BroadcastOp(StableHLOOp):
     operand = operand_def()
     broadcast_sizes = prop(I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `sizes` `=` custom<DenseI64Array>($broadcast_sizes) attr-dict `:` functional-type(operands, results)"
     )
 
-    def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-
 
 @op_def
-class BroadcastInDimOp(StableHLOOp):
+class BroadcastInDimOp(_DataMovementOp):
     """Expands the dimensions and/or rank of `operand` by duplicating its data
     (spec.md#broadcast_in_dim)."""
 
@@ -285,21 +298,20 @@ class BroadcastInDimOp(StableHLOOp):
     operand = operand_def()
     broadcast_dimensions = prop(I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `dims` `=` custom<DenseI64Array>($broadcast_dimensions) "
         "attr-dict `:` functional-type(operands, results)"
     )
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
         compatible_element_types(ot, rt)  # broadcast_in_dim_c1 (upstream's trait)
         upstream(verify_broadcast_in_dim, ot, int_values(self.broadcast_dimensions), rt)
 
 
 @op_def
-class DynamicBroadcastInDimOp(StableHLOOp):
+class DynamicBroadcastInDimOp(_DataMovementOp):
     """broadcast_in_dim whose result shape is given by the `output_dimensions` operand."""
 
     name = "stablehlo.dynamic_broadcast_in_dim"
@@ -309,14 +321,13 @@ class DynamicBroadcastInDimOp(StableHLOOp):
     known_expanding_dimensions = prop(I64_ARRAY, optional=True)
     known_nonexpanding_dimensions = prop(I64_ARRAY, optional=True)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` $output_dimensions `,` `dims` `=` custom<DenseI64Array>($broadcast_dimensions) "
         "attr-dict `:` functional-type(operands, results)"
     )
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         exp, nonexp = self.known_expanding_dimensions, self.known_nonexpanding_dimensions
         upstream(
             verify_dynamic_broadcast_in_dim,
@@ -330,7 +341,7 @@ class DynamicBroadcastInDimOp(StableHLOOp):
 
 
 @op_def
-class ConcatenateOp(StableHLOOp):
+class ConcatenateOp(_DataMovementOp):
     """Concatenates `inputs` along `dimension` (spec.md#concatenate)."""
 
     name = "stablehlo.concatenate"
@@ -338,22 +349,19 @@ class ConcatenateOp(StableHLOOp):
     inputs = var_operand_def()
     dimension = prop(I64_ATTR)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "custom<VariadicOperandWithAttribute>($inputs) `dim` `=` $dimension attr-dict `:` functional-type(operands, results)"
     )
+    CONFINED: ClassVar[tuple[str, ...]] = ("dimension",)  # ODS (concatenate_c4)
 
     def verify_(self) -> None:
-        confined_attribute(self, "dimension")  # ODS (concatenate_c4)
-        check_ods_types(self)  # upstream's ODS operand and result types
         # concatenate_c1, concatenate_c5: upstream's SameOperandsAndResultElementType trait, then
         # the inference check
         same_element_type(*self.operand_types, self.result.type)
-        verify_inferred(self)
 
 
 @op_def
-class DynamicSliceOp(StableHLOOp):
+class DynamicSliceOp(_DataMovementOp):
     """Extracts a slice of `operand` at dynamically computed `start_indices` (spec.md#dynamic_slice)."""
 
     name = "stablehlo.dynamic_slice"
@@ -361,21 +369,18 @@ class DynamicSliceOp(StableHLOOp):
     start_indices = var_operand_def()
     slice_sizes = prop(I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` custom<VariadicOperandWithAttribute>($start_indices) "
         "`sizes` `=` custom<DenseI64Array>($slice_sizes) attr-dict `:` functional-type(operands, results)"
     )
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         # dynamic_slice_c1: upstream's AllElementTypesMatch trait
         all_element_types_match(self, "operand", "result")
-        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
-class DynamicUpdateSliceOp(StableHLOOp):
+class DynamicUpdateSliceOp(_DataMovementOp):
     """Overwrites the slice of `operand` at `start_indices` with `update`
     (spec.md#dynamic_update_slice)."""
 
@@ -384,18 +389,15 @@ class DynamicUpdateSliceOp(StableHLOOp):
     update = operand_def()
     start_indices = var_operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         # dynamic_update_slice_c1, dynamic_update_slice_c2: upstream's AllElementTypesMatch trait
         all_element_types_match(self, "operand", "update", "result")
-        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
-class GatherOp(NoAssemblyFormatOp):
+class GatherOp(NoAssemblyFormatOp, _DataMovementOp):
     """Gathers slices of `operand` at offsets given by `start_indices` (spec.md#gather)."""
 
     name = "stablehlo.gather"
@@ -406,17 +408,14 @@ class GatherOp(NoAssemblyFormatOp):
     slice_sizes = prop(I64_ARRAY)
     indices_are_sorted = prop(BOOL_ATTR, default=FALSE)
     result = result_def()
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         # gather_c23: upstream's AllElementTypesMatch<["operand", "result"]> (an ODS predicate)
         all_element_types_match(self, "operand", "result")
-        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
-class DynamicGatherOp(NoAssemblyFormatOp):
+class DynamicGatherOp(NoAssemblyFormatOp, _DataMovementOp):
     """gather whose `slice_sizes` are an operand."""
 
     name = "stablehlo.dynamic_gather"
@@ -426,11 +425,6 @@ class DynamicGatherOp(NoAssemblyFormatOp):
     dimension_numbers = prop(GATHER_DIMS)
     indices_are_sorted = prop(BOOL_ATTR, default=FALSE)
     result = result_def()
-    traits = traits_def(Pure())
-
-    def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
@@ -449,13 +443,16 @@ class ScatterOp(NoAssemblyFormatOp):
     results_ = var_result_def()
     irdl_options = (SameVariadicOperandSize(),)
     traits = traits_def(RecursiveMemoryEffect())
+    ODS_CHECK = check_ods_types  # upstream's ODS operand and result types
+    # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25), which MLIR runs after the
+    # op's verifier and its regions
+    INFER_CHECK: ClassVar[str | None] = "after_regions"
 
     def verify_(self) -> None:
         # scatter_c5: SameVariadicOperandSize gives as many updates as inputs; upstream lets no
         # inputs through to verifyScatterOp, whose reducer check then refuses the region
         ins, ups = list(self.inputs), list(self.updates)
         it = self.scatter_indices.type
-        check_ods_types(self)  # upstream's ODS operand and result types
         if len(self.update_computation.blocks) != 1:  # ODS SizedRegion<1>
             fail(
                 "region #0 ('update_computation') failed to verify constraint: region with 1 blocks"
@@ -468,33 +465,24 @@ class ScatterOp(NoAssemblyFormatOp):
             self.scatter_dimension_numbers.dims,
             self.update_computation,
         )
-        # upstream's InferTypeOpInterface check (scatter_c24, scatter_c25), which MLIR runs after
-        # the op's verifier
-        verify_inferred_after_regions(self)
 
 
 @op_def
-class GetDimensionSizeOp(StableHLOOp):
+class GetDimensionSizeOp(_DataMovementOp):
     """Produces the size of `dimension` of `operand` (spec.md#get_dimension_size)."""
 
     name = "stablehlo.get_dimension_size"
     operand = operand_def()
     dimension = prop(I64_ATTR)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `dim` `=` $dimension attr-dict `:` functional-type(operands, results)"
     )
-
-    def verify_(self) -> None:
-        # get_dimension_size_c1 (ODS attribute constraint, then the inference check)
-        confined_attribute(self, "dimension")
-        check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)
+    CONFINED: ClassVar[tuple[str, ...]] = ("dimension",)  # get_dimension_size_c1
 
 
 @op_def
-class SetDimensionSizeOp(StableHLOOp):
+class SetDimensionSizeOp(_DataMovementOp):
     """Sets the dynamic size of `dimension` of `operand` to `size` (XLA's SetDimensionSize)."""
 
     name = "stablehlo.set_dimension_size"
@@ -502,20 +490,14 @@ class SetDimensionSizeOp(StableHLOOp):
     size = operand_def()
     dimension = prop(I64_ATTR)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` $size  `,` `dim` `=` $dimension attr-dict `:` functional-type(operands, results)"
     )
-
-    def verify_(self) -> None:
-        # upstream's ODS constraints: the attribute, then the operand types
-        confined_attribute(self, "dimension")
-        check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+    CONFINED: ClassVar[tuple[str, ...]] = ("dimension",)
 
 
 @op_def
-class GetTupleElementOp(StableHLOOp):
+class GetTupleElementOp(_DataMovementOp):
     """Extracts the element at `index` of the `operand` tuple (spec.md#get_tuple_element)."""
 
     name = "stablehlo.get_tuple_element"
@@ -523,71 +505,56 @@ class GetTupleElementOp(StableHLOOp):
     operand = operand_def()
     index = prop(I32_ATTR)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `[` $index `]` attr-dict `:` functional-type(operands, results)"
     )
-
-    def verify_(self) -> None:
-        # upstream's ODS constraints: the index attribute, then HLO_Tuple:$operand
-        confined_attribute(self, "index")
-        check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+    CONFINED: ClassVar[tuple[str, ...]] = ("index",)
 
 
 @op_def
-class TupleOp(StableHLOOp):
+class TupleOp(_DataMovementOp):
     """Produces a tuple from the values `val` (spec.md#tuple)."""
 
     name = "stablehlo.tuple"
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     val = var_operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$val attr-dict `:` custom<TupleOpType>(type($val), type($result))"
     )
 
-    def verify_(self) -> None:
-        # upstream's ODS constraints (tuple_i1 and the HLO_Tuple result), then the inference check
-        check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-
 
 @op_def
-class IotaOp(StableHLOOp):
+class IotaOp(_DataMovementOp):
     """Fills `output` with 0, 1, 2, ... along `iota_dimension` (spec.md#iota)."""
 
     name = "stablehlo.iota"
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     iota_dimension = prop(I64_ATTR)
     output = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "`dim` `=` $iota_dimension attr-dict `:` type($output)"
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
+    CONFINED: ClassVar[tuple[str, ...]] = ("iota_dimension",)  # iota_c1
 
     def verify_(self) -> None:
-        # upstream's ODS constraints: iota_dimension (iota_c1), then the output type
-        confined_attribute(self, "iota_dimension")
-        check_ods_types(self)  # upstream's ODS operand and result types
         upstream(verify_iota, self.iota_dimension.value.data, self.output.type)
 
 
 @op_def
-class DynamicIotaOp(StableHLOOp):
+class DynamicIotaOp(_DataMovementOp):
     """iota whose result shape is given by the `output_shape` operand."""
 
     name = "stablehlo.dynamic_iota"
     output_shape = operand_def()
     iota_dimension = prop(I64_ATTR)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$output_shape `,` `dim` `=` $iota_dimension attr-dict `:` functional-type(operands, results)"
     )
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
+    CONFINED: ClassVar[tuple[str, ...]] = ("iota_dimension",)  # dynamic_iota_c1
 
     def verify_(self) -> None:
-        confined_attribute(self, "iota_dimension")  # ODS (dynamic_iota_c1)
-        check_ods_types(self)  # upstream's ODS operand and result types
         upstream(
             verify_dynamic_iota,
             constant_ints(self.output_shape),
@@ -597,7 +564,7 @@ class DynamicIotaOp(StableHLOOp):
 
 
 @op_def
-class PadOp(StableHLOOp):
+class PadOp(_DataMovementOp):
     """Pads `operand` around and between its elements with `padding_value` (spec.md#pad)."""
 
     name = "stablehlo.pad"
@@ -608,7 +575,6 @@ class PadOp(StableHLOOp):
     edge_padding_high = prop(I64_ARRAY)
     interior_padding = prop(I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` $padding_value `,` `low` `=` custom<DenseI64Array>($edge_padding_low) `,` "
         "`high` `=` custom<DenseI64Array>($edge_padding_high) `,` "
@@ -617,16 +583,14 @@ class PadOp(StableHLOOp):
 
     def verify_(self) -> None:
         ot, pt, rt = self.operand.type, self.padding_value.type, self.result.type
-        check_ods_types(self)  # upstream's ODS operand and result types
         # pad_c1: upstream's SameOperandsAndResultElementType trait
         same_element_type(ot, pt, rt)
         # pad_c2: upstream's AllMatchSameOperatorTrait on the three padding attributes
         all_sizes_match(self, "edge_padding_low", "edge_padding_high", "interior_padding")
-        verify_inferred(self)  # upstream's InferTypeOpInterface check
 
 
 @op_def
-class DynamicPadOp(StableHLOOp):
+class DynamicPadOp(_DataMovementOp):
     """pad whose paddings are operands."""
 
     name = "stablehlo.dynamic_pad"
@@ -636,12 +600,11 @@ class DynamicPadOp(StableHLOOp):
     edge_padding_high = operand_def()
     interior_padding = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
         low, high, interior = self.edge_padding_low, self.edge_padding_high, self.interior_padding
-        check_ods_types(self)  # upstream's ODS operand and result types
         # upstream's ODS traits, in their order (dynamic_pad_c1, dynamic_pad_c2, dynamic_pad_c4)
         all_element_types_match(self, "operand", "padding_value", "result")
         all_types_match(self, "edge_padding_low", "edge_padding_high", "interior_padding")
@@ -658,36 +621,34 @@ class DynamicPadOp(StableHLOOp):
 
 
 @op_def
-class ReshapeOp(StableHLOOp):
+class ReshapeOp(_DataMovementOp):
     """Reshapes `operand` to the result type (spec.md#reshape)."""
 
     name = "stablehlo.reshape"
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
         compatible_element_types(ot, rt)  # reshape_c1 (upstream's trait)
         upstream(verify_reshape, ot, rt)
 
 
 @op_def
-class DynamicReshapeOp(StableHLOOp):
+class DynamicReshapeOp(_DataMovementOp):
     """reshape whose result shape is given by the `output_shape` operand."""
 
     name = "stablehlo.dynamic_reshape"
     operand = operand_def()
     output_shape = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         upstream(
             verify_dynamic_reshape,
             self.operand.type,
@@ -698,7 +659,7 @@ class DynamicReshapeOp(StableHLOOp):
 
 
 @op_def
-class ReverseOp(StableHLOOp):
+class ReverseOp(_DataMovementOp):
     """Reverses the order of elements of `operand` along `dimensions` (spec.md#reverse)."""
 
     name = "stablehlo.reverse"
@@ -706,22 +667,20 @@ class ReverseOp(StableHLOOp):
     operand = operand_def()
     dimensions = prop(I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `dims` `=` custom<DenseI64Array>($dimensions) "
         "attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
     )
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         # reverse_c1: upstream's SameOperandsAndResultElementType trait
         same_element_type(self.operand.type, self.result.type)
         upstream(verify_reverse, self.operand.type, int_values(self.dimensions))
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, after verify()
+        # then upstream's InferTypeOpInterface check, after verify()
 
 
 @op_def
-class SliceOp(StableHLOOp):
+class SliceOp(_DataMovementOp):
     """Extracts a slice of `operand` given by static start, limit and stride (spec.md#slice)."""
 
     name = "stablehlo.slice"
@@ -731,23 +690,20 @@ class SliceOp(StableHLOOp):
     limit_indices = prop(I64_ARRAY)
     strides = prop(I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand custom<SliceRanges>($start_indices, $limit_indices, $strides) "
         "attr-dict `:` functional-type(operands, results)"
     )
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         # slice_c2: upstream's AllMatchSameOperatorTrait (an ODS predicate), then slice_c1: its
         # SameOperandsAndResultElementType trait, then the inference check
         all_sizes_match(self, "start_indices", "limit_indices", "strides")
         same_element_type(self.operand.type, self.result.type)
-        verify_inferred(self)
 
 
 @op_def
-class RealDynamicSliceOp(StableHLOOp):
+class RealDynamicSliceOp(_DataMovementOp):
     """slice whose start, limit and stride are operands."""
 
     name = "stablehlo.real_dynamic_slice"
@@ -756,11 +712,10 @@ class RealDynamicSliceOp(StableHLOOp):
     limit_indices = operand_def()
     strides = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         # upstream's ODS traits, in their order
         all_element_types_match(self, "operand", "result")
         indices = ("start_indices", "limit_indices", "strides")
@@ -771,7 +726,7 @@ class RealDynamicSliceOp(StableHLOOp):
 
 
 @op_def
-class TransposeOp(StableHLOOp):
+class TransposeOp(_DataMovementOp):
     """Permutes the dimensions of `operand` by `permutation` (spec.md#transpose)."""
 
     name = "stablehlo.transpose"
@@ -779,17 +734,18 @@ class TransposeOp(StableHLOOp):
     operand = operand_def()
     permutation = prop(I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `dims` `=` custom<DenseI64Array>($permutation) attr-dict `:` functional-type(operands, results)"
     )
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         ot, rt = self.operand.type, self.result.type
         # transpose_c1: upstream's CompatibleOperandsAndResultElementType trait
         compatible_element_types(ot, rt)
-        verify_inferred(self)  # upstream's InferTypeOpInterface check (transpose_c2, transpose_c3)
+        # then upstream's InferTypeOpInterface check (transpose_c2, transpose_c3)
+
+    def verify_after_inference_(self) -> None:
+        ot, rt = self.operand.type, self.result.type
         perm = int_values(self.permutation)
         # transpose_c2 of an unranked operand (the rule cannot check it)
         if shape_of(ot) is None and sorted(perm) != list(range(len(perm))):
@@ -798,7 +754,7 @@ class TransposeOp(StableHLOOp):
 
 
 @op_def
-class SelectOp(StableHLOOp):
+class SelectOp(_DataMovementOp):
     """Selects each element from `on_true` or `on_false` by `pred` (spec.md#select)."""
 
     name = "stablehlo.select"
@@ -807,18 +763,13 @@ class SelectOp(StableHLOOp):
     on_true = operand_def()
     on_false = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "operands attr-dict `:` custom<SelectOpType>(type($pred), type($on_true), type($on_false), type($result))"
     )
 
-    def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
-
 
 @op_def
-class ClampOp(StableHLOOp):
+class ClampOp(_DataMovementOp):
     """Clamps each element of `operand` between `min` and `max` (spec.md#clamp)."""
 
     name = "stablehlo.clamp"
@@ -827,34 +778,29 @@ class ClampOp(StableHLOOp):
     operand = operand_def()
     max = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$min `,` $operand `,` $max attr-dict "
         "`:` custom<SameOperandsAndResultType>(type($min), type($operand), type($max), type($result))"
     )
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         # clamp_c3: upstream's CompatibleOperandsAndResultElementType trait, then the inference
         compatible_element_types(*(v.type for v in self.operands), self.result.type)
-        verify_inferred(self)
 
 
 @op_def
-class ComplexOp(StableHLOOp):
+class ComplexOp(_DataMovementOp):
     """Builds complex values from real parts `lhs` and imaginary parts `rhs` (spec.md#complex)."""
 
     name = "stablehlo.complex"
     lhs = operand_def()
     rhs = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "operands attr-dict `:` custom<ComplexOpType>(type($lhs), type($rhs), type($result))"
     )
 
     def verify_(self) -> None:
-        check_ods_types(self)  # upstream's ODS operand and result types
         lt, rt_, res = self.lhs.type, self.rhs.type, self.result.type
         # complex_c1: SameOperandsElementType
         same_element_type(lt, rt_, what="operands")
@@ -864,11 +810,11 @@ class ComplexOp(StableHLOOp):
             and shapes_compatible(shape_of(lt), shape_of(res))
         ):
             fail("requires the same shape for all operands and results")
-        verify_inferred(self)  # upstream's InferTypeOpInterface check, before verify()
+        # then upstream's InferTypeOpInterface check, before verify()
 
 
 @op_def
-class TorchIndexSelectOp(NoAssemblyFormatOp):
+class TorchIndexSelectOp(NoAssemblyFormatOp, _DataMovementOp):
     """Legacy index_select with `batch_dims` leading batch dimensions (PyTorch's index_select)."""
 
     name = "stablehlo.torch_index_select"
@@ -877,12 +823,9 @@ class TorchIndexSelectOp(NoAssemblyFormatOp):
     dim = prop(I64_ATTR)
     batch_dims = prop(I64_ATTR)
     result = result_def()
-    traits = traits_def(Pure())
-
-    def verify_(self) -> None:
-        # Upstream verifies nothing more than its ODS constraints (the op has no verifier): a
-        # negative `dim` or `batch_dims` counts from the end, as XLA's lowering reads them.
-        check_ods_types(self)
+    # Upstream verifies nothing more than its ODS constraints (the op has no verifier): a
+    # negative `dim` or `batch_dims` counts from the end, as XLA's lowering reads them.
+    INFER_CHECK: ClassVar[str | None] = None
 
 
 OPS = (

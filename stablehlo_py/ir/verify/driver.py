@@ -740,3 +740,84 @@ def after_regions(op: Operation, check: Callable[[Operation], None]) -> None:
 def verify_inferred_after_regions(op: Operation) -> None:
     """`verify_inferred(op)` (the InferTypeOpInterface check) in MLIR's order (see `after_regions`)."""
     after_regions(op, verify_inferred)
+
+
+# ------------------------------------------------------------------ the op's own verifier, composed
+INFER_CHECKS: dict[str | None, Callable[[Operation], None] | None] = {
+    None: None,
+    "before": verify_inferred,
+    "after": verify_inferred,
+    "after_regions": verify_inferred_after_regions,
+}
+"""An op class's `INFER_CHECK` declaration (default None, on `ir.ops.base.StableHLOOp`): when
+upstream's InferTypeOpInterface check (`ir.infer.verify_inferred`: the op's rule must succeed and
+the declared result types be compatible with the inferred ones) runs among the op's own checks --
+
+- None: never (the op has no inference rule, or compares in its own way, e.g. by shape only);
+- "before": before the class's `verify_`;
+- "after": after `verify_` (its ODS and trait checks, and for many ops their `verify()`);
+- "after_regions": after `verify_`, in MLIR's order for ops with regions (`after_regions`: a nested
+  op's own failure is reported first).
+
+The op's checks, in the order `op_verifier` composes them (each optional):
+
+1. `ODS_CHECK(op)`: a class's hand-worded ODS checks (operand and result type constraints in
+   MLIR's words, `ir.ops.data_movement_types.check_ods_types`), which MLIR makes first;
+2. the inference check, if "before";
+3. the class's `verify_`: its traits and its `verify()`;
+4. the inference check, if "after" or "after_regions";
+5. the class's `verify_after_inference_`: checks MLIR makes after the inference check (a later
+   trait, SymbolUserOpInterface, the part of `verify()` that reads the inferred shape).
+
+This is the one place that runs the inference check, on the plan's path and on xDSL's alike (both
+call the composed `verify_`)."""
+
+
+def op_verifier(cls: type[Operation]) -> Callable[[Operation], None]:
+    """The `verify_` that `ir.ops.base.op_def` gives xDSL's `irdl_op_definition` to wrap for `cls`:
+    its checks composed in the order `INFER_CHECKS` describes.  A class that declares nothing
+    keeps its `verify_` (its own or inherited one; Operation's does nothing)."""
+    when = getattr(cls, "INFER_CHECK", None)
+    if when not in INFER_CHECKS:
+        raise ValueError(f"{cls.__name__}.INFER_CHECK = {when!r}: one of {list(INFER_CHECKS)}")
+    own = getattr(cls, "verify_", Operation.verify_)
+    if getattr(own, "__qualname__", "") == _GENERATED_VERIFY:
+        raise ValueError(f"{cls.__name__} inherits a decorated op's verify_: compose once")
+    ods = getattr(cls, "ODS_CHECK", None)
+    later = getattr(cls, "verify_after_inference_", None)
+    infer = INFER_CHECKS[when]
+    if infer is None and ods is None and later is None:
+        return own
+    steps = [
+        f
+        for f in (
+            ods,
+            infer if when == "before" else None,
+            None if own is Operation.verify_ else own,
+            None if when == "before" else infer,
+            later,
+        )
+        if f is not None
+    ]
+    if len(steps) == 1:
+        (first,) = steps
+
+        def verify_(op: Operation) -> None:
+            first(op)
+    elif len(steps) == 2:
+        first, second = steps
+
+        def verify_(op: Operation) -> None:
+            first(op)
+            second(op)
+    else:
+        chain = tuple(steps)
+
+        def verify_(op: Operation) -> None:
+            for step in chain:
+                step(op)
+
+    verify_.__qualname__ = f"{cls.__qualname__}.verify_"
+    verify_.__module__ = cls.__module__
+    verify_.__doc__ = getattr(own, "__doc__", None)
+    return verify_
