@@ -21,11 +21,7 @@ from stablehlo_py.passes.drivers.options import (
 )
 from stablehlo_py.passes.patterns.folds.data import DATA_FOLDS
 from stablehlo_py.passes.patterns.folds.elementwise import ELEMENTWISE_FOLDS
-from stablehlo_py.passes.drivers.greedy import (
-    GreedyConfig,
-    apply_patterns_greedily,
-    raise_if_not_converged,
-)
+from stablehlo_py.passes.drivers.greedy import run_greedily
 from stablehlo_py.passes.patterns.shape_folder import (
     FOLDS,
     FoldOptions,
@@ -64,9 +60,5 @@ def populate_aggressive_folder_patterns(options: FoldOptions) -> list[RewritePat
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
-    config = GreedyConfig()
-    converged = apply_patterns_greedily(
-        op, populate_aggressive_folder_patterns(fold_options(options)), config=config
-    )
-    raise_if_not_converged(converged, PASS_NAME, config)
-    return op
+    patterns = populate_aggressive_folder_patterns(fold_options(options))
+    return run_greedily(op, patterns, PASS_NAME)

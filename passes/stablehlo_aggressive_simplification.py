@@ -25,11 +25,7 @@ difference cannot show in the printed IR):
 
 from __future__ import annotations
 
-from stablehlo_py.passes.drivers.greedy import (
-    GreedyConfig,
-    apply_patterns_greedily,
-    raise_if_not_converged,
-)
+from stablehlo_py.passes.drivers.greedy import run_greedily
 from stablehlo_py.passes.drivers.options import FOLD_OP_ELEMENT_LIMIT
 from stablehlo_py.passes.patterns.simplify import SimplifyOptions, populate_simplification_patterns
 from xdsl.ir import Operation
@@ -47,8 +43,5 @@ def simplify_options(options: dict[str, object]) -> SimplifyOptions:
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
-    config = GreedyConfig()
     patterns = populate_simplification_patterns(simplify_options(options))
-    converged = apply_patterns_greedily(op, patterns, config=config)
-    raise_if_not_converged(converged, PASS_NAME, config)
-    return op
+    return run_greedily(op, patterns, PASS_NAME)

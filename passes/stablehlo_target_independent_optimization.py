@@ -12,18 +12,11 @@ Options (upstream's, typed by the pass registry): `assume-no-undeclared-side-eff
 
 from __future__ import annotations
 
-from stablehlo_py.passes.drivers.greedy import (
-    GreedyConfig,
-    apply_patterns_greedily,
-    raise_if_not_converged,
-)
-from stablehlo_py.passes.drivers.options import (
-    ASSUME_NO_UNDECLARED_SIDE_EFFECTS,
-    FOLD_OP_ELEMENT_LIMIT,
-    OPTIMIZE_FLOAT,
-)
-from stablehlo_py.passes.patterns.simplify import SimplifyOptions, populate_simplification_patterns
+from stablehlo_py.passes.drivers.greedy import run_greedily
+from stablehlo_py.passes.patterns.simplify import populate_simplification_patterns
+from stablehlo_py.passes.stablehlo_aggressive_simplification import simplify_options
 from stablehlo_py.passes.stablehlo_aggressive_folder import (
+    OPTIONS as FOLDER_OPTIONS,
     fold_options,
     populate_aggressive_folder_patterns,
 )
@@ -34,7 +27,9 @@ __all__ = ["FOLDER_BENEFIT", "PASS_NAME", "optimization_patterns", "run"]
 
 PASS_NAME = "stablehlo-target-independent-optimization"
 SUMMARY = "Runs canonicalizers, folders, and other target-independent optimizations."
-OPTIONS = (ASSUME_NO_UNDECLARED_SIDE_EFFECTS, FOLD_OP_ELEMENT_LIMIT, OPTIMIZE_FLOAT)
+OPTIONS = FOLDER_OPTIONS
+"""upstream's options are the folder's: assume-no-undeclared-side-effects, fold-op-element-limit,
+optimize-float."""
 
 FOLDER_BENEFIT = 2
 """The benefit upstream registers the aggressive folder's patterns with in this pass."""
@@ -43,9 +38,7 @@ FOLDER_BENEFIT = 2
 def optimization_patterns(options: dict[str, object]) -> list[RewritePattern]:
     """The folder's and the simplification's patterns in the order the driver tries them."""
     folder = populate_aggressive_folder_patterns(fold_options(options))
-    simplify = populate_simplification_patterns(
-        SimplifyOptions(fold_op_element_limit=int(options["fold-op-element-limit"]))  # type: ignore[call-overload]
-    )
+    simplify = populate_simplification_patterns(simplify_options(options))
     for p in folder:
         p.benefit = FOLDER_BENEFIT  # type: ignore[attr-defined]
     ranked = [(FOLDER_BENEFIT, 0, i, p) for i, p in enumerate(folder)]
@@ -55,7 +48,4 @@ def optimization_patterns(options: dict[str, object]) -> list[RewritePattern]:
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
-    config = GreedyConfig()
-    converged = apply_patterns_greedily(op, optimization_patterns(options), config=config)
-    raise_if_not_converged(converged, PASS_NAME, config)
-    return op
+    return run_greedily(op, optimization_patterns(options), PASS_NAME)

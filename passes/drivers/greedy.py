@@ -7,6 +7,7 @@ API
     apply_patterns_greedily(op_or_region, patterns, *, folders=None, config=GreedyConfig(),
                             materialize=materialize_constant) -> bool   # True: converged
     raise_if_not_converged(converged, what, config)                    # GreedyRewriteError
+    run_greedily(op, patterns, what, config=GreedyConfig()) -> op      # both: a pass's run
 
 * ``patterns``: xDSL ``RewritePattern``s, tried on each op until one changes the IR, in MLIR's
   PatternApplicator order: higher ``benefit`` first (an optional int attribute of the pattern,
@@ -78,6 +79,7 @@ __all__ = [
     "materialize_constant",
     "own_effects",
     "raise_if_not_converged",
+    "run_greedily",
 ]
 
 
@@ -568,3 +570,15 @@ def apply_patterns_greedily(
         driver = _Driver(region, patterns, folders or {}, config, materialize)
         converged &= driver.simplify()
     return converged
+
+
+def run_greedily(
+    op: Operation,
+    patterns: Sequence[RewritePattern],
+    what: str,
+    config: GreedyConfig = GreedyConfig(),
+) -> Operation:
+    """A greedy pass's run: rewrite ``op`` with ``patterns`` to a fixpoint, raising a
+    GreedyRewriteError when it does not converge (``what``: the pass's name)."""
+    raise_if_not_converged(apply_patterns_greedily(op, patterns, config=config), what, config)
+    return op
