@@ -9,7 +9,8 @@ from stablehlo_py.ir.verify import verify
 
 
 def roundtrip(text: str) -> str:
-    """Parse, verify, print; the printed text and the generic form both read back identically."""
+    """Parse, verify, print; the printed text and the generic form both read back identically (the
+    generic form prints again as itself)."""
     m = parse(text, "t.mlir")
     verify(m)
     s = print_ir(m)
@@ -18,6 +19,7 @@ def roundtrip(text: str) -> str:
     m2 = parse(g, "generic.mlir")
     verify(m2)
     assert print_ir(m2) == s
+    assert print_ir(m2, generic=True) == g
     return s
 
 

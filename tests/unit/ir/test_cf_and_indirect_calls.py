@@ -9,6 +9,7 @@ import pytest
 from stablehlo_py.errors import ParseError, StableHLOError, VerifyError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
+from tests.unit.ir.helpers import roundtrip as _roundtrip
 
 T = "tensor<f32>"
 
@@ -68,19 +69,6 @@ BRANCHES_GENERIC = f""""builtin.module"() ({{
   }}) : () -> ()
 }}) : () -> ()
 """
-
-
-def _roundtrip(text: str) -> str:
-    m = parse(text, "t.mlir")
-    verify(m)
-    s = print_ir(m)
-    assert print_ir(parse(s, "printed.mlir")) == s
-    g = print_ir(m, generic=True)
-    m2 = parse(g, "generic.mlir")
-    verify(m2)
-    assert print_ir(m2) == s
-    assert print_ir(m2, generic=True) == g
-    return s
 
 
 def test_branches_print_as_mlir_does() -> None:
