@@ -3,9 +3,10 @@
 
 Tables, not if-chains: a fork row's ``flatten`` key (``specs/ops.toml``, read by ``vhlo.structs``)
 says which StableHLO struct attribute becomes which flat VHLO attributes, one per field of the
-struct's description; the ops of ``_CHANNEL_ID_ONLY`` keep only the handle of their
-`channel_handle`, as a `channel_id` (one branch of ``_attributes``); defaults come from
-``specs/ops.toml`` (each VHLO attribute's ``vhlo_default``, or its shape-dependent ``default_rule``).
+struct's description; an attribute row's ``stablehlo_field`` keeps one field of a struct (the
+collectives' `channel_id`), its ``integer_enum`` reads an integer as a VHLO enum (``vhlo.legalization``);
+defaults come from ``specs/ops.toml`` (each VHLO attribute's ``vhlo_default``, its
+``vhlo_default_when``, or its shape-dependent ``default_rule``).
 
 Options: ``allow-other-dialects`` keeps ops of other dialects (chlo, ...) and their attributes as they
 are, with `builtin.unrealized_conversion_cast` at the boundaries (as upstream).  Without it such an op
@@ -26,9 +27,8 @@ from stablehlo_py.passes.drivers._common import (
 )
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, structs
+from stablehlo_py.vhlo import convert, legalization, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.flattened import CHANNEL_ID_ONLY
 from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
@@ -37,23 +37,16 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
 from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
-from stablehlo_py.ir.attrs.channel_handle import ChannelHandleAttr
-from stablehlo_py.ir.attrs.struct import Description, describe
+from stablehlo_py.ir.attrs.struct import Description
 
 PASS_NAME = "stablehlo-legalize-to-vhlo"
 SUMMARY = "Legalize StableHLO to VHLO."
 OPTIONS = (ALLOW_OTHER_DIALECTS,)
 
-_CHANNEL = describe(ChannelHandleAttr)
-
-
 @cache
 def _flattened(op_name: str) -> dict[str, structs.Flattened]:
     """A StableHLO op's flattened struct attributes by name (its fork row's ``flatten``)."""
     return {f.attribute: f for f in structs.flattening(op_name)}
-
-
-_CHANNEL_ID_ONLY = frozenset(f"stablehlo.{family}" for family in CHANNEL_ID_ONLY)
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
@@ -420,18 +413,23 @@ class _Legalizer:
         out: dict[str, Attribute] = {}
         merged = {**op.attributes, **op.properties}
         flattened = _flattened(op.name)
+        rules = legalization.rules(spec.name)
         for name in sorted(merged):
             value = merged[name]
             flat = flattened.get(name)
             if flat is not None:
                 self._flatten(op, name, value, flat, out)
                 continue
-            if name == "channel_handle" and op.name in _CHANNEL_ID_ONLY:
-                data = self._struct(op, name, value, _CHANNEL)
-                out["channel_id"] = va.integer(data.handle)
+            field = rules.fields.get(name)
+            if field is not None:
+                data = self._struct(op, name, value, field.desc)
+                out[field.vhlo] = structs.TO_VHLO[field.field.kind.name](
+                    getattr(data, field.field.name)
+                )
                 continue
-            if name == "api_version" and op.name == "stablehlo.custom_call":
-                out[name] = self._api_version(op, value)
+            enum = rules.enums.get(name)
+            if enum is not None:
+                out[name] = self._integer_enum(op, name, value, enum)
                 continue
             if isinstance(value, UnitAttr) and name in spec.attribute_names:
                 out[name] = (
@@ -446,7 +444,7 @@ class _Legalizer:
                     op, f"attribute '{name}' = {attr_to_str(value)} has no VHLO counterpart"
                 )
             out[name] = converted
-        self._defaults(op, spec, out)
+        self._defaults(op, spec, rules, out)
         return out
 
     def _struct(self, op: Operation, name: str, value: Attribute, d: Description) -> Any:
@@ -472,8 +470,9 @@ class _Legalizer:
                 raise legalize_error(op, f"'{name}.{vname}' has no VHLO type")
             out[vname] = v
 
-    def _api_version(self, op: Operation, value: Attribute) -> Attribute:
-        cls = va.ENUM_CLASSES["api_version_v1"]
+    def _integer_enum(self, op: Operation, name: str, value: Attribute, enum: str) -> Attribute:
+        """The VHLO enum of an attribute StableHLO writes as its integer (``integer_enum``)."""
+        cls = va.ENUM_CLASSES[enum]
         if isinstance(value, IntegerAttr):
             try:
                 return cls.from_value(value.value.data)
@@ -484,22 +483,24 @@ class _Legalizer:
             for case in cls.CASES:
                 if text.endswith(case + ">") or text == case:
                     return cls.get(case)
-        raise legalize_error(
-            op, f"api_version {structs.attr_text(value)} has no VHLO counterpart"
-        )
+        raise legalize_error(op, f"{name} {structs.attr_text(value)} has no VHLO counterpart")
 
-    def _defaults(self, op: Operation, spec: specs.OpSpec, out: dict[str, Attribute]) -> None:
+    def _defaults(
+        self,
+        op: Operation,
+        spec: specs.OpSpec,
+        rules: legalization.Rules,
+        out: dict[str, Attribute],
+    ) -> None:
         for a in spec.attributes:
             if a.name in out:
                 continue
             if a.default_rule is not None:
                 out[a.name] = _rule_default(a.default_rule, out, op)
-            elif a.name == "backend_config" and out.get("api_version") == va.enum(
-                "api_version_v1", "API_VERSION_TYPED_FFI"
-            ):
-                out[a.name] = va.EMPTY_DICT
             elif a.vhlo_default is not None:
-                out[a.name] = _parse_vhlo_default(a.vhlo_default)
+                out[a.name] = rules.vhlo_default(a.name, out) or _parse_vhlo_default(
+                    a.vhlo_default
+                )
             else:
                 raise legalize_error(op, f"required attribute '{a.name}' is missing")
 

@@ -3,8 +3,10 @@ attributes; attributes holding their default values are erased (upstream VhloLeg
 
 Tables: a fork row's ``flatten`` key (``specs/ops.toml``, read by ``vhlo.structs``) regroups flat VHLO
 attributes into StableHLO struct attributes, built through the struct's description;
-``_DENSE_ARRAYS`` lists the attributes that are `array<i64: ...>` in StableHLO, ``_SYMBOLS`` the strings that are symbol
-references.  Default erasure reads each attribute's default from ``specs/ops.toml``.
+``vhlo.legalization`` says which VHLO attributes StableHLO writes otherwise (dense arrays, symbol
+references, unit flags, an enum's integer, a struct's one field), from the StableHLO op's property
+definitions and the row's keys.  Default erasure reads each attribute's default from
+``specs/ops.toml``.
 
 An op at an older fork (e.g. `vhlo.all_gather_v1`) is refused with a note to run
 `vhlo-to-version{target=current}` first, as upstream.  Options: ``allow-other-dialects`` keeps ops of
@@ -26,9 +28,8 @@ from stablehlo_py.passes.drivers._common import (
 )
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, structs
+from stablehlo_py.vhlo import convert, legalization, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.flattened import CHANNEL_ID_ONLY
 from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp
 from stablehlo_py.vhlo.records import VOp
@@ -50,47 +51,11 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
-from stablehlo_py.ir.attrs.channel_handle import ChannelHandle, ChannelHandleAttr
-from stablehlo_py.ir.attrs.struct import describe
 from stablehlo_py.ir.dialects import default_registry
 
 PASS_NAME = "vhlo-legalize-to-stablehlo"
 SUMMARY = "Legalize VHLO to StableHLO."
 OPTIONS = (ALLOW_OTHER_DIALECTS,)
-
-
-_DENSE_ARRAYS: dict[str, frozenset[str]] = {
-    "fft": frozenset({"fft_length"}),
-    "broadcast": frozenset({"broadcast_sizes"}),
-    "dynamic_slice": frozenset({"slice_sizes"}),
-    "reverse": frozenset({"dimensions"}),
-    "transpose": frozenset({"permutation"}),
-    "pad": frozenset({"edge_padding_low", "edge_padding_high", "interior_padding"}),
-    "slice": frozenset({"start_indices", "limit_indices", "strides"}),
-    "broadcast_in_dim": frozenset({"broadcast_dimensions"}),
-    "dynamic_broadcast_in_dim": frozenset(
-        {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"}
-    ),
-    "select_and_scatter": frozenset({"window_dimensions", "window_strides"}),
-    "reduce_window": frozenset(
-        {"window_dimensions", "window_strides", "base_dilations", "window_dilations"}
-    ),
-    "map": frozenset({"dimensions"}),
-    "reduce": frozenset({"dimensions"}),
-    "gather": frozenset({"slice_sizes"}),
-    "convolution": frozenset({"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"}),
-    "dynamic_conv": frozenset(
-        {"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"}
-    ),
-}
-"""VHLO attributes that are dense arrays in StableHLO (`array<i64: ...>` / `array<i1: ...>`)."""
-
-_SYMBOLS: dict[str, frozenset[str]] = {
-    "call": frozenset({"callee"}),
-    "composite": frozenset({"decomposition"}),
-}
-_UNIT_FLAGS = frozenset({"use_global_device_ids", "has_dynamic_root"})
-"""VHLO booleans that are unit attributes in StableHLO (absent when false)."""
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
@@ -353,36 +318,27 @@ class _Legalizer:
             except structs.StructError as e:
                 raise legalize_error(op, str(e)) from None
         _remove_defaults(op, vattrs)
-        dense = _DENSE_ARRAYS.get(base, frozenset())
-        symbols = _SYMBOLS.get(base, frozenset())
+        rules = legalization.rules(spec.name)
+        kinds = rules.kinds
+        fields = rules.vhlo_fields
         for name, value in vattrs.items():
-            if base in CHANNEL_ID_ONLY and name == "channel_id":
-                out["channel_handle"] = _channel_handle(value, op, name)
-            elif name in _UNIT_FLAGS and name in spec.attribute_names:
-                if value == va.TRUE:
-                    out[name] = UnitAttr()
-                elif value != va.FALSE:
-                    raise legalize_error(op, f"'{name}' must be a #vhlo.bool_v1")
-            elif name in dense:
-                out[name] = _dense_array(value, op, name)
-            elif name in symbols:
-                out[name] = _symbol(value, op, name)
-            elif base == "custom_call" and name == "called_computations":
-                if not isinstance(value, va.ArrayV1Attr):
-                    raise legalize_error(op, "'called_computations' must be a #vhlo.array_v1")
-                out[name] = ArrayAttr([_symbol(x, op, name) for x in value.value])
-            elif base == "custom_call" and name == "api_version":
-                if not isinstance(value, va.VhloEnumAttr):
-                    raise legalize_error(op, "'api_version' must be a #vhlo<api_version_v1 ...>")
-                out[name] = IntegerAttr(value.value, IntegerType(32))
-            else:
-                b = convert.to_builtin_attr(value)
-                if b is None:
-                    raise legalize_error(
-                        op,
-                        f"attribute '{name}' = {structs.attr_text(value)} has no StableHLO counterpart",
-                    )
-                out[name] = b
+            field = fields.get(name)
+            if field is not None:
+                out[field.attribute] = _struct_field(value, op, name, field)
+                continue
+            kind = kinds.get(name)
+            if kind is not None:
+                b = _FROM_VHLO[kind](value, op, name, rules)
+                if b is not None:
+                    out[name] = b
+                continue
+            b = convert.to_builtin_attr(value)
+            if b is None:
+                raise legalize_error(
+                    op,
+                    f"attribute '{name}' = {structs.attr_text(value)} has no StableHLO counterpart",
+                )
+            out[name] = b
         return out
 
 
@@ -491,19 +447,26 @@ def _check_func(op: Operation, vattrs: dict[str, Attribute]) -> None:
             raise legalize_error(op, f"'{name}' must be an array of #vhlo.dict_v1")
 
 
-_CHANNEL = describe(ChannelHandleAttr)
-
-
-def _channel_handle(value: Attribute, op: Operation, name: str) -> Attribute:
-    """`#stablehlo.channel_handle<handle = N, type = 0>` of a `channel_id` (the collectives')."""
-    read, kind = structs.FROM_VHLO["int"]
-    handle = read(value)
-    if handle is None:
+def _struct_field(value: Attribute, op: Operation, name: str, f: legalization.FieldOf) -> Attribute:
+    """The StableHLO struct attribute of its one field held in VHLO (`channel_id`: the collectives'
+    `#stablehlo.channel_handle<handle = N, type = 0>`)."""
+    read, kind = structs.FROM_VHLO[f.field.kind.name]
+    x = read(value)
+    if x is None:
         raise legalize_error(op, f"'{name}' must be a {kind}, not {structs.attr_text(value)}")
-    return structs.build(_CHANNEL, ChannelHandle(handle, 0))
+    return structs.build(f.desc, f.desc.struct(**{f.field.name: x}))
 
 
-def _dense_array(value: Attribute, op: Operation, name: str) -> Attribute:
+def _unit(value: Attribute, op: Operation, name: str, rules: Any) -> Attribute | None:
+    """A unit attribute of a #vhlo.bool_v1 (absent when false)."""
+    if value == va.TRUE:
+        return UnitAttr()
+    if value != va.FALSE:
+        raise legalize_error(op, f"'{name}' must be a #vhlo.bool_v1")
+    return None
+
+
+def _dense_array(value: Attribute, op: Operation, name: str, rules: Any = None) -> Attribute:
     if not isinstance(value, va.TensorV1Attr):
         raise legalize_error(op, f"'{name}' must be a #vhlo.tensor_v1")
     et = value.dense.type.element_type
@@ -520,10 +483,32 @@ def _i64_array(vals: tuple[int, ...]) -> Attribute:
     return DenseArrayBase.from_list(IntegerType(64), list(vals))
 
 
-def _symbol(value: Attribute, op: Operation, name: str) -> Attribute:
+def _symbol(value: Attribute, op: Operation, name: str, rules: Any = None) -> Attribute:
     if not isinstance(value, va.StringV1Attr):
         raise legalize_error(op, f"'{name}' must be a #vhlo.string_v1 naming a symbol")
     return SymbolRefAttr(value.value)
+
+
+def _symbols(value: Attribute, op: Operation, name: str, rules: Any) -> Attribute:
+    if not isinstance(value, va.ArrayV1Attr):
+        raise legalize_error(op, f"'{name}' must be a #vhlo.array_v1")
+    return ArrayAttr([_symbol(x, op, name) for x in value.value])
+
+
+def _integer_enum(value: Attribute, op: Operation, name: str, rules: Any) -> Attribute:
+    if not isinstance(value, va.VhloEnumAttr):
+        raise legalize_error(op, f"'{name}' must be a #vhlo<{rules.enums[name]} ...>")
+    return IntegerAttr(value.value, IntegerType(32))
+
+
+_FROM_VHLO: dict[str, Any] = {
+    legalization.UNIT: _unit,
+    legalization.DENSE: _dense_array,
+    legalization.SYMBOL: _symbol,
+    legalization.SYMBOLS: _symbols,
+    legalization.ENUM: _integer_enum,
+}
+"""A VHLO attribute -> StableHLO, by its ``vhlo.legalization`` kind (None: absent in StableHLO)."""
 
 
 # ------------------------------------------------------------------------------ defaults
@@ -532,6 +517,7 @@ def _symbol(value: Attribute, op: Operation, name: str) -> Attribute:
 def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
     """Erase every attribute equal to its default (upstream removeDefaults)."""
     spec = op.SPEC
+    rules = legalization.rules(spec.name)
     if spec.base == "custom_call":
         _erase_empty_layouts(vattrs)
     for a in spec.attributes:
@@ -554,14 +540,8 @@ def _remove_defaults(op: VhloOp, vattrs: dict[str, Attribute]) -> None:
                 and vattrs.get("result_layouts") == va.EMPTY_ARRAY
             ):
                 continue  # both erased after the loop
-        elif a.name == "backend_config":
-            typed_ffi = vattrs.get("api_version") == va.enum(
-                "api_version_v1", "API_VERSION_TYPED_FFI"
-            )
-            if v == (va.EMPTY_DICT if typed_ffi else va.string("")):
-                del vattrs[a.name]
         elif a.vhlo_default is not None:
-            d = _default(a.vhlo_default)
+            d = rules.vhlo_default(a.name, vattrs) or _default(a.vhlo_default)
             if v == d or _same_integer(v, d) or _both_empty_tensors(v, d):
                 del vattrs[a.name]
 

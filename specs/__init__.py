@@ -166,6 +166,14 @@ class OpAttributeSpec:
     default_rule: str | None = None
     vhlo_default: str | None = None
     note: str | None = None
+    stablehlo_field: tuple[str, str] | None = None
+    """(StableHLO struct attribute, field): the VHLO attribute is that one field of the struct, whose
+    other fields take their defaults (the collectives' ``channel_id``: ``channel_handle.handle``)."""
+    integer_enum: str | None = None
+    """The VHLO enum whose integer value StableHLO writes as an i32 (custom_call's ``api_version``)."""
+    vhlo_default_when: tuple[str, str, str] | None = None
+    """(attribute, value, default): ``vhlo_default`` is ``default`` instead while the op's
+    ``attribute`` holds ``value`` (VHLO text; custom_call's ``backend_config`` with the typed FFI)."""
 
     @property
     def has_default(self) -> bool:
@@ -295,6 +303,36 @@ def _values(rows: list[dict[str, Any]]) -> tuple[ValueSpec, ...]:
     return tuple(ValueSpec(r["name"], bool(r.get("variadic", False))) for r in rows)
 
 
+def _field(row: dict[str, Any], a: dict[str, Any]) -> tuple[str, str] | None:
+    text = a.get("stablehlo_field")
+    if text is None:
+        return None
+    parts = tuple(text.split("."))
+    _check(
+        len(parts) == 2 and all(p.isidentifier() for p in parts),
+        f"{row['name']}.{a['name']}: stablehlo_field must be '<attribute>.<field>', not {text!r}",
+    )
+    return parts  # type: ignore[return-value]
+
+
+def _default_when(row: dict[str, Any], a: dict[str, Any]) -> tuple[str, str, str] | None:
+    when = a.get("vhlo_default_when")
+    if when is None:
+        return None
+    keys = ("attribute", "equals", "default")
+    _check(
+        isinstance(when, dict) and set(when) == set(keys),
+        f"{row['name']}.{a['name']}: vhlo_default_when needs exactly {', '.join(keys)}",
+    )
+    names = {b["name"] for b in row["attributes"]}
+    _check(
+        when["attribute"] in names and when["attribute"] != a["name"],
+        f"{row['name']}.{a['name']}: vhlo_default_when names {when['attribute']!r}, "
+        "which is not another attribute of the op",
+    )
+    return (when["attribute"], when["equals"], when["default"])
+
+
 def _op(row: dict[str, Any]) -> OpSpec:
     return OpSpec(
         name=row["name"],
@@ -314,6 +352,9 @@ def _op(row: dict[str, Any]) -> OpSpec:
                 default_rule=a.get("default_rule"),
                 vhlo_default=a.get("vhlo_default"),
                 note=a.get("note"),
+                stablehlo_field=_field(row, a),
+                integer_enum=a.get("integer_enum"),
+                vhlo_default_when=_default_when(row, a),
             )
             for a in row["attributes"]
         ),
@@ -453,6 +494,11 @@ def _tables() -> _Tables:
             _check(
                 a.default_rule is None or a.default_rule in DEFAULT_RULES,
                 f"{o.name}.{a.name} has unknown default_rule {a.default_rule!r}",
+            )
+            _check(
+                a.integer_enum is None
+                or (a.integer_enum in attr_by_name and attr_by_name[a.integer_enum].kind == "enum"),
+                f"{o.name}.{a.name}: integer_enum {a.integer_enum!r} is not a VHLO enum of types.toml",
             )
     return _Tables(
         ops=op_rows,

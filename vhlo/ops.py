@@ -338,7 +338,7 @@ def _make_op(spec: specs.OpSpec, plain_layout: bool = False) -> type[VhloOp]:
     return type(_class_name(spec), bases, namespace)  # type: ignore[return-value]
 
 
-def _stablehlo_classes() -> dict[str, type[Operation]]:
+def stablehlo_classes() -> dict[str, type[Operation]]:
     """The StableHLO/func op classes by name, from ir's op modules (``ir.dialects.OP_MODULES``)."""
     import importlib
 
@@ -364,7 +364,7 @@ def _generate() -> dict[str, type[VhloOp]]:
     """One class per fork; a family whose StableHLO class refuses a swap with a plain VHLO class
     is generated with ``_PlainLayout`` when that makes the swap work."""
     classes = {s.name: _make_op(s) for s in specs.ops()}
-    stablehlo = _stablehlo_classes()
+    stablehlo = stablehlo_classes()
     plain: set[str] = set()
     for s in specs.ops():
         for name in s.stablehlo:

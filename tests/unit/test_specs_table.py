@@ -323,3 +323,105 @@ def test_toml_ships_as_package_data() -> None:
 
     names = {p.name for p in resources.files("stablehlo_py.specs").iterdir()}
     assert {"ops.toml", "types.toml", "releases.toml"} <= names
+
+
+# --------------------------------------------------------------------------------------------
+# Legalization keys (stablehlo_field, integer_enum, vhlo_default_when) and what derives from them
+
+
+def test_legalization_keys_are_read() -> None:
+    channel = specs.op("all_gather_v2").attribute("channel_id")
+    assert channel.stablehlo_field == ("channel_handle", "handle")
+    custom = specs.op("custom_call_v2")
+    assert custom.attribute("api_version").integer_enum == "api_version_v1"
+    assert custom.attribute("backend_config").vhlo_default_when == (
+        "api_version",
+        "#vhlo<api_version_v1 API_VERSION_TYPED_FFI>",
+        "#vhlo.dict_v1<{}>",
+    )
+    assert specs.op("send_v2").attribute("channel_id").stablehlo_field is None  # a flattened struct
+    held = {s.base for s in specs.ops() for a in s.attributes if a.stablehlo_field}
+    assert held == {
+        "all_gather", "all_reduce", "all_to_all", "collective_permute", "reduce_scatter",
+        "collective_broadcast", "collective_reduce",
+    }
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value", "message"),
+    [
+        ("stablehlo_field", "channel_handle", "stablehlo_field must be '<attribute>.<field>'"),
+        ("integer_enum", "no_such_enum_v1", "integer_enum 'no_such_enum_v1' is not a VHLO enum"),
+        ("vhlo_default_when", {"attribute": "api_version"}, "vhlo_default_when needs exactly"),
+        (
+            "vhlo_default_when",
+            {"attribute": "nope", "equals": "x", "default": "y"},
+            "vhlo_default_when names 'nope'",
+        ),
+    ],
+)
+def test_legalization_keys_are_checked(monkeypatch, attribute: str, value: Any, message: str) -> None:
+    real = specs._read
+
+    def read(filename: str) -> Any:
+        data = real(filename)
+        if filename == "ops.toml":
+            for row in data["op"]:
+                if row["name"] == "custom_call_v2":
+                    row["attributes"][2][attribute] = value  # backend_config
+        return data
+
+    # the uncached loader (see tests/unit/serialization/test_codes.py)
+    monkeypatch.setattr(specs, "_read", read)
+    with pytest.raises(ValueError, match="inconsistent table") as info:
+        specs._tables.__wrapped__()
+    assert message in str(info.value)
+
+
+def test_legalization_cases_derive_from_rows_and_op_properties() -> None:
+    """The legalize passes' special cases (vhlo/legalization.py), derived from the rows' keys and
+    the StableHLO ops' property definitions, are the ones upstream's legalization makes."""
+    from stablehlo_py.vhlo import legalization as lg
+
+    found: dict[str, set[tuple[str, str]]] = {}
+    channel: set[str] = set()
+    for spec in specs.ops():
+        if not spec.stablehlo:
+            continue
+        rules = lg.rules(spec.name)
+        for name, kind in rules.kinds.items():
+            found.setdefault(kind, set()).add((spec.base, name))
+        for attribute, f in rules.fields.items():
+            assert (attribute, f.vhlo, f.field.name) == ("channel_handle", "channel_id", "handle")
+            channel.add(spec.base)
+    dense = {
+        "fft": {"fft_length"}, "broadcast": {"broadcast_sizes"}, "dynamic_slice": {"slice_sizes"},
+        "reverse": {"dimensions"}, "transpose": {"permutation"},
+        "pad": {"edge_padding_low", "edge_padding_high", "interior_padding"},
+        "slice": {"start_indices", "limit_indices", "strides"},
+        "broadcast_in_dim": {"broadcast_dimensions"},
+        "dynamic_broadcast_in_dim": {
+            "broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"
+        },
+        "select_and_scatter": {"window_dimensions", "window_strides"},
+        "reduce_window": {"window_dimensions", "window_strides", "base_dilations", "window_dilations"},
+        "map": {"dimensions"}, "reduce": {"dimensions"}, "gather": {"slice_sizes"},
+        "convolution": {"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"},
+        "dynamic_conv": {"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"},
+    }
+    assert found[lg.DENSE] == {(base, n) for base, names in dense.items() for n in names}
+    assert found[lg.SYMBOL] == {("call", "callee"), ("composite", "decomposition")}
+    assert found[lg.SYMBOLS] == {("custom_call", "called_computations")}
+    assert found[lg.ENUM] == {("custom_call", "api_version")}
+    assert found[lg.UNIT] == {
+        (base, "use_global_device_ids")
+        for base in ("all_gather", "all_reduce", "reduce_scatter", "collective_reduce")
+    } | {("collective_broadcast", "has_dynamic_root"), ("collective_reduce", "has_dynamic_root")}
+    assert channel == {
+        "all_gather", "all_reduce", "all_to_all", "collective_permute", "reduce_scatter",
+        "collective_broadcast", "collective_reduce",
+    }
+    custom = lg.rules("custom_call_v2")
+    ffi = {"api_version": lg.parse_attr_text("#vhlo<api_version_v1 API_VERSION_TYPED_FFI>")}
+    assert custom.vhlo_default("backend_config", ffi) == lg.parse_attr_text("#vhlo.dict_v1<{}>")
+    assert custom.vhlo_default("backend_config", {}) is None
