@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Operation
 
 from stablehlo_py.ir.ops.base import parse_attr_dict_and_typed_value
+from stablehlo_py.ir.ops.operand_syntax import parse_flagged_binary, print_flagged_binary
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.xdsl_compat.class_attrs import give_mlir_text, give_result_names
 
@@ -89,13 +90,9 @@ give_mlir_text(FastMathFlagsAttr, lambda a: f"#arith.fastmath<{_fastmath_text(a)
 
 def _parse_float_binary(cls: type) -> object:
     def parse(p: Parser) -> Operation:
-        lhs = p.parse_operand()
-        p.parse_literal(",")
-        rhs = p.parse_operand()
-        props = {}
-        if p.try_keyword("fastmath"):
-            props["fastmath"] = _parse_fastmath_body(p)
-        attrs = p.try_attr_dict()
+        (lhs, rhs), _, props, attrs = parse_flagged_binary(
+            p, "fastmath", "fastmath", _parse_fastmath_body
+        )
         t, pos = p.parse_written_type()
         if lhs.type != t or rhs.type != t:
             p.error(f"{cls.name} operands must have the written type", pos)  # type: ignore[attr-defined]
@@ -106,13 +103,9 @@ def _parse_float_binary(cls: type) -> object:
 
 def _print_float_binary(op: Operation, pr: Printer) -> None:
     pr.write(pr.op_name(op.name) + " ")
-    pr.operands(op.operands)
     fm = op.properties.get("fastmath")
-    if isinstance(fm, FastMathFlagsAttr) and fm.data:
-        pr.write(f" fastmath<{_fastmath_text(fm)}>")
-    pr.attr_dict(dict(op.attributes))
-    pr.write(" : ")
-    pr.type(op.results[0].type)
+    shown = isinstance(fm, FastMathFlagsAttr) and fm.data
+    print_flagged_binary(pr, op, f"fastmath<{_fastmath_text(fm)}>" if shown else None)
 
 
 FLOAT_BINARY = (AddfOp, SubfOp, MulfOp, DivfOp)

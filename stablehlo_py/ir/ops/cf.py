@@ -12,7 +12,6 @@ supported: no upstream StableHLO test uses them).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.ops.operand_syntax import check_operand_types, parse_operands_with_positions
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
 
 I1_CONDITION = "i1"
-_VALUE_NAME = re.compile(r"%[A-Za-z0-9_$.\-]+(?:#[0-9]+)?")
 
 
 # ------------------------------------------------------------------------- successor lists
@@ -54,42 +53,6 @@ def print_successor_and_operands(pr: Printer, block: Block, operands: Sequence[S
         pr.write(" : ")
         pr.types(v.type for v in operands)
         pr.write(")")
-
-
-def parse_operands_with_positions(p: Parser) -> tuple[list[SSAValue], list[int]]:
-    """`%a, %b#1` -> the values and where each is written."""
-    operands: list[SSAValue] = []
-    positions: list[int] = []
-
-    def one() -> None:
-        p.ws()
-        positions.append(p.pos)
-        operands.append(p.parse_operand())
-
-    p.parse_comma_list(one)
-    return operands, positions
-
-
-def check_operand_types(
-    p: Parser, operands: Sequence[SSAValue], positions: Sequence[int], types: Sequence[Attribute]
-) -> None:
-    """The written types of `operands` are their types (MLIR's resolveOperands wording)."""
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    if len(operands) != len(types):
-        p.error(
-            f"{len(operands)} operands present, but expected {len(types)}",
-            positions[0] if positions else None,
-        )
-    for v, pos, t in zip(operands, positions, types):
-        if v.type != t:
-            m = _VALUE_NAME.match(p.text, pos)
-            name = m.group(0) if m else "%?"
-            p.error(
-                f"use of value '{name}' expects different type than prior uses: "
-                f"'{type_to_str(t)}' vs '{type_to_str(v.type)}'",
-                pos,
-            )
 
 
 # ------------------------------------------------------------------------------------ cf.br

@@ -30,6 +30,12 @@ from xdsl.irdl import (
 from xdsl.traits import ConstantLike, Pure, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.ops.operand_syntax import (
+    check_operand_types,
+    parse_operand_at,
+    parse_operands_with_positions,
+)
+
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import Printer
@@ -123,11 +129,7 @@ class CallIndirectOp(IRDLOperation):
 
     @classmethod
     def parse_pretty(cls, p: Parser) -> Operation:
-        from stablehlo_py.ir.ops.cf import check_operand_types, parse_operands_with_positions
-
-        p.ws()
-        callee_pos = p.pos
-        callee = p.parse_operand()
+        callee, callee_pos = parse_operand_at(p)
         p.parse_literal("(", "to open the arguments of 'func.call_indirect'")
         operands, positions = parse_operands_with_positions(p) if p.peek() != ")" else ([], [])
         p.parse_literal(")", "to close the arguments of 'func.call_indirect'")

@@ -24,6 +24,11 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.ops.base import StableHLOOp, op_def
+from stablehlo_py.ir.ops.operand_syntax import (
+    check_operand_types,
+    parse_flagged_binary,
+    print_flagged_binary,
+)
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -120,44 +125,22 @@ class AddOp(StableHLOOp):
 
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:
-        p.ws()
-        lpos = p.pos
-        lhs = p.parse_operand()
-        lname = p.text[lpos : p.pos]
-        p.parse_literal(",")
-        p.ws()
-        rpos = p.pos
-        rhs = p.parse_operand()
-        rname = p.text[rpos : p.pos]
-        props: dict[str, Attribute] = {}
-        if p.try_keyword("overflow"):
-            props["overflowFlags"] = parse_overflow_flags(p)
-        attrs = p.try_attr_dict()
+        operands, positions, props, attrs = parse_flagged_binary(
+            p, "overflow", "overflowFlags", parse_overflow_flags
+        )
         p.parse_literal(":")
         t = p.parse_type()
-        for name, v, vpos in ((lname, lhs, lpos), (rname, rhs, rpos)):
-            if v.type != t:
-                from stablehlo_py.ir.text.printer import type_to_str
-
-                # MLIR resolves the operands against the written type
-                p.error(
-                    f"use of value '{name}' expects different type than prior uses: "
-                    f"'{type_to_str(t)}' vs '{type_to_str(v.type)}'",
-                    vpos,
-                )
+        # MLIR resolves the operands against the written type
+        check_operand_types(p, operands, positions, [t, t])
         return cls.build_generic(
-            operands=[lhs, rhs], result_types=[t], properties=props, attributes=attrs, regions=[]
+            operands=operands, result_types=[t], properties=props, attributes=attrs, regions=[]
         )
 
     def print_custom(self, pr: Printer) -> None:
         pr.write(" ")
-        pr.operands(self.operands)
         flags = self.properties.get("overflowFlags")
-        if isinstance(flags, IntegerOverflowFlagsAttr) and flags.data:
-            pr.write(f" overflow<{flags.body()}>")
-        pr.attr_dict(dict(self.attributes))
-        pr.write(" : ")
-        pr.type(self.res.type)
+        shown = isinstance(flags, IntegerOverflowFlagsAttr) and flags.data
+        print_flagged_binary(pr, self, f"overflow<{flags.body()}>" if shown else None)
 
 
 OPS = (AddOp,)
