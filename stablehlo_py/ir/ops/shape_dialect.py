@@ -364,16 +364,24 @@ def _print_shape_op(op: Operation, pr) -> None:  # type: ignore[no-untyped-def]
 
 
 _VAR_SHAPES = (SHAPE_OR_EXTENT,)
+_SHAPE_TO_SIZE = Signature((SHAPE_OR_EXTENT,), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule)
+"""num_elements and rank: a size (or an index) of a shape."""
+_SIZE_ARITHMETIC = Signature(
+    (SIZE_OR_INDEX, SIZE_OR_INDEX), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule
+)
+"""add and mul: two sizes or indices to one."""
+_TESTED_SHAPES = Signature(_VAR_SHAPES, I1, "typed", variadic=True, fixed_result=IntegerType(1))
+"""shape_eq and is_broadcastable: an i1 from shapes."""
 
 NumElementsOp = _shape_op(
     "shape.num_elements",
     "`shape.num_elements`: the number of elements of a shape (the product of its extents).",
-    Signature((SHAPE_OR_EXTENT,), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+    _SHAPE_TO_SIZE,
 )
 RankOp = _shape_op(
     "shape.rank",
     "`shape.rank`: the rank of a shape (its number of extents).",
-    Signature((SHAPE_OR_EXTENT,), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+    _SHAPE_TO_SIZE,
 )
 ToExtentTensorOp = _shape_op(
     "shape.to_extent_tensor",
@@ -410,12 +418,12 @@ GetExtentOp = _shape_op(
 AddOp = _shape_op(
     "shape.add",
     "`shape.add`: the sum of two sizes or indices.",
-    Signature((SIZE_OR_INDEX, SIZE_OR_INDEX), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+    _SIZE_ARITHMETIC,
 )
 MulOp = _shape_op(
     "shape.mul",
     "`shape.mul`: the product of two sizes or indices.",
-    Signature((SIZE_OR_INDEX, SIZE_OR_INDEX), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
+    _SIZE_ARITHMETIC,
 )
 CstrBroadcastableOp = _shape_op(
     "shape.cstr_broadcastable",
@@ -439,12 +447,12 @@ CstrEqOp = _shape_op(
 ShapeEqOp = _shape_op(
     "shape.shape_eq",
     "`shape.shape_eq`: whether all its shapes are equal (an i1).",
-    Signature(_VAR_SHAPES, I1, "typed", variadic=True, fixed_result=IntegerType(1)),
+    _TESTED_SHAPES,
 )
 IsBroadcastableOp = _shape_op(
     "shape.is_broadcastable",
     "`shape.is_broadcastable`: whether its shapes broadcast together (an i1).",
-    Signature(_VAR_SHAPES, I1, "typed", variadic=True, fixed_result=IntegerType(1)),
+    _TESTED_SHAPES,
     pure=False,
 )
 FromExtentTensorOp = _shape_op(
