@@ -84,3 +84,17 @@ def print_flagged_binary(pr: Printer, op: Operation, flags: str | None) -> None:
     pr.attr_dict(dict(op.attributes))
     pr.write(" : ")
     pr.type(op.results[0].type)
+
+
+def parse_entry_arg(p: Parser) -> tuple[str, Attribute, object]:
+    """`%a: T` or `%a: T loc(...)`: a region's entry argument as an op's syntax writes it (its
+    name, type and location, or None)."""
+    name = p.parse_value_def_name()
+    p.parse_literal(":")
+    t = p.parse_type()
+    return name, t, p.try_location()
+
+
+def parse_entry_args(p: Parser) -> list[tuple[str, Attribute, object]]:
+    """`(%a: T, %b: U loc(...))`: the entry arguments of the region that follows."""
+    return p.parse_delimited("(", lambda: parse_entry_arg(p), ")")

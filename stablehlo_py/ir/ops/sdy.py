@@ -39,6 +39,7 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.construct import inherent_as_properties
 from stablehlo_py.ir.ops.func import parse_return_operands, print_return
+from stablehlo_py.ir.ops.operand_syntax import parse_entry_args
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.sdy_attrs import (
     Mesh,
@@ -497,15 +498,7 @@ def _parse_manual(p: Parser) -> Operation:
     text = _scan_group(p, 'the manual axes {"x", ...}')
     axes = _checked(p, text, parse_manual_axes, pos)
     props["manual_axes"] = OpaqueAttr(manual_axes_text(axes))
-    args: list[tuple[str, Attribute, object]] = []
-
-    def one_arg() -> None:
-        n = p.parse_value_def_name()
-        p.parse_literal(":")
-        t = p.parse_type()
-        args.append((n, t, p.try_location()))
-
-    p.parse_delimited("(", one_arg, ")")
+    args = parse_entry_args(p)
     region = p.parse_region(entry_args=args, default_dialect="", isolated=True)  # type: ignore[arg-type]
     attrs = p.try_attr_dict()
     p.parse_literal(":")
