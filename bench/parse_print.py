@@ -97,6 +97,17 @@ def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return t
 
 
+def timing_options(ap: argparse.ArgumentParser, repeat: int) -> None:
+    """The options of the timing benches (this one and bench/versioning.py): --repeat, --cpu, --smoke."""
+    ap.add_argument("--repeat", type=int, default=repeat)
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time with the process's CPU time instead of the wall clock (for a loaded machine)",
+    )
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
+
+
 def jaxlib_times(text: str, repeat: int) -> tuple[float, float] | None:
     try:
         from jax._src.interpreters import mlir
@@ -113,13 +124,7 @@ def jaxlib_times(text: str, repeat: int) -> tuple[float, float] | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument(
-        "--cpu",
-        action="store_true",
-        help="time with the process's CPU time instead of the wall clock (for a loaded machine)",
-    )
-    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
+    timing_options(ap, repeat=3)
     args = ap.parse_args()
     n_ops, min_chars = (200, 1) if args.smoke else (10_000, 2_000_000)
     if args.smoke:

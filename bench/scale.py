@@ -221,6 +221,27 @@ def run_child(kind: str, path: Path) -> dict[str, list[float]]:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+# a program's writer and its file name at a size
+PROGRAMS = {
+    "dense": (write_dense_program, lambda size: f"dense_{size // MB}MB.mlir"),
+    "ops": (write_ops_program, lambda size: f"ops_{size}.mlir"),
+}
+
+
+def run_sizes(kind: str, sizes: list[int], folder: Path, keep: bool) -> list[dict]:
+    """The `kind` program at each size, written to `folder` and timed in a fresh process (the file is
+    deleted after its run unless `keep`)."""
+    write, file_name = PROGRAMS[kind]
+    results = []
+    for size in sizes:
+        path = folder / file_name(size)
+        write(path, size)
+        results.append(run_child(kind, path))
+        if not keep:
+            path.unlink()
+    return results
+
+
 # ------------------------------------------------------------------------------------ report
 def report(
     kind: str, sizes: list[int], results: list[dict], unit: str, const_bytes: int
@@ -287,23 +308,11 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         if args.only in (None, "dense"):
             sizes = [int(dense_mb * MB * f) // 4 * 4 for f in fractions]
-            results = []
-            for s in sizes:
-                path = folder / f"dense_{s // MB}MB.mlir"
-                write_dense_program(path, s)
-                results.append(run_child("dense", path))
-                if not args.keep:
-                    path.unlink()
+            results = run_sizes("dense", sizes, folder, keep=bool(args.keep))
             figures["dense"] = report("dense", sizes, results, "s/MB", sizes[-1])
         if args.only in (None, "ops"):
             sizes = [max(8, int(n_ops * f)) for f in fractions]
-            results = []
-            for s in sizes:
-                path = folder / f"ops_{s}.mlir"
-                write_ops_program(path, s)
-                results.append(run_child("ops", path))
-                if not args.keep:
-                    path.unlink()
+            results = run_sizes("ops", sizes, folder, keep=bool(args.keep))
             figures["ops"] = report("ops", sizes, results, "µs/op", 0)
         figures["peak_per_step"] = bool(results and results[-1]["resettable"])
         if not figures["peak_per_step"]:

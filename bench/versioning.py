@@ -29,6 +29,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from parse_print import count_ops, timing_options  # noqa: E402
 
 BLOCK = [
     "%{a} = stablehlo.add %{x}, %{x} : tensor<4x4xf32>",
@@ -65,22 +68,12 @@ def generate(n_ops: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def count_ops(module) -> int:  # type: ignore[no-untyped-def]
-    return sum(1 for _ in module.walk()) - 1
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--sizes", default="10000,100000")
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument(
-        "--cpu",
-        action="store_true",
-        help="time with the process's CPU time instead of the wall clock (for a loaded machine)",
-    )
-    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, the same code paths (tests/unit/test_bench_smoke.py runs it)")
+    timing_options(ap, repeat=1)
     args = ap.parse_args()
     if args.smoke:
         args.sizes, args.repeat = "100,200", 1
