@@ -39,6 +39,7 @@ from stablehlo_py.passes.drivers._common import (
     LegalizationError,
     carry_arg_location,
     gc_paused,
+    materialize_cast,
     op_location,
 )
 from xdsl.dialects.builtin import (
@@ -50,9 +51,8 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedMemRefType,
     UnrankedTensorType,
-    UnrealizedConversionCastOp,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from stablehlo_py.ir.text.dense import dense_values, make_dense
@@ -216,24 +216,7 @@ class _Conversion:
         """The target materialization: `unrealized_conversion_cast` of a signful value to its
         signless type, once per value, at the start of its block (a block argument) or right after
         its definition."""
-        to = convert_type(value.type)
-        key = (value, to)
-        got = self.casts.get(key)
-        if got is not None:
-            return got
-        cast = UnrealizedConversionCastOp.create(operands=[value], result_types=[to])
-        if isinstance(value, BlockArgument):
-            block: Block = value.block
-            if block.first_op is not None:
-                block.insert_op_before(cast, block.first_op)
-            else:
-                block.add_op(cast)
-        else:
-            owner = value.owner
-            assert isinstance(owner, Operation) and owner.parent is not None
-            owner.parent.insert_op_after(cast, owner)
-        self.casts[key] = cast.results[0]
-        return cast.results[0]
+        return materialize_cast(self.casts, value, convert_type(value.type))
 
 
 def convert_signless(root: Operation) -> None:

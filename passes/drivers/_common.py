@@ -99,22 +99,30 @@ class ValueMap:
     def cast(self, value: SSAValue, to_type: Attribute) -> SSAValue:
         if value.type == to_type:
             return value
-        key = (value, to_type)
-        got = self.casts.get(key)
-        if got is not None:
-            return got
-        cast = UnrealizedConversionCastOp.create(operands=[value], result_types=[to_type])
-        if isinstance(value, BlockArgument):
-            # At the start of the block, each new one before the previous ones (as MLIR's
-            # conversion framework materializes block-argument casts).
-            block = value.block
-            if block.first_op is not None:
-                block.insert_op_before(cast, block.first_op)
-            else:
-                block.add_op(cast)
+        return materialize_cast(self.casts, value, to_type)
+
+
+def materialize_cast(
+    casts: dict[tuple[SSAValue, Attribute], SSAValue], value: SSAValue, to_type: Attribute
+) -> SSAValue:
+    """A `builtin.unrealized_conversion_cast` of ``value`` to ``to_type``, made once per value and
+    type (``casts`` keeps them) where MLIR's conversion framework materializes it: at the start of
+    the block for a block argument (each new one before the previous ones), else right after the
+    defining op."""
+    key = (value, to_type)
+    got = casts.get(key)
+    if got is not None:
+        return got
+    cast = UnrealizedConversionCastOp.create(operands=[value], result_types=[to_type])
+    if isinstance(value, BlockArgument):
+        block = value.block
+        if block.first_op is not None:
+            block.insert_op_before(cast, block.first_op)
         else:
-            owner = value.owner
-            assert isinstance(owner, Operation) and owner.parent is not None
-            owner.parent.insert_op_after(cast, owner)
-        self.casts[key] = cast.results[0]
-        return cast.results[0]
+            block.add_op(cast)
+    else:
+        owner = value.owner
+        assert isinstance(owner, Operation) and owner.parent is not None
+        owner.parent.insert_op_after(cast, owner)
+    casts[key] = cast.results[0]
+    return cast.results[0]
