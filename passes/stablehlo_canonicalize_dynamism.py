@@ -216,6 +216,43 @@ def _replace(rewriter: PatternRewriter, old: Operation, new: Operation | list[Op
     rewriter.replace(old, ops)
 
 
+def _replace_by(
+    rewriter: PatternRewriter,
+    op: Operation,
+    cls: type[Operation],
+    operands: Sequence[SSAValue],
+    properties: dict[str, Attribute],
+    attributes: dict[str, Attribute] | None = None,
+) -> None:
+    """Replace ``op`` by a ``cls`` op of ``operands``, ``properties`` (and ``attributes``) and
+    ``op``'s result type."""
+    new = cls.create(
+        operands=list(operands),
+        result_types=[op.result.type],  # type: ignore[attr-defined]
+        properties=properties,
+        attributes=attributes or {},
+    )
+    _replace(rewriter, op, new)
+
+
+def _constant_arrays(op: Operation, names: Sequence[str]) -> dict[str, Attribute] | None:
+    """The operands ``names`` of ``op`` as i64 array properties of the same names (the static op's),
+    or None when one of them is not a constant."""
+    properties: dict[str, Attribute] = {}
+    for name in names:
+        values = constant_ints(getattr(op, name))
+        if values is None:
+            return None
+        properties[name] = _i64_array(values)
+    return properties
+
+
+def _static_with_constant_shape(op: Operation) -> bool:
+    """The op's `output_shape` operand is a constant and its result type static."""
+    shape, result = op.output_shape, op.result  # type: ignore[attr-defined]
+    return constant_ints(shape) is not None and _static(result.type)
+
+
 class _Pattern(RewritePattern):
     def __init__(self, diagnostics: list[VerifyError]):
         self.diagnostics = diagnostics
@@ -275,12 +312,8 @@ class CanonicalizeDynamicBroadcastInDim(_Pattern):
             return
         if not _static(op.result.type):
             return
-        new = BroadcastInDimOp.create(
-            operands=[op.operand],
-            result_types=[op.result.type],
-            properties={"broadcast_dimensions": op.broadcast_dimensions},
-        )
-        _replace(rewriter, op, new)
+        dims = {"broadcast_dimensions": op.broadcast_dimensions}
+        _replace_by(rewriter, op, BroadcastInDimOp, [op.operand], dims)
 
 
 class CanonicalizeDynamicConv(_Pattern):
@@ -290,68 +323,42 @@ class CanonicalizeDynamicConv(_Pattern):
         if padding is None:
             return
         padding_type = tensor_type(_I64, (len(padding) // 2, 2))
-        properties = dict(op.properties)
-        properties["padding"] = make_dense(padding_type, np.asarray(padding, dtype=np.int64))
-        new = ConvolutionOp.create(
-            operands=[op.lhs, op.rhs], result_types=[op.result.type], properties=properties
-        )
-        _replace(rewriter, op, new)
+        properties = {
+            **op.properties,
+            "padding": make_dense(padding_type, np.asarray(padding, dtype=np.int64)),
+        }
+        _replace_by(rewriter, op, ConvolutionOp, [op.lhs, op.rhs], properties)
 
 
 class CanonicalizeDynamicGather(_Pattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DynamicGatherOp, rewriter: PatternRewriter) -> None:
-        slice_sizes = constant_ints(op.slice_sizes)
-        if slice_sizes is None:
-            return
-        properties = dict(op.properties)
-        properties["slice_sizes"] = _i64_array(slice_sizes)
-        new = GatherOp.create(
-            operands=[op.operand, op.start_indices],
-            result_types=[op.result.type],
-            properties=properties,
-        )
-        _replace(rewriter, op, new)
+        sizes = _constant_arrays(op, ("slice_sizes",))
+        if sizes is not None:
+            operands = [op.operand, op.start_indices]
+            _replace_by(rewriter, op, GatherOp, operands, {**op.properties, **sizes})
 
 
 class CanonicalizeDynamicIota(_Pattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DynamicIotaOp, rewriter: PatternRewriter) -> None:
-        if constant_ints(op.output_shape) is None or not _static(op.result.type):
-            return
-        new = IotaOp.create(
-            result_types=[op.result.type], properties={"iota_dimension": op.iota_dimension}
-        )
-        _replace(rewriter, op, new)
+        if _static_with_constant_shape(op):
+            _replace_by(rewriter, op, IotaOp, [], {"iota_dimension": op.iota_dimension})
 
 
 class CanonicalizeDynamicPad(_Pattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DynamicPadOp, rewriter: PatternRewriter) -> None:
-        low = constant_ints(op.edge_padding_low)
-        high = constant_ints(op.edge_padding_high)
-        interior = constant_ints(op.interior_padding)
-        if low is None or high is None or interior is None:
-            return
-        new = PadOp.create(
-            operands=[op.operand, op.padding_value],
-            result_types=[op.result.type],
-            properties={
-                "edge_padding_low": _i64_array(low),
-                "edge_padding_high": _i64_array(high),
-                "interior_padding": _i64_array(interior),
-            },
-        )
-        _replace(rewriter, op, new)
+        pads = _constant_arrays(op, ("edge_padding_low", "edge_padding_high", "interior_padding"))
+        if pads is not None:
+            _replace_by(rewriter, op, PadOp, [op.operand, op.padding_value], pads)
 
 
 class CanonicalizeDynamicReshape(_Pattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DynamicReshapeOp, rewriter: PatternRewriter) -> None:
-        if constant_ints(op.output_shape) is None or not _static(op.result.type):
-            return
-        new = ReshapeOp.create(operands=[op.operand], result_types=[op.result.type])
-        _replace(rewriter, op, new)
+        if _static_with_constant_shape(op):
+            _replace_by(rewriter, op, ReshapeOp, [op.operand], {})
 
 
 def _constant_plus(limit: SSAValue, start: SSAValue) -> tuple[int, ...] | None:
@@ -406,22 +413,9 @@ class CanonicalizeRealDynamicSliceToDynamicSlice(_Pattern):
 class CanonicalizeRealDynamicSliceToSlice(_Pattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: RealDynamicSliceOp, rewriter: PatternRewriter) -> None:
-        start = constant_ints(op.start_indices)
-        limit = constant_ints(op.limit_indices)
-        strides = constant_ints(op.strides)
-        if start is None or limit is None or strides is None:
-            return
-        new = SliceOp.create(
-            operands=[op.operand],
-            result_types=[op.result.type],
-            properties={
-                "start_indices": _i64_array(start),
-                "limit_indices": _i64_array(limit),
-                "strides": _i64_array(strides),
-            },
-            attributes=dict(op.attributes),  # upstream: setDiscardableAttrs
-        )
-        _replace(rewriter, op, new)
+        props = _constant_arrays(op, ("start_indices", "limit_indices", "strides"))
+        if props is not None:  # upstream: setDiscardableAttrs
+            _replace_by(rewriter, op, SliceOp, [op.operand], props, dict(op.attributes))
 
 
 PATTERNS: tuple[type[_Pattern], ...] = (
