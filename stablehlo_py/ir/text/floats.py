@@ -12,12 +12,36 @@ import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from stablehlo_py.ir.context import CONTEXT
+
 # A numeric literal token (integer, decimal with exponent, or hex bits), as MLIR's lexer reads one.
 NUMBER = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)")
+
+
+def parse_number_token(p: Any, what: str) -> re.Match[str]:
+    """The numeric literal at the parser `p` (after white space), consumed; `expected <what>,
+    found ...` when there is none."""
+    p.ws()
+    m = NUMBER.match(p.text, p.pos)
+    if not m:
+        p.error(f"expected {what}, found {p._found()}")
+    p.pos = m.end()
+    return m
+
+
+def hex_f64(token: str) -> float | None:
+    """A `0x...` literal (sign allowed) as the f64 of those bits; None when they need more than
+    64 bits (MLIR's parseFloat: out of range)."""
+    bits = int(token.lstrip("+-"), 16)
+    if bits >> 64:
+        return None
+    v = float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
+    return -v if token.startswith("-") else v
 
 
 @dataclass(frozen=True)
@@ -194,14 +218,14 @@ def round_to_type(q: Fraction, sem: FloatSemantics) -> Fraction | None:
     return r if q > 0 else -r
 
 
-_MAX_CACHE: dict[str, float] = {}
+_MAX_CACHE = CONTEXT.table("text.float_max", 256)  # semantics name -> its largest finite value
 
 
 def _max_finite(sem: FloatSemantics) -> float:
     v = _MAX_CACHE.get(sem.name)
     if v is None:
         info = ml_dtypes.finfo(sem.dtype)
-        v = _MAX_CACHE[sem.name] = float(info.max)
+        v = _MAX_CACHE.put(sem.name, float(info.max))
     return v
 
 

@@ -38,7 +38,7 @@ from stablehlo_py.errors import ParseError
 from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text import dense as dense_text
-from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
+from stablehlo_py.ir.text.floats import parse_number_token
 from stablehlo_py.ir.text.lexer import (
     _BARE_ID,
     MAX_ATTRIBUTE_NESTING,
@@ -443,12 +443,8 @@ class TypeParser(Lexer):
         return a
 
     def _parse_number_attr(self, type_hint: Attribute | None) -> Attribute:
-        self.ws()
-        m = _NUMBER.match(self.text, self.pos)
-        if not m:
-            self.error(f"expected a number, found {self._found()}")
+        m = parse_number_token(self, "a number")
         tok = m.group(0)
-        self.pos = m.end()
         ty = type_hint
         if self.peek() == ":" and not self.text.startswith("::", self.pos):
             self.pos += 1
