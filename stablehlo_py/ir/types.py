@@ -42,7 +42,6 @@ from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py.ir.attributes import TextData
-from stablehlo_py.ir.context import CONTEXT
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -97,7 +96,7 @@ _FLOAT_DTYPES: dict[str, np.dtype] = {
     "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
 }
 
-_INT_CACHE = CONTEXT.table("ir.types.integer", 4096)  # `i32` -> its (interned) IntegerType
+_INT_CACHE: dict[str, IntegerType] = {}
 
 
 def integer_type(name: str) -> IntegerType | None:
@@ -115,7 +114,8 @@ def integer_type(name: str) -> IntegerType | None:
         return None
     if not digits.isdigit() or digits.startswith("0") and digits != "0" or int(digits) > 16777215:
         return None  # (MLIR's IntegerType::kMaxWidth; the parser says so)
-    return _INT_CACHE.put(name, IntegerType(int(digits), sign))
+    t = _INT_CACHE[name] = IntegerType(int(digits), sign)
+    return t
 
 
 INDEX = IndexType()
@@ -333,11 +333,11 @@ def tensor_type(
     t = _TENSOR_CACHE.get(key)
     if t is None:
         t = TensorType(element, shape) if encoding is None else TensorType(element, shape, encoding)
-        _TENSOR_CACHE.put(key, t)
+        _TENSOR_CACHE[key] = t
     return t
 
 
-_TENSOR_CACHE = CONTEXT.table("ir.types.tensor", 1 << 16)  # (element, shape, encoding) -> type
+_TENSOR_CACHE: dict[tuple, TensorType] = {}
 
 
 def is_tensor(t: Attribute) -> bool:
