@@ -16,6 +16,8 @@ The value is a double (as the C++ literal) rounded to the element type (1e+308 i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from stablehlo_py.passes.drivers._common import carry_location, op_location
 from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr, TensorType
@@ -41,6 +43,16 @@ _PART_DTYPES: dict[type[Attribute], type[np.floating]] = {
     Float64Type: np.float64,
 }
 """The real and imaginary part types of StableHLO's complex element types."""
+
+
+def _op(name: str) -> Callable[..., SSAValue]:
+    """The Emitter method that creates the op ``name`` on its operands (in order)."""
+
+    def method(self: Emitter, *operands: SSAValue) -> SSAValue:
+        return self.emit(name, list(operands))
+
+    method.__name__ = method.__qualname__ = name.split(".", 1)[1]
+    return method
 
 
 class Emitter:
@@ -90,68 +102,27 @@ class Emitter:
         return self.const(float("inf"), like)
 
     # ----------------------------------------------------------------------------- the ops
-    def real(self, z: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.real", [z])
-
-    def imag(self, z: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.imag", [z])
-
-    def complex(self, re: SSAValue, im: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.complex", [re, im])
-
-    def abs(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.abs", [a])
-
-    def neg(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.negate", [a])
-
-    def sqrt(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.sqrt", [a])
-
-    def log(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.log", [a])
-
-    def log1p(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.log_plus_one", [a])
-
-    def exp(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.exponential", [a])
-
-    def cos(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.cosine", [a])
-
-    def sin(self, a: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.sine", [a])
-
-    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.add", [a, b])
-
-    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.subtract", [a, b])
-
-    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.multiply", [a, b])
-
-    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.divide", [a, b])
-
-    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.maximum", [a, b])
-
-    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.minimum", [a, b])
-
-    def atan2(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.atan2", [a, b])
-
-    def and_(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.and", [a, b])
-
-    def or_(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.or", [a, b])
-
-    def select(self, pred: SSAValue, on_true: SSAValue, on_false: SSAValue) -> SSAValue:
-        return self.emit("stablehlo.select", [pred, on_true, on_false])
+    real = _op("stablehlo.real")
+    imag = _op("stablehlo.imag")
+    complex = _op("stablehlo.complex")
+    abs = _op("stablehlo.abs")
+    neg = _op("stablehlo.negate")
+    sqrt = _op("stablehlo.sqrt")
+    log = _op("stablehlo.log")
+    log1p = _op("stablehlo.log_plus_one")
+    exp = _op("stablehlo.exponential")
+    cos = _op("stablehlo.cosine")
+    sin = _op("stablehlo.sine")
+    add = _op("stablehlo.add")
+    sub = _op("stablehlo.subtract")
+    mul = _op("stablehlo.multiply")
+    div = _op("stablehlo.divide")
+    max = _op("stablehlo.maximum")
+    min = _op("stablehlo.minimum")
+    atan2 = _op("stablehlo.atan2")
+    and_ = _op("stablehlo.and")
+    or_ = _op("stablehlo.or")
+    select = _op("stablehlo.select")
 
     def compare(self, a: SSAValue, b: SSAValue, direction: str) -> SSAValue:
         """`stablehlo.compare` without a compare_type (DRR's STABLEHLO_DEFAULT_COMPARISON_TYPE)."""
