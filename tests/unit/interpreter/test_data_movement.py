@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 
 import ml_dtypes
 import numpy as np
@@ -12,7 +11,7 @@ from hypothesis import strategies as st
 
 from stablehlo_py.semantics import data_movement as D
 from stablehlo_py.semantics import regions as R
-from tests.unit.interpreter.helpers import draw_shape, naive_gather
+from tests.unit.interpreter.helpers import draw_shape, naive_gather, naive_pad, naive_scatter
 
 I64 = np.int64
 
@@ -90,19 +89,6 @@ def test_pad_spec_example_and_negative_padding():
     assert D.dynamic_pad(operand, a(-1), a([1, -1]), a([1, -1]), a([0, 1])).tolist() == expected
 
 
-def _naive_pad(operand, value, low, high, interior):
-    shape = [
-        max(0, lo + n + max(n - 1, 0) * it + hi)
-        for n, lo, hi, it in zip(operand.shape, low, high, interior)
-    ]
-    out = np.full(shape, value, operand.dtype)
-    for idx in itertools.product(*[range(n) for n in operand.shape]):
-        pos = [lo + i * (it + 1) for i, lo, it in zip(idx, low, interior)]
-        if all(0 <= p < s for p, s in zip(pos, shape)):
-            out[tuple(pos)] = operand[idx]
-    return out
-
-
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_pad_matches_naive(data):
@@ -115,7 +101,7 @@ def test_pad_matches_naive(data):
     if min(sizes) < 0:
         return
     out = D.pad(operand, a(-1), low, high, interior)
-    assert np.array_equal(out, _naive_pad(operand, -1, low, high, interior))
+    assert np.array_equal(out, naive_pad(operand, -1, low, high, interior))
 
 
 def test_reshape_reverse_slice_transpose():
@@ -223,25 +209,19 @@ def gather_cases(draw):
     result_rank = batch_rank + n_offset
     offset_dims = sorted(draw(st.permutations(list(range(result_rank))))[:n_offset])
     operand = np.arange(int(np.prod(shape)), dtype=I64).reshape(shape) * 3 + 1
-    return operand, start_indices, offset_dims, collapsed, op_batching, idx_batching, index_map, ivd, slice_sizes
+    # gather's attributes, as keywords of both D.gather and the reference
+    attrs = dict(offset_dims=offset_dims, collapsed_slice_dims=collapsed, start_index_map=index_map,
+                 index_vector_dim=ivd, slice_sizes=slice_sizes, operand_batching_dims=op_batching,
+                 start_indices_batching_dims=idx_batching)
+    return operand, start_indices, attrs
 
 
 @settings(max_examples=150, deadline=None)
 @given(gather_cases())
 def test_gather_matches_naive(case):
-    operand, start, offset_dims, collapsed, op_b, idx_b, index_map, ivd, sizes = case
-    out = D.gather(
-        operand,
-        start,
-        offset_dims=offset_dims,
-        collapsed_slice_dims=collapsed,
-        operand_batching_dims=op_b,
-        start_indices_batching_dims=idx_b,
-        start_index_map=index_map,
-        index_vector_dim=ivd,
-        slice_sizes=sizes,
-    )
-    expected = naive_gather(operand, start, offset_dims, collapsed, index_map, ivd, sizes, op_b, idx_b)
+    operand, start, attrs = case
+    out = D.gather(operand, start, **attrs)
+    expected = naive_gather(operand, start, **attrs)
     assert out.shape == expected.shape
     assert np.array_equal(out, expected)
 
@@ -317,49 +297,16 @@ def test_scatter_variadic_with_replace_body():
     assert out[1].tolist() == [0.0, 2.5, 0.0, 1.5]
 
 
-def _naive_scatter(inputs, indices, updates, uwd, iwd, in_b, idx_b, to_op, ivd, body):
-    results = [x.copy() for x in inputs]
-    up_shape = updates[0].shape
-    scatter_dims = [d for d in range(len(up_shape)) if d not in uwd]
-    rank = inputs[0].ndim
-    for ui in itertools.product(*[range(n) for n in up_shape]):
-        si = [ui[d] for d in scatter_dims]
-        if ivd < indices.ndim:
-            sl = list(si)
-            sl.insert(ivd, slice(None))
-            start = list(indices[tuple(sl)])
-        else:
-            start = [indices[tuple(si)]]
-        full_start = [0] * rank
-        for d_start, d_in in enumerate(to_op):
-            full_start[d_in] = int(start[d_start])
-        full_batch = [0] * rank
-        for i, d_in in enumerate(in_b):
-            d_start = idx_b[i]
-            full_batch[d_in] = si[d_start - (0 if d_start < ivd else 1)]
-        wi = iter([ui[d] for d in uwd])
-        full_window = [0 if (d in iwd or d in in_b) else next(wi) for d in range(rank)]
-        ri = tuple(s + b + w for s, b, w in zip(full_start, full_batch, full_window))
-        if not all(0 <= i < n for i, n in zip(ri, inputs[0].shape)):
-            continue
-        new = body(*[np.asarray(r[ri]) for r in results], *[np.asarray(u[ui]) for u in updates])
-        for r, v in zip(results, new):
-            r[ri] = v
-    return results
-
-
 @st.composite
 def scatter_cases(draw):
-    operand, start, offset_dims, collapsed, op_b, idx_b, index_map, ivd, sizes = draw(gather_cases())
+    operand, start, attrs = draw(gather_cases())
     # reuse the gather geometry: updates have the gather result's shape, with random values
-    gathered = D.gather(
-        operand, start, offset_dims=offset_dims, collapsed_slice_dims=collapsed,
-        operand_batching_dims=op_b, start_indices_batching_dims=idx_b, start_index_map=index_map,
-        index_vector_dim=ivd, slice_sizes=sizes,
-    )
+    gathered = D.gather(operand, start, **attrs)
     values = draw(st.lists(st.integers(-5, 5), min_size=gathered.size, max_size=gathered.size))
     updates = np.array(values, dtype=I64).reshape(gathered.shape)
-    return operand, start, updates, offset_dims, collapsed, op_b, idx_b, index_map, ivd
+    geometry = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                "start_indices_batching_dims", "start_index_map", "index_vector_dim")
+    return operand, start, updates, *(attrs[k] for k in geometry)
 
 
 @settings(max_examples=150, deadline=None)
@@ -377,7 +324,11 @@ def test_scatter_matches_naive(case, which):
         input_batching_dims=in_b, scatter_indices_batching_dims=idx_b,
         scatter_dims_to_operand_dims=to_op, index_vector_dim=ivd, update_computation=body,
     )
-    (expected,) = _naive_scatter([operand], start, [updates], uwd, iwd, in_b, idx_b, to_op, ivd, body)
+    (expected,) = naive_scatter(
+        [operand], start, [updates], uwd, iwd, to_op, ivd,
+        lambda *xs: body(*map(np.asarray, xs)),  # the region's body takes 0-d arrays
+        input_batching_dims=in_b, scatter_indices_batching_dims=idx_b,
+    )
     assert np.array_equal(out, expected)
 
 

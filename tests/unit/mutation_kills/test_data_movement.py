@@ -2,8 +2,9 @@
 group found unchecked.
 
 Every expectation is computed independently of the module: naive element-by-element loops written
-here straight from the formulas of the spec (docs/spec.md of openxla/stablehlo: gather, scatter,
-pad, dynamic_slice, dynamic_update_slice, broadcast_in_dim, iota, slice, ...), with the edge
+straight from the formulas of the spec (docs/spec.md of openxla/stablehlo: gather, scatter,
+pad, dynamic_slice, dynamic_update_slice, broadcast_in_dim, iota, slice, ...; gather, scatter and
+pad are in tests/unit/interpreter/helpers.py, shared with the interpreter's tests), with the edge
 conventions of upstream's reference interpreter (stablehlo/reference/Ops.cpp): gather and
 dynamic_slice clamp their start indices into the operand, scatter skips an update element whose
 result index is out of bounds (element by element), pad removes elements for negative edge
@@ -22,7 +23,7 @@ import pytest
 
 from stablehlo_py.semantics import data_movement as D
 from stablehlo_py.semantics import regions as R
-from tests.unit.interpreter.helpers import naive_gather
+from tests.unit.interpreter.helpers import naive_gather, naive_pad, naive_scatter
 
 I64 = np.int64
 
@@ -30,77 +31,6 @@ I64 = np.int64
 def arange(shape, dtype=I64, start=1):
     n = int(np.prod(shape, dtype=np.int64))
     return (np.arange(n, dtype=np.int64) + start).astype(dtype).reshape(shape)
-
-
-# ---- naive references from the spec ------------------------------------------------------------
-
-
-def naive_scatter(
-    inputs,
-    scatter_indices,
-    updates,
-    update_window_dims,
-    inserted_window_dims,
-    scatter_dims_to_operand_dims,
-    index_vector_dim,
-    body,
-    input_batching_dims=(),
-    scatter_indices_batching_dims=(),
-):
-    """The spec's exec(schedule, inputs) with the lexicographic schedule; ``body`` is a Python
-    function of scalars (``len(inputs)`` currents, then as many updates) returning a tuple."""
-    results = [np.array(x, copy=True) for x in inputs]
-    ups = [np.asarray(u) for u in updates]
-    si = np.asarray(scatter_indices)
-    ivd = index_vector_dim
-    shape = results[0].shape
-    up_shape = ups[0].shape
-    scatter_dims = [d for d in range(len(up_shape)) if d not in update_window_dims]
-    for ui in itertools.product(*[range(n) for n in up_shape]):
-        usi = [ui[d] for d in scatter_dims]
-        if ivd < si.ndim:
-            where = list(usi)
-            where.insert(ivd, slice(None))
-            start_index = [int(v) for v in si[tuple(where)]]
-        else:
-            start_index = [int(si[tuple(usi)])]
-        full_start = [0] * len(shape)
-        for d_start, d_in in enumerate(scatter_dims_to_operand_dims):
-            full_start[d_in] = start_index[d_start]
-        full_batching = [0] * len(shape)
-        for i, d_in in enumerate(input_batching_dims):
-            d_start = scatter_indices_batching_dims[i]
-            full_batching[d_in] = usi[d_start - (0 if d_start < ivd else 1)]
-        window_index = [ui[d] for d in update_window_dims]
-        full_window = []
-        k = 0
-        for d in range(len(shape)):
-            if d in inserted_window_dims or d in input_batching_dims:
-                full_window.append(0)
-            else:
-                full_window.append(window_index[k])
-                k += 1
-        index = tuple(a + b + c for a, b, c in zip(full_start, full_batching, full_window))
-        if not all(0 <= i < n for i, n in zip(index, shape)):
-            continue
-        new = body(*[r[index] for r in results], *[u[ui] for u in ups])
-        for r, v in zip(results, new):
-            r[index] = v
-    return results
-
-
-def naive_pad(operand, value, low, high, interior):
-    operand = np.asarray(operand)
-    shape = [
-        lo + n + max(n - 1, 0) * it + hi
-        for n, lo, hi, it in zip(operand.shape, low, high, interior)
-    ]
-    result = np.full([max(s, 0) for s in shape], value, dtype=operand.dtype)
-    for idx in itertools.product(*[range(n) for n in operand.shape]):
-        dst = tuple(lo + i * (it + 1) for i, lo, it in zip(idx, low, interior))
-        if all(0 <= j < n for j, n in zip(dst, result.shape)):
-            result[dst] = operand[idx]
-    return result
 
 
 # ---- broadcast_in_dim, concatenate, iota, reshape, reverse, slice, transpose --------------------
