@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import stablehlo_text, structs
+from stablehlo_py.vhlo import structs
 from stablehlo_py.vhlo.convert_types import (
     _MISS,
     FLOAT_TO_VHLO,
@@ -41,16 +41,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, TypeAttribute
 
 from stablehlo_py.ir.attributes import OpaqueAttr
-from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC
-from stablehlo_py.ir.attrs.output_operand_alias import OutputOperandAlias
-from stablehlo_py.ir.attrs.result_accuracy import ResultAccuracy
-from stablehlo_py.ir.attrs.struct import f64_bits
+from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC, DESCRIBED
+from stablehlo_py.ir.attrs.struct import Description, bits_f64, f64_bits
 from stablehlo_py.ir.enums import ENUM_CLASSES as STABLEHLO_ENUMS
 from stablehlo_py.ir.enums import EnumAttr
 from stablehlo_py.ir.types import (
     FLOAT_NAME,
     TokenType,
-    TypeExtensionsAttr,
     integer_type,
 )
 
@@ -73,38 +70,22 @@ converted by the op pattern)."""
 VHLO_TO_ENUM = {v: k for k, v in ENUM_TO_VHLO.items()}
 
 
-def _exact_classes() -> frozenset[type]:
-    from stablehlo_py.ir.gather_scatter_attrs import (
-        GatherDimensionNumbersAttr,
-        ScatterDimensionNumbersAttr,
-    )
-    from stablehlo_py.ir.op_attrs import (
-        ConvDimensionNumbersAttr,
-        DotAlgorithmAttr,
-        DotDimensionNumbersAttr,
-    )
-    from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
+_EXACT_KINDS = frozenset({"dims", "int", "bool", "type", "f64", "enum", "str", "sub_axis_info"})
+"""Field kinds whose values compare exactly (f64 fields hold bit patterns)."""
 
+
+def _exact_classes() -> frozenset[type]:
+    structs_ = {
+        d.attr for d in BY_MNEMONIC.values() if all(f.kind.name in _EXACT_KINDS for f in d.fields)
+    }
     return frozenset(
-        {
-            StringAttr,
-            IntegerAttr,
-            UnitAttr,
-            DenseArrayBase,
-            GatherDimensionNumbersAttr,
-            ScatterDimensionNumbersAttr,
-            ConvDimensionNumbersAttr,
-            DotAlgorithmAttr,
-            DotDimensionNumbersAttr,
-            ChannelHandleAttr,
-            *STABLEHLO_ENUMS.values(),
-        }
+        {StringAttr, IntegerAttr, UnitAttr, DenseArrayBase, *structs_, *STABLEHLO_ENUMS.values()}
     )
 
 
 EXACT_EQUALITY: frozenset[type] = _exact_classes()
 """Builtin/StableHLO attribute classes whose ``==`` is exact (strings, integers, enums, bytes of
-dense arrays, structs of integers and element types) and whose hash is cheap: a conversion of such
+dense arrays, described structs of such fields) and whose hash is cheap: a conversion of such
 attributes may be memoized by value.  (Not floats: ``0.0 == -0.0``; not dense elements: large.)"""
 
 _VHLO_ATTR_IDS = _ByIdentity()
@@ -174,9 +155,8 @@ def _to_vhlo_attr(a: Attribute, allow_other: bool) -> Attribute | None:
     if isinstance(a, TypeAttribute):
         t = to_vhlo_type(a)
         return None if t is None else va.TypeV1Attr(t)
-    mnemonic = stablehlo_text.mnemonic_of(a)
-    if mnemonic is not None:
-        return _stablehlo_struct_to_vhlo(a, mnemonic)
+    if structs.is_stablehlo(a):
+        return _stablehlo_struct_to_vhlo(a)
     if isinstance(a, UnitAttr):
         return None
     if allow_other:
@@ -192,68 +172,121 @@ def _enum_alias(cls: type[va.VhloEnumAttr], case: str) -> str | None:
     return None
 
 
-def _output_operand_alias(d: Any) -> Attribute | None:
-    return va.OutputOperandAliasV1Attr(
-        (tuple(d.output_tuple_indices), d.operand_index, tuple(d.operand_tuple_indices))
-    )
+# --------------------------------------------------------------------------------------------
+# Mirrored structs: a described StableHLO struct whose VHLO counterpart is one attribute
+# (`#stablehlo.axis_ref<...>` <-> `#vhlo.axis_ref_v1<...>`), its parameters the description's
+# fields in order (a one-field struct's VHLO value is the field itself).  Each field converts by its
+# kind; a value with no counterpart raises _Refused.
 
 
-def _result_accuracy(d: Any) -> Attribute | None:
-    return va.ResultAccuracyV1Attr(
-        (d.atol, d.rtol, int(d.ulps), va.enum("result_accuracy_mode_v1", d.mode))
-    )
+class _Refused(Exception):
+    pass
 
 
-def _replica_group_mesh_axes(d: Any) -> Attribute | None:
-    mesh = to_vhlo_attr(d.mesh)
-    axes = [to_vhlo_attr(x) for x in d.axes]
-    if mesh is None or any(x is None for x in axes):
-        return None
-    return va.ReplicaGroupMeshAxesV1Attr((mesh, va.array(axes)))  # type: ignore[arg-type]
+def _some(x: Attribute | None) -> Attribute:
+    if x is None:
+        raise _Refused
+    return x
 
 
-def _axis_ref(d: Any) -> Attribute | None:
-    sub = d.sub_axis_info
-    return va.AxisRefV1Attr(
-        (va.string(d.name), None if sub is None else va.SubAxisInfoV1Attr(tuple(sub)))
-    )
+def _vhlo_enum(kind: Any, case: str) -> Attribute:
+    return va.enum(ENUM_TO_VHLO[kind.enum.MNEMONIC], case)
 
 
-_MIRRORED = {
-    "output_operand_alias": _output_operand_alias,
-    "result_accuracy": _result_accuracy,
-    "replica_group_mesh_axes": _replica_group_mesh_axes,
-    "axis_ref": _axis_ref,
+_FIELD_TO_VHLO: dict[str, Any] = {
+    "dims": lambda k, v: tuple(v),
+    "int": lambda k, v: int(v),
+    "f64": lambda k, v: bits_f64(v),
+    "enum": _vhlo_enum,
+    "str": lambda k, v: va.string(v),
+    "attr": lambda k, v: None if v is None else _some(to_vhlo_attr(v)),
+    "attrs": lambda k, v: va.array([_some(to_vhlo_attr(x)) for x in v]),
+    "sub_axis_info": lambda k, v: None if v is None else va.SubAxisInfoV1Attr(tuple(v)),
+    "structs": lambda k, v: va.array([_mirror_to_vhlo(k.element, x) for x in v]),
 }
-"""The described StableHLO structs VHLO mirrors one to one, from the struct's value (the others,
-flattened into their op's attributes, are op-specific)."""
+"""A field's value -> its VHLO parameter, by the field's kind."""
 
 
-def _stablehlo_struct_to_vhlo(a: Attribute, mnemonic: str) -> Attribute | None:
+def _of(cls: type, read: Any) -> Any:
+    def conv(k: Any, v: Any) -> Any:
+        if not isinstance(v, cls):
+            raise _Refused
+        return read(k, v)
+
+    return conv
+
+
+def _attr_from_vhlo(k: Any, v: Any) -> Attribute | None:
+    """An attribute parameter; a VHLO string there is a symbol (the mesh a replica group names)."""
+    if v is None:
+        return None
+    if isinstance(v, va.StringV1Attr):
+        return SymbolRefAttr(v.value)
+    return _some(to_builtin_attr(v))
+
+
+def _structs_from_vhlo(k: Any, v: Any) -> tuple[Any, ...]:
+    """Another description's values, each mirrored by its VHLO attribute."""
+    d = k.element
+    cls = _MIRRORS[d.mnemonic]
+    if not isinstance(v, va.ArrayV1Attr) or not all(isinstance(x, cls) for x in v.value):
+        raise _Refused
+    return tuple(_mirror_data(x, d) for x in v.value)
+
+
+_FIELD_FROM_VHLO: dict[str, Any] = {
+    "dims": lambda k, v: tuple(v),
+    "int": lambda k, v: int(v),
+    "f64": lambda k, v: f64_bits(float(v)),
+    "enum": _of(va.VhloEnumAttr, lambda k, v: v.case),
+    "str": _of(va.StringV1Attr, lambda k, v: v.value),
+    "attr": _attr_from_vhlo,
+    "attrs": _of(va.ArrayV1Attr, lambda k, v: tuple(_some(to_builtin_attr(x)) for x in v.value)),
+    "sub_axis_info": lambda k, v: (
+        None if v is None else _of(va.SubAxisInfoV1Attr, lambda k, x: tuple(x.data))(k, v)
+    ),
+    "structs": _structs_from_vhlo,
+}
+"""A VHLO parameter -> the field's value, by the field's kind."""
+
+
+def _mirror_classes() -> dict[str, type[va.VhloAttr]]:
+    """Description mnemonic -> the current VHLO attribute named after it (`axis_ref_v1`)."""
+    out = {}
+    for mnemonic in DESCRIBED:
+        for name, cls in va.STRUCT_CLASSES.items():
+            if name.rpartition("_v")[0] == mnemonic and cls.spec().max == "current":
+                out[mnemonic] = cls
+    return out
+
+
+_MIRRORS = _mirror_classes()
+"""The described StableHLO structs VHLO mirrors one to one (the others, flattened into their op's
+attributes, are op-specific: ``vhlo.structs``)."""
+_MIRRORED_BY_VHLO = {cls: DESCRIBED[m] for m, cls in _MIRRORS.items()}
+
+
+def _mirror_to_vhlo(d: Description, data: Any) -> Attribute:
+    params = [_FIELD_TO_VHLO[f.kind.name](f.kind, getattr(data, f.name)) for f in d.fields]
+    return _MIRRORS[d.mnemonic](params[0] if len(params) == 1 else tuple(params))
+
+
+def _mirror_data(a: Any, d: Description) -> Any:
+    params = a.data if len(d.fields) > 1 else (a.data,)
+    return d.struct(
+        **{f.name: _FIELD_FROM_VHLO[f.kind.name](f.kind, v) for f, v in zip(d.fields, params)}
+    )
+
+
+def _stablehlo_struct_to_vhlo(a: Attribute) -> Attribute | None:
     """The StableHLO attributes VHLO mirrors one to one (everything else is op-specific)."""
-    mirror = _MIRRORED.get(mnemonic)
-    if mirror is not None:
-        try:
-            data = structs.struct_data(a, BY_MNEMONIC[mnemonic])
-        except structs.StructError:
-            return None
-        return mirror(data)
-    if mnemonic not in ("mesh", "mesh_axis", "type_extensions", "bounds"):
+    d = structs.described(a)
+    if d is None or d.mnemonic not in _MIRRORS:
         return None
     try:
-        _, f = stablehlo_text.read(a)
-    except stablehlo_text.StructTextError:
+        return _mirror_to_vhlo(d, structs.struct_data(a, d))
+    except (structs.StructError, _Refused):
         return None
-    if mnemonic == "mesh_axis":
-        return va.MeshAxisV1Attr((va.string(f["name"]), int(f["size"])))
-    if mnemonic == "mesh":
-        axes = [to_vhlo_attr(x) for x in f["axes"]]
-        ids = f.get("device_ids")
-        vids = None if ids is None else to_vhlo_attr(ids)
-        if any(x is None for x in axes) or (ids is not None and vids is None):
-            return None
-        return va.MeshV1Attr((va.array(axes), vids))  # type: ignore[arg-type]
-    return va.TypeExtensionsV1Attr(tuple(f["bounds"]))
 
 
 def to_builtin_attr(a: Attribute) -> Attribute | None:
@@ -298,77 +331,13 @@ def _to_builtin_attr(a: Attribute) -> Attribute | None:
         if mnemonic is None:
             return None
         return stablehlo_enum(mnemonic, a.case)
-    if isinstance(a, va.OutputOperandAliasV1Attr):
-        out_idx, idx, opnd = a.data  # type: ignore[misc]
-        return structs.build(
-            _ALIAS, OutputOperandAlias(tuple(out_idx), int(idx), tuple(opnd))
-        )
-    if isinstance(a, va.ResultAccuracyV1Attr):
-        atol, rtol, ulps, mode = a.data  # type: ignore[misc]
-        return structs.build(
-            _ACCURACY,
-            ResultAccuracy(f64_bits(float(atol)), f64_bits(float(rtol)), int(ulps), mode.case),
-        )
-    if isinstance(a, va.TypeExtensionsV1Attr):
-        return TypeExtensionsAttr(tuple(a.bounds))
-    if isinstance(
-        a, (va.ReplicaGroupMeshAxesV1Attr, va.AxisRefV1Attr, va.MeshV1Attr, va.MeshAxisV1Attr)
-    ):
-        text = _mesh_text(a)
-        return None if text is None else stablehlo_text.parse_attr(text)
+    d = _MIRRORED_BY_VHLO.get(type(a))
+    if d is not None:
+        try:
+            return structs.build(d, _mirror_data(a, d))
+        except _Refused:
+            return None
     return None
-
-
-def _mesh_text(a: Attribute) -> str | None:
-    if isinstance(a, va.StringV1Attr):
-        from stablehlo_py.ir.text.printer import symbol_text
-
-        return symbol_text(a.value)
-    if isinstance(a, va.AxisRefV1Attr):
-        name, sub = a.data  # type: ignore[misc]
-        if not isinstance(name, va.StringV1Attr) or not (
-            sub is None or isinstance(sub, va.SubAxisInfoV1Attr)
-        ):
-            return None
-        return stablehlo_text.text_of(
-            "axis_ref",
-            {"name": name.value, "sub_axis_info": None if sub is None else tuple(sub.data)},
-        )
-    if isinstance(a, va.MeshAxisV1Attr):
-        name, size = a.data  # type: ignore[misc]
-        if not isinstance(name, va.StringV1Attr):
-            return None
-        return stablehlo_text.text_of("mesh_axis", {"name": name.value, "size": size})
-    if isinstance(a, va.MeshV1Attr):
-        axes, ids = a.data  # type: ignore[misc]
-        if not isinstance(axes, va.ArrayV1Attr):
-            return None
-        parts = [_mesh_text(x) for x in axes.value]
-        ids_text = None
-        if ids is not None:
-            b = to_builtin_attr(ids)
-            if b is None:
-                return None
-            from stablehlo_py.ir.text.printer import attr_to_str
-
-            ids_text = attr_to_str(b)
-        if any(p is None for p in parts):
-            return None
-        return stablehlo_text.text_of("mesh", {"axes": parts, "device_ids": ids_text})
-    if isinstance(a, va.ReplicaGroupMeshAxesV1Attr):
-        mesh, axes = a.data  # type: ignore[misc]
-        if not isinstance(axes, va.ArrayV1Attr):
-            return None
-        mesh_text = _mesh_text(mesh)
-        parts = [_mesh_text(x) for x in axes.value]
-        if mesh_text is None or any(p is None for p in parts):
-            return None
-        return stablehlo_text.text_of("replica_group_mesh_axes", {"mesh": mesh_text, "axes": parts})
-    return None
-
-
-_ALIAS = BY_MNEMONIC["output_operand_alias"]
-_ACCURACY = BY_MNEMONIC["result_accuracy"]
 
 
 def stablehlo_enum(mnemonic: str, case: str) -> Attribute:
@@ -382,8 +351,8 @@ def stablehlo_enum(mnemonic: str, case: str) -> Attribute:
             if c.replace("_", "") == key:
                 return cls.get_case(c)
     if mnemonic == "result_accuracy_mode":
-        return stablehlo_text.parse_attr(f"#stablehlo.result_accuracy_mode<{case}>")
-    return stablehlo_text.parse_attr(f"#stablehlo<{mnemonic} {case}>")
+        return structs.parse_attr_text(f"#stablehlo.result_accuracy_mode<{case}>")
+    return structs.parse_attr_text(f"#stablehlo<{mnemonic} {case}>")
 
 
 __all__ = [

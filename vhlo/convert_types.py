@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablehlo_py.vhlo import stablehlo_text
 from stablehlo_py.vhlo import types as vt
 from stablehlo_py.vhlo.attr_base import TypeExtensionsV1Attr, is_vhlo
 from xdsl.dialects.builtin import (
@@ -30,7 +29,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.attributes import OpaqueType
+from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
+from stablehlo_py.ir.future_type import FutureType
 from stablehlo_py.ir.types import (
     FLOAT_TYPES,
     TOKEN,
@@ -212,15 +212,29 @@ def to_vhlo_encoding(enc: Attribute) -> Attribute | None:
     """A tensor encoding: VHLO encodings pass, `#stablehlo.bounds` -> `type_extensions_v1`."""
     if is_vhlo(enc):
         return enc
+    if isinstance(enc, OpaqueAttr) and str(enc.data).startswith(_BOUNDS_TEXT):
+        enc = _parsed_encoding(str(enc.data))
     if isinstance(enc, TypeExtensionsAttr):
         return TypeExtensionsV1Attr(tuple(enc.bounds))
-    if stablehlo_text.mnemonic_of(enc) in ("type_extensions", "bounds"):
-        try:
-            _, f = stablehlo_text.read(enc)
-        except stablehlo_text.StructTextError:
-            return None
-        return TypeExtensionsV1Attr(tuple(f["bounds"]))
     return None
+
+
+_BOUNDS_TEXT = ("#stablehlo.bounds<", "#stablehlo.type_extensions<")
+"""The texts of a bounds encoding kept as text (OpaqueAttr), both forms upstream reads."""
+
+
+def _parsed_encoding(text: str) -> Attribute | None:
+    """The attribute of an encoding kept as text, read by the StableHLO parser (None: unreadable)."""
+    from stablehlo_py.errors import ParseError
+    from stablehlo_py.ir.dialects import default_registry
+    from stablehlo_py.ir.text.parser import Parser
+
+    p = Parser(text, default_registry(), "<stablehlo-attribute>")
+    try:
+        a = p.parse_attribute()
+    except ParseError:
+        return None
+    return a if p.at_end() else None
 
 
 class NotVhlo(Exception):
@@ -285,12 +299,11 @@ def _convert_back(t: Attribute) -> Attribute:
     if isinstance(t, vt.BufferV1Type):
         return MemRefType(to_builtin_type(t.element_type), list(t.shape))
     if isinstance(t, vt.FutureV1Type):
-        from stablehlo_py.ir.text.printer import type_to_str
-
-        inner = ", ".join(type_to_str(to_builtin_type(x)) for x in t.types)
-        return stablehlo_text.parse_type(f"!stablehlo.future<{inner}>")
+        return FutureType([to_builtin_type(x) for x in t.types])
     if t == vt.SIMPLE["witness_v1"]:
-        return stablehlo_text.parse_type("!shape.witness")
+        from stablehlo_py.ir.ops.shape_dialect import WitnessType
+
+        return WitnessType()
     if isinstance(t, vt.VhloType):
         raise NotVhlo(f"no builtin counterpart for {t.mlir_text()}")
     return t

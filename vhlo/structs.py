@@ -8,12 +8,15 @@ the legalize passes read a struct's fields from the attribute's value (``struct_
 it back through its description (``build``: one attribute per value, shared).
 
 A struct the StableHLO layer kept as text (``OpaqueAttr``, `#stablehlo.dot<...>`) is parsed into
-its described class first; text that does not read as one is refused (``StructError``).
+its described class first; text that does not read as one is refused (``StructError``).  The
+structs the IR always keeps as text (`#stablehlo.mesh`, `#stablehlo.mesh_axis`: ``text_kept``
+descriptions) are read by their description's syntax and built back as their text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -25,7 +28,7 @@ from xdsl.ir import Attribute
 from stablehlo_py import specs
 from stablehlo_py.errors import ParseError
 from stablehlo_py.ir.attributes import OpaqueAttr
-from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC
+from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC, BY_NAME
 from stablehlo_py.ir.attrs.struct import DescribedAttr, Description, Field
 
 
@@ -55,6 +58,20 @@ def parse_attr_text(text: str) -> Attribute:
     return a
 
 
+_OPAQUE_NAME = re.compile(r"#(stablehlo\.\w+)")
+
+
+def described(a: Attribute) -> Description | None:
+    """The description of a StableHLO struct attribute (its class's, or the one its text names
+    when it is kept as text), or None."""
+    d = BY_NAME.get(a.name)
+    if d is None and isinstance(a, OpaqueAttr):
+        m = _OPAQUE_NAME.match(str(a.data))
+        if m is not None:
+            return BY_NAME.get(m.group(1))
+    return d
+
+
 def struct_data(a: Attribute, d: Description) -> Any:
     """The value (the description's dataclass) of a `#stablehlo.<struct>` attribute.  Raises
     StructError when it is not one (``wrong_struct``: another struct)."""
@@ -63,23 +80,48 @@ def struct_data(a: Attribute, d: Description) -> Any:
     if isinstance(a, OpaqueAttr):
         text = str(a.data)
         if text.startswith("#stablehlo."):
-            try:
-                a = parse_attr_text(text)
-            except (ParseError, StructError) as e:
-                why = e.message if isinstance(e, ParseError) else str(e)
-                raise StructError(f"cannot read {text!r}: {why}") from None
-            if type(a) is d.attr:
-                return a.data  # type: ignore[attr-defined]
-    if isinstance(a, DescribedAttr) or _stablehlo_attr(a):
+            if d.text_kept:
+                if text.startswith(d.what + "<"):
+                    return _read_text(text, d)
+            else:
+                try:
+                    a = parse_attr_text(text)
+                except (ParseError, StructError) as e:
+                    raise _unreadable(text, e) from None
+                if type(a) is d.attr:
+                    return a.data  # type: ignore[attr-defined]
+    if isinstance(a, DescribedAttr) or is_stablehlo(a):
         raise WrongStruct(d.what)
     raise StructError(f"not a structured StableHLO attribute: {attr_text(a)}")
+
+
+def _unreadable(text: str, e: Exception) -> StructError:
+    why = e.message if isinstance(e, ParseError) else str(e)
+    return StructError(f"cannot read {text!r}: {why}")
+
+
+def _read_text(text: str, d: Description) -> Any:
+    """The value of a text-kept struct, read by its description's syntax."""
+    from stablehlo_py.ir.dialects import default_registry
+    from stablehlo_py.ir.text.parser import Parser
+
+    p = Parser(text, default_registry(), "<stablehlo-attribute>")
+    p.pos = len(d.what)
+    try:
+        data = d.syntax.parse(d, p)
+        if not p.at_end():
+            raise StructError(f"trailing text after attribute: {text!r}")
+    except (ParseError, StructError) as e:
+        raise _unreadable(text, e) from None
+    return data
 
 
 class WrongStruct(StructError):
     """A StableHLO attribute of another kind than the struct expected (its ``what``)."""
 
 
-def _stablehlo_attr(a: Attribute) -> bool:
+def is_stablehlo(a: Attribute) -> bool:
+    """A `#stablehlo.*` attribute (of a StableHLO class, or kept as text)."""
     name = a.name
     if isinstance(a, OpaqueAttr):
         return str(a.data).startswith("#stablehlo.")
@@ -95,11 +137,18 @@ def build(d: Description, data: Any) -> Attribute:
     key = (d.attr, data)
     got = _BUILT.get(key)
     if got is None:
-        got = d.attr.new(data)
+        got = _text_kept(d.text(data)) if d.text_kept else d.attr.new(data)
         if len(_BUILT) >= 16384:
             _BUILT.clear()
         _BUILT[key] = got
     return got
+
+
+def _text_kept(text: str) -> Attribute:
+    """The IR's attribute of a text-kept struct: its text as the parser keeps it."""
+    from stablehlo_py.ir.text.parse_types import normalize_opaque
+
+    return OpaqueAttr(normalize_opaque(text))
 
 
 # ------------------------------------------------------------------------------ field values

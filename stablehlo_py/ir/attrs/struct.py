@@ -13,8 +13,9 @@ Each struct attribute (`#stablehlo.dot<...>`, `#stablehlo.gather<...>`, `#stable
   with the diagnostics this toolkit gives --, :class:`FixedOrder`, or a custom syntax object with
   the same two methods, as `#stablehlo.conv`'s compact form), its kind code in upstream's MLIR
   bytecode (``BYTECODE``, StablehloBytecode.cpp) and the fields' order there where it differs
-  from the declaration order (``BYTECODE_ORDER``), and optionally a check run when it is parsed
-  (``VERIFY``: upstream's attribute verifier).
+  from the declaration order (``BYTECODE_ORDER``), optionally a check run when it is parsed
+  (``VERIFY``: upstream's attribute verifier), and whether the IR keeps it as its text
+  (``TEXT_KEPT``: `#stablehlo.mesh` prints back as written; the description reads and writes it).
 
 :func:`describe` gives the :class:`Description` of an attribute class; everything else reads it:
 `mlir_text` / `parse_body` here, the builder's converter (`stablehlo_py.builder.attrs`), the MLIR
@@ -57,13 +58,16 @@ class Kind:
     bytecode codec know it by (one converter, one reader and one writer per name): ``dims`` (a tuple
     of ints, -1 for `?`), ``int``, ``bool``, ``type``, ``f64`` (the value's bit pattern, so that -0.0
     is not 0.0), ``enum`` (a case name of ``enum``), ``str``, ``attr``, ``attrs`` (a tuple of
-    attributes), ``sub_axis_info`` (None or ``(pre_size, size)``)."""
+    attributes), ``sub_axis_info`` (None or ``(pre_size, size)``), ``structs`` (a tuple of another
+    description's values)."""
 
     name: str
     parse: Callable[[Parser], Any]
     text: Callable[[Any], str]
     enum: Any = None
     """For ``enum``: the EnumAttr class whose case names the values are."""
+    element: Any = None
+    """For ``structs``: the :class:`Description` of the elements."""
 
 
 def ints_text(xs: tuple[int, ...]) -> str:
@@ -172,6 +176,22 @@ def enum_kind(enum_cls: Any) -> Kind:
         return a.data
 
     return Kind("enum", parse, lambda v: f"{what}<{v}>", enum_cls)
+
+
+def struct_list_kind(attr_cls: Any) -> Kind:
+    """A list of ``attr_cls``'s values, `[#stablehlo.mesh_axis<...>, ...]`; read also without the
+    elements' name, `[<...>, ...]`, as upstream prints an ArrayRefParameter of attributes."""
+    d: Description = attr_cls.DESC
+
+    def parse(p: Parser) -> tuple[Any, ...]:
+        def item() -> Any:
+            p.ws()
+            p.try_literal(d.what)
+            return d.syntax.parse(d, p)
+
+        return tuple(p.parse_delimited("[", item, "]"))
+
+    return Kind("structs", parse, lambda v: "[" + ", ".join(d.text(x) for x in v) + "]", element=d)
 
 
 # ------------------------------------------------------------------------------------ fields
@@ -332,8 +352,11 @@ class Description:
     bytecode_fields: tuple[Field, ...]
     """The fields in the order upstream's bytecode writes them."""
     verify: Callable[[Any], str | None] | None
+    text_kept: bool = False
+    """The IR holds the attribute as its text (an OpaqueAttr, printed back as written), not as
+    ``attr``: `#stablehlo.mesh`, `#stablehlo.mesh_axis`."""
     what: str = dataclasses.field(init=False)
-    """`#stablehlo.<mnemonic>` (the attribute's name), as messages name it."""
+    """`#stablehlo.<mnemonic>` (upstream's name of the attribute), as messages name it."""
     by_key: dict[str, Field] = dataclasses.field(init=False)
     """The fields by upstream's name, in declaration order."""
     required: tuple[Field, ...] = dataclasses.field(init=False)
@@ -344,13 +367,17 @@ class Description:
 
     def __post_init__(self) -> None:
         init = object.__setattr__  # a frozen dataclass's derived fields
-        init(self, "what", "#" + self.attr.name)
+        init(self, "what", "#" + self.attr.name.partition(".")[0] + "." + self.mnemonic)
         init(self, "by_key", {f.key: f for f in self.fields})
         init(self, "required", tuple(f for f in self.fields if f.required))
         printers = tuple(
             (f.name, f.key, f.kind.text, None if f.printed is ALWAYS else f) for f in self.fields
         )
         init(self, "printers", printers)
+
+    def text(self, data: Any) -> str:
+        """`#stablehlo.<mnemonic><...>`: the text of a value in upstream's syntax."""
+        return self.what + "<" + self.syntax.print_body(self, data) + ">"
 
     def values(self, data: Any) -> dict[str, Any]:
         """The fields of a value by upstream's name (``key``), in declaration order."""
@@ -392,7 +419,17 @@ def _describe(cls: Any) -> Description:
         bytecode=cls.BYTECODE,
         bytecode_fields=fields if order is None else tuple(by_name[n] for n in order),
         verify=cls.VERIFY,
+        text_kept=cls.TEXT_KEPT,
     )
+
+
+def describe_data(
+    attr: type, mnemonic: str, struct: type, kinds: dict[str, Kind], syntax: Any, bytecode: int
+) -> Description:
+    """The description of an attribute class defined below this package, whose value is a plain
+    dataclass (``struct``): ``kinds`` gives its fields' kinds, each required and always printed."""
+    fields = tuple(Field(n, n, k, REQUIRED, ALWAYS, n, True) for n, k in kinds.items())
+    return Description(attr, mnemonic, struct, fields, syntax, bytecode, fields, None)
 
 
 # --------------------------------------------------------------------------------- attribute
@@ -405,6 +442,7 @@ class DescribedAttr(StructAttr):
     BYTECODE: ClassVar[int | None] = None
     BYTECODE_ORDER: ClassVar[tuple[str, ...] | None] = None
     VERIFY: ClassVar[Callable[[Any], str | None] | None] = None
+    TEXT_KEPT: ClassVar[bool] = False
     DESC: ClassVar[Description]
 
     def __init_subclass__(cls, **kw: Any) -> None:
