@@ -14,7 +14,7 @@ pass state).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from stablehlo_py.passes.patterns.refine_types import (
     refine_return_components,
@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
     UnrealizedConversionCastOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.ir.infer import InferError, has_rule, infer_op, infer_result_types
@@ -208,60 +208,65 @@ def _refine_rng(op: Operation, rewriter: PatternRewriter) -> bool:
     return refine_return_shape_from(rewriter, op, op.operands[2])
 
 
-def _refine_dynamic_pad(op: Operation, rewriter: PatternRewriter) -> bool:
-    low, high, interior = (constant_ints(v) for v in op.operands[2:5])
-    if low is None or high is None or interior is None:
+def _refine_as(
+    rewriter: PatternRewriter,
+    op: Operation,
+    name: str,
+    operand_types: list[Attribute],
+    properties: dict[str, Attribute] | None,
+) -> bool:
+    """Refine ``op``'s result types to the ones the static op ``name`` infers from
+    ``operand_types`` and ``properties`` (None: an operand was not constant); False when it
+    cannot."""
+    if properties is None:
         return False
     try:
-        types = infer_result_types(
-            "stablehlo.pad",
-            [op.operands[0].type, op.operands[1].type],
-            {
-                "edge_padding_low": _i64_array(low),
-                "edge_padding_high": _i64_array(high),
-                "interior_padding": _i64_array(interior),
-            },
-        )
+        types = infer_result_types(name, operand_types, properties)
     except InferError:
         return False
     return refine_return_types(rewriter, op, types)
+
+
+PAD_PROPERTIES = ("edge_padding_low", "edge_padding_high", "interior_padding")
+SLICE_PROPERTIES = ("start_indices", "limit_indices", "strides")
+
+
+def _constant_arrays(
+    values: Sequence[SSAValue], names: Sequence[str]
+) -> dict[str, Attribute] | None:
+    """The constant ``values`` as i64 array properties ``names``, or None when one is not
+    constant."""
+    properties: dict[str, Attribute] = {}
+    for name, value in zip(names, values):
+        ints = constant_ints(value)
+        if ints is None:
+            return None
+        properties[name] = _i64_array(list(ints))
+    return properties
+
+
+def _refine_dynamic_pad(op: Operation, rewriter: PatternRewriter) -> bool:
+    pads = _constant_arrays(op.operands[2:5], PAD_PROPERTIES)
+    return _refine_as(rewriter, op, "stablehlo.pad", [v.type for v in op.operands[:2]], pads)
 
 
 def _refine_real_dynamic_slice(op: Operation, rewriter: PatternRewriter) -> bool:
     operand, start_v, limit_v, strides_v = op.operands
-    start, limit, strides = constant_ints(start_v), constant_ints(limit_v), constant_ints(strides_v)
-    if start is not None and limit is not None and strides is not None:
-        # fully static attributes (SliceOp style)
-        try:
-            types = infer_result_types(
-                "stablehlo.slice",
-                [operand.type],
-                {
-                    "start_indices": _i64_array(start),
-                    "limit_indices": _i64_array(limit),
-                    "strides": _i64_array(strides),
-                },
-            )
-        except InferError:
-            return False
-        return refine_return_types(rewriter, op, types)
+    props = _constant_arrays([start_v, limit_v, strides_v], SLICE_PROPERTIES)
+    if props is not None:  # fully static attributes (SliceOp style)
+        return _refine_as(rewriter, op, "stablehlo.slice", [operand.type], props)
     # static slice sizes (DynamicSliceOp style): limit = start + constant or constant + start
     sizes = _added_constant(limit_v, start_v)
     if sizes is None:
         return False
+    strides = constant_ints(strides_v)
     if strides is None or any(s != 1 for s in strides):
         return False  # "expected unit strides"
     st = start_v.type
     elem = st.element_type if isinstance(st, TensorType) else _I64
-    try:
-        types = infer_result_types(
-            "stablehlo.dynamic_slice",
-            [operand.type, *([tensor_type(elem, ())] * len(sizes))],
-            {"slice_sizes": _i64_array(sizes)},
-        )
-    except InferError:
-        return False
-    return refine_return_types(rewriter, op, types)
+    types = [operand.type, *([tensor_type(elem, ())] * len(sizes))]
+    sizes_prop: dict[str, Attribute] = {"slice_sizes": _i64_array(sizes)}
+    return _refine_as(rewriter, op, "stablehlo.dynamic_slice", types, sizes_prop)
 
 
 def _added_constant(limit: object, start: object) -> list[int] | None:
