@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from stablehlo_py.ir import format as fmt
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.parser import _SIMPLE_TENSOR, simple_tensor_type
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ _KEYWORD_END = r"(?![A-Za-z0-9_$.])"  # where `Parser.parse_keyword`'s bare iden
 _INT_SEP = re.compile(_W + "," + _W)
 
 _I64 = IntegerType(64)
-_I64_ARRAYS: dict[str, DenseArrayBase] = {}
+_I64_ARRAYS = CONTEXT.table("format.i64_arrays", 1 << 14)  # list body `1, -2` -> the attribute
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -78,7 +79,7 @@ def i64_array(body: str) -> DenseArrayBase | None:
         values = [int(v) for v in _INT_SEP.split(body)] if body else []
         if any(not _INT64_MIN <= v <= _INT64_MAX for v in values):
             return None
-        a = _I64_ARRAYS[body] = DenseArrayBase.from_list(_I64, values)
+        a = _I64_ARRAYS.put(body, DenseArrayBase.from_list(_I64, values))
     return a
 
 

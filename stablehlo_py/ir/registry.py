@@ -10,6 +10,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.ir.core import OpTraits
 from xdsl.traits import NoTerminator
 
+from stablehlo_py.ir.context import CONTEXT
+
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
 
@@ -74,7 +76,7 @@ class UnregisteredOp(Operation):
         return None
 
 
-_UNREGISTERED: dict[str, type[UnregisteredOp]] = {}
+_UNREGISTERED = CONTEXT.table("ir.unregistered_op_classes", 4096)  # op name -> its class
 
 
 def unregistered_op_class(op_name: str) -> type[UnregisteredOp]:
@@ -82,7 +84,7 @@ def unregistered_op_class(op_name: str) -> type[UnregisteredOp]:
     cls = _UNREGISTERED.get(op_name)
     if cls is None:
         cls = type("UnregisteredOp", (UnregisteredOp,), {"name": op_name, "__module__": __name__})
-        _UNREGISTERED[op_name] = cls
+        _UNREGISTERED.put(op_name, cls)
     return cls
 
 

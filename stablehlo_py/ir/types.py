@@ -42,6 +42,7 @@ from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py.ir.attributes import TextData
+from stablehlo_py.ir.context import CONTEXT
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -96,7 +97,7 @@ _FLOAT_DTYPES: dict[str, np.dtype] = {
     "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
 }
 
-_INT_CACHE: dict[str, IntegerType] = {}
+_INT_CACHE = CONTEXT.table("ir.types.integer", 4096)  # `i32` -> its (interned) IntegerType
 
 
 def integer_type(name: str) -> IntegerType | None:
@@ -114,8 +115,7 @@ def integer_type(name: str) -> IntegerType | None:
         return None
     if not digits.isdigit() or digits.startswith("0") and digits != "0" or int(digits) > 16777215:
         return None  # (MLIR's IntegerType::kMaxWidth; the parser says so)
-    t = _INT_CACHE[name] = IntegerType(int(digits), sign)
-    return t
+    return _INT_CACHE.put(name, IntegerType(int(digits), sign))
 
 
 INDEX = IndexType()
@@ -333,11 +333,11 @@ def tensor_type(
     t = _TENSOR_CACHE.get(key)
     if t is None:
         t = TensorType(element, shape) if encoding is None else TensorType(element, shape, encoding)
-        _TENSOR_CACHE[key] = t
+        _TENSOR_CACHE.put(key, t)
     return t
 
 
-_TENSOR_CACHE: dict[tuple, TensorType] = {}
+_TENSOR_CACHE = CONTEXT.table("ir.types.tensor", 1 << 16)  # (element, shape, encoding) -> type
 
 
 def is_tensor(t: Attribute) -> bool:

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from stablehlo_py.errors import NotSupportedError
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float, parse_float_text
 from stablehlo_py.ir.types import FLOAT_NAME, element_type_name, num_elements, storage_dtype
 
@@ -63,7 +64,7 @@ def _splat_or_all(raw: bytes, size: int) -> bytes:
     return raw
 
 
-_SMALL_DENSE: dict[tuple[TensorType, bytes], DenseIntOrFPElementsAttr] = {}
+_SMALL_DENSE = CONTEXT.table("text.small_dense", 100_000)  # (type, bytes) -> the attribute
 
 
 def _new_dense(type_: TensorType, raw: bytes) -> DenseIntOrFPElementsAttr:
@@ -74,9 +75,7 @@ def _new_dense(type_: TensorType, raw: bytes) -> DenseIntOrFPElementsAttr:
     key = (type_, raw)
     a = _SMALL_DENSE.get(key)
     if a is None:
-        if len(_SMALL_DENSE) > 100_000:
-            _SMALL_DENSE.clear()
-        a = _SMALL_DENSE[key] = DenseIntOrFPElementsAttr(type_, BytesAttr(raw))
+        a = _SMALL_DENSE.put(key, DenseIntOrFPElementsAttr(type_, BytesAttr(raw)))
     return a
 
 

@@ -17,6 +17,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from stablehlo_py.ir.context import CONTEXT
+
 # A numeric literal token (integer, decimal with exponent, or hex bits), as MLIR's lexer reads one.
 NUMBER = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)")
 
@@ -216,14 +218,14 @@ def round_to_type(q: Fraction, sem: FloatSemantics) -> Fraction | None:
     return r if q > 0 else -r
 
 
-_MAX_CACHE: dict[str, float] = {}
+_MAX_CACHE = CONTEXT.table("text.float_max", 256)  # semantics name -> its largest finite value
 
 
 def _max_finite(sem: FloatSemantics) -> float:
     v = _MAX_CACHE.get(sem.name)
     if v is None:
         info = ml_dtypes.finfo(sem.dtype)
-        v = _MAX_CACHE[sem.name] = float(info.max)
+        v = _MAX_CACHE.put(sem.name, float(info.max))
     return v
 
 

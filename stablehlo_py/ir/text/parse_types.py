@@ -6,8 +6,9 @@ attributes (strings, arrays, dictionaries, symbol references, numbers, `dense<..
 literals, `#dialect.attr<...>` through the registry's parsers, affine maps kept as text); and the
 `#name = ...` / `!name = ...` aliases, resolved on first use (also when defined further down).
 
-Types are interned by their text (`_TYPE_CACHE`, `_FUNCTION_TYPES`), short dense and array
-literals by theirs (`_DENSE_BY_TEXT`): equal types and dimension lists are then one object.
+Types are interned by their text (`_TYPE_CACHE`), function types by their parts' identities
+(`_FUNCTION_TYPES`), short dense and array literals by their text (`_DENSE_BY_TEXT`): equal types
+and dimension lists are then one object.  The tables are the context's (`stablehlo_py.ir.context`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import ParseError
 from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text import dense as dense_text
 from stablehlo_py.ir.text.floats import parse_number_token
 from stablehlo_py.ir.text.lexer import (
@@ -59,13 +61,13 @@ _ALIAS_DEF = re.compile(r"^([#!])([A-Za-z_][A-Za-z0-9_$.\-]*)[ \t]*=[ \t]*", re.
 _SHORT_DENSE = re.compile(
     r"dense<[^<>\"\n]{0,48}>[ \t]*:[ \t]*tensor<(?:(?:[0-9]+|\?)x)*[a-z][A-Za-z0-9]*>"
 )
-_DENSE_BY_TEXT: dict[str, Attribute] = {}
-_DENSE_BY_TEXT_LIMIT = 10_000
+_DENSE_BY_TEXT = CONTEXT.table("text.dense_by_text", 10_000)
 # a short `array<i64: 1, 2>` (dimension lists of generic-form ops), interned as short dense literals
 _SHORT_ARRAY = re.compile(r"array<[a-z0-9]+(?::[ \t0-9,\-]{0,64})?>")
-_TYPE_CACHE: dict[str, Attribute] = {}
-# function types interned by their inputs and outputs (types are immutable)
-_FUNCTION_TYPES: dict[tuple[int, ...], tuple[FunctionType, list[Attribute], list[Attribute]]] = {}
+_TYPE_CACHE = CONTEXT.table("text.type_by_text", 1 << 16)
+# function types interned by their inputs and outputs (types are immutable; hashing a type hashes
+# all its parameters, so by identity: the map keeps the types alive)
+_FUNCTION_TYPES = CONTEXT.identity_map("text.function_types", 1 << 14)
 
 
 def simple_tensor_type(key: str, dims: str, elem_name: str) -> Attribute | None:
@@ -77,7 +79,7 @@ def simple_tensor_type(key: str, dims: str, elem_name: str) -> Attribute | None:
         if elem is None:
             return None
         shape = tuple(-1 if d == "?" else int(d) for d in dims[:-1].split("x")) if dims else ()
-        t = _TYPE_CACHE[key] = tensor_type(elem, shape)
+        t = _TYPE_CACHE.put(key, tensor_type(elem, shape))
     return t
 
 
@@ -285,7 +287,7 @@ class TypeParser(Lexer):
         t = _TYPE_CACHE.get(key)
         if t is None:
             try:
-                t = _TYPE_CACHE[key] = tensor_type(elem, shape, encoding)
+                t = _TYPE_CACHE.put(key, tensor_type(elem, shape, encoding))
             except VerifyException as e:  # what xDSL's TensorType refuses (e.g. a tuple element)
                 self.error(f"invalid tensor type: {str(e).splitlines()[-1]}", start)
         return t
@@ -294,17 +296,11 @@ class TypeParser(Lexer):
         inputs = self.parse_delimited("(", self.parse_type, ")")
         self.parse_literal("->", "in function type")
         outputs = self.parse_result_types()
-        # keyed by the types' identities (hashing a type hashes all its parameters); the entry
-        # keeps the types alive, so their ids stay theirs
-        key = (*map(id, inputs), -1, *map(id, outputs))
-        entry = _FUNCTION_TYPES.get(key)
-        if entry is None:
-            entry = _FUNCTION_TYPES[key] = (
-                FunctionType.from_lists(inputs, outputs),
-                inputs,
-                outputs,
-            )
-        return entry[0]
+        key = (*inputs, None, *outputs)  # None: where the inputs end
+        t = _FUNCTION_TYPES.get_seq(key)
+        if t is None:
+            t = _FUNCTION_TYPES.put_seq(key, FunctionType.from_lists(inputs, outputs))
+        return t
 
     def parse_result_types(self) -> list[Attribute]:
         """`T` or `(T, ...)` after `->`. A parenthesised single function type is a result too."""
@@ -443,9 +439,7 @@ class TypeParser(Lexer):
         self.pos = after_keyword
         a = parse(self)
         if short is not None and self.pos == short.end():
-            if len(_DENSE_BY_TEXT) >= _DENSE_BY_TEXT_LIMIT:
-                _DENSE_BY_TEXT.clear()
-            _DENSE_BY_TEXT[short.group(0)] = a
+            _DENSE_BY_TEXT.put(short.group(0), a)
         return a
 
     def _parse_number_attr(self, type_hint: Attribute | None) -> Attribute:

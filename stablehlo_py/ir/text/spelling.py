@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType, TypedStringAttr
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text import dense as dense_text
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
 from stablehlo_py.ir.text.location import TextLoc
@@ -39,29 +40,27 @@ _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
 _I64 = IntegerType(64)
 
 # ----------------------------------------------------------------------------------------- types
-_TYPE_TEXT: dict[Attribute, str] = {}
-_TYPE_TEXT_BY_ID: dict[int, tuple[Attribute, str]] = {}
-"""`id(type)` -> (the type, its text): hashing an xDSL type walks all its parameters in Python, an
-id does not; the entry keeps the type alive, so its id cannot be reused while it is cached."""
-_CACHE_LIMIT = 1 << 16
+_TYPE_TEXT = CONTEXT.table("text.type_text", 1 << 16)
+_TYPE_TEXT_BY_ID = CONTEXT.identity_map("text.type_text_by_identity", 1 << 16)
+"""type -> its text, by identity (hashing an xDSL type walks all its parameters in Python); a miss
+looks the type up by value in `_TYPE_TEXT`."""
 
 
-def type_to_str(t: Attribute) -> str:
-    hit = _TYPE_TEXT_BY_ID.get(id(t))
-    if hit is not None and hit[0] is t:
-        return hit[1]
+def _type_text_by_value(t: Attribute) -> str:
     s = _TYPE_TEXT.get(t)
     if s is None:
-        s = _TYPE_TEXT[t] = _type_text(t)
-    if len(_TYPE_TEXT_BY_ID) >= _CACHE_LIMIT:
-        _TYPE_TEXT_BY_ID.clear()
-    _TYPE_TEXT_BY_ID[id(t)] = (t, s)
+        s = _TYPE_TEXT.put(t, _type_text(t))
     return s
 
 
-_TEXT_MEMO: dict[tuple[str, str, bytes], str] = {}
+type_to_str = _TYPE_TEXT_BY_ID.memoize(_type_text_by_value)
+type_to_str.__name__ = type_to_str.__qualname__ = "type_to_str"
+type_to_str.__doc__ = "A type's text (`tensor<2x?xf32>`), remembered by the type's identity."
+
+
 _MEMO_MAX_BYTES = 256
 _MEMO_LIMIT = 8192
+_TEXT_MEMO = CONTEXT.table("text.attribute_text", _MEMO_LIMIT)
 
 
 def memo_text(kind: str, type_text: str, data: bytes, compute: Callable[[], str]) -> str:
@@ -74,9 +73,7 @@ def memo_text(kind: str, type_text: str, data: bytes, compute: Callable[[], str]
     text = _TEXT_MEMO.get(key)
     if text is None:
         text = compute()
-        if len(_TEXT_MEMO) >= _MEMO_LIMIT:
-            _TEXT_MEMO.clear()
-        _TEXT_MEMO[key] = text
+        _TEXT_MEMO.put(key, text)
     return text
 
 
@@ -161,7 +158,7 @@ def attr_to_str(a: Attribute, elide_type: bool = False, may_elide: bool = False)
     cls = type(a)
     kind = _ATTR_KIND.get(cls, _UNSEEN)
     if kind is _UNSEEN:
-        kind = _ATTR_KIND[cls] = next((k for k in _ATTR_KINDS if isinstance(a, k)), None)
+        kind = _ATTR_KIND.put(cls, next((k for k in _ATTR_KINDS if isinstance(a, k)), None))
     if kind is StringAttr:
         return string_literal(a.data)
     if kind is IntegerAttr:
@@ -222,7 +219,7 @@ _ATTR_KINDS: tuple[type, ...] = (
     TypedStringAttr,
     TextLoc,
 )
-_ATTR_KIND: dict[type, type | None] = {}
+_ATTR_KIND = CONTEXT.table("text.attribute_kind", 4096)  # class -> its kind in _ATTR_KINDS
 _UNSEEN = object()
 
 
@@ -236,7 +233,8 @@ def dict_to_str(attrs: dict[str, Attribute] | Iterable[tuple[str, Attribute]]) -
     return "{" + ", ".join(parts) + "}"
 
 
-_SEEN_ALIASED = [False]  # set once a type with an aliased encoding has been printed
+# set once a type with an aliased encoding has been printed
+_SEEN_ALIASED = CONTEXT.flag("text.seen_aliased")
 
 # Unmodelled attributes MLIR prints through an alias at the top of the file: text prefix -> alias stem.
 ALIASED_ATTRIBUTES = {"#sparse_tensor.encoding<": "#sparse"}
