@@ -138,16 +138,15 @@ with open(os.path.join(out_dir, "index.json"), "w") as f:
 """
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("sharded")
+def export_programs(out: Path, script: str) -> Path:
+    """Run ``script`` (SCRIPT or a variant) in a subprocess with 4 CPU devices; it writes to ``out``."""
     env = dict(os.environ)
     env["XLA_FLAGS"] = (
         env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
     ).strip()
     env["JAX_PLATFORMS"] = "cpu"
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(out)],
+        [sys.executable, "-c", script, str(out)],
         capture_output=True,
         text=True,
         env=env,
@@ -156,6 +155,11 @@ def exported(tmp_path_factory) -> Path:
     )
     assert done.returncode == 0, done.stderr[-4000:]
     return out
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    return export_programs(tmp_path_factory.mktemp("sharded"), SCRIPT)
 
 
 CASES = [

@@ -8,9 +8,6 @@ and printer byte for byte, and our reading of each artifact prints as JAX's own 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +22,7 @@ from stablehlo_py.interpreter.evaluator import Evaluator
 
 from stablehlo_py.errors import NotSupportedError
 from stablehlo_py.ir import parse, print_ir
-from tests.oracle.test_sharded_programs import CASES, SCRIPT, _compare, _load
+from tests.oracle.test_sharded_programs import CASES, SCRIPT, _compare, _load, export_programs
 
 GSPMD = 'jax.config.update("jax_use_shardy_partitioner", False)'
 assert GSPMD in SCRIPT
@@ -48,22 +45,7 @@ for name, (fn, shapes, dtype, shardings) in CASES.items():
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("sharded_shardy")
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = (
-        env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
-    ).strip()
-    env["JAX_PLATFORMS"] = "cpu"
-    done = subprocess.run(
-        [sys.executable, "-c", SHARDY_SCRIPT, str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    return out
+    return export_programs(tmp_path_factory.mktemp("sharded_shardy"), SHARDY_SCRIPT)
 
 
 REGIONS = [name for name in CASES if name != "matmul_constraint"]
