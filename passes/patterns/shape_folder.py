@@ -42,6 +42,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.ir.text.dense import dense_values, is_splat, make_dense
 from stablehlo_py.ir.types import FLOAT_NAME, num_elements, storage_dtype
+from stablehlo_py.semantics.elementwise import COMPARISON_DIRECTIONS
 
 __all__ = [
     "FOLDS",
@@ -126,6 +127,14 @@ def _is_unsigned(t: Attribute) -> bool:
     return isinstance(t, IntegerType) and (
         t.signedness.data == Signedness.UNSIGNED or t.width.data == 1
     )
+
+
+def static_unary_constant(op: Operation) -> np.ndarray | None:
+    """The values of the constant operand of a one-operand ``op`` with a static result type (a
+    unary fold's precondition), else None."""
+    if not _static(op.results[0].type) or len(op.operands) != 1:
+        return None
+    return constant_value(op.operands[0])
 
 
 def _element(t: Attribute) -> Attribute:
@@ -266,18 +275,8 @@ def _fold_compare(op: Operation, options: FoldOptions) -> FoldResult:
     else:
         return None
     direction = op.properties["comparison_direction"].data  # type: ignore[attr-defined]
-    out = _COMPARE[direction](a, b)
+    out = COMPARISON_DIRECTIONS[direction](a, b)
     return make_dense(rt, np.broadcast_to(out, rt.get_shape()).astype(np.bool_))  # type: ignore[union-attr]
-
-
-_COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "EQ": np.equal,
-    "NE": np.not_equal,
-    "GE": np.greater_equal,
-    "GT": np.greater,
-    "LE": np.less_equal,
-    "LT": np.less,
-}
 
 
 def _fold_clamp(op: Operation, options: FoldOptions) -> FoldResult:
@@ -299,9 +298,7 @@ def _fold_clamp(op: Operation, options: FoldOptions) -> FoldResult:
 def _fold_sign(op: Operation, options: FoldOptions) -> FoldResult:
     """upstream's FoldSignOpPattern (a unary fold: integers and floats; unsigned and NaN are not)."""
     rt = op.results[0].type
-    if not _static(rt):
-        return None
-    x = constant_value(op.operands[0])
+    x = static_unary_constant(op)
     if x is None:
         return None
     e = _element(rt)
@@ -325,11 +322,17 @@ def _fold_broadcast_in_dim(op: Operation, options: FoldOptions) -> FoldResult:
     rt = op.results[0].type
     if not _static(rt) or not (_shape_dtype_ok(rt, options) or _complex_ok(rt, options)):
         return None
-    attr = constant_attr(op.operands[0])
+    return _splat_as(op.operands[0], rt)
+
+
+def _splat_as(value: SSAValue, rt: Attribute) -> FoldResult:
+    """A constant of the static type ``rt`` repeating ``value``'s one value when ``value`` is a
+    splat constant, else None."""
+    attr = constant_attr(value)
     if attr is None or not _splat(attr):
         return None
     v = dense_values(attr).reshape(-1)[:1]
-    return make_dense(rt, np.broadcast_to(v.reshape(()), rt.get_shape()))  # type: ignore[union-attr]
+    return make_dense(rt, np.broadcast_to(v.reshape(()), rt.get_shape()))  # type: ignore[arg-type, attr-defined]
 
 
 def _splat(attr: DenseIntOrFPElementsAttr) -> bool:
@@ -499,13 +502,7 @@ def _fold_slice(op: Operation, options: FoldOptions) -> FoldResult:
 def _fold_dynamic_slice(op: Operation, options: FoldOptions) -> FoldResult:
     """dynamic_slice(splat, ...) -> resized splat (FoldDynamicSliceOpPattern)."""
     rt = op.results[0].type
-    if not _static(rt):
-        return None
-    attr = constant_attr(op.operands[0])
-    if attr is None or not _splat(attr):
-        return None
-    v = dense_values(attr).reshape(-1)[:1]
-    return make_dense(rt, np.broadcast_to(v.reshape(()), rt.get_shape()))  # type: ignore[union-attr]
+    return _splat_as(op.operands[0], rt) if _static(rt) else None
 
 
 def _int_prop(op: Operation, name: str) -> int:

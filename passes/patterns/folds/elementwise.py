@@ -25,6 +25,7 @@ from stablehlo_py.passes.patterns.shape_folder import (
     _is_int,
     _static,
     constant_value,
+    static_unary_constant,
 )
 from xdsl.ir import Operation
 
@@ -43,9 +44,7 @@ class _Unary:
 def _unary_fold(spec: _Unary) -> Fold:
     def fold(op: Operation, options: FoldOptions) -> FoldResult:
         rt = op.results[0].type
-        if not _static(rt) or len(op.operands) != 1:
-            return None
-        x = constant_value(op.operands[0])
+        x = static_unary_constant(op)
         if x is None:
             return None
         e = _element(rt)
