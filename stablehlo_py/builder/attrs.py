@@ -375,34 +375,34 @@ def _precision_config(v: Any, ctx: Ctx) -> Attribute:
     return ArrayAttr(out)
 
 
-def _symbols(v: Any, ctx: Ctx) -> Attribute:
-    v = _sequence(v, "a sequence of function names")
-    return ArrayAttr([_symbol(x, ctx) for x in v])
+def _array_of(item: Converter, what: str) -> Converter:
+    """The converter of a sequence (`expects <what>` otherwise) into an array of `item`'s attributes."""
+
+    def conv(v: Any, ctx: Ctx) -> Attribute:
+        return ArrayAttr([item(x, ctx) for x in _sequence(v, what)])
+
+    return conv
 
 
-def _layouts(v: Any, ctx: Ctx) -> Attribute:
-    v = _sequence(v, "a sequence of layouts (each a sequence of ints, minor-to-major)")
-    out = []
-    for layout in v:
-        dims = np.asarray(_ints(layout), dtype=np.int64)
-        out.append(make_dense(tensor_type(IndexType(), (len(dims),)), dims))
-    return ArrayAttr(out)
+_symbols = _array_of(_symbol, "a sequence of function names")
 
 
-def _tilings(v: Any, ctx: Ctx) -> Attribute:
-    v = _sequence(v, "a sequence of tilings (per result, a sequence of int sequences)")
-    return ArrayAttr([_layouts(t, ctx) for t in v])
+def _layout(v: Any, ctx: Ctx) -> Attribute:
+    """One layout (ints, minor-to-major) as a 1-d index tensor."""
+    dims = np.asarray(_ints(v), dtype=np.int64)
+    return make_dense(tensor_type(IndexType(), (len(dims),)), dims)
 
 
-def _infeed_layout(v: Any, ctx: Ctx) -> Attribute:
-    v = _sequence(v, "a sequence of layouts (each a sequence of ints)")
-    return ArrayAttr([ArrayAttr([IntegerAttr(d, I64) for d in _ints(x)]) for x in v])
-
-
-def _aliases(v: Any, ctx: Ctx) -> Attribute:
-    v = _sequence(v, "a sequence of output-operand aliases (dicts)")
-    conv = _BY_CLASS[OutputOperandAliasAttr]
-    return ArrayAttr([conv(x, ctx) for x in v])
+_layouts = _array_of(_layout, "a sequence of layouts (each a sequence of ints, minor-to-major)")
+_tilings = _array_of(_layouts, "a sequence of tilings (per result, a sequence of int sequences)")
+_infeed_layout = _array_of(
+    lambda x, ctx: ArrayAttr([IntegerAttr(d, I64) for d in _ints(x)]),
+    "a sequence of layouts (each a sequence of ints)",
+)
+_aliases = _array_of(
+    lambda x, ctx: _BY_CLASS[OutputOperandAliasAttr](x, ctx),
+    "a sequence of output-operand aliases (dicts)",
+)
 
 
 def _channel_handle(v: Any, ctx: Ctx) -> Attribute:
