@@ -38,19 +38,17 @@ def _splat_float(attr: Attribute | None) -> float | None:
     return None
 
 
-NEUTRAL_RIGHT: dict[str, float] = {
-    "arith.addf": -0.0,  # addf(x, -0) -> x
-    "arith.subf": 0.0,  # subf(x, +0) -> x
-    "arith.mulf": 1.0,  # mulf(x, 1) -> x
-    "arith.divf": 1.0,  # divf(x, 1) -> x
+_FLOAT_BINARY: dict[str, tuple[float, str]] = {
+    "arith.addf": (-0.0, "stablehlo.add"),  # addf(x, -0) -> x
+    "arith.subf": (0.0, "stablehlo.subtract"),  # subf(x, +0) -> x
+    "arith.mulf": (1.0, "stablehlo.multiply"),  # mulf(x, 1) -> x
+    "arith.divf": (1.0, "stablehlo.divide"),  # divf(x, 1) -> x
 }
-_ARITH_MATH = {
-    "arith.addf": "stablehlo.add",
-    "arith.subf": "stablehlo.subtract",
-    "arith.mulf": "stablehlo.multiply",
-    "arith.divf": "stablehlo.divide",
-}
-"""arith's float binary ops and the StableHLO op of the same IEEE math (the one implementation)."""
+"""arith's float binary ops: their neutral right operand, and the StableHLO op of the same IEEE
+math (the one implementation)."""
+
+NEUTRAL_RIGHT: dict[str, float] = {name: n for name, (n, _) in _FLOAT_BINARY.items()}
+_ARITH_MATH: dict[str, str] = {name: math for name, (_, math) in _FLOAT_BINARY.items()}
 
 
 def fold_float_binary(op: Operation) -> FoldOutcome:
