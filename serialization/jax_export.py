@@ -915,28 +915,17 @@ class _Buffer:
                 self.unknown_fields.setdefault(f"{table} field {slot}")
 
 
+@dataclass(slots=True, eq=False)
 class _Table:
     """One table: typed accessors by field name (the schema dicts above give slot and kind)."""
 
-    __slots__ = ("buf", "object_size", "pos", "schema", "vtable", "vtable_size", "what")
-
-    def __init__(
-        self,
-        buf: _Buffer,
-        pos: int,
-        vtable: int,
-        vtable_size: int,
-        object_size: int,
-        schema: dict[str, tuple[int, str]],
-        what: str,
-    ) -> None:
-        self.buf = buf
-        self.pos = pos
-        self.vtable = vtable
-        self.vtable_size = vtable_size
-        self.object_size = object_size
-        self.schema = schema
-        self.what = what
+    buf: _Buffer
+    pos: int
+    vtable: int
+    vtable_size: int
+    object_size: int
+    schema: dict[str, tuple[int, str]]
+    what: str
 
     def _field(self, name: str, kinds: tuple[str, ...]) -> tuple[int, str] | None:
         """(absolute position, kind) of a present field, or None when absent."""
