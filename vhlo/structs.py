@@ -15,11 +15,11 @@ descriptions) are read by their description's syntax and built back as their tex
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo.convert_types import to_builtin_type, to_vhlo_type
@@ -30,6 +30,9 @@ from stablehlo_py.errors import ParseError
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC, BY_NAME
 from stablehlo_py.ir.attrs.struct import DescribedAttr, Description, Field
+
+if TYPE_CHECKING:
+    from stablehlo_py.ir.text.parser import Parser
 
 
 class StructError(Exception):
@@ -48,14 +51,19 @@ def attr_text(a: Attribute) -> str:
 def parse_attr_text(text: str) -> Attribute:
     """An attribute from its text, read with the default registry (the specs' default values, a
     struct kept as text); cached by text."""
+    return _read(text, lambda p: p.parse_attribute())
+
+
+def _read(text: str, read: Callable[[Parser], Any]) -> Any:
+    """``read`` applied to a parser of the whole text (with the default registry)."""
     from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
 
     p = Parser(text, default_registry(), "<stablehlo-attribute>")
-    a = p.parse_attribute()
+    got = read(p)
     if not p.at_end():
         raise StructError(f"trailing text after attribute: {text!r}")
-    return a
+    return got
 
 
 _OPAQUE_NAME = re.compile(r"#(stablehlo\.\w+)")
@@ -102,18 +110,10 @@ def _unreadable(text: str, e: Exception) -> StructError:
 
 def _read_text(text: str, d: Description) -> Any:
     """The value of a text-kept struct, read by its description's syntax."""
-    from stablehlo_py.ir.dialects import default_registry
-    from stablehlo_py.ir.text.parser import Parser
-
-    p = Parser(text, default_registry(), "<stablehlo-attribute>")
-    p.pos = len(d.what)
     try:
-        data = d.syntax.parse(d, p)
-        if not p.at_end():
-            raise StructError(f"trailing text after attribute: {text!r}")
+        return _read(text, d.parse_text)
     except (ParseError, StructError) as e:
         raise _unreadable(text, e) from None
-    return data
 
 
 class WrongStruct(StructError):

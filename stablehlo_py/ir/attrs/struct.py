@@ -379,6 +379,11 @@ class Description:
         """`#stablehlo.<mnemonic><...>`: the text of a value in upstream's syntax."""
         return self.what + "<" + self.syntax.print_body(self, data) + ">"
 
+    def parse_text(self, p: Parser) -> Any:
+        """The value of `#stablehlo.<mnemonic><...>` read from ``p`` (a struct kept as text)."""
+        p.parse_literal(self.what)
+        return self.syntax.parse(self, p)
+
     def values(self, data: Any) -> dict[str, Any]:
         """The fields of a value by upstream's name (``key``), in declaration order."""
         return {f.key: getattr(data, f.name) for f in self.fields}
