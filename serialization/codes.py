@@ -18,7 +18,9 @@ relative to the committed fingerprint.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 from stablehlo_py import specs
 
@@ -51,22 +53,23 @@ def op_name_for_code(code: int) -> str | None:
     return OP_CODES[code] if 0 <= code < len(OP_CODES) else None
 
 
-@cache
-def _type_codes() -> tuple[dict[str, int], dict[int, str]]:
-    by_name = {t.name: t.bytecode_code for t in specs.types()}
+def _both_ways(rows: Iterable[Any], what: str) -> tuple[dict[str, int], dict[int, str]]:
+    """name -> bytecode_code and back, for the rows of specs/types.toml (``what``: their kind)."""
+    by_name = {r.name: r.bytecode_code for r in rows}
     by_code = {c: n for n, c in by_name.items()}
     if len(by_code) != len(by_name):
-        raise ValueError("specs/types.toml gives two types the same bytecode_code")
+        raise ValueError(f"specs/types.toml gives two {what} the same bytecode_code")
     return by_name, by_code
+
+
+@cache
+def _type_codes() -> tuple[dict[str, int], dict[int, str]]:
+    return _both_ways(specs.types(), "types")
 
 
 @cache
 def _attr_codes() -> tuple[dict[str, int], dict[int, str]]:
-    by_name = {a.name: a.bytecode_code for a in specs.attrs()}
-    by_code = {c: n for n, c in by_name.items()}
-    if len(by_code) != len(by_name):
-        raise ValueError("specs/types.toml gives two attributes the same bytecode_code")
-    return by_name, by_code
+    return _both_ways(specs.attrs(), "attributes")
 
 
 def type_code(name: str) -> int:
