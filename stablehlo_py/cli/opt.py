@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from stablehlo_py.cli import options
 from stablehlo_py.cli.common import (
     SPLIT_MARKER,
     DiagnosticVerifier,
@@ -99,28 +100,24 @@ class _OptCommand(click.Command):
         "help_option_names": ["--help", "-h"],
     },
 )
-@click.argument("input_file", default="-", required=False)
-@click.option("-o", "output", default=None, help="Output file (default: stdout).")
-@click.option("--split-input-file", is_flag=True, help="Process each `// -----` chunk separately.")
-@click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print ops in generic form.")
-@click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
+@options.INPUT_FILE
+@options.OUTPUT
+@options.SPLIT_INPUT_FILE
+@options.PRINT_GENERIC
+@options.PRINT_DEBUGINFO
 @click.option("--verify-diagnostics", is_flag=True, help="Check `expected-error` annotations.")
 @click.option(
     "--allow-unregistered-dialect",
     is_flag=True,
     help="Accept generic-form ops of unknown dialects (kept and printed back as written).",
 )
-@click.option(
-    "--mlir-print-local-scope",
-    is_flag=True,
-    help="Print locations inline instead of as #loc aliases (with --mlir-print-debuginfo).",
-)
+@options.PRINT_LOCAL_SCOPE
 @click.option(
     "--serialize", is_flag=True, help="Write the result as a portable artifact (needs --target)."
 )
 @click.option("--deserialize", is_flag=True, help="The input is a portable artifact.")
-@click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
-@click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
+@options.TARGET
+@options.STRIP_DEBUGINFO
 @click.option(
     "--emit-bytecode",
     is_flag=True,
@@ -136,7 +133,7 @@ def cli(
     debuginfo: bool,
     verify_diagnostics: bool,
     allow_unregistered_dialect: bool,
-    mlir_print_local_scope: bool,
+    local_scope: bool,
     serialize: bool = False,
     deserialize: bool = False,
     target: str | None = None,
@@ -171,7 +168,7 @@ def cli(
             debuginfo,
             strip_debuginfo,
             allow_unregistered_dialect,
-            not mlir_print_local_scope,
+            not local_scope,
         )
     text = decode_text(data, name)
     outputs: list[str] = []
@@ -185,7 +182,7 @@ def cli(
             debuginfo,
             offset,
             allow_unregistered_dialect,
-            not mlir_print_local_scope,
+            not local_scope,
         )
         if verify_diagnostics:
             verifier = DiagnosticVerifier(chunk, name, offset)

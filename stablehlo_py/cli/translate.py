@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import click
 
+from stablehlo_py.cli import options
 from stablehlo_py.cli.common import normalize_argv, run_guarded
 from stablehlo_py.errors import NotSupportedError, StableHLOError
 
@@ -39,8 +40,8 @@ MODES: dict[str, tuple[str, str, str]] = {
 
 
 @click.command(context_settings={"help_option_names": ["--help", "-h"]})
-@click.argument("input_file", default="-", required=False)
-@click.option("-o", "output", default=None, help="Output file (default: stdout).")
+@options.INPUT_FILE
+@options.OUTPUT
 @click.option("--interpret", is_flag=True, help="Run the program with the reference interpreter.")
 @click.option("--serialize", is_flag=True, help="Write a portable artifact (needs --target).")
 @click.option("--deserialize", is_flag=True, help="Read a portable artifact and print StableHLO.")
@@ -60,16 +61,16 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option(
     "--print-stablehlo-version", is_flag=True, help="Print the current StableHLO version."
 )
-@click.option("--target", default=None, help="Target version for --serialize (X.Y.Z or 'current').")
+@options.TARGET
 @click.option("--consumer-version", default=None, help="Consumer version for --check-compat.")
-@click.option("--strip-debuginfo", is_flag=True, help="Drop locations when serializing.")
+@options.STRIP_DEBUGINFO
 @click.option(
     "--expand",
     is_flag=True,
     help="With --serialize: first rewrite features newer than --target into older ops "
     "(the stablehlo-compatibility-expander pass).",
 )
-@click.option("--split-input-file", is_flag=True, help="Process each `// -----` chunk separately.")
+@options.SPLIT_INPUT_FILE
 @click.option("--args", "args_", default=None, help="Arguments for `main` when interpreting.")
 @click.option("--probe-output-dir", default=None, help="Directory for interpreter.probe's tensors.")
 @click.option("--interpreter-print-dense", is_flag=True, help="Print results as dense attributes.")
@@ -79,14 +80,9 @@ MODES: dict[str, tuple[str, str, str]] = {
     help="With --interpret: list the custom-call targets (built-in, plugins, registered), where each "
     "comes from and its plugin API version, instead of running a program.",
 )
-@click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print ops in generic form.")
-@click.option("--mlir-print-debuginfo", "debuginfo", is_flag=True, help="Print locations.")
-@click.option(
-    "--mlir-print-local-scope",
-    "local_scope",
-    is_flag=True,
-    help="Print locations inline instead of as #loc aliases (with --mlir-print-debuginfo).",
-)
+@options.PRINT_GENERIC
+@options.PRINT_DEBUGINFO
+@options.PRINT_LOCAL_SCOPE
 @click.option("--allow-unregistered-dialect", is_flag=True, hidden=True)
 def cli(**options: object) -> int:
     """Translate StableHLO programs: interpret, serialize, deserialize."""
