@@ -172,22 +172,24 @@ class Registry:
 
     # ------------------------------------------------------------------ lookup
     def _load_builtins(self) -> None:
-        if self._builtins_loaded or self._loaders is None:
-            return
-        with self._lock:
-            if not self._builtins_loaded:
-                self._loaders[0](self)
-                self._builtins_loaded = True
+        if not self._builtins_loaded:
+            self._load_once(0, "_builtins_loaded")
 
     def load_plugins(self) -> None:
         """Load the entry points of group `stablehlo_py.custom_calls` (once per process)."""
         self._load_builtins()
-        if self._plugins_loaded or self._loaders is None:
+        if not self._plugins_loaded:
+            self._load_once(1, "_plugins_loaded")
+
+    def _load_once(self, loader: int, flag: str) -> None:
+        """Run `self._loaders[loader]` unless the flag attribute `flag` says it ran (under the lock,
+        so two threads never both run it)."""
+        if self._loaders is None:
             return
         with self._lock:
-            if not self._plugins_loaded:
-                self._loaders[1](self)
-                self._plugins_loaded = True
+            if not getattr(self, flag):
+                self._loaders[loader](self)
+                setattr(self, flag, True)
 
     def get(self, name: str) -> Target | None:
         """The target `name`; plugins are loaded the first time a name is not a built-in."""

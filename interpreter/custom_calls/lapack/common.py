@@ -280,21 +280,22 @@ def bind_targets(
     return table
 
 
-def int_attr(ctx: Any, name: str) -> int:
-    """An integer attribute (`low`/`high` of gehrd, JAX's i32 scalars)."""
+def _scalar_attr(ctx: Any, name: str, kind: str) -> Any:
+    """The attribute `name` when it is a scalar (not a string or dictionary); `kind` names the
+    scalar wanted in the error."""
     attrs = ffi_attributes(ctx)
     if name not in attrs or isinstance(attrs[name], (str, Mapping)):
         raise InterpreterError(
-            f"custom_call @{ctx.target_name}: missing integer attribute '{name}' in its backend_config dictionary"
+            f"custom_call @{ctx.target_name}: missing {kind} attribute '{name}' in its backend_config dictionary"
         )
-    return int(attrs[name])
+    return attrs[name]
+
+
+def int_attr(ctx: Any, name: str) -> int:
+    """An integer attribute (`low`/`high` of gehrd, JAX's i32 scalars)."""
+    return int(_scalar_attr(ctx, name, "integer"))
 
 
 def bool_attr(ctx: Any, name: str) -> bool:
     """A boolean attribute (`left`/`transpose` of ormqr): `true`/`false`, or an i1 / integer."""
-    attrs = ffi_attributes(ctx)
-    if name not in attrs or isinstance(attrs[name], (str, Mapping)):
-        raise InterpreterError(
-            f"custom_call @{ctx.target_name}: missing boolean attribute '{name}' in its backend_config dictionary"
-        )
-    return bool(attrs[name])
+    return bool(_scalar_attr(ctx, name, "boolean"))
