@@ -35,6 +35,7 @@ from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py import specs
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
 from stablehlo_py.vhlo.attr_base import (
     TypeExtensionsV1Attr,
@@ -191,7 +192,7 @@ class IntegerV1Attr(VhloAttr):
         return integer(a.value.data, t)
 
 
-_INT_CACHE: dict[tuple[Attribute, int], IntegerV1Attr] = {}
+_INT_CACHE = CONTEXT.table("vhlo.integers", 1 << 16)  # (type, value) -> IntegerV1Attr
 
 
 def integer(value: int, type_: Attribute | None = None) -> IntegerV1Attr:
@@ -203,7 +204,7 @@ def integer(value: int, type_: Attribute | None = None) -> IntegerV1Attr:
     key = (type_, int(value))
     a = _INT_CACHE.get(key)
     if a is None:
-        a = _INT_CACHE[key] = IntegerV1Attr(key)
+        a = _INT_CACHE.put(key, IntegerV1Attr(key))
     return a
 
 
@@ -314,15 +315,13 @@ class StringV1Attr(VhloAttr):
         return string(s)
 
 
-_STR_CACHE: dict[str, StringV1Attr] = {}
+_STR_CACHE = CONTEXT.table("vhlo.strings", 65536)  # str -> StringV1Attr
 
 
 def string(value: str) -> StringV1Attr:
     a = _STR_CACHE.get(value)
     if a is None:
-        a = StringV1Attr(value)
-        if len(_STR_CACHE) < 65536:
-            _STR_CACHE[value] = a
+        a = _STR_CACHE.put(value, StringV1Attr(value))
     return a
 
 
@@ -412,6 +411,15 @@ def dictionary(items: Sequence[tuple[Attribute, Attribute]]) -> DictionaryV1Attr
     return EMPTY_DICT if not items else DictionaryV1Attr(tuple(items))
 
 
+def _flat_ints(a: TensorV1Attr) -> tuple[int, ...]:
+    """The elements as Python ints, flattened (cached: dimension lists are converted often)."""
+    return tuple(int(x) for x in a.values().reshape(-1))
+
+
+# a tensor attribute -> its ints, by identity; only short ones (dimension lists) are worth keeping
+_INTS = CONTEXT.identity_map("vhlo.tensor_ints", 65536)
+
+
 @irdl_attr_definition
 class TensorV1Attr(VhloAttr):
     """`#vhlo.tensor_v1<dense<[1, 2]> : tensor<2xi64>>`: ``data`` is (VHLO tensor type, builtin dense
@@ -444,18 +452,7 @@ class TensorV1Attr(VhloAttr):
 
         return dense_values(self.dense)
 
-    def ints(self) -> tuple[int, ...]:
-        """The elements as Python ints, flattened (cached: dimension lists are converted often)."""
-        entry = _INTS.get(id(self))
-        if entry is not None and entry[0] is self:
-            return entry[1]
-        got = tuple(int(x) for x in self.values().reshape(-1))
-        if len(got) > 64:  # not kept alive by the cache: only dimension lists are worth it
-            return got
-        if len(_INTS) >= 65536:
-            _INTS.clear()
-        _INTS[id(self)] = (self, got)
-        return got
+    ints = _INTS.memoize(_flat_ints, keep=lambda got: len(got) <= 64)
 
     def children(self) -> tuple[Attribute, ...]:
         return (self.type,)
@@ -478,9 +475,6 @@ class TensorV1Attr(VhloAttr):
         return t
 
 
-_INTS: dict[int, tuple[TensorV1Attr, tuple[int, ...]]] = {}
-
-
 def tensor_attr(dense: DenseIntOrFPElementsAttr) -> TensorV1Attr | None:
     """`#vhlo.tensor_v1<dense>`; None when the element type has no VHLO counterpart."""
     from stablehlo_py.vhlo.convert_types import to_vhlo_type
@@ -496,13 +490,11 @@ def i64_tensor(values: Sequence[int], shape: Sequence[int] | None = None) -> Ten
     key = (tuple(int(v) for v in values), None if shape is None else tuple(shape))
     got = _I64_TENSORS.get(key)
     if got is None:
-        got = _i64_tensor(*key)
-        if len(_I64_TENSORS) < 65536:
-            _I64_TENSORS[key] = got
+        got = _I64_TENSORS.put(key, _i64_tensor(*key))
     return got
 
 
-_I64_TENSORS: dict[tuple[tuple[int, ...], tuple[int, ...] | None], TensorV1Attr] = {}
+_I64_TENSORS = CONTEXT.table("vhlo.i64_tensors", 65536)  # (values, shape) -> TensorV1Attr
 
 
 def _i64_tensor(values: tuple[int, ...], shape: tuple[int, ...] | None) -> TensorV1Attr:

@@ -31,6 +31,7 @@ from xdsl.ir import Attribute, Data, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py import specs
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
 
 if TYPE_CHECKING:
@@ -446,7 +447,7 @@ def _parse_float(p: Parser) -> float:
 # --------------------------------------------------------------------------------------------
 # Constructors (interned)
 
-_TENSOR_CACHE: dict[tuple[tuple[int, ...], Attribute, Attribute | None], TensorV1Type] = {}
+_TENSOR_CACHE = CONTEXT.table("vhlo.tensor_types", 1 << 16)  # (shape, element, encoding) -> type
 
 
 def tensor_type(
@@ -456,7 +457,7 @@ def tensor_type(
     key = (tuple(shape), element, encoding)
     t = _TENSOR_CACHE.get(key)
     if t is None:
-        t = _TENSOR_CACHE[key] = TensorV1Type(key)
+        t = _TENSOR_CACHE.put(key, TensorV1Type(key))
     return t
 
 

@@ -10,7 +10,6 @@ instead of knowing which class a given op uses.  A missing optional attribute gi
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,6 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Data, Operation
 
 from stablehlo_py.errors import InterpreterError
+from stablehlo_py.ir.context import CONTEXT
 
 _MISSING = object()
 
@@ -225,7 +225,7 @@ def region_arg_dtypes(region: Any) -> list[np.dtype | None]:
     return [_arg_dtype(a.type) for a in region.blocks.first.args]
 
 
-@functools.lru_cache(maxsize=4096)
+@CONTEXT.memo("interpreter.expressed_dtypes", maxsize=4096)
 def _expressed_dtype(t: Attribute) -> np.dtype:
     """The element dtype of type `t` (the expressed type's when quantized).  Types are immutable
     and hashable, so each one is decoded once per process."""
@@ -237,7 +237,7 @@ def _expressed_dtype(t: Attribute) -> np.dtype:
     return dtype_of_type(t)
 
 
-@functools.lru_cache(maxsize=4096)
+@CONTEXT.memo("interpreter.argument_dtypes", maxsize=4096)
 def _arg_dtype(t: Attribute) -> np.dtype | None:
     """A region argument's dtype; the storage type's when quantized (a region on quantized
     elements receives storage values, its quantized ops dequantize them)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.serialization.mlirbc import builtin, stablehlo
 from stablehlo_py.serialization.mlirbc.builtin import Loc
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
@@ -121,7 +122,7 @@ OLDER_LAYOUTS: dict[str, tuple[PropsLayout, ...]] = {
     "chlo.top_k": (PropsLayout((("k", True),)),),  # is_stable (1.19.0)
 }
 
-_CACHE: dict[type, PropsLayout] = {}
+_CACHE = CONTEXT.table("mlirbc.props_layouts", 4096)  # op class -> its properties layout
 
 
 def layout_of(cls: type[Operation]) -> PropsLayout:
@@ -149,8 +150,7 @@ def layout_of(cls: type[Operation]) -> PropsLayout:
                     continue
                 attrs.append((k, not isinstance(v, OptPropertyDef)))
         got = PropsLayout(tuple(attrs), tuple(segments))
-    _CACHE[cls] = got
-    return got
+    return _CACHE.put(cls, got)  # type: ignore[no-any-return]
 
 
 def sparse_array_items(values: list[int]) -> list[tuple[str, Any]]:

@@ -45,7 +45,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -70,6 +69,7 @@ from stablehlo_py.ir.attrs.channel_handle import ChannelHandleAttr
 from stablehlo_py.ir.attrs.conv import ConvDimensionNumbersAttr
 from stablehlo_py.ir.attrs.output_operand_alias import OutputOperandAliasAttr
 from stablehlo_py.ir.attrs.result_accuracy import ResultAccuracyAttr
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.enums import ENUM_CLASSES, EnumAttr
 from stablehlo_py.ir.ops import base
 from stablehlo_py.ir.text.dense import make_dense
@@ -134,7 +134,7 @@ def _int_matrix(v: Any, what: str) -> DenseIntOrFPElementsAttr:
     return make_dense(tensor_type(I64, arr.shape), arr.astype(np.int64))
 
 
-@lru_cache(maxsize=1024)
+@CONTEXT.memo("builder.attribute_text", maxsize=1024)
 def _parse(syntax: base.AttrSyntax, text: str) -> Attribute:
     from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
@@ -196,16 +196,14 @@ def _symbol(v: Any, ctx: Ctx) -> Attribute:
     return SymbolRefAttr(name.lstrip("@"))
 
 
-_I64_ARRAYS: dict[tuple[int, ...], Attribute] = {}
+_I64_ARRAYS = CONTEXT.table("builder.i64_arrays", 10_000)  # values -> the interned attribute
 
 
 def _i64_array(v: Any, ctx: Ctx) -> Attribute:
     key = _ints(v)
     a = _I64_ARRAYS.get(key)
     if a is None:
-        if len(_I64_ARRAYS) > 10_000:
-            _I64_ARRAYS.clear()
-        a = _I64_ARRAYS[key] = DenseArrayBase.from_list(I64, key)
+        a = _I64_ARRAYS.put(key, DenseArrayBase.from_list(I64, key))
     return a
 
 
@@ -440,19 +438,19 @@ def _backend_config(v: Any, ctx: Ctx) -> Attribute:
     raise Bad("expects a str or a dict")
 
 
-_BY_SYNTAX: dict[int, Converter] = {
-    id(base.I64_ATTR): _integer(I64),
-    id(base.I32_ATTR): _integer(I32),
-    id(base.BOOL_ATTR): _bool,
-    id(base.STR_ATTR): _string,
-    id(base.SYMBOL_ATTR): _symbol,
-    id(base.DENSE_I64_ARRAY): _i64_array,
-    id(base.DENSE_BOOL_ARRAY): _bool_array,
-    id(base.ELEMENTS_ATTR): _elements,
-    id(base.DICT_ATTR): _dictionary,
-    id(base.UNIT_ATTR): _unit,
-}
-"""Kinds told apart by the property's in-format syntax."""
+_BY_SYNTAX: tuple[tuple[base.AttrSyntax, Converter], ...] = (
+    (base.I64_ATTR, _integer(I64)),
+    (base.I32_ATTR, _integer(I32)),
+    (base.BOOL_ATTR, _bool),
+    (base.STR_ATTR, _string),
+    (base.SYMBOL_ATTR, _symbol),
+    (base.DENSE_I64_ARRAY, _i64_array),
+    (base.DENSE_BOOL_ARRAY, _bool_array),
+    (base.ELEMENTS_ATTR, _elements),
+    (base.DICT_ATTR, _dictionary),
+    (base.UNIT_ATTR, _unit),
+)
+"""Kinds told apart by the property's in-format syntax (that object itself: matched by identity)."""
 
 _BY_PARSE: dict[Any, Converter] = {base._dense_i64_array_parse: _i64_array}
 """Kinds told apart by the parse function of an op-specific syntax object."""
@@ -490,7 +488,7 @@ def converter_for(
 ) -> Converter:
     """The converter of one property of an op class (decided once, when the op table is built)."""
     if syntax is not None:
-        conv = _BY_SYNTAX.get(id(syntax)) or _BY_PARSE.get(syntax.parse)
+        conv = next((c for s, c in _BY_SYNTAX if s is syntax), None) or _BY_PARSE.get(syntax.parse)
         if conv is not None:
             return conv
     cls = constraint_cls if constraint_cls is not None else getattr(syntax, "constraint", None)

@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
 from stablehlo_py.builder.types import element_type_of, to_type
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.types import element_type, shape_of, storage_dtype, tensor_type
@@ -176,7 +177,7 @@ def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
 
     cls = _CONSTANT.get("cls")
     if cls is None:
-        cls = _CONSTANT["cls"] = default_registry().ops["stablehlo.constant"]
+        cls = _CONSTANT.put("cls", default_registry().ops["stablehlo.constant"])
     try:
         data = arr.astype(storage_dtype(t.element_type), copy=False)
     except (TypeError, ValueError) as e:
@@ -186,7 +187,7 @@ def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
     return op.results[0]
 
 
-_CONSTANT: dict[str, Any] = {}
+_CONSTANT = CONTEXT.table("builder.constant_class", 1)  # "cls" -> stablehlo.constant's class
 
 
 def operand_constant(

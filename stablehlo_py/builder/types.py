@@ -15,7 +15,6 @@ One function, :func:`to_type`, reads every form a user may write for a type:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -23,13 +22,14 @@ from xdsl.dialects.builtin import ComplexType, TensorType
 from xdsl.ir import Attribute, TypeAttribute
 
 from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.types import DYNAMIC, simple_type, storage_dtype, tensor_type
 
 TypeSpec = Any
 """Anything :func:`to_type` accepts."""
 
 
-@lru_cache(maxsize=4096)
+@CONTEXT.memo("builder.type_text", maxsize=4096)
 def _parse_type_text(text: str) -> Attribute:
     from stablehlo_py.ir.dialects import default_registry
     from stablehlo_py.ir.text.parser import Parser
@@ -49,7 +49,7 @@ def _numpy_element(dtype: Any) -> Attribute:
     return element_type_of(name)
 
 
-@lru_cache(maxsize=256)
+@CONTEXT.memo("builder.element_types", maxsize=256)
 def element_type_of(spec: Any) -> Attribute:
     """An element type from its MLIR spelling (``"bf16"``, ``"complex<f32>"``, ``"ui8"``) or a numpy
     dtype (``np.float32``, ``ml_dtypes.bfloat16``, ``"float32"``)."""

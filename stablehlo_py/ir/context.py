@@ -115,8 +115,9 @@ class Context:
         return self._named(name, Table, lambda: Table(name, limit))  # type: ignore[no-any-return]
 
     def identity_map(self, name: str, limit: int) -> IdentityMap:
-        """A bounded memo keyed by the identity of xDSL objects (stablehlo_py/ir/xdsl_compat/identity.py)."""
-        return self._named(name, IdentityMap, lambda: IdentityMap(name, limit))  # type: ignore[no-any-return]
+        """A bounded memo keyed by the identity of xDSL objects (ir/xdsl_compat/identity.py)."""
+        made = self._named(name, IdentityMap, lambda: IdentityMap(name, limit))
+        return made  # type: ignore[no-any-return]
 
     def flag(self, name: str) -> Flag:
         """`[False]`, set once something is seen; cleared with the caches it describes."""
