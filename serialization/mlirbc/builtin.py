@@ -125,11 +125,7 @@ def string_entry(it: Interner, s: str | bytes) -> Entry:
 
 def type_entry(it: Interner, t: Attribute) -> Entry:
     got = it.memo.get(t)
-    if got is not None:
-        return got
-    e = _type_entry(it, t)
-    it.memo[t] = e
-    return e
+    return got if got is not None else it.remember(t, _type_entry(it, t))
 
 
 def _type_entry(it: Interner, t: Attribute) -> Entry:
@@ -188,11 +184,7 @@ def attr_entry(it: Interner, a: Attribute) -> Entry:
     # a type used as an attribute (TypeAttr) is the same object as the type: its own memo key
     key = ("A", a) if isinstance(a, TypeAttribute) else a
     got = it.memo.get(key)
-    if got is not None:
-        return got
-    e = _attr_entry(it, a)
-    it.memo[key] = e
-    return e
+    return got if got is not None else it.remember(key, _attr_entry(it, a))
 
 
 def _attr_entry(it: Interner, a: Attribute) -> Entry:

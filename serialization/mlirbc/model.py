@@ -79,6 +79,11 @@ class Interner:
             self.by_key[key] = e
         return e
 
+    def remember(self, key: Any, entry: Entry) -> Entry:
+        """Memoize ``entry`` as the entry of ``key`` (a toolkit object); returns it."""
+        self.memo[key] = entry
+        return entry
+
     def attr(self, dialect: str, *items: Item) -> Entry:
         return self.get(dialect, False, items)
 
