@@ -13,7 +13,12 @@ from stablehlo_py.ir.ops.base import STR_ATTR, StableHLOOp, op_def, prop
 
 
 class _EinsumBase(StableHLOOp):
-    """Upstream verifies only the ODS constraints: HLO_Tensor operands and result."""
+    """The einsum family: operands (each op's own), the summation `einsum_config` and one result.
+    Upstream verifies only the ODS constraints: HLO_Tensor operands and result."""
+
+    einsum_config = prop(STR_ATTR)
+    result = result_def()
+    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         ods.check_values("operand", [v.type for v in self.operands], ods.HLO_Tensor)
@@ -27,9 +32,6 @@ class EinsumOp(_EinsumBase):
     name = "stablehlo.einsum"
     lhs = operand_def()
     rhs = operand_def()
-    einsum_config = prop(STR_ATTR)
-    result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$lhs `,` $rhs `,` `config` `=` $einsum_config attr-dict `:` functional-type(operands, results)"
     )
@@ -41,9 +43,6 @@ class UnaryEinsumOp(_EinsumBase):
 
     name = "stablehlo.unary_einsum"
     operand = operand_def()
-    einsum_config = prop(STR_ATTR)
-    result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `config` `=` $einsum_config attr-dict `:` functional-type(operands, results)"
     )
