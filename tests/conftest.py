@@ -18,7 +18,8 @@ REFERENCE = SHARED / "reference"
 
 # Memos of verification verdicts (module, attribute; each has `clear()`): the verifier remembers that
 # ops of a given signature verified, so their rules are not called again for the same types.  Every
-# memo of the verifier is on one object, the driver's VerifierCache.
+# memo of the verifier is on one object, the driver's VerifierCache.  (Until the driver's cache is
+# owned by the context (`CONTEXT.adopt`), it is cleared here by its name as well.)
 VERIFICATION_MEMOS = (
     ("stablehlo_py.ir.verify.driver", "CACHE"),
 )
@@ -33,8 +34,12 @@ def clear_verification_memos() -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     # Under mutmut (tools/mutation.py) each mutant's tests run in a process forked from the one that
     # ran them on the unmutated code: its memos would answer "verified" without calling the mutated
-    # rules, and a mutant that makes a good program fail would survive every test.
+    # rules, and a mutant that makes a good program fail would survive every test.  Every cache of
+    # the toolkit is the context's (stablehlo_py/ir/context.py): emptied in place.
     if os.environ.get("MUTANT_UNDER_TEST"):
+        from stablehlo_py.ir.context import CONTEXT
+
+        CONTEXT.clear()
         clear_verification_memos()
 
 

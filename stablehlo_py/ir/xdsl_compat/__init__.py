@@ -25,4 +25,7 @@ op prints, which attribute text to add) is passed in by its caller.
   `SameVariadicOperandSize` split of an uneven operand count.  Test: tests/unit/ir/test_xdsl_compat.py.
 - `side_data`: data of ours set as an extra attribute on an object xDSL made (a property's
   syntax on its field definition).  Test: tests/unit/ir/test_xdsl_compat.py.
+- `identity`: `IdentityMap`, the one cache keyed by `id()` (hashing an xDSL attribute walks its
+  parameters on every call); its entries keep their objects alive.  The caches that use it are
+  `stablehlo_py.ir.context`'s.  Test: tests/unit/ir/test_xdsl_compat.py.
 """

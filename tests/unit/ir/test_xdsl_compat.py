@@ -204,3 +204,66 @@ def test_side_data_rides_on_xdsl_field_definitions() -> None:
     # what ir/ops/base.py attaches reaches the op classes: compare's direction has its own syntax
     compare = default_registry().ops["stablehlo.compare"]
     assert "comparison_direction" in compare._PROP_SYNTAX
+
+
+# ----------------------------------------------------------------------------------- identity
+def test_xdsl_recomputes_an_attributes_hash_on_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """identity.py exists because hashing an xDSL attribute walks its parameters each time; when
+    xDSL caches the hash (this fails), plain dicts keyed by the attributes will do."""
+    from xdsl.dialects.builtin import IntAttr, TensorType, f32
+
+    t = TensorType(f32, [4, 8])
+    calls = []
+    plain = IntAttr.__hash__
+    monkeypatch.setattr(IntAttr, "__hash__", lambda self: calls.append(1) or plain(self))
+    hash(t)
+    first = len(calls)
+    hash(t)
+    assert first >= 2 and len(calls) == 2 * first  # the shape's dimensions, hashed again
+
+
+def test_identity_map_never_answers_for_another_object() -> None:
+    """An entry keeps its key objects alive, so their ids cannot be reused while it is there."""
+    import gc
+
+    from xdsl.dialects.builtin import TensorType, f32
+
+    from stablehlo_py.ir.xdsl_compat.identity import IdentityMap
+
+    m = IdentityMap("test", 1000)
+    t = TensorType(f32, [2])
+    m.put(t, "kept")
+    m.put_seq((t, None, f32), "seq")
+    gone = id(t)
+    del t
+    gc.collect()
+    fresh = [TensorType(f32, [2]) for _ in range(2000)]  # equal, but other objects
+    assert gone not in {id(x) for x in fresh}
+    assert all(m.get(x) is None and m.get_seq((x, None, f32)) is None for x in fresh)
+    assert len(m) == 2
+
+
+def test_identity_map_is_bounded_and_memoizes_by_identity() -> None:
+    from xdsl.dialects.builtin import TensorType, f32
+
+    from stablehlo_py.ir.xdsl_compat.identity import IdentityMap
+
+    m = IdentityMap("test", 3)
+    computed = []
+
+    def text(t: object) -> str:
+        """the docstring"""
+        computed.append(t)
+        return str(len(computed))
+
+    f = m.memoize(text, keep=lambda s: s != "2")
+    assert f.__name__ == "text" and f.__doc__ == "the docstring" and f.__wrapped__ is text
+    a, b = TensorType(f32, [1]), TensorType(f32, [1])
+    assert (f(a), f(a)) == ("1", "1")  # remembered
+    assert (f(b), f(b)) == ("2", "3")  # equal to a, but another object; "2" was not kept
+    types = [TensorType(f32, [n]) for n in range(10)]
+    for t in types:
+        f(t)
+        assert len(m) <= 3
+    m.clear()
+    assert len(m) == 0 and f(a) != "1"
