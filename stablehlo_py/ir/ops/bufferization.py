@@ -11,7 +11,7 @@ element type).  `to_tensor` reads its buffer (an unused one is dead code); `to_b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     MemRefType,
@@ -52,22 +52,31 @@ def tensor_equivalent(buffer: Attribute) -> Attribute | None:
     return None
 
 
-def _verify_match(op: Operation, tensor: Attribute, buffer: Attribute, what: str) -> None:
-    from xdsl.utils.exceptions import VerifyException
-
-    want = tensor_equivalent(buffer)
-    if want is None or not _same_tensor(want, tensor):
-        raise VerifyException(f"'{op.name}' op failed to verify that {what}")
-
-
 def _same_tensor(a: Attribute, b: Attribute) -> bool:
     if isinstance(a, TensorType) and isinstance(b, TensorType):
         return a.element_type == b.element_type and a.get_shape() == b.get_shape()
     return a == b
 
 
+class _BufferizationOp(IRDLOperation):
+    """The two conversions (undecorated family base): `TENSOR` names the tensor-typed value, which
+    must have the tensor equivalent of the `buffer` value's type."""
+
+    TENSOR: ClassVar[str]
+
+    def verify_(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        want = tensor_equivalent(self.buffer.type)  # type: ignore[attr-defined]
+        if want is None or not _same_tensor(want, getattr(self, self.TENSOR).type):
+            raise VerifyException(
+                f"'{self.name}' op failed to verify that type of '{self.TENSOR}' matches the "
+                "tensor equivalent of 'buffer'"
+            )
+
+
 @irdl_op_definition
-class ToTensorOp(IRDLOperation):
+class ToTensorOp(_BufferizationOp):
     """`bufferization.to_tensor`: a tensor with the contents of a buffer."""
 
     name = "bufferization.to_tensor"
@@ -76,18 +85,11 @@ class ToTensorOp(IRDLOperation):
     restrict = opt_prop_def(UnitAttr)
     writable = opt_prop_def(UnitAttr)
     traits = traits_def(MemoryReadEffect())
-
-    def verify_(self) -> None:
-        _verify_match(
-            self,
-            self.result.type,
-            self.buffer.type,
-            "type of 'result' matches the tensor equivalent of 'buffer'",
-        )
+    TENSOR: ClassVar[str] = "result"
 
 
 @irdl_op_definition
-class ToBufferOp(IRDLOperation):
+class ToBufferOp(_BufferizationOp):
     """`bufferization.to_buffer`: a buffer holding a tensor's contents."""
 
     name = "bufferization.to_buffer"
@@ -95,14 +97,7 @@ class ToBufferOp(IRDLOperation):
     buffer = result_def(_BUFFER)
     read_only = opt_prop_def(UnitAttr)
     traits = traits_def(Pure())
-
-    def verify_(self) -> None:
-        _verify_match(
-            self,
-            self.tensor.type,
-            self.buffer.type,
-            "type of 'tensor' matches the tensor equivalent of 'buffer'",
-        )
+    TENSOR: ClassVar[str] = "tensor"
 
 
 _FLAGS: dict[type[Operation], tuple[str, ...]] = {
