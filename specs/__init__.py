@@ -34,9 +34,11 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from stablehlo_py.version_numbers import Version
+
+_Row = TypeVar("_Row")
 
 __all__ = [
     "AttrSpec",
@@ -518,6 +520,21 @@ def _tables() -> _Tables:
 # Lookups
 
 
+def _lookup(table: dict[Any, _Row], key: Any, missing: str, *args: object) -> _Row:
+    """``table[key]``, else a KeyError of the message ``missing.format(*args)`` (alone, without
+    the lookup's own KeyError)."""
+    try:
+        return table[key]
+    except KeyError:
+        raise KeyError(missing.format(*args)) from None
+
+
+def _legal_at(rows: tuple[_Row, ...], version: Version | str) -> tuple[_Row, ...]:
+    """The rows whose range contains ``version``."""
+    target = _as_version(version)
+    return tuple(r for r in rows if r.is_legal_at(target))  # type: ignore[attr-defined]
+
+
 def ops() -> tuple[OpSpec, ...]:
     """Every VHLO op fork, in table order (alphabetical by upstream's VhloOps.td)."""
     return _tables().ops
@@ -526,10 +543,8 @@ def ops() -> tuple[OpSpec, ...]:
 def op(name: str) -> OpSpec:
     """The op fork with VHLO name ``name`` (``add_v1`` or ``vhlo.add_v1``)."""
     key = name.removeprefix("vhlo.")
-    try:
-        return _tables().op_by_name[key]
-    except KeyError:
-        raise KeyError(f"no VHLO op named {name!r} (expected e.g. 'add_v1')") from None
+    missing = "no VHLO op named {!r} (expected e.g. 'add_v1')"
+    return _lookup(_tables().op_by_name, key, missing, name)
 
 
 def _base_of(name: str) -> str:
@@ -572,16 +587,12 @@ def fork_at(name: str, version: Version | str) -> OpSpec | None:
 
 def op_for_stablehlo(name: str) -> OpSpec:
     """The VHLO fork a StableHLO (or func) op legalizes to, e.g. ``stablehlo.add`` → ``add_v1``."""
-    try:
-        return _tables().op_by_stablehlo[name]
-    except KeyError:
-        raise KeyError(f"no VHLO op maps to {name!r}") from None
+    return _lookup(_tables().op_by_stablehlo, name, "no VHLO op maps to {!r}", name)
 
 
 def ops_legal_at(version: Version | str) -> tuple[OpSpec, ...]:
     """Every op fork whose range contains ``version``."""
-    target = _as_version(version)
-    return tuple(o for o in ops() if o.is_legal_at(target))
+    return _legal_at(ops(), version)
 
 
 def types() -> tuple[TypeSpec, ...]:
@@ -591,15 +602,11 @@ def types() -> tuple[TypeSpec, ...]:
 def type_spec(name: str) -> TypeSpec:
     """A VHLO type by name (``f32_v1`` or ``!vhlo.f32_v1``)."""
     key = name.removeprefix("!vhlo.")
-    try:
-        return _tables().type_by_name[key]
-    except KeyError:
-        raise KeyError(f"no VHLO type named {name!r}") from None
+    return _lookup(_tables().type_by_name, key, "no VHLO type named {!r}", name)
 
 
 def types_legal_at(version: Version | str) -> tuple[TypeSpec, ...]:
-    target = _as_version(version)
-    return tuple(t for t in types() if t.is_legal_at(target))
+    return _legal_at(types(), version)
 
 
 def attrs() -> tuple[AttrSpec, ...]:
@@ -609,15 +616,11 @@ def attrs() -> tuple[AttrSpec, ...]:
 def attr_spec(name: str) -> AttrSpec:
     """A VHLO attribute or enum by name (``integer_v1``, ``comparison_direction_v1``)."""
     key = name.removeprefix("#vhlo.")
-    try:
-        return _tables().attr_by_name[key]
-    except KeyError:
-        raise KeyError(f"no VHLO attribute named {name!r}") from None
+    return _lookup(_tables().attr_by_name, key, "no VHLO attribute named {!r}", name)
 
 
 def attrs_legal_at(version: Version | str) -> tuple[AttrSpec, ...]:
-    target = _as_version(version)
-    return tuple(a for a in attrs() if a.is_legal_at(target))
+    return _legal_at(attrs(), version)
 
 
 def releases() -> tuple[Release, ...]:
@@ -628,7 +631,5 @@ def releases() -> tuple[Release, ...]:
 def release(version: Version | str) -> Release:
     """The release entry of a minor version (a patch is ignored: ``1.7.3`` → 1.7.0's entry)."""
     target = _as_version(version).with_zero_patch()
-    try:
-        return _tables().release_by_version[target]
-    except KeyError:
-        raise KeyError(f"no StableHLO release {target} in the release log") from None
+    table = _tables().release_by_version
+    return _lookup(table, target, "no StableHLO release {} in the release log", target)
