@@ -209,14 +209,22 @@ class MeshOp(_SdyOp):
                 raise VerifyException("sorted device ids must be an iota")
 
 
-class _ValueShardingOp(_SdyOp):
+class _SameTypeOp(_SdyOp):
+    """An op on one tensor whose result has the tensor's type."""
+
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    sharding = prop_def(OpaqueAttr)
 
     def verify_(self) -> None:
         if self.input.type != self.result.type:
             raise VerifyException("requires the same type for all operands and results")
+
+
+class _ValueShardingOp(_SameTypeOp):
+    sharding = prop_def(OpaqueAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
         try:
             s = parse_sharding(_opaque_text(self.sharding))
         except SdyAttrError as e:
@@ -236,17 +244,14 @@ class ReshardOp(_ValueShardingOp):
 
 
 @irdl_op_definition
-class PropagationBarrierOp(_SdyOp):
+class PropagationBarrierOp(_SameTypeOp):
     name = "sdy.propagation_barrier"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     # Shardy's PropagationDirection, an I32 enum held as its integer (`1 : i32` in generic form)
     allowed_direction = prop_def(IntegerAttr)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        if self.input.type != self.result.type:
-            raise VerifyException("requires the same type for all operands and results")
+        super().verify_()
         if _direction(self.allowed_direction) == "BOTH":
             raise VerifyException("cannot specify `BOTH` as the direction.")
 
