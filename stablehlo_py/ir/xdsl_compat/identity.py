@@ -21,7 +21,7 @@ an entry keeps its objects alive, so an id is never answered for another object;
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 
 class IdentityMap:
@@ -56,14 +56,18 @@ class IdentityMap:
         """Remember `value` for `obj` (kept alive with it); returns `value`."""
         return self._store(id(obj), obj, value)
 
-    def get_seq(self, objs: Iterable[object], default: Any = None) -> Any:
-        hit = self._table.get(tuple(map(id, objs)))
+    def get_seq(self, objs: Iterable[object], extra: Hashable = (), default: Any = None) -> Any:
+        """The value for the objects `objs` in that order, and the hashable `extra` (names, ...:
+        equal, not identical, values) when given."""
+        key = tuple(map(id, objs))
+        hit = self._table.get((key, extra) if extra else key)
         return default if hit is None else hit[1]
 
-    def put_seq(self, objs: Iterable[object], value: Any) -> Any:
-        """Remember `value` for the objects `objs` in that order (kept alive with it)."""
+    def put_seq(self, objs: Iterable[object], value: Any, extra: Hashable = ()) -> Any:
+        """Remember `value` for the objects `objs` in that order (kept alive with it) and `extra`."""
         objs = tuple(objs)
-        return self._store(tuple(map(id, objs)), objs, value)
+        key = tuple(map(id, objs))
+        return self._store((key, extra) if extra else key, objs, value)
 
     def memoize(
         self, compute: Callable[[Any], Any], keep: Callable[[Any], bool] | None = None

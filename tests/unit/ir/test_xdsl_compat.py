@@ -234,13 +234,16 @@ def test_identity_map_never_answers_for_another_object() -> None:
     t = TensorType(f32, [2])
     m.put(t, "kept")
     m.put_seq((t, None, f32), "seq")
+    m.put_seq((t,), "named", extra=("a", "b"))
+    assert m.get_seq([t], extra=("a", "b")) == "named" and m.get_seq([t]) is None
     gone = id(t)
     del t
     gc.collect()
     fresh = [TensorType(f32, [2]) for _ in range(2000)]  # equal, but other objects
     assert gone not in {id(x) for x in fresh}
     assert all(m.get(x) is None and m.get_seq((x, None, f32)) is None for x in fresh)
-    assert len(m) == 2
+    assert all(m.get_seq([x], extra=("a", "b")) is None for x in fresh)
+    assert len(m) == 3
 
 
 def test_identity_map_is_bounded_and_memoizes_by_identity() -> None:
