@@ -72,12 +72,16 @@ def impl(*names: str) -> Callable[[Impl], Impl]:
 
     def deco(fn: Impl) -> Impl:
         for n in names:
-            if n in IMPLS:
-                raise ValueError(f"two interpreter impls for {n}")
-            IMPLS[n] = fn
+            _add_impl(n, fn)
         return fn
 
     return deco
+
+
+def _add_impl(name: str, fn: Impl) -> None:
+    if name in IMPLS:
+        raise ValueError(f"two interpreter impls for {name}")
+    IMPLS[name] = fn
 
 
 def compiler(*names: str) -> Callable[[Compiler], Compiler]:
@@ -85,10 +89,8 @@ def compiler(*names: str) -> Callable[[Compiler], Compiler]:
 
     def deco(make: Compiler) -> Compiler:
         for n in names:
-            if n in IMPLS:
-                raise ValueError(f"two interpreter impls for {n}")
+            _add_impl(n, impl_of_compiler(make))
             COMPILERS[n] = make
-            IMPLS[n] = impl_of_compiler(make)
         return make
 
     return deco
