@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
 
@@ -40,3 +43,10 @@ def roundtrip_line(args: str, line: str) -> str:
     generic = print_ir(m, generic=True)
     assert print_ir(parse(generic)) == text
     return next(x.strip() for x in text.splitlines() if "stablehlo." in x)
+
+
+def verify_error(args: str, line: str) -> str:
+    """The verifier's message for the op ``line`` in a function of ``args`` (renamed %arg0, ...)."""
+    with pytest.raises(VerifyError) as e:
+        verify(parse(func_renamed(args, "  " + line)))
+    return str(e.value)

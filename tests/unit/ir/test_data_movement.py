@@ -15,6 +15,7 @@ from stablehlo_py.ir.gather_scatter_attrs import (
 )
 from stablehlo_py.ir.verify import verify
 from tests.unit.ir.helpers import func_renamed as _func
+from tests.unit.ir.helpers import verify_error
 from tests.unit.ir.helpers import roundtrip_line as _roundtrip
 
 
@@ -707,39 +708,30 @@ def test_scatter_verifier_upstream_words(old: str, new: str, message: str) -> No
 )
 def test_shape_operand_ops_as_upstream(args: str, body: str, message: str | None) -> None:
     """The verifiers of the ops with shape operands: upstream's words, upstream's acceptance."""
-    text = _func(args, "  " + body)
     if message is None:
-        verify(parse(text))
-        return
-    with pytest.raises(VerifyError) as e:
-        verify(parse(text))
-    assert message in str(e.value)
-
-
-@pytest.mark.parametrize(
-    ("args", "body", "message"),
-    [
-        (
-            "%a: tensor<3x2xi32>",
-            "%0 = stablehlo.reverse %arg0, dims = [2] : tensor<3x2xi32>",
-            "all dimensions should be between [0, 2). Got dimension: 2.",
-        ),
-        (
-            "%a: tensor<3x2xi32>",
-            "%0 = stablehlo.reverse %arg0, dims = [-1] : tensor<3x2xi32>",
-            "all dimensions should be non-negative. Got dimension: -1.",
-        ),
-        (
-            "%a: tensor<2x3xi32>",
-            "%0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xi32>) -> tensor<3x2xf32>",
-            "requires compatible element types for all operands and results",
-        ),
-    ],
-)
-def test_reverse_transpose_as_upstream(args: str, body: str, message: str) -> None:
-    with pytest.raises(VerifyError) as e:
         verify(parse(_func(args, "  " + body)))
-    assert message in str(e.value)
+        return
+    assert message in verify_error(args, body)
+
+
+# reverse and transpose: the verifiers' words
+REVERSE_TRANSPOSE_ERRORS = [
+    (
+        "%a: tensor<3x2xi32>",
+        "%0 = stablehlo.reverse %arg0, dims = [2] : tensor<3x2xi32>",
+        "all dimensions should be between [0, 2). Got dimension: 2.",
+    ),
+    (
+        "%a: tensor<3x2xi32>",
+        "%0 = stablehlo.reverse %arg0, dims = [-1] : tensor<3x2xi32>",
+        "all dimensions should be non-negative. Got dimension: -1.",
+    ),
+    (
+        "%a: tensor<2x3xi32>",
+        "%0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xi32>) -> tensor<3x2xf32>",
+        "requires compatible element types for all operands and results",
+    ),
+]
 
 
 def test_torch_index_select_verifies_as_upstream() -> None:
@@ -757,147 +749,124 @@ def test_torch_index_select_verifies_as_upstream() -> None:
 
 
 def test_complex_constraints_as_upstream() -> None:
-    with pytest.raises(VerifyError) as e:
-        verify(
-            parse(
-                _func(
-                    "%a: tensor<2xf16>",
-                    '  %0 = "stablehlo.complex"(%arg0, %arg0) '
-                    ": (tensor<2xf16>, tensor<2xf16>) -> tensor<2xcomplex<f32>>",
-                )
-            )
-        )
+    message = verify_error(
+        "%a: tensor<2xf16>",
+        '%0 = "stablehlo.complex"(%arg0, %arg0) '
+        ": (tensor<2xf16>, tensor<2xf16>) -> tensor<2xcomplex<f32>>",
+    )
     assert (
         "operand #0 must be ranked tensor of 32/64-bit float values, but got "
         "'tensor<2xf16>'"
-    ) in str(e.value)
+    ) in message
 
 
-@pytest.mark.parametrize(
-    ("args", "body", "message"),
-    [
+# dynamic_slice and dynamic_update_slice: ODS operand and trait constraints
+DYNAMIC_SLICE_ERRORS = [
+    (
+        "%a: tensor<4xf32>, %i: tensor<f32>",
         (
-            "%a: tensor<4xf32>, %i: tensor<f32>",
-            (
-                "%0 = stablehlo.dynamic_slice %arg0, %arg1, sizes = [2] "
-                ": (tensor<4xf32>, tensor<f32>) -> tensor<2xf32>"
-            ),
-            (
-                "operand #1 must be variadic of 0D tensor of 2/4/8/16/32/64-bit integer values, "
-                "but got 'tensor<f32>'"
-            ),
+            "%0 = stablehlo.dynamic_slice %arg0, %arg1, sizes = [2] "
+            ": (tensor<4xf32>, tensor<f32>) -> tensor<2xf32>"
         ),
         (
-            "%a: tensor<4xf32>, %u: tensor<2xf32>, %i: tensor<index>",
-            (
-                "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 "
-                ": (tensor<4xf32>, tensor<2xf32>, tensor<index>) -> tensor<4xf32>"
-            ),
-            (
-                "operand #2 must be variadic of 0D tensor of 2/4/8/16/32/64-bit integer values, "
-                "but got 'tensor<index>'"
-            ),
+            "operand #1 must be variadic of 0D tensor of 2/4/8/16/32/64-bit integer values, "
+            "but got 'tensor<f32>'"
+        ),
+    ),
+    (
+        "%a: tensor<4xf32>, %u: tensor<2xf32>, %i: tensor<index>",
+        (
+            "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 "
+            ": (tensor<4xf32>, tensor<2xf32>, tensor<index>) -> tensor<4xf32>"
         ),
         (
-            "%a: tensor<4xf32>, %u: tensor<2xi32>, %i: tensor<i32>",
-            (
-                "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 "
-                ": (tensor<4xf32>, tensor<2xi32>, tensor<i32>) -> tensor<4xf32>"
-            ),
-            "failed to verify that all of {operand, update, result} have same element type",
+            "operand #2 must be variadic of 0D tensor of 2/4/8/16/32/64-bit integer values, "
+            "but got 'tensor<index>'"
         ),
-    ],
-)
-def test_dynamic_slices_ods_as_upstream(args: str, body: str, message: str) -> None:
-    with pytest.raises(VerifyError) as e:
-        verify(parse(_func(args, "  " + body)))
-    assert message in str(e.value)
+    ),
+    (
+        "%a: tensor<4xf32>, %u: tensor<2xi32>, %i: tensor<i32>",
+        (
+            "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 "
+            ": (tensor<4xf32>, tensor<2xi32>, tensor<i32>) -> tensor<4xf32>"
+        ),
+        "failed to verify that all of {operand, update, result} have same element type",
+    ),
+]
 
 
 def test_dimension_attributes_non_negative() -> None:
     """upstream's ODS attribute constraint comes before the inference rule's own check."""
-    with pytest.raises(VerifyError) as e:
-        verify(
-            parse(
-                _func(
-                    "%a: tensor<4x2xf32>",
-                    "  %0 = stablehlo.get_dimension_size %arg0, dim = -1 "
-                    ": (tensor<4x2xf32>) -> tensor<i32>",
-                )
-            )
-        )
+    message = verify_error(
+        "%a: tensor<4x2xf32>",
+        "%0 = stablehlo.get_dimension_size %arg0, dim = -1 : (tensor<4x2xf32>) -> tensor<i32>",
+    )
     assert (
         "attribute 'dimension' failed to satisfy constraint: 64-bit signless integer attribute "
         "whose value is non-negative"
-    ) in str(e.value)
+    ) in message
 
 
 def test_gather_start_indices_ods() -> None:
     body = (
-        '  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<'
+        '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<'
         "offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 0], "
         "index_vector_dim = 2>, slice_sizes = array<i64: 1, 2, 2>}> "
         ": (tensor<3x4x2xi32>, tensor<2x3x2xindex>) -> tensor<2x3x2x2xi32>"
     )
-    with pytest.raises(VerifyError) as e:
-        verify(parse(_func("%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xindex>", body)))
     assert (
         "operand #1 must be ranked tensor of 2/4/8/16/32/64-bit integer values, but got "
         "'tensor<2x3x2xindex>'"
-    ) in str(e.value)
+    ) in verify_error("%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xindex>", body)
 
 
 def test_concatenate_element_types_trait_first() -> None:
-    with pytest.raises(VerifyError) as e:
-        verify(
-            parse(
-                _func(
-                    "%a: tensor<2xf32>, %b: tensor<2xi32>",
-                    "  %0 = stablehlo.concatenate %arg0, %arg1, dim = 0 "
-                    ": (tensor<2xf32>, tensor<2xi32>) -> tensor<4xf32>",
-                )
-            )
-        )
-    assert "requires the same element type for all operands and results" in str(e.value)
+    message = verify_error(
+        "%a: tensor<2xf32>, %b: tensor<2xi32>",
+        "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 "
+        ": (tensor<2xf32>, tensor<2xi32>) -> tensor<4xf32>",
+    )
+    assert "requires the same element type for all operands and results" in message
+
+
+# pad: ODS operand and attribute constraints, traits
+PAD_ERRORS = [
+    (
+        "%a: tensor<2xf32>, %p: tensor<1xf32>",
+        (
+            "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1], interior = [0] "
+            ": (tensor<2xf32>, tensor<1xf32>) -> tensor<4xf32>"
+        ),
+        (
+            "operand #1 must be 0D tensor of 4/6/8/16/32/64-bit float or bool or "
+            "2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or "
+            "per-tensor integer quantized values, but got 'tensor<1xf32>'"
+        ),
+    ),
+    (
+        "%a: tensor<2xf32>, %p: tensor<f32>",
+        (
+            "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1, 0], interior = [0] "
+            ": (tensor<2xf32>, tensor<f32>) -> tensor<4xf32>"
+        ),
+        (
+            "failed to verify that all of {edge_padding_low, edge_padding_high, "
+            "interior_padding} have same size"
+        ),
+    ),
+    (
+        "%a: tensor<2xf32>, %p: tensor<i32>",
+        (
+            "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1], interior = [0] "
+            ": (tensor<2xf32>, tensor<i32>) -> tensor<4xf32>"
+        ),
+        "requires the same element type for all operands and results",
+    ),
+]
 
 
 @pytest.mark.parametrize(
-    ("args", "body", "message"),
-    [
-        (
-            "%a: tensor<2xf32>, %p: tensor<1xf32>",
-            (
-                "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1], interior = [0] "
-                ": (tensor<2xf32>, tensor<1xf32>) -> tensor<4xf32>"
-            ),
-            (
-                "operand #1 must be 0D tensor of 4/6/8/16/32/64-bit float or bool or "
-                "2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or "
-                "per-tensor integer quantized values, but got 'tensor<1xf32>'"
-            ),
-        ),
-        (
-            "%a: tensor<2xf32>, %p: tensor<f32>",
-            (
-                "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1, 0], interior = [0] "
-                ": (tensor<2xf32>, tensor<f32>) -> tensor<4xf32>"
-            ),
-            (
-                "failed to verify that all of {edge_padding_low, edge_padding_high, "
-                "interior_padding} have same size"
-            ),
-        ),
-        (
-            "%a: tensor<2xf32>, %p: tensor<i32>",
-            (
-                "%0 = stablehlo.pad %arg0, %arg1, low = [1], high = [1], interior = [0] "
-                ": (tensor<2xf32>, tensor<i32>) -> tensor<4xf32>"
-            ),
-            "requires the same element type for all operands and results",
-        ),
-    ],
+    ("args", "body", "message"), [*REVERSE_TRANSPOSE_ERRORS, *DYNAMIC_SLICE_ERRORS, *PAD_ERRORS]
 )
-def test_pad_ods_and_traits(args: str, body: str, message: str) -> None:
-    with pytest.raises(VerifyError) as e:
-        verify(parse(_func(args, "  " + body)))
-    assert message in str(e.value)
+def test_verifier_errors_as_upstream(args: str, body: str, message: str) -> None:
+    assert message in verify_error(args, body)
