@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
     TupleType,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -75,6 +75,7 @@ from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import tensor_type
 from stablehlo_py.ir.verify import op_location
 from stablehlo_py.passes.drivers.options import PassOption
+from stablehlo_py.passes.patterns.simplify.common import added_constant, start_scalars
 
 __all__ = ["PATTERNS", "canonicalize_dynamism", "run", "shape_refinements"]
 
@@ -361,46 +362,16 @@ class CanonicalizeDynamicReshape(_Pattern):
             _replace_by(rewriter, op, ReshapeOp, [op.operand], {})
 
 
-def _constant_plus(limit: SSAValue, start: SSAValue) -> tuple[int, ...] | None:
-    """The constant `c` when `limit` is `stablehlo.add(start, c)` or `stablehlo.add(c, start)`."""
-    if not isinstance(limit, OpResult) or limit.owner.name != "stablehlo.add":
-        return None
-    lhs, rhs = limit.owner.operands
-    if lhs is start and (c := constant_ints(rhs)) is not None:
-        return c
-    if rhs is start:
-        return constant_ints(lhs)
-    return None
-
-
 class CanonicalizeRealDynamicSliceToDynamicSlice(_Pattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: RealDynamicSliceOp, rewriter: PatternRewriter) -> None:
         strides = constant_ints(op.strides)
         if strides is None or any(s != 1 for s in strides):
             return
-        slice_sizes = _constant_plus(op.limit_indices, op.start_indices)
+        slice_sizes = added_constant(op.limit_indices, op.start_indices, constant_ints)
         if slice_sizes is None:
             return
-        index_type = op.start_indices.type
-        elem = index_type.element_type  # type: ignore[attr-defined]
-        new_ops: list[Operation] = []
-        start_indices: list[SSAValue] = []
-        for i in range(len(slice_sizes)):
-            one = SliceOp.create(
-                operands=[op.start_indices],
-                result_types=[tensor_type(elem, (1,))],
-                properties={
-                    "start_indices": _i64_array([i]),
-                    "limit_indices": _i64_array([i + 1]),
-                    "strides": _i64_array([1]),
-                },
-            )
-            scalar = ReshapeOp.create(
-                operands=[one.results[0]], result_types=[tensor_type(elem, ())]
-            )
-            new_ops += [one, scalar]
-            start_indices.append(scalar.results[0])
+        new_ops, start_indices = start_scalars(op.start_indices, len(slice_sizes), op)
         dynamic_slice = DynamicSliceOp.create(
             operands=[op.operand, *start_indices],
             result_types=[op.result.type],

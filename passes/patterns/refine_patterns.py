@@ -23,7 +23,8 @@ from stablehlo_py.passes.patterns.refine_types import (
     refine_return_types,
     refine_values,
 )
-from stablehlo_py.passes.patterns.shape_folder import constant_attr, constant_ints, op_attr
+from stablehlo_py.passes.patterns.shape_folder import constant_ints, op_attr
+from stablehlo_py.passes.patterns.simplify.common import added_constant
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -256,7 +257,7 @@ def _refine_real_dynamic_slice(op: Operation, rewriter: PatternRewriter) -> bool
     if props is not None:  # fully static attributes (SliceOp style)
         return _refine_as(rewriter, op, "stablehlo.slice", [operand.type], props)
     # static slice sizes (DynamicSliceOp style): limit = start + constant or constant + start
-    sizes = _added_constant(limit_v, start_v)
+    sizes = added_constant(limit_v, start_v, constant_ints)
     if sizes is None:
         return False
     strides = constant_ints(strides_v)
@@ -267,18 +268,6 @@ def _refine_real_dynamic_slice(op: Operation, rewriter: PatternRewriter) -> bool
     types = [operand.type, *([tensor_type(elem, ())] * len(sizes))]
     sizes_prop: dict[str, Attribute] = {"slice_sizes": _i64_array(sizes)}
     return _refine_as(rewriter, op, "stablehlo.dynamic_slice", types, sizes_prop)
-
-
-def _added_constant(limit: object, start: object) -> list[int] | None:
-    """The constant c when `limit` is `stablehlo.add(start, c)` or `stablehlo.add(c, start)`."""
-    owner = getattr(limit, "owner", None)
-    if not isinstance(owner, Operation) or owner.name != "stablehlo.add":
-        return None
-    a, b = owner.operands
-    for x, y in ((a, b), (b, a)):
-        if x is start and constant_attr(y) is not None:
-            return constant_ints(y)
-    return None
 
 
 # ------------------------------------------------------------------------------- regions

@@ -7,7 +7,7 @@ pattern the number of ops its source pattern matches plus its `addBenefit`; 1 fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -30,6 +30,7 @@ from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import FLOAT_NAME, num_elements, storage_dtype, tensor_type
 
 __all__ = [
+    "added_constant",
     "OfInner",
     "SimplifyOptions",
     "SimplifyPattern",
@@ -51,6 +52,7 @@ __all__ = [
     "result_type",
     "slice_props",
     "splat_constant",
+    "start_scalars",
     "static_shape",
 ]
 
@@ -471,6 +473,47 @@ def replace_by(
         replace_merged(rewriter, op, [new])
     else:
         replace_with_ops(rewriter, op, [new])
+
+
+def added_constant(
+    limit: SSAValue, start: SSAValue, constant: Callable[[SSAValue], Sequence[int] | None]
+) -> Sequence[int] | None:
+    """The constant c (read by ``constant``) when ``limit`` is `stablehlo.add(start, c)` or
+    `stablehlo.add(c, start)`, else None: a real_dynamic_slice's static slice sizes."""
+    add = defined_by(limit, "stablehlo.add")
+    if add is None:
+        return None
+    lhs, rhs = add.operands
+    if lhs is start and (c := constant(rhs)) is not None:
+        return c
+    if rhs is start:
+        return constant(lhs)
+    return None
+
+
+def start_scalars(
+    start: SSAValue, count: int, like: Operation
+) -> tuple[list[Operation], list[SSAValue]]:
+    """The first ``count`` elements of the 1-D ``start`` as 0-d tensors, for a dynamic_slice's start
+    indices (upstream's RealDynamicSliceOpToDynamicSlice): a slice and a reshape per element, at
+    ``like``'s location.  Returns the new ops and the scalars."""
+    elem = start.type.element_type  # type: ignore[attr-defined]
+    ops: list[Operation] = []
+    scalars: list[SSAValue] = []
+    for i in range(count):
+        one = build(
+            op_cls("stablehlo.slice"),
+            [start],
+            slice_props([i], [i + 1], [1]),
+            [tensor_type(elem, (1,))],
+            like=like,
+        )
+        scalar = build(
+            op_cls("stablehlo.reshape"), [one.results[0]], {}, [tensor_type(elem, ())], like=like
+        )
+        ops += [one, scalar]
+        scalars.append(scalar.results[0])
+    return ops, scalars
 
 
 def iota_dimension_to_broadcast(op: Operation) -> int | None:

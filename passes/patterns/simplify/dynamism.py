@@ -10,6 +10,7 @@ from __future__ import annotations
 from stablehlo_py.passes.patterns.simplify.common import (
     OfInner,
     RootPattern,
+    added_constant,
     build,
     constant_dense,
     constant_int_list,
@@ -31,6 +32,7 @@ from stablehlo_py.passes.patterns.simplify.common import (
     result_type,
     slice_props,
     stablehlo_constant,
+    start_scalars,
     static_shape,
 )
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
@@ -330,18 +332,6 @@ class RealDynamicSliceOp_ReplaceWithSlice(RootPattern):
             replace_by(rewriter, op, "stablehlo.slice", [op.operands[0]], slice_props(*parts))
 
 
-def _start_plus_constant(limit: SSAValue, start: SSAValue) -> list[int] | None:
-    add = defined_by(limit, "stablehlo.add")
-    if add is None:
-        return None
-    lhs, rhs = add.operands
-    if lhs is start and (c := constant_int_list(rhs)) is not None:
-        return c
-    if rhs is start:
-        return constant_int_list(lhs)
-    return None
-
-
 class RealDynamicSliceOpToDynamicSlice(RootPattern):
     """real_dynamic_slice(X, start, start + constant, unit strides) -> dynamic_slice(X, start[i]...,
     sizes = constant)."""
@@ -353,25 +343,10 @@ class RealDynamicSliceOpToDynamicSlice(RootPattern):
         s = constant_int_list(strides)
         if s is None or any(x != 1 for x in s):
             return
-        sizes = _start_plus_constant(limit, start)
+        sizes = added_constant(limit, start, constant_int_list)
         if sizes is None:
             return
-        elem = start.type.element_type  # type: ignore[attr-defined]
-        new_ops: list[Operation] = []
-        scalars: list[SSAValue] = []
-        for i in range(len(sizes)):
-            one = build(
-                op_cls("stablehlo.slice"),
-                [start],
-                slice_props([i], [i + 1], [1]),
-                [tensor_type(elem, (1,))],
-                like=op,
-            )
-            scalar = build(
-                op_cls("stablehlo.reshape"), [one.results[0]], {}, [tensor_type(elem, ())], like=op
-            )
-            new_ops += [one, scalar]
-            scalars.append(scalar.results[0])
+        new_ops, scalars = start_scalars(start, len(sizes), op)
         ds = build(
             op_cls("stablehlo.dynamic_slice"),
             [operand, *scalars],
