@@ -41,6 +41,7 @@ from stablehlo_py.passes.drivers._common import (
     gc_paused,
     materialize_cast,
     op_location,
+    visit_nested,
 )
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -154,13 +155,7 @@ class _Conversion:
                 self.constant(op)
             else:
                 self.generic(op)
-        for region in op.regions:
-            for block in region.blocks:
-                child = block.first_op
-                while child is not None:
-                    nxt = child.next_op
-                    self.op(child)
-                    child = nxt
+        visit_nested(op, self.op)
 
     # -- the patterns
     def func(self, op: Operation) -> None:

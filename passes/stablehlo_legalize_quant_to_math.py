@@ -23,6 +23,7 @@ from stablehlo_py.passes.drivers._common import (
     carry_arg_location,
     gc_paused,
     op_location,
+    visit_nested,
 )
 from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.quant_to_math import dot_like
@@ -42,7 +43,7 @@ from stablehlo_py.passes.patterns.quant_to_math.patterns import (
 )
 from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import is_quantized
 from xdsl.dialects.builtin import FunctionType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from stablehlo_py.errors import StableHLOError
@@ -113,17 +114,8 @@ class _Conversion:
         )
 
     # -- walking
-    def block(self, block: Block) -> None:
-        op = block.first_op
-        while op is not None:
-            nxt = op.next_op
-            self.op(op)
-            op = nxt
-
     def regions(self, op: Operation) -> None:
-        for region in op.regions:
-            for block in region.blocks:
-                self.block(block)
+        visit_nested(op, self.op)
 
     def op(self, op: Operation) -> None:
         if op.name == "func.func":

@@ -126,3 +126,15 @@ def materialize_cast(
         owner.parent.insert_op_after(cast, owner)
     casts[key] = cast.results[0]
     return cast.results[0]
+
+
+def visit_nested(op: Operation, visit: Callable[[Operation], object]) -> None:
+    """``visit`` each op directly inside ``op``'s regions, in order, reading the next op before the
+    visit (early increment: a visit may replace or erase its op)."""
+    for region in op.regions:
+        for block in region.blocks:
+            child = block.first_op
+            while child is not None:
+                nxt = child.next_op
+                visit(child)
+                child = nxt
