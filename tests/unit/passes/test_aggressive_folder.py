@@ -5,10 +5,6 @@ originals when interpreted."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from stablehlo_py.passes import run_pipeline
@@ -16,6 +12,7 @@ from xdsl.ir import Operation
 
 from stablehlo_py.ir import parse, print_ir
 from tests.conftest import conformance_files
+from tests.unit.passes.helpers import run_opt
 
 PASS = "stablehlo-aggressive-folder"
 
@@ -216,27 +213,12 @@ def test_cli_options_and_bad_option() -> None:
         "func.func @f() -> tensor<f32> {\n  %0 = stablehlo.constant dense<1.0> : tensor<f32>\n"
         "  %1 = stablehlo.add %0, %0 : tensor<f32>\n  func.return %1 : tensor<f32>\n}\n"
     )
-    exe = str(Path(sys.executable).parent / "stablehlo-opt")
-    r = subprocess.run(
-        [exe, f"--{PASS}=optimize-float=false", "-"],
-        input=src,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    r = run_opt(f"--{PASS}=optimize-float=false", "-", stdin=src)
     assert r.returncode == 0, r.stderr
     assert "stablehlo.add" in r.stdout
-    r = subprocess.run(
-        [exe, f"--{PASS}", "-"], input=src, capture_output=True, text=True, check=False
-    )
+    r = run_opt(f"--{PASS}", "-", stdin=src)
     assert r.returncode == 0 and "dense<2.000000e+00>" in r.stdout
-    r = subprocess.run(
-        [exe, f"--{PASS}=fold-op-element-limit=many", "-"],
-        input=src,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    r = run_opt(f"--{PASS}=fold-op-element-limit=many", "-", stdin=src)
     assert r.returncode != 0 and "fold-op-element-limit" in r.stderr
     assert "Traceback" not in r.stderr
 

@@ -4,8 +4,6 @@ canonicalization is not modelled.  Also the memref/bufferization ops it folds (s
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ from stablehlo_py.passes import run_pipeline
 
 from stablehlo_py.errors import NotSupportedError, StableHLOError
 from stablehlo_py.ir import parse, print_ir
+from tests.unit.passes.helpers import run_opt
 
 
 def _canon(text: str, **options: str) -> str:
@@ -373,8 +372,7 @@ def test_memref_and_bufferization_verifiers(tmp_path: Path, line: str, words: st
     f.write_text(
         f"func.func @f(%a: memref<*xf32>, %b: memref<4x?xf32>) {{\n  {line}\n  return\n}}\n"
     )
-    opt = Path(sys.executable).parent / "stablehlo-opt"
-    p = subprocess.run([str(opt), str(f)], capture_output=True, text=True, check=False)
+    p = run_opt(str(f))
     assert p.returncode != 0
     assert f"bad.mlir:2:8: error: {words}" in p.stderr, p.stderr
 

@@ -4,8 +4,6 @@ programs whose ops do not depend on signedness compute the same bits; errors in 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +23,7 @@ from xdsl.dialects.builtin import (
 
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse, print_ir
+from tests.unit.passes.helpers import run_opt
 
 PASS = "stablehlo-convert-to-signless"
 
@@ -177,13 +176,7 @@ func.func @f() -> ui8 {
 def test_cli_runs_upstream_pipeline(tmp_path: Path) -> None:
     f = tmp_path / "s.mlir"
     f.write_text(PROGRAM)
-    opt = Path(sys.executable).parent / "stablehlo-opt"
-    p = subprocess.run(
-        [str(opt), str(f), f"--{PASS}", "--canonicalize"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    p = run_opt(str(f), f"--{PASS}", "--canonicalize")
     assert p.returncode == 0, p.stderr
     assert "ui8" not in p.stdout
     assert "stablehlo.add %arg0, %c" in p.stdout

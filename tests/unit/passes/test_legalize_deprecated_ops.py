@@ -4,8 +4,6 @@ upstream's words unless fail-on-unused=false; a failed pass leaves the module un
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ from stablehlo_py.passes import run_pipeline
 
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse, print_ir
+from tests.unit.passes.helpers import run_opt
 
 PASS = "stablehlo-legalize-deprecated-ops"
 
@@ -128,16 +127,10 @@ func.func @main(%x: tensor<3x!quant.uniform<i8:f32, 0.5>>) -> tensor<3x!quant.un
 def test_cli_reports_the_error_without_traceback(tmp_path: Path) -> None:
     f = tmp_path / "r.mlir"
     f.write_text(RNG)
-    opt = Path(sys.executable).parent / "stablehlo-opt"
-    p = subprocess.run([str(opt), f"--{PASS}", str(f)], capture_output=True, text=True, check=False)
+    p = run_opt(f"--{PASS}", str(f))
     assert p.returncode != 0
     assert "failed to legalize operation 'stablehlo.rng'" in p.stderr
     assert "Traceback" not in p.stderr
-    p = subprocess.run(
-        [str(opt), f"--{PASS}=fail-on-unused=false", str(f)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    p = run_opt(f"--{PASS}=fail-on-unused=false", str(f))
     assert p.returncode == 0, p.stderr
     assert "stablehlo.dot_general" in p.stdout

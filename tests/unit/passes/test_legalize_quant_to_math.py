@@ -6,7 +6,6 @@ gets upstream's diagnostics from the CLI."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +15,9 @@ from stablehlo_py.passes import run_pipeline
 
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.text.printer import print_module
+from tests.unit.passes.helpers import run_opt
 
 PASS = "stablehlo-legalize-quant-to-math"
-OPT = str(Path(sys.executable).parent / "stablehlo-opt")
 
 QA = "!quant.uniform<i8:f32, 5.000000e-01:-3>"
 QB = "!quant.uniform<i8:f32, 2.500000e-01:4>"
@@ -186,9 +185,7 @@ def test_no_quantized_type_is_left(name: str) -> None:
 def _opt(text: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "in.mlir"
     path.write_text(text)
-    return subprocess.run(
-        [OPT, f"--{PASS}", str(path)], check=False, capture_output=True, text=True, timeout=120
-    )
+    return run_opt(f"--{PASS}", str(path))
 
 
 def test_requantize_across_axes_reports_both_errors(tmp_path: Path) -> None:

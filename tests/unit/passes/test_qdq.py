@@ -11,6 +11,7 @@ from stablehlo_py.passes.stablehlo_legalize_qdq_to_quantized_op import match_fai
 from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import QDQ_OPS
 
 from stablehlo_py.ir import parse, print_ir
+from tests.unit.passes.helpers import run_opt
 
 TO_QDQ = "stablehlo-legalize-quantized-op-to-qdq"
 FROM_QDQ = "stablehlo-legalize-qdq-to-quantized-op"
@@ -179,23 +180,9 @@ func.func @main(%x: tensor<4xf32>, %q: tensor<4x{Q}>) -> (tensor<4x{Q}>, tensor<
 
 
 def test_cli_runs_both_passes(tmp_path) -> None:
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    exe = Path(sys.executable).parent / "stablehlo-opt"
-    opt = str(exe) if exe.exists() else shutil.which("stablehlo-opt")
-    assert opt is not None
     src = tmp_path / "q.mlir"
     src.write_text(FUSABLE)
-    res = subprocess.run(
-        [opt, str(src), f"--{FROM_QDQ}", f"--{TO_QDQ}"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    res = run_opt(str(src), f"--{FROM_QDQ}", f"--{TO_QDQ}")
     assert res.returncode == 0, res.stderr
     assert "stablehlo.subtract %2, %3 : tensor<4xf32>" in res.stdout
 

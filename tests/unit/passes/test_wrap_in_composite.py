@@ -4,9 +4,6 @@ options, and -- through the interpreter -- that the wrapped program computes the
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +14,7 @@ from stablehlo_py.passes.stablehlo_wrap_in_composite import unique_symbol_name
 
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse, print_ir
+from tests.unit.passes.helpers import run_opt
 
 PASS = "stablehlo-wrap-in-composite"
 
@@ -136,18 +134,9 @@ def test_bad_version_is_one_clear_error() -> None:
 
 
 def test_cli_warns_about_unknown_op_names(tmp_path: Path) -> None:
-    exe = Path(sys.executable).parent / "stablehlo-opt"
-    opt = str(exe) if exe.exists() else shutil.which("stablehlo-opt")
-    assert opt is not None
     src = tmp_path / "w.mlir"
     src.write_text(PROGRAM)
-    res = subprocess.run(
-        [opt, f"--{PASS}=op-names=stablehlo.nope,stablehlo.multiply version=2", str(src)],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    res = run_opt(f"--{PASS}=op-names=stablehlo.nope,stablehlo.multiply version=2", str(src))
     assert res.returncode == 0, res.stderr
     assert (
         "Warning: Unknown op name in opNamesOption: 'stablehlo.nope' is not a registered "
