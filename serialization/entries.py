@@ -276,28 +276,29 @@ def _dec_quant(f: list[Any]) -> Attribute:
     return vt.QuantV1Type(vt.QuantParams(flags, storage, expressed, (scale,), (zp,), lo, hi))
 
 
+def _quant_wire(*middle: Field3) -> tuple[Field3, ...]:
+    """The fields of a quantized type: flags, storage and expressed types, ``middle`` (the
+    per-tensor or per-axis parameters), the storage range."""
+    return (
+        ("flags", "i", "v"),
+        ("storageType", "T", "T"),
+        ("expressedType", "T", "T"),
+        *middle,
+        ("storageTypeMin", "i", "s"),
+        ("storageTypeMax", "i", "s"),
+    )
+
+
+def _enc_quant(p: vt.QuantParams, *middle: Any) -> list[Any]:
+    return [p.flags, p.storage_type, p.expressed_type, *middle, p.storage_min, p.storage_max]
+
+
 _register(
     TYPE,
     "quant_v1",
     vt.QuantV1Type,
-    (
-        ("flags", "i", "v"),
-        ("storageType", "T", "T"),
-        ("expressedType", "T", "T"),
-        ("scale", "f", "f64"),
-        ("zeroPoint", "i", "s"),
-        ("storageTypeMin", "i", "s"),
-        ("storageTypeMax", "i", "s"),
-    ),
-    lambda t: [
-        t.params.flags,
-        t.params.storage_type,
-        t.params.expressed_type,
-        t.params.scales[0],
-        t.params.zero_points[0],
-        t.params.storage_min,
-        t.params.storage_max,
-    ],
+    _quant_wire(("scale", "f", "f64"), ("zeroPoint", "i", "s")),
+    lambda t: _enc_quant(t.params, t.params.scales[0], t.params.zero_points[0]),
     _dec_quant,
 )
 
@@ -320,26 +321,12 @@ _register(
     TYPE,
     "quant_per_axis_v1",
     vt.QuantPerAxisV1Type,
-    (
-        ("flags", "i", "v"),
-        ("storageType", "T", "T"),
-        ("expressedType", "T", "T"),
-        ("quantizedDimension", "i", "v"),
-        ("scales", "fs", "f64s"),
-        ("zeroPoints", "is", "ss"),
-        ("storageTypeMin", "i", "s"),
-        ("storageTypeMax", "i", "s"),
+    _quant_wire(
+        ("quantizedDimension", "i", "v"), ("scales", "fs", "f64s"), ("zeroPoints", "is", "ss")
     ),
-    lambda t: [
-        t.params.flags,
-        t.params.storage_type,
-        t.params.expressed_type,
-        t.params.quantized_dimension,
-        list(t.params.scales),
-        list(t.params.zero_points),
-        t.params.storage_min,
-        t.params.storage_max,
-    ],
+    lambda t: _enc_quant(
+        t.params, t.params.quantized_dimension, list(t.params.scales), list(t.params.zero_points)
+    ),
     _dec_quant_axis,
     bytecode_order=(0, 1, 2, 3, 6, 7, 4, 5),  # upstream writes the storage range before the scales
 )
