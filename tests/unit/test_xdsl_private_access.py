@@ -34,7 +34,6 @@ KNOWN: dict[str, int] = {
     "passes/vhlo_to_version.py": 6,
     "serialization/writer.py": 6,
     "stablehlo_py/ir/text/printer.py": 2,
-    "stablehlo_py/ir/verify/driver.py": 8,
     "vhlo/in_place.py": 8,
     "vhlo/legality.py": 6,
     "vhlo/ops.py": 5,

@@ -48,7 +48,7 @@ from stablehlo_py.ir.enums import (
     ChloComparisonTypeAttr,
     ChloPrecisionAttr,
 )
-from stablehlo_py.ir.infer import infer_op, verify_inferred
+from stablehlo_py.ir.infer import infer_op
 from stablehlo_py.ir.infer.chlo import broadcasted_shape
 from stablehlo_py.ir.infer.shapes import element_type_compatible, is_compatible
 from stablehlo_py.ir.ops.base import (
@@ -125,6 +125,8 @@ class ChloUnaryElementwise(StableHLOOp):
     FORMAT: ClassVar[str | None] = "$operand attr-dict `:` type($operand) `->` type($result)"
     OPERAND_KIND: ClassVar[str] = "fp_or_complex"
     RESULT_IS_PRED: ClassVar[bool] = False
+    # then HLO_CompatibleOperandsAndResultType / is_inf's InferTypeOpInterface
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
@@ -132,8 +134,6 @@ class ChloUnaryElementwise(StableHLOOp):
         check_element_kind("operand #0", ot, self.OPERAND_KIND)
         if self.RESULT_IS_PRED:
             check_element_kind("result #0", rt, "pred")
-        # HLO_CompatibleOperandsAndResultType / is_inf's InferTypeOpInterface
-        verify_inferred(self)
 
 
 # Each op's class, named op_class_name(<op>) by define_op; the row is the op's one source.
@@ -206,6 +206,7 @@ class ChloBroadcastBinary(StableHLOOp):
     """HLO_CompatibleOperandsAndResultElementType (broadcast_add, _maximum, _minimum)."""
     SAME_ELEMENTS: ClassVar[bool] = False
     """MLIR's SameOperandsAndResultElementType (ChloOps.td: atan2, divide, multiply, ...)."""
+    INFER_CHECK: ClassVar[str | None] = "after"  # InferBroadcastBinaryOpReturnTypeComponents
 
     def _bdims(self) -> tuple[int, ...] | None:
         b = self.properties.get("broadcast_dimensions")
@@ -231,9 +232,10 @@ class ChloBroadcastBinary(StableHLOOp):
             element_type_compatible(t, lt) for t in (rt, self.result.type)
         ):
             raise VerifyException("requires compatible element types for all operands and results")
-        # InferBroadcastBinaryOpReturnTypeComponents
-        verify_inferred(self)
+
+    def verify_after_inference_(self) -> None:
         # Where upstream infers an unranked type for shapes that do not broadcast, we report it.
+        lt, rt = self.lhs.type, self.rhs.type
         shape = broadcast_shape(lt, rt, self._bdims())
         if shape is False:
             b = self._bdims()
@@ -366,6 +368,8 @@ class ChloBinarySameType(StableHLOOp):
     OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "y")
     ODS_TYPE: ClassVar[str | None] = None
     """The ODS description of the operand type, when its message is upstream's."""
+    # HLO_CompatibleOperandsAndResultType: the inference, then the trait's check
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
@@ -382,8 +386,9 @@ class ChloBinarySameType(StableHLOOp):
         check_element_kind("operand #0", at, self.OPERAND_KIND)
         check_element_kind("operand #1", bt, self.OPERAND_KIND)
         check_element_kind("result #0", rt, self.OPERAND_KIND)
-        # HLO_CompatibleOperandsAndResultType: the inference, then the trait's check
-        verify_inferred(self)
+
+    def verify_after_inference_(self) -> None:
+        at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
         if not all(is_compatible(t, at) for t in (bt, rt)):
             raise VerifyException("requires compatible types for all operands and results")
 
@@ -435,6 +440,7 @@ class ConstantOp(StableHLOOp):
     output = result_def()
     traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = None
+    INFER_CHECK: ClassVar[str | None] = "before"  # the result type is the value's type
 
     def asm_result_names(self) -> str:
         return "c" if isinstance(element_type(self.output.type), IntegerType) else "cst"
@@ -454,8 +460,6 @@ class ConstantOp(StableHLOOp):
         pr.attr(self.properties["value"])
 
     def verify_(self) -> None:
-        # InferTypeOpInterface: the result type is the value's type
-        verify_inferred(self)
         # HLO_StaticShapeTensor:$output
         shape = shape_of(self.output.type)
         if shape is None or any(d < 0 for d in shape):
@@ -471,6 +475,7 @@ class ConstantLikeOp(StableHLOOp):
     operand = operand_def()
     result = result_def()
     traits = traits_def(Pure())
+    INFER_CHECK: ClassVar[str | None] = "after"  # InferTensorTypeWithReify
 
     def verify_(self) -> None:
         value = self.properties["value"]
@@ -478,8 +483,6 @@ class ConstantLikeOp(StableHLOOp):
         # ConstantLikeOp::verify
         if vt is None or vt != element_type(self.result.type):
             raise VerifyException("value's type doesn't match element return type")
-        # InferTensorTypeWithReify: the operand's shape, the value's type
-        verify_inferred(self)
 
 
 # ------------------------------------------------------------------------------------- top_k
@@ -500,6 +503,7 @@ class TopKOp(StableHLOOp):
         "`(`$operand `,` `k` `=` $k (`,` `is_stable` `=` $is_stable^)? `)` attr-dict `:` "
         "type($operand) `->` `(`type($values)`,` type($indices)`)`"
     )
+    INFER_CHECK: ClassVar[str | None] = "after"  # hlo::inferTopKOp
 
     def asm_result_names(self) -> list[str]:
         # getAsmResultNames: `%values, %indices = chlo.top_k(...)`
@@ -509,7 +513,6 @@ class TopKOp(StableHLOOp):
         k = self.properties["k"].value.data  # type: ignore[attr-defined]
         if k < 0:
             raise VerifyException(f"k must be non-negative, got k = {k}")
-        verify_inferred(self)  # hlo::inferTopKOp
 
 
 # ------------------------------------------------------------------ minimum_broadcast_shapes

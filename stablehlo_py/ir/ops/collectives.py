@@ -44,7 +44,6 @@ from stablehlo_py.ir.attrs.replica_group_mesh_axes import (  # noqa: F401  (re-e
 )
 from stablehlo_py.ir.attrs.struct import register_parsers
 from stablehlo_py.ir.future_type import FutureType
-from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
@@ -186,10 +185,9 @@ def _flag(op: StableHLOOp, name: str) -> bool:
 
 def _verify_reducing_group(op: StableHLOOp, check: Callable[..., None], *flags: bool) -> None:
     """all_reduce and collective_reduce: ODS (replica_groups, the tensors, the one-block
-    computation), upstream's verifier ``check`` (operand types, replica groups, channel id,
-    use_global_device_ids, ``flags``, the computation), then the InferTypeOpInterface check, which
-    MLIR runs after it, and the SymbolUserOpInterface check, which MLIR runs after the op's own
-    verifier."""
+    computation), then upstream's verifier ``check`` (operand types, replica groups, channel id,
+    use_global_device_ids, ``flags``, the computation); the classes declare the InferTypeOpInterface
+    check, which MLIR runs after it, and the SymbolUserOpInterface check after that."""
     _check_replica_groups_attr(op)
     _ods_tensors(op, variadic=True)
     require_single_block(op, op.computation, "computation", non_empty=True)  # type: ignore[attr-defined]
@@ -202,8 +200,6 @@ def _verify_reducing_group(op: StableHLOOp, check: Callable[..., None], *flags: 
         *flags,
         op.computation,  # type: ignore[attr-defined]
     )
-    verify_inferred(op)
-    verify_mesh_symbol(op)
 
 
 # ------------------------------------------------------------------------------ ids and feeds
@@ -213,10 +209,10 @@ class _ProcessIdOp(StableHLOOp):
     result = result_def()
     traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         ods.check_values("result", [self.result.type], ods.UI32RankedTensor)  # ODS, then inference
-        verify_inferred(self)
 
 
 @op_def
@@ -256,6 +252,16 @@ class InfeedOp(GenericSyntaxOp):
         upstream(verify_infeed, self.properties.get("layout"), res)
 
 
+def _verify_outgoing(op: StableHLOOp) -> None:
+    """outfeed and send: ODS `Variadic<HLO_TensorOrPerAxisQuantizedTensor>:$inputs`, then
+    `HLO_Token:$token` (numbered as MLIR numbers operands) and the `HLO_Token` result (the
+    classes declare the InferTypeOpInterface check, after these)."""
+    inputs = [v.type for v in op.operands[:-1]]
+    ods.check_values("operand", inputs, ods.HLO_TensorOrPerAxisQuantizedTensor, variadic=True)
+    ods.check_values("operand", [op.operands[-1].type], ods.HLO_Token, first=len(inputs))
+    ods.check_values("result", [op.results[0].type], ods.HLO_Token)
+
+
 @op_def
 class OutfeedOp(GenericSyntaxOp):
     """Writes `inputs` to the outfeed and produces a `result` token (spec.md#outfeed)."""
@@ -270,21 +276,9 @@ class OutfeedOp(GenericSyntaxOp):
     POPULATED_DEFAULTS: ClassVar[dict[str, Attribute]] = {"outfeed_config": StringAttr("")}
 
     result = result_def()
-
-    def verify_(self) -> None:
-        # ODS (outfeed_i1, outfeed_i2, the token result), then InferTypeOpInterface
-        _verify_outgoing(self)
-
-
-def _verify_outgoing(op: StableHLOOp) -> None:
-    """outfeed and send: ODS `Variadic<HLO_TensorOrPerAxisQuantizedTensor>:$inputs`, then
-    `HLO_Token:$token` (numbered as MLIR numbers operands) and the `HLO_Token` result, then the
-    InferTypeOpInterface check."""
-    inputs = [v.type for v in op.operands[:-1]]
-    ods.check_values("operand", inputs, ods.HLO_TensorOrPerAxisQuantizedTensor, variadic=True)
-    ods.check_values("operand", [op.operands[-1].type], ods.HLO_Token, first=len(inputs))
-    ods.check_values("result", [op.results[0].type], ods.HLO_Token)
-    verify_inferred(op)
+    # ODS (outfeed_i1, outfeed_i2, the token result), then InferTypeOpInterface
+    ODS_CHECK = _verify_outgoing
+    INFER_CHECK: ClassVar[str | None] = "after"
 
 
 def _check_incoming(op: StableHLOOp) -> list[Attribute]:
@@ -308,6 +302,7 @@ class SendOp(GenericSyntaxOp):
     is_host_transfer = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
     source_target_pairs = prop(ANY_ATTR, optional=True)
     result = result_def()
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS (attributes, send_i1, send_i2, the token result), then InferTypeOpInterface
@@ -357,6 +352,8 @@ class AllGatherOp(GenericSyntaxOp):
     channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
+    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_all_gather
@@ -380,8 +377,6 @@ class AllGatherOp(GenericSyntaxOp):
             channel_id(self),
             _flag(self, "use_global_device_ids"),
         )
-        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-        verify_mesh_symbol(self)
 
 
 @op_def
@@ -396,6 +391,9 @@ class AllReduceOp(GenericSyntaxOp):
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     results_ = var_result_def()
+    INFER_CHECK: ClassVar[str | None] = "after"
+    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # upstream's AllReduceOp::verify (verifyAllReduceOp), then the InferTypeOpInterface check
@@ -419,6 +417,10 @@ class AllToAllOp(GenericSyntaxOp):
     replica_groups = prop(ANY_ATTR)
     channel_handle = prop(CHANNEL_HANDLE, optional=True)
     results_ = var_result_def()
+    # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
+    INFER_CHECK: ClassVar[str | None] = "after"
+    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # ODS, in MLIR's order (by name): concat_dimension >= 0, replica_groups, split_count > 0,
@@ -429,11 +431,8 @@ class AllToAllOp(GenericSyntaxOp):
         _check_confined(self, "split_dimension", positive=False)
         _ods_tensors(self, variadic=True)
         # the traits in upstream's order: HLO_PairwiseSameOperandAndResultElementType (all_to_all_c9),
-        # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
+        # then InferTensorType (INFER_CHECK)
         _pairwise_same_element_type([v.type for v in self.operands], [r.type for r in self.results])
-        verify_inferred(self)
-        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-        verify_mesh_symbol(self)
 
 
 @op_def
@@ -449,6 +448,8 @@ class ReduceScatterOp(GenericSyntaxOp):
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     result = result_def()
+    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_reduce_scatter
@@ -469,8 +470,6 @@ class ReduceScatterOp(GenericSyntaxOp):
             _flag(self, "use_global_device_ids"),
             self.computation,
         )
-        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-        verify_mesh_symbol(self)
 
 
 @op_def
@@ -483,6 +482,7 @@ class CollectivePermuteOp(GenericSyntaxOp):
     source_target_pairs = prop(ANY_ATTR)
     channel_handle = prop(CHANNEL_HANDLE, optional=True)
     result = result_def()
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS, the SameOperandsAndResultElementType trait (collective_permute_c5), upstream's
@@ -495,7 +495,6 @@ class CollectivePermuteOp(GenericSyntaxOp):
         if element_type(self.operand.type) != element_type(self.result.type):
             raise VerifyException("requires the same element type for all operands and results")
         upstream(verify_collective_permute, self.properties.get("source_target_pairs"))
-        verify_inferred(self)
 
 
 @op_def
@@ -509,6 +508,9 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
     channel_handle = prop(CHANNEL_HANDLE, optional=True)
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
+    INFER_CHECK: ClassVar[str | None] = "after"
+    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # upstream's CollectiveBroadcastOp::verify (verifyCollectiveBroadcastOp), then the
@@ -523,9 +525,6 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
             self.properties.get("replica_groups"),
             _flag(self, "has_dynamic_root"),
         )
-        verify_inferred(self)
-        # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-        verify_mesh_symbol(self)
 
 
 @op_def
@@ -541,6 +540,9 @@ class CollectiveReduceOp(GenericSyntaxOp):
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     results_ = var_result_def()
+    INFER_CHECK: ClassVar[str | None] = "after"
+    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
+    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # upstream's CollectiveReduceOp::verify (verifyCollectiveReduceOp), then the
@@ -559,6 +561,7 @@ class CrossReplicaSumOp(GenericSyntaxOp):
     operand = operand_def()
     replica_groups = prop(ANY_ATTR)
     result = result_def()
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         from stablehlo_py.ir.ops.elementwise import verify_compatible_types
@@ -570,7 +573,6 @@ class CrossReplicaSumOp(GenericSyntaxOp):
         ods.check_values("operand", [self.operand.type], ods.HLO_Tensor)
         ods.check_values("result", [self.result.type], ods.HLO_Tensor)
         verify_compatible_types(self)
-        verify_inferred(self)
 
 
 @op_def
@@ -585,6 +587,7 @@ class AsyncStartOp(GenericSyntaxOp):
     result = result_def()
     traits = traits_def(IsolatedFromAbove())
     ISOLATED: ClassVar[bool] = True
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS (Variadic<HLO_Tensor> operands, an HLO_Future result, the body), then
@@ -592,7 +595,6 @@ class AsyncStartOp(GenericSyntaxOp):
         ods.check_values("operand", [v.type for v in self.operands], ods.HLO_Tensor, variadic=True)
         ods.check_values("result", [self.result.type], ods.HLO_Future)
         require_single_block(self, self.body, "body", non_empty=True)
-        verify_inferred(self)
 
 
 @op_def
@@ -603,12 +605,12 @@ class AsyncDoneOp(GenericSyntaxOp):
     name = "stablehlo.async_done"
     operand = operand_def()
     result = result_def()
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS (HLO_Future operand, HLO_Tensor result), then AsyncDoneOp::inferReturnTypes
         ods.check_values("operand", [self.operand.type], ods.HLO_Future)
         ods.check_values("result", [self.result.type], ods.HLO_Tensor)
-        verify_inferred(self)
 
 
 OPS = (

@@ -34,7 +34,6 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.format import custom_directive, prop_defaults, set_slot
-from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.control_flow import verify_composite, verify_while
 from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re-exported)
     DICT_ATTR,
@@ -57,7 +56,7 @@ from stablehlo_py.ir.verify.ods_containers import (
 )
 from stablehlo_py.ir.verify.ods_traits import upstream
 from stablehlo_py.ir.verify.ods_types import HLO_Token, check_values
-from stablehlo_py.ir.verify.driver import after_regions, verify_inferred_after_regions
+from stablehlo_py.ir.verify.driver import after_regions
 from stablehlo_py.ir.types import element_type
 
 if TYPE_CHECKING:
@@ -157,7 +156,8 @@ def _verify_conditional(
 ) -> None:
     """if and case: at most one block per region (before the ODS checks), the selector's ODS
     constraint (checked before the inference; its rank is the rule's), the results' ODS, the
-    regions and their terminators, then inferConditionalOp (if_c1..if_c3, case_c1..case_c4)."""
+    regions and their terminators; then (INFER_CHECK) inferConditionalOp (if_c1..if_c3,
+    case_c1..case_c4)."""
     check_regions(op, ())
     if not (isinstance(selector, TensorType) and t2s(element_type(selector)) == elem):
         raise VerifyException(
@@ -166,7 +166,6 @@ def _verify_conditional(
     _check_results(op)
     check_regions(op, regions)
     after_regions(op, check_terminators)
-    verify_inferred_after_regions(op)
 
 
 @op_def
@@ -180,6 +179,7 @@ class IfOp(GenericSyntaxOp):
     false_branch = region_def()
     results_ = var_result_def()
     traits = traits_def(RecursiveMemoryEffect())
+    INFER_CHECK: ClassVar[str | None] = "after_regions"
 
     def verify_(self) -> None:
         _verify_conditional(self, self.pred.type, "i1", ("true_branch", "false_branch"))
@@ -195,6 +195,7 @@ class CaseOp(GenericSyntaxOp):
     branches = var_region_def()
     results_ = var_result_def()
     traits = traits_def(RecursiveMemoryEffect())
+    INFER_CHECK: ClassVar[str | None] = "after_regions"
 
     def verify_(self) -> None:
         _verify_conditional(self, self.index.type, "i32", ("branches",) * len(self.branches))
@@ -212,6 +213,8 @@ class WhileOp(StableHLOOp):
     body = region_def()
     results_ = var_result_def()
     traits = traits_def(RecursiveMemoryEffect())
+    # the InferTypeOpInterface check (while_c3), which MLIR runs with the regions' verification
+    INFER_CHECK: ClassVar[str | None] = "after_regions"
 
     def asm_block_arg_name(self, region: Region) -> str:
         # Upstream's getAsmBlockArgumentNames: both regions' arguments are `%iterArg...`, and as
@@ -305,7 +308,6 @@ class WhileOp(StableHLOOp):
             )
         check_regions(self, ("cond", "body"))
         upstream(verify_while, [v.type for v in self.operand], self.cond, self.body)
-        verify_inferred_after_regions(self)
 
 
 # ------------------------------------------------------------------------ optimization_barrier
@@ -345,6 +347,7 @@ class OptimizationBarrierOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = (
         "attr-dict ($operand^ `:` custom<PairwiseOpType>(type($operand), type($result))):(`(` `)`)?"
     )
+    INFER_CHECK: ClassVar[str | None] = "after"  # optimization_barrier_c1
 
     def verify_(self) -> None:
         ins = [v.type for v in self.operand]
@@ -358,7 +361,6 @@ class OptimizationBarrierOp(StableHLOOp):
         for i, (a, b) in enumerate(zip(ins, outs)):
             if a != b:
                 raise VerifyException(f"requires the same type for operand and result at index {i}")
-        verify_inferred(self)  # optimization_barrier_c1
 
 
 # -------------------------------------------------------------------------- after_all / token
@@ -374,13 +376,13 @@ class AfterAllOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = (
         "$inputs attr-dict `:` custom<VariadicSameOperandsAndResultType>(ref($inputs), type($inputs), type($result))"
     )
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's ODS constraints (after_all_i1: Variadic<HLO_Token>, a token result), then the
         # inference check
         check_values("operand", [v.type for v in self.inputs], HLO_Token, variadic=True)
         check_values("result", [self.result.type], HLO_Token)
-        verify_inferred(self)
 
 
 @op_def
@@ -391,10 +393,10 @@ class CreateTokenOp(StableHLOOp):
     output = result_def()
     traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         check_values("result", [self.output.type], HLO_Token)  # ODS, then inference
-        verify_inferred(self)
 
 
 # ---------------------------------------------------------------------------------- composite

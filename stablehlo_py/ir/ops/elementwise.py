@@ -12,7 +12,6 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from stablehlo_py.ir.enums import ComparisonDirectionAttr, ComparisonTypeAttr
-from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.elementwise import compatible_operands_and_result
 from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
@@ -31,6 +30,8 @@ from stablehlo_py.ir.types import UniformQuantizedType, element_type, shape_of
 # Unary ops whose result type upstream infers with its own rule (InferTypeOpInterface without the
 # CompatibleOperandsAndResultType trait): the element type may differ from the operand's.
 _OWN_RULE = frozenset({"abs", "is_finite", "real", "imag"})
+_NOT_INFERRED = frozenset({"convert"})
+"""Ops without upstream's InferTypeOpInterface check."""
 
 
 _FP_C_Q = ods.HLO_FpComplexOrQuantizedIntTensor
@@ -92,9 +93,9 @@ def _check_elementwise(op: StableHLOOp) -> None:
     """As upstream: the SameOperandsAndResultShape trait of every elementwise op first (upstream's
     `stablehlo.add` of tensor<3xf32> and tensor<4xf32> says "requires the same shape", not the
     inference's "Mismatched dimension sizes"), then the op's other traits and verifier:
-    CompatibleOperandsAndResultType for most ops, add's verifyAddOp; then, as MLIR verifies
+    CompatibleOperandsAndResultType for most ops, add's verifyAddOp.  Then, as MLIR verifies
     InferTypeOpInterface last, the result type inferred (stablehlo_py.ir.infer.elementwise) must be
-    compatible with the declared one.  convert is not inferred."""
+    compatible with the declared one: the families' INFER_CHECK (convert is not inferred)."""
     short = op.name.split(".", 1)[1]
     operands, results = ODS_TYPES.get(short, (ods.HLO_Tensor, ods.HLO_Tensor))
     ods.check_values("operand", [v.type for v in op.operands], operands)
@@ -107,7 +108,6 @@ def _check_elementwise(op: StableHLOOp) -> None:
         verify_compatible_types(op)
     if short == "add":
         _verify_add(op)
-    verify_inferred(op)
 
 
 def _verify_add(op: StableHLOOp) -> None:
@@ -139,45 +139,42 @@ def _verify_add(op: StableHLOOp) -> None:
         fail("result per_axis quantized but none from rhs and lhs are per_axis quantized")
 
 
-class UnaryElementwise(StableHLOOp):
+class _Elementwise(StableHLOOp):
+    """The elementwise families' shared part: pure, verified by `_check_elementwise`, then the
+    inference check."""
+
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
-    operand = operand_def()
-    result = result_def()
-    FORMAT: ClassVar[str | None] = (
-        "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
-    )
+    INFER_CHECK: ClassVar[str | None] = "after"
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
         _check_elementwise(self)
 
 
-class BinaryElementwise(StableHLOOp):
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
+class UnaryElementwise(_Elementwise):
+    operand = operand_def()
+    result = result_def()
+    FORMAT: ClassVar[str | None] = (
+        "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
+    )
+
+
+class BinaryElementwise(_Elementwise):
     lhs = operand_def()
     rhs = operand_def()
     result = result_def()
     FORMAT: ClassVar[str | None] = (
         "$lhs `,` $rhs attr-dict `:` custom<SameOperandsAndResultType>(type($lhs), type($rhs), type($result))"
     )
-    traits = traits_def(Pure())
-
-    def verify_(self) -> None:
-        _check_elementwise(self)
 
 
-class IsFiniteShape(StableHLOOp):
+class IsFiniteShape(_Elementwise):
     """is_finite: a unary elementwise op whose operand and result upstream names `x` and `y`
     (StablehloOps.td), with the format `operands attr-dict : functional-type(operands, results)`."""
 
-    VERIFY_BY_TYPES: ClassVar[bool] = True
     x = operand_def()
     y = result_def()
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
-    traits = traits_def(Pure())
-
-    def verify_(self) -> None:
-        _check_elementwise(self)
 
 
 # --------------------------------------------------------------- unary ops with result_accuracy
@@ -192,10 +189,9 @@ class UnaryElementwiseWithAccuracy(UnaryElementwise):
 
     result_accuracy = prop(RESULT_ACCURACY, default=DEFAULT_RESULT_ACCURACY)
 
-    def verify_(self) -> None:
-        # <op>_i1 (upstream's ODS operand constraint), <op>_c1: the inferred type and
-        # CompatibleOperandsAndResultType
-        _check_elementwise(self)
+    def verify_after_inference_(self) -> None:
+        # after <op>_i1 (upstream's ODS operand constraint) and <op>_c1 (the inferred type and
+        # CompatibleOperandsAndResultType): the result_accuracy
         acc = self.result_accuracy
         if acc is not None:
             a = acc.accuracy  # type: ignore[attr-defined]
@@ -222,7 +218,8 @@ UNARY_WITH_ACCURACY_OPS: dict[str, type] = {}
 
 def _unary(name: str, doc: str) -> Any:
     base = IsFiniteShape if name == "is_finite" else UnaryElementwise
-    return family_op(UNARY, UNARY_OPS, base, f"stablehlo.{name}", doc, doc)
+    infer = {"INFER_CHECK": None} if name in _NOT_INFERRED else {}
+    return family_op(UNARY, UNARY_OPS, base, f"stablehlo.{name}", doc, doc, **infer)
 
 
 def _binary(name: str, doc: str) -> Any:
@@ -297,6 +294,8 @@ class CompareOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = (
         "$comparison_direction `,` $lhs `,` $rhs (`,` $compare_type^)? attr-dict `:` functional-type(operands, results)"
     )
+    # after verify_: the inferred type (lhs's shape and bounds, i1) against the declared one
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
@@ -308,8 +307,6 @@ class CompareOp(StableHLOOp):
             fail("requires compatible element types for all operands")
         # compare_c2 (SameOperandsAndResultShape)
         verify_same_shape(self)
-        # the inferred type (lhs's shape and bounds, i1) against the declared one
-        verify_inferred(self)
         # compare_c3 is not enforced: upstream's verifier accepts any compare_type (its own test
         # print_stablehlo.mlir @compare_op compares i32 with TOTALORDER), and programs it accepts
         # must verify here too.

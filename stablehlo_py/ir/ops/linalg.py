@@ -49,7 +49,6 @@ from stablehlo_py.ir.enums import (
 )
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.format_parse import _I64_LIST, _KEYWORD_END, _W
-from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.infer.linalg import (
     any_quantized,
     positive_i64_error,
@@ -158,14 +157,13 @@ def _verify_typed_then_inferred(
     op: Operation, constraint: ods.Constraint, compatible_elements: bool
 ) -> None:
     """fft, triangular_solve and cholesky: ODS (every operand and the result of ``constraint``),
-    with ``compatible_elements`` the CompatibleOperandsAndResultElementType trait, then
-    InferTensorType (the op's infer rule in stablehlo_py.ir.infer.linalg and the result against
-    it)."""
+    with ``compatible_elements`` the CompatibleOperandsAndResultElementType trait; the classes
+    declare InferTensorType, after these (the op's infer rule in stablehlo_py.ir.infer.linalg and
+    the result against it)."""
     ods.check_values("operand", [v.type for v in op.operands], constraint)
     ods.check_values("result", [r.type for r in op.results], constraint)
     if compatible_elements:
         _verify_compatible_element_types(op)
-    verify_inferred(op)
 
 
 _PRINTABLE_KINDS: dict[str, type | tuple[type, ...]] = {
@@ -669,6 +667,7 @@ class FftOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `type` `=` $fft_type `,` `length` `=` $fft_length attr-dict `:` functional-type(operands, results)"
     )
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS: HLO_FpOrComplexTensor operand and result; then InferTensorType: upstream's inferFftOp
@@ -690,6 +689,7 @@ class TriangularSolveOp(NoAssemblyFormatOp):
     transpose_a = prop(enum_syntax(TransposeAttr))
     result = result_def()
     traits = traits_def(Pure())
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS: HLO_FpOrComplexTensor a, b and result; triangular_solve_c1
@@ -710,6 +710,7 @@ class CholeskyOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = (
         "$a (`,` `lower` `=` $lower^)? attr-dict `:` custom<SameOperandsAndResultType>(type($a), type($result))"
     )
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS: HLO_FpComplexOrQuantizedIntTensor operand and result, cholesky_c1
@@ -730,6 +731,10 @@ class _BatchNormBase(NoAssemblyFormatOp):
     RANKED_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
     """Operands that ODS types `RankedTensorOf<[HLO_Float, HLO_QuantizedInt]>`; the others (and the
     results but the first) are `1DTensorOf<[...]>`."""
+    # InferTensorType: upstream's inferBatchNorm*Op (verifyBatchNorm: batch_norm_*_c1, the
+    # single- and multi-dimensional operands' shapes, the feature count) and the results against
+    # it, after verify_.  Upstream verifies nothing else.
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # ODS: F32Attr:$epsilon, ConfinedAttr<I64Attr, [IntNonNegative]>:$feature_index, the
@@ -756,10 +761,6 @@ class _BatchNormBase(NoAssemblyFormatOp):
         # batch_norm_grad_c2, batch_norm_inference_c2, batch_norm_training_c2 (upstream's
         # CompatibleOperandsAndResultElementType trait, checked before the inference)
         _verify_compatible_element_types(self)
-        # InferTensorType: upstream's inferBatchNorm*Op (verifyBatchNorm: batch_norm_*_c1, the
-        # single- and multi-dimensional operands' shapes, the feature count) and the results
-        # against it.  Upstream verifies nothing else.
-        verify_inferred(self)
 
 
 @op_def
@@ -826,6 +827,7 @@ class RngOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = (
         "$a `,` $b `,` $shape `,` `distribution` `=` $rng_distribution attr-dict `:` functional-type(operands, results)"
     )
+    INFER_CHECK: ClassVar[str | None] = "after"  # rng_c2, rng_c3: InferTensorType (inferRngOp)
 
     def verify_(self) -> None:
         at, bt, st = self.a.type, self.b.type, self.shape.type
@@ -837,8 +839,6 @@ class RngOp(StableHLOOp):
         # rng_c1 (AllElementTypesMatch<["a", "b", "result"]>)
         if not element_type(at) == element_type(bt) == element_type(self.result.type):
             fail("failed to verify that all of {a, b, result} have same element type")
-        # rng_c2, rng_c3: InferTensorType, upstream's inferRngOp
-        verify_inferred(self)
 
 
 @op_def

@@ -21,7 +21,6 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from stablehlo_py.ir.format import custom_directive, set_slot
-from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import I32, I32_ATTR, StableHLOOp, op_def, prop
 from stablehlo_py.ir.verify.constraints import (
@@ -81,14 +80,17 @@ class UniformDequantizeOp(_QuantizeConversion):
 
     name = "stablehlo.uniform_dequantize"
 
+    # uniform_dequantize_c1, uniform_dequantize_c2: the inferred type (the operand's shape, its
+    # expressed type) against the declared one, between verify_ and verify_after_inference_
+    INFER_CHECK: ClassVar[str | None] = "after"
+
     def verify_(self) -> None:
         ot = self.operand.type
         # uniform_dequantize_i1 (upstream's ODS constraints, before the traits)
         ods.check_values("operand", [ot], ods.HLO_QuantizedIntOrPerAxisQuantizedIntTensor)
         ods.check_values("result", [self.result.type], ods.HLO_FpTensor)
-        # uniform_dequantize_c1, uniform_dequantize_c2: the inferred type (the operand's shape,
-        # its expressed type) against the declared one
-        verify_inferred(self)
+
+    def verify_after_inference_(self) -> None:
         verify_same_shape(self)
 
 
@@ -132,6 +134,8 @@ class ReducePrecisionOp(StableHLOOp):
         "`:` custom<SameOperandsAndResultType>(type($operand), type($output))"
     )
 
+    INFER_CHECK: ClassVar[str | None] = "after"
+
     def verify_(self) -> None:
         e, m = self.exponent_bits.value.data, self.mantissa_bits.value.data
         # reduce_precision_c2, reduce_precision_c3: upstream's ODS attribute constraints, checked
@@ -155,7 +159,6 @@ class ReducePrecisionOp(StableHLOOp):
         # reduce_precision_c1: the CompatibleOperandsAndResultType trait, then the inference
         # check, which MLIR runs after the traits
         verify_compatible_types(self)
-        verify_inferred(self)
 
 
 @op_def

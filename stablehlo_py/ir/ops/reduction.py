@@ -31,7 +31,6 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py.ir.directives import DenseI64Array
 from stablehlo_py.ir.format_parse import _I64_LIST, _TENSOR, _VALUE, _W, lookup
 from stablehlo_py.ir.format_parse import i64_array as quick_i64_array
-from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
     ANY_ATTR,
@@ -59,10 +58,11 @@ from stablehlo_py.ir.verify.region_utils import (
     require_single_block,
     return_types,
 )
-from stablehlo_py.ir.ops.same_variadic import mlir_operand_split
 from stablehlo_py.ir.text.parse_types import simple_tensor_type
 from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 from stablehlo_py.ir.xdsl_compat.construct import append_ops
+from stablehlo_py.ir.xdsl_compat.opdef_split import mlir_operand_split
+from stablehlo_py.ir.xdsl_compat.side_data import LOC_POS, SRC, attach
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -112,8 +112,8 @@ def _compact_reduce(
     else:
         src = (p.source, loc_pos)
         for x in (*args, inner, ret):
-            x._src = src  # type: ignore[union-attr]
-    op._loc_pos = loc_pos  # type: ignore[attr-defined]
+            attach(x, SRC, src)
+    attach(op, LOC_POS, loc_pos)
     return op
 
 
@@ -346,10 +346,12 @@ class ReduceOp(StableHLOOp):
             p.parse_literal(")")
         region = p.parse_region(entry_args=firsts + seconds, default_dialect="")  # type: ignore[arg-type]
         op = cls.build_generic(operands, list(ft.outputs.data), props, attrs, [region])
-        op._loc_pos = loc_pos  # type: ignore[attr-defined]
+        attach(op, LOC_POS, loc_pos)
         return op
 
     # ---------------------------------------------------------------- verifier
+    INFER_CHECK: ClassVar[str | None] = "after"
+
     def verify_(self) -> None:
         # upstream's ReduceOp::verify (verifyReduceOp), then the InferTypeOpInterface check
         # (reduce_c7, reduce_c8: stablehlo_py.ir.infer.reduction), which MLIR runs after it
@@ -364,7 +366,6 @@ class ReduceOp(StableHLOOp):
         shape = upstream(lambda: reduce_shape(inputs, dims))
         # reduce_c2, reduce_c6: the body
         _verify_reducer(self.body, inputs, inits, shape[0] if shape is not None else None)
-        verify_inferred(self)
 
 
 def _ods_tensors(
@@ -429,6 +430,8 @@ class ReduceWindowOp(GenericSyntaxOp):
     traits = traits_def(RecursiveMemoryEffect())
     irdl_options = (SameVariadicOperandSize(),)
 
+    INFER_CHECK: ClassVar[str | None] = "after"
+
     def verify_(self) -> None:
         # upstream's ReduceWindowOp::verify (verifyReduceWindowOp), then the InferTypeOpInterface
         # check (reduce_window_c14...c16: stablehlo_py.ir.infer.reduction), which MLIR runs after it
@@ -448,7 +451,6 @@ class ReduceWindowOp(GenericSyntaxOp):
         # reduce_window_c3, reduce_window_c13: the body
         window = i64_array(self.properties.get("window_dimensions")) or ()
         _verify_reducer(self.body, inputs, inits, window)
-        verify_inferred(self)
 
 
 # ------------------------------------------------------------------------- select_and_scatter
@@ -469,6 +471,8 @@ class SelectAndScatterOp(GenericSyntaxOp):
     scatter = region_def()
     result = result_def()
     traits = traits_def(RecursiveMemoryEffect())
+
+    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's SelectAndScatterOp::verify (verifySelectAndScatterOp), then the
@@ -529,7 +533,6 @@ class SelectAndScatterOp(GenericSyntaxOp):
             # select_and_scatter_c1, select_and_scatter_c2
             if not compatible_shape_and_element(expected, st, ignore_fp=True):
                 fail_as_rule(f"expects source-type to be '{t2s(expected)}', but got'{t2s(st)}'")
-        verify_inferred(self)
 
 
 @op_def
@@ -546,6 +549,8 @@ class SortOp(GenericSyntaxOp):
     results_ = var_result_def()
     traits = traits_def(RecursiveMemoryEffect())
 
+    INFER_CHECK: ClassVar[str | None] = "after"
+
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.reduction import verify_sort
 
@@ -558,7 +563,6 @@ class SortOp(GenericSyntaxOp):
         require_single_block(self, self.comparator, "comparator")
         _same_operands_and_result_shape(ins, outs)
         upstream(verify_sort, ins, int_value(self.properties.get("dimension"), -1), self.comparator)
-        verify_inferred(self)
 
 
 # ---------------------------------------------------------------------------------------- map
@@ -575,6 +579,9 @@ class MapOp(GenericSyntaxOp):
     result = result_def()
     traits = traits_def(RecursiveMemoryEffect())
 
+    # map_c1 (the result), map_c3, map_c4: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
+    INFER_CHECK: ClassVar[str | None] = "after"
+
     def verify_(self) -> None:
         # ODS (map_i1, the result, the computation region), then the traits in upstream's order:
         # SameOperandsAndResultShape (map_c1, map_c2), SingleBlock
@@ -583,8 +590,6 @@ class MapOp(GenericSyntaxOp):
         require_single_block(self, self.computation, "computation")
         _same_operands_and_result_shape(ins, [self.result.type])
         require_single_block(self, self.computation, "computation", non_empty=True)
-        # map_c1 (the result), map_c3, map_c4: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
-        verify_inferred(self)
 
 
 OPS = (ReduceOp, ReduceWindowOp, SelectAndScatterOp, SortOp, MapOp)

@@ -48,7 +48,7 @@ from typing import Any
 
 import xdsl
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseResourceAttr
-from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl import constraints as C
 from xdsl.irdl import operations as O
@@ -58,6 +58,12 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.infer import verify_inferred
 from stablehlo_py.ir.verify.diagnostics import diagnostic, op_location
+from stablehlo_py.ir.xdsl_compat.verify_walk import (
+    any_of_dispatch,
+    isolated_from_above_ok,
+    plain_operands,
+    region_signature,
+)
 
 XDSL_VERSION = "0.74.0"
 """The xDSL release whose verifier this module mirrors."""
@@ -108,11 +114,7 @@ def is_context_free(c: object) -> bool:
     if t in (C.AnyAttr, C.BaseAttr, C.EqAttrConstraint, C.AttrSetConstraint):
         return True
     if t is C.AnyOf:
-        parts = list(c.attr_constrs)  # type: ignore[attr-defined]
-        parts += getattr(c, "_based_constrs", {}).values()  # what AnyOf.verify dispatches to
-        if getattr(c, "_abstr_constr", None) is not None:
-            parts.append(c._abstr_constr)  # type: ignore[attr-defined]
-        return all(is_context_free(p) for p in parts)
+        return all(is_context_free(p) for p in any_of_dispatch(c))  # type: ignore[arg-type]
     if t is C.AllOf:
         return all(is_context_free(p) for p in c.attr_constrs)  # type: ignore[attr-defined]
     if t is C.ParamAttrConstraint:
@@ -442,7 +444,7 @@ class VerifyPlan:
         # each trait's check: False (or an exception) when it fails; a faster equivalent of
         # IsolatedFromAbove's (xDSL's walks up from every operand's owner)
         self.trait_checks: tuple[Callable[[Operation], object], ...] = tuple(
-            _isolated_from_above_ok if type(t) is IsolatedFromAbove else t.verify
+            isolated_from_above_ok if type(t) is IsolatedFromAbove else t.verify
             for t in self.traits
         )
         self.is_terminator = cls.has_trait(IsTerminator)
@@ -461,13 +463,10 @@ class VerifyPlan:
     def check(self, op: Operation) -> bool:
         """True when `op.verify(verify_nested_ops=False)` would pass.  False (or an exception)
         means: ask xDSL.  (`plan_for` makes sure the plan is not stale.)"""
-        if op._successors:
+        # -- Operation.verify's own checks (xDSL raises on successors and erased operands)
+        operands = plain_operands(op)
+        if operands is None:
             return False
-        # -- Operation.verify's own checks
-        operands = op._operands
-        for v in operands:
-            if isinstance(v, ErasedSSAValue):
-                return False  # xDSL raises ValueError
         if not self.is_terminator and (block := op.parent) is not None:
             region = block.parent
             if region is not None and block.last_op is op:
@@ -477,7 +476,7 @@ class VerifyPlan:
                 if parent is not None and not parent.has_trait(NoTerminator):
                     return False
         if not self.by_types:
-            return self._check_definition(op)
+            return self._check_definition(op, operands)
         parts = (
             *[v.type for v in operands],
             None,
@@ -488,21 +487,20 @@ class VerifyPlan:
             *op.attributes.values(),
         )
         if self.region_signature:
-            parts += _region_signature(op)
+            parts += region_signature(op)
         key = (self.cls, tuple(map(id, parts)), tuple(op.properties), tuple(op.attributes))
         verdicts = CACHE.verdicts
         if key in verdicts:
             return True
-        if not self._check_definition(op):
+        if not self._check_definition(op, operands):
             return False
         if len(verdicts) >= CACHE.verdict_limit:
             verdicts.clear()
         verdicts[key] = parts  # keeps the objects alive: their ids are not reused while cached
         return True
 
-    def _check_definition(self, op: Operation) -> bool:
-        """OpDef.verify, the traits and the class's own verifier."""
-        operands = op._operands
+    def _check_definition(self, op: Operation, operands: Sequence[SSAValue]) -> bool:
+        """OpDef.verify, the traits and the class's own verifier (`operands`: the op's)."""
         # -- OpDef.verify: operands, results, regions, (no successors), properties, attributes
         directs: list[tuple[Any, Any]] | None = [] if self.has_direct else None
         if not _values_ok(self.operands, operands, directs):
@@ -554,47 +552,6 @@ class VerifyPlan:
         if self.custom is not None:
             self.custom(op)
         return True
-
-
-def _isolated_from_above_ok(op: Operation) -> bool:
-    """What xDSL's IsolatedFromAbove.verify accepts: every operand of an op in `op`'s regions (not
-    inside a nested IsolatedFromAbove op, which checks its own) is defined inside `op`, and not by
-    `op` itself.  A value defined in the block that uses it is inside by construction: only the
-    others walk up their parents."""
-    regions = list(op.regions)
-    while regions:
-        region = regions.pop()
-        for block in region.blocks:
-            for child in block.ops:
-                for v in child._operands:
-                    owner = v.owner
-                    if (owner if isinstance(owner, Block) else owner.parent) is block:
-                        continue
-                    if owner is op or not op.is_ancestor(owner):
-                        return False
-                if child.regions and not child.has_trait(IsolatedFromAbove):
-                    regions += child.regions
-    return True
-
-
-_REGION = object()  # separators of a region signature (kept alive: module-level)
-_BLOCK = object()
-
-
-def _region_signature(op: Operation) -> tuple[object, ...]:
-    """What a `VERIFY_BY_TYPES = "regions"` op's verification reads of its regions: per region, per
-    block, the argument types and the last op's class and operand types."""
-    parts: list[object] = []
-    for region in op.regions:
-        parts.append(_REGION)
-        for block in region.blocks:
-            parts.append(_BLOCK)
-            parts += [a.type for a in block.args]
-            last = block.last_op
-            if last is not None:
-                parts.append(type(last))
-                parts += [v.type for v in last._operands]
-    return tuple(parts)
 
 
 # ------------------------------------------------------------------ the memos

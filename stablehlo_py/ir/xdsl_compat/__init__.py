@@ -28,4 +28,7 @@ op prints, which attribute text to add) is passed in by its caller.
 - `identity`: `IdentityMap`, the one cache keyed by `id()` (hashing an xDSL attribute walks its
   parameters on every call); its entries keep their objects alive.  The caches that use it are
   `stablehlo_py.ir.context`'s.  Test: tests/unit/ir/test_xdsl_compat.py.
+- `verify_walk`: the verifier driver's reads of xDSL's private fields (an op's stored operands and
+  successors, the nested ops' operands for IsolatedFromAbove and region signatures, AnyOf's
+  dispatch table), as whole loops.  Test: tests/unit/ir/test_xdsl_compat.py.
 """

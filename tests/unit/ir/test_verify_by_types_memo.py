@@ -32,9 +32,9 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(verify_plan.CACHE, "verdicts", {})
     original = verify_plan.VerifyPlan._check_definition
 
-    def counting(self, op):  # type: ignore[no-untyped-def]
+    def counting(self, op, *rest):  # type: ignore[no-untyped-def]
         seen.append(op.name)
-        return original(self, op)
+        return original(self, op, *rest)
 
     monkeypatch.setattr(verify_plan.VerifyPlan, "_check_definition", counting)
     return seen

@@ -1,0 +1,104 @@
+"""The verifier driver's reads of xDSL 0.74's private fields (stablehlo_py/ir/verify/driver.py),
+as whole loops.
+
+The driver checks every op of a program against a plan compiled per class; what it reads per op
+must cost no more than the checks themselves:
+
+- an op's operands and successors: ``op.operands`` and ``op.successors`` build an ``OpOperands`` /
+  ``OpSuccessors`` view (a Python object, Python calls per item) on every read.
+  `plain_operands(op)` reads the stored tuples (``Operation._operands``, ``_successors``) once and
+  makes `Operation.verify`'s first check (no erased operand) in the same loop.
+- `isolated_from_above_ok(op)`: what xDSL's ``IsolatedFromAbove.verify`` accepts, walking the nested
+  ops' stored operand tuples (xDSL's walks up from every operand's owner, through the views).
+- `region_signature(op)`: the part of a region-holding op that its verification reads (the
+  verdict memo's key of ``VERIFY_BY_TYPES = "regions"`` ops), through the stored operand tuples.
+- `any_of_dispatch(c)`: the constraints ``AnyOf.verify`` dispatches to -- besides its public
+  ``attr_constrs``, the per-base-class table and the abstract-class constraint it keeps in
+  ``_based_constrs`` and ``_abstr_constr`` (no public way); read when a plan is compiled, to decide
+  whether the constraint depends on the attribute only.
+
+Regression test: tests/unit/ir/test_xdsl_compat.py (each function against xDSL's public way: the
+views, ``IsolatedFromAbove.verify``, ``AnyOf.verify``'s dispatch).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue, SSAValues
+from xdsl.irdl.constraints import AnyOf, AttrConstraint
+from xdsl.traits import IsolatedFromAbove
+
+
+def plain_operands(op: Operation) -> SSAValues[SSAValue] | None:
+    """``op``'s operands (the stored tuple: what ``tuple(op.operands)`` is), or None when ``op``
+    has successors or an erased operand (``Operation.verify`` raises on those: the plans leave such
+    ops to xDSL)."""
+    if op._successors:
+        return None
+    operands = op._operands
+    for v in operands:
+        if isinstance(v, ErasedSSAValue):
+            return None
+    return operands
+
+
+def isolated_from_above_ok(op: Operation) -> bool:
+    """What xDSL's IsolatedFromAbove.verify accepts: every operand of an op in ``op``'s regions (not
+    inside a nested IsolatedFromAbove op, which checks its own) is defined inside ``op``, and not by
+    ``op`` itself.  A value defined in the block that uses it is inside by construction: only the
+    others walk up their parents."""
+    regions = list(op.regions)
+    while regions:
+        region = regions.pop()
+        for block in region.blocks:
+            for child in block.ops:
+                for v in child._operands:
+                    owner = v.owner
+                    if (owner if isinstance(owner, Block) else owner.parent) is block:
+                        continue
+                    if owner is op or not op.is_ancestor(owner):
+                        return False
+                if child.regions and not child.has_trait(IsolatedFromAbove):
+                    regions += child.regions
+    return True
+
+
+REGION_MARK = object()
+"""Separators of a region signature (module-level: kept alive, so their ids are never reused)."""
+BLOCK_MARK = object()
+
+
+def region_signature(op: Operation) -> tuple[object, ...]:
+    """Per region of ``op`` (after `REGION_MARK`), per block (after `BLOCK_MARK`): the argument
+    types, and the last op's class and operand types."""
+    parts: list[object] = []
+    for region in op.regions:
+        parts.append(REGION_MARK)
+        for block in region.blocks:
+            parts.append(BLOCK_MARK)
+            parts += [a.type for a in block.args]
+            last = block.last_op
+            if last is not None:
+                parts.append(type(last))
+                parts += [v.type for v in last._operands]
+    return tuple(parts)
+
+
+def any_of_dispatch(c: AnyOf) -> list[AttrConstraint]:
+    """Every constraint ``c.verify`` may call: its alternatives, the per-base-class table it
+    dispatches through, and its abstract-class constraint."""
+    parts: list[AttrConstraint] = list(c.attr_constrs)
+    parts += getattr(c, "_based_constrs", {}).values()
+    abstract = getattr(c, "_abstr_constr", None)
+    if abstract is not None:
+        parts.append(abstract)
+    return parts
+
+
+__all__ = [
+    "BLOCK_MARK",
+    "REGION_MARK",
+    "any_of_dispatch",
+    "isolated_from_above_ok",
+    "plain_operands",
+    "region_signature",
+]
