@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import operand_def, result_def, var_operand_def, var_result_def
 from xdsl.utils.exceptions import VerifyException
 
@@ -34,6 +34,19 @@ def _module_funcs(op: Operation) -> dict[str, FuncOp] | None:
         if isinstance(o, FuncOp):
             out[o.sym_name.data] = o
     return out
+
+
+def _function(funcs: dict[str, FuncOp] | None, ref: Attribute, what: str) -> FuncOp | None:
+    """The function `ref` names (None when the op is outside a module); `<what> must be function
+    symbols` when `ref` is not a symbol."""
+    if not isinstance(ref, SymbolRefAttr):
+        raise VerifyException(f"{what} must be function symbols, got {ref}")
+    if funcs is None:
+        return None
+    func = funcs.get(ref.root_reference.data)
+    if func is None:
+        raise VerifyException(f"Function {ref.root_reference.data} not found")
+    return func
 
 
 @op_def
@@ -66,15 +79,9 @@ class RunParallelOp(StableHLOOp):
                     f"but got {len(row.data)}"
                 )
             for program in row.data:
-                if not isinstance(program, SymbolRefAttr):
-                    raise VerifyException(
-                        f"`programs` entries must be function symbols, got {program}"
-                    )
-                if funcs is None:
-                    continue
-                func = funcs.get(program.root_reference.data)
+                func = _function(funcs, program, "`programs` entries")
                 if func is None:
-                    raise VerifyException(f"Function {program.root_reference.data} not found")
+                    continue
                 num_args += len(func.function_type.inputs.data)
                 num_results += len(func.function_type.outputs.data)
         if funcs is None:
@@ -95,11 +102,8 @@ class RunParallelOp(StableHLOOp):
             if not infeed.data:
                 raise VerifyException("infeed attribute is optional or should not be empty")
             for f in infeed.data:
-                if not isinstance(f, SymbolRefAttr):
-                    raise VerifyException(f"infeed entries must be function symbols, got {f}")
-                func = funcs.get(f.root_reference.data)
-                if func is None:
-                    raise VerifyException(f"Function {f.root_reference.data} not found")
+                func = _function(funcs, f, "infeed entries")
+                assert func is not None and isinstance(f, SymbolRefAttr)
                 if len(func.function_type.outputs.data) != 1:
                     raise VerifyException(
                         f"Function {f.root_reference.data} should return 1 tensor but returns "
