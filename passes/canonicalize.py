@@ -312,16 +312,29 @@ class FoldConstantCaseOp(RewritePattern):
         rewriter.replace(op, clones, new_results=results)
 
 
-class ChainedTensorCast(RewritePattern):
+class _OfInner(RewritePattern):
+    """A pattern of a ``root`` op whose first operand an ``INNER`` op defines."""
+
+    root: str
+    INNER: str
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        inner = _defining(op.operands[0], self.INNER)
+        if inner is not None:
+            self.rewrite_inner(op, inner, rewriter)
+
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        raise NotImplementedError
+
+
+class ChainedTensorCast(_OfInner):
     """tensor.cast(tensor.cast(x)) -> tensor.cast(x) when joining the three shapes gives the same
     as joining the source's and the result's (no runtime check is dropped)."""
 
     root = "tensor.cast"
+    INNER = "tensor.cast"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        inner = _defining(op.operands[0], "tensor.cast")
-        if inner is None:
-            return
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
         source, middle, result = inner.operands[0].type, inner.results[0].type, op.results[0].type
         first = _join(source, middle)
         first = None if first is None else _join(first, result)
@@ -353,17 +366,15 @@ def _join(a: Attribute, b: Attribute) -> Attribute | None:
     return TensorType(a.element_type, dims)
 
 
-class ToBufferToTensorFolding(RewritePattern):
+class ToBufferToTensorFolding(_OfInner):
     """foldToBufferToTensorPair: to_buffer(to_tensor(m)) -> m, or a `memref.cast` of m to the
     result's type."""
 
     root = "bufferization.to_buffer"
+    INNER = "bufferization.to_tensor"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        to_tensor = _defining(op.operands[0], "bufferization.to_tensor")
-        if to_tensor is None:
-            return
-        buffer = to_tensor.operands[0]
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        buffer = inner.operands[0]
         src, dest = buffer.type, op.results[0].type
         if src == dest:
             rewriter.replace(op, [], new_results=[buffer])
@@ -398,16 +409,14 @@ def _guaranteed_cast_compatible(src: MemRefType, dest: MemRefType) -> bool:
     return True
 
 
-class ToBufferOfCast(RewritePattern):
+class ToBufferOfCast(_OfInner):
     """to_buffer(tensor.cast(t)) -> memref.cast(to_buffer(t)) for a ranked `t`."""
 
     root = "bufferization.to_buffer"
+    INNER = "tensor.cast"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        cast = _defining(op.operands[0], "tensor.cast")
-        if cast is None:
-            return
-        source = cast.operands[0]
+    def rewrite_inner(self, op: Operation, inner: Operation, rewriter: PatternRewriter) -> None:
+        source = inner.operands[0]
         st = source.type
         if not isinstance(st, TensorType):
             return
