@@ -38,6 +38,8 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.side_data import INTERP_IMPL, INTERP_KEY, INTERP_STEP, data_of
 
 _is = operator.is_
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "sdy.return"})
@@ -68,14 +70,15 @@ _NO_REGIONS = RegionClosures()
 
 def resolve_impl(op: Operation) -> Impl | None:
     """The op's impl after the `IMPL_WRAPPERS` hooks, decided once per op (None: unsupported)."""
-    fn = op.__dict__.get("_interp_impl")
+    d = data_of(op)
+    fn = d.get(INTERP_IMPL)
     if fn is None:
         fn = IMPLS.get(op.name)
         for wrap in IMPL_WRAPPERS:
             fn = wrap(op, fn)
         if fn is None:
             return None
-        op.__dict__["_interp_impl"] = fn
+        d[INTERP_IMPL] = fn
     return fn
 
 
@@ -86,7 +89,7 @@ def _op_key(op: Operation) -> tuple[Any, ...]:
     key = (
         *op.properties.values(),
         *op.attributes.values(),
-        *[v.type for v in op._operands],
+        *[v.type for v in operands_of(op)],
         *[r.type for r in op.results],
     )
     if not op.regions:
@@ -97,7 +100,7 @@ def _op_key(op: Operation) -> tuple[Any, ...]:
             body += [a.type for a in block.args]
             for inner in block.ops:
                 body.append(inner)
-                body += inner._operands
+                body += operands_of(inner)
                 body += inner.properties.values()
                 body += inner.attributes.values()
     return key + tuple(body)
@@ -106,13 +109,13 @@ def _op_key(op: Operation) -> tuple[Any, ...]:
 def drop_if_edited(op: Operation) -> None:
     """Forget what was prepared and kept on `op` (its impl and step) when the op was edited in place
     since (a pass changed an attribute, a type or a region body): the next run prepares it again."""
-    d = op.__dict__
+    d = data_of(op)
     key = _op_key(op)
-    old = d.get("_interp_key")
+    old = d.get(INTERP_KEY)
     if old is not None and (len(old) != len(key) or not all(map(_is, old, key))):
-        d.pop("_interp_impl", None)
-        d.pop("_interp_step", None)
-    d["_interp_key"] = key
+        d.pop(INTERP_IMPL, None)
+        d.pop(INTERP_STEP, None)
+    d[INTERP_KEY] = key
 
 
 def step_for(op: Operation) -> Step | None:

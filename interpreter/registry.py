@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from stablehlo_py.ir.xdsl_compat.side_data import INTERP_STEP, data_of
+
 Impl = Callable[[Any, Any, list[Any], Any], list[Any]]
 
 _NO_VALUE = object()
@@ -98,9 +100,10 @@ def compiler(*names: str) -> Callable[[Compiler], Compiler]:
 
 def step_of(op: Any, make: Compiler) -> Step:
     """The op's step, made once and kept on the op (as its constant value is)."""
-    step = op.__dict__.get("_interp_step")
+    d = data_of(op)
+    step = d.get(INTERP_STEP)
     if step is None:
-        step = op.__dict__["_interp_step"] = make(op)
+        step = d[INTERP_STEP] = make(op)
     return step
 
 

@@ -160,7 +160,7 @@ class Builder:
         if name in ("convert", "bitcast_convert"):
             x, dtype = args
             rt = tensor_type(_element_of(np.dtype(dtype)), x.shape)
-            return self._result(self.create(f"stablehlo.{name}", [self._value(x)], [rt]))
+            return self._result(self.create(f"stablehlo.{name}", [self.value_of(x)], [rt]))
         if name == "compare":
             lhs, rhs, direction, *rest = args
             props: dict[str, Attribute] = {
@@ -170,19 +170,19 @@ class Builder:
                 props["compare_type"] = ComparisonTypeAttr.get_case(rest[0])
             rt = tensor_type(I1, lhs.shape)
             return self._result(
-                self.create("stablehlo.compare", [self._value(lhs), self._value(rhs)], [rt], props)
+                self.create("stablehlo.compare", [self.value_of(lhs), self.value_of(rhs)], [rt], props)
             )
         if name == "clamp":  # clamp(min, operand, max): the operand's type
             lo, x, hi = args
-            values = [self._value(lo), self._value(x), self._value(hi)]
-            return self._result(self.create("stablehlo.clamp", values, [self._value(x).type]))
+            values = [self.value_of(lo), self.value_of(x), self.value_of(hi)]
+            return self._result(self.create("stablehlo.clamp", values, [self.value_of(x).type]))
         if name == "select":  # select(pred, on_true, on_false): on_true's type
-            values = [self._value(a) for a in args]
+            values = [self.value_of(a) for a in args]
             return self._result(self.create("stablehlo.select", values, [values[1].type]))
         rule = _RESULT_RULE.get(name)
         if rule is None:
             raise NotSupportedError(f"{PASS_NAME}: no StableHLO op for '{name}'")
-        values = [self._value(a) for a in args]
+        values = [self.value_of(a) for a in args]
         first = values[0].type
         assert isinstance(first, TensorType)
         if rule == _SAME:
@@ -224,13 +224,13 @@ class Builder:
             return x
         if dims is None:
             dims = list(range(len(shape) - len(x.shape), len(shape)))
-        rt = tensor_type(element_type(self._value(x).type), shape)
+        rt = tensor_type(element_type(self.value_of(x).type), shape)
         props = {"broadcast_dimensions": DenseArrayBase.from_list(I64, dims)}
         return self._result(
-            self.create("stablehlo.broadcast_in_dim", [self._value(x)], [rt], props)
+            self.create("stablehlo.broadcast_in_dim", [self.value_of(x)], [rt], props)
         )
 
-    def _value(self, x: Any) -> SSAValue:
+    def value_of(self, x: Any) -> SSAValue:
         if not isinstance(x, Traced) or x.builder is not self:
             raise TypeError(f"{PASS_NAME}: internal error: {x!r} is not a value of this rewrite")
         return x.value
@@ -359,7 +359,7 @@ def _top_k(b: Builder, op: Operation) -> list[Traced]:
     stable = op.properties.get("is_stable")
     is_stable = int(bool(stable.value.data)) if isinstance(stable, IntegerAttr) else 1
     last = len(x.shape) - 1
-    value_type = b._value(x).type
+    value_type = b.value_of(x).type
     index_type = tensor_type(I32, x.shape)
     iota = b.create("stablehlo.iota", [], [index_type], {"iota_dimension": IntegerAttr(last, I64)})
     el = element_type(value_type)
@@ -375,7 +375,7 @@ def _top_k(b: Builder, op: Operation) -> list[Traced]:
     block.add_op(b.build("stablehlo.return", [compare.results[0]], []))
     sort = b.create(
         "stablehlo.sort",
-        [b._value(x), iota.results[0]],
+        [b.value_of(x), iota.results[0]],
         [value_type, index_type],
         {"dimension": IntegerAttr(last, I64), "is_stable": IntegerAttr(is_stable, I1)},
         [Region([block])],
@@ -520,7 +520,7 @@ def _ragged_dot(b: Builder, op: Operation) -> list[Traced]:
         props["precision_config"] = ArrayAttr([PrecisionAttr.get_case(a.data) for a in pc.data])  # type: ignore[attr-defined]
 
     def value(x: Traced) -> SSAValue:
-        return b._value(x)
+        return b.value_of(x)
 
     def structural(
         name: str,

@@ -33,6 +33,7 @@ from stablehlo_py.ir.infer import InferError, has_rule, infer_op
 from stablehlo_py.ir.registry import unregistered_op_class
 from stablehlo_py.ir.types import tensor_type
 from stablehlo_py.ir.verify import op_location
+from stablehlo_py.ir.xdsl_compat.side_data import carry_place
 from stablehlo_py.passes.drivers.options import PassOption
 
 PASS_NAME = "hlo-test-infer"
@@ -135,7 +136,5 @@ def _replace(test_op: Operation, types: list[Attribute]) -> None:
         attributes=attributes,
     )
     new.location = test_op.location
-    src = getattr(test_op, "_src", None)
-    if src is not None:
-        new._src = src  # type: ignore[attr-defined]  # diagnostics and debuginfo keep the test op's place
+    carry_place(new, test_op)  # diagnostics and debuginfo keep the test op's place
     Rewriter.replace_op(test_op, new)

@@ -55,9 +55,9 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import StableHLOError
-from stablehlo_py.ir.construct import new_op
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.ir.xdsl_compat.construct import new_op
 
 __all__ = ["PATTERNS", "is_legal", "legality", "run", "shape_legalize_to_stablehlo"]
 

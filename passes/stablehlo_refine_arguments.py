@@ -41,6 +41,7 @@ from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import MLIR_DYNAMIC, tensor_type
 from stablehlo_py.ir.verify import op_location
+from stablehlo_py.ir.xdsl_compat.fields import retype_values
 from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = [
@@ -159,8 +160,7 @@ def _refine(func: FuncOp, refined: list[Attribute]) -> None:
     block = func.body.blocks[0]
     validate_refined_types(func, [a.type for a in block.args], refined)
     _wrap_refined_operands(block, refined)
-    for arg, t in zip(block.args, refined):
-        arg._type = t  # type: ignore[attr-defined]  # MLIR's BlockArgument::setType: the value stays
+    retype_values(block.args, refined)  # MLIR's BlockArgument::setType: the value stays
     func.function_type = FunctionType.from_lists(refined, list(func.function_type.outputs.data))
 
 

@@ -53,6 +53,7 @@ def minimum_version(module: Operation, allow_other_dialects: bool = False) -> Mi
     upgrade would lose information), and ``StableHLOError`` when it cannot be legalized to VHLO.
     """
     from stablehlo_py.errors import VersionError
+    from stablehlo_py.ir.xdsl_compat.side_data import SRC, attach, attached
     from stablehlo_py.passes.drivers._common import op_location
     from stablehlo_py.passes.stablehlo_legalize_to_vhlo import legalize_to_vhlo
     from stablehlo_py.vhlo import legality
@@ -61,9 +62,9 @@ def minimum_version(module: Operation, allow_other_dialects: bool = False) -> Mi
     if any(op.name.startswith(("stablehlo.", "func.")) for op in module.walk()):
         copy = module.clone()
         for a, b in zip(module.walk(), copy.walk()):  # keep parse positions for diagnostics
-            src = getattr(a, "_src", None)
+            src = attached(a, SRC)
             if src is not None:
-                b._src = src  # type: ignore[attr-defined]
+                attach(b, SRC, src)
         module = legalize_to_vhlo(copy, allow_other_dialects=allow_other_dialects)
     best = MinimumVersion(get_minimum_version())
     for op in module.walk():

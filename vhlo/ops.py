@@ -30,8 +30,8 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
-from stablehlo_py.ir.construct import inherent_as_properties
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
+from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry

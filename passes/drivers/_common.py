@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from stablehlo_py.errors import StableHLOError
+from stablehlo_py.ir.xdsl_compat.side_data import carry_place
 
 
 @contextmanager
@@ -59,21 +60,14 @@ def legalize_error(op: Operation, why: str) -> LegalizationError:
 def carry_location(new: Operation, old: Operation) -> Operation:
     """Keep the location and the parse position (for diagnostics) of a replaced op."""
     new.location = old.location
-    src = getattr(old, "_src", None)
-    if src is not None:
-        new._src = src  # type: ignore[attr-defined]
-    implicit = old.__dict__.get("_implicit_src")
-    if implicit is not None:  # a module the parser made: MLIR locates it at "file":0:0
-        new._implicit_src = implicit  # type: ignore[attr-defined]
+    carry_place(new, old)  # (a module the parser made: MLIR locates it at "file":0:0)
     return new
 
 
 def carry_arg_location(new: object, old: object) -> None:
     """Keep a rebuilt block argument's location (explicit, or where its name was parsed)."""
     new.location = old.location  # type: ignore[attr-defined]
-    src = old.__dict__.get("_src")
-    if src is not None:
-        new._src = src  # type: ignore[attr-defined]
+    carry_place(new, old)
 
 
 class ValueMap:

@@ -1,7 +1,8 @@
 """The greedy walk of the shape-refinement passes (`stablehlo-refine-shapes`,
 `stablehlo-canonicalize-dynamism`): xDSL's `PatternRewriteWalker` bounded to MLIR's
-GreedyRewriteConfig::maxIterations sweeps (`BoundedRewriteWalker`), and the constant uniquing MLIR's
-greedy driver does (`ConstantUniquer`).
+GreedyRewriteConfig::maxIterations sweeps (`BoundedRewriteWalker`, which reuses the walker's private
+worklist and so lives in stablehlo_py/ir/xdsl_compat/rewrite_walker.py), and the constant uniquing
+MLIR's greedy driver does (`ConstantUniquer`).
 
 A leaf: it knows no refinement pattern, so `refine_calls` (which runs the refinement patterns on a
 function) and the passes can all import it.
@@ -9,12 +10,11 @@ function) and the passes can all import it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import IsolatedFromAbove
 
+from stablehlo_py.ir.xdsl_compat.rewrite_walker import BoundedRewriteWalker
 from stablehlo_py.passes.patterns.shape_folder import CONSTANT_OPS, op_attr
 
 __all__ = ["BoundedRewriteWalker", "ConstantUniquer"]
@@ -73,53 +73,3 @@ def _insertion_region(op: Operation) -> Region | None:
             return region
         region = parent.parent_region()
     return None
-
-
-@dataclass(eq=False, repr=False)
-class BoundedRewriteWalker(PatternRewriteWalker):
-    """xDSL's walker (ops re-enter the worklist when they, their operands' producers or their
-    results' users change) with upstream's GreedyRewriteConfig::maxIterations: at most
-    ``max_iterations`` sweeps over the region; ``converged`` tells whether the last one changed
-    nothing."""
-
-    max_iterations: int = 2
-    converged: bool = True
-
-    def _handle_operation_removal(self, op: Operation) -> None:
-        """MLIR's GreedyPatternRewriteDriver::addOperandsToWorklist: revisit an operand's producer
-        when at most one other op uses it (it may be dead now), then drop ``op`` from the worklist."""
-        for operand in op.operands:
-            producer = operand.owner
-            if not isinstance(producer, Operation):
-                continue
-            if _other_users_at_most_one(operand, op):
-                self._worklist.push(producer)
-        for sub_op in op.walk():
-            self._worklist.remove(sub_op)
-
-    def rewrite_region(self, region: Region) -> bool:
-        listener = self._get_rewriter_listener()
-        changed_any = False
-        self.converged = False
-        for _ in range(self.max_iterations):
-            self._populate_worklist(region)
-            changed = self._process_worklist(listener)
-            changed_any |= changed
-            if not changed:
-                self.converged = True
-                break
-        return changed_any
-
-
-def _other_users_at_most_one(value: SSAValue, op: Operation) -> bool:
-    """Whether at most one op other than ``op`` uses ``value``; stops at the second other
-    user (a constant shared by thousands of ops is not walked per erased op)."""
-    other: Operation | None = None
-    for use in value.uses:
-        user = use.operation
-        if user is op or user is other:
-            continue
-        if other is not None:
-            return False
-        other = user
-    return True

@@ -42,9 +42,10 @@ from stablehlo_py.passes.patterns.mlir_folds import FoldResult, Rewrite
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 
-from stablehlo_py.ir.construct import new_op
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.infer import InferError, infer_result_types
+from stablehlo_py.ir.xdsl_compat.construct import new_op
+from stablehlo_py.ir.xdsl_compat.side_data import carry_place
 
 __all__ = [
     "Conversion",
@@ -87,9 +88,7 @@ def locate(new: Operation, where: Where) -> None:
         loc = getattr(where, "location", None)
         if loc is not None:
             new.location = loc
-        src = where.__dict__.get("_src")
-        if src is not None:
-            new._src = src  # type: ignore[attr-defined]
+        carry_place(new, where)
 
 
 class Conversion:

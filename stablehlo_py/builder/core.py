@@ -25,6 +25,7 @@ from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.types import element_type, shape_of, storage_dtype, tensor_type
+from stablehlo_py.ir.xdsl_compat.side_data import SRC, attach
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -111,7 +112,7 @@ def insert(op: Operation) -> Operation:
         if where is not None:
             name = where[0].replace("\\", "\\\\").replace('"', '\\"')
             op.location = TextLoc(f'"{name}":{where[1]}:{where[2]}')  # type: ignore[assignment]
-            op._src = (CallSite(where[0]), (where[1], where[2]))  # type: ignore[attr-defined]
+            attach(op, SRC, (CallSite(where[0]), (where[1], where[2])))
     block.add_op(op)
     return op
 

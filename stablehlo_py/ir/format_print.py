@@ -8,7 +8,8 @@ into one specialized Python function per op class, generated as source and compi
   compile time; it only becomes a run-time variable after an optional group whose two branches leave
   different states, so adjacent literals and spaces become one constant string;
 - operands, results and regions are read through the op's xDSL accessors resolved once (a fixed
-  position reads `op._operands[i]` directly) instead of the property descriptors on every print;
+  position indexes the operand tuple, read once through xdsl_compat's `operands_of`) instead of the
+  property descriptors on every print;
 - per-class facts (declared property defaults, the names the format prints itself, the parent's
   default dialect, the custom directives' print functions) are bound as constants.
 
@@ -30,6 +31,7 @@ from xdsl.irdl import VariadicDef
 from xdsl.irdl.operations import BeforeVariadicSingleAccessor
 
 from stablehlo_py.ir import format as fmt
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
@@ -202,7 +204,7 @@ class _Compiler:
             ("props", "op.properties"),
             ("sp", "True"),
             ("pu", "False"),
-            ("opnds", "tuple(op._operands)"),
+            ("opnds", "tuple(OPERANDS(op))"),
             ("res", "tuple(op.results)"),
         ]
         head = ["def _print(op, pr):"]
@@ -216,6 +218,7 @@ class _Compiler:
             "FT2S": function_type_to_str,
             "AIF": fmt.attr_in_format,
             "NAMES": _names_text,
+            "OPERANDS": operands_of,
             "TYPES": _types_text,
             "REGION_PRESENT": _region_present,
             "SEQ_PRESENT": _seq_present,
@@ -266,7 +269,7 @@ class _Compiler:
     def types_expr(self, target: fmt.Var | str) -> str:
         """An expression for `_types_of(op, target)` as a list."""
         if target == "operands":
-            return "[x.type for x in op._operands]"
+            return "[x.type for x in opnds]"
         if target == "results":
             return "[x.type for x in op.results]"
         if not isinstance(target, fmt.Var):
@@ -499,7 +502,7 @@ class _Compiler:
             self.code(f"    pr.region(r, default_dialect={dd})")
             return
         if isinstance(e, fmt.Operands):
-            self.expr("NAMES(names, op._operands)")
+            self.expr("NAMES(names, opnds)")
             return
         raise _Unsupported(e)
 
@@ -544,7 +547,7 @@ class _Compiler:
         if isinstance(a, fmt.Var):
             return self.get(a)
         if a == "operands":
-            return "list(op._operands)"
+            return "list(opnds)"
         if a == "results":
             return "list(op.results)"
         return self.const(a, "ARG")

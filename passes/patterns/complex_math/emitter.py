@@ -26,12 +26,12 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from stablehlo_py.errors import NotSupportedError
-from stablehlo_py.ir.construct import new_op
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.enums import ComparisonDirectionAttr
 from stablehlo_py.ir.infer import infer_result_types
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import element_type
+from stablehlo_py.ir.xdsl_compat.construct import new_op
 
 __all__ = ["Emitter"]
 

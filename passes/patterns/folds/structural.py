@@ -235,7 +235,7 @@ def _placeholder(t: Attribute, where: Operation) -> Operation | None:
             return _splat_constant(t, zero, where)
         return None
     if isinstance(t, TokenType):
-        from stablehlo_py.ir.construct import new_op
+        from stablehlo_py.ir.xdsl_compat.construct import new_op
         from stablehlo_py.ir.ops.control_flow import AfterAllOp
 
         a = new_op(AfterAllOp, [], [t], {})
@@ -277,7 +277,7 @@ class InlineCaseOpWithConstantBranchIndex(_Rooted):
         noop = Block()
         region.add_block(noop)
         ops: Sequence[Operation] = [p for p in placeholders if p is not None]
-        from stablehlo_py.ir.construct import new_op
+        from stablehlo_py.ir.xdsl_compat.construct import new_op
         from stablehlo_py.ir.ops.control_flow import ReturnOp
 
         terminator = new_op(ReturnOp, [p.results[0] for p in ops], [], {})

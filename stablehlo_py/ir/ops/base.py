@@ -40,7 +40,7 @@ from xdsl.irdl import (
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir.attributes import TypedStringAttr
 from stablehlo_py.ir.xdsl_compat.construct import new_op
-from stablehlo_py.ir.xdsl_compat.side_data import attach, attached
+from stablehlo_py.ir.xdsl_compat.side_data import SYNTAX, attach, attached
 from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
 from stablehlo_py.ir.verify.driver import op_verifier
 
@@ -199,7 +199,7 @@ def prop(syntax: AttrSyntax, *, optional: bool = False, default: Attribute | Non
         d = opt_prop_def(constraint, default) if default is not None else opt_prop_def(constraint)
     else:
         d = prop_def(constraint)
-    attach(d, "_syntax", syntax)
+    attach(d, SYNTAX, syntax)
     return d
 
 
@@ -211,7 +211,7 @@ def op_def(cls: OpT) -> OpT:
     syntaxes: dict[str, AttrSyntax] = {}
     for klass in reversed(cls.__mro__):
         for k, v in vars(klass).items():
-            s = attached(v, "_syntax")
+            s = attached(v, SYNTAX)
             if isinstance(s, AttrSyntax):
                 syntaxes[k] = s
     cls.verify_ = op_verifier(cls)  # type: ignore[attr-defined]  # + the declared INFER_CHECK

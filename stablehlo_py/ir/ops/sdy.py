@@ -37,7 +37,6 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, RecursiveMemoryEf
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attributes import OpaqueAttr
-from stablehlo_py.ir.construct import inherent_as_properties
 from stablehlo_py.ir.ops.func import parse_return_operands, print_return
 from stablehlo_py.ir.ops.operand_syntax import parse_entry_args
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
@@ -54,6 +53,7 @@ from stablehlo_py.ir.sdy_attrs import (
     sharding_per_value_text,
     sharding_text,
 )
+from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry

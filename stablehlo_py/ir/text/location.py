@@ -11,6 +11,8 @@ from __future__ import annotations
 from xdsl.ir import Data
 from xdsl.irdl import irdl_attr_definition
 
+from stablehlo_py.ir.xdsl_compat.side_data import IMPLICIT_SRC, SRC, attached
+
 
 @irdl_attr_definition
 class TextLoc(Data[str]):
@@ -33,13 +35,12 @@ def source_position(obj: object) -> tuple[str, int, int] | None:
     """(file, line, col) where an op or block argument without `loc(...)` was parsed -- MLIR's
     default location: an op at its name, a block argument at its `%name`, the module the parser
     wraps around a file's ops at line 0, column 0.  None for IR built otherwise."""
-    d = getattr(obj, "__dict__", {})
-    src = d.get("_src")
+    src = attached(obj, SRC)
     if src is not None:
         source, pos = src
         line, col = source.line_col(pos)
         return source.filename, line, col
-    implicit = d.get("_implicit_src")
+    implicit = attached(obj, IMPLICIT_SRC)
     if implicit is not None:
         return implicit.filename, 0, 0
     return None

@@ -13,11 +13,12 @@ from xdsl.ir import Operation
 
 from stablehlo_py.ir.text.lexer import _STRING_BODY, _SUFFIX_ID, MAX_ATTRIBUTE_NESTING, Lexer
 from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
+from stablehlo_py.ir.xdsl_compat.side_data import SRC, attached
 
 
 def op_source_location(op: Operation) -> str | None:
     """`file:line:col` where the op was parsed, if it came from text."""
-    src = getattr(op, "_src", None)
+    src = attached(op, SRC)
     if src is None:
         return None
     return src[0].location(src[1])

@@ -17,11 +17,12 @@ from xdsl.dialects.builtin import NoneType
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
 from stablehlo_py.errors import ParseError
-from stablehlo_py.ir.construct import append_ops
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text.lexer import _SUFFIX_ID, _WS, MAX_REGION_NESTING, Lexer
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.text.spelling import type_to_str
+from stablehlo_py.ir.xdsl_compat.construct import append_ops
+from stablehlo_py.ir.xdsl_compat.side_data import LOC_POS, SRC, attach, data_of
 
 _EntryArg = tuple[str, Attribute, TextLoc | None]
 """A region argument the op's pretty syntax names: (name, type, location)."""
@@ -99,7 +100,7 @@ class OpParser(Lexer):
         """Where `value`'s name was defined in the text: a block argument's `%name`, an op result's
         `%name` before its op's `=`."""
         owner = value.op if isinstance(value, OpResult) else value
-        src = owner.__dict__.get("_src")
+        src = data_of(owner).get(SRC)
         if src is None or src[0] is not self.source:
             return None
         pos = src[1]
@@ -330,7 +331,7 @@ class OpParser(Lexer):
     def _arg_source(self, arg: SSAValue, pos: int | None) -> None:
         """A block argument without `loc(...)` is where its name was written (MLIR's default)."""
         if pos is not None:
-            arg._src = (self.source, pos)  # type: ignore[attr-defined]
+            attach(arg, SRC, (self.source, pos))
 
     def _parse_block_ops(self, block: Block) -> None:
         ops: list[Operation] = []
@@ -419,7 +420,8 @@ class OpParser(Lexer):
     ) -> Operation:
         """An op's trailing location, source position and result names."""
         # a custom parser may locate its op elsewhere than at the name (upstream's reduce)
-        op._src = (self.source, op.__dict__.pop("_loc_pos", name_pos))  # type: ignore[attr-defined]
+        d = data_of(op)
+        d[SRC] = (self.source, d.pop(LOC_POS, name_pos))
         loc = self.try_location()
         if loc is not None:
             op.location = loc  # type: ignore[assignment]

@@ -47,6 +47,7 @@ from stablehlo_py.ir.text.parse_types import (
     simple_tensor_type,
 )
 from stablehlo_py.ir.types import INDEX
+from stablehlo_py.ir.xdsl_compat.side_data import IMPLICIT_SRC, attach
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -106,7 +107,7 @@ class Parser(OpParser, LocationParser, TypeParser):
             self._release_text()
             return ops[0]
         module = ModuleOp(ops)
-        module._implicit_src = self.source  # type: ignore[attr-defined]  # MLIR: loc("file":0:0)
+        attach(module, IMPLICIT_SRC, self.source)  # MLIR: loc("file":0:0)
         self._release_text()
         return module
 

@@ -40,6 +40,7 @@ from stablehlo_py.ir.text.spelling import (  # noqa: F401  (re-exported: the pri
     symbol_text,
     type_to_str,
 )
+from stablehlo_py.ir.xdsl_compat.fields import block_ops
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.location_aliases import LocationAliases
@@ -55,15 +56,10 @@ _SANITIZED: dict[str, str] = {}
 
 
 def ops_of(block: Block) -> list[Operation]:
-    """A block's ops as a list (walks xDSL's linked list directly: its iterator is slow)."""
+    """A block's ops as a list (xdsl_compat's walk of xDSL's linked list: its iterator is slow)."""
     if not isinstance(block, Block):
         return list(block.ops)  # the printer's wrapper around the top-level op
-    out = []
-    op = block._first_op
-    while op is not None:
-        out.append(op)
-        op = op._next_op
-    return out
+    return block_ops(block)
 
 
 class _Scope:

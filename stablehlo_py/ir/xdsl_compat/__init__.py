@@ -24,7 +24,13 @@ op prints, which attribute text to add) is passed in by its caller.
 - `opdef_split`: an op definition swapped at run time for one that verifies MLIR's
   `SameVariadicOperandSize` split of an uneven operand count.  Test: tests/unit/ir/test_xdsl_compat.py.
 - `side_data`: data of ours set as an extra attribute on an object xDSL made (a property's
-  syntax on its field definition).  Test: tests/unit/ir/test_xdsl_compat.py.
+  syntax on its field definition, where an op was parsed, the interpreter's prepared steps).
+  Test: tests/unit/ir/test_xdsl_compat.py.
+- `fields`: xDSL's private fields read and written in whole loops (`operands_of`, `block_ops`,
+  `retype_values`) where the public views cost too much per op or do not exist.
+  Test: tests/unit/ir/test_xdsl_compat.py.
+- `rewrite_walker`: xDSL's greedy pattern walker bounded to MLIR's maxIterations sweeps (a subclass
+  using its private worklist).  Test: tests/unit/ir/test_xdsl_compat.py.
 - `identity`: `IdentityMap`, the one cache keyed by `id()` (hashing an xDSL attribute walks its
   parameters on every call); its entries keep their objects alive.  The caches that use it are
   `stablehlo_py.ir.context`'s.  Test: tests/unit/ir/test_xdsl_compat.py.

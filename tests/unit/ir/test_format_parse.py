@@ -155,7 +155,7 @@ def test_fallback_gives_the_interpreted_result(text: str) -> None:
 def test_append_ops_links_as_add_ops() -> None:
     from xdsl.ir import Block
 
-    from stablehlo_py.ir.construct import append_ops
+    from stablehlo_py.ir.xdsl_compat.construct import append_ops
 
     def ops() -> list:  # type: ignore[type-arg]
         m = parse(

@@ -1,7 +1,8 @@
 """The xDSL workarounds of stablehlo_py/ir/xdsl_compat/ that have no test file of their own:
 MLIR's result names and attribute text given to xDSL's arith/tensor classes (class_attrs), the
-op-definition class swap for MLIR's SameVariadicOperandSize split (opdef_split), and `append_ops`
-(construct; `new_op` is tests/unit/builder/test_fastop.py's).  And the package's own rules: it
+op-definition class swap for MLIR's SameVariadicOperandSize split (opdef_split), `append_ops`
+(construct; `new_op` is tests/unit/builder/test_fastop.py's), the private-field loops (fields), the
+data we attach to xDSL's objects (side_data) and the bounded greedy walker (rewrite_walker).  And the package's own rules: it
 imports xDSL only, and each module names a regression test that exists."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.arith import FastMathFlagsAttr, IntegerOverflowAttr
+from xdsl.dialects.builtin import i32, i64
 from xdsl.ir import Block
 from xdsl.irdl import operations as O
 
@@ -174,7 +176,9 @@ def test_the_package_imports_xdsl_only() -> None:
             )
             for n in names:
                 top = n.split(".")[0]
-                assert top in ("xdsl", "__future__", "collections", "typing", "dataclasses"), (path.name, n)
+                assert top in (
+                    "xdsl", "__future__", "collections", "typing", "dataclasses", "operator",
+                ), (path.name, n)
 
 
 def test_each_module_names_an_existing_regression_test() -> None:
@@ -204,6 +208,189 @@ def test_side_data_rides_on_xdsl_field_definitions() -> None:
     # what ir/ops/base.py attaches reaches the op classes: compare's direction has its own syntax
     compare = default_registry().ops["stablehlo.compare"]
     assert "comparison_direction" in compare._PROP_SYNTAX
+
+
+def test_side_data_lives_in_the_objects_dict() -> None:
+    """Ops, blocks, block arguments and results take attributes of ours (no __slots__, not frozen),
+    kept in their ``__dict__`` (`data_of` reads it), and none of NAMES is a field of theirs."""
+    from stablehlo_py.ir.xdsl_compat import side_data
+
+    block = Block(arg_types=[i32])
+    op = arith.ConstantOp.from_int_and_width(1, 32)
+    block.add_op(op)
+    for obj in (op, block, block.args[0], op.results[0]):
+        for name in side_data.NAMES:
+            assert side_data.attached(obj, name) is None, (obj, name)
+            assert not hasattr(type(obj), name), (type(obj), name)
+        token = object()
+        side_data.attach(obj, side_data.SRC, token)
+        assert side_data.data_of(obj) is obj.__dict__
+        assert side_data.data_of(obj)[side_data.SRC] is token
+        assert side_data.attached(obj, side_data.SRC) is token
+        side_data.data_of(obj)[side_data.INTERP_KEY] = token
+        assert side_data.attached(obj, side_data.INTERP_KEY) is token
+    # carry_place: the parse position and the implicit module source, nothing else
+    new = arith.ConstantOp.from_int_and_width(2, 32)
+    side_data.attach(op, side_data.IMPLICIT_SRC, "file")
+    side_data.carry_place(new, op)
+    assert side_data.attached(new, side_data.SRC) is side_data.attached(op, side_data.SRC)
+    assert side_data.attached(new, side_data.IMPLICIT_SRC) == "file"
+    assert side_data.attached(new, side_data.INTERP_KEY) is None
+    bare = arith.ConstantOp.from_int_and_width(3, 32)
+    side_data.carry_place(bare, arith.ConstantOp.from_int_and_width(4, 32))
+    assert side_data.data_of(bare).keys().isdisjoint(side_data.NAMES)
+
+
+def test_parse_positions_ride_on_the_parsed_ops() -> None:
+    """What the parser attaches (SRC on ops and block arguments, IMPLICIT_SRC on the module it
+    wraps) gives diagnostics their MLIR default location."""
+    from stablehlo_py.ir.text.location import source_position
+    from stablehlo_py.ir.xdsl_compat import side_data
+
+    module = parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+                   "  %0 = stablehlo.add %a, %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n")
+    assert side_data.attached(module, side_data.IMPLICIT_SRC) is not None
+    assert source_position(module)[1:] == (0, 0)
+    func = module.body.block.first_op
+    add = func.body.block.first_op
+    assert source_position(add)[1:] == (2, 8)
+    assert source_position(func.body.block.args[0])[1:] == (1, 14)
+
+
+# ----------------------------------------------------------------------------------- fields
+def _ops_block() -> Block:
+    block = Block(arg_types=[i32])
+    block.add_ops([arith.ConstantOp.from_int_and_width(i, 32) for i in range(3)])
+    return block
+
+
+def test_operands_of_is_the_operand_tuple() -> None:
+    """`operands_of(op)` is what `op.operands` views, after each of xDSL's ways to set operands."""
+    from stablehlo_py.ir.xdsl_compat.fields import operands_of
+
+    block = _ops_block()
+    a, b, c = block.ops
+    add = arith.AddiOp(a.results[0], b.results[0])
+    assert operands_of(add) == tuple(add.operands) == (a.results[0], b.results[0])
+    assert isinstance(operands_of(add), tuple)
+    add.operands[1] = c.results[0]
+    assert operands_of(add) == tuple(add.operands) == (a.results[0], c.results[0])
+    add.operands = [c.results[0], c.results[0]]
+    assert operands_of(add) == tuple(add.operands) == (c.results[0], c.results[0])
+    assert operands_of(arith.ConstantOp.from_int_and_width(0, i32)) == ()
+
+
+def test_block_ops_is_the_ops_in_order() -> None:
+    from stablehlo_py.ir.xdsl_compat.fields import block_ops
+
+    assert block_ops(Block()) == []
+    block = _ops_block()
+    assert block_ops(block) == list(block.ops)
+    first = block.first_op
+    first.detach()
+    block.add_op(first)  # now last
+    assert block_ops(block) == list(block.ops) and block_ops(block)[-1] is first
+
+
+def test_retype_values_keeps_the_value_and_its_uses() -> None:
+    from stablehlo_py.ir.xdsl_compat.fields import retype_values
+
+    block = Block(arg_types=[i32, i32])
+    x, y = block.args
+    add = arith.AddiOp(x, y)
+    block.add_op(add)
+    uses = [list(v.uses) for v in (x, y)]
+    retype_values(block.args, [i64, i64])
+    assert (x.type, y.type) == (i64, i64) and tuple(block.args) == (x, y)
+    assert [list(v.uses) for v in (x, y)] == uses and tuple(add.operands) == (x, y)
+    assert add.result.type == i32  # only the values given change
+
+
+
+# ----------------------------------------------------------------------------------- rewrite_walker
+# xDSL 0.74's PatternRewriteWalker methods that BoundedRewriteWalker overrides or calls
+# (rewrite_walker.RELIED_ON, in order) and its Worklist class
+WALKER_SHA256 = "93e4632a48956cba73cb445248c8b17e268967f2338a0a5df13d0d54ff745658"
+
+
+def _walker_source() -> str:
+    from xdsl.pattern_rewriter import PatternRewriteWalker
+    from xdsl.utils.worklist import Worklist
+
+    from stablehlo_py.ir.xdsl_compat.rewrite_walker import RELIED_ON
+
+    methods = [inspect.getsource(getattr(PatternRewriteWalker, n)) for n in RELIED_ON]
+    return "".join(methods) + inspect.getsource(Worklist)
+
+
+def test_xdsls_walker_is_the_one_followed() -> None:
+    from xdsl.pattern_rewriter import PatternRewriteWalker
+
+    assert "_worklist" in PatternRewriteWalker.__dataclass_fields__
+    digest = hashlib.sha256(_walker_source().encode()).hexdigest()
+    assert digest == WALKER_SHA256, (
+        "xDSL's PatternRewriteWalker or Worklist changed: re-read xdsl_compat/rewrite_walker.py "
+        "against it, then update WALKER_SHA256"
+    )
+
+
+def test_bounded_walker_stops_after_max_iterations() -> None:
+    """A pattern that reports a change on every visit (without touching the worklist): xDSL's
+    walker would sweep forever; the bounded one sweeps `max_iterations` times, visiting each op once
+    per sweep, and reports no convergence.  A pattern that changes nothing converges in one sweep."""
+    from xdsl.ir import Region
+    from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+    from stablehlo_py.ir.xdsl_compat.rewrite_walker import BoundedRewriteWalker
+
+    class Touch(RewritePattern):
+        def __init__(self, change: bool) -> None:
+            self.change, self.visits = change, 0
+
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # noqa: ANN001
+            self.visits += 1
+            rewriter.has_done_action = self.change
+
+    for change, sweeps, converged in ((True, 3, False), (False, 1, True)):
+        block = Block()
+        block.add_ops([arith.ConstantOp.from_int_and_width(i, 32) for i in range(2)])
+        pattern = Touch(change)
+        walker = BoundedRewriteWalker(pattern, max_iterations=3)
+        assert walker.rewrite_region(Region([block])) is change
+        assert walker.converged is converged
+        assert pattern.visits == 2 * sweeps
+
+
+def test_bounded_walker_revisits_a_producer_left_with_one_other_user() -> None:
+    """MLIR's addOperandsToWorklist (not xDSL's has_one_use): erasing one of three users of a
+    constant does not revisit it; erasing a second (one other user left) does."""
+    from xdsl.ir import Region
+    from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+    from stablehlo_py.ir.xdsl_compat.rewrite_walker import BoundedRewriteWalker
+
+    def module(users: int) -> tuple[Region, arith.ConstantOp]:
+        c = arith.ConstantOp.from_int_and_width(1, 32)
+        block = Block()
+        block.add_ops([c] + [arith.AddiOp(c.result, c.result) for _ in range(users)])
+        return Region([block]), c
+
+    class EraseFirstAdd(RewritePattern):
+        def __init__(self) -> None:
+            self.done, self.visits = False, []
+
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # noqa: ANN001
+            self.visits.append(op)
+            if isinstance(op, arith.AddiOp) and not self.done:
+                self.done = True
+                rewriter.erase(op)
+
+    for users, revisited in ((3, False), (2, True)):
+        region, c = module(users)
+        pattern = EraseFirstAdd()
+        BoundedRewriteWalker(pattern, max_iterations=1).rewrite_region(region)
+        # the walk is top-down: the constant is visited first, then again only if pushed back
+        assert (pattern.visits.count(c) == 2) is revisited, (users, pattern.visits)
 
 
 # ----------------------------------------------------------------------------------- identity
