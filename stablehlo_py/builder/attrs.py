@@ -374,7 +374,7 @@ def _precision_config(v: Any, ctx: Ctx) -> Attribute:
 
 
 def _array_of(item: Converter, what: str) -> Converter:
-    """The converter of a sequence (`expects <what>` otherwise) into an array of `item`'s attributes."""
+    """The converter of a sequence (else `expects <what>`) into an array of `item`'s attributes."""
 
     def conv(v: Any, ctx: Ctx) -> Attribute:
         return ArrayAttr([item(x, ctx) for x in _sequence(v, what)])
