@@ -8,6 +8,11 @@ collectives' `channel_id`), its ``integer_enum`` reads an integer as a VHLO enum
 defaults come from ``specs/ops.toml`` (each VHLO attribute's ``vhlo_default``, its
 ``vhlo_default_when``, or its shape-dependent ``default_rule``).
 
+One walk and one conversion per op, emitting through a sink (``vhlo.sinks``): new xDSL ops
+(``in_place=False``, or an in-place pass over a module that cannot be converted op by op), records
+for the artifact writers (``legalize_to_vhlo_records``), or the same ops with their class swapped
+(the pass's fast case, when ``swap.ordered_ops`` finds every op convertible in place).
+
 Options: ``allow-other-dialects`` keeps ops of other dialects (chlo, ...) and their attributes as they
 are, with `builtin.unrealized_conversion_cast` at the boundaries (as upstream).  Without it such an op
 is an error naming it.
@@ -26,18 +31,19 @@ from stablehlo_py.passes.drivers._common import (
     legalize_error,
 )
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
+from stablehlo_py.passes.drivers.vhlo_walk import VhloWalk
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, legalization, structs
+from stablehlo_py.vhlo import convert, legalization, sinks, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp, op_class
-from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
+from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
 from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.struct import Description
+from stablehlo_py.ir.xdsl_compat.swap import operands_of, ordered_ops
 
 PASS_NAME = "stablehlo-legalize-to-vhlo"
 SUMMARY = "Legalize StableHLO to VHLO."
@@ -56,8 +62,8 @@ def run(op: Operation, options: dict[str, object]) -> Operation:
 def legalize_to_vhlo(
     module: Operation, allow_other_dialects: bool = False, *, in_place: bool = True
 ) -> Operation:
-    """Convert a module and return it: in place (its body is rebuilt), or, with
-    ``in_place=False``, into a new module, leaving ``module`` untouched (no copy is made first:
+    """Convert a module and return it: in place (its ops converted in place, or its body rebuilt),
+    or, with ``in_place=False``, into a new module, leaving ``module`` untouched (no copy is made first:
     every op is rebuilt anyway)."""
     with gc_paused():
         return _legalize(module, allow_other_dialects, in_place)
@@ -68,7 +74,7 @@ def legalize_to_vhlo_records(module: ModuleOp) -> VOp:
     the same conversion and diagnostics as the pass (without ``allow-other-dialects``: artifacts
     hold VHLO only), without building xDSL ops."""
     with gc_paused():
-        return _Legalizer(False, records=True).convert_module_copy(module)  # type: ignore[return-value]
+        return _Legalizer(False, sinks.RECORDS).convert_module(module)  # type: ignore[return-value]
 
 
 _OWN_DIALECTS = frozenset(("stablehlo", "chlo", "vhlo", "builtin", "func"))
@@ -105,22 +111,20 @@ def _other_attr(a: Attribute) -> bool:
 
 
 def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = True) -> Operation:
-    conv = _Legalizer(allow_other_dialects)
-    if isinstance(module, ModuleOp):
-        if not in_place:
-            new = conv.convert_module_copy(module)
-            _materialized_use_orders(new, conv.casts)
-            return new
-        ops = ordered_ops(module, _is_convertible)
-        if ops is not None:
-            for op in ops:
-                conv.retype(op)
-            return module
-        conv.convert_region_in_place(module.regions[0])
-        _materialized_use_orders(module, conv.casts)
-        return module
-    new = conv.convert_op(module)
-    return new
+    if not isinstance(module, ModuleOp):
+        return _Legalizer(allow_other_dialects, sinks.XDSL).convert_op(module)
+    if not in_place:
+        conv = _Legalizer(allow_other_dialects, sinks.XDSL)
+        new = conv.convert_module(module)
+        _materialized_use_orders(new, conv.casts)
+        return new
+    if ordered_ops(module, _is_convertible) is not None:
+        # the xDSL sink's fast case: every op converts in place (its operands are converted first)
+        return _Legalizer(allow_other_dialects, sinks.IN_PLACE).convert_module(module)
+    conv = _Legalizer(allow_other_dialects, sinks.XDSL)
+    conv.convert_body(module.regions[0])
+    _materialized_use_orders(module, conv.casts)
+    return module
 
 
 USE_ORDER = "_use_order"
@@ -180,71 +184,22 @@ def _stablehlo_names() -> frozenset[str]:
     return frozenset(n for o in specs.ops() for n in o.stablehlo)
 
 
-class _Legalizer:
-    def __init__(self, allow_other: bool, records: bool = False):
+class _Legalizer(VhloWalk):
+    """One walk (``convert_module`` / ``convert_region`` / ``convert_op``) and one conversion per op
+    (``_convert_known``), emitting through ``sink`` (``vhlo.sinks``: new xDSL ops, records, or the
+    same ops in place)."""
+
+    def __init__(self, allow_other: bool, sink: sinks.XdslSink):
         self.allow_other = allow_other
-        self.records = records
+        self.sink = sink
         self.values = ValueMap(lambda t: isinstance(t, vt.VhloType))
         self.located: set[SSAValue] = set()
         self.casts: list[tuple[Operation, bool]] = []  # (cast, to a VHLO type), as created
 
-    # ---------------------------------------------------------------------------- regions
-    def convert_region_in_place(self, region: Region) -> None:
-        """The body of a builtin.module: its ops are replaced, the region object stays."""
-        for block in region.blocks:
-            old_ops = list(block.ops)
-            for o in old_ops:
-                block.detach_op(o)
-            for o in old_ops:
-                if isinstance(o, ModuleOp):
-                    self.convert_region_in_place(o.regions[0])
-                    block.add_op(o)
-                    continue
-                block.add_op(self.convert_op(o))
-
-    def convert_module_copy(self, module: ModuleOp) -> ModuleOp:
-        """A new module with the converted body (nested modules copied the same way)."""
-        if self.records:
-            new = VOp(
-                "builtin.module",
-                None,
-                [],
-                (),
-                dict(module.properties),
-                dict(module.attributes),
-                [VRegion()],
-            )
-        else:
-            new = module.clone_without_regions()
-        carry_location(new, module)
-        for block in module.regions[0].blocks:
-            nb = VBlock() if self.records else Block()
-            new.regions[0].add_block(nb)
-            for o in block.ops:
-                nb.add_op(
-                    self.convert_module_copy(o) if isinstance(o, ModuleOp) else self.convert_op(o)
-                )
-        return new
-
-    def convert_region(self, region: Region, owner: Operation, to_vhlo: bool) -> Region:
-        records = self.records
-        new = VRegion() if records else Region()
-        pairs: list[tuple[Block, Block]] = []
-        for block in region.blocks:
-            types = []
-            for a in block.args:
-                t = self._type(a.type, owner, "a block argument") if to_vhlo else a.type
-                types.append(t)
-            nb = VBlock(types) if records else Block(arg_types=types)
-            for a, na in zip(block.args, nb.args):
-                self.values[a] = na
-                carry_arg_location(na, a)
-            new.add_block(nb)
-            pairs.append((block, nb))
-        for block, nb in pairs:
-            for o in block.ops:
-                nb.add_op(self.convert_op(o))
-        return new
+    def arg_types(self, block: Block, owner: Operation, to_target: bool) -> list[Attribute]:
+        if not to_target:
+            return [a.type for a in block.args]
+        return [self._type(a.type, owner, "a block argument") for a in block.args]
 
     def _cast(self, value: SSAValue, to_type: Attribute, at: Operation | SSAValue) -> SSAValue:
         """``value`` as ``to_type`` through a `builtin.unrealized_conversion_cast` (allow-other-
@@ -263,14 +218,11 @@ class _Legalizer:
         return new
 
     # ---------------------------------------------------------------------------- ops
-    def convert_op(self, op: Operation) -> Operation:
+    def convert_op(self, op: Operation, parent: Operation | None = None) -> Operation:
         if _is_convertible(op):
             return self._convert_known(op)
         if isinstance(op, ModuleOp):
-            if self.records:
-                return self.convert_module_copy(op)
-            self.convert_region_in_place(op.regions[0])
-            return op
+            return self.convert_module(op)
         return self._convert_other(op)
 
     def _convert_other(self, op: Operation) -> Operation:
@@ -304,7 +256,7 @@ class _Legalizer:
             # a converted value used here: cast back where it is defined (MLIR's source
             # materialization is at the value's location: its defining op's, or the argument's)
             operands.append(self._cast(nv, v.type, nv.owner if isinstance(nv, OpResult) else nv))
-        regions = [self.convert_region(r, op, to_vhlo=False) for r in op.regions]
+        regions = [self.convert_region(r, op, to_target=False) for r in op.regions]
         new = op.create(
             operands=operands,
             result_types=[r.type for r in op.results],
@@ -315,26 +267,6 @@ class _Legalizer:
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)
-
-    def retype(self, op: Operation) -> None:
-        """``_convert_known`` in place (``vhlo.in_place``): the same checks in the same order --
-        attributes, result types, then block argument types -- on an op whose operands already
-        have their VHLO types."""
-        spec, cls = _fork_of(op.name)
-        props, discardable = self._split_attributes(op, spec, cls)
-        to_vhlo = convert.to_vhlo_type
-        results = op.results
-        types = [to_vhlo(r._type) for r in results]
-        if None in types:
-            for i, r in enumerate(results):
-                self._type(r.type, op, f"result #{i}")
-        for r, t in zip(results, types):
-            retype_value(r, t)
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.args:
-                    retype_value(a, self._type(a.type, op, "a block argument"))
-        retype_op(op, cls, props, discardable)
 
     def _split_attributes(
         self, op: Operation, spec: specs.OpSpec, cls: type[VhloOp]
@@ -375,35 +307,21 @@ class _Legalizer:
         return v
 
     def _convert_known(self, op: Operation) -> Operation:
+        """The op's conversion: its attributes (with their defaults), operands, result types and
+        regions, checked in that order, then made by the sink."""
         spec, cls = _fork_of(op.name)
-        attrs = self._attributes(op, spec)
-        names = cls.ATTR_NAMES
-        props = {k: v for k, v in attrs.items() if k in names}
-        discardable = {}
-        if len(props) < len(attrs):
-            discardable = {k: v for k, v in attrs.items() if k not in names}
+        props, discardable = self._split_attributes(op, spec, cls)
         operands = []
         get = self.values.map.get
-        for v in op._operands:  # xDSL 0.74's private field: `operands` builds a view per call
+        for v in operands_of(op):
             nv = get(v, v)
             if not isinstance(nv.type, vt.VhloType):
                 # MLIR's target materialization is at the first converted user's location
                 nv = self._cast(nv, self._type(nv.type, op, "an operand"), op)
             operands.append(nv)
         result_types = [self._type(r.type, op, f"result #{i}") for i, r in enumerate(op.results)]
-        regions = [self.convert_region(r, op, to_vhlo=True) for r in op.regions]
-        if self.records:
-            new = VOp(
-                f"vhlo.{spec.name}", spec, operands, result_types, props, discardable, regions
-            )
-        else:
-            new = cls.create(
-                operands=operands,
-                result_types=result_types,
-                properties=props,
-                attributes=discardable,
-                regions=regions,
-            )
+        regions = [self.convert_region(r, op) for r in op.regions]
+        new = self.sink.op(op, cls, operands, result_types, props, discardable, regions)
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)

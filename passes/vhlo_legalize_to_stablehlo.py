@@ -21,16 +21,15 @@ from typing import Any
 import numpy as np
 from stablehlo_py.passes.drivers._common import (
     ValueMap,
-    carry_arg_location,
     carry_location,
     gc_paused,
     legalize_error,
 )
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
+from stablehlo_py.passes.drivers.vhlo_walk import VhloWalk
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, legalization, structs
+from stablehlo_py.vhlo import convert, legality, legalization, sinks, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.in_place import ordered_ops, retype_op, retype_value
 from stablehlo_py.vhlo.ops import VhloOp
 from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import (
@@ -45,13 +44,14 @@ from xdsl.dialects.builtin import (
     UnrealizedConversionCastOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Operation, Region
 from xdsl.irdl import OptPropertyDef
 from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.ir.dialects import default_registry
+from stablehlo_py.ir.xdsl_compat.swap import operands_of, ordered_ops, value_types
 
 PASS_NAME = "vhlo-legalize-to-stablehlo"
 SUMMARY = "Legalize VHLO to StableHLO."
@@ -68,16 +68,14 @@ def legalize_to_stablehlo(module: Operation, allow_other_dialects: bool = False)
 
 
 def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
-    conv = _Legalizer(allow_other_dialects)
-    if type(module) is VOp:
-        return conv.convert_op(module, None)  # type: ignore[return-value]
+    if isinstance(module, ModuleOp) and ordered_ops(module, _is_vhlo) is not None:
+        # the xDSL sink's fast case: every op converts in place (its operands are converted first)
+        return _Legalizer(allow_other_dialects, sinks.IN_PLACE).convert_module(module)
+    conv = _Legalizer(allow_other_dialects, sinks.XDSL)
     if isinstance(module, ModuleOp):
-        if ordered_ops(module, _is_vhlo) is not None:
-            conv.retype_region(module.regions[0], None)
-        else:
-            conv.convert_region_in_place(module.regions[0])
+        conv.convert_body(module.regions[0])
         return module
-    return conv.convert_op(module, None)
+    return conv.convert_op(module, None)  # (a module record: a new module)
 
 
 def _is_vhlo(op: Operation) -> bool:
@@ -91,85 +89,22 @@ def _is_vhlo(op: Operation) -> bool:
 _VHLO_CLASS: dict[type, bool] = {}
 
 
-class _Legalizer:
-    def __init__(self, allow_other: bool):
+class _Legalizer(VhloWalk):
+    """One walk (``convert_module`` / ``convert_region`` / ``convert_op``) over VHLO ops or records,
+    and one conversion per op (``_convert_vhlo``), emitting through ``sink`` (``vhlo.sinks``: new
+    xDSL ops, or the same ops in place)."""
+
+    def __init__(self, allow_other: bool, sink: sinks.XdslSink):
         self.allow_other = allow_other
+        self.sink = sink
         self.values = ValueMap(lambda t: not isinstance(t, vt.VhloType))
         self.registry = default_registry()
 
-    def convert_region_in_place(self, region: Region) -> None:
-        for block in region.blocks:
-            old_ops = list(block.ops)
-            for o in old_ops:
-                block.detach_op(o)
-            for o in old_ops:
-                new = self.convert_op(o, None)
-                if new is not None:
-                    block.add_op(new)
-
-    def convert_region(self, region: Region, owner: Operation) -> Region:
-        new = Region()
-        pairs: list[tuple[Block, Block]] = []
-        for block in region.blocks:
-            try:
-                types = [convert.to_builtin_type(a.type) for a in block.args]
-            except convert.NotVhlo as e:
-                raise legalize_error(owner, str(e)) from None
-            nb = Block(arg_types=types)
-            for a, na in zip(block.args, nb.args):
-                self.values[a] = na
-                carry_arg_location(na, a)
-            new.add_block(nb)
-            pairs.append((block, nb))
-        for block, nb in pairs:
-            for o in block.ops:
-                n = self.convert_op(o, owner)
-                if n is not None:
-                    nb.add_op(n)
-        return new
-
-    # ---------------------------------------------------------------------------- in place
-    def retype_region(self, region: Region, owner: Operation | None) -> None:
-        """``convert_region``'s ops, converted in place (``vhlo.in_place``): a module whose ops are
-        all VHLO, each operand defined before its use (so already of its StableHLO type).  The
-        block arguments are the owner's to convert (``retype``)."""
-        for block in region.blocks:
-            op = block._first_op  # xDSL 0.74's private fields: `block.ops` builds a view
-            while op is not None:
-                following = op._next_op  # (an op that cannot change class in place is replaced)
-                if type(op) is ModuleOp:  # (``ordered_ops`` let no other kind of module through)
-                    self.retype_region(op.regions[0], None)
-                else:
-                    self.retype(op, owner)  # type: ignore[arg-type]
-                op = following
-
-    def retype(self, op: VhloOp, parent: Operation | None) -> None:
-        """``_convert_vhlo`` in place, with the same checks in the same order: the fork, the
-        attributes and result types, each region's block arguments then its ops, and last the
-        StableHLO op's property kinds."""
-        cls, target = self._target(op, parent)
+    def arg_types(self, block: Any, owner: Operation, to_target: bool) -> list[Attribute]:
         try:
-            entry = self._split_attributes(op, cls)
-            to_builtin = convert.to_builtin_type
-            result_types = [to_builtin(r._type) for r in op.results]
+            return [convert.to_builtin_type(t) for t in value_types(block.args)]
         except convert.NotVhlo as e:
-            raise legalize_error(op, str(e)) from None
-        for region in op.regions:
-            try:
-                types = [[to_builtin(a._type) for a in b.args] for b in region.blocks]
-            except convert.NotVhlo as e:
-                raise legalize_error(op, str(e)) from None
-            for b, ts in zip(region.blocks, types):
-                for a, t in zip(b.args, ts):
-                    retype_value(a, t)
-            self.retype_region(region, op)
-        props, attrs = entry[1], entry[2]
-        if not entry[3] and target.startswith("stablehlo."):
-            _check_property_dict(cls, props, op)
-            entry[3] = True
-        for r, t in zip(op.results, result_types):
-            retype_value(r, t)
-        retype_op(op, cls, dict(props), dict(attrs))
+            raise legalize_error(owner, str(e)) from None
 
     def _target(self, op: VhloOp, parent: Operation | None) -> tuple[type[Operation], str]:
         """The StableHLO/func class of a VHLO op (refusing an older fork, as ``_convert_vhlo``)."""
@@ -200,8 +135,12 @@ class _Legalizer:
         class and the attributes only), memoized by the identity of the VHLO attributes; the
         entry is [the attributes it keeps alive, properties, attributes, property kinds checked]."""
         pv, av = op.properties, op.attributes
+        if not (legality.cacheable(pv.values()) and legality.cacheable(av.values())):
+            # (the memo would keep a constant's data alive)
+            made = _create(cls, [], [], self._attributes(op), [])
+            return [(), made.properties, made.attributes, False]
         key = (
-            type(op),
+            op.name,
             cls,
             tuple(pv),
             tuple(map(id, pv.values())),
@@ -218,32 +157,15 @@ class _Legalizer:
         return entry
 
     # ------------------------------------------------------------------------------- ops
-    def convert_module_record(self, op: VOp) -> ModuleOp:
-        """A ``builtin.module`` record (``vhlo.records``, as the artifact readers build) -> the
-        module with its body converted."""
-        region = Region()
-        for block in op.regions[0].blocks:
-            nb = Block()
-            region.add_block(nb)
-            for o in block.ops:
-                n = self.convert_op(o, None)
-                if n is not None:
-                    nb.add_op(n)
-        new = ModuleOp.create(
-            properties=dict(op.properties), attributes=dict(op.attributes), regions=[region]
-        )
-        return carry_location(new, op)  # type: ignore[return-value]
-
     def convert_op(self, op: Operation, parent: Operation | None) -> Operation | None:
         if type(op) is VOp:
             if op.SPEC is None:
-                return self.convert_module_record(op)
+                return self.convert_module(op)  # a builtin.module record
             return self._convert_vhlo(op, parent)  # type: ignore[arg-type]
         if isinstance(op, VhloOp):
             return self._convert_vhlo(op, parent)
         if isinstance(op, ModuleOp):
-            self.convert_region_in_place(op.regions[0])
-            return op
+            return self.convert_module(op)
         if (
             isinstance(op, UnrealizedConversionCastOp)
             and len(op.operands) == 1
@@ -273,20 +195,29 @@ class _Legalizer:
         return carry_location(new, op)
 
     def _convert_vhlo(self, op: VhloOp, parent: Operation | None) -> Operation:
+        """The op's conversion, checked in this order: its fork, attributes and result types, its
+        operands, its regions (block arguments, then ops), and last the StableHLO op's property
+        kinds; then made by the sink."""
         cls, target = self._target(op, parent)
         try:
-            attrs = self._attributes(op)
-            result_types = [convert.to_builtin_type(r.type) for r in op.results]
+            entry = self._split_attributes(op, cls)
+            to_builtin = convert.to_builtin_type
+            result_types = [to_builtin(t) for t in value_types(op.results)]
         except convert.NotVhlo as e:
             raise legalize_error(op, str(e)) from None
-        operands = [self.values.get(v) for v in op.operands]
-        for i, v in enumerate(operands):
-            if isinstance(v.type, vt.VhloType):
-                operands[i] = self.values.cast(v, convert.to_builtin_type(v.type))
+        get = self.values.map.get
+        operands = []
+        for v in operands_of(op):
+            nv = get(v, v)
+            if isinstance(nv.type, vt.VhloType):
+                nv = self.values.cast(nv, to_builtin(nv.type))
+            operands.append(nv)
         regions = [self.convert_region(r, op) for r in op.regions]
-        new = _create(cls, operands, result_types, attrs, regions)
-        if target.startswith("stablehlo."):
-            _check_properties(new, op)
+        props, attrs = entry[1], entry[2]
+        if not entry[3] and target.startswith("stablehlo."):
+            _check_property_dict(cls, props, op)
+            entry[3] = True
+        new = self.sink.op(op, cls, operands, result_types, dict(props), dict(attrs), regions)
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)
@@ -373,17 +304,13 @@ def _create(
     )
 
 
-def _check_properties(new: Operation, op: Operation) -> None:
-    """VHLO has no verifiers: check the attribute kinds the StableHLO op declares (its property
-    constraints, not its full verifier, which the pipeline runs afterwards), so a malformed VHLO op is
-    reported under its VHLO name instead of breaking the printer."""
-    _check_property_dict(type(new), new.properties, op)
-
-
 def _check_property_dict(
     cls: type[Operation], properties: dict[str, Attribute], op: Operation
 ) -> None:
-    """``_check_properties`` of an op of class ``cls`` that would have these properties."""
+    """VHLO has no verifiers: check the attribute kinds the StableHLO op of class ``cls`` declares
+    (its property constraints, not its full verifier, which the pipeline runs afterwards) on the
+    properties it would have, so a malformed VHLO op is reported under its VHLO name instead of
+    breaking the printer."""
     props = _declared_properties(cls)
     for name, (constr, optional) in props.items():
         value = properties.get(name)

@@ -16,17 +16,15 @@ import re
 
 from dataclasses import dataclass, replace
 
-from stablehlo_py.passes.drivers._common import carry_location, gc_paused, op_location
+from stablehlo_py.passes.drivers._common import gc_paused, op_location
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS, PassOption
-from stablehlo_py.vhlo import legality
+from stablehlo_py.vhlo import legality, sinks
 from stablehlo_py.vhlo.forks import ForkOp
-from stablehlo_py.vhlo.in_place import retype_op, retype_value, walk
-from stablehlo_py.vhlo.ops import VhloOp, op_class
-from stablehlo_py.vhlo.records import VOp
-from xdsl.ir import Operation, Region
+from stablehlo_py.vhlo.ops import VhloOp
+from xdsl.ir import Operation
 
-from stablehlo_py import specs
 from stablehlo_py.errors import VersionError
+from stablehlo_py.ir.xdsl_compat.swap import operands_of, value_types
 from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 
 PASS_NAME = "vhlo-to-version"
@@ -149,25 +147,16 @@ def to_version(
 def _to_version(module: Operation, version: Version, allow_other_dialects: bool) -> Operation:
     plans: list[tuple[VhloOp, ForkOp]] = []
     blocked: list[BlockedOp] = []
-    records = isinstance(module, VOp)
+    sink = sinks.sink_of(module)  # records or xDSL ops: how they are walked and take a new fork
     current = version == get_current_version()
     stays = legality.stays
     memo = _TRANSITIONS.setdefault((version, allow_other_dialects), {})
     if len(memo) >= 100_000:
         memo.clear()
-    for op in module.walk() if records else walk(module):
-        if records:
-            if op.SPEC is None:
-                continue  # builtin.module
-            if current and op.SPEC.stablehlo and not op.attributes:
-                # already the current fork, every attribute VHLO (a record holds nothing else in
-                # its properties): nothing to upgrade, nothing that could block
-                continue
-        elif not _is_vhlo(type(op)):
-            continue
+    for op in sink.vhlo_ops(module, current):
         if stays(op, version):
             continue
-        key = None if records else _transition_key(op)
+        key = _transition_key(op)
         if key is not None:
             got = memo.get(key)
             if got is not None:
@@ -183,7 +172,7 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
         elif _changed(op, p.state):
             plans.append((op, p.state))
             if key is not None:
-                # (without the operands: ``_apply`` uses the op's own, and a memo keeps no IR alive)
+                # (without the operands: ``refork`` uses the op's own, and a memo keeps no IR alive)
                 memo[key] = (_alive(op), replace(p.state, operands=()))
     if blocked:
         where = op_location(module)
@@ -193,9 +182,8 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
             # JAX name or call-site location names no file the module could be at)
             where = first.rsplit(":", 2)[0] + ":0:0"
         raise DowngradeError(version, blocked, where)
-    apply = _apply_record if records else _apply
     for op, state in plans:
-        apply(op, state)
+        sink.refork(op, state)
     return module
 
 
@@ -203,20 +191,22 @@ _FILE_LINE_COL = re.compile(r'[^"()]+:\d+:\d+')
 
 
 def _transition_key(op: VhloOp) -> tuple[object, ...] | None:
-    """What ``legality.plan`` reads of an op without regions and without a location that needs a
-    version -- its fork, its attributes and its operand and result types (by identity) -- so that
-    ops alike share one fork state (``_TRANSITIONS``); None for any other op."""
+    """What ``legality.plan`` reads of an op without regions, large tensors and a location that
+    needs a version -- its fork, its attributes and its operand and result types (by identity) --
+    so that ops alike share one fork state (``_TRANSITIONS``); None for any other op."""
     if op.regions or legality.location_needs(op) is not None:
         return None
     pv, av = op.properties, op.attributes
+    if not (legality.cacheable(pv.values()) and legality.cacheable(av.values())):
+        return None  # (the memo would keep a constant's data alive)
     return (
-        type(op),
+        op.name,
         tuple(pv),
         tuple(map(id, pv.values())),
         tuple(av),
         tuple(map(id, av.values())),
-        tuple([id(r._type) for r in op.results]),
-        tuple([id(v._type) for v in op._operands]),
+        tuple(map(id, value_types(op.results))),
+        tuple(map(id, value_types(operands_of(op)))),
     )
 
 
@@ -225,8 +215,8 @@ def _alive(op: VhloOp) -> tuple[object, ...]:
     return (
         *op.properties.values(),
         *op.attributes.values(),
-        *(r._type for r in op.results),
-        *(v._type for v in op._operands),
+        *value_types(op.results),
+        *value_types(operands_of(op)),
     )
 
 
@@ -235,77 +225,12 @@ _TRANSITIONS: dict[tuple[Version, bool], dict[tuple[object, ...], tuple[object, 
 without blockers that changes the op; its dicts are copied onto each op)."""
 
 
-def _is_vhlo(cls: type) -> bool:
-    got = _VHLO_CLASS.get(cls)
-    if got is None:
-        got = _VHLO_CLASS[cls] = issubclass(cls, VhloOp)
-    return got
-
-
-_VHLO_CLASS: dict[type, bool] = {}
-
-
-def _apply_record(op: VOp, state: ForkOp) -> None:
-    """A record takes its new fork in place (its results, and so their uses, stay)."""
-    spec = specs.op(f"{state.base}_v{state.version}")
-    op.name = f"vhlo.{spec.name}"
-    op.SPEC = spec
-    op.properties = state.properties
-    op.attributes = state.attributes
-    assert len(state.result_types) == len(op.results)  # forks never change the results' number
-    for r, t in zip(op.results, state.result_types):
-        r.type = t
-    op.regions = list(state.regions)
-    for r in op.regions:
-        r.parent = op
-    op.__dict__["_vhlo_replaced"] = True  # the MLIR bytecode writer replays upstream's use-lists
-
-
 def _changed(op: VhloOp, state: ForkOp) -> bool:
     return state is not op and (
         state.version != op.SPEC.version
         or state.properties != op.properties
         or state.regions != tuple(op.regions)
     )
-
-
-def _apply(op: VhloOp, state: ForkOp) -> None:
-    """The op takes its new fork: in place (``vhlo.in_place``) when it keeps its regions, as every
-    fork step but composite's does; else rebuilt."""
-    cls = op_class(f"{state.base}_v{state.version}")
-    results = op.results
-    if state.regions == tuple(op.regions) and len(state.result_types) == len(results):
-        for r, t in zip(results, state.result_types):
-            retype_value(r, t)
-        new = retype_op(op, cls, dict(state.properties), dict(state.attributes))
-        new.__dict__["_vhlo_replaced"] = (
-            True  # the MLIR bytecode writer replays upstream's use-lists
-        )
-        return
-    regions: list[Region] = []
-    for r in state.regions:
-        if r.parent is op:
-            op.detach_region(r)
-        regions.append(r)
-    for r in op.regions:  # regions the new fork drops (only ever empty ones)
-        assert not r.blocks or r in state.regions
-    # The op's current operands: an earlier replacement may have rewired them since planning
-    # (forks never change which values an op uses).
-    new = cls.create(
-        operands=list(op.operands),
-        result_types=list(state.result_types),
-        properties=state.properties,
-        attributes=state.attributes,
-        regions=regions,
-    )
-    carry_location(new, op)
-    new.__dict__["_vhlo_replaced"] = True  # the MLIR bytecode writer replays upstream's use-lists
-    block = op.parent
-    assert block is not None
-    block.insert_op_before(new, op)
-    for old, nr in zip(op.results, new.results):
-        old.replace_all_uses_with(nr)
-    block.erase_op(op)
 
 
 __all__ = ["PASS_NAME", "DowngradeError", "parse_target", "run", "to_version"]

@@ -235,7 +235,7 @@ def deserialize_portable_artifact(artifact: bytes, *, name: str = "<artifact>") 
 def _deserialize(artifact: bytes, name: str) -> ModuleOp:
     from stablehlo_py.passes.vhlo_legalize_to_stablehlo import legalize_to_stablehlo
     from stablehlo_py.passes.vhlo_to_version import to_version
-    from stablehlo_py.vhlo.records import is_record
+    from stablehlo_py.vhlo.sinks import sink_of
 
     from stablehlo_py.ir.verify import verify
 
@@ -247,7 +247,7 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
         return dialect
     version, vhlo, named = _read_vhlo(artifact, name, records=True)
     # records hold VHLO only; xDSL ops come from an artifact with Shardy's ops beside VHLO
-    other = not is_record(vhlo)
+    other = sink_of(vhlo).holds_other_ops
     try:
         # an artifact that names its version holds that version's forks; one that does not (any
         # producer but StableHLO_vX.Y.Z) may hold any: convert whatever it holds, as upstream does

@@ -44,7 +44,7 @@ from stablehlo_py.serialization.format import (
 )
 from stablehlo_py.serialization.locations import LocationError, render_locations
 from stablehlo_py.vhlo.attrs import TensorV1Attr
-from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
+from stablehlo_py.vhlo import sinks
 from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -320,7 +320,7 @@ def _section_name(i: int) -> str:
 
 class _Reader:
     def __init__(self, raw: RawArtifact, schema: Schema, records: bool = False):
-        self.records = records  # build VHLO records (``vhlo.records``) instead of xDSL IR
+        self.sink = sinks.of_records(records)  # VHLO records (``vhlo.records``) or xDSL ops
         self.other = False  # text entries seen: the artifact holds other dialects' content
         self.raw = raw
         self.version = raw.header.version
@@ -649,26 +649,10 @@ class _Reader:
             problem = shape.problem(len(values), len(rtypes), len(region_objs), props)
             if problem is not None:
                 raise _Fail(f"invalid vhlo.{spec.name}: {problem}")
-        if self.records:
-            op = VOp(
-                f"vhlo.{spec.name}",
-                spec,
-                values,
-                rtypes,
-                props,
-                attributes,
-                region_objs,
-                location,
-            )
-        else:
-            op = shape.cls.create(
-                operands=values,
-                result_types=rtypes,
-                properties=props,
-                attributes=attributes,
-                regions=region_objs,
-                location=_UNKNOWN if location is None else location,
-            )
+        op = self.sink.op(
+            None, shape.cls, values, rtypes, props, attributes, region_objs,
+            _UNKNOWN if location is None else location,
+        )
         stack.extend(op.results)
         return op
 
@@ -697,7 +681,7 @@ class _Reader:
                     problem, note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py"
                 )
         name, operands, result_types, loc, props, regions, extra = _padded(rec, shape)[:7]
-        if self.records:
+        if not self.sink.holds_other_ops:
             _path_fail(f"op {name} is not VHLO, but the artifact has no text entries", [0])
         from stablehlo_py.ir.dialects import default_registry
 
@@ -791,7 +775,7 @@ class _Reader:
                         f"block argument #{i} type is not a type entry: {_short(t)}", [b, 0, i]
                     )
                 types.append(objs[t])
-            block = VBlock(types) if self.records else Block(arg_types=types)
+            block = self.sink.block(None, types)
             _expect_list(arg_locs, 2, b)
             if arg_locs:
                 if len(arg_locs) != len(types):
@@ -806,7 +790,7 @@ class _Reader:
             stack.extend(block.args)
             _expect_list(ops, 1, b)
             blocks.append((block, ops, brec))
-        region = VRegion() if self.records else Region()
+        region = self.sink.region()
         for b, (block, ops, _) in enumerate(blocks):
             built = []
             for j, o in enumerate(ops):
@@ -865,12 +849,7 @@ class _Reader:
         except _Fail as f:
             self.fail_at(2, list(reversed(f.path)), f.message, f.note)
         props: dict[str, Attribute] = {} if sym is None else {"sym_name": StringAttr(sym)}
-        if self.records:
-            return VOp("builtin.module", None, [], (), props, attributes, [region], location)
-        module = ModuleOp.create(properties=props, attributes=attributes, regions=[region])
-        if location is not None:
-            module.location = location
-        return module
+        return self.sink.module(props, attributes, [region], location)
 
 
 def _module_attr_from_vhlo(a: Attribute, path: list[int]) -> Attribute:
@@ -1053,7 +1032,7 @@ def build_module(
     with no_gc():
         r.entries(entries)
         if r.other:  # other dialects' content (text entries): xDSL ops, as the MLIR reader does
-            r.records = False
+            r.sink = sinks.XDSL
         r.read_locs(locs)
         return r.module(module)
 

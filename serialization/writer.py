@@ -36,6 +36,7 @@ from stablehlo_py import specs
 from stablehlo_py.errors import SerializationError
 from stablehlo_py.ir.text.location import TextLoc, source_position
 from stablehlo_py.ir.text.printer import escape_string, location_text
+from stablehlo_py.ir.xdsl_compat.swap import operands_of, successors_of, value_types
 from stablehlo_py.version import Version
 
 __all__ = ["write_artifact"]
@@ -304,9 +305,9 @@ class _Writer:
                 f"op {op.name} at {_op_location_text(op)} is not in StableHLO {self.target} "
                 f"(it exists from {spec.min} to {spec.max}); run vhlo-to-version first"
             )
-        # xDSL 0.74's private fields (_successors, _operands, _type): the public accessors build
-        # view objects and cost 2-3x as much on this hot path
-        if op._successors:
+        # the fields as stored (``xdsl_compat.swap``): the public accessors build view objects
+        # and cost 2-3x as much on this hot path
+        if successors_of(op):
             self.problem(
                 f"op {op.name} at {_op_location_text(op)} has successors, which VHLO ops never have"
             )
@@ -314,15 +315,14 @@ class _Writer:
         position = self.position
         n = len(stack)
         try:
-            operands = [n - position[id(v)] for v in op._operands]
+            operands = [n - position[id(v)] for v in operands_of(op)]
         except KeyError:
             operands = self._operands_slow(op, n)
         by_id = self.by_id
         kinds = self.entry_kinds
         result_types = []
         results = op.results
-        for r in results:
-            t = r._type
+        for t in value_types(results):
             idx = by_id.get(id(t))
             if idx is None or kinds[idx] != TYPE:
                 idx = self.entry(t, TYPE, op)
@@ -371,17 +371,17 @@ class _Writer:
         """An op of another dialect (``allow_other_dialects``), a ``format.OTHER_OP`` record: its
         name, its properties and discardable attributes by name, its types and attributes as
         entries (text entries when not VHLO)."""
-        if op._successors:
+        if successors_of(op):
             self.problem(
                 f"op {op.name} at {_op_location_text(op)} has successors, which portable "
                 "artifacts cannot hold"
             )
         n = len(self.stack)
         try:
-            operands = [n - self.position[id(v)] for v in op._operands]
+            operands = [n - self.position[id(v)] for v in operands_of(op)]
         except KeyError:
             operands = self._operands_slow(op, n)
-        result_types = [self.entry(r._type, TYPE, op) for r in op.results]
+        result_types = [self.entry(t, TYPE, op) for t in value_types(op.results)]
         props: list[Any] = []
         for k in sorted(op.properties):
             props += [k, self.entry(op.properties[k], ATTR, op)]

@@ -15,18 +15,18 @@ upgrade), which ``minimum_target(op)`` uses: the lowest release at which ``plan`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import forks as fk
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py import specs
+from stablehlo_py.ir.xdsl_compat.swap import operands_of, value_types
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 
 
@@ -96,6 +96,18 @@ _NEEDS: dict[int, tuple[Attribute, tuple[Version, str]]] = {}
 # The identity caches here keep what they hold alive; dense tensors (a constant's bytes) are not
 # cached, so a module's large constants are freed with the module.
 _DENSE = va.TensorV1Attr
+
+SMALL_TENSOR = 256
+"""Bytes of a dense tensor a cache may keep alive (``cacheable``)."""
+
+
+def cacheable(values: Iterable[Attribute]) -> bool:
+    """Whether a cache may keep these attributes alive: none is a dense tensor of more than
+    ``SMALL_TENSOR`` bytes (a module's constants must be freed with the module)."""
+    for a in values:
+        if type(a) is _DENSE and len(a.raw_data) > SMALL_TENSOR:  # type: ignore[attr-defined]
+            return False
+    return True
 
 
 def _type_needs(t: Attribute) -> tuple[Version, str]:
@@ -317,18 +329,12 @@ def stays(op: Operation, target: Version) -> bool:
                     return False
                 if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
                     ok[id(a)] = a
-    for v in op.results:
-        t = v._type  # type: ignore[attr-defined]
-        if get(id(t)) is not t:
-            if type_needs(t)[0] > target:
-                return False
-            ok[id(t)] = t
-    for v in op._operands:  # an xDSL op's own tuple (its `operands` is a view built per call)
-        t = v._type
-        if get(id(t)) is not t:
-            if type_needs(t)[0] > target:
-                return False
-            ok[id(t)] = t
+    for types in (value_types(op.results), value_types(operands_of(op))):  # type: ignore[arg-type]
+        for t in types:
+            if get(id(t)) is not t:
+                if type_needs(t)[0] > target:
+                    return False
+                ok[id(t)] = t
     return True
 
 
@@ -344,8 +350,8 @@ def plan(op: Operation, target: Version, allow_other: bool = False) -> Plan:
         # already at the target's fork: its own state, no fork step to take, only the checks
         if _exists_at(op, op, target):  # type: ignore[arg-type]
             return Plan(op, [])  # type: ignore[arg-type]
-        if type(op) is VOp:
-            return Plan(op, _state_blockers(op, op, target, allow_other))  # type: ignore[arg-type]
+        state = fk.ForkOp.of(op)
+        return Plan(op, _state_blockers(state, op, target, allow_other))  # type: ignore[arg-type]
     state = fk.ForkOp.of(op)
     blockers: list[Blocker] = []
     base = state.base
@@ -394,9 +400,8 @@ def _exists_at(state: fk.ForkOp, op: Operation, target: Version) -> bool:
         operands = state.operands
     else:
         constraint = _CONSTRAINT_BY_KEY.get((spec.base, spec.version))
-        types = [r._type for r in state.results]  # type: ignore[attr-defined]
-        # an xDSL op's own tuple (its `operands` is a view built per call)
-        operands = getattr(state, "_operands", None) or state.operands
+        types = value_types(state.results)  # type: ignore[attr-defined]
+        operands = operands_of(state)  # type: ignore[arg-type]
     if constraint is not None and any(v > target for v, _ in constraint(state)):
         return False
     get = ok.get
@@ -412,8 +417,7 @@ def _exists_at(state: fk.ForkOp, op: Operation, target: Version) -> bool:
             if type_needs(t)[0] > target:
                 return False
             ok[id(t)] = t
-    for v in operands:
-        t = v._type
+    for t in value_types(operands):
         if get(id(t)) is not t:
             if type_needs(t)[0] > target:
                 return False
@@ -497,6 +501,7 @@ def minimum_target(
 
 __all__ = [
     "CONSTRAINTS",
+    "cacheable",
     "CONSTRAINT_KINDS",
     "Blocker",
     "Plan",

@@ -32,6 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py import specs
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
+from stablehlo_py.ir.xdsl_compat.swap import operands_of, successors_of, swappable, value_types
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -175,13 +176,13 @@ def _verifies(op: VhloOp) -> bool:
     """True when ``Operation.verify(op, verify_nested_ops=False)`` passes: what xDSL checks for an op
     without successors (no erased operand; a non-terminator that ends its block is left to xDSL,
     which decides from the parent) and everything ``verify_`` checks.  False means "not known"."""
-    if op._successors:
+    if successors_of(op):
         return False
     block = op.parent
-    if block is not None and not op.IS_TERMINATOR and block._last_op is op:
+    if block is not None and not op.IS_TERMINATOR and block.last_op is op:
         return False
     cls = type(op)
-    operands = op._operands
+    operands = operands_of(op)
     fixed = cls.FIXED_COUNTS
     if fixed is not None:
         if (len(operands), len(op.results), len(op.regions)) != fixed:
@@ -203,12 +204,12 @@ def _verifies(op: VhloOp) -> bool:
         if not (is_attr[k] if k in is_attr else _is_vhlo_attr(k)):
             return False
     is_type = _IS_VHLO_TYPE
-    for v in operands:
-        k = type(v._type)
+    for v, t in zip(operands, value_types(operands)):
+        k = type(t)
         if not (is_type[k] if k in is_type else _is_vhlo_type(k)) or type(v) is ErasedSSAValue:
             return False
-    for r in op.results:
-        k = type(r._type)
+    for t in value_types(op.results):
+        k = type(t)
         if not (is_type[k] if k in is_type else _is_vhlo_type(k)):
             return False
     return True
@@ -351,15 +352,6 @@ def stablehlo_classes() -> dict[str, type[Operation]]:
     return out
 
 
-def _swappable(a: type, b: type) -> bool:
-    probe = a.__new__(a)
-    try:
-        probe.__class__ = b
-    except TypeError:
-        return False
-    return True
-
-
 def _generate() -> dict[str, type[VhloOp]]:
     """One class per fork; a family whose StableHLO class refuses a swap with a plain VHLO class
     is generated with ``_PlainLayout`` when that makes the swap work."""
@@ -369,9 +361,9 @@ def _generate() -> dict[str, type[VhloOp]]:
     for s in specs.ops():
         for name in s.stablehlo:
             other = stablehlo.get(name)
-            if other is None or _swappable(other, classes[s.name]):
+            if other is None or swappable(other, classes[s.name]):
                 continue
-            if _swappable(other, _make_op(s, plain_layout=True)):
+            if swappable(other, _make_op(s, plain_layout=True)):
                 plain.add(s.base)
     for s in specs.ops():
         if s.base in plain:

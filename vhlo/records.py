@@ -24,13 +24,19 @@ from typing import Any
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute
 
+from stablehlo_py.ir.xdsl_compat.swap import operands_of, value_types
+
 __all__ = ["VBlock", "VOp", "VRegion", "VValue", "is_record", "materialize"]
 
 _UNKNOWN = UnknownLoc()
 
 
 class VValue:
-    """An SSA value: its type, plus what a rebuild carries (``location``, ``_src``, ``_use_order``)."""
+    """An SSA value: its type, plus what a rebuild carries (``location``, ``_src``, ``_use_order``).
+
+    Its type is in ``_type`` and an op record's operands in ``_operands``, xDSL's own fields, so
+    that the readers of both (``stablehlo_py.ir.xdsl_compat.swap``: ``value_types``,
+    ``operands_of``) read records too."""
 
     __slots__ = ("__dict__", "_type")
     location: Any = _UNKNOWN
@@ -63,7 +69,7 @@ class VBlock:
 
     @property
     def arg_types(self) -> tuple[Attribute, ...]:
-        return tuple(a._type for a in self.args)
+        return tuple(value_types(self.args))  # type: ignore[arg-type]
 
     def add_op(self, op: VOp) -> None:
         op.parent = self
@@ -150,7 +156,7 @@ class VOp:
 
     @property
     def result_types(self) -> tuple[Attribute, ...]:
-        return tuple(r._type for r in self.results)
+        return tuple(value_types(self.results))  # type: ignore[arg-type]
 
     def prop(self, name: str) -> Attribute | None:
         return self.properties.get(name)
@@ -188,7 +194,7 @@ def materialize(root: VOp) -> Any:
         new = Region()
         pairs = []
         for b in r.blocks:
-            nb = Block(arg_types=[a._type for a in b.args])
+            nb = Block(arg_types=value_types(b.args))  # type: ignore[arg-type]
             for a, na in zip(b.args, nb.args):
                 values[id(a)] = na
                 carry(na, a)
@@ -206,8 +212,8 @@ def materialize(root: VOp) -> Any:
             )
         else:
             new = op_class(o.name[5:]).create(
-                operands=[values[id(v)] for v in o._operands],
-                result_types=[r._type for r in o.results],
+                operands=[values[id(v)] for v in operands_of(o)],  # type: ignore[arg-type]
+                result_types=value_types(o.results),  # type: ignore[arg-type]
                 properties=dict(o.properties),
                 attributes=dict(o.attributes),
                 regions=regions,

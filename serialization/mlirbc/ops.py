@@ -27,7 +27,7 @@ from stablehlo_py.serialization.mlirbc.builtin import Loc, NotEncodable
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from stablehlo_py.serialization.reader import _op_shape
-from stablehlo_py.vhlo.records import VOp
+from stablehlo_py.vhlo import sinks
 from xdsl.dialects.builtin import ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Operation
 
@@ -301,11 +301,7 @@ def build_vhlo_op(
             raise BytecodeError("the module body must be one block without arguments", pos)
         if any(isinstance(v, Loc) for v in attrs.values()):
             raise BytecodeError("a module attribute is a location", pos)
-        if rd.records:
-            return VOp("builtin.module", None, [], (), props, attrs, regions, location)
-        module = ModuleOp.create(properties=props, attributes=attrs, regions=regions)
-        module.location = location
-        return module
+        return sinks.of_records(rd.records).module(props, attrs, regions, location)
     if dialect != "vhlo":
         raise BytecodeError(
             f"op {full} is not a VHLO op; portable artifacts hold only VHLO "
@@ -353,16 +349,8 @@ def build_vhlo_op(
     for t in result_types:
         if codec_for(t) is None:
             raise BytecodeError(f"a result type of vhlo.{name} is not a VHLO type", pos)
-    if rd.records:
-        return VOp(full, shape.spec, operands, result_types, props, attrs, regions, location)
-    return shape.cls.create(
-        operands=operands,
-        result_types=result_types,
-        properties=props,
-        attributes=attrs,
-        regions=regions,
-        location=location,
-    )
+    sink = sinks.of_records(rd.records)  # (the MLIR bytecode reader's choice)
+    return sink.op(None, shape.cls, operands, result_types, props, attrs, regions, location)
 
 
 @cache

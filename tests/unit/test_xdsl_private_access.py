@@ -28,16 +28,7 @@ COMPAT = REPO / "stablehlo_py" / "ir" / "xdsl_compat"
 # 2026-11-29: 72 accesses in 15 files (docs/plans/issue-24-restructuring.md §1.3 lists them by
 # line).  Moved into COMPAT since: ir/construct.py's 13; passes/drivers/bounded_walker.py's
 # walker (5 through `self`) and ir/format_print.py's generated `op._operands` (4), both counted now.
-KNOWN: dict[str, int] = {
-    "passes/stablehlo_legalize_to_vhlo.py": 2,
-    "passes/vhlo_legalize_to_stablehlo.py": 4,
-    "passes/vhlo_to_version.py": 6,
-    "serialization/writer.py": 6,
-    "vhlo/in_place.py": 8,
-    "vhlo/legality.py": 6,
-    "vhlo/ops.py": 5,
-    "vhlo/records.py": 5,
-}
+KNOWN: dict[str, int] = {}
 
 
 def _defined(files: list[Path], attributes: bool) -> set[str]:

@@ -23,6 +23,9 @@ op prints, which attribute text to add) is passed in by its caller.
   xDSL's own arith/tensor classes, which our printer reads.  Test: tests/unit/ir/test_xdsl_compat.py.
 - `opdef_split`: an op definition swapped at run time for one that verifies MLIR's
   `SameVariadicOperandSize` split of an uneven operand count.  Test: tests/unit/ir/test_xdsl_compat.py.
+- `swap`: ops converted in place by swapping their class and retyping their values (the VHLO
+  conversions' fast case, `vhlo.sinks.IN_PLACE`), with the pre-scan and walks through xDSL's
+  private links it needs.  Test: tests/unit/ir/test_xdsl_compat.py, tests/unit/vhlo/test_in_place.py.
 - `side_data`: data of ours set as an extra attribute on an object xDSL made (a property's
   syntax on its field definition, where an op was parsed, the interpreter's prepared steps).
   Test: tests/unit/ir/test_xdsl_compat.py.

@@ -307,6 +307,47 @@ def test_retype_values_keeps_the_value_and_its_uses() -> None:
 
 
 
+# ----------------------------------------------------------------------------------- swap
+SWAP = """func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.exponential %arg0 : tensor<4xf32>
+  %1 = stablehlo.add %0, %arg0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+"""
+
+
+def test_a_swapped_op_is_what_a_rebuild_makes() -> None:
+    """An op whose class is swapped and whose results are retyped prints and links as the same op
+    rebuilt: xDSL's ``Operation`` subclasses share one instance layout, ``_type`` is a value's type,
+    and the walks through the private links list what xDSL's public views list."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from stablehlo_py.ir.xdsl_compat import swap
+
+    registry = default_registry().ops
+    module = parse(SWAP)
+    block = module.body.block.first_op.regions[0].block
+    assert swap.block_ops(block) == list(block.ops)
+    assert swap.walk(module) == list(module.walk())
+    assert swap.ordered_ops(module, lambda op: True) == list(module.walk())[1:]
+    exp = block.first_op
+    assert swap.operands_of(exp) == tuple(exp.operands)
+    assert swap.value_types(exp.results) == [r.type for r in exp.results]
+    log, add = registry["stablehlo.log"], registry["stablehlo.add"]
+    assert swap.swappable(type(exp), log) and swap.swappable(log, type(exp))
+    users = [u.operation for u in exp.results[0].uses]
+    exp.__dict__["_use_order"] = [0]  # what a rebuild would not carry is dropped
+    assert swap.retype_op(exp, log, {}, {}) is exp and type(exp) is log
+    assert "_use_order" not in exp.__dict__
+    assert [u.operation for u in exp.results[0].uses] == users
+    swap.retype_value(exp.results[0], i64)
+    assert exp.results[0].type == i64
+    rebuilt = parse(SWAP.replace("stablehlo.exponential", "stablehlo.log"))
+    swap.retype_value(rebuilt.body.block.first_op.regions[0].block.first_op.results[0], i64)
+    assert print_ir(module) == print_ir(rebuilt)
+    assert type(block.first_op.next_op) is add and isinstance(module, ModuleOp)
+
+
 # ----------------------------------------------------------------------------------- rewrite_walker
 # xDSL 0.74's PatternRewriteWalker methods that BoundedRewriteWalker overrides or calls
 # (rewrite_walker.RELIED_ON, in order) and its Worklist class

@@ -4,7 +4,7 @@ a rebuild, and the rebuild kept where in place would not be the same."""
 from __future__ import annotations
 
 from stablehlo_py.passes import run_pipeline
-from stablehlo_py.vhlo import in_place
+from stablehlo_py.ir.xdsl_compat import swap as in_place
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from xdsl.dialects.builtin import ModuleOp
 
