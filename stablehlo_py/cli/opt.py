@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
@@ -60,25 +61,42 @@ def _pass_pipeline(extra: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
     return pipeline
 
 
+@dataclass(frozen=True)
+class _TextOptions:
+    """How stablehlo-opt reads and prints a module's text (`--allow-unregistered-dialect`,
+    `--mlir-print-op-generic`, `--mlir-print-debuginfo`, not `--mlir-print-local-scope`)."""
+
+    allow_unregistered: bool
+    generic: bool
+    debuginfo: bool
+    location_aliases: bool
+
+    def print(self, module: Operation) -> str:
+        from stablehlo_py.ir import print_ir
+
+        return print_ir(
+            module,
+            generic=self.generic,
+            debuginfo=self.debuginfo,
+            location_aliases=self.location_aliases,
+        )
+
+
 def process_text(
     text: str,
     name: str,
     pipeline: list[tuple[str, dict[str, str]]],
-    generic: bool,
-    debuginfo: bool,
+    options: _TextOptions,
     line_offset: int = 0,
-    allow_unregistered: bool = False,
-    location_aliases: bool = False,
 ) -> str:
     """Parse, verify, run the passes and print one chunk."""
-    from stablehlo_py.ir import parse, print_ir
+    from stablehlo_py.ir import parse
     from stablehlo_py.ir.verify import verify
     from stablehlo_py.passes import run_pipeline
 
-    module = parse(text, name, line_offset, allow_unregistered)
+    module = parse(text, name, line_offset, options.allow_unregistered)
     verify(module)
-    module = run_pipeline(module, pipeline)
-    return print_ir(module, generic=generic, debuginfo=debuginfo, location_aliases=location_aliases)
+    return options.print(run_pipeline(module, pipeline))
 
 
 class _OptCommand(click.Command):
@@ -157,33 +175,14 @@ def cli(
             debuginfo=debuginfo,
         )
     data, name = read_input_bytes(input_file)
+    options = _TextOptions(allow_unregistered_dialect, generic, debuginfo, not local_scope)
     if _is_binary(data) or emit_bytecode:
-        return _run_binary(
-            data,
-            name,
-            output,
-            pipeline,
-            emit_bytecode,
-            generic,
-            debuginfo,
-            strip_debuginfo,
-            allow_unregistered_dialect,
-            not local_scope,
-        )
+        return _run_binary(data, name, output, pipeline, emit_bytecode, strip_debuginfo, options)
     text = decode_text(data, name)
     outputs: list[str] = []
     problems: list[str] = []
     for offset, chunk in split_chunks(text, split_input_file):
-        args = (
-            chunk,
-            name,
-            pipeline,
-            generic,
-            debuginfo,
-            offset,
-            allow_unregistered_dialect,
-            not local_scope,
-        )
+        args = (chunk, name, pipeline, options, offset)
         if verify_diagnostics:
             verifier = DiagnosticVerifier(chunk, name, offset)
             try:
@@ -257,21 +256,18 @@ def _run_binary(
     output: str | None,
     pipeline: list[tuple[str, dict[str, str]]],
     emit_bytecode: bool,
-    generic: bool,
-    debuginfo: bool,
-    strip_debuginfo: bool = False,
-    allow_unregistered: bool = False,
-    location_aliases: bool = False,
+    strip_debuginfo: bool,
+    options: _TextOptions,
 ) -> int:
     """Binary input (see `read_binary`) and/or --emit-bytecode (MLIR bytecode)."""
-    from stablehlo_py.ir import parse, print_ir
+    from stablehlo_py.ir import parse
     from stablehlo_py.ir.verify import verify
     from stablehlo_py.passes import run_pipeline
 
     if _is_binary(data):
         module = read_binary(data, name)
     else:
-        module = parse(decode_text(data, name), name, allow_unregistered=allow_unregistered)
+        module = parse(decode_text(data, name), name, allow_unregistered=options.allow_unregistered)
     verify(module)
     module = run_pipeline(module, pipeline)
     if emit_bytecode:
@@ -279,31 +275,15 @@ def _run_binary(
 
         write_output(output, write_dialect(module, strip_debuginfo=strip_debuginfo))
     else:
-        write_output(
-            output,
-            print_ir(
-                module, generic=generic, debuginfo=debuginfo, location_aliases=location_aliases
-            ),
-        )
+        write_output(output, options.print(module))
     return 0
 
 
-_OWN_FLAGS = {
-    "--split-input-file",
-    "--mlir-print-op-generic",
-    "--mlir-print-debuginfo",
-    "--verify-diagnostics",
-    "--allow-unregistered-dialect",
-    "--mlir-print-local-scope",
-    "--serialize",
-    "--deserialize",
-    "--target",
-    "--strip-debuginfo",
-    "--emit-bytecode",
+_OWN_FLAGS = {flag for param in cli.params for flag in param.opts if flag.startswith("-")} | {
     "--help",
     "-h",
-    "-o",
 }
+"""The tool's own flags (the command's options); any other `--flag` names a pass."""
 
 
 def split_pass_args(args: list[str], own: set[str]) -> tuple[list[str], list[str]]:
