@@ -24,6 +24,16 @@ place, so the hot path stays one dict lookup (`_TYPES.get(key)`); a miss stores 
 Keys are values, never `id()` outside the identity map: the cache keeps its keys, so an id is
 never answered for another object.
 
+Migrating a module's cache:
+- `_X: dict = {}` written by a function -> `_X = CONTEXT.table("area.what", LIMIT)`, reads stay
+  `_X.get(k)`, writes become `_X.put(k, v)` (drop the module's own `len(...) >= LIMIT` clear);
+- `@lru_cache(maxsize=N)` / `@cache` on a function of run-time values ->
+  `@CONTEXT.memo("area.what", maxsize=N)`;
+- `_X[id(obj)] = (obj, v)` -> `_X = CONTEXT.identity_map("area.what", LIMIT)` with `_X.get(obj)` /
+  `_X.put(obj, v)`, `get_seq`/`put_seq` for a key of several objects (names as `extra=`), or
+  `f = _X.memoize(compute)` for a hot path; an object of its own with `clear()` ->
+  `CONTEXT.adopt("area.what", obj)`.  Then delete its line in tests/unit/test_module_caches.py.
+
 What stays outside a context (tests/unit/test_module_caches.py lists each with its reason, and
 fails on a new module-level cache): registries filled at import (op classes, the interpreter's
 implementations), and pure lazy constants of the static spec tables (`@cache` on a function of

@@ -53,6 +53,7 @@ ALLOWED: dict[str, str] = {
     "stablehlo_py/ir/infer/__init__.py::_LOADED": "once-only guard: the rule modules imported",
     "stablehlo_py/registry_hook.py::_BUILDER": "registry: set by stablehlo_py/dialects.py at import",
     "stablehlo_py/ir/dialects.py::_DEFAULT": "lazy constant: the default registry, built once",
+    "stablehlo_py/ir/format.py::_property_parser": "registry: the property-parser hook, set once",
     "passes/patterns/shape_folder.py::FOLDS": "registry: shape folds, filled at import",
     "serialization/entries.py::_CODECS": "registry: entry codecs, filled at import",
     # pure lazy constants of the static spec tables (and of the installed packages)
@@ -108,7 +109,6 @@ KNOWN: set[str] = {
     "passes/vhlo_legalize_to_stablehlo.py::_i64_array",
     "passes/vhlo_to_version.py::_TRANSITIONS",
     "stablehlo_py/ir/format.py::_DEFAULTS",
-    "stablehlo_py/ir/format.py::_property_parser",
     "stablehlo_py/ir/format_print.py::_COMPILED",
     "stablehlo_py/ir/ops/base.py::_I64_ARRAYS",
     "stablehlo_py/ir/ops/linalg.py::_DOT_DIMS",
