@@ -43,7 +43,8 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.struct import Description
-from stablehlo_py.ir.xdsl_compat.swap import operands_of, ordered_ops
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.swap import ordered_ops
 
 PASS_NAME = "stablehlo-legalize-to-vhlo"
 SUMMARY = "Legalize StableHLO to VHLO."

@@ -51,7 +51,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.ir.dialects import default_registry
-from stablehlo_py.ir.xdsl_compat.swap import operands_of, ordered_ops, value_types
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.swap import ordered_ops, value_types
 
 PASS_NAME = "vhlo-legalize-to-stablehlo"
 SUMMARY = "Legalize VHLO to StableHLO."

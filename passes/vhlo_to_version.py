@@ -24,7 +24,8 @@ from stablehlo_py.vhlo.ops import VhloOp
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import VersionError
-from stablehlo_py.ir.xdsl_compat.swap import operands_of, value_types
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.swap import value_types
 from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
 
 PASS_NAME = "vhlo-to-version"

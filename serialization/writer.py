@@ -36,7 +36,8 @@ from stablehlo_py import specs
 from stablehlo_py.errors import SerializationError
 from stablehlo_py.ir.text.location import TextLoc, source_position
 from stablehlo_py.ir.text.printer import escape_string, location_text
-from stablehlo_py.ir.xdsl_compat.swap import operands_of, successors_of, value_types
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.swap import successors_of, value_types
 from stablehlo_py.version import Version
 
 __all__ = ["write_artifact"]

@@ -26,7 +26,8 @@ from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py import specs
-from stablehlo_py.ir.xdsl_compat.swap import operands_of, value_types
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.swap import value_types
 from stablehlo_py.version import Version, get_current_version, get_minimum_version
 
 

@@ -32,7 +32,8 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py import specs
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
-from stablehlo_py.ir.xdsl_compat.swap import operands_of, successors_of, swappable, value_types
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.swap import successors_of, swappable, value_types
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry

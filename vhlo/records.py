@@ -24,7 +24,8 @@ from typing import Any
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute
 
-from stablehlo_py.ir.xdsl_compat.swap import operands_of, value_types
+from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.swap import value_types
 
 __all__ = ["VBlock", "VOp", "VRegion", "VValue", "is_record", "materialize"]
 

@@ -28,6 +28,8 @@ from xdsl.ir import Attribute, Block, Region
 from stablehlo_py import specs
 from stablehlo_py.ir.xdsl_compat import swap
 
+_Attrs = dict[str, Attribute]
+
 REPLACED = "_vhlo_replaced"
 """Side data of an op ``refork`` gave a new fork: the MLIR bytecode writer replays upstream's
 use-lists for it."""
@@ -46,13 +48,7 @@ class XdslSink:
             return module.clone_without_regions()
         return self.module(dict(module.properties), dict(module.attributes), [Region()], None)
 
-    def module(
-        self,
-        properties: dict[str, Attribute],
-        attributes: dict[str, Attribute],
-        regions: list[Any],
-        location: Any,
-    ) -> Any:
+    def module(self, properties: _Attrs, attributes: _Attrs, regions: list, location: Any) -> Any:
         module = ModuleOp.create(properties=properties, attributes=attributes, regions=regions)
         if location is not None:
             module.location = location
@@ -71,15 +67,8 @@ class XdslSink:
         block.add_op(op)
 
     def op(
-        self,
-        old: Any,
-        cls: type[VhloOp],
-        operands: Sequence[Any],
-        result_types: Sequence[Attribute],
-        properties: dict[str, Attribute],
-        attributes: dict[str, Attribute],
-        regions: list[Any],
-        location: Any = None,
+        self, old: Any, cls: type[VhloOp], operands: Sequence[Any], result_types: Sequence[Attribute],
+        properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
     ) -> Any:
         """A VHLO op of class ``cls`` (``old``: the op it converts, None when read)."""
         return cls.create(
@@ -158,15 +147,8 @@ class InPlaceSink(XdslSink):
         pass
 
     def op(
-        self,
-        old: Any,
-        cls: type[VhloOp],
-        operands: Sequence[Any],
-        result_types: Sequence[Attribute],
-        properties: dict[str, Attribute],
-        attributes: dict[str, Attribute],
-        regions: list[Any],
-        location: Any = None,
+        self, old: Any, cls: type[VhloOp], operands: Sequence[Any], result_types: Sequence[Attribute],
+        properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
     ) -> Any:
         for r, t in zip(old.results, result_types):
             swap.retype_value(r, t)
@@ -189,13 +171,7 @@ class RecordSink(XdslSink):
             [VRegion()],
         )
 
-    def module(
-        self,
-        properties: dict[str, Attribute],
-        attributes: dict[str, Attribute],
-        regions: list[Any],
-        location: Any,
-    ) -> Any:
+    def module(self, properties: _Attrs, attributes: _Attrs, regions: list, location: Any) -> Any:
         return VOp("builtin.module", None, [], (), properties, attributes, regions, location)
 
     def region(self, old: Any = None) -> Any:
@@ -205,15 +181,8 @@ class RecordSink(XdslSink):
         return VBlock(arg_types)
 
     def op(
-        self,
-        old: Any,
-        cls: type[VhloOp],
-        operands: Sequence[Any],
-        result_types: Sequence[Attribute],
-        properties: dict[str, Attribute],
-        attributes: dict[str, Attribute],
-        regions: list[Any],
-        location: Any = None,
+        self, old: Any, cls: type[VhloOp], operands: Sequence[Any], result_types: Sequence[Attribute],
+        properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
     ) -> Any:
         return VOp(
             cls.name, cls.SPEC, operands, result_types, properties, attributes, regions, location

@@ -18,7 +18,7 @@ from stablehlo_py.vhlo.sinks import XdslSink
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, Region
 
-from stablehlo_py.ir.xdsl_compat.swap import block_ops
+from stablehlo_py.ir.xdsl_compat.fields import block_ops
 
 
 class VhloWalk:

@@ -12,11 +12,11 @@ dropped: ``retype_op`` and ``retype_value`` do exactly that.  xDSL has no way to
 ``ordered_ops`` is the pre-scan that decides whether a module can be converted this way: every op
 passes the caller's test, and every operand is defined before its use in conversion order (each
 op's operand types are then already converted when the op is).  Anything else keeps the rebuild.
-``walk`` and ``block_ops`` list ops through xDSL's private links, and ``operands_of``,
-``successors_of`` and ``value_types`` read an op's or value's fields: ``block.ops``,
-``op.operands`` and ``op.successors`` build views per call, and ``value.type`` is a property, which
-the conversions and VHLO's verifier pay per op and value (``vhlo.records`` mirrors these fields, so
-they read records too).
+``walk`` lists ops through xDSL's private links, and ``successors_of`` and ``value_types`` read
+an op's or value's fields (``fields`` has ``operands_of`` and ``block_ops``): ``block.ops`` and
+``op.successors`` build views per call, and ``value.type`` is a property, which the conversions and
+VHLO's verifier pay per op and value (``vhlo.records`` mirrors these fields, so they read records
+too).
 
 Regression test: tests/unit/ir/test_xdsl_compat.py (a swapped op and a retyped value equal a
 rebuilt one; xDSL's ``Operation`` subclasses stay swappable) and tests/unit/vhlo/test_in_place.py.
@@ -32,9 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 __all__ = [
-    "block_ops",
     "carry_over",
-    "operands_of",
     "ordered_ops",
     "retype_op",
     "retype_value",
@@ -69,45 +67,12 @@ def retype_op(
     stay; the caller has set the result types).  Returns the op: ``op`` itself, or -- when Python
     cannot swap the two classes (a mixin without ``__slots__`` gives a class another layout) -- a
     new op of ``cls`` put in its place, with its regions and the uses of its results."""
-    if not swappable(type(op), cls):
-        return _rebuild(op, cls, properties, attributes)
-    op.properties = properties
-    op.attributes = attributes
-    op.__class__ = cls
-    d = op.__dict__
-    if not d.keys() <= _OP_KEEP:
-        for k in d.keys() - _OP_KEEP:
-            del d[k]
-    return op
-
-
-_SWAPPABLE: dict[tuple[type, type], bool] = {}
-
-
-def swappable(old: type[Operation], new: type[Operation]) -> bool:
-    """Whether Python lets an op of class ``old`` become one of class ``new``."""
-    key = (old, new)
-    got = _SWAPPABLE.get(key)
-    if got is None:
-        probe = old.__new__(old)
-        try:
-            probe.__class__ = new
-            got = True
-        except TypeError:
-            got = False
-        _SWAPPABLE[key] = got
-    return got
-
-
-_swappable = swappable
-
-
-def _rebuild(
-    op: Operation,
-    cls: type[Operation],
-    properties: dict[str, Attribute],
-    attributes: dict[str, Attribute],
-) -> Operation:
+    if swappable(type(op), cls):  # (the common case)
+        op.properties = properties
+        op.attributes = attributes
+        op.__class__ = cls
+        _keep_only(op.__dict__, _OP_KEEP)
+        return op
     regions = list(op.regions)
     for r in regions:
         op.detach_region(r)
@@ -131,6 +96,27 @@ def _rebuild(
     return new
 
 
+_SWAPPABLE: dict[tuple[type, type], bool] = {}
+
+
+def swappable(old: type[Operation], new: type[Operation]) -> bool:
+    """Whether Python lets an op of class ``old`` become one of class ``new``."""
+    key = (old, new)
+    got = _SWAPPABLE.get(key)
+    if got is None:
+        probe = old.__new__(old)
+        try:
+            probe.__class__ = new
+            got = True
+        except TypeError:
+            got = False
+        _SWAPPABLE[key] = got
+    return got
+
+
+_swappable = swappable
+
+
 def carry_over(new: Operation, old: Operation) -> None:
     """``new``, replacing ``old``, takes its location and where it was parsed."""
     new.location = old.location
@@ -144,7 +130,11 @@ def retype_value(value: OpResult | BlockArgument, t: Attribute) -> None:
     """A result or block argument takes type ``t`` (xDSL values have no type setter)."""
     value._type = t  # type: ignore[misc]
     d = value.__dict__
-    keep = _RESULT_KEEP if "op" in d else _ARG_KEEP
+    _keep_only(d, _RESULT_KEEP if "op" in d else _ARG_KEEP)
+
+
+def _keep_only(d: dict[str, object], keep: frozenset[str]) -> None:
+    """Drop an object's instance fields but ``keep``'s (what a rebuild would not carry)."""
     if not d.keys() <= keep:
         for k in d.keys() - keep:
             del d[k]
@@ -154,10 +144,6 @@ def value_types(values: Iterable[SSAValue]) -> list[Attribute]:
     """The values' types (``[v.type for v in values]`` without a property call per value)."""
     return [v._type for v in values]
 
-
-operands_of: Callable[[Operation], tuple[SSAValue, ...]] = attrgetter("_operands")
-"""`operands_of(op)`: the op's operands, the tuple xDSL stores (what ``tuple(op.operands)`` is,
-without the view ``operands`` builds per call)."""
 
 successors_of: Callable[[Operation], tuple[Block, ...]] = attrgetter("_successors")
 """`successors_of(op)`: the op's successor blocks, as xDSL stores them."""
@@ -203,16 +189,6 @@ def _scan(
                 defined.update(op.results)
             op = op._next_op
     return True
-
-
-def block_ops(block: Block) -> list[Operation]:
-    """The ops of ``block`` in order (what ``list(block.ops)`` is)."""
-    out = []
-    op = block._first_op
-    while op is not None:
-        out.append(op)
-        op = op._next_op
-    return out
 
 
 def walk(root: Operation) -> list[Operation]:
