@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
-from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+from stablehlo_py.serialization.mlirbc.model import Entry, Interner, counted
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
@@ -152,12 +152,11 @@ def _type_entry(it: Interner, t: Attribute) -> Entry:
     if isinstance(t, UnrankedTensorType):
         return it.type(B, ("v", T_UNRANKED), ("T", type_entry(it, t.element_type)))
     if isinstance(t, FunctionType):
-        ins = [("T", type_entry(it, x)) for x in t.inputs]
-        outs = [("T", type_entry(it, x)) for x in t.outputs]
-        return it.type(B, ("v", T_FUNC), ("v", len(ins)), *ins, ("v", len(outs)), *outs)
+        ins = counted("T", [type_entry(it, x) for x in t.inputs])
+        outs = counted("T", [type_entry(it, x) for x in t.outputs])
+        return it.type(B, ("v", T_FUNC), *ins, *outs)
     if isinstance(t, TupleType):
-        ts = [("T", type_entry(it, x)) for x in t.types]
-        return it.type(B, ("v", T_TUPLE), ("v", len(ts)), *ts)
+        return it.type(B, ("v", T_TUPLE), *counted("T", [type_entry(it, x) for x in t.types]))
     if it.fallback is not None:
         return it.fallback(it, t)
     raise NotEncodable(f"type {_text(t)} has no MLIR bytecode encoding in this toolkit")
@@ -210,8 +209,7 @@ def _attr_entry(it: Interner, a: Attribute) -> Entry:
     if isinstance(a, UnitAttr):
         return it.attr(B, ("v", UNIT))
     if isinstance(a, ArrayAttr):
-        items = [("A", attr_entry(it, x)) for x in a.data]
-        return it.attr(B, ("v", ARRAY), ("v", len(items)), *items)
+        return it.attr(B, ("v", ARRAY), *counted("A", [attr_entry(it, x) for x in a.data]))
     if isinstance(a, DictionaryAttr):
         return dictionary_entry(it, a.data.items())
     if isinstance(a, SymbolRefAttr):

@@ -57,6 +57,12 @@ class Entry:
         return f"<{self.dialect} {kind} {self.items[:3]}...>"
 
 
+def counted(tag: str, entries: list[Entry]) -> list[Item]:
+    """MLIR bytecode's ``writeList``: the count, then each entry as a ``tag`` item ("A" for an
+    attribute, "T" for a type)."""
+    return [("v", len(entries)), *((tag, e) for e in entries)]
+
+
 class Interner:
     """Entries by value, plus memo tables from the toolkit's objects to their entries.
 

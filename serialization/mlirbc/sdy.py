@@ -38,7 +38,7 @@ from typing import Any
 from stablehlo_py.serialization.mlirbc import builtin
 from stablehlo_py.serialization.mlirbc.builtin import NotEncodable
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
-from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+from stablehlo_py.serialization.mlirbc.model import Entry, Interner, counted
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 
 from stablehlo_py.ir.attributes import OpaqueAttr
@@ -203,7 +203,7 @@ def _ints(values: tuple[int, ...] | list[int]) -> list[tuple[str, Any]]:
 
 def _refs(entries: list[Entry]) -> list[tuple[str, Any]]:
     """`writeList` of attributes: the count, then each reference."""
-    return [("v", len(entries)), *(("A", e) for e in entries)]
+    return counted("A", entries)
 
 
 def _axis_ref(it: Interner, ref: AxisRef) -> Entry:

@@ -30,7 +30,7 @@ from stablehlo_py.serialization.mlirbc.builtin import (
     type_entry,
 )
 from stablehlo_py.serialization.mlirbc.encoding import BytecodeError, Reader
-from stablehlo_py.serialization.mlirbc.model import Entry, Interner
+from stablehlo_py.serialization.mlirbc.model import Entry, Interner, counted
 from xdsl.dialects.builtin import ArrayAttr, IntegerType
 from xdsl.ir import Attribute, TypeAttribute
 
@@ -145,7 +145,7 @@ _FIELD_WRITERS: dict[str, Callable[[Interner, Any, Field], list[tuple[str, Any]]
     "enum": lambda it, v, f: [("A", _custom_entry(it, f.kind.enum.get_case(v)))],
     "str": lambda it, v, f: [("str", v.encode("utf-8", "surrogateescape"))],
     "attr": lambda it, v, f: [("A", attr_entry(it, v))],
-    "attrs": lambda it, v, f: [("v", len(v)), *(("A", attr_entry(it, x)) for x in v)],
+    "attrs": lambda it, v, f: counted("A", [attr_entry(it, x) for x in v]),
     "sub_axis_info": lambda it, v, f: _sub_axis_info(it, v),
 }
 """Field kind (stablehlo_py.ir.attrs.struct.Kind.name) -> its items in upstream's bytecode."""
@@ -196,8 +196,7 @@ def _custom_entry(it: Interner, a: Attribute) -> Entry | None:
     if isinstance(a, TokenType):
         return it.type(S, ("v", T_TOKEN))
     if isinstance(a, FutureType):
-        ts = [("T", type_entry(it, t)) for t in a.types]
-        return it.type(S, ("v", T_FUTURE), ("v", len(ts)), *ts)
+        return it.type(S, ("v", T_FUTURE), *counted("T", [type_entry(it, t) for t in a.types]))
     if isinstance(a, UniformQuantizedType):
         q: QuantParams = a.params
         head = (
