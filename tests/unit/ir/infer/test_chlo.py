@@ -29,9 +29,14 @@ def func(line: str, args: str) -> str:
     return f"func.func @f({args}) {{\n  {line}\n  return\n}}\n"
 
 
+def inferred(line: str, args: str) -> list[str]:
+    """The inferred result types (as text) of the CHLO op ``line`` in a function of ``args``."""
+    return [type_to_str(t) for t in infer_op(op_of(func(line, args)))]
+
+
 def binary(name: str, a: str, b: str, res: str = "tensor<*xf32>", attrs: str = "") -> list[str]:
     line = f"%0 = chlo.{name} %x, %y {attrs}: ({a}, {b}) -> {res}"
-    return [type_to_str(t) for t in infer_op(op_of(func(line, f"%x: {a}, %y: {b}")))]
+    return inferred(line, f"%x: {a}, %y: {b}")
 
 
 @pytest.mark.parametrize(
@@ -72,9 +77,7 @@ def test_broadcast_dimensions() -> None:
 
 def test_result_element_types() -> None:
     cmp = "%0 = chlo.broadcast_compare %x, %y {comparison_direction = #chlo<comparison_direction LT>} : (tensor<?xf32>, tensor<f32>) -> tensor<?xi1>"
-    assert [
-        type_to_str(t) for t in infer_op(op_of(func(cmp, "%x: tensor<?xf32>, %y: tensor<f32>")))
-    ] == ["tensor<?xi1>"]
+    assert inferred(cmp, "%x: tensor<?xf32>, %y: tensor<f32>") == ["tensor<?xi1>"]
     assert binary(
         "broadcast_complex", "tensor<2xf32>", "tensor<2xf32>", "tensor<2xcomplex<f32>>"
     ) == ["tensor<2xcomplex<f32>>"]
@@ -92,8 +95,8 @@ def test_broadcast_errors() -> None:
 
 def test_broadcast_select() -> None:
     line = "%0 = chlo.broadcast_select %p, %x, %y : (tensor<i1>, tensor<2x?xf32>, tensor<3xf32>) -> tensor<2x3xf32>"
-    op = op_of(func(line, "%p: tensor<i1>, %x: tensor<2x?xf32>, %y: tensor<3xf32>"))
-    assert [type_to_str(t) for t in infer_op(op)] == ["tensor<2x3xf32>"]
+    args = "%p: tensor<i1>, %x: tensor<2x?xf32>, %y: tensor<3xf32>"
+    assert inferred(line, args) == ["tensor<2x3xf32>"]
 
 
 @pytest.mark.parametrize(
@@ -107,15 +110,15 @@ def test_broadcast_select() -> None:
 )
 def test_unary(name: str, t: str, want: str) -> None:
     line = f"%0 = chlo.{name} %x : {t} -> {want}"
-    assert [type_to_str(r) for r in infer_op(op_of(func(line, f"%x: {t}")))] == [want]
+    assert inferred(line, f"%x: {t}") == [want]
 
 
 def test_constant_like_and_constant() -> None:
     t = "tensor<?x3xf32, #stablehlo.bounds<4, ?>>"
     line = f'%0 = "chlo.constant_like"(%x) {{value = 1.0 : f32}} : ({t}) -> {t}'
-    assert [type_to_str(r) for r in infer_op(op_of(func(line, f"%x: {t}")))] == [t]
+    assert inferred(line, f"%x: {t}") == [t]
     c = "%0 = chlo.constant dense<1> : tensor<2xi32>"
-    assert [type_to_str(r) for r in infer_op(op_of(func(c, "")))] == ["tensor<2xi32>"]
+    assert inferred(c, "") == ["tensor<2xi32>"]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +138,7 @@ def test_constant_like_and_constant() -> None:
 )
 def test_top_k(t: str, want: list[str]) -> None:
     line = f"%0:2 = chlo.top_k(%x, k = 8) : {t} -> (tensor<*xf32>, tensor<*xi32>)"
-    assert [type_to_str(r) for r in infer_op(op_of(func(line, f"%x: {t}")))] == want
+    assert inferred(line, f"%x: {t}") == want
 
 
 def test_top_k_errors() -> None:
