@@ -1,5 +1,6 @@
-"""Shared helpers: a representative program, and re-encoding an artifact after editing its records
-(how the tests play a newer or older writer, or corrupt a record on purpose)."""
+"""Shared helpers: a representative program, re-encoding an artifact after editing its records
+(how the tests play a newer or older writer, or corrupt a record on purpose), and the section table
+of MLIR bytecode."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import msgpack
 from stablehlo_py.serialization.format import MAGIC
+from stablehlo_py.serialization.mlirbc.encoding import Reader
 from stablehlo_py.serialization.reader import read_raw
 
 PROGRAM = (Path(__file__).parent / "program.mlir").read_text()
@@ -33,3 +35,16 @@ def first_op(sections: list[Any]) -> list[Any]:
     """The first op record of the module body (the first func)."""
     module = sections[2]
     return module[2][0][1][0]
+
+
+def bytecode_sections(data: bytes) -> dict[int, tuple[int, int]]:
+    """The (start, end) of each section of the MLIR bytecode ``data``, by section id (the last
+    section of an id)."""
+    r = Reader(data, 4)
+    r.varint()
+    r.cstring()
+    sections = {}
+    while not r.at_end():
+        sid, start, end = r.section_header()
+        sections[sid] = (start, end)
+    return sections

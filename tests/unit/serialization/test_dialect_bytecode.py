@@ -27,6 +27,7 @@ from stablehlo_py.serialization.mlirbc.encoding import Emitter
 from stablehlo_py.errors import SerializationError, StableHLOError
 from stablehlo_py.ir import parse, print_ir
 from tests.conftest import conformance_files
+from tests.unit.serialization.helpers import bytecode_sections
 
 TESTDATA = conformance_files("testdata")
 DIALECT = conformance_files("dialect")
@@ -183,13 +184,7 @@ def _entries(text: str) -> list[bytes]:
 def _entry_spans(data: bytes) -> list[tuple[int, int]]:
     from stablehlo_py.serialization.mlirbc.encoding import Reader
 
-    r = Reader(data, 4)
-    r.varint()
-    r.cstring()
-    sections = {}
-    while not r.at_end():
-        sid, b, e = r.section_header()
-        sections[sid] = (b, e)
+    sections = bytecode_sections(data)
     off = Reader(data, *sections[3])
     off.varint()
     off.varint()
