@@ -3,6 +3,9 @@ for JAX functions covering every op family, within dtype-appropriate tolerances.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -75,24 +78,32 @@ def _tolerance(dtype: np.dtype) -> tuple[float, float]:
     return 0.0, 0.0
 
 
+def assert_matches_xla(ours: Sequence[Any], expected: Sequence[Any]) -> None:
+    """Our results equal XLA's: as many, each of the same shape and dtype, equal (integers, booleans)
+    or close within the dtype's tolerance (floats and complex, compared widened)."""
+    assert len(ours) == len(expected)
+    for got, want in zip(ours, expected):
+        want, got = np.asarray(want), np.asarray(got)
+        assert got.shape == want.shape and got.dtype == want.dtype, (
+            got.shape,
+            got.dtype,
+            want.shape,
+            want.dtype,
+        )
+        rtol, atol = _tolerance(want.dtype)
+        if rtol == 0.0:
+            np.testing.assert_array_equal(got, want)
+        else:
+            wide = np.complex128 if np.iscomplexobj(want) else np.float64
+            np.testing.assert_allclose(got.astype(wide), want.astype(wide), rtol=rtol, atol=atol)
+
+
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_interpreter_matches_xla(name: str) -> None:
     fn, args = FUNCTIONS[name]
     text = jax.jit(fn).lower(*args).as_text()
     expected = jax.tree_util.tree_leaves(jax.jit(fn)(*args))
-    ours = run(parse(text), *args)
-    assert len(ours) == len(expected)
-    for got, want in zip(ours, expected):
-        want = np.asarray(want)
-        got = np.asarray(got)
-        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
-        rtol, atol = _tolerance(want.dtype)
-        if rtol == 0.0:
-            np.testing.assert_array_equal(got, want)
-        else:
-            np.testing.assert_allclose(got.astype(np.complex128 if np.iscomplexobj(want) else np.float64),
-                                       want.astype(np.complex128 if np.iscomplexobj(want) else np.float64),
-                                       rtol=rtol, atol=atol)
+    assert_matches_xla(run(parse(text), *args), expected)
 
 
 def test_rng_bit_generator_matches_xla() -> None:

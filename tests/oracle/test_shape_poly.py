@@ -31,7 +31,7 @@ from stablehlo_py.interpreter.printing import type_of_value
 
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.text.printer import type_to_str
-from tests.oracle.test_interpreter_vs_xla import _tolerance
+from tests.oracle.test_interpreter_vs_xla import assert_matches_xla
 
 R = np.random.default_rng(20240611)
 SIZES = (1, 3, 6)  # the concrete value of each case's first symbolic dimension
@@ -282,24 +282,6 @@ def dynamic_types(module: Any) -> list[str]:
         values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
         found += [f"{op.name}: {type_to_str(v.type)}" for v in values if is_dynamic_type(v.type)]
     return found
-
-
-def assert_matches_xla(ours: Sequence[Any], expected: Sequence[Any]) -> None:
-    assert len(ours) == len(expected)
-    for got, want in zip(ours, expected):
-        want, got = np.asarray(want), np.asarray(got)
-        assert got.shape == want.shape and got.dtype == want.dtype, (
-            got.shape,
-            got.dtype,
-            want.shape,
-            want.dtype,
-        )
-        rtol, atol = _tolerance(want.dtype)
-        if rtol == 0.0:
-            np.testing.assert_array_equal(got, want)
-        else:
-            wide = np.complex128 if np.iscomplexobj(want) else np.float64
-            np.testing.assert_allclose(got.astype(wide), want.astype(wide), rtol=rtol, atol=atol)
 
 
 def test_at_least_fifteen_cases() -> None:
