@@ -82,14 +82,17 @@ def test_registered_ops_around_them_are_still_verified() -> None:
         verify(parse(bad, allow_unregistered=True))
 
 
+# @main of one unregistered op, foo.bar
+FOO_BAR = (
+    "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+    '  %0 = "foo.bar"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}'
+)
+
+
 def test_interpreter_refuses_them() -> None:
     from stablehlo_py.interpreter.api import run
 
-    m = parse(
-        'func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n'
-        '  %0 = "foo.bar"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}',
-        allow_unregistered=True,
-    )
+    m = parse(FOO_BAR, allow_unregistered=True)
     with pytest.raises(NotSupportedError, match="'foo.bar'"):
         run(m, np.ones(2, np.float32))
 
@@ -97,11 +100,7 @@ def test_interpreter_refuses_them() -> None:
 def test_vhlo_legalization_refuses_them() -> None:
     from stablehlo_py.passes import run_pipeline
 
-    m = parse(
-        'func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n'
-        '  %0 = "foo.bar"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}',
-        allow_unregistered=True,
-    )
+    m = parse(FOO_BAR, allow_unregistered=True)
     with pytest.raises(StableHLOError, match="'foo' ops have no VHLO counterpart"):
         run_pipeline(m, [("stablehlo-legalize-to-vhlo", {})])
 

@@ -206,22 +206,24 @@ def test_infer_stablehlo_check_lines() -> None:
 
 
 # ------------------------------------------------------------------------------ coverage cases
-def _if(a: str, b: str, want: str) -> Case:
-    line = f"""%0 = "stablehlo.if"(%p) ({{
+def _two_branches(op: str, selector: str, a: str, b: str, want: str) -> Case:
+    """``op`` (stablehlo.if or stablehlo.case) on ``selector`` (``%name: type``) whose branches
+    return %a and %b."""
+    name, t = selector.split(": ")
+    line = f"""%0 = "{op}"({name}) ({{
     "stablehlo.return"(%a) : ({a}) -> ()
   }}, {{
     "stablehlo.return"(%b) : ({b}) -> ()
-  }}) : (tensor<i1>) -> {want}"""
-    return case("stablehlo.if", f"%p: tensor<i1>, %a: {a}, %b: {b}", line, want)
+  }}) : ({t}) -> {want}"""
+    return case(op, f"{selector}, %a: {a}, %b: {b}", line, want)
+
+
+def _if(a: str, b: str, want: str) -> Case:
+    return _two_branches("stablehlo.if", "%p: tensor<i1>", a, b, want)
 
 
 def _case(a: str, b: str, want: str) -> Case:
-    line = f"""%0 = "stablehlo.case"(%i) ({{
-    "stablehlo.return"(%a) : ({a}) -> ()
-  }}, {{
-    "stablehlo.return"(%b) : ({b}) -> ()
-  }}) : (tensor<i32>) -> {want}"""
-    return case("stablehlo.case", f"%i: tensor<i32>, %a: {a}, %b: {b}", line, want)
+    return _two_branches("stablehlo.case", "%i: tensor<i32>", a, b, want)
 
 
 def _while(t: str) -> Case:
