@@ -450,6 +450,14 @@ def _resolved_lines(text: str) -> list[str]:
     return [re.sub(r"loc\((#loc\d*)\)", lambda m: aliases[m.group(1)], ln) for ln in lines]
 
 
+def _expanded_with_locations(text: str, tmp_path: Path) -> list[str]:
+    """`stablehlo-opt --PASS --mlir-print-debuginfo` of ``text`` (which must succeed): the printed
+    lines, locations resolved."""
+    r = _opt([f"--{PASS}", "--mlir-print-debuginfo"], text, tmp_path)
+    assert r.returncode == 0, r.stderr
+    return _resolved_lines(r.stdout)
+
+
 def test_cli_expands_and_carries_the_location(tmp_path: Path) -> None:
     """The expansion's ops take the expanded op's location; a constant merged with an equal one
     of another expansion is at an unknown location (MLIR's OperationFolder)."""
@@ -457,9 +465,7 @@ def test_cli_expands_and_carries_the_location(tmp_path: Path) -> None:
   %r = stablehlo.exponential %z : tensor<complex<f32>> loc("a")
   return %r : tensor<complex<f32>>
 }"""
-    r = _opt([f"--{PASS}", "--mlir-print-debuginfo"], one, tmp_path)
-    assert r.returncode == 0, r.stderr
-    lines = _resolved_lines(r.stdout)
+    lines = _expanded_with_locations(one, tmp_path)
     body = [ln for ln in lines if "stablehlo." in ln and "return" not in ln]
     assert len(body) > 10 and all('loc("a")' in ln for ln in body)
     two = """func.func @main(%z: tensor<complex<f32>>) -> tensor<complex<f32>> {
@@ -467,9 +473,7 @@ def test_cli_expands_and_carries_the_location(tmp_path: Path) -> None:
   %s = stablehlo.exponential %r : tensor<complex<f32>> loc("b")
   return %s : tensor<complex<f32>>
 }"""
-    r = _opt([f"--{PASS}", "--mlir-print-debuginfo"], two, tmp_path)
-    assert r.returncode == 0, r.stderr
-    lines = _resolved_lines(r.stdout)
+    lines = _expanded_with_locations(two, tmp_path)
     const = [ln for ln in lines if "stablehlo.constant" in ln]
     assert len(const) == 3 and all("loc(unknown)" in ln for ln in const)
     assert any("stablehlo.cosine" in ln and 'loc("b")' in ln for ln in lines)
