@@ -340,8 +340,16 @@ class RecvOp(GenericSyntaxOp):
 
 
 # -------------------------------------------------------------------------------- collectives
+class _SymbolUser(GenericSyntaxOp):
+    """A collective whose `replica_groups` may name a mesh: its SymbolUserOpInterface check
+    (`verify_mesh_symbol`) comes last, after the op's own verifier and its inference check (MLIR
+    checks symbol uses after the op's own verifier)."""
+
+    verify_after_inference_ = verify_mesh_symbol
+
+
 @op_def
-class AllGatherOp(GenericSyntaxOp):
+class AllGatherOp(_SymbolUser):
     """Within each process group, concatenates the values of the `operands` from each process along
     `all_gather_dim` and produces `results` (spec.md#all_gather)."""
 
@@ -352,8 +360,6 @@ class AllGatherOp(GenericSyntaxOp):
     channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
-    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_all_gather
@@ -380,7 +386,7 @@ class AllGatherOp(GenericSyntaxOp):
 
 
 @op_def
-class AllReduceOp(GenericSyntaxOp):
+class AllReduceOp(_SymbolUser):
     """Within each process group, applies a reduction function `computation` to the values of the
     `operands` from each process and produces `results` (spec.md#all_reduce)."""
 
@@ -392,8 +398,6 @@ class AllReduceOp(GenericSyntaxOp):
     computation = region_def()
     results_ = var_result_def()
     INFER_CHECK: ClassVar[str | None] = "after"
-    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # upstream's AllReduceOp::verify (verifyAllReduceOp), then the InferTypeOpInterface check
@@ -404,7 +408,7 @@ class AllReduceOp(GenericSyntaxOp):
 
 
 @op_def
-class AllToAllOp(GenericSyntaxOp):
+class AllToAllOp(_SymbolUser):
     """Within each process group, splits the `operands` along `split_dimension`, scatters the parts
     between the processes, concatenates them along `concat_dimension` and produces `results`
     (spec.md#all_to_all)."""
@@ -419,8 +423,6 @@ class AllToAllOp(GenericSyntaxOp):
     results_ = var_result_def()
     # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
     INFER_CHECK: ClassVar[str | None] = "after"
-    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # ODS, in MLIR's order (by name): concat_dimension >= 0, replica_groups, split_count > 0,
@@ -436,7 +438,7 @@ class AllToAllOp(GenericSyntaxOp):
 
 
 @op_def
-class ReduceScatterOp(GenericSyntaxOp):
+class ReduceScatterOp(_SymbolUser):
     """Within each process group, reduces the `operand` with `computation`, splits the result along
     `scatter_dimension` and scatters the parts between the processes (spec.md#reduce_scatter)."""
 
@@ -448,8 +450,6 @@ class ReduceScatterOp(GenericSyntaxOp):
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     result = result_def()
-    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_reduce_scatter
@@ -498,7 +498,7 @@ class CollectivePermuteOp(GenericSyntaxOp):
 
 
 @op_def
-class CollectiveBroadcastOp(GenericSyntaxOp):
+class CollectiveBroadcastOp(_SymbolUser):
     """Within each process group, sends the value of `operands` from the source process to the target
     processes and produces `results` (spec.md#collective_broadcast)."""
 
@@ -509,8 +509,6 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
     INFER_CHECK: ClassVar[str | None] = "after"
-    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # upstream's CollectiveBroadcastOp::verify (verifyCollectiveBroadcastOp), then the
@@ -528,7 +526,7 @@ class CollectiveBroadcastOp(GenericSyntaxOp):
 
 
 @op_def
-class CollectiveReduceOp(GenericSyntaxOp):
+class CollectiveReduceOp(_SymbolUser):
     """Within each process group, reduces the `operands` of every process with `computation` and keeps
     the results on the source process (spec.md#collective_reduce)."""
 
@@ -541,8 +539,6 @@ class CollectiveReduceOp(GenericSyntaxOp):
     computation = region_def()
     results_ = var_result_def()
     INFER_CHECK: ClassVar[str | None] = "after"
-    # SymbolUserOpInterface (MLIR checks symbol uses after the op's own verifier)
-    verify_after_inference_ = verify_mesh_symbol
 
     def verify_(self) -> None:
         # upstream's CollectiveReduceOp::verify (verifyCollectiveReduceOp), then the

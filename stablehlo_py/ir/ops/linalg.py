@@ -153,17 +153,22 @@ def _verify_compatible_element_types(op: Operation) -> None:
         fail("requires compatible element types for all operands and results")
 
 
-def _verify_typed_then_inferred(
-    op: Operation, constraint: ods.Constraint, compatible_elements: bool
-) -> None:
-    """fft, triangular_solve and cholesky: ODS (every operand and the result of ``constraint``),
-    with ``compatible_elements`` the CompatibleOperandsAndResultElementType trait; the classes
-    declare InferTensorType, after these (the op's infer rule in stablehlo_py.ir.infer.linalg and
-    the result against it)."""
-    ods.check_values("operand", [v.type for v in op.operands], constraint)
-    ods.check_values("result", [r.type for r in op.results], constraint)
-    if compatible_elements:
-        _verify_compatible_element_types(op)
+class _TypedThenInferred(StableHLOOp):
+    """fft, triangular_solve and cholesky: ODS (every operand and the result of `TENSOR_TYPE`),
+    with `COMPATIBLE_ELEMENTS` the CompatibleOperandsAndResultElementType trait, then
+    InferTensorType (the op's infer rule in stablehlo_py.ir.infer.linalg and the result against
+    it)."""
+
+    TENSOR_TYPE: ClassVar[ods.Constraint]
+    COMPATIBLE_ELEMENTS: ClassVar[bool] = False
+    INFER_CHECK: ClassVar[str | None] = "after"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        ods.check_values("operand", [v.type for v in self.operands], self.TENSOR_TYPE)
+        ods.check_values("result", [r.type for r in self.results], self.TENSOR_TYPE)
+        if self.COMPATIBLE_ELEMENTS:
+            _verify_compatible_element_types(self)
 
 
 _PRINTABLE_KINDS: dict[str, type | tuple[type, ...]] = {
@@ -655,7 +660,7 @@ class DynamicConvOp(NoAssemblyFormatOp, _ConvBase):
 
 # ---------------------------------------------------------------------------------------- fft
 @op_def
-class FftOp(StableHLOOp):
+class FftOp(_TypedThenInferred):
     """Forward or inverse Fourier transform of `operand` (spec.md#fft)."""
 
     name = "stablehlo.fft"
@@ -663,21 +668,17 @@ class FftOp(StableHLOOp):
     fft_type = prop(enum_syntax(FftTypeAttr))
     fft_length = prop(DENSE_I64_ARRAY)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `type` `=` $fft_type `,` `length` `=` $fft_length attr-dict `:` functional-type(operands, results)"
     )
-    INFER_CHECK: ClassVar[str | None] = "after"
-
-    def verify_(self) -> None:
-        # ODS: HLO_FpOrComplexTensor operand and result; then InferTensorType: upstream's inferFftOp
-        # (fft_c1 .. fft_c5, stablehlo_py.ir.infer.linalg) and the result against it
-        _verify_typed_then_inferred(self, ods.HLO_FpOrComplexTensor, compatible_elements=False)
+    # ODS: HLO_FpOrComplexTensor operand and result; then InferTensorType: upstream's inferFftOp
+    # (fft_c1 .. fft_c5, stablehlo_py.ir.infer.linalg) and the result against it
+    TENSOR_TYPE: ClassVar[ods.Constraint] = ods.HLO_FpOrComplexTensor
 
 
 # ----------------------------------------------------------------------- linear algebra solvers
 @op_def
-class TriangularSolveOp(NoAssemblyFormatOp):
+class TriangularSolveOp(NoAssemblyFormatOp, _TypedThenInferred):
     """Solves systems of linear equations with triangular coefficient matrices (spec.md#triangular_solve)."""
 
     name = "stablehlo.triangular_solve"
@@ -688,37 +689,29 @@ class TriangularSolveOp(NoAssemblyFormatOp):
     unit_diagonal = prop(BOOL_ATTR)
     transpose_a = prop(enum_syntax(TransposeAttr))
     result = result_def()
-    traits = traits_def(Pure())
-    INFER_CHECK: ClassVar[str | None] = "after"
-
-    def verify_(self) -> None:
-        # ODS: HLO_FpOrComplexTensor a, b and result; triangular_solve_c1
-        # (CompatibleOperandsAndResultElementType); then InferTensorType: upstream's
-        # inferTriangularSolveOp (triangular_solve_c2, _c3, _c4, _i4)
-        _verify_typed_then_inferred(self, ods.HLO_FpOrComplexTensor, compatible_elements=True)
+    # ODS: HLO_FpOrComplexTensor a, b and result; triangular_solve_c1
+    # (CompatibleOperandsAndResultElementType); then InferTensorType: upstream's
+    # inferTriangularSolveOp (triangular_solve_c2, _c3, _c4, _i4)
+    TENSOR_TYPE: ClassVar[ods.Constraint] = ods.HLO_FpOrComplexTensor
+    COMPATIBLE_ELEMENTS: ClassVar[bool] = True
 
 
 @op_def
-class CholeskyOp(StableHLOOp):
+class CholeskyOp(_TypedThenInferred):
     """Cholesky decomposition of a batch of matrices (spec.md#cholesky)."""
 
     name = "stablehlo.cholesky"
     a = operand_def()
     lower = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$a (`,` `lower` `=` $lower^)? attr-dict `:` custom<SameOperandsAndResultType>(type($a), type($result))"
     )
-    INFER_CHECK: ClassVar[str | None] = "after"
-
-    def verify_(self) -> None:
-        # ODS: HLO_FpComplexOrQuantizedIntTensor operand and result, cholesky_c1
-        # (CompatibleOperandsAndResultElementType), then InferTensorType: upstream's
-        # inferCholeskyOp (cholesky_c2, cholesky_c3)
-        _verify_typed_then_inferred(
-            self, ods.HLO_FpComplexOrQuantizedIntTensor, compatible_elements=True
-        )
+    # ODS: HLO_FpComplexOrQuantizedIntTensor operand and result, cholesky_c1
+    # (CompatibleOperandsAndResultElementType), then InferTensorType: upstream's
+    # inferCholeskyOp (cholesky_c2, cholesky_c3)
+    TENSOR_TYPE: ClassVar[ods.Constraint] = ods.HLO_FpComplexOrQuantizedIntTensor
+    COMPATIBLE_ELEMENTS: ClassVar[bool] = True
 
 
 # ------------------------------------------------------------------------------- batch norm

@@ -5,8 +5,9 @@ from.
 The package:
 
 - `driver`: the one verification driver -- the walk, each op's order (ODS structure, traits, the
-  op's own `verify_`, checks made after its regions), the compiled per-class plans, the memos
-  (`CACHE`), and where xDSL's own verifier is used instead (and why);
+  op's own checks composed from its declarations: `ODS_CHECK`, `verify_`, `INFER_CHECK`,
+  `verify_after_inference_`; checks made after its regions), the compiled per-class plans, the
+  memos (`CACHE`), and where xDSL's own verifier is used instead (and why);
 - `diagnostics`: upstream's words for a failure (`'stablehlo.xxx' op ...`, bare rule messages, the
   `following` second error of a failed result-type refinement);
 - the ODS machinery that ops' verifiers use: `ods_types` (type and attribute constraints with

@@ -4,10 +4,13 @@ one order, here and nowhere else:
 1. MLIR's ModuleOp check that xDSL lacks (a `builtin.module` body block has no arguments);
 2. the op's compiled plan (`VerifyPlan`, below): what xDSL's IRDL verifier checks -- the structural
    ODS checks (operand/result/region counts and types, properties, attributes), the traits --
-   then the op's own `verify_`, which holds its spec constraints and, where upstream runs them, the
-   inference check (`ir.infer.verify_inferred`) and the checks made after its regions
-   (`after_regions`, below: MLIR verifies those after the nested ops);
-3. where the plan declines, xDSL's own `op.verify(verify_nested_ops=False)`.
+   then the op's own checks, composed once per class by `op_verifier` (below) from what the class
+   declares: its hand-worded ODS checks (`ODS_CHECK`), its `verify_` (spec constraints), the
+   inference check (`ir.infer.verify_inferred`) where upstream runs it (`INFER_CHECK`: before or
+   after `verify_`, or after the nested ops, `after_regions`) and its `verify_after_inference_`;
+   this module is the one place that runs the inference check;
+3. where the plan declines, xDSL's own `op.verify(verify_nested_ops=False)` (which calls the same
+   composed `verify_`).
 
 **Where xDSL's driver is used, and why.**  A plan only answers "this op verifies".  Whenever it
 cannot say so -- a check fails, an exception escapes, or the class has no plan -- step 3 runs xDSL's
@@ -302,6 +305,29 @@ def _values_ok(layout: _Layout, values: Sequence[Any], directs: list | None) -> 
     return True
 
 
+def _named_ok(
+    checks: tuple[tuple[str, bool, str, Any, C.AttrConstraint | None], ...],
+    values: dict[str, Attribute],
+    directs: list | None,
+) -> bool:
+    """Properties or attributes (`_named_checks`): present when required, and of their constraint
+    (direct checks are queued in `directs`)."""
+    for name, required, kind, arg, direct in checks:
+        if name not in values:
+            if required:
+                return False
+            continue
+        a = values[name]
+        if direct is not None:
+            directs.append((direct, a))  # type: ignore[union-attr]
+        elif kind is ISA:
+            if not isinstance(a, arg):
+                return False
+        elif not _attr_ok(kind, arg, a):
+            return False
+    return True
+
+
 def _regions_ok(layout: _Layout, regions: Sequence[Any], directs: list | None) -> bool:
     """Region count, single-block rules and entry-block argument types."""
     size = layout.variadic_size(len(regions))
@@ -514,31 +540,10 @@ class VerifyPlan:
         props = op.properties
         if not props.keys() <= self.property_names:
             return False  # a property the op does not define
-        for name, required, kind, arg, direct in self.properties:
-            if name not in props:
-                if required:
-                    return False
-                continue
-            a = props[name]
-            if direct is not None:
-                directs.append((direct, a))  # type: ignore[union-attr]
-            elif kind is ISA:
-                if not isinstance(a, arg):
-                    return False
-            elif not _attr_ok(kind, arg, a):
-                return False
-        if self.attributes:
-            attrs = op.attributes
-            for name, required, kind, arg, direct in self.attributes:
-                if name not in attrs:
-                    if required:
-                        return False
-                    continue
-                a = attrs[name]
-                if direct is not None:
-                    directs.append((direct, a))  # type: ignore[union-attr]
-                elif not _attr_ok(kind, arg, a):
-                    return False
+        if not _named_ok(self.properties, props, directs):
+            return False
+        if self.attributes and not _named_ok(self.attributes, op.attributes, directs):
+            return False
         if directs:
             # in xDSL's order (operands, results, regions, properties, attributes), sharing one
             # context as OpDef.verify does: constraint variables bind and compare as there

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import ClassVar
 from pathlib import Path
 from unittest import mock
 
@@ -601,3 +602,82 @@ def test_memo_is_bounded_and_keyed_by_identity() -> None:
     finally:
         vp.MEMO.limit = old_limit
         vp.MEMO.clear()
+
+
+# ------------------------------------------------------------------ the op's checks, composed
+def test_op_verifier_runs_the_declared_checks_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`op_verifier` composes ODS_CHECK, the inference check where INFER_CHECK puts it, `verify_`
+    and `verify_after_inference_`; the first failure is the one reported, on both paths."""
+    from stablehlo_py.ir.ops.base import StableHLOOp, op_def
+
+    calls: list[str] = []
+
+    def step(name: str, fails: set[str]):  # type: ignore[no-untyped-def]
+        def check(op: Operation) -> None:
+            calls.append(name)
+            if name in fails:
+                raise VerifyException(f"{name} failed")
+
+        return check
+
+    def probe(when: str | None, fails: set[str], later: bool = True) -> type:
+        for key in ("before", "after", "after_regions"):
+            monkeypatch.setitem(vp.INFER_CHECKS, key, step("infer", fails))
+
+        class Probe(StableHLOOp):
+            name = f"test.op_verifier.{when}.{len(calls)}"
+            INFER_CHECK: ClassVar[str | None] = when
+            ODS_CHECK = step("ods", fails)
+
+            def verify_(self) -> None:
+                step("own", fails)(self)
+
+            if later:
+                verify_after_inference_ = step("later", fails)
+
+        return op_def(Probe)
+
+    for when, order in (
+        ("before", ["ods", "infer", "own", "later"]),
+        ("after", ["ods", "own", "infer", "later"]),
+        ("after_regions", ["ods", "own", "infer", "later"]),
+        (None, ["ods", "own", "later"]),
+    ):
+        calls.clear()
+        op = probe(when, set()).create()
+        assert vp.verifies(op) and calls == order, when
+        for failing in order:  # the first failing check wins; nothing after it runs
+            calls.clear()
+            op = probe(when, {failing}).create()
+            with pytest.raises(VerifyException, match=f"{failing} failed"):
+                op.verify()
+            assert calls == order[: order.index(failing) + 1], (when, failing)
+    # a class that declares nothing keeps its own verify_, unwrapped
+    class Plain(StableHLOOp):
+        name = "test.op_verifier.plain"
+
+        def verify_(self) -> None:
+            calls.append("plain")
+
+    own = Plain.__dict__["verify_"]
+    assert vp.custom_verifier(op_def(Plain))[1] is own
+    with pytest.raises(ValueError, match="INFER_CHECK"):
+        probe("sometimes", set())
+
+
+def test_no_op_module_runs_the_inference_check_itself() -> None:
+    """The driver is the one place that calls `verify_inferred`: op classes declare INFER_CHECK."""
+    import ast
+
+    ops = Path(vp.__file__).resolve().parents[1] / "ops"
+    for path in sorted(ops.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        assert not names & {"verify_inferred", "verify_inferred_after_regions"}, path.name
+    declared = {
+        cls.name: getattr(cls, "INFER_CHECK", None) for cls in default_registry().ops.values()
+    }
+    assert set(declared.values()) <= set(vp.INFER_CHECKS)
+    assert declared["stablehlo.add"] == "after" and declared["stablehlo.convert"] is None
+    assert declared["stablehlo.while"] == declared["stablehlo.scatter"] == "after_regions"
