@@ -250,7 +250,7 @@ class TypeParser(Lexer):
             self._check_int_width(word, pos)
             self.error(f"unknown type '{word}'", pos)
         if text.startswith("!", pos):
-            return self._parse_dialect_type()
+            return self._dialect_parser(self._parse_dialect_type_body)
         if text.startswith("(", pos):
             return self.parse_function_type()
         self.wrong_token("expected non-function type")
@@ -327,10 +327,12 @@ class TypeParser(Lexer):
         self.pos = m.end()
         return start, m.group(0)
 
-    def _parse_dialect_type(self) -> Attribute:
-        self.custom_ops.append("")  # a dialect type's parser: no `custom op` prefix
+    def _dialect_parser(self, body: Callable[[], Attribute]) -> Attribute:
+        """`body()` as a dialect's own type or attribute parser: its errors read without the
+        `custom op` prefix (MLIR's DialectAsmParser)."""
+        self.custom_ops.append("")
         try:
-            return self._parse_dialect_type_body()
+            return body()
         finally:
             self.custom_ops.pop()
 
@@ -361,7 +363,7 @@ class TypeParser(Lexer):
         text, pos = self.text, self.pos
         c = text[pos : pos + 1]
         if c == "#":
-            return self._parse_hash_attribute()
+            return self._dialect_parser(self._parse_hash_attribute_body)
         if c == '"':
             s = self.parse_string()
             if self.peek() == ":" and not self.text.startswith("::", self.pos):
@@ -490,14 +492,6 @@ class TypeParser(Lexer):
             self.pos += 2
             nested.append(self.parse_symbol_name())
         return SymbolRefAttr(root, nested) if nested else SymbolRefAttr(root)
-
-    def _parse_hash_attribute(self) -> Attribute:
-        # a dialect attribute's own parser reports without the `custom op` prefix (DialectAsmParser)
-        self.custom_ops.append("")
-        try:
-            return self._parse_hash_attribute_body()
-        finally:
-            self.custom_ops.pop()
 
     def _parse_hash_attribute_body(self) -> Attribute:
         start, name = self._sigil_name("an attribute name after '#'")
