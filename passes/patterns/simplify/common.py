@@ -30,10 +30,10 @@ from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import FLOAT_NAME, num_elements, storage_dtype, tensor_type
 
 __all__ = [
-    "added_constant",
     "OfInner",
     "SimplifyOptions",
     "SimplifyPattern",
+    "added_constant",
     "build",
     "constant_dense",
     "constant_int_list",
