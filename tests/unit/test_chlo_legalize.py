@@ -77,6 +77,11 @@ def _program(body: str, results: list[tuple[str, str]]) -> str:
     )
 
 
+def _erf_of_argument(t: str) -> str:
+    """@main(%a: T) returning chlo.erf of %a (the op on line 2)."""
+    return f"func.func @main(%a: {t}) -> {t} {{\n  %0 = chlo.erf %a : {t} -> {t}\n  func.return %0 : {t}\n}}\n"
+
+
 def _bits(module: object) -> list[bytes]:
     ev = Evaluator(module)  # type: ignore[arg-type]
     return [np.asarray(r).tobytes() + str(np.asarray(r).dtype).encode() for r in ev.call("main", [])]
@@ -273,11 +278,7 @@ def test_scan_becomes_a_while_loop(reverse: str) -> None:
 
 
 def test_dynamic_shape_is_not_supported() -> None:
-    text = (
-        "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n"
-        "  %0 = chlo.erf %a : tensor<?xf32> -> tensor<?xf32>\n"
-        "  func.return %0 : tensor<?xf32>\n}\n"
-    )
+    text = _erf_of_argument("tensor<?xf32>")
     with pytest.raises(NotSupportedError) as e:
         run_pipeline(parse(text, "dyn.mlir"), [(PASS, {})])
     msg = str(e.value)
@@ -332,11 +333,7 @@ def test_serializing_chlo_says_how_to_lower_it() -> None:
 
     from stablehlo_py.errors import StableHLOError
 
-    text = (
-        "func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {\n"
-        "  %0 = chlo.erf %a : tensor<3xf32> -> tensor<3xf32>\n"
-        "  func.return %0 : tensor<3xf32>\n}\n"
-    )
+    text = _erf_of_argument("tensor<3xf32>")
     with pytest.raises(StableHLOError) as e:
         serialize_portable_artifact_str(text, "current", name="erf.mlir")
     assert "chlo.erf" in str(e.value) and "--chlo-pre-serialization-pipeline" in str(e.value)

@@ -211,19 +211,29 @@ func.func @main(%x: tensor<3xi32>) -> tensor<3xi32> {
     assert seen == ["stablehlo.add"]
 
 
+def _if_else_zeros(args: str, result: str, then: str) -> str:
+    """@main(%p: tensor<i1>ARGS) -> RESULT: if %p, the ``then`` lines (ending in the value %t), else
+    zeros; the op lines of ``then`` start at line 4 of the text."""
+    return f"""
+func.func @main(%p: tensor<i1>{args}) -> {result} {{
+  %r = "stablehlo.if"(%p) ({{
+{then}
+    stablehlo.return %t : {result}
+  }}, {{
+    %z = stablehlo.constant dense<0.0> : {result}
+    stablehlo.return %z : {result}
+  }}) : (tensor<i1>) -> {result}
+  return %r : {result}
+}}"""
+
+
 def test_a_bad_attribute_fails_when_its_op_runs_not_when_compiled() -> None:
     """A step that cannot be prepared raises its error when the op is reached, at the op."""
-    text = """
-func.func @main(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<4xf32> {
-  %r = "stablehlo.if"(%p) ({
-    %t = stablehlo.concatenate %x, %x, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
-    stablehlo.return %t : tensor<4xf32>
-  }, {
-    %z = stablehlo.constant dense<0.0> : tensor<4xf32>
-    stablehlo.return %z : tensor<4xf32>
-  }) : (tensor<i1>) -> tensor<4xf32>
-  return %r : tensor<4xf32>
-}"""
+    text = _if_else_zeros(
+        ", %x: tensor<2xf32>",
+        "tensor<4xf32>",
+        "    %t = stablehlo.concatenate %x, %x, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>",
+    )
     module = _module(text)
     concatenate = next(op for op in module.walk() if op.name == "stablehlo.concatenate")
     del concatenate.properties["dimension"]
@@ -285,18 +295,12 @@ def test_ops_on_constants_are_computed_once_when_compiled(monkeypatch: pytest.Mo
 
 
 def test_an_op_on_constants_that_fails_still_fails_when_it_runs() -> None:
-    text = """
-func.func @main(%p: tensor<i1>) -> tensor<3x2xf32> {
-  %r = "stablehlo.if"(%p) ({
-    %c = stablehlo.constant dense<1.0> : tensor<2x3xf32>
-    %t = stablehlo.transpose %c, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
-    stablehlo.return %t : tensor<3x2xf32>
-  }, {
-    %z = stablehlo.constant dense<0.0> : tensor<3x2xf32>
-    stablehlo.return %z : tensor<3x2xf32>
-  }) : (tensor<i1>) -> tensor<3x2xf32>
-  return %r : tensor<3x2xf32>
-}"""
+    text = _if_else_zeros(
+        "",
+        "tensor<3x2xf32>",
+        "    %c = stablehlo.constant dense<1.0> : tensor<2x3xf32>\n"
+        "    %t = stablehlo.transpose %c, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>",
+    )
     module = _module(text)
     transpose = next(op for op in module.walk() if op.name == "stablehlo.transpose")
     transpose.properties["permutation"] = transpose.properties["permutation"].__class__.from_list(
