@@ -160,65 +160,61 @@ def test_mesh_axes_replica_groups_and_futures() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "op,error",
-    [
-        (
-            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
-            "all_gather_dim must be a valid index of operand",
-        ),
-        (
-            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
-            "replica id #0 seen more than once",
-        ),
-        (
-            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = -1, type = 0>, use_global_device_ids} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
-            "channel_id cannot be negative when useGlobalDeviceIds is set",
-        ),
-        (
-            '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x7xf32>',
-            "result gather dimension has size 7, expected to be a multiple of operand gather dimension size 4",
-        ),
-        (
-            '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 3 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<6x1xf32>',
-            "split dimension has size 4, expected to be a multiple of split_count 3",
-        ),
-        (
-            '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<4x2xf32>',
-            "group size of replica_groups must be 2",
-        ),
-        (
-            '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "inferred type(s) 'tensor<4x2xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf32>'",
-        ),
-        (
-            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "duplicate sources not allowed.",
-        ),
-        (
-            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "expect source_target_pairs attribute of shape (N, 2), but got (1, 3)",
-        ),
-        (
-            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xi32>',
-            "requires the same element type for all operands and results",
-        ),
-        (
-            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x5xf32>',
-            "inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x5xf32>'",
-        ),
-        (
-            '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<4x4xf32>',
-            "inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'",
-        ),
-        (
-            '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "collective_broadcast with has_dynamic_root=true requires at least two operands (data + root)",
-        ),
-    ],
-)
-def test_collective_verifiers(op: str, error: str) -> None:
-    assert error in verify_error(func("  " + op))
+# the collectives' verifiers (and their inferred types)
+COLLECTIVE_ERRORS = [
+    (
+        '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
+        "all_gather_dim must be a valid index of operand",
+    ),
+    (
+        '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
+        "replica id #0 seen more than once",
+    ),
+    (
+        '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = -1, type = 0>, use_global_device_ids} : (tensor<2x4xf32>) -> tensor<2x8xf32>',
+        "channel_id cannot be negative when useGlobalDeviceIds is set",
+    ),
+    (
+        '%0 = "stablehlo.all_gather"(%arg0) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x7xf32>',
+        "result gather dimension has size 7, expected to be a multiple of operand gather dimension size 4",
+    ),
+    (
+        '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 3 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<6x1xf32>',
+        "split dimension has size 4, expected to be a multiple of split_count 3",
+    ),
+    (
+        '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<4x2xf32>',
+        "group size of replica_groups must be 2",
+    ),
+    (
+        '%0 = "stablehlo.all_to_all"(%arg0) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "inferred type(s) 'tensor<4x2xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf32>'",
+    ),
+    (
+        '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "duplicate sources not allowed.",
+    ),
+    (
+        '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "expect source_target_pairs attribute of shape (N, 2), but got (1, 3)",
+    ),
+    (
+        '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xi32>',
+        "requires the same element type for all operands and results",
+    ),
+    (
+        '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x5xf32>',
+        "inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x5xf32>'",
+    ),
+    (
+        '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<4x4xf32>',
+        "inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'",
+    ),
+    (
+        '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "collective_broadcast with has_dynamic_root=true requires at least two operands (data + root)",
+    ),
+]
 
 
 def test_region_collective_verifiers() -> None:
@@ -487,39 +483,40 @@ def test_all_reduce_verifier_as_upstream(attrs: str, error: str | None) -> None:
         assert _at_op("all_reduce", error, verify_error(text))
 
 
-@pytest.mark.parametrize(
-    "op,error",
-    [
+# collective_broadcast and collective_permute: upstream's words
+BROADCAST_PERMUTE_ERRORS = [
+    (
+        '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, -1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "replica_groups values must be positive, but was given -1",
+    ),
+    (
+        '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[0, 1]> : tensor<2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "replica groups should be a rank 2 tensor,but instead it is of rank 1",
+    ),
+    (
+        '%0 = "stablehlo.collective_broadcast"(%arg0, %arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>',
         (
-            '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[[0, -1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "replica_groups values must be positive, but was given -1",
+            "last operand of collective_broadcast with has_dynamic_root=true must be a rank-1 "
+            "i32 tensor, but got 'tensor<2x4xf32>'"
         ),
-        (
-            '%0 = "stablehlo.collective_broadcast"(%arg0) {replica_groups = dense<[0, 1]> : tensor<2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "replica groups should be a rank 2 tensor,but instead it is of rank 1",
-        ),
-        (
-            '%0 = "stablehlo.collective_broadcast"(%arg0, %arg0) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>',
-            (
-                "last operand of collective_broadcast with has_dynamic_root=true must be a rank-1 "
-                "i32 tensor, but got 'tensor<2x4xf32>'"
-            ),
-        ),
-        (
-            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1], [2, 1]]> : tensor<2x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "duplicate targets not allowed.",
-        ),
-        (
-            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, -1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
-            "replica ids in source_target_pairs must be >= 0.",
-        ),
-        (
-            '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x5xf32>',
-            "inferred type(s) 'tensor<2x4xf32>' are incompatible",
-        ),
-    ],
-)
-def test_broadcast_and_permute_verifiers_as_upstream(op: str, error: str) -> None:
+    ),
+    (
+        '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 1], [2, 1]]> : tensor<2x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "duplicate targets not allowed.",
+    ),
+    (
+        '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, -1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>',
+        "replica ids in source_target_pairs must be >= 0.",
+    ),
+    (
+        '%0 = "stablehlo.collective_permute"(%arg0) {source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<2x4xf32>) -> tensor<2x5xf32>',
+        "inferred type(s) 'tensor<2x4xf32>' are incompatible",
+    ),
+]
+
+
+@pytest.mark.parametrize("op,error", [*COLLECTIVE_ERRORS, *BROADCAST_PERMUTE_ERRORS])
+def test_collective_verifier_errors(op: str, error: str) -> None:
     assert error in verify_error(func("  " + op))
 
 

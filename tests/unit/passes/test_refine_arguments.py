@@ -121,14 +121,20 @@ def test_invalid_type_string(bad: str) -> None:
         refine_arguments(m, [bad, "tensor<f32>", "tensor<*xf32>"])
 
 
+def _refined(text: str, types: list[str]) -> str:
+    """The printout of ``text`` after refine_arguments(``types``)."""
+    m = parse(text)
+    refine_arguments(m, types)
+    return print_ir(m)
+
+
 def test_several_functions_refine_main_only() -> None:
-    m = parse(
+    text = _refined(
         "func.func private @f(%arg0: tensor<?xf32>) -> tensor<?xf32> {\n  return %arg0 : tensor<?xf32>\n}\n"
         "func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {\n"
-        "  %0 = func.call @f(%arg0) : (tensor<?xf32>) -> tensor<?xf32>\n  return %0 : tensor<?xf32>\n}\n"
+        "  %0 = func.call @f(%arg0) : (tensor<?xf32>) -> tensor<?xf32>\n  return %0 : tensor<?xf32>\n}\n",
+        ["tensor<2xf32>"],
     )
-    refine_arguments(m, ["tensor<2xf32>"])
-    text = print_ir(m)
     assert "func.func private @f(%arg0: tensor<?xf32>)" in text
     assert "func.func @main(%arg0: tensor<2xf32>)" in text
 
@@ -151,11 +157,10 @@ def test_unknown_option() -> None:
 
 
 def test_partial_refinement_writes_mlirs_dynamic_size_in_the_shape_constant() -> None:
-    m = parse(
-        "func.func @main(%arg0: tensor<?x?xf32>) -> tensor<?x?xf32> {\n  return %arg0 : tensor<?x?xf32>\n}\n"
+    text = _refined(
+        "func.func @main(%arg0: tensor<?x?xf32>) -> tensor<?x?xf32> {\n  return %arg0 : tensor<?x?xf32>\n}\n",
+        ["tensor<8x?xf32>"],
     )
-    refine_arguments(m, ["tensor<8x?xf32>"])
-    text = print_ir(m)
     assert "%c = stablehlo.constant dense<[8, -9223372036854775808]> : tensor<2xi64>" in text
     assert "(tensor<8x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>" in text
 

@@ -24,6 +24,11 @@ def _legalize(text: str) -> str:
     return print_ir(run_pipeline(parse(text, "s.mlir"), [(PASS, {})]))
 
 
+def _op_lines(printed: str) -> list[str]:
+    """The op lines of a printed one-function module, stripped."""
+    return [ln.strip() for ln in printed.splitlines()[2:-2]]
+
+
 def _error(text: str) -> str:
     module = parse(text, "s.mlir")
     before = print_ir(module)
@@ -107,7 +112,7 @@ func.func @f(%a: index, %b: i32) -> (i64, i32, index) {
 }
 """
     )
-    lines = [ln.strip() for ln in out.splitlines()[2:-2]]
+    lines = _op_lines(out)
     assert lines == [
         "%0 = builtin.unrealized_conversion_cast %arg0 : index to tensor<i32>",
         "%1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>",
@@ -295,7 +300,7 @@ func.func @f(%a: tensor<2xindex>, %b: tensor<2xindex>, %x: tensor<?x?xf32>, %i: 
 
 def test_shape_dialect_syntax_round_trips() -> None:
     printed = print_ir(parse(SHAPE_OPS))
-    body = [ln.strip() for ln in printed.splitlines()[2:-2]]
+    body = _op_lines(printed)
     want = [ln.strip() for ln in SHAPE_OPS.strip().splitlines()[1:-1]]
     want = [w.replace("%a", "%arg0").replace("%b", "%arg1").replace("%x", "%arg2") for w in want]
     want = [w.replace("%i", "%arg3").replace("%s", "%arg4") for w in want]
@@ -403,7 +408,7 @@ func.func @f(%x: tensor<2x3xf32>, %a: tensor<2xindex>, %i: index)
 
 def test_ops_fold_before_their_patterns_as_in_mlir_dialect_conversion() -> None:
     out = _legalize(FOLDS)
-    lines = [ln.strip() for ln in out.splitlines()[2:-2]]
+    lines = _op_lines(out)
     assert lines == [
         # a static shape_of folds to a const_shape, which legalizes to a constant
         "%c = stablehlo.constant dense<[2, 3]> : tensor<2xi32>",
