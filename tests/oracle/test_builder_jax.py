@@ -55,6 +55,23 @@ def jax_main(m: Module, *arg_types: Any, n_results: int = 1) -> Callable[[Callab
     )
 
 
+def twin(
+    name: str, *arg_types: Any, n_results: int = 1
+) -> Callable[[Callable[..., Any]], Callable[[], Module]]:
+    """The builder twin of the JAX function ``name``: a function returning the JAX-like module whose
+    @main (of ``arg_types``) is the decorated function."""
+
+    def decorate(main: Callable[..., Any]) -> Callable[[], Module]:
+        def build() -> Module:
+            m = jax_like_module(name)
+            jax_main(m, *arg_types, n_results=n_results)(main)
+            return m
+
+        return build
+
+    return decorate
+
+
 F23 = tensor((2, 3), "f32")
 X = np.arange(6, dtype=np.float32).reshape(2, 3) / 4 - 0.5
 Y = np.arange(12, dtype=np.float32).reshape(3, 4) / 8 + 0.25
@@ -66,173 +83,113 @@ def add(a, b):  # type: ignore[no-untyped-def]
     return a + b
 
 
-def build_add() -> Module:
-    m = jax_like_module("add")
-
-    @jax_main(m, F23, F23)
-    def main(a, b):
-        return hlo.add(a, b)
-
-    return m
+@twin("add", F23, F23)
+def build_add(a, b):  # type: ignore[no-untyped-def]
+    return hlo.add(a, b)
 
 
 def matmul_tanh(a, b):  # type: ignore[no-untyped-def]
     return jnp.tanh(a @ b)
 
 
-def build_matmul_tanh() -> Module:
-    m = jax_like_module("matmul_tanh")
-
-    @jax_main(m, F23, tensor((3, 4), "f32"))
-    def main(a, b):
-        dims = {"lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}
-        return hlo.tanh(hlo.dot_general(a, b, dims, precision_config=["DEFAULT", "DEFAULT"]))
-
-    return m
+@twin("matmul_tanh", F23, tensor((3, 4), "f32"))
+def build_matmul_tanh(a, b):  # type: ignore[no-untyped-def]
+    dims = {"lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}
+    return hlo.tanh(hlo.dot_general(a, b, dims, precision_config=["DEFAULT", "DEFAULT"]))
 
 
 def row_sum(a):  # type: ignore[no-untyped-def]
     return jnp.sum(a, axis=1)
 
 
-def build_row_sum() -> Module:
-    m = jax_like_module("row_sum")
-
-    @jax_main(m, F23)
-    def main(a):
-        return hlo.reduce(a, constant(0.0), dimensions=[1], body=hlo.add)
-
-    return m
+@twin("row_sum", F23)
+def build_row_sum(a):  # type: ignore[no-untyped-def]
+    return hlo.reduce(a, constant(0.0), dimensions=[1], body=hlo.add)
 
 
 def col_max(a):  # type: ignore[no-untyped-def]
     return jnp.max(a, axis=0)
 
 
-def build_col_max() -> Module:
-    m = jax_like_module("col_max")
-
-    @jax_main(m, F23)
-    def main(a):
-        return hlo.reduce(a, constant(-np.inf), dimensions=[0], body=hlo.maximum)
-
-    return m
+@twin("col_max", F23)
+def build_col_max(a):  # type: ignore[no-untyped-def]
+    return hlo.reduce(a, constant(-np.inf), dimensions=[0], body=hlo.maximum)
 
 
 def scale(a):  # type: ignore[no-untyped-def]
     return a * 2.0
 
 
-def build_scale() -> Module:
-    m = jax_like_module("scale")
-
-    @jax_main(m, F23)
-    def main(a):
-        two = hlo.broadcast_in_dim(constant(2.0), [], result_type=a.type)
-        return hlo.multiply(a, two)
-
-    return m
+@twin("scale", F23)
+def build_scale(a):  # type: ignore[no-untyped-def]
+    two = hlo.broadcast_in_dim(constant(2.0), [], result_type=a.type)
+    return hlo.multiply(a, two)
 
 
 def relu(a):  # type: ignore[no-untyped-def]
     return jnp.maximum(a, 0.0)
 
 
-def build_relu() -> Module:
-    m = jax_like_module("relu")
-
-    @jax_main(m, F23)
-    def main(a):
-        return hlo.maximum(a, hlo.broadcast_in_dim(constant(0.0), [], result_type=a.type))
-
-    return m
+@twin("relu", F23)
+def build_relu(a):  # type: ignore[no-untyped-def]
+    return hlo.maximum(a, hlo.broadcast_in_dim(constant(0.0), [], result_type=a.type))
 
 
 def transpose_reshape(a):  # type: ignore[no-untyped-def]
     return jnp.reshape(a.T, (6,))
 
 
-def build_transpose_reshape() -> Module:
-    m = jax_like_module("transpose_reshape")
-
-    @jax_main(m, F23)
-    def main(a):
-        return hlo.reshape(hlo.transpose(a, [1, 0]), result_type=tensor((6,), "f32"))
-
-    return m
+@twin("transpose_reshape", F23)
+def build_transpose_reshape(a):  # type: ignore[no-untyped-def]
+    return hlo.reshape(hlo.transpose(a, [1, 0]), result_type=tensor((6,), "f32"))
 
 
 def exp_log(a, b):  # type: ignore[no-untyped-def]
     return jnp.exp(a) - jnp.log(b)
 
 
-def build_exp_log() -> Module:
-    m = jax_like_module("exp_log")
-
-    @jax_main(m, F23, F23)
-    def main(a, b):
-        return hlo.subtract(hlo.exponential(a), hlo.log(b))
-
-    return m
+@twin("exp_log", F23, F23)
+def build_exp_log(a, b):  # type: ignore[no-untyped-def]
+    return hlo.subtract(hlo.exponential(a), hlo.log(b))
 
 
 def select_greater(a, b):  # type: ignore[no-untyped-def]
     return lax.select(a > b, a, b)
 
 
-def build_select_greater() -> Module:
-    m = jax_like_module("select_greater")
-
-    @jax_main(m, F23, F23)
-    def main(a, b):
-        return hlo.select(hlo.compare(a, b, "GT", "FLOAT"), a, b)
-
-    return m
+@twin("select_greater", F23, F23)
+def build_select_greater(a, b):  # type: ignore[no-untyped-def]
+    return hlo.select(hlo.compare(a, b, "GT", "FLOAT"), a, b)
 
 
 def concat_slice(a, b):  # type: ignore[no-untyped-def]
     return jnp.concatenate([a, b], axis=0)[1:3]
 
 
-def build_concat_slice() -> Module:
-    m = jax_like_module("concat_slice")
-
-    @jax_main(m, F23, F23)
-    def main(a, b):
-        c = hlo.concatenate([a, b], dimension=0)
-        return hlo.slice(c, start_indices=[1, 0], limit_indices=[3, 3], strides=[1, 1])
-
-    return m
+@twin("concat_slice", F23, F23)
+def build_concat_slice(a, b):  # type: ignore[no-untyped-def]
+    c = hlo.concatenate([a, b], dimension=0)
+    return hlo.slice(c, start_indices=[1, 0], limit_indices=[3, 3], strides=[1, 1])
 
 
 def to_int(a):  # type: ignore[no-untyped-def]
     return a.astype(jnp.int32)
 
 
-def build_to_int() -> Module:
-    m = jax_like_module("to_int")
-
-    @jax_main(m, F23)
-    def main(a):
-        return hlo.convert(a, result_type=tensor((2, 3), "i32"))
-
-    return m
+@twin("to_int", F23)
+def build_to_int(a):  # type: ignore[no-untyped-def]
+    return hlo.convert(a, result_type=tensor((2, 3), "i32"))
 
 
 def add_iota(a):  # type: ignore[no-untyped-def]
     return a + jnp.arange(3, dtype=jnp.float32)
 
 
-def build_add_iota() -> Module:
-    m = jax_like_module("add_iota")
-
-    @jax_main(m, F23)
-    def main(a):
-        io = hlo.iota(iota_dimension=0, result_type=tensor((3,), "f32"))
-        row = hlo.broadcast_in_dim(io, [1], result_type=tensor((1, 3), "f32"))
-        return hlo.add(a, hlo.broadcast_in_dim(row, [0, 1], result_type=a.type))
-
-    return m
+@twin("add_iota", F23)
+def build_add_iota(a):  # type: ignore[no-untyped-def]
+    io = hlo.iota(iota_dimension=0, result_type=tensor((3,), "f32"))
+    row = hlo.broadcast_in_dim(io, [1], result_type=tensor((1, 3), "f32"))
+    return hlo.add(a, hlo.broadcast_in_dim(row, [0, 1], result_type=a.type))
 
 
 def triangle(n):  # type: ignore[no-untyped-def]
@@ -287,14 +244,9 @@ def split_stats(a):  # type: ignore[no-untyped-def]
     return jnp.abs(a), -a
 
 
-def build_split_stats() -> Module:
-    m = jax_like_module("split_stats")
-
-    @jax_main(m, F23, n_results=2)
-    def main(a):
-        return hlo.abs(a), hlo.negate(a)
-
-    return m
+@twin("split_stats", F23, n_results=2)
+def build_split_stats(a):  # type: ignore[no-untyped-def]
+    return hlo.abs(a), hlo.negate(a)
 
 
 CASES: dict[str, tuple[Callable[..., Any], Callable[[], Module], tuple[Any, ...]]] = {
