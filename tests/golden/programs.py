@@ -124,6 +124,26 @@ def ref_per_axis_quantization() -> list[np.ndarray]:
     return [spec_quantize_dequantize(x, scales, zero_points, axis=1)]
 
 
+def _convert_round_trip(name: str, since: str, values: str, *element_types: str) -> Feature:
+    """The feature of new element types: an f32 constant of ``values`` converted to each of
+    ``element_types`` and back (the results, in their order)."""
+    n = len(values.split(", "))
+    f32 = f"tensor<{n}xf32>"
+    k = len(element_types)
+    lines = [f"    %x = stablehlo.constant dense<[{values}]> : {f32}"]
+    lines += [
+        f"    %{i} = stablehlo.convert %x : ({f32}) -> tensor<{n}x{t}>"
+        for i, t in enumerate(element_types)
+    ]
+    lines += [
+        f"    %{k + i} = stablehlo.convert %{i} : (tensor<{n}x{t}>) -> {f32}"
+        for i, t in enumerate(element_types)
+    ]
+    results = ", ".join([f32] * k)
+    lines.append(f"    return {', '.join(f'%{k + i}' for i in range(k))} : {results}")
+    return Feature(name, since, results, "\n" + "\n".join(lines))
+
+
 FEATURES: tuple[Feature, ...] = (
     # ----------------------------------------------------------------------------- 0.9.0
     Feature(
@@ -331,28 +351,8 @@ FEATURES: tuple[Feature, ...] = (
         args="%x: tensor<4xf32>, %tok: !stablehlo.token",
     ),
     # ----------------------------------------------------------------------------- newer versions
-    Feature(
-        "fnuz_types",
-        "0.10.0",
-        "tensor<4xf32>, tensor<4xf32>",
-        """
-    %x = stablehlo.constant dense<[0.5, -3.0, 12.0, 0.0625]> : tensor<4xf32>
-    %0 = stablehlo.convert %x : (tensor<4xf32>) -> tensor<4xf8E4M3FNUZ>
-    %1 = stablehlo.convert %x : (tensor<4xf32>) -> tensor<4xf8E5M2FNUZ>
-    %2 = stablehlo.convert %0 : (tensor<4xf8E4M3FNUZ>) -> tensor<4xf32>
-    %3 = stablehlo.convert %1 : (tensor<4xf8E5M2FNUZ>) -> tensor<4xf32>
-    return %2, %3 : tensor<4xf32>, tensor<4xf32>""",
-    ),
-    Feature(
-        "b11fnuz_type",
-        "0.11.0",
-        "tensor<4xf32>",
-        """
-    %x = stablehlo.constant dense<[0.5, -3.0, 12.0, 0.0625]> : tensor<4xf32>
-    %0 = stablehlo.convert %x : (tensor<4xf32>) -> tensor<4xf8E4M3B11FNUZ>
-    %1 = stablehlo.convert %0 : (tensor<4xf8E4M3B11FNUZ>) -> tensor<4xf32>
-    return %1 : tensor<4xf32>""",
-    ),
+    _convert_round_trip("fnuz_types", "0.10.0", "0.5, -3.0, 12.0, 0.0625", "f8E4M3FNUZ", "f8E5M2FNUZ"),
+    _convert_round_trip("b11fnuz_type", "0.11.0", "0.5, -3.0, 12.0, 0.0625", "f8E4M3B11FNUZ"),
     Feature(
         "collective_broadcast",
         "0.16.0",
@@ -469,18 +469,7 @@ FEATURES: tuple[Feature, ...] = (
     %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
     return %0 : tensor<2x2xf32>""",
     ),
-    Feature(
-        "f8_e4m3_e3m4",
-        "1.7.0",
-        "tensor<3xf32>, tensor<3xf32>",
-        """
-    %x = stablehlo.constant dense<[0.5, -3.0, 12.0]> : tensor<3xf32>
-    %0 = stablehlo.convert %x : (tensor<3xf32>) -> tensor<3xf8E4M3>
-    %1 = stablehlo.convert %x : (tensor<3xf32>) -> tensor<3xf8E3M4>
-    %2 = stablehlo.convert %0 : (tensor<3xf8E4M3>) -> tensor<3xf32>
-    %3 = stablehlo.convert %1 : (tensor<3xf8E3M4>) -> tensor<3xf32>
-    return %2, %3 : tensor<3xf32>, tensor<3xf32>""",
-    ),
+    _convert_round_trip("f8_e4m3_e3m4", "1.7.0", "0.5, -3.0, 12.0", "f8E4M3", "f8E3M4"),
     Feature(
         "mx_types",
         "1.8.0",

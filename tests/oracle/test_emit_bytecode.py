@@ -31,6 +31,7 @@ from stablehlo_py.serialization.mlirbc import read_dialect, write_dialect
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse, print_ir
 from tests.conftest import conformance_files
+from tests.unit.serialization.helpers import bytecode_sections
 
 TESTDATA = conformance_files("testdata")
 DIALECT = conformance_files("dialect")
@@ -55,16 +56,22 @@ NEWER_THAN_JAXLIB = tuple(
 COUNTS: Counter[str] = Counter()
 
 
+def write_bytecode(ir, ctx, source: str | bytes) -> bytes:  # type: ignore[no-untyped-def]
+    """jaxlib's bytes of ``source`` (text or bytecode): parsed and written by its ``ir`` in ``ctx``."""
+    with ctx:
+        module = ir.Module.parse(source)
+        out = io.BytesIO()
+        module.operation.write_bytecode(out)
+    return out.getvalue()
+
+
 @pytest.fixture(scope="module")
 def jaxlib():  # type: ignore[no-untyped-def]
     from jax._src.interpreters import mlir as jax_mlir
     from jaxlib.mlir import ir
 
     ctx = jax_mlir.make_ir_context()
-    with ctx:
-        f = io.BytesIO()
-        ir.Module.parse("").operation.write_bytecode(f)
-    data = f.getvalue()
+    data = write_bytecode(ir, ctx, "")
     producer = data[5 : data.index(b"\x00", 5)].decode()
     yield ctx, ir, producer
     if COUNTS:
@@ -73,11 +80,7 @@ def jaxlib():  # type: ignore[no-untyped-def]
 
 def _write(jaxlib, source: str | bytes) -> bytes:  # type: ignore[no-untyped-def]
     ctx, ir, _ = jaxlib
-    with ctx:
-        m = ir.Module.parse(source)
-        f = io.BytesIO()
-        m.operation.write_bytecode(f)
-    return f.getvalue()
+    return write_bytecode(ir, ctx, source)
 
 
 @pytest.mark.skipif(not TESTDATA, reason="../shared/conformance/testdata is absent")
@@ -126,17 +129,10 @@ def _functions(path: Path) -> list[str]:
 
 def _only_ir_differs(a: bytes, b: bytes) -> bool:
     """Same sections but the IR's (where use-list orders live)."""
-    from stablehlo_py.serialization.mlirbc.encoding import Reader
 
     def split(data: bytes) -> dict[int, bytes]:
-        r = Reader(data, 4)
-        r.varint()
-        r.cstring()
-        out = {}
-        while not r.at_end():
-            sid, s, e = r.section_header()
-            out[sid] = data[s:e] if sid != 4 else b""
-        return out
+        spans = bytecode_sections(data)
+        return {sid: data[s:e] if sid != 4 else b"" for sid, (s, e) in spans.items()}
 
     return split(a) == split(b)
 

@@ -15,7 +15,6 @@ each at a few targets up to the newest both jaxlib and we know:
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,7 @@ from stablehlo_py.ir import print_ir
 from stablehlo_py.serialization.mlirbc import read_dialect
 from stablehlo_py.version import Version, get_current_version
 from tests.conformance.test_roundtrip import TESTDATA
+from tests.oracle.test_emit_bytecode import write_bytecode
 from tests.oracle.test_mlir_bytecode import _source
 
 SAMPLE = TESTDATA[::8]
@@ -49,14 +49,6 @@ def targets(jaxlib_current: Version, index: int) -> list[str]:
     known = [r.version for r in specs.releases() if r.version <= newest]
     picks = {known[index % len(known)], known[(index * 7 + 3) % len(known)], known[-1]}
     return [str(v) for v in sorted(picks)]
-
-
-def write_bytecode(ir, ctx, data: bytes) -> bytes:  # type: ignore[no-untyped-def]
-    with ctx:
-        module = ir.Module.parse(data)
-        out = io.BytesIO()
-        module.operation.write_bytecode(out)
-    return out.getvalue()
 
 
 @pytest.mark.skipif(not SAMPLE, reason="../shared/conformance/testdata is absent")
