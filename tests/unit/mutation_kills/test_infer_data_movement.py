@@ -172,6 +172,19 @@ def test_gather_result_of_unranked_indices() -> None:
 GOOD = dict(o="tensor<5x3xf32>", i="tensor<4x1xi32>", ss=(1, 3), off=(1,), col=(0,), smap=(0,), ivd=1)
 
 
+# two batching dim pairs, matched in order (operand dims 1, 2 with indices dims 1, 0)
+TWO_BATCHING = dict(
+    o="tensor<5x3x2x4xf32>",
+    i="tensor<2x3x1xi32>",
+    ss=(1, 1, 1, 4),
+    col=(0,),
+    ob=(1, 2),
+    ib=(1, 0),
+    off=(2,),
+    ivd=2,
+)
+
+
 def _g(**kw):  # type: ignore[no-untyped-def]
     args = dict(GOOD)
     args.update(kw)
@@ -289,16 +302,7 @@ def test_gather_good_case() -> None:
             "but got 3 and 4",
         ),
         (
-            dict(
-                o="tensor<5x3x4x4xf32>",
-                i="tensor<2x3x1xi32>",
-                ss=(1, 1, 1, 4),
-                col=(0,),
-                ob=(1, 2),
-                ib=(1, 0),
-                off=(2,),
-                ivd=2,
-            ),
+            dict(TWO_BATCHING, o="tensor<5x3x4x4xf32>"),
             "operand_batching_dims[1] and start_indices_batching_dims[1] must have compatible sizes, "
             "but got 4 and 2",
         ),
@@ -376,19 +380,7 @@ def test_gather_errors(kw, msg) -> None:  # type: ignore[no-untyped-def]
             "tensor<7x2xf32>",
         ),
         # two batching dim pairs matched in order
-        (
-            dict(
-                o="tensor<5x3x2x4xf32>",
-                i="tensor<2x3x1xi32>",
-                ss=(1, 1, 1, 4),
-                col=(0,),
-                ob=(1, 2),
-                ib=(1, 0),
-                off=(2,),
-                ivd=2,
-            ),
-            "tensor<2x3x4xf32>",
-        ),
+        (TWO_BATCHING, "tensor<2x3x4xf32>"),
     ],
 )
 def test_gather_accepts(kw, want) -> None:  # type: ignore[no-untyped-def]
