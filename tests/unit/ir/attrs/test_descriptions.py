@@ -156,11 +156,9 @@ def test_vhlo_names() -> None:
 
 # ------------------------------------------------------------------ a field added to a description
 @dataclass(frozen=True)
-class _DotPlus:
-    lhs_batching_dimensions: tuple[int, ...] = field(DIMS, (), printed=NONEMPTY)
-    rhs_batching_dimensions: tuple[int, ...] = field(DIMS, (), printed=NONEMPTY)
-    lhs_contracting_dimensions: tuple[int, ...] = field(DIMS, (), printed=NONEMPTY)
-    rhs_contracting_dimensions: tuple[int, ...] = field(DIMS, (), printed=NONEMPTY)
+class _DotPlus(DotDimensionNumbers):
+    """dot's description (its four fields, in order) and one new field."""
+
     lhs_ragged_dimensions: tuple[int, ...] = field(DIMS, (), printed=NONEMPTY)  # the new field
 
 
