@@ -45,11 +45,7 @@ from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC, DESCRIBED
 from stablehlo_py.ir.attrs.struct import Description, bits_f64, f64_bits
 from stablehlo_py.ir.enums import ENUM_CLASSES as STABLEHLO_ENUMS
 from stablehlo_py.ir.enums import EnumAttr
-from stablehlo_py.ir.types import (
-    FLOAT_NAME,
-    TokenType,
-    integer_type,
-)
+from stablehlo_py.ir.types import FLOAT_NAME, TokenType, integer_type
 
 # --------------------------------------------------------------------------------------------
 # Tables
