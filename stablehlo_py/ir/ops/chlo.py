@@ -48,7 +48,6 @@ from stablehlo_py.ir.enums import (
     ChloComparisonTypeAttr,
     ChloPrecisionAttr,
 )
-from stablehlo_py.ir.infer import infer_op
 from stablehlo_py.ir.infer.chlo import broadcasted_shape
 from stablehlo_py.ir.infer.shapes import element_type_compatible, is_compatible
 from stablehlo_py.ir.ops.base import (
@@ -72,11 +71,11 @@ from stablehlo_py.ir.ops.base import (
 )
 from stablehlo_py.ir.verify.constraints import (
     check_element_kind,
+    fail,
     shape_str,
-    shapes_compatible,
     t2s,
 )
-from stablehlo_py.ir.verify.ods_traits import upstream
+from stablehlo_py.ir.ops.linalg import verify_inferred_shape
 from stablehlo_py.ir.types import ReprTextData, element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
@@ -326,19 +325,16 @@ class BroadcastSelectOp(StableHLOOp):
         "$pred `,` $on_true `,` $on_false attr-dict `:` "
         "`(` type($pred) `,` type($on_true) `,` type($on_false) `)` `->` type(results)"
     )
+    # BroadcastSelectOp::inferReturnTypeComponents; its isCompatibleReturnTypes compares the
+    # shapes only (verifyCompatibleShapes)
+    INFER_CHECK: ClassVar[str | None] = "after_by_shape"
 
     def verify_(self) -> None:
-        pt, tt, ft, res = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
         # HLO_PredTensor:$pred
-        check_element_kind("operand #0", pt, "pred", ranked=True)
-        # BroadcastSelectOp::inferReturnTypeComponents; its isCompatibleReturnTypes compares the
-        # shapes only (verifyCompatibleShapes)
-        inferred = upstream(infer_op, self)
-        if not shapes_compatible(shape_of(inferred[0]), shape_of(res)):
-            raise VerifyException(
-                f"inferred type(s) '{t2s(inferred[0])}' are incompatible with return type(s) of "
-                f"operation '{t2s(res)}'"
-            )
+        check_element_kind("operand #0", self.pred.type, "pred", ranked=True)
+
+    def verify_after_inference_(self) -> None:
+        pt, tt, ft = self.pred.type, self.on_true.type, self.on_false.type
         # Where upstream infers an unranked type for shapes that do not broadcast, we report it.
         first = broadcast_shape(tt, ft, None)
         if first is False:
@@ -635,22 +631,7 @@ class RaggedDotOp(StableHLOOp):
                     raise VerifyException(
                         f"precision_config entries must be #chlo<precision ...>, got {a}"
                     )
-        _verify_inferred_shape(self)
-
-
-def _verify_inferred_shape(op: Operation) -> None:
-    """upstream's RaggedDotOp::verify / verifyDotGeneralOp: the op's rule must succeed and its
-    shape be compatible with the result's (the element type is not inferred upstream)."""
-    from stablehlo_py.ir.infer.linalg import dim_sizes_str
-
-    inferred = upstream(infer_op, op)[0]
-    res = op.results[0].type
-    a, b = shape_of(inferred), shape_of(res)
-    if a is not None and b is not None and not shapes_compatible(a, b):
-        raise VerifyException(
-            f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
-            f"'{t2s(res)}'"
-        )
+        verify_inferred_shape(self, report=fail)
 
 
 # --------------------------------------------------------------------------------------- scan
@@ -746,6 +727,10 @@ class ScanOp(StableHLOOp):
             + function_type_to_str([v.type for v in self.operands], [r.type for r in self.results])
         )
 
+    # the InferTensorType check, by shape (ScanOp::isCompatibleReturnTypes is
+    # verifyCompatibleShapes): stablehlo_py.ir.infer.chlo's rule
+    INFER_CHECK: ClassVar[str | None] = "after_by_shape"
+
     def verify_(self) -> None:
         # ODS: `dimension` and `scan_dim_size` are non-negative
         for name in ("dimension", "scan_dim_size"):
@@ -789,19 +774,6 @@ class ScanOp(StableHLOOp):
                 t = tensor_type(t.element_type, tuple(shape), t.encoding)
             if not is_compatible(t, a.type):
                 raise VerifyException(f"operand and body argument {i} are incompatible")
-        # the InferTensorType check, by shape (ScanOp::isCompatibleReturnTypes is
-        # verifyCompatibleShapes): stablehlo_py.ir.infer.chlo's rule
-        inferred = upstream(infer_op, self)
-        declared = [r.type for r in self.results]
-        if len(inferred) != len(declared) or not all(
-            shapes_compatible(shape_of(x), shape_of(y)) for x, y in zip(inferred, declared)
-        ):
-            raise VerifyException(
-                "inferred type(s) "
-                + ", ".join(f"'{t2s(t)}'" for t in inferred)
-                + " are incompatible with return type(s) of operation "
-                + ", ".join(f"'{t2s(t)}'" for t in declared)
-            )
 
 
 # ------------------------------------------------------------------------------------ registry

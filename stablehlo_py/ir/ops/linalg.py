@@ -20,8 +20,8 @@ and unranked tensors are accepted wherever a constraint cannot be decided from t
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
     IntegerAttr,
-    TensorType,
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import operand_def, result_def, traits_def
@@ -86,7 +85,7 @@ from stablehlo_py.ir.verify.constraints import (
     t2s,
 )
 from stablehlo_py.ir.verify.ods_traits import upstream
-from stablehlo_py.ir.types import element_type, tensor_type
+from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -119,22 +118,25 @@ def _verify_precision_config(a: Attribute | None) -> None:
         )
 
 
-def _verify_inferred_shape(op: Operation, compare: bool = True) -> None:
-    """upstream's verifyDotOp / verifyDotGeneralOp / verifyConvolutionOp: the op's inference rule
-    (stablehlo_py.ir.infer.linalg) must succeed and its shape be compatible with the result's (the
-    element type is not inferred upstream)."""
+def verify_inferred_shape(
+    op: Operation, compare: bool = True, report: Callable[[str], NoReturn] = fail_as_rule
+) -> None:
+    """upstream's verifyDotOp / verifyDotGeneralOp / verifyConvolutionOp, reported bare as their
+    hlo:: functions report (and chlo's RaggedDotOp::verify, `report=fail`: with the op's prefix):
+    the op's inference rule (stablehlo_py.ir.infer.linalg, .chlo) must succeed and, with
+    `compare`, its shape be compatible with the result's (the element type is not inferred
+    upstream)."""
     from stablehlo_py.ir.infer import infer_op
     from stablehlo_py.ir.infer.linalg import dim_sizes_str
 
     inferred = upstream(infer_op, op)[0]
     res = op.results[0].type
-    if compare and isinstance(inferred, TensorType) and isinstance(res, TensorType):
-        a, b = inferred.get_shape(), res.get_shape()
-        if not shapes_compatible(a, b):
-            fail_as_rule(
-                f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
-                f"'{t2s(res)}'"
-            )
+    a, b = shape_of(inferred), shape_of(res)
+    if compare and a is not None and b is not None and not shapes_compatible(a, b):
+        report(
+            f"inferred shape '{dim_sizes_str(a)}' is incompatible with return type of operation "
+            f"'{t2s(res)}'"
+        )
 
 
 def _check_lhs_rhs_result(op: Any, lhs: ods.Constraint, rhs_and_result: ods.Constraint) -> None:
@@ -510,7 +512,7 @@ class DotOp(_PrintableOrGeneric, StableHLOOp):
         # verifyDotOp: inferDotOp's shape (ranks, contracting sizes, precision config size)
         _verify_precision_config(self.precision_config)
         _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
-        _verify_inferred_shape(self)
+        verify_inferred_shape(self)
 
 
 @op_def
@@ -539,7 +541,7 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
         # Nothing else: upstream accepts different lhs and rhs element types.
         _verify_precision_config(self.precision_config)  # ODS: its kind
         _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
-        _verify_inferred_shape(self)
+        verify_inferred_shape(self)
         alg = self.algorithm
         if alg is not None:
             # dot_general_c21
@@ -631,7 +633,7 @@ class ConvolutionOp(_ConvBase):
         ods.check_i64_elements(self, "padding")
         _verify_precision_config(self.precision_config)
         _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
-        _verify_inferred_shape(self)
+        verify_inferred_shape(self)
         _verify_conv(self)
 
 
@@ -654,7 +656,7 @@ class DynamicConvOp(NoAssemblyFormatOp, _ConvBase):
         ods.check_values("result", [self.result.type], ods.HLO_Tensor)
         # upstream's verifyDynamicConvOp: inferDynamicConvOp only (dynamic_conv has no shape
         # interface: its result is not compared with the inferred shape)
-        _verify_inferred_shape(self, compare=False)
+        verify_inferred_shape(self, compare=False)
         _verify_conv(self)
 
 

@@ -59,7 +59,9 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import VerifyError
-from stablehlo_py.ir.infer import verify_inferred
+from stablehlo_py.ir.infer import InferError, infer_op, verify_inferred
+from stablehlo_py.ir.types import shape_of
+from stablehlo_py.ir.verify.constraints import shapes_compatible, t2s
 from stablehlo_py.ir.verify.diagnostics import diagnostic, op_location
 from stablehlo_py.ir.xdsl_compat.verify_walk import (
     any_of_dispatch,
@@ -704,12 +706,33 @@ def verify_inferred_after_regions(op: Operation) -> None:
     after_regions(op, verify_inferred)
 
 
+def verify_inferred_shapes(op: Operation) -> None:
+    """The InferTypeOpInterface check of an op whose `isCompatibleReturnTypes` compares shapes only
+    (`verifyCompatibleShapes`: chlo.broadcast_select, chlo.scan): the op's rule must succeed and
+    the declared result shapes be compatible with the inferred ones, in `verify_inferred`'s words."""
+    try:
+        inferred = infer_op(op)
+    except InferError as e:
+        raise VerifyException(e.message) from None
+    declared = [r.type for r in op.results]
+    if len(inferred) != len(declared) or not all(
+        shapes_compatible(shape_of(x), shape_of(y)) for x, y in zip(inferred, declared)
+    ):
+        raise VerifyException(
+            "inferred type(s) "
+            + ", ".join(f"'{t2s(t)}'" for t in inferred)
+            + " are incompatible with return type(s) of operation "
+            + ", ".join(f"'{t2s(t)}'" for t in declared)
+        )
+
+
 # ------------------------------------------------------------------ the op's own verifier, composed
 INFER_CHECKS: dict[str | None, Callable[[Operation], None] | None] = {
     None: None,
     "before": verify_inferred,
     "after": verify_inferred,
     "after_regions": verify_inferred_after_regions,
+    "after_by_shape": verify_inferred_shapes,
 }
 """An op class's `INFER_CHECK` declaration (default None, on `ir.ops.base.StableHLOOp`): when
 upstream's InferTypeOpInterface check (`ir.infer.verify_inferred`: the op's rule must succeed and
@@ -719,7 +742,8 @@ the declared result types be compatible with the inferred ones) runs among the o
 - "before": before the class's `verify_`;
 - "after": after `verify_` (its ODS and trait checks, and for many ops their `verify()`);
 - "after_regions": after `verify_`, in MLIR's order for ops with regions (`after_regions`: a nested
-  op's own failure is reported first).
+  op's own failure is reported first);
+- "after_by_shape": after `verify_`, comparing the result shapes only (`verify_inferred_shapes`).
 
 The op's checks, in the order `op_verifier` composes them (each optional):
 
