@@ -309,9 +309,10 @@ class StableHLOOp(IRDLOperation):
     prints them even when the input did not give them."""
     INFER_CHECK: ClassVar[str | None] = None
     """When the verifier runs upstream's InferTypeOpInterface check among the op's own checks: None
-    (never), "before" or "after" its `verify_`, or "after_regions"; `ODS_CHECK` (a function of the
-    op) runs first, a `verify_after_inference_` method last.  The order is described, and composed
-    by `op_def`, in one place: `stablehlo_py.ir.verify.driver.INFER_CHECKS`."""
+    (never), "before" or "after" its `verify_`, ... (the keys of
+    `stablehlo_py.ir.verify.driver.INFER_CHECKS`, where the order is described, and composed by
+    `op_def`, in one place); `ODS_CHECK` (a function of the op) runs first, a
+    `verify_after_inference_` method last."""
     ODS_CHECK: ClassVar[Callable[[Operation], None] | None] = None
 
     @classmethod
