@@ -44,7 +44,7 @@ from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.struct import Description
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
-from stablehlo_py.ir.xdsl_compat.swap import ordered_ops
+from stablehlo_py.ir.xdsl_compat.swap import ordered_ops, value_types
 
 PASS_NAME = "stablehlo-legalize-to-vhlo"
 SUMMARY = "Legalize StableHLO to VHLO."
@@ -187,7 +187,7 @@ def _stablehlo_names() -> frozenset[str]:
 
 class _Legalizer(VhloWalk):
     """One walk (``convert_module`` / ``convert_region`` / ``convert_op``) and one conversion per op
-    (``_convert_known``), emitting through ``sink`` (``vhlo.sinks``: new xDSL ops, records, or the
+    (``convert_op``), emitting through ``sink`` (``vhlo.sinks``: new xDSL ops, records, or the
     same ops in place)."""
 
     def __init__(self, allow_other: bool, sink: sinks.XdslSink):
@@ -196,11 +196,13 @@ class _Legalizer(VhloWalk):
         self.values = ValueMap(lambda t: isinstance(t, vt.VhloType))
         self.located: set[SSAValue] = set()
         self.casts: list[tuple[Operation, bool]] = []  # (cast, to a VHLO type), as created
+        self.names = _stablehlo_names()  # the ops it converts (``_is_convertible``)
 
     def arg_types(self, block: Block, owner: Operation, to_target: bool) -> list[Attribute]:
+        types = value_types(block.args)
         if not to_target:
-            return [a.type for a in block.args]
-        return [self._type(a.type, owner, "a block argument") for a in block.args]
+            return types
+        return [self._type(t, owner, "a block argument") for t in types]
 
     def _cast(self, value: SSAValue, to_type: Attribute, at: Operation | SSAValue) -> SSAValue:
         """``value`` as ``to_type`` through a `builtin.unrealized_conversion_cast` (allow-other-
@@ -220,11 +222,26 @@ class _Legalizer(VhloWalk):
 
     # ---------------------------------------------------------------------------- ops
     def convert_op(self, op: Operation, parent: Operation | None = None) -> Operation:
-        if _is_convertible(op):
-            return self._convert_known(op)
-        if isinstance(op, ModuleOp):
-            return self.convert_module(op)
-        return self._convert_other(op)
+        """The op's conversion: its attributes (with their defaults), operands, result types and
+        regions, checked in that order, then made by the sink."""
+        if op.name not in self.names:
+            if isinstance(op, ModuleOp):
+                return self.convert_module(op)
+            return self._convert_other(op)
+        spec, cls = _fork_of(op.name)
+        props, discardable = self._split_attributes(op, spec, cls)
+        operands = self.sink.operands(self, op)
+        result_types = [convert.to_vhlo_type(t) for t in value_types(op.results)]
+        if None in result_types:
+            for i, r in enumerate(op.results):
+                self._type(r.type, op, f"result #{i}")  # (the diagnostic)
+        regions = [self.convert_region(r, op) for r in op.regions]
+        new = self.sink.op(op, cls, operands, result_types, props, discardable, regions)
+        if new is op:  # (in place: the same values)
+            return op
+        for r, nr in zip(op.results, new.results):
+            self.values[r] = nr
+        return carry_location(new, op)
 
     def _convert_other(self, op: Operation) -> Operation:
         dialect = op.name.split(".")[0]
@@ -307,11 +324,8 @@ class _Legalizer(VhloWalk):
             )
         return v
 
-    def _convert_known(self, op: Operation) -> Operation:
-        """The op's conversion: its attributes (with their defaults), operands, result types and
-        regions, checked in that order, then made by the sink."""
-        spec, cls = _fork_of(op.name)
-        props, discardable = self._split_attributes(op, spec, cls)
+    def new_operands(self, op: Operation) -> list[SSAValue]:
+        """The converted values of the op's operands (for a new op)."""
         operands = []
         get = self.values.map.get
         for v in operands_of(op):
@@ -320,12 +334,7 @@ class _Legalizer(VhloWalk):
                 # MLIR's target materialization is at the first converted user's location
                 nv = self._cast(nv, self._type(nv.type, op, "an operand"), op)
             operands.append(nv)
-        result_types = [self._type(r.type, op, f"result #{i}") for i, r in enumerate(op.results)]
-        regions = [self.convert_region(r, op) for r in op.regions]
-        new = self.sink.op(op, cls, operands, result_types, props, discardable, regions)
-        for r, nr in zip(op.results, new.results):
-            self.values[r] = nr
-        return carry_location(new, op)
+        return operands
 
     # ---------------------------------------------------------------------------- attributes
     def _attributes(self, op: Operation, spec: specs.OpSpec) -> dict[str, Attribute]:

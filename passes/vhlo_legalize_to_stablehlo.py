@@ -136,10 +136,6 @@ class _Legalizer(VhloWalk):
         class and the attributes only), memoized by the identity of the VHLO attributes; the
         entry is [the attributes it keeps alive, properties, attributes, property kinds checked]."""
         pv, av = op.properties, op.attributes
-        if not (legality.cacheable(pv.values()) and legality.cacheable(av.values())):
-            # (the memo would keep a constant's data alive)
-            made = _create(cls, [], [], self._attributes(op), [])
-            return [(), made.properties, made.attributes, False]
         key = (
             op.name,
             cls,
@@ -152,6 +148,8 @@ class _Legalizer(VhloWalk):
         if entry is None:
             made = _create(cls, [], [], self._attributes(op), [])
             entry = [(*pv.values(), *av.values()), made.properties, made.attributes, False]
+            if not (legality.cacheable(pv.values()) and legality.cacheable(av.values())):
+                return entry  # (the memo would keep a constant's data alive)
             if len(_MEMO) >= 100_000:
                 _MEMO.clear()
             _MEMO[key] = entry
@@ -163,8 +161,8 @@ class _Legalizer(VhloWalk):
             if op.SPEC is None:
                 return self.convert_module(op)  # a builtin.module record
             return self._convert_vhlo(op, parent)  # type: ignore[arg-type]
-        if isinstance(op, VhloOp):
-            return self._convert_vhlo(op, parent)
+        if _is_vhlo(op):
+            return self._convert_vhlo(op, parent)  # type: ignore[arg-type]
         if isinstance(op, ModuleOp):
             return self.convert_module(op)
         if (
@@ -206,22 +204,29 @@ class _Legalizer(VhloWalk):
             result_types = [to_builtin(t) for t in value_types(op.results)]
         except convert.NotVhlo as e:
             raise legalize_error(op, str(e)) from None
-        get = self.values.map.get
-        operands = []
-        for v in operands_of(op):
-            nv = get(v, v)
-            if isinstance(nv.type, vt.VhloType):
-                nv = self.values.cast(nv, to_builtin(nv.type))
-            operands.append(nv)
+        operands = self.sink.operands(self, op)
         regions = [self.convert_region(r, op) for r in op.regions]
         props, attrs = entry[1], entry[2]
         if not entry[3] and target.startswith("stablehlo."):
             _check_property_dict(cls, props, op)
             entry[3] = True
         new = self.sink.op(op, cls, operands, result_types, dict(props), dict(attrs), regions)
+        if new is op:  # (in place: the same values)
+            return op
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)
+
+    def new_operands(self, op: VhloOp) -> list[Any]:
+        """The converted values of the op's operands (for a new op)."""
+        get = self.values.map.get
+        operands = []
+        for v in operands_of(op):
+            nv = get(v, v)
+            if isinstance(nv.type, vt.VhloType):
+                nv = self.values.cast(nv, convert.to_builtin_type(nv.type))
+            operands.append(nv)
+        return operands
 
     # ------------------------------------------------------------------------ attributes
     def _attributes(self, op: VhloOp) -> dict[str, Attribute]:

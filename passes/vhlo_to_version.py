@@ -172,8 +172,9 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
             blocked.append(BlockedOp(op.name, op_location(op), tuple(p.blockers), expandable))
         elif _changed(op, p.state):
             plans.append((op, p.state))
-            if key is not None:
-                # (without the operands: ``refork`` uses the op's own, and a memo keeps no IR alive)
+            if key is not None and legality.cacheable((*op.properties.values(), *op.attributes.values())):
+                # (without the operands: ``refork`` uses the op's own, and a memo keeps no IR alive
+                # -- nor a constant's data)
                 memo[key] = (_alive(op), replace(p.state, operands=()))
     if blocked:
         where = op_location(module)
@@ -192,14 +193,12 @@ _FILE_LINE_COL = re.compile(r'[^"()]+:\d+:\d+')
 
 
 def _transition_key(op: VhloOp) -> tuple[object, ...] | None:
-    """What ``legality.plan`` reads of an op without regions, large tensors and a location that
-    needs a version -- its fork, its attributes and its operand and result types (by identity) --
-    so that ops alike share one fork state (``_TRANSITIONS``); None for any other op."""
+    """What ``legality.plan`` reads of an op without regions and without a location that needs a
+    version -- its fork, its attributes and its operand and result types (by identity) -- so that
+    ops alike share one fork state (``_TRANSITIONS``); None for any other op."""
     if op.regions or legality.location_needs(op) is not None:
         return None
     pv, av = op.properties, op.attributes
-    if not (legality.cacheable(pv.values()) and legality.cacheable(av.values())):
-        return None  # (the memo would keep a constant's data alive)
     return (
         op.name,
         tuple(pv),

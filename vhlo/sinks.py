@@ -1,8 +1,10 @@
 """Where a StableHLO <-> VHLO conversion puts what it makes: one small interface, three sinks.
 
-The conversions (``stablehlo-legalize-to-vhlo``, ``vhlo-to-version``, the artifact readers) walk
-their input once and convert each op once -- attributes, defaults, diagnostics, locations, use-list
-orders -- and hand the result to a sink:
+The legalizations (``stablehlo-legalize-to-vhlo``, ``vhlo-legalize-to-stablehlo``) walk their input
+once (``passes/drivers/vhlo_walk.py``) and convert each op once -- attributes, defaults,
+diagnostics, locations, use-list orders -- and hand the result to a sink; ``vhlo-to-version`` walks
+and re-forks VHLO ops through one (``vhlo_ops``, ``refork``), and the artifact readers build through
+one:
 
 - ``XDSL``: new xDSL ops (the passes' rebuild, the low-level API);
 - ``RECORDS``: ``vhlo.records`` (what the artifact paths pass between StableHLO and bytes: building
@@ -12,12 +14,12 @@ orders -- and hand the result to a sink:
   finds that every op can be converted so.
 
 A sink makes regions, blocks and ops (``region``, ``block``, ``op``, ``module_like``, ``module``)
-and puts them in place (``add_block``, ``append``); a fork change of a VHLO op is ``refork``.
+and puts them in place (``add_block``, ``convert_ops``); a fork change of a VHLO op is ``refork``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from stablehlo_py.vhlo.ops import VhloOp, op_class
@@ -63,14 +65,27 @@ class XdslSink:
     def add_block(self, region: Any, block: Any) -> None:
         region.add_block(block)
 
-    def append(self, block: Any, op: Any) -> None:
-        block.add_op(op)
+    def convert_ops(
+        self, ops: Iterable[Any], block: Any, convert: Callable[[Any, Any], Any], owner: Any
+    ) -> None:
+        """Each op of ``ops`` converted (``convert(op, owner)``: the new op, or None when it folds
+        away) and put at the end of ``block``, one by one (a conversion may insert a cast after an
+        op converted before)."""
+        for o in ops:
+            n = convert(o, owner)
+            if n is not None:
+                block.add_op(n)
+
+    def operands(self, walk: Any, op: Any) -> Sequence[Any]:
+        """The operands of the op made of ``op``: its operands' converted values."""
+        return walk.new_operands(op)
 
     def op(
-        self, old: Any, cls: type[VhloOp], operands: Sequence[Any], result_types: Sequence[Attribute],
+        self, old: Any, cls: type[Any], operands: Sequence[Any], result_types: Sequence[Attribute],
         properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
     ) -> Any:
-        """A VHLO op of class ``cls`` (``old``: the op it converts, None when read)."""
+        """An op of class ``cls`` (VHLO, or StableHLO on the way back; ``old``: the op it
+        converts, None when read)."""
         return cls.create(
             operands=operands,
             result_types=result_types,
@@ -93,9 +108,9 @@ class XdslSink:
         cls = op_class(f"{state.base}_v{state.version}")
         results = op.results
         if state.regions == tuple(op.regions) and len(state.result_types) == len(results):
-            for r, t in zip(results, state.result_types):
-                swap.retype_value(r, t)
-            new = swap.retype_op(op, cls, dict(state.properties), dict(state.attributes))
+            new = swap.retype(
+                op, cls, dict(state.properties), dict(state.attributes), state.result_types
+            )
             new.__dict__[REPLACED] = True
             return
         regions: list[Region] = []
@@ -143,16 +158,20 @@ class InPlaceSink(XdslSink):
     def add_block(self, region: Any, block: Any) -> None:
         pass
 
-    def append(self, block: Any, op: Any) -> None:
-        pass
+    def convert_ops(
+        self, ops: Iterable[Any], block: Any, convert: Callable[[Any, Any], Any], owner: Any
+    ) -> None:
+        for o in ops:
+            convert(o, owner)  # (each op stays in its block)
+
+    def operands(self, walk: Any, op: Any) -> Sequence[Any]:
+        return ()  # (the op keeps its own, already converted)
 
     def op(
-        self, old: Any, cls: type[VhloOp], operands: Sequence[Any], result_types: Sequence[Attribute],
+        self, old: Any, cls: type[Any], operands: Sequence[Any], result_types: Sequence[Attribute],
         properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
     ) -> Any:
-        for r, t in zip(old.results, result_types):
-            swap.retype_value(r, t)
-        return swap.retype_op(old, cls, properties, attributes)
+        return swap.retype(old, cls, properties, attributes, result_types)
 
 
 class RecordSink(XdslSink):
@@ -181,7 +200,7 @@ class RecordSink(XdslSink):
         return VBlock(arg_types)
 
     def op(
-        self, old: Any, cls: type[VhloOp], operands: Sequence[Any], result_types: Sequence[Attribute],
+        self, old: Any, cls: type[Any], operands: Sequence[Any], result_types: Sequence[Attribute],
         properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
     ) -> Any:
         return VOp(

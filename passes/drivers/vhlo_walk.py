@@ -4,7 +4,8 @@ converted by the pass's ``convert_op`` and the results handed to a sink (``vhlo.
 ops, records, or the same ops in place).
 
 A pass subclasses ``VhloWalk`` with ``convert_op`` (an op -> its conversion, or None when it folds
-away) and ``arg_types`` (a block's argument types in the target, or the pass's diagnostic).
+away), ``arg_types`` (a block's argument types in the target, or the pass's diagnostic) and
+``new_operands`` (an op's operands as converted values, which a sink that makes new ops asks for).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ class VhloWalk:
     values: ValueMap
 
     def convert_op(self, op: Any, parent: Operation | None) -> Any:
+        raise NotImplementedError
+
+    def new_operands(self, op: Any) -> list[Any]:
+        """The converted values of ``op``'s operands, for the new op a sink makes of it."""
         raise NotImplementedError
 
     def arg_types(self, block: Any, owner: Operation, to_target: bool) -> Sequence[Attribute]:
@@ -70,9 +75,10 @@ class VhloWalk:
         pairs: list[tuple[Any, Any]] = []
         for block in region.blocks:
             nb = sink.block(block, self.arg_types(block, owner, to_target))
-            for a, na in zip(block.args, nb.args):
-                self.values[a] = na
-                carry_arg_location(na, a)
+            if nb is not block:  # (in place: the same values)
+                for a, na in zip(block.args, nb.args):
+                    self.values[a] = na
+                    carry_arg_location(na, a)
             sink.add_block(new, nb)
             pairs.append((block, nb))
         for block, nb in pairs:
@@ -80,12 +86,9 @@ class VhloWalk:
         return new
 
     def _convert_ops(self, block: Any, new: Any, owner: Operation | None) -> None:
-        sink = self.sink
         # (listed first: an op that cannot change class in place is replaced)
-        for o in block.ops if type(block) is VBlock else block_ops(block):
-            n = self.convert_op(o, owner)
-            if n is not None:
-                sink.append(new, n)
+        ops = block.ops if type(block) is VBlock else block_ops(block)
+        self.sink.convert_ops(ops, new, self.convert_op, owner)
 
 
 __all__ = ["VhloWalk"]

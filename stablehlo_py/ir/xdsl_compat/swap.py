@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 __all__ = [
     "carry_over",
     "ordered_ops",
+    "retype",
     "retype_op",
     "retype_value",
     "successors_of",
@@ -57,6 +58,22 @@ argument also its location (``carry_arg_location``).  Everything else (a reader'
 name hint) belongs to the old value and is dropped."""
 
 
+def retype(
+    op: Operation,
+    cls: type[Operation],
+    properties: dict[str, Attribute],
+    attributes: dict[str, Attribute],
+    result_types: Iterable[Attribute],
+) -> Operation:
+    """``retype_value`` of each result, then ``retype_op``: the op's whole conversion in one call."""
+    for r, t in zip(op.results, result_types):
+        r._type = t  # type: ignore[misc]
+        d = r.__dict__
+        if not d.keys() <= _RESULT_KEEP:
+            _drop_but(d, _RESULT_KEEP)
+    return retype_op(op, cls, properties, attributes)
+
+
 def retype_op(
     op: Operation,
     cls: type[Operation],
@@ -71,7 +88,9 @@ def retype_op(
         op.properties = properties
         op.attributes = attributes
         op.__class__ = cls
-        _keep_only(op.__dict__, _OP_KEEP)
+        d = op.__dict__
+        if not d.keys() <= _OP_KEEP:
+            _drop_but(d, _OP_KEEP)
         return op
     regions = list(op.regions)
     for r in regions:
@@ -130,14 +149,15 @@ def retype_value(value: OpResult | BlockArgument, t: Attribute) -> None:
     """A result or block argument takes type ``t`` (xDSL values have no type setter)."""
     value._type = t  # type: ignore[misc]
     d = value.__dict__
-    _keep_only(d, _RESULT_KEEP if "op" in d else _ARG_KEEP)
-
-
-def _keep_only(d: dict[str, object], keep: frozenset[str]) -> None:
-    """Drop an object's instance fields but ``keep``'s (what a rebuild would not carry)."""
+    keep = _RESULT_KEEP if "op" in d else _ARG_KEEP
     if not d.keys() <= keep:
-        for k in d.keys() - keep:
-            del d[k]
+        _drop_but(d, keep)
+
+
+def _drop_but(d: dict[str, object], keep: frozenset[str]) -> None:
+    """Drop an object's instance fields but ``keep``'s (what a rebuild would not carry)."""
+    for k in d.keys() - keep:
+        del d[k]
 
 
 def value_types(values: Iterable[SSAValue]) -> list[Attribute]:
