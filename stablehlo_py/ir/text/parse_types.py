@@ -65,6 +65,9 @@ _DENSE_BY_TEXT = CONTEXT.table("text.dense_by_text", 10_000)
 # a short `array<i64: 1, 2>` (dimension lists of generic-form ops), interned as short dense literals
 _SHORT_ARRAY = re.compile(r"array<[a-z0-9]+(?::[ \t0-9,\-]{0,64})?>")
 _TYPE_CACHE = CONTEXT.table("text.type_by_text", 1 << 16)
+# an alias reference inside a type's text: `!name` / `#name` without a dialect prefix (a dialect's
+# types and attributes are `!dialect.name`, `#dialect.name`; alias names have no dot)
+_ALIAS_USE = re.compile(r"[!#][A-Za-z_][\w$]*(?![\w$.])")
 # function types interned by their inputs and outputs (types are immutable; hashing a type hashes
 # all its parameters, so by identity: the map keeps the types alive)
 _FUNCTION_TYPES = CONTEXT.identity_map("text.function_types", 1 << 14)
@@ -284,12 +287,17 @@ class TypeParser(Lexer):
                 self.error(problem, epos)
         self.parse_literal(">", "to close the tensor type")
         key = text[start : self.pos]
-        t = _TYPE_CACHE.get(key)
+        # a text naming an alias (`tensor<4x!t>`, `tensor<?xf32, #enc>`) means what this file's
+        # alias means: it is not interned by its text (another file may define `!t` otherwise)
+        table = _TYPE_CACHE if not ("!" in key or "#" in key) or not _ALIAS_USE.search(key) else {}
+        t = table.get(key)
         if t is None:
             try:
-                t = _TYPE_CACHE.put(key, tensor_type(elem, shape, encoding))
+                t = tensor_type(elem, shape, encoding)
             except VerifyException as e:  # what xDSL's TensorType refuses (e.g. a tuple element)
                 self.error(f"invalid tensor type: {str(e).splitlines()[-1]}", start)
+            if table is _TYPE_CACHE:
+                _TYPE_CACHE.put(key, t)
         return t
 
     def parse_function_type(self) -> FunctionType:
