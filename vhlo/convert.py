@@ -50,18 +50,28 @@ from stablehlo_py.ir.types import FLOAT_NAME, TokenType, integer_type
 # --------------------------------------------------------------------------------------------
 # Tables
 
-ENUM_TO_VHLO: dict[str, str] = {
-    "comparison_direction": "comparison_direction_v1",
-    "comparison_type": "comparison_type_v1",
-    "precision": "precision_v1",
-    "fft_type": "fft_type_v1",
-    "rng_distribution": "rng_distribution_v1",
-    "rng_algorithm": "rng_algorithm_v1",
-    "transpose": "transpose_v1",
-    "result_accuracy_mode": "result_accuracy_mode_v1",
+
+def _named_after(classes: dict[str, Any], mnemonics: Any) -> dict[str, Any]:
+    """StableHLO mnemonic -> the current VHLO attribute of ``classes`` (by table name) named after it
+    (`precision` -> `precision_v1`), for the mnemonics that have one."""
+    out = {}
+    for name, cls in classes.items():
+        mnemonic = name.rpartition("_v")[0]
+        if mnemonic in mnemonics and cls.spec().max == "current":
+            out[mnemonic] = cls
+    return out
+
+
+_ENUM_MNEMONICS = {m for (dialect, m) in STABLEHLO_ENUMS if dialect == "stablehlo"} | {
+    f.kind.enum.MNEMONIC for d in DESCRIBED.values() for f in d.fields if f.kind.name == "enum"
 }
-"""StableHLO enum mnemonic -> VHLO enum (custom_call's api_version is an i32 in StableHLO and is
-converted by the op pattern)."""
+
+ENUM_TO_VHLO: dict[str, str] = {
+    m: cls.SPEC_NAME for m, cls in _named_after(va.ENUM_CLASSES, _ENUM_MNEMONICS).items()
+}
+"""StableHLO enum mnemonic -> VHLO enum (`comparison_direction` -> `comparison_direction_v1`): the
+StableHLO enums and the described structs' enum fields (custom_call's api_version is an i32 in
+StableHLO and is converted by the op pattern)."""
 
 VHLO_TO_ENUM = {v: k for k, v in ENUM_TO_VHLO.items()}
 
@@ -246,17 +256,7 @@ _FIELD_FROM_VHLO: dict[str, Any] = {
 """A VHLO parameter -> the field's value, by the field's kind."""
 
 
-def _mirror_classes() -> dict[str, type[va.VhloAttr]]:
-    """Description mnemonic -> the current VHLO attribute named after it (`axis_ref_v1`)."""
-    out = {}
-    for mnemonic in DESCRIBED:
-        for name, cls in va.STRUCT_CLASSES.items():
-            if name.rpartition("_v")[0] == mnemonic and cls.spec().max == "current":
-                out[mnemonic] = cls
-    return out
-
-
-_MIRRORS = _mirror_classes()
+_MIRRORS: dict[str, type[va.VhloAttr]] = _named_after(va.STRUCT_CLASSES, DESCRIBED)
 """The described StableHLO structs VHLO mirrors one to one (the others, flattened into their op's
 attributes, are op-specific: ``vhlo.structs``)."""
 _MIRRORED_BY_VHLO = {cls: DESCRIBED[m] for m, cls in _MIRRORS.items()}
