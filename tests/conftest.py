@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,31 +15,16 @@ CONFORMANCE = SHARED / "conformance"
 REFERENCE = SHARED / "reference"
 
 
-# Memos of verification verdicts (module, attribute; each has `clear()`): the verifier remembers that
-# ops of a given signature verified, so their rules are not called again for the same types.  Every
-# memo of the verifier is on one object, the driver's VerifierCache.  (Until the driver's cache is
-# owned by the context (`CONTEXT.adopt`), it is cleared here by its name as well.)
-VERIFICATION_MEMOS = (
-    ("stablehlo_py.ir.verify.driver", "CACHE"),
-)
-
-
-def clear_verification_memos() -> None:
-    for module, name in VERIFICATION_MEMOS:
-        if module in sys.modules:
-            getattr(sys.modules[module], name).clear()
-
-
 def pytest_sessionstart(session: pytest.Session) -> None:
     # Under mutmut (tools/mutation.py) each mutant's tests run in a process forked from the one that
     # ran them on the unmutated code: its memos would answer "verified" without calling the mutated
     # rules, and a mutant that makes a good program fail would survive every test.  Every cache of
-    # the toolkit is the context's (stablehlo_py/ir/context.py): emptied in place.
+    # the toolkit is the context's (stablehlo_py/ir/context.py), the verifier's memos included
+    # ("verify.driver"): emptied in place.
     if os.environ.get("MUTANT_UNDER_TEST"):
         from stablehlo_py.ir.context import CONTEXT
 
         CONTEXT.clear()
-        clear_verification_memos()
 
 
 def conformance_files(sub: str, pattern: str = "*.mlir") -> list[Path]:

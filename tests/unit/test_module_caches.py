@@ -139,7 +139,6 @@ KNOWN: set[str] = {
 KNOWN_ID: set[str] = {
     "passes/vhlo_legalize_to_stablehlo.py",  # _MEMO: ids of the properties and attributes
     "passes/vhlo_to_version.py",  # _TRANSITIONS: ids of the properties, attributes and types
-    "stablehlo_py/ir/verify/driver.py",  # _Memo (constraint, attribute) and the verdicts' key
     "vhlo/convert_types.py",  # _ByIdentity tables
     "vhlo/legality.py",  # _NEEDS and the walks' `ok` tables
 }

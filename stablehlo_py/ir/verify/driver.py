@@ -33,9 +33,11 @@ read or bind the `VerificationContext` (constraint variables, or any constraint 
 be context-free) are not memoised: they are called as xDSL calls them, in xDSL's order, with a fresh
 context per op.
 
-**Memos.**  Every memo of the verifier lives on one `VerifierCache` (`CACHE`, with `clear()`): the
-compiled plans, the constraint verdicts, and one verdict memo of whole ops by signature (ops whose
-class declares `VERIFY_BY_TYPES`: a program's repeated ops of one signature are checked once).
+**Memos.**  Every memo of the verifier lives on one `VerifierCache` (`CACHE`, with `clear()`), which
+the context owns (`CONTEXT.adopt("verify.driver", ...)`: `CONTEXT.clear()` and `fresh_context()` empty
+it): the compiled plans, the constraint verdicts, and one verdict memo of whole ops by signature (ops
+whose class declares `VERIFY_BY_TYPES`: a program's repeated ops of one signature are checked once).
+The memos keyed by attributes are identity maps (stablehlo_py/ir/xdsl_compat/identity.py).
 
 Written against xDSL 0.74.0's `OpDef.verify`, `irdl_op_verify_arg_list`, `verify_variadic_size`,
 `irdl_op_verify_regions` and `Operation.verify`; with another xDSL version no plan is compiled
@@ -59,6 +61,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import VerifyError
+from stablehlo_py.ir.context import CONTEXT, IdentityMap
 from stablehlo_py.ir.infer import InferError, infer_op, verify_inferred
 from stablehlo_py.ir.types import shape_of
 from stablehlo_py.ir.verify.constraints import shapes_compatible, t2s
@@ -132,22 +135,26 @@ def is_context_free(c: object) -> bool:
 
 
 class _Memo:
-    """`(constraint, attribute) -> ok` for context-free constraints, by attribute identity (the
-    attribute is kept alive with its verdict, so an id is never reused while cached).  Bounded."""
+    """`(constraint, attribute) -> ok` for context-free constraints: one identity map per
+    constraint (`tables`: constraint -> its map, itself an identity map; `maps`: every map, to
+    empty them in place).  Bounded: `size` counts the verdicts of all maps, and every map is
+    emptied when it reaches `limit`."""
 
     def __init__(self, limit: int = MEMO_LIMIT) -> None:
         self.limit = limit
         self.size = 0
-        self.tables: dict[int, tuple[C.AttrConstraint, dict[int, tuple[Attribute, bool]]]] = {}
+        self.tables = IdentityMap("verify.driver.constraints", MEMO_LIMIT)
+        self.maps: list[IdentityMap] = []
 
-    def table(self, constr: C.AttrConstraint) -> dict[int, tuple[Attribute, bool]]:
-        entry = self.tables.get(id(constr))
-        if entry is None:  # keeps `constr` alive: its id stays its own
-            entry = self.tables[id(constr)] = (constr, {})
-        return entry[1]
+    def table(self, constr: C.AttrConstraint) -> IdentityMap:
+        got = self.tables.get(constr)
+        if got is None:
+            got = self.tables.put(constr, IdentityMap("verify.driver.constraint", MEMO_LIMIT))
+            self.maps.append(got)
+        return got  # type: ignore[no-any-return]
 
     def clear(self) -> None:
-        for _, table in self.tables.values():
+        for table in self.maps:  # in place: each `_Cached` holds its constraint's map
             table.clear()
         self.size = 0
 
@@ -166,9 +173,9 @@ class _Cached:
         self.table = CACHE.constraints.table(constr)
 
     def ok(self, attr: Attribute) -> bool:
-        hit = self.table.get(id(attr))
-        if hit is not None and hit[0] is attr:
-            return hit[1]
+        hit = self.table.get(attr)
+        if hit is not None:
+            return hit  # type: ignore[no-any-return]
         try:
             self.constr.verify(attr, C.VerificationContext())
             ok = True
@@ -180,8 +187,7 @@ class _Cached:
         if memo.size >= memo.limit:
             memo.clear()
         memo.size += 1
-        self.table[id(attr)] = (attr, ok)
-        return ok
+        return self.table.put(attr, ok)  # type: ignore[no-any-return]
 
 
 # how one attribute (a type, a property) is checked
@@ -506,6 +512,7 @@ class VerifyPlan:
         if not self.by_types:
             return self._check_definition(op, operands)
         parts = (
+            self.cls,
             *[v.type for v in operands],
             None,
             *[r.type for r in op.results],
@@ -516,15 +523,13 @@ class VerifyPlan:
         )
         if self.region_signature:
             parts += region_signature(op)
-        key = (self.cls, tuple(map(id, parts)), tuple(op.properties), tuple(op.attributes))
+        names = (tuple(op.properties), tuple(op.attributes))
         verdicts = CACHE.verdicts
-        if key in verdicts:
+        if verdicts.get_seq(parts, names) is not None:
             return True
         if not self._check_definition(op, operands):
             return False
-        if len(verdicts) >= CACHE.verdict_limit:
-            verdicts.clear()
-        verdicts[key] = parts  # keeps the objects alive: their ids are not reused while cached
+        verdicts.put_seq(parts, True, names)  # keeps the objects alive (the identity map's rule)
         return True
 
     def _check_definition(self, op: Operation, operands: Sequence[SSAValue]) -> bool:
@@ -563,18 +568,17 @@ class VerifyPlan:
 
 # ------------------------------------------------------------------ the memos
 class VerifierCache:
-    """Every memo of the verifier, on one object (module-level for now: `CACHE`).
+    """Every memo of the verifier, on one object (`CACHE`, the context's "verify.driver").
 
     - `plans`: class -> its compiled `VerifyPlan`, or None when it keeps xDSL's verifier
       (`no_plan`: class -> why);
     - `constraints`: `(constraint, attribute) -> ok` of the context-free constraints (`_Memo`);
-    - `verdicts`: ops that verified, by signature -- (class, ids of the operand and result types,
-      properties and attributes (and, for `VERIFY_BY_TYPES = "regions"` ops, their regions'
-      signatures), property and attribute names) -> those objects, kept alive so that their ids
-      are not reused while cached.  Types and attributes are immutable and the parser and the
-      passes share equal ones, so a program's repeated ops of one signature are checked once.
-      Only successes are kept: a failing op is checked again for its diagnostic.  Emptied when it
-      would exceed `verdict_limit`.
+    - `verdicts`: ops that verified, by signature -- an identity map of (class, the operand and
+      result types, properties and attributes (and, for `VERIFY_BY_TYPES = "regions"` ops, their
+      regions' signatures); with the property and attribute names as `extra`) -> True.  Types and
+      attributes are immutable and the parser and the passes share equal ones, so a program's
+      repeated ops of one signature are checked once.  Only successes are kept: a failing op is
+      checked again for its diagnostic.  Emptied when it would exceed `verdict_limit`.
 
     `clear()` forgets everything (tests and mutation runs: a verdict reached by other rules must not
     answer for the ones under test)."""
@@ -583,8 +587,12 @@ class VerifierCache:
         self.plans: dict[type, VerifyPlan | None] = {}
         self.no_plan: dict[type, str] = {}
         self.constraints = _Memo(constraint_limit)
-        self.verdicts: dict[tuple[object, ...], tuple[object, ...]] = {}
+        self.verdicts = IdentityMap("verify.driver.verdicts", verdict_limit)
         self.verdict_limit = verdict_limit
+
+    def __len__(self) -> int:
+        """Entries of every memo (the context's `sizes()`)."""
+        return len(self.plans) + len(self.no_plan) + self.constraints.size + len(self.verdicts)
 
     def clear(self) -> None:
         self.plans.clear()
@@ -593,7 +601,7 @@ class VerifierCache:
         self.verdicts.clear()
 
 
-CACHE = VerifierCache()
+CACHE = CONTEXT.adopt("verify.driver", VerifierCache())
 MEMO = CACHE.constraints
 """The constraint memo (`CACHE.constraints`, the same object)."""
 

@@ -7,6 +7,7 @@ import pytest
 
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse
+from stablehlo_py.ir.context import IdentityMap
 from stablehlo_py.ir.verify import driver as verify_plan
 from stablehlo_py.ir.ops import elementwise
 from stablehlo_py.ir.verify import verify
@@ -27,7 +28,9 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xi32>) -> tensor<4xf32> {
 def test_repeated_ops_are_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
     check = elementwise._check_elementwise
-    monkeypatch.setattr(verify_plan.CACHE, "verdicts", {})  # the driver's one memo of verdicts
+    monkeypatch.setattr(
+        verify_plan.CACHE, "verdicts", IdentityMap("verify.driver.verdicts", 1 << 14)
+    )  # the driver's one memo of verdicts
     monkeypatch.setattr(elementwise, "_check_elementwise", lambda op: (seen.append(op), check(op)))
     verify(parse(PROGRAM))
     # add f32 once, add i32 once, exponential once per distinct result_accuracy

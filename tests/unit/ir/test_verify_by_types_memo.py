@@ -9,6 +9,7 @@ import pytest
 
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir import parse
+from stablehlo_py.ir.context import IdentityMap
 from stablehlo_py.ir.verify import driver as verify_plan
 from stablehlo_py.ir.ops.linalg import DotGeneralOp
 from stablehlo_py.ir.verify import verify
@@ -29,7 +30,9 @@ func.func @main(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
 def seen(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the ops whose definitions the verifier checks (the memo starts empty)."""
     seen: list[str] = []
-    monkeypatch.setattr(verify_plan.CACHE, "verdicts", {})
+    monkeypatch.setattr(
+        verify_plan.CACHE, "verdicts", IdentityMap("verify.driver.verdicts", 1 << 14)
+    )
     original = verify_plan.VerifyPlan._check_definition
 
     def counting(self, op, *rest):  # type: ignore[no-untyped-def]

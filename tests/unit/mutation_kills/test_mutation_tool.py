@@ -80,16 +80,18 @@ def test_equivalent_table_parses_and_names_grouped_modules() -> None:
 def test_each_mutants_run_starts_with_empty_verification_memos(monkeypatch: pytest.MonkeyPatch) -> None:
     """mutmut forks each mutant's run from a process that already verified the programs with the
     unmutated rules; the verifier's memos must not answer for the mutated ones."""
+    from stablehlo_py.ir.context import CONTEXT
     from stablehlo_py.ir.verify import driver as verify_plan
     from tests import conftest
 
-    memos = [getattr(sys.modules[m], n) for m, n in conftest.VERIFICATION_MEMOS]
+    memos = [CONTEXT["verify.driver"]]
     assert len(memos) == 1 and memos[0] is verify_plan.CACHE  # one object holds every memo
+    sentinel = ("sentinel",)
     for memo in memos:
-        memo.verdicts[("sentinel",)] = ("kept alive",)
+        memo.verdicts.put_seq(sentinel, ("kept alive",))
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     conftest.pytest_sessionstart(None)  # type: ignore[arg-type]
-    assert all(("sentinel",) in memo.verdicts for memo in memos)
+    assert all(memo.verdicts.get_seq(sentinel) is not None for memo in memos)
     monkeypatch.setenv("MUTANT_UNDER_TEST", "stablehlo_py.ir.infer.shapes.x_f__mutmut_1")
     conftest.pytest_sessionstart(None)  # type: ignore[arg-type]
     assert not any(memo.verdicts for memo in memos)
