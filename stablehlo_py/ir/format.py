@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.spelling import attr_to_str, function_type_to_str, type_to_str
 
 if TYPE_CHECKING:
@@ -500,7 +501,7 @@ def _discardable_and_extra_props(op: Operation) -> dict[str, Attribute]:
     return merged
 
 
-_DEFAULTS: dict[type, dict[str, Attribute]] = {}
+_DEFAULTS = CONTEXT.table("format.prop_defaults", 4096)  # op class -> its defaults
 
 
 def prop_defaults(cls: type) -> dict[str, Attribute]:
@@ -513,8 +514,8 @@ def prop_defaults(cls: type) -> dict[str, Attribute]:
             for n, pd in get_def().properties.items():
                 if pd.default_value is not None:
                     d[n] = pd.default_value
-        _DEFAULTS[cls] = d
-    return d
+        _DEFAULTS.put(cls, d)
+    return d  # type: ignore[no-any-return]
 
 
 def attr_in_format(a: Attribute) -> str:

@@ -39,6 +39,7 @@ from xdsl.irdl import (
 
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir.attributes import TypedStringAttr
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.xdsl_compat.construct import new_op
 from stablehlo_py.ir.xdsl_compat.side_data import SYNTAX, attach, attached
 from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
@@ -97,7 +98,7 @@ def _bool_parse(p: Parser) -> Attribute:
     return IntegerAttr(0, I1)
 
 
-_I64_ARRAYS: dict[tuple[int, ...], DenseArrayBase] = {}
+_I64_ARRAYS = CONTEXT.table("ops.i64_arrays", 1 << 14)  # values -> the interned attribute
 
 
 def i64_array_attr(values: Sequence[int]) -> DenseArrayBase:
@@ -106,7 +107,7 @@ def i64_array_attr(values: Sequence[int]) -> DenseArrayBase:
     key = tuple(values)
     a = _I64_ARRAYS.get(key)
     if a is None:
-        a = _I64_ARRAYS[key] = DenseArrayBase.from_list(I64, key)
+        a = _I64_ARRAYS.put(key, DenseArrayBase.from_list(I64, key))
     return a
 
 

@@ -46,6 +46,7 @@ from stablehlo_py.ir.enums import (
     RngDistributionAttr,
     TransposeAttr,
 )
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.format_parse import _I64_LIST, _KEYWORD_END, _W
 from stablehlo_py.ir.infer.linalg import (
@@ -229,8 +230,8 @@ def _parse_int(p: Parser) -> int:
 
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_DOT_DIMS: dict[tuple[str | None, ...], tuple[DotDimensionNumbersAttr] | None] = {}
-_PRECISIONS: dict[str | None, ArrayAttr | None] = {None: None}
+_DOT_DIMS = CONTEXT.table("ops.dot_dims", 1 << 12)  # the four `[..]` bodies -> (attribute,) or None
+_PRECISIONS = CONTEXT.table("ops.precision_config", 1 << 10)  # `DEFAULT, HIGH` -> the attribute
 
 
 def _kw(word: str) -> str:
@@ -240,24 +241,24 @@ def _kw(word: str) -> str:
 def _fast_dot_dims(*lists: str | None) -> tuple[DotDimensionNumbersAttr] | None:
     """DotDimensionNumbersDirective.FAST's build: the four `[..]` bodies (batching ones None when
     absent) -> the attribute, interned by its text; None when a value is out of int64's range."""
-    if lists in _DOT_DIMS:
-        return _DOT_DIMS[lists]
+    got = _DOT_DIMS.get(lists, _DOT_DIMS)
+    if got is not _DOT_DIMS:
+        return got  # type: ignore[no-any-return]
     dims = [tuple(int(v) for v in re.split(_W + "," + _W, s)) if s else () for s in lists]
     ok = all(_INT64_MIN <= v <= _INT64_MAX for d in dims for v in d)
     out = (DotDimensionNumbersAttr(DotDimensionNumbers(*dims)),) if ok else None
-    _DOT_DIMS[lists] = out
-    return out
+    return _DOT_DIMS.put(lists, out)  # type: ignore[no-any-return]
 
 
 def _fast_precision(body: str | None) -> ArrayAttr | None:
     """`DEFAULT, HIGH` -> the precision_config attribute (interned); KeyError for an unknown case."""
-    a = _PRECISIONS.get(body, _PRECISIONS)
-    if a is _PRECISIONS:
-        words = re.split(_W + "," + _W, body) if body else []  # type: ignore[arg-type]
+    a = _PRECISIONS.get(body)
+    if a is None and body is not None:
+        words = re.split(_W + "," + _W, body) if body else []
         if any(w not in PrecisionAttr.CASES for w in words):
             raise KeyError(body)
-        a = _PRECISIONS[body] = ArrayAttr([PrecisionAttr.get_case(w) for w in words])
-    return a  # type: ignore[return-value]
+        a = _PRECISIONS.put(body, ArrayAttr([PrecisionAttr.get_case(w) for w in words]))
+    return a  # type: ignore[no-any-return]
 
 
 # `, precision = [DEFAULT, HIGH]` or nothing (one group: the list's body, None when absent)
