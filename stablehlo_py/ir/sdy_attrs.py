@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TypeVar
 
 from stablehlo_py.errors import StableHLOError
+from stablehlo_py.ir.context import CONTEXT
 
 
 _T = TypeVar("_T")
@@ -284,19 +284,19 @@ def _whole(text: str, what: str, body: Callable[[_Lexer], _T]) -> _T:
     return value
 
 
-@lru_cache(maxsize=1024)
+@CONTEXT.memo("sdy.parse_mesh", maxsize=1024)
 def parse_mesh(text: str) -> Mesh:
     """`#sdy.mesh<[...]>` or its stripped form `<[...]>`."""
     return _whole(_strip(text, "mesh"), "sdy mesh", _mesh_body)
 
 
-@lru_cache(maxsize=4096)
+@CONTEXT.memo("sdy.parse_sharding", maxsize=4096)
 def parse_sharding(text: str) -> Sharding:
     """`#sdy.sharding<@mesh, [...]>` or its stripped form `<@mesh, [...]>`."""
     return _whole(_strip(text, "sharding"), "sdy sharding", _sharding_body)
 
 
-@lru_cache(maxsize=1024)
+@CONTEXT.memo("sdy.parse_sharding_per_value", maxsize=1024)
 def parse_sharding_per_value(text: str) -> tuple[Sharding, ...]:
     """`#sdy.sharding_per_value<[<...>, ...]>` or the stripped list `[<...>, ...]`."""
     return _whole(_strip(text, "sharding_per_value"), "sdy sharding list", _sharding_list)
@@ -312,7 +312,7 @@ def _sharding_list(lx: _Lexer) -> tuple[Sharding, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=1024)
+@CONTEXT.memo("sdy.parse_manual_axes", maxsize=1024)
 def parse_manual_axes(text: str) -> tuple[str, ...]:
     """`{"x", "y"}` (or `#sdy<manual_axes{...}>`)."""
     body = text
@@ -344,7 +344,7 @@ def _factor_set(lx: _Lexer) -> tuple[int, ...]:
     return tuple(f for fs in lx.items("{", lambda: _factors(lx.next(), lx), "}") for f in fs)
 
 
-@lru_cache(maxsize=1024)
+@CONTEXT.memo("sdy.parse_op_sharding_rule", maxsize=1024)
 def parse_op_sharding_rule(text: str) -> OpShardingRule:
     """`#sdy.op_sharding_rule<([i, j])->([i]) {i=4, j=8} reduction={j}, custom>` (or the stripped
     `<...>`)."""
