@@ -511,19 +511,20 @@ class VerifyPlan:
                     return False
         if not self.by_types:
             return self._check_definition(op, operands)
+        props, attrs = op.properties, op.attributes
         parts = (
             self.cls,
             *[v.type for v in operands],
             None,
             *[r.type for r in op.results],
             None,
-            *op.properties.values(),
+            *props.values(),
             None,
-            *op.attributes.values(),
+            *attrs.values(),
         )
         if self.region_signature:
             parts += region_signature(op)
-        names = (tuple(op.properties), tuple(op.attributes))
+        names = (*props, None, *attrs) if props or attrs else ()  # no names: the values say so
         verdicts = CACHE.verdicts
         if verdicts.get_seq(parts, names) is not None:
             return True
@@ -575,10 +576,11 @@ class VerifierCache:
     - `constraints`: `(constraint, attribute) -> ok` of the context-free constraints (`_Memo`);
     - `verdicts`: ops that verified, by signature -- an identity map of (class, the operand and
       result types, properties and attributes (and, for `VERIFY_BY_TYPES = "regions"` ops, their
-      regions' signatures); with the property and attribute names as `extra`) -> True.  Types and
-      attributes are immutable and the parser and the passes share equal ones, so a program's
-      repeated ops of one signature are checked once.  Only successes are kept: a failing op is
-      checked again for its diagnostic.  Emptied when it would exceed `verdict_limit`.
+      regions' signatures); with the property and attribute names as `extra`, when the op has
+      any) -> True.  Types and attributes are immutable and the parser and the passes share equal
+      ones, so a program's repeated ops of one signature are checked once.  Only successes are
+      kept: a failing op is checked again for its diagnostic.  Emptied when it would exceed
+      `verdict_limit`.
 
     `clear()` forgets everything (tests and mutation runs: a verdict reached by other rules must not
     answer for the ones under test)."""
