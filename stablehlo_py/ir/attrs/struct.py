@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from xdsl.ir import Attribute
 
 from stablehlo_py.ir.attributes import StructAttr
-from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, NUMBER, format_float
+from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float, hex_f64, parse_number_token
 from stablehlo_py.ir.text.spelling import attr_to_str, string_literal, type_to_str
 from stablehlo_py.ir.types import parse_dim_size
 
@@ -104,19 +104,13 @@ def parse_bool(p: Parser) -> bool:
 
 def parse_f64(p: Parser) -> float:
     """A float literal read as an f64 (MLIR's parseFloat: also integers and hex bit patterns)."""
-    p.ws()
-    m = NUMBER.match(p.text, p.pos)
-    if not m:
-        p.error(f"expected a floating-point number, found {p._found()}")
+    m = parse_number_token(p, "a floating-point number")
     tok = m.group(0)
-    p.pos = m.end()
     if "x" in tok:
-        neg = tok.startswith("-")
-        bits = int(tok.lstrip("+-"), 16)
-        if bits >= 1 << 64:  # more bits than an f64 has (MLIR's parseFloat)
+        v = hex_f64(tok)
+        if v is None:  # more bits than an f64 has (MLIR's parseFloat)
             p.error("hexadecimal float constant out of range for type", m.start())
-        v = _struct.unpack("<d", bits.to_bytes(8, "little"))[0]
-        return -v if neg else v
+        return v
     return float(tok)
 
 

@@ -58,6 +58,7 @@ from stablehlo_py.ir.verify.region_utils import (
     require_single_block,
     return_types,
 )
+from stablehlo_py.ir.ops.operand_syntax import parse_entry_arg
 from stablehlo_py.ir.text.parse_types import simple_tensor_type
 from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 from stablehlo_py.ir.xdsl_compat.construct import append_ops
@@ -332,17 +333,10 @@ class ReduceOp(StableHLOOp):
         p.parse_keyword("reducer")
         firsts: list[tuple[str, Attribute, object]] = []
         seconds: list[tuple[str, Attribute, object]] = []
-
-        def block_operand() -> tuple[str, Attribute, object]:
-            name = p.parse_value_def_name()
-            p.parse_literal(":")
-            t = p.parse_type()
-            return (name, t, p.try_location())
-
         while p.try_literal("("):
-            firsts.append(block_operand())
+            firsts.append(parse_entry_arg(p))
             p.parse_literal(",")
-            seconds.append(block_operand())
+            seconds.append(parse_entry_arg(p))
             p.parse_literal(")")
         region = p.parse_region(entry_args=firsts + seconds, default_dialect="")  # type: ignore[arg-type]
         op = cls.build_generic(operands, list(ft.outputs.data), props, attrs, [region])
