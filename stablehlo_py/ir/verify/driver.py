@@ -436,7 +436,7 @@ class VerifyPlan:
             raise PlanError("the class overrides Operation.verify")
         op_def, custom = custom_verifier(cls)
         # an OpDef whose verify is OpDef.verify on every op a plan passes may say so
-        # (`PLAN_EQUIVALENT`, e.g. ops.same_variadic's, which differs only on counts a plan refuses)
+        # (`PLAN_EQUIVALENT`, e.g. xdsl_compat.opdef_split's, which differs only on counts a plan refuses)
         if type(op_def).verify is not O.OpDef.verify and not getattr(
             type(op_def), "PLAN_EQUIVALENT", False
         ):
