@@ -10,15 +10,17 @@ Flattening (XLA's TileAssignment reshape-and-transpose): the mesh's devices (`de
 come first and the communication axes last, in the order the attribute lists them; each run of
 (product of the communication axes' sizes) consecutive devices is one group.
 
-Both spellings of a mesh are read: `#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x",
-size = 2>], device_ids = ...>` and upstream's printed `#stablehlo.mesh<axes=[<name = "x", size =
-2>]>` (its ArrayRefParameter elides the element mnemonic).
+A mesh is read by its description (`ir/attrs/mesh.py`), in either spelling:
+`#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>], device_ids = ...>` and
+upstream's printed `#stablehlo.mesh<axes=[<name = "x", size = 2>]>` (its ArrayRefParameter elides
+the element mnemonic).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -32,6 +34,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py.errors import StableHLOError
+from stablehlo_py.ir.attrs.mesh import MeshAttr
+from stablehlo_py.ir.attrs.struct import Description
 
 __all__ = [
     "Mesh",
@@ -39,6 +43,7 @@ __all__ = [
     "flatten_replica_group_mesh_axes",
     "mesh_from_attr",
     "replica_groups_of_mesh_axes",
+    "read_text_kept",
     "resolve_mesh",
 ]
 
@@ -64,57 +69,31 @@ def _device_ids(a: Attribute | None) -> tuple[int, ...] | None:
     return tuple(int(v) for v in values) if values.size else None
 
 
+def read_text_kept(d: Description, text: str) -> Any:
+    """The value of a struct the IR keeps as its text (`#stablehlo.mesh<...>`), read by its
+    description ``d`` from the whole of ``text``; a StableHLOError when it is not one."""
+    from stablehlo_py.ir.dialects import default_registry
+    from stablehlo_py.ir.text.parser import Parser
+
+    p = Parser(text, default_registry(), "<attribute>")
+    data = d.parse_text(p)
+    if not p.at_end():
+        p.error(f"trailing text after {d.what}")
+    return data
+
+
 def mesh_from_attr(a: Attribute) -> Mesh | None:
     """A `#stablehlo.mesh<...>` attribute (kept as its text), or None when it is not one."""
     from stablehlo_py.ir.attributes import OpaqueAttr
 
     if not isinstance(a, OpaqueAttr) or not str(a.data).startswith("#stablehlo.mesh<"):
         return None
-    from stablehlo_py.ir.dialects import default_registry
-    from stablehlo_py.ir.text.parser import Parser
-
-    p = Parser(str(a.data), default_registry(), "<mesh>")
     try:
-        p.parse_literal("#stablehlo.mesh")
-        fields = _struct(p, {"axes": lambda: _axes(p), "device_ids": p.parse_attribute})
-        if not p.at_end():
-            return None
+        mesh = read_text_kept(MeshAttr.DESC, str(a.data))
     except StableHLOError:
         return None
-    return Mesh(tuple(fields.get("axes", ())), _device_ids(fields.get("device_ids")))
-
-
-def _struct(p, parsers):  # type: ignore[no-untyped-def]
-    """`<key = value, ...>`."""
-    p.parse_literal("<")
-    got = {}
-    if p.try_literal(">"):
-        return got
-    while True:
-        key = p.try_bare_id()
-        if key not in parsers or key in got:
-            p.error(f"unexpected field {key!r}")
-        p.parse_literal("=")
-        got[key] = parsers[key]()
-        if not p.try_literal(","):
-            break
-    p.parse_literal(">")
-    return got
-
-
-def _axes(p) -> list[tuple[str, int]]:  # type: ignore[no-untyped-def]
-    p.parse_literal("[")
-    axes: list[tuple[str, int]] = []
-    if p.try_literal("]"):
-        return axes
-    while True:
-        p.try_literal("#stablehlo.mesh_axis")
-        f = _struct(p, {"name": p.parse_string, "size": p.parse_integer})
-        axes.append((str(f["name"]), int(f["size"])))
-        if not p.try_literal(","):
-            break
-    p.parse_literal("]")
-    return axes
+    axes = tuple((axis.name, axis.size) for axis in mesh.axes)
+    return Mesh(axes, _device_ids(mesh.device_ids))
 
 
 def _mesh_from_dict(d: DictionaryAttr) -> Mesh | None:
