@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stablehlo_py.serialization.mlirbc.builtin import (
+    ARRAY,
     DecodeContext,
     NotEncodable,
     attr_entry,
@@ -35,11 +36,12 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerType
 from xdsl.ir import Attribute, TypeAttribute
 
 from stablehlo_py.ir.attributes import OpaqueAttr
-from stablehlo_py.ir.attrs.catalog import STRUCTS
+from stablehlo_py.ir.attrs.catalog import STRUCTS, TEXT_KEPT
 from stablehlo_py.ir.attrs.result_accuracy import ResultAccuracyModeAttr
 from stablehlo_py.ir.attrs.struct import DescribedAttr, Description, Field
 from stablehlo_py.ir.enums import ENUM_CLASSES, EnumAttr
 from stablehlo_py.ir.future_type import FutureType
+from stablehlo_py.ir.mesh import read_text_kept
 from stablehlo_py.ir.types import (
     MLIR_DYNAMIC,
     QuantParams,
@@ -105,9 +107,15 @@ for (_d, _m), (_code, _first) in _ENUM_CODES.items():
 
 # Struct attributes (stablehlo_py/ir/attrs): the kind code and fields of their descriptions, each
 # field written by the writer of its kind (below), in upstream's order (Description.bytecode_fields).
+# The IR keeps some as their text (TEXT_KEPT: `#stablehlo.mesh<...>`): written from the value their
+# description reads from that text, read back as that text (Description.text).
 _STRUCT_BY_CODE: dict[int, Description] = {
-    c.DESC.bytecode: c.DESC for c in STRUCTS if c.DESC.bytecode is not None
+    c.DESC.bytecode: c.DESC for c in STRUCTS + TEXT_KEPT if c.DESC.bytecode is not None
 }
+_TEXT_KEPT_BY_PREFIX: dict[str, Description] = {
+    c.DESC.what + "<": c.DESC for c in TEXT_KEPT if c.DESC.bytecode is not None
+}
+_TEXT_KEPT_PREFIXES = tuple(_TEXT_KEPT_BY_PREFIX)
 
 
 # =============================================================================================
@@ -136,6 +144,20 @@ def _sub_axis_info(it: Interner, v: tuple[int, int] | None) -> list[tuple[str, A
     return [("b", 1), ("A", it.attr(S, ("v", SUB_AXIS_INFO), _s(v[0]), _s(v[1])))]
 
 
+def _attr_items(it: Interner, v: Attribute | None, f: Field) -> list[tuple[str, Any]]:
+    """An attribute; an optional one (default None: an OptionalParameter, a mesh's `device_ids`)
+    after a flag (``writeOwnedBool``), the attribute only when there is one."""
+    if f.default is not None:
+        return [("A", attr_entry(it, v))]  # type: ignore[arg-type]
+    return [("b", 0)] if v is None else [("b", 1), ("A", attr_entry(it, v))]
+
+
+def _structs_items(it: Interner, v: tuple[Any, ...], f: Field) -> list[tuple[str, Any]]:
+    """A list of struct values (a mesh's axes): a builtin array of the element struct's entries."""
+    d = f.kind.element
+    return [("A", it.attr("builtin", ("v", ARRAY), *counted("A", [struct_entry(it, d, x) for x in v])))]
+
+
 _FIELD_WRITERS: dict[str, Callable[[Interner, Any, Field], list[tuple[str, Any]]]] = {
     "dims": lambda it, v, f: _dims(v),
     "int": lambda it, v, f: [_s(v)],
@@ -144,9 +166,10 @@ _FIELD_WRITERS: dict[str, Callable[[Interner, Any, Field], list[tuple[str, Any]]
     "f64": lambda it, v, f: [_f64(v)],
     "enum": lambda it, v, f: [("A", _custom_entry(it, f.kind.enum.get_case(v)))],
     "str": lambda it, v, f: [("str", v.encode("utf-8", "surrogateescape"))],
-    "attr": lambda it, v, f: [("A", attr_entry(it, v))],
+    "attr": _attr_items,
     "attrs": lambda it, v, f: counted("A", [attr_entry(it, x) for x in v]),
     "sub_axis_info": lambda it, v, f: _sub_axis_info(it, v),
+    "structs": _structs_items,
 }
 """Field kind (stablehlo_py.ir.attrs.struct.Kind.name) -> its items in upstream's bytecode."""
 
@@ -191,8 +214,8 @@ def _custom_entry(it: Interner, a: Attribute) -> Entry | None:
         return struct_entry(it, a.DESC, a.data)
     if isinstance(a, TypeExtensionsAttr):
         return it.attr(S, ("v", TYPE_EXTENSIONS), *_dims(a.bounds))
-    if isinstance(a, OpaqueAttr) and str(a.data).startswith(_MESH_PREFIXES):
-        return _mesh_entry(it, str(a.data))
+    if isinstance(a, OpaqueAttr) and str(a.data).startswith(_TEXT_KEPT_PREFIXES):
+        return _text_kept_entry(it, str(a.data))
     if isinstance(a, TokenType):
         return it.type(S, ("v", T_TOKEN))
     if isinstance(a, FutureType):
@@ -231,63 +254,17 @@ def _custom_entry(it: Interner, a: Attribute) -> Entry | None:
     return None
 
 
-_MESH_PREFIXES = ("#stablehlo.mesh<", "#stablehlo.mesh_axis<")
-
-
-def _mesh_entry(it: Interner, text: str) -> Entry:
-    """``#stablehlo.mesh<axes = [...], device_ids = ...>`` / ``#stablehlo.mesh_axis<...>``, which
-    the toolkit keeps as text (OpaqueAttr): parsed here for their custom encodings (codes 21, 22)."""
+def _text_kept_entry(it: Interner, text: str) -> Entry:
+    """A struct the IR keeps as its text (`#stablehlo.mesh<...>`, `#stablehlo.mesh_axis<...>`): its
+    value read by its description, written as any described struct."""
     from stablehlo_py.errors import StableHLOError
-    from stablehlo_py.ir.dialects import default_registry
-    from stablehlo_py.ir.text.parser import Parser
 
-    p = Parser(text, default_registry(), "<attribute>")
+    d = _TEXT_KEPT_BY_PREFIX[text[: text.index("<") + 1]]
     try:
-        if text.startswith("#stablehlo.mesh_axis<"):
-            p.pos = len("#stablehlo.mesh_axis")
-            e = _parse_mesh_axis(it, p)
-        else:
-            p.pos = len("#stablehlo.mesh")
-            p.parse_literal("<")
-            p.parse_keyword("axes")
-            p.parse_literal("=")
-            p.parse_literal("[")
-            axes: list[Entry] = []
-            while not p.try_literal("]"):
-                p.ws()
-                if p.text.startswith("#stablehlo.mesh_axis", p.pos):
-                    p.pos += len("#stablehlo.mesh_axis")
-                axes.append(_parse_mesh_axis(it, p))
-                p.try_literal(",")
-            array = it.attr("builtin", ("v", 0), ("v", len(axes)), *(("A", x) for x in axes))
-            items: list[tuple[str, Any]] = [("v", MESH), ("A", array)]
-            if p.try_literal(","):
-                p.parse_keyword("device_ids")
-                p.parse_literal("=")
-                items += [("b", 1), ("A", attr_entry(it, p.parse_attribute()))]
-            else:
-                items.append(("b", 0))
-            p.parse_literal(">")
-            e = it.attr(S, *items)
-        p.ws()
-        if p.pos != len(text):
-            raise NotEncodable(f"trailing text in {text}")
+        data = read_text_kept(d, text)
     except StableHLOError as ex:
         raise NotEncodable(f"{text} cannot be encoded: {ex.message}") from None
-    return e
-
-
-def _parse_mesh_axis(it: Interner, p: Any) -> Entry:
-    p.parse_literal("<")
-    p.parse_keyword("name")
-    p.parse_literal("=")
-    name = p.parse_string()
-    p.parse_literal(",")
-    p.parse_keyword("size")
-    p.parse_literal("=")
-    size = p.parse_integer()
-    p.parse_literal(">")
-    return it.attr(S, ("v", MESH_AXIS), ("str", name.encode("utf-8", "surrogateescape")), _s(size))
+    return struct_entry(it, d, data)
 
 
 def text_entry(it: Interner, a: Attribute) -> Entry:
@@ -398,6 +375,26 @@ def _read_sub_axis_info(ctx: DecodeContext, r: Reader, pos: int) -> tuple[int, i
     return (info.pre_size, info.size)
 
 
+def _read_attr(ctx: DecodeContext, r: Reader, pos: int, f: Field, d: Description) -> Any:
+    """The inverse of _attr_items: an optional attribute after its flag."""
+    if f.default is None and not _read_bool(r, pos):
+        return None
+    return _attr(ctx, r, pos)
+
+
+def _read_structs(ctx: DecodeContext, r: Reader, pos: int, f: Field, d: Description) -> Any:
+    """The inverse of _structs_items: an array of the element struct's attributes (kept as their
+    text: its values read back by its description)."""
+    e = f.kind.element
+    items = _attr(ctx, r, pos)
+    prefix = e.what + "<"
+    if not isinstance(items, ArrayAttr) or not all(
+        isinstance(x, OpaqueAttr) and str(x.data).startswith(prefix) for x in items.data
+    ):
+        raise BytecodeError(f"the {f.key} of a {d.what} are not {e.what} attributes", pos)
+    return tuple(read_text_kept(e, str(x.data)) for x in items.data)  # type: ignore[attr-defined]
+
+
 _FieldReader = Callable[[DecodeContext, Reader, int, Field, Description], Any]
 _FIELD_READERS: dict[str, _FieldReader] = {
     "dims": lambda ctx, r, pos, f, d: _read_dims(r),
@@ -407,11 +404,12 @@ _FIELD_READERS: dict[str, _FieldReader] = {
     "f64": lambda ctx, r, pos, f, d: _read_f64(r),
     "enum": _read_enum,
     "str": lambda ctx, r, pos, f, d: ctx.read_str(r),
-    "attr": lambda ctx, r, pos, f, d: _attr(ctx, r, pos),
+    "attr": _read_attr,
     "attrs": lambda ctx, r, pos, f, d: tuple(
         _attr(ctx, r, pos) for _ in range(r.count(1, f.key))
     ),
     "sub_axis_info": lambda ctx, r, pos, f, d: _read_sub_axis_info(ctx, r, pos),
+    "structs": _read_structs,
 }
 """Field kind -> its reader (the inverse of _FIELD_WRITERS)."""
 
@@ -419,7 +417,10 @@ _FIELD_READERS: dict[str, _FieldReader] = {
 def decode_struct(r: Reader, ctx: DecodeContext, d: Description, pos: int) -> Attribute:
     """A described struct attribute's fields (after its kind code), in upstream's order."""
     values = {f.name: _FIELD_READERS[f.kind.name](ctx, r, pos, f, d) for f in d.bytecode_fields}
-    return d.attr.new(d.struct(**values))  # type: ignore[no-any-return]
+    data = d.struct(**values)
+    if d.text_kept:
+        return OpaqueAttr(d.text(data))
+    return d.attr.new(data)  # type: ignore[no-any-return]
 
 
 def _decode_stablehlo(r: Reader, ctx: DecodeContext, code: int, pos: int) -> Attribute:
@@ -430,25 +431,6 @@ def _decode_stablehlo(r: Reader, ctx: DecodeContext, code: int, pos: int) -> Att
         return TypeExtensionsAttr(_read_dims(r))
     if code == SUB_AXIS_INFO:
         return _SubAxisInfo(r.svarint(), r.svarint())  # type: ignore[return-value]
-    if code == MESH_AXIS:
-        from stablehlo_py.ir.text.printer import string_literal
-
-        name = ctx.read_str(r)
-        size = r.svarint()
-        return OpaqueAttr(f"#stablehlo.mesh_axis<name = {string_literal(name)}, size = {size}>")
-    if code == MESH:
-        from stablehlo_py.ir.text.printer import attr_to_str
-
-        axes = _attr(ctx, r, pos)
-        if not isinstance(axes, ArrayAttr) or not all(
-            isinstance(x, OpaqueAttr) and str(x.data).startswith("#stablehlo.mesh_axis<")
-            for x in axes.data
-        ):
-            raise BytecodeError("the axes of a #stablehlo.mesh are not mesh axes", pos)
-        text = "#stablehlo.mesh<axes = [" + ", ".join(str(x.data) for x in axes.data) + "]"  # type: ignore[attr-defined]
-        if _read_bool(r, pos):
-            text += ", device_ids = " + attr_to_str(_attr(ctx, r, pos))
-        return OpaqueAttr(text + ">")
     raise BytecodeError(f"unknown stablehlo attribute code {code}", pos)
 
 
@@ -512,6 +494,3 @@ def decode_text(text: str, is_type: bool, pos: int) -> Attribute:
     except Exception as e:  # noqa: BLE001 - the text parser on arbitrary bytes
         raise BytecodeError(f"textual {what} '{text}' cannot be parsed ({e})", pos) from None
     return a
-
-
-_ = ArrayAttr
