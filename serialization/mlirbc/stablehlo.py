@@ -155,7 +155,8 @@ def _attr_items(it: Interner, v: Attribute | None, f: Field) -> list[tuple[str, 
 def _structs_items(it: Interner, v: tuple[Any, ...], f: Field) -> list[tuple[str, Any]]:
     """A list of struct values (a mesh's axes): a builtin array of the element struct's entries."""
     d = f.kind.element
-    return [("A", it.attr("builtin", ("v", ARRAY), *counted("A", [struct_entry(it, d, x) for x in v])))]
+    entries = [struct_entry(it, d, x) for x in v]
+    return [("A", it.attr("builtin", ("v", ARRAY), *counted("A", entries)))]
 
 
 _FIELD_WRITERS: dict[str, Callable[[Interner, Any, Field], list[tuple[str, Any]]]] = {

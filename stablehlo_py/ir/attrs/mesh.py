@@ -4,7 +4,8 @@ named mesh of devices (the `mesh` of `#stablehlo.replica_group_mesh_axes`, or a 
 
 The IR keeps both as their text (``TEXT_KEPT``: an OpaqueAttr printed back as written, upstream's
 short form `#stablehlo.mesh<axes=[<name = "x", size = 2>]>` included); these descriptions read that
-text and write it (the VHLO conversion: `vhlo/convert.py`). A mesh axis is `struct(params)`, both
+text and write it: the VHLO conversion (`vhlo/structs.py`), the MLIR bytecode codec (kind codes 21
+and 22, `serialization/mlirbc/stablehlo.py`) and the mesh-axes flattening (`ir/mesh.py`). A mesh axis is `struct(params)`, both
 fields required; a mesh has `axes` (its elements read with or without their name) and an optional
 `device_ids` (a dense integer tensor), printed when present.
 """

@@ -23,7 +23,8 @@ from stablehlo_py.ir.mesh import Mesh, mesh_from_attr
             Mesh((("i", 4),), (3, 2, 1, 0)),
         ),
         (
-            '#stablehlo.mesh<device_ids = dense<[1, 0]> : tensor<2xi64>, axes = [<name = "x", size = 2>]>',
+            "#stablehlo.mesh<device_ids = dense<[1, 0]> : tensor<2xi64>, "
+            'axes = [<name = "x", size = 2>]>',
             Mesh((("x", 2),), (1, 0)),
         ),
     ],

@@ -313,6 +313,33 @@ func.func @r(%lhs: tensor<2x11x5xf32>, %rhs: tensor<3x2x5x7xf32>, %g: tensor<3xi
     _roundtrip(text)
 
 
+_MESH_HOLDER = """func.func @g(%a: tensor<f32>) -> tensor<f32> attributes {x.m = MESH} {
+  return %a : tensor<f32>
+}"""
+
+
+def test_mesh_written_from_its_description() -> None:
+    """A mesh kept as text is written from the value its description reads (ir/attrs/mesh.py):
+    upstream's short form and the long form are the same bytes; one it cannot read is a clear
+    error."""
+    long = (
+        '#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>, '
+        '#stablehlo.mesh_axis<name = "y", size = 3>]>'
+    )
+    short = '#stablehlo.mesh<axes=[<size = 2, name = "x">, <name = "y", size = 3>]>'
+    data = write_dialect(parse(_MESH_HOLDER.replace("MESH", long), "-"))
+    assert write_dialect(parse(_MESH_HOLDER.replace("MESH", short), "-")) == data
+    entries = _entries(_MESH_HOLDER.replace("MESH", long))
+    # mesh_axis (code 21): the name's string reference, then its size as a signed varint (2, 3)
+    assert sorted(e[2:] for e in entries if e[:1] == b"\x2b") == [b"\x09", b"\x0d"]
+    # mesh (code 22): the axes' array reference, then the device_ids flag (none)
+    assert [e[2:] for e in entries if e[:1] == b"\x2d"] == [b"\x00"]
+    _roundtrip(_MESH_HOLDER.replace("MESH", long))
+    with pytest.raises(SerializationError, match="#stablehlo.mesh_axis needs a 'size'"):
+        bad = '#stablehlo.mesh<axes = [<name = "z">]>'
+        write_dialect(parse(_MESH_HOLDER.replace("MESH", bad), "-"))
+
+
 def test_properties_in_alphabetical_order_with_optional_references() -> None:
     text = """func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.custom_call @foo(%a) : (tensor<4xf32>) -> tensor<4xf32>
