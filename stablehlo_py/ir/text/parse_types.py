@@ -289,14 +289,14 @@ class TypeParser(Lexer):
         key = text[start : self.pos]
         # a text naming an alias (`tensor<4x!t>`, `tensor<?xf32, #enc>`) means what this file's
         # alias means: it is not interned by its text (another file may define `!t` otherwise)
-        table = _TYPE_CACHE if not ("!" in key or "#" in key) or not _ALIAS_USE.search(key) else {}
-        t = table.get(key)
+        interned = not ("!" in key or "#" in key) or _ALIAS_USE.search(key) is None
+        t = _TYPE_CACHE.get(key) if interned else None
         if t is None:
             try:
                 t = tensor_type(elem, shape, encoding)
             except VerifyException as e:  # what xDSL's TensorType refuses (e.g. a tuple element)
                 self.error(f"invalid tensor type: {str(e).splitlines()[-1]}", start)
-            if table is _TYPE_CACHE:
+            if interned:
                 _TYPE_CACHE.put(key, t)
         return t
 
