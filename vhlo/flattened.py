@@ -26,17 +26,3 @@ FIELD_OF = {f.vhlo: f.key for d in BY_MNEMONIC.values() for f in d.fields if f.v
 
 ALGORITHM_FIELDS = _vhlo_names("dot_algorithm")
 """dot_general's flat algorithm attributes (v2)."""
-CHANNEL_FIELDS = _vhlo_names("channel_handle")
-
-CHANNEL_ID_ONLY = frozenset(
-    {
-        "all_gather",
-        "all_reduce",
-        "all_to_all",
-        "collective_permute",
-        "reduce_scatter",
-        "collective_broadcast",
-        "collective_reduce",
-    }
-)
-"""Op families whose `#stablehlo.channel_handle` VHLO keeps as its handle only (`channel_id`)."""
