@@ -12,7 +12,7 @@ from xdsl.ir import Operation
 
 from stablehlo_py.ir import parse, print_ir
 from tests.conftest import conformance_files
-from tests.unit.passes.helpers import run_opt
+from tests.unit.passes.helpers import op_names, run_opt
 
 PASS = "stablehlo-aggressive-folder"
 
@@ -20,10 +20,6 @@ PASS = "stablehlo-aggressive-folder"
 def _fold(body: str, results: str, args: str = "", **options: object) -> Operation:
     m = parse(f"func.func @f({args}) -> ({results}) {{\n{body}\n}}", "t.mlir")
     return run_pipeline(m, [(PASS, dict(options))])
-
-
-def _names(m: Operation) -> list[str]:
-    return [o.name for o in m.walk() if o.name not in ("builtin.module", "func.func")]
 
 
 def test_folds_a_chain_to_one_constant() -> None:
@@ -35,7 +31,7 @@ def test_folds_a_chain_to_one_constant() -> None:
         "func.return %3 : tensor<3xi32>",
         "tensor<3xi32>",
     )
-    assert _names(m) == ["stablehlo.constant", "func.return"]
+    assert op_names(m) == ["stablehlo.constant", "func.return"]
     # reverse -> [4, 2, 1], negate -> [-4, -2, -1], xor [1, 2, 4]
     expected = np.bitwise_xor(np.array([-4, -2, -1]), np.array([1, 2, 4]))
     assert f"dense<[{', '.join(str(v) for v in expected)}]>" in print_ir(m)
@@ -65,10 +61,10 @@ def test_optimize_float_off_keeps_float_arithmetic_but_not_unary_math() -> None:
     )
     off = _fold(body, "tensor<f32>, tensor<f32>", **{"optimize-float": "false"})
     # upstream's shape ops check optimize-float; its unary folds do not
-    assert _names(off).count("stablehlo.add") == 1
-    assert "stablehlo.sqrt" not in _names(off)
+    assert op_names(off).count("stablehlo.add") == 1
+    assert "stablehlo.sqrt" not in op_names(off)
     on = _fold(body, "tensor<f32>, tensor<f32>")
-    assert "stablehlo.add" not in _names(on)
+    assert "stablehlo.add" not in op_names(on)
     assert "dense<4.000000e+00>" in print_ir(on)
 
 
@@ -90,7 +86,7 @@ def test_unary_domains(op: str, value: str, folds: bool) -> None:
         f"%1 = stablehlo.{op} %0 : tensor<f32>\nfunc.return %1 : tensor<f32>",
         "tensor<f32>",
     )
-    assert (f"stablehlo.{op}" not in _names(m)) == folds
+    assert (f"stablehlo.{op}" not in op_names(m)) == folds
 
 
 def test_unary_element_types() -> None:
@@ -102,8 +98,8 @@ def test_unary_element_types() -> None:
         "func.return %2, %3 : tensor<complex<f32>>, tensor<i32>",
         "tensor<complex<f32>>, tensor<i32>",
     )
-    assert "stablehlo.sqrt" in _names(m)  # complex: upstream's unary folds do not apply
-    assert "stablehlo.not" not in _names(m)
+    assert "stablehlo.sqrt" in op_names(m)  # complex: upstream's unary folds do not apply
+    assert "stablehlo.not" not in op_names(m)
     assert "dense<-5> : tensor<i32>" in print_ir(m)
 
 
@@ -115,7 +111,7 @@ def test_iota_folds_only_tiny_results() -> None:
         "func.return %0, %1, %2 : tensor<1xi32>, tensor<4xi32>, tensor<1xf32>",
         "tensor<1xi32>, tensor<4xi32>, tensor<1xf32>",
     )
-    assert _names(m).count("stablehlo.iota") == 2
+    assert op_names(m).count("stablehlo.iota") == 2
 
 
 def test_transpose_fold() -> None:
@@ -204,7 +200,7 @@ def test_reduce_of_bool_splats_folds() -> None:
         "func.return %0 : tensor<i1>",
         "tensor<i1>",
     )
-    assert _names(m) == ["stablehlo.constant", "func.return"]
+    assert op_names(m) == ["stablehlo.constant", "func.return"]
     assert "dense<true> : tensor<i1>" in print_ir(m)
 
 

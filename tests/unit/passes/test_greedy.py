@@ -20,16 +20,13 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.text.dense import make_dense
+from tests.unit.passes.helpers import op_names
 
 
 def _func(body: str, sig: str = "() -> tensor<i32>") -> Operation:
     return parse(
         f"func.func @f{sig.split(' ->')[0]} ->{sig.split('->')[1]} {{\n{body}\n}}", "t.mlir"
     )
-
-
-def _ops(m: Operation) -> list[str]:
-    return [o.name for o in m.walk() if o.name not in ("builtin.module", "func.func")]
 
 
 def test_constants_deduplicated_and_hoisted() -> None:
@@ -48,7 +45,7 @@ def test_constants_deduplicated_and_hoisted() -> None:
     # front); the second dense<1> is replaced by the first
     assert text.index("dense<2>") < text.index("dense<1>")
     assert text.count("stablehlo.constant") == 2
-    assert _ops(m) == [
+    assert op_names(m) == [
         "stablehlo.constant",
         "stablehlo.constant",
         "stablehlo.add",
@@ -67,7 +64,7 @@ def test_shape_folder_pattern_folds_to_one_constant() -> None:
         "func.return %3 : tensor<i32>"
     )
     assert apply_patterns_greedily(m, [ShapeFolderPattern(FoldOptions())])
-    assert _ops(m) == ["stablehlo.constant", "func.return"]
+    assert op_names(m) == ["stablehlo.constant", "func.return"]
     assert "dense<21>" in print_ir(m)
 
 
@@ -81,7 +78,7 @@ def test_dead_ops_erased_but_not_effects() -> None:
     )
     assert apply_patterns_greedily(m, [])
     # upstream's custom_call declares effects only with has_side_effect = true
-    assert _ops(m) == ["stablehlo.constant", "stablehlo.custom_call", "func.return"]
+    assert op_names(m) == ["stablehlo.constant", "stablehlo.custom_call", "func.return"]
     assert "@foo" in print_ir(m)
 
 
@@ -103,7 +100,7 @@ def test_folder_materializes_at_the_op_with_its_location() -> None:
     text = print_ir(m, debuginfo=True)
     assert 'dense<7> : tensor<i32> loc("here")' in text
     assert apply_patterns_greedily(m, [], folders={"stablehlo.abs": fold_abs})
-    assert _ops(m) == ["stablehlo.constant", "stablehlo.add", "func.return"]
+    assert op_names(m) == ["stablehlo.constant", "stablehlo.add", "func.return"]
 
 
 def test_in_place_fold_counts_as_change() -> None:
