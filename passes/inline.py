@@ -16,6 +16,7 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.rewriter import Rewriter
 
+from stablehlo_py.passes.drivers._common import enclosing
 from stablehlo_py.passes.drivers.options import PassOption
 
 PASS_NAME = "inline"
@@ -38,7 +39,7 @@ def run(op: Operation, options: dict[str, object]) -> Operation:
         callee = funcs.get(name)
         if callee is None or len(callee.body.blocks) != 1 or name in history or name in calls[name]:
             continue  # no body, unstructured, unrolled once already, or calling itself
-        caller = _enclosing_func(call)
+        caller = enclosing(call, FuncOp)
         if name in cycle and caller is not None and cycle.get(caller.sym_name.data) == cycle[name]:
             continue  # a call inside a recursive cycle (or to the function itself)
         for new in _inline_call(call, callee):
@@ -79,13 +80,6 @@ def _recursive_cycles(calls: dict[str, set[str]]) -> dict[str, int]:
                 if name in reach[other]:
                     cycle[other] = i
     return cycle
-
-
-def _enclosing_func(op: Operation) -> FuncOp | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, FuncOp):
-        parent = parent.parent_op()
-    return parent
 
 
 def _symbol_uses(op: Operation) -> Iterator[str]:

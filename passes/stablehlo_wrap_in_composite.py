@@ -30,7 +30,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from stablehlo_py.passes.drivers._common import carry_location
+from stablehlo_py.passes.drivers._common import carry_location, enclosing
 from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
 from xdsl.dialects.builtin import (
     DictionaryAttr,
@@ -116,13 +116,6 @@ def unique_symbol_name(taken: set[str], name: str) -> str:
     return f"{name}_{counter}"
 
 
-def _enclosing_module(op: Operation) -> ModuleOp | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, ModuleOp):
-        parent = parent.parent_op()
-    return parent
-
-
 def _symbol_names(module: ModuleOp) -> set[str]:
     out: set[str] = set()
     for o in module.body.block.ops:
@@ -177,7 +170,7 @@ class WrapInCompositePattern(RewritePattern):
 
         if op.name not in self.names or op not in self.existing:
             return
-        module = _enclosing_module(op)
+        module = enclosing(op, ModuleOp)
         if module is None:
             return  # upstream: notifyMatchFailure "Failed to find enclosing module"
         decomposition = build_decomposition(op, module)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -62,6 +63,17 @@ def carry_location(new: Operation, old: Operation) -> Operation:
     new.location = old.location
     carry_place(new, old)  # (a module the parser made: MLIR locates it at "file":0:0)
     return new
+
+
+_OpT = TypeVar("_OpT", bound=Operation)
+
+
+def enclosing(op: Operation, cls: type[_OpT]) -> _OpT | None:
+    """The nearest op of class ``cls`` around ``op`` (MLIR's ``getParentOfType``), or None."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, cls):
+        parent = parent.parent_op()
+    return parent
 
 
 def carry_arg_location(new: object, old: object) -> None:
