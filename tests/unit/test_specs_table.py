@@ -74,35 +74,41 @@ def test_op_matches_upstream(row: dict[str, Any]) -> None:
     assert list(spec.stablehlo) == expected_map
 
 
+def _upstream_rows(key: str, ours: list[Any], count: int) -> list[dict[str, Any]]:
+    """Upstream's `key` rows of vhlo_types_attrs.json (`count` of them), once ours are checked to
+    name the same ones in the same order."""
+    upstream = _load("vhlo_types_attrs.json")[key]
+    assert [s.name for s in ours] == [r["name"] for r in upstream]
+    assert len(upstream) == count
+    return upstream
+
+
+def _assert_common_fields(spec: Any, row: dict[str, Any]) -> None:
+    """The fields a type's and an attribute's row share: definition, versions, bytecode code."""
+    assert (spec.td_def, spec.cpp) == (row["td_def"], row["cpp"])
+    assert (spec.min, spec.max) == (row["min"], row["max"]), row["name"]
+    assert spec.bytecode_code == row["bytecode_code"], row["name"]
+
+
 @needs_reference
 def test_types_match_upstream() -> None:
-    upstream = _load("vhlo_types_attrs.json")["types"]
-    assert [t.name for t in specs.types()] == [t["name"] for t in upstream]
-    assert len(upstream) == 42
-    for row in upstream:
+    for row in _upstream_rows("types", specs.types(), 42):
         spec = specs.type_spec(row["name"])
         assert spec.mnemonic == f"!vhlo.{row['name']}"
-        assert (spec.td_def, spec.cpp) == (row["td_def"], row["cpp"])
-        assert (spec.min, spec.max) == (row["min"], row["max"]), row["name"]
         assert list(spec.parameters) == row["parameters"], row["name"]
-        assert spec.bytecode_code == row["bytecode_code"], row["name"]
+        _assert_common_fields(spec, row)
 
 
 @needs_reference
 def test_attributes_match_upstream() -> None:
-    upstream = _load("vhlo_types_attrs.json")["attributes"]
-    assert [a.name for a in specs.attrs()] == [a["name"] for a in upstream]
-    assert len(upstream) == 25
-    for row in upstream:
+    for row in _upstream_rows("attributes", specs.attrs(), 25):
         spec = specs.attr_spec(row["name"])
         assert spec.kind == row["kind"], row["name"]
-        assert (spec.td_def, spec.cpp) == (row["td_def"], row["cpp"])
-        assert (spec.min, spec.max) == (row["min"], row["max"]), row["name"]
         assert list(spec.parameters) == row.get("parameters", []), row["name"]
         assert [(c.name, c.value) for c in spec.cases] == [
             (c["name"], c["value"]) for c in row.get("cases", [])
         ], row["name"]
-        assert spec.bytecode_code == row["bytecode_code"], row["name"]
+        _assert_common_fields(spec, row)
 
 
 @pytest.mark.skipif(
