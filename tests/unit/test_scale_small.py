@@ -15,7 +15,7 @@ _spec = importlib.util.spec_from_file_location("scale", REPO / "bench" / "scale.
 scale = importlib.util.module_from_spec(_spec)
 _path = list(sys.path)
 _spec.loader.exec_module(scale)
-sys.path[:] = _path  # the bench puts bench/ first for its own imports; the test process keeps its path
+sys.path[:] = _path  # the bench puts bench/ first on the path for its imports; the tests do not
 STEPS = list(scale.STEPS)  # the bench's step names, in the order its tables and JSON list them
 
 

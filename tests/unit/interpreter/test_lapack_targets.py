@@ -71,6 +71,16 @@ def c(ch: str) -> int:
     return ord(ch)
 
 
+def svd_types(a: np.ndarray, real: type | None = None) -> list[TensorType]:
+    """The result types of gesdd/gesvd in mode 'A' for the m x n matrix `a`: the matrix, its
+    min(m, n) singular values (of `real`, the real type of a complex `a`), U (m x m), V^T (n x n)
+    and info."""
+    m, n = a.shape
+    dt = a.dtype
+    singular = T((min(m, n),), real or dt)
+    return [T((m, n), dt), singular, T((m, m), dt), T((n, n), dt), T((), np.int32)]
+
+
 def test_every_routine_and_type_is_registered() -> None:
     routines = [
         "potrf",
@@ -256,13 +266,7 @@ def test_heevd_real_eigenvalues_of_a_complex_matrix() -> None:
 
 def test_gesdd_modes() -> None:
     a = np.array([[3.0, 0.0], [0.0, -2.0], [0.0, 0.0]])
-    types = [
-        T((3, 2), np.float64),
-        T((2,), np.float64),
-        T((3, 3), np.float64),
-        T((2, 2), np.float64),
-        T((), np.int32),
-    ]
+    types = svd_types(a)
     _, s, u, vt, info = call("lapack_dgesdd_ffi", [a], types, {"mode": c("A")})
     np.testing.assert_allclose(s, [3.0, 2.0])
     np.testing.assert_allclose(u[:, :2] * s @ vt, a, atol=1e-12)
@@ -279,13 +283,7 @@ def test_gesdd_modes() -> None:
 
 def test_gesdd_complex_singular_values_are_real() -> None:
     a = np.array([[1j, 0], [0, 2]], np.complex128)
-    types = [
-        T((2, 2), np.complex128),
-        T((2,), np.float64),
-        T((2, 2), np.complex128),
-        T((2, 2), np.complex128),
-        T((), np.int32),
-    ]
+    types = svd_types(a, real=np.float64)
     _, s, u, vt, _ = call("lapack_zgesdd_ffi", [a], types, {"mode": c("A")})
     assert s.dtype == np.float64
     np.testing.assert_allclose(s, [2.0, 1.0])
@@ -414,13 +412,7 @@ def test_gees_real_and_complex() -> None:
 
 def test_gesvd_like_gesdd() -> None:
     a = np.array([[0.0, 2.0], [1.0, 0.0]], np.float32)
-    types = [
-        T((2, 2), np.float32),
-        T((2,), np.float32),
-        T((2, 2), np.float32),
-        T((2, 2), np.float32),
-        T((), np.int32),
-    ]
+    types = svd_types(a)
     _, s, u, vt, info = call("lapack_sgesvd_ffi", [a], types, {"mode": c("A")})
     np.testing.assert_allclose(s, [2.0, 1.0])
     np.testing.assert_allclose(u * s @ vt, a, atol=1e-6)
