@@ -76,9 +76,16 @@ def svd_types(a: np.ndarray, real: type | None = None) -> list[TensorType]:
     min(m, n) singular values (of `real`, the real type of a complex `a`), U (m x m), V^T (n x n)
     and info."""
     m, n = a.shape
-    dt = a.dtype
-    singular = T((min(m, n),), real or dt)
-    return [T((m, n), dt), singular, T((m, m), dt), T((n, n), dt), T((), np.int32)]
+    dt, rt = a.dtype, real or a.dtype
+    return [T((m, n), dt), T((min(m, n),), rt), T((m, m), dt), T((n, n), dt), T((), np.int32)]
+
+
+def sytrd_types(a: np.ndarray, real: type | None = None) -> list[TensorType]:
+    """The result types of sytrd/hetrd for the n x n matrix `a`: the matrix, the n diagonal and
+    n - 1 off-diagonal elements (of `real`, the real type of a complex `a`), the n - 1 taus, info."""
+    n = a.shape[0]
+    dt, rt = a.dtype, real or a.dtype
+    return [T((n, n), dt), T((n,), rt), T((n - 1,), rt), T((n - 1,), dt), T((), np.int32)]
 
 
 def test_every_routine_and_type_is_registered() -> None:
@@ -446,25 +453,13 @@ def test_gehrd_one_based_bounds() -> None:
 
 def test_sytrd_diagonals() -> None:
     a = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 2.0]])  # already tridiagonal
-    types = [
-        T((3, 3), np.float64),
-        T((3,), np.float64),
-        T((2,), np.float64),
-        T((2,), np.float64),
-        T((), np.int32),
-    ]
+    types = sytrd_types(a)
     _, d, e, tau, info = call("lapack_dsytrd_ffi", [a], types, {"uplo": c("L")})
     np.testing.assert_allclose(d, [2.0, 2.0, 2.0])
     np.testing.assert_allclose(np.abs(e), [1.0, 1.0])
     assert info == 0 and tau.shape == (2,)
     ch = np.array([[1, 1j], [-1j, 1]], np.complex64)
-    ctypes = [
-        T((2, 2), np.complex64),
-        T((2,), np.float32),
-        T((1,), np.float32),
-        T((1,), np.complex64),
-        T((), np.int32),
-    ]
+    ctypes = sytrd_types(ch, real=np.float32)
     _, d, e, _, _ = call("lapack_chetrd_ffi", [ch], ctypes, {"uplo": c("U")})
     assert d.dtype == np.float32 and e.dtype == np.float32
     np.testing.assert_allclose(np.abs(e), [1.0], rtol=1e-6)
