@@ -48,6 +48,7 @@ __all__ = [
     "FOLDS",
     "FoldOptions",
     "ShapeFolderPattern",
+    "UnaryFold",
     "constant_attr",
     "constant_ints",
     "constant_value",
@@ -135,6 +136,38 @@ def static_unary_constant(op: Operation) -> np.ndarray | None:
     if not _static(op.results[0].type) or len(op.operands) != 1:
         return None
     return constant_value(op.operands[0])
+
+
+@dataclass(frozen=True)
+class UnaryFold:
+    """A fold of a one-operand elementwise op on a constant operand (upstream's unary fold
+    patterns): the values are ``compute(op, x, element type)``; integer elements fold when ``ints``
+    accepts the element type and the values, float elements when ``floats`` accepts the values (as
+    f64); None: that kind does not fold.  Complex elements never fold (upstream's unary folds take
+    integers and floats only)."""
+
+    compute: Callable[[Operation, np.ndarray, Attribute], np.ndarray]
+    ints: Callable[[Attribute, np.ndarray], bool] | None = None
+    floats: Callable[[np.ndarray], bool] | None = None
+
+    def __call__(self, op: Operation, options: FoldOptions) -> FoldResult:
+        rt = op.results[0].type
+        x = static_unary_constant(op)
+        if x is None:
+            return None
+        e = _element(rt)
+        if _is_int(e):
+            if self.ints is None or not self.ints(e, x):
+                return None
+        elif _is_float(e):
+            if self.floats is None:
+                return None
+            with np.errstate(all="ignore"):
+                if not self.floats(x.astype(np.float64)):
+                    return None
+        else:
+            return None
+        return make_dense(rt, np.broadcast_to(self.compute(op, x, e), rt.get_shape()))  # type: ignore[union-attr]
 
 
 def _element(t: Attribute) -> Attribute:
@@ -295,26 +328,20 @@ def _fold_clamp(op: Operation, options: FoldOptions) -> FoldResult:
     return make_dense(rt, np.broadcast_to(_to_storage(out, e), rt.get_shape()))  # type: ignore[union-attr]
 
 
-def _fold_sign(op: Operation, options: FoldOptions) -> FoldResult:
-    """upstream's FoldSignOpPattern (a unary fold: integers and floats; unsigned and NaN are not)."""
-    rt = op.results[0].type
-    x = static_unary_constant(op)
-    if x is None:
-        return None
-    e = _element(rt)
-    if _is_int(e):
-        if _is_unsigned(e) and not (isinstance(e, IntegerType) and e.width.data == 1):
-            return None
-        if x.dtype == np.bool_:
-            return None  # i1 has no sign (an APSInt of width 1 is unsigned)
-        out = np.sign(x)
-    elif _is_float(e):
-        if bool(np.isnan(x.astype(np.float64)).any()):
-            return None
-        out = np.sign(x)
-    else:
-        return None
-    return make_dense(rt, np.broadcast_to(out.astype(storage_dtype(e)), rt.get_shape()))  # type: ignore[union-attr]
+def _signed_ints(e: Attribute, x: np.ndarray) -> bool:
+    if _is_unsigned(e) and not (isinstance(e, IntegerType) and e.width.data == 1):
+        return False
+    return x.dtype != np.bool_  # i1 has no sign (an APSInt of width 1 is unsigned)
+
+
+def _no_nan(x: np.ndarray) -> bool:
+    return not bool(np.isnan(x).any())
+
+
+_fold_sign = UnaryFold(
+    lambda op, x, e: np.sign(x).astype(storage_dtype(e)), ints=_signed_ints, floats=_no_nan
+)
+"""upstream's FoldSignOpPattern (a unary fold: integers and floats; unsigned and NaN are not)."""
 
 
 def _fold_broadcast_in_dim(op: Operation, options: FoldOptions) -> FoldResult:

@@ -20,14 +20,13 @@ from stablehlo_py.passes.patterns.shape_folder import (
     Fold,
     FoldOptions,
     FoldResult,
+    UnaryFold,
     _element,
-    _is_float,
     _is_int,
     _static,
     constant_value,
-    static_unary_constant,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
 from stablehlo_py.ir.text.dense import make_dense
 
@@ -41,28 +40,24 @@ class _Unary:
     domain: Callable[[np.ndarray], np.ndarray] | None = None  # float elements (as f64) it folds
 
 
-def _unary_fold(spec: _Unary) -> Fold:
-    def fold(op: Operation, options: FoldOptions) -> FoldResult:
-        rt = op.results[0].type
-        x = static_unary_constant(op)
-        if x is None:
-            return None
-        e = _element(rt)
-        if _is_int(e):
-            if not spec.ints:
-                return None
-        elif _is_float(e):
-            if not spec.floats:
-                return None
-            if spec.domain is not None:
-                with np.errstate(all="ignore"):
-                    if not bool(spec.domain(x.astype(np.float64)).all()):
-                        return None
-        else:
-            return None  # complex: upstream's unary folds take integers and floats only
-        return make_dense(rt, evaluate(op.name, x).reshape(rt.get_shape()))  # type: ignore[union-attr]
+def _evaluated(op: Operation, x: np.ndarray, e: Attribute) -> np.ndarray:
+    return evaluate(op.name, x)
 
-    return fold
+
+def _every_int(e: Attribute, x: np.ndarray) -> bool:
+    return True
+
+
+def _every_float(x: np.ndarray) -> bool:
+    return True
+
+
+def _unary_fold(spec: _Unary) -> Fold:
+    domain = spec.domain
+    floats: Callable[[np.ndarray], bool] | None = None
+    if spec.floats:
+        floats = _every_float if domain is None else (lambda x: bool(domain(x).all()))
+    return UnaryFold(_evaluated, ints=_every_int if spec.ints else None, floats=floats)
 
 
 def _not_nonpositive(x: np.ndarray) -> np.ndarray:
