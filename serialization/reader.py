@@ -243,6 +243,18 @@ def _raise_undecodable(data: bytes, start: int, what: str, name: str) -> NoRetur
     raise artifact_error(f"corrupted {what}: {why}", offset, name)
 
 
+# Field checks by wire kind (``entries`` module docstring), besides the references: the exact type
+# of a scalar (`type(v) is int`, so a bool is not an integer) and of each element of a list.
+_SCALAR_KINDS: dict[str, tuple[type, str]] = {
+    "i": (int, "an integer"),
+    "f": (float, "a float"),
+    "b": (bytes, "bytes"),
+    "s": (str, "a string"),
+    "?": (bool, "a boolean"),
+}
+_LIST_KINDS: dict[str, tuple[type, str]] = {"is": (int, "an integer"), "fs": (float, "a float")}
+
+
 def _kind(value: object) -> str:
     return {
         list: "an array",
@@ -490,36 +502,16 @@ class _Reader:
             _expect_list(v, j)
             k = TYPE if wk == "Ts" else ATTR
             return [self.ref(x, k, [j, m]) for m, x in enumerate(v)]
-        if wk == "i":
-            if type(v) is not int:
-                _path_fail(f"expected an integer, found {_kind(v)}", [j])
+        scalar = _SCALAR_KINDS.get(wk)
+        if scalar is not None:
+            if type(v) is not scalar[0]:
+                _path_fail(f"expected {scalar[1]}, found {_kind(v)}", [j])
             return v
-        if wk == "is":
-            _expect_list(v, j)
-            for m, x in enumerate(v):
-                if type(x) is not int:
-                    _path_fail(f"expected an integer, found {_kind(x)}", [j, m])
-            return v
-        if wk == "f":
-            if type(v) is not float:
-                _path_fail(f"expected a float, found {_kind(v)}", [j])
-            return v
-        if wk == "fs":
-            _expect_list(v, j)
-            for m, x in enumerate(v):
-                if type(x) is not float:
-                    _path_fail(f"expected a float, found {_kind(x)}", [j, m])
-            return v
-        if wk == "b":
-            if type(v) is not bytes:
-                _path_fail(f"expected bytes, found {_kind(v)}", [j])
-            return v
-        if wk == "s":
-            if type(v) is not str:
-                _path_fail(f"expected a string, found {_kind(v)}", [j])
-            return v
-        if type(v) is not bool:
-            _path_fail(f"expected a boolean, found {_kind(v)}", [j])
+        element, what = _LIST_KINDS[wk]
+        _expect_list(v, j)
+        for m, x in enumerate(v):
+            if type(x) is not element:
+                _path_fail(f"expected {what}, found {_kind(x)}", [j, m])
         return v
 
     # -- locations
