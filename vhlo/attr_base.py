@@ -1,9 +1,11 @@
-"""The base of the VHLO attributes (``VhloAttr``, ``is_vhlo``) and ``TypeExtensionsV1Attr``
-(`#vhlo.type_extensions_v1<bounds = [16, ?]>`, the encoding of a bounded VHLO tensor type).
+"""The base of the VHLO types and attributes (``VhloData``), of the attributes (``VhloAttr``,
+``is_vhlo``) and ``TypeExtensionsV1Attr`` (`#vhlo.type_extensions_v1<bounds = [16, ?]>`, the
+encoding of a bounded VHLO tensor type).
 
 They sit below ``vhlo.convert_types`` (the type conversions build and read type extensions), which
 sits below ``vhlo.attrs`` (the text of integer, float and tensor attributes converts their types):
-so the three import one way.  ``vhlo.attrs`` re-exports every name here.
+so the three import one way (``vhlo.types`` imports ``VhloData`` from here).  ``vhlo.attrs``
+re-exports the attribute names here.
 """
 
 from __future__ import annotations
@@ -25,21 +27,19 @@ def is_vhlo(a: Attribute) -> bool:
     return a.name.startswith("vhlo.")
 
 
-class VhloAttr(Data[object]):
-    """Base of every VHLO attribute.  ``SPEC_NAME`` is its row in ``specs/types.toml``."""
+class VhloData(Data[object]):
+    """Base of every VHLO type and attribute: its text is ``mlir_text()`` (xDSL's printer writes it
+    too); stablehlo_py.ir.text parses it.  ``SPEC_NAME`` is its row in ``specs/types.toml``."""
 
     SPEC_NAME: ClassVar[str]
+    PARSE_ERROR: ClassVar[str]
 
     @classmethod
     def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("VHLO attributes are parsed by stablehlo_py.ir.text")
+        raise NotImplementedError(cls.PARSE_ERROR)
 
     def print_parameter(self, printer) -> None:  # type: ignore[override]
         printer.print_string(self.mlir_text())
-
-    @classmethod
-    def spec(cls) -> specs.AttrSpec:
-        return specs.attr_spec(cls.SPEC_NAME)
 
     def mlir_text(self) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
@@ -47,6 +47,16 @@ class VhloAttr(Data[object]):
     def children(self) -> tuple[Attribute, ...]:
         """Nested types/attributes (checked recursively for version legality)."""
         return ()
+
+
+class VhloAttr(VhloData):
+    """Base of every VHLO attribute."""
+
+    PARSE_ERROR = "VHLO attributes are parsed by stablehlo_py.ir.text"
+
+    @classmethod
+    def spec(cls) -> specs.AttrSpec:
+        return specs.attr_spec(cls.SPEC_NAME)
 
 
 def _bounds_text(bounds: Sequence[int]) -> str:

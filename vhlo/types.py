@@ -24,15 +24,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.ir import Attribute, Data, TypeAttribute
+from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 
 from stablehlo_py import specs
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.floats import FLOAT_SEMANTICS, format_float
+from stablehlo_py.vhlo.attr_base import VhloData
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -47,28 +48,14 @@ def format_f64(value: float) -> str:
     return format_float(np.float64(value), _F64)
 
 
-class VhloType(Data[object], TypeAttribute):
-    """Base of every VHLO type.  ``SPEC`` is the type's row in ``specs/types.toml``."""
+class VhloType(VhloData, TypeAttribute):
+    """Base of every VHLO type."""
 
-    SPEC_NAME: ClassVar[str]
-
-    @classmethod
-    def parse_parameter(cls, parser):  # type: ignore[override]
-        raise NotImplementedError("VHLO types are parsed by stablehlo_py.ir.text")
-
-    def print_parameter(self, printer) -> None:  # type: ignore[override]
-        printer.print_string(self.mlir_text())
+    PARSE_ERROR = "VHLO types are parsed by stablehlo_py.ir.text"
 
     @classmethod
     def spec(cls) -> specs.TypeSpec:
         return specs.type_spec(cls.SPEC_NAME)
-
-    def mlir_text(self) -> str:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
-
-    def children(self) -> tuple[Attribute, ...]:
-        """Nested types/attributes (checked recursively for version legality)."""
-        return ()
 
 
 def _text(a: Attribute) -> str:
@@ -143,12 +130,8 @@ def _parse_dims(p: Parser) -> tuple[int, ...]:
     return tuple(-1 if d == "?" else int(d) for d in dims[:-1].split("x")) if dims else ()
 
 
-@irdl_attr_definition
-class TensorV1Type(VhloType):
-    """`!vhlo.tensor_v1<4x?x!vhlo.f32_v1>`, optionally with an encoding (type_extensions_v1)."""
-
-    name = "vhlo.tensor_v1"
-    SPEC_NAME = "tensor_v1"
+class _ShapedType(VhloType):
+    """A type with a shape and an element type: ``data`` is (shape, element type, ...)."""
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -157,6 +140,14 @@ class TensorV1Type(VhloType):
     @property
     def element_type(self) -> Attribute:
         return self.data[1]  # type: ignore[index]
+
+
+@irdl_attr_definition
+class TensorV1Type(_ShapedType):
+    """`!vhlo.tensor_v1<4x?x!vhlo.f32_v1>`, optionally with an encoding (type_extensions_v1)."""
+
+    name = "vhlo.tensor_v1"
+    SPEC_NAME = "tensor_v1"
 
     @property
     def encoding(self) -> Attribute | None:
@@ -182,19 +173,11 @@ class TensorV1Type(VhloType):
 
 
 @irdl_attr_definition
-class BufferV1Type(VhloType):
+class BufferV1Type(_ShapedType):
     """`!vhlo.buffer_v1<2x!vhlo.f32_v1>` (StableHLO's `memref<2xf32>`, 1.13.0+)."""
 
     name = "vhlo.buffer_v1"
     SPEC_NAME = "buffer_v1"
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.data[0]  # type: ignore[index]
-
-    @property
-    def element_type(self) -> Attribute:
-        return self.data[1]  # type: ignore[index]
 
     def children(self) -> tuple[Attribute, ...]:
         return (self.element_type,)
@@ -350,12 +333,47 @@ class QuantParams:
 
 
 class _QuantBase(VhloType):
+    """`!vhlo.<name><storage:expressed, <middle>, min:max, flags>`; the middle (the scales and
+    zero points, and the quantized dimension) is each class's ``_middle_text`` / ``_parse_middle``."""
+
     @property
     def params(self) -> QuantParams:
         return self.data  # type: ignore[return-value]
 
     def children(self) -> tuple[Attribute, ...]:
         return (self.params.storage_type, self.params.expressed_type)
+
+    def mlir_text(self) -> str:
+        q = self.params
+        return (
+            f"!{self.name}<{_text(q.storage_type)}:{_text(q.expressed_type)}, "
+            f"{self._middle_text(q)}, {q.storage_min}:{q.storage_max}, {q.flags}>"
+        )
+
+    @staticmethod
+    def _middle_text(q: QuantParams) -> str:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    @staticmethod
+    def _parse_middle(p: Parser) -> tuple[tuple[float, ...], tuple[int, ...], int | None]:
+        raise NotImplementedError  # pragma: no cover - every subclass overrides
+
+    @classmethod
+    def parse_body(cls, p: Parser) -> Attribute:
+        p.parse_literal("<")
+        storage = p.parse_type()
+        p.parse_literal(":")
+        expressed = p.parse_type()
+        p.parse_literal(",")
+        scales, zps, dim = cls._parse_middle(p)
+        p.parse_literal(",")
+        lo = p.parse_integer()
+        p.parse_literal(":")
+        hi = p.parse_integer()
+        p.parse_literal(",")
+        flags = p.parse_integer()
+        p.parse_literal(">", f"to close !{cls.name}")
+        return cls(QuantParams(flags, storage, expressed, scales, zps, lo, hi, dim))
 
 
 @irdl_attr_definition
@@ -365,31 +383,15 @@ class QuantV1Type(_QuantBase):
     name = "vhlo.quant_v1"
     SPEC_NAME = "quant_v1"
 
-    def mlir_text(self) -> str:
-        q = self.params
-        return (
-            f"!vhlo.quant_v1<{_text(q.storage_type)}:{_text(q.expressed_type)}, "
-            f"{format_f64(q.scales[0])}:{q.zero_points[0]}, {q.storage_min}:{q.storage_max}, {q.flags}>"
-        )
+    @staticmethod
+    def _middle_text(q: QuantParams) -> str:
+        return f"{format_f64(q.scales[0])}:{q.zero_points[0]}"
 
     @staticmethod
-    def parse_body(p: Parser) -> Attribute:
-        p.parse_literal("<")
-        storage = p.parse_type()
-        p.parse_literal(":")
-        expressed = p.parse_type()
-        p.parse_literal(",")
+    def _parse_middle(p: Parser) -> tuple[tuple[float, ...], tuple[int, ...], int | None]:
         scale = _parse_float(p)
         p.parse_literal(":")
-        zp = p.parse_integer()
-        p.parse_literal(",")
-        lo = p.parse_integer()
-        p.parse_literal(":")
-        hi = p.parse_integer()
-        p.parse_literal(",")
-        flags = p.parse_integer()
-        p.parse_literal(">", "to close !vhlo.quant_v1")
-        return QuantV1Type(QuantParams(flags, storage, expressed, (scale,), (zp,), lo, hi))
+        return (scale,), (p.parse_integer(),), None
 
 
 @irdl_attr_definition
@@ -399,37 +401,20 @@ class QuantPerAxisV1Type(_QuantBase):
     name = "vhlo.quant_per_axis_v1"
     SPEC_NAME = "quant_per_axis_v1"
 
-    def mlir_text(self) -> str:
-        q = self.params
+    @staticmethod
+    def _middle_text(q: QuantParams) -> str:
         scales = ", ".join(format_f64(s) for s in q.scales)
         zps = ", ".join(str(z) for z in q.zero_points)
-        return (
-            f"!vhlo.quant_per_axis_v1<{_text(q.storage_type)}:{_text(q.expressed_type)}, "
-            f"{q.quantized_dimension}, [{scales}], [{zps}], {q.storage_min}:{q.storage_max}, {q.flags}>"
-        )
+        return f"{q.quantized_dimension}, [{scales}], [{zps}]"
 
     @staticmethod
-    def parse_body(p: Parser) -> Attribute:
-        p.parse_literal("<")
-        storage = p.parse_type()
-        p.parse_literal(":")
-        expressed = p.parse_type()
-        p.parse_literal(",")
+    def _parse_middle(p: Parser) -> tuple[tuple[float, ...], tuple[int, ...], int | None]:
         dim = p.parse_integer()
         p.parse_literal(",")
         scales = p.parse_delimited("[", lambda: _parse_float(p), "]")
         p.parse_literal(",")
         zps = p.parse_delimited("[", p.parse_integer, "]")
-        p.parse_literal(",")
-        lo = p.parse_integer()
-        p.parse_literal(":")
-        hi = p.parse_integer()
-        p.parse_literal(",")
-        flags = p.parse_integer()
-        p.parse_literal(">", "to close !vhlo.quant_per_axis_v1")
-        return QuantPerAxisV1Type(
-            QuantParams(flags, storage, expressed, tuple(scales), tuple(zps), lo, hi, dim)
-        )
+        return tuple(scales), tuple(zps), dim
 
 
 _FLOAT_TOKEN = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|inf|nan)")
