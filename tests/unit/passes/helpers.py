@@ -1,5 +1,5 @@
-"""Shared by the pass tests: `stablehlo-opt` run as a user runs it (a subprocess), the ops a pass
-left in a module."""
+"""Shared by the pass tests: `stablehlo-opt` (and the other commands) run as a user runs them (a
+subprocess), the ops a pass left in a module."""
 
 from __future__ import annotations
 
@@ -10,18 +10,31 @@ from pathlib import Path
 
 from xdsl.ir import Operation
 
-_BESIDE = Path(sys.executable).parent / "stablehlo-opt"
-# the stablehlo-opt installed beside this Python (the venv's), else the one on PATH
-OPT = str(_BESIDE) if _BESIDE.exists() else shutil.which("stablehlo-opt")
+
+def tool(name: str) -> str | None:
+    """The command `name` installed beside this Python (the venv's), else the one on PATH."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
 
 
-def run_opt(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``stablehlo-opt ARGS`` (``stdin`` its standard input): text out, the exit status returned,
-    never raised."""
-    assert OPT is not None, "stablehlo-opt is not installed"
+def run_tool(
+    name: str, *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``NAME ARGS`` (``stdin`` its standard input, run in ``cwd``): text out, the exit status
+    returned, never raised."""
+    path = tool(name)
+    assert path is not None, f"{name} is not installed"
     return subprocess.run(
-        [OPT, *args], input=stdin, capture_output=True, text=True, check=False, timeout=120
+        [path, *args], input=stdin, capture_output=True, text=True, check=False, timeout=120,
+        cwd=cwd,
     )
+
+
+def run_opt(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``stablehlo-opt ARGS``, as :func:`run_tool`."""
+    return run_tool("stablehlo-opt", *args, stdin=stdin, cwd=cwd)
 
 
 def op_names(m: Operation) -> list[str]:

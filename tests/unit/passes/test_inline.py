@@ -9,9 +9,6 @@ also runs the canonicalizer, which hoists and merges constants, and ours does no
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +17,8 @@ import pytest
 from stablehlo_py.interpreter import run
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.passes import run_pipeline
+from tests.unit.passes.helpers import run_opt, run_tool, tool
 
-BIN = Path(sys.executable).parent
-OPT = str(BIN / "stablehlo-opt")
 
 
 def inline(text: str) -> str:
@@ -331,10 +327,7 @@ def test_bad_calls_are_refused_with_a_located_message(tmp_path: Path) -> None:
     (`file:line:col: error:`), nothing on stdout, no traceback.  (The README's own `-inline` example
     is run and its output checked by tests/unit/test_readme.py.)"""
     (tmp_path / "bad.mlir").write_text(BAD_CALLS)
-    proc = subprocess.run(
-        [OPT, "-inline", "--split-input-file", "bad.mlir"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )
+    proc = run_opt("-inline", "--split-input-file", "bad.mlir", cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stdout == ""
     errors = proc.stderr.splitlines()
@@ -343,20 +336,14 @@ def test_bad_calls_are_refused_with_a_located_message(tmp_path: Path) -> None:
     assert len(errors) == 2 and "Traceback" not in proc.stderr
 
 
-def _iree_opt() -> str | None:
-    local = BIN / "iree-opt"
-    return str(local) if local.exists() else shutil.which("iree-opt")
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_agrees_with_mlir_s_inliner(name: str, tmp_path: Path) -> None:
     """The expected texts above are MLIR's (IREE's `iree-opt --inline`), where it is installed."""
-    iree = _iree_opt()
-    if iree is None:
+    if tool("iree-opt") is None:
         pytest.skip("iree-opt is not installed (the `oracle` extra installs it)")
     program, expected = CASES[name]
     path = tmp_path / "p.mlir"
     path.write_text(program)
-    proc = subprocess.run([iree, "--inline", str(path)], capture_output=True, text=True, timeout=120)
+    proc = run_tool("iree-opt", "--inline", str(path))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip("\n") + "\n" == expected

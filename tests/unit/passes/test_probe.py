@@ -5,9 +5,6 @@ program with a probe output directory and read the probed values back from its i
 from __future__ import annotations
 
 import csv
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +15,7 @@ from stablehlo_py.passes.interpreter_instrument_with_probe import location_name
 
 from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
+from tests.unit.passes.helpers import run_opt, run_tool
 
 PASS = "interpreter-instrument-with-probe"
 
@@ -143,18 +141,6 @@ func.func @main(%x: tensor<f32>) -> tensor<f32> {
 
 
 def test_cli_instrument_then_interpret_with_probe_output_dir(tmp_path: Path) -> None:
-    bin_dir = Path(sys.executable).parent
-    opt = (
-        str(bin_dir / "stablehlo-opt")
-        if (bin_dir / "stablehlo-opt").exists()
-        else shutil.which("stablehlo-opt")
-    )
-    translate = (
-        str(bin_dir / "stablehlo-translate")
-        if (bin_dir / "stablehlo-translate").exists()
-        else shutil.which("stablehlo-translate")
-    )
-    assert opt is not None and translate is not None
     src = tmp_path / "p.mlir"
     src.write_text(
         """
@@ -166,21 +152,11 @@ func.func @main() -> tensor<2xi32> {
 """
     )
     instrumented = tmp_path / "i.mlir"
-    res = subprocess.run(
-        [opt, f"--{PASS}=useDebugInfo=true", str(src), "-o", str(instrumented)],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    res = run_opt(f"--{PASS}=useDebugInfo=true", str(src), "-o", str(instrumented))
     assert res.returncode == 0, res.stderr
     probes = tmp_path / "probes"
-    res = subprocess.run(
-        [translate, "--interpret", f"--probe-output-dir={probes}", str(instrumented)],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    res = run_tool(
+        "stablehlo-translate", "--interpret", f"--probe-output-dir={probes}", str(instrumented)
     )
     assert res.returncode == 0, res.stderr
     with open(probes / "index.csv", encoding="utf-8") as f:
