@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 from stablehlo_py.ir.xdsl_compat.side_data import INTERP_IMPL, INTERP_KEY, INTERP_STEP, data_of
 
@@ -134,6 +135,21 @@ def step_for(op: Operation) -> Step | None:
     return _impl_step(op, fn)
 
 
+def block_steps(block: Block) -> tuple[list[tuple[Operation, Step | None]], Operation | None]:
+    """A block's ops with their steps, up to its terminator (whose step is None), and None; or,
+    when an op is not supported, the steps before it and that op (the block fails on entry)."""
+    steps: list[tuple[Operation, Step | None]] = []
+    for op in block.ops:
+        if op.name in RETURN_OPS:
+            steps.append((op, None))
+            break
+        step = step_for(op)
+        if step is None:
+            return steps, op
+        steps.append((op, step))
+    return steps, None
+
+
 def _raiser(error: BaseException) -> Callable[..., Any]:
     def fail(*args: Any) -> Any:
         raise error
@@ -169,9 +185,9 @@ def compile_block(block: Block, name: str) -> Callable[..., list[Any]]:
 
 # Generated source -> code object: the source is a function of the blocks' structure only (the
 # steps and constants are bound as globals), so a program run again by a new evaluator, or blocks
-# of the same shape, skip Python's compiler (which costs more than generating the source).
-_CODE_CACHE: dict[str, Any] = {}
-_CODE_CACHE_SIZE = 256
+# of the same shape, skip Python's compiler (which costs more than generating the source).  The
+# context's table (stablehlo_py/ir/context.py): bounded, emptied by `fresh_context()`.
+_CODE_CACHE = CONTEXT.table("interpreter.compiled_code", 256)
 # Ops whose operands are all known when compiling and whose step is a pure function of them (it
 # takes neither the evaluator nor regions) are computed once, when their results have at most this
 # many elements each (larger ones, e.g. in a branch that may not run, are computed when run).
@@ -197,10 +213,7 @@ class _Codegen:
         source = "\n".join(self.lines) + "\n"
         code = _CODE_CACHE.get(source)
         if code is None:
-            code = compile(source, "<stablehlo-py compiled>", "exec")
-            if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
-                _CODE_CACHE.pop(next(iter(_CODE_CACHE), ""), None)  # the oldest
-            _CODE_CACHE[source] = code
+            code = _CODE_CACHE.put(source, compile(source, "<stablehlo-py compiled>", "exec"))
         namespace: dict[str, Any] = dict(self.globals)
         namespace[_OPS_KEY] = self.line_ops
         namespace["__builtins__"] = {}
@@ -239,16 +252,10 @@ class _Codegen:
         scope_of, open_scopes, known = self.scope_of, self.open_scopes, self.known
         for a in block.args:
             scope_of[a] = scope
-        steps: list[tuple[Operation, Step | None]] = []
-        for op in block.ops:
-            if op.name in RETURN_OPS:
-                steps.append((op, None))
-                break
-            step = step_for(op)
-            if step is None:  # fails on entering the block, before any of its ops runs
-                self.emit(inner, f"{self.bind('unsupported', _unsupported(op))}()", op)
-                return
-            steps.append((op, step))
+        steps, missing = block_steps(block)
+        if missing is not None:  # fails on entering the block, before any of its ops runs
+            self.emit(inner, f"{self.bind('unsupported', _unsupported(missing))}()", missing)
+            return
         names, lines, line_ops, bound = self.names, self.lines, self.line_ops, self.globals
         pad = "    " * inner
         frees = last_uses([op for op, _ in steps])

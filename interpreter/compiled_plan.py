@@ -18,8 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stablehlo_py.interpreter import compiled
-from stablehlo_py.interpreter.compiled import RETURN_OPS, step_for
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block
 
 # A block called this many times runs as generated code from then on.
 GENERATE_AFTER_CALLS = 1
@@ -62,15 +61,10 @@ def _plan(block: Block) -> tuple[list[tuple[Any, ...]], int]:
     """The block's steps as (op, kind, fn, takes_evaluator, operand slots, result slots, multi,
     slots last used by the op)."""
     slot: dict[Any, int] = {a: i for i, a in enumerate(block.args)}
-    ops: list[tuple[Operation, Any]] = []
-    for op in block.ops:
-        if op.name in RETURN_OPS:
-            ops.append((op, None))
-            break
-        step = step_for(op)
-        if step is None:  # fails on entering the block, before any of its ops runs
-            return [(op, _RAISE, compiled._unsupported(op), False, (), (), False, ())], len(slot)
-        ops.append((op, step))
+    ops, unsupported = compiled.block_steps(block)
+    if unsupported is not None:  # fails on entering the block, before any of its ops runs
+        fail = compiled._unsupported(unsupported)
+        return [(unsupported, _RAISE, fail, False, (), (), False, ())], len(slot)
     steps: list[tuple[Any, ...]] = []
     frees = compiled.last_uses([op for op, _ in ops])
     for (op, step), dead in zip(ops, frees, strict=True):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from stablehlo_py.vhlo import attrs as va
@@ -27,6 +27,7 @@ from xdsl.ir import Attribute
 
 from stablehlo_py import specs
 from stablehlo_py.errors import ParseError
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC, BY_NAME
 from stablehlo_py.ir.attrs.struct import DescribedAttr, Description, Field
@@ -47,7 +48,7 @@ def attr_text(a: Attribute) -> str:
     return attr_to_str(a)
 
 
-@lru_cache(maxsize=256)
+@CONTEXT.memo("vhlo.structs.parse_attr_text", maxsize=256)
 def parse_attr_text(text: str) -> Attribute:
     """An attribute from its text, read with the default registry (the specs' default values, a
     struct kept as text); cached by text."""
@@ -128,19 +129,16 @@ def is_stablehlo(a: Attribute) -> bool:
     return name.startswith("stablehlo.") and not name.startswith("stablehlo_py.")
 
 
-_BUILT: dict[tuple[type, Any], Attribute] = {}
+_BUILT = CONTEXT.table("vhlo.structs.built", 16384)  # (attribute class, value) -> the attribute
 
 
 def build(d: Description, data: Any) -> Attribute:
     """The attribute of a value (one shared attribute per class and value, as the parser's
     interning shares them, so that the verifier's memos find it)."""
     key = (d.attr, data)
-    got = _BUILT.get(key)
+    got: Attribute | None = _BUILT.get(key)
     if got is None:
-        got = _text_kept(d.text(data)) if d.text_kept else d.attr.new(data)
-        if len(_BUILT) >= 16384:
-            _BUILT.clear()
-        _BUILT[key] = got
+        got = _BUILT.put(key, _text_kept(d.text(data)) if d.text_kept else d.attr.new(data))
     return got
 
 

@@ -31,6 +31,7 @@ from xdsl.irdl import VariadicDef
 from xdsl.irdl.operations import BeforeVariadicSingleAccessor
 
 from stablehlo_py.ir import format as fmt
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 PrintFn = Callable[[Operation, "Printer"], None]
 
-_COMPILED: dict[tuple[type, bool], PrintFn | None] = {}
+_COMPILED = CONTEXT.table("format.compiled_printers", 4096)  # (op class, with_name) -> fn or None
 
 
 def compiled_printer(cls: type, with_name: bool = False) -> PrintFn | None:
@@ -55,7 +56,7 @@ def compiled_printer(cls: type, with_name: bool = False) -> PrintFn | None:
         fn: PrintFn | None = _Compiler(cls).build(elems, with_name)
     except _Unsupported:
         fn = None
-    _COMPILED[key] = fn
+    _COMPILED.put(key, fn)
     return fn
 
 

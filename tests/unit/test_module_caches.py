@@ -100,7 +100,6 @@ ALLOWED_ID: dict[str, str] = {
 # 2026-11-29 (WP10): the caches of files other helpers owned while the context landed; each
 # migrates as stablehlo_py/ir/context.py says (a table, an identity map, CONTEXT.memo or adopt).
 KNOWN: set[str] = {
-    "interpreter/compiled.py::_CODE_CACHE",
     "passes/stablehlo_legalize_to_vhlo.py::_MEMO",
     "passes/stablehlo_legalize_to_vhlo.py::_NAMES",
     "passes/vhlo_legalize_to_stablehlo.py::_MEMO",
@@ -108,9 +107,6 @@ KNOWN: set[str] = {
     "passes/vhlo_legalize_to_stablehlo.py::_VHLO_CLASS",
     "passes/vhlo_legalize_to_stablehlo.py::_i64_array",
     "passes/vhlo_to_version.py::_TRANSITIONS",
-    "stablehlo_py/ir/format_print.py::_COMPILED",
-    "stablehlo_py/ir/text/printer.py::_OP_NAMES",
-    "stablehlo_py/ir/text/printer.py::_SANITIZED",
     "stablehlo_py/ir/xdsl_compat/construct.py::_DEFAULTS",
     "stablehlo_py/ir/xdsl_compat/swap.py::_SWAPPABLE",
     "vhlo/convert_types.py::_TO_BUILTIN",
@@ -123,8 +119,6 @@ KNOWN: set[str] = {
     "vhlo/ops.py::_IS_VHLO_ATTR",
     "vhlo/ops.py::_IS_VHLO_TYPE",
     "vhlo/sinks.py::_VHLO_CLASS",
-    "vhlo/structs.py::_BUILT",
-    "vhlo/structs.py::parse_attr_text",
 }
 
 KNOWN_ID: set[str] = {

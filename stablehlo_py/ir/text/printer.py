@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
 from stablehlo_py.ir.attributes import OpaqueAttr
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
 from stablehlo_py.ir.text import dense as dense_text
 from stablehlo_py.ir.text.location import TextLoc
@@ -48,11 +49,11 @@ if TYPE_CHECKING:
 _LARGE_DENSE_BYTES = 1 << 20
 _ARG_SLOT = re.compile("\x00(\\d+)\x00")
 _SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
-_OP_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> the name printed
+_OP_NAMES = CONTEXT.table("text.op_names", 4096)  # (default dialect, op name) -> the name printed
 _NEWLINES = ["\n" + "  " * i for i in range(32)]
 
 # ------------------------------------------------------------------------------------ SSA names
-_SANITIZED: dict[str, str] = {}
+_SANITIZED = CONTEXT.table("text.sanitized_names", 1 << 14)  # suggested name -> a valid SSA name
 
 
 def ops_of(block: Block) -> list[Operation]:
@@ -118,7 +119,7 @@ class Namer:
             clean = _SANITIZE.sub("_", name)
             if clean[:1].isdigit():
                 clean = "_" + clean
-            _SANITIZED[name] = clean
+            _SANITIZED.put(name, clean)
         name = clean
         if name not in self.scope:
             self.scope.names.add(name)
@@ -387,7 +388,7 @@ class Printer:
             short = name
             if dd and name.startswith(dd + ".") and name.count(".") >= 1:
                 short = name[len(dd) + 1 :]
-            _OP_NAMES[key] = short
+            _OP_NAMES.put(key, short)
         return short
 
     def print_op(self, op: Operation) -> None:
