@@ -157,29 +157,33 @@ def test_inherent_attributes_in_the_attribute_dictionary_are_properties() -> Non
     assert "value" in op.properties and not op.attributes
 
 
-def test_missing_required_attribute_is_a_verify_error() -> None:
-    module = parse('%0 = "vhlo.iota_v1"() : () -> !vhlo.tensor_v1<4x!vhlo.f32_v1>\n')
-    with pytest.raises(VerifyError, match="requires attribute 'iota_dimension'"):
-        verify(module)
-
-
-def test_wrong_operand_count_is_a_verify_error() -> None:
-    module = parse(
-        'func.func @f(%a: !vhlo.tensor_v1<!vhlo.f32_v1>) {\n'
-        '  %0 = "vhlo.add_v1"(%a) : (!vhlo.tensor_v1<!vhlo.f32_v1>) -> !vhlo.tensor_v1<!vhlo.f32_v1>\n'
-        "  return\n}\n"
-    )
-    with pytest.raises(VerifyError, match=r"expects operands \(lhs, rhs\)"):
-        verify(module)
-
-
-def test_builtin_types_are_refused_by_vhlo_ops() -> None:
-    module = parse(
-        'func.func @f(%a: tensor<f32>) {\n'
-        '  %0 = "vhlo.abs_v1"(%a) : (tensor<f32>) -> tensor<f32>\n'
-        "  return\n}\n"
-    )
-    with pytest.raises(VerifyError, match="must be a VHLO type"):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            '%0 = "vhlo.iota_v1"() : () -> !vhlo.tensor_v1<4x!vhlo.f32_v1>\n',
+            "requires attribute 'iota_dimension'",
+            id="missing_required_attribute",
+        ),
+        pytest.param(
+            'func.func @f(%a: !vhlo.tensor_v1<!vhlo.f32_v1>) {\n'
+            '  %0 = "vhlo.add_v1"(%a) : (!vhlo.tensor_v1<!vhlo.f32_v1>) -> !vhlo.tensor_v1<!vhlo.f32_v1>\n'
+            "  return\n}\n",
+            r"expects operands \(lhs, rhs\)",
+            id="wrong_operand_count",
+        ),
+        pytest.param(
+            'func.func @f(%a: tensor<f32>) {\n'
+            '  %0 = "vhlo.abs_v1"(%a) : (tensor<f32>) -> tensor<f32>\n'
+            "  return\n}\n",
+            "must be a VHLO type",
+            id="builtin_types_are_refused_by_vhlo_ops",
+        ),
+    ],
+)
+def test_malformed_vhlo_ops_are_verify_errors(text: str, message: str) -> None:
+    module = parse(text)
+    with pytest.raises(VerifyError, match=message):
         verify(module)
 
 
