@@ -119,9 +119,11 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
         new = conv.convert_module(module)
         _materialized_use_orders(new, conv.casts)
         return new
-    if ordered_ops(module, _is_convertible) is not None:
+    ops = ordered_ops(module, _is_convertible)
+    if ops is not None:
         # the xDSL sink's fast case: every op converts in place (its operands are converted first)
-        return _Legalizer(allow_other_dialects, sinks.IN_PLACE).convert_module(module)
+        conv = _Legalizer(allow_other_dialects, sinks.IN_PLACE)
+        return conv.convert_ordered(module, ops, conv.convert_op)
     conv = _Legalizer(allow_other_dialects, sinks.XDSL)
     conv.convert_body(module.regions[0])
     _materialized_use_orders(module, conv.casts)
@@ -199,7 +201,7 @@ class _Legalizer(VhloWalk):
         self.names = _stablehlo_names()  # the ops it converts (``_is_convertible``)
 
     def arg_types(self, block: Block, owner: Operation, to_target: bool) -> list[Attribute]:
-        types = value_types(block.args)
+        types = list(value_types(block.args))
         if not to_target:
             return types
         return [self._type(t, owner, "a block argument") for t in types]
@@ -230,7 +232,7 @@ class _Legalizer(VhloWalk):
             return self._convert_other(op)
         spec, cls = _fork_of(op.name)
         props, discardable = self._split_attributes(op, spec, cls)
-        operands = self.sink.operands(self, op)
+        operands = () if self.sink.in_place else self.new_operands(op)  # (in place: its own)
         result_types = [convert.to_vhlo_type(t) for t in value_types(op.results)]
         if None in result_types:
             for i, r in enumerate(op.results):

@@ -69,9 +69,11 @@ def legalize_to_stablehlo(module: Operation, allow_other_dialects: bool = False)
 
 
 def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
-    if isinstance(module, ModuleOp) and ordered_ops(module, _is_vhlo) is not None:
+    ops = ordered_ops(module, _is_vhlo) if isinstance(module, ModuleOp) else None
+    if ops is not None:
         # the xDSL sink's fast case: every op converts in place (its operands are converted first)
-        return _Legalizer(allow_other_dialects, sinks.IN_PLACE).convert_module(module)
+        conv = _Legalizer(allow_other_dialects, sinks.IN_PLACE)
+        return conv.convert_ordered(module, ops, conv._convert_vhlo)  # (every op is VHLO)
     conv = _Legalizer(allow_other_dialects, sinks.XDSL)
     if isinstance(module, ModuleOp):
         conv.convert_body(module.regions[0])
@@ -204,7 +206,7 @@ class _Legalizer(VhloWalk):
             result_types = [to_builtin(t) for t in value_types(op.results)]
         except convert.NotVhlo as e:
             raise legalize_error(op, str(e)) from None
-        operands = self.sink.operands(self, op)
+        operands = () if self.sink.in_place else self.new_operands(op)  # (in place: its own)
         regions = [self.convert_region(r, op) for r in op.regions]
         props, attrs = entry[1], entry[2]
         if not entry[3] and target.startswith("stablehlo."):

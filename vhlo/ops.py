@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py import specs
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
-from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.fields import last_op_of, operands_of
 from stablehlo_py.ir.xdsl_compat.swap import successors_of, swappable, value_types
 
 if TYPE_CHECKING:
@@ -180,7 +180,7 @@ def _verifies(op: VhloOp) -> bool:
     if successors_of(op):
         return False
     block = op.parent
-    if block is not None and not op.IS_TERMINATOR and block.last_op is op:
+    if block is not None and not op.IS_TERMINATOR and last_op_of(block) is op:
         return False
     cls = type(op)
     operands = operands_of(op)
@@ -205,15 +205,15 @@ def _verifies(op: VhloOp) -> bool:
         if not (is_attr[k] if k in is_attr else _is_vhlo_attr(k)):
             return False
     is_type = _IS_VHLO_TYPE
-    for v, t in zip(operands, value_types(operands)):
+    for t in value_types(operands):
         k = type(t)
-        if not (is_type[k] if k in is_type else _is_vhlo_type(k)) or type(v) is ErasedSSAValue:
+        if not (is_type[k] if k in is_type else _is_vhlo_type(k)):
             return False
     for t in value_types(op.results):
         k = type(t)
         if not (is_type[k] if k in is_type else _is_vhlo_type(k)):
             return False
-    return True
+    return ErasedSSAValue not in map(type, operands)
 
 
 _IS_VHLO_TYPE: dict[type, bool] = {}

@@ -43,6 +43,11 @@ class XdslSink:
     holds_other_ops = True
     """Whether ops of other dialects can be made here (``allow-other-dialects``)."""
 
+    in_place = False
+    """Whether ops are converted in place: they keep their operands (already converted), and the
+    walk converts a flat list of them (``VhloWalk.convert_ordered``) rather than each block's ops
+    through ``convert_ops``."""
+
     def module_like(self, module: Any) -> Any:
         """An empty module with the attributes of ``module`` (an xDSL module or a module record),
         its one region without blocks."""
@@ -75,10 +80,6 @@ class XdslSink:
             n = convert(o, owner)
             if n is not None:
                 block.add_op(n)
-
-    def operands(self, walk: Any, op: Any) -> Sequence[Any]:
-        """The operands of the op made of ``op``: its operands' converted values."""
-        return walk.new_operands(op)
 
     def op(
         self, old: Any, cls: type[Any], operands: Sequence[Any], result_types: Sequence[Attribute],
@@ -144,6 +145,8 @@ class InPlaceSink(XdslSink):
     blocks and operands stay (the pre-scan ``swap.ordered_ops`` has found each operand converted
     before its use)."""
 
+    in_place = True
+
     def module_like(self, module: ModuleOp) -> Any:
         return module
 
@@ -157,15 +160,6 @@ class InPlaceSink(XdslSink):
 
     def add_block(self, region: Any, block: Any) -> None:
         pass
-
-    def convert_ops(
-        self, ops: Iterable[Any], block: Any, convert: Callable[[Any, Any], Any], owner: Any
-    ) -> None:
-        for o in ops:
-            convert(o, owner)  # (each op stays in its block)
-
-    def operands(self, walk: Any, op: Any) -> Sequence[Any]:
-        return ()  # (the op keeps its own, already converted)
 
     def op(
         self, old: Any, cls: type[Any], operands: Sequence[Any], result_types: Sequence[Attribute],

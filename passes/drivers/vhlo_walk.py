@@ -5,12 +5,12 @@ ops, records, or the same ops in place).
 
 A pass subclasses ``VhloWalk`` with ``convert_op`` (an op -> its conversion, or None when it folds
 away), ``arg_types`` (a block's argument types in the target, or the pass's diagnostic) and
-``new_operands`` (an op's operands as converted values, which a sink that makes new ops asks for).
+``new_operands`` (an op's operands as converted values, for a sink that makes new ops).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from stablehlo_py.passes.drivers._common import ValueMap, carry_arg_location, carry_location
@@ -67,6 +67,21 @@ class VhloWalk:
             self._convert_ops(block, nb, None)
         return new
 
+    def convert_ordered(
+        self,
+        module: Any,
+        ops: Sequence[tuple[Operation, Operation | None]],
+        convert: Callable[[Any, Operation | None], Any],
+    ) -> Any:
+        """The in-place sink's walk: ``module`` with ``ops`` (``swap.ordered_ops``: each op with its
+        owner, before the ops of its regions; every operand converted before its use) converted in
+        that order by ``convert`` (``convert_op``, or its case for the ops the pre-scan accepted),
+        in one flat loop.  Each op's ``convert_region`` retypes its blocks' arguments; the ops of
+        its regions follow in ``ops`` (the in-place sink's ``convert_ops`` leaves them)."""
+        for op, owner in ops:
+            convert(op, owner)
+        return module
+
     def convert_region(self, region: Any, owner: Operation, to_target: bool = True) -> Any:
         """A region of ``owner``: its blocks with their argument types converted (unless not
         ``to_target``: the region of an op of another dialect), then their ops."""
@@ -86,9 +101,12 @@ class VhloWalk:
         return new
 
     def _convert_ops(self, block: Any, new: Any, owner: Operation | None) -> None:
+        sink = self.sink
+        if sink.in_place:
+            return  # (``convert_ordered`` converts them)
         # (listed first: an op that cannot change class in place is replaced)
         ops = block.ops if type(block) is VBlock else block_ops(block)
-        self.sink.convert_ops(ops, new, self.convert_op, owner)
+        sink.convert_ops(ops, new, self.convert_op, owner)
 
 
 __all__ = ["VhloWalk"]

@@ -25,7 +25,8 @@ rebuilt one; xDSL's ``Operation`` subclasses stay swappable) and tests/unit/vhlo
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from operator import attrgetter
 
 from xdsl.dialects.builtin import ModuleOp
@@ -160,32 +161,37 @@ def _drop_but(d: dict[str, object], keep: frozenset[str]) -> None:
         del d[k]
 
 
-def value_types(values: Iterable[SSAValue]) -> list[Attribute]:
-    """The values' types (``[v.type for v in values]`` without a property call per value)."""
-    return [v._type for v in values]
+value_types: Callable[[Iterable[SSAValue]], Iterator[Attribute]] = partial(map, attrgetter("_type"))
+"""`value_types(values)`: the values' types, as an iterator (``(v.type for v in values)`` without a
+property call per value, and without a Python frame: ``map`` and ``attrgetter`` run in C).  Iterate
+it once, or make a list of it."""
 
 
 successors_of: Callable[[Operation], tuple[Block, ...]] = attrgetter("_successors")
 """`successors_of(op)`: the op's successor blocks, as xDSL stores them."""
 
 
-def ordered_ops(module: ModuleOp, accept: Callable[[Operation], bool]) -> list[Operation] | None:
+def ordered_ops(
+    module: ModuleOp, accept: Callable[[Operation], bool]
+) -> list[tuple[Operation, Operation | None]] | None:
     """The ops of ``module`` (nested modules excluded, their bodies included) in conversion order --
-    an op, then the ops of its regions -- or None when an op is not ``accept``ed, or an operand is
-    not defined (by a block argument or an earlier op's result) before the op that uses it.  (A
-    nested module is a ``ModuleOp`` exactly: the passes handle no subclass of it specially.)"""
-    out: list[Operation] = []
+    an op, then the ops of its regions -- each with the op whose region holds it (None in a module's
+    body), or None when an op is not ``accept``ed, or an operand is not defined (by a block argument
+    or an earlier op's result) before the op that uses it.  (A nested module is a ``ModuleOp``
+    exactly: the passes handle no subclass of it specially.)"""
+    out: list[tuple[Operation, Operation | None]] = []
     defined: set[object] = set()
-    if not _scan(module.regions[0], accept, defined, out):
+    if not _scan(module.regions[0], None, accept, defined, out):
         return None
     return out
 
 
 def _scan(
     region: Region,
+    owner: Operation | None,
     accept: Callable[[Operation], bool],
     defined: set[object],
-    out: list[Operation],
+    out: list[tuple[Operation, Operation | None]],
 ) -> bool:
     blocks = list(region.blocks)
     for block in blocks:
@@ -194,7 +200,7 @@ def _scan(
         op = block._first_op
         while op is not None:
             if type(op) is ModuleOp:
-                if not _scan(op.regions[0], accept, defined, out):
+                if not _scan(op.regions[0], None, accept, defined, out):
                     return False
             else:
                 if not accept(op):
@@ -202,9 +208,9 @@ def _scan(
                 for v in op._operands:
                     if v not in defined:
                         return False
-                out.append(op)
+                out.append((op, owner))
                 for r in op.regions:
-                    if not _scan(r, accept, defined, out):
+                    if not _scan(r, op, accept, defined, out):
                         return False
                 defined.update(op.results)
             op = op._next_op

@@ -177,7 +177,7 @@ def test_the_package_imports_xdsl_only() -> None:
             for n in names:
                 top = n.split(".")[0]
                 assert top in (
-                    "xdsl", "__future__", "collections", "typing", "dataclasses", "operator",
+                    "xdsl", "__future__", "collections", "typing", "dataclasses", "operator", "functools",
                 ), (path.name, n)
 
 
@@ -322,17 +322,21 @@ def test_a_swapped_op_is_what_a_rebuild_makes() -> None:
     and the walks through the private links list what xDSL's public views list."""
     from xdsl.dialects.builtin import ModuleOp
 
-    from stablehlo_py.ir.xdsl_compat import swap
+    from stablehlo_py.ir.xdsl_compat import fields, swap
     from stablehlo_py.ir.xdsl_compat.fields import operands_of
 
     registry = default_registry().ops
     module = parse(SWAP)
     block = module.body.block.first_op.regions[0].block
     assert swap.walk(module) == list(module.walk())
-    assert swap.ordered_ops(module, lambda op: True) == list(module.walk())[1:]
+    pairs = swap.ordered_ops(module, lambda op: True)
+    assert [op for op, _ in pairs] == list(module.walk())[1:]
+    owners = [op.parent_op() for op, _ in pairs]
+    assert [owner for _, owner in pairs] == [None if type(o) is ModuleOp else o for o in owners]
     exp = block.first_op
     assert operands_of(exp) == tuple(exp.operands)
-    assert swap.value_types(exp.results) == [r.type for r in exp.results]
+    assert fields.last_op_of(block) is block.last_op and block.last_op is not None
+    assert list(swap.value_types(exp.results)) == [r.type for r in exp.results]
     log, add = registry["stablehlo.log"], registry["stablehlo.add"]
     assert swap.swappable(type(exp), log) and swap.swappable(log, type(exp))
     users = [u.operation for u in exp.results[0].uses]
