@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from stablehlo_py.passes.drivers._common import carry_location, gc_paused
+from stablehlo_py.passes.drivers._common import carry_location, create_op, gc_paused
 from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.arith_float_folds import NEUTRAL_RIGHT, fold_float_binary
 from stablehlo_py.passes.drivers.greedy import (
@@ -144,18 +144,6 @@ OPTIONS = (
 def _defining(value: SSAValue, name: str) -> Operation | None:
     owner = value.owner
     return owner if isinstance(owner, Operation) and owner.name == name else None
-
-
-def _new(name: str, operands, result_types, properties=None, like=None) -> Operation:  # type: ignore[no-untyped-def]
-    from stablehlo_py.ir.dialects import default_registry
-
-    cls = default_registry().ops[name]
-    op = cls.create(
-        operands=list(operands), result_types=list(result_types), properties=dict(properties or {})
-    )
-    if like is not None:
-        carry_location(op, like)
-    return op
 
 
 # ------------------------------------------------------------------------------------ folders
@@ -269,11 +257,11 @@ def materialize(value: Attribute, type: Attribute, op: Operation) -> Operation |
         return materialize_constant(value, type, op)
     if dialect == "chlo":
         if isinstance(value, DenseIntOrFPElementsAttr):
-            return _new("chlo.constant", [], [type], {"value": value})
+            return create_op("chlo.constant", [], [type], {"value": value})
         return None
     if dialect == "arith":  # arith::ConstantOp::isBuildableWith: the value has the result's type
         if getattr(value, "type", None) == type:
-            return _new("arith.constant", [], [type], {"value": value})
+            return create_op("arith.constant", [], [type], {"value": value})
         return None
     return None
 
@@ -340,7 +328,7 @@ class ChainedTensorCast(_OfInner):
         first = None if first is None else _join(first, result)
         if first is None or first != _join(source, result):
             return
-        rewriter.replace(op, [_new("tensor.cast", [inner.operands[0]], [result], like=op)])
+        rewriter.replace(op, [create_op("tensor.cast", [inner.operands[0]], [result], like=op)])
 
 
 def _join(a: Attribute, b: Attribute) -> Attribute | None:
@@ -388,7 +376,7 @@ class ToBufferToTensorFolding(_OfInner):
                 )
         elif isinstance(src, UnrankedMemRefType) and isinstance(dest, MemRefType):
             return  # unranked -> ranked: not implemented upstream either
-        cast = _new("memref.cast", [buffer], [dest], like=op)
+        cast = create_op("memref.cast", [buffer], [dest], like=op)
         rewriter.replace(op, [cast])
 
 
@@ -425,8 +413,8 @@ class ToBufferOfCast(_OfInner):
         if isinstance(out, MemRefType | UnrankedMemRefType):
             buffer_type = MemRefType(st.element_type, st.get_shape(), memory_space=out.memory_space)
         props = {"read_only": op.properties["read_only"]} if "read_only" in op.properties else {}
-        to_buffer = _new("bufferization.to_buffer", [source], [buffer_type], props, like=op)
-        memref_cast = _new("memref.cast", to_buffer.results, [out], like=op)
+        to_buffer = create_op("bufferization.to_buffer", [source], [buffer_type], props, like=op)
+        memref_cast = create_op("memref.cast", to_buffer.results, [out], like=op)
         rewriter.replace(op, [to_buffer, memref_cast])
 
 
@@ -443,7 +431,7 @@ class SimplifyIndirectCallWithKnownCallee(RewritePattern):
         ref = owner.properties.get("value")
         if not isinstance(ref, SymbolRefAttr):
             return
-        call = _new(
+        call = create_op(
             "func.call",
             op.operands[1:],
             [r.type for r in op.results],

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 from stablehlo_py.passes.drivers._common import (
     LegalizationError,
-    carry_location,
+    create_op,
     gc_paused,
     op_location,
 )
@@ -59,24 +59,6 @@ Pattern = Callable[[Operation], list[Operation]]
 """Builds the replacement ops of a deprecated op (the last one gives its results)."""
 
 
-def _op_class(name: str) -> type[Operation]:
-    from stablehlo_py.ir.dialects import default_registry
-
-    return default_registry().ops[name]
-
-
-def _new(name: str, operands, result_types, properties=None, regions=None, like=None) -> Operation:  # type: ignore[no-untyped-def]
-    op = _op_class(name).create(
-        operands=list(operands),
-        result_types=list(result_types),
-        properties=dict(properties or {}),
-        regions=list(regions or []),
-    )
-    if like is not None:
-        carry_location(op, like)
-    return op
-
-
 # ------------------------------------------------------------------------------------ patterns
 def broadcast_to_broadcast_in_dim(op: Operation) -> list[Operation]:
     """BroadcastToBroadcastInDim: getBroadcastDimensionsFromBroadcastSizes."""
@@ -87,7 +69,7 @@ def broadcast_to_broadcast_in_dim(op: Operation) -> list[Operation]:
     operand_rank = len(result.get_shape()) - n
     dims = i64_array_attr(list(range(n, n + operand_rank)))
     return [
-        _new(
+        create_op(
             "stablehlo.broadcast_in_dim",
             op.operands,
             [result],
@@ -99,7 +81,7 @@ def broadcast_to_broadcast_in_dim(op: Operation) -> list[Operation]:
 
 def create_token_to_after_all(op: Operation) -> list[Operation]:
     """CreateTokenToAfterAll."""
-    return [_new("stablehlo.after_all", [], [r.type for r in op.results], like=op)]
+    return [create_op("stablehlo.after_all", [], [r.type for r in op.results], like=op)]
 
 
 def cross_replica_sum_to_all_reduce(op: Operation) -> list[Operation]:
@@ -110,10 +92,10 @@ def cross_replica_sum_to_all_reduce(op: Operation) -> list[Operation]:
     block = Block(arg_types=[scalar, scalar])
     for a in block.args:
         _carry_arg_location(a, op)
-    add = _new("stablehlo.add", list(block.args), [scalar], like=op)
-    ret = _new("stablehlo.return", add.results, [], like=op)
+    add = create_op("stablehlo.add", list(block.args), [scalar], like=op)
+    ret = create_op("stablehlo.return", add.results, [], like=op)
     block.add_ops([add, ret])
-    all_reduce = _new(
+    all_reduce = create_op(
         "stablehlo.all_reduce",
         op.operands,
         [t],
@@ -140,7 +122,7 @@ def dot_to_dot_general(op: Operation) -> list[Operation]:
     if precision is not None:
         props["precision_config"] = precision
     return [
-        _new("stablehlo.dot_general", op.operands, [r.type for r in op.results], props, like=op)
+        create_op("stablehlo.dot_general", op.operands, [r.type for r in op.results], props, like=op)
     ]
 
 
@@ -168,10 +150,10 @@ def unary_einsum_to_einsum(op: Operation) -> list[Operation]:
     t = operand.type
     elem = t.element_type if isinstance(t, TensorType) else t  # type: ignore[attr-defined]
     value = scalar_of_type(elem, 1, op)
-    const = _new("stablehlo.constant", [], [value.type], {"value": value}, like=op)  # type: ignore[attr-defined]
+    const = create_op("stablehlo.constant", [], [value.type], {"value": value}, like=op)  # type: ignore[attr-defined]
     config = op.properties["einsum_config"]
     assert isinstance(config, StringAttr)
-    einsum = _new(
+    einsum = create_op(
         "stablehlo.einsum",
         [const.results[0], operand],
         [r.type for r in op.results],

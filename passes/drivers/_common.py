@@ -5,12 +5,12 @@ of other dialects when ``allow-other-dialects`` is set)."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 
 from stablehlo_py.errors import StableHLOError
 from stablehlo_py.ir.xdsl_compat.side_data import carry_place
@@ -63,6 +63,34 @@ def carry_location(new: Operation, old: Operation) -> Operation:
     new.location = old.location
     carry_place(new, old)  # (a module the parser made: MLIR locates it at "file":0:0)
     return new
+
+
+def op_class(name: str) -> type[Operation]:
+    """The op class registered under ``name`` (e.g. ``stablehlo.iota``)."""
+    from stablehlo_py.ir.dialects import default_registry
+
+    return default_registry().ops[name]
+
+
+def create_op(
+    name: str,
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    properties: Mapping[str, Attribute] | None = None,
+    regions: Sequence[Region] = (),
+    like: Operation | None = None,
+) -> Operation:
+    """A new, unlinked ``name`` op (its registered class's ``create``), with the location of
+    ``like`` when given (`carry_location`)."""
+    op = op_class(name).create(
+        operands=list(operands),
+        result_types=list(result_types),
+        properties=dict(properties or {}),
+        regions=list(regions),
+    )
+    if like is not None:
+        carry_location(op, like)
+    return op
 
 
 _OpT = TypeVar("_OpT", bound=Operation)

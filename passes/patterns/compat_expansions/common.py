@@ -5,18 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from stablehlo_py.passes.drivers._common import carry_location
+from stablehlo_py.passes.drivers._common import carry_location, op_class
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.infer import infer_result_types
 
 __all__ = ["build_op", "located_like_value", "op_class"]
-
-
-def op_class(name: str) -> type[Operation]:
-    """The registered op class of ``name`` (e.g. ``stablehlo.iota``)."""
-    return default_registry().ops[name]
 
 
 def build_op(
