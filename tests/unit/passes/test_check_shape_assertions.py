@@ -106,25 +106,31 @@ def test_malformed_assertions(
     assert e.value.message == expected
 
 
-def test_assert_what_must_be_i1() -> None:
+@pytest.mark.parametrize(
+    ("constant", "attributes", "expected"),
+    [
+        pytest.param(
+            "dense<1> : tensor<i32>",
+            'error_message = "m", has_side_effect = true',
+            r"expects assert_what \(operand #0\) to be a constant of type tensor<i1>",
+            id="assert_what_must_be_i1",
+        ),
+        pytest.param(
+            "dense<true> : tensor<i1>",
+            "has_side_effect = true",
+            "expects an error_message attribute",
+            id="missing_error_message",
+        ),
+    ],
+)
+def test_malformed_assertion_calls(constant: str, attributes: str, expected: str) -> None:
+    ty = constant.split(" : ")[1]
     text = (
-        "func.func @main() {\n  %c = stablehlo.constant dense<1> : tensor<i32>\n"
-        '  stablehlo.custom_call @shape_assertion(%c) {error_message = "m", has_side_effect = true} : (tensor<i32>) -> ()\n'
+        f"func.func @main() {{\n  %c = stablehlo.constant {constant}\n"
+        f"  stablehlo.custom_call @shape_assertion(%c) {{{attributes}}} : ({ty}) -> ()\n"
         "  return\n}\n"
     )
-    with pytest.raises(
-        VerifyError, match=r"expects assert_what \(operand #0\) to be a constant of type tensor<i1>"
-    ):
-        _run(text)
-
-
-def test_missing_error_message() -> None:
-    text = (
-        "func.func @main() {\n  %c = stablehlo.constant dense<true> : tensor<i1>\n"
-        "  stablehlo.custom_call @shape_assertion(%c) {has_side_effect = true} : (tensor<i1>) -> ()\n"
-        "  return\n}\n"
-    )
-    with pytest.raises(VerifyError, match="expects an error_message attribute"):
+    with pytest.raises(VerifyError, match=expected):
         _run(text)
 
 
