@@ -66,6 +66,12 @@ class VhloEnumAttr(VhloAttr):
 
     CASES: ClassVar[tuple[str, ...]]
     VALUES: ClassVar[dict[str, int]]
+    _cache: ClassVar[dict[str, VhloEnumAttr]]
+    """Each class's own instances by case (`get`), made with the class."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._cache = {}
 
     @property
     def case(self) -> str:
@@ -80,15 +86,11 @@ class VhloEnumAttr(VhloAttr):
 
     @classmethod
     def get(cls, case: str) -> VhloEnumAttr:
-        cache = cls.__dict__.get("_cache")
-        if cache is None:
-            cache = {}
-            cls._cache = cache  # type: ignore[attr-defined]
-        a = cache.get(case)
+        a = cls._cache.get(case)
         if a is None:
             if case not in cls.VALUES:
                 raise ValueError(f"{case!r} is not a case of #vhlo<{cls.SPEC_NAME}>")
-            a = cache[case] = cls(case)
+            a = cls._cache[case] = cls(case)
         return a
 
     @classmethod

@@ -39,6 +39,12 @@ class EnumAttr(Data[str]):
     DIALECT: ClassVar[str]
     MNEMONIC: ClassVar[str]
     CASES: ClassVar[tuple[str, ...]]
+    _cache: ClassVar[dict[str, EnumAttr]]
+    """Each class's own instances by case (`get_case`), made with the class."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._cache = {}
 
     @classmethod
     def parse_parameter(cls, parser):  # type: ignore[override]
@@ -87,13 +93,9 @@ class EnumAttr(Data[str]):
 
     @classmethod
     def get_case(cls, value: str) -> EnumAttr:
-        cache = cls.__dict__.get("_cache")
-        if cache is None:
-            cache = {}
-            cls._cache = cache  # type: ignore[attr-defined]
-        a = cache.get(value)
+        a = cls._cache.get(value)
         if a is None:
-            a = cache[value] = cls(value)
+            a = cls._cache[value] = cls(value)
         return a
 
 

@@ -82,24 +82,23 @@ class _MlirSplitOpDef(O.OpDef):
         O.irdl_op_verify_arg_list(op, self, O.VarIRConstruct.RESULT, ctx)
         O.irdl_op_verify_regions(op, self, ctx)
         O.verify_variadic_size(op, self, O.VarIRConstruct.SUCCESSOR)
-        for name, prop in self.properties.items():
-            if name not in op.properties:
-                if isinstance(prop, O.OptPropertyDef):
-                    continue
-                raise VerifyException(f"property '{name}' expected in operation '{op.name}'")
-            prop.constr.verify(op.properties[name], ctx)
-        for name in op.properties:
-            if name not in self.properties:
+        # properties, then attributes (an op may hold attributes its definition does not name)
+        for what, defs, given, optional in (
+            ("property", self.properties, op.properties, O.OptPropertyDef),
+            ("attribute", self.attributes, op.attributes, O.OptAttributeDef),
+        ):
+            for name, d in defs.items():
+                if name not in given:
+                    if isinstance(d, optional):
+                        continue
+                    raise VerifyException(f"{what} '{name}' expected in operation '{op.name}'")
+                d.constr.verify(given[name], ctx)
+            undefined = [name for name in given if name not in defs] if what == "property" else []
+            if undefined:
                 raise VerifyException(
-                    f"property '{name}' is not defined by the operation '{op.name}'. "
+                    f"property '{undefined[0]}' is not defined by the operation '{op.name}'. "
                     "Use the dictionary attribute to add arbitrary information to the operation."
                 )
-        for name, attr in self.attributes.items():
-            if name not in op.attributes:
-                if isinstance(attr, O.OptAttributeDef):
-                    continue
-                raise VerifyException(f"attribute '{name}' expected in operation '{op.name}'")
-            attr.constr.verify(op.attributes[name], ctx)
         for trait in self.traits:
             trait.verify(op)
 
