@@ -108,21 +108,30 @@ def test_while_verifier() -> None:
     assert "expect condition body returns a single value but got 2" in verify_error(two)
 
 
-def test_while_parse_errors() -> None:
-    with pytest.raises(ParseError, match=r"t\.mlir:2:\d+: error: .*'='"):
-        parse(
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
             "func.func @f(%a: tensor<i64>) {\n  stablehlo.while(%x, %a) : tensor<i64>\n}\n",
-            "t.mlir",
-        )
-    with pytest.raises(
-        ParseError,
-        match=r"t\.mlir:2:\d+: error: .*has type tensor<i64> but is written as tensor<f32>",
-    ):
-        parse(
+            r"t\.mlir:2:\d+: error: .*'='",
+            id="while_operand_without_init",
+        ),
+        pytest.param(
             "func.func @f(%a: tensor<i64>) {\n  stablehlo.while(%x = %a) : tensor<f32> cond {\n"
             "  } do {\n  }\n  return\n}\n",
-            "t.mlir",
-        )
+            r"t\.mlir:2:\d+: error: .*has type tensor<i64> but is written as tensor<f32>",
+            id="while_operand_type",
+        ),
+        pytest.param(
+            "func.func @f(%a: tensor<f32>) {\n  %0 = stablehlo.composite %a {decomposition = @g} : (tensor<f32>) -> tensor<f32>\n}\n",
+            r"t\.mlir:2:\d+: error: expected the composite's name",
+            id="composite_without_name",
+        ),
+    ],
+)
+def test_while_and_composite_parse_errors(text: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse(text, "t.mlir")
 
 
 IF_CASE = """func.func @f(%pred: tensor<i1>, %index: tensor<i32>, %x: tensor<2xi64>) -> (tensor<2xi64>, tensor<2xi64>) {
@@ -301,14 +310,6 @@ def test_composite_verifier() -> None:
         "func.func private @impl(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<f32> {",
     )
     assert "has 1 operand(s), but decomposition has 2" in verify_error(extra)
-
-
-def test_composite_parse_error() -> None:
-    with pytest.raises(ParseError, match=r"t\.mlir:2:\d+: error: expected the composite's name"):
-        parse(
-            "func.func @f(%a: tensor<f32>) {\n  %0 = stablehlo.composite %a {decomposition = @g} : (tensor<f32>) -> tensor<f32>\n}\n",
-            "t.mlir",
-        )
 
 
 def test_if_pred_type() -> None:
