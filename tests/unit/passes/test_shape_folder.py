@@ -125,36 +125,52 @@ def test_convert_integers_and_no_float_convert() -> None:
     assert _values(_fold(body, "tensor<2xi64>", FoldOptions(optimize_float=True))) == [1, -2]
 
 
-def test_data_movement_folds() -> None:
-    body = (
-        "%0 = stablehlo.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>\n"
-        "%1 = stablehlo.slice %0 [0:2, 1:3:2] : (tensor<2x3xi64>) -> tensor<2x1xi64>\n"
-        "func.return %1 : tensor<2x1xi64>"
-    )
-    assert _values(_fold(body, "tensor<2x1xi64>")) == [[2], [5]]
-    body = (
-        "%0 = stablehlo.constant dense<[1, 2]> : tensor<2xi64>\n%1 = stablehlo.constant dense<[3]> : tensor<1xi64>\n"
-        "%2 = stablehlo.concatenate %0, %1, dim = 0 : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>\n"
-        "func.return %2 : tensor<3xi64>"
-    )
-    assert _values(_fold(body, "tensor<3xi64>")) == [1, 2, 3]
-    body = (
-        "%0 = stablehlo.constant dense<[1, 2, 3, 4]> : tensor<4xi64>\n"
-        "%1 = stablehlo.reshape %0 : (tensor<4xi64>) -> tensor<2x2xi64>\nfunc.return %1 : tensor<2x2xi64>"
-    )
-    assert _values(_fold(body, "tensor<2x2xi64>")) == [[1, 2], [3, 4]]
-    body = (
-        "%0 = stablehlo.constant dense<7> : tensor<i32>\n"
-        "%1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<i32>) -> tensor<2x3xi32>\n"
-        "func.return %1 : tensor<2x3xi32>"
-    )
-    assert _values(_fold(body, "tensor<2x3xi32>")) == [[7] * 3] * 2
-    body = (
-        "%0 = stablehlo.constant dense<[true, false, true]> : tensor<3xi1>\n"
-        "%1 = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi64>\n%2 = stablehlo.constant dense<[4, 5, 6]> : tensor<3xi64>\n"
-        "%3 = stablehlo.select %0, %1, %2 : tensor<3xi1>, tensor<3xi64>\nfunc.return %3 : tensor<3xi64>"
-    )
-    assert _values(_fold(body, "tensor<3xi64>")) == [1, 5, 3]
+@pytest.mark.parametrize(
+    ("body", "result", "expected"),
+    [
+        pytest.param(
+            "%0 = stablehlo.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>\n"
+            "%1 = stablehlo.slice %0 [0:2, 1:3:2] : (tensor<2x3xi64>) -> tensor<2x1xi64>\n"
+            "func.return %1 : tensor<2x1xi64>",
+            "tensor<2x1xi64>",
+            [[2], [5]],
+            id="slice",
+        ),
+        pytest.param(
+            "%0 = stablehlo.constant dense<[1, 2]> : tensor<2xi64>\n%1 = stablehlo.constant dense<[3]> : tensor<1xi64>\n"
+            "%2 = stablehlo.concatenate %0, %1, dim = 0 : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>\n"
+            "func.return %2 : tensor<3xi64>",
+            "tensor<3xi64>",
+            [1, 2, 3],
+            id="concatenate",
+        ),
+        pytest.param(
+            "%0 = stablehlo.constant dense<[1, 2, 3, 4]> : tensor<4xi64>\n"
+            "%1 = stablehlo.reshape %0 : (tensor<4xi64>) -> tensor<2x2xi64>\nfunc.return %1 : tensor<2x2xi64>",
+            "tensor<2x2xi64>",
+            [[1, 2], [3, 4]],
+            id="reshape",
+        ),
+        pytest.param(
+            "%0 = stablehlo.constant dense<7> : tensor<i32>\n"
+            "%1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<i32>) -> tensor<2x3xi32>\n"
+            "func.return %1 : tensor<2x3xi32>",
+            "tensor<2x3xi32>",
+            [[7] * 3] * 2,
+            id="broadcast_in_dim",
+        ),
+        pytest.param(
+            "%0 = stablehlo.constant dense<[true, false, true]> : tensor<3xi1>\n"
+            "%1 = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi64>\n%2 = stablehlo.constant dense<[4, 5, 6]> : tensor<3xi64>\n"
+            "%3 = stablehlo.select %0, %1, %2 : tensor<3xi1>, tensor<3xi64>\nfunc.return %3 : tensor<3xi64>",
+            "tensor<3xi64>",
+            [1, 5, 3],
+            id="select",
+        ),
+    ],
+)
+def test_data_movement_folds(body: str, result: str, expected: list) -> None:
+    assert _values(_fold(body, result)) == expected
 
 
 def test_get_dimension_size_clamp_and_sign() -> None:
