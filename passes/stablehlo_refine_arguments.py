@@ -43,6 +43,7 @@ from stablehlo_py.ir.types import MLIR_DYNAMIC, tensor_type
 from stablehlo_py.ir.verify import op_location
 from stablehlo_py.ir.xdsl_compat.fields import retype_values
 from stablehlo_py.passes.drivers.options import PassOption
+from stablehlo_py.passes.patterns.refine_patterns import OPERAND_WRAPPER
 
 __all__ = [
     "OPERAND_WRAPPER",
@@ -63,10 +64,6 @@ OPTIONS = (
         "TypeRange 'tensor<1x2xf32>, ...'",
     ),
 )
-
-OPERAND_WRAPPER = "stablehlo.shape_refinement_operand_wrapper"
-"""upstream's kCustomCallOperandBarrierTarget."""
-
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
 
