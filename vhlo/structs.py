@@ -130,13 +130,14 @@ def is_stablehlo(a: Attribute) -> bool:
 
 
 _BUILT = CONTEXT.table("vhlo.structs.built", 16384)  # (attribute class, value) -> the attribute
+_built_get = _BUILT.get  # bound once (emptied in place): a dict subclass's method lookup is slow
 
 
 def build(d: Description, data: Any) -> Attribute:
     """The attribute of a value (one shared attribute per class and value, as the parser's
     interning shares them, so that the verifier's memos find it)."""
     key = (d.attr, data)
-    got: Attribute | None = _BUILT.get(key)
+    got: Attribute | None = _built_get(key)
     if got is None:
         got = _BUILT.put(key, _text_kept(d.text(data)) if d.text_kept else d.attr.new(data))
     return got

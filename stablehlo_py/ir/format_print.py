@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 PrintFn = Callable[[Operation, "Printer"], None]
 
 _COMPILED = CONTEXT.table("format.compiled_printers", 4096)  # (op class, with_name) -> fn or None
+# `get` bound once (the table is emptied in place, so it stays the context's): looking a method up
+# on a dict subclass at each call costs about as much as the lookup itself.
+_compiled_get = _COMPILED.get
 
 
 def compiled_printer(cls: type, with_name: bool = False) -> PrintFn | None:
@@ -47,13 +50,12 @@ def compiled_printer(cls: type, with_name: bool = False) -> PrintFn | None:
     uses an element the compiler does not handle.  `with_name`: it writes the op name first
     (`Printer.op_name`), as the pretty form does before the format."""
     key = (cls, with_name)
-    try:
-        return _COMPILED[key]
-    except KeyError:
-        pass
+    fn: PrintFn | None = _compiled_get(key)
+    if fn is not None or key in _COMPILED:  # None: not compiled yet, or the format is not supported
+        return fn
     elems = cls.compiled_format()  # type: ignore[attr-defined]
     try:
-        fn: PrintFn | None = _Compiler(cls).build(elems, with_name)
+        fn = _Compiler(cls).build(elems, with_name)
     except _Unsupported:
         fn = None
     _COMPILED.put(key, fn)

@@ -32,6 +32,10 @@ def test_printer_tables_are_the_contexts() -> None:
     assert printer._OP_NAMES is CONTEXT["text.op_names"]
     assert printer._SANITIZED is CONTEXT["text.sanitized_names"]
     assert format_print._COMPILED is CONTEXT["format.compiled_printers"]
+    # the hot paths' bound `get`s read the same tables
+    assert printer._op_name_get.__self__ is printer._OP_NAMES
+    assert printer._sanitized_get.__self__ is printer._SANITIZED
+    assert format_print._compiled_get.__self__ is format_print._COMPILED
     with fresh_context():
         first = print_ir(parse(PROGRAM))
         assert printer._OP_NAMES[("func", "func.return")] == "return"
@@ -68,6 +72,7 @@ def test_vhlo_struct_caches_are_the_contexts() -> None:
 
     memo = CONTEXT["vhlo.structs.parse_attr_text"]
     assert structs._BUILT is CONTEXT["vhlo.structs.built"]
+    assert structs._built_get.__self__ is structs._BUILT
     d = BY_MNEMONIC["dot"]
     with fresh_context():
         a = structs.parse_attr_text(DOT)

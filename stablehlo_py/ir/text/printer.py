@@ -50,10 +50,14 @@ _LARGE_DENSE_BYTES = 1 << 20
 _ARG_SLOT = re.compile("\x00(\\d+)\x00")
 _SANITIZE = re.compile(r"[^A-Za-z0-9_$.]")
 _OP_NAMES = CONTEXT.table("text.op_names", 4096)  # (default dialect, op name) -> the name printed
+# The tables' `get` bound once (they are emptied in place, so it stays the context's): looking a
+# method up on a dict subclass at each call costs about as much as the lookup itself.
+_op_name_get = _OP_NAMES.get
 _NEWLINES = ["\n" + "  " * i for i in range(32)]
 
 # ------------------------------------------------------------------------------------ SSA names
 _SANITIZED = CONTEXT.table("text.sanitized_names", 1 << 14)  # suggested name -> a valid SSA name
+_sanitized_get = _SANITIZED.get
 
 
 def ops_of(block: Block) -> list[Operation]:
@@ -114,7 +118,7 @@ class Namer:
                     stack.append((r, *counters))
 
     def _unique(self, name: str) -> str:
-        clean = _SANITIZED.get(name)
+        clean = _sanitized_get(name)
         if clean is None:
             clean = _SANITIZE.sub("_", name)
             if clean[:1].isdigit():
@@ -383,7 +387,7 @@ class Printer:
     def op_name(self, name: str) -> str:
         dd = self.default_dialects[-1]
         key = (dd, name)
-        short = _OP_NAMES.get(key)
+        short = _op_name_get(key)
         if short is None:
             short = name
             if dd and name.startswith(dd + ".") and name.count(".") >= 1:
