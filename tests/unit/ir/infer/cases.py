@@ -8,6 +8,7 @@ inferred type is ranked and static, ``dynamic`` when one has a `?` dimension, ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -44,6 +45,20 @@ class Case:
 
 def case(op: str, args: str, line: str, *want: str) -> Case:
     return Case(op, args, line, tuple(want))
+
+
+def op_case(op: str, operands: Sequence[tuple[str, str]], *want: str, attrs: str = "") -> Case:
+    """A case of one op in the generic form, ``%0 = "op"(operands) attrs : (their types) -> want``
+    (``%0:N = ...`` for N results), in a function whose arguments are the distinct operands
+    (``(name, type)`` pairs, in their order)."""
+    names = ", ".join(name for name, _ in operands)
+    types = ", ".join(t for _, t in operands)
+    args = ", ".join(f"{name}: {t}" for name, t in dict(operands).items())
+    lhs, results = "%0", want[0]
+    if len(want) > 1:
+        lhs, results = f"%0:{len(want)}", f"({', '.join(want)})"
+    attrs = f" {attrs}" if attrs else ""
+    return case(op, args, f'{lhs} = "{op}"({names}){attrs} : ({types}) -> {results}', *want)
 
 
 def the_op(c: Case) -> Operation:

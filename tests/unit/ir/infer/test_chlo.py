@@ -15,7 +15,7 @@ from stablehlo_py.ir.infer import InferError, infer_op, rules
 from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from tests.conftest import CONFORMANCE
-from tests.unit.ir.infer.cases import Case, case, cases_test, check, the_op
+from tests.unit.ir.infer.cases import Case, case, cases_test, check, op_case, the_op
 
 
 def op_of(text: str):
@@ -275,7 +275,7 @@ _RESULT_ELEMENT = {
     "is_neg_inf": "i1",
     "is_pos_inf": "i1",
 }
-_ATTRS = {"broadcast_compare": " {comparison_direction = #chlo<comparison_direction LT>}"}
+_ATTRS = {"broadcast_compare": "{comparison_direction = #chlo<comparison_direction LT>}"}
 
 
 def _generic_cases() -> list[Case]:
@@ -298,11 +298,8 @@ def _generic_cases() -> list[Case]:
         for shape, enc in _KIND_SHAPES:
             t = f"tensor<{shape}x{elem}{enc}>"
             want = f"tensor<{shape}x{_RESULT_ELEMENT.get(op, elem)}{enc}>"
-            names = ", ".join(f"%a{i}" for i in range(n))
-            line = (
-                f'%0 = "chlo.{op}"({names}){_ATTRS.get(op, "")} : ({", ".join([t] * n)}) -> {want}'
-            )
-            out.append(case(f"chlo.{op}", ", ".join(f"%a{i}: {t}" for i in range(n)), line, want))
+            operands = [(f"%a{i}", t) for i in range(n)]
+            out.append(op_case(f"chlo.{op}", operands, want, attrs=_ATTRS.get(op, "")))
     return out
 
 
@@ -312,8 +309,7 @@ def _select_case(pred: str, t: str, want: str) -> Case:
 
 
 def _constant_like_case(t: str) -> Case:
-    line = f'%0 = "chlo.constant_like"(%x) {{value = 1.0 : f32}} : ({t}) -> {t}'
-    return case("chlo.constant_like", f"%x: {t}", line, t)
+    return op_case("chlo.constant_like", [("%x", t)], t, attrs="{value = 1.0 : f32}")
 
 
 def _top_k_case(t: str, *want: str) -> Case:

@@ -18,7 +18,7 @@ from stablehlo_py.ir.ops.collectives import ChannelHandleAttr
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TokenType
 from tests.conftest import CONFORMANCE
-from tests.unit.ir.infer.cases import Case, case, cases_test, check
+from tests.unit.ir.infer.cases import Case, case, cases_test, check, op_case
 from tests.unit.ir.infer.helpers import (
     agrees_with_declared,
     first_op,
@@ -311,13 +311,12 @@ G2 = "{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}"
 
 
 def _unary(op: str, attrs: str, t: str, want: str, region: str = "") -> Case:
-    line = f'%0 = "stablehlo.{op}"(%a) {region}{attrs} : ({t}) -> {want}'
-    return case(f"stablehlo.{op}", f"%a: {t}", line, want)
+    return op_case(f"stablehlo.{op}", [("%a", t)], want, attrs=f"{region}{attrs}")
 
 
 def _with_token(op: str, attrs: str, t: str) -> Case:
-    line = f'%0 = "stablehlo.{op}"(%a, %t) {attrs} : ({t}, !stablehlo.token) -> !stablehlo.token'
-    return case(f"stablehlo.{op}", f"%a: {t}, %t: !stablehlo.token", line, "!stablehlo.token")
+    token = "!stablehlo.token"
+    return op_case(f"stablehlo.{op}", [("%a", t), ("%t", token)], token, attrs=attrs)
 
 
 def _collective_reduce(t: str) -> Case:

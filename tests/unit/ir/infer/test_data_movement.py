@@ -15,7 +15,7 @@ from stablehlo_py.ir import parse
 from stablehlo_py.ir.infer import InferError, infer_op, infer_result_types
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
-from tests.unit.ir.infer.cases import Case, case, cases_test
+from tests.unit.ir.infer.cases import Case, case, cases_test, op_case
 from tests.conftest import CONFORMANCE
 
 FAMILY = {
@@ -573,28 +573,23 @@ T_S, T_D, T_B = "tensor<2x3xf32>", "tensor<?x3xf32>", f"tensor<?x3xf32, {B53}>"
 
 
 def _unary(op: str, attrs: str, t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.{op}"(%a) {attrs} : ({t}) -> {want}'
-    return case(f"stablehlo.{op}", f"%a: {t}", line, want)
+    return op_case(f"stablehlo.{op}", [("%a", t)], want, attrs=attrs)
 
 
 def _concat(a: str, b: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.concatenate"(%a, %b) {{dimension = 0 : i64}} : ({a}, {b}) -> {want}'
-    return case("stablehlo.concatenate", f"%a: {a}, %b: {b}", line, want)
+    operands = [("%a", a), ("%b", b)]
+    return op_case("stablehlo.concatenate", operands, want, attrs="{dimension = 0 : i64}")
 
 
 def _dynamic_slice(t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.dynamic_slice"(%a, %i, %i) {{slice_sizes = array<i64: 1, 2>}} : ({t}, tensor<i64>, tensor<i64>) -> {want}'
-    return case("stablehlo.dynamic_slice", f"%a: {t}, %i: tensor<i64>", line, want)
+    operands = [("%a", t), ("%i", "tensor<i64>"), ("%i", "tensor<i64>")]
+    attrs = "{slice_sizes = array<i64: 1, 2>}"
+    return op_case("stablehlo.dynamic_slice", operands, want, attrs=attrs)
 
 
 def _dynamic_update_slice(t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.dynamic_update_slice"(%a, %u, %i, %i) : ({t}, tensor<1x2xf32>, tensor<i64>, tensor<i64>) -> {want}'
-    return case(
-        "stablehlo.dynamic_update_slice",
-        f"%a: {t}, %u: tensor<1x2xf32>, %i: tensor<i64>",
-        line,
-        want,
-    )
+    operands = [("%a", t), ("%u", "tensor<1x2xf32>"), ("%i", "tensor<i64>"), ("%i", "tensor<i64>")]
+    return op_case("stablehlo.dynamic_update_slice", operands, want)
 
 
 _GATHER_DIMS = (
@@ -604,11 +599,8 @@ _GATHER_DIMS = (
 
 
 def _gather(t: str, it: str, want: str) -> Case:
-    line = (
-        f'%0 = "stablehlo.gather"(%a, %i) {{dimension_numbers = {_GATHER_DIMS}, '
-        f"slice_sizes = array<i64: 1, 3>}} : ({t}, {it}) -> {want}"
-    )
-    return case("stablehlo.gather", f"%a: {t}, %i: {it}", line, want)
+    attrs = f"{{dimension_numbers = {_GATHER_DIMS}, slice_sizes = array<i64: 1, 3>}}"
+    return op_case("stablehlo.gather", [("%a", t), ("%i", it)], want, attrs=attrs)
 
 
 def _dynamic_gather(t: str, it: str, want: str) -> Case:
@@ -618,6 +610,15 @@ def _dynamic_gather(t: str, it: str, want: str) -> Case:
         f": ({t}, {it}, tensor<2xi32>) -> {want}"
     )
     return case("stablehlo.dynamic_gather", f"%a: {t}, %i: {it}", line, want)
+
+
+_GATHER_BOUNDED_INDICES = (
+    "tensor<5x3xf32>",
+    "tensor<?x1xi32, #stablehlo.bounds<8, ?>>",
+    "tensor<?x3xf32, #stablehlo.bounds<8, ?>>",
+)
+"""(operand, indices, result) of gather's and dynamic_gather's bounded case: the indices' bound
+becomes the result's."""
 
 
 def _scatter(t: str, want: str) -> Case:
@@ -634,49 +635,37 @@ def _scatter(t: str, want: str) -> Case:
 
 
 def _set_dimension_size(t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.set_dimension_size"(%a, %n) {{dimension = 0 : i64}} : ({t}, tensor<i32>) -> {want}'
-    return case("stablehlo.set_dimension_size", f"%a: {t}, %n: tensor<i32>", line, want)
+    operands = [("%a", t), ("%n", "tensor<i32>")]
+    return op_case("stablehlo.set_dimension_size", operands, want, attrs="{dimension = 0 : i64}")
 
 
 def _tuple_cases(t: str) -> list[Case]:
     tup = f"tuple<{t}, tensor<i32>>"
     return [
-        case(
-            "stablehlo.tuple",
-            f"%a: {t}, %b: tensor<i32>",
-            f'%0 = "stablehlo.tuple"(%a, %b) : ({t}, tensor<i32>) -> {tup}',
-            tup,
-        ),
-        case(
-            "stablehlo.get_tuple_element",
-            f"%a: {tup}",
-            f'%0 = "stablehlo.get_tuple_element"(%a) {{index = 0 : i32}} : ({tup}) -> {t}',
-            t,
-        ),
+        op_case("stablehlo.tuple", [("%a", t), ("%b", "tensor<i32>")], tup),
+        op_case("stablehlo.get_tuple_element", [("%a", tup)], t, attrs="{index = 0 : i32}"),
     ]
 
 
 def _pad(t: str, want: str) -> Case:
-    line = (
-        f'%0 = "stablehlo.pad"(%a, %p) {{edge_padding_low = array<i64: 1, 0>, edge_padding_high = '
-        f"array<i64: 2, 1>, interior_padding = array<i64: 1, 0>}} : ({t}, tensor<f32>) -> {want}"
+    attrs = (
+        "{edge_padding_low = array<i64: 1, 0>, edge_padding_high = array<i64: 2, 1>, "
+        "interior_padding = array<i64: 1, 0>}"
     )
-    return case("stablehlo.pad", f"%a: {t}, %p: tensor<f32>", line, want)
+    return op_case("stablehlo.pad", [("%a", t), ("%p", "tensor<f32>")], want, attrs=attrs)
 
 
 def _select(pred: str, t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.select"(%p, %a, %a) : ({pred}, {t}, {t}) -> {want}'
-    return case("stablehlo.select", f"%p: {pred}, %a: {t}", line, want)
+    return op_case("stablehlo.select", [("%p", pred), ("%a", t), ("%a", t)], want)
 
 
 def _clamp(t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.clamp"(%m, %a, %m) : (tensor<f32>, {t}, tensor<f32>) -> {want}'
-    return case("stablehlo.clamp", f"%m: tensor<f32>, %a: {t}", line, want)
+    m = ("%m", "tensor<f32>")
+    return op_case("stablehlo.clamp", [m, ("%a", t), m], want)
 
 
 def _complex(t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.complex"(%a, %a) : ({t}, {t}) -> {want}'
-    return case("stablehlo.complex", f"%a: {t}", line, want)
+    return op_case("stablehlo.complex", [("%a", t), ("%a", t)], want)
 
 
 CASES = [
@@ -695,18 +684,10 @@ CASES = [
     _dynamic_update_slice(T_B, T_B),
     _gather("tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<4x3xf32>"),
     _gather("tensor<5x3xf32>", "tensor<?x1xi32>", "tensor<?x3xf32>"),
-    _gather(
-        "tensor<5x3xf32>",
-        "tensor<?x1xi32, #stablehlo.bounds<8, ?>>",
-        "tensor<?x3xf32, #stablehlo.bounds<8, ?>>",
-    ),
+    _gather(*_GATHER_BOUNDED_INDICES),
     _dynamic_gather("tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<4x3xf32>"),
     _dynamic_gather("tensor<?x3xf32>", "tensor<?x1xi32>", "tensor<?x3xf32>"),
-    _dynamic_gather(
-        "tensor<5x3xf32>",
-        "tensor<?x1xi32, #stablehlo.bounds<8, ?>>",
-        "tensor<?x3xf32, #stablehlo.bounds<8, ?>>",
-    ),
+    _dynamic_gather(*_GATHER_BOUNDED_INDICES),
     _scatter("tensor<4x3xf32>", "tensor<4x3xf32>"),
     _scatter(T_D, T_D),
     _scatter(T_B, T_B),

@@ -18,7 +18,7 @@ from stablehlo_py.ir.infer.elementwise import COMPATIBLE_OPERANDS_AND_RESULT
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.ops.elementwise import BINARY, UNARY, UNARY_WITH_ACCURACY
 from stablehlo_py.ir.text.printer import type_to_str
-from tests.unit.ir.infer.cases import Case, case, cases_test, check
+from tests.unit.ir.infer.cases import Case, case, cases_test, check, op_case
 from tests.unit.ir.infer.helpers import line_verifies as verifies
 from tests.unit.ir.infer.helpers import line_verify_error as verify_error
 from tests.conftest import CONFORMANCE
@@ -381,15 +381,11 @@ def _elementwise_cases() -> list[Case]:
         for shape, enc in _SHAPES.values():
             t = f"tensor<{shape}x{elem}{enc}>"
             want = f"tensor<{shape}x{_RESULT_ELEMENT.get(op, elem)}{enc}>"
-            names = ", ".join(f"%a{i}" for i in range(n))
-            attrs = (
-                " {comparison_direction = #stablehlo<comparison_direction LT>}"
-                if op == "compare"
-                else ""
+            attrs = "{comparison_direction = #stablehlo<comparison_direction LT>}"
+            operands = [(f"%a{i}", t) for i in range(n)]
+            out.append(
+                op_case(f"stablehlo.{op}", operands, want, attrs=attrs if op == "compare" else "")
             )
-            line = f'%0 = "stablehlo.{op}"({names}){attrs} : ({", ".join([t] * n)}) -> {want}'
-            args = ", ".join(f"%a{i}: {t}" for i in range(n))
-            out.append(case(f"stablehlo.{op}", args, line, want))
     return out
 
 

@@ -18,7 +18,7 @@ from stablehlo_py.ir.infer import InferError, has_rule, infer_op, infer_result_t
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import TypeExtensionsAttr
-from tests.unit.ir.infer.cases import Case, case, cases_test
+from tests.unit.ir.infer.cases import Case, case, cases_test, op_case
 from tests.unit.ir.infer.helpers import first_op, infer_error
 from tests.conftest import CONFORMANCE
 
@@ -422,8 +422,7 @@ def test_bounds_encoding_type() -> None:
 
 # ------------------------------------------------------------------------------ coverage cases
 def _binary(op: str, attrs: str, a: str, b: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.{op}"(%a, %b) {attrs} : ({a}, {b}) -> {want}'
-    return case(f"stablehlo.{op}", f"%a: {a}, %b: {b}", line, want)
+    return op_case(f"stablehlo.{op}", [("%a", a), ("%b", b)], want, attrs=attrs)
 
 
 _DOT_GENERAL = (
@@ -445,8 +444,7 @@ def _dynamic_conv(lhs: str, want: str) -> Case:
 
 
 def _unary(op: str, attrs: str, t: str, want: str) -> Case:
-    line = f'%0 = "stablehlo.{op}"(%a) {attrs} : ({t}) -> {want}'
-    return case(f"stablehlo.{op}", f"%a: {t}", line, want)
+    return op_case(f"stablehlo.{op}", [("%a", t)], want, attrs=attrs)
 
 
 _FFT = "{fft_length = array<i64: 9>, fft_type = #stablehlo<fft_type FFT>}"
@@ -456,28 +454,23 @@ _TRI = (
 )
 
 
+def _bn(op: str, operands: str, fi: int, t: str, s: str, *want: str) -> Case:
+    """A batch_norm_`op` case: its operands named ``x`` (of type `t`) or ``s`` (the scale's `s`)."""
+    typed = [(f"%{n}", t if n == "x" else s) for n in operands]
+    attrs = f"{{epsilon = 1.0e-3 : f32, feature_index = {fi} : i64}}"
+    return op_case(f"stablehlo.batch_norm_{op}", typed, *want, attrs=attrs)
+
+
 def _bn_inference(t: str, s: str, fi: int, want: str) -> Case:
-    line = (
-        '%0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) '
-        f"{{epsilon = 1.0e-3 : f32, feature_index = {fi} : i64}} : ({t}, {s}, {s}, {s}, {s}) -> {want}"
-    )
-    return case("stablehlo.batch_norm_inference", f"%x: {t}, %s: {s}", line, want)
+    return _bn("inference", "xssss", fi, t, s, want)
 
 
 def _bn_training(t: str, s: str, fi: int, want: str, single: str) -> Case:
-    line = (
-        f'%0:3 = "stablehlo.batch_norm_training"(%x, %s, %s) {{epsilon = 1.0e-3 : f32, feature_index = {fi} : i64}} '
-        f": ({t}, {s}, {s}) -> ({want}, {single}, {single})"
-    )
-    return case("stablehlo.batch_norm_training", f"%x: {t}, %s: {s}", line, want, single, single)
+    return _bn("training", "xss", fi, t, s, want, single, single)
 
 
 def _bn_grad(t: str, s: str, fi: int, want: str, single: str) -> Case:
-    line = (
-        f'%0:3 = "stablehlo.batch_norm_grad"(%x, %s, %s, %s, %x) {{epsilon = 1.0e-3 : f32, feature_index = {fi} : i64}} '
-        f": ({t}, {s}, {s}, {s}, {t}) -> ({want}, {single}, {single})"
-    )
-    return case("stablehlo.batch_norm_grad", f"%x: {t}, %s: {s}", line, want, single, single)
+    return _bn("grad", "xsssx", fi, t, s, want, single, single)
 
 
 def _rng(shape_operand: str, want: str) -> Case:

@@ -17,7 +17,7 @@ from stablehlo_py.ir.infer.misc import constant_types_compatible
 from stablehlo_py.ir.infer.shapes import DYN, ranked, types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.verify import verify
-from tests.unit.ir.infer.cases import Case, case, cases_test
+from tests.unit.ir.infer.cases import Case, case, cases_test, op_case
 from tests.unit.ir.infer.helpers import line_verifies as verifies
 from tests.unit.ir.infer.helpers import line_verify_error as verify_error
 from tests.conftest import CONFORMANCE
@@ -237,14 +237,11 @@ _RP = "{exponent_bits = 5 : i32, mantissa_bits = 10 : i32}"
 
 
 def _reduce_precision(t: str) -> Case:
-    line = f'%0 = "stablehlo.reduce_precision"(%a) {_RP} : ({t}) -> {t}'
-    return case("stablehlo.reduce_precision", f"%a: {t}", line, t)
+    return op_case("stablehlo.reduce_precision", [("%a", t)], t, attrs=_RP)
 
 
 def _dequantize(shape: str, enc: str, want: str) -> Case:
-    t = f"tensor<{shape}x{_Q}{enc}>"
-    line = f'%0 = "stablehlo.uniform_dequantize"(%a) : ({t}) -> {want}'
-    return case("stablehlo.uniform_dequantize", f"%a: {t}", line, want)
+    return op_case("stablehlo.uniform_dequantize", [("%a", f"tensor<{shape}x{_Q}{enc}>")], want)
 
 
 B = ", #stablehlo.bounds<5, ?>"
