@@ -483,6 +483,19 @@ def _rng(shape_operand: str, want: str) -> Case:
 
 
 B = "#stablehlo.bounds"
+_BN_TRAINING_AND_GRAD = [
+    # (operand, scale, feature_index, result, 1-d results): batch_norm_training's and _grad's
+    ("tensor<2x3xf32>", "tensor<3xf32>", 1, "tensor<2x3xf32>", "tensor<3xf32>"),
+    ("tensor<?x3xf32>", "tensor<?xf32>", 0, "tensor<?x3xf32>", "tensor<?xf32>"),
+    # the feature dimension's bound goes to the 1-d results
+    (
+        f"tensor<?x3xf32, {B}<5, ?>>",
+        "tensor<?xf32>",
+        0,
+        f"tensor<?x3xf32, {B}<5, ?>>",
+        f"tensor<?xf32, {B}<5>>",
+    ),
+]
 CASES = [
     _binary("dot", "", "tensor<2x3xf32>", "tensor<3x4xf32>", "tensor<2x4xf32>"),
     _binary("dot", "", "tensor<?x3xf32>", "tensor<3x4xf32>", "tensor<?x4xf32>"),
@@ -542,25 +555,7 @@ CASES = [
     _bn_inference("tensor<2x3xf32>", "tensor<3xf32>", 1, "tensor<2x3xf32>"),
     _bn_inference("tensor<?x3xf32>", "tensor<3xf32>", 1, "tensor<?x3xf32>"),
     _bn_inference(f"tensor<?x3xf32, {B}<5, ?>>", "tensor<3xf32>", 1, f"tensor<?x3xf32, {B}<5, ?>>"),
-    _bn_training("tensor<2x3xf32>", "tensor<3xf32>", 1, "tensor<2x3xf32>", "tensor<3xf32>"),
-    _bn_training("tensor<?x3xf32>", "tensor<?xf32>", 0, "tensor<?x3xf32>", "tensor<?xf32>"),
-    # the feature dimension's bound goes to the 1-d results
-    _bn_training(
-        f"tensor<?x3xf32, {B}<5, ?>>",
-        "tensor<?xf32>",
-        0,
-        f"tensor<?x3xf32, {B}<5, ?>>",
-        f"tensor<?xf32, {B}<5>>",
-    ),
-    _bn_grad("tensor<2x3xf32>", "tensor<3xf32>", 1, "tensor<2x3xf32>", "tensor<3xf32>"),
-    _bn_grad("tensor<?x3xf32>", "tensor<?xf32>", 0, "tensor<?x3xf32>", "tensor<?xf32>"),
-    _bn_grad(
-        f"tensor<?x3xf32, {B}<5, ?>>",
-        "tensor<?xf32>",
-        0,
-        f"tensor<?x3xf32, {B}<5, ?>>",
-        f"tensor<?xf32, {B}<5>>",
-    ),
+    *(bn(*row) for bn in (_bn_training, _bn_grad) for row in _BN_TRAINING_AND_GRAD),
     # a constant shape gives the sizes; any other shape operand, one `?` per element
     _rng("%c", "tensor<2x3xf32>"),
     _rng("%n", "tensor<?x?xf32>"),
