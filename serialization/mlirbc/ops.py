@@ -16,6 +16,7 @@ together by :meth:`OpEncoder.check` as one :class:`NotEncodable` listing each wi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -93,30 +94,36 @@ class OpEncoder:
         got = self._type_ids.get(id(t))
         if got is not None and got[0] is t:
             return got[1]
-        try:
-            if codec_for(t) is not None:
-                e = vhlo.entry(self.interner, t)
-            else:
-                e = builtin.type_entry(self.interner, t)
-            self._type_ids[id(t)] = (t, e)
-            return e
-        except NotEncodable as e:
-            self.problem(f"{e} (in {op.name if op else 'a block'}{self.where(op)})")
-            return self._unknown
+        return self._new_entry(t, self._type_ids, builtin.type_entry, op, None)
 
     def value_entry(self, a: Attribute, op: Operation | None, name: str) -> Entry:
         got = self._attr_ids.get(id(a))
         if got is not None and got[0] is a:
             return got[1]
+        return self._new_entry(a, self._attr_ids, builtin.attr_entry, op, name)
+
+    def _new_entry(
+        self,
+        a: Attribute,
+        ids: dict[int, tuple[Attribute, Entry]],
+        builtin_entry: Callable[[Interner, Attribute], Entry],
+        op: Operation | None,
+        name: str | None,
+    ) -> Entry:
+        """The entry of a type (``name`` None) or of attribute ``name`` not met before: VHLO's
+        codec or the builtin one; a problem (and the unknown location's entry) if neither fits."""
         try:
             if codec_for(a) is not None:
                 e = vhlo.entry(self.interner, a)
             else:
-                e = builtin.attr_entry(self.interner, a)
-            self._attr_ids[id(a)] = (a, e)
+                e = builtin_entry(self.interner, a)
+            ids[id(a)] = (a, e)
             return e
         except NotEncodable as e:
-            self.problem(f"attribute '{name}' of {op.name if op else '?'}{self.where(op)}: {e}")
+            if name is None:
+                self.problem(f"{e} (in {op.name if op else 'a block'}{self.where(op)})")
+            else:
+                self.problem(f"attribute '{name}' of {op.name if op else '?'}{self.where(op)}: {e}")
             return self._unknown
 
     def dictionary(self, attrs: dict[str, Attribute], op: Operation) -> Entry | None:
