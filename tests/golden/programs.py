@@ -91,6 +91,21 @@ def ref_promotable_reduce() -> list[np.ndarray]:
     return [spec_promotable_reduce_add(x, np.float32(0.0), np.float64)]
 
 
+def promotable_reduce_body(x: str, x_type: str, result: str) -> str:
+    """The promotable reduce feature's body: the f32 constant ``x`` (of ``x_type``) reduced over
+    dimension 0 from an f32 zero by an ``add`` body on f64, giving ``result``
+    (tests/golden/test_references.py runs it on a harder ``x``)."""
+    return f"""
+    %x = stablehlo.constant dense<{x}> : {x_type}
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %0 = "stablehlo.reduce"(%x, %z) ({{
+    ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+      %s = stablehlo.add %a, %b : tensor<f64>
+      stablehlo.return %s : tensor<f64>
+    }}) {{dimensions = array<i64: 0>}} : ({x_type}, tensor<f32>) -> {result}
+    return %0 : {result}"""
+
+
 def spec_quantize_dequantize(
     x: np.ndarray,
     scales: np.ndarray,
@@ -367,15 +382,9 @@ FEATURES: tuple[Feature, ...] = (
         "promotable_reduce",
         "0.17.0",
         "tensor<3xf64>",
-        """
-    %x = stablehlo.constant dense<[[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]]> : tensor<2x3xf32>
-    %z = stablehlo.constant dense<0.0> : tensor<f32>
-    %0 = "stablehlo.reduce"(%x, %z) ({
-    ^bb0(%a: tensor<f64>, %b: tensor<f64>):
-      %s = stablehlo.add %a, %b : tensor<f64>
-      stablehlo.return %s : tensor<f64>
-    }) {dimensions = array<i64: 0>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf64>
-    return %0 : tensor<3xf64>""",
+        promotable_reduce_body(
+            "[[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]]", "tensor<2x3xf32>", "tensor<3xf64>"
+        ),
         reference=ref_promotable_reduce,
     ),
     Feature(

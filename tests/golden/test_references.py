@@ -12,6 +12,9 @@ import pytest
 
 from stablehlo_py.interpreter import run
 from tests.golden.programs import (
+    Feature,
+    feature_module,
+    promotable_reduce_body,
     spec_collective_broadcast,
     spec_promotable_reduce_add,
     spec_quantize_dequantize,
@@ -61,19 +64,9 @@ def test_promotable_reduce_accumulates_in_the_body_type() -> None:
     want = spec_promotable_reduce_add(x, np.float32(0.0), np.float64)
     assert want[0] == 16777218.0  # 2**24 + 1 + 1 in f64
     assert spec_promotable_reduce_add(x, np.float32(0.0), np.float32)[0] == 16777216.0  # f32 loses
-    (got,) = run(
-        """
-func.func @main(%x: tensor<3x2xf32>) -> tensor<2xf64> {
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %0 = "stablehlo.reduce"(%x, %z) ({
-  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
-    %s = stablehlo.add %a, %b : tensor<f64>
-    stablehlo.return %s : tensor<f64>
-  }) {dimensions = array<i64: 0>} : (tensor<3x2xf32>, tensor<f32>) -> tensor<2xf64>
-  return %0 : tensor<2xf64>
-}""",
-        x,
-    )
+    # the golden feature's program, on this x
+    body = promotable_reduce_body(str(x.tolist()), "tensor<3x2xf32>", "tensor<2xf64>")
+    (got,) = run(feature_module(Feature("promotable_reduce", "0.17.0", "tensor<2xf64>", body)))
     assert got.dtype == np.float64 and got.tobytes() == want.tobytes(), (got, want)
 
 
