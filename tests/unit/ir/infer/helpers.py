@@ -4,6 +4,7 @@ as text, and the InferError message of its rule; the verifier's verdict on one o
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -35,6 +36,12 @@ def infer_error(text: str, name: str, allow_unregistered: bool = False) -> str:
     with pytest.raises(InferError) as e:
         infer_op(first_op(text, name, allow_unregistered))
     return e.value.message
+
+
+# the same three for programs that may hold unregistered ops (upstream's test ops)
+first_op_any = functools.partial(first_op, allow_unregistered=True)
+inferred_any = functools.partial(inferred, allow_unregistered=True)
+infer_error_any = functools.partial(infer_error, allow_unregistered=True)
 
 
 def agrees_with_declared(op) -> None:  # type: ignore[no-untyped-def]

@@ -4,7 +4,6 @@ expectations (infer_stablehlo.mlir's `types0 = ...` lines) and the conformance t
 
 from __future__ import annotations
 
-import functools
 import glob
 import re
 from pathlib import Path
@@ -17,7 +16,9 @@ from stablehlo_py.ir.infer import infer_op
 from stablehlo_py.ir.infer.shapes import types_compatible
 from stablehlo_py.ir.text.printer import type_to_str
 from tests.unit.ir.infer.cases import Case, case, cases_test
-from tests.unit.ir.infer.helpers import first_op, infer_error, inferred
+from tests.unit.ir.infer.helpers import first_op_any as _op
+from tests.unit.ir.infer.helpers import infer_error_any as _error
+from tests.unit.ir.infer.helpers import inferred_any as _infer
 from tests.conftest import CONFORMANCE
 
 FAMILY = {
@@ -27,11 +28,6 @@ FAMILY = {
     "stablehlo.sort",
     "stablehlo.map",
 }
-
-
-_op = functools.partial(first_op, allow_unregistered=True)
-_infer = functools.partial(inferred, allow_unregistered=True)
-_error = functools.partial(infer_error, allow_unregistered=True)
 
 
 # --------------------------------------------------------------------------------------- reduce
