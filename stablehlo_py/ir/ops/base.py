@@ -193,6 +193,12 @@ def enum_syntax(cls: Any) -> AttrSyntax:
     return AttrSyntax(cls, cls.parse_stripped, cls.can_start)
 
 
+def attribute_syntax(cls: Any) -> AttrSyntax:
+    """An attribute property written whole (`#stablehlo.dot<...>`, `#stablehlo.gather<...>`): read
+    by the attribute parser, where the text starts with `#`."""
+    return AttrSyntax(cls, lambda p: p.parse_attribute(), lambda p: p.peek() == "#")
+
+
 def prop(syntax: AttrSyntax, *, optional: bool = False, default: Attribute | None = None) -> Any:
     """An inherent attribute (stored as an xDSL property) with its in-format syntax."""
     constraint = syntax.constraint
@@ -412,6 +418,7 @@ class StableHLOOp(IRDLOperation):
 class GenericSyntaxOp(StableHLOOp):
     """An op upstream prints in generic form only (`"stablehlo.if"(%p) ({..}, {..}) : ...`)."""
 
+    FORMAT: ClassVar[str | None] = None  # also where a family base of the op declares one
     GENERIC_ONLY: ClassVar[str] = (
         "'{name}' has no pretty syntax; write it in generic form (\"{name}\"(...) ... : type)"
     )

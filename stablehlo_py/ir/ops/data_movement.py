@@ -67,6 +67,7 @@ from stablehlo_py.ir.ops.base import (
     NoAssemblyFormatOp,
     StableHLOOp,
     _dense_i64_array_parse,
+    attribute_syntax,
     op_def,
     prop,
 )
@@ -101,12 +102,8 @@ if TYPE_CHECKING:
 I64_ARRAY = AttrSyntax(
     DenseArrayBase.constr(i64), _dense_i64_array_parse, lambda p: p.peek() == "["
 )
-GATHER_DIMS = AttrSyntax(
-    GatherDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
-)
-SCATTER_DIMS = AttrSyntax(
-    ScatterDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
-)
+GATHER_DIMS = attribute_syntax(GatherDimensionNumbersAttr)
+SCATTER_DIMS = attribute_syntax(ScatterDimensionNumbersAttr)
 FALSE = IntegerAttr(0, I1)
 
 
@@ -265,13 +262,29 @@ def _ods_checks(op: Operation) -> None:
 
 class _DataMovementOp(StableHLOOp):
     """A pure data-movement op whose verification starts with MLIR's ODS checks (`_ods_checks`,
-    the driver's `ODS_CHECK`); the inference check (`INFER_CHECK`) follows the op's `verify_`."""
+    the driver's `ODS_CHECK`); the inference check (`INFER_CHECK`) follows the op's `verify_`.
+    Its verification reads only types and attributes (`VERIFY_BY_TYPES`), unless it reads
+    constant operands (`_ShapeOperandsOp`, dynamic_gather, set_dimension_size).  Its syntax is
+    upstream's `operands attr-dict : functional-type(operands, results)` unless it declares its
+    own `FORMAT` (or has none: `NoAssemblyFormatOp`)."""
 
+    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
     CONFINED: ClassVar[tuple[str, ...]] = ()
     """The op's `ConfinedAttr<..., [IntNonNegative]>` attributes, in MLIR's order."""
     INFER_CHECK: ClassVar[str | None] = "after"
     ODS_CHECK = _ods_checks
+    VERIFY_BY_TYPES: ClassVar[bool] = True
     traits = traits_def(Pure())
+
+
+class _ShapeOperandsOp(_DataMovementOp):
+    """upstream's dynamic-shape variant of an op, its shapes given by operands
+    (dynamic_broadcast_in_dim, dynamic_iota, dynamic_pad, dynamic_reshape, real_dynamic_slice):
+    not verified by types (most read those operands where they are constants, `constant_ints`);
+    upstream has no InferTypeOpInterface check."""
+
+    VERIFY_BY_TYPES: ClassVar[bool] = False
+    INFER_CHECK: ClassVar[str | None] = None
 
 
 @op_def
@@ -279,7 +292,6 @@ class BroadcastOp(_DataMovementOp):
     """Legacy broadcast: prepends `broadcast_sizes` dimensions to `operand` (XLA's Broadcast)."""
 
     name = "stablehlo.broadcast"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     broadcast_sizes = prop(I64_ARRAY)
     result = result_def()
@@ -294,7 +306,6 @@ class BroadcastInDimOp(_DataMovementOp):
     (spec.md#broadcast_in_dim)."""
 
     name = "stablehlo.broadcast_in_dim"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     broadcast_dimensions = prop(I64_ARRAY)
     result = result_def()
@@ -311,7 +322,7 @@ class BroadcastInDimOp(_DataMovementOp):
 
 
 @op_def
-class DynamicBroadcastInDimOp(_DataMovementOp):
+class DynamicBroadcastInDimOp(_ShapeOperandsOp):
     """broadcast_in_dim whose result shape is given by the `output_dimensions` operand."""
 
     name = "stablehlo.dynamic_broadcast_in_dim"
@@ -325,7 +336,6 @@ class DynamicBroadcastInDimOp(_DataMovementOp):
         "$operand `,` $output_dimensions `,` `dims` `=` custom<DenseI64Array>($broadcast_dimensions) "
         "attr-dict `:` functional-type(operands, results)"
     )
-    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
         exp, nonexp = self.known_expanding_dimensions, self.known_nonexpanding_dimensions
@@ -345,7 +355,6 @@ class ConcatenateOp(_DataMovementOp):
     """Concatenates `inputs` along `dimension` (spec.md#concatenate)."""
 
     name = "stablehlo.concatenate"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     inputs = var_operand_def()
     dimension = prop(I64_ATTR)
     result = result_def()
@@ -389,7 +398,6 @@ class DynamicUpdateSliceOp(_DataMovementOp):
     update = operand_def()
     start_indices = var_operand_def()
     result = result_def()
-    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
         # dynamic_update_slice_c1, dynamic_update_slice_c2: upstream's AllElementTypesMatch trait
@@ -401,7 +409,6 @@ class GatherOp(NoAssemblyFormatOp, _DataMovementOp):
     """Gathers slices of `operand` at offsets given by `start_indices` (spec.md#gather)."""
 
     name = "stablehlo.gather"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     start_indices = operand_def()
     dimension_numbers = prop(GATHER_DIMS)
@@ -425,6 +432,8 @@ class DynamicGatherOp(NoAssemblyFormatOp, _DataMovementOp):
     dimension_numbers = prop(GATHER_DIMS)
     indices_are_sorted = prop(BOOL_ATTR, default=FALSE)
     result = result_def()
+    # its inference reads the constant `slice_sizes` operand
+    VERIFY_BY_TYPES: ClassVar[bool] = False
 
 
 @op_def
@@ -490,6 +499,8 @@ class SetDimensionSizeOp(_DataMovementOp):
     size = operand_def()
     dimension = prop(I64_ATTR)
     result = result_def()
+    # its inference reads the constant `size` operand (the result's bound)
+    VERIFY_BY_TYPES: ClassVar[bool] = False
     FORMAT: ClassVar[str | None] = (
         "$operand `,` $size  `,` `dim` `=` $dimension attr-dict `:` functional-type(operands, results)"
     )
@@ -501,7 +512,6 @@ class GetTupleElementOp(_DataMovementOp):
     """Extracts the element at `index` of the `operand` tuple (spec.md#get_tuple_element)."""
 
     name = "stablehlo.get_tuple_element"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     index = prop(I32_ATTR)
     result = result_def()
@@ -516,7 +526,6 @@ class TupleOp(_DataMovementOp):
     """Produces a tuple from the values `val` (spec.md#tuple)."""
 
     name = "stablehlo.tuple"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     val = var_operand_def()
     result = result_def()
     FORMAT: ClassVar[str | None] = (
@@ -529,7 +538,6 @@ class IotaOp(_DataMovementOp):
     """Fills `output` with 0, 1, 2, ... along `iota_dimension` (spec.md#iota)."""
 
     name = "stablehlo.iota"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     iota_dimension = prop(I64_ATTR)
     output = result_def()
     FORMAT: ClassVar[str | None] = "`dim` `=` $iota_dimension attr-dict `:` type($output)"
@@ -541,7 +549,7 @@ class IotaOp(_DataMovementOp):
 
 
 @op_def
-class DynamicIotaOp(_DataMovementOp):
+class DynamicIotaOp(_ShapeOperandsOp):
     """iota whose result shape is given by the `output_shape` operand."""
 
     name = "stablehlo.dynamic_iota"
@@ -551,7 +559,6 @@ class DynamicIotaOp(_DataMovementOp):
     FORMAT: ClassVar[str | None] = (
         "$output_shape `,` `dim` `=` $iota_dimension attr-dict `:` functional-type(operands, results)"
     )
-    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
     CONFINED: ClassVar[tuple[str, ...]] = ("iota_dimension",)  # dynamic_iota_c1
 
     def verify_(self) -> None:
@@ -568,7 +575,6 @@ class PadOp(_DataMovementOp):
     """Pads `operand` around and between its elements with `padding_value` (spec.md#pad)."""
 
     name = "stablehlo.pad"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     padding_value = operand_def()
     edge_padding_low = prop(I64_ARRAY)
@@ -590,7 +596,7 @@ class PadOp(_DataMovementOp):
 
 
 @op_def
-class DynamicPadOp(_DataMovementOp):
+class DynamicPadOp(_ShapeOperandsOp):
     """pad whose paddings are operands."""
 
     name = "stablehlo.dynamic_pad"
@@ -600,8 +606,6 @@ class DynamicPadOp(_DataMovementOp):
     edge_padding_high = operand_def()
     interior_padding = operand_def()
     result = result_def()
-    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
-    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
         low, high, interior = self.edge_padding_low, self.edge_padding_high, self.interior_padding
@@ -625,10 +629,8 @@ class ReshapeOp(_DataMovementOp):
     """Reshapes `operand` to the result type (spec.md#reshape)."""
 
     name = "stablehlo.reshape"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     result = result_def()
-    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
     INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
@@ -638,15 +640,13 @@ class ReshapeOp(_DataMovementOp):
 
 
 @op_def
-class DynamicReshapeOp(_DataMovementOp):
+class DynamicReshapeOp(_ShapeOperandsOp):
     """reshape whose result shape is given by the `output_shape` operand."""
 
     name = "stablehlo.dynamic_reshape"
     operand = operand_def()
     output_shape = operand_def()
     result = result_def()
-    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
-    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
         upstream(
@@ -663,7 +663,6 @@ class ReverseOp(_DataMovementOp):
     """Reverses the order of elements of `operand` along `dimensions` (spec.md#reverse)."""
 
     name = "stablehlo.reverse"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     dimensions = prop(I64_ARRAY)
     result = result_def()
@@ -684,7 +683,6 @@ class SliceOp(_DataMovementOp):
     """Extracts a slice of `operand` given by static start, limit and stride (spec.md#slice)."""
 
     name = "stablehlo.slice"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     start_indices = prop(I64_ARRAY)
     limit_indices = prop(I64_ARRAY)
@@ -703,7 +701,7 @@ class SliceOp(_DataMovementOp):
 
 
 @op_def
-class RealDynamicSliceOp(_DataMovementOp):
+class RealDynamicSliceOp(_ShapeOperandsOp):
     """slice whose start, limit and stride are operands."""
 
     name = "stablehlo.real_dynamic_slice"
@@ -712,8 +710,6 @@ class RealDynamicSliceOp(_DataMovementOp):
     limit_indices = operand_def()
     strides = operand_def()
     result = result_def()
-    FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
-    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
         # upstream's ODS traits, in their order
@@ -730,7 +726,6 @@ class TransposeOp(_DataMovementOp):
     """Permutes the dimensions of `operand` by `permutation` (spec.md#transpose)."""
 
     name = "stablehlo.transpose"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     operand = operand_def()
     permutation = prop(I64_ARRAY)
     result = result_def()
@@ -758,7 +753,6 @@ class SelectOp(_DataMovementOp):
     """Selects each element from `on_true` or `on_false` by `pred` (spec.md#select)."""
 
     name = "stablehlo.select"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     pred = operand_def()
     on_true = operand_def()
     on_false = operand_def()
@@ -773,7 +767,6 @@ class ClampOp(_DataMovementOp):
     """Clamps each element of `operand` between `min` and `max` (spec.md#clamp)."""
 
     name = "stablehlo.clamp"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     min = operand_def()
     operand = operand_def()
     max = operand_def()

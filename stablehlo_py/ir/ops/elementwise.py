@@ -17,10 +17,10 @@ from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
 from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
-    AttrSyntax,
     StableHLOOp,
-    family_op,
+    attribute_syntax,
     enum_syntax,
+    family_op,
     op_def,
     prop,
 )
@@ -38,19 +38,8 @@ _FP_C_Q = ods.HLO_FpComplexOrQuantizedIntTensor
 _FP_Q = ods.HLO_FpOrQuantizedIntTensor
 _NUM = ods.HLO_IntFpOrComplexOrQuantizedIntTensor
 ODS_TYPES: dict[str, tuple[ods.RankedTensorOf, ods.RankedTensorOf]] = {
-    **dict.fromkeys(
-        (
-            "cbrt",
-            "cosine",
-            "exponential",
-            "exponential_minus_one",
-            "log",
-            "log_plus_one",
-            "logistic",
-        )
-        + ("rsqrt", "sine", "sqrt", "tan", "tanh", "atan2"),
-        (_FP_C_Q, _FP_C_Q),
-    ),
+    # and the transcendental ops with result_accuracy (UNARY_WITH_ACCURACY, added below)
+    "atan2": (_FP_C_Q, _FP_C_Q),
     **dict.fromkeys(("ceil", "floor", "round_nearest_afz", "round_nearest_even"), (_FP_Q, _FP_Q)),
     **dict.fromkeys(("negate", "divide", "power", "remainder", "subtract"), (_NUM, _NUM)),
     **dict.fromkeys(
@@ -140,8 +129,8 @@ def _verify_add(op: StableHLOOp) -> None:
 
 
 class _Elementwise(StableHLOOp):
-    """The elementwise families' shared part: pure, verified by `_check_elementwise`, then the
-    inference check."""
+    """The elementwise ops' shared part: pure, verified by `_check_elementwise` (compare: by its
+    own `verify_`), then the inference check."""
 
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     INFER_CHECK: ClassVar[str | None] = "after"
@@ -178,9 +167,7 @@ class IsFiniteShape(_Elementwise):
 
 
 # --------------------------------------------------------------- unary ops with result_accuracy
-RESULT_ACCURACY = AttrSyntax(
-    ResultAccuracyAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
-)
+RESULT_ACCURACY = attribute_syntax(ResultAccuracyAttr)
 
 
 class UnaryElementwiseWithAccuracy(UnaryElementwise):
@@ -273,30 +260,30 @@ SqrtOp = _with_accuracy("sqrt", "Element-wise square root (spec.md#sqrt).")
 TanOp = _with_accuracy("tan", "Element-wise tangent (spec.md#tan).")
 TanhOp = _with_accuracy("tanh", "Element-wise hyperbolic tangent (spec.md#tanh).")
 
+ODS_TYPES.update(dict.fromkeys(UNARY_WITH_ACCURACY, (_FP_C_Q, _FP_C_Q)))
+
 SAME_SHAPE_BASES = (UnaryElementwise, IsFiniteShape, BinaryElementwise)
 """The op families of upstream's StableHLO_Unary/BinaryElementwiseOp (SameOperandsAndResultShape)."""
 
 
 # ------------------------------------------------------------------------------------- compare
 @op_def
-class CompareOp(StableHLOOp):
+class CompareOp(_Elementwise):
     """Element-wise comparison of `lhs` and `rhs` by `comparison_direction` and `compare_type`
     (spec.md#compare)."""
 
     name = "stablehlo.compare"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
     comparison_direction = prop(enum_syntax(ComparisonDirectionAttr))
     compare_type = prop(enum_syntax(ComparisonTypeAttr), optional=True)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$comparison_direction `,` $lhs `,` $rhs (`,` $compare_type^)? attr-dict `:` functional-type(operands, results)"
     )
-    # after verify_: the inferred type (lhs's shape and bounds, i1) against the declared one
-    INFER_CHECK: ClassVar[str | None] = "after"
 
+    # after verify_, the family's INFER_CHECK: the inferred type (lhs's shape and bounds, i1)
+    # against the declared one
     def verify_(self) -> None:
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
         # upstream's ODS constraints (HLO_Tensor operands, HLO_PredTensor result), before the traits

@@ -67,9 +67,9 @@ from stablehlo_py.ir.ops.base import (
     I1,
     I64,
     I64_ATTR,
-    AttrSyntax,
     NoAssemblyFormatOp,
     StableHLOOp,
+    attribute_syntax,
     enum_syntax,
     float_attr,
     op_def,
@@ -92,15 +92,9 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
     from stablehlo_py.ir.text.printer import Printer
 
-DOT_DIMS = AttrSyntax(
-    DotDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
-)
-CONV_DIMS = AttrSyntax(
-    ConvDimensionNumbersAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
-)
-DOT_ALGORITHM = AttrSyntax(
-    DotAlgorithmAttr, lambda p: p.parse_attribute(), lambda p: p.peek() == "#"
-)
+DOT_DIMS = attribute_syntax(DotDimensionNumbersAttr)
+CONV_DIMS = attribute_syntax(ConvDimensionNumbersAttr)
+DOT_ALGORITHM = attribute_syntax(DotAlgorithmAttr)
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -493,42 +487,44 @@ class WindowAttributesDirective:
 
 
 # ------------------------------------------------------------------------------------ dot ops
-@op_def
-class DotOp(_PrintableOrGeneric, StableHLOOp):
-    """Matrix/vector product of `lhs` and `rhs` (upstream's `dot`; a special case of dot_general)."""
+class _DotBase(_PrintableOrGeneric, StableHLOOp):
+    """dot and dot_general: pure, `lhs` and `rhs` in, one `result`; verified by types: ODS (the
+    precision config's kind, the operand and result types), then the inferred shape (upstream's
+    verifyDotOp / verifyDotGeneralOp: inferDotOp's ranks, contracting sizes and precision config
+    size; inferDotGeneralOp's checkDotGeneralConstraints, dot_general_c1 .. c12) against the
+    result's."""
 
-    name = "stablehlo.dot"
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
-    precision_config = prop(ARRAY_ATTR, optional=True)
     result = result_def()
     traits = traits_def(Pure())
-    FORMAT: ClassVar[str | None] = (
-        "$lhs `,` $rhs `` custom<PrecisionConfig>($precision_config) attr-dict `:` functional-type(operands, results)"
-    )
 
     def verify_(self) -> None:
-        # ODS (the precision config's kind, the operand and result types), then upstream's
-        # verifyDotOp: inferDotOp's shape (ranks, contracting sizes, precision config size)
-        _verify_precision_config(self.precision_config)
+        _verify_precision_config(self.properties.get("precision_config"))
         _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
         verify_inferred_shape(self)
 
 
 @op_def
-class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
+class DotOp(_DotBase):
+    """Matrix/vector product of `lhs` and `rhs` (upstream's `dot`; a special case of dot_general)."""
+
+    name = "stablehlo.dot"
+    precision_config = prop(ARRAY_ATTR, optional=True)
+    FORMAT: ClassVar[str | None] = (
+        "$lhs `,` $rhs `` custom<PrecisionConfig>($precision_config) attr-dict `:` functional-type(operands, results)"
+    )
+
+
+@op_def
+class DotGeneralOp(_DotBase):
     """Dot products between slices of `lhs` and `rhs` (spec.md#dot_general)."""
 
     name = "stablehlo.dot_general"
-    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
-    lhs = operand_def()
-    rhs = operand_def()
     dot_dimension_numbers = prop(DOT_DIMS)
     precision_config = prop(ARRAY_ATTR, optional=True)
     algorithm = prop(DOT_ALGORITHM, optional=True)
-    result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$lhs `,` $rhs `,` custom<DotDimensionNumbers>($dot_dimension_numbers) "
         "`` custom<PrecisionConfigAndAlgorithm>($precision_config, $algorithm) "
@@ -536,13 +532,10 @@ class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
     )
 
     def verify_(self) -> None:
-        # upstream's verifyDotGeneralOp: inferDotGeneralOp (checkDotGeneralConstraints,
-        # dot_general_c1 .. c12) and its shape against the result's, then c21 and, when an operand
-        # or the result is quantized, verifyDotGeneralOpQuantizationConstraints (c14 .. c20).
-        # Nothing else: upstream accepts different lhs and rhs element types.
-        _verify_precision_config(self.precision_config)  # ODS: its kind
-        _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
-        verify_inferred_shape(self)
+        # the family's checks, then dot_general_c21 and, when an operand or the result is
+        # quantized, verifyDotGeneralOpQuantizationConstraints (c14 .. c20).  Nothing else:
+        # upstream accepts different lhs and rhs element types.
+        super().verify_()
         alg = self.algorithm
         if alg is not None:
             # dot_general_c21
@@ -579,6 +572,10 @@ def _verify_conv(op: Any) -> None:
 
 
 class _ConvBase(StableHLOOp):
+    """convolution and dynamic_conv: pure; their window, dimension numbers, group counts and
+    precision config."""
+
+    traits = traits_def(Pure())
     window_strides = prop(DENSE_I64_ARRAY, optional=True)
     lhs_dilation = prop(DENSE_I64_ARRAY, optional=True)
     rhs_dilation = prop(DENSE_I64_ARRAY, optional=True)
@@ -598,7 +595,6 @@ class ConvolutionOp(_ConvBase):
     rhs = operand_def()
     padding = prop(ELEMENTS_ATTR, optional=True)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "`(`operands`)` `dim_numbers` `=` custom<ConvolutionDimensions>($dimension_numbers) `,` "
         "`window` `=` `{` custom<WindowAttributes>($window_strides, $padding, $lhs_dilation, $rhs_dilation, "
@@ -647,7 +643,6 @@ class DynamicConvOp(NoAssemblyFormatOp, _ConvBase):
     rhs = operand_def()
     padding = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         # ODS: HLO_Tensor lhs and rhs, HLO_Static2DIntTensor:$padding (dynamic_conv_i3), the result
