@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from xdsl.dialects.builtin import TensorType
+from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir import parse
@@ -42,6 +43,14 @@ def infer_error(text: str, name: str, allow_unregistered: bool = False) -> str:
 first_op_any = functools.partial(first_op, allow_unregistered=True)
 inferred_any = functools.partial(inferred, allow_unregistered=True)
 infer_error_any = functools.partial(infer_error, allow_unregistered=True)
+
+
+def op_verify_message(text: str, name: str, error: type[Exception] = VerifyException) -> str:
+    """The message of the first op `name`'s own verifier (``op.verify()``, raising `error`), in a
+    program that may hold unregistered ops."""
+    with pytest.raises(error) as e:
+        first_op_any(text, name).verify()
+    return str(e.value)
 
 
 def agrees_with_declared(op) -> None:  # type: ignore[no-untyped-def]
