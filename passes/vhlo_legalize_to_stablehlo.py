@@ -51,6 +51,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.ir.dialects import default_registry
+from stablehlo_py.ir.xdsl_compat.construct import create_generic
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 from stablehlo_py.ir.xdsl_compat.swap import ordered_ops, value_types
 
@@ -297,19 +298,9 @@ def _create(
             attributes=attrs,
             regions=regions,
         )
-    declared: set[str] = set()
     get_def = getattr(cls, "get_irdl_definition", None)
-    if get_def is not None:
-        declared = set(get_def().properties)
-    props = {k: v for k, v in attrs.items() if k in declared}
-    rest = {k: v for k, v in attrs.items() if k not in declared}
-    return cls.create(
-        operands=operands,
-        result_types=result_types,
-        properties=props,
-        attributes=rest,
-        regions=regions,
-    )
+    declared = get_def().properties if get_def is not None else ()
+    return create_generic(cls, operands, result_types, {}, attrs, regions, declared)
 
 
 def _check_property_dict(

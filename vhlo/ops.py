@@ -25,15 +25,16 @@ from typing import TYPE_CHECKING, ClassVar
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import types as vt
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
-from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, OpTraits, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpTraits, Region, SSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
-from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
+from stablehlo_py.ir.xdsl_compat.construct import create_generic
 from stablehlo_py.ir.xdsl_compat.fields import last_op_of, operands_of
-from stablehlo_py.ir.xdsl_compat.swap import successors_of, swappable, value_types
+from stablehlo_py.ir.xdsl_compat.swap import successors_of, swappable
+from stablehlo_py.ir.xdsl_compat.verify_walk import values_of_kind
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -89,14 +90,8 @@ class VhloOp(Operation):
         attributes: dict[str, Attribute],
         regions: Sequence[Region],
     ) -> Operation:
-        # As MLIR: inherent attributes written in the attribute dictionary are properties.
-        properties, attributes = inherent_as_properties(properties, attributes, cls.ATTR_NAMES)
-        return cls.create(
-            operands=operands,
-            result_types=result_types,
-            properties=properties,
-            attributes=attributes,
-            regions=regions,
+        return create_generic(
+            cls, operands, result_types, properties, attributes, regions, cls.ATTR_NAMES
         )
 
     @classmethod
@@ -204,16 +199,7 @@ def _verifies(op: VhloOp) -> bool:
         k = type(a)
         if not (is_attr[k] if k in is_attr else _is_vhlo_attr(k)):
             return False
-    is_type = _IS_VHLO_TYPE
-    for t in value_types(operands):
-        k = type(t)
-        if not (is_type[k] if k in is_type else _is_vhlo_type(k)):
-            return False
-    for t in value_types(op.results):
-        k = type(t)
-        if not (is_type[k] if k in is_type else _is_vhlo_type(k)):
-            return False
-    return ErasedSSAValue not in map(type, operands)
+    return values_of_kind(op, _IS_VHLO_TYPE, _is_vhlo_type)
 
 
 _IS_VHLO_TYPE: dict[type, bool] = {}

@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.spelling import attr_to_str, function_type_to_str, type_to_str
+from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -880,12 +881,7 @@ def build_from_state(st: ParseState, p: Parser) -> Operation:
                 regions.extend(r)
             else:
                 regions.append(r)
-    props = dict(st.props)
-    attrs = dict(st.attrs)
-    # Inherent attributes given in the attr-dict are properties.
-    for k in list(attrs):
-        if k in d.properties:
-            props[k] = attrs.pop(k)
+    props, attrs = inherent_as_properties(dict(st.props), dict(st.attrs), d.properties)
     return cls.build_generic(
         operands=operands,
         result_types=result_types,

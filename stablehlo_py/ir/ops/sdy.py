@@ -53,7 +53,7 @@ from stablehlo_py.ir.sdy_attrs import (
     sharding_per_value_text,
     sharding_text,
 )
-from stablehlo_py.ir.xdsl_compat.construct import inherent_as_properties
+from stablehlo_py.ir.xdsl_compat.construct import create_generic
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -153,13 +153,8 @@ class _SdyOp(IRDLOperation):
         """The generic form: inherent attributes written in the attribute dictionary are the op's
         properties, as MLIR reads them."""
         declared = cls.get_irdl_definition().properties
-        properties, attributes = inherent_as_properties(properties, attributes, declared)
-        return cls.create(
-            operands=operands,
-            result_types=result_types,
-            properties=properties,
-            attributes=attributes,
-            regions=regions,
+        return create_generic(
+            cls, operands, result_types, properties, attributes, regions, declared
         )
 
 

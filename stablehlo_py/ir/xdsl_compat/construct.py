@@ -134,12 +134,34 @@ def inherent_as_properties(
 ) -> tuple[Mapping[str, Attribute], Mapping[str, Attribute]]:
     """As MLIR reads the generic form: the inherent attributes (``inherent``) written in the
     attribute dictionary are the op's properties.  The mappings are returned as given when none is."""
-    if not any(k in inherent for k in attributes):
+    if not attributes or not any(k in inherent for k in attributes):
         return properties, attributes
     props, attrs = dict(properties), dict(attributes)
     for k in [k for k in attrs if k in inherent]:
         props[k] = attrs.pop(k)
     return props, attrs
+
+
+def create_generic(
+    cls: type[Operation],
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    properties: Mapping[str, Attribute],
+    attributes: Mapping[str, Attribute],
+    regions: Sequence[Region],
+    inherent: Container[str],
+) -> Operation:
+    """``cls.create`` of an op read in the generic form, as MLIR reads it: the inherent attributes
+    (``inherent``) written in the attribute dictionary are its properties
+    (``inherent_as_properties``)."""
+    properties, attributes = inherent_as_properties(properties, attributes, inherent)
+    return cls.create(
+        operands=operands,
+        result_types=result_types,
+        properties=properties,  # type: ignore[arg-type]
+        attributes=attributes,  # type: ignore[arg-type]
+        regions=regions,
+    )
 
 
 def append_ops(block: Block, ops: Sequence[Operation]) -> None:

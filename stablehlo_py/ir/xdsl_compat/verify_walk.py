@@ -8,6 +8,9 @@ must cost no more than the checks themselves:
   ``OpSuccessors`` view (a Python object, Python calls per item) on every read.
   `plain_operands(op)` reads the stored tuples (``Operation._operands``, ``_successors``) once and
   makes `Operation.verify`'s first check (no erased operand) in the same loop.
+- `values_of_kind(op, kinds, classify)`: whether the types of an op's operands and results are all
+  of the kinds of classes a table says (VHLO's verifier: every value has a VHLO type), reading the
+  stored tuples and ``_type`` fields in one loop.
 - `isolated_from_above_ok(op)`: what xDSL's ``IsolatedFromAbove.verify`` accepts, walking the nested
   ops' stored operand tuples (xDSL's walks up from every operand's owner, through the views).
 - `region_signature(op)`: the part of a region-holding op that its verification reads (the
@@ -22,6 +25,8 @@ views, ``IsolatedFromAbove.verify``, ``AnyOf.verify``'s dispatch).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue, SSAValues
 from xdsl.irdl.constraints import AnyOf, AttrConstraint
@@ -39,6 +44,26 @@ def plain_operands(op: Operation) -> SSAValues[SSAValue] | None:
         if isinstance(v, ErasedSSAValue):
             return None
     return operands
+
+
+def values_of_kind(
+    op: Operation,
+    kinds: dict[type, bool],
+    classify: Callable[[type], bool],
+) -> bool:
+    """True when no operand of ``op`` is erased and the type of each operand and result is of a
+    class that ``kinds`` maps to True (``classify(cls)`` answers, and records in ``kinds``, a class
+    not in it yet).  VHLO's verifier asks it of every op: one loop over the stored tuples and the
+    values' ``_type`` fields, where ``op.operands`` builds a view and ``value.type`` is a property."""
+    for v in op._operands:
+        k = type(v._type)
+        if not (kinds[k] if k in kinds else classify(k)) or type(v) is ErasedSSAValue:
+            return False
+    for r in op.results:
+        k = type(r._type)
+        if not (kinds[k] if k in kinds else classify(k)):
+            return False
+    return True
 
 
 def isolated_from_above_ok(op: Operation) -> bool:
@@ -101,4 +126,5 @@ __all__ = [
     "isolated_from_above_ok",
     "plain_operands",
     "region_signature",
+    "values_of_kind",
 ]

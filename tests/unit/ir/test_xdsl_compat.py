@@ -533,6 +533,34 @@ def test_plain_operands_is_the_operand_tuple_of_a_plain_op() -> None:
     assert isinstance(add.operands[0], ErasedSSAValue) and plain_operands(add) is None
 
 
+def test_values_of_kind_reads_each_operand_and_result_type() -> None:
+    from xdsl.dialects.builtin import TensorType
+    from xdsl.ir import ErasedSSAValue
+
+    from stablehlo_py.ir.xdsl_compat.verify_walk import values_of_kind
+
+    m = parse(WALKED)
+    asked: list[type] = []
+
+    def classify(k: type) -> bool:
+        asked.append(k)
+        kinds[k] = issubclass(k, TensorType)
+        return kinds[k]
+
+    kinds: dict[type, bool] = {}
+    for op in m.walk():
+        tensors = all(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
+        assert values_of_kind(op, kinds, classify) is tensors, op.name
+    assert asked and len(asked) == len(set(asked))  # each class classified once, then looked up
+    add = next(op for op in m.walk() if op.name == "stablehlo.add")
+    assert values_of_kind(add, kinds, classify)
+    assert not values_of_kind(add, {k: False for k in kinds}, classify)  # the table answers
+    add.results[0]._type = Block()  # type: ignore[assignment]  (a result of another kind)
+    assert not values_of_kind(add, kinds, classify)
+    add.operands[0].erase(safe_erase=False)
+    assert isinstance(add.operands[0], ErasedSSAValue) and not values_of_kind(add, kinds, classify)
+
+
 def test_isolated_from_above_ok_is_xdsls_verdict() -> None:
     from xdsl.traits import IsolatedFromAbove
     from xdsl.utils.exceptions import VerifyException
