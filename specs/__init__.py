@@ -28,6 +28,7 @@ Lookups::
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import itertools
 import tomllib
@@ -187,11 +188,30 @@ class OpAttributeSpec:
 
 
 @dataclass(frozen=True)
-class OpSpec(_Ranged):
-    """One VHLO op fork, e.g. ``all_gather_v2``."""
+class _TableRow(_Ranged):
+    """What every row of ``ops.toml`` and ``types.toml`` has: its VHLO name (with the version suffix:
+    ``add_v1``, ``f32_v1``), upstream's TableGen definition and its version range."""
 
     name: str
-    """VHLO name with version suffix, e.g. ``add_v1``."""
+    td_def: str
+    min: str
+    max: str
+
+
+@dataclass(frozen=True)
+class _DialectRow(_TableRow):
+    """A row of ``types.toml`` (a type or an attribute): its C++ class, its parameters in upstream's
+    order and its code in upstream's MLIR bytecode."""
+
+    cpp: str
+    parameters: tuple[str, ...]
+    bytecode_code: int
+
+
+@dataclass(frozen=True)
+class OpSpec(_TableRow):
+    """One VHLO op fork, e.g. ``all_gather_v2`` (its ``name``)."""
+
     base: str
     """Name without the suffix, shared by all forks, e.g. ``add``."""
     version: int
@@ -199,9 +219,6 @@ class OpSpec(_Ranged):
     """Wire code in this toolkit's msgpack artifacts (append-only; ``serialization/codes.py``)."""
     mnemonic: str
     """Full op name, e.g. ``vhlo.add_v1``."""
-    td_def: str
-    min: str
-    max: str
     stablehlo: tuple[str, ...]
     """StableHLO/func ops this fork maps to directly (empty for forks reached only by upgrade)."""
     operands: tuple[ValueSpec, ...]
@@ -229,17 +246,10 @@ class OpSpec(_Ranged):
 
 
 @dataclass(frozen=True)
-class TypeSpec(_Ranged):
+class TypeSpec(_DialectRow):
     """A VHLO type, e.g. ``f8E4M3_v1`` (``!vhlo.f8E4M3_v1``)."""
 
-    name: str
     mnemonic: str
-    td_def: str
-    cpp: str
-    min: str
-    max: str
-    parameters: tuple[str, ...]
-    bytecode_code: int
 
 
 @dataclass(frozen=True)
@@ -249,18 +259,11 @@ class EnumCase:
 
 
 @dataclass(frozen=True)
-class AttrSpec(_Ranged):
+class AttrSpec(_DialectRow):
     """A VHLO attribute (``kind == "attr"``) or enum attribute (``kind == "enum"``)."""
 
-    name: str
     kind: str
-    td_def: str
-    cpp: str
-    min: str
-    max: str
-    parameters: tuple[str, ...]
     cases: tuple[EnumCase, ...]
-    bytecode_code: int
 
     def case(self, name: str) -> EnumCase:
         for case in self.cases:
@@ -335,16 +338,28 @@ def _default_when(row: dict[str, Any], a: dict[str, Any]) -> tuple[str, str, str
     return (when["attribute"], when["equals"], when["default"])
 
 
+_Spec = TypeVar("_Spec", bound=_TableRow)
+
+
+def _from_row(cls: type[_Spec], row: dict[str, Any], **converted: Any) -> _Spec:
+    """``cls`` from a TOML row: the ``converted`` fields as given, every other field the row's value
+    of its name, as written."""
+    plain = (f.name for f in dataclasses.fields(cls) if f.name not in converted)
+    return cls(**{name: row[name] for name in plain}, **converted)
+
+
+def _dialect_row(cls: type[_Spec], row: dict[str, Any], **converted: Any) -> _Spec:
+    return _from_row(cls, row, parameters=tuple(row.get("parameters", ())), **converted)
+
+
+def _cases(row: dict[str, Any]) -> tuple[EnumCase, ...]:
+    return tuple(EnumCase(c["name"], c["value"]) for c in row.get("cases", ()))
+
+
 def _op(row: dict[str, Any]) -> OpSpec:
-    return OpSpec(
-        name=row["name"],
-        base=row["base"],
-        version=row["version"],
-        code=row["code"],
-        mnemonic=row["mnemonic"],
-        td_def=row["td_def"],
-        min=row["min"],
-        max=row["max"],
+    return _from_row(
+        OpSpec,
+        row,
         stablehlo=tuple(row["stablehlo"]),
         operands=_values(row["operands"]),
         attributes=tuple(
@@ -432,33 +447,8 @@ def _tables() -> _Tables:
     release_log = _releases()
     op_rows = tuple(_op(r) for r in _read("ops.toml")["op"])
     ta = _read("types.toml")
-    type_rows = tuple(
-        TypeSpec(
-            name=r["name"],
-            mnemonic=r["mnemonic"],
-            td_def=r["td_def"],
-            cpp=r["cpp"],
-            min=r["min"],
-            max=r["max"],
-            parameters=tuple(r["parameters"]),
-            bytecode_code=r["bytecode_code"],
-        )
-        for r in ta["type"]
-    )
-    attr_rows = tuple(
-        AttrSpec(
-            name=r["name"],
-            kind=r["kind"],
-            td_def=r["td_def"],
-            cpp=r["cpp"],
-            min=r["min"],
-            max=r["max"],
-            parameters=tuple(r.get("parameters", ())),
-            cases=tuple(EnumCase(c["name"], c["value"]) for c in r.get("cases", ())),
-            bytecode_code=r["bytecode_code"],
-        )
-        for r in ta["attr"]
-    )
+    type_rows = tuple(_dialect_row(TypeSpec, r) for r in ta["type"])
+    attr_rows = tuple(_dialect_row(AttrSpec, r, cases=_cases(r)) for r in ta["attr"])
 
     op_by_name = {o.name: o for o in op_rows}
     _check(len(op_by_name) == len(op_rows), "duplicate op names")
