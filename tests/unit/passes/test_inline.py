@@ -94,22 +94,9 @@ TWICE_INLINED = """module {
 }
 """
 
-SYMBOL_USES = """
-func.func @main(%x: tensor<i32>) -> tensor<i32> {
-  %0 = stablehlo.custom_call @foo(%x) {called_computations = [@g]} : (tensor<i32>) -> tensor<i32>
-  %1 = stablehlo.composite "my.c" %0 {decomposition = @h} : (tensor<i32>) -> tensor<i32>
-  return %1 : tensor<i32>
-}
-func.func private @g(%a: tensor<i32>) -> tensor<i32> {
-  return %a : tensor<i32>
-}
-func.func private @h(%a: tensor<i32>) -> tensor<i32> {
-  return %a : tensor<i32>
-}
-"""
-
-# private functions named by other ops' attributes (a list of symbols too) are still in use
-SYMBOL_USES_INLINED = """module {
+# private functions named by other ops' attributes (a list of symbols too) are still in use: the
+# program is left as it is
+SYMBOL_USES = """module {
   func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
     %0 = stablehlo.custom_call @foo(%arg0) {called_computations = [@g]} : (tensor<i32>) -> tensor<i32>
     %1 = stablehlo.composite "my.c" %0 {decomposition = @h} : (tensor<i32>) -> tensor<i32>
@@ -179,7 +166,7 @@ MUTUAL_INLINED = """module {
 CASES = {
     "nested": (NESTED, NESTED_INLINED),
     "twice": (TWICE, TWICE_INLINED),
-    "symbol_uses": (SYMBOL_USES, SYMBOL_USES_INLINED),
+    "symbol_uses": (SYMBOL_USES, SYMBOL_USES),
     "self_recursive": (SELF_RECURSIVE, SELF_RECURSIVE),
     "mutual_recursion": (MUTUAL, MUTUAL_INLINED),
 }
