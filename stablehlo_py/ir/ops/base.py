@@ -35,7 +35,9 @@ from xdsl.irdl import (
     irdl_op_definition,
     opt_prop_def,
     prop_def,
+    traits_def,
 )
+from xdsl.traits import Pure
 
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir.attributes import TypedStringAttr
@@ -432,6 +434,14 @@ class GenericSyntaxOp(StableHLOOp):
         pr.print_generic(self)
 
 
+class PureOp(StableHLOOp):
+    """An op with MLIR's Pure trait whose InferTypeOpInterface check runs after its `verify_` (the
+    most common declaration, made once; a class overrides `INFER_CHECK` where upstream differs)."""
+
+    traits = traits_def(Pure())
+    INFER_CHECK: ClassVar[str | None] = "after"
+
+
 class NoAssemblyFormatOp(GenericSyntaxOp):
     """A GenericSyntaxOp of data_movement or linalg (which word the parse error this way)."""
 
@@ -455,6 +465,27 @@ def parse_attr_dict_and_typed_value(
     if t is None:
         p.error(untyped_error, pos)
     return attrs, value, t, pos
+
+
+def check_written_types(
+    p: Parser,
+    pos: int,
+    op: str,
+    operands: Sequence[SSAValue],
+    types: Sequence[Attribute],
+    noun: str = "operand",
+    count: str = "{op} has {n} {noun}s but its type lists {m}",
+    written: str = "is written as",
+) -> None:
+    """A custom syntax's operands against the types it writes for them (reduce, while, composite,
+    chlo.scan): their number (the `count` message), then each operand's type, reported at `pos`."""
+    if len(types) != len(operands):
+        p.error(count.format(op=op, n=len(operands), noun=noun, m=len(types)), pos)
+    for i, (v, t) in enumerate(zip(operands, types)):
+        if v.type != t:
+            from stablehlo_py.ir.verify.constraints import t2s
+
+            p.error(f"{noun} #{i} of {op} has type {t2s(v.type)} but {written} {t2s(t)}", pos)
 
 
 def print_region_argument(pr: Printer, arg: Any) -> None:

@@ -16,14 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    IntegerType,
-    Signedness,
-    StringAttr,
-    UnitAttr,
-)
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     operand_def,
@@ -33,7 +26,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import IsolatedFromAbove, Pure
+from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.ir.attrs.axis_ref import AxisRef, AxisRefAttr  # noqa: F401  (re-exported)
@@ -55,6 +48,7 @@ from stablehlo_py.ir.ops.base import (
     UNIT_ATTR,
     AttrSyntax,
     GenericSyntaxOp,
+    PureOp,
     StableHLOOp,
     op_def,
     prop,
@@ -107,14 +101,7 @@ def _check_confined(op: StableHLOOp, name: str, positive: bool) -> None:
 def _check_replica_groups_attr(op: StableHLOOp) -> None:
     """ODS `StableHLO_ReplicaGroups`: AnyAttrOf<[I64ElementsAttr, ReplicaGroupMeshAxes]>."""
     rg = op.properties.get("replica_groups")
-    if isinstance(rg, ReplicaGroupMeshAxesAttr):
-        return
-    e = rg.get_element_type() if isinstance(rg, DenseIntOrFPElementsAttr) else None
-    if not (
-        isinstance(e, IntegerType)
-        and e.width.data == 64
-        and e.signedness.data == Signedness.SIGNLESS
-    ):
+    if not isinstance(rg, ReplicaGroupMeshAxesAttr) and not ods.is_i64_elements(rg):
         raise VerifyException(
             "attribute 'replica_groups' failed to satisfy constraint: 64-bit signless integer "
             "elements attribute or mesh and axes based replica groups representation."
@@ -203,13 +190,11 @@ def _verify_reducing_group(op: StableHLOOp, check: Callable[..., None], *flags: 
 
 
 # ------------------------------------------------------------------------------ ids and feeds
-class _ProcessIdOp(StableHLOOp):
+class _ProcessIdOp(PureOp):
     """replica_id and partition_id: a `tensor<ui32>` result."""
 
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         ods.check_values("result", [self.result.type], ods.UI32RankedTensor)  # ODS, then inference
@@ -291,16 +276,22 @@ def _check_incoming(op: StableHLOOp) -> list[Attribute]:
     return res
 
 
-@op_def
-class SendOp(GenericSyntaxOp):
-    """Sends `inputs` to a channel `channel_id` and produces a `result` token (spec.md#send)."""
+class _ChannelTransferOp(GenericSyntaxOp):
+    """send and recv: the `token` operand (after send's `inputs`: IRDL collects a family base's
+    fields after the op's own) and the channel attributes."""
 
-    name = "stablehlo.send"
-    inputs = var_operand_def()
     token = operand_def()
     channel_handle = prop(CHANNEL_HANDLE)
     is_host_transfer = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
     source_target_pairs = prop(ANY_ATTR, optional=True)
+
+
+@op_def
+class SendOp(_ChannelTransferOp):
+    """Sends `inputs` to a channel `channel_id` and produces a `result` token (spec.md#send)."""
+
+    name = "stablehlo.send"
+    inputs = var_operand_def()
     result = result_def()
     INFER_CHECK: ClassVar[str | None] = "after"
 
@@ -312,14 +303,10 @@ class SendOp(GenericSyntaxOp):
 
 
 @op_def
-class RecvOp(GenericSyntaxOp):
+class RecvOp(_ChannelTransferOp):
     """Receives data from a channel with `channel_id` and produces `results` (spec.md#recv)."""
 
     name = "stablehlo.recv"
-    token = operand_def()
-    channel_handle = prop(CHANNEL_HANDLE)
-    is_host_transfer = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
-    source_target_pairs = prop(ANY_ATTR, optional=True)
     results_ = var_result_def()
 
     def verify_(self) -> None:
@@ -343,8 +330,12 @@ class RecvOp(GenericSyntaxOp):
 class _SymbolUser(GenericSyntaxOp):
     """A collective whose `replica_groups` may name a mesh: its SymbolUserOpInterface check
     (`verify_mesh_symbol`) comes last, after the op's own verifier and its inference check (MLIR
-    checks symbol uses after the op's own verifier)."""
+    checks symbol uses after the op's own verifier).  The family's common attributes are declared
+    here (IRDL collects them after each op's own), and its default InferTypeOpInterface check."""
 
+    replica_groups = prop(ANY_ATTR)
+    channel_handle = prop(CHANNEL_HANDLE, optional=True)
+    INFER_CHECK: ClassVar[str | None] = "after"
     verify_after_inference_ = verify_mesh_symbol
 
 
@@ -356,10 +347,9 @@ class AllGatherOp(_SymbolUser):
     name = "stablehlo.all_gather"
     operands_ = var_operand_def()
     all_gather_dim = prop(I64_ATTR)
-    replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_all_gather
@@ -392,12 +382,9 @@ class AllReduceOp(_SymbolUser):
 
     name = "stablehlo.all_reduce"
     operands_ = var_operand_def()
-    replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     results_ = var_result_def()
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's AllReduceOp::verify (verifyAllReduceOp), then the InferTypeOpInterface check
@@ -418,11 +405,8 @@ class AllToAllOp(_SymbolUser):
     split_dimension = prop(I64_ATTR)
     concat_dimension = prop(I64_ATTR)
     split_count = prop(I64_ATTR)
-    replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     results_ = var_result_def()
-    # then InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
-    INFER_CHECK: ClassVar[str | None] = "after"
+    # the family's INFER_CHECK: InferTensorType (inferAllToAllOp: all_to_all_c1 .. c3, c5, c7 .. c9)
 
     def verify_(self) -> None:
         # ODS, in MLIR's order (by name): concat_dimension >= 0, replica_groups, split_count > 0,
@@ -445,11 +429,10 @@ class ReduceScatterOp(_SymbolUser):
     name = "stablehlo.reduce_scatter"
     operand = operand_def()
     scatter_dimension = prop(I64_ATTR)
-    replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     result = result_def()
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
 
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.collectives import verify_reduce_scatter
@@ -504,11 +487,8 @@ class CollectiveBroadcastOp(_SymbolUser):
 
     name = "stablehlo.collective_broadcast"
     operands_ = var_operand_def()
-    replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's CollectiveBroadcastOp::verify (verifyCollectiveBroadcastOp), then the
@@ -532,13 +512,10 @@ class CollectiveReduceOp(_SymbolUser):
 
     name = "stablehlo.collective_reduce"
     operands_ = var_operand_def()
-    replica_groups = prop(ANY_ATTR)
-    channel_handle = prop(CHANNEL_HANDLE, optional=True)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     computation = region_def()
     results_ = var_result_def()
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's CollectiveReduceOp::verify (verifyCollectiveReduceOp), then the

@@ -42,7 +42,9 @@ from stablehlo_py.ir.ops.base import (  # noqa: F401  (print_region_argument: re
     STR_ATTR,
     SYMBOL_ATTR,
     GenericSyntaxOp,
+    PureOp,
     StableHLOOp,
+    check_written_types,
     op_def,
     print_region_argument,
 )
@@ -168,8 +170,18 @@ def _verify_conditional(
     after_regions(op, check_terminators)
 
 
+class _RegionControlOp(StableHLOOp):
+    """if, case and while (undecorated family base): the results their regions yield (declared
+    here, IRDL collects them after the op's own fields), RecursiveMemoryEffect, and upstream's
+    InferTypeOpInterface check, which MLIR runs with the regions' verification."""
+
+    results_ = var_result_def()
+    traits = traits_def(RecursiveMemoryEffect())
+    INFER_CHECK: ClassVar[str | None] = "after_regions"
+
+
 @op_def
-class IfOp(GenericSyntaxOp):
+class IfOp(GenericSyntaxOp, _RegionControlOp):
     """Produces the output from executing exactly one branch from `true_branch` or `false_branch`
     depending on the value of `pred` (spec.md#if)."""
 
@@ -177,25 +189,19 @@ class IfOp(GenericSyntaxOp):
     pred = operand_def()
     true_branch = region_def()
     false_branch = region_def()
-    results_ = var_result_def()
-    traits = traits_def(RecursiveMemoryEffect())
-    INFER_CHECK: ClassVar[str | None] = "after_regions"
 
     def verify_(self) -> None:
         _verify_conditional(self, self.pred.type, "i1", ("true_branch", "false_branch"))
 
 
 @op_def
-class CaseOp(GenericSyntaxOp):
+class CaseOp(GenericSyntaxOp, _RegionControlOp):
     """Produces the output from executing exactly one function from `branches` depending on the
     value of `index` (spec.md#case)."""
 
     name = "stablehlo.case"
     index = operand_def()
     branches = var_region_def()
-    results_ = var_result_def()
-    traits = traits_def(RecursiveMemoryEffect())
-    INFER_CHECK: ClassVar[str | None] = "after_regions"
 
     def verify_(self) -> None:
         _verify_conditional(self, self.index.type, "i32", ("branches",) * len(self.branches))
@@ -203,7 +209,7 @@ class CaseOp(GenericSyntaxOp):
 
 # -------------------------------------------------------------------------------------- while
 @op_def
-class WhileOp(StableHLOOp):
+class WhileOp(_RegionControlOp):
     """Produces the output from executing `body` 0 or more times while `cond` outputs `true`
     (spec.md#while)."""
 
@@ -211,10 +217,6 @@ class WhileOp(StableHLOOp):
     operand = var_operand_def()
     cond = region_def()
     body = region_def()
-    results_ = var_result_def()
-    traits = traits_def(RecursiveMemoryEffect())
-    # the InferTypeOpInterface check (while_c3), which MLIR runs with the regions' verification
-    INFER_CHECK: ClassVar[str | None] = "after_regions"
 
     def asm_block_arg_name(self, region: Region) -> str:
         # Upstream's getAsmBlockArgumentNames: both regions' arguments are `%iterArg...`, and as
@@ -241,16 +243,8 @@ class WhileOp(StableHLOOp):
         if operands:
             p.parse_literal(":")
             types = p.parse_comma_list(p.parse_type)
-            if len(types) != len(operands):
-                p.error(
-                    f"stablehlo.while has {len(operands)} operands but {len(types)} types", start
-                )
-            for i, (v, t) in enumerate(zip(operands, types)):
-                if v.type != t:
-                    p.error(
-                        f"operand #{i} of stablehlo.while has type {t2s(v.type)} but is written as {t2s(t)}",
-                        start,
-                    )
+            count = "{op} has {n} {noun}s but {m} types"
+            check_written_types(p, start, "stablehlo.while", operands, types, count=count)
         attrs: dict[str, Attribute] = {}
         if p.try_keyword("attributes"):
             attrs = p.parse_attr_dict_body()
@@ -336,18 +330,17 @@ class PairwiseOpType:
 
 
 @op_def
-class OptimizationBarrierOp(StableHLOOp):
+class OptimizationBarrierOp(PureOp):
     """Ensures that the operations that produce the `operand` are executed before any operations
     that depend on the `result` (spec.md#optimization_barrier)."""
 
     name = "stablehlo.optimization_barrier"
     operand = var_operand_def()
     result = var_result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "attr-dict ($operand^ `:` custom<PairwiseOpType>(type($operand), type($result))):(`(` `)`)?"
     )
-    INFER_CHECK: ClassVar[str | None] = "after"  # optimization_barrier_c1
+    # INFER_CHECK (PureOp\'s "after"): optimization_barrier_c1
 
     def verify_(self) -> None:
         ins = [v.type for v in self.operand]
@@ -365,18 +358,16 @@ class OptimizationBarrierOp(StableHLOOp):
 
 # -------------------------------------------------------------------------- after_all / token
 @op_def
-class AfterAllOp(StableHLOOp):
+class AfterAllOp(PureOp):
     """Ensures that the operations producing the `inputs` are executed before any operations that
     depend on `result` (spec.md#after_all)."""
 
     name = "stablehlo.after_all"
     inputs = var_operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$inputs attr-dict `:` custom<VariadicSameOperandsAndResultType>(ref($inputs), type($inputs), type($result))"
     )
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's ODS constraints (after_all_i1: Variadic<HLO_Token>, a token result), then the
@@ -386,14 +377,12 @@ class AfterAllOp(StableHLOOp):
 
 
 @op_def
-class CreateTokenOp(StableHLOOp):
+class CreateTokenOp(PureOp):
     """Produces a token (same as after_all with no inputs; not in the spec)."""
 
     name = "stablehlo.create_token"
     output = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "attr-dict `:` type(results)"
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         check_values("result", [self.output.type], HLO_Token)  # ODS, then inference
@@ -429,17 +418,7 @@ class CompositeOp(StableHLOOp):
         p.parse_literal(":")
         ft = p.parse_function_type()
         ins = list(ft.inputs.data)
-        if len(ins) != len(operands):
-            p.error(
-                f"stablehlo.composite has {len(operands)} inputs but its type lists {len(ins)}",
-                start,
-            )
-        for i, (v, t) in enumerate(zip(operands, ins)):
-            if v.type != t:
-                p.error(
-                    f"input #{i} of stablehlo.composite has type {t2s(v.type)} but is written as {t2s(t)}",
-                    start,
-                )
+        check_written_types(p, start, "stablehlo.composite", operands, ins, noun="input")
         props: dict[str, Attribute] = {"name": StringAttr(comp_name)}
         return cls.build_generic(operands, list(ft.outputs.data), props, attrs, regions)
 

@@ -41,6 +41,7 @@ from stablehlo_py.ir.ops.base import (
     I64_ATTR,
     GenericSyntaxOp,
     StableHLOOp,
+    check_written_types,
     i64_array_attr,
     op_def,
     print_region_argument,
@@ -165,20 +166,28 @@ def _quick_compact(cls: type[Operation], p: Parser) -> Operation | None:
     )
 
 
+class _RegionOp(StableHLOOp):
+    """reduce, reduce_window, select_and_scatter, sort and map (undecorated family base):
+    RecursiveMemoryEffect, upstream's InferTypeOpInterface check after the op's verifier, and a
+    verification that reads only types, attributes, block arguments and terminators."""
+
+    VERIFY_BY_TYPES: ClassVar[str | bool] = "regions"
+    traits = traits_def(RecursiveMemoryEffect())
+    INFER_CHECK: ClassVar[str | None] = "after"
+
+
 @mlir_operand_split
 @op_def
-class ReduceOp(StableHLOOp):
+class ReduceOp(_RegionOp):
     """Applies a reduction function `body` to `inputs` and `init_values` along the `dimensions` and
     produces `results` (spec.md#reduce)."""
 
     name = "stablehlo.reduce"
-    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     init_values = var_operand_def()
     dimensions = prop(DENSE_I64_ARRAY)
     body = region_def()
     results_ = var_result_def()
-    traits = traits_def(RecursiveMemoryEffect())
     irdl_options = (SameVariadicOperandSize(),)
     FORMAT: ClassVar[str | None] = None
 
@@ -311,17 +320,7 @@ class ReduceOp(StableHLOOp):
                 "expected a function type like (tensor<4xf32>, tensor<f32>) -> tensor<f32>", ft_pos
             )
         ins = list(ft.inputs.data)
-        if len(ins) != len(operands):
-            p.error(
-                f"stablehlo.reduce has {len(operands)} operands but its type lists {len(ins)}",
-                start,
-            )
-        for i, (v, t) in enumerate(zip(operands, ins)):
-            if v.type != t:
-                p.error(
-                    f"operand #{i} of stablehlo.reduce has type {t2s(v.type)} but is written as {t2s(t)}",
-                    start,
-                )
+        check_written_types(p, start, "stablehlo.reduce", operands, ins)
         props: dict[str, Attribute] = {"dimensions": i64_array_attr(dims)}
         if inner_name is not None:
             if not ins:
@@ -344,7 +343,6 @@ class ReduceOp(StableHLOOp):
         return op
 
     # ---------------------------------------------------------------- verifier
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's ReduceOp::verify (verifyReduceOp), then the InferTypeOpInterface check
@@ -406,12 +404,11 @@ def _verify_reducer(
 # ------------------------------------------------------------------------------ reduce_window
 @mlir_operand_split
 @op_def
-class ReduceWindowOp(GenericSyntaxOp):
+class ReduceWindowOp(GenericSyntaxOp, _RegionOp):
     """Applies a reduction function `body` to windows of `inputs` and `init_values` and produces
     `results` (spec.md#reduce_window)."""
 
     name = "stablehlo.reduce_window"
-    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     init_values = var_operand_def()
     window_dimensions = prop(DENSE_I64_ARRAY)
@@ -421,10 +418,8 @@ class ReduceWindowOp(GenericSyntaxOp):
     padding = prop(ANY_ATTR, optional=True)
     body = region_def()
     results_ = var_result_def()
-    traits = traits_def(RecursiveMemoryEffect())
     irdl_options = (SameVariadicOperandSize(),)
 
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's ReduceWindowOp::verify (verifyReduceWindowOp), then the InferTypeOpInterface
@@ -449,7 +444,7 @@ class ReduceWindowOp(GenericSyntaxOp):
 
 # ------------------------------------------------------------------------- select_and_scatter
 @op_def
-class SelectAndScatterOp(GenericSyntaxOp):
+class SelectAndScatterOp(GenericSyntaxOp, _RegionOp):
     """Scatters the values from the `source` tensor using `scatter` based on the outcome of
     `reduce_window` of the `input` tensor using `select` and produces a `result` tensor
     (spec.md#select_and_scatter)."""
@@ -464,9 +459,8 @@ class SelectAndScatterOp(GenericSyntaxOp):
     select = region_def()
     scatter = region_def()
     result = result_def()
-    traits = traits_def(RecursiveMemoryEffect())
+    VERIFY_BY_TYPES: ClassVar[bool] = False  # not declared type-only: verified op by op
 
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         # upstream's SelectAndScatterOp::verify (verifySelectAndScatterOp), then the
@@ -530,20 +524,17 @@ class SelectAndScatterOp(GenericSyntaxOp):
 
 
 @op_def
-class SortOp(GenericSyntaxOp):
+class SortOp(GenericSyntaxOp, _RegionOp):
     """Sorts 1-dimensional slices of `inputs` along `dimension` together, according to a
     `comparator`, and produces `results` (spec.md#sort)."""
 
     name = "stablehlo.sort"
-    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     dimension = prop(I64_ATTR, default=IntegerAttr(-1, I64))
     is_stable = prop(BOOL_ATTR, default=IntegerAttr(0, I1))
     comparator = region_def()
     results_ = var_result_def()
-    traits = traits_def(RecursiveMemoryEffect())
 
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         from stablehlo_py.ir.infer.reduction import verify_sort
@@ -561,20 +552,18 @@ class SortOp(GenericSyntaxOp):
 
 # ---------------------------------------------------------------------------------------- map
 @op_def
-class MapOp(GenericSyntaxOp):
+class MapOp(GenericSyntaxOp, _RegionOp):
     """Applies a map function `computation` to `inputs` along the `dimensions` and produces a
     `result` tensor (spec.md#map)."""
 
     name = "stablehlo.map"
-    VERIFY_BY_TYPES: ClassVar[str] = "regions"  # reads types, attributes, block args, terminators
     inputs = var_operand_def()
     dimensions = prop(DENSE_I64_ARRAY)
     computation = region_def()
     result = result_def()
-    traits = traits_def(RecursiveMemoryEffect())
 
-    # map_c1 (the result), map_c3, map_c4: InferTypeOpInterface (stablehlo_py.ir.infer.reduction)
-    INFER_CHECK: ClassVar[str | None] = "after"
+    # INFER_CHECK (the family's "after"): map_c1 (the result), map_c3, map_c4: InferTypeOpInterface
+    # (stablehlo_py.ir.infer.reduction)
 
     def verify_(self) -> None:
         # ODS (map_i1, the result, the computation region), then the traits in upstream's order:

@@ -343,18 +343,23 @@ def property_summary(op_name: str, prop_name: str, constraint: object) -> str | 
     return summary
 
 
+def is_i64_elements(a: Attribute | None) -> bool:
+    """ODS `I64ElementsAttr`: a dense elements attribute of 64-bit signless integers."""
+    e = a.get_element_type() if isinstance(a, DenseIntOrFPElementsAttr) else None
+    return (
+        isinstance(e, IntegerType)
+        and e.width.data == 64
+        and e.signedness.data == Signedness.SIGNLESS
+    )
+
+
 def check_i64_elements(op: Operation, name: str) -> None:
     """ODS `I64ElementsAttr` property `name` (an optional one may be absent): MLIR's message when
     it is no dense 64-bit signless integer elements attribute."""
     a = op.properties.get(name)
     if a is None:
         return
-    e = a.get_element_type() if isinstance(a, DenseIntOrFPElementsAttr) else None
-    if not (
-        isinstance(e, IntegerType)
-        and e.width.data == 64
-        and e.signedness.data == Signedness.SIGNLESS
-    ):
+    if not is_i64_elements(a):
         raise VerifyException(
             attr_constraint_failure(name, "64-bit signless integer elements attribute")
         )
