@@ -565,20 +565,28 @@ class _Reader:
         self.op_infos[code] = info
         return info
 
+    def fit(
+        self, rec: list[Any], width: int, pad: list[Any], record: Record, path: list[int]
+    ) -> list[Any]:
+        """An op or block record of another writer's width as ``width`` fields: an older writer's
+        missing fields take their defaults (``pad``); a newer writer's extra fields are refused
+        unless ``record`` allows them (``Record.extra_fields_problem``), then left for the caller
+        to ignore."""
+        if len(rec) < width:
+            return rec + pad[len(rec) :]
+        problem = record.extra_fields_problem(rec)
+        if problem is not None:
+            toolkit = self.raw.header.toolkit
+            _path_fail(problem, path, note=f"written by {toolkit}; upgrade stablehlo-py")
+        return rec
+
     def op(self, rec: Any) -> Operation:
         if type(rec) is not list or not rec:
             raise _Fail(f"an op must be a non-empty array, found {_kind(rec)}")
         if type(rec[0]) is str:  # an op of another dialect: format.OTHER_OP
             return self.other_op(rec)
-        n = len(rec)
-        if n < self.op_width:
-            rec = rec + self.op_pad[n:]
-        elif n > self.op_width:
-            problem = self.op_record.extra_fields_problem(rec)
-            if problem is not None:
-                raise _Fail(
-                    problem, note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py"
-                )
+        if len(rec) != self.op_width:
+            rec = self.fit(rec, self.op_width, self.op_pad, self.op_record, [])
         code, operands, result_types, loc, attrs, regions, extra = rec[:7]
         shape = self.op_info(code)
         spec = shape.spec
@@ -747,17 +755,8 @@ class _Reader:
         for b, brec in enumerate(rec):
             if type(brec) is not list:
                 _path_fail(f"a block must be an array, found {_kind(brec)}", [b])
-            n = len(brec)
-            if n < self.block_width:
-                brec = brec + self.block_pad[n:]
-            elif n > self.block_width:
-                problem = self.block_record.extra_fields_problem(brec)
-                if problem is not None:
-                    _path_fail(
-                        problem,
-                        [b],
-                        note=f"written by {self.raw.header.toolkit}; upgrade stablehlo-py",
-                    )
+            if len(brec) != self.block_width:
+                brec = self.fit(brec, self.block_width, self.block_pad, self.block_record, [b])
             arg_types, ops, arg_locs = brec[:3]
             _expect_list(arg_types, 0, b)
             types = []
