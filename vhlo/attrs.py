@@ -559,12 +559,7 @@ def _of(kind: type[Attribute] | tuple[type[Attribute], ...], what: str):  # type
     """A field parser that accepts only attributes of ``kind`` (upstream's verifiers)."""
 
     def parse(p: Parser) -> Attribute:
-        p.ws()
-        pos = p.pos
-        a = p.parse_attribute()
-        if not isinstance(a, kind):
-            p.error(f"expected {what}", pos)
-        return a
+        return p.parse_attribute_of(kind, f"expected {what}")
 
     return parse
 
@@ -647,14 +642,7 @@ class ResultAccuracyV1Attr(VhloAttr):
     def parse_body(p: Parser) -> Attribute:
         from stablehlo_py.vhlo.types import _parse_float
 
-        def mode(p: Parser) -> Attribute:
-            p.ws()
-            pos = p.pos
-            a = p.parse_attribute()
-            if not isinstance(a, ENUM_CLASSES["result_accuracy_mode_v1"]):
-                p.error("expected VHLO result accuracy mode", pos)
-            return a
-
+        mode = _of(ENUM_CLASSES["result_accuracy_mode_v1"], "VHLO result accuracy mode")
         f = _parse_fields(
             p,
             "#vhlo.result_accuracy_v1",

@@ -87,33 +87,6 @@ def _make_simple(spec: specs.TypeSpec) -> type[SimpleVhloType]:
     return irdl_attr_definition(cls)  # type: ignore[return-value]
 
 
-_PARAMETRIC = {
-    "tensor_v1",
-    "unranked_tensor_v1",
-    "buffer_v1",
-    "complex_v1",
-    "tuple_v1",
-    "func_v1",
-    "future_v1",
-    "quant_v1",
-    "quant_per_axis_v1",
-}
-
-SIMPLE_CLASSES: dict[str, type[SimpleVhloType]] = {
-    t.name: _make_simple(t) for t in specs.types() if t.name not in _PARAMETRIC
-}
-SIMPLE: dict[str, SimpleVhloType] = {n: c() for n, c in SIMPLE_CLASSES.items()}
-"""The one instance of each parameterless type, by table name (`SIMPLE["f32_v1"]`)."""
-
-BOOL = SIMPLE["bool_v1"]
-TOKEN = SIMPLE["token_v1"]
-INDEX = SIMPLE["index_v1"]
-NONE = SIMPLE["none_v1"]
-I64 = SIMPLE["i64_v1"]
-I32 = SIMPLE["i32_v1"]
-F32 = SIMPLE["f32_v1"]
-
-
 # --------------------------------------------------------------------------------------------
 # Parametric types
 
@@ -450,17 +423,41 @@ def func_type(inputs: Sequence[Attribute], outputs: Sequence[Attribute]) -> Func
     return FuncV1Type((tuple(inputs), tuple(outputs)))
 
 
+# --------------------------------------------------------------------------------------------
+# The classes by table name
+
 PARAMETRIC_CLASSES: dict[str, type[VhloType]] = {
-    "tensor_v1": TensorV1Type,
-    "unranked_tensor_v1": UnrankedTensorV1Type,
-    "buffer_v1": BufferV1Type,
-    "complex_v1": ComplexV1Type,
-    "tuple_v1": TupleV1Type,
-    "func_v1": FuncV1Type,
-    "future_v1": FutureV1Type,
-    "quant_v1": QuantV1Type,
-    "quant_per_axis_v1": QuantPerAxisV1Type,
+    c.SPEC_NAME: c
+    for c in (
+        TensorV1Type,
+        UnrankedTensorV1Type,
+        BufferV1Type,
+        ComplexV1Type,
+        TupleV1Type,
+        FuncV1Type,
+        FutureV1Type,
+        QuantV1Type,
+        QuantPerAxisV1Type,
+    )
 }
+"""The parametric types (written out above); every other row of the table is a parameterless type,
+generated here."""
+
+SIMPLE_CLASSES: dict[str, type[SimpleVhloType]] = {
+    t.name: _make_simple(t) for t in specs.types() if t.name not in PARAMETRIC_CLASSES
+}
+SIMPLE: dict[str, SimpleVhloType] = {n: c() for n, c in SIMPLE_CLASSES.items()}
+"""The one instance of each parameterless type, by table name (`SIMPLE["f32_v1"]`)."""
+
+BOOL = SIMPLE["bool_v1"]
+TOKEN = SIMPLE["token_v1"]
+INDEX = SIMPLE["index_v1"]
+NONE = SIMPLE["none_v1"]
+I64 = SIMPLE["i64_v1"]
+I32 = SIMPLE["i32_v1"]
+F32 = SIMPLE["f32_v1"]
+
+
 
 TYPE_CLASSES: dict[str, type[VhloType]] = {**SIMPLE_CLASSES, **PARAMETRIC_CLASSES}
 """Every VHLO type class by table name; covers ``specs.types()`` exactly."""

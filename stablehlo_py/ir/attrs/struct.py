@@ -162,12 +162,7 @@ def enum_kind(enum_cls: Any) -> Kind:
     what = f"#{enum_cls.name}"
 
     def parse(p: Parser) -> str:
-        p.ws()
-        pos = p.pos
-        a = p.parse_attribute()
-        if not isinstance(a, enum_cls):
-            p.error(f"expected a {what}<...> attribute", pos)
-        return a.data
+        return p.parse_attribute_of(enum_cls, f"expected a {what}<...> attribute").data
 
     return Kind("enum", parse, lambda v: f"{what}<{v}>", enum_cls)
 

@@ -366,6 +366,18 @@ class TypeParser(Lexer):
         finally:
             self._unnest("attributes")
 
+    def parse_attribute_of(
+        self, kind: type[Attribute] | tuple[type[Attribute], ...], expected: str
+    ) -> Attribute:
+        """An attribute that must be a ``kind`` (a struct field's verifier); else the error
+        ``expected`` at the attribute's start."""
+        self.ws()
+        pos = self.pos
+        a = self.parse_attribute()
+        if not isinstance(a, kind):
+            self.error(expected, pos)
+        return a
+
     def _parse_attribute_impl(self, type_hint: Attribute | None = None) -> Attribute:
         self.ws()
         text, pos = self.text, self.pos
