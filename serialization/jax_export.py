@@ -162,79 +162,73 @@ MAX_PYTREE_DEPTH = 256
 MAX_VJP_DEPTH = 32
 """Deepest chain of nested ``vjp`` functions accepted (``serialize(vjp_order=k)`` nests ``k``)."""
 
+
 # --------------------------------------------------------------------------------------------
 # The schema (serialization.fbs): field name -> (slot, kind).  Kinds: scalars "u8" "i8" "bool"
 # "u16" "i16" "u32"; references "string", "table", "[string]", "[table]", "[byte]", "[u16]",
 # "[u32]".
 
-_PYTREEDEF = {
-    "kind": (0, "i8"),
-    "children": (1, "[table]"),
-    "children_names": (2, "[string]"),
-    "custom_name": (3, "string"),
-    "custom_auxdata": (4, "[byte]"),
-}
-_ABSTRACT_DEVICE = {
-    "device_kind": (0, "string"),
-    "num_cores": (1, "u32"),
-    "platform": (2, "string"),
-}
-_ABSTRACT_MESH = {
-    "axis_sizes": (0, "[u32]"),
-    "axis_names": (1, "[string]"),
-    "axis_types": (2, "[byte]"),
-    "abstract_device": (3, "table"),
-}
-_PARTITION_SPEC_ONE_AXIS = {"axes": (0, "[string]")}
-_PARTITION_SPEC = {
-    "partitions": (0, "[table]"),
-    "reduced": (1, "[string]"),
-    "unreduced": (2, "[string]"),
-}
-_NAMED_SHARDING = {
-    "mesh": (0, "table"),
-    "spec": (1, "table"),
-    "memory_kind": (2, "string"),
-    "abstract_mesh_idx": (3, "u32"),
-}
-_ABSTRACT_VALUE = {
-    "kind": (0, "i8"),
-    "shape": (1, "[string]"),
-    "dtype": (2, "i8"),
-    "memory_space": (3, "i8"),
-}
-_SHARDING = {"kind": (0, "i8"), "hlo_sharding_proto": (1, "[byte]"), "named_sharding": (2, "table")}
-_EFFECT = {"type_name": (0, "string")}
-_DISABLED_SAFETY_CHECK = {"kind": (0, "i8"), "custom_call_target": (1, "string")}
-_EXPORTED = {
-    "serialization_version": (0, "u16"),
-    "function_name": (1, "string"),
-    "in_tree": (2, "table"),
-    "in_avals": (3, "[table]"),
-    "out_tree": (4, "table"),
-    "out_avals": (5, "[table]"),
-    "nr_devices_short": (6, "i16"),  # deprecated Nov 2025 (replaced by nr_devices)
-    "in_shardings": (7, "[table]"),
-    "out_shardings": (8, "[table]"),
-    "platforms": (9, "[string]"),
-    "ordered_effects": (10, "[table]"),
-    "unordered_effects": (11, "[table]"),
-    "disabled_checks": (12, "[table]"),
-    "mlir_module_serialized": (13, "[byte]"),
-    "calling_convention_version": (14, "u16"),
-    "module_kept_var_idx": (15, "[u16]"),
-    "uses_global_constants": (16, "bool"),
-    "vjp": (17, "table"),
-    "nr_devices": (18, "u32"),
-    "unique_avals": (19, "[table]"),
-    "unique_abstract_meshes": (20, "[table]"),
-    "unique_named_shardings": (21, "[table]"),
-    "in_avals_idxs": (22, "[u32]"),
-    "out_avals_idxs": (23, "[u32]"),
-    "in_shardings_idxs": (24, "[u32]"),  # 1-based into unique_named_shardings, 0 = unspecified
-    "out_shardings_idxs": (25, "[u32]"),
-    "jax_version": (26, "string"),  # added after schema version 11; absent from older artifacts
-}
+def _schema(*fields: str) -> dict[str, tuple[int, str]]:
+    """A table of serialization.fbs: field name -> (slot, kind), from its fields in declaration
+    order (``"name: kind"``; a field's slot is its position, as flatc numbers them)."""
+    return {name: (slot, kind) for slot, (name, kind) in enumerate(f.split(": ") for f in fields)}
+
+
+_PYTREEDEF = _schema(
+    "kind: i8",
+    "children: [table]",
+    "children_names: [string]",
+    "custom_name: string",
+    "custom_auxdata: [byte]",
+)
+_ABSTRACT_DEVICE = _schema("device_kind: string", "num_cores: u32", "platform: string")
+_ABSTRACT_MESH = _schema(
+    "axis_sizes: [u32]",
+    "axis_names: [string]",
+    "axis_types: [byte]",
+    "abstract_device: table",
+)
+_PARTITION_SPEC_ONE_AXIS = _schema("axes: [string]")
+_PARTITION_SPEC = _schema("partitions: [table]", "reduced: [string]", "unreduced: [string]")
+_NAMED_SHARDING = _schema(
+    "mesh: table",
+    "spec: table",
+    "memory_kind: string",
+    "abstract_mesh_idx: u32",
+)
+_ABSTRACT_VALUE = _schema("kind: i8", "shape: [string]", "dtype: i8", "memory_space: i8")
+_SHARDING = _schema("kind: i8", "hlo_sharding_proto: [byte]", "named_sharding: table")
+_EFFECT = _schema("type_name: string")
+_DISABLED_SAFETY_CHECK = _schema("kind: i8", "custom_call_target: string")
+_EXPORTED = _schema(
+    "serialization_version: u16",
+    "function_name: string",
+    "in_tree: table",
+    "in_avals: [table]",
+    "out_tree: table",
+    "out_avals: [table]",
+    "nr_devices_short: i16",  # deprecated Nov 2025 (replaced by nr_devices)
+    "in_shardings: [table]",
+    "out_shardings: [table]",
+    "platforms: [string]",
+    "ordered_effects: [table]",
+    "unordered_effects: [table]",
+    "disabled_checks: [table]",
+    "mlir_module_serialized: [byte]",
+    "calling_convention_version: u16",
+    "module_kept_var_idx: [u16]",
+    "uses_global_constants: bool",
+    "vjp: table",
+    "nr_devices: u32",
+    "unique_avals: [table]",
+    "unique_abstract_meshes: [table]",
+    "unique_named_shardings: [table]",
+    "in_avals_idxs: [u32]",
+    "out_avals_idxs: [u32]",
+    "in_shardings_idxs: [u32]",  # 1-based into unique_named_shardings, 0 = unspecified
+    "out_shardings_idxs: [u32]",
+    "jax_version: string",  # added after schema version 11; absent from older artifacts
+)
 
 _TABLE_NAMES = (
     (_PYTREEDEF, "PyTreeDef"),
