@@ -43,6 +43,7 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.struct import Description
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 from stablehlo_py.ir.xdsl_compat.swap import ordered_ops, value_types
 
@@ -119,7 +120,8 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
         new = conv.convert_module(module)
         _materialized_use_orders(new, conv.casts)
         return new
-    ops = ordered_ops(module, _is_convertible)
+    names = _stablehlo_names()
+    ops = ordered_ops(module, lambda op: op.name in names)  # (``_is_convertible``)
     if ops is not None:
         # the xDSL sink's fast case: every op converts in place (its operands are converted first)
         conv = _Legalizer(allow_other_dialects, sinks.IN_PLACE)
@@ -173,13 +175,7 @@ def _fork_of(name: str) -> tuple[specs.OpSpec, type[VhloOp]]:
 
 
 def _is_convertible(op: Operation) -> bool:
-    names = _NAMES[0]
-    if names is None:
-        names = _NAMES[0] = _stablehlo_names()
-    return op.name in names
-
-
-_NAMES: list[frozenset[str] | None] = [None]
+    return op.name in _stablehlo_names()
 
 
 @lru_cache(maxsize=1)
@@ -297,7 +293,7 @@ class _Legalizer(VhloWalk):
         props, attrs = op.properties, op.attributes
         if _exact(props) and (not attrs or _exact(attrs)):
             key = (type(op), self.allow_other, tuple(props.items()), tuple(attrs.items()))
-            got = _MEMO.get(key)
+            got = _memo_get(key)
             if got is not None:
                 return dict(got[0]), dict(got[1])
         out = self._attributes(op, spec)
@@ -310,9 +306,7 @@ class _Legalizer(VhloWalk):
                 {k: v for k, v in out.items() if k not in names},
             )
         if key is not None:
-            if len(_MEMO) >= 100_000:
-                _MEMO.clear()
-            _MEMO[key] = split
+            _MEMO.put(key, split)
             return dict(split[0]), dict(split[1])
         return split
 
@@ -457,8 +451,10 @@ def _exact(attrs: dict[str, Attribute]) -> bool:
     return True
 
 
-_MEMO: dict[tuple[object, ...], tuple[dict[str, Attribute], dict[str, Attribute]]] = {}
-"""(op class, properties, attributes) -> the VHLO op's (properties, attributes)."""
+_MEMO = CONTEXT.table("vhlo.legalize_to_vhlo.attributes", 100_000)
+"""(op class, allow-other-dialects, properties, attributes) -> the VHLO op's (properties,
+attributes), for ops whose attributes all compare exactly (``convert.EXACT_EQUALITY``)."""
+_memo_get = _MEMO.get  # (bound once: the context empties the table in place)
 
 
 _parse_vhlo_default = structs.parse_attr_text

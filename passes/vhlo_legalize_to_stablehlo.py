@@ -15,7 +15,6 @@ other dialects and folds the `unrealized_conversion_cast`s around them.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -30,7 +29,7 @@ from stablehlo_py.passes.drivers.vhlo_walk import VhloWalk
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, legality, legalization, sinks, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.ops import VhloOp
+from stablehlo_py.vhlo.ops import VhloOp, is_vhlo_op_class
 from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -50,6 +49,7 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.xdsl_compat.construct import create_generic
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
@@ -83,14 +83,7 @@ def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
 
 
 def _is_vhlo(op: Operation) -> bool:
-    k = type(op)
-    got = _VHLO_CLASS.get(k)
-    if got is None:
-        got = _VHLO_CLASS[k] = issubclass(k, VhloOp)
-    return got
-
-
-_VHLO_CLASS: dict[type, bool] = {}
+    return is_vhlo_op_class(type(op))
 
 
 class _Legalizer(VhloWalk):
@@ -137,25 +130,16 @@ class _Legalizer(VhloWalk):
         """The StableHLO op's (properties, attributes) as building it from ``_attributes`` makes
         them (``_create`` on no operands: its split into properties and its defaults depend on the
         class and the attributes only), memoized by the identity of the VHLO attributes; the
-        entry is [the attributes it keeps alive, properties, attributes, property kinds checked]."""
+        entry is [properties, attributes, property kinds checked]."""
         pv, av = op.properties, op.attributes
-        key = (
-            op.name,
-            cls,
-            tuple(pv),
-            tuple(map(id, pv.values())),
-            tuple(av),
-            tuple(map(id, av.values())),
-        )
-        entry = _MEMO.get(key)
+        values = (*pv.values(), *av.values())
+        names = (op.name, cls, tuple(pv), tuple(av))
+        entry = _MEMO.get_seq(values, names)
         if entry is None:
             made = _create(cls, [], [], self._attributes(op), [])
-            entry = [(*pv.values(), *av.values()), made.properties, made.attributes, False]
-            if not (legality.cacheable(pv.values()) and legality.cacheable(av.values())):
-                return entry  # (the memo would keep a constant's data alive)
-            if len(_MEMO) >= 100_000:
-                _MEMO.clear()
-            _MEMO[key] = entry
+            entry = [made.properties, made.attributes, False]
+            if legality.cacheable(values):  # (else the memo would keep a constant's data alive)
+                _MEMO.put_seq(values, entry, names)
         return entry
 
     # ------------------------------------------------------------------------------- ops
@@ -209,10 +193,10 @@ class _Legalizer(VhloWalk):
             raise legalize_error(op, str(e)) from None
         operands = () if self.sink.in_place else self.new_operands(op)  # (in place: its own)
         regions = [self.convert_region(r, op) for r in op.regions]
-        props, attrs = entry[1], entry[2]
-        if not entry[3] and target.startswith("stablehlo."):
+        props, attrs = entry[0], entry[1]
+        if not entry[2] and target.startswith("stablehlo."):
             _check_property_dict(cls, props, op)
-            entry[3] = True
+            entry[2] = True
         new = self.sink.op(op, cls, operands, result_types, dict(props), dict(attrs), regions)
         if new is op:  # (in place: the same values)
             return op
@@ -326,22 +310,23 @@ def _check_property_dict(
             ) from None
 
 
-_PROPS_CACHE: dict[type, dict[str, tuple[Any, bool]]] = {}
+_PROPS = CONTEXT.table("vhlo.legalize_to_stablehlo.declared_properties", 4096)
+"""StableHLO op class -> its declared properties: name -> (constraint, optional)."""
 
-_MEMO: dict[tuple[object, ...], list[Any]] = {}
-"""(VHLO class, StableHLO class, VHLO attribute names and identities) -> ``_split_attributes``'
-entry."""
+_MEMO = CONTEXT.identity_map("vhlo.legalize_to_stablehlo.attributes", 100_000)
+"""The VHLO attributes (by identity) of an op, with its name, StableHLO class and attribute names
+-> ``_split_attributes``' entry."""
 
 
 def _declared_properties(cls: type) -> dict[str, tuple[Any, bool]]:
-    got = _PROPS_CACHE.get(cls)
+    got = _PROPS.get(cls)
     if got is None:
         got = {}
         get_def = getattr(cls, "get_irdl_definition", None)
         if get_def is not None:
             for name, d in get_def().properties.items():
                 got[name] = (d.constr, isinstance(d, OptPropertyDef))
-        _PROPS_CACHE[cls] = got
+        _PROPS.put(cls, got)
     return got
 
 
@@ -404,7 +389,7 @@ def _dense_array(value: Attribute, op: Operation, name: str, rules: Any = None) 
     return _i64_array(vals)
 
 
-@lru_cache(maxsize=4096)
+@CONTEXT.memo("vhlo.legalize_to_stablehlo.i64_array", maxsize=4096)
 def _i64_array(vals: tuple[int, ...]) -> Attribute:
     return DenseArrayBase.from_list(IntegerType(64), list(vals))
 

@@ -24,6 +24,7 @@ from stablehlo_py.vhlo.ops import VhloOp
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import VersionError
+from stablehlo_py.ir.context import CONTEXT, IdentityMap
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 from stablehlo_py.ir.xdsl_compat.swap import value_types
 from stablehlo_py.version import Version, get_current_version, get_minimum_version, validate_target
@@ -151,17 +152,15 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
     sink = sinks.sink_of(module)  # records or xDSL ops: how they are walked and take a new fork
     current = version == get_current_version()
     stays = legality.stays
-    memo = _TRANSITIONS.setdefault((version, allow_other_dialects), {})
-    if len(memo) >= 100_000:
-        memo.clear()
+    memo = _transitions(version, allow_other_dialects)
     for op in sink.vhlo_ops(module, current):
         if stays(op, version):
             continue
         key = _transition_key(op)
         if key is not None:
-            got = memo.get(key)
+            got = memo.get_seq(*key)
             if got is not None:
-                plans.append((op, got[1]))
+                plans.append((op, got))
                 continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
@@ -175,7 +174,7 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
             if key is not None and legality.cacheable((*op.properties.values(), *op.attributes.values())):
                 # (without the operands: ``refork`` uses the op's own, and a memo keeps no IR alive
                 # -- nor a constant's data)
-                memo[key] = (_alive(op), replace(p.state, operands=()))
+                memo.put_seq(key[0], replace(p.state, operands=()), key[1])
     if blocked:
         where = op_location(module)
         first = blocked[0].location
@@ -192,37 +191,30 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
 _FILE_LINE_COL = re.compile(r'[^"()]+:\d+:\d+')
 
 
-def _transition_key(op: VhloOp) -> tuple[object, ...] | None:
+def _transition_key(op: VhloOp) -> tuple[tuple[object, ...], tuple[object, ...]] | None:
     """What ``legality.plan`` reads of an op without regions and without a location that needs a
-    version -- its fork, its attributes and its operand and result types (by identity) -- so that
-    ops alike share one fork state (``_TRANSITIONS``); None for any other op."""
+    version -- its fork, its attributes and its operand and result types -- so that ops alike share
+    one fork state (``_transitions``): the objects (keyed by identity) and their names; None for
+    any other op."""
     if op.regions or legality.location_needs(op) is not None:
         return None
     pv, av = op.properties, op.attributes
-    return (
-        op.name,
-        tuple(pv),
-        tuple(map(id, pv.values())),
-        tuple(av),
-        tuple(map(id, av.values())),
-        tuple(map(id, value_types(op.results))),
-        tuple(map(id, value_types(operands_of(op)))),
-    )
-
-
-def _alive(op: VhloOp) -> tuple[object, ...]:
-    """What a ``_transition_key`` names by identity, kept alive while the key is in the memo."""
-    return (
-        *op.properties.values(),
-        *op.attributes.values(),
-        *value_types(op.results),
+    results = op.results
+    objs = (
+        *pv.values(),
+        *av.values(),
+        *value_types(results),
         *value_types(operands_of(op)),
     )
+    return objs, (op.name, tuple(pv), tuple(av), len(results))
 
 
-_TRANSITIONS: dict[tuple[Version, bool], dict[tuple[object, ...], tuple[object, ForkOp]]] = {}
-"""(target, allow-other-dialects) -> ``_transition_key`` -> the fork state its ops take (one
-without blockers that changes the op; its dicts are copied onto each op)."""
+def _transitions(version: Version, allow_other_dialects: bool) -> IdentityMap:
+    """``_transition_key`` -> the fork state its ops take at ``version`` (one without blockers that
+    changes the op; its dicts are copied onto each op)."""
+    return CONTEXT.identity_map(
+        f"vhlo.to_version.transitions.{version}.{int(allow_other_dialects)}", 100_000
+    )
 
 
 def _changed(op: VhloOp, state: ForkOp) -> bool:

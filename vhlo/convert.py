@@ -16,11 +16,9 @@ from typing import Any
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import structs
 from stablehlo_py.vhlo.convert_types import (
-    _MISS,
     FLOAT_TO_VHLO,
     INT_WIDTHS,
     NotVhlo,
-    _ByIdentity,
     to_builtin_encoding,
     to_builtin_type,
     to_vhlo_encoding,
@@ -43,6 +41,7 @@ from xdsl.ir import Attribute, TypeAttribute
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.catalog import BY_MNEMONIC, DESCRIBED
 from stablehlo_py.ir.attrs.struct import Description, bits_f64, f64_bits
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.enums import ENUM_CLASSES as STABLEHLO_ENUMS
 from stablehlo_py.ir.enums import EnumAttr
 from stablehlo_py.ir.types import FLOAT_NAME, TokenType, integer_type
@@ -94,8 +93,6 @@ EXACT_EQUALITY: frozenset[type] = _exact_classes()
 dense arrays, described structs of such fields) and whose hash is cheap: a conversion of such
 attributes may be memoized by value.  (Not floats: ``0.0 == -0.0``; not dense elements: large.)"""
 
-_VHLO_ATTR_IDS = _ByIdentity()
-_BUILTIN_ATTR_IDS = _ByIdentity()
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,10 +104,7 @@ def to_vhlo_attr(a: Attribute, allow_other: bool = False) -> Attribute | None:
     dialect is kept as it is (``allow-other-dialects``); otherwise it has no counterpart."""
     if allow_other or isinstance(a, DenseIntOrFPElementsAttr):
         return _to_vhlo_attr(a, allow_other)  # (constants: mostly unique, and large to keep alive)
-    got = _VHLO_ATTR_IDS.get(a)
-    if got is not _MISS:
-        return got  # type: ignore[no-any-return]
-    return _VHLO_ATTR_IDS.put(a, _to_vhlo_attr(a, False))  # type: ignore[no-any-return]
+    return _to_vhlo_attr_memo(a)
 
 
 def _to_vhlo_attr(a: Attribute, allow_other: bool) -> Attribute | None:
@@ -289,10 +283,7 @@ def to_builtin_attr(a: Attribute) -> Attribute | None:
     """upstream's VHLO->StableHLO convertGeneric; non-VHLO attributes (allow-other-dialects) pass."""
     if isinstance(a, va.TensorV1Attr):
         return a.dense  # (constants: mostly unique, and large to keep alive)
-    got = _BUILTIN_ATTR_IDS.get(a)
-    if got is not _MISS:
-        return got  # type: ignore[no-any-return]
-    return _BUILTIN_ATTR_IDS.put(a, _to_builtin_attr(a))  # type: ignore[no-any-return]
+    return _to_builtin_attr_memo(a)
 
 
 def _to_builtin_attr(a: Attribute) -> Attribute | None:
@@ -350,6 +341,17 @@ def stablehlo_enum(mnemonic: str, case: str) -> Attribute:
         return structs.parse_attr_text(f"#stablehlo.result_accuracy_mode<{case}>")
     return structs.parse_attr_text(f"#stablehlo<{mnemonic} {case}>")
 
+
+
+_to_vhlo_attr_memo = CONTEXT.identity_map("vhlo.to_vhlo_attr", 100_000).memoize(
+    lambda a: _to_vhlo_attr(a, False)
+)
+_to_builtin_attr_memo = CONTEXT.identity_map("vhlo.to_builtin_attr", 100_000).memoize(
+    _to_builtin_attr
+)
+"""The generic conversions remembered by the identity of the attribute (a program shares most of
+its attributes, and hashing a nested one costs more than converting it once); constants are not
+remembered (mostly unique, and large to keep alive)."""
 
 __all__ = [
     "ENUM_TO_VHLO",

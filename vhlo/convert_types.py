@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from stablehlo_py.ir.attributes import OpaqueAttr, OpaqueType
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.future_type import FutureType
 from stablehlo_py.ir.types import (
     FLOAT_TYPES,
@@ -62,6 +63,10 @@ _TO_VHLO[IndexType()] = vt.INDEX
 _TO_VHLO[NoneType()] = vt.NONE
 _TO_VHLO[TOKEN] = vt.TOKEN
 _TO_BUILTIN: dict[Attribute, Attribute] = {v: k for k, v in _TO_VHLO.items()}
+"""The scalar types both ways (constants, filled here)."""
+_TO_VHLO_SEEN = CONTEXT.table("vhlo.to_vhlo_type.by_value", 100_000)
+_TO_BUILTIN_SEEN = CONTEXT.table("vhlo.to_builtin_type.by_value", 100_000)
+"""The other types converted, by value (behind the memos by identity)."""
 _MISS = object()
 
 
@@ -69,51 +74,23 @@ _MISS = object()
 # Types
 
 
-class _ByIdentity:
-    """A conversion's results by the identity of its (immutable) input, in front of the caches
-    keyed by value: a program shares most of its types and attributes, and hashing a nested one
-    costs more than converting it once.  Each entry keeps its input alive, so an id is not reused
-    while it is cached; the table is cleared when it grows past ``limit``."""
-
-    __slots__ = ("limit", "table")
-
-    def __init__(self, limit: int = 100_000):
-        self.table: dict[int, tuple[Any, Any]] = {}
-        self.limit = limit
-
-    def get(self, a: Any) -> Any:
-        got = self.table.get(id(a))
-        if got is not None and got[0] is a:
-            return got[1]
-        return _MISS
-
-    def put(self, a: Any, value: Any) -> Any:
-        if len(self.table) >= self.limit:
-            self.table.clear()
-        self.table[id(a)] = (a, value)
-        return value
-
-
-_VHLO_TYPE_IDS = _ByIdentity()
-_BUILTIN_TYPE_IDS = _ByIdentity()
-
-
-def to_vhlo_type(t: Attribute) -> Attribute | None:
-    """The VHLO type of a builtin/StableHLO type, or None when VHLO has no counterpart."""
-    got = _VHLO_TYPE_IDS.get(t)
-    if got is not _MISS:
-        return got  # type: ignore[no-any-return]
-    return _VHLO_TYPE_IDS.put(t, _to_vhlo_type(t))  # type: ignore[no-any-return]
-
-
 def _to_vhlo_type(t: Attribute) -> Attribute | None:
     got = _TO_VHLO.get(t, _MISS)
     if got is not _MISS:
         return got  # type: ignore[return-value]
+    got = _TO_VHLO_SEEN.get(t, _MISS)
+    if got is not _MISS:
+        return got  # type: ignore[return-value]
     v = _convert_type(t)
     if v is not None:
-        _TO_VHLO[t] = v
+        _TO_VHLO_SEEN.put(t, v)
     return v
+
+
+to_vhlo_type = CONTEXT.identity_map("vhlo.to_vhlo_type", 100_000).memoize(_to_vhlo_type)
+"""`to_vhlo_type(t)`: the VHLO type of a builtin/StableHLO type, or None when VHLO has no
+counterpart (remembered by the identity of ``t``, in front of the memo by value: a program shares
+most of its types, and hashing a nested one costs more than converting it once)."""
 
 
 def _convert_type(t: Attribute) -> Attribute | None:
@@ -241,21 +218,19 @@ class NotVhlo(Exception):
     """A type or attribute expected to be VHLO is not (VHLO -> StableHLO on mixed input)."""
 
 
-def to_builtin_type(t: Attribute) -> Attribute:
-    """The builtin/StableHLO type of a VHLO type (non-VHLO types are returned unchanged)."""
-    got = _BUILTIN_TYPE_IDS.get(t)
-    if got is not _MISS:
-        return got  # type: ignore[no-any-return]
-    return _BUILTIN_TYPE_IDS.put(t, _to_builtin_type(t))  # type: ignore[no-any-return]
-
-
 def _to_builtin_type(t: Attribute) -> Attribute:
     got = _TO_BUILTIN.get(t)
     if got is not None:
         return got
-    b = _convert_back(t)
-    _TO_BUILTIN[t] = b
-    return b
+    got = _TO_BUILTIN_SEEN.get(t)
+    if got is not None:
+        return got  # type: ignore[no-any-return]
+    return _TO_BUILTIN_SEEN.put(t, _convert_back(t))  # type: ignore[no-any-return]
+
+
+to_builtin_type = CONTEXT.identity_map("vhlo.to_builtin_type", 100_000).memoize(_to_builtin_type)
+"""`to_builtin_type(t)`: the builtin/StableHLO type of a VHLO type (non-VHLO types are returned
+unchanged; remembered by identity, as ``to_vhlo_type``)."""
 
 
 def _convert_back(t: Attribute) -> Attribute:

@@ -26,9 +26,10 @@ from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py import specs
+from stablehlo_py.ir.context import CONTEXT, IdentityMap
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 from stablehlo_py.ir.xdsl_compat.swap import value_types
-from stablehlo_py.version import Version, get_current_version, get_minimum_version
+from stablehlo_py.version import Version, get_current_version
 
 
 @dataclass(frozen=True)
@@ -57,45 +58,17 @@ class Plan:
 
 
 # ------------------------------------------------------------------------------ types, attributes
-_MIN = None
-
-
-def _minimum() -> Version:
-    global _MIN
-    if _MIN is None:
-        _MIN = get_minimum_version()
-    return _MIN
-
-
 @lru_cache(maxsize=4096)
 def _spec_min(kind: str, name: str) -> Version:
     s = specs.type_spec(name) if kind == "type" else specs.attr_spec(name)
     return s.min_version
 
 
-def type_needs(t: Attribute) -> tuple[Version, str]:
-    """The lowest version a type exists at and the nested part that sets it (`!vhlo.f8E4M3_v1`)."""
-    return _needs(t, _type_needs)
-
-
-def _needs(a: Attribute, compute) -> tuple[Version, str]:  # type: ignore[no-untyped-def]
-    # Keyed by identity (attributes are immutable and mostly shared), so nested attributes are not
-    # re-hashed for every op; the entry keeps the attribute alive so its id cannot be reused.
-    entry = _NEEDS.get(id(a))
-    if entry is not None and entry[0] is a:
-        return entry[1]
-    got = compute(a)
-    if type(a) is _DENSE:  # a dense tensor may be large: the cache must not keep it alive
-        return got
-    if len(_NEEDS) >= 200_000:
-        _NEEDS.clear()
-    _NEEDS[id(a)] = (a, got)
-    return got
-
-
-_NEEDS: dict[int, tuple[Attribute, tuple[Version, str]]] = {}
-# The identity caches here keep what they hold alive; dense tensors (a constant's bytes) are not
-# cached, so a module's large constants are freed with the module.
+_NEEDS = CONTEXT.identity_map("vhlo.legality.needs", 200_000)
+"""``type_needs`` and ``attr_needs`` by the identity of the type or attribute (immutable and mostly
+shared, so nested attributes are not re-hashed for every op).  The identity caches here keep what
+they hold alive; dense tensors (a constant's bytes) are not cached, so a module's large constants
+are freed with the module."""
 _DENSE = va.TensorV1Attr
 
 SMALL_TENSOR = 256
@@ -112,6 +85,7 @@ def cacheable(values: Iterable[Attribute]) -> bool:
 
 
 def _type_needs(t: Attribute) -> tuple[Version, str]:
+    """The lowest version a type exists at and the nested part that sets it (`!vhlo.f8E4M3_v1`)."""
     if not isinstance(t, vt.VhloType):
         return Version(999, 0, 0), f"non-VHLO type {_text(t)}"
     best = (_spec_min("type", t.SPEC_NAME), f"type {_short(t)}")
@@ -122,9 +96,14 @@ def _type_needs(t: Attribute) -> tuple[Version, str]:
     return best
 
 
+type_needs = _NEEDS.memoize(_type_needs)
+
+
 def attr_needs(a: Attribute) -> tuple[Version, str]:
     """The lowest version an attribute exists at (recursively) and the part that sets it."""
-    return _needs(a, _attr_needs)
+    if type(a) is _DENSE:  # a dense tensor may be large: the memo must not keep it alive
+        return _attr_needs(a)
+    return _attr_needs_memo(a)
 
 
 def _attr_needs(a: Attribute) -> tuple[Version, str]:
@@ -138,6 +117,9 @@ def _attr_needs(a: Attribute) -> tuple[Version, str]:
         if n[0] > best[0]:
             best = n
     return best
+
+
+_attr_needs_memo = _NEEDS.memoize(_attr_needs)
 
 
 def _text(a: Attribute) -> str:
@@ -242,13 +224,11 @@ def location_needs(op: Operation) -> tuple[Version, str] | None:
                 _V1_9,
                 "a file:line:col range location (FileLineColRange, 1.8.4+; or strip debug info)",
             )
-        if len(_LOC_NEEDS) >= 100_000:
-            _LOC_NEEDS.clear()
-        _LOC_NEEDS[loc.data] = got
+        _LOC_NEEDS.put(loc.data, got)
     return got  # type: ignore[return-value]
 
 
-_LOC_NEEDS: dict[str, object] = {}
+_LOC_NEEDS = CONTEXT.table("vhlo.legality.location_needs", 100_000)
 _NO_RANGE = (UnknownLoc,)
 """Location classes that never hold a range."""
 
@@ -267,34 +247,49 @@ def fork_for(base: str, target: Version) -> specs.OpSpec | None:
 
 class _Target:
     """What is cached per target version: the fork of each op family, and the attributes and
-    types (by identity, kept alive so their ids stay unique) known to exist at it."""
+    types (by identity) known to exist at it."""
 
     __slots__ = ("forks", "ok", "stay", "target")
 
     def __init__(self, target: Version):
         self.target = target
         self.forks: dict[str, object] = {}
-        self.ok: dict[int, Attribute] = {}
+        self.ok = IdentityMap(f"vhlo.legality.exists_at.{target}", 200_000)
         self.stay: dict[str, object] = {}
         """fork name -> its value constraint (or None) when it is the target's fork, else _MOVES"""
 
 
-def _at(target: Version) -> _Target:
-    """The cache of ``target``, found by identity first (a pass asks with one Version object for
-    every op; hashing a Version costs more than the lookups it serves)."""
-    last = _LAST[0]
-    if last is not None and last.target is target:
-        return last
-    got = _TARGETS.get(target)
-    if got is None:
-        got = _TARGETS[target] = _Target(target)
-    got.target = target  # the object asked with, for the identity test above
-    _LAST[0] = got
-    return got
+class _Targets:
+    """The ``_Target`` of each version asked, and the last one asked (a pass asks with one Version
+    object for every op; hashing a Version costs more than the lookups it serves)."""
+
+    __slots__ = ("by_version", "last")
+
+    def __init__(self) -> None:
+        self.by_version: dict[Version, _Target] = {}
+        self.last: _Target | None = None
+
+    def at(self, target: Version) -> _Target:
+        """The cache of ``target``, found by identity first."""
+        last = self.last
+        if last is not None and last.target is target:
+            return last
+        got = self.by_version.get(target)
+        if got is None:
+            got = self.by_version[target] = _Target(target)
+        got.target = target  # the object asked with, for the identity test above
+        self.last = got
+        return got
+
+    def clear(self) -> None:
+        self.by_version.clear()
+        self.last = None
+
+    def __len__(self) -> int:
+        return len(self.by_version)
 
 
-_TARGETS: dict[Version, _Target] = {}
-_LAST: list[_Target | None] = [None]
+_at = CONTEXT.adopt("vhlo.legality.targets", _Targets()).at
 _UNSET = object()
 
 
@@ -313,29 +308,38 @@ def stays(op: Operation, target: Version) -> bool:
         constraint = cache.stay[spec.name] = _CONSTRAINT_BY_KEY.get((spec.base, spec.version))
     if constraint is _MOVES:
         return False
-    ok = cache.ok
-    if len(ok) >= 200_000:
-        ok.clear()
     if type(op.location) not in _NO_RANGE:
         loc = location_needs(op)
         if loc is not None and loc[0] > target:
             return False
     if constraint is not None and any(v > target for v, _ in constraint(op)):  # type: ignore[operator]
         return False
-    get = ok.get
-    for group in (op.properties, op.attributes):
-        for a in group.values():
-            if get(id(a)) is not a:
-                if attr_needs(a)[0] > target:
-                    return False
-                if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
-                    ok[id(a)] = a
-    for types in (value_types(op.results), value_types(operands_of(op))):  # type: ignore[arg-type]
-        for t in types:
-            if get(id(t)) is not t:
-                if type_needs(t)[0] > target:
-                    return False
-                ok[id(t)] = t
+    return _all_exist(
+        cache.ok,
+        target,
+        (*op.properties.values(), *op.attributes.values()),
+        (*value_types(op.results), *value_types(operands_of(op))),  # type: ignore[arg-type]
+    )
+
+
+def _all_exist(
+    ok: IdentityMap, target: Version, attrs: tuple[Attribute, ...], types: tuple[Attribute, ...]
+) -> bool:
+    """Whether each attribute and type exists at ``target`` (``ok``: those known to, by identity,
+    for the common case: all of them)."""
+    if ok.knows_all(attrs) and ok.knows_all(types):
+        return True
+    for a in attrs:
+        if ok.get(a) is None:
+            if attr_needs(a)[0] > target:
+                return False
+            if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
+                ok.put(a, True)
+    for t in types:
+        if ok.get(t) is None:
+            if type_needs(t)[0] > target:
+                return False
+            ok.put(t, True)
     return True
 
 
@@ -387,9 +391,6 @@ def _exists_at(state: fk.ForkOp, op: Operation, target: Version) -> bool:
     ``target``, no value constraint or location needs more.  False means "look closer"
     (``_state_blockers`` finds and words the blockers)."""
     cache = _at(target)
-    ok = cache.ok
-    if len(ok) >= 200_000:
-        ok.clear()
     if type(op.location) not in _NO_RANGE:
         loc = location_needs(op)
         if loc is not None and loc[0] > target:
@@ -405,25 +406,12 @@ def _exists_at(state: fk.ForkOp, op: Operation, target: Version) -> bool:
         operands = operands_of(state)  # type: ignore[arg-type]
     if constraint is not None and any(v > target for v, _ in constraint(state)):
         return False
-    get = ok.get
-    for group in (state.properties, state.attributes):
-        for a in group.values():
-            if get(id(a)) is not a:
-                if attr_needs(a)[0] > target:
-                    return False
-                if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
-                    ok[id(a)] = a
-    for t in types:
-        if get(id(t)) is not t:
-            if type_needs(t)[0] > target:
-                return False
-            ok[id(t)] = t
-    for t in value_types(operands):
-        if get(id(t)) is not t:
-            if type_needs(t)[0] > target:
-                return False
-            ok[id(t)] = t
-    return True
+    return _all_exist(
+        cache.ok,
+        target,
+        (*state.properties.values(), *state.attributes.values()),
+        (*types, *value_types(operands)),
+    )
 
 
 def _state_blockers(

@@ -30,6 +30,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.xdsl_compat.construct import create_generic
 from stablehlo_py.ir.xdsl_compat.fields import last_op_of, operands_of
@@ -194,30 +195,45 @@ def _verifies(op: VhloOp) -> bool:
     props = op.properties
     if props.keys() != cls.ATTR_NAMES:
         return False
-    is_attr = _IS_VHLO_ATTR
+    is_attr = _is_attr_get
     for a in props.values():
         k = type(a)
-        if not (is_attr[k] if k in is_attr else _is_vhlo_attr(k)):
+        got = is_attr(k)
+        if not (_is_vhlo_attr(k) if got is None else got):
             return False
     return values_of_kind(op, _IS_VHLO_TYPE, _is_vhlo_type)
 
 
-_IS_VHLO_TYPE: dict[type, bool] = {}
-_IS_VHLO_ATTR: dict[type, bool] = {}
+_IS_VHLO_TYPE = CONTEXT.table("vhlo.class_is_vhlo_type", 4096)
+_IS_VHLO_ATTR = CONTEXT.table("vhlo.class_is_vhlo_attr", 4096)
+_IS_VHLO_OP = CONTEXT.table("vhlo.class_is_vhlo_op", 4096)
 """Class -> is it a VHLO type (``isinstance(t, VhloType)``, for operands and results), is it a VHLO
-attribute or type (``va.is_vhlo``, for properties).  By class: ``isinstance`` through xDSL's ABCs
-costs more per call, and an attribute's ``name`` is its class's."""
+attribute or type (``va.is_vhlo``, for properties), is it a VHLO op class (``VhloOp``).  By class:
+``isinstance`` through xDSL's ABCs costs more per call, and an attribute's ``name`` is its
+class's."""
 
 
 def _is_vhlo_type(k: type) -> bool:
-    got = _IS_VHLO_TYPE[k] = issubclass(k, vt.VhloType)
-    return got
+    return _IS_VHLO_TYPE.put(k, issubclass(k, vt.VhloType))  # type: ignore[no-any-return]
 
 
 def _is_vhlo_attr(k: type) -> bool:
     name = getattr(k, "name", None)
-    got = _IS_VHLO_ATTR[k] = isinstance(name, str) and name.startswith("vhlo.")
-    return got
+    return _IS_VHLO_ATTR.put(k, isinstance(name, str) and name.startswith("vhlo."))  # type: ignore[no-any-return]
+
+
+_is_attr_get = _IS_VHLO_ATTR.get
+_is_op_get = _IS_VHLO_OP.get
+"""(Bound once: a lookup through a bound ``get`` costs a plain dict's; the context empties the
+tables in place, so these stay theirs.)"""
+
+
+def is_vhlo_op_class(k: type) -> bool:
+    """Whether ``k`` is a VHLO op class (``issubclass(k, VhloOp)``, remembered per class)."""
+    got = _is_op_get(k)
+    if got is None:
+        got = _IS_VHLO_OP.put(k, issubclass(k, VhloOp))
+    return got  # type: ignore[no-any-return]
 
 
 def _signature(groups: Sequence[specs.ValueSpec]) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from stablehlo_py.vhlo.ops import VhloOp, op_class
+from stablehlo_py.vhlo.ops import is_vhlo_op_class, op_class
 from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Region
@@ -100,7 +100,7 @@ class XdslSink:
     def vhlo_ops(self, root: Any, current: bool) -> Iterable[Any]:
         """The VHLO ops under ``root`` that a target (``current``: the current version) may
         change, in walk order."""
-        is_vhlo = _is_vhlo
+        is_vhlo = is_vhlo_op_class
         return [op for op in swap.walk(root) if is_vhlo(type(op))]
 
     def refork(self, op: Any, state: Any) -> None:
@@ -243,16 +243,6 @@ def of_records(records: bool) -> XdslSink:
 def sink_of(root: Any) -> XdslSink:
     """The sink that holds ``root``'s kind of ops (records or xDSL)."""
     return RECORDS if type(root) is VOp else XDSL
-
-
-def _is_vhlo(cls: type) -> bool:
-    got = _VHLO_CLASS.get(cls)
-    if got is None:
-        got = _VHLO_CLASS[cls] = issubclass(cls, VhloOp)
-    return got
-
-
-_VHLO_CLASS: dict[type, bool] = {}
 
 
 __all__ = ["IN_PLACE", "RECORDS", "REPLACED", "XDSL", "InPlaceSink", "RecordSink", "XdslSink", "of_records", "sink_of"]

@@ -17,8 +17,11 @@ answer for a mutant; tests/conftest.py resets by it, never by a module's names).
 
 Speed.  A module takes its cache once, at import, and keeps it in a module name:
 `_TYPES = CONTEXT.table("ir.types.tensor", 1 << 16)`.  Clearing empties the same object in
-place, so the hot path stays one dict lookup (`_TYPES.get(key)`); a miss stores with
-`_TYPES.put(key, value)`, which keeps the bound.  `memo` is functools.lru_cache (C speed) whose
+place, so the hot path stays one dict lookup; a miss stores with `_TYPES.put(key, value)`, which
+keeps the bound.  A table is a dict subclass, and on CPython 3.12 `t.get(k)` and `k in t` cost more
+on a subclass than on a plain dict (the interpreter's fast paths check for the exact type): a path
+that runs per op or per value binds the lookup once, `_types_get = _TYPES.get`, whose calls cost a
+plain dict's (clearing keeps the same object, so the bound method stays the table's).  `memo` is functools.lru_cache (C speed) whose
 `cache_clear` the context calls.  An identity map's `memoize` makes the whole lookup one function.
 
 Keys are values, never `id()` outside the identity map: the cache keeps its keys, so an id is
@@ -47,6 +50,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
+from stablehlo_py.ir.xdsl_compat import construct, swap
 from stablehlo_py.ir.xdsl_compat.identity import IdentityMap
 
 __all__ = ["CONTEXT", "Context", "Flag", "IdentityMap", "Table", "fresh_context"]
@@ -174,6 +178,10 @@ class Context:
 
 CONTEXT = Context()
 """The default context: every module's caches."""
+
+# The compat package imports xDSL only, so its class-keyed memos are adopted here.
+CONTEXT.adopt("xdsl_compat.construct.class_defaults", construct.CLASS_DEFAULTS)
+CONTEXT.adopt("xdsl_compat.swap.swappable", swap.SWAPPABLE)
 
 
 @contextmanager

@@ -79,6 +79,9 @@ ALLOWED: dict[str, str] = {
     "vhlo/legalization.py::rules": "pure function of the spec tables and op classes (fork)",
     "vhlo/legalization.py::_stablehlo_classes": "lazy constant: the registry's StableHLO classes",
     "passes/patterns/simplify/dynamism.py::_SAME_SHAPE": "lazy constant: op names of a trait",
+    # the compat package imports xDSL only: stablehlo_py/ir/context.py adopts its memos
+    "stablehlo_py/ir/xdsl_compat/construct.py::CLASS_DEFAULTS": "class-keyed memo adopted by the context",
+    "stablehlo_py/ir/xdsl_compat/swap.py::SWAPPABLE": "class-keyed memo adopted by the context",
 }
 
 ALLOWED_ID: dict[str, str] = {
@@ -99,34 +102,9 @@ ALLOWED_ID: dict[str, str] = {
 # ---------------------------------------------------------------------- what is still to migrate
 # 2026-11-29 (WP10): the caches of files other helpers owned while the context landed; each
 # migrates as stablehlo_py/ir/context.py says (a table, an identity map, CONTEXT.memo or adopt).
-KNOWN: set[str] = {
-    "passes/stablehlo_legalize_to_vhlo.py::_MEMO",
-    "passes/stablehlo_legalize_to_vhlo.py::_NAMES",
-    "passes/vhlo_legalize_to_stablehlo.py::_MEMO",
-    "passes/vhlo_legalize_to_stablehlo.py::_PROPS_CACHE",
-    "passes/vhlo_legalize_to_stablehlo.py::_VHLO_CLASS",
-    "passes/vhlo_legalize_to_stablehlo.py::_i64_array",
-    "passes/vhlo_to_version.py::_TRANSITIONS",
-    "stablehlo_py/ir/xdsl_compat/construct.py::_DEFAULTS",
-    "stablehlo_py/ir/xdsl_compat/swap.py::_SWAPPABLE",
-    "vhlo/convert_types.py::_TO_BUILTIN",
-    "vhlo/convert_types.py::_TO_VHLO",
-    "vhlo/legality.py::_LAST",
-    "vhlo/legality.py::_LOC_NEEDS",
-    "vhlo/legality.py::_MIN",
-    "vhlo/legality.py::_NEEDS",
-    "vhlo/legality.py::_TARGETS",
-    "vhlo/ops.py::_IS_VHLO_ATTR",
-    "vhlo/ops.py::_IS_VHLO_TYPE",
-    "vhlo/sinks.py::_VHLO_CLASS",
-}
+KNOWN: set[str] = set()
 
-KNOWN_ID: set[str] = {
-    "passes/vhlo_legalize_to_stablehlo.py",  # _MEMO: ids of the properties and attributes
-    "passes/vhlo_to_version.py",  # _TRANSITIONS: ids of the properties, attributes and types
-    "vhlo/convert_types.py",  # _ByIdentity tables
-    "vhlo/legality.py",  # _NEEDS and the walks' `ok` tables
-}
+KNOWN_ID: set[str] = set()
 
 
 # ------------------------------------------------------------------------------------- the scan
@@ -280,6 +258,21 @@ def test_fresh_context_empties_every_cache_in_place() -> None:
         assert print_ir(parse(text)).count("tensor<3xi8>") == 3
         assert len(table) > 0  # the module's table is the context's: the same object
     assert len(table) == 0 and CONTEXT["text.seen_aliased"] == [False]
+
+
+def test_the_allowed_adopted_memos_are_the_contexts() -> None:
+    """An ALLOWED cache said to be adopted by the context is one of its caches (cleared with them)."""
+    import importlib
+
+    from stablehlo_py.ir.context import CONTEXT
+
+    adopted = [k for k, why in ALLOWED.items() if "adopted by the context" in why]
+    assert adopted
+    caches = [CONTEXT[n] for n in CONTEXT.names()]
+    for key in adopted:
+        path, name = key.split("::")
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        assert any(c is getattr(module, name) for c in caches), key
 
 
 def test_context_caches_are_bounded() -> None:

@@ -46,7 +46,9 @@ FIELDS = (
 """The dataclass fields of xDSL's Operation that new_op sets (all of them, in xDSL 0.74)."""
 
 _Defaults = tuple[tuple[tuple[str, Attribute], ...], tuple[tuple[str, Attribute], ...], bool]
-_DEFAULTS: dict[type, _Defaults] = {}
+CLASS_DEFAULTS: dict[type, _Defaults] = {}
+"""Class -> ``_defaults(cls)``.  Owned by the context (``stablehlo_py.ir.context`` adopts it: this
+package imports xDSL only)."""
 _EMPTY: tuple[()] = ()
 _NO_ATTRS: Mapping[str, Attribute] = {}
 
@@ -55,7 +57,7 @@ def _defaults(cls: type[Operation]) -> _Defaults:
     """IRDL's __post_init__ defaults of ``cls``: (property, value) and (attribute, value) pairs for
     the non-optional definitions that have a default value, and whether the class overrides
     IRDL's ``__post_init__`` (then it is called instead)."""
-    d = _DEFAULTS.get(cls)
+    d = CLASS_DEFAULTS.get(cls)
     if d is None:
         get_def = getattr(cls, "get_irdl_definition", None)
         own_post_init = cls.__post_init__ is not IRDLOperation.__post_init__
@@ -74,7 +76,7 @@ def _defaults(cls: type[Operation]) -> _Defaults:
                 if not isinstance(a, OptionalDef) and a.default_value is not None
             )
             d = (props, attrs, own_post_init)
-        _DEFAULTS[cls] = d
+        CLASS_DEFAULTS[cls] = d
     return d
 
 

@@ -69,6 +69,15 @@ class IdentityMap:
         key = tuple(map(id, objs))
         return self._store((key, extra) if extra else key, objs, value)
 
+    def knows_all(self, objs: Iterable[object]) -> bool:
+        """Whether each object of `objs` has an entry (`put`): one loop, for a hot path's common
+        case (everything seen before)."""
+        table = self._table
+        for o in objs:
+            if id(o) not in table:
+                return False
+        return True
+
     def memoize(
         self, compute: Callable[[Any], Any], keep: Callable[[Any], bool] | None = None
     ) -> Callable[[Any], Any]:

@@ -116,13 +116,15 @@ def retype_op(
     return new
 
 
-_SWAPPABLE: dict[tuple[type, type], bool] = {}
+SWAPPABLE: dict[tuple[type, type], bool] = {}
+"""(class, class) -> ``swappable``.  Owned by the context (``stablehlo_py.ir.context`` adopts it:
+this package imports xDSL only)."""
 
 
 def swappable(old: type[Operation], new: type[Operation]) -> bool:
     """Whether Python lets an op of class ``old`` become one of class ``new``."""
     key = (old, new)
-    got = _SWAPPABLE.get(key)
+    got = SWAPPABLE.get(key)
     if got is None:
         probe = old.__new__(old)
         try:
@@ -130,7 +132,7 @@ def swappable(old: type[Operation], new: type[Operation]) -> bool:
             got = True
         except TypeError:
             got = False
-        _SWAPPABLE[key] = got
+        SWAPPABLE[key] = got
     return got
 
 

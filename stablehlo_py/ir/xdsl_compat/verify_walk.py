@@ -55,13 +55,20 @@ def values_of_kind(
     class that ``kinds`` maps to True (``classify(cls)`` answers, and records in ``kinds``, a class
     not in it yet).  VHLO's verifier asks it of every op: one loop over the stored tuples and the
     values' ``_type`` fields, where ``op.operands`` builds a view and ``value.type`` is a property."""
+    get = kinds.get  # (a bound get: ``in`` and ``[]`` cost more on a dict subclass)
     for v in op._operands:
         k = type(v._type)
-        if not (kinds[k] if k in kinds else classify(k)) or type(v) is ErasedSSAValue:
+        got = get(k)
+        if got is None:
+            got = classify(k)
+        if not got or type(v) is ErasedSSAValue:
             return False
     for r in op.results:
         k = type(r._type)
-        if not (kinds[k] if k in kinds else classify(k)):
+        got = get(k)
+        if got is None:
+            got = classify(k)
+        if not got:
             return False
     return True
 
