@@ -46,11 +46,9 @@ from stablehlo_py.ir.op_attrs import DotDimensionNumbersAttr
 from stablehlo_py.ir.ops.chlo import UNARY_OPS as CHLO_UNARY_OPS
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import element_type, shape_of, simple_type, storage_dtype, tensor_type
-from stablehlo_py.passes.drivers.options import PassOption
 
 PASS_NAME = "chlo-legalize-to-stablehlo"
 SUMMARY = "Legalizes from CHLO ops flow to StableHLO and Shape ops"
-OPTIONS: tuple[PassOption, ...] = ()
 
 I1 = IntegerType(1)
 I32 = IntegerType(32)

@@ -34,13 +34,11 @@ from stablehlo_py.ir.registry import unregistered_op_class
 from stablehlo_py.ir.types import tensor_type
 from stablehlo_py.ir.verify import op_location
 from stablehlo_py.ir.xdsl_compat.side_data import carry_place
-from stablehlo_py.passes.drivers.options import PassOption
 
 PASS_NAME = "hlo-test-infer"
 SUMMARY = (
     "Test pass: attach the result types inference gives to `hlo_test_infer.get_return_types` ops"
 )
-OPTIONS: tuple[PassOption, ...] = ()
 
 GET_RETURN_TYPES = "hlo_test_infer.get_return_types"
 GET_RETURN_TYPE_COMPONENTS = "hlo_test_infer.get_return_type_components"

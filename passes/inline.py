@@ -17,11 +17,9 @@ from xdsl.ir import Attribute, Block, Operation
 from xdsl.rewriter import Rewriter
 
 from stablehlo_py.passes.drivers._common import enclosing
-from stablehlo_py.passes.drivers.options import PassOption
 
 PASS_NAME = "inline"
 SUMMARY = "Inline calls to private functions and drop the dead ones"
-OPTIONS: tuple[PassOption, ...] = ()
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:

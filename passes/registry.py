@@ -5,7 +5,8 @@ code, as xDSL's `ModulePass` declares its name and fields:
 
     PASS_NAME = "a-b-c"           # upstream's name
     SUMMARY = "..."               # its one line in `stablehlo-opt --help`
-    OPTIONS = (PassOption(...),)  # upstream's options, with types and defaults (drivers/options.py)
+    OPTIONS = (PassOption(...),)  # upstream's options, with types and defaults (drivers/options.py);
+                                  # a pass without options leaves it out
 
     def run(module, options) -> module   # options typed, defaults filled in
 
@@ -120,7 +121,7 @@ class _Passes(Mapping[str, PassInfo]):
         module = importlib.import_module(self._modules[name])
         if module.PASS_NAME != name:
             raise AssertionError(f"{module.__name__} declares '{module.PASS_NAME}', not '{name}'")
-        return PassInfo(name, module.SUMMARY, module.__name__, module.OPTIONS)
+        return PassInfo(name, module.SUMMARY, module.__name__, getattr(module, "OPTIONS", ()))
 
     def __contains__(self, name: object) -> bool:
         return name in self._modules or name in self._here

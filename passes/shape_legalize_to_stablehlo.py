@@ -41,7 +41,6 @@ import numpy as np
 from stablehlo_py.passes.drivers._common import LegalizationError
 from stablehlo_py.passes.drivers.conversion import Conversion, Legality, NoMatch, Pattern, Where
 from stablehlo_py.passes.drivers.diagnostics import raise_collected
-from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.mlir_folds import fold, materialize
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -63,7 +62,6 @@ __all__ = ["PATTERNS", "is_legal", "legality", "run", "shape_legalize_to_stableh
 
 PASS_NAME = "shape-legalize-to-stablehlo"
 SUMMARY = "Legalize shape-related ops to StableHLO."
-OPTIONS: tuple[PassOption, ...] = ()
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)

@@ -74,14 +74,12 @@ from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.printer import type_to_str
 from stablehlo_py.ir.types import tensor_type
 from stablehlo_py.ir.verify import op_location
-from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.simplify.common import added_constant, start_scalars
 
 __all__ = ["PATTERNS", "canonicalize_dynamism", "run", "shape_refinements"]
 
 PASS_NAME = "stablehlo-canonicalize-dynamism"
 SUMMARY = "Canonicalizes dynamic StableHLO ops into static ops."
-OPTIONS: tuple[PassOption, ...] = ()
 
 INDICES_OF_SHAPE_OPERANDS = "indices_of_shape_operands"
 _I64 = IntegerType(64)

@@ -18,7 +18,6 @@ StableHLOComplexMathExpanderPass in 10 iterations" at the function.
 from __future__ import annotations
 
 from stablehlo_py.passes.drivers._common import gc_paused, op_location
-from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.complex_math import EXPANSIONS, Emitter, Expansion
 from stablehlo_py.passes.drivers.diagnostics import raise_collected
 from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
@@ -32,7 +31,6 @@ from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY
 
 PASS_NAME = "stablehlo-complex-math-expander"
 SUMMARY = "Expander for StableHLO complex math operations."
-OPTIONS: tuple[PassOption, ...] = ()
 
 __all__ = ["ComplexMathExpansion", "expand_complex_math", "patterns", "run"]
 

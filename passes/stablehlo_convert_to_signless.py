@@ -58,13 +58,11 @@ from xdsl.rewriter import Rewriter
 
 from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.types import storage_dtype
-from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = ["PASS_NAME", "convert_signless", "convert_type", "is_legal_type", "run"]
 
 PASS_NAME = "stablehlo-convert-to-signless"
 SUMMARY = "Pass to transform the IR to be on signless integers."
-OPTIONS: tuple[PassOption, ...] = ()
 
 
 # ------------------------------------------------------------------------------------ types

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.refine_types import refine_return_components
 from stablehlo_py.passes.patterns.shape_folder import constant_attr, constant_ints, op_attr
 from xdsl.dialects.builtin import (
@@ -51,7 +50,6 @@ SUMMARY = (
     "XLA's stablehlo-refine-shapes: also refines the experimental custom calls jax.export emits "
     "(dynamic_reduce_window, dynamic_rng_bit_generator, dynamic_top_k)"
 )
-OPTIONS: tuple[PassOption, ...] = ()
 
 _WINDOW_OPERANDS = ("window_dimensions", "window_strides", "base_dilations", "window_dilations")
 

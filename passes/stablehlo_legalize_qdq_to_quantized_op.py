@@ -25,7 +25,6 @@ from __future__ import annotations
 from stablehlo_py.passes.drivers._common import carry_location
 from stablehlo_py.passes.drivers.diagnostics import raise_collected
 from stablehlo_py.passes.drivers.greedy import GreedyConfig, apply_patterns_greedily
-from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.stablehlo_legalize_quantized_op_to_qdq import is_quantized
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
@@ -41,7 +40,6 @@ SUMMARY = (
     "Fuse (de-quantize, floating-point operation and quantize) pattern into StableHLO quantized "
     "operation"
 )
-OPTIONS: tuple[PassOption, ...] = ()
 
 CONFIG = GreedyConfig()
 """upstream's pass uses a default GreedyRewriteConfig (bottom-up, 10 iterations)."""

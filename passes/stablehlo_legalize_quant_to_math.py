@@ -25,7 +25,6 @@ from stablehlo_py.passes.drivers._common import (
     op_location,
     visit_nested,
 )
-from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.quant_to_math import dot_like
 from stablehlo_py.passes.patterns.quant_to_math.emit import (
     Emitter,
@@ -50,7 +49,6 @@ from stablehlo_py.errors import StableHLOError
 
 PASS_NAME = "stablehlo-legalize-quant-to-math"
 SUMMARY = "Convert from StableHLO quantized ops to StableHLO primitive math ops."
-OPTIONS: tuple[PassOption, ...] = ()
 
 # The patterns of benefit 10 that rewrite an op into new ops.
 PATTERNS: dict[str, Pattern] = {

@@ -34,7 +34,6 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.types import UniformQuantizedType, element_type, tensor_type
-from stablehlo_py.passes.drivers.options import PassOption
 
 __all__ = [
     "QDQ_OPS",
@@ -50,7 +49,6 @@ SUMMARY = (
     "Decompose quantized StableHLO operation to (de-quantize, floating-point operation and "
     "quantize) pattern."
 )
-OPTIONS: tuple[PassOption, ...] = ()
 
 QDQ_OPS = frozenset(
     "stablehlo." + n

@@ -28,7 +28,6 @@ from collections.abc import Sequence
 # their names here; stablehlo-canonicalize-dynamism takes the walker from this module.
 from stablehlo_py.passes.drivers.bounded_walker import BoundedRewriteWalker as BoundedRewriteWalker
 from stablehlo_py.passes.drivers.bounded_walker import ConstantUniquer as ConstantUniquer
-from stablehlo_py.passes.drivers.options import PassOption
 from stablehlo_py.passes.patterns.refine_calls import MAX_ITERATIONS as MAX_ITERATIONS
 from stablehlo_py.passes.patterns.refine_calls import SHAPE_FOLD_OPTIONS as SHAPE_FOLD_OPTIONS
 from stablehlo_py.passes.patterns.refine_calls import RefinementKey, RefineState, refine_function
@@ -46,7 +45,6 @@ __all__ = ["MAX_ITERATIONS", "apply_refinement_patterns", "refine_shapes", "run"
 
 PASS_NAME = "stablehlo-refine-shapes"
 SUMMARY = "Refines shapes across a StableHLO program."
-OPTIONS: tuple[PassOption, ...] = ()
 
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
