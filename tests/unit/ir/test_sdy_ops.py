@@ -84,50 +84,57 @@ def _with(old: str, new: str) -> str:
     return ALL_OPS.replace(old, new)
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "message"),
-    [
-        ('<@mesh, [{"x"}, {"y"}p1]>', '<@nomesh, [{"x"}, {"y"}p1]>', "unknown mesh: @nomesh"),
-        ('<@mesh, [{"x"}, {"y"}p1]>', '<@mesh, [{"x"}]>', "doesn't match tensor rank: 1 != 2"),
-        ('<@mesh, [{"x"}, {"y"}p1]>', '<@mesh, [{"x"}, {"w"}]>', 'unknown axis name: "w"'),
-        ('<@mesh, [{"x"}, {"y"}p1]>', '<@mesh, [{"x"}, {"x"}]>', 'duplicate axis ref: "x"'),
-        ('[{"z":(1)2}, {}]', '[{"z":(1)3}, {}]', 'sub-axis "z":(1)3 does not divide'),
-        ("device_ids=[3, 2, 1, 0]", "device_ids=[3, 2, 1]", "must match the number of device"),
-        ("device_ids=[3, 2, 1, 0]", "device_ids=[3, 2, 1, 1]", "sorted device ids must be an iota"),
-        ("allowed_direction=FORWARD", "allowed_direction=BOTH", "cannot specify `BOTH`"),
+def _edits(table: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str, str]]:
+    """(old, new, message) for each piece of ALL_OPS and the variants of it that give a message."""
+    return [(old, new, message) for old, variants in table.items() for new, message in variants]
+
+
+MESH_REF = '<@mesh, [{"x"}, {"y"}p1]>'
+
+VERIFIER_ERRORS = {
+    MESH_REF: [
+        ('<@nomesh, [{"x"}, {"y"}p1]>', "unknown mesh: @nomesh"),
+        ('<@mesh, [{"x"}]>', "doesn't match tensor rank: 1 != 2"),
+        ('<@mesh, [{"x"}, {"w"}]>', 'unknown axis name: "w"'),
+        ('<@mesh, [{"x"}, {"x"}]>', 'duplicate axis ref: "x"'),
+    ],
+    '[{"z":(1)2}, {}]': [('[{"z":(1)3}, {}]', 'sub-axis "z":(1)3 does not divide')],
+    "device_ids=[3, 2, 1, 0]": [
+        ("device_ids=[3, 2, 1]", "must match the number of device"),
+        ("device_ids=[3, 2, 1, 1]", "sorted device ids must be an iota"),
+    ],
+    "allowed_direction=FORWARD": [("allowed_direction=BOTH", "cannot specify `BOTH`")],
+    'in_shardings=[<@mesh, [{"x", "y"}, {}]>': [
         (
-            'in_shardings=[<@mesh, [{"x", "y"}, {}]>',
             'in_shardings=[<@mesh, [{"x"}, {}]>',
             "Expected shape: tensor<4x4xf32>, actual shape: tensor<2x4xf32>",
         ),
-        (
-            'in_shardings=[<@mesh, [{"x", "y"}, {}]>, ',
-            "in_shardings=[",
-            "number of in shardings must match number of operands: 1 != 2",
-        ),
-        ('manual_axes={"x", "y"}', 'manual_axes={"x", "q"}', 'unknown axis name: "q"'),
     ],
-)
+    'in_shardings=[<@mesh, [{"x", "y"}, {}]>, ': [
+        ("in_shardings=[", "number of in shardings must match number of operands: 1 != 2"),
+    ],
+    'manual_axes={"x", "y"}': [('manual_axes={"x", "q"}', 'unknown axis name: "q"')],
+}
+
+SYNTAX_ERRORS = {
+    MESH_REF: [
+        ('<@mesh, [{"x"}, {"y"}p1], replicated={}>', "at least one axis"),
+        ("<@mesh, [{x}]>", "expected an axis name string"),
+    ],
+    '<["x"=2, "y"=2]>': [('<["x"=2, "y"]>', "expected '='")],
+    "allowed_direction=FORWARD": [("allowed_direction=SIDEWAYS", "expected one of NONE")],
+    'manual_axes={"x", "y"}': [('manual_axes={"x":(1)2}', "must be a whole axis")],
+}
+
+
+@pytest.mark.parametrize(("old", "new", "message"), _edits(VERIFIER_ERRORS))
 def test_verifier_errors(old: str, new: str, message: str) -> None:
     m = parse(_with(old, new))
     with pytest.raises(StableHLOError, match=message.replace("(", r"\(").replace(")", r"\)")):
         verify(m)
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "message"),
-    [
-        (
-            '<@mesh, [{"x"}, {"y"}p1]>',
-            '<@mesh, [{"x"}, {"y"}p1], replicated={}>',
-            "at least one axis",
-        ),
-        ('<@mesh, [{"x"}, {"y"}p1]>', "<@mesh, [{x}]>", "expected an axis name string"),
-        ('<["x"=2, "y"=2]>', '<["x"=2, "y"]>', "expected '='"),
-        ("allowed_direction=FORWARD", "allowed_direction=SIDEWAYS", "expected one of NONE"),
-        ('manual_axes={"x", "y"}', 'manual_axes={"x":(1)2}', "must be a whole axis"),
-    ],
-)
+@pytest.mark.parametrize(("old", "new", "message"), _edits(SYNTAX_ERRORS))
 def test_syntax_errors_are_located(old: str, new: str, message: str) -> None:
     with pytest.raises(ParseError, match=message) as e:
         parse(_with(old, new))
