@@ -100,15 +100,9 @@ class ToBufferOp(_BufferizationOp):
     TENSOR: ClassVar[str] = "tensor"
 
 
-_FLAGS: dict[type[Operation], tuple[str, ...]] = {
-    ToTensorOp: ("restrict", "writable"),
-    ToBufferOp: ("read_only",),
-}
-"""Each op's optional unit properties, in the order its syntax writes them."""
-
-
 def _syntax(cls: type[Operation]) -> ForeignSyntax:
-    flags = _FLAGS[cls]
+    # the op's properties are its optional unit flags, declared in the order its syntax writes them
+    flags = tuple(cls.get_irdl_definition().properties)  # type: ignore[attr-defined]
 
     def parse(p: Parser) -> Operation:
         source = p.parse_operand()

@@ -61,10 +61,12 @@ from stablehlo_py.ir.ops.base import (
     I64,
     I64_ATTR,
     AttrSyntax,
+    PureOp,
     StableHLOOp,
+    check_written_types,
     define_op,
-    family_op,
     enum_syntax,
+    family_op,
     op_def,
     parse_attr_dict_and_typed_value,
     prop,
@@ -115,17 +117,16 @@ def broadcast_shape(
 
 
 # ------------------------------------------------------------------------ unary elementwise ops
-class ChloUnaryElementwise(StableHLOOp):
+class ChloUnaryElementwise(PureOp):
     """CHLO_UnaryElementwiseOp: `$operand attr-dict : type($operand) -> type($result)`."""
 
     operand = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "$operand attr-dict `:` type($operand) `->` type($result)"
     OPERAND_KIND: ClassVar[str] = "fp_or_complex"
     RESULT_IS_PRED: ClassVar[bool] = False
-    # then HLO_CompatibleOperandsAndResultType / is_inf's InferTypeOpInterface
-    INFER_CHECK: ClassVar[str | None] = "after"
+    # INFER_CHECK (PureOp's "after"): HLO_CompatibleOperandsAndResultType / is_inf's
+    # InferTypeOpInterface
 
     def verify_(self) -> None:
         ot, rt = self.operand.type, self.result.type
@@ -187,7 +188,7 @@ IsPosInfOp = _predicate("is_pos_inf", "Returns if a value is +inf element-wise."
 
 
 # -------------------------------------------------------------- broadcasting binary elementwise ops
-class ChloBroadcastBinary(StableHLOOp):
+class ChloBroadcastBinary(PureOp):
     """CHLO_BroadcastBinaryElementwiseOp: implicit numpy broadcasting, or explicit rank broadcasting
     through `broadcast_dimensions`."""
 
@@ -195,7 +196,6 @@ class ChloBroadcastBinary(StableHLOOp):
     rhs = operand_def()
     broadcast_dimensions = prop(DENSE_I64_ARRAY, optional=True)
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type(results)"
     )
@@ -312,7 +312,7 @@ BROADCAST_OPS["broadcast_compare"] = BroadcastCompareOp
 
 
 @op_def
-class BroadcastSelectOp(StableHLOOp):
+class BroadcastSelectOp(PureOp):
     """Selects from `on_true` or `on_false` by `pred`, with numpy-style broadcasting of all three."""
 
     name = "chlo.broadcast_select"
@@ -320,7 +320,6 @@ class BroadcastSelectOp(StableHLOOp):
     on_true = operand_def()
     on_false = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$pred `,` $on_true `,` $on_false attr-dict `:` "
         "`(` type($pred) `,` type($on_true) `,` type($on_false) `)` `->` type(results)"
@@ -355,17 +354,16 @@ class BroadcastSelectOp(StableHLOOp):
 
 
 # ------------------------------------------------------------------ non-broadcasting binary ops
-class ChloBinarySameType(StableHLOOp):
+class ChloBinarySameType(PureOp):
     """Binary ops with HLO_CompatibleOperandsAndResultType (next_after, polygamma, zeta, mulhi)."""
 
     result = result_def()
-    traits = traits_def(Pure())
     OPERAND_KIND: ClassVar[str] = "fp"
     OPERAND_NAMES: ClassVar[tuple[str, str]] = ("x", "y")
     ODS_TYPE: ClassVar[str | None] = None
     """The ODS description of the operand type, when its message is upstream's."""
-    # HLO_CompatibleOperandsAndResultType: the inference, then the trait's check
-    INFER_CHECK: ClassVar[str | None] = "after"
+    # INFER_CHECK (PureOp's "after"), HLO_CompatibleOperandsAndResultType: the inference, then
+    # the trait's check (verify_after_inference_)
 
     def verify_(self) -> None:
         at, bt, rt = self.operands[0].type, self.operands[1].type, self.result.type
@@ -428,13 +426,12 @@ MulhiOp = _binary_same_type(
 
 # ---------------------------------------------------------------------------------- constants
 @op_def
-class ConstantOp(StableHLOOp):
+class ConstantOp(PureOp):
     """Represents a constant `value` (`chlo.constant dense<...> : tensor<...>`)."""
 
     name = "chlo.constant"
     value = prop(ELEMENTS_ATTR)
     output = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = None
     INFER_CHECK: ClassVar[str | None] = "before"  # the result type is the value's type
 
@@ -463,15 +460,14 @@ class ConstantOp(StableHLOOp):
 
 
 @op_def
-class ConstantLikeOp(StableHLOOp):
+class ConstantLikeOp(PureOp):
     """Returns a splat constant `value` with the shape of `operand` (generic syntax only)."""
 
     name = "chlo.constant_like"
     value = prop(ANY_ATTR)
     operand = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
-    INFER_CHECK: ClassVar[str | None] = "after"  # InferTensorTypeWithReify
+    # INFER_CHECK (PureOp's "after"): InferTensorTypeWithReify
 
     def verify_(self) -> None:
         value = self.properties["value"]
@@ -483,7 +479,7 @@ class ConstantLikeOp(StableHLOOp):
 
 # ------------------------------------------------------------------------------------- top_k
 @op_def
-class TopKOp(StableHLOOp):
+class TopKOp(PureOp):
     """Values and indices of the `k` largest elements along the last dimension of `operand`."""
 
     name = "chlo.top_k"
@@ -494,12 +490,11 @@ class TopKOp(StableHLOOp):
     is_stable = prop(BOOL_ATTR, default=IntegerAttr(1, I1))
     values = result_def()
     indices = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "`(`$operand `,` `k` `=` $k (`,` `is_stable` `=` $is_stable^)? `)` attr-dict `:` "
         "type($operand) `->` `(`type($values)`,` type($indices)`)`"
     )
-    INFER_CHECK: ClassVar[str | None] = "after"  # hlo::inferTopKOp
+    # INFER_CHECK (PureOp's "after"): hlo::inferTopKOp
 
     def asm_result_names(self) -> list[str]:
         # getAsmResultNames: `%values, %indices = chlo.top_k(...)`
@@ -513,13 +508,13 @@ class TopKOp(StableHLOOp):
 
 # ------------------------------------------------------------------ minimum_broadcast_shapes
 @op_def
-class MinimumBroadcastShapesOp(StableHLOOp):
+class MinimumBroadcastShapesOp(PureOp):
     """Minimizes the rank of two or more shapes (1-D index tensors) to be broadcasted."""
 
     name = "chlo.minimum_broadcast_shapes"
     shapes = var_operand_def()
     results_ = var_result_def()
-    traits = traits_def(Pure())
+    INFER_CHECK: ClassVar[str | None] = None  # upstream has no InferTypeOpInterface check
     # Upstream's `$results`: xDSL reserves `results`, so the field is `results_` (same syntax).
     FORMAT: ClassVar[str | None] = "$shapes attr-dict `:` type($shapes) `->` type($results_)"
 
@@ -688,14 +683,7 @@ class ScanOp(StableHLOOp):
         ft = p.parse_function_type()
         ins, outs = list(ft.inputs.data), list(ft.outputs.data)
         operands = [*inputs, *inits]
-        if len(ins) != len(operands):
-            p.error(f"'chlo.scan' has {len(operands)} operands but its type lists {len(ins)}", pos)
-        for i, (v, t) in enumerate(zip(operands, ins)):
-            if v.type != t:
-                p.error(
-                    f"operand #{i} of 'chlo.scan' has type {t2s(v.type)} but the signature says {t2s(t)}",
-                    pos,
-                )
+        check_written_types(p, pos, "'chlo.scan'", operands, ins, written="the signature says")
         if len(outs) < len(inits):
             p.error(f"'chlo.scan' has {len(inits)} inits but only {len(outs)} results", pos)
         for k in cls._ELIDED:

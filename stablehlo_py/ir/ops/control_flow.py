@@ -340,7 +340,7 @@ class OptimizationBarrierOp(PureOp):
     FORMAT: ClassVar[str | None] = (
         "attr-dict ($operand^ `:` custom<PairwiseOpType>(type($operand), type($result))):(`(` `)`)?"
     )
-    # INFER_CHECK (PureOp\'s "after"): optimization_barrier_c1
+    # INFER_CHECK (PureOp's "after"): optimization_barrier_c1
 
     def verify_(self) -> None:
         ins = [v.type for v in self.operand]

@@ -272,9 +272,10 @@ class ShapeOp(IRDLOperation):
 
 
 def _shape_op(name: str, doc: str, sig: Signature, pure: bool = True) -> type[ShapeOp]:
-    """Define the op class `name` (IRDL: variadic operands, one result)."""
+    """Define the op class `name` (IRDL: variadic operands, one result), documented as
+    "`name`: doc"."""
     body: dict[str, object] = {
-        "__doc__": doc,
+        "__doc__": f"`{name}`: {doc}",
         "name": name,
         "args": var_operand_def(),
         "result": result_def(),
@@ -375,22 +376,18 @@ _TESTED_SHAPES = Signature(_VAR_SHAPES, I1, "typed", variadic=True, fixed_result
 
 NumElementsOp = _shape_op(
     "shape.num_elements",
-    "`shape.num_elements`: the number of elements of a shape (the product of its extents).",
+    "the number of elements of a shape (the product of its extents).",
     _SHAPE_TO_SIZE,
 )
-RankOp = _shape_op(
-    "shape.rank",
-    "`shape.rank`: the rank of a shape (its number of extents).",
-    _SHAPE_TO_SIZE,
-)
+RankOp = _shape_op("shape.rank", "the rank of a shape (its number of extents).", _SHAPE_TO_SIZE)
 ToExtentTensorOp = _shape_op(
     "shape.to_extent_tensor",
-    "`shape.to_extent_tensor`: a shape as a 1-D tensor of its extents.",
+    "a shape as a 1-D tensor of its extents.",
     Signature((SHAPE_OR_EXTENT,), INDEX_TENSOR, "arrow"),
 )
 BroadcastOp = _shape_op(
     "shape.broadcast",
-    "`shape.broadcast`: the broadcast shape of two or more shapes (an optional `error` string).",
+    "the broadcast shape of two or more shapes (an optional `error` string).",
     Signature(
         _VAR_SHAPES,
         SHAPE_OR_EXTENT,
@@ -402,32 +399,24 @@ BroadcastOp = _shape_op(
 )
 AnyOp = _shape_op(
     "shape.any",
-    "`shape.any`: some combination of its input shapes (undefined when they disagree).",
+    "some combination of its input shapes (undefined when they disagree).",
     Signature(_VAR_SHAPES, SHAPE_OR_EXTENT, "arrow", variadic=True),
 )
 ConcatOp = _shape_op(
     "shape.concat",
-    "`shape.concat`: the extents of `lhs` followed by those of `rhs`.",
+    "the extents of `lhs` followed by those of `rhs`.",
     Signature((SHAPE_OR_EXTENT, SHAPE_OR_EXTENT), SHAPE_OR_EXTENT, "arrow"),
 )
 GetExtentOp = _shape_op(
     "shape.get_extent",
-    "`shape.get_extent`: the extent of a shape at a dimension.",
+    "the extent of a shape at a dimension.",
     Signature((SHAPE_OR_EXTENT, SIZE_OR_INDEX), SIZE_OR_INDEX, "arrow", rule=_size_or_index_rule),
 )
-AddOp = _shape_op(
-    "shape.add",
-    "`shape.add`: the sum of two sizes or indices.",
-    _SIZE_ARITHMETIC,
-)
-MulOp = _shape_op(
-    "shape.mul",
-    "`shape.mul`: the product of two sizes or indices.",
-    _SIZE_ARITHMETIC,
-)
+AddOp = _shape_op("shape.add", "the sum of two sizes or indices.", _SIZE_ARITHMETIC)
+MulOp = _shape_op("shape.mul", "the product of two sizes or indices.", _SIZE_ARITHMETIC)
 CstrBroadcastableOp = _shape_op(
     "shape.cstr_broadcastable",
-    "`shape.cstr_broadcastable`: a witness that its shapes (at least two) broadcast together.",
+    "a witness that its shapes (at least two) broadcast together.",
     Signature(
         _VAR_SHAPES,
         WITNESS,
@@ -440,44 +429,40 @@ CstrBroadcastableOp = _shape_op(
 )
 CstrEqOp = _shape_op(
     "shape.cstr_eq",
-    "`shape.cstr_eq`: a witness that all its shapes are equal.",
+    "a witness that all its shapes are equal.",
     Signature(_VAR_SHAPES, WITNESS, "typed", variadic=True, fixed_result=WitnessType()),
     pure=False,
 )
-ShapeEqOp = _shape_op(
-    "shape.shape_eq",
-    "`shape.shape_eq`: whether all its shapes are equal (an i1).",
-    _TESTED_SHAPES,
-)
+ShapeEqOp = _shape_op("shape.shape_eq", "whether all its shapes are equal (an i1).", _TESTED_SHAPES)
 IsBroadcastableOp = _shape_op(
     "shape.is_broadcastable",
-    "`shape.is_broadcastable`: whether its shapes broadcast together (an i1).",
+    "whether its shapes broadcast together (an i1).",
     _TESTED_SHAPES,
     pure=False,
 )
 FromExtentTensorOp = _shape_op(
     "shape.from_extent_tensor",
-    "`shape.from_extent_tensor`: a shape from a 1-D tensor of its extents.",
+    "a shape from a 1-D tensor of its extents.",
     Signature((EXTENT_TENSOR,), SHAPE, "typed", fixed_result=ShapeType()),
 )
 FromExtentsOp = _shape_op(
     "shape.from_extents",
-    "`shape.from_extents`: a shape from its extents (sizes or indices).",
+    "a shape from its extents (sizes or indices).",
     Signature((SIZE_OR_INDEX,), SHAPE, "typed", variadic=True, fixed_result=ShapeType()),
 )
 SizeToIndexOp = _shape_op(
     "shape.size_to_index",
-    "`shape.size_to_index`: a size (or index) as an index.",
+    "a size (or index) as an index.",
     Signature((SIZE_OR_INDEX,), INDEX, "typed", fixed_result=IndexType()),
 )
 IndexToSizeOp = _shape_op(
     "shape.index_to_size",
-    "`shape.index_to_size`: an index as a size.",
+    "an index as a size.",
     Signature((INDEX,), SIZE, "bare", fixed_operand=IndexType(), fixed_result=SizeType()),
 )
 AssumingAllOp = _shape_op(
     "shape.assuming_all",
-    "`shape.assuming_all`: the conjunction of witnesses (at least one).",
+    "the conjunction of witnesses (at least one).",
     Signature(
         (WITNESS,),
         WITNESS,

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.infer.data_movement import ints
 from stablehlo_py.ir.infer.reduction import num_bits
 from stablehlo_py.ir.types import (
     FLOAT_NAME,
@@ -234,15 +235,9 @@ def int_value(a: Attribute | None, default: int = 0) -> int:
     return default
 
 
-def int_values(a: Attribute | None) -> tuple[int, ...]:
-    """Values of a DenseArrayBase or an integer dense elements attribute (flattened); () when absent."""
-    if a is None:
-        return ()
-    if isinstance(a, DenseArrayBase):
-        return tuple(int(v) for v in a.get_values())
-    if isinstance(a, DenseIntOrFPElementsAttr):
-        return tuple(int(v) for v in dense_ints(a).reshape(-1).tolist())
-    return tuple(int(v) for v in a.get_values())  # type: ignore[attr-defined]
+int_values = ints
+"""Values of a DenseArrayBase or an integer dense elements attribute (flattened); () when absent:
+the inference rules' reader (one function, named for the verifiers)."""
 
 
 def i64_array(a: Attribute | None) -> tuple[int, ...] | None:
@@ -253,10 +248,3 @@ def i64_array(a: Attribute | None) -> tuple[int, ...] | None:
     if isinstance(a, (DenseArrayBase, DenseIntOrFPElementsAttr)):
         return int_values(a)
     return None
-
-
-def dense_ints(a: DenseIntOrFPElementsAttr):  # type: ignore[no-untyped-def]
-    """The elements of a dense elements attribute as a numpy array of its shape."""
-    from stablehlo_py.ir.text.dense import dense_values
-
-    return dense_values(a)
