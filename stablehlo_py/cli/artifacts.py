@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from stablehlo_py.cli.common import artifact_format, read_input, read_input_bytes, write_output
+from stablehlo_py.cli.common import (
+    TextOptions,
+    artifact_format,
+    read_input,
+    read_input_bytes,
+    write_output,
+)
 from stablehlo_py.errors import StableHLOError
 
 
@@ -27,13 +33,12 @@ def run_opt_artifact(
     input_file: str,
     output: str | None,
     pipeline: list[tuple[str, dict[str, str]]],
+    text: TextOptions,
     *,
     serialize: bool,
     deserialize: bool,
     target: str | None,
     strip_debuginfo: bool,
-    generic: bool,
-    debuginfo: bool,
 ) -> int:
     from stablehlo_py.ir import parse, print_ir
     from stablehlo_py.ir.verify import verify
@@ -56,7 +61,7 @@ def run_opt_artifact(
         verify(module)
     module = run_pipeline(module, pipeline)
     if not serialize:
-        write_output(output, print_ir(module, generic=generic, debuginfo=debuginfo))
+        write_output(output, print_ir(module, generic=text.generic, debuginfo=text.debuginfo))
         return 0
     version = validate_target(str(target))
     fmt = artifact_format(None)  # $STABLEHLO_PY_ARTIFACT_FORMAT, else msgpack

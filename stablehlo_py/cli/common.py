@@ -8,10 +8,36 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from stablehlo_py.errors import StableHLOError
 
+if TYPE_CHECKING:
+    from xdsl.ir import Operation
+
 SPLIT_MARKER = "// -----"
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    """How stablehlo-opt reads and prints a module's text (`--allow-unregistered-dialect`,
+    `--mlir-print-op-generic`, `--mlir-print-debuginfo`, not `--mlir-print-local-scope`); its
+    artifact modes (cli/artifacts.py) print with the first two."""
+
+    allow_unregistered: bool
+    generic: bool
+    debuginfo: bool
+    location_aliases: bool
+
+    def print(self, module: Operation) -> str:
+        from stablehlo_py.ir import print_ir
+
+        return print_ir(
+            module,
+            generic=self.generic,
+            debuginfo=self.debuginfo,
+            location_aliases=self.location_aliases,
+        )
 
 
 def normalize_argv(argv: Sequence[str], short_flags: set[str]) -> list[str]:

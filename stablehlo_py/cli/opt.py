@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
@@ -20,6 +19,7 @@ from stablehlo_py.cli import options
 from stablehlo_py.cli.common import (
     SPLIT_MARKER,
     DiagnosticVerifier,
+    TextOptions,
     decode_text,
     is_binary,
     normalize_argv,
@@ -61,32 +61,11 @@ def _pass_pipeline(extra: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
     return pipeline
 
 
-@dataclass(frozen=True)
-class _TextOptions:
-    """How stablehlo-opt reads and prints a module's text (`--allow-unregistered-dialect`,
-    `--mlir-print-op-generic`, `--mlir-print-debuginfo`, not `--mlir-print-local-scope`)."""
-
-    allow_unregistered: bool
-    generic: bool
-    debuginfo: bool
-    location_aliases: bool
-
-    def print(self, module: Operation) -> str:
-        from stablehlo_py.ir import print_ir
-
-        return print_ir(
-            module,
-            generic=self.generic,
-            debuginfo=self.debuginfo,
-            location_aliases=self.location_aliases,
-        )
-
-
 def process_text(
     text: str,
     name: str,
     pipeline: list[tuple[str, dict[str, str]]],
-    options: _TextOptions,
+    options: TextOptions,
     line_offset: int = 0,
 ) -> str:
     """Parse, verify, run the passes and print one chunk."""
@@ -160,6 +139,7 @@ def cli(
 ) -> int:
     """Parse, verify, transform and print StableHLO programs."""
     pipeline = _pass_pipeline(list(ctx.meta.get("pass_args", ())) + list(ctx.args))
+    options = TextOptions(allow_unregistered_dialect, generic, debuginfo, not local_scope)
     if serialize or deserialize:
         from stablehlo_py.cli.artifacts import run_opt_artifact
 
@@ -167,15 +147,13 @@ def cli(
             input_file,
             output,
             pipeline,
+            options,
             serialize=serialize,
             deserialize=deserialize,
             target=target,
             strip_debuginfo=strip_debuginfo,
-            generic=generic,
-            debuginfo=debuginfo,
         )
     data, name = read_input_bytes(input_file)
-    options = _TextOptions(allow_unregistered_dialect, generic, debuginfo, not local_scope)
     if _is_binary(data) or emit_bytecode:
         return _run_binary(data, name, output, pipeline, emit_bytecode, strip_debuginfo, options)
     text = decode_text(data, name)
@@ -257,7 +235,7 @@ def _run_binary(
     pipeline: list[tuple[str, dict[str, str]]],
     emit_bytecode: bool,
     strip_debuginfo: bool,
-    options: _TextOptions,
+    options: TextOptions,
 ) -> int:
     """Binary input (see `read_binary`) and/or --emit-bytecode (MLIR bytecode)."""
     from stablehlo_py.ir import parse
