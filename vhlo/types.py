@@ -307,7 +307,8 @@ class QuantParams:
 
 class _QuantBase(VhloType):
     """`!vhlo.<name><storage:expressed, <middle>, min:max, flags>`; the middle (the scales and
-    zero points, and the quantized dimension) is each class's ``_middle_text`` / ``_parse_middle``."""
+    zero points, and the quantized dimension) is each class's ``_middle_text`` and
+    ``_parse_middle``."""
 
     @property
     def params(self) -> QuantParams:
@@ -394,12 +395,7 @@ _FLOAT_TOKEN = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|inf|
 
 
 def _parse_float(p: Parser) -> float:
-    p.ws()
-    m = _FLOAT_TOKEN.match(p.text, p.pos)
-    if not m:
-        p.error(f"expected a floating-point number, found {p._found()}")
-    p.pos = m.end()
-    return float(m.group(0))
+    return float(p.parse_token(_FLOAT_TOKEN, "a floating-point number"))
 
 
 # --------------------------------------------------------------------------------------------

@@ -301,6 +301,16 @@ class Lexer:
         self.pos = m.end()
         return unescape(m.group(1))
 
+    def parse_token(self, pattern: re.Pattern[str], what: str) -> str:
+        """The next token (after white space), which must match ``pattern``; else the error
+        `expected <what>, found ...` there."""
+        self.ws()
+        m = pattern.match(self.text, self.pos)
+        if not m:
+            self.error(f"expected {what}, found {self._found()}")
+        self.pos = m.end()
+        return m.group(0)
+
     def try_string(self) -> str | None:
         self.ws()
         if self.text.startswith('"', self.pos):
