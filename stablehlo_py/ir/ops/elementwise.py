@@ -129,8 +129,8 @@ def _verify_add(op: StableHLOOp) -> None:
 
 
 class _Elementwise(StableHLOOp):
-    """The elementwise ops' shared part: pure, verified by `_check_elementwise` (compare: by its
-    own `verify_`), then the inference check."""
+    """The elementwise families' shared part: pure, verified by `_check_elementwise`, then the
+    inference check."""
 
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     INFER_CHECK: ClassVar[str | None] = "after"
@@ -268,22 +268,24 @@ SAME_SHAPE_BASES = (UnaryElementwise, IsFiniteShape, BinaryElementwise)
 
 # ------------------------------------------------------------------------------------- compare
 @op_def
-class CompareOp(_Elementwise):
+class CompareOp(StableHLOOp):
     """Element-wise comparison of `lhs` and `rhs` by `comparison_direction` and `compare_type`
     (spec.md#compare)."""
 
     name = "stablehlo.compare"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
     comparison_direction = prop(enum_syntax(ComparisonDirectionAttr))
     compare_type = prop(enum_syntax(ComparisonTypeAttr), optional=True)
     result = result_def()
+    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$comparison_direction `,` $lhs `,` $rhs (`,` $compare_type^)? attr-dict `:` functional-type(operands, results)"
     )
+    # after verify_: the inferred type (lhs's shape and bounds, i1) against the declared one
+    INFER_CHECK: ClassVar[str | None] = "after"
 
-    # after verify_, the family's INFER_CHECK: the inferred type (lhs's shape and bounds, i1)
-    # against the declared one
     def verify_(self) -> None:
         lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
         # upstream's ODS constraints (HLO_Tensor operands, HLO_PredTensor result), before the traits

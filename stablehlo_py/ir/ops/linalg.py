@@ -487,44 +487,42 @@ class WindowAttributesDirective:
 
 
 # ------------------------------------------------------------------------------------ dot ops
-class _DotBase(_PrintableOrGeneric, StableHLOOp):
-    """dot and dot_general: pure, `lhs` and `rhs` in, one `result`; verified by types: ODS (the
-    precision config's kind, the operand and result types), then the inferred shape (upstream's
-    verifyDotOp / verifyDotGeneralOp: inferDotOp's ranks, contracting sizes and precision config
-    size; inferDotGeneralOp's checkDotGeneralConstraints, dot_general_c1 .. c12) against the
-    result's."""
+@op_def
+class DotOp(_PrintableOrGeneric, StableHLOOp):
+    """Matrix/vector product of `lhs` and `rhs` (upstream's `dot`; a special case of dot_general)."""
 
+    name = "stablehlo.dot"
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
     lhs = operand_def()
     rhs = operand_def()
+    precision_config = prop(ARRAY_ATTR, optional=True)
     result = result_def()
     traits = traits_def(Pure())
+    FORMAT: ClassVar[str | None] = (
+        "$lhs `,` $rhs `` custom<PrecisionConfig>($precision_config) attr-dict `:` functional-type(operands, results)"
+    )
 
     def verify_(self) -> None:
-        _verify_precision_config(self.properties.get("precision_config"))
+        # ODS (the precision config's kind, the operand and result types), then upstream's
+        # verifyDotOp: inferDotOp's shape (ranks, contracting sizes, precision config size)
+        _verify_precision_config(self.precision_config)
         _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
         verify_inferred_shape(self)
 
 
 @op_def
-class DotOp(_DotBase):
-    """Matrix/vector product of `lhs` and `rhs` (upstream's `dot`; a special case of dot_general)."""
-
-    name = "stablehlo.dot"
-    precision_config = prop(ARRAY_ATTR, optional=True)
-    FORMAT: ClassVar[str | None] = (
-        "$lhs `,` $rhs `` custom<PrecisionConfig>($precision_config) attr-dict `:` functional-type(operands, results)"
-    )
-
-
-@op_def
-class DotGeneralOp(_DotBase):
+class DotGeneralOp(_PrintableOrGeneric, StableHLOOp):
     """Dot products between slices of `lhs` and `rhs` (spec.md#dot_general)."""
 
     name = "stablehlo.dot_general"
+    VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
+    lhs = operand_def()
+    rhs = operand_def()
     dot_dimension_numbers = prop(DOT_DIMS)
     precision_config = prop(ARRAY_ATTR, optional=True)
     algorithm = prop(DOT_ALGORITHM, optional=True)
+    result = result_def()
+    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$lhs `,` $rhs `,` custom<DotDimensionNumbers>($dot_dimension_numbers) "
         "`` custom<PrecisionConfigAndAlgorithm>($precision_config, $algorithm) "
@@ -532,10 +530,13 @@ class DotGeneralOp(_DotBase):
     )
 
     def verify_(self) -> None:
-        # the family's checks, then dot_general_c21 and, when an operand or the result is
-        # quantized, verifyDotGeneralOpQuantizationConstraints (c14 .. c20).  Nothing else:
-        # upstream accepts different lhs and rhs element types.
-        super().verify_()
+        # upstream's verifyDotGeneralOp: inferDotGeneralOp (checkDotGeneralConstraints,
+        # dot_general_c1 .. c12) and its shape against the result's, then c21 and, when an operand
+        # or the result is quantized, verifyDotGeneralOpQuantizationConstraints (c14 .. c20).
+        # Nothing else: upstream accepts different lhs and rhs element types.
+        _verify_precision_config(self.precision_config)  # ODS: its kind
+        _check_lhs_rhs_result(self, ods.HLO_Tensor, ods.HLO_TensorOrPerAxisQuantizedTensor)
+        verify_inferred_shape(self)
         alg = self.algorithm
         if alg is not None:
             # dot_general_c21

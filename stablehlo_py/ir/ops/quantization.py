@@ -38,17 +38,12 @@ if TYPE_CHECKING:
     from stablehlo_py.ir.text.printer import Printer
 
 
-class _QuantizationOp(StableHLOOp):
-    """The ops of this module: pure, one `operand`."""
+class _QuantizeConversion(StableHLOOp):
+    """uniform_quantize and uniform_dequantize: one operand, one result of its shape."""
 
     operand = operand_def()
-    traits = traits_def(Pure())
-
-
-class _QuantizeConversion(_QuantizationOp):
-    """uniform_quantize and uniform_dequantize: one result of the operand's shape."""
-
     result = result_def()
+    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand attr-dict `:` custom<SameOperandsAndResultType>(type($operand), type($result))"
     )
@@ -125,13 +120,15 @@ class ExponentMantissa:
 
 
 @op_def
-class ReducePrecisionOp(_QuantizationOp):
+class ReducePrecisionOp(StableHLOOp):
     """Rounds `operand` to a float type with `exponent_bits` and `mantissa_bits` (spec.md#reduce_precision)."""
 
     name = "stablehlo.reduce_precision"
+    operand = operand_def()
     exponent_bits = prop(I32_ATTR)
     mantissa_bits = prop(I32_ATTR)
     output = result_def()
+    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `format` `=` custom<ExponentMantissa>($exponent_bits, $mantissa_bits) attr-dict "
         "`:` custom<SameOperandsAndResultType>(type($operand), type($output))"
@@ -165,11 +162,13 @@ class ReducePrecisionOp(_QuantizationOp):
 
 
 @op_def
-class BitcastConvertOp(_QuantizationOp):
+class BitcastConvertOp(StableHLOOp):
     """Reinterprets the bits of `operand` as another element type (spec.md#bitcast_convert)."""
 
     name = "stablehlo.bitcast_convert"
+    operand = operand_def()
     result = result_def()
+    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
