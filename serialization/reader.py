@@ -656,19 +656,42 @@ class _Reader:
         stack.extend(op.results)
         return op
 
-    def _named_entries(self, pairs: Any, j: int, what: str) -> dict[str, Attribute]:
+    def _named_entries(
+        self,
+        pairs: Any,
+        j: int,
+        what: str,
+        out: dict[str, Attribute] | None = None,
+        noun: str = "attribute",
+        take: Callable[[str, Any, Attribute, list[int]], Attribute] | None = None,
+    ) -> dict[str, Attribute]:
+        """A flat ``[name, entry, ...]`` list (field ``j``) as a dict (added to ``out``, where a
+        name may not stand twice either); ``take(name, entry, attribute, path)`` gives the value
+        kept, when given."""
         _expect_list(pairs, j)
         if len(pairs) % 2:
             _path_fail(f"{what} must come as name, entry pairs", [j])
-        out: dict[str, Attribute] = {}
+        if out is None:
+            out = {}
         for i in range(0, len(pairs), 2):
             k, a = pairs[i], pairs[i + 1]
             if type(k) is not str:
                 _path_fail(f"attribute name must be a string, found {_kind(k)}", [j, i])
             if k in out:
-                _path_fail(f"attribute '{k}' is given twice", [j, i])
-            out[k] = self.ref(a, ATTR, [j, i + 1])
+                _path_fail(f"{noun} '{k}' is given twice", [j, i])
+            value = self.ref(a, ATTR, [j, i + 1])
+            out[k] = value if take is None else take(k, a, value, [j, i + 1])
         return out
+
+    def _module_attr(self, k: str, a: Any, value: Attribute, path: list[int]) -> Attribute:
+        """A module attribute of the builtin list: charged, and converted from its VHLO form."""
+        self.charge(a, f"module attribute '{k}'", path)
+        return _module_attr_from_vhlo(value, path)
+
+    def _module_vhlo_attr(self, k: str, a: Any, value: Attribute, path: list[int]) -> Attribute:
+        """A module attribute kept as VHLO: charged."""
+        self.charge(a, f"module attribute '{k}'", path)
+        return value
 
     def other_op(self, rec: list[Any]) -> Operation:
         """An op of another dialect (``format.OTHER_OP``): built as the text parser builds it,
@@ -812,21 +835,11 @@ class _Reader:
             if sym is not None and type(sym) is not str:
                 _path_fail(f"module name must be a string or nil, found {_kind(sym)}", [0])
             attributes: dict[str, Attribute] = {}
-            for j, pairs in ((1, attrs), (4, vhlo_attrs)):
-                _expect_list(pairs, j)
-                if len(pairs) % 2:
-                    _path_fail("module attributes must come as name, entry pairs", [j])
-                for i in range(0, len(pairs), 2):
-                    k, a = pairs[i], pairs[i + 1]
-                    if type(k) is not str:
-                        _path_fail(f"attribute name must be a string, found {_kind(k)}", [j, i])
-                    if k in attributes:
-                        _path_fail(f"module attribute '{k}' is given twice", [j, i])
-                    value = self.ref(a, ATTR, [j, i + 1])
-                    self.charge(a, f"module attribute '{k}'", [j, i + 1])
-                    if j == 1:
-                        value = _module_attr_from_vhlo(value, [j, i + 1])
-                    attributes[k] = value
+            lists = ((1, attrs, self._module_attr), (4, vhlo_attrs, self._module_vhlo_attr))
+            for j, pairs, take in lists:
+                self._named_entries(
+                    pairs, j, "module attributes", attributes, "module attribute", take
+                )
             try:
                 region = self.region(body)
             except _Fail as f:
