@@ -558,9 +558,6 @@ class RaggedDotDimensionNumbersAttr(ReprTextData):
 
     name = "chlo.ragged_dot"
 
-    def __init__(self, dims: RaggedDotDims) -> None:
-        super().__init__(dims)
-
     @property
     def dims(self) -> RaggedDotDims:
         return self.data  # type: ignore[return-value]

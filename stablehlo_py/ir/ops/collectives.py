@@ -56,7 +56,7 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.verify.constraints import (
     int_value,
 )
-from stablehlo_py.ir.verify.ods_traits import upstream
+from stablehlo_py.ir.verify.ods_traits import confined_attribute, upstream
 from stablehlo_py.ir.verify.region_utils import (
     require_single_block,
 )
@@ -88,16 +88,6 @@ def register(reg: Registry) -> None:
 
 
 # ------------------------------------------------------------------------------ verification
-def _check_confined(op: StableHLOOp, name: str, positive: bool) -> None:
-    """ODS `ConfinedAttr<I64Attr, [IntPositive]>` / `[IntNonNegative]` of property `name`."""
-    v = int_value(op.properties.get(name))
-    if v < 0 or (positive and v == 0):
-        raise VerifyException(
-            f"attribute '{name}' failed to satisfy constraint: 64-bit signless integer attribute "
-            f"whose value is {'positive' if positive else 'non-negative'}"
-        )
-
-
 def _check_replica_groups_attr(op: StableHLOOp) -> None:
     """ODS `StableHLO_ReplicaGroups`: AnyAttrOf<[I64ElementsAttr, ReplicaGroupMeshAxes]>."""
     rg = op.properties.get("replica_groups")
@@ -356,7 +346,7 @@ class AllGatherOp(_SymbolUser):
 
         # ODS, in MLIR's order (by name): all_gather_dim's ConfinedAttr<I64Attr, [IntNonNegative]>
         # (all_gather_c1), replica_groups
-        _check_confined(self, "all_gather_dim", positive=False)
+        confined_attribute(self, "all_gather_dim")
         _check_replica_groups_attr(self)
         d = int_value(self.properties.get("all_gather_dim"))
         _ods_tensors(self, variadic=True)
@@ -411,10 +401,10 @@ class AllToAllOp(_SymbolUser):
     def verify_(self) -> None:
         # ODS, in MLIR's order (by name): concat_dimension >= 0, replica_groups, split_count > 0,
         # split_dimension >= 0 (all_to_all_c1, c3, c4)
-        _check_confined(self, "concat_dimension", positive=False)
+        confined_attribute(self, "concat_dimension")
         _check_replica_groups_attr(self)
-        _check_confined(self, "split_count", positive=True)
-        _check_confined(self, "split_dimension", positive=False)
+        confined_attribute(self, "split_count")
+        confined_attribute(self, "split_dimension")
         _ods_tensors(self, variadic=True)
         # the traits in upstream's order: HLO_PairwiseSameOperandAndResultElementType (all_to_all_c9),
         # then InferTensorType (INFER_CHECK)
@@ -440,7 +430,7 @@ class ReduceScatterOp(_SymbolUser):
         # ODS, in MLIR's order (by name): replica_groups, then scatter_dimension's
         # ConfinedAttr<I64Attr, [IntNonNegative]> (reduce_scatter_c2)
         _check_replica_groups_attr(self)
-        _check_confined(self, "scatter_dimension", positive=False)
+        confined_attribute(self, "scatter_dimension")
         _ods_tensors(self, variadic=False)
         require_single_block(self, self.computation, "computation")
         upstream(
