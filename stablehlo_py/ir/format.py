@@ -509,12 +509,9 @@ def prop_defaults(cls: type) -> dict[str, Attribute]:
     """Declared default of each property (from the IRDL definition), cached per class."""
     d = _DEFAULTS.get(cls)
     if d is None:
-        d = {}
         get_def = getattr(cls, "get_irdl_definition", None)
-        if get_def is not None:
-            for n, pd in get_def().properties.items():
-                if pd.default_value is not None:
-                    d[n] = pd.default_value
+        declared = get_def().properties if get_def is not None else {}
+        d = {n: pd.default_value for n, pd in declared.items() if pd.default_value is not None}
         _DEFAULTS.put(cls, d)
     return d  # type: ignore[no-any-return]
 
