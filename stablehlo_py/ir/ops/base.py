@@ -134,12 +134,8 @@ def _float_parse(t: Attribute) -> Callable[[Parser], Attribute]:
         from stablehlo_py.ir.text import dense as dense_text
         from stablehlo_py.ir.text.floats import NUMBER as _NUMBER
 
-        p.ws()
-        m = _NUMBER.match(p.text, p.pos)
-        if not m:
-            p.error(f"expected a floating-point number, found {p._found()}")
-        p.pos = m.end()
-        return dense_text.scalar_attr(p, m.group(0), t, m.start())
+        text = p.parse_token(_NUMBER, "a floating-point number")
+        return dense_text.scalar_attr(p, text, t, p.pos - len(text))
 
     return parse
 
