@@ -56,7 +56,7 @@ from stablehlo_py.ir.ops.base import (
 from stablehlo_py.ir.verify.constraints import (
     int_value,
 )
-from stablehlo_py.ir.verify.ods_traits import confined_attribute, upstream
+from stablehlo_py.ir.verify.ods_traits import confined_attribute, pairwise_same, upstream
 from stablehlo_py.ir.verify.region_utils import (
     require_single_block,
 )
@@ -103,17 +103,6 @@ def _ods_tensors(op: StableHLOOp, variadic: bool) -> None:
     all_gather, all_reduce, all_to_all, collective_broadcast and collective_reduce)."""
     ods.check_values("operand", [v.type for v in op.operands], ods.HLO_Tensor, variadic=variadic)
     ods.check_values("result", [r.type for r in op.results], ods.HLO_Tensor, variadic=variadic)
-
-
-def _pairwise_same_element_type(ins: list[Attribute], outs: list[Attribute]) -> None:
-    """upstream's HLO_PairwiseSameOperandAndResultElementType trait (all_gather, all_to_all)."""
-    if len(ins) != len(outs):
-        raise VerifyException("requires the same number of operands and results")
-    for i, (a, b) in enumerate(zip(ins, outs)):
-        if element_type(a) != element_type(b):
-            raise VerifyException(
-                f"requires the same element type for operand and result at index {i}"
-            )
 
 
 def verify_mesh_symbol(op: StableHLOOp) -> None:
@@ -353,7 +342,7 @@ class AllGatherOp(_SymbolUser):
         ins = [v.type for v in self.operands]
         outs = [r.type for r in self.results]
         # the trait (all_gather_c6), then upstream's AllGatherOp::verify
-        _pairwise_same_element_type(ins, outs)
+        pairwise_same(ins, outs, "element type")
         upstream(
             verify_all_gather,
             ins,
@@ -408,7 +397,8 @@ class AllToAllOp(_SymbolUser):
         _ods_tensors(self, variadic=True)
         # the traits in upstream's order: HLO_PairwiseSameOperandAndResultElementType (all_to_all_c9),
         # then InferTensorType (INFER_CHECK)
-        _pairwise_same_element_type([v.type for v in self.operands], [r.type for r in self.results])
+        ins, outs = [v.type for v in self.operands], [r.type for r in self.results]
+        pairwise_same(ins, outs, "element type")
 
 
 @op_def

@@ -56,7 +56,7 @@ from stablehlo_py.ir.verify.ods_containers import (
     HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple,
     HLO_TensorOrToken,
 )
-from stablehlo_py.ir.verify.ods_traits import upstream
+from stablehlo_py.ir.verify.ods_traits import pairwise_same, upstream
 from stablehlo_py.ir.verify.ods_types import HLO_Token, check_values
 from stablehlo_py.ir.verify.driver import after_regions
 from stablehlo_py.ir.types import element_type
@@ -349,11 +349,7 @@ class OptimizationBarrierOp(PureOp):
         check_values("operand", ins, HLO_TensorOrToken, variadic=True)
         check_values("result", outs, HLO_TensorOrToken, variadic=True)
         # HLO_PairwiseSameOperandAndResultType (a trait before InferTypeOpInterface upstream)
-        if len(ins) != len(outs):
-            raise VerifyException("requires the same number of operands and results")
-        for i, (a, b) in enumerate(zip(ins, outs)):
-            if a != b:
-                raise VerifyException(f"requires the same type for operand and result at index {i}")
+        pairwise_same(ins, outs)
 
 
 # -------------------------------------------------------------------------- after_all / token

@@ -69,6 +69,16 @@ def compatible_element_types(*types: Attribute) -> None:
         fail("requires compatible element types for all operands and results")
 
 
+def pairwise_same(ins: list[Attribute], outs: list[Attribute], what: str = "type") -> None:
+    """HLO_PairwiseSameOperandAndResultType (``what="element type"``: ...ElementType): operand i
+    and result i agree, for as many operands as results."""
+    if len(ins) != len(outs):
+        fail("requires the same number of operands and results")
+    for i, (a, b) in enumerate(zip(ins, outs)):
+        if a != b and (what == "type" or element_type(a) != element_type(b)):
+            fail(f"requires the same {what} for operand and result at index {i}")
+
+
 def _types(op: Any, names: tuple[str, ...]) -> list[Attribute]:
     return [getattr(op, n).type for n in names]
 
@@ -111,6 +121,7 @@ __all__ = [
     "all_types_match",
     "compatible_element_types",
     "confined_attribute",
+    "pairwise_same",
     "same_element_type",
     "upstream",
 ]
