@@ -358,28 +358,36 @@ class Lexer:
 
     # ------------------------------------------------------------------ skipping
     def _skip_balanced(self) -> None:
-        """Skip a `<...>` group (nested brackets and strings respected)."""
+        """Skip a `<...>` group (also `[...]`, `{...}`: nested brackets and strings respected)."""
+        end = self._bracket_end(self.pos + 1, "<([{", ">)]}", True, "unterminated string")
+        if end == len(self.text):
+            self.error("unbalanced '<' in dialect attribute or type", self.pos)
+        self.pos = end + 1
+
+    def _bracket_end(self, i: int, opens: str, closes: str, arrows: bool, in_string: str) -> int:
+        """The index of the first closing bracket (of ``closes``) at or after ``i`` that closes no
+        bracket opened (of ``opens``) since ``i``; ``len(text)`` when there is none.  Strings are
+        skipped whole (``in_string``: the error for an unterminated one); with ``arrows`` the `>`
+        of an arrow closes nothing (`(d0) -> (d0)` inside e.g. #sparse_tensor.encoding<{...}>)."""
         depth = 0
         text = self.text
-        i = self.pos
         n = len(text)
         while i < n:
             c = text[i]
             if c == '"':
                 m = _STRING_BODY.match(text, i)
                 if not m:
-                    self.error("unterminated string", i)
+                    self.error(in_string, i)
                 i = m.end()
                 continue
-            if c in "<([{":
+            if c in opens:
                 depth += 1
-            elif c in ">)]}":
-                if c == ">" and i > 0 and text[i - 1] == "-":
-                    i += 1  # the arrow of `(d0) -> (d0)` inside e.g. #sparse_tensor.encoding<{map = ...}>
+            elif c in closes:
+                if arrows and c == ">" and i > 0 and text[i - 1] == "-":
+                    i += 1
                     continue
-                depth -= 1
                 if depth == 0:
-                    self.pos = i + 1
-                    return
+                    return i
+                depth -= 1
             i += 1
-        self.error("unbalanced '<' in dialect attribute or type", self.pos)
+        return n

@@ -11,7 +11,7 @@ import re
 
 from xdsl.ir import Operation
 
-from stablehlo_py.ir.text.lexer import _STRING_BODY, _SUFFIX_ID, MAX_ATTRIBUTE_NESTING, Lexer
+from stablehlo_py.ir.text.lexer import _SUFFIX_ID, MAX_ATTRIBUTE_NESTING, Lexer
 from stablehlo_py.ir.text.location import UNKNOWN, TextLoc
 from stablehlo_py.ir.xdsl_compat.side_data import SRC, attached
 
@@ -44,54 +44,35 @@ class LocationParser(Lexer):
         return inner
 
     def _location_inner(self) -> TextLoc:
+        """The inside of `loc(...)`: an alias, or the location's text with the aliases in it
+        inlined; read one level deeper in "locations" nesting (an alias may name others)."""
         self._nested("locations", MAX_ATTRIBUTE_NESTING)
         try:
-            return self._location_inner_impl()
+            self.ws()
+            text = self.text
+            if text.startswith("#", self.pos):
+                start = self.pos
+                self.pos += 1
+                m = _SUFFIX_ID.match(text, self.pos)
+                if not m:
+                    self.error("expected a location alias")
+                self.pos = m.end()
+                alias = self._resolve_alias("#", m.group(0), start)
+                if not isinstance(alias, TextLoc):
+                    self.error(f"alias '#{m.group(0)}' is not a location", start)
+                return alias
+            start = self.pos
+            # up to the `)` that closes `loc(` (strings skipped whole)
+            end = self._bracket_end(start, "([<", ")]>", False, "unterminated string in location")
+            if end == len(text):
+                self.error("unterminated location", start)
+            self.pos = end
+            body = text[start:end]
+            if "#" in body:
+                body = self._inline_loc_aliases(body, start)
+            return TextLoc(body) if body != "unknown" else UNKNOWN
         finally:
             self._unnest("locations")
-
-    def _location_inner_impl(self) -> TextLoc:
-        self.ws()
-        text = self.text
-        if text.startswith("#", self.pos):
-            start = self.pos
-            self.pos += 1
-            m = _SUFFIX_ID.match(text, self.pos)
-            if not m:
-                self.error("expected a location alias")
-            self.pos = m.end()
-            alias = self._resolve_alias("#", m.group(0), start)
-            if not isinstance(alias, TextLoc):
-                self.error(f"alias '#{m.group(0)}' is not a location", start)
-            return alias
-        start = self.pos
-        self._skip_location_expr()
-        body = text[start : self.pos]
-        if "#" in body:
-            body = self._inline_loc_aliases(body, start)
-        return TextLoc(body) if body != "unknown" else UNKNOWN
-
-    def _skip_location_expr(self) -> None:
-        depth = 0
-        text = self.text
-        i = self.pos
-        while i < len(text):
-            c = text[i]
-            if c == '"':
-                m = _STRING_BODY.match(text, i)
-                if not m:
-                    self.error("unterminated string in location", i)
-                i = m.end()
-                continue
-            if c in "([<":
-                depth += 1
-            elif c in ")]>":
-                if depth == 0:
-                    self.pos = i
-                    return
-                depth -= 1
-            i += 1
-        self.error("unterminated location", self.pos)
 
     def _inline_loc_aliases(self, body: str, base: int) -> str:
         def repl(m: re.Match[str]) -> str:
