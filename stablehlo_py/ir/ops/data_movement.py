@@ -36,7 +36,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import Pure, RecursiveMemoryEffect
+from xdsl.traits import RecursiveMemoryEffect
 
 from stablehlo_py.ir.directives import assign_from_function_type
 from stablehlo_py.ir.format import custom_directive, set_slot
@@ -65,6 +65,7 @@ from stablehlo_py.ir.ops.base import (
     I64_ATTR,
     AttrSyntax,
     NoAssemblyFormatOp,
+    PureOp,
     StableHLOOp,
     _dense_i64_array_parse,
     attribute_syntax,
@@ -260,7 +261,7 @@ def _ods_checks(op: Operation) -> None:
     check_ods_types(op)
 
 
-class _DataMovementOp(StableHLOOp):
+class _DataMovementOp(PureOp):
     """A pure data-movement op whose verification starts with MLIR's ODS checks (`_ods_checks`,
     the driver's `ODS_CHECK`); the inference check (`INFER_CHECK`) follows the op's `verify_`.
     Its verification reads only types and attributes (`VERIFY_BY_TYPES`), unless it reads
@@ -271,10 +272,8 @@ class _DataMovementOp(StableHLOOp):
     FORMAT: ClassVar[str | None] = "operands attr-dict `:` functional-type(operands, results)"
     CONFINED: ClassVar[tuple[str, ...]] = ()
     """The op's `ConfinedAttr<..., [IntNonNegative]>` attributes, in MLIR's order."""
-    INFER_CHECK: ClassVar[str | None] = "after"
     ODS_CHECK = _ods_checks
     VERIFY_BY_TYPES: ClassVar[bool] = True
-    traits = traits_def(Pure())
 
 
 class _ShapeOperandsOp(_DataMovementOp):

@@ -17,6 +17,7 @@ from stablehlo_py.ir.infer.shapes import element_type_compatible
 from stablehlo_py.ir.op_attrs import DEFAULT_RESULT_ACCURACY, ResultAccuracyAttr
 from stablehlo_py.ir.verify import ods_types as ods
 from stablehlo_py.ir.ops.base import (
+    PureOp,
     StableHLOOp,
     attribute_syntax,
     enum_syntax,
@@ -128,13 +129,11 @@ def _verify_add(op: StableHLOOp) -> None:
         fail("result per_axis quantized but none from rhs and lhs are per_axis quantized")
 
 
-class _Elementwise(StableHLOOp):
+class _Elementwise(PureOp):
     """The elementwise families' shared part: pure, verified by `_check_elementwise`, then the
     inference check."""
 
     VERIFY_BY_TYPES: ClassVar[bool] = True  # its verification reads only types and attributes
-    INFER_CHECK: ClassVar[str | None] = "after"
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         _check_elementwise(self)

@@ -68,6 +68,7 @@ from stablehlo_py.ir.ops.base import (
     I64,
     I64_ATTR,
     NoAssemblyFormatOp,
+    PureOp,
     StableHLOOp,
     attribute_syntax,
     enum_syntax,
@@ -150,7 +151,7 @@ def _verify_compatible_element_types(op: Operation) -> None:
         fail("requires compatible element types for all operands and results")
 
 
-class _TypedThenInferred(StableHLOOp):
+class _TypedThenInferred(PureOp):
     """fft, triangular_solve and cholesky: ODS (every operand and the result of `TENSOR_TYPE`),
     with `COMPATIBLE_ELEMENTS` the CompatibleOperandsAndResultElementType trait, then
     InferTensorType (the op's infer rule in stablehlo_py.ir.infer.linalg and the result against
@@ -158,8 +159,6 @@ class _TypedThenInferred(StableHLOOp):
 
     TENSOR_TYPE: ClassVar[ods.Constraint]
     COMPATIBLE_ELEMENTS: ClassVar[bool] = False
-    INFER_CHECK: ClassVar[str | None] = "after"
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         ods.check_values("operand", [v.type for v in self.operands], self.TENSOR_TYPE)
@@ -714,19 +713,17 @@ class CholeskyOp(_TypedThenInferred):
 
 
 # ------------------------------------------------------------------------------- batch norm
-class _BatchNormBase(NoAssemblyFormatOp):
+class _BatchNormBase(NoAssemblyFormatOp, PureOp):
     """The batch_norm ops: ODS, the CompatibleOperandsAndResultElementType trait, then the inference."""
 
     epsilon = prop(float_attr(Float32Type()))
     feature_index = prop(I64_ATTR)
-    traits = traits_def(Pure())
     RANKED_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
     """Operands that ODS types `RankedTensorOf<[HLO_Float, HLO_QuantizedInt]>`; the others (and the
     results but the first) are `1DTensorOf<[...]>`."""
-    # InferTensorType: upstream's inferBatchNorm*Op (verifyBatchNorm: batch_norm_*_c1, the
-    # single- and multi-dimensional operands' shapes, the feature count) and the results against
-    # it, after verify_.  Upstream verifies nothing else.
-    INFER_CHECK: ClassVar[str | None] = "after"
+    # InferTensorType (PureOp's INFER_CHECK): upstream's inferBatchNorm*Op (verifyBatchNorm:
+    # batch_norm_*_c1, the single- and multi-dimensional operands' shapes, the feature count) and
+    # the results against it, after verify_.  Upstream verifies nothing else.
 
     def verify_(self) -> None:
         # ODS: F32Attr:$epsilon, ConfinedAttr<I64Attr, [IntNonNegative]>:$feature_index, the

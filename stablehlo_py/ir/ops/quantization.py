@@ -22,7 +22,7 @@ from xdsl.traits import Pure
 
 from stablehlo_py.ir.format import custom_directive, set_slot
 from stablehlo_py.ir.verify import ods_types as ods
-from stablehlo_py.ir.ops.base import I32, I32_ATTR, StableHLOOp, op_def, prop
+from stablehlo_py.ir.ops.base import I32, I32_ATTR, PureOp, StableHLOOp, op_def, prop
 from stablehlo_py.ir.verify.constraints import (
     fail,
     num_bits,
@@ -120,7 +120,7 @@ class ExponentMantissa:
 
 
 @op_def
-class ReducePrecisionOp(StableHLOOp):
+class ReducePrecisionOp(PureOp):
     """Rounds `operand` to a float type with `exponent_bits` and `mantissa_bits` (spec.md#reduce_precision)."""
 
     name = "stablehlo.reduce_precision"
@@ -128,13 +128,10 @@ class ReducePrecisionOp(StableHLOOp):
     exponent_bits = prop(I32_ATTR)
     mantissa_bits = prop(I32_ATTR)
     output = result_def()
-    traits = traits_def(Pure())
     FORMAT: ClassVar[str | None] = (
         "$operand `,` `format` `=` custom<ExponentMantissa>($exponent_bits, $mantissa_bits) attr-dict "
         "`:` custom<SameOperandsAndResultType>(type($operand), type($output))"
     )
-
-    INFER_CHECK: ClassVar[str | None] = "after"
 
     def verify_(self) -> None:
         e, m = self.exponent_bits.value.data, self.mantissa_bits.value.data
