@@ -125,7 +125,7 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
     if ops is not None:
         # the xDSL sink's fast case: every op converts in place (its operands are converted first)
         conv = _Legalizer(allow_other_dialects, sinks.IN_PLACE)
-        return conv.convert_ordered(module, ops, conv.convert_op)
+        return conv.convert_ordered(module, ops, conv.convert_stablehlo)  # (every op is StableHLO)
     conv = _Legalizer(allow_other_dialects, sinks.XDSL)
     conv.convert_body(module.regions[0])
     _materialized_use_orders(module, conv.casts)
@@ -220,21 +220,27 @@ class _Legalizer(VhloWalk):
 
     # ---------------------------------------------------------------------------- ops
     def convert_op(self, op: Operation, parent: Operation | None = None) -> Operation:
-        """The op's conversion: its attributes (with their defaults), operands, result types and
-        regions, checked in that order, then made by the sink."""
+        """The op's conversion (a StableHLO op's: ``convert_stablehlo``)."""
         if op.name not in self.names:
             if isinstance(op, ModuleOp):
                 return self.convert_module(op)
             return self._convert_other(op)
+        return self.convert_stablehlo(op, parent)
+
+    def convert_stablehlo(self, op: Operation, parent: Operation | None = None) -> Operation:
+        """A StableHLO op's conversion: its attributes (with their defaults), operands, result
+        types and regions, checked in that order, then made by the sink."""
         spec, cls = _fork_of(op.name)
         props, discardable = self._split_attributes(op, spec, cls)
-        operands = () if self.sink.in_place else self.new_operands(op)  # (in place: its own)
-        result_types = [convert.to_vhlo_type(t) for t in value_types(op.results)]
+        sink = self.sink
+        operands = () if sink.in_place else self.new_operands(op)  # (in place: its own)
+        to_vhlo = convert.to_vhlo_type
+        result_types = [to_vhlo(t) for t in value_types(op.results)]
         if None in result_types:
             for i, r in enumerate(op.results):
                 self._type(r.type, op, f"result #{i}")  # (the diagnostic)
-        regions = [self.convert_region(r, op) for r in op.regions]
-        new = self.sink.op(op, cls, operands, result_types, props, discardable, regions)
+        regions = [self.convert_region(r, op) for r in op.regions] if op.regions else []
+        new = sink.op(op, cls, operands, result_types, props, discardable, regions)
         if new is op:  # (in place: the same values)
             return op
         for r, nr in zip(op.results, new.results):

@@ -115,6 +115,8 @@ class _Legalizer(VhloWalk):
             )
         target = spec.stablehlo[0]
         if spec.base == "return":
+            if parent is None and type(op) is not VOp:
+                parent = op.parent_op()  # (the in-place walk gives no owner)
             in_func = isinstance(parent, (FuncOp,)) or (
                 isinstance(parent, (VhloOp, VOp))
                 and parent.SPEC is not None
@@ -191,13 +193,14 @@ class _Legalizer(VhloWalk):
             result_types = [to_builtin(t) for t in value_types(op.results)]
         except convert.NotVhlo as e:
             raise legalize_error(op, str(e)) from None
-        operands = () if self.sink.in_place else self.new_operands(op)  # (in place: its own)
-        regions = [self.convert_region(r, op) for r in op.regions]
+        sink = self.sink
+        operands = () if sink.in_place else self.new_operands(op)  # (in place: its own)
+        regions = [self.convert_region(r, op) for r in op.regions] if op.regions else []
         props, attrs = entry[0], entry[1]
         if not entry[2] and target.startswith("stablehlo."):
             _check_property_dict(cls, props, op)
             entry[2] = True
-        new = self.sink.op(op, cls, operands, result_types, dict(props), dict(attrs), regions)
+        new = sink.op(op, cls, operands, result_types, dict(props), dict(attrs), regions)
         if new is op:  # (in place: the same values)
             return op
         for r, nr in zip(op.results, new.results):

@@ -110,7 +110,7 @@ class XdslSink:
         results = op.results
         if state.regions == tuple(op.regions) and len(state.result_types) == len(results):
             new = swap.retype(
-                op, cls, dict(state.properties), dict(state.attributes), state.result_types
+                op, cls, (), state.result_types, dict(state.properties), dict(state.attributes)
             )
             new.__dict__[REPLACED] = True
             return
@@ -161,11 +161,12 @@ class InPlaceSink(XdslSink):
     def add_block(self, region: Any, block: Any) -> None:
         pass
 
-    def op(
-        self, old: Any, cls: type[Any], operands: Sequence[Any], result_types: Sequence[Attribute],
-        properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
-    ) -> Any:
-        return swap.retype(old, cls, properties, attributes, result_types)
+    def convert_ops(
+        self, ops: Iterable[Any], block: Any, convert: Callable[[Any, Any], Any], owner: Any
+    ) -> None:
+        """Nothing: the walk converts ``swap.ordered_ops``' flat list (``VhloWalk.convert_ordered``)."""
+
+    op = staticmethod(swap.retype)  # (the op itself, retyped: no frame of the sink's own)
 
 
 class RecordSink(XdslSink):

@@ -68,24 +68,26 @@ class VhloWalk:
         return new
 
     def convert_ordered(
-        self,
-        module: Any,
-        ops: Sequence[tuple[Operation, Operation | None]],
-        convert: Callable[[Any, Operation | None], Any],
+        self, module: Any, ops: Sequence[Operation], convert: Callable[[Any, Any], Any]
     ) -> Any:
-        """The in-place sink's walk: ``module`` with ``ops`` (``swap.ordered_ops``: each op with its
-        owner, before the ops of its regions; every operand converted before its use) converted in
-        that order by ``convert`` (``convert_op``, or its case for the ops the pre-scan accepted),
-        in one flat loop.  Each op's ``convert_region`` retypes its blocks' arguments; the ops of
-        its regions follow in ``ops`` (the in-place sink's ``convert_ops`` leaves them)."""
-        for op, owner in ops:
-            convert(op, owner)
+        """The in-place sink's walk: ``module`` with ``ops`` (``swap.ordered_ops``: each op before
+        the ops of its regions, every operand converted before its use) converted in that order by
+        ``convert`` (``convert_op``, or its case for the ops the pre-scan accepted), in one flat
+        loop, each without its owner (None: a conversion that needs it reads ``op.parent_op()``).
+        Each op's ``convert_region`` retypes its blocks' arguments; the ops of its regions follow in
+        ``ops`` (in place, ``convert_region`` leaves them)."""
+        for op in ops:
+            convert(op, None)
         return module
 
     def convert_region(self, region: Any, owner: Operation, to_target: bool = True) -> Any:
         """A region of ``owner``: its blocks with their argument types converted (unless not
         ``to_target``: the region of an op of another dialect), then their ops."""
         sink = self.sink
+        if sink.in_place:  # (its blocks and ops stay: ``convert_ordered`` converts the ops)
+            for block in region.blocks:
+                sink.block(block, self.arg_types(block, owner, to_target))
+            return region
         new = sink.region(region)
         pairs: list[tuple[Any, Any]] = []
         for block in region.blocks:
@@ -101,12 +103,9 @@ class VhloWalk:
         return new
 
     def _convert_ops(self, block: Any, new: Any, owner: Operation | None) -> None:
-        sink = self.sink
-        if sink.in_place:
-            return  # (``convert_ordered`` converts them)
         # (listed first: an op that cannot change class in place is replaced)
         ops = block.ops if type(block) is VBlock else block_ops(block)
-        sink.convert_ops(ops, new, self.convert_op, owner)
+        self.sink.convert_ops(ops, new, self.convert_op, owner)
 
 
 __all__ = ["VhloWalk"]

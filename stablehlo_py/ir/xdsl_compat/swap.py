@@ -62,11 +62,18 @@ name hint) belongs to the old value and is dropped."""
 def retype(
     op: Operation,
     cls: type[Operation],
+    operands: object,
+    result_types: Iterable[Attribute],
     properties: dict[str, Attribute],
     attributes: dict[str, Attribute],
-    result_types: Iterable[Attribute],
+    regions: object = (),
+    location: object = None,
 ) -> Operation:
-    """``retype_value`` of each result, then ``retype_op``: the op's whole conversion in one call."""
+    """What ``cls.create(operands=..., result_types=..., properties=..., attributes=...,
+    regions=...)`` would make of ``op``, made of ``op`` itself: ``retype_value`` of each result, then
+    ``retype_op`` (the op's whole conversion in one call; its operands, regions and location are
+    its own and stay, so ``operands``, ``regions`` and ``location`` are not read).  The arguments
+    are those of a sink's ``op`` (``vhlo.sinks``), whose in-place sink this is."""
     for r, t in zip(op.results, result_types):
         r._type = t  # type: ignore[misc]
         d = r.__dict__
@@ -173,27 +180,23 @@ successors_of: Callable[[Operation], tuple[Block, ...]] = attrgetter("_successor
 """`successors_of(op)`: the op's successor blocks, as xDSL stores them."""
 
 
-def ordered_ops(
-    module: ModuleOp, accept: Callable[[Operation], bool]
-) -> list[tuple[Operation, Operation | None]] | None:
+def ordered_ops(module: ModuleOp, accept: Callable[[Operation], bool]) -> list[Operation] | None:
     """The ops of ``module`` (nested modules excluded, their bodies included) in conversion order --
-    an op, then the ops of its regions -- each with the op whose region holds it (None in a module's
-    body), or None when an op is not ``accept``ed, or an operand is not defined (by a block argument
-    or an earlier op's result) before the op that uses it.  (A nested module is a ``ModuleOp``
-    exactly: the passes handle no subclass of it specially.)"""
-    out: list[tuple[Operation, Operation | None]] = []
+    an op, then the ops of its regions -- or None when an op is not ``accept``ed, or an operand is
+    not defined (by a block argument or an earlier op's result) before the op that uses it.  (A
+    nested module is a ``ModuleOp`` exactly: the passes handle no subclass of it specially.)"""
+    out: list[Operation] = []
     defined: set[object] = set()
-    if not _scan(module.regions[0], None, accept, defined, out):
+    if not _scan(module.regions[0], accept, defined, out):
         return None
     return out
 
 
 def _scan(
     region: Region,
-    owner: Operation | None,
     accept: Callable[[Operation], bool],
     defined: set[object],
-    out: list[tuple[Operation, Operation | None]],
+    out: list[Operation],
 ) -> bool:
     blocks = list(region.blocks)
     for block in blocks:
@@ -202,7 +205,7 @@ def _scan(
         op = block._first_op
         while op is not None:
             if type(op) is ModuleOp:
-                if not _scan(op.regions[0], None, accept, defined, out):
+                if not _scan(op.regions[0], accept, defined, out):
                     return False
             else:
                 if not accept(op):
@@ -210,9 +213,9 @@ def _scan(
                 for v in op._operands:
                     if v not in defined:
                         return False
-                out.append((op, owner))
+                out.append(op)
                 for r in op.regions:
-                    if not _scan(r, op, accept, defined, out):
+                    if not _scan(r, accept, defined, out):
                         return False
                 defined.update(op.results)
             op = op._next_op
