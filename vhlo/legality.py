@@ -314,28 +314,27 @@ def stays(op: Operation, target: Version) -> bool:
             return False
     if constraint is not None and any(v > target for v, _ in constraint(op)):  # type: ignore[operator]
         return False
-    return _all_exist(
-        cache.ok,
-        target,
-        (*op.properties.values(), *op.attributes.values()),
-        (*value_types(op.results), *value_types(operands_of(op))),  # type: ignore[arg-type]
+    props, attrs = op.properties, op.attributes
+    objs = (
+        *props.values(),
+        *attrs.values(),
+        *value_types(op.results),
+        *value_types(operands_of(op)),  # type: ignore[arg-type]
     )
+    ok = cache.ok
+    return ok.knows_all(objs) or _all_exist(ok, target, objs, len(props) + len(attrs))
 
 
-def _all_exist(
-    ok: IdentityMap, target: Version, attrs: tuple[Attribute, ...], types: tuple[Attribute, ...]
-) -> bool:
-    """Whether each attribute and type exists at ``target`` (``ok``: those known to, by identity,
-    for the common case: all of them)."""
-    if ok.knows_all(attrs) and ok.knows_all(types):
-        return True
-    for a in attrs:
+def _all_exist(ok: IdentityMap, target: Version, objs: tuple[Attribute, ...], n_attrs: int) -> bool:
+    """Whether each attribute (the first ``n_attrs`` of ``objs``) and type (the rest) exists at
+    ``target`` (``ok``: those known to, by identity; its ``knows_all`` answers the common case)."""
+    for a in objs[:n_attrs]:
         if ok.get(a) is None:
             if attr_needs(a)[0] > target:
                 return False
             if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
                 ok.put(a, True)
-    for t in types:
+    for t in objs[n_attrs:]:
         if ok.get(t) is None:
             if type_needs(t)[0] > target:
                 return False
@@ -406,12 +405,10 @@ def _exists_at(state: fk.ForkOp, op: Operation, target: Version) -> bool:
         operands = operands_of(state)  # type: ignore[arg-type]
     if constraint is not None and any(v > target for v, _ in constraint(state)):
         return False
-    return _all_exist(
-        cache.ok,
-        target,
-        (*state.properties.values(), *state.attributes.values()),
-        (*types, *value_types(operands)),
-    )
+    props, attrs = state.properties, state.attributes
+    objs = (*props.values(), *attrs.values(), *types, *value_types(operands))
+    ok = cache.ok
+    return ok.knows_all(objs) or _all_exist(ok, target, objs, len(props) + len(attrs))
 
 
 def _state_blockers(
