@@ -235,7 +235,7 @@ class _Legalizer(VhloWalk):
         sink = self.sink
         operands = () if sink.in_place else self.new_operands(op)  # (in place: its own)
         to_vhlo = convert.to_vhlo_type
-        result_types = [to_vhlo(t) for t in value_types(op.results)]
+        result_types = list(map(to_vhlo, value_types(op.results)))
         if None in result_types:
             for i, r in enumerate(op.results):
                 self._type(r.type, op, f"result #{i}")  # (the diagnostic)

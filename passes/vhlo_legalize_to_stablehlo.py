@@ -190,7 +190,7 @@ class _Legalizer(VhloWalk):
         try:
             entry = self._split_attributes(op, cls)
             to_builtin = convert.to_builtin_type
-            result_types = [to_builtin(t) for t in value_types(op.results)]
+            result_types = list(map(to_builtin, value_types(op.results)))
         except convert.NotVhlo as e:
             raise legalize_error(op, str(e)) from None
         sink = self.sink

@@ -29,6 +29,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from stablehlo_py import specs
 from stablehlo_py.ir.xdsl_compat import swap
+from stablehlo_py.ir.xdsl_compat.construct import new_op
 
 _Attrs = dict[str, Attribute]
 
@@ -86,15 +87,12 @@ class XdslSink:
         properties: _Attrs, attributes: _Attrs, regions: list[Any], location: Any = None,
     ) -> Any:
         """An op of class ``cls`` (VHLO, or StableHLO on the way back; ``old``: the op it
-        converts, None when read)."""
-        return cls.create(
-            operands=operands,
-            result_types=result_types,
-            properties=properties,
-            attributes=attributes,
-            regions=regions,
-            location=location,
-        )
+        converts, None when read): what ``cls.create`` makes, through the parser's fast
+        construction (``xdsl_compat.construct.new_op``)."""
+        op = new_op(cls, operands, result_types, properties, regions, attributes)
+        if location is not None:
+            op.location = location
+        return op
 
     # -- vhlo-to-version
     def vhlo_ops(self, root: Any, current: bool) -> Iterable[Any]:
