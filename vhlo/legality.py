@@ -289,7 +289,8 @@ class _Targets:
         return len(self.by_version)
 
 
-_at = CONTEXT.adopt("vhlo.legality.targets", _Targets()).at
+_TARGETS = CONTEXT.adopt("vhlo.legality.targets", _Targets())
+_at = _TARGETS.at
 _UNSET = object()
 
 
@@ -297,7 +298,9 @@ def stays(op: Operation, target: Version) -> bool:
     """Whether ``plan(op, target)`` keeps ``op`` as it is: it is at the target's fork and nothing
     in it needs a newer version (the common case, answered without building a plan).  False means
     "plan it"; an op of another dialect is the caller's to skip."""
-    cache = _at(target)
+    cache = _TARGETS.last  # (the cache of the target asked last, without a call: every op asks)
+    if cache is None or cache.target is not target:
+        cache = _at(target)
     spec = op.SPEC  # type: ignore[attr-defined]
     constraint = cache.stay.get(spec.name, _UNSET)
     if constraint is _UNSET:

@@ -33,9 +33,8 @@ from stablehlo_py import specs
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.xdsl_compat.construct import create_generic
-from stablehlo_py.ir.xdsl_compat.fields import last_op_of, operands_of
-from stablehlo_py.ir.xdsl_compat.swap import successors_of, swappable
-from stablehlo_py.ir.xdsl_compat.verify_walk import values_of_kind
+from stablehlo_py.ir.xdsl_compat.swap import swappable
+from stablehlo_py.ir.xdsl_compat.verify_walk import plain_operands_of_kind
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.registry import Registry
@@ -173,13 +172,10 @@ def _verifies(op: VhloOp) -> bool:
     """True when ``Operation.verify(op, verify_nested_ops=False)`` passes: what xDSL checks for an op
     without successors (no erased operand; a non-terminator that ends its block is left to xDSL,
     which decides from the parent) and everything ``verify_`` checks.  False means "not known"."""
-    if successors_of(op):
-        return False
-    block = op.parent
-    if block is not None and not op.IS_TERMINATOR and last_op_of(block) is op:
-        return False
     cls = type(op)
-    operands = operands_of(op)
+    operands = plain_operands_of_kind(op, cls.IS_TERMINATOR, _IS_VHLO_TYPE, _is_vhlo_type)
+    if operands is None:
+        return False
     fixed = cls.FIXED_COUNTS
     if fixed is not None:
         if (len(operands), len(op.results), len(op.regions)) != fixed:
@@ -201,7 +197,7 @@ def _verifies(op: VhloOp) -> bool:
         got = is_attr(k)
         if not (_is_vhlo_attr(k) if got is None else got):
             return False
-    return values_of_kind(op, _IS_VHLO_TYPE, _is_vhlo_type)
+    return True
 
 
 _IS_VHLO_TYPE = CONTEXT.table("vhlo.class_is_vhlo_type", 4096)

@@ -32,10 +32,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue, SSAValues
 operands_of: Callable[[Operation], SSAValues[SSAValue]] = attrgetter("_operands")
 """`operands_of(op)`: the op's operands, the tuple xDSL stores (what ``tuple(op.operands)`` is)."""
 
-last_op_of: Callable[[Block], Operation | None] = attrgetter("_last_op")
-"""`last_op_of(block)`: the block's last op (what the ``block.last_op`` property returns, without
-its Python frame: VHLO's verifier asks it of every op)."""
-
 
 def block_ops(block: Block) -> list[Operation]:
     """The ops of ``block`` in order (what ``list(block.ops)`` is)."""
@@ -53,4 +49,4 @@ def retype_values(values: Iterable[SSAValue], types: Iterable[Attribute]) -> Non
         v._type = t  # type: ignore[misc]
 
 
-__all__ = ["block_ops", "last_op_of", "operands_of", "retype_values"]
+__all__ = ["block_ops", "operands_of", "retype_values"]

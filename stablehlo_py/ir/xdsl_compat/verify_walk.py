@@ -8,9 +8,9 @@ must cost no more than the checks themselves:
   ``OpSuccessors`` view (a Python object, Python calls per item) on every read.
   `plain_operands(op)` reads the stored tuples (``Operation._operands``, ``_successors``) once and
   makes `Operation.verify`'s first check (no erased operand) in the same loop.
-- `values_of_kind(op, kinds, classify)`: whether the types of an op's operands and results are all
-  of the kinds of classes a table says (VHLO's verifier: every value has a VHLO type), reading the
-  stored tuples and ``_type`` fields in one loop.
+- `plain_operands_of_kind(op, is_terminator, kinds, classify)`: VHLO's verifier's reads in one call
+  -- an op's links as ``Operation.verify`` checks them, and whether the types of its operands and
+  results are all of the kinds a table says (every value has a VHLO type).
 - `isolated_from_above_ok(op)`: what xDSL's ``IsolatedFromAbove.verify`` accepts, walking the nested
   ops' stored operand tuples (xDSL's walks up from every operand's owner, through the views).
 - `region_signature(op)`: the part of a region-holding op that its verification reads (the
@@ -46,31 +46,42 @@ def plain_operands(op: Operation) -> SSAValues[SSAValue] | None:
     return operands
 
 
-def values_of_kind(
+def plain_operands_of_kind(
     op: Operation,
+    is_terminator: bool,
     kinds: dict[type, bool],
     classify: Callable[[type], bool],
-) -> bool:
-    """True when no operand of ``op`` is erased and the type of each operand and result is of a
-    class that ``kinds`` maps to True (``classify(cls)`` answers, and records in ``kinds``, a class
-    not in it yet).  VHLO's verifier asks it of every op: one loop over the stored tuples and the
-    values' ``_type`` fields, where ``op.operands`` builds a view and ``value.type`` is a property."""
+) -> SSAValues[SSAValue] | None:
+    """``op``'s operands (the stored tuple) when ``Operation.verify`` has nothing to say about its
+    links -- no successors, no erased operand, not a non-terminator (``is_terminator`` False) that
+    ends its block (xDSL decides that from the parent) -- and the type of each operand and result
+    is of a class that ``kinds`` maps to True (``classify(cls)`` answers, and records in ``kinds``,
+    a class not in it yet); else None.  VHLO's verifier asks it of every op: one call over the
+    stored tuples and the values' ``_type`` fields, where ``op.operands`` and ``op.successors``
+    build views, ``block.last_op`` and ``value.type`` are properties."""
+    if op._successors:
+        return None
+    if not is_terminator:
+        block = op.parent
+        if block is not None and block._last_op is op:
+            return None
+    operands = op._operands
     get = kinds.get  # (a bound get: ``in`` and ``[]`` cost more on a dict subclass)
-    for v in op._operands:
+    for v in operands:
         k = type(v._type)
         got = get(k)
         if got is None:
             got = classify(k)
         if not got or type(v) is ErasedSSAValue:
-            return False
+            return None
     for r in op.results:
         k = type(r._type)
         got = get(k)
         if got is None:
             got = classify(k)
         if not got:
-            return False
-    return True
+            return None
+    return operands
 
 
 def isolated_from_above_ok(op: Operation) -> bool:
@@ -133,5 +144,5 @@ __all__ = [
     "isolated_from_above_ok",
     "plain_operands",
     "region_signature",
-    "values_of_kind",
+    "plain_operands_of_kind",
 ]

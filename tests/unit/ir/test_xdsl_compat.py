@@ -322,7 +322,7 @@ def test_a_swapped_op_is_what_a_rebuild_makes() -> None:
     and the walks through the private links list what xDSL's public views list."""
     from xdsl.dialects.builtin import ModuleOp
 
-    from stablehlo_py.ir.xdsl_compat import fields, swap
+    from stablehlo_py.ir.xdsl_compat import swap
     from stablehlo_py.ir.xdsl_compat.fields import operands_of
 
     registry = default_registry().ops
@@ -332,7 +332,6 @@ def test_a_swapped_op_is_what_a_rebuild_makes() -> None:
     assert swap.ordered_ops(module, lambda op: True) == list(module.walk())[1:]
     exp = block.first_op
     assert operands_of(exp) == tuple(exp.operands)
-    assert fields.last_op_of(block) is block.last_op and block.last_op is not None
     assert list(swap.value_types(exp.results)) == [r.type for r in exp.results]
     log, add = registry["stablehlo.log"], registry["stablehlo.add"]
     assert swap.swappable(type(exp), log) and swap.swappable(log, type(exp))
@@ -530,11 +529,12 @@ def test_plain_operands_is_the_operand_tuple_of_a_plain_op() -> None:
     assert isinstance(add.operands[0], ErasedSSAValue) and plain_operands(add) is None
 
 
-def test_values_of_kind_reads_each_operand_and_result_type() -> None:
+def test_plain_operands_of_kind_reads_the_links_and_each_value_type() -> None:
+    from xdsl.dialects import cf
     from xdsl.dialects.builtin import TensorType
     from xdsl.ir import ErasedSSAValue
 
-    from stablehlo_py.ir.xdsl_compat.verify_walk import values_of_kind
+    from stablehlo_py.ir.xdsl_compat.verify_walk import plain_operands_of_kind
 
     m = parse(WALKED)
     asked: list[type] = []
@@ -547,15 +547,25 @@ def test_values_of_kind_reads_each_operand_and_result_type() -> None:
     kinds: dict[type, bool] = {}
     for op in m.walk():
         tensors = all(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
-        assert values_of_kind(op, kinds, classify) is tensors, op.name
+        got = plain_operands_of_kind(op, True, kinds, classify)
+        assert (got is not None) is tensors, op.name
+        assert got is None or tuple(got) == tuple(op.operands)
     assert asked and len(asked) == len(set(asked))  # each class classified once, then looked up
     add = next(op for op in m.walk() if op.name == "stablehlo.add")
-    assert values_of_kind(add, kinds, classify)
-    assert not values_of_kind(add, {k: False for k in kinds}, classify)  # the table answers
+    assert plain_operands_of_kind(add, False, kinds, classify) is not None
+    assert plain_operands_of_kind(add, False, {k: False for k in kinds}, classify) is None
+    # the last op of its block, not a terminator: left to xDSL (it decides from the parent)
+    ret = add.parent.last_op
+    assert plain_operands_of_kind(ret, True, kinds, classify) is not None
+    assert plain_operands_of_kind(ret, False, kinds, classify) is None
+    assert plain_operands_of_kind(cf.BranchOp(Block()), True, kinds, classify) is None  # successors
     add.results[0]._type = Block()  # type: ignore[assignment]  (a result of another kind)
-    assert not values_of_kind(add, kinds, classify)
+    assert plain_operands_of_kind(add, False, kinds, classify) is None
+    add.results[0]._type = add.operands[0].type  # type: ignore[misc]
+    assert plain_operands_of_kind(add, False, kinds, classify) is not None
     add.operands[0].erase(safe_erase=False)
-    assert isinstance(add.operands[0], ErasedSSAValue) and not values_of_kind(add, kinds, classify)
+    assert isinstance(add.operands[0], ErasedSSAValue)
+    assert plain_operands_of_kind(add, False, kinds, classify) is None
 
 
 def test_isolated_from_above_ok_is_xdsls_verdict() -> None:
