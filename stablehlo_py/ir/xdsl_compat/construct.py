@@ -153,17 +153,11 @@ def create_generic(
     regions: Sequence[Region],
     inherent: Container[str],
 ) -> Operation:
-    """``cls.create`` of an op read in the generic form, as MLIR reads it: the inherent attributes
-    (``inherent``) written in the attribute dictionary are its properties
-    (``inherent_as_properties``)."""
+    """What ``cls.create`` makes of an op read in the generic form, as MLIR reads it: the inherent
+    attributes (``inherent``) written in the attribute dictionary are its properties
+    (``inherent_as_properties``); made by ``new_op``."""
     properties, attributes = inherent_as_properties(properties, attributes, inherent)
-    return cls.create(
-        operands=operands,
-        result_types=result_types,
-        properties=properties,  # type: ignore[arg-type]
-        attributes=attributes,  # type: ignore[arg-type]
-        regions=regions,
-    )
+    return new_op(cls, operands, result_types, properties, regions, attributes)
 
 
 def append_ops(block: Block, ops: Sequence[Operation]) -> None:
