@@ -67,8 +67,8 @@ def _spec_min(kind: str, name: str) -> Version:
 _NEEDS = CONTEXT.identity_map("vhlo.legality.needs", 200_000)
 """``type_needs`` and ``attr_needs`` by the identity of the type or attribute (immutable and mostly
 shared, so nested attributes are not re-hashed for every op).  The identity caches here keep what
-they hold alive; dense tensors (a constant's bytes) are not cached, so a module's large constants
-are freed with the module."""
+they hold alive; dense tensors of more than ``SMALL_TENSOR`` bytes (a constant's data) are not
+cached, so a module's large constants are freed with the module."""
 _DENSE = va.TensorV1Attr
 
 SMALL_TENSOR = 256
@@ -82,6 +82,12 @@ def cacheable(values: Iterable[Attribute]) -> bool:
         if type(a) is _DENSE and len(a.raw_data) > SMALL_TENSOR:  # type: ignore[attr-defined]
             return False
     return True
+
+
+def _large(a: Attribute) -> bool:
+    """A dense tensor of more than ``SMALL_TENSOR`` bytes: not kept alive by a cache.  (Small ones
+    -- an op's dimensions, a reduce's init -- are kept: the ops that hold them ask again.)"""
+    return type(a) is _DENSE and len(a.raw_data) > SMALL_TENSOR  # type: ignore[attr-defined]
 
 
 def _type_needs(t: Attribute) -> tuple[Version, str]:
@@ -101,7 +107,7 @@ type_needs = _NEEDS.memoize(_type_needs)
 
 def attr_needs(a: Attribute) -> tuple[Version, str]:
     """The lowest version an attribute exists at (recursively) and the part that sets it."""
-    if type(a) is _DENSE:  # a dense tensor may be large: the memo must not keep it alive
+    if type(a) is _DENSE and _large(a):  # (the memo must not keep a constant's data alive)
         return _attr_needs(a)
     return _attr_needs_memo(a)
 
@@ -335,7 +341,7 @@ def _all_exist(ok: IdentityMap, target: Version, objs: tuple[Attribute, ...], n_
         if ok.get(a) is None:
             if attr_needs(a)[0] > target:
                 return False
-            if type(a) is not _DENSE:  # a dense tensor may be large: not kept alive here
+            if not _large(a):  # (a constant's data is not kept alive here)
                 ok.put(a, True)
     for t in objs[n_attrs:]:
         if ok.get(t) is None:

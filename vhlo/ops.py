@@ -191,18 +191,17 @@ def _verifies(op: VhloOp) -> bool:
     props = op.properties
     if props.keys() != cls.ATTR_NAMES:
         return False
-    is_attr = _is_attr_get
+    is_attr = _IS_VHLO_ATTR
     for a in props.values():
         k = type(a)
-        got = is_attr(k)
-        if not (_is_vhlo_attr(k) if got is None else got):
+        if not (is_attr[k] if k in is_attr else _is_vhlo_attr(k)):
             return False
     return True
 
 
-_IS_VHLO_TYPE = CONTEXT.table("vhlo.class_is_vhlo_type", 4096)
-_IS_VHLO_ATTR = CONTEXT.table("vhlo.class_is_vhlo_attr", 4096)
-_IS_VHLO_OP = CONTEXT.table("vhlo.class_is_vhlo_op", 4096)
+_IS_VHLO_TYPE = CONTEXT.class_memo("vhlo.class_is_vhlo_type")
+_IS_VHLO_ATTR = CONTEXT.class_memo("vhlo.class_is_vhlo_attr")
+_IS_VHLO_OP = CONTEXT.class_memo("vhlo.class_is_vhlo_op")
 """Class -> is it a VHLO type (``isinstance(t, VhloType)``, for operands and results), is it a VHLO
 attribute or type (``va.is_vhlo``, for properties), is it a VHLO op class (``VhloOp``).  By class:
 ``isinstance`` through xDSL's ABCs costs more per call, and an attribute's ``name`` is its
@@ -210,26 +209,23 @@ class's."""
 
 
 def _is_vhlo_type(k: type) -> bool:
-    return _IS_VHLO_TYPE.put(k, issubclass(k, vt.VhloType))  # type: ignore[no-any-return]
+    got = _IS_VHLO_TYPE[k] = issubclass(k, vt.VhloType)
+    return got
 
 
 def _is_vhlo_attr(k: type) -> bool:
     name = getattr(k, "name", None)
-    return _IS_VHLO_ATTR.put(k, isinstance(name, str) and name.startswith("vhlo."))  # type: ignore[no-any-return]
-
-
-_is_attr_get = _IS_VHLO_ATTR.get
-_is_op_get = _IS_VHLO_OP.get
-"""(Bound once: a lookup through a bound ``get`` costs a plain dict's; the context empties the
-tables in place, so these stay theirs.)"""
+    got = _IS_VHLO_ATTR[k] = isinstance(name, str) and name.startswith("vhlo.")
+    return got
 
 
 def is_vhlo_op_class(k: type) -> bool:
     """Whether ``k`` is a VHLO op class (``issubclass(k, VhloOp)``, remembered per class)."""
-    got = _is_op_get(k)
-    if got is None:
-        got = _IS_VHLO_OP.put(k, issubclass(k, VhloOp))
-    return got  # type: ignore[no-any-return]
+    memo = _IS_VHLO_OP
+    if k in memo:
+        return memo[k]  # type: ignore[no-any-return]
+    got = memo[k] = issubclass(k, VhloOp)
+    return got
 
 
 def _signature(groups: Sequence[specs.ValueSpec]) -> str:

@@ -4,6 +4,7 @@ A `Context` owns named, bounded caches:
 - interning tables (`table`): equal types and attributes built once, so that they are one object
   (`ir/types.tensor_type`, the parser's types and short dense literals, VHLO's constructors);
 - memos of pure functions (`table`, `memo`): a type's text, a dtype of a type, a parsed text;
+- class memos (`class_memo`): what a class is (a VHLO type?), plain dicts read per value;
 - identity maps (`identity_map`): memos keyed by xDSL objects, where hashing the key would cost
   more than the memo saves (xDSL recomputes an attribute's hash recursively on every call); the
   map class lives in `stablehlo_py/ir/xdsl_compat/identity.py`, the one place that keys by `id()`;
@@ -120,13 +121,19 @@ class Context:
         got = self._caches.get(name)
         if got is None:
             got = self._caches[name] = make()
-        elif not isinstance(got, kind):
+        elif type(got) is not kind:  # (exactly: a Table is a dict too)
             raise ValueError(f"cache {name!r} is a {type(got).__name__}, not a {kind.__name__}")
         return got
 
     def table(self, name: str, limit: int) -> Table:
         """A bounded dict (interning table, memo keyed by values)."""
         return self._named(name, Table, lambda: Table(name, limit))  # type: ignore[no-any-return]
+
+    def class_memo(self, name: str) -> dict[type, Any]:
+        """A plain dict keyed by classes (a memo of what a class is: one entry per class, so
+        small and unbounded).  Plain, not a `Table`: a per-value check reads it with `k in t` and
+        `t[k]`, which take the interpreter's fast paths only on an exact dict."""
+        return self._named(name, dict, dict)  # type: ignore[no-any-return]
 
     def identity_map(self, name: str, limit: int) -> IdentityMap:
         """A bounded memo keyed by the identity of xDSL objects (ir/xdsl_compat/identity.py)."""

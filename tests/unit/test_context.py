@@ -85,3 +85,29 @@ def test_vhlo_struct_caches_are_the_contexts() -> None:
     assert b == a and len(memo) == 1
     rebuilt = structs.build(d, b.data)  # type: ignore[attr-defined]
     assert rebuilt == built and len(structs._BUILT) == 1
+
+
+def test_class_memos_are_plain_dicts_of_the_context() -> None:
+    """VHLO's per-value class checks read plain dicts (exact `dict`: the interpreter's fast paths
+    for `in` and `[]`), owned and emptied by the context; a name is one kind of cache."""
+    import pytest
+
+    from stablehlo_py.ir.context import Context
+    from stablehlo_py.vhlo import ops, types
+
+    assert type(ops._IS_VHLO_TYPE) is dict
+    assert ops._IS_VHLO_TYPE is CONTEXT["vhlo.class_is_vhlo_type"]
+    assert ops._IS_VHLO_OP is CONTEXT["vhlo.class_is_vhlo_op"]
+    with fresh_context():
+        assert ops.is_vhlo_op_class(ops.VhloOp) and not ops.is_vhlo_op_class(int)
+        assert ops._IS_VHLO_OP == {ops.VhloOp: True, int: False}
+        assert ops._is_vhlo_type(types.TensorV1Type)
+    assert ops._IS_VHLO_OP == {} and ops._IS_VHLO_TYPE == {}
+    ctx = Context()
+    memo = ctx.class_memo("m")
+    assert ctx.class_memo("m") is memo and type(memo) is dict
+    with pytest.raises(ValueError, match="is a dict, not a Table"):
+        ctx.table("m", 4)
+    ctx.table("t", 4)
+    with pytest.raises(ValueError, match="is a Table, not a dict"):
+        ctx.class_memo("t")

@@ -55,7 +55,7 @@ def plain_operands_of_kind(
     """``op``'s operands (the stored tuple) when ``Operation.verify`` has nothing to say about its
     links -- no successors, no erased operand, not a non-terminator (``is_terminator`` False) that
     ends its block (xDSL decides that from the parent) -- and the type of each operand and result
-    is of a class that ``kinds`` maps to True (``classify(cls)`` answers, and records in ``kinds``,
+    is of a class that ``kinds`` (a plain dict) maps to True (``classify(cls)`` answers, and records in ``kinds``,
     a class not in it yet); else None.  VHLO's verifier asks it of every op: one call over the
     stored tuples and the values' ``_type`` fields, where ``op.operands`` and ``op.successors``
     build views, ``block.last_op`` and ``value.type`` are properties."""
@@ -66,20 +66,13 @@ def plain_operands_of_kind(
         if block is not None and block._last_op is op:
             return None
     operands = op._operands
-    get = kinds.get  # (a bound get: ``in`` and ``[]`` cost more on a dict subclass)
-    for v in operands:
+    for v in operands:  # (``kinds`` is a plain dict: ``in`` and ``[]`` take the fast paths)
         k = type(v._type)
-        got = get(k)
-        if got is None:
-            got = classify(k)
-        if not got or type(v) is ErasedSSAValue:
+        if not (kinds[k] if k in kinds else classify(k)) or type(v) is ErasedSSAValue:
             return None
     for r in op.results:
         k = type(r._type)
-        got = get(k)
-        if got is None:
-            got = classify(k)
-        if not got:
+        if not (kinds[k] if k in kinds else classify(k)):
             return None
     return operands
 
