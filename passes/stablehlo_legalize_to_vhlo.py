@@ -45,6 +45,7 @@ from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.struct import Description
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.side_data import USE_ORDER
 from stablehlo_py.ir.xdsl_compat.swap import ordered_ops, value_types
 
 PASS_NAME = "stablehlo-legalize-to-vhlo"
@@ -132,7 +133,6 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
     return module
 
 
-USE_ORDER = "_use_order"
 """A value's use-list order for the MLIR bytecode writer (``serialization/mlirbc/uselists.py``)."""
 
 

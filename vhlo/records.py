@@ -25,7 +25,12 @@ from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute
 
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.side_data import IMPLICIT_SRC, LOC_POS, SRC, USE_ORDER
 from stablehlo_py.ir.xdsl_compat.swap import value_types
+
+_CARRIED = (SRC, IMPLICIT_SRC, USE_ORDER, "_vhlo_replaced", LOC_POS)
+"""What a record's op or value carries to the xDSL object made of it (``sinks.REPLACED`` is the
+fourth: vhlo.sinks imports this module)."""
 
 __all__ = ["VBlock", "VOp", "VRegion", "VValue", "is_record", "materialize"]
 
@@ -186,7 +191,7 @@ def materialize(root: VOp) -> Any:
 
     def carry(new: Any, old: Any) -> None:
         new.location = old.location
-        for key in ("_src", "_implicit_src", "_use_order", "_vhlo_replaced", "_loc_pos"):
+        for key in _CARRIED:
             v = old.__dict__.get(key)
             if v is not None:
                 new.__dict__[key] = v

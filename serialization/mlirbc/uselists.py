@@ -30,6 +30,8 @@ from typing import Any
 
 from xdsl.ir import Operation
 
+from stablehlo_py.ir.xdsl_compat.side_data import USE_ORDER
+
 __all__ = ["REPLACED", "REPLAYS", "use_list_orders"]
 
 REPLACED = "_vhlo_replaced"
@@ -110,13 +112,13 @@ def use_list_orders(root: Operation, history: Any = None) -> dict[int, list[int]
         if _replaced_since(op, history) if history is not None else op.__dict__.get(REPLACED):
             replaced.append(op)
         for r in op.results:
-            order = r.__dict__.get("_use_order")
+            order = r.__dict__.get(USE_ORDER)
             if order is not None:
                 kept_candidates.append((r, order))
         for region in op.regions:
             for block in region.blocks:
                 for a in block.args:
-                    order = a.__dict__.get("_use_order")
+                    order = a.__dict__.get(USE_ORDER)
                     if order is not None:
                         kept_candidates.append((a, order))
     if not replaced and not kept_candidates:

@@ -15,6 +15,9 @@ declared here, so that an xDSL upgrade that freezes or slots these classes break
   offset a custom parser chose for its op's location (`LOC_POS`, read once by the parser).
   ir/text/location.py turns `SRC` into MLIR's default location for diagnostics and debug info;
   passes and builders that replace an op carry it over (`carry_place`).
+- a value's use-list order (`USE_ORDER`: a permutation of its uses), kept by the MLIR bytecode
+  reader and by stablehlo-legalize-to-vhlo for the bytecode writer; a rebuilt or retyped value
+  drops it (ir/xdsl_compat/swap.py).
 - the interpreter: an op's impl after its wrappers (`INTERP_IMPL`), its prepared step
   (`INTERP_STEP`) and the attribute and type objects both were prepared from (`INTERP_KEY`), kept
   on the op so that running a program again prepares nothing (interpreter/compiled.py,
@@ -37,8 +40,11 @@ LOC_POS = "_loc_pos"
 INTERP_IMPL = "_interp_impl"
 INTERP_STEP = "_interp_step"
 INTERP_KEY = "_interp_key"
+USE_ORDER = "_use_order"
 
-NAMES = frozenset({SYNTAX, SRC, IMPLICIT_SRC, LOC_POS, INTERP_IMPL, INTERP_STEP, INTERP_KEY})
+NAMES = frozenset(
+    {SYNTAX, SRC, IMPLICIT_SRC, LOC_POS, INTERP_IMPL, INTERP_STEP, INTERP_KEY, USE_ORDER}
+)
 """The attribute names used (none of them xDSL's)."""
 
 

@@ -97,3 +97,23 @@ def test_an_unswappable_class_is_rebuilt_in_place_of_the_op() -> None:
     assert new is not old and type(new) is cls
     assert block.first_op is new
     assert all(u.operation in users for u in new.results[0].uses)
+
+
+def test_retype_drops_a_results_name_hint_and_use_order() -> None:
+    """`swap.retype` (the in-place sink's op) drops what a rebuilt result would not carry -- a name
+    hint, a use-list order (side_data.USE_ORDER, spelled in swap.py too) -- and keeps a plain
+    result's fields."""
+    from stablehlo_py.ir.xdsl_compat import side_data, swap
+
+    assert swap._USE_ORDER == side_data.USE_ORDER
+    module = parse(PROGRAM)
+    ops = list(module.body.block.first_op.regions[0].block.ops)
+    named, ordered, plain = ops[0].results[0], ops[1].results[0], ops[2].results[0]
+    named.name_hint = "x"
+    ordered.__dict__[side_data.USE_ORDER] = [0]
+    for op in ops[:3]:
+        t = op.results[0].type
+        swap.retype(op, type(op), (), [t], dict(op.properties), dict(op.attributes))
+    assert named.name_hint is None and "_name" not in named.__dict__
+    assert side_data.USE_ORDER not in ordered.__dict__
+    assert set(plain.__dict__) == set(swap._RESULT_KEEP)
