@@ -98,6 +98,10 @@ SMOKES: dict[str, Smoke] = {
         r"^ops before: \d+  after: \d+  removed: ",
         r"^programs with a problem: 0$",
     ), needs_conformance=True),
+    "instructions": Smoke(("serialization", "--smoke"), (
+        r"^ops: \d+$",
+        r"^steps: write msgpack, read msgpack, write mlir, read mlir$",
+    )),
 }
 
 # in tests/oracle/test_bench_smoke_oracle.py (they need jax)
@@ -144,3 +148,27 @@ def test_bench_compare_runs_a_script_on_two_trees() -> None:
     bad = subprocess.run([sys.executable, "tools/bench_compare.py", "no-such-revision", "bench/versioning.py"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "cannot export 'no-such-revision'" in bad.stderr
+
+
+def test_bench_instructions_reads_callgrinds_dumps_per_step(tmp_path: Path) -> None:
+    """tools/bench_instructions.py: the marked steps are callgrind's even-numbered dumps; the table
+    is per op with new/base; a missing valgrind or a run without marks is a clear error."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import bench_instructions as bi
+
+    for k, total in {1: 900, 2: 100, 3: 7, 4: 300, 5: 7, 6: 50}.items():
+        (tmp_path / f"callgrind.out.42.{k}").write_text(f"events: Ir\nsummary: {total}\n")
+    (tmp_path / "callgrind.out.42").write_text("events: Ir\nsummary: 5\n")
+    assert bi.step_counts(tmp_path) == [100, 300, 50]
+    got = bi.table(["a", "b", "c"], [100, 300, 50], [110, 300, 25], 10, 10)
+    assert re.search(r"^a\s+10\s+11\s+1\.100$", got, re.M), got
+    assert re.search(r"^c\s+5\s+2\s+0\.500$", got, re.M), got
+    with pytest.raises(SystemExit, match="expected 2 steps"):
+        bi.table(["a", "b"], [1, 2, 3], [1, 2, 3], 1, 1)
+    with pytest.raises(SystemExit, match="no symbol os_getppid"):
+        bi.step_counts(tmp_path / "nothing")
+    env = dict(os.environ, PATH=str(tmp_path))  # no valgrind on it
+    proc = subprocess.run([sys.executable, "tools/bench_instructions.py", "HEAD", "versioning"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "valgrind is not installed" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
