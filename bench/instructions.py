@@ -4,7 +4,9 @@
 
 WORKLOAD is `versioning` (legalize, downgrade to 0.9.0, upgrade, back: each pass, then its
 verification, on bench/versioning.py's module), `serialization` (write and read both artifact
-formats of bench/parse_print.py's generated module) or `parse_print` (parse, verify, print it).
+formats of bench/parse_print.py's generated module), `parse_print` (parse, verify, print it) or
+`interpreter` (bench/interpreter.py's straight-line program of small ops: its first run, compiling
+included, a new evaluator's run, and its second call).
 
 Wall-clock timings of these steps vary by 10 % and more between runs of the same code on a
 shared machine; the number of instructions a step executes varies by about 1 %.  So a step is
@@ -98,10 +100,34 @@ def _parse_print() -> tuple[Callable[[int], str], list[Step]]:
     ]
 
 
+def _interpreter() -> tuple[Callable[[int], str], list[Step]]:
+    import numpy as np
+    from interpreter import straight_line_program
+
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.interpreter.evaluator import Evaluator
+
+    r = np.random.default_rng(0)
+    args = [r.normal(size=(2, 4)).astype(np.float32) for _ in range(2)]
+
+    def first(s: dict[str, Any]) -> None:
+        run(s["module"], *args)  # compiling included
+
+    def again(s: dict[str, Any]) -> None:
+        s["evaluator"] = Evaluator(s["module"])
+        s["evaluator"].call("main", args)  # a new evaluator: the compiled code is cached
+
+    def call(s: dict[str, Any]) -> None:
+        s["evaluator"].call("main", args)
+
+    return straight_line_program, [("first run", first), ("new evaluator", again), ("second call", call)]
+
+
 WORKLOADS: dict[str, Callable[[], tuple[Callable[[int], str], list[Step]]]] = {
     "versioning": _versioning,
     "serialization": _serialization,
     "parse_print": _parse_print,
+    "interpreter": _interpreter,
 }
 """Workload name -> (the generator of its module's text, its steps in order)."""
 

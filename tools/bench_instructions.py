@@ -3,7 +3,8 @@ by side (callgrind): the steady companion of tools/bench_compare.py's timings.
 
     python tools/bench_instructions.py BASE WORKLOAD [--new REV] [--size N]
 
-WORKLOAD is one of bench/instructions.py's (`versioning`, `serialization`, `parse_print`).  Both
+WORKLOAD is one of bench/instructions.py's (`versioning`, `serialization`, `parse_print`,
+`interpreter`).  Both
 trees run bench/instructions.py under `valgrind --tool=callgrind` at the same time (one process
 each), with PYTHONHASHSEED=0; the script marks each step with `os.getppid()`, and
 `--dump-before=os_getppid` makes callgrind write one count per stretch between marks.  The table
