@@ -64,6 +64,20 @@ def export(rev: str, dest: Path) -> None:
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
 
 
+def trees(tmp: Path, base_rev: str, new_rev: str | None) -> tuple[Path, Path]:
+    """The base revision exported under `tmp`, and the new one (exported too, or the working tree
+    when `new_rev` is None)."""
+    base = tmp / "base"
+    base.mkdir()
+    export(base_rev, base)
+    if new_rev is None:
+        return base, REPO
+    new = tmp / "new"
+    new.mkdir()
+    export(new_rev, new)
+    return base, new
+
+
 def run_once(tree: Path, script: Path, args: list[str]) -> int:
     mapping = repr(package_dirs(tree))
     cmd = [sys.executable, "-c", _BOOTSTRAP, str(tree), mapping, str(script), *args]
@@ -92,14 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
     with tempfile.TemporaryDirectory(prefix="bench_base_") as tmp:
-        base = Path(tmp) / "base"
-        base.mkdir()
-        export(args.base, base)
-        new, new_label = REPO, "new (working tree)"
-        if args.new is not None:
-            new, new_label = Path(tmp) / "new", f"new {args.new}"
-            new.mkdir()
-            export(args.new, new)
+        base, new = trees(Path(tmp), args.base, args.new)
+        new_label = "new (working tree)" if args.new is None else f"new {args.new}"
         for k in range(1, args.rounds + 1):
             for label, tree in ((f"base {args.base}", base), (new_label, new)):
                 print(f"=== {label}, round {k}/{args.rounds}", flush=True)

@@ -35,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools"))
 
-from bench_compare import _BOOTSTRAP, export, package_dirs  # noqa: E402
+from bench_compare import _BOOTSTRAP, package_dirs, trees  # noqa: E402
 
 SCRIPT = REPO / "bench" / "instructions.py"
 _SUMMARY = re.compile(r"^(?:summary|totals): (\d+)", re.M)
@@ -119,14 +119,8 @@ def main(argv: list[str] | None = None) -> int:
 
     names = step_names(args.workload)
     with tempfile.TemporaryDirectory(prefix="bench_instr_") as tmp:
-        base = Path(tmp) / "base"
-        base.mkdir()
-        export(args.base, base)
-        new, new_label = REPO, "the working tree"
-        if args.new is not None:
-            new, new_label = Path(tmp) / "new", args.new
-            new.mkdir()
-            export(args.new, new)
+        base, new = trees(Path(tmp), args.base, args.new)
+        new_label = "the working tree" if args.new is None else args.new
         runs = [_run(tree, args.workload, args.size, Path(tmp) / f"out_{k}")
                 for k, tree in enumerate((base, new))]
         for p in runs:
