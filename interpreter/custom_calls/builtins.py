@@ -8,7 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from stablehlo_py.interpreter.custom_calls.context import API_VERSION
-from stablehlo_py.interpreter.custom_calls.registry import BUILT_IN, CONTEXT, EVALUATOR, Target
+from stablehlo_py.interpreter.custom_calls.registry import (
+    ANY_PLATFORM,
+    BUILT_IN,
+    CONTEXT,
+    EVALUATOR,
+    Target,
+)
 
 
 def load(registry: Any) -> None:
@@ -17,8 +23,16 @@ def load(registry: Any) -> None:
     from stablehlo_py.interpreter.registry import load_impls
 
     load_impls()
-    for table in (LAPACK_TARGETS, JAX_TARGETS):
+    families = (
+        # (targets, their platforms, the forms they accept)
+        (LAPACK_TARGETS, frozenset({"cpu"}), (LAPACK_FORM,)),
+        (JAX_TARGETS, ANY_PLATFORM, ()),
+    )
+    for table, platforms, forms in families:
         for name, fn in table.items():
-            registry.add(Target(name, fn, BUILT_IN, API_VERSION, CONTEXT))
+            registry.add(Target(name, fn, BUILT_IN, API_VERSION, CONTEXT, platforms, forms))
     for name, fn in JAX_EVALUATOR_TARGETS.items():
         registry.add(Target(name, fn, BUILT_IN, None, EVALUATOR))
+
+
+LAPACK_FORM = "typed FFI, attributes in mhlo.backend_config (jax >= 0.4.31)"

@@ -21,7 +21,7 @@ import inspect
 import threading
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stablehlo_py.interpreter.custom_calls.context import API_VERSION, FIELD_SINCE
@@ -38,6 +38,11 @@ class PluginError(StableHLOError):
     """A custom-call plugin cannot be used (import error, bad or incompatible API version, bad table)."""
 
 
+PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+"""The platforms `jax.export` writes programs for (its `platforms=[...]`)."""
+ANY_PLATFORM = frozenset(PLATFORMS)
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -45,6 +50,15 @@ class Target:
     source: str  # "built-in", "entry point <dist>", "register_custom_call", ...
     api_version: tuple[int, int] | None  # None for the evaluator convention (no plugin API)
     convention: str = CONTEXT
+    platforms: frozenset[str] = ANY_PLATFORM
+    """The platforms whose programs call it (JAX's lowering for them emits this name)."""
+    forms: tuple[str, ...] = ()
+    """The forms of the call it accepts, each with the JAX releases that wrote it (for the listing)."""
+
+    def platform_text(self) -> str:
+        if self.platforms == ANY_PLATFORM:
+            return "any"
+        return ",".join(p for p in PLATFORMS if p in self.platforms)
 
     def api_text(self) -> str:
         if self.convention == EVALUATOR:
@@ -133,6 +147,9 @@ class Registry:
         # plugin failures: (plugin description, message); and target name -> refusal message
         self.plugin_errors: list[tuple[str, str]] = []
         self.refused: dict[str, str] = {}
+        # name prefix -> the target of every name with that prefix that has no target of its own
+        # (families of names: `__cudnn$fmha...`, `__gpu$xla.gpu.triton`, ...)
+        self._prefixes: dict[str, Target] = {}
         self._lock = threading.RLock()  # processes of a parallel run look targets up at once
 
     # ------------------------------------------------------------------ registration
@@ -157,6 +174,11 @@ class Registry:
                 )
         for t in targets:
             self._targets[t.name] = t
+
+    def add_prefix(self, prefix: str, target: Target) -> None:
+        """`target` (its `name` is the prefix) answers every name starting with `prefix` that has
+        no target of its own."""
+        self._prefixes[prefix] = target
 
     def remove(self, name: str) -> None:
         self._targets.pop(name, None)
@@ -198,6 +220,10 @@ class Registry:
         if target is None and not self._plugins_loaded:
             self.load_plugins()
             target = self._targets.get(name)
+        if target is None:
+            for prefix, t in self._prefixes.items():
+                if name.startswith(prefix):
+                    return t
         return target
 
     def peek(self, name: str) -> Target | None:
@@ -205,9 +231,11 @@ class Registry:
         return self._targets.get(name)
 
     def targets(self) -> list[Target]:
-        """Every registered target (built-ins and plugins loaded), sorted by name."""
+        """Every registered target (built-ins and plugins loaded) and every prefix target (its name
+        is the prefix followed by `*`), sorted by name."""
         self.load_plugins()
-        return sorted(self._targets.values(), key=lambda t: t.name)
+        prefixed = [replace(t, name=p + "*") for p, t in self._prefixes.items()]
+        return sorted([*self._targets.values(), *prefixed], key=lambda t: t.name)
 
     def names(self) -> list[str]:
         return list(self._targets)
@@ -272,9 +300,11 @@ def register_custom_call(
 
 
 __all__ = [
+    "ANY_PLATFORM",
     "BUILT_IN",
     "CONTEXT",
     "EVALUATOR",
+    "PLATFORMS",
     "REGISTRY",
     "PluginError",
     "Registry",

@@ -104,8 +104,9 @@ def _programs(options: dict[str, Any]) -> Any:
 
 
 def list_custom_calls(options: dict[str, Any]) -> int:
-    """`--interpret --list-custom-calls`: every registered custom-call target, where it comes from
-    and its plugin API version; plugins that failed to load are reported (exit 1)."""
+    """`--interpret --list-custom-calls`: every registered custom-call target, the platforms whose
+    programs call it, where it comes from, its plugin API version and the forms of the call it
+    accepts; plugins that failed to load are reported (exit 1)."""
     from stablehlo_py.interpreter.custom_calls.context import API_VERSION
     from stablehlo_py.interpreter.custom_calls.entry_points import GROUP
     from stablehlo_py.interpreter.custom_calls.registry import REGISTRY
@@ -113,12 +114,17 @@ def list_custom_calls(options: dict[str, Any]) -> int:
     targets = REGISTRY.targets()
     width = max((len(t.name) for t in targets), default=4) + 2
     source_width = max((len(t.source) for t in targets), default=6) + 2
+    platform_width = max([len("PLATFORMS"), *(len(t.platform_text()) for t in targets)]) + 2
     header = f"# custom-call plugin API {API_VERSION[0]}.{API_VERSION[1]}; plugins: entry point group '{GROUP}'"
     lines = [
         header,
-        f"{'TARGET':<{width}}{'SOURCE':<{source_width}}API",
+        f"{'TARGET':<{width}}{'PLATFORMS':<{platform_width}}{'SOURCE':<{source_width}}API",
     ]
-    lines += [f"{t.name:<{width}}{t.source:<{source_width}}{t.api_text()}" for t in targets]
+    lines += [
+        f"{t.name:<{width}}{t.platform_text():<{platform_width}}{t.source:<{source_width}}"
+        f"{t.api_text()}" + (f"  [{'; '.join(t.forms)}]" if t.forms else "")
+        for t in targets
+    ]
     write_output(options.get("output"), "\n".join(lines) + "\n")  # type: ignore[arg-type]
     for _, message in REGISTRY.plugin_errors:
         print(message, file=sys.stderr)

@@ -333,13 +333,15 @@ def test_legalize_to_vhlo_at_a_version() -> None:
 
 
 def test_list_custom_calls() -> None:
-    """README: `stablehlo-translate --interpret --list-custom-calls` lists every target, where it
-    comes from and its API version."""
+    """README: `stablehlo-translate --interpret --list-custom-calls` lists every target, the
+    platforms whose programs call it, where it comes from and its API version."""
     out = ok(run(TRANSLATE, "--interpret", "--list-custom-calls"))
     lines = out.splitlines()
     assert lines[0].startswith("# custom-call plugin API ")
-    assert lines[1].split() == ["TARGET", "SOURCE", "API"]
-    source = {line.split()[0]: line.split()[1] for line in lines[2:]}
+    assert lines[1].split() == ["TARGET", "PLATFORMS", "SOURCE", "API"]
+    source = {line.split()[0]: line.split()[2] for line in lines[2:]}
+    platforms = {line.split()[0]: line.split()[1] for line in lines[2:]}
+    assert platforms["lapack_spotrf_ffi"] == "cpu" and platforms["Sharding"] == "any"
     # the built-ins the README names
     for name in ("check.expect_close", "check.expect_almost_eq", "shape_assertion", "Sharding",
                  "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement",

@@ -309,16 +309,18 @@ def test_listing_shows_every_source(capsys) -> None:
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split(None, 1)[1] for line in out.splitlines()[2:]}
     assert rc == 0
-    assert rows["check.expect_eq"].startswith("built-in")
-    assert rows["shape_assertion"].startswith("built-in")
-    assert rows["lapack_spotrf_ffi"].split() == [
+    assert rows["check.expect_eq"].startswith("any        built-in")
+    assert rows["shape_assertion"].startswith("any        built-in")
+    assert rows["lapack_spotrf_ffi"].split("  [")[0].split() == [
+        "cpu",
         "built-in",
         "api",
         f"{API_VERSION[0]}.{API_VERSION[1]}",
     ]
-    assert rows["Sharding"].startswith("built-in")
-    assert rows["test.listed"].split() == ["register_custom_call", "api", "1.1"]
-    assert rows["test.from_plugin"].split() == ["entry", "point", "listed_plugin", "api", "1.0"]
+    assert rows["lapack_spotrf_ffi"].endswith("[typed FFI, attributes in mhlo.backend_config (jax >= 0.4.31)]")
+    assert rows["Sharding"].startswith("any        built-in")
+    assert rows["test.listed"].split() == ["any", "register_custom_call", "api", "1.1"]
+    assert rows["test.from_plugin"].split() == ["any", "entry", "point", "listed_plugin", "api", "1.0"]
 
 
 def test_listing_reports_broken_plugins(capsys) -> None:
@@ -331,3 +333,21 @@ def test_listing_reports_broken_plugins(capsys) -> None:
     assert "'broken_listed'" in captured.err and "cannot be imported" in captured.err
     assert "Traceback" not in captured.err
     assert "check.expect_eq" in captured.out
+
+
+def test_a_prefix_target_answers_the_names_without_their_own() -> None:
+    """`Registry.add_prefix`: one target for a family of names (user kernels such as
+    `__cudnn$fmha...`); a name with its own target keeps it; the listing shows `prefix*`."""
+    from stablehlo_py.interpreter.custom_calls.registry import BUILT_IN, Registry, Target
+
+    reg = Registry()
+    family = Target("fam.", lambda ctx: [], BUILT_IN, API_VERSION, platforms=frozenset({"cuda"}))
+    own = Target("fam.own", lambda ctx: [], BUILT_IN, API_VERSION)
+    reg.add_prefix("fam.", family)
+    reg.add(own)
+    assert reg.get("fam.anything") is family
+    assert reg.get("fam.own") is own
+    assert reg.get("other.fam.x") is None
+    listed = {t.name: t for t in reg.targets()}
+    assert set(listed) == {"fam.*", "fam.own"}
+    assert listed["fam.*"].platform_text() == "cuda" and listed["fam.own"].platform_text() == "any"
