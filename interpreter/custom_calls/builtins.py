@@ -1,7 +1,8 @@
 """The toolkit's own targets, registered once in the registry: those the interpreter's op modules
 declare (`check.*`, `shape_assertion`, the experimental ops; loaded with the op implementations), JAX's
 CPU LAPACK kernels (`lapack.LAPACK_TARGETS`) and JAX's sharding markers and refusals
-(`jax_targets.JAX_TARGETS`)."""
+(`jax_targets.JAX_TARGETS`), and the refusals of user kernels (Pallas, Mosaic, Triton, cuDNN;
+`kernels.py`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ from stablehlo_py.interpreter.custom_calls.registry import (
 
 def load(registry: Any) -> None:
     from stablehlo_py.interpreter.custom_calls.jax_targets import JAX_EVALUATOR_TARGETS, JAX_TARGETS
+    from stablehlo_py.interpreter.custom_calls.kernels import (
+        CUDNN_FUSION_FORM,
+        KERNEL_EVALUATOR_TARGETS,
+        KERNEL_FAMILIES,
+        KERNEL_PREFIX_TARGETS,
+    )
     from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_TARGETS
     from stablehlo_py.interpreter.registry import load_impls
 
@@ -27,12 +34,20 @@ def load(registry: Any) -> None:
         # (targets, their platforms, the forms they accept)
         (LAPACK_TARGETS, frozenset({"cpu"}), (LAPACK_FORM,)),
         (JAX_TARGETS, ANY_PLATFORM, ()),
+        *KERNEL_FAMILIES,
     )
     for table, platforms, forms in families:
         for name, fn in table.items():
             registry.add(Target(name, fn, BUILT_IN, API_VERSION, CONTEXT, platforms, forms))
-    for name, fn in JAX_EVALUATOR_TARGETS.items():
-        registry.add(Target(name, fn, BUILT_IN, None, EVALUATOR))
+    for prefix, fn, platforms, forms in KERNEL_PREFIX_TARGETS:
+        registry.add_prefix(prefix, Target(prefix, fn, BUILT_IN, API_VERSION, CONTEXT, platforms, forms))
+    evaluator_families = (
+        (JAX_EVALUATOR_TARGETS, ANY_PLATFORM, ()),
+        (KERNEL_EVALUATOR_TARGETS, frozenset({"cuda"}), (CUDNN_FUSION_FORM,)),
+    )
+    for table, platforms, forms in evaluator_families:
+        for name, fn in table.items():
+            registry.add(Target(name, fn, BUILT_IN, None, EVALUATOR, platforms, forms))
 
 
 LAPACK_FORM = "typed FFI, attributes in mhlo.backend_config (jax >= 0.4.31)"
