@@ -15,12 +15,38 @@ lowering before XLA partitions it; `jax/_src/interpreters/mlir.py` `wrap_with_*`
   manual over some mesh axes only (`last_tile_dims={manual, ...}`) reads the same way: S tiles the
   manual axes only, and the auto axes do not change the values;
 - host callbacks (`jax.pure_callback`, `io_callback`, `jax.debug.callback`: `xla_ffi_python_cpu_callback`
-  and kin) are refused: the Python function they call lives in the process that traced the program and
-  is not part of the artifact."""
+  and kin), buffer callbacks, `InspectSharding`, `tf.call_tf_function` and a `CustomSPMDPartitioning`
+  without its body are refused (`REFUSALS`, one message): what they call lives in the process that
+  traced the program (or in the TensorFlow program around it) and is not part of the artifact;
+- markers with no effect on values: `@LayoutConstraint(x[, result shape])` (a layout request, x
+  itself), `@Pin(x)`/`@Unpin(x)` (a value moved into / out of a pinned buffer, JAX's `new_ref(...,
+  pin=True)`), `@xla.sdy.FuncResultSharding(x)` (a result's sharding in Shardy's round-trip form);
+- `@AllocateBuffer()` (`lax.empty`/`jnp.empty` on TPU and GPU) and `@CreateBuffer()` (JAX's
+  `create_linear`): a new buffer of the result type.  XLA leaves its contents uninitialized, so any
+  value is a correct result; the interpreter returns zeros (deterministic, and what `lax.empty`
+  gives on CPU, where JAX lowers it to a broadcast zero: `jax/_src/lax/lax.py:10560-10566`);
+- `@fused(...) {called_computations = [@body]}` (`jax.experimental.fused`, a fusion request on CUDA)
+  and `@CustomSPMDPartitioning(...)` with a body in `called_computations`: the body, called on the
+  operands (how the values are computed does not depend on fusion or partitioning).
+
+Evidence (jax 0.12.0.1, `jax/_src/...`, first jax release from the jax-ml/jax history in brackets):
+`LayoutConstraint` `interpreters/mlir.py:3329-3350` (result-shape operand when dynamic) [0.4.31];
+`AllocateBuffer` `lax/lax.py:10541-10559` (tpu and gpu lowerings only) [0.7.1]; `CreateBuffer`,
+`Pin`, `Unpin` `state/primitives.py:1248-1316` (Pin/Unpin results/operands are `memref` types)
+[0.8.0]; `fused` `experimental/fused.py:55-72` (registered for cuda only) [0.7.2];
+`CustomSPMDPartitioning` `custom_partitioning.py:645-656` (no `called_computations`: the body comes
+from the user's `partition` callback at XLA partitioning time; with one device JAX inlines the body
+instead, lines 583-606) [0.3.24]; `InspectSharding` `debugging.py:719-769` (backend_config is a
+pointer to a Python callback) [0.3.18]; `xla_buffer_python_{cpu,gpu}_callback[_cmd_buffer]`
+`buffer_callback.py:239-262` (`_cmd_buffer` for cuda/rocm only) [0.6.1]; `tf.call_tf_function`
+`experimental/jax2tf/call_tf.py:693-705` [0.4.9]; `xla.sdy.FuncResultSharding`: XLA's Shardy
+round-trip export (`xla/service/spmd/shardy/constants.h`), in JAX artifacts of 2025-04..06
+(`export_back_compat_test_data/annotate_data_placement.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,7 +57,8 @@ from stablehlo_py.interpreter.custom_calls.sharding import (
     shard_of,
     shard_shape,
 )
-from xdsl.dialects.builtin import StringAttr
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
 
@@ -39,13 +66,72 @@ from stablehlo_py.errors import InterpreterError, NotSupportedError
 _GATHER_CHANNEL = -14
 
 
+def split_shape_operands(
+    operands: Sequence[Any], indices: Any
+) -> tuple[list[Any], list[Any]]:
+    """(the operands proper, the result-shape operands): JAX passes the shapes of results with
+    dynamic shapes as extra operands and lists their positions in `indices_of_shape_operands`
+    (`jax/_src/interpreters/mlir.py:3529-3543`); `indices` is that attribute's value (or None)."""
+    if indices is None:
+        return list(operands), []
+    drop = [int(i) for i in np.asarray(indices).reshape(-1)]
+    if any(not 0 <= i < len(operands) for i in drop):
+        raise InterpreterError(
+            f"indices_of_shape_operands = {drop} names operands outside the {len(operands)} the "
+            "custom_call has"
+        )
+    shapes = [operands[i] for i in drop]
+    return [x for i, x in enumerate(operands) if i not in drop], shapes
+
+
 def _identity(ctx: Any) -> list[np.ndarray]:
-    if len(ctx.operands) != len(ctx.result_types):
+    shape_indices = ctx.attributes.get("indices_of_shape_operands")
+    operands, _ = split_shape_operands(ctx.operands, shape_indices)
+    if len(operands) != len(ctx.result_types):
         raise InterpreterError(
             f"custom_call @{ctx.target_name} passes its operands through: it needs as many results "
-            f"as operands, got {len(ctx.operands)} operands and {len(ctx.result_types)} results"
+            f"as operands, got {len(operands)} operands and {len(ctx.result_types)} results"
         )
-    return list(ctx.operands)
+    return list(operands)
+
+
+def _new_buffer(ctx: Any) -> list[np.ndarray]:
+    """A new buffer per result (`AllocateBuffer`, `CreateBuffer`): zeros (module docstring)."""
+    if ctx.operands:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} allocates its results and takes no operands, got "
+            f"{len(ctx.operands)}"
+        )
+    out = []
+    for t in ctx.result_types:
+        shape = tuple(t.get_shape())
+        if any(d < 0 for d in shape):
+            raise InterpreterError(
+                f"custom_call @{ctx.target_name}: result type {t} has a dynamic dimension and the "
+                "call carries no shape; JAX writes it for static shapes only (refine the program's "
+                "shapes first: stablehlo-refine-arguments + stablehlo-refine-shapes)"
+            )
+        out.append(np.zeros(shape, dtype_of_type(t.element_type)))
+    return out
+
+
+# ------------------------------------------------------------------------------------ refusals
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a custom call cannot run here: what it is (and what it calls), what the artifact lacks,
+    and how to get a program that runs."""
+
+    what: str
+    missing: str
+    how: str
+
+    def error(self, target: str) -> NotSupportedError:
+        return NotSupportedError(
+            f"custom_call @{target} is {self.what}; {self.missing} is not part of the program or "
+            f"artifact, so it cannot run here. {self.how}"
+        )
 
 
 HOST_CALLBACKS = (
@@ -56,16 +142,111 @@ HOST_CALLBACKS = (
     "xla_python_cpu_callback",
     "xla_python_gpu_callback",
 )
+BUFFER_CALLBACKS = (
+    "xla_buffer_python_cpu_callback",
+    "xla_buffer_python_gpu_callback",
+    "xla_buffer_python_gpu_callback_cmd_buffer",
+)
+_WITHOUT_CALLBACK = (
+    "Export the program without the callback (or replace it with StableHLO ops) to interpret it"
+)
+CUSTOM_PARTITIONING = "CustomSPMDPartitioning"
+
+REFUSALS: dict[str, Refusal] = {
+    **dict.fromkeys(
+        HOST_CALLBACKS,
+        Refusal(
+            "a JAX host callback (jax.pure_callback, io_callback or jax.debug.callback/print): it "
+            "calls a Python function of the process that traced the program, identified only by "
+            "an opaque descriptor",
+            "that function",
+            _WITHOUT_CALLBACK,
+        ),
+    ),
+    **dict.fromkeys(
+        BUFFER_CALLBACKS,
+        Refusal(
+            "a JAX buffer callback (jax.experimental.buffer_callback): it calls a Python function "
+            "of the process that traced the program on the raw buffers, identified only by its "
+            "index in that process's list of callbacks",
+            "that function",
+            _WITHOUT_CALLBACK,
+        ),
+    ),
+    "InspectSharding": Refusal(
+        "JAX's sharding inspection (jax.debug.inspect_array_sharding in a program for several "
+        "devices): XLA's partitioner calls a Python function of the process that traced the "
+        "program, named by a pointer in backend_config",
+        "that function",
+        "Remove the jax.debug.inspect_array_sharding call (it changes no value), or lower for one "
+        "device, where JAX calls it while tracing and writes no custom call",
+    ),
+    "tf.call_tf_function": Refusal(
+        "a TensorFlow function called with jax2tf.call_tf(..., call_tf_graph=True): it runs a "
+        "graph of the TensorFlow program around the artifact, named only by its index "
+        "(tf.backend_config called_index), and needs TensorFlow",
+        "that graph",
+        "Use jax2tf.call_tf with call_tf_graph=False (the default), which writes the TensorFlow "
+        "function into the program as StableHLO ops, or write the function in JAX",
+    ),
+}
+"""Targets refused outright, by name."""
+
+NO_PARTITIONED_BODY = Refusal(
+    "a jax.experimental.custom_partitioning function lowered for several devices: its body is made "
+    "by the user's partition callback when XLA's partitioner calls back into the process that "
+    "traced the program (backend_config is the key of that Python object)",
+    "the body",
+    "Lower the function for one device (JAX then writes its body as StableHLO ops), or write the "
+    "body into called_computations = [@body]",
+)
 
 
-def _host_callback(ctx: Any) -> list[np.ndarray]:
-    raise NotSupportedError(
-        f"custom_call @{ctx.target_name} is a JAX host callback (jax.pure_callback, io_callback or "
-        "jax.debug.callback/print): it calls a Python function of the process that traced the "
-        "program, identified only by an opaque descriptor; that function is not part of the "
-        "program or artifact, so it cannot run here. Export the program without the callback (or "
-        "replace it with StableHLO ops) to interpret it"
-    )
+def _refuse(ctx: Any) -> list[np.ndarray]:
+    raise REFUSALS[ctx.target_name].error(ctx.target_name)
+
+
+# ------------------------------------------------------------------------ calls of a function
+
+
+def called_function(ev: Any, op: Any) -> Any:
+    """The one function `op` names in `called_computations` (a FuncOp with a body)."""
+    target = op.properties["call_target_name"].data
+    calls = op.properties.get("called_computations") or op.attributes.get("called_computations")
+    refs = list(calls.data) if isinstance(calls, ArrayAttr) else []
+    if len(refs) != 1 or not isinstance(refs[0], SymbolRefAttr):
+        raise InterpreterError(
+            f"custom_call @{target} needs called_computations = [@body] naming one function"
+        )
+    name = refs[0].root_reference.data
+    func = ev.funcs.get(name)
+    if func is None or not func.body.blocks:
+        raise InterpreterError(
+            f"custom_call @{target} calls @{name}, which is not a function with a body"
+        )
+    return func
+
+
+def has_called_computations(op: Any) -> bool:
+    calls = op.properties.get("called_computations") or op.attributes.get("called_computations")
+    return isinstance(calls, ArrayAttr) and len(calls.data) > 0
+
+
+def call_body(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+    """`fused`, `CustomSPMDPartitioning`: the function in `called_computations` on the operands."""
+    results = ev.run_func(called_function(ev, op), list(args))
+    if len(results) != len(op.results):
+        raise InterpreterError(
+            f"custom_call @{op.properties['call_target_name'].data} has {len(op.results)} results, "
+            f"the function it calls returns {len(results)}"
+        )
+    return list(results)
+
+
+def custom_partitioning(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+    if not has_called_computations(op):
+        raise NO_PARTITIONED_BODY.error(CUSTOM_PARTITIONING)
+    return call_body(ev, op, args)
 
 
 # ----------------------------------------------------------------------------------- shard_map
@@ -174,11 +355,60 @@ def spmd_shard_to_full(ev: Any, op: Any, args: list[Any]) -> list[Any]:
 JAX_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     "Sharding": _identity,
     "annotate_device_placement": _identity,
-    **{name: _host_callback for name in HOST_CALLBACKS},
+    "LayoutConstraint": _identity,
+    "Pin": _identity,
+    "Unpin": _identity,
+    "xla.sdy.FuncResultSharding": _identity,
+    "AllocateBuffer": _new_buffer,
+    "CreateBuffer": _new_buffer,
+    **dict.fromkeys(REFUSALS, _refuse),
 }
 JAX_EVALUATOR_TARGETS: dict[str, Callable[[Any, Any, list[Any]], list[Any]]] = {
     "SPMDFullToShardShape": spmd_full_to_shard,
     "SPMDShardToFullShape": spmd_shard_to_full,
+    "fused": call_body,
+    CUSTOM_PARTITIONING: custom_partitioning,
 }
 
-__all__ = ["HOST_CALLBACKS", "JAX_EVALUATOR_TARGETS", "JAX_TARGETS"]
+_GPU = frozenset({"cuda", "rocm"})
+PLATFORMS: dict[str, frozenset[str]] = {
+    "AllocateBuffer": frozenset({"tpu"}) | _GPU,
+    "fused": frozenset({"cuda"}),
+    "xla_buffer_python_cpu_callback": frozenset({"cpu"}),
+    "xla_buffer_python_gpu_callback": _GPU,
+    "xla_buffer_python_gpu_callback_cmd_buffer": _GPU,
+}
+"""The targets JAX emits for some platforms only (every other target here: any platform)."""
+
+FORMS: dict[str, tuple[str, ...]] = {
+    "LayoutConstraint": ("x [, result shape i32[r]] -> x, api 1, result_layouts (jax >= 0.4.31)",),
+    "AllocateBuffer": ("() -> tensor, static shape (jax >= 0.7.1)",),
+    "CreateBuffer": ("() -> memref, static shape (jax >= 0.8.0)",),
+    "Pin": ("tensor -> memref [, backend_config JSON memory-space color] (jax >= 0.8.0)",),
+    "Unpin": ("memref -> tensor (jax >= 0.8.0)",),
+    "xla.sdy.FuncResultSharding": ("x -> x, Shardy round-trip form (jax artifacts 2025-04..06)",),
+    "fused": (
+        "operands -> results of called_computations = [@body], mhlo.backend_config "
+        "{out_spaces, inlineable, MUST_FUSE} (jax >= 0.7.2)",
+    ),
+    CUSTOM_PARTITIONING: (
+        "with called_computations = [@body]: the body; JAX's own form (backend_config = key of a "
+        "Python object, no body; jax >= 0.3.24) is refused",
+    ),
+}
+"""The forms each target accepts, with the JAX releases that wrote them (for the listing)."""
+
+__all__ = [
+    "BUFFER_CALLBACKS",
+    "FORMS",
+    "HOST_CALLBACKS",
+    "JAX_EVALUATOR_TARGETS",
+    "JAX_TARGETS",
+    "NO_PARTITIONED_BODY",
+    "PLATFORMS",
+    "REFUSALS",
+    "Refusal",
+    "call_body",
+    "called_function",
+    "split_shape_operands",
+]

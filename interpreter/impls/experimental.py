@@ -8,10 +8,23 @@
 - `@stablehlo.dynamic_rng_bit_generator(initial_state, output_shape) {rng_algorithm = ...}`:
   `rng_bit_generator` with its output shape as a tensor;
 - `@stablehlo.dynamic_top_k(operand, k)`: `chlo.top_k` with `k` as a 0-d tensor;
-- `@ApproxTopK(operands..., init_values..., [shape operands]) {called_computations = [@comparator],
-  mhlo.backend_config = {top_k, reduction_dim, ...}}`: computed exactly (a sort by the comparator,
-  then the first `top_k` along `reduction_dim`), which is XLA's CPU fallback and meets any
-  `recall_target`.
+- `@ApproxTopK(operand, iota, init_value, init_arg, [shape operands]) {called_computations =
+  [@comparator], mhlo.backend_config = {top_k, reduction_dim, recall_target, aggregate_to_topk,
+  reduction_input_size_override[, is_fallback]}}` (`jax/_src/lax/ann.py:321-350`, JAX's lowering of
+  `approx_max_k`/`approx_min_k` for every platform; TPU's without `is_fallback`) and
+  `@stablehlo.dynamic_approx_top_k(operand, iota, init_value, init_arg, k, [shape operands])` (the
+  same with `k` a symbolic size: the scalar operand `k` instead of `top_k`, `ann.py:351-358`; JAX
+  >= 0.4.29): one computation.  The results are exact: a stable sort by the comparator along
+  `reduction_dim`, then its first `k` (values and their indices).  That is what XLA's CPU/GPU fallback
+  computes (the lowering marks it `is_fallback`), and it is a valid answer of the TPU's approximate
+  algorithm too: that algorithm promises the true top k with recall >= `recall_target` (expected
+  fraction of the true top k it returns), and the exact answer has recall 1.  The TPU's own answer
+  may differ on elements its bucketed reduction drops and in the order of ties, so compare TPU
+  programs by recall, not by position.  `reduction_input_size_override` only changes the TPU's recall
+  estimate and is ignored.  With `aggregate_to_topk = false` the result keeps R >= k elements along
+  `reduction_dim` (R from the result type, or from its shape operand when dynamic, XLA's
+  `ApproxTopKReductionOutputSize`): the exact top R, sorted, which contains the true top k (a valid
+  partial reduction) and equals XLA CPU's answer.
 """
 
 from __future__ import annotations
@@ -19,32 +32,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.custom_calls.jax_targets import called_function, split_shape_operands
 from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.reduction import reduce_window_by_region, sort_by_region
 from stablehlo_py.semantics import chlo as chlo_sem
 from stablehlo_py.semantics import random as rnd
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, SymbolRefAttr
+from xdsl.dialects.builtin import DictionaryAttr
 
 from stablehlo_py.errors import InterpreterError
 
 
 def _called_body(ev: Any, op: Any) -> Any:
     """The body region of the one function in `called_computations`."""
-    target = op.properties["call_target_name"].data
-    calls = A.attr(op, "called_computations")
-    refs = list(calls.data) if isinstance(calls, ArrayAttr) else []
-    if len(refs) != 1 or not isinstance(refs[0], SymbolRefAttr):
-        raise InterpreterError(
-            f"custom_call @{target} needs called_computations = [@body] naming one function"
-        )
-    name = refs[0].root_reference.data
-    func = ev.funcs.get(name)
-    if func is None or not func.body.blocks:
-        raise InterpreterError(
-            f"custom_call @{target} calls @{name}, which is not a function with a body"
-        )
-    return func.body
+    return called_function(ev, op).body
 
 
 def _ints(value: Any) -> list[int]:
@@ -104,48 +105,87 @@ def dynamic_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return [values, indices.astype(A.result_dtype(op, 1))]
 
 
-def _backend_config(op: Any) -> dict[str, Any]:
+def _backend_config(op: Any, target: str) -> dict[str, Any]:
     cfg = op.attributes.get("mhlo.backend_config")
     if not isinstance(cfg, DictionaryAttr):
         raise InterpreterError(
-            "custom_call @ApproxTopK needs an mhlo.backend_config dictionary (top_k, reduction_dim)"
+            f"custom_call @{target} needs an mhlo.backend_config dictionary (reduction_dim, ...)"
         )
     return {k: A.value_of(v) for k, v in cfg.data.items()}
 
 
-@builtin("ApproxTopK", EVALUATOR)
-def approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
-    cfg = _backend_config(op)
-    shape_idx = A.attr(op, "indices_of_shape_operands")
-    n_shape = 0 if shape_idx is None else len(_ints(A.value_of(shape_idx)))
-    n = (len(args) - n_shape) // 2
-    if n < 1 or len(op.results) != n or 2 * n + n_shape != len(args):
+def _result_size(op: Any, shapes: list[Any], dim: int, target: str) -> int:
+    """The size of result 0 along `dim`: its type's, or its shape operand's when dynamic."""
+    size = op.results[0].type.get_shape()[dim]
+    if size >= 0:
+        return int(size)
+    if not shapes:
         raise InterpreterError(
-            "custom_call @ApproxTopK takes operands..., init_values... (and shape operands) and returns "
-            f"one result per operand; got {len(args)} operands and {len(op.results)} results"
+            f"custom_call @{target}: result 0 has a dynamic size along reduction_dim = {dim} and no "
+            "shape operand (indices_of_shape_operands) gives it"
         )
-    if "top_k" not in cfg or "reduction_dim" not in cfg:
+    return _ints(shapes[0])[dim]
+
+
+def _top_k(ev: Any, op: Any, args: list[Any], target: str, k_operand: bool) -> list[Any]:
+    """`ApproxTopK` (`k_operand` false: k is `top_k` in the config) and
+    `stablehlo.dynamic_approx_top_k` (k is the operand after the init values)."""
+    cfg = _backend_config(op, target)
+    operands, shapes = split_shape_operands(args, A.get(op, "indices_of_shape_operands"))
+    k_arg = operands.pop() if k_operand and operands else None
+    n = len(operands) // 2
+    if n < 1 or len(op.results) != n or 2 * n != len(operands):
         raise InterpreterError(
-            "custom_call @ApproxTopK: mhlo.backend_config needs top_k and reduction_dim"
+            f"custom_call @{target} takes operands..., init_values...{', k' if k_operand else ''} "
+            "(and shape operands) and returns one result per operand; got "
+            f"{len(args)} operands and {len(op.results)} results"
         )
-    k, dim = int(cfg["top_k"]), int(cfg["reduction_dim"])
-    if not cfg.get("aggregate_to_topk", True):
+    if k_arg is None and "top_k" not in cfg or "reduction_dim" not in cfg:
         raise InterpreterError(
-            "custom_call @ApproxTopK with aggregate_to_topk = false is not supported by the interpreter"
+            f"custom_call @{target}: mhlo.backend_config needs "
+            f"{'' if k_operand else 'top_k and '}reduction_dim"
         )
-    inputs = [np.asarray(a) for a in args[:n]]
-    if not 0 <= dim < inputs[0].ndim or k > inputs[0].shape[dim]:
+    if k_arg is not None and np.ndim(k_arg) != 0:
         raise InterpreterError(
-            f"custom_call @ApproxTopK: top_k = {k} along reduction_dim = {dim} does not fit operand shape "
+            f"custom_call @{target}: k must be a 0-d integer tensor, got shape {list(np.shape(k_arg))}"
+        )
+    k = int(np.asarray(k_arg if k_arg is not None else cfg["top_k"]))
+    dim = int(cfg["reduction_dim"])
+    inputs = [np.asarray(a) for a in operands[:n]]
+    if not 0 <= dim < inputs[0].ndim or not 0 <= k <= inputs[0].shape[dim]:
+        raise InterpreterError(
+            f"custom_call @{target}: k = {k} along reduction_dim = {dim} does not fit operand shape "
             f"{list(inputs[0].shape)}"
+        )
+    size = k if cfg.get("aggregate_to_topk", True) else _result_size(op, shapes, dim, target)
+    if not k <= size <= inputs[0].shape[dim]:
+        raise InterpreterError(
+            f"custom_call @{target} with aggregate_to_topk = false: the results keep {size} elements "
+            f"along reduction_dim = {dim}, outside [k = {k}, {inputs[0].shape[dim]}]"
         )
     ordered = sort_by_region(ev, _called_body(ev, op), inputs, dim, True, {})
     out = []
     for i, x in enumerate(ordered):
-        top = np.take(np.asarray(x), np.arange(k), axis=dim)
+        top = np.take(np.asarray(x), np.arange(size), axis=dim)
         want = A.result_dtype(op, i)
         out.append(top if top.dtype == want else top.astype(want))
     return out
 
 
-__all__ = ["approx_top_k", "dynamic_reduce_window", "dynamic_rng_bit_generator", "dynamic_top_k"]
+@builtin("ApproxTopK", EVALUATOR)
+def approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+    return _top_k(ev, op, args, "ApproxTopK", False)
+
+
+@builtin("stablehlo.dynamic_approx_top_k", EVALUATOR)
+def dynamic_approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
+    return _top_k(ev, op, args, "stablehlo.dynamic_approx_top_k", True)
+
+
+__all__ = [
+    "approx_top_k",
+    "dynamic_approx_top_k",
+    "dynamic_reduce_window",
+    "dynamic_rng_bit_generator",
+    "dynamic_top_k",
+]
