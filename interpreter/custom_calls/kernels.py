@@ -1,11 +1,11 @@
-"""User kernels: custom calls whose computation is not StableHLO but code for one compiler or library
-(Pallas on TPU/Mosaic, Mosaic GPU, Triton, cuDNN, MIOpen).  Each is refused with one
-`NotSupportedError` naming the kind of kernel, what the call carries instead of a StableHLO body, what
-alone can run it, and how to export a program that runs here.
+"""User kernels: custom calls whose computation is not StableHLO but code for one compiler or
+library (Pallas on TPU/Mosaic, Mosaic GPU, Triton, cuDNN, MIOpen).  Each is refused with one
+`NotSupportedError` naming the kind of kernel, what the call carries instead of a StableHLO body,
+what alone can run it, and how to export a program that runs here.
 
-The one exception is `__cudnn$fusion` (`jax._src.cudnn.fusion.cudnn_fusion`): XLA hands the function in
-its `called_computations` to cuDNN as one graph, but that function is ordinary StableHLO, the definition
-of what the fusion computes; it runs here as that function.
+The one exception is `__cudnn$fusion` (`jax._src.cudnn.fusion.cudnn_fusion`): XLA hands the function
+in its `called_computations` to cuDNN as one graph, but that function is ordinary StableHLO, the
+definition of what the fusion computes; it runs here as that function.
 
 Evidence for each name (`SP/` = the installed jax/jaxlib 0.12.0.1 site-packages, `jax@<tag>` = the
 jax-ml/jax repository at that tag or commit) is given next to it."""
@@ -87,7 +87,8 @@ CUDNN_ATTENTION = KernelKind(
     "it has no StableHLO body, only a cuDNN attention graph described by backend_config (scale, "
     "mask, dropout)",
     "cuDNN",
-    "Export the program with `jax.nn.dot_product_attention(..., implementation='xla')` to run it here",
+    "Export the program with `jax.nn.dot_product_attention(..., implementation='xla')` to run it "
+    "here",
     CUDA,
 )
 CUDNN_BLOCK_SCALED_DOT = KernelKind(
@@ -95,7 +96,8 @@ CUDNN_BLOCK_SCALED_DOT = KernelKind(
     "it has no StableHLO body, only a cuDNN block-scaled (MX) matmul graph described by "
     "backend_config",
     "cuDNN",
-    "Export `jax.nn.scaled_matmul` for platforms=['cpu'], where it lowers to StableHLO, to run it here",
+    "Export `jax.nn.scaled_matmul` for platforms=['cpu'], where it lowers to StableHLO, to run it "
+    "here",
     CUDA,
 )
 CUDNN_RNN = KernelKind(
@@ -103,14 +105,14 @@ CUDNN_RNN = KernelKind(
     "it has no StableHLO body, only an opaque RNN descriptor in backend_config (weights in cuDNN's "
     "packed layout)",
     "cuDNN",
-    "Export the program with the reference implementation `jax.experimental.rnn.lstm_ref` to run it "
-    "here",
+    "Export the program with the reference implementation `jax.experimental.rnn.lstm_ref` to run "
+    "it here",
     CUDA,
 )
 MIOPEN_RNN = KernelKind(
     "MIOpen RNN",
-    "it has no StableHLO body, only an opaque RNN descriptor in backend_config (weights in MIOpen's "
-    "packed layout)",
+    "it has no StableHLO body, only an opaque RNN descriptor in backend_config (weights in "
+    "MIOpen's packed layout)",
     "MIOpen",
     CUDNN_RNN.instead,
     ROCM,
@@ -134,12 +136,15 @@ XLA_GPU = KernelKind(
 KERNELS: dict[str, KernelKind] = {
     "tpu_custom_call": PALLAS_TPU,  # SP/jax/_src/tpu_custom_call.py:475-476
     "mosaic_gpu_v2": PALLAS_MOSAIC_GPU,  # SP/jax/experimental/mosaic/gpu/core.py:368-369
-    "mosaic_gpu": PALLAS_MOSAIC_GPU,  # jax@jax-v0.7.0:jax/experimental/mosaic/gpu/core.py:222 (0.4.30-0.7)
-    "__gpu$xla.gpu.triton": PALLAS_TRITON,  # SP/jax/_src/pallas/triton/pallas_call_registration.py:159
+    # jax 0.4.30 - 0.7: jax@jax-v0.7.0:jax/experimental/mosaic/gpu/core.py:222
+    "mosaic_gpu": PALLAS_MOSAIC_GPU,
+    # SP/jax/_src/pallas/triton/pallas_call_registration.py:34, 159
+    "__gpu$xla.gpu.triton": PALLAS_TRITON,
     "triton_kernel_call": TRITON_COMPILED,  # SP/jaxlib/gpu_triton.py:24 (CUDA), :43 (ROCm)
     # not yet the default: jax@cec06d116c:jax/_src/pallas/triton/pallas_call_registration.py:39, 203
     "triton_kernel_call_ffi": TRITON_COMPILED,
-    "__op$block_scaled_dot": CUDNN_BLOCK_SCALED_DOT,  # SP/jax/_src/cudnn/scaled_matmul_stablehlo.py:41, 95
+    # SP/jax/_src/cudnn/scaled_matmul_stablehlo.py:41, 95
+    "__op$block_scaled_dot": CUDNN_BLOCK_SCALED_DOT,
     # f"{platform}dnn_rnn_ffi" with platform "cu" / "hip": SP/jaxlib/gpu_rnn.py:86, 94-95
     "cudnn_rnn_ffi": CUDNN_RNN,
     "hipdnn_rnn_ffi": MIOPEN_RNN,
@@ -158,7 +163,8 @@ KERNELS: dict[str, KernelKind] = {
 KERNEL_PREFIXES: dict[str, KernelKind] = {
     # the 10 names of SP/jax/_src/cudnn/fused_attention_stablehlo.py:253-266
     "__cudnn$fmha": CUDNN_ATTENTION,
-    # the same, misspelled until jax@5da43a4c55 (2024-02-21, "Fix misspelled cuDNN custom call targets")
+    # the same, misspelled until jax@5da43a4c55 (2024-02-21, "Fix misspelled cuDNN custom call
+    # targets")
     "__cudnn$fhma": CUDNN_ATTENTION,
     # any other cuDNN graph (e.g. XLA's own `__cudnn$conv*` names)
     "__cudnn$": CUDNN,

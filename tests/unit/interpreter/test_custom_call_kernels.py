@@ -1,7 +1,7 @@
 """User kernels (Pallas TPU/Mosaic, Mosaic GPU, Triton, cuDNN, MIOpen): each is refused with one
 NotSupportedError naming the kind of kernel and why it cannot be interpreted; the listing shows each
-name and prefix with its platforms; `__cudnn$fusion` runs its StableHLO body; an unknown name keeps the
-generic message."""
+name and prefix with its platforms; `__cudnn$fusion` runs its StableHLO body; an unknown name keeps
+the generic message."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from stablehlo_py.errors import InterpreterError, NotSupportedError
 
 PROGRAM = """
 func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = stablehlo.custom_call @"TARGET"(%arg0) {backend_config = "opaque"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = stablehlo.custom_call @"TARGET"(%arg0) {backend_config = "opaque"}
+      : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 """
@@ -93,7 +94,8 @@ def test_pallas_refusals_point_at_interpret_mode() -> None:
 def test_the_longest_prefix_and_exact_rows_win() -> None:
     assert kernel_kind("__cudnn$fmhaSoftmaxF8").kind == "cuDNN fused attention"  # not plain cuDNN
     assert kernel_kind("__cudnn$convForward").kind == "cuDNN"
-    assert kernel_kind("__gpu$xla.gpu.triton").kind == "Pallas Triton"  # its own row, not the prefix
+    # its own row, not the prefix's
+    assert kernel_kind("__gpu$xla.gpu.triton").kind == "Pallas Triton"
     assert kernel_kind("cudnn_rnn_ffi_v2") is None  # exact names are exact
     assert kernel_kind("__cudnn") is None
     assert kernel_kind("my_kernel") is None
@@ -128,8 +130,10 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>, %z: tensor<2x2xf32>) -
       : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
-func.func private @fn.impl(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>, %z: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  %0 = stablehlo.dot_general %x, %y, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+func.func private @fn.impl(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>, %z: tensor<2x2xf32>)
+    -> tensor<2x2xf32> {
+  %0 = stablehlo.dot_general %x, %y, contracting_dims = [1] x [0]
+      : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
   %1 = stablehlo.add %0, %z : tensor<2x2xf32>
   return %1 : tensor<2x2xf32>
 }
