@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr
+from stablehlo_py.interpreter.custom_calls.jax_targets import call_body
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
 
@@ -218,23 +218,11 @@ KERNEL_PREFIX_TARGETS: list[tuple[str, Callable[[Any], Any], frozenset[str], tup
 # ------------------------------------------------------------------------ __cudnn$fusion
 
 
-def cudnn_fusion(ev: Any, op: Any, operands: list[Any]) -> list[Any]:
-    """`__cudnn$fusion(args) {called_computations = [@f.impl]}` (SP/jax/_src/cudnn/fusion.py:54-68):
-    the called function, run on the operands."""
-    refs = op.properties.get("called_computations") or op.attributes.get("called_computations")
-    refs = list(refs.data) if isinstance(refs, ArrayAttr) else []
-    names = [r.root_reference.data for r in refs if isinstance(r, SymbolRefAttr)]
-    if len(names) != 1:
-        raise InterpreterError(
-            "custom_call @__cudnn$fusion needs called_computations = [@f] naming the one function "
-            "it fuses (as jax's cudnn_fusion writes it)"
-        )
-    return ev.call(names[0], list(operands))
-
-
 CUDNN_FUSION_FORM = "called_computations = [@f], f run on the operands (jax >= 0.4.32)"
 KERNEL_EVALUATOR_TARGETS: dict[str, Callable[[Any, Any, list[Any]], list[Any]]] = {
-    "__cudnn$fusion": cudnn_fusion,
+    # `__cudnn$fusion(args) {called_computations = [@f.impl]}` (SP/jax/_src/cudnn/fusion.py:54-68):
+    # the called function, run on the operands
+    "__cudnn$fusion": call_body,
 }
 
 __all__ = [

@@ -149,7 +149,7 @@ def test_a_cudnn_fusion_runs_its_stablehlo_body() -> None:
 
 def test_a_cudnn_fusion_without_its_body_is_an_error() -> None:
     text = CUDNN_FUSION.replace(" {called_computations = [@fn.impl]}", "")
-    with pytest.raises(InterpreterError, match="needs called_computations = \\[@f\\]"):
+    with pytest.raises(InterpreterError, match="needs called_computations = \\[@body\\]"):
         run(text, *(np.zeros(s, np.float32) for s in ((2, 3), (3, 2), (2, 2))))
 
 
