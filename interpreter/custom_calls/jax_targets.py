@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.custom_calls.registry import ANY_PLATFORM
 from stablehlo_py.interpreter.custom_calls.sharding import (
     HloSharding,
     assemble,
@@ -398,11 +399,27 @@ FORMS: dict[str, tuple[str, ...]] = {
 }
 """The forms each target accepts, with the JAX releases that wrote them (for the listing)."""
 
+Family = tuple[dict[str, Callable[..., Any]], frozenset[str], tuple[str, ...]]
+
+
+def _families(table: dict[str, Callable[..., Any]]) -> tuple[Family, ...]:
+    return tuple(
+        ({name: fn}, PLATFORMS.get(name, ANY_PLATFORM), FORMS.get(name, ()))
+        for name, fn in table.items()
+    )
+
+
+JAX_FAMILIES = _families(JAX_TARGETS)
+JAX_EVALUATOR_FAMILIES = _families(JAX_EVALUATOR_TARGETS)
+"""(targets, their platforms, the forms they accept), as `builtins.load` registers families."""
+
 __all__ = [
     "BUFFER_CALLBACKS",
     "FORMS",
     "HOST_CALLBACKS",
+    "JAX_EVALUATOR_FAMILIES",
     "JAX_EVALUATOR_TARGETS",
+    "JAX_FAMILIES",
     "JAX_TARGETS",
     "NO_PARTITIONED_BODY",
     "PLATFORMS",

@@ -366,3 +366,16 @@ def test_platform_and_form_tables_name_known_targets() -> None:
         assert platforms and platforms <= set(PLATFORMS)
     assert jax_targets.PLATFORMS["AllocateBuffer"] == {"tpu", "cuda", "rocm"}
     assert jax_targets.PLATFORMS["xla_buffer_python_cpu_callback"] == {"cpu"}
+
+
+def test_families_give_each_target_its_platforms_and_forms() -> None:
+    # what builtins.load registers: one family per target, platforms from PLATFORMS (else any)
+    families = {
+        name: (platforms, forms)
+        for table, platforms, forms in (*jax_targets.JAX_FAMILIES, *jax_targets.JAX_EVALUATOR_FAMILIES)
+        for name in table
+    }
+    assert set(families) == {*jax_targets.JAX_TARGETS, *jax_targets.JAX_EVALUATOR_TARGETS}
+    assert families["fused"][0] == {"cuda"} and families["LayoutConstraint"][0] == set(PLATFORMS)
+    assert families["AllocateBuffer"][1] == jax_targets.FORMS["AllocateBuffer"]
+    assert families["Sharding"][1] == ()
