@@ -16,7 +16,7 @@ lowering before XLA partitions it; `jax/_src/interpreters/mlir.py` `wrap_with_*`
   manual axes only, and the auto axes do not change the values;
 - host callbacks (`jax.pure_callback`, `io_callback`, `jax.debug.callback`: `xla_ffi_python_cpu_callback`
   and kin), buffer callbacks, `InspectSharding`, `tf.call_tf_function` and a `CustomSPMDPartitioning`
-  without its body are refused (`REFUSALS`, one message): what they call lives in the process that
+  without its body are refused (`REFUSALS`, `NO_PARTITIONED_BODY`: one message): what they call lives in the process that
   traced the program (or in the TensorFlow program around it) and is not part of the artifact;
 - markers with no effect on values: `@LayoutConstraint(x[, result shape])` (a layout request, x
   itself), `@Pin(x)`/`@Unpin(x)` (a value moved into / out of a pinned buffer, JAX's `new_ref(...,
@@ -24,22 +24,22 @@ lowering before XLA partitions it; `jax/_src/interpreters/mlir.py` `wrap_with_*`
 - `@AllocateBuffer()` (`lax.empty`/`jnp.empty` on TPU and GPU) and `@CreateBuffer()` (JAX's
   `create_linear`): a new buffer of the result type.  XLA leaves its contents uninitialized, so any
   value is a correct result; the interpreter returns zeros (deterministic, and what `lax.empty`
-  gives on CPU, where JAX lowers it to a broadcast zero: `jax/_src/lax/lax.py:10560-10566`);
+  gives on CPU, where JAX lowers it to a broadcast zero: `jax/_src/lax/lax.py:10560-10567`);
 - `@fused(...) {called_computations = [@body]}` (`jax.experimental.fused`, a fusion request on CUDA)
   and `@CustomSPMDPartitioning(...)` with a body in `called_computations`: the body, called on the
   operands (how the values are computed does not depend on fusion or partitioning).
 
-Evidence (jax 0.12.0.1, `jax/_src/...`, first jax release from the jax-ml/jax history in brackets):
+Evidence (jax 0.12.0.1, paths under `jax/_src/` unless `jax/...`; first jax release from the jax-ml/jax history in brackets):
 `LayoutConstraint` `interpreters/mlir.py:3329-3350` (result-shape operand when dynamic) [0.4.31];
 `AllocateBuffer` `lax/lax.py:10541-10559` (tpu and gpu lowerings only) [0.7.1]; `CreateBuffer`,
 `Pin`, `Unpin` `state/primitives.py:1248-1316` (Pin/Unpin results/operands are `memref` types)
-[0.8.0]; `fused` `experimental/fused.py:55-72` (registered for cuda only) [0.7.2];
-`CustomSPMDPartitioning` `custom_partitioning.py:645-656` (no `called_computations`: the body comes
+[0.8.0]; `fused` `jax/experimental/fused.py:55-78` (registered for cuda only) [0.7.2];
+`CustomSPMDPartitioning` `custom_partitioning.py:647-656` (no `called_computations`: the body comes
 from the user's `partition` callback at XLA partitioning time; with one device JAX inlines the body
-instead, lines 583-606) [0.3.24]; `InspectSharding` `debugging.py:719-769` (backend_config is a
+instead, lines 584-614) [0.3.24]; `InspectSharding` `debugging.py:721-774` (backend_config is a
 pointer to a Python callback) [0.3.18]; `xla_buffer_python_{cpu,gpu}_callback[_cmd_buffer]`
 `buffer_callback.py:239-262` (`_cmd_buffer` for cuda/rocm only) [0.6.1]; `tf.call_tf_function`
-`experimental/jax2tf/call_tf.py:693-705` [0.4.9]; `xla.sdy.FuncResultSharding`: XLA's Shardy
+`jax/experimental/jax2tf/call_tf.py:680-705` [0.4.9]; `xla.sdy.FuncResultSharding`: XLA's Shardy
 round-trip export (`xla/service/spmd/shardy/constants.h`), in JAX artifacts of 2025-04..06
 (`export_back_compat_test_data/annotate_data_placement.py`)."""
 
@@ -72,7 +72,7 @@ def split_shape_operands(
 ) -> tuple[list[Any], list[Any]]:
     """(the operands proper, the result-shape operands): JAX passes the shapes of results with
     dynamic shapes as extra operands and lists their positions in `indices_of_shape_operands`
-    (`jax/_src/interpreters/mlir.py:3529-3543`); `indices` is that attribute's value (or None)."""
+    (`jax/_src/interpreters/mlir.py:3532-3542`); `indices` is that attribute's value (or None)."""
     if indices is None:
         return list(operands), []
     drop = [int(i) for i in np.asarray(indices).reshape(-1)]
@@ -121,9 +121,10 @@ def _new_buffer(ctx: Any) -> list[np.ndarray]:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a custom call cannot run here: what it is (and what it calls), what the artifact lacks,
-    and how to get a program that runs."""
+    """Why a custom call cannot run here: its kind (for the listing), what it is (and what it
+    calls), what the artifact lacks, and how to get a program that runs."""
 
+    kind: str
     what: str
     missing: str
     how: str
@@ -157,6 +158,7 @@ REFUSALS: dict[str, Refusal] = {
     **dict.fromkeys(
         HOST_CALLBACKS,
         Refusal(
+            "host callback",
             "a JAX host callback (jax.pure_callback, io_callback or jax.debug.callback/print): it "
             "calls a Python function of the process that traced the program, identified only by "
             "an opaque descriptor",
@@ -167,6 +169,7 @@ REFUSALS: dict[str, Refusal] = {
     **dict.fromkeys(
         BUFFER_CALLBACKS,
         Refusal(
+            "buffer callback",
             "a JAX buffer callback (jax.experimental.buffer_callback): it calls a Python function "
             "of the process that traced the program on the raw buffers, identified only by its "
             "index in that process's list of callbacks",
@@ -175,6 +178,7 @@ REFUSALS: dict[str, Refusal] = {
         ),
     ),
     "InspectSharding": Refusal(
+        "sharding inspection callback",
         "JAX's sharding inspection (jax.debug.inspect_array_sharding in a program for several "
         "devices): XLA's partitioner calls a Python function of the process that traced the "
         "program, named by a pointer in backend_config",
@@ -183,6 +187,7 @@ REFUSALS: dict[str, Refusal] = {
         "device, where JAX calls it while tracing and writes no custom call",
     ),
     "tf.call_tf_function": Refusal(
+        "TensorFlow function",
         "a TensorFlow function called with jax2tf.call_tf(..., call_tf_graph=True): it runs a "
         "graph of the TensorFlow program around the artifact, named only by its index "
         "(tf.backend_config called_index), and needs TensorFlow",
@@ -194,6 +199,7 @@ REFUSALS: dict[str, Refusal] = {
 """Targets refused outright, by name."""
 
 NO_PARTITIONED_BODY = Refusal(
+    "custom_partitioning without its body",
     "a jax.experimental.custom_partitioning function lowered for several devices: its body is made "
     "by the user's partition callback when XLA's partitioner calls back into the process that "
     "traced the program (backend_config is the key of that Python object)",
@@ -382,6 +388,7 @@ PLATFORMS: dict[str, frozenset[str]] = {
 """The targets JAX emits for some platforms only (every other target here: any platform)."""
 
 FORMS: dict[str, tuple[str, ...]] = {
+    **{name: (f"refused: {r.kind}",) for name, r in REFUSALS.items()},
     "LayoutConstraint": ("x [, result shape i32[r]] -> x, api 1, result_layouts (jax >= 0.4.31)",),
     "AllocateBuffer": ("() -> tensor, static shape (jax >= 0.7.1)",),
     "CreateBuffer": ("() -> memref, static shape (jax >= 0.8.0)",),

@@ -10,10 +10,10 @@
 - `@stablehlo.dynamic_top_k(operand, k)`: `chlo.top_k` with `k` as a 0-d tensor;
 - `@ApproxTopK(operand, iota, init_value, init_arg, [shape operands]) {called_computations =
   [@comparator], mhlo.backend_config = {top_k, reduction_dim, recall_target, aggregate_to_topk,
-  reduction_input_size_override[, is_fallback]}}` (`jax/_src/lax/ann.py:321-350`, JAX's lowering of
+  reduction_input_size_override[, is_fallback]}}` (`jax/_src/lax/ann.py:321-349`, JAX's lowering of
   `approx_max_k`/`approx_min_k` for every platform; TPU's without `is_fallback`) and
   `@stablehlo.dynamic_approx_top_k(operand, iota, init_value, init_arg, k, [shape operands])` (the
-  same with `k` a symbolic size: the scalar operand `k` instead of `top_k`, `ann.py:351-358`; JAX
+  same with `k` a symbolic size: the scalar operand `k` instead of `top_k`, `ann.py:350-358`; JAX
   >= 0.4.29): one computation.  The results are exact: a stable sort by the comparator along
   `reduction_dim`, then its first `k` (values and their indices).  That is what XLA's CPU/GPU fallback
   computes (the lowering marks it `is_fallback`), and it is a valid answer of the TPU's approximate

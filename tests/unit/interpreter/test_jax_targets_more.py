@@ -213,7 +213,7 @@ func.func private @body(%a: tensor<4x2xf32>) -> tensor<4x2xf32> {
 
 
 def test_custom_partitioning_as_jax_writes_it_is_refused() -> None:
-    # jax's own form (custom_partitioning.py:645-656): no body, a key of a Python object
+    # jax's own form (custom_partitioning.py:647-656): no body, a key of a Python object
     with pytest.raises(NotSupportedError) as e:
         run(PARTITIONED.replace("BODY", ""), np.ones((4, 2), np.float32))
     msg = str(e.value)
@@ -379,3 +379,5 @@ def test_families_give_each_target_its_platforms_and_forms() -> None:
     assert families["fused"][0] == {"cuda"} and families["LayoutConstraint"][0] == set(PLATFORMS)
     assert families["AllocateBuffer"][1] == jax_targets.FORMS["AllocateBuffer"]
     assert families["Sharding"][1] == ()
+    assert families["tf.call_tf_function"][1] == ("refused: TensorFlow function",)
+    assert families["xla_python_gpu_callback"][1] == ("refused: host callback",)
