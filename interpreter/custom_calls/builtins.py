@@ -2,7 +2,7 @@
 declare (`check.*`, `shape_assertion`, the experimental ops; loaded with the op implementations), JAX's
 CPU LAPACK kernels (`lapack.LAPACK_TARGETS`) and JAX's sharding markers and refusals
 (`jax_targets.JAX_TARGETS`), and the refusals of user kernels (Pallas, Mosaic, Triton, cuDNN;
-`kernels.py`), JAX's GPU Threefry kernels (`prng.py`)."""
+`kernels.py`), JAX's GPU Threefry kernels (`prng.py`) and its cuSOLVER / hipSOLVER targets (`gpu/`)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def load(registry: Any) -> None:
         KERNEL_FAMILIES,
         KERNEL_PREFIX_TARGETS,
     )
+    from stablehlo_py.interpreter.custom_calls.gpu import GPU_FAMILIES
     from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_TARGETS
     from stablehlo_py.interpreter.custom_calls.prng import PRNG_FAMILIES
     from stablehlo_py.interpreter.registry import load_impls
@@ -37,6 +38,7 @@ def load(registry: Any) -> None:
         (JAX_TARGETS, ANY_PLATFORM, ()),
         *KERNEL_FAMILIES,
         *PRNG_FAMILIES,
+        *GPU_FAMILIES,
     )
     for table, platforms, forms in families:
         for name, fn in table.items():

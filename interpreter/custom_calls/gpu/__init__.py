@@ -1,0 +1,13 @@
+"""JAX's CUDA and ROCm linear-algebra targets (cuSOLVER / hipSOLVER), run on the LAPACK kernels
+(`common.py` says why that is exact): one module per decomposition."""
+
+from __future__ import annotations
+
+from stablehlo_py.interpreter.custom_calls.gpu import cholesky, eigh, lu, qr
+from stablehlo_py.interpreter.custom_calls.gpu.common import family
+
+GPU_FAMILIES = family({**cholesky.TARGETS, **lu.TARGETS, **qr.TARGETS, **eigh.TARGETS})
+"""(targets, platforms, forms) for `builtins.load`: `cusolver_*` and `cu_*` for CUDA, `hipsolver_*`
+and `hip_*` for ROCm."""
+
+__all__ = ["GPU_FAMILIES"]

@@ -1,0 +1,84 @@
+"""What JAX's cuSOLVER / hipSOLVER targets share, and how they run on the LAPACK kernels.
+
+JAX lowers a decomposition for CUDA and ROCm with the same `_linalg_ffi_lowering` it uses for the
+CPU (`jax/_src/lax/linalg.py`): the same operands, results, layouts (column-major for the largest
+rank) and `info` outputs, with two differences:
+- one target name per routine for every element type (`cusolver_potrf_ffi`), where LAPACK has one
+  per type (`lapack_spotrf_ffi`): the element type is the operand's;
+- boolean attributes (`lower = true`) where LAPACK's kernels take character codes (`uplo = 76`).
+cuSOLVER and hipSOLVER compute what LAPACK computes (same definitions, same pivoting and Householder
+conventions, `info` > 0 naming the failing minor or pivot), so each GPU target is its LAPACK
+kernel, called with the attributes translated (`on_lapack`).  Where a GPU routine's result is
+unique only up to signs or rotations (eigenvectors), LAPACK's is one valid result.
+
+The vendor prefixes: `cu` / `cusolver` for CUDA, `hip` / `hipsolver` for ROCm (`linalg.py`'s
+`target_name_prefix`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from stablehlo_py.interpreter.custom_calls.lapack.common import PREFIX_DTYPES, ffi_attributes
+
+from stablehlo_py.errors import InterpreterError
+
+VENDORS: dict[str, str] = {"cuda": "cu", "rocm": "hip"}
+"""Platform -> JAX's target-name prefix."""
+
+def ffi_form(since: str) -> str:
+    """The current form's description: typed FFI, first written by jax `since`."""
+    return f"typed FFI, attributes in mhlo.backend_config (jax >= {since})"
+
+_DTYPES = frozenset(PREFIX_DTYPES.values())
+
+
+def operand_dtype(ctx: Any) -> np.dtype:
+    """The element type of operand #0: one of LAPACK's four, else a clear error."""
+    if not ctx.operands:
+        raise InterpreterError(f"custom_call @{ctx.target_name} needs an operand")
+    dtype = np.asarray(ctx.operands[0]).dtype
+    if dtype not in _DTYPES:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} works on f32, f64, complex64 or complex128 matrices "
+            f"(as the GPU solver), got element type {dtype}"
+        )
+    return dtype
+
+
+def flag(ctx: Any, name: str, default: bool | None = None) -> bool:
+    """The boolean attribute `name` of the call's typed-FFI dictionary."""
+    attrs = ffi_attributes(ctx)
+    if name not in attrs:
+        if default is not None:
+            return default
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: missing boolean attribute '{name}' in its "
+            "backend_config dictionary"
+        )
+    return bool(attrs[name])
+
+
+def on_lapack(
+    ctx: Any, kernel: Callable[..., list[np.ndarray]], chars: dict[str, str] | None = None
+) -> list[np.ndarray]:
+    """Run the LAPACK kernel `kernel(ctx, dtype=...)` for this GPU call: the element type from the
+    operand, the attributes LAPACK's kernel reads given as its character codes (`chars`)."""
+    dtype = operand_dtype(ctx)
+    attributes = {k: v for k, v in ctx.attributes.items() if k != "mhlo.backend_config"}
+    config = {name: ord(c) for name, c in (chars or {}).items()}
+    return kernel(replace(ctx, backend_config=config, attributes=attributes), dtype=dtype)
+
+
+def family(
+    routine_targets: dict[str, tuple[Callable[[Any], list[np.ndarray]], str]],
+) -> tuple[tuple[dict[str, Callable[[Any], list[np.ndarray]]], frozenset[str], tuple[str, ...]], ...]:
+    """(targets, platforms, forms) for `builtins.load`, one per target and vendor, from
+    `{"solver_potrf_ffi": (fn, its form)}` (the name after the vendor prefix)."""
+    return tuple(
+        ({prefix + name: fn}, frozenset({platform}), (form,))
+        for name, (fn, form) in routine_targets.items()
+        for platform, prefix in VENDORS.items()
+    )

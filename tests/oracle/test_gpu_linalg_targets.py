@@ -1,0 +1,100 @@
+"""JAX's cuSOLVER / hipSOLVER targets (interpreter/custom_calls/gpu/) in programs exported for CUDA
+and ROCm on this CPU-only machine: our interpretation equals XLA CPU running the CPU export of the
+same function -- within the dtype's tolerance, and for eigenvectors (unique only up to sign or phase)
+by the defining identities."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+export = pytest.importorskip("jax.export")
+
+from stablehlo_py.interpreter import run
+
+from stablehlo_py.ir import parse
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+TOL = {np.float32: 2e-4, np.float64: 1e-10, np.complex64: 2e-4, np.complex128: 1e-10}
+
+
+def _matrix(dtype: Any, n: int, kind: str, seed: int) -> np.ndarray:
+    r = np.random.default_rng(seed)
+    a = r.normal(size=(n, n))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * r.normal(size=(n, n))
+    if kind == "spd":
+        a = a @ a.conj().T + n * np.eye(n)
+    elif kind == "hermitian":
+        a = a + a.conj().T
+    return a.astype(dtype)
+
+
+# name -> (f, matrix kind, which outputs compare by value; the rest by identity)
+FUNCTIONS: dict[str, tuple[Callable[..., Any], str]] = {
+    "cholesky": (jnp.linalg.cholesky, "spd"),
+    "lu": (jax.scipy.linalg.lu, "general"),
+    "lu_factor": (jax.scipy.linalg.lu_factor, "general"),
+    "qr": (jnp.linalg.qr, "general"),
+    "solve": (lambda a: jnp.linalg.solve(a, jnp.ones(a.shape[:1], a.dtype)), "general"),
+    "det": (jnp.linalg.det, "general"),
+    "inv": (jnp.linalg.inv, "general"),
+    "eigvalsh": (jnp.linalg.eigvalsh, "hermitian"),
+    "eigh": (jnp.linalg.eigh, "hermitian"),
+}
+
+TARGETS = {"cuda": ("cusolver_", "cu_"), "rocm": ("hipsolver_", "hip_")}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _x64() -> Any:
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", old)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("platform", ["cuda", "rocm"])
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_gpu_export_equals_xla_cpu(name: str, platform: str, dtype: Any) -> None:
+    fn, kind = FUNCTIONS[name]
+    spec = jax.ShapeDtypeStruct((5, 5), dtype)
+    text = export.export(jax.jit(fn), platforms=[platform])(spec).mlir_module()
+    assert any(f"@{p}" in text for p in TARGETS[platform]), "the GPU target is what is checked"
+    cpu = export.export(jax.jit(fn), platforms=["cpu"])(spec)
+    a = _matrix(dtype, 5, kind, seed=len(name))
+    got = run(parse(text), a)
+    want = [np.asarray(w) for w in jax.tree_util.tree_leaves(cpu.call(a))]
+    assert len(got) == len(want)
+    tol = TOL[dtype]
+    if name == "eigh":  # eigenvalues by value; eigenvectors by A V = V diag(w) and V^H V = I
+        w, v = got[0], got[1]
+        np.testing.assert_allclose(w, want[0], rtol=tol, atol=tol * 10)
+        scale = np.abs(a).max()
+        np.testing.assert_allclose(a @ v, v * w[None, :], atol=tol * 10 * scale)
+        np.testing.assert_allclose(v.conj().T @ v, np.eye(5), atol=tol * 10)
+        return
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if g.dtype.kind in "iub":
+            assert np.array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol * 10)
+
+
+def test_lu_pivots_to_permutation_batched() -> None:
+    """`cu_lu_pivots_to_permutation` on a batch, against JAX's CPU result (pure StableHLO there)."""
+    fn = lambda p: jax.lax.linalg.lu_pivots_to_permutation(p, 6)  # noqa: E731
+    spec = jax.ShapeDtypeStruct((3, 4), np.int32)
+    text = export.export(jax.jit(fn), platforms=["cuda"])(spec).mlir_module()
+    assert "@cu_lu_pivots_to_permutation" in text
+    cpu = export.export(jax.jit(fn), platforms=["cpu"])(spec)
+    pivots = np.array([[0, 1, 2, 3], [3, 3, 5, 4], [5, 0, 1, 2]], np.int32)
+    (got,) = run(parse(text), pivots)
+    assert np.array_equal(got, np.asarray(cpu.call(pivots)))
