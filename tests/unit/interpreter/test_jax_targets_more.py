@@ -291,36 +291,35 @@ def test_dynamic_approx_top_k_refuses_a_k_larger_than_the_dimension() -> None:
         run(parse(_dynamic_top_k("GT")), Y, np.int32(6))
 
 
-def test_dynamic_approx_top_k_needs_its_k_operand() -> None:
-    text = """
-func.func @main(%x: tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi32>) {
-  %iota = stablehlo.iota dim = 0 : tensor<5xi32>
+def _static_top_k(target: str, config: str, x: str, r: str, dim: int) -> str:
+    """`target` called with ApproxTopK's four operands (no k operand) on a `tensor<{x}xf32>`,
+    results `tensor<{r}x...>`, comparator GT."""
+    return f"""
+func.func @main(%x: tensor<{x}xf32>) -> (tensor<{r}xf32>, tensor<{r}xi32>) {{
+  %iota = stablehlo.iota dim = {dim} : tensor<{x}xi32>
   %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
   %m1 = stablehlo.constant dense<-1> : tensor<i32>
-  %0:2 = stablehlo.custom_call @stablehlo.dynamic_approx_top_k(%x, %iota, %init, %m1) {called_computations = [@cmp],
-      mhlo.backend_config = {reduction_dim = 0 : i64}} : (tensor<5xf32>, tensor<5xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>)
-  return %0#0, %0#1 : tensor<2xf32>, tensor<2xi32>
-}
+  %0:2 = stablehlo.custom_call @{target}(%x, %iota, %init, %m1) {{called_computations = [@cmp],
+      mhlo.backend_config = {{{config}}}}}
+      : (tensor<{x}xf32>, tensor<{x}xi32>, tensor<f32>, tensor<i32>) -> (tensor<{r}xf32>, tensor<{r}xi32>)
+  return %0#0, %0#1 : tensor<{r}xf32>, tensor<{r}xi32>
+}}
 """ + COMPARATOR.replace("DIR", "GT")
+
+
+def test_dynamic_approx_top_k_needs_its_k_operand() -> None:
+    text = _static_top_k("stablehlo.dynamic_approx_top_k", "reduction_dim = 0 : i64", "5", "2", 0)
     with pytest.raises(InterpreterError, match="operands..., init_values..., k"):
         run(text, Y[0])
 
 
 def test_approx_top_k_without_aggregation_keeps_the_result_size() -> None:
     # aggregate_to_topk = false: R = 4 elements (the result type's), the exact top R
-    text = """
-func.func @main(%x: tensor<3x5xf32>) -> (tensor<3x4xf32>, tensor<3x4xi32>) {
-  %iota = stablehlo.iota dim = 1 : tensor<3x5xi32>
-  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
-  %m1 = stablehlo.constant dense<-1> : tensor<i32>
-  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %iota, %init, %m1) {called_computations = [@cmp],
-      mhlo.backend_config = {aggregate_to_topk = false, is_fallback = true, recall_target = 0.95 : f32,
-      reduction_dim = 1 : i64, reduction_input_size_override = -1 : i64, top_k = 2 : i64}}
-      : (tensor<3x5xf32>, tensor<3x5xi32>, tensor<f32>, tensor<i32>) -> (tensor<3x4xf32>, tensor<3x4xi32>)
-  return %0#0, %0#1 : tensor<3x4xf32>, tensor<3x4xi32>
-}
-""" + COMPARATOR.replace("DIR", "GT")
-    values, indices = run(text, Y)
+    config = (
+        "aggregate_to_topk = false, is_fallback = true, recall_target = 0.95 : f32, "
+        "reduction_dim = 1 : i64, reduction_input_size_override = -1 : i64, top_k = 2 : i64"
+    )
+    values, indices = run(_static_top_k("ApproxTopK", config, "3x5", "3x4", 1), Y)
     order = np.argsort(-Y, axis=1, kind="stable")[:, :4]
     np.testing.assert_array_equal(indices, order)
     np.testing.assert_array_equal(values, np.take_along_axis(Y, order, axis=1))
