@@ -20,7 +20,11 @@ lowering before XLA partitions it; `jax/_src/interpreters/mlir.py` `wrap_with_*`
   traced the program (or in the TensorFlow program around it) and is not part of the artifact;
 - markers with no effect on values: `@LayoutConstraint(x[, result shape])` (a layout request, x
   itself), `@Pin(x)`/`@Unpin(x)` (a value moved into / out of a pinned buffer, JAX's `new_ref(...,
-  pin=True)`), `@xla.sdy.FuncResultSharding(x)` (a result's sharding in Shardy's round-trip form);
+  pin=True)`), and the markers of Shardy's round-trip form (XLA's `xla/service/spmd/shardy/
+  constants.h`): `@xla.sdy.FuncResultSharding(x)` (a result's sharding), `@xla.sdy.PropagationBarrier(x)`
+  and `@xla.sdy.ShardingGroup(x) -> ()` (as `sdy.propagation_barrier`/`sdy.sharding_group`,
+  `interpreter/impls/sdy.py`); a shard_map region in that form (`xla.sdy.GlobalToLocalShape` /
+  `LocalToGlobalShape`) is refused with a clear error;
 - `@AllocateBuffer()` (`lax.empty`/`jnp.empty` on TPU and GPU) and `@CreateBuffer()` (JAX's
   `create_linear`): a new buffer of the result type.  XLA leaves its contents uninitialized, so any
   value is a correct result; the interpreter returns zeros (deterministic, and what `lax.empty`
@@ -94,6 +98,30 @@ def _identity(ctx: Any) -> list[np.ndarray]:
             f"as operands, got {len(operands)} operands and {len(ctx.result_types)} results"
         )
     return list(operands)
+
+
+def _no_results(ctx: Any) -> list[np.ndarray]:
+    """A marker on its operands with no results (`xla.sdy.ShardingGroup`): nothing to compute."""
+    if ctx.result_types:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} marks its operands and has no results, got "
+            f"{len(ctx.result_types)}"
+        )
+    return []
+
+
+ROUND_TRIP_SHARD_MAP = ("xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape")
+
+
+def _round_trip_shard_map(ctx: Any) -> list[np.ndarray]:
+    raise NotSupportedError(
+        f"custom_call @{ctx.target_name} is part of a shard_map region in Shardy's round-trip form "
+        "(xla.sdy.GlobalToLocalShape, call @xla.sdy.manual_computation_body, "
+        "xla.sdy.LocalToGlobalShape, shardings in mhlo.frontend_attributes; JAX artifacts of about "
+        "2025-04..06), which the interpreter does not run; it runs shard_map regions written as "
+        "sdy.manual_computation (what jax.export writes today) or as SPMDFullToShardShape/"
+        "SPMDShardToFullShape: export the function again with a current jax"
+    )
 
 
 def _new_buffer(ctx: Any) -> list[np.ndarray]:
@@ -366,6 +394,9 @@ JAX_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     "Pin": _identity,
     "Unpin": _identity,
     "xla.sdy.FuncResultSharding": _identity,
+    "xla.sdy.PropagationBarrier": _identity,
+    "xla.sdy.ShardingGroup": _no_results,
+    **dict.fromkeys(ROUND_TRIP_SHARD_MAP, _round_trip_shard_map),
     "AllocateBuffer": _new_buffer,
     "CreateBuffer": _new_buffer,
     **dict.fromkeys(REFUSALS, _refuse),
@@ -395,6 +426,11 @@ FORMS: dict[str, tuple[str, ...]] = {
     "Pin": ("tensor -> memref [, backend_config JSON memory-space color] (jax >= 0.8.0)",),
     "Unpin": ("memref -> tensor (jax >= 0.8.0)",),
     "xla.sdy.FuncResultSharding": ("x -> x, Shardy round-trip form (jax artifacts 2025-04..06)",),
+    "xla.sdy.PropagationBarrier": ("x -> x, Shardy round-trip form",),
+    "xla.sdy.ShardingGroup": ("x -> (), Shardy round-trip form",),
+    **dict.fromkeys(
+        ROUND_TRIP_SHARD_MAP, ("refused: shard_map in Shardy's round-trip form (2025-04..06)",)
+    ),
     "fused": (
         "operands -> results of called_computations = [@body], mhlo.backend_config "
         "{out_spaces, inlineable, MUST_FUSE} (jax >= 0.7.2)",

@@ -380,3 +380,39 @@ def test_families_give_each_target_its_platforms_and_forms() -> None:
     assert families["Sharding"][1] == ()
     assert families["tf.call_tf_function"][1] == ("refused: TensorFlow function",)
     assert families["xla_python_gpu_callback"][1] == ("refused: host callback",)
+
+
+# ------------------------------------------------------------------------------ Shardy round trip
+
+
+def test_shardy_round_trip_markers() -> None:
+    # the forms of XLA's round-trip import tests (xla/service/spmd/shardy/test)
+    text = """
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  stablehlo.custom_call @xla.sdy.ShardingGroup(%x) {has_side_effect = true,
+      mhlo.frontend_attributes = {xla.sdy.sharding_group_id = "21 : i64"}} : (tensor<2x3xf32>) -> ()
+  %0 = stablehlo.custom_call @xla.sdy.PropagationBarrier(%x) {has_side_effect = true,
+      mhlo.frontend_attributes = {xla.sdy.allowed_direction = "2 : i32"}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+    (got,) = run(text, X)
+    np.testing.assert_array_equal(got, X)
+
+
+def test_shardy_round_trip_shard_map_is_refused_clearly() -> None:
+    # jax's tpu_Sharding test data of 2025-05-28 (round-trip form), reduced to the first call
+    text = """
+module attributes {mhlo.frontend_attributes = {xla.sdy.meshes = "{mesh = #sdy.mesh<[\\22a\\22=2]>}"},
+    mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func @main(%x: tensor<2x4xf32>) -> tensor<1x4xf32> {
+    %0 = stablehlo.custom_call @xla.sdy.GlobalToLocalShape(%x) {has_side_effect = true,
+        mhlo.frontend_attributes = {xla.sdy.in_shardings = "#sdy.sharding_per_value<[<@mesh, [{\\22a\\22}, {}]>]>",
+        xla.sdy.manual_axes = "#sdy<manual_axes{\\22a\\22}>"}} : (tensor<2x4xf32>) -> tensor<1x4xf32>
+    return %0 : tensor<1x4xf32>
+  }
+}
+"""
+    with pytest.raises(NotSupportedError, match="round-trip form") as e:
+        run(text, np.ones((2, 4), np.float32))
+    assert "sdy.manual_computation" in str(e.value) and "current jax" in str(e.value)
