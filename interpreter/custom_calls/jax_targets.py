@@ -24,7 +24,8 @@ lowering before XLA partitions it; `jax/_src/interpreters/mlir.py` `wrap_with_*`
   constants.h`): `@xla.sdy.FuncResultSharding(x)` (a result's sharding), `@xla.sdy.PropagationBarrier(x)`
   and `@xla.sdy.ShardingGroup(x) -> ()` (as `sdy.propagation_barrier`/`sdy.sharding_group`,
   `interpreter/impls/sdy.py`); a shard_map region in that form (`xla.sdy.GlobalToLocalShape` /
-  `LocalToGlobalShape`) is refused with a clear error;
+  `LocalToGlobalShape`) is refused with a clear error; `@dce_sink(x) -> ()` (`lax.dce_sink(...,
+  prevent_mlir_dce=True)`, a use that keeps x alive): nothing;
 - `@AllocateBuffer()` (`lax.empty`/`jnp.empty` on TPU and GPU) and `@CreateBuffer()` (JAX's
   `create_linear`): a new buffer of the result type.  XLA leaves its contents uninitialized, so any
   value is a correct result; the interpreter returns zeros (deterministic, and what `lax.empty`
@@ -45,7 +46,8 @@ pointer to a Python callback) [0.3.18]; `xla_buffer_python_{cpu,gpu}_callback[_c
 `buffer_callback.py:239-262` (`_cmd_buffer` for cuda/rocm only) [0.6.1]; `tf.call_tf_function`
 `jax/experimental/jax2tf/call_tf.py:680-705` [0.4.9]; `xla.sdy.FuncResultSharding`: XLA's Shardy
 round-trip export (`xla/service/spmd/shardy/constants.h`), in JAX artifacts of 2025-04..06
-(`export_back_compat_test_data/annotate_data_placement.py`)."""
+(`export_back_compat_test_data/annotate_data_placement.py`); `dce_sink` `lax/lax.py:10124-10129`
+[0.10.0]."""
 
 from __future__ import annotations
 
@@ -101,7 +103,8 @@ def _identity(ctx: Any) -> list[np.ndarray]:
 
 
 def _no_results(ctx: Any) -> list[np.ndarray]:
-    """A marker on its operands with no results (`xla.sdy.ShardingGroup`): nothing to compute."""
+    """A marker on its operands with no results (`xla.sdy.ShardingGroup`, `dce_sink`): nothing to
+    compute."""
     if ctx.result_types:
         raise InterpreterError(
             f"custom_call @{ctx.target_name} marks its operands and has no results, got "
@@ -396,6 +399,7 @@ JAX_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     "xla.sdy.FuncResultSharding": _identity,
     "xla.sdy.PropagationBarrier": _identity,
     "xla.sdy.ShardingGroup": _no_results,
+    "dce_sink": _no_results,
     **dict.fromkeys(ROUND_TRIP_SHARD_MAP, _round_trip_shard_map),
     "AllocateBuffer": _new_buffer,
     "CreateBuffer": _new_buffer,
@@ -428,6 +432,7 @@ FORMS: dict[str, tuple[str, ...]] = {
     "xla.sdy.FuncResultSharding": ("x -> x, Shardy round-trip form (jax artifacts 2025-04..06)",),
     "xla.sdy.PropagationBarrier": ("x -> x, Shardy round-trip form",),
     "xla.sdy.ShardingGroup": ("x -> (), Shardy round-trip form",),
+    "dce_sink": ("x -> (), typed FFI, has_side_effect (jax >= 0.10.0)",),
     **dict.fromkeys(
         ROUND_TRIP_SHARD_MAP, ("refused: shard_map in Shardy's round-trip form (2025-04..06)",)
     ),

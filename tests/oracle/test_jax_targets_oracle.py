@@ -156,6 +156,19 @@ def test_fused_for_cuda_runs_its_body() -> None:
     np.testing.assert_allclose(run(parse(text), x)[0], jax.jit(body)(x), rtol=1e-6)
 
 
+def test_dce_sink_keeps_nothing_to_compute() -> None:
+    from jax._src.lax.lax import dce_sink  # jax's own test helper (no public name)
+
+    def fn(x):
+        dce_sink(x * 2, prevent_mlir_dce=True)
+        return x + 1
+
+    x = _distinct(3)
+    text = _exported(fn, x, allow=("dce_sink",))
+    assert "@dce_sink" in text
+    _assert_same(run(parse(text), x), jax.jit(fn)(x))
+
+
 # ------------------------------------------------------------------- refusals
 
 

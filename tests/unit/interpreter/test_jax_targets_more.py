@@ -353,6 +353,9 @@ def test_new_targets_are_registered() -> None:
         "CustomSPMDPartitioning",
         "fused",
         "xla.sdy.FuncResultSharding",
+        "xla.sdy.PropagationBarrier",
+        "xla.sdy.ShardingGroup",
+        "dce_sink",
         "stablehlo.dynamic_approx_top_k",
     ):
         assert REGISTRY.get(name) is not None, name
@@ -385,10 +388,13 @@ def test_families_give_each_target_its_platforms_and_forms() -> None:
 # ------------------------------------------------------------------------------ Shardy round trip
 
 
-def test_shardy_round_trip_markers() -> None:
-    # the forms of XLA's round-trip import tests (xla/service/spmd/shardy/test)
+def test_markers_without_effect_on_values() -> None:
+    # dce_sink as jax writes it (lax.py:10124-10129); the Shardy markers in the forms of XLA's
+    # round-trip import tests (xla/service/spmd/shardy/test)
     text = """
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  stablehlo.custom_call @dce_sink(%x) {has_side_effect = true, mhlo.backend_config = {},
+      operand_layouts = [dense<[1, 0]> : tensor<2xindex>], result_layouts = []} : (tensor<2x3xf32>) -> ()
   stablehlo.custom_call @xla.sdy.ShardingGroup(%x) {has_side_effect = true,
       mhlo.frontend_attributes = {xla.sdy.sharding_group_id = "21 : i64"}} : (tensor<2x3xf32>) -> ()
   %0 = stablehlo.custom_call @xla.sdy.PropagationBarrier(%x) {has_side_effect = true,
