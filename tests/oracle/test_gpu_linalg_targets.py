@@ -98,3 +98,64 @@ def test_lu_pivots_to_permutation_batched() -> None:
     pivots = np.array([[0, 1, 2, 3], [3, 3, 5, 4], [5, 0, 1, 2]], np.int32)
     (got,) = run(parse(text), pivots)
     assert np.array_equal(got, np.asarray(cpu.call(pivots)))
+
+
+SVD_CASES = {
+    # name -> (f, shape)
+    "svd_default": (lambda a: jnp.linalg.svd(a), (5, 4)),
+    "svd_econ": (lambda a: jnp.linalg.svd(a, full_matrices=False), (4, 6)),
+    "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), (5, 5)),
+    "svd_qr_tall": (lambda a: jax.lax.linalg.svd(a, algorithm=jax.lax.linalg.SvdAlgorithm.QR), (6, 4)),
+    "svd_qr_wide": (lambda a: jax.lax.linalg.svd(a, full_matrices=False, algorithm=jax.lax.linalg.SvdAlgorithm.QR), (3, 5)),
+    "svd_polar": (lambda a: jax.lax.linalg.svd(a, algorithm=jax.lax.linalg.SvdAlgorithm.POLAR), (4, 4)),
+    "svd_divide_and_conquer": (
+        lambda a: jax.lax.linalg.svd(a, algorithm=jax.lax.linalg.SvdAlgorithm.DIVIDE_AND_CONQUER),
+        (5, 4),
+    ),
+    "pinv": (jnp.linalg.pinv, (5, 3)),
+    "norm2": (lambda a: jnp.linalg.norm(a, ord=2), (4, 5)),
+}
+
+
+UNSTABLE = [f"lapack_{p}gesvd_ffi" for p in "sdcz"] + ["cusolver_gesvdp_ffi", "hipsolver_gesvdp_ffi"]
+"""Targets JAX does not promise to keep (its export refuses them unless told): QR-SVD on the CPU,
+polar SVD on the GPU."""
+
+
+def _svd_export(fn: Callable[..., Any], spec: Any, platform: str) -> Any:
+    checks = [export.DisabledSafetyCheck.custom_call(t) for t in UNSTABLE]
+    return export.export(jax.jit(fn), platforms=[platform], disabled_checks=checks)(spec)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("platform", ["cuda", "rocm"])
+@pytest.mark.parametrize("name", sorted(SVD_CASES))
+def test_gpu_svd_equals_xla_cpu(name: str, platform: str, dtype: Any) -> None:
+    """Singular values by value; U, V^H by U diag(s) V^H = A and orthonormal columns/rows; pinv and
+    the 2-norm by value."""
+    fn, shape = SVD_CASES[name]
+    if name == "svd_divide_and_conquer":
+        if not hasattr(jax.lax.linalg.SvdAlgorithm, "DIVIDE_AND_CONQUER"):
+            pytest.skip(f"jax {jax.__version__} has no SvdAlgorithm.DIVIDE_AND_CONQUER (jax >= 0.10)")
+        if platform == "cuda":
+            pytest.skip("JAX lowers DIVIDE_AND_CONQUER for ROCm only (hipsolver_gesdd_ffi)")
+    spec = jax.ShapeDtypeStruct(shape, dtype)
+    text = _svd_export(fn, spec, platform).mlir_module()
+    assert any(f"@{p}" in text for p in TARGETS[platform]), "the GPU target is what is checked"
+    a = _matrix(dtype, max(shape), "general", seed=7)[: shape[0], : shape[1]].copy()
+    got = run(parse(text), a)
+    # (XLA's CPU has no polar or ROCm-only SVD: the reference is the default one, the same decomposition)
+    reference = (lambda a: jnp.linalg.svd(a)) if name in ("svd_polar", "svd_divide_and_conquer") else fn
+    cpu = _svd_export(reference, spec, "cpu")
+    want = [np.asarray(w) for w in jax.tree_util.tree_leaves(cpu.call(a))]
+    tol = TOL[dtype] * 10
+    if len(got) == 3:  # (U, s, V^H)
+        u, s, vh = got
+        np.testing.assert_allclose(s, want[1], rtol=tol, atol=tol)
+        k = s.shape[-1]
+        np.testing.assert_allclose((u[:, :k] * s) @ vh[:k], a, atol=tol * np.abs(a).max() * 10)
+        np.testing.assert_allclose(u.conj().T @ u, np.eye(u.shape[1]), atol=tol * 10)
+        np.testing.assert_allclose(vh @ vh.conj().T, np.eye(vh.shape[0]), atol=tol * 10)
+    else:
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
