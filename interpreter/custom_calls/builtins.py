@@ -1,7 +1,7 @@
 """The toolkit's own targets, registered once in the registry: those the interpreter's op modules
 declare (`check.*`, `shape_assertion`, the experimental ops; loaded with the op implementations), JAX's
 CPU LAPACK kernels (`lapack.LAPACK_TARGETS`) and JAX's sharding markers and refusals
-(`jax_targets.JAX_TARGETS`), and the refusals of user kernels (Pallas, Mosaic, Triton, cuDNN;
+(`jax_targets.JAX_FAMILIES`), and the refusals of user kernels (Pallas, Mosaic, Triton, cuDNN;
 `kernels.py`), JAX's GPU Threefry kernels (`prng.py`) and its cuSOLVER / hipSOLVER targets (`gpu/`)."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from typing import Any
 
 from stablehlo_py.interpreter.custom_calls.context import API_VERSION
 from stablehlo_py.interpreter.custom_calls.registry import (
-    ANY_PLATFORM,
     BUILT_IN,
     CONTEXT,
     EVALUATOR,
@@ -19,7 +18,7 @@ from stablehlo_py.interpreter.custom_calls.registry import (
 
 
 def load(registry: Any) -> None:
-    from stablehlo_py.interpreter.custom_calls.jax_targets import JAX_EVALUATOR_TARGETS, JAX_TARGETS
+    from stablehlo_py.interpreter.custom_calls.jax_targets import JAX_EVALUATOR_FAMILIES, JAX_FAMILIES
     from stablehlo_py.interpreter.custom_calls.kernels import (
         CUDNN_FUSION_FORM,
         KERNEL_EVALUATOR_TARGETS,
@@ -35,7 +34,7 @@ def load(registry: Any) -> None:
     families = (
         # (targets, their platforms, the forms they accept)
         (LAPACK_TARGETS, frozenset({"cpu"}), (LAPACK_FORM,)),
-        (JAX_TARGETS, ANY_PLATFORM, ()),
+        *JAX_FAMILIES,
         *KERNEL_FAMILIES,
         *PRNG_FAMILIES,
         *GPU_FAMILIES,
@@ -47,7 +46,7 @@ def load(registry: Any) -> None:
         target = Target(prefix, fn, BUILT_IN, API_VERSION, CONTEXT, platforms, forms)
         registry.add_prefix(prefix, target)
     evaluator_families = (
-        (JAX_EVALUATOR_TARGETS, ANY_PLATFORM, ()),
+        *JAX_EVALUATOR_FAMILIES,
         (KERNEL_EVALUATOR_TARGETS, frozenset({"cuda"}), (CUDNN_FUSION_FORM,)),
     )
     for table, platforms, forms in evaluator_families:

@@ -71,28 +71,10 @@ def _kernel(target: str, kind: str) -> str:
 # Targets we do not implement yet (issue 25; the step numbers are those of its plan,
 # docs/plans/issue-25-custom-calls.md section 4.2).  Delete a line when its entries pass.
 KNOWN_UNSUPPORTED: dict[str, str] = {
-    # step 3, GPU FFI part 1
-    "cuda_cholesky_solver_potrf.py": _unsupported("cusolver_potrf_ffi"),
-    "cuda_eigh_cusolver_syev.py": _unsupported("cusolver_syevd_ffi"),
-    # getrf, then cu_lu_pivots_to_permutation
-    "cuda_lu_cusolver_getrf.py": _unsupported("cusolver_getrf_ffi"),
-    "cuda_lu_pivots_to_permutation.py": _unsupported("cu_lu_pivots_to_permutation"),
-    "cuda_qr_cusolver_geqrf.py": _unsupported("cusolver_geqrf_ffi"),  # then cusolver_orgqr_ffi
+    # GPU FFI: what the cuSOLVER/cuSPARSE targets of interpreter/custom_calls/gpu do not cover yet
     "cuda_tridiagonal_cusolver_sytrd.py": _unsupported("cusolver_sytrd_ffi"),
     "cuda_tridiagonal_solve.py": _unsupported("cusparse_gtsv2_ffi"),
-    "gpu_eigh_solver_syev.py": _unsupported("hipsolver_syevd_ffi"),
-    "rocm_cholesky_solver_potrf.py": _unsupported("hipsolver_potrf_ffi"),
-    "rocm_lu_pivots_to_permutation.py": _unsupported("hip_lu_pivots_to_permutation"),
-    # getrf, then hip_lu_pivots_to_permutation
-    "rocm_lu_rocsolver_getrf.py": _unsupported("hipsolver_getrf_ffi"),
-    "rocm_qr_hipsolver_geqrf.py": _unsupported("hipsolver_geqrf_ffi"),  # then hipsolver_orgqr_ffi
     "rocm_tridiagonal_hipsolver_sytrd.py": _unsupported("hipsolver_sytrd_ffi"),
-    # step 4, GPU FFI part 2 (SVD)
-    "cuda_svd_cusolver_gesvd.py::data_2024_10_08/jacobi": _unsupported("cusolver_gesvdj_ffi"),
-    "cuda_svd_cusolver_gesvd.py::data_2024_10_08/qr": _unsupported("cusolver_gesvd_ffi"),
-    "rocm_svd_hipsolver_gesvd.py::data_2026_02_04/jacobi": _unsupported("hipsolver_gesvdj_ffi"),
-    "rocm_svd_hipsolver_gesvd.py::data_2026_02_04/qr": _unsupported("hipsolver_gesvd_ffi"),
-    "rocm_svd_hipsolver_gesvd.py::data_2026_02_04/gesdd": _unsupported("hipsolver_gesdd_ffi"),
     # step 5, old forms: pre-FFI hipSOLVER with an opaque descriptor in backend_config (2024-08)
     "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f32_syevj": _unsupported("hipsolver_syevj"),
     "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f64_syevj": _unsupported("hipsolver_syevj"),
@@ -300,21 +282,17 @@ def _check_lu(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
 IDENTITIES: dict[str, Callable[[Entry, tuple[np.ndarray, ...]], None]] = {
     "cpu_eig_lapack_geev.py": _check_eig,
     "cpu_eigh_lapack_syev.py": _check_eigh,
+    "rocm_eigh_hipsolver_syev.py": _check_eigh,
     "cuda_eigh_cusolver_syev.py": _check_eigh,
     "gpu_eigh_solver_syev.py": _check_eigh,
-    "rocm_eigh_hipsolver_syev.py": _check_eigh,
     "tpu_Eigh.py": _check_eigh,
     "cpu_schur_lapack_gees.py": _check_schur,
     "cpu_svd_lapack_gesdd.py": _check_svd,
     "cuda_svd_cusolver_gesvd.py": _check_svd,
     "rocm_svd_hipsolver_gesvd.py": _check_svd,
     "cpu_qr_lapack_geqrf.py": _check_qr,
-    "cuda_qr_cusolver_geqrf.py": _check_qr,
-    "rocm_qr_hipsolver_geqrf.py": _check_qr,
     "tpu_Qr.py": _check_qr,
     "cpu_lu_lapack_getrf.py": _check_lu,
-    "cuda_lu_cusolver_getrf.py": _check_lu,
-    "rocm_lu_rocsolver_getrf.py": _check_lu,
     "tpu_Lu.py": _check_lu,
 }
 

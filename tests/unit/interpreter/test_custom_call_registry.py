@@ -309,8 +309,8 @@ def test_listing_shows_every_source(capsys) -> None:
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split(None, 1)[1] for line in out.splitlines()[2:]}
     assert rc == 0
-    assert rows["check.expect_eq"].startswith("any        built-in")
-    assert rows["shape_assertion"].startswith("any        built-in")
+    assert rows["check.expect_eq"].split()[:2] == ["any", "built-in"]
+    assert rows["shape_assertion"].split()[:2] == ["any", "built-in"]
     assert rows["lapack_spotrf_ffi"].split("  [")[0].split() == [
         "cpu",
         "built-in",
@@ -318,7 +318,7 @@ def test_listing_shows_every_source(capsys) -> None:
         f"{API_VERSION[0]}.{API_VERSION[1]}",
     ]
     assert rows["lapack_spotrf_ffi"].endswith("[typed FFI, attributes in mhlo.backend_config (jax >= 0.4.31)]")
-    assert rows["Sharding"].startswith("any        built-in")
+    assert rows["Sharding"].split()[:2] == ["any", "built-in"]
     assert rows["test.listed"].split() == ["any", "register_custom_call", "api", "1.1"]
     assert rows["test.from_plugin"].split() == ["any", "entry", "point", "listed_plugin", "api", "1.0"]
 
