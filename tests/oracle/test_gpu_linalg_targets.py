@@ -159,3 +159,35 @@ def test_gpu_svd_equals_xla_cpu(name: str, platform: str, dtype: Any) -> None:
     else:
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+
+
+TRIDIAGONAL = {
+    # name -> (f, its arguments from a matrix)
+    "tridiagonal": (lambda a: jax.lax.linalg.tridiagonal(a, lower=True), lambda a: [a]),
+    "tridiagonal_upper": (lambda a: jax.lax.linalg.tridiagonal(a, lower=False), lambda a: [a]),
+    "tridiagonal_solve": (
+        jax.lax.linalg.tridiagonal_solve,
+        lambda a: [np.concatenate([[0], np.diag(a, -1)]).astype(a.dtype), np.diag(a).copy(),
+                   np.concatenate([np.diag(a, 1), [0]]).astype(a.dtype), a[:, :2].copy()],
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("platform", ["cuda", "rocm"])
+@pytest.mark.parametrize("name", sorted(TRIDIAGONAL))
+def test_gpu_tridiagonal_equals_xla_cpu(name: str, platform: str, dtype: Any) -> None:
+    """sytrd (the reduction: by value, the same Householder convention) and gtsv2 (the solve)."""
+    fn, args_of = TRIDIAGONAL[name]
+    a = _matrix(dtype, 5, "general" if "solve" in name else "hermitian", seed=3)
+    args = args_of(a + 5 * np.eye(5, dtype=dtype))
+    specs = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in args]
+    checks = [export.DisabledSafetyCheck.custom_call("hipsparse_gtsv2_ffi")]
+    text = export.export(jax.jit(fn), platforms=[platform], disabled_checks=checks)(*specs).mlir_module()
+    assert any(f"@{p}" in text for p in (*TARGETS[platform], "cusparse_", "hipsparse_"))
+    cpu = export.export(jax.jit(fn), platforms=["cpu"])(*specs)
+    got = run(parse(text), *args)
+    want = [np.asarray(w) for w in jax.tree_util.tree_leaves(cpu.call(*args))]
+    tol = TOL[dtype] * 10
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)

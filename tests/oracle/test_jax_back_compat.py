@@ -71,10 +71,6 @@ def _kernel(target: str, kind: str) -> str:
 # Targets we do not implement yet (issue 25; the step numbers are those of its plan,
 # docs/plans/issue-25-custom-calls.md section 4.2).  Delete a line when its entries pass.
 KNOWN_UNSUPPORTED: dict[str, str] = {
-    # GPU FFI: what the cuSOLVER/cuSPARSE targets of interpreter/custom_calls/gpu do not cover yet
-    "cuda_tridiagonal_cusolver_sytrd.py": _unsupported("cusolver_sytrd_ffi"),
-    "cuda_tridiagonal_solve.py": _unsupported("cusparse_gtsv2_ffi"),
-    "rocm_tridiagonal_hipsolver_sytrd.py": _unsupported("hipsolver_sytrd_ffi"),
     # step 5, old forms: pre-FFI hipSOLVER with an opaque descriptor in backend_config (2024-08)
     "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f32_syevj": _unsupported("hipsolver_syevj"),
     "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f64_syevj": _unsupported("hipsolver_syevj"),

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
-from stablehlo_py.interpreter.custom_calls.gpu import cholesky, eigh, lu, qr, svd
+from stablehlo_py.interpreter.custom_calls.gpu import cholesky, eigh, lu, qr, svd, tridiagonal
 from stablehlo_py.interpreter.custom_calls.gpu.common import family
 
 GPU_FAMILIES = family(
-    {**cholesky.TARGETS, **lu.TARGETS, **qr.TARGETS, **eigh.TARGETS, **svd.TARGETS}
+    {
+        **cholesky.TARGETS, **lu.TARGETS, **qr.TARGETS, **eigh.TARGETS, **svd.TARGETS,
+        **tridiagonal.TARGETS, **tridiagonal.SPARSE_TARGETS,
+    }
 ) + tuple(({name: fn}, frozenset({"rocm"}), (form,)) for name, (fn, form) in svd.ROCM_TARGETS.items())
 """(targets, platforms, forms) for `builtins.load`: `cusolver_*` and `cu_*` for CUDA, `hipsolver_*`
 and `hip_*` for ROCm."""

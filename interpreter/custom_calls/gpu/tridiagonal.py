@@ -1,0 +1,58 @@
+"""Tridiagonal matrices on the GPU: `cusolver_sytrd_ffi` / `hipsolver_sytrd_ffi` (the reduction of
+a symmetric / Hermitian matrix, `jax.lax.linalg.tridiagonal`) and `cusparse_gtsv2_ffi` /
+`hipsparse_gtsv2_ffi` (`jax.lax.linalg.tridiagonal_solve` for m >= 3; smaller systems JAX lowers
+to StableHLO).
+
+sytrd: as LAPACK's (`lapack/tridiagonal.py`): operand the matrices; results the matrix with the
+reflectors, `d`, `e` (real), `tau`, `info`.  Attribute `lower` (bool) where LAPACK's takes `uplo`.
+gtsv2: operands `dl`, `d`, `du` (each m long: `dl[0]` and `du[m-1]` are outside the matrix) and the
+right-hand sides `B` (m x n, column-major); one result, the solution (alias of `B`).  cuSPARSE's
+`gtsv2` solves with partial pivoting, as LAPACK's `?gtsv`, which computes it here.  No `info`: a
+singular system gives what the elimination gives (infinities or NaN)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from stablehlo_py.interpreter.custom_calls.gpu.common import ffi_form, flag, on_lapack, operand_dtype
+from stablehlo_py.interpreter.custom_calls.lapack.common import (
+    MATRIX,
+    VECTOR,
+    batch_indices,
+    lapack_routine,
+    operand,
+    results,
+)
+from stablehlo_py.interpreter.custom_calls.lapack.tridiagonal import sytrd
+
+from stablehlo_py.errors import InterpreterError
+
+
+def gpu_sytrd(ctx: Any) -> list[np.ndarray]:
+    return on_lapack(ctx, sytrd, {"uplo": "L" if flag(ctx, "lower") else "U"})
+
+
+def gtsv2(ctx: Any) -> list[np.ndarray]:
+    dtype = operand_dtype(ctx)
+    if len(ctx.operands) != 4:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} takes dl, d, du and B; got {len(ctx.operands)} operands"
+        )
+    dl, d, du = (operand(ctx, i, VECTOR, dtype) for i in range(3))
+    b = operand(ctx, 3, MATRIX, dtype).copy()
+    if not (dl.shape == d.shape == du.shape == b.shape[:-1]):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: the three diagonals must have shape "
+            f"{list(b.shape[:-1])} (B's without its last dimension), got {list(dl.shape)}, "
+            f"{list(d.shape)}, {list(du.shape)}"
+        )
+    fn = lapack_routine("gtsv", dtype)
+    with np.errstate(all="ignore"):
+        for idx in batch_indices(b):
+            _, _, _, b[idx], _ = fn(dl[idx][1:].copy(), d[idx].copy(), du[idx][:-1].copy(), b[idx])
+    return results(ctx, [(b, MATRIX)])
+
+
+TARGETS = {"solver_sytrd_ffi": (gpu_sytrd, ffi_form("0.5.0"))}
+SPARSE_TARGETS = {"sparse_gtsv2_ffi": (gtsv2, ffi_form("0.6.2") + "; dl, d, du, B -> X")}
