@@ -2,7 +2,7 @@
 declare (`check.*`, `shape_assertion`, the experimental ops; loaded with the op implementations), JAX's
 CPU LAPACK kernels (`lapack.LAPACK_TARGETS`) and JAX's sharding markers and refusals
 (`jax_targets.JAX_FAMILIES`), and the refusals of user kernels (Pallas, Mosaic, Triton, cuDNN;
-`kernels.py`), JAX's GPU Threefry kernels (`prng.py`) and its cuSOLVER / hipSOLVER targets (`gpu/`)."""
+`kernels.py`), JAX's GPU Threefry kernels (`prng.py`) its cuSOLVER / hipSOLVER targets (`gpu/`) and its TPU decompositions (`tpu.py`)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ def load(registry: Any) -> None:
     from stablehlo_py.interpreter.custom_calls.gpu import GPU_FAMILIES
     from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_TARGETS
     from stablehlo_py.interpreter.custom_calls.prng import PRNG_FAMILIES
+    from stablehlo_py.interpreter.custom_calls.tpu import TPU_FAMILY, TPU_FORMS
     from stablehlo_py.interpreter.registry import load_impls
 
     load_impls()
@@ -38,6 +39,7 @@ def load(registry: Any) -> None:
         *KERNEL_FAMILIES,
         *PRNG_FAMILIES,
         *GPU_FAMILIES,
+        (TPU_FAMILY, frozenset({"tpu"}), TPU_FORMS),
     )
     for table, platforms, forms in families:
         for name, fn in table.items():

@@ -15,7 +15,7 @@ from stablehlo_py.interpreter.custom_calls.registry import (
     Target,
     convention_of,
 )
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, TupleType
 
 from stablehlo_py.errors import InterpreterError, StableHLOError
 
@@ -79,40 +79,47 @@ def _check_results(target: Target, op: Any, operands: tuple[Any, ...], results: 
         raise InterpreterError(
             f"{where} returned {type(results).__name__}; a target returns a list of result arrays"
         )
-    if len(results) != len(op.results):
+    types = [r.type for r in op.results]
+    packed = len(types) == 1 and isinstance(types[0], TupleType) and len(results) != 1
+    if packed:
+        # one tuple-typed result (2023's TPU artifacts: `-> tuple<...>` with an `xla_shape`): the
+        # target's results are its elements
+        types = list(types[0].types.data)
+    if len(results) != len(types):
         raise InterpreterError(
-            f"{where} returned {len(results)} values, the op has {len(op.results)} results"
+            f"{where} returned {len(results)} values, the op has "
+            + (f"a tuple result of {len(types)} elements" if packed else f"{len(types)} results")
         )
-    from stablehlo_py.semantics.ir_dtypes import dtype_of_type
-
     # inside a reduction body the evaluator may pass stacked operands (several reductions at once);
     # results then follow the operands' stacking, so only element types are checked
     stacked = any(
         isinstance(v.type, TensorType) and isinstance(x, np.ndarray) and not _fits(x, v.type)
         for v, x in zip(op.operands, operands)
     )
-    out: list[Any] = []
-    for i, (value, res) in enumerate(zip(results, op.results)):
-        t = res.type
-        if not isinstance(t, TensorType):
-            out.append(value)
-            continue
-        arr = np.asarray(value)
-        want = dtype_of_type(t)
-        if arr.dtype != want:
-            raise InterpreterError(
-                f"{where}: result #{i} has element type {arr.dtype}, the op's result type {t} says {want}"
-            )
-        if not stacked and not _fits(arr, t):
-            shape = tuple(t.get_shape())
-            if all(d >= 0 for d in shape) and _without_ones(arr.shape) == _without_ones(shape):
-                out.append(arr.reshape(shape))  # e.g. an `info` of shape [1] for a tensor<i32>
-                continue
-            raise InterpreterError(
-                f"{where}: result #{i} has shape {list(arr.shape)}, the op's result type is {t}"
-            )
-        out.append(arr)
-    return out
+    out = [_checked(where, i, value, t, stacked) for i, (value, t) in enumerate(zip(results, types))]
+    return [tuple(out)] if packed else out
+
+
+def _checked(where: str, i: int, value: Any, t: Any, stacked: bool) -> Any:
+    """Result #i of a target against its type `t`: the element type, and the shape unless stacked."""
+    if not isinstance(t, TensorType):
+        return value
+    from stablehlo_py.semantics.ir_dtypes import dtype_of_type
+
+    arr = np.asarray(value)
+    want = dtype_of_type(t)
+    if arr.dtype != want:
+        raise InterpreterError(
+            f"{where}: result #{i} has element type {arr.dtype}, the op's result type {t} says {want}"
+        )
+    if not stacked and not _fits(arr, t):
+        shape = tuple(t.get_shape())
+        if all(d >= 0 for d in shape) and _without_ones(arr.shape) == _without_ones(shape):
+            return arr.reshape(shape)  # e.g. an `info` of shape [1] for a tensor<i32>
+        raise InterpreterError(
+            f"{where}: result #{i} has shape {list(arr.shape)}, the op's result type is {t}"
+        )
+    return arr
 
 
 def resolve(ev: Any, name: str) -> Target:

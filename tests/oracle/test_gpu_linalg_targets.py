@@ -191,3 +191,44 @@ def test_gpu_tridiagonal_equals_xla_cpu(name: str, platform: str, dtype: Any) ->
     tol = TOL[dtype] * 10
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+
+
+TPU_FUNCTIONS: dict[str, tuple[Callable[..., Any], str]] = {
+    "qr": (jnp.linalg.qr, "general"),
+    "qr_wide": (lambda a: jnp.linalg.qr(a[:3]), "general"),
+    "lu": (jax.scipy.linalg.lu, "general"),
+    "lu_factor": (jax.scipy.linalg.lu_factor, "general"),
+    "solve": (lambda a: jnp.linalg.solve(a, jnp.ones(a.shape[:1], a.dtype)), "general"),
+    "det": (jnp.linalg.det, "general"),
+    "inv": (jnp.linalg.inv, "general"),
+    "eigvalsh": (jnp.linalg.eigvalsh, "hermitian"),
+    "eigh": (jnp.linalg.eigh, "hermitian"),
+    "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), "general"),
+    "batched_qr": (lambda a: jnp.linalg.qr(jnp.stack([a, 2 * a])), "general"),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", sorted(TPU_FUNCTIONS))
+def test_tpu_export_equals_xla_cpu(name: str, dtype: Any) -> None:
+    """JAX's TPU targets (interpreter/custom_calls/tpu.py): `Qr`, `ProductOfElementaryHouseholder
+    Reflectors`, `LuDecomposition`, `Eigh` (and the QDWH SVD built of them)."""
+    fn, kind = TPU_FUNCTIONS[name]
+    spec = jax.ShapeDtypeStruct((5, 5), dtype)
+    text = export.export(jax.jit(fn), platforms=["tpu"])(spec).mlir_module()
+    assert any(f"@{t}" in text for t in ("Qr", "LuDecomposition", "Eigh")), "a TPU target is checked"
+    a = _matrix(dtype, 5, kind, seed=11)
+    got = run(parse(text), a)
+    want = [np.asarray(w) for w in jax.tree_util.tree_leaves(export.export(jax.jit(fn), platforms=["cpu"])(spec).call(a))]
+    tol = TOL[dtype] * 10
+    if name == "eigh":
+        w, v = got
+        np.testing.assert_allclose(w, want[0], rtol=tol, atol=tol)
+        np.testing.assert_allclose(a @ v, v * w[None, :], atol=tol * np.abs(a).max() * 10)
+        return
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if g.dtype.kind in "iub":
+            assert np.array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol * np.abs(a).max())

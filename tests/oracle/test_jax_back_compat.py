@@ -76,10 +76,6 @@ KNOWN_UNSUPPORTED: dict[str, str] = {
     "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f64_syevj": _unsupported("hipsolver_syevj"),
     "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f32_syevd": _unsupported("hipsolver_syevd"),
     "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f64_syevd": _unsupported("hipsolver_syevd"),
-    # step 2, TPU (2023 artifacts: tuple-typed results with xla_shape)
-    "tpu_Eigh.py": _unsupported("Eigh"),
-    "tpu_Lu.py": _unsupported("LuDecomposition"),
-    "tpu_Qr.py": _unsupported("Qr"),  # then ProductOfElementaryHouseholderReflectors
 }
 
 # Supported targets that fail today (a bug to fix, with the exact error or mismatch).  None today.
