@@ -21,7 +21,11 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.custom_calls.lapack.common import PREFIX_DTYPES, ffi_attributes
+from stablehlo_py.interpreter.custom_calls.lapack.common import (
+    PREFIX_DTYPES,
+    bool_attr,
+    ffi_attributes,
+)
 
 from stablehlo_py.errors import InterpreterError
 
@@ -49,16 +53,11 @@ def operand_dtype(ctx: Any) -> np.dtype:
 
 
 def flag(ctx: Any, name: str, default: bool | None = None) -> bool:
-    """The boolean attribute `name` of the call's typed-FFI dictionary."""
-    attrs = ffi_attributes(ctx)
-    if name not in attrs:
-        if default is not None:
-            return default
-        raise InterpreterError(
-            f"custom_call @{ctx.target_name}: missing boolean attribute '{name}' in its "
-            "backend_config dictionary"
-        )
-    return bool(attrs[name])
+    """The boolean attribute `name` of the call's typed-FFI dictionary (`default` when absent, if
+    given)."""
+    if default is not None and name not in ffi_attributes(ctx):
+        return default
+    return bool_attr(ctx, name)
 
 
 def on_lapack(

@@ -18,13 +18,11 @@ import numpy as np
 from stablehlo_py.interpreter.custom_calls.gpu.common import ffi_form, flag, on_lapack, operand_dtype
 from stablehlo_py.interpreter.custom_calls.lapack.common import (
     MATRIX,
-    VECTOR,
     batch_indices,
     lapack_routine,
-    operand,
     results,
 )
-from stablehlo_py.interpreter.custom_calls.lapack.tridiagonal import sytrd
+from stablehlo_py.interpreter.custom_calls.lapack.tridiagonal import sytrd, tridiagonal_system
 
 from stablehlo_py.errors import InterpreterError
 
@@ -39,14 +37,7 @@ def gtsv2(ctx: Any) -> list[np.ndarray]:
         raise InterpreterError(
             f"custom_call @{ctx.target_name} takes dl, d, du and B; got {len(ctx.operands)} operands"
         )
-    dl, d, du = (operand(ctx, i, VECTOR, dtype) for i in range(3))
-    b = operand(ctx, 3, MATRIX, dtype).copy()
-    if not (dl.shape == d.shape == du.shape == b.shape[:-1]):
-        raise InterpreterError(
-            f"custom_call @{ctx.target_name}: the three diagonals must have shape "
-            f"{list(b.shape[:-1])} (B's without its last dimension), got {list(dl.shape)}, "
-            f"{list(d.shape)}, {list(du.shape)}"
-        )
+    dl, d, du, b = tridiagonal_system(ctx, dtype)
     fn = lapack_routine("gtsv", dtype)
     with np.errstate(all="ignore"):
         for idx in batch_indices(b):

@@ -47,10 +47,10 @@ def sytrd(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
     return results(ctx, [(out, MATRIX), (d, VECTOR), (e, VECTOR), (tau, VECTOR), (info, VECTOR)])
 
 
-def gtsv(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    dl = operand(ctx, 0, VECTOR, dtype).copy()
-    d = operand(ctx, 1, VECTOR, dtype).copy()
-    du = operand(ctx, 2, VECTOR, dtype).copy()
+def tridiagonal_system(ctx: Any, dtype: np.dtype) -> tuple[np.ndarray, ...]:
+    """Copies of the operands `dl`, `d`, `du`, `B` of a tridiagonal solve (as the kernel reads
+    them), checked: the diagonals have `B`'s shape without its last dimension."""
+    dl, d, du = (operand(ctx, i, VECTOR, dtype).copy() for i in range(3))
     b = operand(ctx, 3, MATRIX, dtype).copy()
     if not (dl.shape == d.shape == du.shape == b.shape[:-1]):
         raise InterpreterError(
@@ -58,6 +58,11 @@ def gtsv(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
             f"right-hand sides' without their last dimension), got {list(dl.shape)}, {list(d.shape)}, "
             f"{list(du.shape)}"
         )
+    return dl, d, du, b
+
+
+def gtsv(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
+    dl, d, du, b = tridiagonal_system(ctx, dtype)
     info = info_array(b)
     fn = lapack_routine("gtsv", dtype)
     for idx in batch_indices(b):
