@@ -70,13 +70,7 @@ def _kernel(target: str, kind: str) -> str:
 
 # Targets we do not implement yet (issue 25; the step numbers are those of its plan,
 # docs/plans/issue-25-custom-calls.md section 4.2).  Delete a line when its entries pass.
-KNOWN_UNSUPPORTED: dict[str, str] = {
-    # step 5, old forms: pre-FFI hipSOLVER with an opaque descriptor in backend_config (2024-08)
-    "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f32_syevj": _unsupported("hipsolver_syevj"),
-    "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f64_syevj": _unsupported("hipsolver_syevj"),
-    "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f32_syevd": _unsupported("hipsolver_syevd"),
-    "rocm_eigh_hipsolver_syev.py::data_2024_08_05/f64_syevd": _unsupported("hipsolver_syevd"),
-}
+KNOWN_UNSUPPORTED: dict[str, str] = {}
 
 # Supported targets that fail today (a bug to fix, with the exact error or mismatch).  None today.
 KNOWN_BUGS: dict[str, str] = {}

@@ -3,7 +3,15 @@
 
 from __future__ import annotations
 
-from stablehlo_py.interpreter.custom_calls.gpu import cholesky, eigh, lu, qr, svd, tridiagonal
+from stablehlo_py.interpreter.custom_calls.gpu import (
+    cholesky,
+    eigh,
+    legacy,
+    lu,
+    qr,
+    svd,
+    tridiagonal,
+)
 from stablehlo_py.interpreter.custom_calls.gpu.common import family
 
 GPU_FAMILIES = family(
@@ -12,7 +20,8 @@ GPU_FAMILIES = family(
         **tridiagonal.TARGETS, **tridiagonal.SPARSE_TARGETS,
     }
 ) + tuple(({name: fn}, frozenset({"rocm"}), (form,)) for name, (fn, form) in svd.ROCM_TARGETS.items())
+GPU_FAMILIES += legacy.LEGACY_FAMILIES
 """(targets, platforms, forms) for `builtins.load`: `cusolver_*` and `cu_*` for CUDA, `hipsolver_*`
-and `hip_*` for ROCm."""
+and `hip_*` for ROCm; the pre-FFI forms from `legacy.py`."""
 
 __all__ = ["GPU_FAMILIES"]
