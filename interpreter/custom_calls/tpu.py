@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.custom_calls.gpu.lu import permutation_of
 from stablehlo_py.interpreter.custom_calls.jax_targets import split_shape_operands
 from stablehlo_py.interpreter.custom_calls.lapack.common import PREFIX_DTYPES, lapack_routine
 
@@ -78,17 +79,11 @@ def lu_decomposition(ctx: Any) -> list[np.ndarray]:
     m, n = a.shape[-2:]
     lu = a.copy()
     pivots = np.zeros((*a.shape[:-2], min(m, n)), np.int32)
-    perm = np.broadcast_to(np.arange(m, dtype=np.int32), (*a.shape[:-2], m)).copy()
     fn = lapack_routine("getrf", a.dtype)
     for idx in _batches(a):
-        if not (m and n):
-            continue
-        lu[idx], piv, _ = fn(a[idx])
-        pivots[idx] = piv
-        row = perm[idx]
-        for i, p in enumerate(piv):
-            row[i], row[p] = row[p], row[i]
-    return [lu, pivots, perm]
+        if m and n:
+            lu[idx], pivots[idx], _ = fn(a[idx])
+    return [lu, pivots, permutation_of(pivots, m)]
 
 
 def eigh(ctx: Any) -> list[np.ndarray]:

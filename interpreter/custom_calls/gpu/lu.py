@@ -41,14 +41,19 @@ def lu_pivots_to_permutation(ctx: Any) -> list[np.ndarray]:
             f"custom_call @{ctx.target_name}: pivots must be i32[..., k] with the permutation's "
             f"batch dimensions, got {pivots.dtype}{list(pivots.shape)} for a result of shape {shape}"
         )
-    m = shape[-1]
+    return [permutation_of(pivots, shape[-1])]
+
+
+def permutation_of(pivots: np.ndarray, m: int) -> np.ndarray:
+    """The permutation of `0..m-1` that the 0-based row swaps `pivots` (`[..., k]`, applied in
+    order) make, per batch.  A pivot out of range is skipped (the kernel does not write one)."""
     perm = np.broadcast_to(np.arange(m, dtype=np.int32), (*pivots.shape[:-1], m)).copy()
     for idx in np.ndindex(*pivots.shape[:-1]):
         row = perm[idx]
         for i, p in enumerate(pivots[idx][: min(m, pivots.shape[-1])]):
-            if 0 <= p < m:  # (the kernel ignores a pivot out of range, as cuSOLVER's does not write one)
+            if 0 <= p < m:
                 row[i], row[p] = row[p], row[i]
-    return [perm]
+    return perm
 
 
 TARGETS = {
