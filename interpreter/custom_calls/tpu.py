@@ -24,13 +24,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.custom_calls.gpu.common import operand_dtype
 from stablehlo_py.interpreter.custom_calls.gpu.lu import permutation_of
 from stablehlo_py.interpreter.custom_calls.jax_targets import split_shape_operands
-from stablehlo_py.interpreter.custom_calls.lapack.common import PREFIX_DTYPES, lapack_routine
+from stablehlo_py.interpreter.custom_calls.lapack.common import lapack_routine
 
 from stablehlo_py.errors import InterpreterError
-
-_DTYPES = frozenset(PREFIX_DTYPES.values())
 
 
 def _operands(ctx: Any, n: int) -> list[np.ndarray]:
@@ -39,12 +38,7 @@ def _operands(ctx: Any, n: int) -> list[np.ndarray]:
         raise InterpreterError(
             f"custom_call @{ctx.target_name} takes {n} operand{'s' if n > 1 else ''}, got {len(operands)}"
         )
-    a = np.asarray(operands[0])
-    if a.dtype not in _DTYPES or a.ndim < 2:
-        raise InterpreterError(
-            f"custom_call @{ctx.target_name} works on (batches of) f32, f64, complex64 or complex128 "
-            f"matrices, got {a.dtype}{list(a.shape)}"
-        )
+    operand_dtype(ctx, operands[0], matrix=True)
     return [np.asarray(x) for x in operands]
 
 

@@ -39,17 +39,22 @@ def ffi_form(since: str) -> str:
 _DTYPES = frozenset(PREFIX_DTYPES.values())
 
 
-def operand_dtype(ctx: Any) -> np.dtype:
-    """The element type of operand #0: one of LAPACK's four, else a clear error."""
-    if not ctx.operands:
-        raise InterpreterError(f"custom_call @{ctx.target_name} needs an operand")
-    dtype = np.asarray(ctx.operands[0]).dtype
-    if dtype not in _DTYPES:
+def operand_dtype(ctx: Any, operand: Any = None, *, matrix: bool = False) -> np.dtype:
+    """The element type of `operand` (by default the call's operand #0): one of the four that
+    LAPACK, the GPU solvers and the TPU's decompositions work on; with `matrix`, the operand must
+    also be a (batch of) matrices.  Anything else is a clear error (the one check of the GPU and
+    TPU targets)."""
+    if operand is None:
+        if not ctx.operands:
+            raise InterpreterError(f"custom_call @{ctx.target_name} needs an operand")
+        operand = ctx.operands[0]
+    a = np.asarray(operand)
+    if a.dtype not in _DTYPES or (matrix and a.ndim < 2):
         raise InterpreterError(
-            f"custom_call @{ctx.target_name} works on f32, f64, complex64 or complex128 matrices "
-            f"(as the GPU solver), got element type {dtype}"
+            f"custom_call @{ctx.target_name} works on (batches of) f32, f64, complex64 or "
+            f"complex128 matrices, got {a.dtype}{list(a.shape)}"
         )
-    return dtype
+    return a.dtype
 
 
 def flag(ctx: Any, name: str, default: bool | None = None) -> bool:
