@@ -16,6 +16,7 @@ from typing import Any
 
 from stablehlo_py.interpreter.custom_calls.context import API_VERSION, CallContext
 from stablehlo_py.interpreter.custom_calls.registry import (
+    ANY_PLATFORM,
     REGISTRY,
     Registry,
     builtin,
@@ -70,13 +71,15 @@ class _TargetsView(MutableMapping[str, CustomCallFn]):
 CUSTOM_CALL_TARGETS: MutableMapping[str, CustomCallFn] = _TargetsView()
 
 
-def custom_call_target(name: str) -> Callable[[CustomCallFn], CustomCallFn]:
+def custom_call_target(
+    name: str, *, platforms: frozenset[str] = ANY_PLATFORM, forms: tuple[str, ...] = ()
+) -> Callable[[CustomCallFn], CustomCallFn]:
     """Decorator form of `register_custom_call`; functions of the toolkit's own modules are
-    registered as built-ins."""
+    registered as built-ins (with the `platforms` and `forms` the listing shows)."""
 
     def deco(fn: CustomCallFn) -> CustomCallFn:
         if getattr(fn, "__module__", "").startswith("stablehlo_py."):
-            builtin(name, convention_of(fn, name))(fn)
+            builtin(name, convention_of(fn, name), platforms=platforms, forms=forms)(fn)
         else:
             register_custom_call(name, fn)
         return fn

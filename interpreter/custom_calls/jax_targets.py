@@ -116,17 +116,6 @@ def _no_results(ctx: Any) -> list[np.ndarray]:
 ROUND_TRIP_SHARD_MAP = ("xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape")
 
 
-def _round_trip_shard_map(ctx: Any) -> list[np.ndarray]:
-    raise NotSupportedError(
-        f"custom_call @{ctx.target_name} is part of a shard_map region in Shardy's round-trip form "
-        "(xla.sdy.GlobalToLocalShape, call @xla.sdy.manual_computation_body, "
-        "xla.sdy.LocalToGlobalShape, shardings in mhlo.frontend_attributes; JAX artifacts of about "
-        "2025-04..06), which the interpreter does not run; it runs shard_map regions written as "
-        "sdy.manual_computation (what jax.export writes today) or as SPMDFullToShardShape/"
-        "SPMDShardToFullShape: export the function again with a current jax"
-    )
-
-
 def _new_buffer(ctx: Any) -> list[np.ndarray]:
     """A new buffer per result (`AllocateBuffer`, `CreateBuffer`): zeros (module docstring)."""
     if ctx.operands:
@@ -152,19 +141,32 @@ def _new_buffer(ctx: Any) -> list[np.ndarray]:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a custom call cannot run here: its kind (for the listing), what it is (and what it
-    calls), what the artifact lacks, and how to get a program that runs."""
+    """Why a custom call cannot run here, the one record of every refused target (the calls into
+    the process that traced the program below, the user kernels of `kernels.py`): its kind (for
+    the listing), what it is, why that cannot run here, how to get a program that runs, and the
+    platforms whose programs carry it.  Build one with `outside_artifact` or `kernels.kernel`."""
 
     kind: str
     what: str
-    missing: str
+    why: str
     how: str
+    platforms: frozenset[str] = ANY_PLATFORM
+    label: str = ""
+    """The listing's name for the kind, when not `kind` itself (e.g. "Pallas Triton kernel")."""
 
     def error(self, target: str) -> NotSupportedError:
-        return NotSupportedError(
-            f"custom_call @{target} is {self.what}; {self.missing} is not part of the program or "
-            f"artifact, so it cannot run here. {self.how}"
-        )
+        return NotSupportedError(f"custom_call @{target} is {self.what}; {self.why}. {self.how}")
+
+    def form(self) -> str:
+        """The listing's form: "refused: <kind>"."""
+        return f"refused: {self.label or self.kind}"
+
+
+def outside_artifact(kind: str, what: str, missing: str, how: str) -> Refusal:
+    """A call of something that lives outside the artifact (`missing`: what it calls)."""
+    return Refusal(
+        kind, what, f"{missing} is not part of the program or artifact, so it cannot run here", how
+    )
 
 
 HOST_CALLBACKS = (
@@ -188,7 +190,7 @@ CUSTOM_PARTITIONING = "CustomSPMDPartitioning"
 REFUSALS: dict[str, Refusal] = {
     **dict.fromkeys(
         HOST_CALLBACKS,
-        Refusal(
+        outside_artifact(
             "host callback",
             "a JAX host callback (jax.pure_callback, io_callback or jax.debug.callback/print): it "
             "calls a Python function of the process that traced the program, identified only by "
@@ -199,7 +201,7 @@ REFUSALS: dict[str, Refusal] = {
     ),
     **dict.fromkeys(
         BUFFER_CALLBACKS,
-        Refusal(
+        outside_artifact(
             "buffer callback",
             "a JAX buffer callback (jax.experimental.buffer_callback): it calls a Python function "
             "of the process that traced the program on the raw buffers, identified only by its "
@@ -208,7 +210,7 @@ REFUSALS: dict[str, Refusal] = {
             _WITHOUT_CALLBACK,
         ),
     ),
-    "InspectSharding": Refusal(
+    "InspectSharding": outside_artifact(
         "sharding inspection callback",
         "JAX's sharding inspection (jax.debug.inspect_array_sharding in a program for several "
         "devices): XLA's partitioner calls a Python function of the process that traced the "
@@ -217,7 +219,7 @@ REFUSALS: dict[str, Refusal] = {
         "Remove the jax.debug.inspect_array_sharding call (it changes no value), or lower for one "
         "device, where JAX calls it while tracing and writes no custom call",
     ),
-    "tf.call_tf_function": Refusal(
+    "tf.call_tf_function": outside_artifact(
         "TensorFlow function",
         "a TensorFlow function called with jax2tf.call_tf(..., call_tf_graph=True): it runs a "
         "graph of the TensorFlow program around the artifact, named only by its index "
@@ -226,10 +228,22 @@ REFUSALS: dict[str, Refusal] = {
         "Use jax2tf.call_tf with call_tf_graph=False (the default), which writes the TensorFlow "
         "function into the program as StableHLO ops, or write the function in JAX",
     ),
+    **dict.fromkeys(
+        ROUND_TRIP_SHARD_MAP,
+        Refusal(
+            "shard_map in Shardy's round-trip form (2025-04..06)",
+            "part of a shard_map region in Shardy's round-trip form (xla.sdy.GlobalToLocalShape, "
+            "call @xla.sdy.manual_computation_body, xla.sdy.LocalToGlobalShape, shardings in "
+            "mhlo.frontend_attributes; JAX artifacts of about 2025-04..06)",
+            "the interpreter runs shard_map regions written as sdy.manual_computation (what "
+            "jax.export writes today) or as SPMDFullToShardShape/SPMDShardToFullShape, not this form",
+            "Export the function again with a current jax",
+        ),
+    ),
 }
 """Targets refused outright, by name."""
 
-NO_PARTITIONED_BODY = Refusal(
+NO_PARTITIONED_BODY = outside_artifact(
     "custom_partitioning without its body",
     "a jax.experimental.custom_partitioning function lowered for several devices: its body is made "
     "by the user's partition callback when XLA's partitioner calls back into the process that "
@@ -400,7 +414,6 @@ JAX_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     "xla.sdy.PropagationBarrier": _identity,
     "xla.sdy.ShardingGroup": _no_results,
     "dce_sink": _no_results,
-    **dict.fromkeys(ROUND_TRIP_SHARD_MAP, _round_trip_shard_map),
     "AllocateBuffer": _new_buffer,
     "CreateBuffer": _new_buffer,
     **dict.fromkeys(REFUSALS, _refuse),
@@ -423,7 +436,19 @@ PLATFORMS: dict[str, frozenset[str]] = {
 """The targets JAX emits for some platforms only (every other target here: any platform)."""
 
 FORMS: dict[str, tuple[str, ...]] = {
-    **{name: (f"refused: {r.kind}",) for name, r in REFUSALS.items()},
+    "Sharding": ("x -> x, mhlo.sharding string (GSPMD sharding annotation)",),
+    "annotate_device_placement": (
+        "x -> x, has_side_effect, mhlo.frontend_attributes {_xla_buffer_placement} "
+        "(jax >= 0.4.15)",
+    ),
+    "SPMDFullToShardShape": (
+        "global x -> shard, mhlo.sharding = \"{manual}\", after @Sharding (shard_map, jax >= 0.3.0)",
+    ),
+    "SPMDShardToFullShape": (
+        "shard -> global x, mhlo.sharding of the result, after a manual @Sharding (shard_map, "
+        "jax >= 0.3.0)",
+    ),
+    **{name: (r.form(),) for name, r in REFUSALS.items()},
     "LayoutConstraint": ("x [, result shape i32[r]] -> x, api 1, result_layouts (jax >= 0.4.31)",),
     "AllocateBuffer": ("() -> tensor, static shape (jax >= 0.7.1)",),
     "CreateBuffer": ("() -> memref, static shape (jax >= 0.8.0)",),
@@ -433,9 +458,6 @@ FORMS: dict[str, tuple[str, ...]] = {
     "xla.sdy.PropagationBarrier": ("x -> x, Shardy round-trip form",),
     "xla.sdy.ShardingGroup": ("x -> (), Shardy round-trip form",),
     "dce_sink": ("x -> (), typed FFI, has_side_effect (jax >= 0.10.0)",),
-    **dict.fromkeys(
-        ROUND_TRIP_SHARD_MAP, ("refused: shard_map in Shardy's round-trip form (2025-04..06)",)
-    ),
     "fused": (
         "operands -> results of called_computations = [@body], mhlo.backend_config "
         "{out_spaces, inlineable, MUST_FUSE} (jax >= 0.7.2)",

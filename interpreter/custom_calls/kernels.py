@@ -13,13 +13,12 @@ jax-ml/jax repository at that tag or commit) is given next to it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.custom_calls.jax_targets import call_body
+from stablehlo_py.interpreter.custom_calls.jax_targets import Refusal, call_body
 
-from stablehlo_py.errors import InterpreterError, NotSupportedError
+from stablehlo_py.errors import InterpreterError
 
 TPU = frozenset({"tpu"})
 CUDA = frozenset({"cuda"})
@@ -32,48 +31,43 @@ _PALLAS_INSTEAD = (
 )
 
 
-@dataclass(frozen=True)
-class KernelKind:
-    kind: str
-    """What the kernel is, as in "a <kind> kernel"."""
-    body: str
-    """What the call carries instead of a StableHLO computation ("its body is ...")."""
-    runner: str
-    """What alone can run that body."""
-    instead: str
-    """How to export a program the interpreter can run."""
-    platforms: frozenset[str]
-    """The platforms whose programs carry it."""
-
-    def message(self, name: str) -> str:
-        return (
-            f"custom_call @{name} is a {self.kind} kernel: {self.body} that only {self.runner} "
-            f"can run, not StableHLO; it cannot be interpreted. {self.instead}"
-        )
+def kernel(kind: str, body: str, runner: str, instead: str, platforms: frozenset[str]) -> Refusal:
+    """The refusal of a user kernel of `kind` ("a <kind> kernel"): `body` is what the call carries
+    instead of a StableHLO computation ("its body is ..."), `runner` what alone can run it,
+    `instead` how to export a program the interpreter can run, `platforms` whose programs carry
+    it."""
+    return Refusal(
+        kind,
+        f"a {kind} kernel: {body} that only {runner} can run, not StableHLO",
+        "it cannot be interpreted",
+        instead,
+        platforms,
+        label=f"{kind} kernel",
+    )
 
 
-PALLAS_TPU = KernelKind(
+PALLAS_TPU = kernel(
     "Pallas TPU (Mosaic)",
     "its body is Mosaic TPU IR (an MLIR module serialized in backend_config)",
     "the TPU compiler (libtpu's Mosaic)",
     _PALLAS_INSTEAD,
     TPU,
 )
-PALLAS_MOSAIC_GPU = KernelKind(
+PALLAS_MOSAIC_GPU = kernel(
     "Pallas Mosaic GPU",
     "its body is Mosaic GPU IR (an MLIR module in backend_config)",
     "jaxlib's Mosaic GPU compiler for NVIDIA GPUs",
     _PALLAS_INSTEAD,
     CUDA,
 )
-PALLAS_TRITON = KernelKind(
+PALLAS_TRITON = kernel(
     "Pallas Triton",
     "its body is Triton IR (MLIR bytecode in backend_config)",
     "XLA's GPU backend, through the Triton compiler,",
     _PALLAS_INSTEAD,
     GPU,
 )
-TRITON_COMPILED = KernelKind(
+TRITON_COMPILED = kernel(
     "Triton (jax-triton / Pallas Triton)",
     "its body is compiled GPU code (PTX or an AMDGPU binary in a compressed descriptor in "
     "backend_config)",
@@ -82,7 +76,7 @@ TRITON_COMPILED = KernelKind(
     "`interpret=True` for Pallas) to run it here",
     GPU,
 )
-CUDNN_ATTENTION = KernelKind(
+CUDNN_ATTENTION = kernel(
     "cuDNN fused attention",
     "it has no StableHLO body, only a cuDNN attention graph described by backend_config (scale, "
     "mask, dropout)",
@@ -91,7 +85,7 @@ CUDNN_ATTENTION = KernelKind(
     "here",
     CUDA,
 )
-CUDNN_BLOCK_SCALED_DOT = KernelKind(
+CUDNN_BLOCK_SCALED_DOT = kernel(
     "cuDNN block-scaled matmul",
     "it has no StableHLO body, only a cuDNN block-scaled (MX) matmul graph described by "
     "backend_config",
@@ -100,7 +94,7 @@ CUDNN_BLOCK_SCALED_DOT = KernelKind(
     "here",
     CUDA,
 )
-CUDNN_RNN = KernelKind(
+CUDNN_RNN = kernel(
     "cuDNN RNN",
     "it has no StableHLO body, only an opaque RNN descriptor in backend_config (weights in cuDNN's "
     "packed layout)",
@@ -109,15 +103,15 @@ CUDNN_RNN = KernelKind(
     "it here",
     CUDA,
 )
-MIOPEN_RNN = KernelKind(
+MIOPEN_RNN = kernel(
     "MIOpen RNN",
     "it has no StableHLO body, only an opaque RNN descriptor in backend_config (weights in "
     "MIOpen's packed layout)",
     "MIOpen",
-    CUDNN_RNN.instead,
+    CUDNN_RNN.how,
     ROCM,
 )
-CUDNN = KernelKind(
+CUDNN = kernel(
     "cuDNN",
     "it has no StableHLO body, only a cuDNN graph described by backend_config",
     "cuDNN",
@@ -125,15 +119,15 @@ CUDNN = KernelKind(
     "run it here",
     GPU,  # XLA's ROCm backend writes MIOpen convolutions under the same `__cudnn$conv*` names
 )
-XLA_GPU = KernelKind(
+XLA_GPU = kernel(
     "built-in XLA GPU",
     "it has no StableHLO body, only the name of a handler compiled into XLA's GPU runtime",
     "XLA's GPU backend",
-    CUDNN.instead,
+    CUDNN.how,
     GPU,
 )
 
-KERNELS: dict[str, KernelKind] = {
+KERNELS: dict[str, Refusal] = {
     "tpu_custom_call": PALLAS_TPU,  # SP/jax/_src/tpu_custom_call.py:475-476
     "mosaic_gpu_v2": PALLAS_MOSAIC_GPU,  # SP/jax/experimental/mosaic/gpu/core.py:368-369
     # jax 0.4.30 - 0.7: jax@jax-v0.7.0:jax/experimental/mosaic/gpu/core.py:222
@@ -160,7 +154,7 @@ KERNELS: dict[str, KernelKind] = {
 }
 """Exact target name -> its kind."""
 
-KERNEL_PREFIXES: dict[str, KernelKind] = {
+KERNEL_PREFIXES: dict[str, Refusal] = {
     # the 10 names of SP/jax/_src/cudnn/fused_attention_stablehlo.py:253-266
     "__cudnn$fmha": CUDNN_ATTENTION,
     # the same, misspelled until jax@5da43a4c55 (2024-02-21, "Fix misspelled cuDNN custom call
@@ -175,7 +169,7 @@ KERNEL_PREFIXES: dict[str, KernelKind] = {
 longest matching prefix wins)."""
 
 
-def kernel_kind(name: str) -> KernelKind | None:
+def kernel_kind(name: str) -> Refusal | None:
     """The kind of user kernel `name` is, or None."""
     kind = KERNELS.get(name)
     if kind is not None:
@@ -188,20 +182,16 @@ def refuse_kernel(ctx: Any) -> list[np.ndarray]:
     kind = kernel_kind(ctx.target_name)
     if kind is None:  # registered for a name of the tables only
         raise InterpreterError(f"custom_call @{ctx.target_name} is not a known user kernel")
-    raise NotSupportedError(kind.message(ctx.target_name))
-
-
-def _form(kind: KernelKind) -> tuple[str, ...]:
-    return (f"refused: {kind.kind} kernel",)
+    raise kind.error(ctx.target_name)
 
 
 def _families(
-    table: dict[str, KernelKind],
+    table: dict[str, Refusal],
 ) -> list[tuple[dict[str, Any], frozenset[str], tuple[str, ...]]]:
     """`table` as registry families: (name -> refuse_kernel, platforms, forms), one per kind."""
     kinds = list(dict.fromkeys(table.values()))
     return [
-        ({n: refuse_kernel for n, k in table.items() if k is kind}, kind.platforms, _form(kind))
+        ({n: refuse_kernel for n, k in table.items() if k is kind}, kind.platforms, (kind.form(),))
         for kind in kinds
     ]
 
@@ -209,7 +199,7 @@ def _families(
 KERNEL_FAMILIES = _families(KERNELS)
 """(name -> refusal, platforms, forms) per kind, for `builtins.load`'s families."""
 KERNEL_PREFIX_TARGETS: list[tuple[str, Callable[[Any], Any], frozenset[str], tuple[str, ...]]] = [
-    (prefix, refuse_kernel, kind.platforms, _form(kind))
+    (prefix, refuse_kernel, kind.platforms, (kind.form(),))
     for prefix, kind in sorted(KERNEL_PREFIXES.items(), key=lambda item: -len(item[0]))
 ]
 """(prefix, refusal, platforms, forms), longest prefix first (the registry tries them in order)."""
@@ -231,7 +221,7 @@ __all__ = [
     "KERNEL_FAMILIES",
     "KERNEL_PREFIXES",
     "KERNEL_PREFIX_TARGETS",
-    "KernelKind",
+    "kernel",
     "kernel_kind",
     "refuse_kernel",
 ]

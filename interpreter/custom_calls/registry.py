@@ -262,14 +262,19 @@ REGISTRY = Registry()
 
 
 def builtin(
-    name: str, convention: str = CONTEXT
+    name: str,
+    convention: str = CONTEXT,
+    *,
+    platforms: frozenset[str],
+    forms: tuple[str, ...],
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator for the toolkit's own targets (`convention` EVALUATOR for fn(evaluator, op, operands))."""
+    """Decorator for the toolkit's own targets (`convention` EVALUATOR for fn(evaluator, op,
+    operands)), with the platforms whose programs call it and the forms it accepts (for the
+    listing; every built-in declares both)."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        REGISTRY.add(
-            Target(name, fn, BUILT_IN, API_VERSION if convention == CONTEXT else None, convention)
-        )
+        api = API_VERSION if convention == CONTEXT else None
+        REGISTRY.add(Target(name, fn, BUILT_IN, api, convention, platforms, forms))
         return fn
 
     return deco

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter import checks
-from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
+from stablehlo_py.interpreter.custom_calls.registry import ANY_PLATFORM, EVALUATOR, builtin
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.values import array_from_attr
 
@@ -22,6 +22,9 @@ def _float_prop(op: Any, name: str, default: float) -> float:
 def _int_prop(op: Any, name: str, default: int) -> int:
     a = op.properties.get(name, op.attributes.get(name))
     return default if a is None else int(a.value.data)
+
+
+_TESTDATA = "upstream's interpreter testdata: (actual, expected) -> (), has_side_effect"
 
 
 def _report(ev: Any, op: Any, problem: str | None) -> list[Any]:
@@ -59,22 +62,31 @@ def _expect_close(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     return _report(ev, op, checks.expect_close(args[0], args[1], mx, mn))
 
 
-@builtin("check.expect_eq", EVALUATOR)
+@builtin("check.expect_eq", EVALUATOR, platforms=ANY_PLATFORM, forms=(f"{_TESTDATA}, exact",))
 def _cc_expect_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _report(ev, op, checks.expect_eq(args[0], args[1]))
 
 
-@builtin("check.expect_close", EVALUATOR)
+@builtin(
+    "check.expect_close", EVALUATOR, platforms=ANY_PLATFORM, forms=(f"{_TESTDATA}, within 3 ULP",)
+)
 def _cc_expect_close(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _report(ev, op, checks.expect_close(args[0], args[1], 3, 0))
 
 
-@builtin("check.expect_almost_eq", EVALUATOR)
+@builtin(
+    "check.expect_almost_eq", EVALUATOR, platforms=ANY_PLATFORM, forms=(f"{_TESTDATA}, within 1e-3",)
+)
 def _cc_expect_almost_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _report(ev, op, checks.expect_almost_eq(args[0], args[1], 1e-3))
 
 
-@builtin("check.eq", EVALUATOR)
+@builtin(
+    "check.eq",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=("upstream's interpreter: (actual, expected) -> tensor<i1>, integers exact, floats within 1e-4",),
+)
 def _cc_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     a = np.asarray(args[0])
     from stablehlo_py.semantics import dtypes

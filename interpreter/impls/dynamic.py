@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
+from stablehlo_py.interpreter.custom_calls.registry import ANY_PLATFORM, EVALUATOR, builtin
 from stablehlo_py.interpreter.evaluator import IMPL_WRAPPERS
 from stablehlo_py.interpreter.registry import Impl
 from stablehlo_py.interpreter.shapes import check_results, touches_dynamic_type
@@ -83,7 +83,15 @@ def format_error_message(message: str, inputs: list[int]) -> str:
     return _SPEC.sub(sub, message)
 
 
-@builtin("shape_assertion", EVALUATOR)
+@builtin(
+    "shape_assertion",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=(
+        "assert_what i1, error_message_inputs i32/i64... -> (), error_message attribute, "
+        "has_side_effect, api 2 (jax >= 0.4.14)",
+    ),
+)
 def shape_assertion(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     """Raise InterpreterError with the formatted `error_message` when `assert_what` is false."""
     if not 1 <= len(args) <= 1 + MAX_ERROR_MESSAGE_INPUTS:
@@ -120,7 +128,12 @@ __all__ = ["format_error_message", "shape_assertion"]
 
 
 
-@builtin("stablehlo.shape_refinement_operand_wrapper", EVALUATOR)
+@builtin(
+    "stablehlo.shape_refinement_operand_wrapper",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=("(operand, shape i64[r]) -> operand, written by stablehlo-refine-arguments",),
+)
 def shape_refinement_operand_wrapper(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     """What `stablehlo-refine-arguments` wraps a refined argument in (until `stablehlo-refine-shapes`
     removes it): the operand itself, whose shape must be the shape operand's (`?` entries match any

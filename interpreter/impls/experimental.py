@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.custom_calls.jax_targets import called_function, split_shape_operands
-from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
+from stablehlo_py.interpreter.custom_calls.registry import ANY_PLATFORM, EVALUATOR, builtin
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.reduction import reduce_window_by_region, sort_by_region
 from stablehlo_py.semantics import chlo as chlo_sem
@@ -52,7 +52,16 @@ def _ints(value: Any) -> list[int]:
     return [int(x) for x in np.asarray(value).reshape(-1)]
 
 
-@builtin("stablehlo.dynamic_reduce_window", EVALUATOR)
+@builtin(
+    "stablehlo.dynamic_reduce_window",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=(
+        "inputs..., init_values..., window_dimensions, window_strides, base_dilations, "
+        "window_dilations i32[r], padding i32[r,2] -> results..., called_computations = [@reducer], "
+        "api 2 (jax >= 0.4.13)",
+    ),
+)
 def dynamic_reduce_window(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     if len(args) < 7 or (len(args) - 5) % 2:
         raise InterpreterError(
@@ -77,7 +86,15 @@ def dynamic_reduce_window(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     )
 
 
-@builtin("stablehlo.dynamic_rng_bit_generator", EVALUATOR)
+@builtin(
+    "stablehlo.dynamic_rng_bit_generator",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=(
+        "(initial_state, output_shape i32[r]) -> (output_state, output), rng_algorithm attribute, "
+        "api 2 (jax >= 0.4.13)",
+    ),
+)
 def dynamic_rng_bit_generator(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     if len(args) != 2 or len(op.results) != 2:
         raise InterpreterError(
@@ -89,7 +106,12 @@ def dynamic_rng_bit_generator(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return [state.astype(A.result_dtype(op, 0)), output]
 
 
-@builtin("stablehlo.dynamic_top_k", EVALUATOR)
+@builtin(
+    "stablehlo.dynamic_top_k",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=("(operand, k i32/i64[]) -> (values, indices i32), api 2 (jax >= 0.4.15)",),
+)
 def dynamic_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     if len(args) != 2 or len(op.results) != 2:
         raise InterpreterError(
@@ -125,6 +147,12 @@ def _result_size(op: Any, shapes: list[Any], dim: int, target: str) -> int:
             "shape operand (indices_of_shape_operands) gives it"
         )
     return _ints(shapes[0])[dim]
+
+
+_APPROX_TOP_K = (
+    "(operands..., init_values...) -> one result per operand, called_computations = [@comparator]; "
+    "the exact top k (recall 1)"
+)
 
 
 def _top_k(ev: Any, op: Any, args: list[Any], target: str, k_operand: bool) -> list[Any]:
@@ -172,12 +200,29 @@ def _top_k(ev: Any, op: Any, args: list[Any], target: str, k_operand: bool) -> l
     return out
 
 
-@builtin("ApproxTopK", EVALUATOR)
+@builtin(
+    "ApproxTopK",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=(
+        f"{_APPROX_TOP_K}, mhlo.backend_config {{top_k, reduction_dim, recall_target, "
+        "aggregate_to_topk, reduction_input_size_override[, is_fallback]}} (TPU artifacts since "
+        "2023-04; is_fallback on other platforms, jax >= 0.4.10)",
+    ),
+)
 def approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _top_k(ev, op, args, "ApproxTopK", False)
 
 
-@builtin("stablehlo.dynamic_approx_top_k", EVALUATOR)
+@builtin(
+    "stablehlo.dynamic_approx_top_k",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=(
+        f"{_APPROX_TOP_K} plus k i32[] and result shapes (indices_of_shape_operands), "
+        "mhlo.backend_config as ApproxTopK's without top_k (jax >= 0.4.29)",
+    ),
+)
 def dynamic_approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _top_k(ev, op, args, "stablehlo.dynamic_approx_top_k", True)
 

@@ -323,6 +323,37 @@ def test_listing_shows_every_source(capsys) -> None:
     assert rows["test.from_plugin"].split() == ["any", "entry", "point", "listed_plugin", "api", "1.0"]
 
 
+def test_no_built_in_row_of_the_listing_lacks_platforms_or_forms(capsys) -> None:
+    """Every built-in target declares the platforms whose programs call it and the forms it
+    accepts (`builtin(...)` and `builtins.load`'s families require both), and the listing shows
+    them: a platform list and a bracketed form on every built-in row."""
+    from stablehlo_py.interpreter.custom_calls.registry import BUILT_IN, PLATFORMS
+
+    assert translate_main(["--interpret", "--list-custom-calls"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    built_in = [row for row in rows if row.split()[2] == BUILT_IN]
+    assert len(built_in) > 200  # LAPACK, GPU, TPU, JAX's markers, kernels, check.*, ...
+    lacking = []
+    for row in built_in:
+        name, platforms = row.split()[:2]
+        ok_platforms = platforms == "any" or set(platforms.split(",")) <= set(PLATFORMS)
+        forms = row.partition("  [")[2]
+        if not ok_platforms or not forms.endswith("]") or len(forms) < 3:
+            lacking.append(name)
+    assert not lacking, lacking
+    targets = {t.name: t for t in REGISTRY.targets() if t.source == BUILT_IN}
+    assert all(t.platforms and all(f.strip() for f in t.forms) for t in targets.values())
+    for name in ("ApproxTopK", "stablehlo.dynamic_top_k", "check.expect_eq", "shape_assertion", "Sharding"):
+        assert targets[name].forms, name
+
+
+def test_builtin_requires_platforms_and_forms() -> None:
+    from stablehlo_py.interpreter.custom_calls.registry import EVALUATOR, builtin
+
+    with pytest.raises(TypeError):
+        builtin("test.no_forms", EVALUATOR)  # type: ignore[call-arg]
+
+
 def test_listing_reports_broken_plugins(capsys) -> None:
     entry_points.load_entry_point(
         REGISTRY, fake_entry_point("broken_listed", error=SyntaxError("bad"))
