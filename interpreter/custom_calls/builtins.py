@@ -26,7 +26,11 @@ def load(registry: Any) -> None:
         KERNEL_PREFIX_TARGETS,
     )
     from stablehlo_py.interpreter.custom_calls.gpu import GPU_FAMILIES
-    from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_TARGETS
+    from stablehlo_py.interpreter.custom_calls.lapack import (
+        LAPACK_LEGACY,
+        LAPACK_LEGACY_FORM,
+        LAPACK_TARGETS,
+    )
     from stablehlo_py.interpreter.custom_calls.prng import PRNG_FAMILIES
     from stablehlo_py.interpreter.custom_calls.tpu import TPU_FAMILY, TPU_FORMS
     from stablehlo_py.interpreter.registry import load_impls
@@ -35,6 +39,7 @@ def load(registry: Any) -> None:
     families = (
         # (targets, their platforms, the forms they accept)
         (LAPACK_TARGETS, frozenset({"cpu"}), (LAPACK_FORM,)),
+        (LAPACK_LEGACY, frozenset({"cpu"}), (LAPACK_LEGACY_FORM,)),
         *JAX_FAMILIES,
         *KERNEL_FAMILIES,
         *PRNG_FAMILIES,

@@ -46,6 +46,14 @@ from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
 from stablehlo_py.serialization import deserialize_portable_artifact
 from stablehlo_py.serialization.jax_export import read_jax_exported
+from tests import linalg_identities
+from tests.linalg_identities import bounded as _bounded
+from tests.linalg_identities import check_eig, check_eigh, check_schur, check_svd
+from tests.linalg_identities import eps as _eps
+from tests.linalg_identities import h as _h
+from tests.linalg_identities import norm as _norm
+from tests.linalg_identities import small as _small
+from tests.linalg_identities import wide as _wide
 from tests.oracle.jax_back_compat import REQUIRED_KEYS, Entry, Serialization, data_dir, load
 
 DATA_DIR = data_dir()
@@ -104,21 +112,11 @@ TEXT_DIFFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
 
 # Float results within TOL machine epsilons (of the result's dtype) times the largest expected
 # magnitude; identity residuals within TOL eps x n x ||A|| (Frobenius, per matrix of a batch).
-TOL = 64
+TOL = linalg_identities.TOL  # (the identities' helpers below are tests/linalg_identities.py's)
 
 
 # --------------------------------------------------------------------------------------------------
 # comparisons
-
-
-def _eps(x: np.ndarray) -> float:
-    return float(np.finfo(x.dtype).eps)
-
-
-def _wide(x: np.ndarray) -> np.ndarray:
-    """Identities computed in double precision, so numpy's own rounding does not count."""
-    return np.asarray(x).astype(np.complex128 if np.iscomplexobj(x) else np.float64)
-
 
 def _assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
     if want.dtype.kind not in "fc":
@@ -146,23 +144,6 @@ def _assert_bits(got: np.ndarray, want: np.ndarray, what: str) -> None:
     )
 
 
-def _bounded(what: str, value: np.ndarray, bound: Any) -> None:
-    assert np.all(value <= bound), f"{what}: {value} > {bound}"
-
-
-def _small(what: str, residual: np.ndarray, scale: Any, eps: float, n: int) -> None:
-    """Each matrix of `residual` (a batch) has Frobenius norm <= TOL * eps * n * scale."""
-    _bounded(what, np.linalg.norm(residual, axis=(-2, -1)), TOL * eps * n * np.asarray(scale))
-
-
-def _h(x: np.ndarray) -> np.ndarray:
-    return np.conj(np.swapaxes(x, -1, -2))
-
-
-def _norm(a: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(a, axis=(-2, -1))
-
-
 def _arange(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """`jnp.arange(prod(shape)).reshape(shape)`: the operand of JAX's qr/lu/eig harnesses."""
     return np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
@@ -176,62 +157,28 @@ def _eigh_input(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------------
-# identities (JAX's check_*_results in tests/export_back_compat_test.py, stated as residual bounds)
+# identities (JAX's check_*_results in tests/export_back_compat_test.py, stated as residual bounds;
+# those of eigh, eig, schur and svd in tests/linalg_identities.py)
 
 
 def _check_eigh(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
     v, w = got
-    w_device = entry.expected[1]
-    a = _wide(_eigh_input(v.shape, v.dtype))
-    n, eps, scale = v.shape[-1], _eps(w), _norm(a)
-    vv, ww = _wide(v), _wide(w)
-    _small("V^H V - I", _h(vv) @ vv - np.eye(n), 1.0, eps, n)
-    _small("A V - V diag(w)", a @ vv - vv * ww[..., None, :], scale, eps, n)
-    assert np.all(np.diff(w, axis=-1) >= 0), f"eigenvalues not ascending: {w}"
-    _bounded("|w - w_device|", np.max(np.abs(ww - _wide(w_device)), axis=-1), TOL * eps * n * scale)
+    check_eigh(_eigh_input(v.shape, v.dtype), v, w, entry.expected[1])
 
 
 def _check_eig(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
-    w, vl, vr = (_wide(x) for x in got)
-    w_device = _wide(entry.expected[0])
-    a = _arange(vr.shape, np.float64)
-    n, eps, scale = vr.shape[-1], _eps(got[0]), _norm(a)
-    for name, v in (("VL", vl), ("VR", vr)):  # LAPACK: each eigenvector has unit 2-norm
-        _bounded(f"| |{name} columns| - 1 |", np.abs(np.linalg.norm(v, axis=-2) - 1), TOL * eps * n)
-    _small("A VR - VR diag(w)", a @ vr - vr * w[..., None, :], scale, eps, n)
-    _small("A^H VL - VL diag(conj w)", _h(a) @ vl - vl * np.conj(w)[..., None, :], scale, eps, n)
-    dist = np.abs(w[..., :, None] - w_device[..., None, :])  # each eigenvalue in the other list
-    bound = TOL * eps * n * scale[..., None]
-    _bounded("distance of w to the device's eigenvalues", dist.min(axis=-1), bound)
-    _bounded("distance of the device's eigenvalues to w", dist.min(axis=-2), bound)
+    w, vl, vr = got
+    check_eig(_arange(vr.shape, np.float64), w, vl, vr, entry.expected[0])
 
 
 def _check_schur(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
-    t, s = (_wide(x) for x in got)
-    a = _wide(entry.inputs[0])
-    n, eps, scale = a.shape[-1], _eps(got[0]), _norm(a)
-    _small("S^H S - I", _h(s) @ s - np.eye(n), 1.0, eps, n)
-    _small("S T S^H - A", s @ t @ _h(s) - a, scale, eps, n)
-    real = not np.iscomplexobj(got[0])
-    # complex: T upper triangular; real: quasi-triangular (2x2 blocks for complex pairs)
-    _small("T below its (sub)diagonal", np.tril(t, -2 if real else -1), scale, eps, n)
-    if real:
-        sub = np.abs(np.diagonal(t, -1, -2, -1)) > TOL * eps * n * scale[..., None]
-        assert not np.any(sub[..., 1:] & sub[..., :-1]), f"adjacent subdiagonal entries in T: {t}"
+    t, s = got
+    check_schur(entry.inputs[0], t, s)
 
 
 def _check_svd(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
-    u, s, vh = (_wide(x) for x in got)
-    s_device = _wide(entry.expected[1])
-    a = _wide(entry.inputs[0])
-    m, n = a.shape[-2:]
-    k, eps, scale = min(m, n), _eps(got[1]), _norm(a)
-    assert np.all(s >= 0) and np.all(np.diff(s, axis=-1) <= 0), f"s not descending: {s}"
-    _bounded("|s - s_device|", np.max(np.abs(s - s_device), axis=-1), TOL * eps * max(m, n) * scale)
-    _small("U^H U - I", _h(u) @ u - np.eye(u.shape[-1]), 1.0, eps, m)
-    _small("Vh Vh^H - I", vh @ _h(vh) - np.eye(vh.shape[-2]), 1.0, eps, n)
-    usv = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
-    _small("U diag(s) Vh - A", usv - a, scale, eps, max(m, n))
+    u, s, vh = got
+    check_svd(entry.inputs[0], u, s, vh, entry.expected[1])
 
 
 def _check_qr(entry: Entry, got: tuple[np.ndarray, ...]) -> None:

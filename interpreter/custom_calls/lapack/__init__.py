@@ -4,7 +4,8 @@ conventions of JAX's kernels (`jaxlib/cpu/lapack_kernels.cc`) and lowering rules
 
 `LAPACK_TARGETS` maps each target name to `fn(ctx) -> list of result arrays`, where `ctx` is the
 custom-call context record (`operands`, `result_types`, `backend_config`, `attributes`,
-`operand_layouts`, `result_layouts`, `target_name`, ...)."""
+`operand_layouts`, `result_layouts`, `target_name`, ...).  `LAPACK_LEGACY` holds the pre-FFI forms of the
+same kernels (`lapack_<p><routine>`, `blas_<p>trsm`: `legacy.py`), described by `LAPACK_LEGACY_FORM`."""
 
 from __future__ import annotations
 
@@ -25,10 +26,13 @@ from stablehlo_py.interpreter.custom_calls.lapack import (
     tridiagonal,
 )
 
+from stablehlo_py.interpreter.custom_calls.lapack.legacy import FORM as LAPACK_LEGACY_FORM
+from stablehlo_py.interpreter.custom_calls.lapack.legacy import TARGETS as LAPACK_LEGACY
+
 LAPACK_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     name: fn
     for module in (cholesky, qr, eigh, svd, lu, triangular, eig, schur, hessenberg, tridiagonal)
     for name, fn in module.TARGETS.items()
 }
 
-__all__ = ["LAPACK_TARGETS"]
+__all__ = ["LAPACK_LEGACY", "LAPACK_LEGACY_FORM", "LAPACK_TARGETS"]

@@ -206,6 +206,11 @@ def results(ctx: Any, values: Sequence[tuple[np.ndarray, str]]) -> list[np.ndarr
     return out
 
 
+def zeros_of_type(rtype: Any) -> np.ndarray:
+    """Zeros of a (static) result type: what a target returns for a workspace JAX discards."""
+    return np.zeros(_static_shape(rtype), _element_dtype(rtype))
+
+
 def _static_shape(rtype: Any) -> list[int]:
     shape = getattr(rtype, "get_shape", None)
     if shape is None:

@@ -1,0 +1,294 @@
+"""JAX's pre-FFI CPU LAPACK targets (jax <= 0.4.30 for all of them; the last lowering paths went in
+jax 0.5.1): `lapack_{s,d,c,z}potrf`, `getrf`, `geqrf`, `orgqr`/`ungqr`, `gesdd`, `syevd`/`heevd`,
+`geev`, `gees`, `gehrd`, `sytrd`/`hetrd` and `blas_{s,d,c,z}trsm`.
+
+The form (`jaxlib/lapack.py` and `jaxlib/cpu/lapack_kernels.cc` at jax-v0.4.30): `api_version = 2`
+(a plain custom call, `backend_config` empty); the routine's parameters are the first operands, 0-d
+tensors with the empty layout (`tensor<i32>`: batch size, `m`, `n`, `lwork`, flags as 0/1;
+`tensor<ui8>`: LAPACK's job characters), then the matrices in the column-major batch layout; the
+results are the FFI kernel's outputs in another order, with `info` and the workspaces LAPACK was
+given (`work`, `iwork`, `rwork`: sized at lowering time) as extra results.  jaxlib dropped these
+kernels in jax 0.6.0, so only StableHLO's 5-year compatibility window keeps such artifacts alive.
+
+Each target here reads its scalar operands, checks them against the shapes they describe (a
+mismatch is a clear error: the kernel would have read or written other memory than the shapes
+give), and runs the FFI form's kernel (`potrf` in `cholesky.py`, ...) with the scalars turned into
+its attributes: the numbers are the same LAPACK calls.  Its results go back in the old order;
+workspaces are zeros (JAX discards them; XLA leaves what LAPACK scribbled there), and `info` is
+LAPACK's, as the old kernels returned it (`geqrf` and `orgqr` have no `info` in the FFI form:
+LAPACK's is 0 for every valid call).  Scalars JAX always writes as 0/1 or as a job character must be
+one of those values (the old kernels read any non-zero flag as true; a value JAX never writes is
+refused as damage)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, is_dataclass, replace
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from stablehlo_py.interpreter.custom_calls.lapack.cholesky import potrf
+from stablehlo_py.interpreter.custom_calls.lapack.common import PREFIX_DTYPES, zeros_of_type
+from stablehlo_py.interpreter.custom_calls.lapack.eig import geev
+from stablehlo_py.interpreter.custom_calls.lapack.eigh import syevd
+from stablehlo_py.interpreter.custom_calls.lapack.hessenberg import gehrd
+from stablehlo_py.interpreter.custom_calls.lapack.lu import getrf
+from stablehlo_py.interpreter.custom_calls.lapack.qr import geqrf, orgqr
+from stablehlo_py.interpreter.custom_calls.lapack.schur import gees
+from stablehlo_py.interpreter.custom_calls.lapack.svd import gesdd
+from stablehlo_py.interpreter.custom_calls.lapack.triangular import trsm
+from stablehlo_py.interpreter.custom_calls.lapack.tridiagonal import sytrd
+
+from stablehlo_py.errors import InterpreterError
+
+FORM = (
+    "pre-FFI: api_version 2, scalar operands, workspace results "
+    "(jax <= 0.4.3x; trsm, gees, gehrd, sytrd <= 0.5.0)"
+)
+"""The form description `--list-custom-calls` shows for every target of this module."""
+
+I32, U8 = np.dtype(np.int32), np.dtype(np.uint8)
+
+# scalar operand -> (its element type, the values JAX writes; None: any, checked against the shapes)
+SCALARS: dict[str, tuple[np.dtype, tuple[Any, ...] | None]] = {
+    **dict.fromkeys(("lower", "left_side", "diag", "full_matrices", "compute_uv"), (I32, (0, 1))),
+    "trans_a": (I32, (0, 1, 2)),  # N, T, C
+    **dict.fromkeys(("batch", "m", "n", "k", "lwork", "ilo", "ihi", "lda"), (I32, None)),
+    **dict.fromkeys(("jobvl", "jobvr", "jobvs"), (U8, ("V", "N"))),
+    "sort": (U8, ("N", "S")),
+}
+
+
+@dataclass(frozen=True)
+class Operands:
+    """What the shapes say: the matrices (by operand name) and the declared result shapes."""
+
+    arrays: Mapping[str, np.ndarray]
+    result_shapes: Mapping[str, tuple[int, ...]]
+
+    def matrix(self) -> np.ndarray:
+        """The operand whose shape gives `batch`, `m`, `n` (the right-hand sides for trsm)."""
+        return self.arrays["b"] if "b" in self.arrays else self.arrays["a"]
+
+
+# scalar operand -> (what it must equal, in words; its value from the shapes)
+EXPECTED: dict[str, tuple[str, Callable[[Operands], int]]] = {
+    "batch": ("the product of the batch dimensions of the matrix operand",
+              lambda o: math.prod(o.matrix().shape[:-2])),
+    "m": ("the matrix operand's number of rows", lambda o: o.matrix().shape[-2]),
+    "n": ("the matrix operand's number of columns", lambda o: o.matrix().shape[-1]),
+    "k": ("the length of operand 'tau' (the number of reflectors)", lambda o: o.arrays["tau"].shape[-1]),
+    "lda": ("the leading dimension max(1, n) of the column-major matrices",
+            lambda o: max(1, o.matrix().shape[-1])),
+    "lwork": ("the length of the declared 'work' result", lambda o: o.result_shapes["work"][0]),
+}
+
+Results = tuple[tuple[str, int | None], ...]
+"""The old kernel's results in order: (name, index of the FFI kernel's result, or None: zeros)."""
+
+
+@dataclass(frozen=True)
+class Form:
+    """One pre-FFI target family: its operands, results and how they map onto the FFI kernel."""
+
+    routine: tuple[str, str]  # the old name's routine for real and complex types ("syevd", "heevd")
+    kernel: Callable[..., list[np.ndarray]]  # the FFI kernel, fn(ctx, dtype=...)
+    scalars: tuple[str, ...]  # the scalar operands, in order
+    arrays: tuple[str, ...]  # then the array operands, in order
+    attributes: Callable[[dict[str, Any]], dict[str, Any]]  # scalars -> the FFI kernel's attributes
+    real: Results
+    complex: Results | None = None  # (None: as `real`)
+    ffi_operands: tuple[str, ...] = ("a",)  # the FFI kernel's operands, by name
+    family: str = "lapack"
+
+    def results(self, dtype: np.dtype) -> Results:
+        return self.complex if self.complex is not None and dtype.kind == "c" else self.real
+
+
+def _uplo(s: dict[str, Any]) -> dict[str, Any]:
+    return {"uplo": "L" if s["lower"] else "U"}
+
+
+def _none(_s: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _syevd(s: dict[str, Any]) -> dict[str, Any]:
+    return {"mode": "V", **_uplo(s)}  # the old kernel always asks for the vectors (jobz 'V')
+
+
+def _gesdd(s: dict[str, Any]) -> dict[str, Any]:
+    return {"mode": ("A" if s["full_matrices"] else "S") if s["compute_uv"] else "N"}
+
+
+def _geev(s: dict[str, Any]) -> dict[str, Any]:
+    return {"compute_left": s["jobvl"], "compute_right": s["jobvr"]}
+
+
+def _gees(s: dict[str, Any]) -> dict[str, Any]:
+    return {"mode": s["jobvs"], "sort": s["sort"]}
+
+
+def _gehrd(s: dict[str, Any]) -> dict[str, Any]:
+    return {"low": s["ilo"], "high": s["ihi"]}
+
+
+def _trsm(s: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "side": "L" if s["left_side"] else "R",
+        **_uplo(s),
+        "trans_x": "NTC"[s["trans_a"]],
+        "diag": "U" if s["diag"] else "N",
+    }
+
+
+_A, _INFO, _WORK = ("a", 0), ("info", None), ("work", None)
+_ZERO = None  # (a result the FFI kernel does not have: zeros)
+
+FORMS: dict[str, Form] = {
+    "potrf": Form(("potrf", "potrf"), potrf, ("lower", "batch", "n"), ("a",), _uplo,
+                  real=(_A, ("info", 1))),
+    "getrf": Form(("getrf", "getrf"), getrf, ("batch", "m", "n"), ("a",), _none,
+                  real=(_A, ("ipiv", 1), ("info", 2))),
+    "geqrf": Form(("geqrf", "geqrf"), geqrf, ("batch", "m", "n", "lwork"), ("a",), _none,
+                  real=(_A, ("tau", 1), _INFO, _WORK)),
+    "orgqr": Form(("orgqr", "ungqr"), orgqr, ("batch", "m", "n", "k", "lwork"), ("a", "tau"), _none,
+                  real=(_A, _INFO, _WORK), ffi_operands=("a", "tau")),
+    "gesdd": Form(("gesdd", "gesdd"), gesdd,
+                  ("full_matrices", "compute_uv", "batch", "m", "n", "lwork"), ("a",), _gesdd,
+                  real=(_A, ("s", 1), ("u", 2), ("vt", 3), ("info", 4), ("iwork", _ZERO), _WORK),
+                  complex=(_A, ("s", 1), ("u", 2), ("vt", 3), ("info", 4), ("iwork", _ZERO),
+                           ("rwork", _ZERO), _WORK)),
+    "syevd": Form(("syevd", "heevd"), syevd, ("lower", "batch", "n"), ("a",), _syevd,
+                  real=(("v", 0), ("w", 1), ("info", 2), _WORK, ("iwork", _ZERO)),
+                  complex=(("v", 0), ("w", 1), ("info", 2), _WORK, ("rwork", _ZERO),
+                           ("iwork", _ZERO))),
+    "geev": Form(("geev", "geev"), geev, ("batch", "n", "jobvl", "jobvr"), ("a",), _geev,
+                 real=(("a_work", _ZERO), ("vl_work", _ZERO), ("vr_work", _ZERO), ("wr", 0),
+                       ("wi", 1), ("vl", 2), ("vr", 3), ("info", 4)),
+                 complex=(("a_work", _ZERO), ("rwork", _ZERO), ("w", 0), ("vl", 1), ("vr", 2),
+                          ("info", 3))),
+    "gees": Form(("gees", "gees"), gees, ("batch", "n", "jobvs", "sort"), ("a",), _gees,
+                 real=(("t", 0), ("wr", 2), ("wi", 3), ("vs", 1), ("sdim", 4), ("info", 5)),
+                 complex=(("t", 0), ("rwork", _ZERO), ("w", 2), ("vs", 1), ("sdim", 3),
+                          ("info", 4))),
+    "gehrd": Form(("gehrd", "gehrd"), gehrd, ("n", "ilo", "ihi", "lda", "batch", "lwork"), ("a",),
+                  _gehrd, real=(_A, ("tau", 1), ("info", 2), _WORK)),
+    "sytrd": Form(("sytrd", "hetrd"), sytrd, ("n", "lower", "lda", "batch", "lwork"), ("a",),
+                  _uplo, real=(_A, ("d", 1), ("e", 2), ("tau", 3), ("info", 4), _WORK)),
+    "trsm": Form(("trsm", "trsm"), trsm,
+                 ("left_side", "lower", "trans_a", "diag", "m", "n", "batch"), ("alpha", "a", "b"),
+                 _trsm, real=(("b", 0),), ffi_operands=("a", "b", "alpha"), family="blas"),
+}
+"""Routine -> its pre-FFI form: operand and result orders of `jaxlib/lapack.py` at jax-v0.4.30
+(`real`: s, d; `complex`: c, z, which add a real `rwork` workspace where LAPACK needs one), and the
+FFI kernel that computes it."""
+
+
+def _scalar(ctx: Any, index: int, name: str) -> Any:
+    """Scalar operand `index` (`name`): an int, or a job character."""
+    dtype, allowed = SCALARS[name]
+    x = np.asarray(ctx.operands[index])
+    if x.shape != () or x.dtype != dtype:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: operand #{index} ('{name}') must be a "
+            f"tensor<{'ui8' if dtype == U8 else 'i32'}> scalar as JAX's pre-FFI lowering writes it, "
+            f"got {x.dtype}{list(x.shape)}; "
+            "the operands are out of order or the program was not written by JAX"
+        )
+    value: Any = chr(int(x)) if dtype == U8 else int(x)
+    if allowed is not None and value not in allowed:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: operand #{index} ('{name}') is {value!r}, JAX writes one "
+            f"of {', '.join(repr(v) for v in allowed)}; fix the constant that feeds it"
+        )
+    return value
+
+
+def _check_counts(ctx: Any, form: Form, results: Results) -> None:
+    want = len(form.scalars) + len(form.arrays)
+    if len(ctx.operands) != want:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} (JAX's pre-FFI form) takes {want} operands "
+            f"({', '.join(form.scalars + form.arrays)}), got {len(ctx.operands)}; "
+            "a program with the FFI form's operands calls the target with the `_ffi` suffix"
+        )
+    if len(ctx.result_types) != len(results):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} (JAX's pre-FFI form) gives {len(results)} results "
+            f"({', '.join(name for name, _ in results)}), the op declares {len(ctx.result_types)}"
+        )
+
+
+def _check_scalars(ctx: Any, form: Form, scalars: dict[str, Any], operands: Operands) -> None:
+    for i, name in enumerate(form.scalars):
+        if name not in EXPECTED:
+            continue
+        what, expected = EXPECTED[name]
+        want = expected(operands)
+        if scalars[name] != want:
+            raise InterpreterError(
+                f"custom_call @{ctx.target_name}: scalar operand #{i} ('{name}') is {scalars[name]}, "
+                f"but it must be {what}: {want} here; the kernel would read other memory than the "
+                f"shapes give. Fix the constant that feeds operand #{i} (or the operand/result shapes)"
+            )
+
+
+def _with(ctx: Any, **changes: Any) -> Any:
+    """`ctx` with fields changed (the registry's frozen CallContext, or a plain namespace)."""
+    if is_dataclass(ctx):
+        return replace(ctx, **changes)
+    return SimpleNamespace(**{**vars(ctx), **changes})
+
+
+def run_legacy(ctx: Any, *, form: Form, dtype: np.dtype) -> list[np.ndarray]:
+    """Run one pre-FFI call on the FFI form's kernel."""
+    results = form.results(dtype)
+    _check_counts(ctx, form, results)
+    first = len(form.scalars)
+    scalars = {name: _scalar(ctx, i, name) for i, name in enumerate(form.scalars)}
+    index = {name: first + i for i, name in enumerate(form.arrays)}
+    names = [name for name, _ in results]
+    shapes = {name: tuple(t.get_shape()) for name, t in zip(names, ctx.result_types)}
+    arrays = {name: np.asarray(ctx.operands[i]) for name, i in index.items()}
+    _check_scalars(ctx, form, scalars, Operands(arrays, shapes))
+    ffi_results = sorted((src, i) for i, (_, src) in enumerate(results) if src is not None)
+    picked = [i for _, i in ffi_results]
+    in_idx = [index[name] for name in form.ffi_operands]
+
+    def pick(values: Any, idx: list[int]) -> Any:
+        return None if values is None else tuple(values[i] for i in idx)
+
+    kernel_ctx = _with(
+        ctx,
+        operands=pick(ctx.operands, in_idx),
+        operand_types=pick(ctx.operand_types, in_idx),
+        operand_layouts=pick(ctx.operand_layouts, in_idx),
+        result_types=pick(ctx.result_types, picked),
+        result_layouts=pick(ctx.result_layouts, picked),
+        backend_config=form.attributes(scalars),
+        attributes={k: v for k, v in ctx.attributes.items() if k != "mhlo.backend_config"},
+    )
+    computed = form.kernel(kernel_ctx, dtype=dtype)
+    return [
+        computed[src] if src is not None else zeros_of_type(t)
+        for (_, src), t in zip(results, ctx.result_types)
+    ]
+
+
+def _targets() -> dict[str, Callable[[Any], list[np.ndarray]]]:
+    table: dict[str, Callable[[Any], list[np.ndarray]]] = {}
+    for form in FORMS.values():
+        for prefix, dtype in PREFIX_DTYPES.items():
+            routine = form.routine[dtype.kind == "c"]
+            name = f"{form.family}_{prefix}{routine}"
+            table[name] = lambda ctx, form=form, dtype=dtype: run_legacy(ctx, form=form, dtype=dtype)
+    return table
+
+
+TARGETS = _targets()
+"""`lapack_<p><routine>` / `blas_<p>trsm` -> its pre-FFI kernel (44 names)."""
+
+__all__ = ["FORM", "FORMS", "TARGETS", "run_legacy"]

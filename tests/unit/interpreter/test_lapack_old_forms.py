@@ -1,0 +1,219 @@
+"""JAX's pre-FFI CPU LAPACK targets (`interpreter/custom_calls/lapack/legacy.py`): real artifacts
+written by jax 0.4.30 (`tests/data/jax_old_forms/cpu/`, see its README.md) read from their bytes and
+run, compared with the outputs jax 0.4.30 computed; and the errors for scalar operands that disagree
+with the shapes, and for wrong operand or result counts.  Needs numpy and scipy only (no jax).
+
+Comparison: integers exactly; floats within `TOL` epsilons of the result's dtype times the largest
+expected magnitude; eigenvectors, singular vectors and Schur vectors (unique only up to signs,
+phases or a basis of a repeated eigenspace) by their defining identities (`tests/linalg_identities.py`)
+with the eigen- and singular values against jax's."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy")
+
+from stablehlo_py.errors import InterpreterError
+from stablehlo_py.interpreter import run
+from stablehlo_py.interpreter.custom_calls.lapack.legacy import FORM, TARGETS
+from stablehlo_py.interpreter.custom_calls import REGISTRY
+from stablehlo_py.ir import parse
+from stablehlo_py.serialization import deserialize_portable_artifact
+from tests.linalg_identities import TOL, check_eig, check_eigh, check_schur, check_svd
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "jax_old_forms" / "cpu"
+MANIFEST = json.loads((DATA / "manifest.json").read_text())
+CASES: dict[str, dict[str, Any]] = MANIFEST["cases"]
+
+
+def _load(case: str) -> tuple[Any, list[np.ndarray], list[np.ndarray]]:
+    module = deserialize_portable_artifact((DATA / f"{case}.mlirbc").read_bytes(), name=case)
+    arrays = np.load(DATA / f"{case}.npz")
+    meta = CASES[case]
+    inputs = [arrays[f"input_{i}"] for i in range(len(meta["inputs"]))]
+    expected = [arrays[f"expected_{i}"] for i in range(len(meta["outputs"]))]
+    return module, inputs, expected
+
+
+def _targets(module: Any) -> list[str]:
+    return sorted(
+        {op.properties["call_target_name"].data for op in module.walk() if op.name == "stablehlo.custom_call"}
+    )
+
+
+def _close(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    assert (got.dtype, got.shape) == (want.dtype, want.shape), (
+        f"{what}: {got.dtype}{list(got.shape)}, expected {want.dtype}{list(want.shape)}"
+    )
+    if want.dtype.kind not in "fc":
+        assert np.array_equal(got, want), f"{what}: got {got}, expected {want}"
+        return
+    scale = max(float(np.max(np.abs(want), initial=0.0)), 1.0)
+    bound = TOL * float(np.finfo(want.dtype).eps) * scale
+    err = float(np.max(np.abs(got.astype(np.complex128) - want), initial=0.0))
+    assert err <= bound, f"{what}: max |got - expected| = {err:.3g} > {bound:.3g}\n{got}\n{want}"
+
+
+def _by_value(inputs: list[np.ndarray], got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        _close(g, w, f"result {i}")
+
+
+def _svd(inputs: list[np.ndarray], got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    u, s, vh = got
+    check_svd(inputs[0], u, s, vh, want[1])
+
+
+def _eigh(inputs: list[np.ndarray], got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    w, v = got  # jnp.linalg.eigh: (eigenvalues, eigenvectors)
+    check_eigh(inputs[0], v, w, want[0])
+
+
+def _eig(inputs: list[np.ndarray], got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    w, vr = got  # jnp.linalg.eig: right eigenvectors only (the call asks LAPACK for no left ones)
+    check_eig(inputs[0], w, None, vr, want[0])
+
+
+def _schur(inputs: list[np.ndarray], got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    t, z = got
+    check_schur(inputs[0], t, z)
+
+
+# function (the manifest's) -> how its results are checked; the others by value
+IDENTITIES: dict[str, Callable[[list[np.ndarray], list[np.ndarray], list[np.ndarray]], None]] = {
+    "svd": _svd,
+    "svd_reduced": _svd,
+    "eigh": _eigh,
+    "eigh_batched": _eigh,
+    "eig": _eig,
+    "schur": _schur,
+}
+
+
+def test_manifest_says_how_the_data_was_made() -> None:
+    assert MANIFEST["written_by"]["jax"] == "0.4.30" and MANIFEST["written_by"]["platform"] == "cpu"
+    assert set(IDENTITIES) <= {c["function"] for c in CASES.values()}
+
+
+def test_artifacts_cover_every_old_target() -> None:
+    """The 44 pre-FFI names (11 routines x 4 types) each occur in at least one artifact."""
+    carried = {t for meta in CASES.values() for t in meta["custom_call_targets"]}
+    assert carried == set(TARGETS), sorted(carried ^ set(TARGETS))
+
+
+def test_old_targets_are_registered_for_cpu() -> None:
+    for name in TARGETS:
+        target = REGISTRY.get(name)
+        assert target is not None, name
+        assert target.platforms == frozenset({"cpu"}) and target.forms == (FORM,), name
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_jax_0_4_30_artifact(case: str) -> None:
+    module, inputs, expected = _load(case)
+    targets = _targets(module)
+    assert targets == CASES[case]["custom_call_targets"], targets
+    assert not any(t.endswith("_ffi") for t in targets), "the old form is what is checked"
+    got = [np.asarray(x) for x in run(module, *inputs)]
+    assert len(got) == len(expected)
+    for i, (g, w) in enumerate(zip(got, expected, strict=True)):
+        assert (g.dtype, g.shape) == (w.dtype, w.shape), f"result {i}: {g.dtype}{g.shape} vs {w.dtype}{w.shape}"
+    IDENTITIES.get(CASES[case]["function"], _by_value)(inputs, got, expected)
+
+
+# --------------------------------------------------------------------------------------------------
+# errors: hand-written programs in the old form, one scalar or count changed
+
+_LAYOUT = {0: "dense<> : tensor<0xindex>", 1: "dense<0> : tensor<1xindex>", 2: "dense<[0, 1]> : tensor<2xindex>"}
+
+
+def _program(target: str, scalars: list[tuple[str, str]], arrays: list[str], results: list[str]) -> str:
+    """`main(arrays...)` calling `target(scalar constants..., arrays...)` -> results, as JAX's
+    pre-FFI lowering writes it (scalar types `tensor<i32>` / `tensor<ui8>`, given with values)."""
+    lines = [f"  %s{i} = stablehlo.constant dense<{v}> : {t}" for i, (v, t) in enumerate(scalars)]
+    operands = [f"%s{i}" for i in range(len(scalars))] + [f"%arg{i}" for i in range(len(arrays))]
+    types = [t for _, t in scalars] + arrays
+
+    def layouts(ts: list[str]) -> str:
+        return ", ".join(_LAYOUT[len(re.findall(r"\d+x", t))] for t in ts)
+
+    lines.append(
+        f"  %r:{len(results)} = stablehlo.custom_call @{target}({', '.join(operands)}) "
+        f"{{api_version = 2 : i32, operand_layouts = [{layouts(types)}], result_layouts = [{layouts(results)}]}} "
+        f": ({', '.join(types)}) -> ({', '.join(results)})"
+    )
+    outs = ", ".join(f"%r#{i}" for i in range(len(results)))
+    lines.append(f"  return {outs} : {', '.join(results)}")
+    params = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(arrays))
+    return f"func.func @main({params}) -> ({', '.join(results)}) {{\n" + "\n".join(lines) + "\n}\n"
+
+
+I32 = "tensor<i32>"
+A = "tensor<3x3xf32>"
+SPD = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]], np.float32)
+
+
+def _potrf(lower: str = "1", batch: str = "1", n: str = "3", n_type: str = I32) -> str:
+    return _program("lapack_spotrf", [(lower, I32), (batch, I32), (n, n_type)], [A], [A, I32])
+
+
+def test_hand_written_potrf_runs() -> None:
+    factor, info = run(parse(_potrf()), SPD)
+    np.testing.assert_allclose(np.tril(factor), np.linalg.cholesky(SPD), rtol=1e-6)
+    assert info == 0
+
+
+BAD_PROGRAMS: dict[str, tuple[str, str]] = {
+    # name -> (program, a substring of the error)
+    "n disagrees with the shape": (_potrf(n="4"), "operand #2 ('n') is 4, but it must be the matrix operand's number of columns: 3"),
+    "batch disagrees with the shape": (_potrf(batch="2"), "('batch') is 2, but it must be the product of the batch dimensions"),
+    "flag out of range": (_potrf(lower="2"), "operand #0 ('lower') is 2, JAX writes one of 0, 1"),
+    "scalar of the wrong type": (_potrf(n_type="tensor<i64>"), "operand #2 ('n') must be a tensor<i32> scalar"),
+    "operand missing": (
+        _program("lapack_spotrf", [("1", I32), ("3", I32)], [A], [A, I32]),
+        "takes 4 operands (lower, batch, n, a), got 3",
+    ),
+    "result missing": (
+        _program("lapack_sgeqrf", [("1", I32), ("3", I32), ("3", I32), ("8", I32)], [A], [A, "tensor<3xf32>", I32]),
+        "gives 4 results (a, tau, info, work), the op declares 3",
+    ),
+    "lwork disagrees with the workspace": (
+        _program("lapack_sgeqrf", [("1", I32), ("3", I32), ("3", I32), ("9", I32)], [A],
+                 [A, "tensor<3xf32>", I32, "tensor<8xf32>"]),
+        "('lwork') is 9, but it must be the length of the declared 'work' result: 8",
+    ),
+    "job character JAX never writes": (
+        _program("lapack_sgeev", [("1", I32), ("3", I32), ("88", "tensor<ui8>"), ("86", "tensor<ui8>")], [A],
+                 [A, A, A, "tensor<3xf32>", "tensor<3xf32>", "tensor<3x3xcomplex<f32>>", "tensor<3x3xcomplex<f32>>", I32]),
+        "operand #2 ('jobvl') is 'X', JAX writes one of 'V', 'N'",
+    ),
+    "transpose code out of range": (
+        _program("blas_strsm", [("1", I32), ("1", I32), ("3", I32), ("0", I32), ("3", I32), ("3", I32), ("1", I32),
+                                ("1.0", "tensor<f32>")], [A, A], [A]),
+        "operand #2 ('trans_a') is 3, JAX writes one of 0, 1, 2",
+    ),
+    "m of trsm disagrees with the right-hand sides": (
+        _program("blas_strsm", [("1", I32), ("1", I32), ("0", I32), ("0", I32), ("2", I32), ("3", I32), ("1", I32),
+                                ("1.0", "tensor<f32>")], [A, A], [A]),
+        "operand #4 ('m') is 2, but it must be the matrix operand's number of rows: 3",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_PROGRAMS))
+def test_bad_old_form_is_a_clear_error(name: str) -> None:
+    text, message = BAD_PROGRAMS[name]
+    module = parse(text)
+    args = [SPD] * sum(1 for op in module.walk() if op.name == "func.func" for _ in op.args)
+    with pytest.raises(InterpreterError) as info:
+        run(module, *args)
+    assert message in str(info.value)
+    assert "lapack_" in str(info.value) or "blas_" in str(info.value)  # names the target
