@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import TupleType
 
 from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter.custom_calls.jax_targets import split_shape_operands
@@ -62,11 +63,14 @@ def _threefry_target(ctx: Any) -> list[np.ndarray]:
     are dropped."""
     name = ctx.target_name
     operands, _ = split_shape_operands(ctx.operands, ctx.attributes.get("indices_of_shape_operands"))
-    if len(operands) not in (4, 5) or len(ctx.result_types) != 2:
+    results = ctx.result_types
+    if len(results) == 1 and isinstance(results[0], TupleType):  # (2023: one tuple-typed result)
+        results = results[0].types.data
+    if len(operands) not in (4, 5) or len(results) != 2:
         raise InterpreterError(
             f"custom_call @{name} (JAX's Threefry-2x32 kernel) takes four uint32 operands (k1, k2, "
             f"x1, x2; the old form may add the element count) and gives two results; got "
-            f"{len(operands)} operands and {len(ctx.result_types)} results"
+            f"{len(operands)} operands and {len(results)} results"
         )
     k1, k2, x1, x2 = operands[:4]
     shapes = {np.shape(v) for v in (k1, k2, x1, x2)}

@@ -56,7 +56,5 @@ def permutation_of(pivots: np.ndarray, m: int) -> np.ndarray:
     return perm
 
 
-TARGETS = {
-    "solver_getrf_ffi": (gpu_getrf, ffi_form("0.4.34")),
-    "_lu_pivots_to_permutation": (lu_pivots_to_permutation, PIVOTS_FORM),
-}
+TARGETS = {"solver_getrf_ffi": (gpu_getrf, ffi_form("0.4.34"))}
+"""(`cu/hip_lu_pivots_to_permutation` is registered by `legacy_pivots.py`, with its older forms.)"""
