@@ -18,7 +18,12 @@ workspaces are zeros (JAX discards them; XLA leaves what LAPACK scribbled there)
 LAPACK's, as the old kernels returned it (`geqrf` and `orgqr` have no `info` in the FFI form:
 LAPACK's is 0 for every valid call).  Scalars JAX always writes as 0/1 or as a job character must be
 one of those values (the old kernels read any non-zero flag as true; a value JAX never writes is
-refused as damage)."""
+refused as damage).
+
+Two variants of 2023's artifacts (jax's back-compat data of 2023-03 to 2023-07) are read too: the
+results as one `tuple<...>` (the dispatcher packs ours into it), and a `tensor<i64>` batch size
+(getrf).  Checked with `tools/check_history_artifacts.py` against every CPU data dict in the jax
+repository's history (2023-03-17 to 2024-09-03): all pass."""
 
 from __future__ import annotations
 
@@ -29,6 +34,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import TupleType
+
 from stablehlo_py.interpreter.custom_calls.lapack.cholesky import potrf
 from stablehlo_py.interpreter.custom_calls.lapack.common import PREFIX_DTYPES, zeros_of_type
 from stablehlo_py.interpreter.custom_calls.lapack.eig import geev
@@ -49,9 +56,11 @@ FORM = (
 )
 """The form description `--list-custom-calls` shows for every target of this module."""
 
-I32, U8 = np.dtype(np.int32), np.dtype(np.uint8)
+I32, I64, U8 = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8)
 
-# scalar operand -> (its element type, the values JAX writes; None: any, checked against the shapes)
+# scalar operand -> (its element type, the values JAX writes; None: any, checked against the shapes).
+# An i32 scalar may come as tensor<i64>: jax's 2023 getrf lowering wrote `batch` so, and the kernel
+# read its low 4 bytes (the value, on the little-endian CPUs XLA runs on).
 SCALARS: dict[str, tuple[np.dtype, tuple[Any, ...] | None]] = {
     **dict.fromkeys(("lower", "left_side", "diag", "full_matrices", "compute_uv"), (I32, (0, 1))),
     "trans_a": (I32, (0, 1, 2)),  # N, T, C
@@ -191,7 +200,7 @@ def _scalar(ctx: Any, index: int, name: str) -> Any:
     """Scalar operand `index` (`name`): an int, or a job character."""
     dtype, allowed = SCALARS[name]
     x = np.asarray(ctx.operands[index])
-    if x.shape != () or x.dtype != dtype:
+    if x.shape != () or x.dtype not in ((I32, I64) if dtype == I32 else (dtype,)):
         raise InterpreterError(
             f"custom_call @{ctx.target_name}: operand #{index} ('{name}') must be a "
             f"tensor<{'ui8' if dtype == U8 else 'i32'}> scalar as JAX's pre-FFI lowering writes it, "
@@ -199,6 +208,11 @@ def _scalar(ctx: Any, index: int, name: str) -> Any:
             "the operands are out of order or the program was not written by JAX"
         )
     value: Any = chr(int(x)) if dtype == U8 else int(x)
+    if dtype == I32 and not -(2**31) <= value < 2**31:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: operand #{index} ('{name}') is {value}, which the kernel "
+            "cannot read as a 32-bit integer; fix the constant that feeds it"
+        )
     if allowed is not None and value not in allowed:
         raise InterpreterError(
             f"custom_call @{ctx.target_name}: operand #{index} ('{name}') is {value!r}, JAX writes one "
@@ -207,7 +221,16 @@ def _scalar(ctx: Any, index: int, name: str) -> Any:
     return value
 
 
-def _check_counts(ctx: Any, form: Form, results: Results) -> None:
+def result_types(ctx: Any) -> tuple[Any, ...]:
+    """The op's result types; a single `tuple<...>` result (2023 artifacts) stands for its
+    elements (the dispatcher packs the targets' results back into it)."""
+    types = tuple(ctx.result_types)
+    if len(types) == 1 and isinstance(types[0], TupleType):
+        return tuple(types[0].types.data)
+    return types
+
+
+def _check_counts(ctx: Any, form: Form, results: Results, types: tuple[Any, ...]) -> None:
     want = len(form.scalars) + len(form.arrays)
     if len(ctx.operands) != want:
         raise InterpreterError(
@@ -215,10 +238,10 @@ def _check_counts(ctx: Any, form: Form, results: Results) -> None:
             f"({', '.join(form.scalars + form.arrays)}), got {len(ctx.operands)}; "
             "a program with the FFI form's operands calls the target with the `_ffi` suffix"
         )
-    if len(ctx.result_types) != len(results):
+    if len(types) != len(results):
         raise InterpreterError(
             f"custom_call @{ctx.target_name} (JAX's pre-FFI form) gives {len(results)} results "
-            f"({', '.join(name for name, _ in results)}), the op declares {len(ctx.result_types)}"
+            f"({', '.join(name for name, _ in results)}), the op declares {len(types)}"
         )
 
 
@@ -246,12 +269,13 @@ def _with(ctx: Any, **changes: Any) -> Any:
 def run_legacy(ctx: Any, *, form: Form, dtype: np.dtype) -> list[np.ndarray]:
     """Run one pre-FFI call on the FFI form's kernel."""
     results = form.results(dtype)
-    _check_counts(ctx, form, results)
+    types = result_types(ctx)
+    _check_counts(ctx, form, results, types)
     first = len(form.scalars)
     scalars = {name: _scalar(ctx, i, name) for i, name in enumerate(form.scalars)}
     index = {name: first + i for i, name in enumerate(form.arrays)}
     names = [name for name, _ in results]
-    shapes = {name: tuple(t.get_shape()) for name, t in zip(names, ctx.result_types)}
+    shapes = {name: tuple(t.get_shape()) for name, t in zip(names, types)}
     arrays = {name: np.asarray(ctx.operands[i]) for name, i in index.items()}
     _check_scalars(ctx, form, scalars, Operands(arrays, shapes))
     ffi_results = sorted((src, i) for i, (_, src) in enumerate(results) if src is not None)
@@ -266,7 +290,7 @@ def run_legacy(ctx: Any, *, form: Form, dtype: np.dtype) -> list[np.ndarray]:
         operands=pick(ctx.operands, in_idx),
         operand_types=pick(ctx.operand_types, in_idx),
         operand_layouts=pick(ctx.operand_layouts, in_idx),
-        result_types=pick(ctx.result_types, picked),
+        result_types=pick(types, picked),
         result_layouts=pick(ctx.result_layouts, picked),
         backend_config=form.attributes(scalars),
         attributes={k: v for k, v in ctx.attributes.items() if k != "mhlo.backend_config"},
@@ -274,7 +298,7 @@ def run_legacy(ctx: Any, *, form: Form, dtype: np.dtype) -> list[np.ndarray]:
     computed = form.kernel(kernel_ctx, dtype=dtype)
     return [
         computed[src] if src is not None else zeros_of_type(t)
-        for (_, src), t in zip(results, ctx.result_types)
+        for (_, src), t in zip(results, types)
     ]
 
 

@@ -5,8 +5,8 @@ with the shapes, and for wrong operand or result counts.  Needs numpy and scipy 
 
 Comparison: integers exactly; floats within `TOL` epsilons of the result's dtype times the largest
 expected magnitude; eigenvectors, singular vectors and Schur vectors (unique only up to signs,
-phases or a basis of a repeated eigenspace) by their defining identities (`tests/linalg_identities.py`)
-with the eigen- and singular values against jax's."""
+phases or a basis of a repeated eigenspace) by their defining identities
+(`tests/linalg_identities.py`), with the eigen- and singular values against jax's."""
 
 from __future__ import annotations
 
@@ -44,9 +44,8 @@ def _load(case: str) -> tuple[Any, list[np.ndarray], list[np.ndarray]]:
 
 
 def _targets(module: Any) -> list[str]:
-    return sorted(
-        {op.properties["call_target_name"].data for op in module.walk() if op.name == "stablehlo.custom_call"}
-    )
+    calls = (op for op in module.walk() if op.name == "stablehlo.custom_call")
+    return sorted({op.properties["call_target_name"].data for op in calls})
 
 
 def _close(got: np.ndarray, want: np.ndarray, what: str) -> None:
@@ -125,19 +124,31 @@ def test_jax_0_4_30_artifact(case: str) -> None:
     got = [np.asarray(x) for x in run(module, *inputs)]
     assert len(got) == len(expected)
     for i, (g, w) in enumerate(zip(got, expected, strict=True)):
-        assert (g.dtype, g.shape) == (w.dtype, w.shape), f"result {i}: {g.dtype}{g.shape} vs {w.dtype}{w.shape}"
+        assert (g.dtype, g.shape) == (w.dtype, w.shape), f"result {i}: {g.dtype}{list(g.shape)}"
     IDENTITIES.get(CASES[case]["function"], _by_value)(inputs, got, expected)
 
 
 # --------------------------------------------------------------------------------------------------
 # errors: hand-written programs in the old form, one scalar or count changed
 
-_LAYOUT = {0: "dense<> : tensor<0xindex>", 1: "dense<0> : tensor<1xindex>", 2: "dense<[0, 1]> : tensor<2xindex>"}
+_LAYOUT = {  # rank -> JAX's layout (scalars, vectors; matrices column-major)
+    0: "dense<> : tensor<0xindex>",
+    1: "dense<0> : tensor<1xindex>",
+    2: "dense<[0, 1]> : tensor<2xindex>",
+}
 
 
-def _program(target: str, scalars: list[tuple[str, str]], arrays: list[str], results: list[str]) -> str:
+def _program(
+    target: str,
+    scalars: list[tuple[str, str]],
+    arrays: list[str],
+    results: list[str],
+    tupled: bool = False,
+) -> str:
     """`main(arrays...)` calling `target(scalar constants..., arrays...)` -> results, as JAX's
-    pre-FFI lowering writes it (scalar types `tensor<i32>` / `tensor<ui8>`, given with values)."""
+    pre-FFI lowering writes it (scalar types `tensor<i32>` / `tensor<ui8>`, given with values); with
+    `tupled`, as 2023's lowering wrote it: one `tuple<...>` result, taken apart with
+    get_tuple_element."""
     lines = [f"  %s{i} = stablehlo.constant dense<{v}> : {t}" for i, (v, t) in enumerate(scalars)]
     operands = [f"%s{i}" for i in range(len(scalars))] + [f"%arg{i}" for i in range(len(arrays))]
     types = [t for _, t in scalars] + arrays
@@ -145,12 +156,22 @@ def _program(target: str, scalars: list[tuple[str, str]], arrays: list[str], res
     def layouts(ts: list[str]) -> str:
         return ", ".join(_LAYOUT[len(re.findall(r"\d+x", t))] for t in ts)
 
-    lines.append(
-        f"  %r:{len(results)} = stablehlo.custom_call @{target}({', '.join(operands)}) "
-        f"{{api_version = 2 : i32, operand_layouts = [{layouts(types)}], result_layouts = [{layouts(results)}]}} "
-        f": ({', '.join(types)}) -> ({', '.join(results)})"
+    config = (
+        f"{{api_version = 2 : i32, operand_layouts = [{layouts(types)}], "
+        f"result_layouts = [{layouts(results)}]}}"
     )
-    outs = ", ".join(f"%r#{i}" for i in range(len(results)))
+    call = f"stablehlo.custom_call @{target}({', '.join(operands)}) {config} : ({', '.join(types)})"
+    tuple_type = f"tuple<{', '.join(results)}>"
+    if tupled:
+        lines.append(f"  %t = {call} -> {tuple_type}")
+        lines += [
+            f"  %r{i} = stablehlo.get_tuple_element %t[{i}] : ({tuple_type}) -> {t}"
+            for i, t in enumerate(results)
+        ]
+        outs = ", ".join(f"%r{i}" for i in range(len(results)))
+    else:
+        lines.append(f"  %r:{len(results)} = {call} -> ({', '.join(results)})")
+        outs = ", ".join(f"%r#{i}" for i in range(len(results)))
     lines.append(f"  return {outs} : {', '.join(results)}")
     params = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(arrays))
     return f"func.func @main({params}) -> ({', '.join(results)}) {{\n" + "\n".join(lines) + "\n}\n"
@@ -161,48 +182,92 @@ A = "tensor<3x3xf32>"
 SPD = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]], np.float32)
 
 
-def _potrf(lower: str = "1", batch: str = "1", n: str = "3", n_type: str = I32) -> str:
-    return _program("lapack_spotrf", [(lower, I32), (batch, I32), (n, n_type)], [A], [A, I32])
+def _potrf(
+    lower: str = "1", batch: str = "1", n: str = "3", *, batch_type: str = I32, n_type: str = I32,
+    tupled: bool = False,
+) -> str:
+    scalars = [(lower, I32), (batch, batch_type), (n, n_type)]
+    return _program("lapack_spotrf", scalars, [A], [A, I32], tupled)
 
 
-def test_hand_written_potrf_runs() -> None:
-    factor, info = run(parse(_potrf()), SPD)
+@pytest.mark.parametrize(
+    "form",
+    ["as jax 0.4.30 wrote it", "scalars as tensor<i64> (2023's getrf)", "one tuple result (2023)"],
+)
+def test_hand_written_potrf_runs(form: str) -> None:
+    """The variants JAX's 2023 artifacts carry (checked against the jax repository's back-compat
+    data with tools/check_history_artifacts.py) run as the 0.4.30 form does."""
+    text = {
+        "as jax 0.4.30 wrote it": _potrf(),
+        "scalars as tensor<i64> (2023's getrf)": _potrf(n_type="tensor<i64>"),
+        "one tuple result (2023)": _potrf(tupled=True),
+    }[form]
+    factor, info = run(parse(text), SPD)
     np.testing.assert_allclose(np.tril(factor), np.linalg.cholesky(SPD), rtol=1e-6)
     assert info == 0
 
 
+def _ints(*values: int) -> list[tuple[str, str]]:
+    return [(str(v), I32) for v in values]
+
+
+def _geqrf(lwork: int, results: list[str]) -> str:
+    return _program("lapack_sgeqrf", _ints(1, 3, 3, lwork), [A], results)
+
+
+def _trsm(trans_a: int, m: int) -> str:
+    # left_side, lower, trans_a, diag, m, n, batch, alpha
+    scalars = [*_ints(1, 1, trans_a, 0, m, 3, 1), ("1.0", "tensor<f32>")]
+    return _program("blas_strsm", scalars, [A, A], [A])
+
+
+U8 = "tensor<ui8>"
+C = "tensor<3x3xcomplex<f32>>"
+V = "tensor<3xf32>"
+GEEV_RESULTS = [A, A, A, V, V, C, C, I32]
+
 BAD_PROGRAMS: dict[str, tuple[str, str]] = {
     # name -> (program, a substring of the error)
-    "n disagrees with the shape": (_potrf(n="4"), "operand #2 ('n') is 4, but it must be the matrix operand's number of columns: 3"),
-    "batch disagrees with the shape": (_potrf(batch="2"), "('batch') is 2, but it must be the product of the batch dimensions"),
+    "n disagrees with the shape": (
+        _potrf(n="4"),
+        "operand #2 ('n') is 4, but it must be the matrix operand's number of columns: 3",
+    ),
+    "batch disagrees with the shape": (
+        _potrf(batch="2"),
+        "('batch') is 2, but it must be the product of the batch dimensions",
+    ),
     "flag out of range": (_potrf(lower="2"), "operand #0 ('lower') is 2, JAX writes one of 0, 1"),
-    "scalar of the wrong type": (_potrf(n_type="tensor<i64>"), "operand #2 ('n') must be a tensor<i32> scalar"),
+    "scalar of the wrong type": (
+        _potrf(n="3.0", n_type="tensor<f32>"),
+        "operand #2 ('n') must be a tensor<i32> scalar",
+    ),
+    "scalar beyond 32 bits": (
+        _potrf(batch=str(2**32 + 1), batch_type="tensor<i64>"),
+        "('batch') is 4294967297, which the kernel cannot read as a 32-bit integer",
+    ),
     "operand missing": (
-        _program("lapack_spotrf", [("1", I32), ("3", I32)], [A], [A, I32]),
+        _program("lapack_spotrf", _ints(1, 3), [A], [A, I32]),
         "takes 4 operands (lower, batch, n, a), got 3",
     ),
     "result missing": (
-        _program("lapack_sgeqrf", [("1", I32), ("3", I32), ("3", I32), ("8", I32)], [A], [A, "tensor<3xf32>", I32]),
+        _geqrf(8, [A, V, I32]),
         "gives 4 results (a, tau, info, work), the op declares 3",
     ),
     "lwork disagrees with the workspace": (
-        _program("lapack_sgeqrf", [("1", I32), ("3", I32), ("3", I32), ("9", I32)], [A],
-                 [A, "tensor<3xf32>", I32, "tensor<8xf32>"]),
+        _geqrf(9, [A, V, I32, "tensor<8xf32>"]),
         "('lwork') is 9, but it must be the length of the declared 'work' result: 8",
     ),
     "job character JAX never writes": (
-        _program("lapack_sgeev", [("1", I32), ("3", I32), ("88", "tensor<ui8>"), ("86", "tensor<ui8>")], [A],
-                 [A, A, A, "tensor<3xf32>", "tensor<3xf32>", "tensor<3x3xcomplex<f32>>", "tensor<3x3xcomplex<f32>>", I32]),
+        _program("lapack_sgeev", [*_ints(1, 3), (str(ord("X")), U8), (str(ord("V")), U8)], [A],
+                 GEEV_RESULTS),
         "operand #2 ('jobvl') is 'X', JAX writes one of 'V', 'N'",
     ),
     "transpose code out of range": (
-        _program("blas_strsm", [("1", I32), ("1", I32), ("3", I32), ("0", I32), ("3", I32), ("3", I32), ("1", I32),
-                                ("1.0", "tensor<f32>")], [A, A], [A]),
+        _trsm(trans_a=3, m=3),
         "operand #2 ('trans_a') is 3, JAX writes one of 0, 1, 2",
     ),
     "m of trsm disagrees with the right-hand sides": (
-        _program("blas_strsm", [("1", I32), ("1", I32), ("0", I32), ("0", I32), ("2", I32), ("3", I32), ("1", I32),
-                                ("1.0", "tensor<f32>")], [A, A], [A]),
+        _trsm(trans_a=0, m=2),
         "operand #4 ('m') is 2, but it must be the matrix operand's number of rows: 3",
     ),
 }
