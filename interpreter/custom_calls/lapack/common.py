@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.semantics.ir_dtypes import dtype_of_type
+from xdsl.dialects.builtin import TupleType
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
 
@@ -204,6 +205,15 @@ def results(ctx: Any, values: Sequence[tuple[np.ndarray, str]]) -> list[np.ndarr
         layout = _layout(ctx.result_layouts, i, value.ndim, ctx, f"result #{i}")
         out.append(np.ascontiguousarray(_relayout(value, _kernel_layout(value.ndim, role), layout)))
     return out
+
+
+def flat_result_types(ctx: Any) -> tuple[Any, ...]:
+    """The call's result types; a single `tuple<...>` result (JAX's 2023 artifacts) stands for its
+    elements (the dispatcher packs a target's results back into it)."""
+    types = tuple(ctx.result_types)
+    if len(types) == 1 and isinstance(types[0], TupleType):
+        return tuple(types[0].types.data)
+    return types
 
 
 def zeros_of_type(rtype: Any) -> np.ndarray:

@@ -34,10 +34,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import TupleType
-
 from stablehlo_py.interpreter.custom_calls.lapack.cholesky import potrf
-from stablehlo_py.interpreter.custom_calls.lapack.common import PREFIX_DTYPES, zeros_of_type
+from stablehlo_py.interpreter.custom_calls.lapack.common import (
+    PREFIX_DTYPES,
+    flat_result_types,
+    zeros_of_type,
+)
 from stablehlo_py.interpreter.custom_calls.lapack.eig import geev
 from stablehlo_py.interpreter.custom_calls.lapack.eigh import syevd
 from stablehlo_py.interpreter.custom_calls.lapack.hessenberg import gehrd
@@ -221,15 +223,6 @@ def _scalar(ctx: Any, index: int, name: str) -> Any:
     return value
 
 
-def result_types(ctx: Any) -> tuple[Any, ...]:
-    """The op's result types; a single `tuple<...>` result (2023 artifacts) stands for its
-    elements (the dispatcher packs the targets' results back into it)."""
-    types = tuple(ctx.result_types)
-    if len(types) == 1 and isinstance(types[0], TupleType):
-        return tuple(types[0].types.data)
-    return types
-
-
 def _check_counts(ctx: Any, form: Form, results: Results, types: tuple[Any, ...]) -> None:
     want = len(form.scalars) + len(form.arrays)
     if len(ctx.operands) != want:
@@ -269,7 +262,7 @@ def _with(ctx: Any, **changes: Any) -> Any:
 def run_legacy(ctx: Any, *, form: Form, dtype: np.dtype) -> list[np.ndarray]:
     """Run one pre-FFI call on the FFI form's kernel."""
     results = form.results(dtype)
-    types = result_types(ctx)
+    types = flat_result_types(ctx)
     _check_counts(ctx, form, results, types)
     first = len(form.scalars)
     scalars = {name: _scalar(ctx, i, name) for i, name in enumerate(form.scalars)}
