@@ -18,6 +18,7 @@ from stablehlo_py.interpreter.custom_calls.registry import (
 
 
 def load(registry: Any) -> None:
+    from stablehlo_py.interpreter.custom_calls.collectives import COLLECTIVE_FAMILIES
     from stablehlo_py.interpreter.custom_calls.jax_targets import JAX_EVALUATOR_FAMILIES, JAX_FAMILIES
     from stablehlo_py.interpreter.custom_calls.kernels import (
         CUDNN_FUSION_FORM,
@@ -54,6 +55,7 @@ def load(registry: Any) -> None:
         registry.add_prefix(prefix, target)
     evaluator_families = (
         *JAX_EVALUATOR_FAMILIES,
+        *COLLECTIVE_FAMILIES,
         (KERNEL_EVALUATOR_TARGETS, frozenset({"cuda"}), (CUDNN_FUSION_FORM,)),
     )
     for table, platforms, forms in evaluator_families:

@@ -17,6 +17,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -207,10 +208,15 @@ def _groups_attr(op: Any, name: str = "replica_groups") -> list[list[int]]:
     raw = op.properties.get(name)
     if isinstance(raw, ReplicaGroupMeshAxesAttr):  # the device groups of its mesh axes
         return replica_groups_of_mesh_axes(op, raw)
-    g = A.get(op, name)
-    if g is None:
+    return groups_of(A.get(op, name))
+
+
+def groups_of(value: Any) -> list[list[int]]:
+    """`replica_groups` / `source_target_pairs` given as a 2-d array (or nested lists): its rows,
+    without the `-1` padding."""
+    if value is None:
         return []
-    arr = np.asarray(g, dtype=np.int64)
+    arr = np.asarray(value, dtype=np.int64)
     if arr.ndim == 1:
         arr = arr.reshape(1, -1) if arr.size else arr.reshape(0, 0)
     return [[int(x) for x in row if x != -1] for row in arr]
@@ -223,68 +229,82 @@ def _channel_id(op: Any) -> int:
     return int(A.field(h, "handle", 0))
 
 
+@dataclass(frozen=True)
+class Spec:
+    """Who takes part in a collective: its `replica_groups` (or `source_target_pairs`) as written,
+    its channel (0: none) and `use_global_device_ids`.  The ops read it from their attributes
+    (`spec_of`); JAX's collective custom calls from their configs (`custom_calls/collectives.py`)."""
+
+    groups: list[list[int]]
+    channel_id: int = 0
+    use_global: bool = False
+
+
+def spec_of(op: Any, name: str = "replica_groups") -> Spec:
+    return Spec(_groups_attr(op, name), _channel_id(op), A.bool_(op, "use_global_device_ids"))
+
+
 def _all_if_empty(groups: list[list[int]], n: int) -> list[list[int]]:
     groups = [g for g in groups if g]
     return groups if groups else [list(range(n))]
 
 
-def _reduce_groups(ev: Any, op: Any) -> list[ProcessGroup]:
+def _reduce_groups(ev: Any, spec: Spec) -> list[ProcessGroup]:
     """Process groups of all_reduce / all_gather / reduce_scatter / collective_reduce."""
     grid = grid_of(ev)
-    groups = _groups_attr(op)
-    channel_id = _channel_id(op)
-    use_global = A.bool_(op, "use_global_device_ids")
-    if channel_id <= 0 and not use_global:
+    groups, channel_id = spec.groups, spec.channel_id
+    if channel_id <= 0 and not spec.use_global:
         return grid.cross_replica(_all_if_empty(groups, grid.num_replicas))
-    if channel_id > 0 and not use_global:
+    if channel_id > 0 and not spec.use_global:
         return grid.cross_replica_and_partition(_all_if_empty(groups, grid.num_replicas))
     return grid.flattened_ids(_all_if_empty(groups, grid.num_replicas * grid.num_partitions))
 
 
-def _replica_or_partition_groups(
-    ev: Any, op: Any, name: str = "replica_groups"
-) -> list[ProcessGroup]:
-    """cross_replica when channel_id <= 0, else cross_partition (all_to_all, collective_broadcast)."""
+def _replica_or_partition_groups(ev: Any, spec: Spec) -> list[ProcessGroup]:
+    """cross_replica when channel_id <= 0, else cross_partition (all_to_all, collective_broadcast,
+    collective_permute's pairs, ragged_all_to_all)."""
     grid = grid_of(ev)
-    groups = _groups_attr(op, name)
-    if _channel_id(op) <= 0:
-        return grid.cross_replica(_all_if_empty(groups, grid.num_replicas))
-    return grid.cross_partition(_all_if_empty(groups, grid.num_partitions))
+    if spec.channel_id <= 0:
+        return grid.cross_replica(_all_if_empty(spec.groups, grid.num_replicas))
+    return grid.cross_partition(_all_if_empty(spec.groups, grid.num_partitions))
 
 
-def _my_group(groups: list[ProcessGroup], pid: ProcessId, op: Any) -> ProcessGroup | None:
+def _my_group(groups: list[ProcessGroup], pid: ProcessId) -> ProcessGroup | None:
     for g in groups:
         if pid in g:
             return g
     return None
 
 
-def _require_group(groups: list[ProcessGroup], pid: ProcessId, op: Any) -> ProcessGroup:
-    g = _my_group(groups, pid, op)
+def _require_group(groups: list[ProcessGroup], pid: ProcessId, what: str) -> ProcessGroup:
+    g = _my_group(groups, pid)
     if g is None:
         raise InterpreterError(
-            f"'{op.name}': process (replica {pid[0]}, partition {pid[1]}) is in no process group"
+            f"'{what}': process (replica {pid[0]}, partition {pid[1]}) is in no process group"
         )
     return g
 
 
-def _exchange(ev: Any, op: Any, group: ProcessGroup, values: list[Any]) -> list[list[Any]]:
+def _name(op: Any) -> str:
+    """How errors name `op`: the op, or the custom call by its target."""
+    target = op.properties.get("call_target_name")
+    return op.name if target is None else f"custom_call @{target.data}"
+
+
+def _exchange(ev: Any, spec: Spec, group: ProcessGroup, values: list[Any]) -> list[list[Any]]:
     """Rendezvous with `group`; the contributions in process-group order."""
-    got = grid_of(ev).rendezvous(group, _channel_id(op), _pid(ev), values)
+    got = grid_of(ev).rendezvous(group, spec.channel_id, _pid(ev), values)
     return [got[p] for p in group]
 
 
-def _combine(ev: Any, op: Any, env: dict, contributions: list[list[Any]]) -> list[np.ndarray]:
-    """Reduce the group's contributions elementwise with the op's computation region, in group
-    order (a balanced tree over the processes, vectorized over elements).  The region is binary;
-    with several operands it reduces each one separately."""
-    region = op.regions[0]
-    types = A.region_arg_dtypes(region)
-    body = ev.region_body(region, env)
+def _combine(body: Any, dtype: Any, contributions: list[list[Any]]) -> list[np.ndarray]:
+    """Reduce the group's contributions elementwise with the binary computation `body` (its
+    arguments of element type `dtype`), in group order (a balanced tree over the processes,
+    vectorized over elements).  With several operands it reduces each one separately."""
     out = []
     for i in range(len(contributions[0])):
         stacked = np.stack([np.asarray(c[i]) for c in contributions], axis=-1)
-        (stacked,) = A.to_types([stacked], types[-1:])
+        (stacked,) = A.to_types([stacked], [dtype])
         (reduced,) = tree_reduce(body, [stacked])
         out.append(np.asarray(reduced))
     return out
@@ -298,11 +318,152 @@ def _typed(op: Any, values: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
+# ------------------------------------------------------------------ the collectives, by their parts
+# (the ops below, and JAX's custom calls in custom_calls/collectives.py, call these)
+
+
+def all_reduce(ev: Any, op: Any, spec: Spec, body: Any, dtype: Any, args: list[Any]) -> list[Any]:
+    group = _require_group(_reduce_groups(ev, spec), _pid(ev), _name(op))
+    return _typed(op, _combine(body, dtype, _exchange(ev, spec, group, list(args))))
+
+
+def all_gather(ev: Any, op: Any, spec: Spec, dim: int, args: list[Any]) -> list[Any]:
+    group = _require_group(_reduce_groups(ev, spec), _pid(ev), _name(op))
+    contributions = _exchange(ev, spec, group, list(args))
+    return [
+        np.concatenate([np.asarray(c[i]) for c in contributions], axis=dim)
+        for i in range(len(args))
+    ]
+
+
+def reduce_scatter(
+    ev: Any, op: Any, spec: Spec, body: Any, dtype: Any, dim: int, args: list[Any]
+) -> list[Any]:
+    pid = _pid(ev)
+    group = _require_group(_reduce_groups(ev, spec), pid, _name(op))
+    reduced = _combine(body, dtype, _exchange(ev, spec, group, list(args)))
+    index = group.index(pid)
+    return _typed(op, [np.split(r, len(group), axis=dim)[index] for r in reduced])
+
+
+def all_to_all(
+    ev: Any, op: Any, spec: Spec, split_dim: int, concat_dim: int, split_count: int,
+    args: list[Any],
+) -> list[Any]:
+    pid = _pid(ev)
+    group = _require_group(_replica_or_partition_groups(ev, spec), pid, _name(op))
+    pieces = [np.split(np.asarray(a), split_count, axis=split_dim) for a in args]
+    contributions = _exchange(ev, spec, group, pieces)
+    index = group.index(pid)
+    return [
+        np.concatenate([c[i][index] for c in contributions], axis=concat_dim)
+        for i in range(len(args))
+    ]
+
+
+def collective_permute(ev: Any, spec: Spec, args: list[Any]) -> list[Any]:
+    """Each (source, target) pair of `spec.groups` is a group of two; the target receives the
+    source's operand, a process that is no pair's target receives zeros."""
+    pid = _pid(ev)
+    result: list[Any] | None = None
+    grid = grid_of(ev)
+    for pair in _replica_or_partition_groups(ev, spec):
+        source, target = pair[0], pair[1]
+        if pid not in (source, target):
+            continue
+        got = grid.rendezvous(pair, spec.channel_id, pid, list(args))
+        if target == pid:
+            result = got[source]
+    if result is None:
+        return [np.zeros(np.shape(a), np.asarray(a).dtype) for a in args]
+    return list(result)
+
+
+RAGGED_OPERANDS = (
+    "operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes"
+)
+
+
+def ragged_all_to_all(ev: Any, op: Any, spec: Spec, args: list[Any]) -> list[Any]:
+    """XLA's RaggedAllToAll (`jax.lax.ragged_all_to_all`): in a group of n processes, with the four
+    metadata operands holding n * k entries (k updates per peer; rank 1, or rank 2 read in row-major
+    order), process s sends, for peer j and update u (entry e = j * k + u of its metadata), the rows
+    `operand[input_offsets[e] : input_offsets[e] + send_sizes[e]]` (along dimension 0) to process j,
+    which writes them into its result at rows `output_offsets[e] ...` (the sender's offsets).  The
+    result is the process's `output` operand with every received piece written in.  A receiver's
+    `recv_sizes[s * k + u]` must equal what s sends it (XLA leaves a mismatch undefined; here it is
+    an error), and every piece must lie inside `operand` and `output`.  Groups as all_to_all's:
+    cross_partition with a channel, else cross_replica."""
+    what = _name(op)
+    if len(args) != len(RAGGED_OPERANDS):
+        raise InterpreterError(
+            f"{what} takes {len(RAGGED_OPERANDS)} operands ({', '.join(RAGGED_OPERANDS)}), "
+            f"got {len(args)}"
+        )
+    operand, output = np.asarray(args[0]), np.asarray(args[1])
+    meta = [np.asarray(m) for m in args[2:]]
+    if operand.ndim == 0 or operand.shape[1:] != output.shape[1:] or operand.dtype != output.dtype:
+        raise InterpreterError(
+            f"{what}: operand {operand.dtype}{list(operand.shape)} and output "
+            f"{output.dtype}{list(output.shape)} must have one element type and the same shape "
+            "after dimension 0 (the ragged dimension)"
+        )
+    if any(m.shape != meta[0].shape or m.ndim not in (1, 2) or m.dtype.kind not in "iu" for m in meta):
+        raise InterpreterError(
+            f"{what}: input_offsets, send_sizes, output_offsets and recv_sizes must be integer "
+            "tensors of rank 1 or 2 of one shape, got "
+            + ", ".join(f"{m.dtype}{list(m.shape)}" for m in meta)
+        )
+    pid = _pid(ev)
+    group = _require_group(_replica_or_partition_groups(ev, spec), pid, what)
+    n = len(group)
+    input_offsets, send_sizes, output_offsets, recv_sizes = (m.reshape(-1).astype(np.int64) for m in meta)
+    if input_offsets.size % n:
+        raise InterpreterError(
+            f"{what}: the metadata operands have {input_offsets.size} entries, not a multiple of "
+            f"the {n} processes of the group {list(group)}"
+        )
+    k = input_offsets.size // n
+    _check_pieces(what, "operand", input_offsets, send_sizes, operand.shape[0], "input_offsets")
+    contributions = _exchange(ev, spec, group, [operand, input_offsets, send_sizes, output_offsets])
+    me = group.index(pid)
+    result = output.copy()
+    for s, (data, offsets, sizes, targets) in enumerate(contributions):
+        mine = slice(me * k, (me + 1) * k)  # the sender's entries for this process
+        expected = recv_sizes[s * k : (s + 1) * k]
+        if not np.array_equal(sizes[mine], expected):
+            raise InterpreterError(
+                f"{what}: process {group[s]} sends {sizes[mine].tolist()} rows to process {pid}, "
+                f"whose recv_sizes say {expected.tolist()} (send_sizes and recv_sizes must agree: "
+                "send_sizes == all_to_all(recv_sizes))"
+            )
+        _check_pieces(what, "output", targets[mine], sizes[mine], result.shape[0], "output_offsets")
+        for start, size, at in zip(offsets[mine], sizes[mine], targets[mine]):
+            result[at : at + size] = data[start : start + size]
+    return [result]
+
+
+def _check_pieces(
+    what: str, buffer: str, starts: np.ndarray, sizes: np.ndarray, rows: int, offsets: str
+) -> None:
+    bad = (sizes < 0) | ((sizes > 0) & ((starts < 0) | (starts + sizes > rows)))
+    if bad.any():
+        e = int(np.argmax(bad))
+        raise InterpreterError(
+            f"{what}: entry {e} ({offsets} {int(starts[e])}, size {int(sizes[e])}) reaches outside "
+            f"the {rows} rows of {buffer}"
+        )
+
+
+def _region_reducer(ev: Any, op: Any, env: dict) -> tuple[Any, Any]:
+    """The op's computation region as a vectorized body, and its arguments' element type."""
+    region = op.regions[0]
+    return ev.region_body(region, env), A.region_arg_dtypes(region)[-1]
+
+
 @impl("stablehlo.all_reduce")
 def _all_reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    group = _require_group(_reduce_groups(ev, op), _pid(ev), op)
-    contributions = _exchange(ev, op, group, list(args))
-    return _typed(op, _combine(ev, op, env, contributions))
+    return all_reduce(ev, op, spec_of(op), *_region_reducer(ev, op, env), args)
 
 
 @impl("stablehlo.cross-replica-sum")
@@ -310,10 +471,9 @@ def _cross_replica_sum(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any
     """Deprecated: an all_reduce with an add body over cross_replica(replica_groups)."""
     from stablehlo_py.semantics.regions import ADD
 
-    grid = grid_of(ev)
-    groups = grid.cross_replica(_all_if_empty(_groups_attr(op), grid.num_replicas))
-    group = _require_group(groups, _pid(ev), op)
-    contributions = _exchange(ev, op, group, list(args))
+    spec = Spec(_groups_attr(op))  # no channel: cross_replica
+    group = _require_group(_reduce_groups(ev, spec), _pid(ev), _name(op))
+    contributions = _exchange(ev, spec, group, list(args))
     stacked = np.stack([np.asarray(c[0]) for c in contributions], axis=-1)
     (reduced,) = tree_reduce(ADD, [stacked])
     return [np.asarray(reduced)]
@@ -324,70 +484,35 @@ def _collective_reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any
     """Like all_reduce, but only the group's first process (its root) receives the reduction;
     the others receive zeros."""
     pid = _pid(ev)
-    group = _require_group(_reduce_groups(ev, op), pid, op)
-    contributions = _exchange(ev, op, group, list(args))
+    spec = spec_of(op)
+    group = _require_group(_reduce_groups(ev, spec), pid, _name(op))
+    contributions = _exchange(ev, spec, group, list(args))
     if pid != group[0]:
         return [np.zeros(np.shape(a), A.result_dtype(op, i)) for i, a in enumerate(args)]
-    return _typed(op, _combine(ev, op, env, contributions))
+    return _typed(op, _combine(*_region_reducer(ev, op, env), contributions))
 
 
 @impl("stablehlo.all_gather")
 def _all_gather(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    group = _require_group(_reduce_groups(ev, op), _pid(ev), op)
-    contributions = _exchange(ev, op, group, list(args))
-    dim = A.int_(op, "all_gather_dim")
-    return [
-        np.concatenate([np.asarray(c[i]) for c in contributions], axis=dim)
-        for i in range(len(args))
-    ]
+    return all_gather(ev, op, spec_of(op), A.int_(op, "all_gather_dim"), args)
 
 
 @impl("stablehlo.reduce_scatter")
 def _reduce_scatter(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    pid = _pid(ev)
-    group = _require_group(_reduce_groups(ev, op), pid, op)
-    contributions = _exchange(ev, op, group, list(args))
-    reduced = _combine(ev, op, env, contributions)
+    body, dtype = _region_reducer(ev, op, env)
     dim = A.int_(op, "scatter_dimension")
-    index = group.index(pid)
-    parts = [np.split(r, len(group), axis=dim)[index] for r in reduced]
-    return _typed(op, parts)
+    return reduce_scatter(ev, op, spec_of(op), body, dtype, dim, args)
 
 
 @impl("stablehlo.all_to_all")
 def _all_to_all(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    pid = _pid(ev)
-    group = _require_group(_replica_or_partition_groups(ev, op), pid, op)
-    split_dim = A.int_(op, "split_dimension")
-    concat_dim = A.int_(op, "concat_dimension")
-    split_count = A.int_(op, "split_count")
-    pieces = [np.split(np.asarray(a), split_count, axis=split_dim) for a in args]
-    contributions = _exchange(ev, op, group, pieces)
-    index = group.index(pid)
-    return [
-        np.concatenate([c[i][index] for c in contributions], axis=concat_dim)
-        for i in range(len(args))
-    ]
+    dims = (A.int_(op, "split_dimension"), A.int_(op, "concat_dimension"), A.int_(op, "split_count"))
+    return all_to_all(ev, op, spec_of(op), *dims, args)
 
 
 @impl("stablehlo.collective_permute")
 def _collective_permute(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    """Each (source, target) pair is a group of two; the target receives the source's operand,
-    a process that is no pair's target receives zeros."""
-    pid = _pid(ev)
-    pairs = _replica_or_partition_groups(ev, op, "source_target_pairs")
-    result: list[Any] | None = None
-    grid = grid_of(ev)
-    for pair in pairs:
-        source, target = pair[0], pair[1]
-        if pid not in (source, target):
-            continue
-        got = grid.rendezvous(pair, _channel_id(op), pid, list(args))
-        if target == pid:
-            result = got[source]
-    if result is None:
-        return [np.zeros(np.shape(a), np.asarray(a).dtype) for a in args]
-    return list(result)
+    return collective_permute(ev, spec_of(op, "source_target_pairs"), args)
 
 
 @impl("stablehlo.collective_broadcast")
@@ -398,10 +523,11 @@ def _collective_broadcast(ev: Any, op: Any, args: list[Any], env: dict) -> list[
     pid = _pid(ev)
     dynamic = A.bool_(op, "has_dynamic_root")
     data = list(args[:-1]) if dynamic else list(args)
-    group = _my_group(_replica_or_partition_groups(ev, op), pid, op)
+    spec = spec_of(op)
+    group = _my_group(_replica_or_partition_groups(ev, spec), pid)
     if group is None:
         return [np.zeros(np.shape(a), np.asarray(a).dtype) for a in data]
-    contributions = _exchange(ev, op, group, data)
+    contributions = _exchange(ev, spec, group, data)
     if dynamic:
         roots = np.asarray(args[-1]).reshape(-1).astype(np.int64)
         if roots.size == 1 and len(data) > 1:
