@@ -27,11 +27,7 @@ def load(registry: Any) -> None:
         KERNEL_PREFIX_TARGETS,
     )
     from stablehlo_py.interpreter.custom_calls.gpu import GPU_FAMILIES
-    from stablehlo_py.interpreter.custom_calls.lapack import (
-        LAPACK_LEGACY,
-        LAPACK_LEGACY_FORM,
-        LAPACK_TARGETS,
-    )
+    from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_LEGACY_FAMILIES, LAPACK_TARGETS
     from stablehlo_py.interpreter.custom_calls.prng import PRNG_FAMILIES
     from stablehlo_py.interpreter.custom_calls.tpu import TPU_FAMILY, TPU_FORMS
     from stablehlo_py.interpreter.registry import load_impls
@@ -40,7 +36,7 @@ def load(registry: Any) -> None:
     families = (
         # (targets, their platforms, the forms they accept)
         (LAPACK_TARGETS, frozenset({"cpu"}), (LAPACK_FORM,)),
-        (LAPACK_LEGACY, frozenset({"cpu"}), (LAPACK_LEGACY_FORM,)),
+        *LAPACK_LEGACY_FAMILIES,
         *JAX_FAMILIES,
         *KERNEL_FAMILIES,
         *PRNG_FAMILIES,

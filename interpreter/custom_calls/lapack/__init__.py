@@ -4,8 +4,9 @@ conventions of JAX's kernels (`jaxlib/cpu/lapack_kernels.cc`) and lowering rules
 
 `LAPACK_TARGETS` maps each target name to `fn(ctx) -> list of result arrays`, where `ctx` is the
 custom-call context record (`operands`, `result_types`, `backend_config`, `attributes`,
-`operand_layouts`, `result_layouts`, `target_name`, ...).  `LAPACK_LEGACY` holds the pre-FFI forms of the
-same kernels (`lapack_<p><routine>`, `blas_<p>trsm`: `legacy.py`), described by `LAPACK_LEGACY_FORM`."""
+`operand_layouts`, `result_layouts`, `target_name`, ...).  `LAPACK_LEGACY_FAMILIES` holds the pre-FFI
+forms of the same kernels (`lapack_<p><routine>`, `blas_<p>trsm`: `legacy.py`) as (targets, platforms,
+forms) for `builtins.load`."""
 
 from __future__ import annotations
 
@@ -26,8 +27,7 @@ from stablehlo_py.interpreter.custom_calls.lapack import (
     tridiagonal,
 )
 
-from stablehlo_py.interpreter.custom_calls.lapack.legacy import FORM as LAPACK_LEGACY_FORM
-from stablehlo_py.interpreter.custom_calls.lapack.legacy import TARGETS as LAPACK_LEGACY
+from stablehlo_py.interpreter.custom_calls.lapack.legacy import FAMILIES as LAPACK_LEGACY_FAMILIES
 
 LAPACK_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     name: fn
@@ -35,4 +35,4 @@ LAPACK_TARGETS: dict[str, Callable[[Any], list[np.ndarray]]] = {
     for name, fn in module.TARGETS.items()
 }
 
-__all__ = ["LAPACK_LEGACY", "LAPACK_LEGACY_FORM", "LAPACK_TARGETS"]
+__all__ = ["LAPACK_LEGACY_FAMILIES", "LAPACK_TARGETS"]

@@ -52,11 +52,9 @@ from stablehlo_py.interpreter.custom_calls.lapack.tridiagonal import sytrd
 
 from stablehlo_py.errors import InterpreterError
 
-FORM = (
-    "pre-FFI: api_version 2, scalar operands, workspace results "
-    "(jax <= 0.4.3x; trsm, gees, gehrd, sytrd <= 0.5.0)"
-)
-"""The form description `--list-custom-calls` shows for every target of this module."""
+def form_text(last: str) -> str:
+    """The form description `--list-custom-calls` shows: the old form, last written by jax `last`."""
+    return f"pre-FFI: api_version 2, scalar operands, workspace results (jax <= {last})"
 
 I32, I64, U8 = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8)
 
@@ -113,6 +111,7 @@ class Form:
     complex: Results | None = None  # (None: as `real`)
     ffi_operands: tuple[str, ...] = ("a",)  # the FFI kernel's operands, by name
     family: str = "lapack"
+    last: str = "0.5.0"  # the last jax release whose lowering could write it (plan 2.1)
 
     def results(self, dtype: np.dtype) -> Results:
         return self.complex if self.complex is not None and dtype.kind == "c" else self.real
@@ -162,20 +161,20 @@ FORMS: dict[str, Form] = {
     "potrf": Form(("potrf", "potrf"), potrf, ("lower", "batch", "n"), ("a",), _uplo,
                   real=(_A, ("info", 1))),
     "getrf": Form(("getrf", "getrf"), getrf, ("batch", "m", "n"), ("a",), _none,
-                  real=(_A, ("ipiv", 1), ("info", 2))),
+                  real=(_A, ("ipiv", 1), ("info", 2)), last="0.4.33"),
     "geqrf": Form(("geqrf", "geqrf"), geqrf, ("batch", "m", "n", "lwork"), ("a",), _none,
-                  real=(_A, ("tau", 1), _INFO, _WORK)),
+                  real=(_A, ("tau", 1), _INFO, _WORK), last="0.4.34"),
     "orgqr": Form(("orgqr", "ungqr"), orgqr, ("batch", "m", "n", "k", "lwork"), ("a", "tau"), _none,
-                  real=(_A, _INFO, _WORK), ffi_operands=("a", "tau")),
+                  real=(_A, _INFO, _WORK), ffi_operands=("a", "tau"), last="0.4.34"),
     "gesdd": Form(("gesdd", "gesdd"), gesdd,
                   ("full_matrices", "compute_uv", "batch", "m", "n", "lwork"), ("a",), _gesdd,
                   real=(_A, ("s", 1), ("u", 2), ("vt", 3), ("info", 4), ("iwork", _ZERO), _WORK),
                   complex=(_A, ("s", 1), ("u", 2), ("vt", 3), ("info", 4), ("iwork", _ZERO),
-                           ("rwork", _ZERO), _WORK)),
+                           ("rwork", _ZERO), _WORK), last="0.4.34"),
     "syevd": Form(("syevd", "heevd"), syevd, ("lower", "batch", "n"), ("a",), _syevd,
                   real=(("v", 0), ("w", 1), ("info", 2), _WORK, ("iwork", _ZERO)),
                   complex=(("v", 0), ("w", 1), ("info", 2), _WORK, ("rwork", _ZERO),
-                           ("iwork", _ZERO))),
+                           ("iwork", _ZERO)), last="0.4.34"),
     "geev": Form(("geev", "geev"), geev, ("batch", "n", "jobvl", "jobvr"), ("a",), _geev,
                  real=(("a_work", _ZERO), ("vl_work", _ZERO), ("vr_work", _ZERO), ("wr", 0),
                        ("wi", 1), ("vl", 2), ("vr", 3), ("info", 4)),
@@ -194,8 +193,9 @@ FORMS: dict[str, Form] = {
                  _trsm, real=(("b", 0),), ffi_operands=("a", "b", "alpha"), family="blas"),
 }
 """Routine -> its pre-FFI form: operand and result orders of `jaxlib/lapack.py` at jax-v0.4.30
-(`real`: s, d; `complex`: c, z, which add a real `rwork` workspace where LAPACK needs one), and the
-FFI kernel that computes it."""
+(`real`: s, d; `complex`: c, z, which add a real `rwork` workspace where LAPACK needs one), the
+FFI kernel that computes it, and the last jax release with the old lowering path (`lapack.getrf_hlo`
+left `jax/_src/lax/linalg.py` in 0.4.34; geqrf, orgqr, syevd, gesdd in 0.4.35; the rest in 0.5.1)."""
 
 
 def _scalar(ctx: Any, index: int, name: str) -> Any:
@@ -295,17 +295,25 @@ def run_legacy(ctx: Any, *, form: Form, dtype: np.dtype) -> list[np.ndarray]:
     ]
 
 
-def _targets() -> dict[str, Callable[[Any], list[np.ndarray]]]:
-    table: dict[str, Callable[[Any], list[np.ndarray]]] = {}
+Targets = dict[str, Callable[[Any], list[np.ndarray]]]
+
+
+def _families() -> tuple[tuple[Targets, frozenset[str], tuple[str, ...]], ...]:
+    families = []
     for form in FORMS.values():
+        table: Targets = {}
         for prefix, dtype in PREFIX_DTYPES.items():
-            routine = form.routine[dtype.kind == "c"]
-            name = f"{form.family}_{prefix}{routine}"
+            name = f"{form.family}_{prefix}{form.routine[dtype.kind == 'c']}"
             table[name] = lambda ctx, form=form, dtype=dtype: run_legacy(ctx, form=form, dtype=dtype)
-    return table
+        families.append((table, frozenset({"cpu"}), (form_text(form.last),)))
+    return tuple(families)
 
 
-TARGETS = _targets()
-"""`lapack_<p><routine>` / `blas_<p>trsm` -> its pre-FFI kernel (44 names)."""
+FAMILIES = _families()
+"""(targets, platforms, forms) for `builtins.load`: per routine, `lapack_<p><routine>` /
+`blas_<p>trsm` -> its pre-FFI kernel."""
 
-__all__ = ["FORM", "FORMS", "TARGETS", "run_legacy"]
+TARGETS = {name: fn for table, _, _ in FAMILIES for name, fn in table.items()}
+"""All 44 names (11 routines x 4 types)."""
+
+__all__ = ["FAMILIES", "FORMS", "TARGETS", "form_text", "run_legacy"]

@@ -23,7 +23,7 @@ pytest.importorskip("scipy")
 
 from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter import run
-from stablehlo_py.interpreter.custom_calls.lapack.legacy import FORM, TARGETS
+from stablehlo_py.interpreter.custom_calls.lapack.legacy import FORMS, TARGETS, form_text
 from stablehlo_py.interpreter.custom_calls import REGISTRY
 from stablehlo_py.ir import parse
 from stablehlo_py.serialization import deserialize_portable_artifact
@@ -109,10 +109,14 @@ def test_artifacts_cover_every_old_target() -> None:
 
 
 def test_old_targets_are_registered_for_cpu() -> None:
-    for name in TARGETS:
+    lasts = {f"{f.family}_{p}{f.routine[p in 'cz']}": f.last for f in FORMS.values() for p in "sdcz"}
+    assert set(lasts) == set(TARGETS)
+    for name, last in lasts.items():
         target = REGISTRY.get(name)
         assert target is not None, name
-        assert target.platforms == frozenset({"cpu"}) and target.forms == (FORM,), name
+        assert target.platforms == frozenset({"cpu"}), name
+        assert target.forms == (form_text(last),), name
+    assert "(jax <= 0.4.33)" in REGISTRY.get("lapack_zgetrf").forms[0]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
