@@ -28,6 +28,7 @@ def load(registry: Any) -> None:
     )
     from stablehlo_py.interpreter.custom_calls.gpu import GPU_FAMILIES
     from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_LEGACY_FAMILIES, LAPACK_TARGETS
+    from stablehlo_py.interpreter.custom_calls.lapack.tridiagonal import PERTURBED_FORM, PERTURBED_TARGETS
     from stablehlo_py.interpreter.custom_calls.prng import PRNG_FAMILIES
     from stablehlo_py.interpreter.custom_calls.tpu import TPU_FAMILY, TPU_FORMS
     from stablehlo_py.interpreter.registry import load_impls
@@ -36,6 +37,7 @@ def load(registry: Any) -> None:
     families = (
         # (targets, their platforms, the forms they accept)
         (LAPACK_TARGETS, frozenset({"cpu"}), (LAPACK_FORM,)),
+        (PERTURBED_TARGETS, frozenset({"cpu"}), (PERTURBED_FORM,)),
         *LAPACK_LEGACY_FAMILIES,
         *JAX_FAMILIES,
         *KERNEL_FAMILIES,

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from stablehlo_py.interpreter.custom_calls.gpu import (
     cholesky,
+    cholesky_update,
+    eig,
     eigh,
     legacy,
     lu,
     qr,
     svd,
+    syrk,
     tridiagonal,
 )
 from stablehlo_py.interpreter.custom_calls.gpu.common import family
@@ -18,8 +21,10 @@ GPU_FAMILIES = family(
     {
         **cholesky.TARGETS, **lu.TARGETS, **qr.TARGETS, **eigh.TARGETS, **svd.TARGETS,
         **tridiagonal.TARGETS, **tridiagonal.SPARSE_TARGETS,
+        **eig.TARGETS, **syrk.TARGETS, **cholesky_update.TARGETS,
     }
 ) + tuple(({name: fn}, frozenset({"rocm"}), (form,)) for name, (fn, form) in svd.ROCM_TARGETS.items())
+GPU_FAMILIES += tuple(({name: fn}, frozenset({"cuda"}), (form,)) for name, (fn, form) in eig.CUDA_TARGETS.items())
 GPU_FAMILIES += legacy.LEGACY_FAMILIES
 """(targets, platforms, forms) for `builtins.load`: `cusolver_*` and `cu_*` for CUDA, `hipsolver_*`
 and `hip_*` for ROCm; the pre-FFI forms from `legacy.py`."""

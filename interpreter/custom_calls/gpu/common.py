@@ -36,6 +36,9 @@ def ffi_form(since: str) -> str:
     """The current form's description: typed FFI, first written by jax `since`."""
     return f"typed FFI, attributes in mhlo.backend_config (jax >= {since})"
 
+NOT_STABLE = "; not in JAX's export stable list (an export needs DisabledSafetyCheck.custom_call)"
+"""The end of a form's description for the targets JAX's export refuses unless told."""
+
 _DTYPES = frozenset(PREFIX_DTYPES.values())
 
 
@@ -66,14 +69,31 @@ def flag(ctx: Any, name: str, default: bool | None = None) -> bool:
 
 
 def on_lapack(
-    ctx: Any, kernel: Callable[..., list[np.ndarray]], chars: dict[str, str] | None = None
+    ctx: Any,
+    kernel: Callable[..., list[np.ndarray]],
+    chars: dict[str, str] | None = None,
+    values: dict[str, Any] | None = None,
 ) -> list[np.ndarray]:
     """Run the LAPACK kernel `kernel(ctx, dtype=...)` for this GPU call: the element type from the
-    operand, the attributes LAPACK's kernel reads given as its character codes (`chars`)."""
+    operand, the attributes LAPACK's kernel reads given as its character codes (`chars`) or as
+    they are (`values`: ormqr's `left`, `transpose`)."""
     dtype = operand_dtype(ctx)
     attributes = {k: v for k, v in ctx.attributes.items() if k != "mhlo.backend_config"}
-    config = {name: ord(c) for name, c in (chars or {}).items()}
+    config = {name: ord(c) for name, c in (chars or {}).items()} | (values or {})
     return kernel(replace(ctx, backend_config=config, attributes=attributes), dtype=dtype)
+
+
+def magma(ctx: Any) -> str:
+    """The `magma` attribute of JAX's hybrid (host LAPACK or MAGMA) kernels: "on", "off" or "auto"
+    (MAGMA for 2048 columns or more when the library is found).  It picks the library, not the
+    result: both compute LAPACK's decomposition, which is what runs here."""
+    value = ffi_attributes(ctx).get("magma")
+    if not isinstance(value, str):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: needs the string attribute 'magma' (JAX writes \"auto\", "
+            f"\"on\" or \"off\") in its backend_config dictionary, got {value!r}"
+        )
+    return value
 
 
 def family(

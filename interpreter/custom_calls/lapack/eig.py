@@ -43,15 +43,19 @@ def unpack_eigenvectors(wi: np.ndarray, packed: np.ndarray, dtype: np.dtype) -> 
     return out
 
 
-def geev(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
-    a = square_matrices(ctx, dtype)
-    left = char_attr(ctx, "compute_left", "VN") == "V"
-    right = char_attr(ctx, "compute_right", "VN") == "V"
+def eigen_batches(
+    a: np.ndarray, dtype: np.dtype, left: bool, right: bool, *, packed: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`?geev` on each matrix of `a`: eigenvalues (complex), left and right eigenvectors, `info`.
+    The vectors are complex columns, or for real input with `packed` LAPACK's real packing of
+    conjugate pairs (as cuSOLVER's `geev` leaves them).  Vectors not asked for are zeros; a matrix
+    with a NaN or infinity is not handed to LAPACK: `info` -4, every output NaN (JAX's kernels)."""
     cdtype = complex_dtype(dtype)
     real = dtype.kind == "f"
+    vdtype = dtype if packed and real else cdtype
     w = np.zeros(a.shape[:-1], cdtype)
-    vl = np.zeros(a.shape, cdtype)
-    vr = np.zeros(a.shape, cdtype)
+    vl = np.zeros(a.shape, vdtype)
+    vr = np.zeros(a.shape, vdtype)
     info = info_array(a)
     fn = lapack_routine("geev", dtype)
     for idx in batch_indices(a):
@@ -64,18 +68,26 @@ def geev(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
             w[idx] = wr + 1j * wi
             if info[idx] == 0:
                 if left:
-                    vl[idx] = unpack_eigenvectors(wi, vl_i, cdtype)
+                    vl[idx] = vl_i if packed else unpack_eigenvectors(wi, vl_i, cdtype)
                 if right:
-                    vr[idx] = unpack_eigenvectors(wi, vr_i, cdtype)
+                    vr[idx] = vr_i if packed else unpack_eigenvectors(wi, vr_i, cdtype)
         else:
             w[idx], vl_i, vr_i, info[idx] = fn(a[idx], compute_vl=int(left), compute_vr=int(right))
             if left:
                 vl[idx] = vl_i
             if right:
                 vr[idx] = vr_i
+    return w, vl, vr, info
+
+
+def geev(ctx: Any, *, dtype: np.dtype) -> list[np.ndarray]:
+    a = square_matrices(ctx, dtype)
+    left = char_attr(ctx, "compute_left", "VN") == "V"
+    right = char_attr(ctx, "compute_right", "VN") == "V"
+    w, vl, vr, info = eigen_batches(a, dtype, left, right)
     values = (
         [(w, VECTOR)]
-        if not real
+        if dtype.kind == "c"
         else [(w.real.astype(dtype), VECTOR), (w.imag.astype(dtype), VECTOR)]
     )
     return results(ctx, [*values, (vl, MATRIX), (vr, MATRIX), (info, VECTOR)])

@@ -1,0 +1,59 @@
+"""`cu_cholesky_update_ffi` / `hip_cholesky_update_ffi`: rank-1 update of a Cholesky factor
+(`jax.lax.linalg.cholesky_update`; JAX lowers it for CUDA only, jax >= 0.4.32, and jaxlib's ROCm
+plugin registers the `hip_` name too).  Not in JAX's export stable list.
+
+Operands: the upper-triangular factor R (n x n, f32 or f64; `R^T R = A`) and the vector w (n);
+results R' with `R'^T R' = A + w w^T` and what is left of w (aliases of the operands; JAX keeps only
+R').  No attribute.  JAX writes the default (row-major) layouts.  The kernel (jaxlib's
+`linalg_kernels.cu.cc`) applies one Givens rotation per row k, from `drotg(R[k, k], w[k])`, to
+row k of R (columns k..n-1) and to w; the strict lower triangle is not touched.  This is that
+computation, in the element type.  JAX's cholesky_update is unbatched: a batch of matrices is
+refused (the kernel would update its first matrix again for each one)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from stablehlo_py.interpreter.custom_calls.gpu.common import NOT_STABLE, ffi_form, operand_dtype
+from stablehlo_py.interpreter.custom_calls.lapack.common import VECTOR, operand, results
+
+from stablehlo_py.errors import InterpreterError
+
+
+def _rotation(a: Any, b: Any) -> tuple[Any, Any]:
+    """cos and sin of the Givens rotation zeroing b against a (the kernel's `drotg`)."""
+    if b == 0:
+        return a.dtype.type(1), a.dtype.type(0)
+    scale = np.fmax(abs(a), abs(b))  # (CUDA's max: the number when one is NaN)
+    a, b = a / scale, b / scale
+    rh = a.dtype.type(1) / np.hypot(a, b)
+    return a * rh, -(b * rh)
+
+
+def cholesky_update(ctx: Any) -> list[np.ndarray]:
+    dtype = operand_dtype(ctx)
+    if dtype.kind != "f" or len(ctx.operands) != 2:
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} takes the factor R and the vector w, f32 or f64; got "
+            f"{len(ctx.operands)} operands of element type {dtype}"
+        )
+    r = operand(ctx, 0, VECTOR, dtype).copy()
+    w = operand(ctx, 1, VECTOR, dtype).copy()
+    n = r.shape[-1] if r.ndim else 0
+    if r.shape != (n, n) or w.shape != (n,):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name}: needs one square matrix R and a vector w of its order (JAX's "
+            f"cholesky_update is unbatched), got shapes {list(r.shape)} and {list(w.shape)}"
+        )
+    for k in range(n):
+        c, s = _rotation(r[k, k], w[k])
+        row = r[k, k:].copy()
+        r[k, k:] = c * row - s * w[k:]
+        w[k:] = s * row + c * w[k:]
+    return results(ctx, [(r, VECTOR), (w, VECTOR)])
+
+
+TARGETS = {
+    "_cholesky_update_ffi": (cholesky_update, ffi_form("0.4.32") + "; R, w -> R, w" + NOT_STABLE),
+}
