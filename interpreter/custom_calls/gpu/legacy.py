@@ -51,6 +51,7 @@ from stablehlo_py.interpreter.custom_calls.gpu.legacy_descriptors import (
     descriptor,
     flat_result_types,
     kernel_context,
+    without_shape_operands,
     zeros_of,
 )
 from stablehlo_py.interpreter.custom_calls.lapack.eigh import syevd
@@ -182,6 +183,7 @@ def _operands(ctx: Any, routine: Routine, d: dict[str, int]) -> int:
 
 def run_routine(ctx: Any, vendor: str, name: str) -> list[np.ndarray]:
     routine = ROUTINES[name]
+    ctx = without_shape_operands(ctx)
     d = descriptor(ctx, routine.descriptor)
     dtype = operand_dtype(ctx)
     if d["type"] not in SOLVER_TYPES or SOLVER_TYPES[d["type"]] != dtype:  # (dtype == None holds: float64)

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.custom_calls.jax_targets import split_shape_operands
 from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 from xdsl.dialects.builtin import TupleType
 
@@ -114,4 +115,25 @@ def kernel_context(ctx: Any, operands: int, results: int, **changes: Any) -> Any
         result_types=types[:results],
         result_layouts=None if outs is None else outs[:results],
         **changes,
+    )
+
+
+def without_shape_operands(ctx: Any) -> Any:
+    """The call without the result-shape operands JAX appended when a result shape was dynamic
+    (`indices_of_shape_operands`: syevd with a dynamic batch, gtsv2); they only sized the kernel's
+    outputs, which the result types give."""
+    indices = ctx.attributes.get("indices_of_shape_operands")
+    if indices is None:
+        return ctx
+    operands, _ = split_shape_operands(ctx.operands, indices)
+    drop = {int(i) for i in np.asarray(indices).reshape(-1)}
+    keep = [i for i in range(len(ctx.operands)) if i not in drop]
+    layouts = ctx.operand_layouts
+    if layouts is not None:
+        layouts = tuple(layouts[i] for i in keep if i < len(layouts))
+    return replace(
+        ctx,
+        operands=tuple(operands),
+        operand_types=tuple(ctx.operand_types[i] for i in keep),
+        operand_layouts=layouts,
     )

@@ -24,6 +24,7 @@ from stablehlo_py.interpreter.custom_calls.gpu.legacy_descriptors import (
     descriptor,
     flat_result_types,
     kernel_context,
+    without_shape_operands,
     zeros_of,
 )
 from stablehlo_py.interpreter.custom_calls.gpu.tridiagonal import gtsv2
@@ -50,6 +51,7 @@ FORMS: dict[str, tuple[str, Callable[[Any], Any], str]] = {
 
 def gtsv2_old(ctx: Any, dtype: np.dtype, suffix: str) -> list[np.ndarray]:
     where, raw_of, _ = FORMS[suffix]
+    ctx = without_shape_operands(ctx)
     d = descriptor(ctx, "gtsv2", raw_of(ctx), where)
     if operand_dtype(ctx) != dtype:
         raise InterpreterError(

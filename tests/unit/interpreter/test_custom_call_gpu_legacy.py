@@ -57,14 +57,14 @@ def _bytes(desc: bytes) -> str:
     return "".join(f"\\{b:02X}" for b in desc)
 
 
-def _layouts(types: list[str], row_major: bool) -> str:
-    """JAX's layouts: matrices column-major (row-major for gesvd's transposed call), the rest
-    row-major."""
+def _layouts(types: list[str], row_major: bool, matrix_rank: int) -> str:
+    """JAX's layouts: the matrices (the largest rank) column-major (row-major for gesvd's transposed
+    call), the rest row-major."""
     out = []
     for t in types:
         rank = t.count("x")
         order = list(range(rank - 1, -1, -1))
-        if rank >= 2 and not row_major:
+        if rank == matrix_rank and not row_major:
             order = [rank - 2, rank - 1, *order[2:]]
         out.append(f"dense<{order if rank > 1 else order[0] if rank else '' }> : tensor<{rank}xindex>")
     return f"[{', '.join(out)}]"
@@ -75,8 +75,9 @@ def _call(target: str, operands: list[str], results: list[str], config: str, *,
     """A program calling `target` on its arguments (of types `operands`) and returning every result
     (types `results`); `config` is the call's attributes (JAX's layouts are added)."""
     if "operand_layouts" not in config:
-        config += (f", operand_layouts = {_layouts(operands, row_major)}, "
-                   f"result_layouts = {_layouts(results, row_major)}")
+        rank = max(t.count("x") for t in operands + results)
+        config += (f", operand_layouts = {_layouts(operands, row_major, rank)}, "
+                   f"result_layouts = {_layouts(results, row_major, rank)}")
     args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(operands))
     uses = ", ".join(f"%a{i}" for i in range(len(operands)))
     types = ", ".join(results)
@@ -234,7 +235,8 @@ PIVOT_FORMS = {
 
 @pytest.mark.parametrize("form", sorted(PIVOT_FORMS))
 def test_lu_pivots_to_permutation_in_every_form(form: str) -> None:
-    text = _call("hip_lu_pivots_to_permutation", ["tensor<2x3xi32>"], ["tensor<2x5xi32>"], PIVOT_FORMS[form])
+    text = _call("hip_lu_pivots_to_permutation", ["tensor<2x3xi32>"], ["tensor<2x5xi32>"], PIVOT_FORMS[form],
+                 row_major=True)
     (perm,) = run(parse(text), np.array([[2, 2, 4], [0, 1, 2]], np.int32))
     assert perm.tolist() == [[2, 0, 4, 3, 1], [0, 1, 2, 3, 4]]
 
@@ -283,3 +285,21 @@ def test_bad_old_forms_are_clear_errors(target: str, operands: list[str], result
             for a in module.body.block.ops.first.body.block.args]
     with pytest.raises(InterpreterError, match=error):
         run(module, *args)
+
+
+def test_syevd_with_a_dynamic_batch_operand_and_result_shape_operands() -> None:
+    """jax 0.4.30's syevd with a dynamic batch: descriptor batch -1, the batch size as operand #1,
+    and (mk_result_types_and_shapes) the result shapes as operands listed in
+    indices_of_shape_operands."""
+    a = np.stack([A, 2 * A])
+    shapes = ["tensor<3xi32>", "tensor<2xi32>", "tensor<1xi32>", "tensor<1xi32>"]
+    text = _call("cusolver_syevd", ["tensor<2x3x3xf64>", "tensor<i32>", *shapes],
+                 ["tensor<2x3x3xf64>", "tensor<2x3xf64>", "tensor<2xi32>", "tensor<8xf64>"],
+                 _opaque(struct.pack("<5i", 1, 0, -1, 3, 8))
+                 + ", indices_of_shape_operands = dense<[2, 3, 4, 5]> : tensor<4xi64>")
+    sizes = [np.array(s, np.int32) for s in ([2, 3, 3], [2, 3], [2], [8])]
+    v, w, info, _ = run(parse(text), a, np.int32(2), *sizes)
+    assert not info.any()
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a), rtol=1e-12)
+    with pytest.raises(InterpreterError, match="says batch = 3, but the operand shapes give batch = 2"):
+        run(parse(text), a, np.int32(3), *sizes)
