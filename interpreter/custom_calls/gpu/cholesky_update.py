@@ -55,5 +55,8 @@ def cholesky_update(ctx: Any) -> list[np.ndarray]:
 
 
 TARGETS = {
-    "_cholesky_update_ffi": (cholesky_update, ffi_form("0.4.32") + "; R, w -> R, w" + NOT_STABLE),
+    "_cholesky_update_ffi": (
+        cholesky_update,
+        ffi_form("0.4.32") + "; R, w -> R, w; JAX writes only the CUDA name" + NOT_STABLE,
+    ),
 }
