@@ -150,8 +150,12 @@ def _result_size(op: Any, shapes: list[Any], dim: int, target: str) -> int:
 
 
 _APPROX_TOP_K = (
-    "(operands..., init_values...) -> one result per operand, called_computations = [@comparator]; "
-    "the exact top k (recall 1)"
+    "(operands..., init_values...{}) -> one result per operand, called_computations = "
+    "[@comparator], mhlo.backend_config {}; the exact top k (recall 1)"
+)
+_APPROX_TOP_K_CONFIG = (
+    "{top_k, reduction_dim, recall_target, aggregate_to_topk, reduction_input_size_override"
+    "[, is_fallback]}"
 )
 
 
@@ -205,9 +209,8 @@ def _top_k(ev: Any, op: Any, args: list[Any], target: str, k_operand: bool) -> l
     EVALUATOR,
     platforms=ANY_PLATFORM,
     forms=(
-        f"{_APPROX_TOP_K}, mhlo.backend_config {{top_k, reduction_dim, recall_target, "
-        "aggregate_to_topk, reduction_input_size_override[, is_fallback]}} (TPU artifacts since "
-        "2023-04; is_fallback on other platforms, jax >= 0.4.10)",
+        _APPROX_TOP_K.format("", _APPROX_TOP_K_CONFIG)
+        + " (TPU artifacts since 2023-04; is_fallback on other platforms, jax >= 0.4.10)",
     ),
 )
 def approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
@@ -219,8 +222,10 @@ def approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     EVALUATOR,
     platforms=ANY_PLATFORM,
     forms=(
-        f"{_APPROX_TOP_K} plus k i32[] and result shapes (indices_of_shape_operands), "
-        "mhlo.backend_config as ApproxTopK's without top_k (jax >= 0.4.29)",
+        _APPROX_TOP_K.format(
+            ", k i32[], result shapes (indices_of_shape_operands)", "as ApproxTopK's without top_k"
+        )
+        + " (jax >= 0.4.29)",
     ),
 )
 def dynamic_approx_top_k(ev: Any, op: Any, args: list[Any]) -> list[Any]:
