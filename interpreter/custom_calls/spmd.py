@@ -1,7 +1,8 @@
 """Running a partitioned program (JAX's `jax.jit` over several devices, with `shard_map` regions) the way
 its per-device parts mean it: one process per partition (`mhlo.num_partitions` of the module), every
-process holding the same global values outside the manual regions, collectives and the
-`SPMDShardToFullShape` gathers meeting across the processes (`jax_targets.py`)."""
+process holding the same global values outside the manual regions, collectives (the StableHLO
+ops, and JAX's `ragged_all_to_all` and async `*-start`/`*-done` custom calls, `collectives.py`) and
+the `SPMDShardToFullShape` gathers meeting across the processes (`jax_targets.py`)."""
 
 from __future__ import annotations
 
