@@ -386,8 +386,8 @@ RAGGED_OPERANDS = (
 
 def ragged_all_to_all(ev: Any, op: Any, spec: Spec, args: list[Any]) -> list[Any]:
     """XLA's RaggedAllToAll (`jax.lax.ragged_all_to_all`): in a group of n processes, with the four
-    metadata operands holding n * k entries (k updates per peer; rank 1, or rank 2 read in row-major
-    order), process s sends, for peer j and update u (entry e = j * k + u of its metadata), the rows
+    metadata operands holding n * k entries (k updates per peer; rank 1, as JAX writes them: XLA's
+    verifier also admits rank 2, a form of its own passes, not read here), process s sends, for peer j and update u (entry e = j * k + u of its metadata), the rows
     `operand[input_offsets[e] : input_offsets[e] + send_sizes[e]]` (along dimension 0) to process j,
     which writes them into its result at rows `output_offsets[e] ...` (the sender's offsets).  The
     result is the process's `output` operand with every received piece written in.  A receiver's
@@ -408,16 +408,16 @@ def ragged_all_to_all(ev: Any, op: Any, spec: Spec, args: list[Any]) -> list[Any
             f"{output.dtype}{list(output.shape)} must have one element type and the same shape "
             "after dimension 0 (the ragged dimension)"
         )
-    if any(m.shape != meta[0].shape or m.ndim not in (1, 2) or m.dtype.kind not in "iu" for m in meta):
+    if any(m.shape != meta[0].shape or m.ndim != 1 or m.dtype.kind not in "iu" for m in meta):
         raise InterpreterError(
-            f"{what}: input_offsets, send_sizes, output_offsets and recv_sizes must be integer "
-            "tensors of rank 1 or 2 of one shape, got "
+            f"{what}: input_offsets, send_sizes, output_offsets and recv_sizes must be 1-d integer "
+            "tensors of one shape, got "
             + ", ".join(f"{m.dtype}{list(m.shape)}" for m in meta)
         )
     pid = _pid(ev)
     group = _require_group(_replica_or_partition_groups(ev, spec), pid, what)
     n = len(group)
-    input_offsets, send_sizes, output_offsets, recv_sizes = (m.reshape(-1).astype(np.int64) for m in meta)
+    input_offsets, send_sizes, output_offsets, recv_sizes = (m.astype(np.int64) for m in meta)
     if input_offsets.size % n:
         raise InterpreterError(
             f"{what}: the metadata operands have {input_offsets.size} entries, not a multiple of "

@@ -208,6 +208,26 @@ def test_ragged_all_to_all_refuses_metadata_not_dividing_into_the_group() -> Non
         run_spmd(program, *args)
 
 
+def test_ragged_all_to_all_refuses_metadata_of_other_shapes_or_types() -> None:
+    text = """
+func.func @main(%x: tensor<3xf32>, %o: tensor<4xf32>, %m: tensor<1x2xi32>, %f: tensor<2xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @ragged_all_to_all(%x, %o, %m, %m, %m, %m) {api_version = 4 : i32, backend_config = {replica_groups = dense<[[0]]> : tensor<1x1xi64>}} : (tensor<3xf32>, tensor<4xf32>, tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+    args = [np.ones(3, np.float32), np.zeros(4, np.float32), np.zeros((1, 2), np.int32), np.ones(2, np.float32)]
+    with pytest.raises(InterpreterError, match="must be 1-d integer tensors of one shape"):
+        run(text, *args)
+    floats = text.replace("%m, %m, %m, %m)", "%f, %f, %f, %f)").replace("tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>)", "tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)")
+    with pytest.raises(InterpreterError, match="must be 1-d integer tensors"):
+        run(floats, *args)
+    rows = text.replace("%x: tensor<3xf32>", "%x: tensor<3x2xf32>").replace(
+        "(tensor<3xf32>, tensor<4xf32>, tensor<1x2", "(tensor<3x2xf32>, tensor<4xf32>, tensor<1x2"
+    )
+    args[0] = np.ones((3, 2), np.float32)
+    with pytest.raises(InterpreterError, match="the same shape after dimension 0"):
+        run(rows, *args)
+
+
 def test_ragged_all_to_all_needs_its_dictionary_config() -> None:
     # (a string backend_config with api_version 4 is already refused by the verifier)
     program = ragged_program(2, 3, 4, 2, [[0, 1]], config="{channel_id = 1 : i64}")
