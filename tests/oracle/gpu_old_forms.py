@@ -45,8 +45,9 @@ from xdsl.rewriter import Rewriter
 from stablehlo_py.ir import parse
 
 LWORK = 24
-SOLVER_TYPES = {np.dtype(t): i for i, t in enumerate((np.float32, np.float64, np.complex64, np.complex128))}
-FILL_MODES = {"cu": {True: 0, False: 1}, "hip": {True: 122, False: 121}}  # lower -> the vendor's value
+SOLVER_TYPES = {np.dtype(t): i for i, t in enumerate((np.float32, np.float64, np.complex64,
+                                                      np.complex128))}
+FILL_MODES = {"cu": {True: 0, False: 1}, "hip": {True: 122, False: 121}}  # lower -> the value
 I8 = IntegerType(8)
 # attributes today's jax adds that the old calls did not have
 DROPPED = ("mhlo.backend_config", "mhlo.frontend_attributes", "sdy.sharding_rule")
@@ -66,8 +67,9 @@ class Old:
 class Options:
     batched: bool = False  # getrf / geqrf of a batch: the cuBLAS / hipBLAS batched kernels
     tuple_results: bool = False  # JAX's 2023 artifacts: one tuple-typed result
-    pivots: str = "opaque"  # lu_pivots_to_permutation: "opaque" (<= 0.4.26), "dict" (0.4.27-0.4.30), "size" (0.4.31-0.4.33)
-    gtsv2: str = "opaque"  # "opaque" (<= 0.5.0) or "ffi" (the `_ffi` names with {opaque}, 0.5.1-0.6.1)
+    # lu_pivots_to_permutation: "opaque" (<= 0.4.26), "dict" (0.4.27-0.4.30), "size" (0.4.31-0.4.33)
+    pivots: str = "opaque"
+    gtsv2: str = "opaque"  # "opaque" (<= 0.5.0) or "ffi" (the `_ffi` names, {opaque}, 0.5.1-0.6.1)
 
 
 def _attrs(op: Any) -> dict[str, Any]:
@@ -118,8 +120,8 @@ def _syevd(op: Any, vendor: str, o: Options) -> Old:
     dtype, b, _, n, _ = _matrix(op)
     routine = "syevj" if n <= 32 else "syevd"  # (jax 0.4.30's choice)
     uplo = FILL_MODES[vendor][_attrs(op)["lower"]]
-    return Old(f"{vendor}solver_{routine}", struct.pack("<5i", SOLVER_TYPES[dtype], uplo, b, n, LWORK),
-               [_work(op)])
+    desc = struct.pack("<5i", SOLVER_TYPES[dtype], uplo, b, n, LWORK)
+    return Old(f"{vendor}solver_{routine}", desc, [_work(op)])
 
 
 def _gesvd(op: Any, vendor: str, o: Options) -> Old:
@@ -192,7 +194,8 @@ def _split(name: str) -> tuple[str, str] | None:
 
 def _layout(t: Any) -> DenseIntOrFPElementsAttr:
     rank = len(t.get_shape())
-    return DenseIntOrFPElementsAttr.from_list(TensorType(IndexType(), [rank]), list(range(rank - 1, -1, -1)))
+    order = list(range(rank - 1, -1, -1))
+    return DenseIntOrFPElementsAttr.from_list(TensorType(IndexType(), [rank]), order)
 
 
 def _dict(values: dict[str, Any]) -> DictionaryAttr:
@@ -217,7 +220,8 @@ def _replace(op: Any, old: Old, tuple_results: bool) -> None:
     else:
         attributes["mhlo.backend_config"] = _dict(old.config)
     if "result_layouts" in props:
-        props["result_layouts"] = ArrayAttr([*props["result_layouts"].data, *map(_layout, old.extra)])
+        layouts = [*props["result_layouts"].data, *map(_layout, old.extra)]
+        props["result_layouts"] = ArrayAttr(layouts)
     if "output_operand_aliases" in props and len(types) > 1:
         props["output_operand_aliases"] = ArrayAttr([
             OutputOperandAliasAttr(OutputOperandAlias(a.alias.output_tuple_indices or (0,),

@@ -93,14 +93,15 @@ CASES: dict[str, Case] = {
     "svd_qr_wide_values": (lambda a: jax.lax.linalg.svd(a, compute_uv=False, algorithm=QR),
                            lambda t: [_matrix((3, 5), t)], {}, BOTH, {"solver_gesvd"}, "value"),
     "tridiagonal": (lambda a: jax.lax.linalg.tridiagonal(a, lower=True),
-                    lambda t: [_matrix((5, 5), t, "hermitian")], {}, BOTH, {"solver_sytrd"}, "value"),
+                    lambda t: [_matrix((5, 5), t, "hermitian")], {}, BOTH, {"solver_sytrd"},
+                    "value"),
     "tridiagonal_upper": (lambda a: jax.lax.linalg.tridiagonal(a, lower=False),
                           lambda t: [_matrix((5, 5), t, "hermitian")], {}, BOTH, {"solver_sytrd"},
                           "value"),
     "tridiagonal_solve": (jax.lax.linalg.tridiagonal_solve, _tridiagonal, {}, BOTH,
                           {"sparse_gtsv2_{t}"}, "value"),
-    "tridiagonal_solve_ffi": (jax.lax.linalg.tridiagonal_solve, _tridiagonal, {"gtsv2": "ffi"}, BOTH,
-                              {"sparse_gtsv2_{t}_ffi"}, "value"),
+    "tridiagonal_solve_ffi": (jax.lax.linalg.tridiagonal_solve, _tridiagonal, {"gtsv2": "ffi"},
+                              BOTH, {"sparse_gtsv2_{t}_ffi"}, "value"),
 }
 DTYPES = {
     # (the old gtsv2 kernels were real only; the pivots are integers)
@@ -122,14 +123,6 @@ PARAMS = [
 ]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _x64() -> Any:
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", old)
-
-
 def _export(fn: Callable[..., Any], args: list[np.ndarray], platform: str) -> Any:
     specs = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in args]
     checks = [export.DisabledSafetyCheck.custom_call(t) for t in UNSTABLE]
@@ -149,7 +142,9 @@ def _close(got: np.ndarray, want: np.ndarray, tol: float, what: str) -> None:
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=what)
 
 
-def _agree(kind: str, got: list[np.ndarray], want: list[np.ndarray], a: np.ndarray, tol: float) -> None:
+def _agree(
+    kind: str, got: list[np.ndarray], want: list[np.ndarray], a: np.ndarray, tol: float
+) -> None:
     """Our old-form results against XLA CPU's."""
     assert len(got) == len(want)
     scale = np.abs(a).max()
@@ -172,6 +167,11 @@ def _agree(kind: str, got: list[np.ndarray], want: list[np.ndarray], a: np.ndarr
 
 @pytest.mark.parametrize(("name", "platform", "dtype"), PARAMS)
 def test_old_form_equals_ffi_form_and_xla_cpu(name: str, platform: str, dtype: str) -> None:
+    with jax.enable_x64(True):
+        _check(name, platform, dtype)
+
+
+def _check(name: str, platform: str, dtype: str) -> None:
     fn, args_of, options, _, routines, kind = CASES[name]
     args = args_of(dtype)
     text = _export(fn, args, platform).mlir_module()
@@ -182,7 +182,8 @@ def test_old_form_equals_ffi_form_and_xla_cpu(name: str, platform: str, dtype: s
     got = run(parse(old_text), *args)
     ffi = run(parse(text), *args)
     for i, (g, f) in enumerate(zip(got, ffi, strict=True)):
-        assert g.dtype == f.dtype and np.array_equal(g, f, equal_nan=True), f"result {i}: old != FFI"
+        same = g.dtype == f.dtype and np.array_equal(g, f, equal_nan=True)
+        assert same, f"result {i}: the old form's differs from the FFI form's"
     cpu = _export(fn, args, "cpu")
     want = [np.asarray(w) for w in jax.tree_util.tree_leaves(cpu.call(*args))]
     _agree(kind, got, want, args[0], TOL.get(dtype, 0.0))

@@ -186,7 +186,8 @@ def run_routine(ctx: Any, vendor: str, name: str) -> list[np.ndarray]:
     ctx = without_shape_operands(ctx)
     d = descriptor(ctx, routine.descriptor)
     dtype = operand_dtype(ctx)
-    if d["type"] not in SOLVER_TYPES or SOLVER_TYPES[d["type"]] != dtype:  # (dtype == None holds: float64)
+    # (`in` first: numpy's dtype == None holds for float64)
+    if d["type"] not in SOLVER_TYPES or SOLVER_TYPES[d["type"]] != dtype:
         raise InterpreterError(
             f"custom_call @{ctx.target_name}: its descriptor names solver type {d['type']}, the "
             f"operand is {dtype} (JAX's types: "

@@ -18,15 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.custom_calls.gpu import legacy_descriptors as descriptors
 from stablehlo_py.interpreter.custom_calls.gpu.common import operand_dtype
-from stablehlo_py.interpreter.custom_calls.gpu.legacy_descriptors import (
-    check_fields,
-    descriptor,
-    flat_result_types,
-    kernel_context,
-    without_shape_operands,
-    zeros_of,
-)
 from stablehlo_py.interpreter.custom_calls.gpu.tridiagonal import gtsv2
 from stablehlo_py.interpreter.custom_calls.lapack.common import ffi_attributes
 
@@ -51,14 +44,14 @@ FORMS: dict[str, tuple[str, Callable[[Any], Any], str]] = {
 
 def gtsv2_old(ctx: Any, dtype: np.dtype, suffix: str) -> list[np.ndarray]:
     where, raw_of, _ = FORMS[suffix]
-    ctx = without_shape_operands(ctx)
-    d = descriptor(ctx, "gtsv2", raw_of(ctx), where)
+    ctx = descriptors.without_shape_operands(ctx)
+    d = descriptors.descriptor(ctx, "gtsv2", raw_of(ctx), where)
     if operand_dtype(ctx) != dtype:
         raise InterpreterError(
             f"custom_call @{ctx.target_name} solves {dtype} systems (its name says so), the "
             f"operands are {operand_dtype(ctx)}"
         )
-    types = flat_result_types(ctx)
+    types = descriptors.flat_result_types(ctx)
     if len(ctx.operands) != 4 or len(types) != 2:
         raise InterpreterError(
             f"custom_call @{ctx.target_name} takes dl, d, du, B and gives the solution and a "
@@ -67,11 +60,12 @@ def gtsv2_old(ctx: Any, dtype: np.dtype, suffix: str) -> list[np.ndarray]:
     b = np.shape(ctx.operands[3])
     if len(b) < 2:
         raise InterpreterError(
-            f"custom_call @{ctx.target_name}: B must be a (batch of) m x n matrices, got shape {list(b)}"
+            f"custom_call @{ctx.target_name}: B must be a (batch of) m x n matrices, got shape "
+            f"{list(b)}"
         )
     sizes = {"batch": math.prod(b[:-2]), "m": b[-2], "n": b[-1], "ldb": b[-2]}
-    check_fields(ctx, d, sizes, "the right-hand sides' shape")
-    return [*gtsv2(kernel_context(ctx, 4, 1)), zeros_of(types[1])]
+    descriptors.check_fields(ctx, d, sizes, "the right-hand sides' shape")
+    return [*gtsv2(descriptors.kernel_context(ctx, 4, 1)), descriptors.zeros_of(types[1])]
 
 
 def _bind(dtype: np.dtype, suffix: str) -> Any:
