@@ -189,7 +189,10 @@ FORMS: dict[str, tuple[str, ...]] = {
         name: (_ASYNC_FORM.format(", reducer in called_computations" if "reduce" in name else ""),)
         for name in STARTS
     },
-    **{name: (f"future of @{start} -> its value (jax > 0.11, 2026-07)",) for name, start in DONES.items()},
+    **{
+        name: (f"future of @{start} -> its value (jax > 0.11, 2026-07)",)
+        for name, start in DONES.items()
+    },
 }
 COLLECTIVE_FAMILIES = tuple(
     ({name: fn}, ANY_PLATFORM, FORMS[name]) for name, fn in COLLECTIVE_TARGETS.items()

@@ -75,7 +75,10 @@ def _cc_expect_close(ev: Any, op: Any, args: list[Any]) -> list[Any]:
 
 
 @builtin(
-    "check.expect_almost_eq", EVALUATOR, platforms=ANY_PLATFORM, forms=(f"{_TESTDATA}, within 1e-3",)
+    "check.expect_almost_eq",
+    EVALUATOR,
+    platforms=ANY_PLATFORM,
+    forms=(f"{_TESTDATA}, within 1e-3",),
 )
 def _cc_expect_almost_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     return _report(ev, op, checks.expect_almost_eq(args[0], args[1], 1e-3))
@@ -85,7 +88,10 @@ def _cc_expect_almost_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     "check.eq",
     EVALUATOR,
     platforms=ANY_PLATFORM,
-    forms=("upstream's interpreter: (actual, expected) -> tensor<i1>, integers exact, floats within 1e-4",),
+    forms=(
+        "upstream's interpreter: (actual, expected) -> tensor<i1>, integers exact, floats within "
+        "1e-4",
+    ),
 )
 def _cc_eq(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     a = np.asarray(args[0])

@@ -233,7 +233,8 @@ def _channel_id(op: Any) -> int:
 class Spec:
     """Who takes part in a collective: its `replica_groups` (or `source_target_pairs`) as written,
     its channel (0: none) and `use_global_device_ids`.  The ops read it from their attributes
-    (`spec_of`); JAX's collective custom calls from their configs (`custom_calls/collectives.py`)."""
+    (`spec_of`); JAX's collective custom calls from their configs
+    (`custom_calls/collectives.py`)."""
 
     groups: list[list[int]]
     channel_id: int = 0
@@ -385,15 +386,16 @@ RAGGED_OPERANDS = (
 
 
 def ragged_all_to_all(ev: Any, op: Any, spec: Spec, args: list[Any]) -> list[Any]:
-    """XLA's RaggedAllToAll (`jax.lax.ragged_all_to_all`): in a group of n processes, with the four
-    metadata operands holding n * k entries (k updates per peer; rank 1, as JAX writes them: XLA's
-    verifier also admits rank 2, a form of its own passes, not read here), process s sends, for peer j and update u (entry e = j * k + u of its metadata), the rows
-    `operand[input_offsets[e] : input_offsets[e] + send_sizes[e]]` (along dimension 0) to process j,
-    which writes them into its result at rows `output_offsets[e] ...` (the sender's offsets).  The
-    result is the process's `output` operand with every received piece written in.  A receiver's
-    `recv_sizes[s * k + u]` must equal what s sends it (XLA leaves a mismatch undefined; here it is
-    an error), and every piece must lie inside `operand` and `output`.  Groups as all_to_all's:
-    cross_partition with a channel, else cross_replica."""
+    """XLA's RaggedAllToAll (`jax.lax.ragged_all_to_all`).  In a group of n processes, the four
+    metadata operands hold n * k entries each (k updates per peer; rank 1, as JAX writes them:
+    XLA's verifier also admits rank 2, a form of its own passes, not read here).  Process s sends,
+    for peer j and update u (entry e = j * k + u of its metadata), the rows
+    `operand[input_offsets[e] : input_offsets[e] + send_sizes[e]]` (along dimension 0) to process
+    j, which writes them into its result at rows `output_offsets[e] ...` (the sender's offsets).
+    The result is the process's `output` operand with every received piece written in.  A
+    receiver's `recv_sizes[s * k + u]` must equal what s sends it (XLA leaves a mismatch
+    undefined; here it is an error), and every piece must lie inside `operand` and `output`.
+    Groups as all_to_all's: cross_partition with a channel, else cross_replica."""
     what = _name(op)
     if len(args) != len(RAGGED_OPERANDS):
         raise InterpreterError(
@@ -506,7 +508,7 @@ def _reduce_scatter(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 
 @impl("stablehlo.all_to_all")
 def _all_to_all(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
-    dims = (A.int_(op, "split_dimension"), A.int_(op, "concat_dimension"), A.int_(op, "split_count"))
+    dims = [A.int_(op, k) for k in ("split_dimension", "concat_dimension", "split_count")]
     return all_to_all(ev, op, spec_of(op), *dims, args)
 
 

@@ -70,13 +70,16 @@ ASYNC_CASES = {
     "all_gather": (lambda u: par.all_gather_start(u, "y", tiled=True).done(), np.float32),
     "psum": (lambda u: par.psum_start(u, "x").done(), np.float32),
     "psum_int": (lambda u: par.psum_start(u, ("x", "y")).done(), np.int32),
-    "psum_scatter": (lambda u: par.psum_scatter_start(u, "y", scatter_dimension=1, tiled=True).done(),
-                     np.float32),
+    "psum_scatter": (
+        lambda u: par.psum_scatter_start(u, "y", scatter_dimension=1, tiled=True).done(), np.float32
+    ),
     "all_to_all": (lambda u: par.all_to_all_start(u, "y", 1, 1, tiled=True).done(), np.float32),
     # split 1, concat 0: jax 0.10's async_start region then holds reshapes, which XLA refuses
     "all_to_all_10": (lambda u: par.all_to_all_start(u, "y", 1, 0, tiled=True).done(), np.float32),
-    "ppermute": (lambda u: par.ppermute_start(u, "y", perm=[(k, (k + 1) % 4) for k in range(4)]).done(),
-                 np.float32),
+    "ppermute": (
+        lambda u: par.ppermute_start(u, "y", perm=[(k, (k + 1) % 4) for k in range(4)]).done(),
+        np.float32,
+    ),
     "overlapped": (overlapped, np.float32),
 }
 
@@ -131,7 +134,8 @@ with open(os.path.join(out_dir, "index.json"), "w") as fh:
 def exported(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("collective_calls")
     env = dict(os.environ)
-    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
+    flags = env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
+    env["XLA_FLAGS"] = flags.strip()
     env["JAX_PLATFORMS"] = "cpu"
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(out)],

@@ -214,7 +214,8 @@ func.func @main(%x: tensor<3xf32>, %o: tensor<4xf32>, %m: tensor<1x2xi32>, %f: t
   %0 = stablehlo.custom_call @ragged_all_to_all(%x, %o, %m, %m, %m, %m) {api_version = 4 : i32, backend_config = {replica_groups = dense<[[0]]> : tensor<1x1xi64>}} : (tensor<3xf32>, tensor<4xf32>, tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }"""
-    args = [np.ones(3, np.float32), np.zeros(4, np.float32), np.zeros((1, 2), np.int32), np.ones(2, np.float32)]
+    args = [np.ones(3, np.float32), np.zeros(4, np.float32)]
+    args += [np.zeros((1, 2), np.int32), np.ones(2, np.float32)]
     with pytest.raises(InterpreterError, match="must be 1-d integer tensors of one shape"):
         run(text, *args)
     floats = text.replace("%m, %m, %m, %m)", "%f, %f, %f, %f)").replace("tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>, tensor<1x2xi32>)", "tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)")
@@ -327,9 +328,8 @@ def test_async_start_with_a_bad_config_is_a_clear_error(config: str | None, word
     program = _async_program(sync, start, result)
     text = 'all-gather"' + start.split('"', 1)[1]
     if config is None:
-        program = program.replace(
-            '{mhlo.frontend_attributes = {async_collective_config = "' + start.split('"', 1)[1] + '"}}', ""
-        )
+        attribute = f'{{async_collective_config = "{start.split(chr(34), 1)[1]}"}}'
+        program = program.replace("{mhlo.frontend_attributes = " + attribute + "}", "")
     else:
         program = program.replace(text.split('"', 1)[1], config)
     with pytest.raises(InterpreterError) as e:
