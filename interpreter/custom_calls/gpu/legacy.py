@@ -195,6 +195,11 @@ def run_routine(ctx: Any, vendor: str, name: str) -> list[np.ndarray]:
         )
     _operands(ctx, routine, d)
     arrays = [np.asarray(x) for x in ctx.operands[: routine.operands]]
+    if arrays[0].ndim < 2 or any(x.ndim < 1 for x in arrays):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} works on a (batch of) matrices, got operand shapes "
+            f"{[list(x.shape) for x in arrays]}"
+        )
     check_fields(ctx, d, routine.sizes(*arrays), "the operand shapes")
     types = flat_result_types(ctx)
     if len(types) != len(routine.results):

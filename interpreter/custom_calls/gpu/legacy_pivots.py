@@ -52,6 +52,12 @@ def lu_pivots_to_permutation_any_form(ctx: Any) -> list[np.ndarray]:
                 f"custom_call @{ctx.target_name}: attribute(s) {', '.join(unknown)} are in no form "
                 f"JAX wrote (it wrote {', '.join(sizes)}, a subset, or none)"
             )
+        wrong = [k for k, v in fields.items() if not isinstance(v, (int, np.integer))]
+        if wrong:
+            raise InterpreterError(
+                f"custom_call @{ctx.target_name}: attribute(s) {', '.join(wrong)} must be integers "
+                f"(JAX wrote i64 / i32), got {', '.join(repr(fields[k]) for k in wrong)}"
+            )
         check_fields(ctx, {k: int(v) for k, v in fields.items()}, sizes,
                      "the pivots' and the permutation's shapes")
     return lu_pivots_to_permutation(ctx)

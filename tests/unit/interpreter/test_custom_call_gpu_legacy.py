@@ -251,6 +251,8 @@ ERRORS = [
      _opaque(struct.pack("<5i", 1, 1, 4, 3, 7)), r"gives \(a, ipiv, info, work\), the op declares 3 results"),
     ("cusolver_getrf", ["tensor<4x3xf64>"], ["tensor<4x3xf64>", "tensor<3xi32>", "tensor<i32>", "tensor<7xf64>"],
      _opaque(struct.pack("<5i", 9, 1, 4, 3, 7)), r"names solver type 9, the operand is float64"),
+    ("cusolver_getrf", ["tensor<4xf64>"], ["tensor<4xf64>", "tensor<3xi32>", "tensor<i32>", "tensor<7xf64>"],
+     _opaque(struct.pack("<5i", 1, 1, 4, 3, 7)), r"works on a \(batch of\) matrices, got operand shapes \[\[4\]\]"),
     ("cublas_getrf_batched", ["tensor<4x3xf64>"], ["tensor<4x3xf64>", "tensor<3xi32>", "tensor<i32>", "tensor<7xi8>"],
      _opaque(struct.pack("<5i", 1, 1, 4, 3, 7)), r"holds 20 bytes, JAX's getrf_batched descriptor has 12"),
     ("hipsolver_sytrd", ["tensor<3x3xf64>"], ["tensor<3x3xf64>", "tensor<3xf64>", "tensor<2xf64>", "tensor<2xf64>", "tensor<i32>", "tensor<6xf64>"],
@@ -269,6 +271,8 @@ ERRORS = [
      "mhlo.backend_config = {permutation_size = 6 : i32}", r"says permutation_size = 6, but the pivots' and the permutation's shapes give permutation_size = 5"),
     ("cu_lu_pivots_to_permutation", ["tensor<2x3xi32>"], ["tensor<2x5xi32>"],
      "mhlo.backend_config = {size = 6 : i32}", r"attribute\(s\) size are in no form JAX wrote"),
+    ("cu_lu_pivots_to_permutation", ["tensor<2x3xi32>"], ["tensor<2x5xi32>"],
+     'mhlo.backend_config = {permutation_size = "5"}', r"attribute\(s\) permutation_size must be integers"),
     ("cu_lu_pivots_to_permutation", ["tensor<2x3xi32>"], ["tensor<2x5xi32>"],
      _opaque(struct.pack("<qi", 2, 3)), r"holds 12 bytes, JAX's lu_pivots_to_permutation descriptor has 16"),
 ]
