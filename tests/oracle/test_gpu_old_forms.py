@@ -22,6 +22,7 @@ export = pytest.importorskip("jax.export")
 from stablehlo_py.interpreter import run
 
 from stablehlo_py.ir import parse
+from tests.linalg_identities import check_eigh, check_svd
 from tests.oracle.gpu_old_forms import rewrite
 
 TOL = {"float32": 2e-4, "float64": 1e-10, "complex64": 2e-4, "complex128": 1e-10}
@@ -41,12 +42,13 @@ def _matrix(shape: tuple[int, ...], dtype: str, kind: str = "general", seed: int
     return a.astype(dtype)
 
 
-def _tridiagonal(dtype: str) -> list[np.ndarray]:
+def _tridiagonal(dtype: str, batch: tuple[int, ...] = ()) -> list[np.ndarray]:
     r = np.random.default_rng(3)
     m = 6
-    dl, du = (np.concatenate(x) for x in (([0], r.normal(size=m - 1)), (r.normal(size=m - 1), [0])))
-    return [dl.astype(dtype), (r.normal(size=m) + 5).astype(dtype), du.astype(dtype),
-            r.normal(size=(m, 2)).astype(dtype)]
+    dl, d, du = (r.normal(size=(*batch, m)) for _ in range(3))
+    dl[..., 0] = du[..., -1] = 0  # (outside the matrix)
+    return [dl.astype(dtype), (d + 5).astype(dtype), du.astype(dtype),
+            r.normal(size=(*batch, m, 2)).astype(dtype)]
 
 
 def _pivots(dtype: str) -> list[np.ndarray]:
@@ -77,6 +79,8 @@ CASES: dict[str, Case] = {
                          {"blas_geqrf_batched", "solver_orgqr"}, "value"),
     "eigh": (jnp.linalg.eigh, lambda t: [_matrix((5, 5), t, "hermitian")], {}, BOTH,
              {"solver_syevj"}, "eigh"),
+    "eigh_batched": (jnp.linalg.eigh, lambda t: [_matrix((3, 4, 4), t, "hermitian")], {}, BOTH,
+                     {"solver_syevj"}, "eigh"),
     "eigh_upper_large": (lambda a: jax.lax.linalg.eigh(a, lower=False)[::-1],
                          lambda t: [_matrix((34, 34), t, "hermitian")], {"tuple_results": True},
                          BOTH, {"solver_syevd"}, "eigh"),
@@ -84,6 +88,9 @@ CASES: dict[str, Case] = {
                    {"solver_gesvdj"}, "svd"),
     "svd_jacobi_econ": (lambda a: jnp.linalg.svd(a, full_matrices=False),
                         lambda t: [_matrix((40, 34), t)], {}, ("cuda",), {"solver_gesvdj"}, "svd"),
+    "svd_jacobi_batched": (lambda a: jnp.linalg.svd(a, full_matrices=False),
+                           lambda t: [_matrix((2, 5, 4), t)], {"tuple_results": True}, ("cuda",),
+                           {"solver_gesvdj"}, "svd"),
     "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), lambda t: [_matrix((4, 5), t)],
                    {}, ("cuda",), {"solver_gesvdj"}, "value"),
     "svd_qr_tall": (lambda a: jax.lax.linalg.svd(a, algorithm=QR), lambda t: [_matrix((6, 4), t)],
@@ -100,12 +107,16 @@ CASES: dict[str, Case] = {
                           "value"),
     "tridiagonal_solve": (jax.lax.linalg.tridiagonal_solve, _tridiagonal, {}, BOTH,
                           {"sparse_gtsv2_{t}"}, "value"),
+    "tridiagonal_solve_batched": (jax.lax.linalg.tridiagonal_solve,
+                                  lambda t: _tridiagonal(t, (2,)),
+                                  {}, BOTH, {"sparse_gtsv2_{t}"}, "value"),
     "tridiagonal_solve_ffi": (jax.lax.linalg.tridiagonal_solve, _tridiagonal, {"gtsv2": "ffi"},
                               BOTH, {"sparse_gtsv2_{t}_ffi"}, "value"),
 }
 DTYPES = {
     # (the old gtsv2 kernels were real only; the pivots are integers)
     "tridiagonal_solve": ("float32", "float64"),
+    "tridiagonal_solve_batched": ("float64",),
     "tridiagonal_solve_ffi": ("float32", "float64"),
     "pivots_size": ("int32",),
 }
@@ -145,21 +156,13 @@ def _close(got: np.ndarray, want: np.ndarray, tol: float, what: str) -> None:
 def _agree(
     kind: str, got: list[np.ndarray], want: list[np.ndarray], a: np.ndarray, tol: float
 ) -> None:
-    """Our old-form results against XLA CPU's."""
+    """Our old-form results against XLA CPU's: by value, eigen- and singular vectors by their
+    identities."""
     assert len(got) == len(want)
-    scale = np.abs(a).max()
-    if kind == "eigh":  # (w, v): eigenvalues by value, eigenvectors by A V = V diag(w), V^H V = I
-        w, v = got
-        _close(w, want[0], tol * 10, "eigenvalues")
-        np.testing.assert_allclose(a @ v, v * w[None, :], atol=tol * 100 * scale)
-        np.testing.assert_allclose(v.conj().T @ v, np.eye(v.shape[0]), atol=tol * 100)
-    elif kind == "svd":  # (U, s, V^H): values by value, U diag(s) V^H = A, orthonormal columns
-        u, s, vh = got
-        k = s.shape[-1]
-        _close(s, want[1], tol * 10, "singular values")
-        np.testing.assert_allclose((u[:, :k] * s) @ vh[:k], a, atol=tol * 100 * scale)
-        np.testing.assert_allclose(u.conj().T @ u, np.eye(u.shape[1]), atol=tol * 100)
-        np.testing.assert_allclose(vh @ vh.conj().T, np.eye(vh.shape[0]), atol=tol * 100)
+    if kind == "eigh":  # (w, v)
+        check_eigh(a, got[1], got[0], want[0])
+    elif kind == "svd":  # (U, s, V^H)
+        check_svd(a, *got, want[1])
     else:
         for i, (g, w) in enumerate(zip(got, want)):
             _close(g, w, tol * 10, f"result {i}")
