@@ -12,6 +12,7 @@ newer, which an export on a machine without a GPU never does: `_cusolver_geev` p
 from __future__ import annotations
 
 import contextlib
+import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -219,6 +220,16 @@ def test_cholesky_update(dtype: Any) -> None:
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     r64, w64 = r.astype(np.float64), w.astype(np.float64)
     np.testing.assert_allclose(got.T @ got, r64.T @ r64 + np.outer(w64, w64), rtol=tol, atol=tol * 10)
+    # the pre-FFI form (jax 0.4.29-0.4.33), written from this export: the same call with the
+    # packed CholeskyUpdateDescriptor {type, matrix_size} in backend_config
+    text = _export(jax.lax.linalg.cholesky_update, "cuda", r, w).mlir_module()
+    desc = struct.pack("<i4xq", 0 if dtype == np.float32 else 1, 5)
+    config = "".join(f"\\{b:02X}" for b in desc)
+    old = text.replace("@cu_cholesky_update_ffi(", "@cu_cholesky_update(").replace(
+        "mhlo.backend_config = {}", f'api_version = 2 : i32, backend_config = "{config}"'
+    )
+    assert "@cu_cholesky_update(" in old and "backend_config = \"" in old
+    np.testing.assert_array_equal(run(parse(old), r, w)[0], got)
 
 
 def _tridiagonal_system(dtype: Any, singular: bool) -> tuple[np.ndarray, ...]:

@@ -24,7 +24,10 @@ GPU_FAMILIES = family(
         **eig.TARGETS, **syrk.TARGETS, **cholesky_update.TARGETS,
     }
 ) + tuple(({name: fn}, frozenset({"rocm"}), (form,)) for name, (fn, form) in svd.ROCM_TARGETS.items())
-GPU_FAMILIES += tuple(({name: fn}, frozenset({"cuda"}), (form,)) for name, (fn, form) in eig.CUDA_TARGETS.items())
+GPU_FAMILIES += tuple(
+    ({name: fn}, frozenset({"cuda"}), (form,))
+    for name, (fn, form) in {**eig.CUDA_TARGETS, **cholesky_update.CUDA_TARGETS}.items()
+)
 GPU_FAMILIES += legacy.LEGACY_FAMILIES
 """(targets, platforms, forms) for `builtins.load`: `cusolver_*` and `cu_*` for CUDA, `hipsolver_*`
 and `hip_*` for ROCm; the pre-FFI forms from `legacy.py`."""

@@ -8,7 +8,11 @@ R').  No attribute.  JAX writes the default (row-major) layouts.  The kernel (ja
 `linalg_kernels.cu.cc`) applies one Givens rotation per row k, from `drotg(R[k, k], w[k])`, to
 row k of R (columns k..n-1) and to w; the strict lower triangle is not touched.  This is that
 computation, in the element type.  JAX's cholesky_update is unbatched: a batch of matrices is
-refused (the kernel would update its first matrix again for each one)."""
+refused (the kernel would update its first matrix again for each one).
+
+The pre-FFI form `cu_cholesky_update` (jax 0.4.29 to 0.4.33; CUDA only) is the same kernel with the
+sizes in a packed `CholeskyUpdateDescriptor {LinalgType type (0 f32, 1 f64); int64 matrix_size}` in
+`backend_config` (`gpu/legacy_descriptors.py` reads it), checked against the operands."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.custom_calls.gpu.common import NOT_STABLE, ffi_form, operand_dtype
+from stablehlo_py.interpreter.custom_calls.gpu.legacy_descriptors import check_fields, descriptor
 from stablehlo_py.interpreter.custom_calls.lapack.common import VECTOR, operand, results
 
 from stablehlo_py.errors import InterpreterError
@@ -54,9 +59,28 @@ def cholesky_update(ctx: Any) -> list[np.ndarray]:
     return results(ctx, [(r, VECTOR), (w, VECTOR)])
 
 
+LINALG_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
+"""Element type -> jaxlib's `LinalgType` in the pre-FFI descriptor."""
+
+
+def cholesky_update_opaque(ctx: Any) -> list[np.ndarray]:
+    dtype = operand_dtype(ctx)
+    fields = descriptor(ctx, "cholesky_update")
+    order = np.asarray(ctx.operands[0]).shape[-1] if np.ndim(ctx.operands[0]) else 0
+    check_fields(ctx, fields, {"type": LINALG_TYPES.get(dtype, -1), "matrix_size": order}, "the operands")
+    return cholesky_update(ctx)
+
+
 TARGETS = {
     "_cholesky_update_ffi": (
         cholesky_update,
         ffi_form("0.4.32") + "; R, w -> R, w; JAX writes only the CUDA name" + NOT_STABLE,
+    ),
+}
+CUDA_TARGETS = {
+    "cu_cholesky_update": (
+        cholesky_update_opaque,
+        "pre-FFI: packed CholeskyUpdateDescriptor {type, matrix_size} in backend_config "
+        "(jax 0.4.29 - 0.4.33); R, w -> R, w",
     ),
 }

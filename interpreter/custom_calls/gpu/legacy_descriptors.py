@@ -2,7 +2,8 @@
 `PackDescriptor` copies the C struct's bytes (little-endian, 4-byte ints and enums, padded to the
 struct's alignment) into the call's `backend_config` string; its enum values; checking the fields
 against the operands; the results the old call adds to the FFI kernel's (tuple-typed in JAX's 2023
-artifacts).  Used by `legacy.py` (the solvers), `legacy_sparse.py` (gtsv2) and `legacy_pivots.py`."""
+artifacts).  Used by `legacy.py` (the solvers), `legacy_sparse.py` (gtsv2), `legacy_pivots.py` and
+`cholesky_update.py`."""
 
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ DESCRIPTORS = {
     # legacy_sparse.py, legacy_pivots.py
     "gtsv2": ("<4i", ("batch", "m", "n", "ldb")),
     "lu_pivots_to_permutation": ("<qii", ("batch_size", "pivot_size", "permutation_size")),
+    # cholesky_update.py
+    "cholesky_update": ("<i4xq", ("type", "matrix_size")),
 }
 """Descriptor -> (its struct format, field names)."""
 

@@ -315,8 +315,36 @@ def test_the_listing_names_platforms_and_the_stability() -> None:
         "cu_tridiagonal_solve_perturbed": {"cuda"},
         "tridiagonal_solve_perturbed_ffi": {"cpu"},
     }
+    assert REGISTRY.get("cu_cholesky_update").platforms == frozenset({"cuda"})  # the pre-FFI form
     for name, want in platforms.items():
         target = REGISTRY.get(name)
         assert target is not None and set(target.platforms) == want, name
         assert any("not in JAX's export stable list" in form for form in target.forms), name
     assert REGISTRY.get("hipsolver_geev_ffi") is None  # cuSOLVER only (jaxlib's ROCm plugin has none)
+
+
+def _pre_ffi_cholesky_update(desc: bytes, dtype: str = "f64") -> str:
+    config = "".join(f"\\{b:02X}" for b in desc)
+    return CHOLUPD.replace("f64", dtype).replace("cu_cholesky_update_ffi", "cu_cholesky_update").replace(
+        "mhlo.backend_config = {}", f'api_version = 2 : i32, backend_config = "{config}"'
+    )
+
+
+def test_pre_ffi_cholesky_update_reads_its_descriptor() -> None:
+    """jax 0.4.29-0.4.33's `cu_cholesky_update`: the same update, sizes in a packed descriptor."""
+    import struct
+
+    a = np.array([[4.0, 2.0, 0.4], [2.0, 5.0, 1.0], [0.4, 1.0, 3.0]])
+    r, w = np.linalg.cholesky(a).T, np.array([1.0, -2.0, 0.5])
+    want = run(parse(CHOLUPD), r, w)
+    got = run(parse(_pre_ffi_cholesky_update(struct.pack("<i4xq", 1, 3))), r, w)
+    for g, x in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, x)
+    f32 = _pre_ffi_cholesky_update(struct.pack("<i4xq", 0, 3), "f32")
+    assert run(parse(f32), r.astype(np.float32), w.astype(np.float32))[0].dtype == np.float32
+    with pytest.raises(InterpreterError, match="descriptor says matrix_size = 4"):
+        run(parse(_pre_ffi_cholesky_update(struct.pack("<i4xq", 1, 4))), r, w)
+    with pytest.raises(InterpreterError, match="descriptor says type = 0"):
+        run(parse(_pre_ffi_cholesky_update(struct.pack("<i4xq", 0, 3))), r, w)
+    with pytest.raises(InterpreterError, match="holds 8 bytes"):
+        run(parse(_pre_ffi_cholesky_update(struct.pack("<iI", 1, 3))), r, w)
