@@ -13,7 +13,8 @@ cu_tridiagonal_solve_perturbed / hip_tridiagonal_solve_perturbed (`tridiagonal_s
 perturb_singular=True)`, any m; jax >= 0.10.0; not in JAX's export stable list): operands as gtsv2's,
 one result X (not an alias).  The kernel runs JAX's own elimination, the same code as the CPU's
 `tridiagonal_solve_perturbed_ffi` (`lapack/tridiagonal.py` says what it does), one system per
-thread."""
+thread; it is computed here as jaxlib's CPU build rounds it (the device compiler may fuse other
+multiply-adds: the last bits can differ from a GPU's)."""
 
 from __future__ import annotations
 

@@ -7,14 +7,26 @@ reflectors (as `?sytrd` leaves it), the diagonal `d` (real), the off-diagonal `e
 `info`.  Attribute `uplo`.
 gtsv: operands `dl`, `d`, `du` (each `n` long: `dl[0]` and `du[n-1]` are not part of the matrix, as JAX
 passes them) and the right-hand sides `B` (`n x nrhs`); results the three diagonals as `?gtsv` leaves
-them, the solution `X`, `info` (0, or the 1-based index of a zero pivot)."""
+them, the solution `X`, `info` (0, or the 1-based index of a zero pivot).
+tridiagonal_solve_perturbed_ffi (`tridiagonal_solve(..., perturb_singular=True)`, jax >= 0.10.0; not
+in JAX's export stable list): operands as gtsv's, one result `X` (B's layout).  Not LAPACK: JAX's own
+kernel (`jaxlib/tridiagonal_solve_perturbed.h`, shared by the CPU and the GPU targets), Gaussian
+elimination with partial pivoting after LAPACK's `?lagtf`/`?lagts` that, instead of failing on a
+(numerically) singular matrix, perturbs each tiny pivot of U by `eps * max|U(i, j)|` (doubling the
+perturbation until neither `1 / pivot` nor `rhs / pivot` can overflow): useful for inverse iteration.
+`perturbed_solve` is that computation, operation for operation in the element type, rounded as
+jaxlib 0.12's x86-64 build rounds it (bit for bit): its compiler fuses the two multiply-adds that
+update U for the real types, divides complex scalars with the C runtime's `__divsc3`/`__divdc3`,
+multiplies complex rows with the plain formula and takes `cabs` of scalars.  jaxlib 0.10's build
+does not fuse those multiply-adds (its real results can differ in the last bits, and much more on a
+nearly singular system, where only the solution's direction is well determined); the GPU's build
+(nvcc) may fuse more."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from stablehlo_py.semantics.fused import fma
 from stablehlo_py.interpreter.custom_calls.lapack.common import (
     MATRIX,
     PREFIX_DTYPES,
@@ -29,6 +41,7 @@ from stablehlo_py.interpreter.custom_calls.lapack.common import (
     square_matrices,
     uplo_lower,
 )
+from stablehlo_py.semantics.fused import fma
 
 from stablehlo_py.errors import InterpreterError
 
