@@ -162,54 +162,63 @@ class Refusal:
         return f"refused: {self.label or self.kind}"
 
 
-def outside_artifact(kind: str, what: str, missing: str, how: str) -> Refusal:
+def outside_artifact(
+    kind: str, what: str, missing: str, how: str, platforms: frozenset[str] = ANY_PLATFORM
+) -> Refusal:
     """A call of something that lives outside the artifact (`missing`: what it calls)."""
-    return Refusal(
-        kind, what, f"{missing} is not part of the program or artifact, so it cannot run here", how
-    )
+    why = f"{missing} is not part of the program or artifact, so it cannot run here"
+    return Refusal(kind, what, why, how, platforms)
 
 
-HOST_CALLBACKS = (
-    "xla_ffi_python_cpu_callback",
-    "xla_ffi_python_gpu_callback",
-    "xla_ffi_partitioned_python_cpu_callback",
-    "xla_ffi_partitioned_python_gpu_callback",
-    "xla_python_cpu_callback",
-    "xla_python_gpu_callback",
-)
-BUFFER_CALLBACKS = (
-    "xla_buffer_python_cpu_callback",
-    "xla_buffer_python_gpu_callback",
-    "xla_buffer_python_gpu_callback_cmd_buffer",
-)
+_CPU = frozenset({"cpu"})
+_GPU = frozenset({"cuda", "rocm"})
+HOST_CALLBACKS: dict[str, frozenset[str]] = {
+    # f"xla_ffi{partition}_python_{device}_callback", device "gpu" for cuda/rocm, else "cpu"
+    # (jax/_src/callback.py:876-878; TPU's callbacks are send/recv, no custom call)
+    "xla_ffi_python_cpu_callback": _CPU,
+    "xla_ffi_python_gpu_callback": _GPU,
+    "xla_ffi_partitioned_python_cpu_callback": _CPU,
+    "xla_ffi_partitioned_python_gpu_callback": _GPU,
+    # before the typed FFI
+    "xla_python_cpu_callback": _CPU,
+    "xla_python_gpu_callback": _GPU,
+}
+BUFFER_CALLBACKS: dict[str, frozenset[str]] = {
+    # jax/_src/buffer_callback.py:239-262 (`_cmd_buffer` for cuda/rocm only)
+    "xla_buffer_python_cpu_callback": _CPU,
+    "xla_buffer_python_gpu_callback": _GPU,
+    "xla_buffer_python_gpu_callback_cmd_buffer": _GPU,
+}
 _WITHOUT_CALLBACK = (
     "Export the program without the callback (or replace it with StableHLO ops) to interpret it"
 )
 CUSTOM_PARTITIONING = "CustomSPMDPartitioning"
 
 REFUSALS: dict[str, Refusal] = {
-    **dict.fromkeys(
-        HOST_CALLBACKS,
-        outside_artifact(
+    **{
+        name: outside_artifact(
             "host callback",
             "a JAX host callback (jax.pure_callback, io_callback or jax.debug.callback/print): it "
             "calls a Python function of the process that traced the program, identified only by "
             "an opaque descriptor",
             "that function",
             _WITHOUT_CALLBACK,
-        ),
-    ),
-    **dict.fromkeys(
-        BUFFER_CALLBACKS,
-        outside_artifact(
+            platforms,
+        )
+        for name, platforms in HOST_CALLBACKS.items()
+    },
+    **{
+        name: outside_artifact(
             "buffer callback",
             "a JAX buffer callback (jax.experimental.buffer_callback): it calls a Python function "
             "of the process that traced the program on the raw buffers, identified only by its "
             "index in that process's list of callbacks",
             "that function",
             _WITHOUT_CALLBACK,
-        ),
-    ),
+            platforms,
+        )
+        for name, platforms in BUFFER_CALLBACKS.items()
+    },
     "InspectSharding": outside_artifact(
         "sharding inspection callback",
         "JAX's sharding inspection (jax.debug.inspect_array_sharding in a program for several "
@@ -425,13 +434,10 @@ JAX_EVALUATOR_TARGETS: dict[str, Callable[[Any, Any, list[Any]], list[Any]]] = {
     CUSTOM_PARTITIONING: custom_partitioning,
 }
 
-_GPU = frozenset({"cuda", "rocm"})
 PLATFORMS: dict[str, frozenset[str]] = {
     "AllocateBuffer": frozenset({"tpu"}) | _GPU,
     "fused": frozenset({"cuda"}),
-    "xla_buffer_python_cpu_callback": frozenset({"cpu"}),
-    "xla_buffer_python_gpu_callback": _GPU,
-    "xla_buffer_python_gpu_callback_cmd_buffer": _GPU,
+    **{name: r.platforms for name, r in REFUSALS.items() if r.platforms != ANY_PLATFORM},
 }
 """The targets JAX emits for some platforms only (every other target here: any platform)."""
 

@@ -383,6 +383,11 @@ def test_families_give_each_target_its_platforms_and_forms() -> None:
     assert families["Sharding"][1] == jax_targets.FORMS["Sharding"] != ()
     assert families["tf.call_tf_function"][1] == ("refused: TensorFlow function",)
     assert families["xla_python_gpu_callback"][1] == ("refused: host callback",)
+    # a refusal's platforms are its record's (jax/_src/callback.py:876-878: "gpu" for cuda/rocm)
+    assert families["xla_ffi_python_gpu_callback"][0] == {"cuda", "rocm"}
+    assert families["xla_ffi_partitioned_python_cpu_callback"][0] == {"cpu"}
+    for name, refusal in jax_targets.REFUSALS.items():
+        assert families[name][0] == refusal.platforms, name
 
 
 # ------------------------------------------------------------------------------ Shardy round trip
