@@ -28,9 +28,9 @@ from stablehlo_py.interpreter import run
 
 from stablehlo_py.ir import parse
 
-DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+from tests.oracle.test_gpu_linalg_targets import DTYPES, TOL, _x64  # noqa: F401 (x64 for the module)
+
 REAL = [np.float32, np.float64]
-TOL = {np.float32: 2e-4, np.float64: 1e-10, np.complex64: 2e-4, np.complex128: 1e-10}
 GPUS = ["cuda", "rocm"]
 
 UNSTABLE = [f"{v}hybrid_{r}" for v in ("cu", "hip") for r in ("eig_real", "eig_comp", "geqp3")]
@@ -51,14 +51,6 @@ EXACT_PERTURBED = _jaxlib_version() >= (0, 12)
 """jaxlib 0.12's x86-64 build of the perturbed tridiagonal kernel fuses two multiply-adds of its
 real types (what `lapack/tridiagonal.py` computes); jaxlib 0.10's build does not, so there the
 real results may differ in the last bit."""
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _x64() -> Any:
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", old)
 
 
 def _export(fn: Callable[..., Any], platform: str, *args: np.ndarray) -> Any:
