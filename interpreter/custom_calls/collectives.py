@@ -28,6 +28,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from stablehlo_py.interpreter.custom_calls.jax_targets import called_function
 from stablehlo_py.interpreter.custom_calls.registry import ANY_PLATFORM
 from stablehlo_py.interpreter.impls import _attrs as A
@@ -49,13 +50,8 @@ def ragged_all_to_all(ev: Any, op: Any, args: list[Any]) -> list[Any]:
             "[, channel_id = ...]} (a dictionary, api_version = 4, as jax.lax.ragged_all_to_all "
             f"writes it), got {config}"
         )
-    values = config.data
-    channel = values.get("channel_id")
-    spec = C.Spec(
-        C.groups_of(A.value_of(values["replica_groups"])),
-        0 if channel is None else int(A.value_of(channel)),
-    )
-    return C.ragged_all_to_all(ev, op, spec, args)
+    values = {k: A.value_of(v) for k, v in config.data.items()}
+    return C.ragged_all_to_all(ev, op, _spec(op, values, what="backend_config"), args)
 
 
 # ------------------------------------------------------------------------ async collectives
@@ -85,26 +81,33 @@ def _config(op: Any) -> dict[str, Any]:
     return config
 
 
-def _int(op: Any, config: dict[str, Any], key: str) -> int:
+_CONFIG = "async_collective_config"
+
+
+def _int(op: Any, config: dict[str, Any], key: str, what: str = _CONFIG) -> int:
+    """`config[key]`, an integer, else a clear error (`what` names the configuration)."""
     value = config.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not isinstance(value, int | np.integer) or isinstance(value, bool):
         raise InterpreterError(
-            f"custom_call @{_target(op)}: async_collective_config needs an integer {key!r}, got "
-            f"{value!r}"
+            f"custom_call @{_target(op)}: {what} needs an integer {key!r}, got {value!r}"
         )
-    return value
+    return int(value)
 
 
-def _spec(op: Any, config: dict[str, Any], groups: str = "replica_groups") -> C.Spec:
+def _spec(
+    op: Any, config: dict[str, Any], groups: str = "replica_groups", what: str = _CONFIG
+) -> C.Spec:
+    """Who takes part: the groups (`groups` names them), `channel_id` (absent: none) and
+    `use_global_device_ids` of a collective's configuration `config` (`what` names it)."""
     try:
         rows = C.groups_of(config.get(groups))
     except (TypeError, ValueError):
         raise InterpreterError(
-            f"custom_call @{_target(op)}: async_collective_config's {groups!r} must be a list of "
-            f"lists of integers, got {config.get(groups)!r}"
+            f"custom_call @{_target(op)}: {what}'s {groups!r} must be a list of lists of "
+            f"integers, got {config.get(groups)!r}"
         ) from None
-    channel = config.get("channel_id", 0)
-    return C.Spec(rows, int(channel or 0), bool(config.get("use_global_device_ids", False)))
+    channel = _int(op, config, "channel_id", what) if "channel_id" in config else 0
+    return C.Spec(rows, channel, bool(config.get("use_global_device_ids", False)))
 
 
 def _reducer(ev: Any, op: Any) -> tuple[Any, Any]:
@@ -145,6 +148,8 @@ STARTS: dict[str, StartFn] = {
 }
 """Start target -> the collective it starts (`fn(evaluator, op, config, operands)`)."""
 
+_REDUCING = ("all-reduce-start", "reduce-scatter-start")
+"""The starts whose reduction is a function of the program (`called_computations`)."""
 DONES = {name.removesuffix("-start") + "-done": name for name in STARTS}
 """Done target -> its start."""
 
@@ -186,7 +191,7 @@ FORMS: dict[str, tuple[str, ...]] = {
         "with DisabledSafetyCheck.custom_call)",
     ),
     **{
-        name: (_ASYNC_FORM.format(", reducer in called_computations" if "reduce" in name else ""),)
+        name: (_ASYNC_FORM.format(", reducer in called_computations" if name in _REDUCING else ""),)
         for name in STARTS
     },
     **{

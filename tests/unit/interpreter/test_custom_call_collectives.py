@@ -229,6 +229,13 @@ func.func @main(%x: tensor<3xf32>, %o: tensor<4xf32>, %m: tensor<1x2xi32>, %f: t
         run(rows, *args)
 
 
+def test_ragged_all_to_all_needs_an_integer_channel() -> None:
+    config = '{channel_id = "one", replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}'
+    program = ragged_program(2, 3, 4, 2, [[0, 1]], config=config)
+    with pytest.raises(InterpreterError, match="backend_config needs an integer 'channel_id'"):
+        run_spmd(program, *_two_device_args())
+
+
 def test_ragged_all_to_all_needs_its_dictionary_config() -> None:
     # (a string backend_config with api_version 4 is already refused by the verifier)
     program = ragged_program(2, 3, 4, 2, [[0, 1]], config="{channel_id = 1 : i64}")
@@ -321,6 +328,7 @@ def test_async_collective_equals_the_stablehlo_collective(name: str) -> None:
         ("[1, 2]", "must be a JSON object"),
         ('{\\22replica_groups\\22: [[0, 1, 2, 3]], \\22channel_id\\22: 1}', "needs an integer 'all_gather_dimension'"),
         ('{\\22all_gather_dimension\\22: 0, \\22replica_groups\\22: 7, \\22channel_id\\22: 1}', "'replica_groups' must be a list of lists"),
+        ('{\\22all_gather_dimension\\22: 0, \\22replica_groups\\22: [[0, 1, 2, 3]], \\22channel_id\\22: \\22one\\22}', "needs an integer 'channel_id'"),
     ],
 )
 def test_async_start_with_a_bad_config_is_a_clear_error(config: str | None, words: str) -> None:
