@@ -9,7 +9,8 @@ the default (row-major) layouts, and the kernel hands the buffers to cuBLAS's co
 with the upper triangle: so in the logical (row-major) matrices only the **lower** triangle, the
 diagonal included, becomes `alpha A A^T + beta C` (`alpha A^T A + beta C` with `transpose`); the
 strict upper triangle keeps C's values.  As in BLAS, `beta = 0` ignores C's values in the updated
-triangle (no NaN from C).  Complex matrices are transposed, not conjugated (syrk, not herk)."""
+triangle (no NaN from C), and A without columns (k = 0) gives `beta C` there.  Complex matrices are
+transposed, not conjugated (syrk, not herk)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,10 @@ def syrk(ctx: Any) -> list[np.ndarray]:
     out = c.copy()
     for idx in np.ndindex(*a.shape[:-2]):
         if out[idx].size == 0:
+            continue
+        if a[idx].size == 0:  # k = 0: BLAS's definition, beta C (cuBLAS would refuse its lda = 0)
+            updated = beta.reshape(()) * c[idx] if beta.reshape(()) != 0 else np.zeros_like(c[idx])
+            out[idx] = np.where(np.tri(size, dtype=bool), updated, c[idx])
             continue
         c_cm = fn(
             alpha.reshape(()), a[idx].T, beta=beta.reshape(()), c=c[idx].T, trans=0 if transpose else 1, lower=0

@@ -201,6 +201,13 @@ def test_syrk_transposed_and_beta_zero_ignores_c() -> None:
     assert np.isnan(np.triu(got, 1)[np.triu_indices(3, 1)]).all()
 
 
+def test_syrk_with_no_columns_scales_c() -> None:
+    c = np.arange(9.0).reshape(3, 3)
+    text = _call("cusolver_syrk_ffi", "transpose = false", ["tensor<3x0xf64>", *SYRK[1:]], ["tensor<3x3xf64>"])
+    (got,) = run(parse(text), np.zeros((3, 0)), c, np.float64(2.0), np.float64(0.5))
+    np.testing.assert_array_equal(got, np.tril(0.5 * c) + np.triu(c, 1))
+
+
 def test_syrk_errors() -> None:
     text = _call("cusolver_syrk_ffi", "transpose = false", SYRK, ["tensor<3x3xf64>"])
     with pytest.raises(InterpreterError, match=r"C must have shape \[2, 2\]"):
