@@ -328,7 +328,28 @@ def all_reduce(ev: Any, op: Any, spec: Spec, body: Any, dtype: Any, args: list[A
     return _typed(op, _combine(body, dtype, _exchange(ev, spec, group, list(args))))
 
 
+def _check_dims(op: Any, args: list[Any], dims: dict[str, int], parts: int = 1) -> None:
+    """Each of `dims` (name -> dimension) names a dimension of every operand, and the first one's
+    size divides into `parts` (what the ops' verifiers check; JAX's custom calls have no
+    verifier)."""
+    for a in args:
+        shape = np.shape(a)
+        for name, d in dims.items():
+            if not 0 <= d < len(shape):
+                raise InterpreterError(
+                    f"'{_name(op)}': {name} = {d} is not a dimension of the operand of shape "
+                    f"{list(shape)}"
+                )
+        first, d = next(iter(dims.items()))
+        if shape[d] % parts:
+            raise InterpreterError(
+                f"'{_name(op)}': dimension {first} = {d} of the operand of shape {list(shape)} "
+                f"does not split into {parts} equal parts"
+            )
+
+
 def all_gather(ev: Any, op: Any, spec: Spec, dim: int, args: list[Any]) -> list[Any]:
+    _check_dims(op, args, {"all_gather_dimension": dim})
     group = _require_group(_reduce_groups(ev, spec), _pid(ev), _name(op))
     contributions = _exchange(ev, spec, group, list(args))
     return [
@@ -342,6 +363,7 @@ def reduce_scatter(
 ) -> list[Any]:
     pid = _pid(ev)
     group = _require_group(_reduce_groups(ev, spec), pid, _name(op))
+    _check_dims(op, args, {"scatter_dimension": dim}, len(group))
     reduced = _combine(body, dtype, _exchange(ev, spec, group, list(args)))
     index = group.index(pid)
     return _typed(op, [np.split(r, len(group), axis=dim)[index] for r in reduced])
@@ -353,6 +375,13 @@ def all_to_all(
 ) -> list[Any]:
     pid = _pid(ev)
     group = _require_group(_replica_or_partition_groups(ev, spec), pid, _name(op))
+    if split_count != len(group):
+        raise InterpreterError(
+            f"'{_name(op)}': split_count = {split_count} must equal the size of the process "
+            f"group {list(group)}"
+        )
+    dims = {"split_dimension": split_dim, "concat_dimension": concat_dim}
+    _check_dims(op, args, dims, split_count)
     pieces = [np.split(np.asarray(a), split_count, axis=split_dim) for a in args]
     contributions = _exchange(ev, spec, group, pieces)
     index = group.index(pid)

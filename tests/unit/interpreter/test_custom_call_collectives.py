@@ -345,6 +345,26 @@ def test_async_start_with_a_bad_config_is_a_clear_error(config: str | None, word
     assert 'custom_call @all-gather-start' in str(e.value) and words in str(e.value)
 
 
+@pytest.mark.parametrize(
+    ("name", "old", "new", "words"),
+    [
+        ("all-gather", "\\22all_gather_dimension\\22: 0", "\\22all_gather_dimension\\22: 2", "all_gather_dimension = 2 is not a dimension"),
+        ("all-to-all", "\\22split_count\\22: 4", "\\22split_count\\22: 2", "split_count = 2 must equal the size of the process group"),
+        ("all-to-all", "\\22concat_dimension\\22: 1", "\\22concat_dimension\\22: -1", "concat_dimension = -1 is not a dimension"),
+        ("reduce-scatter", "\\22scatter_dimension\\22: 1", "\\22scatter_dimension\\22: 0", "scatter_dimension = 0 of the operand of shape [2, 4] does not split into 4"),
+    ],
+)
+def test_async_start_with_impossible_dimensions_is_a_clear_error(
+    name: str, old: str, new: str, words: str
+) -> None:
+    # (the StableHLO ops' verifiers check these; the custom calls are checked when they run)
+    sync, start, result = ASYNC_CASES[name]
+    program = _async_program(sync, start.replace(old, new), result, reducer="reduce" in name)
+    with pytest.raises(InterpreterError) as e:
+        run_spmd(program, X)
+    assert f"custom_call @{name}-start" in str(e.value) and words in str(e.value)
+
+
 def test_async_done_passes_its_future_through_and_checks_its_arity() -> None:
     text = """
 func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
