@@ -48,8 +48,9 @@ def cholesky_update(ctx: Any) -> list[np.ndarray]:
     n = r.shape[-1] if r.ndim else 0
     if r.shape != (n, n) or w.shape != (n,):
         raise InterpreterError(
-            f"custom_call @{ctx.target_name}: needs one square matrix R and a vector w of its order (JAX's "
-            f"cholesky_update is unbatched), got shapes {list(r.shape)} and {list(w.shape)}"
+            f"custom_call @{ctx.target_name}: needs one square matrix R and a vector w of its "
+            f"order (JAX's cholesky_update is unbatched), got shapes {list(r.shape)} and "
+            f"{list(w.shape)}"
         )
     for k in range(n):
         c, s = _rotation(r[k, k], w[k])

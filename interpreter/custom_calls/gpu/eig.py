@@ -21,6 +21,7 @@ cuSOLVER's `Xgeev` normalizes as LAPACK does (unit 2-norm, largest component rea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ SIDES = {"compute_left": "left", "compute_right": "right"}
 """LAPACK kernel's attribute -> the GPU kernel's."""
 
 
-def _hybrid_eig(kind: str) -> Any:
+def _hybrid_eig(kind: str) -> Callable[[Any], list[np.ndarray]]:
     def hybrid_eig(ctx: Any) -> list[np.ndarray]:
         dtype = operand_dtype(ctx)
         if (dtype.kind == "c") != (kind == "comp"):

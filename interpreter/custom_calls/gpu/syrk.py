@@ -32,34 +32,35 @@ def syrk(ctx: Any) -> list[np.ndarray]:
     dtype = operand_dtype(ctx)
     if len(ctx.operands) != 4:
         raise InterpreterError(
-            f"custom_call @{ctx.target_name} takes A, C, alpha and beta; got {len(ctx.operands)} operands"
+            f"custom_call @{ctx.target_name} takes A, C, alpha and beta; got "
+            f"{len(ctx.operands)} operands"
         )
     transpose = flag(ctx, "transpose")
     # the buffers as the kernel reads them (row-major), then as cuBLAS sees them (column-major)
     a, c, alpha, beta = (operand(ctx, i, VECTOR, dtype) for i in range(4))
     if a.ndim < 2 or alpha.size != 1 or beta.size != 1:
         raise InterpreterError(
-            f"custom_call @{ctx.target_name}: A must be a (batch of) matrices and alpha, beta scalars, got "
-            f"shapes {list(a.shape)}, {list(alpha.shape)}, {list(beta.shape)}"
+            f"custom_call @{ctx.target_name}: A must be a (batch of) matrices and alpha, beta "
+            f"scalars, got shapes {list(a.shape)}, {list(alpha.shape)}, {list(beta.shape)}"
         )
     size = a.shape[-1] if transpose else a.shape[-2]
     if c.shape != (*a.shape[:-2], size, size):
         raise InterpreterError(
-            f"custom_call @{ctx.target_name}: C must have shape {[*a.shape[:-2], size, size]} for A of shape "
-            f"{list(a.shape)} (transpose = {str(transpose).lower()}), got {list(c.shape)}"
+            f"custom_call @{ctx.target_name}: C must have shape {[*a.shape[:-2], size, size]} for "
+            f"A of shape {list(a.shape)} (transpose = {str(transpose).lower()}), got {list(c.shape)}"
         )
     fn = blas_routine("syrk", dtype)
+    scale, shift = alpha.reshape(()), beta.reshape(())
     out = c.copy()
     for idx in np.ndindex(*a.shape[:-2]):
         if out[idx].size == 0:
             continue
         if a[idx].size == 0:  # k = 0: BLAS's definition, beta C (cuBLAS would refuse its lda = 0)
-            updated = beta.reshape(()) * c[idx] if beta.reshape(()) != 0 else np.zeros_like(c[idx])
+            updated = shift * c[idx] if shift != 0 else np.zeros_like(c[idx])
             out[idx] = np.where(np.tri(size, dtype=bool), updated, c[idx])
             continue
-        c_cm = fn(
-            alpha.reshape(()), a[idx].T, beta=beta.reshape(()), c=c[idx].T, trans=0 if transpose else 1, lower=0
-        )
+        # cuBLAS's op: A^T (transpose = false) or A of the column-major view, upper triangle
+        c_cm = fn(scale, a[idx].T, beta=shift, c=c[idx].T, trans=0 if transpose else 1, lower=0)
         out[idx] = c_cm.T
     return results(ctx, [(out, VECTOR)])
 
@@ -67,6 +68,8 @@ def syrk(ctx: Any) -> list[np.ndarray]:
 TARGETS = {
     "solver_syrk_ffi": (
         syrk,
-        ffi_form("0.4.32") + "; A, C, alpha, beta -> C; transpose; JAX writes only the CUDA name" + NOT_STABLE,
+        ffi_form("0.4.32")
+        + "; A, C, alpha, beta -> C; transpose; JAX writes only the CUDA name"
+        + NOT_STABLE,
     ),
 }
