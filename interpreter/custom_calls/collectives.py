@@ -160,7 +160,15 @@ def async_start(ev: Any, op: Any, args: list[Any]) -> list[Any]:
             f"custom_call @{_target(op)} takes one operand and has one result (the future), got "
             f"{len(args)} operands and {len(op.results)} results"
         )
-    return STARTS[_target(op)](ev, op, _config(op), args)
+    (value,) = STARTS[_target(op)](ev, op, _config(op), args)
+    want = tuple(op.results[0].type.get_shape())
+    got = np.shape(value)
+    if len(want) != len(got) or any(w >= 0 and w != g for w, g in zip(want, got)):
+        raise InterpreterError(
+            f"custom_call @{_target(op)}: the collective gives a value of shape {list(got)}, the "
+            f"result type (the future) is {op.results[0].type}"
+        )
+    return [value]
 
 
 def async_done(ev: Any, op: Any, args: list[Any]) -> list[Any]:

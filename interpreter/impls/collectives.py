@@ -394,6 +394,10 @@ def all_to_all(
 def collective_permute(ev: Any, spec: Spec, args: list[Any]) -> list[Any]:
     """Each (source, target) pair of `spec.groups` is a group of two; the target receives the
     source's operand, a process that is no pair's target receives zeros."""
+    if any(len(pair) != 2 for pair in spec.groups):
+        raise InterpreterError(
+            f"collective_permute: source_target_pairs must be pairs, got {spec.groups}"
+        )
     pid = _pid(ev)
     result: list[Any] | None = None
     grid = grid_of(ev)

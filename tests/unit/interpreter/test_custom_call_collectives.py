@@ -365,6 +365,25 @@ def test_async_start_with_impossible_dimensions_is_a_clear_error(
     assert f"custom_call @{name}-start" in str(e.value) and words in str(e.value)
 
 
+def test_async_start_checks_its_value_against_its_result_type() -> None:
+    sync, start, result = ASYNC_CASES["all-gather"]
+    program = _async_program(sync, start, result)
+    program = program.replace(
+        '(tensor<2x4xf32>) -> tensor<8x4xf32>\n      %d = stablehlo.custom_call @"all-gather-done"(%f) : (tensor<8x4xf32>)',
+        '(tensor<2x4xf32>) -> tensor<2x4xf32>\n      %d = stablehlo.custom_call @"all-gather-done"(%f) : (tensor<2x4xf32>)',
+    )
+    assert "-> tensor<2x4xf32>\n      %d" in program
+    with pytest.raises(InterpreterError, match=r"gives a value of shape \[8, 4\], the result type"):
+        run_spmd(program, X)
+
+
+def test_collective_permute_start_needs_pairs() -> None:
+    sync, start, result = ASYNC_CASES["collective-permute"]
+    bad = start.replace("[[0, 1], [1, 2], [2, 3], [3, 0]]", "[[0, 1, 2], [2, 3, 0]]")
+    with pytest.raises(InterpreterError, match="source_target_pairs must be pairs"):
+        run_spmd(_async_program(sync, bad, result), X)
+
+
 def test_async_done_passes_its_future_through_and_checks_its_arity() -> None:
     text = """
 func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
