@@ -51,7 +51,23 @@ def ragged_all_to_all(ev: Any, op: Any, args: list[Any]) -> list[Any]:
             f"writes it), got {config}"
         )
     values = {k: A.value_of(v) for k, v in config.data.items()}
-    return C.ragged_all_to_all(ev, op, _spec(op, values, what="backend_config"), args)
+    return _checked(op, C.ragged_all_to_all(ev, op, _spec(op, values, what="backend_config"), args))
+
+
+def _checked(op: Any, results: list[Any]) -> list[Any]:
+    """The collective's one value, checked against the op's one result type."""
+    if len(results) != 1 or len(op.results) != 1:
+        raise InterpreterError(
+            f"custom_call @{_target(op)} has one result, got {len(op.results)} result types"
+        )
+    want = tuple(op.results[0].type.get_shape())
+    got = np.shape(results[0])
+    if len(want) != len(got) or any(w >= 0 and w != g for w, g in zip(want, got)):
+        raise InterpreterError(
+            f"custom_call @{_target(op)}: the collective gives a value of shape {list(got)}, the "
+            f"result type is {op.results[0].type}"
+        )
+    return results
 
 
 # ------------------------------------------------------------------------ async collectives
@@ -160,15 +176,7 @@ def async_start(ev: Any, op: Any, args: list[Any]) -> list[Any]:
             f"custom_call @{_target(op)} takes one operand and has one result (the future), got "
             f"{len(args)} operands and {len(op.results)} results"
         )
-    (value,) = STARTS[_target(op)](ev, op, _config(op), args)
-    want = tuple(op.results[0].type.get_shape())
-    got = np.shape(value)
-    if len(want) != len(got) or any(w >= 0 and w != g for w, g in zip(want, got)):
-        raise InterpreterError(
-            f"custom_call @{_target(op)}: the collective gives a value of shape {list(got)}, the "
-            f"result type (the future) is {op.results[0].type}"
-        )
-    return [value]
+    return _checked(op, STARTS[_target(op)](ev, op, _config(op), args))
 
 
 def async_done(ev: Any, op: Any, args: list[Any]) -> list[Any]:
