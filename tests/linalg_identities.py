@@ -4,7 +4,7 @@ as residual bounds), for any test that has the operand `a`: `A V = V diag(w)` wi
 `A VR = VR diag(w)`, `S T S^H = A` with `S` unitary and `T` (quasi-)triangular, `U diag(s) Vh = A`
 with orthonormal `U`, `Vh`; values that are unique (eigen- and singular values) compare with a
 reference.  numpy only (used by tests/oracle/test_jax_back_compat.py and
-tests/unit/interpreter/test_lapack_old_forms.py).
+tests/unit/interpreter/test_cpu_old_forms.py).
 
 Bounds: TOL machine epsilons (of the result's dtype) times n times the operand's Frobenius norm,
 per matrix of a batch; identities are computed in double precision (`wide`)."""

@@ -5,7 +5,8 @@ development check for issue 25's old forms; not a test: CI has no jax mirror).
 
 MIRROR is a (bare) git repository of jax-ml/jax, COMMIT a revision in it, PATTERN a glob of the data
 files (default `cpu_*.py`).  Each file of `jax/_src/internal_test_util/export_back_compat_test_data/`
-matching PATTERN at COMMIT is read with `git show` into a temporary directory (never into this
+(or, before 2023-12, `jax/experimental/jax2tf/tests/back_compat_testdata/`) matching PATTERN at
+COMMIT is read with `git show` into a temporary directory (never into this
 repository), loaded with `tests/oracle/jax_back_compat.py` (plain Python dicts: inputs, expected
 outputs, the serialized artifact), and every data dict is run and checked exactly as
 `tests/oracle/test_jax_back_compat.py` checks the installed wheel's (`_outcome`: the same
@@ -25,7 +26,18 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = "jax/_src/internal_test_util/export_back_compat_test_data"
+
+RENAMED = {
+    "cpu_lapack_syev.py": "cpu_eigh_lapack_syev.py",
+    "cpu_lapack_geqrf.py": "cpu_qr_lapack_geqrf.py",
+    "cuda_cusolver_syev.py": "cuda_eigh_cusolver_syev.py",
+    "cuda_cusolver_geqrf.py": "cuda_qr_cusolver_geqrf.py",
+}
+"""Data files of the jax2tf directory -> their later names (the harness keys its checks by name)."""
+DATA_DIRS = (
+    "jax/_src/internal_test_util/export_back_compat_test_data",
+    "jax/experimental/jax2tf/tests/back_compat_testdata",  # (before 2023-12-18, eed61f68aa)
+)
 
 
 def _git(mirror: str, *args: str) -> str:
@@ -40,16 +52,18 @@ def main(mirror: str, commit: str, pattern: str = "cpu_*.py") -> int:
     from tests.oracle.test_jax_back_compat import _outcome
 
     names = [
-        p.rsplit("/", 1)[1]
-        for p in _git(mirror, "ls-tree", "--name-only", commit, f"{DATA}/").split()
+        p
+        for data in DATA_DIRS
+        for p in _git(mirror, "ls-tree", "--name-only", commit, f"{data}/").split()
         if fnmatch.fnmatch(p.rsplit("/", 1)[1], pattern)
     ]
     passed = failed = 0
     old_form = {"pass": 0, "fail": 0}
     with tempfile.TemporaryDirectory() as tmp:
-        for name in names:
-            (Path(tmp) / name).write_text(_git(mirror, "show", f"{commit}:{DATA}/{name}"))
-            for entry in entries_of(load_file(Path(tmp), name), name):
+        for path in names:
+            name = path.rsplit("/", 1)[1]
+            (Path(tmp) / name).write_text(_git(mirror, "show", f"{commit}:{path}"))
+            for entry in entries_of(load_file(Path(tmp), name), RENAMED.get(name, name)):
                 targets = sorted(entry.data["custom_call_targets"])
                 outcome = _outcome(entry)
                 ok = outcome is None

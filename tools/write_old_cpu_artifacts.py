@@ -5,7 +5,7 @@ jax/jaxlib <= 0.4.30 lowered CPU linear algebra to the pre-FFI custom calls `lap
 `lapack_?geev`, `lapack_?gees`, `lapack_?gehrd`, `lapack_?sytrd`/`?hetrd` and `blas_?trsm`
 (`api_version = 2`, scalar operands first, workspaces as extra results).  jax >= 0.6.0 can no longer
 run such artifacts, but StableHLO's 5-year window keeps them readable; this script writes a few
-with that old jax so that `tests/unit/test_lapack_old_forms.py` can run them without it.
+with that old jax so that `tests/unit/interpreter/test_cpu_old_forms.py` runs them without jax.
 
 Run it with a throwaway venv (Python 3.11; the old jaxlib has no wheel for 3.12+):
 
@@ -13,12 +13,21 @@ Run it with a throwaway venv (Python 3.11; the old jaxlib has no wheel for 3.12+
     /work/venv_jax0430/bin/pip install jax==0.4.30 jaxlib==0.4.30 'numpy<2' scipy absl-py
     /work/venv_jax0430/bin/python tools/write_old_cpu_artifacts.py tests/data/jax_old_forms/cpu
 
+The second set, `fft`, is `jnp.fft` as jax 0.4.13 - 0.4.20 lowered it on the CPU: the
+`dynamic_ducc_fft` custom call (`interpreter/custom_calls/ducc_fft.py`), with one
+shape-polymorphic export; it needs jax 0.4.20 (whose export API is `jax.experimental.export`):
+
+    $(pyenv root)/versions/3.11.7/bin/python -m venv /work/venv_jax0420
+    /work/venv_jax0420/bin/pip install jax==0.4.20 jaxlib==0.4.20 'numpy<2' 'scipy<1.12' \
+        'ml_dtypes<0.3' flatbuffers absl-py
+    /work/venv_jax0420/bin/python tools/write_old_cpu_artifacts.py tests/data/jax_old_forms/cpu_fft fft
+
 For every case it writes `<case>.mlirbc` (the export's `mlir_module_serialized`: the StableHLO
-portable artifact, VHLO bytecode, exactly what `jax.export` serializes) and `<case>.npz` (`input_<i>`,
-and `expected_<i>`: what jax 0.4.30 itself computed by calling the export on XLA CPU), and one
-`manifest.json` (per case: function, dtype, shapes, the custom-call targets the module carries, the
-jax/jaxlib versions).  The inputs are seeded, so a rerun writes the same inputs (the bytes of the
-artifact also depend on nothing else but the jax version)."""
+portable artifact, VHLO bytecode, exactly what `jax.export` serializes), `<case>.npz` (`input_<i>`,
+and `expected_<i>`: what that jax itself computed by calling the export on XLA CPU), and one
+`manifest.json` (per case: function, dtype, shapes, the custom-call targets the module carries; the
+jax/jaxlib versions).  The inputs are seeded and a rerun writes byte-identical files (the
+artifacts' debug locations name this script's lines: editing it changes those bytes only)."""
 
 from __future__ import annotations
 
@@ -50,8 +59,12 @@ def _matrix(shape: tuple[int, ...], dtype: Any, kind: str, seed: int) -> np.ndar
     return a.astype(dtype)
 
 
-def _cases() -> dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]], tuple[str, ...]]]:
-    """case -> (function, its arguments as (shape, kind), the dtypes it is written for)."""
+Cases = dict[str, tuple[Callable[..., Any], list[tuple[Any, ...]], tuple[str, ...]]]
+
+
+def _lapack_cases() -> Cases:
+    """case -> (function, its arguments as (shape, kind[, symbolic shape]), the dtypes it is
+    written for)."""
     import jax
     import jax.numpy as jnp
 
@@ -65,15 +78,21 @@ def _cases() -> dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], 
         "qr": (jnp.linalg.qr, [((4, 3), "general")], every),
         "qr_batched": (jnp.linalg.qr, [((2, 3, 3), "general")], ("f64",)),
         "svd": (jnp.linalg.svd, [((4, 3), "general")], every),
-        "svd_reduced": (lambda a: jnp.linalg.svd(a, full_matrices=False), [((3, 4), "general")], ("f32", "c64")),
+        "svd_reduced": (
+            lambda a: jnp.linalg.svd(a, full_matrices=False), [((3, 4), "general")], ("f32", "c64")
+        ),
         "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), [((4, 4), "general")], every),
         "eigh": (jnp.linalg.eigh, [((4, 4), "hermitian")], every),
         "eigh_batched": (jnp.linalg.eigh, [((2, 3, 3), "hermitian")], ("f32",)),
         "eig": (jnp.linalg.eig, [((4, 4), "general")], every),
         "schur": (jax.scipy.linalg.schur, [((4, 4), "general")], every),
         "hessenberg": (lax_linalg.hessenberg, [((4, 4), "general")], every),
-        "tridiagonal": (lambda a: lax_linalg.tridiagonal(a, lower=True), [((4, 4), "hermitian")], every),
-        "tridiagonal_upper": (lambda a: lax_linalg.tridiagonal(a, lower=False), [((4, 4), "hermitian")], ("f64", "c64")),
+        "tridiagonal": (
+            lambda a: lax_linalg.tridiagonal(a, lower=True), [((4, 4), "hermitian")], every
+        ),
+        "tridiagonal_upper": (
+            lambda a: lax_linalg.tridiagonal(a, lower=False), [((4, 4), "hermitian")], ("f64", "c64")
+        ),
         "triangular_solve": (
             lambda a, b: lax_linalg.triangular_solve(a, b, left_side=True, lower=True),
             [((4, 4), "triangular"), ((4, 2), "general")],
@@ -81,7 +100,8 @@ def _cases() -> dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], 
         ),
         "triangular_solve_right": (
             lambda a, b: lax_linalg.triangular_solve(
-                a, b, left_side=False, lower=False, transpose_a=True, conjugate_a=True, unit_diagonal=True
+                a, b, left_side=False, lower=False, transpose_a=True, conjugate_a=True,
+                unit_diagonal=True,
             ),
             [((3, 3), "triangular"), ((2, 3), "general")],
             ("f32", "c128"),
@@ -89,31 +109,83 @@ def _cases() -> dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], 
     }
 
 
-def main(out: Path) -> None:
+def _fft_cases() -> Cases:
+    import jax.numpy as jnp
+
+    fft = jnp.fft
+    complex_types, real_types = ("c64", "c128"), ("f32", "f64")
+    return {
+        "fft": (fft.fft, [((3, 4), "general")], complex_types),
+        "ifft": (fft.ifft, [((3, 4), "general")], complex_types),
+        "rfft": (fft.rfft, [((3, 8), "general")], real_types),
+        "irfft": (fft.irfft, [((3, 5), "general")], complex_types),
+        "fft2": (fft.fft2, [((2, 3, 4), "general")], ("c64",)),
+        "ifftn": (fft.ifftn, [((2, 3, 4), "general")], ("c128",)),
+        "rfft2": (fft.rfft2, [((2, 4, 6), "general")], ("f32",)),
+        "irfft2": (fft.irfft2, [((2, 4, 4), "general")], ("c128",)),
+        "rfft_poly": (fft.rfft, [((3, 8), "general", "b, 8")], ("f32",)),
+    }
+
+
+CASE_SETS = {"lapack": _lapack_cases, "fft": _fft_cases}
+
+
+def _export_api() -> tuple[Any, Any, Any]:
+    """(export(fn, platforms, **options)(*specs), call(exported)(*args), spec(shape, dtype,
+    symbolic)): jax >= 0.4.30 has `jax.export`, jax 0.4.13 - 0.4.2x `jax.experimental.export.export`
+    (with `lowering_platforms`)."""
+    import jax
+
+    try:
+        from jax import export as api
+    except ImportError:
+        from jax.experimental.export import export as api
+
+        def spec(shape: Any, dtype: Any, poly: str | None) -> Any:
+            if poly is None:
+                return jax.ShapeDtypeStruct(shape, dtype)
+            return api.poly_spec(shape, dtype, poly)
+
+        def export_old(fn: Any, platforms: Any, **options: Any) -> Any:
+            return api.export(fn, lowering_platforms=platforms, **options)
+
+        return export_old, api.call_exported, spec
+
+    def spec_new(shape: Any, dtype: Any, poly: str | None) -> Any:
+        return jax.ShapeDtypeStruct(api.symbolic_shape(poly) if poly else shape, dtype)
+
+    return api.export, lambda e: e.call, spec_new
+
+
+def main(out: Path, case_set: str = "lapack") -> None:
     import jax
     import jaxlib
-    from jax import export
 
+    export, call, spec = _export_api()
     jax.config.update("jax_enable_x64", True)
     out.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {}
     # gehrd and sytrd/hetrd were not yet in jax 0.4.30's list of stable custom-call targets (they
     # joined it with their FFI forms): its export refuses them unless told
     unstable = [f"lapack_{p}{r}" for p in "sdcz" for r in ("gehrd", "sytrd", "hetrd")]
-    checks = [export.DisabledSafetyCheck.custom_call(t) for t in unstable]
-    for name, (fn, arg_specs, dtypes) in _cases().items():
+    options = {}
+    if case_set == "lapack":
+        from jax import export as api
+
+        options = {"disabled_checks": [api.DisabledSafetyCheck.custom_call(t) for t in unstable]}
+    for name, (fn, arg_specs, dtypes) in CASE_SETS[case_set]().items():
         for dname in dtypes:
             dtype = DTYPES[dname]
             case = f"{name}_{dname}"
             args = [
-                _matrix(shape, dtype, kind, seed=1000 * i + len(case))
-                for i, (shape, kind) in enumerate(arg_specs)
+                _matrix(arg[0], dtype, arg[1], seed=1000 * i + len(case))
+                for i, arg in enumerate(arg_specs)
             ]
-            specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args]
-            exported = export.export(jax.jit(fn), platforms=["cpu"], disabled_checks=checks)(*specs)
+            specs = [spec(a.shape, a.dtype, (*arg, None)[2]) for a, arg in zip(args, arg_specs)]
+            exported = export(jax.jit(fn), platforms=["cpu"], **options)(*specs)
             text = exported.mlir_module()
             targets = sorted(set(re.findall(r"stablehlo\.custom_call @([\w$.]+)", text)))
-            expected = [np.asarray(x) for x in jax.tree_util.tree_leaves(exported.call(*args))]
+            expected = [np.asarray(x) for x in jax.tree_util.tree_leaves(call(exported)(*args))]
             (out / f"{case}.mlirbc").write_bytes(bytes(exported.mlir_module_serialized))
             arrays = {f"input_{i}": a for i, a in enumerate(args)}
             arrays.update({f"expected_{i}": x for i, x in enumerate(expected)})
@@ -125,14 +197,17 @@ def main(out: Path) -> None:
                 "outputs": [f"{x.dtype}{list(x.shape)}" for x in expected],
                 "custom_call_targets": targets,
                 "not_stable_in_this_jax": sorted(set(targets) & set(unstable)),
+                **({"symbolic_shapes": [(*a, None)[2] for a in arg_specs]}
+                   if any(len(a) > 2 for a in arg_specs) else {}),
             }
             print(case, targets)
     header = {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "numpy": np.__version__,
               "python": sys.version.split()[0], "platform": "cpu"}
-    (out / "manifest.json").write_text(json.dumps({"written_by": header, "cases": manifest}, indent=1) + "\n")
+    text = json.dumps({"written_by": header, "cases": manifest}, indent=1)
+    (out / "manifest.json").write_text(text + "\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] and sys.argv[2] not in CASE_SETS:
         sys.exit(__doc__)
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), *sys.argv[2:])

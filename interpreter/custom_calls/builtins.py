@@ -26,6 +26,7 @@ def load(registry: Any) -> None:
         KERNEL_FAMILIES,
         KERNEL_PREFIX_TARGETS,
     )
+    from stablehlo_py.interpreter.custom_calls.ducc_fft import FAMILIES as DUCC_FFT_FAMILIES
     from stablehlo_py.interpreter.custom_calls.gpu import GPU_FAMILIES
     from stablehlo_py.interpreter.custom_calls.lapack import LAPACK_LEGACY_FAMILIES, LAPACK_TARGETS
     from stablehlo_py.interpreter.custom_calls.lapack.tridiagonal import PERTURBED_FORM, PERTURBED_TARGETS
@@ -39,6 +40,7 @@ def load(registry: Any) -> None:
         (LAPACK_TARGETS, frozenset({"cpu"}), (LAPACK_FORM,)),
         (PERTURBED_TARGETS, frozenset({"cpu"}), (PERTURBED_FORM,)),
         *LAPACK_LEGACY_FAMILIES,
+        *DUCC_FFT_FAMILIES,
         *JAX_FAMILIES,
         *KERNEL_FAMILIES,
         *PRNG_FAMILIES,

@@ -1,7 +1,10 @@
-"""JAX's pre-FFI CPU LAPACK targets (`interpreter/custom_calls/lapack/legacy.py`): real artifacts
-written by jax 0.4.30 (`tests/data/jax_old_forms/cpu/`, see its README.md) read from their bytes and
-run, compared with the outputs jax 0.4.30 computed; and the errors for scalar operands that disagree
-with the shapes, and for wrong operand or result counts.  Needs numpy and scipy only (no jax).
+"""JAX's old CPU custom calls, run from real artifacts an old jax wrote: the pre-FFI LAPACK targets
+(`interpreter/custom_calls/lapack/legacy.py`; artifacts of jax 0.4.30 in
+`tests/data/jax_old_forms/cpu/`) and the DUCC FFT (`interpreter/custom_calls/ducc_fft.py`; jax
+0.4.20, `tests/data/jax_old_forms/cpu_fft/`), each read from its bytes, run, and compared with the
+outputs that jax computed (the directories' README.md say how they were made); and, for LAPACK, the
+errors for scalar operands that disagree with the shapes and for wrong operand or result counts
+(the FFT's own errors: test_ducc_fft.py).  Needs numpy and scipy only (no jax).
 
 Comparison: integers exactly; floats within `TOL` epsilons of the result's dtype times the largest
 expected magnitude; eigenvectors, singular vectors and Schur vectors (unique only up to signs,
@@ -29,15 +32,23 @@ from stablehlo_py.ir import parse
 from stablehlo_py.serialization import deserialize_portable_artifact
 from tests.linalg_identities import TOL, check_eig, check_eigh, check_schur, check_svd
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "jax_old_forms" / "cpu"
-MANIFEST = json.loads((DATA / "manifest.json").read_text())
-CASES: dict[str, dict[str, Any]] = MANIFEST["cases"]
+DATA = Path(__file__).resolve().parents[2] / "data" / "jax_old_forms"
+SETS = {"cpu": "0.4.30", "cpu_fft": "0.4.20"}
+"""Data directory -> the jax version that wrote it."""
+MANIFESTS = {d: json.loads((DATA / d / "manifest.json").read_text()) for d in SETS}
+CASES: dict[str, dict[str, Any]] = MANIFESTS["cpu"]["cases"]
+ALL_CASES = [f"{d}/{case}" for d, m in MANIFESTS.items() for case in sorted(m["cases"])]
 
 
-def _load(case: str) -> tuple[Any, list[np.ndarray], list[np.ndarray]]:
-    module = deserialize_portable_artifact((DATA / f"{case}.mlirbc").read_bytes(), name=case)
-    arrays = np.load(DATA / f"{case}.npz")
-    meta = CASES[case]
+def _meta(path: str) -> dict[str, Any]:
+    directory, case = path.split("/")
+    return MANIFESTS[directory]["cases"][case]
+
+
+def _load(path: str) -> tuple[Any, list[np.ndarray], list[np.ndarray]]:
+    module = deserialize_portable_artifact((DATA / f"{path}.mlirbc").read_bytes(), name=path)
+    arrays = np.load(DATA / f"{path}.npz")
+    meta = _meta(path)
     inputs = [arrays[f"input_{i}"] for i in range(len(meta["inputs"]))]
     expected = [arrays[f"expected_{i}"] for i in range(len(meta["outputs"]))]
     return module, inputs, expected
@@ -97,19 +108,27 @@ IDENTITIES: dict[str, Callable[[list[np.ndarray], list[np.ndarray], list[np.ndar
 }
 
 
-def test_manifest_says_how_the_data_was_made() -> None:
-    assert MANIFEST["written_by"]["jax"] == "0.4.30" and MANIFEST["written_by"]["platform"] == "cpu"
+@pytest.mark.parametrize("directory", sorted(SETS))
+def test_manifest_says_how_the_data_was_made(directory: str) -> None:
+    written_by = MANIFESTS[directory]["written_by"]
+    assert written_by["jax"] == SETS[directory] and written_by["platform"] == "cpu"
     assert set(IDENTITIES) <= {c["function"] for c in CASES.values()}
 
 
 def test_artifacts_cover_every_old_target() -> None:
-    """The 44 pre-FFI names (11 routines x 4 types) each occur in at least one artifact."""
+    """The 44 pre-FFI LAPACK names (11 routines x 4 types) each occur in at least one artifact,
+    the FFT ones carry `dynamic_ducc_fft` (one of them shape-polymorphic)."""
     carried = {t for meta in CASES.values() for t in meta["custom_call_targets"]}
     assert carried == set(TARGETS), sorted(carried ^ set(TARGETS))
+    fft = MANIFESTS["cpu_fft"]["cases"].values()
+    assert all("dynamic_ducc_fft" in meta["custom_call_targets"] for meta in fft)
+    assert any("symbolic_shapes" in meta for meta in fft)
 
 
 def test_old_targets_are_registered_for_cpu() -> None:
-    lasts = {f"{f.family}_{p}{f.routine[p in 'cz']}": f.last for f in FORMS.values() for p in "sdcz"}
+    lasts = {
+        f"{f.family}_{p}{f.routine[p in 'cz']}": f.last for f in FORMS.values() for p in "sdcz"
+    }
     assert set(lasts) == set(TARGETS)
     for name, last in lasts.items():
         target = REGISTRY.get(name)
@@ -119,17 +138,17 @@ def test_old_targets_are_registered_for_cpu() -> None:
     assert "(jax <= 0.4.33)" in REGISTRY.get("lapack_zgetrf").forms[0]
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_jax_0_4_30_artifact(case: str) -> None:
-    module, inputs, expected = _load(case)
+@pytest.mark.parametrize("path", ALL_CASES)
+def test_old_jax_artifact(path: str) -> None:
+    module, inputs, expected = _load(path)
     targets = _targets(module)
-    assert targets == CASES[case]["custom_call_targets"], targets
+    assert targets == _meta(path)["custom_call_targets"], targets
     assert not any(t.endswith("_ffi") for t in targets), "the old form is what is checked"
     got = [np.asarray(x) for x in run(module, *inputs)]
     assert len(got) == len(expected)
     for i, (g, w) in enumerate(zip(got, expected, strict=True)):
         assert (g.dtype, g.shape) == (w.dtype, w.shape), f"result {i}: {g.dtype}{list(g.shape)}"
-    IDENTITIES.get(CASES[case]["function"], _by_value)(inputs, got, expected)
+    IDENTITIES.get(_meta(path)["function"], _by_value)(inputs, got, expected)
 
 
 # --------------------------------------------------------------------------------------------------
