@@ -77,7 +77,7 @@ MODES: dict[str, tuple[str, str, str]] = {
 @click.option(
     "--list-custom-calls",
     is_flag=True,
-    help="With --interpret: list the custom-call targets (built-in, plugins, registered), where each "
+    help="List the interpreter's custom-call targets (built-in, plugins, registered), where each "
     "comes from and its plugin API version, instead of running a program.",
 )
 @options.PRINT_GENERIC
@@ -92,6 +92,8 @@ def cli(**options: object) -> int:
         click.echo(str(get_current_version()))
         return 0
     chosen = [m for m in MODES if options.get(m)]
+    if options.get("list_custom_calls") and not chosen:
+        chosen = ["interpret"]  # the listing belongs to the interpreter; alone it needs no flag
     if len(chosen) != 1:
         raise StableHLOError(
             "choose exactly one of --interpret, --serialize, --deserialize, --check-compat, "

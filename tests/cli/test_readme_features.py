@@ -347,3 +347,10 @@ def test_list_custom_calls() -> None:
                  "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement",
                  "lapack_spotrf_ffi", "lapack_dgetrf_ffi", "lapack_sgesdd_ffi"):
         assert source.get(name) == "built-in", (name, source.get(name))
+
+
+def test_list_custom_calls_alone() -> None:
+    """`--list-custom-calls` alone implies `--interpret` (the listing is the interpreter's), and
+    the listing is the same."""
+    alone = ok(run(TRANSLATE, "--list-custom-calls"))
+    assert alone == ok(run(TRANSLATE, "--interpret", "--list-custom-calls"))
