@@ -91,7 +91,8 @@ EXPECTED: dict[str, tuple[str, Callable[[Operands], int]]] = {
     "k": ("the length of operand 'tau' (the number of reflectors)", lambda o: o.arrays["tau"].shape[-1]),
     "lda": ("the leading dimension max(1, n) of the column-major matrices",
             lambda o: max(1, o.matrix().shape[-1])),
-    "lwork": ("the length of the declared 'work' result", lambda o: o.result_shapes["work"][0]),
+    "lwork": ("the length of the declared 'work' result",
+              lambda o: math.prod(o.result_shapes["work"])),
 }
 
 Results = tuple[tuple[str, int | None], ...]
@@ -238,6 +239,24 @@ def _check_counts(ctx: Any, form: Form, results: Results, types: tuple[Any, ...]
         )
 
 
+# array operand -> (its least rank, its greatest rank)
+RANKS: dict[str, tuple[int, int | None]] = {"a": (2, None), "b": (2, None), "tau": (1, None), "alpha": (0, 0)}
+
+
+def _check_arrays(ctx: Any, form: Form, arrays: dict[str, np.ndarray], dtype: np.dtype) -> None:
+    """The array operands have the target's element type and a rank the kernel can read."""
+    first = len(form.scalars)
+    for i, name in enumerate(form.arrays, first):
+        x = arrays[name]
+        least, most = RANKS[name]
+        if x.dtype != dtype or x.ndim < least or (most is not None and x.ndim > most):
+            rank = f"rank {least}" if most == least else f"rank >= {least}"
+            raise InterpreterError(
+                f"custom_call @{ctx.target_name}: operand #{i} ('{name}') must be a {rank} tensor of "
+                f"{dtype} (the type the target's name promises), got {x.dtype}{list(x.shape)}"
+            )
+
+
 def _check_scalars(ctx: Any, form: Form, scalars: dict[str, Any], operands: Operands) -> None:
     for i, name in enumerate(form.scalars):
         if name not in EXPECTED:
@@ -268,8 +287,14 @@ def run_legacy(ctx: Any, *, form: Form, dtype: np.dtype) -> list[np.ndarray]:
     scalars = {name: _scalar(ctx, i, name) for i, name in enumerate(form.scalars)}
     index = {name: first + i for i, name in enumerate(form.arrays)}
     names = [name for name, _ in results]
+    if not all(hasattr(t, "get_shape") for t in types):
+        raise InterpreterError(
+            f"custom_call @{ctx.target_name} (JAX's pre-FFI form) gives tensors ({', '.join(names)}), "
+            f"the op declares {', '.join(str(t) for t in types)}"
+        )
     shapes = {name: tuple(t.get_shape()) for name, t in zip(names, types)}
     arrays = {name: np.asarray(ctx.operands[i]) for name, i in index.items()}
+    _check_arrays(ctx, form, arrays, dtype)
     _check_scalars(ctx, form, scalars, Operands(arrays, shapes))
     ffi_results = sorted((src, i) for i, (_, src) in enumerate(results) if src is not None)
     picked = [i for _, i in ffi_results]

@@ -29,6 +29,7 @@ from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.custom_calls.lapack.legacy import FORMS, TARGETS, form_text
 from stablehlo_py.interpreter.custom_calls import REGISTRY
 from stablehlo_py.ir import parse
+from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 from stablehlo_py.serialization import deserialize_portable_artifact
 from tests.linalg_identities import TOL, check_eig, check_eigh, check_schur, check_svd
 
@@ -268,6 +269,15 @@ BAD_PROGRAMS: dict[str, tuple[str, str]] = {
         _potrf(batch=str(2**32 + 1), batch_type="tensor<i64>"),
         "('batch') is 4294967297, which the kernel cannot read as a 32-bit integer",
     ),
+    "matrix of another element type": (
+        _program("lapack_spotrf", _ints(1, 1, 3), ["tensor<3x3xf64>"], ["tensor<3x3xf64>", I32]),
+        "operand #3 ('a') must be a rank >= 2 tensor of float32 (the type the target's name promises), "
+        "got float64[3, 3]",
+    ),
+    "tau of rank 0": (
+        _program("lapack_sorgqr", _ints(1, 3, 3, 3, 8), [A, "tensor<f32>"], [A, I32, "tensor<8xf32>"]),
+        "operand #6 ('tau') must be a rank >= 1 tensor of float32",
+    ),
     "operand missing": (
         _program("lapack_spotrf", _ints(1, 3), [A], [A, I32]),
         "takes 4 operands (lower, batch, n, a), got 3",
@@ -300,7 +310,8 @@ BAD_PROGRAMS: dict[str, tuple[str, str]] = {
 def test_bad_old_form_is_a_clear_error(name: str) -> None:
     text, message = BAD_PROGRAMS[name]
     module = parse(text)
-    args = [SPD] * sum(1 for op in module.walk() if op.name == "func.func" for _ in op.args)
+    main = next(op for op in module.walk() if op.name == "func.func")
+    args = [np.ones(a.type.get_shape(), dtype_of_type(a.type)) for a in main.args]
     with pytest.raises(InterpreterError) as info:
         run(module, *args)
     assert message in str(info.value)
