@@ -28,6 +28,7 @@ from stablehlo_py.interpreter import run
 
 from stablehlo_py.ir import parse
 
+from tests.oracle.decompositions import check_eig, check_eigvals, check_qr_pivoting
 from tests.oracle.test_gpu_linalg_targets import DTYPES, TOL, _x64  # noqa: F401 (x64 for the module)
 
 REAL = [np.float32, np.float64]
@@ -80,15 +81,16 @@ def _vendor(platform: str) -> str:
     return {"cuda": "cu", "rocm": "hip"}[platform]
 
 
-def _check_eigenpairs(a: np.ndarray, w: np.ndarray, v: np.ndarray, w_xla: np.ndarray, tol: float) -> None:
-    """Eigenvalues as XLA's (the same order: LAPACK's), `A V = V diag(w)`, and LAPACK's geev
-    normalization: unit 2-norm columns whose largest component is real."""
-    np.testing.assert_allclose(w, w_xla, rtol=tol, atol=tol)
-    scale = np.abs(a).max()
-    np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=tol * 10 * scale)
-    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, rtol=tol * 10)
+def _check_eig(name: str, a: np.ndarray, got: list, want: list) -> None:
+    """By `decompositions`' identities; eigenvectors also by the rest of LAPACK's geev
+    normalization (the largest component of each column real)."""
+    if name == "eigvals":
+        check_eigvals(a, got, want)
+        return
+    check_eig(a, got, want)
+    v = got[1]
     largest = np.take_along_axis(v, np.abs(v).argmax(axis=-2)[..., None, :], axis=-2)
-    np.testing.assert_allclose(largest.imag, 0, atol=tol * 10)
+    np.testing.assert_allclose(largest.imag, 0, atol=float(np.finfo(v.real.dtype).eps) * 10)
 
 
 EIG = {"eig": jnp.linalg.eig, "eigvals": jnp.linalg.eigvals}
@@ -102,10 +104,7 @@ def test_hybrid_eig(name: str, platform: str, dtype: Any) -> None:
     a = _normal(dtype, np.random.default_rng(11), 2, 4, 4)
     kind = "comp" if np.dtype(dtype).kind == "c" else "real"
     got, want = _ours_and_xla(EIG[name], platform, f"{_vendor(platform)}hybrid_eig_{kind}", a)
-    if name == "eigvals":
-        np.testing.assert_allclose(got[0], want[0], rtol=TOL[dtype], atol=TOL[dtype])
-    else:
-        _check_eigenpairs(a, got[0], got[1], want[0], TOL[dtype])
+    _check_eig(name, a, got, want)
 
 
 @contextlib.contextmanager
@@ -133,26 +132,18 @@ def test_cusolver_geev(name: str, dtype: Any) -> None:
     a = _normal(dtype, np.random.default_rng(12), 5, 5)
     with _cusolver_geev():
         got, want = _ours_and_xla(EIG[name], "cuda", "cusolver_geev_ffi", a)
-    if name == "eigvals":
-        np.testing.assert_allclose(got[0], want[0], rtol=TOL[dtype], atol=TOL[dtype])
-    else:
-        _check_eigenpairs(a, got[0], got[1], want[0], TOL[dtype])
+    _check_eig(name, a, got, want)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("platform", GPUS)
 def test_hybrid_geqp3(platform: str, dtype: Any) -> None:
     """jsl.qr(pivoting=True): cu/hiphybrid_geqp3 (+ orgqr); the pivots equal XLA's (no ties),
-    `A[:, P] = Q R` with Q orthonormal and R upper triangular."""
+    `A[:, P] = Q R` with Q orthonormal, R upper triangular, |R| = |R_xla|."""
     a = _normal(dtype, np.random.default_rng(13), 5, 4)
     fn = lambda a: jsl.qr(a, pivoting=True)  # noqa: E731
-    (q, r, p), (_, r_xla, p_xla) = _ours_and_xla(fn, platform, f"{_vendor(platform)}hybrid_geqp3", a)
-    assert p.dtype == p_xla.dtype and np.array_equal(p, p_xla)
-    tol = TOL[dtype] * 10
-    np.testing.assert_allclose(q @ r, a[:, p], atol=tol * np.abs(a).max())
-    np.testing.assert_allclose(q.conj().T @ q, np.eye(q.shape[1]), atol=tol)
-    assert not np.tril(r, -1).any()
-    np.testing.assert_allclose(np.abs(r), np.abs(r_xla), rtol=tol, atol=tol)
+    got, want = _ours_and_xla(fn, platform, f"{_vendor(platform)}hybrid_geqp3", a)
+    check_qr_pivoting(a, got, want)
 
 
 ORMQR = {
