@@ -141,3 +141,12 @@ def test_wrong_operand_count() -> None:
     )
     with pytest.raises(InterpreterError, match="takes 2 operands, got 1"):
         run(parse(text), X)
+
+
+def test_registered_for_cpu_with_their_forms() -> None:
+    from stablehlo_py.interpreter.custom_calls import REGISTRY
+
+    for name, since in (("ducc_fft", "jaxlib <= 0.4.12"), ("dynamic_ducc_fft", "jaxlib 0.4.13 - 0.4.20")):
+        target = REGISTRY.get(name)
+        assert target is not None and target.platforms == frozenset({"cpu"}), name
+        assert len(target.forms) == 1 and since in target.forms[0], target.forms
