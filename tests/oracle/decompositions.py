@@ -56,7 +56,9 @@ def assert_bits(got: np.ndarray, want: np.ndarray, what: str) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape, (
         f"{what}: {got.dtype}{list(got.shape)} != {want.dtype}{list(want.shape)}"
     )
-    assert got.tobytes() == want.tobytes(), f"{what}: not bit-identical: got {got!r}, expected {want!r}"
+    assert got.tobytes() == want.tobytes(), (
+        f"{what}: not bit-identical: got {got!r}, expected {want!r}"
+    )
 
 
 def assert_close(got: np.ndarray, want: np.ndarray, what: str, n: int = 1) -> None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -80,7 +80,8 @@ UNSTABLE_TARGETS = tuple(
     [f"lapack_{t}{r}_ffi" for t in "sdcz" for r in ("geqp3", "ormqr", "unmqr", "gesvd")]
     + [f"{p}solver_{r}_ffi" for p in ("cu", "hip") for r in ("ormqr", "gesvdp", "geev", "syrk")]
     + [f"{p}hybrid_{r}" for p in ("cu", "hip") for r in ("eig_real", "eig_comp", "geqp3")]
-    + [f"{p}_{r}" for p in ("cu", "hip") for r in ("cholesky_update_ffi", "tridiagonal_solve_perturbed")]
+    + [f"{p}_{r}" for p in ("cu", "hip")
+       for r in ("cholesky_update_ffi", "tridiagonal_solve_perturbed")]
     + ["tridiagonal_solve_perturbed_ffi", "hipsparse_gtsv2_ffi"]
 )
 """Custom-call targets JAX's export refuses unless their safety check is disabled (not in
@@ -199,6 +200,9 @@ class Row:
     each of `POLY_SIZES`."""
     since: tuple[int, ...] = (0,)
     """The oldest jax version with the row (an older one skips it, saying so)."""
+    reference: Callable[..., Any] | None = None
+    """What XLA CPU runs as the reference when JAX does not lower the row's own function for CPU
+    (the same decomposition by another algorithm); None: the row's function."""
 
 
 def _jax_version() -> tuple[int, ...]:
@@ -226,7 +230,9 @@ def _cholesky_update_args(dtype: Any, r: np.random.Generator, n: int) -> tuple[n
     return np.linalg.cholesky(a).conj().T.astype(dtype), _normal(dtype, r, n)
 
 
-def _threefry(name: str, fn: Callable[..., Any], dtypes: tuple[str, ...], compare: str) -> list[Row]:
+def _threefry(
+    name: str, fn: Callable[..., Any], dtypes: tuple[str, ...], compare: str
+) -> list[Row]:
     """The default lowering (Threefry in StableHLO) and, on GPUs, JAX's kernel
     (`jax_threefry_gpu_kernel_lowering`: cu/hip_threefry2x32_ffi)."""
     args = key_and_like((3, 5))
@@ -241,16 +247,23 @@ def _key(k: Any) -> Any:
     return jax.random.wrap_key_data(k, impl="threefry2x32")
 
 
-GPU_CUMSUM_IS_CHLO_SCAN = hasattr(
-    __import__("jax._src.lax.control_flow.loops", fromlist=["_"]), "_cumred_chlo_lowering"
-)
-"""JAX lowers a real cumsum for GPUs to a `chlo.scan` composite (jax 0.12.0.1; 0.10.2 writes the
-associative scan in StableHLO)."""
+def _gpu_cumsum_is_chlo_scan() -> bool:
+    """Whether JAX lowers a real cumsum for GPUs to a `chlo.scan` composite (jax 0.12.0.1 does;
+    0.10.2 has the rule but disables it and writes the associative scan in StableHLO)."""
+    f32 = jax.ShapeDtypeStruct((4, 3), np.float32)
+    cumsum = jax.jit(lambda x: jnp.cumsum(x, axis=0))
+    return '"chlo.scan"' in jax_export.export(cumsum, platforms=["cuda"])(f32).mlir_module()
+
+
+GPU_CUMSUM_IS_CHLO_SCAN = _gpu_cumsum_is_chlo_scan()
 CHLO_SCAN_IN_ARTIFACT = (
     "our deserialize_portable_artifact refuses the chlo.scan composite's composite_attributes "
     "(operandSegmentSizes = array<i32: 1, 1>): 'expected a VHLO attribute reference, found "
     "builtin array' (serialization/mlirbc/vhlo.py); the module's text runs"
 )
+SVD, EIGH, EIG = lax.linalg.SvdAlgorithm, lax.linalg.EighImplementation, lax.linalg.EigImplementation
+TPU_SVD_POLAR_ONLY = "JAX: only the POLAR SVD algorithm (the default) is implemented on TPU"
+CPU_SVD_NO_JACOBI_POLAR = "JAX: the SVD Jacobi and Polar algorithms are not implemented on CPU"
 NO_TPU_EIG = "JAX has no TPU lowering of eig (MLIR translation rule for primitive 'eig' not found)"
 NO_GPU_SCHUR = "JAX lowers schur on CPU only"
 NO_HESSENBERG = "JAX lowers hessenberg on CPU only"
@@ -270,7 +283,8 @@ ROWS: list[Row] = [
     Row("jnp.linalg.inv", jnp.linalg.inv, square("general")),
     Row("jnp.linalg.lstsq", lambda a, b: jnp.linalg.lstsq(a, b)[0], lambda d, r, n: (
         _normal(d, r, n + 2, n), _normal(d, r, n + 2, 2))),
-    Row("jnp.linalg.matrix_norm", lambda a: jnp.linalg.matrix_norm(a, ord="nuc"), square("general")),
+    Row("jnp.linalg.matrix_norm", lambda a: jnp.linalg.matrix_norm(a, ord="nuc"),
+        square("general")),
     Row("jnp.linalg.matrix_power", lambda a: jnp.linalg.matrix_power(a, -2), square("general")),
     Row("jnp.linalg.matrix_rank", jnp.linalg.matrix_rank, rect(N + 1, N), compare="bits"),
     Row("jnp.linalg.norm", lambda a: jnp.linalg.norm(a, ord=2), square("general")),
@@ -332,7 +346,8 @@ ROWS: list[Row] = [
         dtypes=REAL),
     Row("lax.linalg.symmetric_product",
         # (symmetrized: cuBLAS's syrk writes one triangle and leaves the other as C was)
-        lambda a, c: lax.linalg.symmetric_product(a, c, alpha=2.0, beta=0.5, symmetrize_output=True),
+        lambda a, c: lax.linalg.symmetric_product(
+            a, c, alpha=2.0, beta=0.5, symmetrize_output=True),
         two_square("general", "hermitian"), dtypes=REAL),
     Row("lax.linalg.tridiagonal", lambda a: lax.linalg.tridiagonal(a, lower=True),
         square("hermitian"), not_lowered=_frozen(tpu=NO_TRIDIAGONAL)),
@@ -345,6 +360,40 @@ ROWS: list[Row] = [
         lambda p: lax.linalg.lu_pivots_to_permutation(p, N + 2),
         lambda d, r, n: (np.array([[0, 1, 2, 3], [3, 3, 5, 4], [5, 0, 1, 2]], np.int32),),
         dtypes=("i32",), compare="bits"),
+    # lax.linalg's algorithm choices (each reaches another GPU or TPU target; cusolver_geev_ffi is
+    # left out: JAX chooses it only when it knows cuSOLVER >= 11.7.1 at trace time, never on a
+    # CPU-only machine, where `EigImplementation.CUSOLVER` raises for every platform)
+    Row("lax.linalg.svd[qr]", lambda a: lax.linalg.svd(a, algorithm=SVD.QR), rect(N + 1, N),
+        compare="svd", not_lowered=_frozen(tpu=TPU_SVD_POLAR_ONLY)),
+    Row("lax.linalg.svd[qr,wide]",
+        lambda a: lax.linalg.svd(a, full_matrices=False, algorithm=SVD.QR), rect(N - 1, N),
+        compare="svd", not_lowered=_frozen(tpu=TPU_SVD_POLAR_ONLY)),
+    Row("lax.linalg.svd[jacobi]", lambda a: lax.linalg.svd(a, algorithm=SVD.JACOBI),
+        rect(N + 1, N), compare="svd", reference=jnp.linalg.svd,
+        not_lowered=_frozen(cpu=CPU_SVD_NO_JACOBI_POLAR, tpu=TPU_SVD_POLAR_ONLY)),
+    Row("lax.linalg.svd[polar]", lambda a: lax.linalg.svd(a, algorithm=SVD.POLAR),
+        square("general"), compare="svd", reference=jnp.linalg.svd,
+        not_lowered=_frozen(cpu=CPU_SVD_NO_JACOBI_POLAR)),
+    Row("lax.linalg.svd[divide_and_conquer]",
+        lambda a: lax.linalg.svd(a, algorithm=SVD.DIVIDE_AND_CONQUER), rect(N + 1, N),
+        compare="svd", since=(0, 10),
+        not_lowered=_frozen(cuda="JAX lowers SvdAlgorithm.DIVIDE_AND_CONQUER for ROCm only",
+                            tpu=TPU_SVD_POLAR_ONLY)),
+    Row("lax.linalg.eigh[qr]", lambda a: lax.linalg.eigh(a, implementation=EIGH.QR)[::-1],
+        square("hermitian"), compare="eigh",
+        not_lowered=_frozen(tpu="JAX: QR algorithm is not supported on TPU")),
+    Row("lax.linalg.eigh[jacobi]",
+        lambda a: lax.linalg.eigh(a, implementation=EIGH.JACOBI)[::-1],
+        square("hermitian"), compare="eigh", reference=jnp.linalg.eigh,
+        not_lowered=_frozen(cpu="JAX: Jacobi implementation is not supported on CPU")),
+    Row("lax.linalg.eigh[qdwh]", lambda a: lax.linalg.eigh(a, implementation=EIGH.QDWH)[::-1],
+        square("hermitian"), compare="eigh", reference=jnp.linalg.eigh,
+        not_lowered=_frozen(**dict.fromkeys(("cpu", *GPUS), "JAX: QDWH is only supported on TPU"))),
+    Row("lax.linalg.eig[magma]",
+        lambda a: lax.linalg.eig(a, compute_left_eigenvectors=False, implementation=EIG.MAGMA),
+        square("general"), compare="eig", reference=jnp.linalg.eig,
+        not_lowered=_frozen(cpu="JAX: only the LAPACK implementation is supported on CPU",
+                            tpu=NO_TPU_EIG)),
     # sorting and selection
     Row("jnp.sort", lambda x: jnp.sort(x, axis=-1), vector(lambda n: (3, 2 * n)), compare="bits"),
     Row("jnp.argsort", lambda x: jnp.argsort(x, axis=0), vector(lambda n: (2 * n, 3)),
@@ -361,7 +410,7 @@ ROWS: list[Row] = [
     *_threefry("jax.random.uniform", lambda k, x: jax.random.uniform(_key(k), x.shape, x.dtype),
                REAL, "bits"),
     *_threefry("jax.random.normal", lambda k, x: jax.random.normal(_key(k), x.shape, x.dtype),
-               FLOATS, "value"),
+               FLOATS, "value"),  # (erf_inv: numpy's transcendentals are not XLA's, by ulps)
     # cumulative ops
     Row("jnp.cumsum", lambda x: jnp.cumsum(x, axis=0), vector(lambda n: (2 * n, 3)),
         pending=_frozen(**{f"{p}/{d}": CHLO_SCAN_IN_ARTIFACT for p in GPUS for d in REAL})
@@ -374,7 +423,8 @@ ROWS: list[Row] = [
     # shape-polymorphic
     Row("poly.top_k", lambda x: lax.top_k(x, x.shape[0]), vector(lambda n: (n, n + 2)),
         dtypes=REAL, compare="bits", poly=("b, b + 2",)),
-    Row("poly.approx_max_k", lambda x: lax.approx_max_k(x, x.shape[0]), vector(lambda n: (n, n + 8)),
+    Row("poly.approx_max_k", lambda x: lax.approx_max_k(x, x.shape[0]),
+        vector(lambda n: (n, n + 8)),
         dtypes=REAL, compare="bits", poly=("b, b + 8",)),
     Row("poly.cumsum", lambda x: jnp.cumsum(x, axis=0), vector(lambda n: (n, 3)), poly=("b, 3",)),
     Row("poly.reduce_window",
@@ -433,11 +483,19 @@ def specs(row: Row, dtype: str) -> list[Any]:
     ]
 
 
+def export_reference(row: Row, dtype: str) -> Any:
+    """The CPU export XLA CPU runs as the row's reference (`Row.reference`)."""
+    if row.reference is None:
+        return export(row, "cpu", dtype)
+    return export(replace(row, fn=row.reference, reference=None), "cpu", dtype)
+
+
 def export(row: Row, platform: str, dtype: str) -> Any:
     """`jax.export.export` of the row for ``platform`` at ``dtype`` (its unstable custom calls
     allowed, its jax.config values set)."""
     checks = [jax_export.DisabledSafetyCheck.custom_call(t) for t in UNSTABLE_TARGETS]
     with jax_config(row.config):
-        return jax_export.export(jax.jit(flat(row.fn)), platforms=[platform], disabled_checks=checks)(
-            *specs(row, dtype)
+        exporter = jax_export.export(
+            jax.jit(flat(row.fn)), platforms=[platform], disabled_checks=checks
         )
+        return exporter(*specs(row, dtype))
