@@ -146,3 +146,25 @@ def test_every_entry_point_is_listed() -> None:
 
 def test_table_has_at_least_forty_functions() -> None:
     assert len({r.name.split("[")[0] for r in table.ROWS}) >= 40
+
+
+KERNEL_CELLS = [(r.name, p, d) for r in table.ROWS if r.config for p in r.platforms for d in r.dtypes]
+
+
+@pytest.mark.parametrize(("name", "platform", "dtype"), KERNEL_CELLS)
+def test_gpu_kernel_equals_default_lowering(name: str, platform: str, dtype: str) -> None:
+    """Our interpretation of JAX's GPU Threefry kernel (`cu/hip_threefry2x32_ffi`) gives the bits
+    of our interpretation of the default lowering (Threefry in StableHLO), whatever is computed
+    from them (the normal rows compare with XLA only by value: numpy's erf_inv is not XLA's)."""
+    row = table.ROW[name]
+    default = name.removesuffix("[gpu_kernel]")
+    args = table.arguments(row, dtype)
+    results = []
+    for which in (name, default):
+        artifact = read_jax_exported(exported(which, platform, dtype).serialize(), which)
+        module = deserialize_portable_artifact(artifact.mlir_module_serialized, name=which)
+        results.append(_results(artifact, module, artifact.module_arguments(args)))
+    assert "threefry2x32_ffi" in exported(name, platform, dtype).mlir_module()
+    assert "threefry2x32_ffi" not in exported(default, platform, dtype).mlir_module()
+    for i, (kernel, plain) in enumerate(zip(*results, strict=True)):
+        assert_bits(kernel, plain, f"result {i}")
