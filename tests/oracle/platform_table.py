@@ -151,6 +151,13 @@ def real_schur(dtype: Any, r: np.random.Generator, n: int) -> tuple[np.ndarray, 
     return t.astype(dtype), z.astype(dtype)
 
 
+def batched(maker: Maker, batch: int = 2) -> Maker:
+    """``batch`` draws of ``maker`` stacked (the GPU kernels' batch dimension, info i32[batch])."""
+    return lambda dtype, r, n: tuple(
+        np.stack(parts) for parts in zip(*(maker(dtype, r, n) for _ in range(batch)), strict=True)
+    )
+
+
 def vector(shape_of: Callable[[int], tuple[int, ...]]) -> Maker:
     return lambda dtype, r, n: (_normal(dtype, r, *shape_of(n)),)
 
@@ -301,6 +308,12 @@ ROWS: list[Row] = [
     Row("jnp.linalg.svdvals", jnp.linalg.svdvals, rect(N + 1, N)),
     Row("jnp.linalg.tensorinv", lambda a: jnp.linalg.tensorinv(a, ind=1), _tensorinv_arg),
     Row("jnp.linalg.tensorsolve", jnp.linalg.tensorsolve, _tensorsolve_args),
+    # batched (a leading batch dimension: the kernels' batch count, info per matrix)
+    Row("jnp.linalg.cholesky[batched]", jnp.linalg.cholesky, batched(square("spd"))),
+    Row("jnp.linalg.eigh[batched]", jnp.linalg.eigh, batched(square("hermitian")), compare="eigh"),
+    Row("jnp.linalg.qr[batched]", jnp.linalg.qr, batched(rect(N + 1, N)), compare="qr"),
+    Row("jnp.linalg.solve[batched]", _solve, batched(with_rhs("general", 2))),
+    Row("jnp.linalg.svd[batched]", jnp.linalg.svd, batched(rect(N, N - 1)), compare="svd"),
     # jax.scipy.linalg
     Row("jsl.cho_factor", lambda a: jsl.cho_factor(a)[0], square("spd")),
     Row("jsl.cho_solve", lambda c, b: jsl.cho_solve((c, False), b), lambda d, r, n: (
