@@ -268,7 +268,9 @@ CHLO_SCAN_IN_ARTIFACT = (
     "(operandSegmentSizes = array<i32: 1, 1>): 'expected a VHLO attribute reference, found "
     "builtin array' (serialization/mlirbc/vhlo.py); the module's text runs"
 )
-SVD, EIGH, EIG = lax.linalg.SvdAlgorithm, lax.linalg.EighImplementation, lax.linalg.EigImplementation
+SVD, EIGH, EIG = (
+    lax.linalg.SvdAlgorithm, lax.linalg.EighImplementation, lax.linalg.EigImplementation
+)
 TPU_SVD_POLAR_ONLY = "JAX: only the POLAR SVD algorithm (the default) is implemented on TPU"
 CPU_SVD_NO_JACOBI_POLAR = "JAX: the SVD Jacobi and Polar algorithms are not implemented on CPU"
 NO_TPU_EIG = "JAX has no TPU lowering of eig (MLIR translation rule for primitive 'eig' not found)"

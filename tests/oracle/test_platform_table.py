@@ -66,7 +66,7 @@ def exported(name: str, platform: str, dtype: str) -> Any:
 def reference(name: str, dtype: str, n: int) -> list[np.ndarray]:
     """XLA CPU running the CPU export on the row's arguments of size ``n``."""
     row = table.ROW[name]
-    cpu = exported(name, "cpu", dtype) if row.reference is None else table.export_reference(row, dtype)
+    cpu = table.export_reference(row, dtype) if row.reference else exported(name, "cpu", dtype)
     results = cpu.call(*table.arguments(row, dtype, n))
     return [np.asarray(x) for x in jax.tree_util.tree_leaves(results)]
 
@@ -148,7 +148,9 @@ def test_table_has_at_least_forty_functions() -> None:
     assert len({r.name.split("[")[0] for r in table.ROWS}) >= 40
 
 
-KERNEL_CELLS = [(r.name, p, d) for r in table.ROWS if r.config for p in r.platforms for d in r.dtypes]
+KERNEL_CELLS = [
+    (r.name, p, d) for r in table.ROWS if r.config for p in r.platforms for d in r.dtypes
+]
 
 
 @pytest.mark.parametrize(("name", "platform", "dtype"), KERNEL_CELLS)
@@ -168,3 +170,38 @@ def test_gpu_kernel_equals_default_lowering(name: str, platform: str, dtype: str
     assert "threefry2x32_ffi" not in exported(default, platform, dtype).mlir_module()
     for i, (kernel, plain) in enumerate(zip(*results, strict=True)):
         assert_bits(kernel, plain, f"result {i}")
+
+
+def test_report_counts_junit_outcomes(tmp_path: Any) -> None:
+    """tools/platform_table_report.py reads pytest's JUnit XML: a cell's platform and dtype from
+    its id (row names may hold brackets and dashes), skip vs xfail by the skipped element's type,
+    a strict XPASS as a failure."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "platform_table_report.py"
+    spec = importlib.util.spec_from_file_location("platform_table_report", path)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    xml = tmp_path / "r.xml"
+    xml.write_text(
+        '<testsuites><testsuite>'
+        '<testcase name="test_cell[jnp.linalg.qr-cpu-f32]"/>'
+        '<testcase name="test_cell[a.b[x,y-z]-cuda-c128]">'
+        '<skipped type="pytest.skip" message="s1"/></testcase>'
+        '<testcase name="test_cell[a.b[x,y-z]-cuda-f32]">'
+        '<skipped type="pytest.xfail" message="x1"/></testcase>'
+        '<testcase name="test_cell[r-tpu-u8]"><failure message="[XPASS(strict)] x2"/></testcase>'
+        '<testcase name="test_other"/>'
+        "</testsuite></testsuites>"
+    )
+    by_dtype, by_row, reasons = tool._collect(xml)
+    assert {k: dict(v) for k, v in by_dtype.items()} == {
+        ("cpu", "f32"): {"pass": 1}, ("cuda", "c128"): {"skip": 1},
+        ("cuda", "f32"): {"xfail": 1}, ("tpu", "u8"): {"fail": 1},
+    }
+    assert dict(by_row[("a.b[x,y-z]", "cuda")]) == {"skip": 1, "xfail": 1}
+    assert dict(reasons) == {
+        ("skip", "s1"): 1, ("xfail", "x1"): 1, ("fail", "[XPASS(strict)] x2"): 1
+    }
