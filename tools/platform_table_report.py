@@ -9,9 +9,9 @@ installed is older than the row), failed as expected (xfail: our interpreter's k
 their reasons) and failed; then the reasons of the cells that did not pass, with their counts.
 The exit status is pytest's.
 
-``--targets``: no test run; exports every row for every platform at its first dtype and prints the
-custom-call targets each export calls (or why the export raised): the evidence for the table's
-``not_lowered`` entries and for the issue note.
+``--targets``: no test run; exports every cell and prints, per row and platform, the custom-call
+targets its exports call (or why the export raised): the evidence for the table's ``not_lowered``
+entries and for the issue note; then which registered targets no cell reaches.
 """
 
 from __future__ import annotations
@@ -35,22 +35,36 @@ FLOATS = ("f32", "f64", "c64", "c128")
 
 def targets() -> int:
     sys.path.insert(0, str(REPO))
+    import textwrap
+
+    from stablehlo_py.interpreter.custom_calls.registry import REGISTRY
     from tests.oracle import platform_table as t
 
     pattern = re.compile(r"stablehlo\.custom_call @([\w$.]+)")
+    reached: set[str] = set()
     with t.jax_config({"jax_enable_x64": True}):
         for row in t.ROWS:
             cells = []
             for platform in row.platforms:
-                try:
-                    text = t.export(row, platform, row.dtypes[0]).mlir_module()
-                except Exception as e:  # noqa: BLE001 -- the point is to print it
-                    first = str(e).splitlines()[0][:90]
-                    cells.append(f"{platform}: RAISES {type(e).__name__}: {first}")
-                    continue
-                found = sorted(set(pattern.findall(text)) - {"shape_assertion"})
-                cells.append(f"{platform}: {', '.join(found) or '-'}")
-            print(f"{row.name} [{row.dtypes[0]}]\n    " + "\n    ".join(cells))
+                found: set[str] = set()
+                for dtype in row.dtypes:
+                    try:
+                        text = t.export(row, platform, dtype).mlir_module()
+                    except Exception as e:  # noqa: BLE001 -- the point is to print it
+                        first = str(e).splitlines()[0][:90]
+                        found.add(f"RAISES {type(e).__name__}: {first}")
+                        continue
+                    found |= set(pattern.findall(text)) - {"shape_assertion"}
+                reached |= {f for f in found if not f.startswith("RAISES")}
+                cells.append(f"{platform}: {', '.join(sorted(found)) or '-'}")
+            print(f"{row.name} [{', '.join(row.dtypes)}]\n    " + "\n    ".join(cells))
+    registered = {x.name for x in REGISTRY.targets()}
+    print(f"\n{len(reached & registered)} registered targets are reached by the table's exports; "
+          f"not reached ({len(registered - reached)}: older forms, other JAX functions, "
+          "checks and toolkit targets):")
+    print(textwrap.fill(", ".join(sorted(registered - reached)), 100))
+    unregistered = reached - registered
+    print(f"reached but not registered: {', '.join(sorted(unregistered)) or 'none'}")
     return 0
 
 
