@@ -136,7 +136,7 @@ def _to_vhlo_attr(a: Attribute, allow_other: bool) -> Attribute | None:
             return va.bool_tensor([bool(v) for v in vals])
         if isinstance(et, IntegerType) and et.width.data == 64:
             return va.i64_tensor([int(v) for v in vals])
-        return None
+        return a if allow_other else None  # (upstream: convertUnknownAttribute)
     if isinstance(a, DictionaryAttr):
         items: list[tuple[Attribute, Attribute]] = []
         for k, v in sorted(a.data.items()):
@@ -158,7 +158,7 @@ def _to_vhlo_attr(a: Attribute, allow_other: bool) -> Attribute | None:
     if structs.is_stablehlo(a):
         return _stablehlo_struct_to_vhlo(a)
     if isinstance(a, UnitAttr):
-        return None
+        return a if allow_other else None
     if allow_other:
         return a
     return None

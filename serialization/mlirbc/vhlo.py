@@ -35,6 +35,7 @@ from stablehlo_py.serialization.entries import ATTR, TYPE, DecodeProblem
 from stablehlo_py.serialization.mlirbc.builtin import (
     DecodeContext,
     NotEncodable,
+    attr_entry,
     float_bits,
     float_width,
 )
@@ -137,7 +138,10 @@ def entry(it: Interner, a: Any) -> Entry:
     codec = codecs.codec_for(a)
     if codec is None:
         if it.fallback is not None:  # another dialect's attribute inside a VHLO one
-            return it.fallback(it, a)  # (allow-other-dialects: `#sdy.sharding` in arg_attrs)
+            # (allow-other-dialects: `#sdy.sharding` in arg_attrs, a builtin `array<i32: ...>` in
+            # composite_attributes): a builtin one in the builtin dialect's encoding, as MLIR's
+            # writer does; others through the fallback
+            return attr_entry(it, a)
         raise NotEncodable(f"{a.name} is not a VHLO type or attribute")
     values = codec.encode(a)
     items: list[tuple[str, Any]] = []
@@ -309,12 +313,16 @@ def _f64(bits: int) -> float:
     return float(np.frombuffer(bits.to_bytes(8, "little"), np.float64)[0])
 
 
-def _is_sdy(obj: Any, kind: int) -> bool:
-    """A Shardy attribute (read as its text) inside a VHLO one: JAX's `sdy.sharding` argument
-    attributes are in the function's VHLO dictionaries."""
-    from stablehlo_py.ir.attributes import OpaqueAttr
+def _is_other_dialect(obj: Any, kind: int) -> bool:
+    """An attribute of another dialect inside a VHLO one, kept as it is: upstream's VHLO-to-StableHLO
+    conversion allows other dialects (`VhloTypeConverter(allowOtherDialects=true)`, whose
+    `convertUnknownAttribute` returns the attribute unchanged).  JAX's `sdy.sharding` argument
+    attributes (read as their text) are in the function's VHLO dictionaries, and jaxlib 0.12 writes
+    a GPU `cumsum`'s `chlo.scan` composite with builtin `array<i32: 1, 1>` segment sizes in its
+    `composite_attributes`.  A type or a location is never one."""
+    from xdsl.ir import Attribute
 
-    return kind == ATTR and isinstance(obj, OpaqueAttr) and obj.data.startswith("#sdy")
+    return kind == ATTR and isinstance(obj, Attribute)  # (a location is no xDSL Attribute here)
 
 
 def _typed(obj: Any, kind: int, pos: int) -> Any:
@@ -327,7 +335,7 @@ def _typed(obj: Any, kind: int, pos: int) -> Any:
             f"{'a type' if is_type else 'an attribute'}",
             pos,
         )
-    if codecs.codec_for(obj) is None and not _is_sdy(obj, kind):
+    if codecs.codec_for(obj) is None and not _is_other_dialect(obj, kind):
         # a builtin value or a location inside a VHLO one
         found = (
             "a location"

@@ -254,20 +254,6 @@ def _key(k: Any) -> Any:
     return jax.random.wrap_key_data(k, impl="threefry2x32")
 
 
-def _gpu_cumsum_is_chlo_scan() -> bool:
-    """Whether JAX lowers a real cumsum for GPUs to a `chlo.scan` composite (jax 0.12.0.1 does;
-    0.10.2 has the rule but disables it and writes the associative scan in StableHLO)."""
-    f32 = jax.ShapeDtypeStruct((4, 3), np.float32)
-    cumsum = jax.jit(lambda x: jnp.cumsum(x, axis=0))
-    return '"chlo.scan"' in jax_export.export(cumsum, platforms=["cuda"])(f32).mlir_module()
-
-
-GPU_CUMSUM_IS_CHLO_SCAN = _gpu_cumsum_is_chlo_scan()
-CHLO_SCAN_IN_ARTIFACT = (
-    "our deserialize_portable_artifact refuses the chlo.scan composite's composite_attributes "
-    "(operandSegmentSizes = array<i32: 1, 1>): 'expected a VHLO attribute reference, found "
-    "builtin array' (serialization/mlirbc/vhlo.py); the module's text runs"
-)
 SVD, EIGH, EIG = (
     lax.linalg.SvdAlgorithm, lax.linalg.EighImplementation, lax.linalg.EigImplementation
 )
@@ -427,9 +413,9 @@ ROWS: list[Row] = [
     *_threefry("jax.random.normal", lambda k, x: jax.random.normal(_key(k), x.shape, x.dtype),
                FLOATS, "value"),  # (erf_inv: numpy's transcendentals are not XLA's, by ulps)
     # cumulative ops
-    Row("jnp.cumsum", lambda x: jnp.cumsum(x, axis=0), vector(lambda n: (2 * n, 3)),
-        pending=_frozen(**{f"{p}/{d}": CHLO_SCAN_IN_ARTIFACT for p in GPUS for d in REAL})
-        if GPU_CUMSUM_IS_CHLO_SCAN else _frozen()),
+    Row("jnp.cumsum", lambda x: jnp.cumsum(x, axis=0), vector(lambda n: (2 * n, 3))),
+    # (jax 0.12 writes a real GPU cumsum as a `chlo.scan` composite whose composite_attributes
+    # hold builtin `array<i32: 1, 1>` values: test_chlo_scan_artifact.py)
     Row("jnp.cumprod", lambda x: jnp.cumprod(x, axis=1), vector(lambda n: (3, 2 * n))),
     Row("lax.cummax", lambda x: lax.cummax(x, axis=0), vector(lambda n: (2 * n, 3)), dtypes=REAL,
         compare="bits"),

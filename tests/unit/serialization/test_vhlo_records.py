@@ -153,3 +153,26 @@ def test_other_dialects_take_the_pass() -> None:
             parse(text, "-"), "1.0.0", allow_other_dialects=True, format=fmt
         )
         assert print_ir(deserialize_portable_artifact(data)) == print_ir(parse(text, "-"))
+
+
+def test_builtin_attributes_inside_vhlo_dictionaries() -> None:
+    """A builtin attribute VHLO has no counterpart for (an `array<i32>`, a unit) inside a composite's
+    attributes: refused without ``allow_other_dialects``; with it kept as it is and written in the
+    builtin dialect's own encoding, as XLA's serializer writes jax 0.12's GPU `chlo.scan`
+    composites (`operandSegmentSizes = array<i32: 1, 1>`), and read back as it was (upstream's
+    VHLO-to-StableHLO conversion keeps attributes of other dialects)."""
+    text = """func.func @main(%a: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.composite "my.op" %a {composite_attributes = {k = 1 : i64, seg = array<i32: 1, 1>, u}, decomposition = @impl} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @impl(%a: tensor<f32>) -> tensor<f32> {
+  return %a : tensor<f32>
+}
+"""
+    with pytest.raises(StableHLOError, match="has no VHLO counterpart"):
+        serialize_portable_artifact(parse(text, "-"), "1.18.0", format="mlir")
+    for fmt in ("msgpack", "mlir"):
+        data = serialize_portable_artifact(
+            parse(text, "-"), "1.18.0", allow_other_dialects=True, format=fmt
+        )
+        assert print_ir(deserialize_portable_artifact(data)) == print_ir(parse(text, "-")), fmt
