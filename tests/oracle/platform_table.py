@@ -5,12 +5,12 @@ the arguments it gets (made by an argument maker from a dtype, a seed and a size
 allows, and how our interpretation of each platform's export is compared with XLA CPU running the
 CPU export:
 
-* ``"value"``: floats within a few machine epsilons (`decompositions.assert_close`), integers and
+* ``"value"``: floats within a few machine epsilons (`linalg_identities.assert_close`), integers and
   booleans exactly;
 * ``"bits"``: every output bit for bit (PRNG results and exact functions: sort, top_k, cummax);
 * ``"shape"``: shapes and dtypes only (`jnp.empty`: its value is undefined);
-* any other name: an identity checker of `decompositions.CHECKS` (decompositions unique only up to
-  signs, phases or the basis of a repeated eigenspace).
+* any other name: an identity checker of `linalg_identities.CHECKS` (decompositions unique only
+  up to signs, phases or the basis of a repeated eigenspace).
 
 Cells that do not run are data here, so the table notices when JAX changes:
 ``not_lowered`` (JAX's export raises for that platform: the test asserts it raises, then skips),

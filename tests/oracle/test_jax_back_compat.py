@@ -46,14 +46,22 @@ from stablehlo_py.ir import parse, print_ir
 from stablehlo_py.ir.verify import verify
 from stablehlo_py.serialization import deserialize_portable_artifact
 from stablehlo_py.serialization.jax_export import read_jax_exported
-from tests import linalg_identities
-from tests.linalg_identities import bounded as _bounded
-from tests.linalg_identities import check_eig, check_eigh, check_schur, check_svd
-from tests.linalg_identities import eps as _eps
-from tests.linalg_identities import h as _h
-from tests.linalg_identities import norm as _norm
-from tests.linalg_identities import small as _small
-from tests.linalg_identities import wide as _wide
+from tests.linalg_identities import (
+    TOL,
+    assert_bits,
+    assert_close,
+    bounded,
+    check_eig,
+    check_eigh,
+    check_qr,
+    check_schur,
+    check_svd,
+    eps,
+    h,
+    norm,
+    small,
+    wide,
+)
 from tests.oracle.jax_back_compat import REQUIRED_KEYS, Entry, Serialization, data_dir, load
 
 DATA_DIR = data_dir()
@@ -111,37 +119,15 @@ TEXT_DIFFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 # Float results within TOL machine epsilons (of the result's dtype) times the largest expected
-# magnitude; identity residuals within TOL eps x n x ||A|| (Frobenius, per matrix of a batch).
-TOL = linalg_identities.TOL  # (the identities' helpers below are tests/linalg_identities.py's)
-
+# magnitude (`assert_close(relative=True)`); identity residuals within TOL eps x n x ||A||
+# (Frobenius, per matrix of a batch): tests/linalg_identities.py.
 
 # --------------------------------------------------------------------------------------------------
 # comparisons
 
+
 def _assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
-    if want.dtype.kind not in "fc":
-        assert np.array_equal(got, want), f"{what}: got {got!r}, expected {want!r}"
-        return
-    finite = np.isfinite(want)
-    assert np.array_equal(got[~finite], want[~finite], equal_nan=True), (
-        f"{what}: non-finite values differ: got {got!r}, expected {want!r}"
-    )
-    g, w = _wide(got[finite]), _wide(want[finite])
-    if not w.size:
-        return
-    err = float(np.max(np.abs(g - w)))
-    scale = float(np.max(np.abs(w)))
-    bound = TOL * _eps(want) * max(scale, np.finfo(want.dtype).tiny)
-    assert err <= bound, (
-        f"{what}: max |got - expected| = {err:.3g} > {bound:.3g} "
-        f"({TOL} eps x max |expected| {scale:.3g})\ngot {got!r}\nexpected {want!r}"
-    )
-
-
-def _assert_bits(got: np.ndarray, want: np.ndarray, what: str) -> None:
-    assert got.tobytes() == want.tobytes(), (
-        f"{what}: not bit-identical: got {got!r}, expected {want!r}"
-    )
+    assert_close(got, want, what, relative=True)
 
 
 def _arange(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -153,12 +139,12 @@ def _eigh_input(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """JAX's `CompatTest.eigh_input`: the Hermitian part of `_arange` (the exported function passes
     its lower triangle with `symmetrize_input=False`, which is the same matrix)."""
     x = _arange(shape, dtype)
-    return (x + _h(x)) / 2
+    return (x + h(x)) / 2
 
 
 # --------------------------------------------------------------------------------------------------
 # identities (JAX's check_*_results in tests/export_back_compat_test.py, stated as residual bounds;
-# those of eigh, eig, schur and svd in tests/linalg_identities.py)
+# those of eigh, eig, schur, svd and qr in tests/linalg_identities.py)
 
 
 def _check_eigh(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
@@ -183,30 +169,25 @@ def _check_svd(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
 
 def _check_qr(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
     q, r = got
-    a = _wide(_arange(r.shape, r.dtype))
-    m, eps, scale = q.shape[-1], _eps(q), _norm(a)
-    qq, rr = _wide(q), _wide(r)
-    _small("Q^H Q - I", _h(qq) @ qq - np.eye(m), 1.0, eps, m)
-    _small("Q R - A", qq @ rr - a, scale, eps, m)
-    assert np.all(np.tril(r, -1) == 0), f"R is not upper triangular: {r}"
+    check_qr(_arange(r.shape, r.dtype), q, r)
 
 
 def _check_lu(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
     lu, pivots, perm = got
     lu_device, pivots_device, _ = entry.expected
-    a = _wide(_arange(lu.shape, lu.dtype))
+    a = wide(_arange(lu.shape, lu.dtype))
     m, n = lu.shape[-2:]
-    k, eps = min(m, n), _eps(lu)
+    k, e = min(m, n), eps(lu)
     for idx in np.ndindex(*lu.shape[:-2]):
-        f = _wide(lu[idx])
+        f = wide(lu[idx])
         lower = np.tril(f[:, :k], -1) + np.eye(m, k)
         upper = np.triu(f[:k, :])
         p = np.arange(m)
         for i, j in enumerate(pivots[idx]):  # LAPACK's row interchanges, in order
             p[[i, j]] = p[[j, i]]
         assert np.array_equal(p, perm[idx]), f"permutation {perm[idx]} for pivots {pivots[idx]}"
-        _small("P A - L U", a[idx][p] - lower @ upper, _norm(a[idx]), eps, max(m, n))
-        _bounded("|L| (partial pivoting)", np.max(np.abs(lower)), 1 + TOL * eps)
+        small("P A - L U", a[idx][p] - lower @ upper, norm(a[idx]), e, max(m, n))
+        bounded("|L| (partial pivoting)", np.max(np.abs(lower)), 1 + TOL * e)
     if np.array_equal(pivots, pivots_device):  # given the pivots, L and U are unique
         _assert_close(lu, lu_device, "LU factors (same pivots as the device)")
 
@@ -241,8 +222,8 @@ def _reduce_window_one_init(entry: Entry, got: tuple[np.ndarray, ...]) -> None:
     x, y = entry.inputs
     window = (2, x.shape[0])
     sums = [sliding_window_view(v, window).sum(axis=(-2, -1)) for v in (x, y)]
-    _assert_bits(got[0], (np.float32(1) + sums[0]).astype(np.float32), "x: init + window sum")
-    _assert_bits(got[1], (2 - sums[1]).astype(np.int32), "y: init - window sum")
+    assert_bits(got[0], (np.float32(1) + sums[0]).astype(np.float32), "x: init + window sum")
+    assert_bits(got[1], (2 - sums[1]).astype(np.int32), "y: init - window sum")
 
 
 # The spec leaves these results to the implementation; we check the value we define.
@@ -304,7 +285,7 @@ def _check(entry: Entry, results: list[np.ndarray]) -> None:
     if special:
         special[1](entry, got)
         return
-    compare = _assert_bits if entry.file in EXACT else _assert_close
+    compare = assert_bits if entry.file in EXACT else _assert_close
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         compare(g, w, f"result {i}")
 

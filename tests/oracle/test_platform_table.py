@@ -7,8 +7,8 @@ A cell goes the way a user's artifact goes: `Exported.serialize()`, our `read_ja
 exported once with symbolic shapes and run at each of `POLY_SIZES`, as exported and after
 `refine_polymorphic_shapes` (which must leave no dynamic type).  The comparison is the row's
 (`platform_table` docstring): by value, bit for bit, or by a decomposition's identities
-(`decompositions.CHECKS`).  Exports and XLA CPU's results are cached per row and dtype, so XLA
-compiles each function once per dtype (and size).
+(`tests/linalg_identities.py`'s `CHECKS`).  Exports and XLA CPU's results are cached per row and
+dtype, so XLA compiles each function once per dtype (and size).
 
 `python tools/platform_table_report.py` prints the counts per platform and dtype.
 """
@@ -30,15 +30,10 @@ from stablehlo_py.interpreter.printing import type_of_value
 from stablehlo_py.serialization import deserialize_portable_artifact
 from stablehlo_py.serialization.jax_export import read_jax_exported
 from tests.oracle import platform_table as table
-from tests.oracle.decompositions import CHECKS, assert_bits, assert_close
+from tests.linalg_identities import CHECKS, assert_bits, assert_close
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _x64() -> Any:
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", old)
+pytestmark = pytest.mark.usefixtures("x64")  # tests/oracle/conftest.py
 
 
 def _cells() -> list[Any]:

@@ -31,7 +31,7 @@ from stablehlo_py.interpreter.custom_calls import REGISTRY
 from stablehlo_py.ir import parse
 from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 from stablehlo_py.serialization import deserialize_portable_artifact
-from tests.linalg_identities import TOL, check_eig, check_eigh, check_schur, check_svd
+from tests.linalg_identities import assert_close, check_eig, check_eigh, check_schur, check_svd
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "jax_old_forms"
 SETS = {"cpu": "0.4.30", "cpu_fft": "0.4.20"}
@@ -60,22 +60,9 @@ def _targets(module: Any) -> list[str]:
     return sorted({op.properties["call_target_name"].data for op in calls})
 
 
-def _close(got: np.ndarray, want: np.ndarray, what: str) -> None:
-    assert (got.dtype, got.shape) == (want.dtype, want.shape), (
-        f"{what}: {got.dtype}{list(got.shape)}, expected {want.dtype}{list(want.shape)}"
-    )
-    if want.dtype.kind not in "fc":
-        assert np.array_equal(got, want), f"{what}: got {got}, expected {want}"
-        return
-    scale = max(float(np.max(np.abs(want), initial=0.0)), 1.0)
-    bound = TOL * float(np.finfo(want.dtype).eps) * scale
-    err = float(np.max(np.abs(got.astype(np.complex128) - want), initial=0.0))
-    assert err <= bound, f"{what}: max |got - expected| = {err:.3g} > {bound:.3g}\n{got}\n{want}"
-
-
 def _by_value(inputs: list[np.ndarray], got: list[np.ndarray], want: list[np.ndarray]) -> None:
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        _close(g, w, f"result {i}")
+        assert_close(g, w, f"result {i}")
 
 
 def _svd(inputs: list[np.ndarray], got: list[np.ndarray], want: list[np.ndarray]) -> None:
