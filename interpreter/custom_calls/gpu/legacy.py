@@ -49,11 +49,10 @@ from stablehlo_py.interpreter.custom_calls.gpu.legacy_descriptors import (
     SOLVER_TYPES,
     check_fields,
     descriptor,
-    flat_result_types,
     kernel_context,
     without_shape_operands,
-    zeros_of,
 )
+from stablehlo_py.interpreter.custom_calls.lapack.common import flat_result_types, zeros_of_type
 from stablehlo_py.interpreter.custom_calls.lapack.eigh import syevd
 from stablehlo_py.interpreter.custom_calls.lapack.lu import getrf
 from stablehlo_py.interpreter.custom_calls.lapack.qr import geqrf, orgqr
@@ -215,7 +214,7 @@ def run_routine(ctx: Any, vendor: str, name: str) -> list[np.ndarray]:
         )
     kernel = kernel_context(ctx, routine.operands, routine.computed)
     out = routine.kernel(kernel, d, vendor)
-    return [*out, *(zeros_of(t) for t in types[routine.computed :])]
+    return [*out, *(zeros_of_type(t) for t in types[routine.computed :])]
 
 
 def _bind(vendor: str, name: str) -> Any:

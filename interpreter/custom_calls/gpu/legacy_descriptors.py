@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.custom_calls.jax_targets import split_shape_operands
-from stablehlo_py.semantics.ir_dtypes import dtype_of_type
-from xdsl.dialects.builtin import TupleType
+from stablehlo_py.interpreter.custom_calls.lapack.common import flat_result_types
 
 from stablehlo_py.errors import InterpreterError
 
@@ -90,19 +89,6 @@ def check_fields(ctx: Any, fields: dict[str, int], want: dict[str, int], what: s
             f"custom_call @{ctx.target_name}: its descriptor says {said}, but {what} give {real}; "
             "the descriptor does not belong to these operands (a hand-edited or damaged artifact)"
         )
-
-
-def flat_result_types(ctx: Any) -> tuple[Any, ...]:
-    """The call's result types; a single tuple-typed result (JAX's 2023 artifacts) counts as its
-    elements (the dispatcher packs the values back)."""
-    types = tuple(ctx.result_types)
-    if len(types) == 1 and isinstance(types[0], TupleType):
-        return tuple(types[0].types.data)
-    return types
-
-
-def zeros_of(rtype: Any) -> np.ndarray:
-    return np.zeros(tuple(rtype.get_shape()), dtype_of_type(rtype))
 
 
 def kernel_context(ctx: Any, operands: int, results: int, **changes: Any) -> Any:

@@ -21,7 +21,11 @@ import numpy as np
 from stablehlo_py.interpreter.custom_calls.gpu import legacy_descriptors as descriptors
 from stablehlo_py.interpreter.custom_calls.gpu.common import operand_dtype
 from stablehlo_py.interpreter.custom_calls.gpu.tridiagonal import gtsv2
-from stablehlo_py.interpreter.custom_calls.lapack.common import ffi_attributes
+from stablehlo_py.interpreter.custom_calls.lapack.common import (
+    ffi_attributes,
+    flat_result_types,
+    zeros_of_type,
+)
 
 from stablehlo_py.errors import InterpreterError
 
@@ -51,7 +55,7 @@ def gtsv2_old(ctx: Any, dtype: np.dtype, suffix: str) -> list[np.ndarray]:
             f"custom_call @{ctx.target_name} solves {dtype} systems (its name says so), the "
             f"operands are {operand_dtype(ctx)}"
         )
-    types = descriptors.flat_result_types(ctx)
+    types = flat_result_types(ctx)
     if len(ctx.operands) != 4 or len(types) != 2:
         raise InterpreterError(
             f"custom_call @{ctx.target_name} takes dl, d, du, B and gives the solution and a "
@@ -65,7 +69,7 @@ def gtsv2_old(ctx: Any, dtype: np.dtype, suffix: str) -> list[np.ndarray]:
         )
     sizes = {"batch": math.prod(b[:-2]), "m": b[-2], "n": b[-1], "ldb": b[-2]}
     descriptors.check_fields(ctx, d, sizes, "the right-hand sides' shape")
-    return [*gtsv2(descriptors.kernel_context(ctx, 4, 1)), descriptors.zeros_of(types[1])]
+    return [*gtsv2(descriptors.kernel_context(ctx, 4, 1)), zeros_of_type(types[1])]
 
 
 def _bind(dtype: np.dtype, suffix: str) -> Any:
