@@ -170,9 +170,18 @@ class Ctx:
 Converter = Callable[[Any, Ctx], Attribute]
 
 
+_INTEGERS = CONTEXT.table("builder.integers", 10_000)  # (width, value) -> the interned attribute
+
+
 def _integer(width: IntegerType) -> Converter:
+    bits = width.width.data
+
     def conv(v: Any, ctx: Ctx) -> Attribute:
-        return IntegerAttr(_int(v), width)
+        i = _int(v)
+        a = _INTEGERS.get((bits, i))
+        if a is None:  # one object per value, so that memos by identity (the builder's) hit
+            a = _INTEGERS.put((bits, i), IntegerAttr(i, width))
+        return a
 
     return conv
 

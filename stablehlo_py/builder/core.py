@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
+from stablehlo_py.builder.sites import site
 from stablehlo_py.builder.types import element_type_of, to_type
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.dense import make_dense
@@ -146,9 +147,20 @@ def constant(value: Any, dtype: Any = None, *, shape: Sequence[int] | None = Non
       ``bool`` -> ``i1``, ``int`` -> ``i32``, ``float`` -> ``f32``, ``complex`` -> ``complex<f32>``;
     - ``dtype`` (an element-type spelling or numpy dtype) converts the value;
     - ``shape`` broadcasts the value (stored once, as a splat, when it is a single number).
+
+    A bad value is a BuildError at the producer's line.
     """
     if isinstance(value, SSAValue):
         return value
+    try:
+        return _constant(value, dtype, shape)
+    except BuildError as e:
+        if e.location is None:
+            e.at(site())
+        raise
+
+
+def _constant(value: Any, dtype: Any, shape: Sequence[int] | None) -> SSAValue:
     if dtype is None:
         kind = None if isinstance(value, np.ndarray | np.generic) else _python_kind(value)
         if kind is None and not isinstance(value, np.ndarray | np.generic):
@@ -220,6 +232,16 @@ def operand_constant(
     return _constant_op(tensor_type(elem, tuple(shape)), np.asarray(value))
 
 
+def discard(values: Sequence[SSAValue]) -> None:
+    """Erase the ops that made ``values`` (the constants a failed call made for Python numbers),
+    last first, when nothing uses them: the failed call leaves nothing in the block."""
+    for v in reversed(values):
+        owner = v.owner
+        if isinstance(owner, Operation) and owner.parent is not None and not v.uses:
+            owner.detach()
+            owner.erase()
+
+
 def _is_type_sequence(spec: Any) -> bool:
     if isinstance(spec, list):
         return True
@@ -233,7 +255,10 @@ def _is_type_sequence(spec: Any) -> bool:
 def result_types_of(spec: Any, n: int | None, op_name: str) -> list[Attribute]:
     """``result_type=``: one type specification, or a list (or tuple) of them for several results
     (a tuple whose first item is a shape is one ``(shape, dtype)`` type)."""
-    types = [to_type(s) for s in spec] if _is_type_sequence(spec) else [to_type(spec)]
+    try:
+        types = [to_type(s) for s in spec] if _is_type_sequence(spec) else [to_type(spec)]
+    except BuildError as e:
+        raise BuildError(f"{op_name}: result_type: {e.message}", note=e.note) from None
     if n is not None and len(types) != n:
         raise BuildError(
             f"{op_name}: result_type gives {len(types)} type(s); the op has {n} result(s)"

@@ -30,8 +30,9 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from stablehlo_py.builder.attrs import to_attribute
-from stablehlo_py.builder.core import insert, inserting, operand_constant
+from stablehlo_py.builder.core import discard, insert, inserting, operand_constant
 from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.sites import arity_problem, defined_at, site
 from stablehlo_py.builder.types import to_type
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.types import tensor_type
@@ -80,6 +81,17 @@ class Function:
 
 def call(fn: Function, *args: Any) -> Any:
     """``func.call @fn(args)``; returns the single result, a tuple of several, or the op."""
+    made: list[SSAValue] = []
+    try:
+        return _call(fn, args, made)
+    except BuildError as e:
+        discard(made)
+        if e.location is None:
+            e.at(site())
+        raise
+
+
+def _call(fn: Function, args: tuple[Any, ...], made: list[SSAValue]) -> Any:
     if not isinstance(fn, Function):
         raise BuildError(f"call: expected a builder Function (from Module.func); got {fn!r}")
     types = fn.arg_types
@@ -89,6 +101,7 @@ def call(fn: Function, *args: Any) -> Any:
     for i, (a, t) in enumerate(zip(args, types)):
         if not isinstance(a, SSAValue):
             a = operand_constant(a, None, False, f"call @{fn.sym_name}", f"argument #{i}")
+            made.append(a)
         if a.type != t:
             from stablehlo_py.ir.text.printer import type_to_str
 
@@ -165,9 +178,39 @@ class Module:
         attributes: Mapping[str, Any] | None = None,
     ) -> Function:
         """``Module.func`` without the decorator syntax."""
+        try:
+            return self._add_function(
+                py_fn, arg_types, name, visibility, arg_attrs, res_attrs, attributes
+            )
+        except BuildError as e:
+            if e.location is None:
+                e.at(site())
+            raise
+
+    def _add_function(
+        self,
+        py_fn: Callable[..., Any],
+        arg_types: Sequence[Any],
+        name: str,
+        visibility: str | None,
+        arg_attrs: Sequence[Mapping[str, Any] | None] | None,
+        res_attrs: Sequence[Mapping[str, Any] | None] | None,
+        attributes: Mapping[str, Any] | None,
+    ) -> Function:
+        if not callable(py_fn):
+            raise BuildError(f"function @{name}: expected a Python callable; got {py_fn!r}")
         if name in self.functions:
             raise BuildError(f"the module already has a function @{name}")
         types = [to_type(t) for t in arg_types]
+        problem = arity_problem(py_fn, len(types))
+        if problem is not None:
+            where = defined_at(py_fn)
+            n = len(types)
+            raise BuildError(
+                f"function @{name}: {n} argument type{' is' if n == 1 else 's are'} given; "
+                f"{getattr(py_fn, '__name__', 'the callable')} {problem}",
+                note=None if where is None else f"the Python function is defined at {where}",
+            )
         block = Block(arg_types=types)
         props: dict[str, Attribute] = {
             "sym_name": StringAttr(name),

@@ -22,9 +22,15 @@ Each op becomes an :class:`OpFunction` whose parameters are the spec's names:
   another (``i8 x i8 -> i32``).
 - ``loc=`` (keyword only): an explicit location (MLIR text inside ``loc(...)``, or a TextLoc).
 
-Building checks what result-type inference checks (its errors are upstream's messages, raised at the
-call); the op's other constraints are checked by ``Module.verify()``, as MLIR verifies a module after
-its builders ran.
+Each op is checked when it is built, by the verifier's own rules (``ir.verify.driver.check_built``:
+result-type inference, the ODS operand and result types, traits, the op's verifier and its regions'
+signatures), before it is inserted; a failure is a ``BuildError`` in upstream's words without MLIR's
+``'<op>' op`` prefix, naming the op, with a note giving every operand's type (and ``result_type=``),
+at the producer's line (``builder.sites.site()``: the innermost frame outside the toolkit), and the
+call leaves nothing behind (the constants it made for Python numbers are erased).  What needs the
+op's surroundings is left to ``Module.verify()``: terminators (the builder makes them) and symbol
+uses.  An op of a signature checked before (same class, operand types, properties, result types
+when given) is neither inferred nor checked again (``driver.by_signature``, ``CACHE.built``).
 
 A function returns the op's single result as a value, several results as a tuple, and the op itself
 when it has no result.  Function names are the op names without the dialect, with a trailing ``_``
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,14 +58,19 @@ from xdsl.irdl import (
     VarRegionDef,
     VarResultDef,
 )
+from xdsl.traits import IsTerminator
 
 from stablehlo_py.builder import attrs as attr_conv
-from stablehlo_py.builder.core import insert, operand_constant, result_types_of
+from stablehlo_py.builder.core import discard, insert, operand_constant, result_types_of
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
 from stablehlo_py.builder.regions import build_region
+from stablehlo_py.builder.sites import defined_at, site
+from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.infer import InferError, has_rule, infer_result_types
 from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.verify.constraints import t2s
+from stablehlo_py.ir.verify.driver import BUILT, by_signature, check_built
 
 _MISSING = object()
 _OpResult = OpResult
@@ -186,6 +198,11 @@ class OpFunction:
         self._names = frozenset(spec.positional) | {r.name for r in spec.regions}
         self._populated = tuple(getattr(spec.cls, "POPULATED_DEFAULTS", {}).items())
         self._hook = _HOOKS.get(spec.name)
+        self._check = not spec.cls.has_trait(IsTerminator)  # type: ignore[attr-defined]
+        """Check the op when it is built (terminators are checked by Module.verify: they need the
+        block they end)."""
+        self._memo: bool | None = None
+        """Remember checked ops by signature (``driver.by_signature``); decided on first use."""
         self.__doc__ = _doc(spec)
         self.__signature__ = _signature(spec)
 
@@ -193,13 +210,32 @@ class OpFunction:
         return f"<builder function {self.spec.name}>"
 
     def __call__(self, *args: Any, result_type: Any = None, loc: Any = None, **kwargs: Any) -> Any:
+        values: dict[str, Any] = {}
+        made: list[SSAValue] = []  # constants made here for Python numbers (undone on failure)
+        try:
+            return self._build(args, kwargs, values, made, result_type, loc)
+        except BaseException as e:
+            _undo(made, values)
+            if isinstance(e, BuildError) and e.location is None:
+                e.at(site())
+            raise
+
+    def _build(
+        self,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        values: dict[str, Any],
+        made: list[SSAValue],
+        result_type: Any,
+        loc: Any,
+    ) -> Any:
         spec = self.spec
         names = self._positional
         if len(args) > len(names):
             raise BuildError(
                 f"{spec.name} takes at most {len(names)} positional arguments ({', '.join(names)}); got {len(args)}"
             )
-        values: dict[str, Any] = dict(zip(names, args))
+        values.update(zip(names, args))
         for k, v in kwargs.items():
             if k not in self._names:
                 raise BuildError(
@@ -245,6 +281,7 @@ class OpFunction:
                         spec.name,
                         f"operand '{o.name}'",
                     )
+                    made.append(x)
                 vals.append(x)
             if o.variadic and first_group is None:
                 first_group = vals
@@ -291,20 +328,39 @@ class OpFunction:
                     raise BuildError(f"{spec.name}: missing region '{r.name}' (give a callable)")
                 regions.append(build_region(spec.name, r.name, v, by_name, props))
 
-        # result types
+        # result types; an op of a signature checked before is not inferred or checked again
+        check = self._check
+        key: tuple[Any, ...] | None = None
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = by_signature(spec.cls)
+        if memo and default_results is None and not regions:
+            key = (spec.cls, *[x.type for x in flat], None, *props.values())
         if result_type is not None:
             results = result_types_of(result_type, spec.n_results, spec.name)
+            if key is not None:
+                key = (*key, None, *results)
+                if BUILT.get_seq(key, tuple(props)) is not None:
+                    check = False
         elif default_results is not None:
             results = default_results
         elif spec.result_segments:
             results = []  # the group sizer below gives them
         elif spec.inferred:
-            try:
-                results = infer_result_types(
-                    spec.name, [x.type for x in flat], props, regions, flat
-                )
-            except InferError as e:
-                raise BuildError(f"{spec.name}: {e.message}") from None
+            hit = None if key is None else BUILT.get_seq(key, tuple(props))
+            if hit is not None:
+                results = hit
+                check = False
+            else:
+                try:
+                    results = infer_result_types(
+                        spec.name, [x.type for x in flat], props, regions, flat
+                    )
+                except InferError as e:
+                    err = self._error(e.message, spec.operands, groups, made, None)
+                    if spec.regions and _ABOUT_REGIONS.search(err.message):
+                        _note_regions(err, spec, values)
+                    raise err from None
         elif spec.n_results == 0:
             results = []
         else:
@@ -328,6 +384,20 @@ class OpFunction:
         op = new_op(spec.cls, flat, results, props, regions)
         for k, v in self._populated:
             op.properties.setdefault(k, v)
+        if check:
+            try:
+                check_built(op)
+            except VerifyError as e:
+                err = self._error(
+                    _reason(e.message, spec.name), spec.operands, groups, made, result_type
+                )
+                if spec.regions and _ABOUT_REGIONS.search(err.message):
+                    _note_regions(err, spec, values)
+                _drop(op)
+                raise err from None
+            if key is not None:
+                verdict = True if result_type is not None else tuple(results)
+                BUILT.put_seq(key, verdict, tuple(props))
         insert(op)
         if loc is not None:
             op.location = loc if isinstance(loc, TextLoc) else TextLoc(str(loc))  # type: ignore[assignment]
@@ -337,6 +407,125 @@ class OpFunction:
         if not res:
             return op
         return tuple(res)
+
+    def _error(
+        self,
+        reason: str,
+        operands: tuple[OperandParam, ...],
+        groups: list[list[SSAValue]],
+        made: list[SSAValue],
+        result_type: Any,
+    ) -> BuildError:
+        """A failed check or inference as a BuildError: the reason (operand indices named), and a
+        note with every operand's type (and the result type given)."""
+        labels = _labels(operands, groups)
+        reason = _OPERAND_INDEX.sub(
+            lambda m: f"{m.group(0)} ('{labels[int(m.group(1))][0]}')"
+            if int(m.group(1)) < len(labels)
+            else m.group(0),
+            reason,
+        )
+        parts = [
+            f"operand '{label}' is {t2s(v.type)}"
+            + (" (made from a Python value)" if v in made else "")
+            for label, v in labels
+        ]
+        if result_type is not None:
+            parts.append(f"result_type= {', '.join(t2s(t) for t in _as_types(result_type))}")
+        err = BuildError(f"{self.spec.name}: {reason}", note="; ".join(parts) if parts else None)
+        hint = next((h for k, h in HINTS if reason.startswith(k)), None)
+        return err if hint is None else err.also(hint)
+
+
+_ABOUT_REGIONS = re.compile(r"region|block|return|comparator|body|branch|cond", re.IGNORECASE)
+"""A verifier's message about an op's regions: the BuildError says where their callables are."""
+_OPERAND_INDEX = re.compile(r"\boperand #(\d+)(?! \()")
+
+
+def _reason(message: str, op_name: str) -> str:
+    """A verifier's message without MLIR's ``'<op>' op `` prefix (the BuildError names the op)."""
+    prefix = f"'{op_name}' op "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+def _labels(
+    operands: tuple[OperandParam, ...], groups: list[list[SSAValue]]
+) -> list[tuple[str, SSAValue]]:
+    """(spec name, value) of each operand in order: ``lhs``; ``inputs[1]`` in a variadic group."""
+    out = []
+    for o, g in zip(operands, groups):
+        for i, v in enumerate(g):
+            out.append((f"{o.name}[{i}]" if o.variadic else o.name, v))
+    return out
+
+
+def _as_types(result_type: Any) -> list[Attribute]:
+    try:
+        return result_types_of(result_type, None, "")
+    except BuildError:
+        return []
+
+
+_CONVERT = (
+    "to combine element types, convert one operand first: "
+    "hlo.convert(value, result_type=(shape, 'f32'))"
+)
+HINTS: tuple[tuple[str, str], ...] = (
+    ("requires the same element type", _CONVERT),
+    ("requires compatible element types", _CONVERT),
+    (
+        "Mismatched dimension sizes",
+        "operands of elementwise ops have one shape: broadcast the other one first "
+        "(hlo.broadcast_in_dim(value, broadcast_dimensions, result_type=...))",
+    ),
+    (
+        "operand #0 ('pred') must be ranked tensor of bool values",
+        "a predicate is an i1 tensor: make one with hlo.compare(lhs, rhs, 'NE') or hlo.convert",
+    ),
+)
+"""A fix for a producer's common mistake, by the reason's first words (upstream's messages)."""
+
+_REGION_WORDS = {"cond": ("cond",), "body": ("body", "reduction-region", "block")}
+"""How upstream's messages name a region, when not by its name."""
+
+
+def _note_regions(err: BuildError, spec: OpSpec, values: Mapping[str, Any]) -> None:
+    """Notes saying where the callables of the regions the message is about were defined (of
+    every region, when it names none)."""
+    text = err.message.lower()
+    named = [
+        r for r in spec.regions if any(w in text for w in (r.name, *_REGION_WORDS.get(r.name, ())))
+    ]
+    for r in named or spec.regions:
+        v = values.get(r.name)
+        for f in v if isinstance(v, list | tuple) else [v]:
+            where = defined_at(f) if callable(f) else None
+            if where is not None:
+                err.also(f"region '{r.name}' is the callable defined at {where}")
+
+
+def _drop(op: Operation) -> None:
+    """Forget a built op that failed its check (its operands stop using their values)."""
+    op.drop_all_references()
+
+
+def _undo(made: list[SSAValue], values: Mapping[str, Any]) -> None:
+    """After a failed call: erase the constants it made for Python numbers and the function it
+    made for a composite's decomposition, so that the module holds nothing of the call."""
+    discard(made)
+    fn = values.get(_MADE_FUNCTION)
+    if fn is not None:
+        from stablehlo_py.builder.core import current_module
+
+        module = current_module()
+        fn.op.detach()
+        fn.op.erase()
+        if module is not None and module.functions.get(fn.sym_name) is fn:
+            del module.functions[fn.sym_name]
+
+
+_MADE_FUNCTION = " made function"
+"""Where ``_composite`` leaves the function it built (not a parameter name: it has a space)."""
 
 
 def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribute] | None:
@@ -359,7 +548,7 @@ def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribu
             i += 1
             name = f"{base}_{i}"
         dec = module.add_function(dec, [v.type for v in operands], name, "private")
-        values["decomposition"] = dec
+        values["decomposition"] = values[_MADE_FUNCTION] = dec
     if isinstance(dec, Function):
         return dec.result_types
     return None

@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from stablehlo_py.builder.core import insert, inserting, operand_constant
 from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.sites import arity_problem, defined_at
 from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 
 Types = Mapping[str, Sequence[Attribute]]
@@ -137,6 +138,17 @@ def build_region(
             note="build the Region yourself (xdsl.ir.Region) and pass it",
         )
     block = Block(arg_types=arg_rule(operand_types, attrs or {}))
+    problem = arity_problem(fn, len(block.args))
+    if problem is not None:
+        from stablehlo_py.ir.verify.constraints import t2s
+
+        n = len(block.args)
+        where = defined_at(fn)
+        raise BuildError(
+            f"{op_name}: region '{region_name}' gets {n} block argument{'' if n == 1 else 's'} "
+            f"({', '.join(t2s(a.type) for a in block.args)}); the callable {problem}",
+            note=None if where is None else f"region '{region_name}' is the callable defined at {where}",
+        )
     with inserting(block):
         out = fn(*block.args)
         values = _returned(out, block, op_name, region_name)

@@ -116,8 +116,20 @@ def verify_mesh_symbol(op: StableHLOOp) -> None:
     ref = rg.mesh
     if not isinstance(ref, SymbolRefAttr) or ref.nested_references.data:
         return
+    if nearest_symbol_table(op) is None:
+        return  # not (yet) inside a symbol table (an op being built): MLIR verifies uses within one
     if lookup_nearest_symbol(op, ref.root_reference.data) is None:
         raise VerifyException(f"replica_groups: mesh symbol '{ref.root_reference.data}' not found")
+
+
+def nearest_symbol_table(op: Operation) -> Operation | None:
+    """The nearest op enclosing ``op`` (or ``op`` itself) with the SymbolTable trait, or None."""
+    from xdsl.traits import SymbolTable
+
+    table: Operation | None = op
+    while table is not None and not table.has_trait(SymbolTable, value_if_unregistered=False):
+        table = table.parent_op()
+    return table
 
 
 def lookup_nearest_symbol(op: Operation, name: str) -> Operation | None:
@@ -125,11 +137,8 @@ def lookup_nearest_symbol(op: Operation, name: str) -> Operation | None:
     table, the op whose `sym_name` is ``name`` -- any op with that attribute, registered or not
     (an unregistered `"sdy.mesh"() {sym_name = ...}` is a symbol too, as in MLIR)."""
     from xdsl.dialects.builtin import StringAttr
-    from xdsl.traits import SymbolTable
 
-    table: Operation | None = op
-    while table is not None and not table.has_trait(SymbolTable, value_if_unregistered=False):
-        table = table.parent_op()
+    table = nearest_symbol_table(op)
     if table is None or not table.regions or not table.regions[0].blocks:
         return None
     for candidate in table.regions[0].blocks.first.ops:  # type: ignore[union-attr]

@@ -36,8 +36,13 @@ context per op.
 **Memos.**  Every memo of the verifier lives on one `VerifierCache` (`CACHE`, with `clear()`), which
 the context owns (`CONTEXT.adopt("verify.driver", ...)`: `CONTEXT.clear()` and `fresh_context()` empty
 it): the compiled plans, the constraint verdicts, and one verdict memo of whole ops by signature (ops
-whose class declares `VERIFY_BY_TYPES`: a program's repeated ops of one signature are checked once).
+whose class declares `VERIFY_BY_TYPES`: a program's repeated ops of one signature are checked once),
+and the builder's memo of the ops `check_built` passed (`built`).
 The memos keyed by attributes are identity maps (stablehlo_py/ir/xdsl_compat/identity.py).
+
+**Ops being built.**  `check_built(op)` verifies one op the builder has just made, before it is
+inserted, by the same two steps (the plan, else xDSL's verifier), so a producer's mistake is
+reported at the Python call with the verifier's own words (`stablehlo_py.builder.opgen`).
 
 Written against xDSL 0.74.0's `OpDef.verify`, `irdl_op_verify_arg_list`, `verify_variadic_size`,
 `irdl_op_verify_regions` and `Operation.verify`; with another xDSL version no plan is compiled
@@ -580,7 +585,12 @@ class VerifierCache:
       any) -> True.  Types and attributes are immutable and the parser and the passes share equal
       ones, so a program's repeated ops of one signature are checked once.  Only successes are
       kept: a failing op is checked again for its diagnostic.  Emptied when it would exceed
-      `verdict_limit`.
+      `verdict_limit`;
+    - `built`: the builder's memo of ops that `check_built` passed, by signature: (class, operand
+      types, None, property values; with the property names as `extra`) -> the inferred result
+      types, or (the same, None, the result types the producer gave) -> True; so building an op of
+      a signature seen before skips both its inference and its check.  Only for classes whose
+      verification reads nothing else (`by_signature`).  Only successes are kept.
 
     `clear()` forgets everything (tests and mutation runs: a verdict reached by other rules must not
     answer for the ones under test)."""
@@ -591,16 +601,24 @@ class VerifierCache:
         self.constraints = _Memo(constraint_limit)
         self.verdicts = IdentityMap("verify.driver.verdicts", verdict_limit)
         self.verdict_limit = verdict_limit
+        self.built = IdentityMap("verify.driver.built", verdict_limit)
 
     def __len__(self) -> int:
         """Entries of every memo (the context's `sizes()`)."""
-        return len(self.plans) + len(self.no_plan) + self.constraints.size + len(self.verdicts)
+        return (
+            len(self.plans)
+            + len(self.no_plan)
+            + self.constraints.size
+            + len(self.verdicts)
+            + len(self.built)
+        )
 
     def clear(self) -> None:
         self.plans.clear()
         self.no_plan.clear()
         self.constraints.clear()
         self.verdicts.clear()
+        self.built.clear()
 
 
 CACHE = CONTEXT.adopt("verify.driver", VerifierCache())
@@ -657,6 +675,32 @@ def verifies(op: Operation) -> bool:
         return False
 
 
+# ------------------------------------------------------------------ ops being built
+def check_built(op: Operation) -> None:
+    """Verify one op the builder has just made -- complete (operands, results, properties,
+    regions) and not yet inserted -- as `verify` verifies each op: its plan (with the verdict memo)
+    and, when that declines, xDSL's verifier, which words the `VerifyError` in upstream's words.
+    The same rules as `verify`, run at the call (the ops nested in its regions were checked when
+    they were built).  Terminators are not checked here: they need the block they end (the builder
+    makes them from the region's or function's signature; `verify` checks them).  Verifiers that
+    read a symbol table treat an op with no enclosing one as not checkable yet (MLIR verifies symbol
+    uses within a symbol table), so a detached op is never refused for what only its module knows."""
+    if not verifies(op):
+        verify_declined(op)
+
+
+def by_signature(cls: type) -> bool:
+    """Whether the verdict on an op of class `cls` depends only on its class, operand and result
+    types, properties and attributes (`VERIFY_BY_TYPES = True`, no regions, not a terminator): then
+    the builder may remember it by signature (`CACHE.built`)."""
+    plan = plan_for(cls)
+    return plan is not None and plan.by_types and not plan.region_signature
+
+
+BUILT = CACHE.built
+"""The builder's memo by signature (`CACHE.built`, the same object; see `VerifierCache`)."""
+
+
 # ------------------------------------------------------------------ the driver
 def verify(top: Operation) -> None:
     """Verify every op (outer ops first); the first failure is raised with the op's location (and,
@@ -664,20 +708,24 @@ def verify(top: Operation) -> None:
     for op in top.walk():
         if op.name == "builtin.module":
             _verify_module(op)
-        if verifies(op):
-            continue
-        # the plan declined: xDSL's verifier checks the op again and words the diagnostic
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as e:
-            raise diagnostic(op, e) from None
-        except UnicodeEncodeError as e:
-            # xDSL prints the module into its diagnostic and cannot print a string that is not
-            # UTF-8 (bytes kept as surrogates): report the verification failure it was printing
-            cause = e.__context__
-            if not isinstance(cause, VerifyException):
-                raise
-            raise diagnostic(op, cause) from None
+        if not verifies(op):
+            verify_declined(op)
+
+
+def verify_declined(op: Operation) -> None:
+    """An op its plan declined (or failed): xDSL's verifier checks it again and words the
+    diagnostic, raised as a VerifyError in upstream's words."""
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException as e:
+        raise diagnostic(op, e) from None
+    except UnicodeEncodeError as e:
+        # xDSL prints the module into its diagnostic and cannot print a string that is not
+        # UTF-8 (bytes kept as surrogates): report the verification failure it was printing
+        cause = e.__context__
+        if not isinstance(cause, VerifyException):
+            raise
+        raise diagnostic(op, cause) from None
 
 
 def _verify_module(op: Operation) -> None:

@@ -256,10 +256,16 @@ def test_verify_errors_name_the_python_line_when_locations_are_on() -> None:
 
     @m.func(tensor((2,), "f32"), tensor((2,), "i32"))
     def main(x, y):
-        return hlo.add(x, y)  # element types differ: the verifier's error names this line
+        # element types differ: the builder checks the op when it is built (issue 26)
+        return hlo.add(x, hlo.convert(y, result_type=tensor((2,), "f32")))
 
+    # an op changed after it was built (here: its rhs becomes the i32 argument) is checked by
+    # Module.verify, whose error names the op's Python line when locations are on
+    block = m.functions["main"].op.body.block
+    add = block.last_op.operands[0].owner
+    add.operands = [block.args[0], block.args[1]]
     line = (
-        inspect.getsourcelines(test_verify_errors_name_the_python_line_when_locations_are_on)[1] + 7
+        inspect.getsourcelines(test_verify_errors_name_the_python_line_when_locations_are_on)[1] + 8
     )
     with pytest.raises(VerifyError) as e:
         m.verify()
