@@ -211,7 +211,7 @@ class OpFunction:
 
     def __call__(self, *args: Any, result_type: Any = None, loc: Any = None, **kwargs: Any) -> Any:
         values: dict[str, Any] = {}
-        made: list[SSAValue] = []  # constants made here for Python numbers (undone on failure)
+        made: list[Any] = []  # constants made for Python numbers, regions (undone on failure)
         try:
             return self._build(args, kwargs, values, made, result_type, loc)
         except BaseException as e:
@@ -225,7 +225,7 @@ class OpFunction:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         values: dict[str, Any],
-        made: list[SSAValue],
+        made: list[Any],
         result_type: Any,
         loc: Any,
     ) -> Any:
@@ -322,11 +322,14 @@ class OpFunction:
                     if isinstance(v, Sequence)
                     else [v]
                 )
-                regions.extend(build_region(spec.name, r.name, f, by_name, props) for f in fns)
+                for f in fns:
+                    regions.append(build_region(spec.name, r.name, f, by_name, props))
+                    made.append(regions[-1])
             else:
                 if v is _MISSING or v is None:
                     raise BuildError(f"{spec.name}: missing region '{r.name}' (give a callable)")
                 regions.append(build_region(spec.name, r.name, v, by_name, props))
+                made.append(regions[-1])
 
         # result types; an op of a signature checked before is not inferred or checked again
         check = self._check
@@ -413,7 +416,7 @@ class OpFunction:
         reason: str,
         operands: tuple[OperandParam, ...],
         groups: list[list[SSAValue]],
-        made: list[SSAValue],
+        made: list[Any],
         result_type: Any,
     ) -> BuildError:
         """A failed check or inference as a BuildError: the reason (operand indices named), and a
@@ -509,10 +512,14 @@ def _drop(op: Operation) -> None:
     op.drop_all_references()
 
 
-def _undo(made: list[SSAValue], values: Mapping[str, Any]) -> None:
-    """After a failed call: erase the constants it made for Python numbers and the function it
-    made for a composite's decomposition, so that the module holds nothing of the call."""
-    discard(made)
+def _undo(made: list[Any], values: Mapping[str, Any]) -> None:
+    """After a failed call: the regions it built stop using outer values, the constants it made
+    for Python numbers and the function it made for a composite's decomposition are erased, so
+    that the module holds nothing of the call."""
+    for r in made:
+        if isinstance(r, Region):
+            r.drop_all_references()
+    discard([v for v in made if isinstance(v, SSAValue)])
     fn = values.get(_MADE_FUNCTION)
     if fn is not None:
         from stablehlo_py.builder.core import current_module

@@ -212,6 +212,23 @@ def test_a_failed_call_leaves_no_op_in_the_block() -> None:
     m.verify()
 
 
+def test_a_failed_call_leaves_no_use_of_outer_values() -> None:
+    m = Module()
+
+    @m.func(F2, F0)
+    def main(x, y):  # type: ignore[no-untyped-def]
+        with pytest.raises(BuildError):  # the body uses y, then the reduce fails (i32 result)
+            hlo.reduce(
+                [x], [0.0], dimensions=[0], body=lambda a, b: hlo.convert(hlo.add(a, y), result_type=I0)
+            )
+        with pytest.raises(BuildError):  # the body uses y, then the reduce fails (bad dimension)
+            hlo.reduce([x], [0.0], dimensions=[3], body=lambda a, b: hlo.add(a, y))
+        assert not y.uses
+        return x
+
+    m.verify()
+
+
 def test_a_failed_composite_leaves_no_decomposition_function() -> None:
     m = Module()
 
