@@ -10,8 +10,8 @@ XLA comes with the ``oracle`` extra, IREE with the ``iree`` extra; a missing one
 the reason.
 
 :data:`KNOWN_DEVIATIONS` names where a consumer's results differ from the spec's (all of them
-IREE's today: an unstable sort, IEEE 754 special cases of atan2, pow and cbrt, sin/cos/tan of
-huge arguments).  Each row's check asserts that the deviation *still happens* and is only what the
+IREE's today: an unstable sort, bf16 sums in f32, IEEE 754 special cases of atan2, pow and cbrt,
+sin/cos/tan of huge arguments).  Each row's check asserts that the deviation *still happens* and is only what the
 row says, so the table notices when it goes away; the program's other results are compared as
 usual.  :data:`IREE_LIMITS` does the same for what IREE refuses or needs a flag for.
 """
@@ -46,6 +46,7 @@ PROGRAMS = (
     "float_edges",
     "int_ops",
     "lstm",
+    "mixed_precision",
     "topk_sort",
     # written before inputs() (OLDER_EXAMPLES)
     "mlp_train",
@@ -172,6 +173,26 @@ def _differs_at(
     return still_happens
 
 
+def _sums_in_f32(
+    result: int, operand: int, axis: int
+) -> Callable[[Sequence[np.ndarray], list[np.ndarray], list[np.ndarray]], None]:
+    """The consumer's sums (result ``result``) of argument ``operand`` along ``axis`` are the
+    exact f32 sums rounded once to the result's type, not our sums rounded after every addition
+    (as XLA's); the spec leaves a reduction's order to the implementation."""
+
+    def still_happens(
+        args: Sequence[np.ndarray], ours: list[np.ndarray], theirs: list[np.ndarray]
+    ) -> None:
+        dtype = ours[result].dtype
+        once = args[operand].astype(np.float32).sum(axis).astype(dtype)
+        np.testing.assert_array_equal(theirs[result], once, err_msg="not the f32 sums")
+        assert not np.array_equal(theirs[result], ours[result]), (
+            "the consumer now rounds as we do: delete its KNOWN_DEVIATIONS row"
+        )
+
+    return still_happens
+
+
 def _edge(name: str) -> int:
     """The index of ``examples/float_edges.py``'s result ``name``."""
     return _load("float_edges").RESULTS.index(name)
@@ -184,6 +205,14 @@ KNOWN_DEVIATIONS: dict[tuple[str, str], tuple[Deviation, ...]] = {
             "(the ids sorted by score come out in another order among equal scores)",
             (1,),
             _ties_reordered(keys=0, payload=1, sorted_keys=0, sorted_payload=1, axis=1),
+        ),
+    ),
+    ("mixed_precision", "iree"): (
+        Deviation(
+            "IREE sums bf16 in f32 and rounds once (within the bf16 tolerance; XLA and the "
+            "interpreter round after every addition)",
+            (6,),
+            _sums_in_f32(result=6, operand=0, axis=1),
         ),
     ),
     # examples/float_edges.py's X and Y: positions 1, 2 are (-0, +0), (+0, -0); 3, 4 hold +-inf in
