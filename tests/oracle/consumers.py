@@ -22,7 +22,9 @@ registers all 145 VHLO forks of ``specs/ops.toml``, among them ``vhlo.collective
 which exists since 1.20.0 (``has_dynamic_root``), so IREE 3.13's StableHLO is at least 1.20.0
 (:func:`iree_vhlo_forks_missing` re-checks it).  No VHLO op, type or attribute starts after 1.20.0
 (``specs/releases.toml``: 1.21.0 and 1.22.0 change nothing observable), so the artifacts at 1.20.0
-and 1.22.0 differ only in the producer string.  (IREE's own repository does not settle it: its
+and 1.22.0 differ only in the producer string -- which IREE does not read: artifacts written for
+1.0.0, 1.20.0 and 1.22.0 compile, and so do they with the producer string edited to 9.99.0 (checked
+by hand, 2026-11-29).  (IREE's own repository does not settle it: its
 ``third_party/stablehlo`` submodule points at the ``iree-org/stablehlo`` fork, whose April 2026 pin
 was upstream's 806a684, version 1.16.2, and the October 2026 pin of IREE 3.13 is not within reach;
 ``test_builder_consumers.py::test_iree_reads_the_target`` re-checks the floor.)
@@ -33,7 +35,7 @@ Tolerances per dtype: :func:`assert_close`.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -168,14 +170,11 @@ def iree_compile(module: ModuleOp, flags: Sequence[str] = IREE_FLAGS) -> bytes:
     )
 
 
-def run_iree(
-    module: ModuleOp,
-    args: Sequence[np.ndarray],
-    entry: str = "main",
-    flags: Sequence[str] = IREE_FLAGS,
-) -> list[np.ndarray]:
-    """``module``'s ``entry`` compiled by IREE (llvm-cpu) from our bytecode, run on the
-    ``local-task`` driver."""
+def iree_function(
+    module: ModuleOp, entry: str = "main", flags: Sequence[str] = IREE_FLAGS
+) -> Callable[..., list[np.ndarray]]:
+    """``module``'s ``entry`` compiled by IREE (llvm-cpu) from our bytecode and loaded on the
+    ``local-task`` driver: a function of numpy arrays returning the results as numpy arrays."""
     rt = pytest.importorskip(
         "iree.runtime", reason="IREE's runtime is the optional `iree` extra (iree-base-runtime)"
     )
@@ -183,9 +182,23 @@ def run_iree(
     ctx = rt.SystemContext(config=rt.Config("local-task"))
     ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
     fn = getattr(ctx.modules, _module_name(module))[entry]
-    out = fn(*[np.ascontiguousarray(a) for a in args])
-    items = out if isinstance(out, (tuple, list)) else [out]
-    return [np.asarray(o.to_host() if hasattr(o, "to_host") else o) for o in items]
+
+    def call(*args: np.ndarray) -> list[np.ndarray]:
+        out = fn(*[np.ascontiguousarray(a) for a in args])
+        items = out if isinstance(out, (tuple, list)) else [out]
+        return [np.asarray(o.to_host() if hasattr(o, "to_host") else o) for o in items]
+
+    return call
+
+
+def run_iree(
+    module: ModuleOp,
+    args: Sequence[np.ndarray],
+    entry: str = "main",
+    flags: Sequence[str] = IREE_FLAGS,
+) -> list[np.ndarray]:
+    """``module``'s ``entry`` compiled by IREE and run on ``args`` (:func:`iree_function`)."""
+    return iree_function(module, entry, flags)(*args)
 
 
 # --------------------------------------------------------------------------- comparison

@@ -324,6 +324,18 @@ def test_program_on_consumer(name: str, consumer: str) -> None:
         deviation.still_happens(args, ours, theirs)
 
 
+def test_iree_runs_one_dynamic_module_on_every_batch_size() -> None:
+    """examples/dynamic_batch.py compiled once by IREE (no refinement: IREE takes `?` as it is)
+    runs batches of 1, 3 and 5 rows with the interpreter's numbers."""
+    example = _load("dynamic_batch")
+    m = example.build()
+    run = consumers.iree_function(m.op)
+    x, w, b = example.inputs()
+    for rows in (1, 3, 5):
+        args = (x[:rows], w, b)
+        consumers.assert_close(run(*args), m.run(*args), f"dynamic_batch, {rows} rows, on iree")
+
+
 @pytest.mark.parametrize("what", sorted(IREE_LIMITS))
 def test_iree_limit_still_holds(what: str) -> None:
     make, fragment = IREE_LIMITS[what]
