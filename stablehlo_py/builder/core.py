@@ -7,8 +7,6 @@ here, per thread.
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,15 +18,13 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
-from stablehlo_py.builder.sites import site
+from stablehlo_py.builder.sites import column, site, user_frame
 from stablehlo_py.builder.types import element_type_of, to_type
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.types import element_type, shape_of, storage_dtype, tensor_type
 from stablehlo_py.ir.xdsl_compat.side_data import SRC, attach
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class _State(threading.local):
@@ -89,33 +85,34 @@ class CallSite:
         return f"{self.filename}:{pos[0]}:{pos[1]}"
 
 
-def _caller() -> tuple[str, int, int] | None:
-    """(file, line, 1-based column) of the innermost caller outside the builder package."""
-    f = sys._getframe(1)
-    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _HERE:
-        f = f.f_back  # type: ignore[assignment]
-    if f is None:
-        return None
-    col = 1
-    positions = list(f.f_code.co_positions())
-    i = f.f_lasti // 2
-    if 0 <= i < len(positions) and positions[i][2] is not None:
-        col = positions[i][2] + 1  # type: ignore[operator]
-    return f.f_code.co_filename, f.f_lineno, col
-
-
 def insert(op: Operation) -> Operation:
     """Append ``op`` to the current block (with its call site when locations are on: as its
     location, and as where it came from for diagnostics)."""
     block = current_block()
     if _STATE.locations[-1]:
-        where = _caller()
-        if where is not None:
-            name = where[0].replace("\\", "\\\\").replace('"', '\\"')
-            op.location = TextLoc(f'"{name}":{where[1]}:{where[2]}')  # type: ignore[assignment]
-            attach(op, SRC, (CallSite(where[0]), (where[1], where[2])))
+        f = user_frame()
+        if f is not None:
+            code = f.f_code
+            lasti = f.f_lasti + 1  # an `extra` of 0 would mean none
+            place = _PLACES.get_seq((code,), lasti)
+            if place is None:
+                place = _PLACES.put_seq((code,), _place(code, f.f_lineno, f.f_lasti), lasti)
+            op.location = place[0]  # type: ignore[assignment]
+            attach(op, SRC, place[1])
     block.add_op(op)
     return op
+
+
+_PLACES = CONTEXT.identity_map("builder.places", 1 << 14)
+"""(code object, instruction offset + 1) -> (location, SRC value) of a producer's call site: one
+TextLoc per Python instruction."""
+
+
+def _place(code: Any, line: int, lasti: int) -> tuple[TextLoc, Any]:
+    file = code.co_filename
+    col = column(code, lasti)
+    name = file.replace("\\", "\\\\").replace('"', '\\"')
+    return TextLoc(f'"{name}":{line}:{col}'), (CallSite(file), (line, col))
 
 
 # ----------------------------------------------------------------------------------- constants

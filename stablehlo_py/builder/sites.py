@@ -59,9 +59,36 @@ def inside_toolkit(filename: str) -> bool:
 def user_frame() -> types.FrameType | None:
     """The innermost frame outside the toolkit (None when every frame is the toolkit's)."""
     f: types.FrameType | None = sys._getframe(1)
-    while f is not None and inside_toolkit(f.f_code.co_filename):
+    inside = _INSIDE
+    while f is not None:
+        name = f.f_code.co_filename
+        known = inside.get(name)
+        if known is None:
+            known = inside_toolkit(name)
+        if not known:
+            return f
         f = f.f_back
-    return f
+    return None
+
+
+_COLUMNS = CONTEXT.identity_map("builder.sites.columns", 1 << 14)  # code, extra lasti -> col
+
+
+def column(code: types.CodeType, lasti: int) -> int:
+    """The 1-based column of the instruction at ``lasti`` in ``code`` (1 when unknown),
+    remembered per instruction."""
+    hit = _COLUMNS.get_seq((code,), lasti + 1)  # + 1: an `extra` of 0 would mean none
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    col = 1
+    i = lasti // 2
+    for k, pos in enumerate(code.co_positions()):
+        if k == i:
+            if pos[2] is not None:
+                col = pos[2] + 1
+            break
+    _COLUMNS.put_seq((code,), col, lasti + 1)
+    return col
 
 
 def site() -> str | None:
@@ -69,14 +96,7 @@ def site() -> str | None:
     f = user_frame()
     if f is None:
         return None
-    col = 1
-    i = f.f_lasti // 2
-    for k, pos in enumerate(f.f_code.co_positions()):
-        if k == i:
-            if pos[2] is not None:
-                col = pos[2] + 1
-            break
-    return f"{f.f_code.co_filename}:{f.f_lineno}:{col}"
+    return f"{f.f_code.co_filename}:{f.f_lineno}:{column(f.f_code, f.f_lasti)}"
 
 
 def defined_at(fn: Any) -> str | None:

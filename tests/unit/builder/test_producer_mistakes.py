@@ -331,3 +331,27 @@ def test_arity_problem(fn: object, n: int, problem: str | None) -> None:
     from stablehlo_py.builder.sites import arity_problem
 
     assert arity_problem(fn, n) == problem
+
+
+def test_locations_name_each_call_of_a_line_by_its_column() -> None:
+    # call sites are remembered per Python instruction: two calls on one line keep their own
+    # columns, and a loop's repeated call keeps its line
+    m = Module(locations=True)
+    body = lambda x: hlo.add(hlo.abs(x), hlo.negate(x))  # noqa: E731
+    m.add_function(body, [F2], "main")
+    line = body.__code__.co_firstlineno
+    ops = list(m.functions["main"].op.body.block.ops)[:3]
+    cols = [op.location.data.rsplit(":", 1)[1] for op in ops]  # type: ignore[attr-defined]
+    assert all(op.location.data.startswith(f'"{__file__}":{line}:') for op in ops)  # type: ignore[attr-defined]
+    assert len(set(cols)) == 3, cols
+
+    m2 = Module(locations=True)
+
+    def loop(x):  # type: ignore[no-untyped-def]
+        for _ in range(3):
+            x = hlo.negate(x)
+        return x
+
+    m2.add_function(loop, [F2], "main")
+    locs = {op.location.data for op in list(m2.functions["main"].op.body.block.ops)[:3]}  # type: ignore[attr-defined]
+    assert locs == {f'"{__file__}":{loop.__code__.co_firstlineno + 2}:17'}
