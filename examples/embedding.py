@@ -4,8 +4,10 @@ output gradient into its row (``scatter`` with an add body; repeated ids accumul
 
     python examples/embedding.py
 
-Also returns one SGD step of the table.  The script checks the interpreter against numpy;
-``tests/oracle/test_builder_consumers.py`` runs it on XLA and IREE.
+Also returns one SGD step of the table.  One id is out of the vocabulary (a padding id): the
+spec clamps a gather's start index into the table, so its lookup is the last row, and skips a
+scatter's out-of-bounds update, so it adds nothing to the gradient.  The script checks the
+interpreter against numpy; ``tests/oracle/test_builder_consumers.py`` runs it on XLA and IREE.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from stablehlo_py.builder import stablehlo as hlo
 
 VOCAB, DIM, BATCH, SEQ = 10, 4, 2, 5
 LEARNING_RATE = 0.5
+PADDING_ID = VOCAB + 2  # out of range
 
 
 def build() -> Module:
@@ -65,14 +68,16 @@ def inputs() -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(5)
     table = rng.standard_normal((VOCAB, DIM)).astype(np.float32)
     ids = rng.integers(0, VOCAB // 2, (BATCH, SEQ)).astype(np.int32)  # repeated ids
+    ids[1, -1] = PADDING_ID
     grad_out = rng.standard_normal((BATCH, SEQ, DIM)).astype(np.float32)
     return table, ids, grad_out
 
 
 def numpy_step(table, ids, grad_out):  # type: ignore[no-untyped-def]
     grad = np.zeros_like(table)
-    np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, DIM))
-    return table[ids], grad, table - grad * np.float32(LEARNING_RATE)
+    known = ids.reshape(-1) < VOCAB
+    np.add.at(grad, ids.reshape(-1)[known], grad_out.reshape(-1, DIM)[known])
+    return table[np.clip(ids, 0, VOCAB - 1)], grad, table - grad * np.float32(LEARNING_RATE)
 
 
 if __name__ == "__main__":

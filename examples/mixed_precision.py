@@ -6,8 +6,8 @@ product in bf16, f16 elementwise ops, a bf16 reduction and conversions between t
 
 Sums in bf16 are rounded after every addition here, as XLA does (the spec leaves the order of a
 reduction to the implementation; IREE adds in f32 and rounds once, 2 ulps away at most here, within
-the bf16 tolerance of ``tests/oracle/consumers.py``).  The script checks the interpreter against numpy with ml_dtypes;
-``tests/oracle/test_builder_consumers.py`` runs it on XLA and IREE.
+the bf16 tolerance of ``tests/oracle/consumers.py``).  The script checks the interpreter against
+numpy with ml_dtypes; ``tests/oracle/test_builder_consumers.py`` runs it on XLA and IREE.
 """
 
 from __future__ import annotations

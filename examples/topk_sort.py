@@ -5,8 +5,9 @@ and the top 3 per row with ``chlo.top_k``.
     python examples/topk_sort.py
 
 Exercises multi-operand ``sort`` with Python comparators (one of them a two-key comparison built
-from ``compare``, ``and_``, ``or_``) and ``chlo.top_k``, which has no portable form: ``PORTABLE_PIPELINE``
-turns it into StableHLO (a sort of the values with an iota) before serializing.  The script checks
+from ``compare``, ``and_``, ``or_``) and ``chlo.top_k``, which has no portable form:
+``PORTABLE_PIPELINE`` turns it into StableHLO (a sort of the values with an iota) before
+serializing.  The script checks
 the interpreter against numpy; ``tests/oracle/test_builder_consumers.py`` runs it on XLA and IREE.
 """
 

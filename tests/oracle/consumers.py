@@ -6,28 +6,29 @@ Both consumers get the module serialized by our MLIR bytecode writer
 with jaxlib 0.12).
 
 - **XLA**: ``jax.extend.backend.get_backend("cpu").compile_and_load(bytes, devices, options)``
-  (``jaxlib.xla_client``; the same call on jax 0.10.2 and 0.12) takes the portable artifact as it is.
-  XLA refuses unbounded dynamic shapes ("Unbounded dynamism is disabled"), so a module whose
+  (``jaxlib.xla_client``; the same call on jax 0.10.2 and 0.12) takes the portable artifact as it
+  is.  XLA refuses unbounded dynamic shapes ("Unbounded dynamism is disabled"), so a module whose
   ``main`` has ``?`` dimensions is first made static for the arguments' shapes with our
   ``stablehlo-refine-polymorphic-shapes`` (as JAX has XLA do for a shape-polymorphic export).
-- **IREE**: ``iree.compiler.compile_str(bytes, input_type="stablehlo", target_backends=["llvm-cpu"])``
-  then ``iree.runtime`` on the ``local-task`` driver.  IREE reads dynamic shapes as they are.
-  ``--iree-input-demote-f64-to-f32=false``: IREE demotes f64 to f32 by default (its own choice,
-  not StableHLO's); without the flag an f64 argument is refused ("expected f32 but have f64").
+- **IREE**: ``iree.compiler.compile_str(bytes, input_type="stablehlo",
+  target_backends=["llvm-cpu"])``, then ``iree.runtime`` on the ``local-task`` driver.  IREE reads
+  dynamic shapes as they are.  ``--iree-input-demote-f64-to-f32=false``: IREE demotes f64 to f32
+  by default (its own choice, not StableHLO's); without the flag an f64 argument is refused
+  ("expected f32 but have f64").
 
 **IREE's StableHLO version** (:data:`IREE_STABLEHLO`) is not exposed to Python (``iree.compiler``
 has no ``get_current_version``; its passes ``vhlo-to-version`` and friends are not registered in
-``iree-opt``).  It was found from the VHLO ops IREE's context registers: ``iree.compiler.ir.Context()``
-registers all 145 VHLO forks of ``specs/ops.toml``, among them ``vhlo.collective_broadcast_v2``,
-which exists since 1.20.0 (``has_dynamic_root``), so IREE 3.13's StableHLO is at least 1.20.0
-(:func:`iree_vhlo_forks_missing` re-checks it).  No VHLO op, type or attribute starts after 1.20.0
-(``specs/releases.toml``: 1.21.0 and 1.22.0 change nothing observable), so the artifacts at 1.20.0
-and 1.22.0 differ only in the producer string -- which IREE does not read: artifacts written for
-1.0.0, 1.20.0 and 1.22.0 compile, and so do they with the producer string edited to 9.99.0 (checked
-by hand, 2026-11-29).  (IREE's own repository does not settle it: its
-``third_party/stablehlo`` submodule points at the ``iree-org/stablehlo`` fork, whose April 2026 pin
-was upstream's 806a684, version 1.16.2, and the October 2026 pin of IREE 3.13 is not within reach;
-``test_builder_consumers.py::test_iree_reads_the_target`` re-checks the floor.)
+``iree-opt``).  It was found from the VHLO ops IREE's context registers:
+``iree.compiler.ir.Context()`` registers all 145 VHLO forks of ``specs/ops.toml``, among them
+``vhlo.collective_broadcast_v2``, which exists since 1.20.0 (``has_dynamic_root``), so IREE
+3.13's StableHLO is at least 1.20.0 (``test_builder_consumers.py::test_iree_reads_the_target``
+re-checks it).  No VHLO op, type or attribute starts after 1.20.0 (``specs/releases.toml``: 1.21.0
+and 1.22.0 change nothing observable), so the artifacts at 1.20.0 and 1.22.0 differ only in the
+producer string -- which IREE does not read: artifacts written for 1.0.0, 1.20.0 and 1.22.0
+compile, and so do they with the producer string edited to 9.99.0 (checked by hand, 2026-11-29).
+IREE's own repository does not settle it: its ``third_party/stablehlo`` submodule points at the
+``iree-org/stablehlo`` fork, whose April 2026 pin was upstream's 806a684 (version 1.16.2); the
+October 2026 pin of IREE 3.13 is not within reach.
 
 Tolerances per dtype: :func:`assert_close`.
 """
@@ -95,7 +96,7 @@ def newest_fork_version() -> str:
 
 
 def iree_vhlo_forks_missing() -> list[str]:
-    """The VHLO forks of ``specs/ops.toml`` that IREE's context does not register (none for 3.13)."""
+    """The VHLO forks of ``specs/ops.toml`` IREE's context does not register (none for 3.13)."""
     from iree.compiler import ir
 
     ctx = ir.Context()
@@ -158,7 +159,7 @@ def run_xla(module: ModuleOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 # --------------------------------------------------------------------------------- IREE
 def iree_compile(module: ModuleOp, flags: Sequence[str] = IREE_FLAGS) -> bytes:
-    """``module``'s bytecode compiled by ``iree-compile`` for the CPU (``llvm-cpu``) with ``flags``."""
+    """``module``'s bytecode compiled by ``iree-compile`` for the CPU (llvm-cpu) with ``flags``."""
     ic = pytest.importorskip(
         "iree.compiler", reason="IREE's compiler is the optional `iree` extra (iree-base-compiler)"
     )
