@@ -59,6 +59,7 @@ from xdsl.irdl import (
     VarResultDef,
 )
 from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.builder import attrs as attr_conv
 from stablehlo_py.builder.core import discard, insert, operand_constant, result_types_of
@@ -364,6 +365,10 @@ class OpFunction:
                     if spec.regions and _ABOUT_REGIONS.search(err.message):
                         _note_regions(err, spec, values)
                     raise err from None
+                except VerifyException as e:
+                    # the rule could not even make a type (complex of complex): the verifier's ODS
+                    # checks, which MLIR runs before inference, say why in upstream's words
+                    raise self._probe(flat, props, regions, groups, made, e) from None
         elif spec.n_results == 0:
             results = []
         else:
@@ -410,6 +415,33 @@ class OpFunction:
         if not res:
             return op
         return tuple(res)
+
+    def _probe(
+        self,
+        flat: list[SSAValue],
+        props: dict[str, Attribute],
+        regions: list[Region],
+        groups: list[list[SSAValue]],
+        made: list[Any],
+        cause: VerifyException,
+    ) -> BuildError:
+        """The error for operands whose result type cannot be made: the verifier's, on the op
+        built with the first operand's type as every result type, else the rule's failure."""
+        spec = self.spec
+        probe = new_op(spec.cls, flat, [flat[0].type] * (spec.n_results or 1), props, regions)
+        try:
+            check_built(probe)
+        except VerifyError as e:
+            return self._error(_reason(e.message, spec.name), spec.operands, groups, made, None)
+        finally:
+            probe.drop_all_references()
+        return self._error(
+            f"cannot infer the result type: {cause}".replace("\n", " "),
+            spec.operands,
+            groups,
+            made,
+            None,
+        )
 
     def _error(
         self,

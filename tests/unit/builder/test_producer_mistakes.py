@@ -37,6 +37,7 @@ X3 = tensor((1, 8, 8), "f32")
 W3 = tensor((3, 3, 4), "f32")
 IDX = tensor((2, 1), "i32")
 IDX_F = tensor((2, 1), "f32")
+C3 = tensor((3,), "complex<f32>")
 
 GATHER = {"offset_dims": [1], "collapsed_slice_dims": [0], "start_index_map": [0], "index_vector_dim": 1}
 SCATTER = {"inserted_window_dims": [0], "scatter_dims_to_operand_dims": [0], "index_vector_dim": 1}
@@ -61,6 +62,7 @@ MISTAKES: dict[str, Row] = {
     "D11": ((F2,), lambda x: hlo.bitcast_convert(x, result_type=((2,), "i64")), ("stablehlo.bitcast_convert:", "operand 'operand' is tensor<2xf32>", "result_type= tensor<2xi64>")),
     "D12": ((F2,), lambda x: hlo.convert(x, result_type="f33"), ("stablehlo.convert: result_type: cannot read the type 'f33'",)),
     "D13": ((F2,), lambda x: hlo.convert(x, result_type="f32"), ("stablehlo.convert:", "'f32'", "operand 'operand' is tensor<2xf32>")),
+    "D14": ((C3,), lambda x: hlo.complex(x, x), ("stablehlo.complex: operand #0 ('lhs') must be ranked tensor of 32/64-bit float values, but got 'tensor<3xcomplex<f32>>'",)),
     # wrong shapes (S)
     "S1": ((F23, F32_), lambda x, y: hlo.add(x, y), ("stablehlo.add: Mismatched dimension sizes 2 and 3 in dimension 0", "operand 'lhs' is tensor<2x3xf32>", "operand 'rhs' is tensor<3x2xf32>")),
     "S2": ((F23,), lambda x: hlo.reshape(x, result_type=((4, 2), "f32")), ("stablehlo.reshape: number of output elements (8) doesn't match expected number of elements (6)", "operand 'operand' is tensor<2x3xf32>", "result_type= tensor<4x2xf32>")),
