@@ -141,10 +141,34 @@ def _module_name(module: ModuleOp) -> str:
     return name.data if name is not None else "module"  # type: ignore[union-attr]
 
 
+# ------------------------------------------------------------------------ availability
+def require_xla() -> Any:
+    """jax, or a skip saying which extra brings it."""
+    return pytest.importorskip("jax", reason="XLA is reached through jax/jaxlib (the oracle extra)")
+
+
+def require_iree(runtime: bool = True) -> tuple[Any, Any]:
+    """IREE's compiler and (with ``runtime``) runtime modules, or a skip saying which extra brings
+    them (the ``oracle`` extra has the compiler alone)."""
+    ic = pytest.importorskip(
+        "iree.compiler", reason="IREE's compiler is the optional `iree` extra (iree-base-compiler)"
+    )
+    if not runtime:
+        return ic, None
+    rt = pytest.importorskip(
+        "iree.runtime", reason="IREE's runtime is the optional `iree` extra (iree-base-runtime)"
+    )
+    return ic, rt
+
+
+REQUIRE = {"xla": require_xla, "iree": require_iree}
+"""Per consumer: skip unless it is installed (call it before any costly preparation)."""
+
+
 # ---------------------------------------------------------------------------------- XLA
 def run_xla(module: ModuleOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     """``module``'s ``main`` compiled by XLA (CPU) from our bytecode, run on ``args``."""
-    jax = pytest.importorskip("jax", reason="XLA is reached through jax/jaxlib (the oracle extra)")
+    jax = require_xla()
     import jax.extend as jex
     from jaxlib import xla_client as xc
 
@@ -160,9 +184,7 @@ def run_xla(module: ModuleOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
 # --------------------------------------------------------------------------------- IREE
 def iree_compile(module: ModuleOp, flags: Sequence[str] = IREE_FLAGS) -> bytes:
     """``module``'s bytecode compiled by ``iree-compile`` for the CPU (llvm-cpu) with ``flags``."""
-    ic = pytest.importorskip(
-        "iree.compiler", reason="IREE's compiler is the optional `iree` extra (iree-base-compiler)"
-    )
+    ic, _ = require_iree(runtime=False)
     return ic.compile_str(
         artifact(module),
         target_backends=["llvm-cpu"],
@@ -176,9 +198,7 @@ def iree_function(
 ) -> Callable[..., list[np.ndarray]]:
     """``module``'s ``entry`` compiled by IREE (llvm-cpu) from our bytecode and loaded on the
     ``local-task`` driver: a function of numpy arrays returning the results as numpy arrays."""
-    rt = pytest.importorskip(
-        "iree.runtime", reason="IREE's runtime is the optional `iree` extra (iree-base-runtime)"
-    )
+    _, rt = require_iree()
     vmfb = iree_compile(module, flags)
     ctx = rt.SystemContext(config=rt.Config("local-task"))
     ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))

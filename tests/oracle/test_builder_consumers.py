@@ -341,7 +341,7 @@ def test_known_deviations_name_programs() -> None:
 def test_iree_reads_the_target() -> None:
     """consumers.IREE_STABLEHLO (1.20.0) is still a floor of IREE's StableHLO: IREE registers
     every VHLO fork we know, the newest of which starts at that version."""
-    pytest.importorskip("iree.compiler", reason="IREE's compiler: the `iree` or `oracle` extra")
+    consumers.require_iree(runtime=False)
     assert consumers.iree_vhlo_forks_missing() == []
     assert consumers.newest_fork_version() == consumers.IREE_STABLEHLO
     assert consumers.artifact(_program("int_ops")[0]).startswith(b"ML\xefR")  # MLIR bytecode
@@ -350,6 +350,7 @@ def test_iree_reads_the_target() -> None:
 @pytest.mark.parametrize("consumer", CONSUMERS)
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_on_consumer(name: str, consumer: str) -> None:
+    consumers.REQUIRE[consumer]()
     module, args, ours = _program(name)
     theirs = RUN[consumer](module, args)
     assert len(theirs) == len(ours), (
@@ -368,6 +369,7 @@ def test_program_on_consumer(name: str, consumer: str) -> None:
 def test_iree_runs_one_dynamic_module_on_every_batch_size() -> None:
     """examples/dynamic_batch.py compiled once by IREE (no refinement: IREE takes `?` as it is)
     runs batches of 1, 3 and 5 rows with the interpreter's numbers."""
+    consumers.require_iree()
     example = _load("dynamic_batch")
     m = example.build()
     run = consumers.iree_function(m.op)
@@ -379,6 +381,7 @@ def test_iree_runs_one_dynamic_module_on_every_batch_size() -> None:
 
 @pytest.mark.parametrize("what", sorted(IREE_LIMITS))
 def test_iree_limit_still_holds(what: str) -> None:
+    consumers.require_iree()
     make, fragment = IREE_LIMITS[what]
     module, args, flags = make()
     try:
