@@ -215,7 +215,7 @@ def operand_constant(
             f"{op_name}: {what} must be a value built by the builder (an SSAValue), a number or a "
             f"numpy array; got {value!r}"
         )
-    if like is None:
+    if like is None or not isinstance(like.type, TensorType):  # no tensor to follow (a token)
         return constant(value)
     lt = like.type
     elem = element_type_of("i1") if kind is bool else element_type(lt)

@@ -652,7 +652,14 @@ class _ScanResults:
                 f"chlo.scan: the body returns {len(returned)} values; it must return the outputs, then {len(inits)} carries"
             )
         d = props["dimension"].value.data  # type: ignore[attr-defined]
-        n = shape_of(types["inputs"][0])[d] if types["inputs"] else 1  # type: ignore[index]
+        n = 1
+        if types["inputs"]:
+            shape = shape_of(types["inputs"][0]) or ()
+            if not 0 <= d < len(shape):
+                raise BuildError(
+                    f"chlo.scan: dimension {d} is not a dimension of the input {t2s(types['inputs'][0])}"
+                )
+            n = shape[d]
         outs = []
         for t in returned[:n_out]:
             s = shape_of(t) or ()

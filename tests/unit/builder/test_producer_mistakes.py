@@ -357,3 +357,16 @@ def test_locations_name_each_call_of_a_line_by_its_column() -> None:
     m2.add_function(loop, [F2], "main")
     locs = {op.location.data for op in list(m2.functions["main"].op.body.block.ops)[:3]}  # type: ignore[attr-defined]
     assert locs == {f'"{__file__}":{loop.__code__.co_firstlineno + 2}:17'}
+
+
+def test_a_number_beside_a_token_is_not_typed_after_the_token() -> None:
+    # found by a sweep of every op's parameters: a number among outfeed's inputs used to take the
+    # token as its model and fail with "dense elements of type !stablehlo.token" (not a BuildError)
+    m = Module()
+
+    @m.func(F2)
+    def main(x):  # type: ignore[no-untyped-def]
+        hlo.outfeed([1.5], hlo.create_token())  # the token is the only value operand
+        return x
+
+    assert "stablehlo.constant dense<1.500000e+00> : tensor<f32>" in m.text()
