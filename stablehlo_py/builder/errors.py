@@ -8,7 +8,12 @@ from stablehlo_py.errors import StableHLOError
 class BuildError(StableHLOError):
     """An op could not be built: the message names the op and the operand or attribute at fault,
     and says what was expected; ``location`` is the Python call site (``file:line:col``) that
-    built it -- always set when the error reaches the producer (``stablehlo_py.builder.sites``)."""
+    built it -- always set when the error reaches the producer (``stablehlo_py.builder.sites``).
+    When an op failed its check: ``op`` is its name and ``operands`` its operands as
+    ``(spec name, type)`` pairs (``("inputs[1]", tensor<2xf32>)``); else None."""
+
+    op: str | None = None
+    operands: list[tuple[str, object]] | None = None
 
     def at(self, location: str | None) -> BuildError:
         """Point the error at ``location`` (``file:line:col``); returns the error."""

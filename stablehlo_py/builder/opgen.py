@@ -468,6 +468,8 @@ class OpFunction:
         if result_type is not None:
             parts.append(f"result_type= {', '.join(t2s(t) for t in _as_types(result_type))}")
         err = BuildError(f"{self.spec.name}: {reason}", note="; ".join(parts) if parts else None)
+        err.op = self.spec.name
+        err.operands = [(label, v.type) for label, v in labels]
         hint = next((h for k, h in HINTS if reason.startswith(k)), None)
         return err if hint is None else err.also(hint)
 

@@ -72,6 +72,8 @@ def test_element_type_mismatch_is_reported_at_the_call() -> None:
     assert operands == "operand 'lhs' is tensor<2xf32>; operand 'rhs' is tensor<2xi32>"
     assert hint.startswith("to combine element types, convert one operand first: hlo.convert(")
     assert not isinstance(e, VerifyError)
+    assert e.op == "stablehlo.add"
+    assert e.operands == [("lhs", tensor((2,), "f32")), ("rhs", tensor((2,), "i32"))]
 
 
 # -------------------------------------------------------------------------------- attributes
