@@ -193,6 +193,18 @@ _WITHOUT_CALLBACK = (
     "Export the program without the callback (or replace it with StableHLO ops) to interpret it"
 )
 CUSTOM_PARTITIONING = "CustomSPMDPartitioning"
+_SPARSE_OPS = ("coo_matvec", "coo_matmat", "coo_todense", "coo_fromdense", "csr_matvec",
+               "csr_matmat", "csr_todense", "csr_fromdense")
+EXPERIMENTAL_SPARSE: dict[str, frozenset[str]] = {
+    # f"{prefix}sparse_{op}_ffi": jax/experimental/sparse/_lowerings.py:90-310 (jax >= 0.5.1);
+    # the same without `_ffi` before (jaxlib's sparse kernels moved to the FFI in 0.5.1)
+    **{f"{vendor}sparse_{op}{ffi}": platforms
+       for vendor, platforms in (("cu", frozenset({"cuda"})), ("hip", frozenset({"rocm"})))
+       for op in _SPARSE_OPS for ffi in ("_ffi", "")},
+    "cpu_csr_sparse_dense_ffi": _CPU,  # _lowerings.py:276
+    "cusolver_csrlsvqr_ffi": frozenset({"cuda"}),  # jax/experimental/sparse/linalg.py:539
+}
+"""jax.experimental.sparse's kernels (not in JAX's export stable list): not supported yet."""
 
 REFUSALS: dict[str, Refusal] = {
     **{
@@ -237,6 +249,19 @@ REFUSALS: dict[str, Refusal] = {
         "Use jax2tf.call_tf with call_tf_graph=False (the default), which writes the TensorFlow "
         "function into the program as StableHLO ops, or write the function in JAX",
     ),
+    **{
+        name: Refusal(
+            "JAX experimental sparse kernel",
+            "a kernel of jax.experimental.sparse (a COO/CSR product or conversion on cuSPARSE, "
+            "hipSPARSE or the CPU, or cuSOLVER's sparse QR solve; outside JAX's export stable "
+            "list)",
+            "this interpreter does not support these kernels yet",
+            "Export the program with jax_bcoo_cusparse_lowering off (the default: BCOO and BCSR "
+            "operations then lower to StableHLO ops), or with dense arrays, to run it here",
+            platforms,
+        )
+        for name, platforms in EXPERIMENTAL_SPARSE.items()
+    },
     **dict.fromkeys(
         ROUND_TRIP_SHARD_MAP,
         Refusal(

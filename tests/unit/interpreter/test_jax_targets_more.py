@@ -172,6 +172,31 @@ func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {{
     assert f"@{target}" in msg and words in msg and "not part of the program or artifact" in msg
 
 
+@pytest.mark.parametrize(
+    ("target", "platforms"),
+    [
+        ("cusparse_coo_matvec_ffi", {"cuda"}),
+        ("hipsparse_csr_matmat_ffi", {"rocm"}),
+        ("cusparse_csr_todense", {"cuda"}),  # the name before jaxlib 0.5.1's FFI
+        ("cpu_csr_sparse_dense_ffi", {"cpu"}),
+        ("cusolver_csrlsvqr_ffi", {"cuda"}),
+    ],
+)
+def test_experimental_sparse_kernels_are_not_supported_yet(target: str, platforms: set) -> None:
+    text = f"""
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {{
+  %0 = stablehlo.custom_call @{target}(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}}
+"""
+    with pytest.raises(NotSupportedError) as e:
+        run(text, np.ones(3, np.float32))
+    msg = str(e.value)
+    assert f"@{target}" in msg and "jax.experimental.sparse" in msg
+    assert "does not support these kernels yet" in msg and "jax_bcoo_cusparse_lowering" in msg
+    assert jax_targets.PLATFORMS[target] == frozenset(platforms)
+
+
 # ------------------------------------------------------------------------------ bodies
 
 FUSED = """
