@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
+from stablehlo_py.builder.numbers import NumberError, describe, is_number, to_element
 from stablehlo_py.builder.sites import column, site, user_frame
 from stablehlo_py.builder.types import element_type_of, to_type
 from stablehlo_py.ir.context import CONTEXT
@@ -201,32 +202,49 @@ _CONSTANT = CONTEXT.table("builder.constant_class", 1)  # "cls" -> stablehlo.con
 
 
 def operand_constant(
-    value: Any, like: SSAValue | None, full_shape: bool, op_name: str, what: str
+    value: Any,
+    like: SSAValue | Attribute | None,
+    full_shape: bool,
+    op_name: str,
+    what: str,
+    source: str | None = None,
 ) -> SSAValue:
-    """A Python number written where an op takes a tensor: a splat constant with the element type
-    of ``like`` (the call's first tensor operand; ``i1`` for a bool) and, when ``full_shape`` (the
-    op's operands must all have one shape), ``like``'s shape, else 0-d.  Without ``like``, JAX's
-    defaults for Python numbers.  numpy values keep their own dtype and shape."""
-    if isinstance(value, np.ndarray | np.generic):
+    """A Python number (or numpy scalar, 0-d array) written where an op takes a tensor: a splat
+    constant of the element type of ``like`` (the value, or the type, whose element type the op
+    needs there) by the number rule (``builder.numbers``: never truncated, wrapped or overflowed)
+    and, when ``full_shape`` (the op's operands must all have one shape), ``like``'s static shape,
+    else 0-d.  Without ``like``, JAX's defaults for Python numbers; numpy values keep their dtype,
+    as n-d numpy arrays always do.  ``source`` says where ``like`` comes from, ``{type}`` standing
+    for its type (``"operand 'lhs' is {type}"``), for the error's note."""
+    if isinstance(value, np.ndarray) and value.ndim != 0:
         return constant(value)
-    kind = _python_kind(value) if not isinstance(value, list | tuple) else None
-    if kind is None:
+    if not is_number(value):
         raise BuildError(
             f"{op_name}: {what} must be a value built by the builder (an SSAValue), a number or a "
             f"numpy array; got {value!r}"
         )
-    if like is None or not isinstance(like.type, TensorType):  # no tensor to follow (a token)
+    lt = like.type if isinstance(like, SSAValue) else like
+    if not isinstance(lt, TensorType):  # no tensor to follow (none, or a token)
         return constant(value)
-    lt = like.type
-    elem = element_type_of("i1") if kind is bool else element_type(lt)
-    shape = shape_of(lt) if full_shape else ()
-    if shape is None or any(d < 0 for d in shape):
-        shape = ()
+    elem = element_type(lt)
     if elem.__class__.__name__ == "UniformQuantizedType":
         raise BuildError(
             f"{op_name}: {what} is a number but the operands are quantized; build it with constant()"
         )
-    return _constant_op(tensor_type(elem, tuple(shape)), np.asarray(value))
+    try:
+        data = to_element(value, elem)
+    except NumberError as e:
+        from stablehlo_py.ir.verify.constraints import t2s
+
+        err = BuildError(
+            f"{op_name}: {what} is {describe(value)}, {e.reason}",
+            note=None if source is None else source.format(type=t2s(lt)),
+        )
+        raise (err if e.hint is None else err.also(e.hint)) from None
+    shape = shape_of(lt) if full_shape else ()
+    if shape is None or any(d < 0 for d in shape):
+        shape = ()
+    return _constant_op(tensor_type(elem, tuple(shape)), data)
 
 
 def discard(values: Sequence[SSAValue]) -> None:

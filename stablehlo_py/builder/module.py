@@ -100,7 +100,9 @@ def _call(fn: Function, args: tuple[Any, ...], made: list[SSAValue]) -> Any:
     operands = []
     for i, (a, t) in enumerate(zip(args, types)):
         if not isinstance(a, SSAValue):
-            a = operand_constant(a, None, False, f"call @{fn.sym_name}", f"argument #{i}")
+            a = operand_constant(
+                a, t, False, f"call @{fn.sym_name}", f"argument #{i}", "the function takes {type}"
+            )
             made.append(a)
         if a.type != t:
             from stablehlo_py.ir.text.printer import type_to_str

@@ -6,10 +6,13 @@ Each op becomes an :class:`OpFunction` whose parameters are the spec's names:
 
 - operands first, positional or by name (a variadic operand takes a sequence, or one value);
   xDSL's reserved names lose their trailing underscore (``operands_`` -> ``operands``);
-- a Python number among the operands becomes a splat constant (``stablehlo_py.builder.core.
-  operand_constant``): element type of the first non-i1 tensor operand -- or, in a second
-  variadic group (``init_values``, ``updates``), of the first group's item at the same position --
-  and that operand's shape for elementwise ops, else 0-d;
+- a Python number, numpy scalar or 0-d array among the operands becomes a splat constant
+  (``stablehlo_py.builder.core.operand_constant``) of the element type its operand's role needs
+  (``OPERAND_ROLES``): an index takes the other indices' integer type (else i32), a predicate i1,
+  any other operand the element type of the first non-i1 data operand -- or, in a second variadic
+  group (``init_values``, ``updates``), of the first group's item at the same position -- with that
+  operand's shape for elementwise ops, else 0-d.  The value must survive as it is
+  (``stablehlo_py.builder.numbers``: never truncated, wrapped or overflowed), else a BuildError;
 - then the attributes, positional or by name, converted from plain Python values by
   ``stablehlo_py.builder.attrs`` (an optional attribute left out or given as None is omitted);
 - regions by name only, each a callable (``stablehlo_py.builder.regions``);
@@ -47,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -76,6 +79,8 @@ from stablehlo_py.ir.verify.driver import BUILT, by_signature, check_built
 _MISSING = object()
 _OpResult = OpResult
 _I1 = IntegerType(1)
+_I1_SCALAR = TensorType(_I1, [])
+_I32_SCALAR = TensorType(IntegerType(32), [])
 _SEGMENT_PROPS = ("operandSegmentSizes", "resultSegmentSizes")
 _FULL_SHAPE_OPS = frozenset({"stablehlo.select", "chlo.next_after", "chlo.zeta", "chlo.polygamma"})
 """Beyond the elementwise family: ops whose operands (bar a predicate) share one shape, so a Python
@@ -268,20 +273,16 @@ class OpFunction:
                 items = []
             else:
                 items = (
-                    [v] if isinstance(v, SSAValue) else list(v) if isinstance(v, Sequence) else [v]
+                    [v]
+                    if isinstance(v, SSAValue) or isinstance(v, str)  # noqa: SIM101
+                    else list(v)
+                    if isinstance(v, Sequence)
+                    else [v]
                 )
             vals = []
             for i, x in enumerate(items):
                 if not isinstance(x, SSAValue):
-                    if not like:
-                        like.append(_like(values, spec))
-                    x = operand_constant(
-                        x,
-                        _paired(first_group, i, like[0]) if o.variadic else like[0],
-                        spec.full_shape_scalars,
-                        spec.name,
-                        f"operand '{o.name}'",
-                    )
+                    x = _number(spec, o, i, x, items, values, like, first_group)
                     made.append(x)
                 vals.append(x)
             if o.variadic and first_group is None:
@@ -678,11 +679,91 @@ _RESULT_SEGMENTS = {"chlo.scan": _ScanResults}
 """Ops with several variadic result groups: how to give their result types and group sizes."""
 
 
+def _number(
+    spec: OpSpec,
+    o: OperandParam,
+    i: int,
+    x: Any,
+    items: list[Any],
+    values: Mapping[str, Any],
+    like: list[SSAValue | None],
+    first_group: list[SSAValue] | None,
+) -> SSAValue:
+    """The constant for a Python number (or numpy scalar) given as item ``i`` of operand ``o``:
+    of the element type the operand's role needs (``OPERAND_ROLES``; see ``builder.numbers``)."""
+    given = values.get(o.name)
+    listed = o.variadic and isinstance(given, Sequence) and not isinstance(given, str)
+    what = f"operand '{o.name}[{i}]'" if listed else f"operand '{o.name}'"
+    role = OPERAND_ROLES.get((spec.name, o.name))
+    if role == "index":  # the integer type of the other indices, else JAX's i32
+        typed = next((v for v in items if isinstance(v, SSAValue)), None)
+        t = typed.type if typed is not None else _I32_SCALAR
+        source = (
+            "the other indices are {type}" if typed is not None else "indices default to {type}"
+        )
+        return operand_constant(x, t, False, spec.name, what, source)
+    if not like:
+        like.append(_like(values, spec))
+    if role == "pred":  # i1, of the data's shape where the op's operands share one
+        data = like[0].type if like[0] is not None else None
+        t = _I1_SCALAR
+        if spec.full_shape_scalars and isinstance(data, TensorType):
+            t = TensorType(_I1, data.get_shape())
+        return operand_constant(x, t, True, spec.name, what, "a predicate is {type}")
+    model = _paired(first_group, i, like[0]) if o.variadic else like[0]
+    label = next(
+        (n for n, v in _labels(spec.operands, _given_groups(spec, values)) if v is model), None
+    )
+    return operand_constant(
+        x,
+        model,
+        spec.full_shape_scalars,
+        spec.name,
+        what,
+        None if label is None else f"operand '{label}' is {{type}}",
+    )
+
+
+OPERAND_ROLES: dict[tuple[str, str], str] = {
+    **{
+        (op, operand): "index"
+        for op, operand in (
+            ("stablehlo.dynamic_slice", "start_indices"),
+            ("stablehlo.dynamic_update_slice", "start_indices"),
+            ("stablehlo.gather", "start_indices"),
+            ("stablehlo.dynamic_gather", "start_indices"),
+            ("stablehlo.scatter", "scatter_indices"),
+            ("stablehlo.set_dimension_size", "size"),
+            ("stablehlo.torch_index_select", "index"),
+            ("stablehlo.case", "index"),
+            ("stablehlo.dynamic_conv", "padding"),
+        )
+    },
+    ("stablehlo.select", "pred"): "pred",
+    ("stablehlo.if", "pred"): "pred",
+    ("chlo.broadcast_select", "pred"): "pred",
+}
+"""Operands whose numbers do not take the data operands' element type: indices (the integer type
+of the other indices, else i32, JAX's default index type) and predicates (i1).  Every other
+operand's number takes the element type of the op's data (``_like``)."""
+
+
+def _given_groups(spec: OpSpec, values: Mapping[str, Any]) -> list[list[Any]]:
+    out = []
+    for o in spec.operands:
+        v = values.get(o.name)
+        out.append(list(v) if isinstance(v, Sequence) and not isinstance(v, str) else [v])
+    return out
+
+
 def _like(values: Mapping[str, Any], spec: OpSpec) -> SSAValue | None:
     """The operand whose type a Python number among the operands takes: the first tensor operand
-    with a non-i1 element type, else the first tensor operand."""
+    with a non-i1 element type, else the first tensor operand (index and predicate operands
+    aside)."""
     first = None
     for o in spec.operands:
+        if (spec.name, o.name) in OPERAND_ROLES:
+            continue
         v = values.get(o.name)
         for x in v if isinstance(v, Sequence) and not isinstance(v, str) else [v]:
             if isinstance(x, SSAValue):

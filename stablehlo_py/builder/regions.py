@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from stablehlo_py.builder.core import insert, inserting, operand_constant
@@ -156,19 +156,40 @@ def build_region(
     return Region(block)
 
 
+_PREDICATE_REGIONS = frozenset(
+    {
+        ("stablehlo.sort", "comparator"),
+        ("stablehlo.while", "cond"),
+        ("stablehlo.select_and_scatter", "select"),
+    }
+)
+"""Regions that return one ``tensor<i1>``: a number they return is a bool."""
+_I1_SCALAR = tensor_type(IntegerType(1), ())
+
+
 def _returned(out: Any, block: Block, op_name: str, region_name: str) -> list[SSAValue]:
+    """The values a region callable returned; a number takes the type the region must return
+    there: ``tensor<i1>`` for comparators and conditions, else the block argument at its position
+    (accumulators of reduce/scatter, carries of while), else JAX's defaults."""
     if out is None:
         return []
     items = list(out) if isinstance(out, tuple | list) else [out]
-    like = block.args[0] if block.args else None
+    args = block.args
+    predicate = (op_name, region_name) in _PREDICATE_REGIONS
     values = []
     for i, v in enumerate(items):
         if isinstance(v, SSAValue):
             values.append(v)
-        else:
-            values.append(
-                operand_constant(
-                    v, like, False, op_name, f"value #{i} returned by region '{region_name}'"
-                )
+            continue
+        like = _I1_SCALAR if predicate else args[i].type if i < len(args) else None
+        values.append(
+            operand_constant(
+                v,
+                like,
+                False,
+                op_name,
+                f"value #{i} returned by region '{region_name}'",
+                f"region '{region_name}' must return {{type}} as value #{i}",
             )
+        )
     return values

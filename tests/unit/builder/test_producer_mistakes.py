@@ -5,7 +5,7 @@ and the types; a failed call leaves nothing in the module.
 
 One row per mistake: (argument types of the function, the function -- a one-line lambda, so that its
 line is the line of the mistake --, fragments the error's text must contain).  The rows about Python
-numbers (N, I1/I4/I5, B) are issue 26 step 2: listed as strict xfails until then.
+numbers as shape entries (B4) are what is left of issue 26 step 2: a strict xfail until then.
 """
 
 from __future__ import annotations
@@ -107,11 +107,7 @@ MISTAKES: dict[str, Row] = {
     # index operands of the wrong type (I)
     "I2": ((F44, I0, I64_0), lambda x, i, j: hlo.dynamic_slice(x, [i, j], slice_sizes=[1, 1]), ("stablehlo.dynamic_slice:", "start indices must have same element type", "operand 'start_indices[0]' is tensor<i32>", "operand 'start_indices[1]' is tensor<i64>")),
     "I3": ((F44, IDX_F), lambda x, i: hlo.gather(x, i, GATHER, slice_sizes=[1, 4]), ("stablehlo.gather:", "('start_indices')", "tensor<2x1xf32>")),
-}
-"""id -> (argument types, the body, fragments of the error's text)."""
-
-STEP_2: dict[str, Row] = {
-    # Python numbers and numpy scalars: issue 26 step 2 (the number rule)
+    # Python numbers and numpy scalars (N, I1/I4/I5, B1): the number rule (builder.numbers)
     "N1": ((I2,), lambda x: hlo.add(x, 0.5), ("stablehlo.add:", "0.5", "i32")),
     "N2": ((I2,), lambda x: hlo.reduce([x], [0.5], dimensions=[0], body=hlo.add), ("stablehlo.reduce:", "0.5", "i32")),
     "N3": ((U8,), lambda x: hlo.add(x, 300), ("stablehlo.add:", "300", "ui8")),
@@ -128,9 +124,14 @@ STEP_2: dict[str, Row] = {
     "I4": ((F44, I0), lambda x, i: hlo.dynamic_slice(x, [2**40, i], slice_sizes=[1, 1]), ("stablehlo.dynamic_slice:", "1099511627776", "i32")),
     "I5": ((F0,), lambda x: hlo.case(1.0, branches=[lambda: x]), ("stablehlo.case:", "1.0")),
     "B1": ((ID,), lambda x: hlo.maximum(x, 0.5), ("stablehlo.maximum:", "0.5", "i32")),
+}
+"""id -> (argument types, the body, fragments of the error's text)."""
+
+STEP_2: dict[str, Row] = {
+    # numbers as shape entries: issue 26 step 2 (dynamic shapes, still to do)
     "B4": ((I0,), lambda n: hlo.dynamic_broadcast_in_dim(hlo.convert(n, result_type=F0), [n, 4.0], [], result_type=FD), ("stablehlo.dynamic_broadcast_in_dim:", "output_dimensions[1]", "4.0")),
 }
-"""Rows of issue 26 step 2 (numbers): strict xfails until the number rule lands."""
+"""Rows of issue 26 step 2 still to do: strict xfails until they land."""
 # fmt: on
 
 NP_F64_2 = __import__("numpy").float64(2.0)
@@ -206,7 +207,7 @@ def test_a_failed_call_leaves_no_op_in_the_block() -> None:
         with pytest.raises(BuildError):
             hlo.reduce([x], [0.0], dimensions=[0], body=lambda a, b: hlo.convert(a, result_type=I0))
         with pytest.raises(BuildError):
-            CALLEE(1)  # an i32 constant for 1, then the type mismatch: the constant is erased
+            CALLEE(1)  # a 0-d f32 constant for 1, then the shape mismatch: the constant is erased
         return x
 
     ops = [op.name for op in m.functions["main"].op.body.block.ops]

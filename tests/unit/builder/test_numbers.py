@@ -1,0 +1,204 @@
+"""Python numbers and numpy scalars among an op's operands (issue 26 step 2, plan section 2.2 and
+the lead's decisions in section 8): JAX's weak typing without promotion -- a number never changes
+the op's type, and is refused when its value would change (never truncated, wrapped or overflowed);
+numpy scalars and 0-d arrays are strong, with JAX's x64-off canonicalization of 64-bit scalars."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from stablehlo_py.builder import BuildError, Module, tensor
+from stablehlo_py.builder import stablehlo as hlo
+from stablehlo_py.builder.numbers import NumberError, to_element
+from stablehlo_py.builder.types import element_type_of
+
+# fmt: off
+ACCEPTED = [
+    # (value, element type, the stored element)
+    (True, "i1", True),
+    (False, "i1", False),
+    (1, "i1", True),
+    (0, "i8", 0),
+    (-128, "i8", -128),
+    (127, "i8", 127),
+    (255, "ui8", 255),
+    (7, "i4", 7),
+    (-8, "i4", -8),
+    (15, "ui4", 15),
+    (2**31 - 1, "i32", 2**31 - 1),
+    (2**63 - 1, "i64", 2**63 - 1),
+    (2**64 - 1, "ui64", 2**64 - 1),
+    (2, "f32", 2.0),
+    (2**24, "f32", 2.0**24),
+    (-3, "bf16", -3.0),
+    (2, "complex<f32>", 2 + 0j),
+    (0.5, "f32", 0.5),
+    (0.1, "f32", float(np.float32(0.1))),  # rounded to nearest: not a change of type
+    (0.1, "bf16", float(ml_dtypes.bfloat16(0.1))),
+    (448.0, "f8E4M3FN", 448.0),
+    (math.inf, "f32", math.inf),
+    (-math.inf, "f16", -math.inf),
+    (0.5, "complex<f64>", 0.5 + 0j),
+    (1 + 2j, "complex<f32>", 1 + 2j),
+    (np.float32(1.5), "f32", 1.5),
+    (np.float64(1.5), "f32", 1.5),  # x64 off: f64 scalars are f32
+    (np.int64(7), "i32", 7),  # x64 off: i64 scalars are i32
+    (np.uint64(7), "ui32", 7),
+    (np.complex128(1j), "complex<f32>", 1j),
+    (np.int64(7), "i64", 7),
+    (np.bool_(True), "i1", True),
+    (ml_dtypes.bfloat16(2.0), "bf16", 2.0),
+    (np.array(3, np.int32), "i32", 3),  # a 0-d array is a scalar
+]
+
+REFUSED = [
+    # (value, element type, fragments of the reason)
+    (True, "f32", ("bool is only an i1 value",)),
+    (True, "i32", ("bool is only an i1 value",)),
+    (2, "i1", ("does not fit i1 (0..1)",)),
+    (300, "ui8", ("does not fit ui8 (0..255)",)),
+    (-1, "ui8", ("does not fit ui8 (0..255)",)),
+    (128, "i8", ("does not fit i8 (-128..127)",)),
+    (8, "i4", ("does not fit i4 (-8..7)",)),
+    (2**40, "i32", ("does not fit i32 (-2147483648..2147483647)",)),
+    (2**64, "ui64", ("does not fit ui64",)),
+    (2**24 + 1, "f32", ("f32 cannot hold exactly", "16777216.0")),
+    (257, "bf16", ("bf16 cannot hold exactly",)),
+    (10**400, "f64", ("overflows f64",)),
+    (0.5, "i32", ("never truncated",)),
+    (1.0, "i32", ("never truncated",)),  # even an integral float: floats are not integers
+    (0.0, "i1", ("never truncated",)),
+    (1e40, "f32", ("overflows f32",)),
+    (70000.0, "f16", ("overflows f16",)),
+    (1000.0, "f8E4M3FN", ("overflows f8E4M3FN",)),  # it has no inf: NaN is a change of value too
+    (math.inf, "f8E4M3FN", ("f8E4M3FN has no infinity",)),
+    (1j, "f32", ("imaginary part would be lost",)),
+    (1 + 0j, "i32", ("imaginary part would be lost",)),
+    (1e40j, "complex<f32>", ("overflows complex<f32>",)),
+    (np.float64(2.0), "bf16", ("numpy scalars keep their type",)),
+    (np.float16(2.0), "f32", ("numpy scalars keep their type",)),
+    (np.int32(1), "f32", ("numpy scalars keep their type",)),
+    (np.float32(1.0), "i32", ("numpy scalars keep their type",)),
+    (np.int32(1), "i64", ("numpy scalars keep their type",)),  # only 64-bit scalars canonicalize
+    (np.int64(2**40), "i32", ("does not fit i32",)),
+    (np.float64(1e40), "f32", ("overflows f32",)),
+    (np.bool_(True), "i32", ("numpy scalars keep their type",)),
+    ("1", "f32", ("not a number",)),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("value", "elem", "stored"), ACCEPTED)
+def test_accepted(value: object, elem: str, stored: object) -> None:
+    out = to_element(value, element_type_of(elem))
+    assert out.shape == ()
+    assert out.item() == stored
+    assert out.dtype == _storage(elem)
+
+
+@pytest.mark.parametrize(("value", "elem", "fragments"), REFUSED)
+def test_refused(value: object, elem: str, fragments: tuple[str, ...]) -> None:
+    with pytest.raises(NumberError) as info:
+        to_element(value, element_type_of(elem))
+    for f in fragments:
+        assert f in info.value.reason, info.value.reason
+
+
+def _storage(elem: str) -> np.dtype:
+    from stablehlo_py.ir.types import storage_dtype
+
+    return storage_dtype(element_type_of(elem))
+
+
+def _text(arg_types: list[object], body: object) -> str:
+    m = Module()
+    m.add_function(body, arg_types, "main")  # type: ignore[arg-type]
+    m.verify()
+    return m.text()
+
+
+F2 = tensor((2,), "f32")
+I2 = tensor((2,), "i32")
+BF2 = tensor((2,), "bf16")
+F44 = tensor((4, 4), "f32")
+I0 = tensor((), "i32")
+I64_0 = tensor((), "i64")
+
+
+def test_a_number_takes_the_op_type_and_shape() -> None:
+    text = _text([F2], lambda x: hlo.multiply(hlo.add(x, 2), np.sqrt(2.0)))
+    assert "stablehlo.constant dense<2.000000e+00> : tensor<2xf32>" in text
+    assert "stablehlo.constant dense<1.41421354> : tensor<2xf32>" in text  # np.float64 -> f32
+    assert "f64" not in text
+
+
+def test_a_number_in_a_bf16_op_stays_bf16() -> None:
+    text = _text([BF2], lambda x: hlo.maximum(x, 0.0))
+    assert "dense<0.000000e+00> : tensor<2xbf16>" in text
+
+
+@pytest.mark.parametrize(("index_type", "elem"), [(I0, "i32"), (I64_0, "i64")])
+def test_index_numbers_take_the_other_indices_type(index_type: object, elem: str) -> None:
+    # the data operand is f32: the 0 is an index, of the type of the other index (issue 26 pain 3)
+    text = _text([F44, index_type], lambda x, i: hlo.dynamic_slice(x, [i, 0], slice_sizes=[2, 2]))
+    assert f"stablehlo.constant dense<0> : tensor<{elem}>" in text
+
+
+def test_index_numbers_alone_are_i32() -> None:
+    def body(x, u):  # type: ignore[no-untyped-def]
+        return hlo.dynamic_update_slice(x, hlo.reshape(u, result_type=((1, 2), "f32")), [1, 1])
+
+    text = _text([F44, F2], body)
+    assert text.count("stablehlo.constant dense<1> : tensor<i32>") == 2
+
+
+def test_a_case_index_and_a_select_predicate() -> None:
+    text = _text([F2], lambda x: hlo.case(1, branches=[lambda: x, lambda: x]))
+    assert "dense<1> : tensor<i32>" in text
+    text = _text([F2], lambda x: hlo.select(True, x, 0.0))  # i1, of the data's shape
+    assert "dense<true> : tensor<2xi1>" in text
+
+
+def test_region_results_take_the_region_type() -> None:
+    # a reduce over i32 returning the number 0: the accumulator's type; a comparator's bool: i1
+    text = _text([I2], lambda x: hlo.reduce([x], [0], dimensions=[0], body=lambda a, b: 0))
+    assert text.count("dense<0> : tensor<i32>") == 2
+    text = _text([F2], lambda x: hlo.sort([x], dimension=0, comparator=lambda a, b: True))
+    assert "dense<true> : tensor<i1>" in text
+
+
+def test_the_error_names_op_operand_number_and_type_at_the_line() -> None:
+    m = Module()
+    body = lambda x: hlo.add(x, 0.5)  # noqa: E731
+    with pytest.raises(BuildError) as info:
+        m.add_function(body, [I2], "main")
+    e = info.value
+    line = body.__code__.co_firstlineno
+    assert e.location is not None and e.location.startswith(f"{__file__}:{line}:")
+    assert e.message == (
+        "stablehlo.add: operand 'rhs' is the Python float 0.5, but the op needs i32; "
+        "a float is never truncated into an integer"
+    )
+    assert "operand 'lhs' is tensor<2xi32>" in str(e)
+    assert m.functions == {}
+
+
+def test_numpy_arrays_keep_their_dtype() -> None:
+    # an n-d numpy array is a constant of its own dtype (the verifier judges it), as before
+    text = _text([F2], lambda x: hlo.add(x, np.ones(2, np.float32)))
+    assert "dense<1.000000e+00> : tensor<2xf32>" in text
+
+
+def test_call_numbers_take_the_parameter_type() -> None:
+    m = Module()
+    callee = m.add_function(lambda a: a, [tensor((), "f32")], "callee", "private")
+    m.add_function(lambda x: callee(2), [F2], "main")
+    assert "stablehlo.constant dense<2.000000e+00> : tensor<f32>" in m.verify().text()
+    with pytest.raises(BuildError, match=r"call @f: argument #0 is the Python float 0.5"):
+        m2 = Module()
+        f = m2.add_function(lambda a: a, [I0], "f", "private")
+        m2.add_function(lambda x: f(0.5), [F2], "main")
