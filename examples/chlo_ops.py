@@ -6,9 +6,9 @@ binary ops with numpy-style rank broadcasting (``broadcast_add``, ``broadcast_mu
     python examples/chlo_ops.py
 
 The interpreter runs CHLO as it is; CHLO has no portable form (VHLO does not version it), so
-upstream's ``chlo-pre-serialization-pipeline`` (``PORTABLE_PIPELINE``) turns it into StableHLO
-before the module is serialized for XLA or IREE (``tests/oracle/test_builder_consumers.py``).  The
-script checks the interpreter against numpy and scipy's special functions.
+``m.lower()`` turns it into StableHLO before the module is serialized for XLA or IREE
+(``tests/oracle/test_builder_consumers.py``).  The script checks the interpreter against numpy and
+scipy's special functions.
 """
 
 from __future__ import annotations
@@ -51,11 +51,6 @@ def build() -> Module:
         )
 
     return m
-
-
-# issue 26: CHLO has no portable form, and Module has no lower() yet: the consumers' test
-# (tests/oracle/test_builder_consumers.py) runs this pipeline on a copy before serializing.
-PORTABLE_PIPELINE = "chlo-pre-serialization-pipeline"
 
 
 def inputs() -> tuple[np.ndarray, ...]:

@@ -35,8 +35,7 @@ def build() -> Module:
         dims = {"lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}
         wide = hlo.dot_general(x, w, dims, result_type=tensor((ROWS, COLS), "f32"))
         narrow = hlo.dot_general(x, w, dims)  # bf16 result
-        # issue 26: no dtype-only convert yet (hlo.convert(narrow, "f16")): the whole result type
-        as_f16 = hlo.convert(narrow, result_type=tensor((ROWS, COLS), "f16"))
+        as_f16 = hlo.convert(narrow, "f16")
         return (
             wide,
             narrow,
@@ -45,7 +44,7 @@ def build() -> Module:
             hlo.divide(h, hlo.add(hlo.abs(h), 1.0)),
             hlo.tanh(x),
             hlo.reduce(x, 0.0, dimensions=[1], body=hlo.add),  # bf16 sums
-            hlo.convert(wide, result_type=tensor((ROWS, COLS), "bf16")),
+            hlo.convert(wide, "bf16"),
         )
 
     return m

@@ -6,7 +6,7 @@ and the top 3 per row with ``chlo.top_k``.
 
 Exercises multi-operand ``sort`` with Python comparators (one of them a two-key comparison built
 from ``compare``, ``and_``, ``or_``) and ``chlo.top_k``, which has no portable form:
-``PORTABLE_PIPELINE`` turns it into StableHLO (a sort of the values with an iota) before
+``m.lower()`` turns it into StableHLO (a sort of the values with an iota) before
 serializing.  The script checks
 the interpreter against numpy; ``tests/oracle/test_builder_consumers.py`` runs it on XLA and IREE.
 """
@@ -52,11 +52,6 @@ def build() -> Module:
         return by_score, ids_by_score, major_sorted, minor_sorted, top_values, top_indices
 
     return m
-
-
-# issue 26: CHLO has no portable form, and Module has no lower() yet: the consumers' test
-# (tests/oracle/test_builder_consumers.py) runs this pipeline on a copy before serializing.
-PORTABLE_PIPELINE = "chlo-pre-serialization-pipeline"
 
 
 def inputs() -> tuple[np.ndarray, ...]:

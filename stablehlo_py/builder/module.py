@@ -277,11 +277,42 @@ class Module:
 
         return run(self.op, *args, entry=entry)
 
-    def serialize(self, target: Any = "current", **kwargs: Any) -> bytes:
-        """A portable artifact for ``target`` (``stablehlo_py.serialize_portable_artifact``)."""
-        from stablehlo_py.api import serialize_portable_artifact
+    def lower(self, *steps: str) -> Module:
+        """A new Module: this one's copy with ``steps`` applied, by name (``forms.LOWERINGS``):
+        ``"chlo"`` (the default: CHLO ops rewritten as StableHLO, which every serialization format
+        needs), ``"composites"`` (composites become calls of their decompositions), ``"inline"``
+        (calls inlined).  This module is unchanged."""
+        from stablehlo_py.builder import forms
 
-        return serialize_portable_artifact(self.op, target, **kwargs)
+        try:
+            op = forms.lowered(self.op, steps or forms.DEFAULT_LOWERING)
+        except BuildError as e:
+            raise e.at(site()) from None
+        new = Module.__new__(Module)
+        new.__dict__.update(self.__dict__)
+        new.op = op
+        new.functions = {
+            f.sym_name.data: Function(f) for f in op.body.block.ops if isinstance(f, FuncOp)
+        }
+        return new
+
+    def serialize(
+        self, target: Any = "current", *, format: str | None = None, **kwargs: Any
+    ) -> bytes:
+        """A portable artifact for ``target`` (``stablehlo_py.serialize_portable_artifact``) in
+        ``format``, which must be given: ``"mlir"`` (upstream's MLIR bytecode: what XLA, IREE and
+        upstream's tools read) or ``"msgpack"`` (this toolkit's archive format).  A module that
+        still holds CHLO ops is refused (VHLO has no CHLO): ``Module.lower()`` first, or
+        ``allow_other_dialects=True`` to keep them as they are (as upstream's flag does)."""
+        from stablehlo_py.api import serialize_portable_artifact
+        from stablehlo_py.builder import forms
+
+        if format is None:
+            raise forms.format_error().at(site())
+        chlo = None if kwargs.get("allow_other_dialects") else forms.first_chlo(self.op.walk())
+        if chlo is not None:
+            raise forms.chlo_error(chlo, format).at(site())
+        return serialize_portable_artifact(self.op, target, format=format, **kwargs)
 
 
 def scalar_type(dtype: Any) -> Attribute:

@@ -65,6 +65,7 @@ from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.builder import attrs as attr_conv
+from stablehlo_py.builder import forms
 from stablehlo_py.builder.core import discard, insert, operand_constant, result_types_of
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
@@ -200,8 +201,9 @@ class OpFunction:
         self.spec = spec
         self.__name__ = py_name(spec.name.split(".", 1)[1])
         self.__qualname__ = self.__name__
-        self._positional = spec.positional
-        self._names = frozenset(spec.positional) | {r.name for r in spec.regions}
+        self._dtype_form = spec.name in forms.DTYPE_FORM
+        self._positional = spec.positional + ((forms.ELEMENT_TYPE,) if self._dtype_form else ())
+        self._names = frozenset(self._positional) | {r.name for r in spec.regions}
         self._populated = tuple(getattr(spec.cls, "POPULATED_DEFAULTS", {}).items())
         self._hook = _HOOKS.get(spec.name)
         self._check = not spec.cls.has_trait(IsTerminator)  # type: ignore[attr-defined]
@@ -211,6 +213,17 @@ class OpFunction:
         """Remember checked ops by signature (``driver.by_signature``); decided on first use."""
         self.__doc__ = _doc(spec)
         self.__signature__ = _signature(spec)
+        if self._dtype_form:  # convert(x, "f32"): the element type after the operand
+            sig = self.__signature__
+            params = list(sig.parameters.values())
+            n = len(spec.operands)
+            P = inspect.Parameter
+            params.insert(n, P(forms.ELEMENT_TYPE, P.POSITIONAL_OR_KEYWORD, default=None))
+            self.__signature__ = sig.replace(parameters=params)
+            self.__doc__ += (
+                "\nElement type: convert(x, 'f32') keeps x's shape "
+                "(result_type= gives the whole type)"
+            )
 
     def __repr__(self) -> str:
         return f"<builder function {self.spec.name}>"
@@ -251,6 +264,8 @@ class OpFunction:
             if k in values:
                 raise BuildError(f"{spec.name}: {k!r} given twice (by position and by name)")
             values[k] = v
+        if self._dtype_form:
+            result_type = forms.dtype_result(spec.name, values, result_type)
 
         # operands
         flat: list[SSAValue] = []
@@ -343,6 +358,7 @@ class OpFunction:
             key = (spec.cls, *[x.type for x in flat], None, *props.values())
         if result_type is not None:
             results = result_types_of(result_type, spec.n_results, spec.name)
+            forms.refuse_element_results(spec.name, results)
             if key is not None:
                 key = (*key, None, *results)
                 if BUILT.get_seq(key, tuple(props)) is not None:

@@ -3,10 +3,9 @@ numbers (issue 26, Deliver 4).
 
 Each program is an example, ``examples/<name>.py`` with ``build() -> Module`` and ``inputs()``
 (the three older examples have no ``inputs()``: :data:`OLDER_EXAMPLES` gives theirs).  The
-interpreter runs the module as built; XLA (jaxlib) and IREE get our MLIR bytecode of it
-(``tests/oracle/consumers.py``), after the example's ``PORTABLE_PIPELINE`` where it has one
-(CHLO has no portable form).  Results must match within the dtype's tolerance (bit equality for
-integers).
+interpreter runs the module as built; XLA (jaxlib) and IREE get our MLIR bytecode
+(``tests/oracle/consumers.py``) of ``m.lower()`` (CHLO has no portable form).  Results must
+match within the dtype's tolerance (bit equality for integers).
 XLA comes with the ``oracle`` extra, IREE with the ``iree`` extra; a missing one is skipped with
 the reason.
 
@@ -30,7 +29,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from stablehlo_py.passes.drivers.pipeline import run_pipeline
 
 from tests.oracle import consumers
 
@@ -79,11 +77,7 @@ def _program(name: str) -> tuple[Any, tuple[np.ndarray, ...], list[np.ndarray]]:
     m.verify()
     args = OLDER_EXAMPLES[name]() if name in OLDER_EXAMPLES else tuple(example.inputs())
     ours = [np.asarray(r) for r in m.run(*args)]
-    pipeline = OLDER_PIPELINES.get(name) or getattr(example, "PORTABLE_PIPELINE", None)
-    if pipeline is None:
-        return m.op, args, ours
-    # issue 26: Module has no lower() yet: the example's pipeline on a copy of the module
-    return run_pipeline(m.op.clone(), pipeline), args, ours
+    return m.lower().op, args, ours
 
 
 def _mlp_train_inputs() -> tuple[np.ndarray, ...]:
@@ -108,10 +102,6 @@ OLDER_EXAMPLES: dict[str, Callable[[], tuple[np.ndarray, ...]]] = {
     "while_loop": _while_loop_inputs,
 }
 """Inputs of the examples written before ``inputs()`` was the convention."""
-
-
-OLDER_PIPELINES = {"sort": "chlo-pre-serialization-pipeline"}
-"""The ``PORTABLE_PIPELINE`` of older examples that need one (``sort.py`` has ``chlo.top_k``)."""
 
 
 @dataclass(frozen=True)

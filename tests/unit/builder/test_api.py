@@ -23,6 +23,7 @@ from stablehlo_py.builder import (
     to_type,
 )
 from stablehlo_py.builder import stablehlo as hlo
+from stablehlo_py.builder import forms
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.dialects import default_registry
 
@@ -43,7 +44,8 @@ def test_every_registered_op_has_a_function_with_its_names(dialect: str) -> None
             if n not in ("operandSegmentSizes", "resultSegmentSizes")
         ]
         regions = [opgen.py_name(n) for n, _ in d.regions]
-        assert params == [*operands, *props, *regions, "result_type", "loc"], name
+        dtype_form = [forms.ELEMENT_TYPE] if name in forms.DTYPE_FORM else []  # convert(x, "f32")
+        assert params == [*operands, *dtype_form, *props, *regions, "result_type", "loc"], name
 
 
 def test_spec_names_for_reserved_python_words() -> None:
@@ -227,8 +229,9 @@ def test_serialize_to_every_format() -> None:
         return hlo.add(x, x)
 
     for target in ("current", "1.0.0", "0.9.0"):
-        data = m.serialize(target)
-        assert print_ir(deserialize_portable_artifact(data)) == m.text()
+        for fmt in ("msgpack", "mlir"):
+            data = m.serialize(target, format=fmt)
+            assert print_ir(deserialize_portable_artifact(data)) == m.text()
 
 
 def test_result_type_forms() -> None:

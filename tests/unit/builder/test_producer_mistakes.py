@@ -61,7 +61,9 @@ MISTAKES: dict[str, Row] = {
     "D10": ((I2, F2), lambda y, x: hlo.clamp(y, x, x), ("stablehlo.clamp:", "element type", "operand 'min' is tensor<2xi32>", "operand 'operand' is tensor<2xf32>")),
     "D11": ((F2,), lambda x: hlo.bitcast_convert(x, result_type=((2,), "i64")), ("stablehlo.bitcast_convert:", "operand 'operand' is tensor<2xf32>", "result_type= tensor<2xi64>")),
     "D12": ((F2,), lambda x: hlo.convert(x, result_type="f33"), ("stablehlo.convert: result_type: cannot read the type 'f33'",)),
-    "D13": ((F2,), lambda x: hlo.convert(x, result_type="f32"), ("stablehlo.convert:", "'f32'", "operand 'operand' is tensor<2xf32>")),
+    "M1": ((F2,), lambda x: hlo.reshape(x, result_type="f32"), ("stablehlo.reshape: result_type f32 is an element type", "needs a tensor type")),
+    "M5": ((F2,), lambda x: hlo.convert(x, "f33"), ("stablehlo.convert: element_type 'f33' is not an element type",)),
+    "M6": ((F2,), lambda x: hlo.bitcast_convert(x, "f16"), ("stablehlo.bitcast_convert: f16 has another bit width than f32", "result_type=")),
     "D14": ((C3,), lambda x: hlo.complex(x, x), ("stablehlo.complex: operand #0 ('lhs') must be ranked tensor of 32/64-bit float values, but got 'tensor<3xcomplex<f32>>'",)),
     # wrong shapes (S)
     "S1": ((F23, F32_), lambda x, y: hlo.add(x, y), ("stablehlo.add: Mismatched dimension sizes 2 and 3 in dimension 0", "operand 'lhs' is tensor<2x3xf32>", "operand 'rhs' is tensor<3x2xf32>")),

@@ -1,0 +1,206 @@
+"""Forms a producer expects (issue 26, Deliver 3): ``convert(x, "f32")``, ``Module.serialize``
+with an explicit ``format=`` (and CHLO refused before it), ``Module.lower()``."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from stablehlo_py.api import deserialize_portable_artifact
+from stablehlo_py.builder import BuildError, Module, chlo, tensor
+from stablehlo_py.builder import stablehlo as hlo
+from stablehlo_py.ir import print_ir
+
+HERE = __file__
+
+
+def _types(m: Module, name: str = "main") -> str:
+    return str(m.functions[name].op.function_type)
+
+
+# ------------------------------------------------------------------------ convert(x, "f32")
+@pytest.mark.parametrize(
+    "make, result",
+    [
+        (lambda x: hlo.convert(x, "f16"), "tensor<2x?xf16>"),
+        (lambda x: hlo.convert(x, element_type="i32"), "tensor<2x?xi32>"),
+        (lambda x: hlo.convert(x, np.float64), "tensor<2x?xf64>"),
+        (lambda x: hlo.convert(x, "complex<f32>"), "tensor<2x?xcomplex<f32>>"),
+        (lambda x: hlo.convert(x, result_type="bf16"), "tensor<2x?xbf16>"),
+        (lambda x: hlo.convert(x, result_type=tensor((2, None), "i8")), "tensor<2x?xi8>"),
+        (lambda x: hlo.bitcast_convert(x, "i32"), "tensor<2x?xi32>"),
+        (lambda x: hlo.bitcast_convert(x, result_type="ui32"), "tensor<2x?xui32>"),
+    ],
+)
+def test_element_type_alone_keeps_the_operands_shape(make: object, result: str) -> None:
+    m = Module()
+    m.func(tensor((2, None), "f32"))(make)  # type: ignore[arg-type]
+    m.verify()
+    assert _types(m, "<lambda>").endswith(f"-> {result}"), _types(m, "<lambda>")
+
+
+def test_element_type_alone_keeps_bounds() -> None:
+    m = Module()
+
+    @m.func("tensor<?x3xf32, #stablehlo.bounds<5, ?>>")
+    def main(x):
+        return hlo.convert(x, "i8")
+
+    assert "tensor<?x3xi8, #stablehlo.bounds<5, ?>>" in m.text()
+
+
+def test_dtype_form_runs() -> None:
+    m = Module()
+
+    @m.func(tensor((3,), "f32"))
+    def main(x):
+        return hlo.convert(x, "i32"), hlo.bitcast_convert(x, "ui32")
+
+    x = np.array([1.5, -2.5, 3.0], np.float32)
+    as_int, bits = m.run(x)
+    assert as_int.dtype == np.int32 and as_int.tolist() == x.astype(np.int32).tolist()
+    assert bits.tolist() == x.view(np.uint32).tolist()
+
+
+def test_convert_signature_shows_the_element_type() -> None:
+    params = list(inspect.signature(hlo.convert).parameters)
+    assert params[:2] == ["operand", "element_type"]
+    assert "element_type" not in inspect.signature(hlo.reshape).parameters
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda x: hlo.convert(x, "f33"), "convert: element_type 'f33' is not an element type"),
+        (lambda x: hlo.convert(x), "stablehlo.convert: give the result's element type"),
+        (
+            lambda x: hlo.convert(x, "f16", result_type="f16"),
+            "give the element type ('f16') or result_type=, not both",
+        ),
+        (lambda x: hlo.bitcast_convert(x, "f64"), "f64 has another bit width than f32"),
+        (lambda x: hlo.convert(1.0, "f16"), "needs a tensor operand to take the shape from"),
+        (
+            lambda x: hlo.reshape(x, result_type="f32"),
+            "result_type f32 is an element type; stablehlo.reshape needs a tensor type",
+        ),
+        (lambda x: hlo.abs(x, result_type="i32"), "abs: result_type i32 is an element type"),
+    ],
+)
+def test_element_type_mistakes(make: object, words: str) -> None:
+    m = Module()
+    with pytest.raises(BuildError) as info:
+        m.add_function(make, [tensor((2,), "f32")], "main")  # type: ignore[arg-type]
+    assert type(info.value) is BuildError
+    assert words in str(info.value)
+    assert info.value.location is not None and info.value.location.startswith(f"{HERE}:")
+    assert not m.functions
+
+
+# ------------------------------------------------------------------------------ serialize
+def _plain() -> Module:
+    m = Module()
+
+    @m.func(tensor((2,), "f32"))
+    def main(x):
+        return hlo.add(x, x)
+
+    return m
+
+
+def test_serialize_needs_a_format() -> None:
+    m = _plain()
+    with pytest.raises(BuildError) as info:
+        m.serialize("1.0.0")
+    line = inspect.currentframe().f_lineno - 1  # type: ignore[union-attr]
+    e = info.value
+    assert type(e) is BuildError and e.location is not None
+    assert e.location.startswith(f"{HERE}:{line}:")
+    words = ('format="mlir"', "XLA", "IREE", "upstream's tools", 'format="msgpack"', "archive")
+    for w in words:
+        assert w in str(e), w
+
+
+@pytest.mark.parametrize("fmt, magic", [("mlir", b"ML\xefR"), ("msgpack", None)])
+def test_serialize_in_each_format(fmt: str, magic: bytes | None) -> None:
+    m = _plain()
+    data = m.serialize("1.0.0", format=fmt)
+    if magic is not None:
+        assert data[:4] == magic
+    else:
+        assert data[:4] != b"ML\xefR"
+    assert print_ir(deserialize_portable_artifact(data)) == m.text()
+
+
+def _with_chlo() -> Module:
+    m = Module()
+
+    @m.func(tensor((3,), "f32"))
+    def main(x):
+        y = chlo.erf(x)
+        return hlo.composite(y, name="my.double", decomposition=lambda a: hlo.add(a, a))
+
+    return m
+
+
+@pytest.mark.parametrize("fmt", ["mlir", "msgpack"])
+def test_serialize_refuses_chlo_and_points_at_lower(fmt: str) -> None:
+    m = _with_chlo()
+    with pytest.raises(BuildError) as info:
+        m.serialize("current", format=fmt)
+    e = info.value
+    assert type(e) is BuildError and e.location is not None and e.location.startswith(HERE)
+    assert "chlo.erf in @main has no portable form" in str(e)
+    assert "m.lower()" in str(e)
+
+
+def test_serialize_keeps_chlo_with_allow_other_dialects() -> None:
+    m = _with_chlo()
+    data = m.serialize("current", format="mlir", allow_other_dialects=True)
+    assert "chlo.erf" in print_ir(deserialize_portable_artifact(data))
+
+
+# ---------------------------------------------------------------------------------- lower
+def test_lower_returns_a_new_module_without_chlo() -> None:
+    m = _with_chlo()
+    before = m.text()
+    low = m.lower()
+    assert low is not m and low.op is not m.op
+    assert m.text() == before  # unchanged
+    assert "chlo." not in low.text() and "chlo.erf" in before
+    assert "stablehlo.composite" in low.text()  # composites stay unless asked
+    assert set(low.functions) == {"main", "my.double"}
+    assert low.functions["main"].op.parent is low.op.body.block
+    low.verify()
+    x = np.array([-0.5, 0.25, 2.0], np.float32)
+    np.testing.assert_allclose(low.run(x)[0], m.run(x)[0], rtol=1e-6)
+    data = low.serialize("1.0.0", format="mlir")
+    assert "chlo." not in print_ir(deserialize_portable_artifact(data))
+
+
+def test_lower_named_steps() -> None:
+    m = _with_chlo()
+    calls = m.lower("chlo", "composites").text()
+    assert "stablehlo.composite" not in calls and "call @my.double" in calls
+    flat = m.lower("chlo", "composites", "inline")
+    assert "call" not in flat.text() and set(flat.functions) == {"main"}
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_allclose(flat.run(x)[0], m.run(x)[0], rtol=1e-6)
+
+
+def test_lower_mistakes() -> None:
+    m = _with_chlo()
+    with pytest.raises(BuildError, match=r"unknown step 'nope'; the steps: \"chlo\""):
+        m.lower("nope")
+    dyn = Module()
+
+    @dyn.func(tensor((None,), "f32"))
+    def main(x):
+        return chlo.erf(x)
+
+    with pytest.raises(BuildError) as info:
+        dyn.lower()
+    e = info.value
+    assert type(e) is BuildError and e.location is not None and e.location.startswith(HERE)
+    assert "not a statically shaped tensor" in str(info.value)
