@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
@@ -208,6 +208,7 @@ def operand_constant(
     op_name: str,
     what: str,
     source: str | None = None,
+    made: list[SSAValue] | None = None,
 ) -> SSAValue:
     """A Python number (or numpy scalar, 0-d array) written where an op takes a tensor: a splat
     constant of the element type of ``like`` (the value, or the type, whose element type the op
@@ -215,7 +216,13 @@ def operand_constant(
     and, when ``full_shape`` (the op's operands must all have one shape), ``like``'s static shape,
     else 0-d.  Without ``like``, JAX's defaults for Python numbers; numpy values keep their dtype,
     as n-d numpy arrays always do.  ``source`` says where ``like`` comes from, ``{type}`` standing
-    for its type (``"operand 'lhs' is {type}"``), for the error's note."""
+    for its type (``"operand 'lhs' is {type}"``), for the error's note.
+
+    Against a shape with dynamic dimensions (``tensor<?x4xf32>``), the splat is built as JAX's
+    ``mlir.shape_tensor`` does: a 0-d constant, the shape as a ``tensor<Rxi32>`` (static sizes as
+    constants, dynamic ones from ``get_dimension_size``, joined by ``concatenate``), and
+    ``dynamic_broadcast_in_dim`` to ``like``'s type; the ops made before the last one are appended
+    to ``made`` (so that a failed call can erase them)."""
     if isinstance(value, np.ndarray) and value.ndim != 0:
         return constant(value)
     if not is_number(value):
@@ -242,9 +249,115 @@ def operand_constant(
         )
         raise (err if e.hint is None else err.also(e.hint)) from None
     shape = shape_of(lt) if full_shape else ()
-    if shape is None or any(d < 0 for d in shape):
+    if shape is None:
         shape = ()
+    elif any(d < 0 for d in shape):
+        return _dynamic_splat(data, elem, lt, like, made)
     return _constant_op(tensor_type(elem, tuple(shape)), data)
+
+
+def _dynamic_splat(
+    data: np.ndarray,
+    elem: Attribute,
+    t: TensorType,
+    like: SSAValue | Attribute | None,
+    made: list[SSAValue] | None,
+) -> SSAValue:
+    """``data`` broadcast to ``t``, whose shape has dynamic sizes read from ``like``."""
+    hlo = OPS
+
+    if not isinstance(like, SSAValue):
+        raise BuildError(f"a number cannot take the dynamic shape of {t} without a value of it")
+    steps: list[SSAValue] = [] if made is None else made
+    i32 = element_type_of("i32")
+    one = tensor_type(i32, (1,))
+    scalar = _constant_op(tensor_type(elem, ()), data)
+    steps.append(scalar)
+    parts = []
+    for d, size in enumerate(shape_of(t) or ()):
+        if size >= 0:
+            part = _constant_op(one, np.asarray([size], np.int32))
+        else:
+            n = hlo.get_dimension_size(like, dimension=d)
+            steps.append(n)
+            part = hlo.reshape(n, result_type=one)
+        steps.append(part)
+        parts.append(part)
+    dims = hlo.concatenate(parts, dimension=0) if len(parts) > 1 else parts[0]
+    if len(parts) > 1:
+        steps.append(dims)
+    out: SSAValue = hlo.dynamic_broadcast_in_dim(
+        scalar, dims, broadcast_dimensions=[], result_type=t
+    )
+    return out
+
+
+class _Ops:
+    """The stablehlo op functions the shape helpers below build with, as attributes; given by
+    ``stablehlo_py.builder`` when it generates them (``OPS.set``), as core sits below the op
+    functions (``builder.opgen`` imports core)."""
+
+    def set(self, namespace: Any) -> None:
+        self.__dict__.update(namespace.functions())
+
+
+OPS: Any = _Ops()
+
+
+def shape_tensor(value: Any, op_name: str, what: str, made: list[SSAValue]) -> SSAValue:
+    """A shape operand written as a sequence of sizes (ints, and 0-d integer values built by the
+    builder), as JAX's ``mlir.shape_tensor`` makes it: all ints -> one ``tensor<Rxi32>`` constant;
+    else each size a ``tensor<1xi32>`` (a value converted to i32 if needed, then reshaped) joined
+    by ``concatenate``.  The ops made before the last one are appended to ``made``."""
+    hlo = OPS
+
+    if isinstance(value, np.ndarray) or not isinstance(value, Sequence) or isinstance(value, str):
+        return operand_constant(value, None, False, op_name, what)
+    i32 = element_type_of("i32")
+    for k, v in enumerate(value):
+        if isinstance(v, SSAValue):
+            st = v.type
+            et = element_type(st) if isinstance(st, TensorType) else None
+            if (
+                not isinstance(et, IntegerType)
+                or et.width.data == 1
+                or (shape_of(st) or ()) not in ((), (1,))
+            ):
+                from stablehlo_py.ir.verify.constraints import t2s
+
+                raise BuildError(
+                    f"{op_name}: {what}[{k}] is {t2s(st)}; a size is an integer of shape () or (1,)"
+                )
+        elif isinstance(v, bool) or not is_number(v):
+            raise BuildError(f"{op_name}: {what}[{k}] is {v!r}; sizes are integers")
+        else:
+            try:
+                to_element(v, i32)
+            except NumberError as e:
+                raise BuildError(
+                    f"{op_name}: {what}[{k}] is {describe(v)}, {e.reason}",
+                    note="sizes are integers (i32, as JAX's shape tensors)",
+                ) from None
+    if all(not isinstance(v, SSAValue) for v in value):
+        return _constant_op(tensor_type(i32, (len(value),)), np.asarray(value, np.int32))
+    one = tensor_type(i32, (1,))
+    parts = []
+    for v in value:
+        if isinstance(v, SSAValue):
+            if element_type(v.type) != i32:
+                v = hlo.convert(v, result_type=tensor_type(i32, shape_of(v.type) or ()))
+                made.append(v)
+            if shape_of(v.type) != (1,):
+                v = hlo.reshape(v, result_type=one)
+                made.append(v)
+        else:
+            v = _constant_op(one, np.asarray([v], np.int32))
+            made.append(v)
+        parts.append(v)
+    if len(parts) == 1:
+        return parts[0]
+    out: SSAValue = hlo.concatenate(parts, dimension=0)
+    return out
 
 
 def discard(values: Sequence[SSAValue]) -> None:

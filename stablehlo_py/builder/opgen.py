@@ -66,7 +66,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.builder import attrs as attr_conv
 from stablehlo_py.builder import forms
-from stablehlo_py.builder.core import discard, insert, operand_constant, result_types_of
+from stablehlo_py.builder.core import (
+    discard,
+    insert,
+    operand_constant,
+    result_types_of,
+    shape_tensor,
+)
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
 from stablehlo_py.builder.regions import build_region
@@ -297,7 +303,7 @@ class OpFunction:
             vals = []
             for i, x in enumerate(items):
                 if not isinstance(x, SSAValue):
-                    x = _number(spec, o, i, x, items, values, like, first_group)
+                    x = _number(spec, o, i, x, items, values, like, first_group, made)
                     made.append(x)
                 vals.append(x)
             if o.variadic and first_group is None:
@@ -704,6 +710,7 @@ def _number(
     values: Mapping[str, Any],
     like: list[SSAValue | None],
     first_group: list[SSAValue] | None,
+    made: list[Any],
 ) -> SSAValue:
     """The constant for a Python number (or numpy scalar) given as item ``i`` of operand ``o``:
     of the element type the operand's role needs (``OPERAND_ROLES``; see ``builder.numbers``)."""
@@ -718,13 +725,16 @@ def _number(
             "the other indices are {type}" if typed is not None else "indices default to {type}"
         )
         return operand_constant(x, t, False, spec.name, what, source)
+    if role == "shape":  # a sequence of sizes: JAX's shape tensor
+        return shape_tensor(x, spec.name, o.name, made)
     if not like:
         like.append(_like(values, spec))
     if role == "pred":  # i1, of the data's shape where the op's operands share one
         data = like[0].type if like[0] is not None else None
         t = _I1_SCALAR
         if spec.full_shape_scalars and isinstance(data, TensorType):
-            t = TensorType(_I1, data.get_shape())
+            shape = data.get_shape()
+            t = TensorType(_I1, shape) if all(d >= 0 for d in shape) else t  # else 0-d: legal
         return operand_constant(x, t, True, spec.name, what, "a predicate is {type}")
     model = _paired(first_group, i, like[0]) if o.variadic else like[0]
     label = next(
@@ -737,6 +747,7 @@ def _number(
         spec.name,
         what,
         None if label is None else f"operand '{label}' is {{type}}",
+        made,
     )
 
 
@@ -755,12 +766,29 @@ OPERAND_ROLES: dict[tuple[str, str], str] = {
             ("stablehlo.dynamic_conv", "padding"),
         )
     },
+    **{
+        (op, operand): "shape"
+        for op, operand in (
+            ("stablehlo.dynamic_broadcast_in_dim", "output_dimensions"),
+            ("stablehlo.dynamic_reshape", "output_shape"),
+            ("stablehlo.dynamic_iota", "output_shape"),
+            ("stablehlo.dynamic_pad", "edge_padding_low"),
+            ("stablehlo.dynamic_pad", "edge_padding_high"),
+            ("stablehlo.dynamic_pad", "interior_padding"),
+            ("stablehlo.real_dynamic_slice", "start_indices"),
+            ("stablehlo.real_dynamic_slice", "limit_indices"),
+            ("stablehlo.real_dynamic_slice", "strides"),
+            ("stablehlo.dynamic_gather", "slice_sizes"),
+            ("stablehlo.rng", "shape"),
+        )
+    },
     ("stablehlo.select", "pred"): "pred",
     ("stablehlo.if", "pred"): "pred",
     ("chlo.broadcast_select", "pred"): "pred",
 }
 """Operands whose numbers do not take the data operands' element type: indices (the integer type
-of the other indices, else i32, JAX's default index type) and predicates (i1).  Every other
+of the other indices, else i32, JAX's default index type), shapes (a sequence of sizes: a 1-D
+i32 shape tensor, ``core.shape_tensor``) and predicates (i1).  Every other
 operand's number takes the element type of the op's data (``_like``)."""
 
 

@@ -202,3 +202,84 @@ def test_call_numbers_take_the_parameter_type() -> None:
         m2 = Module()
         f = m2.add_function(lambda a: a, [I0], "f", "private")
         m2.add_function(lambda x: f(0.5), [F2], "main")
+
+
+FD = tensor((-1, 4), "f32")
+
+
+def test_a_number_broadcasts_against_a_dynamic_shape() -> None:
+    # as JAX's mlir.shape_tensor: a 0-d constant, the shape from get_dimension_size and constants,
+    # concatenate, dynamic_broadcast_in_dim to the operand's type (issue 26 pain 4)
+    m = Module()
+    m.add_function(lambda x: hlo.maximum(x, 0.0), [FD], "main")
+    ops = [op.name for op in m.functions["main"].op.body.block.ops]
+    assert ops == [
+        "stablehlo.constant",
+        "stablehlo.get_dimension_size",
+        "stablehlo.reshape",
+        "stablehlo.constant",
+        "stablehlo.concatenate",
+        "stablehlo.dynamic_broadcast_in_dim",
+        "stablehlo.maximum",
+        "func.return",
+    ]
+    text = m.verify().text()
+    assert (
+        "stablehlo.dynamic_broadcast_in_dim %cst, %2, dims = [] : "
+        "(tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>"
+    ) in text
+    x = np.array([[-1, 2, 3, -4], [5, -6, 7, 8], [0, 1, -2, 3]], np.float32)
+    (out,) = m.run(x)
+    np.testing.assert_array_equal(out, np.maximum(x, 0))
+
+
+def test_a_dynamic_predicate_number_stays_0d() -> None:
+    text = _text([FD], lambda x: hlo.select(True, x, x))
+    assert "dense<true> : tensor<i1>" in text
+
+
+def test_a_failed_call_erases_the_dynamic_broadcast_it_made() -> None:
+    m = Module()
+
+    def main(x, p):  # type: ignore[no-untyped-def]
+        with pytest.raises(BuildError, match="pred"):  # 0.0 is broadcast, then the i32 pred fails
+            hlo.select(p, x, 0.0)
+        return x
+
+    m.add_function(main, [FD, tensor((-1, 4), "i32")], "main")
+    ops = [op.name for op in m.functions["main"].op.body.block.ops]
+    assert ops == ["func.return"]
+    m.verify()
+
+
+def test_shape_operands_take_sequences_of_sizes() -> None:
+    # as JAX's mlir.shape_tensor: all ints -> one constant; values converted to i32 and reshaped
+    m = Module()
+
+    def main(x, n):  # type: ignore[no-untyped-def]
+        a = hlo.dynamic_broadcast_in_dim(x, [n, 4], [], result_type=FD)
+        b = hlo.dynamic_iota([3, 4], iota_dimension=0, result_type=tensor((3, 4), "i32"))
+        return a, b
+
+    m.add_function(main, [tensor((), "f32"), I64_0], "main")
+    text = m.verify().text()
+    assert "stablehlo.convert %arg1 : (tensor<i64>) -> tensor<i32>" in text
+    assert "stablehlo.constant dense<[3, 4]> : tensor<2xi32>" in text
+    a, b = m.run(np.float32(2), np.int64(3))
+    assert a.shape == (3, 4) and b.shape == (3, 4)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "fragment"),
+    [
+        ([4.0], "output_shape[0] is the Python float 4.0"),
+        ([True], "output_shape[0] is True; sizes are integers"),
+        ([2**40], "does not fit i32"),
+    ],
+)
+def test_bad_sizes(sizes: list[object], fragment: str) -> None:
+    m = Module()
+    body = lambda: hlo.dynamic_iota(sizes, iota_dimension=0, result_type=tensor((-1,), "i32"))  # noqa: E731
+    with pytest.raises(BuildError, match="stablehlo.dynamic_iota: ") as info:
+        m.add_function(body, [], "main")
+    assert fragment in info.value.message

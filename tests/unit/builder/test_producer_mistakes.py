@@ -4,8 +4,7 @@ raises a BuildError while the function is being built -- never another exception
 and the types; a failed call leaves nothing in the module.
 
 One row per mistake: (argument types of the function, the function -- a one-line lambda, so that its
-line is the line of the mistake --, fragments the error's text must contain).  The rows about Python
-numbers as shape entries (B4) are what is left of issue 26 step 2: a strict xfail until then.
+line is the line of the mistake --, fragments the error's text must contain).
 """
 
 from __future__ import annotations
@@ -109,7 +108,7 @@ MISTAKES: dict[str, Row] = {
     # index operands of the wrong type (I)
     "I2": ((F44, I0, I64_0), lambda x, i, j: hlo.dynamic_slice(x, [i, j], slice_sizes=[1, 1]), ("stablehlo.dynamic_slice:", "start indices must have same element type", "operand 'start_indices[0]' is tensor<i32>", "operand 'start_indices[1]' is tensor<i64>")),
     "I3": ((F44, IDX_F), lambda x, i: hlo.gather(x, i, GATHER, slice_sizes=[1, 4]), ("stablehlo.gather:", "('start_indices')", "tensor<2x1xf32>")),
-    # Python numbers and numpy scalars (N, I1/I4/I5, B1): the number rule (builder.numbers)
+    # Python numbers and numpy scalars (N, I1/I4/I5, B): the number rule (builder.numbers)
     "N1": ((I2,), lambda x: hlo.add(x, 0.5), ("stablehlo.add:", "0.5", "i32")),
     "N2": ((I2,), lambda x: hlo.reduce([x], [0.5], dimensions=[0], body=hlo.add), ("stablehlo.reduce:", "0.5", "i32")),
     "N3": ((U8,), lambda x: hlo.add(x, 300), ("stablehlo.add:", "300", "ui8")),
@@ -126,14 +125,9 @@ MISTAKES: dict[str, Row] = {
     "I4": ((F44, I0), lambda x, i: hlo.dynamic_slice(x, [2**40, i], slice_sizes=[1, 1]), ("stablehlo.dynamic_slice:", "1099511627776", "i32")),
     "I5": ((F0,), lambda x: hlo.case(1.0, branches=[lambda: x]), ("stablehlo.case:", "1.0")),
     "B1": ((ID,), lambda x: hlo.maximum(x, 0.5), ("stablehlo.maximum:", "0.5", "i32")),
-}
-"""id -> (argument types, the body, fragments of the error's text)."""
-
-STEP_2: dict[str, Row] = {
-    # numbers as shape entries: issue 26 step 2 (dynamic shapes, still to do)
     "B4": ((I0,), lambda n: hlo.dynamic_broadcast_in_dim(hlo.convert(n, result_type=F0), [n, 4.0], [], result_type=FD), ("stablehlo.dynamic_broadcast_in_dim:", "output_dimensions[1]", "4.0")),
 }
-"""Rows of issue 26 step 2 still to do: strict xfails until they land."""
+"""id -> (argument types, the body, fragments of the error's text)."""
 # fmt: on
 
 NP_F64_2 = __import__("numpy").float64(2.0)
@@ -172,14 +166,8 @@ def test_mistake_is_a_build_error_at_the_line_that_made_it(case: str) -> None:
     _check_row(MISTAKES, case)
 
 
-@pytest.mark.parametrize("case", list(STEP_2))
-@pytest.mark.xfail(strict=True, reason="issue 26 step 2")
-def test_number_mistake_is_a_build_error(case: str) -> None:
-    _check_row(STEP_2, case)
-
-
 def test_the_table_is_large_enough() -> None:
-    # issue 26's Done-when asks for at least 40 mistakes (with the step-2 rows, 40 + numbers)
+    # issue 26's Done-when asks for at least 40 mistakes
     assert len(MISTAKES) >= 40
 
 
