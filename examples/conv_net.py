@@ -4,9 +4,10 @@ global average pool into class scores.
 
     python examples/conv_net.py
 
-Exercises ``convolution`` (NHWC input, HWIO kernel, SAME padding written out), ``reduce_window``
-(max pool), ``batch_norm_training`` / ``batch_norm_inference`` and ``reduce``.  The script checks
-the interpreter against numpy; ``tests/oracle/test_builder_consumers.py`` runs it on XLA and IREE.
+Exercises ``convolution`` (NHWC input, HWIO kernel, SAME padding, as jax.lax writes them),
+``reduce_window`` (max pool), ``batch_norm_training`` / ``batch_norm_inference`` and ``reduce``.
+The script checks the interpreter against numpy; ``tests/oracle/test_builder_consumers.py`` runs
+it on XLA and IREE.
 """
 
 from __future__ import annotations
@@ -34,15 +35,8 @@ def build() -> Module:
         name="main",
     )
     def forward(images, kernel, bias, scale, offset, dense):
-        # issue 26: no layout strings ("NHWC", "HWIO", "NHWC") and no defaults for the group
-        # counts yet: upstream's dimension-numbers text and feature/batch_group_count=1 by hand.
         conv = hlo.convolution(
-            images,
-            kernel,
-            padding=[[1, 1], [1, 1]],  # SAME for a 3x3 kernel at stride 1
-            dimension_numbers="[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
-            feature_group_count=1,
-            batch_group_count=1,
+            images, kernel, padding="SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
         )
         conv = hlo.add(conv, hlo.broadcast_in_dim(bias, [3], result_type=conv.type))
         act = hlo.maximum(conv, 0.0)

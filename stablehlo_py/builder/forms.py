@@ -200,3 +200,187 @@ def lowered(op: Operation, steps: Sequence[str]) -> Operation:
         if left is not None:
             raise BuildError(f"Module.lower: {left.name} is still CHLO after {pipeline}")
     return out
+
+
+# -------------------------------------------------------------------------------- convolution
+CONV_DEFAULTS: dict[str, Any] = {"feature_group_count": 1, "batch_group_count": 1}
+"""Builder defaults of convolution and dynamic_conv (the properties stay required in the IR, as in
+upstream's ODS; jax.lax's defaults).  Strides and dilations are optional properties (1)."""
+
+CONV_OPS = ("stablehlo.convolution", "stablehlo.dynamic_conv")
+CONV_OPTIONAL = ("dimension_numbers", *CONV_DEFAULTS)
+"""Parameters required by the IR that the builder fills in (shown with a default by help())."""
+
+_LAYOUT_CHARS = (("N", "C"), ("O", "I"), ("N", "C"))
+PADDINGS = ("SAME", "SAME_LOWER", "VALID")
+
+
+def conv_form(op_name: str, values: dict[str, Any], operands: Sequence[SSAValue]) -> None:
+    """Fill in a convolution's builder defaults: group counts 1; ``dimension_numbers`` omitted ->
+    JAX's default (``NCHW``-style iota: batch, feature, spatial...), or a 3-tuple of layout strings
+    (``("NHWC", "HWIO", "NHWC")``) read as ``jax.lax.conv_general_dilated`` reads them; ``padding``
+    as ``"SAME"``, ``"SAME_LOWER"`` or ``"VALID"`` with JAX's rule (``lax.padtype_to_pads`` on the
+    dilated kernel's spatial sizes)."""
+    for k, v in CONV_DEFAULTS.items():
+        if values.get(k) is None:
+            values[k] = v
+    if len(operands) < 2:
+        return
+    lhs, rhs = operands[0].type, operands[1].type
+    if not (isinstance(lhs, TensorType) and isinstance(rhs, TensorType)):
+        return  # the op's check says what is wrong
+    lshape, rshape = tuple(lhs.get_shape()), tuple(rhs.get_shape())
+    dn = values.get("dimension_numbers")
+    dims = None
+    if dn is None:
+        iota = tuple(range(len(lshape)))
+        dims = _dims_of(iota, iota, iota)
+    elif isinstance(dn, tuple | list) and all(isinstance(s, str) for s in dn):
+        dims = _dims_of(*_layout_perms(op_name, tuple(dn), lshape, rshape))
+    else:
+        dims = _known_dims(dn)
+    if dims is not None:
+        values["dimension_numbers"] = dims
+    pad = values.get("padding")
+    if op_name == "stablehlo.convolution" and isinstance(pad, str):
+        values["padding"] = _pads(op_name, pad, dims, lshape, rshape, values)
+
+
+def _layout_perms(
+    op_name: str, specs: tuple[str, ...], lshape: tuple[int, ...], rshape: tuple[int, ...]
+) -> tuple[tuple[int, ...], ...]:
+    """jax's conv_general_permutations, with its checks as BuildErrors in its words."""
+
+    def bad(msg: str) -> BuildError:
+        return BuildError(f"{op_name}: {msg}")
+
+    if len(specs) != 3:
+        raise bad(f"convolution dimension_numbers list/tuple must be length 3, got {len(specs)}.")
+    if len(lshape) != len(rshape):
+        raise bad(
+            "convolution requires lhs and rhs ndim to be equal, "
+            f"got {len(lshape)} and {len(rshape)}."
+        )
+    for i, s in enumerate(specs):
+        if len(s) != len(lshape):
+            raise bad(
+                f"convolution dimension_numbers[{i}] must have len equal to the ndim of lhs and "
+                f"rhs, got {len(s)} for lhs and rhs shapes {_shape(lshape)} and {_shape(rshape)}."
+            )
+    for i, (a, b) in enumerate(_LAYOUT_CHARS):
+        if not specs[i].count(a) == specs[i].count(b) == 1:
+            raise bad(
+                f"convolution dimension_numbers[{i}] must contain the characters '{a}' and '{b}' "
+                f"exactly once, got {specs[i]}."
+            )
+        if len(specs[i]) != len(set(specs[i])):
+            raise bad(
+                f"convolution dimension_numbers[{i}] cannot have duplicate characters, "
+                f"got {specs[i]}."
+            )
+    spatial = [set(s) - set(c) for s, c in zip(specs, _LAYOUT_CHARS)]
+    if not spatial[0] == spatial[1] == spatial[2]:
+        raise bad(
+            "convolution dimension_numbers elements must each have the same set of spatial "
+            f"characters, got {specs}."
+        )
+    rhs_spec = specs[1]
+
+    def perm(spec: str, chars: tuple[str, str]) -> tuple[int, ...]:
+        sp = [i for i, c in enumerate(spec) if c not in chars]
+        if spec is not rhs_spec:
+            sp.sort(key=lambda i: rhs_spec.index(spec[i]))
+        return (spec.index(chars[0]), spec.index(chars[1]), *sp)
+
+    return tuple(perm(s, c) for s, c in zip(specs, _LAYOUT_CHARS))
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return str(tuple(None if d < 0 else d for d in shape))
+
+
+def _dims_of(lhs: tuple[int, ...], rhs: tuple[int, ...], out: tuple[int, ...]) -> Any:
+    """ConvDimensionNumbers from JAX's (lhs, rhs, out) permutations, as JAX's lowering maps them."""
+    from stablehlo_py.ir.attrs.conv import ConvDimensionNumbers
+
+    return ConvDimensionNumbers(
+        input_batch_dimension=lhs[0],
+        input_feature_dimension=lhs[1],
+        input_spatial_dimensions=tuple(lhs[2:]),
+        kernel_output_feature_dimension=rhs[0],
+        kernel_input_feature_dimension=rhs[1],
+        kernel_spatial_dimensions=tuple(rhs[2:]),
+        output_batch_dimension=out[0],
+        output_feature_dimension=out[1],
+        output_spatial_dimensions=tuple(out[2:]),
+    )
+
+
+def _known_dims(dn: Any) -> Any:
+    """The ConvDimensionNumbers of a value given in another accepted form, when it is one that can
+    be read without the attribute converter (the dataclass, the attribute); else None."""
+    from stablehlo_py.ir.attrs.conv import ConvDimensionNumbers, ConvDimensionNumbersAttr
+
+    if isinstance(dn, ConvDimensionNumbers):
+        return dn
+    if isinstance(dn, ConvDimensionNumbersAttr):
+        return dn.dims
+    return None
+
+
+def _pads(
+    op_name: str,
+    padding: str,
+    dims: Any,
+    lshape: tuple[int, ...],
+    rshape: tuple[int, ...],
+    values: dict[str, Any],
+) -> list[list[int]]:
+    """JAX's padtype_to_pads: SAME / SAME_LOWER pad so the output is ceil(input / stride)."""
+    kind = padding.upper()
+    if kind not in PADDINGS:
+        raise BuildError(
+            f"{op_name}: padding {padding!r} is not a padding type: give 'SAME', 'SAME_LOWER' or "
+            "'VALID' (JAX's), or one [low, high] pair per spatial dimension"
+        )
+    if dims is None:
+        raise BuildError(
+            f"{op_name}: padding={padding!r} needs dimension_numbers as layout strings "
+            "(('NHWC', 'HWIO', 'NHWC')), a ConvDimensionNumbers or None (JAX's default)"
+        )
+    n = len(dims.input_spatial_dimensions)
+    if kind == "VALID":
+        return [[0, 0] for _ in range(n)]
+    lhs_dil = _ints(values.get("lhs_dilation"), n)
+    if any(d != 1 for d in lhs_dil):
+        raise BuildError(
+            f"{op_name}: padding={padding!r} with lhs_dilation is a transposed convolution; "
+            "give the padding as [low, high] pairs (as jax.lax does)"
+        )
+    strides = _ints(values.get("window_strides"), n)
+    rhs_dil = _ints(values.get("rhs_dilation"), n)
+    sizes = [lshape[d] for d in dims.input_spatial_dimensions]
+    window = [rshape[d] for d in dims.kernel_spatial_dimensions]
+    if any(s < 0 for s in sizes) or any(k < 0 for k in window):
+        raise BuildError(
+            f"{op_name}: padding={padding!r} needs static spatial sizes; give [low, high] pairs"
+        )
+    pads = []
+    for size, k, s, r in zip(sizes, window, strides, rhs_dil):
+        eff = 0 if k == 0 else (k - 1) * r + 1
+        out = -(-size // s)
+        total = max((out - 1) * s + eff - size, 0)
+        lo = total // 2 if kind == "SAME" else total - total // 2
+        pads.append([lo, total - lo])
+    return pads
+
+
+def _ints(v: Any, n: int) -> list[int]:
+    """window_strides / dilations as given (a sequence of ints), 1 each when omitted."""
+    if v is None:
+        return [1] * n
+    try:
+        out = [int(x) for x in v]
+    except (TypeError, ValueError):
+        return [1] * n  # the attribute's converter reports it
+    return out if len(out) == n else [1] * n

@@ -219,6 +219,14 @@ class OpFunction:
         """Remember checked ops by signature (``driver.by_signature``); decided on first use."""
         self.__doc__ = _doc(spec)
         self.__signature__ = _signature(spec)
+        if spec.name in forms.CONV_OPS:  # builder defaults: help() shows them as optional
+            sig = self.__signature__
+            self.__signature__ = sig.replace(
+                parameters=[
+                    p.replace(default=None) if p.name in forms.CONV_OPTIONAL else p
+                    for p in sig.parameters.values()
+                ]
+            )
         if self._dtype_form:  # convert(x, "f32"): the element type after the operand
             sig = self.__signature__
             params = list(sig.parameters.values())
@@ -618,7 +626,13 @@ def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribu
     return None
 
 
-_HOOKS = {"stablehlo.composite": _composite}
+_HOOKS = {
+    "stablehlo.composite": _composite,
+    **{
+        op: lambda values, operands, _op=op: forms.conv_form(_op, values, operands)
+        for op in forms.CONV_OPS
+    },
+}
 """Ops whose builder function does one thing more than the table says (before attributes are
 converted; may give default result types)."""
 

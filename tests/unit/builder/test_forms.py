@@ -204,3 +204,99 @@ def test_lower_mistakes() -> None:
     e = info.value
     assert type(e) is BuildError and e.location is not None and e.location.startswith(HERE)
     assert "not a statically shaped tensor" in str(info.value)
+
+
+# ---------------------------------------------------------------------------- convolution
+CONV_CASES = [
+    # lhs, rhs, dimension_numbers, padding, strides, rhs dilation -> the pads and the dims text
+    # jax.lax.conv_general_dilated emits (jax 0.12: lax.padtype_to_pads, conv_general_permutations)
+    ((2, 9, 7, 3), (3, 2, 3, 4), ("NHWC", "HWIO", "NHWC"), "SAME", (2, 1), (1, 2),
+     [[1, 1], [1, 1]], "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"),
+    ((2, 3, 9, 7), (4, 3, 3, 2), ("NCHW", "OIHW", "NHWC"), "SAME_LOWER", (2, 3), (2, 1),
+     [[2, 2], [1, 0]], "[b, f, 0, 1]x[o, i, 0, 1]->[b, 0, 1, f]"),
+    ((9, 2, 7, 3), (3, 4, 2, 3), ("WNHC", "IOWH", "CNWH"), "VALID", (1, 2), (1, 1),
+     [[0, 0], [0, 0]], "[0, b, 1, f]x[i, o, 0, 1]->[f, b, 0, 1]"),
+    ((2, 3, 7, 7), (4, 3, 2, 2), None, "SAME", (2, 2), (1, 1),
+     [[0, 1], [0, 1]], "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]"),
+]
+
+
+@pytest.mark.parametrize("lhs, rhs, dn, padding, strides, dil, pads, dims", CONV_CASES)
+def test_convolution_layout_strings_padding_and_defaults(
+    lhs: tuple[int, ...],
+    rhs: tuple[int, ...],
+    dn: tuple[str, str, str] | None,
+    padding: str,
+    strides: tuple[int, ...],
+    dil: tuple[int, ...],
+    pads: list[list[int]],
+    dims: str,
+) -> None:
+    m = Module()
+
+    @m.func(tensor(lhs, "f32"), tensor(rhs, "f32"))
+    def main(x, w):
+        return hlo.convolution(
+            x, w, dimension_numbers=dn, padding=padding, window_strides=strides, rhs_dilation=dil
+        )
+
+    m.verify()
+    explicit = Module()
+
+    @explicit.func(tensor(lhs, "f32"), tensor(rhs, "f32"))
+    def main2(x, w):  # the same convolution with every attribute written out
+        return hlo.convolution(
+            x,
+            w,
+            dimension_numbers=dims,
+            padding=pads,
+            window_strides=strides,
+            rhs_dilation=dil,
+            feature_group_count=1,
+            batch_group_count=1,
+        )
+
+    assert m.text() == explicit.text().replace("@main2", "@main")
+    assert f"dim_numbers = {dims}" in m.text()
+
+
+def test_convolution_signature_shows_the_defaults() -> None:
+    params = inspect.signature(hlo.convolution).parameters
+    for name in ("dimension_numbers", "feature_group_count", "batch_group_count"):
+        assert params[name].default is None
+    assert inspect.signature(hlo.dynamic_conv).parameters["feature_group_count"].default is None
+
+
+def test_dynamic_conv_defaults() -> None:
+    m = Module()
+
+    @m.func(tensor((1, 3, 5, 5), "f32"), tensor((2, 3, 3, 3), "f32"))
+    def main(x, w):
+        return hlo.dynamic_conv(x, w, np.array([[1, 1], [1, 1]], np.int32))
+
+    m.verify()
+    assert "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]" in m.text()
+    assert "tensor<1x2x5x5xf32>" in m.text()
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"padding": "SAME", "dimension_numbers": "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"},
+         "needs dimension_numbers as layout strings"),
+        ({"padding": "SAME", "lhs_dilation": [2, 2]}, "is a transposed convolution"),
+        ({"dimension_numbers": ("NCHW", "OIHW")}, "must be length 3, got 2"),
+        ({"dimension_numbers": ("NCHH", "OIHW", "NCHW")}, "cannot have duplicate characters"),
+    ],
+)
+def test_convolution_form_mistakes(kwargs: dict[str, object], words: str) -> None:
+    m = Module()
+    with pytest.raises(BuildError) as info:
+        m.add_function(
+            lambda x, w: hlo.convolution(x, w, **kwargs),
+            [tensor((1, 3, 5, 5), "f32"), tensor((2, 3, 3, 3), "f32")],
+            "main",
+        )
+    e = info.value
+    assert type(e) is BuildError and words in str(e), str(e)
+    assert e.location is not None and e.location.startswith(HERE)

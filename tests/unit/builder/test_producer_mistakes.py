@@ -96,8 +96,10 @@ MISTAKES: dict[str, Row] = {
     "T4": ((F23,), lambda x: hlo.transpose(x, "10"), ("stablehlo.transpose:", "permutation")),
     "T5": ((F2,), lambda x: hlo.abs(x, axis=0), ("stablehlo.abs has no operand, attribute or region 'axis'",)),
     "T6": ((F23,), lambda x: hlo.concatenate([x, x], dimension=0.5), ("stablehlo.concatenate: attribute 'dimension' expects an int; got 0.5",)),
-    "T7": ((X3, W3), lambda x, w: hlo.convolution(x, w, dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=1, batch_group_count=1), ("stablehlo.convolution:", "dimension_numbers")),
-    "T8": ((X4, W4), lambda x, w: hlo.convolution(x, w, dimension_numbers=("NHW", "HWIO", "NHWC"), feature_group_count=1, batch_group_count=1), ("stablehlo.convolution:", "dimension_numbers")),
+    "T7": ((X3, W3), lambda x, w: hlo.convolution(x, w, dimension_numbers=("NHWC", "HWIO", "NHWC")), ("stablehlo.convolution: convolution dimension_numbers[0] must have len equal to the ndim of lhs and rhs, got 4 for lhs and rhs shapes",)),
+    "T8": ((X4, W4), lambda x, w: hlo.convolution(x, w, dimension_numbers=("NHWD", "HWIO", "NHWC")), ("stablehlo.convolution: convolution dimension_numbers[0] must contain the characters 'N' and 'C' exactly once, got NHWD.",)),
+    "T9": ((X4, W4), lambda x, w: hlo.convolution(x, w, dimension_numbers=("NHWC", "HWIO", "NHWC"), padding="FULL"), ("stablehlo.convolution: padding 'FULL' is not a padding type", "'SAME', 'SAME_LOWER' or 'VALID'")),
+    "T10": ((X4, W4), lambda x, w: hlo.convolution(x, w, dimension_numbers=("NHWC", "HWIO", "NDWC")), ("convolution dimension_numbers elements must each have the same set of spatial characters",)),
     "T9": ((F23,), lambda x: hlo.slice(x, [0, 0], [1, 1], [1]), ("stablehlo.slice:", "operand 'operand' is tensor<2x3xf32>")),
     # region signatures (R)
     "R1": ((F2,), lambda x: hlo.reduce([x], [0.0], dimensions=[0], body=lambda a, b: hlo.convert(a, result_type=I0)), ("stablehlo.reduce:", "The type of reduction-region's parameter at index 0 is different than the corresponding result type: 'tensor<f32>' vs 'tensor<i32>'", "region 'body' is the callable defined at")),
