@@ -384,3 +384,40 @@ def _ints(v: Any, n: int) -> list[int]:
     except (TypeError, ValueError):
         return [1] * n  # the attribute's converter reports it
     return out if len(out) == n else [1] * n
+
+
+# ------------------------------------------------------------ one function per reused callable
+def made_functions(module: Any) -> dict[tuple[Any, ...], Any]:
+    """The module's memo (callable, argument types) -> the builder Function made for it (by a
+    composite's decomposition or ``call(python_callable, ...)``), as JAX reuses a callee's
+    lowering: a callable used again with the same types references the first function."""
+    memo = module.__dict__.get("_made_functions")
+    if memo is None:
+        memo = module.__dict__["_made_functions"] = {}
+    return memo
+
+
+def function_for(
+    module: Any, py_fn: Any, arg_types: Sequence[Attribute], base: str
+) -> tuple[Any, bool]:
+    """(the private Function of ``py_fn`` on ``arg_types``, whether it was made now); made as
+    ``@base`` (``@base_1``, ... when taken) the first time."""
+    memo = made_functions(module)
+    key = (py_fn, *arg_types)
+    fn = memo.get(key)
+    if fn is not None and module.functions.get(fn.sym_name) is fn:
+        return fn, False
+    name, i = base, 0
+    while name in module.functions:
+        i += 1
+        name = f"{base}_{i}"
+    fn = module.add_function(py_fn, list(arg_types), name, "private")
+    memo[key] = fn
+    return fn, True
+
+
+def forget_function(module: Any, fn: Any) -> None:
+    """A made function erased after a failed call: its memo entry goes too."""
+    memo = made_functions(module)
+    for k in [k for k, v in memo.items() if v is fn]:
+        del memo[k]

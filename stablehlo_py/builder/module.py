@@ -79,8 +79,10 @@ class Function:
         return call(self, *args)
 
 
-def call(fn: Function, *args: Any) -> Any:
-    """``func.call @fn(args)``; returns the single result, a tuple of several, or the op."""
+def call(fn: Function | Callable[..., Any], *args: Any) -> Any:
+    """``func.call @fn(args)``; returns the single result, a tuple of several, or the op.  ``fn``
+    may be a Python callable: it is built as a private function ``@<its name>`` of the module being
+    built, once per (callable, argument types) -- a later call with the same types reuses it."""
     made: list[SSAValue] = []
     try:
         return _call(fn, args, made)
@@ -91,9 +93,13 @@ def call(fn: Function, *args: Any) -> Any:
         raise
 
 
-def _call(fn: Function, args: tuple[Any, ...], made: list[SSAValue]) -> Any:
+def _call(fn: Any, args: tuple[Any, ...], made: list[SSAValue]) -> Any:
+    if not isinstance(fn, Function) and callable(fn):
+        fn, args = _function_of(fn, args, made)
     if not isinstance(fn, Function):
-        raise BuildError(f"call: expected a builder Function (from Module.func); got {fn!r}")
+        raise BuildError(
+            f"call: expected a builder Function (from Module.func) or a Python callable; got {fn!r}"
+        )
     types = fn.arg_types
     if len(args) != len(types):
         raise BuildError(f"call @{fn.sym_name}: takes {len(types)} argument(s); got {len(args)}")
@@ -120,6 +126,29 @@ def _call(fn: Function, args: tuple[Any, ...], made: list[SSAValue]) -> Any:
     insert(op)
     res = op.results
     return res[0] if len(res) == 1 else (tuple(res) if res else op)
+
+
+def _function_of(
+    py_fn: Callable[..., Any], args: tuple[Any, ...], made: list[SSAValue]
+) -> tuple[Function, tuple[Any, ...]]:
+    """The private Function ``call(py_fn, *args)`` calls (``forms.function_for``), and the
+    arguments as values: argument types from the values, Python numbers with JAX's default types."""
+    from stablehlo_py.builder import forms
+    from stablehlo_py.builder.core import current_module
+
+    module = current_module()
+    if module is None:
+        raise BuildError("call: a Python callable needs a Module being built (call it inside one)")
+    values = []
+    for i, a in enumerate(args):
+        if not isinstance(a, SSAValue):
+            a = operand_constant(a, None, False, "call", f"argument #{i}")
+            made.append(a)
+        values.append(a)
+    base = getattr(py_fn, "__name__", "callee")
+    base = base if base.isidentifier() else "callee"
+    fn = forms.function_for(module, py_fn, [v.type for v in values], base)[0]
+    return fn, tuple(values)
 
 
 class Module:
@@ -291,6 +320,7 @@ class Module:
         new = Module.__new__(Module)
         new.__dict__.update(self.__dict__)
         new.op = op
+        new.__dict__.pop("_made_functions", None)  # its Functions are the built module's
         new.functions = {
             f.sym_name.data: Function(f) for f in op.body.block.ops if isinstance(f, FuncOp)
         }

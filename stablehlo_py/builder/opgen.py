@@ -594,6 +594,8 @@ def _undo(made: list[Any], values: Mapping[str, Any]) -> None:
         fn.op.erase()
         if module is not None and module.functions.get(fn.sym_name) is fn:
             del module.functions[fn.sym_name]
+        if module is not None:
+            forms.forget_function(module, fn)
 
 
 _MADE_FUNCTION = " made function"
@@ -602,8 +604,9 @@ _MADE_FUNCTION = " made function"
 
 def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribute] | None:
     """composite: ``decomposition`` may be a callable, built as a private function of the current
-    module, named after the composite (``@my.op``, or ``@my.op_1`` when taken); the results
-    default to the decomposition's result types."""
+    module, named after the composite (``@my.op``, or ``@my.op_1`` when taken), once per
+    (callable, operand types): a later composite with the same ones references it
+    (``forms.function_for``); the results default to the decomposition's result types."""
     from stablehlo_py.builder.core import current_module
     from stablehlo_py.builder.module import Function
 
@@ -615,12 +618,10 @@ def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribu
                 "stablehlo.composite: a callable decomposition needs a Module being built"
             )
         base = str(values.get("name") or "composite")
-        name, i = base, 0
-        while name in module.functions:
-            i += 1
-            name = f"{base}_{i}"
-        dec = module.add_function(dec, [v.type for v in operands], name, "private")
-        values["decomposition"] = values[_MADE_FUNCTION] = dec
+        dec, made = forms.function_for(module, dec, [v.type for v in operands], base)
+        values["decomposition"] = dec
+        if made:
+            values[_MADE_FUNCTION] = dec
     if isinstance(dec, Function):
         return dec.result_types
     return None

@@ -300,3 +300,78 @@ def test_convolution_form_mistakes(kwargs: dict[str, object], words: str) -> Non
     e = info.value
     assert type(e) is BuildError and words in str(e), str(e)
     assert e.location is not None and e.location.startswith(HERE)
+
+
+# ----------------------------------------------------------- one function per reused callable
+def _double(a):  # type: ignore[no-untyped-def]
+    return hlo.add(a, a)
+
+
+def _square(a):  # type: ignore[no-untyped-def]
+    return hlo.multiply(a, a)
+
+
+def test_one_function_per_callable_and_types() -> None:
+    from stablehlo_py.builder import call
+
+    m = Module()
+
+    @m.func(tensor((2,), "f32"), tensor((3,), "f32"))
+    def main(x, y):
+        a = hlo.composite(x, name="my.double", decomposition=_double)
+        b = hlo.composite(a, name="my.double", decomposition=_double)  # same types: reused
+        c = hlo.composite(y, name="my.double", decomposition=_double)  # other types: another
+        d = call(_square, a)
+        e = call(_square, b)  # reused
+        f = call(_square, 2.0)  # a number takes JAX's default type (f32)
+        return a, b, c, d, e, f
+
+    m.verify()
+    assert set(m.functions) == {"main", "my.double", "my.double_1", "_square", "_square_1"}
+    text = m.text()
+    assert text.count("{decomposition = @my.double}") == 2
+    assert text.count("call @_square(") == 2 and "call @_square_1(" in text
+    outs = m.run(np.array([1, 2], np.float32), np.array([1, 2, 3], np.float32))
+    assert [o.tolist() for o in outs] == [
+        [2, 4], [4, 8], [2, 4, 6], [4, 16], [16, 64], 4.0
+    ]
+
+
+def test_failed_call_keeps_the_shared_function_and_forgets_a_new_one() -> None:
+    m = Module()
+    seen: dict[str, object] = {}
+
+    @m.func(tensor((2,), "f32"))
+    def main(x):
+        a = hlo.composite(x, name="my.double", decomposition=_double)
+        with pytest.raises(BuildError):  # the shared function is found, the composite fails
+            hlo.composite(x, name="my.double", decomposition=_double, version="one")
+        assert "my.double" in m.functions
+        with pytest.raises(BuildError):  # a new function is made, then the composite fails
+            hlo.composite(a, name="my.sq", decomposition=_square, version="one")
+        assert "my.sq" not in m.functions
+        seen["b"] = hlo.composite(a, name="my.sq", decomposition=_square)  # made again
+        return seen["b"]
+
+    m.verify()
+    assert set(m.functions) == {"main", "my.double", "my.sq"}
+
+
+def test_call_needs_a_callable() -> None:
+    from stablehlo_py.builder import call
+
+    m = Module()
+    with pytest.raises(BuildError, match="a builder Function .* or a Python callable; got 3"):
+        m.add_function(lambda x: call(3, x), [tensor((2,), "f32")], "main")
+
+
+def test_lower_starts_its_own_memo() -> None:
+    m = Module()
+
+    @m.func(tensor((2,), "f32"))
+    def main(x):
+        return hlo.composite(x, name="my.double", decomposition=_double)
+
+    low = m.lower("composites")
+    assert "_made_functions" not in low.__dict__
+    assert "call @my.double" in low.text()
