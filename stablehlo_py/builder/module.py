@@ -301,9 +301,15 @@ class Module:
         return self
 
     def run(self, *args: Any, entry: str = "main") -> list[Any]:
-        """Run ``entry`` in the reference interpreter on numpy arguments."""
+        """Run ``entry`` in the reference interpreter on numpy arguments, each of its parameter's
+        dtype exactly (a float64 array for a ``tensor<2xf32>`` parameter is refused, not cast;
+        ``stablehlo_py.interpreter.run`` casts, as upstream's interpreter) and shape."""
+        from stablehlo_py.builder.numbers import check_arguments
         from stablehlo_py.interpreter import run
 
+        fn = self.functions.get(entry)
+        if fn is not None:
+            check_arguments(entry, fn.arg_types, args)
         return run(self.op, *args, entry=entry)
 
     def lower(self, *steps: str) -> Module:

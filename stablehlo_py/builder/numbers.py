@@ -174,3 +174,49 @@ def _numpy(value: Any, t: Attribute, kind: str, name: str) -> np.ndarray:
     if d == want:
         return arr
     return _to_float(item, t, name, exact=False)
+
+
+def check_arguments(function: str, arg_types: list[Attribute], args: tuple[Any, ...]) -> None:
+    """``Module.run``'s strict arguments: a numpy array or scalar must have its parameter's dtype
+    exactly (never cast: ``float64`` for ``tensor<2xf32>`` is refused), a Python number or list
+    follows :func:`to_element`, and the number of arguments must match.  Shapes are checked by
+    the interpreter.  Raises InterpreterError naming the argument, both types and the fix."""
+    from xdsl.dialects.builtin import TensorType
+
+    from stablehlo_py.errors import InterpreterError
+    from stablehlo_py.ir.types import element_type
+    from stablehlo_py.ir.verify.constraints import t2s
+
+    if len(args) != len(arg_types):
+        raise InterpreterError(
+            f"@{function} takes {len(arg_types)} argument(s); Module.run got {len(args)}"
+        )
+    for i, (a, t) in enumerate(zip(args, arg_types)):
+        if not isinstance(t, TensorType):
+            continue
+        elem = element_type(t)
+        if _kind(elem) is None:
+            continue
+        want = storage_dtype(elem)
+        if isinstance(a, np.ndarray | np.generic):
+            if a.dtype != want:
+                raise InterpreterError(
+                    f"argument {i} of @{function} is {a.dtype}; its type {t2s(t)} needs {want}",
+                    note=f"Module.run does not cast: pass x.astype({_numpy_name(want)})",
+                )
+            continue
+        items = a if isinstance(a, list | tuple) else [a]
+        flat = list(np.asarray(items, dtype=object).ravel()) if items else []
+        for v in flat:
+            try:
+                to_element(v, elem)
+            except NumberError as e:
+                raise InterpreterError(
+                    f"argument {i} of @{function} holds {describe(v)}, {e.reason}",
+                    note=f"its type is {t2s(t)}",
+                ) from None
+
+
+def _numpy_name(dtype: np.dtype) -> str:
+    name = dtype.name
+    return f"np.{name}" if hasattr(np, name) else f"ml_dtypes.{name}"

@@ -279,7 +279,59 @@ def test_shape_operands_take_sequences_of_sizes() -> None:
 )
 def test_bad_sizes(sizes: list[object], fragment: str) -> None:
     m = Module()
-    body = lambda: hlo.dynamic_iota(sizes, iota_dimension=0, result_type=tensor((-1,), "i32"))  # noqa: E731
+    v1 = tensor((-1,), "i32")
+    body = lambda: hlo.dynamic_iota(sizes, iota_dimension=0, result_type=v1)  # noqa: E731
     with pytest.raises(BuildError, match="stablehlo.dynamic_iota: ") as info:
         m.add_function(body, [], "main")
     assert fragment in info.value.message
+
+
+def _runner() -> Module:
+    m = Module()
+    m.add_function(
+        lambda x, s: hlo.add(x, hlo.broadcast_in_dim(s, [], result_type=x.type)),
+        [F2, tensor((), "f32")],
+        "main",
+    )
+    return m
+
+
+def test_run_takes_arguments_of_the_parameter_types() -> None:
+    m = _runner()
+    (out,) = m.run(np.ones(2, np.float32), np.float32(2))
+    np.testing.assert_array_equal(out, [3.0, 3.0])
+    (out,) = m.run([1, 2], 0.5)  # Python values follow the number rule
+    np.testing.assert_array_equal(out, [1.5, 2.5])
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (
+            (np.ones(2), np.float32(1)),
+            ("argument 0 of @main is float64", "tensor<2xf32> needs float32", "astype(np.float32)"),
+        ),
+        ((np.ones(2, np.float32), np.float64(1)), ("argument 1 of @main is float64",)),
+        ((np.ones(2, np.int32), np.float32(1)), ("argument 0 of @main is int32",)),
+        ((np.ones(3, np.float32), np.float32(1)), ("argument 0 of @main: dimension 0 is 3",)),
+        (([1, 2], 1j), ("argument 1 of @main holds the Python complex 1j",)),
+        (([1, 2], 1e40), ("overflows f32",)),
+        ((np.ones(2, np.float32),), ("@main takes 2 argument(s); Module.run got 1",)),
+    ],
+)
+def test_run_refuses_other_dtypes_and_shapes(
+    args: tuple[object, ...], fragments: tuple[str, ...]
+) -> None:
+    from stablehlo_py.errors import InterpreterError
+
+    with pytest.raises(InterpreterError) as info:
+        _runner().run(*args)
+    for f in fragments:
+        assert f in str(info.value), str(info.value)
+
+
+def test_the_interpreter_api_still_casts() -> None:
+    from stablehlo_py.interpreter import run
+
+    (out,) = run(_runner().op, np.ones(2), np.float32(1))  # upstream's interpreter casts
+    assert out.dtype == np.float32
