@@ -292,6 +292,28 @@ def _dynamic_splat(
     return out
 
 
+def index_array(value: Any, like: Attribute, op_name: str, name: str) -> SSAValue:
+    """Indices written as a (nested) list of ints (``gather(x, [[1], [3]], ...)``): a constant of
+    ``like``'s element type and the list's shape, each entry by the number rule."""
+    elem = element_type(like)
+    arr = np.asarray(value, dtype=object)
+    out = np.empty(arr.shape, storage_dtype(elem))
+    for k, v in np.ndenumerate(arr):
+        if isinstance(v, list | tuple) or not is_number(v):
+            raise BuildError(
+                f"{op_name}: operand '{name}' must be a (nested) list of integers; got {value!r}"
+            )
+        try:
+            out[k] = to_element(v, elem)
+        except NumberError as e:
+            raise BuildError(
+                f"{op_name}: operand '{name}{''.join(f'[{j}]' for j in k)}' is {describe(v)}, "
+                f"{e.reason}",
+                note="indices are integers",
+            ) from None
+    return _constant_op(tensor_type(elem, out.shape), out)
+
+
 class _Ops:
     """The stablehlo op functions the shape helpers below build with, as attributes; given by
     ``stablehlo_py.builder`` when it generates them (``OPS.set``), as core sits below the op

@@ -68,6 +68,7 @@ from stablehlo_py.builder import attrs as attr_conv
 from stablehlo_py.builder import forms
 from stablehlo_py.builder.core import (
     discard,
+    index_array,
     insert,
     operand_constant,
     result_types_of,
@@ -739,6 +740,8 @@ def _number(
         source = (
             "the other indices are {type}" if typed is not None else "indices default to {type}"
         )
+        if isinstance(x, list | tuple):  # an index tensor written as a nested list
+            return index_array(x, t, spec.name, o.name)
         return operand_constant(x, t, False, spec.name, what, source)
     if role == "shape":  # a sequence of sizes: JAX's shape tensor
         return shape_tensor(x, spec.name, o.name, made)

@@ -335,3 +335,47 @@ def test_the_interpreter_api_still_casts() -> None:
 
     (out,) = run(_runner().op, np.ones(2), np.float32(1))  # upstream's interpreter casts
     assert out.dtype == np.float32
+
+
+GATHER = {
+    "offset_dims": [1],
+    "collapsed_slice_dims": [0],
+    "start_index_map": [0],
+    "index_vector_dim": 1,
+}
+
+
+def test_index_tensors_written_as_nested_lists() -> None:
+    m = Module()
+    m.add_function(lambda x: hlo.gather(x, [[1], [3]], GATHER, slice_sizes=[1, 4]), [F44], "main")
+    assert "stablehlo.constant dense<[[1], [3]]> : tensor<2x1xi32>" in m.verify().text()
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    np.testing.assert_array_equal(m.run(x)[0], x[[1, 3]])
+
+
+@pytest.mark.parametrize(
+    ("indices", "fragment"),
+    [
+        ([[1.5], [3]], "operand 'start_indices[0][0]' is the Python float 1.5"),
+        ([[1], [2**40]], "operand 'start_indices[1][0]' is the Python int 1099511627776"),
+        ([[1], [2, 3]], "must be a (nested) list of integers"),
+    ],
+)
+def test_bad_index_lists(indices: object, fragment: str) -> None:
+    m = Module()
+    with pytest.raises(BuildError) as info:
+        m.add_function(lambda x: hlo.gather(x, indices, GATHER, slice_sizes=[1, 4]), [F44], "main")
+    assert fragment in info.value.message
+
+
+def test_operand_roles_name_existing_operands() -> None:
+    # every row of the roles table names an op and one of its operands (a renamed operand in the
+    # op classes shows up here, not as a number silently typed after the data)
+    from stablehlo_py.builder import chlo
+    from stablehlo_py.builder.opgen import OPERAND_ROLES
+
+    functions = {f.spec.name: f for ns in (hlo, chlo) for f in ns.functions().values()}
+    for (op, operand), role in OPERAND_ROLES.items():
+        assert op in functions, op
+        assert operand in [o.name for o in functions[op].spec.operands], (op, operand)
+        assert role in ("index", "shape", "pred")
