@@ -27,6 +27,16 @@ DTYPE_FORM = frozenset({"stablehlo.convert", "stablehlo.bitcast_convert"})
 ELEMENT_TYPE = "element_type"
 """The builder-only parameter of the DTYPE_FORM ops (after the operand: ``convert(x, "f32")``)."""
 
+RESULTS_FROM = {
+    **{
+        op: "the operand's shape with the element type given (convert(x, 'f32')), "
+        "or result_type= with the whole type"
+        for op in DTYPE_FORM
+    },
+    "stablehlo.composite": "the decomposition's result types (result_type= overrides)",
+}
+"""Where an op's result type comes from, for help(), when it is neither inferred nor required."""
+
 
 def _is_element_type(t: Attribute) -> bool:
     """An element type (``f32``, ``i8``, ``complex<f32>``, a quantized type), not a tensor,

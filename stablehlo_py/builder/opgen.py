@@ -235,10 +235,6 @@ class OpFunction:
             P = inspect.Parameter
             params.insert(n, P(forms.ELEMENT_TYPE, P.POSITIONAL_OR_KEYWORD, default=None))
             self.__signature__ = sig.replace(parameters=params)
-            self.__doc__ += (
-                "\nElement type: convert(x, 'f32') keeps x's shape "
-                "(result_type= gives the whole type)"
-            )
 
     def __repr__(self) -> str:
         return f"<builder function {self.spec.name}>"
@@ -871,7 +867,10 @@ def _doc(spec: OpSpec) -> str:
         lines.append("Regions (callables): " + ", ".join(r.name for r in spec.regions))
     lines.append(
         "Result type: "
-        + ("inferred (result_type= overrides)" if spec.inferred else "result_type= required")
+        + (
+            forms.RESULTS_FROM.get(spec.name)
+            or ("inferred (result_type= overrides)" if spec.inferred else "result_type= required")
+        )
     )
     return "\n".join(lines)
 

@@ -375,3 +375,9 @@ def test_lower_starts_its_own_memo() -> None:
     low = m.lower("composites")
     assert "_made_functions" not in low.__dict__
     assert "call @my.double" in low.text()
+
+
+def test_help_says_where_result_types_come_from() -> None:
+    assert "Result type: the operand's shape with the element type given" in hlo.convert.__doc__
+    assert "Result type: the decomposition's result types" in hlo.composite.__doc__
+    assert "Result type: result_type= required" in hlo.reshape.__doc__
