@@ -93,8 +93,9 @@ def _kind(t: Attribute) -> str | None:
     return None
 
 
-def to_element(value: Any, t: Attribute) -> np.ndarray:
-    """``value`` as a 0-d array of ``t``'s storage dtype, or NumberError saying why it cannot."""
+def to_element(value: Any, t: Attribute, needs: str = "the op needs") -> np.ndarray:
+    """``value`` as a 0-d array of ``t``'s storage dtype, or NumberError saying why it cannot
+    (``needs`` says who needs ``t`` in the reason: "but the op needs i32; ...")."""
     kind = _kind(t)
     name = type_name(t)
     if kind is None:
@@ -102,11 +103,11 @@ def to_element(value: Any, t: Attribute) -> np.ndarray:
             f"but the op's elements are {name}", "build the value with constant() instead"
         )
     if isinstance(value, np.ndarray | np.generic):
-        return _numpy(value, t, kind, name)
+        return _numpy(value, t, kind, name, needs)
     if isinstance(value, bool):
         if kind != "i1":
             raise NumberError(
-                f"but the op needs {name}; a bool is only an i1 value",
+                f"but {needs} {name}; a bool is only an i1 value",
                 "write a number of the op's kind (1 or 1.0)",
             )
         return np.asarray(value, np.bool_)
@@ -117,15 +118,15 @@ def to_element(value: Any, t: Attribute) -> np.ndarray:
     if isinstance(value, float):
         if kind in ("int", "i1"):
             raise NumberError(
-                f"but the op needs {name}; a float is never truncated into an integer",
+                f"but {needs} {name}; a float is never truncated into an integer",
                 "write an integer (or convert the integer operands with hlo.convert first)",
             )
         return _to_float(value, t, name, exact=False)
     if isinstance(value, complex):
         if kind != "complex":
-            raise NumberError(f"but the op needs {name}; the imaginary part would be lost")
+            raise NumberError(f"but {needs} {name}; the imaginary part would be lost")
         return _to_float(value, t, name, exact=False)
-    raise NumberError(f"which is not a number (the op needs {name})")
+    raise NumberError(f"which is not a number ({needs} {name})")
 
 
 def _fit_int(value: int, t: IntegerType, name: str) -> np.ndarray:
@@ -156,7 +157,7 @@ def _to_float(value: Any, t: Attribute, name: str, exact: bool) -> np.ndarray:
     return out
 
 
-def _numpy(value: Any, t: Attribute, kind: str, name: str) -> np.ndarray:
+def _numpy(value: Any, t: Attribute, kind: str, name: str, needs: str) -> np.ndarray:
     arr = np.asarray(value)
     if arr.ndim != 0:
         raise NumberError("which is not a scalar")
@@ -165,7 +166,7 @@ def _numpy(value: Any, t: Attribute, kind: str, name: str) -> np.ndarray:
     if d != want and _CANONICAL_64.get(d) != want:
         py = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}.get(d.kind, "a")
         raise NumberError(
-            f"but the op needs {name}; numpy scalars keep their type (as in jax.lax)",
+            f"but {needs} {name}; numpy scalars keep their type (as in jax.lax)",
             f"write a Python {py} ({py}(v)), or a numpy value of the op's type",
         )
     item = arr.item()
@@ -209,7 +210,7 @@ def check_arguments(function: str, arg_types: list[Attribute], args: tuple[Any, 
         flat = list(np.asarray(items, dtype=object).ravel()) if items else []
         for v in flat:
             try:
-                to_element(v, elem)
+                to_element(v, elem, "the parameter needs")
             except NumberError as e:
                 raise InterpreterError(
                     f"argument {i} of @{function} holds {describe(v)}, {e.reason}",
