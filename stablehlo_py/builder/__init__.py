@@ -30,7 +30,6 @@ What is where:
 from __future__ import annotations
 
 from stablehlo_py.builder.attrs import ENUMS, to_attribute
-from stablehlo_py.builder import core as _core
 from stablehlo_py.builder.core import constant
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.module import Function, Module, call, scalar_type
@@ -41,7 +40,6 @@ stablehlo: Namespace = generate("stablehlo")
 """Builder functions of the stablehlo dialect's ops (``stablehlo.add``, ``stablehlo.while_``, ...)."""
 chlo: Namespace = generate("chlo")
 """Builder functions of the chlo dialect's ops (``chlo.erf``, ``chlo.broadcast_add``, ...)."""
-_core.OPS.set(stablehlo)  # numbers against dynamic shapes, shape operands (builder.core)
 
 ComparisonDirection = ENUMS["ComparisonDirection"]
 ComparisonType = ENUMS["ComparisonType"]

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
@@ -22,6 +22,7 @@ from stablehlo_py.builder.numbers import NumberError, describe, is_number, to_el
 from stablehlo_py.builder.sites import column, site, user_frame
 from stablehlo_py.builder.types import element_type_of, to_type
 from stablehlo_py.ir.context import CONTEXT
+from stablehlo_py.ir.ops.base import i64_array_attr
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.types import element_type, shape_of, storage_dtype, tensor_type
@@ -264,8 +265,6 @@ def _dynamic_splat(
     made: list[SSAValue] | None,
 ) -> SSAValue:
     """``data`` broadcast to ``t``, whose shape has dynamic sizes read from ``like``."""
-    hlo = OPS
-
     if not isinstance(like, SSAValue):
         raise BuildError(f"a number cannot take the dynamic shape of {t} without a value of it")
     steps: list[SSAValue] = [] if made is None else made
@@ -278,18 +277,30 @@ def _dynamic_splat(
         if size >= 0:
             part = _constant_op(one, np.asarray([size], np.int32))
         else:
-            n = hlo.get_dimension_size(like, dimension=d)
+            n = _shape_op(
+                "stablehlo.get_dimension_size", [like], tensor_type(i32, ()), {"dimension": _i64(d)}
+            )
             steps.append(n)
-            part = hlo.reshape(n, result_type=one)
+            part = _shape_op("stablehlo.reshape", [n], one, {})
         steps.append(part)
         parts.append(part)
-    dims = hlo.concatenate(parts, dimension=0) if len(parts) > 1 else parts[0]
+    dims = _concatenate(parts, i32)
     if len(parts) > 1:
         steps.append(dims)
-    out: SSAValue = hlo.dynamic_broadcast_in_dim(
-        scalar, dims, broadcast_dimensions=[], result_type=t
+    return _shape_op(
+        "stablehlo.dynamic_broadcast_in_dim",
+        [scalar, dims],
+        t,
+        {"broadcast_dimensions": i64_array_attr(())},
     )
-    return out
+
+
+def _concatenate(parts: Sequence[SSAValue], i32: Attribute) -> SSAValue:
+    """``parts`` (each a ``tensor<1xi32>``) joined into a ``tensor<Nxi32>`` (one part: itself)."""
+    if len(parts) == 1:
+        return parts[0]
+    t = tensor_type(i32, (len(parts),))
+    return _shape_op("stablehlo.concatenate", parts, t, {"dimension": _i64(0)})
 
 
 def index_array(value: Any, like: Attribute, op_name: str, name: str) -> SSAValue:
@@ -314,16 +325,22 @@ def index_array(value: Any, like: Attribute, op_name: str, name: str) -> SSAValu
     return _constant_op(tensor_type(elem, out.shape), out)
 
 
-class _Ops:
-    """The stablehlo op functions the shape helpers below build with, as attributes; given by
-    ``stablehlo_py.builder`` when it generates them (``OPS.set``), as core sits below the op
-    functions (``builder.opgen`` imports core)."""
+def _shape_op(
+    name: str, operands: Sequence[SSAValue], t: Attribute, properties: dict[str, Attribute]
+) -> SSAValue:
+    """One op of the shape helpers below (``get_dimension_size``, ``reshape``, ``convert``,
+    ``concatenate``, ``dynamic_broadcast_in_dim``), made from its class with the result type the
+    helper computed: core sits below the generated op functions (``builder.opgen`` imports it), so
+    it builds these few ops itself; ``Module.verify`` checks them as every other op."""
+    from stablehlo_py.ir.dialects import default_registry
 
-    def set(self, namespace: Any) -> None:
-        self.__dict__.update(namespace.functions())
+    op = new_op(default_registry().ops[name], operands, [t], properties)
+    insert(op)
+    return op.results[0]
 
 
-OPS: Any = _Ops()
+def _i64(value: int) -> IntegerAttr:
+    return IntegerAttr(value, IntegerType(64))
 
 
 def shape_tensor(value: Any, op_name: str, what: str, made: list[SSAValue]) -> SSAValue:
@@ -331,8 +348,6 @@ def shape_tensor(value: Any, op_name: str, what: str, made: list[SSAValue]) -> S
     builder), as JAX's ``mlir.shape_tensor`` makes it: all ints -> one ``tensor<Rxi32>`` constant;
     else each size a ``tensor<1xi32>`` (a value converted to i32 if needed, then reshaped) joined
     by ``concatenate``.  The ops made before the last one are appended to ``made``."""
-    hlo = OPS
-
     if isinstance(value, np.ndarray) or not isinstance(value, Sequence) or isinstance(value, str):
         return operand_constant(value, None, False, op_name, what)
     i32 = element_type_of("i32")
@@ -367,19 +382,16 @@ def shape_tensor(value: Any, op_name: str, what: str, made: list[SSAValue]) -> S
     for v in value:
         if isinstance(v, SSAValue):
             if element_type(v.type) != i32:
-                v = hlo.convert(v, result_type=tensor_type(i32, shape_of(v.type) or ()))
+                v = _shape_op("stablehlo.convert", [v], tensor_type(i32, shape_of(v.type) or ()), {})
                 made.append(v)
             if shape_of(v.type) != (1,):
-                v = hlo.reshape(v, result_type=one)
+                v = _shape_op("stablehlo.reshape", [v], one, {})
                 made.append(v)
         else:
             v = _constant_op(one, np.asarray([v], np.int32))
             made.append(v)
         parts.append(v)
-    if len(parts) == 1:
-        return parts[0]
-    out: SSAValue = hlo.concatenate(parts, dimension=0)
-    return out
+    return _concatenate(parts, i32)
 
 
 def discard(values: Sequence[SSAValue]) -> None:
