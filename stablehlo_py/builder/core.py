@@ -18,7 +18,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
-from stablehlo_py.builder.numbers import NumberError, describe, is_number, to_element
+from stablehlo_py.builder.numbers import NumberError, describe, is_number, to_element, to_elements
 from stablehlo_py.builder.sites import column, site, user_frame
 from stablehlo_py.builder.types import element_type_of, to_type
 from stablehlo_py.ir.context import CONTEXT
@@ -215,8 +215,9 @@ def operand_constant(
     constant of the element type of ``like`` (the value, or the type, whose element type the op
     needs there) by the number rule (``builder.numbers``: never truncated, wrapped or overflowed)
     and, when ``full_shape`` (the op's operands must all have one shape), ``like``'s static shape,
-    else 0-d.  Without ``like``, JAX's defaults for Python numbers; numpy values keep their dtype,
-    as n-d numpy arrays always do.  ``source`` says where ``like`` comes from, ``{type}`` standing
+    else 0-d.  Without ``like``, JAX's defaults for Python numbers; numpy values keep their dtype.
+    An n-d numpy array keeps its shape and takes ``like``'s element type by the same rule as
+    numpy scalars (its dtype, or the 64-bit one JAX canonicalizes to it).  ``source`` says where ``like`` comes from, ``{type}`` standing
     for its type (``"operand 'lhs' is {type}"``), for the error's note.
 
     Against a shape with dynamic dimensions (``tensor<?x4xf32>``), the splat is built as JAX's
@@ -224,9 +225,8 @@ def operand_constant(
     constants, dynamic ones from ``get_dimension_size``, joined by ``concatenate``), and
     ``dynamic_broadcast_in_dim`` to ``like``'s type; the ops made before the last one are appended
     to ``made`` (so that a failed call can erase them)."""
-    if isinstance(value, np.ndarray) and value.ndim != 0:
-        return constant(value)
-    if not is_number(value):
+    array = isinstance(value, np.ndarray) and value.ndim != 0
+    if not array and not is_number(value):
         raise BuildError(
             f"{op_name}: {what} must be a value built by the builder (an SSAValue), a number or a "
             f"numpy array; got {value!r}"
@@ -236,11 +236,13 @@ def operand_constant(
         return constant(value)
     elem = element_type(lt)
     if elem.__class__.__name__ == "UniformQuantizedType":
+        if array:
+            return constant(value)  # its own type: the op's check says what it needs
         raise BuildError(
             f"{op_name}: {what} is a number but the operands are quantized; build it with constant()"
         )
     try:
-        data = to_element(value, elem)
+        data = to_elements(value, elem) if array else to_element(value, elem)
     except NumberError as e:
         from stablehlo_py.ir.verify.constraints import t2s
 
@@ -249,6 +251,8 @@ def operand_constant(
             note=None if source is None else source.format(type=t2s(lt)),
         )
         raise (err if e.hint is None else err.also(e.hint)) from None
+    if array:  # its own shape: the op's check compares it
+        return _constant_op(tensor_type(elem, data.shape), data)
     shape = shape_of(lt) if full_shape else ()
     if shape is None:
         shape = ()

@@ -59,6 +59,8 @@ def type_name(t: Attribute) -> str:
 def describe(value: Any) -> str:
     """How a message names the value: ``the Python float 0.5``, ``a numpy float64 scalar (2.0)``."""
     if isinstance(value, np.ndarray):
+        if value.ndim:
+            return f"a numpy {value.dtype} array of shape {value.shape}"
         return f"a numpy {value.dtype} 0-d array ({value.item()!r})"
     if isinstance(value, np.generic):  # before Python's types: np.float64 is a float
         return f"a numpy {value.dtype} scalar ({value.item()!r})"
@@ -157,16 +159,47 @@ def _to_float(value: Any, t: Attribute, name: str, exact: bool) -> np.ndarray:
     return out
 
 
+def to_elements(arr: np.ndarray, t: Attribute, needs: str = "the op needs") -> np.ndarray:
+    """An n-d numpy array written where an op takes a tensor of element type ``t``: its dtype must
+    be ``t``'s, or the 64-bit dtype JAX's default canonicalizes to it (as for numpy scalars, see
+    :func:`to_element`), and every value must fit; the array in ``t``'s storage dtype, or
+    NumberError saying why not."""
+    kind = _kind(t)
+    name = type_name(t)
+    want = storage_dtype(t) if kind is not None else None
+    d = arr.dtype
+    if want is None:
+        return to_element(arr, t, needs)  # raises: the op's elements are not numbers
+    if d != want and _CANONICAL_64.get(d) != want:
+        raise NumberError(
+            f"but {needs} {name}; numpy values keep their type (as in jax.lax)",
+            f"convert the array first: x.astype({_numpy_name(want)})",
+        )
+    if d == want:
+        return arr
+    if d.kind in "iu":
+        lo, hi = _int_range(t)  # type: ignore[arg-type]
+        if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
+            bad = arr[(arr < lo) | (arr > hi)].flat[0]
+            raise NumberError(f"whose value {int(bad)} does not fit {name} ({lo}..{hi})")
+        return arr.astype(want)
+    with np.errstate(all="ignore"):
+        out = arr.astype(want)
+    for part_in, part_out in ((arr.real, out.real), (arr.imag, out.imag)):
+        lost = np.isfinite(part_in) & ~np.isfinite(part_out)
+        if lost.any():
+            raise NumberError(f"whose value {part_in[lost].flat[0].item()!r} overflows {name}")
+    return out
+
+
 def _numpy(value: Any, t: Attribute, kind: str, name: str, needs: str) -> np.ndarray:
     arr = np.asarray(value)
-    if arr.ndim != 0:
-        raise NumberError("which is not a scalar")
     want = storage_dtype(t)
     d = arr.dtype
     if d != want and _CANONICAL_64.get(d) != want:
         py = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}.get(d.kind, "a")
         raise NumberError(
-            f"but {needs} {name}; numpy scalars keep their type (as in jax.lax)",
+            f"but {needs} {name}; numpy values keep their type (as in jax.lax)",
             f"write a Python {py} ({py}(v)), or a numpy value of the op's type",
         )
     item = arr.item()

@@ -79,14 +79,14 @@ REFUSED = [
     (1j, "f32", ("imaginary part would be lost",)),
     (1 + 0j, "i32", ("imaginary part would be lost",)),
     (1e40j, "complex<f32>", ("overflows complex<f32>",)),
-    (np.float64(2.0), "bf16", ("numpy scalars keep their type",)),
-    (np.float16(2.0), "f32", ("numpy scalars keep their type",)),
-    (np.int32(1), "f32", ("numpy scalars keep their type",)),
-    (np.float32(1.0), "i32", ("numpy scalars keep their type",)),
-    (np.int32(1), "i64", ("numpy scalars keep their type",)),  # only 64-bit scalars canonicalize
+    (np.float64(2.0), "bf16", ("numpy values keep their type",)),
+    (np.float16(2.0), "f32", ("numpy values keep their type",)),
+    (np.int32(1), "f32", ("numpy values keep their type",)),
+    (np.float32(1.0), "i32", ("numpy values keep their type",)),
+    (np.int32(1), "i64", ("numpy values keep their type",)),  # only 64-bit scalars canonicalize
     (np.int64(2**40), "i32", ("does not fit i32",)),
     (np.float64(1e40), "f32", ("overflows f32",)),
-    (np.bool_(True), "i32", ("numpy scalars keep their type",)),
+    (np.bool_(True), "i32", ("numpy values keep their type",)),
     ("1", "f32", ("not a number",)),
 ]
 # fmt: on
@@ -188,9 +188,44 @@ def test_the_error_names_op_operand_number_and_type_at_the_line() -> None:
 
 
 def test_numpy_arrays_keep_their_dtype() -> None:
-    # an n-d numpy array is a constant of its own dtype (the verifier judges it), as before
     text = _text([F2], lambda x: hlo.add(x, np.ones(2, np.float32)))
     assert "dense<1.000000e+00> : tensor<2xf32>" in text
+
+
+def test_64_bit_numpy_arrays_canonicalize_as_scalars_do() -> None:
+    # as JAX's default (x64 off): float64 -> f32, int64 -> i32; other dtypes keep theirs (below)
+    floats = _text([F2], lambda x: hlo.add(x, np.asarray([1.5, 2.0])))
+    assert "dense<[1.500000e+00, 2.000000e+00]> : tensor<2xf32>" in floats
+    ints = _text([I2], lambda x: hlo.add(x, np.asarray([1, -2], np.int64)))
+    assert "dense<[1, -2]> : tensor<2xi32>" in ints
+
+
+@pytest.mark.parametrize(
+    ("array", "elem", "fragments"),
+    [
+        (np.asarray([1, 2], np.int64), F2, ("numpy int64 array of shape (2,)", "needs f32",
+                                            "x.astype(np.float32)")),
+        (np.asarray([1, 2], np.float16), F2, ("float16 array", "numpy values keep their type")),
+        (np.asarray([1, 2**40]), I2, ("value 1099511627776 does not fit i32",)),
+        (np.asarray([1.0, 1e40]), F2, ("value 1e+40 overflows f32",)),
+        (np.asarray([1.0, 2.0], np.float32), I2, ("needs i32",)),
+    ],
+)
+def test_numpy_arrays_of_another_type_are_refused(
+    array: np.ndarray, elem: object, fragments: tuple[str, ...]
+) -> None:
+    m = Module()
+    with pytest.raises(BuildError) as info:
+        m.add_function(lambda x: hlo.add(x, array), [elem], "main")
+    for f in fragments:
+        assert f in str(info.value)
+    assert "test_numbers.py" in str(info.value)
+
+
+def test_a_numpy_array_keeps_its_shape() -> None:
+    m = Module()
+    with pytest.raises(BuildError, match="Mismatched ranks"):
+        m.add_function(lambda x: hlo.add(x, np.ones(3)), [tensor((2, 3), "f32")], "main")
 
 
 def test_call_numbers_take_the_parameter_type() -> None:
