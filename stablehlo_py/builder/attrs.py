@@ -96,6 +96,8 @@ ENUMS: dict[str, type[enum.Enum]] = {
 ``ComparisonType.FLOAT``, ``Precision.HIGHEST``, ``FftType.RFFT``, ``RngDistribution.NORMAL``,
 ``RngAlgorithm.THREE_FRY``, ``Transpose.ADJOINT`` (and ``ChloComparisonDirection``, ...); a member's
 value is its case name, so members and strings are interchangeable."""
+_ENUM_NAMES = {cls: _enum_class_name(*key) for key, cls in ENUM_CLASSES.items()}
+"""The name in ENUMS of each enum attribute class (the kind its converter shows)."""
 
 
 # ----------------------------------------------------------------------------- plain helpers
@@ -170,6 +172,22 @@ class Ctx:
 Converter = Callable[[Any, Ctx], Attribute]
 
 
+def _kind(conv: Converter, label: str) -> Converter:
+    """Tag a converter with the kind of Python value it takes, as the builder's signatures show it
+    (``int``, ``[int]``, ``ComparisonDirection``, ``dict``; ``kind_of``)."""
+    conv.kind = label  # type: ignore[attr-defined]
+    return conv
+
+
+def _kinded(label: str) -> Callable[[Converter], Converter]:
+    return lambda conv: _kind(conv, label)
+
+
+def kind_of(conv: Converter) -> str:
+    """The kind of Python value a converter takes (help() and docs/builder-ops.md show it)."""
+    return getattr(conv, "kind", "attribute")
+
+
 _INTEGERS = CONTEXT.table("builder.integers", 10_000)  # (width, value) -> the interned attribute
 
 
@@ -183,21 +201,24 @@ def _integer(width: IntegerType) -> Converter:
             a = _INTEGERS.put((bits, i), IntegerAttr(i, width))
         return a
 
-    return conv
+    return _kind(conv, "int")
 
 
+@_kinded("bool")
 def _bool(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, bool | np.bool_):
         raise Bad("expects a bool")
     return IntegerAttr(int(bool(v)), I1)
 
 
+@_kinded("str")
 def _string(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, str):
         raise Bad("expects a str")
     return StringAttr(v)
 
 
+@_kinded("symbol")
 def _symbol(v: Any, ctx: Ctx) -> Attribute:
     name = getattr(v, "sym_name", v)  # a builder Function
     if not isinstance(name, str) or not name.lstrip("@"):
@@ -208,6 +229,7 @@ def _symbol(v: Any, ctx: Ctx) -> Attribute:
 _I64_ARRAYS = CONTEXT.table("builder.i64_arrays", 10_000)  # values -> the interned attribute
 
 
+@_kinded("[int]")
 def _i64_array(v: Any, ctx: Ctx) -> Attribute:
     key = _ints(v)
     a = _I64_ARRAYS.get(key)
@@ -216,6 +238,7 @@ def _i64_array(v: Any, ctx: Ctx) -> Attribute:
     return a
 
 
+@_kinded("[bool]")
 def _bool_array(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, Sequence | np.ndarray) or isinstance(v, str):
         raise Bad("expects a sequence of bools")
@@ -224,10 +247,12 @@ def _bool_array(v: Any, ctx: Ctx) -> Attribute:
     return DenseArrayBase.from_list(I1, [int(bool(x)) for x in v])
 
 
+@_kinded("[[int]]")
 def _elements(v: Any, ctx: Ctx) -> Attribute:
     return _int_matrix(v, "a 2-D sequence of ints (one [low, high] pair per dimension)")
 
 
+@_kinded("float")
 def _float(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, bool) or not isinstance(v, float | int | np.floating | np.integer):
         raise Bad("expects a float")
@@ -235,12 +260,14 @@ def _float(v: Any, ctx: Ctx) -> Attribute:
     return _parse(ctx.syntax, repr(float(v)))
 
 
+@_kinded("flag")
 def _unit(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, bool):
         raise Bad("expects True (present) or False (absent)")
     return UnitAttr()
 
 
+@_kinded("dict")
 def _dictionary(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, Mapping):
         raise Bad("expects a dict")
@@ -255,7 +282,7 @@ def _enum(cls: type[EnumAttr]) -> Converter:
         return cls.get_case(case)
 
     conv.takes_strings = True  # type: ignore[attr-defined]
-    return conv
+    return _kind(conv, _ENUM_NAMES.get(cls, "str"))
 
 
 def _field_bool(x: Any, name: str) -> bool:
@@ -329,7 +356,7 @@ def struct_converter(
         except TypeError as e:
             raise Bad(f"is incomplete: {e}") from None
 
-    return conv
+    return _kind(conv, "dict")
 
 
 _CONV = struct_converter(ConvDimensionNumbersAttr)
@@ -340,6 +367,7 @@ _OWN_SYNTAX = (ConvDimensionNumbersAttr, ResultAccuracyAttr, ChannelHandleAttr)
 accuracy's mode name, a channel's handle (channel_handle is a kind by name, in _BY_NAME)."""
 
 
+@_kinded("dict or str")
 def _conv_dims(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, str) and not v.lstrip().startswith("#"):
         return _text(ctx.syntax, f"#stablehlo.conv<{v}>")  # type: ignore[arg-type]
@@ -356,6 +384,7 @@ def _ragged_dot_dims() -> Converter:
     )
 
 
+@_kinded("str or dict")
 def _accuracy(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, str | enum.Enum):
         v = {"mode": v.value if isinstance(v, enum.Enum) else v}
@@ -369,6 +398,7 @@ def _accuracy(v: Any, ctx: Ctx) -> Attribute:
         raise Bad(f"is not a result accuracy: {e}") from None
 
 
+@_kinded("[Precision]")
 def _precision_config(v: Any, ctx: Ctx) -> Attribute:
     dialect = ctx.op_name.split(".", 1)[0]
     conv = _enum(ENUM_CLASSES[(dialect if dialect == "chlo" else "stablehlo", "precision")])
@@ -382,18 +412,19 @@ def _precision_config(v: Any, ctx: Ctx) -> Attribute:
     return ArrayAttr(out)
 
 
-def _array_of(item: Converter, what: str) -> Converter:
+def _array_of(item: Converter, what: str, item_kind: str | None = None) -> Converter:
     """The converter of a sequence (else `expects <what>`) into an array of `item`'s attributes."""
 
     def conv(v: Any, ctx: Ctx) -> Attribute:
         return ArrayAttr([item(x, ctx) for x in _sequence(v, what)])
 
-    return conv
+    return _kind(conv, f"[{item_kind or kind_of(item)}]")
 
 
 _symbols = _array_of(_symbol, "a sequence of function names")
 
 
+@_kinded("[int]")
 def _layout(v: Any, ctx: Ctx) -> Attribute:
     """One layout (ints, minor-to-major) as a 1-d index tensor."""
     dims = np.asarray(_ints(v), dtype=np.int64)
@@ -405,13 +436,16 @@ _tilings = _array_of(_layouts, "a sequence of tilings (per result, a sequence of
 _infeed_layout = _array_of(
     lambda x, ctx: ArrayAttr([IntegerAttr(d, I64) for d in _ints(x)]),
     "a sequence of layouts (each a sequence of ints)",
+    "[int]",
 )
 _aliases = _array_of(
     lambda x, ctx: _BY_CLASS[OutputOperandAliasAttr](x, ctx),
     "a sequence of output-operand aliases (dicts)",
+    "dict",
 )
 
 
+@_kinded("int or (handle,type)")
 def _channel_handle(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, Mapping):
         return ChannelHandleAttr(_int(v.get("handle", 0)), _int(v.get("type", 0)))
@@ -424,9 +458,10 @@ def _groups(what: str) -> Converter:
     def conv(v: Any, ctx: Ctx) -> Attribute:
         return _int_matrix(v, what)
 
-    return conv
+    return _kind(conv, "[[int]]")
 
 
+@_kinded("number")
 def _constant_like_value(v: Any, ctx: Ctx) -> Attribute:
     (t,) = ctx.operand_types.get("operand", (None,))
     from stablehlo_py.ir.types import element_type
@@ -439,6 +474,7 @@ def _constant_like_value(v: Any, ctx: Ctx) -> Attribute:
     return FloatAttr(float(v), e)  # type: ignore[arg-type]
 
 
+@_kinded("str or dict")
 def _backend_config(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, str):
         return StringAttr(v)
@@ -515,6 +551,7 @@ def converter_for(
     return _unknown
 
 
+@_kinded("attribute")
 def _unknown(v: Any, ctx: Ctx) -> Attribute:
     raise Bad("takes an xDSL attribute or MLIR attribute text")
 

@@ -221,6 +221,14 @@ CONV_OPS = ("stablehlo.convolution", "stablehlo.dynamic_conv")
 CONV_OPTIONAL = ("dimension_numbers", *CONV_DEFAULTS)
 """Parameters required by the IR that the builder fills in (shown with a default by help())."""
 
+FORM_KINDS: dict[tuple[str, str], str] = {
+    **{(op, "dimension_numbers"): "dict or str or (lhs,rhs,out)" for op in CONV_OPS},
+    ("stablehlo.convolution", "padding"): '[[int]] or "SAME"/"SAME_LOWER"/"VALID"',
+    ("stablehlo.composite", "decomposition"): "symbol or fn",
+}
+"""Attributes that take more than their kind's values here (conv_form, opgen's composite hook):
+what the builder's signatures show (help(), docs/builder-ops.md)."""
+
 _LAYOUT_CHARS = (("N", "C"), ("O", "I"), ("N", "C"))
 PADDINGS = ("SAME", "SAME_LOWER", "VALID")
 

@@ -218,7 +218,6 @@ class OpFunction:
         block they end)."""
         self._memo: bool | None = None
         """Remember checked ops by signature (``driver.by_signature``); decided on first use."""
-        self.__doc__ = _doc(spec)
         self.__signature__ = _signature(spec)
         if spec.name in forms.CONV_OPS:  # builder defaults: help() shows them as optional
             sig = self.__signature__
@@ -235,9 +234,42 @@ class OpFunction:
             P = inspect.Parameter
             params.insert(n, P(forms.ELEMENT_TYPE, P.POSITIONAL_OR_KEYWORD, default=None))
             self.__signature__ = sig.replace(parameters=params)
+        self.__doc__ = _doc(spec, self.signature())
 
     def __repr__(self) -> str:
         return f"<builder function {self.spec.name}>"
+
+    def parameters(self) -> list[str]:
+        """The parameters as help() and docs/builder-ops.md show them, in the signature's order
+        (``*`` where the keyword-only ones start; ``result_type=`` and ``loc=`` left out):
+        ``inputs...`` a variadic operand (a sequence of values, or one), ``name: kind`` an
+        attribute with the kind of Python value it takes (``attrs.kind_of``), ``= default`` when it
+        may be left out (a builder default such as convolution's group counts, else None: absent),
+        ``name: fn`` a region's callable (``[fn]`` several)."""
+        spec = self.spec
+        kinds: dict[str, str] = {
+            **{o.name: "" for o in spec.operands},
+            **{a.name: ": " + attr_kind(spec, a) for a in spec.attrs},
+            **{r.name: ": [fn]" if r.variadic else ": fn" for r in spec.regions},
+            forms.ELEMENT_TYPE: ": dtype",
+        }
+        variadic = {o.name for o in spec.operands if o.variadic}
+        defaults = forms.CONV_DEFAULTS if spec.name in forms.CONV_OPS else {}
+        out = []
+        for p in self.__signature__.parameters.values():
+            if p.name in ("result_type", "loc"):
+                continue
+            if p.kind is p.KEYWORD_ONLY and "*" not in out:
+                out.append("*")
+            text = p.name + ("..." if p.name in variadic else "") + kinds[p.name]
+            if p.default is not p.empty:
+                text += f" = {defaults.get(p.name, p.default)!r}"
+            out.append(text)
+        return out
+
+    def signature(self) -> str:
+        """``name(parameters)`` (see ``parameters``)."""
+        return f"{self.__name__}({', '.join(self.parameters())})"
 
     def __call__(self, *args: Any, result_type: Any = None, loc: Any = None, **kwargs: Any) -> Any:
         values: dict[str, Any] = {}
@@ -852,9 +884,9 @@ def _signature(spec: OpSpec) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def _doc(spec: OpSpec) -> str:
+def _doc(spec: OpSpec, signature: str) -> str:
     head = (spec.cls.__doc__ or spec.name).strip().splitlines()[0]
-    lines = [f"Build ``{spec.name}``: {head}", ""]
+    lines = [f"Build ``{spec.name}``: {head}", "", f"Call: {signature}"]
     if spec.operands:
         lines.append(
             "Operands: " + ", ".join(o.name + ("..." if o.variadic else "") for o in spec.operands)
@@ -865,14 +897,35 @@ def _doc(spec: OpSpec) -> str:
         )
     if spec.regions:
         lines.append("Regions (callables): " + ", ".join(r.name for r in spec.regions))
-    lines.append(
-        "Result type: "
-        + (
-            forms.RESULTS_FROM.get(spec.name)
-            or ("inferred (result_type= overrides)" if spec.inferred else "result_type= required")
-        )
-    )
+    lines.append("Result type: " + result_source(spec))
+    lines.append("Returns: " + returns(spec))
     return "\n".join(lines)
+
+
+def attr_kind(spec: OpSpec, a: AttrParam) -> str:
+    """The kind of Python value an attribute takes (``attrs.kind_of``, or a builder form's)."""
+    return forms.FORM_KINDS.get((spec.name, a.name)) or attr_conv.kind_of(a.converter)
+
+
+def result_source(spec: OpSpec) -> str:
+    """Where the op's result types come from (help() and docs/builder-ops.md)."""
+    if spec.n_results == 0:
+        return "none (the op has no results)"
+    return forms.RESULTS_FROM.get(spec.name) or (
+        "inferred (result_type= overrides)" if spec.inferred else "result_type= required"
+    )
+
+
+def returns(spec: OpSpec) -> str:
+    """What the builder function returns (see ``OpFunction.__call__``)."""
+    n = spec.n_results
+    if n == 0:
+        return "the op"
+    if n == 1:
+        return "a value"
+    if n is None:
+        return "a value per result (a tuple when several)"
+    return f"a tuple of {n} values"
 
 
 class Namespace:
