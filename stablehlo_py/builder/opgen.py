@@ -564,8 +564,8 @@ def _as_types(result_type: Any) -> list[Attribute]:
 
 
 _CONVERT = (
-    "to combine element types, convert one operand first: "
-    "hlo.convert(value, result_type=(shape, 'f32'))"
+    "to combine element types, convert one operand first: hlo.convert(value, 'f32') (the "
+    "element type alone: the shape stays)"
 )
 HINTS: tuple[tuple[str, str], ...] = (
     ("requires the same element type", _CONVERT),

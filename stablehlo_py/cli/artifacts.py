@@ -1,13 +1,14 @@
 """Portable artifacts in stablehlo-opt: `--deserialize` reads one as the input, `--serialize
---target=X [--strip-debuginfo]` writes the pipeline's result as one (binary, to `-o FILE` or stdout).
+--target=X [--format=msgpack|mlir] [--strip-debuginfo]` writes the pipeline's result as one
+(binary, to `-o FILE` or stdout).
 
-    stablehlo-opt prog.mlir --serialize --target=1.0.0 -o prog.shlo
+    stablehlo-opt prog.mlir --serialize --target=1.0.0 --format=msgpack -o prog.shlo
     stablehlo-opt prog.shlo --deserialize --inline
     stablehlo-opt prog.mlir --stablehlo-legalize-to-vhlo --vhlo-to-version=target=1.0.0 --serialize --target=1.0.0
 
 The pipeline's result may be StableHLO (it is legalized to VHLO at the target) or VHLO already at the
-target (written as it is).  The format is msgpack, or $STABLEHLO_PY_ARTIFACT_FORMAT (`mlir`: upstream's
-MLIR bytecode).  Without `--deserialize` an artifact input is the VHLO module it holds, as upstream's
+target (written as it is).  The format is `--format`'s, else $STABLEHLO_PY_ARTIFACT_FORMAT, else
+msgpack (`mlir`: upstream's MLIR bytecode).  Without `--deserialize` an artifact input is the VHLO module it holds, as upstream's
 `stablehlo-opt` parses it (opt.read_binary).
 """
 
@@ -39,6 +40,7 @@ def run_opt_artifact(
     deserialize: bool,
     target: str | None,
     strip_debuginfo: bool,
+    format_: str | None = None,
 ) -> int:
     from stablehlo_py.ir import parse, print_ir
     from stablehlo_py.ir.verify import verify
@@ -64,7 +66,7 @@ def run_opt_artifact(
         write_output(output, print_ir(module, generic=text.generic, debuginfo=text.debuginfo))
         return 0
     version = validate_target(str(target))
-    fmt = artifact_format(None)  # $STABLEHLO_PY_ARTIFACT_FORMAT, else msgpack
+    fmt = artifact_format(format_)  # --format, else $STABLEHLO_PY_ARTIFACT_FORMAT, else msgpack
     if _is_vhlo(module) and fmt == "mlir":
         from stablehlo_py.serialization.mlir_artifact import write_mlir_artifact
 

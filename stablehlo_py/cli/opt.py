@@ -113,6 +113,14 @@ class _OptCommand(click.Command):
     "--serialize", is_flag=True, help="Write the result as a portable artifact (needs --target)."
 )
 @click.option("--deserialize", is_flag=True, help="The input is a portable artifact.")
+@click.option(
+    "--format",
+    "format_",
+    default=None,
+    help="--serialize's format: msgpack (default, this toolkit's) or mlir (upstream's MLIR "
+    "bytecode, what XLA, IREE and upstream's tools read); the default can be set with "
+    "$STABLEHLO_PY_ARTIFACT_FORMAT.",
+)
 @options.TARGET
 @options.STRIP_DEBUGINFO
 @click.option(
@@ -133,6 +141,7 @@ def cli(
     local_scope: bool,
     serialize: bool = False,
     deserialize: bool = False,
+    format_: str | None = None,
     target: str | None = None,
     strip_debuginfo: bool = False,
     emit_bytecode: bool = False,
@@ -140,6 +149,8 @@ def cli(
     """Parse, verify, transform and print StableHLO programs."""
     pipeline = _pass_pipeline(list(ctx.meta.get("pass_args", ())) + list(ctx.args))
     options = TextOptions(allow_unregistered_dialect, generic, debuginfo, not local_scope)
+    if format_ is not None and not serialize:
+        raise StableHLOError("--format applies to --serialize only")
     if serialize or deserialize:
         from stablehlo_py.cli.artifacts import run_opt_artifact
 
@@ -152,6 +163,7 @@ def cli(
             deserialize=deserialize,
             target=target,
             strip_debuginfo=strip_debuginfo,
+            format_=format_,
         )
     data, name = read_input_bytes(input_file)
     if _is_binary(data) or emit_bytecode:
@@ -275,7 +287,7 @@ def split_pass_args(args: list[str], own: set[str]) -> tuple[list[str], list[str
             passes.append(a)
         else:
             tool.append(a)
-            if flag in own and "=" not in a and flag in ("-o", "--target") and i + 1 < len(args):
+            if flag in own and "=" not in a and flag in ("-o", "--target", "--format") and i + 1 < len(args):
                 tool.append(args[i + 1])
                 i += 1
         i += 1

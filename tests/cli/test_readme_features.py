@@ -200,7 +200,8 @@ def test_debug_leaves_user_errors_as_messages(tmp_path: Path) -> None:
 
 
 def test_opt_serialize_deserialize_round_trip(tmp_path: Path) -> None:
-    """README: `stablehlo-opt examples/add.mlir --serialize --target=1.0.0 -o /tmp/add.shlo`, then
+    """README: `stablehlo-opt examples/add.mlir --serialize --target=1.0.0 --format=msgpack -o
+    /tmp/add.shlo` (the default format is msgpack too), then
     `stablehlo-opt /tmp/add.shlo` (the VHLO it holds) and `... --deserialize` (StableHLO again)."""
     import stablehlo_py
     from stablehlo_py.ir import parse, print_ir
@@ -212,6 +213,13 @@ def test_opt_serialize_deserialize_round_trip(tmp_path: Path) -> None:
     data = art.read_bytes()
     assert artifact_format(data) == "msgpack"
     assert str(stablehlo_py.get_portable_artifact_version(data)) == "1.0.0"
+    named = tmp_path / "named.shlo"
+    assert ok(run(OPT, "examples/add.mlir", "--serialize", "--target=1.0.0", "--format=msgpack", "-o", str(named))) == ""
+    assert named.read_bytes() == data
+    bc = tmp_path / "add.mlir.bc"
+    assert ok(run(OPT, "examples/add.mlir", "--serialize", "--target=1.0.0", "--format", "mlir", "-o", str(bc))) == ""
+    assert artifact_format(bc.read_bytes()) == "mlir"
+    assert stablehlo_py.deserialize_portable_artifact(bc.read_bytes()) is not None
     vhlo = ok(run(OPT, str(art)))
     assert "vhlo.func_v1 @main" in vhlo and "vhlo.add_v1" in vhlo and "stablehlo." not in vhlo
     back = ok(run(OPT, str(art), "--deserialize"))
@@ -223,6 +231,10 @@ def test_opt_serialize_deserialize_round_trip(tmp_path: Path) -> None:
 
 def test_opt_serialize_refusals(tmp_path: Path) -> None:
     refused(run(OPT, "examples/add.mlir", "--serialize"), "error: --serialize needs --target=X.Y.Z")
+    refused(run(OPT, "examples/add.mlir", "--format=mlir"), "error: --format applies to --serialize only")
+    bogus = run(OPT, "examples/add.mlir", "--serialize", "--target=1.0.0", "--format=zip")
+    refused(bogus, "error: unknown artifact format 'zip'")
+    assert "msgpack, mlir" in bogus.stderr
     # a newer op than the target: named with its location, the version it needs, and the fix
     err = refused(run(OPT, "examples/tan.mlir", "--serialize", "--target=1.0.0", "-o", str(tmp_path / "t.shlo")))
     assert "examples/tan.mlir:3:8: failed to legalize operation 'vhlo.tan_v2'" in err

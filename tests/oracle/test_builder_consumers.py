@@ -38,6 +38,7 @@ EXAMPLES = REPO / "examples"
 PROGRAMS = (
     "attention",
     "chlo_ops",
+    "classifier",
     "composite",
     "conv_net",
     "dynamic_batch",

@@ -1,7 +1,8 @@
-"""README.md's examples run as written and print what it shows.
+"""README.md's examples (and those of the pages in DOCS it links, such as docs/building.md) run as
+written and print what they show.
 
-Every ```python block and every command line of every ```sh block in README.md is run from the
-repository root, as a user runs it after the README's install command:
+Every ```python block and every command line of every ```sh block in README.md (and in DOCS) is run
+from the repository root, as a user runs it after the README's install command:
 
 * a ```python block runs in its own Python subprocess (this interpreter, cwd = the repository root);
 * each line of a ```sh block runs through ``bash -c`` with this interpreter's ``bin`` directory first
@@ -52,6 +53,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+DOCS = ("README.md", "docs/building.md")
+"""The documents whose examples run: the README and the pages it links that show code."""
 
 RUN_LANGUAGES = ("python", "sh")
 OUTPUT_LANGUAGE = "text"
@@ -68,10 +71,11 @@ TIMEOUT = 120
 @dataclass(frozen=True)
 class Block:
     language: str
-    line: int  # line of the opening fence in README.md (1-based)
+    line: int  # line of the opening fence in the document (1-based)
     body: str
     output: str | None  # the ```text block that follows, if any
     output_line: int | None
+    doc: str = "README.md"  # the document, relative to the repository root
 
     @property
     def lines(self) -> list[str]:
@@ -86,7 +90,7 @@ class Block:
         return tuple(m.strip() for m in match.group("modules").split(","))
 
 
-def read_blocks(text: str) -> list[Block]:
+def read_blocks(text: str, doc: str = "README.md") -> list[Block]:
     """The fenced blocks of a Markdown text, a ```text block attached to the block before it."""
     fences: list[tuple[str, int, str, int]] = []  # language, open line, body, close line
     lines = text.splitlines()
@@ -101,7 +105,7 @@ def read_blocks(text: str) -> list[Block]:
         while i < len(lines) and lines[i].rstrip() != "```":
             i += 1
         if i == len(lines):
-            raise AssertionError(f"README.md:{start + 1}: unclosed ``` fence")
+            raise AssertionError(f"{doc}:{start + 1}: unclosed ``` fence")
         fences.append((match.group(1), start + 1, "\n".join(lines[start + 1 : i]) + "\n", i + 1))
         i += 1
     blocks: list[Block] = []
@@ -114,23 +118,23 @@ def read_blocks(text: str) -> list[Block]:
             between = lines[close : nxt[1] - 1]
             if all(not s.strip() for s in between):
                 output, output_line = nxt[2], nxt[1]
-        blocks.append(Block(language, line, body, output, output_line))
+        blocks.append(Block(language, line, body, output, output_line, doc))
     attached = {b.output_line for b in blocks}
     for language, line, _, _ in fences:
         if language == OUTPUT_LANGUAGE and line not in attached:
             raise AssertionError(
-                f"README.md:{line}: a ```text block must directly follow the ```python or ```sh "
+                f"{doc}:{line}: a ```text block must directly follow the ```python or ```sh "
                 "block whose output it shows (nothing but blank lines between)"
             )
         if language not in (*RUN_LANGUAGES, OUTPUT_LANGUAGE, *UNRUN_LANGUAGES):
             raise AssertionError(
-                f"README.md:{line}: fence language {language!r} is neither run nor known "
+                f"{doc}:{line}: fence language {language!r} is neither run nor known "
                 f"(run: {', '.join(RUN_LANGUAGES)}; not run: {', '.join(UNRUN_LANGUAGES)})"
             )
     return blocks
 
 
-BLOCKS = read_blocks(README.read_text(encoding="utf-8"))
+BLOCKS = [b for d in DOCS for b in read_blocks((ROOT / d).read_text(encoding="utf-8"), d)]
 RUN_BLOCKS = [b for b in BLOCKS if b.language in RUN_LANGUAGES]
 
 
@@ -171,7 +175,7 @@ def shell_commands(block: Block) -> list[Command]:
         if not text or NOT_RERUN.match(text):
             continue
         commands.append(Command(pending_line, text, output))
-    assert not pending, f"README.md:{block.line}: a ```sh block ends in a line continuation"
+    assert not pending, f"{block.doc}:{block.line}: a ```sh block ends in a line continuation"
     return commands
 
 
@@ -198,12 +202,12 @@ def run_shell(block: Block, tmp: Path) -> str:
             text=True,
             timeout=TIMEOUT,
         )
-        where = f"README.md:{command.line}: `{command.text}`"
+        where = f"{block.doc}:{command.line}: `{command.text}`"
         assert proc.returncode == 0, f"{where} exited {proc.returncode}:\n{proc.stderr}{proc.stdout}"
         assert "Traceback" not in proc.stderr, f"{where} printed a traceback:\n{proc.stderr}"
         if command.output is not None:
             assert proc.stdout.strip() == command.output, (
-                f"{where} prints {proc.stdout.strip()!r}; the README shows {command.output!r}"
+                f"{where} prints {proc.stdout.strip()!r}; {block.doc} shows {command.output!r}"
             )
         stdout.append(proc.stdout)
     return "".join(stdout)
@@ -215,25 +219,25 @@ def run_shell(block: Block, tmp: Path) -> str:
 # `# -> OUTPUT` marks (a statement's line -> OUTPUT, from the README).
 DRIVER = r'''
 import ast, contextlib, io, json, sys
-source, marks, first_line = json.loads(sys.stdin.read())
-marks = {first_line + int(k) - 1: v for k, v in marks.items()}  # by README.md line
+source, marks, first_line, doc = json.loads(sys.stdin.read())
+marks = {first_line + int(k) - 1: v for k, v in marks.items()}  # by the document's line
 tree = ast.parse(source)
-ast.increment_lineno(tree, first_line - 1)  # tracebacks name README.md's lines
+ast.increment_lineno(tree, first_line - 1)  # tracebacks name the document's lines
 namespace = {"__name__": "__main__"}
 failures = []
 for stmt in tree.body:
     readme_line = stmt.lineno
     expected = marks.pop(stmt.end_lineno, None)
     if expected is None:
-        code = compile(ast.Module([stmt], []), "README.md", "exec")
+        code = compile(ast.Module([stmt], []), doc, "exec")
         exec(code, namespace)
         continue
     if not isinstance(stmt, ast.Expr):
-        failures.append(f"README.md:{readme_line}: a `# ->` mark follows an expression, not this statement")
+        failures.append(f"{doc}:{readme_line}: a `# ->` mark follows an expression, not this statement")
         continue
     call = stmt.value
     is_print = isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"
-    code = compile(ast.Expression(stmt.value), "README.md", "eval")
+    code = compile(ast.Expression(stmt.value), doc, "eval")
     if is_print:
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
@@ -244,9 +248,9 @@ for stmt in tree.body:
     else:
         got = repr(eval(code, namespace))
     if got != expected:
-        failures.append(f"README.md:{readme_line}: shows {expected!r}, prints {got!r}")
+        failures.append(f"{doc}:{readme_line}: shows {expected!r}, prints {got!r}")
 for line in marks:
-    failures.append(f"README.md:{line}: a `# ->` mark after no statement's last line")
+    failures.append(f"{doc}:{line}: a `# ->` mark after no statement's last line")
 if failures:
     sys.stderr.write("\n".join(failures) + "\n")
     sys.exit(3)
@@ -266,7 +270,7 @@ def python_marks(source: str) -> dict[int, str]:
 
 def run_python(block: Block, tmp: Path) -> str:
     source = redirect_tmp(block.body, tmp)
-    payload = json.dumps([source, python_marks(source), block.line + 1])
+    payload = json.dumps([source, python_marks(source), block.line + 1, block.doc])
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER],
         input=payload,
@@ -277,7 +281,7 @@ def run_python(block: Block, tmp: Path) -> str:
         timeout=TIMEOUT,
     )
     assert proc.returncode == 0, (
-        f"README.md:{block.line}: the ```python block fails:\n{proc.stderr}{proc.stdout[-2000:]}"
+        f"{block.doc}:{block.line}: the ```python block fails:\n{proc.stderr}{proc.stdout[-2000:]}"
     )
     return proc.stdout
 
@@ -289,28 +293,32 @@ def missing_modules(block: Block) -> list[str]:
     return [name for name in block.needs if importlib.util.find_spec(name) is None]
 
 
-@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[f"README.md:{b.line}" for b in RUN_BLOCKS])
+@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[f"{b.doc}:{b.line}" for b in RUN_BLOCKS])
 def test_readme_block(block: Block, tmp_path: Path) -> None:
     missing = missing_modules(block)
     if missing:
-        pytest.skip(f"README.md:{block.line} needs {', '.join(missing)} (not installed)")
+        pytest.skip(f"{block.doc}:{block.line} needs {', '.join(missing)} (not installed)")
     stdout = run_python(block, tmp_path) if block.language == "python" else run_shell(block, tmp_path)
     if block.output is not None:
         assert stdout.rstrip("\n") == block.output.rstrip("\n"), (
-            f"README.md:{block.line}: prints\n{stdout}\nwhile README.md:{block.output_line} shows\n"
+            f"{block.doc}:{block.line}: prints\n{stdout}\nwhile {block.doc}:{block.output_line} shows\n"
             f"{block.output}"
         )
 
 
 def test_readme_has_examples() -> None:
     """The reader above finds what the README shows (a guard against a silently empty test)."""
-    assert sum(b.language == "python" for b in RUN_BLOCKS) >= 5
-    commands = [c for b in RUN_BLOCKS if b.language == "sh" for c in shell_commands(b)]
+    readme = [b for b in RUN_BLOCKS if b.doc == "README.md"]
+    assert sum(b.language == "python" for b in readme) >= 5
+    commands = [c for b in readme if b.language == "sh" for c in shell_commands(b)]
     assert len(commands) >= 15
     assert any(c.output is not None for c in commands)
-    assert any(python_marks(b.body) for b in RUN_BLOCKS if b.language == "python")
-    assert any(b.output is not None for b in RUN_BLOCKS)
-    assert any(b.needs == ("jax",) for b in RUN_BLOCKS)
+    assert any(python_marks(b.body) for b in readme if b.language == "python")
+    assert any(b.output is not None for b in readme)
+    assert any(b.needs == ("jax",) for b in readme)
+    for doc in DOCS[1:]:  # every other document has examples that run, and the README links it
+        assert sum(b.doc == doc for b in RUN_BLOCKS) >= 3, doc
+        assert f"]({doc})" in README.read_text(encoding="utf-8"), f"README.md does not link {doc}"
 
 
 FILE_MENTION = re.compile(r"(?<![\w./-])((?:examples|/tmp)/[\w./-]*\w)")

@@ -46,3 +46,23 @@ def test_builder_program_runs(name: str, capsys: pytest.CaptureFixture[str]) -> 
 
 def test_every_builder_program_is_run() -> None:
     assert len(BUILT) >= 10, BUILT
+
+
+def test_the_docs_show_the_classifier_example() -> None:
+    """docs/building.md's worked model is examples/classifier.py's: every line of the page's
+    ``def main`` body is a line of the example's, in order (the page's XLA and IREE blocks run the
+    example, so the two must not drift apart)."""
+    page = (EXAMPLES.parent / "docs" / "building.md").read_text(encoding="utf-8")
+    shown = page[page.index("def main(w1, b1, w2, b2, x, labels):") :]
+    body = []
+    for line in shown.splitlines()[1:]:
+        if line.strip() and not line.startswith("    "):
+            break  # the end of the function
+        body.append(line.strip())
+    body = [line for line in body if line]
+    example = [line.strip() for line in (EXAMPLES / "classifier.py").read_text().splitlines()]
+    assert len(body) >= 20
+    at = 0
+    for line in body:
+        assert line in example[at:], f"docs/building.md shows a line examples/classifier.py lacks: {line}"
+        at = example.index(line, at) + 1
