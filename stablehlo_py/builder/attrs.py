@@ -62,8 +62,11 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.ir import Attribute
+from xdsl.irdl.constraints import VerificationContext
+from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py.builder.errors import BuildError
+from stablehlo_py.builder.numbers import NumberError, describe, to_element, type_name
 from stablehlo_py.ir.attrs.catalog import STRUCTS
 from stablehlo_py.ir.attrs.channel_handle import ChannelHandleAttr
 from stablehlo_py.ir.attrs.conv import ConvDimensionNumbersAttr
@@ -73,7 +76,7 @@ from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.enums import ENUM_CLASSES, EnumAttr
 from stablehlo_py.ir.ops import base
 from stablehlo_py.ir.text.dense import make_dense
-from stablehlo_py.ir.types import tensor_type
+from stablehlo_py.ir.types import FLOAT_NAME, tensor_type
 
 I1, I32, I64 = IntegerType(1), IntegerType(32), IntegerType(64)
 
@@ -101,10 +104,17 @@ _ENUM_NAMES = {cls: _enum_class_name(*key) for key, cls in ENUM_CLASSES.items()}
 
 
 # ----------------------------------------------------------------------------- plain helpers
-def _int(v: Any, what: str = "an int") -> int:
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+
+
+def _int(v: Any, what: str = "an int", bits: int = 64) -> int:
+    """An int of the ``bits``-bit signed range (the attribute's integer type): never wrapped."""
     if isinstance(v, bool) or not isinstance(v, int | np.integer):
         raise Bad(f"expects {what}")
-    return int(v)
+    i = int(v)
+    if not -(2 ** (bits - 1)) <= i < 2 ** (bits - 1):
+        raise Bad(f"expects {what} of the i{bits} range; {i} does not fit")
+    return i
 
 
 def _sequence(v: Any, what: str) -> Sequence[Any]:
@@ -115,7 +125,9 @@ def _sequence(v: Any, what: str) -> Sequence[Any]:
 
 
 def _ints(v: Any, what: str = "a sequence of ints") -> tuple[int, ...]:
-    if v.__class__ in (list, tuple) and all(x.__class__ is int for x in v):
+    if v.__class__ in (list, tuple) and all(
+        x.__class__ is int and _I64_MIN <= x <= _I64_MAX for x in v
+    ):
         return tuple(v)
     if isinstance(v, np.ndarray):
         v = v.tolist()
@@ -167,6 +179,8 @@ class Ctx:
     attr_name: str
     syntax: base.AttrSyntax | None
     operand_types: Mapping[str, Sequence[Attribute]]
+    constraint: Any = None
+    """The property's xDSL constraint: an attribute given as is or as text must satisfy it."""
 
 
 Converter = Callable[[Any, Ctx], Attribute]
@@ -195,7 +209,7 @@ def _integer(width: IntegerType) -> Converter:
     bits = width.width.data
 
     def conv(v: Any, ctx: Ctx) -> Attribute:
-        i = _int(v)
+        i = _int(v, bits=bits)
         a = _INTEGERS.get((bits, i))
         if a is None:  # one object per value, so that memos by identity (the builder's) hit
             a = _INTEGERS.put((bits, i), IntegerAttr(i, width))
@@ -257,7 +271,12 @@ def _float(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, bool) or not isinstance(v, float | int | np.floating | np.integer):
         raise Bad("expects a float")
     assert ctx.syntax is not None
-    return _parse(ctx.syntax, repr(float(v)))
+    t = _parse(ctx.syntax, "0.0").type  # the float type the op declares (f32 for epsilon)
+    try:  # by the number rule: a finite value that overflows t is refused, nan and inf pass
+        x = to_element(v.item() if isinstance(v, np.generic) else v, t, "the attribute is")
+    except NumberError as e:
+        raise Bad(f"is {describe(v)}, {e.reason}") from None
+    return FloatAttr(float(x), t)
 
 
 @_kinded("flag")
@@ -271,7 +290,15 @@ def _unit(v: Any, ctx: Ctx) -> Attribute:
 def _dictionary(v: Any, ctx: Ctx) -> Attribute:
     if not isinstance(v, Mapping):
         raise Bad("expects a dict")
-    return to_attribute(v)
+    return _plain(v)
+
+
+def _plain(v: Any) -> Attribute:
+    """``to_attribute(v)``, its complaint as the converter's."""
+    try:
+        return to_attribute(v)
+    except BuildError as e:
+        raise Bad(f"holds a value that is not an attribute: {e.message}") from None
 
 
 def _enum(cls: type[EnumAttr]) -> Converter:
@@ -294,7 +321,10 @@ def _field_bool(x: Any, name: str) -> bool:
 def _field_type(x: Any, name: str) -> Attribute:
     from stablehlo_py.builder.types import element_type_of
 
-    return element_type_of(x)
+    try:
+        return element_type_of(x)
+    except BuildError as e:
+        raise Bad(f"expects {name} to be an element type: {e.message}") from None
 
 
 def _field_attrs(x: Any, name: str) -> tuple[Attribute, ...]:
@@ -392,6 +422,8 @@ def _accuracy(v: Any, ctx: Ctx) -> Attribute:
         raise Bad(
             "expects a mode name (DEFAULT, HIGHEST, TOLERANCE) or dict(atol=, rtol=, ulps=, mode=)"
         )
+    if "ulps" in v:
+        v = {**v, "ulps": _int(v["ulps"], "ulps to be an int")}
     try:
         return ResultAccuracyAttr(**v)
     except (TypeError, ValueError) as e:
@@ -469,9 +501,15 @@ def _constant_like_value(v: Any, ctx: Ctx) -> Attribute:
     if t is None or isinstance(v, bool) or not isinstance(v, int | float | np.number):
         raise Bad("expects a number (it takes the operand's element type)")
     e = element_type(t)
+    if not isinstance(e, IntegerType) and type(e) not in FLOAT_NAME:
+        raise Bad(f"takes an integer or float operand; the operand's elements are {type_name(e)}")
+    try:  # by the number rule: never truncated, wrapped or overflowed
+        x = to_element(v.item() if isinstance(v, np.generic) else v, e, "the operand is")
+    except NumberError as err:
+        raise Bad(f"is {describe(v)}, {err.reason}") from None
     if isinstance(e, IntegerType):
-        return IntegerAttr(int(v), e)
-    return FloatAttr(float(v), e)  # type: ignore[arg-type]
+        return IntegerAttr(int(x), e)
+    return FloatAttr(float(x), e)  # type: ignore[arg-type]
 
 
 @_kinded("str or dict")
@@ -479,7 +517,7 @@ def _backend_config(v: Any, ctx: Ctx) -> Attribute:
     if isinstance(v, str):
         return StringAttr(v)
     if isinstance(v, Mapping):
-        return to_attribute(v)
+        return _plain(v)
     raise Bad("expects a str or a dict")
 
 
@@ -560,7 +598,7 @@ def convert(conv: Converter, value: Any, ctx: Ctx) -> Attribute:
     """Apply a converter: attributes pass, text is parsed with the op's syntax where a string is not
     itself a value of the kind, and a complaint becomes BuildError naming the op and attribute."""
     if isinstance(value, Attribute):
-        return value
+        return _declared(value, value, ctx)
     as_text = (
         isinstance(value, str)
         and ctx.syntax is not None
@@ -574,7 +612,7 @@ def convert(conv: Converter, value: Any, ctx: Ctx) -> Attribute:
             if not as_text:
                 raise
             assert ctx.syntax is not None
-            return _text(ctx.syntax, value)
+            return _declared(_text(ctx.syntax, value), value, ctx)
     except Bad as e:
         got = "" if as_text else f"; got {value!r}"
         raise BuildError(
@@ -584,6 +622,21 @@ def convert(conv: Converter, value: Any, ctx: Ctx) -> Attribute:
 
 
 _STRING_KINDS: tuple[Converter, ...] = (_string, _symbol)
+
+
+def _declared(attr: Attribute, value: Any, ctx: Ctx) -> Attribute:
+    """``attr`` (given as is, or read from text) when it satisfies the property's constraint."""
+    if ctx.constraint is None:
+        return attr
+    try:
+        ctx.constraint.verify(attr, VerificationContext())
+    except VerifyException as e:
+        raise BuildError(
+            f"{ctx.op_name}: attribute '{ctx.attr_name}' is not of the kind the op declares: "
+            f"{' '.join(str(e).split())}; got {value!r}",
+            note="see stablehlo_py.builder.attrs for the values each kind of attribute takes",
+        ) from None
+    return attr
 
 
 # ------------------------------------------------------------------------- generic attributes
@@ -605,6 +658,11 @@ def to_attribute(v: Any) -> Attribute:
     if isinstance(v, np.integer):
         return IntegerAttr(int(v), element_type_of(v.dtype))  # type: ignore[arg-type]
     if isinstance(v, int):
+        if not _I64_MIN <= v <= _I64_MAX:
+            raise BuildError(
+                f"cannot make an attribute of {v}: an int attribute is an i64",
+                note="give a numpy integer of a wider unsigned type, or a string",
+            )
         return IntegerAttr(v, I64)
     if isinstance(v, np.floating):
         return FloatAttr(float(v), element_type_of(v.dtype))  # type: ignore[arg-type]

@@ -192,7 +192,7 @@ def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
         cls = _CONSTANT.put("cls", default_registry().ops["stablehlo.constant"])
     try:
         data = arr.astype(storage_dtype(t.element_type), copy=False)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, OverflowError) as e:  # OverflowError: an int too large
         raise BuildError(f"cannot store {arr.dtype} values as {t}: {e}") from None
     op = new_op(cls, (), [t], {"value": make_dense(t, data)})
     insert(op)
@@ -233,7 +233,7 @@ def operand_constant(
         )
     lt = like.type if isinstance(like, SSAValue) else like
     if not isinstance(lt, TensorType):  # no tensor to follow (none, or a token)
-        return constant(value)
+        return _own_type_constant(value, op_name, what)
     elem = element_type(lt)
     if elem.__class__.__name__ == "UniformQuantizedType":
         if array:
@@ -259,6 +259,32 @@ def operand_constant(
     elif any(d < 0 for d in shape):
         return _dynamic_splat(data, elem, lt, like, made)
     return _constant_op(tensor_type(elem, tuple(shape)), data)
+
+
+def _own_type_constant(value: Any, op_name: str, what: str) -> SSAValue:
+    """A number or numpy array with no operand to take the type of: a numpy value keeps its dtype,
+    which must be an element type; a Python number takes JAX's default type (``_PY_DEFAULT``) by
+    the number rule (an int that does not fit i32, a float that overflows f32 are refused)."""
+    if isinstance(value, np.ndarray | np.generic):
+        try:
+            element_type_of(value.dtype)
+        except BuildError:
+            raise BuildError(
+                f"{op_name}: {what} is {describe(value)}, whose dtype is not an element type"
+            ) from None
+        return constant(value)
+    kind = _python_kind(value)
+    assert kind is not None  # is_number(value)
+    elem = element_type_of(_PY_DEFAULT[kind])
+    try:
+        data = to_element(value, elem)
+    except NumberError as e:
+        raise BuildError(
+            f"{op_name}: {what} is {describe(value)}, {e.reason}",
+            note=f"with no operand to take the type of, a Python {kind.__name__} is "
+            f"{_PY_DEFAULT[kind]} (JAX's default)",
+        ) from None
+    return _constant_op(tensor_type(elem, ()), data)
 
 
 def _dynamic_splat(
@@ -352,7 +378,10 @@ def shape_tensor(value: Any, op_name: str, what: str, made: list[SSAValue]) -> S
     builder), as JAX's ``mlir.shape_tensor`` makes it: all ints -> one ``tensor<Rxi32>`` constant;
     else each size a ``tensor<1xi32>`` (a value converted to i32 if needed, then reshaped) joined
     by ``concatenate``.  The ops made before the last one are appended to ``made``."""
-    if isinstance(value, np.ndarray) or not isinstance(value, Sequence) or isinstance(value, str):
+    if (
+        isinstance(value, np.ndarray | str | bytes | bytearray)
+        or not isinstance(value, Sequence)
+    ):
         return operand_constant(value, None, False, op_name, what)
     i32 = element_type_of("i32")
     for k, v in enumerate(value):

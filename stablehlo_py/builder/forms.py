@@ -14,11 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import ComplexType, TensorType
+from xdsl.dialects.builtin import ComplexType, FunctionType, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from stablehlo_py.builder.core import current_module
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.types import element_type_of, to_type
+from stablehlo_py.errors import VerifyError
+from stablehlo_py.ir.infer import InferError
+from stablehlo_py.ir.infer.control_flow import verify_composite
 from stablehlo_py.ir.types import element_type_name
 
 DTYPE_FORM = frozenset({"stablehlo.convert", "stablehlo.bitcast_convert"})
@@ -251,6 +255,11 @@ def conv_form(op_name: str, values: dict[str, Any], operands: Sequence[SSAValue]
     dn = values.get("dimension_numbers")
     dims = None
     if dn is None:
+        if len(lshape) < 2:
+            raise BuildError(
+                f"{op_name}: the default dimension_numbers (batch, feature, spatial...) need an lhs "
+                f"of rank 2 or more; lhs is {_text(lhs)}"
+            )
         iota = tuple(range(len(lshape)))
         dims = _dims_of(iota, iota, iota)
     elif isinstance(dn, tuple | list) and all(isinstance(s, str) for s in dn):
@@ -402,6 +411,34 @@ def _ints(v: Any, n: int) -> list[int]:
     except (TypeError, ValueError):
         return [1] * n  # the attribute's converter reports it
     return out if len(out) == n else [1] * n
+
+
+# ------------------------------------------------------------------- checks against the module
+def composite_in_module(op: Operation) -> None:
+    """A composite's checks that its verifier makes against the enclosing module (composite_c1 to
+    c4: the name, the decomposition's operand and result types), made at the call against the
+    module being built (the op is not in it yet); a decomposition not defined yet is left to
+    ``Module.verify()``, the name is checked anyway.  Raises VerifyError in upstream's words."""
+    name = op.properties.get("name")
+    root = getattr(op.properties.get("decomposition"), "root_reference", None)
+    if not isinstance(name, StringAttr) or root is None:
+        return  # the op's own check refused it
+    ins = [v.type for v in op.operands]
+    outs = [r.type for r in op.results]
+    module = current_module()
+    fn = module.functions.get(root.data) if module is not None else None
+    decomposition_type = (
+        fn.op.function_type if fn is not None else FunctionType.from_lists(ins, outs)
+    )
+    try:
+        verify_composite(name.data, root.data, decomposition_type, ins, outs)
+    except InferError as e:
+        raise VerifyError(f"'{op.name}' op {e.message}") from None
+
+
+MODULE_CHECKS = {"stablehlo.composite": composite_in_module}
+"""Ops whose verifier checks them against their module, which a detached op (the builder's, before
+it is inserted) does not have: the check made at the call instead."""
 
 
 # ------------------------------------------------------------ one function per reused callable

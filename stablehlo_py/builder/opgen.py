@@ -77,7 +77,7 @@ from stablehlo_py.builder.core import (
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
 from stablehlo_py.builder.regions import build_region
-from stablehlo_py.builder.sites import defined_at, site
+from stablehlo_py.builder.sites import arity_problem, defined_at, site
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.infer import InferError, has_rule, infer_result_types
 from stablehlo_py.ir.text.location import TextLoc
@@ -116,6 +116,8 @@ class AttrParam:
     required: bool
     converter: attr_conv.Converter
     syntax: Any
+    constraint: Any = None
+    """The property's constraint (an attribute given as is, or as text, must satisfy it)."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,7 @@ def op_spec(cls: type[Operation]) -> OpSpec:
                 not isinstance(p, OptPropertyDef),
                 attr_conv.converter_for(prop, syntax, ccls),
                 syntax,
+                p.constr,
             )
         )
     regions = tuple(RegionParam(py_name(n), isinstance(r, VarRegionDef)) for n, r in d.regions)
@@ -332,7 +335,7 @@ class OpFunction:
             else:
                 items = (
                     [v]
-                    if isinstance(v, SSAValue) or isinstance(v, str)  # noqa: SIM101
+                    if isinstance(v, SSAValue) or isinstance(v, str | bytes | bytearray)  # noqa: SIM101
                     else list(v)
                     if isinstance(v, Sequence)
                     else [v]
@@ -365,7 +368,7 @@ class OpFunction:
                 continue
             if v is False and a.converter is attr_conv._unit:
                 continue
-            ctx = attr_conv.Ctx(spec.name, a.name, a.syntax, by_name)
+            ctx = attr_conv.Ctx(spec.name, a.name, a.syntax, by_name, a.constraint)
             props[a.prop] = attr_conv.convert(a.converter, v, ctx)
         if spec.operand_segments:
             props["operandSegmentSizes"] = DenseArrayBase.from_list(IntegerType(32), sizes)
@@ -455,6 +458,8 @@ class OpFunction:
         if check:
             try:
                 check_built(op)
+                if spec.name in forms.MODULE_CHECKS:  # what the op's verifier leaves to its module
+                    forms.MODULE_CHECKS[spec.name](op)
             except VerifyError as e:
                 err = self._error(
                     _reason(e.message, spec.name), spec.operands, groups, made, result_type
@@ -645,6 +650,14 @@ def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribu
         if module is None:
             raise BuildError(
                 "stablehlo.composite: a callable decomposition needs a Module being built"
+            )
+        problem = arity_problem(dec, len(operands))
+        if problem is not None:
+            where = defined_at(dec)
+            raise BuildError(
+                f"stablehlo.composite: the decomposition gets the {len(operands)} input(s); "
+                f"the callable {problem}",
+                note=None if where is None else f"the decomposition is defined at {where}",
             )
         base = str(values.get("name") or "composite")
         dec, made = forms.function_for(module, dec, [v.type for v in operands], base)

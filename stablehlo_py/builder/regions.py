@@ -62,9 +62,15 @@ def _map(ts: Types, attrs: Attrs) -> list[Attribute]:
     return [_scalar(t) for t in ts["inputs"]]
 
 
+class _NoOperand(Exception):
+    """A rule's block argument types come from an operand group that is empty."""
+
+
 def _pair_of(name: str) -> ArgRule:
     def args(ts: Types, attrs: Attrs) -> list[Attribute]:
-        (t, *_) = ts[name]
+        if not ts[name]:
+            raise _NoOperand(name)
+        t = ts[name][0]
         return [_scalar(t), _scalar(t)]
 
     return args
@@ -137,7 +143,14 @@ def build_region(
             "(its block arguments are not in the builder's table)",
             note="build the Region yourself (xdsl.ir.Region) and pass it",
         )
-    block = Block(arg_types=arg_rule(operand_types, attrs or {}))
+    try:
+        block = Block(arg_types=arg_rule(operand_types, attrs or {}))
+    except _NoOperand as e:
+        raise BuildError(
+            f"{op_name}: region '{region_name}' takes its block argument types from the first "
+            f"value of operand '{e.args[0]}', which has none",
+            note=f"give at least one value as '{e.args[0]}'",
+        ) from None
     problem = arity_problem(fn, len(block.args))
     if problem is not None:
         from stablehlo_py.ir.verify.constraints import t2s

@@ -49,10 +49,28 @@ def _numpy_element(dtype: Any) -> Attribute:
     return element_type_of(name)
 
 
-@CONTEXT.memo("builder.element_types", maxsize=256)
 def element_type_of(spec: Any) -> Attribute:
     """An element type from its MLIR spelling (``"bf16"``, ``"complex<f32>"``, ``"ui8"``) or a numpy
-    dtype (``np.float32``, ``ml_dtypes.bfloat16``, ``"float32"``)."""
+    dtype (``np.float32``, ``ml_dtypes.bfloat16``, ``"float32"``); anything else is a BuildError."""
+    try:
+        return _element_type_of(spec)
+    except TypeError:  # the memo could not hash it (a list, a dict): not a spelling nor a dtype
+        try:
+            hash(spec)
+        except TypeError:
+            raise _not_element_type(spec) from None
+        raise
+
+
+def _not_element_type(spec: Any) -> BuildError:
+    return BuildError(
+        f"{spec!r} is not an element type",
+        note="write an MLIR spelling (f32, bf16, i32, ui8, i1, complex<f32>) or a numpy dtype",
+    )
+
+
+@CONTEXT.memo("builder.element_types", maxsize=256)
+def _element_type_of(spec: Any) -> Attribute:
     if isinstance(spec, Attribute):
         return spec
     if isinstance(spec, str):
@@ -64,10 +82,7 @@ def element_type_of(spec: Any) -> Attribute:
     try:
         return _numpy_element(spec)
     except Exception:  # noqa: BLE001 -- any failure is the user's spelling
-        raise BuildError(
-            f"{spec!r} is not an element type",
-            note="write an MLIR spelling (f32, bf16, i32, ui8, i1, complex<f32>) or a numpy dtype",
-        ) from None
+        raise _not_element_type(spec) from None
 
 
 def _dims(shape: Sequence[Any]) -> tuple[int, ...]:

@@ -182,4 +182,8 @@ class VariadicOperandWithAttribute:
         while p.peek() == "%":
             values.append(p.parse_operand())
             p.parse_literal(",")
+        if not values and p.peek() == ",":
+            # no operand: upstream prints the comma alone (a 0-d dynamic_slice: `%x, , sizes = []`)
+            # and cannot read it back; read it, so that what is printed parses
+            p.parse_literal(",")
         set_slot(st, arg, values)

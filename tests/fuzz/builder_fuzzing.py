@@ -126,6 +126,9 @@ JUNK: list[Any] = [
     {1, 2}, b"x", (), range(3), Ellipsis, float, np.float32, slice(1), [None], ["a", "b"],
     [1.5], [2**70], -1, 2**100, 1.5, NAN,
 ]  # fmt: skip
+NOT_CALLABLE = [j for j in JUNK if not callable(j)]
+"""Junk for a region or a decomposition: a callable that raises when called (float(block_argument))
+is the producer's code failing, not the builder's."""
 TEXTS = [
     "", "[", "]", "1 : i64", "dense<1>", "array<i64: 1, 2>", "#stablehlo<comparison_direction GT>",
     "#stablehlo.conv<raw input_batch_dimension = 0>", "@f", "\x00", "\"x\"", "{a = 1}",
@@ -508,7 +511,9 @@ def mutate(
             kind = "result"
         else:
             name = rng.choice(names)
-            value = _value_for(rng, fn, name, pool) if rng.random() < 0.8 else rng.choice(JUNK)
+            takes_callables = name == "decomposition" or any(r.name == name for r in fn.spec.regions)
+            junk = NOT_CALLABLE if takes_callables else JUNK
+            value = _value_for(rng, fn, name, pool) if rng.random() < 0.8 else rng.choice(junk)
             if name in pos[: len(args)]:
                 args[pos.index(name)] = value
             else:

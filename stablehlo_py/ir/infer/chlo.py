@@ -128,8 +128,8 @@ def broadcast_type(
     large, small = (sx, sy) if len(sx) > len(sy) else (sy, sx)
     if len(broadcast_dimensions) != len(small):
         return UnrankedTensorType(elem)
-    if any(d >= len(large) for d in broadcast_dimensions):
-        return UnrankedTensorType(elem)
+    if any(not 0 <= d < len(large) for d in broadcast_dimensions):  # upstream: d >= rank (a
+        return UnrankedTensorType(elem)  # negative d indexes out of bounds there: illegal too)
     filtered = broadcasted_shape(small, [large[d] for d in broadcast_dimensions])
     if filtered is None:
         return UnrankedTensorType(elem)

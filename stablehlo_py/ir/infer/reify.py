@@ -242,6 +242,9 @@ def constant_ints(v: SSAValue) -> tuple[int, ...] | None:
     value = owner.properties.get("value") or owner.attributes.get("value")
     if isinstance(value, IntegerAttr):
         return (value.value.data,)
+    elem = getattr(getattr(value, "type", None), "element_type", None)
+    if not isinstance(elem, IntegerType | IndexType):  # m_Constant of integers: a float or
+        return None  # complex constant is no match (its values are not truncated)
     try:
         return int_list(value)
     except (TypeError, ValueError, InferError):
