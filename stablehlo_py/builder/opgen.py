@@ -725,7 +725,8 @@ class _ScanResults:
     ) -> list[Attribute]:
         from stablehlo_py.ir.types import element_type, shape_of, tensor_type
 
-        ret = regions[0].block.last_op
+        block = regions[0].blocks.first  # an xDSL Region given as is may have none
+        ret = block.last_op if block is not None else None
         returned = [v.type for v in ret.operands] if ret is not None else []
         inits = list(types["inits"])
         n_out = len(returned) - len(inits)

@@ -12,7 +12,7 @@ import os
 
 from tests.fuzz import builder_fuzzing
 
-CASES = int(os.environ.get("STABLEHLO_PY_BUILDER_FUZZ_CASES", "20000"))
+CASES = int(os.environ.get("STABLEHLO_PY_BUILDER_FUZZ_CASES", "12000"))
 
 
 def test_op_functions_raise_only_build_errors_and_leave_nothing_behind() -> None:

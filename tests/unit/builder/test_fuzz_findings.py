@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import IntegerAttr, UnrankedTensorType, i32
+from xdsl.ir import Region
 
 from stablehlo_py.builder import BuildError, Module, chlo, tensor, to_attribute
 from stablehlo_py.builder import stablehlo as hlo
@@ -73,6 +74,8 @@ FINDINGS: dict[str, tuple[tuple[object, ...], object, tuple[str, ...]]] = {
     "conv-default-dims-0d": ((tensor((), "bf16"),), lambda x: hlo.convolution(x, x), ("stablehlo.convolution: the default dimension_numbers (batch, feature, spatial...) need an lhs of rank 2 or more; lhs is tensor<bf16>",)),
     # a complex shape operand (was numpy's ComplexWarning in inference: see the test below)
     "rng-complex-shape": ((), lambda: hlo.rng(0.0, 1.0, 3 + 0j, "UNIFORM"), ("stablehlo.rng: operand #2 ('shape') must be", "tensor<complex<f32>>")),
+    # chlo.scan's results from a body given as an empty xDSL Region (was xDSL's ValueError)
+    "scan-empty-region": ((tensor((4,), "bf16"),), lambda x: chlo.scan([], [x], 1, body=Region()), ("chlo.scan: the body returns 0 values; it must return the outputs, then 1 carries",)),
     # bytes are not a sequence of sizes or of operands (was ValueError, or b'x' read as [120])
     "bytes-shape": ((F2,), lambda x: hlo.dynamic_reshape(x, b"x", result_type=F2), ("stablehlo.dynamic_reshape: output_shape must be a value built by the builder", "got b'x'")),
     "bytes-operands": ((), lambda: hlo.tuple(b"x"), ("stablehlo.tuple: operand 'val", "got b'x'")),
