@@ -172,6 +172,9 @@ def op_spec(cls: type[Operation]) -> OpSpec:
                 p.constr,
             )
         )
+    order = getattr(cls, "ATTRIBUTE_ORDER", ())
+    if order:  # upstream's order where IRDL's differs (inherited attributes come last there)
+        attrs.sort(key=lambda a: order.index(a.prop) if a.prop in order else len(order))
     regions = tuple(RegionParam(py_name(n), isinstance(r, VarRegionDef)) for n, r in d.regions)
     variadic_results = any(isinstance(r, VarResultDef) for _, r in d.results)
     options = getattr(d, "options", ())
@@ -222,11 +225,18 @@ class OpFunction:
         self._memo: bool | None = None
         """Remember checked ops by signature (``driver.by_signature``); decided on first use."""
         self.__signature__ = _signature(spec)
-        if spec.name in forms.CONV_OPS:  # builder defaults: help() shows them as optional
+        if spec.name in forms.CONV_OPS:  # builder defaults: every attribute is optional
             sig = self.__signature__
+            attrs = {a.name for a in spec.attrs}
+            P = inspect.Parameter
             self.__signature__ = sig.replace(
                 parameters=[
-                    p.replace(default=None) if p.name in forms.CONV_OPTIONAL else p
+                    p.replace(
+                        default=forms.CONV_DEFAULTS.get(p.name),
+                        kind=P.POSITIONAL_OR_KEYWORD if p.name in attrs else p.kind,
+                    )
+                    if p.name in forms.CONV_OPTIONAL or p.name in attrs
+                    else p
                     for p in sig.parameters.values()
                 ]
             )

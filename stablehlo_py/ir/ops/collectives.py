@@ -324,6 +324,9 @@ class _SymbolUser(GenericSyntaxOp):
     replica_groups = prop(ANY_ATTR)
     channel_handle = prop(CHANNEL_HANDLE, optional=True)
     INFER_CHECK: ClassVar[str | None] = "after"
+    ATTRIBUTE_ORDER: ClassVar[tuple[str, ...]] = ()
+    """Upstream's ODS order of the op's attributes, where it differs from IRDL's (which lists these
+    inherited ones after the op's own): the builder's parameters follow it."""
     verify_after_inference_ = verify_mesh_symbol
 
 
@@ -333,6 +336,9 @@ class AllGatherOp(_SymbolUser):
     `all_gather_dim` and produces `results` (spec.md#all_gather)."""
 
     name = "stablehlo.all_gather"
+    ATTRIBUTE_ORDER: ClassVar[tuple[str, ...]] = (
+        "all_gather_dim", "replica_groups", "channel_handle", "use_global_device_ids",
+    )
     operands_ = var_operand_def()
     all_gather_dim = prop(I64_ATTR)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
@@ -369,6 +375,9 @@ class AllReduceOp(_SymbolUser):
     `operands` from each process and produces `results` (spec.md#all_reduce)."""
 
     name = "stablehlo.all_reduce"
+    ATTRIBUTE_ORDER: ClassVar[tuple[str, ...]] = (
+        "replica_groups", "channel_handle", "use_global_device_ids",
+    )
     operands_ = var_operand_def()
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     computation = region_def()
@@ -416,6 +425,9 @@ class ReduceScatterOp(_SymbolUser):
     `scatter_dimension` and scatters the parts between the processes (spec.md#reduce_scatter)."""
 
     name = "stablehlo.reduce_scatter"
+    ATTRIBUTE_ORDER: ClassVar[tuple[str, ...]] = (
+        "scatter_dimension", "replica_groups", "channel_handle", "use_global_device_ids",
+    )
     operand = operand_def()
     scatter_dimension = prop(I64_ATTR)
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
@@ -475,6 +487,9 @@ class CollectiveBroadcastOp(_SymbolUser):
     processes and produces `results` (spec.md#collective_broadcast)."""
 
     name = "stablehlo.collective_broadcast"
+    ATTRIBUTE_ORDER: ClassVar[tuple[str, ...]] = (
+        "replica_groups", "channel_handle", "has_dynamic_root",
+    )
     operands_ = var_operand_def()
     has_dynamic_root = prop(UNIT_ATTR, optional=True)
     results_ = var_result_def()
@@ -500,6 +515,9 @@ class CollectiveReduceOp(_SymbolUser):
     the results on the source process (spec.md#collective_reduce)."""
 
     name = "stablehlo.collective_reduce"
+    ATTRIBUTE_ORDER: ClassVar[tuple[str, ...]] = (
+        "replica_groups", "channel_handle", "use_global_device_ids", "has_dynamic_root",
+    )
     operands_ = var_operand_def()
     use_global_device_ids = prop(UNIT_ATTR, optional=True)
     has_dynamic_root = prop(UNIT_ATTR, optional=True)

@@ -591,6 +591,10 @@ class ConvolutionOp(_ConvBase):
     """Dot products between windows of `lhs` and slices of `rhs` (spec.md#convolution)."""
 
     name = "stablehlo.convolution"
+    ATTRIBUTE_ORDER: ClassVar[tuple[str, ...]] = (
+        "window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal",
+        "dimension_numbers", "feature_group_count", "batch_group_count", "precision_config",
+    )  # upstream's ODS order (IRDL lists _ConvBase's attributes first): the builder's
     lhs = operand_def()
     rhs = operand_def()
     padding = prop(ELEMENTS_ATTR, optional=True)

@@ -38,11 +38,9 @@ def test_every_registered_op_has_a_function_with_its_names(dialect: str) -> None
         d = cls.get_irdl_definition()
         params = list(inspect.signature(fns[name]).parameters)
         operands = [opgen.py_name(n) for n, _ in d.operands]
-        props = [
-            opgen.py_name(n)
-            for n in d.properties
-            if n not in ("operandSegmentSizes", "resultSegmentSizes")
-        ]
+        props = [n for n in d.properties if n not in ("operandSegmentSizes", "resultSegmentSizes")]
+        order = getattr(cls, "ATTRIBUTE_ORDER", ())  # upstream's order (test_signature_order.py)
+        props = [opgen.py_name(n) for n in sorted(props, key=lambda n: order.index(n) if n in order else len(order))]
         regions = [opgen.py_name(n) for n, _ in d.regions]
         dtype_form = [forms.ELEMENT_TYPE] if name in forms.DTYPE_FORM else []  # convert(x, "f32")
         assert params == [*operands, *dtype_form, *props, *regions, "result_type", "loc"], name

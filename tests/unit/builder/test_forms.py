@@ -262,9 +262,12 @@ def test_convolution_layout_strings_padding_and_defaults(
 
 def test_convolution_signature_shows_the_defaults() -> None:
     params = inspect.signature(hlo.convolution).parameters
-    for name in ("dimension_numbers", "feature_group_count", "batch_group_count"):
-        assert params[name].default is None
-    assert inspect.signature(hlo.dynamic_conv).parameters["feature_group_count"].default is None
+    assert params["dimension_numbers"].default is None  # NCHW/OIHW/NCHW, as jax.lax
+    for name in ("feature_group_count", "batch_group_count"):
+        assert params[name].default == 1
+    assert inspect.signature(hlo.dynamic_conv).parameters["feature_group_count"].default == 1
+    # all of them positional too, in upstream's (and jax.lax's) order
+    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for n, p in params.items() if n not in ("result_type", "loc"))
 
 
 def test_dynamic_conv_defaults() -> None:
