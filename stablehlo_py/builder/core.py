@@ -18,7 +18,15 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
-from stablehlo_py.builder.numbers import NumberError, describe, is_number, to_element, to_elements
+from stablehlo_py.builder.numbers import (
+    NumberError,
+    cast_exact,
+    describe,
+    is_number,
+    to_element,
+    to_elements,
+    type_name,
+)
 from stablehlo_py.builder.sites import column, site, user_frame
 from stablehlo_py.builder.types import element_type_of, to_type
 from stablehlo_py.ir.context import CONTEXT
@@ -147,6 +155,10 @@ def constant(value: Any, dtype: Any = None, *, shape: Sequence[int] | None = Non
     - ``dtype`` (an element-type spelling or numpy dtype) converts the value;
     - ``shape`` broadcasts the value (stored once, as a splat, when it is a single number).
 
+    No value changes silently: Python numbers follow the number rule (``builder.numbers``: never
+    truncated, wrapped or overflowed; ``constant(2**40)`` is an error, as in JAX), and a numpy
+    value is converted to ``dtype`` only when every element survives (``numbers.cast_exact``).
+
     A bad value is a BuildError at the producer's line.
     """
     if isinstance(value, SSAValue):
@@ -160,6 +172,21 @@ def constant(value: Any, dtype: Any = None, *, shape: Sequence[int] | None = Non
 
 
 def _constant(value: Any, dtype: Any, shape: Sequence[int] | None) -> SSAValue:
+    t, arr = _constant_data(value, dtype, shape)
+    return _constant_op(t, arr)
+
+
+def dense_value(value: Any) -> Attribute:
+    """``value`` (a number, a (nested) list of numbers, a numpy array or scalar) as the dense
+    elements attribute ``constant(value)`` would hold: the ``value`` of ``hlo.constant(value)``."""
+    t, arr = _constant_data(value, None, None)
+    return make_dense(t, _stored(t, arr))
+
+
+def _constant_data(
+    value: Any, dtype: Any, shape: Sequence[int] | None
+) -> tuple[TensorType, np.ndarray]:
+    """The type and data of ``constant(value, dtype, shape=shape)`` (a splat: one element)."""
     if dtype is None:
         kind = None if isinstance(value, np.ndarray | np.generic) else _python_kind(value)
         if kind is None and not isinstance(value, np.ndarray | np.generic):
@@ -174,14 +201,59 @@ def _constant(value: Any, dtype: Any, shape: Sequence[int] | None) -> SSAValue:
         )
     else:
         elem = element_type_of(dtype)
-    arr = np.asarray(value)
+    arr = _elements(value, elem)
     if shape is not None:
         shape = tuple(shape)
         if arr.ndim == 0:  # a splat: stored as its one element
-            return _constant_op(tensor_type(elem, shape), arr.reshape(1))
+            return tensor_type(elem, shape), arr.reshape(1)
         arr = np.broadcast_to(arr, shape)
-    t = tensor_type(elem, tuple(arr.shape))
-    return _constant_op(t, arr)
+    return tensor_type(elem, tuple(arr.shape)), arr
+
+
+def _elements(value: Any, elem: Attribute) -> np.ndarray:
+    """``value``'s elements as ``elem``'s: Python numbers by the number rule (never truncated or
+    overflowed), numpy values converted only when every value survives (``cast_exact``)."""
+    if isinstance(value, np.ndarray | np.generic):
+        try:
+            return cast_exact(np.asarray(value), elem)
+        except NumberError as e:
+            raise BuildError(
+                f"cannot make a constant of type {type_name(elem)} from {describe(value)}, "
+                f"{e.reason}",
+                note="round or clip it first (np.round, np.clip), or convert in the program with "
+                "hlo.convert",
+            ) from None
+    obj = np.empty((), object)
+    obj[()] = value
+    try:
+        obj = np.asarray(value, dtype=object)
+    except ValueError:  # nested lists of different lengths
+        pass
+    if isinstance(value, list | tuple) and (obj.ndim == 0 or obj.dtype != object):
+        raise BuildError(f"cannot make a constant of {value!r}: the lists are ragged")
+    out = np.empty(obj.shape, storage_dtype(elem))
+    for k, v in np.ndenumerate(obj):
+        if isinstance(v, list | tuple) or not is_number(v):
+            raise BuildError(
+                f"cannot make a constant of {value!r}"
+                + (": the lists are ragged" if isinstance(v, list | tuple) else ""),
+                note="give a number, a (nested) list of numbers of one shape, or a numpy array",
+            )
+        try:
+            out[k] = to_element(v, elem, "the constant's type is")
+        except NumberError as e:
+            at = "".join(f"[{j}]" for j in k)
+            raise BuildError(
+                f"cannot make a constant: {describe(v)}{' at ' + at if at else ''}, {e.reason}"
+            ) from None
+    return out
+
+
+def _stored(t: TensorType, arr: np.ndarray) -> np.ndarray:
+    try:
+        return arr.astype(storage_dtype(t.element_type), copy=False)
+    except (TypeError, ValueError, OverflowError) as e:  # OverflowError: an int too large
+        raise BuildError(f"cannot store {arr.dtype} values as {t}: {e}") from None
 
 
 def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
@@ -190,11 +262,7 @@ def _constant_op(t: TensorType, arr: np.ndarray) -> SSAValue:
     cls = _CONSTANT.get("cls")
     if cls is None:
         cls = _CONSTANT.put("cls", default_registry().ops["stablehlo.constant"])
-    try:
-        data = arr.astype(storage_dtype(t.element_type), copy=False)
-    except (TypeError, ValueError, OverflowError) as e:  # OverflowError: an int too large
-        raise BuildError(f"cannot store {arr.dtype} values as {t}: {e}") from None
-    op = new_op(cls, (), [t], {"value": make_dense(t, data)})
+    op = new_op(cls, (), [t], {"value": make_dense(t, _stored(t, arr))})
     insert(op)
     return op.results[0]
 

@@ -229,6 +229,10 @@ FORM_KINDS: dict[tuple[str, str], str] = {
     **{(op, "dimension_numbers"): "dict or str or (lhs,rhs,out)" for op in CONV_OPS},
     ("stablehlo.convolution", "padding"): '[[int]] or "SAME"/"SAME_LOWER"/"VALID"',
     ("stablehlo.composite", "decomposition"): "symbol or fn",
+    **{
+        (op, "value"): "number or [number] or ndarray"
+        for op in ("stablehlo.constant", "chlo.constant")
+    },
 }
 """Attributes that take more than their kind's values here (conv_form, opgen's composite hook):
 what the builder's signatures show (help(), docs/builder-ops.md)."""

@@ -192,6 +192,35 @@ def to_elements(arr: np.ndarray, t: Attribute, needs: str = "the op needs") -> n
     return out
 
 
+def cast_exact(arr: np.ndarray, t: Attribute) -> np.ndarray:
+    """A numpy array converted to ``t``'s storage dtype on request (``constant(x, dtype=...)``):
+    every value must survive -- into an integer or i1 type exactly (no fraction, NaN or value out
+    of range), into a float type without overflowing (finite stays finite; integers exactly), the
+    imaginary part only into complex types -- else NumberError naming the first value lost."""
+    kind = _kind(t)
+    name = type_name(t)
+    if kind is None:
+        return to_element(arr, t)  # raises: the type's elements are not numbers
+    want = storage_dtype(t)
+    if arr.dtype == want:
+        return arr
+    if arr.dtype.kind == "c" and kind != "complex":
+        if np.any(arr.imag != 0):
+            bad = arr[arr.imag != 0].flat[0].item()
+            raise NumberError(f"whose value {bad!r} would lose its imaginary part in {name}")
+        arr = arr.real
+    with np.errstate(all="ignore"):
+        out = arr.astype(want)
+        if kind in ("int", "i1") or arr.dtype.kind in "iub":
+            lost = out.astype(arr.dtype) != arr
+        else:
+            lost = np.isfinite(arr) & ~np.isfinite(out.astype(arr.dtype))
+    if np.any(lost):
+        bad = arr[lost].flat[0].item()
+        raise NumberError(f"whose value {bad!r} would change in {name}")
+    return out
+
+
 def _numpy(value: Any, t: Attribute, kind: str, name: str, needs: str) -> np.ndarray:
     arr = np.asarray(value)
     want = storage_dtype(t)

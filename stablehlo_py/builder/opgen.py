@@ -67,6 +67,7 @@ from xdsl.utils.exceptions import VerifyException
 from stablehlo_py.builder import attrs as attr_conv
 from stablehlo_py.builder import forms
 from stablehlo_py.builder.core import (
+    dense_value,
     discard,
     index_array,
     insert,
@@ -679,8 +680,24 @@ def _composite(values: dict[str, Any], operands: list[SSAValue]) -> list[Attribu
     return None
 
 
+def _constant_value(op: str, values: dict[str, Any]) -> None:
+    """constant: ``value`` may be what ``builder.constant`` takes (a number, a (nested) list of
+    numbers, a numpy array or scalar: the attribute ``constant(value)`` holds), besides an
+    attribute or its text."""
+    v = values.get("value")
+    if v is not None and not isinstance(v, Attribute | str):
+        try:
+            values["value"] = dense_value(v)
+        except BuildError as e:
+            raise BuildError(f"{op}: attribute 'value': {e.message}", note=e.note) from None
+
+
 _HOOKS = {
     "stablehlo.composite": _composite,
+    **{
+        op: lambda values, operands, _op=op: _constant_value(_op, values)
+        for op in ("stablehlo.constant", "chlo.constant")
+    },
     **{
         op: lambda values, operands, _op=op: forms.conv_form(_op, values, operands)
         for op in forms.CONV_OPS

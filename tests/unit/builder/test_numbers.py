@@ -414,3 +414,70 @@ def test_operand_roles_name_existing_operands() -> None:
         assert op in functions, op
         assert operand in [o.name for o in functions[op].spec.operands], (op, operand)
         assert role in ("index", "shape", "pred")
+
+
+# ------------------------------------------------------------------ constant() and hlo.constant
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        ((2**40,), ("the Python int 1099511627776", "does not fit i32")),  # JAX: OverflowError
+        ((0.5, "i32"), ("never truncated",)),
+        (([1, 2**40],), ("at [1]", "does not fit i32")),
+        ((1e40,), ("overflows f32",)),
+        ((300, "ui8"), ("does not fit ui8 (0..255)",)),
+        ((float("nan"), "i32"), ("never truncated",)),
+        (([1, [2]],), ("the lists are ragged",)),
+        (([[1, 2], [3]],), ("the lists are ragged",)),
+        ((np.array([1.5]), "i32"), ("type i32", "value 1.5 would change in i32", "np.round")),
+        ((np.array([1e40]), "f32"), ("value 1e+40 would change in f32",)),
+        ((np.array([1 + 1j]), "f32"), ("imaginary part",)),
+        ((np.array([300]), "ui8"), ("value 300 would change in ui8",)),
+    ],
+)
+def test_constant_never_changes_a_value(args: tuple[object, ...], fragments: tuple[str, ...]) -> None:
+    from stablehlo_py.builder import constant
+
+    m = Module()
+    with pytest.raises(BuildError) as info:
+        m.add_function(lambda: constant(*args), [], "main")
+    for f in fragments:
+        assert f in str(info.value)
+    assert "test_numbers.py" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "stored"),
+    [
+        ((np.array([1.0, 2.0]), "i32"), "dense<[1, 2]> : tensor<2xi32>"),  # exact: converted
+        ((np.array([1.5]), "f16"), "dense<1.500000e+00> : tensor<1xf16>"),  # rounded, as floats are
+        (((1, 2),), "dense<[1, 2]> : tensor<2xi32>"),
+        ((3, "f32"), "dense<3.000000e+00> : tensor<f32>"),
+        ((np.int64(3),), "dense<3> : tensor<i64>"),  # constant() keeps numpy's dtype
+    ],
+)
+def test_constant_converts_what_survives(args: tuple[object, ...], stored: str) -> None:
+    from stablehlo_py.builder import constant
+
+    m = Module()
+    m.add_function(lambda: constant(*args), [], "main")
+    assert stored in m.verify().text()
+
+
+def test_hlo_constant_takes_what_constant_takes() -> None:
+    from stablehlo_py.builder import chlo
+
+    text = _text(
+        [],
+        lambda: (
+            hlo.constant(np.array([1.0, 2.0], np.float32)),
+            hlo.constant([[1, 2], [3, 4]]),
+            hlo.constant("dense<1.0> : tensor<f64>"),
+            chlo.constant(np.float64(2.0)),
+        ),
+    )
+    assert "stablehlo.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>" in text
+    assert "dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>" in text
+    assert "chlo.constant dense<2.000000e+00> : tensor<f64>" in text
+    m = Module()
+    with pytest.raises(BuildError, match="stablehlo.constant: attribute 'value': cannot make a constant"):
+        m.add_function(lambda: hlo.constant([[0], [1, 2]]), [], "main")
