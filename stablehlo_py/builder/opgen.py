@@ -78,7 +78,7 @@ from stablehlo_py.builder.core import (
 from stablehlo_py.builder.errors import BuildError
 from stablehlo_py.builder.fastop import new_op
 from stablehlo_py.builder.regions import build_region
-from stablehlo_py.builder.sites import arity_problem, defined_at, site
+from stablehlo_py.builder.sites import arity_problem, defined_at, explicit_location, site
 from stablehlo_py.errors import VerifyError
 from stablehlo_py.ir.infer import InferError, has_rule, infer_result_types
 from stablehlo_py.ir.text.location import TextLoc
@@ -289,6 +289,8 @@ class OpFunction:
         values: dict[str, Any] = {}
         made: list[Any] = []  # constants made for Python numbers, regions (undone on failure)
         try:
+            if loc is not None:
+                loc = explicit_location(loc, self.spec.name)
             return self._build(args, kwargs, values, made, result_type, loc)
         except BaseException as e:
             _undo(made, values)
@@ -484,7 +486,7 @@ class OpFunction:
                 BUILT.put_seq(key, verdict, tuple(props))
         insert(op)
         if loc is not None:
-            op.location = loc if isinstance(loc, TextLoc) else TextLoc(str(loc))  # type: ignore[assignment]
+            op.location = loc
         res = op.results
         if len(res) == 1:
             return res[0]

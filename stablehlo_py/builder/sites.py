@@ -141,3 +141,33 @@ def arity_problem(fn: Any, n: int) -> str | None:
     except TypeError:
         return f"takes {sig}"
     return None
+
+
+def explicit_location(loc: Any, op_name: str) -> Any:
+    """``loc=`` of an op function: a TextLoc, or MLIR location text (what ``loc(...)`` holds:
+    ``'"model.py":3:1'``, ``'"name"'``, ``'unknown'``), checked by the text parser so that the
+    module prints as text that parses back; anything else is a BuildError."""
+    from stablehlo_py.builder.errors import BuildError
+    from stablehlo_py.errors import StableHLOError
+    from stablehlo_py.ir.dialects import default_registry
+    from stablehlo_py.ir.text.location import TextLoc
+    from stablehlo_py.ir.text.parser import Parser
+
+    if isinstance(loc, TextLoc):
+        return loc
+    hint = """write MLIR location text, such as loc='"model.py":3:1' or loc='"name"'"""
+    if not isinstance(loc, str) or not loc.strip():
+        raise BuildError(f"{op_name}: loc= is {loc!r}; {hint}")
+    p = Parser(f"loc({loc})", default_registry())
+    try:
+        out = p.try_location()
+        p.ws()
+        if out is None or p.pos != len(p.text):
+            raise BuildError(f"{op_name}: loc={loc!r} is not an MLIR location; {hint}")
+    except StableHLOError as e:
+        if isinstance(e, BuildError):
+            raise
+        raise BuildError(
+            f"{op_name}: loc={loc!r} is not an MLIR location ({e.message}); {hint}"
+        ) from None
+    return out

@@ -218,3 +218,29 @@ def test_duplicate_function_and_bad_visibility() -> None:
         BuildError, match="visibility must be one of public, private, nested; got 'open'"
     ):
         m.func(visibility="open")
+
+
+@pytest.mark.parametrize(
+    ("loc", "fragment"),
+    [
+        (123, "loc= is 123"),
+        ("", "loc= is ''"),
+        ('x")', "is not an MLIR location (unterminated string in location)"),
+    ],
+)
+def test_an_explicit_location_must_be_location_text(loc: object, fragment: str) -> None:
+    m = Module()
+    with pytest.raises(BuildError, match=re.escape(fragment)) as info:
+        m.add_function(lambda x: hlo.abs(x, loc=loc), [tensor((2,), "f32")], "main")
+    assert "test_errors.py" in str(info.value) and "stablehlo.abs" in str(info.value)
+    assert m.functions == {}
+
+
+def test_an_explicit_location_prints_and_parses_back() -> None:
+    from stablehlo_py.ir import parse, print_ir
+
+    m = Module()
+    m.add_function(lambda x: hlo.abs(x, loc='"model.py":3:1'), [tensor((2,), "f32")], "main")
+    text = m.text(debuginfo=True)
+    assert 'loc("model.py":3:1)' in text
+    assert print_ir(parse(text), debuginfo=True) == text
