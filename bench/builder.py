@@ -99,17 +99,24 @@ def breakdown(n: int, repeat: int) -> tuple[float, float, float]:
     a, b = blk.args
     add = default_registry().ops["stablehlo.add"]
 
+    from stablehlo_py.ir import no_gc
+
+    # as build() does: the collector off, so that a collection triggered by the thousands of new
+    # objects does not land in one column by chance (it made these figures vary 4x)
     def infer() -> None:
-        for _ in range(n):
-            infer_result_types("stablehlo.add", [t, t], {}, (), (a, b))
+        with no_gc():
+            for _ in range(n):
+                infer_result_types("stablehlo.add", [t, t], {}, (), (a, b))
 
     def fast() -> None:
-        for _ in range(n):
-            new_op(add, [a, b], [t], {})
+        with no_gc():
+            for _ in range(n):
+                new_op(add, [a, b], [t], {})
 
     def create() -> None:
-        for _ in range(n):
-            add.create(operands=[a, b], result_types=[t], properties={}, regions=[])
+        with no_gc():
+            for _ in range(n):
+                add.create(operands=[a, b], result_types=[t], properties={}, regions=[])
 
     return best(infer, repeat), best(fast, repeat), best(create, repeat)
 
