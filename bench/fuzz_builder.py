@@ -1,6 +1,6 @@
 """Fuzz the builder's op functions at scale (tests/fuzz/builder_fuzzing.py), in parallel processes.
 
-    python bench/fuzz_builder.py [--cases 200000] [--jobs N] [--seed S]
+    python bench/fuzz_builder.py [--cases 200000] [--jobs N] [--seed S] [--smoke]
 
 Each chunk of cases runs with its own seed (S, S+1, ...): every op function of ``stablehlo`` and
 ``chlo`` called with generated operands, attributes, regions and result types.  A call must build
@@ -43,7 +43,14 @@ def main() -> int:
     ap.add_argument("--cases", type=int, default=200_000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="200 cases in one process, the same code paths (tests/unit/test_bench_smoke.py)",
+    )
     args = ap.parse_args()
+    if args.smoke:
+        args.cases, args.jobs = 200, 1
     chunks = [
         (min(CHUNK, args.cases - i), args.seed + k)
         for k, i in enumerate(range(0, args.cases, CHUNK))

@@ -87,6 +87,10 @@ SMOKES: dict[str, Smoke] = {
         r"^accepted \d+ \(.*\), refused with StableHLOError \d+, findings \(any other exception\) 0$",
         r"^most common refusals:",
     )),
+    "fuzz_builder": Smoke(("--smoke",), (
+        rf"^200 cases in {NUM} s \(\d+/s\), 0 kinds of finding$",
+        r"^  elementwise\s+accepted\s+\d+\s+refused\s+\d+",
+    )),
     "fuzz_text": Smoke(("--smoke", "--out", "{tmp}/findings"), (
         r"^cases: 20 in ",
         r"^accepted \(parsed and verified\): \d+, refused: \d+",
