@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -33,7 +34,9 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-TESTDATA = REPO.parent / "shared" / "conformance" / "testdata"
+# upstream's tests, next to the repository or where $STABLEHLO_PY_SHARED says (as tests/conftest.py)
+SHARED = Path(os.environ.get("STABLEHLO_PY_SHARED") or REPO.parent / "shared")
+TESTDATA = SHARED / "conformance" / "testdata"
 
 
 def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]

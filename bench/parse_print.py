@@ -11,11 +11,14 @@ parse and print and jaxlib's, and the ratio ours/jaxlib.  Targets (issue 2): ≤
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-TESTDATA = REPO.parent / "shared" / "conformance" / "testdata"
+# upstream's tests, next to the repository or where $STABLEHLO_PY_SHARED says (as tests/conftest.py)
+SHARED = Path(os.environ.get("STABLEHLO_PY_SHARED") or REPO.parent / "shared")
+TESTDATA = SHARED / "conformance" / "testdata"
 
 
 def generated_module(n_ops: int) -> str:

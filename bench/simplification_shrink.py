@@ -12,6 +12,7 @@ Prints the totals, the programs that shrank most, and every program with a probl
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,7 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.conformance.simplify_meaning import check_program
 
-DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "testdata"
+# upstream's tests, next to the repository or where $STABLEHLO_PY_SHARED says (as tests/conftest.py)
+SHARED = Path(
+    os.environ.get("STABLEHLO_PY_SHARED") or Path(__file__).resolve().parents[2] / "shared"
+)
+DEFAULT = SHARED / "conformance" / "testdata"
 
 
 def main() -> int:
@@ -33,6 +38,13 @@ def main() -> int:
     if a.smoke:  # 4 programs spread over the sorted list
         a.every = max(1, len(list(a.testdata.glob("*.mlir"))) // 4)
     paths = sorted(a.testdata.glob("*.mlir"))[:: a.every]
+    if not paths:
+        print(
+            f"error: no upstream test programs (*.mlir) in {a.testdata}; give their folder, or set "
+            "STABLEHLO_PY_SHARED to the folder holding conformance/testdata",
+            file=sys.stderr,
+        )
+        return 2
     before = after = shrunk = grown = 0
     problems: list[str] = []
     gains: list[tuple[int, str]] = []
