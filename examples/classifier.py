@@ -103,19 +103,25 @@ def numpy_step(w1, b1, w2, b2, x, labels):  # type: ignore[no-untyped-def]
     return [p - np.float32(LR) * g for p, g in zip((w1, b1, w2, b2), grads)] + [loss]
 
 
+def train(m: Module, steps: int) -> list[float]:
+    """The loss before each of ``steps`` SGD steps from ``inputs()``."""
+    *params, x, labels = inputs()
+    losses = []
+    for _ in range(steps):
+        *params, loss = m.run(*params, x, labels)
+        losses.append(float(loss))
+    return losses
+
+
 def main() -> None:
     m = build()
     m.verify()
     print(m)
-    *params, x, labels = inputs()
-    first = m.run(*params, x, labels)
-    for got, want in zip(first, numpy_step(*params, x, labels)):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    start = inputs()
+    checks = zip(m.run(*start), numpy_step(*start))
+    assert all(np.allclose(got, want, rtol=1e-4, atol=1e-5) for got, want in checks)
     print("step 0 matches numpy")
-    losses = []
-    for _ in range(40):
-        *params, loss = m.run(*params, x, labels)
-        losses.append(float(loss))
+    losses = train(m, 40)
     print("loss:", " ".join(f"{v:.4f}" for v in losses[::8]), f"... {losses[-1]:.4f}")
     assert losses[-1] < 0.05 * losses[0], "the loss should go down"
 
