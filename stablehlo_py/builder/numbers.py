@@ -175,21 +175,7 @@ def to_elements(arr: np.ndarray, t: Attribute, needs: str = "the op needs") -> n
             f"but {needs} {name}; numpy values keep their type (as in jax.lax)",
             f"convert the array first: x.astype({_numpy_name(want)})",
         )
-    if d == want:
-        return arr
-    if d.kind in "iu":
-        lo, hi = _int_range(t)  # type: ignore[arg-type]
-        if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
-            bad = arr[(arr < lo) | (arr > hi)].flat[0]
-            raise NumberError(f"whose value {int(bad)} does not fit {name} ({lo}..{hi})")
-        return arr.astype(want)
-    with np.errstate(all="ignore"):
-        out = arr.astype(want)
-    for part_in, part_out in ((arr.real, out.real), (arr.imag, out.imag)):
-        lost = np.isfinite(part_in) & ~np.isfinite(part_out)
-        if lost.any():
-            raise NumberError(f"whose value {part_in[lost].flat[0].item()!r} overflows {name}")
-    return out
+    return cast_exact(arr, t)
 
 
 def cast_exact(arr: np.ndarray, t: Attribute) -> np.ndarray:
@@ -217,6 +203,11 @@ def cast_exact(arr: np.ndarray, t: Attribute) -> np.ndarray:
             lost = np.isfinite(arr) & ~np.isfinite(out.astype(arr.dtype))
     if np.any(lost):
         bad = arr[lost].flat[0].item()
+        if kind == "int" and arr.dtype.kind in "iu":
+            lo, hi = _int_range(t)  # type: ignore[arg-type]
+            raise NumberError(f"whose value {bad!r} does not fit {name} ({lo}..{hi})")
+        if kind in ("float", "complex") and np.isfinite(bad) and arr.dtype.kind in "fc":
+            raise NumberError(f"whose value {bad!r} overflows {name}")
         raise NumberError(f"whose value {bad!r} would change in {name}")
     return out
 
