@@ -40,6 +40,7 @@ from xdsl.ir import Attribute, Operation, OpResult
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from stablehlo_py.ir.verify.constraints import is_float
+from stablehlo_py.ir.text.name_stack import location_name
 from stablehlo_py.ir.types import UniformQuantizedType
 from stablehlo_py.passes.drivers.options import PassOption
 
@@ -62,53 +63,6 @@ CONSTANT_OPS = frozenset({"stablehlo.constant"})
 
 def run(op: Operation, options: dict[str, object]) -> Operation:
     return instrument_with_probe(op, bool(options["useDebugInfo"]))
-
-
-def location_name(op: Operation) -> str | None:
-    """The name of `op`'s location when it is a name location (`loc("name")` or
-    `loc("name"(child))`), else None (file, call-site, fused and unknown locations)."""
-    from stablehlo_py.ir.text.location import TextLoc
-
-    loc = op.location
-    if not isinstance(loc, TextLoc):
-        return None
-    text = loc.data.strip()
-    if not text.startswith('"'):
-        return None
-    end, name = _string_literal(text)
-    if end is None:
-        return None
-    rest = text[end:].lstrip()
-    if rest and not rest.startswith("("):
-        return None  # `"file":line:col`
-    return name
-
-
-def _string_literal(text: str) -> tuple[int | None, str]:
-    """(index after the closing quote, the unescaped contents) of the string literal `text` starts
-    with, as MLIR's lexer reads it (`\\"`, `\\\\`, `\\n`, `\\t`, two-digit hex escapes)."""
-    out: list[str] = []
-    raw = bytearray()
-    i = 1
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            return i + 1, bytes(raw).decode("utf-8", "replace") if raw else "".join(out)
-        if c == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            simple = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
-            if nxt in simple:
-                raw.extend(simple[nxt].encode())
-                i += 2
-                continue
-            hexpair = text[i + 1 : i + 3]
-            if len(hexpair) == 2 and all(h in "0123456789abcdefABCDEF" for h in hexpair):
-                raw.append(int(hexpair, 16))
-                i += 3
-                continue
-        raw.extend(c.encode())
-        i += 1
-    return None, ""
 
 
 def probe_id(op: Operation, number: int, use_debug_info: bool) -> str:

@@ -16,16 +16,41 @@ REPO = Path(__file__).resolve().parents[2]
 # folder -> the stablehlo_py subpackages it must not import
 FORBIDDEN = {
     "stablehlo_py/ir": (
-        "semantics", "vhlo", "passes", "serialization", "interpreter", "cli", "api", "builder"),
-    "vhlo": ("passes", "serialization", "interpreter", "cli", "api", "builder"),
-    "passes": ("serialization", "interpreter", "cli", "api", "builder"),
-    "serialization": ("interpreter", "cli", "api", "builder"),
-    "interpreter": ("vhlo", "passes", "serialization", "cli", "api", "builder"),
+        "semantics", "vhlo", "passes", "serialization", "interpreter", "cli", "api", "builder",
+        "io", "backends", "trace", "reduce", "viz", "testing"),
+    "vhlo": (
+        "passes", "serialization", "interpreter", "cli", "api", "builder",
+        "io", "backends", "trace", "reduce", "viz", "testing"),
+    "passes": (
+        "serialization", "interpreter", "cli", "api", "builder",
+        "io", "backends", "trace", "reduce", "viz", "testing"),
+    "serialization": (
+        "interpreter", "cli", "api", "builder",
+        "io", "backends", "trace", "reduce", "viz", "testing"),
+    "interpreter": (
+        "vhlo", "passes", "serialization", "cli", "api", "builder",
+        "io", "backends", "trace", "reduce", "viz", "testing"),
     # the op math (numpy), shared by the interpreter and the passes: on errors and the IR's types only
     "stablehlo_py/semantics": (
-        "interpreter", "passes", "serialization", "vhlo", "cli", "api", "builder"),
+        "interpreter", "passes", "serialization", "vhlo", "cli", "api", "builder",
+        "io", "backends", "trace", "reduce", "viz", "testing"),
     # the builder sits beside the API: on the IR (and the interpreter/serialization on demand)
-    "stablehlo_py/builder": ("cli",),
+    "stablehlo_py/builder": ("cli", "io", "backends", "trace", "reduce", "viz", "testing"),
+    # issue 27's tools, each on the layers below it (docs/plans/issue-27-tools.md §2):
+    # files <-> arrays, on the IR's types
+    "stablehlo_py/io": ("vhlo", "passes", "serialization", "cli", "api", "builder",
+                        "backends", "trace", "reduce", "viz", "testing"),
+    # XLA and IREE as runners: on the IR, the passes (shape refinement) and our artifacts
+    "stablehlo_py/backends": ("interpreter", "cli", "api", "builder", "trace", "reduce", "viz",
+                              "testing"),
+    # per-op traces and divergence: on the interpreter, the backends and io
+    "stablehlo_py/trace": ("cli", "api", "builder", "reduce", "viz", "testing"),
+    # the reducer: on traces, backends, passes and the builder's type inference
+    "stablehlo_py/reduce": ("cli", "api", "viz", "testing"),
+    # Model Explorer's adapter and graph views
+    "stablehlo_py/viz": ("cli", "api", "builder", "reduce", "testing"),
+    # the pytest plugin: on traces, backends and the builder
+    "stablehlo_py/testing": ("cli", "reduce", "viz"),
 }
 
 # Narrow, reasoned exceptions: (file, imported module prefix).  None today: the op math the passes
