@@ -6,6 +6,7 @@ optional extra; a missing one raises :class:`BackendUnavailable` naming the extr
 
 - :func:`run_xla` / :func:`run_iree` (``module, args -> results``), :data:`BACKENDS` by name;
 - :func:`static_for`: a dynamically shaped ``main`` made static for given arguments;
+- :func:`expose`: the entry function returning every top-level value (per-op comparison);
 - :func:`tolerance`: the (rtol, atol) results of a dtype are compared with.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from stablehlo_py.backends.artifact import IREE_STABLEHLO, artifact, artifact_target, jaxlib_stablehlo
 from stablehlo_py.backends.availability import BackendUnavailable, require_iree, require_xla
+from stablehlo_py.backends.expose import Exposed, expose
 from stablehlo_py.backends.iree import IREE_FLAGS, iree_compile, iree_function, run_iree
 from stablehlo_py.backends.static import entry_arg_types, static_for
 from stablehlo_py.backends.tolerance import tolerance
@@ -26,9 +28,11 @@ __all__ = [
     "IREE_FLAGS",
     "IREE_STABLEHLO",
     "BackendUnavailable",
+    "Exposed",
     "artifact",
     "artifact_target",
     "entry_arg_types",
+    "expose",
     "iree_compile",
     "iree_function",
     "jaxlib_stablehlo",
