@@ -13,8 +13,14 @@ from stablehlo_py.errors import InterpreterError
 from stablehlo_py.interpreter.entry_inputs import as_module, coerce_args
 
 
-def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> list[np.ndarray]:
+def run(
+    module_or_text: Operation | str, *args: Any, entry: str = "main", trace: Any = None
+) -> list[np.ndarray]:
     """Run `entry` on numpy arguments; returns its results.  Check ops that fail raise InterpreterError.
+
+    `trace`: an observer told about each op as it runs (`observe.py`: an object with
+    `after_op(op, results)`, and optionally `begin(module, entry)` / `end(error)`), e.g.
+    `stablehlo_py.trace.Trace(level=1)`.  A partitioned program reports partition 0's ops.
 
     Dynamic programs run directly: each argument's shape binds the `?` dimensions of its parameter
     type (static dimensions must match, `#stablehlo.bounds` cap the size, `tensor<*x..>` takes any
@@ -28,14 +34,24 @@ def run(module_or_text: Operation | str, *args: Any, entry: str = "main") -> lis
     from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, needs_spmd, num_partitions
 
     module = as_module(module_or_text)
-    ev = Evaluator(module)
+    ev = Evaluator(module, observer=trace)
     args = coerce_args(ev, entry, args)
-    if needs_spmd(module):  # per-device regions: run once per partition, as the CLI does
-        results = call_spmd(ev, entry, args, num_partitions(module))
-    else:
-        results = ev.call(entry, args)
-    if ev.failures:
-        raise InterpreterError("; ".join(str(f) for f in ev.failures))
+    begin, end = getattr(trace, "begin", None), getattr(trace, "end", None)
+    if begin is not None:
+        begin(module, entry)
+    try:
+        if needs_spmd(module):  # per-device regions: run once per partition, as the CLI does
+            results = call_spmd(ev, entry, args, num_partitions(module))
+        else:
+            results = ev.call(entry, args)
+        if ev.failures:
+            raise InterpreterError("; ".join(str(f) for f in ev.failures))
+    except BaseException as e:
+        if end is not None:
+            end(e)
+        raise
+    if end is not None:
+        end(None)
     return results
 
 

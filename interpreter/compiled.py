@@ -23,6 +23,10 @@ op that uses it; a step that cannot be prepared (a bad attribute) fails when its
 
 `compiled_plan.py` decides when a block is generated (a block without regions runs its first call
 as a plan of the same steps instead).
+
+A traced run (`observe.py`) generates its blocks with an observer: each reported op's line ends
+with `; after1(ev, o5, (v7,))`, which passes the op and its results to the observer (before the
+line's `del`).  Without an observer the generated code is as above.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter.observe import CONTROL_FLOW, reported_block, reporter
 from stablehlo_py.interpreter.registry import IMPLS, Impl, Step, step_of
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -175,10 +180,13 @@ def _impl_step(op: Operation, fn: Impl) -> Step:
 # --------------------------------------------------------------------------------- code generation
 
 
-def compile_block(block: Block, name: str) -> Callable[..., list[Any]]:
+def compile_block(block: Block, name: str, observer: Any = None) -> Callable[..., list[Any]]:
     """`block` as a Python function `f(evaluator, *block_args) -> results` (values of enclosing
-    blocks are not visible: a function body, or a region run on its own)."""
+    blocks are not visible: a function body, or a region run on its own), reporting its ops to
+    `observer` when one is given (`observe.py`)."""
     gen = _Codegen(name)
+    if observer is not None and reported_block(block):
+        gen.after = gen.bind("after", reporter(observer))
     gen.block("entry", block, ["ev"])
     return gen.build()["entry"]
 
@@ -208,6 +216,7 @@ class _Codegen:
         self.open_scopes: set[int] = set()  # the blocks being generated (enclosing ones visible)
         self.scopes = 0
         self.known: dict[SSAValue, Any] = {}  # values computed when compiling (constants, folded)
+        self.after: str | None = None  # the observer's report function, while its ops are reported
 
     def build(self) -> dict[str, Any]:
         source = "\n".join(self.lines) + "\n"
@@ -279,13 +288,14 @@ class _Codegen:
             # per line keeps error locations exact); outer blocks' values are theirs to free
             gone = [names[v] for v in dead if scope_of.get(v) == scope]
             free = "; del " + ", ".join(gone) if gone else ""
+            report = self.report(op, results)
             values = _fold(op, step, ins, outs, known)
             if values is not None:
                 for r, name, v in zip(outs, results, values, strict=True):
                     known[r] = v
                     self.emit(inner, f"{name} = {self.bind('k', v)}", op)
-                if free:
-                    self.emit(inner, free[2:], op)
+                if report or free:
+                    self.emit(inner, (report + free)[2:], op)
                 continue
             call_args = ["ev"] if step.ev else []
             if step.regions:
@@ -295,11 +305,11 @@ class _Codegen:
             bound[fn_name] = step.fn
             call = f"{fn_name}({', '.join(call_args + operands)})"
             if not results:
-                lines.append(pad + call + free)
+                lines.append(pad + call + report + free)
             elif step.multi:
-                lines.append(f"{pad}{''.join(r + ', ' for r in results)}= {call}{free}")
+                lines.append(f"{pad}{''.join(r + ', ' for r in results)}= {call}{report}{free}")
             else:
-                lines.append(f"{pad}{results[0]} = {call}{free}")
+                lines.append(f"{pad}{results[0]} = {call}{report}{free}")
             line_ops.append(op)
         self.emit(inner, "return []", None)
 
@@ -313,8 +323,20 @@ class _Codegen:
             self.emit(indent, f"def {fname}(*args):", None)
             self.emit(indent + 1, f"{self.bind('fail', fail)}()", owner)
         else:
-            self.block(fname, block, [])
+            after = self.after
+            if owner.name not in CONTROL_FLOW:
+                self.after = None  # a computation applied to elements: not reported
+            try:
+                self.block(fname, block, [])
+            finally:
+                self.after = after
         return fname
+
+    def report(self, op: Operation, results: list[str]) -> str:
+        """`; after1(ev, o5, (v7, v8, ))` when the op is reported, else ''."""
+        if self.after is None:
+            return ""
+        return f"; {self.after}(ev, {self.bind('o', op)}, ({''.join(r + ', ' for r in results)}))"
 
 
 def last_uses(ops: list[Operation]) -> list[list[SSAValue]]:

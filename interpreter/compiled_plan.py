@@ -26,10 +26,11 @@ GENERATE_AFTER_CALLS = 1
 _CALL, _CONSTANT, _RAISE, _RETURN = range(4)
 
 
-def compile_block(block: Block, name: str) -> Callable[..., list[Any]]:
-    """`block` as `f(evaluator, *block_args) -> results`, see the module doc."""
-    if any(op.regions for op in block.ops):
-        return compiled.compile_block(block, name)
+def compile_block(block: Block, name: str, observer: Any = None) -> Callable[..., list[Any]]:
+    """`block` as `f(evaluator, *block_args) -> results`, see the module doc (a traced block,
+    reporting to `observer`, is generated at once)."""
+    if observer is not None or any(op.regions for op in block.ops):
+        return compiled.compile_block(block, name, observer)
     return _Tiered(block, name)
 
 

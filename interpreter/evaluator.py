@@ -24,6 +24,7 @@ from stablehlo_py.interpreter.compiled import (
     run_located,
 )
 from stablehlo_py.interpreter.compiled_plan import compile_block
+from stablehlo_py.interpreter.observe import check_observer
 from stablehlo_py.interpreter.registry import load_impls
 from stablehlo_py.semantics.regions import RegionBody, make_body
 from xdsl.dialects.builtin import ModuleOp
@@ -93,9 +94,13 @@ class Evaluator:
         module: Operation,
         process: ProcessContext | None = None,
         custom_calls: dict | None = None,
+        observer: Any = None,
     ):
         load_impls()
         self.module = module
+        # told about each op as it runs (observe.py); fixed for the evaluator's life, as the code
+        # compiled for it calls it
+        self.observer = None if observer is None else check_observer(observer)
         self.process = process or ProcessContext()
         self.funcs: dict[str, FuncOp] = {}
         if isinstance(module, ModuleOp):
@@ -175,7 +180,7 @@ class Evaluator:
         """`block` compiled (once per evaluator) into `f(evaluator, *block_args) -> results`."""
         fn = self._code.get(block)
         if fn is None:
-            fn = self._code[block] = compile_block(block, name)
+            fn = self._code[block] = compile_block(block, name, self.observer)
         return fn
 
     def region_body(self, region: Region, env: Any) -> RegionBody:

@@ -147,9 +147,9 @@ def test_a_block_compiles_once_however_often_it_runs(monkeypatch: pytest.MonkeyP
     compiled_blocks: list[Any] = []
     real = evaluator.compile_block
 
-    def counting(block: Any, name: str) -> Any:
+    def counting(block: Any, name: str, observer: Any = None) -> Any:
         compiled_blocks.append(block)
-        return real(block, name)
+        return real(block, name, observer)
 
     monkeypatch.setattr(evaluator, "compile_block", counting)
     text = LOOP_CALLING.replace("LT, %a, %c1", "LT, %a, %c50").replace(
