@@ -45,6 +45,9 @@ def string_literal(text: str) -> tuple[int | None, str]:
     """(index after the closing quote, the unescaped contents) of the string literal ``text``
     starts with, as MLIR's lexer reads it (``\\"``, ``\\\\``, ``\\n``, ``\\t``, two-digit hex
     escapes); (None, "") when it is not closed."""
+    close = text.find('"', 1)
+    if close != -1 and "\\" not in text[1:close]:
+        return close + 1, text[1:close]  # no escapes (the common case): nothing to decode
     out: list[str] = []
     raw = bytearray()
     i = 1
