@@ -28,6 +28,7 @@ from stablehlo_py.interpreter.evaluator import ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
 from stablehlo_py.interpreter.impls.collectives import ProcessGrid
 from stablehlo_py.interpreter.registry import impl
+from stablehlo_py.interpreter.storage import storable
 
 from stablehlo_py.errors import InterpreterError
 
@@ -172,14 +173,6 @@ def probe_state(ev: Any) -> ProbeState:
     return state
 
 
-def _storable(arr: np.ndarray) -> np.ndarray:
-    """numpy-native arrays as they are; ml_dtypes arrays (bf16, f8, i4, ...) as their bits."""
-    if arr.dtype.kind in "biufc" and arr.dtype.type.__module__ == "numpy":
-        return arr
-    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize]
-    return np.ascontiguousarray(arr).view(bits)
-
-
 @impl("interpreter.probe")
 def _probe(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     from stablehlo_py.ir.text.printer import type_to_str
@@ -190,7 +183,7 @@ def _probe(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     with state.lock:
         state.counter += 1
         path = os.path.join(state.directory, f"probe{state.counter}.npy")
-        np.save(path, _storable(value), allow_pickle=False)
+        np.save(path, storable(value), allow_pickle=False)
         with open(state.index, "a", encoding="utf-8") as f:
             f.write(f"{probe_id},{type_to_str(op.operands[0].type)},{path}\n")
     return [args[0]]

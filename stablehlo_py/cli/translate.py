@@ -1,6 +1,6 @@
 """`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
 
-    stablehlo-translate --interpret [--split-input-file] [--args=...] [FILE|-]
+    stablehlo-translate --interpret [--split-input-file] [--args=...|--inputs=run.npz|DIR] [--output=out.npz] [FILE|-]
     stablehlo-translate --interpret --list-custom-calls        # targets, where from, API version
     stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [--expand] [FILE|-] [-o OUT]
     stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported
@@ -71,7 +71,30 @@ MODES: dict[str, tuple[str, str, str]] = {
     "(the stablehlo-compatibility-expander pass).",
 )
 @options.SPLIT_INPUT_FILE
-@click.option("--args", "args_", default=None, help="Arguments for `main` when interpreting.")
+@click.option(
+    "--args",
+    "args_",
+    default=None,
+    help="Arguments for `main` when interpreting: `[dense<1> : tensor<2xi32>, ...]`; `@FILE` "
+    "holding that text; `@x.npy,@y.npy` (one entry per argument, inline dense attributes may be "
+    "mixed in; a probe file is typed by the index.csv beside it); `@run.npz` (as --inputs).",
+)
+@click.option(
+    "--inputs",
+    default=None,
+    help="Arguments for `main` from an .npz archive (members arg0, arg1, ... or the arguments' "
+    "names: JAX's loc(\"x\") / jax.arg_info, an export's argument paths) or a probe directory "
+    "(--probe-output-dir's; probe ids name the arguments).  A file's dtype must be the "
+    "argument's element type (bf16/f8/i4 may be stored as their bits, as probes are).",
+)
+@click.option(
+    "--output",
+    "results_file",
+    default=None,
+    help="Write the results to FILE.npz (result0, result1, ..., result_types, and result_info "
+    "with JAX's result names) or FILE.npy (a single result) instead of printing them (-o still "
+    "prints them as text).",
+)
 @click.option("--probe-output-dir", default=None, help="Directory for interpreter.probe's tensors.")
 @click.option("--interpreter-print-dense", is_flag=True, help="Print results as dense attributes.")
 @click.option(

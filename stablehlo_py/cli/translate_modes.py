@@ -22,6 +22,9 @@ def interpret(options: dict[str, Any]) -> int:
 
     failures = 0
     out: list[str] = []
+    results_file = options.get("results_file") or None
+    saved: list[tuple[list[Any], list[str | None]]] = []  # --output: (results, names) per run
+    print_results = not results_file or bool(options.get("output"))
     for module, exported in _programs(options):
         ev = Evaluator(module)
         partitions = num_partitions(module) if needs_spmd(module) else 1
@@ -31,23 +34,8 @@ def interpret(options: dict[str, Any]) -> int:
             entries = ["main"]
         else:
             entries = [n for n, f in ev.funcs.items() if not f.function_type.inputs.data]
-        args_text = options.get("args_")
         for entry in entries:
-            args: list[Any] = []
-            if exported is not None and entry == "main":
-                # a JAX export: --args are the exported function's (one per in_aval), mapped to
-                # @main's by its calling convention, as Exported.call (and run_exported) do
-                from stablehlo_py.interpreter.evaluator import TOKEN
-
-                given = _parse_arg_list(
-                    str(args_text or "[]"),
-                    len(exported.in_avals),
-                    "the exported function",
-                    note=exported.calling_convention_text(),
-                )
-                args = exported.module_arguments(given, token=TOKEN)
-            elif args_text and entry == "main":
-                args = _parse_args(str(args_text), ev.funcs[entry])
+            args = _main_arguments(options, ev.funcs[entry], exported) if entry == "main" else []
             if args:
                 # concrete argument shapes bind the `?` dimensions of @main's parameter types
                 args = bind_arguments(ev.funcs[entry], args, entry)
@@ -59,15 +47,61 @@ def interpret(options: dict[str, Any]) -> int:
             if exported is not None and entry == "main":
                 results = exported.module_results(results)
                 types = types[len(types) - len(results) :]
+            if results_file:
+                _keep_for_output(saved, results, ev.funcs[entry], entry)
             dense = bool(options.get("interpreter_print_dense"))
-            for r, t in zip(results, types):
+            for r, t in zip(results, types) if print_results else ():
                 out.append(format_value(r, t, dense=dense) + "\n")
         for f in ev.failures:
             print(str(f), file=sys.stderr)
         failures += len(ev.failures)
+    if results_file and saved:
+        from stablehlo_py.io.results import save_results
+
+        save_results(str(results_file), *saved[0])
     if out:
         write_output(options.get("output"), "".join(out))  # type: ignore[arg-type]
     return 1 if failures else 0
+
+
+def _main_arguments(options: dict[str, Any], func: Any, exported: Any) -> list[Any]:
+    """@main's arguments from `--args` / `--inputs` (stablehlo_py.io.args).  A JAX export's are
+    the exported function's (one per in_aval), mapped to @main's by its calling convention, as
+    Exported.call (and run_exported) do; without either option it takes none."""
+    from stablehlo_py.io.args import resolve_arguments
+    from stablehlo_py.io.params import exported_params, function_params
+
+    args_text = options.get("args_") or None
+    inputs = options.get("inputs") or None
+    if exported is None:
+        return resolve_arguments(args_text, inputs, function_params(func)) or []
+    from stablehlo_py.interpreter.evaluator import TOKEN
+
+    given = resolve_arguments(
+        "[]" if args_text is None and inputs is None else args_text,
+        inputs,
+        exported_params(exported, func),
+        what="the exported function",
+        note=exported.calling_convention_text(),
+    )
+    return exported.module_arguments(given, token=TOKEN)
+
+
+def _keep_for_output(
+    saved: list[tuple[list[Any], list[str | None]]], results: list[Any], func: Any, entry: str
+) -> None:
+    """Keep one function's results (and their jax.result_info names) for `--output`, which holds
+    the results of one run."""
+    from stablehlo_py.io.errors import OutputError
+    from stablehlo_py.io.params import result_names
+
+    if saved:
+        raise OutputError(
+            f"--output holds the results of one function, but @{entry} runs too (each "
+            "`// -----` chunk runs its @main, a module without one every function taking no "
+            "arguments): run them one at a time"
+        )
+    saved.append((list(results), result_names(func, len(results))))
 
 
 def _programs(options: dict[str, Any]) -> Any:
@@ -129,43 +163,6 @@ def list_custom_calls(options: dict[str, Any]) -> int:
     for _, message in REGISTRY.plugin_errors:
         print(message, file=sys.stderr)
     return 1 if REGISTRY.plugin_errors else 0
-
-
-def _parse_args(text: str, func: Any) -> list[Any]:
-    """`--args="[dense<...> : tensor<..>, ...]"`: an array of dense attributes, one per argument of
-    @main (upstream's form and error messages, including their spelling)."""
-    return _parse_arg_list(text, len(func.function_type.inputs.data), "function")
-
-
-def _parse_arg_list(text: str, n: int, what: str, note: str | None = None) -> list[Any]:
-    """`--args`: an array of dense attributes, `n` of them (for `what`: the function, or the
-    exported function of a JAX export)."""
-    from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr
-
-    from stablehlo_py.interpreter.values import array_from_attr
-    from stablehlo_py.ir.dialects import default_registry
-    from stablehlo_py.ir.text.parser import Parser
-
-    example = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
-    try:
-        p = Parser(text, default_registry(), "--args")
-        attr = p.parse_attribute()
-        if not p.at_end():
-            raise StableHLOError("trailing text")
-    except StableHLOError:
-        attr = None
-    if not isinstance(attr, ArrayAttr):
-        raise StableHLOError(f"expectected array attribute string for args, {example}")
-    attrs = list(attr.data)
-    if not all(isinstance(a, DenseIntOrFPElementsAttr) for a in attrs):
-        raise StableHLOError(f"expected dense elements attribute for args elements, {example}")
-    if len(attrs) != n:
-        raise StableHLOError(
-            f"incorrect number of arguments specified, provided {len(attrs)} inputs but {what} "
-            f"expected {n}",
-            note=note,
-        )
-    return [array_from_attr(a) for a in attrs]  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------- portable artifacts
