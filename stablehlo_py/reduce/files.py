@@ -1,0 +1,42 @@
+"""A program written out: its text to ``OUT.mlir`` and its inputs to ``OUT.inputs.npz`` (members
+``arg0`` .. ``argN``, by position).
+
+:data:`save_inputs` is the one place inputs are stored; it is ``numpy.savez`` until
+``stablehlo_py.io`` (which also stores bf16/f8/i1 values in a form read back exactly) takes over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stablehlo_py.reduce.program import Program
+
+__all__ = ["inputs_path", "save_inputs", "write_program"]
+
+
+def _savez(path: Path, arrays: Sequence[Any]) -> None:
+    np.savez(path, **{f"arg{i}": np.asarray(a) for i, a in enumerate(arrays)})
+
+
+save_inputs: Callable[[Path, Sequence[Any]], None] = _savez
+"""Store a program's inputs (``arg0`` .. ``argN``) at a path."""
+
+
+def inputs_path(path: str | Path) -> Path:
+    """``OUT.mlir`` -> ``OUT.inputs.npz`` (any other name: the name + ``.inputs.npz``)."""
+    p = Path(path)
+    stem = p.name[: -len(".mlir")] if p.name.endswith(".mlir") else p.name
+    return p.with_name(f"{stem}.inputs.npz")
+
+
+def write_program(program: Program, path: str | Path) -> tuple[Path, Path]:
+    """Write ``program``'s text to ``path`` and its inputs beside it; both paths."""
+    p = Path(path)
+    p.write_text(program.text)
+    ip = inputs_path(p)
+    save_inputs(ip, program.inputs)
+    return p, ip

@@ -1,0 +1,142 @@
+"""Interestingness tests: does a candidate still show what is being reduced?
+
+A test is any callable taking a :class:`~.program.Program` (``program.text``, ``program.inputs``,
+``program.fresh_module()`` -- a parse of the text the test may change --, and
+:func:`~.files.write_program` to put it in files) and returning True when it is interesting.  A
+plain function is taken as it is (:func:`as_test`); subclasses of :class:`InterestingnessTest` also
+say how the search may treat them:
+
+- ``verifies``: the test judges invalid programs itself (``FailsWith(on="verify")``): candidates
+  are not verified before it sees them (otherwise an invalid candidate is never tested);
+- ``uses_inputs``: the verdict depends on the inputs, so the memo keys on them too (False when
+  only the text matters: verification, serialization);
+- ``focus(program)``: op keys (:func:`stablehlo_py.ir.text.name_stack.op_keys`) of the ops the
+  failure is at, tried first (``DivergesFrom`` will name the first diverging op).
+
+Here: :class:`FailsWith` (a tool's error matches a regex) on the in-process tools ``verify``,
+``serialize:TARGET[:FORMAT]`` and ``interpret``.  The tests that run other programs fit the same
+interface (issue 27 step 11): ``DivergesFrom(backend, rtol, atol)`` (the interpreter and XLA/IREE
+differ; ``uses_inputs``; ``focus`` from ``trace.compare``), ``FailsWith(on="xla"|"iree"|COMMAND)``
+(new entries of :data:`TOOLS`), ``Crashes(COMMAND)`` and ``Script(argv)`` (the candidate written
+with ``write_program`` to a temporary ``candidate.mlir`` whose path is appended to ``argv``, its
+inputs beside it; creduce's convention: exit status 0 = interesting).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from stablehlo_py.reduce.program import Program, ReduceError
+
+__all__ = ["TOOLS", "FailsWith", "InterestingnessTest", "as_test"]
+
+
+class InterestingnessTest:
+    """Base of the tests: ``test(program) -> bool``."""
+
+    verifies: bool = False
+    uses_inputs: bool = True
+
+    def __call__(self, program: Program) -> bool:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def focus(self, program: Program) -> Sequence[str]:
+        return ()
+
+
+class _Callable(InterestingnessTest):
+    def __init__(self, fn: Callable[[Program], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, program: Program) -> bool:
+        return bool(self.fn(program))
+
+    def describe(self) -> str:
+        return getattr(self.fn, "__name__", repr(self.fn))
+
+
+def as_test(test: Any) -> InterestingnessTest:
+    """``test`` as an InterestingnessTest (a plain callable is wrapped: it verifies nothing and
+    may read the inputs)."""
+    if isinstance(test, InterestingnessTest):
+        return test
+    if not callable(test):
+        raise ReduceError(
+            f"an interestingness test is a callable taking the candidate program, not {test!r}"
+        )
+    return _Callable(test)
+
+
+# ---------------------------------------------------------------------- tools and their errors
+def _verify(program: Program, arg: str | None) -> None:
+    from stablehlo_py.ir.verify import verify
+
+    verify(program.fresh_module())
+
+
+def _serialize(program: Program, arg: str | None) -> None:
+    from stablehlo_py.serialization import serialize_portable_artifact_str
+
+    target, _, fmt = (arg or "").partition(":")
+    serialize_portable_artifact_str(program.text, target, format=fmt or "msgpack")
+
+
+def _interpret(program: Program, arg: str | None) -> None:
+    from stablehlo_py.interpreter import run
+
+    run(program.fresh_module(), *program.inputs, entry=program.entry)
+
+
+TOOLS: dict[str, tuple[Callable[[Program, str | None], None], bool]] = {
+    "verify": (_verify, False),
+    "serialize": (_serialize, False),
+    "interpret": (_interpret, True),
+}
+"""``on=`` name -> (run the tool on a program, raising its error; whether its result depends on the
+inputs).  ``serialize`` takes ``TARGET[:FORMAT]`` after a colon (``serialize:1.0.0``,
+``serialize:1.0.0:mlir``)."""
+
+
+class FailsWith(InterestingnessTest):
+    """Interesting when the tool ``on`` fails and its error (``TypeName: message``) matches
+    ``pattern`` (``re.search``)."""
+
+    def __init__(self, pattern: str, on: str = "verify") -> None:
+        try:
+            self.regex = re.compile(pattern)
+        except re.error as e:
+            raise ReduceError(f"FailsWith: {pattern!r} is not a regular expression: {e}") from None
+        name, _, arg = on.partition(":")
+        if name not in TOOLS:
+            raise ReduceError(
+                f"FailsWith: unknown tool on={on!r}; in-process tools: verify, "
+                "serialize:TARGET[:FORMAT], interpret"
+            )
+        if name == "serialize" and not arg:
+            raise ReduceError("FailsWith: on='serialize' needs a target: on='serialize:1.0.0'")
+        self.on = on
+        self._run, self.uses_inputs = TOOLS[name]
+        self._arg = arg or None
+        self.verifies = name == "verify"
+        self.last_error: str | None = None
+        """The error of the last program tested (None when the tool succeeded)."""
+
+    def error(self, program: Program) -> str | None:
+        """The tool's error on ``program`` (``TypeName: message``), None when it succeeds."""
+        try:
+            self._run(program, self._arg)
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
+        return None
+
+    def __call__(self, program: Program) -> bool:
+        self.last_error = self.error(program)
+        return self.last_error is not None and self.regex.search(self.last_error) is not None
+
+    def describe(self) -> str:
+        return f"fails with /{self.regex.pattern}/ on {self.on}"
