@@ -28,6 +28,8 @@ _ARTIFACT_API = (
     "check_compat",
     "CompatReport",
     "run_exported",
+    "load_inputs",
+    "save_results",
 )
 
 

@@ -13,6 +13,11 @@ Running a JAX export with its calling convention (``Exported.call``'s)::
 
     run_exported(exported, *flat_args, platform=None) -> list[numpy.ndarray]
 
+Inputs and results as files (``stablehlo_py.io``)::
+
+    load_inputs(path_or_paths, func_module_or_export, entry="main") -> list[numpy.ndarray]
+    save_results(path, results, names=None)        # .npz: result0.., result_types, result_info
+
 Versions (``stablehlo_py.version``): ``get_current_version``, ``get_minimum_version``,
 ``get_smaller_version``, ``get_version_from_compatibility_requirement``, ``Version``,
 ``CompatibilityRequirement``.
@@ -55,7 +60,9 @@ __all__ = [
     "get_portable_artifact_version",
     "get_smaller_version",
     "get_version_from_compatibility_requirement",
+    "load_inputs",
     "run_exported",
+    "save_results",
     "serialize_portable_artifact",
     "serialize_portable_artifact_str",
 ]
@@ -89,3 +96,34 @@ def run_exported(
         )
     module_args = exp.module_arguments(args, platform=platform, token=TOKEN)
     return exp.module_results(run(module, *module_args))
+
+
+def load_inputs(
+    path_or_paths: Any, func_or_module: Any, entry: str = "main", *, name: str = "<artifact>"
+) -> list[Any]:
+    """The arguments of ``@entry`` read from files (``stablehlo_py.io.load_inputs``: an ``.npz``
+    archive by position ``arg0..`` or argument name, a probe directory, ``.npy`` files, a file of
+    ``[dense<...>, ...]`` text).  ``func_or_module`` is a module, its text, a ``func.func``, or a
+    JAX export (a ``JaxExported`` or its ``serialize()`` bytes): then the exported function's
+    arguments, one per ``in_avals`` entry, named as JAX names them, for ``run_exported``."""
+    from stablehlo_py.io import load_inputs as load
+    from stablehlo_py.serialization.jax_export import JaxExported, read_jax_exported
+
+    if isinstance(func_or_module, (bytes, bytearray, JaxExported)):
+        exp = (
+            func_or_module
+            if isinstance(func_or_module, JaxExported)
+            else read_jax_exported(bytes(func_or_module), name)
+        )
+        module = deserialize_portable_artifact(exp.mlir_module_serialized, name=name)
+        return load(path_or_paths, module, entry, exported=exp)
+    return load(path_or_paths, func_or_module, entry)
+
+
+def save_results(path: Any, results: Any, names: Any = None) -> None:
+    """Write a function's results to ``path`` (``stablehlo_py.io.save_results``): an ``.npz``
+    archive of ``result0``, ``result1``, ... with ``result_types`` (and ``result_info`` from
+    ``names``), or an ``.npy`` file for a single result."""
+    from stablehlo_py.io import save_results as save
+
+    save(path, results, names)
