@@ -22,6 +22,7 @@ min of mins, max of maxes, means weighted by their finite elements; ``size``, ``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,8 +33,10 @@ from stablehlo_py.semantics import dtypes
 __all__ = ["Summary", "merge", "summarize"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass is several times slower to make
 class Summary:
+    """One value's summary (read-only by convention: merged, never changed)."""
+
     kind: str
     """``tensor``, ``token``, ``tuple`` or ``other``."""
     shape: tuple[int, ...] = ()
@@ -145,59 +148,81 @@ def summarize(value: Any, quantized: str = "") -> Summary:
     if not isinstance(value, np.ndarray | np.generic):
         return Summary("other", dtype=type(value).__name__)
     arr = np.asarray(value)
-    try:
-        row = dtypes.element_type(arr.dtype)
-    except Exception:  # noqa: BLE001 - not an element type of ours: described by numpy's name
+    row = dtypes.BY_DTYPE.get(arr.dtype)
+    if row is None:  # not an element type of ours: described by numpy's name
         return Summary("other", shape=tuple(arr.shape), dtype=str(arr.dtype))
-    base = Summary("tensor", shape=tuple(arr.shape), dtype=row.name, size=int(arr.size))
-    if quantized:
-        base = replace(base, quantized=quantized)
-    if arr.size == 0:
-        return base
+    shape, size = tuple(arr.shape), int(arr.size)
+    if size == 0:
+        return Summary("tensor", shape, row.name, 0, quantized=quantized)
+    nan = inf = 0
+    low: int | float | None
+    high: int | float | None
+    abs_max = None
     if row.kind == "bool":
         n = int(np.count_nonzero(arr))
-        return replace(
-            base, min=int(n == arr.size), max=int(n > 0), mean=n / arr.size, finite=int(arr.size)
-        )
-    if row.kind in ("sint", "uint"):
+        low, high, mean = int(n == size), int(n > 0), n / size
+    elif row.kind in ("sint", "uint"):
         wide = arr.astype(np.uint64 if row.kind == "uint" else np.int64)
-        return replace(
-            base,
-            min=int(wide.min()),
-            max=int(wide.max()),
-            mean=float(wide.mean(dtype=np.float64)),
-            finite=int(arr.size),
-        )
-    if row.kind == "complex":
-        return _complex(arr, base)
-    wide = arr if arr.dtype.type.__module__ == "numpy" else arr.astype(np.float32)
+        low, high, mean = int(_min(wide, None)), int(_max(wide, None)), _mean(wide)
+    elif row.kind == "complex":
+        low = high = None
+        nan, inf, mean, abs_max = _complex(arr)
+    else:
+        wide = arr if arr.dtype.type.__module__ == "numpy" else arr.astype(np.float32)
+        low, high = float(_min(wide, None)), float(_max(wide, None))  # NaN/inf if any is
+        if math.isfinite(low) and math.isfinite(high):
+            mean = _mean(wide)
+        else:
+            nan, inf, low, high, mean = _nonfinite_floats(wide)
+    return Summary(
+        "tensor",
+        shape,
+        row.name,
+        size,
+        low,
+        high,
+        mean,
+        nan,
+        inf,
+        size - nan - inf,
+        abs_max,
+        quantized,
+    )
+
+
+# the ufuncs' reductions: the array methods (`a.min()`, `a.mean()`) cost more than the work on the
+# small arrays most ops make
+_min, _max, _sum = np.minimum.reduce, np.maximum.reduce, np.add.reduce
+
+
+def _mean(a: np.ndarray) -> float:
+    return float(_sum(a, None, np.float64)) / a.size
+
+
+def _nonfinite_floats(wide: np.ndarray) -> tuple[int, int, float | None, float | None, Any]:
+    """(NaN count, inf count, min and max of the non-NaN, mean of the finite) of a float array."""
     nan = np.isnan(wide)
     inf = np.isinf(wide)
     n_nan, n_inf = int(np.count_nonzero(nan)), int(np.count_nonzero(inf))
-    out = replace(base, nan=n_nan, inf=n_inf, finite=int(arr.size) - n_nan - n_inf)
-    if n_nan < arr.size:
-        kept = wide[~nan] if n_nan else wide
-        out = replace(out, min=float(kept.min()), max=float(kept.max()))
-    if out.finite:
-        finite = wide[~(nan | inf)] if n_nan or n_inf else wide
-        out = replace(out, mean=float(finite.mean(dtype=np.float64)))
-    return out
+    low = high = mean = None
+    if n_nan < wide.size:
+        kept = wide[~nan]
+        low, high = float(_min(kept, None)), float(_max(kept, None))
+    if n_nan + n_inf < wide.size:
+        mean = _mean(wide[~(nan | inf)])
+    return n_nan, n_inf, low, high, mean
 
 
-def _complex(arr: np.ndarray, base: Summary) -> Summary:
-    parts = (arr.real, arr.imag)
-    nan = np.isnan(parts[0]) | np.isnan(parts[1])
-    inf = (np.isinf(parts[0]) | np.isinf(parts[1])) & ~nan
+def _complex(arr: np.ndarray) -> tuple[int, int, complex | None, float | None]:
+    """(NaN count, inf count, mean and largest magnitude of the finite) of a complex array."""
+    re, im = arr.real, arr.imag
+    nan = np.isnan(re) | np.isnan(im)
+    inf = (np.isinf(re) | np.isinf(im)) & ~nan
     n_nan, n_inf = int(np.count_nonzero(nan)), int(np.count_nonzero(inf))
-    out = replace(base, nan=n_nan, inf=n_inf, finite=int(arr.size) - n_nan - n_inf)
-    if out.finite:
-        finite = arr[~(nan | inf)] if n_nan or n_inf else arr.reshape(-1)
-        out = replace(
-            out,
-            mean=complex(finite.astype(np.complex128).mean()),
-            abs_max=float(np.abs(finite).max()),
-        )
-    return out
+    if n_nan + n_inf == arr.size:
+        return n_nan, n_inf, None, None
+    finite = arr[~(nan | inf)]
+    return n_nan, n_inf, complex(finite.astype(np.complex128).mean()), float(np.abs(finite).max())
 
 
 def merge(a: Summary, b: Summary) -> Summary:
@@ -214,16 +239,19 @@ def merge(a: Summary, b: Summary) -> Summary:
         mean = (a.mean * a.finite + b.mean * b.finite) / finite
     elif b.mean is None:
         mean = a.mean
-    return replace(
-        b,
-        size=a.size + b.size,
-        min=_pick(min, a.min, b.min),
-        max=_pick(max, a.max, b.max),
-        abs_max=_pick(max, a.abs_max, b.abs_max),
-        mean=mean,
-        nan=a.nan + b.nan,
-        inf=a.inf + b.inf,
-        finite=finite,
+    return Summary(
+        "tensor",
+        b.shape,
+        b.dtype,
+        a.size + b.size,
+        _pick(min, a.min, b.min),
+        _pick(max, a.max, b.max),
+        mean,
+        a.nan + b.nan,
+        a.inf + b.inf,
+        finite,
+        _pick(max, a.abs_max, b.abs_max),
+        b.quantized,
     )
 
 
