@@ -30,12 +30,12 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAVal
 
 from stablehlo_py.ir import no_gc
 from stablehlo_py.ir.text.location import TextLoc
-from stablehlo_py.ir.text.name_stack import location_name, name_stack
+from stablehlo_py.ir.text.name_stack import location_name
 from stablehlo_py.viz.load import Program, load_program
 from stablehlo_py.viz.layers import (
     functions,
+    keys_and_stacks,
     namespaces,
-    node_keys,
     op_label,
     region_names,
     symbol_names,
@@ -67,12 +67,13 @@ def attribute_text(attr: Attribute, limit: int = ELEMENT_LIMIT) -> str:
     """An attribute's MLIR text; a dense constant of more than ``limit`` elements (not a splat)
     as ``dense<...> : <type>`` with its element count."""
     dense = attr if isinstance(attr, DenseIntOrFPElementsAttr) else getattr(attr, "dense", None)
-    # a splat stores one element (at most 16 bytes: complex<f64>) and prints short
-    if isinstance(dense, DenseIntOrFPElementsAttr) and len(dense.data.data) > 16:
+    if isinstance(dense, DenseIntOrFPElementsAttr):
         count = 1
         for d in dense.get_shape():
             count *= d
-        if count > limit:
+        # a splat stores one element (at most 16 bytes: complex<f64>) and prints short; asking
+        # is_splat() decodes every element, so only for constants of a few bytes
+        if count > limit and (len(dense.data.data) > 16 or not dense.is_splat()):
             return f"dense<...> : {dense.type} ({count} elements)"
     return str(attr)
 
@@ -80,14 +81,14 @@ def attribute_text(attr: Attribute, limit: int = ELEMENT_LIMIT) -> str:
 class _Builder:
     """The graphs of one module (caches shared by its functions)."""
 
-    def __init__(self, module: Operation) -> None:
-        self.keys = node_keys(module)
+    def __init__(self, module: Operation, limit: int) -> None:
+        self.limit = limit
+        self.keys, self.stacks = keys_and_stacks(module)
         self.functions = functions(module)
         self.names = {name for name, _ in self.functions}
         self.type_text: dict[Attribute, str] = {}
         self.operand_names: dict[type, list[str] | None] = {}
         self.arg_ids: dict[Block, list[str]] = {}
-        self.stacks = {op: name_stack(op) for op in self.keys}
 
     def graph(self, fname: str, func: Operation) -> Dict:
         nodes: list[Dict] = []
@@ -163,8 +164,8 @@ class _Builder:
         return self.operand_names[cls]
 
     def _node(self, op: Operation, key: str, layer: str) -> Dict:
-        attrs = [_kv(k, attribute_text(v)) for k, v in op.properties.items()]
-        attrs += [_kv(k, attribute_text(v)) for k, v in op.attributes.items()]
+        attrs = [_kv(k, attribute_text(v, self.limit)) for k, v in op.properties.items()]
+        attrs += [_kv(k, attribute_text(v, self.limit)) for k, v in op.attributes.items()]
         loc = op.location
         if isinstance(loc, TextLoc) and loc.data != "unknown":
             stack = self.stacks[op]
@@ -206,14 +207,17 @@ class _Builder:
 
 
 def module_graphs(
-    module: Operation, label: str = "", info: dict[str, str] | None = None
+    module: Operation,
+    label: str = "",
+    info: dict[str, str] | None = None,
+    limit: int = ELEMENT_LIMIT,
 ) -> Dict:
     """The graph collection of ``module`` (a module or one function): one graph per function
     (see the module docstring); ``info`` is shown as each graph's own attributes (the file, its
-    format and version)."""
+    format and version); constants of more than ``limit`` elements are elided."""
     graphs = []
     with no_gc():
-        builder = _Builder(module)
+        builder = _Builder(module, limit)
         for fname, func in builder.functions:
             graph = builder.graph(fname, func)
             if info:
@@ -222,12 +226,12 @@ def module_graphs(
     return {"label": label, "graphs": graphs}
 
 
-def program_graphs(program: Program) -> Dict:
+def program_graphs(program: Program, limit: int = ELEMENT_LIMIT) -> Dict:
     """The graph collection of a program read by :mod:`stablehlo_py.viz.load`."""
-    return module_graphs(program.module, program.label, program.info())
+    return module_graphs(program.module, program.label, program.info(), limit)
 
 
-def file_graphs(path: str, view: str = "stablehlo") -> Dict:
+def file_graphs(path: str, view: str = "stablehlo", limit: int = ELEMENT_LIMIT) -> Dict:
     """The graph collection of the program in the file at ``path`` (text, artifact, JAX export)
     in ``view`` (``"stablehlo"`` or ``"vhlo"``)."""
-    return program_graphs(load_program(path, view))
+    return program_graphs(load_program(path, view), limit)

@@ -3,8 +3,9 @@
 - :func:`functions`: the functions of a module (``func.func``, and ``vhlo.func_v1`` in a VHLO
   view), nested modules included, by symbol name;
 - :func:`node_keys`: a node id per op, the op key of :func:`~stablehlo_py.ir.text.name_stack.op_keys`
-  (``<name-stack scope>/<op name>#<n>``), so node data recorded by op key (traces) lands on the
-  right node; VHLO functions get keys by the same rule;
+  (``<name-stack scope>/<op name>#<n>``; computed here by the same rule, from name stacks read
+  once per op, and for VHLO functions too), so node data recorded by op key (traces) lands on the
+  right node;
 - :func:`namespaces`: the layer of each op (Model Explorer's ``namespace``): the op's name-stack
   scope, and for an op inside a region, the layer of the region: ``<layer of the region
   op>/<label>_<k>/<region name>`` (``k`` counts the region ops of that label in that layer), then
@@ -18,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation
 
-from stablehlo_py.ir.text.name_stack import NameStack, location_name, name_stack, op_keys
+from stablehlo_py.ir.text.name_stack import NameStack, name_stack
 
 __all__ = [
     "FUNCTION_OPS",
     "functions",
+    "keys_and_stacks",
     "namespaces",
     "node_keys",
     "op_label",
@@ -81,21 +82,29 @@ def _functions(root: Operation) -> Iterator[tuple[str, Operation]]:
 
 
 def node_keys(module: Operation) -> dict[Operation, str]:
-    """The op key of every op inside the functions of ``module``: ``op_keys``'s for ``func.func``
-    bodies, the same rule for the other function ops (VHLO's)."""
-    keys = op_keys(module)
+    """The op key of every op inside the functions of ``module``: what ``op_keys`` gives for
+    ``func.func`` bodies, by the same rule for the other function ops (VHLO's)."""
+    return keys_and_stacks(module)[0]
+
+
+def keys_and_stacks(
+    module: Operation,
+) -> tuple[dict[Operation, str], dict[Operation, NameStack]]:
+    """(:func:`node_keys`, the name stack of every op), reading each location once."""
+    keys: dict[Operation, str] = {}
+    stacks: dict[Operation, NameStack] = {}
     for fname, func in functions(module):
-        if isinstance(func, FuncOp):
-            continue
         seen: dict[tuple[str, str], int] = {}
         for op in func.walk():
             if op is func:
                 continue
-            scope = name_stack(op).scope or location_name(op) or f"@{fname}"
+            stack = stacks[op] = name_stack(op)
+            # op_keys' scope: the name stack's, else a one-segment name, else the function
+            scope = stack.scope or stack.label or f"@{fname}"
             n = seen.get((scope, op.name), 0)
             seen[(scope, op.name)] = n + 1
             keys[op] = f"{scope}/{op.name}#{n}"
-    return keys
+    return keys, stacks
 
 
 def region_names(op: Operation) -> list[str]:

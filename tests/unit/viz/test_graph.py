@@ -93,6 +93,14 @@ def test_one_graph_per_function_one_node_per_op_and_block_argument() -> None:
         assert len(inputs) == len(args)
 
 
+def test_node_ids_are_the_op_keys() -> None:
+    module = parse(PROGRAM, "prog.mlir")
+    assert node_keys(module) == op_keys(module)
+    jax_like = (EXAMPLES / "viz" / "mlp.mlir").read_text()
+    module = parse(jax_like)
+    assert node_keys(module) == op_keys(module)
+
+
 def test_edges_follow_ssa_uses() -> None:
     module, coll = _graphs()
     main = coll["graphs"][0]
@@ -206,6 +214,13 @@ def test_attribute_text_keeps_splats_and_small_constants() -> None:
     const = next(op for op in m.walk() if op.name == "stablehlo.constant")
     assert attribute_text(const.properties["value"]) == "dense<1.500000e+00> : tensor<1000xf32>"
     assert attribute_text(const.properties["value"], limit=0).startswith("dense<1.5")
+    small = parse('func.func @f() -> tensor<2xf64> {\n'
+                  '  %c = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf64>\n'
+                  '  return %c : tensor<2xf64>\n}')
+    const = next(op for op in small.walk() if op.name == "stablehlo.constant")
+    assert attribute_text(const.properties["value"], limit=1) == (
+        "dense<...> : tensor<2xf64> (2 elements)")
+    assert attribute_text(const.properties["value"], limit=2).startswith("dense<[1.0")
 
 
 def test_calls_composites_and_custom_calls_link_function_graphs() -> None:

@@ -1,0 +1,79 @@
+"""``python -m stablehlo_py.viz FILE`` / ``stablehlo-viz FILE``: open a program in Google's Model
+Explorer with this package's adapter selected.
+
+    stablehlo-viz program.mlir                      # StableHLO text (or .mlir.gz)
+    stablehlo-viz program.shlo --vhlo               # an artifact's VHLO at its version
+    stablehlo-viz mlp.jax_exported --port=8090 --no_open_in_browser
+
+Model Explorer picks the first adapter that claims a file's suffix, and its built-in MLIR adapter
+claims ``.mlir`` and ``.mlirbc``: ``model-explorer FILE --extensions=stablehlo_py.viz`` opens
+those with the built-in adapter unless "StableHLO (stablehlo-py)" is picked in the upload dialog.
+This launcher names our adapter for the file (``adapterId``), so it always applies.  The file is
+converted once before the server starts (an unreadable program is an error here, not in the
+page), and that result serves the page's first load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from stablehlo_py.errors import StableHLOError
+from stablehlo_py.viz.adapter_ids import ADAPTER_ID, EXTENSION, VHLO_ADAPTER_ID
+
+__all__ = ["main", "parser"]
+
+NEEDS_VIZ = (
+    "stablehlo-viz needs Google's Model Explorer, which is not installed; install it with: "
+    "pip install 'stablehlo-py[viz]'"
+)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stablehlo-viz",
+        description="Open a StableHLO program (text, portable artifact or JAX export) in Model "
+        "Explorer as a graph: a graph per function, layers from JAX's name stacks and regions.",
+    )
+    p.add_argument("file", help="StableHLO text (.mlir, .mlir.gz), a portable artifact "
+                   "(msgpack or MLIR bytecode) or a JAX export (.jax_exported)")
+    p.add_argument("--vhlo", action="store_true",
+                   help="show an artifact's VHLO at the version it was written for")
+    p.add_argument("--host", default="localhost", help="the server's host (default localhost)")
+    p.add_argument("--port", type=int, default=8080,
+                   help="the server's port (default 8080, or the next free one up to 8099)")
+    p.add_argument("--no_open_in_browser", "--no-open-in-browser", action="store_true",
+                   help="do not open a browser tab (print the URL only)")
+    p.add_argument("--node_data_paths", "--node-data", default="",
+                   help="comma-separated Model Explorer node data JSON files to overlay")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        import model_explorer
+    except ImportError:
+        print(f"error: {NEEDS_VIZ}", file=sys.stderr)
+        return 2
+    from stablehlo_py.viz.main import prepare
+
+    view = "vhlo" if args.vhlo else "stablehlo"
+    try:
+        prepare(args.file, view)
+    except StableHLOError as e:
+        print(e, file=sys.stderr)
+        return 1
+    config = model_explorer.config()
+    config.add_model_from_path(args.file, adapterId=VHLO_ADAPTER_ID if args.vhlo else ADAPTER_ID)
+    for path in filter(None, (p.strip() for p in args.node_data_paths.split(","))):
+        config.add_node_data_from_path(path)
+    model_explorer.visualize_from_config(
+        config=config,
+        host=args.host,
+        port=args.port,
+        extensions=[EXTENSION],
+        no_open_in_browser=args.no_open_in_browser,
+    )
+    return 0
