@@ -1,9 +1,9 @@
 """How interpreter values are stored in NumPy files, and read back given their element type.
 
 NumPy has no dtype for bf16, the f8/f6/f4 types or i2/i4/ui2/ui4 (``ml_dtypes`` provides them, but
-``np.save`` writes them as raw bytes, ``'<V2'``), so ``interpreter.probe`` stores such a value as its
-bits (:func:`storable`: ``uint8``/``uint16`` of the same item size); every other value is stored as
-it is.  :func:`decode` turns a stored array back into the value of a given dtype: the same dtype as
+``np.save`` writes them as raw bytes, ``'<V2'``), so ``interpreter.probe`` stores such a value as
+its bits (:func:`storable`: ``uint8``/``uint16`` of the same item size); every other value is
+stored as it is.  :func:`decode` turns a stored array back into the value of a given dtype: the same dtype as
 it is; the bits (``uintN``) or raw bytes (``VN``) of an ``ml_dtypes`` type viewed as that type; and,
 with ``foreign=True`` (a file whose type is known from elsewhere, e.g. a probe directory's
 ``index.csv``), the forms upstream's interpreter writes (stablehlo/reference/NumPy.cpp): ``i1`` as
@@ -26,7 +26,7 @@ from stablehlo_py.errors import InterpreterError
 
 __all__ = ["FOREIGN", "bits_dtype", "decode", "is_numpy_native", "storable", "stored_forms"]
 
-_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_BITS = {n: np.dtype(f"uint{8 * n}") for n in (1, 2, 4, 8)}
 
 FOREIGN: dict[np.dtype[Any], tuple[np.dtype[Any], ...]] = {
     np.dtype(np.bool_): (np.dtype(np.int8), np.dtype(np.uint8)),

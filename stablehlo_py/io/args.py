@@ -40,7 +40,9 @@ EXAMPLE = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
 _POSITION = re.compile(r"arg(\d+)")
 
 
-def _count_error(given: int, n: int, what: str, note: str | None, location: str | None = None) -> InputError:
+def _count_error(
+    given: int, n: int, what: str, note: str | None, location: str | None = None
+) -> InputError:
     return InputError(
         f"incorrect number of arguments specified, provided {given} inputs but {what} expected {n}",
         note=note,
@@ -67,7 +69,9 @@ def parse_inline(
     except StableHLOError:
         attr = None
     if not isinstance(attr, ArrayAttr):
-        raise InputError(f"expectected array attribute string for args, {EXAMPLE}", location=location)
+        raise InputError(
+            f"expectected array attribute string for args, {EXAMPLE}", location=location
+        )
     attrs = list(attr.data)
     if not all(isinstance(a, DenseIntOrFPElementsAttr) for a in attrs):
         raise InputError(

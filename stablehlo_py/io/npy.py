@@ -58,7 +58,9 @@ def _header(f: IO[bytes], where: str) -> tuple[np.dtype[Any], tuple[int, ...], b
         else:
             dtype = np.lib.format.descr_to_dtype(descr)
     except (TypeError, ValueError):
-        raise InputError(f"has dtype {descr!r}, which NumPy does not know", location=where) from None
+        raise InputError(
+            f"has dtype {descr!r}, which NumPy does not know", location=where
+        ) from None
     if dtype.hasobject:
         raise InputError(
             "holds Python objects (a pickled array), which are not read: save numeric arrays",
@@ -82,8 +84,8 @@ def _mapped(path: str, offset: int, dtype: np.dtype[Any], shape: tuple[int, ...]
     have = os.path.getsize(path) - offset
     if have < nbytes:
         raise InputError(
-            f"is truncated: its header says {dtype} of shape {list(shape)} ({nbytes} bytes of data) "
-            f"but it holds {max(have, 0)}",
+            f"is truncated: its header says {dtype} of shape {list(shape)} ({nbytes} bytes of "
+            f"data) but it holds {max(have, 0)}",
             location=where,
         )
     order = "F" if fortran else "C"

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType, UnrankedTensorType
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnrankedTensorType,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 
@@ -88,7 +94,8 @@ def entry_function(func_or_module: Any, entry: str = "main") -> FuncOp:
         func_or_module = as_module(func_or_module)
     if not isinstance(func_or_module, ModuleOp):
         raise InputError(
-            f"inputs are loaded for a module, its text or a func.func, not {type(func_or_module).__name__}"
+            "inputs are loaded for a module, its text or a func.func, not "
+            f"{type(func_or_module).__name__}"
         )
     funcs = {
         op.sym_name.data: op for op in func_or_module.body.block.ops if isinstance(op, FuncOp)

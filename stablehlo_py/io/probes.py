@@ -91,7 +91,8 @@ def read_index(directory: str | os.PathLike[str]) -> list[ProbeEntry]:
         parts = _split_line(line)
         if parts is None:
             raise InputError(
-                "is not a probe index line (probe_id,tensor<...>,path)", location=f"{index}:{number}"
+                "is not a probe index line (probe_id,tensor<...>,path)",
+                location=f"{index}:{number}",
             )
         probe_id, type_text, written = parts
         beside = os.path.join(directory, os.path.basename(written))

@@ -97,7 +97,8 @@ def load_results(path: str | os.PathLike[str]) -> list[np.ndarray]:
             raise InputError(f"has no member '{key}' ({len(types)} result types)", location=path)
         p = Parser(text, default_registry(), f"{path}[result_types]")
         dtype = dtype_of_type(p.parse_type())
-        out.append(typed(npz[key], dtype, where=f"{path}[{key}]", target=f"result_types says {text}"))
+        where, target = f"{path}[{key}]", f"result_types says {text}"
+        out.append(typed(npz[key], dtype, where=where, target=target))
     return out
 
 
