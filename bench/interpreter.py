@@ -11,7 +11,8 @@ worker process with a time limit (`--upstream-limit`, default 60 s; the large mo
 (c) a straight-line program of 10k small ops (tensor<2x4xf32>: add, multiply, tanh, transpose,
 reshape, compare, select, two slices, concatenate, repeated), in µs per op: ours on its first run
 (compiling included), with a new evaluator (`run()` again: the generated code is cached), on later
-calls of the same evaluator; upstream's.
+calls of the same evaluator; upstream's; and ours traced (`stablehlo_py.trace.Trace(1)`: a summary
+per op), with a new trace and again.
 (a) with --suite: every conformance testdata program, interpretation time only (parsing excluded);
 upstream's interpreter runs in a worker process that is restarted if it crashes (it does on a few
 programs), each program with a time limit.
@@ -279,6 +280,7 @@ def bench_straight_line(repeat: int, n_ops: int = 10_000) -> None:
     from stablehlo_py.interpreter.evaluator import Evaluator
 
     from stablehlo_py.ir import parse
+    from stablehlo_py.trace import Trace
 
     text = straight_line_program(n_ops)
     r = np.random.default_rng(0)
@@ -291,6 +293,10 @@ def bench_straight_line(repeat: int, n_ops: int = 10_000) -> None:
     ev = Evaluator(module)
     ev.call("main", args)
     t_again = best(lambda: ev.call("main", args), repeat)
+    t_traced = best(lambda: run(module, *args, trace=Trace(1)), repeat)  # a summary per op
+    traced = Evaluator(module, observer=Trace(1))
+    traced.call("main", args)
+    t_traced_again = best(lambda: traced.call("main", args), repeat)
     with mlir.make_ir_context():
         up_mod = ir.Module.parse(text)
         up_args = [ir.DenseElementsAttr.get(np.ascontiguousarray(a)) for a in args]
@@ -300,6 +306,10 @@ def bench_straight_line(repeat: int, n_ops: int = 10_000) -> None:
         f"(c) {n_ops}-op straight-line program, small tensors, µs/op: ours first run {t_first * us:.2f}, "
         f"new evaluator {t_new * us:.2f}, again {t_again * us:.2f}; upstream {t_up * us:.2f} "
         f"({t_up / t_again:.1f}x)"
+    )
+    print(
+        f"    traced (--trace, level 1), µs/op: run() {t_traced * us:.2f}, "
+        f"again {t_traced_again * us:.2f}"
     )
 
 
