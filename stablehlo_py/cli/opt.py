@@ -57,6 +57,9 @@ def _pass_pipeline(extra: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
                 f"unknown option or pass '--{name}'; passes: {', '.join('--' + p for p in sorted(PASSES))}; "
                 "see stablehlo-opt --help"
             )
+        if name == "view-op-graph" and opts.strip() in ("svg", "dot"):
+            pipeline.append((name, {"format": opts.strip()}))  # `--view-op-graph=svg` (decision 9)
+            continue
         pipeline.append((name, parse_pass_options(opts)))
     return pipeline
 
