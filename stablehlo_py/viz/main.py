@@ -21,7 +21,12 @@ from stablehlo_py.viz.adapter_ids import ADAPTER_ID, ARTIFACT_EXTS, TEXT_EXTS, V
 
 __all__ = ["StableHloAdapter", "VhloAdapter", "convert_file", "prepare", "to_graph_collection"]
 
-_PREPARED: dict[tuple[str, int, int, str, int], ModelExplorerGraphs] = {}
+def _prepared() -> dict[tuple[str, int, int, str, int], ModelExplorerGraphs]:
+    """The results :func:`prepare` keeps (the context's table, made on first use: importing this
+    module loads no IR code)."""
+    from stablehlo_py.ir.context import CONTEXT
+
+    return CONTEXT.table("viz.prepared", 4)
 
 
 def _key(path: str, view: str, limit: int) -> tuple[str, int, int, str, int]:
@@ -98,7 +103,7 @@ def convert_file(path: str, view: str = "stablehlo", settings: dict[str, Any] | 
     :func:`prepare` converted this very file)."""
     limit = _limit(settings)
     try:
-        prepared = _PREPARED.pop(_key(path, view, limit), None)
+        prepared = _prepared().pop(_key(path, view, limit), None)
     except OSError:
         prepared = None  # the reader names the problem
     if prepared is not None:
@@ -115,7 +120,7 @@ def prepare(path: str, view: str = "stablehlo", settings: dict[str, Any] | None 
     """Convert the file now (errors are raised here, before a server starts) and keep the result
     for the adapter's first conversion of the same unchanged file."""
     result = convert_file(path, view, settings)
-    _PREPARED[_key(path, view, _limit(settings))] = result
+    _prepared().put(_key(path, view, _limit(settings)), result)  # type: ignore[attr-defined]
 
 
 class StableHloAdapter(Adapter):
