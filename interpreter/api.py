@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.evaluator import Evaluator
+from stablehlo_py.interpreter.observe import observing
 from xdsl.ir import Operation
 
 from stablehlo_py.errors import InterpreterError
@@ -36,22 +37,13 @@ def run(
     module = as_module(module_or_text)
     ev = Evaluator(module, observer=trace)
     args = coerce_args(ev, entry, args)
-    begin, end = getattr(trace, "begin", None), getattr(trace, "end", None)
-    if begin is not None:
-        begin(module, entry)
-    try:
+    with observing(trace, module, entry):
         if needs_spmd(module):  # per-device regions: run once per partition, as the CLI does
             results = call_spmd(ev, entry, args, num_partitions(module))
         else:
             results = ev.call(entry, args)
         if ev.failures:
             raise InterpreterError("; ".join(str(f) for f in ev.failures))
-    except BaseException as e:
-        if end is not None:
-            end(e)
-        raise
-    if end is not None:
-        end(None)
     return results
 
 

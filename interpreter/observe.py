@@ -3,7 +3,8 @@
 An observer is any object with an ``after_op(op, results)`` method; `stablehlo_py.trace.Trace`
 is the one users make (the interpreter never imports it).  Two more methods are called when the
 observer has them: ``begin(module, entry)`` before the entry function runs, and ``end(error)``
-after it (``error`` is None, or the exception the run is failing with).
+after it (``error`` is None, or the exception the run is failing with).  A caller running an
+`Evaluator(module, observer=...)` itself (the CLI) wraps the run in :func:`observing` for those.
 
 ``after_op(op, results)`` is called right after ``op`` (an xDSL ``Operation``) ran, with its
 results as a tuple, one value per result: numpy arrays, the `Token` of ``!stablehlo.token``, Python
@@ -38,7 +39,8 @@ compiled blocks are cached per evaluator).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from xdsl.ir import Block, Operation
@@ -78,6 +80,23 @@ def check_observer(observer: Any) -> Any:
     return observer
 
 
+@contextmanager
+def observing(observer: Any, module: Operation, entry: str) -> Iterator[None]:
+    """Around a run of ``entry``: the observer's ``begin(module, entry)`` before, ``end(error)``
+    after (``error`` the exception leaving the block, else None), each when it has them."""
+    begin, end = getattr(observer, "begin", None), getattr(observer, "end", None)
+    if begin is not None:
+        begin(module, entry)
+    try:
+        yield
+    except BaseException as e:
+        if end is not None:
+            end(e)
+        raise
+    if end is not None:
+        end(None)
+
+
 def reported_block(block: Block) -> bool:
     """Whether the ops of ``block`` are reported: a function's body, or a region of control flow
     (inside control flow or a function's body only)."""
@@ -114,6 +133,7 @@ __all__ = [
     "Observer",
     "ObserverError",
     "check_observer",
+    "observing",
     "reported_block",
     "reporter",
 ]
