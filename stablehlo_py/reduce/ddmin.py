@@ -112,8 +112,9 @@ class Search:
             self.stopped = f"test limit ({self.max_tests} tests)"
             raise Stop
 
-    def judge(self, candidate: Program) -> bool:
-        """Whether ``candidate`` is interesting: memo, verification, then the test."""
+    def judge(self, candidate: Program, limited: bool = True) -> bool:
+        """Whether ``candidate`` is interesting: memo, verification, then the test (which a limit
+        reached prevents, unless not ``limited``)."""
         key = candidate.digest(self._uses_inputs)
         verdict = self.memo.get(key)
         if verdict is not None:
@@ -126,7 +127,8 @@ class Search:
                 self.memo[key] = _INVALID
                 self.stats.invalid += 1
                 return False
-        self._check_limits()
+        if limited:
+            self._check_limits()
         self.stats.tests += 1
         try:
             ok = bool(self.test(candidate))
@@ -138,8 +140,11 @@ class Search:
             self.stats.interesting += 1
         return ok
 
-    def attempt(self, move: Move, atoms: Sequence[Any]) -> tuple[bool, bool]:
-        """(interesting, kept) of ``move`` on ``atoms`` of the current program."""
+    def attempt(
+        self, move: Move, atoms: Sequence[Any], keep: bool = True
+    ) -> tuple[bool, Program | None]:
+        """Try ``move`` on ``atoms`` of the current program: (interesting, the candidate when it is
+        interesting and smaller).  With ``keep`` such a candidate becomes the current program."""
         self._check_limits()
         counts = self.stats.per_move.setdefault(move.name, [0, 0, 0])
         try:
@@ -147,22 +152,29 @@ class Search:
             candidate.text  # noqa: B018 -- printing may fail on a broken edit
         except NotApplicable:
             self.stats.not_applicable += 1
-            return False, False
+            return False, None
         except Exception as e:  # a bug in a move: skip the candidate, report it
-            self.stats.move_errors.append(f"{move.name} on {list(atoms)[:8]}: {type(e).__name__}: {e}")
-            return False, False
+            self.stats.move_errors.append(
+                f"{move.name} on {list(atoms)[:8]}: {type(e).__name__}: {e}"
+            )
+            return False, None
         counts[0] += 1
-        before = self.current.size
         interesting = self.judge(candidate)
-        kept = interesting and candidate.size < before
-        if kept:
-            counts[1] += 1
-            counts[2] += before.ops - candidate.size.ops
-            self.stats.kept += 1
-            self.current = candidate
+        better = candidate if interesting and candidate.size < self.current.size else None
+        if better is not None and keep:
+            self.keep(move, better)
+        elif self.progress is not None:
+            self.progress(Progress(move.name, self.current.size, self.stats.tests, self.elapsed(), False))
+        return interesting, better
+
+    def keep(self, move: Move, program: Program) -> None:
+        counts = self.stats.per_move.setdefault(move.name, [0, 0, 0])
+        counts[1] += 1
+        counts[2] += self.current.size.ops - program.size.ops
+        self.stats.kept += 1
+        self.current = program
         if self.progress is not None:
-            self.progress(Progress(move.name, self.current.size, self.stats.tests, self.elapsed(), kept))
-        return interesting, kept
+            self.progress(Progress(move.name, program.size, self.stats.tests, self.elapsed(), True))
 
     # ------------------------------------------------------------------ searches
     def ddmin(self, move: Move) -> bool:
@@ -173,7 +185,7 @@ class Search:
             start = 0
             while start < len(atoms):
                 _, kept = self.attempt(move, atoms[start : start + chunk])
-                if kept:
+                if kept is not None:
                     progress = True
                     atoms = move.atoms(self.current, self.context)
                     chunk = min(chunk, len(atoms)) or 1
@@ -190,7 +202,7 @@ class Search:
         i = 0
         while i < len(atoms):
             _, kept = self.attempt(move, [atoms[i]])
-            if kept:
+            if kept is not None:
                 progress = True
                 atoms = move.atoms(self.current, self.context)
             else:
@@ -199,24 +211,22 @@ class Search:
 
     def bisect(self, move: Move) -> bool:
         atoms = move.atoms(self.current, self.context)
-        start = self.current
-        kept_at: dict[int, Program] = {}
+        smaller: dict[int, Program] = {}
         lo, hi = 0, len(atoms)  # hi: the first index known interesting (len: none)
         try:
             while lo < hi:
                 mid = (lo + hi) // 2
-                interesting, kept = self.attempt(move, [atoms[mid]])
-                if kept:  # every step applies to the program the search started from
-                    kept_at[mid] = self.current
-                    self.current = start
+                interesting, better = self.attempt(move, [atoms[mid]], keep=False)
+                if better is not None:
+                    smaller[mid] = better
                 if interesting:
                     hi = mid
                 else:
                     lo = mid + 1
         finally:  # a limit reached keeps what was found
-            if kept_at:
-                self.current = kept_at.get(hi) or kept_at[min(kept_at)]
-        return bool(kept_at)
+            if smaller:
+                self.keep(move, smaller.get(hi) or smaller[min(smaller)])
+        return bool(smaller)
 
     def run_move(self, move: Move) -> bool:
         self._move = move.name

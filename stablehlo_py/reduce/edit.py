@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
 )
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
@@ -29,7 +29,7 @@ from xdsl.traits import IsTerminator
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.text.dense import make_dense
 from stablehlo_py.ir.types import TokenType, storage_dtype
-from stablehlo_py.passes.drivers.greedy import is_trivially_dead
+from stablehlo_py.passes.drivers.greedy import is_trivially_dead, own_effects
 from stablehlo_py.reduce.program import Program, entry_function, functions, walk_ops
 
 __all__ = ["SMALL_CONSTANT", "Edit", "NotApplicable", "Recorded", "is_terminator", "symbol_uses"]
@@ -145,10 +145,11 @@ class Edit:
         changed = True
         while changed:
             changed = False
+            pure = _PureCalls(self.module)
             for op in reversed(walk_ops(self.module)):
                 if isinstance(op, (FuncOp, ModuleOp)) or op.parent is None:
                     continue
-                if is_trivially_dead(op):
+                if is_trivially_dead(op) or pure.dead_call(op):
                     Rewriter.erase_op(op)
                     changed = True
             changed |= self._drop_unused_functions()
@@ -171,6 +172,40 @@ class Edit:
         if cleanup:
             self.cleanup()
         return Program(self.module, self.inputs, self.program.entry)
+
+
+class _PureCalls:
+    """Calls whose results are unused and whose callee has no effects (every op in it effect-free,
+    calls included): dead to the reducer, though MLIR keeps them (func.call declares no effects)."""
+
+    def __init__(self, module: ModuleOp) -> None:
+        self.funcs = {f.sym_name.data: f for f in functions(module)}
+        self.known: dict[str, bool] = {}
+
+    def dead_call(self, op: Operation) -> bool:
+        if not isinstance(op, CallOp) or any(r.first_use is not None for r in op.results):
+            return False
+        return self._pure(op.callee.root_reference.data)
+
+    def _pure(self, name: str) -> bool:
+        if name in self.known:
+            return self.known[name]
+        self.known[name] = False  # recursion: not known to be pure
+        f = self.funcs.get(name)
+        ok = f is not None and not f.is_declaration and all(
+            self._op_pure(o) for o in f.body.walk()
+        )
+        self.known[name] = ok
+        return ok
+
+    def _op_pure(self, op: Operation) -> bool:
+        if is_terminator(op):
+            return True
+        if isinstance(op, CallOp):
+            return self._pure(op.callee.root_reference.data)
+        if op.regions:  # its nested ops are checked by the walk
+            return own_effects(op) is not True
+        return own_effects(op) is False
 
 
 def _insert_before(op: Operation, before: Operation) -> None:

@@ -13,15 +13,19 @@ Atoms are op indices in walk order (:func:`~.program.walk_ops`), which the clone
 
 1. ``dead-code``: the cleanup alone; ``drop-results``: results the test does not need;
 2. ``focus``: the ops the test names (a divergence's first diverging op) returned and cut loose;
-   ``return-earlier``: the entry function returns an earlier op's results; ``cut``: an op's
-   operands replaced by stand-ins (:meth:`~.edit.Edit.stand_in`: the value the interpreter
+   ``return-earlier``: the entry function ends after an earlier op (returning what later ops
+   used); ``return-operands``:
+   a result replaced by the operands of the op computing it; ``cut``: an op's operands replaced
+   by stand-ins (:meth:`~.edit.Edit.stand_in`: the value the interpreter
    computed, as a constant of at most 64 elements or a new argument fed with it);
-3. ``replace-ops``: ops deleted, their uses given stand-ins;
+3. ``replace-ops``: ops deleted, their uses given stand-ins; ``bypass``: ops deleted, their uses
+   given an operand of the same type;
 4. ``inline``, ``drop-functions``, ``flatten-regions`` (while/case/if replaced by one region's
    body, or a while by its operands);
 5. ``simplify``: stablehlo-aggressive-simplification and canonicalize (with the folder first, or
    the simplification alone);
-6. ``shrink-shapes``: an argument halved along one dimension, types re-inferred downstream;
+6. ``shrink-shapes``: arguments (those of one type together, or one alone) halved along one
+   dimension, types re-inferred downstream;
 7. ``drop-attributes`` (discardable attributes such as ``mhlo.*``, optional properties such as
    ``precision_config``), ``splat-constants``.
 
@@ -35,7 +39,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import UNKNOWN_LOC, DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.builtin import UNKNOWN_LOC, DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.irdl import OptPropertyDef
@@ -47,7 +51,7 @@ from stablehlo_py.ir.text.name_stack import op_keys
 from stablehlo_py.passes.drivers.pipeline import run_pipeline
 from stablehlo_py.reduce.edit import Edit, NotApplicable, Recorded, is_terminator, symbol_uses
 from stablehlo_py.reduce.program import Program, functions
-from stablehlo_py.reduce.shrink import shrink_argument
+from stablehlo_py.reduce.shrink import shrink_arguments
 
 __all__ = ["ALL_MOVES", "MOVES", "Context", "Move", "move_named"]
 
@@ -173,9 +177,53 @@ def earlier_atoms(program: Program, ctx: Context) -> list[Atom]:
 
 
 def return_earlier(program: Program, atoms: Sequence[Atom], ctx: Context) -> Program:
-    """The entry function returns the results of op ``atoms[0]`` instead of its own."""
+    """The entry function ends after op ``atoms[0]``: it returns that op's results and every value
+    computed up to it that a later op uses (so everything up to it stays, and everything after it
+    dies: whether the failure survives is monotonic in the op chosen, which the bisection needs);
+    ``drop-results`` then drops the results the failure does not need."""
     edit = Edit(program)
-    edit.set_results(list(edit.ops[atoms[0]].results))  # type: ignore[index]
+    block = edit.entry.body.block
+    last = edit.ops[atoms[0]]  # type: ignore[index]
+    order = {op: n for n, op in enumerate(block.ops)}
+    end = order[last]
+
+    def position(user: Operation) -> int:
+        while user.parent is not block:
+            parent = user.parent_op()
+            assert parent is not None
+            user = parent
+        return order[user]
+
+    frontier = [
+        r for op in block.ops if order[op] <= end
+        for r in op.results
+        if op is last or any(position(u.operation) > end for u in r.uses)
+    ]
+    edit.set_results(frontier)
+    return _done(edit, ctx)
+
+
+def operand_result_atoms(program: Program, ctx: Context) -> list[Atom]:
+    ret = program.entry_function().get_return_op()
+    block = _top(program)
+    return [
+        i for i, v in enumerate(ret.operands if ret is not None else ())
+        if isinstance(v.owner, Operation) and v.owner.parent is block and v.owner.operands
+    ]
+
+
+def return_operands(program: Program, atoms: Sequence[Atom], ctx: Context) -> Program:
+    """Result ``atoms[0]`` of the entry function replaced by the operands of the op computing it
+    (walking up from a result towards what the failure needs, after ``return-earlier`` landed
+    past it)."""
+    edit = Edit(program)
+    ret = edit.entry.get_return_op()
+    assert ret is not None
+    i = atoms[0]
+    values = list(ret.operands)
+    owner = values[i].owner  # type: ignore[index]
+    assert isinstance(owner, Operation)
+    edit.set_results([*values[:i], *owner.operands, *values[i + 1 :]])  # type: ignore[index, misc]
     return _done(edit, ctx)
 
 
@@ -234,6 +282,32 @@ def _ancestor_in(op: Operation, ops: set[Operation]) -> bool:
             return True
         p = p.parent_op()
     return False
+
+
+def _bypass_operand(op: Operation, result: SSAValue) -> SSAValue | None:
+    return next((v for v in op.operands if v.type == result.type), None)
+
+
+def bypass_atoms(program: Program, ctx: Context) -> list[Atom]:
+    return [
+        i for i, op in enumerate(program.ops)
+        if not isinstance(op, (FuncOp, ModuleOp)) and not is_terminator(op) and op.results
+        and all(_bypass_operand(op, r) is not None for r in op.results)
+    ]
+
+
+def bypass(program: Program, atoms: Sequence[Atom], ctx: Context) -> Program:
+    """The ops ``atoms`` are deleted; each of their results is replaced by their first operand of
+    its type (what lies between two ops the failure needs goes, the two stay connected)."""
+    edit = Edit(program)
+    for i in sorted(atoms):  # type: ignore[type-var]
+        op = edit.ops[i]  # type: ignore[index]
+        for r in op.results:
+            v = _bypass_operand(op, r)
+            assert v is not None
+            r.replace_all_uses_with(v)
+        Rewriter.erase_op(op)
+    return _done(edit, ctx)
 
 
 # ---------------------------------------------------------------------- 4. calls, functions, regions
@@ -351,19 +425,31 @@ def simplify(program: Program, atoms: Sequence[Atom], ctx: Context) -> Program:
 
 # ---------------------------------------------------------------------- 6. shapes
 def shape_atoms(program: Program, ctx: Context) -> list[Atom]:
-    out: list[Atom] = []
-    for a, t in enumerate(program.entry_function().function_type.inputs.data):
-        shape = t.get_shape() if hasattr(t, "get_shape") else ()
-        out.extend((a, d) for d, n in enumerate(shape) if n > 1)
-    return out
+    types = list(program.entry_function().function_type.inputs.data)
+    first: dict[object, int] = {}
+    for a, t in enumerate(types):
+        first.setdefault(t, a)
+
+    def dims(t: object) -> list[int]:
+        shape = t.get_shape() if isinstance(t, TensorType) else ()
+        return [d for d, n in enumerate(shape) if n > 1]
+
+    together = [(a, d, True) for a, t in enumerate(types) if first[t] == a for d in dims(t)]
+    alone = [
+        (a, d, False) for a, t in enumerate(types)
+        if types.count(t) > 1 for d in dims(t)
+    ]
+    return [*together, *alone]
 
 
 def shrink_shapes(program: Program, atoms: Sequence[Atom], ctx: Context) -> Program:
-    """Argument ``a`` sliced to half its size along dimension ``d`` (its first half), the types
-    downstream re-inferred (:func:`.shrink.shrink_argument`)."""
+    """Arguments sliced to the first half of dimension ``d``: argument ``a`` alone, or with every
+    argument of its type (``(a, d, together)``); the types downstream re-inferred
+    (:func:`.shrink.shrink_arguments`)."""
     edit = Edit(program)
-    a, d = atoms[0]  # type: ignore[misc]
-    shrink_argument(edit, a, d)
+    a, d, together = atoms[0]  # type: ignore[misc]
+    types = list(edit.entry.function_type.inputs.data)
+    shrink_arguments(edit, [b for b, t in enumerate(types) if t == types[a]] if together else [a], d)
     return _done(edit, ctx)
 
 
@@ -449,8 +535,10 @@ MOVES: tuple[Move, ...] = (
     _move("drop-results", "ddmin", result_atoms, drop_results),
     _move("focus", "each", focus_atoms, focus),
     _move("return-earlier", "bisect", earlier_atoms, return_earlier),
+    _move("return-operands", "each", operand_result_atoms, return_operands),
     _move("cut", "ddmin", cut_atoms, cut),
     _move("replace-ops", "ddmin", replace_atoms, replace_ops),
+    _move("bypass", "ddmin", bypass_atoms, bypass),
     _move("inline", "each", inline_atoms, inline),
     _move("drop-functions", "ddmin", function_atoms, drop_functions),
     _move("flatten-regions", "each", region_atoms, flatten_regions),

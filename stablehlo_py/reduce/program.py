@@ -5,9 +5,10 @@ Program of it.  Its text is what an interestingness test reads and what the memo
 printed when any op has a source location of its own, so a JAX program keeps its name stacks).
 
 Size (:class:`Size`) orders candidates: a candidate is kept only when it is interesting and
-smaller, by ops (every op inside a function but the terminators), then functions, then the element
-count of every statically shaped value (shrunk shapes), then the length of the text (dropped
-attributes, splat constants).  Each is a natural number, so the reduction ends.
+smaller, by functions (so inlining a function's calls counts, though it adds ops), then ops (every
+op inside a function but the terminators), then the element count of every statically shaped value
+(shrunk shapes), then the length of the text (dropped attributes, splat constants).  Each is a
+natural number, so the reduction ends.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ class ReduceError(StableHLOError):
 
 @dataclass(frozen=True, order=True)
 class Size:
-    ops: int
     functions: int
+    ops: int
     elements: int
     chars: int
 
@@ -126,7 +127,7 @@ class Program:
             if not op.has_trait(IsTerminator, value_if_unregistered=False):
                 ops += 1
             elements += sum(_elements(r.type) for r in op.results)
-        return Size(ops, funcs, elements, len(self.text))
+        return Size(funcs, ops, elements, len(self.text))
 
     def entry_function(self) -> FuncOp:
         return entry_function(self.module, self.entry)

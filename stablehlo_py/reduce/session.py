@@ -146,7 +146,7 @@ class Session:
                 verify(self.original.module)
             except Exception as e:
                 raise ReduceError(f"the program to reduce does not verify: {e}") from None
-        if not search.judge(self.original):
+        if not search.judge(self.original, limited=False):
             why = getattr(self.test, "last_error", None)
             raise ReduceError(
                 f"the program is not interesting to start with: the test ({self.test.describe()}) "
@@ -154,7 +154,7 @@ class Session:
                 + (f"; the test raised: {search.stats.test_errors[-1]}" if search.stats.test_errors else "")
             )
         cleaned = dead_code(self.original, (), context)
-        if cleaned.text != self.original.text and not search.judge(cleaned):
+        if cleaned.text != self.original.text and not search.judge(cleaned, limited=False):
             context.cleanup = False  # the failure needs dead code: keep it
         result = search.run()
         return Result(

@@ -1,4 +1,4 @@
-"""Shrinking a shape: an argument of the entry function sliced along one dimension, and the result
+"""Shrinking shapes: arguments of the entry function sliced along one dimension, and the result
 types of every op it reaches inferred again by upstream's rules (``stablehlo_py.ir.infer``).
 
 An op reached whose types cannot be inferred (no rule, as ``reshape`` or ``broadcast_in_dim``, which
@@ -19,28 +19,27 @@ from stablehlo_py.ir.text.dense import dense_values, make_dense
 from stablehlo_py.ir.xdsl_compat.fields import retype_values
 from stablehlo_py.reduce.edit import Edit, NotApplicable
 
-__all__ = ["shrink_argument"]
+__all__ = ["shrink_arguments"]
 
 
-def shrink_argument(edit: Edit, index: int, dim: int) -> None:
-    """Argument ``index`` of the entry function (and its input) keeps the first half of dimension
-    ``dim``; the types downstream follow."""
+def shrink_arguments(edit: Edit, indices: list[int], dim: int) -> None:
+    """Arguments ``indices`` of the entry function (and their inputs) keep the first half of
+    dimension ``dim``; the types downstream follow."""
     block = edit.entry.body.block
-    arg = block.args[index]
-    t = arg.type
-    if not isinstance(t, TensorType):
-        raise NotApplicable("not a tensor")
-    shape = list(t.get_shape())
-    if shape[dim] <= 1:
-        raise NotApplicable("nothing to halve")
-    shape[dim] = shape[dim] // 2
-    new_t = TensorType(t.element_type, shape, t.encoding)
-    value = np.asarray(edit.inputs[index])
-    sl = [slice(None)] * value.ndim
-    sl[dim] = slice(0, shape[dim])
-    edit.inputs[index] = np.ascontiguousarray(value[tuple(sl)])
-    old: dict[SSAValue, Attribute] = {arg: t}
-    retype_values([arg], [new_t])
+    old: dict[SSAValue, Attribute] = {}
+    for index in indices:
+        arg = block.args[index]
+        t = arg.type
+        if not isinstance(t, TensorType) or dim >= t.get_num_dims() or t.get_shape()[dim] <= 1:
+            raise NotApplicable("nothing to halve")
+        shape = list(t.get_shape())
+        shape[dim] = shape[dim] // 2
+        value = np.asarray(edit.inputs[index])
+        sl = [slice(None)] * value.ndim
+        sl[dim] = slice(0, shape[dim])
+        edit.inputs[index] = np.ascontiguousarray(value[tuple(sl)])
+        old[arg] = t
+        retype_values([arg], [TensorType(t.element_type, shape, t.encoding)])
     for op in edit.entry.walk(region_first=True):
         if op is edit.entry or op.has_trait(IsTerminator, value_if_unregistered=False):
             continue
