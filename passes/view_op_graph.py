@@ -1,8 +1,8 @@
-"""`view-op-graph`: MLIR's pass (mlir/lib/Transforms/ViewOpGraph.cpp) writing a Graphviz graph of the
-module; the IR passes through unchanged.
+"""`view-op-graph`: MLIR's pass (mlir/lib/Transforms/ViewOpGraph.cpp) writing a Graphviz graph of
+the module; the IR passes through unchanged.
 
-As MLIR's, the graph is DOT text written to stderr (`stablehlo-opt --view-op-graph x.mlir 2> g.dot`),
-laid out as `stablehlo_py.ir.text.op_graph` describes, with upstream's options `max-label-len`,
+As MLIR's, the graph is DOT text written to stderr (`stablehlo-opt --view-op-graph x.mlir 2> g.dot`,
+laid out as `stablehlo_py.ir.text.op_graph` describes), with upstream's options `max-label-len`,
 `print-attrs`, `print-control-flow-edges`, `print-data-flow-edges` and `print-result-types`.
 Ours besides: `output=FILE` writes the graph to a file instead, and `format=svg` renders it with
 Graphviz's `dot -Tsvg` (`stablehlo-opt --view-op-graph=svg` is the shorthand), which must be

@@ -1,5 +1,6 @@
-"""An op as a Graphviz graph in the DOT language, line for line as MLIR's `view-op-graph` pass writes
-it (mlir/lib/Transforms/ViewOpGraph.cpp, the version with input and output bars on region ops).
+"""An op as a Graphviz graph in the DOT language, line for line as MLIR's `view-op-graph` pass
+writes it (mlir/lib/Transforms/ViewOpGraph.cpp, the version with input and output bars on region
+ops).
 
 The graph (`digraph G { compound = true; ... }`) holds:
 
@@ -18,9 +19,10 @@ The graph (`digraph G { compound = true; ... }`) holds:
   south) to the operand port (`:n`, north) of each use, a value used inside a region op whose
   operand it is entering through that op's input bar.
 
-Node and cluster ids come from one counter in emission order.  Port names are the value's printed
-name (`%3#1`) with `%` and `#` as `_`, and an operand's port gets `_<operand number>` appended when
-the op takes the same value twice.  Attributes are the op's properties and attributes sorted by
+Node and cluster ids come from one counter in emission order.  Every edge joins two nodes (so
+upstream's `lhead`/`ltail`, for edges clipped at a cluster, never arise in this layout).  Port
+names are the value's printed name (`%3#1`) with `%` and `#` as `_`, and an operand's port gets
+`_<operand number>` appended when the op takes the same value twice.  Attributes are the op's properties and attributes sorted by
 name; an elements attribute with more than `large_elements_limit` elements (MLIR's default 16)
 prints as `[[...]] : type` (a bracket per dimension), unless it is a splat; an array attribute
 with more elements as `[...]`; other attribute and type text is cut at `max_label_len` characters
@@ -71,19 +73,16 @@ def escape_label(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
-@dataclass(frozen=True)
-class _Node:
-    id: int
-    cluster: int | None = None  # the cluster a block's anchor node stands for
-
-
 @dataclass
 class _DataFlowEdge:
+    """An edge to node `node`'s operand port `dst_port` from the node of `value` (node ids are
+    the counter's), or from an input bar."""
+
     value: SSAValue
-    node: _Node
+    node: int
     src_port: str
     dst_port: str
-    source: _Node | None = None  # an input bar the value enters a region through
+    source: int | None = None  # an input bar the value enters a region through
     from_arg_port: bool = False
 
 
@@ -117,8 +116,8 @@ class _Graph:
         self.out = _Out()
         self.counter = 0
         self.edges: list[str] = []
-        self.value_node: dict[int, _Node] = {}
-        self.input_bar: dict[int, tuple[_Node, str]] = {}
+        self.value_node: dict[int, int] = {}
+        self.input_bar: dict[int, tuple[int, str]] = {}
         self.data_edges: list[_DataFlowEdge] = []
 
     def text(self) -> str:
@@ -138,12 +137,16 @@ class _Graph:
     def _port(self, v: SSAValue) -> str:
         return self._name(v).replace("%", "_").replace("#", "_")
 
-    def _operand_port(self, op: Operation, index: int) -> str:
-        v = op.operands[index]
-        port = self._port(v)
-        if sum(1 for w in op.operands if w is v) > 1:
-            port += f"_{index}"
-        return port
+    def _operand_ports(self, op: Operation) -> list[str]:
+        """The port of each operand: the value's, `_<operand number>` appended when the op takes
+        the value more than once."""
+        operands = op.operands
+        ports = [self._port(v) for v in operands]
+        if len({id(v) for v in operands}) < len(operands):
+            for i, v in enumerate(operands):
+                if sum(1 for w in operands if w is v) > 1:
+                    ports[i] += f"_{i}"
+        return ports
 
     def _truncate(self, text: str) -> str:
         n = self.o.max_label_len
@@ -171,9 +174,10 @@ class _Graph:
         return sorted({**op.properties, **op.attributes}.items(), key=lambda kv: kv[0])
 
     # -- labels
-    def _operand_ports(self, op: Operation) -> str:
+    def _operand_fields(self, op: Operation) -> str:
         return "|".join(
-            f"<arg{self._operand_port(op, i)}> {self._name(v)}" for i, v in enumerate(op.operands)
+            f"<arg{port}> {self._name(v)}"
+            for port, v in zip(self._operand_ports(op), op.operands, strict=True)
         )
 
     def _result_ports(self, op: Operation) -> str:
@@ -186,7 +190,7 @@ class _Graph:
     def _record_label(self, op: Operation) -> str:
         parts = ["{"]
         if op.operands:
-            parts.append("{" + self._operand_ports(op) + "}|")
+            parts.append("{" + self._operand_fields(op) + "}|")
         parts.append(op.name + "\\l")
         attrs = self._attrs(op)
         if self.o.print_attrs and attrs:
@@ -210,50 +214,44 @@ class _Graph:
     def _attr_list(attrs: dict[str, str]) -> str:
         return "[" + ", ".join(f"{k} = {v}" for k, v in sorted(attrs.items())) + "]"
 
-    def _node(self, label: str, shape: str = _RECORD, background: str = "") -> _Node:
+    def _node(self, label: str, shape: str = _RECORD, background: str = "") -> int:
         self.counter += 1
         attrs = {"label": f'"{label}"', "shape": shape}
         if background:
             attrs["style"] = "filled"
             attrs["fillcolor"] = f'"{background}"'
         self.out.write(f"v{self.counter} {self._attr_list(attrs)};\n")
-        return _Node(self.counter)
+        return self.counter
 
     def _edge(
         self,
-        n1: _Node,
-        n2: _Node,
+        n1: int,
+        n2: int,
         src_port: str,
         dst_port: str,
         style: str,
         from_arg_port: bool = False,
     ) -> None:
-        attrs = {"style": style}
-        if n1.cluster is not None:
-            attrs["ltail"] = f"cluster_{n1.cluster}"
-        if n2.cluster is not None:
-            attrs["lhead"] = f"cluster_{n2.cluster}"
-        text = f"v{n1.id}"
-        if src_port and n1.cluster is None:
-            text += (":arg" if from_arg_port else ":res") + src_port + ":s"
-        text += f" -> v{n2.id}"
-        if dst_port and n2.cluster is None:
-            text += f":arg{dst_port}:n"
-        self.edges.append(text + self._attr_list(attrs))
+        source = f"v{n1}"
+        if src_port:
+            source += (":arg" if from_arg_port else ":res") + src_port + ":s"
+        target = f"v{n2}"
+        if dst_port:
+            target += f":arg{dst_port}:n"
+        self.edges.append(f"{source} -> {target}[style = {style}]")
 
-    def _ordering_edge(self, a: _Node, b: _Node) -> None:
-        self.out.write(f"v{a.id} -> v{b.id}{self._attr_list({'style': 'invis'})};\n")
+    def _ordering_edge(self, a: int, b: int) -> None:
+        self.out.write(f"v{a} -> v{b}[style = invis];\n")
 
     def _all_edges(self) -> None:
         for e in self.data_edges:  # (none are collected without print-data-flow-edges)
-            source = e.source or self.value_node.get(id(e.value), _Node(0))
+            source = e.source if e.source is not None else self.value_node.get(id(e.value), 0)
             self._edge(source, e.node, e.src_port, e.dst_port, _DATA_FLOW, e.from_arg_port)
         for edge in self.edges:
             self.out.write(edge + ";\n")
-        self.edges.clear()
 
     # -- the IR
-    def _operation(self, op: Operation) -> _Node:
+    def _operation(self, op: Operation) -> int:
         """Emit an op (a node, or a cluster when it has regions); returns the node its operands
         enter (what control-flow edges join)."""
         if op.regions:
@@ -261,8 +259,7 @@ class _Graph:
         else:
             sink = source = self._node(self._record_label(op), _RECORD, self.colors[op.name])
         if self.o.print_data_flow_edges:
-            for i, v in enumerate(op.operands):
-                dst = self._operand_port(op, i)
+            for v, dst in zip(op.operands, self._operand_ports(op), strict=True):
                 bar = self.input_bar.get(id(v))
                 if bar is not None:
                     self.data_edges.append(_DataFlowEdge(v, sink, bar[1], dst, bar[0], True))
@@ -272,7 +269,7 @@ class _Graph:
             self.value_node[id(r)] = source
         return sink
 
-    def _region_op(self, op: Operation) -> tuple[_Node, _Node]:
+    def _region_op(self, op: Operation) -> tuple[int, int]:
         self.counter += 1
         self.out.write(f"subgraph cluster_{self.counter} {{\n")
         self.out.level += 1
@@ -281,14 +278,14 @@ class _Graph:
         self.out.write(f'label = "{self._cluster_label(op)}";\n')
         color = self.colors[op.name]
         if op.operands:
-            inputs = self._node("operands|" + self._operand_ports(op), _RECORD, color)
+            inputs = self._node("operands|" + self._operand_fields(op), _RECORD, color)
         else:
             inputs = self._node(" ", _NONE)
-        saved: list[tuple[int, tuple[_Node, str] | None]] = []
-        for i, v in enumerate(op.operands):
+        saved: list[tuple[int, tuple[int, str] | None]] = []
+        for v, port in zip(op.operands, self._operand_ports(op), strict=True):
             saved.append((id(v), self.input_bar.get(id(v))))
-            self.input_bar[id(v)] = (inputs, self._operand_port(op, i))
-        blocks: list[tuple[_Node, _Node]] = []
+            self.input_bar[id(v)] = (inputs, port)
+        blocks: list[tuple[int, int]] = []
         for region in op.regions:
             blocks.extend(self._region(region))
         for key, previous in saved:
@@ -309,21 +306,20 @@ class _Graph:
         self.out.write("}\n")
         return inputs, outputs
 
-    def _region(self, region: Region) -> list[tuple[_Node, _Node]]:
+    def _region(self, region: Region) -> list[tuple[int, int]]:
         return [self._block(b) for b in region.blocks]
 
-    def _block(self, block: Block) -> tuple[_Node, _Node]:
+    def _block(self, block: Block) -> tuple[int, int]:
         """A block's cluster; returns its anchor node and the node of its last op (the anchor
         when the block is empty)."""
         self.counter += 1
-        cluster = self.counter
-        self.out.write(f"subgraph cluster_{cluster} {{\n")
+        self.out.write(f"subgraph cluster_{self.counter} {{\n")
         self.out.level += 1
-        anchor = _Node(self._node(" ", _NONE).id, cluster)
+        anchor = self._node(" ", _NONE)
         self.out.write('label = "";\n')
         for arg in block.args:
             self.value_node[id(arg)] = self._node(self._value_field(arg))
-        previous: _Node | None = None
+        previous: int | None = None
         for op in ops_of(block):
             node = self._operation(op)
             if self.o.print_control_flow_edges and previous is not None:

@@ -1,5 +1,5 @@
-"""`view-op-graph`: the DOT of MLIR's pass (mlir/lib/Transforms/ViewOpGraph.cpp, current layout) line
-for line, our `format=svg` and `output=FILE`, and the command line.
+"""`view-op-graph`: the DOT of MLIR's pass (mlir/lib/Transforms/ViewOpGraph.cpp, current layout)
+line for line, our `format=svg` and `output=FILE`, and the command line.
 
 The goldens are upstream's print-op-graph tests (their inputs; the expected lines of the record nodes
 and of the edges between them are upstream's own, the region-op clusters written out for the current
