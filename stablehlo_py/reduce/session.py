@@ -32,7 +32,10 @@ from stablehlo_py.reduce.program import Program, ReduceError, Size, describe_inp
 from stablehlo_py.reduce.tests import InterestingnessTest, as_test
 from stablehlo_py.reduce.values import default_inputs, record
 
-__all__ = ["Result", "Session", "reduce"]
+__all__ = ["RECORD_BUDGET", "Result", "Session", "reduce"]
+
+RECORD_BUDGET = 60.0
+"""CPU seconds the interpreter gets to record a program's values (no more than the time left)."""
 
 
 @dataclass
@@ -125,7 +128,10 @@ class Session:
         if not self.record_values:
             return None
         if self._recorded is None or self._recorded[0] is not program:
-            self._recorded = (program, record(program))
+            budget = RECORD_BUDGET
+            if self.search is not None and self.time_limit is not None:
+                budget = min(budget, max(0.0, self.time_limit - self.search.elapsed()))
+            self._recorded = (program, record(program, budget))
         return self._recorded[1]
 
     def run(self) -> Result:

@@ -14,7 +14,8 @@ say how the search may treat them:
   failure is at, tried first (``DivergesFrom`` will name the first diverging op).
 
 Here: :class:`FailsWith` (a tool's error matches a regex) on the in-process tools ``verify``,
-``serialize:TARGET[:FORMAT]`` and ``interpret``.  The tests that run other programs fit the same
+``serialize:TARGET[:FORMAT]`` and ``interpret``; its focus is the ops at the error's positions in
+the candidate's text.  The tests that run other programs fit the same
 interface (issue 27 step 11): ``DivergesFrom(backend, rtol, atol)`` (the interpreter and XLA/IREE
 differ; ``uses_inputs``; ``focus`` from ``trace.compare``), ``FailsWith(on="xla"|"iree"|COMMAND)``
 (new entries of :data:`TOOLS`), ``Crashes(COMMAND)`` and ``Script(argv)`` (the candidate written
@@ -28,7 +29,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablehlo_py.reduce.program import Program, ReduceError
+from stablehlo_py.reduce.budget import OutOfTime, cpu_budget
+from stablehlo_py.ir.text.location import source_position
+from stablehlo_py.ir.text.name_stack import op_keys
+from stablehlo_py.reduce.program import Program, ReduceError, walk_ops
 
 __all__ = ["TOOLS", "FailsWith", "InterestingnessTest", "as_test"]
 
@@ -86,10 +90,19 @@ def _serialize(program: Program, arg: str | None) -> None:
     serialize_portable_artifact_str(program.text, target, format=fmt or "msgpack")
 
 
+INTERPRET_BUDGET = 60.0
+"""CPU seconds ``FailsWith(on="interpret")`` gives a run: a candidate whose loop no longer ends
+fails with ``OutOfTime`` (which a regex about another error does not match)."""
+
+
 def _interpret(program: Program, arg: str | None) -> None:
     from stablehlo_py.interpreter import run
 
-    run(program.fresh_module(), *program.inputs, entry=program.entry)
+    try:
+        with cpu_budget(INTERPRET_BUDGET):
+            run(program.fresh_module(), *program.inputs, entry=program.entry)
+    except OutOfTime:
+        raise TimeoutError(f"the run took more than {INTERPRET_BUDGET:g} s of CPU time") from None
 
 
 TOOLS: dict[str, tuple[Callable[[Program, str | None], None], bool]] = {
@@ -100,6 +113,10 @@ TOOLS: dict[str, tuple[Callable[[Program, str | None], None], bool]] = {
 """``on=`` name -> (run the tool on a program, raising its error; whether its result depends on the
 inputs).  ``serialize`` takes ``TARGET[:FORMAT]`` after a colon (``serialize:1.0.0``,
 ``serialize:1.0.0:mlir``)."""
+
+
+_REMEMBERED = 256  # errors kept by program (the current program's is asked for again by focus)
+_POSITION = re.compile(r"(?<![\w./-])-:(\d+):(\d+)")
 
 
 class FailsWith(InterestingnessTest):
@@ -125,18 +142,43 @@ class FailsWith(InterestingnessTest):
         self.verifies = name == "verify"
         self.last_error: str | None = None
         """The error of the last program tested (None when the tool succeeded)."""
+        self._errors: dict[str, str | None] = {}
 
     def error(self, program: Program) -> str | None:
         """The tool's error on ``program`` (``TypeName: message``), None when it succeeds."""
+        key = program.digest(self.uses_inputs)
+        if key in self._errors:
+            return self._errors[key]
         try:
             self._run(program, self._arg)
+            error = None
         except Exception as e:
-            return f"{type(e).__name__}: {e}"
-        return None
+            error = f"{type(e).__name__}: {e}"
+        if len(self._errors) >= _REMEMBERED:
+            del self._errors[next(iter(self._errors))]
+        self._errors[key] = error
+        return error
 
     def __call__(self, program: Program) -> bool:
         self.last_error = self.error(program)
         return self.last_error is not None and self.regex.search(self.last_error) is not None
+
+    def focus(self, program: Program) -> Sequence[str]:
+        """The ops the error is at: the error's ``-:LINE:COL`` positions in the program's text
+        (the tools read the text as ``-``), as op keys."""
+        error = self.error(program)
+        if error is None:
+            return ()
+        places = {(int(m[1]), int(m[2])) for m in _POSITION.finditer(error)}
+        if not places:
+            return ()
+        keys = op_keys(program.module)
+        out = []
+        for op, same in zip(walk_ops(program.fresh_module()), program.ops):
+            pos = source_position(op)
+            if pos is not None and pos[1:] in places and same in keys:
+                out.append(keys[same])
+        return out
 
     def describe(self) -> str:
         return f"fails with /{self.regex.pattern}/ on {self.on}"

@@ -3,7 +3,8 @@
 :func:`record` runs the interpreter once on a clone whose entry function also returns every value
 its top-level ops compute, and gives each op's results by its index (walk order).  Values inside
 regions and other functions are not recorded (their stand-ins are zeros); a program the interpreter
-cannot run (the failure being reduced may be the interpreter's own) has no recorded values.
+cannot run (the failure being reduced may be the interpreter's own), or not within its budget, has
+no recorded values.
 
 :func:`default_inputs`: inputs for a program given without any, made from the entry function's
 parameter types with a fixed seed (so a reduction is repeatable).
@@ -21,6 +22,7 @@ from xdsl.dialects.func import FuncOp
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.evaluator import TOKEN
 from stablehlo_py.ir.types import TokenType
+from stablehlo_py.reduce.budget import OutOfTime, cpu_budget
 from stablehlo_py.reduce.edit import Edit, Recorded, is_terminator
 from stablehlo_py.reduce.program import Program, ReduceError
 from stablehlo_py.semantics import dtypes
@@ -29,9 +31,10 @@ from stablehlo_py.semantics.ir_dtypes import dtype_of_type
 __all__ = ["default_inputs", "record"]
 
 
-def record(program: Program) -> Recorded | None:
+def record(program: Program, budget: float | None = None) -> Recorded | None:
     """op index -> its results' values on the program's inputs, for the ops at the top level of the
-    entry function; None when the interpreter cannot run the program."""
+    entry function; None when the interpreter cannot run the program, or not within ``budget``
+    seconds of CPU time (:func:`.budget.cpu_budget`: a loop that no longer ends)."""
     edit = Edit(program)
     block = edit.entry.body.block
     exposed: list[tuple[int, int]] = []
@@ -51,8 +54,9 @@ def record(program: Program) -> Recorded | None:
     n = len(ret.operands)
     edit.set_results([*ret.operands, *values])
     try:
-        results = run(edit.module, *program.inputs, entry=program.entry)
-    except Exception:  # the program may be a failure of the interpreter itself
+        with cpu_budget(budget):
+            results = run(edit.module, *program.inputs, entry=program.entry)
+    except (Exception, OutOfTime):  # the program may be a failure of the interpreter itself
         return None
     out: dict[int, list[np.ndarray]] = {}
     for (i, k), v in zip(exposed, results[n:]):

@@ -175,3 +175,50 @@ def test_the_summary_says_sizes_tests_and_time() -> None:
     assert re.fullmatch(r"tests: \d+ run, \d+ kept, \d+ invalid candidates, \d+ not applicable, "
                         r"\d+ seen before", lines[1])
     assert re.fullmatch(r"time: \d+\.\d\d s", lines[2])
+
+
+FOREVER = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<4xf32>
+    cond {
+      %c3 = stablehlo.constant dense<3> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %c3 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %w = stablehlo.sine %v : tensor<4xf32>
+      stablehlo.return %i, %w : tensor<i32>, tensor<4xf32>
+    }
+  return %0#1 : tensor<4xf32>
+}
+"""
+
+
+def test_runs_that_never_end_are_cut_short(monkeypatch) -> None:
+    import time
+
+    from stablehlo_py.reduce import tests as reduce_tests
+    from stablehlo_py.reduce.values import record
+
+    p = Program.from_text(FOREVER, [np.zeros(4, np.float32)])
+    start = time.perf_counter()
+    assert record(p, budget=0.3) is None
+    monkeypatch.setattr(reduce_tests, "INTERPRET_BUDGET", 0.3)
+    test = FailsWith("something else", on="interpret")
+    assert not test(p)
+    assert test.last_error == "TimeoutError: the run took more than 0.3 s of CPU time"
+    assert time.perf_counter() - start < 20
+
+
+def test_fails_with_focuses_on_the_op_at_the_errors_position() -> None:
+    from stablehlo_py.ir.text.name_stack import op_keys
+
+    text = _layers(6, "stablehlo.tan {v} : tensor<4x4xf32>", 3)
+    p = Program.from_text(text, [])
+    test = FailsWith("tan", on="serialize:1.0.0")
+    tan = next(k for op, k in op_keys(p.module).items() if op.name == "stablehlo.tan")
+    assert test.focus(p) == [tan] == ["@main/stablehlo.tan#0"]
+    assert FailsWith("nothing", on="serialize:1.4.0").focus(p) == ()
+    r = reduce(text, test)
+    assert r.stats.per_move["focus"][1] == 1  # kept at once
+    assert r.after.ops == 2  # a constant and the tan
