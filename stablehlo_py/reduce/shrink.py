@@ -15,7 +15,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
 from stablehlo_py.ir.infer import InferError, infer_op
-from stablehlo_py.ir.text.dense import dense_values, make_dense
+from stablehlo_py.ir.text.dense import dense_values
 from stablehlo_py.ir.xdsl_compat.fields import retype_values
 from stablehlo_py.reduce.edit import Edit, NotApplicable
 
