@@ -7,7 +7,8 @@ The dicts use Model Explorer's field names (``GraphCollection``, ``Graph``, ``Gr
                                "groupNodeAttributes": {layer: {key: value}}}]}
     node = {"id", "label", "namespace", "subgraphIds", "attrs": [{"key", "value"}],
             "incomingEdges": [{"sourceNodeId", "sourceNodeOutputId", "targetNodeInputId"}],
-            "outputsMetadata": [{"id", "attrs"}], "inputsMetadata": [{"id", "attrs"}]}
+            "outputsMetadata": [{"id", "attrs"}], "inputsMetadata": [{"id", "attrs"}],
+            "style": {"backgroundColor", "borderColor"} (Input nodes only)}
 
 One graph per function (id = its symbol name).  One node per op, id = the op key
 (:func:`~stablehlo_py.viz.layers.node_keys`: node data recorded by op key lands on its node),
@@ -16,9 +17,9 @@ its location, name stack and source line; ``namespace`` = its layer
 (:func:`~stablehlo_py.viz.layers.namespaces`); one output per result with its type
 (``tensor_shape``) and ``tensor_name`` = the op key; an incoming edge per operand from the op or
 block argument that defines it.  Block arguments are ``Input`` nodes (a function's at the top, a
-region's in the region's layer; ids ``%arg<j>`` and ``<region op key>/<region>/%arg<j>``).  Calls,
-composites and custom calls with called computations link their functions' graphs
-(``subgraphIds``).
+region's in the region's layer; ids ``%arg<j>`` and ``<region op key>/<region>/%arg<j>``; green:
+:data:`INPUT_STYLE`).  Calls, composites and custom calls with called computations link their
+functions' graphs (``subgraphIds``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from stablehlo_py.viz.layers import (
 
 __all__ = [
     "ELEMENT_LIMIT",
+    "INPUT_STYLE",
     "SUBGRAPH_ATTRS",
     "attribute_text",
     "file_graphs",
@@ -55,6 +57,9 @@ ELEMENT_LIMIT = 16
 
 SUBGRAPH_ATTRS = ("callee", "decomposition", "called_computations")
 """Attributes naming functions an op runs: their graphs become the node's ``subgraphIds``."""
+
+INPUT_STYLE = {"backgroundColor": "#ceead6", "borderColor": "#137333"}
+"""Input nodes (block arguments) are green, ops keep Model Explorer's white (``style``)."""
 
 Dict = dict[str, Any]
 
@@ -87,7 +92,6 @@ class _Builder:
         self.functions = functions(module)
         self.names = {name for name, _ in self.functions}
         self.type_text: dict[Attribute, str] = {}
-        self.operand_names: dict[type, list[str] | None] = {}
         self.arg_ids: dict[Block, list[str]] = {}
 
     def graph(self, fname: str, func: Operation) -> Dict:
@@ -142,6 +146,7 @@ class _Builder:
                 "outputsMetadata": [{"id": "0", "attrs": [
                     _kv("tensor_shape", self._type(arg.type)), _kv("tensor_name", node_id)]}],
                 "inputsMetadata": [],
+                "style": dict(INPUT_STYLE),
             })
         self.arg_ids[block] = ids
 
@@ -153,15 +158,6 @@ class _Builder:
             ids = self.arg_ids.get(value.block)
             return None if ids is None else (ids[value.index], "0")
         return None  # pragma: no cover - xDSL's values are results or block arguments
-
-    def _operand_names(self, op: Operation) -> list[str] | None:
-        cls = type(op)
-        if cls not in self.operand_names:
-            definition = getattr(cls, "get_irdl_definition", None)
-            defs = definition().operands if definition else []
-            fixed = all(type(d).__name__ == "OperandDef" for _, d in defs)
-            self.operand_names[cls] = [n for n, _ in defs] if defs and fixed else None
-        return self.operand_names[cls]
 
     def _node(self, op: Operation, key: str, layer: str) -> Dict:
         attrs = [_kv(k, attribute_text(v, self.limit)) for k, v in op.properties.items()]
@@ -181,10 +177,6 @@ class _Builder:
             if source is not None:
                 edges.append({"sourceNodeId": source[0], "sourceNodeOutputId": source[1],
                               "targetNodeInputId": str(i)})
-        names = self._operand_names(op)
-        inputs = []
-        if names is not None and len(names) == len(op.operands):
-            inputs = [{"id": str(i), "attrs": [_kv("__tensor_tag", n)]} for i, n in enumerate(names)]
         outputs = [
             {"id": str(r.index), "attrs": [
                 _kv("tensor_shape", self._type(r.type)), _kv("tensor_name", key)]}
@@ -202,7 +194,7 @@ class _Builder:
             "attrs": [_kv("op", op.name), *attrs],
             "incomingEdges": edges,
             "outputsMetadata": outputs,
-            "inputsMetadata": inputs,
+            "inputsMetadata": [],  # operand names: not worth 15% of a large graph's load time
         }
 
 

@@ -78,6 +78,7 @@ class _Objects:
             ],
             outputsMetadata=self.metadata(n["outputsMetadata"]),
             inputsMetadata=self.metadata(n["inputsMetadata"]),
+            style=graph_builder.GraphNodeStyle(**n["style"]) if "style" in n else None,
         )
 
 
