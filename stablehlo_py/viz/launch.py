@@ -35,6 +35,10 @@ def parser() -> argparse.ArgumentParser:
         prog="stablehlo-viz",
         description="Open a StableHLO program (text, portable artifact or JAX export) in Model "
         "Explorer as a graph: a graph per function, layers from JAX's name stacks and regions.",
+        epilog="`model-explorer FILE --extensions=stablehlo_py.viz` loads the same adapters, but "
+        "Model Explorer opens .mlir and .mlirbc files with its built-in MLIR adapter unless "
+        "'StableHLO (stablehlo-py)' is picked in its Adapter column; .shlo, .jax_exported and "
+        ".mlir.gz open with ours.",
     )
     p.add_argument("file", help="StableHLO text (.mlir, .mlir.gz), a portable artifact "
                    "(msgpack or MLIR bytecode) or a JAX export (.jax_exported)")
