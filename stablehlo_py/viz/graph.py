@@ -7,7 +7,7 @@ The dicts use Model Explorer's field names (``GraphCollection``, ``Graph``, ``Gr
                                "groupNodeAttributes": {layer: {key: value}}}]}
     node = {"id", "label", "namespace", "subgraphIds", "attrs": [{"key", "value"}],
             "incomingEdges": [{"sourceNodeId", "sourceNodeOutputId", "targetNodeInputId"}],
-            "outputsMetadata": [{"id", "attrs"}], "inputsMetadata": [{"id", "attrs"}],
+            "outputsMetadata": [{"id", "attrs"}], "inputsMetadata": [],
             "style": {"backgroundColor", "borderColor"} (Input nodes only)}
 
 One graph per function (id = its symbol name).  One node per op, id = the op key
