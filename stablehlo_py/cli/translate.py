@@ -1,6 +1,7 @@
 """`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
 
     stablehlo-translate --interpret [--split-input-file] [--args=...|--inputs=run.npz|DIR] [--output=out.npz] [FILE|-]
+    stablehlo-translate --interpret [--trace[=1|2|3]] [--trace-output=T.npz] [--compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]] FILE
     stablehlo-translate --interpret --list-custom-calls        # targets, where from, API version
     stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [--expand] [FILE|-] [-o OUT]
     stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported
@@ -95,6 +96,49 @@ MODES: dict[str, tuple[str, str, str]] = {
     "with JAX's result names) or FILE.npy (a single result) instead of printing them (-o still "
     "prints them as text).",
 )
+@click.option(
+    "--trace",
+    type=click.IntRange(1, 3),
+    default=None,
+    metavar="[=LEVEL]",
+    help="Report every op's results on stderr (with -o: in that file, after the results): "
+    "--trace or --trace=1 one line per op (shape, element type, min/max/mean, NaN/Inf counts, "
+    "JAX name stack key, source line), =2 adds values of up to 16 elements, =3 all values.  "
+    "Shows progress on long runs (a tqdm bar on a terminal when tqdm is installed).",
+)
+@click.option(
+    "--trace-output",
+    default=None,
+    metavar="T.npz",
+    help="Write every op's values and summaries to T.npz, keyed by op key (name stack, op name, "
+    "ordinal), also when the run fails; --compare-to=T.npz reads it back.",
+)
+@click.option(
+    "--compare-to",
+    default=None,
+    metavar="xla|iree|T.npz",
+    help="Run the program on XLA or IREE too (every top-level value returned: ops inside "
+    "regions and called functions are compared at the op holding or calling them; more "
+    "results may change the backend's fusion), or read a trace file of this program or the "
+    "program it was derived from (ops matched by place and op key); report the first op whose "
+    "results differ while its operands agree, with its source line, name stack, max abs/rel "
+    "difference and operands; exit 1 when any op differs.  XLA needs the oracle extra, IREE the "
+    "iree extra.",
+)
+@click.option(
+    "--rtol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Relative tolerance of --compare-to for floats (default per type: f32 2e-4, f16/bf16 "
+    "2e-2, f64 1e-10); integers and booleans compare exactly.",
+)
+@click.option(
+    "--atol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Absolute tolerance of --compare-to for floats (default per type: f32 2e-5, f16/bf16 "
+    "2e-2, f64 1e-12).",
+)
 @click.option("--probe-output-dir", default=None, help="Directory for interpreter.probe's tensors.")
 @click.option("--interpreter-print-dense", is_flag=True, help="Print results as dense attributes.")
 @click.option(
@@ -135,6 +179,7 @@ def cli(**options: object) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = normalize_argv(sys.argv[1:] if argv is None else argv, _SHORT)
+    args = ["--trace=1" if a == "--trace" else a for a in args]  # the level is optional
 
     def body() -> int:
         try:

@@ -12,9 +12,14 @@ from stablehlo_py.errors import StableHLOError
 def interpret(options: dict[str, Any]) -> int:
     """Run `main` (or, without one, every function taking no arguments) of each chunk; report every
     failing check with its function, op and values; exit 1 if any failed.  A partitioned program
-    with per-device regions (JAX's shard_map) runs once per partition (custom_calls/spmd.py)."""
+    with per-device regions (JAX's shard_map) runs once per partition (custom_calls/spmd.py).
+    `--trace`, `--trace-output`, `--compare-to` (translate_trace.py): exit 1 also when an op
+    diverges from the reference."""
     if options.get("list_custom_calls"):
         return list_custom_calls(options)
+    from contextlib import nullcontext
+
+    from stablehlo_py.cli.translate_trace import TraceSession
     from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, needs_spmd, num_partitions
     from stablehlo_py.interpreter.evaluator import Evaluator
     from stablehlo_py.interpreter.printing import format_value
@@ -25,8 +30,9 @@ def interpret(options: dict[str, Any]) -> int:
     results_file = options.get("results_file") or None
     saved: list[tuple[list[Any], list[str | None]]] = []  # --output: (results, names) per run
     print_results = not results_file or bool(options.get("output"))
+    tracing = TraceSession.from_options(options)
     for module, exported in _programs(options):
-        ev = Evaluator(module)
+        ev = Evaluator(module, observer=tracing.observer if tracing else None)
         partitions = num_partitions(module) if needs_spmd(module) else 1
         ev.probe_dir = options.get("probe_output_dir") or None  # type: ignore[attr-defined]
         ev.print_sink = out.append  # type: ignore[attr-defined]  # interpreter.print, in order
@@ -39,10 +45,11 @@ def interpret(options: dict[str, Any]) -> int:
             if args:
                 # concrete argument shapes bind the `?` dimensions of @main's parameter types
                 args = bind_arguments(ev.funcs[entry], args, entry)
-            if partitions > 1:
-                results = call_spmd(ev, entry, args, partitions)
-            else:
-                results = ev.call(entry, args)
+            with tracing.run(module, entry) if tracing else nullcontext():
+                if partitions > 1:
+                    results = call_spmd(ev, entry, args, partitions)
+                else:
+                    results = ev.call(entry, args)
             types = ev.funcs[entry].function_type.outputs.data
             if exported is not None and entry == "main":
                 results = exported.module_results(results)
@@ -52,6 +59,8 @@ def interpret(options: dict[str, Any]) -> int:
             dense = bool(options.get("interpreter_print_dense"))
             for r, t in zip(results, types) if print_results else ():
                 out.append(format_value(r, t, dense=dense) + "\n")
+            if tracing:
+                tracing.after(module, entry, args, out)
         for f in ev.failures:
             print(str(f), file=sys.stderr)
         failures += len(ev.failures)
@@ -61,7 +70,7 @@ def interpret(options: dict[str, Any]) -> int:
         save_results(str(results_file), *saved[0])
     if out:
         write_output(options.get("output"), "".join(out))  # type: ignore[arg-type]
-    return 1 if failures else 0
+    return 1 if failures or (tracing and tracing.diverged) else 0
 
 
 def _main_arguments(options: dict[str, Any], func: Any, exported: Any) -> list[Any]:
@@ -120,6 +129,8 @@ def _programs(options: dict[str, Any]) -> Any:
     from stablehlo_py.ir.verify import verify
 
     data, name = read_input_bytes(str(options["input_file"]))
+    if data[:2] == b"\x1f\x8b":  # gzip'd text (or artifact): `model.mlir.gz`
+        data = _gunzip(data, name)
     if is_binary(data):  # one program (no `// -----` to split on, as upstream's splitter finds)
         from stablehlo_py.serialization.jax_export import is_jax_exported, read_jax_exported
 
@@ -135,6 +146,16 @@ def _programs(options: dict[str, Any]) -> Any:
         module = parse(chunk, name, offset)
         verify(module)
         yield module, None
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    import gzip
+    import zlib
+
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as e:
+        raise StableHLOError(f"{name}: cannot decompress it as gzip: {e}") from None
 
 
 def list_custom_calls(options: dict[str, Any]) -> int:
