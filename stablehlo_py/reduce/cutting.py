@@ -24,7 +24,8 @@ def _stand_ins(edit: Edit, ctx: Context) -> Callable[[SSAValue], SSAValue]:
     def get(v: SSAValue) -> SSAValue:
         s = made.get(v)
         if s is None:
-            s = made[v] = edit.stand_in(index[v.owner], v.index, recorded)  # type: ignore[index, attr-defined]
+            owner = index[v.owner]  # type: ignore[index]
+            s = made[v] = edit.stand_in(owner, v.index, recorded)  # type: ignore[attr-defined]
         return s
 
     return get

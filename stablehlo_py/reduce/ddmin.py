@@ -1,11 +1,11 @@
 """The search: the moves (:mod:`.moves`) run in order, each to its own end, and again until a whole
 round keeps nothing (a greedy fix point).
 
-A candidate is kept when it is *interesting* (the test holds) and *smaller* (:class:`~.program.Size`).
-Before it is tested it is cleaned up, printed and looked up in the memo (text hash, plus the inputs'
-when the test reads them: a candidate seen before is never tested again), then verified in-process
-(an invalid candidate is counted, never tested; a test that judges verification itself, as
-``FailsWith(on="verify")``, sees it).  Moves search their atoms three ways:
+A candidate is kept when it is *interesting* (the test holds) and *smaller*
+(:class:`~.program.Size`). Before it is tested it is cleaned up, printed and looked up in the memo
+(text hash, plus the inputs' when the test reads them: a candidate seen before is never tested
+again), then verified in-process (an invalid candidate is counted, never tested; a test that judges
+verification itself, as ``FailsWith(on="verify")``, sees it). Moves search their atoms three ways:
 
 - ``ddmin``: chunks of atoms at once, starting with all of them, halving the chunk size when no
   chunk of the current size is kept (down to single atoms); after a kept candidate the atoms are
@@ -164,7 +164,9 @@ class Search:
         if better is not None and keep:
             self.keep(move, better)
         elif self.progress is not None:
-            self.progress(Progress(move.name, self.current.size, self.stats.tests, self.elapsed(), False))
+            self.progress(
+                Progress(move.name, self.current.size, self.stats.tests, self.elapsed(), False)
+            )
         return interesting, better
 
     def keep(self, move: Move, program: Program) -> None:

@@ -1,12 +1,12 @@
 """The reducer's moves: candidate edits of a program, each made on a clone (:class:`~.edit.Edit`).
 
-A move is a :class:`~.move.Move`: ``atoms(program, context)`` lists what it can act on in the current
-program, ``apply(program, atoms, context)`` returns a new :class:`~.program.Program` with the edit
-made on those atoms (or raises :class:`~.edit.NotApplicable`), and ``search`` says how the search
-(:mod:`.ddmin`) picks atoms: ``"ddmin"`` (chunks of atoms at once, halving), ``"each"`` (one atom at
-a time, atoms being alternatives) or ``"bisect"`` (the first atom, in order, that keeps the program
-interesting, found by bisection).  Every candidate is cleaned up (dead ops, unused arguments and
-private functions) before it is verified and tested.
+A move is a :class:`~.move.Move`: ``atoms(program, context)`` lists what it can act on in the
+current program, ``apply(program, atoms, context)`` returns a new :class:`~.program.Program` with
+the edit made on those atoms (or raises :class:`~.edit.NotApplicable`), and ``search`` says how the
+search (:mod:`.ddmin`) picks atoms: ``"ddmin"`` (chunks of atoms at once, halving), ``"each"`` (one
+atom at a time, atoms being alternatives) or ``"bisect"`` (the first atom, in order, that keeps the
+program interesting, found by bisection). Every candidate is cleaned up (dead ops, unused arguments
+and private functions) before it is verified and tested.
 
 Atoms are op indices in walk order (:func:`~.program.walk_ops`), which the clone shares, or names.
 :data:`MOVES` lists them cheapest and largest first, as the search runs them:
@@ -14,10 +14,9 @@ Atoms are op indices in walk order (:func:`~.program.walk_ops`), which the clone
 1. ``dead-code``: the cleanup alone; ``drop-results``: results the test does not need;
 2. ``focus``: the ops the test names (a divergence's first diverging op) returned and cut loose;
    ``return-earlier``: the entry function ends after an earlier op (returning what later ops
-   used); ``return-operands``:
-   a result replaced by the operands of the op computing it; ``cut``: an op's operands replaced
-   by stand-ins (:meth:`~.edit.Edit.stand_in`: the value the interpreter
-   computed, as a constant of at most 64 elements or a new argument fed with it);
+   used); ``return-operands``: a result replaced by the operands of the op computing it;
+   ``cut``: an op's operands replaced by stand-ins (:meth:`~.edit.Edit.stand_in`: the value the
+   interpreter computed, as a constant of at most 64 elements or a new argument fed with it);
 3. ``replace-ops``: ops deleted, their uses given stand-ins; ``bypass``: ops deleted, their uses
    given an operand of the same type;
 4. ``inline``, ``drop-functions``, ``flatten-regions`` (while/case/if replaced by one region's

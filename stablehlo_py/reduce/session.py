@@ -154,10 +154,11 @@ class Session:
                 raise ReduceError(f"the program to reduce does not verify: {e}") from None
         if not search.judge(self.original, limited=False):
             why = getattr(self.test, "last_error", None)
+            raised = search.stats.test_errors
             raise ReduceError(
                 f"the program is not interesting to start with: the test ({self.test.describe()}) "
                 "does not hold on it" + (f"; the tool said: {why}" if why else "")
-                + (f"; the test raised: {search.stats.test_errors[-1]}" if search.stats.test_errors else "")
+                + (f"; the test raised: {raised[-1]}" if raised else "")
             )
         cleaned = dead_code(self.original, (), context)
         if cleaned.text != self.original.text and not search.judge(cleaned, limited=False):

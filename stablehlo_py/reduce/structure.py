@@ -17,7 +17,7 @@ from stablehlo_py.reduce.move import Atom, Context, done
 from stablehlo_py.reduce.program import Program, functions
 from stablehlo_py.reduce.shrink import shrink_arguments
 
-# ---------------------------------------------------------------------- 4. calls, functions, regions
+# ------------------------------------------------------------------ 4. calls, functions, regions
 _INLINE = ("inline", "stablehlo-legalize-composite-to-call,inline")
 
 
@@ -85,9 +85,10 @@ def flatten_regions(program: Program, atoms: Sequence[Atom], ctx: Context) -> Pr
     if choice == "skip":
         results: list[SSAValue] = list(op.operands)
     elif choice == "once":
-        results = _inline_block(op.regions[1].blocks.first, op, list(op.operands))  # type: ignore[arg-type]
+        body = op.regions[1].blocks.first
+        results = _inline_block(body, op, list(op.operands))
     else:
-        results = _inline_block(op.regions[choice].blocks.first, op, [])  # type: ignore[arg-type]
+        results = _inline_block(op.regions[choice].blocks.first, op, [])
     if [v.type for v in results] != [r.type for r in op.results]:
         raise NotApplicable("the region's values have other types than the op's results")
     for r, v in zip(op.results, results):
@@ -156,5 +157,6 @@ def shrink_shapes(program: Program, atoms: Sequence[Atom], ctx: Context) -> Prog
     edit = Edit(program)
     a, d, together = atoms[0]  # type: ignore[misc]
     types = list(edit.entry.function_type.inputs.data)
-    shrink_arguments(edit, [b for b, t in enumerate(types) if t == types[a]] if together else [a], d)
+    which = [b for b, t in enumerate(types) if t == types[a]] if together else [a]
+    shrink_arguments(edit, which, d)
     return done(edit, ctx)

@@ -60,7 +60,8 @@ def record(program: Program, budget: float | None = None) -> Recorded | None:
         return None
     out: dict[int, list[np.ndarray]] = {}
     for (i, k), v in zip(exposed, results[n:]):
-        out.setdefault(i, [None] * len(edit.ops[i].results))[k] = np.asarray(v)  # type: ignore[list-item]
+        slots = out.setdefault(i, [np.empty(0)] * len(edit.ops[i].results))
+        slots[k] = np.asarray(v)
     return out
 
 

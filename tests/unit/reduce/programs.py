@@ -18,25 +18,32 @@ def _tan_helper(x):
     return hlo.add(hlo.tan(x), x)
 
 
+_DOT = {"lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}
+_ROWS = tensor((4, 8), "f32")
+
+
 def _layer(h, w, i: int, tan: str | None):
-    y = hlo.dot_general(
-        h, w, dot_dimension_numbers={"lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}
-    )
+    y = hlo.dot_general(h, w, dot_dimension_numbers=_DOT)
     bias = hlo.constant(np.linspace(0, 1, 8, dtype=np.float32) * (i % 7))
-    y = hlo.add(y, hlo.broadcast_in_dim(bias, broadcast_dimensions=[1], result_type=tensor((4, 8), "f32")))
-    y = hlo.tan(y) if tan == "layer" else call(_tan_helper, y) if tan == "call" else hlo.tanh(y)
-    t = hlo.reshape(hlo.transpose(y, permutation=[1, 0]), result_type=tensor((4, 8), "f32"))
+    y = hlo.add(y, hlo.broadcast_in_dim(bias, broadcast_dimensions=[1], result_type=_ROWS))
+    if tan == "layer":
+        y = hlo.tan(y)
+    else:
+        y = call(_tan_helper, y) if tan == "call" else hlo.tanh(y)
+    t = hlo.reshape(hlo.transpose(y, permutation=[1, 0]), result_type=_ROWS)
     h = hlo.add(hlo.multiply(t, 0.5), y)
     if i % 10 == 3:
         h = call(_helper, h)
     if i % 15 == 7:
         s = hlo.reduce(h, 0.0, body=hlo.add, dimensions=[0])
-        h = hlo.add(h, hlo.broadcast_in_dim(s, broadcast_dimensions=[1], result_type=tensor((4, 8), "f32")))
+        h = hlo.add(h, hlo.broadcast_in_dim(s, broadcast_dimensions=[1], result_type=_ROWS))
     if i % 25 == 11 or tan == "while":
+
+        def body(k, x):
+            return hlo.add(k, 1), hlo.multiply(hlo.tan(x) if tan == "while" else x, 0.9)
+
         _, h = hlo.while_(
-            [hlo.constant(np.int32(0)), h],
-            cond=lambda k, x: hlo.compare(k, 3, "LT"),
-            body=lambda k, x: (hlo.add(k, 1), hlo.multiply(hlo.tan(x) if tan == "while" else x, 0.9)),
+            [hlo.constant(np.int32(0)), h], cond=lambda k, x: hlo.compare(k, 3, "LT"), body=body
         )
     return h
 

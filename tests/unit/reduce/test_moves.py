@@ -271,7 +271,7 @@ func.func private @sq(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 
 def test_calls_to_effect_free_functions_are_dead_code() -> None:
-    text = CALLS.replace("return %1 : tensor<4xf32>\n}\nfunc.func private", "return %x : tensor<4xf32>\n}\nfunc.func private", 1)
+    text = CALLS.replace("return %1 : tensor<4xf32>", "return %x : tensor<4xf32>", 1)
     p = _program(text, X)
     out = _apply("dead-code", p, ["cleanup"])
     assert "call" not in out.text and "@square" not in out.text and "@other" in out.text
@@ -342,7 +342,9 @@ def test_flatten_if_and_case_to_one_branch() -> None:
     p = _program(IF_CASE, np.array(True), np.array(1, np.int32), X)
     i_if = next(i for i, op in enumerate(p.ops) if op.name == "stablehlo.if")
     i_case = next(i for i, op in enumerate(p.ops) if op.name == "stablehlo.case")
-    assert _atoms("flatten-regions", p) == [(i_if, 0), (i_if, 1), (i_case, 0), (i_case, 1), (i_case, 2)]
+    assert _atoms("flatten-regions", p) == [
+        (i_if, 0), (i_if, 1), (i_case, 0), (i_case, 1), (i_case, 2)
+    ]
     out = _apply("flatten-regions", p, [(i_if, 1)])
     assert "stablehlo.if" not in out.text and "stablehlo.cosine" in out.text
     out = _apply("flatten-regions", p, [(i_case, 2)])

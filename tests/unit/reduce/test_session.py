@@ -10,7 +10,15 @@ import pytest
 from stablehlo_py.interpreter import run
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.verify import verify
-from stablehlo_py.reduce import MOVES, FailsWith, Program, ReduceError, Session, reduce, write_program
+from stablehlo_py.reduce import (
+    MOVES,
+    FailsWith,
+    Program,
+    ReduceError,
+    Session,
+    reduce,
+    write_program,
+)
 from stablehlo_py.reduce.files import inputs_path
 from stablehlo_py.reduce.values import default_inputs
 
@@ -104,7 +112,8 @@ def test_the_start_is_checked() -> None:
     with pytest.raises(ReduceError, match="the program has no function @f to reduce "
                        r"\(its functions: @main\); name the entry function with entry="):
         Session(text, FailsWith("tan"), entry="f")
-    bad = _layers(2, "stablehlo.transpose {v}, dims = [0, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>", 1)
+    transpose = "stablehlo.transpose {v}, dims = [0, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>"
+    bad = _layers(2, transpose, 1)
     with pytest.raises(ReduceError, match="the program to reduce does not verify: .*permutation"):
         reduce(bad, FailsWith("x", on="serialize:1.0.0"))
     with pytest.raises(ReduceError, match="a callable taking the candidate program, not 3"):
