@@ -115,6 +115,8 @@ inputs).  ``serialize`` takes ``TARGET[:FORMAT]`` after a colon (``serialize:1.0
 ``serialize:1.0.0:mlir``)."""
 
 
+FOCUS_LIMIT = 8
+"""More ops than this at the matching lines of an error are no focus (the search finds the op)."""
 _REMEMBERED = 256  # errors kept by program (the current program's is asked for again by focus)
 _POSITION = re.compile(r"(?<![\w./-])-:(\d+):(\d+)")
 
@@ -164,13 +166,19 @@ class FailsWith(InterestingnessTest):
         return self.last_error is not None and self.regex.search(self.last_error) is not None
 
     def focus(self, program: Program) -> Sequence[str]:
-        """The ops the error is at: the error's ``-:LINE:COL`` positions in the program's text
-        (the tools read the text as ``-``), as op keys."""
+        """The ops the error is at, as op keys: the ``-:LINE:COL`` positions in the program's
+        text (the tools read the text as ``-``) on the lines of the error the regex matches
+        (an error naming every op, as a location newer than the target does, names the one that
+        matters on its own line); none when those lines name more than FOCUS_LIMIT ops."""
         error = self.error(program)
         if error is None:
             return ()
-        places = {(int(m[1]), int(m[2])) for m in _POSITION.finditer(error)}
-        if not places:
+        places = {
+            (int(m[1]), int(m[2]))
+            for line in error.splitlines() if self.regex.search(line)
+            for m in _POSITION.finditer(line)
+        }
+        if not places or len(places) > FOCUS_LIMIT:
             return ()
         keys = op_keys(program.module)
         out = []

@@ -231,3 +231,18 @@ def test_fails_with_focuses_on_the_op_at_the_errors_position() -> None:
     r = reduce(text, test)
     assert r.stats.per_move["focus"][1] == 1  # kept at once
     assert r.after.ops == 2  # a constant and the tan
+
+
+def test_focus_reads_the_lines_the_regex_matches() -> None:
+    from stablehlo_py.reduce import tests as reduce_tests
+
+    lines = _layers(6, "stablehlo.tan {v} : tensor<4x4xf32>", 3).splitlines()
+    ranged = "\n".join(  # locations newer than 1.0.0 on every op: the error names them all
+        line + ' loc("f.py":1:2 to :5)' if " = stablehlo." in line else line for line in lines
+    )
+    p = Program.from_text(ranged, [])
+    error = FailsWith("x", on="serialize:1.0.0").error(p)
+    assert error is not None and error.count("FileLineColRange") == p.size.ops - 1  # not tan
+    assert FailsWith(r"op 'tan' \(needs", on="serialize:1.0.0").focus(p) == ["@main/stablehlo.tan#0"]
+    assert FailsWith("FileLineColRange", on="serialize:1.0.0").focus(p) == ()  # 23 ops
+    assert p.size.ops > reduce_tests.FOCUS_LIMIT
