@@ -97,6 +97,7 @@ ALLOWED_ID: dict[str, str] = {
     "serialization/mlirbc/ops.py": "the encoder's type and attribute numbers, for one write",
     "serialization/reader.py": "the reader's element rows and checked codecs, for one read",
     "serialization/writer.py": "the writer's value positions and entry numbers, for one write",
+    "stablehlo_py/ir/text/op_graph.py": "value nodes and ports, for one graph",
 }
 
 # ---------------------------------------------------------------------- what is still to migrate
