@@ -7,16 +7,18 @@ agree (``--compare-to``).
 
 Ops are matched by their place in the run and by op key (`match.py`; keys are `op_keys`:
 ``<name-stack scope>/<op name>#<n>``), so the reference can be a run of the program this one was
-derived from.  Each op of our trace that the reference also has is compared result by result (`closeness.py`: values when both sides kept them, else
-summaries; integers and booleans exactly, NaNs at the same elements, floats within rtol/atol).
+derived from.  Each op of our trace that the reference also has is compared result by result
+(`closeness.py`: values when both sides kept them, else summaries; integers and booleans exactly,
+NaNs at the same elements, floats within rtol/atol).
 
 **The first diverging op** is, in trace order (the order ops first ran: program order, a called
 function's ops at its first call), the first op whose result differs while each of its operands
 (read from the program) agrees: an operand made by an op both sides have and that compares equal,
-or an argument of the entry function (both runs are assumed to get the same inputs).  Its own
-error, not an inherited one.  Operands that cannot be checked -- arguments of a called function or
-of a region's block (a ``while`` body: the trace keeps only the last iteration's values), values
-the reference lacks -- neither confirm nor refute; when no differing op has all its operands
+or an argument of the entry function (both runs are assumed to get the same inputs); an argument
+of a function called from one place, once, is that call's operand.  Its own error, not an
+inherited one.  Operands that cannot be checked -- arguments of a function called more than once
+or of a region's block (a ``while`` body: the trace keeps only the last iteration's values),
+values the reference lacks -- neither confirm nor refute; when no differing op has all its operands
 confirmed, the first differing op is reported instead, and the report says so.
 
 Keys on one side only are listed (not an error); so are ops not compared (a value neither side
@@ -27,6 +29,7 @@ when the reference is a backend, which returns the top-level values only).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from stablehlo_py.interpreter.trace_stats import Summary
 from xdsl.dialects.func import FuncOp
@@ -182,55 +185,71 @@ class _Matcher:
         return differ, unknown
 
 
-def _producer_ops(module: Operation | None) -> tuple[dict[Operation, str], dict[str, Operation]]:
-    if module is None:
-        return {}, {}
-    keys = op_keys(module)
-    return keys, {k: op for op, k in keys.items()}
+class _Program:
+    """What the comparison reads from the program: op keys, and the call sites of functions."""
 
+    def __init__(self, module: Operation | None, entry: str) -> None:
+        self.entry = entry
+        self.keys: dict[Operation, str] = op_keys(module) if module is not None else {}
+        self.by_key = {k: op for op, k in self.keys.items()}
+        self.calls: dict[str, list[Operation]] = {}
+        for op in self.keys:
+            callee = op.properties.get("callee") or op.attributes.get("callee")
+            if op.name == "func.call" and callee is not None:
+                name = getattr(getattr(callee, "root_reference", None), "data", None)
+                name = name if isinstance(name, str) else str(callee).lstrip("@")
+                self.calls.setdefault(name, []).append(op)
 
-def _operand_checks(
-    op: Operation, keys: dict[Operation, str], entry: str, m: _Matcher
-) -> list[OperandCheck]:
-    checks = []
-    for i, value in enumerate(op.operands):
+    def operand_checks(self, op: Operation, m: _Matcher) -> list[OperandCheck]:
+        return [self.check(i, value, m, "") for i, value in enumerate(op.operands)]
+
+    def check(self, i: int, value: Any, m: _Matcher, via: str) -> OperandCheck:
         if isinstance(value, OpResult):
-            producer = value.op
+            key = self.keys.get(value.op)
             k = value.index
-            key = keys.get(producer)
-            source = "?" if key is None else (key if k == 0 else f"{key} #{k}")
+            source = via + ("?" if key is None else (key if k == 0 else f"{key} #{k}"))
             ours = m.ours[key] if key is not None and key in m.ours else None
             summary = ours.results[k] if ours is not None and k < len(ours.results) else None
             if ours is None:
-                checks.append(OperandCheck(i, source, UNKNOWN, None, None, "not in this trace"))
-            elif key not in m.pairs:
-                checks.append(OperandCheck(i, source, UNKNOWN, summary, None, "not in the reference"))
-            else:
-                c = m.result(key, k)
-                status = {True: AGREES, False: DIFFERS, None: UNKNOWN}[c.agree]
-                checks.append(OperandCheck(i, source, status, summary, c, c.reason if c.agree is None else ""))
-        elif isinstance(value, BlockArgument):
-            checks.append(_block_argument(i, value, entry))
-        else:  # pragma: no cover - xDSL has no other SSA values
-            checks.append(OperandCheck(i, str(value), UNKNOWN, note="unknown value"))
-    return checks
+                return OperandCheck(i, source, UNKNOWN, None, None, "not in this trace")
+            if key not in m.pairs:
+                return OperandCheck(i, source, UNKNOWN, summary, None, "not in the reference")
+            c = m.result(key, k)
+            status = {True: AGREES, False: DIFFERS, None: UNKNOWN}[c.agree]
+            return OperandCheck(i, source, status, summary, c, c.reason if c.agree is None else "")
+        if isinstance(value, BlockArgument):
+            return self.block_argument(i, value, m, via)
+        return OperandCheck(i, via + str(value), UNKNOWN, note="unknown value")  # pragma: no cover
 
+    def block_argument(self, i: int, value: BlockArgument, m: _Matcher, via: str) -> OperandCheck:
+        owner = value.block.parent_op()
+        if isinstance(owner, FuncOp):
+            name = owner.sym_name.data
+            source = f"{via}argument {value.index} of @{name}"
+            if name == self.entry:
+                return OperandCheck(i, source, INPUT, note="an input of the run")
+            site = self._only_call(name, m)
+            if site is not None and value.index < len(site.operands):
+                # a function called once: its argument is the call's operand
+                return self.check(i, site.operands[value.index], m, f"{source} = ")
+            return OperandCheck(
+                i, source, UNKNOWN, note="an argument of a function called more than once"
+            )
+        what = owner.name if owner is not None else "a block"
+        return OperandCheck(
+            i,
+            f"{via}block argument {value.index} of {what}",
+            UNKNOWN,
+            note="a region's block argument (values are kept for the last run only)",
+        )
 
-def _block_argument(i: int, value: BlockArgument, entry: str) -> OperandCheck:
-    owner = value.block.parent_op()
-    if isinstance(owner, FuncOp):
-        name = owner.sym_name.data
-        source = f"argument {value.index} of @{name}"
-        if name == entry:
-            return OperandCheck(i, source, INPUT, note="an input of the run")
-        return OperandCheck(i, source, UNKNOWN, note="an argument of a called function")
-    what = owner.name if owner is not None else "a block"
-    return OperandCheck(
-        i,
-        f"block argument {value.index} of {what}",
-        UNKNOWN,
-        note="a region's block argument (values are kept for the last run only)",
-    )
+    def _only_call(self, name: str, m: _Matcher) -> Operation | None:
+        sites = self.calls.get(name, [])
+        if len(sites) != 1:
+            return None
+        key = self.keys.get(sites[0])
+        ran = m.ours[key].count if key is not None and key in m.ours else 0
+        return sites[0] if ran == 1 else None
 
 
 def compare_traces(
@@ -250,8 +269,8 @@ def compare_traces(
     element types' defaults (floats and complex only).  ``top_level_only``: the reference has the
     top-level ops of the entry function only (a backend's run): our other ops are not compared
     rather than listed as missing from it."""
-    keys, by_key = _producer_ops(module)
     entry = ours.entry or reference.entry or "main"
+    program = _Program(module, entry)
     out = Comparison(
         against,
         entry=entry,
@@ -263,7 +282,7 @@ def compare_traces(
     )
     pairs = match_entries(ours, reference, align=not top_level_only)
     m = _Matcher(ours, pairs, rtol, atol)
-    top = _top_level_keys(module, keys, entry) if top_level_only else None
+    top = _top_level_keys(program, entry) if top_level_only else None
     for e in ours:
         ref = pairs.get(e.key)
         if ref is None:
@@ -280,9 +299,9 @@ def compare_traces(
         if not differ:
             continue
         d = OpDifference(e, ref, differ)
-        op = by_key.get(e.key)
+        op = program.by_key.get(e.key)
         if op is not None:
-            d.operands = _operand_checks(op, keys, entry, m)
+            d.operands = program.operand_checks(op, m)
         else:
             d.operands = [OperandCheck(0, "?", UNKNOWN, note="the program is not known")]
         out.differing.append(d)
@@ -299,12 +318,8 @@ def compare_traces(
     return out
 
 
-def _top_level_keys(
-    module: Operation | None, keys: dict[Operation, str], entry: str
-) -> set[str]:
-    if module is None:
-        return set()
-    return {k for op, k in keys.items() if _in_entry_body(op, entry)}
+def _top_level_keys(program: _Program, entry: str) -> set[str]:
+    return {k for op, k in program.keys.items() if _in_entry_body(op, entry)}
 
 
 def _in_entry_body(op: Operation, entry: str) -> bool:
