@@ -1,8 +1,9 @@
 """A program written out: its text to ``OUT.mlir`` and its inputs to ``OUT.inputs.npz`` (members
 ``arg0`` .. ``argN``, by position).
 
-:data:`save_inputs` is the one place inputs are stored; it is ``numpy.savez`` until
-``stablehlo_py.io`` (which also stores bf16/f8/i1 values in a form read back exactly) takes over.
+:data:`save_inputs` is the one place inputs are stored: ``stablehlo_py.io``'s, which stores
+bf16/f8/i4 values as their bits so that ``--inputs`` / ``load_inputs`` read them back exactly
+(decoded by the parameters' types).
 """
 
 from __future__ import annotations
@@ -11,19 +12,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from stablehlo_py.io import save_inputs as _io_save_inputs
 from stablehlo_py.reduce.program import Program
 
 __all__ = ["inputs_path", "save_inputs", "write_program"]
 
 
-def _savez(path: Path, arrays: Sequence[Any]) -> None:
-    np.savez(path, **{f"arg{i}": np.asarray(a) for i, a in enumerate(arrays)})
-
-
-save_inputs: Callable[[Path, Sequence[Any]], None] = _savez
-"""Store a program's inputs (``arg0`` .. ``argN``) at a path."""
+save_inputs: Callable[[Path, Sequence[Any]], None] = _io_save_inputs
+"""Store a program's inputs (``arg0`` .. ``argN``) at a path (an ``.npz`` archive)."""
 
 
 def inputs_path(path: str | Path) -> Path:

@@ -32,10 +32,22 @@ from stablehlo_py.reduce.program import Program, ReduceError, Size, describe_inp
 from stablehlo_py.reduce.tests import InterestingnessTest, as_test
 from stablehlo_py.reduce.values import default_inputs, record
 
-__all__ = ["RECORD_BUDGET", "Result", "Session", "reduce"]
+__all__ = ["RECORD_BUDGET", "NotInteresting", "Result", "Session", "reduce"]
 
 RECORD_BUDGET = 60.0
 """CPU seconds the interpreter gets to record a program's values (no more than the time left)."""
+
+
+class NotInteresting(ReduceError):
+    """The test does not hold on the program to reduce (nothing to reduce): ``test`` is its
+    description, ``details`` what the tool said or the test raised."""
+
+    def __init__(self, test: str, details: list[str]) -> None:
+        self.test, self.details = test, details
+        super().__init__(
+            f"the program is not interesting to start with: the test ({test}) does not hold on "
+            "it" + "".join(f"; {d}" for d in details)
+        )
 
 
 @dataclass
@@ -155,10 +167,10 @@ class Session:
         if not search.judge(self.original, limited=False):
             why = getattr(self.test, "last_error", None)
             raised = search.stats.test_errors
-            raise ReduceError(
-                f"the program is not interesting to start with: the test ({self.test.describe()}) "
-                "does not hold on it" + (f"; the tool said: {why}" if why else "")
-                + (f"; the test raised: {raised[-1]}" if raised else "")
+            raise NotInteresting(
+                self.test.describe(),
+                ([f"the tool said: {why}"] if why else [])
+                + ([f"the test raised: {raised[-1]}"] if raised else []),
             )
         cleaned = dead_code(self.original, (), context)
         if cleaned.text != self.original.text and not search.judge(cleaned, limited=False):

@@ -11,16 +11,17 @@ say how the search may treat them:
 - ``uses_inputs``: the verdict depends on the inputs, so the memo keys on them too (False when
   only the text matters: verification, serialization);
 - ``focus(program)``: op keys (:func:`stablehlo_py.ir.text.name_stack.op_keys`) of the ops the
-  failure is at, tried first (``DivergesFrom`` will name the first diverging op).
+  failure is at, tried first;
+- ``counts``: outcomes the test saw besides yes and no (a backend's compile errors, timeouts),
+  which ``notes()`` puts in words for the report.
 
 Here: :class:`FailsWith` (a tool's error matches a regex) on the in-process tools ``verify``,
-``serialize:TARGET[:FORMAT]`` and ``interpret``; its focus is the ops at the error's positions in
-the candidate's text.  The tests that run other programs fit the same
-interface (issue 27 step 11): ``DivergesFrom(backend, rtol, atol)`` (the interpreter and XLA/IREE
-differ; ``uses_inputs``; ``focus`` from ``trace.compare``), ``FailsWith(on="xla"|"iree"|COMMAND)``
-(new entries of :data:`TOOLS`), ``Crashes(COMMAND)`` and ``Script(argv)`` (the candidate written
-with ``write_program`` to a temporary ``candidate.mlir`` whose path is appended to ``argv``, its
-inputs beside it; creduce's convention: exit status 0 = interesting).
+``serialize:TARGET[:FORMAT]`` and ``interpret``, on the backends ``xla`` and ``iree`` (compiled
+and run on the inputs: :mod:`.consumers`), or on a command (any ``on=`` whose first word is not a
+tool: the candidate file appended, its stderr and stdout matched when it exits non-zero); its
+focus is the ops at the error's ``-:LINE:COL`` positions.  Beside it: ``DivergesFrom``
+(:mod:`.divergence`: the interpreter and XLA/IREE differ), ``Crashes`` and ``Script``
+(:mod:`.commands`: a command's death by a signal, a script's exit status).
 """
 
 from __future__ import annotations
@@ -29,12 +30,20 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablehlo_py.reduce.budget import OutOfTime, cpu_budget
 from stablehlo_py.ir.text.location import source_position
 from stablehlo_py.ir.text.name_stack import op_keys
+from stablehlo_py.reduce.budget import OutOfTime, cpu_budget
+from stablehlo_py.reduce.consumers import (
+    BACKEND_NAMES,
+    COMMAND_TIMEOUT,
+    check_backend,
+    command_argv,
+    run_backend,
+    run_command,
+)
 from stablehlo_py.reduce.program import Program, ReduceError, walk_ops
 
-__all__ = ["TOOLS", "FailsWith", "InterestingnessTest", "as_test"]
+__all__ = ["TOOLS", "CommandFailed", "FailsWith", "InterestingnessTest", "as_test"]
 
 
 class InterestingnessTest:
@@ -51,6 +60,21 @@ class InterestingnessTest:
 
     def focus(self, program: Program) -> Sequence[str]:
         return ()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Outcome -> how many candidates had it (beside interesting and not)."""
+        c = self.__dict__.get("_counts")
+        if c is None:
+            c = self.__dict__["_counts"] = {}
+        return c
+
+    def count(self, outcome: str) -> None:
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+
+    def notes(self) -> list[str]:
+        """``counts`` in words, one line each (what a report adds to the search's figures)."""
+        return [f"{n} candidate{'s' if n != 1 else ''}: {what}" for what, n in self.counts.items()]
 
 
 class _Callable(InterestingnessTest):
@@ -105,14 +129,34 @@ def _interpret(program: Program, arg: str | None) -> None:
         raise TimeoutError(f"the run took more than {INTERPRET_BUDGET:g} s of CPU time") from None
 
 
+def _xla(program: Program, arg: str | None) -> None:
+    run_backend("xla", program)
+
+
+def _iree(program: Program, arg: str | None) -> None:
+    run_backend("iree", program)
+
+
 TOOLS: dict[str, tuple[Callable[[Program, str | None], None], bool]] = {
     "verify": (_verify, False),
     "serialize": (_serialize, False),
     "interpret": (_interpret, True),
+    "xla": (_xla, True),
+    "iree": (_iree, True),
 }
 """``on=`` name -> (run the tool on a program, raising its error; whether its result depends on the
 inputs).  ``serialize`` takes ``TARGET[:FORMAT]`` after a colon (``serialize:1.0.0``,
-``serialize:1.0.0:mlir``)."""
+``serialize:1.0.0:mlir``); ``xla`` and ``iree`` compile the program and run it on its inputs."""
+
+TOOL_NAMES = (
+    "verify, serialize:TARGET[:FORMAT], interpret; backends: xla, iree; or a command (the "
+    "candidate's path appended)"
+)
+
+
+class CommandFailed(Exception):
+    """A command's failure on a candidate (``FailsWith(on=COMMAND)``): its exit status, then its
+    stderr and stdout."""
 
 
 FOCUS_LIMIT = 8
@@ -125,22 +169,34 @@ class FailsWith(InterestingnessTest):
     """Interesting when the tool ``on`` fails and its error (``TypeName: message``) matches
     ``pattern`` (``re.search``)."""
 
-    def __init__(self, pattern: str, on: str = "verify") -> None:
+    def __init__(
+        self, pattern: str, on: str = "verify", *, timeout: float | None = COMMAND_TIMEOUT
+    ) -> None:
         try:
             self.regex = re.compile(pattern)
         except re.error as e:
             raise ReduceError(f"FailsWith: {pattern!r} is not a regular expression: {e}") from None
         name, _, arg = on.partition(":")
-        if name not in TOOLS:
-            raise ReduceError(
-                f"FailsWith: unknown tool on={on!r}; in-process tools: verify, "
-                "serialize:TARGET[:FORMAT], interpret"
-            )
-        if name == "serialize" and not arg:
-            raise ReduceError("FailsWith: on='serialize' needs a target: on='serialize:1.0.0'")
         self.on = on
-        self._run, self.uses_inputs = TOOLS[name]
-        self._arg = arg or None
+        self.timeout = timeout
+        self._argv: list[str] | None = None
+        if name in TOOLS:
+            if name == "serialize" and not arg:
+                raise ReduceError("FailsWith: on='serialize' needs a target: on='serialize:1.0.0'")
+            if name in BACKEND_NAMES:
+                check_backend(name)  # BackendUnavailable now, not as every candidate's error
+            self._run, self.uses_inputs = TOOLS[name]
+            self._arg = arg or None
+        else:
+            try:
+                self._argv = command_argv(on, "FailsWith command")
+            except ReduceError as e:
+                if " " in on.strip():
+                    raise
+                raise ReduceError(
+                    f"FailsWith: unknown tool on={on!r}; in-process tools: {TOOL_NAMES} ({e})"
+                ) from None
+            self._run, self.uses_inputs, self._arg = self._command, True, None
         self.verifies = name == "verify"
         self.last_error: str | None = None
         """The error of the last program tested (None when the tool succeeded)."""
@@ -160,6 +216,14 @@ class FailsWith(InterestingnessTest):
             del self._errors[next(iter(self._errors))]
         self._errors[key] = error
         return error
+
+    def _command(self, program: Program, arg: str | None) -> None:
+        assert self._argv is not None
+        done = run_command(self._argv, program, self.timeout)
+        if done.timed_out:
+            self.count(f"{self._argv[0]} timed out (after {self.timeout:g} s)")
+        if done.returncode != 0:
+            raise CommandFailed(f"{done.status()}\n{done.output}".rstrip("\n"))
 
     def __call__(self, program: Program) -> bool:
         self.last_error = self.error(program)
