@@ -1,7 +1,8 @@
 """`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
 
     stablehlo-translate --interpret [--split-input-file] [--args=...|--inputs=run.npz|DIR] [--output=out.npz] [FILE|-]
-    stablehlo-translate --interpret [--trace[=1|2|3]] [--trace-output=T.npz] [--compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]] FILE
+    stablehlo-translate --interpret [--trace[=1|2|3]] [--trace-output=T.npz]
+                        [--compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]] FILE
     stablehlo-translate --interpret --list-custom-calls        # targets, where from, API version
     stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [--expand] [FILE|-] [-o OUT]
     stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported

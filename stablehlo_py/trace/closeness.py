@@ -106,7 +106,9 @@ def compare_arrays(
         return Closeness(equal, reason="" if equal else "values differ", size=int(a.size))
     if ra.name != rb.name:
         return Closeness(
-            False, reason=f"element type {ra.name} here, {rb.name} in the reference", size=int(a.size)
+            False,
+            reason=f"element type {ra.name} here, {rb.name} in the reference",
+            size=int(a.size),
         )
     if a.size == 0:
         return Closeness(True)
@@ -166,9 +168,9 @@ def _inexact(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> Closenes
         reasons.append(f"{n} of {a.size} elements differ")
     nan_n = int(np.count_nonzero(nan_bad))
     if nan_n:
+        here, there = int(np.count_nonzero(nan_a)), int(np.count_nonzero(nan_b))
         reasons.append(
-            f"NaN at {nan_n} elements on one side only "
-            f"({int(np.count_nonzero(nan_a))} here, {int(np.count_nonzero(nan_b))} in the reference)"
+            f"NaN at {nan_n} elements on one side only ({here} here, {there} in the reference)"
         )
     inf_n = int(np.count_nonzero(inf_bad))
     if inf_n:

@@ -173,7 +173,8 @@ class _Matcher:
         """(results that differ, reasons results could not be compared)."""
         a, b = self.ours[key], self.pairs[key]
         if len(a.types) != len(b.types) and a.types and b.types:
-            c = Closeness(False, reason=f"{len(a.types)} results here, {len(b.types)} in the reference")
+            why = f"{len(a.types)} results here, {len(b.types)} in the reference"
+            c = Closeness(False, reason=why)
             return [(0, c)], []
         differ, unknown = [], []
         for k in range(max(len(a.results), len(a.values), len(a.types))):

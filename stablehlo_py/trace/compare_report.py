@@ -56,7 +56,8 @@ def format_comparison(c: Comparison) -> str:
         lines += _divergence(c.first, c.fallback)
         after = [d for d in c.differing if d is not c.first]
         if after:
-            lines.append(f"{len(after)} more ops differ (the first: {_keys([d.key for d in after])})")
+            first = _keys([d.key for d in after])
+            lines.append(f"{len(after)} more ops differ (the first: {first})")
         others = [d.key for d in c.independent if d is not c.first]
         if others:
             lines.append(f"other ops that differ while their operands agree: {_keys(others)}")

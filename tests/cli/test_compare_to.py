@@ -20,8 +20,10 @@ import pytest
 from stablehlo_py.trace import load_trace
 
 BIN = Path(sys.executable).parent
-TRANSLATE = str(BIN / "stablehlo-translate") if (BIN / "stablehlo-translate").exists() else shutil.which(
-    "stablehlo-translate"
+TRANSLATE = (
+    str(BIN / "stablehlo-translate")
+    if (BIN / "stablehlo-translate").exists()
+    else shutil.which("stablehlo-translate")
 )
 DATA = Path(__file__).resolve().parents[1] / "data" / "trace"
 PLANTED: dict[str, str] = json.loads((DATA / "planted.json").read_text())
@@ -94,7 +96,8 @@ def test_the_original_agrees_with_its_own_trace(reference: Path) -> None:
     TIMES["model (--compare-to)"] = time.perf_counter() - start
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
-    assert re.fullmatch(r"compared with .*: (\d+) ops here, \1 in the reference; \1 compared, 0 differ", lines[0])
+    same = r"compared with .*: (\d+) ops here, \1 in the reference; \1 compared, 0 differ"
+    assert re.fullmatch(same, lines[0])
     assert lines[1] == "no op differs"
     print("times: " + ", ".join(f"{k} {v:.2f} s" for k, v in TIMES.items()))
 
@@ -113,7 +116,8 @@ def test_trace_levels_on_stderr(tmp_path: Path) -> None:
     assert r.stdout.startswith("tensor<3xf32> {")  # results on stdout, unchanged
     lines = r.stderr.splitlines()
     assert lines[0] == "trace of @main: 3 ops, 3 runs"
-    assert re.fullmatch(r"\s+1\s+jit\(f\)/stablehlo.multiply#0  f32\[3\] min -4 max 2 mean -0.333333  s.py:2", lines[2])
+    mul = r"\s+1\s+jit\(f\)/stablehlo.multiply#0  f32\[3\] min -4 max 2 mean -0.333333  s.py:2"
+    assert re.fullmatch(mul, lines[2])
     assert not any("= [" in line for line in lines)
     two = run("--interpret", str(prog), ARGS, "--trace=2")
     assert "= [ 1.  2. -4.]" in two.stderr
@@ -163,7 +167,8 @@ def test_tolerances(tmp_path: Path) -> None:
 def test_trace_output_and_compare_to_together(tmp_path: Path) -> None:
     ref, again = tmp_path / "ref.npz", tmp_path / "again.npz"
     assert run("--interpret", str(_small(tmp_path)), ARGS, f"--trace-output={ref}").returncode == 0
-    r = run("--interpret", str(_small(tmp_path)), ARGS, f"--compare-to={ref}", f"--trace-output={again}", "--trace")
+    prog = str(_small(tmp_path))
+    r = run("--interpret", prog, ARGS, f"--compare-to={ref}", f"--trace-output={again}", "--trace")
     assert r.returncode == 0, r.stderr
     assert "trace of @main: 3 ops" in r.stderr and "no op differs" in r.stderr
     assert load_trace(again).keys() == load_trace(ref).keys()
@@ -172,9 +177,9 @@ def test_trace_output_and_compare_to_together(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------ errors
 def test_one_line_errors(tmp_path: Path) -> None:
     prog = str(_small(tmp_path))
-    assert one_line_error(run("--interpret", prog, ARGS, f"--compare-to={tmp_path / 'no.npz'}")) == (
-        f"error: no trace file {tmp_path / 'no.npz'}"
-    )
+    missing = tmp_path / "no.npz"
+    line = one_line_error(run("--interpret", prog, ARGS, f"--compare-to={missing}"))
+    assert line == f"error: no trace file {missing}"
     assert "is a directory; it takes xla, iree or a trace file" in one_line_error(
         run("--interpret", prog, ARGS, f"--compare-to={tmp_path}")
     )
@@ -202,14 +207,17 @@ def test_one_line_errors(tmp_path: Path) -> None:
     ("backend", "hidden", "extra"),
     [("xla", "jax", "oracle"), ("iree", "iree.compiler", "iree")],
 )
-def test_a_missing_backend_names_its_extra(tmp_path: Path, backend: str, hidden: str, extra: str) -> None:
+def test_a_missing_backend_names_its_extra(
+    tmp_path: Path, backend: str, hidden: str, extra: str
+) -> None:
     # the backend's package made unimportable in the tool's process
     code = (
         f"import sys; sys.modules[{hidden!r}] = None\n"
         "from stablehlo_py.cli.translate import main\nmain()"
     )
+    prog = str(_small(tmp_path))
     r = subprocess.run(
-        [sys.executable, "-c", code, "--interpret", str(_small(tmp_path)), ARGS, f"--compare-to={backend}"],
+        [sys.executable, "-c", code, "--interpret", prog, ARGS, f"--compare-to={backend}"],
         capture_output=True, text=True, timeout=120,
     )
     line = one_line_error(r)

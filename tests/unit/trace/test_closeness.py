@@ -56,7 +56,8 @@ def test_nan_must_sit_at_the_same_elements() -> None:
     a = np.array([1.0, nan, 3.0], F32)
     assert compare_arrays(a, a.copy()).agree is True
     c = compare_arrays(a, np.array([1.0, 2.0, 3.0], F32))
-    assert c.agree is False and "NaN at 1 elements on one side only (1 here, 0 in the reference)" in c.reason
+    assert c.agree is False
+    assert "NaN at 1 elements on one side only (1 here, 0 in the reference)" in c.reason
     assert c.max_abs == 0.0  # the finite elements agree
 
 

@@ -206,7 +206,8 @@ def test_a_loop_body_bug_is_named_at_its_while() -> None:
 
 CALLED = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = stablehlo.exponential %x : tensor<4xf32> loc("jit(f)/exp"("m.py":1:0))
-  %r = func.call @inner(%a, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("jit(f)/inner"("m.py":2:0))
+  %r = func.call @inner(%a, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      loc("jit(f)/inner"("m.py":2:0))
   %s = stablehlo.negate %r : tensor<4xf32> loc("jit(f)/neg"("m.py":3:0))
   return %s : tensor<4xf32>
 }
