@@ -123,8 +123,8 @@ MODES: dict[str, tuple[str, str, str]] = {
     "results may change the backend's fusion), or read a trace file of this program or the "
     "program it was derived from (ops matched by place and op key); report the first op whose "
     "results differ while its operands agree, with its source line, name stack, max abs/rel "
-    "difference and operands; exit 1 when any op differs.  XLA needs the oracle extra, IREE the "
-    "iree extra.",
+    "difference and operands, on stderr (with -o: in that file, after the results); exit 1 when "
+    "any op differs.  XLA needs the oracle extra, IREE the iree extra.",
 )
 @click.option(
     "--rtol",

@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from stablehlo_py.trace.compare import Comparison, OpDifference
 
-__all__ = ["LIST", "format_comparison"]
+__all__ = ["LIST", "LOCATION", "format_comparison"]
 
 LIST = 5
 """How many keys a list in the report names before saying how many more there are."""
+LOCATION = 200
+"""Longer location texts (JAX's call-site chains) are cut to this many characters."""
 
 
 def _keys(keys: list[str]) -> str:
@@ -113,7 +115,8 @@ def _divergence(d: OpDifference, fallback: bool) -> list[str]:
     if e.scope:
         lines.append(f"  name stack: {e.scope}")
     if e.location:
-        lines.append(f"  location: {e.location}")
+        loc = e.location if len(e.location) <= LOCATION else e.location[: LOCATION - 3] + "..."
+        lines.append(f"  location: {loc}")
     if e.count != d.reference.count:
         lines.append(f"  ran {e.count} times here, {d.reference.count} in the reference")
     for k, closeness in d.results:

@@ -368,3 +368,13 @@ def test_anchors_keep_a_long_trace_aligned_around_a_change() -> None:
     # every op pairs with the one at its place: keys after the change shift within jit(f) only
     order = {id(e): j for j, e in enumerate(ref)}
     assert [order[id(pairs[e.key])] for e in ours] == list(range(20_000))
+
+
+def test_a_long_location_is_cut_in_the_report(reference: Trace) -> None:
+    chain = "".join(f'callsite("f{i}"("m.py":{i}:0) at ' for i in range(20)) + '"m.py":99:0' + ")" * 20
+    long = variant('loc("jit(f)/blk/sub"("m.py":4:0))', f'loc("jit(f)/blk/sub"({chain}))', SWAP)
+    module, ours = traced(long)
+    text = compare_traces(ours, reference, module).report()
+    line = next(x for x in text.splitlines() if x.startswith("  location: "))
+    assert len(line) == len("  location: ") + 200 and line.endswith("...")
+    assert "  at m.py:0 (text" in text  # the first file location in it
