@@ -76,7 +76,7 @@ def _check_test_options(o: dict[str, Any]) -> str:
 
 def _make_test(o: dict[str, Any]) -> Any:
     from stablehlo_py.backends import BackendUnavailable
-    from stablehlo_py.reduce import Crashes, DivergesFrom, FailsWith, Script
+    from stablehlo_py.reduce import Crashes, DivergesFrom, FailsWith, ReduceError, Script
 
     kind = _check_test_options(o)
     timeout = o["timeout"]
@@ -87,7 +87,12 @@ def _make_test(o: dict[str, Any]) -> Any:
                 backend_errors=bool(o["backend_errors_diverge"]),
             )
         if kind == "fails_with":
-            return FailsWith(o["fails_with"], on=o["on"] or "verify", timeout=timeout)
+            try:
+                return FailsWith(o["fails_with"], on=o["on"] or "verify", timeout=timeout)
+            except ReduceError as e:  # named by the option at fault
+                what = e.message.removeprefix("FailsWith: ")
+                flag = "--fails-with" if "regular expression" in what else "--on"
+                raise StableHLOError(f"{flag}: {what}") from None
         if kind == "crashes":
             return Crashes(o["crashes"], timeout=timeout)
         return Script(
@@ -97,7 +102,7 @@ def _make_test(o: dict[str, Any]) -> Any:
     except BackendUnavailable as e:
         flag = f"--diverges-from={o['diverges_from']}" if kind == "diverges_from" else (
             f"--on={o['on']}")
-        raise StableHLOError(f"{flag} needs {e.message}: {e.note}") from None
+        raise StableHLOError(f"{flag}: {e.message}; {e.note}") from None
 
 
 # ------------------------------------------------------------------------------- the input
@@ -107,8 +112,7 @@ def _read_program(path: str) -> tuple[Any, Any, str]:
     import gzip
     import zlib
 
-    from stablehlo_py.cli.common import decode_text, is_binary, read_input_bytes
-    from stablehlo_py.cli.common import read_stablehlo_binary
+    from stablehlo_py.cli.common import is_binary, read_input_bytes, read_stablehlo_binary
 
     data, name = read_input_bytes(path)
     if data[:2] == b"\x1f\x8b":
@@ -123,7 +127,14 @@ def _read_program(path: str) -> tuple[Any, Any, str]:
         return read_stablehlo_binary(data, name), exported, name
     from stablehlo_py.ir import parse
 
-    text = decode_text(data, name)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise StableHLOError(
+            f"not a program: neither UTF-8 MLIR text (byte {e.start} is not UTF-8) nor a portable "
+            "artifact, a JAX export or gzip'd text",
+            location=name,
+        ) from None
     if not text.strip():
         raise StableHLOError("the input is empty: nothing to reduce", location=name)
     return parse(text, name), None, name

@@ -116,7 +116,7 @@ def command_argv(command: str | Sequence[str], what: str = "command") -> list[st
                 f"the {what}'s program {program} is not executable: chmod +x {program}, or run "
                 f"it through its interpreter (sh {program} ...)"
             )
-        argv[0] = str(path.resolve())
+        argv[0] = os.path.abspath(path)  # not resolved: a venv's python is a symlink
     elif shutil.which(program) is None:
         raise ReduceError(f"the {what}'s program '{program}' is not found on PATH")
     return argv

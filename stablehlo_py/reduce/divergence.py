@@ -3,7 +3,8 @@
 A candidate is interesting when, run on its inputs by the interpreter and by the backend, some
 result differs beyond the tolerance: :func:`stablehlo_py.trace.closeness.compare_arrays` (the
 element type's tolerance, ``rtol``/``atol`` replacing it for floats; integers exactly; NaNs at the
-same places), or the two return different numbers of results.
+same places), or the two return different numbers of results.  A program returning nothing is
+never interesting (there is nothing to compare).
 
 What is not a divergence, and is counted instead (``counts``, in the report's notes): the backend
 refusing or failing on the candidate (a compile error: reducing a divergence must not drift into
@@ -107,6 +108,8 @@ class DivergesFrom(InterestingnessTest):
     def __call__(self, program: Program) -> bool:
         self.last_difference = self.last_error = None
         module = program.fresh_module()
+        if not program.entry_function().function_type.outputs.data:
+            return False  # nothing to compare (IREE's runner gives one None for no results)
         ours = self._ours(program, module)
         if ours is None:
             return False

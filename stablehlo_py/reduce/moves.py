@@ -73,7 +73,10 @@ def drop_results(program: Program, atoms: Sequence[Atom], ctx: Context) -> Progr
 
 
 # ---------------------------------------------------------------------- 7. attributes, constants
-_KEEP_PROPERTIES = frozenset({"sym_visibility", "sym_name"})
+_KEEP_PROPERTIES = frozenset({"sym_visibility", "sym_name", "is_stable"})
+"""Never dropped: a function's name and visibility, and a sort's ``is_stable`` (without it equal
+keys may come out in any order, so a program showing a backend's unstable stable sort would no
+longer show a bug)."""
 
 
 def _optional_properties(op: Operation) -> list[str]:

@@ -163,7 +163,8 @@ class Session:
             try:
                 verify(self.original.module)
             except Exception as e:
-                raise ReduceError(f"the program to reduce does not verify: {e}") from None
+                why = getattr(e, "message", None) or str(e)
+                raise ReduceError(f"the program to reduce does not verify: {why}") from None
         if not search.judge(self.original, limited=False):
             why = getattr(self.test, "last_error", None)
             raised = search.stats.test_errors

@@ -194,7 +194,8 @@ class FailsWith(InterestingnessTest):
                 if " " in on.strip():
                     raise
                 raise ReduceError(
-                    f"FailsWith: unknown tool on={on!r}; in-process tools: {TOOL_NAMES} ({e})"
+                    f"FailsWith: unknown tool on={on!r}; in-process tools: {TOOL_NAMES} "
+                    f"({e.message})"
                 ) from None
             self._run, self.uses_inputs, self._arg = self._command, True, None
         self.verifies = name == "verify"
