@@ -20,10 +20,11 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from stablehlo_py.testing.conformance import RunLine
 
 _OP = re.compile(r"(?<![#!\w.])((?:stablehlo|chlo)\.[a-z_0-9]+)")
 _FUNC = re.compile(r"func\.func (?:(?:public|private|nested) )?@([\w.$-]+)")
@@ -67,47 +68,6 @@ def split_chunks(path: Path) -> list[Chunk]:
         out.append(Chunk(i, line, part))
         line += part.count("\n")
     return out
-
-
-@dataclass(frozen=True)
-class RunLine:
-    """A `stablehlo-opt <flags> %s | FileCheck <flags> %s` RUN line, split into its two commands."""
-
-    opt_args: list[str]
-    filecheck_args: list[str]
-
-    @classmethod
-    def parse(cls, run_line: str) -> RunLine:
-        parts = run_line.split("|")
-        opt = shlex.split(parts[0])
-        if not opt or opt[0] != "stablehlo-opt":
-            raise ValueError(f"not a stablehlo-opt RUN line: {run_line!r}")
-        fc: list[str] = []
-        if len(parts) > 1:
-            fc_cmd = shlex.split(parts[1])
-            if not fc_cmd or fc_cmd[0] != "FileCheck":
-                raise ValueError(f"RUN line does not pipe into FileCheck: {run_line!r}")
-            fc = [a for a in fc_cmd[1:] if a != "%s"]
-        return cls([a for a in opt[1:] if a != "%s"], fc)
-
-    @property
-    def prefixes(self) -> list[str]:
-        out: list[str] = []
-        for a in self.filecheck_args:
-            for flag in (
-                "--check-prefixes=",
-                "--check-prefix=",
-                "-check-prefixes=",
-                "-check-prefix=",
-            ):
-                if a.startswith(flag):
-                    out += a[len(flag) :].split(",")
-        return out or ["CHECK"]
-
-    def checks(self, text: str) -> bool:
-        """Whether the text has a directive of one of the RUN line's FileCheck prefixes."""
-        alt = "|".join(re.escape(p) for p in self.prefixes)
-        return re.search(rf"(?:{alt})(?:-[A-Z]+)?:", text) is not None
 
 
 def run_chunk(chunk: Chunk, run: RunLine, tmp: Path) -> str | None:
