@@ -37,7 +37,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from stablehlo_py.interpreter.observe import CONTROL_FLOW, reported_block, reporter
+from stablehlo_py.interpreter.observe import (
+    CONTROL_FLOW,
+    notify_compiled,
+    reported_block,
+    reporter,
+)
 from stablehlo_py.interpreter.registry import IMPLS, Impl, Step, step_of
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -188,7 +193,10 @@ def compile_block(block: Block, name: str, observer: Any = None) -> Callable[...
     if observer is not None and reported_block(block):
         gen.after = gen.bind("after", reporter(observer))
     gen.block("entry", block, ["ev"])
-    return gen.build()["entry"]
+    fn = gen.build()["entry"]
+    if observer is not None:
+        notify_compiled(observer)
+    return fn
 
 
 # Generated source -> code object: the source is a function of the blocks' structure only (the

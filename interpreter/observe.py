@@ -5,6 +5,8 @@ is the one users make (the interpreter never imports it).  Two more methods are 
 observer has them: ``begin(module, entry)`` before the entry function runs, and ``end(error)``
 after it (``error`` is None, or the exception the run is failing with).  A caller running an
 `Evaluator(module, observer=...)` itself (the CLI) wraps the run in :func:`observing` for those.
+A third, ``compiled()``, is called after a function (or a region run on its own) was compiled,
+right before it runs (:func:`notify_compiled`): a timing observer starts the next op's clock there.
 
 ``after_op(op, results)`` is called right after ``op`` (an xDSL ``Operation``) ran, with its
 results as a tuple, one value per result: numpy arrays, the `Token` of ``!stablehlo.token``, Python
@@ -97,6 +99,13 @@ def observing(observer: Any, module: Operation, entry: str) -> Iterator[None]:
         end(None)
 
 
+def notify_compiled(observer: Any) -> None:
+    """Call ``observer.compiled()`` when it has one (see the module doc)."""
+    compiled = getattr(observer, "compiled", None)
+    if compiled is not None:
+        compiled()
+
+
 def reported_block(block: Block) -> bool:
     """Whether the ops of ``block`` are reported: a function's body, or a region of control flow
     (inside control flow or a function's body only)."""
@@ -133,6 +142,7 @@ __all__ = [
     "Observer",
     "ObserverError",
     "check_observer",
+    "notify_compiled",
     "observing",
     "reported_block",
     "reporter",

@@ -13,7 +13,13 @@ the order the ops first ran:
   its runs (`trace_stats.merge`), and ``first_nonfinite``, the run in which a result first held a
   NaN or an infinity;
 - ``values``: at level 2 the results with at most ``max_elements`` elements, at level 3 every
-  tensor result (what `store.save_trace` writes to a file): copies of the op's last run's values.
+  tensor result (what `store.save_trace` writes to a file): copies of the op's last run's values;
+- ``time``: with ``Trace(timing=True)`` (off by default), the op's wall time in seconds summed over
+  its runs: from the previous reported op (or the end of compiling a function: the optional
+  ``compiled()`` call of `observe.py`) to this one, without the trace's own bookkeeping.  An op
+  holding a region or calling a function counts its own work only (its region's and callee's
+  ops are timed themselves); an op in the element-wise body of a ``reduce``/``sort``/... is part
+  of that op; an op folded when its function was compiled costs nothing at run time.
 
 Levels: 1 summaries only, 2 small values too, 3 all values (memory: every value of the run).
 Ops inside the element-wise bodies of ``reduce``/``sort``/``scatter``/... are not traced, and a
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -64,6 +71,8 @@ class TraceEntry:
     results: list[Summary] = field(default_factory=list)
     values: list[np.ndarray | None] = field(default_factory=list)
     first_nonfinite: int | None = None
+    time: float | None = None
+    """Seconds over all its runs (``Trace(timing=True)``; None when not timed)."""
 
     @property
     def nonfinite(self) -> int:
@@ -85,7 +94,14 @@ def _nonfinite(s: Summary) -> int:
 class Trace:
     """Records a run op by op (see the module doc)."""
 
-    def __init__(self, level: int = 1, *, max_elements: int = 16, progress: bool = False) -> None:
+    def __init__(
+        self,
+        level: int = 1,
+        *,
+        max_elements: int = 16,
+        progress: bool = False,
+        timing: bool = False,
+    ) -> None:
         if level not in LEVELS:
             raise ValueError(
                 f"trace level must be 1 (summaries), 2 (values of up to max_elements elements) "
@@ -96,6 +112,8 @@ class Trace:
         self.level = level
         self.max_elements = max_elements
         self.show_progress = progress
+        self.timing = timing
+        self._last = 0.0  # when the previous reported op's bookkeeping ended (timing)
         self.entry = ""
         self.error: str | None = None
         self.entries: list[TraceEntry] = []
@@ -117,8 +135,14 @@ class Trace:
         self._keys = op_keys(module)
         if self.show_progress:
             self._progress = start_progress(_traced_ops(module), f"trace @{entry}", unit="op")
+        self._last = perf_counter()
+
+    def compiled(self) -> None:
+        """A function was compiled (`observe.py`): the next op's time starts now."""
+        self._last = perf_counter()
 
     def after_op(self, op: Operation, results: Sequence[Any]) -> None:
+        now = perf_counter() if self.timing else 0.0
         self.runs += 1
         entry = self._by_op.get(op)
         if entry is None:
@@ -141,6 +165,9 @@ class Trace:
                     entry.values.append(kept)
         if self._progress is not None:
             self._progress.update(len(self.entries), f"{self.runs} runs")
+        if self.timing:
+            entry.time = (entry.time or 0.0) + (now - self._last)
+            self._last = perf_counter()
 
     def end(self, error: BaseException | None) -> None:
         self.error = None if error is None else f"{type(error).__name__}: {error}"

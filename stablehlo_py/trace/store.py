@@ -6,7 +6,8 @@ Members:
   "level", "max_elements", "entry", "runs", "error", "entries": [...]}``, each entry with its
   ``key``, ``op``, ``types``, ``location``, ``source``, ``position``, ``scope``, ``depth``,
   ``count``, ``first_nonfinite``, ``results`` (summaries, `Summary.as_dict`) and ``values``: per
-  result the member holding its value and the value's element type, or null;
+  result the member holding its value and the value's element type, or null; ``time`` (seconds)
+  when the run was timed;
 - ``v<entry>_<result>``: the kept values (level 2: the small ones, level 3: all).  NumPy-native
   dtypes (``i1`` as bool, complex, f16/f32/f64, integers) are stored as they are; ``ml_dtypes``
   types (bf16, f8/f6/f4, i2/i4/ui2/ui4) as their bits (unsigned integers of the same size), read
@@ -70,6 +71,7 @@ def save_trace(trace: Trace, path: str | os.PathLike[str], *, compress: bool = F
                 "first_nonfinite": e.first_nonfinite,
                 "results": [s.as_dict() for s in e.results],
                 "values": stored,
+                **({"time": e.time} if e.time is not None else {}),
             }
         )
     index = {
@@ -153,6 +155,7 @@ def _build(index: dict[str, Any], npz: Any, where: str) -> Trace:
             count=int(d.get("count", 1)),
             first_nonfinite=d.get("first_nonfinite"),
             results=[Summary.from_dict(s) for s in d.get("results", ())],
+            time=None if d.get("time") is None else float(d["time"]),
         )
         for k, stored in enumerate(d.get("values", ())):
             e.values.append(None if stored is None else _value(npz, stored, e, k, trace, where))
