@@ -2,7 +2,8 @@
 
     stablehlo-translate --interpret [--split-input-file] [--args=...|--inputs=run.npz|DIR] [--output=out.npz] [FILE|-]
     stablehlo-translate --interpret [--trace[=1|2|3]] [--trace-output=T.npz]
-                        [--compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]] FILE
+                        [--compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]]
+                        [--node-data-output=DIR] FILE
     stablehlo-translate --interpret --list-custom-calls        # targets, where from, API version
     stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [--expand] [FILE|-] [-o OUT]
     stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported
@@ -125,6 +126,16 @@ MODES: dict[str, tuple[str, str, str]] = {
     "results differ while its operands agree, with its source line, name stack, max abs/rel "
     "difference and operands, on stderr (with -o: in that file, after the results); exit 1 when "
     "any op differs.  XLA needs the oracle extra, IREE the iree extra.",
+)
+@click.option(
+    "--node-data-output",
+    default=None,
+    metavar="DIR",
+    help="Write Model Explorer node data of the run to DIR (stablehlo-viz FILE "
+    "--node_data_paths=DIR shows it on the graph): each op's NaN and Inf elements (nan_count.json, "
+    "inf_count.json) and time in microseconds (time_us.json), and with --compare-to its max abs "
+    "and rel difference and elements beyond the tolerance (max_abs_diff.json, max_rel_diff.json, "
+    "mismatched.json).",
 )
 @click.option(
     "--rtol",

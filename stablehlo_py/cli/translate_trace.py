@@ -6,6 +6,8 @@
     --compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]
                              the first op whose results differ from XLA's, IREE's or the trace
                              file's while its operands agree (exit 1 when any op differs)
+    --node-data-output=DIR   Model Explorer node data of the run (`viz/overlays.py`): NaN/Inf
+                             counts and times per op, differences with --compare-to
 
 The reports (trace, comparison) go to stderr, or into the ``-o`` file after the results.  A trace
 file or a backend is checked before the program runs.  `TraceSession` holds one invocation's
@@ -38,6 +40,7 @@ class TraceSession:
         self.level: int | None = options.get("trace")  # type: ignore[assignment]
         self.output_path: str | None = options.get("trace_output") or None
         self.compare_to: str | None = options.get("compare_to") or None
+        self.node_data: str | None = options.get("node_data_output") or None
         self.rtol: float | None = options.get("rtol")
         self.atol: float | None = options.get("atol")
         self.to_file = bool(options.get("output"))  # -o: reports beside the results
@@ -49,13 +52,15 @@ class TraceSession:
         from stablehlo_py.trace import Trace
 
         full = self.output_path is not None or self.compare_to is not None
-        self.trace = Trace(3 if full else (self.level or 1), progress=True)
+        timing = self.output_path is not None or self.node_data is not None
+        self.trace = Trace(3 if full else (self.level or 1), progress=True, timing=timing)
         self._check_reference()
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> TraceSession | None:
         """A session when any tracing option is given, else None."""
-        if any(options.get(k) is not None for k in ("trace", "trace_output", "compare_to")):
+        names = ("trace", "trace_output", "compare_to", "node_data_output")
+        if any(options.get(k) is not None for k in names):
             return cls(options)
         if options.get("rtol") is not None or options.get("atol") is not None:
             raise StableHLOError("--rtol and --atol set the tolerance of --compare-to; add it")
@@ -106,9 +111,14 @@ class TraceSession:
         from stablehlo_py.interpreter.observe import ObserverError, observing
 
         self.runs += 1
-        if self.runs > 1 and (self.output_path or self.compare_to):
+        if self.runs > 1 and (self.output_path or self.compare_to or self.node_data):
+            what = (
+                "--trace-output and --compare-to cover"
+                if self.output_path or self.compare_to
+                else "--node-data-output covers"
+            )
             raise StableHLOError(
-                f"--trace-output and --compare-to cover one run, but @{entry} runs too (each "
+                f"{what} one run, but @{entry} runs too (each "
                 "`// -----` chunk runs its @main, a module without one every function taking no "
                 "arguments): run them one at a time"
             )
@@ -137,6 +147,7 @@ class TraceSession:
 
             self._emit(format_trace(self.trace, values=self.level > 1), out)
         if self.compare_to is None:
+            self._node_data(module, None)
             return
         from stablehlo_py.trace.compare import compare_traces
 
@@ -158,6 +169,17 @@ class TraceSession:
             )
         self.diverged = self.diverged or comparison.diverged
         self._emit(comparison.report(), out)
+        self._node_data(module, comparison)
+
+    def _node_data(self, module: Any, comparison: Any) -> None:
+        if self.node_data is None:
+            return
+        from stablehlo_py.viz.overlays import write_overlays
+
+        try:
+            write_overlays(self.node_data, module, self.trace, comparison)
+        except StableHLOError as e:
+            raise _one_line(e) from None
 
     def _emit(self, text: str, out: list[str]) -> None:
         if self.to_file:

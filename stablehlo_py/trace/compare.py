@@ -101,6 +101,9 @@ class Comparison:
     """Ops compared (present on both sides, something comparable)."""
     differing: list[OpDifference] = field(default_factory=list)
     """Every op that differs, in trace order."""
+    closeness: dict[str, list[Closeness]] = field(default_factory=dict)
+    """Every compared op (our key): how each of its results compares, agreeing or not (the
+    graph view's max abs/rel difference overlays, `viz/overlays.py`)."""
     first: OpDifference | None = None
     """The first diverging op (None when nothing differs)."""
     fallback: bool = False
@@ -169,21 +172,23 @@ class _Matcher:
             self.cache[(key, k)] = c
         return c
 
-    def op(self, key: str) -> tuple[list[tuple[int, Closeness]], list[str]]:
-        """(results that differ, reasons results could not be compared)."""
+    def op(self, key: str) -> tuple[list[tuple[int, Closeness]], list[str], list[Closeness]]:
+        """(results that differ, reasons results could not be compared, every result's
+        closeness)."""
         a, b = self.ours[key], self.pairs[key]
         if len(a.types) != len(b.types) and a.types and b.types:
             why = f"{len(a.types)} results here, {len(b.types)} in the reference"
             c = Closeness(False, reason=why)
-            return [(0, c)], []
-        differ, unknown = [], []
+            return [(0, c)], [], [c]
+        differ, unknown, every = [], [], []
         for k in range(max(len(a.results), len(a.values), len(a.types))):
             c = self.result(key, k)
+            every.append(c)
             if c.agree is False:
                 differ.append((k, c))
             elif c.agree is None:
                 unknown.append(f"result {k}: {c.reason}")
-        return differ, unknown
+        return differ, unknown, every
 
 
 class _Program:
@@ -292,11 +297,12 @@ def compare_traces(
             else:
                 out.only_here.append(e.key)
             continue
-        differ, unknown = m.op(e.key)
+        differ, unknown, every = m.op(e.key)
         if not differ and unknown:
             out.not_compared.append((e.key, "; ".join(unknown)))
             continue
         out.compared += 1
+        out.closeness[e.key] = every
         if not differ:
             continue
         d = OpDifference(e, ref, differ)
