@@ -200,3 +200,65 @@ def test_45k_op_program_converts_in_time(tmp_path: Path) -> None:
           f"{done - converted:.2f} s = {done - start:.2f} s ({cpu:.2f} s CPU) for "
           f"{len(nodes)} nodes")
     assert done - start <= 20.0
+
+
+def test_overlays_load_as_model_explorers_node_data(tmp_path: Path, monkeypatch) -> None:
+    """viz/overlays.py's JSON read by Model Explorer's own node data classes (every field known
+    to them, nothing lost), keyed by the node ids our adapter gives Model Explorer; the launcher's
+    --trace/--compare-to adds it to the page's config."""
+    import gzip
+
+    import numpy as np
+    from model_explorer.node_data_builder import (
+        GradientItem,
+        GraphNodeData,
+        ModelNodeData,
+        NodeDataResult,
+    )
+
+    from stablehlo_py.interpreter import run
+    from stablehlo_py.trace import Trace, compare_traces, save_trace
+    from stablehlo_py.viz.overlays import OVERLAYS, write_overlays
+
+    data = Path(__file__).resolve().parents[1] / "data" / "trace"
+    inputs = np.load(data / "inputs.npz")
+    traces = {}
+    for name in ("model", "model_swap"):
+        module = parse(gzip.decompress((data / f"{name}.mlir.gz").read_bytes()).decode(), name)
+        trace = traces[name] = Trace(3, timing=True)
+        run(module, *[inputs[k] for k in ("x", "ws", "gs", "bs")], trace=trace)
+        save_trace(trace, tmp_path / f"{name}.npz")
+    comparison = compare_traces(traces["model_swap"], traces["model"], module)
+    written = write_overlays(tmp_path / "od", module, traces["model_swap"], comparison)
+    assert [p.stem for p in written] == list(OVERLAYS)
+
+    program = tmp_path / "model_swap.mlir.gz"
+    program.write_bytes((data / "model_swap.mlir.gz").read_bytes())
+    graphs = {g["id"]: {n["id"] for n in g["nodes"]}
+              for g in _run(ADAPTER_ID, program)["graphCollections"][0]["graphs"]}
+    for path in written:
+        ours = json.loads(path.read_text())
+        model = ModelNodeData(graphsData={
+            graph_id: GraphNodeData(**{
+                **graph,
+                "results": {k: NodeDataResult(**r) for k, r in graph["results"].items()},
+                "gradient": [GradientItem(**g) for g in graph["gradient"]],
+            })
+            for graph_id, graph in ours.items()
+        })
+        again = json.loads(model.to_json_string())
+        for graph_id, graph in ours.items():
+            assert set(graph["results"]) <= graphs[graph_id], (path.stem, graph_id)
+            assert {k: again[graph_id][k] for k in graph} == graph, path.stem
+
+    started = []
+    monkeypatch.setattr(model_explorer, "visualize_from_config", lambda **kw: started.append(kw))
+    argv = [str(program), f"--trace={tmp_path / 'model_swap.npz'}",
+            f"--compare-to={tmp_path / 'model.npz'}", f"--node_data_paths={tmp_path / 'od'}"]
+    assert launch.main(argv) == 0
+    config = started[0]["config"]
+    names = [s.split("//")[1].split("/")[0] for s in config.node_data_sources[: len(OVERLAYS)]]
+    assert names == list(OVERLAYS)
+    assert config.node_data_sources[len(OVERLAYS):] == [str(p.resolve()) for p in sorted(written)]
+    in_page = json.loads(config.get_node_data(0))
+    assert in_page["main"]["results"] == json.loads(written[0].read_text())["main"]["results"]
