@@ -221,8 +221,15 @@ def reduce_main(o: dict[str, Any]) -> int:
 @click.command(context_settings={"help_option_names": ["--help", "-h"]})
 @reduce_options
 def cli(**options: Any) -> int:
-    """Shrink a StableHLO program while a test keeps holding (delta debugging; every candidate
-    verified).  Writes the smallest program to -o OUT.mlir and its inputs to OUT.inputs.npz."""
+    """Shrink a StableHLO program IN while a test keeps holding (delta debugging; every
+    candidate verified).  Give one TEST: --diverges-from, --fails-with, --crashes or --test.
+    Writes the smallest program to -o OUT.mlir and its inputs to OUT.inputs.npz; prints the size
+    before and after, the tests run, the invalid candidates and the time.
+
+    \b
+    stablehlo-reduce model.mlir --inputs=run.npz --diverges-from=iree -o small.mlir
+    stablehlo-reduce model.mlir --fails-with='needs 1.4.0' --on=serialize:1.0.0 -o small.mlir
+    stablehlo-reduce model.mlir --test=./interesting.sh -o small.mlir"""
     return reduce_main(options)
 
 

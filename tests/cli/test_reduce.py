@@ -22,6 +22,7 @@ from stablehlo_py.io import load_inputs, save_inputs
 from stablehlo_py.ir import parse
 from stablehlo_py.ir.verify import verify
 from stablehlo_py.reduce import FailsWith, Program
+from stablehlo_py.serialization import serialize_portable_artifact_str
 from tests.cli.reduce_helpers import executable, layers_with, run_reduce, show
 from tests.unit.reduce.programs import layered_model
 
@@ -169,18 +170,38 @@ func.func @main(%x: tensor<100xbf16>, %y: tensor<100xbf16>) -> tensor<100xbf16> 
     assert run.returncode == 1 and re.search(failure, run.stderr), run.stderr
 
 
-def test_gzipped_text_and_a_jax_export(tmp_path: Path) -> None:
-    (tmp_path / "p.mlir.gz").write_bytes(gzip.compress(layers_with(10, 4, "sort").text().encode()))
+def test_gzipped_text_an_artifact_and_a_jax_export(tmp_path: Path) -> None:
+    text = layers_with(10, 4, "sort").text()
+    (tmp_path / "p.mlir.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "p.mlirbc").write_bytes(serialize_portable_artifact_str(text, "1.0.0",
+                                                                        format="mlir"))
     executable(tmp_path / "has_sort.sh", GREP_SORT)
-    r = run_reduce("p.mlir.gz", "--test=./has_sort.sh", "-o", "o.mlir", LIMIT, cwd=tmp_path).ok()
-    assert r.after is not None and r.after[0] <= 3
+    for name in ("p.mlir.gz", "p.mlirbc"):
+        r = run_reduce(name, "--test=./has_sort.sh", "-o", "o.mlir", LIMIT, cwd=tmp_path).ok()
+        assert r.before is not None and r.before[0] >= 80
+        assert r.after is not None and r.after[0] <= 3
     executable(tmp_path / "has_max.sh", "#!/bin/sh\ngrep -q 'stablehlo.maximum' \"$1\"\n")
-    r = run_reduce(str(EXAMPLES / "mlp.jax_exported"), "--test=./has_max.sh", "-o", "m.mlir",
-                   LIMIT, cwd=tmp_path).ok()
+    export = str(EXAMPLES / "mlp.jax_exported")
+    r = run_reduce(export, "--test=./has_max.sh", "-o", "m.mlir", LIMIT, cwd=tmp_path).ok()
     assert r.before is not None and r.after is not None and r.after[0] < r.before[0]
     out = (tmp_path / "m.mlir").read_text()
     assert "stablehlo.maximum" in out and r.after[0] <= 3  # maximum of two constants
     verify(parse(out))
+    assert "make_jax_export.py" in out  # JAX's locations are kept by default
+    run_reduce(export, "--test=./has_max.sh", "--strip-locations", "-o", "m.mlir", LIMIT,
+               cwd=tmp_path).ok()
+    assert "loc(" not in (tmp_path / "m.mlir").read_text()
+
+
+def test_a_limit_reached_writes_the_smallest_program_so_far(tmp_path: Path) -> None:
+    (tmp_path / "p.mlir").write_text(layers_with(38, 20, "sort").text())
+    executable(tmp_path / "has_sort.sh", GREP_SORT)
+    r = run_reduce("p.mlir", "--test=./has_sort.sh", "--max-tests=4", "-o", "o.mlir",
+                   cwd=tmp_path)
+    assert r.returncode == 0 and r.stopped and "(stopped: test limit (4 tests))" in r.stdout
+    assert r.tests == 4 and r.before is not None and r.after is not None
+    out = (tmp_path / "o.mlir").read_text()
+    assert "stablehlo.sort" in out and r.after[0] < r.before[0]
 
 
 def _fake_iree(tmp_path: Path) -> dict[str, str]:
