@@ -20,8 +20,10 @@ The overlays (:data:`OVERLAYS`), one file each:
 
 The data is keyed as :mod:`stablehlo_py.viz.graph` builds the program's graphs: graph id = the
 function's name, node id = the op key (ops in called functions under their function's graph, ops
-inside regions under their own ids).  An op with no value (not compared, not in the trace, a
-difference with no number, no tensor result) is left out; so is an overlay with no value at all.
+inside regions under their own ids; a key two functions share gets the trace's value in both).
+An op with no value (not compared, not in the trace, a difference with no number, no tensor
+result) is left out; so is an overlay with no value at all.  Values that agree with no element
+finite on both sides (NaN and -inf where the reference has them) differ by 0.
 Each graph's data has a gradient from white (its smallest value) to a color (its largest).
 """
 
@@ -192,7 +194,9 @@ def overlays(
         values = overlay_values(name, trace, comparison)
         if not values:
             continue
-        title = f"{name} vs {comparison.against}" if comparison and name in FROM_COMPARISON else name
+        title = name
+        if comparison is not None and name in FROM_COMPARISON:
+            title = f"{name} vs {comparison.against}"
         data = {}
         for graph_id, keys in graphs:
             results = {k: values[k] for k in keys if k in values}
