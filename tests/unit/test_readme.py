@@ -53,7 +53,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-DOCS = ("README.md", "docs/building.md")
+DOCS = ("README.md", "docs/building.md", "docs/tools.md")
 """The documents whose examples run: the README and the pages it links that show code."""
 
 RUN_LANGUAGES = ("python", "sh")
