@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,13 +16,19 @@ from stablehlo_py.interpreter.entry_inputs import as_module, coerce_args
 
 
 def run(
-    module_or_text: Operation | str, *args: Any, entry: str = "main", trace: Any = None
+    module_or_text: Operation | str,
+    *args: Any,
+    entry: str = "main",
+    trace: Any = None,
+    probe_dir: str | os.PathLike[str] | None = None,
 ) -> list[np.ndarray]:
     """Run `entry` on numpy arguments; returns its results.  Check ops that fail raise InterpreterError.
 
     `trace`: an observer told about each op as it runs (`observe.py`: an object with
     `after_op(op, results)`, and optionally `begin(module, entry)` / `end(error)`), e.g.
     `stablehlo_py.trace.Trace(level=1)`.  A partitioned program reports partition 0's ops.
+    `probe_dir`: where `interpreter.probe` ops write their values (`--probe-output-dir`; a fresh
+    temporary directory when None).
 
     Dynamic programs run directly: each argument's shape binds the `?` dimensions of its parameter
     type (static dimensions must match, `#stablehlo.bounds` cap the size, `tensor<*x..>` takes any
@@ -36,6 +43,8 @@ def run(
 
     module = as_module(module_or_text)
     ev = Evaluator(module, observer=trace)
+    if probe_dir is not None:
+        ev.probe_dir = os.fspath(probe_dir)  # type: ignore[attr-defined]
     args = coerce_args(ev, entry, args)
     with observing(trace, module, entry):
         if needs_spmd(module):  # per-device regions: run once per partition, as the CLI does

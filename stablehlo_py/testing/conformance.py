@@ -1,5 +1,6 @@
-"""`// RUN:` lines run as lit runs them, with this package's tools (the plugin's ``*.shlo_test.mlir``
-files and ``@pytest.mark.stablehlo_conformance``, and the repository's upstream conformance suites).
+"""`// RUN:` lines run as lit runs them, with this package's tools (the plugin's
+``*.shlo_test.mlir`` files and ``@pytest.mark.stablehlo_conformance``, and the repository's
+upstream conformance suites).
 
     for line in run_lines(path):                   # the file's RUN lines, continuations joined
         r = execute(line, path, tmp)               # a CompletedProcess: returncode, stdout, stderr
@@ -9,10 +10,10 @@ A RUN line is a shell pipeline (bash with ``pipefail``) in which
 - ``%s`` is the file, ``%S`` its directory, ``%t`` a scratch path (one per file, as in lit);
 - ``stablehlo-opt``, ``stablehlo-translate`` and ``stablehlo-reduce`` are this package's console
   scripts (beside the running Python, else on ``PATH``);
-- ``FileCheck`` is the ``filecheck`` PyPI package's (``pip install filecheck``, in the ``test`` extra;
-  its script, else ``python -m filecheck``);
-- ``not CMD`` succeeds when CMD exits with a status from 1 to 127 (lit's ``not``: a command killed by a
-  signal is a failure), ``not --crash CMD`` when it is killed by a signal;
+- ``FileCheck`` is the ``filecheck`` PyPI package's (``pip install filecheck``, in the ``test``
+  extra; its script, else ``python -m filecheck``);
+- ``not CMD`` succeeds when CMD exits with a status from 1 to 127 (lit's ``not``: a command killed
+  by a signal is a failure), ``not --crash CMD`` when it is killed by a signal;
 - a line continued with a trailing ``\\`` goes on in the next RUN line; lit's conditionals
   (``%if feature %{ ... %}``) are skipped.
 
@@ -39,6 +40,7 @@ __all__ = [
     "RunCommand",
     "RunLine",
     "execute",
+    "filecheck_available",
     "missing_tools",
     "numbered_run_lines",
     "run_lines",
@@ -55,10 +57,10 @@ TOOLS = ("stablehlo-opt", "stablehlo-translate", "stablehlo-reduce")
 FILECHECK = "filecheck"
 """The ``filecheck`` PyPI package: its console script and its module."""
 
-# lit's `not` negates the exit status of the ONE command it prefixes (`not A | FileCheck` fails when A
-# succeeds or when FileCheck fails), and a command killed by a signal is a failure, not a success (that
-# needs `not --crash`).  Defined as a shell function so that `not` works anywhere in a pipeline,
-# exactly as written in the RUN line.
+# lit's `not` negates the exit status of the ONE command it prefixes (`not A | FileCheck` fails when
+# A succeeds or when FileCheck fails), and a command killed by a signal is a failure, not a success
+# (that needs `not --crash`).  Defined as a shell function so that `not` works anywhere in a
+# pipeline, exactly as written in the RUN line.
 NOT_AS_LIT = (
     "not() { "
     'if [ "$1" = "--crash" ]; then shift; "$@"; [ $? -ge 128 ]; return; fi; '
@@ -94,7 +96,7 @@ def numbered_run_lines(path: Path) -> list[RunCommand]:
         full = cont + body
         cont = ""
         if full.startswith("%if"):
-            continue  # lit conditionals (`%if asserts`) need a debug build of upstream: not applicable
+            continue  # lit conditionals (`%if asserts`) need a debug build of upstream
         out.append(RunCommand(start, full))
     return out
 
@@ -112,6 +114,11 @@ def tool(name: str) -> str:
 
 def _found(name: str) -> bool:
     return (BIN / name).exists() or shutil.which(name) is not None
+
+
+def filecheck_available() -> bool:
+    """Whether FileCheck can run: the ``filecheck`` script or module."""
+    return _found(FILECHECK) or importlib.util.find_spec(FILECHECK) is not None
 
 
 def _filecheck() -> str:
@@ -143,9 +150,7 @@ def missing_tools(cmd: str) -> list[str]:
     """What the RUN line needs and cannot find, each with how to install it (empty when all are
     there)."""
     out = []
-    if _TOOL_WORDS["FileCheck"].search(cmd) and not (
-        _found(FILECHECK) or importlib.util.find_spec(FILECHECK) is not None
-    ):
+    if _TOOL_WORDS["FileCheck"].search(cmd) and not filecheck_available():
         out.append("FileCheck (pip install filecheck, or stablehlo-py's `test` extra)")
     for name in TOOLS:
         if _TOOL_WORDS[name].search(cmd) and not _found(name):
