@@ -55,23 +55,20 @@ def _jax() -> Any:
         ) from None
 
 
-_OWN_FRAMES_HIDDEN: list[bool] = []
-
-
 def _hide_own_frames() -> None:
     """JAX's locations name the first Python frame outside jax as an op's source, and list the
     user frames above it: this package's frames (the test helpers calling ``jax.jit``) are not
-    the user's, so they are registered as JAX's own (`source_info_util.register_exclusion`,
-    present in jax 0.4 to 0.12; without it the locations keep these frames)."""
-    if _OWN_FRAMES_HIDDEN:
-        return
-    _OWN_FRAMES_HIDDEN.append(True)
+    the user's, so they are registered as JAX's own, once (`source_info_util.register_exclusion`
+    and ``is_user_filename``, in jax 0.4 to 0.12; without them the locations keep these frames)."""
     try:
         from jax._src import source_info_util
-
-        source_info_util.register_exclusion(os.path.dirname(os.path.abspath(__file__)) + os.sep)
-    except (ImportError, AttributeError):  # pragma: no cover - another jax
-        pass
+    except ImportError:  # pragma: no cover - another jax
+        return
+    here = os.path.abspath(__file__)
+    user = getattr(source_info_util, "is_user_filename", None)
+    register = getattr(source_info_util, "register_exclusion", None)
+    if user is not None and register is not None and user(here):
+        register(os.path.dirname(here) + os.sep)
 
 
 def lower_jax(fn: Any, args: Sequence[Any]) -> tuple[str, list[np.ndarray]]:
