@@ -4,9 +4,11 @@ skipped with the reason when one is missing)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
-from stablehlo_py.backends import BackendUnavailable, require_iree, require_xla
 from tests.unit.testing.programs import MODEL, PLUGIN_ARGS
 
 pytest_plugins = ["pytester"]
@@ -26,12 +28,21 @@ def run_inner(pytester: pytest.Pytester, body: str, *args: str) -> pytest.RunRes
     return pytester.runpytest_subprocess(*PLUGIN_ARGS, "-p", "no:cacheprovider", *args)
 
 
-def _installed(require) -> bool:  # type: ignore[no-untyped-def]
-    try:
-        require()
-    except BackendUnavailable:
-        return False
-    return True
+def _installed() -> dict[str, bool]:
+    """Which backends the fixture finds, asked in a subprocess: pytester removes the modules a
+    test imports when it ends, and IREE's compiler aborts the process when imported again."""
+    code = (
+        "from stablehlo_py.backends import BackendUnavailable, require_iree, require_xla\n"
+        "for name, require in (('xla', require_xla), ('iree', require_iree)):\n"
+        "    try:\n"
+        "        require()\n"
+        "        print(name)\n"
+        "    except BackendUnavailable:\n"
+        "        pass\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    found = out.stdout.split()
+    return {"xla": "xla" in found, "iree": "iree" in found}
 
 
 def test_interpreter_fixture_keeps_traces_and_probes_in_tmp_path(
@@ -116,7 +127,7 @@ def test_backend(stablehlo_backend):
 
 
 def test_backend_fixture_runs_each_installed_backend(pytester: pytest.Pytester) -> None:
-    have = {"xla": _installed(require_xla), "iree": _installed(require_iree)}
+    have = _installed()
     r = run_inner(pytester, BACKEND_TESTS, "-v", "-rs")
     r.assert_outcomes(passed=sum(have.values()), skipped=2 - sum(have.values()))
     for name, ok in have.items():
