@@ -1,5 +1,5 @@
-"""``assert_matches``: a program run by the interpreter and by a backend (or compared with a recorded
-run), failing with the first op where they part.
+"""``assert_matches``: a program run by the interpreter and by a backend (or compared with a
+recorded run), failing with the first op where they part.
 
     from stablehlo_py.testing import assert_matches
 

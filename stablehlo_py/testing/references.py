@@ -58,7 +58,9 @@ def reference_kind(path: str) -> str:
         with zipfile.ZipFile(path) as z:
             names = set(z.namelist())
     except (OSError, zipfile.BadZipFile) as e:
-        raise ReferenceFileError(f"cannot read {path} as an .npz archive: {e}", note=RECORD) from None
+        raise ReferenceFileError(
+            f"cannot read {path} as an .npz archive: {e}", note=RECORD
+        ) from None
     if "__index__.npy" in names:
         return "trace"
     if "result_types.npy" in names:
