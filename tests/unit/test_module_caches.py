@@ -98,6 +98,7 @@ ALLOWED_ID: dict[str, str] = {
     "serialization/reader.py": "the reader's element rows and checked codecs, for one read",
     "serialization/writer.py": "the writer's value positions and entry numbers, for one write",
     "stablehlo_py/ir/text/op_graph.py": "value nodes and ports, for one graph",
+    "stablehlo_py/trace/compare.py": "the reference's entries matched, for one comparison",
 }
 
 # ---------------------------------------------------------------------- what is still to migrate
