@@ -154,6 +154,29 @@ def split_chunks(text: str, split: bool) -> list[tuple[int, str]]:
     return chunks
 
 
+def tool_main(
+    prog: str, argv: Sequence[str] | None, args: list[str], run: Callable[[list[str]], object]
+) -> int:
+    """The entry of each tool: ``run(args)`` (a click command's main) with click's exits turned into
+    exit codes and its usage errors into one-line errors (:func:`run_guarded`); exits the process
+    when called as a script (``argv`` None), else returns the exit code."""
+    import click
+
+    def body() -> int:
+        try:
+            rc = run(args)
+        except click.exceptions.Exit as e:
+            return e.exit_code
+        except click.UsageError as e:
+            raise StableHLOError(f"{e.format_message()}; see {prog} --help") from None
+        return rc if isinstance(rc, int) else 0
+
+    code = run_guarded(body)
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
 def run_guarded(body: Callable[[], int]) -> int:
     """Run a tool body; print StableHLOError messages (not tracebacks) and return the exit code."""
     try:

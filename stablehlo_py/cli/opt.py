@@ -24,8 +24,8 @@ from stablehlo_py.cli.common import (
     is_binary,
     normalize_argv,
     read_input_bytes,
-    run_guarded,
     split_chunks,
+    tool_main,
     write_output,
 )
 from stablehlo_py.errors import StableHLOError
@@ -301,19 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = normalize_argv(sys.argv[1:] if argv is None else argv, _SHORT)
     args, pass_args = split_pass_args(args, _OWN_FLAGS)
 
-    def body() -> int:
-        try:
-            rc = _run_with_passes(args, pass_args)
-        except click.exceptions.Exit as e:
-            return e.exit_code
-        except click.UsageError as e:
-            raise StableHLOError(f"{e.format_message()}; see stablehlo-opt --help") from None
-        return rc
-
-    code = run_guarded(body)
-    if argv is None:
-        sys.exit(code)
-    return code
+    return tool_main("stablehlo-opt", argv, args, lambda a: _run_with_passes(a, pass_args))
 
 
 def _run_with_passes(args: list[str], pass_args: list[str]) -> int:

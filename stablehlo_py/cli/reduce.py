@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from stablehlo_py.cli.common import normalize_argv, run_guarded
+from stablehlo_py.cli.common import normalize_argv, tool_main
 from stablehlo_py.cli.reduce_options import reduce_options
 from stablehlo_py.errors import StableHLOError
 
@@ -236,19 +236,10 @@ def cli(**options: Any) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = normalize_argv(sys.argv[1:] if argv is None else argv, _SHORT)
 
-    def body() -> int:
-        try:
-            rc = cli.main(args=args, prog_name="stablehlo-reduce", standalone_mode=False)
-        except click.exceptions.Exit as e:
-            return e.exit_code
-        except click.UsageError as e:
-            raise StableHLOError(f"{e.format_message()}; see stablehlo-reduce --help") from None
-        return rc if isinstance(rc, int) else 0
-
-    code = run_guarded(body)
-    if argv is None:
-        sys.exit(code)
-    return code
+    return tool_main(
+        "stablehlo-reduce", argv, args,
+        lambda a: cli.main(args=a, prog_name="stablehlo-reduce", standalone_mode=False),
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import click
 
 from stablehlo_py.cli import options
-from stablehlo_py.cli.common import normalize_argv, run_guarded
+from stablehlo_py.cli.common import normalize_argv, tool_main
 from stablehlo_py.errors import NotSupportedError, StableHLOError
 
 _SHORT = {"-o", "-h"}
@@ -193,19 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = normalize_argv(sys.argv[1:] if argv is None else argv, _SHORT)
     args = ["--trace=1" if a == "--trace" else a for a in args]  # the level is optional
 
-    def body() -> int:
-        try:
-            rc = cli.main(args=args, prog_name="stablehlo-translate", standalone_mode=False)
-        except click.exceptions.Exit as e:
-            return e.exit_code
-        except click.UsageError as e:
-            raise StableHLOError(f"{e.format_message()}; see stablehlo-translate --help") from None
-        return rc if isinstance(rc, int) else 0
-
-    code = run_guarded(body)
-    if argv is None:
-        sys.exit(code)
-    return code
+    return tool_main(
+        "stablehlo-translate", argv, args,
+        lambda a: cli.main(args=a, prog_name="stablehlo-translate", standalone_mode=False),
+    )
 
 
 if __name__ == "__main__":

@@ -18,8 +18,6 @@ exception is a finding.
 from __future__ import annotations
 
 import random
-import signal
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +27,8 @@ import msgpack
 from stablehlo_py.serialization.format import MAGIC
 
 from stablehlo_py.errors import StableHLOError
+# the CPU-time budget the reducer bounds its runs with, shared by the fuzzers
+from stablehlo_py.reduce.budget import OutOfTime, cpu_budget  # noqa: F401 (re-exported)
 
 INTERESTING = [
     b"\x00",
@@ -285,31 +285,3 @@ def _memory_limit(limit: int | None) -> Iterator[None]:
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
-class OutOfTime(BaseException):
-    """Raised by :func:`cpu_budget` when a case has used up its CPU time."""
-
-
-@contextmanager
-def cpu_budget(seconds: float | None) -> Iterator[None]:
-    """Raise OutOfTime after ``seconds`` of this process's CPU time (ITIMER_PROF: user + system, so a
-    loaded machine does not count against the code under test).  No budget without ``seconds``,
-    off the main thread (the signal goes to the main thread) or without ``setitimer`` (Windows)."""
-    if not seconds or not hasattr(signal, "setitimer"):
-        yield
-        return
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise OutOfTime
-
-    old = signal.signal(signal.SIGPROF, on_alarm)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
