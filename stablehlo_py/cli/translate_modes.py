@@ -38,6 +38,12 @@ def interpret(options: dict[str, Any]) -> int:
         ev.print_sink = out.append  # type: ignore[attr-defined]  # interpreter.print, in order
         if "main" in ev.funcs:
             entries = ["main"]
+        elif options.get("args_") or options.get("inputs"):
+            names = ", ".join(f"@{n}" for n in ev.funcs) or "none"
+            raise StableHLOError(
+                f"--args/--inputs give @main's arguments, and the program has no @main "
+                f"(its functions: {names}); name the entry function main"
+            )
         else:
             entries = [n for n, f in ev.funcs.items() if not f.function_type.inputs.data]
         for entry in entries:

@@ -262,6 +262,19 @@ def test_output_needs_one_run(tmp_path: Path) -> None:
     assert err.startswith("error: --output holds the results of one function, but @main runs too")
 
 
+def test_arguments_without_main_are_an_error(tmp_path: Path) -> None:
+    """--args and --inputs give @main's arguments: a program without @main is told so, not run
+    without them."""
+    (tmp_path / "f.mlir").write_text(PROGRAM.replace("@main", "@f"))
+    np.savez(tmp_path / "in.npz", x=X, y=Y)
+    for option in ("--args=@in.npz", "--inputs=in.npz"):
+        err = one_line_error(run("--interpret", option, "f.mlir", cwd=tmp_path))
+        assert err == (
+            "error: --args/--inputs give @main's arguments, and the program has no @main "
+            "(its functions: @f); name the entry function main"
+        )
+
+
 def test_help_names_the_options() -> None:
     text = ok(run("--help"))
     for option in ("--args", "--inputs", "--output", "@run.npz", "probe directory", "result_info"):
