@@ -3,9 +3,8 @@
 - :func:`functions`: the functions of a module (``func.func``, and ``vhlo.func_v1`` in a VHLO
   view), nested modules included, by symbol name;
 - :func:`node_keys`: a node id per op, the op key of :func:`~stablehlo_py.ir.text.name_stack.op_keys`
-  (``<name-stack scope>/<op name>#<n>``; computed here by the same rule, from name stacks read
-  once per op, and for VHLO functions too), so node data recorded by op key (traces) lands on the
-  right node;
+  (``<name-stack scope>/<op name>#<n>``; the same rule, over VHLO functions too), so node data
+  recorded by op key (traces) lands on the right node;
 - :func:`namespaces`: the layer of each op (Model Explorer's ``namespace``): the op's name-stack
   scope, and for an op inside a region, the layer of the region: ``<layer of the region
   op>/<label>_<k>/<region name>`` (``k`` counts the region ops of that label in that layer), then
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterator
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation
 
-from stablehlo_py.ir.text.name_stack import NameStack, name_stack
+from stablehlo_py.ir.text.name_stack import NameStack, keyed_name_stacks, name_stack
 
 __all__ = [
     "FUNCTION_OPS",
@@ -90,21 +89,9 @@ def node_keys(module: Operation) -> dict[Operation, str]:
 def keys_and_stacks(
     module: Operation,
 ) -> tuple[dict[Operation, str], dict[Operation, NameStack]]:
-    """(:func:`node_keys`, the name stack of every op), reading each location once."""
-    keys: dict[Operation, str] = {}
-    stacks: dict[Operation, NameStack] = {}
-    for fname, func in functions(module):
-        seen: dict[tuple[str, str], int] = {}
-        for op in func.walk():
-            if op is func:
-                continue
-            stack = stacks[op] = name_stack(op)
-            # op_keys' scope: the name stack's, else a one-segment name, else the function
-            scope = stack.scope or stack.label or f"@{fname}"
-            n = seen.get((scope, op.name), 0)
-            seen[(scope, op.name)] = n + 1
-            keys[op] = f"{scope}/{op.name}#{n}"
-    return keys, stacks
+    """(:func:`node_keys`, the name stack of every op), reading each location once
+    (:func:`~stablehlo_py.ir.text.name_stack.keyed_name_stacks` over :func:`functions`)."""
+    return keyed_name_stacks(functions(module))
 
 
 def region_names(op: Operation) -> list[str]:

@@ -26,7 +26,9 @@ from xdsl.ir import Operation
 
 from stablehlo_py.ir.text.location import TextLoc
 
-__all__ = ["NameStack", "location_name", "name_stack", "op_keys", "string_literal"]
+__all__ = [
+    "NameStack", "keyed_name_stacks", "location_name", "name_stack", "op_keys", "string_literal",
+]
 
 _FILE_LINE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)(?::\d+)?')
 
@@ -119,18 +121,28 @@ def _functions(root: Operation) -> Iterable[tuple[str, Operation]]:
                 yield from _functions(op)
 
 
-def op_keys(root: Operation) -> dict[Operation, str]:
-    """A key for every op inside the functions of ``root`` (a module or a function), in walk
-    order (see the module docstring)."""
+def keyed_name_stacks(
+    functions: Iterable[tuple[str, Operation]],
+) -> tuple[dict[Operation, str], dict[Operation, NameStack]]:
+    """The op key and the name stack of every op inside ``functions`` ((symbol name, function
+    op) pairs), in walk order, each location read once.  The one home of the key rule (module
+    docstring): the scope is the name stack's, else a one-segment name, else ``@<function>``."""
     keys: dict[Operation, str] = {}
-    for fname, func in _functions(root):
+    stacks: dict[Operation, NameStack] = {}
+    for fname, func in functions:
         seen: dict[tuple[str, str], int] = {}
         for op in func.walk():
             if op is func:
                 continue
-            scope = name_stack(op).scope or (location_name(op) or "")
-            scope = scope or f"@{fname}"
+            stack = stacks[op] = name_stack(op)
+            scope = stack.scope or stack.label or f"@{fname}"
             n = seen.get((scope, op.name), 0)
             seen[(scope, op.name)] = n + 1
             keys[op] = f"{scope}/{op.name}#{n}"
-    return keys
+    return keys, stacks
+
+
+def op_keys(root: Operation) -> dict[Operation, str]:
+    """A key for every op inside the functions of ``root`` (a module or a function), in walk
+    order (see the module docstring)."""
+    return keyed_name_stacks(_functions(root))[0]
