@@ -21,6 +21,8 @@ from stablehlo_py.interpreter.observe import (
 from stablehlo_py.errors import InterpreterError
 from stablehlo_py.ir import parse
 
+from tests.unit.trace.programs import FAILING_CHECK
+
 
 class Recorder:
     """Keeps (op name, results) of every report, and what begin/end were told."""
@@ -276,14 +278,9 @@ def test_a_failing_observer_stops_the_run_naming_the_op() -> None:
 
 
 def test_end_is_told_the_error_of_a_failing_run() -> None:
-    text = """func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
-  %y = stablehlo.negate %x : tensor<2xi32>
-  stablehlo.custom_call @check.expect_eq(%y, %x) : (tensor<2xi32>, tensor<2xi32>) -> ()
-  return %y : tensor<2xi32>
-}"""
     rec = Recorder()
     with pytest.raises(InterpreterError):
-        run(text, np.array([1, 2], np.int32), trace=rec)
+        run(FAILING_CHECK, np.array([1, 2], np.int32), trace=rec)
     assert rec.names() == ["negate", "custom_call"]
     assert len(rec.ended) == 1 and isinstance(rec.ended[0], InterpreterError)
 

@@ -27,3 +27,10 @@ LOOP = """func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
     }
   return %r#1 : tensor<2xf32>
 }"""
+
+# a check that fails on its second op (negate(x) != x for x = [1, 2])
+FAILING_CHECK = """func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %y = stablehlo.negate %x : tensor<2xi32>
+  stablehlo.custom_call @check.expect_eq(%y, %x) : (tensor<2xi32>, tensor<2xi32>) -> ()
+  return %y : tensor<2xi32>
+}"""

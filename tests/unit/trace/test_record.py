@@ -16,7 +16,7 @@ from stablehlo_py.ir import parse
 from stablehlo_py.ir.text.name_stack import op_keys
 from stablehlo_py.trace import Trace, record
 from stablehlo_py.trace.progress import start_progress
-from tests.unit.trace.programs import LOOP, NAMED
+from tests.unit.trace.programs import FAILING_CHECK, LOOP, NAMED
 
 
 def test_entries_are_keyed_by_op_keys_in_run_order_with_name_stacks() -> None:
@@ -96,14 +96,9 @@ def test_using_a_trace_again_starts_afresh() -> None:
 
 
 def test_a_failing_run_keeps_what_ran_and_the_error() -> None:
-    text = """func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
-  %y = stablehlo.negate %x : tensor<2xi32>
-  stablehlo.custom_call @check.expect_eq(%y, %x) : (tensor<2xi32>, tensor<2xi32>) -> ()
-  return %y : tensor<2xi32>
-}"""
     trace = Trace()
     with pytest.raises(InterpreterError):
-        run(text, np.array([1, 2], np.int32), trace=trace)
+        run(FAILING_CHECK, np.array([1, 2], np.int32), trace=trace)
     assert len(trace) == 2
     assert trace.error is not None and trace.error.startswith("InterpreterError: ")
     assert trace.entries[1].results == []

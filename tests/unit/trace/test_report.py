@@ -10,7 +10,7 @@ from stablehlo_py.interpreter import run
 
 from stablehlo_py.errors import InterpreterError
 from stablehlo_py.trace import Trace, entry_line, format_trace
-from tests.unit.trace.programs import LOOP, NAMED
+from tests.unit.trace.programs import FAILING_CHECK, LOOP, NAMED
 
 
 def test_one_line_per_op_with_its_source() -> None:
@@ -66,14 +66,9 @@ def test_long_values_are_shortened() -> None:
 
 
 def test_a_failed_run_says_why_and_ops_without_results() -> None:
-    text = """func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
-  %y = stablehlo.negate %x : tensor<2xi32>
-  stablehlo.custom_call @check.expect_eq(%y, %x) : (tensor<2xi32>, tensor<2xi32>) -> ()
-  return %y : tensor<2xi32>
-}"""
     trace = Trace()
     with pytest.raises(InterpreterError):
-        run(text, np.array([1, 2], np.int32), trace=trace)
+        run(FAILING_CHECK, np.array([1, 2], np.int32), trace=trace)
     lines = format_trace(trace).splitlines()
     assert lines[2] == "   1  @main/stablehlo.custom_call#0  (no results)  -:3:3"
     assert lines[-1].startswith("the run failed: InterpreterError: ")
