@@ -8,6 +8,7 @@ region runs vectorized on whole arrays (`Evaluator.region_body`).  Sort comparat
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ from stablehlo_py.interpreter.impls.elementwise import operand_dtypes
 from stablehlo_py.interpreter.registry import Step, compiler, impl
 from stablehlo_py.semantics import folds
 from stablehlo_py.semantics import reduction as red
-from stablehlo_py.semantics.regions import make_body, make_comparator
+from stablehlo_py.semantics.regions import KIND_BODIES, kind_ufunc, make_body, make_comparator
 
 
 def _results(op: Any, results: Any) -> list[Any]:
@@ -149,7 +150,106 @@ def _reduce_window(op: Any) -> Step:
             inputs, inits, padding=padding, body=body, **windows
         ),
     )
-    return Step(run, regions=True, multi=True)
+    fast = _prepared_reduce_window(op, windows, padding, run)
+    return Step(fast or run, regions=True, multi=True)
+
+
+def _prepared_reduce_window(
+    op: Any, windows: dict[str, Any], padding: np.ndarray | None, general: Any
+) -> Any:
+    """One input of a static shape, no padding and no base dilation, a body with a kind and no
+    type conversion: the window's strided slices decided now, then `folds.fold_left` as
+    `red.reduce_window` runs it (the same slices in the same order, so the same bits); values of
+    any other shape or dtype run `general`."""
+    types, kind, result_dtypes = _region_types(op)
+    if kind is None or len(op.operands) != 2 or len(types) != 2:
+        return None
+    d = types[1]
+    if d is None or types[0] != d or result_dtypes[0] != d or operand_dtypes(op) != [d, d]:
+        return None
+    shape = A.static_shape(op.operands[0].type)
+    out_shape = A.static_shape(op.results[0].type)
+    wd = windows["window_dimensions"]
+    if shape is None or out_shape is None or wd is None or len(wd) != len(shape):
+        return None
+    rank = len(shape)
+    ws = windows["window_strides"] or [1] * rank
+    bd = windows["base_dilations"] or [1] * rank
+    wdil = windows["window_dilations"] or [1] * rank
+    if any(b != 1 for b in bd) or (padding is not None and padding.any()):
+        return None
+    if len(ws) != rank or len(wdil) != rank or len(out_shape) != rank or 0 in out_shape:
+        return None
+    for n, w, dl, s, o in zip(shape, wd, wdil, ws, out_shape, strict=True):
+        span = (w - 1) * dl + 1
+        if w < 1 or dl < 1 or s < 1 or span > n or (n - span) // s + 1 != o:
+            return None
+    slices = [
+        tuple(
+            slice(k * dl, k * dl + (o - 1) * s + 1, s)
+            for k, dl, o, s in zip(offset, wdil, out_shape, ws, strict=True)
+        )
+        for offset in itertools.product(*[range(w) for w in wd])
+    ]
+    fold_left = folds.fold_left
+    nd = np.ndarray
+    direct = _direct_fold(kind, d)
+
+    def run(regions: tuple[Any, ...], x: Any, init: Any) -> list[Any]:
+        ok = type(x) is nd and type(init) is nd and x.dtype is d and init.dtype is d
+        if ok and x.shape == shape:
+            if direct is not None:
+                acc = direct(x, init, slices, out_shape)
+                if acc is not None:
+                    return [acc]
+            computation = regions[0]
+
+            def body(*arrays: Any) -> tuple[Any, ...]:
+                return tuple(computation(*arrays))
+
+            steps = [(x[s],) for s in slices]
+            return _as_dtypes(fold_left(make_body(body, kind=kind), [init], steps, out_shape), [d])
+        return general(regions, x, init)
+
+    return run
+
+
+def _direct_fold(kind: str, d: np.dtype[Any]) -> Any:
+    """`fold_left`'s loop for a body of `kind` on `d` without its per-step fix of signed zeros
+    where that fix cannot apply: `f(x, init, slices, shape)` gives the accumulator, or None when
+    `fold_left` itself must run (a float max/min over a window holding both +0 and -0: only then
+    does numpy's choice of zero differ from IEEE's).  None when `fold_left` would not use the
+    kind's ufunc on `d`."""
+    if kind not in KIND_BODIES or folds.ufunc_kind(KIND_BODIES[kind], [d]) is None:
+        return None
+    uf = kind_ufunc(kind, d)
+    full = np.full
+    if kind not in ("max", "min") or not dtypes.is_float(d) or d.itemsize not in _UINTS:
+        def plain(x: Any, init: Any, slices: list[Any], shape: Any) -> Any:
+            acc = full(shape, init, dtype=d)
+            for s in slices:
+                uf(acc, x[s], out=acc)
+            return acc
+
+        return plain
+    u = _UINTS[d.itemsize]
+    minus_zero = u.type(1 << (8 * d.itemsize - 1))
+    zero = u.type(0)
+
+    def one_zero_sign(x: Any, init: Any, slices: list[Any], shape: Any) -> Any:
+        bits, i = x.view(u), init.view(u)
+        plus = i == zero or (bits == zero).any()
+        if plus and (i == minus_zero or (bits == minus_zero).any()):
+            return None
+        acc = full(shape, init, dtype=d)
+        for s in slices:
+            uf(acc, x[s], out=acc)
+        return acc
+
+    return one_zero_sign
+
+
+_UINTS = {n: np.dtype(f"u{n}") for n in (1, 2, 4, 8)}
 
 
 def reduce_window_by_region(
