@@ -184,8 +184,31 @@ def serialize_portable_artifact(
         if allow_other_dialects:  # the pass keeps other dialects' ops and attributes
             vhlo = to_vhlo(module, target, True, in_place=False, strip_debuginfo=strip_debuginfo)
         else:
+            fast = _write_direct(module, target, strip_debuginfo, format)
+            if fast is not None:
+                return fast
             vhlo = vhlo_records(module, target, strip_debuginfo)
         return _write(vhlo, target, strip_debuginfo, format, use_lists_as, allow_other_dialects)
+
+
+DIRECT = [True]
+"""Whether the writers and readers take their fast paths (``direct_write``) where they apply;
+``tests/serialization/test_direct_paths.py`` turns them off to compare with the slow paths."""
+
+
+def _write_direct(
+    module: ModuleOp, target: Version, strip_debuginfo: bool, format: str
+) -> bytes | None:
+    """The artifact from the msgpack writer's fast path (``direct_write``: StableHLO ops straight
+    to records, the same bytes), or None where it does not apply."""
+    if format != "msgpack" or not DIRECT[0]:
+        return None
+    from stablehlo_py.serialization.direct_write import NotDirect, write_direct
+
+    try:
+        return write_direct(module, target, strip_debuginfo)
+    except NotDirect:
+        return None
 
 
 def serialize_portable_artifact_str(
@@ -213,6 +236,9 @@ def serialize_portable_artifact_str(
             raise SerializationError(f"expected a builtin.module to serialize, got {module.name}")
         if expand:
             module = _expanded(module, target)
+        fast = _write_direct(module, target, strip_debuginfo, format)  # type: ignore[arg-type]
+        if fast is not None:
+            return fast
         return _write(
             vhlo_records(module, target, strip_debuginfo), target, strip_debuginfo, format
         )

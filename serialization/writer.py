@@ -506,12 +506,17 @@ def write_artifact(
                 + "\n  ".join(w.problems)
                 + more
             )
-        # the sections are packed into one buffer, copied once into the artifact
-        packer = _packer(autoreset=False)
-        for section in schema["body"].pack([w.entries, w.locs.items, module_record], w.fv):
-            packer.pack(section)
-        body = packer.getbuffer()
-        header = schema["header"].pack(
-            [w.fv, producer_string(target), toolkit_string(), len(body)], w.fv
-        )
-        return b"".join((MAGIC, _packer().pack(header), body))
+        return pack_artifact(w, module_record, schema, target)
+
+
+def pack_artifact(w: _Writer, module_record: list[Any], schema: Schema, target: Version) -> bytes:
+    """The artifact's bytes: magic, header, and the body sections (a writer's entries and
+    locations, and the module record) packed into one buffer, copied once into the artifact."""
+    packer = _packer(autoreset=False)
+    for section in schema["body"].pack([w.entries, w.locs.items, module_record], w.fv):
+        packer.pack(section)
+    body = packer.getbuffer()
+    header = schema["header"].pack(
+        [w.fv, producer_string(target), toolkit_string(), len(body)], w.fv
+    )
+    return b"".join((MAGIC, _packer().pack(header), body))
