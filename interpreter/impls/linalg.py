@@ -1,18 +1,21 @@
 """Linear algebra: dot, dot_general, convolution, dynamic_conv, fft, triangular_solve, cholesky and
 the batch_norm ops (by the spec's decompositions, evaluated with the elementwise semantics so every
-intermediate rounds in the element type)."""
+intermediate rounds in the element type).  Contractions are `contraction.py`'s (XLA's accumulation
+type), convolutions `conv_plan.py`'s (one matrix multiply over an im2col matrix)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from stablehlo_py.semantics import dtypes
 from stablehlo_py import semantics as sem
 from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.impls.contraction import (
+    ContractionPlan,
+    contract,
+    is_inexact,
+)
+from stablehlo_py.interpreter.impls.conv_plan import ConvPlan, convolution
 from stablehlo_py.interpreter.registry import Step, compiler, impl
 from stablehlo_py.semantics import data_movement as dm
 from stablehlo_py.semantics import fft as fft_sem
@@ -21,157 +24,6 @@ from stablehlo_py.semantics import reduction as red
 from stablehlo_py.semantics.regions import ADD
 
 from stablehlo_py.errors import InterpreterError
-
-
-def _work_dtype(out: np.dtype) -> np.dtype:
-    """Accumulation type: f32 for floats narrower than 32 bits (as XLA), else the result type."""
-    if dtypes.is_float(out) and dtypes.bitwidth(out) < 32:
-        return np.dtype(np.float32)
-    return out
-
-
-# Contractions up to this length follow upstream's exact schedule (one rounded multiply-add per step,
-# in index order), so small programs match upstream bit for bit; longer ones use BLAS (see below).
-SEQUENTIAL_MAX_K = 32
-
-
-def contract(
-    lhs: Any,
-    rhs: Any,
-    lhs_batching_dimensions: Sequence[int] = (),
-    rhs_batching_dimensions: Sequence[int] = (),
-    lhs_contracting_dimensions: Sequence[int] = (),
-    rhs_contracting_dimensions: Sequence[int] = (),
-    result_element_type: Any = None,
-) -> np.ndarray:
-    """`dot_general` whose float/complex sums of up to `SEQUENTIAL_MAX_K` terms run in index order
-    over the contracting dimensions (row-major over them, as listed), one rounded multiply and add
-    per step in the accumulation type: the schedule of upstream's interpreter and XLA's CPU backend,
-    which BLAS's blocked sums do not reproduce to a few ULP.  That loop runs over the contraction,
-    vectorized over the batch and free dimensions.  Longer sums use BLAS in double precision,
-    rounded once.  Integer and boolean dots (exact, wrapping) use `semantics.linalg`."""
-    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
-    out = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
-    lb, rb = list(lhs_batching_dimensions), list(rhs_batching_dimensions)
-    lc, rc = list(lhs_contracting_dimensions), list(rhs_contracting_dimensions)
-    if not (dtypes.is_float(out) or dtypes.is_complex(out)):
-        return la.dot_general(lhs, rhs, lb, rb, lc, rc, result_element_type=out)
-    plan = ContractionPlan.of(lhs.shape, rhs.shape, lb, rb, lc, rc, out)
-    return plan.run(_as(lhs, out), _as(rhs, out))
-
-
-@dataclass(frozen=True)
-class ContractionPlan:
-    """A float/complex `dot_general` decided for operand shapes: the transposes to (b, m, k) and
-    (b, k, n), the accumulation type and the result shape (`contract` makes one per call; the
-    compiled `dot_general` one per op of static shapes)."""
-
-    lhs_perm: tuple[int, ...]
-    rhs_perm: tuple[int, ...]
-    b: int
-    m: int
-    k: int
-    n: int
-    out: np.dtype
-    work: np.dtype
-    result_shape: tuple[int, ...]
-
-    @staticmethod
-    def of(
-        lhs_shape: Sequence[int],
-        rhs_shape: Sequence[int],
-        lb: list[int],
-        rb: list[int],
-        lc: list[int],
-        rc: list[int],
-        out: np.dtype,
-    ) -> ContractionPlan:
-        lf = [d for d in range(len(lhs_shape)) if d not in lb and d not in lc]
-        rf = [d for d in range(len(rhs_shape)) if d not in rb and d not in rc]
-        batch = [int(lhs_shape[d]) for d in lb]
-        lfs, rfs = [int(lhs_shape[d]) for d in lf], [int(rhs_shape[d]) for d in rf]
-        b, m, n = (math.prod(x) for x in (batch, lfs, rfs))
-        k = math.prod(int(lhs_shape[d]) for d in lc)
-        return ContractionPlan(
-            tuple(lb + lf + lc),
-            tuple(rb + rc + rf),
-            b,
-            m,
-            k,
-            n,
-            out,
-            _work_dtype(out),
-            tuple(batch + lfs + rfs),
-        )
-
-    def run(self, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """The contraction of `lhs` and `rhs` (arrays of the result element type)."""
-        b, m, k, n, out, work = self.b, self.m, self.k, self.n, self.out, self.work
-        if k > SEQUENTIAL_MAX_K:
-            # straight to the wide type in C order: one copy (widening through `work` is exact)
-            wide = _wide(work)
-            lt = lhs.transpose(self.lhs_perm).astype(wide, order="C").reshape(b, m, k)
-            rt = rhs.transpose(self.rhs_perm).astype(wide, order="C").reshape(b, k, n)
-            return _contract(lt, rt, k, out, work).reshape(self.result_shape)
-        lt = lhs.transpose(self.lhs_perm).astype(work).reshape(b, m, k)
-        rt = rhs.transpose(self.rhs_perm).astype(work).reshape(b, k, n)
-        return _contract(lt, rt, k, out, work).reshape(self.result_shape)
-
-
-def _wide(work: np.dtype) -> np.dtype:
-    return np.dtype(np.complex128 if dtypes.is_complex(work) else np.float64)
-
-
-def _contract(lt: np.ndarray, rt: np.ndarray, k: int, out: np.dtype, work: np.dtype) -> np.ndarray:
-    if k > SEQUENTIAL_MAX_K:
-        # Long contractions: the summation order is implementation-defined (XLA's CPU backend uses
-        # blocked sums too); BLAS in double (complex128) precision, rounded once, is within an ULP
-        # of the exact sum and is as fast as the hardware allows.
-        wide = _wide(work)
-        with np.errstate(all="ignore"):
-            res = np.matmul(lt.astype(wide, copy=False), rt.astype(wide, copy=False))
-        # One rounding from double to the result type (convert rounds narrow floats exactly once).
-        return sem.convert(res, out)
-    return sequential_sum(lt, rt, work).astype(out)
-
-
-# Sequential sums with at most this many products in all (b * m * n * k) take their products in
-# one numpy call (the adds stay one call per step, in order).
-VECTOR_MAX_TERMS = 1 << 22
-
-
-def sequential_sum(lt: np.ndarray, rt: np.ndarray, work: np.dtype) -> np.ndarray:
-    """`acc = 0; acc += lt[:, :, i, None] * rt[:, None, i, :]` for i in order, each product and
-    each sum rounded in `work`: the (b, m, n) result.  Small enough sums of real floats take all
-    products in one multiply (a plain product rounds the same in any of numpy's loops, whatever
-    the order of its operands) and add them as the loop does; when a NaN comes out, the loop
-    itself recomputes the sum (which of two NaN operands a multiply returns depends on the loop
-    numpy picks)."""
-    b, m, k = lt.shape
-    n = rt.shape[2]
-    with np.errstate(all="ignore"):
-        if work.kind == "f" and b * m * n * k <= VECTOR_MAX_TERMS:
-            products = np.empty((k, b, m, n), dtype=work)
-            np.multiply(
-                lt.transpose(2, 0, 1)[:, :, :, None],
-                rt.transpose(1, 0, 2)[:, :, None, :],
-                out=products,
-            )
-            acc = np.zeros((b, m, n), dtype=work)
-            for i in range(k):
-                acc += products[i]
-            if not np.isnan(acc).any():
-                return acc
-        acc = np.zeros((b, m, n), dtype=work)
-        term = np.empty_like(acc)
-        for i in range(k):
-            np.multiply(lt[:, :, i, None], rt[:, None, i, :], out=term)
-            acc += term
-        return acc
-
-
-def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    return x if x.dtype == dtype else sem.convert(x, dtype)
 
 
 def _precision(op: Any) -> list[str] | None:
@@ -199,46 +51,36 @@ def _dot(op: Any) -> Step:
     return Step(run)
 
 
+_DOT_DIMS = (
+    "lhs_batching_dimensions",
+    "rhs_batching_dimensions",
+    "lhs_contracting_dimensions",
+    "rhs_contracting_dimensions",
+)
+
+
 @compiler("stablehlo.dot_general")
 def _dot_general(op: Any) -> Step:
-    """Dimension numbers and the result type decoded once per op."""
+    """Dimension numbers and the result type decoded once per op; for static shapes of a float
+    or complex result, the `ContractionPlan` too."""
     d = A.struct(op, "dot_dimension_numbers")
-    dims = {
-        "lhs_batching_dimensions": A.field(d, "lhs_batching_dimensions", []),
-        "rhs_batching_dimensions": A.field(d, "rhs_batching_dimensions", []),
-        "lhs_contracting_dimensions": A.field(d, "lhs_contracting_dimensions", []),
-        "rhs_contracting_dimensions": A.field(d, "rhs_contracting_dimensions", []),
-        "result_element_type": A.result_dtype(op),
-    }
+    dims: dict[str, Any] = {key: A.field(d, key, []) for key in _DOT_DIMS}
+    dims["result_element_type"] = out = A.result_dtype(op)
 
     def run(lhs: Any, rhs: Any) -> Any:
         return contract(lhs, rhs, **dims)
 
-    out = dims["result_element_type"]
-    shapes = [A.static_shape(v.type) for v in op.operands]
-    if (
-        shapes[0] is None
-        or shapes[1] is None
-        or not dtypes.is_float(out)
-        and not (dtypes.is_complex(out))
-    ):
+    ls, rs = (A.static_shape(v.type) for v in op.operands)
+    if ls is None or rs is None or not is_inexact(out):
         return Step(run)
-    ls, rs = shapes
-    plan = ContractionPlan.of(
-        ls,
-        rs,
-        *(
-            list(dims[key])
-            for key in (
-                "lhs_batching_dimensions",
-                "rhs_batching_dimensions",
-                "lhs_contracting_dimensions",
-                "rhs_contracting_dimensions",
-            )
-        ),
-        out,
-    )
-    nd, run_plan = np.ndarray, plan.run
+    plan = ContractionPlan.of(ls, rs, *(list(dims[key]) for key in _DOT_DIMS), out)
+    return Step(_static_step(plan.run, run, ls, rs, out))
+
+
+def _static_step(run_plan: Any, run: Any, ls: Any, rs: Any, out: np.dtype) -> Any:
+    """`run_plan(lhs, rhs)` for arrays of the planned shapes and the result type (the compiled
+    program silences floating-point warnings), `run` for anything else."""
+    nd = np.ndarray
 
     def run_static(lhs: Any, rhs: Any) -> Any:
         if (
@@ -250,9 +92,9 @@ def _dot_general(op: Any) -> Step:
             and rhs.shape == rs
         ):
             return run_plan(lhs, rhs)
-        return contract(lhs, rhs, **dims)
+        return run(lhs, rhs)
 
-    return Step(run_static)
+    return run_static
 
 
 def _conv_attrs(op: Any) -> dict[str, Any]:
@@ -278,16 +120,10 @@ def _conv_attrs(op: Any) -> dict[str, Any]:
     }
 
 
-def convolution(lhs: Any, rhs: Any, **attributes: Any) -> np.ndarray:
-    """`semantics.linalg.convolution` with the windows contracted by `contract` (spatial
-    dimensions, then the input feature, in order), so float sums round as upstream's
-    interpreter and XLA round them."""
-    return la.convolution(lhs, rhs, contract=contract, **attributes)
-
-
 @compiler("stablehlo.convolution")
 def _convolution(op: Any) -> Step:
-    """Padding, layout and grouping decoded once per op."""
+    """Padding, layout and grouping decoded once per op; for static shapes the `ConvPlan` (the
+    im2col copies and the matrix multiply) is decided once too."""
     p = A.get(op, "padding")
     padding = None if p is None else np.asarray(p, dtype=np.int64).reshape(-1, 2)
     attrs = _conv_attrs(op)
@@ -295,7 +131,15 @@ def _convolution(op: Any) -> Step:
     def run(lhs: Any, rhs: Any) -> Any:
         return convolution(lhs, rhs, padding=padding, **attrs)
 
-    return Step(run)
+    ls, rs = (A.static_shape(v.type) for v in op.operands)
+    if ls is None or rs is None:
+        return Step(run)
+    out = attrs["result_element_type"]
+    plan = ConvPlan.of(ls, rs, padding, out, attrs)
+    want = A.static_shape(op.results[0].type)
+    if want is not None and tuple(want) != tuple(plan.result_shape[i] for i in plan.out_perm):
+        return Step(run)  # a result type the verifier let through: the general path decides
+    return Step(_static_step(plan.run, run, ls, rs, out))
 
 
 @impl("stablehlo.dynamic_conv")
