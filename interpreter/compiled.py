@@ -37,6 +37,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from stablehlo_py.interpreter import fusion
+from stablehlo_py.interpreter.fusion import FusedOps
 from stablehlo_py.interpreter.observe import (
     CONTROL_FLOW,
     notify_compiled,
@@ -67,9 +69,11 @@ CONVERTED_ERRORS = (
     MemoryError,
 )
 _OPS_KEY = "__stablehlo_ops__"
-# Code objects of loops that run prepared steps (compiled_plan.run_plan): their frame's `op` is the
-# op being run.
-PLAN_RUNNERS: set[Any] = set()
+# Code objects of loops that run prepared steps (compiled_plan.run_plan, fusion.run_ops): their
+# frame's `op` is the op being run.
+PLAN_RUNNERS: set[Any] = {fusion.run_ops.__code__}
+# Whether blocks run chains of elementwise ops as one step (fusion.py); tests compare both ways.
+FUSE = True
 
 
 class RegionClosures(dict):  # type: ignore[type-arg]
@@ -145,10 +149,14 @@ def step_for(op: Operation) -> Step | None:
     return _impl_step(op, fn)
 
 
-def block_steps(block: Block) -> tuple[list[tuple[Operation, Step | None]], Operation | None]:
+def block_steps(
+    block: Block, fuse: bool = True
+) -> tuple[list[tuple[Any, Step | None]], Operation | None]:
     """A block's ops with their steps, up to its terminator (whose step is None), and None; or,
-    when an op is not supported, the steps before it and that op (the block fails on entry)."""
-    steps: list[tuple[Operation, Step | None]] = []
+    when an op is not supported, the steps before it and that op (the block fails on entry).
+    With `fuse`, chains of elementwise ops are one step each (`fusion.py`: a `FusedOps` in place
+    of the op); a traced block is not fused (its observer sees every op)."""
+    steps: list[tuple[Any, Step | None]] = []
     for op in block.ops:
         if op.name in RETURN_OPS:
             steps.append((op, None))
@@ -157,6 +165,8 @@ def block_steps(block: Block) -> tuple[list[tuple[Operation, Step | None]], Oper
         if step is None:
             return steps, op
         steps.append((op, step))
+    if fuse and FUSE:
+        steps = fusion.fuse(steps, block.args)
     return steps, None
 
 
@@ -269,7 +279,7 @@ class _Codegen:
         scope_of, open_scopes, known = self.scope_of, self.open_scopes, self.known
         for a in block.args:
             scope_of[a] = scope
-        steps, missing = block_steps(block)
+        steps, missing = block_steps(block, fuse=self.after is None)
         if missing is not None:  # fails on entering the block, before any of its ops runs
             self.emit(inner, f"{self.bind('unsupported', _unsupported(missing))}()", missing)
             return
@@ -449,11 +459,11 @@ def ops_at(tb: Any) -> list[Operation]:
         line_ops = frame.f_globals.get(_OPS_KEY)
         if line_ops is not None:
             op = line_ops[tb.tb_lineno]
-            if op is not None:
+            if op is not None and type(op) is not FusedOps:  # its frame below names the op
                 ops.append(op)
         elif frame.f_code in PLAN_RUNNERS:
             op = frame.f_locals.get("op")
-            if op is not None:
+            if op is not None and type(op) is not FusedOps:
                 ops.append(op)
         tb = tb.tb_next
     return ops
