@@ -2,11 +2,13 @@
 backend computes them: the accumulation type is f32 for floats narrower than 32 bits and the
 result type otherwise (f32 in f32, f64 in f64, complex64 in complex64).
 
-Contractions of up to `SEQUENTIAL_MAX_K` terms follow upstream's interpreter exactly: one rounded
-multiply and one rounded add per step, in index order over the contracting dimensions (row-major
-over them, as listed), so small programs match upstream bit for bit.  Longer ones are one BLAS
-call (`np.matmul`) in the accumulation type, whose blocked sum order is implementation-defined, as
-XLA's is.  Integer and boolean contractions (exact, wrapping) use `semantics.linalg`."""
+Small contractions (up to `SEQUENTIAL_MAX_K` terms per sum and `SEQUENTIAL_MAX_TERMS` products per
+matrix) follow upstream's interpreter exactly: one rounded multiply and one rounded add per step, in
+index order over the contracting dimensions (row-major over them, as listed), so small programs
+match upstream bit for bit.  Anything larger is one BLAS call (`np.matmul`) in the accumulation
+type, whose blocked sum order is implementation-defined, as XLA's is (on f32 they agree bit for
+bit on the machines we measured; the exact schedule costs k passes over the result, 10-30x a
+GEMM).  Integer and boolean contractions (exact, wrapping) use `semantics.linalg`."""
 
 from __future__ import annotations
 
@@ -20,9 +22,17 @@ from stablehlo_py import semantics as sem
 from stablehlo_py.semantics import dtypes
 from stablehlo_py.semantics import linalg as la
 
-# Contractions up to this length follow upstream's exact schedule (one rounded multiply-add per
-# step, in index order), so small programs match upstream bit for bit; longer ones use BLAS.
+# Contractions up to this length, with at most SEQUENTIAL_MAX_TERMS products per matrix (m * n * k;
+# a batch of small matrices stays in order: the in-order sum runs vectorized over the batch), follow
+# upstream's exact schedule (one rounded multiply-add per step, in index order), so small programs
+# match upstream bit for bit; the others use BLAS.
 SEQUENTIAL_MAX_K = 32
+SEQUENTIAL_MAX_TERMS = 1 << 14
+
+
+def is_sequential(b: int, m: int, k: int, n: int) -> bool:
+    """Whether a (b, m, k) x (b, k, n) contraction takes upstream's in-order schedule."""
+    return k <= SEQUENTIAL_MAX_K and m * n * k <= SEQUENTIAL_MAX_TERMS
 
 # Sequential sums with at most this many products in all (b * m * n * k) take their products in
 # one numpy call (the adds stay one call per step, in order).
@@ -51,9 +61,10 @@ def contract(
     rhs_contracting_dimensions: Sequence[int] = (),
     result_element_type: Any = None,
 ) -> np.ndarray:
-    """`dot_general` with XLA's accumulation type: sums of up to `SEQUENTIAL_MAX_K` terms in index
-    order (`sequential_sum`), longer ones by BLAS in the accumulation type, rounded once to a
-    narrower result type.  Integer and boolean dots (exact, wrapping) use `semantics.linalg`."""
+    """`dot_general` with XLA's accumulation type: small contractions in index order
+    (`sequential_sum`, see `is_sequential`), the others by BLAS in the accumulation type, rounded
+    once to a narrower result type.  Integer and boolean dots (exact, wrapping) use
+    `semantics.linalg`."""
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out = np.dtype(result_element_type) if result_element_type is not None else lhs.dtype
     lb, rb = list(lhs_batching_dimensions), list(rhs_batching_dimensions)
@@ -114,7 +125,7 @@ class ContractionPlan:
         has numpy's floating-point warnings off)."""
         b, m, k, n, work = self.b, self.m, self.k, self.n, self.work
         lt, rt = lhs.transpose(self.lhs_perm), rhs.transpose(self.rhs_perm)
-        if k > SEQUENTIAL_MAX_K and b == 1:
+        if b == 1 and not is_sequential(b, m, k, n):
             # one GEMM on the operands as they are when they are matrices already (numpy passes
             # transposed and row-strided matrices to BLAS without a copy)
             res = np.matmul(as_matrix(lt, m, k, work=work), as_matrix(rt, k, n, work=work))
@@ -135,10 +146,11 @@ def as_matrix(x: np.ndarray, *shape: int, work: np.dtype) -> np.ndarray:
 
 def accumulate(lt: np.ndarray, rt: np.ndarray, work: np.dtype) -> np.ndarray:
     """The (b, m, n) contraction of (b, m, k) `lt` and (b, k, n) `rt` (arrays of the accumulation
-    type): `sequential_sum` up to `SEQUENTIAL_MAX_K` terms, else one BLAS call."""
-    if lt.shape[2] > SEQUENTIAL_MAX_K:
-        return np.matmul(lt, rt)
-    return sequential_sum(lt, rt, work)
+    type): `sequential_sum` when `is_sequential`, else one BLAS call."""
+    b, m, k = lt.shape
+    if is_sequential(b, m, k, rt.shape[2]):
+        return sequential_sum(lt, rt, work)
+    return np.matmul(lt, rt)
 
 
 def round_to(res: np.ndarray, out: np.dtype) -> np.ndarray:

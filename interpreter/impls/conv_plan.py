@@ -14,9 +14,9 @@ of the input, both in the accumulation type:
    feature: the spec's order);
 
 then `contraction.accumulate` multiplies it with the kernel `(G, K*C, F/G)`: one BLAS call in the
-accumulation type (grouped and depthwise convolutions: one batched call), or, for contractions of
-up to `SEQUENTIAL_MAX_K` terms, upstream's in-order sum, bit for bit what the spec's path with
-`contraction.contract` gives.  Integer and boolean convolutions use the same matrices with
+accumulation type (grouped and depthwise convolutions: one batched call), or, for small ones
+(`contraction.is_sequential`, decided per group), upstream's in-order sum, bit for bit what the
+spec's path with `contraction.contract` gives.  Integer and boolean convolutions use the same matrices with
 numpy's exact, wrapping `matmul` in the result type."""
 
 from __future__ import annotations

@@ -133,9 +133,9 @@ def test_conv_plan_matches_the_spec_convolution_over_dimension_numbers_and_dtype
 @settings(max_examples=100, deadline=None)
 @given(conv_cases(), st.integers(0, 2**32 - 1))
 def test_short_float_convolutions_sum_in_upstreams_order_bit_for_bit(case, seed):
-    """Up to `SEQUENTIAL_MAX_K` terms per output, the im2col plan gives exactly the spec path
-    whose windows are contracted by `contraction.contract` (upstream's in-order schedule): the
-    im2col columns are in the spec's contraction order."""
+    """Up to `SEQUENTIAL_MAX_K` terms per output (and any number of outputs here), the im2col plan
+    gives exactly the spec path whose windows are contracted by `contraction.contract`
+    (upstream's in-order schedule): the im2col columns are in the spec's contraction order."""
     key, lhs_shape, rhs_shape, kw = case
     if key not in RTOL:
         key = "f32"
@@ -143,12 +143,23 @@ def test_short_float_convolutions_sum_in_upstreams_order_bit_for_bit(case, seed)
     rng = np.random.default_rng(seed)
     lhs = _operand(rng, lhs_shape, DTYPES[key])
     rhs = _operand(rng, rhs_shape, DTYPES[key])
-    got = convolution(lhs, rhs, **kw)
-    want = la.convolution(lhs, rhs, contract=contraction.contract, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(contraction, "SEQUENTIAL_MAX_TERMS", 1 << 40)
+        got = convolution(lhs, rhs, **kw)
+        want = la.convolution(lhs, rhs, contract=contraction.contract, **kw)
     terms = rhs.size // (rhs.shape[kw["kernel_output_feature_dimension"]])
     if terms <= contraction.SEQUENTIAL_MAX_K:
         assert got.tobytes() == np.ascontiguousarray(want).tobytes()
         assert got.shape == want.shape and got.dtype == want.dtype
+
+
+def test_small_contractions_keep_the_in_order_schedule_and_large_ones_take_blas():
+    """The schedule is decided by the terms per sum and the products per matrix, the same for a
+    convolution's groups as for `dot_general`'s batch."""
+    assert contraction.is_sequential(1, 5, 32, 3)
+    assert contraction.is_sequential(1000, 8, 16, 8)  # a batch of small matrices: in order
+    assert not contraction.is_sequential(1, 5, 33, 3)
+    assert not contraction.is_sequential(1, 512, 27, 8)  # the small CNN's first convolution
 
 
 @pytest.mark.parametrize("key", ["f32", "bf16", "c64", "f64"])
