@@ -27,6 +27,7 @@ unfused steps give (tests/unit/interpreter/test_fusion.py compares them over ran
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from typing import Any
@@ -403,7 +404,7 @@ def _generate(
     code = _CODE_CACHE.get(source)
     if code is None:
         code = _CODE_CACHE.put(source, compile(source, "<stablehlo-py fused>", "exec"))
-    env["__builtins__"] = {"type": type, "ArithmeticError": ArithmeticError, "Exception": Exception}
+    env["__builtins__"] = builtins  # numpy's C methods (`.any()`) import through them
     exec(code, env)  # noqa: S102 - our own generated code
     return env["fused"]  # type: ignore[no-any-return]
 

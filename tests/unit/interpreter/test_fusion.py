@@ -239,3 +239,34 @@ def test_every_special_pair_through_a_fused_op(t: str, op: str, after: str, nan:
     finally:
         compiled.FUSE = old
     assert fused == unfused
+
+
+def test_ordinary_values_take_the_fused_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unfused steps of the bare-ufunc ops (multiply, add; maximum) are not called on finite
+    values without a zero of the wrong sign: the chain's own function computes them."""
+    real_step_for = compiled.step_for
+    called: list[str] = []
+
+    def counting(op: Any) -> Any:
+        step = real_step_for(op)
+        if op.name not in ("stablehlo.multiply", "stablehlo.add", "stablehlo.maximum"):
+            return step
+        fn = step.fn
+
+        def count(*args: Any) -> Any:
+            called.append(op.name)
+            return fn(*args)
+
+        return dataclasses.replace(step, fn=count)
+
+    monkeypatch.setattr(compiled, "step_for", counting)
+    relu = CHAIN.replace("stablehlo.add %t, %y", "stablehlo.maximum %t, %y")
+    x = np.array([1.0, -0.5, 3.0, 0.25], np.float32)
+    for text in (CHAIN, relu):
+        ev = Evaluator(parse(text))
+        for _ in range(2):
+            ev.call("main", [x, np.zeros(4, np.float32)])
+    assert called == []
+    ev = Evaluator(parse(CHAIN))
+    ev.call("main", [np.array([np.nan, 1.0, 2.0, 3.0], np.float32), x])  # a NaN: one by one
+    assert called == ["stablehlo.multiply", "stablehlo.add"]
