@@ -14,10 +14,12 @@ of the input, both in the accumulation type:
    feature: the spec's order);
 
 then `contraction.accumulate` multiplies it with the kernel `(G, K*C, F/G)`: one BLAS call in the
-accumulation type (grouped and depthwise convolutions: one batched call), or, for small ones
+accumulation type (grouped convolutions: one batched call), or, for small ones
 (`contraction.is_sequential`, decided per group), upstream's in-order sum, bit for bit what the
-spec's path with `contraction.contract` gives.  Integer and boolean convolutions use the same matrices with
-numpy's exact, wrapping `matmul` in the result type."""
+spec's path with `contraction.contract` gives.  Feature groups of a few features each (depthwise
+convolutions) skip im2col: `ConvPlan.sum_in_order` runs upstream's in-order sum straight over the
+windows, vectorized over every output.  Integer and boolean convolutions use the same matrices
+with numpy's exact, wrapping `matmul` in the result type."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from stablehlo_py.interpreter.impls.contraction import (
     as_dtype,
     is_inexact,
     round_to,
+    sequential_sum,
     work_dtype,
 )
 
@@ -59,6 +62,7 @@ class ConvPlan:
     out: np.dtype
     work: np.dtype
     inexact: bool  # float or complex: the accumulation type and schedule of `contraction`
+    in_order: bool  # `sum_in_order` (depthwise-like feature groups) rather than im2col and BLAS
     empty: bool  # no windows (an output or kernel spatial size 0): the result is zeros
 
     @property
@@ -152,6 +156,7 @@ class ConvPlan:
             out=np.dtype(out),
             work=work_dtype(np.dtype(out)) if is_inexact(np.dtype(out)) else np.dtype(out),
             inexact=is_inexact(np.dtype(out)),
+            in_order=_in_order(attrs, canon[-1], int(rhs_shape[rhs_perm[-1]])),
             empty=0 in out_spatial or 0 in kernel,
         )
 
@@ -164,33 +169,42 @@ class ConvPlan:
         if self.empty:
             res = np.zeros(self.result_shape, dtype=out)
             return res.transpose(self.out_perm)
-        cols = self.columns(lhs)
-        kernel = self.kernel_matrix(rhs)
-        # (G, M, F/G); exact integer and boolean sums (wrapping) in the result type
-        res = accumulate(cols, kernel, work) if self.inexact else np.matmul(cols, kernel)
-        g = res.shape[0]
-        shape = self.result_shape
-        if g == 1:
-            res = res.reshape(shape)
-        else:
-            # group g's output features are the g-th block of F
-            res = res.transpose(1, 0, 2).reshape(shape)
+        windows = self.windows(lhs)
+        res = self.sum_in_order(windows, rhs) if self.in_order else None
+        if res is None:
+            cols = self.columns(windows)
+            kernel = self.kernel_matrix(rhs)
+            # (G, M, F/G); exact integer and boolean sums (wrapping) in the result type
+            if not self.inexact:
+                res = np.matmul(cols, kernel)
+            elif self.in_order:  # a NaN came out: the reference loop, at any size
+                res = sequential_sum(cols, kernel, work)
+            else:
+                res = accumulate(cols, kernel, work)
+            g = res.shape[0]
+            if g == 1:
+                res = res.reshape(self.result_shape)
+            else:
+                # group g's output features are the g-th block of F
+                res = res.transpose(1, 0, 2).reshape(self.result_shape)
         return round_to(res, out).transpose(self.out_perm)
 
     def padded(self, lhs: np.ndarray) -> np.ndarray:
-        """The input as (N, S'..., C): padded and dilated into a zero buffer of the accumulation
-        type, or the input itself (a transposed view) when neither applies."""
+        """The input as (N, S'..., C) in the accumulation type: padded and dilated into a zero
+        buffer, or the input itself (a transposed view, converted when its type is narrower)
+        when neither applies.  Converting here costs one pass over the input, not over the
+        windows (K times as many elements)."""
         x = lhs.transpose(self.lhs_perm)
         if self.padded_shape is None:
-            return x
+            return x if x.dtype == self.work else x.astype(self.work)
         buffer = np.zeros(self.padded_shape, dtype=self.work)
         buffer[self.place] = x[self.crop]
         return buffer
 
-    def columns(self, lhs: np.ndarray) -> np.ndarray:
-        """The im2col matrix (G, M, K*C) in the accumulation type: one copy of the windows."""
+    def windows(self, lhs: np.ndarray) -> np.ndarray:
+        """Every window of the padded input, as an (N, O..., K..., C) view (no copy): window
+        strides, rhs dilation and reversal are its strides."""
         src = self.padded(lhs)
-        s = len(self.out_spatial)
         sn, *ss, sc = src.strides
         n, c = src.shape[0], src.shape[-1]
         windows = as_strided(
@@ -204,25 +218,23 @@ class ConvPlan:
             ),
             writeable=False,
         )
-        if self.flips:
-            windows = np.flip(windows, axis=self.flips)
+        return np.flip(windows, axis=self.flips) if self.flips else windows
+
+    def columns(self, windows: np.ndarray) -> np.ndarray:
+        """The im2col matrix (G, M, K*C) in the accumulation type: one copy of the windows (none
+        when they are a matrix already, as a 1x1 convolution's input is)."""
+        n, c = windows.shape[0], windows.shape[-1]
+        positions = math.prod(self.out_spatial)
         k = math.prod(self.kernel_spatial)
         if self.feature_groups > 1:
             g = self.feature_groups
             windows = windows.reshape(*windows.shape[:-1], g, c // g)
             windows = np.moveaxis(windows, -2, 0)  # (G, N, O..., K..., C/G)
-            shape = (g, n * math.prod(self.out_spatial), k * (c // g))
-        elif self.batch_groups > 1:
+            return windows.reshape(g, n * positions, k * (c // g))
+        if self.batch_groups > 1:
             g = self.batch_groups
-            windows = windows.reshape(g, n // g, *windows.shape[1:])
-            shape = (g, (n // g) * math.prod(self.out_spatial), k * c)
-        else:
-            shape = (1, n * math.prod(self.out_spatial), k * c)
-        if windows.dtype == self.work:
-            return windows.reshape(shape)  # a view when the windows are a matrix already
-        cols = np.empty(shape, dtype=self.work)
-        np.copyto(cols.reshape(windows.shape), windows, casting="unsafe")
-        return cols
+            return windows.reshape(g, (n // g) * positions, k * c)
+        return windows.reshape(1, n * positions, k * c)
 
     def kernel_matrix(self, rhs: np.ndarray) -> np.ndarray:
         """The kernel as (G, K*I, F/G) in the accumulation type."""
@@ -235,6 +247,45 @@ class ConvPlan:
         if kt.dtype == self.work:
             return kt.reshape(shape)
         return kt.astype(self.work, order="C").reshape(shape)
+
+    def sum_in_order(self, windows: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+        """Feature-grouped convolutions with few features per group (depthwise ones): upstream's
+        schedule, `acc += window_term * kernel_term` over the K*C/G terms in the spec's order,
+        each step vectorized over every output position, group and feature: as fast as the
+        windows can be read, where im2col and G skinny matrix multiplies are not.  The
+        (N, O..., F) sums in the accumulation type, or None when a NaN came out (the im2col
+        path then recomputes them with `sequential_sum`'s loop: which NaN a multiply returns depends
+        on numpy's loop)."""
+        g = self.feature_groups
+        n, c = windows.shape[0], windows.shape[-1]
+        cg = c // g
+        win = windows.reshape(*windows.shape[:-1], g, cg)  # (N, O..., K..., G, C/G)
+        kt = rhs.transpose(self.rhs_perm)  # (K..., C/G, F)
+        f = kt.shape[-1]
+        kt = kt.reshape(*kt.shape[:-1], g, f // g).astype(self.work, copy=False)
+        acc = np.zeros((n, *self.out_spatial, g, f // g), dtype=self.work)
+        term = np.empty_like(acc)
+        lead = (slice(None),) * (1 + len(self.out_spatial))
+        for position in np.ndindex(*self.kernel_spatial):
+            for i in range(cg):
+                term_window = win[(*lead, *position, slice(None), i, None)]
+                np.multiply(term_window, kt[(*position, i)], out=term)
+                acc += term
+        if self.inexact and np.isnan(acc).any():
+            return None
+        return acc.reshape(self.result_shape)
+
+
+# feature-grouped convolutions with at most this many input x output features per group sum in
+# order (`ConvPlan.sum_in_order`): K*C/G passes over the result beat G matrix multiplies this thin
+IN_ORDER_MAX_GROUP_FEATURES = 4
+
+
+def _in_order(attrs: dict[str, Any], features: int, out_features: int) -> bool:
+    g = int(attrs.get("feature_group_count", 1) or 1)
+    if g <= 1 or features % g or out_features % g:
+        return False
+    return (features // g) * (out_features // g) <= IN_ORDER_MAX_GROUP_FEATURES
 
 
 def _ints_or(values: Any, n: int, default: int) -> list[int]:

@@ -191,7 +191,7 @@ def _nhwc(dtype: np.dtype, **extra: Any) -> dict[str, Any]:
 def test_one_by_one_convolution_multiplies_the_input_without_an_im2col_copy():
     x = np.random.default_rng(4).standard_normal((2, 5, 6, 40)).astype(np.float32)
     plan = ConvPlan.of(x.shape, (1, 1, 40, 3), None, np.dtype(np.float32), _nhwc(np.float32))
-    cols = plan.columns(x)
+    cols = plan.columns(plan.windows(x))
     assert cols.shape == (1, 60, 40) and np.shares_memory(cols, x)
 
 
@@ -265,3 +265,27 @@ def test_compiled_and_dynamic_convolutions_match_the_spec():
     want = la.convolution(x, k, contract=contraction.contract, **kw)
     assert compiled.tobytes() == np.ascontiguousarray(want).tobytes()  # 27 terms: in order
     assert dynamic.tobytes() == compiled.tobytes()
+
+
+@pytest.mark.parametrize("key", ["f32", "bf16", "c64", "f64", "i32"])
+@pytest.mark.parametrize(("cg", "fg"), [(1, 1), (1, 2), (2, 2)])
+def test_depthwise_convolutions_sum_in_order_bit_for_bit(key, cg, fg):
+    """Feature groups of at most 4 input x output features take `sum_in_order` (no im2col):
+    upstream's schedule at any size, so exactly the spec path with `contraction.contract`
+    (its product cap lifted); NaNs included (the im2col path recomputes those sums)."""
+    g = 6
+    rng = np.random.default_rng(cg * 10 + fg)
+    lhs = _operand(rng, (2, 9, 10, g * cg), DTYPES[key])
+    rhs = _operand(rng, (3, 2, cg, g * fg), DTYPES[key])
+    if key != "i32":
+        lhs[0, 3, 4, 1] = np.nan
+        rhs[1, 0, 0, -1] = np.inf
+    kw = _nhwc(DTYPES[key], padding=np.array([[1, 1], [2, 0]]), window_reversal=[False, True])
+    kw["feature_group_count"] = g
+    plan = ConvPlan.of(lhs.shape, rhs.shape, kw["padding"], DTYPES[key], kw)
+    assert plan.in_order
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(contraction, "SEQUENTIAL_MAX_TERMS", 1 << 40)
+        want = la.convolution(lhs, rhs, contract=contraction.contract, **kw)
+    got = convolution(lhs, rhs, **kw)
+    assert got.tobytes() == np.ascontiguousarray(want).tobytes()

@@ -237,3 +237,33 @@ def test_sequential_sum_in_one_accumulate_is_the_loop(work, b, m, k, n, monkeypa
         monkeypatch.setattr(L, "VECTOR_MAX_TERMS", 0)
         loop = L.sequential_sum(lt, rt, np.dtype(work))
         assert fast.tobytes() == loop.tobytes()
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e4m3b11fnuz"],
+)
+def test_rounding_f32_sums_to_a_narrow_float_is_convert(name: str) -> None:
+    """`contraction.round_to` (one cast) gives `convert`'s bits from f32: halfway cases, overflow,
+    subnormals, infinities and NaNs (quiet ones: sums are arithmetic results)."""
+    import ml_dtypes
+
+    from stablehlo_py import semantics as sem
+    from stablehlo_py.interpreter.impls.contraction import round_to
+
+    out = np.dtype(getattr(ml_dtypes, name, None) or getattr(np, name))
+    rng = np.random.default_rng(8)
+    bits = rng.integers(0, 2**32, size=20000, dtype=np.uint64).astype(np.uint32)
+    nan = (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000)
+    bits = np.where(nan & (bits & np.uint32(0x7FFFFF) != 0), bits | np.uint32(0x400000), bits)
+    x = np.concatenate(
+        [
+            bits.view(np.float32),
+            (rng.standard_normal(5000) * 10.0 ** rng.integers(-8, 8, 5000)).astype(np.float32),
+            np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 65520.0, 3.4e38], np.float32),
+        ]
+    )
+    with np.errstate(all="ignore"):
+        got, want = round_to(x, out), sem.convert(x, out)
+    assert got.dtype == want.dtype == out
+    assert got.tobytes() == want.tobytes()
