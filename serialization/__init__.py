@@ -271,6 +271,9 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
     dialect = _dialect_bytecode(artifact, name)
     if dialect is not None:
         return dialect
+    fast = _read_direct(artifact, name)
+    if fast is not None:
+        return fast
     version, vhlo, named = _read_vhlo(artifact, name, records=True)
     # records hold VHLO only; xDSL ops come from an artifact with Shardy's ops beside VHLO
     other = sink_of(vhlo).holds_other_ops
@@ -294,6 +297,32 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
             location=name,
         ) from None
     return module  # type: ignore[return-value]
+
+
+def _read_direct(artifact: bytes, name: str) -> ModuleOp | None:
+    """The module from the msgpack reader's fast path (``direct_read``: op records straight to
+    StableHLO ops, the same IR), verified; None where it does not apply (another format, an
+    artifact for an older version, content the fast path does not cover)."""
+    if not DIRECT[0] or artifact_format(artifact, name) != "msgpack":
+        return None
+    from stablehlo_py.serialization.direct_read import read_direct
+    from stablehlo_py.serialization.direct_write import NotDirect
+    from stablehlo_py.serialization.reader import check_version, read_raw
+
+    raw = read_raw(artifact, name)
+    check_version(raw.header, raw, name)
+    if raw.header.version.with_zero_patch() != get_current_version():
+        return None
+    try:
+        return read_direct(raw)
+    except NotDirect:
+        return None
+    except StableHLOError as e:
+        raise SerializationError(
+            f"the artifact decodes, but its program is not valid: {e.message}",
+            location=e.location or name,
+            note=e.note,
+        ) from None
 
 
 def _mlir_text(artifact: bytes) -> str | None:
