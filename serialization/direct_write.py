@@ -33,7 +33,7 @@ from xdsl.ir import Operation, Region
 from stablehlo_py import specs
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.xdsl_compat.side_data import SRC
-from stablehlo_py.ir.xdsl_compat.fields import operands_of
+from stablehlo_py.ir.xdsl_compat.fields import block_ops, operands_of
 from stablehlo_py.ir.xdsl_compat.swap import successors_of, value_types
 from stablehlo_py.version import Version, get_current_version
 
@@ -147,14 +147,11 @@ class _DirectWriter(_Writer):
             operands = [n - position[id(v)] for v in operands_of(op)]
         except KeyError:
             raise NotDirect("an operand not in scope") from None
-        type_entries = self.type_entries
-        result_types = []
         results = op.results
-        for t in value_types(results):
-            idx = type_entries.get(id(t))
-            if idx is None:
-                idx = self.type_entry(t, op)
-            result_types.append(idx)
+        try:
+            result_types = [self.type_entries[id(t)] for t in value_types(results)]
+        except KeyError:
+            result_types = [self.type_entry(t, op) for t in value_types(results)]
         props = op.properties
         attributes = op.attributes
         if props or attributes:
@@ -167,7 +164,17 @@ class _DirectWriter(_Writer):
             got = cls.no_attrs
             if got is None:
                 got = cls.no_attrs = self.fields(op, cls)
-        loc = self.op_loc(op)
+        # (``op_loc``'s common cases inline: an op where it was parsed, an op with `loc(...)`)
+        src = None if self.strip else getattr(op, SRC, None)
+        if src is not None and type(op.location) is not TextLoc:
+            got_src = self.sources.get(id(src[0]))
+            if got_src is None:
+                loc = self.op_loc(op)
+            else:
+                line, col = got_src[1](src[1])
+                loc = self.locs.file_line_col(got_src[0], line, col)
+        else:
+            loc = self.op_loc(op)
         loc_delta = loc - self.prev_loc
         self.prev_loc = loc
         regions = [self.region(r) for r in op.regions] if op.regions else []
@@ -176,7 +183,7 @@ class _DirectWriter(_Writer):
             stack.append(id(r))
         rt: Any = result_types[0] if len(result_types) == 1 else result_types
         record = [cls.code, operands, rt, loc_delta, got[0], regions, got[1]]
-        while not record[-1]:
+        while len(record) > 1 and not record[-1]:
             record.pop()
         return record
 
@@ -190,7 +197,7 @@ class _DirectWriter(_Writer):
         for block in blocks:
             owner = block.parent_op()
             arg_types = [self.type_entry(t, owner) for t in value_types(block.args)]
-            ops = [self.op(o) for o in block.ops]
+            ops = [self.op(o) for o in block_ops(block)]
             arg_locs = [self.op_loc(a) for a in block.args]
             if not any(arg_locs):
                 arg_locs = []
