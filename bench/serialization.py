@@ -17,7 +17,9 @@ Rows (best of N runs each):
 * size    -- artifact bytes
 
 for both of our formats (msgpack, the default; and upstream's MLIR bytecode, issue 9), plus our own
-breakdown (the VHLO records, encode only, decode only, upgrade + legalization, verification).  Targets (issues 5 and 9): <= 3x jaxlib's time in
+breakdown (the VHLO records, encode only, decode only, upgrade + legalization, verification: the
+steps of the slow paths) and the msgpack write and read through the VHLO records, the slow paths
+the fast ones (``serialization/direct_write.py``, ``direct_read.py``; issue 28) stand for.  Targets (issues 5 and 9): <= 3x jaxlib's time in
 both formats; size <= 1.0x jaxlib's (msgpack) and == (MLIR bytecode).
 """
 
@@ -151,6 +153,18 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
     row["ours to_current+legalize"] = best(upgrade_and_legalize, repeat)[0] - row["ours decode only"]
     back = upgrade_and_legalize()
     row["ours verify"], _ = best(lambda: verify(back), repeat)
+    import stablehlo_py.serialization as ser
+
+    direct = getattr(ser, "DIRECT", None)  # the fast paths' switch (serialization/direct_*.py)
+    if direct is not None:
+        direct[0] = False
+        try:
+            row["ours write vhlo path"], _ = best(
+                lambda: serialize_portable_artifact(module, target), repeat
+            )
+            row["ours read vhlo path"], _ = best(lambda: deserialize_portable_artifact(data), repeat)
+        finally:
+            direct[0] = True
 
     if jst is not None:
         from jax._src.interpreters import mlir as jmlir
@@ -198,6 +212,16 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
             row["ours verify"] * 1e3,
         )
     )
+    if "ours write vhlo path" in row:
+        print(
+            "  ours msgpack fast paths (write, read): {:.1f} ms, {:.1f} ms; through the VHLO "
+            "records (the slow paths): {:.1f} ms, {:.1f} ms".format(
+                row["ours write"] * 1e3,
+                row["ours read"] * 1e3,
+                row["ours write vhlo path"] * 1e3,
+                row["ours read vhlo path"] * 1e3,
+            )
+        )
     return row
 
 
