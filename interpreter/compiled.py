@@ -45,6 +45,7 @@ from stablehlo_py.interpreter.observe import (
     reported_block,
     reporter,
 )
+from stablehlo_py.interpreter import shared_steps
 from stablehlo_py.interpreter.registry import IMPLS, Impl, Step, step_of
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -98,11 +99,17 @@ def resolve_impl(op: Operation) -> Impl | None:
 
 
 def _op_key(op: Operation) -> tuple[Any, ...]:
-    """What an op's kept impl and step were prepared from: its attribute and type objects and, for an
-    op with regions, the ops of its bodies with their operands and attributes (a region's kind is
-    recognized from them).  xDSL attributes are immutable, so an edit replaces objects."""
+    """What an op's kept impl and step were prepared from: the registry's impl for its name and the
+    `IMPL_WRAPPERS` hooks, its class, its attribute names and objects, its types and, for an op with
+    regions, the ops of its bodies with their operands and attributes (a region's kind is recognized
+    from them).  xDSL attributes are immutable, so an edit replaces objects."""
     key = (
+        IMPLS.get(op.name),
+        *IMPL_WRAPPERS,
+        type(op),
+        *op.properties,
         *op.properties.values(),
+        *op.attributes,
         *op.attributes.values(),
         *[v.type for v in operands_of(op)],
         *[r.type for r in op.results],
@@ -135,27 +142,40 @@ def drop_if_edited(op: Operation) -> None:
 
 def step_for(op: Operation) -> Step | None:
     """How the compiled code runs `op`: its compiler's step when its impl is the compiler's own
-    (no hook wrapped it), else a step calling the impl.  None when the op is not supported."""
+    (no hook wrapped it), else a step calling the impl.  None when the op is not supported.  A step
+    that holds nothing of its op serves every op of the same content (`shared_steps.py`)."""
+    content = None
+    if not op.regions:
+        content = shared_steps.content(op, IMPLS.get(op.name), IMPL_WRAPPERS)
+        step = shared_steps.lookup(*content)
+        if step is not None:
+            return step
     drop_if_edited(op)
     fn = resolve_impl(op)
     if fn is None:
         return None
     make = getattr(fn, "compiler", None)
-    if make is not None:
+    if make is None:
+        step = _impl_step(op, fn)
+    else:
         try:
-            return step_of(op, make)
+            step = step_of(op, make)
         except Exception as e:  # noqa: BLE001 - raised when the op runs, as its impl would
             return Step(_raiser(e))
-    return _impl_step(op, fn)
+    if content is not None:
+        shared_steps.remember(*content, step)
+    return step
 
 
 def block_steps(
-    block: Block, fuse: bool = True
+    block: Block, fuse: bool = False
 ) -> tuple[list[tuple[Any, Step | None]], Operation | None]:
     """A block's ops with their steps, up to its terminator (whose step is None), and None; or,
     when an op is not supported, the steps before it and that op (the block fails on entry).
     With `fuse`, chains of elementwise ops are one step each (`fusion.py`: a `FusedOps` in place
-    of the op); a traced block is not fused (its observer sees every op)."""
+    of the op): generated code fuses, unless its block is traced (its observer sees every op);
+    a first call run as a plan (compiled_plan.py) does not (deciding the chains costs more than
+    they save in one run)."""
     steps: list[tuple[Any, Step | None]] = []
     for op in block.ops:
         if op.name in RETURN_OPS:

@@ -1,10 +1,12 @@
 """The evaluator: runs functions and regions of a StableHLO module on numpy values.
 
-Each function (and each region run on its own) is compiled once per evaluator (`compiled_plan.py`:
-its first call runs as a plan of prepared steps when it has no regions, then as generated Python,
-`compiled.py`): ops with a compiler run as steps prepared at compile time, the others through their
-impl (`registry.IMPLS`), a thin wrapper that unpacks the op's attributes and calls a pure numpy
-function of `stablehlo_py/semantics/`.  Values are numpy arrays (of the dtypes in
+Each function (and each region run on its own) is compiled once per module: the code is shared by
+the module's evaluators while the module is unchanged (`module_code.py`, checked when each
+top-level call starts).  A block's first calls run as a plan of prepared steps when it has no
+regions, later ones as generated Python (`compiled_plan.py`, `compiled.py`).  Ops with a compiler
+run as steps prepared at compile time, the others through their impl (`registry.IMPLS`), a thin
+wrapper that unpacks the op's attributes and calls a pure numpy function of
+`stablehlo_py/semantics/`.  Values are numpy arrays (of the dtypes in
 `stablehlo_py/semantics/dtypes.py`), `Token` for `!stablehlo.token`, and Python tuples for tuple
 types.  Region-bodied ops get their region as a `RegionBody` that evaluates the region on whole
 arrays (never per element).
@@ -24,10 +26,10 @@ from stablehlo_py.interpreter.compiled import (
     run_located,
 )
 from stablehlo_py.interpreter.compiled_plan import compile_block
+from stablehlo_py.interpreter.module_code import ModuleCode, current_code, functions
 from stablehlo_py.interpreter.observe import check_observer
 from stablehlo_py.interpreter.registry import load_impls
 from stablehlo_py.semantics.regions import RegionBody, make_body
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region
 
@@ -102,32 +104,49 @@ class Evaluator:
         # compiled for it calls it
         self.observer = None if observer is None else check_observer(observer)
         self.process = process or ProcessContext()
-        self.funcs: dict[str, FuncOp] = {}
-        if isinstance(module, ModuleOp):
-            for op in module.body.ops:
-                if isinstance(op, FuncOp):
-                    self.funcs[op.sym_name.data] = op
         self.failures: list[CheckFailure] = []
         self.output: list[str] = []
         self.probes: dict[str, Any] = {}
         # targets of this evaluator only, looked up before the registry (custom_calls/dispatch.py)
         self.custom_calls = dict(custom_calls or {})
         self.current_function = ""
+        self.call_depth = 0
+        self.funcs: dict[str, FuncOp] = functions(module)
+        # the module's compiled code (module_code.py): shared with the module's other evaluators
+        # unless traced; checked against the module when each top-level call starts
+        self._held: ModuleCode | None = None
         self._code: dict[Block, Any] = {}
         self._entries: dict[FuncOp, tuple[Any, int, str]] = {}
-        self.call_depth = 0
         self._kinds: dict[Region, str | None] = {}
+
+    def _bind_code(self) -> None:
+        """Use code that runs the module as it is now (module_code.current_code)."""
+        held = self._held
+        code = current_code(self.module, held, self.observer is None, (region_kind,))
+        if code is not held:
+            self._held = code
+            self.funcs = code.funcs
+            self._code = code.code
+            self._entries = code.entries
+            self._kinds = code.kinds
 
     # ----------------------------------------------------------------------- functions
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
+        if self.call_depth == 0:
+            self._bind_code()
         func = self.funcs.get(name)
         if func is None:
             raise InterpreterError(
                 f"no function @{name} in the module (have: {', '.join('@' + f for f in self.funcs)})"
             )
-        return self.run_func(func, args)
+        return self._run_func(func, args)
 
     def run_func(self, func: FuncOp, args: Sequence[Any]) -> list[Any]:
+        if self.call_depth == 0:
+            self._bind_code()
+        return self._run_func(func, args)
+
+    def _run_func(self, func: FuncOp, args: Sequence[Any]) -> list[Any]:
         entry = self._entries.get(func)
         if entry is None:
             entry = self._entry(func)
@@ -154,7 +173,7 @@ class Evaluator:
             self.current_function = saved
 
     def _entry(self, func: FuncOp) -> tuple[Any, int, str]:
-        """The function compiled, its arity and name (once per evaluator)."""
+        """The function compiled, its arity and name (once per module code)."""
         name = func.sym_name.data
         block = func.body.blocks.first
         if block is None:
@@ -171,13 +190,15 @@ class Evaluator:
             fn = env.get(region)
             if fn is not None:
                 return fn(*args)
+        if self.call_depth == 0:
+            self._bind_code()
         block = region.blocks.first
         if block is None:
             raise InterpreterError("cannot run an empty region")
         return run_located(self._compiled(block, "region"), self, *args)
 
     def _compiled(self, block: Block, name: str) -> Any:
-        """`block` compiled (once per evaluator) into `f(evaluator, *block_args) -> results`."""
+        """`block` compiled (once per module code) into `f(evaluator, *block_args) -> results`."""
         fn = self._code.get(block)
         if fn is None:
             fn = self._code[block] = compile_block(block, name, self.observer)

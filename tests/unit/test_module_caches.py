@@ -99,6 +99,8 @@ ALLOWED_ID: dict[str, str] = {
     "serialization/writer.py": "the writer's value positions and entry numbers, for one write",
     "stablehlo_py/ir/text/op_graph.py": "value nodes and ports, for one graph",
     "stablehlo_py/trace/compare.py": "the reference's entries matched, for one comparison",
+    "interpreter/shared_steps.py": "the objects a step holds, looked through once",
+    "interpreter/compiled_plan.py": "a block's value slots, for one plan",
 }
 
 # ---------------------------------------------------------------------- what is still to migrate

@@ -37,6 +37,9 @@ op prints, which attribute text to add) is passed in by its caller.
 - `identity`: `IdentityMap`, the one cache keyed by `id()` (hashing an xDSL attribute walks its
   parameters on every call); its entries keep their objects alive.  The caches that use it are
   `stablehlo_py.ir.context`'s.  Test: tests/unit/ir/test_xdsl_compat.py.
+- `snapshot`: `Snapshot`, the fields of every op, block, region and value of a module recorded, and a
+  check in C loops that none changed (the interpreter reuses a module's compiled code while it
+  holds).  Test: tests/unit/ir/test_xdsl_snapshot.py.
 - `verify_walk`: the verifier driver's reads of xDSL's private fields (an op's stored operands and
   successors, the nested ops' operands for IsolatedFromAbove and region signatures, AnyOf's
   dispatch table), as whole loops.  Test: tests/unit/ir/test_xdsl_compat.py.

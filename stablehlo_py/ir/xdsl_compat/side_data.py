@@ -21,7 +21,8 @@ declared here, so that an xDSL upgrade that freezes or slots these classes break
 - the interpreter: an op's impl after its wrappers (`INTERP_IMPL`), its prepared step
   (`INTERP_STEP`) and the attribute and type objects both were prepared from (`INTERP_KEY`), kept
   on the op so that running a program again prepares nothing (interpreter/compiled.py,
-  interpreter/registry.py).
+  interpreter/registry.py); and on a module, the code compiled for it with the snapshot it is
+  valid for (`INTERP_CODE`, interpreter/module_code.py), which later runs reuse.
 
 Regression test: tests/unit/ir/test_xdsl_compat.py (xDSL's field definitions, ops, blocks and
 values keep what is attached to them in their ``__dict__``, xDSL defines none of the names, and
@@ -40,10 +41,14 @@ LOC_POS = "_loc_pos"
 INTERP_IMPL = "_interp_impl"
 INTERP_STEP = "_interp_step"
 INTERP_KEY = "_interp_key"
+INTERP_CODE = "_interp_code"
 USE_ORDER = "_use_order"
 
 NAMES = frozenset(
-    {SYNTAX, SRC, IMPLICIT_SRC, LOC_POS, INTERP_IMPL, INTERP_STEP, INTERP_KEY, USE_ORDER}
+    {
+        SYNTAX, SRC, IMPLICIT_SRC, LOC_POS, INTERP_IMPL, INTERP_STEP, INTERP_KEY, INTERP_CODE,
+        USE_ORDER,
+    }
 )
 """The attribute names used (none of them xDSL's)."""
 
