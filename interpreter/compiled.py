@@ -75,6 +75,8 @@ _OPS_KEY = "__stablehlo_ops__"
 PLAN_RUNNERS: set[Any] = {fusion.run_ops.__code__}
 # Whether blocks run chains of elementwise ops as one step (fusion.py); tests compare both ways.
 FUSE = True
+# The plan of a block's first calls fuses chains of tensors of at least this many elements.
+PLAN_FUSE_MIN_ELEMENTS = 4096
 
 
 class RegionClosures(dict):  # type: ignore[type-arg]
@@ -168,14 +170,15 @@ def step_for(op: Operation) -> Step | None:
 
 
 def block_steps(
-    block: Block, fuse: bool = False
+    block: Block, fuse: bool | None = None
 ) -> tuple[list[tuple[Any, Step | None]], Operation | None]:
     """A block's ops with their steps, up to its terminator (whose step is None), and None; or,
     when an op is not supported, the steps before it and that op (the block fails on entry).
-    With `fuse`, chains of elementwise ops are one step each (`fusion.py`: a `FusedOps` in place
-    of the op): generated code fuses, unless its block is traced (its observer sees every op);
-    a first call run as a plan (compiled_plan.py) does not (deciding the chains costs more than
-    they save in one run)."""
+    Chains of elementwise ops become one step each (`fusion.py`: a `FusedOps` in place of the
+    op): with `fuse` True every chain (generated code), False none (a traced block: its observer
+    sees every op), None only chains of at least `PLAN_FUSE_MIN_ELEMENTS` elements (the first
+    calls, run as a plan by compiled_plan.py: on small tensors, deciding a chain costs more than
+    it saves in a few runs)."""
     steps: list[tuple[Any, Step | None]] = []
     for op in block.ops:
         if op.name in RETURN_OPS:
@@ -185,8 +188,8 @@ def block_steps(
         if step is None:
             return steps, op
         steps.append((op, step))
-    if fuse and FUSE:
-        steps = fusion.fuse(steps, block.args)
+    if fuse is not False and FUSE:
+        steps = fusion.fuse(steps, block.args, 0 if fuse else PLAN_FUSE_MIN_ELEMENTS)
     return steps, None
 
 

@@ -68,6 +68,8 @@ _ELEMENTWISE = frozenset({
 })
 _UINT = {n: np.dtype(f"u{n}") for n in (1, 2, 4, 8)}
 
+# Ops in one chain at most (one generated function; Python compiles a long one slowly).
+MAX_CHAIN = 32
 # Generated source -> code object (chains of the same shape share it), as compiled._CODE_CACHE.
 _CODE_CACHE = CONTEXT.table("interpreter.fused_code", 256)
 
@@ -111,18 +113,30 @@ class _Member:
 
 
 def _dtype(v: SSAValue) -> np.dtype[Any] | None:
-    try:
-        return dtype_of_type(v.type)
-    except Exception:  # noqa: BLE001 - an unusual type (quantized...): not fused
-        return None
+    return _type_info(v.type)[1]
 
 
 def _static(v: SSAValue) -> tuple[int, ...] | None:
-    t = v.type
-    if not isinstance(t, TensorType):
-        return None
-    shape = tuple(t.get_shape())
-    return shape if all(n >= 0 for n in shape) else None
+    return _type_info(v.type)[0]
+
+
+# type -> (its static shape or None, its element dtype or None); types are immutable
+_TYPE_INFO = CONTEXT.table("interpreter.fusion_types", 4096)
+
+
+def _type_info(t: Any) -> tuple[tuple[int, ...] | None, np.dtype[Any] | None]:
+    info = _TYPE_INFO.get(t)
+    if info is None:
+        shape = None
+        if isinstance(t, TensorType):
+            dims = tuple(t.get_shape())
+            shape = dims if all(n >= 0 for n in dims) else None
+        try:
+            d = dtype_of_type(t)
+        except Exception:  # noqa: BLE001 - an unusual type (quantized...): not fused
+            d = None
+        info = _TYPE_INFO.put(t, (shape, d))
+    return info  # type: ignore[no-any-return]
 
 
 def _member(op: Operation, step: Step | None) -> _Member | None:
@@ -169,18 +183,21 @@ class _Group:
 
 
 def fuse(
-    steps: list[tuple[Any, Step | None]], block_args: Any
+    steps: list[tuple[Any, Step | None]], block_args: Any, min_elements: int = 0
 ) -> list[tuple[Any, Step | None]]:
     """`steps` (a block's ops and steps, in order) with each chain of two or more elementwise ops
     (or one reading a broadcast scalar) replaced by one `FusedOps` step where its last op stood.
     A chain reads only `block_args` and values of ops before it in the block (values of enclosing
-    blocks, and a value used before it is defined, are left to the unfused steps' checks)."""
+    blocks, and a value used before it is defined, are left to the unfused steps' checks).
+    Only ops whose results have at least `min_elements` elements join a chain."""
     args = set(block_args)
     position: dict[SSAValue, int] = {}  # value -> index of the op defining it in this block
     members: dict[int, _Member] = {}
     broadcasts: set[int] = set()
     for i, (op, step) in enumerate(steps):
         m = _member(op, step)
+        if m is not None and math.prod(m.shape) < min_elements:
+            m = None
         if m is not None and all(v in position or v in args for v in op.operands):
             members[i] = m
         elif _scalar_broadcast(op, step):
@@ -214,6 +231,7 @@ def fuse(
         group.members.append(i)
         group.members.sort()
         group_of[i] = group
+        group.closed = len(group.members) >= MAX_CHAIN  # a long one: the next chain starts
     users: dict[SSAValue, list[int]] = {}
     for i, (op, _) in enumerate(steps):
         reads = list(op.operands)
@@ -351,11 +369,12 @@ def _generate(
         for v in members[i].op.operands:
             last_read[v] = i
     out_set = set(outputs)
+    in_chain = set(chain)
     propagating_users = {}
     for i in chain:
         r = members[i].op.results[0]
         propagating_users[r] = all(
-            members[u].propagates for u in users.get(r, []) if u in members and u in set(chain)
+            members[u].propagates for u in users.get(r, []) if u in in_chain
         )
     for i in chain:
         m = members[i]

@@ -1,8 +1,9 @@
 """Chains of elementwise ops run as one step (interpreter/fusion.py) give the bits the ops give one
 by one: random chains over every kind of element type (bf16, f16, f32, f64, i8, ui32, i1,
-complex64) with NaNs of both signs, infinities and signed zeros among the inputs, run fused (first
-call: the plan of steps; second call: generated code) and unfused (`compiled.FUSE = False`); and
-an op failing inside a chain is reported at its own location in both tiers."""
+complex64) with NaNs of both signs, infinities and signed zeros among the inputs, run fused and
+unfused (`compiled.FUSE = False`) in both tiers (the plan of a block's first calls, which fuses
+chains of large tensors only, and generated code, which fuses every chain); and an op failing
+inside a chain is reported at its own location in both tiers."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from stablehlo_py.interpreter import compiled
+from stablehlo_py.interpreter import compiled, compiled_plan
 from stablehlo_py.interpreter.evaluator import Evaluator
 from stablehlo_py.interpreter.fusion import FusedOps
 
@@ -22,6 +23,16 @@ from stablehlo_py.errors import InterpreterError
 from stablehlo_py.ir import parse
 
 N = 6
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _tiers():
+    """The first call of a block runs its plan, the second generated code; the plan fuses chains
+    of tensors of 4 elements and more (the tensors here), as it does large ones."""
+    saved = compiled_plan.GENERATE_AFTER_CALLS, compiled.PLAN_FUSE_MIN_ELEMENTS
+    compiled_plan.GENERATE_AFTER_CALLS, compiled.PLAN_FUSE_MIN_ELEMENTS = 1, 4
+    yield
+    compiled_plan.GENERATE_AFTER_CALLS, compiled.PLAN_FUSE_MIN_ELEMENTS = saved
 DTYPES = {
     "bf16": np.dtype(ml_dtypes.bfloat16),
     "f16": np.dtype(np.float16),
@@ -145,7 +156,15 @@ CHAIN = """func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32
 
 def test_a_chain_is_one_step_reading_the_broadcast_scalar() -> None:
     func = next(op for op in parse(CHAIN).walk() if op.name == "func.func")
-    steps, missing = compiled.block_steps(func.body.blocks.first)
+    block = func.body.blocks.first
+    assert len(compiled.block_steps(block, fuse=False)[0]) == 6
+    assert len(compiled.block_steps(block)[0]) == 3  # the plan: 4 elements, fused here
+    old, compiled.PLAN_FUSE_MIN_ELEMENTS = compiled.PLAN_FUSE_MIN_ELEMENTS, 5
+    try:
+        assert len(compiled.block_steps(block)[0]) == 6  # a smaller chain than the plan fuses
+    finally:
+        compiled.PLAN_FUSE_MIN_ELEMENTS = old
+    steps, missing = compiled.block_steps(func.body.blocks.first, fuse=True)
     assert missing is None
     names = [op.name for op, _ in steps]
     fused = "fused(stablehlo.multiply, stablehlo.tanh, stablehlo.add)"
@@ -264,7 +283,7 @@ def test_ordinary_values_take_the_fused_path(monkeypatch: pytest.MonkeyPatch) ->
     x = np.array([1.0, -0.5, 3.0, 0.25], np.float32)
     for text in (CHAIN, relu):
         ev = Evaluator(parse(text))
-        for _ in range(2):
+        for _ in range(2):  # the plan, then generated code
             ev.call("main", [x, np.zeros(4, np.float32)])
     assert called == []
     ev = Evaluator(parse(CHAIN))
