@@ -290,13 +290,3 @@ def _in_order(attrs: dict[str, Any], features: int, out_features: int) -> bool:
 
 def _ints_or(values: Any, n: int, default: int) -> list[int]:
     return [default] * n if values is None else [int(v) for v in values]
-
-
-def convolution(lhs: Any, rhs: Any, *, padding: Any = None, **attrs: Any) -> np.ndarray:
-    """`convolution` of run-time arrays: a plan for their shapes, run once."""
-    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
-    out = attrs.get("result_element_type")
-    out = lhs.dtype if out is None else np.dtype(out)
-    plan = ConvPlan.of(lhs.shape, rhs.shape, padding, out, attrs)
-    with np.errstate(all="ignore"):
-        return plan.run(lhs, rhs)

@@ -1,7 +1,8 @@
 """Linear algebra: dot, dot_general, convolution, dynamic_conv, fft, triangular_solve, cholesky and
 the batch_norm ops (by the spec's decompositions, evaluated with the elementwise semantics so every
 intermediate rounds in the element type).  Contractions are `contraction.py`'s (XLA's accumulation
-type), convolutions `conv_plan.py`'s (one matrix multiply over an im2col matrix)."""
+type), convolutions `conv_strategy.py`'s (one matrix multiply over an im2col matrix, `conv_plan.py`,
+or one per output phase of a transposed convolution)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from stablehlo_py.interpreter.impls.contraction import (
     contract,
     is_inexact,
 )
-from stablehlo_py.interpreter.impls.conv_plan import ConvPlan, convolution
+from stablehlo_py.interpreter.impls.conv_strategy import convolution, plan_convolution
 from stablehlo_py.interpreter.registry import Step, compiler, impl
 from stablehlo_py.semantics import data_movement as dm
 from stablehlo_py.semantics import fft as fft_sem
@@ -122,8 +123,8 @@ def _conv_attrs(op: Any) -> dict[str, Any]:
 
 @compiler("stablehlo.convolution")
 def _convolution(op: Any) -> Step:
-    """Padding, layout and grouping decoded once per op; for static shapes the `ConvPlan` (the
-    im2col copies and the matrix multiply) is decided once too."""
+    """Padding, layout and grouping decoded once per op; for static shapes the plan (the im2col
+    copies and the matrix multiply, see `conv_strategy`) is decided once too."""
     p = A.get(op, "padding")
     padding = None if p is None else np.asarray(p, dtype=np.int64).reshape(-1, 2)
     attrs = _conv_attrs(op)
@@ -135,7 +136,7 @@ def _convolution(op: Any) -> Step:
     if ls is None or rs is None:
         return Step(run)
     out = attrs["result_element_type"]
-    plan = ConvPlan.of(ls, rs, padding, out, attrs)
+    plan = plan_convolution(ls, rs, padding, out, attrs)
     want = A.static_shape(op.results[0].type)
     if want is not None and tuple(want) != tuple(plan.result_shape[i] for i in plan.out_perm):
         return Step(run)  # a result type the verifier let through: the general path decides

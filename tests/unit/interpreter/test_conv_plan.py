@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.impls import contraction
-from stablehlo_py.interpreter.impls.conv_plan import ConvPlan, convolution
+from stablehlo_py.interpreter.impls.conv_plan import ConvPlan
+from stablehlo_py.interpreter.impls.conv_strategy import convolution
 from stablehlo_py.semantics import linalg as la
 
 DTYPES = {
@@ -289,3 +290,65 @@ def test_depthwise_convolutions_sum_in_order_bit_for_bit(key, cg, fg):
         want = la.convolution(lhs, rhs, contract=contraction.contract, **kw)
     got = convolution(lhs, rhs, **kw)
     assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+@st.composite
+def transposed_cases(draw: Any) -> tuple[str, tuple[int, ...], tuple[int, ...], dict[str, Any]]:
+    """Convolutions the phases apply to: lhs dilation, window stride 1, no rhs dilation or
+    reversal (other dimension numbers, padding, groups and types as `conv_cases`)."""
+    key, lhs_shape, rhs_shape, kw = draw(conv_cases())
+    s = len(kw["window_strides"])
+    ldil = [draw(st.integers(1, 3)) for _ in range(s)]
+    if all(d == 1 for d in ldil):
+        ldil[0] = 2
+    pads = kw["padding"].copy()
+    sizes = [lhs_shape[d] for d in kw["input_spatial_dimensions"]]
+    kernel = [rhs_shape[d] for d in kw["kernel_spatial_dimensions"]]
+    for i in range(s):
+        dilated = (sizes[i] - 1) * ldil[i] + 1
+        if dilated + pads[i, 0] + pads[i, 1] < kernel[i]:
+            pads[i, 1] = kernel[i] - dilated - pads[i, 0]
+    return key, lhs_shape, rhs_shape, {
+        **kw,
+        "window_strides": [1] * s,
+        "rhs_dilation": [1] * s,
+        "window_reversal": [False] * s,
+        "lhs_dilation": ldil,
+        "padding": pads,
+    }
+
+
+@settings(max_examples=150, deadline=None)
+@given(transposed_cases(), st.integers(0, 2**32 - 1), st.booleans())
+def test_transposed_convolutions_by_phases_match_the_spec(case, seed, infinite):
+    """`PhasePlan` (one ordinary convolution per output phase of the lhs dilation) gives the
+    spec's result within the dtype's tolerance (integers exactly); a kernel with an infinity
+    takes the plain plan (0 * inf is NaN: the phases would drop those products)."""
+    from stablehlo_py.interpreter.impls.conv_strategy import PhasePlan, plan_convolution
+
+    key, lhs_shape, rhs_shape, kw = case
+    rng = np.random.default_rng(seed)
+    lhs = _operand(rng, lhs_shape, DTYPES[key])
+    rhs = _operand(rng, rhs_shape, DTYPES[key])
+    infinite = infinite and key in RTOL and key != "c64"  # complex products of inf: BLAS's own
+    if infinite:
+        rhs.reshape(-1)[0] = np.inf
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(contraction, "SEQUENTIAL_MAX_TERMS", -1)  # every sum by BLAS: phases apply
+        plan = plan_convolution(lhs_shape, rhs_shape, kw["padding"], DTYPES[key], kw)
+        got = convolution(lhs, rhs, **kw)
+    assert isinstance(plan, PhasePlan) or plan.in_order
+    if infinite:
+        with np.errstate(invalid="ignore"):
+            want = la.convolution(lhs, rhs, **kw)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        return
+    _assert_close(got, lhs, rhs, key, kw)
+
+
+def test_small_transposed_convolutions_keep_upstreams_order():
+    from stablehlo_py.interpreter.impls.conv_strategy import plan_convolution
+
+    kw = _nhwc(np.dtype(np.float32), lhs_dilation=[2, 2], padding=np.array([[1, 1], [1, 1]]))
+    plan = plan_convolution((1, 4, 4, 3), (3, 3, 3, 2), kw["padding"], np.dtype(np.float32), kw)
+    assert isinstance(plan, ConvPlan)
