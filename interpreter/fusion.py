@@ -11,8 +11,9 @@ them past ops that do not read their values changes nothing) and computes:
   bare numpy ufunc, reusing an intermediate's buffer (`out=`) once nothing else reads it;
   f16/f32/f64 `maximum`/`minimum` as `np.maximum`/`np.minimum`;
 * every other op by its own prepared step (`step.fn`, the same call as unfused);
-* a `broadcast_in_dim` of a 0-d value feeding a bare ufunc as that 0-d value (numpy broadcasts it:
-  each element is computed as before; the broadcast array is not made).
+* a `broadcast_in_dim` feeding a bare ufunc, of a 0-d value or of size-1 dimensions (`32x1` to
+  `32x64`, as softmax and layer norm divide by a row's sum), as its operand: numpy broadcasts it,
+  each element is computed as before, and the broadcast array is not made.
 
 The bare ufuncs differ from the prepared steps only in ways the chain checks: a float op's invalid
 operation gives x86's -NaN where the semantics give +NaN, and numpy's maximum/minimum return
@@ -162,16 +163,30 @@ def _member(op: Operation, step: Step | None) -> _Member | None:
     return _Member(op, step, shape, d)
 
 
-def _scalar_broadcast(op: Operation, step: Step | None) -> bool:
-    """A `broadcast_in_dim` of a 0-d value to a static shape, of the same element type."""
+def _numpy_broadcast(op: Operation, step: Step | None) -> bool:
+    """A `broadcast_in_dim` that numpy's broadcasting does by itself (static shapes, the same
+    element type): of a 0-d value, or of a value of the same rank whose dimensions map in order
+    and are each 1 or the result's."""
     if op.name != "stablehlo.broadcast_in_dim" or step is None or step.ev or step.is_constant:
         return False
     if len(op.operands) != 1 or len(op.results) != 1:
         return False
     src, res = op.operands[0], op.results[0]
-    if _static(src) != () or _static(res) is None:
+    shape, result = _static(src), _static(res)
+    if shape is None or result is None or not _dtype(src) is _dtype(res) is not None:
         return False
-    return _dtype(src) is _dtype(res) is not None
+    if shape == ():
+        return True
+    attr = op.properties.get("broadcast_dimensions")
+    try:
+        dims = [int(x) for x in attr.get_values()]  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - not a dense array: the op's own step reports it
+        return False
+    return (
+        dims == list(range(len(result)))
+        and len(shape) == len(result)
+        and all(n in (1, m) for n, m in zip(shape, result, strict=True))
+    )
 
 
 class _Group:
@@ -200,7 +215,7 @@ def fuse(
             m = None
         if m is not None and all(v in position or v in args for v in op.operands):
             members[i] = m
-        elif _scalar_broadcast(op, step):
+        elif _numpy_broadcast(op, step):
             broadcasts.add(i)
         for r in op.results:
             position[r] = i
@@ -275,8 +290,8 @@ def _absorbed(
     position: dict[SSAValue, int],
     broadcasts: set[int],
 ) -> dict[int, list[int]]:
-    """member index -> the broadcasts (indices) whose 0-d operand it reads instead of their
-    result: bare-ufunc members only, keeping at least one full-shape operand."""
+    """member index -> the broadcasts (indices) whose operand it reads instead of their result:
+    bare-ufunc members only, keeping at least one full-shape operand."""
     out: dict[int, list[int]] = {}
     for i in chain:
         m = members[i]
@@ -298,7 +313,7 @@ def _build(
 ) -> tuple[FusedOps, Step]:
     in_chain = set(chain)
     inner = {members[i].op.results[0] for i in chain}
-    scalar_of = {  # a broadcast's result -> its 0-d operand, for the members absorbing it
+    scalar_of = {  # a broadcast's result -> its operand, for the members absorbing it
         steps[b][0].results[0]: steps[b][0].operands[0] for bs in absorb.values() for b in bs
     }
     absorbed = {i: {steps[b][0].results[0] for b in absorb.get(i, ())} for i in chain}

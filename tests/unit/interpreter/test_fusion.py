@@ -88,8 +88,10 @@ def chains(draw: Any) -> tuple[str, list[np.ndarray]]:
     binary, unary = OPS[fam]
     tt = f"tensor<{N}x{t}>"
     lines = ["  %b0 = stablehlo.broadcast_in_dim %s, dims = [] : "
-             f"(tensor<{t}>) -> {tt}"]
-    names = ["%x0", "%x1", "%x2", "%b0"]
+             f"(tensor<{t}>) -> {tt}",
+             "  %b1 = stablehlo.broadcast_in_dim %r, dims = [0] : "
+             f"(tensor<1x{t}>) -> {tt}"]
+    names = ["%x0", "%x1", "%x2", "%b0", "%b1"]
     for k in range(draw(st.integers(1, 7))):
         r = f"%v{k}"
         kind = draw(st.sampled_from(["binary", "unary", "select"] if fam == "float" else
@@ -111,11 +113,13 @@ def chains(draw: Any) -> tuple[str, list[np.ndarray]]:
     escaping = draw(st.sampled_from(names))  # a value also read after the chain
     results = [names[-1], escaping]
     text = (
-        f"func.func @main(%x0: {tt}, %x1: {tt}, %x2: {tt}, %s: tensor<{t}>) -> ({tt}, {tt}) {{\n"
+        f"func.func @main(%x0: {tt}, %x1: {tt}, %x2: {tt}, %s: tensor<{t}>, %r: tensor<1x{t}>)"
+        f" -> ({tt}, {tt}) {{\n"
         + "\n".join(lines)
         + f"\n  return {', '.join(results)} : {tt}, {tt}\n}}"
     )
-    args = [_values(draw, t, (N,)) for _ in range(3)] + [_values(draw, t, ())]
+    args = [_values(draw, t, (N,)) for _ in range(3)]
+    args += [_values(draw, t, ()), _values(draw, t, (1,))]
     return text, args
 
 
@@ -289,3 +293,27 @@ def test_ordinary_values_take_the_fused_path(monkeypatch: pytest.MonkeyPatch) ->
     ev = Evaluator(parse(CHAIN))
     ev.call("main", [np.array([np.nan, 1.0, 2.0, 3.0], np.float32), x])  # a NaN: one by one
     assert called == ["stablehlo.multiply", "stablehlo.add"]
+
+
+ROWS = """func.func @main(%x: tensor<4x3xf32>, %m: tensor<4x1xf32>) -> tensor<4x3xf32> {
+  %b = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<4x1xf32>) -> tensor<4x3xf32>
+  %d = stablehlo.subtract %x, %b : tensor<4x3xf32>
+  %e = stablehlo.exponential %d : tensor<4x3xf32>
+  return %e : tensor<4x3xf32>
+}"""
+
+
+def test_a_row_broadcast_is_read_by_numpy_broadcasting() -> None:
+    """softmax's `x - max` over rows: the 4x1 maximum is not broadcast to 4x3 first."""
+    func = next(op for op in parse(ROWS).walk() if op.name == "func.func")
+    steps, _ = compiled.block_steps(func.body.blocks.first, fuse=True)
+    assert [op.name for op, _ in steps] == [
+        "fused(stablehlo.subtract, stablehlo.exponential)", "func.return"]
+    assert list(steps[0][0].operands) == list(func.body.blocks.first.args)[::-1]
+    x = np.array([[1.0, np.inf, -0.0], [2.0, 3.0, np.nan], [0.5, -1.0, 4.0], [7.0, 8.0, 9.0]],
+                 np.float32)
+    m = np.array([[np.inf], [3.0], [-0.0], [9.0]], np.float32)
+    (want,) = _unfused(ROWS, x, m)
+    ev = Evaluator(parse(ROWS))
+    for _ in range(2):
+        assert _bits(ev.call("main", [x, m])[0]) == _bits(want)
