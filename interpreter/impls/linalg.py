@@ -36,8 +36,9 @@ def _precision(op: Any) -> list[str] | None:
 
 @compiler("stablehlo.dot")
 def _dot(op: Any) -> Step:
-    """Deprecated `dot`: contracts lhs's last dimension with rhs's first."""
-    result_element_type = A.result_dtype(op)
+    """Deprecated `dot`: contracts lhs's last dimension with rhs's first (a `ContractionPlan`
+    for static shapes of a float or complex result, as `dot_general`)."""
+    out = A.result_dtype(op)
 
     def run(lhs: Any, rhs: Any) -> Any:
         lhs, rhs = np.asarray(lhs), np.asarray(rhs)
@@ -46,10 +47,14 @@ def _dot(op: Any) -> Step:
             rhs,
             lhs_contracting_dimensions=[lhs.ndim - 1],
             rhs_contracting_dimensions=[0],
-            result_element_type=result_element_type,
+            result_element_type=out,
         )
 
-    return Step(run)
+    ls, rs = (A.static_shape(v.type) for v in op.operands)
+    if ls is None or rs is None or not is_inexact(out) or not ls:
+        return Step(run)
+    plan = ContractionPlan.of(ls, rs, [], [], [len(ls) - 1], [0], out)
+    return Step(_static_step(plan.run, run, ls, rs, out))
 
 
 _DOT_DIMS = (

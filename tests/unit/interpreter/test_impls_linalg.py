@@ -267,3 +267,23 @@ def test_rounding_f32_sums_to_a_narrow_float_is_convert(name: str) -> None:
         got, want = round_to(x, out), sem.convert(x, out)
     assert got.dtype == want.dtype == out
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize(("ls", "rs"), [((3, 40), (40, 5)), ((6,), (6,)), ((2, 7), (7,)), ((33,), (33, 4))])
+def test_deprecated_dot_is_dot_general_over_the_last_and_first_dimensions(ls, rs) -> None:
+    """The compiled `dot` (a plan for its static shapes) gives `contract`'s bits."""
+    rng = np.random.default_rng(len(ls) * 10 + len(rs))
+    a, b = rng.standard_normal(ls).astype(np.float32), rng.standard_normal(rs).astype(np.float32)
+    out = ls[:-1] + rs[1:]
+    t = lambda shape: f"tensor<{'x'.join(map(str, shape))}{'x' if shape else ''}f32>"  # noqa: E731
+    (r,) = run(
+        f"""
+func.func @main(%a: {t(ls)}, %b: {t(rs)}) -> {t(out)} {{
+  %r = "stablehlo.dot"(%a, %b) : ({t(ls)}, {t(rs)}) -> {t(out)}
+  return %r : {t(out)}
+}}""",
+        a,
+        b,
+    )
+    want = contract(a, b, lhs_contracting_dimensions=[len(ls) - 1], rhs_contracting_dimensions=[0])
+    assert r.shape == want.shape and r.tobytes() == want.tobytes()
