@@ -187,8 +187,29 @@ def _dynamic_update_slice(op: Any) -> Step:
     shape, update_shape = A.static_shape(op.operands[0].type), A.static_shape(op.operands[1].type)
     if shape is None or update_shape is None or len(shape) != len(update_shape):
         return Step(_dynamic_update_slice_step)
-    clamp = _clamp_starts(tuple(n - k for n, k in zip(shape, update_shape, strict=True)))
+    uppers = tuple(n - k for n, k in zip(shape, update_shape, strict=True))
+    clamp = _clamp_starts(uppers)
     ndarray = np.ndarray
+    if len(shape) == 1 and uppers[0] >= 0:  # a vector (a scan's outputs): one index, no loop
+        (upper,), (k,) = uppers, update_shape
+
+        def run_1d(operand: Any, update: Any, *starts: Any) -> Any:
+            start = starts[0] if len(starts) == 1 else None
+            if (
+                type(operand) is ndarray
+                and type(update) is ndarray
+                and type(start) is ndarray
+                and start.ndim == 0
+                and start.dtype.kind in "iu"
+                and operand.shape == shape
+                and update.shape == update_shape
+            ):
+                v = int(start)
+                v = 0 if v < 0 else (upper if v > upper else v)
+                result = operand.copy()
+                result[v : v + k] = update
+                return result
+            return run(operand, update, *starts)
 
     def run(operand: Any, update: Any, *start_indices: Any) -> Any:
         starts = clamp(start_indices)
@@ -205,7 +226,7 @@ def _dynamic_update_slice(op: Any) -> Step:
         result[region] = update
         return result
 
-    return Step(run)
+    return Step(run_1d if len(shape) == 1 and uppers[0] >= 0 else run)
 
 
 def _gather_dims(op: Any) -> dict[str, Any]:
