@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
+from stablehlo_py.ir import no_gc
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.xdsl_compat.side_data import INTERP_CODE, attach, attached
 from stablehlo_py.ir.xdsl_compat.snapshot import Snapshot
@@ -59,7 +60,8 @@ class ModuleCode:
     __slots__ = ("code", "entries", "epoch", "funcs", "impls", "kinds", "key", "snapshot")
 
     def __init__(self, module: Operation, key: tuple[Any, ...]) -> None:
-        self.snapshot = Snapshot(module)
+        with no_gc():  # (what it records is alive: a collection now would free nothing)
+            self.snapshot = Snapshot(module)
         self.epoch = _epoch()
         self.impls = dict(IMPLS)
         self.key = key

@@ -7,19 +7,23 @@ xDSL has no edit counter: a pass changes a module through many doors (an op's ``
 here, so a module whose fields all hold what they held is the same program:
 
 - every op: its class (``swap.retype_op`` swaps it), ``_operands`` (xDSL's setters store a new
-  tuple), ``results``, ``regions``, ``_successors``, ``_next_op`` and ``parent`` (the links that
-  place it in its block), ``properties`` and ``attributes`` (compared by content: a pass may
-  write into the dicts in place; attributes are immutable and compare exactly, signed zeros and
-  NaN payloads included);
-- every block: ``_first_op``, ``_args``, ``_next_block``, ``parent``; every region:
-  ``_first_block``, ``parent``;
-- every result and block argument: ``_type``.
+  tuple), ``results``, ``regions``, ``_next_op``, and ``properties`` and ``attributes`` by content
+  (a pass may write into the dicts in place; attributes are immutable and compare exactly, signed
+  zeros and NaN payloads included);
+- every block: ``_first_op``, ``_args``, ``_next_block``; every region: ``_first_block``;
+- every result and block argument: ``_type`` (by identity: a type replaced by an equal one counts
+  as a change, which only compiles again).
 
-Walking the links again from the root would visit exactly the objects recorded, in the same order,
-so an op inserted, erased or moved anywhere changes a recorded field.  The check reads each field
-with `operator.attrgetter` over the recorded lists and compares whole lists (C loops: no Python
-frame per op); a module of many ops is memory-bound here (one cache miss per object read).  An op's
-location is not compared (nothing compiled depends on it: errors read it when raised).
+These links determine the walk from the root: walking again would visit exactly the objects
+recorded, in the same order, so an op inserted, erased or moved anywhere changes a recorded link
+(its old neighbour's ``_next_op`` or its block's ``_first_op``); the ``parent`` fields follow from
+them.  An op's location and successors are not compared (nothing the interpreter compiles depends
+on them: errors read the location when raised; it runs no op with successors).
+
+The check reads the fields with `operator.attrgetter` over the recorded lists and compares them one
+op at a time in C (`all(map(eq, ...))`: no Python frame per op, each op's fields read together,
+and the tuples made are freed at once, so no garbage collection is set off); a module of many ops is
+memory-bound here (a cache miss or two per op).
 
 Regression test: tests/unit/ir/test_xdsl_snapshot.py (each kind of edit xDSL offers changes a field
 read here).
@@ -27,7 +31,7 @@ read here).
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, eq, is_
 from typing import Any
 
 from xdsl.ir import Operation
@@ -35,12 +39,10 @@ from xdsl.ir import Operation
 __all__ = ["Snapshot"]
 
 _OP = attrgetter(
-    "__class__", "_operands", "results", "regions", "_successors", "_next_op", "parent"
+    "__class__", "_operands", "results", "regions", "_next_op", "properties", "attributes"
 )
-_PROPERTIES = attrgetter("properties")
-_ATTRIBUTES = attrgetter("attributes")
-_BLOCK = attrgetter("_first_op", "_args", "_next_block", "parent")
-_REGION = attrgetter("_first_block", "parent")
+_BLOCK = attrgetter("_first_op", "_args", "_next_block")
+_REGION = attrgetter("_first_block")
 _TYPE = attrgetter("_type")
 
 
@@ -48,18 +50,7 @@ class Snapshot:
     """The fields of `root` and of everything nested in it, recorded now; `unchanged()` tells
     whether they still hold (see the module doc)."""
 
-    __slots__ = (
-        "_attributes",
-        "_block_state",
-        "_blocks",
-        "_op_state",
-        "_ops",
-        "_properties",
-        "_region_state",
-        "_regions",
-        "_types",
-        "_values",
-    )
+    __slots__ = ("_blocks", "_ops", "_recorded", "_regions", "_values")
 
     def __init__(self, root: Operation) -> None:
         ops: list[Operation] = []
@@ -68,12 +59,12 @@ class Snapshot:
         values: list[Any] = []
         _walk(root, ops, blocks, regions, values)
         self._ops, self._blocks, self._regions, self._values = ops, blocks, regions, values
-        self._op_state = list(map(_OP, ops))
-        self._properties = list(map(dict, map(_PROPERTIES, ops)))  # copies: written in place
-        self._attributes = list(map(dict, map(_ATTRIBUTES, ops)))
-        self._block_state = list(map(_BLOCK, blocks))
-        self._region_state = list(map(_REGION, regions))
-        self._types = list(map(_TYPE, values))
+        self._recorded = (
+            [(*t[:5], dict(t[5]), dict(t[6])) for t in map(_OP, ops)],  # the dicts copied
+            list(map(_BLOCK, blocks)),
+            list(map(_REGION, regions)),
+            list(map(_TYPE, values)),
+        )
 
     @property
     def ops(self) -> list[Operation]:
@@ -82,13 +73,12 @@ class Snapshot:
 
     def unchanged(self) -> bool:
         """Whether every recorded field holds what it held when the snapshot was taken."""
+        ops, blocks, regions, types = self._recorded
         return (
-            list(map(_OP, self._ops)) == self._op_state
-            and list(map(_PROPERTIES, self._ops)) == self._properties
-            and list(map(_ATTRIBUTES, self._ops)) == self._attributes
-            and list(map(_BLOCK, self._blocks)) == self._block_state
-            and list(map(_REGION, self._regions)) == self._region_state
-            and list(map(_TYPE, self._values)) == self._types
+            all(map(eq, map(_OP, self._ops), ops))
+            and all(map(eq, map(_BLOCK, self._blocks), blocks))
+            and all(map(eq, map(_REGION, self._regions), regions))
+            and all(map(is_, map(_TYPE, self._values), types))
         )
 
 
