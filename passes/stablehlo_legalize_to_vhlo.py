@@ -33,7 +33,7 @@ from stablehlo_py.passes.drivers._common import (
 from stablehlo_py.passes.drivers.options import ALLOW_OTHER_DIALECTS
 from stablehlo_py.passes.drivers.vhlo_walk import VhloWalk
 from stablehlo_py.vhlo import attrs as va
-from stablehlo_py.vhlo import convert, legalization, sinks, structs
+from stablehlo_py.vhlo import convert, legality, legalization, sinks, structs
 from stablehlo_py.vhlo import types as vt
 from stablehlo_py.vhlo.ops import VhloOp, op_class
 from stablehlo_py.vhlo.records import VOp
@@ -44,6 +44,7 @@ from stablehlo_py import specs
 from stablehlo_py.ir.attributes import OpaqueAttr
 from stablehlo_py.ir.attrs.struct import Description
 from stablehlo_py.ir.context import CONTEXT
+from stablehlo_py.ir.xdsl_compat import swap
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 from stablehlo_py.ir.xdsl_compat.side_data import USE_ORDER
 from stablehlo_py.ir.xdsl_compat.swap import ordered_ops, value_types
@@ -126,7 +127,8 @@ def _legalize(module: Operation, allow_other_dialects: bool, in_place: bool = Tr
     if ops is not None:
         # the xDSL sink's fast case: every op converts in place (its operands are converted first)
         conv = _Legalizer(allow_other_dialects, sinks.IN_PLACE)
-        return conv.convert_ordered(module, ops, conv.convert_stablehlo)  # (every op is StableHLO)
+        conv.convert_in_place(ops)  # (every op is StableHLO)
+        return module
     conv = _Legalizer(allow_other_dialects, sinks.XDSL)
     conv.convert_body(module.regions[0])
     _materialized_use_orders(module, conv.casts)
@@ -229,23 +231,66 @@ class _Legalizer(VhloWalk):
 
     def convert_stablehlo(self, op: Operation, parent: Operation | None = None) -> Operation:
         """A StableHLO op's conversion: its attributes (with their defaults), operands, result
-        types and regions, checked in that order, then made by the sink."""
-        spec, cls = _fork_of(op.name)
-        props, discardable = self._split_attributes(op, spec, cls)
+        types and regions, checked in that order, then made by the sink.  What depends on the op's
+        class, attributes and result types alone -- the VHLO class, properties, discardable
+        attributes and result types -- is remembered by their identities (``_SIGNATURES``): ops
+        alike (most of a program) pay one look-up for it."""
+        props, attrs = op.properties, op.attributes
+        objs = (*props.values(), *attrs.values(), *value_types(op.results))
+        names = (type(op), self.allow_other, tuple(props), tuple(attrs))
+        hit = _signatures_get(objs, names)
+        if hit is None:
+            hit = self._signature(op)
+            if None not in hit[3] and legality.cacheable(objs):
+                _SIGNATURES.put_seq(objs, hit, names)
+        cls, vprops, vattrs, result_types = hit
         sink = self.sink
         operands = () if sink.in_place else self.new_operands(op)  # (in place: its own)
-        to_vhlo = convert.to_vhlo_type
-        result_types = list(map(to_vhlo, value_types(op.results)))
         if None in result_types:
             for i, r in enumerate(op.results):
                 self._type(r.type, op, f"result #{i}")  # (the diagnostic)
         regions = [self.convert_region(r, op) for r in op.regions] if op.regions else []
-        new = sink.op(op, cls, operands, result_types, props, discardable, regions)
+        new = sink.op(op, cls, operands, result_types, dict(vprops), dict(vattrs), regions)
         if new is op:  # (in place: the same values)
             return op
         for r, nr in zip(op.results, new.results):
             self.values[r] = nr
         return carry_location(new, op)
+
+    def convert_in_place(self, ops: list[Operation]) -> None:
+        """The in-place sink's walk (``VhloWalk.convert_ordered``) over StableHLO ops, with
+        ``convert_stablehlo``'s common case inline: an op without regions whose signature
+        (``_SIGNATURES``) is known takes its VHLO class, attributes and result types in one call
+        (``swap.retype``, what the in-place sink's ``op`` is); any other op is converted by
+        ``convert_stablehlo``."""
+        get = _signatures_get
+        allow = self.allow_other
+        retype = swap.retype
+        slow = self.convert_stablehlo
+        for op in ops:
+            if op.regions:
+                slow(op)
+                continue
+            props, attrs = op.properties, op.attributes
+            hit = get(
+                (*props.values(), *attrs.values(), *value_types(op.results)),
+                (type(op), allow, tuple(props), tuple(attrs)),
+            )
+            if hit is None:
+                slow(op)
+            else:
+                retype(op, hit[0], (), hit[3], dict(hit[1]), dict(hit[2]))
+
+    def _signature(
+        self, op: Operation
+    ) -> tuple[type[VhloOp], dict[str, Attribute], dict[str, Attribute], tuple[Attribute, ...]]:
+        """The VHLO class, properties, discardable attributes and result types of a StableHLO op
+        (or the attributes' diagnostic; a result type without VHLO counterpart is None, reported
+        by the caller after the operands')."""
+        spec, cls = _fork_of(op.name)
+        props, discardable = self._split_attributes(op, spec, cls)
+        result_types = tuple(map(convert.to_vhlo_type, value_types(op.results)))
+        return cls, props, discardable, result_types
 
     def _convert_other(self, op: Operation) -> Operation:
         dialect = op.name.split(".")[0]
@@ -462,6 +507,13 @@ _MEMO = CONTEXT.table("vhlo.legalize_to_vhlo.attributes", 100_000)
 attributes), for ops whose attributes all compare exactly (``convert.EXACT_EQUALITY``)."""
 _memo_get = _MEMO.get  # (bound once: the context empties the table in place)
 
+
+_SIGNATURES = CONTEXT.identity_map("vhlo.legalize_to_vhlo.signatures", 100_000)
+"""The identities of a StableHLO op's properties, attributes and result types, with its class,
+allow-other-dialects and the attributes' names -> ``_Legalizer._signature`` (the VHLO class,
+properties, attributes and result types; its dicts are copied onto each op).  Ops holding a large
+dense tensor (a constant's data) are not remembered: the memo would keep it alive."""
+_signatures_get = _SIGNATURES.get_seq  # (bound once: the context empties the table in place)
 
 _parse_vhlo_default = structs.parse_attr_text
 

@@ -29,7 +29,7 @@ from stablehlo_py.passes.drivers.vhlo_walk import VhloWalk
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import convert, legality, legalization, sinks, structs
 from stablehlo_py.vhlo import types as vt
-from stablehlo_py.vhlo.ops import VhloOp, is_vhlo_op_class
+from stablehlo_py.vhlo.ops import GENERATED_CLASSES, VhloOp, is_vhlo_op_class
 from stablehlo_py.vhlo.records import VOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -52,6 +52,7 @@ from stablehlo_py import specs
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.dialects import default_registry
 from stablehlo_py.ir.xdsl_compat.construct import create_generic
+from stablehlo_py.ir.xdsl_compat import swap
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 from stablehlo_py.ir.xdsl_compat.swap import ordered_ops, value_types
 
@@ -74,7 +75,8 @@ def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
     if ops is not None:
         # the xDSL sink's fast case: every op converts in place (its operands are converted first)
         conv = _Legalizer(allow_other_dialects, sinks.IN_PLACE)
-        return conv.convert_ordered(module, ops, conv._convert_vhlo)  # (every op is VHLO)
+        conv.convert_in_place(ops)  # (every op is VHLO)
+        return module
     conv = _Legalizer(allow_other_dialects, sinks.XDSL)
     if isinstance(module, ModuleOp):
         conv.convert_body(module.regions[0])
@@ -83,7 +85,8 @@ def _legalize(module: Operation, allow_other_dialects: bool) -> Operation:
 
 
 def _is_vhlo(op: Operation) -> bool:
-    return is_vhlo_op_class(type(op))
+    k = type(op)
+    return k in GENERATED_CLASSES or is_vhlo_op_class(k)
 
 
 class _Legalizer(VhloWalk):
@@ -182,6 +185,30 @@ class _Legalizer(VhloWalk):
             self.values[r] = nr
         return carry_location(new, op)
 
+    def convert_in_place(self, ops: list[VhloOp]) -> None:
+        """The in-place sink's walk (``VhloWalk.convert_ordered``) over VHLO ops, with
+        ``_convert_vhlo``'s common case inline: an op without regions whose signature
+        (``_SIGNATURES``) is known takes its StableHLO class, attributes and result types in one
+        call (``swap.retype``, what the in-place sink's ``op`` is); any other op is converted by
+        ``_convert_vhlo``, which remembers the signature of an op it converted."""
+        get = _signatures_get
+        registry = self.registry
+        retype = swap.retype
+        slow = self._convert_vhlo
+        for op in ops:
+            if op.regions:
+                slow(op, None)
+                continue
+            pv, av = op.properties, op.attributes
+            hit = get(
+                (*pv.values(), *av.values(), *value_types(op.results)),
+                (type(op), tuple(pv), tuple(av)),
+            )
+            if hit is None or hit[4] is not registry:
+                slow(op, None)
+            else:
+                retype(op, hit[0], (), hit[1], dict(hit[2]), dict(hit[3]))
+
     def _convert_vhlo(self, op: VhloOp, parent: Operation | None) -> Operation:
         """The op's conversion, checked in this order: its fork, attributes and result types, its
         operands, its regions (block arguments, then ops), and last the StableHLO op's property
@@ -200,6 +227,13 @@ class _Legalizer(VhloWalk):
         if not entry[2] and target.startswith("stablehlo."):
             _check_property_dict(cls, props, op)
             entry[2] = True
+        if not op.regions and op.SPEC.base != "return" and type(op) is not VOp:
+            # (a return's class depends on its parent; a record is not converted in place)
+            objs = (*op.properties.values(), *op.attributes.values(), *value_types(op.results))
+            if legality.cacheable(objs):
+                names = (type(op), tuple(op.properties), tuple(op.attributes))
+                entry = (cls, tuple(result_types), props, attrs, self.registry)
+                _SIGNATURES.put_seq(objs, entry, names)
         new = sink.op(op, cls, operands, result_types, dict(props), dict(attrs), regions)
         if new is op:  # (in place: the same values)
             return op
@@ -312,6 +346,15 @@ def _check_property_dict(
                 op, f"attribute '{name}' does not fit '{cls.name}': {first[0] if first else e}"
             ) from None
 
+
+_SIGNATURES = CONTEXT.identity_map("vhlo.legalize_to_stablehlo.signatures", 100_000)
+"""The identities of a VHLO op's properties, attributes and result types, with its class and the
+attributes' names -> what ``_convert_vhlo`` made of such an op: (StableHLO class, result types,
+properties, attributes -- the dicts are copied onto each op -- and the registry it took the class
+from).  Not for ops with regions,
+returns (their class depends on the parent) and ops holding a large dense tensor (the memo would
+keep it alive)."""
+_signatures_get = _SIGNATURES.get_seq  # (bound once: the context empties the table in place)
 
 _PROPS = CONTEXT.table("vhlo.legalize_to_stablehlo.declared_properties", 4096)
 """StableHLO op class -> its declared properties: name -> (constraint, optional)."""

@@ -153,15 +153,34 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
     current = version == get_current_version()
     stays = legality.stays
     memo = _transitions(version, allow_other_dialects)
+    get = memo.get_seq
+    location_needs = legality.location_needs
+    cacheable = legality.cacheable
     for op in sink.vhlo_ops(module, current):
-        if stays(op, version):
-            continue
-        key = _transition_key(op)
-        if key is not None:
-            got = memo.get_seq(*key)
+        # The decision's key (``_transitions``): what ``legality.stays`` and ``legality.plan``
+        # read of an op without regions and without a location that needs a version -- its fork,
+        # its attributes and its operand and result types: the objects (by identity) and names.
+        key: tuple[tuple[object, ...], tuple[object, ...]] | None = None
+        if not op.regions and (type(op.location) in _NO_RANGE or location_needs(op) is None):
+            pv, av = op.properties, op.attributes
+            results = op.results
+            objs = (
+                *pv.values(),
+                *av.values(),
+                *value_types(results),
+                *value_types(operands_of(op)),
+            )
+            names = (op.name, tuple(pv), tuple(av), len(results))
+            got = get(objs, names)
             if got is not None:
-                plans.append((op, got))
+                if got is not _STAYS:
+                    plans.append((op, got))
                 continue
+            key = objs, names
+        if stays(op, version):
+            if key is not None and cacheable((*op.properties.values(), *op.attributes.values())):
+                memo.put_seq(key[0], _STAYS, key[1])
+            continue
         p = legality.plan(op, version, allow_other_dialects)
         if p.blockers:
             # the error path only
@@ -191,30 +210,19 @@ def _to_version(module: Operation, version: Version, allow_other_dialects: bool)
 _FILE_LINE_COL = re.compile(r'[^"()]+:\d+:\d+')
 
 
-def _transition_key(op: VhloOp) -> tuple[tuple[object, ...], tuple[object, ...]] | None:
-    """What ``legality.plan`` reads of an op without regions and without a location that needs a
-    version -- its fork, its attributes and its operand and result types -- so that ops alike share
-    one fork state (``_transitions``): the objects (keyed by identity) and their names; None for
-    any other op."""
-    if op.regions or legality.location_needs(op) is not None:
-        return None
-    pv, av = op.properties, op.attributes
-    results = op.results
-    objs = (
-        *pv.values(),
-        *av.values(),
-        *value_types(results),
-        *value_types(operands_of(op)),
-    )
-    return objs, (op.name, tuple(pv), tuple(av), len(results))
-
-
 def _transitions(version: Version, allow_other_dialects: bool) -> IdentityMap:
-    """``_transition_key`` -> the fork state its ops take at ``version`` (one without blockers that
-    changes the op; its dicts are copied onto each op)."""
+    """An op's key (``_to_version``) -> what ops alike do at ``version``: ``_STAYS`` (``legality.stays``: they
+    are left as they are), or the fork state they take (one without blockers that changes the op;
+    its dicts are copied onto each op)."""
     return CONTEXT.identity_map(
         f"vhlo.to_version.transitions.{version}.{int(allow_other_dialects)}", 100_000
     )
+
+
+_STAYS = "stays"
+"""``_transitions``' mark of ops that stay as they are at the target."""
+
+_NO_RANGE = legality.NO_RANGE
 
 
 def _changed(op: VhloOp, state: ForkOp) -> bool:

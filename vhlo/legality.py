@@ -235,7 +235,7 @@ def location_needs(op: Operation) -> tuple[Version, str] | None:
 
 
 _LOC_NEEDS = CONTEXT.table("vhlo.legality.location_needs", 100_000)
-_NO_RANGE = (UnknownLoc,)
+NO_RANGE = _NO_RANGE = (UnknownLoc,)
 """Location classes that never hold a range."""
 
 

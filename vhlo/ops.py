@@ -371,6 +371,14 @@ OP_CLASSES: dict[str, type[VhloOp]] = _generate()
 
 BY_MNEMONIC: dict[str, type[VhloOp]] = {c.name: c for c in OP_CLASSES.values()}
 
+FORK_CLASSES: dict[tuple[str, int], type[VhloOp]] = {
+    (c.SPEC.base, c.SPEC.version): c for c in OP_CLASSES.values()
+}
+"""Every VHLO op class by its family and version (``("add", 1)``: what a fork state names)."""
+
+GENERATED_CLASSES: frozenset[type[VhloOp]] = frozenset(OP_CLASSES.values())
+"""The generated op classes (``is_vhlo_op_class`` holds for each; a set for a membership test)."""
+
 
 def op_class(name: str) -> type[VhloOp]:
     """The class of `add_v1` / `vhlo.add_v1`."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from stablehlo_py.vhlo.ops import is_vhlo_op_class, op_class
+from stablehlo_py.vhlo.ops import FORK_CLASSES, GENERATED_CLASSES, is_vhlo_op_class
 from stablehlo_py.vhlo.records import VBlock, VOp, VRegion
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Region
@@ -98,13 +98,14 @@ class XdslSink:
     def vhlo_ops(self, root: Any, current: bool) -> Iterable[Any]:
         """The VHLO ops under ``root`` that a target (``current``: the current version) may
         change, in walk order."""
+        generated = GENERATED_CLASSES  # (``type(op) in`` a set: no call for the common case)
         is_vhlo = is_vhlo_op_class
-        return [op for op in swap.walk(root) if is_vhlo(type(op))]
+        return [op for op in swap.walk(root) if type(op) in generated or is_vhlo(type(op))]
 
     def refork(self, op: Any, state: Any) -> None:
         """The op takes its new fork (a ``vhlo.forks.ForkOp``): in place (``swap``) when it keeps
         its regions, as every fork step but composite's does; else rebuilt."""
-        cls = op_class(f"{state.base}_v{state.version}")
+        cls = FORK_CLASSES[state.base, state.version]
         results = op.results
         if state.regions == tuple(op.regions) and len(state.result_types) == len(results):
             new = swap.retype(

@@ -83,6 +83,14 @@ def retype(
         r._type = t  # type: ignore[misc]
         if r._name is not None or getattr(r, _USE_ORDER, None) is not None:
             _drop_but(r.__dict__, _RESULT_KEEP)
+    if SWAPPABLE.get((type(op), cls)):  # (``retype_op``'s common case, inline: one call per op)
+        op.properties = properties
+        op.attributes = attributes
+        op.__class__ = cls
+        d = op.__dict__
+        if not d.keys() <= _OP_KEEP:
+            _drop_but(d, _OP_KEEP)
+        return op
     return retype_op(op, cls, properties, attributes)
 
 
@@ -190,7 +198,7 @@ def ordered_ops(module: ModuleOp, accept: Callable[[Operation], bool]) -> list[O
     not defined (by a block argument or an earlier op's result) before the op that uses it.  (A
     nested module is a ``ModuleOp`` exactly: the passes handle no subclass of it specially.)"""
     out: list[Operation] = []
-    defined: set[object] = set()
+    defined: set[int] = set()
     if not _scan(module.regions[0], accept, defined, out):
         return None
     return out
@@ -199,12 +207,14 @@ def ordered_ops(module: ModuleOp, accept: Callable[[Operation], bool]) -> list[O
 def _scan(
     region: Region,
     accept: Callable[[Operation], bool],
-    defined: set[object],
+    defined: set[int],
     out: list[Operation],
 ) -> bool:
+    # (``defined`` holds the values' ids: every value lives through the scan, and an id is hashed
+    # in C where a value's ``__hash__`` is a Python call)
     blocks = list(region.blocks)
     for block in blocks:
-        defined.update(block.args)
+        defined.update(map(id, block.args))
     for block in blocks:
         op = block._first_op
         while op is not None:
@@ -215,13 +225,13 @@ def _scan(
                 if not accept(op):
                     return False
                 for v in op._operands:
-                    if v not in defined:
+                    if id(v) not in defined:
                         return False
                 out.append(op)
                 for r in op.regions:
                     if not _scan(r, accept, defined, out):
                         return False
-                defined.update(op.results)
+                defined.update(map(id, op.results))
             op = op._next_op
     return True
 
