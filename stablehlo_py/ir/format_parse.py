@@ -30,7 +30,9 @@ from xdsl.ir import Operation, SSAValue
 
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir.context import CONTEXT
+from stablehlo_py.ir.text.parse_types import _TYPE_CACHE
 from stablehlo_py.ir.text.parser import _SIMPLE_TENSOR, simple_tensor_type
+from stablehlo_py.ir.xdsl_compat.construct import TYPE_FIELD
 
 if TYPE_CHECKING:
     from stablehlo_py.ir.text.parser import Parser
@@ -131,7 +133,10 @@ class _Compiler:
         local = self._local("t")
         seg.pattern.append(_W + _TENSOR)
         g = self._group(seg, 3)
+        # `simple_tensor_type`, with its table read inline
+        seg.reads.append(f"{local} = _tget(m.group({g}))")
         seg.reads.append(
+            f"if {local} is None: "
             f"{local} = _tensor_type(m.group({g}), m.group({g + 1}), m.group({g + 2}))"
         )
         seg.reads.append(f"if {local} is None: FAIL")
@@ -176,7 +181,13 @@ class _Compiler:
             local = self._local("v")
             seg.pattern.append(_W + _VALUE)
             g = self._group(seg, 2)
-            seg.reads.append(f"{local} = _lookup(p, m.group({g}), m.group({g + 1}))")
+            # `lookup`, with the common case inline: a result of the innermost scope, no `#i`
+            name, index = f"m.group({g})", f"m.group({g + 1})"
+            seg.reads.append(f"{local} = p.scopes[-1].get({name})")
+            seg.reads.append(
+                f"{local} = {local}[0] if {local}.__class__ is tuple and {index} is None "
+                f"else _lookup(p, {name}, {index})"
+            )
             seg.reads.append(f"if {local} is None: FAIL")
             seg.stores.append(("operand", e.name, local))
             return
@@ -238,7 +249,8 @@ class _Compiler:
             seg.pattern.append(_W + _I64_LIST)
             g = self._group(seg, 1)
             local = self._local("a")
-            seg.reads.append(f"{local} = _i64_array(m.group({g}))")
+            seg.reads.append(f"{local} = _aget(m.group({g}))")  # `i64_array`'s table, inline
+            seg.reads.append(f"if {local} is None: {local} = _i64_array(m.group({g}))")
             seg.reads.append(f"if {local} is None: FAIL")
             seg.stores.append(("prop", a.name, local))
             return
@@ -323,11 +335,14 @@ class _Compiler:
             "def fast_parse(p):",
             "    m = _RX0.match(p.text, p.pos)",
             "    if m is None: return None",
+            "    g = m.groups()",  # one call for all groups: `m.group(k)` reads `g[k - 1]`
         ]
-        body += ["    " + r.replace("FAIL", "return None") for r in seg.reads]
+        body += [
+            "    " + _GROUP.sub(_group_item, r).replace("FAIL", "return None") for r in seg.reads
+        ]
         for n in self.operand_names:
             v, t = operands[n], operand_types[n]  # types are interned: `is` first
-            body.append(f"    if {v}.type is not {t} and {v}.type != {t}: return None")
+            body.append(f"    if {v}.{TYPE_FIELD} is not {t} and {v}.type != {t}: return None")
         body.append("    p.pos = m.end()")
         ops = ", ".join(operands[n] for n in self.operand_names)
         results = ", ".join(result_types[n] for n in self.result_names)
@@ -335,8 +350,10 @@ class _Compiler:
         body.append(f"    props = {{{prop_text}}}")
         for n, v in optional_props.items():
             body.append(f"    if {v} is not None: props[{n!r}] = {v}")
-        body.append(f"    return _build([{ops}], [{results}], props, {{}}, [])")
-        return self._make(body, [seg])
+        body.append(f"    return _make([{ops}], [{results}], props)")
+        fn = self._make(body, [seg])
+        fn.direct = True  # type: ignore[attr-defined]  # see StableHLOOp.direct_parse
+        return fn
 
     def with_state(self) -> FastParse | None:
         """Segments matched by regexes, the other elements interpreted (`format._parse_one`),
@@ -391,6 +408,9 @@ class _Compiler:
             "_i64_array": i64_array,
             "_lookup": lookup,
             "_build": self.cls.build_generic,  # type: ignore[attr-defined]
+            "_make": _plain_builder(self.cls),
+            "_tget": _TYPE_CACHE.get,
+            "_aget": _I64_ARRAYS.get,
             "_cls": self.cls,
             "_E": elems,
             "_ParseState": fmt.ParseState,
@@ -421,6 +441,23 @@ _STORE = {
     "prop": "st.props[{name!r}] = {v}",
     "prop_opt": "if {v} is not None: st.props[{name!r}] = {v}",
 }
+
+
+def _plain_builder(cls: type) -> Callable[..., Operation]:
+    """`cls.plain_builder()`, or `build_generic` without attributes and regions."""
+    make = getattr(cls, "plain_builder", None)
+    if make is not None:
+        return make()  # type: ignore[no-any-return]
+    build = cls.build_generic  # type: ignore[attr-defined]
+    return lambda operands, results, props: build(operands, results, props, {}, [])
+
+
+_GROUP = re.compile(r"m\.group\(([0-9]+)\)")
+
+
+def _group_item(m: re.Match[str]) -> str:
+    """`m.group(k)` in generated code -> `g[k - 1]` (`g = m.groups()`)."""
+    return f"g[{int(m.group(1)) - 1}]"
 
 
 def _list(local: Any) -> str:

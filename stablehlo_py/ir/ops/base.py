@@ -42,7 +42,7 @@ from xdsl.traits import Pure
 from stablehlo_py.ir import format as fmt
 from stablehlo_py.ir.attributes import TypedStringAttr
 from stablehlo_py.ir.context import CONTEXT
-from stablehlo_py.ir.xdsl_compat.construct import new_op
+from stablehlo_py.ir.xdsl_compat.construct import new_op, new_plain_op
 from stablehlo_py.ir.xdsl_compat.side_data import SYNTAX, attach, attached
 from stablehlo_py.ir.format_print import compiled_printer as _compiled_printer
 from stablehlo_py.ir.verify.driver import op_verifier
@@ -292,6 +292,8 @@ fmt.register_property_parser(_property_parser)  # the format engine asks ops for
 
 
 _UNCOMPILED: Any = object()
+PlainBuilder = Callable[[list[SSAValue], list[Attribute], dict[str, Attribute]], Operation]
+"""(operands, result types, properties) -> op: `StableHLOOp.plain_builder`'s functions."""
 
 
 # -------------------------------------------------------------------------------------- base
@@ -346,6 +348,50 @@ class StableHLOOp(IRDLOperation):
         for k, v in cls.POPULATED_DEFAULTS.items():
             op.properties.setdefault(k, v)
         return op
+
+    @classmethod
+    def plain_builder(cls) -> PlainBuilder:
+        """``build_generic(operands, result_types, properties, {}, [])`` as one call for the
+        parser's fast paths (``properties`` a new dict the op keeps): ``new_plain_op`` and the
+        populated defaults, or ``build_generic`` itself where a class overrides it.  Made once
+        per class."""
+        made = cls.__dict__.get("_PLAIN_BUILDER")
+        if made is None:
+            made = cls._PLAIN_BUILDER = cls._make_plain_builder()
+        return made  # type: ignore[no-any-return]
+
+    @classmethod
+    def _make_plain_builder(cls) -> PlainBuilder:
+        own = StableHLOOp.__dict__["build_generic"].__func__
+        if cls.build_generic.__func__ is not own:  # type: ignore[attr-defined]
+            build = cls.build_generic
+            return lambda operands, results, props: build(operands, results, props, {}, [])
+        populated = tuple(cls.POPULATED_DEFAULTS.items())
+        if not populated:
+            return lambda operands, results, props: new_plain_op(cls, operands, results, props)
+
+        def build_populated(
+            operands: list[SSAValue], results: list[Attribute], props: dict[str, Attribute]
+        ) -> Operation:
+            op = new_plain_op(cls, operands, results, props)
+            for k, v in populated:
+                props.setdefault(k, v)
+            return op
+
+        return build_populated
+
+    @classmethod
+    def direct_parse(cls) -> Callable[[Parser], Operation | None] | None:
+        """The format's one-regex fast path (`format_parse`) when `parse_pretty` tries it first:
+        it builds the op, or returns None with the parser unmoved, and raises nothing, so the
+        parser may call it before dispatching to `parse_pretty` (None: no such path)."""
+        if cls.FORMAT is None:
+            return None
+        own = StableHLOOp.__dict__["parse_pretty"].__func__
+        if cls.parse_pretty.__func__ is not own:  # type: ignore[attr-defined]
+            return None
+        fast = cls.fast_parse()
+        return fast if getattr(fast, "direct", False) else None
 
     @classmethod
     def compiled_format(cls) -> list[Any]:

@@ -267,8 +267,8 @@ def print_return(op: Operation, pr: Printer) -> None:
 def _check_types(p: Parser, operands, types, start: int) -> None:
     """MLIR's OpAsmParser::resolveOperands: a count mismatch at the first operand, a type mismatch
     at the operand's use."""
-    first = p.value_use_position(operands[0], start) if operands else start
     if len(operands) != len(types):
+        first = p.value_use_position(operands[0], start) if operands else start
         p.op_error(
             f"number of operands and types do not match: got {len(operands)} operands and "
             f"{len(types)} types",

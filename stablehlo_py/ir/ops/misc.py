@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -69,6 +70,20 @@ class ConstantOp(PureOp):
 
     def asm_result_names(self) -> str:
         return "c" if isinstance(element_type(self.results[0].type), IntegerType) else "cst"
+
+    @classmethod
+    def direct_parse(cls) -> Callable[[Parser], Operation | None] | None:
+        """The parser's fast path (see `StableHLOOp.direct_parse`): a constant whose value is a
+        short dense literal interned already (`Parser.try_interned_dense`), nothing before it."""
+        build = cls.plain_builder()
+
+        def direct(p: Parser) -> Operation | None:
+            value = p.try_interned_dense()
+            if value is None:
+                return None
+            return build([], [value.type], {"value": value})  # type: ignore[attr-defined]
+
+        return direct
 
     @classmethod
     def parse_custom(cls, p: Parser) -> Operation:

@@ -104,8 +104,10 @@ def _compact_reduce(
     t = tensor_type(element_type(input_type), ())
     block = Block(arg_types=(t, t))
     args = tuple(block.args)
-    inner = p.registry.ops[inner_name].build_generic(list(args), [t], {}, {}, [])  # type: ignore[attr-defined]
-    ret = p.registry.ops["stablehlo.return"].build_generic(list(inner.results), [], {}, {}, [])  # type: ignore[attr-defined]
+    classes = p.registry.ops
+    inner = classes[inner_name].plain_builder()(list(args), [t], {})  # type: ignore[attr-defined]
+    make_return = classes["stablehlo.return"].plain_builder()  # type: ignore[attr-defined]
+    ret = make_return(list(inner.results), [], {})
     append_ops(block, (inner, ret))
     op = cls.build_generic(list(operands), list(result_types), props, attrs, [Region(block)])  # type: ignore[attr-defined]
     if loc is not None:

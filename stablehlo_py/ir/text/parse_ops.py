@@ -10,7 +10,7 @@ successor may name a block labelled later in its region.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from xdsl.dialects.builtin import NoneType
@@ -18,7 +18,7 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
 from stablehlo_py.errors import ParseError
 from stablehlo_py.ir.registry import FOREIGN_SYNTAX
-from stablehlo_py.ir.text.lexer import _SUFFIX_ID, _WS, MAX_REGION_NESTING, Lexer
+from stablehlo_py.ir.text.lexer import _SUFFIX_ID, _WS, _WS_START, MAX_REGION_NESTING, Lexer
 from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.text.spelling import type_to_str
 from stablehlo_py.ir.xdsl_compat.construct import append_ops
@@ -33,10 +33,13 @@ _OP_HEAD = re.compile(
 )
 
 
+_UNKNOWN: object = object()  # `direct_ops` has no entry for the name yet
+
+
 class OpParser(Lexer):
     """Operations, regions, blocks and SSA values (`Parser` mixes it in).  It reads the state
     `Parser.__init__` sets: `registry`, `allow_unregistered`, `scopes`, `name_pos`,
-    `default_dialects`, `block_scopes`; types, attributes and locations are read with
+    `default_dialects`, `block_scopes`, `direct_ops`; types, attributes and locations are read with
     `TypeParser`'s and `LocationParser`'s methods."""
 
     # ------------------------------------------------------------------ SSA values
@@ -351,11 +354,18 @@ class OpParser(Lexer):
         head = _OP_HEAD.match(self.text, start)
         if head is not None:
             # the common head in one match: `%name = op.name` or `op.name`
-            if head.group(1) is not None:
-                result_defs.append((head.group(1), 1, start))
-            word: str | None = head.group(2)
+            name, word = head.groups()
             name_pos = head.start(2)
             self.pos = head.end()
+            direct = self.direct_ops.get(word, _UNKNOWN)
+            if direct is _UNKNOWN:
+                direct = self._direct_parse(word)
+            if direct is not None:
+                op = direct(self)
+                if op is not None:
+                    return self._finish_direct(op, name, name_pos, start)
+            if name is not None:
+                result_defs.append((name, 1, start))
             return self._parse_custom_op(word, name_pos, start, result_defs)
         if self.text.startswith("%", self.pos):
 
@@ -392,6 +402,36 @@ class OpParser(Lexer):
         else:
             return self._parse_custom_op(self.try_bare_id(), name_pos, start, result_defs)
         return self._finish_operation(op, name_pos, start, result_defs)
+
+    def _direct_parse(self, word: str) -> Callable[[OpParser], Operation | None] | None:
+        """The one-regex fast path of the op named `word` (`StableHLOOp.direct_parse`), tried
+        before the usual dispatch, memoized in `direct_ops`; None when it has none (or `word`
+        names no op directly: the usual dispatch resolves and reports it)."""
+        cls = self.registry.ops.get(word)
+        direct = None
+        if cls is not None and FOREIGN_SYNTAX.get(cls) is None:
+            get = getattr(cls, "direct_parse", None)
+            direct = get() if get is not None else None
+        self.direct_ops[word] = direct
+        return direct
+
+    def _finish_direct(
+        self, op: Operation, name: str | None, name_pos: int, start: int
+    ) -> Operation:
+        """`_finish_operation` for an op its direct fast path built (no custom location position),
+        with the common cases inline: one name for its one result, or no name and no result."""
+        setattr(op, SRC, (self.source, name_pos))
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith("loc(", pos):
+            op.location = self.parse_location_body()  # type: ignore[assignment]
+        results = tuple(op.results)
+        if name is not None and len(results) == 1:
+            self.define(name, results, start)
+        elif name is not None or results:
+            self._define_results(op, start, [(name, 1, start)] if name is not None else [])
+        return op
 
     def _parse_custom_op(
         self, word: str | None, name_pos: int, start: int, result_defs: list[tuple[str, int, int]]
@@ -430,6 +470,15 @@ class OpParser(Lexer):
             name, _, p = result_defs[0]  # the common case: one name for all results
             self.define(name, tuple(results), p)
             return op
+        self._define_results(op, start, result_defs)
+        return op
+
+    def _define_results(
+        self, op: Operation, start: int, result_defs: list[tuple[str, int, int]]
+    ) -> None:
+        """Define the result names `result_defs` ((name, count, position)) of `op`, after checking
+        that they name all its results."""
+        results = op.results
         n_results = sum(c for _, c, _ in result_defs)
         if n_results != len(results):
             self.error(
@@ -441,7 +490,6 @@ class OpParser(Lexer):
             vals = tuple(op.results[i : i + count])
             self.define(name, vals, p)
             i += count
-        return op
 
     def _unregistered(self, op_name: str, pos: int) -> type[Operation]:
         """The class of a generic-form op no dialect of ours defines: refused, unless the parse

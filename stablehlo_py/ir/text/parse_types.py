@@ -41,6 +41,8 @@ from stablehlo_py.ir.text import dense as dense_text
 from stablehlo_py.ir.text.floats import parse_number_token
 from stablehlo_py.ir.text.lexer import (
     _BARE_ID,
+    _WS,
+    _WS_START,
     MAX_ATTRIBUTE_NESTING,
     MAX_TYPE_NESTING,
     Lexer,
@@ -71,6 +73,7 @@ _ALIAS_USE = re.compile(r"[!#][A-Za-z_][\w$]*(?![\w$.])")
 # function types interned by their inputs and outputs (types are immutable; hashing a type hashes
 # all its parameters, so by identity: the map keeps the types alive)
 _FUNCTION_TYPES = CONTEXT.identity_map("text.function_types", 1 << 14)
+_SYMBOL_REFS = CONTEXT.table("text.symbol_refs", 1 << 14)  # `@name` -> its SymbolRefAttr
 
 
 def simple_tensor_type(key: str, dims: str, elem_name: str) -> Attribute | None:
@@ -433,6 +436,23 @@ class TypeParser(Lexer):
         # A type used as an attribute.
         return self.parse_type()
 
+    def try_interned_dense(self) -> Attribute | None:
+        """The short `dense<...> : tensor<...>` literal here (after white space) when it was
+        interned already (`_interned`): what `parse_attribute` returns for it, the parser moved
+        past it; else None, the parser unmoved (a fast path of constant ops)."""
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+            pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if not text.startswith("dense<", pos):
+            return None
+        short = _SHORT_DENSE.match(text, pos)
+        if short is None:
+            return None
+        a = _DENSE_BY_TEXT.get(short.group(0))
+        if a is not None:
+            self.pos = short.end()
+        return a
+
     def _parse_dense(self, start: int, after_keyword: int) -> Attribute:
         """`dense<...> : type`; a short literal of a plain tensor type (`dense<0.0> : tensor<f32>`,
         recurring throughout programs) is interned by its text once it has parsed."""
@@ -511,7 +531,12 @@ class TypeParser(Lexer):
         while self.text.startswith("::", self.pos):
             self.pos += 2
             nested.append(self.parse_symbol_name())
-        return SymbolRefAttr(root, nested) if nested else SymbolRefAttr(root)
+        if nested:
+            return SymbolRefAttr(root, nested)
+        ref = _SYMBOL_REFS.get(root)  # `@f`, one object per name (a call's callee, ...)
+        if ref is None:
+            ref = _SYMBOL_REFS.put(root, SymbolRefAttr(root))
+        return ref
 
     def _parse_hash_attribute_body(self) -> Attribute:
         start, name = self._sigil_name("an attribute name after '#'")

@@ -86,6 +86,8 @@ class Parser(OpParser, LocationParser, TypeParser):
         # what a custom parser emits with `custom op 'name' `
         self.custom_ops: list[str] = []
         self.nesting: dict[str, int] = {}
+        # op name -> its direct fast path or None (OpParser._direct_parse)
+        self.direct_ops: dict[str, object] = {}
         self._scan_aliases()
 
     # ------------------------------------------------------------------ top level

@@ -129,6 +129,75 @@ def new_op(
     return op
 
 
+TYPE_FIELD = "_type"
+"""The field behind ``SSAValue.type`` (a property: a Python call per read), for generated code that
+reads it per operand (`ir.format_parse`); tests/unit/ir/test_construct_plain.py checks it."""
+
+_new_use = Use.__new__
+_new_result = OpResult.__new__
+
+
+def new_plain_op(
+    cls: type[Operation],
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    properties: dict[str, Attribute],
+) -> Operation:
+    """``new_op`` for an op without regions or attributes, ``properties`` a new dict it keeps (the
+    parser's fast paths, per op of a large module): the uses and results are made without their
+    dataclass ``__init__`` calls (a Python call each), their fields set in the same order.
+    tests/unit/ir/test_construct_plain.py compares it with ``new_op`` and ``Operation.create``."""
+    prop_defaults, attr_defaults, own_post_init = _defaults(cls)
+    op = cls.__new__(cls)
+    ops = SSAValues(operands)
+    uses = []
+    i = 0
+    for v in ops:
+        u = _new_use(Use)
+        u._operation = op
+        u._index = i
+        u._prev_use = None
+        # IRWithUses.add_use, inline: the new use goes first in the value's use list
+        first = v.first_use
+        u._next_use = first
+        if first is not None:
+            first._prev_use = u
+        v.first_use = u
+        uses.append(u)
+        i += 1
+    op._operands = ops
+    op._operand_uses = tuple(uses)
+    results = []
+    i = 0
+    for t in result_types:
+        r = _new_result(OpResult)
+        r._type = t  # as its __init__: `first_use` and `_name` are the class's defaults (None)
+        r.op = op
+        r.index = i
+        results.append(r)
+        i += 1
+    op.results = SSAValues(results)
+    op._successors = _EMPTY
+    op._successor_uses = _EMPTY
+    op.properties = properties
+    attrs: dict[str, Attribute] = {}
+    op.attributes = attrs
+    op.location = UNKNOWN_LOC
+    op.regions = _EMPTY
+    op.parent = None
+    op._next_op = None
+    op._prev_op = None
+    if own_post_init:
+        op.__post_init__()
+    else:
+        for k, v in prop_defaults:
+            if k not in properties:
+                properties[k] = v
+        for k, v in attr_defaults:
+            attrs[k] = v
+    return op
+
+
 def inherent_as_properties(
     properties: Mapping[str, Attribute],
     attributes: Mapping[str, Attribute],

@@ -53,6 +53,8 @@ def counting() -> Iterator[list[int]]:
                     count[0] += 1
                 return op
 
+            # the parser calls a direct path before parse_pretty (OpParser._direct_parse)
+            wrapped.direct = getattr(f, "direct", False)  # type: ignore[attr-defined]
             c._FAST_PARSE = wrapped
     try:
         yield count
