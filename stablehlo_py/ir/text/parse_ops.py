@@ -338,25 +338,29 @@ class OpParser(Lexer):
 
     def _parse_block_ops(self, block: Block) -> None:
         ops: list[Operation] = []
+        text = self.text
+        parse_operation = self.parse_operation
         while True:
-            self.ws()
-            c = self.text[self.pos : self.pos + 1]
+            pos = self.pos
+            if pos < len(text) and text[pos] in _WS_START:  # self.ws(), inline (hot path)
+                pos = self.pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            c = text[pos : pos + 1]
             if c == "}" or c == "^" or c == "":
                 break
-            ops.append(self.parse_operation())
+            ops.append(parse_operation())
         append_ops(block, ops)
 
     # ------------------------------------------------------------------ operations
     def parse_operation(self) -> Operation:
-        self.ws()
-        start = self.pos
+        text, start = self.text, self.pos
+        if start < len(text) and text[start] in _WS_START:  # self.ws(), inline (hot path)
+            start = self.pos = _WS.match(text, start).end()  # type: ignore[union-attr]
         result_defs: list[tuple[str, int, int]] = []
-        head = _OP_HEAD.match(self.text, start)
+        head = _OP_HEAD.match(text, start)
         if head is not None:
             # the common head in one match: `%name = op.name` or `op.name`
             name, word = head.groups()
-            name_pos = head.start(2)
-            self.pos = head.end()
+            name_pos, self.pos = head.span(2)
             direct = self.direct_ops.get(word, _UNKNOWN)
             if direct is _UNKNOWN:
                 direct = self._direct_parse(word)
@@ -428,7 +432,10 @@ class OpParser(Lexer):
             op.location = self.parse_location_body()  # type: ignore[assignment]
         results = tuple(op.results)
         if name is not None and len(results) == 1:
-            self.define(name, results, start)
+            scope = self.scopes[-1]  # self.define, inline
+            if name in scope:
+                self.error(f"redefinition of SSA value '%{name}'", start)
+            scope[name] = results
         elif name is not None or results:
             self._define_results(op, start, [(name, 1, start)] if name is not None else [])
         return op

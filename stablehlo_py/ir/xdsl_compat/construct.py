@@ -151,8 +151,7 @@ def new_plain_op(
     op = cls.__new__(cls)
     ops = SSAValues(operands)
     uses = []
-    i = 0
-    for v in ops:
+    for i, v in enumerate(ops):
         u = _new_use(Use)
         u._operation = op
         u._index = i
@@ -164,19 +163,23 @@ def new_plain_op(
             first._prev_use = u
         v.first_use = u
         uses.append(u)
-        i += 1
     op._operands = ops
     op._operand_uses = tuple(uses)
-    results = []
-    i = 0
-    for t in result_types:
+    if len(result_types) == 1:  # the common case, without a loop
         r = _new_result(OpResult)
-        r._type = t  # as its __init__: `first_use` and `_name` are the class's defaults (None)
+        r._type = result_types[0]  # as __init__: `first_use`, `_name` are the class's (None)
         r.op = op
-        r.index = i
-        results.append(r)
-        i += 1
-    op.results = SSAValues(results)
+        r.index = 0
+        op.results = SSAValues((r,))
+    else:
+        results = []
+        for i, t in enumerate(result_types):
+            r = _new_result(OpResult)
+            r._type = t
+            r.op = op
+            r.index = i
+            results.append(r)
+        op.results = SSAValues(results)
     op._successors = _EMPTY
     op._successor_uses = _EMPTY
     op.properties = properties
