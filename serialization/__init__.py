@@ -20,7 +20,11 @@ Writing is ``stablehlo-legalize-to-vhlo`` -> ``vhlo-to-version{target}`` -> :fun
 reading is :func:`read_artifact` -> ``vhlo-to-version{current}`` -> ``vhlo-legalize-to-stablehlo``.
 In between, VHLO exists only as records (``vhlo/records.py``: :func:`vhlo_records` on the way out,
 ``read_vhlo_artifact(..., records=True)`` on the way in), never as an xDSL module; both formats encode
-and decode the same records.  The low-level pair works on VHLO modules (xDSL ops or records).  Every failure is a
+and decode the same records.  Fast paths give the same bytes and IR without the records where no
+fork step is needed (DESIGN.md §2): ``direct_write`` encodes StableHLO ops straight to msgpack at
+the current target, ``direct_read`` builds StableHLO ops straight from a current-version artifact
+(either format); anything else takes the path above (``DIRECT`` switches them off, for tests and
+benches).  The low-level pair works on VHLO modules (xDSL ops or records).  Every failure is a
 :class:`~stablehlo_py.errors.StableHLOError` (:class:`SerializationError` for the bytes themselves,
 with the byte offset).
 """
@@ -300,20 +304,25 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
 
 
 def _read_direct(artifact: bytes, name: str) -> ModuleOp | None:
-    """The module from the msgpack reader's fast path (``direct_read``: op records straight to
-    StableHLO ops, the same IR), verified; None where it does not apply (another format, an
-    artifact for an older version, content the fast path does not cover)."""
-    if not DIRECT[0] or artifact_format(artifact, name) != "msgpack":
+    """The module from a reader's fast path (``direct_read``: msgpack op records, or MLIR bytecode,
+    straight to StableHLO ops, the same IR), verified; None where it does not apply (JAX's
+    ``Exported``, an artifact for an older version, content the fast path does not cover)."""
+    if not DIRECT[0]:
         return None
-    from stablehlo_py.serialization.direct_read import read_direct
+    fmt = artifact_format(artifact, name)
+    if fmt not in ("msgpack", "mlir"):
+        return None
+    from stablehlo_py.serialization.direct_read import read_direct, read_direct_mlir
     from stablehlo_py.serialization.direct_write import NotDirect
     from stablehlo_py.serialization.reader import check_version, read_raw
 
-    raw = read_raw(artifact, name)
-    check_version(raw.header, raw, name)
-    if raw.header.version.with_zero_patch() != get_current_version():
-        return None
     try:
+        if fmt == "mlir":
+            return read_direct_mlir(artifact, name)
+        raw = read_raw(artifact, name)
+        check_version(raw.header, raw, name)
+        if raw.header.version.with_zero_patch() != get_current_version():
+            return None
         return read_direct(raw)
     except NotDirect:
         return None

@@ -407,3 +407,105 @@ def verify_read(module: ModuleOp, built: list[tuple[Any, Any]]) -> None:
         verify_declined(op)
     if not verifies(module):
         verify(module)
+
+
+# ---------------------------------------------------------------------------- MLIR bytecode
+class _MlirStablehloSink(_StablehloSink):
+    """The StableHLO ops of the VHLO ops the MLIR bytecode reader decodes (``mlirbc.ops``'
+    ``build_vhlo_op`` checks each op and hands it here).  The reader builds an op after its regions,
+    with xDSL blocks whose arguments have VHLO types: the op retypes them, and a function turns the
+    ``stablehlo.return`` that ends its blocks into ``func.return`` (a ``vhlo.return_v1`` is either,
+    by its owner)."""
+
+    def __init__(self) -> None:
+        from stablehlo_py.passes.vhlo_legalize_to_stablehlo import _Legalizer
+        from stablehlo_py.vhlo import sinks
+
+        self.legalizer = _Legalizer(False, sinks.XDSL)
+        self.types: dict[int, Attribute] = {}
+        self.alive: list[Attribute] = []  # the VHLO types keyed by identity in ``types``
+        self.classes: dict[tuple[type, bool], tuple[type, str]] = {}
+        self.fields: dict[tuple[Any, ...], list[Any]] = {}
+        self.func_return = self.legalizer.registry.ops["func.return"]
+
+    def builtin_type(self, t: Attribute) -> Attribute:
+        self.alive.append(t)
+        return super().builtin_type(t)
+
+    def op(
+        self, old: Any, cls: type[Any], operands: Any, result_types: Any,
+        properties: Any, attributes: Any, regions: list[Any], location: Any = None,
+    ) -> Any:
+        got = self.classes.get((cls, False))
+        if got is None:
+            got = self.target(cls, False)
+        target = got[0]
+        key = (cls, *properties, None, *attributes,
+               *map(id, properties.values()), *map(id, attributes.values()))
+        entry = self.fields.get(key)
+        if entry is None:
+            entry = self.fields[key] = self.convert_attributes(
+                cls, got, properties, attributes, location
+            )
+            self.alive.extend((*properties.values(), *attributes.values()))
+        types = self.types
+        rtypes = []
+        for t in result_types:
+            b = types.get(id(t))
+            rtypes.append(b if b is not None else self.builtin_type(t))
+        if regions:
+            self.own_regions(regions, cls.SPEC.base == "func")  # type: ignore[attr-defined]
+        op = new_op(target, operands, rtypes, entry[0], regions, entry[1])
+        op.location = _UNKNOWN if location is None else location
+        return op
+
+    def own_regions(self, regions: list[Any], in_func: bool) -> None:
+        from stablehlo_py.ir.xdsl_compat.fields import retype_values
+
+        types = self.types
+        for region in regions:
+            for block in region.blocks:
+                args = block.args
+                if args:
+                    retype_values(
+                        args,
+                        [types.get(id(a.type)) or self.builtin_type(a.type) for a in args],
+                    )
+                last = block.last_op
+                if in_func and last is not None and last.name == "stablehlo.return":
+                    ret = new_op(self.func_return, list(last.operands), [], {}, [], dict(last.attributes))
+                    ret.location = last.location
+                    block.insert_op_before(ret, last)
+                    block.erase_op(last)
+
+
+def read_direct_mlir(data: bytes, name: str) -> ModuleOp:
+    """``legalize_to_stablehlo(read_mlir_artifact(data, records=True))``, verified, for MLIR
+    bytecode whose producer names the current version and that holds VHLO only, built straight from
+    the bytecode; :class:`NotDirect` for any other (and for any problem with the bytes: the slow
+    path reports it).  Verification raises the verifier's error."""
+    from stablehlo_py.serialization.mlir_artifact import holds_other_dialects, producer_version
+    from stablehlo_py.serialization.mlirbc.ops import build_vhlo_op
+    from stablehlo_py.serialization.mlirbc.reader import read_bytecode
+    from stablehlo_py.version import get_current_version
+
+    try:
+        version = producer_version(data, name)
+        if version is None or version.with_zero_patch() != get_current_version():
+            raise NotDirect("version")
+        if holds_other_dialects(data):
+            raise NotDirect("other dialects")
+        sink = _MlirStablehloSink()
+
+        def build(rd: Any, dialect: str, op_name: str, *parts: Any) -> Any:
+            return build_vhlo_op(rd, dialect, op_name, *parts, sink=sink)  # type: ignore[misc]
+
+        module = read_bytecode(bytes(data), name, build, records=False).module
+    except NotDirect:
+        raise
+    except Exception as e:  # noqa: BLE001 - a format problem: the slow path words it
+        raise NotDirect(str(e)) from None
+    if not isinstance(module, ModuleOp):
+        raise NotDirect("not a module")
+    verify(module)
+    return module

@@ -275,11 +275,16 @@ def build_vhlo_op(
     result_types: list[Attribute],
     operands: list[Any],
     regions: list[Any],
+    sink: Any = None,
 ) -> Operation:
     """Build one op of a VHLO artifact (``builtin.module`` or a VHLO op) from its decoded parts;
     ``rd`` is the bytecode reader (for attribute references in properties).  The ops of other
     dialects beside the VHLO (``OTHER_DIALECTS``) are built by ``dialect_ops.build_dialect_op``,
-    which builds VHLO ops with this function: ``mlirbc.read_vhlo`` picks one of the two per op."""
+    which builds VHLO ops with this function: ``mlirbc.read_vhlo`` picks one of the two per op.
+    ``sink``: where the checked parts go (``vhlo.sinks``; by default the reader's choice of
+    records or xDSL ops; ``serialization.direct_read`` builds StableHLO ops)."""
+    if sink is None:
+        sink = sinks.of_records(rd.records)
     full = f"{dialect}.{name}"
     props: dict[str, Attribute] = {}
     if full == "builtin.module":
@@ -308,7 +313,7 @@ def build_vhlo_op(
             raise BytecodeError("the module body must be one block without arguments", pos)
         if any(isinstance(v, Loc) for v in attrs.values()):
             raise BytecodeError("a module attribute is a location", pos)
-        return sinks.of_records(rd.records).module(props, attrs, regions, location)
+        return sink.module(props, attrs, regions, location)  # type: ignore[no-any-return]
     if dialect != "vhlo":
         raise BytecodeError(
             f"op {full} is not a VHLO op; portable artifacts hold only VHLO "
@@ -356,8 +361,7 @@ def build_vhlo_op(
     for t in result_types:
         if codec_for(t) is None:
             raise BytecodeError(f"a result type of vhlo.{name} is not a VHLO type", pos)
-    sink = sinks.of_records(rd.records)  # (the MLIR bytecode reader's choice)
-    return sink.op(None, shape.cls, operands, result_types, props, attrs, regions, location)
+    return sink.op(None, shape.cls, operands, result_types, props, attrs, regions, location)  # type: ignore[no-any-return]
 
 
 @cache

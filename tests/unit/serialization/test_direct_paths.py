@@ -3,8 +3,9 @@
 
 * writing: ``direct_write.write_direct`` (StableHLO ops straight to msgpack records at the current
   target) gives the bytes of ``write_artifact(vhlo_records(...))``;
-* reading: ``direct_read.read_direct`` (records straight to StableHLO ops, verified) gives the
-  module ``legalize_to_stablehlo`` makes of the VHLO records, printed with its locations;
+* reading: ``direct_read.read_direct`` (msgpack records straight to StableHLO ops, verified) and
+  ``read_direct_mlir`` (MLIR bytecode likewise) give the module ``legalize_to_stablehlo`` makes of
+  the VHLO records, printed with its locations;
 * ``serialize_portable_artifact`` / ``deserialize_portable_artifact`` with the fast paths on and
   off (``serialization.DIRECT``) agree at every target version, in both formats, errors included;
 * bad bytes still get the reader's own error, never a traceback, and a program the verifier
@@ -24,7 +25,8 @@ from typing import Any
 
 import pytest
 import stablehlo_py.serialization as S
-from stablehlo_py.serialization.direct_read import read_direct
+from stablehlo_py.serialization.direct_read import read_direct, read_direct_mlir
+from stablehlo_py.serialization.mlir_artifact import read_mlir_artifact
 from stablehlo_py.serialization.direct_write import NotDirect, write_direct
 from stablehlo_py.serialization.reader import build_module, read_raw
 from stablehlo_py.serialization.writer import write_artifact
@@ -89,6 +91,15 @@ def check_program(module: Any, *, covered: bool = True) -> None:
         got = text(S.deserialize_portable_artifact(slow))
     assert got == want
     assert text(S.deserialize_portable_artifact(slow)) == text(slow_read(slow))
+    # MLIR bytecode: the fast reader against the records and the legalization
+    mlir = S.serialize_portable_artifact(module, CURRENT, format="mlir")
+    want_mlir = text(legalize_to_stablehlo(read_mlir_artifact(mlir, records=True)[1]))
+    try:
+        got_mlir = text(read_direct_mlir(mlir, "<artifact>"))
+    except NotDirect:
+        assert not covered, "the fast MLIR bytecode reader declined an artifact it covers"
+        got_mlir = text(S.deserialize_portable_artifact(mlir))
+    assert got_mlir == want_mlir
 
 
 def test_program_mlir() -> None:
@@ -166,6 +177,22 @@ def _error(artifact: bytes) -> str:
     with pytest.raises(SerializationError) as e:
         S.deserialize_portable_artifact(artifact)
     return str(e.value)
+
+
+def test_bad_mlir_bytes_get_the_slow_paths_error() -> None:
+    """Truncated or corrupted MLIR bytecode: the fast reader declines, the error is the slow
+    path's."""
+    data = S.serialize_portable_artifact(parse(PROGRAM, "program.mlir"), CURRENT, format="mlir")
+    for bad in (data[: len(data) // 2], data[:40] + bytes([0xFF]) * 8 + data[48:]):
+        with pytest.raises(NotDirect):
+            read_direct_mlir(bad, "<artifact>")
+        fast = _error(bad)
+        S.DIRECT[0] = False
+        try:
+            slow = _error(bad)
+        finally:
+            S.DIRECT[0] = True
+        assert fast == slow
 
 
 @pytest.mark.parametrize(
