@@ -113,7 +113,8 @@ class Evaluator:
         self.call_depth = 0
         self.funcs: dict[str, FuncOp] = functions(module)
         # the module's compiled code (module_code.py): shared with the module's other evaluators
-        # unless traced; checked against the module when each top-level call starts
+        # (a traced one compiles its own blocks); checked against the module when each top-level
+        # call starts
         self._held: ModuleCode | None = None
         self._code: dict[Block, Any] = {}
         self._entries: dict[FuncOp, tuple[Any, int, str]] = {}
@@ -122,13 +123,14 @@ class Evaluator:
     def _bind_code(self) -> None:
         """Use code that runs the module as it is now (module_code.current_code)."""
         held = self._held
-        code = current_code(self.module, held, self.observer is None, (region_kind,))
+        code = current_code(self.module, held, (region_kind,))
         if code is not held:
             self._held = code
             self.funcs = code.funcs
-            self._code = code.code
-            self._entries = code.entries
-            self._kinds = code.kinds
+            if self.observer is None:
+                self._code, self._entries, self._kinds = code.code, code.entries, code.kinds
+            else:  # its observer is compiled into its code: its own blocks
+                self._code, self._entries, self._kinds = {}, {}, {}
 
     # ----------------------------------------------------------------------- functions
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:

@@ -19,8 +19,9 @@ It is used only while it is still valid, which an evaluator checks when a top-le
 Otherwise a new `ModuleCode` replaces it (compiled again as calls need it; steps of unchanged ops
 are still found on the ops and in `shared_steps`).
 
-A traced evaluator compiles its observer into its code, so its `ModuleCode` is its own (checked the
-same way, never shared).
+A traced evaluator compiles its observer into its code, so its compiled blocks are its own; it checks
+the module against the same `ModuleCode` (its snapshot is taken once per module state) and drops
+its blocks when that changes.
 """
 
 from __future__ import annotations
@@ -90,20 +91,16 @@ def functions(module: Operation) -> dict[str, FuncOp]:
     return funcs
 
 
-def current_code(
-    module: Operation, held: ModuleCode | None, shared: bool, key: tuple[Any, ...]
-) -> ModuleCode:
+def current_code(module: Operation, held: ModuleCode | None, key: tuple[Any, ...]) -> ModuleCode:
     """The code an evaluator runs `module` with: `held` (what it used last) if still valid, else the
-    module's shared code if valid (`shared`: the evaluator has no observer), else new code (kept on
-    the module when shared).  `key`: the evaluator's part of what the code depends on."""
+    module's kept code if valid, else new code (kept on the module).  `key`: the evaluator's part
+    of what the code depends on."""
     key = (*key, *compiled.IMPL_WRAPPERS)
     if held is not None and held.valid(key):
         return held
-    if shared:
-        kept = attached(module, INTERP_CODE)
-        if kept is not None and kept is not held and kept.valid(key):  # type: ignore[attr-defined]
-            return kept  # type: ignore[return-value]
+    kept = attached(module, INTERP_CODE)
+    if kept is not None and kept is not held and kept.valid(key):  # type: ignore[attr-defined]
+        return kept  # type: ignore[return-value]
     code = ModuleCode(module, key)
-    if shared:
-        attach(module, INTERP_CODE, code)
+    attach(module, INTERP_CODE, code)
     return code

@@ -362,17 +362,27 @@ def test_a_fresh_context_compiles_again() -> None:
 
 
 def test_a_traced_evaluator_keeps_its_own_code() -> None:
+    """Its blocks report to its observer: compiled for it alone, dropped when the module changes
+    (checked against the module's code, shared)."""
     from stablehlo_py.trace import Trace
 
     module = parse(PROGRAM)
     run(module, X)
     shared = module.__dict__[INTERP_CODE]
+    blocks = dict(shared.code)
     trace = Trace(1)
-    run(module, X, trace=trace)
-    assert module.__dict__[INTERP_CODE] is shared
-    assert len(trace.entries) > 0
-    run(module, X)
-    assert module.__dict__[INTERP_CODE] is shared
+    ev = Evaluator(module, observer=trace)
+    ev.call("main", [X])
+    assert module.__dict__[INTERP_CODE] is shared and shared.code == blocks
+    assert ev._code is not shared.code and set(ev._code) == set(blocks)
+    reported = len(trace.entries)
+    assert reported > 0
+    _op(module, "stablehlo.transpose").properties["permutation"] = _perm(0, 1)
+    t, _, _ = ev.call("main", [X])
+    np.testing.assert_array_equal(t, X + X)
+    assert module.__dict__[INTERP_CODE] is not shared
+    t, _, _ = run(module, X)
+    np.testing.assert_array_equal(t, X + X)
 
 
 def test_a_block_is_generated_after_enough_calls(monkeypatch: pytest.MonkeyPatch) -> None:
