@@ -146,10 +146,9 @@ def step_for(op: Operation) -> Step | None:
     """How the compiled code runs `op`: its compiler's step when its impl is the compiler's own
     (no hook wrapped it), else a step calling the impl.  None when the op is not supported.  A step
     that holds nothing of its op serves every op of the same content (`shared_steps.py`)."""
-    content = None
+    shared = None
     if not op.regions:
-        content = shared_steps.content(op, IMPLS.get(op.name), IMPL_WRAPPERS)
-        step = shared_steps.lookup(*content)
+        step, shared = shared_steps.find(op, IMPLS.get(op.name), IMPL_WRAPPERS)
         if step is not None:
             return step
     drop_if_edited(op)
@@ -164,8 +163,8 @@ def step_for(op: Operation) -> Step | None:
             step = step_of(op, make)
         except Exception as e:  # noqa: BLE001 - raised when the op runs, as its impl would
             return Step(_raiser(e))
-    if content is not None:
-        shared_steps.remember(*content, step)
+    if shared is not None:
+        shared_steps.keep(shared, step)
     return step
 
 

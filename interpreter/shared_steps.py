@@ -1,7 +1,7 @@
 """Steps shared by ops of equal content: a program's 1,000 `add`s of `tensor<2x4xf32>` prepare one.
 
 A compiler (`registry.compiler`) makes an op's `Step` from what the op holds: its class, properties,
-attributes, operand types and result types (`content`).  Two ops equal in all of these get equal
+attributes, operand types and result types (`find`).  Two ops equal in all of these get equal
 steps, so a step made once serves every op of that content, unless the step holds something of its
 own op.  `shareable(step)` looks through what the step's function holds (closure cells, defaults,
 `functools.partial` arguments, bound methods, containers, plain objects' fields) and refuses a step
@@ -39,9 +39,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.xdsl_compat.fields import operands_of
 
-__all__ = ["content", "lookup", "remember", "shareable"]
+__all__ = ["find", "keep", "shareable"]
 
-_SHARED = CONTEXT.identity_map("interpreter.shared_steps", 1 << 13)
+_SHARED = CONTEXT.identity_map("interpreter.shared_steps", 1 << 16)
 _get_seq = _SHARED.get_seq
 _MAX_SEEN = 256
 _MAX_SHARED_CONSTANT = 1 << 12
@@ -51,31 +51,37 @@ _BY_IDENTITY = frozenset({"stablehlo.constant"})
 _NOT_SHAREABLE = object()  # kept for a content whose step holds its op: not looked through again
 
 
-def content(
-    op: Operation, impl: Any, wrappers: Sequence[Any]
-) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """(the objects a step of `op` is made from, by identity: its impl, the hooks, its class and
-    value types; the rest, by equality: its properties and attributes by name and the counts that
-    say which object is which).  A constant's value is taken by identity (hashing its elements
-    would cost more than decoding them)."""
+def find(op: Operation, impl: Any, wrappers: Sequence[Any]) -> tuple[Step | None, Any]:
+    """(the shared step of `op`'s content or None, what `keep` needs to share the step made).
+
+    Looked up by the identities of the op's attribute objects first (an op compiled again finds
+    its own step without hashing anything), then by their equality (xDSL hashes an attribute by
+    walking its parameters: paid once per op object).  A constant's value only by identity
+    (hashing its elements would cost more than decoding them)."""
     operands = operands_of(op)
+    props, attrs = op.properties, op.attributes
     head = (impl, *wrappers, type(op), *map(_type_of, operands), *map(_type_of, op.results))
-    counts = (len(wrappers), len(operands))
-    if op.name in _BY_IDENTITY:
-        props, attrs = op.properties, op.attributes
-        return (*head, *props.values(), *attrs.values()), (tuple(props), tuple(attrs), *counts)
-    return head, (tuple(op.properties.items()), tuple(op.attributes.items()), *counts)
+    values = (*props.values(), *attrs.values())
+    names = (tuple(props), tuple(attrs), len(wrappers), len(operands))
+    token = (head, values, names, op.name in _BY_IDENTITY)
+    step = _get_seq((*head, *values), names)
+    if step is None and values and not token[3]:
+        step = _get_seq(head, (names, values))
+        if step is not None:  # this op's objects find it at once next time
+            _SHARED.put_seq((*head, *values), step, names)
+    return (None if step is _NOT_SHAREABLE else step), token
 
 
-def lookup(objs: tuple[Any, ...], extra: tuple[Any, ...]) -> Step | None:
-    """The shared step of this content, or None (none yet, or not shareable)."""
-    step = _get_seq(objs, extra)
-    return None if step is _NOT_SHAREABLE else step
-
-
-def remember(objs: tuple[Any, ...], extra: tuple[Any, ...], step: Step) -> None:
-    """Keep `step` for this content when it is shareable (else remember that it is not)."""
-    _SHARED.put_seq(objs, step if shareable(step) else _NOT_SHAREABLE, extra)
+def keep(token: Any, step: Step) -> None:
+    """Share `step` among the ops of `find`'s content when it is shareable (else remember that it
+    is not, except for a constant: its value would be kept alive for nothing)."""
+    head, values, names, by_identity = token
+    value: Any = step if shareable(step) else _NOT_SHAREABLE
+    if value is _NOT_SHAREABLE and step.is_constant:
+        return
+    _SHARED.put_seq((*head, *values), value, names)
+    if values and not by_identity:
+        _SHARED.put_seq(head, value, (names, values))
 
 
 def shareable(step: Step) -> bool:

@@ -53,8 +53,7 @@ def test_ops_of_equal_content_share_one_step() -> None:
 
 def test_shared_steps_give_what_steps_per_op_give(monkeypatch: pytest.MonkeyPatch) -> None:
     shared = run(parse(PROGRAM), *ARGS)
-    monkeypatch.setattr(shared_steps, "lookup", lambda objs, extra: None)
-    monkeypatch.setattr(shared_steps, "remember", lambda objs, extra, step: None)
+    monkeypatch.setattr(shared_steps, "find", lambda op, impl, wrappers: (None, None))
     alone = run(parse(PROGRAM), *ARGS)
     for a, b in zip(shared, alone, strict=True):
         assert a.dtype == b.dtype
@@ -118,3 +117,24 @@ func.func @main(%x: tensor<2xf32>) -> tensor<f32> {
     assert calls[0] is not calls[1]  # each holds its op (the impl reads it)
     reduces = [compiled.step_for(op) for op in _ops(module, "stablehlo.reduce")]
     assert reduces[0] is not reduces[1]
+
+
+def test_a_large_constant_is_neither_shared_nor_kept() -> None:
+    """Its step holds its value: sharing would keep the value alive in the table for nothing."""
+    from stablehlo_py.ir.context import CONTEXT, fresh_context
+
+    load_impls()
+    n = 4096
+    text = (
+        f"func.func @main() -> tensor<{n}xf32> {{\n"
+        f"  %c = stablehlo.constant dense<1.5> : tensor<{n}xf32>\n"
+        f"  %d = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+        f"  return %c : tensor<{n}xf32>\n}}"
+    )
+    with fresh_context():
+        module = parse(text)
+        big, small = _ops(module, "stablehlo.constant")
+        assert compiled.step_for(big).value.nbytes == 4 * n
+        assert len(CONTEXT["interpreter.shared_steps"]) == 0
+        compiled.step_for(small)
+        assert len(CONTEXT["interpreter.shared_steps"]) == 1  # (by identity only)
