@@ -101,6 +101,8 @@ ALLOWED_ID: dict[str, str] = {
     "stablehlo_py/trace/compare.py": "the reference's entries matched, for one comparison",
     "interpreter/shared_steps.py": "the objects a step holds, looked through once",
     "interpreter/compiled_plan.py": "a block's value slots, for one plan",
+    "serialization/direct_read.py": "VHLO types -> builtin types, for one read (the reader holds them)",
+    "serialization/direct_write.py": "types, source buffers and values of the module, for one write",
 }
 
 # ---------------------------------------------------------------------- what is still to migrate
