@@ -17,8 +17,10 @@ op prints, which attribute text to add) is passed in by its caller.
   text (patches of xDSL's methods, installed once by `stablehlo_py.ir`).
   Test: tests/unit/ir/test_str_prints_upstream_text.py.
 - `construct`: `new_op`, the parser's and builder's op constructor, which fills an `Operation`'s
-  fields directly (xDSL's `Operation.create` costs a large part of the time spent per op); and
-  `append_ops`, a block's links set directly.  Test: tests/unit/builder/test_fastop.py.
+  fields directly (xDSL's `Operation.create` costs a large part of the time spent per op);
+  `new_plain_op`, the parser's direct paths' lighter form of it (operand uses and results filled
+  without a constructor call each); and `append_ops`, a block's links set directly.
+  Tests: tests/unit/builder/test_fastop.py, tests/unit/ir/test_construct_plain.py.
 - `class_attrs`: MLIR's result names (`asm_result_names`) and attribute text (`mlir_text`) given to
   xDSL's own arith/tensor classes, which our printer reads.  Test: tests/unit/ir/test_xdsl_compat.py.
 - `opdef_split`: an op definition swapped at run time for one that verifies MLIR's
