@@ -188,7 +188,11 @@ def serialize_portable_artifact(
         if allow_other_dialects:  # the pass keeps other dialects' ops and attributes
             vhlo = to_vhlo(module, target, True, in_place=False, strip_debuginfo=strip_debuginfo)
         else:
-            fast = _write_direct(module, target, strip_debuginfo, format)
+            fast = (
+                _write_direct(module, target, strip_debuginfo, format)
+                if use_lists_as is None  # (the replayed orders are the slow path's)
+                else None
+            )
             if fast is not None:
                 return fast
             vhlo = vhlo_records(module, target, strip_debuginfo)
@@ -203,13 +207,18 @@ DIRECT = [True]
 def _write_direct(
     module: ModuleOp, target: Version, strip_debuginfo: bool, format: str
 ) -> bytes | None:
-    """The artifact from the msgpack writer's fast path (``direct_write``: StableHLO ops straight
-    to records, the same bytes), or None where it does not apply."""
-    if format != "msgpack" or not DIRECT[0]:
+    """The artifact from a writer's fast path (msgpack: ``direct_write``, StableHLO ops straight
+    to records; MLIR bytecode: ``mlirbc.direct``, StableHLO ops straight to VHLO bytecode; the same
+    bytes), or None where it does not apply."""
+    if not DIRECT[0]:
         return None
     from stablehlo_py.serialization.direct_write import NotDirect, write_direct
 
     try:
+        if format == "mlir":
+            from stablehlo_py.serialization.mlirbc.direct import write_direct_mlir
+
+            return write_direct_mlir(module, target, strip_debuginfo)
         return write_direct(module, target, strip_debuginfo)
     except NotDirect:
         return None

@@ -54,6 +54,10 @@ class OpInfo:
 class OpEncoder:
     """Base: locations, builtin values and problem collection; subclasses describe their ops."""
 
+    keeps_use_lists = True
+    """Whether the values' use-list orders are written (``uselists``); not by an encoder that
+    describes ops as what a conversion would make of them (``direct``)."""
+
     def __init__(self, version: int, strip_debuginfo: bool = False):
         self.version = version
         self.strip = strip_debuginfo

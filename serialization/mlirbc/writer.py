@@ -224,7 +224,8 @@ class _Writer:
         self.props: list[bytes] = []
         self.props_index: dict[bytes, int] = {}
         self.root = root
-        self.orders = use_list_orders(root, use_lists_as) if self.version >= 3 else {}
+        keep = self.version >= 3 and enc.keeps_use_lists
+        self.orders = use_list_orders(root, use_lists_as) if keep else {}
         self._blob_sink: Emitter | None = None  # the emitter that takes large blobs by reference
 
     def string(self, s: bytes) -> int:

@@ -28,6 +28,8 @@ import stablehlo_py.serialization as S
 from stablehlo_py.serialization.direct_read import read_direct, read_direct_mlir
 from stablehlo_py.serialization.mlir_artifact import read_mlir_artifact
 from stablehlo_py.serialization.direct_write import NotDirect, write_direct
+from stablehlo_py.serialization.mlirbc import write_vhlo
+from stablehlo_py.serialization.mlirbc.direct import write_direct_mlir
 from stablehlo_py.serialization.reader import build_module, read_raw
 from stablehlo_py.serialization.writer import write_artifact
 
@@ -73,9 +75,17 @@ def check_program(module: Any, *, covered: bool = True) -> None:
     except StableHLOError as e:  # not writable: the fast path must not write it either
         with pytest.raises(NotDirect):
             write_direct(module, CURRENT)
+        with pytest.raises(NotDirect):
+            write_direct_mlir(module, CURRENT)
         with pytest.raises(type(e)):
             S.serialize_portable_artifact(module, CURRENT)
         return
+    for stripped in (False, True):  # (with and without locations)
+        try:
+            got = write_direct_mlir(module, CURRENT, stripped)
+        except NotDirect:
+            continue
+        assert got == write_vhlo(S.vhlo_records(module, CURRENT, stripped), CURRENT, stripped)
     try:
         fast = write_direct(module, CURRENT)
     except NotDirect:
@@ -91,8 +101,15 @@ def check_program(module: Any, *, covered: bool = True) -> None:
         got = text(S.deserialize_portable_artifact(slow))
     assert got == want
     assert text(S.deserialize_portable_artifact(slow)) == text(slow_read(slow))
-    # MLIR bytecode: the fast reader against the records and the legalization
-    mlir = S.serialize_portable_artifact(module, CURRENT, format="mlir")
+    # MLIR bytecode: the fast writer against the records' encoding
+    mlir = write_vhlo(S.vhlo_records(module, CURRENT), CURRENT)
+    try:
+        fast_mlir = write_direct_mlir(module, CURRENT)
+    except NotDirect:
+        assert not covered, "the fast MLIR bytecode writer declined a program it covers"
+        fast_mlir = S.serialize_portable_artifact(module, CURRENT, format="mlir")
+    assert fast_mlir == mlir
+    # ... and the fast reader against the records and the legalization
     want_mlir = text(legalize_to_stablehlo(read_mlir_artifact(mlir, records=True)[1]))
     try:
         got_mlir = text(read_direct_mlir(mlir, "<artifact>"))
@@ -166,6 +183,34 @@ def test_fast_paths_are_taken() -> None:
     older = Version.from_string("1.0.0")
     with pytest.raises(NotDirect):
         write_direct(module, older)
+    mlir = S.serialize_portable_artifact(module, CURRENT, format="mlir")
+    assert write_direct_mlir(module, CURRENT) == mlir
+    with pytest.raises(NotDirect):
+        write_direct_mlir(module, older)
+
+
+def test_the_api_takes_the_fast_mlir_writer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serialize_portable_artifact(format="mlir")`` at the current target goes through
+    ``write_direct_mlir`` and never builds VHLO records; with ``use_lists_as`` (a replayed
+    conversion history) or an older target it takes the records."""
+    module = parse(PROGRAM, "program.mlir")
+    calls: list[str] = []
+    real_records = S.vhlo_records
+
+    def records(*args: Any, **kw: Any) -> Any:
+        calls.append("records")
+        return real_records(*args, **kw)
+
+    monkeypatch.setattr(S, "vhlo_records", records)
+    fast = S.serialize_portable_artifact(module, CURRENT, format="mlir")
+    assert calls == []
+    S.serialize_portable_artifact(module, CURRENT, format="mlir", use_lists_as="1.17.0")
+    assert calls == ["records"]
+    S.serialize_portable_artifact(module, "1.0.0", format="mlir")
+    assert calls == ["records", "records"]
+    with slow_paths():
+        assert S.serialize_portable_artifact(module, CURRENT, format="mlir") == fast
+    assert calls == ["records"] * 3
 
 
 def _edited(edit: Any) -> bytes:
