@@ -32,6 +32,7 @@ from stablehlo_py.serialization.mlirbc.ops import OpInfo, VhloOpEncoder
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 
+from stablehlo_py.ir.text.location import TextLoc
 from stablehlo_py.ir.xdsl_compat.swap import successors_of
 from stablehlo_py.version import Version, get_current_version
 
@@ -52,6 +53,7 @@ class DirectVhloEncoder(VhloOpEncoder):
         self.forks: dict[str, tuple[Any, Any]] = {}
         self.infos: dict[tuple[Any, ...], OpInfo] = {}
         self.alive: list[Any] = []  # what the identity keys of ``infos`` refer to
+        self.text_locs: dict[str, Any] = {}  # `loc(...)` text -> its entry
 
     def type_entry(self, t: Attribute, op: Operation | None) -> Any:
         got = self._type_ids.get(id(t))
@@ -66,6 +68,18 @@ class DirectVhloEncoder(VhloOpEncoder):
         self._type_ids[id(t)] = (t, e)
         return e
 
+    def op_location(self, op: Any) -> Any:
+        """``OpEncoder.op_location``, with a `loc(...)` text's entry looked up by the text."""
+        loc = getattr(op, "location", None)
+        if type(loc) is TextLoc and not self.strip:
+            e = self.text_locs.get(loc.data)
+            if e is None:
+                e = self.text_locs[loc.data] = super().op_location(op)
+            return e
+        return super().op_location(op)
+
+    arg_location = op_location
+
     def describe(self, op: Operation) -> OpInfo:
         name = op.name
         if name == "builtin.module":
@@ -74,7 +88,13 @@ class DirectVhloEncoder(VhloOpEncoder):
             return self.module_info(op)  # type: ignore[arg-type]
         props = op.properties
         attributes = op.attributes
-        key = (name, *props, None, *attributes, *map(id, props.values()), *map(id, attributes.values()))
+        if attributes:
+            key: tuple[Any, ...] = (
+                name, *props, None, *attributes, *map(id, props.values()),
+                *map(id, attributes.values()),
+            )
+        else:  # (the common case: properties only)
+            key = (name, *props, *map(id, props.values()))
         info = self.infos.get(key)
         if info is None:
             info = self.infos[key] = self._describe(op)

@@ -17,7 +17,7 @@ together by :meth:`OpEncoder.check` as one :class:`NotEncodable` listing each wi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -49,6 +49,17 @@ class OpInfo:
     registered: bool
     attr_dict: Entry | None
     props: tuple[tuple[str, Any], ...] | None
+    refs: tuple[Entry, ...] = field(init=False)
+    """The entries the op refers to, in numbering order: its attribute dictionary, then each
+    attribute or type of its properties record."""
+
+    def __post_init__(self) -> None:
+        refs = [] if self.attr_dict is None else [self.attr_dict]
+        if self.props is not None:
+            refs.extend(
+                v for tag, v in self.props if v is not None and tag in ("A", "oA", "T")
+            )
+        self.refs = tuple(refs)
 
 
 class OpEncoder:

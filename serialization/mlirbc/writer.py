@@ -26,11 +26,20 @@ from __future__ import annotations
 from typing import Any
 
 from stablehlo_py.serialization.mlirbc import builtin
-from stablehlo_py.serialization.mlirbc.encoding import MAGIC, Emitter, Section, string_section
+from stablehlo_py.serialization.mlirbc.encoding import (
+    MAGIC,
+    Emitter,
+    Section,
+    string_section,
+    varint_bytes,
+)
 from stablehlo_py.serialization.mlirbc.model import Entry, Interner
 from stablehlo_py.serialization.mlirbc.ops import OpEncoder
 from stablehlo_py.serialization.mlirbc.uselists import encode_orders, use_list_orders
 from xdsl.ir import Block, Operation, Region
+
+from stablehlo_py.ir.xdsl_compat.fields import block_ops, operands_of
+from stablehlo_py.ir.xdsl_compat.swap import value_types
 
 __all__ = ["write_bytecode"]
 
@@ -73,7 +82,23 @@ def _group_by_dialect_per_byte(items: list[Any], dialect_number: dict[str, int])
         e.number = idx
 
 
+def _block_ops(block: Any) -> list[Any]:
+    """The ops of an xDSL block (its linked list walked once) or of a record block (its list)."""
+    ops = getattr(block, "_first_op", _NO_LINKS)
+    if ops is _NO_LINKS:
+        return block.ops  # type: ignore[no-any-return]
+    return block_ops(block)
+
+
+_NO_LINKS: Any = object()
+
+
 class _Numbering:
+    """MLIR's IRNumbering: the attribute, type and op-name tables (ordered as MLIR orders them),
+    the value numbers, and what the writer takes of each op (``op_data``) and block
+    (``block_data``), so that the writer visits each object once more and asks the encoder
+    nothing again."""
+
     def __init__(self, root: Operation, enc: OpEncoder):
         self.enc = enc
         self.it = enc.interner
@@ -89,24 +114,27 @@ class _Numbering:
         self.next_value = 0
         self.isolated: dict[int, bool] = {}
         self.op_data: dict[int, tuple[Any, ...]] = {}
+        self.block_data: dict[int, tuple[list[Any], list[tuple[Entry, Entry]]]] = {}
         self._isolation(root)
         self.number_op(root)
         stack: list[tuple[Region, int]] = []
+        isolated = self.isolated
+        block_data = self.block_data
 
         def push_regions(op: Operation) -> None:
-            if not op.regions:
-                return
-            start = 0 if self.isolated[id(op)] else self.next_value
+            start = 0 if isolated[id(op)] else self.next_value
             for r in op.regions:
                 stack.append((r, start))
 
-        push_regions(root)
+        if root.regions:
+            push_regions(root)
         while stack:
             region, self.next_value = stack.pop()
             self.number_region(region)
             for block in region.blocks:
-                for op in block.ops:
-                    push_regions(op)
+                for op in block_data[id(block)][0]:
+                    if op.regions:
+                        push_regions(op)
         refcount_first = lambda e: -e.refcount
         self.attrs.sort(key=refcount_first)
         self.types.sort(key=refcount_first)
@@ -120,14 +148,15 @@ class _Numbering:
         depth_of: dict[int, int] = {}
         isolated = self.isolated
         stack: list[Operation] = []
+        trait_isolated = self.enc.trait_isolated
 
         def visit(op: Operation) -> None:
             d = len(stack)
-            for v in op.operands:
+            for v in operands_of(op):
                 vd = depth_of.get(id(v), 0)
                 if vd < d:
                     for k in range(d - 1, vd - 1, -1):
-                        if self.enc.trait_isolated(stack[k]):
+                        if trait_isolated(stack[k]):
                             break
                         isolated[id(stack[k])] = False
             if op.regions:
@@ -137,7 +166,7 @@ class _Numbering:
                     for b in r.blocks:
                         for a in b.args:
                             depth_of[id(a)] = d + 1
-                        for o in b.ops:
+                        for o in _block_ops(b):
                             visit(o)
                 stack.pop()
             for r in op.results:
@@ -165,7 +194,8 @@ class _Numbering:
 
     # -- IR
     def number_op(self, op: Operation) -> None:
-        info = self.enc.describe(op)
+        enc = self.enc
+        info = enc.describe(op)
         name = self.op_names.get(info.full_name)
         if name is None:
             self.dialect(info.dialect)
@@ -174,23 +204,36 @@ class _Numbering:
             self.ordered_op_names.append(name)
         else:
             name.refcount += 1
-        result_types = []
-        for r in op.results:
-            self.value_ids[id(r)] = self.next_value
-            self.next_value += 1
-            t = self.enc.type_entry(r.type, op)
-            result_types.append(t)
-            self.number(t)
-        attr_dict = info.attr_dict
-        if attr_dict is not None:
-            self.number(attr_dict)
-        if info.props is not None:
-            for tag, v in info.props:
-                if v is not None and tag in ("A", "oA", "T"):
-                    self.number(v)
-        loc = self.enc.op_location(op)
-        self.number(loc)
-        self.op_data[id(op)] = (name, result_types, attr_dict, info.props, loc)
+        seen = self.seen
+        number = self.number
+        results = op.results
+        if results:
+            value_ids = self.value_ids
+            type_entry = enc.type_entry
+            nv = self.next_value
+            for r in results:
+                value_ids[id(r)] = nv
+                nv += 1
+            self.next_value = nv
+            result_types = [type_entry(t, op) for t in value_types(results)]
+            for e in result_types:
+                if id(e) in seen:
+                    e.refcount += 1
+                else:
+                    number(e)
+        else:
+            result_types = []
+        for e in info.refs:  # (the attribute dictionary, then the properties' references)
+            if id(e) in seen:
+                e.refcount += 1
+            else:
+                number(e)
+        loc = enc.op_location(op)
+        if id(loc) in seen:
+            loc.refcount += 1
+        else:
+            number(loc)
+        self.op_data[id(op)] = (name, result_types, info.attr_dict, info.props, loc)
 
     def number_region(self, region: Region) -> None:
         if not region.blocks:
@@ -203,15 +246,23 @@ class _Numbering:
         self.region_counts[id(region)] = (nblocks, self.next_value - first)
 
     def number_block(self, block: Block) -> None:
-        for a in block.args:
-            self.value_ids[id(a)] = self.next_value
-            self.next_value += 1
-            loc = self.enc.arg_location(a)
-            self.number(loc)
-            t = self.enc.type_entry(a.type, block.parent_op())
-            self.number(t)
-        for op in block.ops:
-            self.number_op(op)
+        args = []
+        if block.args:
+            enc = self.enc
+            owner = block.parent_op()
+            for a in block.args:
+                self.value_ids[id(a)] = self.next_value
+                self.next_value += 1
+                loc = enc.arg_location(a)
+                self.number(loc)
+                t = enc.type_entry(a.type, owner)
+                self.number(t)
+                args.append((t, loc))
+        ops = _block_ops(block)
+        self.block_data[id(block)] = (ops, args)
+        number_op = self.number_op
+        for op in ops:
+            number_op(op)
 
 
 class _Writer:
@@ -223,6 +274,7 @@ class _Writer:
         self.strings: dict[bytes, int] = {}
         self.props: list[bytes] = []
         self.props_index: dict[bytes, int] = {}
+        self.props_of: dict[int, int] = {}  # id(an op's properties items, kept in op_data) -> index
         self.root = root
         keep = self.version >= 3 and enc.keeps_use_lists
         self.orders = use_list_orders(root, use_lists_as) if keep else {}
@@ -235,11 +287,14 @@ class _Writer:
         return idx
 
     def emit_items(self, em: Emitter, items: tuple[tuple[str, Any], ...]) -> None:
+        buf = em.buf
+        table = _VARINTS
         for tag, v in items:
             if tag == "v":
-                em.varint(v)
+                buf += table[v] if 0 <= v < _TABLE_SIZE else varint_bytes(v)
             elif tag == "A" or tag == "T":
-                em.varint(v.number)
+                v = v.number
+                buf += table[v] if v < _TABLE_SIZE else varint_bytes(v)
             elif tag == "s":
                 em.svarint(v)
             elif tag == "ap":
@@ -250,6 +305,7 @@ class _Writer:
                 em.varint(len(v))
                 if len(v) > _LARGE_BLOB and em is self._blob_sink:
                     em.large(v)  # by reference: the section's pieces include it
+                    buf = em.buf  # (a new buffer after it)
                 else:
                     em.raw(v)
             elif tag == "oA":
@@ -361,55 +417,62 @@ class _Writer:
     def write_op(self, em: Emitter, op: Operation) -> None:
         n = self.numbering
         name, result_types, attr_dict, props, loc = n.op_data[id(op)]
-        em.varint(name.number)
-        mask_at = len(em)
-        em.byte(0)
         mask = 0
-        em.varint(loc.number)
+        nums = [loc.number]
         if attr_dict is not None:
-            mask |= 0x01
-            em.varint(attr_dict.number)
+            mask = 0x01
+            nums.append(attr_dict.number)
         if props is not None:
-            rec = Emitter()
-            self.emit_items(rec, props)
-            body = Emitter()
-            body.varint(len(rec))
-            body.raw(rec.buf)
-            key = bytes(body.buf)
-            idx = self.props_index.get(key)
+            idx = self.props_of.get(id(props))
             if idx is None:
-                idx = self.props_index[key] = len(self.props)
-                self.props.append(key)
+                idx = self.props_of[id(props)] = self._props_index(props)
             mask |= 0x40
-            em.varint(idx)
+            nums.append(idx)
         if result_types:
             mask |= 0x02
-            em.varint(len(result_types))
-            for t in result_types:
-                em.varint(t.number)
-        operands = op.operands
+            nums.append(len(result_types))
+            nums.extend([t.number for t in result_types])
+        operands = operands_of(op)
         if operands:
             mask |= 0x04
-            em.varint(len(operands))
+            nums.append(len(operands))
             ids = n.value_ids
-            for v in operands:
-                em.varint(ids[id(v)])
-        if self.orders and encode_orders(em, op.results, self.orders):
-            mask |= 0x20
-        if op.regions:
+            nums.extend([ids[id(v)] for v in operands])
+        regions = op.regions
+        if regions:
             mask |= 0x10
-        em.buf[mask_at] = mask
-        if op.regions:
+        buf = em.buf
+        _put(buf, name.number)
+        mask_at = len(buf)
+        buf.append(mask)
+        _put_all(buf, nums)
+        if self.orders and encode_orders(em, op.results, self.orders):
+            buf[mask_at] = mask | 0x20
+        if regions:
             isolated = n.isolated[id(op)]
-            em.varint_flag(len(op.regions), isolated)
+            em.varint_flag(len(regions), isolated)
             if isolated and self.version >= 2:
                 sub = Emitter()
-                for r in op.regions:
+                for r in regions:
                     self.write_region(sub, r)
                 em.section(Section.IR, sub.buf)
             else:
-                for r in op.regions:
+                for r in regions:
                     self.write_region(em, r)
+
+    def _props_index(self, props: tuple[tuple[str, Any], ...]) -> int:
+        """The index of an op's properties record (records are de-duplicated by their bytes)."""
+        rec = Emitter()
+        self.emit_items(rec, props)
+        body = Emitter()
+        body.varint(len(rec))
+        body.raw(rec.buf)
+        key = bytes(body.buf)
+        idx = self.props_index.get(key)
+        if idx is None:
+            idx = self.props_index[key] = len(self.props)
+            self.props.append(key)
+        return idx
 
     def write_region(self, em: Emitter, region: Region) -> None:
         if not region.blocks:
@@ -422,14 +485,11 @@ class _Writer:
             self.write_block(em, block)
 
     def write_block(self, em: Emitter, block: Block) -> None:
-        args = block.args
-        ops = list(block.ops)
+        ops, args = self.numbering.block_data[id(block)]
         em.varint_flag(len(ops), bool(args))
         if args:
             em.varint(len(args))
-            for a in args:
-                t = self.enc.type_entry(a.type, block.parent_op())
-                loc = self.enc.arg_location(a)
+            for t, loc in args:
                 if self.version >= 4:
                     unknown = loc.items == ((("v", builtin.UNKNOWN_LOC)),)
                     em.varint_flag(t.number, not unknown)
@@ -441,10 +501,33 @@ class _Writer:
             if self.version >= 3:
                 at = len(em)
                 em.byte(0)
-                if self.orders and encode_orders(em, args, self.orders):
+                if self.orders and encode_orders(em, block.args, self.orders):
                     em.buf[at] = 0x20
+        write_op = self.write_op
         for op in ops:
-            self.write_op(em, op)
+            write_op(em, op)
+
+
+_TABLE_SIZE = 1 << 14
+_VARINTS: list[bytes] = [bytes(((v << 1) | 1,)) for v in range(128)] + [
+    ((v << 2) | 2).to_bytes(2, "little") for v in range(128, _TABLE_SIZE)
+]
+"""The PrefixVarInt of each number below 2**14 (one and two bytes): what most numbers of a module
+are (entry, op-name and value numbers), written by a look-up instead of arithmetic."""
+
+
+def _put(buf: bytearray, value: int) -> None:
+    """One PrefixVarInt (``Emitter.varint``) onto ``buf``."""
+    buf += _VARINTS[value] if 0 <= value < _TABLE_SIZE else varint_bytes(value)
+
+
+def _put_all(buf: bytearray, values: list[int]) -> None:
+    """PrefixVarInts of ``values`` onto ``buf``."""
+    try:
+        buf += b"".join([_VARINTS[v] for v in values])
+    except IndexError:  # (a number of 2**14 or more)
+        for v in values:
+            _put(buf, v)
 
 
 def write_bytecode(
