@@ -18,8 +18,9 @@ Rows (best of N runs each):
 
 for both of our formats (msgpack, the default; and upstream's MLIR bytecode, issue 9), plus our own
 breakdown (the VHLO records, encode only, decode only, upgrade + legalization, verification: the
-steps of the slow paths) and the msgpack write and read through the VHLO records, the slow paths
-the fast ones (``serialization/direct_write.py``, ``direct_read.py``; issue 28) stand for.  Targets (issues 5 and 9): <= 3x jaxlib's time in
+steps of the slow paths) and the msgpack write and read and the MLIR bytecode write through the VHLO
+records, the slow paths the fast ones (``serialization/direct_write.py``, ``direct_read.py``,
+``mlirbc/direct.py``; issue 28) stand for.  Targets (issues 5 and 9): <= 3x jaxlib's time in
 both formats; size <= 1.0x jaxlib's (msgpack) and == (MLIR bytecode).
 """
 
@@ -163,6 +164,10 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
                 lambda: serialize_portable_artifact(module, target), repeat
             )
             row["ours read vhlo path"], _ = best(lambda: deserialize_portable_artifact(data), repeat)
+            row["ours write mlir vhlo path"], slow_mdata = best(
+                lambda: serialize_portable_artifact(module, target, format="mlir"), repeat
+            )
+            assert slow_mdata == mdata, "the MLIR bytecode fast path wrote other bytes"
         finally:
             direct[0] = True
 
@@ -220,6 +225,14 @@ def measure(name: str, text: str, repeat: int) -> dict[str, float]:
                 row["ours read"] * 1e3,
                 row["ours write vhlo path"] * 1e3,
                 row["ours read vhlo path"] * 1e3,
+            )
+        )
+        print(
+            "  ours MLIR bytecode write: fast path {:.1f} ms; through the VHLO records (the slow "
+            "path) {:.1f} ms ({:.1f}x)".format(
+                row["ours write mlir"] * 1e3,
+                row["ours write mlir vhlo path"] * 1e3,
+                row["ours write mlir vhlo path"] / row["ours write mlir"],
             )
         )
     return row

@@ -115,6 +115,7 @@ class _Numbering:
         self.isolated: dict[int, bool] = {}
         self.op_data: dict[int, tuple[Any, ...]] = {}
         self.block_data: dict[int, tuple[list[Any], list[tuple[Entry, Entry]]]] = {}
+        self.block_ops: dict[int, list[Any]] = {}
         self._isolation(root)
         self.number_op(root)
         stack: list[tuple[Region, int]] = []
@@ -149,6 +150,7 @@ class _Numbering:
         isolated = self.isolated
         stack: list[Operation] = []
         trait_isolated = self.enc.trait_isolated
+        block_ops_of = self.block_ops = {}  # id(block) -> its ops (for number_block)
 
         def visit(op: Operation) -> None:
             d = len(stack)
@@ -166,7 +168,8 @@ class _Numbering:
                     for b in r.blocks:
                         for a in b.args:
                             depth_of[id(a)] = d + 1
-                        for o in _block_ops(b):
+                        ops = block_ops_of[id(b)] = _block_ops(b)
+                        for o in ops:
                             visit(o)
                 stack.pop()
             for r in op.results:
@@ -258,7 +261,7 @@ class _Numbering:
                 t = enc.type_entry(a.type, owner)
                 self.number(t)
                 args.append((t, loc))
-        ops = _block_ops(block)
+        ops = self.block_ops.pop(id(block))
         self.block_data[id(block)] = (ops, args)
         number_op = self.number_op
         for op in ops:

@@ -314,3 +314,47 @@ def test_an_invalid_program_is_refused_by_the_fast_reader() -> None:
         S.DIRECT[0] = True
     assert fast == slow
     assert "not valid" in fast
+
+
+def test_the_fast_mlir_writer_writes_no_use_list_order() -> None:
+    """The slow path's VHLO records carry no use-list order from the StableHLO values (at the
+    current target no op is replaced): a module whose values keep one (read from bytecode that had
+    one) gets the slow path's bytes from the fast writer too."""
+    from stablehlo_py.ir.xdsl_compat.side_data import USE_ORDER
+
+    module = parse(
+        """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %a : tensor<2xf32>
+  %1 = stablehlo.multiply %0, %0 : tensor<2xf32>
+  %2 = stablehlo.subtract %1, %0 : tensor<2xf32>
+  return %2 : tensor<2xf32>
+}""",
+        "uses.mlir",
+    )
+    ops = {op.name: op for op in module.walk()}
+    ops["func.func"].regions[0].blocks.first.args[0].__dict__[USE_ORDER] = [1, 0]
+    ops["stablehlo.add"].results[0].__dict__[USE_ORDER] = [2, 0, 1]
+    slow = write_vhlo(S.vhlo_records(module, CURRENT), CURRENT)
+    assert write_direct_mlir(module, CURRENT) == slow
+    assert S.serialize_portable_artifact(module, CURRENT, format="mlir") == slow
+
+
+@pytest.mark.parametrize("values", [[0, 1, 127], [128, 129, 16383], [16384, 1 << 21, 1 << 40], [5, 16384, 7]])
+def test_the_writers_varints_are_the_emitters(values: list[int]) -> None:
+    """``writer._put_all`` / ``_put`` (a table of the one- and two-byte forms) write what
+    ``Emitter.varint`` writes, on both sides of each size."""
+    from stablehlo_py.serialization.mlirbc.encoding import Emitter
+    from stablehlo_py.serialization.mlirbc.writer import _put, _put_all
+
+    want = Emitter()
+    for v in values:
+        want.varint(v)
+    got = bytearray()
+    _put_all(got, values)
+    assert bytes(got) == bytes(want.buf)
+    one = bytearray()
+    for v in values:
+        _put(one, v)
+    assert bytes(one) == bytes(want.buf)
+    with pytest.raises(ValueError):
+        _put(bytearray(), -1)
