@@ -74,7 +74,10 @@ from stablehlo_py.ir.verify.diagnostics import diagnostic, op_location
 from stablehlo_py.ir.xdsl_compat.verify_walk import (
     any_of_dispatch,
     isolated_from_above_ok,
+    isolated_within,
+    local_operands,
     plain_operands,
+    preorder,
     region_signature,
 )
 
@@ -486,6 +489,13 @@ class VerifyPlan:
             isolated_from_above_ok if type(t) is IsolatedFromAbove else t.verify
             for t in self.traits
         )
+        # the same without the IsolatedFromAbove check, which `verify`'s walk makes op by op
+        # (`walk_verifies`)
+        self.isolated = isolated_from_above_ok in self.trait_checks
+        self.walk_trait_checks = tuple(
+            c for c in self.trait_checks if c is not isolated_from_above_ok
+        )
+        self.is_module = cls.name == "builtin.module"
         self.is_terminator = cls.has_trait(IsTerminator)
         # ops whose whole verification reads only their class, operand and result types,
         # properties and attributes (no regions, no defining ops, no position): the class says so
@@ -495,9 +505,10 @@ class VerifyPlan:
         # of its bodies (those are verified on their own): reduce, sort, map...
         by_types = getattr(cls, "VERIFY_BY_TYPES", False)
         self.region_signature = by_types == "regions"
+        # (never an IsolatedFromAbove op: that check reads the ops of its regions)
         self.by_types = (
             (by_types is True and not self.regions.n_defs) or self.region_signature
-        ) and not self.is_terminator
+        ) and not (self.is_terminator or self.isolated)
 
     def check(self, op: Operation) -> bool:
         """True when `op.verify(verify_nested_ops=False)` would pass.  False (or an exception)
@@ -506,6 +517,17 @@ class VerifyPlan:
         operands = plain_operands(op)
         if operands is None:
             return False
+        return self.check_links(op, operands, self.trait_checks)
+
+    def check_links(
+        self,
+        op: Operation,
+        operands: Sequence[SSAValue],
+        trait_checks: tuple[Callable[[Operation], object], ...],
+    ) -> bool:
+        """`check` of an op whose operands (`plain_operands`) are known: `Operation.verify`'s
+        terminator rule, then the verdict memo or the definition, with `trait_checks` (the plan's
+        `trait_checks`, or `walk_trait_checks` when the walk checks IsolatedFromAbove itself)."""
         if not self.is_terminator and (block := op.parent) is not None:
             region = block.parent
             if region is not None and block.last_op is op:
@@ -515,7 +537,7 @@ class VerifyPlan:
                 if parent is not None and not parent.has_trait(NoTerminator):
                     return False
         if not self.by_types:
-            return self._check_definition(op, operands)
+            return self._check_definition(op, operands, trait_checks)
         props, attrs = op.properties, op.attributes
         parts = (
             self.cls,
@@ -533,12 +555,17 @@ class VerifyPlan:
         verdicts = CACHE.verdicts
         if verdicts.get_seq(parts, names) is not None:
             return True
-        if not self._check_definition(op, operands):
+        if not self._check_definition(op, operands, trait_checks):
             return False
         verdicts.put_seq(parts, True, names)  # keeps the objects alive (the identity map's rule)
         return True
 
-    def _check_definition(self, op: Operation, operands: Sequence[SSAValue]) -> bool:
+    def _check_definition(
+        self,
+        op: Operation,
+        operands: Sequence[SSAValue],
+        trait_checks: tuple[Callable[[Operation], object], ...],
+    ) -> bool:
         """OpDef.verify, the traits and the class's own verifier (`operands`: the op's)."""
         # -- OpDef.verify: operands, results, regions, (no successors), properties, attributes
         directs: list[tuple[Any, Any]] | None = [] if self.has_direct else None
@@ -563,7 +590,7 @@ class VerifyPlan:
             ctx = C.VerificationContext()
             for constr, value in directs:
                 constr.verify(value, ctx)
-        for trait_check in self.trait_checks:
+        for trait_check in trait_checks:
             if trait_check(op) is False:
                 return False
         # -- the class's own verifier
@@ -704,12 +731,63 @@ BUILT = CACHE.built
 # ------------------------------------------------------------------ the driver
 def verify(top: Operation) -> None:
     """Verify every op (outer ops first); the first failure is raised with the op's location (and,
-    as `following`, the diagnostic upstream emits right after it)."""
+    as `following`, the diagnostic upstream emits right after it).
+
+    First `walk_verifies` asks whether every op passes, in one walk; only when it says no (or
+    cannot say) does `verify_in_order` verify again, op by op in upstream's order, for the first
+    failure's diagnostic.  So a diagnostic always comes from `verify_in_order`."""
+    if not walk_verifies(top):
+        verify_in_order(top)
+
+
+def verify_in_order(top: Operation) -> None:
+    """Verify every op in `top.walk()`'s order (outer ops first), each by its plan or xDSL's
+    verifier, raising the first failure: the order diagnostics are reported in."""
     for op in top.walk():
         if op.name == "builtin.module":
             _verify_module(op)
         if not verifies(op):
             verify_declined(op)
+
+
+def walk_verifies(top: Operation) -> bool:
+    """True when `verify_in_order(top)` would pass; False when it would raise, or when this cannot
+    tell (any exception, a plan that declines an op xDSL then refuses).  The same checks as
+    `verify_in_order`, in one walk and with less per op:
+
+    - the ops as one list (`preorder`), not xDSL's nested generators;
+    - IsolatedFromAbove checked op by op in the same walk (`local_operands`, `isolated_within`):
+      an op whose operands are all defined in its own block passes every isolated ancestor's
+      check, and the others are checked against their nearest isolated ancestor -- together what
+      `isolated_from_above_ok` says of every isolated op, without walking each one's regions again
+      (plans check the other traits: `walk_trait_checks`);
+    - the plan looked up inline (`plan_for` when missing or stale).
+
+    The verdict is all or nothing, so the order of the checks does not matter here."""
+    plans = CACHE.plans
+    try:
+        for op in preorder(top):
+            cls = type(op)
+            plan = plans.get(cls, plans)
+            if plan is plans or (plan is not None and plan.op_traits.traits is not plan.trait_set):
+                plan = plan_for(cls)
+            operands = local_operands(op)
+            if operands is None:
+                if not isolated_within(op, top):
+                    return False
+                operands = plain_operands(op)
+            if plan is None:
+                if op.name == "builtin.module":
+                    _verify_module(op)
+                op.verify(verify_nested_ops=False)
+                continue
+            if plan.is_module:
+                _verify_module(op)
+            if operands is None or not plan.check_links(op, operands, plan.walk_trait_checks):
+                op.verify(verify_nested_ops=False)  # raises when it fails
+    except Exception:  # noqa: BLE001 - any failure: verify_in_order reports it, in its order
+        return False
+    return True
 
 
 def verify_declined(op: Operation) -> None:

@@ -13,6 +13,19 @@ must cost no more than the checks themselves:
   results are all of the kinds a table says (every value has a VHLO type).
 - `isolated_from_above_ok(op)`: what xDSL's ``IsolatedFromAbove.verify`` accepts, walking the nested
   ops' stored operand tuples (xDSL's walks up from every operand's owner, through the views).
+- `preorder(top)`: the ops ``top.walk()`` yields, in its order, as one list: read through the stored
+  links (``Region._first_block``, ``Block._next_block``, ``_first_op``, ``Operation._next_op``) in
+  one loop per block, where ``walk()`` resumes three nested generators per level of nesting for
+  each op, and ``region.blocks`` / ``block.ops`` build views.
+- `local_operands(op)`: `plain_operands` when, besides, every operand is defined in ``op``'s own
+  block (an op result or an argument of that block: inside every ancestor of ``op``, so no
+  IsolatedFromAbove check can refuse it); None otherwise (ask `plain_operands` and
+  `isolated_within`).  One loop over the stored tuple, exact-type tests (``isinstance`` against
+  the abstract ``SSAValue`` hierarchy goes through ``ABCMeta.__instancecheck__``).
+- `isolated_within(op, top)`: whether the IsolatedFromAbove check of ``op``'s nearest isolated
+  ancestor inside ``top`` (``top`` included) accepts ``op``'s operands -- the part of that
+  ancestor's `isolated_from_above_ok` that reads ``op``: one walk of the module checks every
+  isolated op at once, op by op.
 - `region_signature(op)`: the part of a region-holding op that its verification reads (the
   verdict memo's key of ``VERIFY_BY_TYPES = "regions"`` ops), through the stored operand tuples.
 - `any_of_dispatch(c)`: the constraints ``AnyOf.verify`` dispatches to -- besides its public
@@ -28,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue, SSAValues
+from xdsl.ir import Block, BlockArgument, ErasedSSAValue, OpResult, Operation, SSAValue, SSAValues
 from xdsl.irdl.constraints import AnyOf, AttrConstraint
 from xdsl.traits import IsolatedFromAbove
 
@@ -40,8 +53,9 @@ def plain_operands(op: Operation) -> SSAValues[SSAValue] | None:
     if op._successors:
         return None
     operands = op._operands
-    for v in operands:
-        if isinstance(v, ErasedSSAValue):
+    for v in operands:  # (exact types first: isinstance on SSAValue's ABC hierarchy is slow)
+        t = type(v)
+        if t is not OpResult and t is not BlockArgument and isinstance(v, ErasedSSAValue):
             return None
     return operands
 
@@ -98,6 +112,71 @@ def isolated_from_above_ok(op: Operation) -> bool:
     return True
 
 
+def preorder(top: Operation) -> list[Operation]:
+    """The ops of ``top`` (``top`` first), in the order ``top.walk()`` yields them: each op before
+    the ops of its regions, regions, blocks and ops in order."""
+    out = [top]
+    if top.regions:
+        _append_nested(top, out)
+    return out
+
+
+def _append_nested(op: Operation, out: list[Operation]) -> None:
+    append = out.append
+    for region in op.regions:
+        block = region._first_block
+        while block is not None:
+            child = block._first_op
+            while child is not None:
+                append(child)
+                if child.regions:
+                    _append_nested(child, out)
+                child = child._next_op
+            block = block._next_block
+
+
+def local_operands(op: Operation) -> SSAValues[SSAValue] | None:
+    """``op``'s operands (the stored tuple) when it has no successors and each operand is an op
+    result or block argument of ``op``'s own block (hence not erased); else None."""
+    if op._successors:
+        return None
+    block = op.parent
+    operands = op._operands
+    for v in operands:
+        t = type(v)
+        if t is OpResult:
+            if v.op.parent is not block:
+                return None
+        elif t is not BlockArgument or v.block is not block:
+            return None
+    return operands
+
+
+def isolated_within(op: Operation, top: Operation) -> bool:
+    """What the IsolatedFromAbove check of ``op``'s nearest IsolatedFromAbove proper ancestor says
+    of ``op``'s operands (`isolated_from_above_ok`'s test), when that ancestor is ``top`` or inside
+    it (the verifier of ``top`` checks it); True when there is none."""
+    if op is top:
+        return True
+    ancestor = op.parent_op()
+    while ancestor is not None:
+        if ancestor.has_trait(IsolatedFromAbove):
+            break
+        if ancestor is top:
+            return True
+        ancestor = ancestor.parent_op()
+    else:
+        return True
+    block = op.parent
+    for v in op._operands:
+        owner = v.owner
+        if (owner if isinstance(owner, Block) else owner.parent) is block:
+            continue
+        if owner is ancestor or not ancestor.is_ancestor(owner):
+            return False
+    return True
+
+
 REGION_MARK = object()
 """Separators of a region signature (module-level: kept alive, so their ids are never reused)."""
 BLOCK_MARK = object()
@@ -135,7 +214,10 @@ __all__ = [
     "REGION_MARK",
     "any_of_dispatch",
     "isolated_from_above_ok",
+    "isolated_within",
+    "local_operands",
     "plain_operands",
+    "preorder",
     "region_signature",
     "plain_operands_of_kind",
 ]

@@ -62,8 +62,11 @@ SUITES = ("testdata", "verify", "dialect", "interpret", "infer", "transforms")
 
 
 def _slow_verify(top: Operation) -> None:
-    """`verify()` as it was before plans: every op through xDSL's `op.verify`."""
-    with mock.patch.object(verify_module, "verifies", lambda op: False):
+    """`verify()` as it was before plans: every op through xDSL's `op.verify`, in order (no
+    `walk_verifies` first)."""
+    with mock.patch.object(verify_module, "verifies", lambda op: False), mock.patch.object(
+        verify_module, "walk_verifies", lambda top: False
+    ):
         verify(top)
 
 
