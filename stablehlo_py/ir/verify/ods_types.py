@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
+from stablehlo_py.ir.context import CONTEXT
 from stablehlo_py.ir.verify.constraints import is_complex, is_float, t2s
 from stablehlo_py.ir.types import TokenType, UniformQuantizedType
 
@@ -191,10 +192,20 @@ def check_values(
     """MLIR's ODS check of each operand (`kind` "operand") or result ("result") type, in order;
     `first` is the index of the first of `types` among the op's operands (results), `variadic`
     whether they are one `Variadic<...>` group (MLIR then says "must be variadic of ...")."""
-    summary = f"variadic of {constraint.summary}" if variadic else constraint.summary
+    accepted = ACCEPTED
     for i, t in enumerate(types, first):
+        if accepted.get_seq((constraint, t)) is not None:
+            continue
         if not constraint.accepts(t):
+            summary = f"variadic of {constraint.summary}" if variadic else constraint.summary
             raise VerifyException(f"{kind} #{i} must be {summary}, but got '{t2s(t)}'")
+        accepted.put_seq((constraint, t), True)
+
+
+ACCEPTED = CONTEXT.identity_map("verify.ods_types.accepted", 1 << 12)
+"""`check_values`' memo: (constraint, type) -> True for the types a constraint accepted (by
+identity: types are immutable, and a constraint's `accepts` reads nothing but the type).  Only
+acceptances are kept; a refused type is checked again, for its message."""
 
 
 # ------------------------------------------------------------------------ attribute constraints
