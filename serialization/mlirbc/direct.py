@@ -28,15 +28,19 @@ from __future__ import annotations
 from typing import Any
 
 from stablehlo_py.serialization.direct_write import NotDirect
+from stablehlo_py.serialization.mlirbc.builtin import FILE_LINE_COL, string_entry
 from stablehlo_py.serialization.mlirbc.ops import OpInfo, VhloOpEncoder
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 
 from stablehlo_py.ir.text.location import TextLoc
+from stablehlo_py.ir.xdsl_compat.side_data import SRC
 from stablehlo_py.ir.xdsl_compat.swap import successors_of
 from stablehlo_py.version import Version, get_current_version
 
 __all__ = ["DirectVhloEncoder", "write_direct_mlir"]
+
+_FILE_LINE_COL = ("v", FILE_LINE_COL)
 
 
 class DirectVhloEncoder(VhloOpEncoder):
@@ -54,6 +58,7 @@ class DirectVhloEncoder(VhloOpEncoder):
         self.infos: dict[tuple[Any, ...], OpInfo] = {}
         self.alive: list[Any] = []  # what the identity keys of ``infos`` refer to
         self.text_locs: dict[str, Any] = {}  # `loc(...)` text -> its entry
+        self.sources: dict[int, tuple[Any, Any]] = {}  # id(parsed buffer) -> file entry, line_col
 
     def type_entry(self, t: Attribute, op: Operation | None) -> Any:
         got = self._type_ids.get(id(t))
@@ -69,14 +74,31 @@ class DirectVhloEncoder(VhloOpEncoder):
         return e
 
     def op_location(self, op: Any) -> Any:
-        """``OpEncoder.op_location``, with a `loc(...)` text's entry looked up by the text."""
+        """``OpEncoder.op_location``, with a `loc(...)` text's entry looked up by the text, and
+        the file name's entry and line table of a parsed buffer looked up once per buffer."""
+        if self.strip:
+            return self._unknown
         loc = getattr(op, "location", None)
-        if type(loc) is TextLoc and not self.strip:
+        if type(loc) is TextLoc:
             e = self.text_locs.get(loc.data)
             if e is None:
                 e = self.text_locs[loc.data] = super().op_location(op)
             return e
-        return super().op_location(op)
+        src = getattr(op, SRC, None)
+        if src is None:
+            return super().op_location(op)
+        source, pos = src
+        got = self.sources.get(id(source))
+        if got is None:
+            got = self.sources[id(source)] = (
+                string_entry(self.interner, source.filename),
+                source.line_col,
+            )
+            self.alive.append(source)
+        line, col = got[1](pos)
+        return self.interner.get(
+            "builtin", False, (_FILE_LINE_COL, ("A", got[0]), ("v", line), ("v", col))
+        )
 
     arg_location = op_location
 
