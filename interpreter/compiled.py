@@ -47,7 +47,8 @@ from stablehlo_py.interpreter.observe import (
 )
 from stablehlo_py.interpreter import shared_steps
 from stablehlo_py.interpreter.registry import IMPLS, Impl, Step, step_of
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
@@ -57,6 +58,14 @@ from stablehlo_py.ir.xdsl_compat.side_data import INTERP_IMPL, INTERP_KEY, INTER
 
 _is = operator.is_
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "sdy.return"})
+# Calls whose callee may be generated inline (`_Codegen._inline`).
+CALL_OPS = frozenset({"func.call", "stablehlo.call"})
+# Whether generated code inlines small callees; tests compare both ways.
+INLINE_CALLS = True
+# Steps of `while` ops -> the test of their condition's value (impls/control_flow.py): such a
+# while is generated as a Python loop (`_Codegen._loop`) unless INLINE_LOOPS is off.
+LOOP_STEPS: dict[Any, Callable[[Any], bool]] = {}
+INLINE_LOOPS = True
 # Hooks `(op, impl) -> impl` applied once per op when it is first compiled (e.g.
 # impls/quantization.py wraps ops on quantized tensors as dequantize -> op -> quantize).
 IMPL_WRAPPERS: list[Any] = []
@@ -257,6 +266,8 @@ class _Codegen:
         self.scopes = 0
         self.known: dict[SSAValue, Any] = {}  # values computed when compiling (constants, folded)
         self.after: str | None = None  # the observer's report function, while its ops are reported
+        self.counter = 0  # values named so far (v1, v2, ...)
+        self.functions: dict[str, Any] | None = None  # the module's, for calls inlined
 
     def build(self) -> dict[str, Any]:
         source = "\n".join(self.lines) + "\n"
@@ -276,7 +287,7 @@ class _Codegen:
     def value(self, v: SSAValue) -> str:
         name = self.names.get(v)
         if name is None:
-            name = self.names[v] = f"v{len(self.names)}"
+            name = self.names[v] = self._fresh()
         return name
 
     def bind(self, prefix: str, obj: Any) -> str:
@@ -298,13 +309,26 @@ class _Codegen:
         args = [self.value(a) for a in block.args]
         self.emit(indent, f"def {fname}({', '.join(params + args)}):", None)
         inner = indent + 1
-        scope_of, open_scopes, known = self.scope_of, self.open_scopes, self.known
         for a in block.args:
-            scope_of[a] = scope
+            self.scope_of[a] = scope
         steps, missing = block_steps(block, fuse=self.after is None)
         if missing is not None:  # fails on entering the block, before any of its ops runs
             self.emit(inner, f"{self.bind('unsupported', _unsupported(missing))}()", missing)
             return
+        if self._ops(steps, inner, scope) is None:
+            self.emit(inner, "return []", None)
+
+    def _fresh(self) -> str:
+        self.counter += 1
+        return f"v{self.counter}"
+
+    def _ops(
+        self, steps: list[tuple[Any, Step | None]], inner: int, scope: int, inlined: bool = False
+    ) -> Any:
+        """The lines of a block's ops (`steps`); None when it has no terminator, else True (its
+        `return` line) or, for a callee `inlined`, the names of the values it returns (no line).
+        False when an op reads a value not computed (its line raises)."""
+        scope_of, open_scopes, known = self.scope_of, self.open_scopes, self.known
         names, lines, line_ops, bound = self.names, self.lines, self.line_ops, self.globals
         pad = "    " * inner
         frees = last_uses([op for op, _ in steps])
@@ -313,21 +337,30 @@ class _Codegen:
             for v in ins:
                 if scope_of.get(v) not in open_scopes:
                     self.emit(inner, f"{self.bind('undefined', _undefined(op))}()", op)
-                    return
+                    return False
             operands = [names[v] for v in ins]
             if step is None:
+                if inlined:
+                    return operands
                 self.emit(inner, f"return [{', '.join(operands)}]", op)
-                return
+                return True
             outs = op.results
+            if (
+                op.name in CALL_OPS
+                and INLINE_CALLS
+                and self.after is None
+                and self._inline(op, inner, scope, dead)
+            ):
+                continue
+            test = LOOP_STEPS.get(step.fn) if self.after is None and INLINE_LOOPS else None
+            if test is not None and self._loop(op, test, operands, inner, scope, dead):
+                continue
             results = []
             for r in outs:
-                name = names[r] = f"v{len(names)}"
+                name = names[r] = self._fresh()
                 results.append(name)
                 scope_of[r] = scope
-            # values of this block used for the last time: deleted on the op's own line (one op
-            # per line keeps error locations exact); outer blocks' values are theirs to free
-            gone = [names[v] for v in dead if scope_of.get(v) == scope]
-            free = "; del " + ", ".join(gone) if gone else ""
+            free = self._free(dead, scope)
             report = self.report(op, results)
             values = _fold(op, step, ins, outs, known)
             if values is not None:
@@ -351,7 +384,150 @@ class _Codegen:
             else:
                 lines.append(f"{pad}{results[0]} = {call}{report}{free}")
             line_ops.append(op)
-        self.emit(inner, "return []", None)
+        return None
+
+    def _free(self, dead: list[SSAValue], scope: int, more: tuple[str, ...] = ()) -> str:
+        """`; del ...` of the values of this block (`scope`) used for the last time (`dead`) and
+        of the names `more`: deleted on the op's own line (one op per line keeps error locations
+        exact); outer blocks' values are theirs to free."""
+        names, scope_of = self.names, self.scope_of
+        gone = [names[v] for v in dead if scope_of.get(v) == scope]
+        gone += more
+        return "; del " + ", ".join(dict.fromkeys(gone)) if gone else ""
+
+    def _inline(self, op: Operation, inner: int, outer: int, dead: list[SSAValue]) -> bool:
+        """A call's callee generated in the caller's code (no evaluator call) when it is a single
+        block of steps that take neither the evaluator nor regions (so it calls nothing, checks
+        nothing and cannot recurse); its ops keep their own lines (errors located at them).  False
+        when the call runs as a step."""
+        block = self._callee(op)
+        if block is None:
+            return False
+        steps, missing = block_steps(block, fuse=True)
+        if missing is not None or not steps or steps[-1][1] is not None:
+            return False
+        for _, step in steps[:-1]:
+            if step.ev or step.regions:
+                return False
+        if len(steps[-1][0].operands) != len(op.results):
+            return False
+        names, scope_of, known = self.names, self.scope_of, self.known
+        for inner_op in block.ops:  # computed when inlined at another call, maybe not here
+            for r in inner_op.results:
+                known.pop(r, None)
+        for a, v in zip(block.args, op.operands, strict=True):
+            names[a], scope_of[a] = names[v], scope_of[v]
+            if v in known:
+                known[a] = known[v]
+            else:
+                known.pop(a, None)
+        self.scopes += 1
+        scope = self.scopes
+        self.open_scopes.add(scope)
+        try:
+            returned = self._ops(steps, inner, scope, inlined=True)
+        finally:
+            self.open_scopes.discard(scope)
+        results = []
+        for r in op.results:
+            results.append(self._fresh())
+            names[r], scope_of[r] = results[-1], outer
+        ret = steps[-1][0].operands
+        gone = tuple(n for v, n in zip(ret, returned, strict=True) if scope_of.get(v) == scope)
+        free = self._free(dead, outer, gone)
+        if results:
+            self.emit(inner, f"{', '.join(results)} = {', '.join(returned)}{free}", op)
+        elif free:
+            self.emit(inner, free[2:], op)
+        return True
+
+    def _loop(
+        self,
+        op: Operation,
+        test: Any,
+        operands: list[str],
+        inner: int,
+        outer: int,
+        dead: list[SSAValue],
+    ) -> bool:
+        """A `while` generated as a Python loop in the block's code: its condition's and body's
+        ops inline (their own lines), the carried values in fresh locals, `test(c)` deciding
+        whether to go on (`LOOP_STEPS`).  False (nothing emitted) when a region is not one block
+        of supported ops that reads only values computed before it."""
+        if len(op.regions) != 2:
+            return False
+        cond, body = (r.blocks.first for r in op.regions)
+        if not op.operands or cond is None or body is None or len(cond.args) != len(op.operands):
+            return False
+        if len(body.args) != len(op.operands) or len(op.results) != len(op.operands):
+            return False
+        names, scope_of, known, lines = self.names, self.scope_of, self.known, self.lines
+        mark = len(lines)
+        carried = [self._fresh() for _ in op.operands]
+        for block in (cond, body):  # carried values: the loop's, never freed inside it
+            for a, name in zip(block.args, carried, strict=True):
+                names[a], scope_of[a] = name, outer
+                known.pop(a, None)
+        c = self._fresh()
+        t = self.bind("test", test)
+        self.emit(inner, f"{', '.join(carried)}, = {''.join(o + ', ' for o in operands)}", op)
+        self.emit(inner, "while True:", op)
+        ok = False
+        for block, last in ((cond, False), (body, True)):
+            steps, missing = block_steps(block, fuse=True)
+            if missing is not None or not steps or steps[-1][1] is not None:
+                break
+            n = len(steps[-1][0].operands)
+            if n != (len(carried) if last else 1):
+                break
+            self.scopes += 1
+            scope = self.scopes
+            self.open_scopes.add(scope)
+            try:
+                returned = self._ops(steps, inner + 1, scope, inlined=True)
+            finally:
+                self.open_scopes.discard(scope)
+            if returned is None or returned is False or returned is True:
+                break
+            if not last:
+                self.emit(inner + 1, f"{c} = {returned[0]}", op)
+                self.emit(inner + 1, f"if not {t}({c}): break", op)
+                continue
+            ret = steps[-1][0].operands
+            gone = [n for v, n in zip(ret, returned, strict=True) if scope_of.get(v) == scope]
+            tail = "; del " + ", ".join(dict.fromkeys(gone)) if gone else ""
+            self.emit(inner + 1, f"{', '.join(carried)}, = {', '.join(returned)},{tail}", op)
+            ok = True
+        if not ok:  # as a step after all
+            del lines[mark:], self.line_ops[mark + 1 :]
+            return False
+        results = []
+        for r in op.results:
+            results.append(self._fresh())
+            names[r], scope_of[r] = results[-1], outer
+            known.pop(r, None)
+        done = self._free(dead, outer, (c, *carried))
+        self.emit(inner, f"{', '.join(results)}, = {', '.join(carried)},{done}", op)
+        return True
+
+    def _callee(self, op: Operation) -> Block | None:
+        """The body of a call's callee when it can be inlined (see `_inline`), else None."""
+        funcs = self.functions
+        if funcs is None:
+            funcs = self.functions = _root_functions(op)
+        callee = op.properties.get("callee")
+        func = funcs.get(getattr(getattr(callee, "root_reference", None), "data", None))
+        if func is None:
+            return None
+        block = func.body.blocks.first
+        if block is None or block.next_block is not None or len(block.args) != len(op.operands):
+            return None
+        defined = set(block.args)  # every value defined before its use, in the block itself
+        for inner in block.ops:
+            if inner.regions or not all(v in defined for v in inner.operands):
+                return None
+            defined.update(inner.results)
+        return block
 
     def region(self, region: Region, owner: Operation) -> str:
         self.regions += 1
@@ -377,6 +553,19 @@ class _Codegen:
         if self.after is None:
             return ""
         return f"; {self.after}(ev, {self.bind('o', op)}, ({''.join(r + ', ' for r in results)}))"
+
+
+def _root_functions(op: Operation) -> dict[str, Any]:
+    """The functions of the module holding `op` when that module is the outermost op (those an
+    evaluator's calls name), else none."""
+    module, root = None, op
+    while (parent := root.parent_op()) is not None:
+        root = parent
+        if module is None and isinstance(root, ModuleOp):
+            module = root
+    if module is None or module is not root:
+        return {}
+    return {f.sym_name.data: f for f in module.body.ops if isinstance(f, FuncOp)}
 
 
 def last_uses(ops: list[Operation]) -> list[list[SSAValue]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.compiled import LOOP_STEPS
 from stablehlo_py.interpreter.registry import Step, compiler
 
 from stablehlo_py.errors import InterpreterError
@@ -28,12 +29,28 @@ def _truth(value: Any, what: str) -> bool:
 _WHILE_CONDITION = "the condition of stablehlo.while"
 
 
+_ND = np.ndarray
+
+
 def _run_while(regions: tuple[Any, ...], *args: Any) -> list[Any]:
     cond, body = regions
     values = list(args)
-    while _truth(cond(*values)[0], _WHILE_CONDITION):
+    while True:
+        c = cond(*values)[0]
+        # a 0-d tensor<i1> (what compare gives) tested at once, anything else by `_truth`
+        if not (bool(c) if type(c) is _ND and c.ndim == 0 else _truth(c, _WHILE_CONDITION)):
+            return values
         values = body(*values)
-    return values
+
+
+def _condition_holds(c: Any) -> bool:
+    """Whether a generated while loop goes on (compiled.LOOP_STEPS), as `_run_while` decides."""
+    if type(c) is _ND and c.ndim == 0:
+        return bool(c)
+    return _truth(c, _WHILE_CONDITION)
+
+
+LOOP_STEPS[_run_while] = _condition_holds
 
 
 def _run_if(regions: tuple[Any, ...], pred: Any) -> list[Any]:

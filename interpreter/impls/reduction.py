@@ -102,6 +102,22 @@ def _prepared_reduce(
     moved_shape = tuple(shape[x] for x in keep) + (n,)
     identity = perm == tuple(range(len(shape)))
     nd = np.ndarray
+    if not keep:
+        one = _one_lane(kind, d, tuple(shape), fn)
+        if one is not None:
+
+            def run_one(regions: tuple[Any, ...], x: Any, init: Any) -> list[Any]:
+                if (
+                    type(x) is nd
+                    and type(init) is nd
+                    and x.dtype is d
+                    and init.dtype is d
+                    and x.shape == shape
+                ):
+                    return [one(x, init)]
+                return general(regions, x, init)
+
+            return run_one
 
     def run(regions: tuple[Any, ...], x: Any, init: Any) -> list[Any]:
         if (
@@ -116,6 +132,34 @@ def _prepared_reduce(
         return general(regions, x, init)
 
     return run
+
+
+def _one_lane(kind: str, d: np.dtype[Any], shape: tuple[int, ...], fn: Any) -> Any:
+    """A whole array reduced to one value (a scan's `c.sum()`) by `fn` =
+    `folds.prepare_kind_reduce(kind, d, n)` without its per-lane generality: for a float add or
+    multiply `fn` folds left as one `accumulate` over `[init, *x]`, here too, with a plain
+    scalar's NaN test (when a NaN comes out, `fn` decides which NaN, as it does now).
+    `f(x, init)` -> 0-d array, `fn`'s bits; None for the other kinds and element types."""
+    n = int(np.prod(shape))
+    body = KIND_BODIES[kind]
+    if folds.ufunc_kind(body, [d]) is None or d not in folds.ACCUMULATE_DTYPES:
+        return None
+    if folds.reduce_schedule(body, [d], n) != "steps":  # float/complex add, float mul
+        return None
+    accumulate = kind_ufunc(kind, d).accumulate
+    empty, array = np.empty, np.array
+    size, flat = n + 1, len(shape) == 1
+
+    def one(x: Any, init: Any) -> Any:
+        column = empty(size, d)
+        column[0] = init
+        column[1:] = x if flat else x.reshape(n)
+        last = accumulate(column)[-1]
+        if last != last:  # NaN: which one is fn's to say
+            return fn(x.reshape(1, n), init).reshape(())
+        return array(last)
+
+    return one
 
 
 def _as_dtypes(results: Any, dtypes: list[np.dtype[Any]]) -> list[Any]:

@@ -374,7 +374,8 @@ def test_a_traced_evaluator_keeps_its_own_code() -> None:
     ev = Evaluator(module, observer=trace)
     ev.call("main", [X])
     assert module.__dict__[INTERP_CODE] is shared and shared.code == blocks
-    assert ev._code is not shared.code and set(ev._code) == set(blocks)
+    # (the shared code inlined @f's body; a traced run calls @f, compiled for it too)
+    assert ev._code is not shared.code and set(blocks) <= set(ev._code)
     reported = len(trace.entries)
     assert reported > 0
     _op(module, "stablehlo.transpose").properties["permutation"] = _perm(0, 1)
@@ -396,6 +397,7 @@ def test_a_block_is_generated_after_enough_calls(monkeypatch: pytest.MonkeyPatch
         return real(block, name, observer)
 
     monkeypatch.setattr(compiled, "compile_block", counting)
+    monkeypatch.setattr(compiled, "INLINE_CALLS", False)  # @f called, not inlined in @main's code
     module = parse(PROGRAM)
     results = [run(module, X) for _ in range(compiled_plan.GENERATE_AFTER_CALLS + 2)]
     f_blocks = [b for b in generated if b is _func(module, "f").body.blocks.first]
