@@ -40,6 +40,13 @@ whose class declares `VERIFY_BY_TYPES`: a program's repeated ops of one signatur
 and the builder's memo of the ops `check_built` passed (`built`).
 The memos keyed by attributes are identity maps (stablehlo_py/ir/xdsl_compat/identity.py).
 
+**One walk, then the order.**  `verify(top)` first asks `walk_verifies(top)` whether every op
+passes -- the same per-op checks in one walk over the ops as a list, with IsolatedFromAbove
+checked op by op in that walk instead of one walk of the regions per isolated op (`func.func`,
+`builtin.module`) -- and only when it says no does `verify_in_order` verify again, op by op in
+upstream's order, to raise the first failure.  A valid program pays one walk; every diagnostic
+comes from `verify_in_order` (tests/unit/ir/test_verify_walk.py holds the two to the same verdict).
+
 **Ops being built.**  `check_built(op)` verifies one op the builder has just made, before it is
 inserted, by the same two steps (the plan, else xDSL's verifier), so a producer's mistake is
 reported at the Python call with the verifier's own words (`stablehlo_py.builder.opgen`).
