@@ -103,6 +103,8 @@ ALLOWED_ID: dict[str, str] = {
     "interpreter/compiled_plan.py": "a block's value slots, for one plan",
     "serialization/direct_read.py": "VHLO types -> builtin types, for one read (the reader holds them)",
     "serialization/direct_write.py": "types, source buffers and values of the module, for one write",
+    "serialization/mlirbc/direct.py": "types and source buffers of the module, for one write",
+    "interpreter/fusion.py": "a block's chains told apart, for one fusion plan",
 }
 
 # ---------------------------------------------------------------------- what is still to migrate
