@@ -7,7 +7,9 @@ prepared `Step` (bound as a global of the generated code), values live in local 
 and the terminator is `return [v9]`.  A region is a nested `def` emitted just before the op that owns
 it, so it reads the values of the enclosing blocks as ordinary Python closures; the op's step gets
 its regions as a tuple of those functions (`while`, `if`, `case` call them directly).  A pure step
-whose operands are all constants is run once here and its result bound as a constant (`_fold`).
+whose operands are all constants is run once here and its result bound as a constant (`_fold`),
+read as a global where used.  A call to a callee of plain steps (`_inline`) is generated inline,
+and a `while` as a Python loop with its condition and body inline (`_loop`).
 
 Nothing is looked up or recorded per op on the fast path.  When an op fails, the traceback's deepest
 frame inside generated code names the line, and the line the op (`ops_at`): errors read exactly as
@@ -60,8 +62,10 @@ _is = operator.is_
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "sdy.return"})
 # Calls whose callee may be generated inline (`_Codegen._inline`).
 CALL_OPS = frozenset({"func.call", "stablehlo.call"})
-# Whether generated code inlines small callees; tests compare both ways.
+# Whether generated code inlines small callees (of at most INLINE_MAX_OPS ops: a callee is
+# generated again at each of its calls); tests compare both ways.
 INLINE_CALLS = True
+INLINE_MAX_OPS = 64
 # Steps of `while` ops -> the test of their condition's value (impls/control_flow.py): such a
 # while is generated as a Python loop (`_Codegen._loop`) unless INLINE_LOOPS is off.
 LOOP_STEPS: dict[Any, Callable[[Any], bool]] = {}
@@ -267,6 +271,7 @@ class _Codegen:
         self.known: dict[SSAValue, Any] = {}  # values computed when compiling (constants, folded)
         self.after: str | None = None  # the observer's report function, while its ops are reported
         self.counter = 0  # values named so far (v1, v2, ...)
+        self.constants: set[SSAValue] = set()  # values computed when compiling, read as globals
         self.functions: dict[str, Any] | None = None  # the module's, for calls inlined
 
     def build(self) -> dict[str, Any]:
@@ -363,6 +368,14 @@ class _Codegen:
             free = self._free(dead, scope)
             report = self.report(op, results)
             values = _fold(op, step, ins, outs, known)
+            if values is not None and not report:  # read as globals where used: no line
+                for r, v in zip(outs, values, strict=True):
+                    known[r], names[r] = v, self.bind("k", v)
+                    self.constants.add(r)
+                free = self._free(dead, scope)
+                if free:
+                    self.emit(inner, free[2:], op)
+                continue
             if values is not None:
                 for r, name, v in zip(outs, results, values, strict=True):
                     known[r] = v
@@ -390,10 +403,19 @@ class _Codegen:
         """`; del ...` of the values of this block (`scope`) used for the last time (`dead`) and
         of the names `more`: deleted on the op's own line (one op per line keeps error locations
         exact); outer blocks' values are theirs to free."""
-        names, scope_of = self.names, self.scope_of
-        gone = [names[v] for v in dead if scope_of.get(v) == scope]
+        names, scope_of, constants = self.names, self.scope_of, self.constants
+        gone = [names[v] for v in dead if scope_of.get(v) == scope and v not in constants]
         gone += more
         return "; del " + ", ".join(dict.fromkeys(gone)) if gone else ""
+
+    def _owned(self, values: Any, names: list[str], scope: int) -> tuple[str, ...]:
+        """The `names` of those `values` that block `scope` computed (its locals to free)."""
+        scope_of, constants = self.scope_of, self.constants
+        return tuple(
+            n
+            for v, n in zip(values, names, strict=True)
+            if scope_of.get(v) == scope and v not in constants
+        )
 
     def _inline(self, op: Operation, inner: int, outer: int, dead: list[SSAValue]) -> bool:
         """A call's callee generated in the caller's code (no evaluator call) when it is a single
@@ -433,8 +455,7 @@ class _Codegen:
             results.append(self._fresh())
             names[r], scope_of[r] = results[-1], outer
         ret = steps[-1][0].operands
-        gone = tuple(n for v, n in zip(ret, returned, strict=True) if scope_of.get(v) == scope)
-        free = self._free(dead, outer, gone)
+        free = self._free(dead, outer, self._owned(ret, returned, scope))
         if results:
             self.emit(inner, f"{', '.join(results)} = {', '.join(returned)}{free}", op)
         elif free:
@@ -493,8 +514,7 @@ class _Codegen:
                 self.emit(inner + 1, f"{c} = {returned[0]}", op)
                 self.emit(inner + 1, f"if not {t}({c}): break", op)
                 continue
-            ret = steps[-1][0].operands
-            gone = [n for v, n in zip(ret, returned, strict=True) if scope_of.get(v) == scope]
+            gone = self._owned(steps[-1][0].operands, returned, scope)
             tail = "; del " + ", ".join(dict.fromkeys(gone)) if gone else ""
             self.emit(inner + 1, f"{', '.join(carried)}, = {', '.join(returned)},{tail}", op)
             ok = True
@@ -523,8 +543,10 @@ class _Codegen:
         if block is None or block.next_block is not None or len(block.args) != len(op.operands):
             return None
         defined = set(block.args)  # every value defined before its use, in the block itself
-        for inner in block.ops:
-            if inner.regions or not all(v in defined for v in inner.operands):
+        for count, inner in enumerate(block.ops):
+            if count >= INLINE_MAX_OPS or inner.regions:
+                return None
+            if not all(v in defined for v in inner.operands):
                 return None
             defined.update(inner.results)
         return block

@@ -103,21 +103,9 @@ def _prepared_reduce(
     identity = perm == tuple(range(len(shape)))
     nd = np.ndarray
     if not keep:
-        one = _one_lane(kind, d, tuple(shape), fn)
+        one = _one_lane(kind, d, tuple(shape), fn, general)
         if one is not None:
-
-            def run_one(regions: tuple[Any, ...], x: Any, init: Any) -> list[Any]:
-                if (
-                    type(x) is nd
-                    and type(init) is nd
-                    and x.dtype is d
-                    and init.dtype is d
-                    and x.shape == shape
-                ):
-                    return [one(x, init)]
-                return general(regions, x, init)
-
-            return run_one
+            return one
 
     def run(regions: tuple[Any, ...], x: Any, init: Any) -> list[Any]:
         if (
@@ -134,12 +122,12 @@ def _prepared_reduce(
     return run
 
 
-def _one_lane(kind: str, d: np.dtype[Any], shape: tuple[int, ...], fn: Any) -> Any:
-    """A whole array reduced to one value (a scan's `c.sum()`) by `fn` =
-    `folds.prepare_kind_reduce(kind, d, n)` without its per-lane generality: for a float add or
-    multiply `fn` folds left as one `accumulate` over `[init, *x]`, here too, with a plain
-    scalar's NaN test (when a NaN comes out, `fn` decides which NaN, as it does now).
-    `f(x, init)` -> 0-d array, `fn`'s bits; None for the other kinds and element types."""
+def _one_lane(kind: str, d: np.dtype[Any], shape: tuple[int, ...], fn: Any, general: Any) -> Any:
+    """The run of a whole array of `shape` reduced to one value (a scan's `c.sum()`), where `fn` =
+    `folds.prepare_kind_reduce(kind, d, n)` folds left as one `accumulate` over `[init, *x]` (a
+    float/complex add, a float multiply): the same accumulate without its per-lane generality,
+    with a plain scalar's NaN test (when a NaN comes out, `fn` decides which NaN, as it does now);
+    values of any other shape or dtype run `general`.  None for the other kinds and types."""
     n = int(np.prod(shape))
     body = KIND_BODIES[kind]
     if folds.ufunc_kind(body, [d]) is None or d not in folds.ACCUMULATE_DTYPES:
@@ -147,19 +135,23 @@ def _one_lane(kind: str, d: np.dtype[Any], shape: tuple[int, ...], fn: Any) -> A
     if folds.reduce_schedule(body, [d], n) != "steps":  # float/complex add, float mul
         return None
     accumulate = kind_ufunc(kind, d).accumulate
-    empty, array = np.empty, np.array
+    empty, array, nd = np.empty, np.array, np.ndarray
     size, flat = n + 1, len(shape) == 1
 
-    def one(x: Any, init: Any) -> Any:
+    def run(regions: tuple[Any, ...], x: Any, init: Any) -> list[Any]:
+        if type(x) is not nd or type(init) is not nd or x.dtype is not d or init.dtype is not d:
+            return general(regions, x, init)
+        if x.shape != shape:
+            return general(regions, x, init)
         column = empty(size, d)
         column[0] = init
         column[1:] = x if flat else x.reshape(n)
         last = accumulate(column)[-1]
         if last != last:  # NaN: which one is fn's to say
-            return fn(x.reshape(1, n), init).reshape(())
-        return array(last)
+            return [fn(x.reshape(1, n), init).reshape(())]
+        return [array(last)]
 
-    return one
+    return run
 
 
 def _as_dtypes(results: Any, dtypes: list[np.dtype[Any]]) -> list[Any]:

@@ -211,3 +211,10 @@ def test_a_traced_run_sees_the_callee_ops() -> None:
         seen.clear()
         ev.call("main", [x])
         assert seen.count("stablehlo.subtract") == 4
+
+
+def test_a_long_callee_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A callee is generated again at each call: past INLINE_MAX_OPS ops it is called."""
+    x = np.ones(3, np.float32)
+    monkeypatch.setattr(compiled, "INLINE_MAX_OPS", 4)  # @g has 5 ops with its return
+    assert _count_calls(SITES, [x], monkeypatch) == 1 + 4  # @swap (one op) still inlined

@@ -82,13 +82,13 @@ def test_one_value_reduced_gives_the_general_bits(case) -> None:
 def test_the_path_is_taken_for_float_adds(t: str) -> None:
     d = TYPES[t]
     fn = folds.prepare_kind_reduce("add", d, 16)
-    one = reduction._one_lane("add", d, (16,), fn)
+    one = reduction._one_lane("add", d, (16,), fn, None)
     assert one is not None
     x = (np.arange(16) * 0.37 - 2.0).astype(d)
     init = np.array(-0.0).astype(d)
-    assert one(x, init).tobytes() == fn(x.reshape(1, 16), init).reshape(()).tobytes()
+    assert one((), x, init)[0].tobytes() == fn(x.reshape(1, 16), init).reshape(()).tobytes()
     x[3] = np.nan  # the NaN goes through fn
-    assert one(x, init).tobytes() == fn(x.reshape(1, 16), init).reshape(()).tobytes()
+    assert one((), x, init)[0].tobytes() == fn(x.reshape(1, 16), init).reshape(()).tobytes()
 
 
 @pytest.mark.parametrize(("kind", "t"), [("max", "f32"), ("min", "f32"), ("add", "i32"),
@@ -97,4 +97,4 @@ def test_other_kinds_keep_their_path(kind: str, t: str) -> None:
     d = TYPES[t]
     n = 16 if kind != "add" or t != "f32" else 64  # past the fold limit: ufunc.reduce
     fn = folds.prepare_kind_reduce(kind, d, n)
-    assert fn is None or reduction._one_lane(kind, d, (n,), fn) is None
+    assert fn is None or reduction._one_lane(kind, d, (n,), fn, None) is None

@@ -150,3 +150,43 @@ def test_a_traced_run_reports_the_loop_and_its_ops() -> None:
         seen.clear()
         ev.call("main", [np.ones(3, np.float32), np.array(3, np.int32)])
         assert seen.count("stablehlo.while") == 1 + 3 + 1 and seen.count("stablehlo.sine") == 3
+
+
+# values computed when compiling are read as globals of the generated code: never deleted, also
+# when a callee or a loop body returns one, or nothing uses one
+CONSTANTS = """func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %unused = stablehlo.constant dense<7.0> : tensor<2xf32>
+  %k = func.call @seven() : () -> tensor<2xf32>
+  %r:3 = stablehlo.while(%i = %c0, %v = %x, %w = %x) : tensor<i32>, tensor<2xf32>, tensor<2xf32>
+  cond {
+    %n = stablehlo.constant dense<2> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %half = stablehlo.constant dense<0.5> : tensor<2xf32>
+    %v2 = stablehlo.add %v, %half : tensor<2xf32>
+    stablehlo.return %i2, %v2, %half : tensor<i32>, tensor<2xf32>, tensor<2xf32>
+  }
+  return %k, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+func.func private @seven() -> tensor<2xf32> {
+  %s = stablehlo.constant dense<7.0> : tensor<2xf32>
+  return %s : tensor<2xf32>
+}"""
+
+
+@pytest.mark.parametrize("inline", [True, False])
+def test_constants_returned_by_callees_and_loops(inline: bool) -> None:
+    old = compiled.INLINE_LOOPS, compiled.INLINE_CALLS
+    compiled.INLINE_LOOPS = compiled.INLINE_CALLS = inline
+    try:
+        ev = Evaluator(parse(CONSTANTS))
+        for _ in range(12):
+            k, v, w = ev.call("main", [np.array([1.0, -1.0], np.float32)])
+            assert k.tolist() == [7.0, 7.0] and v.tolist() == [2.0, 0.0]
+            assert w.tolist() == [0.5, 0.5]
+    finally:
+        compiled.INLINE_LOOPS, compiled.INLINE_CALLS = old
