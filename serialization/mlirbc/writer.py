@@ -84,13 +84,9 @@ def _group_by_dialect_per_byte(items: list[Any], dialect_number: dict[str, int])
 
 def _block_ops(block: Any) -> list[Any]:
     """The ops of an xDSL block (its linked list walked once) or of a record block (its list)."""
-    ops = getattr(block, "_first_op", _NO_LINKS)
-    if ops is _NO_LINKS:
-        return block.ops  # type: ignore[no-any-return]
-    return block_ops(block)
-
-
-_NO_LINKS: Any = object()
+    if isinstance(block, Block):
+        return block_ops(block)
+    return block.ops  # type: ignore[no-any-return]
 
 
 class _Numbering:
