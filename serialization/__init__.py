@@ -298,11 +298,7 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
         module = legalize_to_stablehlo(vhlo, allow_other_dialects=other)
         verify(module)
     except StableHLOError as e:
-        raise SerializationError(
-            f"the artifact decodes, but its program is not valid: {e.message}",
-            location=e.location or name,
-            note=e.note,
-        ) from None
+        raise _invalid_program(e, name) from None
     except Exception as e:  # noqa: BLE001 - a malformed program must not escape as a crash
         raise SerializationError(
             f"the artifact decodes, but its program cannot be converted to StableHLO "
@@ -310,6 +306,15 @@ def _deserialize(artifact: bytes, name: str) -> ModuleOp:
             location=name,
         ) from None
     return module  # type: ignore[return-value]
+
+
+def _invalid_program(e: StableHLOError, name: str) -> SerializationError:
+    """The error for an artifact that decodes to a program that does not verify (either reader)."""
+    return SerializationError(
+        f"the artifact decodes, but its program is not valid: {e.message}",
+        location=e.location or name,
+        note=e.note,
+    )
 
 
 def _read_direct(artifact: bytes, name: str) -> ModuleOp | None:
@@ -336,11 +341,7 @@ def _read_direct(artifact: bytes, name: str) -> ModuleOp | None:
     except NotDirect:
         return None
     except StableHLOError as e:
-        raise SerializationError(
-            f"the artifact decodes, but its program is not valid: {e.message}",
-            location=e.location or name,
-            note=e.note,
-        ) from None
+        raise _invalid_program(e, name) from None
 
 
 def _mlir_text(artifact: bytes) -> str | None:

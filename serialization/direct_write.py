@@ -26,7 +26,7 @@ from typing import Any
 
 from stablehlo_py.serialization.entries import ATTR, TYPE
 from stablehlo_py.serialization.format import CURRENT_SCHEMA
-from stablehlo_py.serialization.writer import _op_info, _Writer, pack_artifact
+from stablehlo_py.serialization.writer import _op_info, _Writer, attribute_fields, pack_artifact
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region
 
@@ -110,26 +110,8 @@ class _DirectWriter(_Writer):
         """The op record's attribute fields (trimmed) and extra attributes of the VHLO op the
         legalization makes of ``op``."""
         props, attributes = self.legalizer._split_attributes(op, cls.spec, cls.cls)
-        attrs: list[Any] = []
-        names = cls.attr_names
-        for name in names:
-            a = props.get(name)
-            if a is None:
-                a = attributes.get(name)
-                if a is None:
-                    attrs.append(None)
-                    continue
-            attrs.append(self.entry(a, ATTR, op))
-        while attrs and attrs[-1] is None:
-            attrs.pop()
-        extra: list[Any] = []
-        if attributes or len(props) > len(names):
-            others = {k: v for k, v in attributes.items() if k not in names}
-            others.update((k, v) for k, v in props.items() if k not in names)
-            for k in sorted(others):
-                extra.append(k)
-                extra.append(self.entry(others[k], ATTR, op))
-        return attrs, extra
+        entry = self.entry
+        return attribute_fields(props, attributes, cls.attr_names, lambda a: entry(a, ATTR, op))
 
     def op(self, op: Operation) -> list[Any]:  # type: ignore[override]
         name = op.name

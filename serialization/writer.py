@@ -54,6 +54,35 @@ def _packer(autoreset: bool = True) -> msgpack.Packer:
     )
 
 
+def attribute_fields(
+    props: Any, attributes: Any, names: Any, entry: Any
+) -> tuple[list[Any], list[Any]]:
+    """An op record's attribute fields (FORMAT.md): one per attribute name of its VHLO class, in
+    order, absent ones None and the trailing absent ones trimmed; then the extra attributes (not
+    among `names`) as sorted name, entry pairs.  `entry(attribute)` gives an attribute's entry.
+    The one rule for the slow writer and `direct_write`."""
+    attrs: list[Any] = []
+    if names:
+        for name in names:
+            a = props.get(name)
+            if a is None:
+                a = attributes.get(name)
+                if a is None:
+                    attrs.append(None)
+                    continue
+            attrs.append(entry(a))
+        while attrs and attrs[-1] is None:
+            attrs.pop()
+    extra: list[Any] = []
+    if attributes or len(props) > len(names):
+        others = {k: v for k, v in attributes.items() if k not in names}
+        others.update((k, v) for k, v in props.items() if k not in names)
+        for k in sorted(others):
+            extra.append(k)
+            extra.append(entry(others[k]))
+    return attrs, extra
+
+
 def _op_location_text(op: Operation) -> str:
     return f"loc({location_text(op)})"
 
@@ -330,29 +359,15 @@ class _Writer:
             result_types.append(idx)
         props = op.properties
         attributes = op.attributes
-        attrs: list[int | None] = []
-        names = info.attr_names
-        if names:
-            for name in names:
-                a = props.get(name)
-                if a is None:
-                    a = attributes.get(name)
-                    if a is None:
-                        attrs.append(None)
-                        continue
-                idx = by_id.get(id(a))
-                if idx is None or kinds[idx] != ATTR:
-                    idx = self.entry(a, ATTR, op)
-                attrs.append(idx)
-            while attrs and attrs[-1] is None:
-                attrs.pop()
-        extra: list[Any] = []
-        if attributes or len(props) > len(names):
-            others = {k: v for k, v in attributes.items() if k not in names}
-            others.update((k, v) for k, v in props.items() if k not in names)
-            for k in sorted(others):
-                extra.append(k)
-                extra.append(self.entry(others[k], ATTR, op))
+        entry = self.entry
+
+        def attr_entry(a: Any) -> int:
+            idx = by_id.get(id(a))
+            if idx is None or kinds[idx] != ATTR:
+                idx = entry(a, ATTR, op)
+            return idx  # type: ignore[no-any-return]
+
+        attrs, extra = attribute_fields(props, attributes, info.attr_names, attr_entry)
         loc = self.op_loc(op)  # before the regions: the reader sees the ops in this order
         loc_delta = loc - self.prev_loc
         self.prev_loc = loc
