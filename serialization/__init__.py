@@ -340,6 +340,8 @@ def _read_direct(artifact: bytes, name: str) -> ModuleOp | None:
         return read_direct(raw)
     except NotDirect:
         return None
+    except SerializationError:
+        raise  # the bytes themselves are refused: the reader's own error, as the slow path gives it
     except StableHLOError as e:
         raise _invalid_program(e, name) from None
 

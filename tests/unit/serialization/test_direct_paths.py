@@ -267,6 +267,20 @@ def test_bad_bytes_get_the_slow_paths_error(edit: Any) -> None:
     assert fast == slow
 
 
+@pytest.mark.parametrize("fmt", ["msgpack", "mlir"])
+@pytest.mark.parametrize("keep", [8, 30, 60, -1])
+def test_truncated_artifacts_get_the_slow_paths_error(fmt: str, keep: int) -> None:
+    """Bytes cut short (in the header, in the body): the API's error is the slow path's, word
+    for word -- a reader's refusal is not reworded as an invalid program."""
+    data = S.serialize_portable_artifact_str(PROGRAM, str(CURRENT), format=fmt)
+    bad = data[:keep]
+    fast = _error(bad)
+    with slow_paths():
+        slow = _error(bad)
+    assert fast == slow
+    assert "program is not valid" not in fast
+
+
 def test_a_float_entry_is_refused_after_the_same_ints_were_read() -> None:
     """The fast reader's memo compares keys by value (1 == 1.0 == True): a record whose
     attribute field repeats an earlier op's with floats is still refused."""
