@@ -157,14 +157,7 @@ class _DirectWriter(_Writer):
                 loc = self.locs.file_line_col(got_src[0], line, col)
         else:
             loc = self.op_loc(op)
-        loc_delta = loc - self.prev_loc
-        self.prev_loc = loc
-        regions = [self.region(r) for r in op.regions] if op.regions else []
-        for r in results:
-            position[id(r)] = len(stack)
-            stack.append(id(r))
-        rt: Any = result_types[0] if len(result_types) == 1 else result_types
-        record = [cls.code, operands, rt, loc_delta, got[0], regions, got[1]]
+        record = self.op_fields(op, cls.code, operands, result_types, loc, got[0], got[1])
         while len(record) > 1 and not record[-1]:
             record.pop()
         return record

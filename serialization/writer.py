@@ -369,19 +369,35 @@ class _Writer:
 
         attrs, extra = attribute_fields(props, attributes, info.attr_names, attr_entry)
         loc = self.op_loc(op)  # before the regions: the reader sees the ops in this order
-        loc_delta = loc - self.prev_loc
-        self.prev_loc = loc
-        regions = [self.region(r) for r in op.regions] if op.regions else []
-        for r in results:
-            position[id(r)] = len(stack)
-            stack.append(id(r))
-        rt: Any = result_types[0] if len(result_types) == 1 else result_types
-        record = [info.code, operands, rt, loc_delta, attrs, regions, extra]
+        record = self.op_fields(op, info.code, operands, result_types, loc, attrs, extra)
         if self.op_fast:
             while len(record) > 1 and not record[-1]:
                 record.pop()
             return record
         return self.op_record.pack(record, self.fv)
+
+    def op_fields(
+        self,
+        op: Operation,
+        code: int,
+        operands: list[int],
+        result_types: list[int],
+        loc: int,
+        attrs: list[Any],
+        extra: list[Any],
+    ) -> list[Any]:
+        """An op record's fields, untrimmed (FORMAT.md): its location as a delta from the previous
+        op's, its regions (written after the location: the reader sees the ops in this order), and
+        its results numbered on the value stack.  Shared by this writer and `direct_write`."""
+        loc_delta = loc - self.prev_loc
+        self.prev_loc = loc
+        regions = [self.region(r) for r in op.regions] if op.regions else []
+        stack, position = self.stack, self.position
+        for r in op.results:
+            position[id(r)] = len(stack)
+            stack.append(id(r))
+        rt: Any = result_types[0] if len(result_types) == 1 else result_types
+        return [code, operands, rt, loc_delta, attrs, regions, extra]
 
     def other_op(self, op: Operation) -> list[Any]:
         """An op of another dialect (``allow_other_dialects``), a ``format.OTHER_OP`` record: its
