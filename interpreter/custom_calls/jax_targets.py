@@ -431,7 +431,8 @@ def spmd_shard_to_full(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     grid = grid_of(ev)
     replica = int(ev.process.replica_id)
     group = tuple((replica, p) for p in range(grid.num_partitions))
-    got = grid.rendezvous(group, _GATHER_CHANNEL, (replica, int(ev.process.partition_id)), [piece])
+    me = (replica, int(ev.process.partition_id))
+    got = grid.gather_tiles(group, _GATHER_CHANNEL, me, [piece])
     shards = {pid[1]: values[0] for pid, values in got.items()}
     devices = {int(d) for d in sharding.tiles.ravel()}  # type: ignore[union-attr]
     return [assemble(sharding, {d: v for d, v in shards.items() if d in devices}, shape)]

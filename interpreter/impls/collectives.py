@@ -1,10 +1,11 @@
 """Distribution ops over a replica x partition process grid (spec.md "Distribution ops").
 
-`interpreter.run_parallel` (impls/interpreter_ops.py) runs one thread per process; every process
-has its own `Evaluator` whose `ProcessContext` points at the shared `ProcessGrid`.  Collectives
-meet at a rendezvous: the processes of one process group, for one channel, each contribute their
-operands; when the last arrives every member reads all contributions (in process-group order) and
-computes its own result.  Outside `run_parallel` the grid is 1 x 1.
+`interpreter.run_parallel` (impls/interpreter_ops.py) and a partitioned or replicated program
+(`custom_calls/spmd.py`) run one thread per process; every process has its own `Evaluator` whose
+`ProcessContext` points at the shared grid (`process_grid.py`).  Collectives call the grid's
+exchanges: the processes of one process group, for one channel, each contribute their operands,
+and every member computes its own result from the contributions in process-group order.  Outside
+such a run the grid is 1 x 1.
 
 Process groups follow the spec: `cross_replica`, `cross_partition`, `cross_replica_and_partition`
 and `flattened_ids`, chosen from `channel_handle` and `use_global_device_ids`; `-1` entries of
@@ -13,16 +14,21 @@ and `flattened_ids`, chosen from `channel_handle` and `use_global_device_ids`; `
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections import deque
-from collections.abc import Callable, Sequence
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from stablehlo_py.interpreter.evaluator import TOKEN, ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
+from stablehlo_py.interpreter.impls.process_grid import (  # the grid's names, re-exported
+    TIMEOUT,  # noqa: F401
+    AbortedError,  # noqa: F401
+    GridShape,
+    ProcessGrid,
+    ProcessGroup,
+    ProcessId,
+)
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.semantics.regions import tree_reduce
 
@@ -30,168 +36,19 @@ from stablehlo_py.errors import InterpreterError
 from stablehlo_py.ir.mesh import replica_groups_of_mesh_axes
 from stablehlo_py.ir.ops.collectives import ReplicaGroupMeshAxesAttr
 
-ProcessId = tuple[int, int]  # (replica_id, partition_id)
-ProcessGroup = tuple[ProcessId, ...]
 
-#: seconds a process waits at a rendezvous (or for a send/recv partner) before giving up
-TIMEOUT = 60.0
-
-
-class AbortedError(InterpreterError):
-    """A process gave up waiting because another process of the run_parallel failed."""
-
-    def __init__(self) -> None:
-        super().__init__("another process of the run_parallel failed")
+GRID_OPS = frozenset({
+    "stablehlo.all_reduce", "stablehlo.cross-replica-sum", "stablehlo.collective_reduce",
+    "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.all_to_all",
+    "stablehlo.collective_permute", "stablehlo.collective_broadcast",
+    "stablehlo.replica_id", "stablehlo.partition_id",
+})
+"""The ops whose results depend on the other processes of the grid, or on which process runs
+them (custom_calls/spmd.py runs a replicated program once per process when it has one)."""
 
 
-class ProcessGrid:
-    """Shared state of the processes of one `run_parallel`: rendezvous rounds, send/recv
-    channels, the infeed queue (function names) and the outfeed."""
-
-    def __init__(self, num_replicas: int, num_partitions: int, infeed: Sequence[Any] = ()):
-        self.num_replicas = num_replicas
-        self.num_partitions = num_partitions
-        self._cond = threading.Condition()
-        self._rounds: dict[tuple[ProcessGroup, int, int], dict[str, Any]] = {}
-        self._next_round: dict[tuple[ProcessGroup, int, ProcessId], int] = {}
-        self._channels: dict[int, queue.Queue[list[Any]]] = {}
-        self._infeed = deque(infeed)
-        self.outfeed: list[list[Any]] = []
-        self.aborted: BaseException | None = None
-
-    # ---------------------------------------------------------------------- process groups
-    def cross_replica(self, groups: list[list[int]]) -> list[ProcessGroup]:
-        return [
-            tuple((r, p) for r in group) for group in groups for p in range(self.num_partitions)
-        ]
-
-    def cross_partition(self, groups: list[list[int]]) -> list[ProcessGroup]:
-        return [tuple((r, p) for p in group) for group in groups for r in range(self.num_replicas)]
-
-    def cross_replica_and_partition(self, groups: list[list[int]]) -> list[ProcessGroup]:
-        return [
-            tuple((r, p) for p in range(self.num_partitions) for r in group) for group in groups
-        ]
-
-    def flattened_ids(self, groups: list[list[int]]) -> list[ProcessGroup]:
-        n = self.num_partitions
-        return [tuple((i // n, i % n) for i in group) for group in groups]
-
-    def check_group(self, group: ProcessGroup) -> None:
-        for r, p in group:
-            if not (0 <= r < self.num_replicas and 0 <= p < self.num_partitions):
-                raise InterpreterError(
-                    f"process (replica {r}, partition {p}) is outside the "
-                    f"{self.num_replicas} x {self.num_partitions} process grid"
-                )
-
-    # -------------------------------------------------------------------------- rendezvous
-    def rendezvous(
-        self, group: ProcessGroup, channel_id: int, pid: ProcessId, values: list[Any]
-    ) -> dict[ProcessId, list[Any]]:
-        """Contribute `values`; returns every member's contribution once all have arrived."""
-        members = tuple(dict.fromkeys(group))
-        if len(members) == 1:
-            return {pid: values}
-        self.check_group(members)
-        with self._cond:
-            slot = (members, channel_id, pid)
-            n = self._next_round.get(slot, 0)
-            self._next_round[slot] = n + 1
-            key = (members, channel_id, n)
-            state = self._rounds.setdefault(key, {"values": {}, "readers": len(members)})
-            state["values"][pid] = values
-            if len(state["values"]) == len(members):
-                self._cond.notify_all()
-            elif not self._cond.wait_for(
-                lambda: len(state["values"]) == len(members) or self.aborted is not None,
-                TIMEOUT,
-            ):
-                raise InterpreterError(
-                    f"collective rendezvous of processes {list(members)} timed out: not every "
-                    "process of the group reached the same collective op"
-                )
-            if self.aborted is not None and len(state["values"]) != len(members):
-                raise AbortedError()
-            result = dict(state["values"])
-            state["readers"] -= 1
-            if state["readers"] == 0:
-                del self._rounds[key]
-            return result
-
-    def abort(self, error: BaseException) -> None:
-        with self._cond:
-            if self.aborted is None:
-                self.aborted = error
-            self._cond.notify_all()
-
-    # --------------------------------------------------------------------------- send/recv
-    def _channel(self, channel_id: int) -> queue.Queue[list[Any]]:
-        with self._cond:
-            return self._channels.setdefault(channel_id, queue.Queue())
-
-    def send(self, channel_id: int, values: list[Any]) -> None:
-        self._channel(channel_id).put(values)
-
-    def recv(self, channel_id: int) -> list[Any]:
-        ch = self._channel(channel_id)
-        waited = 0.0
-        while True:
-            try:
-                return ch.get(timeout=0.1)
-            except queue.Empty:
-                waited += 0.1
-                if self.aborted is not None:
-                    raise AbortedError() from None
-                if waited >= TIMEOUT:
-                    raise InterpreterError(
-                        f"recv on channel {channel_id} timed out: nothing was sent on it"
-                    ) from None
-
-    # --------------------------------------------------------------------------- processes
-    def run_processes(
-        self, tasks: Sequence[Callable[[], Any]], names: Sequence[str] | None = None
-    ) -> list[Any]:
-        """Each task run in a thread of its own (one process of the grid); their results in
-        order.  A task that fails aborts the others' waits; the first failure that is not such
-        an abort is raised (so the root cause, not a process that gave up waiting)."""
-        results: list[Any] = [None] * len(tasks)
-        errors: list[tuple[int, BaseException]] = []
-
-        def work(k: int) -> None:
-            try:
-                results[k] = tasks[k]()
-            except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
-                errors.append((k, e))
-                self.abort(e)
-
-        threads = [
-            threading.Thread(
-                target=work, args=(k,), name=None if names is None else names[k], daemon=True
-            )
-            for k in range(len(tasks))
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            errors.sort(key=lambda e: (isinstance(e[1], AbortedError), e[0]))
-            raise errors[0][1]
-        return results
-
-    # ------------------------------------------------------------------------------ feeds
-    def infeed(self) -> Any:
-        with self._cond:
-            if not self._infeed:
-                raise InterpreterError(
-                    "infeed: the infeed queue is empty (give run_parallel an `infeed` list)"
-                )
-            return self._infeed.popleft()
-
-
-def grid_of(ev: Any) -> ProcessGrid:
-    """The evaluator's process grid (a 1 x 1 grid outside run_parallel)."""
+def grid_of(ev: Any) -> GridShape:
+    """The evaluator's process grid (a 1 x 1 grid outside a parallel run)."""
     process: ProcessContext = ev.process
     if process.grid is None:
         process.grid = ProcessGrid(
@@ -294,8 +151,7 @@ def _name(op: Any) -> str:
 
 def _exchange(ev: Any, spec: Spec, group: ProcessGroup, values: list[Any]) -> list[list[Any]]:
     """Rendezvous with `group`; the contributions in process-group order."""
-    got = grid_of(ev).rendezvous(group, spec.channel_id, _pid(ev), values)
-    return [got[p] for p in group]
+    return grid_of(ev).exchange(group, spec.channel_id, _pid(ev), values)
 
 
 def _combine(body: Any, dtype: Any, contributions: list[list[Any]]) -> list[np.ndarray]:
@@ -324,8 +180,12 @@ def _typed(op: Any, values: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def all_reduce(ev: Any, op: Any, spec: Spec, body: Any, dtype: Any, args: list[Any]) -> list[Any]:
-    group = _require_group(_reduce_groups(ev, spec), _pid(ev), _name(op))
-    return _typed(op, _combine(body, dtype, _exchange(ev, spec, group, list(args))))
+    pid = _pid(ev)
+    group = _require_group(_reduce_groups(ev, spec), pid, _name(op))
+    combine = functools.partial(_combine, body, dtype)
+    reduced = grid_of(ev).reduce(group, spec.channel_id, pid, list(args), combine)
+    assert reduced is not None  # only a reduction to the root leaves a member without one
+    return _typed(op, reduced)
 
 
 def _check_dims(op: Any, args: list[Any], dims: dict[str, int], parts: int = 1) -> None:
@@ -364,9 +224,10 @@ def reduce_scatter(
     pid = _pid(ev)
     group = _require_group(_reduce_groups(ev, spec), pid, _name(op))
     _check_dims(op, args, {"scatter_dimension": dim}, len(group))
-    reduced = _combine(body, dtype, _exchange(ev, spec, group, list(args)))
-    index = group.index(pid)
-    return _typed(op, [np.split(r, len(group), axis=dim)[index] for r in reduced])
+    combine = functools.partial(_combine, body, dtype)
+    parts = grid_of(ev).reduce(group, spec.channel_id, pid, list(args), combine, scatter_dim=dim)
+    assert parts is not None
+    return _typed(op, parts)
 
 
 def all_to_all(
@@ -383,12 +244,8 @@ def all_to_all(
     dims = {"split_dimension": split_dim, "concat_dimension": concat_dim}
     _check_dims(op, args, dims, split_count)
     pieces = [np.split(np.asarray(a), split_count, axis=split_dim) for a in args]
-    contributions = _exchange(ev, spec, group, pieces)
-    index = group.index(pid)
-    return [
-        np.concatenate([c[i][index] for c in contributions], axis=concat_dim)
-        for i in range(len(args))
-    ]
+    received = grid_of(ev).all_to_all(group, spec.channel_id, pid, pieces)
+    return [np.concatenate(r, axis=concat_dim) for r in received]
 
 
 def collective_permute(ev: Any, spec: Spec, args: list[Any]) -> list[Any]:
@@ -399,15 +256,8 @@ def collective_permute(ev: Any, spec: Spec, args: list[Any]) -> list[Any]:
             f"collective_permute: source_target_pairs must be pairs, got {spec.groups}"
         )
     pid = _pid(ev)
-    result: list[Any] | None = None
-    grid = grid_of(ev)
-    for pair in _replica_or_partition_groups(ev, spec):
-        source, target = pair[0], pair[1]
-        if pid not in (source, target):
-            continue
-        got = grid.rendezvous(pair, spec.channel_id, pid, list(args))
-        if target == pid:
-            result = got[source]
+    pairs = _replica_or_partition_groups(ev, spec)
+    result = grid_of(ev).permute(pairs, spec.channel_id, pid, list(args))
     if result is None:
         return [np.zeros(np.shape(a), np.asarray(a).dtype) for a in args]
     return list(result)
@@ -506,12 +356,17 @@ def _cross_replica_sum(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any
     """Deprecated: an all_reduce with an add body over cross_replica(replica_groups)."""
     from stablehlo_py.semantics.regions import ADD
 
+    def add(contributions: list[list[Any]]) -> list[Any]:
+        stacked = np.stack([np.asarray(c[0]) for c in contributions], axis=-1)
+        (reduced,) = tree_reduce(ADD, [stacked])
+        return [np.asarray(reduced)]
+
     spec = Spec(_groups_attr(op))  # no channel: cross_replica
-    group = _require_group(_reduce_groups(ev, spec), _pid(ev), _name(op))
-    contributions = _exchange(ev, spec, group, list(args))
-    stacked = np.stack([np.asarray(c[0]) for c in contributions], axis=-1)
-    (reduced,) = tree_reduce(ADD, [stacked])
-    return [np.asarray(reduced)]
+    pid = _pid(ev)
+    group = _require_group(_reduce_groups(ev, spec), pid, _name(op))
+    reduced = grid_of(ev).reduce(group, spec.channel_id, pid, list(args), add)
+    assert reduced is not None
+    return reduced
 
 
 @impl("stablehlo.collective_reduce")
@@ -521,10 +376,14 @@ def _collective_reduce(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any
     pid = _pid(ev)
     spec = spec_of(op)
     group = _require_group(_reduce_groups(ev, spec), pid, _name(op))
-    contributions = _exchange(ev, spec, group, list(args))
-    if pid != group[0]:
+
+    def combine(contributions: list[list[Any]]) -> list[Any]:
+        return _combine(*_region_reducer(ev, op, env), contributions)
+
+    reduced = grid_of(ev).reduce(group, spec.channel_id, pid, list(args), combine, to_root=True)
+    if reduced is None:
         return [np.zeros(np.shape(a), A.result_dtype(op, i)) for i, a in enumerate(args)]
-    return _typed(op, _combine(*_region_reducer(ev, op, env), contributions))
+    return _typed(op, reduced)
 
 
 @impl("stablehlo.all_gather")
@@ -562,13 +421,30 @@ def _collective_broadcast(ev: Any, op: Any, args: list[Any], env: dict) -> list[
     group = _my_group(_replica_or_partition_groups(ev, spec), pid)
     if group is None:
         return [np.zeros(np.shape(a), np.asarray(a).dtype) for a in data]
-    contributions = _exchange(ev, spec, group, data)
+    roots = [0] * len(data)
     if dynamic:
-        roots = np.asarray(args[-1]).reshape(-1).astype(np.int64)
-        if roots.size == 1 and len(data) > 1:
-            roots = np.repeat(roots, len(data))
-        return [contributions[int(roots[k])][k] for k in range(len(data))]
-    return list(contributions[0])
+        roots = _dynamic_roots(np.asarray(args[-1]), len(data), group)
+    return grid_of(ev).broadcast(group, spec.channel_id, pid, data, roots)
+
+
+def _dynamic_roots(root: np.ndarray, n: int, group: ProcessGroup) -> list[int]:
+    """collective_broadcast's `root` operand: per operand (or one for all) the index in the
+    group of the process whose value everyone receives."""
+    roots = [int(r) for r in root.reshape(-1)]
+    if len(roots) == 1:
+        roots = roots * n
+    if len(roots) != n:
+        raise InterpreterError(
+            f"stablehlo.collective_broadcast: the root operand holds {len(roots)} roots for "
+            f"{n} operands (give one, or one per operand)"
+        )
+    for r in roots:
+        if not 0 <= r < len(group):
+            raise InterpreterError(
+                f"stablehlo.collective_broadcast: root {r} is not an index into the process "
+                f"group {list(group)} (collective_broadcast_c6)"
+            )
+    return roots
 
 
 @impl("stablehlo.replica_id")
@@ -612,9 +488,7 @@ def _infeed(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
 @impl("stablehlo.outfeed")
 def _outfeed(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     values = list(args[:-1])
-    grid = grid_of(ev)
-    with grid._cond:
-        grid.outfeed.append(values)
+    grid_of(ev).add_outfeed(_pid(ev), values)
     ev.process.outfeed.append(values)
     return [TOKEN]
 

@@ -166,7 +166,7 @@ class _Plan:
             d for d in self.mesh.devices() if all(self.coords(d)[a] == coords[a] for a in free)
         )
         group = tuple((replica, d) for d in members)
-        got = grid_of(ev).rendezvous(group, _GATHER_CHANNEL, (replica, me), results)
+        got = grid_of(ev).gather_tiles(group, _GATHER_CHANNEL, (replica, me), results)
         out = []
         for k, (sharding, shape) in enumerate(zip(self.outs, self.result_shapes)):
             first = results[k]
