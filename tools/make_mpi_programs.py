@@ -40,6 +40,7 @@ import os
 import re
 import sys
 import tempfile
+import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -335,6 +336,15 @@ def _write_text(path: Path, text: str) -> None:
         fh.write(text.encode())
 
 
+def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez``'s file (stored ``.npy`` members), with fixed member times, so that writing
+    the same arrays again gives the same bytes (no spurious change in git)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        for key, array in arrays.items():
+            with zf.open(zipfile.ZipInfo(f"{key}.npy", (1980, 1, 1, 0, 0, 0)), "w") as fh:
+                np.lib.format.write_array(fh, np.asarray(array), allow_pickle=False)
+
+
 def _export(
     jax: Any, program: Program, ctx: _Context
 ) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
@@ -428,9 +438,9 @@ def write_all(out: Path, names: list[str] | None = None) -> dict[str, Any]:
         text, args, outs = _export(jax, program, ctx)
         _check_form(program, text)
         _write_text(out / f"{program.name}.mlir.gz", text)
-        np.savez(out / f"{program.name}.npz",
-                 **{f"arg{k}": a for k, a in enumerate(args)},
-                 **{f"out{k}": o for k, o in enumerate(outs)})
+        _save_npz(out / f"{program.name}.npz",
+                  {f"arg{k}": a for k, a in enumerate(args)}
+                  | {f"out{k}": o for k, o in enumerate(outs)})
         replicas, partitions = _grid(text)
         rows.append({
             "name": program.name,
