@@ -3,14 +3,15 @@
 Each program is ``jax.jit`` over 8 CPU devices (meshes ``("i",) = 8`` and ``("x", "y") = (2, 4)``),
 exported with ``jax.export`` and written as MLIR text without locations, gzipped
 (``<name>.mlir.gz``), beside ``<name>.npz`` holding its arguments (``arg<k>``, from a generator
-seeded by the program's name) and what XLA computed for them on the 8 devices (``out<k>``).
+seeded by the program's name; ``gspmd_<p>`` gets ``<p>``'s) and what XLA computed for them on the
+8 devices (``out<k>``).
 ``manifest.json`` lists the programs, what each exercises, its form (Shardy, GSPMD custom calls,
 global view, pmap), replicas and partitions (the module's ``mhlo.num_replicas`` and
 ``mhlo.num_partitions``), argument and result types, and the jax/jaxlib that wrote them.
 
 - ``pmap`` cannot be exported (``jax.export`` wants a ``jit``): its text is ``.lower().as_text()``.
 - ``gspmd_*`` are three programs again with ``jax_use_shardy_partitioner=False``
-  (``@SPMDFullToShardShape``/``@SPMDShardToFullShape`` custom calls).
+  (``@SPMDFullToShardShape``/``@SPMDShardToFullShape`` custom calls), on the same arguments.
 - ``async_collectives`` holds ``psum_start``/``all_gather_start`` (custom calls in jax 0.12,
   exported with their safety checks disabled).
 - ``big.mlir.gz`` is the 2 GiB done-when program of plan §3.4 (``f32[128, 4194304]`` tiled over
@@ -63,6 +64,11 @@ class Program:
     mesh: str  # "m8" or "m24"
     build: Callable[[Any], tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]], tuple]]
     # build(ctx) -> (function, [(shape, dtype)] per argument, in_shardings)
+
+    @property
+    def seed_name(self) -> str:
+        """The name seeding the arguments: a GSPMD twin gets its Shardy program's arguments."""
+        return self.name.removeprefix("gspmd_")
 
 
 # ---------------------------------------------------------------------------------- programs
@@ -267,7 +273,6 @@ PROGRAMS = (
             "(jax 0.12: @all-gather-start/@all-reduce-start custom calls)", "shardy", "m24",
             _async_collectives),
 )
-BY_NAME = {p.name: p for p in PROGRAMS}
 
 
 # ------------------------------------------------------------------------------- generation
@@ -352,7 +357,7 @@ def _export(
     from jax import export
 
     fn, shapes, shardings = program.build(ctx)
-    args = arguments(program.name, shapes)
+    args = arguments(program.seed_name, shapes)
     if program.form == "pmap":
         text = fn.lower(*args).as_text(debug_info=False)
         outs = jax.tree_util.tree_leaves(fn(*args))
@@ -448,6 +453,7 @@ def write_all(out: Path, names: list[str] | None = None) -> dict[str, Any]:
             "data": f"{program.name}.npz",
             "exercises": program.exercises,
             "form": program.form,
+            "same_args_as": program.seed_name if program.seed_name != program.name else None,
             "mesh": {"m8": {"i": 8}, "m24": {"x": 2, "y": 4}}[program.mesh],
             "num_replicas": replicas,
             "num_partitions": partitions,

@@ -46,6 +46,8 @@ def test_manifest_names_every_committed_file() -> None:
         listed |= {row["file"], row["data"]}
     assert listed == {p.name for p in DATA.iterdir()}
     assert len(PROGRAMS) == len(MANIFEST["programs"]) >= 10
+    assert {r["form"] for r in PROGRAMS.values()} == set(FORMS)
+    assert len([r for r in PROGRAMS.values() if r["same_args_as"]]) == 3
 
 
 def test_the_data_stays_small() -> None:
@@ -92,3 +94,23 @@ def test_big_program_is_the_2_gib_one() -> None:
                      r"#sdy.sharding<@mesh, \[\{\"i\"\}, \{\}\]>\}\)", text)
     assert "(%arg1: tensor<16x4194304xf32>)" in text
     assert text.count('"stablehlo.all_reduce"') == 2
+
+
+def _run_committed(name: str) -> list[np.ndarray]:
+    row = PROGRAMS[name]
+    with np.load(DATA / row["data"]) as data:
+        args = [data[f"arg{k}"] for k in range(len(row["args"]))]
+    return [np.asarray(r) for r in run(parse(_text(row["file"])), *args)]
+
+
+TWINS = sorted((n, r["same_args_as"]) for n, r in PROGRAMS.items() if r["same_args_as"])
+
+
+@pytest.mark.parametrize(("gspmd", "shardy"), TWINS)
+def test_gspmd_and_shardy_forms_give_the_same_bits(gspmd: str, shardy: str) -> None:
+    """A program's GSPMD form (custom calls) and Shardy form (sdy.manual_computation), on the same
+    arguments, give the same bits in-process (same local code, same reduction order)."""
+    assert PROGRAMS[gspmd]["form"] == "gspmd" and PROGRAMS[shardy]["form"] == "shardy"
+    ours, theirs = _run_committed(gspmd), _run_committed(shardy)
+    assert [r.dtype for r in ours] == [r.dtype for r in theirs]
+    assert [r.tobytes() for r in ours] == [r.tobytes() for r in theirs]
