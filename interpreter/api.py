@@ -36,10 +36,12 @@ def run(
     against their types, and `custom_call @shape_assertion` (as `jax.export` emits for symbolic
     shapes) raises InterpreterError with its formatted message when it fails.  A multi-platform
     JAX export takes its `_platform_index` as the first argument.  A partitioned program with
-    per-device regions (JAX's shard_map: `SPMDFullToShardShape`) runs once per partition on the
-    global arguments (`custom_calls/spmd.py`).
+    per-device regions (JAX's shard_map: `SPMDFullToShardShape`, `sdy.manual_computation`), or a
+    replicated one (`mhlo.num_replicas` > 1) with collectives or `replica_id`/`partition_id`, runs
+    once per (replica, partition) on the global arguments and returns process (0, 0)'s results
+    (`custom_calls/spmd.py`).
     """
-    from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, needs_spmd, num_partitions
+    from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, grid_shape_of
 
     module = as_module(module_or_text)
     ev = Evaluator(module, observer=trace)
@@ -47,8 +49,9 @@ def run(
         ev.probe_dir = os.fspath(probe_dir)  # type: ignore[attr-defined]
     args = coerce_args(ev, entry, args)
     with observing(trace, module, entry):
-        if needs_spmd(module):  # per-device regions: run once per partition, as the CLI does
-            results = call_spmd(ev, entry, args, num_partitions(module))
+        replicas, partitions = grid_shape_of(module)
+        if replicas * partitions > 1:  # run once per process of the grid, as the CLI does
+            results = call_spmd(ev, entry, args, partitions, replicas=replicas)
         else:
             results = ev.call(entry, args)
         if ev.failures:

@@ -12,7 +12,8 @@ from stablehlo_py.errors import StableHLOError
 def interpret(options: dict[str, Any]) -> int:
     """Run `main` (or, without one, every function taking no arguments) of each chunk; report every
     failing check with its function, op and values; exit 1 if any failed.  A partitioned program
-    with per-device regions (JAX's shard_map) runs once per partition (custom_calls/spmd.py).
+    with per-device regions (JAX's shard_map), or a replicated one with collectives, runs once per
+    (replica, partition) (custom_calls/spmd.py).
     `--trace`, `--trace-output`, `--compare-to` (translate_trace.py): exit 1 also when an op
     diverges from the reference."""
     if options.get("list_custom_calls"):
@@ -20,7 +21,7 @@ def interpret(options: dict[str, Any]) -> int:
     from contextlib import nullcontext
 
     from stablehlo_py.cli.translate_trace import TraceSession
-    from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, needs_spmd, num_partitions
+    from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, grid_shape_of
     from stablehlo_py.interpreter.evaluator import Evaluator
     from stablehlo_py.interpreter.printing import format_value
     from stablehlo_py.interpreter.shapes import bind_arguments
@@ -33,7 +34,7 @@ def interpret(options: dict[str, Any]) -> int:
     tracing = TraceSession.from_options(options)
     for module, exported in _programs(options):
         ev = Evaluator(module, observer=tracing.observer if tracing else None)
-        partitions = num_partitions(module) if needs_spmd(module) else 1
+        replicas, partitions = grid_shape_of(module)
         ev.probe_dir = options.get("probe_output_dir") or None  # type: ignore[attr-defined]
         ev.print_sink = out.append  # type: ignore[attr-defined]  # interpreter.print, in order
         if "main" in ev.funcs:
@@ -52,8 +53,8 @@ def interpret(options: dict[str, Any]) -> int:
                 # concrete argument shapes bind the `?` dimensions of @main's parameter types
                 args = bind_arguments(ev.funcs[entry], args, entry)
             with tracing.run(module, entry) if tracing else nullcontext():
-                if partitions > 1:
-                    results = call_spmd(ev, entry, args, partitions)
+                if replicas * partitions > 1:
+                    results = call_spmd(ev, entry, args, partitions, replicas=replicas)
                 else:
                     results = ev.call(entry, args)
             types = ev.funcs[entry].function_type.outputs.data
