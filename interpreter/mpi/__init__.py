@@ -6,7 +6,7 @@ mpi4py at import time: only :func:`require_mpi` does, when an MPI run is asked f
 ``__init__`` imports ``stablehlo_py.interpreter.mpi``'s submodules that need it.  The modules here:
 
 - ``world.py``: rank, size, rank <-> (replica, partition), the number of processes a module needs;
-- ``wire.py``: numpy arrays <-> (header bytes, raw byte buffers) for MPI byte transfers (pure Python);
+- ``wire.py``: numpy arrays <-> (header bytes, raw byte buffers) for MPI byte transfers (no MPI);
 - ``wait.py``: waiting for a nonblocking MPI request by polling, with an abort flag and a timeout.
 """
 

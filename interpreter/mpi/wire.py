@@ -176,7 +176,8 @@ def rest_length(fixed: bytes, size: int = HEADER_SIZE) -> int:
 def unframe(fixed: bytes, rest: bytes = b"", size: int = HEADER_SIZE) -> bytes:
     """The header a frame and its rest carry (:func:`frame`'s inverse)."""
     n = int.from_bytes(bytes(fixed[:_LENGTH_BYTES]), "little")
-    header = bytes(fixed[_LENGTH_BYTES : _LENGTH_BYTES + min(n, size - _LENGTH_BYTES)]) + bytes(rest)
+    stop = _LENGTH_BYTES + min(n, size - _LENGTH_BYTES)
+    header = bytes(fixed[_LENGTH_BYTES:stop]) + bytes(rest)
     if len(header) != n:
         raise InterpreterError(f"MPI header frame says {n} bytes, {len(header)} arrived")
     return header

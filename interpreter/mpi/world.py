@@ -19,6 +19,7 @@ from stablehlo_py.interpreter.mpi import require_mpi
 from xdsl.dialects.builtin import IntegerAttr
 
 from stablehlo_py.errors import InterpreterError
+from stablehlo_py.ir.verify import op_location
 
 MHLO_SOURCE = "mhlo.num_replicas, mhlo.num_partitions"
 RUN_PARALLEL_SOURCE = "interpreter.run_parallel's programs"
@@ -102,8 +103,8 @@ def _run_parallel_grid(op: Any) -> tuple[int, int]:
 
 
 def _where(op: Any) -> str:
-    loc = getattr(op, "location", None)
-    return f" at {loc}" if loc is not None else ""
+    loc = op_location(op)
+    return f" at {loc}" if loc else ""
 
 
 def required_processes(module: Any) -> Processes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.unit.import_graph import import_graph, modules
+from tests.unit.import_graph import PACKAGE_DIRS, import_graph, modules
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,6 +86,40 @@ def test_import_direction() -> None:
                 if parts[0] == "stablehlo_py" and len(parts) > 1 and parts[1] in banned:
                     problems.append(f"{path.relative_to(REPO)} imports {name}")
     assert not problems, "\n".join(problems)
+
+
+# mpi4py initializes MPI when `mpi4py.MPI` is imported: only the MPI engine imports it
+# (interpreter/mpi/, docs/plans/issue-29-mpi.md §2), never at the import of the toolkit
+# (tests/unit/interpreter/mpi/test_require_mpi.py checks that at run time).
+MPI4PY_HOME = "interpreter/mpi/"
+
+
+def _mpi4py_imports(path: Path) -> list[int]:
+    """Lines of `path` importing mpi4py: import statements, and import_module("mpi4py...")."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module"):
+            names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant)
+                     and isinstance(a.value, str)]
+        if any(n == "mpi4py" or n.startswith("mpi4py.") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_mpi_engine_imports_mpi4py() -> None:
+    problems, home = [], []
+    for folder in sorted(set(PACKAGE_DIRS.values())):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            rel = str(path.relative_to(REPO))
+            for line in _mpi4py_imports(path):
+                (home if rel.startswith(MPI4PY_HOME) else problems).append(f"{rel}:{line}")
+    assert not problems, "mpi4py imported outside " + MPI4PY_HOME + ": " + ", ".join(problems)
+    assert home, "the scan no longer sees require_mpi's import of mpi4py.MPI"
 
 
 # Upward edges found only by counting imports by name, left to issue 24 (the list only shrinks):

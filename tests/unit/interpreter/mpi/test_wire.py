@@ -39,7 +39,8 @@ def _random_of(row, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndar
         return bits.view(dtype)[..., 0]
     if row.bits >= 8:
         width = np.dtype(f"u{dtype.itemsize}")
-        return rng.integers(0, np.iinfo(width).max, size=shape, dtype=width, endpoint=True).view(dtype)
+        bits = rng.integers(0, np.iinfo(width).max, size=shape, dtype=width, endpoint=True)
+        return bits.view(dtype)
     if row.kind in ("sint", "uint"):
         info = ml_dtypes.iinfo(dtype)
         return rng.integers(int(info.min), int(info.max), size=shape, endpoint=True).astype(dtype)
