@@ -75,7 +75,9 @@ def wait_all(
     and test again.  Raise the abort flag's exception (or :class:`WaitAborted`) as soon as it is
     set, and InterpreterError(`timeout_message`) when `timeout` seconds (None: never) pass first.
     The requests' completion is checked before the abort flag and the clock, so a request that has
-    completed is never reported as aborted or late."""
+    completed is never reported as aborted or late.  After an abort or a timeout the requests
+    still pending stay the caller's (a collective cannot be cancelled: the run ends, or it waits
+    again)."""
     pending = list(requests)
     deadline = None if timeout is None else clock() + timeout
     pause = FIRST_SLEEP

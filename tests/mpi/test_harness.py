@@ -89,7 +89,7 @@ def test_a_launch_that_hangs_is_killed_with_its_ranks(mpi: Mpi) -> None:
     )
     start = time.monotonic()
     with pytest.raises(LaunchTimeout) as caught:
-        launch(2, ["-c", code], timeout=8, launcher=mpi.launcher)
+        launch(2, ["-c", code], timeout=6, launcher=mpi.launcher)
     assert time.monotonic() - start < 30
     pids = [int(p) for p in re.findall(r"\bpid (\d+)", str(caught.value))]
     assert len(pids) == 2, str(caught.value)
