@@ -107,7 +107,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_launch_settings_per_launcher(monkeypatch) -> None:
+def test_launch_settings_per_launcher() -> None:
     """Open MPI 4.x: vader, 5.x: sm (their shared-memory transports), ob1, no single copy; MPICH:
     HYDRA_IFACE=lo; what the environment already says wins; the repository is on PYTHONPATH."""
     base = {"PATH": "/usr/bin", "OMPI_MCA_pml": "ucx", "PYTHONPATH": "/elsewhere"}
