@@ -88,6 +88,9 @@ class ProcessContext:
     grid: Any = None  # impls.collectives.ProcessGrid (shared by the processes of a run_parallel)
     infeed: list[Any] = field(default_factory=list)
     outfeed: list[Any] = field(default_factory=list)
+    # interpreter.shard_plan.ShardPlan when the entry's tile-fed arguments arrive as this
+    # process's tiles and its tile-kept results stay tiles (None: every value global)
+    shard_plan: Any = None
 
 
 class Evaluator:

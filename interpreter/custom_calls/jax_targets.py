@@ -13,7 +13,10 @@ lowering before XLA partitions it; `jax/_src/interpreters/mlir.py` `wrap_with_*`
   same global values outside the region; `SPMDFullToShardShape` gives process p the tile of device p
   under S, `SPMDShardToFullShape` gathers every process's tile and places it as S' says.  A region
   manual over some mesh axes only (`last_tile_dims={manual, ...}`) reads the same way: S tiles the
-  manual axes only, and the auto axes do not change the values;
+  manual axes only, and the auto axes do not change the values.  Under a shard plan
+  (`interpreter/shard_plan.py`) a tile-fed operand of `SPMDFullToShardShape` arrives as the
+  process's shard already (taken as is) and a tile-kept `SPMDShardToFullShape` returns the
+  process's shard (no gather);
 - host callbacks (`jax.pure_callback`, `io_callback`, `jax.debug.callback`: `xla_ffi_python_cpu_callback`
   and kin), buffer callbacks, `InspectSharding`, `tf.call_tf_function` and a `CustomSPMDPartitioning`
   without its body are refused (`REFUSALS`, `NO_PARTITIONED_BODY`: one message): what they call lives in the process that
@@ -338,7 +341,8 @@ def custom_partitioning(ev: Any, op: Any, args: list[Any]) -> list[Any]:
 # ----------------------------------------------------------------------------------- shard_map
 
 
-def _sharding_attr(op: Any, what: str) -> HloSharding:
+def op_sharding(op: Any, what: str) -> HloSharding:
+    """The `mhlo.sharding` string of `op` read (`what` names the op in the error when it has none)."""
     attr = op.attributes.get("mhlo.sharding") or op.properties.get("mhlo.sharding")
     if not isinstance(attr, StringAttr):
         raise InterpreterError(f"{what} carries no mhlo.sharding string attribute")
@@ -359,7 +363,7 @@ def _operand_sharding(op: Any, target: str) -> HloSharding:
             "sharding of the value, as JAX writes it), found "
             f"{'a block argument' if owner is None else owner.name}"
         )
-    return _sharding_attr(owner, "the custom_call @Sharding before it")
+    return op_sharding(owner, "the custom_call @Sharding before it")
 
 
 def _device_count_check(ev: Any, sharding: HloSharding, target: str) -> None:
@@ -380,7 +384,7 @@ def _device_count_check(ev: Any, sharding: HloSharding, target: str) -> None:
 
 
 def _check_manual(op: Any, target: str) -> None:
-    own = _sharding_attr(op, f"custom_call @{target}")
+    own = op_sharding(op, f"custom_call @{target}")
     if not own.is_manual:
         raise InterpreterError(
             f"custom_call @{target} must carry a manual sharding ({{manual}}, or last_tile_dims "
@@ -395,22 +399,56 @@ def spmd_full_to_shard(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     _check_manual(op, target)
     sharding = _operand_sharding(op, target)
     _device_count_check(ev, sharding, target)
-    value = np.asarray(args[0])
     want = tuple(op.results[0].type.get_shape())
+    partition = int(ev.process.partition_id)
+    flags = _plan_flags(ev, op)
+    if flags is not None and flags.tile_in[0]:
+        return [_own_shard(op, sharding, args[0], want, partition)]
+    value = np.asarray(args[0])
     got = shard_shape(sharding, value.shape)
     if got != want:
         raise InterpreterError(
             f"custom_call @{target}: the shard of a {list(value.shape)} value under its sharding is "
             f"{list(got)}, the result type says {list(want)}"
         )
-    return [shard_of(sharding, value, int(ev.process.partition_id))]
+    return [shard_of(sharding, value, partition)]
+
+
+def _plan_flags(ev: Any, op: Any) -> Any:
+    """The shard plan's flags for this region op (`interpreter/shard_plan.py`), None without a plan."""
+    plan = getattr(getattr(ev, "process", None), "shard_plan", None)
+    return None if plan is None else plan.flags(op)
+
+
+def _own_shard(
+    op: Any, sharding: HloSharding, value: Any, want: tuple[int, ...], partition: int
+) -> np.ndarray:
+    """The operand given as this process's shard already (the shard plan): taken as is, padded
+    with zeros as `shard_of` pads when it is the clipped end of an uneven tiling."""
+    piece = np.asarray(value)
+    if piece.shape == want:
+        return piece
+    shape = tuple(op.operands[0].type.get_shape())
+    if sharding.kind == "tiled":
+        index = sharding.tile_index(partition)
+        clipped = tuple(
+            max(0, min((i + 1) * s, d) - min(i * s, d)) for i, s, d in zip(index, want, shape)
+        )
+        if piece.shape == clipped:
+            padded = np.zeros(want, piece.dtype)
+            padded[tuple(slice(0, n) for n in clipped)] = piece
+            return padded
+    raise InterpreterError(
+        f"custom_call @SPMDFullToShardShape: its operand should arrive as this process's shard "
+        f"{list(want)} of {list(shape)} (the shard plan), but has shape {list(piece.shape)}"
+    )
 
 
 def spmd_shard_to_full(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     target = "SPMDShardToFullShape"
     if len(args) != 1 or len(op.results) != 1:
         raise InterpreterError(f"custom_call @{target} takes one operand and has one result")
-    sharding = _sharding_attr(op, f"custom_call @{target}")
+    sharding = op_sharding(op, f"custom_call @{target}")
     if sharding.kind == "manual":
         raise InterpreterError(
             f"custom_call @{target}: its own sharding must say how the result is laid out, not {{manual}}"
@@ -426,6 +464,9 @@ def spmd_shard_to_full(ev: Any, op: Any, args: list[Any]) -> list[Any]:
     piece = np.asarray(args[0])
     if sharding.kind != "tiled":
         return [piece]
+    flags = _plan_flags(ev, op)
+    if flags is not None and flags.keep_out[0]:
+        return [piece]  # the shard plan keeps it as this process's shard: nothing gathered
     from stablehlo_py.interpreter.impls.collectives import grid_of
 
     grid = grid_of(ev)
@@ -529,5 +570,6 @@ __all__ = [
     "Refusal",
     "call_body",
     "called_function",
+    "op_sharding",
     "split_shape_operands",
 ]

@@ -80,20 +80,34 @@ def grid_shape_of(module: Any) -> tuple[int, int]:
 
 
 def call_spmd(
-    ev: Any, entry: str, args: Sequence[Any], partitions: int, replicas: int = 1
+    ev: Any,
+    entry: str,
+    args: Sequence[Any],
+    partitions: int,
+    replicas: int = 1,
+    *,
+    tiles: bool = False,
 ) -> list[Any]:
     """Run `entry` of evaluator `ev` as `replicas` x `partitions` processes, each on the same
     global `args`; returns process (0, 0)'s results (every process computes the global results);
     check failures of every process are added to `ev.failures`, in rank order (rank = replica x
-    partitions + partition)."""
+    partitions + partition).
+
+    `tiles`: run under the entry's shard plan (`interpreter/shard_plan.py`): each process is given
+    only its tiles of the tile-fed arguments and keeps its tiles of the tile-kept results (no
+    gather), which are then assembled here into the global results (the same values as without)."""
     from stablehlo_py.interpreter.evaluator import ProcessContext
     from stablehlo_py.interpreter.impls.collectives import ProcessGrid
+    from stablehlo_py.interpreter.shard_plan import shard_plan
 
     if partitions < 1 or replicas < 1:
         raise InterpreterError(
             f"a partitioned run needs at least one replica and one partition, got {replicas} "
             f"replicas x {partitions} partitions"
         )
+    plan = (
+        shard_plan(ev.module, entry, replicas=replicas, partitions=partitions) if tiles else None
+    )
     grid = ProcessGrid(replicas, partitions)
     pids = [grid.pid_of(rank) for rank in range(grid.num_processes)]
     failures: list[list[Any]] = [[] for _ in pids]
@@ -108,8 +122,10 @@ def call_spmd(
             num_replicas=replicas,
             num_partitions=partitions,
             grid=grid,
+            shard_plan=plan,
         )
-        return child.call(entry, list(args))
+        mine = list(args) if plan is None else plan.local_args(args, replica, partition)
+        return child.call(entry, mine)
 
     results = grid.run_processes(
         [functools.partial(work, rank) for rank in range(len(pids))],
@@ -117,6 +133,8 @@ def call_spmd(
     )
     for f in failures:
         ev.failures.extend(f)
+    if plan is not None:
+        return plan.assemble(results)
     return list(results[0] or [])
 
 
@@ -126,10 +144,12 @@ def run_spmd(
     entry: str = "main",
     partitions: int | None = None,
     replicas: int | None = None,
+    tiles: bool = False,
 ) -> list[np.ndarray]:
     """Run `entry` as `replicas` x `partitions` processes (defaults: the module's
     `mhlo.num_replicas` and `mhlo.num_partitions`) on the same global numpy arguments; return the
-    global results.  Check ops that fail raise InterpreterError."""
+    global results.  Check ops that fail raise InterpreterError.  `tiles`: under the shard plan
+    (`call_spmd`)."""
     from stablehlo_py.interpreter.entry_inputs import as_module, coerce_args
     from stablehlo_py.interpreter.evaluator import Evaluator
 
@@ -137,7 +157,7 @@ def run_spmd(
     n = partitions if partitions is not None else num_partitions(module)
     r = replicas if replicas is not None else num_replicas(module)
     ev = Evaluator(module)
-    results = call_spmd(ev, entry, coerce_args(ev, entry, args), n, replicas=r)
+    results = call_spmd(ev, entry, coerce_args(ev, entry, args), n, replicas=r, tiles=tiles)
     if ev.failures:
         raise InterpreterError("; ".join(str(f) for f in ev.failures))
     return results

@@ -9,7 +9,11 @@ partitioner makes it per-device):
   outside the region).  Process p takes the part of each operand its mesh coordinates select under
   the operand's in-sharding (the manual axes of each dimension, major to minor; sub-axes
   `"x":(pre)size` too), runs the body on it, and the results are gathered from the processes that
-  share its coordinates on the free (non-manual) axes and placed as the out-shardings say."""
+  share its coordinates on the free (non-manual) axes and placed as the out-shardings say.
+
+Under a shard plan (`interpreter/shard_plan.py`, `ProcessContext.shard_plan`), an operand the plan
+feeds as tiles arrives as the process's part already and is taken as is, and a result the plan
+keeps stays the process's part (not gathered); every process runs the same plan."""
 
 from __future__ import annotations
 
@@ -80,7 +84,9 @@ def _slices(tile: list[tuple[int, int]], shape: tuple[int, ...]) -> tuple[slice,
     return tuple(out)
 
 
-class _Plan:
+class ManualRegion:
+    """One `sdy.manual_computation`: its shardings, mesh and manual axes, read once."""
+
     def __init__(self, op: Any):
         from stablehlo_py.ir.ops.sdy import lookup_mesh
 
@@ -129,6 +135,13 @@ class _Plan:
             flat //= size
         return out
 
+    def tile_slices(
+        self, sharding: Sharding, coords: dict[str, int], shape: tuple[int, ...]
+    ) -> tuple[slice, ...]:
+        """The part of a `shape` value the device at mesh `coords` holds under `sharding` (its
+        manual axes only)."""
+        return _slices(_tile(sharding, self.manual, coords, self.sizes), shape)
+
     def run(self, ev: Any, regions: tuple[Any, ...], *args: Any) -> list[Any]:
         (body,) = regions
         n = int(getattr(ev.process, "num_partitions", 1))
@@ -148,29 +161,57 @@ class _Plan:
             )
         me = int(ev.process.partition_id)
         coords = self.coords(me)
-        local = [
-            np.asarray(a)[_slices(_tile(s, self.manual, coords, self.sizes), np.shape(a))]
-            for a, s in zip(args, self.ins)
-        ]
+        plan = getattr(ev.process, "shard_plan", None)
+        flags = None if plan is None else plan.flags(self.op)
+        local = []
+        for k, (a, s) in enumerate(zip(args, self.ins)):
+            if flags is not None and flags.tile_in[k]:
+                local.append(self._own_tile(k, a, s, coords))
+            else:
+                local.append(np.asarray(a)[self.tile_slices(s, coords, np.shape(a))])
         results = [np.asarray(r) for r in body(*local)]
-        return self._gather(ev, me, coords, results)
+        return self._gather(ev, me, coords, results, None if flags is None else flags.keep_out)
+
+    def _own_tile(self, k: int, value: Any, sharding: Sharding, coords: dict[str, int]) -> Any:
+        """Operand #k given as this process's tile already (the shard plan): taken as is."""
+        shape = tuple(self.op.operands[k].type.get_shape())
+        want = tuple(s.stop - s.start for s in self.tile_slices(sharding, coords, shape))
+        if np.shape(value) != want:
+            raise InterpreterError(
+                f"sdy.manual_computation: operand #{k} should arrive as this process's tile "
+                f"{list(want)} of {list(shape)} (the shard plan), but has shape "
+                f"{list(np.shape(value))}"
+            )
+        return np.asarray(value)
 
     def _gather(
-        self, ev: Any, me: int, coords: dict[str, int], results: list[np.ndarray]
+        self,
+        ev: Any,
+        me: int,
+        coords: dict[str, int],
+        results: list[np.ndarray],
+        keep: tuple[bool, ...] | None = None,
     ) -> list[Any]:
+        """The global value of each result, from the tiles of the devices sharing this one's
+        free-axis coordinates; a result the shard plan keeps (`keep[k]`) stays this process's
+        tile (every process runs the same plan, so all skip the same results)."""
         from stablehlo_py.interpreter.impls.collectives import grid_of
 
+        wanted = [k for k in range(len(results)) if keep is None or not keep[k]]
+        out: list[Any] = list(results)
+        if not wanted:
+            return out
         replica = int(ev.process.replica_id)
         free = [a for a in self.names if a not in self.manual]
         members = sorted(
             d for d in self.mesh.devices() if all(self.coords(d)[a] == coords[a] for a in free)
         )
         group = tuple((replica, d) for d in members)
-        got = grid_of(ev).gather_tiles(group, _GATHER_CHANNEL, (replica, me), results)
-        out = []
-        for k, (sharding, shape) in enumerate(zip(self.outs, self.result_shapes)):
-            first = results[k]
-            full = np.empty(shape, dtype=first.dtype)
+        sent = [results[k] for k in wanted]
+        got = grid_of(ev).gather_tiles(group, _GATHER_CHANNEL, (replica, me), sent)
+        for j, k in enumerate(wanted):
+            sharding, shape = self.outs[k], self.result_shapes[k]
+            full = np.empty(shape, dtype=results[k].dtype)
             done: set[tuple[int, ...]] = set()
             for d in members:
                 tile = _tile(sharding, self.manual, self.coords(d), self.sizes)
@@ -178,11 +219,11 @@ class _Plan:
                 if key in done:
                     continue  # replicated over a manual axis: every device holds the same part
                 done.add(key)
-                full[_slices(tile, shape)] = got[(replica, d)][k]
-            out.append(full)
+                full[_slices(tile, shape)] = got[(replica, d)][j]
+            out[k] = full
         return out
 
 
 @compiler("sdy.manual_computation")
 def _manual_computation(op: Any) -> Step:
-    return Step(_Plan(op).run, ev=True, regions=True, multi=True)
+    return Step(ManualRegion(op).run, ev=True, regions=True, multi=True)
