@@ -359,6 +359,31 @@ def test_values_global_code_needs_stay_whole(monkeypatch) -> None:
     assert _same_bytes(plain, tiled) and plain_gathers == tiled_gathers == 4
 
 
+def test_a_use_inside_a_branch_needs_the_whole_value(monkeypatch) -> None:
+    module = parse(_module(
+        f"""  func.func public @main(%a: tensor<4x6xf32>, %i: tensor<i32>) -> (tensor<4x6xf32>, tensor<4x6xf32>) {{
+    {_region("r1", "%a", TILED, TILED, "4x6", "2x3")}
+    %c = "stablehlo.case"(%i) ({{
+      stablehlo.return %r1 : tensor<4x6xf32>
+    }}, {{
+      %n = stablehlo.negate %a : tensor<4x6xf32>
+      stablehlo.return %n : tensor<4x6xf32>
+    }}) : (tensor<i32>) -> tensor<4x6xf32>
+    return %r1, %c : tensor<4x6xf32>, tensor<4x6xf32>
+  }}"""))
+    plan = shard_plan(module)
+    assert re.fullmatch(r"used by stablehlo\.negate inside stablehlo\.case at -:\d+:\d+",
+                        plan.args[0].reason)
+    assert plan.results[0].reason.startswith("gathered: used by stablehlo.return inside "
+                                             "stablehlo.case at ")
+    assert re.fullmatch(r"computed by stablehlo\.case at -:\d+:\d+", plan.results[1].reason)
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    for i in (0, 1):
+        plain, _ = _run(module, [a, np.int32(i)], False, monkeypatch)
+        tiled, _ = _run(module, [a, np.int32(i)], True, monkeypatch)
+        assert _same_bytes(plain, tiled)
+
+
 def test_two_regions_hand_off_with_equal_tilings(monkeypatch) -> None:
     module = parse(HANDOFF)
     plan = shard_plan(module)
@@ -370,6 +395,29 @@ def test_two_regions_hand_off_with_equal_tilings(monkeypatch) -> None:
     plain, plain_gathers = _run(module, [a], False, monkeypatch)
     tiled, tiled_gathers = _run(module, [a], True, monkeypatch)
     assert _same_bytes(plain, tiled) and (plain_gathers, tiled_gathers) == (8, 0)
+
+
+def test_gspmd_regions_hand_off_with_equal_shardings(monkeypatch) -> None:
+    text = _gspmd(4, 2).replace(
+        "    return %4 : tensor<4x2xf32>",
+        """    %5 = stablehlo.custom_call @Sharding(%4) {mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+    %6 = stablehlo.custom_call @SPMDFullToShardShape(%5) {mhlo.sharding = "{manual}"} : (tensor<4x2xf32>) -> tensor<2x2xf32>
+    %7 = call @body(%6) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %8 = stablehlo.custom_call @Sharding(%7) {mhlo.sharding = "{manual}"} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %9 = stablehlo.custom_call @SPMDShardToFullShape(%8) {mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<2x2xf32>) -> tensor<4x2xf32>
+    return %9 : tensor<4x2xf32>""",
+    )
+    module = parse(text)
+    plan = shard_plan(module)
+    assert plan.args[0].kind == plan.results[0].kind == "tile"
+    regions = _ops(module, "stablehlo.custom_call", "SPMDFullToShardShape")
+    regions += _ops(module, "stablehlo.custom_call", "SPMDShardToFullShape")
+    assert [plan.flags(op) for op in regions] == [RegionFlags((True,), (False,))] * 2 + [
+        RegionFlags((False,), (True,))] * 2
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    plain, plain_gathers = _run(module, [x], False, monkeypatch)
+    tiled, tiled_gathers = _run(module, [x], True, monkeypatch)
+    assert _same_bytes(plain, tiled) and (plain_gathers, tiled_gathers) == (4, 0)
 
 
 def test_a_region_slicing_a_hand_off_another_way_gets_it_gathered(monkeypatch) -> None:
