@@ -79,6 +79,28 @@ def grid_shape_of(module: Any) -> tuple[int, int]:
     return 1, 1
 
 
+def process_evaluator(
+    ev: Any, grid: Any, rank: int, *, failures: list[Any], shard_plan: Any = None
+) -> Any:
+    """A copy of evaluator `ev` (sharing its compiled code) that runs process `rank` of `grid`
+    (replica, partition = `grid.pid_of(rank)`): its own ProcessContext on `grid` and its own list
+    of check failures (the MPI engine runs one per rank, `call_spmd` one per thread)."""
+    from stablehlo_py.interpreter.evaluator import ProcessContext
+
+    replica, partition = grid.pid_of(rank)
+    child = copy.copy(ev)
+    child.failures = failures
+    child.process = ProcessContext(
+        replica_id=replica,
+        partition_id=partition,
+        num_replicas=grid.num_replicas,
+        num_partitions=grid.num_partitions,
+        grid=grid,
+        shard_plan=shard_plan,
+    )
+    return child
+
+
 def call_spmd(
     ev: Any,
     entry: str,
@@ -96,7 +118,6 @@ def call_spmd(
     `tiles`: run under the entry's shard plan (`interpreter/shard_plan.py`): each process is given
     only its tiles of the tile-fed arguments and keeps its tiles of the tile-kept results (no
     gather), which are then assembled here into the global results (the same values as without)."""
-    from stablehlo_py.interpreter.evaluator import ProcessContext
     from stablehlo_py.interpreter.impls.collectives import ProcessGrid
     from stablehlo_py.interpreter.shard_plan import shard_plan
 
@@ -114,16 +135,7 @@ def call_spmd(
 
     def work(rank: int) -> list[Any]:
         replica, partition = pids[rank]
-        child = copy.copy(ev)
-        child.failures = failures[rank]
-        child.process = ProcessContext(
-            replica_id=replica,
-            partition_id=partition,
-            num_replicas=replicas,
-            num_partitions=partitions,
-            grid=grid,
-            shard_plan=plan,
-        )
+        child = process_evaluator(ev, grid, rank, failures=failures[rank], shard_plan=plan)
         mine = list(args) if plan is None else plan.local_args(args, replica, partition)
         return child.call(entry, mine)
 
@@ -165,5 +177,5 @@ def run_spmd(
 
 __all__ = [
     "call_spmd", "grid_shape_of", "needs_grid", "needs_spmd", "num_partitions", "num_replicas",
-    "run_spmd",
+    "process_evaluator", "run_spmd",
 ]
