@@ -10,9 +10,9 @@ collective_broadcast, collective_reduce), the process ids, Shardy's and GSPMD's 
 -0.0, infinities, overflow), bf16, complex64, int32 (overflow) and bool data.
 
 :func:`run_process` runs process (replica, partition) of a case on a grid the way
-``custom_calls/spmd.py``'s ``call_spmd`` does (a copy of one evaluator with its own
-`ProcessContext`, check failures and print sink); :func:`threaded_outcomes` runs every process of a
-case in-process on the threaded `ProcessGrid`.
+``custom_calls/spmd.py``'s ``call_spmd`` does (``process_evaluator``: a copy of one evaluator with
+its own `ProcessContext` and check failures; and a print sink); :func:`threaded_outcomes` runs
+every process of a case in-process on the threaded `ProcessGrid`.
 
 ``python -m tests.mpi.collective_cases OUT GRID`` under ``mpirun -n R*N``: rank k runs process
 divmod(k, N) of every case of GRID on an `MpiGrid` (with a stand-in broker: this rank's own
@@ -25,7 +25,6 @@ errors: no broker, a late member's timeout, an abort).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import sys
@@ -42,7 +41,8 @@ import ml_dtypes
 import numpy as np
 
 from stablehlo_py.interpreter.entry_inputs import coerce_args
-from stablehlo_py.interpreter.evaluator import Evaluator, ProcessContext
+from stablehlo_py.interpreter.custom_calls.spmd import process_evaluator
+from stablehlo_py.interpreter.evaluator import Evaluator
 from stablehlo_py.interpreter.impls.process_grid import GridShape, ProcessGrid
 from stablehlo_py.interpreter.mpi import wire
 from stablehlo_py.ir import parse
@@ -440,17 +440,13 @@ def run_process(
     parent: Evaluator, case: Case, grid: GridShape, rank: int, *,
     failures: list[Any], print_sink: Callable[[str], Any], outfeed: list[Any] | None = None,
 ) -> list[Any]:
-    """Process `rank` of `case` on `grid`, as ``call_spmd`` runs one: a copy of `parent` with its
-    own ProcessContext (outfeed list) and check-failure list (and print sink)."""
-    replica, partition = grid.pid_of(rank)
-    child = copy.copy(parent)
-    child.failures = failures
+    """Process `rank` of `case` on `grid`, as ``call_spmd`` runs one (`process_evaluator`: a
+    copy of `parent` with its own ProcessContext and check-failure list), printing to
+    `print_sink`; what it writes to the outfeed is added to `outfeed`."""
+    child = process_evaluator(parent, grid, rank, failures=failures)
     child.print_sink = print_sink  # type: ignore[attr-defined]
-    child.process = ProcessContext(
-        replica_id=replica, partition_id=partition, num_replicas=grid.num_replicas,
-        num_partitions=grid.num_partitions, grid=grid,
-        outfeed=[] if outfeed is None else outfeed,
-    )
+    if outfeed is not None:
+        child.process.outfeed = outfeed
     return child.call("main", coerce_args(child, "main", case.args(rank)))
 
 
