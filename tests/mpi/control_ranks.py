@@ -21,6 +21,9 @@ Scenarios (rank 5 fails with an interpreter-like error unless said otherwise):
 - ``late`` (4): ranks 0-2 finish, rank 3 fails a second later (the others are in the end
   barrier);
 - ``broker`` (4): send/recv and infeed through rank 0's broker (see `_broker`);
+- ``grid`` (4): an `MpiGrid` (1 x 4) given the plane's flag and broker: send/recv and infeed
+  through the grid, one rendezvous of all four, then rank 3 fails while the others are in a
+  second one;
 - ``clean`` (8): broker traffic and a collective, then a clean end.
 """
 
@@ -39,9 +42,10 @@ import numpy as np
 from stablehlo_py.errors import InterpreterError, StableHLOError
 from stablehlo_py.interpreter.mpi import require_mpi
 from stablehlo_py.interpreter.mpi.control import ControlPlane, RankFailed
+from stablehlo_py.interpreter.mpi.grid import MpiGrid
 from stablehlo_py.interpreter.mpi.wait import wait
 
-FAILING = {"root_numpy": 3}
+FAILING = {"root_numpy": 3, "grid": 3}
 ERROR_TEXT = "prog.mlir:7:3: 'stablehlo.custom_call' op @foo: no implementation of this target"
 
 
@@ -131,9 +135,29 @@ def _broker(comm: Any, cp: ControlPlane, rank: int, record: dict) -> None:
     record["many_seconds"] = time.monotonic() - t
 
 
+def _grid(comm: Any, cp: ControlPlane, out: Path, rank: int, record: dict) -> None:
+    grid = MpiGrid(1, 4, aborted=cp.aborted, broker=cp.broker, timeout=60)
+    pid, group = grid.pid_of(rank), tuple(grid.pid_of(r) for r in range(4))
+    if rank == 1:
+        grid.send(3, [np.array([1.5, -0.0], np.float16)])
+    if rank == 2:
+        (x,) = grid.recv(3)
+        record["received"] = [str(x.dtype), x.tobytes().hex()]
+    if rank == 3:
+        record["infeed"] = grid.infeed()
+    got = grid.rendezvous(group, 1, pid, [np.array(rank)])
+    record["rendezvous"] = [int(got[p][0]) for p in group]
+    if rank == 3:
+        _fail(out, rank)
+    grid.rendezvous(group, 1, pid, [np.array(rank)])
+
+
 def _scenario(name: str, comm: Any, cp: ControlPlane, out: Path, record: dict) -> None:
     rank = comm.Get_rank()
     failing = FAILING.get(name, 5)
+    if name == "grid":
+        _grid(comm, cp, out, rank, record)
+        return
     if name == "broker":
         _broker(comm, cp, rank, record)
         return

@@ -12,6 +12,8 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
+
 from tests.mpi.conftest import Mpi
 
 #: the done-when bound (plan §5.3): from a failure to the end of the job
@@ -201,6 +203,22 @@ def test_broker_send_recv_and_infeed_across_ranks(mpi: Mpi, tmp_path) -> None:
     for sender in (1, 2, 3):  # each sender's messages in its order
         assert [i for r, i in many if r == sender] == list(range(20))
     print(f"broker: 60 sends/recvs in {root['many_seconds']:.3f} s")
+
+
+def test_the_mpi_grid_runs_on_the_control_planes_flag_and_broker(mpi: Mpi, tmp_path) -> None:
+    """`MpiGrid` given `cp.aborted` and `cp.broker`: its send/recv and infeed go through rank 0,
+    and a failure while the others are in one of its rendezvous stops them (they ack)."""
+    done, seconds, records = _run(mpi, 4, "grid", tmp_path)
+    assert done.returncode != 0
+    assert _report(done.stderr, "error: rank 3")[0] == (
+        f"error: rank 3 (replica 0, partition 3): {ERROR} (3 other ranks stopped)"
+    )
+    assert seconds < LIMIT
+    assert records[2]["received"] == ["float16", np.array([1.5, -0.0], np.float16).tobytes().hex()]
+    assert records[3]["infeed"] == "a"
+    assert all(records[r]["rendezvous"] == [0, 1, 2, 3] for r in range(4))
+    assert records[0]["outcome"][0] == "RankFailed"
+    assert all(records[r]["outcome"] == _stopped(3) for r in (1, 2, 3))
 
 
 def test_a_clean_end(mpi: Mpi, tmp_path) -> None:
