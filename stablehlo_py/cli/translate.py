@@ -1,6 +1,6 @@
 """`stablehlo-translate`: translations between StableHLO text, portable artifacts and results.
 
-    stablehlo-translate --interpret [--split-input-file] [--args=...|--inputs=run.npz|DIR] [--output=out.npz] [FILE|-]
+    stablehlo-translate --interpret [--split-input-file] [--args=...|--inputs=run.npz|DIR] [--output=out.npz|out.npy|DIR/] [FILE|-]
     stablehlo-translate --interpret [--trace[=1|2|3]] [--trace-output=T.npz]
                         [--compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]]
                         [--node-data-output=DIR] FILE
@@ -95,8 +95,10 @@ MODES: dict[str, tuple[str, str, str]] = {
     "results_file",
     default=None,
     help="Write the results to FILE.npz (result0, result1, ..., result_types, and result_info "
-    "with JAX's result names) or FILE.npy (a single result) instead of printing them (-o still "
-    "prints them as text).",
+    "with JAX's result names), FILE.npy (a single result) or a directory DIR/ (a path ending in "
+    "'/', or an existing directory; created if missing: result0.npy, result1.npy, ..., "
+    "result_types.npy, result_info.npy; files of an earlier run are replaced) instead of "
+    "printing them (-o still prints them as text).",
 )
 @click.option(
     "--trace",

@@ -29,6 +29,10 @@ def interpret(options: dict[str, Any]) -> int:
     failures = 0
     out: list[str] = []
     results_file = options.get("results_file") or None
+    if results_file:  # a path that cannot take results is said before the run, not after it
+        from stablehlo_py.io.results import check_output_path
+
+        check_output_path(str(results_file))
     saved: list[tuple[list[Any], list[str | None]]] = []  # --output: (results, names) per run
     print_results = not results_file or bool(options.get("output"))
     tracing = TraceSession.from_options(options)

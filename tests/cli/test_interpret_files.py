@@ -238,7 +238,8 @@ def test_probe_round_trip_bf16_i1_complex(tmp_path: Path) -> None:
         ("--args=dense<1>",
          "error: expectected array attribute string for args, i.e. --args=[dense<1> : tensor<2xi32>, ...]"),
         ("--output=out.txt", "out.txt: error: results are written to an .npz archive (every result) or an "
-         ".npy file (one result): name the file so"),
+         ".npy file (one result), or into a directory (DIR/, one .npy file per result): name the file so, "
+         "or name an existing directory or one ending in '/'"),
     ],
 )
 def test_errors_are_one_line(files: Path, option: str, expected: str) -> None:
