@@ -8,6 +8,13 @@ ml_dtypes' included, shapes and bits).  The exchanges built on it (`exchange`, `
 `all_to_all`, `permute`, `broadcast`, `gather_tiles`) then run the same local numpy code in the
 same process-group order, so every collective gives the threaded run's bits.
 
+- Every exchange of a group (`rendezvous`, `reduce`, `all_to_all`, `broadcast`) starts with a
+  header round in which each member tells what exchange it is at and what it has (dtypes,
+  shapes); then every member makes the same choice between the generic path and a fast path
+  that moves less (`fast_paths.py`: partitioned reductions, ``Ialltoallv``, ``Ibcast``); the
+  generic path goes on with the headers it has.  `permute` sends point to point (pairs' sources
+  to their targets only).  `traffic` counts the bytes of values this rank received, by path
+  ("generic", or the fast path's exchange: "reduce", "all_to_all", "broadcast", "permute").
 - A rendezvous of a group of one needs no MPI.  Otherwise it uses one communicator per (group
   members, channel), made at the group's first meeting and cached (communicator rank k is member
   k): MPI orders the collectives of one communicator, so the n-th rendezvous of each member
@@ -36,15 +43,22 @@ import hashlib
 import json
 import time
 import zlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 from stablehlo_py.interpreter.evaluator import CheckFailure
-from stablehlo_py.interpreter.impls.process_grid import GridShape, ProcessGroup, ProcessId
-from stablehlo_py.interpreter.mpi import require_mpi, wire
-from stablehlo_py.interpreter.mpi.transfer import gather_trees
+from stablehlo_py.interpreter.impls.process_grid import (
+    Combine,
+    GridShape,
+    ProcessGroup,
+    ProcessId,
+)
+from stablehlo_py.interpreter.mpi import fast_paths, require_mpi, wire
+from stablehlo_py.interpreter.mpi.fast_paths import Meeting
+from stablehlo_py.interpreter.mpi.transfer import exchange_headers, gather_trees
 from stablehlo_py.interpreter.mpi.wait import DEFAULT_TIMEOUT, rendezvous_timeout, wait_all
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
@@ -79,6 +93,17 @@ class RankItems:
     failures: list[CheckFailure] = field(default_factory=list)
 
 
+def _check_mode(mode: str) -> str:
+    return fast_paths.check_mode(mode)
+
+
+def wire_bytes(tree: Any) -> int:
+    """Bytes of the arrays of a tree of values."""
+    if isinstance(tree, list | tuple):
+        return sum(wire_bytes(t) for t in tree)
+    return int(np.asarray(tree).nbytes)
+
+
 def _key_digest(key: tuple[Any, ...]) -> np.ndarray:
     return np.frombuffer(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), np.uint8)
 
@@ -91,7 +116,8 @@ class MpiGrid(GridShape):
     `aborted`: the run's abort flag (`wait.py`: a callable returning true or an exception, or an
     event), checked by every wait; `broker`: send/recv and infeed (None: not supported);
     `timeout`: seconds a rendezvous waits for its group (None: forever); `chunk`: the most bytes
-    one MPI call moves."""
+    one MPI call moves; `fast_paths`: "auto", "always" or "never" (None: `fast_paths.MODE` at
+    each exchange; the same on every rank)."""
 
     def __init__(
         self,
@@ -103,6 +129,7 @@ class MpiGrid(GridShape):
         comm: Any = None,
         timeout: float | None = DEFAULT_TIMEOUT,
         chunk: int = wire.MAX_CHUNK,
+        fast_paths: str | None = None,
     ):
         super().__init__(num_replicas, num_partitions)
         MPI = require_mpi("the MPI process grid")
@@ -121,6 +148,10 @@ class MpiGrid(GridShape):
         self.broker = broker
         self.timeout = timeout
         self.chunk = chunk
+        self.fast_paths = None if fast_paths is None else _check_mode(fast_paths)
+        #: bytes of values this rank received from the others, by path (module docstring)
+        self.traffic: Counter[str] = Counter()
+        self._agreed: Meeting | None = None  # a header round the generic path goes on from
         self.prints: list[str] = []
         self.outfeed: list[list[Any]] = []
         self.failures: list[CheckFailure] = []
@@ -152,13 +183,16 @@ class MpiGrid(GridShape):
         return wait_for
 
     # ------------------------------------------------------------------------ communicators
-    def _communicator(self, members: ProcessGroup, channel: Any, wait_for: Any) -> Any:
-        """The communicator of (members, channel): rank k is members[k] (made at first use)."""
+    def _check_open(self) -> None:
         if self._closed:
             raise InterpreterError(
                 "the MPI process grid is closed (close() ended its communication); a collective "
                 "after it cannot meet the other ranks"
             )
+
+    def _communicator(self, members: ProcessGroup, channel: Any, wait_for: Any) -> Any:
+        """The communicator of (members, channel): rank k is members[k] (made at first use)."""
+        self._check_open()
         key = (members, channel)
         comm = self._comms.get(key)
         if comm is None:
@@ -201,9 +235,9 @@ class MpiGrid(GridShape):
             wait_for([self._p2p.Isend([token, BYTE], dest=leader, tag=_ARRIVED), receive])
 
     # --------------------------------------------------------------------------- rendezvous
-    def rendezvous(
-        self, group: ProcessGroup, channel_id: int, pid: ProcessId, values: list[Any]
-    ) -> dict[ProcessId, list[Any]]:
+    def _members(self, group: ProcessGroup, pid: ProcessId) -> ProcessGroup:
+        """The group's members (each once, in group order), checked: in the grid, with the
+        caller, who must be this rank's process."""
         members = tuple(dict.fromkeys(group))
         self.check_group(members)
         if pid != self.pid:
@@ -216,13 +250,142 @@ class MpiGrid(GridShape):
                 f"process {pid} takes part in a collective of processes {list(members)} that it "
                 "is not a member of"
             )
-        if len(members) == 1:
-            return {pid: values}
+        return members
+
+    def _mode(self) -> str:
+        return _check_mode(fast_paths.MODE if self.fast_paths is None else self.fast_paths)
+
+    def _meet(
+        self, kind: str, members: ProcessGroup, channel_id: int, tree: Any, **agree: Any
+    ) -> Meeting:
+        """The header round of an exchange of `kind` (fast_paths.py): every member's intro
+        (`kind`, the mode, `agree`) and tree header, on the group's communicator."""
         wait_for = self._waiter(members, self._deadline())
         comm = self._communicator(members, channel_id, wait_for)
-        trees = gather_trees(self._MPI, comm, values, wait_for=wait_for, chunk=self.chunk)
+        intro = {"kind": kind, "mode": self._mode(), **agree}
+        raw = exchange_headers(
+            self._MPI, comm, fast_paths.intro_header(intro, tree), wait_for
+        )
+        intros, headers = zip(*(fast_paths.split_intro(h) for h in raw), strict=True)
+        meeting = Meeting(self._MPI, comm, members, comm.Get_rank(), list(intros), list(headers),
+                          wait_for, self.chunk)
+        kinds = meeting.kinds()
+        if len(set(kinds)) > 1:
+            at = ", ".join(f"process {p} at {k}" for p, k in zip(members, kinds, strict=True))
+            raise InterpreterError(
+                f"processes {list(members)} met on channel {channel_id} at different exchanges "
+                f"({at}): every process of a group must reach the same collective op"
+            )
+        return meeting
+
+    def _generic(self, meeting: Meeting, default: Any, *args: Any, **kwargs: Any) -> Any:
+        """`default` (a GridShape exchange) going on from `meeting`'s header round: its
+        rendezvous moves the values only."""
+        self._agreed = meeting
+        try:
+            return default(*args, **kwargs)
+        finally:
+            self._agreed = None
+
+    def rendezvous(
+        self, group: ProcessGroup, channel_id: int, pid: ProcessId, values: list[Any]
+    ) -> dict[ProcessId, list[Any]]:
+        agreed, self._agreed = self._agreed, None
+        members = self._members(group, pid)
+        if len(members) == 1:
+            return {pid: values}
+        if agreed is not None and agreed.members == members:
+            meeting = agreed
+        else:
+            meeting = self._meet("gather", members, channel_id, values)
+        trees = gather_trees(self._MPI, meeting.comm, values, wait_for=meeting.wait_for,
+                             chunk=self.chunk, headers=meeting.headers)
         assert trees is not None  # an all-gather: every rank receives
+        self.traffic["generic"] += sum(
+            wire_bytes(t) for k, t in enumerate(trees) if k != meeting.index
+        )
         return {p: values if p == pid else trees[k] for k, p in enumerate(members)}
+
+    # -------------------------------------------------------------------------- fast paths
+    def reduce(
+        self,
+        group: ProcessGroup,
+        channel_id: int,
+        pid: ProcessId,
+        values: list[Any],
+        combine: Combine,
+        *,
+        scatter_dim: int | None = None,
+        to_root: bool = False,
+    ) -> list[Any] | None:
+        default = super().reduce
+        members = self._members(group, pid)
+        if len(members) == 1 or len(members) != len(group):
+            return default(group, channel_id, pid, values, combine, scatter_dim=scatter_dim,
+                           to_root=to_root)
+        meeting = self._meet("reduce", members, channel_id, values, scatter_dim=scatter_dim,
+                             to_root=to_root)
+        if not fast_paths.reduce_applies(meeting, scatter_dim, to_root):
+            return self._generic(meeting, default, group, channel_id, pid, values, combine,
+                                 scatter_dim=scatter_dim, to_root=to_root)
+        out, received = fast_paths.reduce(meeting, values, combine, scatter_dim, to_root)
+        self.traffic["reduce"] += received
+        return out
+
+    def all_to_all(
+        self, group: ProcessGroup, channel_id: int, pid: ProcessId, pieces: list[list[Any]]
+    ) -> list[list[Any]]:
+        default = super().all_to_all
+        members = self._members(group, pid)
+        if len(members) == 1 or len(members) != len(group):
+            return default(group, channel_id, pid, pieces)
+        meeting = self._meet("all_to_all", members, channel_id, pieces)
+        if not fast_paths.all_to_all_applies(meeting):
+            return self._generic(meeting, default, group, channel_id, pid, pieces)
+        out, received = fast_paths.all_to_all(meeting, pieces)
+        self.traffic["all_to_all"] += received
+        return out
+
+    def broadcast(
+        self,
+        group: ProcessGroup,
+        channel_id: int,
+        pid: ProcessId,
+        values: list[Any],
+        roots: Sequence[int],
+    ) -> list[Any]:
+        default = super().broadcast
+        members = self._members(group, pid)
+        if len(members) == 1 or len(members) != len(group):
+            return default(group, channel_id, pid, values, roots)
+        meeting = self._meet("broadcast", members, channel_id, values,
+                             roots=[int(r) for r in roots])
+        if not fast_paths.broadcast_applies(meeting, len(roots)):
+            return self._generic(meeting, default, group, channel_id, pid, values, roots)
+        out, received = fast_paths.broadcast(meeting, values, roots)
+        self.traffic["broadcast"] += received
+        return out
+
+    def permute(
+        self, pairs: list[ProcessGroup], channel_id: int, pid: ProcessId, values: list[Any]
+    ) -> list[Any] | None:
+        if self._mode() == "never":
+            return super().permute(pairs, channel_id, pid, values)
+        for pair in pairs:
+            if pid in (pair[0], pair[1]):
+                self._members(pair, pid)
+        deadline = self._deadline()
+
+        def waiter(pair: ProcessGroup) -> Any:
+            return self._waiter(tuple(dict.fromkeys(pair)), deadline)
+
+        self._check_open()
+        out, received = fast_paths.permute(
+            self._MPI, self._p2p, pairs, pid, list(values), rank_of=self.rank_of,
+            tag=fast_paths.permute_tag(channel_id), waiter=waiter, chunk=self.chunk,
+        )
+        self.traffic["permute"] += received
+        return out
 
     # ------------------------------------------------------------------- send/recv, infeed
     def _broker(self, what: str) -> Broker:

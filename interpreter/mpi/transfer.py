@@ -114,8 +114,11 @@ def decode_tree(header: bytes, buffers: Sequence[Any]) -> Tree:
 # ------------------------------------------------------------------------------------ gathering
 
 
-def _headers(MPI: Any, comm: Any, header: bytes, wait_for: WaitFor) -> list[bytes]:  # noqa: N803
-    """Every rank's header, by communicator rank."""
+def exchange_headers(
+    MPI: Any, comm: Any, header: bytes, wait_for: WaitFor  # noqa: N803 - mpi4py's module name
+) -> list[bytes]:
+    """Every rank's header (any bytes), by communicator rank: a fixed frame each, then the rest
+    of longer ones."""
     n, size = comm.Get_size(), wire.HEADER_SIZE
     fixed, rest = wire.frame(header)
     frames = np.empty(n * size, np.uint8)
@@ -140,13 +143,21 @@ def gather_trees(
     wait_for: WaitFor,
     root: int | None = None,
     chunk: int = wire.MAX_CHUNK,
+    headers: Sequence[bytes] | None = None,
 ) -> list[Tree] | None:
     """Every rank's `tree`, by communicator rank: on every rank (`root` None), or on rank `root`
     only (the others get None).  Every rank of `comm` must call it, with the same `root` and
-    `chunk`."""
+    `chunk`.  `headers`: every rank's tree header when a header round already took place (the
+    MPI grid's, which carries more than the trees: `fast_paths.py`); then only the values move."""
     n, me = comm.Get_size(), comm.Get_rank()
     header, own = encode_tree(tree)
-    headers = _headers(MPI, comm, header, wait_for)
+    if headers is None:
+        headers = exchange_headers(MPI, comm, header, wait_for)
+    elif len(headers) != n or headers[me] != header:
+        raise InterpreterError(
+            f"gather_trees was given {len(headers)} headers for {n} ranks, or another header "
+            "than this rank's tree's"
+        )
     sizes_of = [tree_sizes(h) for h in headers]
     receiving = root is None or root == me
     received: list[list[Any]] = [[None] * len(s) for s in sizes_of]
@@ -188,6 +199,7 @@ __all__ = [
     "Tree",
     "decode_tree",
     "encode_tree",
+    "exchange_headers",
     "flatten",
     "gather_trees",
     "tree_sizes",
