@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 from stablehlo_py.interpreter.impls.process_grid import Combine, ProcessGroup, ProcessId
 from stablehlo_py.interpreter.mpi import moves, wire
-from stablehlo_py.interpreter.mpi.transfer import WaitFor, flatten
+from stablehlo_py.interpreter.mpi.transfer import WaitFor, exchange_headers, flatten
 
 from stablehlo_py.errors import InterpreterError
 
@@ -157,6 +157,34 @@ class Meeting:
 
     def kinds(self) -> list[str]:
         return [str(i["kind"]) for i in self.intros]
+
+
+def meet(
+    MPI: Any,  # noqa: N803 - mpi4py's module name
+    comm: Any,
+    members: ProcessGroup,
+    channel_id: Any,
+    intro: dict[str, Any],
+    tree: Any,
+    wait_for: WaitFor,
+    *,
+    chunk: int = wire.MAX_CHUNK,
+) -> Meeting:
+    """The header round of an exchange on `comm` (rank k = members[k]): every member's `intro`
+    (its "kind", "mode" and what else must agree) and `tree`'s header.  Members at exchanges of
+    different kinds get an error (every one of them)."""
+    raw = exchange_headers(MPI, comm, intro_header(intro, tree), wait_for)
+    intros, headers = zip(*(split_intro(h) for h in raw), strict=True)
+    meeting = Meeting(MPI, comm, members, comm.Get_rank(), list(intros), list(headers), wait_for,
+                      chunk)
+    kinds = meeting.kinds()
+    if len(set(kinds)) > 1:
+        at = ", ".join(f"process {p} at {k}" for p, k in zip(members, kinds, strict=True))
+        raise InterpreterError(
+            f"processes {list(members)} met on channel {channel_id} at different exchanges "
+            f"({at}): every process of a group must reach the same collective op"
+        )
+    return meeting
 
 
 # ------------------------------------------------------------------------------- arrays, bytes
@@ -452,6 +480,7 @@ __all__ = [
     "combine_blocks",
     "element_ranges",
     "intro_header",
+    "meet",
     "permute",
     "permute_tag",
     "read_tree_header",

@@ -58,7 +58,7 @@ from stablehlo_py.interpreter.impls.process_grid import (
 )
 from stablehlo_py.interpreter.mpi import fast_paths, require_mpi, wire
 from stablehlo_py.interpreter.mpi.fast_paths import Meeting
-from stablehlo_py.interpreter.mpi.transfer import exchange_headers, gather_trees
+from stablehlo_py.interpreter.mpi.transfer import gather_trees
 from stablehlo_py.interpreter.mpi.wait import DEFAULT_TIMEOUT, rendezvous_timeout, wait_all
 
 from stablehlo_py.errors import InterpreterError, NotSupportedError
@@ -263,20 +263,8 @@ class MpiGrid(GridShape):
         wait_for = self._waiter(members, self._deadline())
         comm = self._communicator(members, channel_id, wait_for)
         intro = {"kind": kind, "mode": self._mode(), **agree}
-        raw = exchange_headers(
-            self._MPI, comm, fast_paths.intro_header(intro, tree), wait_for
-        )
-        intros, headers = zip(*(fast_paths.split_intro(h) for h in raw), strict=True)
-        meeting = Meeting(self._MPI, comm, members, comm.Get_rank(), list(intros), list(headers),
-                          wait_for, self.chunk)
-        kinds = meeting.kinds()
-        if len(set(kinds)) > 1:
-            at = ", ".join(f"process {p} at {k}" for p, k in zip(members, kinds, strict=True))
-            raise InterpreterError(
-                f"processes {list(members)} met on channel {channel_id} at different exchanges "
-                f"({at}): every process of a group must reach the same collective op"
-            )
-        return meeting
+        return fast_paths.meet(self._MPI, comm, members, channel_id, intro, tree, wait_for,
+                               chunk=self.chunk)
 
     def _generic(self, meeting: Meeting, default: Any, *args: Any, **kwargs: Any) -> Any:
         """`default` (a GridShape exchange) going on from `meeting`'s header round: its

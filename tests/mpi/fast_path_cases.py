@@ -17,8 +17,8 @@ process divmod(k, N) of:
 - the *figures*: bytes received per rank for 1 MiB values in both modes, and the peak extra
   allocation (tracemalloc) of an all_reduce of a 4 MiB f32 operand in both modes
   (``OUT/figures<k>.json``);
-- the *checks*: members at different exchanges on one group get an error
-  (``OUT/checks<k>.json``).
+- the *checks*: members at different exchanges on one group get an error; a permute's late
+  source and abort flag (``OUT/checks<k>.json``).
 
 The exchange cases run in-process too (:func:`threaded`, on the threaded `ProcessGrid`, whose
 exchanges are the generic defaults): the test compares all three.
@@ -30,6 +30,7 @@ import gc
 import hashlib
 import json
 import sys
+import threading
 import time
 import tracemalloc
 import zlib
@@ -342,24 +343,52 @@ def _figures(grid_name: str, rank: int) -> dict[str, Any]:
 
 
 def _checks(grid_name: str, rank: int) -> dict[str, Any]:
-    """Members of one group at different exchanges (even ranks reduce, odd ones gather): every
-    member gets an error naming what each is at."""
+    """The grid's errors on the fast paths: members of one group at different exchanges (even
+    ranks reduce, odd ones gather) all get an error naming what each is at; a permute target
+    whose source comes after the 0.5 s timeout gets the threaded grid's timeout message (the
+    source, sending later, is not held up); a target whose source does not come is given up on
+    when the abort flag is set (0.3 s)."""
     from stablehlo_py.errors import StableHLOError
     from stablehlo_py.interpreter.mpi.grid import MpiGrid
 
     replicas, partitions = C.GRIDS[grid_name]
+    report: dict[str, Any] = {}
+
+    def attempt(name: str, call: Callable[[], Any]) -> None:
+        start = time.monotonic()
+        try:
+            got = call()
+            report[name] = None if got is None else "returned"
+        except StableHLOError as e:
+            report[name] = [type(e).__name__, str(e)]
+        report[f"{name}_wait"] = time.monotonic() - start
+
     grid = MpiGrid(replicas, partitions, timeout=60, fast_paths="always")
     world = tuple(grid.pid_of(k) for k in range(grid.num_processes))
     x = [np.zeros(3, np.float32)]
-    report: dict[str, Any] = {}
-    try:
-        if rank % 2 == 0:
-            grid.reduce(world, 30, grid.pid, x, sub2)
-        else:
-            grid.exchange(world, 30, grid.pid, x)
-        report["mixed"] = None
-    except StableHLOError as e:
-        report["mixed"] = [type(e).__name__, str(e)]
+    if rank % 2 == 0:
+        attempt("mixed", lambda: grid.reduce(world, 30, grid.pid, x, sub2))
+    else:
+        attempt("mixed", lambda: grid.exchange(world, 30, grid.pid, x))
+    grid.close()
+
+    grid = MpiGrid(replicas, partitions, timeout=0.5, fast_paths="always")
+    pair = [(grid.pid_of(0), grid.pid_of(1))]
+    if rank in (0, 1):
+        if rank == 0:
+            time.sleep(1.5)
+        attempt("late", lambda: grid.permute(pair, 40, grid.pid, x))
+    grid.close()
+
+    stop = threading.Event()
+    grid = MpiGrid(replicas, partitions, timeout=60, aborted=stop, fast_paths="always")
+    pair = [(grid.pid_of(3), grid.pid_of(1))]
+    if rank == 1:  # rank 3 sends only after rank 1 has given up
+        threading.Timer(0.3, stop.set).start()
+        attempt("aborted", lambda: grid.permute(pair, 41, grid.pid, x))
+    if rank == 3:
+        time.sleep(1.0)
+        attempt("aborted", lambda: grid.permute(pair, 41, grid.pid, x))
     grid.close()
     return report
 

@@ -159,18 +159,34 @@ def test_the_partitioned_reduce_holds_about_its_operand(
 
 
 @pytest.mark.parametrize("grid", list(C.GRIDS))
-def test_members_at_different_exchanges_get_an_error(
-    launches: dict[str, Path], grid: str
-) -> None:
+def test_the_fast_paths_errors_on_real_ranks(launches: dict[str, Path], grid: str) -> None:
+    """Members at different exchanges of one group: every one gets an error naming what each
+    is at.  A permute's target whose source comes late gets the threaded grid's timeout message
+    after the 0.5 s timeout (the source, later, returns); a target whose source has not come
+    when the abort flag is set (0.3 s) gives up."""
     n = _size(grid)
     _, partitions = C.GRIDS[grid]
     world = [tuple(divmod(k, partitions)) for k in range(n)]
     at = ", ".join(f"process {p} at {'reduce' if k % 2 == 0 else 'gather'}"
                    for k, p in enumerate(world))
-    for k in range(n):
-        checks = json.loads((launches[grid] / f"checks{k}.json").read_text())
-        assert checks["mixed"] == [
+    checks = [json.loads((launches[grid] / f"checks{k}.json").read_text()) for k in range(n)]
+    for k, c in enumerate(checks):
+        assert c["mixed"] == [
             "InterpreterError",
             f"error: processes {world} met on channel 30 at different exchanges ({at}): every "
             "process of a group must reach the same collective op",
         ], f"rank {k}"
+    assert checks[1]["late"] == [
+        "InterpreterError",
+        f"error: collective rendezvous of processes {world[:2]} timed out: not every process of "
+        "the group reached the same collective op",
+    ]
+    assert 0.45 <= checks[1]["late_wait"] < 5
+    assert checks[0]["late"] is None and checks[0]["late_wait"] < 5  # a source receives nothing
+    assert checks[1]["aborted"] == [
+        "WaitAborted",
+        f"error: collective rendezvous of processes {[world[3], world[1]]} was abandoned: another "
+        "process of the run failed",
+    ]
+    assert 0.25 <= checks[1]["aborted_wait"] < 5
+    assert checks[3]["aborted"] is None
