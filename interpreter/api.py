@@ -21,7 +21,11 @@ def run(
     entry: str = "main",
     trace: Any = None,
     probe_dir: str | os.PathLike[str] | None = None,
-) -> list[np.ndarray]:
+    engine: str = "threads",
+    gather: str = "root",
+    timeout: float | None = 600.0,
+    abort_after: float | None = 3.0,
+) -> list[np.ndarray] | None:
     """Run `entry` on numpy arguments; returns its results.  Check ops that fail raise InterpreterError.
 
     `trace`: an observer told about each op as it runs (`observe.py`: an object with
@@ -40,7 +44,36 @@ def run(
     replicated one (`mhlo.num_replicas` > 1) with collectives or `replica_id`/`partition_id`, runs
     once per (replica, partition) on the global arguments and returns process (0, 0)'s results
     (`custom_calls/spmd.py`).
+
+    `engine`: "threads" (the processes of a partitioned program as threads of this process) or
+    "mpi": called by every rank of ``mpirun -n P`` alike, each rank runs one process
+    (`interpreter/mpi/runner.py`, `run_mpi`; needs the mpi extra and an MPI).  P must be the
+    program's `mhlo.num_replicas` x `mhlo.num_partitions`.  Then `gather` says who gets the
+    results: "root" (rank 0 the global results, the others None), "all" (every rank), "none"
+    (every rank what it holds: a `Tile` of each result kept per process, arrays of the others);
+    `timeout`: seconds a rank waits for the others; `abort_after`: seconds after a failure
+    before ranks that did not stop are ended with MPI_Abort (None: never).  A failure raises
+    on rank 0 (`RankFailed`, its report printed on stderr; check failures: the message above)
+    and `RankStopped` on the other ranks.
     """
+    if engine == "mpi":
+        from stablehlo_py.interpreter.mpi.runner import run_mpi
+
+        return run_mpi(
+            as_module(module_or_text), list(args), entry=entry, gather=gather, timeout=timeout,
+            abort_after=abort_after, trace=trace, probe_dir=probe_dir,
+        )
+    if engine != "threads":
+        raise InterpreterError(
+            f"engine={engine!r} is not an interpreter engine",
+            note="engine='threads' (the default: one thread per process, in this process) or "
+            "engine='mpi' (one MPI rank per process, under mpirun -n P)",
+        )
+    if gather != "root":
+        raise InterpreterError(
+            f"gather={gather!r} goes with engine='mpi': the threaded engine returns the global "
+            "results to its one caller"
+        )
     from stablehlo_py.interpreter.custom_calls.spmd import call_spmd, grid_shape_of
 
     module = as_module(module_or_text)

@@ -5,6 +5,7 @@
                         [--compare-to=xla|iree|T.npz [--rtol=R] [--atol=A]]
                         [--node-data-output=DIR] FILE
     stablehlo-translate --interpret --list-custom-calls        # targets, where from, API version
+    mpirun -n P stablehlo-translate --interpret --engine=mpi [--mpi-timeout=S] [--mpi-report] ...
     stablehlo-translate --serialize --target=X|current [--format=msgpack|mlir] [--strip-debuginfo] [--expand] [FILE|-] [-o OUT]
     stablehlo-translate --deserialize [FILE|-] [-o OUT]          # either format, or JAX's Exported
     stablehlo-translate --convert-artifact --format=mlir|msgpack [--target=X] ARTIFACT -o OUT
@@ -154,6 +155,28 @@ MODES: dict[str, tuple[str, str, str]] = {
     "2e-2, f64 1e-12).",
 )
 @click.option("--probe-output-dir", default=None, help="Directory for interpreter.probe's tensors.")
+@click.option(
+    "--engine",
+    type=click.Choice(["threads", "mpi"]),
+    default="threads",
+    help="How a partitioned program runs: threads (default: one thread per (replica, partition) "
+    "in this process) or mpi (one MPI rank each: mpirun -n P stablehlo-translate --interpret "
+    "--engine=mpi ...; needs the mpi extra and an MPI).",
+)
+@click.option(
+    "--mpi-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="S",
+    help="With --engine=mpi: seconds a rank waits for the others at a collective or the end "
+    "(default 600).",
+)
+@click.option(
+    "--mpi-report",
+    is_flag=True,
+    help="With --engine=mpi: say on stderr which arguments and results each rank holds as "
+    "tiles or whole (and why), and each rank's peak RSS.",
+)
 @click.option("--interpreter-print-dense", is_flag=True, help="Print results as dense attributes.")
 @click.option(
     "--list-custom-calls",
@@ -182,6 +205,11 @@ def cli(**options: object) -> int:
         )
     mode = chosen[0]
     module_name, fn_name, feature = MODES[mode]
+    mpi = options.get("engine") == "mpi" and not options.get("list_custom_calls")
+    if mpi and mode == "interpret":
+        module_name, fn_name = "stablehlo_py.cli.translate_mpi", "interpret_mpi"
+    elif options.get("mpi_timeout") is not None or options.get("mpi_report"):
+        raise StableHLOError("--mpi-timeout and --mpi-report go with --interpret --engine=mpi")
     try:
         fn = getattr(importlib.import_module(module_name), fn_name)
     except (ImportError, AttributeError):
