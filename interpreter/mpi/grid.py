@@ -18,8 +18,8 @@ same process-group order, so every collective gives the threaded run's bits.
 - A rendezvous of a group of one needs no MPI.  Otherwise it uses one communicator per (group
   members, channel), made at the group's first meeting and cached (communicator rank k is member
   k): MPI orders the collectives of one communicator, so the n-th rendezvous of each member
-  meets the n-th of the others, as the threaded grid's rounds do.  `transfer.gather_trees` moves
-  the values (a header round, then the bytes in chunked ``Iallgatherv`` rounds).
+  meets the n-th of the others, as the threaded grid's rounds do.  After the header round,
+  `transfer.gather_trees` moves the values (the bytes in chunked ``Iallgatherv`` rounds).
 - A first meeting starts with a handshake on a private duplicate of the run's communicator (each
   member tells the group's first member it has arrived, which answers once all have): creating a
   communicator blocks in MPI, so the handshake makes sure every member is there before it starts,
@@ -56,7 +56,8 @@ from stablehlo_py.interpreter.impls.process_grid import (
     ProcessGroup,
     ProcessId,
 )
-from stablehlo_py.interpreter.mpi import fast_paths, require_mpi, wire
+from stablehlo_py.interpreter.mpi import fast_paths as fast
+from stablehlo_py.interpreter.mpi import require_mpi, wire
 from stablehlo_py.interpreter.mpi.fast_paths import Meeting
 from stablehlo_py.interpreter.mpi.transfer import gather_trees
 from stablehlo_py.interpreter.mpi.wait import DEFAULT_TIMEOUT, rendezvous_timeout, wait_all
@@ -91,10 +92,6 @@ class RankItems:
     prints: list[str] = field(default_factory=list)
     outfeed: list[list[Any]] = field(default_factory=list)
     failures: list[CheckFailure] = field(default_factory=list)
-
-
-def _check_mode(mode: str) -> str:
-    return fast_paths.check_mode(mode)
 
 
 def wire_bytes(tree: Any) -> int:
@@ -148,7 +145,7 @@ class MpiGrid(GridShape):
         self.broker = broker
         self.timeout = timeout
         self.chunk = chunk
-        self.fast_paths = None if fast_paths is None else _check_mode(fast_paths)
+        self.fast_paths = None if fast_paths is None else fast.check_mode(fast_paths)
         #: bytes of values this rank received from the others, by path (module docstring)
         self.traffic: Counter[str] = Counter()
         self._agreed: Meeting | None = None  # a header round the generic path goes on from
@@ -253,7 +250,7 @@ class MpiGrid(GridShape):
         return members
 
     def _mode(self) -> str:
-        return _check_mode(fast_paths.MODE if self.fast_paths is None else self.fast_paths)
+        return fast.check_mode(fast.MODE if self.fast_paths is None else self.fast_paths)
 
     def _meet(
         self, kind: str, members: ProcessGroup, channel_id: int, tree: Any, **agree: Any
@@ -263,7 +260,7 @@ class MpiGrid(GridShape):
         wait_for = self._waiter(members, self._deadline())
         comm = self._communicator(members, channel_id, wait_for)
         intro = {"kind": kind, "mode": self._mode(), **agree}
-        return fast_paths.meet(self._MPI, comm, members, channel_id, intro, tree, wait_for,
+        return fast.meet(self._MPI, comm, members, channel_id, intro, tree, wait_for,
                                chunk=self.chunk)
 
     def _generic(self, meeting: Meeting, default: Any, *args: Any, **kwargs: Any) -> Any:
@@ -313,10 +310,10 @@ class MpiGrid(GridShape):
                            to_root=to_root)
         meeting = self._meet("reduce", members, channel_id, values, scatter_dim=scatter_dim,
                              to_root=to_root)
-        if not fast_paths.reduce_applies(meeting, scatter_dim, to_root):
+        if not fast.reduce_applies(meeting, scatter_dim, to_root):
             return self._generic(meeting, default, group, channel_id, pid, values, combine,
                                  scatter_dim=scatter_dim, to_root=to_root)
-        out, received = fast_paths.reduce(meeting, values, combine, scatter_dim, to_root)
+        out, received = fast.reduce(meeting, values, combine, scatter_dim, to_root)
         self.traffic["reduce"] += received
         return out
 
@@ -328,9 +325,9 @@ class MpiGrid(GridShape):
         if len(members) == 1 or len(members) != len(group):
             return default(group, channel_id, pid, pieces)
         meeting = self._meet("all_to_all", members, channel_id, pieces)
-        if not fast_paths.all_to_all_applies(meeting):
+        if not fast.all_to_all_applies(meeting):
             return self._generic(meeting, default, group, channel_id, pid, pieces)
-        out, received = fast_paths.all_to_all(meeting, pieces)
+        out, received = fast.all_to_all(meeting, pieces)
         self.traffic["all_to_all"] += received
         return out
 
@@ -348,9 +345,9 @@ class MpiGrid(GridShape):
             return default(group, channel_id, pid, values, roots)
         meeting = self._meet("broadcast", members, channel_id, values,
                              roots=[int(r) for r in roots])
-        if not fast_paths.broadcast_applies(meeting, len(roots)):
+        if not fast.broadcast_applies(meeting, len(roots)):
             return self._generic(meeting, default, group, channel_id, pid, values, roots)
-        out, received = fast_paths.broadcast(meeting, values, roots)
+        out, received = fast.broadcast(meeting, values, roots)
         self.traffic["broadcast"] += received
         return out
 
@@ -368,9 +365,9 @@ class MpiGrid(GridShape):
             return self._waiter(tuple(dict.fromkeys(pair)), deadline)
 
         self._check_open()
-        out, received = fast_paths.permute(
+        out, received = fast.permute(
             self._MPI, self._p2p, pairs, pid, list(values), rank_of=self.rank_of,
-            tag=fast_paths.permute_tag(channel_id), waiter=waiter, chunk=self.chunk,
+            tag=fast.permute_tag(channel_id), waiter=waiter, chunk=self.chunk,
         )
         self.traffic["permute"] += received
         return out

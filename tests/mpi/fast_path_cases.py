@@ -1,8 +1,8 @@
 """The MPI grid's fast paths (interpreter/mpi/fast_paths.py) against its generic path: the cases,
 and the rank program of tests/mpi/test_fast_paths.py.
 
-``python -m tests.mpi.fast_path_cases OUT GRID`` under ``mpirun -n R*N`` (GRID "2x2" or "1x8", tests/mpi/collective_cases.py's grids); rank k runs
-process divmod(k, N) of:
+``python -m tests.mpi.fast_path_cases OUT GRID`` under ``mpirun -n R*N`` (GRID "2x2" or "1x8",
+tests/mpi/collective_cases.py's grids): rank k runs process divmod(k, N) of:
 
 - every *exchange case* below (`grid.reduce`, `all_to_all`, `broadcast`, `permute` called
   directly with each rank's data: a non-associative, non-commutative combine ``a - 2*b``, NaN
@@ -343,7 +343,7 @@ def _figures(grid_name: str, rank: int) -> dict[str, Any]:
 
 
 def _checks(grid_name: str, rank: int) -> dict[str, Any]:
-    """The grid's errors on the fast paths: members of one group at different exchanges (even
+    """The grid's errors on the fast paths: an unknown mode; members of one group at different exchanges (even
     ranks reduce, odd ones gather) all get an error naming what each is at; a permute target
     whose source comes after the 0.5 s timeout gets the threaded grid's timeout message (the
     source, sending later, is not held up); a target whose source does not come is given up on
@@ -363,6 +363,7 @@ def _checks(grid_name: str, rank: int) -> dict[str, Any]:
             report[name] = [type(e).__name__, str(e)]
         report[f"{name}_wait"] = time.monotonic() - start
 
+    attempt("bad_mode", lambda: MpiGrid(replicas, partitions, fast_paths="fast"))
     grid = MpiGrid(replicas, partitions, timeout=60, fast_paths="always")
     world = tuple(grid.pid_of(k) for k in range(grid.num_processes))
     x = [np.zeros(3, np.float32)]

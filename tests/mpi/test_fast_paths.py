@@ -136,8 +136,9 @@ def test_the_partitioned_reduce_holds_about_its_operand(
 ) -> None:
     """Peak extra allocation (tracemalloc) of an all_reduce of a 4 MiB f32 operand: the fast path
     holds what it receives (the operand's size), then the result, plus its share of the result,
-    a block of stacked contributions and the tree's temporaries (< 2.5 blocks); the generic path all n contributions,
-    their stack and the tree's temporaries (~3n x the operand).  Both give the same bits."""
+    a block of stacked contributions and the tree's temporaries (< 2.5 blocks); the generic path
+    all n contributions, their stack and the tree's temporaries (~3n x the operand).  Both give
+    the same bits."""
     n = _size(grid)
     figures = _figures(launches[grid], n)
     for k, f in enumerate(figures):
@@ -160,8 +161,8 @@ def test_the_partitioned_reduce_holds_about_its_operand(
 
 @pytest.mark.parametrize("grid", list(C.GRIDS))
 def test_the_fast_paths_errors_on_real_ranks(launches: dict[str, Path], grid: str) -> None:
-    """Members at different exchanges of one group: every one gets an error naming what each
-    is at.  A permute's target whose source comes late gets the threaded grid's timeout message
+    """An unknown mode is an error.  Members at different exchanges of one group: every one gets
+    an error naming what each is at.  A permute's target whose source comes late gets the threaded grid's timeout message
     after the 0.5 s timeout (the source, later, returns); a target whose source has not come
     when the abort flag is set (0.3 s) gives up."""
     n = _size(grid)
@@ -171,6 +172,11 @@ def test_the_fast_paths_errors_on_real_ranks(launches: dict[str, Path], grid: st
                    for k, p in enumerate(world))
     checks = [json.loads((launches[grid] / f"checks{k}.json").read_text()) for k in range(n)]
     for k, c in enumerate(checks):
+        assert c["bad_mode"] == [
+            "InterpreterError",
+            "error: unknown fast-path mode 'fast' for the MPI process grid: one of auto, always, "
+            "never",
+        ], f"rank {k}"
         assert c["mixed"] == [
             "InterpreterError",
             f"error: processes {world} met on channel 30 at different exchanges ({at}): every "
