@@ -14,8 +14,8 @@ communicator of its own (a duplicate of the run's, so nothing else can match its
   that an ``.npz`` writer holds one tile at a time (`io/shards.py`'s `stream_order`);
   :meth:`RankOutputs.send_tiles` on every other rank sends its parts, all of them at once, and
   waits until rank 0 has taken them;
-- :meth:`RankOutputs.to_all`: every rank gets the global results (rank 0 assembles, then sends
-  what each rank does not hold);
+- :meth:`RankOutputs.to_all`: every rank gets the global results (rank 0 assembles them, then
+  sends them to every rank);
 - :meth:`RankOutputs.barrier`, :meth:`RankOutputs.gather_ints` (peak RSS per rank),
   :meth:`RankOutputs.broadcast_ints` (rank 0's verdict on check failures).
 
@@ -174,32 +174,17 @@ class RankOutputs:
         return [self.assemble(k) for k in range(len(self.results))]
 
     def to_all(self) -> list[Any]:
-        """Every rank: every global result (rank 0 assembles them, then sends each rank what it
-        does not hold: the tile-kept results, or all of them in the global view)."""
+        """Every rank: the global results rank 0 has (it assembles them, then sends them all:
+        a whole result computed outside the regions may depend on the process, and "the global
+        results" are process (0, 0)'s, as in-process)."""
         gathered = self.gather_root()
         if self.size == 1:
             return list(gathered or [])
-        if self.plan is None:  # the global view: rank 0 holds every result, the others none
-            lacking = None
-        else:
-            lacking = [k for k in range(len(self.plan.results)) if self._tiling(k) is not None]
-        if self.root:
-            assert gathered is not None
-            mine = list(gathered) if lacking is None else [gathered[k] for k in lacking]
-        else:
-            mine = []
+        mine = list(gathered or []) if self.root else []
         got = gather_trees(self._MPI, self._comm, mine, wait_for=self._waiter("results"),
                            chunk=self.chunk)
         assert got is not None
-        if self.root:
-            return list(gathered or [])
-        if lacking is None:
-            return list(got[0])
-        assert self.results is not None
-        out = list(self.results)
-        for k, value in zip(lacking, got[0]):
-            out[k] = value
-        return out
+        return list(gathered or []) if self.root else list(got[0])
 
     def held(self) -> list[Any] | None:
         """This rank's results as it holds them: a `Tile` of each tile-kept result (`tiles_of`),

@@ -49,7 +49,7 @@ from typing import Any, TextIO, TypeVar
 import numpy as np
 from stablehlo_py.interpreter.custom_calls.spmd import needs_grid, process_evaluator
 from stablehlo_py.interpreter.evaluator import CheckFailure, Evaluator
-from stablehlo_py.interpreter.mpi import require_mpi
+from stablehlo_py.interpreter.mpi import require_mpi, wire
 from stablehlo_py.interpreter.mpi.control import ControlPlane, RankFailed, RankStopped
 from stablehlo_py.interpreter.mpi.grid import MpiGrid
 from stablehlo_py.interpreter.mpi.messages import describe
@@ -329,6 +329,7 @@ def run_rank(
     probe_dir: str | os.PathLike[str] | None = None,
     measure: bool = False,
     stream: TextIO | None = None,
+    chunk: int = wire.MAX_CHUNK,
 ) -> RankRun:
     """This rank's part of an MPI run of `entry` (module doc); every rank calls it alike.
 
@@ -343,7 +344,8 @@ def run_rank(
     the control plane (a writer of results: `RankOutputs`); `observer`: rank 0's (`run`'s
     `trace`); `probe_dir`: where `interpreter.probe` writes (``rank<k>/`` below it when P > 1);
     `measure`: gather each rank's peak RSS to rank 0; `stream`: where rank 0's notices and
-    the control plane's report go (stderr)."""
+    the control plane's report go (stderr); `chunk`: the most bytes one MPI call moves (tests
+    use small ones)."""
     _check_gather(gather)
     MPI = require_mpi(who or "the MPI engine")
     world = MPI.COMM_WORLD
@@ -362,7 +364,7 @@ def run_rank(
     with ControlPlane(world, pid_of=lambda r: divmod(r, partitions), abort_after=abort_after,
                       infeed=infeed, timeout=timeout, stream=stream) as cp:
         grid = MpiGrid(replicas, partitions, aborted=cp.aborted, broker=cp.broker,
-                       timeout=timeout)
+                       timeout=timeout, chunk=chunk)
         comm, request = world.Idup()
         wait(request, abort=cp.aborted, timeout=timeout, what="starting the MPI run")
         plan = None
@@ -399,7 +401,7 @@ def run_rank(
                 grid.outfeed.extend(child.process.outfeed)
         items = grid.gather_to_root()
         outputs = RankOutputs(MPI, comm, results=results, plan=plan, num_partitions=partitions,
-                              aborted=cp.aborted, timeout=timeout)
+                              aborted=cp.aborted, timeout=timeout, chunk=chunk)
         failures: list[CheckFailure] = []
         if items is not None:
             failures = [f for item in items for f in item.failures]
