@@ -5,7 +5,8 @@ everything a command line needs) with the same module and entry:
 
 1. **Before the run** (:func:`before_run`): the module's process count (`world.required_processes`:
    `mhlo.num_replicas` x `mhlo.num_partitions`, or its `interpreter.run_parallel` grid) must be P,
-   else every rank raises the one-line error of §3.1.  Whatever fails here (also a caller's own
+   else every rank raises the one-line error of §3.1; the entry must exist and arguments given
+   as a sequence must fit its parameters (:func:`check_arguments`: shapes, nothing read).  Whatever fails here (also a caller's own
    step, such as reading the program: the CLI passes it through :func:`before_run` too) fails on
    each rank by itself, without the control plane; one polled ``Iallreduce`` then tells every rank
    which ranks failed: the lowest failing rank raises its error (named by rank when it is not rank
@@ -255,6 +256,29 @@ def _stand_in(value: Any, dtype: Any) -> np.ndarray:
     return np.broadcast_to(np.zeros((), dtype), shape)
 
 
+def check_arguments(module: Any, entry: str, args: Sequence[Any]) -> None:
+    """InterpreterError unless `module` has `@entry` and `args` fit its parameters (count,
+    shapes); nothing of `args` is read."""
+    from stablehlo_py.interpreter.module_code import functions
+    from stablehlo_py.semantics.ir_dtypes import dtype_of_type
+
+    funcs = functions(module)
+    func = funcs.get(entry)
+    if func is None:
+        raise InterpreterError(
+            f"no function @{entry} to run (have: {', '.join('@' + f for f in funcs)})"
+        )
+    types = func.function_type.inputs.data
+    stand = []
+    for k, a in enumerate(args):
+        if k >= len(types) or not hasattr(types[k], "element_type"):
+            stand.append(a)
+            continue
+        shape = a.global_shape if isinstance(a, Tile) else np.shape(a)
+        stand.append(np.broadcast_to(np.zeros((), dtype_of_type(types[k])), shape))
+    bind_arguments(func, stand, entry)
+
+
 def local_arguments(ev: Evaluator, entry: str, args: Sequence[Any], plan: Any, replica: int,
                     partition: int) -> list[Any]:
     """What process (replica, partition) is given: `args` bound to `@entry`'s parameters (as
@@ -352,12 +376,21 @@ def run_rank(
     rank, size = world.Get_rank(), world.Get_size()
     out = sys.stderr if stream is None else stream
 
-    def check() -> tuple[Processes, bool]:
+    def check() -> tuple[Processes, bool, Any]:
         processes = required_processes(module)
         check_processes(processes, size, program=program, who=who)
-        return processes, needs_grid(module)
+        grid_run = needs_grid(module)
+        plan = None
+        if grid_run:
+            from stablehlo_py.interpreter.shard_plan import shard_plan
 
-    processes, grid_run = before_run(check, comm=world, timeout=timeout, mpi=MPI)
+            plan = shard_plan(module, entry, replicas=processes.replicas,
+                              partitions=processes.partitions)
+        if not callable(args):  # the same arguments on every rank: their shapes checked here
+            check_arguments(module, entry, args)
+        return processes, grid_run, plan
+
+    processes, grid_run, plan = before_run(check, comm=world, timeout=timeout, mpi=MPI)
     replicas, partitions = processes.replicas, processes.partitions
     replica, partition = divmod(rank, partitions)
     global_view = not grid_run
@@ -367,11 +400,6 @@ def run_rank(
                        timeout=timeout, chunk=chunk)
         comm, request = world.Idup()
         wait(request, abort=cp.aborted, timeout=timeout, what="starting the MPI run")
-        plan = None
-        if grid_run:
-            from stablehlo_py.interpreter.shard_plan import shard_plan
-
-            plan = shard_plan(module, entry, replicas=replicas, partitions=partitions)
         ev = Evaluator(module, observer=observer if rank == 0 else None)
         if probe_dir is not None:
             where = os.fspath(probe_dir)
@@ -473,6 +501,7 @@ __all__ = [
     "RankRun",
     "RankStopped",
     "before_run",
+    "check_arguments",
     "global_view_notice",
     "local_arguments",
     "peak_rss_kb",

@@ -43,6 +43,11 @@ def interpret_mpi(options: dict[str, Any]) -> int:
             f"{', '.join(given)} observe a run in one process: use --engine=threads (the "
             "default) for them; under --engine=mpi each rank holds only its own tiles"
         )
+    if str(options.get("input_file", "-")) == "-":
+        raise StableHLOError(
+            "--engine=mpi reads the program on every rank, and mpirun gives stdin to rank 0 only: "
+            "name the program's file (one every rank can open)"
+        )
     require_mpi("--engine=mpi")
     try:
         return _interpret(options)

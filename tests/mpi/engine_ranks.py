@@ -9,6 +9,7 @@
 - each program of :data:`CHUNKED` through `run_rank` with MPI transfers of at most
   :data:`CHUNK` bytes: ``gather="root"`` and ``"all"`` (``<name>.chunked_<gather>.rank<r>.json``)
   and the .npz writer (``<name>.chunked.npz``);
+- sm_psum with an argument of the wrong shape through `run`: ``OUT/bad_shape.rank<r>.json``;
 - :data:`CHECKS` (a program whose check fails on partitions 3 and 6) through `run`, writing
   ``OUT/checks.rank<r>.json``: the exception's type and text.
 """
@@ -90,7 +91,7 @@ def describe(values: Any) -> Any:
 
 def main(out: Path) -> int:
     from stablehlo_py.cli.translate_mpi import ResultWriter
-    from stablehlo_py.interpreter.mpi.runner import run_rank
+    from stablehlo_py.interpreter.mpi.runner import quiet, run_rank
 
     from mpi4py import MPI
 
@@ -116,6 +117,13 @@ def main(out: Path) -> int:
         target = str(out / f"{name}.chunked.npz")
         run_rank(module, args, gather="none", chunk=CHUNK,
                  deliver=ResultWriter(target, module, "main", None))
+    text, (a, b) = program("sm_psum")
+    try:  # a wrong shape: said before the run, by every rank alike
+        run(text, a[:2], b, engine="mpi")
+        outcome = {"type": None, "text": "", "quiet": False}
+    except StableHLOError as e:
+        outcome = {"type": type(e).__name__, "text": str(e), "quiet": quiet(e)}
+    (out / f"bad_shape.rank{rank}.json").write_text(json.dumps(outcome))
     try:
         run(CHECKS, CHECKS_ARG, engine="mpi")
         outcome = {"type": None, "text": ""}

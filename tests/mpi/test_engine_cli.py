@@ -370,3 +370,12 @@ def test_api_check_failures(api_run: Path) -> None:
             "type": "RankStopped", "text": "error: stopped: rank 3 failed; rank 0 has the error"
         }
 
+
+
+def test_api_bad_arguments_before_the_run(api_run: Path) -> None:
+    """An argument of the wrong shape: every rank raises the same InterpreterError before the
+    run; only rank 0's is for printing (a command line stays quiet on the others)."""
+    outcomes = [json.loads((api_run / f"bad_shape.rank{r}.json").read_text()) for r in range(8)]
+    text = ("error: argument 0 of @main: dimension 0 is 2 but its type tensor<4x16xf32> says 4")
+    assert outcomes[0] == {"type": "InterpreterError", "text": text, "quiet": False}
+    assert outcomes[1:] == [{"type": "InterpreterError", "text": text, "quiet": True}] * 7

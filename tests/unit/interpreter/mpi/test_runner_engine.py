@@ -26,6 +26,7 @@ from stablehlo_py.interpreter.mpi.messages import Failure
 from stablehlo_py.interpreter.mpi.runner import (
     RankRun,
     before_run,
+    check_arguments,
     global_view_notice,
     local_arguments,
     quiet,
@@ -71,22 +72,24 @@ def test_threads_take_no_gather_and_mpi_no_unknown_gather(monkeypatch) -> None:
     assert "'root'" in info.value.note and "'none'" in info.value.note
 
 
-def test_engine_mpi_without_mpi4py() -> None:
+def test_engine_mpi_without_mpi4py(tmp_path: Path) -> None:
     """--engine=mpi and run(engine="mpi") with mpi4py not importable: the install message, exit
     1, no traceback."""
+    (tmp_path / "p.mlir").write_text(ADD)
     code = BLOCKER.format(raise_runtime=False) + textwrap.dedent(f"""
         from stablehlo_py.cli.translate import main
         from stablehlo_py.interpreter import run
         from stablehlo_py.errors import StableHLOError
         import numpy as np
-        print("EXIT", main(["--interpret", "--engine=mpi", "-", "--args=[dense<1.0> : tensor<2xf32>]"]))
+        argv = ["--interpret", "--engine=mpi", "p.mlir", "--args=[dense<1.0> : tensor<2xf32>]"]
+        print("EXIT", main(argv))
         try:
             run({ADD!r}, np.ones(2, np.float32), engine="mpi")
         except StableHLOError as e:
             print("API", type(e).__name__, e.message)
     """)
-    done = subprocess.run([sys.executable, "-c", code], input=ADD, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
     assert "EXIT 1" in done.stdout, done.stdout + done.stderr
     assert done.stderr == (
         "error: --engine=mpi needs mpi4py and an MPI library; mpi4py cannot be imported\n"
@@ -119,6 +122,15 @@ def test_tracing_stays_with_the_threaded_engine(
     err = capsys.readouterr().err
     assert err.startswith(f"error: {flag.split('=')[0]} observe a run in one process: use "
                           "--engine=threads"), err
+
+
+def test_the_mpi_engine_reads_no_stdin(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(mpi_package, "require_mpi", _no_mpi)
+    assert main(["--interpret", "--engine=mpi", "-"]) == 1
+    assert capsys.readouterr().err == (
+        "error: --engine=mpi reads the program on every rank, and mpirun gives stdin to rank 0 "
+        "only: name the program's file (one every rank can open)\n"
+    )
 
 
 def test_unknown_engine_name_in_the_cli(tmp_path: Path, capsys) -> None:
@@ -229,6 +241,31 @@ def test_local_arguments_take_own_tiles_and_convert() -> None:
         local_arguments(ev, "main", [np.zeros((5, 16), np.float32), b], plan, 0, 0)
     with pytest.raises(InterpreterError, match="takes 2 arguments, 1 were given"):
         local_arguments(ev, "main", [a], plan, 0, 0)
+
+
+class _Unreadable:
+    """An array-like that must not be read (h5py, zarr): shape and dtype only."""
+
+    shape = (4, 16)
+    dtype = np.dtype(np.float32)
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("read")
+
+    def __getitem__(self, index):
+        raise AssertionError("read")
+
+
+def test_check_arguments_reads_nothing() -> None:
+    module, (a, b) = _sm_psum()
+    check_arguments(module, "main", [_Unreadable(), b])
+    check_arguments(module, "main", [Tile(a[:, :2], (slice(0, 4), slice(0, 2)), a.shape), b])
+    with pytest.raises(InterpreterError, match=r"no function @other to run \(have: @main"):
+        check_arguments(module, "other", [a, b])
+    with pytest.raises(InterpreterError, match="@main takes 2 arguments, 1 were given"):
+        check_arguments(module, "main", [a])
+    with pytest.raises(InterpreterError, match="argument 1 of @main: dimension 1 is 9"):
+        check_arguments(module, "main", [a, np.zeros((16, 9), np.float32)])
 
 
 # ----------------------------------------------------------------------------- notices, report
