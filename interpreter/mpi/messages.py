@@ -15,9 +15,11 @@ Tags (on the control plane's duplicate of COMM_WORLD, so nothing else can match 
 - :data:`TAG_REPLY` (rank 0's watchdog -> a rank's main thread): the broker's answers.
 
 A failure travels as :class:`Failure` (rank, (replica, partition), the exception's kind and text);
-:func:`report` writes the lines rank 0 prints, root cause first::
+:func:`report` writes the lines rank 0 prints, root cause first, the other ranks' failures
+grouped by message::
 
     error: rank 3 (replica 0, partition 3): <message> (7 other ranks stopped)
+    note: ranks 4-6 failed too, with the same error
 """
 
 from __future__ import annotations
@@ -190,9 +192,18 @@ def describe(rank: int, pid: Sequence[int]) -> str:
 
 
 def ranks_text(ranks: Iterable[int]) -> str:
-    """``rank 2`` / ``ranks 2, 6``"""
-    ranks = sorted(ranks)
-    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(str(r) for r in ranks)
+    """``rank 2`` / ``ranks 2, 6`` / ``ranks 0, 1, 3-7``: three or more consecutive ranks as a
+    range."""
+    ranks = sorted(set(ranks))
+    parts: list[str] = []
+    start = 0
+    for k in range(1, len(ranks) + 1):
+        if k < len(ranks) and ranks[k] == ranks[k - 1] + 1:
+            continue
+        run = ranks[start:k]
+        parts += [f"{run[0]}-{run[-1]}"] if len(run) >= 3 else [str(r) for r in run]
+        start = k
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(parts)
 
 
 def root_cause(failures: Sequence[Failure]) -> Failure:
@@ -223,17 +234,35 @@ def headline(root: Failure, size: int, running: Iterable[int] = ()) -> str:
 
 def report(failures: Sequence[Failure], size: int, running: Iterable[int] = ()) -> str:
     """What rank 0 prints on stderr: the root cause's line, its note and traceback (a bug's),
-    then one note per other rank that failed on its own, in rank order."""
+    then the other ranks that failed on their own, grouped by message (every rank reading the
+    same missing file says one thing once): first those with the root cause's message
+    (``note: ranks 1-7 failed too, with the same error``), then one note per other message in
+    the order of its lowest rank (``note: rank 6 (replica 0, partition 6) failed too: <message>``,
+    ``note: ranks 4, 6 failed too, each with: <message>``)."""
     root = root_cause(failures)
     lines = [f"error: {headline(root, size, running)}"]
     if root.note:
         lines.append(f"note: {root.note}")
     if root.details:
         lines.append(root.details.rstrip("\n"))
+    groups: dict[str, list[Failure]] = {}
     for f in sorted(failures, key=lambda f: f.rank):
         if f is not root and not f.consequence:
-            lines.append(f"note: {describe(f.rank, f.pid)} failed too: {f.message}")
+            groups.setdefault(f.message, []).append(f)
+    same = groups.pop(root.message, [])
+    if same:
+        lines.append(f"note: {_who(same)} failed too, with the same error")
+    for message, group in groups.items():
+        each = ", each with" if len(group) > 1 else ""
+        lines.append(f"note: {_who(group)} failed too{each}: {message}")
     return "\n".join(lines) + "\n"
+
+
+def _who(group: Sequence[Failure]) -> str:
+    """One rank with its (replica, partition), several as a list of ranks."""
+    if len(group) == 1:
+        return describe(group[0].rank, group[0].pid)
+    return ranks_text(f.rank for f in group)
 
 
 def abort_line(running: Iterable[int], seconds: float) -> str:

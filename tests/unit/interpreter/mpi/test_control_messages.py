@@ -163,6 +163,56 @@ def test_the_report_adds_note_traceback_and_the_other_failures_in_rank_order() -
     assert bug.splitlines()[1:] == ["Traceback (most recent call last):", "  y"]
 
 
+def test_ranks_text_writes_three_or_more_consecutive_ranks_as_a_range() -> None:
+    assert M.ranks_text([4]) == "rank 4"
+    assert M.ranks_text([6, 2]) == "ranks 2, 6"
+    assert M.ranks_text([1, 2]) == "ranks 1, 2"  # two are not a range
+    assert M.ranks_text(range(1, 8)) == "ranks 1-7"
+    assert M.ranks_text([0, 1, 3, 4, 5, 6, 7, 9, 10, 12]) == "ranks 0, 1, 3-7, 9, 10, 12"
+    assert M.ranks_text([5, 3, 4, 5]) == "ranks 3-5"  # unordered, repeated
+
+
+MISSING = "cannot read 'x.npy': No such file or directory"
+
+
+def test_the_same_error_on_every_rank_is_said_once() -> None:
+    """Every rank reads the same missing file: one line for the root cause, one for the others
+    (not one per rank)."""
+    failures = [_f(r, MISSING, note="check the path") for r in (3, 0, 7, 1, 2, 6, 5, 4)]
+    assert M.report(failures, 8).splitlines() == [
+        f"error: rank 0 (replica 0, partition 0): {MISSING} (7 other ranks stopped)",
+        "note: check the path",
+        "note: ranks 1-7 failed too, with the same error",
+    ]
+    # the root need not be rank 0 (rank 0 read the file after the stop had reached it)
+    late0 = [_f(0, MISSING, after_stop=True), *(_f(r, MISSING) for r in range(1, 8))]
+    assert M.report(late0, 8).splitlines()[1:] == [
+        "note: ranks 0, 2-7 failed too, with the same error"
+    ]
+    # one other rank keeps its (replica, partition)
+    assert M.report([_f(2, MISSING), _f(5, MISSING)], 8).splitlines()[1:] == [
+        "note: rank 5 (replica 1, partition 1) failed too, with the same error"
+    ]
+
+
+def test_other_errors_are_grouped_by_message_after_the_root_causes() -> None:
+    failures = [
+        _f(7, "other"),
+        _f(1, "first"),
+        _f(3, "other"),
+        _f(2, "first", after_stop=True),
+        _f(4, "lonely"),
+        _f(5, "first", consequence=True),  # stopped because of the stop: not a failure of its own
+        _f(6, "other"),
+    ]
+    assert M.report(failures, 8).splitlines() == [
+        "error: rank 1 (replica 0, partition 1): first (7 other ranks stopped)",
+        "note: rank 2 (replica 0, partition 2) failed too, with the same error",
+        "note: ranks 3, 6, 7 failed too, each with: other",
+        "note: rank 4 (replica 1, partition 0) failed too: lonely",
+    ]
+
+
 def test_the_abort_line() -> None:
     assert M.abort_line([2], 3.0) == (
         "error: rank 2 did not stop within 3 s of the error: ending the job with MPI_Abort\n"

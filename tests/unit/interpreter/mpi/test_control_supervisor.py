@@ -58,6 +58,24 @@ def test_later_errors_are_collected_and_the_lowest_rank_before_the_stop_is_the_r
     ]
 
 
+def test_every_rank_failing_alike_gives_two_lines() -> None:
+    """An argument file every rank misses: all eight errors arrive, the report is made once
+    every rank has stopped and says the repeated error once."""
+    sup = Supervisor(8)
+    message = "cannot read 'x.npy': No such file or directory"
+    sup.receive(2, _error(2, message), 0.0)
+    for r in (0, 1, 3, 4, 5, 6):
+        assert sup.receive(r, _error(r, message, after_stop=r == 0), 0.05) == []
+    assert sup.tick(0.05).report is None  # rank 7 has not said anything yet
+    sup.receive(7, _error(7, message), 0.06)
+    actions = sup.tick(0.06)
+    assert actions.report.splitlines() == [
+        f"error: rank 1 (replica 0, partition 1): {message} (7 other ranks stopped)",
+        "note: ranks 0, 2-7 failed too, with the same error",
+    ]
+    assert actions.abort is None and sup.over
+
+
 def test_report_after_collect_seconds_then_abort_after_abort_after_seconds() -> None:
     sup = Supervisor(8, collect=1.5, abort_after=3.0)
     sup.receive(5, _error(5), 100.0)
