@@ -1,9 +1,12 @@
 """The `interpreter` dialect (run_parallel, print, probe) and `check.expect_serialized_eq`.
 
 - `interpreter.run_parallel` runs `programs[i][j]` as process (replica i, partition j), one thread
-  per process, all sharing a `ProcessGrid` (impls/collectives.py) for collectives, send/recv and
+  per process, all sharing a `ProcessGrid` (impls/process_grid.py) for collectives, send/recv and
   the infeed queue.  Inputs and results are the processes' own, concatenated in row-major order.
   A process that fails aborts the others' pending rendezvous; the first error is re-raised.
+  An evaluator given a `ParallelHost` (its `run_parallel_host` attribute: the MPI engine's,
+  interpreter/mpi/parallel.py) hands the processes to it instead: each MPI rank runs one of them
+  on a grid the host provides, and the host returns every process's results.
 - `interpreter.print` writes `%name = <tensor>` (upstream's format) to the evaluator's print sink
   (stdout by default), one whole value at a time even from parallel processes.
 - `interpreter.probe` serializes its operand as `probe<N>.npy` in the probe directory and appends
@@ -20,13 +23,14 @@ import os
 import sys
 import tempfile
 import threading
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 from stablehlo_py.interpreter import checks
 from stablehlo_py.interpreter.evaluator import ProcessContext
 from stablehlo_py.interpreter.impls import _attrs as A
-from stablehlo_py.interpreter.impls.collectives import ProcessGrid
+from stablehlo_py.interpreter.impls.process_grid import GridShape, ProcessGrid
 from stablehlo_py.interpreter.registry import impl
 from stablehlo_py.interpreter.storage import storable
 
@@ -37,6 +41,29 @@ _PRINT_LOCK = threading.Lock()
 
 
 # ---------------------------------------------------------------------------------- run_parallel
+
+#: the evaluator attribute holding its `ParallelHost` (None or absent: threads in this process)
+PARALLEL_HOST = "run_parallel_host"
+
+Process = Callable[[GridShape], list[Any]]
+"""One process of a run_parallel: runs its program on the grid given, returns its results."""
+
+
+class ParallelHost(Protocol):
+    """Who runs the processes of an evaluator's run_parallel ops other than threads here."""
+
+    def run_processes(
+        self,
+        ev: Any,
+        num_replicas: int,
+        num_partitions: int,
+        infeed: Sequence[str],
+        processes: Sequence[Process],
+    ) -> list[list[Any] | None]:
+        """Every process's results (`processes` and the answer in row-major order: process
+        (i, j) at i x num_partitions + j).  `ev` is the evaluator running the op: the processes
+        are copies of it made when they start (they share its check failures and print sink);
+        `infeed` the op's infeed queue (function names)."""
 
 
 def _symbols(a: Any) -> list[Any]:
@@ -52,7 +79,6 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
     infeed_attr = A.attr(op, "infeed")
     infeed = [A.sym_name(f) for f in _symbols(infeed_attr)] if infeed_attr is not None else []
     num_replicas, num_partitions = len(programs), len(programs[0])
-    grid = ProcessGrid(num_replicas, num_partitions, infeed)
     jobs: list[tuple[int, int, str, list[Any]]] = []
     position = 0
     for i, row in enumerate(programs):
@@ -73,8 +99,9 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
         )
     shared_state(ev)  # created before the copies, so the processes share it
 
-    def work(i: int, j: int, name: str, fargs: list[Any]) -> list[Any]:
+    def work(i: int, j: int, name: str, fargs: list[Any], grid: GridShape) -> list[Any]:
         child = copy.copy(ev)
+        setattr(child, PARALLEL_HOST, None)  # a run_parallel inside a process: threads here
         child.process = ProcessContext(
             replica_id=i,
             partition_id=j,
@@ -84,10 +111,16 @@ def _run_parallel(ev: Any, op: Any, args: list[Any], env: dict) -> list[Any]:
         )
         return child.call(name, fargs)
 
-    results = grid.run_processes(
-        [functools.partial(work, *job) for job in jobs],
-        names=[f"process-{i}-{j}" for i, j, _, _ in jobs],
-    )
+    processes = [functools.partial(work, *job) for job in jobs]
+    host: ParallelHost | None = getattr(ev, PARALLEL_HOST, None)
+    if host is not None:
+        results = host.run_processes(ev, num_replicas, num_partitions, infeed, processes)
+    else:
+        grid = ProcessGrid(num_replicas, num_partitions, infeed)
+        results = grid.run_processes(
+            [functools.partial(p, grid) for p in processes],
+            names=[f"process-{i}-{j}" for i, j, _, _ in jobs],
+        )
     return [v for r in results for v in (r or [])]
 
 

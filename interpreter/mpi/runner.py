@@ -19,6 +19,9 @@ everything a command line needs) with the same module and entry:
    process run by `process_evaluator` (the copy of an evaluator ``call_spmd`` runs per thread).
    A program without per-device regions (`needs_grid` false: JAX's global view, `jax.jit` with
    shardings) runs on rank 0 alone, which says so in one line; the others hold nothing and wait.
+   A program whose processes are its `interpreter.run_parallel` ops' runs on every rank alike,
+   each rank running its process of each run_parallel (`parallel.py`); rank 0 keeps the prints
+   and check failures.
    A failure on any rank stops every rank: rank 0 prints one report and raises `RankFailed`, the
    others `RankStopped` (`control.py`).  The ranks look at the stop flag in every collective's
    wait (there is no cheap per-op hook: an evaluator's observer is compiled into its code, which
@@ -50,15 +53,17 @@ from typing import Any, TextIO, TypeVar
 import numpy as np
 from stablehlo_py.interpreter.custom_calls.spmd import needs_grid, process_evaluator
 from stablehlo_py.interpreter.evaluator import CheckFailure, Evaluator
+from stablehlo_py.interpreter.impls.interpreter_ops import PARALLEL_HOST
 from stablehlo_py.interpreter.mpi import require_mpi, wire
 from stablehlo_py.interpreter.mpi.control import ControlPlane, RankFailed, RankStopped
 from stablehlo_py.interpreter.mpi.grid import MpiGrid
 from stablehlo_py.interpreter.mpi.messages import describe
 from stablehlo_py.interpreter.mpi.outputs import RankOutputs
+from stablehlo_py.interpreter.mpi.parallel import RunParallelRanks
 from stablehlo_py.interpreter.mpi.supervisor import ABORT_AFTER
 from stablehlo_py.interpreter.mpi.wait import DEFAULT_TIMEOUT, wait
 from stablehlo_py.interpreter.mpi.world import (
-    MHLO_SOURCE,
+    RUN_PARALLEL_SOURCE,
     Processes,
     check_processes,
     required_processes,
@@ -167,7 +172,8 @@ class RankRun:
     `results`: per `gather` (None where this rank gets none); `failures`, `prints`, `outfeed`:
     rank 0 has every rank's in rank order (`outfeed` per rank), the others their own;
     `failed_rank`: the lowest rank with a check failure (every rank knows), None when none
-    failed; `peak_rss_kb`: rank 0, when measured, each rank's peak resident memory (KiB)."""
+    failed; `peak_rss_kb`: rank 0, when measured, each rank's peak resident memory (KiB);
+    `by_run_parallel`: the ranks were the processes of the module's run_parallel ops."""
 
     rank: int
     size: int
@@ -180,6 +186,7 @@ class RankRun:
     prints: list[str] = field(default_factory=list)
     outfeed: list[list[list[Any]]] = field(default_factory=list)
     peak_rss_kb: list[int] | None = None
+    by_run_parallel: bool = False
 
     @property
     def replica(self) -> int:
@@ -215,12 +222,9 @@ def global_view_notice(program: str, size: int) -> str:
     )
 
 
-def run_parallel_notice(program: str, size: int) -> str:
-    others = size - 1
-    return (
-        f"note: {program}'s interpreter.run_parallel ops run their processes on rank 0, the "
-        f"other {others} rank{'s' if others != 1 else ''} hold nothing"
-    )
+def _by_run_parallel(processes: Processes, grid_run: bool) -> bool:
+    """Whether the ranks are the processes of the module's run_parallel ops (`parallel.py`)."""
+    return not grid_run and processes.source == RUN_PARALLEL_SOURCE
 
 
 def report_text(run: RankRun) -> str:
@@ -231,6 +235,9 @@ def report_text(run: RankRun) -> str:
     if run.global_view and run.size > 1:
         lines.append("runs on: rank 0 alone (global view: no shard_map region); arguments and "
                      "results whole on rank 0")
+    elif run.by_run_parallel:
+        lines.append("runs on: every rank alike; rank i x N + j runs process (i, j) of each "
+                     "interpreter.run_parallel of R x N processes, whose results every rank gets")
     else:
         lines.append("runs on: every rank, one process each")
     if run.plan is not None:
@@ -327,6 +334,10 @@ def local_arguments(ev: Evaluator, entry: str, args: Sequence[Any], plan: Any, r
 
 
 # ------------------------------------------------------------------------------------- the run
+def _drop(text: str) -> None:
+    """The print sink of a rank whose prints rank 0 says."""
+
+
 def _check_gather(gather: str) -> None:
     if gather not in GATHERS:
         raise InterpreterError(
@@ -393,7 +404,8 @@ def run_rank(
     processes, grid_run, plan = before_run(check, comm=world, timeout=timeout, mpi=MPI)
     replicas, partitions = processes.replicas, processes.partitions
     replica, partition = divmod(rank, partitions)
-    global_view = not grid_run
+    by_run_parallel = _by_run_parallel(processes, grid_run)
+    global_view = not grid_run and not by_run_parallel
     with ControlPlane(world, pid_of=lambda r: divmod(r, partitions), abort_after=abort_after,
                       infeed=infeed, timeout=timeout, stream=stream) as cp:
         grid = MpiGrid(replicas, partitions, aborted=cp.aborted, broker=cp.broker,
@@ -406,13 +418,10 @@ def run_rank(
             where = os.path.join(where, f"rank{rank}") if size > 1 else where
             ev.probe_dir = where  # type: ignore[attr-defined]
         results: list[Any] | None = None
-        if grid_run or rank == 0:
+        host = RunParallelRanks(grid, module) if by_run_parallel else None
+        if grid_run or rank == 0 or host is not None:
             if global_view and rank == 0 and size > 1:
-                by_run_parallel = processes.source != MHLO_SOURCE
-                notice = (run_parallel_notice if by_run_parallel else global_view_notice)(
-                    program, size
-                )
-                out.write(notice + "\n")
+                out.write(global_view_notice(program, size) + "\n")
                 out.flush()
             context = RankContext(rank, size, replica, partition, plan, global_view)
             given = args(context) if callable(args) else args
@@ -420,13 +429,18 @@ def run_rank(
             if grid_run:
                 child = process_evaluator(ev, grid, rank, failures=grid.failures,
                                           shard_plan=plan)
-            else:
-                child, ev.failures = ev, grid.failures
-            child.print_sink = grid.add_print  # type: ignore[attr-defined]
+            else:  # rank 0 keeps what the entry prints and its check failures (the others
+                # run it alike under run_parallel: the same again)
+                child, ev.failures = ev, grid.failures if rank == 0 else []
+            keep = grid_run or rank == 0
+            child.print_sink = grid.add_print if keep else _drop  # type: ignore[attr-defined]
+            setattr(child, PARALLEL_HOST, host)
             with observing(observer if rank == 0 else None, module, entry):
                 results = child.call(entry, local)
-            if global_view:
+            if not grid_run and rank == 0:
                 grid.outfeed.extend(child.process.outfeed)
+        if host is not None:
+            host.close()
         items = grid.gather_to_root()
         outputs = RankOutputs(MPI, comm, results=results, plan=plan, num_partitions=partitions,
                               aborted=cp.aborted, timeout=timeout, chunk=chunk)
@@ -453,6 +467,7 @@ def run_rank(
         prints=[p for i in items for p in i.prints] if items is not None else list(grid.prints),
         outfeed=[i.outfeed for i in items] if items is not None else [list(grid.outfeed)],
         peak_rss_kb=None if rss is None else [r[0] for r in rss],
+        by_run_parallel=by_run_parallel,
     )
 
 
