@@ -49,8 +49,10 @@ A clean end: every rank sends ``done`` after its last message, rank 0 answers ``
 have (a polled barrier that also drains the broker), the watchdogs stop, and the control
 communicator is freed: nothing is left in flight for ``MPI_Finalize``.
 
-Limits: a process killed by a signal is reported by mpirun, not here (rank 0 gets SIGTERM from
-the launcher, but its output is no longer forwarded by then: docs/plans §3.3 item 4).  If rank
+Limits: a process killed by a signal is reported by mpirun, not here (Open MPI 4.1: "mpirun
+noticed that process rank 3 with PID 0 on node ... exited on signal 9 (Killed)."; the other ranks
+get SIGTERM about a second after the death; Open MPI 4.1 still forwards what rank 0 writes then,
+5.0 does not, and rank 0 cannot tell which rank died: so it says nothing).  If rank
 0's own thread holds the interpreter in one long C call, its watchdog cannot run: after
 `abort_after` + :data:`END_GRACE` seconds without rank 0's ``end``, a failing rank prints its own
 error and calls ``MPI_Abort`` itself.

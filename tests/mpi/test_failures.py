@@ -7,8 +7,8 @@ others wait in an all_reduce):
 
 - a rank busy in a loop of small ops when another fails: the Abort fallback ends it (8 ranks);
 - a rank killed by SIGKILL: mpirun's own line names it (decision 7: nothing inside the job can
-  report a SIGKILL; Open MPI 4.1 forwards rank 0's output until mpirun's SIGTERM, but rank 0 does
-  not know which rank died, so it adds nothing);
+  report a SIGKILL; rank 0 gets mpirun's SIGTERM about a second later, and Open MPI 4.1 would
+  still forward a line it wrote then, but rank 0 cannot tell which rank died: it adds nothing);
 - an op the interpreter has no implementation of (NotSupportedError, not a custom call);
 - an argument file that no rank, or one rank, can read (a failure inside the control plane: the
   same error on every rank is said once).
