@@ -13,9 +13,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +23,7 @@ from stablehlo_py.interpreter.shard_plan import shard_plan
 from stablehlo_py.ir import parse
 from tests.mpi import engine_ranks
 from tests.mpi.collective_cases import fingerprint
-from tests.mpi.conftest import LAUNCH_TIMEOUT, kill_session, mpi_env, mpirun_command
+from tests.mpi.timed import launch, translate_argv
 
 DATA = Path(__file__).parent.parent / "data" / "mpi"
 #: seconds from rank 0's error line to the end of the job
@@ -62,69 +59,6 @@ EIGHT = "--args=[dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
 
 
 # ----------------------------------------------------------------------------------- launching
-def translate_argv() -> list[str]:
-    """How to start stablehlo-translate: the venv's script beside this Python, else -m."""
-    script = Path(sys.executable).with_name("stablehlo-translate")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-m", "stablehlo_py.cli.translate"]
-
-
-class Timed:
-    """A finished launch: exit status, stdout, stderr, when each stderr line came and the end."""
-
-    def __init__(self, code: int, out: str, lines: list[tuple[float, str]], end: float):
-        self.returncode = code
-        self.stdout = out
-        self.lines = lines
-        self.end = end
-
-    @property
-    def stderr(self) -> str:
-        return "".join(line for _, line in self.lines)
-
-    def first(self, prefix: str) -> tuple[float, str]:
-        found = [(t, line) for t, line in self.lines if line.startswith(prefix)]
-        assert found, f"no stderr line starts with {prefix!r}:\n{self.stderr}"
-        return found[0]
-
-
-def launch_timed(mpi, n: int, argv: list[str], cwd: Path) -> Timed:
-    """Run `argv` (a command, not a Python file) as `n` ranks, timing each stderr line."""
-    command = mpirun_command(n, argv, mpi.launcher)
-    proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=mpi_env(mpi.launcher), cwd=cwd, start_new_session=True,
-    )
-    lines: list[tuple[float, str]] = []
-    out: list[str] = []
-
-    def read_err() -> None:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            lines.append((time.monotonic(), line))
-
-    def read_out() -> None:
-        out.append(proc.stdout.read())  # type: ignore[union-attr]
-
-    readers = [threading.Thread(target=read_err), threading.Thread(target=read_out)]
-    for r in readers:
-        r.start()
-    try:
-        code = proc.wait(timeout=LAUNCH_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        kill_session(proc.pid)
-        proc.wait()
-        raise AssertionError(f"{' '.join(command)} did not end within {LAUNCH_TIMEOUT:g} s")
-    finally:
-        if proc.poll() is None:
-            kill_session(proc.pid)
-            proc.wait()
-    end = time.monotonic()
-    for r in readers:
-        r.join(timeout=30)
-    return Timed(code, "".join(out), lines, end)
-
-
 def threaded(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*translate_argv(), *argv], capture_output=True, text=True, cwd=cwd,
                           timeout=300)
@@ -166,7 +100,7 @@ def test_cli_prints_and_writes_a_directory_as_the_threaded_engine(mpi, work: Pat
     """sm_psum (shard_map, both arguments tile-fed): the text printed (-o) and --output=DIR/ are
     the threaded engine's bytes; --mpi-report says where everything is and each rank's RSS."""
     common = ["--interpret", "sm_psum.mlir.gz", args_of("sm_psum", 2)]
-    done = launch_timed(mpi, 8, [*translate_argv(), *common, "--engine=mpi", "-o", "mpi.txt",
+    done = launch(mpi, 8, [*translate_argv(), *common, "--engine=mpi", "-o", "mpi.txt",
                                  "--output=mpi_dir/", "--mpi-report"], work)
     assert done.returncode == 0, done.stderr
     ref = threaded([*common, "-o", "threads.txt", "--output=threads_dir/"], work)
@@ -199,7 +133,7 @@ def test_cli_global_view_program_to_npz_as_the_threaded_engine(mpi, work: Path) 
     """jit_matmul (no shard_map: global view) runs on rank 0, which says so once; its
     --output=out.npz is the threaded engine's, byte for byte."""
     common = ["--interpret", "jit_matmul.mlir.gz", args_of("jit_matmul", 2)]
-    done = launch_timed(mpi, 8, [*translate_argv(), *common, "--engine=mpi",
+    done = launch(mpi, 8, [*translate_argv(), *common, "--engine=mpi",
                                  "--output=mpi.npz"], work)
     assert done.returncode == 0, done.stderr
     ref = threaded([*common, "--output=threads.npz"], work)
@@ -215,7 +149,7 @@ def test_cli_global_view_program_to_npz_as_the_threaded_engine(mpi, work: Path) 
 
 def test_cli_wrong_number_of_processes(mpi, work: Path) -> None:
     """mpirun -n 4 on an 8-partition program: one line, exit 1, the job ends promptly."""
-    done = launch_timed(mpi, 4, [*translate_argv(), "--interpret", "--engine=mpi",
+    done = launch(mpi, 4, [*translate_argv(), "--interpret", "--engine=mpi",
                                  "sm_psum.mlir.gz", args_of("sm_psum", 2)], work)
     assert done.returncode == 1
     assert our_lines(done.stderr)[:1] == [
@@ -236,7 +170,7 @@ def test_cli_check_failures_then_a_failing_partition(mpi, work: Path) -> None:
     partition 5 while the others wait in an all_reduce: rank 0's one report line, exit 1, the
     job over within 10 s of it, no traceback."""
     argv = ["--interpret", "--split-input-file", "failing.mlir", EIGHT]
-    done = launch_timed(mpi, 8, [*translate_argv(), *argv, "--engine=mpi"], work)
+    done = launch(mpi, 8, [*translate_argv(), *argv, "--engine=mpi"], work)
     ref = threaded(argv, work)
     assert ref.returncode == 1 and done.returncode == 1
     checks = [line for line in ref.stderr.splitlines() if "check failed" in line]

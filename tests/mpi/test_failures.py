@@ -26,126 +26,20 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from stablehlo_py.interpreter.mpi.supervisor import ABORT_AFTER, COLLECT
-from tests.mpi.conftest import (
-    LAUNCH_TIMEOUT,
-    Mpi,
-    _session_members,
-    kill_session,
-    mpi_env,
-    mpirun_command,
-)
+from tests.mpi.conftest import LAUNCH_TIMEOUT, Mpi, _session_members
+from tests.mpi.timed import Run, launch, translate_argv
 
 FAILING = Path(__file__).parent.parent / "data" / "mpi" / "failing"
 #: the done-when bound: from a failure to the end of the job
 LIMIT = 10.0
 ABORT_NOTICE = "MPI_ABORT was invoked"
-
-
-# ----------------------------------------------------------------------------------- launching
-def translate_argv() -> list[str]:
-    """How to start stablehlo-translate: the venv's script beside this Python, else -m."""
-    script = Path(sys.executable).with_name("stablehlo-translate")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-m", "stablehlo_py.cli.translate"]
-
-
-@dataclass
-class Run:
-    """A finished launch: exit status, stdout, each stderr line with when it came, the end,
-    and what the `during` callback returned."""
-
-    returncode: int
-    stdout: str
-    lines: list[tuple[float, str]]
-    end: float
-    during: object = None
-
-    @property
-    def stderr(self) -> str:
-        return "".join(line for _, line in self.lines)
-
-    def ours(self) -> list[str]:
-        """stderr's lines without the launcher's boxes and ORTE's own log lines."""
-        out, boxed = [], False
-        for _, line in self.lines:
-            line = line.rstrip("\n")
-            if line.startswith("-" * 20):
-                boxed = not boxed
-            elif line.strip() and not boxed and "ORTE_ERROR_LOG" not in line:
-                out.append(line)
-        return out
-
-    def when(self, line: str) -> float:
-        """When `line` (a whole line) came; it must come once."""
-        found = [t for t, got in self.lines if got.rstrip("\n") == line]
-        assert len(found) == 1, f"{line!r} on stderr {len(found)} times:\n{self.stderr[-3000:]}"
-        return found[0]
-
-
-def launch(
-    mpi: Mpi,
-    n: int,
-    argv: Sequence[str],
-    cwd: Path,
-    during: Callable[[subprocess.Popen], object] | None = None,
-    timeout: float = LAUNCH_TIMEOUT,
-) -> Run:
-    """Run the command `argv` as `n` ranks (`argv` may hold further ``: -n k ...`` parts),
-    timing each stderr line; `during(proc)` runs while the job does (its session is the job's:
-    the rank processes are found among its members).  The whole session is killed when the
-    launch outlives `timeout` or `during` raises."""
-    command = mpirun_command(n, argv, mpi.launcher)
-    proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=mpi_env(mpi.launcher), cwd=cwd, start_new_session=True,
-    )
-    lines: list[tuple[float, str]] = []
-    out: list[str] = []
-
-    def read_err() -> None:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            lines.append((time.monotonic(), line))
-
-    def read_out() -> None:
-        out.append(proc.stdout.read())  # type: ignore[union-attr]
-
-    readers = [threading.Thread(target=read_err), threading.Thread(target=read_out)]
-    for r in readers:
-        r.start()
-    started = time.monotonic()
-    result = None
-    try:
-        if during is not None:
-            result = during(proc)
-        code = proc.wait(timeout=max(1.0, timeout - (time.monotonic() - started)))
-    except subprocess.TimeoutExpired:
-        kill_session(proc.pid)
-        proc.wait()
-        for r in readers:
-            r.join(timeout=30)
-        raise AssertionError(
-            f"{' '.join(command)} did not end within {timeout:g} s; its session was killed\n"
-            f"stderr (end): {''.join(x for _, x in lines)[-3000:]}"
-        ) from None
-    finally:
-        if proc.poll() is None:
-            kill_session(proc.pid)
-            proc.wait()
-    end = time.monotonic()
-    for r in readers:
-        r.join(timeout=30)
-    return Run(code, "".join(out), lines, end, result)
 
 
 def ranks_in(text: str) -> set[int]:

@@ -40,7 +40,7 @@ import numpy as np
 import pytest
 
 from tests.mpi.conftest import kill_session, mpi_env, mpirun_command
-from tests.mpi.test_engine_cli import translate_argv
+from tests.mpi.timed import translate_argv
 
 PROGRAM = Path(__file__).parent.parent / "data" / "mpi" / "big.mlir.gz"
 ROWS, COLS = 128, 4194304
