@@ -208,6 +208,11 @@ def cli(**options: object) -> int:
     mpi = options.get("engine") == "mpi" and not options.get("list_custom_calls")
     if mpi and mode == "interpret":
         module_name, fn_name = "stablehlo_py.cli.translate_mpi", "interpret_mpi"
+    elif mpi:
+        raise StableHLOError(
+            f"--engine=mpi runs programs: it goes with --interpret, not --{mode.replace('_', '-')} "
+            "(serializing and converting need no MPI: run them without mpirun)"
+        )
     elif options.get("mpi_timeout") is not None or options.get("mpi_report"):
         raise StableHLOError("--mpi-timeout and --mpi-report go with --interpret --engine=mpi")
     try:

@@ -40,7 +40,8 @@ def interpret_mpi(options: dict[str, Any]) -> int:
     given = [flag for key, flag in THREADS_ONLY.items() if options.get(key) is not None]
     if given:
         raise StableHLOError(
-            f"{', '.join(given)} observe a run in one process: use --engine=threads (the "
+            f"{', '.join(given)} {'observes' if len(given) == 1 else 'observe'} a run in one "
+            "process: use --engine=threads (the "
             "default) for them; under --engine=mpi each rank holds only its own tiles"
         )
     if str(options.get("input_file", "-")) == "-":

@@ -120,8 +120,30 @@ def test_tracing_stays_with_the_threaded_engine(
     code = main(["--interpret", "--engine=mpi", str(tmp_path / "p.mlir"), flag])
     assert code == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {flag.split('=')[0]} observe a run in one process: use "
+    assert err.startswith(f"error: {flag.split('=')[0]} observes a run in one process: use "
                           "--engine=threads"), err
+
+
+def test_two_tracing_options_are_named_together(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(mpi_package, "require_mpi", _no_mpi)
+    (tmp_path / "p.mlir").write_text(ADD)
+    code = main(["--interpret", "--engine=mpi", str(tmp_path / "p.mlir"), "--trace",
+                 "--trace-output=t.npz"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert " observe a run in one process: use --engine=threads" in err, err
+    assert "--trace" in err and "--trace-output" in err, err
+
+
+@pytest.mark.parametrize("mode", ["--serialize", "--deserialize", "--check-compat"])
+def test_the_mpi_engine_goes_with_interpret_only(tmp_path: Path, capsys, mode: str) -> None:
+    (tmp_path / "p.mlir").write_text(ADD)
+    code = main([mode, "--engine=mpi", str(tmp_path / "p.mlir")])
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"error: --engine=mpi runs programs: it goes with --interpret, not {mode} (serializing "
+        "and converting need no MPI: run them without mpirun)\n"
+    )
 
 
 def test_the_mpi_engine_reads_no_stdin(monkeypatch, capsys) -> None:
