@@ -1,7 +1,7 @@
 """Issue 29's third done-when (docs/plans/issue-29-mpi.md §3.3, §5.3): a rank that fails -- a
 check, an unsupported op, a killed process -- ends the whole run within 10 s with a clear error on
 rank 0.  Through the command line, ``mpirun -n P stablehlo-translate --interpret --engine=mpi``
-on the programs of tests/data/mpi/failing/, for the cases tests/mpi/test_engine_cli.py leaves
+on the programs of tests/data/mpi_failing/, for the cases tests/mpi/test_engine_cli.py leaves
 out (it has a wrong P, check failures on two partitions and an unknown custom call while the
 others wait in an all_reduce):
 
@@ -36,7 +36,8 @@ from stablehlo_py.interpreter.mpi.supervisor import ABORT_AFTER, COLLECT
 from tests.mpi.conftest import LAUNCH_TIMEOUT, Mpi, _session_members
 from tests.mpi.timed import Run, launch, translate_argv
 
-FAILING = Path(__file__).parent.parent / "data" / "mpi" / "failing"
+# beside tests/data/mpi, which holds only what tools/make_mpi_programs.py writes
+FAILING = Path(__file__).parent.parent / "data" / "mpi_failing"
 #: the done-when bound: from a failure to the end of the job
 LIMIT = 10.0
 ABORT_NOTICE = "MPI_ABORT was invoked"
