@@ -28,13 +28,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stablehlo_py.backends.tolerance import tolerance
 from stablehlo_py.interpreter import run
 from stablehlo_py.interpreter.custom_calls.spmd import needs_grid
 from stablehlo_py.interpreter.shard_plan import ShardPlan, shard_plan
 from stablehlo_py.ir import parse
 from tests.mpi import drive_programs
 from tests.mpi.collective_cases import fingerprint
+from tests.oracle.consumers import assert_close
 from tests.mpi.conftest import find_launcher, loopback_namespace, python_command
 
 RANKS = 8
@@ -140,15 +140,7 @@ def test_results_are_the_in_process_bytes(outcome: Outcome, name: str) -> None:
 def test_results_are_within_tolerance_of_xla(outcome: Outcome, name: str) -> None:
     got = mpi_results(outcome, name)
     _, _, xla = drive_programs.program(name)
-    assert len(got) == len(xla)
-    for k, (g, w) in enumerate(zip(got, xla)):
-        assert (g.dtype, g.shape) == (w.dtype, w.shape), f"{name}: result #{k}"
-        rtol, atol = tolerance(w.dtype)
-        if rtol == atol == 0.0:
-            np.testing.assert_array_equal(g, w, err_msg=f"{name}: result #{k}")
-        else:
-            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
-                                       atol=atol, err_msg=f"{name}: result #{k}")
+    assert_close(got, xla, name)
 
 
 # ------------------------------------------------------------------------------ the shard plan

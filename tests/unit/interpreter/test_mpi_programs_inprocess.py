@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from stablehlo_py.interpreter import run
 
-from stablehlo_py.backends.tolerance import tolerance
 from stablehlo_py.ir import parse
+from tests.oracle.consumers import assert_close
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "mpi"
 MANIFEST = json.loads((DATA / "manifest.json").read_text())
@@ -70,16 +70,7 @@ def test_program_runs_in_process_as_xla_computed(name: str) -> None:
         args = [data[f"arg{k}"] for k in range(len(row["args"]))]
         want = [data[f"out{k}"] for k in range(len(row["outs"]))]
     got = run(module, *args)
-    assert len(got) == len(want)
-    for k, (g, w) in enumerate(zip(got, want)):
-        g = np.asarray(g)
-        assert (g.dtype, g.shape) == (w.dtype, w.shape), f"{name}: result #{k}"
-        rtol, atol = tolerance(w.dtype)
-        if rtol == atol == 0.0:
-            np.testing.assert_array_equal(g, w, err_msg=f"{name}: result #{k}")
-        else:
-            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
-                                       atol=atol, err_msg=f"{name}: result #{k}")
+    assert_close(got, want, name)
 
 
 def test_big_program_is_the_2_gib_one() -> None:
