@@ -560,7 +560,8 @@ def _grid_checks(grid_name: str, rank: int) -> dict[str, Any]:
 
     replicas, partitions = GRIDS[grid_name]
     report: dict[str, Any] = {"rank": rank}
-    grid = MpiGrid(replicas, partitions, timeout=0.5)
+    grid = MpiGrid(replicas, partitions)  # the ranks come here apart (rank 0 writes the items)
+    grid.timeout = 0.5  # for the rendezvous below
     for name, call in [("send", lambda: grid.send(3, [np.zeros(2)])),
                        ("recv", lambda: grid.recv(3)), ("infeed", grid.infeed)]:
         try:

@@ -18,9 +18,10 @@ succeed within 30 s (the reason quotes its stderr's first and last lines); with
   elsewhere Open MPI 4.x is told to keep its out-of-band channel on 127.0.0.0/8 (5.x's PRRTE
   refuses a loopback-only channel outside a namespace, so 5.x uses the machine's interfaces).
 
-:func:`launch` runs one: in a session of its own, killed with everything in that session (Open
-MPI puts each rank in a process group of its own, so the launcher's group alone would leave the
-ranks behind) when it outlives its timeout.
+:func:`launch` runs one: in a session of its own, killed with all its processes when it outlives
+its timeout: everything in that session and every descendant of the launcher (Open MPI puts each
+rank in a process group of its own, so the launcher's group alone would leave the ranks behind;
+MPICH's Hydra puts its proxy and each rank in a session of their own).
 """
 
 from __future__ import annotations
@@ -176,10 +177,32 @@ def _session_members(sid: int) -> list[int]:
     return pids
 
 
+def launch_processes(leader: int) -> list[int]:
+    """The live processes of a launch started in a session of its own whose leader is `leader`:
+    the session's members and every descendant of them (MPICH's Hydra calls setsid for its proxy
+    and for each rank, so they leave the session but stay descendants while the launcher lives)."""
+    parents: dict[int, int] = {}
+    found = set(_session_members(leader))
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(stat[stat.rfind(")") + 2 :].split()[1])
+    found.add(leader)
+    while True:
+        more = {pid for pid, parent in parents.items() if parent in found} - found
+        if not more:
+            break
+        found |= more
+    return sorted(pid for pid in found if pid in parents)
+
+
 def kill_session(sid: int) -> None:
-    """SIGKILL every process of session `sid` (a launch's: its leader's pid), rank processes
-    in process groups of their own included."""
-    for pid in [sid, *_session_members(sid)]:
+    """SIGKILL every process of the launch whose session leader is `sid`: rank processes in
+    process groups or sessions of their own included (:func:`launch_processes`, gathered before
+    the first kill, while the tree still hangs together)."""
+    for pid in [sid, *launch_processes(sid)]:
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

@@ -5,7 +5,6 @@ requests (tests/mpi/wait_ranks.py)."""
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
@@ -80,18 +79,22 @@ def test_two_rank_waits(mpi: Mpi) -> None:
     assert report["after_abort"] == [9, 9, 9]
 
 
-def test_a_launch_that_hangs_is_killed_with_its_ranks(mpi: Mpi) -> None:
+def test_a_launch_that_hangs_is_killed_with_its_ranks(mpi: Mpi, tmp_path: Path) -> None:
     """A launch past its timeout: LaunchTimeout with the output so far, and no rank left running
-    (each Open MPI rank sits in a process group of its own, so the launch's session is killed)."""
+    (each Open MPI rank sits in a process group of its own, each MPICH rank in a session of its
+    own: the launch's session and the launcher's descendants are killed).  The ranks name their
+    pids in files (MPICH's Hydra interleaves the ranks' unbuffered output)."""
     code = (
         "import os, sys, time; from mpi4py import MPI; "
-        "print('pid', os.getpid(), flush=True); time.sleep(300)"
+        "print('started', flush=True); "
+        "open(os.path.join(sys.argv[1], str(os.getpid())), 'w').close(); time.sleep(300)"
     )
     start = time.monotonic()
     with pytest.raises(LaunchTimeout) as caught:
-        launch(2, ["-c", code], timeout=6, launcher=mpi.launcher)
+        launch(2, ["-c", code, str(tmp_path)], timeout=6, launcher=mpi.launcher)
     assert time.monotonic() - start < 30
-    pids = [int(p) for p in re.findall(r"\bpid (\d+)", str(caught.value))]
+    assert "started" in str(caught.value)  # the output so far
+    pids = [int(p.name) for p in tmp_path.iterdir()]
     assert len(pids) == 2, str(caught.value)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and any(_alive(p) for p in pids):
