@@ -198,6 +198,23 @@ def launch_processes(leader: int) -> list[int]:
     return sorted(pid for pid in found if pid in parents)
 
 
+def describe_processes(pids: Sequence[int]) -> str:
+    """One line per process: pid, parent, state, what it waits in (wchan) and its command line;
+    for a launch that outlived its timeout (which process was still there, doing what)."""
+    lines = []
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace").strip()
+            wchan = Path(f"/proc/{pid}/wchan").read_text().strip() or "-"
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        lines.append(f"  {pid} (parent {fields[1]}) {fields[0]} {wchan}: {args[:160]}")
+    return "\n".join(lines) or "  (none)"
+
+
 def kill_session(sid: int) -> None:
     """SIGKILL every process of the launch whose session leader is `sid`: rank processes in
     process groups or sessions of their own included (:func:`launch_processes`, gathered before
@@ -231,10 +248,12 @@ def launch(
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        left = describe_processes(launch_processes(proc.pid))
         kill_session(proc.pid)
         out, err = proc.communicate()
         raise LaunchTimeout(
             f"{' '.join(command)} did not end within {timeout:g} s; its session was killed\n"
+            f"processes of the launch at the timeout:\n{left}\n"
             f"stdout (end): {out[-2000:]}\nstderr (end): {err[-2000:]}"
         ) from None
     finally:

@@ -5,6 +5,7 @@ requests (tests/mpi/wait_ranks.py)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -96,6 +97,9 @@ def test_a_launch_that_hangs_is_killed_with_its_ranks(mpi: Mpi, tmp_path: Path) 
     assert "started" in str(caught.value)  # the output so far
     pids = [int(p.name) for p in tmp_path.iterdir()]
     assert len(pids) == 2, str(caught.value)
+    # the message says which processes were left, and what they were doing
+    left = str(caught.value).split("processes of the launch at the timeout:\n")[1]
+    assert all(re.search(rf"^  {pid} \(parent \d+\) S .*python", left, re.M) for pid in pids), left
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and any(_alive(p) for p in pids):
         time.sleep(0.1)
