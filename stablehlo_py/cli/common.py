@@ -88,7 +88,7 @@ def is_binary(data: bytes) -> bool:
     bytecode, by their magic numbers (an ``Exported``, a flatbuffer without one, by its structure
     when the input is not UTF-8 text).  UTF-8 text is none of them (each magic number holds a byte
     that UTF-8 text cannot have there), so text, the common case, is told apart without importing
-    the serialization package (a quarter of a second at every start of a tool)."""
+    the serialization package."""
     try:
         data.decode("utf-8")
         return False

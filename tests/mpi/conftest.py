@@ -163,55 +163,53 @@ class LaunchTimeout(AssertionError):
     """A launch outlived its timeout (its session was killed)."""
 
 
-def _session_members(sid: int) -> list[int]:
-    """Pids of the processes in session `sid` (from /proc; empty where there is no /proc)."""
-    pids = []
+def _proc_stats() -> dict[int, list[str]]:
+    """Every process's /proc/PID/stat fields after ``pid (comm)`` (state, parent, group, session
+    ...), by pid; empty where there is no /proc."""
+    stats = {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) "
-        if len(fields) > 3 and int(fields[3]) == sid:
-            pids.append(int(entry.name))
-    return pids
+        stats[int(entry.name)] = stat[stat.rfind(")") + 2 :].split()
+    return stats
+
+
+def _session_members(sid: int) -> list[int]:
+    """Pids of the processes in session `sid` (from /proc; empty where there is no /proc)."""
+    return [pid for pid, fields in _proc_stats().items() if int(fields[3]) == sid]
 
 
 def launch_processes(leader: int) -> list[int]:
     """The live processes of a launch started in a session of its own whose leader is `leader`:
     the session's members and every descendant of them (MPICH's Hydra calls setsid for its proxy
     and for each rank, so they leave the session but stay descendants while the launcher lives)."""
-    parents: dict[int, int] = {}
-    found = set(_session_members(leader))
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(stat[stat.rfind(")") + 2 :].split()[1])
-    found.add(leader)
+    stats = _proc_stats()
+    found = {pid for pid, fields in stats.items() if int(fields[3]) == leader} | {leader}
     while True:
-        more = {pid for pid, parent in parents.items() if parent in found} - found
+        more = {pid for pid, fields in stats.items() if int(fields[1]) in found} - found
         if not more:
             break
         found |= more
-    return sorted(pid for pid in found if pid in parents)
+    return sorted(pid for pid in found if pid in stats)
 
 
 def describe_processes(pids: Sequence[int]) -> str:
     """One line per process: pid, parent, state, what it waits in (wchan) and its command line;
     for a launch that outlived its timeout (which process was still there, doing what)."""
+    stats = _proc_stats()
     lines = []
     for pid in pids:
         try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
             args = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
                 errors="replace").strip()
             wchan = Path(f"/proc/{pid}/wchan").read_text().strip() or "-"
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        lines.append(f"  {pid} (parent {fields[1]}) {fields[0]} {wchan}: {args[:160]}")
+        if pid in stats:
+            state, parent = stats[pid][:2]
+            lines.append(f"  {pid} (parent {parent}) {state} {wchan}: {args[:160]}")
     return "\n".join(lines) or "  (none)"
 
 
