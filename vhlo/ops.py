@@ -13,8 +13,8 @@ The classes subclass xDSL's plain ``Operation`` (not IRDL): their structure is d
 attributes).  Named accessors: ``op.group("inputs")`` gives an operand group, ``op.prop("dimension")`` an
 attribute.
 
-This module also gives `builtin.unrealized_conversion_cast` its MLIR syntax; the legalization passes
-insert it around ops of other dialects when ``allow-other-dialects`` is set.
+(`builtin.unrealized_conversion_cast`, which the legalization passes insert around ops of other
+dialects, is ``stablehlo_py.ir.ops.builtin_cast``.)
 """
 
 from __future__ import annotations
@@ -24,14 +24,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from stablehlo_py.vhlo import attrs as va
 from stablehlo_py.vhlo import types as vt
-from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, Operation, OpTraits, Region, SSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from stablehlo_py import specs
 from stablehlo_py.ir.context import CONTEXT
-from stablehlo_py.ir.registry import FOREIGN_SYNTAX, ForeignSyntax
 from stablehlo_py.ir.xdsl_compat.construct import create_generic
 from stablehlo_py.ir.xdsl_compat.swap import swappable
 from stablehlo_py.ir.xdsl_compat.verify_walk import plain_operands_of_kind
@@ -390,43 +388,7 @@ ReturnOpV1 = OP_CLASSES["return_v1"]
 CallOpV1 = OP_CLASSES["call_v1"]
 
 
-# --------------------------------------------------------------------------------------------
-# builtin.unrealized_conversion_cast (MLIR's syntax: `%0 = builtin.unrealized_conversion_cast %a : A to B`)
-
-
-def _parse_cast(p: Parser) -> Operation:
-    operands: list[SSAValue] = []
-    types: list[Attribute] = []
-    if not p.try_keyword("to"):
-        operands = p.parse_operand_list()
-        p.parse_literal(":")
-        types = p.parse_comma_list(p.parse_type)
-        p.parse_keyword("to")
-    results = p.parse_comma_list(p.parse_type)
-    attrs = p.try_attr_dict()
-    if len(types) != len(operands):
-        p.error("unrealized_conversion_cast lists a different number of operands and types")
-    return UnrealizedConversionCastOp.create(
-        operands=operands, result_types=results, attributes=attrs
-    )
-
-
-def _print_cast(op: Operation, pr: Printer) -> None:
-    from stablehlo_py.ir.text.printer import type_to_str
-
-    pr.write(pr.op_name(op.name))
-    if op.operands:
-        pr.write(" ")
-        pr.operands(op.operands)
-        pr.write(" : ")
-        pr.types(v.type for v in op.operands)
-    pr.write(" to " + ", ".join(type_to_str(r.type) for r in op.results))
-    pr.attr_dict(dict(op.attributes))
-
-
-FOREIGN_SYNTAX[UnrealizedConversionCastOp] = ForeignSyntax(_parse_cast, _print_cast)
-
-OPS: tuple[type[Operation], ...] = (*OP_CLASSES.values(), UnrealizedConversionCastOp)
+OPS: tuple[type[Operation], ...] = tuple(OP_CLASSES.values())
 
 
 def register(reg: Registry) -> None:

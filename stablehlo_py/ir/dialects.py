@@ -19,6 +19,7 @@ from stablehlo_py.ir.registry import Registry
 # Modules that define `OPS` (a tuple of op classes) and/or `register(registry)`.
 OP_MODULES = (
     "stablehlo_py.ir.ops.func",
+    "stablehlo_py.ir.ops.builtin_cast",
     "stablehlo_py.ir.ops.func_indirect",
     "stablehlo_py.ir.ops.cf",
     "stablehlo_py.ir.ops.arith",
