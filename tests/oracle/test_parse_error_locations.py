@@ -139,7 +139,7 @@ def _params():
         yield pytest.param(name, id=name, marks=marks)
 
 
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", list(_params()))
 def test_error_location_is_mlirs(name: str) -> None:
     text = CASES[name]
     theirs = upstream(text)
