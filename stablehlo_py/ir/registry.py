@@ -2,8 +2,8 @@
 
 A dialect may be registered lazily (:meth:`Registry.add_lazy`): its module is imported and added the
 first time a name of that dialect is looked up (`vhlo.add_v1`, `!vhlo.tensor_v1`, `#vhlo<...>`), or
-when a table is listed whole.  So a program without VHLO never imports VHLO's ~1,000 op classes
-(about 0.06 s of every tool start and MPI rank).
+when a table is listed whole.  So a program without VHLO never imports VHLO's 145 op classes,
+types and attributes (about 0.05-0.08 s of every tool start and MPI rank).
 """
 
 from __future__ import annotations
