@@ -392,9 +392,7 @@ OPS: tuple[type[Operation], ...] = tuple(OP_CLASSES.values())
 
 
 def register(reg: Registry) -> None:
-    for cls in OPS:
-        if cls.name not in reg.ops:
-            reg.add_ops(cls)
+    reg.add_ops(*OPS)
 
 
 _ = Block
